@@ -1,0 +1,77 @@
+/**
+ * Record types of sessionfold's own JSONL export: one header line, then one message per line.
+ * `SessionManager.export(agent, id, 'jsonl')` writes it; this codec reads it back.
+ */
+
+export const HEADER_TYPE = 'sessionfold.session';
+export const MESSAGE_TYPE = 'sessionfold.message';
+export const EXPORT_FORMAT_VERSION = 1;
+
+export interface ExportHeader {
+  type: typeof HEADER_TYPE;
+  version: typeof EXPORT_FORMAT_VERSION;
+  /** Agent the session came from (e.g. `claude`). */
+  agent: string;
+  sessionId: string;
+  unifiedId?: string;
+  title?: string;
+  /** ISO-8601. */
+  createdAt?: string;
+  updatedAt?: string;
+  model?: string;
+  cwd?: string;
+  forkedFrom?: string;
+  tags?: string[];
+  turnCount?: number;
+  messageCount?: number;
+  cost?: { totalUsd: number; [k: string]: unknown };
+}
+
+export interface ExportToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  output?: unknown;
+  durationMs?: number;
+}
+
+/** The full usage of the message, so a re-import loses nothing (UsageEvent fields). */
+export interface ExportUsage {
+  model?: string;
+  provider?: string;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
+  costUsd?: number;
+  singleRequest?: boolean;
+  dedupKey?: string;
+}
+
+export interface ExportMessage {
+  type: typeof MESSAGE_TYPE;
+  index: number;
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+  /** ISO-8601. */
+  timestamp?: string;
+  model?: string;
+  thinking?: string;
+  id?: string;
+  toolCalls?: ExportToolCall[];
+  toolResult?: { toolCallId: string; toolName: string; output: unknown; isError?: boolean };
+  /** The spec's SessionMessage.tokenUsage. */
+  tokenUsage?: { inputTokens: number; outputTokens: number; thinkingTokens?: number; cachedTokens?: number };
+  usage?: ExportUsage;
+  cost?: { totalUsd: number; [k: string]: unknown };
+}
+
+export function isExportHeader(v: Record<string, unknown>): v is ExportHeader & Record<string, unknown> {
+  return v.type === HEADER_TYPE && typeof v.sessionId === 'string';
+}
+
+export function isExportMessage(v: Record<string, unknown>): v is ExportMessage & Record<string, unknown> {
+  return v.type === MESSAGE_TYPE && typeof v.role === 'string';
+}

@@ -1,0 +1,70 @@
+/**
+ * The contract between the generic JSONL reader and a codec's pure engine. A LineCore is synchronous and
+ * has no I/O: it gets one complete line at a time and emits events. All its mutable state lives in one plain
+ * object from `init()` (csv-parse `init_state`), which `snapshot()` turns into the JSON a cursor carries.
+ */
+import type { KindCounts, SessionfoldEvent } from '../src/events.js';
+import type { NormalizedReadOptions } from '../src/codec.js';
+import { SessionfoldError } from '../src/errors.js';
+
+export type Emit = (event: SessionfoldEvent) => void;
+
+/** Returned by `line()` when an id's 32-bit hash was already seen in a resumed state: re-read from byte 0. */
+export const RESTART = Symbol('sessionfold.restart');
+export type LineResult = void | typeof RESTART;
+
+export interface CoreContext {
+  /** The file path (or `-` for stdin). */
+  file: string;
+  options: NormalizedReadOptions;
+}
+
+export interface LineCore<S> {
+  /** Fresh state for a read from byte 0. */
+  init(ctx: CoreContext): S;
+  /** State restored from a cursor's `state.core`. Throw CURSOR_INVALID for a shape it cannot use. */
+  restore(snapshot: unknown, ctx: CoreContext): S;
+  /** JSON for the cursor: everything the lines after the committed offset need. */
+  snapshot(state: S): unknown;
+  /**
+   * One complete line (no LF, no trailing CR), `start` its byte offset. Throw a SessionfoldError
+   * (MALFORMED_LINE) for a line it cannot use: the reader counts and skips it (or rethrows when strict).
+   */
+  line(state: S, line: Buffer, start: number, emit: Emit): LineResult;
+  /**
+   * End of the bytes available now. Emit what is still pending (it stays pending in the state), and return,
+   * per kind, how many of the events emitted last are still open: a later line can replace them.
+   */
+  end(state: S, emit: Emit): KindCounts;
+}
+
+/** Parse a line as a JSON object, or throw MALFORMED_LINE. */
+export function parseJsonObject(line: Buffer, start: number, agent: string, file: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.toString('utf8'));
+  } catch (cause) {
+    throw new SessionfoldError('MALFORMED_LINE', `Malformed JSON line at byte ${start} of ${file}`, {
+      agent,
+      file,
+      byteOffset: start,
+      raw: line.subarray(0, 200).toString('utf8'),
+      cause,
+    });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new SessionfoldError('MALFORMED_LINE', `Line at byte ${start} of ${file} is not a JSON object`, {
+      agent,
+      file,
+      byteOffset: start,
+      raw: line.subarray(0, 200).toString('utf8'),
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** True when the line holds any of the markers (a byte-level pre-filter before JSON.parse). */
+export function hasAnyMarker(line: Buffer, markers: readonly Buffer[]): boolean {
+  for (const m of markers) if (line.indexOf(m) !== -1) return true;
+  return false;
+}

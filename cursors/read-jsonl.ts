@@ -1,0 +1,320 @@
+/**
+ * The file adapter around a LineCore: `fs.read` into one reused buffer, lines through the LineSplitter,
+ * events out of the core, and byte-exact resume (cursors-and-versioning):
+ *
+ * - A cursor is valid when its parser string matches, the file is at least `offset` bytes long and the
+ *   sha256 of the first `offset` bytes equals `prefixHash`. The check reads the prefix once without parsing
+ *   it, and the same running hash is extended over the new bytes for the next cursor.
+ * - `onStart` fires once before any event, even for an empty file; `onCursor` once when the read completes,
+ *   never when the consumer breaks out or the read throws.
+ * - A resumed read buffers its events until it completes (the tail is usually small), because an id whose
+ *   32-bit hash was already seen forces a restart from byte 0, and `onStart` must tell the truth before the
+ *   first event. A tail larger than RESUME_BUFFER_LIMIT restarts directly (its cost is then close to a full
+ *   read anyway).
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
+import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from '../src/codec.js';
+import { getParserString, normalizeReadOptions } from '../src/codec.js';
+import type { EventKind, KindCounts, SessionfoldEvent } from '../src/events.js';
+import { SessionfoldError } from '../src/errors.js';
+import { LineSplitter } from './line-splitter.js';
+import { RESTART, type LineCore } from './core.js';
+
+/** Tails larger than this are not buffered: the read restarts from byte 0 instead. */
+export const RESUME_BUFFER_LIMIT = 256 * (1 << 20);
+
+interface StoredState {
+  core: unknown;
+  replaced: KindCounts;
+  kinds: EventKind[];
+}
+
+function isStoredState(v: unknown): v is StoredState {
+  if (v === null || typeof v !== 'object') return false;
+  const s = v as Record<string, unknown>;
+  return typeof s.replaced === 'object' && s.replaced !== null && Array.isArray(s.kinds);
+}
+
+/** Throw CURSOR_INVALID unless `c` has the shape of a JSONL cursor. */
+export function assertJsonlCursor(c: unknown): asserts c is JsonlCursor {
+  const o = c as Record<string, unknown> | null;
+  if (
+    o === null ||
+    typeof o !== 'object' ||
+    o.format !== 'jsonl' ||
+    typeof o.parser !== 'string' ||
+    typeof o.offset !== 'number' ||
+    !Number.isSafeInteger(o.offset) ||
+    o.offset < 0 ||
+    typeof o.prefixHash !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(o.prefixHash)
+  ) {
+    throw new SessionfoldError('CURSOR_INVALID', `Invalid cursor: expected {format:"jsonl", parser, offset, prefixHash}, got ${JSON.stringify(c)?.slice(0, 200)}`);
+  }
+}
+
+/** sha256 of the first `length` bytes of an open file, as a live Hash (so it can be extended). */
+async function hashPrefix(fh: FileHandle, length: number, buf: Buffer): Promise<Hash> {
+  const h = createHash('sha256');
+  let pos = 0;
+  while (pos < length) {
+    const want = Math.min(buf.length, length - pos);
+    const { bytesRead } = await fh.read(buf, 0, want, pos);
+    if (bytesRead === 0) break;
+    h.update(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
+    pos += bytesRead;
+  }
+  return h;
+}
+
+function filterCounts(counts: KindCounts, kinds: ReadonlySet<EventKind>): KindCounts {
+  const out: KindCounts = {};
+  for (const [k, n] of Object.entries(counts) as [EventKind, number][]) if (n > 0 && kinds.has(k)) out[k] = n;
+  return out;
+}
+
+function coversKinds(stored: readonly EventKind[], wanted: ReadonlySet<EventKind>): boolean {
+  const set = new Set(stored);
+  for (const k of wanted) if (!set.has(k)) return false;
+  return true;
+}
+
+/** Build a codec's `read()` from its LineCore. */
+export function createJsonlRead<S>(
+  codec: Pick<Codec, 'id' | 'parserVersion'>,
+  core: LineCore<S>,
+): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
+  return (file, options) => readJsonl(codec, core, file, normalizeReadOptions(options));
+}
+
+async function* readJsonl<S>(
+  codec: Pick<Codec, 'id' | 'parserVersion'>,
+  core: LineCore<S>,
+  file: string,
+  options: NormalizedReadOptions,
+): AsyncGenerator<SessionfoldEvent> {
+  const parser = getParserString(codec);
+  const resume = options.resume;
+  let fh: FileHandle;
+  try {
+    fh = await open(file, 'r');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new SessionfoldError(code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${code ?? cause}`, {
+      agent: codec.id,
+      file,
+      cause,
+    });
+  }
+  try {
+    const buf = Buffer.allocUnsafe(options.bufferSize);
+    const size = (await fh.stat()).size;
+    const ctx = { file, options };
+    const info = options.info;
+
+    let start: ResumeStart = { restarted: true, reason: 'no-cursor', replaced: {} };
+    let state: S | undefined;
+    let offset = 0;
+    let hash: Hash | undefined = resume ? createHash('sha256') : undefined;
+    if (resume?.from !== undefined) {
+      const from = resume.from;
+      if (from.format !== 'jsonl') start = { restarted: true, reason: 'parser-changed', replaced: {} };
+      else {
+        assertJsonlCursor(from);
+        const stored = from.state;
+        if (from.parser !== parser || !isStoredState(stored)) start = { restarted: true, reason: 'parser-changed', replaced: {} };
+        else if (!coversKinds(stored.kinds, options.kinds)) start = { restarted: true, reason: 'kinds-changed', replaced: {} };
+        else if (size < from.offset) start = { restarted: true, reason: 'file-shrunk', replaced: {} };
+        else if (size - from.offset > RESUME_BUFFER_LIMIT) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
+        else {
+          const h = await hashPrefix(fh, from.offset, buf);
+          if (h.copy().digest('hex') !== from.prefixHash) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
+          else {
+            state = core.restore(stored.core, ctx);
+            offset = from.offset;
+            hash = h;
+            start = { restarted: false, replaced: filterCounts(stored.replaced, options.kinds) };
+          }
+        }
+      }
+    }
+
+    // A resumed read runs to completion before anything is yielded (see header); a full read streams.
+    if (state !== undefined) {
+      const held: SessionfoldEvent[] = [];
+      const result = await scan(fh, buf, core, state, offset, size, hash, options, file, (e) => held.push(e));
+      if (result !== RESTART) {
+        resume?.onStart?.(start);
+        for (const e of held) yield e;
+        finish(result);
+        return;
+      }
+      start = { restarted: true, reason: 'id-collision', replaced: {} };
+      info.bytes = 0;
+      info.lines = 0;
+      info.events = 0;
+      info.skippedLines = 0;
+      info.filteredLines = 0;
+      hash = createHash('sha256');
+    }
+    resume?.onStart?.(start);
+    state = core.init(ctx);
+    const queue: SessionfoldEvent[] = [];
+    const it = scanStreaming(fh, buf, core, state, size, hash, options, file, queue);
+    let r = await it.next();
+    while (!r.done) {
+      for (const e of queue) yield e;
+      queue.length = 0;
+      r = await it.next();
+    }
+    for (const e of queue) yield e;
+    finish(r.value);
+
+    function finish(res: ScanResult): void {
+      if (!resume?.onCursor) return;
+      const cursor: JsonlCursor = {
+        format: 'jsonl',
+        version: 1,
+        parser,
+        offset: res.committed,
+        prefixHash: (res.hash ?? createHash('sha256')).digest('hex'),
+        state: { core: core.snapshot(state as S), replaced: res.replaced, kinds: [...options.kinds] } satisfies StoredState,
+      };
+      resume.onCursor({ cursor, partialLine: res.partialLine, info: { ...info } });
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+interface ScanResult {
+  committed: number;
+  partialLine: boolean;
+  replaced: KindCounts;
+  hash: Hash | undefined;
+}
+
+function makeSplitter<S>(
+  core: LineCore<S>,
+  state: S,
+  offset: number,
+  hash: Hash | undefined,
+  options: NormalizedReadOptions,
+  file: string,
+  emit: (e: SessionfoldEvent) => void,
+  onRestart: () => void,
+): LineSplitter {
+  const info = options.info;
+  const kinds = options.kinds;
+  const all = options.allKinds;
+  const wrapped = all
+    ? (e: SessionfoldEvent) => {
+        info.events++;
+        emit(e);
+      }
+    : (e: SessionfoldEvent) => {
+        if (kinds.has(e.type)) {
+          info.events++;
+          emit(e);
+        }
+      };
+  const skip = (err: SessionfoldError) => {
+    if (options.strict) throw new SessionfoldError('PARSE_ERROR', err.message, { agent: err.agent, file, byteOffset: err.byteOffset, cause: err });
+    info.skippedLines++;
+    options.onSkip?.(err);
+  };
+  let restarted = false;
+  return new LineSplitter({
+    startOffset: offset,
+    maxLineBytes: options.maxLineBytes,
+    hash,
+    onLine(line, start) {
+      if (restarted || line.length === 0) return;
+      try {
+        if (core.line(state, line, start, wrapped) === RESTART) {
+          restarted = true;
+          onRestart();
+        }
+      } catch (e) {
+        if (e instanceof SessionfoldError && (e.code === 'MALFORMED_LINE' || e.code === 'PARSE_ERROR')) skip(e);
+        else throw e;
+      }
+    },
+    onLongLine(start, _next, length) {
+      skip(
+        new SessionfoldError('LINE_TOO_LONG', `Line at byte ${start} of ${file} is ${length} bytes, over maxLineBytes ${options.maxLineBytes}`, {
+          file,
+          byteOffset: start,
+        }),
+      );
+    },
+  });
+}
+
+/** Read [offset, size) into the core; RESTART when a hashed id collides. */
+async function scan<S>(
+  fh: FileHandle,
+  buf: Buffer,
+  core: LineCore<S>,
+  state: S,
+  offset: number,
+  size: number,
+  hash: Hash | undefined,
+  options: NormalizedReadOptions,
+  file: string,
+  emit: (e: SessionfoldEvent) => void,
+): Promise<ScanResult | typeof RESTART> {
+  let restart = false;
+  const splitter = makeSplitter(core, state, offset, hash, options, file, emit, () => (restart = true));
+  let pos = offset;
+  while (pos < size) {
+    const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+    if (bytesRead === 0) break;
+    options.info.bytes += bytesRead;
+    splitter.push(buf, bytesRead);
+    if (restart) return RESTART;
+    pos += bytesRead;
+  }
+  return endScan(core, state, splitter, options, emit);
+}
+
+function endScan<S>(core: LineCore<S>, state: S, splitter: LineSplitter, options: NormalizedReadOptions, emit: (e: SessionfoldEvent) => void): ScanResult {
+  const info = options.info;
+  const replaced = core.end(state, (e) => {
+    if (options.kinds.has(e.type)) {
+      info.events++;
+      emit(e);
+    }
+  });
+  info.lines += splitter.lines;
+  info.bytesCommitted = splitter.committed;
+  return { committed: splitter.committed, partialLine: splitter.pendingBytes > 0, replaced: filterCounts(replaced, options.kinds), hash: splitter.hash };
+}
+
+/** A full read from byte 0: events go to `queue`, and the generator yields after each chunk. */
+async function* scanStreaming<S>(
+  fh: FileHandle,
+  buf: Buffer,
+  core: LineCore<S>,
+  state: S,
+  size: number,
+  hash: Hash | undefined,
+  options: NormalizedReadOptions,
+  file: string,
+  queue: SessionfoldEvent[],
+): AsyncGenerator<void, ScanResult> {
+  const emit = (e: SessionfoldEvent) => queue.push(e);
+  const splitter = makeSplitter(core, state, 0, hash, options, file, emit, () => undefined);
+  let pos = 0;
+  // Read to the size seen at open: bytes appended during the read belong to the next one.
+  while (pos < size) {
+    const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+    if (bytesRead === 0) break;
+    options.info.bytes += bytesRead;
+    splitter.push(buf, bytesRead);
+    pos += bytesRead;
+    if (queue.length > 0) yield;
+  }
+  return endScan(core, state, splitter, options, emit);
+}

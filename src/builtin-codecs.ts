@@ -1,0 +1,5 @@
+/** The codecs that ship with sessionfold, in the order `sessions` and `cost` list agents. */
+import type { Codec } from './codec.js';
+import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
+
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl];

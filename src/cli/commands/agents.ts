@@ -1,0 +1,23 @@
+/** `sessionfold agents`: the registered codecs, their capabilities and default roots. */
+import { listCodecs } from '../../registry.js';
+import { bool, defineCommand } from '../command.js';
+
+export default defineCommand({
+  name: 'agents',
+  description: 'List the registered agents (codecs), their capabilities and default roots.',
+  usage: '[--json]',
+  options: { json: { type: 'boolean', description: 'Print JSON' } },
+  async run(ctx) {
+    const rows = listCodecs().map((c) => ({
+      id: c.id,
+      aliases: [...c.aliases],
+      name: c.displayName,
+      persistence: c.capabilities.persistence,
+      incremental: c.capabilities.incremental,
+      roots: c.defaultRoots(ctx.env),
+    }));
+    if (bool(ctx, 'json')) ctx.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+    else for (const r of rows) ctx.stdout.write(`${r.id.padEnd(18)} ${r.persistence.padEnd(9)} ${r.incremental ? 'resumable' : '         '}  ${r.roots.join(', ')}\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,96 @@
+/**
+ * `sessionfold read <file> --agent <id> [--cursor <cursor.json>] [--kinds …]`: stream a session file's
+ * events as NDJSON. With --cursor the read resumes from the cursor in that file (a missing file means from
+ * byte 0), prints `{"type":"start","restarted":…,"replaced":{…}}` first on stderr, and writes the new cursor
+ * atomically when the read completes. `read -` parses standard input (no cursor).
+ */
+import { readFile } from 'node:fs/promises';
+import type { ReadCursor, ReadOptions } from '../../codec.js';
+import { newReadInfo } from '../../codec.js';
+import { EVENT_KINDS, isEventKind, type EventKind } from '../../events.js';
+import { getCodec } from '../../registry.js';
+import { writeFileAtomic } from '../../../cursors/store.js';
+import { readStreamEvents } from '../../../cursors/stream.js';
+import { CliError, defineCommand, list, str, type CommandContext } from '../command.js';
+import { LineWriter } from '../output.js';
+
+async function loadCursor(path: string, stderr: NodeJS.WritableStream): Promise<ReadCursor | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliError('IO_ERROR', `cannot read cursor ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as ReadCursor;
+  } catch {
+    stderr.write(`warning CURSOR_INVALID: ${path} is not valid JSON; reading from byte 0\n`);
+    return undefined;
+  }
+}
+
+export default defineCommand({
+  name: 'read',
+  description: 'Stream the events of one session file as NDJSON on stdout. `-` reads standard input.',
+  usage: '<file|-> --agent <id> [--cursor <cursor.json>] [--kinds usage,message,tool_call,tool_result,session]',
+  options: {
+    agent: { type: 'string', short: 'a', description: 'Codec id or alias (claude, codex, …)', valueName: '<id>' },
+    cursor: { type: 'string', description: 'Resume from / save the cursor in this file', valueName: '<cursor.json>' },
+    kinds: { type: 'string', description: `Event kinds to yield (default all): ${EVENT_KINDS.join(',')}`, valueName: '<k,k>' },
+    strict: { type: 'boolean', description: 'Fail on the first malformed line instead of skipping it' },
+  },
+  async run(ctx: CommandContext) {
+    const file = ctx.positionals[0];
+    if (file === undefined) throw new CliError('USAGE_ERROR', 'read needs a file (or - for stdin)');
+    const agent = str(ctx, 'agent');
+    if (agent === undefined) throw new CliError('USAGE_ERROR', 'read needs --agent <id>');
+    const codec = getCodec(agent);
+    let kinds: EventKind[] | undefined;
+    const k = list(ctx, 'kinds');
+    if (k !== undefined) {
+      for (const x of k) if (!isEventKind(x)) throw new CliError('INVALID_OPTION', `Invalid option --kinds: expected ${EVENT_KINDS.join('|')}, got "${x}"`);
+      kinds = k as EventKind[];
+    }
+    const out = new LineWriter(ctx.stdout);
+    const info = newReadInfo();
+    let skipped = 0;
+    const base: ReadOptions = { kinds, info, strict: ctx.values.strict === true, onSkip: () => void skipped++ };
+
+    if (file === '-') {
+      if (str(ctx, 'cursor') !== undefined) throw new CliError('USAGE_ERROR', '--cursor cannot be used with standard input');
+      if (!codec.lineCore) throw new CliError('USAGE_ERROR', `${codec.id} is not a line format; it cannot be read from standard input`);
+      for await (const e of readStreamEvents(codec.lineCore, process.stdin, base)) await out.line(JSON.stringify(e));
+      await out.flush();
+      return 0;
+    }
+
+    const cursorPath = str(ctx, 'cursor');
+    if (cursorPath === undefined) {
+      for await (const e of codec.read(file, base)) await out.line(JSON.stringify(e));
+      await out.flush();
+      if (skipped > 0) ctx.stderr.write(`warning MALFORMED_LINE: skipped ${skipped} line(s) of ${file}\n`);
+      return 0;
+    }
+    if (!codec.capabilities.incremental) throw new CliError('USAGE_ERROR', `${codec.id} does not support resumable reads (--cursor)`);
+    const from = await loadCursor(cursorPath, ctx.stderr);
+    let next: ReadCursor | undefined;
+    let partial = false;
+    const events = codec.read(file, {
+      ...base,
+      resume: {
+        from,
+        onStart: (s) => ctx.stderr.write(`${JSON.stringify({ type: 'start', restarted: s.restarted, ...(s.reason && { reason: s.reason }), replaced: s.replaced })}\n`),
+        onCursor: (u) => {
+          next = u.cursor;
+          partial = u.partialLine;
+        },
+      },
+    });
+    for await (const e of events) await out.line(JSON.stringify(e));
+    await out.flush();
+    if (next !== undefined) await writeFileAtomic(cursorPath, JSON.stringify(next) + '\n');
+    ctx.stderr.write(`${JSON.stringify({ type: 'end', offset: info.bytesCommitted, partialLine: partial, lines: info.lines, events: info.events, skippedLines: info.skippedLines })}\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,204 @@
+/**
+ * The codec contract. A codec turns one agent's on-disk sessions into normalized events (src/events.ts).
+ * It is an async-iterator pipeline: `read()` yields events as it reads, never an array of a whole file.
+ *
+ * Incremental JSONL codecs implement a pure, synchronous line core (cursors/core.ts `LineCore`) and get
+ * `read()` with byte-exact resume from `createJsonlRead()`. Whole-document JSON, SQLite, tree and
+ * one-directory-per-session codecs implement `read()` themselves; their cursors are declared here so that
+ * the event cache can key on them.
+ */
+import type { EventKind, KindCounts, SessionfoldEvent } from './events.js';
+import { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind } from './events.js';
+import { invalidOption, SessionfoldError } from './errors.js';
+import type { LineCore } from '../cursors/core.js';
+
+export type Persistence = 'jsonl' | 'json' | 'sqlite' | 'tree' | 'directory';
+
+export interface CodecCapabilities {
+  /** `read()` honours `options.resume` (byte-exact cursors). */
+  incremental: boolean;
+  persistence: Persistence;
+  /**
+   * Every event of a file is timestamped no later than the file's mtime, so a `--since` filter may skip
+   * files whose mtime is earlier. True for append-only logs.
+   */
+  eventsPrecedeMtime?: boolean;
+}
+
+/** One session file (or database) found by `discover()`. */
+export interface SessionFile {
+  agent: string;
+  path: string;
+  /** The root it was found under. */
+  root: string;
+  /** Native session id, when the path tells it. */
+  sessionId?: string;
+  /** Subagent / sidechain transcript. */
+  subagent?: boolean;
+}
+
+/** Byte-offset cursor of a JSONL file (see cursors-and-versioning). */
+export interface JsonlCursor {
+  format: 'jsonl';
+  version: 1;
+  /** `<codec>@<getParserVersion(codec)>` */
+  parser: string;
+  /** End of the last LF-terminated line consumed. */
+  offset: number;
+  /** sha256 (hex) of the first `offset` bytes. */
+  prefixHash: string;
+  /** Opaque codec state for the lines after `offset`. */
+  state?: unknown;
+}
+
+/** Row-watermark cursor of a SQLite database (reserved for SQLite codecs). */
+export interface RowCursor {
+  format: 'sqlite';
+  version: 1;
+  parser: string;
+  /** Highest rowid (or monotonic key) read, per table. */
+  watermark: Record<string, number>;
+  state?: unknown;
+}
+
+export type ReadCursor = JsonlCursor | RowCursor;
+
+export interface ResumeStart {
+  /** The read starts from byte 0: its events replace everything stored for the file. */
+  restarted: boolean;
+  /** Why it restarted (absent when it did not). */
+  reason?: 'no-cursor' | 'parser-changed' | 'file-shrunk' | 'prefix-changed' | 'kinds-changed' | 'id-collision';
+  /**
+   * Per kind, how many of the last events the previous read yielded this read yields again (changed or not).
+   * Drop that many before appending.
+   */
+  replaced: KindCounts;
+}
+
+export interface CursorUpdate {
+  cursor: ReadCursor;
+  /** The file ends in a line without a line feed, which this read left out. */
+  partialLine: boolean;
+  info: ReadInfo;
+}
+
+export interface ResumeOptions {
+  from?: ReadCursor | undefined;
+  onStart?: (start: ResumeStart) => void;
+  onCursor?: (update: CursorUpdate) => void;
+}
+
+/** Counters of one read (csv-parse `info`). */
+export interface ReadInfo {
+  /** Bytes read from the file by this read (the verified prefix excluded). */
+  bytes: number;
+  /** Offset just past the last LF-terminated line consumed. */
+  bytesCommitted: number;
+  /** LF-terminated lines seen by this read. */
+  lines: number;
+  /** Events yielded. */
+  events: number;
+  /** Lines skipped: malformed JSON, non-object lines, lines over maxLineBytes. */
+  skippedLines: number;
+  /** Lines a byte-marker pre-filter skipped without JSON.parse. */
+  filteredLines: number;
+}
+
+export interface ReadOptions {
+  /** Kinds to yield (default: all). A usage-only read may skip lines by byte markers. */
+  kinds?: readonly EventKind[] | undefined;
+  resume?: ResumeOptions | undefined;
+  /** Lines longer than this are skipped and counted, never buffered. Default 256 MiB. */
+  maxLineBytes?: number | undefined;
+  /** Size of the reused read buffer. Default 1 MiB. Tests use tiny buffers for chunk invariance. */
+  bufferSize?: number | undefined;
+  /** Throw PARSE_ERROR on the first malformed line instead of skipping it. Default false (tolerant). */
+  strict?: boolean | undefined;
+  /** Called for every skipped line. */
+  onSkip?: ((error: SessionfoldError) => void) | undefined;
+  /** Filled in as the read goes. */
+  info?: ReadInfo | undefined;
+  /** Keep native records on events where the codec supports it (`raw`). */
+  raw?: boolean | undefined;
+}
+
+export interface NormalizedReadOptions {
+  kinds: ReadonlySet<EventKind>;
+  allKinds: boolean;
+  resume: ResumeOptions | undefined;
+  maxLineBytes: number;
+  bufferSize: number;
+  strict: boolean;
+  onSkip: ((error: SessionfoldError) => void) | undefined;
+  info: ReadInfo;
+  raw: boolean;
+}
+
+export const DEFAULT_BUFFER_SIZE = 1 << 20;
+export const DEFAULT_MAX_LINE_BYTES = 256 * (1 << 20);
+
+export function newReadInfo(): ReadInfo {
+  return { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+}
+
+/** Fill every default once; throw INVALID_OPTION for bad values. */
+export function normalizeReadOptions(user: ReadOptions = {}): NormalizedReadOptions {
+  let kinds: EventKind[];
+  if (user.kinds === undefined) kinds = [...EVENT_KINDS];
+  else {
+    if (!Array.isArray(user.kinds)) throw invalidOption('kinds', `an array of ${EVENT_KINDS.join('|')}`, user.kinds);
+    for (const k of user.kinds) if (!isEventKind(k)) throw invalidOption('kinds', EVENT_KINDS.join('|'), k);
+    kinds = [...user.kinds];
+  }
+  const bufferSize = user.bufferSize ?? DEFAULT_BUFFER_SIZE;
+  if (!Number.isInteger(bufferSize) || bufferSize < 1) throw invalidOption('bufferSize', 'a positive integer', user.bufferSize);
+  const maxLineBytes = user.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) throw invalidOption('maxLineBytes', 'a positive integer', user.maxLineBytes);
+  return {
+    kinds: new Set(kinds),
+    allKinds: kinds.length === EVENT_KINDS.length,
+    resume: user.resume,
+    maxLineBytes,
+    bufferSize,
+    strict: user.strict ?? false,
+    onSkip: user.onSkip,
+    info: user.info ?? newReadInfo(),
+    raw: user.raw ?? false,
+  };
+}
+
+export interface Codec {
+  /** Registry id, e.g. `claude`. */
+  readonly id: string;
+  readonly aliases: readonly string[];
+  /** Human name, e.g. `Claude Code`. */
+  readonly displayName: string;
+  /** Goes up whenever this codec would parse an unchanged file differently. */
+  readonly parserVersion: number;
+  readonly capabilities: CodecCapabilities;
+  /** Default roots, honouring the agent's own environment variables. */
+  defaultRoots(env?: NodeJS.ProcessEnv): string[];
+  /** Every session file under the roots (missing roots are skipped silently). */
+  discover(roots: readonly string[]): AsyncIterable<SessionFile>;
+  /** Find one session's file by native id without parsing every session. */
+  locate?(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined>;
+  /** Files whose change changes this file's events: sidecars, a fork's parent, SQLite -wal/-journal. */
+  getParseDependencies(file: string): string[];
+  /** Yield the file's events. */
+  read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent>;
+  /** The pure line engine of a JSONL codec: lets `sessionfold read -` parse a stream, and tests feed chunks. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly lineCore?: LineCore<any>;
+  /** The agent's own command to resume a session, e.g. `['claude', '--resume', id]`. */
+  resumeCommand?(nativeId: string, file?: SessionFile): string[];
+}
+
+/** `n<CORE_EVENT_VERSION>.p<parserVersion>`, e.g. `n1.p1`. Events stored under one string are stale under any other. */
+export function getParserVersion(codec: Pick<Codec, 'parserVersion'>): string {
+  return `n${CORE_EVENT_VERSION}.p${codec.parserVersion}`;
+}
+
+/** `<codec>@<getParserVersion(codec)>`, the `parser` field of a cursor. */
+export function getParserString(codec: Pick<Codec, 'id' | 'parserVersion'>): string {
+  return `${codec.id}@${getParserVersion(codec)}`;
+}

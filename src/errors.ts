@@ -1,0 +1,99 @@
+/**
+ * One error class with a closed set of codes (the csv-parse / it-ndjson model). Every error sessionfold
+ * throws on purpose is a SessionfoldError; anything else is a bug and the CLI prints its stack.
+ */
+
+/** Every code sessionfold can throw. Adding one is a minor change; removing one is breaking. */
+export type ErrorCode =
+  | 'AGENT_NOT_FOUND'
+  | 'SESSION_NOT_FOUND'
+  | 'PARSE_ERROR'
+  | 'CURSOR_INVALID'
+  | 'LINE_TOO_LONG'
+  | 'MALFORMED_LINE'
+  | 'INVALID_OPTION'
+  | 'IO_ERROR'
+  | 'CACHE_ERROR'
+  | 'PRICE_ERROR'
+  | 'USAGE_ERROR';
+
+export const ERROR_CODES: readonly ErrorCode[] = [
+  'AGENT_NOT_FOUND',
+  'SESSION_NOT_FOUND',
+  'PARSE_ERROR',
+  'CURSOR_INVALID',
+  'LINE_TOO_LONG',
+  'MALFORMED_LINE',
+  'INVALID_OPTION',
+  'IO_ERROR',
+  'CACHE_ERROR',
+  'PRICE_ERROR',
+  'USAGE_ERROR',
+];
+
+export interface SessionfoldErrorDetails {
+  /** The codec (agent id) involved, when one is. */
+  agent?: string | undefined;
+  /** The file involved, when one is. */
+  file?: string | undefined;
+  /** Byte offset of the start of the offending line or record. */
+  byteOffset?: number | undefined;
+  /** 1-based line number, when known. */
+  line?: number | undefined;
+  /** The offending raw text (cut to 200 characters). */
+  raw?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * @example
+ * try { await manager.get('claude', 'nope') } catch (e) {
+ *   if (e instanceof SessionfoldError && e.code === 'SESSION_NOT_FOUND') console.log('no such session')
+ * }
+ */
+export class SessionfoldError extends Error {
+  override readonly name = 'SessionfoldError';
+  readonly code: ErrorCode;
+  readonly agent: string | undefined;
+  readonly file: string | undefined;
+  readonly byteOffset: number | undefined;
+  readonly line: number | undefined;
+  readonly raw: string | undefined;
+
+  constructor(code: ErrorCode, message: string, details: SessionfoldErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.agent = details.agent;
+    this.file = details.file;
+    this.byteOffset = details.byteOffset;
+    this.line = details.line;
+    this.raw = details.raw === undefined ? undefined : details.raw.slice(0, 200);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      agent: this.agent,
+      file: this.file,
+      byteOffset: this.byteOffset,
+      line: this.line,
+    };
+  }
+}
+
+export function isSessionfoldError(e: unknown, code?: ErrorCode): e is SessionfoldError {
+  return e instanceof SessionfoldError && (code === undefined || e.code === code);
+}
+
+/** `Invalid option X: expected Y, got <json>` */
+export function invalidOption(name: string, expected: string, got: unknown): SessionfoldError {
+  let shown: string;
+  try {
+    shown = JSON.stringify(got) ?? String(got);
+  } catch {
+    shown = String(got);
+  }
+  return new SessionfoldError('INVALID_OPTION', `Invalid option ${name}: expected ${expected}, got ${shown}`);
+}

@@ -1,0 +1,142 @@
+/**
+ * The normalized event protocol. Codecs yield these; folds (SessionManager, cost, the event cache) consume
+ * them. Every event is a plain JSON-serializable object whose `type` names its kind. Folds must ignore kinds
+ * they do not know, so adding a kind is never a breaking change. The table lives in ARCHITECTURE.md.
+ */
+
+/**
+ * Goes up when shared normalization would turn an unchanged file into different events. Combined with a
+ * codec's own `parserVersion` by `getParserVersion` into `n<CORE_EVENT_VERSION>.p<parserVersion>`.
+ */
+export const CORE_EVENT_VERSION = 1;
+
+export const EVENT_KINDS = ['session', 'message', 'usage', 'tool_call', 'tool_result'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
+
+/** Fields every event carries. */
+export interface EventBase {
+  /** Codec id, e.g. `claude`. */
+  agent: string;
+  /** Native session id the event belongs to. */
+  sessionId: string;
+  /** Byte offset of the start of the line (or record index for non-line formats) it came from. */
+  offset: number;
+}
+
+/** One per session file (or per session inside a multi-session file); may repeat when metadata changes. */
+export interface SessionEvent extends EventBase {
+  type: 'session';
+  /** Native session id (same as sessionId unless the file names a different one). */
+  nativeId: string;
+  cwd?: string;
+  /** ISO-8601. */
+  startedAt?: string;
+  title?: string;
+  /** Native id of the session this one was forked or resumed from, or the parent of a subagent. */
+  forkedFrom?: string;
+  /** The agent's own version string (cli_version, version). */
+  version?: string;
+  gitBranch?: string;
+  /** True for subagent / sidechain transcripts. */
+  subagent?: boolean;
+  /** Model the session declares up front, if any. */
+  model?: string;
+  provider?: string;
+}
+
+export interface MessageEvent extends EventBase {
+  type: 'message';
+  role: MessageRole;
+  text: string;
+  thinking?: string;
+  /** ISO-8601. */
+  timestamp?: string;
+  model?: string;
+  /** The agent's id for the message (Claude `message.id`, a uuid, …). Lines sharing it form one message. */
+  nativeId?: string;
+  /** The agent's parent pointer (Claude `parentUuid`, pi `parentId`). */
+  parentId?: string;
+  /** Per-line id (Claude `uuid`) when it differs from nativeId. */
+  lineId?: string;
+  /** Set on injected context, compaction summaries and other non-conversational text. */
+  subtype?: string;
+}
+
+/**
+ * Token usage of one API response (or, where the agent only records more, a span of them: then
+ * `singleRequest` is false). Token fields never overlap: total billed input = inputTokens + cacheReadTokens +
+ * cacheWriteTokens.
+ */
+export interface UsageEvent extends EventBase {
+  type: 'usage';
+  model: string;
+  /** True when the model was not recorded and a fallback was used. */
+  modelFallback?: boolean;
+  provider?: string;
+  /** ISO-8601. */
+  timestamp: string;
+  /** Uncached input tokens. */
+  inputTokens: number;
+  /** Output tokens, reasoning included. */
+  outputTokens: number;
+  /** Of outputTokens, how many were reasoning. */
+  reasoningTokens: number;
+  cacheReadTokens: number;
+  /** All cache-write tokens (5-minute and 1-hour). */
+  cacheWriteTokens: number;
+  /** Of cacheWriteTokens, how many were 1-hour writes. */
+  cacheWrite1hTokens: number;
+  /** Cost the agent itself recorded, in USD. */
+  costUsd?: number;
+  /** True when the event covers exactly one model request (long-context tiers may apply). */
+  singleRequest: boolean;
+  /** Key that identifies this response across files; folds count each key once. */
+  dedupKey: string;
+  /** Agent's message / response id, when there is one. */
+  messageId?: string;
+}
+
+export interface ToolCallEvent extends EventBase {
+  type: 'tool_call';
+  callId: string;
+  name: string;
+  input: unknown;
+  /** ISO-8601. */
+  timestamp?: string;
+  /** The message (nativeId) that issued it. */
+  messageId?: string;
+}
+
+export interface ToolResultEvent extends EventBase {
+  type: 'tool_result';
+  callId: string;
+  toolName?: string;
+  output: unknown;
+  isError: boolean;
+  /** ISO-8601. */
+  timestamp?: string;
+  durationMs?: number;
+}
+
+export type SessionfoldEvent = SessionEvent | MessageEvent | UsageEvent | ToolCallEvent | ToolResultEvent;
+
+/** An event whose kind this version does not know; folds skip it. */
+export interface UnknownEvent extends EventBase {
+  type: string;
+  [key: string]: unknown;
+}
+
+export type EventOfKind<K extends EventKind> = Extract<SessionfoldEvent, { type: K }>;
+
+export function isEventKind(value: string): value is EventKind {
+  return (EVENT_KINDS as readonly string[]).includes(value);
+}
+
+export function isUsageEvent(e: { type: string }): e is UsageEvent {
+  return e.type === 'usage';
+}
+
+/** Per-kind counts, used by `replaced`. Unset kinds mean 0. */
+export type KindCounts = Partial<Record<EventKind, number>>;
