@@ -1,0 +1,75 @@
+/**
+ * Cost types (the spec's CostSummary / CostBreakdown / CostAggregationOptions, extended). Shared by the
+ * pricing module, the totals fold, the SessionManager and the CLI.
+ */
+
+/** Aggregated cost and tokens of a session, a message or a group. */
+export interface CostRecord {
+  /** USD; priced usage only (see `unpriced`). */
+  totalUsd: number;
+  /** Uncached input tokens. */
+  inputTokens: number;
+  /** Output tokens, reasoning included. */
+  outputTokens: number;
+  /** Reasoning tokens (part of outputTokens). */
+  thinkingTokens: number;
+  /** Cache reads + cache writes (the spec's `cachedTokens`). */
+  cachedTokens: number;
+  cacheReadTokens: number;
+  /** All cache writes, of which `cacheWrite1hTokens` were 1-hour writes. */
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  /** Usage events counted. */
+  requestCount: number;
+  /** Usage events that could not be priced (no price for their model). */
+  unpricedCount: number;
+}
+
+export type CostMode = 'auto' | 'calculate' | 'display';
+export type CostGroupBy = 'agent' | 'model' | 'day' | 'week' | 'month' | 'session' | 'project' | 'tag';
+
+export interface CostAggregationOptions {
+  agent?: string;
+  agents?: string[];
+  since?: Date;
+  until?: Date;
+  model?: string;
+  tags?: string[];
+  cwd?: string;
+  groupBy?: CostGroupBy;
+  /** IANA time zone for day/week/month buckets and since/until dates. Default: the local zone. */
+  timeZone?: string;
+  mode?: CostMode;
+  /** Use the event cache (default true). */
+  cache?: boolean;
+  /** Path of the event cache database. */
+  cachePath?: string;
+  /** Per-agent roots overriding the codecs' defaults. */
+  roots?: Record<string, string[]>;
+  env?: NodeJS.ProcessEnv;
+  /** Path of a price-override config file. */
+  pricesFile?: string;
+}
+
+/** Usage that had no price, reported instead of being counted as $0. */
+export interface UnpricedUsage {
+  model: string;
+  provider?: string;
+  count: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface CostBreakdown extends CostRecord {
+  key: string;
+  sessionCount: number;
+}
+
+export interface CostSummary extends CostRecord {
+  sessionCount: number;
+  runCount: number;
+  unpriced: UnpricedUsage[];
+  breakdowns?: Record<string, CostBreakdown>;
+}
