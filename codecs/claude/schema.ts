@@ -1,0 +1,132 @@
+/**
+ * The Claude Code transcript records this codec reads, as far as it reads them. Claude Code is closed
+ * source; the shapes come from third-party readers (ccusage `data-loader.ts`, agent-schemas v2.0.76 /
+ * v2.1.1) and from the real files in `shared/fixtures/real/claude`. Every field is optional here because
+ * real files drift: 1.x lines have `project` instead of `cwd`, string `content`, top-level `tool_use`
+ * records; 2.x adds attachment, progress, worktree-state and dozens of other line types. Unknown types are
+ * skipped, never an error.
+ */
+
+/** Fields common to the conversational lines (user, assistant, system, attachment, progress). */
+export interface ClaudeLineBase {
+  type?: string;
+  uuid?: string;
+  parentUuid?: string | null;
+  /** Set on compact_boundary lines, whose parentUuid is null. */
+  logicalParentUuid?: string;
+  sessionId?: string;
+  timestamp?: string;
+  cwd?: string;
+  /** 1.x name of cwd. */
+  project?: string;
+  version?: string;
+  gitBranch?: string;
+  isSidechain?: boolean;
+  /** Subagent transcripts carry their agent id. */
+  agentId?: string;
+  /** Injected, non-conversational user lines (caveats, command output, skill text). */
+  isMeta?: boolean;
+  /** The user line that carries a compaction summary. */
+  isCompactSummary?: boolean;
+  /** Claude Code's request id of the API call; several lines of one response share it. */
+  requestId?: string;
+  /** Older versions recorded a cost per line. */
+  costUSD?: number;
+  /** Tool-result lines name the call they answer (2.1+). */
+  sourceToolUseID?: string;
+  sourceToolAssistantUUID?: string;
+  isApiErrorMessage?: boolean;
+}
+
+/** `usage` of an Anthropic Messages response. `input_tokens` excludes cache reads and writes. */
+export interface ClaudeUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number };
+  /** 2.1.x: the thinking part of output_tokens. */
+  output_tokens_details?: { thinking_tokens?: number };
+  server_tool_use?: { web_search_requests?: number; web_fetch_requests?: number };
+  service_tier?: string | null;
+  /** `fast` for Opus fast mode (priced higher; see README, known gaps). */
+  speed?: string;
+}
+
+export type ClaudeContentBlock =
+  | { type: 'text'; text?: string }
+  | { type: 'thinking'; thinking?: string; signature?: string }
+  | { type: 'redacted_thinking'; data?: string }
+  | { type: 'tool_use'; id?: string; name?: string; input?: unknown }
+  | { type: 'tool_result'; tool_use_id?: string; content?: unknown; is_error?: boolean }
+  | { type: 'image'; source?: unknown }
+  | { type: string; [key: string]: unknown };
+
+/** The `message` of a user or assistant line (an Anthropic Messages object for assistants). */
+export interface ClaudeMessage {
+  role?: string;
+  id?: string;
+  model?: string;
+  content?: string | ClaudeContentBlock[];
+  stop_reason?: string | null;
+  usage?: ClaudeUsage;
+}
+
+export interface ClaudeConversationLine extends ClaudeLineBase {
+  type: 'user' | 'assistant';
+  message?: ClaudeMessage;
+}
+
+/** `{"type":"summary","summary":…,"leafUuid":…}`: a title-like summary of a conversation branch. */
+export interface ClaudeSummaryLine {
+  type: 'summary';
+  summary?: string;
+  leafUuid?: string;
+}
+
+/** `system` lines: compact_boundary, local_command, api_error, turn_duration, stop_hook_summary, … */
+export interface ClaudeSystemLine extends ClaudeLineBase {
+  type: 'system';
+  subtype?: string;
+  content?: string | null;
+}
+
+/** 1.x drift: tool calls and results as their own top-level records. */
+export interface ClaudeLegacyToolLine extends ClaudeLineBase {
+  type: 'tool_use' | 'tool_result';
+  id?: string;
+  tool_use_id?: string;
+  name?: string;
+  input?: unknown;
+  output?: unknown;
+  content?: unknown;
+  is_error?: boolean;
+}
+
+/** The model Claude Code writes on client-generated assistant lines (no API call, no usage). */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+/** Usage-only reads parse only lines holding these bytes (any JSON spacing keeps the key bytes intact). */
+export const USAGE_MARKER = Buffer.from('"usage"');
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** A non-negative finite token count, else 0. */
+export function count(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
+}
+
+/** The timestamp when it parses as a date; sanitized fixtures hold placeholders like `[trimmed]`. */
+export function extractTimestamp(v: unknown): string | undefined {
+  return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? v : undefined;
+}
+
+export function isContentBlock(v: unknown): v is ClaudeContentBlock {
+  return isRecord(v) && typeof v.type === 'string';
+}
