@@ -1,77 +1,12 @@
 #!/usr/bin/env node
-/**
- * The sessionfold CLI entry. `sessionfold <command> [...]`; `sessionfold --help` lists commands.
- */
-import { COMMANDS } from './commands.js';
-import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef } from './command.js';
+/** The sessionfold executable: runs the CLI with the process's streams. Importing it runs nothing. */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { runCli } from './run.js';
 
-export async function runCli(
-  argv: string[],
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv } = {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-  },
-): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(topUsage());
-    return name === undefined ? 1 : 0;
-  }
-  if (name === '--version' || name === '-v') {
-    const { createRequire } = await import('node:module');
-    const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
-    io.stdout.write(`${pkg.version}\n`);
-    return 0;
-  }
-  const entry = COMMANDS[name];
-  if (!entry) {
-    io.stderr.write(`error USAGE_ERROR: unknown command "${name}"\n\n${topUsage()}`);
-    return 1;
-  }
-  let def: CommandDef = (await entry.load()).default;
-  let prefix = `sessionfold ${name}`;
-  let args = rest;
-  while (def.subCommands) {
-    const [sub, ...more] = args;
-    if (sub === undefined || sub === '--help' || sub === '-h') {
-      io.stdout.write(formatUsage(def, prefix));
-      return sub === undefined ? 1 : 0;
-    }
-    const load = def.subCommands[sub];
-    if (!load) {
-      io.stderr.write(`error USAGE_ERROR: unknown command "${name} ${sub}"\n\n${formatUsage(def, prefix)}`);
-      return 1;
-    }
-    def = (await load()).default;
-    prefix = `${prefix} ${sub}`;
-    args = more;
-  }
-  const usage = formatUsage(def, prefix);
-  try {
-    const { positionals, values } = parseCommandArgs(def, args);
-    if (values.help === true) {
-      io.stdout.write(usage);
-      return 0;
-    }
-    if (!def.run) throw new CliError('USAGE_ERROR', `"${prefix}" needs a sub-command`);
-    const code = await def.run({ positionals, values, stdout: io.stdout, stderr: io.stderr, env: io.env });
-    return typeof code === 'number' ? code : 0;
-  } catch (e) {
-    return reportError(e, io.stderr, e instanceof CliError ? usage : undefined);
-  }
-}
+export { runCli } from './run.js';
 
-function topUsage(): string {
-  const lines = ['Usage: sessionfold <command> [options]', '', 'Commands:'];
-  for (const [n, c] of Object.entries(COMMANDS)) lines.push(`  ${n.padEnd(10)} ${c.description}`);
-  lines.push('', 'Run `sessionfold <command> --help` for a command\'s options.');
-  return lines.join('\n') + '\n';
-}
-
-const isMain = process.argv[1] !== undefined && import.meta.url === (await import('node:url')).pathToFileURL((await import('node:fs')).realpathSync(process.argv[1])).href;
-if (isMain) {
-  const code = await runCli(process.argv.slice(2));
-  // Let stdout drain (pipes) before exiting.
-  process.exitCode = code;
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
+  process.exitCode = await runCli(process.argv.slice(2));
 }

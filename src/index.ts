@@ -1,0 +1,46 @@
+/**
+ * sessionfold — read every coding agent's sessions incrementally and fold them into answers.
+ *
+ * @example
+ * import { getCodec } from 'sessionfold';
+ * for await (const e of getCodec('claude').read(file, { kinds: ['usage'] })) console.log(e.outputTokens);
+ */
+export { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind, isUsageEvent } from './events.js';
+export type {
+  EventKind,
+  EventBase,
+  SessionfoldEvent,
+  SessionEvent,
+  MessageEvent,
+  MessageRole,
+  UsageEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  UnknownEvent,
+  EventOfKind,
+  KindCounts,
+} from './events.js';
+export { getParserVersion, getParserString, normalizeReadOptions, newReadInfo, DEFAULT_BUFFER_SIZE, DEFAULT_MAX_LINE_BYTES } from './codec.js';
+export type {
+  Codec,
+  CodecCapabilities,
+  Persistence,
+  SessionFile,
+  ReadOptions,
+  NormalizedReadOptions,
+  ReadInfo,
+  ReadCursor,
+  JsonlCursor,
+  RowCursor,
+  ResumeOptions,
+  ResumeStart,
+  CursorUpdate,
+} from './codec.js';
+export { SessionfoldError, isSessionfoldError, ERROR_CODES } from './errors.js';
+export type { ErrorCode, SessionfoldErrorDetails } from './errors.js';
+export { registerCodec, findCodec, getCodec, listCodecs } from './registry.js';
+export { loadTags, getTagsPath } from './tags.js';
+export type { TagIndex } from './tags.js';
+export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './cost/types.js';
+export type { UsageRecord, ScanOptions } from './scan/types.js';
+export { runCli } from './cli/run.js';
