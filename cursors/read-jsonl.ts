@@ -37,7 +37,7 @@ function isStoredState(v: unknown): v is StoredState {
 }
 
 /** Throw CURSOR_INVALID unless `c` has the shape of a JSONL cursor. */
-export function assertJsonlCursor(c: unknown): asserts c is JsonlCursor {
+export function assertJsonlCursor(c: unknown, allowEmptyHash = false): asserts c is JsonlCursor {
   const o = c as Record<string, unknown> | null;
   if (
     o === null ||
@@ -48,7 +48,7 @@ export function assertJsonlCursor(c: unknown): asserts c is JsonlCursor {
     !Number.isSafeInteger(o.offset) ||
     o.offset < 0 ||
     typeof o.prefixHash !== 'string' ||
-    !/^[0-9a-f]{64}$/.test(o.prefixHash)
+    !(/^[0-9a-f]{64}$/.test(o.prefixHash) || (allowEmptyHash && o.prefixHash === ''))
   ) {
     throw new SessionfoldError('CURSOR_INVALID', `Invalid cursor: expected {format:"jsonl", parser, offset, prefixHash}, got ${JSON.stringify(c)?.slice(0, 200)}`);
   }
@@ -116,20 +116,21 @@ async function* readJsonl<S>(
     let start: ResumeStart = { restarted: true, reason: 'no-cursor', replaced: {} };
     let state: S | undefined;
     let offset = 0;
-    let hash: Hash | undefined = resume ? createHash('sha256') : undefined;
+    const verify = resume?.verifyPrefix !== false;
+  let hash: Hash | undefined = resume && verify ? createHash('sha256') : undefined;
     if (resume?.from !== undefined) {
       const from = resume.from;
       if (from.format !== 'jsonl') start = { restarted: true, reason: 'parser-changed', replaced: {} };
       else {
-        assertJsonlCursor(from);
+        assertJsonlCursor(from, !verify);
         const stored = from.state;
         if (from.parser !== parser || !isStoredState(stored)) start = { restarted: true, reason: 'parser-changed', replaced: {} };
         else if (!coversKinds(stored.kinds, options.kinds)) start = { restarted: true, reason: 'kinds-changed', replaced: {} };
         else if (size < from.offset) start = { restarted: true, reason: 'file-shrunk', replaced: {} };
         else if (size - from.offset > RESUME_BUFFER_LIMIT) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
         else {
-          const h = await hashPrefix(fh, from.offset, buf);
-          if (h.copy().digest('hex') !== from.prefixHash) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
+          const h = verify ? await hashPrefix(fh, from.offset, buf) : undefined;
+          if (h !== undefined && h.copy().digest('hex') !== from.prefixHash) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
           else {
             state = core.restore(stored.core, ctx);
             offset = from.offset;
@@ -156,7 +157,7 @@ async function* readJsonl<S>(
       info.events = 0;
       info.skippedLines = 0;
       info.filteredLines = 0;
-      hash = createHash('sha256');
+      hash = verify ? createHash('sha256') : undefined;
     }
     resume?.onStart?.(start);
     state = core.init(ctx);
@@ -178,7 +179,7 @@ async function* readJsonl<S>(
         version: 1,
         parser,
         offset: res.committed,
-        prefixHash: (res.hash ?? createHash('sha256')).digest('hex'),
+        prefixHash: verify ? (res.hash ?? createHash('sha256')).digest('hex') : '',
         state: { core: core.snapshot(state as S), replaced: res.replaced, kinds: [...options.kinds] } satisfies StoredState,
       };
       resume.onCursor({ cursor, partialLine: res.partialLine, info: { ...info } });

@@ -84,6 +84,13 @@ export interface CursorUpdate {
 
 export interface ResumeOptions {
   from?: ReadCursor | undefined;
+  /**
+   * Default true: check `prefixHash` (sha256 of the first `offset` bytes) before resuming, and compute it for
+   * the next cursor. `false` is for callers that verify the prefix themselves with a faster fingerprint (the
+   * event cache uses xxh64): no sha256 is read or computed, and the next cursor's `prefixHash` is `""`, so it
+   * can only be resumed with `verifyPrefix: false` again.
+   */
+  verifyPrefix?: boolean;
   onStart?: (start: ResumeStart) => void;
   onCursor?: (update: CursorUpdate) => void;
 }

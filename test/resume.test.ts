@@ -241,3 +241,22 @@ describe('maxLineBytes', () => {
     expect(peak - before).toBeLessThan(100 * (1 << 20));
   });
 });
+
+describe('verifyPrefix: false (caller-verified prefix)', () => {
+  it('resumes without reading the prefix and leaves prefixHash empty', async () => {
+    const codec = makeTestCodec();
+    const f = await tmp();
+    await writeFile(f, '{"k":"a","v":1}\n');
+    let cursor: ReadCursor | undefined;
+    for await (const _ of codec.read(f, { resume: { verifyPrefix: false, onCursor: (u) => (cursor = u.cursor) } })) void _;
+    expect(cursor).toMatchObject({ offset: 16, prefixHash: '' });
+    await appendFile(f, '{"k":"b","v":2}\n');
+    let start: ResumeStart | undefined;
+    const events = [];
+    for await (const e of codec.read(f, { resume: { from: cursor, verifyPrefix: false, onStart: (s) => (start = s) } })) events.push(e);
+    expect(start).toEqual({ restarted: false, replaced: { usage: 1 } });
+    expect(byKind(events).usage.map((u) => (u as { dedupKey: string }).dedupKey)).toEqual(['a', 'b']);
+    // The same cursor is refused by a verifying read.
+    await expect(readEvents(codec, f, { resume: { from: cursor } })).rejects.toMatchObject({ code: 'CURSOR_INVALID' });
+  });
+});
