@@ -1,5 +1,7 @@
 /** The codecs that ship with sessionfold, in the order `sessions` and `cost` list agents. */
 import type { Codec } from './codec.js';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
+import { claude } from '../codecs/claude/index.js';
+import { codex } from '../codecs/codex/index.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex];

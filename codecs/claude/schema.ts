@@ -53,6 +53,7 @@ export interface ClaudeUsage {
   speed?: string;
 }
 
+/** A block of `message.content`; unknown block types pass through and are ignored. */
 export type ClaudeContentBlock =
   | { type: 'text'; text?: string }
   | { type: 'thinking'; thinking?: string; signature?: string }
@@ -72,6 +73,7 @@ export interface ClaudeMessage {
   usage?: ClaudeUsage;
 }
 
+/** A `user` or `assistant` line. */
 export interface ClaudeConversationLine extends ClaudeLineBase {
   type: 'user' | 'assistant';
   message?: ClaudeMessage;
@@ -109,10 +111,12 @@ export const SYNTHETIC_MODEL = '<synthetic>';
 /** Usage-only reads parse only lines holding these bytes (any JSON spacing keeps the key bytes intact). */
 export const USAGE_MARKER = Buffer.from('"usage"');
 
+/** A plain JSON object (not null, not an array). */
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** A non-empty string, else undefined. */
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
@@ -127,6 +131,7 @@ export function extractTimestamp(v: unknown): string | undefined {
   return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? v : undefined;
 }
 
+/** An object with a string `type`. */
 export function isContentBlock(v: unknown): v is ClaudeContentBlock {
   return isRecord(v) && typeof v.type === 'string';
 }

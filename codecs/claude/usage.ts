@@ -1,0 +1,91 @@
+/**
+ * One Claude usage record → one candidate UsageEvent, plus the rules that pick one record per API response.
+ *
+ * Claude Code writes one line per content block, and each line repeats the response's `usage`. Some
+ * versions write streaming snapshots too: an early line with `output_tokens: 1`, a later one with the
+ * final count. So the lines of a response (same `message.id` + `requestId`) are candidates, and the
+ * response counts once, with its largest record: the one with most output tokens, then most tokens in
+ * all; among equals the first. Never the first snapshot, never a sum.
+ *
+ * Token mapping (Anthropic Messages `usage`): `input_tokens` already excludes cache reads and writes, so it
+ * is our uncached `inputTokens`; `cache_creation_input_tokens` is every cache write, of which
+ * `cache_creation.ephemeral_1h_input_tokens` were 1-hour writes; `output_tokens` includes thinking.
+ */
+import type { UsageEvent } from '../../src/events.js';
+import { CODEC_ID } from './paths.js';
+import { count, extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
+
+/** A usage record of one line, with the key its response is deduplicated on. */
+export interface UsageCandidate {
+  /** `claude:<message.id>:<requestId>`, `claude:<message.id>` without requestId; undefined when neither id exists. */
+  key: string | undefined;
+  event: UsageEvent;
+}
+
+/** Sentinel timestamp of a usage record whose line has none (folds may treat it as unknown). */
+export const EPOCH = '1970-01-01T00:00:00.000Z';
+
+/** The dedup key of a response: message id plus request id, or whichever of them exists. */
+export function getResponseKey(messageId: string | undefined, requestId: string | undefined): string | undefined {
+  if (messageId !== undefined) return requestId !== undefined ? `${CODEC_ID}:${messageId}:${requestId}` : `${CODEC_ID}:${messageId}`;
+  if (requestId !== undefined) return `${CODEC_ID}::${requestId}`;
+  return undefined;
+}
+
+/**
+ * The usage candidate of a parsed line, or undefined when the line holds none: no `message.usage` object,
+ * or a `<synthetic>` message (written by Claude Code itself, no API call).
+ */
+export function extractUsage(rec: Record<string, unknown>, sessionId: string, start: number): UsageCandidate | undefined {
+  const msg = rec.message;
+  if (!isRecord(msg)) return undefined;
+  const u = msg.usage;
+  if (!isRecord(u)) return undefined;
+  const model = str(msg.model);
+  if (model === SYNTHETIC_MODEL) return undefined;
+  const messageId = str(msg.id);
+  const requestId = str(rec.requestId);
+  const key = getResponseKey(messageId, requestId);
+
+  const breakdown = isRecord(u.cache_creation) ? u.cache_creation : undefined;
+  const write5m = count(breakdown?.ephemeral_5m_input_tokens);
+  const write1h = count(breakdown?.ephemeral_1h_input_tokens);
+  // The total is authoritative; the breakdown fills in when an older or proxied record omits it.
+  const cacheWrite = typeof u.cache_creation_input_tokens === 'number' ? count(u.cache_creation_input_tokens) : write5m + write1h;
+  const outputTokens = count(u.output_tokens);
+  const details = isRecord(u.output_tokens_details) ? u.output_tokens_details : undefined;
+  const cost = rec.costUSD;
+  const uuid = str(rec.uuid);
+
+  const event: UsageEvent = {
+    type: 'usage',
+    agent: CODEC_ID,
+    sessionId,
+    offset: start,
+    model: model ?? 'unknown',
+    ...(model === undefined && { modelFallback: true }),
+    timestamp: extractTimestamp(rec.timestamp) ?? EPOCH,
+    inputTokens: count(u.input_tokens),
+    outputTokens,
+    reasoningTokens: Math.min(count(details?.thinking_tokens), outputTokens),
+    cacheReadTokens: count(u.cache_read_input_tokens),
+    cacheWriteTokens: cacheWrite,
+    cacheWrite1hTokens: Math.min(write1h, cacheWrite),
+    ...(typeof cost === 'number' && Number.isFinite(cost) && { costUsd: cost }),
+    singleRequest: true,
+    // Without any id the line cannot be matched to another: its key is unique to the line.
+    dedupKey: key ?? `${CODEC_ID}:line:${sessionId}:${uuid ?? `@${start}`}`,
+    ...(messageId !== undefined && { messageId }),
+  };
+  return { key, event };
+}
+
+function totalTokens(e: UsageEvent): number {
+  return e.inputTokens + e.outputTokens + e.cacheReadTokens + e.cacheWriteTokens;
+}
+
+/** True when `next` is a larger record of the same response than `current` (it replaces it). */
+export function isLargerUsage(next: UsageEvent, current: UsageEvent): boolean {
+  if (next.outputTokens !== current.outputTokens) return next.outputTokens > current.outputTokens;
+  return totalTokens(next) > totalTokens(current);
+}

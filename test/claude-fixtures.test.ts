@@ -1,0 +1,183 @@
+/**
+ * The Claude codec over every real / third-party fixture in shared/fixtures/real/claude (read in place):
+ * golden events, chunk invariance, resume equals full read, usage-only equals full usage, and token totals
+ * checked against a deliberately simple second reader written here (not the codec's logic).
+ *
+ * Regenerate the golden files after an intended change with `UPDATE_GOLDEN=1 npx vitest run test/claude-fixtures`.
+ */
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { claude } from '../codecs/claude/index.js';
+import type { SessionfoldEvent, UsageEvent } from '../src/events.js';
+import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
+
+const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
+const EXPECTED = fileURLToPath(new URL('../fixtures/expected/claude/', import.meta.url));
+
+/** Every real fixture and the name of its golden file. */
+const GOLDEN: Record<string, string> = {
+  'vibecodingtracker-real-session-v1.0.95-zh.jsonl': 'vibecodingtracker-real-session-v1.0.95-zh',
+  'agent-sessions-v2.1-sanitized-hooks-attachments.jsonl': 'agent-sessions-v2.1-sanitized-hooks-attachments',
+  'agent-sessions-schema-drift-legacy.jsonl': 'agent-sessions-schema-drift-legacy',
+  'ccusage-project-alpha-usage-cache.jsonl': 'ccusage-project-alpha-usage-cache',
+  'agent-sessions-subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl': 'agent-sessions-subagent.parent',
+  'agent-sessions-subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f/subagents/agent-a0ad4f44468bdf20d.jsonl': 'agent-sessions-subagent.agent-a0ad4f44468bdf20d',
+};
+const FIXTURES = Object.keys(GOLDEN);
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walk(p)));
+    else if (e.name.endsWith('.jsonl')) out.push(p);
+  }
+  return out;
+}
+
+interface Totals {
+  responses: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  costUsd: number;
+}
+
+/**
+ * The second reader: JSON.parse every line, keep lines with message.usage (not `<synthetic>`), group by
+ * message.id + requestId, keep the record with the largest output (then largest total), add the groups up.
+ */
+function simpleTotals(text: string): Totals {
+  type Row = { in: number; out: number; cr: number; cw: number; h1: number; cost: number };
+  const groups = new Map<string, Row>();
+  let anonymous = 0;
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  for (const line of text.split('\n')) {
+    let r: any;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) continue;
+    const m = r.message;
+    if (m === null || typeof m !== 'object' || m.usage === null || typeof m.usage !== 'object') continue;
+    if (m.model === '<synthetic>') continue;
+    const key = m.id === undefined && r.requestId === undefined ? `anonymous ${anonymous++}` : `${m.id}|${r.requestId}`;
+    const u = m.usage;
+    const row: Row = {
+      in: n(u.input_tokens),
+      out: n(u.output_tokens),
+      cr: n(u.cache_read_input_tokens),
+      cw: n(u.cache_creation_input_tokens),
+      h1: n(u.cache_creation?.ephemeral_1h_input_tokens),
+      cost: n(r.costUSD),
+    };
+    const prev = groups.get(key);
+    const sum = (x: Row) => x.in + x.out + x.cr + x.cw;
+    if (prev === undefined || row.out > prev.out || (row.out === prev.out && sum(row) > sum(prev))) groups.set(key, row);
+  }
+  const t: Totals = { responses: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, costUsd: 0 };
+  for (const g of groups.values()) {
+    t.responses++;
+    t.inputTokens += g.in;
+    t.outputTokens += g.out;
+    t.cacheReadTokens += g.cr;
+    t.cacheWriteTokens += g.cw;
+    t.cacheWrite1hTokens += g.h1;
+    t.costUsd += g.cost;
+  }
+  return t;
+}
+
+function usageTotals(events: readonly SessionfoldEvent[]): Totals {
+  const t: Totals = { responses: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, costUsd: 0 };
+  for (const e of events) {
+    if (e.type !== 'usage') continue;
+    const u = e as UsageEvent;
+    t.responses++;
+    t.inputTokens += u.inputTokens;
+    t.outputTokens += u.outputTokens;
+    t.cacheReadTokens += u.cacheReadTokens;
+    t.cacheWriteTokens += u.cacheWriteTokens;
+    t.cacheWrite1hTokens += u.cacheWrite1hTokens;
+    t.costUsd += u.costUsd ?? 0;
+  }
+  return t;
+}
+
+async function golden(rel: string): Promise<SessionfoldEvent[]> {
+  const text = await readFile(join(EXPECTED, `${GOLDEN[rel]}.events.jsonl`), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as SessionfoldEvent);
+}
+
+describe('claude codec over the real fixtures', () => {
+  it('has a golden file entry for every real Claude fixture', async () => {
+    const found = (await walk(REAL)).map((p) => relative(REAL, p).split('\\').join('/')).sort();
+    expect(found).toEqual([...FIXTURES].sort());
+  });
+
+  if (process.env.UPDATE_GOLDEN === '1') {
+    it('writes the golden files', async () => {
+      for (const rel of FIXTURES) {
+        const events = await readEvents(claude, join(REAL, rel));
+        await writeFile(join(EXPECTED, `${GOLDEN[rel]}.events.jsonl`), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+      }
+    });
+  }
+
+  describe.each(FIXTURES)('%s', (rel) => {
+    const file = join(REAL, rel);
+
+    it('reads exactly the golden events', async () => {
+      expect(await readEvents(claude, file)).toEqual(await golden(rel));
+    });
+
+    it('has golden token totals equal to a simple independent reader', async () => {
+      const simple = simpleTotals(await readFile(file, 'utf8'));
+      const fromGolden = usageTotals(await golden(rel));
+      const fromCodec = usageTotals(await readEvents(claude, file, { kinds: ['usage'] }));
+      expect({ ...fromGolden, costUsd: Math.round(fromGolden.costUsd * 1e9) }).toEqual({ ...simple, costUsd: Math.round(simple.costUsd * 1e9) });
+      expect(fromCodec).toEqual(fromGolden);
+    });
+
+    it('gives the same events for every chunk size', async () => {
+      await expectChunkInvariant(claude, file);
+    });
+
+    it('gives the same usage events in a usage-only read as in a full read', async () => {
+      const full = byKind(await readEvents(claude, file));
+      expect(await readEvents(claude, file, { kinds: ['usage'] })).toEqual(full.usage);
+      const costScan = byKind(await readEvents(claude, file, { kinds: ['session', 'usage'] }));
+      expect(costScan.usage).toEqual(full.usage);
+      expect(costScan.session).toEqual(full.session);
+    });
+
+    it('resumes at every line boundary to the same events as a full read', async () => {
+      const content = await readFile(file);
+      await expectResumeEqualsFull(claude, content, lineBoundaries(content));
+    });
+
+    it('resumes at random mid-line cuts to the same events as a full read', async () => {
+      const content = await readFile(file);
+      await expectResumeEqualsFull(claude, content, randomCuts(content.length, 30, content.length));
+      await expectResumeEqualsFull(claude, content, randomCuts(content.length, 12, 7), { kinds: ['usage'] });
+    });
+  });
+
+  it('counts the streaming snapshots of the real 1.0.95 session once, with the final count', async () => {
+    const usage = byKind(await readEvents(claude, join(REAL, 'vibecodingtracker-real-session-v1.0.95-zh.jsonl'))).usage as UsageEvent[];
+    // msg_01XRYesT… is written as 3 lines: output_tokens 8, 8, then 167.
+    const r = usage.filter((u) => u.messageId === 'msg_01XRYesTStHeRHimXBZqriwU');
+    expect(r).toHaveLength(1);
+    expect(r[0]).toMatchObject({ outputTokens: 167, inputTokens: 11, cacheWriteTokens: 1328, cacheReadTokens: 16788, dedupKey: 'claude:msg_01XRYesTStHeRHimXBZqriwU:req_011CSa9RT9rBoT25SpXt6AZe' });
+    expect(new Set(usage.map((u) => u.dedupKey)).size).toBe(usage.length);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * Where the Claude codec looks (roots from CLAUDE_CONFIG_DIR or the two default config dirs), what it finds
+ * (sessions and subagent transcripts in the real layout), how it locates one session by id, and the rest of
+ * the codec contract (dependencies, resume command, registry).
+ */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { claude, getClaudePathInfo, getClaudeRoots } from '../codecs/claude/index.js';
+import type { SessionFile } from '../src/codec.js';
+import { getCodec } from '../src/registry.js';
+
+const PROJECTS = fileURLToPath(new URL('../fixtures/claude/projects', import.meta.url));
+const P = '11111111-2222-4333-8444-555555555555';
+const F = '22222222-3333-4444-8555-666666666666';
+
+async function collect(roots: string[]): Promise<SessionFile[]> {
+  const out: SessionFile[] = [];
+  for await (const f of claude.discover(roots)) out.push(f);
+  return out;
+}
+
+describe('claude roots', () => {
+  it('defaults to ~/.config/claude/projects and ~/.claude/projects under HOME', () => {
+    expect(getClaudeRoots({ HOME: '/home/ann' })).toEqual(['/home/ann/.config/claude/projects', '/home/ann/.claude/projects']);
+    expect(claude.defaultRoots({ HOME: '/home/ann', XDG_CONFIG_HOME: '/cfg' })).toEqual(['/cfg/claude/projects', '/home/ann/.claude/projects']);
+  });
+
+  it('takes every comma-separated CLAUDE_CONFIG_DIR entry, as a config dir or its projects/ dir', () => {
+    const env = { HOME: '/home/ann', CLAUDE_CONFIG_DIR: '/a/claude, /b/conf/projects/ ,,~/work-claude,/a/claude/projects' };
+    expect(getClaudeRoots(env)).toEqual(['/a/claude/projects', '/b/conf/projects', '/home/ann/work-claude/projects']);
+  });
+
+  it('uses only CLAUDE_CONFIG_DIR when it is set', () => {
+    expect(getClaudeRoots({ HOME: '/home/ann', CLAUDE_CONFIG_DIR: '/only' })).toEqual(['/only/projects']);
+    expect(getClaudeRoots({ HOME: '/home/ann', CLAUDE_CONFIG_DIR: '  ' })).toEqual(['/home/ann/.config/claude/projects', '/home/ann/.claude/projects']);
+  });
+});
+
+describe('claude discovery', () => {
+  it('finds sessions and subagent transcripts (2.1 subagents/ folders and older agent-*.jsonl files)', async () => {
+    const files = await collect([PROJECTS]);
+    expect(files.map((f) => [f.path.slice(PROJECTS.length + 1), f.sessionId, f.subagent === true])).toEqual([
+      [`-Users-dev-app/${P}.jsonl`, P, false],
+      [`-Users-dev-app/${F}.jsonl`, F, false],
+      [`-Users-dev-app/${P}/subagents/agent-abc123.jsonl`, 'agent-abc123', true],
+      ['-Users-dev-other/agent-deadbeef.jsonl', 'agent-deadbeef', true],
+    ]);
+    expect(files.every((f) => f.agent === 'claude' && f.root === PROJECTS)).toBe(true);
+  });
+
+  it('skips missing roots and non-transcript files', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-claude-roots-'));
+    await mkdir(join(dir, 'proj', 'sess', 'subagents'), { recursive: true });
+    await mkdir(join(dir, 'proj', 'sess', 'tool-results'), { recursive: true });
+    await writeFile(join(dir, 'proj', 'notes.txt'), 'x');
+    await writeFile(join(dir, 'proj', 'sess', 'subagents', 'agent-1.meta.json'), '{}');
+    await writeFile(join(dir, 'proj', 'sess', 'tool-results', 'x.jsonl'), '{}\n');
+    await writeFile(join(dir, 'stray.jsonl'), '{}\n');
+    expect(await collect([join(dir, 'missing'), dir])).toEqual([]);
+  });
+
+  it('says what a path tells: the session id, subagent-ness and the parent', () => {
+    expect(getClaudePathInfo(`/r/p/${P}.jsonl`)).toEqual({ stem: P, sessionId: P, subagent: false, parentSessionId: undefined });
+    expect(getClaudePathInfo(`/r/p/${P}/subagents/agent-a0f.jsonl`)).toEqual({ stem: 'agent-a0f', sessionId: 'agent-a0f', subagent: true, parentSessionId: P });
+    expect(getClaudePathInfo('/x/agent-sessions-v2.1-sanitized.jsonl').sessionId).toBeUndefined();
+  });
+});
+
+describe('claude locate', () => {
+  it('finds a session by id in any project folder', async () => {
+    expect(await claude.locate!([join(PROJECTS, 'nope'), PROJECTS], F)).toEqual({ agent: 'claude', path: join(PROJECTS, '-Users-dev-app', `${F}.jsonl`), root: PROJECTS, sessionId: F });
+  });
+
+  it('finds subagent transcripts in subagents/ folders and next to sessions', async () => {
+    expect(await claude.locate!([PROJECTS], 'agent-abc123')).toMatchObject({ path: join(PROJECTS, '-Users-dev-app', P, 'subagents', 'agent-abc123.jsonl'), subagent: true });
+    expect(await claude.locate!([PROJECTS], 'agent-deadbeef')).toMatchObject({ path: join(PROJECTS, '-Users-dev-other', 'agent-deadbeef.jsonl'), subagent: true });
+  });
+
+  it('returns undefined for an unknown id or one that is a path', async () => {
+    expect(await claude.locate!([PROJECTS], 'ffffffff-0000-4000-8000-000000000000')).toBeUndefined();
+    expect(await claude.locate!([PROJECTS], `-Users-dev-app/${P}`)).toBeUndefined();
+    expect(await claude.locate!([PROJECTS], '..')).toBeUndefined();
+  });
+});
+
+describe('claude codec contract', () => {
+  it('declares a subagent’s .meta.json as a parse dependency, and nothing for a session', () => {
+    const sub = join(PROJECTS, '-Users-dev-app', P, 'subagents', 'agent-abc123.jsonl');
+    expect(claude.getParseDependencies(sub)).toEqual([join(PROJECTS, '-Users-dev-app', P, 'subagents', 'agent-abc123.meta.json')]);
+    expect(claude.getParseDependencies(join(PROJECTS, '-Users-dev-app', `${P}.jsonl`))).toEqual([]);
+  });
+
+  it('resumes with claude --resume <id>', () => {
+    expect(claude.resumeCommand!(P)).toEqual(['claude', '--resume', P]);
+  });
+
+  it('is registered as claude, with its aliases, incremental over JSONL', () => {
+    expect(getCodec('claude')).toBe(claude);
+    expect(getCodec('claude-code')).toBe(claude);
+    expect(claude.capabilities).toMatchObject({ incremental: true, persistence: 'jsonl' });
+    expect(claude.lineCore).toBeDefined();
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * The Claude usage rules of issue 3, one test each: one event per API response, the final largest
+ * snapshot, dedup keys, spacing-proof pre-filter, synthetic messages, native cost, cache-write split,
+ * singleRequest, malformed lines.
+ */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { claude, claudeCore } from '../codecs/claude/index.js';
+import { parseSync } from '../cursors/sync.js';
+import { newReadInfo } from '../src/codec.js';
+import type { UsageEvent } from '../src/events.js';
+import { byKind, expectResumeEqualsFull, lineBoundaries, readEvents, resumeAcrossCuts } from './helpers/codec-harness.js';
+
+const SID = '0f0f0f0f-1111-4222-8333-444444444444';
+const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
+const PROJECTS = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
+const PARENT = join(PROJECTS, '-Users-dev-app', '11111111-2222-4333-8444-555555555555.jsonl');
+const SUBAGENT = join(PROJECTS, '-Users-dev-app', '11111111-2222-4333-8444-555555555555', 'subagents', 'agent-abc123.jsonl');
+const FORK = join(PROJECTS, '-Users-dev-app', '22222222-3333-4444-8555-666666666666.jsonl');
+
+interface Line {
+  id?: string;
+  req?: string;
+  model?: string;
+  in?: number;
+  out?: number;
+  cw?: number;
+  cr?: number;
+  breakdown?: { m5?: number; h1?: number };
+  omitTotalWrite?: boolean;
+  cost?: number;
+  thinking?: number;
+  text?: string;
+  ts?: string;
+}
+
+function assistant(l: Line): string {
+  const usage: Record<string, unknown> = { input_tokens: l.in ?? 10, output_tokens: l.out ?? 20, cache_read_input_tokens: l.cr ?? 0 };
+  if (!l.omitTotalWrite) usage.cache_creation_input_tokens = l.cw ?? 0;
+  if (l.breakdown) usage.cache_creation = { ephemeral_5m_input_tokens: l.breakdown.m5 ?? 0, ephemeral_1h_input_tokens: l.breakdown.h1 ?? 0 };
+  if (l.thinking !== undefined) usage.output_tokens_details = { thinking_tokens: l.thinking };
+  const rec: Record<string, unknown> = {
+    type: 'assistant',
+    sessionId: SID,
+    cwd: '/w',
+    timestamp: l.ts ?? '2026-03-01T00:00:00.000Z',
+    message: {
+      ...(l.id !== undefined && { id: l.id }),
+      role: 'assistant',
+      ...(l.model !== null && { model: l.model ?? 'claude-sonnet-4-5' }),
+      content: [{ type: 'text', text: l.text ?? 'x' }],
+      usage,
+    },
+  };
+  if (l.req !== undefined) rec.requestId = l.req;
+  if (l.cost !== undefined) rec.costUSD = l.cost;
+  return JSON.stringify(rec);
+}
+
+function usageOf(lines: string[], options: Parameters<typeof parseSync>[2] = {}): UsageEvent[] {
+  return parseSync(claudeCore, lines.join('\n') + '\n', { file: FILE, ...options }).filter((e): e is UsageEvent => e.type === 'usage');
+}
+
+async function tmpSession(content: string | Buffer): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sf-claude-usage-'));
+  const f = join(dir, `${SID}.jsonl`);
+  await writeFile(f, content);
+  return f;
+}
+
+describe('claude usage: one event per API response', () => {
+  it('counts a response written over several lines (one per content block) once', () => {
+    const lines = ['thinking', 'text', 'tool'].map((text) => assistant({ id: 'msg_1', req: 'req_1', in: 5, out: 40, cw: 100, cr: 900, text }));
+    const u = usageOf(lines);
+    expect(u).toHaveLength(1);
+    expect(u[0]).toMatchObject({ inputTokens: 5, outputTokens: 40, cacheWriteTokens: 100, cacheReadTokens: 900, messageId: 'msg_1' });
+  });
+
+  it('counts streaming snapshots once with the final, largest record: never the first, never the sum', () => {
+    const lines = [assistant({ id: 'msg_s', req: 'r', out: 1 }), assistant({ id: 'msg_s', req: 'r', out: 1 }), assistant({ id: 'msg_s', req: 'r', out: 120, ts: '2026-03-01T00:00:09.000Z' })];
+    const u = usageOf(lines);
+    expect(u).toHaveLength(1);
+    expect(u[0]!.outputTokens).toBe(120);
+    expect(u[0]!.timestamp).toBe('2026-03-01T00:00:09.000Z');
+    expect(u[0]!.offset).toBe(Buffer.byteLength(lines[0]! + '\n' + lines[1]! + '\n'));
+  });
+
+  it('keeps the largest snapshot even when a smaller one comes after it', () => {
+    const u = usageOf([assistant({ id: 'm', req: 'r', out: 5 }), assistant({ id: 'm', req: 'r', out: 300 }), assistant({ id: 'm', req: 'r', out: 40 })]);
+    expect(u.map((x) => x.outputTokens)).toEqual([300]);
+  });
+
+  it('emits each response when the next one starts, in file order', () => {
+    const u = usageOf([assistant({ id: 'a', req: '1', out: 1 }), assistant({ id: 'a', req: '1', out: 7 }), assistant({ id: 'b', req: '2', out: 3 }), assistant({ id: 'c', req: '3', out: 4 })]);
+    expect(u.map((x) => [x.messageId, x.outputTokens])).toEqual([
+      ['a', 7],
+      ['b', 3],
+      ['c', 4],
+    ]);
+  });
+
+  it('reports the pending snapshot in `replaced` under resume, and the kept events equal a full read', async () => {
+    const lines = [assistant({ id: 'm1', req: 'r1', out: 1 }), assistant({ id: 'm1', req: 'r1', out: 50 }), assistant({ id: 'm2', req: 'r2', out: 1 }), assistant({ id: 'm2', req: 'r2', out: 99 })];
+    const content = Buffer.from(lines.join('\n') + '\n');
+    const run = await resumeAcrossCuts(claude, content, lineBoundaries(content));
+    expect(run.starts.slice(2).every((s) => !s.restarted && s.replaced.usage === 1)).toBe(true);
+    expect((run.kept.usage as UsageEvent[]).map((u) => u.outputTokens)).toEqual([50, 99]);
+    await expectResumeEqualsFull(claude, content, lineBoundaries(content));
+  });
+
+  it('dedups on message.id alone when the line has no requestId', () => {
+    const u = usageOf([assistant({ id: 'msg_gw', out: 2 }), assistant({ id: 'msg_gw', out: 30 })]);
+    expect(u).toHaveLength(1);
+    expect(u[0]).toMatchObject({ outputTokens: 30, dedupKey: 'claude:msg_gw' });
+  });
+
+  it('keys a response as claude:<message.id>:<requestId>, and lines with different request ids apart', () => {
+    const u = usageOf([assistant({ id: 'msg_k', req: 'req_1' }), assistant({ id: 'msg_k', req: 'req_2' })]);
+    expect(u.map((x) => x.dedupKey)).toEqual(['claude:msg_k:req_1', 'claude:msg_k:req_2']);
+  });
+
+  it('gives a line without any id its own key, so it is never merged with another', () => {
+    const u = usageOf([assistant({ out: 3 }), assistant({ out: 3 })]);
+    expect(u).toHaveLength(2);
+    expect(u[0]!.dedupKey).not.toBe(u[1]!.dedupKey);
+  });
+
+  it('counts a response repeated later in the same file once', () => {
+    const u = usageOf([assistant({ id: 'a', req: '1', out: 9 }), assistant({ id: 'b', req: '2' }), assistant({ id: 'a', req: '1', out: 9 })]);
+    expect(u.map((x) => x.messageId)).toEqual(['a', 'b']);
+  });
+
+  it('counts the same response in a parent, its fork and its subagent once across files, and the subagent’s own usage fully', async () => {
+    const all: UsageEvent[] = [];
+    for (const f of [PARENT, SUBAGENT, FORK]) all.push(...((await readEvents(claude, f, { kinds: ['usage'] })) as UsageEvent[]));
+    // msg_A appears in all three files, each time as the same response.
+    expect(all.filter((u) => u.messageId === 'msg_A').map((u) => u.dedupKey)).toEqual(['claude:msg_A:req_A', 'claude:msg_A:req_A', 'claude:msg_A:req_A']);
+    const folded = new Map(all.map((u) => [u.dedupKey, u]));
+    expect([...folded.values()].map((u) => u.messageId).sort()).toEqual(['msg_A', 'msg_B', 'msg_C', 'msg_D', 'msg_F1', 'msg_S1', 'msg_S2']);
+    const out = [...folded.values()].reduce((n, u) => n + u.outputTokens, 0);
+    expect(out).toBe(120 + 40 + 30 + 12 + 50 + 25 + 9);
+  });
+});
+
+describe('claude usage: what a record holds', () => {
+  it('never drops a usage line for its JSON spacing in a usage-only read', async () => {
+    const info = newReadInfo();
+    const usage = (await readEvents(claude, PARENT, { kinds: ['usage'], info })) as UsageEvent[];
+    expect(usage).toEqual(byKind(await readEvents(claude, PARENT)).usage);
+    expect(usage.find((u) => u.messageId === 'msg_B')).toMatchObject({ outputTokens: 40, dedupKey: 'claude:msg_B' });
+    expect(info.filteredLines).toBeGreaterThan(0);
+  });
+
+  it('finds usage under any valid JSON whitespace (property)', () => {
+    const ws = fc.array(fc.constantFrom(' ', '\t', '\r', '  '), { maxLength: 3 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(fc.array(ws, { minLength: 64, maxLength: 64 }), fc.integer({ min: 1, max: 10_000 }), (spaces, out) => {
+        let i = 0;
+        const sp = () => spaces[i++ % spaces.length]!;
+        // Serialize with random whitespace around every structural token.
+        const ser = (v: unknown): string => {
+          if (Array.isArray(v)) return `${sp()}[${sp()}${v.map(ser).join(`${sp()},${sp()}`)}${sp()}]${sp()}`;
+          if (v !== null && typeof v === 'object')
+            return `${sp()}{${sp()}${Object.entries(v)
+              .map(([k, x]) => `${JSON.stringify(k)}${sp()}:${sp()}${ser(x)}`)
+              .join(`${sp()},${sp()}`)}${sp()}}${sp()}`;
+          return JSON.stringify(v);
+        };
+        const line = ser(JSON.parse(assistant({ id: 'm', req: 'r', out })));
+        const text = `${assistant({ id: 'first', req: 'r0' })}\n${line.replace(/\r+$/, '')}\n`;
+        const full = parseSync(claudeCore, text, { file: FILE }).filter((e) => e.type === 'usage');
+        const only = parseSync(claudeCore, text, { file: FILE, kinds: ['usage'] });
+        expect(only).toEqual(full);
+        expect(only.map((e) => (e as UsageEvent).outputTokens)).toEqual([20, out]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('yields no usage for <synthetic> messages', () => {
+    const events = parseSync(claudeCore, assistant({ id: 'msg_syn', model: '<synthetic>', in: 0, out: 0, text: 'No response requested.' }) + '\n', { file: FILE });
+    expect(events.filter((e) => e.type === 'usage')).toEqual([]);
+    expect(events.find((e) => e.type === 'message')).toMatchObject({ subtype: 'synthetic', model: '<synthetic>' });
+  });
+
+  it('takes costUSD as the native cost, and sets none when absent', () => {
+    const [a, b] = usageOf([assistant({ id: 'a', req: '1', cost: 0.0123 }), assistant({ id: 'b', req: '2' })]);
+    expect(a!.costUsd).toBe(0.0123);
+    expect(b).not.toHaveProperty('costUsd');
+  });
+
+  it('splits 5-minute and 1-hour cache writes: cacheWriteTokens is all of them, cacheWrite1hTokens the 1-hour part', () => {
+    const [u] = usageOf([assistant({ id: 'a', req: '1', cw: 3000, breakdown: { m5: 1000, h1: 2000 } })]);
+    expect(u).toMatchObject({ cacheWriteTokens: 3000, cacheWrite1hTokens: 2000 });
+    const [v] = usageOf([assistant({ id: 'b', req: '1', omitTotalWrite: true, breakdown: { m5: 10, h1: 5 } })]);
+    expect(v).toMatchObject({ cacheWriteTokens: 15, cacheWrite1hTokens: 5 });
+    const [w] = usageOf([assistant({ id: 'c', req: '1', cw: 70 })]);
+    expect(w).toMatchObject({ cacheWriteTokens: 70, cacheWrite1hTokens: 0 });
+  });
+
+  it('marks every Claude usage event singleRequest', async () => {
+    const all = [...(await readEvents(claude, PARENT)), ...(await readEvents(claude, SUBAGENT)), ...(await readEvents(claude, FORK))].filter((e) => e.type === 'usage') as UsageEvent[];
+    expect(all.length).toBeGreaterThan(5);
+    expect(all.every((u) => u.singleRequest === true)).toBe(true);
+  });
+
+  it('takes reasoning tokens from output_tokens_details, as a part of output', () => {
+    const [u] = usageOf([assistant({ id: 'a', req: '1', out: 100, thinking: 60 })]);
+    expect(u).toMatchObject({ outputTokens: 100, reasoningTokens: 60 });
+  });
+
+  it('flags a usage record without a model as a fallback', () => {
+    const [u] = usageOf([assistant({ id: 'a', req: '1', model: null as unknown as string })]);
+    expect(u).toMatchObject({ model: 'unknown', modelFallback: true });
+  });
+
+  it('skips and counts malformed lines (truncated JSON, non-object lines), and the rest still counts', async () => {
+    const info = newReadInfo();
+    const skipped: string[] = [];
+    const events = await readEvents(claude, PARENT, { info, onSkip: (e) => skipped.push(e.code) });
+    expect(info.skippedLines).toBe(2);
+    expect(skipped).toEqual(['MALFORMED_LINE', 'MALFORMED_LINE']);
+    expect((byKind(events).usage as UsageEvent[]).map((u) => u.messageId)).toEqual(['msg_A', 'msg_B', 'msg_C', 'msg_D']);
+    // The truncated line holds "usage", so a usage-only read parses (and skips) it too.
+    const usageInfo = newReadInfo();
+    await readEvents(claude, PARENT, { kinds: ['usage'], info: usageInfo });
+    expect(usageInfo.skippedLines).toBe(1);
+  });
+
+  it('throws PARSE_ERROR on a malformed line in strict mode', async () => {
+    await expect(readEvents(claude, PARENT, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+  });
+
+  it('keeps counting after a truncated final line once the line is completed', async () => {
+    const good = assistant({ id: 'a', req: '1', out: 5 });
+    const later = assistant({ id: 'b', req: '2', out: 6 });
+    const f = await tmpSession(`${good}\n${later.slice(0, 40)}`);
+    expect(((await readEvents(claude, f, { kinds: ['usage'] })) as UsageEvent[]).map((u) => u.outputTokens)).toEqual([5]);
+    await writeFile(f, `${good}\n${later}\n`);
+    expect(((await readEvents(claude, f, { kinds: ['usage'] })) as UsageEvent[]).map((u) => u.outputTokens)).toEqual([5, 6]);
+    expect((await readFile(f, 'utf8')).endsWith('\n')).toBe(true);
+  });
+});
