@@ -6,7 +6,7 @@
  *   keeps events as the contract says (drop all on `restarted`, drop `replaced[kind]` trailing events
  *   otherwise), and the kept events per kind equal one full read of the whole file.
  */
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -84,11 +84,20 @@ export interface ResumeRun {
  * Grow a file cut by cut (each cut a byte length of `content`), resuming each read from the previous cursor
  * (round-tripped through JSON), and keep events as the contract says.
  */
-export async function resumeAcrossCuts(codec: Codec, content: Buffer, cuts: readonly number[], options: ReadOptions = {}): Promise<ResumeRun> {
+export async function resumeAcrossCuts(
+  codec: Codec,
+  content: Buffer,
+  cuts: readonly number[],
+  options: ReadOptions = {},
+  fileName = 'session.jsonl',
+): Promise<ResumeRun> {
   const dir = await mkdtemp(join(tmpdir(), 'sessionfold-resume-'));
   try {
-    const growing = join(dir, 'growing.jsonl');
-    const whole = join(dir, 'whole.jsonl');
+    // Same file name in two folders: codecs that take the session id from the name see the same id.
+    await mkdir(join(dir, 'growing'));
+    await mkdir(join(dir, 'whole'));
+    const growing = join(dir, 'growing', fileName);
+    const whole = join(dir, 'whole', fileName);
     await writeFile(whole, content);
     const full = byKind(await readEvents(codec, whole, options));
     const kept = byKind([]);
@@ -141,8 +150,14 @@ export async function resumeAcrossCuts(codec: Codec, content: Buffer, cuts: read
 }
 
 /** Per kind, the kept events of a resumed, growing read equal one full read. */
-export async function expectResumeEqualsFull(codec: Codec, content: Buffer, cuts: readonly number[], options: ReadOptions = {}): Promise<ResumeRun> {
-  const run = await resumeAcrossCuts(codec, content, cuts, options);
+export async function expectResumeEqualsFull(
+  codec: Codec,
+  content: Buffer,
+  cuts: readonly number[],
+  options: ReadOptions = {},
+  fileName?: string,
+): Promise<ResumeRun> {
+  const run = await resumeAcrossCuts(codec, content, cuts, options, fileName);
   for (const k of EVENT_KINDS) expect(run.kept[k], `kind ${k}`).toEqual(run.full[k]);
   return run;
 }

@@ -1,0 +1,86 @@
+/**
+ * `codex`: OpenAI Codex CLI rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` and
+ * `archived_sessions/`). A JSONL codec: the pure line engine is in parse.ts, `read()` with byte-exact resume
+ * comes from `createJsonlRead`. Format, token semantics and fallbacks: README.md.
+ */
+import { basename, join } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import type { Codec, SessionFile } from '../../src/codec.js';
+import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { CODEC_ID, codexCore } from './parse.js';
+import { ARCHIVED_SESSIONS_SUBDIR, candidateDayDirs, getCodexRoots, parseRolloutFileName, SESSIONS_SUBDIR, walkRollouts } from './paths.js';
+
+export { codexCore, CODEC_ID, FALLBACK_MODEL, CODEX_USAGE_MARKERS } from './parse.js';
+export { mayHoldUsage } from './prefilter.js';
+export type { CodexState } from './parse.js';
+export { getCodexRoots, parseRolloutFileName } from './paths.js';
+export * from './schema.js';
+
+const PARSER_VERSION = 1;
+
+function sessionFile(path: string, root: string): SessionFile {
+  const id = parseRolloutFileName(basename(path))?.id;
+  return { agent: CODEC_ID, path, root, ...(id !== undefined && { sessionId: id }) };
+}
+
+/**
+ * Every rollout under each root: `sessions/` first, then `archived_sessions/`, skipping an archived file whose
+ * name is already live under `sessions/` of the same root (the live copy wins).
+ */
+async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  for (const root of roots) {
+    const live = new Set<string>();
+    for await (const p of walkRollouts(join(root, SESSIONS_SUBDIR))) {
+      live.add(basename(p));
+      yield sessionFile(p, root);
+    }
+    for await (const p of walkRollouts(join(root, ARCHIVED_SESSIONS_SUBDIR))) {
+      if (!live.has(basename(p))) yield sessionFile(p, root);
+    }
+  }
+}
+
+async function findIn(dir: string, suffix: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  const hit = names.filter((n) => n.startsWith('rollout-') && n.toLowerCase().endsWith(suffix)).sort()[0];
+  return hit === undefined ? undefined : join(dir, hit);
+}
+
+/**
+ * Find a thread's rollout by the uuid at the end of its file name. A UUIDv7 id names its creation time, so
+ * its day directories are tried first; otherwise (or on a miss) every root is walked.
+ */
+async function locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+  const id = nativeId.toLowerCase();
+  const suffix = `-${id}.jsonl`;
+  for (const root of roots) {
+    for (const dir of candidateDayDirs(root, id)) {
+      const p = await findIn(dir, suffix);
+      if (p !== undefined) return sessionFile(p, root);
+    }
+  }
+  for await (const f of discover(roots)) if (f.sessionId === id) return f;
+  return undefined;
+}
+
+/** The Codex CLI codec. */
+export const codex: Codec = {
+  id: CODEC_ID,
+  aliases: ['codex-cli', 'openai-codex'],
+  displayName: 'Codex CLI',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
+  defaultRoots: getCodexRoots,
+  discover,
+  locate,
+  getParseDependencies: () => [],
+  lineCore: codexCore,
+  read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, codexCore),
+  resumeCommand: (nativeId: string) => ['codex', 'resume', nativeId],
+};
+export default codex;

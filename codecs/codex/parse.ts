@@ -1,0 +1,459 @@
+/**
+ * The engine of the `codex` codec: a pure, synchronous LineCore over rollout lines (see README.md for the
+ * format and every rule below, with its reason).
+ *
+ * - The first line owns the file: a `session_meta` there gives the session id, start time, fork/subagent
+ *   parent and the ordinal where the file's own history starts. Later `session_meta` lines are copies of a
+ *   parent's header (forks and subagents replay the parent's history after their own header).
+ * - A line is inherited (copied parent history) when its `ordinal` is below the owner's history start, or,
+ *   in a fork/subagent, when it is timestamped before the owner's start. Inherited lines update the model and
+ *   the token baseline but yield nothing.
+ * - Usage: `token_usage_record` rows (one per response) win; otherwise the delta of `total_token_usage`
+ *   between `token_count` events. A token_count delta waits (pending) until the next usage line, because in
+ *   Codex >= 0.153 the same response's `token_usage_record` may follow it: a matching record replaces it.
+ * - Cursor state is one plain object; seen response ids are kept exactly during a read and as 32-bit hashes
+ *   across reads (a hash hit in restored state returns RESTART).
+ */
+import { basename } from 'node:path';
+import type { CoreContext, Emit, LineCore, LineResult } from '../../cursors/core.js';
+import { parseJsonObject, RESTART } from '../../cursors/core.js';
+import { hashId32 } from '../../cursors/ids.js';
+import type { ReadInfo } from '../../src/codec.js';
+import type { KindCounts, MessageRole, UsageEvent } from '../../src/events.js';
+import { SessionfoldError } from '../../src/errors.js';
+import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
+import { parseRolloutFileName } from './paths.js';
+import { mayHoldUsage } from './prefilter.js';
+import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
+import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
+
+export const CODEC_ID = 'codex';
+/** Model reported when no `turn_context` named one (early Sept 2025 builds wrote none); flagged `modelFallback`. */
+export const FALLBACK_MODEL = 'gpt-5';
+export { CODEX_USAGE_MARKERS } from './prefilter.js';
+export const MAX_OPEN_CALLS = 256;
+export const MAX_RECENT_MESSAGES = 16;
+const EPOCH_TS = '1970-01-01T00:00:00.000Z';
+const STATE_VERSION = 1;
+
+type Source = 0 | 1; // 0 = event_msg, 1 = response_item
+
+/** All mutable state of one read. The first block is rebuilt from the read context, the rest is the cursor's. */
+export interface CodexState {
+  file: string;
+  fileId: string;
+  info: ReadInfo;
+  /** The read wants only usage (and session) events: lines that cannot hold usage are skipped unparsed. */
+  usageOnly: boolean;
+  /** Response ids seen by this read, exactly. */
+  seenExact: Set<string>;
+  /** The state came from a cursor: a hash hit in `seenHash` not in `seenExact` is a possible collision. */
+  restored: boolean;
+
+  decided: boolean;
+  sessionId: string;
+  /** Fork or subagent: lines timestamped before `bornAt` are copied history. */
+  forked: boolean;
+  bornAt: number | null;
+  historyStart: number | null;
+  /** Id of the last `session_meta` seen: the thread whose counters the next token_count continues. */
+  region: string | null;
+  /** Resets of the cumulative counter within the region. */
+  epoch: number;
+  /** Last cumulative totals (the delta baseline); null when unknown. */
+  totals: Tok | null;
+  model: string | null;
+  metaProvider: string | null;
+  ctxProvider: string | null;
+  lastTs: string | null;
+  recordsSeen: boolean;
+  /** A token_count usage event that a matching token_usage_record may still replace. */
+  pending: UsageEvent | null;
+  seenHash: Set<number>;
+  openCalls: Map<string, string>;
+  /** Recently emitted message texts awaiting their twin from the other source: [hash, source]. */
+  recent: [number, Source][];
+}
+
+interface Snapshot {
+  v: number;
+  decided: boolean;
+  sessionId: string;
+  forked: boolean;
+  bornAt: number | null;
+  historyStart: number | null;
+  region: string | null;
+  epoch: number;
+  totals: Tok | null;
+  model: string | null;
+  metaProvider: string | null;
+  ctxProvider: string | null;
+  lastTs: string | null;
+  recordsSeen: boolean;
+  pending: UsageEvent | null;
+  seen: number[];
+  openCalls: [string, string][];
+  recent: [number, Source][];
+}
+
+function fileIdOf(file: string): string {
+  const name = basename(file);
+  return parseRolloutFileName(name)?.id ?? name.replace(/\.jsonl$/i, '');
+}
+
+function isUsageOnly(ctx: CoreContext): boolean {
+  for (const k of ctx.options.kinds) if (k !== 'usage' && k !== 'session') return false;
+  return true;
+}
+
+function invalidState(detail: string): SessionfoldError {
+  return new SessionfoldError('CURSOR_INVALID', `Invalid codex cursor state: ${detail}`, { agent: CODEC_ID });
+}
+
+function init(ctx: CoreContext): CodexState {
+  const fileId = fileIdOf(ctx.file);
+  return {
+    file: ctx.file,
+    fileId,
+    info: ctx.options.info,
+    usageOnly: isUsageOnly(ctx),
+    seenExact: new Set(),
+    restored: false,
+    decided: false,
+    sessionId: fileId,
+    forked: false,
+    bornAt: null,
+    historyStart: null,
+    region: null,
+    epoch: 0,
+    totals: null,
+    model: null,
+    metaProvider: null,
+    ctxProvider: null,
+    lastTs: null,
+    recordsSeen: false,
+    pending: null,
+    seenHash: new Set(),
+    openCalls: new Map(),
+    recent: [],
+  };
+}
+
+function tokFromSnapshot(v: unknown): Tok | null {
+  const o = asObject(v);
+  if (o === undefined) return null;
+  const t: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0, total: 0 };
+  for (const k of Object.keys(t) as (keyof Tok)[]) {
+    const x = asNumber(o[k]);
+    if (x === undefined) throw invalidState(`totals.${k} is not a number`);
+    t[k] = x;
+  }
+  return t;
+}
+
+function restore(snapshot: unknown, ctx: CoreContext): CodexState {
+  const o = asObject(snapshot) as Partial<Snapshot> | undefined;
+  if (o === undefined || o.v !== STATE_VERSION) throw invalidState(`expected {v:${STATE_VERSION}}, got ${JSON.stringify(snapshot)?.slice(0, 100)}`);
+  if (typeof o.sessionId !== 'string' || !Array.isArray(o.seen) || !Array.isArray(o.openCalls) || !Array.isArray(o.recent)) throw invalidState('missing fields');
+  const s = init(ctx);
+  s.restored = true;
+  s.decided = o.decided === true;
+  s.sessionId = o.sessionId;
+  s.forked = o.forked === true;
+  s.bornAt = asNumber(o.bornAt) ?? null;
+  s.historyStart = asNumber(o.historyStart) ?? null;
+  s.region = asString(o.region) ?? null;
+  s.epoch = asNumber(o.epoch) ?? 0;
+  s.totals = tokFromSnapshot(o.totals);
+  s.model = asString(o.model) ?? null;
+  s.metaProvider = asString(o.metaProvider) ?? null;
+  s.ctxProvider = asString(o.ctxProvider) ?? null;
+  s.lastTs = asString(o.lastTs) ?? null;
+  s.recordsSeen = o.recordsSeen === true;
+  s.pending = asObject(o.pending) !== undefined ? (o.pending as UsageEvent) : null;
+  s.seenHash = new Set(o.seen.filter((h): h is number => typeof h === 'number'));
+  s.openCalls = new Map(o.openCalls.filter((e): e is [string, string] => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string'));
+  s.recent = o.recent.filter((e): e is [number, Source] => Array.isArray(e) && typeof e[0] === 'number' && (e[1] === 0 || e[1] === 1));
+  return s;
+}
+
+function snapshot(s: CodexState): Snapshot {
+  return {
+    v: STATE_VERSION,
+    decided: s.decided,
+    sessionId: s.sessionId,
+    forked: s.forked,
+    bornAt: s.bornAt,
+    historyStart: s.historyStart,
+    region: s.region,
+    epoch: s.epoch,
+    totals: s.totals,
+    model: s.model,
+    metaProvider: s.metaProvider,
+    ctxProvider: s.ctxProvider,
+    lastTs: s.lastTs,
+    recordsSeen: s.recordsSeen,
+    pending: s.pending,
+    seen: [...s.seenHash],
+    openCalls: [...s.openCalls],
+    recent: s.recent,
+  };
+}
+
+/** Take the owner's header: the session event and everything the inherited-history rules need. */
+function takeOwner(s: CodexState, p: Json, ts: string | undefined, start: number, emit: Emit): void {
+  const id = asString(p.id) ?? asString(p.session_id) ?? s.fileId;
+  const forkedFrom = asString(p.forked_from_id) ?? asString(p.parent_thread_id) ?? getSpawnParent(p.source);
+  const subagent = isSubagentSource(p.source);
+  const base = asObject(p.history_base);
+  const startedAt = asTimestamp(p.timestamp) ?? ts;
+  s.sessionId = id;
+  s.region = id;
+  s.forked = forkedFrom !== undefined || subagent || base !== undefined;
+  s.bornAt = startedAt !== undefined ? Date.parse(startedAt) : null;
+  s.historyStart = asNumber(p.subagent_history_start_ordinal) ?? asNumber(base?.end_ordinal_exclusive) ?? null;
+  s.metaProvider = asString(p.model_provider) ?? null;
+  const cwd = asString(p.cwd);
+  const version = asString(p.cli_version);
+  const gitBranch = asString(asObject(p.git)?.branch);
+  emit({
+    type: 'session',
+    agent: CODEC_ID,
+    sessionId: id,
+    offset: start,
+    nativeId: id,
+    ...(cwd !== undefined && { cwd }),
+    ...(startedAt !== undefined && { startedAt }),
+    ...(forkedFrom !== undefined && { forkedFrom }),
+    ...(version !== undefined && { version }),
+    ...(gitBranch !== undefined && { gitBranch }),
+    ...(subagent && { subagent: true }),
+    ...(s.metaProvider !== null && { provider: s.metaProvider }),
+  });
+}
+
+function isInherited(s: CodexState, rec: Json, ts: string | undefined): boolean {
+  if (s.historyStart !== null) {
+    const ordinal = asNumber(rec.ordinal);
+    if (ordinal !== undefined && ordinal < s.historyStart) return true;
+  }
+  return s.forked && s.bornAt !== null && ts !== undefined && Date.parse(ts) < s.bornAt;
+}
+
+function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
+  const provider = s.metaProvider ?? s.ctxProvider;
+  return {
+    type: 'usage',
+    agent: CODEC_ID,
+    sessionId: s.sessionId,
+    offset: start,
+    model: s.model ?? FALLBACK_MODEL,
+    ...(s.model === null && { modelFallback: true }),
+    ...(provider !== null && { provider }),
+    timestamp: ts,
+    ...toUsageFields(t),
+    singleRequest,
+    dedupKey,
+    ...(messageId !== undefined && { messageId }),
+  };
+}
+
+/** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */
+function regionKey(s: CodexState, ts: string | undefined): string {
+  const r = s.region ?? `@${ts ?? s.lastTs ?? ''}`;
+  return s.epoch > 0 ? `${r}#${s.epoch}` : r;
+}
+
+function onTokenCount(s: CodexState, p: Json, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
+  const info = asObject(p.info);
+  if (info === undefined) return;
+  const total = readTok(info.total_token_usage);
+  const last = readTok(info.last_token_usage);
+  const when = ts ?? s.lastTs ?? EPOCH_TS;
+  if (total === undefined) {
+    if (last === undefined || inherited || s.recordsSeen || isZeroTok(last)) return;
+    queue(s, usageEvent(s, last, when, start, true, `codex:${regionKey(s, ts)}:last:${when}:${tokKey(last)}`), emit);
+    return;
+  }
+  const prev = s.totals;
+  let delta: Tok;
+  if (prev !== null && !anyDecrease(total, prev)) delta = subTok(total, prev);
+  else {
+    // No baseline (first count of the file or of a copied header), or the counter went down (a new process
+    // restarted it): this row's own last_token_usage is the only usage it can vouch for.
+    if (prev !== null) s.epoch++;
+    delta = last !== undefined && fitsWithin(last, total) ? last : total;
+  }
+  s.totals = total;
+  if (inherited || s.recordsSeen || isZeroTok(delta)) return;
+  const single = last !== undefined && eqTok(delta, last);
+  queue(s, usageEvent(s, delta, when, start, single, `codex:${regionKey(s, ts)}:${tokKey(total)}`), emit);
+}
+
+/** Hold a token_count usage until the next usage line: a token_usage_record for the same response replaces it. */
+function queue(s: CodexState, e: UsageEvent, emit: Emit): void {
+  if (s.pending !== null) emit(s.pending);
+  s.pending = e;
+}
+
+function onUsageRecord(s: CodexState, p: Json, ts: string | undefined, inherited: boolean, start: number, emit: Emit): LineResult {
+  const usage = readTok(p.usage);
+  if (usage === undefined) return;
+  const rid = asString(p.response_id);
+  if (rid !== undefined) {
+    if (s.seenExact.has(rid)) return;
+    const h = hashId32(rid);
+    if (s.restored && s.seenHash.has(h)) return RESTART;
+    s.seenExact.add(rid);
+    s.seenHash.add(h);
+  }
+  const thread = asString(p.thread_id);
+  if (inherited || (thread !== undefined && s.region !== null && thread !== s.sessionId && thread !== s.region) || isZeroTok(usage)) return;
+  s.recordsSeen = true;
+  const when = ts ?? s.lastTs ?? EPOCH_TS;
+  const e = usageEvent(s, usage, when, start, true, rid !== undefined ? `codex:resp:${rid}` : `codex:${regionKey(s, ts)}:rec:${when}:${tokKey(usage)}`, rid);
+  if (s.pending !== null) {
+    if (!sameUsage(s.pending, e)) emit(s.pending);
+    s.pending = null;
+  }
+  emit(e);
+}
+
+/** Emit a message unless its twin from the other source (event_msg vs response_item) was just emitted. */
+function emitMessage(s: CodexState, src: Source, role: MessageRole, text: string, extra: Record<string, unknown>, start: number, emit: Emit): void {
+  const h = hashId32(`${role}\u0000${text}`);
+  const twin = s.recent.findIndex(([rh, rs]) => rh === h && rs !== src);
+  if (twin !== -1) {
+    s.recent.splice(twin, 1);
+    return;
+  }
+  s.recent.push([h, src]);
+  if (s.recent.length > MAX_RECENT_MESSAGES) s.recent.shift();
+  emit({ type: 'message', agent: CODEC_ID, sessionId: s.sessionId, offset: start, role, text, ...extra });
+}
+
+function onResponseItem(s: CodexState, p: Json, ts: string | undefined, start: number, emit: Emit): void {
+  const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: start };
+  const at = ts !== undefined ? { timestamp: ts } : {};
+  const nativeId = asString(p.id);
+  if (p.type === ITEM.message) {
+    const text = contentText(p.content);
+    if (text.length === 0) return;
+    const c = classifyMessage(asString(p.role) ?? 'user', text);
+    const model = c.role === 'assistant' && s.model !== null ? { model: s.model } : {};
+    emitMessage(s, 1, c.role, text, { ...at, ...model, ...(nativeId !== undefined && { nativeId }), ...(c.subtype !== undefined && { subtype: c.subtype }) }, start, emit);
+    return;
+  }
+  if (p.type === ITEM.reasoning) {
+    const thinking = reasoningText(p);
+    if (thinking.length === 0) return;
+    emit({ type: 'message', ...base, role: 'assistant', text: '', thinking, ...at, ...(s.model !== null && { model: s.model }), ...(nativeId !== undefined && { nativeId }) });
+    return;
+  }
+  const call = extractCall(p);
+  if (call !== undefined) {
+    if (call.callId.length > 0) {
+      s.openCalls.delete(call.callId);
+      s.openCalls.set(call.callId, call.name);
+      if (s.openCalls.size > MAX_OPEN_CALLS) s.openCalls.delete(s.openCalls.keys().next().value as string);
+    }
+    emit({ type: 'tool_call', ...base, callId: call.callId, name: call.name, input: call.input, ...at, ...(nativeId !== undefined && { messageId: nativeId }) });
+    return;
+  }
+  const out = extractOutput(p);
+  if (out !== undefined) {
+    const toolName = s.openCalls.get(out.callId);
+    s.openCalls.delete(out.callId);
+    emit({ type: 'tool_result', ...base, callId: out.callId, ...(toolName !== undefined && { toolName }), output: out.output, isError: out.isError, ...at });
+  }
+}
+
+function onEventMsg(s: CodexState, p: Json, ts: string | undefined, start: number, emit: Emit): void {
+  if (p.type !== EVENT.userMessage && p.type !== EVENT.agentMessage) return;
+  const text = typeof p.message === 'string' ? p.message : '';
+  if (text.length === 0) return;
+  const c = p.type === EVENT.agentMessage ? classifyMessage('assistant', text) : classifyMessage('user', text, asString(p.kind));
+  const model = c.role === 'assistant' && s.model !== null ? { model: s.model } : {};
+  emitMessage(s, 0, c.role, text, { ...(ts !== undefined && { timestamp: ts }), ...model, ...(c.subtype !== undefined && { subtype: c.subtype }) }, start, emit);
+}
+
+function line(s: CodexState, buf: Buffer, start: number, emit: Emit): LineResult {
+  if (s.usageOnly && s.decided && !mayHoldUsage(buf)) {
+    s.info.filteredLines++;
+    return;
+  }
+  const rec = parseJsonObject(buf, start, CODEC_ID, s.file);
+  let type = asString(rec.type);
+  let payload = asObject(rec.payload);
+  if (payload === undefined && type !== undefined && LEGACY_ITEM_TYPES.has(type)) {
+    payload = rec;
+    type = RECORD.responseItem;
+  }
+  const ts = asTimestamp(rec.timestamp);
+  if (!s.decided) {
+    s.decided = true;
+    if (type === RECORD.sessionMeta && payload !== undefined) {
+      if (ts !== undefined) s.lastTs = ts;
+      takeOwner(s, payload, ts, start, emit);
+      return;
+    }
+    if (type === undefined && asString(rec.id) !== undefined) {
+      takeOwner(s, rec, ts, start, emit); // pre-RolloutLine header: {id, timestamp, instructions, git}
+      return;
+    }
+    emit({ type: 'session', agent: CODEC_ID, sessionId: s.sessionId, offset: start, nativeId: s.sessionId, ...(ts !== undefined && { startedAt: ts }) });
+  }
+  if (payload === undefined) return;
+  const inherited = isInherited(s, rec, ts);
+  switch (type) {
+    case RECORD.sessionMeta: {
+      // Another thread's header (a copied parent): its counter starts here, without a baseline. The same
+      // thread's header again keeps the baseline (a restarted counter is caught by the decrease rule).
+      const id = asString(payload.id) ?? asString(payload.session_id);
+      if (id === undefined || id !== s.region) {
+        s.region = id ?? null;
+        s.epoch = 0;
+        s.totals = null;
+      }
+      if (ts !== undefined) s.lastTs = ts;
+      return;
+    }
+    case RECORD.turnContext:
+      s.model = asString(payload.model) ?? s.model;
+      s.ctxProvider = asString(payload.model_provider) ?? s.ctxProvider;
+      if (ts !== undefined) s.lastTs = ts;
+      return;
+    case RECORD.tokenUsageRecord: {
+      const r = onUsageRecord(s, payload, ts, inherited, start, emit);
+      if (ts !== undefined) s.lastTs = ts;
+      return r;
+    }
+    case RECORD.eventMsg:
+      if (payload.type === EVENT.tokenCount) {
+        onTokenCount(s, payload, ts, inherited, start, emit);
+        if (ts !== undefined) s.lastTs = ts;
+      } else if (!s.usageOnly && !inherited) onEventMsg(s, payload, ts, start, emit);
+      return;
+    case RECORD.responseItem:
+      if (!s.usageOnly && !inherited) onResponseItem(s, payload, ts, start, emit);
+      return;
+    case RECORD.compacted: {
+      const text = asString(payload.message);
+      if (!s.usageOnly && !inherited && text !== undefined) {
+        emit({ type: 'message', agent: CODEC_ID, sessionId: s.sessionId, offset: start, role: 'system', text, subtype: 'compaction', ...(ts !== undefined && { timestamp: ts }) });
+      }
+      return;
+    }
+    default:
+      return; // unknown record types are skipped
+  }
+}
+
+function end(s: CodexState, emit: Emit): KindCounts {
+  if (s.pending === null) return {};
+  emit(s.pending);
+  return { usage: 1 };
+}
+
+/** The Codex rollout LineCore. */
+export const codexCore: LineCore<CodexState> = { init, restore, snapshot, line, end };

@@ -1,0 +1,67 @@
+/**
+ * Where Codex keeps rollouts: `$CODEX_HOME` (comma-separated list accepted, like ccusage) else `~/.codex`;
+ * live threads under `sessions/YYYY/MM/DD/rollout-<local time>-<thread uuid>.jsonl`, archived ones under
+ * `archived_sessions/` (flat in current builds; walked recursively to be safe). The day directory and the
+ * time in the name are LOCAL time (`OffsetDateTime::now_local()` in `codex-rs/core/src/rollout/recorder.rs`),
+ * so they are never compared with the UTC timestamps inside the file.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
+
+export const SESSIONS_SUBDIR = 'sessions';
+export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
+
+const ROLLOUT_NAME = /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$/;
+
+/** Every Codex home to scan, honouring `$CODEX_HOME` (comma-separated). */
+export function getCodexRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const explicit = env.CODEX_HOME;
+  if (explicit !== undefined && explicit.trim() !== '') return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  return [join(env.HOME || homedir(), '.codex')];
+}
+
+/** `rollout-2025-05-07T17-24-21-<uuid>.jsonl` → its local timestamp text and thread id; undefined otherwise. */
+export function parseRolloutFileName(name: string): { localTime: string; id: string } | undefined {
+  const m = ROLLOUT_NAME.exec(name);
+  return m ? { localTime: m[1] as string, id: (m[2] as string).toLowerCase() } : undefined;
+}
+
+/** True for a file name Codex gives a rollout (`rollout-*.jsonl`). */
+export function isRolloutFileName(name: string): boolean {
+  return name.startsWith('rollout-') && name.endsWith('.jsonl');
+}
+
+/** Rollout files under `dir`, recursively, in name order (a missing directory yields nothing). */
+export async function* walkRollouts(dir: string): AsyncGenerator<string> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) yield* walkRollouts(p);
+    else if (e.isFile() && isRolloutFileName(e.name)) yield p;
+  }
+}
+
+/**
+ * Day directories (`sessions/YYYY/MM/DD`) a UUIDv7 thread id can live in: the id's creation time ±1 day,
+ * since the directory is named in local time. Empty for ids that are not UUIDv7 (older random v4 ids).
+ */
+export function candidateDayDirs(root: string, id: string): string[] {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/i.test(id)) return [];
+  const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  const out: string[] = [];
+  for (const d of [-1, 0, 1]) {
+    const t = new Date(ms + d * 86_400_000);
+    const y = String(t.getUTCFullYear());
+    const m = String(t.getUTCMonth() + 1).padStart(2, '0');
+    const day = String(t.getUTCDate()).padStart(2, '0');
+    out.push(join(root, SESSIONS_SUBDIR, y, m, day));
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+/**
+ * Token arithmetic for Codex `TokenUsage` objects. Codex counts cached (and cache-write) input INSIDE
+ * `input_tokens` and reasoning INSIDE `output_tokens` (`codex-rs/protocol/src/protocol.rs`: non-cached input =
+ * input − cached, blended total = non-cached input + output). Our events never overlap, so the split happens
+ * once, here, in `toUsageFields`.
+ */
+import { asObject, asNumber } from './schema.js';
+
+/** A `TokenUsage` with every field present (missing fields are 0; a missing total is input + output). */
+export interface Tok {
+  input: number;
+  cached: number;
+  cacheWrite: number;
+  output: number;
+  reasoning: number;
+  total: number;
+}
+
+const FIELDS = ['input', 'cached', 'cacheWrite', 'output', 'reasoning', 'total'] as const;
+
+function n(v: unknown): number {
+  const x = asNumber(v);
+  return x !== undefined && x > 0 ? x : 0;
+}
+
+/** Read a raw `TokenUsage` object; undefined when the value is not an object with at least one count. */
+export function readTok(v: unknown): Tok | undefined {
+  const o = asObject(v);
+  if (o === undefined) return undefined;
+  if (o.input_tokens === undefined && o.output_tokens === undefined && o.total_tokens === undefined) return undefined;
+  const input = n(o.input_tokens);
+  const output = n(o.output_tokens);
+  const total = n(o.total_tokens);
+  return {
+    input,
+    cached: n(o.cached_input_tokens ?? o.cache_read_input_tokens),
+    cacheWrite: n(o.cache_write_input_tokens),
+    output,
+    reasoning: n(o.reasoning_output_tokens),
+    total: total > 0 ? total : input + output,
+  };
+}
+
+/** a − b, field by field (callers check `anyDecrease` first). */
+export function subTok(a: Tok, b: Tok): Tok {
+  return {
+    input: a.input - b.input,
+    cached: a.cached - b.cached,
+    cacheWrite: a.cacheWrite - b.cacheWrite,
+    output: a.output - b.output,
+    reasoning: a.reasoning - b.reasoning,
+    total: a.total - b.total,
+  };
+}
+
+/** True when any counter of `cur` is below `prev`: the cumulative counter was reset. */
+export function anyDecrease(cur: Tok, prev: Tok): boolean {
+  for (const f of FIELDS) if (cur[f] < prev[f]) return true;
+  return false;
+}
+
+/** True when no counter of `a` exceeds `b`. */
+export function fitsWithin(a: Tok, b: Tok): boolean {
+  for (const f of FIELDS) if (a[f] > b[f]) return false;
+  return true;
+}
+
+export function isZeroTok(t: Tok): boolean {
+  for (const f of FIELDS) if (t[f] !== 0) return false;
+  return true;
+}
+
+export function eqTok(a: Tok, b: Tok): boolean {
+  for (const f of FIELDS) if (a[f] !== b[f]) return false;
+  return true;
+}
+
+/** `input/cached/cacheWrite/output/reasoning/total`, used in dedup keys. */
+export function tokKey(t: Tok): string {
+  return `${t.input}/${t.cached}/${t.cacheWrite}/${t.output}/${t.reasoning}/${t.total}`;
+}
+
+/** The non-overlapping token fields of a usage event. */
+export interface UsageFields {
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+}
+
+/**
+ * Split a Codex `TokenUsage` into our fields: inputTokens = input − cached − cacheWrite (cached and cache
+ * writes are clamped to the input they are part of, so a malformed row can never go negative);
+ * outputTokens = output (reasoning included, never added again); reasoningTokens = reasoning.
+ */
+export function toUsageFields(t: Tok): UsageFields {
+  const cached = Math.min(t.cached, t.input);
+  const cacheWrite = Math.min(t.cacheWrite, t.input - cached);
+  return {
+    inputTokens: t.input - cached - cacheWrite,
+    outputTokens: t.output,
+    reasoningTokens: t.reasoning,
+    cacheReadTokens: cached,
+    cacheWriteTokens: cacheWrite,
+    cacheWrite1hTokens: 0,
+  };
+}
+
+/** True when two usage-field sets count the same tokens. */
+export function sameUsage(a: UsageFields, b: UsageFields): boolean {
+  return (
+    a.inputTokens === b.inputTokens &&
+    a.outputTokens === b.outputTokens &&
+    a.reasoningTokens === b.reasoningTokens &&
+    a.cacheReadTokens === b.cacheReadTokens &&
+    a.cacheWriteTokens === b.cacheWriteTokens
+  );
+}
