@@ -1,0 +1,98 @@
+/**
+ * The selection options shared by `cost report` and `events export` (agents, dates, model, tags, cwd, time
+ * zone, cost mode, cache, prices), their parsing into CostAggregationOptions, and the stderr progress bar.
+ */
+import { resolve } from 'node:path';
+import { checkTimeZone, localTimeZone, parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
+import { COST_MODES, checkCostMode } from '../../cost/pricing.js';
+import type { CostAggregationOptions } from '../../cost/types.js';
+import { bool, list, str, type CommandContext, type OptionDef } from '../command.js';
+
+/** CLI options of the usage selection, shared by `cost report` and `events export`. */
+export const SELECTION_OPTIONS: Record<string, OptionDef> = {
+  agent: { type: 'string', short: 'a', multiple: true, description: 'Agents (ids or aliases), comma-separated or repeated (default: all)', valueName: '<a,b>' },
+  since: { type: 'string', description: 'From this date (YYYY-MM-DD, in --tz) or ISO time', valueName: '<date>' },
+  until: { type: 'string', description: 'Through this date (YYYY-MM-DD, inclusive, in --tz) or ISO time', valueName: '<date>' },
+  model: { type: 'string', description: 'Only models whose id contains this (case-insensitive)', valueName: '<text>' },
+  tag: { type: 'string', multiple: true, description: 'Only sessions with any of these tags (tags.json)', valueName: '<t,t>' },
+  cwd: { type: 'string', description: 'Only sessions run in this directory or below it', valueName: '<dir>' },
+  tz: { type: 'string', description: 'IANA time zone for dates and day buckets (default: local)', valueName: '<zone>' },
+  mode: { type: 'string', description: `Cost mode: ${COST_MODES.join('|')} (default auto: recorded cost, else computed)`, valueName: '<mode>' },
+  prices: { type: 'string', description: 'Price-override file (default $SESSIONFOLD_PRICES or ~/.config/sessionfold/prices.json)', valueName: '<file>' },
+  cache: { type: 'string', description: 'Event cache database (default $XDG_CACHE_HOME/sessionfold/events.db)', valueName: '<path>' },
+  'no-cache': { type: 'boolean', description: 'Read every file, without the event cache' },
+};
+
+/** The time zone of a run: --tz, else `$TZ` of the command's env when it names a zone, else the local one. */
+export function timeZoneOf(ctx: CommandContext): string {
+  const tz = str(ctx, 'tz');
+  if (tz !== undefined) return checkTimeZone(tz, '--tz');
+  const envTz = ctx.env.TZ;
+  if (envTz) {
+    try {
+      return checkTimeZone(envTz.replace(/^:/, ''), 'TZ');
+    } catch {
+      /* not an IANA name (e.g. a POSIX rule): use the process zone */
+    }
+  }
+  return localTimeZone();
+}
+
+/** Parse the selection options of a command into aggregation options. */
+export function selectionFromArgs(ctx: CommandContext): CostAggregationOptions & { timeZone: string } {
+  const timeZone = timeZoneOf(ctx);
+  const cal = new ZoneCalendar(timeZone);
+  const since = str(ctx, 'since');
+  const until = str(ctx, 'until');
+  const agents = list(ctx, 'agent');
+  const tags = list(ctx, 'tag');
+  const model = str(ctx, 'model');
+  const cwd = str(ctx, 'cwd');
+  const mode = str(ctx, 'mode');
+  const prices = str(ctx, 'prices');
+  const cachePath = typeof ctx.values.cache === 'string' ? ctx.values.cache : undefined;
+  const noCache = ctx.values.cache === false || bool(ctx, 'no-cache');
+  return {
+    timeZone,
+    env: ctx.env,
+    ...(agents !== undefined && agents.length > 0 && { agents }),
+    ...(since !== undefined && { since: parseDateInZone(since, cal, false, '--since') }),
+    ...(until !== undefined && { until: parseDateInZone(until, cal, true, '--until') }),
+    ...(model !== undefined && { model }),
+    ...(tags !== undefined && tags.length > 0 && { tags }),
+    ...(cwd !== undefined && { cwd: resolve(cwd) }),
+    ...(mode !== undefined && { mode: checkCostMode(mode, '--mode') }),
+    ...(prices !== undefined && { pricesFile: prices }),
+    ...(cachePath !== undefined && { cachePath }),
+    ...(noCache && { cache: false }),
+  };
+}
+
+/**
+ * A progress bar on stderr, only on a TTY and only once reading has taken more than `delayMs`; cleared at
+ * the end. Feed it the scan's `onProgress(done, total)`.
+ */
+export function createProgressBar(stderr: NodeJS.WritableStream, delayMs = 400): { onProgress(done: number, total: number): void; stop(): void } {
+  const tty = (stderr as NodeJS.WriteStream).isTTY === true;
+  const started = Date.now();
+  let last = 0;
+  let shown = false;
+  return {
+    onProgress(done, total) {
+      if (!tty || total <= 0) return;
+      const now = Date.now();
+      if (now - started < delayMs || now - last < 100) return;
+      last = now;
+      shown = true;
+      const cols = Math.max(20, Math.min(((stderr as NodeJS.WriteStream).columns ?? 80) - 30, 50));
+      const frac = Math.min(1, done / total);
+      const fill = Math.round(frac * cols);
+      const mb = (b: number) => (b / 1048576).toFixed(0);
+      stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(cols - fill)}] ${(frac * 100).toFixed(0).padStart(3)}% ${mb(done)}/${mb(total)} MB`);
+    },
+    stop() {
+      if (shown) stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}

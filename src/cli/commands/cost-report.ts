@@ -1,0 +1,53 @@
+/**
+ * `sessionfold cost report`: scan the selected agents' usage (event cache unless --no-cache), fold it into
+ * a CostSummary and print it: a table by default (by day), or JSON / CSV / Markdown. `--json` prints the
+ * CostSummary object and nothing else on stdout; warnings and the progress bar go to stderr.
+ */
+import { COST_GROUP_BYS } from '../../cost/filter.js';
+import { foldCost } from '../../cost/fold.js';
+import { COST_FORMATS, renderCostSummary, type CostFormat } from '../../cost/format.js';
+import { createPricer } from '../../cost/pricing.js';
+import { scanFor } from '../../cost/total.js';
+import type { CostGroupBy } from '../../cost/types.js';
+import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
+import { createProgressBar, SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
+
+export default defineCommand({
+  name: 'report',
+  description: 'Total cost and tokens of the selected usage, grouped (default: by day)',
+  usage: '[--agent a,b] [--since <date>] [--until <date>] [--group-by <dim>] [--format table|json|csv|markdown] [options]',
+  options: {
+    ...SELECTION_OPTIONS,
+    'group-by': { type: 'string', short: 'g', description: `Group rows by ${COST_GROUP_BYS.join('|')}|none (default day)`, valueName: '<dim>' },
+    format: { type: 'string', short: 'f', description: `Output: ${COST_FORMATS.join('|')} (default table)`, valueName: '<fmt>' },
+    json: { type: 'boolean', description: 'Same as --format json: print the CostSummary object only' },
+  },
+  async run(ctx: CommandContext) {
+    if (ctx.positionals.length > 0) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[0]}"`);
+    const g = str(ctx, 'group-by') ?? 'day';
+    if (g !== 'none' && !(COST_GROUP_BYS as readonly string[]).includes(g)) throw new CliError('INVALID_OPTION', `Invalid option --group-by: expected ${COST_GROUP_BYS.join('|')}|none, got "${g}"`);
+    const groupBy = g === 'none' ? undefined : (g as CostGroupBy);
+    const f = bool(ctx, 'json') ? 'json' : (str(ctx, 'format') ?? 'table');
+    if (!(COST_FORMATS as readonly string[]).includes(f)) throw new CliError('INVALID_OPTION', `Invalid option --format: expected ${COST_FORMATS.join('|')}, got "${f}"`);
+    const format = f as CostFormat;
+
+    const selection = selectionFromArgs(ctx);
+    const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
+    const progress = createProgressBar(ctx.stderr);
+    const records = scanFor(selection, {
+      onProgress: progress.onProgress,
+      onWarning: (m) => {
+        progress.stop();
+        ctx.stderr.write(`warning: ${m}\n`);
+      },
+    });
+    let summary;
+    try {
+      summary = await foldCost(records, { ...selection, pricer, ...(groupBy !== undefined && { groupBy }) });
+    } finally {
+      progress.stop();
+    }
+    ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode }));
+    return 0;
+  },
+});

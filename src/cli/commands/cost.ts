@@ -1,0 +1,12 @@
+/** `sessionfold cost <sub-command>`: what the agents' usage cost. */
+import { defineCommand } from '../command.js';
+
+export default defineCommand({
+  name: 'cost',
+  description: 'What your agents cost: totals and breakdowns by day, week, month, agent, model, session, project or tag',
+  usage: '<command>',
+  options: {},
+  subCommands: {
+    report: () => import('./cost-report.js'),
+  },
+});

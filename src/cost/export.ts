@@ -1,0 +1,255 @@
+/**
+ * Bulk export of usage events (`sessionfold events export`): every selected usage event once, as one flat
+ * line with its computed cost, in constant memory. The line shape is `schema/usage-event.schema.json`.
+ *
+ * Dedup is streaming: the first copy of a dedup key wins (the fold, which can wait for the end, keeps the
+ * largest copy; the codecs already keep the largest record of a response within a file, so copies across
+ * files are the same response re-recorded). The seen-set is a KeyTable of 64-bit hashes (~24 bytes a key).
+ *
+ * Incremental export (`--after <cursor-file>`): the cursor file keeps the hashes of every key ever exported
+ * (the authority: a resumed session that copies old responses into a NEW file does not re-export them, and
+ * a file Claude Code rewrote in place is safe too) plus a per-file watermark (highest line offset exported
+ * and event count) that records where each file's export stands. It is written atomically (temp, fsync,
+ * rename) only after the export's output was flushed.
+ */
+import { readFile } from 'node:fs/promises';
+import { SessionfoldError } from '../errors.js';
+import type { UsageRecord } from '../scan/types.js';
+import { writeFileAtomic } from '../../cursors/store.js';
+import { createRecordSelector, eventTime, normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
+import { csvField } from './format.js';
+import { KeyTable } from './key-table.js';
+import type { PriceSource } from './pricing.js';
+
+/** One exported usage event (schema/usage-event.schema.json). */
+export interface UsageExportLine {
+  type: 'usage';
+  agent: string;
+  sessionId: string;
+  file: string;
+  offset: number;
+  cwd?: string;
+  timestamp: string;
+  model: string;
+  modelFallback?: boolean;
+  provider?: string;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  singleRequest: boolean;
+  dedupKey: string;
+  messageId?: string;
+  /** The cost the agent recorded, if any. */
+  costUsd?: number;
+  /** Kept by the event cache after its file was rewritten or deleted. */
+  retained?: boolean;
+  /** The cost in the chosen mode; null when unpriced. */
+  usd: number | null;
+  costSource: PriceSource;
+  unpriced: boolean;
+}
+
+/** CSV columns of the export, in order (the same names as the NDJSON fields). */
+export const EXPORT_CSV_COLUMNS = [
+  'agent',
+  'sessionId',
+  'file',
+  'offset',
+  'cwd',
+  'timestamp',
+  'model',
+  'provider',
+  'inputTokens',
+  'outputTokens',
+  'reasoningTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'cacheWrite1hTokens',
+  'singleRequest',
+  'dedupKey',
+  'messageId',
+  'costUsd',
+  'usd',
+  'costSource',
+  'unpriced',
+] as const satisfies readonly (keyof UsageExportLine)[];
+
+/** The CSV header line of the export. */
+export function exportCsvHeader(): string {
+  return EXPORT_CSV_COLUMNS.join(',');
+}
+
+/** One export line as a CSV row (RFC 4180 quoting; absent fields empty). */
+export function exportCsvRow(l: UsageExportLine): string {
+  return EXPORT_CSV_COLUMNS.map((c) => csvField(l[c])).join(',');
+}
+
+/** Version of the export-cursor document. */
+export const EXPORT_CURSOR_VERSION = 1;
+/** `type` of the export-cursor document (tells it from a read cursor store). */
+export const EXPORT_CURSOR_TYPE = 'sessionfold.export-cursor';
+
+/** Per-file watermark of an incremental export. */
+export interface ExportFileMark {
+  agent: string;
+  /** Highest line offset exported from the file. */
+  offset: number;
+  /** Events exported from the file, all runs together. */
+  events: number;
+}
+
+/** The export-cursor document. */
+export interface ExportCursorDocument {
+  version: typeof EXPORT_CURSOR_VERSION;
+  type: typeof EXPORT_CURSOR_TYPE;
+  /** ISO-8601 time of the run that wrote it. */
+  updatedAt: string;
+  /** Events exported, all runs together. */
+  exported: number;
+  files: Record<string, ExportFileMark>;
+  /** The exported dedup keys, as 64-bit xxhashes (8 bytes each, big-endian), base64. */
+  keys: { hash: 'xxh64'; count: number; data: string };
+}
+
+/** The state of an incremental export, loaded from and saved to its cursor file. */
+export class ExportCursor {
+  readonly path: string;
+  readonly seen: KeyTable;
+  readonly files: Map<string, ExportFileMark>;
+  exported: number;
+
+  private constructor(path: string, seen: KeyTable, files: Map<string, ExportFileMark>, exported: number) {
+    this.path = path;
+    this.seen = seen;
+    this.files = files;
+    this.exported = exported;
+  }
+
+  /** Load a cursor file; a missing one starts empty; an unreadable or foreign one is CURSOR_INVALID. */
+  static async load(path: string): Promise<ExportCursor> {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new ExportCursor(path, new KeyTable(), new Map(), 0);
+      throw new SessionfoldError('IO_ERROR', `Cannot read export cursor ${path}: ${(e as Error).message}`, { file: path, cause: e });
+    }
+    let doc: ExportCursorDocument;
+    try {
+      doc = JSON.parse(text) as ExportCursorDocument;
+    } catch {
+      throw new SessionfoldError('CURSOR_INVALID', `Export cursor ${path} is not valid JSON; delete it to export everything again`, { file: path });
+    }
+    if (doc === null || typeof doc !== 'object' || doc.type !== EXPORT_CURSOR_TYPE || doc.version !== EXPORT_CURSOR_VERSION || typeof doc.keys?.data !== 'string') {
+      throw new SessionfoldError('CURSOR_INVALID', `${path} is not a sessionfold export cursor (version ${EXPORT_CURSOR_VERSION})`, { file: path });
+    }
+    const seen = KeyTable.fromBytes(Buffer.from(doc.keys.data, 'base64'));
+    const files = new Map(Object.entries(doc.files ?? {}));
+    return new ExportCursor(path, seen, files, typeof doc.exported === 'number' ? doc.exported : seen.size);
+  }
+
+  /** Record an exported line. */
+  mark(l: UsageExportLine): void {
+    this.exported++;
+    const m = this.files.get(l.file);
+    if (m) {
+      m.events++;
+      if (l.offset > m.offset) m.offset = l.offset;
+    } else this.files.set(l.file, { agent: l.agent, offset: l.offset, events: 1 });
+  }
+
+  /** Write the cursor atomically. */
+  async save(now: Date = new Date()): Promise<void> {
+    const files: Record<string, ExportFileMark> = {};
+    for (const k of [...this.files.keys()].sort()) files[k] = this.files.get(k) as ExportFileMark;
+    const doc: ExportCursorDocument = {
+      version: EXPORT_CURSOR_VERSION,
+      type: EXPORT_CURSOR_TYPE,
+      updatedAt: now.toISOString(),
+      exported: this.exported,
+      files,
+      keys: { hash: 'xxh64', count: this.seen.size, data: this.seen.toBytes().toString('base64') },
+    };
+    await writeFileAtomic(this.path, JSON.stringify(doc) + '\n');
+  }
+}
+
+/** Options of `exportUsage`: the fold's selection (no grouping), plus an incremental cursor. */
+export interface UsageExportOptions extends Omit<CostFoldOptions, 'groupBy'> {
+  /** Continue an incremental export: skip keys it exported, and mark what this one exports. */
+  cursor?: ExportCursor;
+}
+
+type RecordSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterable<UsageRecord | readonly UsageRecord[]>;
+
+/**
+ * The selected, deduplicated, priced usage events of `records` (records or record batches, e.g.
+ * `scanUsageBatches()`), as export lines, one array per input batch (empty arrays skipped).
+ */
+export async function* exportUsageBatches(records: RecordSource, options: UsageExportOptions = {}): AsyncGenerator<UsageExportLine[]> {
+  const n = normalizeCostOptions(options);
+  const st: ExportState = { n, sel: createRecordSelector(n), seen: options.cursor?.seen ?? new KeyTable(), cursor: options.cursor };
+  for await (const batch of records) {
+    const lines = toExportLines(Array.isArray(batch) ? (batch as readonly UsageRecord[]) : [batch as UsageRecord], st);
+    if (lines.length > 0) yield lines;
+  }
+}
+
+/**
+ * The selected, deduplicated, priced usage events of `records`, one export line at a time.
+ * @example
+ * for await (const line of exportUsage(scanUsage({}), { since: new Date('2026-01-01') })) out.write(JSON.stringify(line) + '\n');
+ */
+export async function* exportUsage(records: RecordSource, options: UsageExportOptions = {}): AsyncGenerator<UsageExportLine> {
+  for await (const lines of exportUsageBatches(records, options)) yield* lines;
+}
+
+interface ExportState {
+  n: NormalizedCostOptions;
+  sel: RecordSelector;
+  seen: KeyTable;
+  cursor: ExportCursor | undefined;
+}
+
+/** The export lines of a batch of records (selected, not seen before, priced); marks them seen. */
+function toExportLines(records: readonly UsageRecord[], { n, sel, seen, cursor }: ExportState): UsageExportLine[] {
+  const out: UsageExportLine[] = [];
+  for (const r of records) {
+    if (!sel.accepts(r, sel.needsTime ? eventTime(r.timestamp) : NaN)) continue;
+    if (!seen.add(r.dedupKey)) continue;
+    const p = n.pricer.price(r, n.mode);
+    const line: UsageExportLine = {
+      type: 'usage',
+      agent: r.agent,
+      sessionId: r.sessionId,
+      file: r.file,
+      offset: r.offset,
+      ...(r.cwd !== undefined && { cwd: r.cwd }),
+      timestamp: r.timestamp,
+      model: r.model,
+      ...(r.modelFallback === true && { modelFallback: true }),
+      ...(r.provider !== undefined && { provider: r.provider }),
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+      reasoningTokens: r.reasoningTokens,
+      cacheReadTokens: r.cacheReadTokens,
+      cacheWriteTokens: r.cacheWriteTokens,
+      cacheWrite1hTokens: r.cacheWrite1hTokens,
+      singleRequest: r.singleRequest,
+      dedupKey: r.dedupKey,
+      ...(r.messageId !== undefined && { messageId: r.messageId }),
+      ...(typeof r.costUsd === 'number' && { costUsd: r.costUsd }),
+      ...(r.retained === true && { retained: true }),
+      // 12 decimals: drops float noise (0.031110000000000002) far below a nano-dollar.
+      usd: p.usd === undefined ? null : Math.round(p.usd * 1e12) / 1e12,
+      costSource: p.source,
+      unpriced: p.unpriced,
+    };
+    cursor?.mark(line);
+    out.push(line);
+  }
+  return out;
+}

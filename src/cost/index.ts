@@ -1,0 +1,21 @@
+/**
+ * The cost module's public surface (the package barrel re-exports it): pricing, the totals fold, renderings,
+ * and the usage export. See docs/cost.md.
+ */
+export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './types.js';
+export { createPricer, resolvePriceEntry, checkCostMode, COST_MODES } from './pricing.js';
+export type { Pricer, PricerOptions, PriceResult, PriceSource, PriceableUsage } from './pricing.js';
+export type { PriceEntry, PriceVariant, RateSet, PriceConstraint } from './price-table.js';
+export { loadPriceOverrides, parseOverrides, getPricesPath, OVERRIDE_PRICE_KEYS } from './overrides.js';
+export type { PriceOverrides } from './overrides.js';
+export { normalizeModelName } from './models.js';
+export { foldCost, createCostFold, emptyCostSummary } from './fold.js';
+export type { CostFold } from './fold.js';
+export { normalizeCostOptions, COST_GROUP_BYS } from './filter.js';
+export type { CostFoldOptions, NormalizedCostOptions } from './filter.js';
+export { totalCost } from './total.js';
+export { renderCostSummary, COST_FORMATS } from './format.js';
+export type { CostFormat, RenderOptions } from './format.js';
+export { exportUsage, exportUsageBatches, ExportCursor, EXPORT_CSV_COLUMNS } from './export.js';
+export type { UsageExportLine, UsageExportOptions, ExportCursorDocument, ExportFileMark } from './export.js';
+export { ZoneCalendar } from './calendar.js';

@@ -1,0 +1,156 @@
+/**
+ * A compact map from dedup keys to small integers (or a set of them), for folds and exports over millions of
+ * usage events. A `Map<string, …>` would keep every key string alive (~100 bytes each with its entry);
+ * this table keeps only a 64-bit xxhash of each key in one open-addressed typed array: 16 bytes per slot,
+ * load factor ≤ 0.5, so ~32 bytes per key. Two different keys collide with probability ~n²/2^65 (3·10^-8 for a
+ * million keys), an accepted, documented risk. The table serializes to bytes so an export cursor can keep
+ * the set of keys it has already shipped.
+ */
+import xxhash from 'xxhash-wasm';
+
+const api = await xxhash();
+const MASK32 = 0xffffffffn;
+
+/** 64-bit xxhash of a key as two uint32 halves; never (0, 0), which marks an empty slot. */
+export function hashKey(key: string): [number, number] {
+  hashInto(key);
+  return [HASH[0] as number, HASH[1] as number];
+}
+
+/** Scratch output of `hashInto`: [hi, lo] of the last key hashed (no allocation per key). */
+export const HASH = new Uint32Array(2);
+
+/** Hash a key into `HASH` (hot paths: no array per call). */
+export function hashInto(key: string): void {
+  const h = api.h64(key);
+  const hi = Number(h >> 32n);
+  const lo = Number(h & MASK32);
+  HASH[0] = hi;
+  HASH[1] = hi === 0 && lo === 0 ? 1 : lo;
+}
+
+/**
+ * Dedup keys (as 64-bit hashes) → small non-negative ints, or a set of keys.
+ * @example
+ * const seen = new KeyTable();
+ * if (seen.add(event.dedupKey)) ship(event);
+ */
+export class KeyTable {
+  /** Slots of 4 uint32: hash hi, hash lo, value, unused (one slot per 16 bytes: a probe touches one cache line). */
+  #data: Uint32Array;
+  #size = 0;
+  #mask: number;
+
+  constructor(capacity = 1024) {
+    let cap = 16;
+    while (cap < capacity * 2) cap *= 2;
+    this.#data = new Uint32Array(cap * 4);
+    this.#mask = cap - 1;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Index (in uint32s) of the key's slot, or of the empty slot where it would go. */
+  #slot(hi: number, lo: number): number {
+    const d = this.#data;
+    let i = (lo ^ Math.imul(hi, 0x9e3779b1)) & this.#mask;
+    for (;;) {
+      const o = i << 2;
+      const h = d[o] as number;
+      const l = d[o + 1] as number;
+      if (h === hi && l === lo) return o;
+      if (h === 0 && l === 0) return o;
+      i = (i + 1) & this.#mask;
+    }
+  }
+
+  #grow(): void {
+    const old = this.#data;
+    this.#data = new Uint32Array(old.length * 2);
+    this.#mask = old.length / 2 - 1;
+    for (let o = 0; o < old.length; o += 4) {
+      const hi = old[o] as number;
+      const lo = old[o + 1] as number;
+      if (hi === 0 && lo === 0) continue;
+      const j = this.#slot(hi, lo);
+      this.#data[j] = hi;
+      this.#data[j + 1] = lo;
+      this.#data[j + 2] = old[o + 2] as number;
+    }
+  }
+
+  /** The value stored for a hashed key, or -1. */
+  getHash(hi: number, lo: number): number {
+    const o = this.#slot(hi, lo);
+    const d = this.#data;
+    return d[o] === 0 && d[o + 1] === 0 ? -1 : (d[o + 2] as number);
+  }
+
+  /** Store a value (0 ≤ value < 2^31) for a hashed key. */
+  setHash(hi: number, lo: number, value: number): void {
+    let o = this.#slot(hi, lo);
+    if (this.#data[o] === 0 && this.#data[o + 1] === 0) {
+      if ((this.#size + 1) * 2 > this.#data.length / 4) {
+        this.#grow();
+        o = this.#slot(hi, lo);
+      }
+      this.#data[o] = hi;
+      this.#data[o + 1] = lo;
+      this.#size++;
+    }
+    this.#data[o + 2] = value;
+  }
+
+  get(key: string): number {
+    hashInto(key);
+    return this.getHash(HASH[0] as number, HASH[1] as number);
+  }
+
+  set(key: string, value: number): void {
+    hashInto(key);
+    this.setHash(HASH[0] as number, HASH[1] as number, value);
+  }
+
+  /** Set-style use: add the key; true when it was not there yet. */
+  add(key: string): boolean {
+    hashInto(key);
+    const hi = HASH[0] as number;
+    const lo = HASH[1] as number;
+    if (this.getHash(hi, lo) >= 0) return false;
+    this.setHash(hi, lo, 0);
+    return true;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) >= 0;
+  }
+
+  /** The hashes (not the values) as bytes: 8 per key, big-endian hi then lo. */
+  toBytes(): Buffer {
+    const out = Buffer.allocUnsafe(this.#size * 8);
+    const d = this.#data;
+    let o = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i] === 0 && d[i + 1] === 0) continue;
+      out.writeUInt32BE(d[i] as number, o);
+      out.writeUInt32BE(d[i + 1] as number, o + 4);
+      o += 8;
+    }
+    return out;
+  }
+
+  /** A set of the hashes `toBytes()` wrote (values 0). */
+  static fromBytes(bytes: Uint8Array): KeyTable {
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const n = Math.floor(buf.length / 8);
+    const t = new KeyTable(Math.max(n, 1024));
+    for (let o = 0; o + 8 <= buf.length; o += 8) {
+      const hi = buf.readUInt32BE(o);
+      const lo = buf.readUInt32BE(o + 4);
+      if (hi !== 0 || lo !== 0) t.setHash(hi, lo, 0);
+    }
+    return t;
+  }
+}

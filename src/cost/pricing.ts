@@ -1,0 +1,158 @@
+/**
+ * `createPricer()`: prices usage events. Each distinct (provider, model) is resolved once (overrides first,
+ * then genai-prices' bundled data, offline: `updatePrices` is never called) into a PriceEntry of flat rates
+ * (price-table.ts); pricing an event is then a memoized map lookup and a few multiplications.
+ *
+ * Cost modes:
+ * - `auto`: the agent's own recorded `costUsd` when present, else the computed price.
+ * - `calculate`: always the computed price.
+ * - `display`: the recorded cost only; an event without one has no price (reported as unpriced).
+ *
+ * A model without a price is never $0: `price()` returns `usd: undefined, unpriced: true` and the folds
+ * list it. The one exception is usage with no tokens at all, which costs $0 whatever its model.
+ */
+import { calcPrice } from '@pydantic/genai-prices';
+import type { UsageEvent } from '../events.js';
+import { invalidOption } from '../errors.js';
+import type { CostMode } from './types.js';
+import { modelCandidates, normalizeModelName } from './models.js';
+import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrides.js';
+import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry, type TokenCounts } from './price-table.js';
+
+/** Every cost mode. */
+export const COST_MODES: readonly CostMode[] = ['auto', 'calculate', 'display'];
+
+/** Where a price came from: the agent's recorded cost, or our computation. */
+export type PriceSource = 'agent' | 'calculated';
+
+/** The price of one usage event. */
+export interface PriceResult {
+  /** USD; undefined when the event could not be priced. */
+  usd: number | undefined;
+  source: PriceSource;
+  /** True when no price applies (unknown model, or `display` mode without a recorded cost). */
+  unpriced: boolean;
+}
+
+/** Options of `createPricer`. */
+export interface PricerOptions {
+  /** Default mode of `price()` (default `auto`). */
+  mode?: CostMode;
+  /** Overrides already loaded; otherwise they are loaded from `pricesFile` / env. */
+  overrides?: PriceOverrides;
+  /** Path of a price-override file (else `$SESSIONFOLD_PRICES`, else the XDG default). */
+  pricesFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The usage fields pricing reads (a UsageEvent has them all). */
+export type PriceableUsage = TokenCounts & Pick<UsageEvent, 'model' | 'timestamp' | 'singleRequest'> & Partial<Pick<UsageEvent, 'provider' | 'costUsd'>>;
+
+/** Prices usage events (`createPricer`); resolves each (provider, model) once. */
+export interface Pricer {
+  readonly mode: CostMode;
+  /** The override file in use, if any. */
+  readonly overridesPath: string | undefined;
+  /**
+   * Price one usage event.
+   * @example
+   * const pricer = createPricer();
+   * const { usd, source, unpriced } = pricer.price(usageEvent); // e.g. { usd: 0.0123, source: 'calculated', unpriced: false }
+   */
+  price(usage: PriceableUsage, mode?: CostMode): PriceResult;
+  /**
+   * `price()` without the result object, for folds over millions of events: the USD, or NaN when unpriced.
+   * The source is `agent` exactly when the mode is not `calculate` and the usage has a recorded cost.
+   */
+  priceUsd(usage: PriceableUsage, mode?: CostMode): number;
+  /** The computed USD of a usage (ignores any recorded cost), or undefined when its model has no price. */
+  calculate(usage: PriceableUsage): number | undefined;
+  /** The price entry a recorded (model, provider) resolves to (memoized), or undefined when it has none. */
+  resolve(model: string, provider?: string): PriceEntry | undefined;
+}
+
+const RESOLVE_TIME = new Date('2025-01-01T00:00:00Z');
+
+/** Resolve a recorded (model, provider) to a price entry, trying overrides then the bundled data. */
+export function resolvePriceEntry(model: string, provider: string | undefined, overrides: PriceOverrides | undefined): PriceEntry | undefined {
+  if (overrides && (overrides.exact.size > 0 || overrides.prefixes.length > 0)) {
+    const n = normalizeModelName(model);
+    const names = [model.trim().toLowerCase(), n.name, ...(n.undated !== undefined ? [n.undated] : [])];
+    const o = findOverride(overrides, names);
+    if (o) return { modelId: o.key, providerId: 'override', source: 'override', variants: [buildVariant(o.prices, { kind: 'always' })] };
+  }
+  for (const c of modelCandidates(model, provider)) {
+    let r;
+    try {
+      r = calcPrice({ input_tokens: 0, output_tokens: 0 }, c.model, { ...(c.providerId !== undefined && { providerId: c.providerId }), timestamp: RESOLVE_TIME });
+    } catch {
+      continue;
+    }
+    if (r) return entryFromModelInfo(r.model, r.provider.id);
+  }
+  return undefined;
+}
+
+function hasNoTokens(u: TokenCounts): boolean {
+  return u.inputTokens === 0 && u.outputTokens === 0 && u.cacheReadTokens === 0 && u.cacheWriteTokens === 0;
+}
+
+/** Check a cost mode option. */
+export function checkCostMode(mode: unknown, name = 'mode'): CostMode {
+  if (typeof mode === 'string' && (COST_MODES as readonly string[]).includes(mode)) return mode as CostMode;
+  throw invalidOption(name, COST_MODES.join('|'), mode);
+}
+
+/**
+ * Create a pricer. Price overrides are read once, here.
+ * @example
+ * const pricer = createPricer({ mode: 'calculate' });
+ * pricer.price({ model: 'claude-sonnet-4-20250514', timestamp: '2025-06-01T00:00:00Z', singleRequest: true,
+ *   inputTokens: 10, outputTokens: 200, reasoningTokens: 0, cacheReadTokens: 5000, cacheWriteTokens: 1000, cacheWrite1hTokens: 0 });
+ * // → { usd: 0.00675, source: 'calculated', unpriced: false }
+ */
+export function createPricer(options: PricerOptions = {}): Pricer {
+  const mode = checkCostMode(options.mode ?? 'auto');
+  const overrides = options.overrides ?? loadPriceOverrides(options.env ?? process.env, options.pricesFile);
+  const memo = new Map<string, PriceEntry | null>();
+
+  const resolve = (model: string, provider?: string): PriceEntry | undefined => {
+    const key = provider === undefined ? model : `${provider}\u0000${model}`;
+    let e = memo.get(key);
+    if (e === undefined) {
+      e = resolvePriceEntry(model, provider, overrides) ?? null;
+      memo.set(key, e);
+    }
+    return e ?? undefined;
+  };
+
+  const calculate = (u: PriceableUsage): number | undefined => {
+    const entry = resolve(u.model, u.provider);
+    if (!entry) return hasNoTokens(u) ? 0 : undefined;
+    const variant = entry.variants.length === 1 ? (entry.variants[0] as PriceEntry['variants'][number]) : selectVariant(entry, Date.parse(u.timestamp));
+    return costAt(ratesFor(variant, u, u.singleRequest), u);
+  };
+
+  return {
+    mode,
+    overridesPath: overrides.path,
+    resolve,
+    calculate,
+    priceUsd(u: PriceableUsage, m: CostMode = mode): number {
+      const c = u.costUsd;
+      if (m !== 'calculate' && typeof c === 'number' && Number.isFinite(c)) return c;
+      if (m === 'display') return hasNoTokens(u) ? 0 : NaN;
+      return calculate(u) ?? NaN;
+    },
+    price(u: PriceableUsage, m: CostMode = mode): PriceResult {
+      const recorded = typeof u.costUsd === 'number' && Number.isFinite(u.costUsd) ? u.costUsd : undefined;
+      if (m === 'display') {
+        if (recorded !== undefined) return { usd: recorded, source: 'agent', unpriced: false };
+        return hasNoTokens(u) ? { usd: 0, source: 'calculated', unpriced: false } : { usd: undefined, source: 'agent', unpriced: true };
+      }
+      if (m === 'auto' && recorded !== undefined) return { usd: recorded, source: 'agent', unpriced: false };
+      const usd = calculate(u);
+      return { usd, source: 'calculated', unpriced: usd === undefined };
+    },
+  };
+}

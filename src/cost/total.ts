@@ -1,0 +1,49 @@
+/**
+ * `totalCost(options)`: the spec's `SessionManager.totalCost()` on its own: scan the selected agents' usage
+ * (`scanUsage`, with the event cache unless `cache: false`) and fold it. The scan gets the agents and the
+ * `since` bound so it can skip files; every other filter is the fold's.
+ */
+import { getCodec } from '../registry.js';
+import { scanUsageBatches } from '../scan/index.js';
+import type { ScanOptions, UsageRecord } from '../scan/types.js';
+import { foldCost } from './fold.js';
+import type { CostFoldOptions } from './filter.js';
+import type { CostAggregationOptions, CostSummary } from './types.js';
+
+/** A source of usage records: the scan engine's batches (`scanUsageBatches`) or any stream of records. */
+export type UsageSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterable<UsageRecord | readonly UsageRecord[]>;
+
+/** The scan of an aggregation, in batches (one await per batch, not per record). */
+export function scanFor(options: CostAggregationOptions, extra: Partial<ScanOptions> = {}): AsyncIterable<UsageRecord[]> {
+  return scanUsageBatches(scanOptionsFor(options, extra));
+}
+
+/** Codec ids of the agents an aggregation selects (undefined: all). Unknown names throw AGENT_NOT_FOUND. */
+export function selectedAgents(options: Pick<CostAggregationOptions, 'agent' | 'agents'>): string[] | undefined {
+  const names = [...(options.agent !== undefined ? [options.agent] : []), ...(options.agents ?? [])];
+  return names.length > 0 ? [...new Set(names.map((a) => getCodec(a).id))] : undefined;
+}
+
+/** Scan options for an aggregation. */
+export function scanOptionsFor(options: CostAggregationOptions, extra: Partial<ScanOptions> = {}): ScanOptions {
+  const agents = selectedAgents(options);
+  return {
+    ...(agents !== undefined && { agents }),
+    ...(options.roots !== undefined && { roots: options.roots }),
+    ...(options.since !== undefined && { since: options.since }),
+    ...(options.cache !== undefined && { cache: options.cache }),
+    ...(options.cachePath !== undefined && { cachePath: options.cachePath }),
+    ...(options.env !== undefined && { env: options.env }),
+    ...extra,
+  };
+}
+
+/**
+ * Total cost and tokens of every selected agent's history.
+ * @example
+ * const s = await totalCost({ since: new Date('2026-01-01'), groupBy: 'model' });
+ * console.log(`$${s.totalUsd.toFixed(2)} over ${s.sessionCount} sessions`, s.unpriced);
+ */
+export async function totalCost(options: CostAggregationOptions & Pick<CostFoldOptions, 'pricer' | 'tagIndex'> = {}, scan?: Partial<ScanOptions>): Promise<CostSummary> {
+  return foldCost(scanFor(options, scan), options);
+}

@@ -1,0 +1,190 @@
+/**
+ * The export library: lines match schema/usage-event.schema.json, dedup keeps the first copy, filters,
+ * prices, CSV quoting, and the export cursor (round trip, foreign files rejected, atomic save).
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, exportUsage, exportUsageBatches, type UsageExportLine } from '../src/cost/export.js';
+import { KeyTable } from '../src/cost/key-table.js';
+import { parseOverrides } from '../src/cost/overrides.js';
+import { createPricer } from '../src/cost/pricing.js';
+import { isSessionfoldError } from '../src/errors.js';
+import type { UsageRecord } from '../src/scan/types.js';
+
+const SCHEMA = JSON.parse(readFileSync(new URL('../schema/usage-event.schema.json', import.meta.url), 'utf8')) as JsonSchema;
+
+interface JsonSchema {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  required?: string[];
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean;
+  minimum?: number;
+}
+
+/** The subset of JSON Schema our schema files use; returns the violations. */
+function validate(value: unknown, schema: JsonSchema, path = '$'): string[] {
+  const errors: string[] = [];
+  const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
+  if (schema.type !== undefined) {
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    const t = typeOf(value);
+    if (!types.includes(t) && !(t === 'integer' && types.includes('number'))) errors.push(`${path}: ${t} is not ${types.join('|')}`);
+  }
+  if ('const' in schema && value !== schema.const) errors.push(`${path}: not ${JSON.stringify(schema.const)}`);
+  if (schema.enum && !schema.enum.includes(value)) errors.push(`${path}: not one of ${JSON.stringify(schema.enum)}`);
+  if (schema.minimum !== undefined && typeof value === 'number' && value < schema.minimum) errors.push(`${path}: < ${schema.minimum}`);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    for (const k of schema.required ?? []) if (!(k in o)) errors.push(`${path}.${k}: required`);
+    for (const [k, v] of Object.entries(o)) {
+      const sub = schema.properties?.[k];
+      if (sub) errors.push(...validate(v, sub, `${path}.${k}`));
+      else if (schema.additionalProperties === false) errors.push(`${path}.${k}: not allowed`);
+    }
+  }
+  return errors;
+}
+
+const overrides = parseOverrides({ models: { alpha: { input_mtok: 1, output_mtok: 10 } } }, '<test>');
+const pricer = createPricer({ mode: 'auto', overrides });
+
+let seq = 0;
+function rec(over: Partial<UsageRecord> = {}): UsageRecord {
+  seq++;
+  return {
+    type: 'usage',
+    agent: 'claude',
+    sessionId: 's1',
+    offset: seq * 10,
+    file: '/h/s1.jsonl',
+    model: 'alpha',
+    timestamp: '2026-01-10T12:00:00.000Z',
+    inputTokens: 1_000,
+    outputTokens: 100,
+    reasoningTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    singleRequest: true,
+    dedupKey: `k${seq}`,
+    ...over,
+  };
+}
+
+async function all(records: UsageRecord[] | UsageRecord[][], o: Parameters<typeof exportUsage>[1] = {}): Promise<UsageExportLine[]> {
+  const out: UsageExportLine[] = [];
+  for await (const l of exportUsage(records, { pricer, timeZone: 'UTC', ...o })) out.push(l);
+  return out;
+}
+
+describe('export lines', () => {
+  it('match the JSON Schema, with every optional field present or absent', async () => {
+    const lines = await all([
+      rec(),
+      rec({ cwd: '/w', provider: 'acme', messageId: 'm1', costUsd: 0.5, retained: true, modelFallback: true, model: 'unknown' }),
+      rec({ model: 'nobody-knows' }),
+    ]);
+    expect(lines).toHaveLength(3);
+    for (const l of lines) expect(validate(JSON.parse(JSON.stringify(l)), SCHEMA)).toEqual([]);
+    expect(Object.keys(SCHEMA.properties ?? {}).sort()).toEqual([...new Set([...Object.keys(lines[1] as object), ...Object.keys(lines[0] as object)])].sort());
+  });
+
+  it('carry the cost in the chosen mode and say where it came from', async () => {
+    const [calc, agent, none] = await all([rec(), rec({ costUsd: 0.5 }), rec({ model: 'nobody-knows' })]);
+    expect(calc).toMatchObject({ usd: 0.002, costSource: 'calculated', unpriced: false });
+    expect(agent).toMatchObject({ usd: 0.5, costUsd: 0.5, costSource: 'agent', unpriced: false });
+    expect(none).toMatchObject({ usd: null, costSource: 'calculated', unpriced: true });
+    const [recalc] = await all([rec({ costUsd: 0.5 })], { mode: 'calculate' });
+    expect(recalc).toMatchObject({ usd: 0.002, costUsd: 0.5, costSource: 'calculated' });
+  });
+
+  it('export each dedup key once: the first copy', async () => {
+    const lines = await all([rec({ dedupKey: 'd', file: '/h/b.jsonl' }), rec({ dedupKey: 'd', file: '/h/a.jsonl', outputTokens: 999 }), rec({ dedupKey: 'e' })]);
+    expect(lines.map((l) => [l.dedupKey, l.file])).toEqual([
+      ['d', '/h/b.jsonl'],
+      ['e', '/h/s1.jsonl'],
+    ]);
+  });
+
+  it('apply the same filters as the cost fold', async () => {
+    const rs = [rec({ agent: 'codex', cwd: '/w/a' }), rec({ timestamp: '2025-01-01T00:00:00Z', cwd: '/w/a' }), rec({ model: 'ALPHA-2', cwd: '/w/b' })];
+    expect((await all(rs, { agent: 'codex' })).length).toBe(1);
+    expect((await all(rs, { since: new Date('2026-01-01') })).length).toBe(2);
+    expect((await all(rs, { cwd: '/w/a' })).length).toBe(2);
+    expect((await all(rs, { model: 'alpha-2' })).length).toBe(1);
+  });
+
+  it('accept record batches and yield line batches', async () => {
+    const batches: UsageExportLine[][] = [];
+    for await (const b of exportUsageBatches([[rec(), rec()], [], [rec({ agent: 'x' })]], { pricer, agent: 'claude' })) batches.push(b);
+    expect(batches.map((b) => b.length)).toEqual([2]);
+  });
+});
+
+describe('CSV', () => {
+  it('has a header of the schema fields and quotes fields that need it', async () => {
+    expect(exportCsvHeader().split(',')).toEqual([...EXPORT_CSV_COLUMNS]);
+    for (const c of EXPORT_CSV_COLUMNS) expect(SCHEMA.properties).toHaveProperty(c);
+    const [l] = await all([rec({ cwd: '/w/a "b", c\nd', messageId: 'm' })]);
+    const row = exportCsvRow(l as UsageExportLine);
+    expect(row).toContain('"/w/a ""b"", c\nd"');
+    expect(row.startsWith('claude,s1,/h/s1.jsonl,')).toBe(true);
+    expect(row.endsWith(',0.002,calculated,false')).toBe(true);
+  });
+});
+
+describe('export cursor', () => {
+  const dir = () => mkdtempSync(join(tmpdir(), 'sf-export-cursor-'));
+
+  it('a missing file starts empty; a saved cursor loads back with its keys and watermarks', async () => {
+    const path = join(dir(), 'sub', 'cursor.json');
+    const c = await ExportCursor.load(path);
+    expect(c.seen.size).toBe(0);
+    const first = await all([rec({ dedupKey: 'a', offset: 5 }), rec({ dedupKey: 'b', offset: 50, file: '/h/t.jsonl' }), rec({ dedupKey: 'c', offset: 70 })], { cursor: c });
+    expect(first).toHaveLength(3);
+    await c.save(new Date('2026-01-01T00:00:00Z'));
+    expect(existsSync(`${path}.tmp`)).toBe(false);
+    const doc = JSON.parse(readFileSync(path, 'utf8'));
+    expect(doc).toMatchObject({ version: 1, type: 'sessionfold.export-cursor', updatedAt: '2026-01-01T00:00:00.000Z', exported: 3, keys: { hash: 'xxh64', count: 3 } });
+    expect(doc.files).toEqual({ '/h/s1.jsonl': { agent: 'claude', offset: 70, events: 2 }, '/h/t.jsonl': { agent: 'claude', offset: 50, events: 1 } });
+
+    const again = await ExportCursor.load(path);
+    const second = await all([rec({ dedupKey: 'a' }), rec({ dedupKey: 'b', file: '/h/other.jsonl' }), rec({ dedupKey: 'd', offset: 90 })], { cursor: again });
+    expect(second.map((l) => l.dedupKey)).toEqual(['d']);
+    expect(again.exported).toBe(4);
+    expect(again.files.get('/h/s1.jsonl')).toEqual({ agent: 'claude', offset: 90, events: 3 });
+  });
+
+  it.each([
+    ['not JSON', '{ nope', /not valid JSON/],
+    ['a cursor store', JSON.stringify({ version: 1, cursors: {} }), /not a sessionfold export cursor/],
+    ['another version', JSON.stringify({ version: 2, type: 'sessionfold.export-cursor', keys: { data: '' } }), /not a sessionfold export cursor/],
+  ])('rejects %s with CURSOR_INVALID instead of exporting everything again', async (_name, text, message) => {
+    const path = join(dir(), 'c.json');
+    writeFileSync(path, text);
+    const err = await ExportCursor.load(path).catch((e: unknown) => e);
+    expect(isSessionfoldError(err, 'CURSOR_INVALID')).toBe(true);
+    expect((err as Error).message).toMatch(message);
+  });
+});
+
+describe('KeyTable', () => {
+  it('keeps values, grows, and round-trips its hashes through bytes', () => {
+    const t = new KeyTable(4);
+    for (let i = 0; i < 5000; i++) t.set(`key-${i}`, i);
+    expect(t.size).toBe(5000);
+    for (let i = 0; i < 5000; i += 7) expect(t.get(`key-${i}`)).toBe(i);
+    expect(t.get('absent')).toBe(-1);
+    expect(t.add('key-1')).toBe(false);
+    expect(t.add('new')).toBe(true);
+    const back = KeyTable.fromBytes(t.toBytes());
+    expect(back.size).toBe(5001);
+    expect(back.has('key-4999')).toBe(true);
+    expect(back.has('new')).toBe(true);
+    expect(back.has('key-5000')).toBe(false);
+  });
+});
