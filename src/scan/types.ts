@@ -10,23 +10,94 @@ export interface UsageRecord extends UsageEvent {
   file: string;
   /** The session's working directory (from the file's `session` event), when known. */
   cwd?: string;
+  /**
+   * True when the file no longer holds this usage: it was rewritten away (Claude Code rewrites session files
+   * on resume and compaction) or the file was deleted, and the event cache's ledger kept it. Only cached
+   * scans yield such records; a `cache: false` scan cannot know them.
+   */
+  retained?: boolean;
 }
 
 export interface ScanOptions {
   /** Codec ids or aliases; default: every registered codec. */
   agents?: string[];
-  /** Per-agent roots overriding the codecs' defaults. */
+  /** Per-agent roots overriding the codecs' defaults (keyed by codec id or alias). */
   roots?: Record<string, string[]>;
   /** Files whose mtime is before this can be skipped when the codec declares `eventsPrecedeMtime`. */
   since?: Date;
   /** Use the event cache (default true). */
   cache?: boolean;
+  /** Path of the cache database (default `$SESSIONFOLD_CACHE`, else `$XDG_CACHE_HOME/sessionfold/events.db`). */
   cachePath?: string;
-  /** Worker threads (default: min(cores, 4)); 0 parses on the main thread. */
+  /**
+   * Worker threads. Default: min(cores, 4), but the main thread alone when there is little to parse (a warm
+   * run); an explicit number is honoured (capped at the number of files to parse); 0 parses on the main thread.
+   */
   workers?: number;
   env?: NodeJS.ProcessEnv;
   /** Progress: bytes done of total bytes to read. */
   onProgress?: (done: number, total: number) => void;
-  /** Warnings (corrupt cache moved aside, unreadable files). */
+  /** Warnings (corrupt cache moved aside, unreadable files). Default: `process.emitWarning`. */
   onWarning?: (message: string) => void;
+  /**
+   * Keep yielding the cached usage of files that were deleted from disk (Claude Code deletes transcripts
+   * after `cleanupPeriodDays`), as `retained` records. Default true. Only files under the scanned roots count.
+   */
+  retainDeleted?: boolean;
+  /** Filled in as the scan goes (like a read's `info`). */
+  stats?: ScanStats;
+}
+
+/** Counters of one scan. */
+export interface ScanStats {
+  /** Session files discovered (those skipped by `since` included). */
+  files: number;
+  /** Files skipped by `since` without being opened. */
+  skippedSince: number;
+  /** Files served from the cache without reading them. */
+  unchanged: number;
+  /** Files read from a cursor: only their appended bytes. */
+  resumed: number;
+  /** Files read from byte 0 (new, rewritten, parser or dependency changed, or no cache). */
+  fullReads: number;
+  /** Cached files no longer on disk whose usage was kept (`retainDeleted`). */
+  deleted: number;
+  /** Files that could not be read (each with a warning). */
+  failed: number;
+  /** Bytes the codecs read (verified prefixes excluded). */
+  bytesRead: number;
+  /** Bytes of prefixes read to verify the cache's fingerprint of grown files. */
+  bytesVerified: number;
+  /** Usage records yielded. */
+  records: number;
+  /** Of `records`, how many are `retained` (ledger) records. */
+  retainedRecords: number;
+  /** Lines the codecs skipped (malformed, over-long). */
+  skippedLines: number;
+  /** Worker threads used (0: the main thread parsed). */
+  workers: number;
+  /** Whether the cache was used; `rebuilt` when a corrupt or foreign one was moved aside. */
+  cache: 'off' | 'used' | 'rebuilt';
+  /** Cache writes skipped because another process had updated the same file first. */
+  conflicts: number;
+}
+
+export function newScanStats(): ScanStats {
+  return {
+    files: 0,
+    skippedSince: 0,
+    unchanged: 0,
+    resumed: 0,
+    fullReads: 0,
+    deleted: 0,
+    failed: 0,
+    bytesRead: 0,
+    bytesVerified: 0,
+    records: 0,
+    retainedRecords: 0,
+    skippedLines: 0,
+    workers: 0,
+    cache: 'off',
+    conflicts: 0,
+  };
 }

@@ -1,0 +1,185 @@
+/**
+ * Opening the event cache database: WAL (a status line and a report read and write at once), a busy timeout,
+ * `synchronous = NORMAL` (a crash may lose the last transactions of a cache, never corrupt it), and a
+ * schema check. The file is ours when its header's `application_id` is CACHE_APPLICATION_ID and its
+ * `user_version` is CACHE_SCHEMA_VERSION; an empty database gets the schema in one IMMEDIATE transaction (so
+ * two processes creating it at once do not race). Anything else, a file that is not SQLite, a foreign
+ * database, a schema version this build does not know or a corrupt one, is moved aside as
+ * `<path>.corrupt-<ms>` (with its -wal and -shm) and rebuilt, with a warning.
+ */
+import { mkdirSync, renameSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { SessionfoldError } from '../errors.js';
+
+export type Db = Database.Database;
+
+/** 'SFev' in the SQLite header's application_id. */
+export const CACHE_APPLICATION_ID = 0x53466576;
+/** Goes up with any change of the tables or of the segment encoding. */
+export const CACHE_SCHEMA_VERSION = 1;
+/** How long a writer waits for another process's transaction (ms). */
+export const BUSY_TIMEOUT_MS = 15_000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files (
+  id INTEGER PRIMARY KEY,
+  agent TEXT NOT NULL,
+  path TEXT NOT NULL,
+  root TEXT NOT NULL,
+  parser TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  deps TEXT NOT NULL,
+  prefix_hash TEXT,
+  session_events INTEGER NOT NULL DEFAULT 0,
+  cwd_index INTEGER,
+  cwd TEXT,
+  live_count INTEGER NOT NULL DEFAULT 0,
+  segment_count INTEGER NOT NULL DEFAULT 0,
+  ledger_count INTEGER NOT NULL DEFAULT 0,
+  deleted INTEGER NOT NULL DEFAULT 0,
+  gen INTEGER NOT NULL DEFAULT 1,
+  updated_at INTEGER NOT NULL,
+  -- Large values last: a row scan that does not ask for them never reads their overflow pages.
+  cursor TEXT,
+  ledger BLOB,
+  UNIQUE (agent, path)
+);
+CREATE TABLE IF NOT EXISTS segments (
+  file_id INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (file_id, seq)
+);
+`;
+
+const EXPECTED_TABLES = ['files', 'meta', 'segments'];
+
+/** SQLite error codes that mean the file is not a usable database. */
+export function isCorruptionError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
+}
+
+class ForeignDatabase extends Error {}
+
+function configure(db: Db): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = OFF');
+}
+
+function validate(db: Db): void {
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (appId === CACHE_APPLICATION_ID && version === CACHE_SCHEMA_VERSION) {
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).filter((t) => !t.startsWith('sqlite_'));
+    if (EXPECTED_TABLES.every((t) => tables.includes(t))) return;
+    throw new ForeignDatabase('tables missing');
+  }
+  if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
+  if (appId === CACHE_APPLICATION_ID) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
+  // An empty database: create the schema, unless someone else did it first or it holds foreign tables.
+  db.transaction(() => {
+    const id = db.pragma('application_id', { simple: true }) as number;
+    if (id === CACHE_APPLICATION_ID) return;
+    const count = db.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
+    if (count > 0 || id !== 0) throw new ForeignDatabase('not a sessionfold cache');
+    db.exec(SCHEMA);
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('created', new Date().toISOString());
+    db.pragma(`application_id = ${CACHE_APPLICATION_ID}`);
+    db.pragma(`user_version = ${CACHE_SCHEMA_VERSION}`);
+  }).immediate();
+  validate(db);
+}
+
+function inode(path: string): number | undefined {
+  return statSync(path, { throwIfNoEntry: false })?.ino;
+}
+
+/** Move `path` (and its -wal / -shm) aside as `<path>.corrupt-<ms>`; returns the new name. */
+export function moveAside(path: string, expectedInode?: number): string | undefined {
+  // Another process may already have moved it and built a fresh one: never move that one.
+  if (expectedInode !== undefined && inode(path) !== expectedInode) return undefined;
+  let aside = `${path}.corrupt-${Date.now()}`;
+  for (let i = 1; statSync(aside, { throwIfNoEntry: false }) !== undefined; i++) aside = `${path}.corrupt-${Date.now()}-${i}`;
+  try {
+    renameSync(path, aside);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      renameSync(path + suffix, aside + suffix);
+    } catch {
+      // absent
+    }
+  }
+  return aside;
+}
+
+export interface OpenedDb {
+  db: Db;
+  /** A corrupt or foreign file was moved aside and a fresh cache built. */
+  rebuilt: boolean;
+}
+
+/** Reject a foreign database before touching it (switching it to WAL would write its header). */
+function precheck(db: Db): void {
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
+  if (appId === CACHE_APPLICATION_ID) {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== CACHE_SCHEMA_VERSION) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
+  } else {
+    const count = db.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
+    if (count > 0) throw new ForeignDatabase('not a sessionfold cache');
+  }
+}
+
+function tryOpen(path: string): Db {
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    precheck(db);
+    configure(db);
+    validate(db);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/** Open (creating) the cache at `path`; a corrupt or foreign file is moved aside and rebuilt. */
+export function openCacheDb(path: string, warn: (message: string) => void): OpenedDb {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (e) {
+    throw new SessionfoldError('CACHE_ERROR', `Cannot create the cache directory for ${path}: ${(e as Error).message}`, { file: path, cause: e });
+  }
+  let rebuilt = false;
+  for (let attempt = 0; ; attempt++) {
+    const ino = inode(path);
+    try {
+      return { db: tryOpen(path), rebuilt };
+    } catch (e) {
+      if (!(e instanceof ForeignDatabase) && !isCorruptionError(e)) {
+        throw new SessionfoldError('CACHE_ERROR', `Cannot open the event cache ${path}: ${(e as Error).message}`, { file: path, cause: e });
+      }
+      if (attempt >= 2) throw new SessionfoldError('CACHE_ERROR', `The event cache ${path} stays unusable: ${(e as Error).message}`, { file: path, cause: e });
+      const what = e instanceof ForeignDatabase ? `is not a sessionfold cache this version knows (${e.message})` : `is corrupt (${(e as Error).message})`;
+      const aside = moveAside(path, ino);
+      if (aside !== undefined) {
+        warn(`The event cache ${path} ${what}: moved it aside to ${aside} and rebuilt it.`);
+        rebuilt = true;
+      }
+    }
+  }
+}

@@ -1,0 +1,333 @@
+/**
+ * The event cache's operations over the database of db.ts: per file, the state a warm run needs (stat,
+ * dependencies, parser, cursor, the cache's own xxh64 prefix fingerprint, the session cwd) and the usage the
+ * file yielded, as segments (src/scan/segment.ts); plus the ledger.
+ *
+ * Ledger: when a file is read from byte 0 again (rewritten in place, a dependency changed) under the same
+ * parser, the usage it yielded before whose dedup key the new read no longer yields is kept in the file's
+ * `ledger` segment, and keeps being yielded (marked `retained`). The ledger never loses spend it has seen;
+ * a key that comes back in the file leaves the ledger. Under a new parser the old live usage is dropped
+ * instead (its dedup keys may follow an old scheme and would double count), but the ledger is kept.
+ *
+ * Concurrency: each batch of files is applied in one IMMEDIATE transaction, and a file's row is updated only
+ * when its `gen` is still the one the scan started from; otherwise another process got there first and the
+ * caller re-classifies the file against the new row (optimistic concurrency, no lock held while parsing).
+ */
+import type { ResumeStart } from '../codec.js';
+import type { Segment } from '../scan/segment.js';
+import { decodeSegment, pushRecords, SegmentWriter, segmentCount, segmentKey } from '../scan/segment.js';
+import type { UsageRecord } from '../scan/types.js';
+import type { SessionTrack } from '../scan/parse-file.js';
+import { openCacheDb, type Db } from './db.js';
+
+/** A file's segments are merged into one when an append takes them past this. */
+export const MAX_SEGMENTS_PER_FILE = 32;
+
+/** A row of `files`. */
+export interface FileRow {
+  id: number;
+  agent: string;
+  path: string;
+  root: string;
+  parser: string;
+  size: number;
+  mtime_ms: number;
+  deps: string;
+  /** 1 when the row holds a cursor (fetched with `getCursor`, it is not loaded with every row). */
+  has_cursor: number;
+  prefix_hash: string | null;
+  session_events: number;
+  cwd_index: number | null;
+  cwd: string | null;
+  live_count: number;
+  segment_count: number;
+  ledger_count: number;
+  deleted: number;
+  gen: number;
+}
+
+const ROW_COLUMNS =
+  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen';
+
+/** What a finished parse of one file brings to the cache. */
+export interface FileResult {
+  agent: string;
+  path: string;
+  root: string;
+  parser: string;
+  size: number;
+  mtimeMs: number;
+  deps: string;
+  /** The `gen` of the row the task was built from (null: no row). */
+  baseGen: number | null;
+  start: ResumeStart;
+  /** Encoded usage segments of this read. */
+  segments: Uint8Array[];
+  /** The new cursor (JSON), or null for codecs without one. */
+  cursor: string | null;
+  prefixHash: string | null;
+  track: SessionTrack;
+}
+
+export type ApplyOutcome = { ok: true; records: UsageRecord[]; retained: number } | { ok: false };
+
+function toBuffer(u: Uint8Array): Buffer {
+  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+export class EventCache {
+  readonly path: string;
+  /** A corrupt or foreign file was moved aside and this cache built fresh. */
+  rebuilt: boolean;
+  readonly #db: Db;
+  readonly #s;
+  readonly #readTx: (ids: string) => { records: UsageRecord[]; retained: number };
+  readonly #applyTx: { immediate: (results: readonly FileResult[]) => ApplyOutcome[] };
+  readonly #deleteTx: { immediate: (rows: readonly FileRow[], now: number) => void };
+
+  private constructor(path: string, db: Db, rebuilt: boolean) {
+    this.path = path;
+    this.#db = db;
+    this.rebuilt = rebuilt;
+    this.#readTx = db.transaction((ids: string) => this.#readFiles(ids));
+    this.#applyTx = db.transaction((results: readonly FileResult[]) => results.map((r) => this.#applyOne(r)));
+    this.#deleteTx = db.transaction((rows: readonly FileRow[], now: number) => {
+      for (const r of rows) this.#s.markDeleted.run(now, r.id);
+    });
+    this.#s = {
+      byAgent: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE agent = ?`),
+      byPath: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE agent = ? AND path = ?`),
+      byId: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE id = ?`),
+      ledger: db.prepare('SELECT ledger FROM files WHERE id = ?').pluck(),
+      cursor: db.prepare('SELECT cursor FROM files WHERE id = ?').pluck(),
+      bulkRows: db.prepare(`SELECT id, path, cwd, deleted, ledger_count, ledger FROM files WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`),
+      bulkSegments: db.prepare('SELECT file_id, data FROM segments WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, seq').raw(),
+      segments: db.prepare('SELECT data FROM segments WHERE file_id = ? ORDER BY seq').pluck(),
+      segmentsDesc: db.prepare('SELECT seq, count, data FROM segments WHERE file_id = ? ORDER BY seq DESC'),
+      maxSeq: db.prepare('SELECT max(seq) FROM segments WHERE file_id = ?').pluck(),
+      deleteSegments: db.prepare('DELETE FROM segments WHERE file_id = ?'),
+      deleteSegment: db.prepare('DELETE FROM segments WHERE file_id = ? AND seq = ?'),
+      insertSegment: db.prepare('INSERT INTO segments (file_id, seq, count, data) VALUES (?, ?, ?, ?)'),
+      replaceSegment: db.prepare('UPDATE segments SET count = ?, data = ? WHERE file_id = ? AND seq = ?'),
+      insertFile: db.prepare(
+        `INSERT INTO files (agent, path, root, parser, size, mtime_ms, deps, cursor, prefix_hash, session_events, cwd_index, cwd,
+           live_count, segment_count, ledger, ledger_count, deleted, gen, updated_at)
+         VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @deps, @cursor, @prefix_hash, @session_events, @cwd_index, @cwd,
+           @live_count, @segment_count, @ledger, @ledger_count, 0, 1, @updated_at) RETURNING id`,
+      ),
+      updateFile: db.prepare(
+        `UPDATE files SET root = @root, parser = @parser, size = @size, mtime_ms = @mtime_ms, deps = @deps, cursor = @cursor,
+           prefix_hash = @prefix_hash, session_events = @session_events, cwd_index = @cwd_index, cwd = @cwd, live_count = @live_count,
+           segment_count = @segment_count, ledger = @ledger, ledger_count = @ledger_count, deleted = 0, gen = gen + 1,
+           updated_at = @updated_at
+         WHERE id = @id`,
+      ),
+      markDeleted: db.prepare('UPDATE files SET deleted = 1, gen = gen + 1, updated_at = ? WHERE id = ? AND deleted = 0'),
+    };
+  }
+
+  /** Open (or create, or rebuild) the cache at `path`. */
+  static open(path: string, warn: (message: string) => void): EventCache {
+    const { db, rebuilt } = openCacheDb(path, warn);
+    return new EventCache(path, db, rebuilt);
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /** Every cached file of these agents, keyed `agent\0path`. */
+  loadFiles(agents: readonly string[]): Map<string, FileRow> {
+    const out = new Map<string, FileRow>();
+    for (const a of agents) for (const r of this.#s.byAgent.all(a) as FileRow[]) out.set(fileKey(r.agent, r.path), r);
+    return out;
+  }
+
+  getFile(agent: string, path: string): FileRow | undefined {
+    return this.#s.byPath.get(agent, path) as FileRow | undefined;
+  }
+
+  /** The stored cursor (JSON) of a file, if any. */
+  getCursor(id: number): string | null {
+    return (this.#s.cursor.get(id) as string | null | undefined) ?? null;
+  }
+
+  /**
+   * The records of cached files (live usage, then ledger), read in one transaction with two statements for
+   * the whole batch, so each file's row and segments agree. Files gone from the cache are skipped.
+   */
+  readFiles(rows: readonly FileRow[]): { records: UsageRecord[]; retained: number } {
+    return this.#readTx(JSON.stringify(rows.map((r) => r.id)));
+  }
+
+  #readFiles(ids: string): { records: UsageRecord[]; retained: number } {
+    const out: UsageRecord[] = [];
+    let retained = 0;
+    const files = new Map<number, { path: string; cwd: string | null; deleted: number; ledger_count: number; ledger: Buffer | null }>();
+    for (const f of this.#s.bulkRows.all(ids) as { id: number; path: string; cwd: string | null; deleted: number; ledger_count: number; ledger: Buffer | null }[]) files.set(f.id, f);
+    for (const [fileId, data] of this.#s.bulkSegments.all(ids) as [number, Buffer][]) {
+      const f = files.get(fileId);
+      if (f === undefined) continue;
+      const seg = decodeSegment(data);
+      pushRecords(seg, f.path, f.cwd ?? undefined, f.deleted !== 0, out);
+      if (f.deleted !== 0) retained += seg.count;
+    }
+    for (const f of files.values()) {
+      if (f.ledger_count === 0 || f.ledger === null) continue;
+      const seg = decodeSegment(f.ledger);
+      pushRecords(seg, f.path, f.cwd ?? undefined, true, out);
+      retained += seg.count;
+    }
+    return { records: out, retained };
+  }
+
+  /** Mark files deleted from disk (their usage stays, as retained records). */
+  markDeleted(rows: readonly FileRow[]): void {
+    if (rows.length === 0) return;
+    this.#deleteTx.immediate(rows, Date.now());
+  }
+
+  /** Apply finished parses in one IMMEDIATE transaction; returns, per result, the file's records or a conflict. */
+  apply(results: readonly FileResult[]): ApplyOutcome[] {
+    return this.#applyTx.immediate(results);
+  }
+
+  #applyOne(r: FileResult): ApplyOutcome {
+    const row = this.#s.byPath.get(r.agent, r.path) as FileRow | undefined;
+    if ((row?.gen ?? null) !== r.baseGen) return { ok: false };
+    const cwd = r.track.cwd ?? undefined;
+    const newCount = r.segments.reduce((n, s) => n + segmentCount(s), 0);
+    const out: UsageRecord[] = [];
+    const values = {
+      agent: r.agent,
+      path: r.path,
+      root: r.root,
+      parser: r.parser,
+      size: r.size,
+      mtime_ms: r.mtimeMs,
+      deps: r.deps,
+      cursor: r.cursor,
+      prefix_hash: r.prefixHash,
+      session_events: r.track.events,
+      cwd_index: r.track.cwdIndex,
+      cwd: r.track.cwd,
+      updated_at: Date.now(),
+    };
+
+    if (row === undefined || r.start.restarted) {
+      const decoded = r.segments.map((s) => decodeSegment(s));
+      let ledger: Uint8Array | null = null;
+      let ledgerCount = 0;
+      if (row !== undefined) {
+        ({ ledger, ledgerCount } = this.#ledgerAfterRestart(row, r, decoded));
+        this.#s.deleteSegments.run(row.id);
+      }
+      const fields = { ...values, live_count: newCount, segment_count: r.segments.length, ledger: ledger && toBuffer(ledger), ledger_count: ledgerCount };
+      let id: number;
+      if (row === undefined) id = (this.#s.insertFile.get(fields) as { id: number }).id;
+      else {
+        id = row.id;
+        this.#s.updateFile.run({ ...fields, id });
+      }
+      r.segments.forEach((s, i) => this.#s.insertSegment.run(id, i, segmentCount(s), toBuffer(s)));
+      for (const seg of decoded) pushRecords(seg, r.path, cwd, false, out);
+      if (ledger !== null) pushRecords(decodeSegment(ledger), r.path, cwd, true, out);
+      return { ok: true, records: out, retained: ledgerCount };
+    }
+
+    // Resumed: drop the `replaced` tail, append, merge when fragmented.
+    const dropped = Math.min(r.start.replaced.usage ?? 0, row.live_count);
+    let segCount = row.segment_count - this.#dropTail(row.id, dropped);
+    let seq = ((this.#s.maxSeq.get(row.id) as number | null) ?? -1) + 1;
+    for (const s of r.segments) this.#s.insertSegment.run(row.id, seq++, segmentCount(s), toBuffer(s));
+    segCount += r.segments.length;
+    if (segCount > MAX_SEGMENTS_PER_FILE) {
+      segCount = this.#compact(row.id);
+    }
+    let ledger = row.ledger_count > 0 ? (this.#s.ledger.get(row.id) as Buffer | null) : null;
+    let ledgerCount = row.ledger_count;
+    if (ledger !== null && newCount > 0) {
+      // A key that comes back in the file leaves the ledger.
+      const keys = new Set<string>();
+      for (const s of r.segments) {
+        const seg = decodeSegment(s);
+        for (let i = 0; i < seg.count; i++) keys.add(segmentKey(seg, i));
+      }
+      const old = decodeSegment(ledger);
+      const w = new SegmentWriter();
+      for (let i = 0; i < old.count; i++) if (!keys.has(segmentKey(old, i))) w.addFrom(old, i);
+      ledgerCount = w.count;
+      ledger = ledgerCount > 0 ? toBuffer(w.finish()) : null;
+    }
+    const live = row.live_count - dropped + newCount;
+    this.#s.updateFile.run({ ...values, id: row.id, live_count: live, segment_count: segCount, ledger, ledger_count: ledgerCount });
+    for (const data of this.#s.segments.all(row.id) as Buffer[]) pushRecords(decodeSegment(data), r.path, cwd, false, out);
+    if (ledger !== null) pushRecords(decodeSegment(ledger), r.path, cwd, true, out);
+    return { ok: true, records: out, retained: ledgerCount };
+  }
+
+  /** The ledger after a read from byte 0: old ledger and (same parser) old live usage whose key is gone. */
+  #ledgerAfterRestart(row: FileRow, r: FileResult, decoded: Segment[]): { ledger: Uint8Array | null; ledgerCount: number } {
+    const sameParser = row.parser === r.parser;
+    const carry = sameParser && row.live_count > 0;
+    if (!carry && row.ledger_count === 0) return { ledger: null, ledgerCount: 0 };
+    const newKeys = new Set<string>();
+    for (const seg of decoded) for (let i = 0; i < seg.count; i++) newKeys.add(segmentKey(seg, i));
+    // Per key, the latest version: old ledger first, old live usage over it.
+    const pick = new Map<string, [Segment, number]>();
+    const ledger = row.ledger_count > 0 ? (this.#s.ledger.get(row.id) as Buffer | null) : null;
+    if (ledger !== null) {
+      const seg = decodeSegment(ledger);
+      for (let i = 0; i < seg.count; i++) pick.set(segmentKey(seg, i), [seg, i]);
+    }
+    if (carry) {
+      for (const data of this.#s.segments.all(row.id) as Buffer[]) {
+        const seg = decodeSegment(data);
+        for (let i = 0; i < seg.count; i++) pick.set(segmentKey(seg, i), [seg, i]);
+      }
+    }
+    const w = new SegmentWriter();
+    for (const [key, [seg, i]] of pick) if (!newKeys.has(key)) w.addFrom(seg, i);
+    const count = w.count;
+    return count === 0 ? { ledger: null, ledgerCount: 0 } : { ledger: w.finish(), ledgerCount: count };
+  }
+
+  /** Remove the last `n` live events of a file; returns how many segments were deleted. */
+  #dropTail(fileId: number, n: number): number {
+    let left = n;
+    let removed = 0;
+    if (left <= 0) return 0;
+    for (const s of this.#s.segmentsDesc.all(fileId) as { seq: number; count: number; data: Buffer }[]) {
+      if (left <= 0) break;
+      if (s.count <= left) {
+        this.#s.deleteSegment.run(fileId, s.seq);
+        left -= s.count;
+        removed++;
+      } else {
+        const seg = decodeSegment(s.data);
+        const w = new SegmentWriter();
+        for (let i = 0; i < seg.count - left; i++) w.addFrom(seg, i);
+        this.#s.replaceSegment.run(w.count, toBuffer(w.finish()), fileId, s.seq);
+        left = 0;
+      }
+    }
+    return removed;
+  }
+
+  /** Merge a file's segments into one; returns the segment count (0 or 1). */
+  #compact(fileId: number): number {
+    const w = new SegmentWriter();
+    for (const data of this.#s.segments.all(fileId) as Buffer[]) {
+      const seg = decodeSegment(data);
+      for (let i = 0; i < seg.count; i++) w.addFrom(seg, i);
+    }
+    this.#s.deleteSegments.run(fileId);
+    if (w.count === 0) return 0;
+    this.#s.insertSegment.run(fileId, 0, w.count, toBuffer(w.finish()));
+    return 1;
+  }
+}
+
+export function fileKey(agent: string, path: string): string {
+  return `${agent}\0${path}`;
+}

@@ -1,0 +1,295 @@
+/**
+ * The cached scan. Each discovered file is classified against its cached row:
+ *
+ * - unchanged (same size, mtimeMs, dependency fingerprints and parser string): its usage comes from the
+ *   cache, the file is not opened;
+ * - grown or touched, same parser and dependencies, with a cursor: a task resumes from the cursor (only the
+ *   appended bytes are parsed, after the cache's own prefix fingerprint is verified);
+ * - anything else (new, parser or dependencies changed, no cursor): a task reads it from byte 0.
+ *
+ * Cached files under the scanned roots that are gone from disk are marked deleted and their usage is still
+ * yielded, as `retained` records (`retainDeleted`). Finished parses are applied in batches, one transaction
+ * each; a file another process updated meanwhile is classified again against the new row.
+ */
+import { statSync } from 'node:fs';
+import { getParserString, type Codec, type ReadCursor, type ResumeStart } from '../codec.js';
+import { SessionfoldError } from '../errors.js';
+import { EventCache, fileKey, type FileResult, type FileRow } from '../cache/store.js';
+import { isCorruptionError, moveAside } from '../cache/db.js';
+import type { Discovery, ScanFile } from './discover.js';
+import type { NormalizedScanOptions } from './options.js';
+import { resolveWorkers } from './options.js';
+import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
+import { TaskRunner } from './runner.js';
+import { decodeSegment, pushRecords, segmentCount } from './segment.js';
+import { scanStreaming } from './streaming.js';
+import type { UsageRecord } from './types.js';
+
+/** Unchanged files served per read transaction. */
+const READ_CHUNK_FILES = 256;
+/** Finished files applied per write transaction (at most). */
+const APPLY_FILES = 64;
+const APPLY_EVENTS = 1 << 16;
+/** Conflicts with another process tolerated per file before it is read without the cache. */
+const MAX_ATTEMPTS = 3;
+
+interface TaskState {
+  task: ParseTask;
+  file: ScanFile;
+  row: FileRow | undefined;
+  attempts: number;
+  /** Read without writing: the file lost too many races with another process. */
+  noWrite: boolean;
+  start?: ResumeStart;
+  segments: Uint8Array[];
+  events: number;
+}
+
+function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row is FileRow {
+  return row !== undefined && row.deleted === 0 && row.parser === parser && row.size === f.size && row.mtime_ms === f.mtimeMs && row.deps === f.deps;
+}
+
+function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | undefined, parser: string, noWrite: boolean): ParseTask {
+  const resume = f.codec.capabilities.incremental && !noWrite;
+  let cursor: ReadCursor | undefined;
+  if (resume && row !== undefined && row.parser === parser && row.deps === f.deps && row.has_cursor !== 0) {
+    try {
+      cursor = JSON.parse(cache.getCursor(row.id) ?? 'null') as ReadCursor | undefined;
+    } catch {
+      cursor = undefined;
+    }
+    if (cursor === null || typeof cursor !== 'object') cursor = undefined;
+    if (cursor?.format === 'jsonl' && row.prefix_hash === null) cursor = undefined;
+  }
+  if (cursor === undefined) return { id, agent: f.codec.id, path: f.path, weight: f.size, resume };
+  return {
+    id,
+    agent: f.codec.id,
+    path: f.path,
+    weight: cursor.format === 'jsonl' ? Math.max(0, f.size - cursor.offset) : f.size,
+    resume,
+    cursor,
+    prefixHash: row?.prefix_hash ?? undefined,
+    track: { events: row?.session_events ?? 0, cwdIndex: row?.cwd_index ?? null, cwd: row?.cwd ?? null },
+  };
+}
+
+/** Open the cache and load the selected agents' rows; corruption found while loading is a rebuild too. */
+function openAndLoad(opts: NormalizedScanOptions): { cache: EventCache; rows: Map<string, FileRow> } {
+  const agents = opts.sources.map((s) => s.codec.id);
+  let cache = EventCache.open(opts.cachePath, opts.onWarning);
+  try {
+    return { cache, rows: cache.loadFiles(agents) };
+  } catch (e) {
+    cache.close();
+    if (!isCorruptionError(e)) throw e;
+    const aside = moveAside(opts.cachePath);
+    opts.onWarning(`The event cache ${opts.cachePath} is corrupt (${(e as Error).message}): moved it aside${aside ? ` to ${aside}` : ''} and rebuilt it.`);
+    cache = EventCache.open(opts.cachePath, opts.onWarning);
+    cache.rebuilt = true;
+    return { cache, rows: cache.loadFiles(agents) };
+  }
+}
+
+function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
+export async function* scanCached(opts: NormalizedScanOptions, discovery: Discovery): AsyncGenerator<UsageRecord[]> {
+  const stats = opts.stats;
+  let opened: { cache: EventCache; rows: Map<string, FileRow> };
+  try {
+    opened = openAndLoad(opts);
+  } catch (e) {
+    opts.onWarning(`${(e as Error).message}; reading without the event cache.`);
+    stats.cache = 'off';
+    yield* scanStreaming(opts, discovery.files);
+    return;
+  }
+  const { cache, rows } = opened;
+  stats.cache = cache.rebuilt ? 'rebuilt' : 'used';
+  const guard = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      if (isCorruptionError(e)) {
+        cache.close();
+        const aside = moveAside(opts.cachePath);
+        throw new SessionfoldError('CACHE_ERROR', `The event cache ${opts.cachePath} is corrupt${aside ? ` (moved aside to ${aside})` : ''}; run again to rebuild it.`, {
+          file: opts.cachePath,
+          cause: e,
+        });
+      }
+      if (e instanceof SessionfoldError) throw e;
+      throw new SessionfoldError('CACHE_ERROR', `Event cache ${opts.cachePath}: ${(e as Error).message}`, { file: opts.cachePath, cause: e });
+    }
+  };
+
+  let runner: TaskRunner | undefined;
+  try {
+    const parsers = new Map<Codec, string>(opts.sources.map((s) => [s.codec, getParserString(s.codec)]));
+    const serve: FileRow[] = [];
+    const states = new Map<number, TaskState>();
+    let nextId = 0;
+    for (const f of discovery.files) {
+      const parser = parsers.get(f.codec) as string;
+      const row = rows.get(fileKey(f.codec.id, f.path));
+      if (isUnchanged(f, row, parser)) {
+        serve.push(row);
+        stats.unchanged++;
+        continue;
+      }
+      const task = guard(() => makeTask(cache, nextId++, f, row, parser, false));
+      states.set(task.id, { task, file: f, row, attempts: 0, noWrite: false, segments: [], events: 0 });
+    }
+
+    // Cached files under the scanned roots that are gone from disk.
+    const gone: FileRow[] = [];
+    for (const { codec, roots } of opts.sources) {
+      const seen = discovery.seen.get(codec.id) ?? new Set<string>();
+      const skipOld = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
+      for (const row of rows.values()) {
+        if (row.agent !== codec.id || seen.has(row.path) || !roots.includes(row.root)) continue;
+        if (statSync(row.path, { throwIfNoEntry: false }) !== undefined) continue;
+        if (row.deleted === 0) gone.push(row);
+        if (opts.retainDeleted && !(skipOld && row.mtime_ms < (opts.since as number))) {
+          serve.push(row);
+          stats.deleted++;
+        }
+      }
+    }
+    guard(() => cache.markDeleted(gone));
+
+    const tasks = [...states.values()].map((s) => s.task);
+    runner = new TaskRunner(opts, resolveWorkers(opts.workers, tasks.length, tasks.reduce((n, t) => n + t.weight, 0)));
+    runner.add(tasks);
+    stats.workers = runner.workers;
+
+    // Serve cached files while the pool parses.
+    for (const chunk of chunks(serve, READ_CHUNK_FILES)) {
+      const { records, retained } = guard(() => cache.readFiles(chunk));
+      stats.records += records.length;
+      stats.retainedRecords += retained;
+      if (records.length > 0) yield records;
+      await new Promise<void>((r) => setImmediate(r));
+    }
+
+    const pending: { state: TaskState; done: Extract<TaskMessage, { type: 'done' }> }[] = [];
+    let pendingEvents = 0;
+    const r = runner;
+
+    const requeue = (state: TaskState): FileRow | undefined => {
+      const fresh = guard(() => cache.getFile(state.file.codec.id, state.file.path));
+      const parser = parsers.get(state.file.codec) as string;
+      if (isUnchanged(state.file, fresh, parser)) return fresh;
+      const attempts = state.attempts + 1;
+      const noWrite = attempts >= MAX_ATTEMPTS;
+      const task = guard(() => makeTask(cache, nextId++, state.file, fresh, parser, noWrite));
+      states.set(task.id, { task, file: state.file, row: fresh, attempts, noWrite, segments: [], events: 0 });
+      r.add([task]);
+      return undefined;
+    };
+
+    function* emit(records: UsageRecord[], retained: number): Generator<UsageRecord[]> {
+      stats.records += records.length;
+      stats.retainedRecords += retained;
+      if (records.length > 0) yield records;
+    }
+
+    function* applyPending(): Generator<UsageRecord[]> {
+      const batch = pending.splice(0);
+      pendingEvents = 0;
+      const results: FileResult[] = batch.map(({ state, done }) => ({
+        agent: state.file.codec.id,
+        path: state.file.path,
+        root: state.file.root,
+        parser: parsers.get(state.file.codec) as string,
+        size: state.file.size,
+        mtimeMs: state.file.mtimeMs,
+        deps: state.file.deps,
+        baseGen: state.row?.gen ?? null,
+        start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },
+        segments: state.segments,
+        cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
+        prefixHash: done.prefixHash ?? null,
+        track: done.track,
+      }));
+      const outcomes = guard(() => cache.apply(results));
+      for (let i = 0; i < batch.length; i++) {
+        const o = outcomes[i];
+        const { state } = batch[i] as (typeof batch)[number];
+        if (o?.ok) {
+          yield* emit(o.records, o.retained);
+          continue;
+        }
+        stats.conflicts++;
+        const fresh = requeue(state);
+        if (fresh !== undefined) {
+          const { records, retained } = guard(() => cache.readFiles([fresh]));
+          yield* emit(records, retained);
+        }
+      }
+    }
+
+    for (;;) {
+      if (pending.length > 0 && (!r.hasMessage || pending.length >= APPLY_FILES || pendingEvents >= APPLY_EVENTS)) {
+        yield* applyPending();
+        continue;
+      }
+      const m = await r.next();
+      if (m === undefined) {
+        if (pending.length === 0) break;
+        continue;
+      }
+      const state = states.get(m.id) as TaskState;
+      if (m.type === 'start') state.start = m.start;
+      else if (m.type === 'batch') {
+        state.segments.push(m.data);
+        state.events += segmentCount(m.data);
+      } else if (m.type === 'done') {
+        states.delete(m.id);
+        stats.bytesRead += m.info.bytes;
+        stats.bytesVerified += m.bytesVerified;
+        stats.skippedLines += m.info.skippedLines;
+        if (state.start?.restarted === false) stats.resumed++;
+        else stats.fullReads++;
+        if (state.noWrite) {
+          const out: UsageRecord[] = [];
+          for (const s of state.segments) pushRecords(decodeSegment(s), state.file.path, m.track.cwd ?? undefined, false, out);
+          yield* emit(out, 0);
+        } else {
+          pending.push({ state, done: m });
+          pendingEvents += state.events;
+        }
+      } else {
+        states.delete(m.id);
+        const row = state.row;
+        if (isMissingFileError(m.error)) {
+          // Deleted between discovery and the read.
+          if (row !== undefined) {
+            guard(() => cache.markDeleted([row]));
+            if (opts.retainDeleted) {
+              stats.deleted++;
+              const fresh = guard(() => cache.getFile(row.agent, row.path));
+              if (fresh !== undefined) {
+                const { records, retained } = guard(() => cache.readFiles([fresh]));
+                yield* emit(records, retained);
+              }
+            }
+          }
+          continue;
+        }
+        stats.failed++;
+        opts.onWarning(`Cannot read ${state.file.path}: ${m.error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
+        if (row !== undefined) {
+          const { records, retained } = guard(() => cache.readFiles([row]));
+          yield* emit(records, retained);
+        }
+      }
+    }
+  } finally {
+    await runner?.close();
+    cache.close();
+  }
+}
+

@@ -1,0 +1,48 @@
+/**
+ * `scanUsage`: every usage event of the selected agents' session files, through the event cache and the
+ * worker pool. The engine under `cost report`, `events export` and the totals fold.
+ *
+ * - Discovery: each selected codec's `discover()` under `options.roots[agent]` or `codec.defaultRoots(env)`;
+ *   `since` skips files whose mtime precedes it when the codec declares `eventsPrecedeMtime`.
+ * - Each file is read with kinds ['session', 'usage']; every usage record carries the file's path and its
+ *   session cwd (the cwd of the first session event that has one).
+ * - Records are yielded raw: a response recorded in several files (resumed, forked sessions) comes once per
+ *   file. Consumers count each `dedupKey` once.
+ * - Order: the records of one file come in file order (live usage, then `retained` ledger records); files
+ *   interleave in completion order, which is not deterministic across runs.
+ *
+ * @example
+ * import { scanUsage } from 'sessionfold';
+ * const seen = new Set<string>();
+ * let output = 0;
+ * for await (const u of scanUsage({ agents: ['claude'] })) {
+ *   if (seen.has(u.dedupKey)) continue;
+ *   seen.add(u.dedupKey);
+ *   output += u.outputTokens;
+ * }
+ */
+import { discoverFiles } from './discover.js';
+import { normalizeScanOptions } from './options.js';
+import { scanCached } from './cached.js';
+import { scanStreaming } from './streaming.js';
+import type { ScanOptions, UsageRecord } from './types.js';
+
+export type { ScanOptions, ScanStats, UsageRecord } from './types.js';
+export { newScanStats } from './types.js';
+export { getCachePath } from '../cache/paths.js';
+
+/**
+ * The usage records of the selection, in batches (arrays of records: part of one file's records from a
+ * parse, many files' from the cache). The fast path for folds: one await per batch instead of one per record.
+ */
+export async function* scanUsageBatches(options: ScanOptions = {}): AsyncGenerator<UsageRecord[]> {
+  const opts = normalizeScanOptions(options);
+  const discovery = await discoverFiles(opts);
+  if (opts.cache) yield* scanCached(opts, discovery);
+  else yield* scanStreaming(opts, discovery.files);
+}
+
+/** The usage records of the selection, one by one (see the module header for order and duplicates). */
+export async function* scanUsage(options: ScanOptions = {}): AsyncGenerator<UsageRecord> {
+  for await (const batch of scanUsageBatches(options)) yield* batch;
+}

@@ -1,0 +1,90 @@
+/** `normalizeScanOptions`: every default filled once, every bad option an INVALID_OPTION. */
+import { availableParallelism } from 'node:os';
+import type { Codec } from '../codec.js';
+import { invalidOption } from '../errors.js';
+import { findCodec, getCodec, listCodecs } from '../registry.js';
+import { getCachePath } from '../cache/paths.js';
+import { newScanStats, type ScanOptions, type ScanStats } from './types.js';
+
+/** Default pool size: min(cores, MAX_DEFAULT_WORKERS). */
+export const MAX_DEFAULT_WORKERS = 4;
+/** With the default pool size, less than this much to parse runs on the main thread (a worker costs ~40 ms to start). */
+export const AUTO_WORKER_MIN_BYTES = 16 * (1 << 20);
+
+export interface ScanSource {
+  codec: Codec;
+  roots: string[];
+}
+
+export interface NormalizedScanOptions {
+  sources: ScanSource[];
+  /** ms since the epoch, or undefined. */
+  since: number | undefined;
+  cache: boolean;
+  cachePath: string;
+  /** Requested pool size; undefined = automatic. */
+  workers: number | undefined;
+  env: NodeJS.ProcessEnv;
+  onProgress: ((done: number, total: number) => void) | undefined;
+  onWarning: (message: string) => void;
+  retainDeleted: boolean;
+  stats: ScanStats;
+}
+
+function defaultWarning(message: string): void {
+  process.emitWarning(message, { type: 'SessionfoldWarning' });
+}
+
+export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOptions {
+  const env = user.env ?? process.env;
+  let codecs: Codec[];
+  if (user.agents === undefined) codecs = [...listCodecs()];
+  else {
+    if (!Array.isArray(user.agents) || user.agents.some((a) => typeof a !== 'string')) throw invalidOption('agents', 'an array of agent ids', user.agents);
+    codecs = [];
+    for (const a of user.agents) {
+      const c = getCodec(a);
+      if (!codecs.includes(c)) codecs.push(c);
+    }
+  }
+  const overrides = new Map<Codec, string[]>();
+  if (user.roots !== undefined) {
+    if (user.roots === null || typeof user.roots !== 'object') throw invalidOption('roots', 'an object of agent → string[]', user.roots);
+    for (const [name, roots] of Object.entries(user.roots)) {
+      if (!Array.isArray(roots) || roots.some((r) => typeof r !== 'string')) throw invalidOption(`roots.${name}`, 'an array of paths', roots);
+      const c = findCodec(name);
+      if (c === undefined) throw invalidOption('roots', `agent ids (${listCodecs().map((x) => x.id).join(', ')})`, name);
+      overrides.set(c, [...(overrides.get(c) ?? []), ...roots]);
+    }
+  }
+  const sources = codecs.map((codec) => ({ codec, roots: [...new Set(overrides.get(codec) ?? codec.defaultRoots(env))] }));
+
+  let since: number | undefined;
+  if (user.since !== undefined) {
+    if (!(user.since instanceof Date) || Number.isNaN(user.since.getTime())) throw invalidOption('since', 'a valid Date', user.since);
+    since = user.since.getTime();
+  }
+  if (user.workers !== undefined && (!Number.isInteger(user.workers) || user.workers < 0)) throw invalidOption('workers', 'a non-negative integer', user.workers);
+  if (user.cachePath !== undefined && (typeof user.cachePath !== 'string' || user.cachePath === '')) throw invalidOption('cachePath', 'a file path', user.cachePath);
+  if (user.cache !== undefined && typeof user.cache !== 'boolean') throw invalidOption('cache', 'a boolean', user.cache);
+  const stats = user.stats ?? newScanStats();
+  return {
+    sources,
+    since,
+    cache: user.cache ?? true,
+    cachePath: user.cachePath ?? getCachePath(env),
+    workers: user.workers,
+    env,
+    onProgress: user.onProgress,
+    onWarning: user.onWarning ?? defaultWarning,
+    retainDeleted: user.retainDeleted ?? true,
+    stats,
+  };
+}
+
+/** The pool size for `tasks` tasks totalling `bytes` to read. */
+export function resolveWorkers(requested: number | undefined, tasks: number, bytes: number): number {
+  if (requested !== undefined) return Math.min(requested, tasks);
+  if (tasks <= 1 || bytes < AUTO_WORKER_MIN_BYTES) return 0;
+  return Math.min(availableParallelism(), MAX_DEFAULT_WORKERS, tasks);
+}

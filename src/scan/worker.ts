@@ -1,0 +1,40 @@
+/**
+ * The parse worker: receives ParseTasks, runs them one at a time through `parseFile` with the built-in
+ * codecs of its own registry, and posts each batch of usage as a transferred segment. A worker keeps no
+ * state between tasks; the main thread owns the cache and the fold.
+ */
+import { parentPort } from 'node:worker_threads';
+import { getCodec } from '../registry.js';
+import { parseFile, serializeError, type ParseTask, type TaskMessage } from './parse-file.js';
+
+const port = parentPort;
+if (port === null) throw new Error('scan/worker.ts must run in a worker thread');
+
+const queue: ParseTask[] = [];
+let running = false;
+
+const post = (msg: TaskMessage, transfer?: ArrayBuffer[]): void => port.postMessage(msg, transfer ?? []);
+
+async function drain(): Promise<void> {
+  if (running) return;
+  running = true;
+  try {
+    for (let task = queue.shift(); task !== undefined; task = queue.shift()) {
+      let codec;
+      try {
+        codec = getCodec(task.agent);
+      } catch (e) {
+        post({ type: 'error', id: task.id, error: serializeError(e) });
+        continue;
+      }
+      await parseFile(codec, task, post);
+    }
+  } finally {
+    running = false;
+  }
+}
+
+port.on('message', (task: ParseTask) => {
+  queue.push(task);
+  void drain();
+});
