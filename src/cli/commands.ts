@@ -4,4 +4,8 @@ import type { CommandDef } from './command.js';
 export const COMMANDS: Record<string, { description: string; load: () => Promise<{ default: CommandDef }> }> = {
   read: { description: 'Stream a session file as NDJSON events, resumably', load: () => import('./commands/read.js') },
   agents: { description: 'List the registered agents and their roots', load: () => import('./commands/agents.js') },
+  cost: { description: 'What your agents cost: `cost report` by day, model, agent, project, session or tag', load: () => import('./commands/cost.js') },
+  events: { description: 'Bulk usage events: `events export` (NDJSON/CSV, incremental with --after)', load: () => import('./commands/events.js') },
+  sessions: { description: 'List, show, search, export, diff and resume sessions', load: () => import('./commands/sessions.js') },
+  bench: { description: 'Measure how fast sessionfold reads your own history (full and usage-only, cold and warm)', load: () => import('./commands/bench.js') },
 };

@@ -1,0 +1,169 @@
+/**
+ * What the `sessions` sub-commands share: the manager built from the command's env, date and number
+ * options, `<agent> <id>` / `<agent>:<id>` arguments, the stable `--json` shape of a summary, table layout
+ * and color. Output formatting lives here so every sub-command prints dates, costs and ids the same way.
+ */
+import { resolveNativeId } from '../../sessions/ids.js';
+import { createSessionManager, type SessionManager } from '../../sessions/manager.js';
+import { formatUsd } from '../../sessions/cost.js';
+import type { SessionSummary } from '../../sessions/types.js';
+import { SessionfoldError } from '../../errors.js';
+import { findCodec } from '../../registry.js';
+import { CliError, str, type CommandContext } from '../command.js';
+
+export function makeManager(ctx: CommandContext): SessionManager {
+  return createSessionManager({ env: ctx.env });
+}
+
+/**
+ * `YYYY-MM-DD` / `YYYYMMDD` (local midnight; with `endOfDay`, the last millisecond of that day) or any ISO
+ * 8601 date-time. INVALID_OPTION otherwise.
+ */
+export function parseDateOption(name: string, value: string | undefined, endOfDay: boolean): Date | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value);
+  let d: Date;
+  if (m !== null) {
+    d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    if (endOfDay) d = new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1, 0, 0, 0, -1);
+  } else d = new Date(value);
+  if (!Number.isFinite(d.getTime())) throw new CliError('INVALID_OPTION', `Invalid option --${name}: expected YYYY-MM-DD or an ISO 8601 date-time, got "${value}"`);
+  return d;
+}
+
+export function parseIntOption(ctx: CommandContext, name: string): number | undefined {
+  const v = str(ctx, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new CliError('INVALID_OPTION', `Invalid option --${name}: expected a positive integer, got "${v}"`);
+  return Number(v);
+}
+
+export function parseChoice<T extends string>(ctx: CommandContext, name: string, choices: readonly T[]): T | undefined {
+  const v = str(ctx, name);
+  if (v === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(v)) throw new CliError('INVALID_OPTION', `Invalid option --${name}: expected ${choices.join('|')}, got "${v}"`);
+  return v as T;
+}
+
+/**
+ * A session argument: `<agent> <id>` (two positionals from `from`) or one unified `<agent>:<id>`.
+ * Unknown agents give AGENT_NOT_FOUND.
+ */
+export function sessionArgs(ctx: CommandContext, from = 0): { agent: string; id: string } {
+  const [a, b] = ctx.positionals.slice(from);
+  if (a !== undefined && b !== undefined) {
+    const codec = findCodec(a);
+    if (codec === undefined) throw new SessionfoldError('AGENT_NOT_FOUND', `Unknown agent "${a}" (sessionfold agents lists them)`, { agent: a });
+    return { agent: codec.id, id: b };
+  }
+  if (a !== undefined) return unifiedArg(a);
+  throw new CliError('USAGE_ERROR', 'expected <agent> <session-id> or <agent>:<session-id>');
+}
+
+/** `<agent>:<id>` → parts; USAGE_ERROR without a colon, AGENT_NOT_FOUND for an unknown agent. */
+export function unifiedArg(arg: string): { agent: string; id: string } {
+  const r = resolveNativeId(arg);
+  if (r !== null) return { agent: r.agent, id: r.nativeSessionId };
+  const i = arg.indexOf(':');
+  if (i <= 0 || i === arg.length - 1) throw new CliError('USAGE_ERROR', `expected <agent>:<session-id>, got "${arg}"`);
+  throw new SessionfoldError('AGENT_NOT_FOUND', `Unknown agent "${arg.slice(0, i)}" in "${arg}" (sessionfold agents lists them)`, { agent: arg.slice(0, i) });
+}
+
+/** The stable `--json` shape of a summary: fixed key order, ISO dates, absent fields omitted. */
+export function summaryJson(s: SessionSummary): Record<string, unknown> {
+  return {
+    agent: s.agent,
+    sessionId: s.sessionId,
+    unifiedId: s.unifiedId,
+    title: s.title,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+    turnCount: s.turnCount,
+    messageCount: s.messageCount,
+    exact: s.exact,
+    ...(s.model !== undefined && { model: s.model }),
+    ...(s.cost !== undefined && { cost: s.cost }),
+    tags: s.tags,
+    ...(s.cwd !== undefined && { cwd: s.cwd }),
+    ...(s.forkedFrom !== undefined && { forkedFrom: s.forkedFrom }),
+    ...(s.subagent === true && { subagent: true }),
+    ...(s.relevanceScore !== undefined && { relevanceScore: s.relevanceScore }),
+    ...(s.snippet !== undefined && { snippet: s.snippet }),
+    file: s.file,
+    sizeBytes: s.sizeBytes,
+  };
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** `YYYY-MM-DD HH:MM` in the local time zone (TZ). */
+export function formatLocal(d: Date): string {
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+export function terminalWidth(ctx: CommandContext): number {
+  const env = Number(ctx.env.COLUMNS);
+  if (Number.isInteger(env) && env > 20) return env;
+  const cols = (ctx.stdout as { columns?: number }).columns;
+  return typeof cols === 'number' && cols > 20 ? cols : 120;
+}
+
+/** Cut to `max` code points with `…`. */
+export function ellipsize(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const cps = Array.from(flat);
+  if (cps.length <= max) return flat;
+  return max <= 1 ? '…' : `${cps.slice(0, max - 1).join('')}…`;
+}
+
+/** Left-aligned columns; the last column takes what width remains. */
+export function renderTable(header: string[], rows: string[][], width: number, rightAligned: ReadonlySet<number> = new Set()): string {
+  const n = header.length;
+  const widths = header.map((h, i) => (i === n - 1 ? 0 : Math.max(Array.from(h).length, ...rows.map((r) => Array.from(r[i] ?? '').length))));
+  const used = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
+  const last = Math.max(10, width - used);
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => {
+        if (i === n - 1) return ellipsize(c, last);
+        const w = widths[i] as number;
+        const padding = ' '.repeat(Math.max(0, w - Array.from(c).length));
+        return rightAligned.has(i) ? padding + c : c + padding;
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** The table row cells of a summary (count cells marked `+` when they are lower bounds). */
+export function summaryCells(s: SessionSummary): { updated: string; turns: string; messages: string; cost: string; model: string } {
+  const mark = s.exact ? '' : '+';
+  return {
+    updated: formatLocal(s.updatedAt),
+    turns: `${s.turnCount}${mark}`,
+    messages: `${s.messageCount}${mark}`,
+    cost: formatUsd(s.cost),
+    model: s.model ?? '-',
+  };
+}
+
+export interface Palette {
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  dim(s: string): string;
+  bold(s: string): string;
+}
+
+/** ANSI colors when `--color`, or when not `--no-color`, NO_COLOR is unset and stdout is a TTY. */
+export function palette(ctx: CommandContext): Palette {
+  const flag = ctx.values.color;
+  const on = flag === true || (flag !== false && !ctx.env.NO_COLOR && (ctx.stdout as { isTTY?: boolean }).isTTY === true);
+  const wrap = (code: string) => (s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
+  return { red: wrap('31'), green: wrap('32'), yellow: wrap('33'), dim: wrap('2'), bold: wrap('1') };
+}
+
+/** Quote one argv word for a POSIX shell when it needs it. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,121 @@
+/**
+ * What every SessionManager method shares: options normalized once, roots per codec, discovery with file
+ * stats, the pricer (loaded once, on first need), tags, and a bounded-concurrency map. Nothing here parses a
+ * file: discovery is the codec's `discover()`, stats are `fs.stat`.
+ */
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Codec, SessionFile } from '../codec.js';
+import type { CostMode } from '../cost/types.js';
+import { invalidOption } from '../errors.js';
+import { loadTags, type TagIndex } from '../tags.js';
+import { bindPricer, loadDefaultPricer, type PriceFn } from './cost.js';
+import type { SessionManagerOptions, UsagePricer } from './types.js';
+
+const COST_MODES: readonly CostMode[] = ['auto', 'calculate', 'display'];
+
+export interface NormalizedManagerOptions {
+  env: NodeJS.ProcessEnv;
+  roots: Record<string, string[]>;
+  costMode: CostMode;
+  pricer: UsagePricer | undefined;
+  pricesFile: string | undefined;
+  concurrency: number;
+  cache: boolean;
+  cachePath: string | undefined;
+}
+
+export function normalizeManagerOptions(user: SessionManagerOptions = {}): NormalizedManagerOptions {
+  const costMode = user.costMode ?? 'auto';
+  if (!COST_MODES.includes(costMode)) throw invalidOption('costMode', COST_MODES.join('|'), user.costMode);
+  const concurrency = user.concurrency ?? 8;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw invalidOption('concurrency', 'a positive integer', user.concurrency);
+  if (user.roots !== undefined && (user.roots === null || typeof user.roots !== 'object')) throw invalidOption('roots', 'an object of agent → string[]', user.roots);
+  return {
+    env: user.env ?? process.env,
+    roots: user.roots ?? {},
+    costMode,
+    pricer: user.pricer,
+    pricesFile: user.pricesFile,
+    concurrency,
+    cache: user.cache ?? true,
+    cachePath: user.cachePath,
+  };
+}
+
+/** A discovered session file with its stats. */
+export interface StatFile {
+  codec: Codec;
+  file: SessionFile;
+  size: number;
+  mtimeMs: number;
+}
+
+export class ManagerContext {
+  readonly options: NormalizedManagerOptions;
+  #price: Promise<PriceFn> | undefined;
+
+  constructor(options: NormalizedManagerOptions) {
+    this.options = options;
+  }
+
+  rootsFor(codec: Codec): string[] {
+    const o = this.options.roots;
+    const explicit = o[codec.id] ?? codec.aliases.map((a) => o[a]).find((r) => r !== undefined);
+    return explicit ?? codec.defaultRoots(this.options.env);
+  }
+
+  /** The pricing function, built once per manager. */
+  price(): Promise<PriceFn> {
+    this.#price ??= (async () => {
+      const pricer = this.options.pricer ?? (await loadDefaultPricer({ env: this.options.env, pricesFile: this.options.pricesFile }));
+      return bindPricer(pricer, this.options.costMode);
+    })();
+    return this.#price;
+  }
+
+  /** Tags, re-read per call so edits to the tags file show up without a new manager. */
+  tags(): TagIndex {
+    return loadTags(this.options.env);
+  }
+
+  /** True when any root of the codec exists (the agent has storage on this machine). */
+  async hasStorage(codec: Codec): Promise<boolean> {
+    for (const r of this.rootsFor(codec)) if (await stat(r).then(() => true, () => false)) return true;
+    return false;
+  }
+
+  /** Every session file of the codec with size and mtime; missing roots give nothing; vanished files are skipped. */
+  async discover(codec: Codec, includeSubagents: boolean): Promise<StatFile[]> {
+    const files: SessionFile[] = [];
+    for await (const f of codec.discover(this.rootsFor(codec))) if (includeSubagents || f.subagent !== true) files.push(f);
+    const out = await mapLimit(files, this.options.concurrency * 4, async (file) => {
+      try {
+        const s = await stat(file.path);
+        return { codec, file, size: s.size, mtimeMs: s.mtimeMs } satisfies StatFile;
+      } catch {
+        return undefined;
+      }
+    });
+    return out.filter((x): x is StatFile => x !== undefined);
+  }
+}
+
+/** The native id a file's path tells, else its name without extension. */
+export function fileSessionId(file: SessionFile): string {
+  return file.sessionId ?? basename(file.path).replace(/\.[^.]+$/, '');
+}
+
+/** Map with at most `limit` calls in flight; results in input order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

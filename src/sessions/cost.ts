@@ -1,0 +1,62 @@
+/**
+ * Cost records of sessions and messages. Pricing itself belongs to the cost module (`createPricer`): this
+ * file only sums its per-event answers into CostRecords. A usage event without a price adds its tokens and
+ * `unpricedCount`, never a silent $0.
+ */
+import type { CostMode, CostRecord } from '../cost/types.js';
+import type { UsageEvent } from '../events.js';
+import type { UsagePricer } from './types.js';
+
+/** A zero CostRecord. */
+export function emptyCost(): CostRecord {
+  return {
+    totalUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    thinkingTokens: 0,
+    cachedTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    requestCount: 0,
+    unpricedCount: 0,
+  };
+}
+
+/** Add one usage event (priced at `usd`, undefined when it has no price) to `rec`. */
+export function addUsage(rec: CostRecord, u: UsageEvent, usd: number | undefined): void {
+  if (usd === undefined) rec.unpricedCount++;
+  else rec.totalUsd += usd;
+  rec.inputTokens += u.inputTokens;
+  rec.outputTokens += u.outputTokens;
+  rec.thinkingTokens += u.reasoningTokens;
+  rec.cacheReadTokens += u.cacheReadTokens;
+  rec.cacheWriteTokens += u.cacheWriteTokens;
+  rec.cacheWrite1hTokens += u.cacheWrite1hTokens;
+  rec.cachedTokens += u.cacheReadTokens + u.cacheWriteTokens;
+  rec.requestCount++;
+}
+
+/** A sync `(usage) => usd | undefined` bound to a pricer and a cost mode. */
+export type PriceFn = (u: UsageEvent) => number | undefined;
+
+export function bindPricer(pricer: UsagePricer, mode: CostMode): PriceFn {
+  return (u) => {
+    const r = pricer.price(u, mode);
+    return r.usd !== undefined && Number.isFinite(r.usd) ? r.usd : undefined;
+  };
+}
+
+/** The cost module's pricer, loaded on first use (prices are only needed by folds that read usage). */
+export async function loadDefaultPricer(options: { env: NodeJS.ProcessEnv; pricesFile?: string | undefined }): Promise<UsagePricer> {
+  const { createPricer } = await import('../cost/pricing.js');
+  return createPricer({ env: options.env, ...(options.pricesFile !== undefined && { pricesFile: options.pricesFile }) }) as UsagePricer;
+}
+
+/** `$1.23`, `$0.0042`, `-` for undefined; unpriced usage is flagged with `+?`. */
+export function formatUsd(cost: CostRecord | undefined): string {
+  if (cost === undefined) return '-';
+  const v = cost.totalUsd;
+  const s = v === 0 ? '$0.00' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
+  return cost.unpricedCount > 0 ? `${s}+?` : s;
+}

@@ -1,0 +1,123 @@
+/**
+ * `export(agent, id, format)`: a Session as `json` (the object, dates as ISO strings), `jsonl` (sessionfold's
+ * own format, `codecs/sessionfold-jsonl/schema.ts`: one header line, then one message per line, which the
+ * `sessionfold-jsonl` codec reads back into the same messages), or `markdown` (markdown.ts).
+ *
+ * The JSONL message line keeps each message's full usage (`usage`: every token field, the agent's recorded
+ * cost, dedup keys), so a re-imported export prices the same and is not counted twice beside its original.
+ * Usage attached to no message (usage-only records) follows the messages as empty assistant lines marked
+ * `orphanUsage`, so the re-imported session's cost is the original's.
+ */
+import { invalidOption } from '../errors.js';
+import {
+  EXPORT_FORMAT_VERSION,
+  HEADER_TYPE,
+  MESSAGE_TYPE,
+  type ExportHeader,
+  type ExportMessage,
+  type ExportUsage,
+} from '../../codecs/sessionfold-jsonl/schema.js';
+import { renderMarkdown, type MarkdownOptions } from './markdown.js';
+import type { ExportFormat, OrphanUsage, Session, SessionMessage, SessionMessageUsage } from './types.js';
+
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'jsonl', 'markdown'];
+
+export function checkExportFormat(format: unknown): ExportFormat {
+  if (typeof format === 'string' && (EXPORT_FORMATS as readonly string[]).includes(format)) return format as ExportFormat;
+  throw invalidOption('format', EXPORT_FORMATS.join('|'), format);
+}
+
+/** The JSONL header of a session. */
+export function toExportHeader(s: Session): ExportHeader {
+  const h: ExportHeader = {
+    type: HEADER_TYPE,
+    version: EXPORT_FORMAT_VERSION,
+    agent: s.agent,
+    sessionId: s.sessionId,
+    unifiedId: s.unifiedId,
+    title: s.title,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+  if (s.model !== undefined) h.model = s.model;
+  if (s.cwd !== undefined) h.cwd = s.cwd;
+  if (s.forkedFrom !== undefined) h.forkedFrom = s.forkedFrom;
+  if (s.tags.length > 0) h.tags = s.tags;
+  h.turnCount = s.turnCount;
+  h.messageCount = s.messages.length;
+  if (s.cost !== undefined) h.cost = { ...s.cost };
+  return h;
+}
+
+/** One JSONL message line (plus `subtype`, which the schema does not name yet). */
+export function toExportMessage(m: SessionMessage, index: number): ExportMessage & { subtype?: string } {
+  const e: ExportMessage & { subtype?: string } = { type: MESSAGE_TYPE, index, role: m.role, content: m.content };
+  if (m.timestamp !== undefined) e.timestamp = m.timestamp.toISOString();
+  if (m.model !== undefined) e.model = m.model;
+  if (m.thinking !== undefined) e.thinking = m.thinking;
+  if (m.id !== undefined) e.id = m.id;
+  if (m.subtype !== undefined) e.subtype = m.subtype;
+  if (m.toolCalls !== undefined) {
+    e.toolCalls = m.toolCalls.map((c) => ({
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      input: c.input ?? null,
+      ...(c.output !== undefined && { output: c.output }),
+      ...(c.durationMs !== undefined && { durationMs: c.durationMs }),
+    }));
+  }
+  if (m.toolResult !== undefined) e.toolResult = { ...m.toolResult, output: m.toolResult.output ?? null };
+  if (m.tokenUsage !== undefined) e.tokenUsage = { ...m.tokenUsage };
+  if (m.usage !== undefined) e.usage = exportUsage(m.usage);
+  if (m.cost !== undefined) e.cost = { ...m.cost };
+  return e;
+}
+
+/** ExportUsage fields not in the schema yet (the codec ignores them today). */
+type ExportUsageExtra = { modelFallback?: true; speed?: string; webSearchRequests?: number };
+
+/** ExportUsage, plus `modelFallback`, `speed` and `webSearchRequests`. */
+function exportUsage(u: SessionMessageUsage): ExportUsage & ExportUsageExtra {
+  const usage: ExportUsage & ExportUsageExtra = {
+    model: u.model,
+    ...(u.modelFallback === true && { modelFallback: true as const }),
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    reasoningTokens: u.reasoningTokens,
+    cacheReadTokens: u.cacheReadTokens,
+    cacheWriteTokens: u.cacheWriteTokens,
+    cacheWrite1hTokens: u.cacheWrite1hTokens,
+    singleRequest: u.singleRequest,
+    dedupKey: u.dedupKey,
+  };
+  if (u.provider !== undefined) usage.provider = u.provider;
+  if (u.costUsd !== undefined) usage.costUsd = u.costUsd;
+  if (u.speed !== undefined) usage.speed = u.speed;
+  if (u.webSearchRequests !== undefined) usage.webSearchRequests = u.webSearchRequests;
+  return usage;
+}
+
+/**
+ * Usage that belongs to no message, as an empty assistant line marked `orphanUsage`: a re-import counts
+ * it in the session's cost and, having no text, drops the message again.
+ */
+export function toOrphanLine(u: OrphanUsage, index: number): ExportMessage & { orphanUsage: true } {
+  return { type: MESSAGE_TYPE, index, role: 'assistant', content: '', ...(u.timestamp !== undefined && { timestamp: u.timestamp }), usage: exportUsage(u), orphanUsage: true };
+}
+
+/** The session in `format` (see the file header). */
+export function renderExport(s: Session, format: ExportFormat, markdown: MarkdownOptions = {}): string {
+  switch (checkExportFormat(format)) {
+    case 'json':
+      return `${JSON.stringify(s, null, 2)}\n`;
+    case 'jsonl': {
+      const lines = [JSON.stringify(toExportHeader(s))];
+      s.messages.forEach((m, i) => lines.push(JSON.stringify(toExportMessage(m, i))));
+      let index = s.messages.length;
+      for (const u of s.raw?.orphanUsage ?? []) lines.push(JSON.stringify(toOrphanLine(u, index++)));
+      return `${lines.join('\n')}\n`;
+    }
+    case 'markdown':
+      return renderMarkdown(s, markdown);
+  }
+}

@@ -1,0 +1,388 @@
+/**
+ * The session fold: codec events in, a Session (or the numbers of a SessionSummary) out. Pure and
+ * synchronous, so `get()`, `list()`'s exact reads, the head/tail peek and search all count messages, turns,
+ * titles and cost the same way, and `list().messageCount` always equals `get().messages.length`.
+ *
+ * Rules (each a test):
+ * - Consecutive message events with the same role and native id are one message (Claude writes one API
+ *   response over several lines); their texts join with a blank line, exact repeats are dropped.
+ * - A tool_call attaches to the message whose native id it names, else to the last message when that is an
+ *   assistant one, else to a new tool-only assistant message.
+ * - A tool_result fills its call's output and becomes a `tool` message, or completes a `tool` message
+ *   the same line already produced (sessionfold-jsonl writes both).
+ * - Usage counts once per dedupKey and attaches to the message it names, else to the last assistant message.
+ * - Messages with no text, thinking, tool call or result are dropped (Claude's tool-result-only user lines).
+ * - Unknown event kinds are ignored.
+ */
+import type { CostRecord } from '../cost/types.js';
+import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../events.js';
+import { addUsage, emptyCost, type PriceFn } from './cost.js';
+import type { OrphanUsage, SessionMessage, SessionMessageUsage, SessionToolCall } from './types.js';
+
+export const TITLE_MAX_CHARS = 100;
+
+interface Draft {
+  role: SessionMessage['role'];
+  parts: string[];
+  thinkingParts: string[];
+  hasText: boolean;
+  hasThinking: boolean;
+  /** Keep text (always in content mode; in summary mode only for the title candidate). */
+  keep: boolean;
+  timestamp?: string | undefined;
+  model?: string | undefined;
+  id?: string | undefined;
+  subtype?: string | undefined;
+  /** Offset of the last event folded into it. */
+  offset: number;
+  toolCalls?: SessionToolCall[];
+  toolResult?: SessionMessage['toolResult'];
+  usage?: UsageEvent[];
+  usd?: number | undefined;
+  unpriced?: number;
+}
+
+export interface FoldOptions {
+  /** Keep message text, thinking, tool inputs and outputs (get). False for summaries. */
+  content: boolean;
+  /** Prices usage events; without it, cost records count tokens only and every event is unpriced. */
+  price?: PriceFn | undefined;
+}
+
+/** What a fold knows at the end. */
+export interface FoldResult {
+  /** Kept messages (text only in content mode). */
+  messages: SessionMessage[];
+  messageCount: number;
+  turnCount: number;
+  /** The agent's title, else the first user prompt cut to 100 characters, else ''. */
+  title: string;
+  /** Whether the title came from the agent. */
+  agentTitle: boolean;
+  cwd?: string;
+  forkedFrom?: string;
+  subagent?: boolean;
+  /** Earliest timestamp (session start, else first event), ms. */
+  firstMs?: number;
+  /** Latest event timestamp, ms. */
+  lastMs?: number;
+  /** Most-used model (by requests), else the last message model, else the declared one. */
+  model?: string;
+  /** Every model used, by requests. */
+  models: Map<string, number>;
+  /** Undefined when no usage event was seen. */
+  cost?: CostRecord;
+  costByModel: Record<string, CostRecord>;
+  sessionEvents: SessionEvent[];
+  /** The first session id seen on an event (session events first). */
+  sessionId?: string;
+  /** Usage events attached to no kept message (content mode only), each as a one-event usage. */
+  orphanUsage: OrphanUsage[];
+  unmatchedToolResults: number;
+  events: number;
+}
+
+function tsMs(ts: string | undefined): number | undefined {
+  if (ts === undefined) return undefined;
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** Text of a tool output: strings as they are, text blocks joined, anything else as JSON. */
+export function outputText(output: unknown): string {
+  if (output === undefined || output === null) return '';
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output)) {
+    const texts = output.map((b) => (b !== null && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : undefined));
+    if (texts.every((t) => t !== undefined)) return texts.join('\n');
+  }
+  if (typeof output === 'object') {
+    const c = (output as { content?: unknown }).content;
+    if (typeof c === 'string' || Array.isArray(c)) return outputText(c);
+  }
+  try {
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    return String(output);
+  }
+}
+
+/** Whitespace collapsed, cut to `max` characters (code points), trailing space dropped: idempotent. */
+export function cutTitle(text: string, max = TITLE_MAX_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const cps = Array.from(flat);
+  return cps.length <= max ? flat : cps.slice(0, max).join('').trimEnd();
+}
+
+export class SessionFold {
+  readonly #content: boolean;
+  readonly #price: PriceFn | undefined;
+  readonly #drafts: Draft[] = [];
+  readonly #byId = new Map<string, Draft>();
+  readonly #calls = new Map<string, SessionToolCall>();
+  readonly #dedup = new Set<string>();
+  readonly #models = new Map<string, number>();
+  readonly #costByModel: Record<string, CostRecord> = {};
+  readonly #sessionEvents: SessionEvent[] = [];
+  #cost: CostRecord | undefined;
+  #titleDraft: Draft | undefined;
+  #agentTitle: string | undefined;
+  #cwd: string | undefined;
+  #forkedFrom: string | undefined;
+  #subagent: boolean | undefined;
+  #declaredModel: string | undefined;
+  #startMs: number | undefined;
+  #firstMs: number | undefined;
+  #lastMs: number | undefined;
+  #sessionId: string | undefined;
+  readonly #orphans: UsageEvent[] = [];
+  #unmatched = 0;
+  #events = 0;
+
+  constructor(options: FoldOptions) {
+    this.#content = options.content;
+    this.#price = options.price;
+  }
+
+  /** Fold one event; unknown kinds are ignored. */
+  push(e: SessionfoldEvent | { type: string }): void {
+    switch (e.type) {
+      case 'session':
+        return this.#session(e as SessionEvent);
+      case 'message':
+        return this.#message(e as MessageEvent);
+      case 'tool_call':
+        return this.#toolCall(e as ToolCallEvent);
+      case 'tool_result':
+        return this.#toolResult(e as ToolResultEvent);
+      case 'usage':
+        return this.#usage(e as UsageEvent);
+      default:
+        return;
+    }
+  }
+
+  #seen(e: { sessionId?: unknown; timestamp?: unknown }): void {
+    this.#events++;
+    if (this.#sessionId === undefined && typeof e.sessionId === 'string' && e.sessionId !== '') this.#sessionId = e.sessionId;
+    this.#time(typeof e.timestamp === 'string' ? e.timestamp : undefined);
+  }
+
+  #time(ts: string | undefined): void {
+    const ms = tsMs(ts);
+    if (ms === undefined) return;
+    if (this.#firstMs === undefined || ms < this.#firstMs) this.#firstMs = ms;
+    if (this.#lastMs === undefined || ms > this.#lastMs) this.#lastMs = ms;
+  }
+
+  #session(e: SessionEvent): void {
+    this.#events++;
+    if (typeof e.nativeId === 'string' && e.nativeId !== '' && this.#sessionEvents.length === 0) this.#sessionId = e.nativeId;
+    this.#sessionEvents.push(e);
+    this.#cwd ??= e.cwd;
+    this.#forkedFrom ??= e.forkedFrom;
+    this.#declaredModel ??= e.model;
+    if (e.subagent !== undefined) this.#subagent ??= e.subagent;
+    if (typeof e.title === 'string' && e.title.trim() !== '') this.#agentTitle = e.title;
+    const ms = tsMs(e.startedAt);
+    if (ms !== undefined && this.#startMs === undefined) this.#startMs = ms;
+    this.#time(e.startedAt);
+  }
+
+  #newDraft(role: Draft['role'], offset: number, fields: Partial<Draft>): Draft {
+    const d: Draft = { role, parts: [], thinkingParts: [], hasText: false, hasThinking: false, keep: this.#content, offset, ...fields };
+    this.#drafts.push(d);
+    if (d.id !== undefined) this.#byId.set(d.id, d);
+    return d;
+  }
+
+  #message(e: MessageEvent): void {
+    this.#seen(e);
+    const last = this.#drafts[this.#drafts.length - 1];
+    let d: Draft;
+    if (last !== undefined && e.nativeId !== undefined && last.id === e.nativeId && last.role === e.role) {
+      d = last;
+      d.offset = e.offset;
+      d.model ??= e.model;
+      d.timestamp ??= e.timestamp;
+    } else {
+      d = this.#newDraft(e.role, e.offset, { timestamp: e.timestamp, model: e.model, id: e.nativeId, subtype: e.subtype });
+    }
+    const text = typeof e.text === 'string' ? e.text : '';
+    if (text !== '') {
+      if (d.role === 'user' && d.subtype === undefined && this.#titleDraft === undefined) {
+        this.#titleDraft = d;
+        d.keep = true;
+      }
+      if (d.keep) {
+        if (d.parts[d.parts.length - 1] !== text) d.parts.push(text);
+      }
+      d.hasText = true;
+    }
+    if (typeof e.thinking === 'string' && e.thinking !== '') {
+      if (this.#content && d.thinkingParts[d.thinkingParts.length - 1] !== e.thinking) d.thinkingParts.push(e.thinking);
+      d.hasThinking = true;
+    }
+  }
+
+  #toolCall(e: ToolCallEvent): void {
+    this.#seen(e);
+    let d = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
+    const last = this.#drafts[this.#drafts.length - 1];
+    if (d === undefined && last?.role === 'assistant') d = last;
+    d ??= this.#newDraft('assistant', e.offset, { timestamp: e.timestamp, id: e.messageId });
+    const call: SessionToolCall = { toolCallId: e.callId, toolName: e.name, input: this.#content ? e.input : undefined };
+    (d.toolCalls ??= []).push(call);
+    this.#calls.set(e.callId, call);
+  }
+
+  #toolResult(e: ToolResultEvent): void {
+    this.#seen(e);
+    const call = this.#calls.get(e.callId);
+    if (call === undefined) this.#unmatched++;
+    else {
+      if (this.#content) call.output = e.output;
+      if (e.isError) call.isError = true;
+      if (e.durationMs !== undefined) call.durationMs = e.durationMs;
+    }
+    const toolName = e.toolName || call?.toolName || '';
+    const result: NonNullable<Draft['toolResult']> = { toolCallId: e.callId, toolName, output: this.#content ? e.output : undefined, ...(e.isError && { isError: true }) };
+    const last = this.#drafts[this.#drafts.length - 1];
+    if (last !== undefined && last.role === 'tool' && last.offset === e.offset && last.toolResult === undefined) {
+      last.toolResult = result;
+      return;
+    }
+    const d = this.#newDraft('tool', e.offset, { timestamp: e.timestamp, toolResult: result });
+    const text = this.#content ? outputText(e.output) : '';
+    if (text !== '') d.parts.push(text);
+    d.hasText = this.#content ? text !== '' : e.output !== undefined && e.output !== null && e.output !== '';
+  }
+
+  #usage(e: UsageEvent): void {
+    this.#seen(e);
+    if (this.#dedup.has(e.dedupKey)) return;
+    this.#dedup.add(e.dedupKey);
+    const usd = this.#price?.(e);
+    addUsage((this.#cost ??= emptyCost()), e, usd);
+    addUsage((this.#costByModel[e.model] ??= emptyCost()), e, usd);
+    if (e.modelFallback !== true) this.#models.set(e.model, (this.#models.get(e.model) ?? 0) + 1);
+    if (!this.#content) return;
+    let d = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
+    if (d === undefined) for (let i = this.#drafts.length - 1; i >= 0 && d === undefined; i--) if (this.#drafts[i]?.role === 'assistant') d = this.#drafts[i];
+    if (d === undefined) {
+      this.#orphans.push(e);
+      return;
+    }
+    (d.usage ??= []).push(e);
+    if (usd === undefined) d.unpriced = (d.unpriced ?? 0) + 1;
+    else d.usd = (d.usd ?? 0) + usd;
+  }
+
+  finish(): FoldResult {
+    const kept: Draft[] = [];
+    const orphans = [...this.#orphans];
+    for (const d of this.#drafts) {
+      if (d.hasText || d.hasThinking || (d.toolCalls?.length ?? 0) > 0 || d.toolResult !== undefined) kept.push(d);
+      else if (d.usage !== undefined) orphans.push(...d.usage);
+    }
+    let turns = 0;
+    let pendingUser = false;
+    for (const d of kept) {
+      if (d.role === 'user' && d.subtype === undefined && d.hasText) pendingUser = true;
+      else if (d.role === 'assistant' && pendingUser) {
+        turns++;
+        pendingUser = false;
+      }
+    }
+    const messages = this.#content ? kept.map((d) => this.#toMessage(d)) : [];
+    const titleText = this.#titleDraft?.parts.join('\n\n');
+    let model = topModel(this.#models);
+    if (model === undefined) for (let i = kept.length - 1; i >= 0 && model === undefined; i--) model = kept[i]?.model;
+    model ??= this.#declaredModel;
+    const firstMs = this.#startMs ?? this.#firstMs;
+    return {
+      messages,
+      messageCount: kept.length,
+      turnCount: turns,
+      title: this.#agentTitle !== undefined ? cutTitle(this.#agentTitle) : titleText !== undefined ? cutTitle(titleText) : '',
+      agentTitle: this.#agentTitle !== undefined,
+      ...(this.#cwd !== undefined && { cwd: this.#cwd }),
+      ...(this.#forkedFrom !== undefined && { forkedFrom: this.#forkedFrom }),
+      ...(this.#subagent !== undefined && { subagent: this.#subagent }),
+      ...(firstMs !== undefined && { firstMs }),
+      ...(this.#lastMs !== undefined && { lastMs: this.#lastMs }),
+      ...(model !== undefined && { model }),
+      models: this.#models,
+      ...(this.#cost !== undefined && { cost: this.#cost }),
+      costByModel: this.#costByModel,
+      sessionEvents: this.#sessionEvents,
+      ...(this.#sessionId !== undefined && { sessionId: this.#sessionId }),
+      orphanUsage: orphans.map((e) => ({ ...sumUsage([e]), timestamp: e.timestamp })),
+      unmatchedToolResults: this.#unmatched,
+      events: this.#events,
+    };
+  }
+
+  #toMessage(d: Draft): SessionMessage {
+    const m: SessionMessage = { role: d.role, content: d.parts.join('\n\n') };
+    if (d.timestamp !== undefined && tsMs(d.timestamp) !== undefined) m.timestamp = new Date(d.timestamp);
+    if (d.toolCalls !== undefined && d.toolCalls.length > 0) m.toolCalls = d.toolCalls;
+    if (d.toolResult !== undefined) m.toolResult = d.toolResult;
+    if (d.thinkingParts.length > 0) m.thinking = d.thinkingParts.join('\n\n');
+    const usageModel = d.usage?.find((u) => u.modelFallback !== true)?.model;
+    if (d.model !== undefined || usageModel !== undefined) m.model = d.model ?? usageModel;
+    if (d.id !== undefined) m.id = d.id;
+    if (d.subtype !== undefined) m.subtype = d.subtype;
+    if (d.usage !== undefined && d.usage.length > 0) {
+      const u = sumUsage(d.usage);
+      m.usage = u;
+      m.tokenUsage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, thinkingTokens: u.reasoningTokens, cachedTokens: u.cacheReadTokens + u.cacheWriteTokens };
+      const cost = emptyCost();
+      for (const e of d.usage) addUsage(cost, e, undefined);
+      cost.unpricedCount = d.unpriced ?? 0;
+      cost.totalUsd = d.usd ?? 0;
+      m.cost = cost;
+    }
+    return m;
+  }
+}
+
+/** The most-used model by requests (the first seen wins a tie). */
+export function topModel(models: ReadonlyMap<string, number>): string | undefined {
+  let model: string | undefined;
+  let best = 0;
+  for (const [m, n] of models) if (n > best) [model, best] = [m, n];
+  return model;
+}
+
+function sumUsage(events: UsageEvent[]): SessionMessageUsage {
+  const first = events[0] as UsageEvent;
+  const out: SessionMessageUsage = {
+    model: first.model,
+    inputTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    singleRequest: events.length === 1 && first.singleRequest,
+    dedupKey: events.map((e) => e.dedupKey).join('+'),
+    requests: events.length,
+  };
+  if (first.provider !== undefined) out.provider = first.provider;
+  if (events.every((e) => e.modelFallback === true)) out.modelFallback = true;
+  if (first.speed !== undefined && events.every((e) => e.speed === first.speed)) out.speed = first.speed;
+  if (events.some((e) => e.webSearchRequests !== undefined)) out.webSearchRequests = events.reduce((a, e) => a + (e.webSearchRequests ?? 0), 0);
+  let native: number | undefined = 0;
+  for (const e of events) {
+    out.inputTokens += e.inputTokens;
+    out.outputTokens += e.outputTokens;
+    out.reasoningTokens += e.reasoningTokens;
+    out.cacheReadTokens += e.cacheReadTokens;
+    out.cacheWriteTokens += e.cacheWriteTokens;
+    out.cacheWrite1hTokens += e.cacheWrite1hTokens;
+    native = native !== undefined && e.costUsd !== undefined ? native + e.costUsd : undefined;
+  }
+  if (native !== undefined) out.costUsd = native;
+  return out;
+}

@@ -1,0 +1,77 @@
+/**
+ * The SessionManager: a read-only query surface over every registered codec (now and later), through the
+ * registry alone. Each method is a fold over `codec.read()` event streams; nothing here parses a file, and
+ * nothing opens an agent's file for writing.
+ *
+ * @example
+ * import { createSessionManager } from 'sessionfold';
+ * const sessions = createSessionManager();
+ * const recent = await sessions.list('claude', { limit: 5 });
+ * const full = await sessions.get('claude', recent[0].sessionId);
+ * const hits = await sessions.search({ text: 'refactor auth', limit: 10 });
+ * const md = await sessions.export('claude', full.sessionId, 'markdown');
+ */
+import type { CostAggregationOptions, CostSummary } from '../cost/types.js';
+import { totalCost } from '../cost/total.js';
+import { ManagerContext, normalizeManagerOptions } from './context.js';
+import { diffSessions } from './diff.js';
+import { checkExportFormat, renderExport } from './export.js';
+import { getSession } from './get.js';
+import { resolveNativeId, resolveUnifiedId } from './ids.js';
+import { listSessions } from './list.js';
+import { getResumeCommand, type ResumeCommand } from './resume.js';
+import { searchSessions } from './search.js';
+import type { AgentName, ExportFormat, Session, SessionDiff, SessionListOptions, SessionManagerOptions, SessionQuery, SessionRef, SessionSummary } from './types.js';
+
+export interface SessionManager {
+  /** Summaries of one agent's sessions (lazy: head and tail of each file). AGENT_NOT_FOUND; `[]` without storage. */
+  list(agent: AgentName, options?: SessionListOptions): Promise<SessionSummary[]>;
+  /** One session, whole. AGENT_NOT_FOUND, SESSION_NOT_FOUND, PARSE_ERROR. */
+  get(agent: AgentName, sessionId: string): Promise<Session>;
+  /** Full-text search over one agent or all with storage; never AGENT_NOT_FOUND. */
+  search(query: SessionQuery): Promise<SessionSummary[]>;
+  /** The cost module's totals, with this manager's env, roots and cost mode as defaults. */
+  totalCost(options?: CostAggregationOptions): Promise<CostSummary>;
+  /** The session as `json`, `jsonl` (readable back by the sessionfold-jsonl codec) or `markdown`. */
+  export(agent: AgentName, sessionId: string, format: ExportFormat): Promise<string>;
+  /** Message-level LCS diff of two sessions (same agent or not). */
+  diff(a: SessionRef, b: SessionRef): Promise<SessionDiff>;
+  /** `<agent>:<nativeId>`, pure. */
+  resolveUnifiedId(agent: AgentName, nativeSessionId: string): string;
+  /** Split on the first colon; null when malformed or the agent is not registered. */
+  resolveNativeId(unifiedId: string): { agent: AgentName; nativeSessionId: string } | null;
+  /** The agent's own resume command for a session, and the cwd to run it in (sessionfold extension). */
+  resumeCommand(agent: AgentName, sessionId: string): Promise<ResumeCommand>;
+}
+
+/** A SessionManager over the registry (see the file header). Options are checked here, once. */
+export function createSessionManager(options?: SessionManagerOptions): SessionManager {
+  const ctx = new ManagerContext(normalizeManagerOptions(options));
+  const o = ctx.options;
+  return {
+    list: (agent, opts) => listSessions(ctx, agent, opts),
+    get: (agent, id) => getSession(ctx, agent, id),
+    search: (query) => searchSessions(ctx, query),
+    totalCost: (opts = {}) =>
+      totalCost({
+        env: o.env,
+        mode: o.costMode,
+        cache: o.cache,
+        ...(o.cachePath !== undefined && { cachePath: o.cachePath }),
+        ...(Object.keys(o.roots).length > 0 && { roots: o.roots }),
+        ...(o.pricesFile !== undefined && { pricesFile: o.pricesFile }),
+        ...opts,
+      }),
+    async export(agent, id, format) {
+      const f = checkExportFormat(format);
+      return renderExport(await getSession(ctx, agent, id), f);
+    },
+    async diff(a, b) {
+      const [sa, sb] = await Promise.all([getSession(ctx, a.agent, a.sessionId), getSession(ctx, b.agent, b.sessionId)]);
+      return diffSessions(sa, sb);
+    },
+    resolveUnifiedId,
+    resolveNativeId,
+    resumeCommand: (agent, id) => getResumeCommand(ctx, agent, id),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * A Session as Markdown: a metadata header, one `### User|Assistant|System|Tool` section per message, tool
+ * calls and results in fenced blocks (fences grow past any backtick run in the text), thinking folded in
+ * `<details>`, and a per-model cost summary at the end. Pure: same session, same bytes.
+ *
+ * `maxBlockLines` (used by `sessions show`) cuts long tool inputs, outputs and thinking for a terminal;
+ * exports leave it unset and keep everything.
+ */
+import type { CostRecord } from '../cost/types.js';
+import { findCodec } from '../registry.js';
+import { formatUsd } from './cost.js';
+import type { Session, SessionMessage } from './types.js';
+
+export interface MarkdownOptions {
+  /** Cut fenced blocks and thinking longer than this many lines (default: never). */
+  maxBlockLines?: number;
+}
+
+const ROLE_HEADINGS: Record<SessionMessage['role'], string> = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool' };
+
+/** 1234567 → `1,234,567` (locale-independent). */
+export function formatInt(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function fenceFor(text: string): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+function cut(text: string, maxLines: number | undefined): string {
+  if (maxLines === undefined) return text;
+  const lines = text.split('\n');
+  if (lines.length <= maxLines) return text;
+  return `${lines.slice(0, maxLines).join('\n')}\n… ${lines.length - maxLines} more lines (sessionfold sessions export shows everything)`;
+}
+
+function fenced(text: string, lang: string, o: MarkdownOptions): string {
+  const body = cut(text, o.maxBlockLines);
+  const fence = fenceFor(body);
+  return `${fence}${lang}\n${body}\n${fence}`;
+}
+
+function valueText(v: unknown): { text: string; lang: string } {
+  if (typeof v === 'string') return { text: v, lang: '' };
+  try {
+    return { text: JSON.stringify(v, null, 2) ?? String(v), lang: 'json' };
+  } catch {
+    return { text: String(v), lang: '' };
+  }
+}
+
+function costLine(c: CostRecord): string {
+  const req = `${formatInt(c.requestCount)} request${c.requestCount === 1 ? '' : 's'}`;
+  const unpriced = c.unpricedCount > 0 ? `, ${formatInt(c.unpricedCount)} unpriced` : '';
+  return `${formatUsd(c)} (${req}${unpriced})`;
+}
+
+function header(s: Session): string[] {
+  const codec = findCodec(s.agent);
+  const lines = [`# ${s.title === '' ? '(untitled session)' : s.title.replace(/\n/g, ' ')}`, ''];
+  const item = (k: string, v: string) => lines.push(`- **${k}:** ${v}`);
+  item('Agent', codec !== undefined ? `${codec.displayName} (\`${s.agent}\`)` : `\`${s.agent}\``);
+  item('Session', `\`${s.unifiedId}\``);
+  if (s.model !== undefined) item('Model', `\`${s.model}\``);
+  item('Created', s.createdAt.toISOString());
+  item('Updated', s.updatedAt.toISOString());
+  if (s.cwd !== undefined) item('Working directory', `\`${s.cwd}\``);
+  if (s.forkedFrom !== undefined) item('Forked from', `\`${s.forkedFrom}\``);
+  item('Messages', `${formatInt(s.messages.length)} (${formatInt(s.turnCount)} turn${s.turnCount === 1 ? '' : 's'})`);
+  item('Cost', s.cost === undefined ? 'no usage recorded' : costLine(s.cost));
+  if (s.tags.length > 0) item('Tags', s.tags.join(', '));
+  lines.push('', '---', '');
+  return lines;
+}
+
+function message(m: SessionMessage, o: MarkdownOptions): string[] {
+  const lines = [`### ${ROLE_HEADINGS[m.role]}`];
+  const meta: string[] = [];
+  if (m.timestamp !== undefined) meta.push(m.timestamp.toISOString());
+  if (m.subtype !== undefined) meta.push(m.subtype);
+  if (m.role === 'assistant' && m.model !== undefined) meta.push(`\`${m.model}\``);
+  if (m.cost !== undefined) meta.push(formatUsd(m.cost));
+  if (m.tokenUsage !== undefined) meta.push(`${formatInt(m.tokenUsage.inputTokens)} in / ${formatInt(m.tokenUsage.outputTokens)} out / ${formatInt(m.tokenUsage.cachedTokens ?? 0)} cached`);
+  if (m.toolResult !== undefined) meta.push(`result of \`${m.toolResult.toolName || 'tool'}\` (\`${m.toolResult.toolCallId}\`)${m.toolResult.isError ? ' · error' : ''}`);
+  if (meta.length > 0) lines.push('', `_${meta.join(' · ')}_`);
+  if (m.thinking !== undefined) lines.push('', '<details>', '<summary>Thinking</summary>', '', cut(m.thinking, o.maxBlockLines), '', '</details>');
+  if (m.role === 'tool' && m.toolResult !== undefined) {
+    // Text outputs as they are; structured ones (content was their compact JSON) pretty-printed.
+    const out = m.toolResult.output;
+    const v = out !== null && typeof out === 'object' && /^[[{]/.test(m.content) ? valueText(out) : { text: m.content, lang: '' };
+    if (v.text !== '') lines.push('', fenced(v.text, v.lang, o));
+  } else if (m.content !== '') lines.push('', m.content);
+  for (const c of m.toolCalls ?? []) {
+    const v = valueText(c.input ?? null);
+    const flags = [c.durationMs !== undefined ? `${formatInt(c.durationMs)} ms` : undefined, c.isError ? 'error' : undefined].filter(Boolean);
+    lines.push('', `**Tool call:** \`${c.toolName}\` (\`${c.toolCallId}\`)${flags.length > 0 ? ` · ${flags.join(' · ')}` : ''}`, '', fenced(v.text, v.lang, o));
+  }
+  lines.push('');
+  return lines;
+}
+
+function costSummary(s: Session): string[] {
+  const lines = ['---', '', '## Cost summary', ''];
+  const models = Object.entries(s.costByModel ?? {});
+  if (s.cost === undefined || models.length === 0) return [...lines, 'No token usage recorded.', ''];
+  lines.push('| Model | Requests | Input | Output | Reasoning | Cache read | Cache write | Cost |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+  const row = (name: string, c: CostRecord) =>
+    `| ${name} | ${formatInt(c.requestCount)} | ${formatInt(c.inputTokens)} | ${formatInt(c.outputTokens)} | ${formatInt(c.thinkingTokens)} | ${formatInt(c.cacheReadTokens)} | ${formatInt(c.cacheWriteTokens)} | ${formatUsd(c)} |`;
+  for (const [model, c] of models.sort((a, b) => b[1].totalUsd - a[1].totalUsd || (a[0] < b[0] ? -1 : 1))) lines.push(row(`\`${model}\``, c));
+  lines.push(row('**Total**', s.cost), '');
+  if (s.cost.unpricedCount > 0) lines.push(`${formatInt(s.cost.unpricedCount)} request(s) had no known price and are not in the total (marked \`+?\`).`, '');
+  return lines;
+}
+
+/** Render a session as Markdown (see the file header). */
+export function renderMarkdown(s: Session, options: MarkdownOptions = {}): string {
+  const out = header(s);
+  for (const m of s.messages) out.push(...message(m, options));
+  out.push(...costSummary(s));
+  return out.join('\n');
+}

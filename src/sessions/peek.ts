@@ -1,0 +1,149 @@
+/**
+ * The lazy part of `list()`: a summary from file stats plus the head and tail of the file, not a full parse.
+ *
+ * A JSONL codec exposes its pure `lineCore`; we feed it the complete lines of two byte windows:
+ * - head: the first HEAD_BYTES, line by line, stopping as soon as the fold knows the first user prompt
+ *   (title) and a start time; the session line (cwd, fork parent, agent title) comes first in every format;
+ * - tail: the complete lines of the last 16 KiB (64 KiB when those hold no timestamp or no model), fed to a
+ *   fresh core state, for the latest timestamp (updatedAt), the model in use and a late agent title.
+ * A file no larger than FULL_PEEK_BYTES is folded whole through the same core (exact counts and cost).
+ * Codecs without a lineCore (SQLite, whole-document JSON) are read whole through `read()`.
+ *
+ * The tail's core starts mid-file, so events whose meaning depends on earlier lines (cumulative usage deltas,
+ * streaming dedup) are not trusted there: only timestamps, models and titles are taken from it.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Codec, SessionFile } from '../codec.js';
+import { normalizeReadOptions } from '../codec.js';
+import type { SessionfoldEvent } from '../events.js';
+import { RESTART, type LineCore } from '../../cursors/core.js';
+import { LineSplitter } from '../../cursors/line-splitter.js';
+import { SessionFold, type FoldResult } from './fold.js';
+import type { PriceFn } from './cost.js';
+
+export const HEAD_BYTES = 64 * 1024;
+/** Tail windows tried in turn until one yields both a timestamp and a model. */
+export const TAIL_WINDOWS = [16 * 1024, 64 * 1024] as const;
+export const TAIL_BYTES = 64 * 1024;
+export const FULL_PEEK_BYTES = HEAD_BYTES + TAIL_BYTES;
+
+export interface PeekResult {
+  fold: FoldResult;
+  /** Latest timestamp / model / title from the tail window (large files only). */
+  tail?: { lastMs?: number; model?: string; title?: string };
+  /** True when the whole file was folded. */
+  exact: boolean;
+}
+
+class StopFeeding extends Error {}
+
+/** Feed `buf[0..len)` (starting at file offset `base`) line by line into a fresh core state. */
+function feed(
+  core: LineCore<unknown>,
+  file: string,
+  buf: Buffer,
+  len: number,
+  base: number,
+  onEvent: (e: SessionfoldEvent) => void,
+  shouldStop?: () => boolean,
+): void {
+  const options = normalizeReadOptions({});
+  const state = core.init({ file, options });
+  const splitter = new LineSplitter({
+    startOffset: base,
+    maxLineBytes: options.maxLineBytes,
+    onLine(line, start) {
+      if (line.length === 0) return;
+      try {
+        if (core.line(state, line, start, onEvent) === RESTART) return;
+      } catch {
+        return; // malformed or foreign lines are skipped, as a tolerant read does
+      }
+      if (shouldStop?.() === true) throw new StopFeeding();
+    },
+    onLongLine: () => undefined,
+  });
+  try {
+    splitter.push(buf, len);
+  } catch (e) {
+    if (!(e instanceof StopFeeding)) throw e;
+  }
+  try {
+    core.end(state, onEvent);
+  } catch {
+    // a core that cannot end mid-file (tail window) gives what it emitted so far
+  }
+}
+
+/** Fold a whole file through `read()` (codecs without a lineCore, and exact reads). */
+export async function foldWholeFile(codec: Codec, file: SessionFile, price: PriceFn | undefined, kinds?: SessionfoldEvent['type'][]): Promise<FoldResult> {
+  const fold = new SessionFold({ content: false, price });
+  for await (const e of codec.read(file.path, kinds === undefined ? {} : { kinds })) fold.push(e);
+  return fold.finish();
+}
+
+/** Timestamps, model and title from the complete lines of the last `window` bytes. */
+async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, size: number, window: number): Promise<NonNullable<PeekResult['tail']>> {
+  const tailStart = Math.max(0, size - window);
+  const tail = Buffer.allocUnsafe(window + 1);
+  // One byte before the window tells whether its first line is complete.
+  const { bytesRead } = await fh.read(tail, 0, size - tailStart + (tailStart > 0 ? 1 : 0), tailStart > 0 ? tailStart - 1 : 0);
+  let from = 0;
+  if (tailStart > 0) {
+    const lf = tail.indexOf(10);
+    from = lf === -1 || lf >= bytesRead ? bytesRead : lf + 1;
+  }
+  const t: NonNullable<PeekResult['tail']> = {};
+  const base = tailStart > 0 ? tailStart - 1 : 0;
+  feed(core, path, tail.subarray(from), bytesRead - from, base + from, (e) => {
+    const ts = e.type === 'session' ? e.startedAt : 'timestamp' in e && typeof e.timestamp === 'string' ? e.timestamp : undefined;
+    const ms = ts === undefined ? NaN : Date.parse(ts);
+    if (Number.isFinite(ms) && ms > 0 && (t.lastMs === undefined || ms > t.lastMs)) t.lastMs = ms;
+    if (e.type === 'usage' && e.modelFallback !== true && e.model !== '') t.model = e.model;
+    else if (e.type === 'message' && e.model !== undefined) t.model = e.model;
+    if (e.type === 'session' && typeof e.title === 'string' && e.title.trim() !== '') t.title = e.title;
+  });
+  return t;
+}
+
+/** A summary's fold from the head and tail of the file (see the file header). */
+export async function peekFile(codec: Codec, file: SessionFile, size: number, price: PriceFn | undefined): Promise<PeekResult> {
+  const core = codec.lineCore as LineCore<unknown> | undefined;
+  if (core === undefined) return { fold: await foldWholeFile(codec, file, price), exact: true };
+  const fh = await open(file.path, 'r');
+  try {
+    if (size <= FULL_PEEK_BYTES) {
+      const buf = Buffer.allocUnsafe(Math.max(1, size));
+      const { bytesRead } = await fh.read(buf, 0, size, 0);
+      const fold = new SessionFold({ content: false, price });
+      feed(core, file.path, buf, bytesRead, 0, (e) => fold.push(e));
+      return { fold: fold.finish(), exact: true };
+    }
+    const head = Buffer.allocUnsafe(HEAD_BYTES);
+    const { bytesRead: headLen } = await fh.read(head, 0, HEAD_BYTES, 0);
+    const fold = new SessionFold({ content: false, price: undefined });
+    let haveUser = false;
+    let haveTime = false;
+    feed(
+      core,
+      file.path,
+      head,
+      headLen,
+      0,
+      (e) => {
+        fold.push(e);
+        if (e.type === 'message' && e.role === 'user' && e.subtype === undefined && e.text !== '') haveUser = true;
+        if ((e.type === 'session' && e.startedAt !== undefined) || ('timestamp' in e && typeof e.timestamp === 'string')) haveTime = true;
+      },
+      () => haveUser && haveTime,
+    );
+    let t: NonNullable<PeekResult['tail']> = {};
+    for (const window of TAIL_WINDOWS) {
+      t = await peekTail(fh, core, file.path, size, window);
+      if (t.lastMs !== undefined && t.model !== undefined) break;
+    }
+    return { fold: fold.finish(), tail: t, exact: false };
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * `search(query)`: full text over message texts and titles, for one agent or every agent with storage.
+ *
+ * Walk: discover and stat every candidate file (dropping files older than `since` where the codec's events
+ * precede mtime), newest mtime first. Per file: the raw-byte pre-filter (search-match.ts) for line and
+ * whole-document JSON formats, then one read of all kinds folded twice at once: the session fold (summary:
+ * counts, title, cost, dates) and the scorer (hits, snippet). Files are read a few at a time.
+ *
+ * Early stop: with `sort: 'date'`, once `limit` results are held, a file whose codec guarantees
+ * `updatedAt <= mtime` (`eventsPrecedeMtime`) and whose mtime is older than the limit-th result cannot
+ * rank higher, so it is never opened, nor is any older one. Relevance and cost need every match scored,
+ * so they read every file that passes the pre-filter.
+ */
+import type { Codec } from '../codec.js';
+import { invalidOption } from '../errors.js';
+import { findCodec, listCodecs } from '../registry.js';
+import type { ManagerContext, StatFile } from './context.js';
+import type { PriceFn } from './cost.js';
+import { outputText, SessionFold } from './fold.js';
+import { checkDate, checkLimit, checkTags, compareSummaries, modelMatches, toSummary } from './list.js';
+import { mayContainAll, parseTerms, SearchScorer, type Terms } from './search-match.js';
+import type { SearchStats, SessionQuery, SessionSummary } from './types.js';
+
+export const DEFAULT_SEARCH_LIMIT = 50;
+const SEARCH_CONCURRENCY = 4;
+
+interface NormalizedQuery {
+  terms: Terms;
+  agent: string | undefined;
+  since: number | undefined;
+  until: number | undefined;
+  model: string | undefined;
+  tags: string[] | undefined;
+  limit: number;
+  sort: 'relevance' | 'date' | 'cost';
+  subagents: boolean;
+}
+
+function normalizeQuery(q: SessionQuery): NormalizedQuery {
+  if (q === null || typeof q !== 'object') throw invalidOption('query', 'an object with text', q);
+  const sort = q.sort ?? 'relevance';
+  if (!['relevance', 'date', 'cost'].includes(sort)) throw invalidOption('sort', 'relevance|date|cost', q.sort);
+  if (q.model !== undefined && (typeof q.model !== 'string' || q.model === '')) throw invalidOption('model', 'a non-empty string', q.model);
+  return {
+    terms: parseTerms(q.text),
+    agent: q.agent,
+    since: checkDate('since', q.since),
+    until: checkDate('until', q.until),
+    model: q.model?.toLowerCase(),
+    tags: checkTags(q.tags),
+    limit: checkLimit(q.limit, DEFAULT_SEARCH_LIMIT),
+    sort,
+    subagents: q.subagents === true,
+  };
+}
+
+const bySearchOrder = (sort: NormalizedQuery['sort']) => {
+  if (sort !== 'relevance') return compareSummaries(sort, 'desc');
+  const byDate = compareSummaries('date', 'desc');
+  return (a: SessionSummary, b: SessionSummary) => (b.relevanceScore ?? 0) - (a.relevanceScore ?? 0) || byDate(a, b);
+};
+
+/** `search(query)`: see the file header. Never throws AGENT_NOT_FOUND: an unknown agent gives `[]`. */
+export async function searchSessions(ctx: ManagerContext, query: SessionQuery): Promise<SessionSummary[]> {
+  const q = normalizeQuery(query);
+  let codecs: Codec[];
+  if (q.agent !== undefined) {
+    const c = findCodec(q.agent);
+    if (c === undefined) return [];
+    codecs = [c];
+  } else {
+    const all = listCodecs();
+    const has = await Promise.all(all.map((c) => ctx.hasStorage(c)));
+    codecs = all.filter((_, i) => has[i]);
+  }
+  const stats: SearchStats = { files: 0, prefiltered: 0, read: 0, skippedEarly: 0, stoppedEarly: false };
+  const files: StatFile[] = [];
+  for (const c of codecs) {
+    for (const f of await ctx.discover(c, q.subagents)) {
+      if (q.since !== undefined && c.capabilities.eventsPrecedeMtime === true && f.mtimeMs < q.since) continue;
+      files.push(f);
+    }
+  }
+  files.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  stats.files = files.length;
+  if (files.length === 0) {
+    query.onStats?.(stats);
+    return [];
+  }
+  const price = await ctx.price();
+  const tags = ctx.tags();
+  const order = bySearchOrder(q.sort);
+  const results: SessionSummary[] = [];
+  const seen = new Set<string>();
+
+  /** With date sort and `limit` results held: the updatedAt a file must beat to rank. */
+  const threshold = (): number | undefined => {
+    if (q.sort !== 'date' || results.length < q.limit) return undefined;
+    return (results[q.limit - 1] as SessionSummary).updatedAt.getTime();
+  };
+
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const sf = files[next++] as StatFile;
+      const t = threshold();
+      if (t !== undefined && sf.codec.capabilities.eventsPrecedeMtime === true && sf.mtimeMs < t) {
+        stats.skippedEarly++;
+        stats.stoppedEarly = true;
+        continue;
+      }
+      const r = await searchFile(sf, q, price, stats, tags);
+      if (r === undefined || seen.has(r.unifiedId)) continue;
+      seen.add(r.unifiedId);
+      results.push(r);
+      results.sort(order);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SEARCH_CONCURRENCY, files.length) }, worker));
+  query.onStats?.(stats);
+  return results.slice(0, q.limit);
+}
+
+async function searchFile(sf: StatFile, q: NormalizedQuery, price: PriceFn, stats: SearchStats, tags: ReturnType<ManagerContext['tags']>): Promise<SessionSummary | undefined> {
+  const persistence = sf.codec.capabilities.persistence;
+  try {
+    if ((persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
+      stats.prefiltered++;
+      return undefined;
+    }
+    stats.read++;
+    const fold = new SessionFold({ content: false, price });
+    const scorer = new SearchScorer(q.terms);
+    // A tool message line that also yields its tool_result (sessionfold-jsonl) is one text, as in the fold.
+    let toolMessageAt = -1;
+    for await (const e of sf.codec.read(sf.file.path)) {
+      fold.push(e);
+      if (e.type === 'message') {
+        scorer.text(e.text);
+        toolMessageAt = e.role === 'tool' ? e.offset : -1;
+      } else if (e.type === 'tool_result' && e.offset !== toolMessageAt) scorer.text(outputText(e.output));
+    }
+    const r = fold.finish();
+    const match = scorer.result(r.title);
+    if (match === undefined) return undefined;
+    const s = toSummary(sf, r, true, tags);
+    const created = s.createdAt.getTime();
+    if (q.since !== undefined && created < q.since) return undefined;
+    if (q.until !== undefined && created > q.until) return undefined;
+    if (q.model !== undefined && !modelMatches([...r.models.keys(), ...(r.model !== undefined ? [r.model] : [])], q.model)) return undefined;
+    if (q.tags !== undefined && !s.tags.some((x) => q.tags?.includes(x))) return undefined;
+    s.relevanceScore = match.score;
+    s.snippet = match.snippet;
+    return s;
+  } catch {
+    return undefined; // an unreadable file is skipped, as list does
+  }
+}

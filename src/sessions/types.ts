@@ -1,0 +1,254 @@
+/**
+ * The SessionManager's public types: the spec's SessionSummary, Session, SessionMessage, SessionToolCall,
+ * SessionQuery, SessionListOptions, SessionDiff and DiffOperation, with a few additive fields the spec leaves
+ * out but a real user needs (the file a session lives in, whether a summary's counts are exact, the search
+ * snippet, the full usage of a message so an export loses nothing). Agents are plain strings: any codec id
+ * registered now or later is an agent name.
+ */
+import type { CostMode, CostRecord } from '../cost/types.js';
+import type { UsageEvent } from '../events.js';
+
+/** A registered codec id (`claude`, `codex`, `sessionfold-jsonl`, or a plugin's). */
+export type AgentName = string;
+
+/** A lightweight session, returned by `list()` and `search()`. */
+export interface SessionSummary {
+  agent: AgentName;
+  /** The agent's native session id, never rewritten. */
+  sessionId: string;
+  /** `<agent>:<sessionId>`. */
+  unifiedId: string;
+  /** The agent's own title, else the first user prompt cut to 100 characters; `''` when neither exists. */
+  title: string;
+  createdAt: Date;
+  /** Latest event timestamp, else the file's mtime. */
+  updatedAt: Date;
+  /** User prompts answered by at least one assistant message. */
+  turnCount: number;
+  /** Messages of every role (the length of `get().messages`). */
+  messageCount: number;
+  /** The most-used model (by requests); from the file's tail when the summary is not exact. */
+  model?: string;
+  /** Whole-session cost. Present only when every usage event of the session was read. */
+  cost?: CostRecord;
+  tags: string[];
+  cwd?: string;
+  forkedFrom?: string;
+  /** Search results only, in [0, 1]. */
+  relevanceScore?: number;
+  /** Search results only: the matching text, whitespace collapsed, cut around the first hit with `…`. */
+  snippet?: string;
+  /**
+   * True when `messageCount` and `turnCount` come from a fold over the whole file. False when they come from
+   * the head and tail windows of a large file only (then they are lower bounds).
+   */
+  exact: boolean;
+  /** Path of the file (or database) the session lives in. */
+  file: string;
+  /** Size of that file in bytes. */
+  sizeBytes: number;
+  /** True for a subagent / sidechain transcript. */
+  subagent?: boolean;
+}
+
+/** A tool call issued by an assistant message, with its result attached when the session holds one. */
+export interface SessionToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  output?: unknown;
+  /** True when the tool reported an error. */
+  isError?: boolean;
+  durationMs?: number;
+}
+
+/** Every usage field of the events attached to one message, summed, so an export can be read back losslessly. */
+export interface SessionMessageUsage {
+  model: string;
+  /** True when the agent did not record the model and the codec used a fallback. */
+  modelFallback?: boolean;
+  provider?: string;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  /** The agent's own recorded cost, when every attached event had one. */
+  costUsd?: number;
+  /** Non-standard inference speed (e.g. `fast`), when every attached event had the same one. */
+  speed?: string;
+  /** Server-side web searches, summed. */
+  webSearchRequests?: number;
+  singleRequest: boolean;
+  /** The dedup key(s) of the attached events, `+`-joined when several. */
+  dedupKey: string;
+  /** How many usage events were attached. */
+  requests: number;
+}
+
+export interface SessionMessage {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  /** Text; `''` for tool-only messages. Lines sharing the message's native id are joined with a blank line. */
+  content: string;
+  timestamp?: Date;
+  toolCalls?: SessionToolCall[];
+  toolResult?: { toolCallId: string; toolName: string; output: unknown; isError?: boolean };
+  /** The spec's token view: input is uncached input; cachedTokens = cache reads + cache writes. */
+  tokenUsage?: { inputTokens: number; outputTokens: number; thinkingTokens?: number; cachedTokens?: number };
+  cost?: CostRecord;
+  thinking?: string;
+  model?: string;
+  /** The agent's id for the message (Claude `message.id`, …). */
+  id?: string;
+  /** Injected context, compaction summary, … (from the codec). */
+  subtype?: string;
+  /** Full usage behind `tokenUsage` and `cost`. */
+  usage?: SessionMessageUsage;
+}
+
+/** One usage event that belongs to no message (usage-only records, usage before any reply). */
+export interface OrphanUsage extends SessionMessageUsage {
+  /** ISO-8601, as the agent recorded it. */
+  timestamp?: string;
+}
+
+/** Native details normalization hides, kept on `Session.raw`. */
+export interface SessionRaw {
+  file: string;
+  sizeBytes: number;
+  /** `<codec>@n<core>.p<parser>`. */
+  parser: string;
+  lines: number;
+  skippedLines: number;
+  events: number;
+  /** Every `session` event of the file, as the codec yielded it (version, gitBranch, provider, …). */
+  sessionEvents: Record<string, unknown>[];
+  /** Usage events attached to no message (counted in `cost`); the JSONL export keeps them. */
+  orphanUsage: OrphanUsage[];
+  /** Tool results whose call was not in the session. */
+  unmatchedToolResults: number;
+}
+
+export interface Session {
+  agent: AgentName;
+  sessionId: string;
+  unifiedId: string;
+  title: string;
+  createdAt: Date;
+  updatedAt: Date;
+  turnCount: number;
+  model?: string;
+  cost?: CostRecord;
+  /** Cost per model (every usage event, attached to a message or not). */
+  costByModel?: Record<string, CostRecord>;
+  tags: string[];
+  cwd?: string;
+  forkedFrom?: string;
+  messages: SessionMessage[];
+  raw?: SessionRaw;
+}
+
+export interface SessionListOptions {
+  /** Sessions created on or after. */
+  since?: Date;
+  /** Sessions created on or before. */
+  until?: Date;
+  /** Sessions that used a model whose id contains this (case-insensitive). */
+  model?: string;
+  /** Sessions with any of these tags. */
+  tags?: string[];
+  /** Default 100. */
+  limit?: number;
+  /** Default `date` (updatedAt). */
+  sort?: 'date' | 'cost' | 'turns';
+  /** Default `desc`. */
+  sortDirection?: 'asc' | 'desc';
+  /** Sessions whose cwd is this directory or below it. */
+  cwd?: string;
+  /** Fold every returned session's whole file, so counts and cost are exact. Default false. */
+  full?: boolean;
+  /**
+   * Fold whole, in output order, the returned sessions that are not exact yet, as long as their files add
+   * up to at most this many bytes (larger ones stay lazy). Default 0; the CLI uses 64 MiB.
+   */
+  exactBytes?: number;
+  /** Include subagent / sidechain transcripts. Default false. */
+  subagents?: boolean;
+}
+
+export interface SessionQuery {
+  /** Case-insensitive; whitespace-separated terms must all occur; `"quoted phrases"` stay together. */
+  text: string;
+  /** One agent; an unknown agent gives `[]`. Default: every agent with storage on this machine. */
+  agent?: AgentName;
+  since?: Date;
+  until?: Date;
+  model?: string;
+  tags?: string[];
+  /** Default 50. */
+  limit?: number;
+  /** Default `relevance`. */
+  sort?: 'relevance' | 'date' | 'cost';
+  subagents?: boolean;
+  /** Counters of the walk (files pre-filtered, read, early stop); for tools and tests. */
+  onStats?: (stats: SearchStats) => void;
+}
+
+export interface SearchStats {
+  /** Candidate files after discovery and mtime filters. */
+  files: number;
+  /** Files rejected by the raw-byte pre-filter without parsing. */
+  prefiltered: number;
+  /** Files parsed. */
+  read: number;
+  /** Files never opened because the walk stopped early. */
+  skippedEarly: number;
+  stoppedEarly: boolean;
+}
+
+export interface SessionRef {
+  agent: AgentName;
+  sessionId: string;
+}
+
+export interface DiffOperation {
+  type: 'addition' | 'removal' | 'modification' | 'unchanged';
+  indexA?: number;
+  indexB?: number;
+  messageA?: SessionMessage;
+  messageB?: SessionMessage;
+}
+
+export interface SessionDiff {
+  a: { agent: AgentName; sessionId: string; unifiedId: string };
+  b: { agent: AgentName; sessionId: string; unifiedId: string };
+  operations: DiffOperation[];
+  stats: { removals: number; additions: number; modifications: number; unchanged: number };
+}
+
+export type ExportFormat = 'json' | 'jsonl' | 'markdown';
+
+/** What `createPricer()` of the cost module gives: one price per usage event. */
+export interface UsagePricer {
+  price(usage: UsageEvent, mode: CostMode): { usd: number | undefined; source?: string; unpriced?: boolean };
+}
+
+export interface SessionManagerOptions {
+  /** Environment for roots, tags and prices. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Per-agent roots overriding the codecs' `defaultRoots(env)`. */
+  roots?: Record<string, string[]>;
+  /** Default `auto`: the agent's recorded cost when present, else computed. */
+  costMode?: CostMode;
+  /** A pricer; default the cost module's `createPricer()`. */
+  pricer?: UsagePricer;
+  /** Price-override config file for the default pricer. */
+  pricesFile?: string;
+  /** Files opened at once by list and search. Default 8. */
+  concurrency?: number;
+  /** Use the event cache for usage over many sessions (`list --sort cost`, `--model`, totalCost). Default true. */
+  cache?: boolean;
+  /** Path of the event cache database (default `$SESSIONFOLD_CACHE`, else `$XDG_CACHE_HOME/sessionfold/events.db`). */
+  cachePath?: string;
+}
