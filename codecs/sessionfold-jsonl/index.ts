@@ -26,7 +26,7 @@ async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
   }
 }
 
-const PARSER_VERSION = 1;
+const PARSER_VERSION = 2;
 
 export const sessionfoldJsonl: Codec = {
   id: CODEC_ID,

@@ -78,16 +78,19 @@ export const sessionfoldJsonlCore: LineCore<SessionfoldJsonlState> = {
     const ts = str(rec.timestamp);
     const nativeId = str(rec.id) ?? `${s.sessionId}#${num(rec.index)}`;
     const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: start };
-    emit({
-      type: 'message',
-      ...base,
-      role,
-      text: typeof rec.content === 'string' ? rec.content : '',
-      ...(str(rec.thinking) !== undefined && { thinking: rec.thinking as string }),
-      ...(ts !== undefined && { timestamp: ts }),
-      ...(str(rec.model) !== undefined && { model: rec.model as string }),
-      nativeId,
-    });
+    if (rec.orphanUsage !== true) {
+      emit({
+        type: 'message',
+        ...base,
+        role,
+        text: typeof rec.content === 'string' ? rec.content : '',
+        ...(str(rec.thinking) !== undefined && { thinking: rec.thinking as string }),
+        ...(ts !== undefined && { timestamp: ts }),
+        ...(str(rec.model) !== undefined && { model: rec.model as string }),
+        nativeId,
+        ...(str(rec.subtype) !== undefined && { subtype: rec.subtype as string }),
+      });
+    }
     if (Array.isArray(rec.toolCalls)) {
       for (const tc of rec.toolCalls) {
         if (tc === null || typeof tc !== 'object' || typeof tc.toolCallId !== 'string') continue;
@@ -96,7 +99,7 @@ export const sessionfoldJsonlCore: LineCore<SessionfoldJsonlState> = {
     }
     const tr = rec.toolResult;
     if (tr !== undefined && tr !== null && typeof tr === 'object' && typeof tr.toolCallId === 'string') {
-      emit({ type: 'tool_result', ...base, callId: tr.toolCallId, toolName: String(tr.toolName ?? ''), output: tr.output ?? null, isError: tr.isError === true, ...(ts !== undefined && { timestamp: ts }) });
+      emit({ type: 'tool_result', ...base, callId: tr.toolCallId, toolName: String(tr.toolName ?? ''), output: tr.output ?? null, isError: tr.isError === true, ...(ts !== undefined && { timestamp: ts }), ...(typeof tr.durationMs === 'number' && { durationMs: tr.durationMs }) });
     }
     const u = rec.usage;
     if (u !== undefined && u !== null && typeof u === 'object') {
@@ -105,7 +108,7 @@ export const sessionfoldJsonlCore: LineCore<SessionfoldJsonlState> = {
         type: 'usage',
         ...base,
         model: model ?? 'unknown',
-        ...(model === undefined && { modelFallback: true }),
+        ...((model === undefined || u.modelFallback === true) && { modelFallback: true }),
         ...(str(u.provider) !== undefined && { provider: u.provider as string }),
         timestamp: ts ?? '1970-01-01T00:00:00.000Z',
         inputTokens: num(u.inputTokens),
@@ -115,6 +118,8 @@ export const sessionfoldJsonlCore: LineCore<SessionfoldJsonlState> = {
         cacheWriteTokens: num(u.cacheWriteTokens),
         cacheWrite1hTokens: num(u.cacheWrite1hTokens),
         ...(typeof u.costUsd === 'number' && { costUsd: u.costUsd }),
+        ...(str(u.speed) !== undefined && { speed: u.speed as string }),
+        ...(typeof u.webSearchRequests === 'number' && { webSearchRequests: u.webSearchRequests }),
         singleRequest: u.singleRequest === true,
         dedupKey: str(u.dedupKey) ?? `${CODEC_ID}:${s.sessionId}:${nativeId}`,
         messageId: nativeId,

@@ -48,6 +48,11 @@ export interface ExportUsage {
   costUsd?: number;
   singleRequest?: boolean;
   dedupKey?: string;
+  /** The model was not recorded; `model` is a fallback. */
+  modelFallback?: boolean;
+  /** Non-standard inference speed (e.g. Anthropic fast mode). */
+  speed?: string;
+  webSearchRequests?: number;
 }
 
 export interface ExportMessage {
@@ -61,7 +66,11 @@ export interface ExportMessage {
   thinking?: string;
   id?: string;
   toolCalls?: ExportToolCall[];
-  toolResult?: { toolCallId: string; toolName: string; output: unknown; isError?: boolean };
+  toolResult?: { toolCallId: string; toolName: string; output: unknown; isError?: boolean; durationMs?: number };
+  /** Marks injected context, summaries, compaction (MessageEvent.subtype). */
+  subtype?: string;
+  /** Usage that belonged to no message in the source session: re-imported as usage only, no message. */
+  orphanUsage?: boolean;
   /** The spec's SessionMessage.tokenUsage. */
   tokenUsage?: { inputTokens: number; outputTokens: number; thinkingTokens?: number; cachedTokens?: number };
   usage?: ExportUsage;
