@@ -2,6 +2,7 @@
 import type { CommandDef } from './command.js';
 
 export const COMMANDS: Record<string, { description: string; load: () => Promise<{ default: CommandDef }> }> = {
+  start: { description: 'The main job: recent sessions and cost over your agent folders (or the demo history)', load: () => import('./commands/start.js') },
   read: { description: 'Stream a session file as NDJSON events, resumably', load: () => import('./commands/read.js') },
   agents: { description: 'List the registered agents and their roots', load: () => import('./commands/agents.js') },
   cost: { description: 'What your agents cost: `cost report` by day, model, agent, project, session or tag', load: () => import('./commands/cost.js') },

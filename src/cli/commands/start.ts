@@ -1,0 +1,126 @@
+/**
+ * `sessionfold start` (what `npm start` runs): the main job in one screen. It looks for the user's real agent
+ * folders (every registered codec's default roots); when none holds a session it says so and uses the
+ * bundled demo history (`fixtures/demo`, Claude Code + Codex in their real layouts). Then it prints the most
+ * recent sessions and the cost report (by day for a short history, by month for a long one).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { listCodecs } from '../../registry.js';
+import { createPricer } from '../../cost/pricing.js';
+import { totalCost } from '../../cost/total.js';
+import { renderCostSummary } from '../../cost/format.js';
+import type { CostGroupBy } from '../../cost/types.js';
+import { createSessionManager } from '../../sessions/manager.js';
+import type { SessionSummary } from '../../sessions/types.js';
+import { bool, defineCommand, type CommandContext } from '../command.js';
+import { ellipsize, renderTable, summaryCells, terminalWidth } from './sessions-common.js';
+import { timeZoneOf } from './cost-options.js';
+
+/** The demo history shipped in the package: `<package>/fixtures/demo`. */
+export function demoRoot(): string {
+  // dist/src/cli/commands/start.js → package root; src/cli/commands/start.ts (tests) → package root
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  for (const up of ['../../../..', '../../..']) {
+    const candidate = join(here, up, 'fixtures', 'demo');
+    if (existsSync(join(candidate, 'manifest.json'))) return candidate;
+  }
+  throw new Error('the bundled demo history (fixtures/demo) is missing from this install');
+}
+
+/** The demo history's roots, as each codec would derive them from its own env variable. */
+export function demoRoots(): Record<string, string[]> {
+  const root = demoRoot();
+  const env = { HOME: root, CLAUDE_CONFIG_DIR: join(root, 'claude'), CODEX_HOME: join(root, 'codex') };
+  const out: Record<string, string[]> = {};
+  for (const id of ['claude', 'codex']) {
+    const codec = listCodecs().find((c) => c.id === id);
+    if (codec) out[id] = codec.defaultRoots(env);
+  }
+  return out;
+}
+
+/** Agents whose default roots hold at least one session file. */
+async function detectAgents(env: NodeJS.ProcessEnv): Promise<{ id: string; roots: string[] }[]> {
+  const found: { id: string; roots: string[] }[] = [];
+  for (const codec of listCodecs()) {
+    if (codec.id === 'sessionfold-jsonl') continue; // our own exports are not an agent's history
+    const roots = codec.defaultRoots(env);
+    for await (const _ of codec.discover(roots)) {
+      found.push({ id: codec.id, roots: roots.filter((r) => existsSync(r)) });
+      break;
+    }
+  }
+  return found;
+}
+
+function tilde(p: string, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || homedir();
+  return home && p.startsWith(home + '/') ? `~${p.slice(home.length)}` : p;
+}
+
+export default defineCommand({
+  name: 'start',
+  description: 'The main job: recent sessions and the cost report over your agent folders (or the bundled demo history when there are none).',
+  usage: '[--demo] [--no-cache]',
+  options: {
+    demo: { type: 'boolean', description: 'Use the bundled demo history even when agent folders exist' },
+    'no-cache': { type: 'boolean', description: 'Read every file, without the event cache' },
+  },
+  async run(ctx: CommandContext) {
+    const env = ctx.env;
+    const out = ctx.stdout;
+    const detected = bool(ctx, 'demo') ? [] : await detectAgents(env);
+    let roots: Record<string, string[]> | undefined;
+    let agents: string[];
+    if (detected.length > 0) {
+      agents = detected.map((d) => d.id);
+      out.write(`sessionfold: reading your agent history: ${detected.map((d) => `${d.id} (${d.roots.map((r) => tilde(r, env)).join(', ')})`).join(', ')}\n\n`);
+    } else {
+      roots = demoRoots();
+      agents = Object.keys(roots);
+      const looked = listCodecs()
+        .filter((c) => c.id !== 'sessionfold-jsonl')
+        .flatMap((c) => c.defaultRoots(env).map((r) => tilde(r, env)));
+      out.write(
+        bool(ctx, 'demo')
+          ? 'sessionfold: showing the bundled demo history (fixtures/demo), as asked.\n\n'
+          : `sessionfold: no agent history found (looked in ${looked.join(', ')}),\nso this is the bundled demo history (fixtures/demo). Point CLAUDE_CONFIG_DIR / CODEX_HOME at real folders to read yours.\n\n`,
+      );
+    }
+    const cache = !bool(ctx, 'no-cache');
+    const width = terminalWidth(ctx);
+
+    // Recent sessions, all agents together.
+    const manager = createSessionManager({ env, ...(roots && { roots }), cache });
+    const recent: SessionSummary[] = [];
+    for (const agent of agents) {
+      const rows = await manager.list(agent, { limit: 5, exactBytes: 16 * 1024 * 1024 });
+      recent.push(...rows);
+    }
+    recent.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime());
+    out.write('Recent sessions\n');
+    const rows = recent.slice(0, 8).map((s) => {
+      const c = summaryCells(s);
+      return [c.updated, s.agent, c.turns, c.cost, c.model, ellipsize(s.title || '(untitled)', 80)];
+    });
+    out.write(renderTable(['updated', 'agent', 'turns', 'cost', 'model', 'title'], rows, width, new Set([2, 3])));
+
+    // The cost report: by day for a short history, by month for a long one.
+    const timeZone = timeZoneOf(ctx);
+    const pricer = createPricer({ env });
+    const base = { env, agents, timeZone, pricer, cache, ...(roots && { roots }) };
+    let groupBy: CostGroupBy = 'day';
+    let summary = await totalCost({ ...base, groupBy });
+    if (Object.keys(summary.breakdowns ?? {}).length > 31) {
+      groupBy = 'month';
+      summary = await totalCost({ ...base, groupBy });
+    }
+    out.write(`\nCost by ${groupBy} (${timeZone})\n`);
+    out.write(renderCostSummary(summary, 'table', { groupBy, timeZone, mode: pricer.mode }));
+    out.write(`\nMore: sessionfold sessions list <agent> · sessionfold cost report --group-by model · sessionfold --help\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,39 @@
+/** `sessionfold start` (npm start): real folders when they exist, the bundled demo history otherwise. */
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const REAL = new URL('../../shared/fixtures/real/', import.meta.url).pathname;
+
+async function start(env: Record<string, string>): Promise<string> {
+  const home = await mkdtemp(join(tmpdir(), 'sf-start-'));
+  const r = await run(process.execPath, [CLI, 'start'], { env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', ...env } });
+  return r.stdout;
+}
+
+describe('sessionfold start', () => {
+  it('uses the bundled demo history when no agent folder exists, and says so', async () => {
+    const out = await start({});
+    expect(out).toMatch(/no agent history found/);
+    expect(out).toMatch(/bundled demo history/);
+    expect(out).toMatch(/Recent sessions/);
+    expect(out).toMatch(/claude/);
+    expect(out).toMatch(/codex/);
+    const total = out.split('\n').find((l) => l.startsWith('Total'));
+    expect(total).toMatch(/\$\d+\.\d\d/);
+  });
+
+  it('reads the real agent folders when they exist', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-start-real-'));
+    await cp(join(REAL, 'claude', 'vibecodingtracker-real-session-v1.0.95-zh.jsonl'), join(dir, 'projects', '-w', '9f0c3b55-2a61-4d2e-9a43-3c1f00000001.jsonl'));
+    const out = await start({ CLAUDE_CONFIG_DIR: dir });
+    expect(out).toMatch(/reading your agent history: claude/);
+    expect(out).not.toMatch(/demo/);
+    expect(out).toMatch(/claude-sonnet-4-20250514/);
+  });
+});
