@@ -41,6 +41,10 @@ export interface SessionEvent extends EventBase {
   gitBranch?: string;
   /** True for subagent / sidechain transcripts. */
   subagent?: boolean;
+  /** A subagent's type as its agent recorded it (Claude Code `agentType`: `general-purpose`, `Explore`, …). */
+  agentType?: string;
+  /** How deep a subagent was spawned: 1 for one started by the main session, 2 for one started by a subagent. */
+  spawnDepth?: number;
   /** Model the session declares up front, if any. */
   model?: string;
   provider?: string;
@@ -90,6 +94,16 @@ export interface UsageEvent extends EventBase {
   cacheWrite1hTokens: number;
   /** Cost the agent itself recorded, in USD. */
   costUsd?: number;
+  /**
+   * Inference speed mode when the agent recorded a non-standard one (Anthropic `usage.speed: "fast"`: Opus
+   * fast mode, billed at a multiple of the standard rates). Absent means standard.
+   */
+  speed?: string;
+  /**
+   * Server-side web searches the request ran (Anthropic `usage.server_tool_use.web_search_requests`),
+   * billed per search on top of tokens. Absent means none recorded.
+   */
+  webSearchRequests?: number;
   /** True when the event covers exactly one model request (long-context tiers may apply). */
   singleRequest: boolean;
   /** Key that identifies this response across files; folds count each key once. */

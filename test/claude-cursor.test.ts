@@ -118,7 +118,8 @@ describe('claude cursor state', () => {
     const core = coreState(cursor);
     expect(Buffer.from(core.seen, 'base64').length).toBe(4 * (usage - 1));
     expect(core.pending?.event.type).toBe('usage');
-    expect(JSON.stringify(cursor.state).length).toBeLessThan(2048);
+    // Besides the hashes and the pending usage, the state holds the last session event (~260 bytes here).
+    expect(JSON.stringify(cursor.state).length).toBeLessThan(2560);
     expect((await readFile(file)).length).toBeGreaterThan(100 * JSON.stringify(cursor.state).length);
   });
 
@@ -143,6 +144,10 @@ describe('claude cursor state', () => {
     const good = claudeCore.snapshot(claudeCore.init(ctx)) as ClaudeSnapshot;
     expect(() => claudeCore.restore({ ...good, seen: 'abc' }, ctx)).toThrow(expect.objectContaining({ code: 'CURSOR_INVALID' }));
     expect(() => claudeCore.restore({ ...good, calls: [[1, 'x']] }, ctx)).toThrow(expect.objectContaining({ code: 'CURSOR_INVALID' }));
+    expect(() => claudeCore.restore({ ...good, titles: { custom: 3 } }, ctx)).toThrow(expect.objectContaining({ code: 'CURSOR_INVALID' }));
+    expect(() => claudeCore.restore({ ...good, session: { type: 'usage' } }, ctx)).toThrow(expect.objectContaining({ code: 'CURSOR_INVALID' }));
+    // a cursor of the previous state version (no titles) is not resumed from: the parser string changed too
+    expect(() => claudeCore.restore({ ...good, v: 1 }, ctx)).toThrow(expect.objectContaining({ code: 'CURSOR_INVALID' }));
     expect(claudeCore.snapshot(claudeCore.restore(good, ctx))).toEqual(good);
   });
 });

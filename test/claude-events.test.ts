@@ -11,6 +11,7 @@ import { parseSync } from '../cursors/sync.js';
 import { newReadInfo } from '../src/codec.js';
 import type { MessageEvent, SessionEvent, ToolCallEvent, ToolResultEvent } from '../src/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
+import { codecWithSidecar } from './claude-helpers.js';
 
 const PROJECTS = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
@@ -19,7 +20,10 @@ const PARENT = join(PROJECTS, '-Users-dev-app', `${P}.jsonl`);
 const SUBAGENT = join(PROJECTS, '-Users-dev-app', P, 'subagents', 'agent-abc123.jsonl');
 const FORK = join(PROJECTS, '-Users-dev-app', '22222222-3333-4444-8555-666666666666.jsonl');
 const LEGACY_AGENT = join(PROJECTS, '-Users-dev-other', 'agent-deadbeef.jsonl');
-const CONSTRUCTED = [PARENT, SUBAGENT, FORK, LEGACY_AGENT];
+const T = '44444444-5555-4666-8777-888888888888';
+const TITLED = join(PROJECTS, '-Users-dev-titles', `${T}.jsonl`);
+const NESTED_AGENT = join(PROJECTS, '-Users-dev-titles', T, 'subagents', 'agent-b2.jsonl');
+const CONSTRUCTED = [PARENT, SUBAGENT, FORK, LEGACY_AGENT, TITLED, NESTED_AGENT];
 
 describe('claude session event', () => {
   it('is emitted once, from the first line that says where the session ran (not from queue or snapshot lines)', async () => {
@@ -158,7 +162,7 @@ describe('claude tool calls and results', () => {
 describe.each(CONSTRUCTED.map((f) => [f.slice(PROJECTS.length)]))('constructed fixture %s', (rel) => {
   const file = join(PROJECTS, rel);
   it('gives the same events for every chunk size', async () => {
-    await expectChunkInvariant(claude, file);
+    await expectChunkInvariant(await codecWithSidecar(file), file);
   });
   it('resumes at every line boundary and at random mid-line cuts to the same events as a full read', async () => {
     const content = await readFile(file);

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../src/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
+import { codecWithSidecar } from './claude-helpers.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/claude/', import.meta.url));
@@ -149,7 +150,7 @@ describe('claude codec over the real fixtures', () => {
     });
 
     it('gives the same events for every chunk size', async () => {
-      await expectChunkInvariant(claude, file);
+      await expectChunkInvariant(await codecWithSidecar(file), file);
     });
 
     it('gives the same usage events in a usage-only read as in a full read', async () => {

@@ -47,6 +47,8 @@ describe('claude discovery', () => {
       [`-Users-dev-app/${F}.jsonl`, F, false],
       [`-Users-dev-app/${P}/subagents/agent-abc123.jsonl`, 'agent-abc123', true],
       ['-Users-dev-other/agent-deadbeef.jsonl', 'agent-deadbeef', true],
+      ['-Users-dev-titles/44444444-5555-4666-8777-888888888888.jsonl', '44444444-5555-4666-8777-888888888888', false],
+      ['-Users-dev-titles/44444444-5555-4666-8777-888888888888/subagents/agent-b2.jsonl', 'agent-b2', true],
     ]);
     expect(files.every((f) => f.agent === 'claude' && f.root === PROJECTS)).toBe(true);
   });

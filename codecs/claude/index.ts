@@ -8,19 +8,26 @@
  * for await (const f of claude.discover(claude.defaultRoots()))
  *   for await (const e of claude.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, SessionFile } from '../../src/codec.js';
+import type { Codec, ReadOptions, SessionFile } from '../../src/codec.js';
+import type { SessionfoldEvent } from '../../src/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { claudeCore } from './parse.js';
+import { readSubagentMeta } from './meta.js';
+import { claudeCore, createClaudeCore } from './parse.js';
 import { CODEC_ID, discoverClaudeFiles, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
 
-export { claudeCore, extractToolOutput } from './parse.js';
+export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
+export { extractSubagentMeta, readSubagentMeta } from './meta.js';
 export { CODEC_ID, getClaudePathInfo, getClaudeRoots, getSubagentMetaPath, type ClaudePathInfo } from './paths.js';
-export { extractUsage, getResponseKey, isLargerUsage, type UsageCandidate } from './usage.js';
-export { MAX_OPEN_CALLS, type ClaudeSnapshot, type ClaudeState } from './state.js';
+export { extractUsage, getModelProvider, getResponseKey, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
+export { compileProjection, scanFields, type CompiledProjection, type FieldProjection } from './usage-scan.js';
+export { MAX_OPEN_CALLS, type ClaudeFilter, type ClaudeSnapshot, type ClaudeState, type ClaudeTitles } from './state.js';
 export {
   SYNTHETIC_MODEL,
+  TITLE_MARKER,
   USAGE_MARKER,
+  type ClaudeAiTitleLine,
   type ClaudeContentBlock,
+  type ClaudeCustomTitleLine,
   type ClaudeConversationLine,
   type ClaudeLegacyToolLine,
   type ClaudeLineBase,
@@ -28,10 +35,24 @@ export {
   type ClaudeSummaryLine,
   type ClaudeSystemLine,
   type ClaudeUsage,
+  type SubagentMeta,
 } from './schema.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+/**
+ * Goes up whenever this codec would parse an unchanged file differently. 2: titles on (repeated) session
+ * events, the subagent sidecar, `provider`, `speed` and `webSearchRequests` on usage events.
+ */
+export const PARSER_VERSION = 2;
+
+const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
+const readWithoutMeta = createJsonlRead(PARSER, claudeCore);
+
+/** `read()`: a subagent transcript's sidecar is read first and handed to the pure core (see meta.ts). */
+async function* readClaude(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const metaPath = getSubagentMetaPath(file);
+  const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
+  yield* meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(PARSER, createClaudeCore({ meta }))(file, options);
+}
 
 export const claude: Codec = {
   id: CODEC_ID,
@@ -47,7 +68,7 @@ export const claude: Codec = {
     return meta === undefined ? [] : [meta];
   },
   lineCore: claudeCore,
-  read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, claudeCore),
+  read: readClaude,
   resumeCommand(nativeId: string, _file?: SessionFile): string[] {
     return ['claude', '--resume', nativeId];
   },

@@ -12,16 +12,23 @@
  *   when a different response starts, or by `end()`, which reports it in `replaced` because a later line
  *   of the same response can still replace it.
  *
+ * - Titles (`custom-title`, `ai-title` records; a subagent's meta description) go on the session event; a
+ *   title record after it emits the session event again with the new title (consumers take the last).
+ *   Precedence: the user's custom title, then the AI title, then the meta description.
+ *
  * Usage-only reads (kinds ⊆ {usage, session}) parse every line until the session event is out (so the
- * session id is the same as in a full read), then only lines holding the bytes `"usage"`: a JSON key keeps
- * those bytes whatever the spacing around it, so no usage line is ever dropped.
+ * session id is the same as in a full read), then only lines holding the bytes `"usage"` (a JSON key keeps
+ * those bytes whatever the spacing around it, so no usage line is ever dropped), and, when sessions are
+ * wanted, lines holding `-title"`. A usage line goes through the exact fast scanner (usage-scan.ts), which
+ * parses only the fields usage reads (USAGE_LINE_FIELDS) and leaves to JSON.parse any line it cannot vouch
+ * for; both give the same events (test/claude-usage-scan.test.ts).
  */
 import type { Emit, LineCore, LineResult } from '../../cursors/core.js';
-import { hasAnyMarker, parseJsonObject, RESTART } from '../../cursors/core.js';
+import { parseJsonObject, RESTART } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
-import type { KindCounts, MessageEvent, MessageRole } from '../../src/events.js';
+import type { KindCounts, MessageEvent, MessageRole, SessionEvent } from '../../src/events.js';
 import { CODEC_ID } from './paths.js';
-import { extractTimestamp, isContentBlock, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
+import { extractTimestamp, isContentBlock, isRecord, str, SYNTHETIC_MODEL, TITLE_MARKER, USAGE_MARKER, type SubagentMeta } from './schema.js';
 import {
   currentSessionId,
   initClaudeState,
@@ -32,20 +39,31 @@ import {
   takeCall,
   type ClaudeState,
 } from './state.js';
-import { extractUsage, isLargerUsage, type UsageCandidate } from './usage.js';
+import { extractUsage, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
+import { compileProjection, scanFields } from './usage-scan.js';
 
 type Rec = Record<string, unknown>;
+
+const USAGE_FIELDS = compileProjection(USAGE_LINE_FIELDS);
+
+/** The session's title: the user's, else the generated one, else a subagent's Task description. */
+function effectiveTitle(s: ClaudeState): string | undefined {
+  return s.titles.custom ?? s.titles.ai ?? s.meta?.description;
+}
 
 function emitSession(s: ClaudeState, rec: Rec, start: number, emit: Emit): void {
   const sessionId = currentSessionId(s);
   const recSession = str(rec.sessionId);
   const cwd = str(rec.cwd) ?? str(rec.project);
   const startedAt = extractTimestamp(rec.timestamp);
-  const subagent = s.path.subagent || (rec.isSidechain === true && str(rec.agentId) !== undefined);
-  // A subagent's parent comes from its folder; a copied (resumed, forked) transcript names its origin in
-  // the lines; a legacy agent-<id>.jsonl names its parent session there too.
-  const forkedFrom = s.path.parentSessionId ?? (recSession !== undefined && recSession !== sessionId ? recSession : undefined);
-  emit({
+  const meta = s.meta;
+  const subagent = s.path.subagent || meta !== undefined || (rec.isSidechain === true && str(rec.agentId) !== undefined);
+  // A subagent's parent is the subagent that spawned it (meta, depth ≥ 2), else its folder's session; a
+  // copied (resumed, forked) transcript names its origin in the lines; so does a legacy agent-<id>.jsonl.
+  const parentAgent = meta?.parentAgentId === undefined ? undefined : meta.parentAgentId.startsWith('agent-') ? meta.parentAgentId : `agent-${meta.parentAgentId}`;
+  const forkedFrom = parentAgent ?? s.path.parentSessionId ?? (recSession !== undefined && recSession !== sessionId ? recSession : undefined);
+  const title = effectiveTitle(s);
+  const event: SessionEvent = {
     type: 'session',
     agent: CODEC_ID,
     sessionId,
@@ -53,12 +71,38 @@ function emitSession(s: ClaudeState, rec: Rec, start: number, emit: Emit): void 
     nativeId: sessionId,
     ...(cwd !== undefined && { cwd }),
     ...(startedAt !== undefined && { startedAt }),
+    ...(title !== undefined && { title }),
     ...(forkedFrom !== undefined && { forkedFrom }),
     ...(str(rec.version) !== undefined && { version: rec.version as string }),
     ...(str(rec.gitBranch) !== undefined && { gitBranch: rec.gitBranch as string }),
     ...(subagent && { subagent: true }),
-  });
+    ...(meta?.agentType !== undefined && { agentType: meta.agentType }),
+    ...(meta?.spawnDepth !== undefined && { spawnDepth: meta.spawnDepth }),
+  };
+  emit(event);
+  s.session = event;
   s.sessionEmitted = true;
+}
+
+/**
+ * A `custom-title` / `ai-title` record. It names the session it titles; one naming another session (a
+ * `/rename` after `/resume` can write it into the wrong file, anthropics/claude-code#27202) is ignored. A
+ * resumed or forked copy keeps its origin's titles (they name the origin, which the copy's lines carry).
+ */
+function onTitle(s: ClaudeState, rec: Rec, start: number, emit: Emit): void {
+  const custom = rec.type === 'custom-title';
+  const value = str(custom ? rec.customTitle : rec.aiTitle);
+  if (value === undefined) return;
+  const target = str(rec.sessionId);
+  if (target !== undefined && target !== currentSessionId(s) && target !== s.lineSessionId && target !== s.session?.forkedFrom) return;
+  if (custom) s.titles.custom = value;
+  else s.titles.ai = value;
+  const session = s.session;
+  const title = effectiveTitle(s);
+  if (session === undefined || title === session.title) return;
+  const event: SessionEvent = { ...session, offset: start, ...(title !== undefined && { title }) };
+  emit(event);
+  s.session = event;
 }
 
 function opensSession(rec: Rec): boolean {
@@ -215,6 +259,9 @@ function onSystem(rec: Rec, base: LineBase, emit: Emit): void {
 
 function onRecord(s: ClaudeState, rec: Rec, base: LineBase, emit: Emit): void {
   switch (rec.type) {
+    case 'custom-title':
+    case 'ai-title':
+      return onTitle(s, rec, base.offset, emit);
     case 'assistant':
       return onAssistant(s, rec, base, emit);
     case 'user':
@@ -263,34 +310,65 @@ function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
   } else s.pending = { key: u.key, event: u.event };
 }
 
-/** The Claude Code LineCore. */
-export const claudeCore: LineCore<ClaudeState> = {
-  init: initClaudeState,
-  restore: restoreClaudeState,
-  snapshot: snapshotClaudeState,
-  line(s, line, start, emit): LineResult {
-    if (s.sessionEmitted && s.markers !== undefined && !hasAnyMarker(line, s.markers)) {
-      s.info.filteredLines++;
-      return;
-    }
-    const rec = parseJsonObject(line, start, CODEC_ID, s.file);
-    // The first sessionId of the lines names the session when the path does not.
-    const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(rec.sessionId) : undefined;
-    const sessionId = lock ?? currentSessionId(s);
-    const usage = extractUsage(rec, sessionId, start);
-    // Before any change to the state: a key hashed in the cursor is a repeat or a collision; only a full
-    // read can tell.
-    if (usage?.key !== undefined && s.seenHashes !== undefined && usage.key !== s.pending?.key && !s.seen.has(usage.key) && s.seenHashes.has(hashId32(usage.key))) {
-      return RESTART;
-    }
-    if (lock !== undefined) s.lineSessionId = lock;
-    if (!s.sessionEmitted && opensSession(rec)) emitSession(s, rec, start, emit);
-    if (s.markers === undefined) onRecord(s, rec, { agent: CODEC_ID, sessionId, offset: start }, emit);
-    if (usage !== undefined) onUsage(s, usage, emit);
-  },
-  end(s, emit): KindCounts {
-    if (s.pending === undefined) return {};
-    emit(s.pending.event);
-    return { usage: 1 };
-  },
-};
+/** One parsed line (or the fields of one the fast scanner read) through the state. */
+function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult {
+  // The first sessionId of the lines names the session when the path does not.
+  const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(rec.sessionId) : undefined;
+  const sessionId = lock ?? currentSessionId(s);
+  const usage = extractUsage(rec, sessionId, start);
+  // Before any change to the state: a key hashed in the cursor is a repeat or a collision; only a full
+  // read can tell.
+  if (usage?.key !== undefined && s.seenHashes !== undefined && usage.key !== s.pending?.key && !s.seen.has(usage.key) && s.seenHashes.has(hashId32(usage.key))) {
+    return RESTART;
+  }
+  if (lock !== undefined) s.lineSessionId = lock;
+  if (!s.sessionEmitted && opensSession(rec)) emitSession(s, rec, start, emit);
+  if (s.filter === undefined) onRecord(s, rec, { agent: CODEC_ID, sessionId, offset: start }, emit);
+  else if (rec.type === 'custom-title' || rec.type === 'ai-title') onTitle(s, rec, start, emit);
+  if (usage !== undefined) onUsage(s, usage, emit);
+}
+
+/** Options of `createClaudeCore`. */
+export interface ClaudeCoreOptions {
+  /** The subagent sidecar of the file being read (the codec's read() finds it). */
+  meta?: SubagentMeta | undefined;
+  /** Read usage lines with the fast scanner (default true); false parses them whole, for comparison. */
+  fastScan?: boolean | undefined;
+}
+
+/** A Claude Code LineCore; `claudeCore` is the one without a sidecar. */
+export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<ClaudeState> {
+  const meta = options.meta;
+  const fast = options.fastScan ?? true;
+  return {
+    init: (ctx) => initClaudeState(ctx, meta),
+    restore: (snapshot, ctx) => restoreClaudeState(snapshot, ctx, meta),
+    snapshot: snapshotClaudeState,
+    line(s, line, start, emit): LineResult {
+      const f = s.filter;
+      if (s.sessionEmitted && f !== undefined && !(f.titles && line.indexOf(TITLE_MARKER) !== -1)) {
+        if (!f.usage || line.indexOf(USAGE_MARKER) === -1) {
+          s.info.filteredLines++;
+          return;
+        }
+        if (fast) {
+          const fields = scanFields(line, USAGE_FIELDS);
+          if (fields !== undefined) {
+            s.scanned.fast++;
+            return onLine(s, fields, start, emit);
+          }
+          s.scanned.fallback++;
+        }
+      }
+      return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
+    },
+    end(s, emit): KindCounts {
+      if (s.pending === undefined) return {};
+      emit(s.pending.event);
+      return { usage: 1 };
+    },
+  };
+}
+
+/** The Claude Code LineCore (no subagent sidecar). */
+export const claudeCore: LineCore<ClaudeState> = createClaudeCore();

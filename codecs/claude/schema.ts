@@ -86,6 +86,38 @@ export interface ClaudeSummaryLine {
   leafUuid?: string;
 }
 
+/**
+ * `{"type":"custom-title","customTitle":…,"sessionId":…}`: written by `/rename` (next to an `agent-name`
+ * record with the same name), and again as the first line of the new file after `/clear`.
+ */
+export interface ClaudeCustomTitleLine {
+  type: 'custom-title';
+  customTitle?: string;
+  /** The session the title names (normally the file's own). */
+  sessionId?: string;
+}
+
+/** `{"type":"ai-title","aiTitle":…,"sessionId":…}`: the title Claude Code generates; may be rewritten later. */
+export interface ClaudeAiTitleLine {
+  type: 'ai-title';
+  aiTitle?: string;
+  sessionId?: string;
+}
+
+/**
+ * A subagent's sidecar `agent-<id>.meta.json` (2.1+), written when the Task tool spawns it, e.g.
+ * `{"agentType":"general-purpose","description":"…","toolUseId":"toolu_…","spawnDepth":1,"model":"haiku"}`;
+ * `parentAgentId` names the spawning subagent from depth 2 on. Only the fields used are kept.
+ */
+export interface SubagentMeta {
+  agentType?: string;
+  /** The Task description: the subagent's title unless the transcript records one. */
+  description?: string;
+  spawnDepth?: number;
+  /** The subagent that spawned this one (depth ≥ 2), without the `agent-` prefix. */
+  parentAgentId?: string;
+}
+
 /** `system` lines: compact_boundary, local_command, api_error, turn_duration, stop_hook_summary, … */
 export interface ClaudeSystemLine extends ClaudeLineBase {
   type: 'system';
@@ -110,6 +142,13 @@ export const SYNTHETIC_MODEL = '<synthetic>';
 
 /** Usage-only reads parse only lines holding these bytes (any JSON spacing keeps the key bytes intact). */
 export const USAGE_MARKER = Buffer.from('"usage"');
+
+/**
+ * Session-kind reads past the session event also parse lines holding these bytes: the end of the string
+ * tokens `"custom-title"` and `"ai-title"` (inside a JSON string a quote is escaped, so text that merely
+ * mentions them does not match).
+ */
+export const TITLE_MARKER = Buffer.from('-title"');
 
 /** A plain JSON object (not null, not an array). */
 export function isRecord(v: unknown): v is Record<string, unknown> {

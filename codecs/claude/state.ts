@@ -8,21 +8,22 @@
  *   response repeated after the offset is not counted twice. A hash cannot tell a repeat from a collision,
  *   so a restored state that meets a hashed key restarts the read from byte 0 (RESTART): a collision costs
  *   a full read, never a wrong event. A fresh read keeps exact strings (no false positives).
- * - the session id taken from the lines, and whether the session event was emitted.
+ * - the session id taken from the lines, whether the session event was emitted, the last session event (a
+ *   title record after the offset emits it again with the new title) and the titles recorded so far.
  */
 import type { CoreContext } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { ReadInfo } from '../../src/codec.js';
-import type { UsageEvent } from '../../src/events.js';
+import type { SessionEvent, UsageEvent } from '../../src/events.js';
 import { SessionfoldError } from '../../src/errors.js';
 import { getClaudePathInfo, type ClaudePathInfo } from './paths.js';
-import { isRecord, USAGE_MARKER } from './schema.js';
+import { isRecord, type SubagentMeta } from './schema.js';
 
 /** Open tool calls kept for matching results; the oldest is dropped beyond this. */
 export const MAX_OPEN_CALLS = 256;
 /** Ids of recently answered calls kept to drop a replayed result line (a resume rewrites the last one). */
 export const MAX_CLOSED_CALLS = 32;
-export const STATE_VERSION = 1;
+export const STATE_VERSION = 2;
 
 /** The usage of the response being read: a later line of the same response may still replace it. */
 export interface PendingUsage {
@@ -38,16 +39,37 @@ export interface OpenCall {
   from: string | undefined;
 }
 
+/** What a usage/session-only read still looks at once the session event is out (see parse.ts). */
+export interface ClaudeFilter {
+  /** Lines holding `"usage"`: usage records (through the fast scanner). */
+  usage: boolean;
+  /** Lines holding `-title"`: title records (the session event repeats with a new title). */
+  titles: boolean;
+}
+
+/** Titles recorded in the transcript; the session's title is the first one set of custom, ai, meta. */
+export interface ClaudeTitles {
+  /** The user's `/rename` (`custom-title` records; the last one wins). */
+  custom?: string;
+  /** Claude Code's generated title (`ai-title` records; the last one wins). */
+  ai?: string;
+}
+
 /** All mutable state of one read (csv-parse `init_state`); `snapshotClaudeState` turns it into cursor JSON. */
 export interface ClaudeState {
   file: string;
   path: ClaudePathInfo;
   info: ReadInfo;
-  /** Usage/session-only reads: after the session event, only lines holding one of these are parsed. */
-  markers: Buffer[] | undefined;
+  /** Usage/session-only reads: after the session event, only lines the filter names are parsed. */
+  filter: ClaudeFilter | undefined;
+  /** The subagent sidecar (`agent-<id>.meta.json`), when the read() wrapper found one. */
+  meta: SubagentMeta | undefined;
   /** The first `sessionId` of the lines (used when the path gives none). */
   lineSessionId: string | undefined;
   sessionEmitted: boolean;
+  /** The last session event emitted (a title change emits it again). */
+  session: SessionEvent | undefined;
+  titles: ClaudeTitles;
   pending: PendingUsage | undefined;
   calls: Map<string, OpenCall>;
   /** Recently answered call ids, oldest first. */
@@ -56,6 +78,8 @@ export interface ClaudeState {
   seen: Set<string>;
   /** Hashes of the keys counted before the cursor; undefined in a fresh read. */
   seenHashes: Set<number> | undefined;
+  /** Lines the fast scanner read, and lines it left to JSON.parse (diagnostics; not in the cursor). */
+  scanned: { fast: number; fallback: number };
 }
 
 /** The session id every event of the file carries. */
@@ -64,21 +88,25 @@ export function currentSessionId(s: ClaudeState): string {
 }
 
 /** Fresh state for a read from byte 0; kinds ⊆ {usage, session} turn the byte pre-filter on. */
-export function initClaudeState(ctx: CoreContext): ClaudeState {
+export function initClaudeState(ctx: CoreContext, meta?: SubagentMeta): ClaudeState {
   const kinds = ctx.options.kinds;
   const onlySessionUsage = [...kinds].every((k) => k === 'usage' || k === 'session');
   return {
     file: ctx.file,
     path: getClaudePathInfo(ctx.file),
     info: ctx.options.info,
-    markers: onlySessionUsage ? (kinds.has('usage') ? [USAGE_MARKER] : []) : undefined,
+    filter: onlySessionUsage ? { usage: kinds.has('usage'), titles: kinds.has('session') } : undefined,
+    meta,
     lineSessionId: undefined,
     sessionEmitted: false,
+    session: undefined,
+    titles: {},
     pending: undefined,
     calls: new Map(),
     closed: [],
     seen: new Set(),
     seenHashes: undefined,
+    scanned: { fast: 0, fallback: 0 },
   };
 }
 
@@ -151,6 +179,9 @@ export interface ClaudeSnapshot {
   v: typeof STATE_VERSION;
   lineSessionId: string | null;
   sessionEmitted: boolean;
+  /** The last session event emitted. */
+  session: SessionEvent | null;
+  titles: ClaudeTitles;
   pending: PendingUsage | null;
   /** `[id, name]` or `[id, name, fromUuid]`, oldest first. */
   calls: ([string, string] | [string, string, string])[];
@@ -168,6 +199,8 @@ export function snapshotClaudeState(s: ClaudeState): ClaudeSnapshot {
     v: STATE_VERSION,
     lineSessionId: s.lineSessionId ?? null,
     sessionEmitted: s.sessionEmitted,
+    session: s.session ?? null,
+    titles: { ...s.titles },
     pending: s.pending ?? null,
     calls: [...s.calls].map(([id, c]) => (c.from === undefined ? [id, c.name] : [id, c.name, c.from])),
     closed: [...s.closed],
@@ -180,18 +213,22 @@ function invalid(field: string): SessionfoldError {
 }
 
 /** State from a cursor's snapshot; CURSOR_INVALID for a shape it cannot use. */
-export function restoreClaudeState(snapshot: unknown, ctx: CoreContext): ClaudeState {
+export function restoreClaudeState(snapshot: unknown, ctx: CoreContext, meta?: SubagentMeta): ClaudeState {
   if (!isRecord(snapshot) || snapshot.v !== STATE_VERSION) throw invalid('version');
-  const s = initClaudeState(ctx);
-  const { lineSessionId, sessionEmitted, pending, calls, closed, seen } = snapshot;
+  const s = initClaudeState(ctx, meta);
+  const { lineSessionId, sessionEmitted, session, titles, pending, calls, closed, seen } = snapshot;
   if (lineSessionId !== null && typeof lineSessionId !== 'string') throw invalid('lineSessionId');
   if (typeof sessionEmitted !== 'boolean') throw invalid('sessionEmitted');
+  if (session !== null && !(isRecord(session) && session.type === 'session')) throw invalid('session');
+  if (!isRecord(titles) || !Object.values(titles).every((t) => typeof t === 'string')) throw invalid('titles');
   if (pending !== null && !(isRecord(pending) && typeof pending.key === 'string' && isRecord(pending.event) && pending.event.type === 'usage')) throw invalid('pending');
   if (!Array.isArray(calls)) throw invalid('calls');
   if (!Array.isArray(closed) || !closed.every((c) => typeof c === 'string')) throw invalid('closed');
   if (typeof seen !== 'string') throw invalid('seen');
   s.lineSessionId = lineSessionId ?? undefined;
   s.sessionEmitted = sessionEmitted;
+  s.session = session === null ? undefined : (session as unknown as SessionEvent);
+  s.titles = { ...(typeof titles.custom === 'string' && { custom: titles.custom }), ...(typeof titles.ai === 'string' && { ai: titles.ai }) };
   s.pending = pending === null ? undefined : (pending as unknown as PendingUsage);
   for (const c of calls) {
     if (!Array.isArray(c) || typeof c[0] !== 'string' || typeof c[1] !== 'string' || (c[2] !== undefined && typeof c[2] !== 'string')) throw invalid('calls');

@@ -10,10 +10,60 @@
  * Token mapping (Anthropic Messages `usage`): `input_tokens` already excludes cache reads and writes, so it
  * is our uncached `inputTokens`; `cache_creation_input_tokens` is every cache write, of which
  * `cache_creation.ephemeral_1h_input_tokens` were 1-hour writes; `output_tokens` includes thinking.
+ * `speed: "fast"` (Opus fast mode) and `server_tool_use.web_search_requests` change the bill, so they are
+ * carried as `speed` and `webSearchRequests`; the provider comes from the model id's shape.
+ *
+ * USAGE_LINE_FIELDS lists every field `extractUsage` reads: the usage-only fast path (usage-scan.ts) parses
+ * exactly these from a line, so a field read here and missing there would silently read as absent. The
+ * property tests in test/claude-usage-scan.test.ts compare both paths; keep the two in step.
  */
 import type { UsageEvent } from '../../src/events.js';
 import { CODEC_ID } from './paths.js';
 import { count, extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
+import type { FieldProjection } from './usage-scan.js';
+
+/** Every field of a line that `extractUsage` (and the core's session-id lock) reads. */
+export const USAGE_LINE_FIELDS = {
+  sessionId: true,
+  requestId: true,
+  costUSD: true,
+  uuid: true,
+  timestamp: true,
+  message: {
+    id: true,
+    model: true,
+    usage: {
+      input_tokens: true,
+      output_tokens: true,
+      cache_creation_input_tokens: true,
+      cache_read_input_tokens: true,
+      cache_creation: { ephemeral_5m_input_tokens: true, ephemeral_1h_input_tokens: true },
+      output_tokens_details: { thinking_tokens: true },
+      server_tool_use: { web_search_requests: true },
+      speed: true,
+    },
+  },
+} as const satisfies FieldProjection;
+
+/** Bedrock model ids: `anthropic.claude-…-v1:0`, with a cross-region prefix (`us.`, `eu.`, `apac.`, `global.`, …). */
+const BEDROCK_MODEL_RE = /^(?:[a-z]{2,6}(?:-[a-z]+)?\.)?anthropic\./;
+/** Vertex AI model ids: `claude-opus-4-1@20250805`. */
+const VERTEX_MODEL_RE = /^claude-[^@/]*@\d{8}$/;
+
+/**
+ * The provider a model id says served the request: a gateway's `<provider>/<model>` prefix, `aws` for a
+ * Bedrock id, `google` for a Vertex id, `anthropic` for a plain `claude-…` id, and undefined for anything
+ * else (Claude Code pointed at another vendor's Anthropic-compatible endpoint records that vendor's model).
+ */
+export function getModelProvider(model: string): string | undefined {
+  const slash = model.indexOf('/');
+  if (slash > 0) return model.slice(0, slash).toLowerCase();
+  const m = model.toLowerCase();
+  if (BEDROCK_MODEL_RE.test(m)) return 'aws';
+  if (VERTEX_MODEL_RE.test(m)) return 'google';
+  if (m.startsWith('claude')) return 'anthropic';
+  return undefined;
+}
 
 /** A usage record of one line, with the key its response is deduplicated on. */
 export interface UsageCandidate {
@@ -56,6 +106,9 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
   const details = isRecord(u.output_tokens_details) ? u.output_tokens_details : undefined;
   const cost = rec.costUSD;
   const uuid = str(rec.uuid);
+  const provider = model === undefined ? undefined : getModelProvider(model);
+  const speed = str(u.speed);
+  const webSearches = count(isRecord(u.server_tool_use) ? u.server_tool_use.web_search_requests : undefined);
 
   const event: UsageEvent = {
     type: 'usage',
@@ -64,6 +117,7 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
     offset: start,
     model: model ?? 'unknown',
     ...(model === undefined && { modelFallback: true }),
+    ...(provider !== undefined && { provider }),
     timestamp: extractTimestamp(rec.timestamp) ?? EPOCH,
     inputTokens: count(u.input_tokens),
     outputTokens,
@@ -72,6 +126,8 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
     cacheWriteTokens: cacheWrite,
     cacheWrite1hTokens: Math.min(write1h, cacheWrite),
     ...(typeof cost === 'number' && Number.isFinite(cost) && { costUsd: cost }),
+    ...(speed !== undefined && speed !== 'standard' && { speed }),
+    ...(webSearches > 0 && { webSearchRequests: webSearches }),
     singleRequest: true,
     // Without any id the line cannot be matched to another: its key is unique to the line.
     dedupKey: key ?? `${CODEC_ID}:line:${sessionId}:${uuid ?? `@${start}`}`,

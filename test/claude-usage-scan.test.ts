@@ -1,0 +1,403 @@
+/**
+ * The exact fast usage scanner (codecs/claude/usage-scan.ts) against JSON.parse: on adversarial generated
+ * Claude-like lines (random key order, spacing, duplicate keys, escaped keys, `usage` keys inside content and
+ * tool inputs and tool results, `"usage"` inside strings, escapes, unicode, lone surrogates, numbers of every
+ * shape), on corrupted lines (truncated, bytes inserted or deleted, lines run together), and on every real
+ * and constructed fixture. Whenever the scanner answers, its answer is the projection of JSON.parse's; when
+ * JSON.parse throws, the scanner never answers. And the whole core gives the same events either way.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileProjection, createClaudeCore, scanFields, USAGE_LINE_FIELDS, type FieldProjection } from '../codecs/claude/index.js';
+import { parseSync } from '../cursors/sync.js';
+import { normalizeReadOptions } from '../src/codec.js';
+import type { EventKind, SessionfoldEvent } from '../src/events.js';
+
+const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
+const CONSTRUCTED = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
+const FIELDS = compileProjection(USAGE_LINE_FIELDS);
+const SID = '0f0f0f0f-1111-4222-8333-444444444444';
+const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
+const fastCore = createClaudeCore();
+const parseCore = createClaudeCore({ fastScan: false });
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The projection of a parsed value, written independently of the scanner. */
+function project(v: Record<string, unknown>, p: FieldProjection): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, sub] of Object.entries(p)) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x = v[k];
+    out[k] = sub === true || !isObject(x) ? x : project(x, sub);
+  }
+  return out;
+}
+
+/** JSON.parse's answer for a line: the projection, or 'malformed' where the codec skips the line. */
+function reference(line: Buffer): Record<string, unknown> | 'malformed' {
+  let v: unknown;
+  try {
+    v = JSON.parse(line.toString('utf8'));
+  } catch {
+    return 'malformed';
+  }
+  return isObject(v) ? project(v, USAGE_LINE_FIELDS) : 'malformed';
+}
+
+/** The scanner agrees with JSON.parse, or leaves the line to it. Returns whether it answered. */
+function expectAgrees(line: Buffer): boolean {
+  const fast = scanFields(line, FIELDS);
+  if (fast === undefined) return false;
+  expect(fast).toEqual(reference(line));
+  return true;
+}
+
+// ---- A JSON model with duplicate keys, and a serializer with adversarial spacing and escapes ----
+
+type J = null | boolean | number | string | J[] | { entries: [string, J][] };
+const obj = (entries: [string, J][]): J => ({ entries });
+
+interface Style {
+  /** Whitespace choices (indexes cycle through `seed`). */
+  spaces: string[];
+  /** Escape one character of these keys with \uXXXX. */
+  escapeKeys: Set<string>;
+  /** Write these string values with \u escapes for ASCII letters. */
+  escapeValues: boolean;
+  seed: number[];
+}
+
+function serialize(v: J, st: Style): string {
+  let n = 0;
+  const sp = () => st.spaces[(st.seed[n++ % st.seed.length] as number) % st.spaces.length] as string;
+  const str = (s: string, isKey: boolean): string => {
+    let out = JSON.stringify(s);
+    if ((isKey && st.escapeKeys.has(s)) || (!isKey && st.escapeValues && /[a-z]/.test(s))) {
+      const i = out.search(/[a-z]/);
+      out = `${out.slice(0, i)}\\u${out.charCodeAt(i).toString(16).padStart(4, '0')}${out.slice(i + 1)}`;
+    }
+    return out;
+  };
+  const go = (x: J): string => {
+    if (x === null || typeof x === 'boolean' || typeof x === 'number') return JSON.stringify(x);
+    if (typeof x === 'string') return str(x, false);
+    if (Array.isArray(x)) return `[${sp()}${x.map(go).join(`${sp()},${sp()}`)}${sp()}]`;
+    return `{${sp()}${x.entries.map(([k, val]) => `${str(k, true)}${sp()}:${sp()}${go(val)}`).join(`${sp()},${sp()}`)}${sp()}}`;
+  };
+  return `${sp()}${go(v)}${sp()}`;
+}
+
+const TRICKY = ['"usage"', '"usage":{"input_tokens":9}', '\\', '\\"', '"', '{', '}', '[', ']', ',', ':', 'usage', '"message":{', '\u0000', '\t', '\n', '😀', 'é', '世界', '\u2028', '\uD800', '\uDFFF', '-title"'];
+const text = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.array(fc.constantFrom(...TRICKY), { maxLength: 6 }).map((a) => a.join('')),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+);
+const num: fc.Arbitrary<number> = fc.oneof(fc.nat({ max: 2_000_000 }), fc.integer({ min: -3, max: 3 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, 1e21, 2 ** 53 + 2, 0.1, 1.5e-7));
+const KEY_NAMES = ['usage', 'message', 'id', 'model', 'input_tokens', 'output_tokens', 'type', 'text', 'requestId', 'uuid', 'content', 'x'];
+const key = fc.oneof(fc.constantFrom(...KEY_NAMES), fc.string({ maxLength: 6 }));
+const scalar: fc.Arbitrary<J> = fc.oneof(fc.constant(null), fc.boolean(), num, text);
+const { value: anyValue } = fc.letrec<{ value: J }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map(obj),
+  ),
+}));
+
+/** Entries in random order, some dropped, some duplicated with a decoy value first. */
+function shuffled(entries: fc.Arbitrary<[string, J]>[], decoy: fc.Arbitrary<J>): fc.Arbitrary<[string, J][]> {
+  return fc
+    .tuple(fc.tuple(...entries), fc.array(fc.boolean(), { minLength: entries.length, maxLength: entries.length }), fc.array(fc.nat(), { minLength: entries.length, maxLength: entries.length }), fc.array(fc.tuple(fc.nat(), decoy), { maxLength: 2 }), fc.array(fc.tuple(key, anyValue), { maxLength: 2 }))
+    .map(([all, keep, order, decoys, extra]) => {
+      const kept = all.filter((_, i) => keep[i] !== false || i % 3 === 0);
+      const out = kept.map((e, i) => [order[i] ?? 0, e] as const).sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+      for (const [at, v] of decoys) if (out.length > 0) out.splice(at % out.length, 0, [(out[at % out.length] as [string, J])[0], v]);
+      return [...out, ...extra];
+    });
+}
+
+const tokenValue: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: fc.nat({ max: 200_000 }) }, { weight: 1, arbitrary: num }, { weight: 1, arbitrary: fc.constantFrom<J>(null, '12', true) });
+const usageObj: fc.Arbitrary<J> = shuffled(
+  [
+    fc.tuple(fc.constant('input_tokens'), tokenValue),
+    fc.tuple(fc.constant('output_tokens'), tokenValue),
+    fc.tuple(fc.constant('cache_creation_input_tokens'), tokenValue),
+    fc.tuple(fc.constant('cache_read_input_tokens'), tokenValue),
+    fc.tuple(fc.constant('cache_creation'), fc.oneof(shuffled([fc.tuple(fc.constant('ephemeral_5m_input_tokens'), tokenValue), fc.tuple(fc.constant('ephemeral_1h_input_tokens'), tokenValue)], tokenValue).map(obj), scalar)),
+    fc.tuple(fc.constant('server_tool_use'), shuffled([fc.tuple(fc.constant('web_search_requests'), tokenValue), fc.tuple(fc.constant('web_fetch_requests'), tokenValue)], tokenValue).map(obj)),
+    fc.tuple(fc.constant('output_tokens_details'), fc.oneof(fc.constant(obj([['thinking_tokens', 12]])), scalar)),
+    fc.tuple(fc.constant('speed'), fc.constantFrom<J>('fast', 'standard', null, 3)),
+    fc.tuple(fc.constant('service_tier'), fc.constantFrom<J>('standard', null)),
+  ],
+  tokenValue,
+).map(obj);
+const block: fc.Arbitrary<J> = fc.oneof(
+  fc.tuple(text).map(([t]) => obj([['type', 'text'], ['text', t]])),
+  fc.tuple(text, text).map(([t, s]) => obj([['type', 'thinking'], ['thinking', t], ['signature', s]])),
+  fc.tuple(text, anyValue, usageObj).map(([n, input, u]) => obj([['type', 'tool_use'], ['id', 'toolu_1'], ['name', n], ['input', obj([['usage', u], ['message', obj([['usage', input]])], ['x', input]])]])),
+  fc.tuple(text, usageObj).map(([t, u]) => obj([['type', 'tool_result'], ['content', t], ['usage', u]])),
+);
+const messageObj: fc.Arbitrary<J> = shuffled(
+  [
+    fc.tuple(fc.constant('id'), fc.oneof(fc.constant<J>('msg_01ABC'), text, fc.constant<J>(null))),
+    fc.tuple(fc.constant('type'), fc.constant<J>('message')),
+    fc.tuple(fc.constant('role'), fc.constant<J>('assistant')),
+    fc.tuple(fc.constant('model'), fc.constantFrom<J>('claude-sonnet-4-5-20250929', '<synthetic>', 'us.anthropic.claude-opus-4-6-v1:0', 'anthropic/claude-sonnet-4.5', 'glm-4.6', 3)),
+    fc.tuple(fc.constant('content'), fc.oneof({ weight: 5, arbitrary: fc.array(block, { maxLength: 4 }) }, { weight: 1, arbitrary: text })),
+    fc.tuple(fc.constant('stop_reason'), fc.constantFrom<J>(null, 'end_turn', 'tool_use')),
+    fc.tuple(fc.constant('usage'), fc.oneof({ weight: 8, arbitrary: usageObj }, { weight: 1, arbitrary: anyValue })),
+  ],
+  fc.oneof(usageObj, anyValue),
+).map(obj);
+const line: fc.Arbitrary<J> = shuffled(
+  [
+    fc.tuple(fc.constant('parentUuid'), fc.constantFrom<J>(null, 'p-1')),
+    fc.tuple(fc.constant('isSidechain'), fc.boolean()),
+    fc.tuple(fc.constant('cwd'), fc.constant<J>('/w')),
+    fc.tuple(fc.constant('sessionId'), fc.constantFrom<J>(SID, 'other', 7)),
+    fc.tuple(fc.constant('message'), fc.oneof({ weight: 9, arbitrary: messageObj }, { weight: 1, arbitrary: anyValue })),
+    fc.tuple(fc.constant('requestId'), fc.oneof(fc.constant<J>('req_1'), text)),
+    fc.tuple(fc.constant('type'), fc.constantFrom<J>('assistant', 'user')),
+    fc.tuple(fc.constant('uuid'), fc.oneof(fc.constant<J>('a-1'), text)),
+    fc.tuple(fc.constant('timestamp'), fc.constantFrom<J>('2026-03-01T00:00:00.000Z', '[trimmed]', 5)),
+    fc.tuple(fc.constant('costUSD'), fc.oneof(num, fc.constant<J>('0.1'))),
+    fc.tuple(fc.constant('toolUseResult'), fc.tuple(usageObj, anyValue).map(([u, v]) => obj([['usage', u], ['totalTokens', v]]))),
+  ],
+  fc.oneof(messageObj, anyValue),
+).map(obj);
+
+/** True when no key the scanner collects needs an escape (such keys are left to JSON.parse by design). */
+function plainCollectedKeys(v: J, p: FieldProjection = USAGE_LINE_FIELDS): boolean {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return true;
+  return v.entries.every(([k, x]) => {
+    if (JSON.stringify(k).includes('\\')) return false;
+    const sub = Object.prototype.hasOwnProperty.call(p, k) ? p[k] : undefined;
+    return sub === undefined || sub === true || plainCollectedKeys(x, sub);
+  });
+}
+
+const PLAIN: Omit<Style, 'seed'> = { spaces: [''], escapeKeys: new Set(), escapeValues: false };
+const style: fc.Arbitrary<Style> = fc.record({
+  spaces: fc.constantFrom<string[]>([''], ['', ' '], ['', ' ', '  ', '\t', '\r', '\n']),
+  escapeKeys: fc.oneof({ weight: 4, arbitrary: fc.constant(new Set<string>()) }, { weight: 1, arbitrary: fc.subarray(['usage', 'message', 'id', 'model', 'uuid', 'input_tokens', 'text', 'x']).map((a) => new Set(a)) }),
+  escapeValues: fc.boolean(),
+  seed: fc.array(fc.nat(), { minLength: 1, maxLength: 40 }),
+});
+
+type Damage = ['truncate', number] | ['insert', number, string] | ['delete', number] | ['repeat', number, number] | ['runTogether', number];
+
+/** Byte-level damage: truncation, a byte inserted or deleted, a slice repeated, two lines run together. */
+const damage: fc.Arbitrary<Damage> = fc.oneof(
+  fc.tuple(fc.constant('truncate' as const), fc.nat()),
+  fc.tuple(fc.constant('insert' as const), fc.nat(), fc.constantFrom(...'"\\{}[],:x0 \u0001\t\u001fe-.'.split(''))),
+  fc.tuple(fc.constant('delete' as const), fc.nat()),
+  fc.tuple(fc.constant('repeat' as const), fc.nat(), fc.integer({ min: 1, max: 40 })),
+  fc.tuple(fc.constant('runTogether' as const), fc.nat()),
+);
+
+function applyDamage(b: Buffer, d: Damage): Buffer {
+  const at = d[1] % (b.length + 1);
+  switch (d[0]) {
+    case 'truncate':
+      return b.subarray(0, at);
+    case 'insert':
+      return Buffer.concat([b.subarray(0, at), Buffer.from(d[2]), b.subarray(at)]);
+    case 'delete':
+      return Buffer.concat([b.subarray(0, at), b.subarray(at + 1)]);
+    case 'repeat':
+      return Buffer.concat([b.subarray(0, at), b.subarray(at, at + d[2]), b.subarray(at)]);
+    case 'runTogether':
+      return Buffer.concat([b.subarray(0, at), b]);
+  }
+}
+
+describe('claude usage scanner: agrees with JSON.parse or leaves the line to it', () => {
+  it('reads plain Claude-like lines itself, with the same fields as JSON.parse (property)', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(line, fc.array(fc.nat(), { minLength: 1, maxLength: 5 }), (l, seed) => {
+        const b = Buffer.from(serialize(l, { ...PLAIN, seed }));
+        // Compact JSON (JSON.stringify escapes control characters) whose collected keys need no escape: the
+        // scanner must answer, and agree.
+        if (!plainCollectedKeys(l)) {
+          expectAgrees(b);
+          return;
+        }
+        expect(scanFields(b, FIELDS)).toEqual(reference(b));
+        answered++;
+      }),
+      { numRuns: 400 },
+    );
+    expect(answered).toBeGreaterThan(300);
+  });
+
+  it('agrees on lines with any spacing, duplicate keys, escaped keys and escaped values (property)', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(line, style, (l, st) => {
+        if (expectAgrees(Buffer.from(serialize(l, st)))) answered++;
+        return true;
+      }),
+      { numRuns: 600 },
+    );
+    expect(answered).toBeGreaterThan(100);
+  });
+
+  it('never answers for a line JSON.parse rejects: truncated, a byte added or removed, lines run together (property)', () => {
+    let rejected = 0;
+    fc.assert(
+      fc.property(line, style, damage, (l, st, d) => {
+        const b = applyDamage(Buffer.from(serialize(l, st)), d);
+        const fast = scanFields(b, FIELDS);
+        const ref = reference(b);
+        if (ref === 'malformed') {
+          rejected++;
+          expect(fast).toBeUndefined();
+        } else if (fast !== undefined) expect(fast).toEqual(ref);
+      }),
+      { numRuns: 1500 },
+    );
+    expect(rejected).toBeGreaterThan(300);
+  });
+
+  it('handles the edge cases one by one', () => {
+    const f = (s: string) => scanFields(Buffer.from(s), FIELDS);
+    expect(f('{}')).toEqual({});
+    expect(f('  {"uuid" : "u"}  ')).toEqual({ uuid: 'u' });
+    // the last duplicate wins, and a second message replaces the first one whole
+    expect(f('{"message":{"id":"a","usage":{"input_tokens":1}},"message":{"model":"m"}}')).toEqual({ message: { model: 'm' } });
+    expect(f('{"message":{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}}')).toEqual({ message: { usage: { output_tokens: 2 } } });
+    expect(f('{"message":{"usage":{"input_tokens":1}},"message":null}')).toEqual({ message: null });
+    // usage keys elsewhere are not the message's
+    expect(f('{"toolUseResult":{"usage":{"input_tokens":5}},"message":{"content":[{"input":{"usage":{"output_tokens":7}}}]}}')).toEqual({ message: {} });
+    // "usage" inside a string, escaped quotes and backslash runs before a closing quote
+    expect(f('{"message":{"content":"say \\"usage\\":{} \\\\","id":"m\\\\"}}')).toEqual({ message: { id: 'm\\' } });
+    expect(f('{"uuid":"\\u0041\\/\\n"}')).toEqual({ uuid: 'A/\n' });
+    // escaped keys and raw control characters go to JSON.parse
+    expect(f('{"message":{"us\\u0061ge":{"input_tokens":1}}}')).toBeUndefined();
+    expect(f('{"uu\\u0069d":"x"}')).toBeUndefined();
+    expect(f('{"uuid":\t"x"}')).toBeUndefined();
+    expect(f('{"uuid":"a\u0001"}')).toBeUndefined();
+    for (const raw of ['\t', '\r', '\n', '\u001f', '\u0000']) expect(f(`{"message":{"content":"a${raw}b"}}`)).toBeUndefined();
+    // invalid JSON is never answered
+    for (const bad of ['', ' ', '[]', '"x"', '{', '{"a":}', '{"a":1,}', '{"a" 1}', '{"a":01}', '{"a":1.}', '{"a":-}', '{"a":tru}', '{"a":truex}', '{"a":"\\x"}', '{"a":"\\u12"}', '{"a":1}x', '{"a":1}{"b":2}', '{"a":[1,]}', '{"a":[1 2]}', '\uFEFF{}', '{"a":"b"\\}']) {
+      expect(f(bad), bad).toBeUndefined();
+      expect(reference(Buffer.from(bad)), bad).toBe('malformed');
+    }
+    // deep nesting falls back instead of recursing without end
+    expect(f(`{"a":${'['.repeat(300)}${']'.repeat(300)}}`)).toBeUndefined();
+    expect(f(`{"a":${'['.repeat(100)}${']'.repeat(100)},"uuid":"u"}`)).toEqual({ uuid: 'u' });
+    // numbers decode as JSON.parse decodes them
+    expect(f('{"costUSD":0.1,"message":{"usage":{"input_tokens":123456789012345,"output_tokens":1e3,"cache_read_input_tokens":-0}}}')).toEqual(
+      reference(Buffer.from('{"costUSD":0.1,"message":{"usage":{"input_tokens":123456789012345,"output_tokens":1e3,"cache_read_input_tokens":-0}}}')),
+    );
+  });
+
+  it('checks lines at any byte alignment (strings are checked 4 bytes at a time)', () => {
+    const text = '{"message":{"content":"ab\\\\\\"cd\\u00e9\\n","usage":{"input_tokens":1}},"uuid":"u"}';
+    const big = Buffer.alloc(text.length + 8);
+    for (let shift = 0; shift < 4; shift++) {
+      big.write(text, shift);
+      const b = big.subarray(shift, shift + Buffer.byteLength(text));
+      expect(scanFields(b, FIELDS)).toEqual(reference(b));
+      // a control byte anywhere, in a string or not, makes the line invalid
+      for (let i = 0; i < b.length; i++) {
+        const saved = b[i] as number;
+        b[i] = 0x01;
+        expect(scanFields(b, FIELDS)).toBeUndefined();
+        b[i] = saved;
+      }
+    }
+  });
+});
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walk(p)));
+    else if (e.name.endsWith('.jsonl')) out.push(p);
+  }
+  return out.sort();
+}
+
+function lines(content: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let s = 0;
+  for (let i = content.indexOf(10); i !== -1; s = i + 1, i = content.indexOf(10, s)) out.push(content.subarray(s, i));
+  if (s < content.length) out.push(content.subarray(s));
+  return out;
+}
+
+function run(core: typeof fastCore, content: Buffer | string, file: string, kinds: EventKind[], chunkSize?: number): SessionfoldEvent[] {
+  return parseSync(core, content, { file, kinds, ...(chunkSize !== undefined && { chunkSize }) });
+}
+
+describe('claude usage scanner over the fixtures', async () => {
+  const files = [...(await walk(REAL)), ...(await walk(CONSTRUCTED))];
+
+  it.each(files.map((f) => [f.slice(f.indexOf('fixtures/')), f]))('%s: every usage line agrees, and the core gives the same events', async (_name, file) => {
+    const content = await readFile(file);
+    for (const l of lines(content)) if (l.includes('"usage"')) expectAgrees(l);
+    for (const kinds of [['usage'], ['session', 'usage']] as EventKind[][]) {
+      const want = run(parseCore, content, file, kinds);
+      expect(run(fastCore, content, file, kinds)).toEqual(want);
+      expect(run(fastCore, content, file, kinds, 7)).toEqual(want);
+    }
+  });
+
+  it('reads the usage lines of the real fixtures itself, leaving only the odd ones to JSON.parse', async () => {
+    const state = fastCore.init({ file: FILE, options: normalizeReadOptions({ kinds: ['usage'] }) });
+    for (const file of await walk(REAL)) {
+      let start = 0;
+      for (const l of lines(await readFile(file))) {
+        try {
+          fastCore.line(state, l, start, () => {});
+        } catch {
+          // malformed lines are the reader's to count
+        }
+        start += l.length + 1;
+      }
+    }
+    expect(state.scanned.fast).toBeGreaterThan(40);
+    expect(state.scanned.fallback).toBe(0);
+  });
+});
+
+describe('claude usage scanner inside the core (property)', () => {
+  it('gives the same events as JSON.parse of every line, for usage and cost reads, whole and chunked', () => {
+    const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: SID, uuid: 'u0', message: { role: 'user', content: 'go' } });
+    const titleLine = fc.constantFrom(
+      JSON.stringify({ type: 'custom-title', customTitle: 'T', sessionId: SID }),
+      '{"type" : "ai-title","aiTitle":"A usage title"}',
+      JSON.stringify({ type: 'ai-title', aiTitle: { usage: 1 } }),
+    );
+    // A line feed can only end a line: one that damage brings in becomes a space.
+    const noLf = (b: Buffer) => Buffer.from(b.map((c) => (c === 10 ? 32 : c)));
+    const fileLine: fc.Arbitrary<Buffer> = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(line, style).map(([l, st]) => Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') }))) },
+      { weight: 2, arbitrary: fc.tuple(line, style, damage).map(([l, st, d]) => noLf(applyDamage(Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') })), d))) },
+      { weight: 1, arbitrary: titleLine.map((t) => Buffer.from(t)) },
+    );
+    fc.assert(
+      fc.property(fc.array(fileLine, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 64 }), (ls, chunk) => {
+        const content = Buffer.concat([opening, ...ls].flatMap((l) => [Buffer.from(l), Buffer.from('\n')]));
+        for (const kinds of [['usage'], ['session', 'usage'], ['session']] as EventKind[][]) {
+          const want = run(parseCore, content, FILE, kinds);
+          expect(run(fastCore, content, FILE, kinds)).toEqual(want);
+          expect(run(fastCore, content, FILE, kinds, chunk)).toEqual(want);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
