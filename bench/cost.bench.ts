@@ -1,0 +1,120 @@
+/**
+ * Question: how long does the whole cost fold take — `totalCost({groupBy: 'day'})` over every agent's
+ * history — cold (no cache: discover, parse on the worker pool, price, fold), building the event cache from
+ * nothing, and warm (cache present, nothing changed: stat every file, serve usage from SQLite, fold)? Each
+ * case checks its per-day tokens and request counts against expected.json first.
+ */
+import { join } from 'node:path';
+import { totalsByDay } from '../fixtures/generate/index.js';
+import { totalCost } from '../src/cost/total.js';
+import type { CostSummary } from '../src/cost/types.js';
+import { ensureCorpus, mainCorpusSpec, type Corpus } from './lib/corpus.js';
+import { removeDb } from './lib/files.js';
+import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
+import { runTopicMain } from './lib/main.js';
+import { scanCorpus } from './lib/scan.js';
+
+/** Throw unless the summary's day breakdowns carry exactly the expected tokens and request counts. */
+export function checkDailySummary(corpus: Corpus, s: CostSummary): void {
+  const want = totalsByDay(corpus.expected);
+  const got = s.breakdowns ?? {};
+  const days = new Set([...Object.keys(want), ...Object.keys(got)]);
+  for (const day of days) {
+    const w = want[day];
+    const g = got[day];
+    check(w !== undefined && g !== undefined, `day ${day}: expected ${w ? 'usage' : 'none'}, found ${g ? 'usage' : 'none'}`);
+    const pairs: [string, number, number][] = [
+      ['requests', w!.events, g!.requestCount],
+      ['inputTokens', w!.inputTokens, g!.inputTokens],
+      ['outputTokens', w!.outputTokens, g!.outputTokens],
+      ['cacheReadTokens', w!.cacheReadTokens, g!.cacheReadTokens],
+      ['cacheWriteTokens', w!.cacheWriteTokens, g!.cacheWriteTokens],
+      ['thinkingTokens', w!.reasoningTokens, g!.thinkingTokens],
+    ];
+    for (const [name, a, b] of pairs) check(a === b, `day ${day} ${name}: expected ${a}, found ${b}`);
+  }
+  check(s.unpriced.length === 0, `unpriced models: ${s.unpriced.map((u) => u.model).join(', ')}`);
+}
+
+export const topic: Topic = {
+  name: 'cost',
+  question: 'totalCost by day over the whole history: cold (no cache), building the cache, warm cache',
+  async prepare(env) {
+    ensureCorpus(env.dir, mainCorpusSpec(env), { log: (s) => process.stderr.write(`${s}\n`) });
+  },
+  async cases(env: BenchEnv): Promise<BenchCase<any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const corpus = ensureCorpus(env.dir, mainCorpusSpec(env));
+    const bytes = corpus.manifest.files.reduce((n, f) => n + f.bytes, 0);
+    const cachePath = join(corpus.dir, '.cache', 'cost-bench.db');
+    const cold = 'totalCost cold (--no-cache)';
+    const base = { agents: ['claude', 'codex'], groupBy: 'day' as const, timeZone: 'UTC', env: corpus.env };
+    const note = `${corpus.manifest.files.length} files, ${corpus.expected.totals.events} usage events`;
+    const verify = (r: { summary?: unknown }) => checkDailySummary(corpus, r.summary as CostSummary);
+    return [
+      {
+        name: cold,
+        bytes,
+        note,
+        run: async () => {
+          const summary = await totalCost({ ...base, cache: false });
+          return { events: summary.requestCount, summary };
+        },
+        verify,
+      },
+      {
+        name: 'scanUsage cold, default worker pool',
+        bytes,
+        baseline: cold,
+        run: async () => {
+          const r = await scanCorpus({ env: corpus.env, cache: false });
+          return { events: r.usage.seen, run: r };
+        },
+        verify: (res) => {
+          const r = res.run as Awaited<ReturnType<typeof scanCorpus>>;
+          check(r.usage.size === corpus.expected.totals.events, `${r.usage.size} distinct usage events, generated ${corpus.expected.totals.events}`);
+        },
+        note: 'scan + dedup only, no pricing',
+      },
+      {
+        name: 'scanUsage cold, main thread only (workers: 0)',
+        bytes,
+        baseline: cold,
+        run: async () => {
+          const r = await scanCorpus({ env: corpus.env, cache: false, workers: 0 });
+          return { events: r.usage.seen, run: r };
+        },
+        verify: (res) => {
+          const r = res.run as Awaited<ReturnType<typeof scanCorpus>>;
+          check(r.usage.size === corpus.expected.totals.events, `${r.usage.size} distinct usage events, generated ${corpus.expected.totals.events}`);
+        },
+      },
+      {
+        name: 'totalCost building the cache (empty cache)',
+        bytes,
+        baseline: cold,
+        beforeEach: () => removeDb(cachePath),
+        run: async () => {
+          const summary = await totalCost({ ...base, cache: true, cachePath });
+          return { events: summary.requestCount, summary };
+        },
+        verify,
+      },
+      {
+        name: 'totalCost warm (cache, nothing changed)',
+        bytes,
+        baseline: cold,
+        setup: async () => {
+          removeDb(cachePath);
+          await totalCost({ ...base, cache: true, cachePath });
+        },
+        run: async () => {
+          const summary = await totalCost({ ...base, cache: true, cachePath });
+          return { events: summary.requestCount, summary };
+        },
+        verify,
+      },
+    ];
+  },
+};
+
+await runTopicMain(import.meta.url, topic);

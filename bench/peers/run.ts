@@ -1,0 +1,292 @@
+/**
+ * Side by side with the peers: `node dist/bench/peers/run.js [--scale 0.1] [--runs 5] [--huge-mb 500]
+ * [--peers-dir /tmp/sessionfold-peers] [--append-pick largest|recent] [--no-main] [--no-quirks] [--no-append]
+ * [--json]` (after `npm run build`).
+ *
+ * 1. Installs ccusage 20.0.24 and llm-usage-metrics 0.8.0 with npm into a scratch folder outside the repo
+ *    (a peer that cannot be installed or run is skipped, with the reason).
+ * 2. Generates a clean corpus (fixtures/generate, CLEAN_FEATURES) and runs every tool on it `--runs` times,
+ *    round-robin: wall, CPU (user+sys) and peak RSS from GNU time; medians; ratios to ours.
+ * 3. Checks each tool's per-day tokens against expected.json and each peer's per-day cost against ours.
+ * 4. Appends 1 MB to one session (`--append-pick largest|recent`, default the largest: the warm run then
+ *    verifies the longest prefix) and times our warm run against the peers' (stateless) runs.
+ * 5. Names where the tools differ: one small corpus per quirk (clean + that quirk), each tool once.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { appendToCorpus, readCorpusDocs, type Features } from '../../fixtures/generate/index.js';
+import { ensureCorpus, type Corpus } from '../lib/corpus.js';
+import { readRange, regrow, restoreDb, snapshotDb } from '../lib/files.js';
+import { machine } from '../lib/runner.js';
+import { agreement, describeAgreement, type Agreement } from './compare.js';
+import { HAS_GNU_TIME, measure, median, type Measurement } from './measure.js';
+import { ccusagePeer, findCcusageBinary, installPeer, llmUsagePeer, parseSessionfold, sessionfoldInvocation, type DailyReport, type Invocation, type Peer } from './tools.js';
+
+const REPO = realpathSync(fileURLToPath(new URL('../../../', import.meta.url)));
+const MAIN_JS = join(REPO, 'dist', 'src', 'cli', 'main.js');
+
+const { values: opts } = parseArgs({
+  options: {
+    scale: { type: 'string', default: process.env.PEERS_SCALE ?? '0.1' },
+    runs: { type: 'string', default: process.env.PEERS_RUNS ?? '5' },
+    seed: { type: 'string', default: 'sessionfold-peers' },
+    'huge-mb': { type: 'string', default: '0' },
+    'peers-dir': { type: 'string', default: process.env.PEERS_DIR ?? '/tmp/sessionfold-peers' },
+    'bench-dir': { type: 'string', default: process.env.BENCH_DIR ?? join('/tmp', 'sessionfold-bench') },
+    'quirk-scale': { type: 'string', default: '0.02' },
+    'no-quirks': { type: 'boolean' },
+    'no-append': { type: 'boolean' },
+    'no-main': { type: 'boolean' },
+    'append-pick': { type: 'string', default: 'largest' },
+    json: { type: 'boolean' },
+  },
+});
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const runs = Math.max(1, Number(opts.runs));
+const peersDir = resolve(opts['peers-dir']);
+if (peersDir === REPO || peersDir.startsWith(`${REPO}/`)) throw new Error(`--peers-dir must be outside the repository (${REPO})`);
+
+interface Tool {
+  name: string;
+  /** Invocation for a corpus; `prepare` runs (untimed) before each timed run. */
+  invoke(c: Corpus, home: string): Invocation;
+  prepare?(c: Corpus): void;
+  parse(stdout: string): DailyReport;
+}
+
+interface ToolResult {
+  name: string;
+  runs: Measurement[];
+  /** Every run's report (a tool must give the same answer every time). */
+  reports: DailyReport[];
+  wallMs: number;
+  cpuMs?: number;
+  peakRssMb?: number;
+  report?: DailyReport;
+  agreement?: Agreement;
+  /** Set when a later run's report differs from the first. */
+  inconsistent?: string;
+  error?: string;
+}
+
+// --- peers -------------------------------------------------------------------------------------------
+const peers: Peer[] = [];
+const skipped: Record<string, string> = {};
+{
+  const r1 = installPeer(peersDir, 'ccusage', log);
+  const bin = r1 === undefined ? findCcusageBinary(peersDir) : { reason: r1 };
+  if (typeof bin === 'string') peers.push(ccusagePeer(bin));
+  else skipped.ccusage = bin.reason;
+  const r2 = installPeer(peersDir, 'llm-usage-metrics', log);
+  if (r2 === undefined) peers.push(llmUsagePeer(peersDir));
+  else skipped['llm-usage-metrics'] = r2;
+}
+
+function corpusPaths(c: Corpus): { dir: string; claude: string; codex: string } {
+  return { dir: c.dir, claude: c.roots.claude, codex: c.roots.codex };
+}
+
+function peerTool(p: Peer): Tool {
+  return { name: `${p.name} ${p.version}`, invoke: (c, home) => p.invoke(corpusPaths(c), home), parse: (s) => p.parse(s) };
+}
+
+function oursTool(name: string, mode: 'no-cache' | 'cache', cachePath: string, prepare?: (c: Corpus) => void): Tool {
+  return { name, invoke: (c, home) => sessionfoldInvocation(MAIN_JS, corpusPaths(c), home, mode, cachePath), parse: parseSessionfold, ...(prepare && { prepare }) };
+}
+
+/** Run every tool `n` times round-robin on the corpus; medians; the first run's report. */
+async function runTools(c: Corpus, tools: Tool[], n: number): Promise<ToolResult[]> {
+  const results: ToolResult[] = tools.map((t) => ({ name: t.name, runs: [], reports: [], wallMs: 0 }));
+  for (let i = 0; i < n; i++) {
+    for (const [k, t] of tools.entries()) {
+      const res = results[k] as ToolResult;
+      if (res.error) continue;
+      t.prepare?.(c);
+      const home = mkdtempSync(join(c.dir, '.home-'));
+      const m = await measure(t.invoke(c, home), home);
+      rmSync(home, { recursive: true, force: true });
+      if (m.code !== 0) {
+        res.error = `exit ${m.code}: ${m.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+        log(`  ${t.name}: ${res.error}`);
+        continue;
+      }
+      try {
+        res.reports.push(t.parse(m.stdout));
+        res.report ??= res.reports[0];
+      } catch (e) {
+        res.error = `unreadable output: ${(e as Error).message}`;
+        continue;
+      }
+      res.runs.push(m);
+      log(`  run ${i + 1}/${n} ${t.name}: ${(m.wallMs / 1000).toFixed(2)} s wall${m.cpuMs !== undefined ? `, ${(m.cpuMs / 1000).toFixed(2)} s CPU` : ''}${m.peakRssMb !== undefined ? `, ${m.peakRssMb.toFixed(0)} MB` : ''}`);
+    }
+  }
+  for (const r of results) {
+    if (r.runs.length === 0) continue;
+    r.wallMs = median(r.runs.map((m) => m.wallMs));
+    const cpu = r.runs.map((m) => m.cpuMs).filter((x): x is number => x !== undefined);
+    const rss = r.runs.map((m) => m.peakRssMb).filter((x): x is number => x !== undefined);
+    if (cpu.length) r.cpuMs = median(cpu);
+    if (rss.length) r.peakRssMb = median(rss);
+  }
+  return results;
+}
+
+/** Agreement of the first run, and a note when a later run answered differently. */
+function agreeAll(r: ToolResult, expected: Corpus['expected'], ours?: DailyReport): void {
+  if (!r.report) return;
+  r.agreement = agreement(expected, r.report, ours);
+  const first = JSON.stringify(r.report);
+  const other = r.reports.findIndex((x) => JSON.stringify(x) !== first);
+  if (other > 0) {
+    const a = agreement(expected, r.reports[other] as DailyReport, ours);
+    r.inconsistent = `runs disagree: run 1 ${describeAgreement(r.agreement)}; run ${other + 1} ${describeAgreement(a)}`;
+  }
+}
+
+function ratio(a: number | undefined, b: number | undefined): string {
+  return a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '';
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+
+function timingTable(results: ToolResult[], ref: ToolResult): string {
+  const rows = [['tool', 'wall (median)', 'CPU user+sys', 'peak RSS', 'wall vs ours', 'CPU vs ours', 'RSS vs ours']];
+  for (const r of results) {
+    if (r.error) {
+      rows.push([r.name, r.error, '', '', '', '', '']);
+      continue;
+    }
+    rows.push([
+      r.name,
+      `${(r.wallMs / 1000).toFixed(2)} s`,
+      r.cpuMs !== undefined ? `${(r.cpuMs / 1000).toFixed(2)} s` : 'n/a',
+      r.peakRssMb !== undefined ? `${r.peakRssMb.toFixed(0)} MB` : 'n/a',
+      ratio(r.wallMs, ref.wallMs),
+      ratio(r.cpuMs, ref.cpuMs),
+      ratio(r.peakRssMb, ref.peakRssMb),
+    ]);
+  }
+  return table(rows);
+}
+
+const out: Record<string, unknown> = { machine: machine(), gnuTime: HAS_GNU_TIME, runs, skipped };
+const sections: string[] = [];
+for (const [name, reason] of Object.entries(skipped)) sections.push(`skipped ${name}: ${reason}`);
+
+// --- main comparison -----------------------------------------------------------------------------------
+const scale = Number(opts.scale);
+const hugeMb = Number(opts['huge-mb']);
+const base = join(resolve(opts['bench-dir']), 'peers');
+const corpus = ensureCorpus(base, { seed: opts.seed, scale, clean: true, ...(hugeMb > 0 && { hugeFileBytes: hugeMb * 1e6 }) }, { log });
+const corpusBytes = corpus.manifest.files.reduce((n, f) => n + f.bytes, 0);
+const largest = Math.max(...corpus.manifest.files.map((f) => f.bytes));
+log(`corpus ${corpus.dir}: ${corpus.manifest.files.length} files, ${(corpusBytes / 1e6).toFixed(0)} MB, largest ${(largest / 1e6).toFixed(1)} MB, ${corpus.expected.totals.events} usage events`);
+const cacheDir = join(corpus.dir, '.cache');
+mkdirSync(cacheDir, { recursive: true });
+const warmCache = join(cacheDir, 'warm.db');
+const buildCache = join(cacheDir, 'build.db');
+{
+  // Prime the warm cache (untimed).
+  const home = mkdtempSync(join(corpus.dir, '.home-'));
+  await measure(sessionfoldInvocation(MAIN_JS, corpusPaths(corpus), home, 'cache', warmCache), home);
+  rmSync(home, { recursive: true, force: true });
+}
+const tools: Tool[] = [
+  oursTool('sessionfold cold (--no-cache)', 'no-cache', ''),
+  oursTool('sessionfold first run (builds cache)', 'cache', buildCache, () => {
+    for (const s of ['', '-wal', '-shm']) rmSync(buildCache + s, { force: true });
+  }),
+  oursTool('sessionfold warm (cache)', 'cache', warmCache),
+  ...peers.map(peerTool),
+];
+const results = opts['no-main'] ? [] : await runTools(corpus, tools, runs);
+const ours = (results[0] ?? { name: '', runs: [], reports: [], wallMs: 0 }) as ToolResult;
+for (const r of results) agreeAll(r, corpus.expected, r.name.startsWith('sessionfold') ? undefined : ours.report);
+const head = `Corpus: ${corpus.manifest.files.length} files, ${(corpusBytes / 1e6).toFixed(0)} MB, largest file ${(largest / 1e6).toFixed(1)} MB (clean features, scale ${scale}, seed ${opts.seed}), ${corpus.expected.totals.events} usage events over ${agreement(corpus.expected, {}).days} days. ${runs} runs each, round-robin, medians; ratios are tool / sessionfold cold.`;
+if (results.length > 0) {
+  sections.push(`## Cold and warm runs\n\n${head}\n\n${timingTable(results, ours)}`);
+  sections.push(`## Agreement (tokens vs expected.json; peers' cost vs ours)\n\n${table([['tool', 'result'], ...results.map((r) => [r.name, r.error ?? r.inconsistent ?? (r.agreement ? describeAgreement(r.agreement) : '')])])}`);
+} else sections.push(head.replace(/ \d+ runs each.*$/, ''));
+out.main = { corpus: { dir: corpus.dir, files: corpus.manifest.files.length, bytes: corpusBytes, largest, events: corpus.expected.totals.events }, results: results.map(({ runs: _r, report: _p, reports: _q, ...rest }) => rest) };
+
+// --- append 1 MB ---------------------------------------------------------------------------------------
+if (!opts['no-append']) {
+  const pick = opts['append-pick'] === 'recent' ? 'recent' : 'largest';
+  log(`appending 1 MB to the ${pick === 'recent' ? 'most recent' : 'largest'} Claude session`);
+  snapshotDb(warmCache, join(cacheDir, 'before-append.db'));
+  const r = appendToCorpus({ dir: corpus.dir, bytes: 1_000_000, agent: 'claude', pick });
+  const f = r.files[0]!;
+  const abs = join(corpus.dir, f.path);
+  const block = readRange(abs, f.fromBytes, f.toBytes);
+  const grown: Corpus = { ...corpus, expected: readCorpusDocs(corpus.dir).expected };
+  const appendTools: Tool[] = [
+    oursTool('sessionfold warm after +1 MB (cache)', 'cache', warmCache, () => {
+      restoreDb(join(cacheDir, 'before-append.db'), warmCache);
+      regrow(abs, f.fromBytes, block);
+    }),
+    ...peers.map(peerTool),
+  ];
+  const ar = await runTools(grown, appendTools, runs);
+  // Leave the warm cache current for the next run of this script.
+  {
+    const home = mkdtempSync(join(corpus.dir, '.home-'));
+    await measure(sessionfoldInvocation(MAIN_JS, corpusPaths(corpus), home, 'cache', warmCache), home);
+    rmSync(home, { recursive: true, force: true });
+  }
+  for (const x of ar) agreeAll(x, grown.expected);
+  const ref = ar[0] as ToolResult;
+  sections.push(
+    `## Warm run after appending ${((f.toBytes - f.fromBytes) / 1e6).toFixed(2)} MB to one ${(f.fromBytes / 1e6).toFixed(1)} MB session\n\nPeers keep no state, so they read everything again. Ratios are tool / sessionfold warm.\n\n${timingTable(ar, ref)}\n\n${table([['tool', 'result'], ...ar.map((x) => [x.name, x.error ?? x.inconsistent ?? (x.agreement ? describeAgreement(x.agreement) : '')])])}`,
+  );
+  out.append = { file: f.path, fromBytes: f.fromBytes, toBytes: f.toBytes, results: ar.map(({ runs: _r, report: _p, reports: _q, ...rest }) => rest) };
+}
+
+// --- where the tools differ ------------------------------------------------------------------------------
+/**
+ * The quirk corpora start from CLEAN_FEATURES without cross-file copies (so the base row isolates the
+ * tools' reading of plain files), then switch on one quirk each.
+ */
+const QUIRK_BASE: Partial<Features> = { resumedCopies: false, subagentReplay: false };
+const QUIRKS: { feature: keyof Features | 'base'; what: string }[] = [
+  { feature: 'base', what: 'clean data without cross-file copies (subagents, compaction, malformed lines, <synthetic>, Task-result usage)' },
+  { feature: 'resumedCopies', what: 'Claude: a resumed session copies earlier responses (same message.id + requestId) into its new file' },
+  { feature: 'subagentReplay', what: "Claude: a subagent transcript starts by replaying its parent's last response" },
+  { feature: 'streamingSnapshots', what: 'Claude: early lines of a response carry output_tokens 1–8, the last line the final count' },
+  { feature: 'spacedJson', what: 'Claude: some lines written as `"usage": {` (valid JSON with spaces)' },
+  { feature: 'missingRequestId', what: 'Claude: responses without requestId (gateways), one line per content block' },
+  { feature: 'cache1h', what: 'Claude: 1-hour cache writes (cache_creation.ephemeral_1h_input_tokens), priced 2x input' },
+  { feature: 'codexForks', what: 'Codex: a forked rollout replays its parent (token_count included) before its own turns' },
+  { feature: 'codexDuplicateTokenCounts', what: 'Codex: a token_count repeated with unchanged totals' },
+  { feature: 'longContext', what: 'Claude: Sonnet prompts over 200k tokens (long-context tier)' },
+];
+if (!opts['no-quirks']) {
+  const qScale = Number(opts['quirk-scale']);
+  const rows = [['quirk', 'sessionfold', ...peers.map((p) => p.name)]];
+  const quirkOut: Record<string, unknown> = {};
+  for (const q of QUIRKS) {
+    log(`quirk ${q.feature}`);
+    const dir = join(base, 'quirks');
+    const c = ensureCorpus(dir, { seed: `${opts.seed}-${q.feature}`, scale: qScale, clean: true, features: { ...QUIRK_BASE, ...(q.feature !== 'base' && { [q.feature]: true }) } });
+    const qr = await runTools(c, [oursTool('sessionfold', 'no-cache', ''), ...peers.map(peerTool)], 1);
+    const mine = qr[0]?.report;
+    const cells = qr.map((x, i) => x.error ?? (x.report ? describeAgreement(agreement(c.expected, x.report, i === 0 ? undefined : mine)) : ''));
+    rows.push([`${q.feature}: ${q.what}`, ...cells]);
+    quirkOut[q.feature] = qr.map((x, i) => ({ name: x.name, ...(x.error && { error: x.error }), ...(x.report && { agreement: agreement(c.expected, x.report, i === 0 ? undefined : mine) }) }));
+  }
+  sections.push(`## Where the tools differ (one corpus per quirk: the base + that quirk, scale ${qScale}; tokens vs expected.json, peers' cost vs ours)\n\n${table(rows)}`);
+  out.quirks = quirkOut;
+}
+
+const text = `${sections.join('\n\n')}\n\nMachine: ${JSON.stringify(machine())}${HAS_GNU_TIME ? '' : ' (no GNU time: CPU and RSS not measured)'}\n`;
+mkdirSync(base, { recursive: true });
+writeFileSync(join(base, 'last-run.json'), JSON.stringify(out, null, 1) + '\n');
+writeFileSync(join(base, 'last-run.md'), text);
+process.stdout.write(opts.json ? JSON.stringify(out, null, 1) + '\n' : text);

@@ -1,0 +1,104 @@
+/**
+ * Question: what does verifying a cursor's prefix cost? A resumed read must prove the first `offset` bytes
+ * are unchanged before it trusts its state. Goal (issue 2): sha256 >= 1 GB/s. Shown beside it: xxh64
+ * (xxhash-wasm, the event cache's faster fingerprint), the bare read, and the real thing — a codec read
+ * resumed from a cursor at the end of an unchanged file (verification + open + nothing to parse).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { createHash64 } from '../cursors/ids.js';
+import type { ReadCursor } from '../src/codec.js';
+import { bigFileSpec, ensureCorpus, largestFile } from './lib/corpus.js';
+import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
+import { runTopicMain } from './lib/main.js';
+import { bareRead, codecOrReason } from './lib/read.js';
+
+/** Reference digests computed by a different path (a 64 KiB read stream). */
+async function referenceDigests(path: string): Promise<{ sha256: string; xxh64: string }> {
+  const sha = createHash('sha256');
+  const xx = createHash64();
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 16 })) {
+    sha.update(chunk as Buffer);
+    xx.update(chunk as Buffer);
+  }
+  return { sha256: sha.digest('hex'), xxh64: xx.digest() };
+}
+
+export const topic: Topic = {
+  name: 'prefix',
+  question: 'Prefix verification: sha256 (goal >= 1 GB/s) vs xxh64 vs a bare read; a resume from a cursor at EOF',
+  async prepare(env) {
+    ensureCorpus(env.dir, bigFileSpec(env), { log: (s) => process.stderr.write(`${s}\n`) });
+  },
+  async cases(env: BenchEnv): Promise<BenchCase<any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const big = largestFile(ensureCorpus(env.dir, bigFileSpec(env)));
+    const bare = 'bare read (prefix)';
+    const { codec, reason } = codecOrReason('claude');
+    return [
+      {
+        name: bare,
+        bytes: big.bytes,
+        note: `${(big.bytes / 1e6).toFixed(0)} MB prefix`,
+        run: async () => ({ read: await bareRead(big.path) }),
+        verify: (r) => check(r.read === big.bytes, `read ${String(r.read)} of ${big.bytes} bytes`),
+      },
+      {
+        name: 'sha256 prefix',
+        bytes: big.bytes,
+        baseline: bare,
+        setup: () => referenceDigests(big.path),
+        run: async () => {
+          const h = createHash('sha256');
+          await bareRead(big.path, (buf, n) => h.update(n === buf.length ? buf : buf.subarray(0, n)));
+          return { digest: h.digest('hex') };
+        },
+        verify: (r, ref: { sha256: string }) => check(r.digest === ref.sha256, `sha256 ${String(r.digest)} != reference ${ref.sha256}`),
+      },
+      {
+        name: 'xxh64 prefix',
+        bytes: big.bytes,
+        baseline: bare,
+        setup: () => referenceDigests(big.path),
+        run: async () => {
+          const h = createHash64();
+          await bareRead(big.path, (buf, n) => h.update(n === buf.length ? buf : buf.subarray(0, n)));
+          return { digest: h.digest() };
+        },
+        verify: (r, ref: { xxh64: string }) => check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`),
+      },
+      {
+        name: 'claude resume at EOF (verify cursor, nothing new)',
+        bytes: big.bytes,
+        baseline: bare,
+        ...(reason !== undefined && { skip: reason }),
+        setup: async () => {
+          let cursor: ReadCursor | undefined;
+          for await (const _ of codec!.read(big.path, { kinds: ['usage'], resume: { onCursor: (u) => (cursor = u.cursor) } })) void _;
+          if (!cursor) throw new Error('no cursor after a full read');
+          return cursor;
+        },
+        run: async (cursor: ReadCursor) => {
+          let events = 0;
+          let restarted: boolean | undefined;
+          let replaced = 0;
+          let offset = -1;
+          for await (const _ of codec!.read(big.path, {
+            kinds: ['usage'],
+            resume: { from: cursor, onStart: (s) => ((restarted = s.restarted), (replaced = s.replaced.usage ?? 0)), onCursor: (u) => (offset = (u.cursor as { offset: number }).offset) },
+          })) {
+            events++;
+          }
+          return { events, restarted, replaced, offset };
+        },
+        verify: (r) => {
+          check(r.restarted === false, `resume restarted (restarted=${String(r.restarted)})`);
+          // Only the still-open last response may come again (and the start line says so).
+          check(r.events === r.replaced, `${String(r.events)} events from an unchanged file, ${String(r.replaced)} announced as replaced`);
+          check(r.offset === big.bytes, `cursor offset ${String(r.offset)} != ${big.bytes}`);
+        },
+      },
+    ];
+  },
+};
+
+await runTopicMain(import.meta.url, topic);

@@ -1,0 +1,41 @@
+/**
+ * `npm run bench`: every benchmark topic (or those named), each case in its own child process, one table.
+ *
+ *   npm run bench                       # all topics at BENCH_SCALE (default 0.1)
+ *   npm run bench -- codecs prefix      # some topics
+ *   npm run bench -- --filter usage     # cases whose name matches
+ *   npm run bench -- --json             # the reports as JSON
+ *   BENCH_SCALE=1 BENCH_ITERATIONS=3 npm run bench
+ *
+ * Never part of `npm test`. The side-by-side comparison with other tools is `node dist/bench/peers/run.js`.
+ */
+import { parseArgs } from 'node:util';
+import { runChild, runTopics, TOPIC_MODULES } from './lib/runner.js';
+
+const { values, positionals } = parseArgs({
+  options: {
+    child: { type: 'boolean' },
+    filter: { type: 'string' },
+    json: { type: 'boolean' },
+    'in-process': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  allowPositionals: true,
+});
+
+if (values.help) {
+  process.stdout.write(`Usage: npm run bench -- [topic …] [--filter <regex>] [--json] [--in-process]\nTopics: ${Object.keys(TOPIC_MODULES).join(', ')}\nEnv: BENCH_SCALE, BENCH_ITERATIONS, BENCH_BIG_MB, BENCH_DIR, BENCH_SEED\n`);
+} else if (values.child) {
+  const [topic, name] = positionals;
+  if (topic === undefined || name === undefined) throw new Error('--child needs <topic> <case>');
+  await runChild(topic, name);
+} else {
+  const topics = positionals.length > 0 ? positionals : Object.keys(TOPIC_MODULES);
+  const reports = await runTopics({
+    topics,
+    ...(values.filter !== undefined && { filter: new RegExp(values.filter) }),
+    json: values.json === true,
+    inProcess: values['in-process'] === true,
+  });
+  if (reports.some((r) => r.status === 'failed')) process.exitCode = 1;
+}
