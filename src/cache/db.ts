@@ -5,7 +5,9 @@
  * `user_version` is CACHE_SCHEMA_VERSION; an empty database gets the schema in one IMMEDIATE transaction (so
  * two processes creating it at once do not race). Anything else, a file that is not SQLite, a foreign
  * database, a schema version this build does not know or a corrupt one, is moved aside as
- * `<path>.corrupt-<ms>` (with its -wal and -shm) and rebuilt, with a warning.
+ * `<path>.corrupt-<ms>` (with its -wal and -shm) and rebuilt, with a warning. A sessionfold cache of an older
+ * schema version with a known additive migration (MIGRATIONS) is migrated in place instead, in one IMMEDIATE
+ * transaction, so the ledger it holds survives an upgrade.
  */
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,10 +18,36 @@ export type Db = Database.Database;
 
 /** 'SFev' in the SQLite header's application_id. */
 export const CACHE_APPLICATION_ID = 0x53466576;
-/** Goes up with any change of the tables or of the segment encoding. */
-export const CACHE_SCHEMA_VERSION = 1;
+/** Goes up with any change of the tables or of the segment encoding. 2: the `summaries` table (list()). */
+export const CACHE_SCHEMA_VERSION = 2;
 /** How long a writer waits for another process's transaction (ms). */
 export const BUSY_TIMEOUT_MS = 15_000;
+
+/**
+ * `list()`'s per-file session summaries (src/cache/summaries.ts), valid while `parser`, `size`, `mtime_ms`,
+ * `deps` and `fold_key` (summary rules + price data) match. Independent of `files`: a file can be listed
+ * without ever being scanned, and the reverse.
+ */
+const SUMMARIES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS summaries (
+  id INTEGER PRIMARY KEY,
+  agent TEXT NOT NULL,
+  path TEXT NOT NULL,
+  parser TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  deps TEXT NOT NULL,
+  fold_key TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  peek TEXT,
+  usage TEXT,
+  whole TEXT,
+  UNIQUE (agent, path)
+);
+`;
+
+/** Additive steps: MIGRATIONS[v] takes a version-v cache to v + 1 without losing a row. */
+const MIGRATIONS: Record<number, string> = { 1: SUMMARIES_SCHEMA };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -57,9 +85,27 @@ CREATE TABLE IF NOT EXISTS segments (
   data BLOB NOT NULL,
   PRIMARY KEY (file_id, seq)
 );
-`;
+${SUMMARIES_SCHEMA}`;
 
-const EXPECTED_TABLES = ['files', 'meta', 'segments'];
+const EXPECTED_TABLES = ['files', 'meta', 'segments', 'summaries'];
+
+/** True when a cache of `version` can be brought to CACHE_SCHEMA_VERSION by MIGRATIONS. */
+function isMigratable(version: number): boolean {
+  if (version < 1 || version >= CACHE_SCHEMA_VERSION) return false;
+  for (let v = version; v < CACHE_SCHEMA_VERSION; v++) if (MIGRATIONS[v] === undefined) return false;
+  return true;
+}
+
+/** Run the migrations from the version found (re-read inside the transaction: another process may have done it). */
+function migrate(db: Db): void {
+  db.transaction(() => {
+    let v = db.pragma('user_version', { simple: true }) as number;
+    if (!isMigratable(v)) return;
+    for (; v < CACHE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] as string);
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(`migrated-to-${CACHE_SCHEMA_VERSION}`, new Date().toISOString());
+    db.pragma(`user_version = ${CACHE_SCHEMA_VERSION}`);
+  }).immediate();
+}
 
 /** SQLite error codes that mean the file is not a usable database. */
 export function isCorruptionError(e: unknown): boolean {
@@ -84,6 +130,11 @@ function validate(db: Db): void {
     throw new ForeignDatabase('tables missing');
   }
   if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
+  if (appId === CACHE_APPLICATION_ID && isMigratable(version)) {
+    migrate(db);
+    validate(db);
+    return;
+  }
   if (appId === CACHE_APPLICATION_ID) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
   // An empty database: create the schema, unless someone else did it first or it holds foreign tables.
   db.transaction(() => {
@@ -137,7 +188,7 @@ function precheck(db: Db): void {
   if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
   if (appId === CACHE_APPLICATION_ID) {
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== CACHE_SCHEMA_VERSION) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
+    if (version !== CACHE_SCHEMA_VERSION && !isMigratable(version)) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
   } else {
     const count = db.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
     if (count > 0) throw new ForeignDatabase('not a sessionfold cache');
