@@ -208,7 +208,21 @@ function tryOpen(path: string): Db {
   }
 }
 
-/** Open (creating) the cache at `path`; a corrupt or foreign file is moved aside and rebuilt. */
+/** SQLITE_BUSY / SQLITE_LOCKED: another process holds a lock the busy handler could not wait out. */
+function isBusyError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+const SLEEP = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Open (creating) the cache at `path`; a corrupt or foreign file is moved aside and rebuilt.
+ *
+ * Two processes opening a new cache at once race to switch it to WAL and create the schema; SQLite may answer
+ * one of them SQLITE_BUSY at once instead of calling the busy handler (it does so to break a lock-upgrade
+ * deadlock), so a busy open is retried, with jitter, until the busy timeout has passed.
+ */
 export function openCacheDb(path: string, warn: (message: string) => void): OpenedDb {
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -216,11 +230,17 @@ export function openCacheDb(path: string, warn: (message: string) => void): Open
     throw new SessionfoldError('CACHE_ERROR', `Cannot create the cache directory for ${path}: ${(e as Error).message}`, { file: path, cause: e });
   }
   let rebuilt = false;
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (let attempt = 0; ; attempt++) {
     const ino = inode(path);
     try {
       return { db: tryOpen(path), rebuilt };
     } catch (e) {
+      if (isBusyError(e) && Date.now() < deadline) {
+        Atomics.wait(SLEEP, 0, 0, 5 + Math.floor(Math.random() * 20));
+        attempt--;
+        continue;
+      }
       if (!(e instanceof ForeignDatabase) && !isCorruptionError(e)) {
         throw new SessionfoldError('CACHE_ERROR', `Cannot open the event cache ${path}: ${(e as Error).message}`, { file: path, cause: e });
       }
