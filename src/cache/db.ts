@@ -20,6 +20,12 @@ export type Db = Database.Database;
 export const CACHE_APPLICATION_ID = 0x53466576;
 /** Goes up with any change of the tables or of the segment encoding. 2: the `summaries` table (list()). */
 export const CACHE_SCHEMA_VERSION = 2;
+/**
+ * SQLite page cache per connection (KiB). better-sqlite3 builds SQLite with a 16 MB default; the cache's
+ * reads are sequential BLOB scans the OS page cache serves as well, so a smaller one costs no time and
+ * takes ~10-15 MB off a run's peak RSS (1.8 GB history; bench/RESULTS.md, "Tuning after the peers run").
+ */
+export const PAGE_CACHE_KIB = 4000;
 /** How long a writer waits for another process's transaction (ms). */
 export const BUSY_TIMEOUT_MS = 15_000;
 
@@ -119,6 +125,7 @@ function configure(db: Db): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = OFF');
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
 }
 
 function validate(db: Db): void {

@@ -116,14 +116,22 @@ export function createPricer(options: PricerOptions = {}): Pricer {
   const overrides = options.overrides ?? loadPriceOverrides(options.env ?? process.env, options.pricesFile);
   const memo = new Map<string, PriceEntry | null>();
 
+  // Folds price runs of events of one (model, provider): the last pair skips building the memo's key.
+  let lastModel: string | undefined;
+  let lastProvider: string | undefined;
+  let lastEntry: PriceEntry | undefined;
   const resolve = (model: string, provider?: string): PriceEntry | undefined => {
+    if (model === lastModel && provider === lastProvider) return lastEntry;
     const key = provider === undefined ? model : `${provider}\u0000${model}`;
     let e = memo.get(key);
     if (e === undefined) {
       e = resolvePriceEntry(model, provider, overrides) ?? null;
       memo.set(key, e);
     }
-    return e ?? undefined;
+    lastModel = model;
+    lastProvider = provider;
+    lastEntry = e ?? undefined;
+    return lastEntry;
   };
 
   const calculate = (u: PriceableUsage): number | undefined => {

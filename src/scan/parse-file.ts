@@ -20,6 +20,16 @@ import { SegmentWriter } from './segment.js';
 /** Usage events per posted segment. */
 export const BATCH_EVENTS = 4096;
 const HASH_BUFFER = 1 << 20;
+/**
+ * One hashing buffer per thread, reused by every file (`hashRange` is synchronous, so it is never shared by
+ * two reads at once). A fresh 1 MiB buffer per file was external memory that the worker's GC reclaimed late:
+ * thousands of files left tens of MB of dead buffers per worker on the first, cache-building run.
+ */
+let hashBuffer: Buffer | undefined;
+function sharedHashBuffer(): Buffer {
+  hashBuffer ??= Buffer.allocUnsafeSlow(HASH_BUFFER);
+  return hashBuffer;
+}
 
 /** Where the file's cwd comes from: the first of its session events that has one. */
 export interface SessionTrack {
@@ -137,7 +147,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
         startReason = 'file-shrunk';
       } else {
         const h = createHash64();
-        bytesVerified = hashRange(fd, 0, from.offset, (b) => h.update(b), Buffer.allocUnsafe(Math.min(HASH_BUFFER, Math.max(1, from.offset))));
+        bytesVerified = hashRange(fd, 0, from.offset, (b) => h.update(b), sharedHashBuffer());
         if (bytesVerified !== from.offset || h.digest() !== task.prefixHash) {
           from = undefined;
           startReason = 'prefix-changed';
@@ -213,7 +223,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
       const h = resumedFrom > 0 && hasher !== undefined ? hasher : createHash64();
       const begin = h === hasher ? resumedFrom : 0;
       const want = cursor.offset - begin;
-      const n = hashRange(fd, begin, cursor.offset, (b) => h.update(b), Buffer.allocUnsafe(Math.min(HASH_BUFFER, Math.max(1, want))));
+      const n = hashRange(fd, begin, cursor.offset, (b) => h.update(b), sharedHashBuffer());
       // A file rewritten under us leaves the fingerprint short: store none, so the next run reads from 0.
       prefixHash = n === want ? h.digest() : undefined;
     } finally {
