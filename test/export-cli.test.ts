@@ -57,9 +57,9 @@ describe('events export', () => {
   it('--format csv writes a header and one row per event', async () => {
     const r = await cli(['events', 'export', ...JSONL, '--format', 'csv']);
     const rows = r.stdout.trimEnd().split('\n');
-    expect(rows[0]).toBe('agent,sessionId,file,offset,cwd,timestamp,model,provider,inputTokens,outputTokens,reasoningTokens,cacheReadTokens,cacheWriteTokens,cacheWrite1hTokens,singleRequest,dedupKey,messageId,costUsd,usd,costSource,unpriced');
+    expect(rows[0]).toBe('agent,sessionId,file,offset,cwd,timestamp,model,provider,inputTokens,outputTokens,reasoningTokens,cacheReadTokens,cacheWriteTokens,cacheWrite1hTokens,singleRequest,dedupKey,messageId,costUsd,speed,webSearchRequests,usd,costSource,unpriced');
     expect(rows).toHaveLength(8);
-    expect(rows.find((x) => x.includes(',b1,'))).toMatch(/,claude-sonnet-4-5-20250929,,1000,2000,0,210000,0,0,true,sessionfold-jsonl:beta:b1,b1,,0\.177,calculated,false$/);
+    expect(rows.find((x) => x.includes(',b1,'))).toMatch(/,claude-sonnet-4-5-20250929,,1000,2000,0,210000,0,0,true,sessionfold-jsonl:beta:b1,b1,,,,0\.177,calculated,false$/);
   });
 
   it('covers every registered agent with history', async () => {

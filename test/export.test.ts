@@ -85,7 +85,7 @@ describe('export lines', () => {
   it('match the JSON Schema, with every optional field present or absent', async () => {
     const lines = await all([
       rec(),
-      rec({ cwd: '/w', provider: 'acme', messageId: 'm1', costUsd: 0.5, retained: true, modelFallback: true, model: 'unknown' }),
+      rec({ cwd: '/w', provider: 'acme', messageId: 'm1', costUsd: 0.5, retained: true, modelFallback: true, model: 'unknown', speed: 'fast', webSearchRequests: 2 }),
       rec({ model: 'nobody-knows' }),
     ]);
     expect(lines).toHaveLength(3);

@@ -44,6 +44,10 @@ export interface UsageExportLine {
   messageId?: string;
   /** The cost the agent recorded, if any. */
   costUsd?: number;
+  /** Non-standard inference speed (e.g. Anthropic fast mode, billed at a multiple). */
+  speed?: string;
+  /** Server-side web searches, billed per search. */
+  webSearchRequests?: number;
   /** Kept by the event cache after its file was rewritten or deleted. */
   retained?: boolean;
   /** The cost in the chosen mode; null when unpriced. */
@@ -72,6 +76,8 @@ export const EXPORT_CSV_COLUMNS = [
   'dedupKey',
   'messageId',
   'costUsd',
+  'speed',
+  'webSearchRequests',
   'usd',
   'costSource',
   'unpriced',
@@ -242,6 +248,8 @@ function toExportLines(records: readonly UsageRecord[], { n, sel, seen, cursor }
       dedupKey: r.dedupKey,
       ...(r.messageId !== undefined && { messageId: r.messageId }),
       ...(typeof r.costUsd === 'number' && { costUsd: r.costUsd }),
+      ...(r.speed !== undefined && { speed: r.speed }),
+      ...(typeof r.webSearchRequests === 'number' && { webSearchRequests: r.webSearchRequests }),
       ...(r.retained === true && { retained: true }),
       // 12 decimals: drops float noise (0.031110000000000002) far below a nano-dollar.
       usd: p.usd === undefined ? null : Math.round(p.usd * 1e12) / 1e12,

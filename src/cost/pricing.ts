@@ -17,6 +17,7 @@ import { invalidOption } from '../errors.js';
 import type { CostMode } from './types.js';
 import { modelCandidates, normalizeModelName } from './models.js';
 import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrides.js';
+import { withSurcharges } from './surcharges.js';
 import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry, type TokenCounts } from './price-table.js';
 
 /** Every cost mode. */
@@ -46,7 +47,9 @@ export interface PricerOptions {
 }
 
 /** The usage fields pricing reads (a UsageEvent has them all). */
-export type PriceableUsage = TokenCounts & Pick<UsageEvent, 'model' | 'timestamp' | 'singleRequest'> & Partial<Pick<UsageEvent, 'provider' | 'costUsd'>>;
+export type PriceableUsage = TokenCounts &
+  Pick<UsageEvent, 'model' | 'timestamp' | 'singleRequest'> &
+  Partial<Pick<UsageEvent, 'provider' | 'costUsd' | 'speed' | 'webSearchRequests'>>;
 
 /** Prices usage events (`createPricer`); resolves each (provider, model) once. */
 export interface Pricer {
@@ -138,7 +141,8 @@ export function createPricer(options: PricerOptions = {}): Pricer {
     const entry = resolve(u.model, u.provider);
     if (!entry) return hasNoTokens(u) ? 0 : undefined;
     const variant = entry.variants.length === 1 ? (entry.variants[0] as PriceEntry['variants'][number]) : selectVariant(entry, Date.parse(u.timestamp));
-    return costAt(ratesFor(variant, u, u.singleRequest), u);
+    const usd = costAt(ratesFor(variant, u, u.singleRequest), u);
+    return u.speed === undefined && u.webSearchRequests === undefined ? usd : withSurcharges(usd, u);
   };
 
   return {

@@ -9,10 +9,13 @@
  * Layout (little-endian), all offsets from the start:
  *
  *   header   8 × u32   MAGIC, n, nStrings, textBytes, textEncoding (1 utf8, 2 utf16le), 3 reserved
- *   nums     f64[8n]   column-major: offset, input, output, reasoning, cacheRead, cacheWrite, cacheWrite1h,
- *                      costUsd (NaN = absent)
- *   strIdx   u32[7n]   column-major: agent, sessionId, model, provider, timestamp, dedupKey, messageId;
+ *   nums     f64[9n]   column-major: offset, input, output, reasoning, cacheRead, cacheWrite, cacheWrite1h,
+ *                      costUsd, webSearchRequests (NaN = absent)
+ *   strIdx   u32[8n]   column-major: agent, sessionId, model, provider, timestamp, dedupKey, messageId, speed;
  *                      0 = absent, k = dictionary entry k-1
+ *
+ * `SEG2` is written; `SEG1` (8 number and 7 string columns, before `webSearchRequests` and `speed`) is still
+ * decoded, so an existing cache stays valid.
  *   strLen   u32[nStrings]  UTF-16 length of each dictionary entry
  *   flags    u8[n]     1 singleRequest, 2 modelFallback true, 4 modelFallback false
  *   text     the dictionary entries concatenated
@@ -23,10 +26,13 @@
 import type { UsageEvent } from '../events.js';
 import type { UsageRecord } from './types.js';
 
-const MAGIC = 0x31474553; // 'SEG1'
+const MAGIC_V1 = 0x31474553; // 'SEG1'
+const MAGIC = 0x32474553; // 'SEG2'
 const HEADER = 32;
-const NUM_COLS = 8;
-const STR_COLS = 7;
+const NUM_COLS = 9;
+const STR_COLS = 8;
+const V1_NUM_COLS = 8;
+const V1_STR_COLS = 7;
 const ENC_UTF8 = 1;
 const ENC_UTF16 = 2;
 
@@ -37,6 +43,9 @@ const F_FALLBACK_FALSE = 4;
 /** A decoded segment: typed-array views and the string dictionary (index 0 = absent). */
 export interface Segment {
   readonly count: number;
+  /** Columns present (SEG1 has fewer). */
+  readonly numCols: number;
+  readonly strCols: number;
   readonly nums: Float64Array;
   readonly idx: Uint32Array;
   readonly strings: readonly (string | undefined)[];
@@ -80,6 +89,7 @@ export class SegmentWriter {
     (n[5] as number[]).push(e.cacheWriteTokens);
     (n[6] as number[]).push(e.cacheWrite1hTokens);
     (n[7] as number[]).push(typeof e.costUsd === 'number' ? e.costUsd : NaN);
+    (n[8] as number[]).push(typeof e.webSearchRequests === 'number' ? e.webSearchRequests : NaN);
     const s = this.#idx;
     (s[0] as number[]).push(this.#str(e.agent));
     (s[1] as number[]).push(this.#str(e.sessionId));
@@ -88,6 +98,7 @@ export class SegmentWriter {
     (s[4] as number[]).push(this.#str(e.timestamp));
     (s[5] as number[]).push(this.#str(e.dedupKey));
     (s[6] as number[]).push(this.#str(e.messageId));
+    (s[7] as number[]).push(this.#str(e.speed));
     let f = e.singleRequest ? F_SINGLE : 0;
     if (e.modelFallback === true) f |= F_FALLBACK_TRUE;
     else if (e.modelFallback === false) f |= F_FALLBACK_FALSE;
@@ -98,8 +109,8 @@ export class SegmentWriter {
   /** Copy event `i` of a decoded segment (no re-parse of its strings). */
   addFrom(seg: Segment, i: number): void {
     const c = seg.count;
-    for (let k = 0; k < NUM_COLS; k++) (this.#nums[k] as number[]).push(seg.nums[k * c + i] as number);
-    for (let k = 0; k < STR_COLS; k++) (this.#idx[k] as number[]).push(this.#str(seg.strings[seg.idx[k * c + i] as number]));
+    for (let k = 0; k < NUM_COLS; k++) (this.#nums[k] as number[]).push(k < seg.numCols ? (seg.nums[k * c + i] as number) : NaN);
+    for (let k = 0; k < STR_COLS; k++) (this.#idx[k] as number[]).push(k < seg.strCols ? this.#str(seg.strings[seg.idx[k * c + i] as number]) : 0);
     this.#flags.push(seg.flags[i] as number);
     this.#n++;
   }
@@ -158,14 +169,16 @@ export function decodeSegment(bytes: Uint8Array): Segment {
   let b = bytes;
   if (b.byteOffset % 8 !== 0) b = new Uint8Array(b);
   const head = new Uint32Array(b.buffer, b.byteOffset, 8);
-  if (head[0] !== MAGIC) throw new Error('segment: bad magic');
+  if (head[0] !== MAGIC && head[0] !== MAGIC_V1) throw new Error('segment: bad magic');
+  const numCols = head[0] === MAGIC ? NUM_COLS : V1_NUM_COLS;
+  const strCols = head[0] === MAGIC ? STR_COLS : V1_STR_COLS;
   const n = head[1] as number;
   const nStrings = head[2] as number;
   const textBytes = head[3] as number;
   const enc = head[4];
   const numsAt = HEADER;
-  const idxAt = numsAt + 8 * NUM_COLS * n;
-  const lenAt = idxAt + 4 * STR_COLS * n;
+  const idxAt = numsAt + 8 * numCols * n;
+  const lenAt = idxAt + 4 * strCols * n;
   const flagsAt = lenAt + 4 * nStrings;
   const textAt = flagsAt + n;
   if (textAt + textBytes !== b.byteLength || (enc !== ENC_UTF8 && enc !== ENC_UTF16)) throw new Error('segment: bad length');
@@ -183,8 +196,10 @@ export function decodeSegment(bytes: Uint8Array): Segment {
   if (pos !== text.length) throw new Error('segment: bad dictionary');
   return {
     count: n,
-    nums: new Float64Array(b.buffer, base + numsAt, NUM_COLS * n),
-    idx: new Uint32Array(b.buffer, base + idxAt, STR_COLS * n),
+    numCols,
+    strCols,
+    nums: new Float64Array(b.buffer, base + numsAt, numCols * n),
+    idx: new Uint32Array(b.buffer, base + idxAt, strCols * n),
     strings,
     flags: new Uint8Array(b.buffer, base + flagsAt, n),
   };
@@ -239,6 +254,14 @@ export function pushRecords(
     if (!Number.isNaN(cost)) r.costUsd = cost;
     const messageId = strings[idx[6 * n + i] as number];
     if (messageId !== undefined) r.messageId = messageId;
+    if (seg.numCols > 8) {
+      const searches = nums[8 * n + i] as number;
+      if (!Number.isNaN(searches)) r.webSearchRequests = searches;
+    }
+    if (seg.strCols > 7) {
+      const speed = strings[idx[7 * n + i] as number];
+      if (speed !== undefined) r.speed = speed;
+    }
     if (cwd !== undefined) r.cwd = cwd;
     if (retained) r.retained = true;
     out.push(r);
