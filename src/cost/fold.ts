@@ -53,7 +53,8 @@ class Interner {
   }
 }
 
-function emptyRecord(): CostRecord {
+/** A zero CostRecord (also the SessionManager's per-session and per-message start). */
+export function emptyCostRecord(): CostRecord {
   return {
     totalUsd: 0,
     inputTokens: 0,
@@ -70,7 +71,7 @@ function emptyRecord(): CostRecord {
 
 /** A zero-valued summary (what a selection without usage folds to). */
 export function emptyCostSummary(grouped: boolean): CostSummary {
-  return { ...emptyRecord(), sessionCount: 0, runCount: 0, unpriced: [], ...(grouped && { breakdowns: {} }) };
+  return { ...emptyCostRecord(), sessionCount: 0, runCount: 0, unpriced: [], ...(grouped && { breakdowns: {} }) };
 }
 
 /** The synchronous totals fold (`createCostFold`). */
@@ -285,7 +286,7 @@ export function createCostFold(options: CostFoldOptions = {}): CostFold {
         for (const g of groupSets[ints[i + I_GROUPS] as number] as number[]) {
           let e = byGroup.get(g);
           if (!e) {
-            e = { rec: { key: groups.values[g] as string, ...emptyRecord(), sessionCount: 0 }, nano: 0, sessions: new Set() };
+            e = { rec: { key: groups.values[g] as string, ...emptyCostRecord(), sessionCount: 0 }, nano: 0, sessions: new Set() };
             byGroup.set(g, e);
           }
           addTo(e.rec, b, u >= 0);

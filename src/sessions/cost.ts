@@ -4,24 +4,12 @@
  * `unpricedCount`, never a silent $0.
  */
 import type { CostMode, CostRecord } from '../cost/types.js';
+import { emptyCostRecord } from '../cost/fold.js';
 import type { UsageEvent } from '../events.js';
 import type { UsagePricer } from './types.js';
 
 /** A zero CostRecord. */
-export function emptyCost(): CostRecord {
-  return {
-    totalUsd: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    thinkingTokens: 0,
-    cachedTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    requestCount: 0,
-    unpricedCount: 0,
-  };
-}
+export const emptyCost = emptyCostRecord;
 
 /** Add one usage event (priced at `usd`, undefined when it has no price) to `rec`. */
 export function addUsage(rec: CostRecord, u: UsageEvent, usd: number | undefined): void {
