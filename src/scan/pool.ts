@@ -99,14 +99,29 @@ export class ParsePool {
         slot.worker.postMessage(task);
       }
     }
+    this.#steal();
     if (this.#inline.length > 0 && !this.#inlineRunning && this.#opts.canDispatch()) void this.#runInline();
+  }
+
+  /**
+   * The main thread helps: when it has nothing of its own to parse, it takes the smallest queued task (workers
+   * take from the largest end), as long as the workers still have more than their prefetch waiting. Workers
+   * need ~100–150 ms each to start (module loading); without this, a history of a few hundred MB parsed on
+   * two workers took 1.6x the main thread alone (bench/RESULTS.md).
+   */
+  #steal(fromRunner = false): void {
+    if (this.#inline.length > 0 || (this.#inlineRunning && !fromRunner) || this.#closed) return;
+    if (this.#queue.length <= this.#slots.length * PREFETCH || !this.#opts.canDispatch()) return;
+    this.#inline.push(this.#queue.pop() as ParseTask);
   }
 
   async #runInline(): Promise<void> {
     this.#inlineRunning = true;
     try {
-      while (!this.#closed && this.#inline.length > 0 && this.#opts.canDispatch()) {
-        const task = this.#inline.shift() as ParseTask;
+      while (!this.#closed && this.#opts.canDispatch()) {
+        if (this.#inline.length === 0) this.#steal(true);
+        const task = this.#inline.shift();
+        if (task === undefined) break;
         await parseFile(this.#opts.codecOf(task).codec, task, (msg) => this.#opts.onMessage(msg));
       }
     } finally {
