@@ -118,7 +118,7 @@ export default defineCommand({
       groupBy = 'month';
       summary = await totalCost({ ...base, groupBy });
     }
-    out.write(`\nCost by ${groupBy} (${timeZone})\n`);
+    out.write('\n');
     out.write(renderCostSummary(summary, 'table', { groupBy, timeZone, mode: pricer.mode }));
     out.write(`\nMore: sessionfold sessions list <agent> · sessionfold cost report --group-by model · sessionfold --help\n`);
     return 0;
