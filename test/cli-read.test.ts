@@ -96,3 +96,20 @@ describe('sessionfold read', () => {
     expect(missing.stderr).toMatch(/^error SESSION_NOT_FOUND: /);
   });
 });
+
+describe('a closed stdout', () => {
+  it('ends quietly when the reader goes away (`sessionfold … | head`)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-epipe-'));
+    const file = join(dir, 'big.jsonl');
+    await writeFile(file, [header, ...Array.from({ length: 20000 }, (_, i) => msg(i, true))].join('\n') + '\n');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const p = spawn(process.execPath, [CLI, 'read', file, '--agent', 'sessionfold-jsonl'], { env: env() });
+      let stderr = '';
+      p.stderr.on('data', (d) => (stderr += d));
+      p.stdout.once('data', () => p.stdout.destroy());
+      p.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(result.code).toBe(0);
+  });
+});
