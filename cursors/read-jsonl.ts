@@ -142,7 +142,10 @@ async function* readJsonl<S>(
     });
   }
   try {
-    const size = fstatSync(fh).size;
+    const stat = fstatSync(fh);
+    // open() succeeds on a directory; the first read would throw a bare EISDIR.
+    if (stat.isDirectory()) throw new SessionfoldError('IO_ERROR', `Cannot read ${file}: it is a directory`, { agent: codec.id, file });
+    const size = stat.size;
     const readBuf = takeBuffer(options.bufferSize, size);
     buf = readBuf;
     const ctx = { file, options };
@@ -153,7 +156,8 @@ async function* readJsonl<S>(
     let offset = 0;
     const verify = resume?.verifyPrefix !== false;
   let hash: Hash | undefined = resume && verify ? createHash('sha256') : undefined;
-    if (resume?.from !== undefined) {
+    // A stored "no cursor" may be JSON null: the same as none.
+    if (resume?.from !== undefined && resume.from !== null) {
       const from = resume.from;
       if (from.format !== 'jsonl') start = { restarted: true, reason: 'parser-changed', replaced: {} };
       else {

@@ -52,7 +52,8 @@ export async function* readStreamEvents<S>(core: LineCore<S>, input: Readable, o
         core.line(state, line, start, emit);
       } catch (e) {
         if (e instanceof SessionfoldError && (e.code === 'MALFORMED_LINE' || e.code === 'PARSE_ERROR')) {
-          if (opts.strict) throw e;
+          // The same code as a strict file read (read-jsonl.ts, sync.ts): PARSE_ERROR wraps the line's error.
+          if (opts.strict) throw new SessionfoldError('PARSE_ERROR', e.message, { agent: e.agent, file: '-', byteOffset: e.byteOffset, cause: e });
           opts.info.skippedLines++;
           opts.onSkip?.(e);
         } else throw e;

@@ -49,6 +49,7 @@ export default defineCommand({
     let kinds: EventKind[] | undefined;
     const k = list(ctx, 'kinds');
     if (k !== undefined) {
+      if (k.length === 0) throw new CliError('INVALID_OPTION', `Invalid option --kinds: expected one or more of ${EVENT_KINDS.join(',')}, got an empty list`);
       for (const x of k) if (!isEventKind(x)) throw new CliError('INVALID_OPTION', `Invalid option --kinds: expected ${EVENT_KINDS.join('|')}, got "${x}"`);
       kinds = k as EventKind[];
     }
