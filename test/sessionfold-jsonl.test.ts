@@ -67,3 +67,16 @@ describe('sessionfold-jsonl codec', () => {
     await expect(readEvents(sessionfoldJsonl, await tmpFile(text), { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
   });
 });
+
+describe('sessionfold-jsonl locate', () => {
+  it('never resolves an id that names a path outside the roots', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-loc-'));
+    await writeFile(join(dir, 'outside.jsonl'), '{"type":"sessionfold.session","version":1,"agent":"x","sessionId":"outside"}\n');
+    const root = join(dir, 'root');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(root);
+    await writeFile(join(root, 'inside.jsonl'), '{"type":"sessionfold.session","version":1,"agent":"x","sessionId":"inside"}\n');
+    expect(await sessionfoldJsonl.locate?.([root], '../outside')).toBeUndefined();
+    expect((await sessionfoldJsonl.locate?.([root], 'inside'))?.path).toBe(join(root, 'inside.jsonl'));
+  });
+});

@@ -39,6 +39,7 @@ export const sessionfoldJsonl: Codec = {
     for (const r of roots) yield* walk(r, r);
   },
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+    if (nativeId === '' || nativeId.includes('/') || nativeId.includes('\\') || nativeId === '.' || nativeId === '..') return undefined;
     for (const r of roots) {
       const p = join(r, `${nativeId}.jsonl`);
       if (await stat(p).then((s) => s.isFile(), () => false)) return { agent: CODEC_ID, path: p, root: r, sessionId: nativeId };
