@@ -154,12 +154,22 @@ export class ZoneCalendar {
     return m;
   }
 
-  /** The instant at which the wall clock of this zone shows the given time (DST gaps resolve forward). */
+  /**
+   * The instant at which the wall clock of this zone shows the given time. Candidates are the wall time under
+   * the offsets in force a day before and a day after: a wall time shown twice (fall back) resolves to its
+   * first occurrence, one that does not exist (spring forward; in some zones that is midnight, e.g.
+   * America/Santiago) resolves forward, to the transition.
+   */
   toInstant(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number {
     const wall = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-    let t = wall - this.offsetAt(wall);
-    t = wall - this.offsetAt(t);
-    return t;
+    const before = wall - this.offsetAt(wall - DAY_MS);
+    const after = wall - this.offsetAt(wall + DAY_MS);
+    const beforeOk = before + this.offsetAt(before) === wall;
+    const afterOk = after + this.offsetAt(after) === wall;
+    if (beforeOk && afterOk) return Math.min(before, after);
+    if (beforeOk) return before;
+    if (afterOk) return after;
+    return Math.max(before, after);
   }
 }
 
@@ -172,12 +182,17 @@ export function parseDateInZone(text: string, cal: ZoneCalendar, endOfDay = fals
   const date = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(s);
   if (date) {
     const [y, m, d] = [Number(date[1]), Number(date[2]), Number(date[3])];
-    if (m < 1 || m > 12 || d < 1 || d > 31) throw invalidOption(name, 'a date YYYY-MM-DD or an ISO-8601 time', text);
+    // A day past the month's end (2026-02-30) would roll over into the next month: reject it.
+    if (m < 1 || m > 12 || d < 1 || d > new Date(Date.UTC(y, m, 0)).getUTCDate()) throw invalidOption(name, 'a date YYYY-MM-DD or an ISO-8601 time', text);
     return new Date(endOfDay ? cal.toInstant(y, m, d + 1) - 1 : cal.toInstant(y, m, d));
   }
   const wall = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/.exec(s);
   if (wall) {
     const n = wall.slice(1).map((x) => (x === undefined ? 0 : Number(x)));
+    const [y, m, d, h, mi, sec] = n as [number, number, number, number, number, number];
+    if (m < 1 || m > 12 || d < 1 || d > new Date(Date.UTC(y, m, 0)).getUTCDate() || h > 23 || mi > 59 || sec > 59) {
+      throw invalidOption(name, 'a date YYYY-MM-DD or an ISO-8601 time', text);
+    }
     return new Date(cal.toInstant(n[0] as number, n[1] as number, n[2] as number, n[3] as number, n[4] as number, n[5] as number, Number(((wall[7] ?? '0') + '00').slice(0, 3))));
   }
   if (/^\d{4}-\d{2}-\d{2}T.*(?:Z|[+-]\d{2}:?\d{2})$/i.test(s)) {

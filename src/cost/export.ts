@@ -10,7 +10,9 @@
  * (the authority: a resumed session that copies old responses into a NEW file does not re-export them, and
  * a file Claude Code rewrote in place is safe too) plus a per-file watermark (highest line offset exported
  * and event count) that records where each file's export stands. It is written atomically (temp, fsync,
- * rename) only after the export's output was flushed.
+ * rename) only after the export's output was flushed. Per key it also keeps the output tokens of the exported
+ * copy: a response exported while the agent was still writing it is exported again, once, when a later run
+ * sees a larger copy (a correction; consumers keep the last line per dedupKey).
  */
 import { readFile } from 'node:fs/promises';
 import { SessionfoldError } from '../errors.js';
@@ -18,7 +20,7 @@ import type { UsageRecord } from '../scan/types.js';
 import { writeFileAtomic } from '../../cursors/store.js';
 import { createRecordSelector, eventTime, normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
 import { csvField } from './format.js';
-import { KeyTable } from './key-table.js';
+import { HASH, KeyTable } from './key-table.js';
 import type { PriceSource } from './pricing.js';
 
 /** One exported usage event (schema/usage-event.schema.json). */
@@ -117,7 +119,16 @@ export interface ExportCursorDocument {
   exported: number;
   files: Record<string, ExportFileMark>;
   /** The exported dedup keys, as 64-bit xxhashes (8 bytes each, big-endian), base64. */
-  keys: { hash: 'xxh64'; count: number; data: string };
+  keys: {
+    hash: 'xxh64';
+    count: number;
+    data: string;
+    /**
+     * Per key, in the order of `data`: 1 + the output tokens of the exported copy (4 bytes each, big-endian),
+     * base64; 0 for keys of cursors written before it existed (never re-exported).
+     */
+    values?: string;
+  };
 }
 
 /** The state of an incremental export, loaded from and saved to its cursor file. */
@@ -152,7 +163,7 @@ export class ExportCursor {
     if (doc === null || typeof doc !== 'object' || doc.type !== EXPORT_CURSOR_TYPE || doc.version !== EXPORT_CURSOR_VERSION || typeof doc.keys?.data !== 'string') {
       throw new SessionfoldError('CURSOR_INVALID', `${path} is not a sessionfold export cursor (version ${EXPORT_CURSOR_VERSION})`, { file: path });
     }
-    const seen = KeyTable.fromBytes(Buffer.from(doc.keys.data, 'base64'));
+    const seen = KeyTable.fromBytes(Buffer.from(doc.keys.data, 'base64'), typeof doc.keys.values === 'string' ? Buffer.from(doc.keys.values, 'base64') : undefined);
     const files = new Map(Object.entries(doc.files ?? {}));
     return new ExportCursor(path, seen, files, typeof doc.exported === 'number' ? doc.exported : seen.size);
   }
@@ -177,7 +188,7 @@ export class ExportCursor {
       updatedAt: now.toISOString(),
       exported: this.exported,
       files,
-      keys: { hash: 'xxh64', count: this.seen.size, data: this.seen.toBytes().toString('base64') },
+      keys: { hash: 'xxh64', count: this.seen.size, data: this.seen.toBytes().toString('base64'), values: this.seen.valuesToBytes().toString('base64') },
     };
     await writeFileAtomic(this.path, JSON.stringify(doc) + '\n');
   }
@@ -197,7 +208,7 @@ type RecordSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterab
  */
 export async function* exportUsageBatches(records: RecordSource, options: UsageExportOptions = {}): AsyncGenerator<UsageExportLine[]> {
   const n = normalizeCostOptions(options);
-  const st: ExportState = { n, sel: createRecordSelector(n), seen: options.cursor?.seen ?? new KeyTable(), cursor: options.cursor };
+  const st: ExportState = { n, sel: createRecordSelector(n), seen: new KeyTable(), cursor: options.cursor };
   for await (const batch of records) {
     const lines = toExportLines(Array.isArray(batch) ? (batch as readonly UsageRecord[]) : [batch as UsageRecord], st);
     if (lines.length > 0) yield lines;
@@ -216,9 +227,13 @@ export async function* exportUsage(records: RecordSource, options: UsageExportOp
 interface ExportState {
   n: NormalizedCostOptions;
   sel: RecordSelector;
+  /** Keys exported by this run (the first copy wins within a run). */
   seen: KeyTable;
   cursor: ExportCursor | undefined;
 }
+
+/** The cursor's value of an exported copy: 1 + its output tokens (0 is a key of an old cursor). */
+const exportedSize = (r: UsageRecord): number => Math.min(r.outputTokens, 0x7ffffffe) + 1;
 
 /** The export lines of a batch of records (selected, not seen before, priced); marks them seen. */
 function toExportLines(records: readonly UsageRecord[], { n, sel, seen, cursor }: ExportState): UsageExportLine[] {
@@ -226,6 +241,17 @@ function toExportLines(records: readonly UsageRecord[], { n, sel, seen, cursor }
   for (const r of records) {
     if (!sel.accepts(r, sel.needsTime ? eventTime(r.timestamp) : NaN)) continue;
     if (!seen.add(r.dedupKey)) continue;
+    if (cursor !== undefined) {
+      // Exported by an earlier run: skip it, unless this copy is larger. The last response of a file an
+      // agent is still writing can be exported while it streams (Claude Code writes one response over
+      // several lines, output tokens growing); its final copy is then exported again, as a correction.
+      const hi = HASH[0] as number;
+      const lo = HASH[1] as number;
+      const prev = cursor.seen.getHash(hi, lo);
+      const size = exportedSize(r);
+      if (prev >= 0 && (prev === 0 || !(size > prev))) continue;
+      cursor.seen.setHash(hi, lo, size);
+    }
     const p = n.pricer.price(r, n.mode);
     const line: UsageExportLine = {
       type: 'usage',

@@ -25,6 +25,8 @@ export function parseDateOption(name: string, value: string | undefined, endOfDa
   let d: Date;
   if (m !== null) {
     d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    // A day past the month's end (2026-02-30) would roll over into the next month: reject it.
+    if (d.getMonth() !== Number(m[2]) - 1 || d.getDate() !== Number(m[3])) d = new Date(NaN);
     if (endOfDay) d = new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1, 0, 0, 0, -1);
   } else d = new Date(value);
   if (!Number.isFinite(d.getTime())) throw new CliError('INVALID_OPTION', `Invalid option --${name}: expected YYYY-MM-DD or an ISO 8601 date-time, got "${value}"`);
