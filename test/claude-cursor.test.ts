@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { claude, claudeCore, MAX_OPEN_CALLS, type ClaudeSnapshot } from '../codecs/claude/index.js';
+import { MAX_OPEN_RESPONSES } from '../codecs/claude/parse.js';
 import { hashId32 } from '../cursors/ids.js';
 import { normalizeReadOptions, type JsonlCursor, type ReadCursor, type ResumeStart } from '../src/codec.js';
 import type { SessionfoldEvent, ToolResultEvent, UsageEvent } from '../src/events.js';
@@ -66,13 +67,15 @@ function collidingKeys(): [string, string] {
 
 describe('claude cursor state', () => {
   it('restarts from byte 0 when a response counted before the cursor appears again after it', async () => {
-    const f = await session([asst('msg_a', 'r1', 10), asst('msg_b', 'r2', 20)]);
+    // msg_a is counted (closed) once MAX_OPEN_RESPONSES later responses have opened.
+    const later = Array.from({ length: MAX_OPEN_RESPONSES }, (_, i) => asst(`msg_${i}`, `r_${i}`, 20 + i));
+    const f = await session([asst('msg_a', 'r1', 10), ...later]);
     const first = await readResumed(f);
     await appendFile(f, asst('msg_a', 'r1', 10) + '\n');
     const second = await readResumed(f, first.cursor);
     expect(second.start).toMatchObject({ restarted: true, reason: 'id-collision' });
     expect(second.events).toEqual(await readEvents(claude, f));
-    expect((byKind(second.events).usage as UsageEvent[]).map((u) => u.messageId)).toEqual(['msg_a', 'msg_b']);
+    expect((byKind(second.events).usage as UsageEvent[]).map((u) => u.messageId)).toEqual(['msg_a', ...later.map((_, i) => `msg_${i}`)]);
   });
 
   it('restarts on a genuine 32-bit hash collision, and the restarted read counts both responses', async () => {
@@ -80,13 +83,14 @@ describe('claude cursor state', () => {
     expect(k1).not.toBe(k2);
     const [, id1, req1] = k1.split(':') as [string, string, string];
     const [, id2, req2] = k2.split(':') as [string, string, string];
-    const f = await session([asst(id1, req1, 5), asst('msg_mid', 'r_mid', 6)]);
+    const mids = Array.from({ length: MAX_OPEN_RESPONSES }, (_, i) => asst(`msg_mid${i}`, `r_mid${i}`, 100 + i));
+    const f = await session([asst(id1, req1, 5), ...mids]);
     const first = await readResumed(f);
     await appendFile(f, asst(id2, req2, 7) + '\n');
     const second = await readResumed(f, first.cursor);
     expect(second.start).toMatchObject({ restarted: true, reason: 'id-collision' });
     const usage = byKind(second.events).usage as UsageEvent[];
-    expect(usage.map((u) => u.outputTokens)).toEqual([5, 6, 7]);
+    expect(usage.map((u) => u.outputTokens)).toEqual([5, ...mids.map((_, i) => 100 + i), 7]);
     // A fresh read keeps exact keys: no false positive.
     expect(byKind(await readEvents(claude, f)).usage).toEqual(usage);
   });
@@ -94,7 +98,7 @@ describe('claude cursor state', () => {
   it('does not restart when the pending response continues after the cursor, and replaces it', async () => {
     const f = await session([asst('msg_a', 'r1', 1)]);
     const first = await readResumed(f);
-    expect(coreState(first.cursor).pending?.key).toBe('claude:msg_a:r1');
+    expect(coreState(first.cursor).pending.map((p) => p.key)).toEqual(['claude:msg_a:r1']);
     await appendFile(f, asst('msg_a', 'r1', 50, [{ type: 'tool_use', id: 'toolu_x', name: 'Bash', input: {} }]) + '\n');
     const second = await readResumed(f, first.cursor);
     expect(second.start).toEqual({ restarted: false, replaced: { usage: 1 } });
@@ -111,16 +115,18 @@ describe('claude cursor state', () => {
     expect(byKind(second.events).tool_result).toMatchObject([{ callId: 'toolu_9', toolName: 'Grep', output: 'done' }]);
   });
 
-  it('keeps the state small: 4 bytes per counted response, and the pending one as data', async () => {
+  it('keeps the state small: 4 bytes per counted response, and the open ones as data', async () => {
     const file = join(REAL, 'vibecodingtracker-real-session-v1.0.95-zh.jsonl');
     const { cursor, events } = await readResumed(file);
     const usage = byKind(events).usage.length;
     const core = coreState(cursor);
-    expect(Buffer.from(core.seen, 'base64').length).toBe(4 * (usage - 1));
-    expect(core.pending?.event.type).toBe('usage');
-    // Besides the hashes and the pending usage, the state holds the last session event (~260 bytes here).
-    expect(JSON.stringify(cursor.state).length).toBeLessThan(2560);
-    expect((await readFile(file)).length).toBeGreaterThan(100 * JSON.stringify(cursor.state).length);
+    expect(core.pending.length).toBeGreaterThan(0);
+    expect(core.pending.length).toBeLessThanOrEqual(MAX_OPEN_RESPONSES);
+    expect(Buffer.from(core.seen, 'base64').length).toBe(4 * (usage - core.pending.length));
+    expect(core.pending.every((p) => p.event.type === 'usage')).toBe(true);
+    // Besides the hashes and the open responses (~550 bytes each), the state holds the last session event.
+    expect(JSON.stringify(cursor.state).length).toBeLessThan(1500 + 600 * MAX_OPEN_RESPONSES);
+    expect((await readFile(file)).length).toBeGreaterThan(50 * JSON.stringify(cursor.state).length);
   });
 
   it('bounds the open tool calls it remembers, dropping the oldest', async () => {

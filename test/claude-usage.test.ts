@@ -107,8 +107,24 @@ describe('claude usage: one event per API response', () => {
     const lines = [assistant({ id: 'm1', req: 'r1', out: 1 }), assistant({ id: 'm1', req: 'r1', out: 50 }), assistant({ id: 'm2', req: 'r2', out: 1 }), assistant({ id: 'm2', req: 'r2', out: 99 })];
     const content = Buffer.from(lines.join('\n') + '\n');
     const run = await resumeAcrossCuts(claude, content, lineBoundaries(content));
-    expect(run.starts.slice(2).every((s) => !s.restarted && s.replaced.usage === 1)).toBe(true);
+    // Both responses stay open to the end (interleaving is allowed), so a resumed read replaces 1, then 2.
+    expect(run.starts.slice(2).map((s) => !s.restarted && s.replaced.usage)).toEqual([1, 1, 2, 2]);
     expect((run.kept.usage as UsageEvent[]).map((u) => u.outputTokens)).toEqual([50, 99]);
+    await expectResumeEqualsFull(claude, content, lineBoundaries(content));
+  });
+
+  it('counts interleaved responses (parallel subagents in one transcript) with each one\'s final record', async () => {
+    const lines = [
+      assistant({ id: 'mA', req: 'rA', out: 1 }),
+      assistant({ id: 'mB', req: 'rB', out: 1 }),
+      assistant({ id: 'mA', req: 'rA', out: 50 }),
+      assistant({ id: 'mB', req: 'rB', out: 99 }),
+    ];
+    expect(usageOf(lines).map((u) => [u.messageId, u.outputTokens])).toEqual([
+      ['mA', 50],
+      ['mB', 99],
+    ]);
+    const content = Buffer.from(lines.join('\n') + '\n');
     await expectResumeEqualsFull(claude, content, lineBoundaries(content));
   });
 

@@ -42,7 +42,7 @@ export {
  * Goes up whenever this codec would parse an unchanged file differently. 2: titles on (repeated) session
  * events, the subagent sidecar, `provider`, `speed` and `webSearchRequests` on usage events.
  */
-export const PARSER_VERSION = 2;
+export const PARSER_VERSION = 3;
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const readWithoutMeta = createJsonlRead(PARSER, claudeCore);

@@ -8,9 +8,9 @@
  *   = `message.id`). Summary lines, compaction summaries and system lines with content are `system`
  *   messages with a `subtype`; injected user lines are marked (`meta`, `command`, `command_output`).
  * - `tool_call` per `tool_use` block, `tool_result` per `tool_result` block (named after its open call).
- * - `usage` once per API response (usage.ts): the response being read is held as ONE pending usage, emitted
- *   when a different response starts, or by `end()`, which reports it in `replaced` because a later line
- *   of the same response can still replace it.
+ * - `usage` once per API response (usage.ts): responses being read are held open (up to
+ *   MAX_OPEN_RESPONSES, oldest emitted first), and `end()` emits those still open and reports them in
+ *   `replaced`, because a later line of the same response can still replace them.
  *
  * - Titles (`custom-title`, `ai-title` records; a subagent's meta description) go on the session event; a
  *   title record after it emits the session event again with the new title (consumers take the last).
@@ -293,21 +293,40 @@ function onRecord(s: ClaudeState, rec: Rec, base: LineBase, emit: Emit): void {
   }
 }
 
+/**
+ * Responses held open at once. One is enough for a linear transcript; Claude Code ≤ 2.0.27 wrote parallel
+ * subagents' responses into the main file interleaved, so a response's final record can follow another
+ * response's first line. The oldest open response is emitted when a ninth opens, so usage events keep the
+ * order in which their responses first appeared.
+ */
+export const MAX_OPEN_RESPONSES = 8;
+
 function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
   const pending = s.pending;
-  if (u.key !== undefined && pending !== undefined && pending.key === u.key) {
-    if (isLargerUsage(u.event, pending.event)) pending.event = u.event;
-    return;
-  }
-  if (u.key !== undefined && s.seen.has(u.key)) return; // a repeat of a response already counted
-  if (pending !== undefined) {
-    emit(pending.event);
-    s.seen.add(pending.key);
+  if (u.key !== undefined) {
+    for (const p of pending) {
+      if (p.key === u.key) {
+        if (isLargerUsage(u.event, p.event)) p.event = u.event;
+        return;
+      }
+    }
+    if (s.seen.has(u.key)) return; // a repeat of a response already counted
   }
   if (u.key === undefined) {
-    s.pending = undefined;
+    // No key: nothing can replace it. Close every open response first, so the order stays first-seen.
+    for (const p of pending.splice(0)) {
+      emit(p.event);
+      s.seen.add(p.key);
+    }
     emit(u.event);
-  } else s.pending = { key: u.key, event: u.event };
+    return;
+  }
+  pending.push({ key: u.key, event: u.event });
+  while (pending.length > MAX_OPEN_RESPONSES) {
+    const p = pending.shift() as (typeof pending)[number];
+    emit(p.event);
+    s.seen.add(p.key);
+  }
 }
 
 /** One parsed line (or the fields of one the fast scanner read) through the state. */
@@ -318,7 +337,13 @@ function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult
   const usage = extractUsage(rec, sessionId, start);
   // Before any change to the state: a key hashed in the cursor is a repeat or a collision; only a full
   // read can tell.
-  if (usage?.key !== undefined && s.seenHashes !== undefined && usage.key !== s.pending?.key && !s.seen.has(usage.key) && s.seenHashes.has(hashId32(usage.key))) {
+  if (
+    usage?.key !== undefined &&
+    s.seenHashes !== undefined &&
+    !s.seen.has(usage.key) &&
+    !s.pending.some((p) => p.key === usage.key) &&
+    s.seenHashes.has(hashId32(usage.key))
+  ) {
     return RESTART;
   }
   if (lock !== undefined) s.lineSessionId = lock;
@@ -363,9 +388,9 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
       return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
     },
     end(s, emit): KindCounts {
-      if (s.pending === undefined) return {};
-      emit(s.pending.event);
-      return { usage: 1 };
+      if (s.pending.length === 0) return {};
+      for (const p of s.pending) emit(p.event);
+      return { usage: s.pending.length };
     },
   };
 }

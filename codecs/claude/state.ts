@@ -23,7 +23,7 @@ import { isRecord, type SubagentMeta } from './schema.js';
 export const MAX_OPEN_CALLS = 256;
 /** Ids of recently answered calls kept to drop a replayed result line (a resume rewrites the last one). */
 export const MAX_CLOSED_CALLS = 32;
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 /** The usage of the response being read: a later line of the same response may still replace it. */
 export interface PendingUsage {
@@ -70,7 +70,11 @@ export interface ClaudeState {
   /** The last session event emitted (a title change emits it again). */
   session: SessionEvent | undefined;
   titles: ClaudeTitles;
-  pending: PendingUsage | undefined;
+  /**
+   * Responses whose later lines may still bring a larger record, oldest first (at most MAX_OPEN_RESPONSES:
+   * parallel subagents of Claude Code ≤ 2.0.27 interleave responses in the main transcript).
+   */
+  pending: PendingUsage[];
   calls: Map<string, OpenCall>;
   /** Recently answered call ids, oldest first. */
   closed: string[];
@@ -101,7 +105,7 @@ export function initClaudeState(ctx: CoreContext, meta?: SubagentMeta): ClaudeSt
     sessionEmitted: false,
     session: undefined,
     titles: {},
-    pending: undefined,
+    pending: [],
     calls: new Map(),
     closed: [],
     seen: new Set(),
@@ -182,7 +186,7 @@ export interface ClaudeSnapshot {
   /** The last session event emitted. */
   session: SessionEvent | null;
   titles: ClaudeTitles;
-  pending: PendingUsage | null;
+  pending: PendingUsage[];
   /** `[id, name]` or `[id, name, fromUuid]`, oldest first. */
   calls: ([string, string] | [string, string, string])[];
   /** Recently answered call ids, oldest first. */
@@ -201,7 +205,7 @@ export function snapshotClaudeState(s: ClaudeState): ClaudeSnapshot {
     sessionEmitted: s.sessionEmitted,
     session: s.session ?? null,
     titles: { ...s.titles },
-    pending: s.pending ?? null,
+    pending: s.pending.map((p) => ({ ...p })),
     calls: [...s.calls].map(([id, c]) => (c.from === undefined ? [id, c.name] : [id, c.name, c.from])),
     closed: [...s.closed],
     seen: encodeHashes(hashes),
@@ -221,7 +225,7 @@ export function restoreClaudeState(snapshot: unknown, ctx: CoreContext, meta?: S
   if (typeof sessionEmitted !== 'boolean') throw invalid('sessionEmitted');
   if (session !== null && !(isRecord(session) && session.type === 'session')) throw invalid('session');
   if (!isRecord(titles) || !Object.values(titles).every((t) => typeof t === 'string')) throw invalid('titles');
-  if (pending !== null && !(isRecord(pending) && typeof pending.key === 'string' && isRecord(pending.event) && pending.event.type === 'usage')) throw invalid('pending');
+  if (!Array.isArray(pending) || !pending.every((p) => isRecord(p) && typeof p.key === 'string' && isRecord(p.event) && p.event.type === 'usage')) throw invalid('pending');
   if (!Array.isArray(calls)) throw invalid('calls');
   if (!Array.isArray(closed) || !closed.every((c) => typeof c === 'string')) throw invalid('closed');
   if (typeof seen !== 'string') throw invalid('seen');
@@ -229,7 +233,7 @@ export function restoreClaudeState(snapshot: unknown, ctx: CoreContext, meta?: S
   s.sessionEmitted = sessionEmitted;
   s.session = session === null ? undefined : (session as unknown as SessionEvent);
   s.titles = { ...(typeof titles.custom === 'string' && { custom: titles.custom }), ...(typeof titles.ai === 'string' && { ai: titles.ai }) };
-  s.pending = pending === null ? undefined : (pending as unknown as PendingUsage);
+  s.pending = (pending as unknown as PendingUsage[]).map((p) => ({ ...p }));
   for (const c of calls) {
     if (!Array.isArray(c) || typeof c[0] !== 'string' || typeof c[1] !== 'string' || (c[2] !== undefined && typeof c[2] !== 'string')) throw invalid('calls');
     openCall(s, c[0], { name: c[1], from: c[2] as string | undefined });
