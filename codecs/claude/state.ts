@@ -2,7 +2,7 @@
  * The Claude LineCore's state: one plain object, and its cursor snapshot.
  *
  * A cursor carries only what the lines after its offset need:
- * - the pending usage (the response whose later lines may still bring a larger record), as data;
+ * - the open responses (whose later lines may still bring a larger record), as data;
  * - the open tool calls (id → name), bounded to MAX_OPEN_CALLS, so a result after the offset gets its name;
  * - the keys of every response already counted, as 32-bit xxhash values (4 bytes each, base64), so a
  *   response repeated after the offset is not counted twice. A hash cannot tell a repeat from a collision,
