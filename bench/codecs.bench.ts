@@ -10,6 +10,15 @@ import { agentBytes, ensureCorpus, mainCorpusSpec } from './lib/corpus.js';
 import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
 import { codecOrReason, discoverPaths, naiveRead, readAll, type CorpusRead, type NaiveRead } from './lib/read.js';
 import { runTopicMain } from './lib/main.js';
+import { claude, createClaudeCore, PARSER_VERSION } from '../codecs/claude/index.js';
+import { createJsonlRead } from '../cursors/read-jsonl.js';
+import type { Codec } from '../src/codec.js';
+
+/**
+ * The Claude codec with its exact usage scanner switched off (every usage line through JSON.parse): the
+ * baseline the scanner's speedup is quoted against in codecs/claude/README.md.
+ */
+const claudeWithoutScanner: Codec = { ...claude, read: createJsonlRead({ id: claude.id, parserVersion: PARSER_VERSION }, createClaudeCore({ fastScan: false })) };
 
 const AGENTS: readonly GeneratedAgent[] = ['claude', 'codex'];
 
@@ -65,6 +74,19 @@ export const topic: Topic = {
           },
           verify: (res) => verifyRead(res.read as CorpusRead),
           note: `${manifestFiles.length} files, ${want?.totals.events ?? 0} usage events`,
+        });
+      }
+      if (agent === 'claude') {
+        out.push({
+          name: 'claude usage-only read, scanner off (JSON.parse)',
+          bytes,
+          baseline: 'claude usage-only read',
+          ...(reason !== undefined ? { skip: reason } : want === undefined ? { skip: 'no claude files in the corpus' } : {}),
+          run: async () => {
+            const r = await readAll(claudeWithoutScanner, paths, ['usage']);
+            return { events: r.events, read: r };
+          },
+          verify: (res) => verifyRead(res.read as CorpusRead),
         });
       }
     }

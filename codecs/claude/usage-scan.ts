@@ -31,7 +31,8 @@
  * - usage lines of a generated corpus (1.8 KB avg): 252 → 409 MB/s (1.6x);
  * - Write-tool lines built from the real session's text (41 KB avg): 273 → 1306 MB/s (4.8x).
  * Small lines are bound by the per-field work (~6 strings decoded, ~5 small objects), large ones by the
- * string skip. The whole cost-read core over a generated 194 MB corpus: 871 → 1206 MB/s (1.38x); README.md
+ * string skip (`npm run bench -- codecs` measures the end-to-end effect on a whole history: 1.03x, bounded by
+ * the byte filter and the reader there). The whole cost-read core over a generated 194 MB corpus: 871 → 1206 MB/s (1.38x); README.md
  * "Usage-only reads" has the rest. An earlier two-pass design (a SWAR pass indexing every quote, then a walk
  * over the index) ran at ~360 MB/s on the real lines (the per-byte work twice); jumping from quote to quote
  * with Buffer#indexOf costs a native call per string, which loses on short strings.
