@@ -6,7 +6,7 @@ import { isExportHeader, isExportMessage } from '../codecs/sessionfold-jsonl/sch
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage } from '../src/sessions/types.js';
-import { buildExportFixtures, CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, EXPORT_IDS, FAKE_PRICER, HAS_CLAUDE, HAS_CODEX, makeHome, type Home } from './sessions-helpers.js';
+import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, HAS_CLAUDE, HAS_CODEX, type Home, makeFixtureHome } from './sessions-helpers.js';
 
 const AGENT = 'sessionfold-jsonl';
 let home: Home;
@@ -14,10 +14,7 @@ let sm: SessionManager;
 let codexIds: string[] = [];
 
 beforeAll(async () => {
-  home = await makeHome();
-  await buildExportFixtures(home.exports);
-  await copyClaudeFixtures(home);
-  codexIds = await copyCodexFixtures(home);
+  ({ home, codexIds } = await makeFixtureHome());
   sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
 });
 

@@ -219,3 +219,12 @@ export async function buildExportFixtures(root: string): Promise<void> {
   await utimes(join(root, `${EXPORT_IDS.escaped}.jsonl`), new Date('2026-01-05T00:00:01.000Z'), new Date('2026-01-05T00:00:01.000Z'));
   await writeFile(join(root, `${EXPORT_IDS.broken}.jsonl`), 'this is not json\n{"type": broken\n[1, 2, 3]\n');
 }
+
+/** A temp HOME with the export fixtures, copies of the real Claude fixtures and the Codex ones (their ids). */
+export async function makeFixtureHome(): Promise<{ home: Home; codexIds: string[] }> {
+  const home = await makeHome();
+  await buildExportFixtures(home.exports);
+  await copyClaudeFixtures(home);
+  const codexIds = await copyCodexFixtures(home);
+  return { home, codexIds };
+}

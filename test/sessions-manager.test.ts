@@ -7,17 +7,14 @@ import { FULL_PEEK_BYTES } from '../src/sessions/peek.js';
 import { SCAN_MIN_FILES } from '../src/sessions/usage-scan.js';
 import type { SessionSummary } from '../src/sessions/types.js';
 import {
-  buildExportFixtures,
   CLAUDE_COPIES,
   CLAUDE_SUBAGENT_PARENT,
-  copyClaudeFixtures,
-  copyCodexFixtures,
   EXPORT_IDS,
   FAKE_PRICER,
   HAS_CLAUDE,
   HAS_CODEX,
-  makeHome,
   writeExportSession,
+  makeFixtureHome,
   type Home,
 } from './sessions-helpers.js';
 
@@ -37,10 +34,7 @@ let sm: SessionManager;
 let codexIds: string[] = [];
 
 beforeAll(async () => {
-  home = await makeHome();
-  await buildExportFixtures(home.exports);
-  await copyClaudeFixtures(home);
-  codexIds = await copyCodexFixtures(home);
+  ({ home, codexIds } = await makeFixtureHome());
   await writeFile(home.env.SESSIONFOLD_TAGS as string, JSON.stringify({ [`${AGENT}:${EXPORT_IDS.fork}`]: ['docs'], 'cwd:/work/big': ['bulk'] }));
   sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
 });

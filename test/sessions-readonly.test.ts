@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { createSessionManager } from '../src/sessions/manager.js';
-import { buildExportFixtures, CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, EXPORT_IDS, HAS_CLAUDE, HAS_CODEX, makeHome, sink, snapshotTree, type Home } from './sessions-helpers.js';
+import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, HAS_CLAUDE, HAS_CODEX, sink, snapshotTree, type Home, makeFixtureHome } from './sessions-helpers.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
@@ -18,10 +18,7 @@ let home: Home;
 let codexIds: string[] = [];
 
 beforeAll(async () => {
-  home = await makeHome();
-  await buildExportFixtures(home.exports);
-  await copyClaudeFixtures(home);
-  codexIds = await copyCodexFixtures(home);
+  ({ home, codexIds } = await makeFixtureHome());
 });
 
 afterAll(async () => {
