@@ -9,6 +9,7 @@ import { NO_OVERRIDES, parseOverrides } from '../src/cost/overrides.js';
 import { createPricer } from '../src/cost/pricing.js';
 import type { CostSummary } from '../src/cost/types.js';
 import type { UsageRecord } from '../src/scan/types.js';
+import { usageRecord } from './helpers/usage-record.js';
 import type { TagIndex } from '../src/tags.js';
 
 // Prices of the test models (USD per million tokens), so expectations are written out by hand.
@@ -25,26 +26,7 @@ const pricer = createPricer({ mode: 'calculate', overrides });
 
 let seq = 0;
 function rec(over: Partial<UsageRecord> = {}): UsageRecord {
-  seq++;
-  return {
-    type: 'usage',
-    agent: 'claude',
-    sessionId: 's1',
-    offset: seq * 100,
-    file: '/h/s1.jsonl',
-    model: 'alpha',
-    timestamp: '2026-01-10T12:00:00.000Z',
-    inputTokens: 1_000,
-    outputTokens: 100,
-    reasoningTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    singleRequest: true,
-    dedupKey: `k${seq}`,
-    cwd: '/work/app',
-    ...over,
-  };
+  return usageRecord(++seq, { cwd: '/work/app', ...over });
 }
 
 const fold = (records: UsageRecord[], o: Parameters<typeof foldCost>[1] = {}) => foldCost(records, { pricer, timeZone: 'UTC', ...o });

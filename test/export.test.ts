@@ -11,6 +11,7 @@ import { KeyTable } from '../src/cost/key-table.js';
 import { parseOverrides } from '../src/cost/overrides.js';
 import { createPricer } from '../src/cost/pricing.js';
 import { isSessionfoldError } from '../src/errors.js';
+import { usageRecord } from './helpers/usage-record.js';
 import type { UsageRecord } from '../src/scan/types.js';
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../schema/usage-event.schema.json', import.meta.url), 'utf8')) as JsonSchema;
@@ -54,25 +55,7 @@ const pricer = createPricer({ mode: 'auto', overrides });
 
 let seq = 0;
 function rec(over: Partial<UsageRecord> = {}): UsageRecord {
-  seq++;
-  return {
-    type: 'usage',
-    agent: 'claude',
-    sessionId: 's1',
-    offset: seq * 10,
-    file: '/h/s1.jsonl',
-    model: 'alpha',
-    timestamp: '2026-01-10T12:00:00.000Z',
-    inputTokens: 1_000,
-    outputTokens: 100,
-    reasoningTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    singleRequest: true,
-    dedupKey: `k${seq}`,
-    ...over,
-  };
+  return usageRecord(++seq, over);
 }
 
 async function all(records: UsageRecord[] | UsageRecord[][], o: Parameters<typeof exportUsage>[1] = {}): Promise<UsageExportLine[]> {
