@@ -2,6 +2,7 @@
  * Regression tests from a fresh-eyes review of the cost, scan, cache and sessions folds: each pins a defect
  * that was found and fixed (see the review report).
  */
+import type { CommandContext } from '../src/cli/command.js';
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -36,8 +37,12 @@ describe('a calendar date that does not exist is rejected, not rolled into the n
     expect(parseDateInZone('2028-02-29', cal).toISOString()).toBe('2028-02-29T00:00:00.000Z');
   });
   test('sessions --since/--until (parseDateOption)', () => {
-    expect(() => parseDateOption('until', '2026-02-30', true)).toThrow(/--until/);
-    expect(parseDateOption('since', '2028-02-29', false)?.getDate()).toBe(29);
+    const ctx = (values: Record<string, string>, tz = 'UTC') =>
+      ({ positionals: [], values, stdout: process.stdout, stderr: process.stderr, env: { TZ: tz } }) as CommandContext;
+    expect(() => parseDateOption(ctx({ until: '2026-02-30' }), 'until', true)).toThrow(/--until/);
+    expect(parseDateOption(ctx({ since: '2028-02-29' }), 'since', false)?.toISOString()).toBe('2028-02-29T00:00:00.000Z');
+    // The same zone rules as `cost`: the command's TZ (or --tz) decides where a day starts and ends.
+    expect(parseDateOption(ctx({ until: '2026-03-01' }, 'America/Santiago'), 'until', true)?.toISOString()).toBe('2026-03-02T02:59:59.999Z');
   });
 });
 

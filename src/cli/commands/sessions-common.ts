@@ -3,6 +3,8 @@
  * options, `<agent> <id>` / `<agent>:<id>` arguments, the stable `--json` shape of a summary, table layout
  * and color. Output formatting lives here so every sub-command prints dates, costs and ids the same way.
  */
+import { parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
+import { timeZoneOf } from './cost-options.js';
 import { resolveNativeId } from '../../sessions/ids.js';
 import { createSessionManager, type SessionManager } from '../../sessions/manager.js';
 import { formatUsd } from '../../sessions/cost.js';
@@ -16,21 +18,14 @@ export function makeManager(ctx: CommandContext): SessionManager {
 }
 
 /**
- * `YYYY-MM-DD` / `YYYYMMDD` (local midnight; with `endOfDay`, the last millisecond of that day) or any ISO
- * 8601 date-time. INVALID_OPTION otherwise.
+ * A date option, parsed as `cost` parses it (`parseDateInZone`): `YYYY-MM-DD` / `YYYYMMDD` is midnight in the
+ * command's time zone (`--tz`, else `TZ`, else local; with `endOfDay`, the last millisecond of that day), or an
+ * ISO 8601 time. INVALID_OPTION otherwise.
  */
-export function parseDateOption(name: string, value: string | undefined, endOfDay: boolean): Date | undefined {
+export function parseDateOption(ctx: CommandContext, name: string, endOfDay: boolean): Date | undefined {
+  const value = str(ctx, name);
   if (value === undefined) return undefined;
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(value);
-  let d: Date;
-  if (m !== null) {
-    d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-    // A day past the month's end (2026-02-30) would roll over into the next month: reject it.
-    if (d.getMonth() !== Number(m[2]) - 1 || d.getDate() !== Number(m[3])) d = new Date(NaN);
-    if (endOfDay) d = new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1, 0, 0, 0, -1);
-  } else d = new Date(value);
-  if (!Number.isFinite(d.getTime())) throw new CliError('INVALID_OPTION', `Invalid option --${name}: expected YYYY-MM-DD or an ISO 8601 date-time, got "${value}"`);
-  return d;
+  return parseDateInZone(value, new ZoneCalendar(timeZoneOf(ctx)), endOfDay, `--${name}`);
 }
 
 export function parseIntOption(ctx: CommandContext, name: string): number | undefined {

@@ -37,8 +37,8 @@ export default defineCommand({
     const agent = ctx.positionals[0];
     const sort = parseChoice(ctx, 'sort', ['date', 'cost', 'turns'] as const);
     const direction = parseChoice(ctx, 'direction', ['asc', 'desc'] as const);
-    const since = parseDateOption('since', str(ctx, 'since'), false);
-    const until = parseDateOption('until', str(ctx, 'until'), true);
+    const since = parseDateOption(ctx, 'since', false);
+    const until = parseDateOption(ctx, 'until', true);
     const limit = parseIntOption(ctx, 'limit');
     const model = str(ctx, 'model');
     const tags = list(ctx, 'tag');

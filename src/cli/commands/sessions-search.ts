@@ -25,8 +25,8 @@ export default defineCommand({
   async run(ctx: CommandContext) {
     const text = ctx.positionals.join(' ');
     if (text.trim() === '') throw new CliError('USAGE_ERROR', 'search needs a text');
-    const since = parseDateOption('since', str(ctx, 'since'), false);
-    const until = parseDateOption('until', str(ctx, 'until'), true);
+    const since = parseDateOption(ctx, 'since', false);
+    const until = parseDateOption(ctx, 'until', true);
     const limit = parseIntOption(ctx, 'limit');
     const sort = parseChoice(ctx, 'sort', ['relevance', 'date', 'cost'] as const);
     const tags = list(ctx, 'tag');
