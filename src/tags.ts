@@ -14,6 +14,8 @@ export interface TagIndex {
   /** Tags of a session (by unified id, plus every `cwd:` prefix its cwd starts with). */
   tagsFor(agent: string, sessionId: string, cwd?: string): string[];
   readonly empty: boolean;
+  /** Equal for indexes that tag every session alike (results that depend on tags are cached under it). */
+  readonly fingerprint?: string;
 }
 
 export function getTagsPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -43,6 +45,7 @@ export function loadTags(env: NodeJS.ProcessEnv = process.env): TagIndex {
   }
   return {
     empty: byId.size === 0 && byCwd.length === 0,
+    fingerprint: JSON.stringify([[...byId].sort((a, b) => (a[0] < b[0] ? -1 : 1)), byCwd]),
     tagsFor(agent, sessionId, cwd) {
       const out = new Set(byId.get(`${agent}:${sessionId}`) ?? []);
       if (cwd !== undefined) for (const [prefix, tags] of byCwd) if (cwd === prefix || cwd.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)) for (const t of tags) out.add(t);

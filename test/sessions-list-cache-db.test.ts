@@ -70,9 +70,9 @@ describe('schema version 2', () => {
     const before = await collect(o);
     expect(before.some((r) => r.retained === true)).toBe(true);
 
-    // What a version-1 build left: the same tables without `summaries`, user_version 1.
+    // What a version-1 build left: the same tables without `summaries` (nor `folds`), user_version 1.
     const w = new Database(db);
-    w.exec('DROP TABLE summaries');
+    w.exec('DROP TABLE summaries; DROP TABLE folds; DROP TABLE fold_chunks; DROP TABLE file_changes');
     w.pragma('user_version = 1');
     w.close();
     expect(tables(db)).toEqual(['files', 'meta', 'segments']);
@@ -82,7 +82,7 @@ describe('schema version 2', () => {
     expect(asJson(listed)).toBe(asJson(await createSessionManager({ env: { HOME: dir }, roots: { [J]: [root] }, cache: false }).list(J, { limit: 1000 })));
     expect(pragma(db, 'user_version')).toBe(CACHE_SCHEMA_VERSION);
     expect(pragma(db, 'application_id')).toBe(CACHE_APPLICATION_ID);
-    expect(tables(db)).toEqual(['files', 'meta', 'segments', 'summaries']);
+    expect(tables(db)).toEqual(['file_changes', 'files', 'fold_chunks', 'folds', 'meta', 'segments', 'summaries']);
     expect(await aside(join(dir, 'cache'))).toEqual([]);
 
     const stats = newScanStats();

@@ -12,7 +12,8 @@
  * The file name is the session id (`claude --resume <id>` resolves on it), so the path wins over the
  * `sessionId` field of the lines, which a resumed or forked copy may carry over from its origin.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../src/codec.js';
@@ -81,9 +82,13 @@ export function getSubagentMetaPath(file: string): string | undefined {
   return join(dirname(file), `${info.stem}.meta.json`);
 }
 
-async function listDir(dir: string) {
+/**
+ * Synchronous on purpose: a history has thousands of small directories, and a `readdirSync` loop lists them
+ * several times faster than as many promises through libuv's thread pool (a warm report waits on nothing else).
+ */
+function listDir(dir: string) {
   try {
-    return await readdir(dir, { withFileTypes: true });
+    return readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
@@ -97,10 +102,10 @@ function sessionFile(path: string, root: string, subagent: boolean): SessionFile
 /** Every transcript under the roots, project by project, sorted by name for stable output. */
 export async function* discoverClaudeFiles(roots: readonly string[]): AsyncGenerator<SessionFile> {
   for (const root of roots) {
-    const projects = (await listDir(root)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const projects = (listDir(root)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
     for (const project of projects) {
       const dir = join(root, project);
-      const entries = (await listDir(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const entries = (listDir(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const e of entries) {
         if (e.isFile() && e.name.endsWith('.jsonl')) {
           yield sessionFile(join(dir, e.name), root, e.name.startsWith('agent-'));
@@ -109,7 +114,7 @@ export async function* discoverClaudeFiles(roots: readonly string[]): AsyncGener
       for (const e of entries) {
         if (!e.isDirectory()) continue;
         const sub = join(dir, e.name, 'subagents');
-        const agents = (await listDir(sub)).filter((a) => a.isFile() && a.name.startsWith('agent-') && a.name.endsWith('.jsonl')).map((a) => a.name).sort();
+        const agents = (listDir(sub)).filter((a) => a.isFile() && a.name.startsWith('agent-') && a.name.endsWith('.jsonl')).map((a) => a.name).sort();
         for (const a of agents) yield sessionFile(join(sub, a), root, true);
       }
     }
@@ -132,7 +137,7 @@ export async function locateClaudeFile(roots: readonly string[], nativeId: strin
   const name = `${nativeId}.jsonl`;
   const agent = nativeId.startsWith('agent-');
   for (const root of roots) {
-    const projects = (await listDir(root)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const projects = (listDir(root)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
     for (const project of projects) {
       const dir = join(root, project);
       const direct = join(dir, name);

@@ -7,7 +7,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -36,7 +36,8 @@ export function isRolloutFileName(name: string): boolean {
 export async function* walkRollouts(dir: string): AsyncGenerator<string> {
   let entries;
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    // Synchronous: a tree of thousands of day folders lists several times faster than through libuv's pool.
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return;
   }

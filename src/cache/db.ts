@@ -18,8 +18,13 @@ export type Db = Database.Database;
 
 /** 'SFev' in the SQLite header's application_id. */
 export const CACHE_APPLICATION_ID = 0x53466576;
-/** Goes up with any change of the tables or of the segment encoding. 2: the `summaries` table (list()). */
-export const CACHE_SCHEMA_VERSION = 2;
+/**
+ * Goes up with any change of the tables or of the segment encoding. 2: the `summaries` table (list()).
+ * 3: the `folds` table (totals fold snapshots) and `meta.instance`, a random id of this database (a
+ * snapshot read through one connection is never applied to rows read through another that opened a
+ * rebuilt file).
+ */
+export const CACHE_SCHEMA_VERSION = 3;
 /**
  * SQLite page cache per connection (KiB). better-sqlite3 builds SQLite with a 16 MB default; the cache's
  * reads are sequential BLOB scans the OS page cache serves as well, so a smaller one costs no time and
@@ -52,8 +57,43 @@ CREATE TABLE IF NOT EXISTS summaries (
 );
 `;
 
+/**
+ * Snapshots of the totals fold (src/cost/incremental.ts): per query key, the fold's state (a header and
+ * chunks of slots: src/cost/fold-state.ts) and the `files` rows (id → gen) it holds every record of.
+ * `version` goes up with every write (a run that rewrites only the chunks it changed checks it first).
+ * `file_changes`: per file, what each of its last updates that was not a rewrite did to its records (a resume:
+ * the replaced tail and ledger keys removed, the segments added; a deletion: nothing), so a snapshot that
+ * covers an older gen of the file (another query's run read the appended lines first) catches up from the
+ * log instead of folding from scratch. A rewrite clears the file's log.
+ */
+const FOLDS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS folds (
+  key TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,
+  chunk_count INTEGER NOT NULL,
+  used_at INTEGER NOT NULL,
+  gens BLOB NOT NULL,
+  prices TEXT NOT NULL,
+  header TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fold_chunks (
+  key TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (key, seq)
+);
+CREATE TABLE IF NOT EXISTS file_changes (
+  file_id INTEGER NOT NULL,
+  gen INTEGER NOT NULL,
+  removed BLOB,
+  added BLOB,
+  PRIMARY KEY (file_id, gen)
+);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', lower(hex(randomblob(16))));
+`;
+
 /** Additive steps: MIGRATIONS[v] takes a version-v cache to v + 1 without losing a row. */
-const MIGRATIONS: Record<number, string> = { 1: SUMMARIES_SCHEMA };
+const MIGRATIONS: Record<number, string> = { 1: SUMMARIES_SCHEMA, 2: FOLDS_SCHEMA };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -91,9 +131,10 @@ CREATE TABLE IF NOT EXISTS segments (
   data BLOB NOT NULL,
   PRIMARY KEY (file_id, seq)
 );
-${SUMMARIES_SCHEMA}`;
+${SUMMARIES_SCHEMA}
+${FOLDS_SCHEMA}`;
 
-const EXPECTED_TABLES = ['files', 'meta', 'segments', 'summaries'];
+const EXPECTED_TABLES = ['file_changes', 'files', 'fold_chunks', 'folds', 'meta', 'segments', 'summaries'];
 
 /** True when a cache of `version` can be brought to CACHE_SCHEMA_VERSION by MIGRATIONS. */
 function isMigratable(version: number): boolean {

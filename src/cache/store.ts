@@ -17,11 +17,15 @@ import type { ResumeStart } from '../codec.js';
 import type { Segment } from '../scan/segment.js';
 import { decodeSegment, pushRecords, SegmentWriter, segmentCount, segmentKey } from '../scan/segment.js';
 import type { UsageRecord } from '../scan/types.js';
+import { diffRecords } from '../scan/record-diff.js';
 import type { SessionTrack } from '../scan/parse-file.js';
 import { openCacheDb, type Db } from './db.js';
+import { cacheInstance } from './folds.js';
 
 /** A file's segments are merged into one when an append takes them past this. */
 export const MAX_SEGMENTS_PER_FILE = 32;
+/** Updates of a file kept in its change log (file_changes). */
+export const MAX_CHANGES_PER_FILE = 64;
 
 /** A row of `files`. */
 export interface FileRow {
@@ -73,9 +77,34 @@ export interface FileResult {
   cursor: string | null;
   prefixHash: string | null;
   track: SessionTrack;
+  /**
+   * The caller's state already holds this file's records at `baseGen` (an incremental fold): the outcome's
+   * `records` are only the ones this parse added and `removed` the ones it took away, instead of all of them.
+   */
+  delta?: boolean;
 }
 
-export type ApplyOutcome = { ok: true; records: UsageRecord[]; retained: number } | { ok: false };
+export type ApplyOutcome =
+  | {
+      ok: true;
+      /** The file's records now (live, then ledger); with `delta`, only the added ones. */
+      records: UsageRecord[];
+      retained: number;
+      /** With `delta`: records the file held at `baseGen` that it no longer holds (a replaced tail, ledger keys that came back, everything on a restart). */
+      removed?: UsageRecord[];
+      /** The row's id and new `gen`. */
+      id: number;
+      gen: number;
+    }
+  | { ok: false };
+
+/** Records as one segment (null for none). */
+function encodeRecords(records: readonly UsageRecord[]): Buffer | null {
+  if (records.length === 0) return null;
+  const w = new SegmentWriter();
+  for (const r of records) w.add(r);
+  return toBuffer(w.finish());
+}
 
 function toBuffer(u: Uint8Array): Buffer {
   return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
@@ -98,7 +127,11 @@ export class EventCache {
     this.#readTx = db.transaction((ids: string) => this.#readFiles(ids));
     this.#applyTx = db.transaction((results: readonly FileResult[]) => results.map((r) => this.#applyOne(r)));
     this.#deleteTx = db.transaction((rows: readonly FileRow[], now: number) => {
-      for (const r of rows) this.#s.markDeleted.run(now, r.id);
+      for (const r of rows) {
+        // A deletion changes no record (they stay, retained): an empty step in the file's log.
+        const gen = this.#s.markDeleted.get(now, r.id) as number | undefined;
+        if (gen !== undefined) this.#logChange(r.id, gen, null, []);
+      }
     });
     this.#s = {
       // Raw rows, without the cursor test: a warm run loads every row, and better-sqlite3 builds objects
@@ -130,7 +163,11 @@ export class EventCache {
            updated_at = @updated_at
          WHERE id = @id`,
       ),
-      markDeleted: db.prepare('UPDATE files SET deleted = 1, gen = gen + 1, updated_at = ? WHERE id = ? AND deleted = 0'),
+      markDeleted: db.prepare('UPDATE files SET deleted = 1, gen = gen + 1, updated_at = ? WHERE id = ? AND deleted = 0 RETURNING gen').pluck(),
+      insertChange: db.prepare('INSERT OR REPLACE INTO file_changes (file_id, gen, removed, added) VALUES (?, ?, ?, ?)'),
+      pruneChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ? AND gen <= ?'),
+      clearChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ?'),
+      changes: db.prepare('SELECT gen, removed, added FROM file_changes WHERE file_id = ? AND gen > ? AND gen <= ? ORDER BY gen'),
     };
   }
 
@@ -142,6 +179,11 @@ export class EventCache {
 
   close(): void {
     if (this.#db.open) this.#db.close();
+  }
+
+  /** The random id of this database (`meta.instance`). */
+  instance(): string {
+    return cacheInstance(this.#db);
   }
 
   /** Every cached file of these agents, keyed `agent\0path`. */
@@ -227,11 +269,15 @@ export class EventCache {
       updated_at: Date.now(),
     };
 
+    const delta = r.delta === true && row !== undefined;
+    const removed: UsageRecord[] = [];
     if (row === undefined || r.start.restarted) {
       const decoded = r.segments.map((s) => decodeSegment(s));
       let ledger: Uint8Array | null = null;
       let ledgerCount = 0;
+      const before: UsageRecord[] = [];
       if (row !== undefined) {
+        this.#pushFile(row, before);
         ({ ledger, ledgerCount } = this.#ledgerAfterRestart(row, r, decoded));
         this.#s.deleteSegments.run(row.id);
       }
@@ -245,12 +291,26 @@ export class EventCache {
       r.segments.forEach((s, i) => this.#s.insertSegment.run(id, i, segmentCount(s), toBuffer(s)));
       for (const seg of decoded) pushRecords(seg, r.path, cwd, false, out);
       if (ledger !== null) pushRecords(decodeSegment(ledger), r.path, cwd, true, out);
-      return { ok: true, records: out, retained: ledgerCount };
+      if (row === undefined) return { ok: true, records: out, retained: ledgerCount, id, gen: 1 };
+      // A rewrite is logged as what it changed (most records of a rewritten file come back unchanged), unless
+      // the session cwd changed: the log's records take the cwd of the row, so the log restarts here.
+      const d = diffRecords(before, out);
+      if ((row.cwd ?? null) === (r.track.cwd ?? null)) this.#logChange(id, row.gen + 1, encodeRecords(d.removed), d.added.length > 0 ? [encodeRecords(d.added) as Buffer] : []);
+      else this.#s.clearChanges.run(id);
+      if (delta) return { ok: true, records: d.added, retained: 0, removed: d.removed, id, gen: row.gen + 1 };
+      return { ok: true, records: out, retained: ledgerCount, id, gen: row.gen + 1 };
     }
 
-    // Resumed: drop the `replaced` tail, append, merge when fragmented.
+    // Resumed: drop the `replaced` tail, append, merge when fragmented, and log the change (file_changes).
+    // When the session cwd changed, every record of the file changed with it; the log's records take the
+    // cwd of the row, so the log restarts here (a delta gets the diff).
+    const newGen = row.gen + 1;
+    const whole = (row.cwd ?? null) !== (r.track.cwd ?? null);
+    const before: UsageRecord[] = [];
+    if (whole) this.#pushFile(row, before);
+    const gone = whole ? undefined : new SegmentWriter();
     const dropped = Math.min(r.start.replaced.usage ?? 0, row.live_count);
-    let segCount = row.segment_count - this.#dropTail(row.id, dropped);
+    let segCount = row.segment_count - this.#dropTail(row.id, dropped, gone);
     let seq = ((this.#s.maxSeq.get(row.id) as number | null) ?? -1) + 1;
     for (const s of r.segments) this.#s.insertSegment.run(row.id, seq++, segmentCount(s), toBuffer(s));
     segCount += r.segments.length;
@@ -268,15 +328,82 @@ export class EventCache {
       }
       const old = decodeSegment(ledger);
       const w = new SegmentWriter();
-      for (let i = 0; i < old.count; i++) if (!keys.has(segmentKey(old, i))) w.addFrom(old, i);
+      for (let i = 0; i < old.count; i++) {
+        if (!keys.has(segmentKey(old, i))) w.addFrom(old, i);
+        else gone?.addFrom(old, i);
+      }
       ledgerCount = w.count;
       ledger = ledgerCount > 0 ? toBuffer(w.finish()) : null;
     }
     const live = row.live_count - dropped + newCount;
     this.#s.updateFile.run({ ...values, id: row.id, live_count: live, segment_count: segCount, ledger, ledger_count: ledgerCount });
+    if (gone !== undefined) {
+      const goneSeg = gone.count > 0 ? toBuffer(gone.finish()) : null;
+      this.#logChange(row.id, newGen, goneSeg, r.segments);
+      if (delta) {
+        if (goneSeg !== null) pushRecords(decodeSegment(goneSeg), r.path, row.cwd ?? undefined, false, removed);
+        for (const s of r.segments) pushRecords(decodeSegment(s), r.path, cwd, false, out);
+        return { ok: true, records: out, retained: 0, removed, id: row.id, gen: newGen };
+      }
+    }
     for (const data of this.#s.segments.all(row.id) as Buffer[]) pushRecords(decodeSegment(data), r.path, cwd, false, out);
     if (ledger !== null) pushRecords(decodeSegment(ledger), r.path, cwd, true, out);
-    return { ok: true, records: out, retained: ledgerCount };
+    if (whole) {
+      this.#s.clearChanges.run(row.id);
+      if (delta) {
+        const d = diffRecords(before, out);
+        return { ok: true, records: d.added, retained: 0, removed: d.removed, id: row.id, gen: newGen };
+      }
+    }
+    return { ok: true, records: out, retained: ledgerCount, id: row.id, gen: newGen };
+  }
+
+  /** Log what an update to `gen` did to a file's records (file_changes), keeping the last MAX_CHANGES_PER_FILE. */
+  #logChange(fileId: number, gen: number, removed: Buffer | null, added: readonly Uint8Array[]): void {
+    let addedBlob: Buffer | null = null;
+    if (added.length > 0) {
+      addedBlob = Buffer.allocUnsafe(added.reduce((n, a) => n + 4 + a.byteLength, 0));
+      let o = 0;
+      for (const a of added) {
+        addedBlob.writeUInt32LE(a.byteLength, o);
+        addedBlob.set(a, o + 4);
+        o += 4 + a.byteLength;
+      }
+    }
+    this.#s.insertChange.run(fileId, gen, removed, addedBlob);
+    this.#s.pruneChanges.run(fileId, gen - MAX_CHANGES_PER_FILE);
+  }
+
+  /**
+   * What the updates of a file after `fromGen` up to its current gen did to its records, oldest first, from
+   * the log; undefined when the log does not reach back that far (a rewrite, pruned entries).
+   */
+  changesSince(row: FileRow, fromGen: number): { added: UsageRecord[]; removed: UsageRecord[] }[] | undefined {
+    if (fromGen >= row.gen || row.gen - fromGen > MAX_CHANGES_PER_FILE) return undefined;
+    const rows = this.#s.changes.all(row.id, fromGen, row.gen) as { gen: number; removed: Buffer | null; added: Buffer | null }[];
+    if (rows.length !== row.gen - fromGen) return undefined;
+    const cwd = row.cwd ?? undefined;
+    return rows.map((c) => {
+      const removed: UsageRecord[] = [];
+      const added: UsageRecord[] = [];
+      if (c.removed !== null) pushRecords(decodeSegment(c.removed), row.path, cwd, false, removed);
+      if (c.added !== null) {
+        for (let o = 0; o + 4 <= c.added.length; ) {
+          const n = c.added.readUInt32LE(o);
+          pushRecords(decodeSegment(c.added.subarray(o + 4, o + 4 + n)), row.path, cwd, false, added);
+          o += 4 + n;
+        }
+      }
+      return { added, removed };
+    });
+  }
+
+  /** Every record a row holds now (live, then ledger), as read by `readFiles`. */
+  #pushFile(row: FileRow, out: UsageRecord[]): void {
+    const cwd = row.cwd ?? undefined;
+    for (const data of this.#s.segments.all(row.id) as Buffer[]) pushRecords(decodeSegment(data), row.path, cwd, row.deleted !== 0, out);
+    const ledger = row.ledger_count > 0 ? (this.#s.ledger.get(row.id) as Buffer | null) : null;
+    if (ledger !== null) pushRecords(decodeSegment(ledger), row.path, cwd, true, out);
   }
 
   /** The ledger after a read from byte 0: old ledger and (same parser) old live usage whose key is gone. */
@@ -305,14 +432,18 @@ export class EventCache {
     return count === 0 ? { ledger: null, ledgerCount: 0 } : { ledger: w.finish(), ledgerCount: count };
   }
 
-  /** Remove the last `n` live events of a file; returns how many segments were deleted. */
-  #dropTail(fileId: number, n: number): number {
+  /** Remove the last `n` live events of a file (copying them to `collect`); returns how many segments were deleted. */
+  #dropTail(fileId: number, n: number, collect?: SegmentWriter): number {
     let left = n;
     let removed = 0;
     if (left <= 0) return 0;
     for (const s of this.#s.segmentsDesc.all(fileId) as { seq: number; count: number; data: Buffer }[]) {
       if (left <= 0) break;
       if (s.count <= left) {
+        if (collect) {
+          const seg = decodeSegment(s.data);
+          for (let i = 0; i < seg.count; i++) collect.addFrom(seg, i);
+        }
         this.#s.deleteSegment.run(fileId, s.seq);
         left -= s.count;
         removed++;
@@ -320,6 +451,7 @@ export class EventCache {
         const seg = decodeSegment(s.data);
         const w = new SegmentWriter();
         for (let i = 0; i < seg.count - left; i++) w.addFrom(seg, i);
+        if (collect) for (let i = seg.count - left; i < seg.count; i++) collect.addFrom(seg, i);
         this.#s.replaceSegment.run(w.count, toBuffer(w.finish()), fileId, s.seq);
         left = 0;
       }

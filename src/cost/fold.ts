@@ -14,6 +14,7 @@
  */
 import type { UsageRecord } from '../scan/types.js';
 import { createRecordSelector, eventTime, normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
+import { CHUNK_SLOTS, FOLD_STATE_VERSION, chunkCountOf, decodeFoldState, encodeChunk, type ExportedFoldState, type FoldStateHeader } from './fold-state.js';
 import { HASH, KeyTable, hashInto } from './key-table.js';
 import type { CostBreakdown, CostRecord, CostSummary, UnpricedUsage } from './types.js';
 
@@ -42,6 +43,9 @@ const NI = 4;
 class Interner {
   readonly values: string[] = [];
   readonly #ids = new Map<string, number>();
+  constructor(values: readonly string[] = []) {
+    for (const v of values) this.id(v);
+  }
   id(s: string): number {
     let i = this.#ids.get(s);
     if (i === undefined) {
@@ -83,6 +87,22 @@ export interface CostFold {
   readonly counts: { records: number; selected: number; keys: number };
   /** The summary of everything added so far. */
   result(): CostSummary;
+  /**
+   * True when the copy this fold counts for `r`'s dedup key is `r` itself (same file, offset and tokens), so
+   * taking `r` away would change the result. False when `r` is not selected or another copy counts.
+   */
+  holds(r: UsageRecord): boolean;
+  /**
+   * The fold's state: `createCostFold(sameOptions, { header, chunks })` goes on from here. `changedOnly`:
+   * only the chunks that changed since this fold was restored (all of them for a fresh fold).
+   */
+  exportState(changedOnly?: boolean): ExportedFoldState;
+}
+
+/** A stored fold state: its header and all its chunks, in order (src/cost/fold-state.ts). */
+export interface StoredFoldState {
+  header: string;
+  chunks: readonly Uint8Array[];
 }
 
 /**
@@ -91,25 +111,36 @@ export interface CostFold {
  * const fold = createCostFold({ groupBy: 'day', timeZone: 'UTC' });
  * for (const r of records) fold.add(r);
  * const summary = fold.result();
+ *
+ * `state` (from `exportState()` of a fold with the same options) restores a fold; a state that does not
+ * decode is a RangeError.
  */
-export function createCostFold(options: CostFoldOptions = {}): CostFold {
+export function createCostFold(options: CostFoldOptions = {}, state?: StoredFoldState): CostFold {
   const n = normalizeCostOptions(options);
   const sel = createRecordSelector(n);
   const cal = n.calendar;
-  const keys = new KeyTable(1 << 16);
-  const files = new Interner();
-  const sessions = new Interner();
-  const groups = new Interner();
-  const groupSets: number[][] = [[]]; // 0: no groups (ungrouped fold)
-  const groupSetIds = new Map<string, number>();
-  const unpricedModels = new Interner();
-  let f = new Float64Array(1024 * NF);
-  let ints = new Int32Array(1024 * NI);
-  let slots = 0;
-  const counts = { records: 0, selected: 0, keys: 0 };
+  const restored = state === undefined ? undefined : decodeFoldState(state.header, state.chunks, NF, NI, (slots) => Math.max(1024, slots * 2));
+  const h = restored?.header;
+  const files = new Interner(h?.files);
+  const sessions = new Interner(h?.sessions);
+  const groups = new Interner(h?.groups);
+  const groupSets: number[][] = h?.groupSets ?? [[]]; // 0: no groups (ungrouped fold)
+  const groupSetIds = new Map<string, number>(h?.tagSets);
+  const unpricedModels = new Interner(h?.unpriced);
+  let slots = h?.slots ?? 0;
+  let f = restored?.floats ?? new Float64Array(1024 * NF);
+  let ints = restored?.ints ?? new Int32Array(1024 * NI);
+  /** Each slot's key hash (hi, lo): what the stored state keeps instead of the hash table. */
+  let hashes = restored?.hashes ?? new Uint32Array(1024 * 2);
+  const keys = new KeyTable(Math.max(1 << 16, slots));
+  for (let i = 0; i < slots; i++) keys.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
+  const counts = h?.counts ?? { records: 0, selected: 0, keys: 0 };
+  /** Slots the state was restored with, and the chunks among them that changed since. */
+  const restoredSlots = slots;
+  const dirtyChunks = new Set<number>();
 
   /** Group set of a record with one group (all dimensions but tag); cached for the last key seen. */
-  const singleGroupIds = new Map<string, number>();
+  const singleGroupIds = new Map<string, number>(h?.single);
   let lastGroupKey: string | undefined;
   let lastGroupSet = -1;
   const singleGroupSet = (key: string): number => {
@@ -184,6 +215,7 @@ export function createCostFold(options: CostFoldOptions = {}): CostFold {
   };
 
   const write = (slot: number, r: UsageRecord, ms: number): void => {
+    if (slot < restoredSlots) dirtyChunks.add(Math.floor(slot / CHUNK_SLOTS));
     const usd = n.pricer.priceUsd(r, n.mode);
     const b = slot * NF;
     f[b + F_IN] = r.inputTokens;
@@ -237,11 +269,57 @@ export function createCostFold(options: CostFoldOptions = {}): CostFold {
         const ni = new Int32Array(ints.length * 2);
         ni.set(ints);
         ints = ni;
+        const nh = new Uint32Array(hashes.length * 2);
+        nh.set(hashes);
+        hashes = nh;
       }
       keys.setHash(hi, lo, slots);
+      hashes[2 * slots] = hi;
+      hashes[2 * slots + 1] = lo;
       write(slots, r, ms);
       slots++;
       counts.keys = slots;
+    },
+    holds(r: UsageRecord): boolean {
+      const ms = sel.needsTime || timeGrouped ? eventTime(r.timestamp) : NaN;
+      if (!sel.accepts(r, ms)) return false;
+      hashInto(r.dedupKey);
+      const slot = keys.getHash(HASH[0] as number, HASH[1] as number);
+      if (slot < 0) return false;
+      const b = slot * NF;
+      return (
+        files.values[ints[slot * NI + I_FILE] as number] === r.file &&
+        f[b + F_OFFSET] === r.offset &&
+        f[b + F_IN] === r.inputTokens &&
+        f[b + F_OUT] === r.outputTokens &&
+        f[b + F_REASONING] === r.reasoningTokens &&
+        f[b + F_CACHE_READ] === r.cacheReadTokens &&
+        f[b + F_CACHE_WRITE] === r.cacheWriteTokens &&
+        f[b + F_CACHE_WRITE_1H] === r.cacheWrite1hTokens
+      );
+    },
+    exportState(changedOnly = false): ExportedFoldState {
+      const header: FoldStateHeader = {
+        version: FOLD_STATE_VERSION,
+        slots,
+        counts,
+        files: files.values,
+        sessions: sessions.values,
+        groups: groups.values,
+        unpriced: unpricedModels.values,
+        groupSets,
+        single: [...singleGroupIds],
+        tagSets: [...groupSetIds],
+      };
+      const chunkCount = chunkCountOf(slots);
+      const chunks = new Map<number, Buffer>();
+      // Chunks from the one the first new slot fell in are new or grew; before it, only rewritten slots.
+      const firstGrown = changedOnly && slots === restoredSlots ? chunkCount : Math.floor(restoredSlots / CHUNK_SLOTS);
+      for (let c = 0; c < chunkCount; c++) {
+        if (changedOnly && c < firstGrown && !dirtyChunks.has(c)) continue;
+        chunks.set(c, encodeChunk({ hashes, floats: f, ints }, slots, c, NF, NI));
+      }
+      return { header: JSON.stringify(header), chunks, chunkCount };
     },
     result(): CostSummary {
       const total = emptyCostSummary(n.groupBy !== undefined);

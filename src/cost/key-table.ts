@@ -127,6 +127,22 @@ export class KeyTable {
     return this.get(key) >= 0;
   }
 
+  /** The slots as they are (a fold snapshot stores them): `KeyTable.fromRaw` takes them back without rehashing. */
+  raw(): { data: Uint32Array; size: number } {
+    return { data: this.#data, size: this.#size };
+  }
+
+  /** The table `raw()` returned (`data` is used, not copied). */
+  static fromRaw(data: Uint32Array, size: number): KeyTable {
+    const slots = data.length / 4;
+    if (!Number.isInteger(slots) || slots < 16 || (slots & (slots - 1)) !== 0 || size < 0 || size * 2 > slots) throw new RangeError('not a key table');
+    const t = new KeyTable(1);
+    t.#data = data;
+    t.#mask = slots - 1;
+    t.#size = size;
+    return t;
+  }
+
   /** The hashes (not the values) as bytes: 8 per key, big-endian hi then lo. */
   toBytes(): Buffer {
     const out = Buffer.allocUnsafe(this.#size * 8);

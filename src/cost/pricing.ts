@@ -11,7 +11,9 @@
  * A model without a price is never $0: `price()` returns `usd: undefined, unpriced: true` and the folds
  * list it. The one exception is usage with no tokens at all, which costs $0 whatever its model.
  */
-import { calcPrice } from '@pydantic/genai-prices';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { UsageEvent } from '../events.js';
 import { invalidOption } from '../errors.js';
 import type { CostMode } from './types.js';
@@ -19,6 +21,38 @@ import { modelCandidates, normalizeModelName } from './models.js';
 import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrides.js';
 import { withSurcharges } from './surcharges.js';
 import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry, type TokenCounts } from './price-table.js';
+
+/**
+ * Goes up whenever our price arithmetic changes (tiers, surcharges, model-name candidates): it is part of
+ * every pricer's fingerprint, so fold snapshots priced by older rules are not reused.
+ */
+export const PRICING_RULES_VERSION = 1;
+
+const require = createRequire(import.meta.url);
+type GenaiPrices = typeof import('@pydantic/genai-prices');
+let genai: GenaiPrices | undefined;
+/**
+ * genai-prices, loaded on first use: its bundled data takes ~30 ms to load, which a warm report whose models
+ * are all resolved already (a fold snapshot carries its pricer's resolutions) never pays.
+ */
+function genaiPrices(): GenaiPrices {
+  genai ??= require('@pydantic/genai-prices') as GenaiPrices;
+  return genai;
+}
+
+let dataVersion: string | undefined;
+/** The installed genai-prices version (its price data changes with it). */
+export function priceDataVersion(): string {
+  if (dataVersion === undefined) {
+    try {
+      const pkg = join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json');
+      dataVersion = String((JSON.parse(readFileSync(pkg, 'utf8')) as { version?: unknown }).version ?? 'unknown');
+    } catch {
+      dataVersion = 'unknown';
+    }
+  }
+  return dataVersion;
+}
 
 /** Every cost mode. */
 export const COST_MODES: readonly CostMode[] = ['auto', 'calculate', 'display'];
@@ -46,6 +80,9 @@ export interface PricerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** One memoized resolution: the memo key (`model` or `provider\0model`) and its entry (null: no price). */
+export type ResolvedPrice = [key: string, entry: PriceEntry | null];
+
 /** The usage fields pricing reads (a UsageEvent has them all). */
 export type PriceableUsage = TokenCounts &
   Pick<UsageEvent, 'model' | 'timestamp' | 'singleRequest'> &
@@ -72,6 +109,16 @@ export interface Pricer {
   calculate(usage: PriceableUsage): number | undefined;
   /** The price entry a recorded (model, provider) resolves to (memoized), or undefined when it has none. */
   resolve(model: string, provider?: string): PriceEntry | undefined;
+  /**
+   * What prices depend on besides the usage: the price data's version, our rules' version and the overrides.
+   * Two pricers with the same fingerprint price every usage alike (mode aside). Optional for pricers made
+   * elsewhere; without one, results are not cached across runs.
+   */
+  readonly fingerprint?: string;
+  /** The resolutions made so far, for `seed()` of a pricer with the same fingerprint. */
+  exportResolved?(): ResolvedPrice[];
+  /** Take resolutions `exportResolved()` of a pricer with the same fingerprint made (skips resolving them). */
+  seed?(resolved: readonly ResolvedPrice[]): void;
 }
 
 const RESOLVE_TIME = new Date('2025-01-01T00:00:00Z');
@@ -87,7 +134,7 @@ export function resolvePriceEntry(model: string, provider: string | undefined, o
   for (const c of modelCandidates(model, provider)) {
     let r;
     try {
-      r = calcPrice({ input_tokens: 0, output_tokens: 0 }, c.model, { ...(c.providerId !== undefined && { providerId: c.providerId }), timestamp: RESOLVE_TIME });
+      r = genaiPrices().calcPrice({ input_tokens: 0, output_tokens: 0 }, c.model, { ...(c.providerId !== undefined && { providerId: c.providerId }), timestamp: RESOLVE_TIME });
     } catch {
       continue;
     }
@@ -118,6 +165,12 @@ export function createPricer(options: PricerOptions = {}): Pricer {
   const mode = checkCostMode(options.mode ?? 'auto');
   const overrides = options.overrides ?? loadPriceOverrides(options.env ?? process.env, options.pricesFile);
   const memo = new Map<string, PriceEntry | null>();
+  const fingerprint = JSON.stringify({
+    data: priceDataVersion(),
+    rules: PRICING_RULES_VERSION,
+    exact: [...overrides.exact].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+    prefixes: overrides.prefixes,
+  });
 
   // Folds price runs of events of one (model, provider): the last pair skips building the memo's key.
   let lastModel: string | undefined;
@@ -148,6 +201,11 @@ export function createPricer(options: PricerOptions = {}): Pricer {
   return {
     mode,
     overridesPath: overrides.path,
+    fingerprint,
+    exportResolved: () => [...memo],
+    seed(resolved) {
+      for (const [k, e] of resolved) if (!memo.has(k)) memo.set(k, e);
+    },
     resolve,
     calculate,
     priceUsd(u: PriceableUsage, m: CostMode = mode): number {

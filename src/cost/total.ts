@@ -6,8 +6,8 @@
 import { getCodec } from '../registry.js';
 import { scanUsageBatches } from '../scan/index.js';
 import type { ScanOptions, UsageRecord } from '../scan/types.js';
-import { foldCost } from './fold.js';
 import type { CostFoldOptions } from './filter.js';
+import { totalCostIncremental, type FoldRunInfo } from './incremental.js';
 import type { CostAggregationOptions, CostSummary } from './types.js';
 
 /** A source of usage records: the scan engine's batches (`scanUsageBatches`) or any stream of records. */
@@ -39,11 +39,17 @@ export function scanOptionsFor(options: CostAggregationOptions, extra: Partial<S
 }
 
 /**
- * Total cost and tokens of every selected agent's history.
+ * Total cost and tokens of every selected agent's history. With the event cache (the default), the fold's
+ * state is kept per query and the next run folds only what changed (src/cost/incremental.ts); `info` says
+ * how this run went.
  * @example
  * const s = await totalCost({ since: new Date('2026-01-01'), groupBy: 'model' });
  * console.log(`$${s.totalUsd.toFixed(2)} over ${s.sessionCount} sessions`, s.unpriced);
  */
-export async function totalCost(options: CostAggregationOptions & Pick<CostFoldOptions, 'pricer' | 'tagIndex'> = {}, scan?: Partial<ScanOptions>): Promise<CostSummary> {
-  return foldCost(scanFor(options, scan), options);
+export async function totalCost(
+  options: CostAggregationOptions & Pick<CostFoldOptions, 'pricer' | 'tagIndex'> = {},
+  scan?: Partial<ScanOptions>,
+  info?: FoldRunInfo,
+): Promise<CostSummary> {
+  return totalCostIncremental(options, scanOptionsFor(options, scan), info);
 }

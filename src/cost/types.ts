@@ -49,6 +49,11 @@ export interface CostAggregationOptions {
   env?: NodeJS.ProcessEnv;
   /** Path of a price-override config file. */
   pricesFile?: string;
+  /**
+   * Keep the totals fold's state in the event cache and fold only what changed on the next run with the same
+   * query (default true with the cache; src/cost/incremental.ts). Results are the same either way.
+   */
+  snapshots?: boolean;
 }
 
 /** Usage that had no price, reported instead of being counted as $0. */

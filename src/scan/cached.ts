@@ -20,6 +20,7 @@ import type { Discovery, ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
 import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
+import { netChange, type RecordChange } from './record-diff.js';
 import { TaskRunner } from './runner.js';
 import { decodeSegment, pushRecords, segmentCount } from './segment.js';
 import { scanStreaming } from './streaming.js';
@@ -126,6 +127,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
   } catch (e) {
     opts.onWarning(`${(e as Error).message}; reading without the event cache.`);
     stats.cache = 'off';
+    if (opts.delta) opts.delta.exact = false;
     yield* scanStreaming(opts, discovery.files);
     return;
   }
@@ -148,6 +150,40 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     }
   };
 
+  let delta = opts.delta;
+  if (delta) {
+    const used = guard(() => cache.instance());
+    delta.usedInstance = used;
+    // Row ids of another database (rebuilt, replaced by another process) mean nothing here: serve everything.
+    if (cache.rebuilt || (delta.instance !== undefined && delta.instance !== used)) {
+      delta.exact = false;
+      delta = undefined;
+    }
+  }
+  /**
+   * Incremental scans: what the consumer's state holds of a cached row. undefined: nothing (serve the row
+   * whole); []: every record at the row's gen; steps: an older gen, and these logged updates bring it up to
+   * date. A row it holds at a gen the log cannot bridge makes the scan not exact.
+   */
+  const held = (row: FileRow): RecordChange[] | undefined => {
+    if (delta === undefined) return undefined;
+    const g = delta.covered.get(row.id);
+    if (g === undefined) return undefined;
+    if (g === row.gen) return [];
+    const steps = g < row.gen ? guard(() => cache.changesSince(row, g)) : undefined;
+    if (steps === undefined) delta.exact = false;
+    return steps;
+  };
+  /** Logged updates to fold in before the cached files are served. */
+  const catchUps: RecordChange[][] = [];
+  /** Classify a cached row to serve: whole, not at all, or through its logged updates. */
+  const serveRow = (row: FileRow, serve: FileRow[], gen = row.gen): void => {
+    const steps = held(row);
+    delta?.gens.set(row.id, gen);
+    if (steps === undefined) serve.push(row);
+    else if (steps.length > 0) catchUps.push(steps);
+  };
+
   let runner: TaskRunner | undefined;
   try {
     const parsers = new Map<Codec, string>(opts.sources.map((s) => [s.codec, getParserString(s.codec)]));
@@ -158,7 +194,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
       const parser = parsers.get(f.codec) as string;
       const row = rows.get(fileKey(f.codec.id, f.path));
       if (isUnchanged(f, row, parser)) {
-        serve.push(row);
+        serveRow(row, serve);
         stats.unchanged++;
         continue;
       }
@@ -176,7 +212,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         if (statSync(row.path, { throwIfNoEntry: false }) !== undefined) continue;
         if (row.deleted === 0) gone.push(row);
         if (opts.retainDeleted && !(skipOld && row.mtime_ms < (opts.since as number))) {
-          serve.push(row);
+          // Marking it deleted below bumps its gen; its records stay the same.
+          serveRow(row, serve, row.deleted === 0 ? row.gen + 1 : row.gen);
           stats.deleted++;
         }
       }
@@ -188,7 +225,13 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     runner.add(tasks);
     stats.workers = runner.workers;
 
-    // Serve cached files while the pool parses.
+    // Serve cached files while the pool parses; first what the consumer's state misses of files it holds.
+    for (const steps of catchUps.splice(0)) {
+      const net = netChange(steps);
+      if (delta) for (const x of net.removed) delta.removed.push(x);
+      stats.records += net.added.length;
+      if (net.added.length > 0) yield net.added;
+    }
     for (const chunk of chunks(serve, READ_CHUNK_FILES, READ_CHUNK_EVENTS)) {
       const { records, retained } = guard(() => cache.readFiles(chunk));
       stats.records += records.length;
@@ -222,7 +265,9 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     function* applyPending(): Generator<UsageRecord[]> {
       const batch = pending.splice(0);
       pendingEvents = 0;
-      const results: FileResult[] = batch.map(({ state, done }) => ({
+      // What the consumer holds of each file (before this batch's updates are logged).
+      const heldSteps = batch.map(({ state }) => (state.row === undefined ? undefined : held(state.row)));
+      const results: FileResult[] = batch.map(({ state, done }, i) => ({
         agent: state.file.codec.id,
         path: state.file.path,
         root: state.file.root,
@@ -236,18 +281,27 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
         prefixHash: done.prefixHash ?? null,
         track: done.track,
+        delta: heldSteps[i] !== undefined,
       }));
       const outcomes = guard(() => cache.apply(results));
       for (let i = 0; i < batch.length; i++) {
         const o = outcomes[i];
         const { state } = batch[i] as (typeof batch)[number];
         if (o?.ok) {
-          yield* emit(o.records, o.retained);
+          const steps = heldSteps[i];
+          if (delta) delta.gens.set(o.id, o.gen);
+          if (delta && steps !== undefined) {
+            const net = netChange([...steps, { added: o.records, removed: o.removed ?? [] }]);
+            for (const x of net.removed) delta.removed.push(x);
+            yield* emit(net.added, 0);
+          } else yield* emit(o.records, o.retained);
           continue;
         }
         stats.conflicts++;
+        if (delta) delta.exact = false;
         const fresh = requeue(state);
         if (fresh !== undefined) {
+          delta?.gens.set(fresh.id, fresh.gen);
           const { records, retained } = guard(() => cache.readFiles([fresh]));
           yield* emit(records, retained);
         }
@@ -277,6 +331,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         if (state.start?.restarted === false) stats.resumed++;
         else stats.fullReads++;
         if (state.noWrite) {
+          if (delta) delta.exact = false;
           const out: UsageRecord[] = [];
           for (const s of state.segments) pushRecords(decodeSegment(s), state.file.path, m.track.cwd ?? undefined, false, out);
           yield* emit(out, 0);
@@ -295,8 +350,18 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
               stats.deleted++;
               const fresh = guard(() => cache.getFile(row.agent, row.path));
               if (fresh !== undefined) {
-                const { records, retained } = guard(() => cache.readFiles([fresh]));
-                yield* emit(records, retained);
+                // Held by the consumer and only marked deleted since: the records are the same.
+                const steps = fresh.gen === row.gen + (row.deleted === 0 ? 1 : 0) ? held(row) : undefined;
+                delta?.gens.set(fresh.id, fresh.gen);
+                if (steps !== undefined) {
+                  const net = netChange(steps);
+                  if (delta) for (const x of net.removed) delta.removed.push(x);
+                  yield* emit(net.added, 0);
+                } else {
+                  if (delta?.covered.has(row.id)) delta.exact = false;
+                  const { records, retained } = guard(() => cache.readFiles([fresh]));
+                  yield* emit(records, retained);
+                }
               }
             }
           }
@@ -305,11 +370,23 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         stats.failed++;
         opts.onWarning(`Cannot read ${state.file.path}: ${m.error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
         if (row !== undefined) {
-          const { records, retained } = guard(() => cache.readFiles([row]));
-          yield* emit(records, retained);
+          const served: FileRow[] = [];
+          serveRow(row, served);
+          if (served.length > 0) {
+            const { records, retained } = guard(() => cache.readFiles([row]));
+            yield* emit(records, retained);
+          }
+          for (const steps of catchUps.splice(0)) {
+            const net = netChange(steps);
+            if (delta) for (const x of net.removed) delta.removed.push(x);
+            yield* emit(net.added, 0);
+          }
         }
       }
     }
+    // A covered file this scan did not account for left the selection (deleted without retainDeleted,
+    // skipped by `since`): its records must go, which only a fresh fold can do.
+    if (delta) for (const id of delta.covered.keys()) if (!delta.gens.has(id)) delta.exact = false;
   } finally {
     await runner?.close();
     cache.close();

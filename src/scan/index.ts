@@ -27,8 +27,8 @@ import { scanCached } from './cached.js';
 import { scanStreaming } from './streaming.js';
 import type { ScanOptions, UsageRecord } from './types.js';
 
-export type { ScanOptions, ScanStats, UsageRecord } from './types.js';
-export { newScanStats } from './types.js';
+export type { ScanDelta, ScanOptions, ScanStats, UsageRecord } from './types.js';
+export { newScanDelta, newScanStats } from './types.js';
 export { getCachePath } from '../cache/paths.js';
 
 /**
@@ -39,7 +39,10 @@ export async function* scanUsageBatches(options: ScanOptions = {}): AsyncGenerat
   const opts = normalizeScanOptions(options);
   const discovery = await discoverFiles(opts);
   if (opts.cache) yield* scanCached(opts, discovery);
-  else yield* scanStreaming(opts, discovery.files);
+  else {
+    if (opts.delta) opts.delta.exact = false;
+    yield* scanStreaming(opts, discovery.files);
+  }
 }
 
 /** The usage records of the selection, one by one (see the module header for order and duplicates). */

@@ -4,7 +4,7 @@ import type { Codec } from '../codec.js';
 import { invalidOption } from '../errors.js';
 import { findCodec, getCodec, listCodecs } from '../registry.js';
 import { getCachePath } from '../cache/paths.js';
-import { newScanStats, type ScanOptions, type ScanStats } from './types.js';
+import { newScanStats, type ScanDelta, type ScanOptions, type ScanStats } from './types.js';
 
 /** Default pool size: min(cores, MAX_DEFAULT_WORKERS). */
 export const MAX_DEFAULT_WORKERS = 4;
@@ -33,6 +33,7 @@ export interface NormalizedScanOptions {
   onWarning: (message: string) => void;
   retainDeleted: boolean;
   stats: ScanStats;
+  delta: ScanDelta | undefined;
 }
 
 function defaultWarning(message: string): void {
@@ -83,6 +84,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     onWarning: user.onWarning ?? defaultWarning,
     retainDeleted: user.retainDeleted ?? true,
     stats,
+    delta: user.delta,
   };
 }
 

@@ -46,6 +46,39 @@ export interface ScanOptions {
   retainDeleted?: boolean;
   /** Filled in as the scan goes (like a read's `info`). */
   stats?: ScanStats;
+  /**
+   * An incremental scan for a consumer that keeps state across runs (the totals fold's snapshots): records
+   * the state already holds are not yielded again. Cached scans only; see ScanDelta.
+   */
+  delta?: ScanDelta;
+}
+
+/**
+ * The contract of an incremental scan. The consumer says which cache rows (file id → `gen`) its state was
+ * built from; the scan then yields only records those rows did not hold (new files, appended lines, files
+ * the state does not cover) and lists in `removed` the covered records that are gone (a replaced tail, a
+ * ledger key that came back, the old records of a rewritten file). When the scan cannot tell the change as
+ * additions and removals (another process updated a covered row, a covered file left the selection), it sets
+ * `exact` to false and the consumer must fold from scratch. `gens` is what the next state covers.
+ */
+export interface ScanDelta {
+  /** In: cache rows (file id → gen) the consumer's state holds every record of. */
+  readonly covered: ReadonlyMap<number, number>;
+  /** In: the cache database (`meta.instance`) `covered` refers to; another one makes the scan not exact. */
+  readonly instance?: string;
+  /** Out: the instance of the cache database the scan used (`gens` refers to it). */
+  usedInstance?: string;
+  /** Out: covered records that are gone. */
+  removed: UsageRecord[];
+  /** Out: false when the records yielded plus `removed` do not describe the change. */
+  exact: boolean;
+  /** Out: the rows (file id → gen) whose records the consumer now holds. */
+  gens: Map<number, number>;
+}
+
+/** A fresh ScanDelta over a state built from `covered` (empty: the scan yields everything, and fills `gens`). */
+export function newScanDelta(covered: ReadonlyMap<number, number> = new Map(), instance?: string): ScanDelta {
+  return { covered, ...(instance !== undefined && { instance }), removed: [], exact: true, gens: new Map() };
 }
 
 /** Counters of one scan. */

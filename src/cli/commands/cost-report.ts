@@ -1,13 +1,12 @@
 /**
  * `sessionfold cost report`: scan the selected agents' usage (event cache unless --no-cache), fold it into
- * a CostSummary and print it: a table by default (by day), or JSON / CSV / Markdown. `--json` prints the
+ * a CostSummary (incrementally, from the last run's fold state, when the cache is on) and print it: a table by default (by day), or JSON / CSV / Markdown. `--json` prints the
  * CostSummary object and nothing else on stdout; warnings and the progress bar go to stderr.
  */
 import { COST_GROUP_BYS } from '../../cost/filter.js';
-import { foldCost } from '../../cost/fold.js';
 import { COST_FORMATS, renderCostSummary, type CostFormat } from '../../cost/format.js';
 import { createPricer } from '../../cost/pricing.js';
-import { scanFor } from '../../cost/total.js';
+import { totalCost } from '../../cost/total.js';
 import type { CostGroupBy } from '../../cost/types.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
 import { createProgressBar, SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
@@ -34,16 +33,18 @@ export default defineCommand({
     const selection = selectionFromArgs(ctx);
     const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
     const progress = createProgressBar(ctx.stderr);
-    const records = scanFor(selection, {
-      onProgress: progress.onProgress,
-      onWarning: (m) => {
-        progress.stop();
-        ctx.stderr.write(`warning: ${m}\n`);
-      },
-    });
     let summary;
     try {
-      summary = await foldCost(records, { ...selection, pricer, ...(groupBy !== undefined && { groupBy }) });
+      summary = await totalCost(
+        { ...selection, pricer, ...(groupBy !== undefined && { groupBy }) },
+        {
+          onProgress: progress.onProgress,
+          onWarning: (m) => {
+            progress.stop();
+            ctx.stderr.write(`warning: ${m}\n`);
+          },
+        },
+      );
     } finally {
       progress.stop();
     }

@@ -1,0 +1,129 @@
+/**
+ * The `folds` and `fold_chunks` tables: snapshots of the totals fold (src/cost/incremental.ts). Each is one
+ * query's fold state (src/cost/fold-state.ts: a header, chunks of slots) with the cache rows it holds every
+ * record of (`gens`: file id → gen, as pairs of little-endian u32). At most MAX_FOLD_SNAPSHOTS are kept, the
+ * most recently used. `get` reads a snapshot in one transaction, `put` writes one in one IMMEDIATE
+ * transaction, so a reader never sees chunks of two versions.
+ */
+import { openCacheDb, type Db } from './db.js';
+
+/** Snapshots kept (each is ~90 bytes per distinct response of the history it folds). */
+export const MAX_FOLD_SNAPSHOTS = 8;
+
+const SNAPSHOT_MMAP_BYTES = 256 * (1 << 20);
+
+export interface FoldSnapshot {
+  gens: Map<number, number>;
+  /** The fold state's header and chunks (src/cost/fold-state.ts). */
+  header: string;
+  chunks: Buffer[];
+  /** The fold's pricer resolutions (JSON of `Pricer.exportResolved()`). */
+  prices: string;
+  /** Write count of this snapshot (a `put` of changed chunks only requires it unchanged). */
+  version: number;
+}
+
+/** What `put` writes. */
+export interface FoldSnapshotWrite {
+  gens: ReadonlyMap<number, number>;
+  header: string;
+  prices: string;
+  /** Chunks to write (all of them, or the changed ones when `baseVersion` is given). */
+  chunks: ReadonlyMap<number, Uint8Array>;
+  chunkCount: number;
+  /** Write only `chunks` over the stored snapshot, which must still be at this version. */
+  baseVersion?: number;
+}
+
+export function encodeGens(gens: ReadonlyMap<number, number>): Buffer {
+  const out = Buffer.allocUnsafe(gens.size * 8);
+  let o = 0;
+  for (const [id, gen] of gens) {
+    out.writeUInt32LE(id, o);
+    out.writeUInt32LE(gen, o + 4);
+    o += 8;
+  }
+  return out;
+}
+
+export function decodeGens(b: Buffer): Map<number, number> {
+  if (b.length % 8 !== 0) throw new RangeError('not a gens list');
+  const out = new Map<number, number>();
+  for (let o = 0; o < b.length; o += 8) out.set(b.readUInt32LE(o), b.readUInt32LE(o + 4));
+  return out;
+}
+
+/** The random id of a cache database (`meta.instance`). */
+export function cacheInstance(db: Db): string {
+  return (db.prepare("SELECT value FROM meta WHERE key = 'instance'").pluck().get() as string | undefined) ?? '';
+}
+
+export class FoldSnapshots {
+  readonly instance: string;
+  readonly #db: Db;
+
+  private constructor(db: Db) {
+    this.#db = db;
+    // A snapshot is one blob of ~10 MB: read through a memory map it comes in 3-5 ms instead of 10-20 ms
+    // page by page (this connection only; the scan's keeps the small page cache of db.ts).
+    db.pragma(`mmap_size = ${SNAPSHOT_MMAP_BYTES}`);
+    this.instance = cacheInstance(db);
+  }
+
+  static open(path: string, warn: (message: string) => void): FoldSnapshots {
+    return new FoldSnapshots(openCacheDb(path, warn).db);
+  }
+
+  /** The snapshot stored under `key`, if any (its use time is refreshed). */
+  get(key: string): FoldSnapshot | undefined {
+    return this.#db
+      .transaction((): FoldSnapshot | undefined => {
+        const row = this.#db.prepare('SELECT version, chunk_count, gens, prices, header FROM folds WHERE key = ?').get(key) as
+          | { version: number; chunk_count: number; gens: Buffer; prices: string; header: string }
+          | undefined;
+        if (row === undefined) return undefined;
+        const chunks = this.#db.prepare('SELECT data FROM fold_chunks WHERE key = ? AND seq < ? ORDER BY seq').pluck().all(key, row.chunk_count) as Buffer[];
+        this.#db.prepare('UPDATE folds SET used_at = ? WHERE key = ?').run(Date.now(), key);
+        return { gens: decodeGens(row.gens), header: row.header, chunks, prices: row.prices, version: row.version };
+      })
+      .immediate();
+  }
+
+  /**
+   * Store the snapshot of `key` (all chunks, or with `baseVersion` the changed ones) and drop the least
+   * recently used beyond MAX_FOLD_SNAPSHOTS. False when `baseVersion` no longer matches (another process
+   * stored one meanwhile): nothing is written, the caller writes the whole state instead.
+   */
+  put(key: string, w: FoldSnapshotWrite): boolean {
+    return this.#db
+      .transaction((): boolean => {
+        const current = this.#db.prepare('SELECT version FROM folds WHERE key = ?').pluck().get(key) as number | undefined;
+        if (w.baseVersion !== undefined && current !== w.baseVersion) return false;
+        if (w.baseVersion === undefined) this.#db.prepare('DELETE FROM fold_chunks WHERE key = ?').run(key);
+        else this.#db.prepare('DELETE FROM fold_chunks WHERE key = ? AND seq >= ?').run(key, w.chunkCount);
+        const insert = this.#db.prepare('INSERT OR REPLACE INTO fold_chunks (key, seq, data) VALUES (?, ?, ?)');
+        for (const [seq, data] of w.chunks) insert.run(key, seq, data);
+        this.#db
+          .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, header) VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .run(key, (current ?? 0) + 1, w.chunkCount, Date.now(), encodeGens(w.gens), w.prices, w.header);
+        const stale = this.#db.prepare('SELECT key FROM folds ORDER BY used_at DESC, key LIMIT -1 OFFSET ?').pluck().all(MAX_FOLD_SNAPSHOTS) as string[];
+        for (const k of stale) this.#deleteKey(k);
+        return true;
+      })
+      .immediate();
+  }
+
+  #deleteKey(key: string): void {
+    this.#db.prepare('DELETE FROM folds WHERE key = ?').run(key);
+    this.#db.prepare('DELETE FROM fold_chunks WHERE key = ?').run(key);
+  }
+
+  /** Drop the snapshot of `key` (it did not decode). */
+  delete(key: string): void {
+    this.#db.transaction(() => this.#deleteKey(key)).immediate();
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,339 @@
+/**
+ * The totals fold's snapshots (src/cost/incremental.ts): whatever happens to the history between runs, a
+ * report through a restored snapshot equals a fresh fold over the same warm cache, and the cheap path is
+ * taken exactly when the change is additive. Real Claude Code transcripts (its on-disk line shape, responses
+ * spread over several lines, copies across resumed sessions), folded under several queries after each step.
+ */
+import { appendFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totalCost } from '../src/cost/total.js';
+import type { FoldRunInfo } from '../src/cost/incremental.js';
+import type { CostAggregationOptions, CostSummary } from '../src/cost/types.js';
+import { MAX_FOLD_SNAPSHOTS } from '../src/cache/folds.js';
+import { createCostFold } from '../src/cost/fold.js';
+import { CHUNK_SLOTS } from '../src/cost/fold-state.js';
+import { usageRecord } from './helpers/usage-record.js';
+import { tempDir } from './scan-helpers.js';
+
+const SONNET = 'claude-sonnet-4-5-20250929';
+const OPUS = 'claude-opus-4-1-20250805';
+
+function uuid(n: number): string {
+  const h = n.toString(16).padStart(12, '0');
+  return `0000${h.slice(0, 4)}-0000-4000-8000-${h}`;
+}
+
+/** One Claude Code assistant line (one content block of response `msg`/`req`). */
+function assistant(sid: string, cwd: string, msg: string, out: number, ts: string, model = SONNET): string {
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    cwd,
+    sessionId: sid,
+    version: '2.0.14',
+    type: 'assistant',
+    message: {
+      id: `msg_${msg}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [{ type: 'text', text: `réponse ${msg} — 世界` }],
+      stop_reason: null,
+      usage: { input_tokens: 7, cache_creation_input_tokens: 300, cache_read_input_tokens: 9000, output_tokens: out, service_tier: 'standard' },
+    },
+    requestId: `req_${msg}`,
+    uuid: `u-${msg}-${out}`,
+    timestamp: ts,
+  });
+}
+
+function user(sid: string, cwd: string, text: string, ts: string): string {
+  return JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd, sessionId: sid, version: '2.0.14', type: 'user', message: { role: 'user', content: text }, uuid: `u-${text}`, timestamp: ts });
+}
+
+/** A turn: a prompt and a response written as two lines (a first snapshot, then the final count). */
+function turn(sid: string, cwd: string, msg: string, day: number, out: number, model = SONNET): string[] {
+  const ts = `2026-03-${String(day).padStart(2, '0')}T${String(8 + (out % 12)).padStart(2, '0')}:15:00.000Z`;
+  return [user(sid, cwd, `prompt ${msg}`, ts), assistant(sid, cwd, msg, 1, ts, model), assistant(sid, cwd, msg, out, ts, model)];
+}
+
+const text = (lines: string[]) => `${lines.join('\n')}\n`;
+
+interface Home {
+  dir: string;
+  projects: string;
+  cachePath: string;
+  env: NodeJS.ProcessEnv;
+  file(project: string, sid: string): string;
+}
+
+function makeHome(dir: string): Home {
+  const projects = join(dir, 'claude', 'projects');
+  mkdirSync(projects, { recursive: true });
+  return {
+    dir,
+    projects,
+    cachePath: join(dir, 'cache', 'events.db'),
+    env: { HOME: dir, CLAUDE_CONFIG_DIR: join(dir, 'claude'), XDG_CONFIG_HOME: join(dir, 'config'), TZ: 'UTC' },
+    file(project, sid) {
+      mkdirSync(join(projects, project), { recursive: true });
+      return join(projects, project, `${sid}.jsonl`);
+    },
+  };
+}
+
+const QUERIES: CostAggregationOptions[] = [
+  { groupBy: 'day' },
+  { groupBy: 'session' },
+  { groupBy: 'project', timeZone: 'Asia/Kolkata' },
+  { groupBy: 'model', since: new Date('2026-03-03T00:00:00Z'), mode: 'calculate' },
+  { model: 'opus', groupBy: 'week' },
+];
+
+async function both(h: Home, q: CostAggregationOptions): Promise<{ fresh: CostSummary; snap: CostSummary; info: FoldRunInfo }> {
+  const base = { ...q, agents: ['claude'], env: h.env, cachePath: h.cachePath };
+  const info = {} as FoldRunInfo;
+  const snap = await totalCost(base, { workers: 0 }, info);
+  const fresh = await totalCost({ ...base, snapshots: false }, { workers: 0 });
+  return { fresh, snap, info };
+}
+
+/** Every query through its snapshot equals a fresh fold; returns each query's run info. */
+async function check(h: Home): Promise<FoldRunInfo[]> {
+  const infos: FoldRunInfo[] = [];
+  for (const q of QUERIES) {
+    const { fresh, snap, info } = await both(h, q);
+    expect(snap).toEqual(fresh);
+    infos.push(info);
+  }
+  return infos;
+}
+
+const kinds = (infos: FoldRunInfo[]) => infos.map((i) => i.snapshot);
+
+describe('fold snapshots over a changing Claude history', () => {
+  let h: Home;
+  const sid = (n: number) => uuid(n);
+  const A = () => h.file('-work-alpha', sid(1));
+  const B = () => h.file('-work-alpha', sid(2));
+  const C = () => h.file('-work-beta', sid(3));
+  const D = () => h.file('-work-beta', sid(4));
+
+  beforeAll(async () => {
+    h = makeHome(await tempDir('sf-foldsnap-'));
+    const a: string[] = [];
+    for (let i = 0; i < 10; i++) a.push(...turn(sid(1), '/work/alpha', `a${i}`, 1 + (i % 5), 100 + i, i % 3 === 0 ? OPUS : SONNET));
+    writeFileSync(A(), text(a));
+    // B resumes A: its first five turns copied (same ids), then its own.
+    const b = a.slice(0, 15).map((l) => l.replaceAll(sid(1), sid(2)));
+    for (let i = 0; i < 6; i++) b.push(...turn(sid(2), '/work/alpha', `b${i}`, 2 + i, 200 + i));
+    writeFileSync(B(), text(b));
+    const c: string[] = [];
+    for (let i = 0; i < 8; i++) c.push(...turn(sid(3), '/work/beta', `c${i}`, 3 + (i % 4), 300 + i, OPUS));
+    writeFileSync(C(), text(c));
+    const d: string[] = [];
+    for (let i = 0; i < 5; i++) d.push(...turn(sid(4), '/work/beta', `d${i}`, 6, 400 + i));
+    writeFileSync(D(), text(d));
+  });
+  afterAll(() => rmSync(h.dir, { recursive: true, force: true }));
+
+  it('stores a snapshot on the first run, then folds nothing when nothing changed', async () => {
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'miss'));
+    const again = await check(h);
+    expect(kinds(again)).toEqual(QUERIES.map(() => 'hit'));
+    expect(again.map((i) => [i.folded, i.removed, i.saved])).toEqual(QUERIES.map(() => [0, 0, false]));
+  });
+
+  it('appended turns and a response that grows across the resume point: only the new records, still exact', async () => {
+    // The last response of A gets a larger final record, and three turns follow.
+    const more = [assistant(sid(1), '/work/alpha', 'a9', 999, '2026-03-05T17:15:00.000Z', OPUS)];
+    for (let i = 10; i < 13; i++) more.push(...turn(sid(1), '/work/alpha', `a${i}`, 7, 100 + i));
+    appendFileSync(A(), text(more));
+    const infos = await check(h);
+    expect(kinds(infos)).toEqual(QUERIES.map(() => 'hit'));
+    expect(infos[0]?.folded).toBeGreaterThan(0);
+    expect(infos[0]?.folded).toBeLessThan(20);
+    expect(infos.every((i) => i.saved)).toBe(true);
+  });
+
+  it('a resumed copy that outgrows the original copy of a response', async () => {
+    appendFileSync(B(), text([assistant(sid(2), '/work/alpha', 'a2', 5000, '2026-03-03T10:15:00.000Z')]));
+    const infos = await check(h);
+    expect(kinds(infos)).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a new session file', async () => {
+    const e: string[] = [];
+    for (let i = 0; i < 4; i++) e.push(...turn(sid(5), '/work/gamma', `e${i}`, 8, 500 + i, OPUS));
+    writeFileSync(h.file('-work-gamma', sid(5)), text(e));
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a deleted file keeps its usage (ledger) and needs no fresh fold', async () => {
+    rmSync(D());
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a file rewritten in place without a response: the later records move up and win their ties, no fresh fold', async () => {
+    const lines = readFileSync(C(), 'utf8').trimEnd().split('\n');
+    writeFileSync(C(), text([...lines.slice(0, 6), ...lines.slice(9)]));
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a file rewritten with a summary line on top (compaction): its records move down, a fresh fold, same totals', async () => {
+    const lines = readFileSync(C(), 'utf8').trimEnd().split('\n');
+    const summary = JSON.stringify({ type: 'summary', summary: 'Compacted: the work so far', leafUuid: 'u-c1-301' });
+    writeFileSync(C(), text([summary, ...lines.slice(0, 3), ...lines.slice(6)]));
+    const infos = await check(h);
+    expect(kinds(infos)).toContain('fallback');
+    // The fallback stored a new snapshot: the next run is a hit again.
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a covered file another process updated first: caught up from the change log', async () => {
+    appendFileSync(A(), text(turn(sid(1), '/work/alpha', 'a13', 9, 113)));
+    // Another process (without snapshots) reads the grown file into the cache first, twice.
+    await totalCost({ agents: ['claude'], env: h.env, cachePath: h.cachePath, snapshots: false }, { workers: 0 });
+    appendFileSync(A(), text(turn(sid(1), '/work/alpha', 'a14', 9, 114)));
+    await totalCost({ agents: ['claude'], env: h.env, cachePath: h.cachePath, snapshots: false }, { workers: 0 });
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a change the log cannot bridge (entries pruned): a fresh fold', async () => {
+    appendFileSync(A(), text(turn(sid(1), '/work/alpha', 'a15', 9, 115)));
+    await totalCost({ agents: ['claude'], env: h.env, cachePath: h.cachePath, snapshots: false }, { workers: 0 });
+    const db = new Database(h.cachePath);
+    db.prepare('DELETE FROM file_changes').run();
+    db.close();
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'fallback'));
+  });
+
+  it('a rewrite read by another process first is caught up as a diff', async () => {
+    const lines = readFileSync(B(), 'utf8').trimEnd().split('\n');
+    writeFileSync(B(), text([...lines.slice(0, 3), ...lines.slice(6)]));
+    await totalCost({ agents: ['claude'], env: h.env, cachePath: h.cachePath, snapshots: false }, { workers: 0 });
+    // Same totals either way; whether the fast path holds depends on which copies the rewrite removed.
+    await check(h);
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a truncated file', async () => {
+    const lines = readFileSync(B(), 'utf8').trimEnd().split('\n');
+    writeFileSync(B(), text(lines.slice(0, 10)));
+    await check(h);
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a snapshot that does not decode is dropped and the fold starts over', async () => {
+    const db = new Database(h.cachePath);
+    db.prepare('UPDATE fold_chunks SET data = ?').run(Buffer.from('garbage'));
+    db.close();
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'miss'));
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+  });
+
+  it('a covered file that leaves the selection (its mtime moved before --since): a fresh fold', async () => {
+    const q: CostAggregationOptions = { groupBy: 'day', since: new Date('2026-01-01T00:00:00Z') };
+    const run = () => both(h, q);
+    const first = await run();
+    expect(first.snap).toEqual(first.fresh);
+    const t = new Date('2025-06-01T00:00:00Z');
+    utimesSync(C(), t, t);
+    const r = await run();
+    expect(r.snap).toEqual(r.fresh);
+    expect(r.info.snapshot).toBe('fallback');
+  });
+
+  it('price overrides and tags are part of the key: a changed file is a new snapshot, never a stale one', async () => {
+    const config = join(h.dir, 'config', 'sessionfold');
+    mkdirSync(config, { recursive: true });
+    const q: CostAggregationOptions = { groupBy: 'tag' };
+    const before = await both(h, q);
+    expect(before.snap).toEqual(before.fresh);
+    writeFileSync(join(config, 'tags.json'), JSON.stringify({ 'cwd:/work/alpha': ['alpha'] }));
+    const tagged = await both(h, q);
+    expect(tagged.info.snapshot).toBe('miss');
+    expect(tagged.snap).toEqual(tagged.fresh);
+    expect(Object.keys(tagged.snap.breakdowns ?? {})).toContain('alpha');
+
+    const total = await both(h, {});
+    writeFileSync(join(config, 'prices.json'), JSON.stringify({ models: { 'claude-sonnet-4-5': { input_mtok: 100, output_mtok: 100 } } }));
+    const repriced = await both(h, {});
+    expect(repriced.info.snapshot).toBe('miss');
+    expect(repriced.snap).toEqual(repriced.fresh);
+    expect(repriced.snap.totalUsd).not.toBe(total.snap.totalUsd);
+    rmSync(join(config, 'prices.json'));
+    rmSync(join(config, 'tags.json'));
+    // Back to the bundled prices: the earlier snapshot is found again.
+    expect((await both(h, {})).info.snapshot).toBe('hit');
+  });
+
+  it(`keeps at most ${MAX_FOLD_SNAPSHOTS} snapshots, the most recently used`, async () => {
+    for (let i = 0; i < MAX_FOLD_SNAPSHOTS + 3; i++) await both(h, { groupBy: 'day', until: new Date(Date.UTC(2026, 3, 1 + i)) });
+    const db = new Database(h.cachePath, { readonly: true });
+    const n = db.prepare('SELECT count(*) FROM folds').pluck().get();
+    const orphans = db.prepare('SELECT count(*) FROM fold_chunks WHERE key NOT IN (SELECT key FROM folds)').pluck().get();
+    db.close();
+    expect(n).toBe(MAX_FOLD_SNAPSHOTS);
+    expect(orphans).toBe(0);
+  });
+
+  it('never writes to the agent files', async () => {
+    const files = [A(), B(), C()];
+    const before = files.map((f) => [readFileSync(f).toString('base64'), statSync(f).mtimeMs]);
+    await check(h);
+    expect(files.map((f) => [readFileSync(f).toString('base64'), statSync(f).mtimeMs])).toEqual(before);
+  });
+});
+
+describe('fold state chunks', () => {
+  it('a restored fold rewrites only the chunks it changed, and restoring those gives the same fold', () => {
+    const n = CHUNK_SLOTS * 3 + 17;
+    const recs = Array.from({ length: n }, (_, i) => usageRecord(i, { dedupKey: `k${i}`, outputTokens: 10 + (i % 7) }));
+    const opts = { groupBy: 'day' as const, timeZone: 'UTC' };
+    const a = createCostFold(opts);
+    for (const r of recs) a.add(r);
+    const full = a.exportState();
+    expect([...full.chunks.keys()]).toEqual([0, 1, 2, 3]);
+
+    const b = createCostFold(opts, { header: full.header, chunks: [...full.chunks.values()] });
+    expect(b.result()).toEqual(a.result());
+    expect(b.exportState(true).chunks.size).toBe(0);
+    // A larger copy of a response in chunk 1, and new responses past the end.
+    const more = [usageRecord(CHUNK_SLOTS + 5, { dedupKey: `k${CHUNK_SLOTS + 5}`, outputTokens: 10_000 }), ...Array.from({ length: 40 }, (_, i) => usageRecord(n + i, { dedupKey: `new${i}` }))];
+    for (const r of more) b.add(r);
+    const changed = b.exportState(true);
+    expect([...changed.chunks.keys()].sort()).toEqual([1, 3]);
+
+    const merged = [...full.chunks.values()];
+    for (const [c, data] of changed.chunks) merged[c] = data;
+    const c = createCostFold(opts, { header: changed.header, chunks: merged.slice(0, changed.chunkCount) });
+    const fresh = createCostFold(opts);
+    for (const r of [...recs, ...more]) fresh.add(r);
+    expect(c.result()).toEqual(fresh.result());
+    expect(b.result()).toEqual(fresh.result());
+  });
+
+  it('holds() names the copy the fold counts', () => {
+    const f = createCostFold({});
+    const small = usageRecord(1, { dedupKey: 'k', outputTokens: 5, file: '/a' });
+    const big = usageRecord(2, { dedupKey: 'k', outputTokens: 50, file: '/b' });
+    f.add(small);
+    expect(f.holds(small)).toBe(true);
+    f.add(big);
+    expect(f.holds(small)).toBe(false);
+    expect(f.holds(big)).toBe(true);
+    expect(f.holds(usageRecord(3, { dedupKey: 'other' }))).toBe(false);
+  });
+
+  it('a state of another version or with missing chunks does not decode', () => {
+    const f = createCostFold({});
+    f.add(usageRecord(1));
+    const s = f.exportState();
+    expect(() => createCostFold({}, { header: s.header.replace('"version":2', '"version":1'), chunks: [...s.chunks.values()] })).toThrow(RangeError);
+    expect(() => createCostFold({}, { header: s.header, chunks: [] })).toThrow(RangeError);
+  });
+});
