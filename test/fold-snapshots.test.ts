@@ -227,10 +227,14 @@ describe('fold snapshots over a changing Claude history', () => {
     expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
   });
 
-  it('a snapshot that does not decode is dropped and the fold starts over', async () => {
+  it('nothing changed: the stored summary answers without reading the state; a state that does not decode is dropped', async () => {
     const db = new Database(h.cachePath);
     db.prepare('UPDATE fold_chunks SET data = ?').run(Buffer.from('garbage'));
     db.close();
+    // Nothing to fold: the state is not read, the stored summary is the answer.
+    expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
+    // Something to fold: the state is read, does not decode, and the fold starts over.
+    appendFileSync(A(), text(turn(sid(1), '/work/alpha', 'a16', 10, 116)));
     expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'miss'));
     expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'hit'));
   });

@@ -30,11 +30,11 @@ function sessionFile(path: string, root: string): SessionFile {
 async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> {
   for (const root of roots) {
     const live = new Set<string>();
-    for await (const p of walkRollouts(join(root, SESSIONS_SUBDIR))) {
+    for (const p of walkRollouts(join(root, SESSIONS_SUBDIR))) {
       live.add(basename(p));
       yield sessionFile(p, root);
     }
-    for await (const p of walkRollouts(join(root, ARCHIVED_SESSIONS_SUBDIR))) {
+    for (const p of walkRollouts(join(root, ARCHIVED_SESSIONS_SUBDIR))) {
       if (!live.has(basename(p))) yield sessionFile(p, root);
     }
   }

@@ -32,8 +32,11 @@ export function isRolloutFileName(name: string): boolean {
   return name.startsWith('rollout-') && name.endsWith('.jsonl');
 }
 
-/** Rollout files under `dir`, recursively, in name order (a missing directory yields nothing). */
-export async function* walkRollouts(dir: string): AsyncGenerator<string> {
+/**
+ * Rollout files under `dir`, recursively, in name order (a missing directory yields nothing). A plain
+ * generator: an async one would cost a microtask per level per file (~10 ms over 780 rollouts).
+ */
+export function* walkRollouts(dir: string): Generator<string> {
   let entries;
   try {
     // Synchronous: a tree of thousands of day folders lists several times faster than through libuv's pool.

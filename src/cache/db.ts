@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS folds (
   used_at INTEGER NOT NULL,
   gens BLOB NOT NULL,
   prices TEXT NOT NULL,
+  summary TEXT NOT NULL,
   header TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS fold_chunks (

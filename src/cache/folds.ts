@@ -12,28 +12,41 @@ export const MAX_FOLD_SNAPSHOTS = 8;
 
 const SNAPSHOT_MMAP_BYTES = 256 * (1 << 20);
 
+/** A stored snapshot, without its state (`state()` reads that, only when the fold has something to do). */
 export interface FoldSnapshot {
   gens: Map<number, number>;
-  /** The fold state's header and chunks (src/cost/fold-state.ts). */
-  header: string;
-  chunks: Buffer[];
   /** The fold's pricer resolutions (JSON of `Pricer.exportResolved()`). */
   prices: string;
+  /** The summary the fold gave when it was stored (JSON): the answer when nothing changed since. */
+  summary: string;
   /** Write count of this snapshot (a `put` of changed chunks only requires it unchanged). */
   version: number;
 }
 
-/** What `put` writes. */
-export interface FoldSnapshotWrite {
-  gens: ReadonlyMap<number, number>;
+/** A snapshot's fold state (src/cost/fold-state.ts). */
+export interface FoldSnapshotState {
   header: string;
-  prices: string;
-  /** Chunks to write (all of them, or the changed ones when `baseVersion` is given). */
-  chunks: ReadonlyMap<number, Uint8Array>;
-  chunkCount: number;
-  /** Write only `chunks` over the stored snapshot, which must still be at this version. */
-  baseVersion?: number;
+  chunks: Buffer[];
 }
+
+/** What `put` writes. */
+export type FoldSnapshotWrite =
+  | {
+      gens: ReadonlyMap<number, number>;
+      header: string;
+      prices: string;
+      summary: string;
+      /** Chunks to write (all of them, or the changed ones when `baseVersion` is given). */
+      chunks: ReadonlyMap<number, Uint8Array>;
+      chunkCount: number;
+      /** Write only `chunks` over the stored snapshot, which must still be at this version. */
+      baseVersion?: number;
+    }
+  | {
+      /** New gens only, over the stored snapshot at `baseVersion` (its state and summary stay). */
+      gens: ReadonlyMap<number, number>;
+      baseVersion: number;
+    };
 
 export function encodeGens(gens: ReadonlyMap<number, number>): Buffer {
   const out = Buffer.allocUnsafe(gens.size * 8);
@@ -78,15 +91,24 @@ export class FoldSnapshots {
   get(key: string): FoldSnapshot | undefined {
     return this.#db
       .transaction((): FoldSnapshot | undefined => {
-        const row = this.#db.prepare('SELECT version, chunk_count, gens, prices, header FROM folds WHERE key = ?').get(key) as
-          | { version: number; chunk_count: number; gens: Buffer; prices: string; header: string }
+        const row = this.#db.prepare('SELECT version, gens, prices, summary FROM folds WHERE key = ?').get(key) as
+          | { version: number; gens: Buffer; prices: string; summary: string }
           | undefined;
         if (row === undefined) return undefined;
-        const chunks = this.#db.prepare('SELECT data FROM fold_chunks WHERE key = ? AND seq < ? ORDER BY seq').pluck().all(key, row.chunk_count) as Buffer[];
         this.#db.prepare('UPDATE folds SET used_at = ? WHERE key = ?').run(Date.now(), key);
-        return { gens: decodeGens(row.gens), header: row.header, chunks, prices: row.prices, version: row.version };
+        return { gens: decodeGens(row.gens), prices: row.prices, summary: row.summary, version: row.version };
       })
       .immediate();
+  }
+
+  /** The fold state of `key` at `version`; undefined when another process stored a newer one meanwhile. */
+  state(key: string, version: number): FoldSnapshotState | undefined {
+    return this.#db.transaction((): FoldSnapshotState | undefined => {
+      const row = this.#db.prepare('SELECT chunk_count, header FROM folds WHERE key = ? AND version = ?').get(key, version) as { chunk_count: number; header: string } | undefined;
+      if (row === undefined) return undefined;
+      const chunks = this.#db.prepare('SELECT data FROM fold_chunks WHERE key = ? AND seq < ? ORDER BY seq').pluck().all(key, row.chunk_count) as Buffer[];
+      return { header: row.header, chunks };
+    })();
   }
 
   /**
@@ -99,13 +121,18 @@ export class FoldSnapshots {
       .transaction((): boolean => {
         const current = this.#db.prepare('SELECT version FROM folds WHERE key = ?').pluck().get(key) as number | undefined;
         if (w.baseVersion !== undefined && current !== w.baseVersion) return false;
+        const now = Date.now();
+        if (!('header' in w)) {
+          this.#db.prepare('UPDATE folds SET version = version + 1, used_at = ?, gens = ? WHERE key = ?').run(now, encodeGens(w.gens), key);
+          return true;
+        }
         if (w.baseVersion === undefined) this.#db.prepare('DELETE FROM fold_chunks WHERE key = ?').run(key);
         else this.#db.prepare('DELETE FROM fold_chunks WHERE key = ? AND seq >= ?').run(key, w.chunkCount);
         const insert = this.#db.prepare('INSERT OR REPLACE INTO fold_chunks (key, seq, data) VALUES (?, ?, ?)');
         for (const [seq, data] of w.chunks) insert.run(key, seq, data);
         this.#db
-          .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, header) VALUES (?, ?, ?, ?, ?, ?, ?)')
-          .run(key, (current ?? 0) + 1, w.chunkCount, Date.now(), encodeGens(w.gens), w.prices, w.header);
+          .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, summary, header) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+          .run(key, (current ?? 0) + 1, w.chunkCount, now, encodeGens(w.gens), w.prices, w.summary, w.header);
         const stale = this.#db.prepare('SELECT key FROM folds ORDER BY used_at DESC, key LIMIT -1 OFFSET ?').pluck().all(MAX_FOLD_SNAPSHOTS) as string[];
         for (const k of stale) this.#deleteKey(k);
         return true;

@@ -144,7 +144,8 @@ export class EventCache {
       bulkRows: db.prepare(`SELECT id, path, cwd, deleted, ledger_count, ledger FROM files WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`),
       bulkSegments: db.prepare('SELECT file_id, data FROM segments WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, seq').raw(),
       segments: db.prepare('SELECT data FROM segments WHERE file_id = ? ORDER BY seq').pluck(),
-      segmentsDesc: db.prepare('SELECT seq, count, data FROM segments WHERE file_id = ? ORDER BY seq DESC'),
+      segmentCountsDesc: db.prepare('SELECT seq, count FROM segments WHERE file_id = ? ORDER BY seq DESC'),
+      segmentData: db.prepare('SELECT data FROM segments WHERE file_id = ? AND seq = ?').pluck(),
       maxSeq: db.prepare('SELECT max(seq) FROM segments WHERE file_id = ?').pluck(),
       deleteSegments: db.prepare('DELETE FROM segments WHERE file_id = ?'),
       deleteSegment: db.prepare('DELETE FROM segments WHERE file_id = ? AND seq = ?'),
@@ -437,21 +438,20 @@ export class EventCache {
     let left = n;
     let removed = 0;
     if (left <= 0) return 0;
-    for (const s of this.#s.segmentsDesc.all(fileId) as { seq: number; count: number; data: Buffer }[]) {
+    // Segment sizes first (a long session has dozens of segments; only the last one or two are read).
+    for (const s of this.#s.segmentCountsDesc.all(fileId) as { seq: number; count: number }[]) {
       if (left <= 0) break;
+      const seg = s.count <= left && !collect ? undefined : decodeSegment(this.#s.segmentData.get(fileId, s.seq) as Buffer);
       if (s.count <= left) {
-        if (collect) {
-          const seg = decodeSegment(s.data);
-          for (let i = 0; i < seg.count; i++) collect.addFrom(seg, i);
-        }
+        if (collect && seg) for (let i = 0; i < seg.count; i++) collect.addFrom(seg, i);
         this.#s.deleteSegment.run(fileId, s.seq);
         left -= s.count;
         removed++;
       } else {
-        const seg = decodeSegment(s.data);
+        const full = seg as Segment;
         const w = new SegmentWriter();
-        for (let i = 0; i < seg.count - left; i++) w.addFrom(seg, i);
-        if (collect) for (let i = seg.count - left; i < seg.count; i++) collect.addFrom(seg, i);
+        for (let i = 0; i < full.count - left; i++) w.addFrom(full, i);
+        if (collect) for (let i = full.count - left; i < full.count; i++) collect.addFrom(full, i);
         this.#s.replaceSegment.run(w.count, toBuffer(w.finish()), fileId, s.seq);
         left = 0;
       }

@@ -132,8 +132,16 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   let ints = restored?.ints ?? new Int32Array(1024 * NI);
   /** Each slot's key hash (hi, lo): what the stored state keeps instead of the hash table. */
   let hashes = restored?.hashes ?? new Uint32Array(1024 * 2);
-  const keys = new KeyTable(Math.max(1 << 16, slots));
-  for (let i = 0; i < slots; i++) keys.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
+  // The dedup table of a restored fold is rebuilt from the slots' hashes on first use (a fold that only
+  // answers `result()` never needs it).
+  let keyTable: KeyTable | undefined;
+  const table = (): KeyTable => {
+    if (keyTable === undefined) {
+      keyTable = new KeyTable(Math.max(1 << 16, slots));
+      for (let i = 0; i < slots; i++) keyTable.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
+    }
+    return keyTable;
+  };
   const counts = h?.counts ?? { records: 0, selected: 0, keys: 0 };
   /** Slots the state was restored with, and the chunks among them that changed since. */
   const restoredSlots = slots;
@@ -257,6 +265,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
       hashInto(r.dedupKey);
       const hi = HASH[0] as number;
       const lo = HASH[1] as number;
+      const keys = table();
       const existing = keys.getHash(hi, lo);
       if (existing >= 0) {
         if (beats(r, existing)) write(existing, r, ms);
@@ -284,7 +293,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
       const ms = sel.needsTime || timeGrouped ? eventTime(r.timestamp) : NaN;
       if (!sel.accepts(r, ms)) return false;
       hashInto(r.dedupKey);
-      const slot = keys.getHash(HASH[0] as number, HASH[1] as number);
+      const slot = table().getHash(HASH[0] as number, HASH[1] as number);
       if (slot < 0) return false;
       const b = slot * NF;
       return (

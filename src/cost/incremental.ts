@@ -75,6 +75,14 @@ export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof no
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
+function dropSnapshot(snaps: FoldSnapshots, key: string): void {
+  try {
+    snaps.delete(key);
+  } catch {
+    // read-only or busy: the next put replaces it
+  }
+}
+
 function sameGens(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>): boolean {
   if (a.size !== b.size) return false;
   for (const [id, gen] of a) if (b.get(id) !== gen) return false;
@@ -118,49 +126,69 @@ export async function totalCostIncremental(
   }
   try {
     let snap: FoldSnapshot | undefined;
-    let fold: CostFold | undefined;
     try {
       snap = snaps.get(key);
-      if (snap !== undefined) {
-        n.pricer.seed?.(JSON.parse(snap.prices) as ResolvedPrice[]);
-        fold = createCostFold(foldOptions, { header: snap.header, chunks: snap.chunks });
-      }
+      if (snap !== undefined) n.pricer.seed?.(JSON.parse(snap.prices) as ResolvedPrice[]);
     } catch {
-      // A snapshot that does not decode is dropped; the fold starts over.
       snap = undefined;
-      fold = undefined;
-      try {
-        snaps.delete(key);
-      } catch {
-        // read-only or busy: the next put replaces it
-      }
     }
+    // The stored state is read and restored only once there is something to fold: a run where nothing
+    // changed answers with the stored summary without reading it.
+    let fold: CostFold | undefined;
+    let lost = false;
+    const restore = (): CostFold | undefined => {
+      if (fold !== undefined || lost) return fold;
+      if (snap === undefined) return (fold = createCostFold(foldOptions));
+      try {
+        const state = snaps.state(key, snap.version);
+        if (state !== undefined) return (fold = createCostFold(foldOptions, state));
+      } catch {
+        // A state that does not decode: dropped below, the fold starts over.
+        dropSnapshot(snaps, key);
+      }
+      lost = true; // another process stored a newer one meanwhile, or it did not decode
+      return undefined;
+    };
 
     let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance);
-    if (fold === undefined) {
-      info.snapshot = 'miss';
-      fold = createCostFold(foldOptions);
-    } else info.snapshot = 'hit';
-    info.folded = await foldInto(fold, { ...scan, delta });
+    info.snapshot = snap === undefined ? 'miss' : 'hit';
+    for await (const batch of scanUsageBatches({ ...scan, delta })) {
+      const f = restore();
+      if (f !== undefined) for (const r of batch as readonly UsageRecord[]) f.add(r);
+      info.folded += batch.length;
+    }
     info.removed = delta.removed.length;
+    if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !lost) {
+      // Nothing to fold: the stored summary is the answer; rows that moved on without changing a record
+      // (a deletion, a re-read that found the same records) only move the snapshot's gens.
+      if (!sameGens(snap.gens, delta.gens) && delta.usedInstance === snaps.instance) {
+        try {
+          info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version });
+        } catch (e) {
+          ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
+        }
+      }
+      return JSON.parse(snap.summary) as CostSummary;
+    }
+    if (info.removed > 0) restore();
 
-    let exact = delta.exact;
-    if (exact) for (const r of delta.removed) if (fold.holds(r)) exact = false;
-    if (!exact) {
-      info.snapshot = snap === undefined ? 'miss' : 'fallback';
+    let exact = delta.exact && !lost && fold !== undefined;
+    if (exact) for (const r of delta.removed) if ((fold as CostFold).holds(r)) exact = false;
+    if (!exact || fold === undefined) {
+      if (snap !== undefined) info.snapshot = lost ? 'miss' : 'fallback';
       fold = createCostFold(foldOptions);
       delta = newScanDelta(new Map(), snaps.instance);
       info.folded = await foldInto(fold, { ...scan, delta });
+      exact = false;
     }
     const summary = fold.result();
-    const changed = !exact || snap === undefined || info.folded > 0 || info.removed > 0 || !sameGens(snap.gens, delta.gens);
-    if (changed && delta.exact && delta.usedInstance === snaps.instance) {
+    if (delta.exact && delta.usedInstance === snaps.instance) {
       try {
         // A restored fold writes only the chunks it changed, over the version it restored.
         const baseVersion = exact ? snap?.version : undefined;
         const restored = baseVersion !== undefined;
         const out = fold.exportState(restored);
-        const base = { gens: delta.gens, header: out.header, prices: JSON.stringify(n.pricer.exportResolved?.() ?? []), chunkCount: out.chunkCount };
+        const base = { gens: delta.gens, header: out.header, prices: JSON.stringify(n.pricer.exportResolved?.() ?? []), summary: JSON.stringify(summary), chunkCount: out.chunkCount };
         info.saved = snaps.put(key, { ...base, chunks: out.chunks, ...(restored && { baseVersion }) });
         if (!info.saved) info.saved = snaps.put(key, { ...base, chunks: fold.exportState(false).chunks });
       } catch (e) {
