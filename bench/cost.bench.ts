@@ -1,13 +1,15 @@
 /**
  * Question: how long does the whole cost fold take — `totalCost({groupBy: 'day'})` over every agent's
  * history — cold (no cache: discover, parse on the worker pool, price, fold), building the event cache from
- * nothing, and warm (cache present, nothing changed: stat every file, serve usage from SQLite, fold)? Each
+ * nothing, and warm (cache present, nothing changed: stat every file, then the stored fold snapshot's summary;
+ * or, with snapshots off, serve every cached event from SQLite and fold them again)? Each
  * case checks its per-day tokens and request counts against expected.json first.
  */
 import { join } from 'node:path';
 import { totalsByDay } from '../fixtures/generate/index.js';
 import { totalCost } from '../src/cost/total.js';
 import type { CostSummary } from '../src/cost/types.js';
+import type { FoldRunInfo } from '../src/cost/incremental.js';
 import { ensureCorpus, mainCorpusSpec, type Corpus } from './lib/corpus.js';
 import { removeDb } from './lib/files.js';
 import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
@@ -99,20 +101,25 @@ export const topic: Topic = {
         },
         verify,
       },
-      {
-        name: 'totalCost warm (cache, nothing changed)',
+      ...([true, false] as const).map((snapshots) => ({
+        name: snapshots ? 'totalCost warm (cache, nothing changed)' : 'totalCost warm, snapshots off (re-fold every cached event)',
         bytes,
         baseline: cold,
         setup: async () => {
           removeDb(cachePath);
-          await totalCost({ ...base, cache: true, cachePath });
+          await totalCost({ ...base, cache: true, cachePath, snapshots });
         },
         run: async () => {
-          const summary = await totalCost({ ...base, cache: true, cachePath });
-          return { events: summary.requestCount, summary };
+          const info = {} as FoldRunInfo;
+          const summary = await totalCost({ ...base, cache: true, cachePath, snapshots }, {}, info);
+          return { events: summary.requestCount, summary, info };
         },
-        verify,
-      },
+        verify: (r: { summary?: unknown; info?: unknown }) => {
+          const info = r.info as FoldRunInfo;
+          check(info.snapshot === (snapshots ? 'hit' : 'off'), `fold snapshot: ${info.snapshot}`);
+          verify(r);
+        },
+      })),
     ];
   },
 };

@@ -1,9 +1,11 @@
 /**
  * Question: what does it cost to pick up 1 MB appended to a 100 MB session file? Three ways: read the whole
  * file again (the baseline every stateless tool pays), resume the codec from its byte cursor (sha256 of the
- * 100 MB prefix + parse 1 MB), and a warm `scanUsage` through the event cache (stat every file, verify the
- * grown one with the cache's own fingerprint, parse the tail, fold the whole corpus). Issue 4's goal: the
- * warm run at least 25x (goal 50x) faster than ccusage re-reading everything.
+ * 100 MB prefix + parse 1 MB), a warm `scanUsage` through the event cache (stat every file, verify the
+ * grown one with the cache's own fingerprint, parse the tail, yield the whole corpus), and the warm report
+ * `totalCost` with and without its fold snapshot (restore the last run's fold state and fold only the new
+ * records, or re-fold every cached event). Issue 4's goal: the warm run at least 25x (goal 50x) faster than
+ * ccusage re-reading everything.
  *
  * Each iteration sees the identical append: the file is cut back to its old size and the same block is
  * written again (and the cache restored to its pre-append snapshot). These are the benchmark's own scratch
@@ -20,6 +22,10 @@ import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.
 import { runTopicMain } from './lib/main.js';
 import { codecOrReason } from './lib/read.js';
 import { scanCorpus } from './lib/scan.js';
+import { totalCost } from '../src/cost/total.js';
+import type { FoldRunInfo } from '../src/cost/incremental.js';
+import type { CostSummary } from '../src/cost/types.js';
+import { checkDailySummary } from './cost.bench.js';
 
 const APPEND_BYTES = 1_000_000;
 
@@ -164,6 +170,39 @@ export const topic: Topic = {
           assertTotals(corpus.expected, r.usage.totals());
         },
       },
+      ...(['snapshot', 'no-snapshot'] as const).map((mode): BenchCase<any> => { // eslint-disable-line @typescript-eslint/no-explicit-any
+        const db = join(corpus.dir, '.cache', `report-${mode}.db`);
+        const before = join(corpus.dir, '.cache', `report-${mode}-before.db`);
+        const report = (info?: FoldRunInfo) =>
+          totalCost({ agents: ['claude', 'codex'], groupBy: 'day', timeZone: 'UTC', env: corpus.env, cachePath: db, snapshots: mode === 'snapshot' }, {}, info);
+        return {
+          name: mode === 'snapshot' ? 'warm totalCost after +1 MB (fold snapshot)' : 'warm totalCost after +1 MB (snapshots off: re-fold all)',
+          bytes: plan.s1 - plan.s0,
+          baseline: full,
+          setup: async () => {
+            removeDb(db);
+            regrow(plan.path, plan.s0, Buffer.alloc(0));
+            await report();
+            snapshotDb(db, before);
+            regrow(plan.path, plan.s0, block);
+          },
+          beforeEach: () => {
+            restoreDb(before, db);
+            regrow(plan.path, plan.s0, block);
+          },
+          run: async () => {
+            const info = {} as FoldRunInfo;
+            const summary = await report(info);
+            return { events: summary.requestCount, summary, info };
+          },
+          verify: (r) => {
+            const info = r.info as FoldRunInfo;
+            check(info.snapshot === (mode === 'snapshot' ? 'hit' : 'off'), `fold snapshot: ${info.snapshot}`);
+            if (mode === 'snapshot') check(info.folded < 1000, `${info.folded} records folded for a 1 MB append`);
+            checkDailySummary(corpus, r.summary as CostSummary);
+          },
+        };
+      }),
     ];
   },
 };
