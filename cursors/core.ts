@@ -36,6 +36,13 @@ export interface LineCore<S> {
    * per kind, how many of the events emitted last are still open: a later line can replace them.
    */
   end(state: S, emit: Emit): KindCounts;
+  /**
+   * Optional: byte markers a line must contain to matter to `line()` in this state (undefined: every line
+   * may). A line holding none of them must be one `line()` only counts as filtered (`info.filteredLines`),
+   * changing nothing else: the file reader then drops such a line unseen when it spans read chunks, instead
+   * of copying megabytes of a tool result it would skip anyway.
+   */
+  markers?(state: S): readonly Buffer[] | undefined;
 }
 
 /** Parse a line as a JSON object, or throw MALFORMED_LINE. */

@@ -10,6 +10,7 @@
  *   a few `update` calls per chunk, so a cursor's prefixHash costs no second pass.
  */
 import type { Hash } from 'node:crypto';
+import { SessionfoldError } from '../src/errors.js';
 
 /** `line` excludes LF and a trailing CR; `start` is the file offset of its first byte; `next` the offset past its LF. */
 export type LineHandler = (line: Buffer, start: number, next: number) => void;
@@ -24,6 +25,30 @@ export interface LineSplitterOptions {
   onLongLine: LongLineHandler;
   /** Running sha256 of the bytes before startOffset; the splitter extends it with committed bytes. */
   hash?: Hash | undefined;
+  /**
+   * File reads only, without a hash: lines that span read chunks are not copied. A spanning line is searched
+   * for `markers()` (asked when it begins; undefined: every line matters) as its bytes go by; one with none
+   * of them goes to `onFiltered` unseen, one that matters is read back whole with `readAt` when its LF comes.
+   * Long tool results and pasted files (lines of megabytes) are mostly lines a usage read does not want.
+   */
+  spans?: SpanFilter | undefined;
+}
+
+/** See `LineSplitterOptions.spans`. */
+export interface SpanFilter {
+  markers(): readonly Buffer[] | undefined;
+  onFiltered(start: number, next: number): void;
+  /** Fill `buf` from file offset `position`; returns the bytes read. */
+  readAt(buf: Buffer, position: number): number;
+}
+
+/** Does `hay[from, to)` contain any of `markers`? */
+function hasMarker(hay: Buffer, from: number, to: number, markers: readonly Buffer[]): boolean {
+  for (const m of markers) {
+    const at = hay.indexOf(m, from);
+    if (at !== -1 && at + m.length <= to) return true;
+  }
+  return false;
 }
 
 export class LineSplitter {
@@ -40,6 +65,12 @@ export class LineSplitter {
   readonly #max: number;
   readonly #onLine: LineHandler;
   readonly #onLongLine: LongLineHandler;
+  readonly #spans: SpanFilter | undefined;
+  /** A line spanning chunks without a copy: 0 none, 1 no marker seen yet, 2 wanted (read back at its LF). */
+  #span: 0 | 1 | 2 = 0;
+  #spanMarkers: readonly Buffer[] = [];
+  /** The last bytes of the spanning line (a marker may straddle two chunks). */
+  #spanTail: Buffer = Buffer.alloc(0);
 
   constructor(options: LineSplitterOptions) {
     this.#lineStart = options.startOffset;
@@ -48,6 +79,7 @@ export class LineSplitter {
     this.#onLine = options.onLine;
     this.#onLongLine = options.onLongLine;
     this.#hash = options.hash;
+    this.#spans = options.hash === undefined ? options.spans : undefined;
   }
 
   /** Offset just past the last LF seen. */
@@ -76,8 +108,40 @@ export class LineSplitter {
     let i = 0;
     /** Start, in this chunk, of committed bytes not yet hashed. */
     let hashFrom = 0;
+    if (this.#span !== 0) {
+      // Only the first LF of a chunk can finish a spanning line.
+      const lf = chunk.indexOf(10, 0);
+      const end = lf !== -1 && lf < length ? lf : length;
+      const total = base + end - this.#lineStart;
+      if (total > this.#max) {
+        this.#span = 0;
+        if (end === length) {
+          this.#skipping = true;
+          this.#pos = base + length;
+          return;
+        }
+        this.#lines++;
+        this.#onLongLine(this.#lineStart, base + lf + 1, total);
+        this.#lineStart = base + lf + 1;
+        i = lf + 1;
+      } else {
+        if (this.#span === 1 && this.#spanSees(chunk, end)) this.#span = 2;
+        if (end === length) {
+          if (this.#span === 1) this.#keepTail(chunk, 0, length);
+          this.#pos = base + length;
+          return;
+        }
+        const next = base + lf + 1;
+        this.#lines++;
+        if (this.#span === 2) this.#readBack(this.#lineStart, total, next);
+        else (this.#spans as SpanFilter).onFiltered(this.#lineStart, next);
+        this.#span = 0;
+        this.#lineStart = next;
+        i = lf + 1;
+      }
+    }
     // Only the first line of a chunk can finish a carried or a skipped line.
-    if (this.#skipping || this.#carryLen > 0) {
+    else if (this.#skipping || this.#carryLen > 0) {
       const lf = chunk.indexOf(10, 0);
       if (lf !== -1 && lf < length) {
         const next = base + lf + 1;
@@ -158,11 +222,59 @@ export class LineSplitter {
           this.#skipHash.update(chunk.subarray(i, length));
         }
         this.#carryLen = 0;
+      } else if (this.#spans !== undefined) {
+        // The line goes on in the next chunk: no copy; decide from its markers as its bytes go by.
+        const markers = this.#spans.markers();
+        this.#spanMarkers = markers ?? [];
+        this.#span = markers === undefined || hasMarker(chunk, i, length, markers) ? 2 : 1;
+        this.#spanTail = Buffer.alloc(0);
+        if (this.#span === 1) this.#keepTail(chunk, i, length);
       } else {
         this.#appendCarry(chunk, i, length);
       }
     }
     this.#pos = base + length;
+  }
+
+  /** Whether the spanning line's bytes in `chunk[0, end)` (with the kept tail before them) hold a marker. */
+  #spanSees(chunk: Buffer, end: number): boolean {
+    const markers = this.#spanMarkers;
+    if (markers.length === 0) return false;
+    const tail = this.#spanTail;
+    if (tail.length > 0) {
+      // A marker that starts in the tail ends at most (longest marker - 1) bytes into this chunk.
+      const joint = Buffer.concat([tail, chunk.subarray(0, Math.min(end, this.#spanKeep()))]);
+      if (hasMarker(joint, 0, joint.length, markers)) return true;
+    }
+    return hasMarker(chunk, 0, end, markers);
+  }
+
+  /** Keep the last bytes of `chunk[from, to)` (one less than the longest marker) for `#spanSees`. */
+  #spanKeep(): number {
+    let keep = 0;
+    for (const m of this.#spanMarkers) keep = Math.max(keep, m.length - 1);
+    return keep;
+  }
+
+  #keepTail(chunk: Buffer, from: number, to: number): void {
+    const keep = this.#spanKeep();
+    if (keep === 0) return;
+    const part = chunk.subarray(Math.max(from, to - keep), to);
+    const joined = this.#spanTail.length === 0 ? Buffer.from(part) : Buffer.concat([this.#spanTail, part]);
+    this.#spanTail = joined.length > keep ? joined.subarray(joined.length - keep) : joined;
+  }
+
+  /** Read a wanted spanning line back from the file and hand it over. */
+  #readBack(start: number, length: number, next: number): void {
+    const line = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = (this.#spans as SpanFilter).readAt(line.subarray(got), start + got);
+      if (n <= 0) throw new SessionfoldError('IO_ERROR', `The file shrank while the line at byte ${start} was being read`, { byteOffset: start });
+      got += n;
+    }
+    const end = length > 0 && line[length - 1] === 13 ? length - 1 : length;
+    this.#onLine(line.subarray(0, end), start, next);
   }
 
   #appendCarry(chunk: Buffer, from: number, to: number): void {

@@ -237,6 +237,7 @@ interface ScanResult {
 }
 
 function makeSplitter<S>(
+  fh: number,
   core: LineCore<S>,
   state: S,
   offset: number,
@@ -266,10 +267,21 @@ function makeSplitter<S>(
     options.onSkip?.(err);
   };
   let restarted = false;
+  const markers = core.markers;
   return new LineSplitter({
     startOffset: offset,
     maxLineBytes: options.maxLineBytes,
     hash,
+    spans:
+      markers === undefined
+        ? undefined
+        : {
+            markers: () => markers(state),
+            onFiltered: () => {
+              if (!restarted) info.filteredLines++;
+            },
+            readAt: (b, position) => readSync(fh, b, 0, b.length, position),
+          },
     onLine(line, start) {
       if (restarted || line.length === 0) return;
       try {
@@ -307,7 +319,7 @@ async function scan<S>(
   emit: (e: SessionfoldEvent) => void,
 ): Promise<ScanResult | typeof RESTART> {
   let restart = false;
-  const splitter = makeSplitter(core, state, offset, hash, options, file, emit, () => (restart = true));
+  const splitter = makeSplitter(fh, core, state, offset, hash, options, file, emit, () => (restart = true));
   let pos = offset;
   while (pos < size) {
     const bytesRead = readSync(fh, buf, 0, Math.min(buf.length, size - pos), pos);
@@ -346,7 +358,7 @@ async function* scanStreaming<S>(
   queue: SessionfoldEvent[],
 ): AsyncGenerator<void, ScanResult> {
   const emit = (e: SessionfoldEvent) => queue.push(e);
-  const splitter = makeSplitter(core, state, 0, hash, options, file, emit, () => undefined);
+  const splitter = makeSplitter(fh, core, state, 0, hash, options, file, emit, () => undefined);
   let pos = 0;
   // Read to the size seen at open: bytes appended during the read belong to the next one.
   while (pos < size) {

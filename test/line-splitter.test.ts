@@ -72,3 +72,83 @@ describe('LineSplitter', () => {
     expect(committed).toBe(buf.length - 4);
   });
 });
+
+describe('LineSplitter spans (lines across chunks, not copied)', () => {
+  const MARK = Buffer.from('"usage"');
+  /** What a core with markers sees: wanted lines (any marker) and a filtered count, whichever path a line took. */
+  function viaSpans(buf: Buffer, chunks: number[], max: number, markersOn: (lineNo: number) => boolean) {
+    const wanted: Out[] = [];
+    let filtered = 0;
+    let lineNo = 0;
+    const s = new LineSplitter({
+      startOffset: 0,
+      maxLineBytes: max,
+      onLine: (line, start, next) => {
+        lineNo++;
+        if (markersOn(lineNo - 1) && line.indexOf(MARK) === -1) filtered++; // the core's own check
+        else wanted.push({ kind: 'line', text: line.toString('latin1'), start, next });
+      },
+      onLongLine: (start, next, length) => {
+        lineNo++;
+        wanted.push({ kind: 'long', start, next, length });
+      },
+      spans: {
+        markers: () => (markersOn(lineNo) ? [MARK] : undefined),
+        onFiltered: () => {
+          lineNo++;
+          filtered++;
+        },
+        readAt: (b, pos) => buf.copy(b, 0, pos, Math.min(buf.length, pos + b.length)),
+      },
+    });
+    let pos = 0;
+    let k = 0;
+    while (pos < buf.length) {
+      const n = Math.min(chunks[k++ % chunks.length] as number, buf.length - pos);
+      // A reused read buffer: stale bytes after `n`, and the caller overwrites it after push.
+      const chunk = Buffer.alloc(n + 3, 0x61);
+      buf.copy(chunk, 0, pos, pos + n);
+      s.push(chunk, n);
+      chunk.fill(0x7a);
+      pos += n;
+    }
+    return { wanted, filtered, lines: s.lines, committed: s.committed, pending: s.pendingBytes };
+  }
+
+  it('delivers exactly the lines a marker-filtering core keeps, at any chunk size', () => {
+    const piece = fc.oneof(fc.constantFrom('"usage"', '"usa', 'ge"', '\r', 'x', 'é'), fc.string({ maxLength: 40 }));
+    const line = fc.array(piece, { maxLength: 30 }).map((p) => p.join('').replace(/\n/g, ''));
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 25 }),
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 5, max: 400 }),
+        fc.integer({ min: 0, max: 3 }),
+        (lines, lastUnterminated, chunks, max, firstAll) => {
+          const buf = Buffer.from(lines.join('\n') + (lastUnterminated ? '' : '\n'), 'utf8');
+          // The first `firstAll` lines matter whatever they hold (a core before its session event).
+          const markersOn = (n: number) => n >= firstAll;
+          const ref = reference(buf, max).out;
+          const want = ref.filter((o, n) => o.kind === 'long' || !markersOn(n) || Buffer.from(o.text, 'latin1').indexOf(MARK) !== -1);
+          const got = viaSpans(buf, chunks, max, markersOn);
+          expect(got.wanted).toEqual(want);
+          expect(got.filtered).toBe(ref.length - want.length);
+          expect(got.lines).toBe(ref.length);
+          expect(got.committed).toBe(reference(buf, max).committed);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a marker straddling two, three or more chunks is seen', () => {
+    const line = `${'a'.repeat(50)}"usage"${'b'.repeat(50)}`;
+    const buf = Buffer.from(`${line}\n${'c'.repeat(120)}\n`);
+    for (const size of [1, 2, 3, 4, 5, 6, 7, 8, 13, 51, 53, 56]) {
+      const got = viaSpans(buf, [size], 1000, () => true);
+      expect(got.wanted.map((o) => (o.kind === 'line' ? o.text : ''))).toEqual([line]);
+      expect(got.filtered).toBe(1);
+    }
+  });
+});

@@ -392,8 +392,19 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
       for (const p of s.pending) emit(p.event);
       return { usage: s.pending.length };
     },
+    // What `line()` above lets through once the session is out: lines with the usage or the title marker.
+    markers(s) {
+      const f = s.filter;
+      if (!s.sessionEmitted || f === undefined) return undefined;
+      return f.usage ? (f.titles ? USAGE_AND_TITLE : USAGE_ONLY) : f.titles ? TITLE_ONLY : NO_MARKERS;
+    },
   };
 }
+
+const USAGE_AND_TITLE: readonly Buffer[] = [USAGE_MARKER, TITLE_MARKER];
+const USAGE_ONLY: readonly Buffer[] = [USAGE_MARKER];
+const TITLE_ONLY: readonly Buffer[] = [TITLE_MARKER];
+const NO_MARKERS: readonly Buffer[] = [];
 
 /** The Claude Code LineCore (no subagent sidecar). */
 export const claudeCore: LineCore<ClaudeState> = createClaudeCore();

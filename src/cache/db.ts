@@ -231,8 +231,16 @@ export interface OpenedDb {
   rebuilt: boolean;
 }
 
-/** Reject a foreign database before touching it (switching it to WAL would write its header). */
+/**
+ * Reject a foreign database before touching it (switching it to WAL would write its header). The header and
+ * the table count are read in one read transaction: another process may be creating the schema of a new
+ * cache right now, and reading its id before that commit and its tables after it would call it foreign.
+ */
 function precheck(db: Db): void {
+  db.transaction(() => precheckRead(db))();
+}
+
+function precheckRead(db: Db): void {
   const appId = db.pragma('application_id', { simple: true }) as number;
   if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
   if (appId === CACHE_APPLICATION_ID) {
