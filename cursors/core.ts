@@ -39,8 +39,9 @@ export interface LineCore<S> {
   /**
    * Optional: byte markers a line must contain to matter to `line()` in this state (undefined: every line
    * may). A line holding none of them must be one `line()` only counts as filtered (`info.filteredLines`),
-   * changing nothing else: the file reader then drops such a line unseen when it spans read chunks, instead
-   * of copying megabytes of a tool result it would skip anyway.
+   * changing nothing else: the file reader then counts it without calling `line()` — found by one marker
+   * search per stretch of such lines, and never copied when it spans read chunks (megabytes of a tool result
+   * a usage read would skip anyway). `line()` keeps its own check: the other readers do not filter.
    */
   markers?(state: S): readonly Buffer[] | undefined;
 }

@@ -26,20 +26,61 @@ export interface LineSplitterOptions {
   /** Running sha256 of the bytes before startOffset; the splitter extends it with committed bytes. */
   hash?: Hash | undefined;
   /**
-   * File reads only, without a hash: lines that span read chunks are not copied. A spanning line is searched
-   * for `markers()` (asked when it begins; undefined: every line matters) as its bytes go by; one with none
-   * of them goes to `onFiltered` unseen, one that matters is read back whole with `readAt` when its LF comes.
-   * Long tool results and pasted files (lines of megabytes) are mostly lines a usage read does not want.
+   * File reads only, without a hash: a line filter by byte markers. `markers()` (asked at a chunk's start and
+   * after every line handed over; undefined: every line matters) names what a line must contain to matter:
+   * - a line inside a chunk without any goes to `onFiltered`, found by one marker search per stretch of
+   *   such lines instead of a Buffer view and a search per line;
+   * - a line that spans read chunks is never copied: its bytes are searched as they go by, and it goes to
+   *   `onFiltered` unseen, or, when it matters, is read back whole with `readAt` at its LF. Long tool results
+   *   and pasted files (lines of megabytes) are mostly lines a usage read does not want.
    */
-  spans?: SpanFilter | undefined;
+  filter?: LineFilter | undefined;
 }
 
-/** See `LineSplitterOptions.spans`. */
-export interface SpanFilter {
+/** See `LineSplitterOptions.filter`. */
+export interface LineFilter {
   markers(): readonly Buffer[] | undefined;
   onFiltered(start: number, next: number): void;
   /** Fill `buf` from file offset `position`; returns the bytes read. */
   readAt(buf: Buffer, position: number): number;
+}
+
+/**
+ * The next occurrence of any of a set of markers in one chunk, from a position that only moves forward: each
+ * marker's next occurrence is remembered and searched again only once the position passes it, so a chunk
+ * costs one pass per marker however many lines ask (a rare marker is not searched to the chunk's end per line).
+ */
+class MarkerHits {
+  readonly #hay: Buffer;
+  readonly #to: number;
+  #markers: readonly Buffer[] | undefined;
+  /** Per marker: its next start at or after the last position asked (-1: none before the chunk's end). */
+  #at: number[] = [];
+
+  constructor(hay: Buffer, to: number) {
+    this.#hay = hay;
+    this.#to = to;
+  }
+
+  /** Start of the first occurrence of any of `markers` wholly inside `[from, to)`, or -1. */
+  next(markers: readonly Buffer[], from: number): number {
+    if (markers !== this.#markers) {
+      this.#markers = markers;
+      this.#at = markers.map(() => -2); // -2: not searched yet
+    }
+    let best = -1;
+    for (let k = 0; k < markers.length; k++) {
+      let at = this.#at[k] as number;
+      if (at === -2 || (at !== -1 && at < from)) {
+        const m = markers[k] as Buffer;
+        at = this.#hay.indexOf(m, from);
+        if (at !== -1 && at + m.length > this.#to) at = -1;
+        this.#at[k] = at;
+      }
+      if (at !== -1 && (best === -1 || at < best)) best = at;
+    }
+    return best;
+  }
 }
 
 /** Does `hay[from, to)` contain any of `markers`? */
@@ -65,7 +106,7 @@ export class LineSplitter {
   readonly #max: number;
   readonly #onLine: LineHandler;
   readonly #onLongLine: LongLineHandler;
-  readonly #spans: SpanFilter | undefined;
+  readonly #filter: LineFilter | undefined;
   /** A line spanning chunks without a copy: 0 none, 1 no marker seen yet, 2 wanted (read back at its LF). */
   #span: 0 | 1 | 2 = 0;
   #spanMarkers: readonly Buffer[] = [];
@@ -79,7 +120,7 @@ export class LineSplitter {
     this.#onLine = options.onLine;
     this.#onLongLine = options.onLongLine;
     this.#hash = options.hash;
-    this.#spans = options.hash === undefined ? options.spans : undefined;
+    this.#filter = options.hash === undefined ? options.filter : undefined;
   }
 
   /** Offset just past the last LF seen. */
@@ -134,7 +175,7 @@ export class LineSplitter {
         const next = base + lf + 1;
         this.#lines++;
         if (this.#span === 2) this.#readBack(this.#lineStart, total, next);
-        else (this.#spans as SpanFilter).onFiltered(this.#lineStart, next);
+        else (this.#filter as LineFilter).onFiltered(this.#lineStart, next);
         this.#span = 0;
         this.#lineStart = next;
         i = lf + 1;
@@ -192,20 +233,48 @@ export class LineSplitter {
     const max = this.#max;
     let lineStart = this.#lineStart;
     let lines = 0;
-    for (;;) {
-      const lf = chunk.indexOf(10, i);
-      if (lf === -1 || lf >= length) break;
-      const next = base + lf + 1;
-      lines++;
-      const len = lf - i;
-      if (len > max) this.#onLongLine(lineStart, next, len);
-      else {
-        let end = lf;
-        if (end > i && chunk[end - 1] === 13) end--;
-        onLine(chunk.subarray(i, end), lineStart, next);
+    const filter = this.#filter;
+    if (filter !== undefined) {
+      // With markers: one search for the next marker in the chunk serves every line before it, and a line
+      // without one is counted filtered without a Buffer view of it ever being made.
+      const hits = new MarkerHits(chunk, length);
+      let markers = filter.markers();
+      let hit = markers === undefined ? -1 : hits.next(markers, i);
+      for (;;) {
+        const lf = chunk.indexOf(10, i);
+        if (lf === -1 || lf >= length) break;
+        const next = base + lf + 1;
+        lines++;
+        const len = lf - i;
+        if (len > max) this.#onLongLine(lineStart, next, len);
+        else if (markers !== undefined && (hit === -1 || hit > lf)) filter.onFiltered(lineStart, next);
+        else {
+          let end = lf;
+          if (end > i && chunk[end - 1] === 13) end--;
+          onLine(chunk.subarray(i, end), lineStart, next);
+          // The line may have changed what matters (the session event is out).
+          markers = filter.markers();
+          hit = markers === undefined ? -1 : hits.next(markers, lf + 1);
+        }
+        lineStart = next;
+        i = lf + 1;
       }
-      lineStart = next;
-      i = lf + 1;
+    } else {
+      for (;;) {
+        const lf = chunk.indexOf(10, i);
+        if (lf === -1 || lf >= length) break;
+        const next = base + lf + 1;
+        lines++;
+        const len = lf - i;
+        if (len > max) this.#onLongLine(lineStart, next, len);
+        else {
+          let end = lf;
+          if (end > i && chunk[end - 1] === 13) end--;
+          onLine(chunk.subarray(i, end), lineStart, next);
+        }
+        lineStart = next;
+        i = lf + 1;
+      }
     }
     this.#lines += lines;
     this.#lineStart = lineStart;
@@ -222,9 +291,9 @@ export class LineSplitter {
           this.#skipHash.update(chunk.subarray(i, length));
         }
         this.#carryLen = 0;
-      } else if (this.#spans !== undefined) {
+      } else if (this.#filter !== undefined) {
         // The line goes on in the next chunk: no copy; decide from its markers as its bytes go by.
-        const markers = this.#spans.markers();
+        const markers = this.#filter.markers();
         this.#spanMarkers = markers ?? [];
         this.#span = markers === undefined || hasMarker(chunk, i, length, markers) ? 2 : 1;
         this.#spanTail = Buffer.alloc(0);
@@ -269,7 +338,7 @@ export class LineSplitter {
     const line = Buffer.allocUnsafe(length);
     let got = 0;
     while (got < length) {
-      const n = (this.#spans as SpanFilter).readAt(line.subarray(got), start + got);
+      const n = (this.#filter as LineFilter).readAt(line.subarray(got), start + got);
       if (n <= 0) throw new SessionfoldError('IO_ERROR', `The file shrank while the line at byte ${start} was being read`, { byteOffset: start });
       got += n;
     }

@@ -272,7 +272,7 @@ function makeSplitter<S>(
     startOffset: offset,
     maxLineBytes: options.maxLineBytes,
     hash,
-    spans:
+    filter:
       markers === undefined
         ? undefined
         : {

@@ -73,7 +73,7 @@ describe('LineSplitter', () => {
   });
 });
 
-describe('LineSplitter spans (lines across chunks, not copied)', () => {
+describe('LineSplitter marker filter (in-chunk lines by one search, spanning lines not copied)', () => {
   const MARK = Buffer.from('"usage"');
   /** What a core with markers sees: wanted lines (any marker) and a filtered count, whichever path a line took. */
   function viaSpans(buf: Buffer, chunks: number[], max: number, markersOn: (lineNo: number) => boolean) {
@@ -92,7 +92,7 @@ describe('LineSplitter spans (lines across chunks, not copied)', () => {
         lineNo++;
         wanted.push({ kind: 'long', start, next, length });
       },
-      spans: {
+      filter: {
         markers: () => (markersOn(lineNo) ? [MARK] : undefined),
         onFiltered: () => {
           lineNo++;
