@@ -233,48 +233,32 @@ export class LineSplitter {
     const max = this.#max;
     let lineStart = this.#lineStart;
     let lines = 0;
+    // With a filter's markers: one search for the next marker in the chunk serves every line before it, and
+    // a line without one is counted filtered without a Buffer view of it ever being made.
     const filter = this.#filter;
-    if (filter !== undefined) {
-      // With markers: one search for the next marker in the chunk serves every line before it, and a line
-      // without one is counted filtered without a Buffer view of it ever being made.
-      const hits = new MarkerHits(chunk, length);
-      let markers = filter.markers();
-      let hit = markers === undefined ? -1 : hits.next(markers, i);
-      for (;;) {
-        const lf = chunk.indexOf(10, i);
-        if (lf === -1 || lf >= length) break;
-        const next = base + lf + 1;
-        lines++;
-        const len = lf - i;
-        if (len > max) this.#onLongLine(lineStart, next, len);
-        else if (markers !== undefined && (hit === -1 || hit > lf)) filter.onFiltered(lineStart, next);
-        else {
-          let end = lf;
-          if (end > i && chunk[end - 1] === 13) end--;
-          onLine(chunk.subarray(i, end), lineStart, next);
+    const hits = filter === undefined ? undefined : new MarkerHits(chunk, length);
+    let markers = filter?.markers();
+    let hit = markers === undefined ? -1 : (hits as MarkerHits).next(markers, i);
+    for (;;) {
+      const lf = chunk.indexOf(10, i);
+      if (lf === -1 || lf >= length) break;
+      const next = base + lf + 1;
+      lines++;
+      const len = lf - i;
+      if (len > max) this.#onLongLine(lineStart, next, len);
+      else if (markers !== undefined && (hit === -1 || hit > lf)) (filter as LineFilter).onFiltered(lineStart, next);
+      else {
+        let end = lf;
+        if (end > i && chunk[end - 1] === 13) end--;
+        onLine(chunk.subarray(i, end), lineStart, next);
+        if (filter !== undefined) {
           // The line may have changed what matters (the session event is out).
           markers = filter.markers();
-          hit = markers === undefined ? -1 : hits.next(markers, lf + 1);
+          hit = markers === undefined ? -1 : (hits as MarkerHits).next(markers, lf + 1);
         }
-        lineStart = next;
-        i = lf + 1;
       }
-    } else {
-      for (;;) {
-        const lf = chunk.indexOf(10, i);
-        if (lf === -1 || lf >= length) break;
-        const next = base + lf + 1;
-        lines++;
-        const len = lf - i;
-        if (len > max) this.#onLongLine(lineStart, next, len);
-        else {
-          let end = lf;
-          if (end > i && chunk[end - 1] === 13) end--;
-          onLine(chunk.subarray(i, end), lineStart, next);
-        }
-        lineStart = next;
-        i = lf + 1;
-      }
+      lineStart = next;
+      i = lf + 1;
     }
     this.#lines += lines;
     this.#lineStart = lineStart;
