@@ -196,6 +196,13 @@ export interface Codec {
   /** The pure line engine of a JSONL codec: lets `sessionfold read -` parse a stream, and tests feed chunks. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly lineCore?: LineCore<any>;
+  /**
+   * The line engine for one file, with what `read()` would load beside it (a Claude subagent's sidecar);
+   * `lineCore` when absent. Folds that feed a file's lines themselves (a session list's head and tail
+   * windows) use this, so they see the same events `read()` gives.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  lineCoreFor?(file: string): LineCore<any>;
   /** The agent's own command to resume a session, e.g. `['claude', '--resume', id]`. */
   resumeCommand?(nativeId: string, file?: SessionFile): string[];
 }

@@ -196,3 +196,15 @@ describe('claude usage: provider, fast mode, web searches', () => {
     expect(u).not.toHaveProperty('provider');
   });
 });
+
+describe('claude subagent sidecar in a session list', () => {
+  it('a lazy list row carries the Task description and agent type, as a full read does', async () => {
+    const { createSessionManager } = await import('../src/sessions/manager.js');
+    const sm = createSessionManager({ roots: { claude: [PROJECTS] }, cache: false, env: { HOME: tmpdir() } });
+    const lazy = (await sm.list('claude', { subagents: true, limit: 1000 })).find((r) => r.sessionId === 'agent-b2');
+    const full = (await sm.list('claude', { subagents: true, full: true, limit: 1000 })).find((r) => r.sessionId === 'agent-b2');
+    expect(lazy?.title).toBe('Find tmux config files');
+    expect(lazy?.title).toBe(full?.title);
+    expect(claude.lineCoreFor?.(TITLED)).toBe(claudeCore);
+  });
+});

@@ -11,12 +11,12 @@
 import type { Codec, ReadOptions, SessionFile } from '../../src/codec.js';
 import type { SessionfoldEvent } from '../../src/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { readSubagentMeta } from './meta.js';
+import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';
 import { CODEC_ID, discoverClaudeFiles, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
-export { extractSubagentMeta, readSubagentMeta } from './meta.js';
+export { extractSubagentMeta, readSubagentMeta, readSubagentMetaSync } from './meta.js';
 export { CODEC_ID, getClaudePathInfo, getClaudeRoots, getSubagentMetaPath, type ClaudePathInfo } from './paths.js';
 export { extractUsage, getModelProvider, getResponseKey, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
 export { compileProjection, scanFields, type CompiledProjection, type FieldProjection } from './usage-scan.js';
@@ -68,6 +68,11 @@ export const claude: Codec = {
     return meta === undefined ? [] : [meta];
   },
   lineCore: claudeCore,
+  lineCoreFor(file: string) {
+    const metaPath = getSubagentMetaPath(file);
+    const meta = metaPath === undefined ? undefined : readSubagentMetaSync(metaPath);
+    return meta === undefined ? claudeCore : createClaudeCore({ meta });
+  },
   read: readClaude,
   resumeCommand(nativeId: string, _file?: SessionFile): string[] {
     return ['claude', '--resume', nativeId];
