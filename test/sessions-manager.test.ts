@@ -320,3 +320,14 @@ describe('a codec registered later', () => {
     expect((await stat(join(root, 'p-1.jsonl'))).size).toBeGreaterThan(0);
   });
 });
+
+describe('totalCost with the manager’s own pricer', () => {
+  it('prices the totals with it, as it prices sessions', async () => {
+    const flat = createSessionManager({ env: home.env, pricer: { price: () => ({ usd: 1 }) } });
+    const total = await flat.totalCost({ agent: AGENT, cache: false });
+    expect(total.requestCount).toBeGreaterThan(0);
+    expect(total.totalUsd).toBe(total.requestCount);
+    const cached = await flat.totalCost({ agent: AGENT });
+    expect(cached.totalUsd).toBe(total.requestCount);
+  });
+});

@@ -11,7 +11,9 @@
  * const hits = await sessions.search({ text: 'refactor auth', limit: 10 });
  * const md = await sessions.export('claude', full.sessionId, 'markdown');
  */
-import type { CostAggregationOptions, CostSummary } from '../cost/types.js';
+import type { CostAggregationOptions, CostMode, CostSummary } from '../cost/types.js';
+import type { PriceableUsage, Pricer } from '../cost/pricing.js';
+import type { UsageEvent } from '../events.js';
 import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';
@@ -21,7 +23,7 @@ import { resolveNativeId, resolveUnifiedId } from './ids.js';
 import { listSessions } from './list.js';
 import { getResumeCommand, type ResumeCommand } from './resume.js';
 import { searchSessions } from './search.js';
-import type { AgentName, ExportFormat, Session, SessionDiff, SessionListOptions, SessionManagerOptions, SessionQuery, SessionRef, SessionSummary } from './types.js';
+import type { AgentName, ExportFormat, Session, SessionDiff, SessionListOptions, SessionManagerOptions, SessionQuery, SessionRef, SessionSummary, UsagePricer } from './types.js';
 
 export interface SessionManager {
   /** Summaries of one agent's sessions (lazy: head and tail of each file). AGENT_NOT_FOUND; `[]` without storage. */
@@ -44,6 +46,22 @@ export interface SessionManager {
   resumeCommand(agent: AgentName, sessionId: string): Promise<ResumeCommand>;
 }
 
+/** A caller's UsagePricer as the totals fold's Pricer. */
+function foldPricer(p: UsagePricer, mode: CostMode): Pricer {
+  const price = (u: PriceableUsage, m: CostMode = mode) => p.price(u as UsageEvent, m);
+  return {
+    mode,
+    overridesPath: undefined,
+    price(u, m = mode) {
+      const r = price(u, m);
+      return { usd: r.usd, source: r.source === 'agent' ? 'agent' : 'calculated', unpriced: r.unpriced ?? r.usd === undefined };
+    },
+    priceUsd: (u, m = mode) => price(u, m).usd ?? NaN,
+    calculate: (u) => price(u, 'calculate').usd,
+    resolve: () => undefined,
+  };
+}
+
 /** A SessionManager over the registry (see the file header). Options are checked here, once. */
 export function createSessionManager(options?: SessionManagerOptions): SessionManager {
   const ctx = new ManagerContext(normalizeManagerOptions(options));
@@ -60,6 +78,9 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
         ...(o.cachePath !== undefined && { cachePath: o.cachePath }),
         ...(Object.keys(o.roots).length > 0 && { roots: o.roots }),
         ...(o.pricesFile !== undefined && { pricesFile: o.pricesFile }),
+        // The manager's own pricer prices its totals too (as its sessions); it has no fingerprint, so
+        // these totals are folded fresh each time rather than from a stored snapshot.
+        ...(o.pricer !== undefined && { pricer: foldPricer(o.pricer, opts.mode ?? o.costMode) }),
         ...opts,
       }),
     async export(agent, id, format) {
