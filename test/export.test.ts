@@ -5,7 +5,9 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { foldCost } from '../src/cost/fold.js';
 import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, exportUsage, exportUsageBatches, type UsageExportLine } from '../src/cost/export.js';
 import { KeyTable } from '../src/cost/key-table.js';
 import { parseOverrides } from '../src/cost/overrides.js';
@@ -85,12 +87,48 @@ describe('export lines', () => {
     expect(recalc).toMatchObject({ usd: 0.002, costUsd: 0.5, costSource: 'calculated' });
   });
 
-  it('export each dedup key once: the first copy', async () => {
-    const lines = await all([rec({ dedupKey: 'd', file: '/h/b.jsonl' }), rec({ dedupKey: 'd', file: '/h/a.jsonl', outputTokens: 999 }), rec({ dedupKey: 'e' })]);
+  it('export each dedup key once, and again when a later copy is larger (a correction: the last line per key counts)', async () => {
+    const lines = await all([
+      rec({ dedupKey: 'd', file: '/h/b.jsonl' }),
+      rec({ dedupKey: 'd', file: '/h/a.jsonl', outputTokens: 999 }),
+      rec({ dedupKey: 'e' }),
+      rec({ dedupKey: 'd', file: '/h/c.jsonl', outputTokens: 5 }),
+      rec({ dedupKey: 'e', file: '/h/e2.jsonl' }),
+    ]);
     expect(lines.map((l) => [l.dedupKey, l.file])).toEqual([
       ['d', '/h/b.jsonl'],
+      ['d', '/h/a.jsonl'],
       ['e', '/h/s1.jsonl'],
     ]);
+  });
+
+  it('keeping the last line per dedupKey gives the totals fold’s tokens and cost, in any record order', async () => {
+    fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({ key: fc.integer({ min: 0, max: 6 }), out: fc.integer({ min: 0, max: 5 }), inp: fc.integer({ min: 0, max: 5 }), file: fc.constantFrom('/h/a.jsonl', '/h/b.jsonl') }),
+          { maxLength: 30 },
+        ),
+        async (spec) => {
+          const rs = spec.map((x, i) => rec({ dedupKey: `k${x.key}`, outputTokens: x.out, inputTokens: x.inp * 1000, file: x.file, offset: i }));
+          const last = new Map<string, UsageExportLine>();
+          for (const l of await all(rs)) last.set(l.dedupKey, l);
+          const fold = await foldCost(rs, { pricer });
+          let output = 0;
+          let input = 0;
+          let usd = 0;
+          for (const l of last.values()) {
+            output += l.outputTokens;
+            input += l.inputTokens;
+            usd += l.usd ?? 0;
+          }
+          expect(last.size).toBe(fold.requestCount);
+          expect([output, input]).toEqual([fold.outputTokens, fold.inputTokens]);
+          expect(usd).toBeCloseTo(fold.totalUsd, 9);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('apply the same filters as the cost fold', async () => {

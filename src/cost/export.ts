@@ -2,9 +2,10 @@
  * Bulk export of usage events (`sessionfold events export`): every selected usage event once, as one flat
  * line with its computed cost, in constant memory. The line shape is `schema/usage-event.schema.json`.
  *
- * Dedup is streaming: the first copy of a dedup key wins (the fold, which can wait for the end, keeps the
- * largest copy; the codecs already keep the largest record of a response within a file, so copies across
- * files are the same response re-recorded). The seen-set is a KeyTable of 64-bit hashes (~24 bytes a key).
+ * Dedup is streaming: a dedup key is exported once, and again (a correction) whenever a later copy has more
+ * output tokens, so that keeping the last line per dedupKey gives the copy the totals fold counts (which can
+ * wait for the end and keeps the largest). Copies across files are normally the same response re-recorded,
+ * so corrections are rare. The seen-set is a KeyTable of 64-bit hashes with each exported copy's size.
  *
  * Incremental export (`--after <cursor-file>`): the cursor file keeps the hashes of every key ever exported
  * (the authority: a resumed session that copies old responses into a NEW file does not re-export them, and
@@ -20,7 +21,7 @@ import type { UsageRecord } from '../scan/types.js';
 import { writeFileAtomic } from '../../cursors/store.js';
 import { createRecordSelector, eventTime, normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
 import { csvField } from './format.js';
-import { HASH, KeyTable } from './key-table.js';
+import { HASH, KeyTable, hashInto } from './key-table.js';
 import type { PriceSource } from './pricing.js';
 
 /** One exported usage event (schema/usage-event.schema.json). */
@@ -208,7 +209,7 @@ type RecordSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterab
  */
 export async function* exportUsageBatches(records: RecordSource, options: UsageExportOptions = {}): AsyncGenerator<UsageExportLine[]> {
   const n = normalizeCostOptions(options);
-  const st: ExportState = { n, sel: createRecordSelector(n), seen: new KeyTable(), cursor: options.cursor };
+  const st: ExportState = { n, sel: createRecordSelector(n), seen: new KeyTable(), totals: new KeyTable(), cursor: options.cursor };
   for await (const batch of records) {
     const lines = toExportLines(Array.isArray(batch) ? (batch as readonly UsageRecord[]) : [batch as UsageRecord], st);
     if (lines.length > 0) yield lines;
@@ -227,29 +228,41 @@ export async function* exportUsage(records: RecordSource, options: UsageExportOp
 interface ExportState {
   n: NormalizedCostOptions;
   sel: RecordSelector;
-  /** Keys exported by this run (the first copy wins within a run). */
+  /** Keys exported by this run, with 1 + the output tokens of the copy exported last … */
   seen: KeyTable;
+  /** … and its tokens in all. */
+  totals: KeyTable;
   cursor: ExportCursor | undefined;
 }
 
 /** The cursor's value of an exported copy: 1 + its output tokens (0 is a key of an old cursor). */
 const exportedSize = (r: UsageRecord): number => Math.min(r.outputTokens, 0x7ffffffe) + 1;
+/** A copy's tokens in all, the fold's second criterion. */
+const exportedTotal = (r: UsageRecord): number => Math.min(r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens, 0x7ffffffe);
 
 /** The export lines of a batch of records (selected, not seen before, priced); marks them seen. */
-function toExportLines(records: readonly UsageRecord[], { n, sel, seen, cursor }: ExportState): UsageExportLine[] {
+function toExportLines(records: readonly UsageRecord[], { n, sel, seen, totals, cursor }: ExportState): UsageExportLine[] {
   const out: UsageExportLine[] = [];
   for (const r of records) {
     if (!sel.accepts(r, sel.needsTime ? eventTime(r.timestamp) : NaN)) continue;
-    if (!seen.add(r.dedupKey)) continue;
+    hashInto(r.dedupKey);
+    const hi = HASH[0] as number;
+    const lo = HASH[1] as number;
+    const size = exportedSize(r);
+    const total = exportedTotal(r);
+    // Exported by this run: skip it, unless this copy beats it as the totals fold decides (more output
+    // tokens, then more tokens in all): then it is exported again, a correction, so that keeping the last
+    // line per key gives the fold's copy.
+    const inRun = seen.getHash(hi, lo);
+    if (inRun >= 0 && !(size > inRun || (size === inRun && total > totals.getHash(hi, lo)))) continue;
+    seen.setHash(hi, lo, size);
+    totals.setHash(hi, lo, total);
     if (cursor !== undefined) {
       // Exported by an earlier run: skip it, unless this copy is larger. The last response of a file an
       // agent is still writing can be exported while it streams (Claude Code writes one response over
       // several lines, output tokens growing); its final copy is then exported again, as a correction.
-      const hi = HASH[0] as number;
-      const lo = HASH[1] as number;
       const prev = cursor.seen.getHash(hi, lo);
-      const size = exportedSize(r);
-      if (prev >= 0 && (prev === 0 || !(size > prev))) continue;
+      if (inRun < 0 && prev >= 0 && (prev === 0 || !(size > prev))) continue;
       cursor.seen.setHash(hi, lo, size);
     }
     const p = n.pricer.price(r, n.mode);
