@@ -15,6 +15,7 @@ import { MAX_FOLD_SNAPSHOTS } from '../src/cache/folds.js';
 import { createCostFold } from '../src/cost/fold.js';
 import { CHUNK_SLOTS } from '../src/cost/fold-state.js';
 import { usageRecord } from './helpers/usage-record.js';
+import type { UsageRecord } from '../src/scan/types.js';
 import { tempDir } from './scan-helpers.js';
 
 const SONNET = 'claude-sonnet-4-5-20250929';
@@ -319,6 +320,24 @@ describe('fold state chunks', () => {
     for (const r of [...recs, ...more]) fresh.add(r);
     expect(c.result()).toEqual(fresh.result());
     expect(b.result()).toEqual(fresh.result());
+  });
+
+  it('a restored fold given many records (copies of counted keys, larger and smaller, and new ones) equals a fresh fold', () => {
+    const opts = { groupBy: 'session' as const };
+    const base = Array.from({ length: 3000 }, (_, i) => usageRecord(i, { dedupKey: `k${i % 2500}`, outputTokens: 10 + (i % 13), sessionId: `s${i % 7}` }));
+    const a = createCostFold(opts);
+    for (const r of base) a.add(r);
+    const st = a.exportState();
+    for (const n of [1, 50, 4095, 4096, 4097, 9000]) {
+      // Copies of counted keys (some larger, some smaller), copies among themselves, and new keys.
+      const more = Array.from({ length: n }, (_, i) => usageRecord(5000 + i, { dedupKey: `k${(i * 7) % 6000}`, outputTokens: (i * 31) % 40, sessionId: `s${i % 5}` }));
+      const b = createCostFold(opts, { header: st.header, chunks: [...st.chunks.values()] });
+      for (const r of more) b.add(r);
+      const fresh = createCostFold(opts);
+      for (const r of [...base, ...more]) fresh.add(r);
+      expect(b.result()).toEqual(fresh.result());
+      expect(b.holds(more[0] as UsageRecord)).toBe(fresh.holds(more[0] as UsageRecord));
+    }
   });
 
   it('holds() names the copy the fold counts', () => {
