@@ -13,7 +13,7 @@ import type { FoldRunInfo } from '../src/cost/incremental.js';
 import type { CostAggregationOptions, CostSummary } from '../src/cost/types.js';
 import { MAX_FOLD_SNAPSHOTS } from '../src/cache/folds.js';
 import { createCostFold } from '../src/cost/fold.js';
-import { CHUNK_SLOTS } from '../src/cost/fold-state.js';
+import { CHUNK_SLOTS, type StoredFoldState } from '../src/cost/fold-state.js';
 import { usageRecord } from './helpers/usage-record.js';
 import type { UsageRecord } from '../src/scan/types.js';
 import { tempDir } from './scan-helpers.js';
@@ -294,49 +294,72 @@ describe('fold snapshots over a changing Claude history', () => {
   });
 });
 
+/** A stored state as the driver gives it to a restore, counting which column pieces are read. */
+function stored(st: { header: string; pieces: Map<number, Buffer>; seqCount: number }, reads: number[] = []): StoredFoldState {
+  const hashes: Buffer[] = [];
+  for (let q = 0; q < st.seqCount; q += 2) hashes.push(st.pieces.get(q) as Buffer);
+  return {
+    header: st.header,
+    hashes,
+    columns: (c) => {
+      reads.push(c);
+      return st.pieces.get(2 * c + 1) as Buffer;
+    },
+  };
+}
+
 describe('fold state chunks', () => {
-  it('a restored fold rewrites only the chunks it changed, and restoring those gives the same fold', () => {
+  it('a restored fold reads and rewrites only the chunks it touches, and restoring those gives the same fold', () => {
     const n = CHUNK_SLOTS * 3 + 17;
-    const recs = Array.from({ length: n }, (_, i) => usageRecord(i, { dedupKey: `k${i}`, outputTokens: 10 + (i % 7) }));
+    const recs = Array.from({ length: n }, (_, i) => usageRecord(i, { dedupKey: `k${i}`, outputTokens: 10 + (i % 7), sessionId: `s${i % 11}` }));
     const opts = { groupBy: 'day' as const, timeZone: 'UTC' };
     const a = createCostFold(opts);
     for (const r of recs) a.add(r);
     const full = a.exportState();
-    expect([...full.chunks.keys()]).toEqual([0, 1, 2, 3]);
+    expect([...full.pieces.keys()]).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
 
-    const b = createCostFold(opts, { header: full.header, chunks: [...full.chunks.values()] });
+    const reads: number[] = [];
+    const b = createCostFold(opts, stored(full, reads));
     expect(b.result()).toEqual(a.result());
-    expect(b.exportState(true).chunks.size).toBe(0);
+    expect(b.exportState(true).pieces.size).toBe(0);
+    expect(reads).toEqual([]); // the summary comes from the totals
     // A larger copy of a response in chunk 1, and new responses past the end.
     const more = [usageRecord(CHUNK_SLOTS + 5, { dedupKey: `k${CHUNK_SLOTS + 5}`, outputTokens: 10_000 }), ...Array.from({ length: 40 }, (_, i) => usageRecord(n + i, { dedupKey: `new${i}` }))];
     for (const r of more) b.add(r);
     const changed = b.exportState(true);
-    expect([...changed.chunks.keys()].sort()).toEqual([1, 3]);
+    // Chunk 1's columns (a slot rewritten), chunk 3's hashes and columns (it grew).
+    expect([...changed.pieces.keys()].sort((x, y) => x - y)).toEqual([3, 6, 7]);
+    expect([...new Set(reads)].sort()).toEqual([1, 3]);
 
-    const merged = [...full.chunks.values()];
-    for (const [c, data] of changed.chunks) merged[c] = data;
-    const c = createCostFold(opts, { header: changed.header, chunks: merged.slice(0, changed.chunkCount) });
+    const merged = new Map(full.pieces);
+    for (const [q, data] of changed.pieces) merged.set(q, data);
+    const c = createCostFold(opts, stored({ header: changed.header, pieces: merged, seqCount: changed.seqCount }));
     const fresh = createCostFold(opts);
     for (const r of [...recs, ...more]) fresh.add(r);
     expect(c.result()).toEqual(fresh.result());
     expect(b.result()).toEqual(fresh.result());
+    expect(c.exportState().pieces).toEqual(fresh.exportState().pieces);
   });
 
   it('a restored fold given many records (copies of counted keys, larger and smaller, and new ones) equals a fresh fold', () => {
-    const opts = { groupBy: 'session' as const };
-    const base = Array.from({ length: 3000 }, (_, i) => usageRecord(i, { dedupKey: `k${i % 2500}`, outputTokens: 10 + (i % 13), sessionId: `s${i % 7}` }));
-    const a = createCostFold(opts);
-    for (const r of base) a.add(r);
-    const st = a.exportState();
-    for (const n of [1, 50, 4095, 4096, 4097, 9000]) {
-      // Copies of counted keys (some larger, some smaller), copies among themselves, and new keys.
-      const more = Array.from({ length: n }, (_, i) => usageRecord(5000 + i, { dedupKey: `k${(i * 7) % 6000}`, outputTokens: (i * 31) % 40, sessionId: `s${i % 5}` }));
-      const b = createCostFold(opts, { header: st.header, chunks: [...st.chunks.values()] });
-      for (const r of more) b.add(r);
-      const fresh = createCostFold(opts);
-      for (const r of [...base, ...more]) fresh.add(r);
-      expect(b.result()).toEqual(fresh.result());
-      expect(b.holds(more[0] as UsageRecord)).toBe(fresh.holds(more[0] as UsageRecord));
+    for (const groupBy of ['session', 'day', undefined] as const) {
+      const opts = { groupBy, timeZone: 'UTC' };
+      const base = Array.from({ length: 3000 }, (_, i) => usageRecord(i, { dedupKey: `k${i % 2500}`, outputTokens: 10 + (i % 13), sessionId: `s${i % 7}`, model: i % 9 === 0 ? 'nobody-prices-this' : 'alpha', file: `/h/f${i % 4}.jsonl` }));
+      const a = createCostFold(opts);
+      for (const r of base) a.add(r);
+      const st = a.exportState();
+      for (const n of [1, 50, 4095, 4096, 4097, 9000]) {
+        // Copies of counted keys (some larger, some smaller), copies among themselves, and new keys.
+        const more = Array.from({ length: n }, (_, i) =>
+          usageRecord(5000 + i, { dedupKey: `k${(i * 7) % 6000}`, outputTokens: (i * 31) % 40, sessionId: `s${i % 5}`, timestamp: `2026-01-${String(10 + (i % 9)).padStart(2, '0')}T12:00:00.000Z` }),
+        );
+        const b = createCostFold(opts, stored(st));
+        for (const r of more) b.add(r);
+        const fresh = createCostFold(opts);
+        for (const r of [...base, ...more]) fresh.add(r);
+        expect(b.result()).toEqual(fresh.result());
+        expect(b.holds(more[0] as UsageRecord)).toBe(fresh.holds(more[0] as UsageRecord));
+      }
     }
   });
 
@@ -356,7 +379,11 @@ describe('fold state chunks', () => {
     const f = createCostFold({});
     f.add(usageRecord(1));
     const s = f.exportState();
-    expect(() => createCostFold({}, { header: s.header.replace('"version":2', '"version":1'), chunks: [...s.chunks.values()] })).toThrow(RangeError);
-    expect(() => createCostFold({}, { header: s.header, chunks: [] })).toThrow(RangeError);
+    const st = stored(s);
+    expect(() => createCostFold({}, { ...st, header: s.header.replace('"version":3', '"version":2') })).toThrow(RangeError);
+    expect(() => createCostFold({}, { ...st, hashes: [] })).toThrow(RangeError);
+    const broken = createCostFold({}, { ...st, columns: () => Buffer.from('garbage') });
+    expect(() => broken.add(usageRecord(2, { dedupKey: 'k1', outputTokens: 1e6 }))).not.toThrow(); // held back
+    expect(() => broken.result()).toThrow(RangeError); // compared: its chunk is read, and does not decode
   });
 });

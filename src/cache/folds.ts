@@ -1,6 +1,6 @@
 /**
  * The `folds` and `fold_chunks` tables: snapshots of the totals fold (src/cost/incremental.ts). Each is one
- * query's fold state (src/cost/fold-state.ts: a header, chunks of slots) with the cache rows it holds every
+ * query's fold state (src/cost/fold-state.ts: a header, pieces of slots by seq) with the cache rows it holds every
  * record of (`gens`: file id → gen, as pairs of little-endian u32). At most MAX_FOLD_SNAPSHOTS are kept, the
  * most recently used. `get` reads a snapshot in one transaction, `put` writes one in one IMMEDIATE
  * transaction, so a reader never sees chunks of two versions.
@@ -23,10 +23,10 @@ export interface FoldSnapshot {
   version: number;
 }
 
-/** A snapshot's fold state (src/cost/fold-state.ts). */
+/** A snapshot's fold state, as far as a restore reads it first: the header and the hash pieces (even seqs). */
 export interface FoldSnapshotState {
   header: string;
-  chunks: Buffer[];
+  hashes: Buffer[];
 }
 
 /** What `put` writes. */
@@ -36,9 +36,10 @@ export type FoldSnapshotWrite =
       header: string;
       prices: string;
       summary: string;
-      /** Chunks to write (all of them, or the changed ones when `baseVersion` is given). */
-      chunks: ReadonlyMap<number, Uint8Array>;
-      chunkCount: number;
+      /** Pieces to write by seq (all of them, or the changed ones when `baseVersion` is given). */
+      pieces: ReadonlyMap<number, Uint8Array>;
+      /** Pieces the whole state has (seqs 0 … seqCount - 1). */
+      seqCount: number;
       /** Write only `chunks` over the stored snapshot, which must still be at this version. */
       baseVersion?: number;
     }
@@ -101,14 +102,22 @@ export class FoldSnapshots {
       .immediate();
   }
 
-  /** The fold state of `key` at `version`; undefined when another process stored a newer one meanwhile. */
+  /** The header and hash pieces of `key` at `version`; undefined when another process stored a newer one meanwhile. */
   state(key: string, version: number): FoldSnapshotState | undefined {
     return this.#db.transaction((): FoldSnapshotState | undefined => {
       const row = this.#db.prepare('SELECT chunk_count, header FROM folds WHERE key = ? AND version = ?').get(key, version) as { chunk_count: number; header: string } | undefined;
       if (row === undefined) return undefined;
-      const chunks = this.#db.prepare('SELECT data FROM fold_chunks WHERE key = ? AND seq < ? ORDER BY seq').pluck().all(key, row.chunk_count) as Buffer[];
-      return { header: row.header, chunks };
+      const hashes = this.#db.prepare('SELECT data FROM fold_chunks WHERE key = ? AND seq < ? AND seq % 2 = 0 ORDER BY seq').pluck().all(key, row.chunk_count) as Buffer[];
+      return { header: row.header, hashes };
     })();
+  }
+
+  /** The piece `seq` of `key` at `version`; undefined when another process stored a newer one meanwhile. */
+  piece(key: string, version: number, seq: number): Buffer | undefined {
+    return this.#db
+      .prepare('SELECT c.data FROM fold_chunks c JOIN folds f ON f.key = c.key WHERE c.key = ? AND c.seq = ? AND f.version = ?')
+      .pluck()
+      .get(key, seq, version) as Buffer | undefined;
   }
 
   /**
@@ -127,12 +136,12 @@ export class FoldSnapshots {
           return true;
         }
         if (w.baseVersion === undefined) this.#db.prepare('DELETE FROM fold_chunks WHERE key = ?').run(key);
-        else this.#db.prepare('DELETE FROM fold_chunks WHERE key = ? AND seq >= ?').run(key, w.chunkCount);
+        else this.#db.prepare('DELETE FROM fold_chunks WHERE key = ? AND seq >= ?').run(key, w.seqCount);
         const insert = this.#db.prepare('INSERT OR REPLACE INTO fold_chunks (key, seq, data) VALUES (?, ?, ?)');
-        for (const [seq, data] of w.chunks) insert.run(key, seq, data);
+        for (const [seq, data] of w.pieces) insert.run(key, seq, data);
         this.#db
           .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, summary, header) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(key, (current ?? 0) + 1, w.chunkCount, now, encodeGens(w.gens), w.prices, w.summary, w.header);
+          .run(key, (current ?? 0) + 1, w.seqCount, now, encodeGens(w.gens), w.prices, w.summary, w.header);
         const stale = this.#db.prepare('SELECT key FROM folds ORDER BY used_at DESC, key LIMIT -1 OFFSET ?').pluck().all(MAX_FOLD_SNAPSHOTS) as string[];
         for (const k of stale) this.#deleteKey(k);
         return true;

@@ -6,17 +6,40 @@
  * history), and which copy counts (the one with most output tokens, then most tokens, then the smallest
  * (file, offset), so the answer never depends on scan order) is known only when the stream ends. So each
  * dedup key gets a slot of typed-array columns (~90 bytes, no per-event object kept alive) that a larger
- * copy overwrites; totals and breakdowns are summed from the slots at the end. Money is summed in integer
- * nano-dollars, so totals are exact sums of the rounded event prices, independent of the order events
- * arrive in (the worker pool's order varies run to run).
+ * copy overwrites, and the running totals (fold-totals.ts) take the old copy away and add the new one.
+ * Money is summed in integer nano-dollars, so totals are exact sums of the rounded event prices, independent
+ * of the order events arrive in (the worker pool's order varies run to run).
+ *
+ * A fold's state can be exported and restored (fold-state.ts): a restored fold reads a chunk's columns only
+ * when one of its slots is compared, and holds back the records it is given (up to MAX_PENDING) to find
+ * their slots in one pass over the key hashes instead of rebuilding its whole dedup table.
  *
  * `createCostFold()` is the pure, synchronous core; `foldCost()` is its async wrapper.
  */
 import type { UsageRecord } from '../scan/types.js';
 import { createRecordSelector, eventTime, normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
-import { CHUNK_SLOTS, FOLD_STATE_VERSION, chunkCountOf, decodeFoldState, encodeChunk, type ExportedFoldState, type FoldStateHeader } from './fold-state.js';
+import {
+  CHUNK_SLOTS,
+  FOLD_STATE_VERSION,
+  chunkCountOf,
+  columnSeq,
+  decodeColumns,
+  decodeHeaderAndHashes,
+  encodeColumns,
+  encodeHashes,
+  hashSeq,
+  type ExportedFoldState,
+  type FoldStateHeader,
+  type StoredFoldState,
+} from './fold-state.js';
+import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
 import { HASH, KeyTable, hashInto } from './key-table.js';
 import type { CostBreakdown, CostRecord, CostSummary, UnpricedUsage } from './types.js';
+
+/** Records a restored fold holds back before it rebuilds its dedup table (see `add`). */
+const MAX_PENDING = 4096;
+/** In the small key table of held-back records: a key no slot has yet. */
+const NOT_FOUND = 0x7ffffffe;
 
 /** Group key of records without a value for the dimension (no cwd, no tags, no timestamp). */
 export const UNKNOWN_GROUP = '(unknown)';
@@ -93,17 +116,13 @@ export interface CostFold {
    */
   holds(r: UsageRecord): boolean;
   /**
-   * The fold's state: `createCostFold(sameOptions, { header, chunks })` goes on from here. `changedOnly`:
-   * only the chunks that changed since this fold was restored (all of them for a fresh fold).
+   * The fold's state: `createCostFold(sameOptions, stored)` goes on from here. `changedOnly`: only the pieces
+   * that changed since this fold was restored (every piece for a fresh fold).
    */
   exportState(changedOnly?: boolean): ExportedFoldState;
 }
 
-/** A stored fold state: its header and all its chunks, in order (src/cost/fold-state.ts). */
-export interface StoredFoldState {
-  header: string;
-  chunks: readonly Uint8Array[];
-}
+export type { StoredFoldState } from './fold-state.js';
 
 /**
  * The synchronous core of the totals fold.
@@ -119,7 +138,8 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   const n = normalizeCostOptions(options);
   const sel = createRecordSelector(n);
   const cal = n.calendar;
-  const restored = state === undefined ? undefined : decodeFoldState(state.header, state.chunks, NF, NI, (slots) => Math.max(1024, slots * 2));
+  const capacity = (slots: number) => Math.max(1024, slots * 2);
+  const restored = state === undefined ? undefined : decodeHeaderAndHashes(state.header, state.hashes, capacity);
   const h = restored?.header;
   const files = new Interner(h?.files);
   const sessions = new Interner(h?.sessions);
@@ -127,13 +147,13 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   const groupSets: number[][] = h?.groupSets ?? [[]]; // 0: no groups (ungrouped fold)
   const groupSetIds = new Map<string, number>(h?.tagSets);
   const unpricedModels = new Interner(h?.unpriced);
+  const totals = h === undefined ? new FoldTotals() : FoldTotals.fromJSON(h.totals);
   let slots = h?.slots ?? 0;
-  let f = restored?.floats ?? new Float64Array(1024 * NF);
-  let ints = restored?.ints ?? new Int32Array(1024 * NI);
+  let f = new Float64Array(capacity(slots) * NF);
+  let ints = new Int32Array(capacity(slots) * NI);
   /** Each slot's key hash (hi, lo): what the stored state keeps instead of the hash table. */
   let hashes = restored?.hashes ?? new Uint32Array(1024 * 2);
-  // The dedup table of a restored fold is rebuilt from the slots' hashes on first use (a fold that only
-  // answers `result()` never needs it).
+  // The dedup table of a restored fold is rebuilt from the slots' hashes only when many records come.
   let keyTable: KeyTable | undefined;
   const table = (): KeyTable => {
     if (keyTable === undefined) {
@@ -143,9 +163,18 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     return keyTable;
   };
   const counts = h?.counts ?? { records: 0, selected: 0, keys: 0 };
-  /** Slots the state was restored with, and the chunks among them that changed since. */
+  /** Slots the state was restored with; the chunks among them whose columns are read, and changed. */
   const restoredSlots = slots;
+  const loaded = new Uint8Array(chunkCountOf(restoredSlots));
   const dirtyChunks = new Set<number>();
+  /** Read the columns of a restored slot's chunk before they are compared or rewritten. */
+  const ensure = (slot: number): void => {
+    if (slot >= restoredSlots || state === undefined) return;
+    const c = Math.floor(slot / CHUNK_SLOTS);
+    if (loaded[c] === 1) return;
+    decodeColumns(state.columns(c), f, ints, restoredSlots, c, NF, NI);
+    loaded[c] = 1;
+  };
 
   /** Group set of a record with one group (all dimensions but tag); cached for the last key seen. */
   const singleGroupIds = new Map<string, number>(h?.single);
@@ -222,8 +251,19 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     return lastSession;
   };
 
-  const write = (slot: number, r: UsageRecord, ms: number): void => {
+  const copyAt = (slot: number) => ({
+    f,
+    at: slot * NF,
+    groups: groupSets[ints[slot * NI + I_GROUPS] as number] as number[],
+    session: ints[slot * NI + I_SESSION] as number,
+    file: ints[slot * NI + I_FILE] as number,
+    unpriced: ints[slot * NI + I_UNPRICED] as number,
+  });
+
+  /** Count `r` in `slot`: a new slot (`replace` false), or in place of the copy there. */
+  const write = (slot: number, r: UsageRecord, ms: number, replace: boolean): void => {
     if (slot < restoredSlots) dirtyChunks.add(Math.floor(slot / CHUNK_SLOTS));
+    if (replace) totals.account(copyAt(slot), -1);
     const usd = n.pricer.priceUsd(r, n.mode);
     const b = slot * NF;
     f[b + F_IN] = r.inputTokens;
@@ -239,10 +279,12 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     ints[i + I_SESSION] = sessionOf(r);
     ints[i + I_FILE] = fileOf(r);
     ints[i + I_UNPRICED] = Number.isNaN(usd) ? unpricedModels.id(`${r.model}\u0000${r.provider ?? ''}`) : -1;
+    totals.account(copyAt(slot), 1);
   };
 
   /** True when `r` should replace the copy in `slot`. */
   const beats = (r: UsageRecord, slot: number): boolean => {
+    ensure(slot);
     const b = slot * NF;
     const out = f[b + F_OUT] as number;
     if (r.outputTokens !== out) return r.outputTokens > out;
@@ -252,6 +294,56 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     const oldFile = files.values[ints[slot * NI + I_FILE] as number] as string;
     if (r.file !== oldFile) return r.file < oldFile;
     return r.offset < (f[b + F_OFFSET] as number);
+  };
+
+  /** A new slot for a key not seen yet. */
+  const insert = (hi: number, lo: number, r: UsageRecord, ms: number): void => {
+    if (slots * NF >= f.length) {
+      const nf = new Float64Array(f.length * 2);
+      nf.set(f);
+      f = nf;
+      const ni = new Int32Array(ints.length * 2);
+      ni.set(ints);
+      ints = ni;
+      const nh = new Uint32Array(hashes.length * 2);
+      nh.set(hashes);
+      hashes = nh;
+    }
+    hashes[2 * slots] = hi;
+    hashes[2 * slots + 1] = lo;
+    write(slots, r, ms, false);
+    slots++;
+    counts.keys = slots;
+  };
+
+  /** Fold a selected, hashed record against `keys` (NOT_FOUND marks a key without a slot yet). */
+  const addHashed = (keys: KeyTable, r: UsageRecord, ms: number, hi: number, lo: number): void => {
+    const existing = keys.getHash(hi, lo);
+    if (existing >= 0 && existing !== NOT_FOUND) {
+      if (beats(r, existing)) write(existing, r, ms, true);
+      return;
+    }
+    insert(hi, lo, r, ms);
+    keys.setHash(hi, lo, slots - 1);
+  };
+
+  /** Records a restored fold holds before its dedup table is needed (see `add`). */
+  const pending: { r: UsageRecord; ms: number; hi: number; lo: number }[] = [];
+  const flushPending = (): void => {
+    if (pending.length === 0) return;
+    if (keyTable !== undefined) {
+      for (const p of pending.splice(0)) addHashed(keyTable, p.r, p.ms, p.hi, p.lo);
+      return;
+    }
+    // Their keys in a small table, then one pass over every slot's hash finds the ones already counted.
+    const want = new KeyTable(pending.length);
+    for (const p of pending) want.setHash(p.hi, p.lo, NOT_FOUND);
+    for (let i = 0; i < slots; i++) {
+      const hi = hashes[2 * i] as number;
+      const lo = hashes[2 * i + 1] as number;
+      if (want.getHash(hi, lo) === NOT_FOUND) want.setHash(hi, lo, i);
+    }
+    for (const p of pending.splice(0)) addHashed(want, p.r, p.ms, p.hi, p.lo);
   };
 
   return {
@@ -265,36 +357,25 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
       hashInto(r.dedupKey);
       const hi = HASH[0] as number;
       const lo = HASH[1] as number;
-      const keys = table();
-      const existing = keys.getHash(hi, lo);
-      if (existing >= 0) {
-        if (beats(r, existing)) write(existing, r, ms);
-        return;
+      if (keyTable === undefined && restoredSlots > 0) {
+        // A restored fold given a few records (a warm run after an append): hold them, and find their
+        // slots in one pass over the slots' hashes instead of rebuilding the whole dedup table.
+        if (pending.length < MAX_PENDING) {
+          pending.push({ r, ms, hi, lo });
+          return;
+        }
+        flushPending();
       }
-      if (slots * NF >= f.length) {
-        const nf = new Float64Array(f.length * 2);
-        nf.set(f);
-        f = nf;
-        const ni = new Int32Array(ints.length * 2);
-        ni.set(ints);
-        ints = ni;
-        const nh = new Uint32Array(hashes.length * 2);
-        nh.set(hashes);
-        hashes = nh;
-      }
-      keys.setHash(hi, lo, slots);
-      hashes[2 * slots] = hi;
-      hashes[2 * slots + 1] = lo;
-      write(slots, r, ms);
-      slots++;
-      counts.keys = slots;
+      addHashed(table(), r, ms, hi, lo);
     },
     holds(r: UsageRecord): boolean {
+      flushPending();
       const ms = sel.needsTime || timeGrouped ? eventTime(r.timestamp) : NaN;
       if (!sel.accepts(r, ms)) return false;
       hashInto(r.dedupKey);
       const slot = table().getHash(HASH[0] as number, HASH[1] as number);
       if (slot < 0) return false;
+      ensure(slot);
       const b = slot * NF;
       return (
         files.values[ints[slot * NI + I_FILE] as number] === r.file &&
@@ -308,6 +389,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
       );
     },
     exportState(changedOnly = false): ExportedFoldState {
+      flushPending();
       const header: FoldStateHeader = {
         version: FOLD_STATE_VERSION,
         slots,
@@ -319,80 +401,52 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
         groupSets,
         single: [...singleGroupIds],
         tagSets: [...groupSetIds],
+        totals: totals.toJSON(),
       };
       const chunkCount = chunkCountOf(slots);
-      const chunks = new Map<number, Buffer>();
+      const pieces = new Map<number, Buffer>();
       // Chunks from the one the first new slot fell in are new or grew; before it, only rewritten slots.
       const firstGrown = changedOnly && slots === restoredSlots ? chunkCount : Math.floor(restoredSlots / CHUNK_SLOTS);
       for (let c = 0; c < chunkCount; c++) {
-        if (changedOnly && c < firstGrown && !dirtyChunks.has(c)) continue;
-        chunks.set(c, encodeChunk({ hashes, floats: f, ints }, slots, c, NF, NI));
+        const grown = !changedOnly || c >= firstGrown;
+        if (!grown && !dirtyChunks.has(c)) continue;
+        if (c * CHUNK_SLOTS < restoredSlots) ensure(c * CHUNK_SLOTS);
+        if (grown) pieces.set(hashSeq(c), encodeHashes(hashes, slots, c));
+        pieces.set(columnSeq(c), encodeColumns(f, ints, slots, c, NF, NI));
       }
-      return { header: JSON.stringify(header), chunks, chunkCount };
+      return { header: JSON.stringify(header), pieces, seqCount: 2 * chunkCount };
     },
     result(): CostSummary {
-      const total = emptyCostSummary(n.groupBy !== undefined);
-      let nano = 0;
-      const seenSessions = new Uint8Array(sessions.values.length);
-      const seenFiles = new Uint8Array(files.values.length);
-      const byGroup = new Map<number, { rec: CostBreakdown; nano: number; sessions: Set<number> }>();
-      const unpriced = new Map<number, UnpricedUsage>();
-      const addTo = (rec: CostRecord, b: number, isUnpriced: boolean) => {
-        rec.inputTokens += f[b + F_IN] as number;
-        rec.outputTokens += f[b + F_OUT] as number;
-        rec.thinkingTokens += f[b + F_REASONING] as number;
-        rec.cacheReadTokens += f[b + F_CACHE_READ] as number;
-        rec.cacheWriteTokens += f[b + F_CACHE_WRITE] as number;
-        rec.cacheWrite1hTokens += f[b + F_CACHE_WRITE_1H] as number;
-        rec.requestCount++;
-        if (isUnpriced) rec.unpricedCount++;
+      flushPending();
+      const fill = (rec: CostRecord, t: Float64Array): void => {
+        rec.inputTokens = t[T_IN] as number;
+        rec.outputTokens = t[T_OUT] as number;
+        rec.thinkingTokens = t[T_REASONING] as number;
+        rec.cacheReadTokens = t[T_CACHE_READ] as number;
+        rec.cacheWriteTokens = t[T_CACHE_WRITE] as number;
+        rec.cacheWrite1hTokens = t[T_CACHE_WRITE_1H] as number;
+        rec.requestCount = t[T_REQUESTS] as number;
+        rec.unpricedCount = t[T_UNPRICED] as number;
+        rec.totalUsd = (t[T_NANO_USD] as number) / 1e9;
+        rec.cachedTokens = rec.cacheReadTokens + rec.cacheWriteTokens;
       };
-      for (let s = 0; s < slots; s++) {
-        const b = s * NF;
-        const i = s * NI;
-        const u = ints[i + I_UNPRICED] as number;
-        const sessionId = ints[i + I_SESSION] as number;
-        addTo(total, b, u >= 0);
-        nano += f[b + F_NANO_USD] as number;
-        seenSessions[sessionId] = 1;
-        seenFiles[ints[i + I_FILE] as number] = 1;
-        if (u >= 0) {
-          let x = unpriced.get(u);
-          if (!x) {
-            const [model, provider] = (unpricedModels.values[u] as string).split('\u0000') as [string, string];
-            x = { model, ...(provider !== '' && { provider }), count: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-            unpriced.set(u, x);
-          }
-          x.count++;
-          x.inputTokens += f[b + F_IN] as number;
-          x.outputTokens += f[b + F_OUT] as number;
-          x.cacheReadTokens += f[b + F_CACHE_READ] as number;
-          x.cacheWriteTokens += f[b + F_CACHE_WRITE] as number;
-        }
-        if (n.groupBy === undefined) continue;
-        for (const g of groupSets[ints[i + I_GROUPS] as number] as number[]) {
-          let e = byGroup.get(g);
-          if (!e) {
-            e = { rec: { key: groups.values[g] as string, ...emptyCostRecord(), sessionCount: 0 }, nano: 0, sessions: new Set() };
-            byGroup.set(g, e);
-          }
-          addTo(e.rec, b, u >= 0);
-          e.nano += f[b + F_NANO_USD] as number;
-          e.sessions.add(sessionId);
-        }
+      const total = emptyCostSummary(n.groupBy !== undefined);
+      fill(total, totals.total);
+      total.sessionCount = totals.sessions.size;
+      total.runCount = totals.files.size;
+      const unpriced: UnpricedUsage[] = [];
+      for (const [u, v] of totals.unpriced) {
+        const [model, provider] = (unpricedModels.values[u] as string).split('\u0000') as [string, string];
+        unpriced.push({ model, ...(provider !== '' && { provider }), count: v[0] as number, inputTokens: v[1] as number, outputTokens: v[2] as number, cacheReadTokens: v[3] as number, cacheWriteTokens: v[4] as number });
       }
-      total.totalUsd = nano / 1e9;
-      total.cachedTokens = total.cacheReadTokens + total.cacheWriteTokens;
-      total.sessionCount = seenSessions.reduce((a, x) => a + x, 0);
-      total.runCount = seenFiles.reduce((a, x) => a + x, 0);
-      total.unpriced = [...unpriced.values()].sort((a, b) => b.count - a.count || a.model.localeCompare(b.model));
+      total.unpriced = unpriced.sort((a, b) => b.count - a.count || a.model.localeCompare(b.model));
       if (n.groupBy !== undefined) {
-        const rows = [...byGroup.values()].map((e) => {
-          e.rec.totalUsd = e.nano / 1e9;
-          e.rec.cachedTokens = e.rec.cacheReadTokens + e.rec.cacheWriteTokens;
-          e.rec.sessionCount = e.sessions.size;
-          return e.rec;
-        });
+        const rows: CostBreakdown[] = [];
+        for (const [g, e] of totals.groups) {
+          const rec: CostBreakdown = { key: groups.values[g] as string, ...emptyCostRecord(), sessionCount: e.sessions.size };
+          fill(rec, e.t);
+          rows.push(rec);
+        }
         const chronological = n.groupBy === 'day' || n.groupBy === 'week' || n.groupBy === 'month';
         rows.sort(chronological ? (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : (a, b) => b.totalUsd - a.totalUsd || (a.key < b.key ? -1 : 1));
         const breakdowns: Record<string, CostBreakdown> = {};

@@ -25,7 +25,7 @@ import { normalizeScanOptions } from '../scan/options.js';
 import { scanUsageBatches } from '../scan/index.js';
 import { newScanDelta, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, foldCost, type CostFold } from './fold.js';
-import { FOLD_STATE_VERSION } from './fold-state.js';
+import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import type { ResolvedPrice } from './pricing.js';
 import type { CostSummary } from './types.js';
@@ -139,9 +139,18 @@ export async function totalCostIncremental(
     const restore = (): CostFold | undefined => {
       if (fold !== undefined || lost) return fold;
       if (snap === undefined) return (fold = createCostFold(foldOptions));
+      const version = snap.version;
       try {
-        const state = snaps.state(key, snap.version);
-        if (state !== undefined) return (fold = createCostFold(foldOptions, state));
+        const state = snaps.state(key, version);
+        if (state !== undefined) {
+          // Column pieces are read when a slot of theirs is compared; gone meanwhile, the restore is lost.
+          const columns = (c: number): Uint8Array => {
+            const piece = snaps.piece(key, version, columnSeq(c));
+            if (piece === undefined) throw new SnapshotLost();
+            return piece;
+          };
+          return (fold = createCostFold(foldOptions, { header: state.header, hashes: state.hashes, columns }));
+        }
       } catch {
         // A state that does not decode: dropped below, the fold starts over.
         dropSnapshot(snaps, key);
@@ -149,12 +158,26 @@ export async function totalCostIncremental(
       lost = true; // another process stored a newer one meanwhile, or it did not decode
       return undefined;
     };
+    /** Run `fn` on the restored fold; a state that stopped reading loses the restore (the fold starts over). */
+    const onFold = (fn: (f: CostFold) => void): void => {
+      const f = restore();
+      if (f === undefined) return;
+      try {
+        fn(f);
+      } catch (e) {
+        if (!(e instanceof SnapshotLost || e instanceof RangeError)) throw e;
+        if (e instanceof RangeError) dropSnapshot(snaps, key);
+        lost = true;
+        fold = undefined;
+      }
+    };
 
     let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance);
     info.snapshot = snap === undefined ? 'miss' : 'hit';
     for await (const batch of scanUsageBatches({ ...scan, delta })) {
-      const f = restore();
-      if (f !== undefined) for (const r of batch as readonly UsageRecord[]) f.add(r);
+      onFold((f) => {
+        for (const r of batch as readonly UsageRecord[]) f.add(r);
+      });
       info.folded += batch.length;
     }
     info.removed = delta.removed.length;
@@ -170,27 +193,31 @@ export async function totalCostIncremental(
       }
       return JSON.parse(snap.summary) as CostSummary;
     }
-    if (info.removed > 0) restore();
-
-    let exact = delta.exact && !lost && fold !== undefined;
-    if (exact) for (const r of delta.removed) if ((fold as CostFold).holds(r)) exact = false;
-    if (!exact || fold === undefined) {
+    let held = false;
+    if (info.removed > 0)
+      onFold((f) => {
+        for (const r of delta.removed) if (f.holds(r)) held = true;
+      });
+    let summary: CostSummary | undefined;
+    if (!held && fold !== undefined) onFold((f) => (summary = f.result()));
+    let exact = delta.exact && !lost && fold !== undefined && !held && summary !== undefined;
+    if (!exact || fold === undefined || summary === undefined) {
       if (snap !== undefined) info.snapshot = lost ? 'miss' : 'fallback';
       fold = createCostFold(foldOptions);
       delta = newScanDelta(new Map(), snaps.instance);
       info.folded = await foldInto(fold, { ...scan, delta });
       exact = false;
+      summary = fold.result();
     }
-    const summary = fold.result();
     if (delta.exact && delta.usedInstance === snaps.instance) {
       try {
         // A restored fold writes only the chunks it changed, over the version it restored.
         const baseVersion = exact ? snap?.version : undefined;
         const restored = baseVersion !== undefined;
         const out = fold.exportState(restored);
-        const base = { gens: delta.gens, header: out.header, prices: JSON.stringify(n.pricer.exportResolved?.() ?? []), summary: JSON.stringify(summary), chunkCount: out.chunkCount };
-        info.saved = snaps.put(key, { ...base, chunks: out.chunks, ...(restored && { baseVersion }) });
-        if (!info.saved) info.saved = snaps.put(key, { ...base, chunks: fold.exportState(false).chunks });
+        const base = { gens: delta.gens, header: out.header, prices: JSON.stringify(n.pricer.exportResolved?.() ?? []), summary: JSON.stringify(summary), seqCount: out.seqCount };
+        // False when another process stored a newer snapshot meanwhile: that one stays.
+        info.saved = snaps.put(key, { ...base, pieces: out.pieces, ...(restored && { baseVersion }) });
       } catch (e) {
         ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
       }

@@ -1,0 +1,108 @@
+/**
+ * The totals fold's running sums: every field of the summary, kept up to date as copies are counted and
+ * replaced (a larger copy of a response takes its slot: the old one is taken away, the new one added). So
+ * the summary never needs a pass over every slot, and a fold restored from a snapshot answers from these
+ * sums after folding a few appended records. Token counts and nano-dollars are integers, so adding and taking
+ * away is exact, in any order.
+ */
+
+/** The summed fields of a record, total or group. */
+export const T_IN = 0;
+export const T_OUT = 1;
+export const T_REASONING = 2;
+export const T_CACHE_READ = 3;
+export const T_CACHE_WRITE = 4;
+export const T_CACHE_WRITE_1H = 5;
+export const T_NANO_USD = 6;
+export const T_REQUESTS = 7;
+export const T_UNPRICED = 8;
+export const NT = 9;
+
+/** Unpriced usage per model: count, input, output, cache read, cache write. */
+const NU = 5;
+
+interface GroupSums {
+  t: Float64Array;
+  /** Counted copies per session (the group's sessionCount is the number of keys). */
+  sessions: Map<number, number>;
+}
+
+function bump(m: Map<number, number>, k: number, by: number): void {
+  const v = (m.get(k) ?? 0) + by;
+  if (v === 0) m.delete(k);
+  else m.set(k, v);
+}
+
+/** One counted copy, as the fold's columns hold it. */
+export interface CountedCopy {
+  /** The slot's floats and where its tokens (6) and nano-dollars (1) start. */
+  f: Float64Array;
+  at: number;
+  groups: readonly number[];
+  session: number;
+  file: number;
+  /** Interned unpriced model, or -1 when priced. */
+  unpriced: number;
+}
+
+export class FoldTotals {
+  readonly total = new Float64Array(NT);
+  /** Counted copies per session and per file (sessionCount and runCount are their sizes). */
+  readonly sessions = new Map<number, number>();
+  readonly files = new Map<number, number>();
+  readonly unpriced = new Map<number, Float64Array>();
+  readonly groups = new Map<number, GroupSums>();
+
+  /** Count (`sign` 1) or uncount (-1) one copy. */
+  account(c: CountedCopy, sign: 1 | -1): void {
+    const { f, at } = c;
+    const add = (t: Float64Array): void => {
+      for (let k = 0; k <= T_NANO_USD; k++) t[k] = (t[k] as number) + sign * (f[at + k] as number);
+      t[T_REQUESTS] = (t[T_REQUESTS] as number) + sign;
+      if (c.unpriced >= 0) t[T_UNPRICED] = (t[T_UNPRICED] as number) + sign;
+    };
+    add(this.total);
+    bump(this.sessions, c.session, sign);
+    bump(this.files, c.file, sign);
+    if (c.unpriced >= 0) {
+      let u = this.unpriced.get(c.unpriced);
+      if (u === undefined) this.unpriced.set(c.unpriced, (u = new Float64Array(NU)));
+      u[0] = (u[0] as number) + sign;
+      u[1] = (u[1] as number) + sign * (f[at + T_IN] as number);
+      u[2] = (u[2] as number) + sign * (f[at + T_OUT] as number);
+      u[3] = (u[3] as number) + sign * (f[at + T_CACHE_READ] as number);
+      u[4] = (u[4] as number) + sign * (f[at + T_CACHE_WRITE] as number);
+      if (u[0] === 0) this.unpriced.delete(c.unpriced);
+    }
+    for (const g of c.groups) {
+      let e = this.groups.get(g);
+      if (e === undefined) this.groups.set(g, (e = { t: new Float64Array(NT), sessions: new Map() }));
+      add(e.t);
+      bump(e.sessions, c.session, sign);
+      if (e.t[T_REQUESTS] === 0) this.groups.delete(g);
+    }
+  }
+
+  toJSON(): unknown {
+    return {
+      total: [...this.total],
+      sessions: [...this.sessions],
+      files: [...this.files],
+      unpriced: [...this.unpriced].map(([k, v]) => [k, [...v]]),
+      groups: [...this.groups].map(([k, e]) => [k, [...e.t], [...e.sessions]]),
+    };
+  }
+
+  /** The sums `toJSON()` wrote; a RangeError for anything else. */
+  static fromJSON(v: unknown): FoldTotals {
+    const o = v as { total: number[]; sessions: [number, number][]; files: [number, number][]; unpriced: [number, number[]][]; groups: [number, number[], [number, number][]][] };
+    if (o === null || typeof o !== 'object' || !Array.isArray(o.total) || o.total.length !== NT) throw new RangeError('fold totals do not decode');
+    const t = new FoldTotals();
+    t.total.set(o.total);
+    for (const [k, n] of o.sessions) t.sessions.set(k, n);
+    for (const [k, n] of o.files) t.files.set(k, n);
+    for (const [k, u] of o.unpriced) t.unpriced.set(k, Float64Array.from(u));
+    for (const [k, sums, sessions] of o.groups) t.groups.set(k, { t: Float64Array.from(sums), sessions: new Map(sessions) });
+    return t;
+  }
+}
