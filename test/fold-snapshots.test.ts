@@ -387,3 +387,57 @@ describe('fold state chunks', () => {
     expect(() => broken.result()).toThrow(RangeError); // compared: its chunk is read, and does not decode
   });
 });
+
+describe('fold snapshots over a changing Codex history (real rollouts and a growing one)', () => {
+  it('equal a fresh fold after appends, a rewrite and a new rollout, and take the cheap path for appends', async () => {
+    const { count, meta, turn, tu, jsonl, REAL_DIR } = await import('./codex-helpers.js');
+    const { cpSync, readdirSync } = await import('node:fs');
+    const dir = await tempDir('sf-foldsnap-codex-');
+    const day = join(dir, 'codex', 'sessions', '2025', '11', '05');
+    mkdirSync(day, { recursive: true });
+    // The real rollouts of ../shared, in place of a history.
+    for (const name of readdirSync(REAL_DIR)) if (name.endsWith('.jsonl')) cpSync(join(REAL_DIR, name), join(day, name.startsWith('rollout-') ? name : `rollout-2025-11-05T00-00-00-${name.replace(/\W/g, '').slice(0, 8).padEnd(8, '0')}-0000-7000-8000-000000000000.jsonl`));
+    const live = join(day, 'rollout-2025-11-05T12-00-00-0199a000-0000-7000-8000-000000000099.jsonl');
+    let total = { i: 0, c: 0, o: 0, r: 0 };
+    const step = (second: number) => {
+      const last = { i: 1000 + second, c: 500, o: 40 + second, r: 10 };
+      total = { i: total.i + last.i, c: total.c + last.c, o: total.o + last.o, r: total.r + last.r };
+      return count(second, tu(total.i, total.c, total.o, total.r), tu(last.i, last.c, last.o, last.r));
+    };
+    writeFileSync(live, jsonl([meta('0199a000-0000-7000-8000-000000000099', 0), turn(1, 'gpt-5-codex'), step(2), step(3)]));
+    const env = { HOME: dir, CODEX_HOME: join(dir, 'codex'), XDG_CONFIG_HOME: join(dir, 'config'), TZ: 'UTC' };
+    const cachePath = join(dir, 'cache', 'events.db');
+    const run = async (q: CostAggregationOptions) => {
+      const base = { ...q, agents: ['codex'], env, cachePath };
+      const info = {} as FoldRunInfo;
+      const snap = await totalCost(base, { workers: 0 }, info);
+      expect(snap).toEqual(await totalCost({ ...base, snapshots: false }, { workers: 0 }));
+      expect(snap.requestCount).toBeGreaterThan(0);
+      return info.snapshot;
+    };
+    const queries: CostAggregationOptions[] = [
+      { groupBy: 'day' },
+      { groupBy: 'session' },
+      { groupBy: 'project', timeZone: 'Asia/Kolkata' },
+      { groupBy: 'model', since: new Date('2025-01-01T00:00:00Z'), mode: 'calculate' },
+      { model: 'gpt-5', groupBy: 'week' },
+    ];
+    const all = async () => {
+      const out: string[] = [];
+      for (const q of queries) out.push(await run(q));
+      return out;
+    };
+    expect(await all()).toEqual(queries.map(() => 'miss'));
+    appendFileSync(live, jsonl([step(4), turn(5, 'gpt-5.1-codex'), step(6)]));
+    expect(await all()).toEqual(queries.map(() => 'hit'));
+    appendFileSync(live, jsonl([step(7)]));
+    expect(await all()).toEqual(queries.map(() => 'hit'));
+    // A rollout rewritten shorter (its last turn gone): same totals as a fresh fold whichever path is taken.
+    const lines = readFileSync(live, 'utf8').trimEnd().split('\n');
+    writeFileSync(live, `${lines.slice(0, -2).join('\n')}\n`);
+    await all();
+    writeFileSync(join(day, 'rollout-2025-11-05T13-00-00-0199a000-0000-7000-8000-0000000000aa.jsonl'), jsonl([meta('0199a000-0000-7000-8000-0000000000aa', 0), turn(1, 'gpt-5'), step(9)]));
+    expect(await all()).toEqual(queries.map(() => 'hit'));
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
