@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { getParserString } from '../codec.js';
 import { CORE_EVENT_VERSION } from '../events.js';
+import { sessionfoldVersion } from '../versions.js';
 import { FoldSnapshots, type FoldSnapshot } from '../cache/folds.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { scanUsageBatches } from '../scan/index.js';
@@ -56,6 +57,7 @@ export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof no
     v: SNAPSHOT_KEY_VERSION,
     state: FOLD_STATE_VERSION,
     core: CORE_EVENT_VERSION,
+    sessionfold: sessionfoldVersion(),
     sources: scan.sources.map((s) => [s.codec.id, getParserString(s.codec), [...s.roots].sort()]),
     retainDeleted: scan.retainDeleted,
     scanSince: scan.since ?? null,

@@ -20,13 +20,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { getParserString, type Codec } from '../codec.js';
 import { getCachePath } from '../cache/paths.js';
 import { guardSummaries, isCurrentRow, SummaryStore, type SummaryKey, type SummaryRow, type SummaryWrite } from '../cache/summaries.js';
 import { getPricesPath } from '../cost/overrides.js';
+import { priceDataVersion } from '../cost/pricing.js';
+import { sessionfoldVersion } from '../versions.js';
 import { fingerprintDependencies } from '../scan/discover.js';
 import type { NormalizedManagerOptions, StatFile } from './context.js';
 import type { SummaryData, UsageData } from './list.js';
@@ -43,39 +42,9 @@ function parse<T>(json: string): T | undefined {
   }
 }
 
-let versions: string | undefined;
-
-/** `sessionfold@x genai-prices@y`, read once per process from the packages' manifests. */
+/** `sessionfold@x genai-prices@y`. */
 function packageVersions(): string {
-  if (versions !== undefined) return versions;
-  const require = createRequire(import.meta.url);
-  const read = (p: string): string => {
-    try {
-      return String((JSON.parse(readFileSync(p, 'utf8')) as { version?: unknown }).version);
-    } catch {
-      return '?';
-    }
-  };
-  let own = '?';
-  for (let dir = dirname(fileURLToPath(import.meta.url)), i = 0; i < 5; i++, dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'sessionfold') {
-        own = String(pkg.version);
-        break;
-      }
-    } catch {
-      // not here
-    }
-  }
-  let prices = '?';
-  try {
-    prices = read(join(dirname(dirname(require.resolve('@pydantic/genai-prices'))), 'package.json'));
-  } catch {
-    // unresolvable: '?'
-  }
-  versions = `sessionfold@${own} genai-prices@${prices}`;
-  return versions;
+  return `sessionfold@${sessionfoldVersion()} genai-prices@${priceDataVersion()}`;
 }
 
 /**
