@@ -26,6 +26,12 @@ import { cacheInstance } from './folds.js';
 export const MAX_SEGMENTS_PER_FILE = 32;
 /** Updates of a file kept in its change log (file_changes). */
 export const MAX_CHANGES_PER_FILE = 64;
+/**
+ * A rewrite whose diff changes more records than this is not logged (the log restarts): a compacted long
+ * session shifts every offset, and 64 such diffs would store the file's usage many times over. A snapshot
+ * that held the file before then folds from scratch once.
+ */
+export const MAX_LOGGED_RECORDS = 20_000;
 
 /** A row of `files`. */
 export interface FileRow {
@@ -296,8 +302,9 @@ export class EventCache {
       // A rewrite is logged as what it changed (most records of a rewritten file come back unchanged), unless
       // the session cwd changed: the log's records take the cwd of the row, so the log restarts here.
       const d = diffRecords(before, out);
-      if ((row.cwd ?? null) === (r.track.cwd ?? null)) this.#logChange(id, row.gen + 1, encodeRecords(d.removed), d.added.length > 0 ? [encodeRecords(d.added) as Buffer] : []);
-      else this.#s.clearChanges.run(id);
+      if ((row.cwd ?? null) === (r.track.cwd ?? null) && d.added.length + d.removed.length <= MAX_LOGGED_RECORDS) {
+        this.#logChange(id, row.gen + 1, encodeRecords(d.removed), d.added.length > 0 ? [encodeRecords(d.added) as Buffer] : []);
+      } else this.#s.clearChanges.run(id);
       if (delta) return { ok: true, records: d.added, retained: 0, removed: d.removed, id, gen: row.gen + 1 };
       return { ok: true, records: out, retained: ledgerCount, id, gen: row.gen + 1 };
     }
