@@ -70,7 +70,7 @@ const FOLDS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS folds (
   key TEXT PRIMARY KEY,
   version INTEGER NOT NULL,
-  chunk_count INTEGER NOT NULL,
+  chunk_count INTEGER NOT NULL, -- pieces (fold_chunks rows) of the state: seqs 0 … chunk_count - 1
   used_at INTEGER NOT NULL,
   gens BLOB NOT NULL,
   prices TEXT NOT NULL,

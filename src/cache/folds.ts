@@ -3,7 +3,7 @@
  * query's fold state (src/cost/fold-state.ts: a header, pieces of slots by seq) with the cache rows it holds every
  * record of (`gens`: file id → gen, as pairs of little-endian u32). At most MAX_FOLD_SNAPSHOTS are kept, the
  * most recently used. `get` reads a snapshot in one transaction, `put` writes one in one IMMEDIATE
- * transaction, so a reader never sees chunks of two versions.
+ * transaction, so a reader never sees pieces of two versions (a column piece read later checks the version).
  */
 import { openCacheDb, type Db } from './db.js';
 
@@ -19,7 +19,7 @@ export interface FoldSnapshot {
   prices: string;
   /** The summary the fold gave when it was stored (JSON): the answer when nothing changed since. */
   summary: string;
-  /** Write count of this snapshot (a `put` of changed chunks only requires it unchanged). */
+  /** Write count of this snapshot (a `put` of changed pieces only requires it unchanged). */
   version: number;
 }
 
@@ -40,7 +40,7 @@ export type FoldSnapshotWrite =
       pieces: ReadonlyMap<number, Uint8Array>;
       /** Pieces the whole state has (seqs 0 … seqCount - 1). */
       seqCount: number;
-      /** Write only `chunks` over the stored snapshot, which must still be at this version. */
+      /** Write only `pieces` over the stored snapshot, which must still be at this version. */
       baseVersion?: number;
     }
   | {
@@ -121,7 +121,7 @@ export class FoldSnapshots {
   }
 
   /**
-   * Store the snapshot of `key` (all chunks, or with `baseVersion` the changed ones) and drop the least
+   * Store the snapshot of `key` (all pieces, or with `baseVersion` the changed ones) and drop the least
    * recently used beyond MAX_FOLD_SNAPSHOTS. False when `baseVersion` no longer matches (another process
    * stored one meanwhile): nothing is written, the caller writes the whole state instead.
    */

@@ -213,7 +213,7 @@ export async function totalCostIncremental(
     }
     if (delta.exact && delta.usedInstance === snaps.instance) {
       try {
-        // A restored fold writes only the chunks it changed, over the version it restored.
+        // A restored fold writes only the pieces it changed, over the version it restored.
         const baseVersion = exact ? snap?.version : undefined;
         const restored = baseVersion !== undefined;
         const out = fold.exportState(restored);
