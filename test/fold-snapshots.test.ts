@@ -441,3 +441,33 @@ describe('fold snapshots over a changing Codex history (real rollouts and a grow
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('a cache of the previous schema (version 2)', () => {
+  it('is migrated in place: its rows kept, the fold tables and a database instance id added', async () => {
+    const h = makeHome(await tempDir('sf-foldsnap-v2-'));
+    const lines: string[] = [];
+    for (let i = 0; i < 4; i++) lines.push(...turn(uuid(7), '/work/m', `m${i}`, 2, 70 + i));
+    writeFileSync(h.file('-work-m', uuid(7)), text(lines));
+    const q = { agents: ['claude'], env: h.env, cachePath: h.cachePath, groupBy: 'day' as const };
+    const before = await totalCost(q, { workers: 0 });
+    // What a version-2 build left: no fold tables, no instance id.
+    const w = new Database(h.cachePath);
+    w.exec("DROP TABLE folds; DROP TABLE fold_chunks; DROP TABLE file_changes; DELETE FROM meta WHERE key = 'instance'");
+    w.pragma('user_version = 2');
+    const files = w.prepare('SELECT count(*) FROM files').pluck().get();
+    w.close();
+    const info = {} as FoldRunInfo;
+    expect(await totalCost(q, { workers: 0 }, info)).toEqual(before);
+    expect(info.snapshot).toBe('miss');
+    const r = new Database(h.cachePath, { readonly: true });
+    expect(r.pragma('user_version', { simple: true })).toBe(3);
+    expect(r.prepare("SELECT count(*) FROM meta WHERE key = 'instance'").pluck().get()).toBe(1);
+    expect(r.prepare('SELECT count(*) FROM files').pluck().get()).toBe(files);
+    expect(r.prepare('SELECT count(*) FROM folds').pluck().get()).toBe(1);
+    r.close();
+    const again = {} as FoldRunInfo;
+    expect(await totalCost(q, { workers: 0 }, again)).toEqual(before);
+    expect(again.snapshot).toBe('hit');
+    rmSync(h.dir, { recursive: true, force: true });
+  });
+});
