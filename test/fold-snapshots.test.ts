@@ -145,7 +145,28 @@ describe('fold snapshots over a changing Claude history', () => {
     expect(kinds(await check(h))).toEqual(QUERIES.map(() => 'miss'));
     const again = await check(h);
     expect(kinds(again)).toEqual(QUERIES.map(() => 'hit'));
-    expect(again.map((i) => [i.folded, i.removed, i.saved])).toEqual(QUERIES.map(() => [0, 0, false]));
+    expect(again.map((i) => [i.folded, i.removed])).toEqual(QUERIES.map(() => [0, 0]));
+    // Once a run saw the files as they are with no cache write since, the next does not even scan.
+    const third = await check(h);
+    expect(third.map((i) => [i.snapshot, i.scanned, i.saved])).toEqual(QUERIES.map(() => ['hit', false, false]));
+  });
+
+  it('a touched file or another process’s write to the cache makes the run scan again', async () => {
+    const t = statSync(A()).mtime;
+    utimesSync(A(), t, new Date(t.getTime() + 1000));
+    expect((await check(h)).map((i) => i.scanned)).toEqual(QUERIES.map(() => true));
+    // The run that wrote the touched file's row counted its own write: none scans now.
+    expect((await check(h)).map((i) => i.scanned)).toEqual(QUERIES.map(() => false));
+    // Another process applies an append first: the files' stats changed too, and the cache did.
+    appendFileSync(D(), text(turn(sid(4), '/work/beta', 'd9', 6, 409)));
+    await totalCost({ agents: ['claude'], env: h.env, cachePath: h.cachePath, snapshots: false }, { workers: 0 });
+    const after = await check(h);
+    expect(after.map((i) => [i.snapshot, i.scanned])).toEqual(QUERIES.map(() => ['hit', true]));
+    // A write to the cache alone (the stats the same as a snapshot saw): scanned as well.
+    const db = new Database(h.cachePath);
+    db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'changes'").run();
+    db.close();
+    expect((await check(h)).map((i) => i.scanned)).toEqual(QUERIES.map(() => true));
   });
 
   it('appended turns and a response that grows across the resume point: only the new records, still exact', async () => {

@@ -20,9 +20,10 @@ export type Db = Database.Database;
 export const CACHE_APPLICATION_ID = 0x53466576;
 /**
  * Goes up with any change of the tables or of the segment encoding. 2: the `summaries` table (list()).
- * 3: the `folds` table (totals fold snapshots) and `meta.instance`, a random id of this database (a
+ * 3: the `folds` table (totals fold snapshots), `meta.instance`, a random id of this database (a
  * snapshot read through one connection is never applied to rows read through another that opened a
- * rebuilt file).
+ * rebuilt file), and `meta.changes`, a count of the writes to `files` (a snapshot taken at that count, whose
+ * files are all as it saw them, is the answer without the rows being read).
  */
 export const CACHE_SCHEMA_VERSION = 3;
 /**
@@ -75,7 +76,9 @@ CREATE TABLE IF NOT EXISTS folds (
   gens BLOB NOT NULL,
   prices TEXT NOT NULL,
   summary TEXT NOT NULL,
-  header TEXT NOT NULL
+  header TEXT NOT NULL,
+  changes INTEGER,
+  stats TEXT
 );
 CREATE TABLE IF NOT EXISTS fold_chunks (
   key TEXT NOT NULL,
@@ -91,6 +94,7 @@ CREATE TABLE IF NOT EXISTS file_changes (
   PRIMARY KEY (file_id, gen)
 );
 INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', lower(hex(randomblob(16))));
+INSERT OR IGNORE INTO meta (key, value) VALUES ('changes', '0');
 `;
 
 /** Additive steps: MIGRATIONS[v] takes a version-v cache to v + 1 without losing a row. */

@@ -11,6 +11,7 @@ import { openCacheDb, type Db } from './db.js';
 export const MAX_FOLD_SNAPSHOTS = 8;
 
 const SNAPSHOT_MMAP_BYTES = 256 * (1 << 20);
+const USED_AT_GRAIN_MS = 60_000;
 
 /** A stored snapshot, without its state (`state()` reads that, only when the fold has something to do). */
 export interface FoldSnapshot {
@@ -21,6 +22,10 @@ export interface FoldSnapshot {
   summary: string;
   /** Write count of this snapshot (a `put` of changed pieces only requires it unchanged). */
   version: number;
+  /** `meta.changes` when the snapshot was taken, and now; and a digest of the files it saw and their stats. */
+  changesThen: number | null;
+  changesNow: number;
+  stats: string | null;
 }
 
 /** A snapshot's fold state, as far as a restore reads it first: the header and the hash pieces (even seqs). */
@@ -36,6 +41,9 @@ export type FoldSnapshotWrite =
       header: string;
       prices: string;
       summary: string;
+      /** The `meta.changes` this snapshot stands for, and the digest of the files it saw (see FoldSnapshot). */
+      changes: number;
+      stats: string;
       /** Pieces to write by seq (all of them, or the changed ones when `baseVersion` is given). */
       pieces: ReadonlyMap<number, Uint8Array>;
       /** Pieces the whole state has (seqs 0 … seqCount - 1). */
@@ -44,9 +52,11 @@ export type FoldSnapshotWrite =
       baseVersion?: number;
     }
   | {
-      /** New gens only, over the stored snapshot at `baseVersion` (its state and summary stay). */
+      /** New gens (and file stats) only, over the stored snapshot at `baseVersion` (its state and summary stay). */
       gens: ReadonlyMap<number, number>;
       baseVersion: number;
+      changes: number;
+      stats: string;
     };
 
 export function encodeGens(gens: ReadonlyMap<number, number>): Buffer {
@@ -90,16 +100,40 @@ export class FoldSnapshots {
 
   /** The snapshot stored under `key`, if any (its use time is refreshed). */
   get(key: string): FoldSnapshot | undefined {
-    return this.#db
-      .transaction((): FoldSnapshot | undefined => {
-        const row = this.#db.prepare('SELECT version, gens, prices, summary FROM folds WHERE key = ?').get(key) as
-          | { version: number; gens: Buffer; prices: string; summary: string }
-          | undefined;
-        if (row === undefined) return undefined;
-        this.#db.prepare('UPDATE folds SET used_at = ? WHERE key = ?').run(Date.now(), key);
-        return { gens: decodeGens(row.gens), prices: row.prices, summary: row.summary, version: row.version };
-      })
-      .immediate();
+    const snap = this.#db.transaction((): (FoldSnapshot & { usedAt: number }) | undefined => {
+      const row = this.#db.prepare('SELECT version, used_at, gens, prices, summary, changes, stats FROM folds WHERE key = ?').get(key) as
+        | { version: number; used_at: number; gens: Buffer; prices: string; summary: string; changes: number | null; stats: string | null }
+        | undefined;
+      if (row === undefined) return undefined;
+      return {
+        gens: decodeGens(row.gens),
+        prices: row.prices,
+        summary: row.summary,
+        version: row.version,
+        changesThen: row.changes,
+        changesNow: this.changes(),
+        stats: row.stats,
+        usedAt: row.used_at,
+      };
+    })();
+    if (snap === undefined) return undefined;
+    // The use time only orders snapshots for pruning: refreshed once a minute, not written by every run (and
+    // outside the read, which a writer's commit would otherwise make fail to upgrade).
+    const now = Date.now();
+    if (now - snap.usedAt > USED_AT_GRAIN_MS) {
+      try {
+        this.#db.prepare('UPDATE folds SET used_at = ? WHERE key = ?').run(now, key);
+      } catch {
+        // busy or read-only: the order of pruning is all it affects
+      }
+    }
+    const { usedAt: _, ...out } = snap;
+    return out;
+  }
+
+  /** `meta.changes`: the writes to the event cache's `files` so far. */
+  changes(): number {
+    return Number(this.#db.prepare("SELECT value FROM meta WHERE key = 'changes'").pluck().get() ?? -1);
   }
 
   /** The header and hash pieces of `key` at `version`; undefined when another process stored a newer one meanwhile. */
@@ -132,7 +166,7 @@ export class FoldSnapshots {
         if (w.baseVersion !== undefined && current !== w.baseVersion) return false;
         const now = Date.now();
         if (!('header' in w)) {
-          this.#db.prepare('UPDATE folds SET version = version + 1, used_at = ?, gens = ? WHERE key = ?').run(now, encodeGens(w.gens), key);
+          this.#db.prepare('UPDATE folds SET version = version + 1, used_at = ?, gens = ?, changes = ?, stats = ? WHERE key = ?').run(now, encodeGens(w.gens), w.changes, w.stats, key);
           return true;
         }
         if (w.baseVersion === undefined) this.#db.prepare('DELETE FROM fold_chunks WHERE key = ?').run(key);
@@ -140,8 +174,8 @@ export class FoldSnapshots {
         const insert = this.#db.prepare('INSERT OR REPLACE INTO fold_chunks (key, seq, data) VALUES (?, ?, ?)');
         for (const [seq, data] of w.pieces) insert.run(key, seq, data);
         this.#db
-          .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, summary, header) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(key, (current ?? 0) + 1, w.seqCount, now, encodeGens(w.gens), w.prices, w.summary, w.header);
+          .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, summary, header, changes, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+          .run(key, (current ?? 0) + 1, w.seqCount, now, encodeGens(w.gens), w.prices, w.summary, w.header, w.changes, w.stats);
         const stale = this.#db.prepare('SELECT key FROM folds ORDER BY used_at DESC, key LIMIT -1 OFFSET ?').pluck().all(MAX_FOLD_SNAPSHOTS) as string[];
         for (const k of stale) this.#deleteKey(k);
         return true;

@@ -131,8 +131,13 @@ export class EventCache {
     this.#db = db;
     this.rebuilt = rebuilt;
     this.#readTx = db.transaction((ids: string) => this.#readFiles(ids));
-    this.#applyTx = db.transaction((results: readonly FileResult[]) => results.map((r) => this.#applyOne(r)));
+    this.#applyTx = db.transaction((results: readonly FileResult[]) => {
+      const out = results.map((r) => this.#applyOne(r));
+      if (out.some((o) => o.ok)) this.#countChange();
+      return out;
+    });
     this.#deleteTx = db.transaction((rows: readonly FileRow[], now: number) => {
+      this.#countChange();
       for (const r of rows) {
         // A deletion changes no record (they stay, retained): an empty step in the file's log.
         const gen = this.#s.markDeleted.get(now, r.id) as number | undefined;
@@ -174,6 +179,7 @@ export class EventCache {
       insertChange: db.prepare('INSERT OR REPLACE INTO file_changes (file_id, gen, removed, added) VALUES (?, ?, ?, ?)'),
       pruneChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ? AND gen <= ?'),
       clearChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ?'),
+      countChange: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'changes'"),
       changes: db.prepare('SELECT gen, removed, added FROM file_changes WHERE file_id = ? AND gen > ? AND gen <= ? ORDER BY gen'),
     };
   }
@@ -186,6 +192,14 @@ export class EventCache {
 
   close(): void {
     if (this.#db.open) this.#db.close();
+  }
+
+  /** Writes this connection counted in `meta.changes` (committed or not: a rolled-back one throws). */
+  writes = 0;
+
+  #countChange(): void {
+    this.#s.countChange.run();
+    this.writes++;
   }
 
   /** The random id of this database (`meta.instance`). */

@@ -23,7 +23,8 @@ import { CORE_EVENT_VERSION } from '../events.js';
 import { sessionfoldVersion } from '../versions.js';
 import { FoldSnapshots, type FoldSnapshot } from '../cache/folds.js';
 import { normalizeScanOptions } from '../scan/options.js';
-import { scanUsageBatches } from '../scan/index.js';
+import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
+import type { Discovery } from '../scan/discover.js';
 import { newScanDelta, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
@@ -48,6 +49,11 @@ export interface FoldRunInfo {
   removed: number;
   /** Whether a new snapshot was written. */
   saved: boolean;
+  /**
+   * Whether the event cache was scanned. Not when no file changed since the snapshot (same stats) and nothing
+   * wrote to the cache's files meanwhile (`meta.changes`): the stored summary is the answer then.
+   */
+  scanned: boolean;
 }
 
 /** The snapshot key of a query: a hash of everything its result depends on besides the records. */
@@ -77,6 +83,20 @@ export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof no
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
+/**
+ * The change count a snapshot of this run may claim: the count at the start plus this run's own writes, when
+ * the cache's count is exactly that now (nobody else wrote meanwhile); else the count at the start, which
+ * makes the next run scan (safe: a snapshot never claims a write it did not see).
+ */
+function changesSeen(snaps: FoldSnapshots, start: number, delta: ScanDelta): number {
+  const own = start + (delta.writes ?? 0);
+  try {
+    return snaps.changes() === own ? own : start;
+  } catch {
+    return start;
+  }
+}
+
 function dropSnapshot(snaps: FoldSnapshots, key: string): void {
   try {
     snaps.delete(key);
@@ -91,9 +111,9 @@ function sameGens(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>
   return true;
 }
 
-async function foldInto(fold: CostFold, scan: ScanOptions): Promise<number> {
+async function foldInto(fold: CostFold, scan: ScanOptions, discovery: Discovery): Promise<number> {
   let n = 0;
-  for await (const batch of scanUsageBatches(scan)) {
+  for await (const batch of scanUsageBatches(scan, discovery)) {
     for (const r of batch as readonly UsageRecord[]) fold.add(r);
     n += batch.length;
   }
@@ -109,9 +129,9 @@ async function foldInto(fold: CostFold, scan: ScanOptions): Promise<number> {
 export async function totalCostIncremental(
   options: CostFoldOptions & { snapshots?: boolean },
   scan: ScanOptions,
-  info: FoldRunInfo = { snapshot: 'off', folded: 0, removed: 0, saved: false },
+  info: FoldRunInfo = { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: false },
 ): Promise<CostSummary> {
-  Object.assign(info, { snapshot: 'off', folded: 0, removed: 0, saved: false });
+  Object.assign(info, { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: true });
   const n = normalizeCostOptions(options);
   // One pricer and tag index for the key and the folds (normalizing again must not load them again).
   const foldOptions: CostFoldOptions = { ...options, pricer: n.pricer, ...(n.tagIndex !== undefined && { tagIndex: n.tagIndex }) };
@@ -128,11 +148,22 @@ export async function totalCostIncremental(
   }
   try {
     let snap: FoldSnapshot | undefined;
+    let changesAtStart = -1;
     try {
       snap = snaps.get(key);
+      changesAtStart = snap?.changesNow ?? snaps.changes();
       if (snap !== undefined) n.pricer.seed?.(JSON.parse(snap.prices) as ResolvedPrice[]);
     } catch {
       snap = undefined;
+    }
+    const discovery = await discoverUsageFiles(scan);
+    const stats = discoveryStats(discovery);
+    // Not one write to the cache's files since the snapshot, and every file as it saw them: its summary is
+    // the answer, without reading a row.
+    if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === stats) {
+      info.snapshot = 'hit';
+      info.scanned = false;
+      return JSON.parse(snap.summary) as CostSummary;
     }
     // The stored state is read and restored only once there is something to fold: a run where nothing
     // changed answers with the stored summary without reading it.
@@ -176,19 +207,21 @@ export async function totalCostIncremental(
 
     let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance);
     info.snapshot = snap === undefined ? 'miss' : 'hit';
-    for await (const batch of scanUsageBatches({ ...scan, delta })) {
+    for await (const batch of scanUsageBatches({ ...scan, delta }, discovery)) {
       onFold((f) => {
         for (const r of batch as readonly UsageRecord[]) f.add(r);
       });
       info.folded += batch.length;
     }
     info.removed = delta.removed.length;
+    /** The cache's change count this run's snapshot stands for (see `changesSeen`). */
+    let changes = changesSeen(snaps, changesAtStart, delta);
     if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !lost) {
       // Nothing to fold: the stored summary is the answer; rows that moved on without changing a record
       // (a deletion, a re-read that found the same records) only move the snapshot's gens.
-      if (!sameGens(snap.gens, delta.gens) && delta.usedInstance === snaps.instance) {
+      if ((!sameGens(snap.gens, delta.gens) || snap.changesThen !== changes || snap.stats !== stats) && delta.usedInstance === snaps.instance) {
         try {
-          info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version });
+          info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version, changes, stats });
         } catch (e) {
           ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
         }
@@ -207,9 +240,10 @@ export async function totalCostIncremental(
       if (snap !== undefined) info.snapshot = lost ? 'miss' : 'fallback';
       fold = createCostFold(foldOptions);
       delta = newScanDelta(new Map(), snaps.instance);
-      info.folded = await foldInto(fold, { ...scan, delta });
+      info.folded = await foldInto(fold, { ...scan, delta }, discovery);
       exact = false;
       summary = fold.result();
+      changes = changesSeen(snaps, changes, delta);
     }
     if (delta.exact && delta.usedInstance === snaps.instance) {
       try {
@@ -217,7 +251,15 @@ export async function totalCostIncremental(
         const baseVersion = exact ? snap?.version : undefined;
         const restored = baseVersion !== undefined;
         const out = fold.exportState(restored);
-        const base = { gens: delta.gens, header: out.header, prices: JSON.stringify(n.pricer.exportResolved?.() ?? []), summary: JSON.stringify(summary), seqCount: out.seqCount };
+        const base = {
+          gens: delta.gens,
+          header: out.header,
+          prices: JSON.stringify(n.pricer.exportResolved?.() ?? []),
+          summary: JSON.stringify(summary),
+          seqCount: out.seqCount,
+          changes,
+          stats,
+        };
         // False when another process stored a newer snapshot meanwhile: that one stays.
         info.saved = snaps.put(key, { ...base, pieces: out.pieces, ...(restored && { baseVersion }) });
       } catch (e) {

@@ -388,6 +388,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     // skipped by `since`): its records must go, which only a fresh fold can do.
     if (delta) for (const id of delta.covered.keys()) if (!delta.gens.has(id)) delta.exact = false;
   } finally {
+    if (opts.delta) opts.delta.writes = cache.writes;
     await runner?.close();
     cache.close();
   }

@@ -21,7 +21,8 @@
  *   output += u.outputTokens;
  * }
  */
-import { discoverFiles } from './discover.js';
+import { createHash } from 'node:crypto';
+import { discoverFiles, type Discovery } from './discover.js';
 import { normalizeScanOptions } from './options.js';
 import { scanCached } from './cached.js';
 import { scanStreaming } from './streaming.js';
@@ -35,14 +36,29 @@ export { getCachePath } from '../cache/paths.js';
  * The usage records of the selection, in batches (arrays of records: part of one file's records from a
  * parse, many files' from the cache). The fast path for folds: one await per batch instead of one per record.
  */
-export async function* scanUsageBatches(options: ScanOptions = {}): AsyncGenerator<UsageRecord[]> {
+export async function* scanUsageBatches(options: ScanOptions = {}, discovered?: Discovery): AsyncGenerator<UsageRecord[]> {
   const opts = normalizeScanOptions(options);
-  const discovery = await discoverFiles(opts);
+  const discovery = discovered ?? (await discoverFiles(opts));
   if (opts.cache) yield* scanCached(opts, discovery);
   else {
     if (opts.delta) opts.delta.exact = false;
     yield* scanStreaming(opts, discovery.files);
   }
+}
+
+/**
+ * The files a scan with these options would read, stat'ed (the discovery `scanUsageBatches` does first).
+ * Pass it to `scanUsageBatches(options, discovery)` to scan without listing the roots again.
+ */
+export async function discoverUsageFiles(options: ScanOptions = {}): Promise<Discovery> {
+  return discoverFiles(normalizeScanOptions(options));
+}
+
+/** A digest of a discovery's files and their stats: equal digests, the same files as they were. */
+export function discoveryStats(d: Discovery): string {
+  const h = createHash('sha256');
+  for (const f of d.files) h.update(`${f.codec.id}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.deps}\n`);
+  return h.digest('hex');
 }
 
 /** The usage records of the selection, one by one (see the module header for order and duplicates). */

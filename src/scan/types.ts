@@ -68,6 +68,8 @@ export interface ScanDelta {
   readonly instance?: string;
   /** Out: the instance of the cache database the scan used (`gens` refers to it). */
   usedInstance?: string;
+  /** Out: the writes this scan counted in the cache's `meta.changes`. */
+  writes?: number;
   /** Out: covered records that are gone. */
   removed: UsageRecord[];
   /** Out: false when the records yielded plus `removed` do not describe the change. */
