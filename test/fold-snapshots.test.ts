@@ -489,6 +489,17 @@ describe('a cache of the previous schema (version 2)', () => {
     const again = {} as FoldRunInfo;
     expect(await totalCost(q, { workers: 0 }, again)).toEqual(before);
     expect(again.snapshot).toBe('hit');
+
+    // Fold tables of another shape (a development build's): replaced, and snapshots work again.
+    const d = new Database(h.cachePath);
+    d.exec('DROP TABLE folds; CREATE TABLE folds (key TEXT PRIMARY KEY, version INTEGER NOT NULL, state BLOB)');
+    d.close();
+    const healed = {} as FoldRunInfo;
+    expect(await totalCost(q, { workers: 0 }, healed)).toEqual(before);
+    expect([healed.snapshot, healed.saved]).toEqual(['miss', true]);
+    const third = {} as FoldRunInfo;
+    await totalCost(q, { workers: 0 }, third);
+    expect(third.snapshot).toBe('hit');
     rmSync(h.dir, { recursive: true, force: true });
   });
 });

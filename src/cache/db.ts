@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS summaries (
  * covers an older gen of the file (another query's run read the appended lines first) catches up from the
  * log instead of folding from scratch. A rewrite clears the file's log.
  */
-const FOLDS_SCHEMA = `
+export const FOLDS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS folds (
   key TEXT PRIMARY KEY,
   version INTEGER NOT NULL,

@@ -5,7 +5,7 @@
  * most recently used. `get` reads a snapshot in one transaction, `put` writes one in one IMMEDIATE
  * transaction, so a reader never sees pieces of two versions (a column piece read later checks the version).
  */
-import { openCacheDb, type Db } from './db.js';
+import { FOLDS_SCHEMA, openCacheDb, type Db } from './db.js';
 
 /** Snapshots kept (each is ~90 bytes per distinct response of the history it folds). */
 export const MAX_FOLD_SNAPSHOTS = 8;
@@ -88,10 +88,25 @@ export class FoldSnapshots {
 
   private constructor(db: Db) {
     this.#db = db;
+    FoldSnapshots.#heal(db);
     // A snapshot is one blob of ~10 MB: read through a memory map it comes in 3-5 ms instead of 10-20 ms
     // page by page (this connection only; the scan's keeps the small page cache of db.ts).
     db.pragma(`mmap_size = ${SNAPSHOT_MMAP_BYTES}`);
     this.instance = cacheInstance(db);
+  }
+
+  /** The columns `folds` must have; a table of another shape (a development build's) is dropped and made anew. */
+  static readonly #COLUMNS = ['key', 'version', 'chunk_count', 'used_at', 'gens', 'prices', 'summary', 'header', 'changes', 'stats'];
+
+  /** Snapshots are disposable: fold tables of another shape are replaced (their snapshots lost, nothing else). */
+  static #heal(db: Db): void {
+    const columns = () => (db.prepare("SELECT name FROM pragma_table_info('folds')").pluck().all() as string[]).join(',');
+    if (columns() === FoldSnapshots.#COLUMNS.join(',')) return;
+    db.transaction(() => {
+      if (columns() === FoldSnapshots.#COLUMNS.join(',')) return;
+      db.exec('DROP TABLE IF EXISTS folds; DROP TABLE IF EXISTS fold_chunks;');
+      db.exec(FOLDS_SCHEMA);
+    }).immediate();
   }
 
   static open(path: string, warn: (message: string) => void): FoldSnapshots {
