@@ -217,6 +217,35 @@ if (results.length > 0) {
 } else sections.push(head.replace(/ \d+ runs each.*$/, ''));
 out.main = { corpus: { dir: corpus.dir, files: corpus.manifest.files.length, bytes: corpusBytes, largest, events: corpus.expected.totals.events }, results: results.map(({ runs: _r, report: _p, reports: _q, ...rest }) => rest) };
 
+// --- the floor of a warm run ---------------------------------------------------------------------------
+// Start Node; start Node and stat every session file (what any run that notices appends by stat must do).
+if (results.length > 0) {
+  const node = (args: string[]): Invocation => ({ command: process.execPath, args, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TZ: 'UTC' } });
+  const roots = [join(corpus.roots.claude, 'projects'), join(corpus.roots.codex, 'sessions'), join(corpus.roots.codex, 'archived_sessions')];
+  const steps: [string, Invocation][] = [
+    ['node -e 0', node(['-e', '0'])],
+    ['node: list and stat every session file', node([join(REPO, 'dist', 'bench', 'peers', 'floor.js'), ...roots])],
+  ];
+  const rows = [['step', 'wall (median)', 'ccusage / this']];
+  const ccusage = results.find((r) => r.name.startsWith('ccusage'));
+  const floor: Record<string, number> = {};
+  for (const [name, inv] of steps) {
+    const walls: number[] = [];
+    for (let i = 0; i < Math.max(runs, 5); i++) {
+      const m = await measure(inv, corpus.dir);
+      if (m.code !== 0) throw new Error(`${name}: exit ${m.code}`);
+      if (name.startsWith('node:') && Number(m.stdout.trim()) !== corpus.manifest.files.length) throw new Error(`${name}: stat'ed ${m.stdout.trim()} files, the corpus has ${corpus.manifest.files.length}`);
+      walls.push(m.wallMs);
+    }
+    floor[name] = median(walls);
+    rows.push([name, `${(median(walls) / 1000).toFixed(3)} s`, ccusage && !ccusage.error ? ratio(ccusage.wallMs, median(walls)) : '']);
+  }
+  out.floor = floor;
+  sections.push(
+    `## The floor of a warm run\n\nNo Node tool that notices appends by stat-ing every file can answer faster than the second row; the last column is the largest speedup over ccusage it leaves.\n\n${table(rows)}`,
+  );
+}
+
 // --- append 1 MB ---------------------------------------------------------------------------------------
 if (!opts['no-append']) {
   const pick = opts['append-pick'] === 'recent' ? 'recent' : 'largest';
