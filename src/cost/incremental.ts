@@ -263,7 +263,9 @@ export async function totalCostIncremental(
         // False when another process stored a newer snapshot meanwhile: that one stays.
         info.saved = snaps.put(key, { ...base, pieces: out.pieces, ...(restored && { baseVersion }) });
       } catch (e) {
-        ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
+        // Lost: a piece this fold had not read yet was replaced by another process's newer snapshot, which
+        // stays (the same race `put`'s version check settles); nothing to warn about.
+        if (!(e instanceof SnapshotLost)) ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
       }
     }
     return summary;
