@@ -320,11 +320,13 @@ async function scan<S>(
 ): Promise<ScanResult | typeof RESTART> {
   let restart = false;
   const splitter = makeSplitter(fh, core, state, offset, hash, options, file, emit, () => (restart = true));
+  const onBytes = options.resume?.onBytes;
   let pos = offset;
   while (pos < size) {
     const bytesRead = readSync(fh, buf, 0, Math.min(buf.length, size - pos), pos);
     if (bytesRead === 0) break;
     options.info.bytes += bytesRead;
+    onBytes?.(buf.subarray(0, bytesRead), pos);
     splitter.push(buf, bytesRead);
     if (restart) return RESTART;
     pos += bytesRead;
@@ -359,12 +361,14 @@ async function* scanStreaming<S>(
 ): AsyncGenerator<void, ScanResult> {
   const emit = (e: SessionfoldEvent) => queue.push(e);
   const splitter = makeSplitter(fh, core, state, 0, hash, options, file, emit, () => undefined);
+  const onBytes = options.resume?.onBytes;
   let pos = 0;
   // Read to the size seen at open: bytes appended during the read belong to the next one.
   while (pos < size) {
     const bytesRead = readSync(fh, buf, 0, Math.min(buf.length, size - pos), pos);
     if (bytesRead === 0) break;
     options.info.bytes += bytesRead;
+    onBytes?.(buf.subarray(0, bytesRead), pos);
     splitter.push(buf, bytesRead);
     pos += bytesRead;
     if (queue.length > 0) yield;

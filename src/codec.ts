@@ -93,6 +93,12 @@ export interface ResumeOptions {
   verifyPrefix?: boolean;
   onStart?: (start: ResumeStart) => void;
   onCursor?: (update: CursorUpdate) => void;
+  /**
+   * Every chunk the read takes from the file, in order, with its file offset, before it is parsed (the bytes
+   * are valid only during the call). A read that restarts begins again at offset 0. Lets a caller with its
+   * own fingerprint (`verifyPrefix: false`) hash the new bytes as they go by instead of reading them twice.
+   */
+  onBytes?: (chunk: Uint8Array, position: number) => void;
 }
 
 /** Counters of one read (csv-parse `info`). */

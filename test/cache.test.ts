@@ -313,3 +313,49 @@ describe('event cache: location and safety', () => {
     expect(warnings.join('\n')).toMatch(/without the event cache/);
   });
 });
+
+describe('the cache’s prefix fingerprint (hashed as the bytes are read)', () => {
+  /** Each cached file's stored xxh64 against one computed here over its committed prefix. */
+  async function fingerprints(cachePath: string): Promise<{ path: string; stored: string | null; offset: number; want: string }[]> {
+    const { default: Database } = await import('better-sqlite3');
+    const { createHash64 } = await import('../cursors/ids.js');
+    const db = new Database(cachePath, { readonly: true });
+    const rows = db.prepare('SELECT path, prefix_hash, cursor FROM files').all() as { path: string; prefix_hash: string | null; cursor: string }[];
+    db.close();
+    return Promise.all(
+      rows.map(async (r) => {
+        const offset = (JSON.parse(r.cursor) as { offset: number }).offset;
+        const h = createHash64();
+        h.update((await readFile(r.path)).subarray(0, offset));
+        return { path: r.path, stored: r.prefix_hash, offset, want: h.digest() };
+      }),
+    );
+  }
+
+  it('equals the committed prefix’s after full reads, resumes, a read that ends mid-line and its completion', async () => {
+    const dir = await tempDir();
+    const { root, paths } = await makeTree(dir, 3);
+    const o = opts(dir, root, { workers: 0 });
+    const check = async () => {
+      for (const f of await fingerprints(o.cachePath as string)) expect({ path: f.path, hash: f.stored }).toEqual({ path: f.path, hash: f.want });
+    };
+    await collect(o);
+    await check();
+    // Appended lines (resumes), one file cut mid-line (the stream runs past the committed bytes).
+    await appendFile(paths[0] as string, `${usageLine('s0', 'grow-1', 5)}\n`);
+    const half = usageLine('s1', 'grow-2', 6);
+    await appendFile(paths[1] as string, half.slice(0, 40));
+    const s1 = newScanStats();
+    await collect({ ...o, stats: s1 });
+    expect(s1).toMatchObject({ resumed: 2, fullReads: 0 });
+    await check();
+    // The line completed: both resume from the stored fingerprints.
+    await appendFile(paths[1] as string, `${half.slice(40)}\n`);
+    await appendFile(paths[0] as string, `${usageLine('s0', 'grow-3', 7)}\n`);
+    const s2 = newScanStats();
+    await collect({ ...o, stats: s2 });
+    expect(s2).toMatchObject({ resumed: 2, fullReads: 0 });
+    await check();
+    await rm(dir, { recursive: true, force: true });
+  });
+});

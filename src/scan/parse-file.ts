@@ -184,6 +184,22 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
   };
   if (!task.resume) ensureStart();
 
+  // The fingerprint of the bytes read, hashed as they go by (a read from 0, or the verified prefix extended
+  // by the appended bytes), so a first read does not read every file twice.
+  let stream: { h: ReturnType<typeof createHash64>; next: number } | undefined;
+  const onBytes = (chunk: Uint8Array, position: number): void => {
+    if (stream === undefined || position !== stream.next) {
+      if (position === 0) stream = { h: createHash64(), next: 0 };
+      else if (hasher !== undefined && from?.format === 'jsonl' && position === from.offset && stream === undefined) stream = { h: hasher, next: position };
+      else {
+        stream = undefined;
+        return;
+      }
+    }
+    stream.h.update(chunk);
+    stream.next += chunk.byteLength;
+  };
+
   for await (const e of codec.read(task.path, {
     kinds: ['session', 'usage'],
     info,
@@ -196,6 +212,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
             cursor = u.cursor;
             partialLine = u.partialLine;
           },
+          onBytes,
         }
       : undefined,
   })) {
@@ -216,11 +233,16 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
   flush(true);
 
   let prefixHash: string | undefined;
-  if (cursor?.format === 'jsonl') {
+  if (cursor?.format === 'jsonl' && stream !== undefined && stream.next === cursor.offset && (start?.restarted !== false || stream.h === hasher)) {
+    // Every byte read was committed (the file ends with LF): the streamed fingerprint is the prefix's.
+    prefixHash = stream.h.digest();
+  } else if (cursor?.format === 'jsonl') {
     const fd = openSync(task.path, 'r');
     try {
       const resumedFrom = !start?.restarted && from?.format === 'jsonl' ? from.offset : 0;
-      const h = resumedFrom > 0 && hasher !== undefined ? hasher : createHash64();
+      // The verified prefix's hasher, unless the stream already took it past the committed bytes.
+      const usable = hasher !== undefined && stream?.h !== hasher;
+      const h = resumedFrom > 0 && usable ? (hasher as ReturnType<typeof createHash64>) : createHash64();
       const begin = h === hasher ? resumedFrom : 0;
       const want = cursor.offset - begin;
       const n = hashRange(fd, begin, cursor.offset, (b) => h.update(b), sharedHashBuffer());
