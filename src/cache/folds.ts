@@ -45,7 +45,8 @@ export type FoldSnapshotWrite =
       changes: number;
       stats: string;
       /** Pieces to write by seq (all of them, or the changed ones when `baseVersion` is given). */
-      pieces: ReadonlyMap<number, Uint8Array>;
+      /** Encoders of the pieces, run one at a time as each is written. */
+      pieces: ReadonlyMap<number, () => Uint8Array>;
       /** Pieces the whole state has (seqs 0 … seqCount - 1). */
       seqCount: number;
       /** Write only `pieces` over the stored snapshot, which must still be at this version. */
@@ -187,7 +188,7 @@ export class FoldSnapshots {
         if (w.baseVersion === undefined) this.#db.prepare('DELETE FROM fold_chunks WHERE key = ?').run(key);
         else this.#db.prepare('DELETE FROM fold_chunks WHERE key = ? AND seq >= ?').run(key, w.seqCount);
         const insert = this.#db.prepare('INSERT OR REPLACE INTO fold_chunks (key, seq, data) VALUES (?, ?, ?)');
-        for (const [seq, data] of w.pieces) insert.run(key, seq, data);
+        for (const [seq, encode] of w.pieces) insert.run(key, seq, encode());
         this.#db
           .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, summary, header, changes, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
           .run(key, (current ?? 0) + 1, w.seqCount, now, encodeGens(w.gens), w.prices, w.summary, w.header, w.changes, w.stats);

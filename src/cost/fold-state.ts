@@ -45,10 +45,13 @@ export interface StoredFoldState {
   columns(c: number): Uint8Array;
 }
 
-/** What a fold exports: the header, and the pieces asked for (by `seq`), of `seqCount` in all. */
+/**
+ * What a fold exports: the header, and the pieces asked for (by `seq`), of `seqCount` in all. A piece is
+ * encoded when its writer asks for it, so a state of many megabytes is never all in memory at once.
+ */
 export interface ExportedFoldState {
   header: string;
-  pieces: Map<number, Buffer>;
+  pieces: Map<number, () => Buffer>;
   seqCount: number;
 }
 

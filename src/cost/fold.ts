@@ -404,15 +404,17 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
         totals: totals.toJSON(),
       };
       const chunkCount = chunkCountOf(slots);
-      const pieces = new Map<number, Buffer>();
+      const pieces = new Map<number, () => Buffer>();
       // Chunks from the one the first new slot fell in are new or grew; before it, only rewritten slots.
       const firstGrown = changedOnly && slots === restoredSlots ? chunkCount : Math.floor(restoredSlots / CHUNK_SLOTS);
       for (let c = 0; c < chunkCount; c++) {
         const grown = !changedOnly || c >= firstGrown;
         if (!grown && !dirtyChunks.has(c)) continue;
-        if (c * CHUNK_SLOTS < restoredSlots) ensure(c * CHUNK_SLOTS);
-        if (grown) pieces.set(hashSeq(c), encodeHashes(hashes, slots, c));
-        pieces.set(columnSeq(c), encodeColumns(f, ints, slots, c, NF, NI));
+        if (grown) pieces.set(hashSeq(c), () => encodeHashes(hashes, slots, c));
+        pieces.set(columnSeq(c), () => {
+          if (c * CHUNK_SLOTS < restoredSlots) ensure(c * CHUNK_SLOTS);
+          return encodeColumns(f, ints, slots, c, NF, NI);
+        });
       }
       return { header: JSON.stringify(header), pieces, seqCount: 2 * chunkCount };
     },
