@@ -10,7 +10,6 @@ import { FOLDS_SCHEMA, openCacheDb, type Db } from './db.js';
 /** Snapshots kept (each is ~90 bytes per distinct response of the history it folds). */
 export const MAX_FOLD_SNAPSHOTS = 8;
 
-const SNAPSHOT_MMAP_BYTES = 256 * (1 << 20);
 const USED_AT_GRAIN_MS = 60_000;
 
 /** A stored snapshot, without its state (`state()` reads that, only when the fold has something to do). */
@@ -90,9 +89,6 @@ export class FoldSnapshots {
   private constructor(db: Db) {
     this.#db = db;
     FoldSnapshots.#heal(db);
-    // A snapshot is one blob of ~10 MB: read through a memory map it comes in 3-5 ms instead of 10-20 ms
-    // page by page (this connection only; the scan's keeps the small page cache of db.ts).
-    db.pragma(`mmap_size = ${SNAPSHOT_MMAP_BYTES}`);
     this.instance = cacheInstance(db);
   }
 

@@ -32,7 +32,7 @@ const require = createRequire(import.meta.url);
 type GenaiPrices = typeof import('@pydantic/genai-prices');
 let genai: GenaiPrices | undefined;
 /**
- * genai-prices, loaded on first use: its bundled data takes ~30 ms to load, which a warm report whose models
+ * genai-prices, loaded on first use: its bundled data takes ~30 ms to load (timed once here), which a warm report whose models
  * are all resolved already (a fold snapshot carries its pricer's resolutions) never pays.
  */
 function genaiPrices(): GenaiPrices {

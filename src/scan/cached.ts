@@ -226,12 +226,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     stats.workers = runner.workers;
 
     // Serve cached files while the pool parses; first what the consumer's state misses of files it holds.
-    for (const steps of catchUps.splice(0)) {
-      const net = netChange(steps);
-      if (delta) for (const x of net.removed) delta.removed.push(x);
-      stats.records += net.added.length;
-      if (net.added.length > 0) yield net.added;
-    }
+    for (const steps of catchUps.splice(0)) yield* emitNet(steps);
     for (const chunk of chunks(serve, READ_CHUNK_FILES, READ_CHUNK_EVENTS)) {
       const { records, retained } = guard(() => cache.readFiles(chunk));
       stats.records += records.length;
@@ -262,6 +257,15 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
       if (records.length > 0) yield records;
     }
 
+    /** The net change of a held file's updates: its removals go to the delta, its additions are yielded. */
+    function* emitNet(steps: readonly RecordChange[]): Generator<UsageRecord[]> {
+      const net = netChange(steps);
+      if (delta) for (const x of net.removed) delta.removed.push(x);
+      let retained = 0;
+      for (const r of net.added) if (r.retained === true) retained++;
+      yield* emit(net.added, retained);
+    }
+
     function* applyPending(): Generator<UsageRecord[]> {
       const batch = pending.splice(0);
       pendingEvents = 0;
@@ -290,11 +294,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         if (o?.ok) {
           const steps = heldSteps[i];
           if (delta) delta.gens.set(o.id, o.gen);
-          if (delta && steps !== undefined) {
-            const net = netChange([...steps, { added: o.records, removed: o.removed ?? [] }]);
-            for (const x of net.removed) delta.removed.push(x);
-            yield* emit(net.added, 0);
-          } else yield* emit(o.records, o.retained);
+          if (delta && steps !== undefined) yield* emitNet([...steps, { added: o.records, removed: o.removed ?? [] }]);
+          else yield* emit(o.records, o.retained);
           continue;
         }
         stats.conflicts++;
@@ -311,7 +312,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     for (;;) {
       // Finished files are applied in batches, not as soon as the queue is momentarily empty: every commit
       // rewrites the B-tree pages it touched, and one commit per file or two wrote ~4x the cache's size to
-      // its WAL on a first run (1.8 GB history: 87k page writes for a 42 MB cache).
+      // its WAL on a first run (1.8 GB history, counted once with strace: 87k page writes for a 42 MB cache;
+      // `npm run bench`'s cost topic times the first run).
       if (pending.length >= APPLY_FILES || pendingEvents >= APPLY_EVENTS) {
         yield* applyPending();
         continue;
@@ -357,11 +359,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
                 // Held by the consumer and only marked deleted since: the records are the same.
                 const steps = fresh.gen === row.gen + (row.deleted === 0 ? 1 : 0) ? held(row) : undefined;
                 delta?.gens.set(fresh.id, fresh.gen);
-                if (steps !== undefined) {
-                  const net = netChange(steps);
-                  if (delta) for (const x of net.removed) delta.removed.push(x);
-                  yield* emit(net.added, 0);
-                } else {
+                if (steps !== undefined) yield* emitNet(steps);
+                else {
                   if (delta?.covered.has(row.id)) delta.exact = false;
                   const { records, retained } = guard(() => cache.readFiles([fresh]));
                   yield* emit(records, retained);
@@ -380,11 +379,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
             const { records, retained } = guard(() => cache.readFiles([row]));
             yield* emit(records, retained);
           }
-          for (const steps of catchUps.splice(0)) {
-            const net = netChange(steps);
-            if (delta) for (const x of net.removed) delta.removed.push(x);
-            yield* emit(net.added, 0);
-          }
+          for (const steps of catchUps.splice(0)) yield* emitNet(steps);
         }
       }
     }

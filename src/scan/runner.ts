@@ -44,11 +44,6 @@ export class TaskRunner {
     return this.#pool.workers;
   }
 
-  /** A message is waiting (the scan can batch its cache writes while this holds). */
-  get hasMessage(): boolean {
-    return this.#queue.size > 0;
-  }
-
   add(tasks: readonly ParseTask[]): void {
     if (tasks.length === 0) return;
     this.#remaining += tasks.length;
