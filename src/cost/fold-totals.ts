@@ -27,22 +27,17 @@ interface GroupSums {
   sessions: Map<number, number>;
 }
 
+/** One copy's fields into a record's sums. */
+function addTo(t: Float64Array, f: Float64Array, at: number, unpriced: number, sign: 1 | -1): void {
+  for (let k = 0; k <= T_NANO_USD; k++) t[k] = (t[k] as number) + sign * (f[at + k] as number);
+  t[T_REQUESTS] = (t[T_REQUESTS] as number) + sign;
+  if (unpriced >= 0) t[T_UNPRICED] = (t[T_UNPRICED] as number) + sign;
+}
+
 function bump(m: Map<number, number>, k: number, by: number): void {
   const v = (m.get(k) ?? 0) + by;
   if (v === 0) m.delete(k);
   else m.set(k, v);
-}
-
-/** One counted copy, as the fold's columns hold it. */
-export interface CountedCopy {
-  /** The slot's floats and where its tokens (6) and nano-dollars (1) start. */
-  f: Float64Array;
-  at: number;
-  groups: readonly number[];
-  session: number;
-  file: number;
-  /** Interned unpriced model, or -1 when priced. */
-  unpriced: number;
 }
 
 export class FoldTotals {
@@ -53,32 +48,29 @@ export class FoldTotals {
   readonly unpriced = new Map<number, Float64Array>();
   readonly groups = new Map<number, GroupSums>();
 
-  /** Count (`sign` 1) or uncount (-1) one copy. */
-  account(c: CountedCopy, sign: 1 | -1): void {
-    const { f, at } = c;
-    const add = (t: Float64Array): void => {
-      for (let k = 0; k <= T_NANO_USD; k++) t[k] = (t[k] as number) + sign * (f[at + k] as number);
-      t[T_REQUESTS] = (t[T_REQUESTS] as number) + sign;
-      if (c.unpriced >= 0) t[T_UNPRICED] = (t[T_UNPRICED] as number) + sign;
-    };
-    add(this.total);
-    bump(this.sessions, c.session, sign);
-    bump(this.files, c.file, sign);
-    if (c.unpriced >= 0) {
-      let u = this.unpriced.get(c.unpriced);
-      if (u === undefined) this.unpriced.set(c.unpriced, (u = new Float64Array(NU)));
+  /**
+   * Count (`sign` 1) or uncount (-1) one copy: its tokens (6) and nano-dollars at `f[at…]`, its group set,
+   * session and file, and its interned unpriced model (-1 when priced).
+   */
+  account(f: Float64Array, at: number, groups: readonly number[], session: number, file: number, unpriced: number, sign: 1 | -1): void {
+    addTo(this.total, f, at, unpriced, sign);
+    bump(this.sessions, session, sign);
+    bump(this.files, file, sign);
+    if (unpriced >= 0) {
+      let u = this.unpriced.get(unpriced);
+      if (u === undefined) this.unpriced.set(unpriced, (u = new Float64Array(NU)));
       u[0] = (u[0] as number) + sign;
       u[1] = (u[1] as number) + sign * (f[at + T_IN] as number);
       u[2] = (u[2] as number) + sign * (f[at + T_OUT] as number);
       u[3] = (u[3] as number) + sign * (f[at + T_CACHE_READ] as number);
       u[4] = (u[4] as number) + sign * (f[at + T_CACHE_WRITE] as number);
-      if (u[0] === 0) this.unpriced.delete(c.unpriced);
+      if (u[0] === 0) this.unpriced.delete(unpriced);
     }
-    for (const g of c.groups) {
+    for (const g of groups) {
       let e = this.groups.get(g);
       if (e === undefined) this.groups.set(g, (e = { t: new Float64Array(NT), sessions: new Map() }));
-      add(e.t);
-      bump(e.sessions, c.session, sign);
+      addTo(e.t, f, at, unpriced, sign);
+      bump(e.sessions, session, sign);
       if (e.t[T_REQUESTS] === 0) this.groups.delete(g);
     }
   }

@@ -251,19 +251,16 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     return lastSession;
   };
 
-  const copyAt = (slot: number) => ({
-    f,
-    at: slot * NF,
-    groups: groupSets[ints[slot * NI + I_GROUPS] as number] as number[],
-    session: ints[slot * NI + I_SESSION] as number,
-    file: ints[slot * NI + I_FILE] as number,
-    unpriced: ints[slot * NI + I_UNPRICED] as number,
-  });
+  /** Count (`sign` 1) or uncount (-1) the copy in `slot` in the running totals (no object per event). */
+  const account = (slot: number, sign: 1 | -1): void => {
+    const i = slot * NI;
+    totals.account(f, slot * NF, groupSets[ints[i + I_GROUPS] as number] as number[], ints[i + I_SESSION] as number, ints[i + I_FILE] as number, ints[i + I_UNPRICED] as number, sign);
+  };
 
   /** Count `r` in `slot`: a new slot (`replace` false), or in place of the copy there. */
   const write = (slot: number, r: UsageRecord, ms: number, replace: boolean): void => {
     if (slot < restoredSlots) dirtyChunks.add(Math.floor(slot / CHUNK_SLOTS));
-    if (replace) totals.account(copyAt(slot), -1);
+    if (replace) account(slot, -1);
     const usd = n.pricer.priceUsd(r, n.mode);
     const b = slot * NF;
     f[b + F_IN] = r.inputTokens;
@@ -279,7 +276,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     ints[i + I_SESSION] = sessionOf(r);
     ints[i + I_FILE] = fileOf(r);
     ints[i + I_UNPRICED] = Number.isNaN(usd) ? unpricedModels.id(`${r.model}\u0000${r.provider ?? ''}`) : -1;
-    totals.account(copyAt(slot), 1);
+    account(slot, 1);
   };
 
   /** True when `r` should replace the copy in `slot`. */
