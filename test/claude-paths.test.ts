@@ -53,6 +53,14 @@ describe('claude discovery', () => {
     expect(files.every((f) => f.agent === 'claude' && f.root === PROJECTS)).toBe(true);
   });
 
+  it('reads a root given as the config dir through its projects/ folder, as the projects folder does', async () => {
+    const config = join(PROJECTS, '..');
+    const viaConfig = await collect([config]);
+    expect(viaConfig.map((f) => f.path)).toEqual((await collect([PROJECTS])).map((f) => f.path));
+    expect(viaConfig.every((f) => f.root === config)).toBe(true);
+    expect((await claude.locate!([config], F))?.path).toBe(join(PROJECTS, '-Users-dev-app', `${F}.jsonl`));
+  });
+
   it('skips missing roots and non-transcript files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sf-claude-roots-'));
     await mkdir(join(dir, 'proj', 'sess', 'subagents'), { recursive: true });

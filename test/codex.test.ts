@@ -3,6 +3,7 @@
  * tool events, and the cursor state (32-bit id hashes, RESTART on a hash hit, bounded open calls).
  */
 import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codex, codexCore } from '../codecs/codex/index.js';
 import { MAX_OPEN_CALLS } from '../codecs/codex/parse.js';
@@ -35,6 +36,17 @@ describe('codex paths', () => {
     expect(found.map((f) => f.sessionId)).toEqual([ID_A, ID_B, ID_C, ID_OLD]);
     expect(found.every((f) => f.agent === 'codex' && f.root === CODEX_HOME)).toBe(true);
     expect(found.map((f) => f.path)).not.toContain(FILE_A_ARCHIVED);
+  });
+
+  it('walks a root that is not a Codex home (sessions/ itself, an archive folder) as a folder of rollouts', async () => {
+    const paths = async (roots: string[]) => {
+      const out: string[] = [];
+      for await (const f of codex.discover(roots)) out.push(f.path);
+      return out;
+    };
+    expect(await paths([join(CODEX_HOME, 'sessions')])).toEqual([FILE_A, FILE_B, FILE_C]);
+    expect(await paths([join(CODEX_HOME, 'archived_sessions')])).toEqual([FILE_OLD, FILE_A_ARCHIVED].sort());
+    expect((await codex.locate!([join(CODEX_HOME, 'sessions')], ID_B))?.path).toBe(FILE_B);
   });
 
   it('locates a thread by the uuid at the end of its rollout name (day directory, archive, missing)', async () => {

@@ -12,7 +12,7 @@
  * The file name is the session id (`claude --resume <id>` resolves on it), so the path wins over the
  * `sessionId` field of the lines, which a resumed or forked copy may carry over from its origin.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -94,6 +94,17 @@ function listDir(dir: string) {
   }
 }
 
+/**
+ * The projects folder of a root: a config dir (`~/.claude`, which has `projects/`) gives its `projects/`, any
+ * other folder is taken as a projects folder, so a root one level too high still finds its transcripts.
+ * Claude Code names project folders after an encoded cwd (`-Users-…`), never `projects`.
+ */
+export function projectsDir(root: string): string {
+  if (basename(root) === 'projects') return root;
+  const p = join(root, 'projects');
+  return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true ? p : root;
+}
+
 function sessionFile(path: string, root: string, subagent: boolean): SessionFile {
   const stem = basename(path).slice(0, -'.jsonl'.length);
   return { agent: CODEC_ID, path, root, sessionId: stem, ...(subagent && { subagent: true }) };
@@ -102,9 +113,10 @@ function sessionFile(path: string, root: string, subagent: boolean): SessionFile
 /** Every transcript under the roots, project by project, sorted by name for stable output. */
 export async function* discoverClaudeFiles(roots: readonly string[]): AsyncGenerator<SessionFile> {
   for (const root of roots) {
-    const projects = (listDir(root)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const base = projectsDir(root);
+    const projects = (listDir(base)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
     for (const project of projects) {
-      const dir = join(root, project);
+      const dir = join(base, project);
       const entries = (listDir(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const e of entries) {
         if (e.isFile() && e.name.endsWith('.jsonl')) {
@@ -137,9 +149,10 @@ export async function locateClaudeFile(roots: readonly string[], nativeId: strin
   const name = `${nativeId}.jsonl`;
   const agent = nativeId.startsWith('agent-');
   for (const root of roots) {
-    const projects = (listDir(root)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const base = projectsDir(root);
+    const projects = (listDir(base)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
     for (const project of projects) {
-      const dir = join(root, project);
+      const dir = join(base, project);
       const direct = join(dir, name);
       if (await isFile(direct)) return sessionFile(direct, root, agent);
       if (!agent) continue;

@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../src/codec.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, codexCore } from './parse.js';
-import { ARCHIVED_SESSIONS_SUBDIR, candidateDayDirs, getCodexRoots, parseRolloutFileName, SESSIONS_SUBDIR, walkRollouts } from './paths.js';
+import { candidateDayDirs, getCodexRoots, parseRolloutFileName, rolloutDirs, walkRollouts } from './paths.js';
 
 export { codexCore, CODEC_ID, FALLBACK_MODEL, CODEX_USAGE_MARKERS } from './parse.js';
 export { mayHoldUsage } from './prefilter.js';
@@ -25,16 +25,19 @@ function sessionFile(path: string, root: string): SessionFile {
 
 /**
  * Every rollout under each root: `sessions/` first, then `archived_sessions/`, skipping an archived file whose
- * name is already live under `sessions/` of the same root (the live copy wins).
+ * name is already live under `sessions/` of the same root (the live copy wins). A root that is not a Codex
+ * home is walked as a folder of rollouts (`rolloutDirs`).
  */
 async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> {
   for (const root of roots) {
+    const dirs = rolloutDirs(root);
     const live = new Set<string>();
-    for (const p of walkRollouts(join(root, SESSIONS_SUBDIR))) {
+    for (const p of walkRollouts(dirs.live)) {
       live.add(basename(p));
       yield sessionFile(p, root);
     }
-    for (const p of walkRollouts(join(root, ARCHIVED_SESSIONS_SUBDIR))) {
+    if (dirs.archived === undefined) continue;
+    for (const p of walkRollouts(dirs.archived)) {
       if (!live.has(basename(p))) yield sessionFile(p, root);
     }
   }

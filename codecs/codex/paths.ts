@@ -7,7 +7,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -19,6 +19,22 @@ export function getCodexRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = env.CODEX_HOME;
   if (explicit !== undefined && explicit.trim() !== '') return explicit.split(',').map((s) => s.trim()).filter(Boolean);
   return [join(env.HOME || homedir(), '.codex')];
+}
+
+function isDirectory(p: string): boolean {
+  return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/**
+ * The rollout folders of a root. A Codex home (`~/.codex`: it has `sessions/` or `archived_sessions/`) gives
+ * both; any other folder (`~/.codex/sessions` itself, an archive, a copy of rollouts) is walked as it is, so
+ * a root one level too deep still finds its rollouts instead of silently finding none.
+ */
+export function rolloutDirs(root: string): { live: string; archived: string | undefined } {
+  const live = join(root, SESSIONS_SUBDIR);
+  const archived = join(root, ARCHIVED_SESSIONS_SUBDIR);
+  if (isDirectory(live) || isDirectory(archived)) return { live, archived };
+  return { live: root, archived: undefined };
 }
 
 /** `rollout-2025-05-07T17-24-21-<uuid>.jsonl` → its local timestamp text and thread id; undefined otherwise. */
@@ -53,19 +69,21 @@ export function* walkRollouts(dir: string): Generator<string> {
 }
 
 /**
- * Day directories (`sessions/YYYY/MM/DD`) a UUIDv7 thread id can live in: the id's creation time ±1 day,
- * since the directory is named in local time. Empty for ids that are not UUIDv7 (older random v4 ids).
+ * Day directories (`YYYY/MM/DD` under a root's live rollout folder) a UUIDv7 thread id can live in: the id's
+ * creation time ±1 day, since the directory is named in local time. Empty for ids that are not UUIDv7 (older
+ * random v4 ids).
  */
 export function candidateDayDirs(root: string, id: string): string[] {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/i.test(id)) return [];
   const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  const { live } = rolloutDirs(root);
   const out: string[] = [];
   for (const d of [-1, 0, 1]) {
     const t = new Date(ms + d * 86_400_000);
     const y = String(t.getUTCFullYear());
     const m = String(t.getUTCMonth() + 1).padStart(2, '0');
     const day = String(t.getUTCDate()).padStart(2, '0');
-    out.push(join(root, SESSIONS_SUBDIR, y, m, day));
+    out.push(join(live, y, m, day));
   }
   return out;
 }
