@@ -93,6 +93,28 @@ describe('claude titles', () => {
     expect(sessions(lines, ['session']).map((e) => e.title)).toEqual([undefined, 'Spaced']);
   });
 
+  it('reads a title record that holds the usage marker, and a usage line that holds the title marker, as a full read does', () => {
+    const usageLine = (extra: Record<string, unknown>) =>
+      JSON.stringify({
+        parentUuid: 'u1', sessionId: SID, type: 'assistant', uuid: 'a1', timestamp: '2026-03-01T00:00:01.000Z', requestId: 'req_1',
+        message: { id: 'msg_1', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'x', input: extra }], usage: { input_tokens: 3, output_tokens: 5 } },
+      });
+    const lines = [
+      user('u1'),
+      custom('usage'), // a title whose value is the usage marker
+      JSON.stringify({ type: 'ai-title', aiTitle: 'Generated', sessionId: SID, usage: { input_tokens: 1 } }),
+      usageLine({ 'x-title': 'a key ending in the title marker', pad: 'y'.repeat(5000) }),
+    ];
+    const text = lines.join('\n') + '\n';
+    const full = parseSync(claudeCore, text, { file: FILE });
+    for (const kinds of [['session', 'usage'], ['usage']] as EventKind[][]) {
+      const want = full.filter((e) => (kinds as string[]).includes(e.type));
+      expect(parseSync(claudeCore, text, { file: FILE, kinds })).toEqual(want);
+    }
+    expect(sessions(lines, ['session', 'usage']).map((e) => e.title)).toEqual([undefined, 'usage']);
+    expect(full.filter((e) => e.type === 'usage')).toMatchObject([{ inputTokens: 3, outputTokens: 5 }]);
+  });
+
   it('keeps the title state across a resume: a title record after the cursor repeats the full session event', async () => {
     const content = await readFile(TITLED);
     await expectResumeEqualsFull(claude, content, lineBoundaries(content));

@@ -44,7 +44,25 @@ import { compileProjection, scanFields } from './usage-scan.js';
 
 type Rec = Record<string, unknown>;
 
-const USAGE_FIELDS = compileProjection(USAGE_LINE_FIELDS);
+/** What the fast path reads: extractUsage's fields, and `type` to send a title record to the full parse. */
+const USAGE_FIELDS = compileProjection({ ...USAGE_LINE_FIELDS, type: true });
+
+/**
+ * Claude Code writes `message.usage` near the end of an assistant line (after the content, before requestId,
+ * type, uuid and timestamp), so the marker is looked for in the line's last bytes first: a usage line of a
+ * megabyte tool input is not searched whole. A miss there searches the whole line, so the answer is the same.
+ */
+const USAGE_TAIL_BYTES = 2048;
+
+function hasUsageMarker(line: Buffer): boolean {
+  const tail = line.length - USAGE_TAIL_BYTES;
+  if (tail > 0 && line.indexOf(USAGE_MARKER, tail) !== -1) return true;
+  return line.indexOf(USAGE_MARKER) !== -1;
+}
+
+function isTitleRecord(type: unknown): boolean {
+  return type === 'custom-title' || type === 'ai-title';
+}
 
 /** The session's title: the user's, else the generated one, else a subagent's Task description. */
 function effectiveTitle(s: ClaudeState): string | undefined {
@@ -371,18 +389,20 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
     snapshot: snapshotClaudeState,
     line(s, line, start, emit): LineResult {
       const f = s.filter;
-      if (s.sessionEmitted && f !== undefined && !(f.titles && line.indexOf(TITLE_MARKER) !== -1)) {
-        if (!f.usage || line.indexOf(USAGE_MARKER) === -1) {
+      if (s.sessionEmitted && f !== undefined) {
+        if (f.usage && hasUsageMarker(line)) {
+          // A title record (rare: it has no usage) takes the full parse, which reads its title fields.
+          if (fast) {
+            const fields = scanFields(line, USAGE_FIELDS);
+            if (fields === undefined) s.scanned.fallback++;
+            else if (!(f.titles && isTitleRecord(fields.type))) {
+              s.scanned.fast++;
+              return onLine(s, fields, start, emit);
+            }
+          }
+        } else if (!(f.titles && line.indexOf(TITLE_MARKER) !== -1)) {
           s.info.filteredLines++;
           return;
-        }
-        if (fast) {
-          const fields = scanFields(line, USAGE_FIELDS);
-          if (fields !== undefined) {
-            s.scanned.fast++;
-            return onLine(s, fields, start, emit);
-          }
-          s.scanned.fallback++;
         }
       }
       return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);

@@ -30,7 +30,7 @@ export interface ScanOptions {
   /** Path of the cache database (default `$SESSIONFOLD_CACHE`, else `$XDG_CACHE_HOME/sessionfold/events.db`). */
   cachePath?: string;
   /**
-   * Worker threads. Default: min(cores, 4), but the main thread alone when there is little to parse (a warm
+   * Worker threads. Default: min(cores − 1, 4) (the main thread parses too), but the main thread alone when there is little to parse (a warm
    * run); an explicit number is honoured (capped at the number of files to parse); 0 parses on the main thread.
    */
   workers?: number;
