@@ -2,6 +2,7 @@
 /** The sessionfold executable: runs the CLI with the process's streams. Importing it runs nothing. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { runServed } from '../serve/client.js';
 import { runCli } from './run.js';
 
 export { runCli } from './run.js';
@@ -15,5 +16,8 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
       throw e;
     });
   }
-  process.exitCode = await runCli(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  // A served command goes to a running `sessionfold serve` of this build when there is one (src/serve/).
+  const served = await runServed(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+  process.exitCode = served ?? (await runCli(argv));
 }

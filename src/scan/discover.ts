@@ -36,38 +36,66 @@ export interface Discovery {
   seen: Map<string, Set<string>>;
 }
 
+/** One file of a source, stat'ed: what discovery knows before the `since` filter. */
+export interface FoundFile {
+  path: string;
+  root: string;
+  size: number;
+  mtimeMs: number;
+  deps: string;
+}
+
+/**
+ * Every file of one codec under its roots, in the codec's order, each stat'ed once with its dependencies'
+ * fingerprints (a file gone between the listing and its stat is left out: deleted).
+ */
+export async function discoverSource(codec: Codec, roots: readonly string[]): Promise<FoundFile[]> {
+  const out: FoundFile[] = [];
+  if (roots.length === 0) return out;
+  const paths = new Set<string>();
+  for await (const f of codec.discover(roots)) {
+    if (paths.has(f.path)) continue;
+    paths.add(f.path);
+    const s = statSync(f.path, { throwIfNoEntry: false });
+    if (s === undefined) continue;
+    out.push({ path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, f.path) });
+  }
+  return out;
+}
+
+/**
+ * A process-wide stand-in for `discoverSource`: `sessionfold serve` installs one that answers from what
+ * file-system notifications say changed (src/serve/watch.ts), calling `full` when it cannot tell. Its answer
+ * must equal `full()`'s at the time of the call.
+ */
+export interface DiscoveryCache {
+  source(codec: Codec, roots: readonly string[], full: () => Promise<FoundFile[]>): Promise<FoundFile[]>;
+}
+
+let installed: DiscoveryCache | undefined;
+
+/** Install (or, with undefined, remove) the process's discovery cache. */
+export function setDiscoveryCache(cache: DiscoveryCache | undefined): void {
+  installed = cache;
+}
+
 export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discovery> {
   const seen = new Map<string, Set<string>>();
-  const perSource = await Promise.all(
-    opts.sources.map(async ({ codec, roots }) => {
-      const paths = new Set<string>();
-      seen.set(codec.id, paths);
-      const found: { path: string; root: string }[] = [];
-      if (roots.length === 0) return { codec, found };
-      for await (const f of codec.discover(roots)) {
-        if (paths.has(f.path)) continue;
-        paths.add(f.path);
-        found.push({ path: f.path, root: f.root });
-      }
-      return { codec, found };
-    }),
-  );
   const files: ScanFile[] = [];
   const stats = opts.stats;
-  for (const { codec, found } of perSource) {
+  for (const { codec, roots } of opts.sources) {
+    const found = installed !== undefined ? await installed.source(codec, roots, () => discoverSource(codec, roots)) : await discoverSource(codec, roots);
+    const paths = new Set<string>();
+    seen.set(codec.id, paths);
     const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
-    for (const { path, root } of found) {
-      const s = statSync(path, { throwIfNoEntry: false });
-      if (s === undefined) {
-        seen.get(codec.id)?.delete(path); // gone since discover(): a deleted file
-        continue;
-      }
+    for (const f of found) {
+      paths.add(f.path);
       stats.files++;
-      if (skipByMtime && s.mtimeMs < (opts.since as number)) {
+      if (skipByMtime && f.mtimeMs < (opts.since as number)) {
         stats.skippedSince++;
         continue;
       }
-      files.push({ codec, path, root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, path) });
+      files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
     }
   }
   return { files, seen };

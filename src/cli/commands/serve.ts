@@ -1,0 +1,41 @@
+/**
+ * `sessionfold serve`: keep a resident server answering `cost report` and `sessions list` for every CLI run
+ * of the same build (src/serve/). It runs in the foreground until SIGINT or SIGTERM; `--quiet` drops its log.
+ */
+import { getSocketPath } from '../../serve/protocol.js';
+import { startServer } from '../../serve/server.js';
+import { bool, CliError, defineCommand, str } from '../command.js';
+
+export default defineCommand({
+  name: 'serve',
+  description: 'Answer `cost report` and `sessions list` from a resident process that watches your agent folders',
+  usage: '[--socket <path>] [--sweep <seconds>] [--quiet]',
+  options: {
+    socket: { type: 'string', description: 'Socket path (default $SESSIONFOLD_SOCKET, else $XDG_RUNTIME_DIR/sessionfold.sock, else ~/.cache/sessionfold/server.sock)', valueName: '<path>' },
+    sweep: { type: 'string', description: 'List every folder again this often, for changes notifications missed (default 30; 0: never)', valueName: '<seconds>' },
+    quiet: { type: 'boolean', description: 'Print nothing after start-up' },
+  },
+  async run(ctx) {
+    if (ctx.positionals.length > 0) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[0]}"`);
+    const socket = str(ctx, 'socket') ?? getSocketPath(ctx.env);
+    if (socket === undefined) throw new CliError('INVALID_OPTION', 'SESSIONFOLD_SOCKET is "off": give --socket <path>');
+    const sweepText = str(ctx, 'sweep') ?? '30';
+    const sweep = Number(sweepText);
+    if (!Number.isFinite(sweep) || sweep < 0) throw new CliError('INVALID_OPTION', `Invalid option --sweep: expected seconds ≥ 0, got "${sweepText}"`);
+    const quiet = bool(ctx, 'quiet');
+    const server = await startServer({ socket, sweepMs: sweep * 1000, ...(!quiet && { log: (line: string) => ctx.stderr.write(`${line}\n`) }) });
+    ctx.stderr.write(`sessionfold serve: listening on ${server.socket} (SESSIONFOLD_SOCKET=${server.socket} for clients with another environment)\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await server.close();
+    if (!quiet) ctx.stderr.write(`sessionfold serve: stopped (${server.stats.served} served, ${server.stats.refreshes} refreshes)\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,93 @@
+/**
+ * The resident server's wire protocol, shared by `sessionfold serve` and the CLI's client. Kept free of the
+ * rest of the code base (node built-ins and versions.ts only): the client loads it before anything else, so a
+ * served run pays for starting Node and little more.
+ *
+ * - Socket: `$SESSIONFOLD_SOCKET` (`off` disables the client), else `$XDG_RUNTIME_DIR/sessionfold.sock`, else
+ *   `<cache dir>/sessionfold/server.sock` (`$XDG_CACHE_HOME`, default `~/.cache`). The server makes its folder
+ *   private (0700) and the socket 0600: a request carries the caller's environment.
+ * - Request: one JSON line, `{v, build, argv, env, cwd}`. `build` names the code that sent it (the package
+ *   version and this module's mtime): a server built from other code refuses, and the client runs locally.
+ * - Reply: frames `[kind u8][length u32 BE][payload]`: STDOUT and STDERR carry output as the command writes
+ *   it, EXIT ends the reply with `{"code":n}`, REFUSED with `{"reason":…}` (the client then runs locally).
+ */
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sessionfoldVersion } from '../versions.js';
+
+export const PROTOCOL_VERSION = 1;
+
+export const FRAME = { stdout: 1, stderr: 2, exit: 3, refused: 4 } as const;
+export type FrameKind = (typeof FRAME)[keyof typeof FRAME];
+
+/** `cost report` and `sessions list`: the status-line and monitor queries, whose flags name no stdin. */
+export const SERVED_COMMANDS: readonly (readonly [string, string])[] = [
+  ['cost', 'report'],
+  ['sessions', 'list'],
+];
+
+export interface ServeRequest {
+  v: number;
+  build: string;
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/** The socket a client or server of this environment uses; undefined when `SESSIONFOLD_SOCKET=off`. */
+export function getSocketPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const explicit = env.SESSIONFOLD_SOCKET;
+  if (explicit !== undefined && explicit !== '') return explicit === 'off' ? undefined : explicit;
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'sessionfold.sock');
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'sessionfold', 'server.sock');
+}
+
+/** Whether a command line is one the server answers (`cost report …`, `sessions list …`, not their --help). */
+export function isServed(argv: readonly string[]): boolean {
+  if (argv.includes('--help') || argv.includes('-h')) return false;
+  return SERVED_COMMANDS.some(([a, b]) => argv[0] === a && argv[1] === b);
+}
+
+let build: string | undefined;
+
+/** The code this process runs: the package version and this module's mtime (a rebuild changes it). */
+export function buildId(): string {
+  build ??= `${sessionfoldVersion()}+${statSync(fileURLToPath(import.meta.url)).mtimeMs}`;
+  return build;
+}
+
+export function encodeFrame(kind: FrameKind, payload: Buffer | string): Buffer {
+  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  const out = Buffer.allocUnsafe(5 + body.length);
+  out[0] = kind;
+  out.writeUInt32BE(body.length, 1);
+  body.copy(out, 5);
+  return out;
+}
+
+/** Splits a byte stream into frames. */
+export class FrameReader {
+  #buf: Buffer = Buffer.alloc(0);
+
+  /** The frames completed by `chunk`. */
+  push(chunk: Buffer): { kind: number; payload: Buffer }[] {
+    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk]);
+    const out: { kind: number; payload: Buffer }[] = [];
+    let at = 0;
+    while (this.#buf.length - at >= 5) {
+      const len = this.#buf.readUInt32BE(at + 1);
+      if (this.#buf.length - at - 5 < len) break;
+      out.push({ kind: this.#buf[at] as number, payload: this.#buf.subarray(at + 5, at + 5 + len) });
+      at += 5 + len;
+    }
+    this.#buf = this.#buf.subarray(at);
+    return out;
+  }
+
+  /** Bytes of an unfinished frame. */
+  get pending(): number {
+    return this.#buf.length;
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * `startServer`: the resident side of `sessionfold serve`. It answers served commands (protocol.ts) by running
+ * the very CLI code a local run would (`runCli`, with the caller's argv, environment and working folder), in
+ * a process that has its modules loaded, its JIT warm, and a discovery cache fed by file-system notifications
+ * (watch.ts) instead of a stat of every file per run. Answers equal a local run's; only the time differs.
+ *
+ * - One command runs at a time (a queue): the event cache, the fold snapshots and `process.chdir` are the
+ *   process's own, and a second process using the cache at the same time is handled as ever (WAL).
+ * - Before each command the server lets the event loop turn once, so every change event already queued by
+ *   the kernel (a write that finished before the client asked) is read before discovery.
+ * - Work ahead: when files change, the server re-runs its recent distinct commands (REFRESH_LIMIT) with their
+ *   output dropped, so their fold snapshots already hold the change when a client asks again; a client that
+ *   asks while that runs waits for it, then takes the stored answer.
+ * - A periodic sweep (`sweepMs`) lists every source again, the safety net for notifications a network file
+ *   system or an overflowed kernel queue never delivered.
+ */
+import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { dirname } from 'node:path';
+import { Writable } from 'node:stream';
+import { runCli } from '../cli/run.js';
+import { setDiscoveryCache } from '../scan/discover.js';
+import { SessionfoldError } from '../errors.js';
+import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest } from './protocol.js';
+import { WatchedDiscovery, type WatchStats } from './watch.js';
+
+/** Distinct recent commands the server keeps current after a change. */
+export const REFRESH_LIMIT = 4;
+/** A request line longer than this is refused. */
+const MAX_REQUEST_BYTES = 4 << 20;
+
+export interface ServerOptions {
+  socket: string;
+  /** One line per served command and refresh (default: none). */
+  log?: (line: string) => void;
+  /** List every source again this often (ms; default 30 s; 0: never). */
+  sweepMs?: number;
+  /** Wait this long after a change before working ahead (ms; default 5), so a burst of writes is one refresh. */
+  refreshDelayMs?: number;
+}
+
+export interface ServerHandle {
+  readonly socket: string;
+  readonly stats: { served: number; refused: number; refreshes: number; discovery: WatchStats };
+  close(): Promise<void>;
+}
+
+/** Is something answering on `path`? */
+function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(path);
+    s.on('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+function frameStream(socket: Socket, kind: FrameKind): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      if (socket.destroyed) return cb();
+      socket.write(encodeFrame(kind, chunk), () => cb());
+    },
+  });
+}
+
+const discard = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
+
+export async function startServer(options: ServerOptions): Promise<ServerHandle> {
+  const path = options.socket;
+  const log = options.log ?? (() => {});
+  if (existsSync(path)) {
+    if (await answers(path)) throw new SessionfoldError('IO_ERROR', `a sessionfold server already listens on ${path}`);
+    unlinkSync(path); // left by a server that died
+  }
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+
+  const stats = { served: 0, refused: 0, refreshes: 0, discovery: { cached: 0, full: 0, restats: 0, watched: 0 } };
+  const recent = new Map<string, ServeRequest>();
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (job: () => Promise<void>): Promise<void> => (queue = queue.then(job, job));
+  const home = process.cwd();
+
+  async function run(req: ServeRequest, stdout: Writable, stderr: Writable): Promise<number> {
+    await new Promise<void>((r) => setImmediate(r)); // read every change event the kernel already queued
+    try {
+      process.chdir(req.cwd);
+    } catch {
+      stderr.write(`error IO_ERROR: the server cannot enter ${req.cwd}\n`);
+      return 1;
+    }
+    try {
+      return await runCli(req.argv, { stdout, stderr, env: req.env });
+    } finally {
+      process.chdir(home);
+    }
+  }
+
+  let refreshPending = false;
+  const scheduleRefresh = () => {
+    if (refreshPending || recent.size === 0) return;
+    refreshPending = true;
+    setTimeout(() => {
+      void enqueue(async () => {
+        refreshPending = false;
+        const t = performance.now();
+        for (const req of recent.values()) await run(req, discard(), discard());
+        stats.refreshes++;
+        log(`refreshed ${recent.size} command(s) in ${(performance.now() - t).toFixed(0)} ms`);
+      });
+    }, options.refreshDelayMs ?? 5).unref();
+  };
+
+  const watched = new WatchedDiscovery(scheduleRefresh);
+  stats.discovery = watched.stats;
+  setDiscoveryCache(watched);
+
+  const refuse = (socket: Socket, reason: string) => {
+    stats.refused++;
+    log(`refused: ${reason}`);
+    socket.end(encodeFrame(FRAME.refused, JSON.stringify({ reason })));
+  };
+
+  const serve = (socket: Socket, req: ServeRequest) => {
+    if (req.v !== PROTOCOL_VERSION || req.build !== buildId()) return refuse(socket, `another build (${String(req.build)})`);
+    if (!Array.isArray(req.argv) || !isServed(req.argv) || typeof req.cwd !== 'string' || req.env === null || typeof req.env !== 'object') {
+      return refuse(socket, 'not a served command');
+    }
+    void enqueue(async () => {
+      const t = performance.now();
+      let code: number;
+      try {
+        code = await run(req, frameStream(socket, FRAME.stdout), frameStream(socket, FRAME.stderr));
+      } catch (e) {
+        socket.write(encodeFrame(FRAME.stderr, `error: ${(e as Error).stack ?? String(e)}\n`));
+        code = 1;
+      }
+      socket.end(encodeFrame(FRAME.exit, JSON.stringify({ code })));
+      stats.served++;
+      const key = JSON.stringify([req.argv, req.cwd, req.env]);
+      recent.delete(key);
+      recent.set(key, req);
+      while (recent.size > REFRESH_LIMIT) recent.delete(recent.keys().next().value as string);
+      log(`served ${req.argv.slice(0, 2).join(' ')} in ${(performance.now() - t).toFixed(0)} ms (exit ${code})`);
+    });
+  };
+
+  const server: Server = createServer((socket) => {
+    let buf = Buffer.alloc(0);
+    socket.on('error', () => socket.destroy());
+    const onData = (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      const nl = buf.indexOf(10);
+      if (nl < 0) {
+        if (buf.length > MAX_REQUEST_BYTES) {
+          socket.off('data', onData);
+          refuse(socket, 'request too long');
+        }
+        return;
+      }
+      socket.off('data', onData);
+      let req: ServeRequest;
+      try {
+        req = JSON.parse(buf.subarray(0, nl).toString()) as ServeRequest;
+      } catch {
+        return refuse(socket, 'unreadable request');
+      }
+      serve(socket, req);
+    };
+    socket.on('data', onData);
+  });
+
+  const old = process.umask(0o177); // the socket is the user's alone: a request carries their environment
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+  } finally {
+    process.umask(old);
+  }
+  chmodSync(path, 0o600);
+
+  const sweepMs = options.sweepMs ?? 30_000;
+  const sweep =
+    sweepMs > 0
+      ? setInterval(() => {
+          watched.sweep();
+          scheduleRefresh();
+        }, sweepMs)
+      : undefined;
+
+  return {
+    socket: path,
+    stats,
+    async close() {
+      if (sweep) clearInterval(sweep);
+      await new Promise<void>((r) => server.close(() => r()));
+      await queue;
+      watched.close();
+      setDiscoveryCache(undefined);
+      try {
+        unlinkSync(path);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * `sessionfold serve`: a served run prints exactly what a local run prints, right after any change to the
+ * agent folders (appends, new files in new folders, deletions, rewrites), and the client falls back to a
+ * local run when no server of its build answers. The watch-backed discovery equals a full discovery.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claude } from '../codecs/claude/index.js';
+import { discoverSource } from '../src/scan/discover.js';
+import { encodeFrame, FRAME, FrameReader, getSocketPath, isServed } from '../src/serve/protocol.js';
+import { WatchedDiscovery } from '../src/serve/watch.js';
+import { copyClaudeFixtures, copyCodexFixtures, makeHome, snapshotTree, type Home } from './sessions-helpers.js';
+
+const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const exec = promisify(execFile);
+
+let seq = 0;
+/** A Claude assistant line with a fresh response id, priced model, usage. */
+function assistantLine(sessionId: string): string {
+  seq++;
+  return JSON.stringify({
+    parentUuid: null, isSidechain: false, userType: 'external', cwd: '/tmp/proj', sessionId, version: '2.1.30', type: 'assistant',
+    uuid: `serve-${seq}`, timestamp: `2026-08-03T12:00:${String(seq % 60).padStart(2, '0')}.000Z`, requestId: `req_serve_${seq}`,
+    message: { id: `msg_serve_${seq}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 100 * seq, output_tokens: 7, cache_read_input_tokens: 1000 } },
+  });
+}
+
+describe('sessionfold serve (built CLI, a server child process)', () => {
+  let home: Home;
+  let server: ChildProcess;
+  let log = '';
+  let socket: string;
+  const session = '11111111-1111-4111-8111-111111111111';
+  let sessionFile: string;
+
+  const run = async (args: string[], served: boolean) => {
+    const env = { ...home.env, SESSIONFOLD_SOCKET: served ? socket : 'off', SESSIONFOLD_CACHE: join(home.dir, served ? 'served.db' : 'local.db') };
+    const r = await exec(process.execPath, [CLI, ...args], { env, maxBuffer: 64 << 20 });
+    return { stdout: r.stdout, stderr: r.stderr };
+  };
+  const servedCount = () => (log.match(/^served /gm) ?? []).length;
+  /** The served run answers, and equals the local run. */
+  const expectSame = async (args: string[]) => {
+    const before = servedCount();
+    const served = await run(args, true);
+    expect(servedCount()).toBe(before + 1);
+    const local = await run(args, false);
+    expect(served).toEqual(local);
+    return local.stdout;
+  };
+  const REPORT = ['cost', 'report', '--json', '--group-by', 'session', '--tz', 'UTC'];
+
+  beforeAll(async () => {
+    home = await makeHome();
+    await copyClaudeFixtures(home);
+    await copyCodexFixtures(home);
+    sessionFile = join(home.claude, 'projects', '-tmp-proj', `${session}.jsonl`);
+    socket = join(home.dir, 'run', 'sf.sock');
+    server = spawn(process.execPath, [CLI, 'serve', '--socket', socket, '--sweep', '0'], { env: { ...home.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      server.stderr!.on('data', (d: Buffer) => {
+        log += d.toString();
+        if (log.includes('listening on')) resolve();
+      });
+      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)));
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    if (server.exitCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('answers cost report and sessions list as a local run does', async () => {
+    const first = await expectSame(REPORT);
+    expect(JSON.parse(first).totalUsd).toBeGreaterThan(0);
+    await expectSame(['sessions', 'list', '--json']);
+    await expectSame(['cost', 'report', '--group-by', 'model', '--tz', 'UTC']);
+  }, 60_000);
+
+  it('sees an append the moment the write returns, every time', async () => {
+    let last = '';
+    for (let i = 0; i < 4; i++) {
+      appendFileSync(sessionFile, `${assistantLine(session)}\n`);
+      const out = await expectSame(REPORT);
+      expect(out).not.toBe(last);
+      last = out;
+    }
+  }, 60_000);
+
+  it('sees a new session in a new folder, a subagent in a new subagents/ folder, and appends to both', async () => {
+    const proj = join(home.claude, 'projects', '-tmp-new');
+    mkdirSync(proj);
+    const id = '55555555-5555-4555-8555-555555555555';
+    writeFileSync(join(proj, `${id}.jsonl`), `${assistantLine(id)}\n`);
+    await expectSame(REPORT);
+    const sub = join(proj, id, 'subagents');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'agent-a1.jsonl'), `${assistantLine(id)}\n`);
+    await expectSame(REPORT);
+    appendFileSync(join(sub, 'agent-a1.jsonl'), `${assistantLine(id)}\n`);
+    appendFileSync(join(proj, `${id}.jsonl`), `${assistantLine(id)}\n`);
+    await expectSame(REPORT);
+    await expectSame(['sessions', 'list', '--json']);
+  }, 60_000);
+
+  it('sees a rewrite in place, a truncation and a deletion', async () => {
+    const text = readFileSync(sessionFile, 'utf8');
+    writeFileSync(sessionFile, text.replace(/"output_tokens":(\d+)/, '"output_tokens":99$1')); // same path, new bytes
+    await expectSame(REPORT);
+    truncateSync(sessionFile, text.indexOf('\n') + 1);
+    await expectSame(REPORT);
+    rmSync(join(home.claude, 'projects', '-tmp-new'), { recursive: true });
+    await expectSame(REPORT);
+  }, 60_000);
+
+  it('never writes to agent files', async () => {
+    const before = await snapshotTree(home.claude);
+    const codexBefore = await snapshotTree(home.codex);
+    await run(REPORT, true);
+    await run(['sessions', 'list', '--json'], true);
+    expect(await snapshotTree(home.claude)).toEqual(before);
+    expect(await snapshotTree(home.codex)).toEqual(codexBefore);
+  }, 60_000);
+
+  it('refuses a request from another build, and a second server on the same socket', async () => {
+    const { connect } = await import('node:net');
+    const reply = await new Promise<{ kind: number; payload: Buffer }[]>((resolve) => {
+      const s = connect(socket);
+      const reader = new FrameReader();
+      const frames: { kind: number; payload: Buffer }[] = [];
+      s.on('connect', () => s.write(`${JSON.stringify({ v: 1, build: 'other', argv: REPORT, env: {}, cwd: '/' })}\n`));
+      s.on('data', (d: Buffer) => frames.push(...reader.push(d)));
+      s.on('close', () => resolve(frames));
+    });
+    expect(reply.map((f) => f.kind)).toEqual([FRAME.refused]);
+    const second = await exec(process.execPath, [CLI, 'serve', '--socket', socket], { env: home.env }).catch((e: { code: number; stderr: string }) => e);
+    expect(second).toMatchObject({ code: 1 });
+    expect((second as { stderr: string }).stderr).toMatch(/^error IO_ERROR: a sessionfold server already listens on /);
+  }, 30_000);
+
+  it('stops on SIGTERM and removes its socket; clients then run locally', async () => {
+    const exited = new Promise((r) => server.once('exit', r));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(log).toMatch(/stopped \(\d+ served/);
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(socket)).toBe(false);
+    const before = servedCount();
+    expect(await run(REPORT, true)).toEqual(await run(REPORT, false));
+    expect(servedCount()).toBe(before);
+  }, 30_000);
+});
+
+describe('the serve client', () => {
+  it('runs locally when the socket is stale, when the server refuses, and when SESSIONFOLD_SOCKET=off', async () => {
+    const home = await makeHome();
+    await copyCodexFixtures(home);
+    const args = [CLI, 'cost', 'report', '--json', '--tz', 'UTC'];
+    const local = await exec(process.execPath, args, { env: { ...home.env, SESSIONFOLD_SOCKET: 'off' } });
+    // a plain file where the socket should be
+    const stale = join(home.dir, 'stale.sock');
+    writeFileSync(stale, '');
+    expect((await exec(process.execPath, args, { env: { ...home.env, SESSIONFOLD_SOCKET: stale } })).stdout).toBe(local.stdout);
+    // a server that refuses every request (another build)
+    const sock = join(home.dir, 'refuse.sock');
+    let asked = 0;
+    const srv = createServer((s) => {
+      asked++;
+      s.on('data', () => s.end(encodeFrame(FRAME.refused, JSON.stringify({ reason: 'another build' }))));
+    });
+    await new Promise<void>((r) => srv.listen(sock, r));
+    try {
+      expect((await exec(process.execPath, args, { env: { ...home.env, SESSIONFOLD_SOCKET: sock } })).stdout).toBe(local.stdout);
+      expect(asked).toBe(1);
+    } finally {
+      await new Promise((r) => srv.close(r));
+    }
+  }, 30_000);
+
+  it('serves only cost report and sessions list, never their --help; finds its socket from the environment', () => {
+    expect(isServed(['cost', 'report', '--json'])).toBe(true);
+    expect(isServed(['sessions', 'list'])).toBe(true);
+    expect(isServed(['cost', 'report', '--help'])).toBe(false);
+    expect(isServed(['events', 'export'])).toBe(false);
+    expect(isServed(['read', '-'])).toBe(false);
+    expect(getSocketPath({ SESSIONFOLD_SOCKET: 'off', HOME: '/h' })).toBeUndefined();
+    expect(getSocketPath({ SESSIONFOLD_SOCKET: '/x.sock' })).toBe('/x.sock');
+    expect(getSocketPath({ XDG_RUNTIME_DIR: '/run/user/1' })).toBe('/run/user/1/sessionfold.sock');
+    expect(getSocketPath({ HOME: '/h' })).toBe('/h/.cache/sessionfold/server.sock');
+  });
+
+  it('splits frames however the bytes arrive', () => {
+    const bytes = Buffer.concat([encodeFrame(FRAME.stdout, 'héllo'), encodeFrame(FRAME.stderr, ''), encodeFrame(FRAME.exit, '{"code":0}')]);
+    for (const step of [1, 2, 5, 7, bytes.length]) {
+      const r = new FrameReader();
+      const got: { kind: number; payload: Buffer }[] = [];
+      for (let i = 0; i < bytes.length; i += step) got.push(...r.push(bytes.subarray(i, i + step)));
+      expect(got.map((f) => [f.kind, f.payload.toString()])).toEqual([
+        [FRAME.stdout, 'héllo'],
+        [FRAME.stderr, ''],
+        [FRAME.exit, '{"code":0}'],
+      ]);
+      expect(r.pending).toBe(0);
+    }
+  });
+});
+
+describe('WatchedDiscovery', () => {
+  it('equals a full discovery after appends, new files and folders, deletions, and a root that appears later', async () => {
+    const home = await makeHome();
+    await copyClaudeFixtures(home);
+    const root = join(home.claude, 'projects');
+    const later = join(home.dir, 'later', 'projects');
+    const roots = [later, root];
+    let changes = 0;
+    const w = new WatchedDiscovery(() => changes++);
+    const settle = () => new Promise((r) => setTimeout(r, 50));
+    const check = async () => {
+      await settle();
+      const full = await discoverSource(claude, roots);
+      expect(await w.source(claude, roots, () => discoverSource(claude, roots))).toEqual(full);
+    };
+    try {
+      await check();
+      expect(w.stats.full).toBe(1);
+      const file = join(root, '-tmp-proj', '11111111-1111-4111-8111-111111111111.jsonl');
+      appendFileSync(file, `${assistantLine('11111111-1111-4111-8111-111111111111')}\n`);
+      await check();
+      expect(w.stats).toMatchObject({ full: 1, cached: 1, restats: 1 });
+      expect(changes).toBeGreaterThan(0);
+      await check(); // nothing changed: nothing re-stat'ed
+      expect(w.stats).toMatchObject({ full: 1, cached: 2, restats: 1 });
+      mkdirSync(join(root, '-tmp-b'));
+      writeFileSync(join(root, '-tmp-b', '66666666-6666-4666-8666-666666666666.jsonl'), `${assistantLine('66666666-6666-4666-8666-666666666666')}\n`);
+      await check();
+      expect(w.stats.full).toBe(2);
+      rmSync(file);
+      await check();
+      mkdirSync(join(later, '-tmp-c'), { recursive: true });
+      writeFileSync(join(later, '-tmp-c', '77777777-7777-4777-8777-777777777777.jsonl'), `${assistantLine('77777777-7777-4777-8777-777777777777')}\n`);
+      await check();
+      expect(w.stats.watched).toBeGreaterThan(3);
+    } finally {
+      w.close();
+    }
+  });
+});
