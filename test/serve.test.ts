@@ -121,6 +121,14 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     await expectSame(REPORT);
   }, 60_000);
 
+  it('stays exact when a local run writes the cache the server uses', async () => {
+    appendFileSync(sessionFile, `${assistantLine(session)}\n`);
+    const env = { ...home.env, SESSIONFOLD_SOCKET: 'off', SESSIONFOLD_CACHE: join(home.dir, 'served.db') };
+    await exec(process.execPath, [CLI, ...REPORT], { env }); // reads the append first, writes its row
+    appendFileSync(sessionFile, `${assistantLine(session)}\n`);
+    await expectSame(REPORT);
+  }, 60_000);
+
   it('never writes to agent files', async () => {
     const before = await snapshotTree(home.claude);
     const codexBefore = await snapshotTree(home.codex);
@@ -214,7 +222,7 @@ describe('the serve client', () => {
 });
 
 describe('WatchedDiscovery', () => {
-  it('equals a full discovery after appends, new files and folders, deletions, and a root that appears later', async () => {
+  it('equals a full discovery after appends, new files and folders, renames, sidecars, deletions, and roots that come and go', async () => {
     const home = await makeHome();
     await copyClaudeFixtures(home);
     const root = join(home.claude, 'projects');
@@ -228,26 +236,58 @@ describe('WatchedDiscovery', () => {
       const full = await discoverSource(claude, roots);
       expect(await w.source(claude, roots, () => discoverSource(claude, roots))).toEqual(full);
     };
+    const line = (id: string) => `${assistantLine(id)}\n`;
+    const S1 = '11111111-1111-4111-8111-111111111111';
     try {
       await check();
       expect(w.stats.full).toBe(1);
-      const file = join(root, '-tmp-proj', '11111111-1111-4111-8111-111111111111.jsonl');
-      appendFileSync(file, `${assistantLine('11111111-1111-4111-8111-111111111111')}\n`);
+      const file = join(root, '-tmp-proj', `${S1}.jsonl`);
+      appendFileSync(file, line(S1));
       await check();
-      expect(w.stats).toMatchObject({ full: 1, cached: 1, restats: 1 });
+      expect(w.stats).toMatchObject({ full: 1, cached: 1, relisted: 0, restats: 1 });
       expect(changes).toBeGreaterThan(0);
-      await check(); // nothing changed: nothing re-stat'ed
+      await check(); // nothing changed: nothing stat'ed
       expect(w.stats).toMatchObject({ full: 1, cached: 2, restats: 1 });
+      // a new folder with a session: listed again, only the new file stat'ed
       mkdirSync(join(root, '-tmp-b'));
-      writeFileSync(join(root, '-tmp-b', '66666666-6666-4666-8666-666666666666.jsonl'), `${assistantLine('66666666-6666-4666-8666-666666666666')}\n`);
+      writeFileSync(join(root, '-tmp-b', '66666666-6666-4666-8666-666666666666.jsonl'), line('66666666-6666-4666-8666-666666666666'));
       await check();
-      expect(w.stats.full).toBe(2);
+      expect(w.stats).toMatchObject({ full: 1, relisted: 1, restats: 2 });
+      // replaced by a rename (an atomic rewrite): the new file's stats, not the cached ones
+      writeFileSync(join(root, '-tmp-b', 'tmp'), line(S1) + line(S1));
+      const { renameSync } = await import('node:fs');
+      renameSync(join(root, '-tmp-b', 'tmp'), file);
+      await check();
+      // a subagent's sidecar written after its transcript: the transcript's dependency fingerprint changes
+      const subDir = join(root, '-tmp-proj', S1, 'subagents');
+      mkdirSync(subDir, { recursive: true });
+      writeFileSync(join(subDir, 'agent-x1.jsonl'), line(S1));
+      await check();
+      writeFileSync(join(subDir, 'agent-x1.meta.json'), JSON.stringify({ agentType: 'Explore' }));
+      await check();
+      // a folder deleted and made again: its new files are still seen, and so are appends to them
+      rmSync(join(root, '-tmp-b'), { recursive: true });
+      await check();
+      mkdirSync(join(root, '-tmp-b'));
+      writeFileSync(join(root, '-tmp-b', '88888888-8888-4888-8888-888888888888.jsonl'), line('88888888-8888-4888-8888-888888888888'));
+      await check();
+      appendFileSync(join(root, '-tmp-b', '88888888-8888-4888-8888-888888888888.jsonl'), line('88888888-8888-4888-8888-888888888888'));
+      await check();
       rmSync(file);
       await check();
+      // a root that did not exist appears; a root deleted and made again
       mkdirSync(join(later, '-tmp-c'), { recursive: true });
-      writeFileSync(join(later, '-tmp-c', '77777777-7777-4777-8777-777777777777.jsonl'), `${assistantLine('77777777-7777-4777-8777-777777777777')}\n`);
+      writeFileSync(join(later, '-tmp-c', '77777777-7777-4777-8777-777777777777.jsonl'), line('77777777-7777-4777-8777-777777777777'));
+      await check();
+      rmSync(later, { recursive: true });
+      await check();
+      mkdirSync(join(later, '-tmp-d'), { recursive: true });
+      writeFileSync(join(later, '-tmp-d', '99999999-9999-4999-8999-999999999999.jsonl'), line('99999999-9999-4999-8999-999999999999'));
+      await check();
+      appendFileSync(join(later, '-tmp-d', '99999999-9999-4999-8999-999999999999.jsonl'), line('99999999-9999-4999-8999-999999999999'));
       await check();
       expect(w.stats.watched).toBeGreaterThan(3);
+      expect(w.stats.relisted).toBeGreaterThan(2);
     } finally {
       w.close();
     }

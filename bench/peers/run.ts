@@ -1,7 +1,7 @@
 /**
  * Side by side with the peers: `node dist/bench/peers/run.js [--scale 0.1] [--runs 5] [--huge-mb 500]
  * [--peers-dir /tmp/sessionfold-peers] [--append-pick largest|recent] [--no-main] [--no-quirks] [--no-append]
- * [--json]` (after `npm run build`).
+ * [--no-serve] [--json]` (after `npm run build`).
  *
  * 1. Installs ccusage 20.0.24 and llm-usage-metrics 0.8.0 with npm into a scratch folder outside the repo
  *    (a peer that cannot be installed or run is skipped, with the reason).
@@ -10,7 +10,9 @@
  * 3. Checks each tool's per-day tokens against expected.json and each peer's per-day cost against ours.
  * 4. Appends 1 MB to one session (`--append-pick largest|recent`, default the largest: the warm run then
  *    verifies the longest prefix) and times our warm run against the peers' (stateless) runs.
- * 5. Names where the tools differ: one small corpus per quirk (clean + that quirk), each tool once.
+ * 5. Times the CLI as a client of `sessionfold serve` (served.ts): nothing changed, right after a 1 MB append,
+ *    and 0.3 s after one; ratios to ccusage's runs above.
+ * 6. Names where the tools differ: one small corpus per quirk (clean + that quirk), each tool once.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,6 +24,7 @@ import { readRange, regrow, restoreDb, snapshotDb } from '../lib/files.js';
 import { machine } from '../lib/runner.js';
 import { agreement, describeAgreement, type Agreement } from './compare.js';
 import { HAS_GNU_TIME, measure, median, type Measurement } from './measure.js';
+import { measureServed } from './served.js';
 import { ccusagePeer, findCcusageBinary, installPeer, llmUsagePeer, parseSessionfold, sessionfoldInvocation, type DailyReport, type Invocation, type Peer } from './tools.js';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../../', import.meta.url)));
@@ -39,6 +42,7 @@ const { values: opts } = parseArgs({
     'no-quirks': { type: 'boolean' },
     'no-append': { type: 'boolean' },
     'no-main': { type: 'boolean' },
+    'no-serve': { type: 'boolean' },
     'append-pick': { type: 'string', default: 'largest' },
     json: { type: 'boolean' },
   },
@@ -276,6 +280,23 @@ if (!opts['no-append']) {
     `## Warm run after appending ${((f.toBytes - f.fromBytes) / 1e6).toFixed(2)} MB to one ${(f.fromBytes / 1e6).toFixed(1)} MB session\n\nPeers keep no state, so they read everything again. Ratios are tool / sessionfold warm.\n\n${timingTable(ar, ref)}\n\n${table([['tool', 'result'], ...ar.map((x) => [x.name, x.error ?? x.inconsistent ?? (x.agreement ? describeAgreement(x.agreement) : '')])])}`,
   );
   out.append = { file: f.path, fromBytes: f.fromBytes, toBytes: f.toBytes, results: ar.map(({ runs: _r, report: _p, reports: _q, ...rest }) => rest) };
+}
+
+// --- served: the CLI as a client of `sessionfold serve` --------------------------------------------------
+if (!opts['no-serve']) {
+  log('served: starting sessionfold serve on the corpus');
+  const pick = opts['append-pick'] === 'recent' ? 'recent' : 'largest';
+  const served = await measureServed({ mainJs: MAIN_JS, corpus, cacheDir, runs: Math.max(runs, 5), pick, log });
+  const ccusageRuns = [...(((out.append as { results?: ToolResult[] } | undefined)?.results ?? []) as ToolResult[]), ...results].filter((r) => r.name.startsWith('ccusage') && !r.error);
+  const ccusageMs = ccusageRuns.length > 0 ? median(ccusageRuns.map((r) => r.wallMs)) : undefined;
+  const rows = [['case', 'wall (median)', 'CPU user+sys', 'ccusage / this', 'result']];
+  for (const c of served.cases) {
+    rows.push([c.name, `${(c.wallMs / 1000).toFixed(3)} s`, c.cpuMs !== undefined ? `${(c.cpuMs / 1000).toFixed(3)} s` : 'n/a', ratio(ccusageMs, c.wallMs), c.agreement]);
+  }
+  sections.push(
+    `## Served: the CLI as a client of \`sessionfold serve\`\n\nThe server ran on the corpus with its own cache (its first command, which built it, took ${(served.primeMs / 1000).toFixed(2)} s); each case is ${Math.max(runs, 5)} client runs, medians. The 1 MB appends grow the corpus; every report is checked against expected.json. ccusage's time is the median of its runs above (${ccusageMs !== undefined ? `${(ccusageMs / 1000).toFixed(2)} s` : 'not run'}).${served.serverPeakRssMb !== undefined ? ` The server's peak RSS: ${served.serverPeakRssMb.toFixed(0)} MB.` : ''}\n\n${table(rows)}`,
+  );
+  out.served = { ...served, cases: served.cases.map(({ runs: _r, ...rest }) => rest), ccusageMs };
 }
 
 // --- where the tools differ ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@
  * transaction, so the ledger it holds survives an upgrade.
  */
 import { mkdirSync, renameSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SessionfoldError } from '../errors.js';
 
@@ -278,6 +278,34 @@ function isBusyError(e: unknown): boolean {
 const SLEEP = new Int32Array(new SharedArrayBuffer(4));
 
 /**
+ * Connection reuse, for a resident process (`sessionfold serve`): `openCacheDb` hands out one open
+ * connection per cache file, and `releaseCacheDb` keeps it open. A run then skips opening the file and,
+ * more, the WAL checkpoint SQLite makes when the last connection closes. A file replaced underneath (moved
+ * aside as corrupt by another process) is seen by its inode and opened afresh. The stores never hold a
+ * transaction across an await, so the runs of one process can share a connection.
+ */
+let reuse = false;
+const pooled = new Map<string, { db: Db; ino: number | undefined }>();
+
+export function setConnectionReuse(on: boolean): void {
+  reuse = on;
+  if (on) return;
+  for (const p of pooled.values()) if (p.db.open) p.db.close();
+  pooled.clear();
+}
+
+/** Whether `db` is a connection `openCacheDb` keeps open for reuse. */
+export function isPooled(db: Db): boolean {
+  for (const p of pooled.values()) if (p.db === db) return true;
+  return false;
+}
+
+/** The end of a store's use of `db`: closed, unless it is kept for reuse. */
+export function releaseCacheDb(db: Db): void {
+  if (db.open && !isPooled(db)) db.close();
+}
+
+/**
  * Open (creating) the cache at `path`; a corrupt or foreign file is moved aside and rebuilt.
  *
  * Two processes opening a new cache at once race to switch it to WAL and create the schema; SQLite may answer
@@ -285,6 +313,20 @@ const SLEEP = new Int32Array(new SharedArrayBuffer(4));
  * deadlock), so a busy open is retried, with jitter, until the busy timeout has passed.
  */
 export function openCacheDb(path: string, warn: (message: string) => void): OpenedDb {
+  if (!reuse) return openFresh(path, warn);
+  const key = resolve(path);
+  const p = pooled.get(key);
+  if (p !== undefined) {
+    if (p.db.open && inode(path) === p.ino) return { db: p.db, rebuilt: false };
+    pooled.delete(key);
+    if (p.db.open) p.db.close();
+  }
+  const opened = openFresh(path, warn);
+  pooled.set(key, { db: opened.db, ino: inode(path) });
+  return opened;
+}
+
+function openFresh(path: string, warn: (message: string) => void): OpenedDb {
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (e) {

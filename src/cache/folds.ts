@@ -5,7 +5,7 @@
  * most recently used. `get` reads a snapshot in one transaction, `put` writes one in one IMMEDIATE
  * transaction, so a reader never sees pieces of two versions (a column piece read later checks the version).
  */
-import { FOLDS_SCHEMA, openCacheDb, type Db } from './db.js';
+import { FOLDS_SCHEMA, openCacheDb, releaseCacheDb, type Db } from './db.js';
 
 /** Snapshots kept (each is ~90 bytes per distinct response of the history it folds). */
 export const MAX_FOLD_SNAPSHOTS = 8;
@@ -206,6 +206,6 @@ export class FoldSnapshots {
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close();
+    releaseCacheDb(this.#db);
   }
 }

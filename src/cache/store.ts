@@ -19,7 +19,8 @@ import { decodeSegment, pushRecords, SegmentWriter, segmentCount, segmentKey } f
 import type { UsageRecord } from '../scan/types.js';
 import { diffRecords } from '../scan/record-diff.js';
 import type { SessionTrack } from '../scan/parse-file.js';
-import { openCacheDb, type Db } from './db.js';
+import { isPooled, openCacheDb, releaseCacheDb, type Db } from './db.js';
+import { bulkRow, currentMemo, dropMemo, memoAtStart, patchMemo, type BulkRow, type RowMemo } from './row-memo.js';
 import { cacheInstance } from './folds.js';
 
 /** A file's segments are merged into one when an append takes them past this. */
@@ -63,7 +64,6 @@ const ROW_COLUMNS =
   'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen';
 const BULK_COLUMNS =
   'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen';
-type BulkRow = [number, string, string, string, string, number, number, string, string | null, number, number | null, string | null, number, number, number, number, number];
 
 /** What a finished parse of one file brings to the cache. */
 export interface FileResult {
@@ -132,23 +132,29 @@ export class EventCache {
     this.rebuilt = rebuilt;
     this.#readTx = db.transaction((ids: string) => this.#readFiles(ids));
     this.#applyTx = db.transaction((results: readonly FileResult[]) => {
+      const memo = memoAtStart(this.#db, this.#s.changesCount.get() as number);
       const out = results.map((r) => this.#applyOne(r));
       if (out.some((o) => o.ok)) this.#countChange();
+      this.#memoPatch(memo, results);
       return out;
     });
     this.#deleteTx = db.transaction((rows: readonly FileRow[], now: number) => {
+      const memo = memoAtStart(this.#db, this.#s.changesCount.get() as number);
       this.#countChange();
       for (const r of rows) {
         // A deletion changes no record (they stay, retained): an empty step in the file's log.
         const gen = this.#s.markDeleted.get(now, r.id) as number | undefined;
         if (gen !== undefined) this.#logChange(r.id, gen, null, []);
       }
+      this.#memoPatch(memo, rows);
     });
     this.#s = {
       // Raw rows, without the cursor test: a warm run loads every row, and better-sqlite3 builds objects
       // from named columns about twice as slowly as arrays (3,922 rows: 24 ms vs 14 ms).
       byAgent: db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ?`).raw(),
       byPath: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE agent = ? AND path = ?`),
+      bulkByPath: db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ? AND path = ?`).raw(),
+      changesCount: db.prepare("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changes'").pluck(),
       byId: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE id = ?`),
       ledger: db.prepare('SELECT ledger FROM files WHERE id = ?').pluck(),
       cursor: db.prepare('SELECT cursor FROM files WHERE id = ?').pluck(),
@@ -191,7 +197,7 @@ export class EventCache {
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close();
+    releaseCacheDb(this.#db);
   }
 
   /** Writes this connection counted in `meta.changes` (committed or not: a rolled-back one throws). */
@@ -210,11 +216,15 @@ export class EventCache {
   /** Every cached file of these agents, keyed `agent\0path`. */
   loadFiles(agents: readonly string[]): Map<string, FileRow> {
     const out = new Map<string, FileRow>();
+    const memo = isPooled(this.#db) ? currentMemo(this.#db, this.instance(), this.#s.changesCount.get() as number) : undefined;
     for (const a of agents) {
-      for (const [id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen] of this.#s.byAgent.all(a) as BulkRow[]) {
-        const r: FileRow = { id, agent, path, root, parser, size, mtime_ms, deps, has_cursor: -1, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen };
-        out.set(fileKey(agent, path), r);
+      let rows = memo?.agents.get(a);
+      if (rows === undefined) {
+        rows = new Map();
+        for (const raw of this.#s.byAgent.all(a) as BulkRow[]) rows.set(fileKey(raw[1], raw[2]), bulkRow(raw));
+        memo?.agents.set(a, rows);
       }
+      for (const [k, r] of rows) out.set(k, r);
     }
     return out;
   }
@@ -260,12 +270,27 @@ export class EventCache {
   /** Mark files deleted from disk (their usage stays, as retained records). */
   markDeleted(rows: readonly FileRow[]): void {
     if (rows.length === 0) return;
-    this.#deleteTx.immediate(rows, Date.now());
+    this.#memoGuard(() => this.#deleteTx.immediate(rows, Date.now()));
   }
 
   /** Apply finished parses in one IMMEDIATE transaction; returns, per result, the file's records or a conflict. */
   apply(results: readonly FileResult[]): ApplyOutcome[] {
-    return this.#applyTx.immediate(results);
+    return this.#memoGuard(() => this.#applyTx.immediate(results));
+  }
+
+  /** A write that fails (rolled back) drops the row memo its transaction may have patched. */
+  #memoGuard<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (e) {
+      dropMemo(this.#db);
+      throw e;
+    }
+  }
+
+  /** Inside a write transaction, after its writes: the touched rows as they are now, and the new count. */
+  #memoPatch(memo: RowMemo | undefined, touched: readonly { agent: string; path: string }[]): void {
+    if (memo !== undefined) patchMemo(memo, touched, (agent, path) => this.#s.bulkByPath.get(agent, path) as BulkRow | undefined, this.#s.changesCount.get() as number);
   }
 
   #applyOne(r: FileResult): ApplyOutcome {

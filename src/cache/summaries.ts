@@ -15,7 +15,7 @@
  * Two processes that race on one file write the same JSON for the same stat, and a row is only ever served to
  * a reader whose own stat matches it, so the last writer winning is harmless.
  */
-import { isCorruptionError, moveAside, openCacheDb, type Db } from './db.js';
+import { isCorruptionError, moveAside, openCacheDb, releaseCacheDb, type Db } from './db.js';
 
 /** The JSON levels of a row. */
 export type SummaryLevel = 'peek' | 'usage' | 'whole';
@@ -120,7 +120,7 @@ export class SummaryStore {
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close();
+    releaseCacheDb(this.#db);
   }
 
   /** The rows of an agent written under this parser string and fold key, keyed by path, with their `peek` level. */

@@ -56,9 +56,10 @@ export async function discoverUsageFiles(options: ScanOptions = {}): Promise<Dis
 
 /** A digest of a discovery's files and their stats: equal digests, the same files as they were. */
 export function discoveryStats(d: Discovery): string {
-  const h = createHash('sha256');
-  for (const f of d.files) h.update(`${f.codec.id}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.deps}\n`);
-  return h.digest('hex');
+  // One update of the whole text: an update per file costs a native call each (3,922 files: ~4 ms).
+  let text = '';
+  for (const f of d.files) text += `${f.codec.id}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.deps}\n`;
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** The usage records of the selection, one by one (see the module header for order and duplicates). */

@@ -9,16 +9,19 @@
  * - Before each command the server lets the event loop turn once, so every change event already queued by
  *   the kernel (a write that finished before the client asked) is read before discovery.
  * - Work ahead: when files change, the server re-runs its recent distinct commands (REFRESH_LIMIT) with their
- *   output dropped, so their fold snapshots already hold the change when a client asks again; a client that
- *   asks while that runs waits for it, then takes the stored answer.
+ *   output dropped, one per turn of the queue, so their fold snapshots already hold the change when a client
+ *   asks again; a client that asks meanwhile waits for one refresh at most, then takes the stored answer.
  * - A periodic sweep (`sweepMs`) lists every source again, the safety net for notifications a network file
  *   system or an overflowed kernel queue never delivered.
+ * - Cache connections stay open between commands (db.ts `setConnectionReuse`), and with them the file rows
+ *   already loaded (store.ts, the row memo), which no write by another process has made stale.
  */
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
 import { runCli } from '../cli/run.js';
+import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
 import { SessionfoldError } from '../errors.js';
 import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest } from './protocol.js';
@@ -35,7 +38,7 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** List every source again this often (ms; default 30 s; 0: never). */
   sweepMs?: number;
-  /** Wait this long after a change before working ahead (ms; default 5), so a burst of writes is one refresh. */
+  /** Wait this long after a change before working ahead (ms; default 0: the next turn of the event loop, which already coalesces the events of one write burst). */
   refreshDelayMs?: number;
 }
 
@@ -77,7 +80,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 
-  const stats = { served: 0, refused: 0, refreshes: 0, discovery: { cached: 0, full: 0, restats: 0, watched: 0 } };
+  const stats: ServerHandle['stats'] = { served: 0, refused: 0, refreshes: 0, discovery: { cached: 0, relisted: 0, full: 0, restats: 0, watched: 0 } };
   const recent = new Map<string, ServeRequest>();
   let queue: Promise<void> = Promise.resolve();
   const enqueue = (job: () => Promise<void>): Promise<void> => (queue = queue.then(job, job));
@@ -98,24 +101,37 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     }
   }
 
-  let refreshPending = false;
+  // Work ahead, one command per turn of the queue (most recent first), so a client that asks meanwhile waits
+  // for one refresh at most; a client asking for a command still pending takes it over (its run does the work).
+  const pending = new Set<string>();
+  let draining = false;
+  const drain = (): void => {
+    const key = [...pending].pop();
+    const req = key === undefined ? undefined : recent.get(key);
+    if (key === undefined || req === undefined) {
+      pending.clear();
+      draining = false;
+      return;
+    }
+    pending.delete(key);
+    void enqueue(async () => {
+      const t = performance.now();
+      await run(req, discard(), discard());
+      stats.refreshes++;
+      log(`refreshed ${req.argv.slice(0, 2).join(' ')} in ${(performance.now() - t).toFixed(0)} ms`);
+    }).then(drain);
+  };
   const scheduleRefresh = () => {
-    if (refreshPending || recent.size === 0) return;
-    refreshPending = true;
-    setTimeout(() => {
-      void enqueue(async () => {
-        refreshPending = false;
-        const t = performance.now();
-        for (const req of recent.values()) await run(req, discard(), discard());
-        stats.refreshes++;
-        log(`refreshed ${recent.size} command(s) in ${(performance.now() - t).toFixed(0)} ms`);
-      });
-    }, options.refreshDelayMs ?? 5).unref();
+    for (const key of recent.keys()) pending.add(key);
+    if (draining || pending.size === 0) return;
+    draining = true;
+    setTimeout(drain, options.refreshDelayMs ?? 0).unref();
   };
 
   const watched = new WatchedDiscovery(scheduleRefresh);
   stats.discovery = watched.stats;
   setDiscoveryCache(watched);
+  setConnectionReuse(true);
 
   const refuse = (socket: Socket, reason: string) => {
     stats.refused++;
@@ -128,6 +144,8 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     if (!Array.isArray(req.argv) || !isServed(req.argv) || typeof req.cwd !== 'string' || req.env === null || typeof req.env !== 'object') {
       return refuse(socket, 'not a served command');
     }
+    const key = JSON.stringify([req.argv, req.cwd, req.env]);
+    pending.delete(key);
     void enqueue(async () => {
       const t = performance.now();
       let code: number;
@@ -139,7 +157,6 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       }
       socket.end(encodeFrame(FRAME.exit, JSON.stringify({ code })));
       stats.served++;
-      const key = JSON.stringify([req.argv, req.cwd, req.env]);
       recent.delete(key);
       recent.set(key, req);
       while (recent.size > REFRESH_LIMIT) recent.delete(recent.keys().next().value as string);
@@ -201,6 +218,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       await queue;
       watched.close();
       setDiscoveryCache(undefined);
+      setConnectionReuse(false);
       try {
         unlinkSync(path);
       } catch {

@@ -1,24 +1,27 @@
 /**
  * `WatchedDiscovery`: the server's discovery cache. It keeps each source's last discovery (paths, stats,
  * dependency fingerprints) and watches every folder under the source's roots (`fs.watch`, inotify on Linux),
- * so a query re-stats only the files the kernel said were written:
+ * so a query re-stats only what the kernel said changed:
  *
- * - a `change` event for a known file marks that file; the next discovery re-stats it (and its dependencies);
- * - anything else (a file created, deleted or renamed, a folder added, a dependency such as a subagent's
- *   sidecar written, a watch that failed, an event without a name) marks the whole source, which the next
- *   discovery lists again from scratch, adding watches for new folders first;
- * - a root that does not exist (Claude's `~/.config/claude/projects` often) is stat'ed at each discovery, and
- *   its appearing marks the source; a folder that cannot be watched (out of inotify watches) leaves the
- *   source listed from scratch every time: slower, never wrong.
+ * - an event naming a known file (written, truncated, its attributes set, replaced by a rename) marks that
+ *   file, and one naming a file's dependency (a subagent's sidecar) marks the files that depend on it: the
+ *   next discovery re-stats them, and their dependencies;
+ * - a `rename` event (a file or folder created, deleted or moved) also asks for a new listing: the codec lists
+ *   its roots again (its order is kept), and only files that are new or marked are stat'ed; a new folder gets
+ *   its watches (its whole tree) before it is listed;
+ * - what cannot be followed (a watch error, an event without a name, a root's own folder moved or deleted, a
+ *   missing root that appears) marks the source stale: listed and stat'ed from scratch, watches renewed;
+ * - a root that does not exist (Claude's `~/.config/claude/projects` often) is stat'ed at each discovery; a
+ *   folder that cannot be watched (out of inotify watches) leaves the source stale: slower, never wrong.
  *
  * Exactness: an inotify event is queued when the write returns, before the writer can tell anyone, so a
  * request that arrives after a write finds its event already read once the event loop has polled (the server
  * waits one turn before each request). Notifications are local-kernel only: on a network file system, or if
- * the kernel's queue overflowed, the periodic `sweep()` (every few seconds while clients come) bounds how
- * long a missed change goes unseen. docs/serve.md says when not to serve.
+ * the kernel's queue overflowed, the periodic `sweep()` bounds how long a missed change goes unseen.
+ * docs/serve.md says when not to serve.
  */
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Codec } from '../codec.js';
 import { fingerprintDependencies, type DiscoveryCache, type FoundFile } from '../scan/discover.js';
 
@@ -27,48 +30,55 @@ interface Source {
   roots: readonly string[];
   files: FoundFile[];
   byPath: Map<string, FoundFile>;
-  /** Files a `change` event named since the last discovery. */
+  /** Dependency path → the files that depend on it. */
+  dependents: Map<string, string[]>;
+  /** Files to re-stat at the next discovery. */
   dirty: Set<string>;
-  /** List again from scratch at the next discovery. */
+  /** List the roots again at the next discovery (files came or went). */
+  relist: boolean;
+  /** Start over at the next discovery: list and stat everything, renew the watches. */
   stale: boolean;
   /** Watched folders. */
   watchers: Map<string, FSWatcher>;
-  /** Roots that did not exist at the last listing: one appearing means a listing from scratch. */
+  /** Roots that did not exist at the last full listing: one appearing makes the source stale. */
   missing: string[];
 }
 
 export interface WatchStats {
-  /** Discoveries answered without listing (only marked files re-stat'ed). */
+  /** Discoveries answered from the cache alone (marked files re-stat'ed). */
   cached: number;
-  /** Discoveries that listed the roots again. */
+  /** Discoveries that listed the roots again but stat'ed only new or marked files. */
+  relisted: number;
+  /** Discoveries from scratch. */
   full: number;
-  /** Files re-stat'ed after a change event. */
+  /** Files stat'ed by cached and relisted discoveries. */
   restats: number;
   /** Folders watched now. */
   watched: number;
 }
 
-/** Every folder under `root` (itself included); none when it is missing. */
-function foldersUnder(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    out.push(dir);
-    for (const e of entries) if (e.isDirectory()) walk(join(dir, e.name));
-  };
-  walk(root);
+/** Every folder under `dir` (itself included); none when it is not a readable folder. */
+function foldersUnder(dir: string, out: string[] = []): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  out.push(dir);
+  for (const e of entries) if (e.isDirectory()) foldersUnder(join(dir, e.name), out);
   return out;
+}
+
+function found(codec: Codec, path: string, root: string): FoundFile | undefined {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st === undefined ? undefined : { path, root, size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(codec, path) };
 }
 
 export class WatchedDiscovery implements DiscoveryCache {
   readonly #sources = new Map<string, Source>();
   readonly #onChange: () => void;
-  readonly stats: WatchStats = { cached: 0, full: 0, restats: 0, watched: 0 };
+  readonly stats: WatchStats = { cached: 0, relisted: 0, full: 0, restats: 0, watched: 0 };
 
   /** `onChange` is called (synchronously, from the watch callback) whenever a source gets marked. */
   constructor(onChange: () => void = () => {}) {
@@ -79,95 +89,149 @@ export class WatchedDiscovery implements DiscoveryCache {
     const key = `${codec.id}\0${roots.join('\0')}`;
     let s = this.#sources.get(key);
     if (s === undefined) {
-      s = { codec, roots, files: [], byPath: new Map(), dirty: new Set(), stale: true, watchers: new Map(), missing: [] };
+      s = { codec, roots, files: [], byPath: new Map(), dependents: new Map(), dirty: new Set(), relist: false, stale: true, watchers: new Map(), missing: [] };
       this.#sources.set(key, s);
     }
     if (!s.stale && s.missing.some((r) => statSync(r, { throwIfNoEntry: false }) !== undefined)) s.stale = true;
-    if (!s.stale) {
+    if (s.stale) {
+      this.stats.full++;
+      // Watch first, then list: a change made while listing is either seen by the listing or marks the source.
+      s.stale = !this.#watchAll(s);
+      s.relist = false;
+      s.dirty.clear();
+      this.#index(s, await full());
+    } else if (s.relist) {
+      this.stats.relisted++;
+      s.relist = false;
+      const dirty = s.dirty;
+      s.dirty = new Set();
+      const files: FoundFile[] = [];
+      const seen = new Set<string>();
+      for await (const f of codec.discover(roots)) {
+        if (seen.has(f.path)) continue;
+        seen.add(f.path);
+        const known = s.byPath.get(f.path);
+        if (known !== undefined && !dirty.has(f.path) && known.root === f.root) {
+          files.push(known);
+          continue;
+        }
+        this.stats.restats++;
+        const now = found(codec, f.path, f.root);
+        if (now !== undefined) files.push(now);
+      }
+      this.#index(s, files);
+    } else {
       this.stats.cached++;
       for (const path of s.dirty) {
-        const f = s.byPath.get(path);
-        const st = statSync(path, { throwIfNoEntry: false });
+        const known = s.byPath.get(path);
+        if (known === undefined) continue;
         this.stats.restats++;
-        if (f === undefined || st === undefined) {
-          s.stale = true; // gone (its `rename` event may still be queued): list again
+        const now = found(codec, path, known.root);
+        if (now === undefined) {
+          s.relist = true; // gone: its `rename` event may still be queued
           break;
         }
-        f.size = st.size;
-        f.mtimeMs = st.mtimeMs;
-        f.deps = fingerprintDependencies(codec, path);
+        known.size = now.size;
+        known.mtimeMs = now.mtimeMs;
+        known.deps = now.deps;
       }
       s.dirty.clear();
-      if (!s.stale) return s.files.map((f) => ({ ...f }));
-      this.stats.cached--;
+      if (s.relist) return this.source(codec, roots, full);
     }
-    this.stats.full++;
-    // Watch first, then list: a change made while listing is either seen by the listing or marks the source.
-    s.stale = !this.#watch(s);
-    s.dirty.clear();
-    s.files = await full();
-    s.byPath = new Map(s.files.map((f) => [f.path, f]));
     return s.files.map((f) => ({ ...f }));
   }
 
-  /** Mark every source for a listing from scratch (the periodic safety net). */
+  /** Mark every source stale (the periodic safety net). */
   sweep(): void {
     for (const s of this.#sources.values()) s.stale = true;
   }
 
   /** Stop watching. */
   close(): void {
-    for (const s of this.#sources.values()) {
-      for (const w of s.watchers.values()) w.close();
-      s.watchers.clear();
-    }
+    for (const s of this.#sources.values()) for (const w of s.watchers.values()) w.close();
     this.#sources.clear();
     this.stats.watched = 0;
   }
 
-  /** Watch every folder under the source's roots; false when some folder cannot be watched. */
-  #watch(s: Source): boolean {
-    let complete = true;
-    const want = new Set<string>();
+  #index(s: Source, files: FoundFile[]): void {
+    s.files = files;
+    s.byPath = new Map(files.map((f) => [f.path, f]));
+    s.dependents = new Map();
+    for (const f of files) {
+      for (const d of s.codec.getParseDependencies(f.path)) {
+        const list = s.dependents.get(d);
+        if (list === undefined) s.dependents.set(d, [f.path]);
+        else list.push(f.path);
+      }
+    }
+  }
+
+  /** Watch every folder under the source's roots, afresh; false when some folder cannot be watched. */
+  #watchAll(s: Source): boolean {
+    for (const w of s.watchers.values()) w.close();
+    this.stats.watched -= s.watchers.size;
+    s.watchers.clear();
     s.missing = [];
+    let complete = true;
     for (const root of s.roots) {
       const folders = foldersUnder(root);
       if (folders.length === 0) s.missing.push(root);
-      for (const f of folders) want.add(f);
-    }
-    for (const [dir, w] of s.watchers) {
-      if (want.has(dir)) continue;
-      w.close();
-      s.watchers.delete(dir);
-      this.stats.watched--;
-    }
-    for (const dir of want) {
-      if (s.watchers.has(dir)) continue;
-      try {
-        const w = watch(dir, { persistent: false }, (event, name) => this.#event(s, dir, event, name));
-        w.on('error', () => this.#mark(s));
-        s.watchers.set(dir, w);
-        this.stats.watched++;
-      } catch {
-        complete = false; // out of watches (ENOSPC), or the folder went away
-      }
+      for (const dir of folders) if (!this.#watchOne(s, dir)) complete = false;
     }
     return complete;
   }
 
-  #event(s: Source, dir: string, event: string, name: string | Buffer | null): void {
-    if (s.stale) return;
-    const path = name === null ? undefined : join(dir, name.toString());
-    if (event === 'change' && path !== undefined && s.byPath.has(path)) {
-      s.dirty.add(path);
-      this.#onChange();
-      return;
+  /** Watch `dir`, replacing a watch it had (a folder deleted and made again needs a new one). */
+  #watchOne(s: Source, dir: string): boolean {
+    this.#unwatch(s, dir, false);
+    try {
+      const w = watch(dir, { persistent: false }, (event, name) => this.#event(s, dir, event, name));
+      w.on('error', () => this.#mark(s, 'stale'));
+      s.watchers.set(dir, w);
+      this.stats.watched++;
+      return true;
+    } catch {
+      return false; // out of watches (ENOSPC), or the folder went away
     }
-    this.#mark(s);
   }
 
-  #mark(s: Source): void {
-    s.stale = true;
+  /** Stop watching `dir` (and, with `tree`, every folder under it). */
+  #unwatch(s: Source, dir: string, tree: boolean): void {
+    const prefix = `${dir}/`;
+    for (const [d, w] of s.watchers) {
+      if (d !== dir && !(tree && d.startsWith(prefix))) continue;
+      w.close();
+      s.watchers.delete(d);
+      this.stats.watched--;
+    }
+  }
+
+  #event(s: Source, dir: string, event: string, name: string | Buffer | null): void {
+    if (s.stale) return;
+    if (name === null) return this.#mark(s, 'stale');
+    const n = name.toString();
+    // A watch reports its own folder moved or deleted under the folder's name.
+    if (event === 'rename' && n === basename(dir) && statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) {
+      if (s.roots.includes(dir)) return this.#mark(s, 'stale');
+      this.#unwatch(s, dir, true);
+      s.relist = true;
+      return this.#onChange();
+    }
+    const path = join(dir, n);
+    if (s.byPath.has(path)) s.dirty.add(path);
+    for (const f of s.dependents.get(path) ?? []) s.dirty.add(f);
+    if (event === 'rename') {
+      s.relist = true;
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory() === true) {
+        // A folder created or moved in: watch its tree before it is listed.
+        for (const d of foldersUnder(path)) if (!this.#watchOne(s, d)) s.stale = true;
+      } else this.#unwatch(s, path, true);
+    }
+    this.#onChange();
+  }
+
+  #mark(s: Source, how: 'stale'): void {
+    if (how === 'stale') s.stale = true;
     this.#onChange();
   }
 }

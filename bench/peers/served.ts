@@ -1,0 +1,109 @@
+/**
+ * The peers run's served section: `sessionfold serve` started (untimed) on the corpus with its own cache,
+ * then the CLI timed as a client, as a status line or monitor would call it:
+ *
+ * - with nothing changed;
+ * - right after appending 1 MB to one session (the append is untimed; the client starts the moment it is
+ *   written, so the server's work on the append is in the time);
+ * - 0.3 s after such an append (the server has done that work by then, as it does between status-line polls).
+ *
+ * Every append grows the corpus (expected.json follows), and every timed report must match expected.json to
+ * the token. The server's peak RSS is read from /proc when there is one.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { appendToCorpus, readCorpusDocs } from '../../fixtures/generate/index.js';
+import type { Corpus } from '../lib/corpus.js';
+import { agreement, describeAgreement } from './compare.js';
+import { measure, median, type Measurement } from './measure.js';
+import { parseSessionfold, sessionfoldInvocation } from './tools.js';
+
+export interface ServedCase {
+  name: string;
+  runs: Measurement[];
+  wallMs: number;
+  cpuMs?: number;
+  agreement: string;
+}
+
+export interface ServedResult {
+  cases: ServedCase[];
+  serverPeakRssMb?: number;
+  /** Wall of the server's first command (it builds its cache). */
+  primeMs: number;
+}
+
+function peakRss(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDir: string; runs: number; pick: 'largest' | 'recent'; log: (s: string) => void }): Promise<ServedResult> {
+  const { corpus } = o;
+  const socket = join(o.cacheDir, 'serve.sock');
+  const db = join(o.cacheDir, 'served.db');
+  for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+  const serverHome = mkdtempSync(join(corpus.dir, '.home-'));
+  const server = spawn(process.execPath, [o.mainJs, 'serve', '--socket', socket, '--sweep', '0', '--quiet'], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: serverHome, TZ: 'UTC' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  await new Promise<void>((resolve, reject) => {
+    server.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.includes('listening on')) resolve();
+    });
+    server.once('exit', (code) => reject(new Error(`sessionfold serve exited ${code}: ${err}`)));
+  });
+  const paths = { dir: corpus.dir, claude: corpus.roots.claude, codex: corpus.roots.codex };
+  // One client home for every run, as a user has one: the server keeps the recent commands (argv, cwd and
+  // environment) current, and a fresh HOME per run would make each run a new command.
+  const clientHome = mkdtempSync(join(corpus.dir, '.home-'));
+  const client = async (): Promise<Measurement> => {
+    const inv = sessionfoldInvocation(o.mainJs, paths, clientHome, 'cache', db);
+    const m = await measure({ ...inv, env: { ...inv.env, SESSIONFOLD_SOCKET: socket } }, clientHome);
+    if (m.code !== 0) throw new Error(`served client: exit ${m.code}: ${m.stderr}`);
+    return m;
+  };
+  const check = (m: Measurement): string => describeAgreement(agreement(readCorpusDocs(corpus.dir).expected, parseSessionfold(m.stdout)));
+  try {
+    const prime = await client();
+    const cases: ServedCase[] = [];
+    const timed = async (name: string, before: () => Promise<void>) => {
+      const runs: Measurement[] = [];
+      const agreements = new Set<string>();
+      for (let i = 0; i < o.runs; i++) {
+        await before();
+        const m = await client();
+        runs.push(m);
+        agreements.add(check(m));
+        o.log(`  run ${i + 1}/${o.runs} ${name}: ${(m.wallMs / 1000).toFixed(3)} s wall`);
+      }
+      const cpu = runs.map((m) => m.cpuMs).filter((x): x is number => x !== undefined);
+      cases.push({ name, runs, wallMs: median(runs.map((m) => m.wallMs)), ...(cpu.length > 0 && { cpuMs: median(cpu) }), agreement: [...agreements].join('; ') });
+    };
+    const append = () => {
+      appendToCorpus({ dir: corpus.dir, bytes: 1_000_000, agent: 'claude', pick: o.pick });
+    };
+    await timed('served, nothing changed', async () => {});
+    await timed(`served, right after +1 MB to the ${o.pick} session`, async () => append());
+    await timed(`served, 0.3 s after +1 MB to the ${o.pick} session`, async () => {
+      append();
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const rss = peakRss(server.pid as number);
+    return { cases, primeMs: prime.wallMs, ...(rss !== undefined && { serverPeakRssMb: rss }) };
+  } finally {
+    const exited = new Promise((r) => server.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+    rmSync(serverHome, { recursive: true, force: true });
+    rmSync(clientHome, { recursive: true, force: true });
+  }
+}
