@@ -12,7 +12,7 @@ import { codex } from '../codecs/codex/index.js';
 import type { JsonlCursor, ReadCursor, ResumeStart } from '../src/codec.js';
 import { SessionfoldError } from '../src/errors.js';
 import type { SessionfoldEvent } from '../src/events.js';
-import { runCli } from '../src/cli/main.js';
+import { runCli } from '../src/cli/run.js';
 
 const CLAUDE_LINE = '{"type":"user","sessionId":"s-1","cwd":"/w","message":{"role":"user","content":"hi"}}\n';
 

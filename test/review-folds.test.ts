@@ -6,7 +6,7 @@ import type { CommandContext } from '../src/cli/command.js';
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runCli } from '../src/cli/main.js';
+import { runCli } from '../src/cli/run.js';
 import { makeHome, sink } from './sessions-helpers.js';
 import { ZoneCalendar, parseDateInZone } from '../src/cost/calendar.js';
 import { parseDateOption } from '../src/cli/commands/sessions-common.js';

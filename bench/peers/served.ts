@@ -8,10 +8,11 @@
  * - 0.3 s after such an append (the server has done that work by then, as it does between status-line polls).
  *
  * Every append grows the corpus (expected.json follows), and every timed report must match expected.json to
- * the token. The server's peak RSS is read from /proc when there is one.
+ * the token; afterwards the grown files are cut back and the corpus documents restored, so the next run
+ * measures the same corpus. The server's peak RSS is read from /proc when there is one.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendToCorpus, readCorpusDocs } from '../../fixtures/generate/index.js';
 import type { Corpus } from '../lib/corpus.js';
@@ -71,6 +72,8 @@ export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDi
     if (m.code !== 0) throw new Error(`served client: exit ${m.code}: ${m.stderr}`);
     return m;
   };
+  const docs = ['manifest.json', 'expected.json'].map((name) => [join(corpus.dir, name), readFileSync(join(corpus.dir, name))] as const);
+  const grown = new Map<string, number>();
   const check = (m: Measurement): string => describeAgreement(agreement(readCorpusDocs(corpus.dir).expected, parseSessionfold(m.stdout)));
   try {
     const prime = await client();
@@ -89,7 +92,9 @@ export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDi
       cases.push({ name, runs, wallMs: median(runs.map((m) => m.wallMs)), ...(cpu.length > 0 && { cpuMs: median(cpu) }), agreement: [...agreements].join('; ') });
     };
     const append = () => {
-      appendToCorpus({ dir: corpus.dir, bytes: 1_000_000, agent: 'claude', pick: o.pick });
+      for (const f of appendToCorpus({ dir: corpus.dir, bytes: 1_000_000, agent: 'claude', pick: o.pick }).files) {
+        if (!grown.has(f.path)) grown.set(f.path, f.fromBytes);
+      }
     };
     await timed('served, nothing changed', async () => {});
     await timed(`served, right after +1 MB to the ${o.pick} session`, async () => append());
@@ -105,5 +110,7 @@ export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDi
     await exited;
     rmSync(serverHome, { recursive: true, force: true });
     rmSync(clientHome, { recursive: true, force: true });
+    for (const [path, size] of grown) truncateSync(join(corpus.dir, path), size);
+    for (const [path, text] of docs) writeFileSync(path, text);
   }
 }

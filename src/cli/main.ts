@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-/** The sessionfold executable: runs the CLI with the process's streams. Importing it runs nothing. */
+/**
+ * The sessionfold executable: runs the CLI with the process's streams. Importing it runs nothing.
+ *
+ * A served command (`cost report`, `sessions list`) goes first to a running `sessionfold serve` of this
+ * build (src/serve/), loading only the client; everything else, and a served command nobody answers, loads
+ * the CLI (run.ts). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
+ */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { runServed } from '../serve/client.js';
-import { runCli } from './run.js';
-
-export { runCli } from './run.js';
 
 const entry = process.argv[1];
 if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
@@ -17,7 +19,7 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
     });
   }
   const argv = process.argv.slice(2);
-  // A served command goes to a running `sessionfold serve` of this build when there is one (src/serve/).
+  const { runServed } = await import('../serve/client.js');
   const served = await runServed(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
-  process.exitCode = served ?? (await runCli(argv));
+  process.exitCode = served ?? (await (await import('./run.js')).runCli(argv));
 }
