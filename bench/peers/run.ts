@@ -285,8 +285,7 @@ if (!opts['no-append']) {
 // --- served: the CLI as a client of `sessionfold serve` --------------------------------------------------
 if (!opts['no-serve']) {
   log('served: starting sessionfold serve on the corpus');
-  const pick = opts['append-pick'] === 'recent' ? 'recent' : 'largest';
-  const served = await measureServed({ mainJs: MAIN_JS, corpus, cacheDir, runs: Math.max(runs, 5), pick, log });
+  const served = await measureServed({ mainJs: MAIN_JS, corpus, cacheDir, runs: Math.max(runs, 5), log });
   const ccusageRuns = [...(((out.append as { results?: ToolResult[] } | undefined)?.results ?? []) as ToolResult[]), ...results].filter((r) => r.name.startsWith('ccusage') && !r.error);
   const ccusageMs = ccusageRuns.length > 0 ? median(ccusageRuns.map((r) => r.wallMs)) : undefined;
   const rows = [['case', 'wall (median)', 'CPU user+sys', 'ccusage / this', 'result']];
