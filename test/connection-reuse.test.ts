@@ -1,7 +1,8 @@
 /**
- * Connection reuse (what `sessionfold serve` switches on): one open connection per cache file, and the file
- * rows loaded once and patched by the connection's own writes. Reports stay equal to a fresh fold after
- * appends, rewrites, deletions, and writes by another process to the same cache.
+ * Connection reuse (what `sessionfold serve` switches on): one open connection per cache file, the file rows
+ * loaded once and patched by the connection's own writes, and report folds kept in memory between runs.
+ * Reports stay equal to a fold from scratch after appends, rewrites, deletions, and writes by another
+ * process to the same cache (which also stores the report's snapshot, so the kept fold must give way).
  */
 import { spawn } from 'node:child_process';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { isPooled, openCacheDb, releaseCacheDb, setConnectionReuse } from '../sr
 import { EventCache } from '../src/cache/store.js';
 import { totalCost } from '../src/cost/total.js';
 import type { CostSummary } from '../src/cost/types.js';
+import type { FoldRunInfo } from '../src/cost/incremental.js';
 import { AGENT, makeTree, tempDir, usageLine } from './scan-helpers.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -56,8 +58,13 @@ describe('cache connection reuse', () => {
     const dir = await tempDir();
     const { root, paths } = await makeTree(dir, 12, (i) => 20 + ((i * 37) % 90));
     const cachePath = join(dir, 'shared', 'events.db');
-    const report = (cache: boolean) =>
-      totalCost({ agents: [AGENT], roots: { [AGENT]: [root] }, cachePath, groupBy: 'day', timeZone: 'UTC', cache, env: { HOME: dir } }, { workers: 0, onWarning: (w) => expect.fail(w) });
+    const kept: boolean[] = [];
+    const report = async (cache: boolean, snapshots = true) => {
+      const info = {} as FoldRunInfo;
+      const out = await totalCost({ agents: [AGENT], roots: { [AGENT]: [root] }, cachePath, groupBy: 'day', timeZone: 'UTC', cache, snapshots, env: { HOME: dir } }, { workers: 0, onWarning: (w) => expect.fail(w) }, info);
+      if (cache && snapshots) kept.push(info.kept === true);
+      return out;
+    };
     const steps: (() => Promise<unknown>)[] = [
       async () => {},
       () => appendFile(paths[0] as string, `${usageLine('x', 'a1', 5)}\n`),
@@ -80,11 +87,13 @@ describe('cache connection reuse', () => {
     ];
     for (const step of steps) {
       await step();
+      // Through the fold kept in memory (or restored), against a fold from scratch over the same warm cache
+      // (whose ledger keeps the usage a rewrite or deletion dropped), and another process's report.
       const warm = await report(true);
-      // The ledger keeps usage a rewrite or deletion dropped: compare with a second cache that saw the same history.
-      const other = await otherProcess(root, cachePath);
-      expect(warm).toEqual(other);
+      expect(warm).toEqual(await report(true, false));
+      expect(await otherProcess(root, cachePath)).toEqual(warm);
     }
+    expect(kept.filter(Boolean).length).toBeGreaterThan(0); // some appends were folded into the fold kept in memory
     // The rows this process loaded and patched equal what a fresh connection reads, also right after another
     // process wrote a row this process had loaded.
     await appendFile(paths[3] as string, `${usageLine('x', 'a6', 10)}\n`);

@@ -373,6 +373,49 @@ describe('fold state chunks', () => {
     expect(encoded(c.exportState().pieces)).toEqual(encoded(fresh.exportState().pieces));
   });
 
+  it('a fold kept in memory and rebased after each store writes only what changed since, and the store restores to a fresh fold', () => {
+    const n = CHUNK_SLOTS * 3 + 17;
+    const rec = (i: number, out = 10 + (i % 7)) => usageRecord(i, { dedupKey: `k${i}`, outputTokens: out, sessionId: `s${i % 11}` });
+    const opts = { groupBy: 'session' as const, timeZone: 'UTC' };
+    const all = Array.from({ length: n }, (_, i) => rec(i));
+    const a = createCostFold(opts);
+    for (const r of all) a.add(r);
+    const first = a.exportState();
+    const store = { header: first.header, pieces: encoded(first.pieces) as Map<number, Buffer>, seqCount: first.seqCount };
+    const save = (e: ReturnType<typeof a.exportState>) => {
+      for (const [q, data] of encoded(e.pieces)) store.pieces.set(q, data);
+      for (const q of [...store.pieces.keys()]) if (q >= e.seqCount) store.pieces.delete(q);
+      Object.assign(store, { header: e.header, seqCount: e.seqCount });
+    };
+    // Restored lazily from the store (its reader always sees the store as it is now), then kept across rounds.
+    const reads: number[] = [];
+    const kept = createCostFold(opts, stored(store, reads));
+    const rounds: UsageRecord[][] = [
+      [rec(CHUNK_SLOTS + 5, 10_000), ...Array.from({ length: 40 }, (_, i) => rec(n + i))], // a slot in chunk 1, growth
+      [rec(2 * CHUNK_SLOTS + 1, 20_000), rec(n + 3, 30_000)], // a chunk never read yet, a slot made in round 1
+      [rec(n - 1, 40_000), ...Array.from({ length: CHUNK_SLOTS }, (_, i) => rec(n + 100 + i))], // the old boundary chunk, a new chunk
+      [],
+    ];
+    for (const [k, round] of rounds.entries()) {
+      for (const r of round) kept.add(r);
+      all.push(...round);
+      const e = kept.exportState(true);
+      const seqs = [...e.pieces.keys()];
+      save(e);
+      kept.rebase();
+      if (k === 1) expect(seqs.sort((x, y) => x - y)).toEqual([5, 7]); // chunk 2's columns (rewritten), chunk 3's (the made slot)
+      if (k === 3) expect(seqs).toEqual([]);
+      const fresh = createCostFold(opts);
+      for (const r of all) fresh.add(r);
+      expect(kept.result()).toEqual(fresh.result());
+      const restored = createCostFold(opts, stored(store));
+      expect(restored.result()).toEqual(fresh.result());
+      const b64 = (e: ReturnType<typeof fresh.exportState>) => [...encoded(e.pieces)].map(([q, d]) => `${q}:${d.toString('base64')}`).join('\n');
+      expect(b64(restored.exportState()) === b64(fresh.exportState())).toBe(true);
+    }
+    expect(reads.includes(0)).toBe(false); // chunk 0 was never needed
+  });
+
   it('a restored fold given many records (copies of counted keys, larger and smaller, and new ones) equals a fresh fold', () => {
     for (const groupBy of ['session', 'day', undefined] as const) {
       const opts = { groupBy, timeZone: 'UTC' };

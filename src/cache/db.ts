@@ -294,6 +294,10 @@ export function setConnectionReuse(on: boolean): void {
   pooled.clear();
 }
 
+export function isConnectionReused(): boolean {
+  return reuse;
+}
+
 /** Whether `db` is a connection `openCacheDb` keeps open for reuse. */
 export function isPooled(db: Db): boolean {
   for (const p of pooled.values()) if (p.db === db) return true;

@@ -110,6 +110,14 @@ export class FoldSnapshots {
     return new FoldSnapshots(openCacheDb(path, warn).db);
   }
 
+  /** The version the last `put` stored, once it has returned true. */
+  putVersion: number | undefined;
+
+  /** Whether `other` reads through this one's connection (a reused one, db.ts), which is still open. */
+  sameConnection(other: FoldSnapshots): boolean {
+    return other.#db === this.#db && this.#db.open;
+  }
+
   /** The snapshot stored under `key`, if any (its use time is refreshed). */
   get(key: string): FoldSnapshot | undefined {
     const snap = this.#db.transaction((): (FoldSnapshot & { usedAt: number }) | undefined => {
@@ -172,11 +180,13 @@ export class FoldSnapshots {
    * stored one meanwhile): nothing is written, the caller writes the whole state instead.
    */
   put(key: string, w: FoldSnapshotWrite): boolean {
+    this.putVersion = undefined;
     return this.#db
       .transaction((): boolean => {
         const current = this.#db.prepare('SELECT version FROM folds WHERE key = ?').pluck().get(key) as number | undefined;
         if (w.baseVersion !== undefined && current !== w.baseVersion) return false;
         const now = Date.now();
+        this.putVersion = (current ?? 0) + 1;
         if (!('header' in w)) {
           this.#db.prepare('UPDATE folds SET version = version + 1, used_at = ?, gens = ?, changes = ?, stats = ? WHERE key = ?').run(now, encodeGens(w.gens), w.changes, w.stats, key);
           return true;

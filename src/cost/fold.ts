@@ -120,6 +120,11 @@ export interface CostFold {
    * that changed since this fold was restored (every piece for a fresh fold).
    */
   exportState(changedOnly?: boolean): ExportedFoldState;
+  /**
+   * The state last exported is now the stored one (its pieces all written): a later `exportState(true)` names
+   * only what changes after this call. For a fold kept in memory across runs (`sessionfold serve`).
+   */
+  rebase(): void;
 }
 
 export type { StoredFoldState } from './fold-state.js';
@@ -163,9 +168,9 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     return keyTable;
   };
   const counts = h?.counts ?? { records: 0, selected: 0, keys: 0 };
-  /** Slots the state was restored with; the chunks among them whose columns are read, and changed. */
-  const restoredSlots = slots;
-  const loaded = new Uint8Array(chunkCountOf(restoredSlots));
+  /** Slots the state was restored with (or last `rebase`d at); the chunks among them whose columns are read, and changed. */
+  let restoredSlots = slots;
+  let loaded = new Uint8Array(chunkCountOf(restoredSlots));
   const dirtyChunks = new Set<number>();
   /** Read the columns of a restored slot's chunk before they are compared or rewritten. */
   const ensure = (slot: number): void => {
@@ -414,6 +419,19 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
         });
       }
       return { header: JSON.stringify(header), pieces, seqCount: 2 * chunkCount };
+    },
+    rebase(): void {
+      flushPending();
+      // In memory: the chunks read so far, and every chunk made here whole (from the first one past the
+      // restored slots). The chunk the restored slots ended in was read when its grown piece was written.
+      const chunkCount = chunkCountOf(slots);
+      const next = new Uint8Array(chunkCount);
+      next.set(loaded.subarray(0, Math.min(loaded.length, chunkCount)));
+      for (let c = Math.ceil(restoredSlots / CHUNK_SLOTS); c < chunkCount; c++) next[c] = 1;
+      if (restoredSlots % CHUNK_SLOTS !== 0 && slots > restoredSlots) next[Math.floor(restoredSlots / CHUNK_SLOTS)] = 1;
+      loaded = next;
+      restoredSlots = slots;
+      dirtyChunks.clear();
     },
     result(): CostSummary {
       flushPending();

@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { getParserString } from '../codec.js';
 import { CORE_EVENT_VERSION } from '../events.js';
 import { sessionfoldVersion } from '../versions.js';
+import { isConnectionReused } from '../cache/db.js';
 import { FoldSnapshots, type FoldSnapshot } from '../cache/folds.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
@@ -54,6 +55,8 @@ export interface FoldRunInfo {
    * wrote to the cache's files meanwhile (`meta.changes`): the stored summary is the answer then.
    */
   scanned: boolean;
+  /** Whether the fold was the one a resident process kept in memory (no restore from the stored state). */
+  kept?: boolean;
 }
 
 /** The snapshot key of a query: a hash of everything its result depends on besides the records. */
@@ -97,6 +100,28 @@ function changesSeen(snaps: FoldSnapshots, start: number, delta: ScanDelta): num
   }
 }
 
+/**
+ * Folds kept in memory after they were stored, by snapshot key, while cache connections are reused (a resident
+ * process: `sessionfold serve`). The next run of the same query takes the fold itself instead of restoring it
+ * from the stored state, when the stored version is still the one it was kept at (no other process stored a
+ * newer one) and it reads through the same open connection. Its lazily read column pieces are read at the
+ * version in `at`, which moves with every put. A run that takes one and fails keeps nothing.
+ */
+interface LiveFold {
+  fold: CostFold;
+  at: { version: number };
+  snaps: FoldSnapshots;
+  instance: string;
+}
+const liveFolds = new Map<string, LiveFold>();
+const MAX_LIVE_FOLDS = 4;
+
+function keepLive(key: string, live: LiveFold): void {
+  liveFolds.delete(key);
+  liveFolds.set(key, live);
+  while (liveFolds.size > MAX_LIVE_FOLDS) liveFolds.delete(liveFolds.keys().next().value as string);
+}
+
 function dropSnapshot(snaps: FoldSnapshots, key: string): void {
   try {
     snaps.delete(key);
@@ -131,7 +156,7 @@ export async function totalCostIncremental(
   scan: ScanOptions,
   info: FoldRunInfo = { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: false },
 ): Promise<CostSummary> {
-  Object.assign(info, { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: true });
+  Object.assign(info, { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: true, kept: false });
   const n = normalizeCostOptions(options);
   // One pricer and tag index for the key and the folds (normalizing again must not load them again).
   const foldOptions: CostFoldOptions = { ...options, pricer: n.pricer, ...(n.tagIndex !== undefined && { tagIndex: n.tagIndex }) };
@@ -169,16 +194,26 @@ export async function totalCostIncremental(
     // changed answers with the stored summary without reading it.
     let fold: CostFold | undefined;
     let lost = false;
+    /** The version the fold's column pieces are read at (a kept fold's moves with each put). */
+    let at = { version: snap?.version ?? 0 };
+    const live = liveFolds.get(key);
+    liveFolds.delete(key);
     const restore = (): CostFold | undefined => {
       if (fold !== undefined || lost) return fold;
       if (snap === undefined) return (fold = createCostFold(foldOptions));
+      if (live !== undefined && live.at.version === snap.version && live.instance === snaps.instance && live.snaps.sameConnection(snaps)) {
+        at = live.at;
+        info.kept = true;
+        return (fold = live.fold);
+      }
       const version = snap.version;
+      const reader = { snaps, at };
       try {
         const state = snaps.state(key, version);
         if (state !== undefined) {
           // Column pieces are read when a slot of theirs is compared; gone meanwhile, the restore is lost.
           const columns = (c: number): Uint8Array => {
-            const piece = snaps.piece(key, version, columnSeq(c));
+            const piece = reader.snaps.piece(key, reader.at.version, columnSeq(c));
             if (piece === undefined) throw new SnapshotLost();
             return piece;
           };
@@ -219,12 +254,20 @@ export async function totalCostIncremental(
     if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !lost) {
       // Nothing to fold: the stored summary is the answer; rows that moved on without changing a record
       // (a deletion, a re-read that found the same records) only move the snapshot's gens.
+      let version: number | undefined = snap.version;
       if ((!sameGens(snap.gens, delta.gens) || snap.changesThen !== changes || snap.stats !== stats) && delta.usedInstance === snaps.instance) {
         try {
           info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version, changes, stats });
+          version = info.saved ? snaps.putVersion : undefined;
         } catch (e) {
+          version = undefined;
           ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
         }
+      }
+      // The state did not change: a kept fold stands for the new version too.
+      if (live !== undefined && (fold === undefined || fold === live.fold) && version !== undefined && live.at.version === snap.version) {
+        live.at.version = version;
+        keepLive(key, live);
       }
       return JSON.parse(snap.summary) as CostSummary;
     }
@@ -262,6 +305,11 @@ export async function totalCostIncremental(
         };
         // False when another process stored a newer snapshot meanwhile: that one stays.
         info.saved = snaps.put(key, { ...base, pieces: out.pieces, ...(restored && { baseVersion }) });
+        if (info.saved && snaps.putVersion !== undefined && isConnectionReused()) {
+          fold.rebase();
+          at.version = snaps.putVersion;
+          keepLive(key, { fold, at, snaps, instance: snaps.instance });
+        }
       } catch (e) {
         // Lost: a piece this fold had not read yet was replaced by another process's newer snapshot, which
         // stays (the same race `put`'s version check settles); nothing to warn about.
