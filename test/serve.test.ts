@@ -221,6 +221,46 @@ describe('the serve client', () => {
   });
 });
 
+describe('serve without notifications (as on systems other than Linux)', () => {
+  it('lists and stats for every command, in process, and still answers as a local run does', async () => {
+    const { startServer } = await import('../src/serve/server.js');
+    const { runServed } = await import('../src/serve/client.js');
+    const { runCli } = await import('../src/cli/run.js');
+    const home = await makeHome();
+    await copyClaudeFixtures(home);
+    const socket = join(home.dir, 'in-process.sock');
+    const server = await startServer({ socket, watch: false, sweepMs: 0 });
+    const collect = () => {
+      let text = '';
+      return { stream: { write: (c: string | Uint8Array) => ((text += c.toString()), true) } as unknown as NodeJS.WritableStream, text: () => text };
+    };
+    const args = ['cost', 'report', '--json', '--group-by', 'session', '--tz', 'UTC'];
+    const served = async () => {
+      const out = collect();
+      const err = collect();
+      const code = await runServed(args, { stdout: out.stream, stderr: err.stream, env: { ...home.env, SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CACHE: join(home.dir, 's.db') }, cwd: home.dir });
+      return { code, out: out.text(), err: err.text() };
+    };
+    const local = async () => {
+      const out = collect();
+      const err = collect();
+      const code = await runCli(args, { stdout: out.stream, stderr: err.stream, env: { ...home.env, SESSIONFOLD_SOCKET: 'off', SESSIONFOLD_CACHE: join(home.dir, 'l.db') } });
+      return { code, out: out.text(), err: err.text() };
+    };
+    const file = join(home.claude, 'projects', '-tmp-proj', '11111111-1111-4111-8111-111111111111.jsonl');
+    try {
+      expect(await served()).toEqual(await local());
+      appendFileSync(file, `${assistantLine('11111111-1111-4111-8111-111111111111')}\n`);
+      const after = await served();
+      expect(after).toEqual(await local());
+      expect(after.code).toBe(0);
+      expect(server.stats).toMatchObject({ served: 2, refreshes: 0, discovery: { cached: 0, full: 0 } });
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
+
 describe('WatchedDiscovery', () => {
   it('equals a full discovery after appends, new files and folders, renames, sidecars, deletions, and roots that come and go', async () => {
     const home = await makeHome();

@@ -38,6 +38,11 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** List every source again this often (ms; default 30 s; 0: never). */
   sweepMs?: number;
+  /**
+   * Answer discovery from file-system notifications (default: on Linux only, where inotify makes it exact);
+   * off, every command lists and stats the roots as a local run does.
+   */
+  watch?: boolean;
   /** Wait this long after a change before working ahead (ms; default 0: the next turn of the event loop, which already coalesces the events of one write burst). */
   refreshDelayMs?: number;
 }
@@ -130,7 +135,9 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
 
   const watched = new WatchedDiscovery(scheduleRefresh);
   stats.discovery = watched.stats;
-  setDiscoveryCache(watched);
+  // Only inotify queues an event before the write returns (the exactness argument, watch.ts). Elsewhere
+  // (macOS FSEvents delivers after a latency) every command lists and stats as a local run does.
+  if (options.watch ?? process.platform === 'linux') setDiscoveryCache(watched);
   setConnectionReuse(true);
 
   const refuse = (socket: Socket, reason: string) => {
