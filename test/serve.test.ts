@@ -261,6 +261,57 @@ describe('serve without notifications (as on systems other than Linux)', () => {
   }, 30_000);
 });
 
+describe('served output follows the client, not the server', () => {
+  it('formats for the client\'s terminal (its width) and time zone (its TZ, else the system\'s)', async () => {
+    const { startServer } = await import('../src/serve/server.js');
+    const { runServed } = await import('../src/serve/client.js');
+    const { runCli } = await import('../src/cli/run.js');
+    const home = await makeHome();
+    await copyClaudeFixtures(home);
+    await copyCodexFixtures(home);
+    const socket = join(home.dir, 'shape.sock');
+    const terminal = (isTTY: boolean) => {
+      let text = '';
+      const s = { isTTY, ...(isTTY && { columns: 140 }), write: (c: string | Uint8Array) => ((text += c.toString()), true) };
+      return { stream: s as unknown as NodeJS.WritableStream, text: () => text };
+    };
+    const { TZ: _tz, NO_COLOR: _nc, COLUMNS: _c, ...noTz } = home.env;
+    const serverTz = process.env.TZ;
+    process.env.TZ = 'Asia/Tokyo'; // the server's own zone, which must not show
+    const server = await startServer({ socket, sweepMs: 0 });
+    const tables = new Map<string, string>();
+    try {
+      for (const tty of [true, false]) {
+        for (const zone of ['America/Santiago', undefined]) {
+          const env = { ...noTz, ...(zone !== undefined && { TZ: zone }), SESSIONFOLD_CACHE: join(home.dir, 'shape.db') };
+          for (const args of [['sessions', 'list', '--limit', '5'], ['cost', 'report', '--group-by', 'day']]) {
+            const out = terminal(tty);
+            const err = terminal(tty);
+            const code = await runServed(args, { stdout: out.stream, stderr: err.stream, env: { ...env, SESSIONFOLD_SOCKET: socket }, cwd: home.dir });
+            // The local reference runs as a client process would: in the client's zone.
+            if (zone === undefined) delete process.env.TZ;
+            else process.env.TZ = zone;
+            const lout = terminal(tty);
+            const lerr = terminal(tty);
+            const lcode = await runCli(args, { stdout: lout.stream, stderr: lerr.stream, env: { ...env, SESSIONFOLD_SOCKET: 'off' } });
+            process.env.TZ = 'Asia/Tokyo';
+            expect({ code, out: out.text() }).toEqual({ code: lcode, out: lout.text() });
+            if (args[0] === 'sessions') tables.set(`${tty} ${zone}`, out.text());
+          }
+        }
+      }
+      expect(server.stats.served).toBe(8);
+      // The terminal's width (140 columns, against 120 off a terminal) and the zone both show in the table.
+      expect(tables.get('true America/Santiago')).not.toBe(tables.get('false America/Santiago'));
+      expect(tables.get('true America/Santiago')).not.toBe(tables.get('true undefined'));
+    } finally {
+      await server.close();
+      if (serverTz === undefined) delete process.env.TZ;
+      else process.env.TZ = serverTz;
+    }
+  }, 60_000);
+});
+
 describe('WatchedDiscovery', () => {
   it('equals a full discovery after appends, new files and folders, renames, sidecars, deletions, and roots that come and go', async () => {
     const home = await makeHome();

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { buildId, FRAME, FrameReader, getSocketPath, isServed, PROTOCOL_VERSION, type ServeRequest } from './protocol.js';
+import { buildId, FRAME, FrameReader, getSocketPath, isServed, PROTOCOL_VERSION, streamShape, type ServeRequest } from './protocol.js';
 
 export interface ClientIo {
   stdout: NodeJS.WritableStream;
@@ -22,7 +22,8 @@ export function runServed(argv: string[], io: ClientIo): Promise<number | undefi
   if (path === undefined || !existsSync(path)) return Promise.resolve(undefined);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(io.env)) if (v !== undefined) env[k] = v;
-  const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv, env, cwd: io.cwd };
+  const streams = { stdout: streamShape(io.stdout), stderr: streamShape(io.stderr) };
+  const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv, env, cwd: io.cwd, streams };
   return new Promise((resolve) => {
     const socket = connect(path);
     const reader = new FrameReader();

@@ -6,8 +6,9 @@
  * - Socket: `$SESSIONFOLD_SOCKET` (`off` disables the client), else `$XDG_RUNTIME_DIR/sessionfold.sock`, else
  *   `<cache dir>/sessionfold/server.sock` (`$XDG_CACHE_HOME`, default `~/.cache`). The server makes its folder
  *   private (0700) and the socket 0600: a request carries the caller's environment.
- * - Request: one JSON line, `{v, build, argv, env, cwd}`. `build` names the code that sent it (the package
- *   version and this module's mtime): a server built from other code refuses, and the client runs locally.
+ * - Request: one JSON line, `{v, build, argv, env, cwd, streams}`. `build` names the code that sent it (the
+ *   package version and this module's mtime): a server built from other code refuses, and the client runs
+ *   locally. `streams` says whether stdout and stderr are terminals, and how wide.
  * - Reply: frames `[kind u8][length u32 BE][payload]`: STDOUT and STDERR carry output as the command writes
  *   it, EXIT ends the reply with `{"code":n}`, REFUSED with `{"reason":…}` (the client then runs locally).
  */
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sessionfoldVersion } from '../versions.js';
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export const FRAME = { stdout: 1, stderr: 2, exit: 3, refused: 4 } as const;
 export type FrameKind = (typeof FRAME)[keyof typeof FRAME];
@@ -28,12 +29,26 @@ export const SERVED_COMMANDS: readonly (readonly [string, string])[] = [
   ['sessions', 'list'],
 ];
 
+/** What a command may ask of its output streams (colors, the progress bar, table widths). */
+export interface StreamShape {
+  isTTY: boolean;
+  columns?: number;
+}
+
 export interface ServeRequest {
   v: number;
   build: string;
   argv: string[];
   env: Record<string, string>;
   cwd: string;
+  /** The client's stdout and stderr, so a served command formats for them as a local run would. */
+  streams: { stdout: StreamShape; stderr: StreamShape };
+}
+
+/** The shape of a stream: a terminal (and its width) or not. */
+export function streamShape(s: NodeJS.WritableStream): StreamShape {
+  const t = s as { isTTY?: boolean; columns?: number };
+  return t.isTTY === true ? { isTTY: true, ...(typeof t.columns === 'number' && { columns: t.columns }) } : { isTTY: false };
 }
 
 /** The socket a client or server of this environment uses; undefined when `SESSIONFOLD_SOCKET=off`. */

@@ -4,8 +4,10 @@
  * a process that has its modules loaded, its JIT warm, and a discovery cache fed by file-system notifications
  * (watch.ts) instead of a stat of every file per run. Answers equal a local run's; only the time differs.
  *
- * - One command runs at a time (a queue): the event cache, the fold snapshots and `process.chdir` are the
- *   process's own, and a second process using the cache at the same time is handled as ever (WAL).
+ * - One command runs at a time (a queue): the event cache, the fold snapshots, the working folder and the
+ *   time zone (`process.env.TZ`, the client's or the system's) are the process's own, and a second process
+ *   using the cache at the same time is handled as ever (WAL). The client's stdout and stderr are mirrored
+ *   as terminals of its width, or not, so colors, the progress bar and table widths follow the client.
  * - Before each command the server lets the event loop turn once, so every change event already queued by
  *   the kernel (a write that finished before the client asked) is read before discovery.
  * - Work ahead: when files change, the server re-runs its recent distinct commands (REFRESH_LIMIT) with their
@@ -24,7 +26,7 @@ import { runCli } from '../cli/run.js';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
 import { SessionfoldError } from '../errors.js';
-import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest } from './protocol.js';
+import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest, type StreamShape } from './protocol.js';
 import { WatchedDiscovery, type WatchStats } from './watch.js';
 
 /** Distinct recent commands the server keeps current after a change. */
@@ -65,13 +67,16 @@ function answers(path: string): Promise<boolean> {
   });
 }
 
-function frameStream(socket: Socket, kind: FrameKind): Writable {
-  return new Writable({
+/** A client's stream: frames of `kind`, shaped as the client's own (a terminal of some width, or not). */
+function frameStream(socket: Socket, kind: FrameKind, shape: StreamShape | undefined): Writable {
+  const w = new Writable({
     write(chunk: Buffer, _enc, cb) {
       if (socket.destroyed) return cb();
       socket.write(encodeFrame(kind, chunk), () => cb());
     },
   });
+  if (shape?.isTTY === true) Object.assign(w, { isTTY: true, ...(shape.columns !== undefined && { columns: shape.columns }) });
+  return w;
 }
 
 const discard = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
@@ -99,10 +104,16 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       stderr.write(`error IO_ERROR: the server cannot enter ${req.cwd}\n`);
       return 1;
     }
+    // The client's zone for what formats in local time (`sessions list` dates): its TZ, else the system's.
+    const tz = process.env.TZ;
+    if (req.env.TZ !== undefined) process.env.TZ = req.env.TZ;
+    else delete process.env.TZ;
     try {
       return await runCli(req.argv, { stdout, stderr, env: req.env });
     } finally {
       process.chdir(home);
+      if (tz !== undefined) process.env.TZ = tz;
+      else delete process.env.TZ;
     }
   }
 
@@ -157,7 +168,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       const t = performance.now();
       let code: number;
       try {
-        code = await run(req, frameStream(socket, FRAME.stdout), frameStream(socket, FRAME.stderr));
+        code = await run(req, frameStream(socket, FRAME.stdout, req.streams?.stdout), frameStream(socket, FRAME.stderr, req.streams?.stderr));
       } catch (e) {
         socket.write(encodeFrame(FRAME.stderr, `error: ${(e as Error).stack ?? String(e)}\n`));
         code = 1;
