@@ -122,20 +122,25 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const pending = new Set<string>();
   let draining = false;
   const drain = (): void => {
-    const key = [...pending].pop();
-    const req = key === undefined ? undefined : recent.get(key);
-    if (key === undefined || req === undefined) {
-      pending.clear();
+    let req: ServeRequest | undefined;
+    while (req === undefined && pending.size > 0) {
+      const key = [...pending].pop() as string;
+      pending.delete(key);
+      req = recent.get(key); // undefined: no longer among the recent ones
+    }
+    if (req === undefined) {
       draining = false;
       return;
     }
-    pending.delete(key);
+    const next = req;
     void enqueue(async () => {
       const t = performance.now();
-      await run(req, discard(), discard());
+      await run(next, discard(), discard());
       stats.refreshes++;
-      log(`refreshed ${req.argv.slice(0, 2).join(' ')} in ${(performance.now() - t).toFixed(0)} ms`);
-    }).then(drain);
+      log(`refreshed ${next.argv.slice(0, 2).join(' ')} in ${(performance.now() - t).toFixed(0)} ms`);
+    })
+      .catch((e: unknown) => log(`refresh failed: ${(e as Error).message}`))
+      .finally(drain);
   };
   const scheduleRefresh = () => {
     for (const key of recent.keys()) pending.add(key);
