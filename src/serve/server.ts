@@ -79,6 +79,12 @@ function frameStream(socket: Socket, kind: FrameKind, shape: StreamShape | undef
   return w;
 }
 
+function setTz(tz: string | undefined): void {
+  if (process.env.TZ === tz) return;
+  if (tz === undefined) delete process.env.TZ;
+  else process.env.TZ = tz;
+}
+
 const discard = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
 
 export async function startServer(options: ServerOptions): Promise<ServerHandle> {
@@ -105,15 +111,14 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       return 1;
     }
     // The client's zone for what formats in local time (`sessions list` dates): its TZ, else the system's.
+    // (Each change of process.env.TZ makes V8 and ICU look the zone up again: only when it differs.)
     const tz = process.env.TZ;
-    if (req.env.TZ !== undefined) process.env.TZ = req.env.TZ;
-    else delete process.env.TZ;
+    setTz(req.env.TZ);
     try {
       return await runCli(req.argv, { stdout, stderr, env: req.env });
     } finally {
       process.chdir(home);
-      if (tz !== undefined) process.env.TZ = tz;
-      else delete process.env.TZ;
+      setTz(tz);
     }
   }
 
