@@ -114,3 +114,32 @@ describe('claude codec contract', () => {
     expect(claude.lineCore).toBeDefined();
   });
 });
+
+describe('a transcript named otherwise than its id (renamed or copied)', () => {
+  it('is listed, fetched and costed under the id its lines give, alike', async () => {
+    const { createSessionManager } = await import('../src/sessions/manager.js');
+    const { makeHome, FAKE_PRICER } = await import('./sessions-helpers.js');
+    const { scanUsage } = await import('../src/scan/index.js');
+    const home = await makeHome();
+    const proj = join(home.claude, 'projects', '-tmp-renamed');
+    await mkdir(proj, { recursive: true });
+    const id = '9a9a9a9a-1111-4222-8333-444444444444';
+    const lines = [
+      { type: 'user', sessionId: id, cwd: '/tmp/renamed', version: '2.1.30', uuid: 'u1', timestamp: '2026-03-01T10:00:00.000Z', message: { role: 'user', content: 'hello there' } },
+      { type: 'assistant', sessionId: id, cwd: '/tmp/renamed', uuid: 'a1', timestamp: '2026-03-01T10:00:05.000Z', requestId: 'req_r1', message: { id: 'msg_r1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 10, output_tokens: 5 } } },
+    ];
+    await writeFile(join(proj, 'backup of my session.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    await writeFile(join(proj, `${P}.jsonl`), `${JSON.stringify({ ...lines[0], sessionId: P })}\n`);
+    const sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
+    const listed = (await sm.list('claude')).map((s) => s.sessionId).sort();
+    expect(listed).toEqual([P, id].sort());
+    const got = await sm.get('claude', id);
+    expect(got.sessionId).toBe(id);
+    expect(got.messages.map((m) => m.content)).toEqual(['hello there', 'hi']);
+    const usage = [];
+    for await (const r of scanUsage({ agents: ['claude'], env: home.env, cache: false })) usage.push(r.sessionId);
+    expect(usage).toEqual([id]);
+    expect((await claude.locate!([join(home.claude, 'projects')], id))?.path).toBe(join(proj, 'backup of my session.jsonl'));
+    expect(await claude.locate!([join(home.claude, 'projects')], 'no-such-id')).toBeUndefined();
+  });
+});

@@ -54,6 +54,23 @@ async function* readClaude(file: string, options?: ReadOptions): AsyncGenerator<
   yield* meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(PARSER, createClaudeCore({ meta }))(file, options);
 }
 
+/**
+ * `locate()`: by file name first (one stat per project folder); then, for the rare transcript whose name is
+ * not its id, by the id its first lines give (each such file is read only to its first session event).
+ */
+async function locateClaude(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+  const named = await locateClaudeFile(roots, nativeId);
+  if (named !== undefined) return named;
+  for await (const f of discoverClaudeFiles(roots)) {
+    if (f.sessionId !== undefined) continue;
+    for await (const e of readClaude(f.path, { kinds: ['session'] })) {
+      if (e.type === 'session' && e.sessionId === nativeId) return f;
+      break;
+    }
+  }
+  return undefined;
+}
+
 export const claude: Codec = {
   id: CODEC_ID,
   aliases: ['claude-code', 'claudecode'],
@@ -62,7 +79,7 @@ export const claude: Codec = {
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getClaudeRoots,
   discover: discoverClaudeFiles,
-  locate: locateClaudeFile,
+  locate: locateClaude,
   getParseDependencies(file: string): string[] {
     const meta = getSubagentMetaPath(file);
     return meta === undefined ? [] : [meta];

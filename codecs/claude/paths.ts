@@ -105,9 +105,14 @@ export function projectsDir(root: string): string {
   return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true ? p : root;
 }
 
+/**
+ * A discovered transcript. Its `sessionId` is the one its path gives (a UUID name, `agent-<id>`); a file
+ * named otherwise (renamed, copied) has none here, and its id is the first `sessionId` of its lines, as
+ * `read()` and every fold take it.
+ */
 function sessionFile(path: string, root: string, subagent: boolean): SessionFile {
-  const stem = basename(path).slice(0, -'.jsonl'.length);
-  return { agent: CODEC_ID, path, root, sessionId: stem, ...(subagent && { subagent: true }) };
+  const id = getClaudePathInfo(path).sessionId;
+  return { agent: CODEC_ID, path, root, ...(id !== undefined && { sessionId: id }), ...(subagent && { subagent: true }) };
 }
 
 /** Every transcript under the roots, project by project, sorted by name for stable output. */
