@@ -154,6 +154,15 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     expect((second as { stderr: string }).stderr).toMatch(/^error IO_ERROR: a sessionfold server already listens on /);
   }, 30_000);
 
+  it('says how it is doing (serve --status)', async () => {
+    const r = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', socket], { env: home.env });
+    const st = JSON.parse(r.stdout) as { served: number; watching: boolean; recent: string[]; discovery: { watched: number }; socket: string };
+    expect(st.served).toBe(servedCount());
+    expect(st).toMatchObject({ socket, watching: true });
+    expect(st.recent).toContain(REPORT.join(' '));
+    expect(st.discovery.watched).toBeGreaterThan(0);
+  }, 30_000);
+
   it('stops on SIGTERM and removes its socket; clients then run locally', async () => {
     const exited = new Promise((r) => server.once('exit', r));
     server.kill('SIGTERM');
@@ -164,6 +173,9 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     const before = servedCount();
     expect(await run(REPORT, true)).toEqual(await run(REPORT, false));
     expect(servedCount()).toBe(before);
+    const none = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', socket], { env: home.env }).catch((e: { code: number; stderr: string }) => e);
+    expect(none).toMatchObject({ code: 1 });
+    expect((none as { stderr: string }).stderr).toMatch(/^error IO_ERROR: no sessionfold server listens on /);
   }, 30_000);
 });
 

@@ -6,13 +6,40 @@
  */
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { buildId, FRAME, FrameReader, getSocketPath, isServed, PROTOCOL_VERSION, streamShape, type ServeRequest } from './protocol.js';
+import { buildId, FRAME, FrameReader, getSocketPath, isServed, PROTOCOL_VERSION, streamShape, type ServeRequest, type ServerStatus } from './protocol.js';
 
 export interface ClientIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   cwd: string;
+}
+
+/**
+ * Send one request and read its reply: `onFrame` sees each frame until it returns `{ done }`; a connection
+ * that fails or ends first gives `onEnd(why)`.
+ */
+function exchange<T>(path: string, request: ServeRequest, onFrame: (kind: number, payload: Buffer) => { done: T } | undefined, onEnd: (why: string) => T): Promise<T> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    const reader = new FrameReader();
+    let settled = false;
+    const finish = (value: T) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolve(value);
+    };
+    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on('data', (chunk: Buffer) => {
+      for (const f of reader.push(chunk)) {
+        const r = onFrame(f.kind, f.payload);
+        if (r !== undefined) return finish(r.done);
+      }
+    });
+    socket.on('error', (e) => !settled && finish(onEnd(e.message)));
+    socket.on('close', () => !settled && finish(onEnd('connection closed')));
+  });
 }
 
 /** Run `argv` on the server; the exit code, or undefined when the caller must run it locally. */
@@ -24,35 +51,44 @@ export function runServed(argv: string[], io: ClientIo): Promise<number | undefi
   for (const [k, v] of Object.entries(io.env)) if (v !== undefined) env[k] = v;
   const streams = { stdout: streamShape(io.stdout), stderr: streamShape(io.stderr) };
   const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv, env, cwd: io.cwd, streams };
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    const reader = new FrameReader();
-    let started = false;
-    let done = false;
-    const finish = (code: number | undefined) => {
-      if (done) return;
-      done = true;
-      socket.destroy();
-      resolve(code);
-    };
-    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
-    socket.on('data', (chunk: Buffer) => {
-      for (const f of reader.push(chunk)) {
-        if (f.kind === FRAME.refused) return finish(undefined);
-        started = true;
-        if (f.kind === FRAME.stdout) io.stdout.write(f.payload);
-        else if (f.kind === FRAME.stderr) io.stderr.write(f.payload);
-        else if (f.kind === FRAME.exit) return finish((JSON.parse(f.payload.toString()) as { code: number }).code);
-      }
-    });
+  let started = false;
+  return exchange<number | undefined>(
+    path,
+    request,
+    (kind, payload) => {
+      if (kind === FRAME.refused) return { done: undefined };
+      started = true;
+      if (kind === FRAME.stdout) io.stdout.write(payload);
+      else if (kind === FRAME.stderr) io.stderr.write(payload);
+      else if (kind === FRAME.exit) return { done: (JSON.parse(payload.toString()) as { code: number }).code };
+      return undefined;
+    },
     // Before any output: run locally. After some: the output is half written, so say so and fail.
-    const broken = (why: string) => {
-      if (done) return;
-      if (!started) return finish(undefined);
+    (why) => {
+      if (!started) return undefined;
       io.stderr.write(`error IO_ERROR: the sessionfold server went away mid-reply (${why})\n`);
-      finish(1);
-    };
-    socket.on('error', (e) => broken(e.message));
-    socket.on('close', () => broken('connection closed'));
-  });
+      return 1;
+    },
+  );
+}
+
+/**
+ * The state of the server on `path`: its status, or why there is none to use (nothing listens, or a server
+ * of another build, which refuses this client's commands).
+ */
+export function serverStatus(path: string): Promise<{ status: ServerStatus } | { reason: string }> {
+  if (!existsSync(path)) return Promise.resolve({ reason: `no sessionfold server listens on ${path}` });
+  const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv: [], env: {}, cwd: '/', streams: { stdout: { isTTY: false }, stderr: { isTTY: false } }, status: true };
+  let out = '';
+  return exchange<{ status: ServerStatus } | { reason: string }>(
+    path,
+    request,
+    (kind, payload) => {
+      if (kind === FRAME.refused) return { done: { reason: `the server on ${path} refused: ${(JSON.parse(payload.toString()) as { reason: string }).reason}` } };
+      if (kind === FRAME.stdout) out += payload.toString();
+      if (kind === FRAME.exit) return { done: { status: JSON.parse(out) as ServerStatus } };
+      return undefined;
+    },
+    (why) => ({ reason: `no sessionfold server answers on ${path} (${why})` }),
+  );
 }

@@ -43,6 +43,24 @@ export interface ServeRequest {
   cwd: string;
   /** The client's stdout and stderr, so a served command formats for them as a local run would. */
   streams: { stdout: StreamShape; stderr: StreamShape };
+  /** Ask for the server's state (`sessionfold serve --status`) instead of running a command. */
+  status?: true;
+}
+
+/** What `sessionfold serve --status` prints. */
+export interface ServerStatus {
+  socket: string;
+  build: string;
+  pid: number;
+  uptimeSeconds: number;
+  served: number;
+  refused: number;
+  refreshes: number;
+  /** The distinct recent commands the server keeps current. */
+  recent: string[];
+  /** Whether discovery follows file-system notifications (Linux), and what it did. */
+  watching: boolean;
+  discovery: { cached: number; relisted: number; full: number; restats: number; watched: number };
 }
 
 /** The shape of a stream: a terminal (and its width) or not. */

@@ -26,7 +26,7 @@ import { runCli } from '../cli/run.js';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
 import { SessionfoldError } from '../errors.js';
-import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest, type StreamShape } from './protocol.js';
+import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest, type ServerStatus, type StreamShape } from './protocol.js';
 import { WatchedDiscovery, type WatchStats } from './watch.js';
 
 /** Distinct recent commands the server keeps current after a change. */
@@ -101,6 +101,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   let queue: Promise<void> = Promise.resolve();
   const enqueue = (job: () => Promise<void>): Promise<void> => (queue = queue.then(job, job));
   const home = process.cwd();
+  const startedAt = Date.now();
 
   async function run(req: ServeRequest, stdout: Writable, stderr: Writable): Promise<number> {
     await new Promise<void>((r) => setImmediate(r)); // read every change event the kernel already queued
@@ -158,7 +159,8 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   stats.discovery = watched.stats;
   // Only inotify queues an event before the write returns (the exactness argument, watch.ts). Elsewhere
   // (macOS FSEvents delivers after a latency) every command lists and stats as a local run does.
-  if (options.watch ?? process.platform === 'linux') setDiscoveryCache(watched);
+  const watching = options.watch ?? process.platform === 'linux';
+  if (watching) setDiscoveryCache(watched);
   setConnectionReuse(true);
 
   const refuse = (socket: Socket, reason: string) => {
@@ -169,6 +171,23 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
 
   const serve = (socket: Socket, req: ServeRequest) => {
     if (req.v !== PROTOCOL_VERSION || req.build !== buildId()) return refuse(socket, `another build (${String(req.build)})`);
+    if (req.status === true) {
+      const status: ServerStatus = {
+        socket: path,
+        build: buildId(),
+        pid: process.pid,
+        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+        served: stats.served,
+        refused: stats.refused,
+        refreshes: stats.refreshes,
+        recent: [...recent.values()].map((r) => r.argv.join(' ')),
+        watching,
+        discovery: { ...watched.stats },
+      };
+      socket.write(encodeFrame(FRAME.stdout, JSON.stringify(status)));
+      socket.end(encodeFrame(FRAME.exit, JSON.stringify({ code: 0 })));
+      return;
+    }
     if (!Array.isArray(req.argv) || !isServed(req.argv) || typeof req.cwd !== 'string' || req.env === null || typeof req.env !== 'object') {
       return refuse(socket, 'not a served command');
     }

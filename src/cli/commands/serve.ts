@@ -2,6 +2,7 @@
  * `sessionfold serve`: keep a resident server answering `cost report` and `sessions list` for every CLI run
  * of the same build (src/serve/). It runs in the foreground until SIGINT or SIGTERM; `--quiet` drops its log.
  */
+import { serverStatus } from '../../serve/client.js';
 import { getSocketPath } from '../../serve/protocol.js';
 import { startServer } from '../../serve/server.js';
 import { bool, CliError, defineCommand, str } from '../command.js';
@@ -9,16 +10,23 @@ import { bool, CliError, defineCommand, str } from '../command.js';
 export default defineCommand({
   name: 'serve',
   description: 'Answer `cost report` and `sessions list` from a resident process that watches your agent folders',
-  usage: '[--socket <path>] [--sweep <seconds>] [--quiet]',
+  usage: '[--socket <path>] [--sweep <seconds>] [--quiet] [--status]',
   options: {
     socket: { type: 'string', description: 'Socket path (default $SESSIONFOLD_SOCKET, else $XDG_RUNTIME_DIR/sessionfold.sock, else ~/.cache/sessionfold/server.sock)', valueName: '<path>' },
     sweep: { type: 'string', description: 'List every folder again this often, for changes notifications missed (default 30; 0: never)', valueName: '<seconds>' },
     quiet: { type: 'boolean', description: 'Print nothing after start-up' },
+    status: { type: 'boolean', description: 'Print the running server\'s state as JSON (exit 1 when none answers) and exit' },
   },
   async run(ctx) {
     if (ctx.positionals.length > 0) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[0]}"`);
     const socket = str(ctx, 'socket') ?? getSocketPath(ctx.env);
     if (socket === undefined) throw new CliError('INVALID_OPTION', 'SESSIONFOLD_SOCKET is "off": give --socket <path>');
+    if (bool(ctx, 'status')) {
+      const r = await serverStatus(socket);
+      if ('reason' in r) throw new CliError('IO_ERROR', r.reason);
+      ctx.stdout.write(`${JSON.stringify(r.status, null, 2)}\n`);
+      return 0;
+    }
     const sweepText = str(ctx, 'sweep') ?? '30';
     const sweep = Number(sweepText);
     if (!Number.isFinite(sweep) || sweep < 0) throw new CliError('INVALID_OPTION', `Invalid option --sweep: expected seconds ≥ 0, got "${sweepText}"`);
