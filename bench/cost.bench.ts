@@ -2,19 +2,28 @@
  * Question: how long does the whole cost fold take — `totalCost({groupBy: 'day'})` over every agent's
  * history — cold (no cache: discover, parse on the worker pool, price, fold), building the event cache from
  * nothing, and warm (cache present, nothing changed: stat every file, then the stored fold snapshot's summary;
- * or, with snapshots off, serve every cached event from SQLite and fold them again)? Each
- * case checks its per-day tokens and request counts against expected.json first.
+ * or, with snapshots off, serve every cached event from SQLite and fold them again)? And the built CLI, as a
+ * status line calls it: a process per report (starting Node, loading the code, stat-ing every file), against
+ * the same report answered by a running `sessionfold serve` (docs/serve.md). Each case checks its per-day
+ * tokens and request counts against expected.json first.
  */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { totalsByDay } from '../fixtures/generate/index.js';
 import { totalCost } from '../src/cost/total.js';
 import type { CostSummary } from '../src/cost/types.js';
 import type { FoldRunInfo } from '../src/cost/incremental.js';
 import { ensureCorpus, mainCorpusSpec, type Corpus } from './lib/corpus.js';
 import { removeDb } from './lib/files.js';
-import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
+import { check, type BenchCase, type BenchEnv, type IterationResult, type Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';
 import { scanCorpus } from './lib/scan.js';
+import { startServe, type ServeChild } from './lib/serve.js';
+
+const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const exec = promisify(execFile);
 
 /** Throw unless the summary's day breakdowns carry exactly the expected tokens and request counts. */
 export function checkDailySummary(corpus: Corpus, s: CostSummary): void {
@@ -51,7 +60,7 @@ export const topic: Topic = {
     const cold = 'totalCost cold (--no-cache)';
     const base = { agents: ['claude', 'codex'], groupBy: 'day' as const, timeZone: 'UTC', env: corpus.env };
     const note = `${corpus.manifest.files.length} files, ${corpus.expected.totals.events} usage events`;
-    const verify = (r: { summary?: unknown }) => checkDailySummary(corpus, r.summary as CostSummary);
+    const verify = (r: IterationResult) => checkDailySummary(corpus, r.summary as CostSummary);
     return [
       {
         name: cold,
@@ -101,6 +110,7 @@ export const topic: Topic = {
         },
         verify,
       },
+      ...cliCases(corpus, bytes, verify),
       ...([true, false] as const).map((snapshots) => ({
         name: snapshots ? 'totalCost warm (cache, nothing changed)' : 'totalCost warm, snapshots off (re-fold every cached event)',
         bytes,
@@ -123,5 +133,52 @@ export const topic: Topic = {
     ];
   },
 };
+
+/**
+ * The CLI, one process per report, with nothing changed: on its own (its event cache warm), and as a client
+ * of `sessionfold serve` (the server started and primed untimed, on a cache of its own).
+ */
+function cliCases(corpus: Corpus, bytes: number, verify: (r: IterationResult) => void): BenchCase<ServeChild | undefined>[] {
+  const args = [MAIN_JS, 'cost', 'report', '--json', '--group-by', 'day', '--tz', 'UTC', '--agent', 'claude,codex'];
+  const socket = join(corpus.dir, '.cache', 'bench-serve.sock');
+  const env = (served: boolean) => ({ PATH: process.env.PATH, ...corpus.env, TZ: 'UTC', SESSIONFOLD_CACHE: join(corpus.dir, '.cache', served ? 'cli-served.db' : 'cli.db'), SESSIONFOLD_SOCKET: served ? socket : 'off' });
+  const report = async (served: boolean) => JSON.parse((await exec(process.execPath, args, { env: env(served), maxBuffer: 64 << 20 })).stdout) as CostSummary;
+  const local = 'CLI cost report --json, a process per report (warm, nothing changed)';
+  return [
+    {
+      name: local,
+      bytes,
+      setup: async () => {
+        await report(false);
+        return undefined;
+      },
+      run: async () => {
+        const summary = await report(false);
+        return { events: summary.requestCount, summary };
+      },
+      verify,
+    },
+    {
+      name: 'CLI cost report --json, served by sessionfold serve (nothing changed)',
+      bytes,
+      baseline: local,
+      setup: async () => {
+        const server = await startServe(MAIN_JS, socket, { PATH: process.env.PATH, HOME: corpus.dir, TZ: 'UTC' });
+        await report(true);
+        return server;
+      },
+      run: async () => {
+        const summary = await report(true);
+        return { events: summary.requestCount, summary };
+      },
+      verify: (r, server) => {
+        verify(r);
+        check(server !== undefined && server.child.exitCode === null, 'the server is not running');
+      },
+      teardown: (server) => server?.stop(),
+      note: 'client process; served results are checked like the rest',
+    },
+  ];
+}
 
 await runTopicMain(import.meta.url, topic);

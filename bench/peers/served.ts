@@ -12,11 +12,11 @@
  * the token; afterwards the grown files are cut back and the corpus documents restored, so the next run
  * measures the same corpus. The server's peak RSS is read from /proc when there is one.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendToCorpus, readCorpusDocs } from '../../fixtures/generate/index.js';
 import type { Corpus } from '../lib/corpus.js';
+import { startServe } from '../lib/serve.js';
 import { agreement, describeAgreement } from './compare.js';
 import { measure, median, type Measurement } from './measure.js';
 import { parseSessionfold, sessionfoldInvocation } from './tools.js';
@@ -36,33 +36,13 @@ export interface ServedResult {
   primeMs: number;
 }
 
-function peakRss(pid: number): number | undefined {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDir: string; runs: number; log: (s: string) => void }): Promise<ServedResult> {
   const { corpus } = o;
   const socket = join(o.cacheDir, 'serve.sock');
   const db = join(o.cacheDir, 'served.db');
   for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
   const serverHome = mkdtempSync(join(corpus.dir, '.home-'));
-  const server = spawn(process.execPath, [o.mainJs, 'serve', '--socket', socket, '--sweep', '0', '--quiet'], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: serverHome, TZ: 'UTC' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    server.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (err.includes('listening on')) resolve();
-    });
-    server.once('exit', (code) => reject(new Error(`sessionfold serve exited ${code}: ${err}`)));
-  });
+  const server = await startServe(o.mainJs, socket, { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: serverHome, TZ: 'UTC' });
   const paths = { dir: corpus.dir, claude: corpus.roots.claude, codex: corpus.roots.codex };
   // One client home for every run, as a user has one: the server keeps the recent commands (argv, cwd and
   // environment) current, and a fresh HOME per run would make each run a new command.
@@ -105,12 +85,10 @@ export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDi
       append('largest');
       await new Promise((r) => setTimeout(r, 300));
     });
-    const rss = peakRss(server.pid as number);
+    const rss = server.peakRssMb();
     return { cases, primeMs: prime.wallMs, ...(rss !== undefined && { serverPeakRssMb: rss }) };
   } finally {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
+    await server.stop();
     rmSync(serverHome, { recursive: true, force: true });
     rmSync(clientHome, { recursive: true, force: true });
     for (const [path, size] of grown) truncateSync(join(corpus.dir, path), size);
