@@ -17,42 +17,13 @@ import { CHUNK_SLOTS, type StoredFoldState } from '../src/cost/fold-state.js';
 import { usageRecord } from './helpers/usage-record.js';
 import type { UsageRecord } from '../src/scan/types.js';
 import { tempDir } from './scan-helpers.js';
+import { claudeAssistant as assistant, claudeUser as user, SONNET } from './helpers/claude-lines.js';
 
-const SONNET = 'claude-sonnet-4-5-20250929';
 const OPUS = 'claude-opus-4-1-20250805';
 
 function uuid(n: number): string {
   const h = n.toString(16).padStart(12, '0');
   return `0000${h.slice(0, 4)}-0000-4000-8000-${h}`;
-}
-
-/** One Claude Code assistant line (one content block of response `msg`/`req`). */
-function assistant(sid: string, cwd: string, msg: string, out: number, ts: string, model = SONNET): string {
-  return JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    userType: 'external',
-    cwd,
-    sessionId: sid,
-    version: '2.0.14',
-    type: 'assistant',
-    message: {
-      id: `msg_${msg}`,
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: [{ type: 'text', text: `réponse ${msg} — 世界` }],
-      stop_reason: null,
-      usage: { input_tokens: 7, cache_creation_input_tokens: 300, cache_read_input_tokens: 9000, output_tokens: out, service_tier: 'standard' },
-    },
-    requestId: `req_${msg}`,
-    uuid: `u-${msg}-${out}`,
-    timestamp: ts,
-  });
-}
-
-function user(sid: string, cwd: string, text: string, ts: string): string {
-  return JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd, sessionId: sid, version: '2.0.14', type: 'user', message: { role: 'user', content: text }, uuid: `u-${text}`, timestamp: ts });
 }
 
 /** A turn: a prompt and a response written as two lines (a first snapshot, then the final count). */

@@ -14,19 +14,16 @@ import { discoverSource } from '../src/scan/discover.js';
 import { encodeFrame, FRAME, FrameReader, getSocketPath, isServed } from '../src/serve/protocol.js';
 import { WatchedDiscovery } from '../src/serve/watch.js';
 import { copyClaudeFixtures, copyCodexFixtures, makeHome, snapshotTree, type Home } from './sessions-helpers.js';
+import { claudeAssistant } from './helpers/claude-lines.js';
 
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
 const exec = promisify(execFile);
 
 let seq = 0;
-/** A Claude assistant line with a fresh response id, priced model, usage. */
+/** A Claude assistant line of a fresh response (its own message id and request id). */
 function assistantLine(sessionId: string): string {
   seq++;
-  return JSON.stringify({
-    parentUuid: null, isSidechain: false, userType: 'external', cwd: '/tmp/proj', sessionId, version: '2.1.30', type: 'assistant',
-    uuid: `serve-${seq}`, timestamp: `2026-08-03T12:00:${String(seq % 60).padStart(2, '0')}.000Z`, requestId: `req_serve_${seq}`,
-    message: { id: `msg_serve_${seq}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 100 * seq, output_tokens: 7, cache_read_input_tokens: 1000 } },
-  });
+  return claudeAssistant(sessionId, '/tmp/proj', `serve_${seq}`, 7 + seq, `2026-08-03T12:00:${String(seq % 60).padStart(2, '0')}.000Z`);
 }
 
 describe('sessionfold serve (built CLI, a server child process)', () => {
