@@ -321,6 +321,42 @@ describe('served output follows the client, not the server', () => {
   }, 60_000);
 });
 
+describe('served right after a write, in one process (the tightest race)', () => {
+  it('counts every append made just before the request, ten times in a row', async () => {
+    const { startServer } = await import('../src/serve/server.js');
+    const { runServed } = await import('../src/serve/client.js');
+    const home = await makeHome();
+    const proj = join(home.claude, 'projects', '-tmp-race');
+    mkdirSync(proj, { recursive: true });
+    const sid = '3c3c3c3c-1111-4222-8333-444444444444';
+    const file = join(proj, `${sid}.jsonl`);
+    writeFileSync(file, `${claudeAssistant(sid, '/tmp/race', 'race_0', 100, '2026-08-03T12:00:00.000Z')}\n`);
+    const socket = join(home.dir, 'race.sock');
+    const server = await startServer({ socket, sweepMs: 0 });
+    const output = async (): Promise<number> => {
+      let text = '';
+      const out = { write: (c: string | Uint8Array) => ((text += c.toString()), true) } as unknown as NodeJS.WritableStream;
+      const code = await runServed(['cost', 'report', '--json', '--tz', 'UTC'], { stdout: out, stderr: out, env: { ...home.env, SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CACHE: join(home.dir, 'race.db') }, cwd: home.dir });
+      expect(code).toBe(0);
+      return (JSON.parse(text) as { outputTokens: number }).outputTokens;
+    };
+    try {
+      let want = await output();
+      expect(want).toBe(100);
+      const firstListings = server.stats.discovery.full; // one per agent
+      for (let i = 1; i <= 10; i++) {
+        appendFileSync(file, `${claudeAssistant(sid, '/tmp/race', `race_${i}`, 1000 + i, `2026-08-03T12:00:${String(i).padStart(2, '0')}.000Z`)}\n`);
+        want += 1000 + i;
+        expect(await output()).toBe(want); // no wait between the write and the request
+      }
+      expect(server.stats.discovery.full).toBe(firstListings); // every later discovery came from the notifications
+      expect(server.stats.discovery.restats).toBeGreaterThanOrEqual(10);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
+
 describe('WatchedDiscovery', () => {
   it('equals a full discovery after appends, new files and folders, renames, sidecars, deletions, and roots that come and go', async () => {
     const home = await makeHome();
