@@ -11,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { claude, getClaudePathInfo, getClaudeRoots } from '../codecs/claude/index.js';
 import type { SessionFile } from '../src/codec.js';
 import { getCodec } from '../src/registry.js';
+import { createSessionManager } from '../src/sessions/manager.js';
+import { scanUsage } from '../src/scan/index.js';
+import { FAKE_PRICER, makeHome } from './sessions-helpers.js';
 
 const PROJECTS = fileURLToPath(new URL('../fixtures/claude/projects', import.meta.url));
 const P = '11111111-2222-4333-8444-555555555555';
@@ -117,9 +120,6 @@ describe('claude codec contract', () => {
 
 describe('a transcript named otherwise than its id (renamed or copied)', () => {
   it('is listed, fetched and costed under the id its lines give, alike', async () => {
-    const { createSessionManager } = await import('../src/sessions/manager.js');
-    const { makeHome, FAKE_PRICER } = await import('./sessions-helpers.js');
-    const { scanUsage } = await import('../src/scan/index.js');
     const home = await makeHome();
     const proj = join(home.claude, 'projects', '-tmp-renamed');
     await mkdir(proj, { recursive: true });

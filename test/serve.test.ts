@@ -4,8 +4,8 @@
  * local run when no server of its build answers. The watch-backed discovery equals a full discovery.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,10 @@ import { claude } from '../codecs/claude/index.js';
 import { discoverSource } from '../src/scan/discover.js';
 import { encodeFrame, FRAME, FrameReader, getSocketPath, isServed } from '../src/serve/protocol.js';
 import { WatchedDiscovery } from '../src/serve/watch.js';
-import { copyClaudeFixtures, copyCodexFixtures, makeHome, snapshotTree, type Home } from './sessions-helpers.js';
+import { copyClaudeFixtures, copyCodexFixtures, makeHome, sink, snapshotTree, type Home } from './sessions-helpers.js';
+import { runCli } from '../src/cli/run.js';
+import { runServed } from '../src/serve/client.js';
+import { startServer } from '../src/serve/server.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
 
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
@@ -24,6 +27,24 @@ let seq = 0;
 function assistantLine(sessionId: string): string {
   seq++;
   return claudeAssistant(sessionId, '/tmp/proj', `serve_${seq}`, 7 + seq, `2026-08-03T12:00:${String(seq % 60).padStart(2, '0')}.000Z`);
+}
+
+/** A collecting stream (sessions-helpers' sink), shaped as a terminal 140 columns wide when `tty`. */
+function shapedSink(tty: boolean): ReturnType<typeof sink> {
+  const s = sink();
+  if (tty) Object.assign(s, { isTTY: true, columns: 140 });
+  return s;
+}
+
+/** One command in this process, through the server on `via.socket` or locally: its exit code and output. */
+async function inProcess(args: string[], env: NodeJS.ProcessEnv, via: { socket: string; cwd: string } | 'local', tty = false) {
+  const out = shapedSink(tty);
+  const err = shapedSink(tty);
+  const code =
+    via === 'local'
+      ? await runCli(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: 'off' } })
+      : await runServed(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: via.socket }, cwd: via.cwd });
+  return { code, out: out.text(), err: err.text() };
 }
 
 describe('sessionfold serve (built CLI, a server child process)', () => {
@@ -136,7 +157,6 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
   }, 60_000);
 
   it('refuses a request from another build, and a second server on the same socket', async () => {
-    const { connect } = await import('node:net');
     const reply = await new Promise<{ kind: number; payload: Buffer }[]>((resolve) => {
       const s = connect(socket);
       const reader = new FrameReader();
@@ -165,7 +185,6 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(log).toMatch(/stopped \(\d+ served/);
-    const { existsSync } = await import('node:fs');
     expect(existsSync(socket)).toBe(false);
     const before = servedCount();
     expect(await run(REPORT, true)).toEqual(await run(REPORT, false));
@@ -232,30 +251,13 @@ describe('the serve client', () => {
 
 describe('serve without notifications (as on systems other than Linux)', () => {
   it('lists and stats for every command, in process, and still answers as a local run does', async () => {
-    const { startServer } = await import('../src/serve/server.js');
-    const { runServed } = await import('../src/serve/client.js');
-    const { runCli } = await import('../src/cli/run.js');
     const home = await makeHome();
     await copyClaudeFixtures(home);
     const socket = join(home.dir, 'in-process.sock');
     const server = await startServer({ socket, watch: false, sweepMs: 0 });
-    const collect = () => {
-      let text = '';
-      return { stream: { write: (c: string | Uint8Array) => ((text += c.toString()), true) } as unknown as NodeJS.WritableStream, text: () => text };
-    };
     const args = ['cost', 'report', '--json', '--group-by', 'session', '--tz', 'UTC'];
-    const served = async () => {
-      const out = collect();
-      const err = collect();
-      const code = await runServed(args, { stdout: out.stream, stderr: err.stream, env: { ...home.env, SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CACHE: join(home.dir, 's.db') }, cwd: home.dir });
-      return { code, out: out.text(), err: err.text() };
-    };
-    const local = async () => {
-      const out = collect();
-      const err = collect();
-      const code = await runCli(args, { stdout: out.stream, stderr: err.stream, env: { ...home.env, SESSIONFOLD_SOCKET: 'off', SESSIONFOLD_CACHE: join(home.dir, 'l.db') } });
-      return { code, out: out.text(), err: err.text() };
-    };
+    const served = () => inProcess(args, { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 's.db') }, { socket, cwd: home.dir });
+    const local = () => inProcess(args, { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'l.db') }, 'local');
     const file = join(home.claude, 'projects', '-tmp-proj', '11111111-1111-4111-8111-111111111111.jsonl');
     try {
       expect(await served()).toEqual(await local());
@@ -272,18 +274,10 @@ describe('serve without notifications (as on systems other than Linux)', () => {
 
 describe('served output follows the client, not the server', () => {
   it('formats for the client\'s terminal (its width) and time zone (its TZ, else the system\'s)', async () => {
-    const { startServer } = await import('../src/serve/server.js');
-    const { runServed } = await import('../src/serve/client.js');
-    const { runCli } = await import('../src/cli/run.js');
     const home = await makeHome();
     await copyClaudeFixtures(home);
     await copyCodexFixtures(home);
     const socket = join(home.dir, 'shape.sock');
-    const terminal = (isTTY: boolean) => {
-      let text = '';
-      const s = { isTTY, ...(isTTY && { columns: 140 }), write: (c: string | Uint8Array) => ((text += c.toString()), true) };
-      return { stream: s as unknown as NodeJS.WritableStream, text: () => text };
-    };
     const { TZ: _tz, NO_COLOR: _nc, COLUMNS: _c, ...noTz } = home.env;
     const serverTz = process.env.TZ;
     process.env.TZ = 'Asia/Tokyo'; // the server's own zone, which must not show
@@ -294,18 +288,14 @@ describe('served output follows the client, not the server', () => {
         for (const zone of ['America/Santiago', undefined]) {
           const env = { ...noTz, ...(zone !== undefined && { TZ: zone }), SESSIONFOLD_CACHE: join(home.dir, 'shape.db') };
           for (const args of [['sessions', 'list', '--limit', '5'], ['cost', 'report', '--group-by', 'day']]) {
-            const out = terminal(tty);
-            const err = terminal(tty);
-            const code = await runServed(args, { stdout: out.stream, stderr: err.stream, env: { ...env, SESSIONFOLD_SOCKET: socket }, cwd: home.dir });
+            const served = await inProcess(args, env, { socket, cwd: home.dir }, tty);
             // The local reference runs as a client process would: in the client's zone.
             if (zone === undefined) delete process.env.TZ;
             else process.env.TZ = zone;
-            const lout = terminal(tty);
-            const lerr = terminal(tty);
-            const lcode = await runCli(args, { stdout: lout.stream, stderr: lerr.stream, env: { ...env, SESSIONFOLD_SOCKET: 'off' } });
+            const local = await inProcess(args, env, 'local', tty);
             process.env.TZ = 'Asia/Tokyo';
-            expect({ code, out: out.text() }).toEqual({ code: lcode, out: lout.text() });
-            if (args[0] === 'sessions') tables.set(`${tty} ${zone}`, out.text());
+            expect({ code: served.code, out: served.out }).toEqual({ code: local.code, out: local.out });
+            if (args[0] === 'sessions') tables.set(`${tty} ${zone}`, served.out);
           }
         }
       }
@@ -323,8 +313,6 @@ describe('served output follows the client, not the server', () => {
 
 describe('served right after a write, in one process (the tightest race)', () => {
   it('counts every append made just before the request, ten times in a row', async () => {
-    const { startServer } = await import('../src/serve/server.js');
-    const { runServed } = await import('../src/serve/client.js');
     const home = await makeHome();
     const proj = join(home.claude, 'projects', '-tmp-race');
     mkdirSync(proj, { recursive: true });
@@ -334,11 +322,9 @@ describe('served right after a write, in one process (the tightest race)', () =>
     const socket = join(home.dir, 'race.sock');
     const server = await startServer({ socket, sweepMs: 0 });
     const output = async (): Promise<number> => {
-      let text = '';
-      const out = { write: (c: string | Uint8Array) => ((text += c.toString()), true) } as unknown as NodeJS.WritableStream;
-      const code = await runServed(['cost', 'report', '--json', '--tz', 'UTC'], { stdout: out, stderr: out, env: { ...home.env, SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CACHE: join(home.dir, 'race.db') }, cwd: home.dir });
-      expect(code).toBe(0);
-      return (JSON.parse(text) as { outputTokens: number }).outputTokens;
+      const r = await inProcess(['cost', 'report', '--json', '--tz', 'UTC'], { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'race.db') }, { socket, cwd: home.dir });
+      expect(r.code).toBe(0);
+      return (JSON.parse(r.out) as { outputTokens: number }).outputTokens;
     };
     try {
       let want = await output();
@@ -391,7 +377,6 @@ describe('WatchedDiscovery', () => {
       expect(w.stats).toMatchObject({ full: 1, relisted: 1, restats: 2 });
       // replaced by a rename (an atomic rewrite): the new file's stats, not the cached ones
       writeFileSync(join(root, '-tmp-b', 'tmp'), line(S1) + line(S1));
-      const { renameSync } = await import('node:fs');
       renameSync(join(root, '-tmp-b', 'tmp'), file);
       await check();
       // a subagent's sidecar written after its transcript: the transcript's dependency fingerprint changes

@@ -19,7 +19,10 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
     });
   }
   const argv = process.argv.slice(2);
-  const { runServed } = await import('../serve/client.js');
-  const served = await runServed(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+  let served: number | undefined;
+  if ((await import('../serve/protocol.js')).isServed(argv)) {
+    const { runServed } = await import('../serve/client.js');
+    served = await runServed(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+  }
   process.exitCode = served ?? (await (await import('./run.js')).runCli(argv));
 }

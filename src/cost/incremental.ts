@@ -56,7 +56,7 @@ export interface FoldRunInfo {
    */
   scanned: boolean;
   /** Whether the fold was the one a resident process kept in memory (no restore from the stored state). */
-  kept?: boolean;
+  kept: boolean;
 }
 
 /** The snapshot key of a query: a hash of everything its result depends on besides the records. */
@@ -154,7 +154,7 @@ async function foldInto(fold: CostFold, scan: ScanOptions, discovery: Discovery)
 export async function totalCostIncremental(
   options: CostFoldOptions & { snapshots?: boolean },
   scan: ScanOptions,
-  info: FoldRunInfo = { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: false },
+  info: FoldRunInfo = { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: false, kept: false },
 ): Promise<CostSummary> {
   Object.assign(info, { snapshot: 'off', folded: 0, removed: 0, saved: false, scanned: true, kept: false });
   const n = normalizeCostOptions(options);
@@ -207,13 +207,12 @@ export async function totalCostIncremental(
         return (fold = live.fold);
       }
       const version = snap.version;
-      const reader = { snaps, at };
       try {
         const state = snaps.state(key, version);
         if (state !== undefined) {
           // Column pieces are read when a slot of theirs is compared; gone meanwhile, the restore is lost.
           const columns = (c: number): Uint8Array => {
-            const piece = reader.snaps.piece(key, reader.at.version, columnSeq(c));
+            const piece = snaps.piece(key, at.version, columnSeq(c)); // `at` moves with each put of a kept fold
             if (piece === undefined) throw new SnapshotLost();
             return piece;
           };

@@ -45,20 +45,30 @@ export interface FoundFile {
   deps: string;
 }
 
+/** One file stat'ed now, with its dependencies' fingerprints; undefined when it is gone. */
+export function statFound(codec: Codec, path: string, root: string): FoundFile | undefined {
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s === undefined ? undefined : { path, root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, path) };
+}
+
 /**
- * Every file of one codec under its roots, in the codec's order, each stat'ed once with its dependencies'
- * fingerprints (a file gone between the listing and its stat is left out: deleted).
+ * Every file of one codec under its roots, in the codec's order (each path once), through `found`: a stat
+ * by default; the server's discovery keeps a file it knows unchanged instead. A file `found` gives no entry
+ * for (gone between the listing and its stat) is left out: deleted.
  */
-export async function discoverSource(codec: Codec, roots: readonly string[]): Promise<FoundFile[]> {
+export async function discoverSource(
+  codec: Codec,
+  roots: readonly string[],
+  found: (path: string, root: string) => FoundFile | undefined = (path, root) => statFound(codec, path, root),
+): Promise<FoundFile[]> {
   const out: FoundFile[] = [];
   if (roots.length === 0) return out;
   const paths = new Set<string>();
   for await (const f of codec.discover(roots)) {
     if (paths.has(f.path)) continue;
     paths.add(f.path);
-    const s = statSync(f.path, { throwIfNoEntry: false });
-    if (s === undefined) continue;
-    out.push({ path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, f.path) });
+    const entry = found(f.path, f.root);
+    if (entry !== undefined) out.push(entry);
   }
   return out;
 }

@@ -9,7 +9,8 @@ import { newScanStats, type ScanDelta, type ScanOptions, type ScanStats } from '
 /**
  * Default pool size: min(cores − 1, MAX_DEFAULT_WORKERS). The main thread parses too (the pool's inline
  * runner takes the smallest tasks), so cores − 1 workers keep every core busy without a thread too many.
- * Measured on 2 cores (cold `--no-cache` report over the 1.82 GB peers history, 3 interleaved runs each):
+ * Measured once on 2 cores with a script, not a benchmark (cold `--no-cache` report over the 1.82 GB peers
+ * history, 3 interleaved runs each):
  * 1 worker 2.03–2.06 s, 2 workers 2.18–2.26 s, 3 workers 2.40–2.47 s; building the cache, 1 and 2 workers
  * were level (2.88 s against 2.87–3.21 s).
  */

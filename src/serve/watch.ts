@@ -23,7 +23,7 @@
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Codec } from '../codec.js';
-import { fingerprintDependencies, type DiscoveryCache, type FoundFile } from '../scan/discover.js';
+import { discoverSource, statFound, type DiscoveryCache, type FoundFile } from '../scan/discover.js';
 
 interface Source {
   codec: Codec;
@@ -70,11 +70,6 @@ function foldersUnder(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-function found(codec: Codec, path: string, root: string): FoundFile | undefined {
-  const st = statSync(path, { throwIfNoEntry: false });
-  return st === undefined ? undefined : { path, root, size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(codec, path) };
-}
-
 export class WatchedDiscovery implements DiscoveryCache {
   readonly #sources = new Map<string, Source>();
   readonly #onChange: () => void;
@@ -105,20 +100,13 @@ export class WatchedDiscovery implements DiscoveryCache {
       s.relist = false;
       const dirty = s.dirty;
       s.dirty = new Set();
-      const files: FoundFile[] = [];
-      const seen = new Set<string>();
-      for await (const f of codec.discover(roots)) {
-        if (seen.has(f.path)) continue;
-        seen.add(f.path);
-        const known = s.byPath.get(f.path);
-        if (known !== undefined && !dirty.has(f.path) && known.root === f.root) {
-          files.push(known);
-          continue;
-        }
+      const byPath = s.byPath;
+      const files = await discoverSource(codec, roots, (path, root) => {
+        const known = byPath.get(path);
+        if (known !== undefined && !dirty.has(path) && known.root === root) return known;
         this.stats.restats++;
-        const now = found(codec, f.path, f.root);
-        if (now !== undefined) files.push(now);
-      }
+        return statFound(codec, path, root);
+      });
       this.#index(s, files);
     } else {
       this.stats.cached++;
@@ -126,7 +114,7 @@ export class WatchedDiscovery implements DiscoveryCache {
         const known = s.byPath.get(path);
         if (known === undefined) continue;
         this.stats.restats++;
-        const now = found(codec, path, known.root);
+        const now = statFound(codec, path, known.root);
         if (now === undefined) {
           s.relist = true; // gone: its `rename` event may still be queued
           break;
@@ -186,7 +174,7 @@ export class WatchedDiscovery implements DiscoveryCache {
     this.#unwatch(s, dir, false);
     try {
       const w = watch(dir, { persistent: false }, (event, name) => this.#event(s, dir, event, name));
-      w.on('error', () => this.#mark(s, 'stale'));
+      w.on('error', () => this.#stale(s));
       s.watchers.set(dir, w);
       this.stats.watched++;
       return true;
@@ -208,11 +196,11 @@ export class WatchedDiscovery implements DiscoveryCache {
 
   #event(s: Source, dir: string, event: string, name: string | Buffer | null): void {
     if (s.stale) return;
-    if (name === null) return this.#mark(s, 'stale');
+    if (name === null) return this.#stale(s);
     const n = name.toString();
     // A watch reports its own folder moved or deleted under the folder's name.
     if (event === 'rename' && n === basename(dir) && statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) {
-      if (s.roots.includes(dir)) return this.#mark(s, 'stale');
+      if (s.roots.includes(dir)) return this.#stale(s);
       this.#unwatch(s, dir, true);
       s.relist = true;
       return this.#onChange();
@@ -230,8 +218,8 @@ export class WatchedDiscovery implements DiscoveryCache {
     this.#onChange();
   }
 
-  #mark(s: Source, how: 'stale'): void {
-    if (how === 'stale') s.stale = true;
+  #stale(s: Source): void {
+    s.stale = true;
     this.#onChange();
   }
 }
