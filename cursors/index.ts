@@ -7,6 +7,8 @@ export { createJsonlRead, assertJsonlCursor, RESUME_BUFFER_LIMIT } from './read-
 export { parseSync } from './sync.js';
 export type { ParseSyncOptions } from './sync.js';
 export { RESTART, parseJsonObject, hasAnyMarker } from './core.js';
+export { compileProjection, scanFields, scanFieldsJs, MAX_DEPTH } from './scan-fields.js';
+export type { CompiledProjection, FieldProjection } from './scan-fields.js';
 export type { LineCore, CoreContext, Emit, LineResult } from './core.js';
 export { CursorStore, writeFileAtomic, CURSOR_STORE_VERSION } from './store.js';
 export type { CursorDocument } from './store.js';

@@ -11,6 +11,7 @@
  */
 import type { Hash } from 'node:crypto';
 import { SessionfoldError } from '../src/errors.js';
+import { indexOfIn } from '../src/native.js';
 
 /** `line` excludes LF and a trailing CR; `start` is the file offset of its first byte; `next` the offset past its LF. */
 export type LineHandler = (line: Buffer, start: number, next: number) => void;
@@ -73,8 +74,7 @@ class MarkerHits {
       let at = this.#at[k] as number;
       if (at === -2 || (at !== -1 && at < from)) {
         const m = markers[k] as Buffer;
-        at = this.#hay.indexOf(m, from);
-        if (at !== -1 && at + m.length > this.#to) at = -1;
+        at = indexOfIn(this.#hay, m, from, this.#to);
         this.#at[k] = at;
       }
       if (at !== -1 && (best === -1 || at < best)) best = at;
@@ -85,10 +85,7 @@ class MarkerHits {
 
 /** Does `hay[from, to)` contain any of `markers`? */
 function hasMarker(hay: Buffer, from: number, to: number, markers: readonly Buffer[]): boolean {
-  for (const m of markers) {
-    const at = hay.indexOf(m, from);
-    if (at !== -1 && at + m.length <= to) return true;
-  }
+  for (const m of markers) if (indexOfIn(hay, m, from, to) !== -1) return true;
   return false;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The exact fast usage scanner (codecs/claude/usage-scan.ts) against JSON.parse: on adversarial generated
+ * The exact fast usage scanner (cursors/scan-fields.ts) against JSON.parse: on adversarial generated
  * Claude-like lines (random key order, spacing, duplicate keys, escaped keys, `usage` keys inside content and
  * tool inputs and tool results, `"usage"` inside strings, escapes, unicode, lone surrogates, numbers of every
  * shape), on corrupted lines (truncated, bytes inserted or deleted, lines run together), and on every real
@@ -13,8 +13,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileProjection, createClaudeCore, scanFields, USAGE_LINE_FIELDS, type FieldProjection } from '../codecs/claude/index.js';
 import { parseSync } from '../cursors/sync.js';
+import { scanFieldsJs } from '../cursors/scan-fields.js';
+import { nativeKernel } from '../src/native.js';
 import { normalizeReadOptions } from '../src/codec.js';
 import type { EventKind, SessionfoldEvent } from '../src/events.js';
+import { anyValue, applyDamage, plainCollectedKeys, damage, type J, key, noLf, num, obj, PLAIN, scalar, serialize, shuffled, style, text } from './helpers/json-model.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const CONSTRUCTED = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
@@ -22,6 +25,11 @@ const FIELDS = compileProjection(USAGE_LINE_FIELDS);
 const SID = '0f0f0f0f-1111-4222-8333-444444444444';
 const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
 const fastCore = createClaudeCore();
+/** Both walks: the native kernel's when it is built (src/native.ts), and the JavaScript one. */
+const WALKS: [string, typeof scanFields][] = [
+  [nativeKernel !== undefined ? 'native kernel' : 'JavaScript walk (no kernel built)', scanFields],
+  ['JavaScript walk', scanFieldsJs],
+];
 const parseCore = createClaudeCore({ fastScan: false });
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -51,79 +59,14 @@ function reference(line: Buffer): Record<string, unknown> | 'malformed' {
 }
 
 /** The scanner agrees with JSON.parse, or leaves the line to it. Returns whether it answered. */
-function expectAgrees(line: Buffer): boolean {
-  const fast = scanFields(line, FIELDS);
+function expectAgrees(line: Buffer, scan: typeof scanFields = scanFields): boolean {
+  const fast = scan(line, FIELDS);
   if (fast === undefined) return false;
   expect(fast).toEqual(reference(line));
   return true;
 }
 
-// ---- A JSON model with duplicate keys, and a serializer with adversarial spacing and escapes ----
-
-type J = null | boolean | number | string | J[] | { entries: [string, J][] };
-const obj = (entries: [string, J][]): J => ({ entries });
-
-interface Style {
-  /** Whitespace choices (indexes cycle through `seed`). */
-  spaces: string[];
-  /** Escape one character of these keys with \uXXXX. */
-  escapeKeys: Set<string>;
-  /** Write these string values with \u escapes for ASCII letters. */
-  escapeValues: boolean;
-  seed: number[];
-}
-
-function serialize(v: J, st: Style): string {
-  let n = 0;
-  const sp = () => st.spaces[(st.seed[n++ % st.seed.length] as number) % st.spaces.length] as string;
-  const str = (s: string, isKey: boolean): string => {
-    let out = JSON.stringify(s);
-    if ((isKey && st.escapeKeys.has(s)) || (!isKey && st.escapeValues && /[a-z]/.test(s))) {
-      const i = out.search(/[a-z]/);
-      out = `${out.slice(0, i)}\\u${out.charCodeAt(i).toString(16).padStart(4, '0')}${out.slice(i + 1)}`;
-    }
-    return out;
-  };
-  const go = (x: J): string => {
-    if (x === null || typeof x === 'boolean' || typeof x === 'number') return JSON.stringify(x);
-    if (typeof x === 'string') return str(x, false);
-    if (Array.isArray(x)) return `[${sp()}${x.map(go).join(`${sp()},${sp()}`)}${sp()}]`;
-    return `{${sp()}${x.entries.map(([k, val]) => `${str(k, true)}${sp()}:${sp()}${go(val)}`).join(`${sp()},${sp()}`)}${sp()}}`;
-  };
-  return `${sp()}${go(v)}${sp()}`;
-}
-
-const TRICKY = ['"usage"', '"usage":{"input_tokens":9}', '\\', '\\"', '"', '{', '}', '[', ']', ',', ':', 'usage', '"message":{', '\u0000', '\t', '\n', '😀', 'é', '世界', '\u2028', '\uD800', '\uDFFF', '-title"'];
-const text = fc.oneof(
-  fc.string({ maxLength: 30 }),
-  fc.string({ unit: 'grapheme', maxLength: 12 }),
-  fc.array(fc.constantFrom(...TRICKY), { maxLength: 6 }).map((a) => a.join('')),
-  fc.string({ unit: 'binary', maxLength: 8 }),
-);
-const num: fc.Arbitrary<number> = fc.oneof(fc.nat({ max: 2_000_000 }), fc.integer({ min: -3, max: 3 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, 1e21, 2 ** 53 + 2, 0.1, 1.5e-7));
-const KEY_NAMES = ['usage', 'message', 'id', 'model', 'input_tokens', 'output_tokens', 'type', 'text', 'requestId', 'uuid', 'content', 'x'];
-const key = fc.oneof(fc.constantFrom(...KEY_NAMES), fc.string({ maxLength: 6 }));
-const scalar: fc.Arbitrary<J> = fc.oneof(fc.constant(null), fc.boolean(), num, text);
-const { value: anyValue } = fc.letrec<{ value: J }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    scalar,
-    fc.array(tie('value'), { maxLength: 3 }),
-    fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map(obj),
-  ),
-}));
-
-/** Entries in random order, some dropped, some duplicated with a decoy value first. */
-function shuffled(entries: fc.Arbitrary<[string, J]>[], decoy: fc.Arbitrary<J>): fc.Arbitrary<[string, J][]> {
-  return fc
-    .tuple(fc.tuple(...entries), fc.array(fc.boolean(), { minLength: entries.length, maxLength: entries.length }), fc.array(fc.nat(), { minLength: entries.length, maxLength: entries.length }), fc.array(fc.tuple(fc.nat(), decoy), { maxLength: 2 }), fc.array(fc.tuple(key, anyValue), { maxLength: 2 }))
-    .map(([all, keep, order, decoys, extra]) => {
-      const kept = all.filter((_, i) => keep[i] !== false || i % 3 === 0);
-      const out = kept.map((e, i) => [order[i] ?? 0, e] as const).sort((a, b) => a[0] - b[0]).map((x) => x[1]);
-      for (const [at, v] of decoys) if (out.length > 0) out.splice(at % out.length, 0, [(out[at % out.length] as [string, J])[0], v]);
-      return [...out, ...extra];
-    });
-}
+// ---- Claude-like lines over the shared JSON model (helpers/json-model.ts) ----
 
 const tokenValue: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: fc.nat({ max: 200_000 }) }, { weight: 1, arbitrary: num }, { weight: 1, arbitrary: fc.constantFrom<J>(null, '12', true) });
 const usageObj: fc.Arbitrary<J> = shuffled(
@@ -175,52 +118,9 @@ const line: fc.Arbitrary<J> = shuffled(
   fc.oneof(messageObj, anyValue),
 ).map(obj);
 
-/** True when no key the scanner collects needs an escape (such keys are left to JSON.parse by design). */
-function plainCollectedKeys(v: J, p: FieldProjection = USAGE_LINE_FIELDS): boolean {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return true;
-  return v.entries.every(([k, x]) => {
-    if (JSON.stringify(k).includes('\\')) return false;
-    const sub = Object.prototype.hasOwnProperty.call(p, k) ? p[k] : undefined;
-    return sub === undefined || sub === true || plainCollectedKeys(x, sub);
-  });
-}
 
-const PLAIN: Omit<Style, 'seed'> = { spaces: [''], escapeKeys: new Set(), escapeValues: false };
-const style: fc.Arbitrary<Style> = fc.record({
-  spaces: fc.constantFrom<string[]>([''], ['', ' '], ['', ' ', '  ', '\t', '\r', '\n']),
-  escapeKeys: fc.oneof({ weight: 4, arbitrary: fc.constant(new Set<string>()) }, { weight: 1, arbitrary: fc.subarray(['usage', 'message', 'id', 'model', 'uuid', 'input_tokens', 'text', 'x']).map((a) => new Set(a)) }),
-  escapeValues: fc.boolean(),
-  seed: fc.array(fc.nat(), { minLength: 1, maxLength: 40 }),
-});
 
-type Damage = ['truncate', number] | ['insert', number, string] | ['delete', number] | ['repeat', number, number] | ['runTogether', number];
-
-/** Byte-level damage: truncation, a byte inserted or deleted, a slice repeated, two lines run together. */
-const damage: fc.Arbitrary<Damage> = fc.oneof(
-  fc.tuple(fc.constant('truncate' as const), fc.nat()),
-  fc.tuple(fc.constant('insert' as const), fc.nat(), fc.constantFrom(...'"\\{}[],:x0 \u0001\t\u001fe-.'.split(''))),
-  fc.tuple(fc.constant('delete' as const), fc.nat()),
-  fc.tuple(fc.constant('repeat' as const), fc.nat(), fc.integer({ min: 1, max: 40 })),
-  fc.tuple(fc.constant('runTogether' as const), fc.nat()),
-);
-
-function applyDamage(b: Buffer, d: Damage): Buffer {
-  const at = d[1] % (b.length + 1);
-  switch (d[0]) {
-    case 'truncate':
-      return b.subarray(0, at);
-    case 'insert':
-      return Buffer.concat([b.subarray(0, at), Buffer.from(d[2]), b.subarray(at)]);
-    case 'delete':
-      return Buffer.concat([b.subarray(0, at), b.subarray(at + 1)]);
-    case 'repeat':
-      return Buffer.concat([b.subarray(0, at), b.subarray(at, at + d[2]), b.subarray(at)]);
-    case 'runTogether':
-      return Buffer.concat([b.subarray(0, at), b]);
-  }
-}
-
-describe('claude usage scanner: agrees with JSON.parse or leaves the line to it', () => {
+describe.each(WALKS)('claude usage scanner (%s): agrees with JSON.parse or leaves the line to it', (_walk, scan) => {
   it('reads plain Claude-like lines itself, with the same fields as JSON.parse (property)', () => {
     let answered = 0;
     fc.assert(
@@ -228,11 +128,11 @@ describe('claude usage scanner: agrees with JSON.parse or leaves the line to it'
         const b = Buffer.from(serialize(l, { ...PLAIN, seed }));
         // Compact JSON (JSON.stringify escapes control characters) whose collected keys need no escape: the
         // scanner must answer, and agree.
-        if (!plainCollectedKeys(l)) {
-          expectAgrees(b);
+        if (!plainCollectedKeys(l, USAGE_LINE_FIELDS)) {
+          expectAgrees(b, scan);
           return;
         }
-        expect(scanFields(b, FIELDS)).toEqual(reference(b));
+        expect(scan(b, FIELDS)).toEqual(reference(b));
         answered++;
       }),
       { numRuns: 400 },
@@ -244,7 +144,7 @@ describe('claude usage scanner: agrees with JSON.parse or leaves the line to it'
     let answered = 0;
     fc.assert(
       fc.property(line, style, (l, st) => {
-        if (expectAgrees(Buffer.from(serialize(l, st)))) answered++;
+        if (expectAgrees(Buffer.from(serialize(l, st)), scan)) answered++;
         return true;
       }),
       { numRuns: 600 },
@@ -257,7 +157,7 @@ describe('claude usage scanner: agrees with JSON.parse or leaves the line to it'
     fc.assert(
       fc.property(line, style, damage, (l, st, d) => {
         const b = applyDamage(Buffer.from(serialize(l, st)), d);
-        const fast = scanFields(b, FIELDS);
+        const fast = scan(b, FIELDS);
         const ref = reference(b);
         if (ref === 'malformed') {
           rejected++;
@@ -270,7 +170,7 @@ describe('claude usage scanner: agrees with JSON.parse or leaves the line to it'
   });
 
   it('handles the edge cases one by one', () => {
-    const f = (s: string) => scanFields(Buffer.from(s), FIELDS);
+    const f = (s: string) => scan(Buffer.from(s), FIELDS);
     expect(f('{}')).toEqual({});
     expect(f('  {"uuid" : "u"}  ')).toEqual({ uuid: 'u' });
     // the last duplicate wins, and a second message replaces the first one whole
@@ -308,12 +208,12 @@ describe('claude usage scanner: agrees with JSON.parse or leaves the line to it'
     for (let shift = 0; shift < 4; shift++) {
       big.write(text, shift);
       const b = big.subarray(shift, shift + Buffer.byteLength(text));
-      expect(scanFields(b, FIELDS)).toEqual(reference(b));
+      expect(scan(b, FIELDS)).toEqual(reference(b));
       // a control byte anywhere, in a string or not, makes the line invalid
       for (let i = 0; i < b.length; i++) {
         const saved = b[i] as number;
         b[i] = 0x01;
-        expect(scanFields(b, FIELDS)).toBeUndefined();
+        expect(scan(b, FIELDS)).toBeUndefined();
         b[i] = saved;
       }
     }
@@ -381,8 +281,6 @@ describe('claude usage scanner inside the core (property)', () => {
       '{"type" : "ai-title","aiTitle":"A usage title"}',
       JSON.stringify({ type: 'ai-title', aiTitle: { usage: 1 } }),
     );
-    // A line feed can only end a line: one that damage brings in becomes a space.
-    const noLf = (b: Buffer) => Buffer.from(b.map((c) => (c === 10 ? 32 : c)));
     const fileLine: fc.Arbitrary<Buffer> = fc.oneof(
       { weight: 6, arbitrary: fc.tuple(line, style).map(([l, st]) => Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') }))) },
       { weight: 2, arbitrary: fc.tuple(line, style, damage).map(([l, st, d]) => noLf(applyDamage(Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') })), d))) },

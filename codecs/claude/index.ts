@@ -19,7 +19,7 @@ export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions
 export { extractSubagentMeta, readSubagentMeta, readSubagentMetaSync } from './meta.js';
 export { CODEC_ID, getClaudePathInfo, getClaudeRoots, getSubagentMetaPath, type ClaudePathInfo } from './paths.js';
 export { extractUsage, getModelProvider, getResponseKey, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
-export { compileProjection, scanFields, type CompiledProjection, type FieldProjection } from './usage-scan.js';
+export { compileProjection, scanFields, type CompiledProjection, type FieldProjection } from '../../cursors/scan-fields.js';
 export { MAX_OPEN_CALLS, type ClaudeFilter, type ClaudeSnapshot, type ClaudeState, type ClaudeTitles } from './state.js';
 export {
   SYNTHETIC_MODEL,

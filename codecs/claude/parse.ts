@@ -19,7 +19,7 @@
  * Usage-only reads (kinds ⊆ {usage, session}) parse every line until the session event is out (so the
  * session id is the same as in a full read), then only lines holding the bytes `"usage"` (a JSON key keeps
  * those bytes whatever the spacing around it, so no usage line is ever dropped), and, when sessions are
- * wanted, lines holding `-title"`. A usage line goes through the exact fast scanner (usage-scan.ts), which
+ * wanted, lines holding `-title"`. A usage line goes through the exact fast scanner (cursors/scan-fields.ts), which
  * parses only the fields usage reads (USAGE_LINE_FIELDS) and leaves to JSON.parse any line it cannot vouch
  * for; both give the same events (test/claude-usage-scan.test.ts).
  */
@@ -40,7 +40,8 @@ import {
   type ClaudeState,
 } from './state.js';
 import { extractUsage, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
-import { compileProjection, scanFields } from './usage-scan.js';
+import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
+import { indexOfIn } from '../../src/native.js';
 
 type Rec = Record<string, unknown>;
 
@@ -56,8 +57,8 @@ const USAGE_TAIL_BYTES = 2048;
 
 function hasUsageMarker(line: Buffer): boolean {
   const tail = line.length - USAGE_TAIL_BYTES;
-  if (tail > 0 && line.indexOf(USAGE_MARKER, tail) !== -1) return true;
-  return line.indexOf(USAGE_MARKER) !== -1;
+  if (tail > 0 && indexOfIn(line, USAGE_MARKER, tail, line.length) !== -1) return true;
+  return indexOfIn(line, USAGE_MARKER, 0, line.length) !== -1;
 }
 
 function isTitleRecord(type: unknown): boolean {

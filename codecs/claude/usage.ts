@@ -13,14 +13,14 @@
  * `speed: "fast"` (Opus fast mode) and `server_tool_use.web_search_requests` change the bill, so they are
  * carried as `speed` and `webSearchRequests`; the provider comes from the model id's shape.
  *
- * USAGE_LINE_FIELDS lists every field `extractUsage` reads: the usage-only fast path (usage-scan.ts) parses
+ * USAGE_LINE_FIELDS lists every field `extractUsage` reads: the usage-only fast path (cursors/scan-fields.ts) parses
  * exactly these from a line, so a field read here and missing there would silently read as absent. The
  * property tests in test/claude-usage-scan.test.ts compare both paths; keep the two in step.
  */
 import type { UsageEvent } from '../../src/events.js';
 import { CODEC_ID } from './paths.js';
 import { count, extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
-import type { FieldProjection } from './usage-scan.js';
+import type { FieldProjection } from '../../cursors/scan-fields.js';
 
 /** Every field of a line that `extractUsage` (and the core's session-id lock) reads. */
 export const USAGE_LINE_FIELDS = {

@@ -23,7 +23,8 @@ import type { KindCounts, MessageRole, UsageEvent } from '../../src/events.js';
 import { SessionfoldError } from '../../src/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
-import { mayHoldUsage } from './prefilter.js';
+import { CODEX_USAGE_FIELDS, mayHoldUsage } from './prefilter.js';
+import { scanFields } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
 
@@ -377,12 +378,15 @@ function onEventMsg(s: CodexState, p: Json, ts: string | undefined, start: numbe
   emitMessage(s, 0, c.role, text, { ...(ts !== undefined && { timestamp: ts }), ...model, ...(c.subtype !== undefined && { subtype: c.subtype }) }, start, emit);
 }
 
-function line(s: CodexState, buf: Buffer, start: number, emit: Emit): LineResult {
-  if (s.usageOnly && s.decided && !mayHoldUsage(buf)) {
+function line(s: CodexState, buf: Buffer, start: number, emit: Emit, fast: boolean): LineResult {
+  const fieldsOnly = s.usageOnly && s.decided;
+  if (fieldsOnly && !mayHoldUsage(buf)) {
     s.info.filteredLines++;
     return;
   }
-  const rec = parseJsonObject(buf, start, CODEC_ID, s.file);
+  // Usage-only past the header: the projected fields, exactly as JSON.parse would give them (or the whole
+  // parse when the scanner cannot be sure, which also reports a malformed line).
+  const rec = (fast && fieldsOnly ? scanFields(buf, CODEX_USAGE_FIELDS) : undefined) ?? parseJsonObject(buf, start, CODEC_ID, s.file);
   let type = asString(rec.type);
   let payload = asObject(rec.payload);
   if (payload === undefined && type !== undefined && LEGACY_ITEM_TYPES.has(type)) {
@@ -455,5 +459,16 @@ function end(s: CodexState, emit: Emit): KindCounts {
   return { usage: 1 };
 }
 
+export interface CodexCoreOptions {
+  /** Usage-only reads take their fields with the exact field scanner (default true; false: JSON.parse). */
+  fastScan?: boolean | undefined;
+}
+
+/** A Codex rollout LineCore; `codexCore` is the default one. */
+export function createCodexCore(options: CodexCoreOptions = {}): LineCore<CodexState> {
+  const fast = options.fastScan ?? true;
+  return { init, restore, snapshot, line: (s, buf, start, emit) => line(s, buf, start, emit, fast), end };
+}
+
 /** The Codex rollout LineCore. */
-export const codexCore: LineCore<CodexState> = { init, restore, snapshot, line, end };
+export const codexCore: LineCore<CodexState> = createCodexCore();

@@ -10,6 +10,7 @@
  * Measured on a generated 24 MB corpus: marker scans alone ran at ~345 MB/s, the bare line reader ~490 MB/s.
  */
 import { hasAnyMarker } from '../../cursors/core.js';
+import { compileProjection, type FieldProjection } from '../../cursors/scan-fields.js';
 import { EVENT, RECORD } from './schema.js';
 
 const HEAD_BYTES = 256;
@@ -45,3 +46,42 @@ export function mayHoldUsage(line: Buffer): boolean {
   if (pEnd < 0) return hasAnyMarker(line, CODEX_USAGE_MARKERS);
   return head.toString('latin1', pStart, pEnd) === EVENT.tokenCount;
 }
+
+/** Every field of a raw TokenUsage object that `readTok` (tokens.ts) reads. */
+const TOKEN_USAGE = {
+  input_tokens: true,
+  output_tokens: true,
+  total_tokens: true,
+  cached_input_tokens: true,
+  cache_read_input_tokens: true,
+  cache_write_input_tokens: true,
+  reasoning_output_tokens: true,
+} as const satisfies FieldProjection;
+
+/**
+ * Every field that `line()` (parse.ts) reads from a line of a usage-only read once the file's first line has
+ * been taken: the record's type, time and ordinal, and the payload fields of session_meta (its id),
+ * turn_context (model, provider), token_usage_record and token_count. Such a line goes through the exact
+ * field scanner (cursors/scan-fields.ts) instead of JSON.parse, so a field read there and missing here would
+ * silently read as absent: test/codex-fast-scan.test.ts compares both paths; keep the two in step. The first
+ * line (the owner's header, read by `takeOwner`) is always parsed whole.
+ */
+export const CODEX_USAGE_PROJECTION = {
+  type: true,
+  timestamp: true,
+  ordinal: true,
+  payload: {
+    type: true,
+    id: true,
+    session_id: true,
+    model: true,
+    model_provider: true,
+    usage: TOKEN_USAGE,
+    response_id: true,
+    thread_id: true,
+    info: { total_token_usage: TOKEN_USAGE, last_token_usage: TOKEN_USAGE },
+  },
+} as const satisfies FieldProjection;
+
+/** CODEX_USAGE_PROJECTION compiled for `scanFields`. */
+export const CODEX_USAGE_FIELDS = compileProjection(CODEX_USAGE_PROJECTION);

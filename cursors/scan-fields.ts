@@ -1,6 +1,6 @@
 /**
- * Exact fast usage extraction: what a usage-only read needs from an assistant line, without `JSON.parse` of
- * the whole line.
+ * Exact fast field extraction: what a usage-only read needs from a line, without `JSON.parse` of the whole
+ * line. Claude reads its assistant lines through it, Codex its usage lines once the file's header is read.
  *
  * Why: a Claude assistant line is mostly its `message.content` (text, thinking, tool inputs holding whole
  * files), yet usage needs only `message.{id, model, usage}` and a few small top-level fields. `toString` +
@@ -36,7 +36,13 @@
  * "Usage-only reads" has the rest. An earlier two-pass design (a SWAR pass indexing every quote, then a walk
  * over the index) ran at ~360 MB/s on the real lines (the per-byte work twice); jumping from quote to quote
  * with Buffer#indexOf costs a native call per string, which loses on short strings.
+ *
+ * The native kernel (src/native.ts, native/kernel.c) runs the same walk in C when it is built: it locates the
+ * projected values and leaves their decoding to `parseSlice` here, so both paths decode alike.
+ * test/native-kernel.test.ts holds the two walks to the same answers.
  */
+
+import { nativeKernel, type NativeKernel } from '../src/native.js';
 
 /** Deeper nesting falls back to JSON.parse (keeps the recursion far from the stack limit). */
 export const MAX_DEPTH = 256;
@@ -54,6 +60,8 @@ interface CompiledField {
   key: number[];
   name: string;
   sub: CompiledProjection | undefined;
+  /** Its slot in the native kernel's output (pre-order over the whole projection). */
+  slot: number;
 }
 
 /** A projection compiled to byte keys, for `scanFields`. */
@@ -61,17 +69,30 @@ export interface CompiledProjection {
   readonly fields: readonly CompiledField[];
   /** Per key byte length, the indexes of the fields of that length. */
   readonly byLength: readonly (readonly number[] | undefined)[];
+  /** The native kernel's handle and output (top level only), when the kernel is loaded. */
+  readonly native?: { readonly handle: object; readonly out: Int32Array } | undefined;
 }
 
 /** Compile a projection once (at module load), for `scanFields`. */
-export function compileProjection(p: FieldProjection): CompiledProjection {
-  const fields = Object.entries(p).map(([name, v]): CompiledField => {
-    if (name === '__proto__') throw new Error('compileProjection: a projection cannot name __proto__');
-    return { key: [...Buffer.from(name)], name, sub: v === true ? undefined : compileProjection(v) };
-  });
-  const byLength: number[][] = [];
-  fields.forEach((f, k) => (byLength[f.key.length] ??= []).push(k));
-  return { fields, byLength: Array.from(byLength) };
+export function compileProjection(p: FieldProjection, kernel: NativeKernel | undefined = nativeKernel): CompiledProjection {
+  let slots = 0;
+  const compile = (q: FieldProjection): { c: CompiledProjection; spec: unknown[] } => {
+    const spec: unknown[] = [];
+    const fields = Object.entries(q).map(([name, v]): CompiledField => {
+      if (name === '__proto__') throw new Error('compileProjection: a projection cannot name __proto__');
+      const key = Buffer.from(name);
+      const slot = slots++;
+      const sub = v === true ? undefined : compile(v);
+      spec.push([key, slot, slots, sub?.spec ?? null]);
+      return { key: [...key], name, sub: sub?.c, slot };
+    });
+    const byLength: number[][] = [];
+    fields.forEach((f, k) => (byLength[f.key.length] ??= []).push(k));
+    return { c: { fields, byLength: Array.from(byLength) }, spec };
+  };
+  const { c, spec } = compile(p);
+  if (kernel === undefined) return c;
+  return { ...c, native: { handle: kernel.compile(spec, slots), out: new Int32Array(3 * slots) } };
 }
 
 const QUOTE = 0x22;
@@ -106,6 +127,9 @@ for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
  * big-endian machine strings are checked byte by byte.
  */
 const NO_WORDS = new Int32Array(0);
+/** Output slot flags of the native walk (native/kernel.c). */
+const SLOT_ESCAPED = 2;
+const SLOT_OBJECT = 4;
 let words: Int32Array<ArrayBufferLike> = NO_WORDS;
 let lineOffset = 0;
 const USE_WORDS = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -330,6 +354,27 @@ function collectObject(b: Buffer, i: number, depth: number, out: Record<string, 
  * // → { message: { id: 'm' }, uuid: 'u' }
  */
 export function scanFields(line: Buffer, fields: CompiledProjection): Record<string, unknown> | undefined {
+  const n = fields.native;
+  if (n !== undefined && nativeKernel !== undefined) {
+    return nativeKernel.scan(line, n.handle, n.out) ? fromSpans(line, fields, n.out) : undefined;
+  }
+  return scanFieldsJs(line, fields);
+}
+
+/** The object the kernel's spans describe, decoded as the JavaScript walk decodes (parseSlice). */
+function fromSpans(line: Buffer, p: CompiledProjection, out: Int32Array): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const f of p.fields) {
+    const s = 3 * f.slot;
+    const flags = out[s + 2] as number;
+    if (flags === 0) continue;
+    o[f.name] = flags === SLOT_OBJECT ? fromSpans(line, f.sub as CompiledProjection, out) : parseSlice(line, out[s] as number, out[s + 1] as number, (flags & SLOT_ESCAPED) !== 0);
+  }
+  return o;
+}
+
+/** `scanFields` by the JavaScript walk, whether or not the kernel is loaded. */
+export function scanFieldsJs(line: Buffer, fields: CompiledProjection): Record<string, unknown> | undefined {
   const start = skipSpace(line, 0);
   if (line[start] !== LBRACE) return undefined;
   if (USE_WORDS) words = new Int32Array(line.buffer, 0, line.buffer.byteLength >>> 2);

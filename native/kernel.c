@@ -1,0 +1,525 @@
+/*
+ * sessionfold's optional native kernel: the two byte loops of a usage-only read that JavaScript runs slowest.
+ *
+ *   indexOf(hay, needle, from, to)  the first start of `needle` wholly inside hay[from, to), or -1
+ *   compile(spec)                   a projection (see usage-scan.ts) as a handle for `scan`
+ *   simd(on?)                       whether the AVX2 loops run (tests turn them off)
+ *   scan(line, handle, out)         true when the line is a JSON object the walk could read; the value
+ *                                   spans of the projected keys are then in `out` (3 int32 per slot:
+ *                                   start, end, flags); false: JSON.parse decides
+ *
+ * The byte loops use AVX2 where the CPU has it (checked once at load) and plain C elsewhere.
+ * Both are pure functions of their arguments (no global state but the CPU feature flag), so every thread
+ * loads the module and calls it on its own buffers. The JavaScript side (src/native.ts) falls back to its
+ * own loops when this file is not built; both answer the same (test/native-kernel.test.ts).
+ *
+ * `scan` is usage-scan.ts's walk, byte for byte: the same grammar (objects, arrays, strings with their
+ * escapes checked, numbers, literals, spaces but no other whitespace), the same refusals (an escaped key in
+ * a collected object, nesting past MAX_DEPTH, anything not valid JSON), and the same duplicate-key rule (the
+ * last one wins; a collected object that comes again starts empty). It only locates values: decoding them
+ * (strings, numbers) stays in JavaScript, so both paths decode with the same code.
+ */
+#include <node_api.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#define SF_X86 1
+#include <immintrin.h>
+#endif
+
+#define KERNEL_ABI 1
+#define MAX_DEPTH 256
+
+/* Flags of an output slot. */
+#define SLOT_VALUE 1
+#define SLOT_ESCAPED 2
+#define SLOT_OBJECT 4
+
+/* ------------------------------------------------------------------ CPU features */
+
+#ifdef SF_X86
+static int have_avx2 = 0;
+#endif
+
+/* ------------------------------------------------------------------ substring search */
+
+/* How common a byte is in JSON session text (0: very common). The search filters on the two rarest. */
+static int rarity(uint8_t c) {
+  if (c == '"' || c == ' ' || c == ':' || c == ',' || c == 'e' || c == 't' || c == 'a' || c == 'o' || c == 'i' ||
+      c == 'n' || c == 's' || c == 'r')
+    return 0;
+  if (c >= 'a' && c <= 'z') return (c == 'h' || c == 'l' || c == 'd' || c == 'c' || c == 'm') ? 2 : 3;
+  if (c >= 'A' && c <= 'Z') return 3;
+  if (c >= '0' && c <= '9') return 2;
+  return c >= 0x80 ? 1 : 2;
+}
+
+static void pick_positions(const uint8_t *nd, size_t k, size_t *p1, size_t *p2) {
+  size_t a = 0;
+  for (size_t j = 1; j < k; j++)
+    if (rarity(nd[j]) > rarity(nd[a])) a = j;
+  size_t b = a == 0 ? 1 : 0;
+  for (size_t j = 0; j < k; j++)
+    if (j != a && rarity(nd[j]) > rarity(nd[b])) b = j;
+  *p1 = a;
+  *p2 = b;
+}
+
+static int64_t find_scalar(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t from) {
+  if (k == 0) return from <= n ? (int64_t)from : -1;
+  for (size_t i = from; i + k <= n; i++) {
+    const uint8_t *p = memchr(h + i, nd[0], n - k + 1 - i);
+    if (p == NULL) return -1;
+    i = (size_t)(p - h);
+    if (memcmp(p, nd, k) == 0) return (int64_t)i;
+  }
+  return -1;
+}
+
+#ifdef SF_X86
+/* Two needle bytes compared 32 positions at a time; candidates confirmed with memcmp. */
+__attribute__((target("avx2,bmi"))) static int64_t find_avx2(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t from) {
+  size_t p1, p2;
+  pick_positions(nd, k, &p1, &p2);
+  const __m256i a = _mm256_set1_epi8((char)nd[p1]);
+  const __m256i b = _mm256_set1_epi8((char)nd[p2]);
+  size_t i = from;
+  for (; i + k + 31 <= n; i += 32) {
+    const __m256i x = _mm256_loadu_si256((const __m256i *)(h + i + p1));
+    const __m256i y = _mm256_loadu_si256((const __m256i *)(h + i + p2));
+    uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x, a), _mm256_cmpeq_epi8(y, b)));
+    while (m != 0) {
+      const unsigned t = (unsigned)__builtin_ctz(m);
+      if (memcmp(h + i + t, nd, k) == 0) return (int64_t)(i + t);
+      m &= m - 1;
+    }
+  }
+  return find_scalar(h, n, nd, k, i);
+}
+
+#endif
+
+static int64_t find(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t from) {
+  if (k < 2 || from >= n || k > n - from) return find_scalar(h, n, nd, k, from);
+#ifdef SF_X86
+  if (have_avx2) return find_avx2(h, n, nd, k, from);
+#endif
+  return find_scalar(h, n, nd, k, from);
+}
+
+/* ------------------------------------------------------------------ the projection walk */
+
+typedef struct Proj Proj;
+typedef struct {
+  uint8_t *key;
+  uint32_t len;
+  int32_t slot;
+  /* Slots of the sub-projection's subtree: (slot, slot_end). */
+  int32_t slot_end;
+  Proj *sub;
+} Field;
+struct Proj {
+  uint32_t n;
+  Field *f;
+};
+
+typedef struct {
+  const uint8_t *b;
+  int64_t n;
+  int32_t *out;
+} Walk;
+
+/* Index of the first byte at or after j that is '"', '\\' or below 0x20, or n. */
+#ifdef SF_X86
+__attribute__((target("avx2"))) static int64_t plain_end_avx2(const uint8_t *b, int64_t n, int64_t j) {
+  const __m256i q = _mm256_set1_epi8('"');
+  const __m256i bs = _mm256_set1_epi8('\\');
+  const __m256i ctl = _mm256_set1_epi8(0x1f);
+  for (; j + 32 <= n; j += 32) {
+    const __m256i x = _mm256_loadu_si256((const __m256i *)(b + j));
+    const __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, q), _mm256_cmpeq_epi8(x, bs)),
+                                        _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl));
+    const uint32_t m = (uint32_t)_mm256_movemask_epi8(hit);
+    if (m != 0) return j + __builtin_ctz(m);
+  }
+  while (j < n && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20) j++;
+  return j;
+}
+
+#endif
+
+static int64_t plain_end(const uint8_t *b, int64_t n, int64_t j) {
+#ifdef SF_X86
+  if (have_avx2) return plain_end_avx2(b, n, j);
+#endif
+  while (j < n && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20) j++;
+  return j;
+}
+
+static int is_hex(uint8_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+/* The quote closing the string opened at i, its escapes checked, or -1. Sets *escaped. */
+static int64_t string_end(const Walk *w, int64_t i, int *escaped) {
+  const uint8_t *b = w->b;
+  const int64_t n = w->n;
+  int esc = 0;
+  int64_t j = i + 1;
+  for (;;) {
+    j = plain_end(b, n, j);
+    if (j >= n) return -1;
+    const uint8_t c = b[j];
+    if (c == '"') {
+      *escaped = esc;
+      return j;
+    }
+    if (c != '\\') return -1; /* a raw control byte */
+    if (j + 1 >= n) return -1;
+    const uint8_t e = b[j + 1];
+    if (e == 'u') {
+      if (j + 5 >= n || !is_hex(b[j + 2]) || !is_hex(b[j + 3]) || !is_hex(b[j + 4]) || !is_hex(b[j + 5])) return -1;
+      j += 6;
+    } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't')
+      j += 2;
+    else
+      return -1;
+    esc = 1;
+  }
+}
+
+static int64_t skip_space(const Walk *w, int64_t i) {
+  while (i < w->n && w->b[i] == ' ') i++;
+  return i;
+}
+
+static int is_digit_at(const Walk *w, int64_t i) { return i < w->n && w->b[i] >= '0' && w->b[i] <= '9'; }
+
+static int64_t match_word(const Walk *w, int64_t i, const char *word, int64_t len) {
+  if (i + len > w->n || memcmp(w->b + i, word, (size_t)len) != 0) return -1;
+  return i + len;
+}
+
+static int64_t scalar_end(const Walk *w, int64_t i) {
+  if (i >= w->n) return -1;
+  const uint8_t c = w->b[i];
+  if (c == 't') return match_word(w, i, "true", 4);
+  if (c == 'f') return match_word(w, i, "false", 5);
+  if (c == 'n') return match_word(w, i, "null", 4);
+  int64_t j = i;
+  if (w->b[j] == '-') j++;
+  if (j < w->n && w->b[j] == '0')
+    j++;
+  else if (is_digit_at(w, j))
+    while (is_digit_at(w, j)) j++;
+  else
+    return -1;
+  if (j < w->n && w->b[j] == '.') {
+    j++;
+    if (!is_digit_at(w, j)) return -1;
+    while (is_digit_at(w, j)) j++;
+  }
+  if (j < w->n && (w->b[j] == 'e' || w->b[j] == 'E')) {
+    j++;
+    if (j < w->n && (w->b[j] == '+' || w->b[j] == '-')) j++;
+    if (!is_digit_at(w, j)) return -1;
+    while (is_digit_at(w, j)) j++;
+  }
+  return j;
+}
+
+static int64_t object_end(const Walk *w, int64_t i, int depth);
+static int64_t array_end(const Walk *w, int64_t i, int depth);
+
+/* End (exclusive) of the value at i, validated, or -1; *escaped for a string value. */
+static int64_t value_end(const Walk *w, int64_t i, int depth, int *escaped) {
+  if (i >= w->n) return -1;
+  const uint8_t c = w->b[i];
+  if (c == '"') {
+    const int64_t q = string_end(w, i, escaped);
+    return q < 0 ? -1 : q + 1;
+  }
+  if (c == '{') return object_end(w, i, depth + 1);
+  if (c == '[') return array_end(w, i, depth + 1);
+  return scalar_end(w, i);
+}
+
+static int64_t array_end(const Walk *w, int64_t i, int depth) {
+  if (depth > MAX_DEPTH) return -1;
+  int esc;
+  i = skip_space(w, i + 1);
+  if (i < w->n && w->b[i] == ']') return i + 1;
+  for (;;) {
+    i = value_end(w, i, depth, &esc);
+    if (i < 0) return -1;
+    i = skip_space(w, i);
+    if (i >= w->n) return -1;
+    if (w->b[i] == ',')
+      i = skip_space(w, i + 1);
+    else if (w->b[i] == ']')
+      return i + 1;
+    else
+      return -1;
+  }
+}
+
+static int64_t object_end(const Walk *w, int64_t i, int depth) {
+  if (depth > MAX_DEPTH) return -1;
+  int esc;
+  i = skip_space(w, i + 1);
+  if (i < w->n && w->b[i] == '}') return i + 1;
+  for (;;) {
+    if (i >= w->n || w->b[i] != '"') return -1;
+    const int64_t q = string_end(w, i, &esc);
+    if (q < 0) return -1;
+    i = skip_space(w, q + 1);
+    if (i >= w->n || w->b[i] != ':') return -1;
+    i = value_end(w, skip_space(w, i + 1), depth, &esc);
+    if (i < 0) return -1;
+    i = skip_space(w, i);
+    if (i >= w->n) return -1;
+    if (w->b[i] == ',')
+      i = skip_space(w, i + 1);
+    else if (w->b[i] == '}')
+      return i + 1;
+    else
+      return -1;
+  }
+}
+
+static const Field *field_of(const Proj *p, const uint8_t *key, int64_t len) {
+  for (uint32_t k = 0; k < p->n; k++) {
+    const Field *f = &p->f[k];
+    if ((int64_t)f->len == len && memcmp(f->key, key, (size_t)len) == 0) return f;
+  }
+  return NULL;
+}
+
+static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p) {
+  if (depth > MAX_DEPTH) return -1;
+  int esc;
+  i = skip_space(w, i + 1);
+  if (i < w->n && w->b[i] == '}') return i + 1;
+  for (;;) {
+    if (i >= w->n || w->b[i] != '"') return -1;
+    const int64_t q = string_end(w, i, &esc);
+    if (q < 0 || esc) return -1; /* an escaped key may spell a wanted one: JSON.parse decides */
+    const Field *f = field_of(p, w->b + i + 1, q - i - 1);
+    i = skip_space(w, q + 1);
+    if (i >= w->n || w->b[i] != ':') return -1;
+    const int64_t v = skip_space(w, i + 1);
+    if (f == NULL) {
+      i = value_end(w, v, depth, &esc);
+      if (i < 0) return -1;
+    } else if (f->sub != NULL && v < w->n && w->b[v] == '{') {
+      /* a fresh object per occurrence: a duplicate key replaces the whole value */
+      memset(w->out + 3 * (f->slot + 1), 0, sizeof(int32_t) * 3 * (size_t)(f->slot_end - f->slot - 1));
+      i = collect_object(w, v, depth + 1, f->sub);
+      if (i < 0) return -1;
+      int32_t *s = w->out + 3 * f->slot;
+      s[0] = (int32_t)v;
+      s[1] = (int32_t)i;
+      s[2] = SLOT_OBJECT;
+    } else {
+      esc = 0;
+      i = value_end(w, v, depth, &esc);
+      if (i < 0) return -1;
+      int32_t *s = w->out + 3 * f->slot;
+      s[0] = (int32_t)v;
+      s[1] = (int32_t)i;
+      s[2] = SLOT_VALUE | (w->b[v] == '"' && esc ? SLOT_ESCAPED : 0);
+    }
+    i = skip_space(w, i);
+    if (i >= w->n) return -1;
+    if (w->b[i] == ',')
+      i = skip_space(w, i + 1);
+    else if (w->b[i] == '}')
+      return i + 1;
+    else
+      return -1;
+  }
+}
+
+/* ------------------------------------------------------------------ N-API glue */
+
+typedef struct {
+  Proj *root;
+  int32_t slots;
+} Compiled;
+
+static void free_proj(Proj *p) {
+  if (p == NULL) return;
+  for (uint32_t k = 0; k < p->n; k++) {
+    free(p->f[k].key);
+    free_proj(p->f[k].sub);
+  }
+  free(p->f);
+  free(p);
+}
+
+static void finalize_compiled(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  Compiled *c = data;
+  free_proj(c->root);
+  free(c);
+}
+
+static napi_value throw_type(napi_env env, const char *msg) {
+  napi_throw_type_error(env, NULL, msg);
+  return NULL;
+}
+
+static int bytes_of(napi_env env, napi_value v, uint8_t **data, size_t *len) {
+  napi_typedarray_type t;
+  napi_value ab;
+  size_t off;
+  if (napi_get_typedarray_info(env, v, &t, len, (void **)data, &ab, &off) != napi_ok || t != napi_uint8_array) return 0;
+  return 1;
+}
+
+/* spec: [[keyBytes: Uint8Array, slot, slotEnd, subSpec | null], ...] */
+static Proj *build_proj(napi_env env, napi_value spec, int depth) {
+  uint32_t n;
+  if (depth > 32 || napi_get_array_length(env, spec, &n) != napi_ok) return NULL;
+  Proj *p = calloc(1, sizeof(Proj));
+  if (p == NULL) return NULL;
+  p->f = calloc(n == 0 ? 1 : n, sizeof(Field));
+  if (p->f == NULL) {
+    free(p);
+    return NULL;
+  }
+  p->n = n;
+  for (uint32_t k = 0; k < n; k++) {
+    napi_value e, key, slot, slot_end, sub;
+    napi_valuetype st;
+    uint8_t *kb;
+    size_t kl;
+    Field *f = &p->f[k];
+    if (napi_get_element(env, spec, k, &e) != napi_ok || napi_get_element(env, e, 0, &key) != napi_ok ||
+        napi_get_element(env, e, 1, &slot) != napi_ok || napi_get_element(env, e, 2, &slot_end) != napi_ok ||
+        napi_get_element(env, e, 3, &sub) != napi_ok || !bytes_of(env, key, &kb, &kl) ||
+        napi_get_value_int32(env, slot, &f->slot) != napi_ok || napi_get_value_int32(env, slot_end, &f->slot_end) != napi_ok ||
+        napi_typeof(env, sub, &st) != napi_ok) {
+      free_proj(p);
+      return NULL;
+    }
+    f->key = malloc(kl == 0 ? 1 : kl);
+    if (f->key == NULL) {
+      free_proj(p);
+      return NULL;
+    }
+    memcpy(f->key, kb, kl);
+    f->len = (uint32_t)kl;
+    if (st != napi_null) {
+      f->sub = build_proj(env, sub, depth + 1);
+      if (f->sub == NULL) {
+        free_proj(p);
+        return NULL;
+      }
+    }
+  }
+  return p;
+}
+
+static napi_value js_compile(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int32_t slots;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 2 || napi_get_value_int32(env, argv[1], &slots) != napi_ok || slots < 0) return throw_type(env, "compile(spec, slots)");
+  Compiled *c = calloc(1, sizeof(Compiled));
+  if (c == NULL) return throw_type(env, "compile: out of memory");
+  c->root = build_proj(env, argv[0], 0);
+  c->slots = slots;
+  if (c->root == NULL) {
+    free(c);
+    return throw_type(env, "compile: a bad projection spec");
+  }
+  napi_value out;
+  if (napi_create_external(env, c, finalize_compiled, NULL, &out) != napi_ok) {
+    finalize_compiled(env, c, NULL);
+    return throw_type(env, "compile: cannot create the handle");
+  }
+  return out;
+}
+
+static napi_value js_scan(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  uint8_t *b;
+  size_t n;
+  Compiled *c;
+  napi_typedarray_type t;
+  size_t out_len, off;
+  void *out;
+  napi_value ab;
+  if (argc < 3 || !bytes_of(env, argv[0], &b, &n) || napi_get_value_external(env, argv[1], (void **)&c) != napi_ok ||
+      napi_get_typedarray_info(env, argv[2], &t, &out_len, &out, &ab, &off) != napi_ok || t != napi_int32_array ||
+      out_len < 3 * (size_t)c->slots || n > INT32_MAX)
+    return throw_type(env, "scan(line: Uint8Array, handle, out: Int32Array)");
+  Walk w = {b, (int64_t)n, out};
+  memset(out, 0, sizeof(int32_t) * 3 * (size_t)c->slots);
+  int64_t start = skip_space(&w, 0);
+  int ok = 0;
+  if (start < w.n && b[start] == '{') {
+    const int64_t end = collect_object(&w, start, 1, c->root);
+    ok = end >= 0 && skip_space(&w, end) == w.n;
+  }
+  napi_value r;
+  napi_get_boolean(env, ok, &r);
+  return r;
+}
+
+static napi_value js_index_of(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  uint8_t *h, *nd;
+  size_t hn, nn;
+  int64_t from, to;
+  if (argc < 4 || !bytes_of(env, argv[0], &h, &hn) || !bytes_of(env, argv[1], &nd, &nn) ||
+      napi_get_value_int64(env, argv[2], &from) != napi_ok || napi_get_value_int64(env, argv[3], &to) != napi_ok)
+    return throw_type(env, "indexOf(hay: Uint8Array, needle: Uint8Array, from, to)");
+  if (to > (int64_t)hn) to = (int64_t)hn;
+  if (from < 0) from = 0;
+  int64_t r = from > to ? -1 : find(h, (size_t)to, nd, nn, (size_t)from);
+  napi_value out;
+  napi_create_int64(env, r, &out);
+  return out;
+}
+
+/* simd(on?): whether the AVX2 loops run; `simd(false)` lets the tests run the plain loops on any machine. */
+static napi_value js_simd(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+#ifdef SF_X86
+  bool on;
+  if (argc >= 1 && napi_get_value_bool(env, argv[0], &on) == napi_ok) have_avx2 = on && __builtin_cpu_supports("avx2");
+  const bool now = have_avx2 != 0;
+#else
+  const bool now = false;
+#endif
+  napi_value r;
+  napi_get_boolean(env, now, &r);
+  return r;
+}
+
+NAPI_MODULE_INIT() {
+#ifdef SF_X86
+  __builtin_cpu_init();
+  have_avx2 = __builtin_cpu_supports("avx2");
+#endif
+  napi_property_descriptor props[] = {
+      {"indexOf", NULL, js_index_of, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"compile", NULL, js_compile, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"scan", NULL, js_scan, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"simd", NULL, js_simd, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  napi_value abi;
+  napi_create_int32(env, KERNEL_ABI, &abi);
+  napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+  napi_set_named_property(env, exports, "abi", abi);
+  return exports;
+}

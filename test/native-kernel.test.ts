@@ -1,0 +1,177 @@
+/**
+ * The native kernel (native/kernel.c, loaded by src/native.ts) against the JavaScript loops it stands in for:
+ * the same substring positions as Buffer#indexOf, the same field spans as the JavaScript walk (hence the same
+ * fields as JSON.parse, which test/claude-usage-scan.test.ts and test/codex-fast-scan.test.ts check), at every
+ * byte alignment and around every SIMD block edge; and a cost report that reads the same with the kernel
+ * turned off (`SESSIONFOLD_NATIVE=0`).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
+import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
+import { compileProjection, scanFields, scanFieldsJs, type FieldProjection } from '../cursors/scan-fields.js';
+import { indexOfIn, indexOfJs, KERNEL_ABI, nativeKernel } from '../src/native.js';
+import { makeHistory } from './cost-history.js';
+import { anyValue, applyDamage, damage, key, obj, serialize, style, type J } from './helpers/json-model.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const hasCompiler = process.platform !== 'win32' && spawnSync(process.env.CC ?? 'cc', ['--version']).status === 0;
+const hasHeaders = existsSync(join(dirname(process.execPath), '..', 'include', 'node', 'node_api.h'));
+
+describe('the native kernel', () => {
+  it.runIf(hasCompiler && hasHeaders && process.env.SESSIONFOLD_NATIVE !== '0')('is built by `npm run build` and loaded where a C compiler and Node headers are', () => {
+    expect(existsSync(join(ROOT, 'build', 'kernel.node'))).toBe(true);
+    expect(nativeKernel?.abi).toBe(KERNEL_ABI);
+    expect(indexOfIn).not.toBe(indexOfJs);
+  });
+
+  it('is not loaded when SESSIONFOLD_NATIVE=0', () => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${join(ROOT, 'dist/src/native.js')}').then((m) => process.stdout.write(String(m.nativeKernel === undefined)))`], {
+      env: { ...process.env, SESSIONFOLD_NATIVE: '0' },
+      encoding: 'utf8',
+    });
+    expect(r.stdout).toBe('true');
+  });
+});
+
+const kernel = nativeKernel;
+
+/** The AVX2 loops where the CPU has them, and the plain C loops every other machine runs. */
+const SIMD = kernel === undefined ? [] : [...new Set([kernel.simd(), false])];
+
+describe.runIf(kernel !== undefined).each(SIMD)('native indexOf = Buffer#indexOf (AVX2 loops: %s)', (simd) => {
+  const k = kernel as NonNullable<typeof kernel>;
+  beforeAll(() => void k.simd(simd));
+  afterAll(() => void k.simd(true));
+  const alphabet = fc.constantFrom(...'"usage:{}\n ab'.split('').map((c) => c.charCodeAt(0)), 0xe4, 0x00);
+
+  it('finds the same first start inside [from, to) (property)', () => {
+    let found = 0;
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 300 }), fc.array(alphabet, { minLength: 1, maxLength: 12 }), fc.option(fc.nat(), { nil: undefined }), fc.nat(), fc.nat(), fc.nat({ max: 7 }), (h, random, sliceAt, a, b, pad) => {
+        // half the needles are cut from the hay itself, so that most of those are found
+        const at = sliceAt === undefined || h.length === 0 ? -1 : sliceAt % h.length;
+        const n = at === -1 ? random : h.slice(at, at + random.length);
+        // the hay sits at an offset inside a larger buffer, as a read chunk's lines do
+        const big = Buffer.alloc(h.length + pad + 40, 0x22);
+        const hay = big.subarray(pad, pad + h.length);
+        hay.set(h);
+        const needle = Buffer.from(n);
+        const from = h.length === 0 ? 0 : a % (h.length + 1);
+        const to = from + (h.length === 0 ? 0 : b % (h.length - from + 1));
+        const want = indexOfJs(hay, needle, from, to);
+        if (want !== -1) found++;
+        expect(k.indexOf(hay, needle, from, to)).toBe(want);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(found).toBeGreaterThan(250);
+  });
+
+  it('finds a marker at every position around the 16- and 32-byte blocks', () => {
+    const marker = Buffer.from('"usage"');
+    for (let len = 0; len < 100; len++) {
+      for (let at = 0; at + marker.length <= len; at++) {
+        const hay = Buffer.alloc(len, 'x');
+        marker.copy(hay, at);
+        expect(k.indexOf(hay, marker, 0, len)).toBe(at);
+        expect(k.indexOf(hay, marker, at + 1, len)).toBe(-1);
+        expect(k.indexOf(hay, marker, 0, at + marker.length - 1)).toBe(-1);
+      }
+    }
+  });
+});
+
+// ---- the field walk ----
+
+/** A random projection over the model's key names. */
+const { projection } = fc.letrec<{ projection: FieldProjection }>((tie) => ({
+  projection: fc.dictionary(key.filter((k) => k !== '__proto__'), fc.oneof({ weight: 3, arbitrary: fc.constant(true as const) }, { weight: 1, arbitrary: tie('projection') }), { maxKeys: 4 }),
+}));
+
+describe.runIf(kernel !== undefined).each(SIMD)('native field walk = the JavaScript walk (AVX2 loops: %s)', (simd) => {
+  beforeAll(() => void kernel?.simd(simd));
+  afterAll(() => void kernel?.simd(true));
+  const claude = compileProjection({ ...USAGE_LINE_FIELDS, type: true });
+  const codex = compileProjection(CODEX_USAGE_PROJECTION);
+
+  it('locates the same fields for any projection, on valid and damaged lines (property)', () => {
+    let answered = 0;
+    fc.assert(
+      fc.property(projection, fc.array(fc.tuple(key, anyValue), { maxLength: 6 }), style, fc.option(damage, { nil: undefined }), (p, entries, st, d) => {
+        const compiled = compileProjection(p);
+        const text = Buffer.from(serialize(obj(entries), st));
+        const line = d === undefined ? text : applyDamage(text, d);
+        const want = scanFieldsJs(line, compiled);
+        if (want !== undefined) answered++;
+        expect(scanFields(line, compiled)).toEqual(want);
+        expect(scanFields(line, claude)).toEqual(scanFieldsJs(line, claude));
+        expect(scanFields(line, codex)).toEqual(scanFieldsJs(line, codex));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(answered).toBeGreaterThan(250);
+  });
+
+  it('checks every byte of strings of every length and alignment (the SIMD blocks and their tails)', () => {
+    const p = compileProjection({ a: true, b: true });
+    const special = ['"', '\\', '\u0001', '\u001f', 'é', '\u007f', '\\n', '\\"', '\\u00e9', '\\x'];
+    for (let len = 0; len < 70; len++) {
+      for (let at = 0; at <= len; at++) {
+        for (const sp of special) {
+          const s = `${'x'.repeat(at)}${sp}${'y'.repeat(len - at)}`;
+          for (const shift of [0, 1, 3]) {
+            const body = `{"a":"${s}","c":"${s}","b":1}`;
+            const big = Buffer.from(' '.repeat(shift) + body);
+            const line = big.subarray(shift);
+            expect(scanFields(line, p), body).toEqual(scanFieldsJs(line, p));
+          }
+        }
+      }
+    }
+  });
+
+  it('refuses the same nesting depth', () => {
+    const p = compileProjection({ a: true, z: true });
+    for (const depth of [254, 255, 256, 257, 300]) {
+      for (const open of ['[', '{"k":']) {
+        const close = open === '[' ? ']' : '}';
+        const line = Buffer.from(`{"z":${open.repeat(depth)}1${close.repeat(depth)},"a":2}`);
+        expect(scanFields(line, p)).toEqual(scanFieldsJs(line, p));
+      }
+    }
+  });
+
+  it('takes the last of duplicate keys, and a collected object that comes again starts empty', () => {
+    const p = compileProjection({ m: { a: true, b: true }, x: true });
+    const cases: J[] = [
+      obj([['m', obj([['a', 1], ['b', 2]])], ['m', obj([['a', 3]])]]),
+      obj([['m', obj([['a', 1]])], ['m', 'text'], ['x', 1], ['x', obj([['m', 1]])]]),
+      obj([['m', 'text'], ['m', obj([['b', 'v']])]]),
+    ];
+    for (const c of cases) {
+      const line = Buffer.from(serialize(c, { spaces: [''], escapeKeys: new Set(), escapeValues: false, seed: [0] }));
+      expect(scanFields(line, p)).toEqual(scanFieldsJs(line, p));
+      expect(scanFields(line, p)).toEqual(JSON.parse(line.toString()));
+    }
+  });
+});
+
+describe('a cost report reads the same with and without the kernel', () => {
+  it.runIf(kernel !== undefined)('over the real Claude and Codex fixtures, without the cache', () => {
+    const args = [join(ROOT, 'dist/src/cli/main.js'), 'cost', 'report', '--json', '--no-cache', '--group-by', 'session', '--agent', 'claude,codex'];
+    const env = { ...makeHistory({ real: true }).env, SESSIONFOLD_SOCKET: 'off' };
+    const on = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+    const off = spawnSync(process.execPath, args, { env: { ...env, SESSIONFOLD_NATIVE: '0' }, encoding: 'utf8' });
+    expect(on.status).toBe(0);
+    expect(off.status).toBe(0);
+    const report = JSON.parse(on.stdout) as { runCount: number; totalUsd: number };
+    expect(report.runCount).toBeGreaterThan(3);
+    expect(report.totalUsd).toBeGreaterThan(0);
+    expect(on.stdout).toBe(off.stdout);
+  });
+});
