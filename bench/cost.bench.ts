@@ -17,6 +17,7 @@ import type { CostSummary } from '../src/cost/types.js';
 import type { FoldRunInfo } from '../src/cost/incremental.js';
 import { ensureCorpus, mainCorpusSpec, type Corpus } from './lib/corpus.js';
 import { removeDb } from './lib/files.js';
+import { nativeKernel } from '../src/native.js';
 import { check, type BenchCase, type BenchEnv, type IterationResult, type Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';
 import { scanCorpus } from './lib/scan.js';
@@ -144,7 +145,24 @@ function cliCases(corpus: Corpus, bytes: number, verify: (r: IterationResult) =>
   const env = (served: boolean) => ({ PATH: process.env.PATH, ...corpus.env, TZ: 'UTC', SESSIONFOLD_CACHE: join(corpus.dir, '.cache', served ? 'cli-served.db' : 'cli.db'), SESSIONFOLD_SOCKET: served ? socket : 'off' });
   const report = async (served: boolean) => JSON.parse((await exec(process.execPath, args, { env: env(served), maxBuffer: 64 << 20 })).stdout) as CostSummary;
   const local = 'CLI cost report --json, a process per report (warm, nothing changed)';
+  // The cold report with the native kernel (native/kernel.c) and with it turned off: the kernel's share.
+  const coldKernel = 'CLI cost report --json --no-cache (cold), native kernel';
+  const cold = (name: string, native: boolean, baseline?: string): BenchCase<undefined> => ({
+    name,
+    bytes,
+    ...(baseline !== undefined && { baseline }),
+    run: async () => {
+      const summary = JSON.parse((await exec(process.execPath, [...args, '--no-cache'], { env: { ...env(false), ...(!native && { SESSIONFOLD_NATIVE: '0' }) }, maxBuffer: 64 << 20 })).stdout) as CostSummary;
+      return { events: summary.requestCount, summary };
+    },
+    verify: (r) => {
+      verify(r);
+      check(!native || nativeKernel !== undefined, 'the native kernel is not built (npm run build builds it where a C compiler is)');
+    },
+  });
   return [
+    cold(coldKernel, true),
+    cold('CLI cost report --json --no-cache (cold), kernel off (SESSIONFOLD_NATIVE=0)', false, coldKernel),
     {
       name: local,
       bytes,

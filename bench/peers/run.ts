@@ -198,7 +198,9 @@ mkdirSync(cacheDir, { recursive: true });
 const warmCache = join(cacheDir, 'warm.db');
 const buildCache = join(cacheDir, 'build.db');
 {
-  // Prime the warm cache (untimed).
+  // Prime the warm cache (untimed), from scratch: the ledger keeps usage it has seen, so a cache left by an
+  // earlier run over a corpus since cut back (served appends, a regenerated corpus) would count it still.
+  for (const s of ['', '-wal', '-shm']) rmSync(warmCache + s, { force: true });
   const home = mkdtempSync(join(corpus.dir, '.home-'));
   await measure(sessionfoldInvocation(MAIN_JS, corpusPaths(corpus), home, 'cache', warmCache), home);
   rmSync(home, { recursive: true, force: true });
@@ -268,12 +270,6 @@ if (!opts['no-append']) {
     ...peers.map(peerTool),
   ];
   const ar = await runTools(grown, appendTools, runs);
-  // Leave the warm cache current for the next run of this script.
-  {
-    const home = mkdtempSync(join(corpus.dir, '.home-'));
-    await measure(sessionfoldInvocation(MAIN_JS, corpusPaths(corpus), home, 'cache', warmCache), home);
-    rmSync(home, { recursive: true, force: true });
-  }
   for (const x of ar) agreeAll(x, grown.expected);
   const ref = ar[0] as ToolResult;
   sections.push(
