@@ -145,7 +145,7 @@ function cliCases(corpus: Corpus, bytes: number, verify: (r: IterationResult) =>
   const env = (served: boolean) => ({ PATH: process.env.PATH, ...corpus.env, TZ: 'UTC', SESSIONFOLD_CACHE: join(corpus.dir, '.cache', served ? 'cli-served.db' : 'cli.db'), SESSIONFOLD_SOCKET: served ? socket : 'off' });
   const report = async (served: boolean) => JSON.parse((await exec(process.execPath, args, { env: env(served), maxBuffer: 64 << 20 })).stdout) as CostSummary;
   const local = 'CLI cost report --json, a process per report (warm, nothing changed)';
-  // The cold report with the native kernel (native/kernel.c) and with it turned off: the kernel's share.
+  // The cold report with the native kernel (native/) and with it turned off: the kernel's share.
   const coldKernel = 'CLI cost report --json --no-cache (cold), native kernel';
   const cold = (name: string, native: boolean, baseline?: string): BenchCase<undefined> => ({
     name,

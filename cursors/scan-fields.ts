@@ -344,9 +344,10 @@ function collectObject(b: Buffer, i: number, depth: number, out: Record<string, 
 }
 
 /**
- * The projected fields of a JSON object line, exactly as `JSON.parse` of the whole line would give them.
- * Undefined when the line is not a valid JSON object, or when only `JSON.parse` can tell (escaped collected
- * keys, whitespace other than spaces, deep nesting): parse the line then.
+ * The projected fields of a JSON object line, exactly as `JSON.parse` of the whole line would give them
+ * (their values; the order of an object's keys is not part of the answer). Undefined when the line is not a
+ * valid JSON object, or when only `JSON.parse` can tell (escaped collected keys, whitespace other than
+ * spaces, deep nesting): parse the line then. The native kernel walks the line when it is loaded.
  *
  * @example
  * const p = compileProjection({ uuid: true, message: { id: true } });
@@ -355,7 +356,8 @@ function collectObject(b: Buffer, i: number, depth: number, out: Record<string, 
  */
 export function scanFields(line: Buffer, fields: CompiledProjection): Record<string, unknown> | undefined {
   const n = fields.native;
-  if (n !== undefined && nativeKernel !== undefined) {
+  // The kernel's spans are int32: a line of 2 GiB or more (only with a raised maxLineBytes) walks here.
+  if (n !== undefined && nativeKernel !== undefined && line.length <= 0x7fffffff) {
     return nativeKernel.scan(line, n.handle, n.out) ? fromSpans(line, fields, n.out) : undefined;
   }
   return scanFieldsJs(line, fields);

@@ -1,25 +1,21 @@
 /*
- * sessionfold's optional native kernel: the two byte loops of a usage-only read that JavaScript runs slowest.
+ * sessionfold's optional native kernel, the pure part: the two byte loops of a usage-only read that
+ * JavaScript runs slowest (binding.c exposes them to Node; kernel.h is the interface).
  *
- *   indexOf(hay, needle, from, to)  the first start of `needle` wholly inside hay[from, to), or -1
- *   compile(spec)                   a projection (see usage-scan.ts) as a handle for `scan`
- *   simd(on?)                       whether the AVX2 loops run (tests turn them off)
- *   scan(line, handle, out)         true when the line is a JSON object the walk could read; the value
- *                                   spans of the projected keys are then in `out` (3 int32 per slot:
- *                                   start, end, flags); false: JSON.parse decides
+ *   sf_find   the first start of a needle wholly inside hay[from, n), or -1
+ *   sf_scan   1 when the line is a JSON object the walk could read, with the value spans of the projected
+ *             keys in `out` (3 int32 per slot: start, end, flags); 0: JSON.parse decides
  *
- * The byte loops use AVX2 where the CPU has it (checked once at load) and plain C elsewhere.
- * Both are pure functions of their arguments (no global state but the CPU feature flag), so every thread
- * loads the module and calls it on its own buffers. The JavaScript side (src/native.ts) falls back to its
- * own loops when this file is not built; both answer the same (test/native-kernel.test.ts).
+ * The byte loops use AVX2 where the CPU has it (checked once by sf_init) and plain C elsewhere. Both are pure
+ * functions of their arguments (no state but the CPU feature flag), so every thread calls them on its own
+ * buffers.
  *
- * `scan` is usage-scan.ts's walk, byte for byte: the same grammar (objects, arrays, strings with their
- * escapes checked, numbers, literals, spaces but no other whitespace), the same refusals (an escaped key in
- * a collected object, nesting past MAX_DEPTH, anything not valid JSON), and the same duplicate-key rule (the
- * last one wins; a collected object that comes again starts empty). It only locates values: decoding them
- * (strings, numbers) stays in JavaScript, so both paths decode with the same code.
+ * `sf_scan` is cursors/scan-fields.ts's walk, byte for byte: the same grammar (objects, arrays, strings with
+ * their escapes checked, numbers, literals, spaces but no other whitespace), the same refusals (an escaped key
+ * in a collected object, nesting past MAX_DEPTH, anything not valid JSON), and the same duplicate-key rule
+ * (the last one wins; a collected object that comes again starts empty). It only locates values: decoding
+ * them (strings, numbers) stays in JavaScript, so both paths decode with the same code.
  */
-#include <node_api.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +24,32 @@
 #include <immintrin.h>
 #endif
 
-#define KERNEL_ABI 1
-#define MAX_DEPTH 256
+#include "kernel.h"
 
-/* Flags of an output slot. */
-#define SLOT_VALUE 1
-#define SLOT_ESCAPED 2
-#define SLOT_OBJECT 4
+#define MAX_DEPTH 256
 
 /* ------------------------------------------------------------------ CPU features */
 
 #ifdef SF_X86
 static int have_avx2 = 0;
 #endif
+
+void sf_init(void) {
+#ifdef SF_X86
+  __builtin_cpu_init();
+  have_avx2 = __builtin_cpu_supports("avx2");
+#endif
+}
+
+int sf_simd(int on) {
+#ifdef SF_X86
+  if (on >= 0) have_avx2 = on && __builtin_cpu_supports("avx2");
+  return have_avx2 != 0;
+#else
+  (void)on;
+  return 0;
+#endif
+}
 
 /* ------------------------------------------------------------------ substring search */
 
@@ -100,7 +109,7 @@ __attribute__((target("avx2,bmi"))) static int64_t find_avx2(const uint8_t *h, s
 
 #endif
 
-static int64_t find(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t from) {
+int64_t sf_find(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t from) {
   if (k < 2 || from >= n || k > n - from) return find_scalar(h, n, nd, k, from);
 #ifdef SF_X86
   if (have_avx2) return find_avx2(h, n, nd, k, from);
@@ -109,20 +118,6 @@ static int64_t find(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, siz
 }
 
 /* ------------------------------------------------------------------ the projection walk */
-
-typedef struct Proj Proj;
-typedef struct {
-  uint8_t *key;
-  uint32_t len;
-  int32_t slot;
-  /* Slots of the sub-projection's subtree: (slot, slot_end). */
-  int32_t slot_end;
-  Proj *sub;
-} Field;
-struct Proj {
-  uint32_t n;
-  Field *f;
-};
 
 typedef struct {
   const uint8_t *b;
@@ -339,187 +334,11 @@ static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p
   }
 }
 
-/* ------------------------------------------------------------------ N-API glue */
-
-typedef struct {
-  Proj *root;
-  int32_t slots;
-} Compiled;
-
-static void free_proj(Proj *p) {
-  if (p == NULL) return;
-  for (uint32_t k = 0; k < p->n; k++) {
-    free(p->f[k].key);
-    free_proj(p->f[k].sub);
-  }
-  free(p->f);
-  free(p);
-}
-
-static void finalize_compiled(napi_env env, void *data, void *hint) {
-  (void)env;
-  (void)hint;
-  Compiled *c = data;
-  free_proj(c->root);
-  free(c);
-}
-
-static napi_value throw_type(napi_env env, const char *msg) {
-  napi_throw_type_error(env, NULL, msg);
-  return NULL;
-}
-
-static int bytes_of(napi_env env, napi_value v, uint8_t **data, size_t *len) {
-  napi_typedarray_type t;
-  napi_value ab;
-  size_t off;
-  if (napi_get_typedarray_info(env, v, &t, len, (void **)data, &ab, &off) != napi_ok || t != napi_uint8_array) return 0;
-  return 1;
-}
-
-/* spec: [[keyBytes: Uint8Array, slot, slotEnd, subSpec | null], ...] */
-static Proj *build_proj(napi_env env, napi_value spec, int depth) {
-  uint32_t n;
-  if (depth > 32 || napi_get_array_length(env, spec, &n) != napi_ok) return NULL;
-  Proj *p = calloc(1, sizeof(Proj));
-  if (p == NULL) return NULL;
-  p->f = calloc(n == 0 ? 1 : n, sizeof(Field));
-  if (p->f == NULL) {
-    free(p);
-    return NULL;
-  }
-  p->n = n;
-  for (uint32_t k = 0; k < n; k++) {
-    napi_value e, key, slot, slot_end, sub;
-    napi_valuetype st;
-    uint8_t *kb;
-    size_t kl;
-    Field *f = &p->f[k];
-    if (napi_get_element(env, spec, k, &e) != napi_ok || napi_get_element(env, e, 0, &key) != napi_ok ||
-        napi_get_element(env, e, 1, &slot) != napi_ok || napi_get_element(env, e, 2, &slot_end) != napi_ok ||
-        napi_get_element(env, e, 3, &sub) != napi_ok || !bytes_of(env, key, &kb, &kl) ||
-        napi_get_value_int32(env, slot, &f->slot) != napi_ok || napi_get_value_int32(env, slot_end, &f->slot_end) != napi_ok ||
-        napi_typeof(env, sub, &st) != napi_ok) {
-      free_proj(p);
-      return NULL;
-    }
-    f->key = malloc(kl == 0 ? 1 : kl);
-    if (f->key == NULL) {
-      free_proj(p);
-      return NULL;
-    }
-    memcpy(f->key, kb, kl);
-    f->len = (uint32_t)kl;
-    if (st != napi_null) {
-      f->sub = build_proj(env, sub, depth + 1);
-      if (f->sub == NULL) {
-        free_proj(p);
-        return NULL;
-      }
-    }
-  }
-  return p;
-}
-
-static napi_value js_compile(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  int32_t slots;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 2 || napi_get_value_int32(env, argv[1], &slots) != napi_ok || slots < 0) return throw_type(env, "compile(spec, slots)");
-  Compiled *c = calloc(1, sizeof(Compiled));
-  if (c == NULL) return throw_type(env, "compile: out of memory");
-  c->root = build_proj(env, argv[0], 0);
-  c->slots = slots;
-  if (c->root == NULL) {
-    free(c);
-    return throw_type(env, "compile: a bad projection spec");
-  }
-  napi_value out;
-  if (napi_create_external(env, c, finalize_compiled, NULL, &out) != napi_ok) {
-    finalize_compiled(env, c, NULL);
-    return throw_type(env, "compile: cannot create the handle");
-  }
-  return out;
-}
-
-static napi_value js_scan(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  uint8_t *b;
-  size_t n;
-  Compiled *c;
-  napi_typedarray_type t;
-  size_t out_len, off;
-  void *out;
-  napi_value ab;
-  if (argc < 3 || !bytes_of(env, argv[0], &b, &n) || napi_get_value_external(env, argv[1], (void **)&c) != napi_ok ||
-      napi_get_typedarray_info(env, argv[2], &t, &out_len, &out, &ab, &off) != napi_ok || t != napi_int32_array ||
-      out_len < 3 * (size_t)c->slots || n > INT32_MAX)
-    return throw_type(env, "scan(line: Uint8Array, handle, out: Int32Array)");
-  Walk w = {b, (int64_t)n, out};
-  memset(out, 0, sizeof(int32_t) * 3 * (size_t)c->slots);
-  int64_t start = skip_space(&w, 0);
-  int ok = 0;
-  if (start < w.n && b[start] == '{') {
-    const int64_t end = collect_object(&w, start, 1, c->root);
-    ok = end >= 0 && skip_space(&w, end) == w.n;
-  }
-  napi_value r;
-  napi_get_boolean(env, ok, &r);
-  return r;
-}
-
-static napi_value js_index_of(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  uint8_t *h, *nd;
-  size_t hn, nn;
-  int64_t from, to;
-  if (argc < 4 || !bytes_of(env, argv[0], &h, &hn) || !bytes_of(env, argv[1], &nd, &nn) ||
-      napi_get_value_int64(env, argv[2], &from) != napi_ok || napi_get_value_int64(env, argv[3], &to) != napi_ok)
-    return throw_type(env, "indexOf(hay: Uint8Array, needle: Uint8Array, from, to)");
-  if (to > (int64_t)hn) to = (int64_t)hn;
-  if (from < 0) from = 0;
-  int64_t r = from > to ? -1 : find(h, (size_t)to, nd, nn, (size_t)from);
-  napi_value out;
-  napi_create_int64(env, r, &out);
-  return out;
-}
-
-/* simd(on?): whether the AVX2 loops run; `simd(false)` lets the tests run the plain loops on any machine. */
-static napi_value js_simd(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-#ifdef SF_X86
-  bool on;
-  if (argc >= 1 && napi_get_value_bool(env, argv[0], &on) == napi_ok) have_avx2 = on && __builtin_cpu_supports("avx2");
-  const bool now = have_avx2 != 0;
-#else
-  const bool now = false;
-#endif
-  napi_value r;
-  napi_get_boolean(env, now, &r);
-  return r;
-}
-
-NAPI_MODULE_INIT() {
-#ifdef SF_X86
-  __builtin_cpu_init();
-  have_avx2 = __builtin_cpu_supports("avx2");
-#endif
-  napi_property_descriptor props[] = {
-      {"indexOf", NULL, js_index_of, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"compile", NULL, js_compile, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"scan", NULL, js_scan, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"simd", NULL, js_simd, NULL, NULL, NULL, napi_enumerable, NULL},
-  };
-  napi_value abi;
-  napi_create_int32(env, KERNEL_ABI, &abi);
-  napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
-  napi_set_named_property(env, exports, "abi", abi);
-  return exports;
+int sf_scan(const uint8_t *b, int64_t n, const Proj *root, int32_t *out, int32_t slots) {
+  Walk w = {b, n, out};
+  memset(out, 0, sizeof(int32_t) * 3 * (size_t)slots);
+  const int64_t start = skip_space(&w, 0);
+  if (start >= n || b[start] != '{') return 0;
+  const int64_t end = collect_object(&w, start, 1, root);
+  return end >= 0 && skip_space(&w, end) == n;
 }

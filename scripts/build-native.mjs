@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Build the optional native kernel (native/kernel.c → build/kernel.node) with the system's C compiler and
+ * Build the optional native kernel (native/kernel.c + binding.c → build/kernel.node) with the system's C compiler and
  * Node's own headers. Never fails the install or the build: without a compiler or headers it says so in one
  * line and sessionfold runs its JavaScript loops (src/native.ts). `SESSIONFOLD_NATIVE_BUILD=0` skips it;
  * `CC` picks the compiler. Up to date (built from the same source and flags, by its recorded sha256): nothing to do.
@@ -12,7 +12,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const src = join(root, 'native', 'kernel.c');
+const sources = ['kernel.c', 'binding.c'].map((f) => join(root, 'native', f));
+const header = join(root, 'native', 'kernel.h');
 const out = join(root, 'build', 'kernel.node');
 const stamp = join(root, 'build', 'kernel.sha256');
 const say = (m) => process.stderr.write(`sessionfold: ${m}\n`);
@@ -26,7 +27,7 @@ function headers() {
 }
 
 function main() {
-  if (process.env.SESSIONFOLD_NATIVE_BUILD === '0' || !existsSync(src)) return;
+  if (process.env.SESSIONFOLD_NATIVE_BUILD === '0' || !sources.every((f) => existsSync(f))) return;
   if (process.platform === 'win32') return say('native kernel not built on Windows; the JavaScript loops run');
   const inc = headers();
   if (inc === undefined) return say('native kernel not built (no Node headers found); the JavaScript loops run');
@@ -34,14 +35,17 @@ function main() {
   const tmp = `${out}.${process.pid}.tmp`;
   const flags = ['-O2', '-std=gnu11', '-fPIC', '-shared', '-fvisibility=hidden', `-I${inc}`];
   if (process.platform === 'darwin') flags.push('-undefined', 'dynamic_lookup');
-  const digest = createHash('sha256').update(readFileSync(src)).update(JSON.stringify([cc, flags, process.platform, process.arch])).digest('hex');
+  const hash = createHash('sha256');
+  for (const f of [...sources, header]) hash.update(readFileSync(f));
+  const digest = hash.update(JSON.stringify([cc, flags, process.platform, process.arch])).digest('hex');
   if (existsSync(out) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
   mkdirSync(dirname(out), { recursive: true });
-  const args = [...flags, src, '-o', tmp];
+  const args = [...flags, ...sources, '-o', tmp];
   const r = spawnSync(cc, args, { encoding: 'utf8' });
   if (r.status !== 0) {
     rmSync(tmp, { force: true });
-    return say(`native kernel not built (${r.error?.message ?? r.stderr.trim().split('\n')[0] ?? 'compiler failed'}); the JavaScript loops run`);
+    const lines = r.stderr.trim().split('\n');
+    return say(`native kernel not built (${r.error?.message ?? lines.find((l) => l.includes('error')) ?? lines[0] ?? 'compiler failed'}); the JavaScript loops run`);
   }
   renameSync(tmp, out);
   writeFileSync(stamp, digest);

@@ -1,5 +1,5 @@
 /**
- * The native kernel (native/kernel.c, loaded by src/native.ts) against the JavaScript loops it stands in for:
+ * The native kernel (native/, loaded by src/native.ts) against the JavaScript loops it stands in for:
  * the same substring positions as Buffer#indexOf, the same field spans as the JavaScript walk (hence the same
  * fields as JSON.parse, which test/claude-usage-scan.test.ts and test/codex-fast-scan.test.ts check), at every
  * byte alignment and around every SIMD block edge; and a cost report that reads the same with the kernel
