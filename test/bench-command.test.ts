@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateCorpus, type ExpectedDocument, type Manifest } from '../fixtures/generate/index.js';
-import type { BenchReport } from '../src/cli/commands/bench.js';
+import { nativeKernelState, type BenchReport } from '../src/cli/commands/bench.js';
 import { runCli } from '../src/cli/run.js';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -57,6 +57,8 @@ describe('sessionfold bench', () => {
     expect(r.stderr).toContain('bundled demo history');
     const report = JSON.parse(r.stdout) as BenchReport;
     expect(report.source).toBe('demo');
+    // the child ran with the kernel this process loaded, if any
+    expect(report.machine.nativeKernel).toBe(nativeKernelState());
     const { expected, manifest } = demoDocs();
     expect(report.agents.map((a) => a.agent).sort()).toEqual(['claude', 'codex']);
     for (const a of report.agents) {
@@ -86,6 +88,16 @@ describe('sessionfold bench', () => {
     expect(r.stdout).toContain('usage-only');
     expect(r.stdout).toContain('warm (event-cache)');
     expect(r.stdout).not.toMatch(/^codex/m);
+    expect(r.stdout).toContain({ avx2: 'the native kernel (AVX2)', plain: 'the native kernel (plain C)', off: 'no native kernel (JavaScript loops)' }[nativeKernelState()]);
+  });
+
+  it('says when the native kernel is turned off (SESSIONFOLD_NATIVE=0)', async () => {
+    const home = mkdtempSync(join(scratch, 'home-'));
+    const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.js'), 'bench', '--json'], {
+      env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', SESSIONFOLD_NATIVE: '0' },
+      cwd: home,
+    });
+    expect((JSON.parse(r.stdout) as BenchReport).machine.nativeKernel).toBe('off');
   });
 
   it('rejects a bare --roots path when several agents are selected', async () => {

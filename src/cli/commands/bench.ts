@@ -19,6 +19,7 @@ import type { Codec } from '../../codec.js';
 import type { EventKind } from '../../events.js';
 import { getCodec, listCodecs } from '../../registry.js';
 import { newScanStats, scanUsageBatches } from '../../scan/index.js';
+import { nativeKernel } from '../../native.js';
 import { bool, CliError, defineCommand, list, type CommandContext } from '../command.js';
 
 export interface BenchRead {
@@ -47,7 +48,14 @@ export interface BenchReport {
   /** Where the files came from. */
   source: 'default-roots' | 'roots' | 'demo';
   agents: BenchAgent[];
-  machine: { node: string; platform: string; cpu: string; cores: number };
+  machine: { node: string; platform: string; cpu: string; cores: number; nativeKernel: NativeKernelState };
+}
+
+/** Whether the reads ran the native kernel's loops (src/native.ts): with AVX2, in plain C, or not at all. */
+export type NativeKernelState = 'avx2' | 'plain' | 'off';
+
+export function nativeKernelState(): NativeKernelState {
+  return nativeKernel === undefined ? 'off' : nativeKernel.simd() ? 'avx2' : 'plain';
 }
 
 /** The package folder (holding fixtures/demo), from dist/src/cli/commands or src/cli/commands. */
@@ -202,11 +210,12 @@ export default defineCommand({
     }
     if (agents.length === 0) throw new CliError('SESSION_NOT_FOUND', 'no session files found under the given roots');
     const c = cpus();
-    const report: BenchReport = { source, agents, machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpu: c[0]?.model ?? 'unknown', cores: c.length } };
+    const report: BenchReport = { source, agents, machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpu: c[0]?.model ?? 'unknown', cores: c.length, nativeKernel: nativeKernelState() } };
     if (bool(ctx, 'json')) ctx.stdout.write(JSON.stringify(report, null, 2) + '\n');
     else {
       ctx.stdout.write(formatBenchTable(report));
-      ctx.stdout.write(`\n${report.machine.cpu}, ${report.machine.cores} cores, Node ${report.machine.node}. Warm full reads have the OS page cache; warm usage-only reads go through an event cache built for this run (your own cache is not touched).\n`);
+      const kernel = { avx2: 'the native kernel (AVX2)', plain: 'the native kernel (plain C)', off: 'no native kernel (JavaScript loops)' }[report.machine.nativeKernel];
+      ctx.stdout.write(`\n${report.machine.cpu}, ${report.machine.cores} cores, Node ${report.machine.node}, ${kernel}. Warm full reads have the OS page cache; warm usage-only reads go through an event cache built for this run (your own cache is not touched).\n`);
     }
     return 0;
   },
