@@ -92,7 +92,11 @@ export function compileProjection(p: FieldProjection, kernel: NativeKernel | und
   };
   const { c, spec } = compile(p);
   if (kernel === undefined) return c;
-  return { ...c, native: { handle: kernel.compile(spec, slots), out: new Int32Array(3 * slots) } };
+  try {
+    return { ...c, native: { handle: kernel.compile(spec, slots), out: new Int32Array(3 * slots) } };
+  } catch {
+    return c; // a kernel that cannot take this projection: the JavaScript walk reads it
+  }
 }
 
 const QUOTE = 0x22;
