@@ -44,8 +44,9 @@ function main() {
   const r = spawnSync(cc, args, { encoding: 'utf8' });
   if (r.status !== 0) {
     rmSync(tmp, { force: true });
-    const lines = r.stderr.trim().split('\n');
-    return say(`native kernel not built (${r.error?.message ?? lines.find((l) => l.includes('error')) ?? lines[0] ?? 'compiler failed'}); the JavaScript loops run`);
+    const lines = (r.stderr ?? '').trim().split('\n').filter((l) => l !== '');
+    const why = r.error?.message ?? lines.find((l) => l.includes('error')) ?? lines[0] ?? `${cc} exited with ${r.status}`;
+    return say(`native kernel not built (${why}); the JavaScript loops run`);
   }
   renameSync(tmp, out);
   writeFileSync(stamp, digest);

@@ -6,7 +6,7 @@
  * turned off (`SESSIONFOLD_NATIVE=0`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -27,6 +27,21 @@ describe('the native kernel', () => {
     expect(existsSync(join(ROOT, 'build', 'kernel.node'))).toBe(true);
     expect(nativeKernel?.abi).toBe(KERNEL_ABI);
     expect(indexOfIn).not.toBe(indexOfJs);
+  });
+
+  it('never fails an install: a compiler that fails leaves a note and the built kernel as it was', () => {
+    const script = join(ROOT, 'scripts', 'build-native.mjs');
+    const built = join(ROOT, 'build', 'kernel.node');
+    const before = existsSync(built) ? statSync(built).mtimeMs : undefined;
+    // a compiler that fails, and one that is not there at all
+    for (const cc of ['false', join(ROOT, 'no-such-compiler')]) {
+      const failing = spawnSync(process.execPath, [script], { env: { ...process.env, CC: cc }, encoding: 'utf8' });
+      expect(failing.status).toBe(0);
+      if (process.platform !== 'win32') expect(failing.stderr).toMatch(/native kernel not built \(.+\); the JavaScript loops run/);
+    }
+    expect(existsSync(built) ? statSync(built).mtimeMs : undefined).toBe(before);
+    const skipped = spawnSync(process.execPath, [script], { env: { ...process.env, CC: 'false', SESSIONFOLD_NATIVE_BUILD: '0' }, encoding: 'utf8' });
+    expect([skipped.status, skipped.stderr]).toEqual([0, '']);
   });
 
   it('is not loaded when SESSIONFOLD_NATIVE=0', () => {
