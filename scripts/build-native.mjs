@@ -52,4 +52,9 @@ function main() {
   writeFileSync(stamp, digest);
 }
 
-main();
+try {
+  main();
+} catch (e) {
+  // An unwritable package folder, say: never fail the install for an optional speed-up.
+  say(`native kernel not built (${e instanceof Error ? e.message : String(e)}); the JavaScript loops run`);
+}
