@@ -238,47 +238,55 @@ static int64_t value_end(const Walk *w, int64_t i, int depth, int *escaped) {
   return scalar_end(w, i);
 }
 
+/* After an element or member: 1 with *i at the next one (past ',' and spaces), 0 with *i past `close`, -1. */
+static int next_item(const Walk *w, int64_t *i, uint8_t close) {
+  const int64_t j = skip_space(w, *i);
+  if (j >= w->n) return -1;
+  if (w->b[j] == ',') {
+    *i = skip_space(w, j + 1);
+    return 1;
+  }
+  if (w->b[j] != close) return -1;
+  *i = j + 1;
+  return 0;
+}
+
+/* A member's key at i and its colon: the start of its value (spaces skipped), or -1. *q is the key's closing
+ * quote, *esc whether the key has escapes. */
+static int64_t member_value(const Walk *w, int64_t i, int64_t *q, int *esc) {
+  if (i >= w->n || w->b[i] != '"') return -1;
+  *q = string_end(w, i, esc);
+  if (*q < 0) return -1;
+  i = skip_space(w, *q + 1);
+  if (i >= w->n || w->b[i] != ':') return -1;
+  return skip_space(w, i + 1);
+}
+
 static int64_t array_end(const Walk *w, int64_t i, int depth) {
   if (depth > MAX_DEPTH) return -1;
-  int esc;
+  int esc, more;
   i = skip_space(w, i + 1);
   if (i < w->n && w->b[i] == ']') return i + 1;
-  for (;;) {
+  do {
     i = value_end(w, i, depth, &esc);
     if (i < 0) return -1;
-    i = skip_space(w, i);
-    if (i >= w->n) return -1;
-    if (w->b[i] == ',')
-      i = skip_space(w, i + 1);
-    else if (w->b[i] == ']')
-      return i + 1;
-    else
-      return -1;
-  }
+  } while ((more = next_item(w, &i, ']')) > 0);
+  return more < 0 ? -1 : i;
 }
 
 static int64_t object_end(const Walk *w, int64_t i, int depth) {
   if (depth > MAX_DEPTH) return -1;
-  int esc;
+  int esc, more;
+  int64_t q;
   i = skip_space(w, i + 1);
   if (i < w->n && w->b[i] == '}') return i + 1;
-  for (;;) {
-    if (i >= w->n || w->b[i] != '"') return -1;
-    const int64_t q = string_end(w, i, &esc);
-    if (q < 0) return -1;
-    i = skip_space(w, q + 1);
-    if (i >= w->n || w->b[i] != ':') return -1;
-    i = value_end(w, skip_space(w, i + 1), depth, &esc);
+  do {
+    const int64_t v = member_value(w, i, &q, &esc);
+    if (v < 0) return -1;
+    i = value_end(w, v, depth, &esc);
     if (i < 0) return -1;
-    i = skip_space(w, i);
-    if (i >= w->n) return -1;
-    if (w->b[i] == ',')
-      i = skip_space(w, i + 1);
-    else if (w->b[i] == '}')
-      return i + 1;
-    else
-      return -1;
-  }
+  } while ((more = next_item(w, &i, '}')) > 0);
+  return more < 0 ? -1 : i;
 }
 
 static const Field *field_of(const Proj *p, const uint8_t *key, int64_t len) {
@@ -291,17 +299,14 @@ static const Field *field_of(const Proj *p, const uint8_t *key, int64_t len) {
 
 static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p) {
   if (depth > MAX_DEPTH) return -1;
-  int esc;
+  int esc, more;
+  int64_t q;
   i = skip_space(w, i + 1);
   if (i < w->n && w->b[i] == '}') return i + 1;
-  for (;;) {
-    if (i >= w->n || w->b[i] != '"') return -1;
-    const int64_t q = string_end(w, i, &esc);
-    if (q < 0 || esc) return -1; /* an escaped key may spell a wanted one: JSON.parse decides */
+  do {
+    const int64_t v = member_value(w, i, &q, &esc);
+    if (v < 0 || esc) return -1; /* an escaped key may spell a wanted one: JSON.parse decides */
     const Field *f = field_of(p, w->b + i + 1, q - i - 1);
-    i = skip_space(w, q + 1);
-    if (i >= w->n || w->b[i] != ':') return -1;
-    const int64_t v = skip_space(w, i + 1);
     if (f == NULL) {
       i = value_end(w, v, depth, &esc);
       if (i < 0) return -1;
@@ -323,15 +328,8 @@ static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p
       s[1] = (int32_t)i;
       s[2] = SLOT_VALUE | (w->b[v] == '"' && esc ? SLOT_ESCAPED : 0);
     }
-    i = skip_space(w, i);
-    if (i >= w->n) return -1;
-    if (w->b[i] == ',')
-      i = skip_space(w, i + 1);
-    else if (w->b[i] == '}')
-      return i + 1;
-    else
-      return -1;
-  }
+  } while ((more = next_item(w, &i, '}')) > 0);
+  return more < 0 ? -1 : i;
 }
 
 int sf_scan(const uint8_t *b, int64_t n, const Proj *root, int32_t *out, int32_t slots) {
