@@ -5,10 +5,12 @@
  * Why: a Claude assistant line is mostly its `message.content` (text, thinking, tool inputs holding whole
  * files), yet usage needs only `message.{id, model, usage}` and a few small top-level fields. `toString` +
  * `JSON.parse` decodes and allocates all of it. This scanner validates the line as JSON in one pass over
- * its bytes and materializes only the projected fields (USAGE_LINE_FIELDS in usage.ts):
+ * its bytes and materializes only the projected fields (Claude's USAGE_LINE_FIELDS, Codex's
+ * CODEX_USAGE_PROJECTION):
  *
  * - A recursive walk checks every token outside strings against the JSON grammar (objects, arrays, numbers,
- *   literals, separators, spaces). Containers it does not collect are skipped by the same walk.
+ *   literals, separators, spaces). Containers it does not collect are skipped by the same walk
+ *   (`collectObject` without a projection).
  * - Strings are checked as they are skipped, 4 bytes at a time (SWAR on an Int32Array view of the line's
  *   buffer): a word without a quote, a backslash or a byte below 0x20 is passed whole; otherwise bytes are
  *   checked one by one (escapes must be `\" \\ \/ \b \f \n \r \t \uXXXX`; a raw control byte fails), until
@@ -229,7 +231,7 @@ function valueEnd(b: Buffer, i: number, depth: number): number {
     const q = stringEnd(b, i);
     return q < 0 ? -1 : q + 1;
   }
-  if (c === LBRACE) return objectEnd(b, i, depth + 1);
+  if (c === LBRACE) return collectObject(b, i, depth + 1, SKIPPED, undefined);
   if (c === LBRACKET) return arrayEnd(b, i, depth + 1);
   return scalarEnd(b, i);
 }
@@ -245,27 +247,6 @@ function arrayEnd(b: Buffer, i: number, depth: number): number {
     const c = b[i];
     if (c === COMMA) i = skipSpace(b, i + 1);
     else if (c === RBRACKET) return i + 1;
-    else return -1;
-  }
-}
-
-/** End (exclusive) of the object at `i`, validating it, or -1. */
-function objectEnd(b: Buffer, i: number, depth: number): number {
-  if (depth > MAX_DEPTH) return -1;
-  i = skipSpace(b, i + 1);
-  if (b[i] === RBRACE) return i + 1;
-  for (;;) {
-    if (b[i] !== QUOTE) return -1;
-    const q = stringEnd(b, i);
-    if (q < 0) return -1;
-    i = skipSpace(b, q + 1);
-    if (b[i] !== COLON) return -1;
-    i = valueEnd(b, skipSpace(b, i + 1), depth);
-    if (i < 0) return -1;
-    i = skipSpace(b, i);
-    const c = b[i];
-    if (c === COMMA) i = skipSpace(b, i + 1);
-    else if (c === RBRACE) return i + 1;
     else return -1;
   }
 }
@@ -307,11 +288,14 @@ function parseSlice(b: Buffer, from: number, to: number, escapes: boolean): unkn
   return JSON.parse(b.toString('utf8', from, to));
 }
 
+/** What an object nobody collects from is walked into: nothing is ever written to it. */
+const SKIPPED: Record<string, unknown> = Object.freeze({});
+
 /**
- * Walk the object at `i` like objectEnd, and put the projected fields into `out`. Returns the end
- * (exclusive) or -1.
+ * Walk the object at `i`, validating it, and put the fields `p` projects into `out` (no projection: only
+ * validate, and keys with escapes are fine). Returns the end (exclusive) or -1.
  */
-function collectObject(b: Buffer, i: number, depth: number, out: Record<string, unknown>, p: CompiledProjection): number {
+function collectObject(b: Buffer, i: number, depth: number, out: Record<string, unknown>, p: CompiledProjection | undefined): number {
   if (depth > MAX_DEPTH) return -1;
   i = skipSpace(b, i + 1);
   if (b[i] === RBRACE) return i + 1;
@@ -319,12 +303,12 @@ function collectObject(b: Buffer, i: number, depth: number, out: Record<string, 
     if (b[i] !== QUOTE) return -1;
     const q = stringEnd(b, i);
     if (q < 0) return -1;
-    const k = fieldIndex(b, i + 1, q, p);
+    const k = p === undefined ? -1 : fieldIndex(b, i + 1, q, p);
     if (k === -2) return -1;
     i = skipSpace(b, q + 1);
     if (b[i] !== COLON) return -1;
     const v = skipSpace(b, i + 1);
-    const f = k >= 0 ? p.fields[k] : undefined;
+    const f = k >= 0 ? p?.fields[k] : undefined;
     if (f === undefined) {
       i = valueEnd(b, v, depth);
       if (i < 0) return -1;

@@ -222,7 +222,7 @@ static int64_t scalar_end(const Walk *w, int64_t i) {
   return j;
 }
 
-static int64_t object_end(const Walk *w, int64_t i, int depth);
+static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p);
 static int64_t array_end(const Walk *w, int64_t i, int depth);
 
 /* End (exclusive) of the value at i, validated, or -1; *escaped for a string value. */
@@ -233,7 +233,7 @@ static int64_t value_end(const Walk *w, int64_t i, int depth, int *escaped) {
     const int64_t q = string_end(w, i, escaped);
     return q < 0 ? -1 : q + 1;
   }
-  if (c == '{') return object_end(w, i, depth + 1);
+  if (c == '{') return collect_object(w, i, depth + 1, NULL);
   if (c == '[') return array_end(w, i, depth + 1);
   return scalar_end(w, i);
 }
@@ -274,22 +274,8 @@ static int64_t array_end(const Walk *w, int64_t i, int depth) {
   return more < 0 ? -1 : i;
 }
 
-static int64_t object_end(const Walk *w, int64_t i, int depth) {
-  if (depth > MAX_DEPTH) return -1;
-  int esc, more;
-  int64_t q;
-  i = skip_space(w, i + 1);
-  if (i < w->n && w->b[i] == '}') return i + 1;
-  do {
-    const int64_t v = member_value(w, i, &q, &esc);
-    if (v < 0) return -1;
-    i = value_end(w, v, depth, &esc);
-    if (i < 0) return -1;
-  } while ((more = next_item(w, &i, '}')) > 0);
-  return more < 0 ? -1 : i;
-}
-
 static const Field *field_of(const Proj *p, const uint8_t *key, int64_t len) {
+  if (p == NULL) return NULL;
   for (uint32_t k = 0; k < p->n; k++) {
     const Field *f = &p->f[k];
     if ((int64_t)f->len == len && memcmp(f->key, key, (size_t)len) == 0) return f;
@@ -297,6 +283,8 @@ static const Field *field_of(const Proj *p, const uint8_t *key, int64_t len) {
   return NULL;
 }
 
+/* Walk the object at i, validating it, and record the spans of the fields `p` projects (NULL: only validate;
+ * keys with escapes are fine then). The end (exclusive), or -1. */
 static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p) {
   if (depth > MAX_DEPTH) return -1;
   int esc, more;
@@ -305,7 +293,8 @@ static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p
   if (i < w->n && w->b[i] == '}') return i + 1;
   do {
     const int64_t v = member_value(w, i, &q, &esc);
-    if (v < 0 || esc) return -1; /* an escaped key may spell a wanted one: JSON.parse decides */
+    /* an escaped key of a collected object may spell a wanted one: JSON.parse decides */
+    if (v < 0 || (esc && p != NULL)) return -1;
     const Field *f = field_of(p, w->b + i + 1, q - i - 1);
     if (f == NULL) {
       i = value_end(w, v, depth, &esc);
