@@ -42,8 +42,16 @@ export interface LineCore<S> {
    * changing nothing else: the file reader then counts it without calling `line()` — found by one marker
    * search per stretch of such lines, and never copied when it spans read chunks (megabytes of a tool result
    * a usage read would skip anyway). `line()` keeps its own check: the other readers do not filter.
+   * Once it returns markers it must return the same ones for the rest of the read: the native line source
+   * filters a batch of lines at a time.
    */
   markers?(state: S): readonly Buffer[] | undefined;
+  /**
+   * Optional, with `markers`: a stricter byte rule the native line source (cursors/native-lines.ts) applies on
+   * top of the markers. `codex-rollout` is codecs/codex/prefilter.ts `mayHoldUsage`. A line it drops must be
+   * one `line()` only counts as filtered, as for the markers.
+   */
+  readonly headRule?: 'codex-rollout';
 }
 
 /** Parse a line as a JSON object, or throw MALFORMED_LINE. */
@@ -75,4 +83,42 @@ export function parseJsonObject(line: Buffer, start: number, agent: string, file
 export function hasAnyMarker(line: Buffer, markers: readonly Buffer[]): boolean {
   for (const m of markers) if (line.indexOf(m) !== -1) return true;
   return false;
+}
+
+/** The reader's side of `emit`: only the kinds the read wants, counted in `info.events`. */
+export function kindFilter(options: NormalizedReadOptions, emit: Emit): Emit {
+  const info = options.info;
+  const kinds = options.kinds;
+  if (options.allKinds) {
+    return (e) => {
+      info.events++;
+      emit(e);
+    };
+  }
+  return (e) => {
+    if (kinds.has(e.type)) {
+      info.events++;
+      emit(e);
+    }
+  };
+}
+
+/** How a reader skips a line the core refused (counted; PARSE_ERROR when the read is strict). */
+export function lineSkipper(options: NormalizedReadOptions, file: string): (err: SessionfoldError) => void {
+  return (err) => {
+    if (options.strict) throw new SessionfoldError('PARSE_ERROR', err.message, { agent: err.agent, file, byteOffset: err.byteOffset, cause: err });
+    options.info.skippedLines++;
+    options.onSkip?.(err);
+  };
+}
+
+/** Hand a line to the core as a reader does: true for RESTART; a malformed line is skipped through `skip`. */
+export function feedLine<S>(core: LineCore<S>, state: S, line: Buffer, start: number, emit: Emit, skip: (err: SessionfoldError) => void): boolean {
+  try {
+    return core.line(state, line, start, emit) === RESTART;
+  } catch (e) {
+    if (e instanceof SessionfoldError && (e.code === 'MALFORMED_LINE' || e.code === 'PARSE_ERROR')) skip(e);
+    else throw e;
+    return false;
+  }
 }

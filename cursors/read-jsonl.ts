@@ -23,7 +23,8 @@ import { getParserString, normalizeReadOptions } from '../src/codec.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from '../src/events.js';
 import { SessionfoldError } from '../src/errors.js';
 import { LineSplitter } from './line-splitter.js';
-import { RESTART, type LineCore } from './core.js';
+import { feedLine, kindFilter, lineSkipper, RESTART, type LineCore } from './core.js';
+import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
 
 /**
  * Read buffers are reused across reads (a free list, one buffer per read in flight): allocating 1 MiB per file
@@ -248,24 +249,8 @@ function makeSplitter<S>(
   onRestart: () => void,
 ): LineSplitter {
   const info = options.info;
-  const kinds = options.kinds;
-  const all = options.allKinds;
-  const wrapped = all
-    ? (e: SessionfoldEvent) => {
-        info.events++;
-        emit(e);
-      }
-    : (e: SessionfoldEvent) => {
-        if (kinds.has(e.type)) {
-          info.events++;
-          emit(e);
-        }
-      };
-  const skip = (err: SessionfoldError) => {
-    if (options.strict) throw new SessionfoldError('PARSE_ERROR', err.message, { agent: err.agent, file, byteOffset: err.byteOffset, cause: err });
-    info.skippedLines++;
-    options.onSkip?.(err);
-  };
+  const wrapped = kindFilter(options, emit);
+  const skip = lineSkipper(options, file);
   let restarted = false;
   const markers = core.markers;
   return new LineSplitter({
@@ -284,14 +269,9 @@ function makeSplitter<S>(
           },
     onLine(line, start) {
       if (restarted || line.length === 0) return;
-      try {
-        if (core.line(state, line, start, wrapped) === RESTART) {
-          restarted = true;
-          onRestart();
-        }
-      } catch (e) {
-        if (e instanceof SessionfoldError && (e.code === 'MALFORMED_LINE' || e.code === 'PARSE_ERROR')) skip(e);
-        else throw e;
+      if (feedLine(core, state, line, start, wrapped, skip)) {
+        restarted = true;
+        onRestart();
       }
     },
     onLongLine(start, _next, length) {
@@ -318,6 +298,12 @@ async function scan<S>(
   file: string,
   emit: (e: SessionfoldEvent) => void,
 ): Promise<ScanResult | typeof RESTART> {
+  if (canReadNatively(core as LineCore<unknown>, options, hash !== undefined)) {
+    const it = scanNativeLines(fh, core, state, offset, size, options, file, emit);
+    let r = it.next();
+    while (!r.done) r = it.next();
+    return r.value === RESTART ? RESTART : endNative(core, state, r.value, options, emit);
+  }
   let restart = false;
   const splitter = makeSplitter(fh, core, state, offset, hash, options, file, emit, () => (restart = true));
   const onBytes = options.resume?.onBytes;
@@ -335,6 +321,21 @@ async function scan<S>(
 }
 
 function endScan<S>(core: LineCore<S>, state: S, splitter: LineSplitter, options: NormalizedReadOptions, emit: (e: SessionfoldEvent) => void): ScanResult {
+  return endWith(core, state, splitter, splitter.hash, options, emit);
+}
+
+function endNative<S>(core: LineCore<S>, state: S, end: NativeScanEnd, options: NormalizedReadOptions, emit: (e: SessionfoldEvent) => void): ScanResult {
+  return endWith(core, state, end, undefined, options, emit);
+}
+
+function endWith<S>(
+  core: LineCore<S>,
+  state: S,
+  lines: { lines: number; committed: number; pendingBytes: number },
+  hash: Hash | undefined,
+  options: NormalizedReadOptions,
+  emit: (e: SessionfoldEvent) => void,
+): ScanResult {
   const info = options.info;
   const replaced = core.end(state, (e) => {
     if (options.kinds.has(e.type)) {
@@ -342,9 +343,9 @@ function endScan<S>(core: LineCore<S>, state: S, splitter: LineSplitter, options
       emit(e);
     }
   });
-  info.lines += splitter.lines;
-  info.bytesCommitted = splitter.committed;
-  return { committed: splitter.committed, partialLine: splitter.pendingBytes > 0, replaced: filterCounts(replaced, options.kinds), hash: splitter.hash };
+  info.lines += lines.lines;
+  info.bytesCommitted = lines.committed;
+  return { committed: lines.committed, partialLine: lines.pendingBytes > 0, replaced: filterCounts(replaced, options.kinds), hash };
 }
 
 /** A full read from byte 0: events go to `queue`, and the generator yields after each chunk. */
@@ -360,6 +361,16 @@ async function* scanStreaming<S>(
   queue: SessionfoldEvent[],
 ): AsyncGenerator<void, ScanResult> {
   const emit = (e: SessionfoldEvent) => queue.push(e);
+  if (canReadNatively(core as LineCore<unknown>, options, hash !== undefined)) {
+    const it = scanNativeLines(fh, core, state, 0, size, options, file, emit);
+    let r = it.next();
+    while (!r.done) {
+      if (queue.length > 0) yield;
+      r = it.next();
+    }
+    // A fresh read has no hashed ids to collide with: RESTART is never returned here.
+    return endNative(core, state, r.value as NativeScanEnd, options, emit);
+  }
   const splitter = makeSplitter(fh, core, state, 0, hash, options, file, emit, () => undefined);
   const onBytes = options.resume?.onBytes;
   let pos = 0;

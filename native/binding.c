@@ -5,7 +5,18 @@
  *   compile(spec, slots)            a projection (see cursors/scan-fields.ts) as a handle for `scan`
  *   scan(line, handle, out)         sf_scan into an Int32Array of 3 * slots
  *   simd(on?)                       whether the AVX2 loops run (tests turn them off)
- *   abi                             KERNEL_ABI; src/native.ts loads only its own version
+ *   linesOpen(fd, from, end, maxLine, head, cap)
+ *                                   a line source over an open file's bytes [from, end) (lines.c)
+ *   linesNext(src, markers | null, out, idx, limit)
+ *                                   the next lines (at most `limit`) that can matter, copied into `out`, 5
+ *                                   doubles each in `idx`
+ *   linesStats(src, out)            lines, filtered, bytes read, committed offset, pending bytes, errno
+ *   linesClose(src)                 frees the source's buffer now (else when the handle is collected)
+ *   scanFiles(engine, paths, fileIds, maxLine, cap, projection, map)
+ *                                   a Promise of whole files' usage by the Claude (0) or Codex (1) engine, read
+ *                                   one after another on one of the engines' threads (pool.c): per file a
+ *                                   Buffer (the layout of cs_scan_file / cx_scan_file), or false (JavaScript
+ *                                   reads it)
  *
  * src/native.ts loads it and falls back to its JavaScript loops without it.
  */
@@ -14,7 +25,7 @@
 #include <string.h>
 #include "kernel.h"
 
-#define KERNEL_ABI 1
+#define KERNEL_ABI 2
 
 typedef struct {
   Proj *root;
@@ -48,6 +59,16 @@ static napi_value boolean_of(napi_env env, int v) {
 static napi_value throw_type(napi_env env, const char *msg) {
   napi_throw_type_error(env, NULL, msg);
   return NULL;
+}
+
+/* `data` as a handle that frees it with `fin` when collected (freed now, and a TypeError, when that fails). */
+static napi_value handle_of(napi_env env, void *data, napi_finalize fin, const char *error) {
+  napi_value out;
+  if (napi_create_external(env, data, fin, NULL, &out) != napi_ok) {
+    fin(env, data, NULL);
+    return throw_type(env, error);
+  }
+  return out;
 }
 
 static int bytes_of(napi_env env, napi_value v, uint8_t **data, size_t *len) {
@@ -116,12 +137,7 @@ static napi_value js_compile(napi_env env, napi_callback_info info) {
     free(c);
     return throw_type(env, "compile: a bad projection spec");
   }
-  napi_value out;
-  if (napi_create_external(env, c, finalize_compiled, NULL, &out) != napi_ok) {
-    finalize_compiled(env, c, NULL);
-    return throw_type(env, "compile: cannot create the handle");
-  }
-  return out;
+  return handle_of(env, c, finalize_compiled, "compile: cannot create the handle");
 }
 
 static napi_value js_scan(napi_env env, napi_callback_info info) {
@@ -169,6 +185,266 @@ static napi_value js_simd(napi_env env, napi_callback_info info) {
   return boolean_of(env, sf_simd(argc >= 1 && napi_get_value_bool(env, argv[0], &on) == napi_ok ? (int)on : -1));
 }
 
+typedef struct {
+  LineSource *s;
+} Source;
+
+static void finalize_source(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  Source *h = data;
+  ls_close(h->s);
+  free(h);
+}
+
+static Source *source_of(napi_env env, napi_value v) {
+  Source *h;
+  if (napi_get_value_external(env, v, (void **)&h) != napi_ok || h == NULL) return NULL;
+  return h;
+}
+
+static napi_value js_lines_open(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  int32_t fd, head;
+  int64_t from, end, max_line, cap;
+  if (argc < 6 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || napi_get_value_int64(env, argv[1], &from) != napi_ok ||
+      napi_get_value_int64(env, argv[2], &end) != napi_ok || napi_get_value_int64(env, argv[3], &max_line) != napi_ok ||
+      napi_get_value_int32(env, argv[4], &head) != napi_ok || napi_get_value_int64(env, argv[5], &cap) != napi_ok || fd < 0 ||
+      from < 0 || end < from || max_line < 0 || cap <= 0)
+    return throw_type(env, "linesOpen(fd, from, end, maxLine, head, cap)");
+  Source *h = calloc(1, sizeof(Source));
+  if (h == NULL || (h->s = ls_open(fd, from, end, max_line, head, (size_t)cap)) == NULL) {
+    free(h);
+    return throw_type(env, "linesOpen: out of memory");
+  }
+  return handle_of(env, h, finalize_source, "linesOpen: cannot create the handle");
+}
+
+static napi_value js_lines_next(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  Source *h = argc < 5 ? NULL : source_of(env, argv[0]);
+  int32_t limit;
+  uint8_t *out;
+  size_t out_len, idx_len, off;
+  void *idx;
+  napi_typedarray_type t;
+  napi_value ab;
+  napi_valuetype mt;
+  if (h == NULL || h->s == NULL || napi_typeof(env, argv[1], &mt) != napi_ok || !bytes_of(env, argv[2], &out, &out_len) ||
+      napi_get_typedarray_info(env, argv[3], &t, &idx_len, &idx, &ab, &off) != napi_ok || t != napi_float64_array || idx_len < 5 ||
+      napi_get_value_int32(env, argv[4], &limit) != napi_ok || limit < 1)
+    return throw_type(env, "linesNext(source, markers: Uint8Array[] | null, out: Uint8Array, idx: Float64Array, limit)");
+  if ((size_t)limit > idx_len / 5) limit = (int32_t)(idx_len / 5);
+  int filter = mt != napi_null && mt != napi_undefined;
+  if (filter) {
+    uint32_t n;
+    const uint8_t *m[LS_MAX_MARKERS];
+    size_t ml[LS_MAX_MARKERS];
+    if (napi_get_array_length(env, argv[1], &n) != napi_ok || n > LS_MAX_MARKERS) return throw_type(env, "linesNext: at most 4 markers");
+    for (uint32_t k = 0; k < n; k++) {
+      napi_value e;
+      uint8_t *b;
+      if (napi_get_element(env, argv[1], k, &e) != napi_ok || !bytes_of(env, e, &b, &ml[k])) return throw_type(env, "linesNext: a marker is not a Uint8Array");
+      m[k] = b;
+    }
+    if (!ls_set_markers(h->s, m, ml, (int)n)) return throw_type(env, "linesNext: a marker is empty or over 32 bytes");
+  }
+  napi_value r;
+  napi_create_int32(env, ls_next(h->s, filter, out, out_len, idx, limit), &r);
+  return r;
+}
+
+static napi_value js_lines_stats(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  Source *h = argc < 2 ? NULL : source_of(env, argv[0]);
+  size_t len, off;
+  void *o;
+  napi_typedarray_type t;
+  napi_value ab;
+  if (h == NULL || h->s == NULL || napi_get_typedarray_info(env, argv[1], &t, &len, &o, &ab, &off) != napi_ok || t != napi_float64_array || len < 6)
+    return throw_type(env, "linesStats(source, out: Float64Array(6))");
+  ls_stats(h->s, o);
+  return NULL;
+}
+
+static napi_value js_lines_close(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  Source *h = argc < 1 ? NULL : source_of(env, argv[0]);
+  if (h == NULL) return throw_type(env, "linesClose(source)");
+  ls_close(h->s);
+  h->s = NULL;
+  return NULL;
+}
+
+/* Files read by an engine on libuv's thread pool, one after another: Claude's (claude.c) or Codex's (codex.c). */
+typedef struct {
+  char *path;
+  uint8_t *file_id;
+  size_t file_id_len;
+  int status;
+  uint8_t *out;
+  size_t out_len;
+} ScanFile;
+
+typedef struct {
+  napi_threadsafe_function done;
+  napi_deferred deferred;
+  napi_ref proj_ref;
+  Compiled *proj;
+  int codex;
+  int32_t map[(int)CX_FIELDS > (int)CS_FIELDS ? (int)CX_FIELDS : (int)CS_FIELDS];
+  int64_t max_line, cap;
+  uint32_t n;
+  ScanFile *files;
+} ScanJob;
+
+static void scan_job_free(ScanJob *j);
+
+/* On a pool thread (pool.c): read the files, then hand the job back to its JavaScript thread. */
+static void scan_job_run(void *data) {
+  ScanJob *j = data;
+  for (uint32_t i = 0; i < j->n; i++) {
+    ScanFile *f = &j->files[i];
+    if (j->codex)
+      f->out = cx_scan_file(f->path, j->max_line, (size_t)j->cap, j->proj->root, j->proj->slots, j->map, f->file_id, f->file_id_len, &f->status,
+                            &f->out_len);
+    else
+      f->out = cs_scan_file(f->path, j->max_line, (size_t)j->cap, j->proj->root, j->proj->slots, j->map, &f->status, &f->out_len);
+  }
+  napi_threadsafe_function done = j->done;
+  /* closing (its environment is going away): nobody will take the results */
+  if (napi_call_threadsafe_function(done, j, napi_tsfn_blocking) != napi_ok) scan_job_free(j);
+  napi_release_threadsafe_function(done, napi_tsfn_release);
+}
+
+static void free_block(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  free(data);
+}
+
+static void scan_job_free(ScanJob *j) {
+  for (uint32_t i = 0; i < j->n; i++) {
+    free(j->files[i].out);
+    free(j->files[i].path);
+    free(j->files[i].file_id);
+  }
+  free(j->files);
+  free(j);
+}
+
+/* On the JavaScript thread: resolve the job's promise with a Buffer (or false) per file. */
+static void scan_job_complete(napi_env env, napi_value js_cb, void *context, void *data) {
+  (void)js_cb;
+  (void)context;
+  ScanJob *j = data;
+  if (env == NULL) {
+    scan_job_free(j);
+    return;
+  }
+  napi_value results;
+  napi_create_array_with_length(env, j->n, &results);
+  for (uint32_t i = 0; i < j->n; i++) {
+    ScanFile *f = &j->files[i];
+    napi_value r;
+    if (f->status == CS_FILE_OK && f->out != NULL) {
+      if (napi_create_external_buffer(env, f->out_len, f->out, free_block, NULL, &r) == napi_ok)
+        f->out = NULL; /* the Buffer owns it */
+      else {
+        void *copy;
+        napi_create_buffer_copy(env, f->out_len, f->out, &copy, &r);
+      }
+    } else
+      napi_get_boolean(env, false, &r);
+    napi_set_element(env, results, i, r);
+  }
+  napi_resolve_deferred(env, j->deferred, results);
+  napi_delete_reference(env, j->proj_ref);
+  scan_job_free(j);
+}
+
+static char *string_of(napi_env env, napi_value v, size_t *len) {
+  size_t n;
+  if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return NULL;
+  char *s = malloc(n + 1);
+  if (s == NULL) return NULL;
+  napi_get_value_string_utf8(env, v, s, n + 1, &n);
+  *len = n;
+  return s;
+}
+
+/* scanFiles(engine, paths, fileIds, maxLine, cap, projection, map): engine 0 Claude, 1 Codex (a fileId: the id
+ * a rollout without a header takes). */
+static napi_value js_scan_files(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  int32_t engine;
+  int64_t max_line, cap;
+  Compiled *pc;
+  napi_typedarray_type t;
+  size_t map_len, off;
+  void *map;
+  napi_value ab;
+  uint32_t n, nid;
+  if (argc < 7 || napi_get_value_int32(env, argv[0], &engine) != napi_ok || (engine != 0 && engine != 1) ||
+      napi_get_array_length(env, argv[1], &n) != napi_ok || napi_get_array_length(env, argv[2], &nid) != napi_ok || n != nid ||
+      napi_get_value_int64(env, argv[3], &max_line) != napi_ok || napi_get_value_int64(env, argv[4], &cap) != napi_ok ||
+      napi_get_value_external(env, argv[5], (void **)&pc) != napi_ok || pc == NULL ||
+      napi_get_typedarray_info(env, argv[6], &t, &map_len, &map, &ab, &off) != napi_ok || t != napi_int32_array ||
+      map_len != (size_t)(engine == 1 ? CX_FIELDS : CS_FIELDS) || max_line < 0 || cap <= 0)
+    return throw_type(env, "scanFiles(engine, paths: string[], fileIds: string[], maxLine, cap, projection, map: Int32Array)");
+  for (size_t i = 0; i < map_len; i++)
+    if (((int32_t *)map)[i] >= pc->slots) return throw_type(env, "scanFiles: a slot outside the projection");
+  ScanJob *j = calloc(1, sizeof(ScanJob));
+  if (j == NULL || (j->files = calloc(n == 0 ? 1 : n, sizeof(ScanFile))) == NULL) {
+    free(j);
+    return throw_type(env, "scanFiles: out of memory");
+  }
+  j->n = n;
+  for (uint32_t i = 0; i < n; i++) {
+    napi_value p, id;
+    size_t plen;
+    if (napi_get_element(env, argv[1], i, &p) != napi_ok || napi_get_element(env, argv[2], i, &id) != napi_ok ||
+        (j->files[i].path = string_of(env, p, &plen)) == NULL ||
+        (j->files[i].file_id = (uint8_t *)string_of(env, id, &j->files[i].file_id_len)) == NULL) {
+      scan_job_free(j);
+      return throw_type(env, "scanFiles: paths and fileIds must be strings");
+    }
+  }
+  j->codex = engine == 1;
+  j->proj = pc;
+  j->max_line = max_line;
+  j->cap = cap;
+  memcpy(j->map, map, sizeof(int32_t) * map_len);
+  napi_value promise, name;
+  napi_create_string_utf8(env, "sessionfold.scanFiles", NAPI_AUTO_LENGTH, &name);
+  if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, scan_job_complete, &j->done) != napi_ok) {
+    scan_job_free(j);
+    return throw_type(env, "scanFiles: cannot create the completion");
+  }
+  napi_create_reference(env, argv[5], 1, &j->proj_ref);
+  napi_create_promise(env, &j->deferred, &promise);
+  if (!sf_pool_submit(scan_job_run, j)) {
+    napi_release_threadsafe_function(j->done, napi_tsfn_abort);
+    napi_delete_reference(env, j->proj_ref);
+    napi_value err;
+    napi_create_string_utf8(env, "scanFiles: no thread could be started", NAPI_AUTO_LENGTH, &name);
+    napi_create_error(env, NULL, name, &err);
+    napi_reject_deferred(env, j->deferred, err);
+    scan_job_free(j);
+  }
+  return promise;
+}
+
 NAPI_MODULE_INIT() {
   sf_init();
   napi_property_descriptor props[] = {
@@ -176,9 +452,16 @@ NAPI_MODULE_INIT() {
       {"compile", NULL, js_compile, NULL, NULL, NULL, napi_enumerable, NULL},
       {"scan", NULL, js_scan, NULL, NULL, NULL, napi_enumerable, NULL},
       {"simd", NULL, js_simd, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"linesOpen", NULL, js_lines_open, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"linesNext", NULL, js_lines_next, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"linesStats", NULL, js_lines_stats, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"linesClose", NULL, js_lines_close, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"scanFiles", NULL, js_scan_files, NULL, NULL, NULL, napi_enumerable, NULL},
   };
-  napi_value abi;
+  napi_value abi, threads;
   napi_create_int32(env, KERNEL_ABI, &abi);
+  napi_create_int32(env, sf_pool_threads(), &threads);
+  napi_set_named_property(env, exports, "threads", threads);
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   napi_set_named_property(env, exports, "abi", abi);
   return exports;

@@ -5,6 +5,9 @@
  *   sf_find   the first start of a needle wholly inside hay[from, n), or -1
  *   sf_scan   1 when the line is a JSON object the walk could read, with the value spans of the projected
  *             keys in `out` (3 int32 per slot: start, end, flags); 0: JSON.parse decides
+ *   sf_scan_why  the same, and on 0 whether JSON.parse might accept the line (`unsure`: an escaped key in a
+ *             collected object, nesting past MAX_DEPTH, a tab or CR); otherwise the line is not a JSON object
+ *             and JSON.parse (with parseJsonObject's object check) rejects it too
  *
  * The byte loops use AVX2 where the CPU has it (checked once by sf_init) and plain C elsewhere. Both are pure
  * functions of their arguments (no state but the CPU feature flag), so every thread calls them on its own
@@ -109,6 +112,65 @@ __attribute__((target("avx2,bmi"))) static int64_t find_avx2(const uint8_t *h, s
 
 #endif
 
+#ifdef SF_X86
+/* Every needle's two bytes compared 32 positions at a time, in one pass over the hay. */
+__attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
+  __m256i a[SF_MAX_NEEDLES], b[SF_MAX_NEEDLES];
+  size_t reach = 0;
+  for (int k = 0; k < nd->n; k++) {
+    a[k] = _mm256_set1_epi8((char)nd->m[k][nd->p1[k]]);
+    b[k] = _mm256_set1_epi8((char)nd->m[k][nd->p2[k]]);
+    if (nd->len[k] > reach) reach = nd->len[k];
+  }
+  size_t i = from;
+  for (; i + reach + 31 <= n; i += 32) {
+    uint32_t m = 0;
+    for (int k = 0; k < nd->n; k++) {
+      const __m256i x = _mm256_loadu_si256((const __m256i *)(h + i + nd->p1[k]));
+      const __m256i y = _mm256_loadu_si256((const __m256i *)(h + i + nd->p2[k]));
+      m |= (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x, a[k]), _mm256_cmpeq_epi8(y, b[k])));
+    }
+    while (m != 0) {
+      const unsigned t = (unsigned)__builtin_ctz(m);
+      for (int k = 0; k < nd->n; k++)
+        if (memcmp(h + i + t, nd->m[k], nd->len[k]) == 0) return (int64_t)(i + t);
+      m &= m - 1;
+    }
+  }
+  /* the rest: each needle's first start, the earliest wins */
+  int64_t best = -1;
+  for (int k = 0; k < nd->n; k++) {
+    const int64_t at = find_scalar(h, n, nd->m[k], nd->len[k], i);
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return best;
+}
+#endif
+
+void sf_needles(Needles *nd, const uint8_t *const *m, const size_t *len, int n) {
+  nd->n = n;
+  for (int k = 0; k < n; k++) {
+    nd->m[k] = m[k];
+    nd->len[k] = len[k];
+    if (len[k] >= 2) pick_positions(m[k], len[k], &nd->p1[k], &nd->p2[k]);
+    else nd->p1[k] = nd->p2[k] = 0;
+  }
+}
+
+int64_t sf_find_any(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
+  int short_needle = 0;
+  for (int k = 0; k < nd->n; k++) short_needle |= nd->len[k] < 2;
+#ifdef SF_X86
+  if (have_avx2 && !short_needle && nd->n > 0) return find_any_avx2(h, n, nd, from);
+#endif
+  int64_t best = -1;
+  for (int k = 0; k < nd->n; k++) {
+    const int64_t at = sf_find(h, n, nd->m[k], nd->len[k], from);
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return best;
+}
+
 int64_t sf_find(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t from) {
   if (k < 2 || from >= n || k > n - from) return find_scalar(h, n, nd, k, from);
 #ifdef SF_X86
@@ -123,6 +185,8 @@ typedef struct {
   const uint8_t *b;
   int64_t n;
   int32_t *out;
+  /* set when the walk refuses a line JSON.parse might still accept (an escaped collected key, deep nesting) */
+  int *unsure;
 } Walk;
 
 /* Index of the first byte at or after j that is '"', '\\' or below 0x20, or n. */
@@ -263,7 +327,10 @@ static int64_t member_value(const Walk *w, int64_t i, int64_t *q, int *esc) {
 }
 
 static int64_t array_end(const Walk *w, int64_t i, int depth) {
-  if (depth > MAX_DEPTH) return -1;
+  if (depth > MAX_DEPTH) {
+    *w->unsure = 1;
+    return -1;
+  }
   int esc, more;
   i = skip_space(w, i + 1);
   if (i < w->n && w->b[i] == ']') return i + 1;
@@ -286,7 +353,10 @@ static const Field *field_of(const Proj *p, const uint8_t *key, int64_t len) {
 /* Walk the object at i, validating it, and record the spans of the fields `p` projects (NULL: only validate;
  * keys with escapes are fine then). The end (exclusive), or -1. */
 static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p) {
-  if (depth > MAX_DEPTH) return -1;
+  if (depth > MAX_DEPTH) {
+    *w->unsure = 1;
+    return -1;
+  }
   int esc, more;
   int64_t q;
   i = skip_space(w, i + 1);
@@ -294,7 +364,11 @@ static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p
   do {
     const int64_t v = member_value(w, i, &q, &esc);
     /* an escaped key of a collected object may spell a wanted one: JSON.parse decides */
-    if (v < 0 || (esc && p != NULL)) return -1;
+    if (v < 0) return -1;
+    if (esc && p != NULL) {
+      *w->unsure = 1;
+      return -1;
+    }
     const Field *f = field_of(p, w->b + i + 1, q - i - 1);
     if (f == NULL) {
       i = value_end(w, v, depth, &esc);
@@ -322,10 +396,41 @@ static int64_t collect_object(const Walk *w, int64_t i, int depth, const Proj *p
 }
 
 int sf_scan(const uint8_t *b, int64_t n, const Proj *root, int32_t *out, int32_t slots) {
-  Walk w = {b, n, out};
+  int unsure = 0;
+  return sf_scan_why(b, n, root, out, slots, &unsure);
+}
+
+/* JSON's whitespace besides the space: the walk refuses it, JSON.parse does not. */
+static int other_space(const uint8_t *b, int64_t n) { return memchr(b, '\t', (size_t)n) != NULL || memchr(b, '\r', (size_t)n) != NULL; }
+
+int sf_scan_why(const uint8_t *b, int64_t n, const Proj *root, int32_t *out, int32_t slots, int *unsure) {
+  Walk w = {b, n, out, unsure};
+  *unsure = 0;
   memset(out, 0, sizeof(int32_t) * 3 * (size_t)slots);
   const int64_t start = skip_space(&w, 0);
-  if (start >= n || b[start] != '{') return 0;
-  const int64_t end = collect_object(&w, start, 1, root);
-  return end >= 0 && skip_space(&w, end) == n;
+  int64_t end = -1;
+  if (start < n && b[start] == '{') end = collect_object(&w, start, 1, root);
+  if (end >= 0 && skip_space(&w, end) == n) return 1;
+  if (!*unsure && other_space(b, n)) *unsure = 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ timestamps */
+
+int sf_canonical_time(const uint8_t *t, size_t n) {
+#define D(i) (t[i] >= '0' && t[i] <= '9')
+#define V2(i) ((t[i] - '0') * 10 + (t[i + 1] - '0'))
+  if (n < 20 || !(D(0) && D(1) && D(2) && D(3) && t[4] == '-' && D(5) && D(6) && t[7] == '-' && D(8) && D(9) && t[10] == 'T' && D(11) &&
+                  D(12) && t[13] == ':' && D(14) && D(15) && t[16] == ':' && D(17) && D(18)))
+    return 0;
+  if (V2(5) < 1 || V2(5) > 12 || V2(8) < 1 || V2(8) > 31 || V2(11) > 23 || V2(14) > 59 || V2(17) > 59) return 0;
+  size_t i = 19;
+  if (t[i] == '.') {
+    size_t d = 0;
+    for (i++; i < n && D(i); i++) d++;
+    if (d < 1 || d > 9) return 0;
+  }
+  return i == n - 1 && t[i] == 'Z';
+#undef D
+#undef V2
 }

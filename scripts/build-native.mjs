@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Build the optional native kernel (native/kernel.c + binding.c → build/kernel.node) with the system's C compiler and
+ * Build the optional native kernel (native/*.c → build/kernel.node) with the system's C compiler and
  * Node's own headers. Never fails the install or the build: without a compiler or headers it says so in one
  * line and sessionfold runs its JavaScript loops (src/native.ts). `SESSIONFOLD_NATIVE_BUILD=0` skips it;
  * `CC` picks the compiler. Up to date (built from the same source and flags, by its recorded sha256): nothing to do.
@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sources = ['kernel.c', 'binding.c'].map((f) => join(root, 'native', f));
-const header = join(root, 'native', 'kernel.h');
+const sources = ['kernel.c', 'lines.c', 'engine.c', 'claude.c', 'codex.c', 'pool.c', 'binding.c'].map((f) => join(root, 'native', f));
+const ownHeaders = ['kernel.h', 'engine.h'].map((f) => join(root, 'native', f));
 const out = join(root, 'build', 'kernel.node');
 const stamp = join(root, 'build', 'kernel.sha256');
 const say = (m) => process.stderr.write(`sessionfold: ${m}\n`);
@@ -33,10 +33,10 @@ function main() {
   if (inc === undefined) return say('native kernel not built (no Node headers found); the JavaScript loops run');
   const cc = process.env.CC ?? 'cc';
   const tmp = `${out}.${process.pid}.tmp`;
-  const flags = ['-O2', '-std=gnu11', '-fPIC', '-shared', '-fvisibility=hidden', `-I${inc}`];
+  const flags = ['-O2', '-std=gnu11', '-fPIC', '-shared', '-pthread', '-fvisibility=hidden', `-I${inc}`];
   if (process.platform === 'darwin') flags.push('-undefined', 'dynamic_lookup');
   const hash = createHash('sha256');
-  for (const f of [...sources, header]) hash.update(readFileSync(f));
+  for (const f of [...sources, ...ownHeaders]) hash.update(readFileSync(f));
   const digest = hash.update(JSON.stringify([cc, flags, process.platform, process.arch])).digest('hex');
   if (existsSync(out) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return;
   mkdirSync(dirname(out), { recursive: true });

@@ -7,7 +7,7 @@
  * one-directory-per-session codecs implement `read()` themselves; their cursors are declared here so that
  * the event cache can key on them.
  */
-import type { EventKind, KindCounts, SessionfoldEvent } from './events.js';
+import type { EventKind, KindCounts, SessionfoldEvent, UsageEvent } from './events.js';
 import { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind } from './events.js';
 import { invalidOption, SessionfoldError } from './errors.js';
 import type { LineCore } from '../cursors/core.js';
@@ -102,6 +102,13 @@ export interface ResumeOptions {
 }
 
 /** Counters of one read (csv-parse `info`). */
+/** See `Codec.scanUsage`. */
+export interface UsageScanResult {
+  events: UsageEvent[];
+  cwd: string | undefined;
+  info: ReadInfo;
+}
+
 export interface ReadInfo {
   /** Bytes read from the file by this read (the verified prefix excluded). */
   bytes: number;
@@ -209,6 +216,14 @@ export interface Codec {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   lineCoreFor?(file: string): LineCore<any>;
+  /**
+   * Optional: the usage of full reads by a faster engine (the native ones of Claude and Codex, `native.ts` in
+   * their folders), for the cost scan's cold reads. Per file: the usage events `read(file, { kinds: ['usage']
+   * })` yields, in order, the cwd of the file's first session event, and the read's counts (`events` counts
+   * usage events only); or `false`, only `read()` can decide this file; or undefined, not for this file. The
+   * whole answer is undefined when there is no engine here. The caller reads with `read()` what it did not get.
+   */
+  scanUsage?(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined;
   /** The agent's own command to resume a session, e.g. `['claude', '--resume', id]`. */
   resumeCommand?(nativeId: string, file?: SessionFile): string[];
 }

@@ -11,10 +11,12 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** The kernel's interface version; a build of another version is not loaded. */
-export const KERNEL_ABI = 1;
+export const KERNEL_ABI = 2;
 
 export interface NativeKernel {
   readonly abi: number;
+  /** Threads the engines read on (native/pool.c: one per online CPU, at most 8, below the main thread's priority). */
+  readonly threads: number;
   /** The first start of `needle` wholly inside `hay[from, to)`, or -1. */
   indexOf(hay: Uint8Array, needle: Uint8Array, from: number, to: number): number;
   /** A projection spec `[[keyBytes, slot, slotEnd, subSpec | null], …]` with `slots` slots, as a handle. */
@@ -23,6 +25,28 @@ export interface NativeKernel {
   scan(line: Uint8Array, handle: object, out: Int32Array): boolean;
   /** Whether the AVX2 loops run; `simd(false)` turns them off for this process (tests of the plain loops). */
   simd(on?: boolean): boolean;
+  /**
+   * A line source over an open file's bytes [from, end) (native/lines.c, driven by cursors/native-lines.ts):
+   * `head` 1 applies the Codex record-type rule on top of the markers; `cap` is the first buffer size.
+   */
+  linesOpen(fd: number, from: number, end: number, maxLine: number, head: number, cap: number): object;
+  /**
+   * The next lines (at most `limit`) that can matter: every non-empty line without markers; with markers,
+   * the lines holding one. Each is copied into `out` with 5 doubles in `idx` (kind, start, offset in out,
+   * length, next). Returns the record count, or LINES_END, LINES_IO_ERROR, LINES_NEED_OUT (the size in idx[0]).
+   */
+  linesNext(source: object, markers: readonly Uint8Array[] | null, out: Uint8Array, idx: Float64Array, limit: number): number;
+  /** [lines, filtered, bytes read, committed offset, pending bytes, errno]. */
+  linesStats(source: object, out: Float64Array): void;
+  /** Free the source's buffer now (the handle is unusable after). */
+  linesClose(source: object): void;
+  /**
+   * Whole files' usage by an engine, read one after another on one of the engines' threads: 0 Claude
+   * (native/claude.c), 1 Codex (native/codex.c; a file id is the id of a rollout without a header). Per file its
+   * result block, or false when JavaScript must read it (codecs/claude/native.ts and codecs/codex/native.ts
+   * decode the blocks).
+   */
+  scanFiles(engine: 0 | 1, paths: readonly string[], fileIds: readonly string[], maxLine: number, cap: number, projection: object, map: Int32Array): Promise<(Buffer | false)[]>;
 }
 
 /** Where the build puts the kernel, from this module in `src/` (tests) or `dist/src/` (the build). */
@@ -43,6 +67,14 @@ function load(): NativeKernel | undefined {
   }
   return undefined;
 }
+
+/** linesNext's record kinds and answers (native/kernel.h). */
+export const LINE = 0;
+export const LINE_LONG = 1;
+export const LINE_TOO_LONG = 2;
+export const LINES_END = -1;
+export const LINES_IO_ERROR = -2;
+export const LINES_NEED_OUT = -3;
 
 /** The loaded kernel, or undefined. */
 export const nativeKernel: NativeKernel | undefined = load();

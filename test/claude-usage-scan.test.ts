@@ -6,8 +6,7 @@
  * and constructed fixture. Whenever the scanner answers, its answer is the projection of JSON.parse's; when
  * JSON.parse throws, the scanner never answers. And the whole core gives the same events either way.
  */
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,12 +16,13 @@ import { scanFieldsJs } from '../cursors/scan-fields.js';
 import { nativeKernel } from '../src/native.js';
 import { normalizeReadOptions } from '../src/codec.js';
 import type { EventKind, SessionfoldEvent } from '../src/events.js';
-import { anyValue, applyDamage, plainCollectedKeys, damage, type J, key, noLf, num, obj, PLAIN, scalar, serialize, shuffled, style, text } from './helpers/json-model.js';
+import { applyDamage, plainCollectedKeys, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
+import { claudeLine as line, CLAUDE_SID as SID } from './helpers/claude-model.js';
+import { jsonlFiles } from './helpers/files.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const CONSTRUCTED = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
 const FIELDS = compileProjection(USAGE_LINE_FIELDS);
-const SID = '0f0f0f0f-1111-4222-8333-444444444444';
 const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
 const fastCore = createClaudeCore();
 /** Both walks: the native kernel's when it is built (src/native.ts), and the JavaScript one. */
@@ -66,59 +66,7 @@ function expectAgrees(line: Buffer, scan: typeof scanFields = scanFields): boole
   return true;
 }
 
-// ---- Claude-like lines over the shared JSON model (helpers/json-model.ts) ----
-
-const tokenValue: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: fc.nat({ max: 200_000 }) }, { weight: 1, arbitrary: num }, { weight: 1, arbitrary: fc.constantFrom<J>(null, '12', true) });
-const usageObj: fc.Arbitrary<J> = shuffled(
-  [
-    fc.tuple(fc.constant('input_tokens'), tokenValue),
-    fc.tuple(fc.constant('output_tokens'), tokenValue),
-    fc.tuple(fc.constant('cache_creation_input_tokens'), tokenValue),
-    fc.tuple(fc.constant('cache_read_input_tokens'), tokenValue),
-    fc.tuple(fc.constant('cache_creation'), fc.oneof(shuffled([fc.tuple(fc.constant('ephemeral_5m_input_tokens'), tokenValue), fc.tuple(fc.constant('ephemeral_1h_input_tokens'), tokenValue)], tokenValue).map(obj), scalar)),
-    fc.tuple(fc.constant('server_tool_use'), shuffled([fc.tuple(fc.constant('web_search_requests'), tokenValue), fc.tuple(fc.constant('web_fetch_requests'), tokenValue)], tokenValue).map(obj)),
-    fc.tuple(fc.constant('output_tokens_details'), fc.oneof(fc.constant(obj([['thinking_tokens', 12]])), scalar)),
-    fc.tuple(fc.constant('speed'), fc.constantFrom<J>('fast', 'standard', null, 3)),
-    fc.tuple(fc.constant('service_tier'), fc.constantFrom<J>('standard', null)),
-  ],
-  tokenValue,
-).map(obj);
-const block: fc.Arbitrary<J> = fc.oneof(
-  fc.tuple(text).map(([t]) => obj([['type', 'text'], ['text', t]])),
-  fc.tuple(text, text).map(([t, s]) => obj([['type', 'thinking'], ['thinking', t], ['signature', s]])),
-  fc.tuple(text, anyValue, usageObj).map(([n, input, u]) => obj([['type', 'tool_use'], ['id', 'toolu_1'], ['name', n], ['input', obj([['usage', u], ['message', obj([['usage', input]])], ['x', input]])]])),
-  fc.tuple(text, usageObj).map(([t, u]) => obj([['type', 'tool_result'], ['content', t], ['usage', u]])),
-);
-const messageObj: fc.Arbitrary<J> = shuffled(
-  [
-    fc.tuple(fc.constant('id'), fc.oneof(fc.constant<J>('msg_01ABC'), text, fc.constant<J>(null))),
-    fc.tuple(fc.constant('type'), fc.constant<J>('message')),
-    fc.tuple(fc.constant('role'), fc.constant<J>('assistant')),
-    fc.tuple(fc.constant('model'), fc.constantFrom<J>('claude-sonnet-4-5-20250929', '<synthetic>', 'us.anthropic.claude-opus-4-6-v1:0', 'anthropic/claude-sonnet-4.5', 'glm-4.6', 3)),
-    fc.tuple(fc.constant('content'), fc.oneof({ weight: 5, arbitrary: fc.array(block, { maxLength: 4 }) }, { weight: 1, arbitrary: text })),
-    fc.tuple(fc.constant('stop_reason'), fc.constantFrom<J>(null, 'end_turn', 'tool_use')),
-    fc.tuple(fc.constant('usage'), fc.oneof({ weight: 8, arbitrary: usageObj }, { weight: 1, arbitrary: anyValue })),
-  ],
-  fc.oneof(usageObj, anyValue),
-).map(obj);
-const line: fc.Arbitrary<J> = shuffled(
-  [
-    fc.tuple(fc.constant('parentUuid'), fc.constantFrom<J>(null, 'p-1')),
-    fc.tuple(fc.constant('isSidechain'), fc.boolean()),
-    fc.tuple(fc.constant('cwd'), fc.constant<J>('/w')),
-    fc.tuple(fc.constant('sessionId'), fc.constantFrom<J>(SID, 'other', 7)),
-    fc.tuple(fc.constant('message'), fc.oneof({ weight: 9, arbitrary: messageObj }, { weight: 1, arbitrary: anyValue })),
-    fc.tuple(fc.constant('requestId'), fc.oneof(fc.constant<J>('req_1'), text)),
-    fc.tuple(fc.constant('type'), fc.constantFrom<J>('assistant', 'user')),
-    fc.tuple(fc.constant('uuid'), fc.oneof(fc.constant<J>('a-1'), text)),
-    fc.tuple(fc.constant('timestamp'), fc.constantFrom<J>('2026-03-01T00:00:00.000Z', '[trimmed]', 5)),
-    fc.tuple(fc.constant('costUSD'), fc.oneof(num, fc.constant<J>('0.1'))),
-    fc.tuple(fc.constant('toolUseResult'), fc.tuple(usageObj, anyValue).map(([u, v]) => obj([['usage', u], ['totalTokens', v]]))),
-  ],
-  fc.oneof(messageObj, anyValue),
-).map(obj);
-
-
+// ---- Claude-like lines: helpers/claude-model.ts ----
 
 describe.each(WALKS)('claude usage scanner (%s): agrees with JSON.parse or leaves the line to it', (_walk, scan) => {
   it('reads plain Claude-like lines itself, with the same fields as JSON.parse (property)', () => {
@@ -220,16 +168,6 @@ describe.each(WALKS)('claude usage scanner (%s): agrees with JSON.parse or leave
   });
 });
 
-async function walk(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await walk(p)));
-    else if (e.name.endsWith('.jsonl')) out.push(p);
-  }
-  return out.sort();
-}
-
 function lines(content: Buffer): Buffer[] {
   const out: Buffer[] = [];
   let s = 0;
@@ -243,7 +181,7 @@ function run(core: typeof fastCore, content: Buffer | string, file: string, kind
 }
 
 describe('claude usage scanner over the fixtures', async () => {
-  const files = [...(await walk(REAL)), ...(await walk(CONSTRUCTED))];
+  const files = [...(await jsonlFiles(REAL)), ...(await jsonlFiles(CONSTRUCTED))];
 
   it.each(files.map((f) => [f.slice(f.indexOf('fixtures/')), f]))('%s: every usage line agrees, and the core gives the same events', async (_name, file) => {
     const content = await readFile(file);
@@ -257,7 +195,7 @@ describe('claude usage scanner over the fixtures', async () => {
 
   it('reads the usage lines of the real fixtures itself, leaving only the odd ones to JSON.parse', async () => {
     const state = fastCore.init({ file: FILE, options: normalizeReadOptions({ kinds: ['usage'] }) });
-    for (const file of await walk(REAL)) {
+    for (const file of await jsonlFiles(REAL)) {
       let start = 0;
       for (const l of lines(await readFile(file))) {
         try {

@@ -13,7 +13,8 @@ import { scanFields, scanFieldsJs } from '../cursors/scan-fields.js';
 import { parseSync } from '../cursors/sync.js';
 import type { EventKind, SessionfoldEvent } from '../src/events.js';
 import { LOCAL_FIXTURES, meta, REAL_DIR, REAL_FIXTURES } from './codex-helpers.js';
-import { anyValue, applyDamage, plainCollectedKeys, damage, type J, noLf, num, obj, PLAIN, serialize, shuffled, style, text } from './helpers/json-model.js';
+import { applyDamage, plainCollectedKeys, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
+import { codexLine } from './helpers/codex-model.js';
 
 const fastCore = createCodexCore();
 const parseCore = createCodexCore({ fastScan: false });
@@ -53,43 +54,7 @@ describe('codex fast field scan over the fixtures', () => {
   });
 });
 
-// ---- generated rollout lines over the shared JSON model ----
-
-const tokenValue: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: fc.nat({ max: 500_000 }) }, { weight: 1, arbitrary: num }, { weight: 1, arbitrary: fc.constantFrom<J>(null, '12', true) });
-const TOKEN_KEYS = ['input_tokens', 'cached_input_tokens', 'cache_read_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_output_tokens', 'total_tokens'];
-const tokenUsage: fc.Arbitrary<J> = fc.oneof(
-  { weight: 9, arbitrary: shuffled(TOKEN_KEYS.map((k) => fc.tuple(fc.constant(k), tokenValue)), tokenValue).map(obj) },
-  { weight: 1, arbitrary: anyValue },
-);
-const stamp: fc.Arbitrary<J> = fc.oneof(fc.integer({ min: 0, max: 3600 }).map((s) => new Date(Date.UTC(2025, 10, 5, 12, 0, s)).toISOString()), fc.constantFrom<J>('[ts]', 7, null));
-const ordinal: fc.Arbitrary<[string, J]> = fc.tuple(fc.constant('ordinal'), fc.oneof(fc.nat({ max: 50 }), fc.constant<J>('3')));
-const recordType = (t: string): fc.Arbitrary<J> => fc.oneof({ weight: 9, arbitrary: fc.constant<J>(t) }, { weight: 1, arbitrary: fc.constantFrom<J>('event_msg', 'turn_context', 'response_item', 'token_usage_record', 'session_meta', 'message') });
-const rollout = (type: string, payload: fc.Arbitrary<J>): fc.Arbitrary<J> =>
-  shuffled([fc.tuple(fc.constant('timestamp'), stamp), fc.tuple(fc.constant('type'), recordType(type)), fc.tuple(fc.constant('payload'), payload), ordinal], anyValue).map(obj);
-
-const tokenCount = rollout(
-  'event_msg',
-  shuffled(
-    [
-      fc.tuple(fc.constant('type'), fc.constantFrom<J>('token_count', 'token_count', 'agent_message')),
-      fc.tuple(fc.constant('info'), fc.oneof(fc.constant<J>(null), shuffled([fc.tuple(fc.constant('total_token_usage'), tokenUsage), fc.tuple(fc.constant('last_token_usage'), tokenUsage), fc.tuple(fc.constant('model_context_window'), tokenValue)], tokenUsage).map(obj))),
-      fc.tuple(fc.constant('rate_limits'), fc.oneof(anyValue, tokenUsage)),
-    ],
-    anyValue,
-  ).map(obj),
-);
-const turnContext = rollout(
-  'turn_context',
-  shuffled([fc.tuple(fc.constant('cwd'), fc.constant<J>('/w')), fc.tuple(fc.constant('model'), fc.constantFrom<J>('gpt-5', 'gpt-5-codex', 'o3', '', 4)), fc.tuple(fc.constant('model_provider'), fc.constantFrom<J>('openai', 'azure', null))], anyValue).map(obj),
-);
-const usageRecord = rollout(
-  'token_usage_record',
-  shuffled([fc.tuple(fc.constant('response_id'), fc.oneof(fc.constantFrom<J>('resp_1', 'resp_2', 'resp_3'), text)), fc.tuple(fc.constant('usage'), tokenUsage), fc.tuple(fc.constant('thread_id'), fc.constantFrom<J>('0199a000-0000-7000-8000-000000000099', 'other', null))], anyValue).map(obj),
-);
-const copiedHeader = rollout('session_meta', shuffled([fc.tuple(fc.constant('id'), fc.constantFrom<J>('0199a000-0000-7000-8000-000000000099', 'parent-1', 5)), fc.tuple(fc.constant('session_id'), fc.constantFrom<J>('s-2', null)), fc.tuple(fc.constant('cwd'), fc.constant<J>('/p'))], anyValue).map(obj));
-// Records that hold no usage but mention it: a tool output quoting a token_count line, a message.
-const decoy = rollout('response_item', shuffled([fc.tuple(fc.constant('type'), fc.constantFrom<J>('function_call_output', 'message')), fc.tuple(fc.constant('output'), fc.oneof(text, fc.constant<J>('{"type":"token_count","info":{}}'))), fc.tuple(fc.constant('info'), fc.oneof(tokenUsage, anyValue))], anyValue).map(obj));
-const codexLine: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: tokenCount }, { weight: 2, arbitrary: turnContext }, { weight: 2, arbitrary: usageRecord }, { weight: 1, arbitrary: copiedHeader }, { weight: 2, arbitrary: decoy });
+// ---- generated rollout lines: helpers/codex-model.ts ----
 
 const noNewline = (st: fc.Arbitrary<Parameters<typeof serialize>[1]>) => st.map((s) => ({ ...s, spaces: s.spaces.filter((x) => x !== '\n') }));
 

@@ -13,6 +13,7 @@ import type { SessionfoldEvent } from '../../src/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';
+import { scanClaudeUsage } from './native.js';
 import { CODEC_ID, discoverClaudeFiles, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
@@ -91,6 +92,7 @@ export const claude: Codec = {
     return meta === undefined ? claudeCore : createClaudeCore({ meta });
   },
   read: readClaude,
+  scanUsage: scanClaudeUsage,
   resumeCommand(nativeId: string, _file?: SessionFile): string[] {
     return ['claude', '--resume', nativeId];
   },

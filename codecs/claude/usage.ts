@@ -95,7 +95,6 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
   if (model === SYNTHETIC_MODEL) return undefined;
   const messageId = str(msg.id);
   const requestId = str(rec.requestId);
-  const key = getResponseKey(messageId, requestId);
 
   const breakdown = isRecord(u.cache_creation) ? u.cache_creation : undefined;
   const write5m = count(breakdown?.ephemeral_5m_input_tokens);
@@ -104,35 +103,79 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
   const cacheWrite = typeof u.cache_creation_input_tokens === 'number' ? count(u.cache_creation_input_tokens) : write5m + write1h;
   const outputTokens = count(u.output_tokens);
   const details = isRecord(u.output_tokens_details) ? u.output_tokens_details : undefined;
-  const cost = rec.costUSD;
-  const uuid = str(rec.uuid);
-  const provider = model === undefined ? undefined : getModelProvider(model);
-  const speed = str(u.speed);
-  const webSearches = count(isRecord(u.server_tool_use) ? u.server_tool_use.web_search_requests : undefined);
-
-  const event: UsageEvent = {
-    type: 'usage',
-    agent: CODEC_ID,
+  return buildUsage(
+    {
+      model,
+      messageId,
+      requestId,
+      uuid: str(rec.uuid),
+      timestamp: rec.timestamp,
+      cost: rec.costUSD,
+      speed: str(u.speed),
+      inputTokens: count(u.input_tokens),
+      outputTokens,
+      reasoningTokens: Math.min(count(details?.thinking_tokens), outputTokens),
+      cacheReadTokens: count(u.cache_read_input_tokens),
+      cacheWriteTokens: cacheWrite,
+      cacheWrite1hTokens: Math.min(write1h, cacheWrite),
+      webSearchRequests: count(isRecord(u.server_tool_use) ? u.server_tool_use.web_search_requests : undefined),
+    },
     sessionId,
-    offset: start,
-    model: model ?? 'unknown',
-    ...(model === undefined && { modelFallback: true }),
-    ...(provider !== undefined && { provider }),
-    timestamp: extractTimestamp(rec.timestamp) ?? EPOCH,
-    inputTokens: count(u.input_tokens),
-    outputTokens,
-    reasoningTokens: Math.min(count(details?.thinking_tokens), outputTokens),
-    cacheReadTokens: count(u.cache_read_input_tokens),
-    cacheWriteTokens: cacheWrite,
-    cacheWrite1hTokens: Math.min(write1h, cacheWrite),
-    ...(typeof cost === 'number' && Number.isFinite(cost) && { costUsd: cost }),
-    ...(speed !== undefined && speed !== 'standard' && { speed }),
-    ...(webSearches > 0 && { webSearchRequests: webSearches }),
-    singleRequest: true,
-    // Without any id the line cannot be matched to another: its key is unique to the line.
-    dedupKey: key ?? `${CODEC_ID}:line:${sessionId}:${uuid ?? `@${start}`}`,
-    ...(messageId !== undefined && { messageId }),
-  };
+    start,
+  );
+}
+
+/**
+ * A usage record's values once the token rules are applied (extractUsage above; the native engine,
+ * native/claude.c, applies the same rules in C and hands its values to codecs/claude/native.ts).
+ */
+export interface UsageValues {
+  model: string | undefined;
+  messageId: string | undefined;
+  requestId: string | undefined;
+  uuid: string | undefined;
+  /** The line's `timestamp` value, as JSON.parse gives it. */
+  timestamp: unknown;
+  /** True when `timestamp` is known to be a string Date.parse accepts (the native engine checked it). */
+  timestampValid?: boolean | undefined;
+  /** The line's `costUSD` value, as JSON.parse gives it. */
+  cost: unknown;
+  speed: string | undefined;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  webSearchRequests: number;
+}
+
+/** The candidate of a usage record: the event and its response key (one builder for both engines). */
+export function buildUsage(v: UsageValues, sessionId: string, start: number): UsageCandidate {
+  const { model, messageId, cost, speed } = v;
+  const key = getResponseKey(messageId, v.requestId);
+  // Built field by field (no object spreads: this runs once per usage event of a history), in the order
+  // of UsageEvent's fields.
+  const event = { type: 'usage', agent: CODEC_ID, sessionId, offset: start, model: model ?? 'unknown' } as UsageEvent;
+  if (model === undefined) event.modelFallback = true;
+  else {
+    const provider = getModelProvider(model);
+    if (provider !== undefined) event.provider = provider;
+  }
+  event.timestamp = v.timestampValid === true ? (v.timestamp as string) : (extractTimestamp(v.timestamp) ?? EPOCH);
+  event.inputTokens = v.inputTokens;
+  event.outputTokens = v.outputTokens;
+  event.reasoningTokens = v.reasoningTokens;
+  event.cacheReadTokens = v.cacheReadTokens;
+  event.cacheWriteTokens = v.cacheWriteTokens;
+  event.cacheWrite1hTokens = v.cacheWrite1hTokens;
+  if (typeof cost === 'number' && Number.isFinite(cost)) event.costUsd = cost;
+  if (speed !== undefined && speed !== 'standard') event.speed = speed;
+  if (v.webSearchRequests > 0) event.webSearchRequests = v.webSearchRequests;
+  event.singleRequest = true;
+  // Without any id the line cannot be matched to another: its key is unique to the line.
+  event.dedupKey = key ?? `${CODEC_ID}:line:${sessionId}:${v.uuid ?? `@${start}`}`;
+  if (messageId !== undefined) event.messageId = messageId;
   return { key, event };
 }
 

@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../src/codec.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, codexCore } from './parse.js';
+import { scanCodexUsage } from './native.js';
 import { candidateDayDirs, getCodexRoots, parseRolloutFileName, rolloutDirs, walkRollouts } from './paths.js';
 
 export { codexCore, CODEC_ID, FALLBACK_MODEL, CODEX_USAGE_MARKERS } from './parse.js';
@@ -84,6 +85,7 @@ export const codex: Codec = {
   getParseDependencies: () => [],
   lineCore: codexCore,
   read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, codexCore),
+  scanUsage: scanCodexUsage,
   resumeCommand: (nativeId: string) => ['codex', 'resume', nativeId],
 };
 export default codex;

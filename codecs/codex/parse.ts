@@ -23,7 +23,7 @@ import type { KindCounts, MessageRole, UsageEvent } from '../../src/events.js';
 import { SessionfoldError } from '../../src/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
-import { CODEX_USAGE_FIELDS, mayHoldUsage } from './prefilter.js';
+import { CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
 import { scanFields } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
@@ -97,7 +97,8 @@ interface Snapshot {
   recent: [number, Source][];
 }
 
-function fileIdOf(file: string): string {
+/** The id a rollout without a header takes: its file name's (see paths.ts). */
+export function fileIdOf(file: string): string {
   const name = basename(file);
   return parseRolloutFileName(name)?.id ?? name.replace(/\.jsonl$/i, '');
 }
@@ -242,21 +243,39 @@ function isInherited(s: CodexState, rec: Json, ts: string | undefined): boolean 
 }
 
 function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
-  const provider = s.metaProvider ?? s.ctxProvider;
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset: start,
-    model: s.model ?? FALLBACK_MODEL,
-    ...(s.model === null && { modelFallback: true }),
-    ...(provider !== null && { provider }),
-    timestamp: ts,
-    ...toUsageFields(t),
-    singleRequest,
-    dedupKey,
-    ...(messageId !== undefined && { messageId }),
-  };
+  return buildCodexUsage({ sessionId: s.sessionId, model: s.model, provider: s.metaProvider ?? s.ctxProvider, timestamp: ts, tok: t, singleRequest, dedupKey, messageId }, start);
+}
+
+/** What a Codex usage event is made of (`usageEvent` above; the native engine, codecs/codex/native.ts). */
+export interface CodexUsageValues {
+  sessionId: string;
+  model: string | null;
+  provider: string | null;
+  timestamp: string;
+  tok: Tok;
+  singleRequest: boolean;
+  dedupKey: string;
+  messageId?: string | undefined;
+}
+
+/** A Codex usage event (one builder for both engines). */
+export function buildCodexUsage(v: CodexUsageValues, start: number): UsageEvent {
+  // Field by field (no object spreads: once per usage event of a history), in UsageEvent's order.
+  const e = { type: 'usage', agent: CODEC_ID, sessionId: v.sessionId, offset: start, model: v.model ?? FALLBACK_MODEL } as UsageEvent;
+  if (v.model === null) e.modelFallback = true;
+  if (v.provider !== null) e.provider = v.provider;
+  e.timestamp = v.timestamp;
+  const u = toUsageFields(v.tok);
+  e.inputTokens = u.inputTokens;
+  e.outputTokens = u.outputTokens;
+  e.reasoningTokens = u.reasoningTokens;
+  e.cacheReadTokens = u.cacheReadTokens;
+  e.cacheWriteTokens = u.cacheWriteTokens;
+  e.cacheWrite1hTokens = u.cacheWrite1hTokens;
+  e.singleRequest = v.singleRequest;
+  e.dedupKey = v.dedupKey;
+  if (v.messageId !== undefined) e.messageId = v.messageId;
+  return e;
 }
 
 /** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */
@@ -467,7 +486,17 @@ export interface CodexCoreOptions {
 /** A Codex rollout LineCore; `codexCore` is the default one. */
 export function createCodexCore(options: CodexCoreOptions = {}): LineCore<CodexState> {
   const fast = options.fastScan ?? true;
-  return { init, restore, snapshot, line: (s, buf, start, emit) => line(s, buf, start, emit, fast), end };
+  return {
+    init,
+    restore,
+    snapshot,
+    line: (s, buf, start, emit) => line(s, buf, start, emit, fast),
+    end,
+    // What `line()` lets through once the header is read in a usage-only read: `mayHoldUsage` lines, each of
+    // which holds a marker; the native line source applies the rule itself (`headRule`).
+    markers: (s) => (s.usageOnly && s.decided ? CODEX_USAGE_MARKERS : undefined),
+    headRule: 'codex-rollout',
+  };
 }
 
 /** The Codex rollout LineCore. */

@@ -48,7 +48,7 @@ export function mayHoldUsage(line: Buffer): boolean {
 }
 
 /** Every field of a raw TokenUsage object that `readTok` (tokens.ts) reads. */
-const TOKEN_USAGE = {
+export const TOKEN_USAGE = {
   input_tokens: true,
   output_tokens: true,
   total_tokens: true,

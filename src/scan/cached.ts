@@ -345,6 +345,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
           pending.push({ state, done: m });
           pendingEvents += state.events;
         }
+      } else if (m.type === 'events') {
+        throw new Error('scan: a cached read took the native lane'); // only the streaming scan asks for it
       } else {
         states.delete(m.id);
         const row = state.row;

@@ -110,3 +110,44 @@ export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discov
   }
   return { files, seen };
 }
+
+/** True when discovery can hand files over as it finds them (no DiscoveryCache answers for it). */
+export function canDiscoverStreaming(): boolean {
+  return installed === undefined;
+}
+
+/**
+ * `discoverFiles` for a scan that starts reading before the listing ends: files go to `onFiles` in chunks of
+ * `chunk`, in the codecs' order, and the event loop turns between chunks (so that reads started on the ones
+ * handed over complete and are folded meanwhile). Only without a DiscoveryCache (`canDiscoverStreaming`).
+ */
+export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (files: ScanFile[]) => void, chunk = 64): Promise<void> {
+  const stats = opts.stats;
+  let pending: ScanFile[] = [];
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const out = pending;
+    pending = [];
+    onFiles(out);
+    await new Promise<void>((r) => setImmediate(r));
+  };
+  for (const { codec, roots } of opts.sources) {
+    if (roots.length === 0) continue;
+    const paths = new Set<string>();
+    const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
+    for await (const d of codec.discover(roots)) {
+      if (paths.has(d.path)) continue;
+      paths.add(d.path);
+      const f = statFound(codec, d.path, d.root);
+      if (f === undefined) continue;
+      stats.files++;
+      if (skipByMtime && f.mtimeMs < (opts.since as number)) {
+        stats.skippedSince++;
+        continue;
+      }
+      pending.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
+      if (pending.length >= chunk) await flush();
+    }
+  }
+  await flush();
+}

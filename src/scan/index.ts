@@ -22,7 +22,7 @@
  * }
  */
 import { createHash } from 'node:crypto';
-import { discoverFiles, type Discovery } from './discover.js';
+import { canDiscoverStreaming, discoverFiles, type Discovery } from './discover.js';
 import { normalizeScanOptions } from './options.js';
 import { scanCached } from './cached.js';
 import { scanStreaming } from './streaming.js';
@@ -38,12 +38,14 @@ export { getCachePath } from '../cache/paths.js';
  */
 export async function* scanUsageBatches(options: ScanOptions = {}, discovered?: Discovery): AsyncGenerator<UsageRecord[]> {
   const opts = normalizeScanOptions(options);
-  const discovery = discovered ?? (await discoverFiles(opts));
-  if (opts.cache) yield* scanCached(opts, discovery);
-  else {
+  if (!opts.cache) {
     if (opts.delta) opts.delta.exact = false;
-    yield* scanStreaming(opts, discovery.files);
+    // Without the cache, reading starts as discovery finds files (unless a discovery cache answers for it).
+    if (discovered === undefined && canDiscoverStreaming()) yield* scanStreaming(opts);
+    else yield* scanStreaming(opts, (discovered ?? (await discoverFiles(opts))).files);
+    return;
   }
+  yield* scanCached(opts, discovered ?? (await discoverFiles(opts)));
 }
 
 /**

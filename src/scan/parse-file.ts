@@ -13,7 +13,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Codec, ReadCursor, ReadInfo, ResumeStart } from '../codec.js';
 import { newReadInfo } from '../codec.js';
-import type { KindCounts, SessionEvent } from '../events.js';
+import type { KindCounts, SessionEvent, UsageEvent } from '../events.js';
 import { isSessionfoldError } from '../errors.js';
 import { createHash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
@@ -67,6 +67,11 @@ export interface ParseTask {
   prefixHash?: string | undefined;
   /** The session track of the stored state the cursor continues. */
   track?: SessionTrack | undefined;
+  /**
+   * A full read whose usage alone is wanted (the streaming scan): the pool may read it with the codec's native
+   * engine (`Codec.scanUsage`) and post one `events` message instead of segments.
+   */
+  native?: boolean | undefined;
 }
 
 export interface SerializedError {
@@ -78,6 +83,8 @@ export interface SerializedError {
 export type TaskMessage =
   | { type: 'start'; id: number; start: ResumeStart }
   | { type: 'batch'; id: number; data: Uint8Array; cwd: string | undefined; bytes: number }
+  /** A file's usage from the codec's native engine (`Codec.scanUsage`, run by the pool's native lane). */
+  | { type: 'events'; id: number; events: readonly UsageEvent[]; cwd: string | undefined; bytes: number }
   | {
       type: 'done';
       id: number;
@@ -88,6 +95,8 @@ export type TaskMessage =
       info: ReadInfo;
       track: SessionTrack;
       bytesVerified: number;
+      /** Read by the codec's native engine (the pool's native lane). */
+      native?: true;
     }
   | { type: 'error'; id: number; error: SerializedError };
 

@@ -7,12 +7,33 @@
  *
  * Back-pressure: a task is dispatched only while `canDispatch()` holds (the consumer's queue is short); the
  * consumer calls `pump()` as it drains.
+ *
+ * The native lane: a task marked `native` whose codec has a native engine (`Codec.scanUsage`) is read by it
+ * on the engines' own threads (native/pool.c), NATIVE_INFLIGHT jobs at a time, largest first, and posts start / events / done from
+ * the main thread. It needs no worker thread (no isolate to start, no JavaScript to warm up: C reads the file
+ * and the main thread only decodes its usage). A file the engine leaves to `read()` goes back to the queues
+ * above.
  */
 import { Worker } from 'node:worker_threads';
-import type { Codec } from '../codec.js';
-import { parseFile, type ParseTask, type TaskMessage } from './parse-file.js';
+import type { Codec, UsageScanResult } from '../codec.js';
+import { nativeKernel } from '../native.js';
+import { newSessionTrack, parseFile, serializeError, type ParseTask, type TaskMessage } from './parse-file.js';
 
 const PREFETCH = 2;
+/**
+ * Jobs the native lane has queued at once: twice the engines' threads (native/pool.c), so that a thread
+ * finishing a job finds the next one queued without waiting for the main thread to take the result. A job
+ * reads a large file alone, or small files of one codec together (up to NATIVE_BATCH_BYTES or
+ * NATIVE_BATCH_FILES): a job per small file cost a thread wake-up and a completion on the main thread each.
+ */
+export const NATIVE_INFLIGHT = 2 * (nativeKernel?.threads ?? 1);
+export const NATIVE_BATCH_BYTES = 4 << 20;
+export const NATIVE_BATCH_FILES = 64;
+
+/** True when the pool will hand `task` to the codec's native engine first (`SESSIONFOLD_NATIVE_ENGINES=0`: never). */
+export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
+  return task.native === true && !task.resume && codec.scanUsage !== undefined && nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
+}
 /**
  * A worker's young generation (MB). V8's default lets each isolate's nursery grow to tens of MB; a parse
  * worker's garbage is short-lived (lines, events; large strings go to large-object space, not the
@@ -47,9 +68,19 @@ export class ParsePool {
   #inline: ParseTask[] = [];
   #inlineRunning = false;
   #closed = false;
+  #native: ParseTask[] = [];
+  #nativeInflight = 0;
+  #size: number;
 
   constructor(options: PoolOptions) {
     this.#opts = options;
+    this.#size = options.size;
+  }
+
+  /** Set the pool size before the first task for a worker is added (a scan that discovers as it reads). */
+  setSize(size: number): void {
+    if (this.#slots.length > 0 || this.#queue.length > 0) throw new Error('ParsePool.setSize: workers already have tasks');
+    this.#size = size;
   }
 
   /** Worker threads started. */
@@ -59,15 +90,90 @@ export class ParsePool {
 
   /** Queue tasks (sorted largest first) and start dispatching. */
   add(tasks: readonly ParseTask[]): void {
+    const js: ParseTask[] = [];
     for (const t of tasks) {
-      if (this.#opts.size > 0 && this.#opts.codecOf(t).onWorker) this.#queue.push(t);
+      if (takesNativeLane(this.#opts.codecOf(t).codec, t)) this.#native.push(t);
+      else js.push(t);
+    }
+    this.#native.sort((a, b) => b.weight - a.weight);
+    this.#addJs(js);
+  }
+
+  /** Queue tasks for `parseFile`, on a worker or on the main thread. */
+  #addJs(tasks: readonly ParseTask[]): void {
+    for (const t of tasks) {
+      if (this.#size > 0 && this.#opts.codecOf(t).onWorker) this.#queue.push(t);
       else this.#inline.push(t);
     }
     this.#queue.sort((a, b) => b.weight - a.weight);
     this.#inline.sort((a, b) => b.weight - a.weight);
-    const want = Math.min(this.#opts.size, this.#slots.length + this.#queue.length);
+    const want = Math.min(this.#size, this.#slots.length + this.#queue.length);
     while (this.#slots.length < want) this.#slots.push(this.#spawn());
     this.pump();
+  }
+
+  /**
+   * Start native reads while there is room: a batch of files of one codec per pool thread job (a large file
+   * alone; small ones together, up to NATIVE_BATCH_BYTES or NATIVE_BATCH_FILES), each file's messages posted
+   * when C is done with the batch.
+   */
+  #pumpNative(): void {
+    while (this.#nativeInflight < NATIVE_INFLIGHT && this.#native.length > 0 && this.#opts.canDispatch() && !this.#closed) {
+      const first = this.#native.shift() as ParseTask;
+      const codec = this.#opts.codecOf(first).codec;
+      const batch = [first];
+      let bytes = first.weight;
+      if (bytes < NATIVE_BATCH_BYTES) {
+        // The next tasks of the same codec, in order, up to the batch's limits; the others keep their places.
+        const rest: ParseTask[] = [];
+        for (const t of this.#native) {
+          if (bytes < NATIVE_BATCH_BYTES && batch.length < NATIVE_BATCH_FILES && this.#opts.codecOf(t).codec === codec) {
+            batch.push(t);
+            bytes += t.weight;
+          } else rest.push(t);
+        }
+        this.#native = rest;
+      }
+      let read: Promise<(UsageScanResult | false | undefined)[]> | undefined;
+      try {
+        read = codec.scanUsage?.(batch.map((t) => t.path));
+      } catch {
+        read = undefined;
+      }
+      if (read === undefined) {
+        this.#addJs(batch.map((t) => ({ ...t, native: false })));
+        continue;
+      }
+      this.#nativeInflight++;
+      read.then(
+        (results) => {
+          this.#nativeInflight--;
+          if (this.#closed) return;
+          const js: ParseTask[] = [];
+          batch.forEach((task, i) => {
+            const r = results[i];
+            if (r === undefined || r === false) js.push({ ...task, native: false });
+            else this.#deliver(task, r);
+          });
+          if (js.length > 0) this.#addJs(js);
+          this.pump();
+        },
+        (e: unknown) => {
+          this.#nativeInflight--;
+          if (this.#closed) return;
+          for (const task of batch) this.#opts.onMessage({ type: 'error', id: task.id, error: serializeError(e) });
+          this.pump();
+        },
+      );
+    }
+  }
+
+  #deliver(task: ParseTask, r: UsageScanResult): void {
+    const post = this.#opts.onMessage;
+    post({ type: 'start', id: task.id, start: { restarted: true, reason: 'no-cursor', replaced: {} } });
+    if (r.events.length > 0) post({ type: 'events', id: task.id, events: r.events, cwd: r.cwd, bytes: r.info.bytes });
+    const track = r.cwd === undefined ? newSessionTrack() : { events: 1, cwdIndex: 0, cwd: r.cwd };
+    post({ type: 'done', id: task.id, cursor: undefined, prefixHash: undefined, partialLine: r.info.bytes > r.info.bytesCommitted, info: r.info, track, bytesVerified: 0, native: true });
   }
 
   #spawn(): Slot {
@@ -90,6 +196,7 @@ export class ParsePool {
   /** Dispatch while there is room. */
   pump(): void {
     if (this.#closed) return;
+    this.#pumpNative();
     for (let round = 0; round < PREFETCH && this.#queue.length > 0; round++) {
       for (const slot of this.#slots) {
         if (this.#queue.length === 0 || !this.#opts.canDispatch()) break;
@@ -137,6 +244,7 @@ export class ParsePool {
     this.#closed = true;
     this.#queue = [];
     this.#inline = [];
+    this.#native = [];
     await Promise.all(this.#slots.map((s) => s.worker.terminate()));
     this.#slots.length = 0;
   }

@@ -19,6 +19,7 @@ export class TaskRunner {
   readonly #opts: NormalizedScanOptions;
   readonly #codecs: Map<string, Codec>;
   #remaining = 0;
+  #expecting = false;
   #total = 0;
   #finished = 0;
   readonly #partial = new Map<number, number>();
@@ -52,10 +53,28 @@ export class TaskRunner {
     this.#progress();
   }
 
+  /** More tasks will be added (`add`) until `noMore()`: until then `next()` waits instead of ending. */
+  expectMore(): void {
+    this.#expecting = true;
+  }
+
+  noMore(): void {
+    this.#expecting = false;
+    this.#queue.wake();
+  }
+
+  /** Set the worker count before the first task for a worker is added (see ParsePool.setSize). */
+  setWorkers(n: number): void {
+    this.#pool.setSize(n);
+  }
+
   /** The next message, or undefined once every task has finished. Throws when a worker died. */
   async next(): Promise<TaskMessage | undefined> {
-    if (this.#remaining === 0 && this.#queue.size === 0) return undefined;
-    const m = (await this.#queue.next()) as Item;
+    let m: Item | undefined;
+    while (m === undefined) {
+      if (this.#remaining === 0 && this.#queue.size === 0 && !this.#expecting) return undefined;
+      m = await this.#queue.next(); // undefined: woken by noMore()
+    }
     this.#pool.pump();
     if (m.type === 'fatal') throw m.error;
     if (m.type === 'batch') this.#setPartial(m.id, m.bytes);

@@ -1,38 +1,85 @@
 /**
  * The scan without the cache (`cache: false`): every file read from byte 0, batches yielded as workers post
  * them, nothing held beyond the consumer's queue. The reference the cached path is tested against.
+ *
+ * Files a codec's native engine reads (the pool's native lane) start reading as discovery finds them; files
+ * for `parseFile` wait for the end of discovery, which sizes the worker pool by their bytes.
  */
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
-import type { ScanFile } from './discover.js';
+import { canDiscoverStreaming, discoverStreaming, type ScanFile } from './discover.js';
 import type { ParseTask } from './parse-file.js';
 import { isMissingFileError } from './parse-file.js';
 import { TaskRunner } from './runner.js';
 import { decodeSegment, pushRecords } from './segment.js';
-import type { UsageRecord } from './types.js';
+import { asRecords, type UsageRecord } from './types.js';
+import { takesNativeLane } from './pool.js';
 
-export async function* scanStreaming(opts: NormalizedScanOptions, files: readonly ScanFile[]): AsyncGenerator<UsageRecord[]> {
+/** Scan `files`, or, when undefined, discover them as the scan goes (see the module header). */
+export async function* scanStreaming(opts: NormalizedScanOptions, files?: readonly ScanFile[]): AsyncGenerator<UsageRecord[]> {
   const stats = opts.stats;
-  const tasks: ParseTask[] = files.map((f, id) => ({ id, agent: f.codec.id, path: f.path, weight: f.size, resume: false }));
-  const runner = new TaskRunner(opts, resolveWorkers(opts.workers, tasks.length, tasks.reduce((n, t) => n + t.weight, 0)));
-  try {
-    runner.add(tasks);
+  const all: ScanFile[] = [];
+  const js: ParseTask[] = [];
+  const runner = new TaskRunner(opts, 0);
+  const take = (found: readonly ScanFile[]): void => {
+    const native: ParseTask[] = [];
+    for (const f of found) {
+      const t: ParseTask = { id: all.length, agent: f.codec.id, path: f.path, weight: f.size, resume: false, native: true };
+      all.push(f);
+      if (takesNativeLane(f.codec, t)) native.push(t);
+      else js.push(t);
+    }
+    runner.add(native);
+  };
+  // Workers for what the native lane will not read (it reads on libuv's threads, not on workers).
+  const startJs = (): void => {
+    runner.setWorkers(resolveWorkers(opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
+    runner.add(js);
     stats.workers = runner.workers;
+  };
+  let discovery: Promise<void> | undefined;
+  let failed: unknown;
+  if (files !== undefined) {
+    take(files);
+    startJs();
+  } else if (canDiscoverStreaming()) {
+    runner.expectMore();
+    discovery = discoverStreaming(opts, take).then(
+      () => {
+        startJs();
+        runner.noMore();
+      },
+      (e: unknown) => {
+        failed = e;
+        runner.noMore();
+      },
+    );
+  } else {
+    throw new Error('scanStreaming: a discovery cache is installed; pass the discovered files');
+  }
+  try {
     for (let m = await runner.next(); m !== undefined; m = await runner.next()) {
       if (m.type === 'batch') {
         const out: UsageRecord[] = [];
-        pushRecords(decodeSegment(m.data), (files[m.id] as ScanFile).path, m.cwd, false, out);
+        pushRecords(decodeSegment(m.data), (all[m.id] as ScanFile).path, m.cwd, false, out);
+        stats.records += out.length;
+        yield out;
+      } else if (m.type === 'events') {
+        const out = asRecords(m.events, (all[m.id] as ScanFile).path, m.cwd);
         stats.records += out.length;
         yield out;
       } else if (m.type === 'done') {
         stats.fullReads++;
+        if (m.native === true) stats.nativeReads++;
         stats.bytesRead += m.info.bytes;
         stats.skippedLines += m.info.skippedLines;
       } else if (m.type === 'error' && !isMissingFileError(m.error)) {
         stats.failed++;
-        opts.onWarning(`Cannot read ${(files[m.id] as ScanFile).path}: ${m.error.message}`);
+        opts.onWarning(`Cannot read ${(all[m.id] as ScanFile).path}: ${m.error.message}`);
       }
     }
+    await discovery;
+    if (failed !== undefined) throw failed;
   } finally {
     await runner.close();
   }

@@ -18,6 +18,19 @@ export interface UsageRecord extends UsageEvent {
   retained?: boolean;
 }
 
+/**
+ * The events of one file as its records: each event gets `file` (and `cwd`) in place, no copy. For events the
+ * caller owns and hands over (the native lane's), shaped as a segment's records are (absent fields absent).
+ */
+export function asRecords(events: readonly UsageEvent[], file: string, cwd: string | undefined): UsageRecord[] {
+  const out = events as UsageRecord[];
+  for (const r of out) {
+    r.file = file;
+    if (cwd !== undefined) r.cwd = cwd;
+  }
+  return out;
+}
+
 export interface ScanOptions {
   /** Codec ids or aliases; default: every registered codec. */
   agents?: string[];
@@ -95,6 +108,8 @@ export interface ScanStats {
   resumed: number;
   /** Files read from byte 0 (new, rewritten, parser or dependency changed, or no cache). */
   fullReads: number;
+  /** Of `fullReads`, those a codec's native engine read (`Codec.scanUsage`; scans without the cache). */
+  nativeReads: number;
   /** Cached files no longer on disk whose usage was kept (`retainDeleted`). */
   deleted: number;
   /** Files that could not be read (each with a warning). */
@@ -124,6 +139,7 @@ export function newScanStats(): ScanStats {
     unchanged: 0,
     resumed: 0,
     fullReads: 0,
+    nativeReads: 0,
     deleted: 0,
     failed: 0,
     bytesRead: 0,

@@ -1,0 +1,123 @@
+/**
+ * The Claude codec's `scanUsage`: a full usage read of one transcript by the native engine (native/claude.c),
+ * for the cost scan's cold reads. C walks the lines and applies the usage rules (usage.ts, parse.ts
+ * `onUsage`); this module decodes the values C hands over with the JavaScript path's own code (`buildUsage`,
+ * `extractTimestamp`, `getModelProvider`), so an event is assembled once, in one place.
+ *
+ * C reads the whole file on one of the engines' threads (native/pool.c; the JavaScript thread only decodes the events), so a scan
+ * reads several transcripts at once without worker threads. It answers only where it can be exact: undefined
+ * (no kernel, or a file whose path gives no session id: its events take the first `sessionId` of its lines),
+ * or `false` (C met a line or a value only JSON.parse can decide, or cannot open the file: the caller reads it
+ * with `read()`, which also reports what is wrong with it).
+ * test/claude-native.test.ts holds both engines to the same events on every fixture and on generated edge cases.
+ */
+import type { UsageScanResult } from '../../src/codec.js';
+import type { UsageEvent } from '../../src/events.js';
+import type { FieldProjection } from '../../cursors/scan-fields.js';
+import { blockValue, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, TIME, type NativeEngine } from '../../cursors/native-engine.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
+import { getClaudePathInfo } from './paths.js';
+import { buildUsage, USAGE_LINE_FIELDS } from './usage.js';
+
+/** What the engine walks: the usage fields, and where the session ran (its cwd, or 1.x's project). */
+const NATIVE_PROJECTION = { ...USAGE_LINE_FIELDS, cwd: true, project: true } as const satisfies FieldProjection;
+
+/** The fields C reads, in native/kernel.h's CF_ order. */
+const FIELD_PATHS = [
+  ['sessionId'],
+  ['requestId'],
+  ['costUSD'],
+  ['uuid'],
+  ['timestamp'],
+  ['cwd'],
+  ['project'],
+  ['message'],
+  ['message', 'id'],
+  ['message', 'model'],
+  ['message', 'usage'],
+  ['message', 'usage', 'input_tokens'],
+  ['message', 'usage', 'output_tokens'],
+  ['message', 'usage', 'cache_creation_input_tokens'],
+  ['message', 'usage', 'cache_read_input_tokens'],
+  ['message', 'usage', 'cache_creation'],
+  ['message', 'usage', 'cache_creation', 'ephemeral_5m_input_tokens'],
+  ['message', 'usage', 'cache_creation', 'ephemeral_1h_input_tokens'],
+  ['message', 'usage', 'output_tokens_details'],
+  ['message', 'usage', 'output_tokens_details', 'thinking_tokens'],
+  ['message', 'usage', 'server_tool_use'],
+  ['message', 'usage', 'server_tool_use', 'web_search_requests'],
+  ['message', 'usage', 'speed'],
+] as const;
+
+let engine: NativeEngine | undefined | null = null;
+
+const NUMS = 8;
+const STRS = 7;
+const HEAD = 10;
+
+/** A non-empty string, as `str()` (the engine hands over only those for these fields). */
+function text(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** Decode the engine's result block (native/claude.c, `cs_scan_file`). */
+function decode(raw: Buffer, sessionId: string): UsageScanResult {
+  const block = readBlock(raw, HEAD, NUMS, STRS);
+  const { head, count: n, nums, strs, rest } = block;
+  let at = rest;
+  const cwdLen = head[6] as number;
+  let cwd: string | undefined;
+  if (cwdLen >= 0) {
+    cwd = head[7] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at + 1, at + cwdLen - 1);
+    at += cwdLen;
+  }
+  const t = block.bytes.subarray(at, at + (head[8] as number));
+  const events: UsageEvent[] = new Array(n);
+  for (let k = 0; k < n; k++) {
+    const num = NUMS * k;
+    const str = 3 * STRS * k;
+    events[k] = buildUsage(
+      {
+        model: text(blockValue(t, strs, str)),
+        messageId: text(blockValue(t, strs, str + 3)),
+        requestId: text(blockValue(t, strs, str + 6)),
+        uuid: text(blockValue(t, strs, str + 9)),
+        timestamp: blockValue(t, strs, str + 12),
+        timestampValid: strs[str + 14] === TIME,
+        cost: blockValue(t, strs, str + 15),
+        speed: text(blockValue(t, strs, str + 18)),
+        inputTokens: nums[num + 1] as number,
+        outputTokens: nums[num + 2] as number,
+        reasoningTokens: nums[num + 3] as number,
+        cacheReadTokens: nums[num + 4] as number,
+        cacheWriteTokens: nums[num + 5] as number,
+        cacheWrite1hTokens: nums[num + 6] as number,
+        webSearchRequests: nums[num + 7] as number,
+      },
+      sessionId,
+      nums[num] as number,
+    ).event;
+  }
+  return { events, cwd, info: blockInfo(block, 9) };
+}
+
+/**
+ * The usage events of full reads of `files` (as `read(file, { kinds: ['usage'] })` yields them) and the cwd of
+ * their session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`.
+ */
+export function scanClaudeUsage(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined {
+  if (engine === null) engine = nativeEngine(NATIVE_PROJECTION, FIELD_PATHS);
+  const e = engine;
+  if (e === undefined) return undefined;
+  const ids = files.map((f) => getClaudePathInfo(f).sessionId);
+  const take = files.filter((_, i) => ids[i] !== undefined);
+  const read = take.length === 0 ? Promise.resolve([]) : e.kernel.scanFiles(0, take, take.map(() => ''), DEFAULT_MAX_LINE_BYTES, ENGINE_BUFFER_SIZE, e.handle, e.map);
+  return read.then((blocks) => {
+    let k = 0;
+    return ids.map((id) => {
+      if (id === undefined) return undefined;
+      const block = blocks[k++] as Buffer | false;
+      return block === false ? false : decode(block, id);
+    });
+  });
+}

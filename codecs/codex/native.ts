@@ -1,0 +1,137 @@
+/**
+ * The Codex codec's `scanUsage`: a full usage read of one rollout by the native engine (native/codex.c) on
+ * one of its threads (native/pool.c), for the cost scan's cold reads. C walks the lines and applies parse.ts's usage rules;
+ * this module decodes its result block and builds each event with `buildCodexUsage` (the token split is
+ * tokens.ts `toUsageFields`), as the JavaScript core does.
+ *
+ * C leaves a file to `read()` (`false`) wherever only JavaScript can decide it: fork and subagent rollouts
+ * (their inherited lines are found with Date.parse), non-canonical timestamps, escaped ids or models, odd
+ * numbers, lines JSON.parse might read differently (see native/codex.c). test/native-engines.test.ts holds
+ * both engines to the same events on every fixture and on generated edge cases.
+ */
+import type { UsageScanResult } from '../../src/codec.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
+import type { UsageEvent } from '../../src/events.js';
+import type { FieldProjection } from '../../cursors/scan-fields.js';
+import { blockValue, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, type NativeEngine } from '../../cursors/native-engine.js';
+import { buildCodexUsage, fileIdOf } from './parse.js';
+import { TOKEN_USAGE } from './prefilter.js';
+
+/** A header's fields, in native/kernel.h's order (CX_ID …). */
+const HEADER_KEYS = [
+  'id',
+  'session_id',
+  'forked_from_id',
+  'parent_thread_id',
+  'source',
+  'history_base',
+  'timestamp',
+  'subagent_history_start_ordinal',
+  'model_provider',
+  'cwd',
+] as const;
+const TOK_KEYS = ['input_tokens', 'output_tokens', 'total_tokens', 'cached_input_tokens', 'cache_read_input_tokens', 'cache_write_input_tokens', 'reasoning_output_tokens'] as const;
+
+const HEADER: FieldProjection = Object.fromEntries(HEADER_KEYS.map((k) => [k, true]));
+
+/** CODEX_USAGE_PROJECTION with the header's fields, top-level and in the payload (the same objects collected). */
+const NATIVE_PROJECTION: FieldProjection = {
+  ...HEADER,
+  type: true,
+  timestamp: true,
+  ordinal: true,
+  payload: {
+    ...HEADER,
+    type: true,
+    model: true,
+    model_provider: true,
+    usage: TOKEN_USAGE,
+    response_id: true,
+    thread_id: true,
+    info: { total_token_usage: TOKEN_USAGE, last_token_usage: TOKEN_USAGE },
+  },
+};
+
+const tok = (at: readonly string[]): string[][] => [[...at], ...TOK_KEYS.map((k) => [...at, k])];
+
+/** The fields C reads, in native/kernel.h's CX_ order. */
+const FIELD_PATHS: readonly (readonly string[])[] = [
+  ['type'],
+  ['timestamp'],
+  ['ordinal'],
+  ['payload'],
+  ...HEADER_KEYS.map((k) => [k]),
+  ...HEADER_KEYS.map((k) => ['payload', k]),
+  ['payload', 'type'],
+  ['payload', 'model'],
+  ['payload', 'model_provider'],
+  ['payload', 'response_id'],
+  ['payload', 'thread_id'],
+  ...tok(['payload', 'usage']),
+  ['payload', 'info'],
+  ...tok(['payload', 'info', 'total_token_usage']),
+  ...tok(['payload', 'info', 'last_token_usage']),
+];
+
+let engine: NativeEngine | undefined | null = null;
+
+const HEAD = 12;
+const NUMS = 8;
+const STRS = 5;
+
+function decode(raw: Buffer): UsageScanResult {
+  const block = readBlock(raw, HEAD, NUMS, STRS);
+  const { head, count: n, nums, strs, rest } = block;
+  let at = rest;
+  const idLen = head[8] as number;
+  const sessionId = block.bytes.toString('utf8', at, at + idLen);
+  at += idLen;
+  const cwdLen = head[9] as number;
+  let cwd: string | undefined;
+  if (cwdLen >= 0) {
+    cwd = head[10] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at, at + cwdLen);
+    at += cwdLen;
+  }
+  const text = block.bytes.subarray(at, at + (head[7] as number));
+  const events: UsageEvent[] = new Array(n);
+  for (let k = 0; k < n; k++) {
+    const num = NUMS * k;
+    const str = 3 * STRS * k;
+    const flags = nums[num + 7] as number;
+    const messageId = blockValue(text, strs, str + 12) as string | undefined;
+    events[k] = buildCodexUsage(
+      {
+        sessionId,
+        model: (blockValue(text, strs, str) as string | undefined) ?? null,
+        provider: (blockValue(text, strs, str + 3) as string | undefined) ?? null,
+        timestamp: blockValue(text, strs, str + 6) as string,
+        tok: {
+          input: nums[num + 1] as number,
+          cached: nums[num + 2] as number,
+          cacheWrite: nums[num + 3] as number,
+          output: nums[num + 4] as number,
+          reasoning: nums[num + 5] as number,
+          total: nums[num + 6] as number,
+        },
+        singleRequest: (flags & 1) !== 0,
+        dedupKey: blockValue(text, strs, str + 9) as string,
+        messageId,
+      },
+      nums[num] as number,
+    );
+  }
+  return { events, cwd, info: blockInfo(block, 6) };
+}
+
+/**
+ * The usage events of full reads of `files` (as `read(file, { kinds: ['usage'] })` yields them) and the cwd of
+ * their session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`.
+ */
+export function scanCodexUsage(files: readonly string[]): Promise<(UsageScanResult | false)[]> | undefined {
+  if (engine === null) engine = nativeEngine(NATIVE_PROJECTION, FIELD_PATHS);
+  const e = engine;
+  if (e === undefined) return undefined;
+  return e.kernel
+    .scanFiles(1, files, files.map(fileIdOf), DEFAULT_MAX_LINE_BYTES, ENGINE_BUFFER_SIZE, e.handle, e.map)
+    .then((blocks) => blocks.map((b) => (b === false ? false : decode(b))));
+}

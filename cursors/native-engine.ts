@@ -1,0 +1,104 @@
+/**
+ * What the codecs' native usage engines (native/claude.c, native/codex.c) share on the JavaScript side: the
+ * projection an engine walks, compiled once with the slot of every field it reads, and the reading of the
+ * strings in its result blocks. Each codec's `native.ts` decodes its own block and builds its events with its
+ * own JavaScript code.
+ */
+import { newReadInfo, type ReadInfo } from '../src/codec.js';
+import { nativeKernel, type NativeKernel } from '../src/native.js';
+import { compileProjection, type CompiledProjection, type FieldProjection } from './scan-fields.js';
+
+/**
+ * The engines' first read buffer: small enough that a chunk is still in the core's cache (1 MiB L2 here) when
+ * the marker search and the walk read it after the copy (measured, Claude half of the 1.8 GB peers history, one
+ * thread: 1 MiB 0.50–0.61 s, 512 KiB 0.49 s, 256 KiB 0.48–0.51 s, 128 KiB 0.48–0.57 s). It grows for a long line
+ * (native/lines.c, GROWTH).
+ */
+export const ENGINE_BUFFER_SIZE = 256 * 1024;
+
+/** A compiled projection for an engine, with the slots of its fields in the engine's order. */
+export interface NativeEngine {
+  kernel: NativeKernel;
+  handle: object;
+  map: Int32Array;
+}
+
+/** The slot of a field (a path of keys) of a compiled projection. */
+export function slotOf(p: CompiledProjection, path: readonly string[]): number {
+  let fields = p.fields;
+  let slot = -1;
+  for (const name of path) {
+    const f = fields.find((x) => x.name === name);
+    if (f === undefined) throw new Error(`native engine: ${path.join('.')} is not in the projection`);
+    slot = f.slot;
+    fields = f.sub?.fields ?? [];
+  }
+  return slot;
+}
+
+/** The engine for `projection` reading `paths` (in the C enum's order), or undefined without the kernel. */
+export function nativeEngine(projection: FieldProjection, paths: readonly (readonly string[])[]): NativeEngine | undefined {
+  const kernel = nativeKernel;
+  if (kernel === undefined) return undefined;
+  const p = compileProjection(projection, kernel);
+  if (p.native === undefined) return undefined;
+  return { kernel, handle: p.native.handle, map: Int32Array.from(paths.map((path) => slotOf(p, path))) };
+}
+
+/**
+ * String kinds in a result block (native/kernel.h): absent, a string's content, a string's or a number's JSON,
+ * a canonical timestamp's content (one Date.parse accepts: its reader need not ask Date.parse again).
+ */
+export const ABSENT = 0;
+export const PLAIN = 1;
+export const JSON_TEXT = 2;
+export const NUMBER_TEXT = 3;
+export const TIME = 4;
+
+/** The value of the string at `strs[at…at+2]` (start, length, kind) in `text`. */
+export function blockValue(text: Buffer, strs: Int32Array, at: number): unknown {
+  const kind = strs[at + 2] as number;
+  if (kind === ABSENT) return undefined;
+  const start = strs[at] as number;
+  const end = start + (strs[at + 1] as number);
+  if (kind === PLAIN || kind === TIME) return text.toString('utf8', start, end);
+  if (kind === JSON_TEXT || kind === NUMBER_TEXT) return JSON.parse(text.toString('utf8', start, end)) as unknown;
+  throw new Error(`native engine: string kind ${kind}`);
+}
+
+/** A result block's parts (native/claude.c and codex.c write them in this order). */
+export interface Block {
+  bytes: Buffer;
+  head: Float64Array;
+  /** Events. */
+  count: number;
+  /** `numsPer` numbers per event. */
+  nums: Float64Array;
+  /** 3 int32 per string (start, length, kind), `strsPer` strings per event. */
+  strs: Int32Array;
+  /** Where the bytes after the string table start (8-byte aligned). */
+  rest: number;
+}
+
+/** The parts of a result block: head[headLen] (head[0] the event count), nums, strs, then the caller's bytes. */
+export function readBlock(raw: Buffer, headLen: number, numsPer: number, strsPer: number): Block {
+  const bytes = raw.byteOffset % 8 === 0 ? raw : Buffer.from(raw); // typed-array views need 8-byte alignment
+  const head = new Float64Array(bytes.buffer, bytes.byteOffset, headLen);
+  const count = head[0] as number;
+  const nums = new Float64Array(bytes.buffer, bytes.byteOffset + 8 * headLen, numsPer * count);
+  const strsAt = 8 * (headLen + numsPer * count);
+  const strs = new Int32Array(bytes.buffer, bytes.byteOffset + strsAt, 3 * strsPer * count);
+  return { bytes, head, count, nums, strs, rest: strsAt + ((4 * 3 * strsPer * count + 7) & ~7) };
+}
+
+/** A block's read counts: head[1..4] are lines, filtered lines, bytes read and the committed offset. */
+export function blockInfo(b: Block, skippedAt: number): ReadInfo {
+  const info = newReadInfo();
+  info.events = b.count;
+  info.lines = b.head[1] as number;
+  info.filteredLines = b.head[2] as number;
+  info.bytes = b.head[3] as number;
+  info.bytesCommitted = b.head[4] as number;
+  info.skippedLines = b.head[skippedAt] as number;
+  return info;
+}

@@ -1,0 +1,652 @@
+/*
+ * The native Codex usage engine: a full usage read of one rollout (codecs/codex, kinds usage and the
+ * session's cwd) in C, for the cost scan's cold reads. It is codecs/codex/parse.ts (and tokens.ts) restricted
+ * to what a usage read decides, rule for rule:
+ *
+ * - lines come from the line source (lines.c): every line until the first one is read (the header), then the
+ *   lines `mayHoldUsage` lets through (its markers and record-type rule);
+ * - each is walked with the projection JavaScript compiled (CODEX_USAGE_PROJECTION plus the header's fields;
+ *   sf_scan_why validates the whole line as JSON; a line that is not a JSON object is skipped and counted);
+ * - the header (`session_meta`, or a pre-RolloutLine `{id, …}` line) names the session, its cwd and provider,
+ *   and where its own history starts (`subagent_history_start_ordinal`: lines below it are inherited);
+ * - `turn_context` sets the model and provider; a later `session_meta` of another thread starts a new region
+ *   (its counter without a baseline);
+ * - `token_usage_record` rows (one per response, deduplicated by response id) win; otherwise the delta of
+ *   `total_token_usage` between `token_count` events (a decrease starts a new epoch, whose first row counts its
+ *   own `last_token_usage` when that fits); a token_count event waits until the next usage line, where a record
+ *   of the same tokens replaces it.
+ *
+ * Where C cannot be sure to decide as JavaScript would, it answers CS_BAIL and the caller reads the file with
+ * the JavaScript codec: a fork or subagent rollout (their inherited lines are found by comparing dates with
+ * Date.parse), a timestamp that is not canonical ISO 8601 (JavaScript's Date.parse decides its validity), an
+ * id, timestamp or model with escapes, a token count or ordinal that is not a plain integer of at most 15
+ * digits, a line JSON.parse might read differently. Dedup keys are built here byte for byte as parse.ts builds
+ * them; the events' token fields are split by JavaScript (tokens.ts `toUsageFields`) from the raw counts.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "engine.h"
+
+#define BAIL (-4)
+
+typedef struct {
+  double in, cached, cw, out, reas, total;
+} Tok;
+
+/* A growable byte string. */
+typedef struct {
+  uint8_t *b;
+  size_t n;
+} Bytes;
+
+typedef struct {
+  double offset;
+  Tok t;
+  int single, fallback;
+  /* model, provider, timestamp, dedup key, response id; NULL b: absent */
+  Bytes s[CX_STRS];
+} XEv;
+
+struct CodexScan {
+  LineSource *src;
+  const Proj *proj;
+  int32_t slots;
+  int32_t map[CX_FIELDS];
+  int32_t *spans;
+  Bytes file_id;
+  int decided;
+  Bytes session_id, cwd, region, model, meta_provider, ctx_provider, last_ts;
+  int has_region, has_model, has_meta_provider, has_ctx_provider, has_last_ts, has_cwd;
+  int cwd_escaped;
+  int has_history_start;
+  double history_start;
+  double epoch;
+  int has_totals;
+  Tok totals;
+  int records_seen;
+  XEv *pending;
+  Queue queue;
+  /* response ids seen (exact) */
+  ByteSet seen;
+  int ended;
+  int64_t skipped;
+};
+
+static const uint8_t EPOCH_TS[] = "1970-01-01T00:00:00.000Z";
+
+/* ------------------------------------------------------------------ small helpers */
+
+static int bytes_set(Bytes *d, const uint8_t *b, size_t n) {
+  uint8_t *c = malloc(n == 0 ? 1 : n);
+  if (c == NULL) return 0;
+  memcpy(c, b, n);
+  free(d->b);
+  d->b = c;
+  d->n = n;
+  return 1;
+}
+
+static int bytes_copy(Bytes *d, const Bytes *s) { return bytes_set(d, s->b, s->n); }
+
+static void xev_free(void *p) {
+  XEv *e = p;
+  if (e == NULL) return;
+  for (int i = 0; i < CX_STRS; i++) free(e->s[i].b);
+  free(e);
+}
+
+CodexScan *cx_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,
+                   size_t file_id_len) {
+  CodexScan *c = calloc(1, sizeof(CodexScan));
+  if (c == NULL) return NULL;
+  c->src = ls_open(fd, 0, size, max_line, 1, cap);
+  c->spans = malloc(sizeof(int32_t) * 3 * (size_t)(slots > 0 ? slots : 1));
+  if (c->src == NULL || c->spans == NULL || !bytes_set(&c->file_id, file_id, file_id_len)) {
+    cx_close(c);
+    return NULL;
+  }
+  static const uint8_t m0[] = "token_", m1[] = "turn_context", m2[] = "session_meta";
+  const uint8_t *m[3] = {m0, m1, m2};
+  const size_t ml[3] = {6, 12, 12};
+  ls_set_markers(c->src, m, ml, 3);
+  c->proj = proj;
+  c->slots = slots;
+  memcpy(c->map, map, sizeof(c->map));
+  return c;
+}
+
+void cx_close(CodexScan *c) {
+  if (c == NULL) return;
+  ls_close(c->src);
+  free(c->spans);
+  Bytes *all[] = {&c->file_id, &c->session_id, &c->cwd, &c->region, &c->model, &c->meta_provider, &c->ctx_provider, &c->last_ts};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) free(all[i]->b);
+  xev_free(c->pending);
+  q_free(&c->queue, xev_free);
+  bs_free(&c->seen);
+  free(c);
+}
+
+/* ------------------------------------------------------------------ a walked line's fields */
+
+/* `asNumber` of an integer: 1 with *v (absent or not a number: *has 0), BAIL when not a plain integer of at
+ * most 15 digits. */
+static int number_of(const Fields *f, const int32_t *s, int *has, double *v) { return sf_integer(f, s, has, v) ? 1 : BAIL; }
+
+/* tokens.ts `n()`: a finite number above 0, else 0. */
+static int count_of(const Fields *f, const int32_t *s, double *v) {
+  int has;
+  const int r = number_of(f, s, &has, v);
+  if (*v <= 0) *v = 0;
+  return r;
+}
+
+/* `asTimestamp`: 1 valid (canonical ISO 8601 UTC, which Date.parse accepts), 0 invalid for sure, BAIL when
+ * only Date.parse can tell. */
+static int timestamp_of(const Fields *f, const int32_t *s) {
+  if (!is_string(f, s)) return 0;
+  const size_t n = content_len(s);
+  if (n < 10) return 0; /* fewer bytes than 10 is fewer than 10 UTF-16 units */
+  if (!comparable(f, s)) return BAIL;
+  return sf_canonical_time(content(f, s), n) ? 1 : BAIL;
+}
+
+/* tokens.ts `readTok` of the object at `base` (a group of CX_TOK_* fields after it in the map). 1 with *t and
+ * *has, BAIL. */
+static int read_tok(const Fields *f, int base, Tok *t, int *has) {
+  *has = 0;
+  if (!is_object(slot(f, base))) return 1;
+  const int32_t *in = slot(f, base + 1 + CX_TOK_INPUT), *out = slot(f, base + 1 + CX_TOK_OUTPUT), *total = slot(f, base + 1 + CX_TOK_TOTAL);
+  if (!present(in) && !present(out) && !present(total)) return 1;
+  const int32_t *cached = slot(f, base + 1 + CX_TOK_CACHED);
+  /* `o.cached_input_tokens ?? o.cache_read_input_tokens`: a null or absent first one gives the second */
+  if (!present(cached) || is_null(f, cached)) cached = slot(f, base + 1 + CX_TOK_CACHE_READ);
+  double tot;
+  if (count_of(f, in, &t->in) != 1 || count_of(f, out, &t->out) != 1 || count_of(f, total, &tot) != 1 || count_of(f, cached, &t->cached) != 1 ||
+      count_of(f, slot(f, base + 1 + CX_TOK_CACHE_WRITE), &t->cw) != 1 || count_of(f, slot(f, base + 1 + CX_TOK_REASONING), &t->reas) != 1)
+    return BAIL;
+  t->total = tot > 0 ? tot : t->in + t->out;
+  *has = 1;
+  return 1;
+}
+
+static int any_decrease(const Tok *a, const Tok *b) {
+  return a->in < b->in || a->cached < b->cached || a->cw < b->cw || a->out < b->out || a->reas < b->reas || a->total < b->total;
+}
+static int fits_within(const Tok *a, const Tok *b) {
+  return a->in <= b->in && a->cached <= b->cached && a->cw <= b->cw && a->out <= b->out && a->reas <= b->reas && a->total <= b->total;
+}
+static int is_zero(const Tok *t) { return t->in == 0 && t->cached == 0 && t->cw == 0 && t->out == 0 && t->reas == 0 && t->total == 0; }
+static int eq_tok(const Tok *a, const Tok *b) {
+  return a->in == b->in && a->cached == b->cached && a->cw == b->cw && a->out == b->out && a->reas == b->reas && a->total == b->total;
+}
+
+/* tokens.ts `toUsageFields` then `sameUsage`. */
+static int same_usage(const Tok *a, const Tok *b) {
+  const double ac = a->cached < a->in ? a->cached : a->in, bc = b->cached < b->in ? b->cached : b->in;
+  const double aw = a->cw < a->in - ac ? a->cw : a->in - ac, bw = b->cw < b->in - bc ? b->cw : b->in - bc;
+  return a->in - ac - aw == b->in - bc - bw && a->out == b->out && a->reas == b->reas && ac == bc && aw == bw;
+}
+
+/* ------------------------------------------------------------------ dedup keys */
+
+typedef struct {
+  uint8_t *b;
+  size_t n, cap;
+  int oom;
+} Buf;
+
+static void put_bytes(Buf *k, const void *b, size_t n) {
+  if (k->oom) return;
+  if (k->n + n > k->cap) {
+    size_t cap = k->cap == 0 ? 128 : k->cap;
+    while (cap < k->n + n) cap *= 2;
+    uint8_t *g = realloc(k->b, cap);
+    if (g == NULL) {
+      k->oom = 1;
+      return;
+    }
+    k->b = g;
+    k->cap = cap;
+  }
+  memcpy(k->b + k->n, b, n);
+  k->n += n;
+}
+static void put_str(Buf *k, const char *s) { put_bytes(k, s, strlen(s)); }
+/* A count as JavaScript prints it: counts here are integers below 2^53 (number_of takes at most 15 digits;
+ * sums and differences of two stay below 2^53), which print as their digits. */
+static void put_num(Buf *k, double v) {
+  char t[24];
+  int i = (int)sizeof t;
+  uint64_t x = (uint64_t)(v < 0 ? -v : v);
+  do t[--i] = (char)('0' + x % 10);
+  while ((x /= 10) != 0);
+  if (v < 0) t[--i] = '-';
+  put_bytes(k, t + i, sizeof t - (size_t)i);
+}
+static void put_tok(Buf *k, const Tok *t) {
+  put_num(k, t->in);
+  put_str(k, "/");
+  put_num(k, t->cached);
+  put_str(k, "/");
+  put_num(k, t->cw);
+  put_str(k, "/");
+  put_num(k, t->out);
+  put_str(k, "/");
+  put_num(k, t->reas);
+  put_str(k, "/");
+  put_num(k, t->total);
+}
+
+/* parse.ts `regionKey`: the thread whose counter it is (or `@` and the line's time), and its epoch. */
+static void put_region(CodexScan *c, Buf *k, const Bytes *ts) {
+  if (c->has_region)
+    put_bytes(k, c->region.b, c->region.n);
+  else {
+    put_str(k, "@");
+    if (ts != NULL)
+      put_bytes(k, ts->b, ts->n);
+    else if (c->has_last_ts)
+      put_bytes(k, c->last_ts.b, c->last_ts.n);
+  }
+  if (c->epoch > 0) {
+    put_str(k, "#");
+    put_num(k, c->epoch);
+  }
+}
+
+/* ------------------------------------------------------------------ events */
+
+/* parse.ts `usageEvent`: the model, provider and time now; the key built by the caller (taken over). */
+static XEv *make_event(CodexScan *c, const Tok *t, const Bytes *when, double start, int single, Buf *key, const Fields *f, const int32_t *rid) {
+  XEv *e = calloc(1, sizeof(XEv));
+  if (e == NULL || key->oom) {
+    free(key->b);
+    free(e);
+    return NULL;
+  }
+  e->offset = start;
+  e->t = *t;
+  e->single = single;
+  e->fallback = !c->has_model;
+  int ok = 1;
+  if (c->has_model) ok &= bytes_copy(&e->s[CX_S_MODEL], &c->model);
+  if (c->has_meta_provider) ok &= bytes_copy(&e->s[CX_S_PROVIDER], &c->meta_provider);
+  else if (c->has_ctx_provider) ok &= bytes_copy(&e->s[CX_S_PROVIDER], &c->ctx_provider);
+  ok &= bytes_copy(&e->s[CX_S_TIMESTAMP], when);
+  e->s[CX_S_KEY].b = key->b;
+  e->s[CX_S_KEY].n = key->n;
+  key->b = NULL;
+  if (rid != NULL) ok &= bytes_set(&e->s[CX_S_RESPONSE_ID], content(f, rid), content_len(rid));
+  if (!ok) {
+    xev_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+/* `queue`: a token_count event waits; the one waiting is emitted. */
+static int hold(CodexScan *c, XEv *e) {
+  if (e == NULL) return 0;
+  if (c->pending != NULL && !q_push(&c->queue, c->pending)) return 0;
+  c->pending = e;
+  return 1;
+}
+
+/* The time a usage event gets: the line's, else the last one seen, else the epoch. */
+static Bytes when_of(CodexScan *c, const Bytes *ts) {
+  if (ts != NULL) return *ts;
+  if (c->has_last_ts) return c->last_ts;
+  return (Bytes){(uint8_t *)EPOCH_TS, sizeof(EPOCH_TS) - 1};
+}
+
+/* parse.ts `onTokenCount`. 1, BAIL, 0 (memory). */
+static int on_token_count(CodexScan *c, const Fields *f, const Bytes *ts, int inherited, double start) {
+  if (!is_object(slot(f, CX_P_INFO))) return 1;
+  Tok total, last;
+  int has_total, has_last;
+  if (read_tok(f, CX_P_TOTAL, &total, &has_total) != 1 || read_tok(f, CX_P_LAST, &last, &has_last) != 1) return BAIL;
+  const Bytes when = when_of(c, ts);
+  if (!has_total) {
+    if (!has_last || inherited || c->records_seen || is_zero(&last)) return 1;
+    Buf k = {0};
+    put_str(&k, "codex:");
+    put_region(c, &k, ts);
+    put_str(&k, ":last:");
+    put_bytes(&k, when.b, when.n);
+    put_str(&k, ":");
+    put_tok(&k, &last);
+    return hold(c, make_event(c, &last, &when, start, 1, &k, f, NULL));
+  }
+  Tok delta;
+  if (c->has_totals && !any_decrease(&total, &c->totals)) {
+    delta = (Tok){total.in - c->totals.in, total.cached - c->totals.cached, total.cw - c->totals.cw, total.out - c->totals.out, total.reas - c->totals.reas, total.total - c->totals.total};
+  } else {
+    if (c->has_totals) c->epoch++;
+    delta = has_last && fits_within(&last, &total) ? last : total;
+  }
+  c->totals = total;
+  c->has_totals = 1;
+  if (inherited || c->records_seen || is_zero(&delta)) return 1;
+  const int single = has_last && eq_tok(&delta, &last);
+  Buf k = {0};
+  put_str(&k, "codex:");
+  put_region(c, &k, ts);
+  put_str(&k, ":");
+  put_tok(&k, &total);
+  return hold(c, make_event(c, &delta, &when, start, single, &k, f, NULL));
+}
+
+/* parse.ts `onUsageRecord`. */
+static int on_usage_record(CodexScan *c, const Fields *f, const Bytes *ts, int inherited, double start) {
+  Tok usage;
+  int has;
+  if (read_tok(f, CX_P_USAGE, &usage, &has) != 1) return BAIL;
+  if (!has) return 1;
+  const int32_t *rid = slot(f, CX_P_RESPONSE_ID);
+  if (!is_str(f, rid)) rid = NULL;
+  else {
+    if (!comparable(f, rid)) return BAIL;
+    const int r = bs_add(&c->seen, content(f, rid), content_len(rid));
+    if (r == 0) return 0;
+    if (r == 2) return 1;
+  }
+  const int32_t *thread = slot(f, CX_P_THREAD_ID);
+  if (is_str(f, thread)) {
+    if (!comparable(f, thread)) return BAIL;
+    const size_t n = content_len(thread);
+    const int is_session = n == c->session_id.n && memcmp(content(f, thread), c->session_id.b, n) == 0;
+    const int is_region = c->has_region && n == c->region.n && memcmp(content(f, thread), c->region.b, n) == 0;
+    if (c->has_region && !is_session && !is_region) return 1;
+  }
+  if (inherited || is_zero(&usage)) return 1;
+  c->records_seen = 1;
+  const Bytes when = when_of(c, ts);
+  Buf k = {0};
+  if (rid != NULL) {
+    put_str(&k, "codex:resp:");
+    put_bytes(&k, content(f, rid), content_len(rid));
+  } else {
+    put_str(&k, "codex:");
+    put_region(c, &k, ts);
+    put_str(&k, ":rec:");
+    put_bytes(&k, when.b, when.n);
+    put_str(&k, ":");
+    put_tok(&k, &usage);
+  }
+  XEv *e = make_event(c, &usage, &when, start, 1, &k, f, rid);
+  if (e == NULL) return 0;
+  if (c->pending != NULL) {
+    if (!same_usage(&c->pending->t, &e->t)) {
+      if (!q_push(&c->queue, c->pending)) return 0;
+    } else
+      xev_free(c->pending);
+    c->pending = NULL;
+  }
+  return q_push(&c->queue, e);
+}
+
+/* How take_string copies a string: compared or in keys (ASCII, no escapes), copied (no escapes), or raw (its
+ * JSON when it has escapes, with *escaped set). */
+enum { TAKE_COMPARED, TAKE_COPIED, TAKE_RAW };
+
+/* A non-empty string into *d (*has 1), or *has untouched; BAIL when the mode cannot take it. */
+static int take_string(const Fields *f, const int32_t *s, Bytes *d, int *has, int *escaped, int mode) {
+  if (!is_str(f, s)) return 1;
+  const int clean = mode == TAKE_COMPARED ? comparable(f, s) : no_escapes(s);
+  if (!clean) {
+    if (mode != TAKE_RAW) return BAIL;
+    *escaped = 1;
+    if (!bytes_set(d, f->b + s[0], (size_t)(s[1] - s[0]))) return 0;
+  } else {
+    if (escaped != NULL) *escaped = 0;
+    if (!bytes_set(d, content(f, s), content_len(s))) return 0;
+  }
+  *has = 1;
+  return 1;
+}
+
+/* parse.ts `takeOwner` of the header's fields (top-level ones when `top`, else the payload's). */
+static int take_owner(CodexScan *c, const Fields *f, int top) {
+  const int o = top ? 0 : CX_P_OFFSET;
+  const int32_t *source = slot(f, CX_ID + o + 4);
+  /* a fork or a subagent: its inherited lines are found by dates (Date.parse): JavaScript reads it */
+  if (is_str(f, slot(f, CX_ID + o + 2)) || is_str(f, slot(f, CX_ID + o + 3)) || present(slot(f, CX_ID + o + 5))) return BAIL;
+  if (present(source) && !(is_string(f, source) && !(source[2] & SLOT_ESCAPED) &&
+                           !(content_len(source) == 8 && memcmp(content(f, source), "subagent", 8) == 0)))
+    return BAIL;
+  int has = 0, r;
+  const int32_t *id = slot(f, CX_ID + o), *sid = slot(f, CX_ID + o + 1);
+  if ((r = take_string(f, is_str(f, id) ? id : sid, &c->session_id, &has, NULL, TAKE_COMPARED)) != 1) return r;
+  if (!has && !bytes_copy(&c->session_id, &c->file_id)) return 0;
+  if (!bytes_copy(&c->region, &c->session_id)) return 0;
+  c->has_region = 1;
+  int hs;
+  if (number_of(f, slot(f, CX_ID + o + 7), &hs, &c->history_start) != 1) return BAIL;
+  c->has_history_start = hs;
+  if ((r = take_string(f, slot(f, CX_ID + o + 8), &c->meta_provider, &c->has_meta_provider, NULL, TAKE_COPIED)) != 1) return r;
+  if ((r = take_string(f, slot(f, CX_ID + o + 9), &c->cwd, &c->has_cwd, &c->cwd_escaped, TAKE_RAW)) != 1) return r;
+  return 1;
+}
+
+static int is_legacy_item(const Fields *f, const int32_t *type) {
+  static const char *items[] = {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
+                                "local_shell_call", "web_search_call", "tool_search_call", "tool_search_output"};
+  if (!is_str(f, type) || (type[2] & SLOT_ESCAPED)) return 0;
+  for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+    if (content_len(type) == strlen(items[i]) && memcmp(content(f, type), items[i], content_len(type)) == 0) return 1;
+  return 0;
+}
+
+static int type_is(const Fields *f, const int32_t *s, const char *lit) {
+  return is_str(f, s) && !(s[2] & SLOT_ESCAPED) && content_len(s) == strlen(lit) && memcmp(content(f, s), lit, content_len(s)) == 0;
+}
+
+/* parse.ts `line()` of a usage-only read, on a walked line. 1, BAIL, or 0 (memory). */
+static int on_line(CodexScan *c, const uint8_t *b, double start) {
+  const Fields f = {b, c->spans, c->map};
+  const int32_t *type = slot(&f, CX_TYPE);
+  if (present(type) && is_string(&f, type) && (type[2] & SLOT_ESCAPED)) return BAIL;
+  int has_payload = is_object(slot(&f, CX_PAYLOAD));
+  /* a legacy line is its own payload, a response_item (nothing for usage) */
+  const int legacy = !has_payload && is_legacy_item(&f, type);
+  const int ts_ok = timestamp_of(&f, slot(&f, CX_TIMESTAMP));
+  if (ts_ok == BAIL) return BAIL;
+  const int32_t *tss = slot(&f, CX_TIMESTAMP);
+  Bytes ts_bytes = {ts_ok ? (uint8_t *)content(&f, tss) : NULL, ts_ok ? content_len(tss) : 0};
+  const Bytes *ts = ts_ok ? &ts_bytes : NULL;
+  if (!c->decided) {
+    c->decided = 1;
+    if (!legacy && type_is(&f, type, "session_meta") && has_payload) {
+      if (ts != NULL && !bytes_set(&c->last_ts, ts->b, ts->n)) return 0;
+      if (ts != NULL) c->has_last_ts = 1;
+      return take_owner(c, &f, 0);
+    }
+    if (!is_str(&f, type) && is_str(&f, slot(&f, CX_ID))) return take_owner(c, &f, 1);
+    if (!bytes_copy(&c->session_id, &c->file_id)) return 0;
+    /* a session without a header: its id is the file's; the line goes on as any other */
+  }
+  if (!has_payload || legacy) return 1;
+  int inherited = 0;
+  if (c->has_history_start) {
+    int has;
+    double ordinal;
+    if (number_of(&f, slot(&f, CX_ORDINAL), &has, &ordinal) != 1) return BAIL;
+    inherited = has && ordinal < c->history_start;
+  }
+  int r = 1;
+  if (type_is(&f, type, "session_meta")) {
+    const int32_t *id = slot(&f, CX_P_ID), *sid = slot(&f, CX_P_ID + 1);
+    const int32_t *pick = is_str(&f, id) ? id : is_str(&f, sid) ? sid : NULL;
+    if (pick != NULL && !comparable(&f, pick)) return BAIL;
+    const int same = pick != NULL && c->has_region && content_len(pick) == c->region.n && memcmp(content(&f, pick), c->region.b, c->region.n) == 0;
+    if (!same) {
+      c->has_region = pick != NULL;
+      if (pick != NULL && !bytes_set(&c->region, content(&f, pick), content_len(pick))) return 0;
+      c->epoch = 0;
+      c->has_totals = 0;
+    }
+  } else if (type_is(&f, type, "turn_context")) {
+    int has = 0;
+    Bytes m = {0};
+    if ((r = take_string(&f, slot(&f, CX_P_MODEL), &m, &has, NULL, TAKE_COPIED)) != 1) return r;
+    if (has) {
+      free(c->model.b);
+      c->model = m;
+      c->has_model = 1;
+    }
+    has = 0;
+    Bytes p = {0};
+    if ((r = take_string(&f, slot(&f, CX_P_MODEL_PROVIDER), &p, &has, NULL, TAKE_COPIED)) != 1) return r;
+    if (has) {
+      free(c->ctx_provider.b);
+      c->ctx_provider = p;
+      c->has_ctx_provider = 1;
+    }
+  } else if (type_is(&f, type, "token_usage_record")) {
+    r = on_usage_record(c, &f, ts, inherited, start);
+  } else if (type_is(&f, type, "event_msg")) {
+    const int32_t *pt = slot(&f, CX_P_TYPE);
+    if (is_string(&f, pt) && !no_escapes(pt)) return BAIL;
+    if (!type_is(&f, pt, "token_count")) return 1; /* other events: nothing for usage, and no time taken */
+    r = on_token_count(c, &f, ts, inherited, start);
+  } else
+    return 1;
+  if (r == 1 && ts != NULL) {
+    if (!bytes_set(&c->last_ts, ts->b, ts->n)) return 0;
+    c->has_last_ts = 1;
+  }
+  return r;
+}
+
+static int advance(CodexScan *c) {
+  double rec[5];
+  while (q_size(&c->queue) == 0 && !c->ended) {
+    const uint8_t *line;
+    const int n = ls_next_line(c->src, c->decided, &line, rec);
+    if (n == LS_END) {
+      if (c->pending != NULL && !q_push(&c->queue, c->pending)) return 0;
+      c->pending = NULL;
+      c->ended = 1;
+      break;
+    }
+    if (n < 0) return CS_IO_ERROR;
+    if (rec[0] != LS_LINE) return BAIL;
+    int unsure;
+    if (!sf_scan_why(line, (int64_t)rec[3], c->proj, c->spans, c->slots, &unsure)) {
+      if (unsure) return BAIL;
+      c->skipped++;
+      continue;
+    }
+    const int v = on_line(c, line, rec[1]);
+    if (v != 1) return v;
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------------ a whole file at once */
+
+/*
+ * cx_scan_file: the result, one malloc'd block (8-byte aligned parts, little-endian):
+ *
+ *   double head[CX_HEAD]  count, lines, filtered, bytes read, committed, pending, skipped lines, text length,
+ *                         session id length, cwd length (-1: none), cwd escaped, 0
+ *   double nums[CX_NUMS * count]   offset, input, cached, cache write, output, reasoning, total, flags
+ *                                  (1 single request, 2 model fallback)
+ *   int32  strs[3 * CX_STRS * count] (padded to 8 bytes): start in text, length, kind (0 absent, 1 present)
+ *   uint8  session id, cwd, text
+ */
+#define CX_HEAD 12
+
+uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,
+                      size_t file_id_len, int *status, size_t *len) {
+  *status = CS_FILE_BAIL;
+  *len = 0;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  CodexScan *c = NULL;
+  uint8_t *nums = NULL, *strs = NULL, *text = NULL, *out = NULL;
+  size_t nums_cap = 0, strs_cap = 0, text_cap = 0, tlen = 0, n = 0;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto done;
+  c = cx_open(fd, st.st_size, max_line, cap, proj, slots, map, file_id, file_id_len);
+  if (c == NULL) goto done;
+  for (;;) {
+    const int a = advance(c);
+    if (a != 1) goto done;
+    if (q_size(&c->queue) == 0) break; /* ended */
+    while (q_size(&c->queue) > 0) {
+      XEv *e = q_pop(&c->queue);
+      size_t need = 0;
+      for (int i = 0; i < CX_STRS; i++) need += e->s[i].n;
+      if (!sf_reserve(&nums, &nums_cap, sizeof(double) * CX_NUMS * (n + 1)) || !sf_reserve(&strs, &strs_cap, sizeof(int32_t) * 3 * CX_STRS * (n + 1)) ||
+          !sf_reserve(&text, &text_cap, tlen + need) || tlen + need > INT32_MAX)
+        goto done;
+      double *nv = (double *)nums + CX_NUMS * n;
+      nv[0] = e->offset;
+      nv[1] = e->t.in;
+      nv[2] = e->t.cached;
+      nv[3] = e->t.cw;
+      nv[4] = e->t.out;
+      nv[5] = e->t.reas;
+      nv[6] = e->t.total;
+      nv[7] = (e->single ? 1 : 0) | (e->fallback ? 2 : 0);
+      int32_t *sv = (int32_t *)strs + 3 * CX_STRS * n;
+      for (int i = 0; i < CX_STRS; i++) {
+        if (e->s[i].b == NULL) {
+          sv[3 * i] = sv[3 * i + 1] = sv[3 * i + 2] = 0;
+          continue;
+        }
+        memcpy(text + tlen, e->s[i].b, e->s[i].n);
+        sv[3 * i] = (int32_t)tlen;
+        sv[3 * i + 1] = (int32_t)e->s[i].n;
+        sv[3 * i + 2] = 1;
+        tlen += e->s[i].n;
+      }
+      xev_free(e);
+      n++;
+    }
+  }
+  {
+    const size_t strs_bytes = (sizeof(int32_t) * 3 * CX_STRS * n + 7) & ~(size_t)7;
+    const size_t cwd_len = c->has_cwd ? c->cwd.n : 0;
+    const size_t total = sizeof(double) * (CX_HEAD + CX_NUMS * n) + strs_bytes + c->session_id.n + cwd_len + tlen;
+    out = malloc(total == 0 ? 1 : total);
+    if (out == NULL) goto done;
+    double head[CX_HEAD] = {0}, stats[6];
+    ls_stats(c->src, stats);
+    head[0] = (double)n;
+    for (int i = 0; i < 5; i++) head[1 + i] = stats[i];
+    head[6] = (double)c->skipped;
+    head[7] = (double)tlen;
+    head[8] = (double)c->session_id.n;
+    head[9] = c->has_cwd ? (double)c->cwd.n : -1;
+    head[10] = c->cwd_escaped;
+    uint8_t *p = out;
+    memcpy(p, head, sizeof(head));
+    p += sizeof(head);
+    memcpy(p, nums, sizeof(double) * CX_NUMS * n);
+    p += sizeof(double) * CX_NUMS * n;
+    memcpy(p, strs, sizeof(int32_t) * 3 * CX_STRS * n);
+    p += strs_bytes;
+    memcpy(p, c->session_id.b, c->session_id.n);
+    p += c->session_id.n;
+    if (c->has_cwd) {
+      memcpy(p, c->cwd.b, c->cwd.n);
+      p += c->cwd.n;
+    }
+    memcpy(p, text, tlen);
+    *len = total;
+    *status = CS_FILE_OK;
+  }
+done:
+  cx_close(c);
+  close(fd);
+  free(nums);
+  free(strs);
+  free(text);
+  return out;
+}

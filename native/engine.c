@@ -1,0 +1,114 @@
+/* The usage engines' shared parts (engine.h). */
+#include <stdlib.h>
+#include "engine.h"
+
+int sf_integer(const Fields *f, const int32_t *s, int *has, double *v) {
+  *has = 0;
+  *v = 0;
+  if (!is_number(f, s)) return 1;
+  const uint8_t *p = f->b + s[0], *e = f->b + s[1];
+  int neg = 0;
+  if (*p == '-') {
+    neg = 1;
+    p++;
+  }
+  if (e - p > 15) return 0;
+  double x = 0;
+  for (; p < e; p++) {
+    if (*p < '0' || *p > '9') return 0;
+    x = x * 10 + (*p - '0');
+  }
+  *has = 1;
+  *v = neg ? -x : x;
+  return 1;
+}
+
+static uint64_t hash_bytes(const uint8_t *b, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+  return h;
+}
+
+int bs_has(const ByteSet *s, const uint8_t *k, size_t n) {
+  if (s->cap == 0) return 0;
+  for (size_t i = hash_bytes(k, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    if (s->k[i] == NULL) return 0;
+    if (s->l[i] == n && memcmp(s->k[i], k, n) == 0) return 1;
+  }
+}
+
+int bs_add(ByteSet *s, const uint8_t *k, size_t n) {
+  if (bs_has(s, k, n)) return 2;
+  if ((s->n + 1) * 2 > s->cap) {
+    const size_t cap = s->cap == 0 ? 64 : s->cap * 2;
+    uint8_t **nk = calloc(cap, sizeof(uint8_t *));
+    size_t *nl = calloc(cap, sizeof(size_t));
+    if (nk == NULL || nl == NULL) {
+      free(nk);
+      free(nl);
+      return 0;
+    }
+    for (size_t j = 0; j < s->cap; j++) {
+      if (s->k[j] == NULL) continue;
+      size_t i = hash_bytes(s->k[j], s->l[j]) & (cap - 1);
+      while (nk[i] != NULL) i = (i + 1) & (cap - 1);
+      nk[i] = s->k[j];
+      nl[i] = s->l[j];
+    }
+    free(s->k);
+    free(s->l);
+    s->k = nk;
+    s->l = nl;
+    s->cap = cap;
+  }
+  uint8_t *c = malloc(n == 0 ? 1 : n);
+  if (c == NULL) return 0;
+  memcpy(c, k, n);
+  size_t i = hash_bytes(k, n) & (s->cap - 1);
+  while (s->k[i] != NULL) i = (i + 1) & (s->cap - 1);
+  s->k[i] = c;
+  s->l[i] = n;
+  s->n++;
+  return 1;
+}
+
+void bs_free(ByteSet *s) {
+  for (size_t i = 0; i < s->cap; i++) free(s->k[i]);
+  free(s->k);
+  free(s->l);
+}
+
+int q_push(Queue *q, void *item) {
+  if (q->len == q->cap) {
+    if (q->head > 0) {
+      memmove(q->items, q->items + q->head, sizeof(void *) * (q->len - q->head));
+      q->len -= q->head;
+      q->head = 0;
+    }
+    if (q->len == q->cap) {
+      const size_t cap = q->cap == 0 ? 64 : q->cap * 2;
+      void **g = realloc(q->items, sizeof(void *) * cap);
+      if (g == NULL) return 0;
+      q->items = g;
+      q->cap = cap;
+    }
+  }
+  q->items[q->len++] = item;
+  return 1;
+}
+
+void q_free(Queue *q, void (*free_item)(void *)) {
+  for (size_t i = q->head; i < q->len; i++) free_item(q->items[i]);
+  free(q->items);
+}
+
+int sf_reserve(uint8_t **b, size_t *cap, size_t need) {
+  if (need <= *cap) return 1;
+  size_t n = *cap == 0 ? 4096 : *cap;
+  while (n < need) n *= 2;
+  uint8_t *g = realloc(*b, n);
+  if (g == NULL) return 0;
+  *b = g;
+  *cap = n;
+  return 1;
+}

@@ -1,0 +1,75 @@
+/*
+ * What the usage engines (claude.c, codex.c) share: reading a walked line's fields from sf_scan's spans, an
+ * exact set of byte strings, a FIFO of events, and a growing buffer (engine.c).
+ */
+#ifndef SESSIONFOLD_ENGINE_H
+#define SESSIONFOLD_ENGINE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "kernel.h"
+
+/* A walked line: its bytes, sf_scan's spans, and the engine's field → slot map. */
+typedef struct {
+  const uint8_t *b;
+  const int32_t *sp;
+  const int32_t *map;
+} Fields;
+
+static inline const int32_t *slot(const Fields *f, int field) {
+  const int32_t s = f->map[field];
+  return s < 0 ? NULL : f->sp + 3 * s;
+}
+static inline int present(const int32_t *s) { return s != NULL && s[2] != 0; }
+static inline int is_object(const int32_t *s) { return s != NULL && (s[2] & SLOT_OBJECT) != 0; }
+static inline int is_string(const Fields *f, const int32_t *s) { return present(s) && !(s[2] & SLOT_OBJECT) && f->b[s[0]] == '"'; }
+/* A non-empty string (`str()`, `asString`): its raw bytes are non-empty exactly when its value is. */
+static inline int is_str(const Fields *f, const int32_t *s) { return is_string(f, s) && s[1] - s[0] > 2; }
+static inline int is_null(const Fields *f, const int32_t *s) { return present(s) && s[1] - s[0] == 4 && memcmp(f->b + s[0], "null", 4) == 0; }
+static inline int is_number(const Fields *f, const int32_t *s) {
+  if (!present(s) || (s[2] & SLOT_OBJECT)) return 0;
+  const uint8_t c = f->b[s[0]];
+  return c == '-' || (c >= '0' && c <= '9');
+}
+static inline int no_escapes(const int32_t *s) { return !(s[2] & SLOT_ESCAPED); }
+/* A string C may compare with another: no escapes, ASCII (JavaScript compares decoded strings). */
+static inline int comparable(const Fields *f, const int32_t *s) {
+  if (!no_escapes(s)) return 0;
+  for (int32_t i = s[0] + 1; i < s[1] - 1; i++)
+    if (f->b[i] >= 0x80) return 0;
+  return 1;
+}
+/* A string value's content (between its quotes). */
+static inline const uint8_t *content(const Fields *f, const int32_t *s) { return f->b + s[0] + 1; }
+static inline size_t content_len(const int32_t *s) { return (size_t)(s[1] - s[0] - 2); }
+
+/* A number the walk validated, when it is a plain integer of at most 15 digits (exact as a double): 1 with *v
+ * and *has (0 for a value that is not a number); 0 when only JavaScript can read it (a fraction, an exponent,
+ * more digits). */
+int sf_integer(const Fields *f, const int32_t *s, int *has, double *v);
+
+/* A set of byte strings, exact (open addressing, copies). */
+typedef struct {
+  uint8_t **k;
+  size_t *l;
+  size_t cap, n;
+} ByteSet;
+int bs_has(const ByteSet *s, const uint8_t *k, size_t n);
+/* 1 added, 2 there already, 0 out of memory. */
+int bs_add(ByteSet *s, const uint8_t *k, size_t n);
+void bs_free(ByteSet *s);
+
+/* A FIFO of pointers. */
+typedef struct {
+  void **items;
+  size_t head, len, cap;
+} Queue;
+int q_push(Queue *q, void *item);
+static inline size_t q_size(const Queue *q) { return q->len - q->head; }
+static inline void *q_pop(Queue *q) { return q->items[q->head++]; }
+void q_free(Queue *q, void (*free_item)(void *));
+
+/* Grow *b (realloc, doubling) to at least `need` bytes; 0 on out of memory. */
+int sf_reserve(uint8_t **b, size_t *cap, size_t need);
+
+#endif

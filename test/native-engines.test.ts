@@ -1,0 +1,306 @@
+/**
+ * The native usage engines (native/claude.c, native/codex.c, behind `Codec.scanUsage`) against the JavaScript
+ * codecs they stand in for. For every file — the real and checked-in fixtures, a generated history, and
+ * adversarial generated transcripts (helpers/claude-model.ts, helpers/codex-model.ts: odd keys, values and
+ * numbers, damaged lines, interleaved responses, counter resets, copied headers) — an engine either leaves the
+ * file to `read()` (`false`) or gives exactly what `read(file, { kinds: ['session', 'usage'] })` gives: the
+ * same usage events in the same order, the cwd of the first session event, and the same counts. The reference
+ * read runs with the JavaScript line splitter (SESSIONFOLD_NATIVE_LINES=0), so no native code is on both sides.
+ * The engines only read: bytes and mtimes stay as they were.
+ */
+import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claude } from '../codecs/claude/index.js';
+import { codex } from '../codecs/codex/index.js';
+import type { Codec, ReadInfo, UsageScanResult } from '../src/codec.js';
+import { newReadInfo } from '../src/codec.js';
+import type { SessionEvent, UsageEvent } from '../src/events.js';
+import { nativeKernel } from '../src/native.js';
+import { CLAUDE_SID, claudeLine } from './helpers/claude-model.js';
+import { codexLine } from './helpers/codex-model.js';
+import { applyDamage, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
+import { count, LOCAL_FIXTURES, meta, record, REAL_DIR, REAL_FIXTURES, ts, tu, turn } from './codex-helpers.js';
+import { jsonlFiles } from './helpers/files.js';
+
+const REAL_CLAUDE = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
+const LOCAL_CLAUDE = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
+const CODEX_ID = '0199a000-0000-7000-8000-000000000099';
+
+interface Reference {
+  usage: UsageEvent[];
+  cwd: string | undefined;
+  info: ReadInfo;
+}
+
+/** `read()` with kinds session and usage, through the JavaScript line splitter. */
+async function reference(codec: Codec, file: string): Promise<Reference> {
+  const info = newReadInfo();
+  const usage: UsageEvent[] = [];
+  let cwd: string | undefined;
+  let cwdSeen = false;
+  const was = process.env.SESSIONFOLD_NATIVE_LINES;
+  process.env.SESSIONFOLD_NATIVE_LINES = '0';
+  try {
+    for await (const e of codec.read(file, { kinds: ['session', 'usage'], info })) {
+      if (e.type === 'usage') usage.push(e);
+      else if (e.type === 'session' && !cwdSeen && typeof (e as SessionEvent).cwd === 'string') {
+        cwd = (e as SessionEvent).cwd;
+        cwdSeen = true;
+      }
+    }
+  } finally {
+    if (was === undefined) delete process.env.SESSIONFOLD_NATIVE_LINES;
+    else process.env.SESSIONFOLD_NATIVE_LINES = was;
+  }
+  return { usage, cwd, info };
+}
+
+async function engine(codec: Codec, file: string): Promise<UsageScanResult | false | undefined> {
+  const r = await codec.scanUsage?.([file]);
+  return r?.[0];
+}
+
+/** The engine's answer for `file` equals the reference read's; true when it answered (not `false`). */
+async function expectSame(codec: Codec, file: string): Promise<boolean> {
+  const before = await stat(file);
+  const bytes = await readFile(file);
+  const got = await engine(codec, file);
+  const want = await reference(codec, file);
+  const after = await stat(file);
+  expect(after.mtimeMs).toBe(before.mtimeMs);
+  expect((await readFile(file)).equals(bytes)).toBe(true);
+  expect(got).not.toBeUndefined();
+  if (got === false || got === undefined) return false;
+  expect(got.events).toEqual(want.usage);
+  expect(got.cwd).toBe(want.cwd);
+  const { lines, bytes: read, bytesCommitted, skippedLines, filteredLines } = want.info;
+  expect({ lines: got.info.lines, bytes: got.info.bytes, bytesCommitted: got.info.bytesCommitted, skippedLines: got.info.skippedLines, filteredLines: got.info.filteredLines }).toEqual({
+    lines,
+    bytes: read,
+    bytesCommitted,
+    skippedLines,
+    filteredLines,
+  });
+  expect(got.info.events).toBe(want.usage.length);
+  return true;
+}
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'sf-engines-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+let serial = 0;
+/** A transcript at a path whose name is its session id (the engine answers only for those). */
+async function claudeFile(content: string | Buffer): Promise<string> {
+  const file = join(tmp, `c${serial++}`, 'projects', '-w', `${CLAUDE_SID}.jsonl`);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, content);
+  return file;
+}
+
+async function codexFile(content: string | Buffer): Promise<string> {
+  const file = join(tmp, `x${serial++}`, 'sessions', '2025', '11', '05', `rollout-2025-11-05T12-00-00-${CODEX_ID}.jsonl`);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, content);
+  return file;
+}
+
+const describeNative = nativeKernel === undefined ? describe.skip : describe;
+
+describeNative('native engines: the same usage as read() on the fixtures', () => {
+  it('Claude: every real and checked-in transcript', async () => {
+    const files = [...(await jsonlFiles(REAL_CLAUDE)), ...(await jsonlFiles(LOCAL_CLAUDE))];
+    let answered = 0;
+    let usage = 0;
+    for (const f of files) {
+      if ((await engine(claude, f)) === undefined) continue; // a name that is not a session id: read() reads it
+      if (await expectSame(claude, f)) answered++;
+      usage += (await reference(claude, f)).usage.length;
+    }
+    expect(files.length).toBeGreaterThan(5);
+    expect(answered).toBeGreaterThanOrEqual(3);
+    expect(usage).toBeGreaterThan(10);
+  });
+
+  it('Codex: every real and checked-in rollout', async () => {
+    const files = [...REAL_FIXTURES.map((n) => `${REAL_DIR}${n}.jsonl`), ...LOCAL_FIXTURES];
+    const left: string[] = [];
+    for (const f of files) if (!(await expectSame(codex, f))) left.push(f.slice(f.lastIndexOf('/') + 1));
+    // Left to read(): a fork and a subagent (their inherited lines are found by date), and a sanitized
+    // rollout whose timestamps read "[trimmed for fixture]" (only Date.parse can say it is no date).
+    expect(left.sort()).toEqual(['agent-sessions-v0.146-sanitized.jsonl', 'rollout-2025-10-02T10-00-00-01999f37-0000-7b00-8000-00000000000b.jsonl', 'rollout-2026-01-15T10-30-00-019bc0fd-89c0-7c00-8000-00000000000c.jsonl']);
+  });
+});
+
+describeNative('native engines: adversarial transcripts (property)', () => {
+  const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: CLAUDE_SID, uuid: 'u0', message: { role: 'user', content: 'go' } });
+  const noNl = <T extends { spaces: string[] }>(st: T): T => ({ ...st, spaces: st.spaces.filter((x) => x !== '\n') });
+
+  it('Claude: generated lines, damaged lines, titles; any opening', async () => {
+    const title = fc.constantFrom(JSON.stringify({ type: 'custom-title', customTitle: 'T', sessionId: CLAUDE_SID }), '{"type" : "ai-title","aiTitle":"A usage title"}');
+    const fileLine: fc.Arbitrary<Buffer> = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(claudeLine, style).map(([l, st]) => Buffer.from(serialize(l, noNl(st)))) },
+      { weight: 2, arbitrary: fc.tuple(claudeLine, style, damage).map(([l, st, d]) => noLf(applyDamage(Buffer.from(serialize(l, noNl(st))), d))) },
+      { weight: 1, arbitrary: title.map((t) => Buffer.from(t)) },
+      { weight: 1, arbitrary: fc.constantFrom(Buffer.from(''), Buffer.from('\r'), Buffer.from('[1,2]'), Buffer.from('{"project":"/legacy","sessionId":"x"}')) },
+    );
+    const opened = fc.constantFrom<(Buffer | string)[]>([opening], [], ['{"type":"queue-operation","sessionId":"s"}', opening], ['{"cwd":'], [`{"sessionId":"${CLAUDE_SID}","message":{}}`]);
+    let answered = 0;
+    let usage = 0;
+    await fc.assert(
+      fc.asyncProperty(opened, fc.array(fileLine, { minLength: 1, maxLength: 12 }), fc.boolean(), async (head, ls, lastLf) => {
+        const parts = [...head, ...ls].map((l) => Buffer.from(l));
+        let content = Buffer.concat(parts.flatMap((l) => [l, Buffer.from('\n')]));
+        if (!lastLf) content = content.subarray(0, content.length - 1);
+        const file = await claudeFile(content);
+        if (await expectSame(claude, file)) answered++;
+        usage += (await reference(claude, file)).usage.length;
+      }),
+      { numRuns: 200 },
+    );
+    // Most files hold a line only JSON.parse can read (escaped keys, fractions): those are left to read().
+    expect(answered).toBeGreaterThan(20);
+    expect(usage).toBeGreaterThan(100);
+  });
+
+  it('Claude: generated lines written plainly (as Claude Code writes them) are read by the engine', async () => {
+    const plainLine = fc.tuple(claudeLine, fc.array(fc.nat(), { minLength: 1, maxLength: 4 })).map(([l, seed]) => serialize(l, { ...PLAIN, seed }));
+    let answered = 0;
+    let usage = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(plainLine, { minLength: 1, maxLength: 10 }), async (ls) => {
+        const file = await claudeFile([opening, ...ls].join('\n') + '\n');
+        if (await expectSame(claude, file)) answered++;
+        usage += (await reference(claude, file)).usage.length;
+      }),
+      { numRuns: 150 },
+    );
+    // Only random fractions and keys such as "\\" (escaped where the model's text has them) are left to read().
+    expect(answered).toBeGreaterThan(30);
+    expect(usage).toBeGreaterThan(150);
+  });
+
+  it('Claude: responses interleaved, repeated, growing, without ids (the open-response rules)', async () => {
+    const assistant = fc.record({ m: fc.integer({ min: 0, max: 11 }), r: fc.integer({ min: 0, max: 2 }), out: fc.integer({ min: 0, max: 4 }), input: fc.integer({ min: 0, max: 3 }), ids: fc.integer({ min: 0, max: 9 }) }).map(({ m, r, out, input, ids }) =>
+      JSON.stringify({
+        type: 'assistant',
+        sessionId: CLAUDE_SID,
+        uuid: `u-${m}-${out}`,
+        timestamp: ts(m),
+        ...(ids !== 0 && { requestId: `req_${r}` }),
+        message: { ...(ids > 1 && { id: `msg_${m}` }), model: m === 7 ? '<synthetic>' : 'claude-opus-4-1-20250805', content: [], usage: { input_tokens: input, output_tokens: out, cache_read_input_tokens: m } },
+      }),
+    );
+    let answered = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(assistant, { minLength: 1, maxLength: 40 }), async (ls) => {
+        const file = await claudeFile([opening, ...ls].join('\n') + '\n');
+        if (await expectSame(claude, file)) answered++;
+      }),
+      { numRuns: 150 },
+    );
+    expect(answered).toBe(150);
+  });
+
+  const header = JSON.stringify(meta(CODEX_ID, 0));
+  it('Codex: generated lines after a header, damaged lines', async () => {
+    const fileLine: fc.Arbitrary<Buffer> = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(codexLine, style).map(([l, st]) => Buffer.from(serialize(l, noNl(st)))) },
+      { weight: 1, arbitrary: fc.tuple(codexLine, style, damage).map(([l, st, d]) => noLf(applyDamage(Buffer.from(serialize(l, noNl(st))), d))) },
+    );
+    const heads = fc.constantFrom<string[]>(
+      [header],
+      [JSON.stringify(meta(CODEX_ID, 0, { subagent_history_start_ordinal: 3 }))],
+      [JSON.stringify({ id: CODEX_ID, timestamp: ts(0), instructions: '' })],
+      ['{"broken', header],
+      [JSON.stringify(turn(0, 'gpt-5'))],
+      [JSON.stringify(meta(CODEX_ID, 0, { source: 'exec', model_provider: 'azure', cwd: '/héllo' }))],
+    );
+    let answered = 0;
+    let usage = 0;
+    await fc.assert(
+      fc.asyncProperty(heads, fc.array(fileLine, { minLength: 1, maxLength: 14 }), async (head, ls) => {
+        const file = await codexFile(Buffer.concat([...head.map((h) => Buffer.from(h)), ...ls].flatMap((l) => [l, Buffer.from('\n')])));
+        if (await expectSame(codex, file)) answered++;
+        usage += (await reference(codex, file)).usage.length;
+      }),
+      { numRuns: 200 },
+    );
+    expect(answered).toBeGreaterThan(60);
+    expect(usage).toBeGreaterThan(5);
+  });
+
+  it('Codex: counters that grow, reset and repeat; records that replace counts; copied headers', async () => {
+    const row = fc.oneof(
+      { weight: 5, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.nat({ max: 6 }), fc.nat({ max: 3 }), fc.boolean()).map(([s, t, l, hasLast]) => count(s, tu(t * 100, t * 10, t * 7, t), hasLast ? tu(l * 100, l * 10, l * 7, l) : undefined)) },
+      { weight: 2, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.nat({ max: 3 }), fc.nat({ max: 3 })).map(([s, r, l]) => record(s, r === 0 ? undefined : `resp_${r}`, tu(l * 100, l * 10, l * 7, l), r === 3 ? { thread_id: 'other' } : {})) },
+      { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.constantFrom('gpt-5', 'gpt-5-codex', 'o3')).map(([s, m]) => turn(s, m, { model_provider: 'openai' })) },
+      { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.constantFrom(CODEX_ID, 'parent-1')).map(([s, id]) => meta(id, s)) },
+      { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => count(s, undefined, tu(5, 1, 2, 0))) },
+      { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => ({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: tu(s, 0, s, 0) } } })) },
+    );
+    let answered = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 30 }), async (rows) => {
+        const file = await codexFile([header, ...rows.map((r) => JSON.stringify(r))].join('\n') + '\n');
+        if (await expectSame(codex, file)) answered++;
+      }),
+      { numRuns: 150 },
+    );
+    expect(answered).toBe(150);
+  });
+});
+
+describeNative('native engines: what they leave to read()', () => {
+  it('leaves Codex forks and subagents, non-canonical times and escaped ids to read(), and reads clean ones', async () => {
+    const body = [JSON.stringify(turn(1, 'gpt-5')), JSON.stringify(count(2, tu(100, 10, 7, 1)))];
+    const cases: [string, boolean][] = [
+      [JSON.stringify(meta(CODEX_ID, 0)), true],
+      [JSON.stringify(meta(CODEX_ID, 0, { forked_from_id: 'p' })), false],
+      [JSON.stringify(meta(CODEX_ID, 0, { source: { subagent: { thread_spawn: { parent_thread_id: 'p' } } } })), false],
+      [JSON.stringify(meta(CODEX_ID, 0, { source: 'subagent' })), false],
+      [JSON.stringify(meta(CODEX_ID, 0, { history_base: { end_ordinal_exclusive: 2 } })), false],
+      [JSON.stringify({ ...meta(CODEX_ID, 0), timestamp: 'Nov 5, 2025' }), false],
+      [JSON.stringify(meta(CODEX_ID, 0)).replace(`"id":"${CODEX_ID}"`, `"id":"\\u0030${CODEX_ID.slice(1)}"`), false],
+    ];
+    for (const [head, answers] of cases) {
+      const file = await codexFile([head, ...body].join('\n') + '\n');
+      expect((await engine(codex, file)) !== false).toBe(answers);
+      await expectSame(codex, file);
+    }
+  });
+
+  it('leaves Claude lines only JSON.parse can read to read(), and skips malformed ones as it does', async () => {
+    const usage = (extra: string) => `{"type":"assistant","sessionId":"${CLAUDE_SID}","requestId":"r","message":{"id":"m","model":"claude-opus-4-1-20250805","usage":{"input_tokens":1,"output_tokens":2}${extra}},"timestamp":"2025-01-01T00:00:00.000Z"}`;
+    const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: CLAUDE_SID, message: { role: 'user', content: 'x' } });
+    const cases: [string, boolean][] = [
+      [usage(''), true],
+      [usage(',"us\\u0061ge":{"input_tokens":9}'), false], // an escaped key JSON.parse reads as `usage`
+      [usage('').replace('"output_tokens":2', '"output_tokens":2.5'), false], // a fraction: JavaScript's count
+      [usage('').replace('{"type"', '{\t"type"'), false], // a tab JSON.parse takes as a space
+      [usage('').replace('"id":"m"', '"id":"\\u006d"'), false], // an escaped id
+      [usage('').slice(0, -3), true], // truncated: malformed, skipped and counted alike
+    ];
+    for (const [line, answers] of cases) {
+      const file = await claudeFile(`${opening}\n${line}\n${usage('')}\n`);
+      expect((await engine(claude, file)) !== false).toBe(answers);
+      await expectSame(claude, file);
+    }
+  });
+
+  it('answers for a path without a session id with undefined (read() takes the id from the lines)', async () => {
+    const file = join(tmp, 'named', 'projects', '-w', 'notes.jsonl');
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, '{"type":"user","cwd":"/w","sessionId":"abc","message":{}}\n');
+    expect(await engine(claude, file)).toBeUndefined();
+    expect(await engine(claude, join(tmp, 'missing', `${CLAUDE_SID}.jsonl`))).toBe(false);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The cold scan with the native engines (the pool's native lane, discovery streaming into it) against the
+ * scan without any native code: the same usage records and the same cost report, on a generated Claude +
+ * Codex history with every quirk the generator has (duplicated responses, resumed copies, forks, malformed and
+ * truncated lines, counter resets). The engines read most files; what they leave, `read()` reads.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCorpus } from '../fixtures/generate/index.js';
+import { scanUsageBatches } from '../src/scan/index.js';
+import { discoverUsageFiles } from '../src/scan/index.js';
+import { newScanStats, type ScanOptions, type ScanStats, type UsageRecord } from '../src/scan/types.js';
+import { totalCost } from '../src/cost/total.js';
+import { nativeKernel } from '../src/native.js';
+
+let dir: string;
+let roots: ScanOptions['roots'];
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sf-native-scan-'));
+  generateCorpus({ out: dir, seed: 'native-scan', scale: 0.004, agents: ['claude', 'codex'] });
+  roots = { claude: [join(dir, 'claude')], codex: [join(dir, 'codex')] };
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function withEnv<T>(env: Record<string, string>, f: () => Promise<T>): Promise<T> {
+  const was = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  return f().finally(() => {
+    for (const [k, v] of Object.entries(was)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+}
+
+const JS_ONLY = { SESSIONFOLD_NATIVE_ENGINES: '0', SESSIONFOLD_NATIVE_LINES: '0' };
+
+/** Every record of a scan, in a canonical order (files interleave in completion order). */
+async function records(options: ScanOptions, discovered = false): Promise<{ records: string[]; stats: ScanStats }> {
+  const stats = newScanStats();
+  const opts: ScanOptions = { agents: ['claude', 'codex'], roots, cache: false, stats, ...options };
+  const out: UsageRecord[] = [];
+  for await (const b of scanUsageBatches(opts, discovered ? await discoverUsageFiles(opts) : undefined)) out.push(...b);
+  return { records: out.map((r) => JSON.stringify(r, Object.keys(r).sort())).sort(), stats };
+}
+
+const describeNative = nativeKernel === undefined ? describe.skip : describe;
+
+describeNative('the cold scan with the native engines', () => {
+  it('yields the records of the scan without native code, on the main thread and with a worker', async () => {
+    const want = await withEnv(JS_ONLY, () => records({ workers: 0 }, true));
+    expect(want.stats.nativeReads).toBe(0);
+    expect(want.records.length).toBeGreaterThan(200);
+    for (const workers of [0, 1]) {
+      const got = await records({ workers });
+      expect(got.records).toEqual(want.records);
+      expect(got.stats.fullReads).toBe(want.stats.fullReads);
+      expect(got.stats.bytesRead).toBe(want.stats.bytesRead);
+      expect(got.stats.skippedLines).toBe(want.stats.skippedLines);
+      // Most files go to the engines; forks, subagents and odd lines go to read().
+      expect(got.stats.nativeReads).toBeGreaterThan(got.stats.fullReads / 2);
+    }
+    // Discovery handed over in one piece (a discovery cache answers) reads the same.
+    expect((await records({ workers: 0 }, true)).records).toEqual(want.records);
+  });
+
+  it('folds to the same cost report, and leaves every file as it was', async () => {
+    const files = [join(dir, 'claude'), join(dir, 'codex')];
+    const fingerprint = (): string =>
+      files
+        .flatMap((root) => walkSync(root))
+        .map((f) => `${f}:${statSync(f).mtimeMs}:${readFileSync(f).length}:${readFileSync(f).subarray(0, 64).toString('hex')}`)
+        .join('\n');
+    const before = fingerprint();
+    const opts = { agents: ['claude', 'codex'], groupBy: 'day' as const, timeZone: 'UTC', cache: false };
+    const want = await withEnv(JS_ONLY, () => totalCost(opts, { roots }));
+    const got = await totalCost(opts, { roots });
+    expect(got).toEqual(want);
+    expect(want.inputTokens).toBeGreaterThan(0);
+    expect(Object.keys(want.breakdowns ?? {}).length).toBeGreaterThan(3);
+    expect(fingerprint()).toBe(before);
+  });
+});
+
+function walkSync(root: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(root, { withFileTypes: true })) {
+    const p = join(root, e.name);
+    if (e.isDirectory()) out.push(...walkSync(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out.sort();
+}
