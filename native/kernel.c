@@ -113,13 +113,15 @@ __attribute__((target("avx2,bmi"))) static int64_t find_avx2(const uint8_t *h, s
 #endif
 
 #ifdef SF_X86
-/* Every needle's two bytes compared 32 positions at a time, in one pass over the hay. */
+/* Every needle's three bytes (its two rarest and its last) compared 32 positions at a time, in one pass over
+ * the hay; a candidate is confirmed byte by byte. */
 __attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
-  __m256i a[SF_MAX_NEEDLES], b[SF_MAX_NEEDLES];
+  __m256i a[SF_MAX_NEEDLES], b[SF_MAX_NEEDLES], z[SF_MAX_NEEDLES];
   size_t reach = 0;
   for (int k = 0; k < nd->n; k++) {
     a[k] = _mm256_set1_epi8((char)nd->m[k][nd->p1[k]]);
     b[k] = _mm256_set1_epi8((char)nd->m[k][nd->p2[k]]);
+    z[k] = _mm256_set1_epi8((char)nd->m[k][nd->len[k] - 1]);
     if (nd->len[k] > reach) reach = nd->len[k];
   }
   size_t i = from;
@@ -128,7 +130,8 @@ __attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *
     for (int k = 0; k < nd->n; k++) {
       const __m256i x = _mm256_loadu_si256((const __m256i *)(h + i + nd->p1[k]));
       const __m256i y = _mm256_loadu_si256((const __m256i *)(h + i + nd->p2[k]));
-      m |= (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(x, a[k]), _mm256_cmpeq_epi8(y, b[k])));
+      const __m256i w = _mm256_loadu_si256((const __m256i *)(h + i + nd->len[k] - 1));
+      m |= (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(x, a[k]), _mm256_cmpeq_epi8(y, b[k])), _mm256_cmpeq_epi8(w, z[k])));
     }
     while (m != 0) {
       const unsigned t = (unsigned)__builtin_ctz(m);

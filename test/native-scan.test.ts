@@ -4,7 +4,7 @@
  * Codex history with every quirk the generator has (duplicated responses, resumed copies, forks, malformed and
  * truncated lines, counter resets). The engines read most files; what they leave, `read()` reads.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +81,40 @@ describeNative('the cold scan with the native engines', () => {
     expect(want.inputTokens).toBeGreaterThan(0);
     expect(Object.keys(want.breakdowns ?? {}).length).toBeGreaterThan(3);
     expect(fingerprint()).toBe(before);
+  });
+});
+
+describeNative('the cache built by the native engines', () => {
+  it('stores what read() would, without cursors; a grown file is read again by read(), then resumed', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'sf-native-cache-'));
+    try {
+      const cachePath = join(scratch, 'events.db');
+      const run = async (env: Record<string, string> = {}): Promise<{ records: string[]; stats: ScanStats }> => withEnv(env, () => records({ cache: true, cachePath }));
+      const want = await withEnv(JS_ONLY, () => records({ workers: 0 }, true));
+      const first = await run();
+      expect(first.records).toEqual(want.records);
+      expect(first.stats.nativeReads).toBeGreaterThan(first.stats.fullReads / 2);
+      const again = await run();
+      expect(again.records).toEqual(want.records);
+      expect(again.stats).toMatchObject({ unchanged: first.stats.files, fullReads: 0, nativeReads: 0 });
+
+      // Grow a file the engine read: read() reads it whole (its row has no cursor) and leaves a cursor...
+      const grown = walkSync(join(dir, 'claude')).find((f) => f.endsWith('.jsonl') && !f.includes('subagents')) as string;
+      const sid = grown.slice(grown.lastIndexOf('/') + 1, -'.jsonl'.length);
+      const line = (n: number): string =>
+        `${JSON.stringify({ type: 'assistant', sessionId: sid, requestId: `req_grow_${n}`, timestamp: '2026-05-01T10:00:00.000Z', message: { id: `msg_grow_${n}`, model: 'claude-opus-4-1-20250805', usage: { input_tokens: 10, output_tokens: 20 } } })}\n`;
+      appendFileSync(grown, line(1));
+      const third = await run();
+      expect(third.stats).toMatchObject({ fullReads: 1, resumed: 0, nativeReads: 0 });
+      expect(third.records).toEqual((await withEnv(JS_ONLY, () => records({ workers: 0 }, true))).records);
+      // ...and the next append resumes from it.
+      appendFileSync(grown, line(2));
+      const fourth = await run();
+      expect(fourth.stats).toMatchObject({ fullReads: 0, resumed: 1 });
+      expect(fourth.records).toEqual((await withEnv(JS_ONLY, () => records({ workers: 0 }, true))).records);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
 

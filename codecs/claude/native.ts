@@ -60,18 +60,8 @@ function text(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-/** Decode the engine's result block (native/claude.c, `cs_scan_file`). */
-function decode(raw: Buffer, sessionId: string): UsageScanResult {
-  const block = readBlock(raw, HEAD, NUMS, STRS);
-  const { head, count: n, nums, strs, rest } = block;
-  let at = rest;
-  const cwdLen = head[6] as number;
-  let cwd: string | undefined;
-  if (cwdLen >= 0) {
-    cwd = head[7] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at + 1, at + cwdLen - 1);
-    at += cwdLen;
-  }
-  const t = block.bytes.subarray(at, at + (head[8] as number));
+/** The events of a block (a function of its own: see codecs/codex/native.ts `eventsOf`). */
+function eventsOf(t: Buffer, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
   const events: UsageEvent[] = new Array(n);
   for (let k = 0; k < n; k++) {
     const num = NUMS * k;
@@ -98,6 +88,21 @@ function decode(raw: Buffer, sessionId: string): UsageScanResult {
       nums[num] as number,
     ).event;
   }
+  return events;
+}
+
+/** Decode the engine's result block (native/claude.c, `cs_scan_file`). */
+function decode(raw: Buffer, sessionId: string): UsageScanResult {
+  const block = readBlock(raw, HEAD, NUMS, STRS);
+  const { head, count: n, nums, strs, rest } = block;
+  let at = rest;
+  const cwdLen = head[6] as number;
+  let cwd: string | undefined;
+  if (cwdLen >= 0) {
+    cwd = head[7] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at + 1, at + cwdLen - 1);
+    at += cwdLen;
+  }
+  const events = eventsOf(block.bytes.subarray(at, at + (head[8] as number)), nums, strs, n, sessionId);
   return { events, cwd, info: blockInfo(block, 9) };
 }
 

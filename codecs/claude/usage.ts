@@ -56,6 +56,17 @@ const VERTEX_MODEL_RE = /^claude-[^@/]*@\d{8}$/;
  * else (Claude Code pointed at another vendor's Anthropic-compatible endpoint records that vendor's model).
  */
 export function getModelProvider(model: string): string | undefined {
+  // Once per model id: a history holds a handful of models and a usage event per response.
+  if (PROVIDERS.has(model)) return PROVIDERS.get(model);
+  if (PROVIDERS.size >= 1024) PROVIDERS.clear();
+  const p = providerOf(model);
+  PROVIDERS.set(model, p);
+  return p;
+}
+
+const PROVIDERS = new Map<string, string | undefined>();
+
+function providerOf(model: string): string | undefined {
   const slash = model.indexOf('/');
   if (slash > 0) return model.slice(0, slash).toLowerCase();
   const m = model.toLowerCase();

@@ -79,20 +79,11 @@ const HEAD = 12;
 const NUMS = 8;
 const STRS = 5;
 
-function decode(raw: Buffer): UsageScanResult {
-  const block = readBlock(raw, HEAD, NUMS, STRS);
-  const { head, count: n, nums, strs, rest } = block;
-  let at = rest;
-  const idLen = head[8] as number;
-  const sessionId = block.bytes.toString('utf8', at, at + idLen);
-  at += idLen;
-  const cwdLen = head[9] as number;
-  let cwd: string | undefined;
-  if (cwdLen >= 0) {
-    cwd = head[10] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at, at + cwdLen);
-    at += cwdLen;
-  }
-  const text = block.bytes.subarray(at, at + (head[7] as number));
+/**
+ * The events of a block. A function of its own: a loop that V8 optimizes in the middle of a call (on-stack
+ * replacement) deoptimizes at the first code after it that has not run yet, here on every file.
+ */
+function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
   const events: UsageEvent[] = new Array(n);
   for (let k = 0; k < n; k++) {
     const num = NUMS * k;
@@ -120,6 +111,23 @@ function decode(raw: Buffer): UsageScanResult {
       nums[num] as number,
     );
   }
+  return events;
+}
+
+function decode(raw: Buffer): UsageScanResult {
+  const block = readBlock(raw, HEAD, NUMS, STRS);
+  const { head, count: n, nums, strs, rest } = block;
+  let at = rest;
+  const idLen = head[8] as number;
+  const sessionId = block.bytes.toString('utf8', at, at + idLen);
+  at += idLen;
+  const cwdLen = head[9] as number;
+  let cwd: string | undefined;
+  if (cwdLen >= 0) {
+    cwd = head[10] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at, at + cwdLen);
+    at += cwdLen;
+  }
+  const events = eventsOf(block.bytes.subarray(at, at + (head[7] as number)), nums, strs, n, sessionId);
   return { events, cwd, info: blockInfo(block, 6) };
 }
 

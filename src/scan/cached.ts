@@ -5,7 +5,9 @@
  *   cache, the file is not opened;
  * - grown or touched, same parser and dependencies, with a cursor: a task resumes from the cursor (only the
  *   appended bytes are parsed, after the cache's own prefix fingerprint is verified);
- * - anything else (new, parser or dependencies changed, no cursor): a task reads it from byte 0.
+ * - anything else (new, parser or dependencies changed, no cursor): a task reads it from byte 0; a file the
+ *   cache never read goes to the codec's native engine when it has one (the pool's native lane), which leaves
+ *   no cursor: when that file grows, read() reads it again whole and leaves one.
  *
  * Cached files under the scanned roots that are gone from disk are marked deleted and their usage is still
  * yielded, as `retained` records (`retainDeleted`). Finished parses are applied in batches, one transaction
@@ -22,7 +24,9 @@ import { resolveWorkers } from './options.js';
 import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
 import { netChange, type RecordChange } from './record-diff.js';
 import { TaskRunner } from './runner.js';
-import { decodeSegment, pushRecords, segmentCount } from './segment.js';
+import { decodeSegment, pushRecords, segmentCount, SegmentWriter } from './segment.js';
+import { BATCH_EVENTS } from './parse-file.js';
+import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
 import type { UsageRecord } from './types.js';
 
@@ -73,7 +77,12 @@ function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | und
     if (cursor === null || typeof cursor !== 'object') cursor = undefined;
     if (cursor?.format === 'jsonl' && row.prefix_hash === null) cursor = undefined;
   }
-  if (cursor === undefined) return { id, agent: f.codec.id, path: f.path, weight: f.size, resume };
+  if (cursor === undefined) {
+    // A file the cache has never read (or read with another parser): the native engine may read it, without a
+    // cursor. Once such a file grows, it is read again by read() (its row has no cursor), which leaves one.
+    const first = row === undefined || row.deleted !== 0 || row.parser !== parser || row.deps !== f.deps;
+    return { id, agent: f.codec.id, path: f.path, weight: f.size, resume, native: first && resume };
+  }
   return {
     id,
     agent: f.codec.id,
@@ -221,7 +230,9 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     guard(() => cache.markDeleted(gone));
 
     const tasks = [...states.values()].map((s) => s.task);
-    runner = new TaskRunner(opts, resolveWorkers(opts.workers, tasks.length, tasks.reduce((n, t) => n + t.weight, 0)));
+    // Workers for what the native lane will not read.
+    const js = tasks.filter((t) => !takesNativeLane((states.get(t.id) as TaskState).file.codec, t));
+    runner = new TaskRunner(opts, resolveWorkers(opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
     runner.add(tasks);
     stats.workers = runner.workers;
 
@@ -336,6 +347,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         stats.skippedLines += m.info.skippedLines;
         if (state.start?.restarted === false) stats.resumed++;
         else stats.fullReads++;
+        if (m.native === true) stats.nativeReads++;
         if (state.noWrite) {
           if (delta) delta.exact = false;
           const out: UsageRecord[] = [];
@@ -346,7 +358,13 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
           pendingEvents += state.events;
         }
       } else if (m.type === 'events') {
-        throw new Error('scan: a cached read took the native lane'); // only the streaming scan asks for it
+        // The native lane's events, stored as the segments a parse would have posted.
+        for (let i = 0; i < m.events.length; i += BATCH_EVENTS) {
+          const w = new SegmentWriter();
+          for (const e of m.events.slice(i, i + BATCH_EVENTS)) w.add(e);
+          state.segments.push(w.finish());
+        }
+        state.events += m.events.length;
       } else {
         states.delete(m.id);
         const row = state.row;

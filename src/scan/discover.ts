@@ -124,10 +124,13 @@ export function canDiscoverStreaming(): boolean {
 export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (files: ScanFile[]) => void, chunk = 64): Promise<void> {
   const stats = opts.stats;
   let pending: ScanFile[] = [];
+  // The first chunks are small, so that reading starts as soon as a few files are known.
+  let size = Math.min(8, chunk);
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
     const out = pending;
     pending = [];
+    size = Math.min(chunk, size * 2);
     onFiles(out);
     await new Promise<void>((r) => setImmediate(r));
   };
@@ -146,7 +149,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
         continue;
       }
       pending.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
-      if (pending.length >= chunk) await flush();
+      if (pending.length >= size) await flush();
     }
   }
   await flush();

@@ -68,8 +68,8 @@ export interface ParseTask {
   /** The session track of the stored state the cursor continues. */
   track?: SessionTrack | undefined;
   /**
-   * A full read whose usage alone is wanted (the streaming scan): the pool may read it with the codec's native
-   * engine (`Codec.scanUsage`) and post one `events` message instead of segments.
+   * A full read the pool may hand to the codec's native engine (`Codec.scanUsage`): it posts one `events`
+   * message instead of segments, and its `done` has no cursor.
    */
   native?: boolean | undefined;
 }

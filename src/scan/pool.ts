@@ -26,13 +26,13 @@ const PREFETCH = 2;
  * reads a large file alone, or small files of one codec together (up to NATIVE_BATCH_BYTES or
  * NATIVE_BATCH_FILES): a job per small file cost a thread wake-up and a completion on the main thread each.
  */
-export const NATIVE_INFLIGHT = 2 * (nativeKernel?.threads ?? 1);
+export const NATIVE_INFLIGHT = Number(process.env.SF_INFLIGHT ?? 2) * (nativeKernel?.threads ?? 1);
 export const NATIVE_BATCH_BYTES = 4 << 20;
 export const NATIVE_BATCH_FILES = 64;
 
 /** True when the pool will hand `task` to the codec's native engine first (`SESSIONFOLD_NATIVE_ENGINES=0`: never). */
 export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
-  return task.native === true && !task.resume && codec.scanUsage !== undefined && nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
+  return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
 }
 /**
  * A worker's young generation (MB). V8's default lets each isolate's nursery grow to tens of MB; a parse
