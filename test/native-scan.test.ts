@@ -4,7 +4,8 @@
  * Codex history with every quirk the generator has (duplicated responses, resumed copies, forks, malformed and
  * truncated lines, counter resets). The engines read most files; what they leave, `read()` reads.
  */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { NATIVE_CACHE_MAX_BYTES, SETTLED_MS } from '../src/scan/cached.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +113,36 @@ describeNative('the cache built by the native engines', () => {
       const fourth = await run();
       expect(fourth.stats).toMatchObject({ fullReads: 0, resumed: 1 });
       expect(fourth.records).toEqual((await withEnv(JS_ONLY, () => records({ workers: 0 }, true))).records);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describeNative('which files the cache build hands to the native engines', () => {
+  it('small or settled files; a large live session is read by read() (with a cursor)', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'sf-native-rule-'));
+    try {
+      const projects = join(scratch, 'claude', 'projects', '-w');
+      mkdirSync(projects, { recursive: true });
+      const session = (sid: string, pad: number): string =>
+        [
+          JSON.stringify({ type: 'user', cwd: '/w', sessionId: sid, message: { role: 'user', content: 'x'.repeat(pad) } }),
+          JSON.stringify({ type: 'assistant', sessionId: sid, requestId: `r-${sid}`, timestamp: '2026-05-01T10:00:00.000Z', message: { id: `m-${sid}`, model: 'claude-opus-4-1-20250805', usage: { input_tokens: 1, output_tokens: 2 } } }),
+        ].join('\n') + '\n';
+      const small = '11111111-1111-4111-8111-111111111111';
+      const large = '22222222-2222-4222-8222-222222222222';
+      writeFileSync(join(projects, `${small}.jsonl`), session(small, 100));
+      writeFileSync(join(projects, `${large}.jsonl`), session(large, NATIVE_CACHE_MAX_BYTES + 1000));
+      const scan = async (cachePath: string): Promise<ScanStats> => {
+        const stats = newScanStats();
+        for await (const _ of scanUsageBatches({ agents: ['claude'], roots: { claude: [join(scratch, 'claude')] }, cache: true, cachePath, stats }));
+        return stats;
+      };
+      expect(await scan(join(scratch, 'a.db'))).toMatchObject({ fullReads: 2, nativeReads: 1, records: 2 });
+      const old = (Date.now() - SETTLED_MS - 60_000) / 1000;
+      utimesSync(join(projects, `${large}.jsonl`), old, old);
+      expect(await scan(join(scratch, 'b.db'))).toMatchObject({ fullReads: 2, nativeReads: 2, records: 2 });
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -46,6 +46,13 @@ const READ_CHUNK_EVENTS = 1024;
  */
 const APPLY_FILES = 16;
 const APPLY_EVENTS = 8192;
+/**
+ * A file the cache never read goes to the native engine (no cursor) when it is at most this large or was last
+ * written over SETTLED_MS ago (see makeTask). On the 1.8 GB peers history, 90% of the bytes are in files of at
+ * most 8 MiB.
+ */
+export const NATIVE_CACHE_MAX_BYTES = 8 << 20;
+export const SETTLED_MS = 24 * 3600 * 1000;
 /** Conflicts with another process tolerated per file before it is read without the cache. */
 const MAX_ATTEMPTS = 3;
 
@@ -78,10 +85,13 @@ function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | und
     if (cursor?.format === 'jsonl' && row.prefix_hash === null) cursor = undefined;
   }
   if (cursor === undefined) {
-    // A file the cache has never read (or read with another parser): the native engine may read it, without a
-    // cursor. Once such a file grows, it is read again by read() (its row has no cursor), which leaves one.
+    // A file the cache has never read (or read with another parser) may go to the native engine, which leaves
+    // no cursor: if it grows, read() reads it again whole and leaves one. So only a file that is small (read
+    // again in a few milliseconds) or settled (not written for a day: an old session) goes there; a large live
+    // session is read by read() now, and its next append resumes.
     const first = row === undefined || row.deleted !== 0 || row.parser !== parser || row.deps !== f.deps;
-    return { id, agent: f.codec.id, path: f.path, weight: f.size, resume, native: first && resume };
+    const cheap = f.size <= NATIVE_CACHE_MAX_BYTES || f.mtimeMs < Date.now() - SETTLED_MS;
+    return { id, agent: f.codec.id, path: f.path, weight: f.size, resume, native: first && resume && cheap };
   }
   return {
     id,
