@@ -145,24 +145,26 @@ function cliCases(corpus: Corpus, bytes: number, verify: (r: IterationResult) =>
   const env = (served: boolean) => ({ PATH: process.env.PATH, ...corpus.env, TZ: 'UTC', SESSIONFOLD_CACHE: join(corpus.dir, '.cache', served ? 'cli-served.db' : 'cli.db'), SESSIONFOLD_SOCKET: served ? socket : 'off' });
   const report = async (served: boolean) => JSON.parse((await exec(process.execPath, args, { env: env(served), maxBuffer: 64 << 20 })).stdout) as CostSummary;
   const local = 'CLI cost report --json, a process per report (warm, nothing changed)';
-  // The cold report with the native kernel (native/) and with it turned off: the kernel's share.
+  // The cold report with the native kernel (native/: its engines, line source and loops), with only the
+  // engines off, and with all of it off: each part's share.
   const coldKernel = 'CLI cost report --json --no-cache (cold), native kernel';
-  const cold = (name: string, native: boolean, baseline?: string): BenchCase<undefined> => ({
+  const cold = (name: string, off: Record<string, string> | undefined, baseline?: string): BenchCase<undefined> => ({
     name,
     bytes,
     ...(baseline !== undefined && { baseline }),
     run: async () => {
-      const summary = JSON.parse((await exec(process.execPath, [...args, '--no-cache'], { env: { ...env(false), ...(!native && { SESSIONFOLD_NATIVE: '0' }) }, maxBuffer: 64 << 20 })).stdout) as CostSummary;
+      const summary = JSON.parse((await exec(process.execPath, [...args, '--no-cache'], { env: { ...env(false), ...off }, maxBuffer: 64 << 20 })).stdout) as CostSummary;
       return { events: summary.requestCount, summary };
     },
     verify: (r) => {
       verify(r);
-      check(!native || nativeKernel !== undefined, 'the native kernel is not built (npm run build builds it where a C compiler is)');
+      check(off !== undefined || nativeKernel !== undefined, 'the native kernel is not built (npm run build builds it where a C compiler is)');
     },
   });
   return [
-    cold(coldKernel, true),
-    cold('CLI cost report --json --no-cache (cold), kernel off (SESSIONFOLD_NATIVE=0)', false, coldKernel),
+    cold(coldKernel, undefined),
+    cold('CLI cost report --json --no-cache (cold), engines off (SESSIONFOLD_NATIVE_ENGINES=0)', { SESSIONFOLD_NATIVE_ENGINES: '0' }, coldKernel),
+    cold('CLI cost report --json --no-cache (cold), kernel off (SESSIONFOLD_NATIVE=0)', { SESSIONFOLD_NATIVE: '0' }, coldKernel),
     {
       name: local,
       bytes,
