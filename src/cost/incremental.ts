@@ -21,8 +21,7 @@ import { createHash } from 'node:crypto';
 import { getParserString } from '../codec.js';
 import { CORE_EVENT_VERSION } from '../events.js';
 import { sessionfoldVersion } from '../versions.js';
-import { isConnectionReused } from '../cache/db.js';
-import { FoldSnapshots, type FoldSnapshot } from '../cache/folds.js';
+import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
 import type { Discovery } from '../scan/discover.js';
@@ -164,6 +163,8 @@ export async function totalCostIncremental(
   const key = options.snapshots === false || !ns.cache ? undefined : snapshotKey(n, ns);
   if (key === undefined) return foldCost(scanUsageBatches(scan), foldOptions);
 
+  // The cache (SQLite) is loaded only by a fold that uses it.
+  const [{ FoldSnapshots }, { isConnectionReused }] = await Promise.all([import('../cache/folds.js'), import('../cache/db.js')]);
   let snaps: FoldSnapshots;
   try {
     snaps = FoldSnapshots.open(ns.cachePath, ns.onWarning);

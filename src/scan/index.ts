@@ -24,7 +24,6 @@
 import { createHash } from 'node:crypto';
 import { canDiscoverStreaming, discoverFiles, type Discovery } from './discover.js';
 import { normalizeScanOptions } from './options.js';
-import { scanCached } from './cached.js';
 import { scanStreaming } from './streaming.js';
 import type { ScanOptions, UsageRecord } from './types.js';
 
@@ -45,6 +44,8 @@ export async function* scanUsageBatches(options: ScanOptions = {}, discovered?: 
     else yield* scanStreaming(opts, (discovered ?? (await discoverFiles(opts))).files);
     return;
   }
+  // The cache (SQLite) is loaded only by a scan that uses it.
+  const { scanCached } = await import('./cached.js');
   yield* scanCached(opts, discovered ?? (await discoverFiles(opts)));
 }
 
