@@ -569,8 +569,11 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
   if (fd < 0) return NULL;
   struct stat st;
   CodexScan *c = NULL;
-  uint8_t *nums = NULL, *strs = NULL, *text = NULL, *out = NULL;
-  size_t nums_cap = 0, strs_cap = 0, text_cap = 0, tlen = 0, n = 0;
+  uint8_t *nums, *strs, *text, *out = NULL;
+  size_t nums_cap, strs_cap, text_cap, tlen = 0, n = 0;
+  sf_scratch_take(0, &nums, &nums_cap);
+  sf_scratch_take(1, &strs, &strs_cap);
+  sf_scratch_take(2, &text, &text_cap);
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto done;
   c = cx_open(fd, st.st_size, max_line, cap, proj, slots, map, file_id, file_id_len);
   if (c == NULL) goto done;
@@ -645,8 +648,8 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
 done:
   cx_close(c);
   close(fd);
-  free(nums);
-  free(strs);
-  free(text);
+  sf_scratch_keep(0, nums, nums_cap);
+  sf_scratch_keep(1, strs, strs_cap);
+  sf_scratch_keep(2, text, text_cap);
   return out;
 }

@@ -72,4 +72,15 @@ void q_free(Queue *q, void (*free_item)(void *));
 /* Grow *b (realloc, doubling) to at least `need` bytes; 0 on out of memory. */
 int sf_reserve(uint8_t **b, size_t *cap, size_t need);
 
+/* This thread's scratch buffer `which`: taken (empty, or as large as it last grew) and kept again after use,
+ * so a thread reading file after file reuses the same memory. */
+#define SF_SCRATCH 3
+void sf_scratch_take(int which, uint8_t **b, size_t *cap);
+void sf_scratch_keep(int which, uint8_t *b, size_t cap);
+/* A read buffer of at least `need` bytes: this thread's spare one when it is large enough (its size in *cap),
+ * else a new one; given back with sf_give_buffer (kept as the spare when there is none, up to SF_SPARE_MAX). */
+#define SF_SPARE_MAX ((size_t)4 << 20)
+uint8_t *sf_take_buffer(size_t need, size_t *cap);
+void sf_give_buffer(uint8_t *b, size_t cap);
+
 #endif

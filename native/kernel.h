@@ -67,6 +67,8 @@ typedef struct {
   int64_t base, end;
   uint8_t *buf;
   size_t cap, len, at, long_limit;
+  /* the buffer's allocated size (cap is what it reads into) */
+  size_t alloc;
   int eof, err, head;
   int64_t max_line, lines, filtered, bytes;
   /* An over-long final line without LF: where it starts (-1: none). */

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "kernel.h"
+#include "engine.h"
 
 /* The buffer grows to at most this many times its first size (the engines' 256 KiB: 16 MiB); a line that
  * fills that is streamed. */
@@ -40,7 +40,8 @@ LineSource *ls_open(int fd, int64_t from, int64_t end, int64_t max_line, int hea
   /* no bigger than the file needs (small files are most of a history) */
   const int64_t span = end - from + 1;
   if (span > 0 && (int64_t)cap > span) cap = (size_t)span;
-  s->buf = malloc(cap);
+  /* this thread's spare buffer when it is large enough: the source still reads `cap` bytes at a time */
+  s->buf = sf_take_buffer(cap, &s->alloc);
   if (s->buf == NULL) {
     free(s);
     return NULL;
@@ -58,7 +59,7 @@ LineSource *ls_open(int fd, int64_t from, int64_t end, int64_t max_line, int hea
 
 void ls_close(LineSource *s) {
   if (s == NULL) return;
-  free(s->buf);
+  sf_give_buffer(s->buf, s->alloc);
   free(s);
 }
 
@@ -93,9 +94,12 @@ static int64_t fill(LineSource *s) {
   if (s->len == s->cap) {
     if (s->cap >= s->long_limit) return -2;
     const size_t grown = s->cap * 2 < s->long_limit ? s->cap * 2 : s->long_limit;
-    uint8_t *b = realloc(s->buf, grown);
-    if (b == NULL) return -1;
-    s->buf = b;
+    if (grown > s->alloc) {
+      uint8_t *b = realloc(s->buf, grown);
+      if (b == NULL) return -1;
+      s->buf = b;
+      s->alloc = grown;
+    }
     s->cap = grown;
   }
   const int64_t want = min64((int64_t)(s->cap - s->len), s->end - (s->base + (int64_t)s->len));
