@@ -28,13 +28,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine.h"
+#include "codex.h"
 
-#define BAIL (-4)
-
-typedef struct {
-  double in, cached, cw, out, reas, total;
-} Tok;
 
 /* A growable byte string. */
 typedef struct {
@@ -130,117 +125,6 @@ void cx_close(CodexScan *c) {
   free(c);
 }
 
-/* ------------------------------------------------------------------ a walked line's fields */
-
-/* `asNumber` of an integer: 1 with *v (absent or not a number: *has 0), BAIL when not a plain integer of at
- * most 15 digits. */
-static int number_of(const Fields *f, const int32_t *s, int *has, double *v) { return sf_integer(f, s, has, v) ? 1 : BAIL; }
-
-/* tokens.ts `n()`: a finite number above 0, else 0. */
-static int count_of(const Fields *f, const int32_t *s, double *v) {
-  int has;
-  const int r = number_of(f, s, &has, v);
-  if (*v <= 0) *v = 0;
-  return r;
-}
-
-/* `asTimestamp`: 1 valid (canonical ISO 8601 UTC, which Date.parse accepts), 0 invalid for sure, BAIL when
- * only Date.parse can tell. */
-static int timestamp_of(const Fields *f, const int32_t *s) {
-  if (!is_string(f, s)) return 0;
-  const size_t n = content_len(s);
-  if (n < 10) return 0; /* fewer bytes than 10 is fewer than 10 UTF-16 units */
-  if (!comparable(f, s)) return BAIL;
-  return sf_canonical_time(content(f, s), n) ? 1 : BAIL;
-}
-
-/* tokens.ts `readTok` of the object at `base` (a group of CX_TOK_* fields after it in the map). 1 with *t and
- * *has, BAIL. */
-static int read_tok(const Fields *f, int base, Tok *t, int *has) {
-  *has = 0;
-  if (!is_object(slot(f, base))) return 1;
-  const int32_t *in = slot(f, base + 1 + CX_TOK_INPUT), *out = slot(f, base + 1 + CX_TOK_OUTPUT), *total = slot(f, base + 1 + CX_TOK_TOTAL);
-  if (!present(in) && !present(out) && !present(total)) return 1;
-  const int32_t *cached = slot(f, base + 1 + CX_TOK_CACHED);
-  /* `o.cached_input_tokens ?? o.cache_read_input_tokens`: a null or absent first one gives the second */
-  if (!present(cached) || is_null(f, cached)) cached = slot(f, base + 1 + CX_TOK_CACHE_READ);
-  double tot;
-  if (count_of(f, in, &t->in) != 1 || count_of(f, out, &t->out) != 1 || count_of(f, total, &tot) != 1 || count_of(f, cached, &t->cached) != 1 ||
-      count_of(f, slot(f, base + 1 + CX_TOK_CACHE_WRITE), &t->cw) != 1 || count_of(f, slot(f, base + 1 + CX_TOK_REASONING), &t->reas) != 1)
-    return BAIL;
-  t->total = tot > 0 ? tot : t->in + t->out;
-  *has = 1;
-  return 1;
-}
-
-static int any_decrease(const Tok *a, const Tok *b) {
-  return a->in < b->in || a->cached < b->cached || a->cw < b->cw || a->out < b->out || a->reas < b->reas || a->total < b->total;
-}
-static int fits_within(const Tok *a, const Tok *b) {
-  return a->in <= b->in && a->cached <= b->cached && a->cw <= b->cw && a->out <= b->out && a->reas <= b->reas && a->total <= b->total;
-}
-static int is_zero(const Tok *t) { return t->in == 0 && t->cached == 0 && t->cw == 0 && t->out == 0 && t->reas == 0 && t->total == 0; }
-static int eq_tok(const Tok *a, const Tok *b) {
-  return a->in == b->in && a->cached == b->cached && a->cw == b->cw && a->out == b->out && a->reas == b->reas && a->total == b->total;
-}
-
-/* tokens.ts `toUsageFields` then `sameUsage`. */
-static int same_usage(const Tok *a, const Tok *b) {
-  const double ac = a->cached < a->in ? a->cached : a->in, bc = b->cached < b->in ? b->cached : b->in;
-  const double aw = a->cw < a->in - ac ? a->cw : a->in - ac, bw = b->cw < b->in - bc ? b->cw : b->in - bc;
-  return a->in - ac - aw == b->in - bc - bw && a->out == b->out && a->reas == b->reas && ac == bc && aw == bw;
-}
-
-/* ------------------------------------------------------------------ dedup keys */
-
-typedef struct {
-  uint8_t *b;
-  size_t n, cap;
-  int oom;
-} Buf;
-
-static void put_bytes(Buf *k, const void *b, size_t n) {
-  if (k->oom) return;
-  if (k->n + n > k->cap) {
-    size_t cap = k->cap == 0 ? 128 : k->cap;
-    while (cap < k->n + n) cap *= 2;
-    uint8_t *g = realloc(k->b, cap);
-    if (g == NULL) {
-      k->oom = 1;
-      return;
-    }
-    k->b = g;
-    k->cap = cap;
-  }
-  memcpy(k->b + k->n, b, n);
-  k->n += n;
-}
-static void put_str(Buf *k, const char *s) { put_bytes(k, s, strlen(s)); }
-/* A count as JavaScript prints it: counts here are integers below 2^53 (number_of takes at most 15 digits;
- * sums and differences of two stay below 2^53), which print as their digits. */
-static void put_num(Buf *k, double v) {
-  char t[24];
-  int i = (int)sizeof t;
-  uint64_t x = (uint64_t)(v < 0 ? -v : v);
-  do t[--i] = (char)('0' + x % 10);
-  while ((x /= 10) != 0);
-  if (v < 0) t[--i] = '-';
-  put_bytes(k, t + i, sizeof t - (size_t)i);
-}
-static void put_tok(Buf *k, const Tok *t) {
-  put_num(k, t->in);
-  put_str(k, "/");
-  put_num(k, t->cached);
-  put_str(k, "/");
-  put_num(k, t->cw);
-  put_str(k, "/");
-  put_num(k, t->out);
-  put_str(k, "/");
-  put_num(k, t->reas);
-  put_str(k, "/");
-  put_num(k, t->total);
-}
-
 /* parse.ts `regionKey`: the thread whose counter it is (or `@` and the line's time), and its epoch. */
 static void put_region(CodexScan *c, Buf *k, const Bytes *ts) {
   if (c->has_region)
@@ -308,10 +192,10 @@ static int on_token_count(CodexScan *c, const Fields *f, const Bytes *ts, int in
   if (!is_object(slot(f, CX_P_INFO))) return 1;
   Tok total, last;
   int has_total, has_last;
-  if (read_tok(f, CX_P_TOTAL, &total, &has_total) != 1 || read_tok(f, CX_P_LAST, &last, &has_last) != 1) return BAIL;
+  if (cx_read_tok(f, CX_P_TOTAL, &total, &has_total) != 1 || cx_read_tok(f, CX_P_LAST, &last, &has_last) != 1) return BAIL;
   const Bytes when = when_of(c, ts);
   if (!has_total) {
-    if (!has_last || inherited || c->records_seen || is_zero(&last)) return 1;
+    if (!has_last || inherited || c->records_seen || tok_is_zero(&last)) return 1;
     Buf k = {0};
     put_str(&k, "codex:");
     put_region(c, &k, ts);
@@ -322,16 +206,16 @@ static int on_token_count(CodexScan *c, const Fields *f, const Bytes *ts, int in
     return hold(c, make_event(c, &last, &when, start, 1, &k, f, NULL));
   }
   Tok delta;
-  if (c->has_totals && !any_decrease(&total, &c->totals)) {
+  if (c->has_totals && !tok_any_decrease(&total, &c->totals)) {
     delta = (Tok){total.in - c->totals.in, total.cached - c->totals.cached, total.cw - c->totals.cw, total.out - c->totals.out, total.reas - c->totals.reas, total.total - c->totals.total};
   } else {
     if (c->has_totals) c->epoch++;
-    delta = has_last && fits_within(&last, &total) ? last : total;
+    delta = has_last && tok_fits_within(&last, &total) ? last : total;
   }
   c->totals = total;
   c->has_totals = 1;
-  if (inherited || c->records_seen || is_zero(&delta)) return 1;
-  const int single = has_last && eq_tok(&delta, &last);
+  if (inherited || c->records_seen || tok_is_zero(&delta)) return 1;
+  const int single = has_last && tok_eq_tok(&delta, &last);
   Buf k = {0};
   put_str(&k, "codex:");
   put_region(c, &k, ts);
@@ -344,7 +228,7 @@ static int on_token_count(CodexScan *c, const Fields *f, const Bytes *ts, int in
 static int on_usage_record(CodexScan *c, const Fields *f, const Bytes *ts, int inherited, double start) {
   Tok usage;
   int has;
-  if (read_tok(f, CX_P_USAGE, &usage, &has) != 1) return BAIL;
+  if (cx_read_tok(f, CX_P_USAGE, &usage, &has) != 1) return BAIL;
   if (!has) return 1;
   const int32_t *rid = slot(f, CX_P_RESPONSE_ID);
   if (!is_str(f, rid)) rid = NULL;
@@ -362,7 +246,7 @@ static int on_usage_record(CodexScan *c, const Fields *f, const Bytes *ts, int i
     const int is_region = c->has_region && n == c->region.n && memcmp(content(f, thread), c->region.b, n) == 0;
     if (c->has_region && !is_session && !is_region) return 1;
   }
-  if (inherited || is_zero(&usage)) return 1;
+  if (inherited || tok_is_zero(&usage)) return 1;
   c->records_seen = 1;
   const Bytes when = when_of(c, ts);
   Buf k = {0};
@@ -380,7 +264,7 @@ static int on_usage_record(CodexScan *c, const Fields *f, const Bytes *ts, int i
   XEv *e = make_event(c, &usage, &when, start, 1, &k, f, rid);
   if (e == NULL) return 0;
   if (c->pending != NULL) {
-    if (!same_usage(&c->pending->t, &e->t)) {
+    if (!tok_same_usage(&c->pending->t, &e->t)) {
       if (!q_push(&c->queue, c->pending)) return 0;
     } else
       xev_free(c->pending);
@@ -425,7 +309,7 @@ static int take_owner(CodexScan *c, const Fields *f, int top) {
   if (!bytes_copy(&c->region, &c->session_id)) return 0;
   c->has_region = 1;
   int hs;
-  if (number_of(f, slot(f, CX_ID + o + 7), &hs, &c->history_start) != 1) return BAIL;
+  if (cx_number_of(f, slot(f, CX_ID + o + 7), &hs, &c->history_start) != 1) return BAIL;
   c->has_history_start = hs;
   if ((r = take_string(f, slot(f, CX_ID + o + 8), &c->meta_provider, &c->has_meta_provider, NULL, TAKE_COPIED)) != 1) return r;
   if ((r = take_string(f, slot(f, CX_ID + o + 9), &c->cwd, &c->has_cwd, &c->cwd_escaped, TAKE_RAW)) != 1) return r;
@@ -453,7 +337,7 @@ static int on_line(CodexScan *c, const uint8_t *b, double start) {
   int has_payload = is_object(slot(&f, CX_PAYLOAD));
   /* a legacy line is its own payload, a response_item (nothing for usage) */
   const int legacy = !has_payload && is_legacy_item(&f, type);
-  const int ts_ok = timestamp_of(&f, slot(&f, CX_TIMESTAMP));
+  const int ts_ok = cx_timestamp_of(&f, slot(&f, CX_TIMESTAMP));
   if (ts_ok == BAIL) return BAIL;
   const int32_t *tss = slot(&f, CX_TIMESTAMP);
   Bytes ts_bytes = {ts_ok ? (uint8_t *)content(&f, tss) : NULL, ts_ok ? content_len(tss) : 0};
@@ -474,7 +358,7 @@ static int on_line(CodexScan *c, const uint8_t *b, double start) {
   if (c->has_history_start) {
     int has;
     double ordinal;
-    if (number_of(&f, slot(&f, CX_ORDINAL), &has, &ordinal) != 1) return BAIL;
+    if (cx_number_of(&f, slot(&f, CX_ORDINAL), &has, &ordinal) != 1) return BAIL;
     inherited = has && ordinal < c->history_start;
   }
   int r = 1;
