@@ -50,11 +50,8 @@ typedef struct {
 
 
 struct ClaudeScan {
-  LineSource *src;
-  const Proj *proj;
-  int32_t slots;
+  Walker walk;
   int32_t map[CS_FIELDS];
-  int32_t *spans;
   int session;
   /* the session's cwd (raw value bytes, escaped or not) */
   uint8_t *cwd;
@@ -66,8 +63,6 @@ struct ClaudeScan {
   Queue queue;
   ByteSet seen;
   int ended;
-  /* lines that are not JSON objects (skipped, as read() skips them) */
-  int64_t skipped;
   /* CS_NEED_TEXT: the text room the next event needs */
   size_t need_text;
 };
@@ -83,26 +78,20 @@ static void ev_free(void *p) {
 ClaudeScan *cs_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map) {
   ClaudeScan *c = calloc(1, sizeof(ClaudeScan));
   if (c == NULL) return NULL;
-  c->src = ls_open(fd, 0, size, max_line, 0, cap);
-  c->spans = malloc(sizeof(int32_t) * 3 * (size_t)(slots > 0 ? slots : 1));
-  if (c->src == NULL || c->spans == NULL) {
-    cs_close(c);
-    return NULL;
-  }
   static const uint8_t usage[] = "\"usage\"", title[] = "-title\"";
   const uint8_t *m[2] = {usage, title};
   const size_t ml[2] = {7, 7};
-  ls_set_markers(c->src, m, ml, 2);
-  c->proj = proj;
-  c->slots = slots;
+  if (!walker_open(&c->walk, fd, size, max_line, 0, cap, proj, slots, m, ml, 2)) {
+    free(c);
+    return NULL;
+  }
   memcpy(c->map, map, sizeof(c->map));
   return c;
 }
 
 void cs_close(ClaudeScan *c) {
   if (c == NULL) return;
-  ls_close(c->src);
-  free(c->spans);
+  walker_close(&c->walk);
   free(c->cwd);
   for (int i = 0; i < c->npending; i++) ev_free(c->pending[i]);
   q_free(&c->queue, ev_free);
@@ -185,7 +174,7 @@ static int on_usage(ClaudeScan *c, Ev *u) {
 
 /* One walked line. 1, CS_BAIL, or 0 on out of memory. */
 static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
-  const Fields f = {b, c->spans, c->map};
+  const Fields f = {b, c->walk.spans, c->map};
   const int32_t *sid = slot(&f, CF_SESSION_ID), *msg = slot(&f, CF_MESSAGE);
   if (!c->session) {
     const int32_t *cwd = slot(&f, CF_CWD), *project = slot(&f, CF_PROJECT);
@@ -274,23 +263,15 @@ static int advance(ClaudeScan *c) {
   double rec[5];
   while (q_size(&c->queue) == 0 && !c->ended) {
     const uint8_t *line;
-    const int n = ls_next_line(c->src, c->session, &line, rec);
-    if (n == LS_END) {
+    const int n = walker_next(&c->walk, c->session, &line, rec);
+    if (n == WALK_END) {
       for (int i = 0; i < c->npending; i++)
         if (!q_push(&c->queue, c->pending[i])) return 0;
       c->npending = 0;
       c->ended = 1;
       break;
     }
-    if (n < 0) return CS_IO_ERROR;
-    if (rec[0] != LS_LINE) return CS_BAIL; /* a line too long to buffer, or over maxLineBytes */
-    int unsure;
-    if (!sf_scan_why(line, (int64_t)rec[3], c->proj, c->spans, c->slots, &unsure)) {
-      /* not a JSON object: JavaScript skips and counts it too */
-      if (unsure) return CS_BAIL;
-      c->skipped++;
-      continue;
-    }
+    if (n != WALK_LINE) return n == WALK_BAIL ? CS_BAIL : CS_IO_ERROR;
     const int v = on_line(c, line, (int64_t)rec[1]);
     if (v != 1) return v;
   }
@@ -335,7 +316,7 @@ const uint8_t *cs_cwd(const ClaudeScan *c, size_t *len, int *escaped) {
   return c->cwd;
 }
 
-const LineSource *cs_source(const ClaudeScan *c) { return c->src; }
+const LineSource *cs_source(const ClaudeScan *c) { return c->walk.src; }
 
 /* ------------------------------------------------------------------ a whole file at once */
 
@@ -406,7 +387,7 @@ uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
     head[6] = cwd == NULL ? -1 : (double)cwd_len;
     head[7] = esc;
     head[8] = (double)tlen;
-    head[9] = (double)c->skipped;
+    head[9] = (double)c->walk.skipped;
     uint8_t *p = out;
     memcpy(p, head, sizeof(head));
     p += sizeof(head);

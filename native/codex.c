@@ -46,11 +46,8 @@ typedef struct {
 } XEv;
 
 struct CodexScan {
-  LineSource *src;
-  const Proj *proj;
-  int32_t slots;
+  Walker walk;
   int32_t map[CX_FIELDS];
-  int32_t *spans;
   Bytes file_id;
   int decided;
   Bytes session_id, cwd, region, model, meta_provider, ctx_provider, last_ts;
@@ -67,7 +64,6 @@ struct CodexScan {
   /* response ids seen (exact) */
   ByteSet seen;
   int ended;
-  int64_t skipped;
 };
 
 static const uint8_t EPOCH_TS[] = "1970-01-01T00:00:00.000Z";
@@ -97,26 +93,20 @@ CodexScan *cx_open(int fd, int64_t size, int64_t max_line, size_t cap, const Pro
                    size_t file_id_len) {
   CodexScan *c = calloc(1, sizeof(CodexScan));
   if (c == NULL) return NULL;
-  c->src = ls_open(fd, 0, size, max_line, 1, cap);
-  c->spans = malloc(sizeof(int32_t) * 3 * (size_t)(slots > 0 ? slots : 1));
-  if (c->src == NULL || c->spans == NULL || !bytes_set(&c->file_id, file_id, file_id_len)) {
-    cx_close(c);
-    return NULL;
-  }
   static const uint8_t m0[] = "token_", m1[] = "turn_context", m2[] = "session_meta";
   const uint8_t *m[3] = {m0, m1, m2};
   const size_t ml[3] = {6, 12, 12};
-  ls_set_markers(c->src, m, ml, 3);
-  c->proj = proj;
-  c->slots = slots;
+  if (!bytes_set(&c->file_id, file_id, file_id_len) || !walker_open(&c->walk, fd, size, max_line, 1, cap, proj, slots, m, ml, 3)) {
+    cx_close(c);
+    return NULL;
+  }
   memcpy(c->map, map, sizeof(c->map));
   return c;
 }
 
 void cx_close(CodexScan *c) {
   if (c == NULL) return;
-  ls_close(c->src);
-  free(c->spans);
+  walker_close(&c->walk);
   Bytes *all[] = {&c->file_id, &c->session_id, &c->cwd, &c->region, &c->model, &c->meta_provider, &c->ctx_provider, &c->last_ts};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) free(all[i]->b);
   xev_free(c->pending);
@@ -331,7 +321,7 @@ static int type_is(const Fields *f, const int32_t *s, const char *lit) {
 
 /* parse.ts `line()` of a usage-only read, on a walked line. 1, BAIL, or 0 (memory). */
 static int on_line(CodexScan *c, const uint8_t *b, double start) {
-  const Fields f = {b, c->spans, c->map};
+  const Fields f = {b, c->walk.spans, c->map};
   const int32_t *type = slot(&f, CX_TYPE);
   if (present(type) && is_string(&f, type) && (type[2] & SLOT_ESCAPED)) return BAIL;
   int has_payload = is_object(slot(&f, CX_PAYLOAD));
@@ -410,21 +400,14 @@ static int advance(CodexScan *c) {
   double rec[5];
   while (q_size(&c->queue) == 0 && !c->ended) {
     const uint8_t *line;
-    const int n = ls_next_line(c->src, c->decided, &line, rec);
-    if (n == LS_END) {
+    const int n = walker_next(&c->walk, c->decided, &line, rec);
+    if (n == WALK_END) {
       if (c->pending != NULL && !q_push(&c->queue, c->pending)) return 0;
       c->pending = NULL;
       c->ended = 1;
       break;
     }
-    if (n < 0) return CS_IO_ERROR;
-    if (rec[0] != LS_LINE) return BAIL;
-    int unsure;
-    if (!sf_scan_why(line, (int64_t)rec[3], c->proj, c->spans, c->slots, &unsure)) {
-      if (unsure) return BAIL;
-      c->skipped++;
-      continue;
-    }
+    if (n != WALK_LINE) return n == WALK_BAIL ? BAIL : CS_IO_ERROR;
     const int v = on_line(c, line, rec[1]);
     if (v != 1) return v;
   }
@@ -504,10 +487,10 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
     out = malloc(total == 0 ? 1 : total);
     if (out == NULL) goto done;
     double head[CX_HEAD] = {0}, stats[6];
-    ls_stats(c->src, stats);
+    ls_stats(c->walk.src, stats);
     head[0] = (double)n;
     for (int i = 0; i < 5; i++) head[1 + i] = stats[i];
-    head[6] = (double)c->skipped;
+    head[6] = (double)c->walk.skipped;
     head[7] = (double)tlen;
     head[8] = (double)c->session_id.n;
     head[9] = c->has_cwd ? (double)c->cwd.n : -1;

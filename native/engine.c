@@ -160,3 +160,37 @@ void sf_give_buffer(uint8_t *b, size_t cap) {
   } else
     free(b);
 }
+
+int walker_open(Walker *w, int fd, int64_t size, int64_t max_line, int head, size_t cap, const Proj *proj, int32_t slots, const uint8_t *const *markers,
+                const size_t *lens, int n) {
+  w->src = ls_open(fd, 0, size, max_line, head, cap);
+  w->spans = malloc(sizeof(int32_t) * 3 * (size_t)(slots > 0 ? slots : 1));
+  w->proj = proj;
+  w->slots = slots;
+  w->skipped = 0;
+  if (w->src == NULL || w->spans == NULL || !ls_set_markers(w->src, markers, lens, n)) {
+    walker_close(w);
+    return 0;
+  }
+  return 1;
+}
+
+void walker_close(Walker *w) {
+  ls_close(w->src);
+  free(w->spans);
+  w->src = NULL;
+  w->spans = NULL;
+}
+
+int walker_next(Walker *w, int filter, const uint8_t **line, double *rec) {
+  for (;;) {
+    const int n = ls_next_line(w->src, filter, line, rec);
+    if (n == LS_END) return WALK_END;
+    if (n < 0) return WALK_IO_ERROR;
+    if (rec[0] != LS_LINE) return WALK_BAIL; /* a line too long to buffer, or over maxLineBytes */
+    int unsure;
+    if (sf_scan_why(*line, (int64_t)rec[3], w->proj, w->spans, w->slots, &unsure)) return WALK_LINE;
+    if (unsure) return WALK_BAIL;
+    w->skipped++;
+  }
+}

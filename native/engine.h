@@ -69,6 +69,27 @@ static inline size_t q_size(const Queue *q) { return q->len - q->head; }
 static inline void *q_pop(Queue *q) { return q->items[q->head++]; }
 void q_free(Queue *q, void (*free_item)(void *));
 
+/*
+ * An engine's lines, walked: the line source with the engine's markers, and sf_scan over each line it hands
+ * over. A line that is not a JSON object is skipped and counted (as read() skips it).
+ */
+typedef struct {
+  LineSource *src;
+  const Proj *proj;
+  int32_t slots;
+  int32_t *spans;
+  /* lines that are not JSON objects */
+  int64_t skipped;
+} Walker;
+/* 1, or 0 on out of memory (the walker is then closed). */
+int walker_open(Walker *w, int fd, int64_t size, int64_t max_line, int head, size_t cap, const Proj *proj, int32_t slots, const uint8_t *const *markers,
+                const size_t *lens, int n);
+void walker_close(Walker *w);
+/* The next walked line (filtered with the markers when `filter`): WALK_LINE with *line and rec (the line source's 5
+ * doubles), WALK_END, WALK_IO_ERROR, or WALK_BAIL (a line only JSON.parse can read, or one too long to buffer). */
+enum { WALK_LINE = 1, WALK_END = 0, WALK_IO_ERROR = -2, WALK_BAIL = -4 };
+int walker_next(Walker *w, int filter, const uint8_t **line, double *rec);
+
 /* Grow *b (realloc, doubling) to at least `need` bytes; 0 on out of memory. */
 int sf_reserve(uint8_t **b, size_t *cap, size_t need);
 
