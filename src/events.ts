@@ -112,6 +112,37 @@ export interface UsageEvent extends EventBase {
   messageId?: string;
 }
 
+/**
+ * A usage event with every field present (optional ones undefined), in the order above, for a builder to fill:
+ * events made from it all share one shape, whichever fields they end up setting (a fold reading millions of
+ * them stays monomorphic). The codecs' native engines build their events on it; `read()`'s events set only the
+ * fields they have.
+ */
+export function blankUsageEvent(): UsageEvent {
+  return {
+    type: 'usage',
+    agent: '',
+    sessionId: '',
+    offset: 0,
+    model: '',
+    modelFallback: undefined,
+    provider: undefined,
+    timestamp: '',
+    inputTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    costUsd: undefined,
+    speed: undefined,
+    webSearchRequests: undefined,
+    singleRequest: false,
+    dedupKey: '',
+    messageId: undefined,
+  } as UsageEvent;
+}
+
 export interface ToolCallEvent extends EventBase {
   type: 'tool_call';
   callId: string;

@@ -12,7 +12,7 @@
  * test/claude-native.test.ts holds both engines to the same events on every fixture and on generated edge cases.
  */
 import type { UsageScanResult } from '../../src/codec.js';
-import type { UsageEvent } from '../../src/events.js';
+import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, TIME, type NativeEngine } from '../../cursors/native-engine.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
@@ -86,6 +86,7 @@ function eventsOf(t: Buffer, nums: Float64Array, strs: Int32Array, n: number, se
       },
       sessionId,
       nums[num] as number,
+      blankUsageEvent(),
     ).event;
   }
   return events;

@@ -162,12 +162,16 @@ export interface UsageValues {
 }
 
 /** The candidate of a usage record: the event and its response key (one builder for both engines). */
-export function buildUsage(v: UsageValues, sessionId: string, start: number): UsageCandidate {
+export function buildUsage(v: UsageValues, sessionId: string, start: number, event = {} as UsageEvent): UsageCandidate {
   const { model, messageId, cost, speed } = v;
   const key = getResponseKey(messageId, v.requestId);
-  // Built field by field (no object spreads: this runs once per usage event of a history), in the order
-  // of UsageEvent's fields.
-  const event = { type: 'usage', agent: CODEC_ID, sessionId, offset: start, model: model ?? 'unknown' } as UsageEvent;
+  // Field by field (no object spreads: this runs once per usage event of a history), in the order of
+  // UsageEvent's fields; `event` may come with every field present (`blankUsageEvent`).
+  event.type = 'usage';
+  event.agent = CODEC_ID;
+  event.sessionId = sessionId;
+  event.offset = start;
+  event.model = model ?? 'unknown';
   if (model === undefined) event.modelFallback = true;
   else {
     const provider = getModelProvider(model);

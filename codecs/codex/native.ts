@@ -11,7 +11,7 @@
  */
 import type { UsageScanResult } from '../../src/codec.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
-import type { UsageEvent } from '../../src/events.js';
+import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, type NativeEngine } from '../../cursors/native-engine.js';
 import { buildCodexUsage, fileIdOf } from './parse.js';
@@ -109,6 +109,7 @@ function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number,
         messageId,
       },
       nums[num] as number,
+      blankUsageEvent(),
     );
   }
   return events;

@@ -258,10 +258,14 @@ export interface CodexUsageValues {
   messageId?: string | undefined;
 }
 
-/** A Codex usage event (one builder for both engines). */
-export function buildCodexUsage(v: CodexUsageValues, start: number): UsageEvent {
+/** A Codex usage event (one builder for both engines); `e` may come with every field present (`blankUsageEvent`). */
+export function buildCodexUsage(v: CodexUsageValues, start: number, e = {} as UsageEvent): UsageEvent {
   // Field by field (no object spreads: once per usage event of a history), in UsageEvent's order.
-  const e = { type: 'usage', agent: CODEC_ID, sessionId: v.sessionId, offset: start, model: v.model ?? FALLBACK_MODEL } as UsageEvent;
+  e.type = 'usage';
+  e.agent = CODEC_ID;
+  e.sessionId = v.sessionId;
+  e.offset = start;
+  e.model = v.model ?? FALLBACK_MODEL;
   if (v.model === null) e.modelFallback = true;
   if (v.provider !== null) e.provider = v.provider;
   e.timestamp = v.timestamp;

@@ -19,39 +19,15 @@ export interface UsageRecord extends UsageEvent {
 }
 
 /**
- * The events of one file as its records (the native lane's events, which the caller owns): one object per
- * record, every field of UsageRecord in the same order and absent ones undefined. One shape for every codec's
- * records keeps the fold's property reads monomorphic (Claude's and Codex's events differ in which optional
- * fields they set, and each new shape deoptimized the fold's functions).
+ * The events of one file as its records: each event gets `file` and `cwd` in place (no copy). For events the
+ * caller owns and hands over: the native lane's, which the engines build on `blankUsageEvent`, so every
+ * codec's records share one shape (absent fields undefined) and the fold's property reads stay monomorphic.
  */
 export function asRecords(events: readonly UsageEvent[], file: string, cwd: string | undefined): UsageRecord[] {
-  const out: UsageRecord[] = new Array(events.length);
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i] as UsageEvent;
-    out[i] = {
-      type: 'usage',
-      agent: e.agent,
-      sessionId: e.sessionId,
-      offset: e.offset,
-      model: e.model,
-      modelFallback: e.modelFallback,
-      provider: e.provider,
-      timestamp: e.timestamp,
-      inputTokens: e.inputTokens,
-      outputTokens: e.outputTokens,
-      reasoningTokens: e.reasoningTokens,
-      cacheReadTokens: e.cacheReadTokens,
-      cacheWriteTokens: e.cacheWriteTokens,
-      cacheWrite1hTokens: e.cacheWrite1hTokens,
-      costUsd: e.costUsd,
-      speed: e.speed,
-      webSearchRequests: e.webSearchRequests,
-      singleRequest: e.singleRequest === true,
-      dedupKey: e.dedupKey,
-      messageId: e.messageId,
-      file,
-      cwd,
-    };
+  const out = events as UsageRecord[];
+  for (const r of out) {
+    r.file = file;
+    r.cwd = cwd;
   }
   return out;
 }
