@@ -284,7 +284,7 @@ static napi_value js_lines_close(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* Files read by an engine on libuv's thread pool, one after another: Claude's (claude.c) or Codex's (codex.c). */
+/* Files read by an engine on one of its threads (pool.c), one after another: Claude's (claude.c) or Codex's (codex.c). */
 typedef struct {
   char *path;
   uint8_t *file_id;

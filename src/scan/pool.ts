@@ -8,11 +8,11 @@
  * Back-pressure: a task is dispatched only while `canDispatch()` holds (the consumer's queue is short); the
  * consumer calls `pump()` as it drains.
  *
- * The native lane: a task marked `native` whose codec has a native engine (`Codec.scanUsage`) is read by it
- * on the engines' own threads (native/pool.c), NATIVE_INFLIGHT jobs at a time, largest first, and posts start / events / done from
- * the main thread. It needs no worker thread (no isolate to start, no JavaScript to warm up: C reads the file
- * and the main thread only decodes its usage). A file the engine leaves to `read()` goes back to the queues
- * above.
+ * The native lane: a task marked `native` (and without a cursor) whose codec has a native engine
+ * (`Codec.scanUsage`) is read by it on the engines' own threads (native/pool.c), NATIVE_INFLIGHT jobs at a
+ * time, largest first; its start / events / done messages are posted from the main thread. It needs no worker
+ * thread (no isolate to start, no JavaScript to warm up: C reads the file and the main thread only decodes its
+ * usage). A file the engine leaves to `read()` goes back to the queues above.
  */
 import { Worker } from 'node:worker_threads';
 import type { Codec, UsageScanResult } from '../codec.js';

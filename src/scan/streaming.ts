@@ -31,7 +31,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
     }
     runner.add(native);
   };
-  // Workers for what the native lane will not read (it reads on libuv's threads, not on workers).
+  // Workers for what the native lane will not read (it reads on the engines' own threads, not on workers).
   const startJs = (): void => {
     runner.setWorkers(resolveWorkers(opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
     runner.add(js);
