@@ -325,12 +325,6 @@ static void scan_job_run(void *data) {
   napi_release_threadsafe_function(done, napi_tsfn_release);
 }
 
-static void free_block(napi_env env, void *data, void *hint) {
-  (void)env;
-  (void)hint;
-  free(data);
-}
-
 static void scan_job_free(ScanJob *j) {
   for (uint32_t i = 0; i < j->n; i++) {
     free(j->files[i].out);
@@ -356,12 +350,11 @@ static void scan_job_complete(napi_env env, napi_value js_cb, void *context, voi
     ScanFile *f = &j->files[i];
     napi_value r;
     if (f->status == CS_FILE_OK && f->out != NULL) {
-      if (napi_create_external_buffer(env, f->out_len, f->out, free_block, NULL, &r) == napi_ok)
-        f->out = NULL; /* the Buffer owns it */
-      else {
-        void *copy;
-        napi_create_buffer_copy(env, f->out_len, f->out, &copy, &r);
-      }
+      /* A copy, and the block freed now: a Buffer that owned it would keep it until a GC, and the blocks of
+       * a whole history stayed resident in the engine threads' allocator arenas meanwhile (~25 MB more peak
+       * RSS when a 1.8 GB history's cache is first built). */
+      void *copy;
+      napi_create_buffer_copy(env, f->out_len, f->out, &copy, &r);
     } else
       napi_get_boolean(env, false, &r);
     napi_set_element(env, results, i, r);

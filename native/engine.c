@@ -130,6 +130,12 @@ void sf_scratch_take(int which, uint8_t **b, size_t *cap) {
 
 void sf_scratch_keep(int which, uint8_t *b, size_t cap) {
   free(scratch[which]);
+  /* a buffer grown for one large file is not kept: the threads live as long as the process (a server) */
+  if (cap > SF_KEEP_MAX) {
+    free(b);
+    b = NULL;
+    cap = 0;
+  }
   scratch[which] = b;
   scratch_cap[which] = cap;
 }

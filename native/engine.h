@@ -94,13 +94,14 @@ int walker_next(Walker *w, int filter, const uint8_t **line, double *rec);
 int sf_reserve(uint8_t **b, size_t *cap, size_t need);
 
 /* This thread's scratch buffer `which`: taken (empty, or as large as it last grew) and kept again after use,
- * so a thread reading file after file reuses the same memory. */
+ * so a thread reading file after file reuses the same memory; one that grew past SF_KEEP_MAX is freed instead. */
 #define SF_SCRATCH 3
+#define SF_KEEP_MAX ((size_t)1 << 20)
 void sf_scratch_take(int which, uint8_t **b, size_t *cap);
 void sf_scratch_keep(int which, uint8_t *b, size_t cap);
 /* A read buffer of at least `need` bytes: this thread's spare one when it is large enough (its size in *cap),
- * else a new one; given back with sf_give_buffer (kept as the spare when there is none, up to SF_SPARE_MAX). */
-#define SF_SPARE_MAX ((size_t)4 << 20)
+ * else a new one; given back with sf_give_buffer (kept as the spare when there is none, up to SF_KEEP_MAX). */
+#define SF_SPARE_MAX SF_KEEP_MAX
 uint8_t *sf_take_buffer(size_t need, size_t *cap);
 void sf_give_buffer(uint8_t *b, size_t cap);
 
