@@ -296,6 +296,17 @@ describeNative('native engines: what they leave to read()', () => {
     }
   });
 
+  it('reads empty and nearly empty files as read() does', async () => {
+    const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: CLAUDE_SID, message: { role: 'user', content: 'x' } });
+    const usage = `{"type":"assistant","sessionId":"${CLAUDE_SID}","requestId":"r","message":{"id":"m","model":"claude-opus-4-1-20250805","usage":{"input_tokens":1,"output_tokens":2}}}`;
+    for (const content of ['', '\n', '\n\n\r\n', opening, `${opening}\n${usage}`, `${opening}\n${usage}\n`, `\r\n${usage}\n`]) {
+      expect(await expectSame(claude, await claudeFile(content))).toBe(true);
+    }
+    for (const content of ['', '\n', JSON.stringify(meta(CODEX_ID, 0)), `${JSON.stringify(meta(CODEX_ID, 0))}\n${JSON.stringify(count(2, tu(100, 10, 7, 1)))}`]) {
+      expect(await expectSame(codex, await codexFile(content))).toBe(true);
+    }
+  });
+
   it('answers for a path without a session id with undefined (read() takes the id from the lines)', async () => {
     const file = join(tmp, 'named', 'projects', '-w', 'notes.jsonl');
     await mkdir(dirname(file), { recursive: true });
