@@ -1,8 +1,8 @@
 /**
  * What the codecs' native usage engines (native/claude.c, native/codex.c) share on the JavaScript side: the
- * projection an engine walks, compiled once with the slot of every field it reads, and the reading of the
- * strings in its result blocks. Each codec's `native.ts` decodes its own block and builds its events with its
- * own JavaScript code.
+ * projection an engine walks, compiled once with the slot of every field it reads, and the reading of its result
+ * blocks (one layout for both engines, native/engine.c `sf_block`). Each codec's `native.ts` turns a block's
+ * values into events with its own builder.
  */
 import { newReadInfo, type ReadInfo } from '../src/codec.js';
 import { nativeKernel, type NativeKernel } from '../src/native.js';
@@ -66,9 +66,11 @@ export function blockValue(text: Buffer, strs: Int32Array, at: number): unknown 
   throw new Error(`native engine: string kind ${kind}`);
 }
 
-/** A result block's parts (native/claude.c and codex.c write them in this order). */
+/** A result block's head length (native/engine.h `SF_BLOCK_HEAD`). */
+const BLOCK_HEAD = 11;
+
+/** A result block's parts (native/engine.c `sf_block` writes them for both engines). */
 export interface Block {
-  bytes: Buffer;
   head: Float64Array;
   /** Events. */
   count: number;
@@ -76,29 +78,48 @@ export interface Block {
   nums: Float64Array;
   /** 3 int32 per string (start, length, kind), `strsPer` strings per event. */
   strs: Int32Array;
-  /** Where the bytes after the string table start (8-byte aligned). */
-  rest: number;
+  /** The id the engine found (Codex: the session id), '' when it reports none. */
+  id: string;
+  /** The session's cwd, undefined when it has none. */
+  cwd: string | undefined;
+  /** The bytes the strings' starts count from. */
+  text: Buffer;
 }
 
-/** The parts of a result block: head[headLen] (head[0] the event count), nums, strs, then the caller's bytes. */
-export function readBlock(raw: Buffer, headLen: number, numsPer: number, strsPer: number): Block {
+/**
+ * The parts of a result block: head (event count, lines, filtered lines, bytes read, committed offset, pending
+ * bytes, skipped lines, text length, id length, cwd length or -1, cwd escaped), nums, strs padded to 8 bytes,
+ * then the id, the cwd (its content, or its JSON when it has escapes) and the text.
+ */
+export function readBlock(raw: Buffer, numsPer: number, strsPer: number): Block {
   const bytes = raw.byteOffset % 8 === 0 ? raw : Buffer.from(raw); // typed-array views need 8-byte alignment
-  const head = new Float64Array(bytes.buffer, bytes.byteOffset, headLen);
+  const head = new Float64Array(bytes.buffer, bytes.byteOffset, BLOCK_HEAD);
   const count = head[0] as number;
-  const nums = new Float64Array(bytes.buffer, bytes.byteOffset + 8 * headLen, numsPer * count);
-  const strsAt = 8 * (headLen + numsPer * count);
+  const nums = new Float64Array(bytes.buffer, bytes.byteOffset + 8 * BLOCK_HEAD, numsPer * count);
+  const strsAt = 8 * (BLOCK_HEAD + numsPer * count);
   const strs = new Int32Array(bytes.buffer, bytes.byteOffset + strsAt, 3 * strsPer * count);
-  return { bytes, head, count, nums, strs, rest: strsAt + ((4 * 3 * strsPer * count + 7) & ~7) };
+  let at = strsAt + ((4 * 3 * strsPer * count + 7) & ~7);
+  const idLen = head[8] as number;
+  const id = bytes.toString('utf8', at, at + idLen);
+  at += idLen;
+  const cwdLen = head[9] as number;
+  let cwd: string | undefined;
+  if (cwdLen >= 0) {
+    const s = bytes.toString('utf8', at, at + cwdLen);
+    cwd = head[10] === 1 ? (JSON.parse(s) as string) : s;
+    at += cwdLen;
+  }
+  return { head, count, nums, strs, id, cwd, text: bytes.subarray(at, at + (head[7] as number)) };
 }
 
-/** A block's read counts: head[1..4] are lines, filtered lines, bytes read and the committed offset. */
-export function blockInfo(b: Block, skippedAt: number): ReadInfo {
+/** A block's read counts (head[1..4] and head[6]). */
+export function blockInfo(b: Block): ReadInfo {
   const info = newReadInfo();
   info.events = b.count;
   info.lines = b.head[1] as number;
   info.filteredLines = b.head[2] as number;
   info.bytes = b.head[3] as number;
   info.bytesCommitted = b.head[4] as number;
-  info.skippedLines = b.head[skippedAt] as number;
+  info.skippedLines = b.head[6] as number;
   return info;
 }

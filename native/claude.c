@@ -24,10 +24,8 @@
  * Strings the event carries (model, ids, uuid, timestamp, cost, speed) go to JavaScript as their raw bytes and
  * are decoded there with the same code as the JavaScript path (codecs/claude/native.ts).
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "engine.h"
 
@@ -182,11 +180,12 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
     if (where != NULL || (is_str(&f, sid) && is_object(msg))) {
       c->session = 1;
       if (where != NULL) {
-        c->cwd_len = (size_t)(where[1] - where[0]);
-        c->cwd = malloc(c->cwd_len);
-        if (c->cwd == NULL) return 0;
-        memcpy(c->cwd, b + where[0], c->cwd_len);
+        /* its content, or its JSON when it has escapes (JavaScript decodes it) */
         c->cwd_escaped = (where[2] & SLOT_ESCAPED) != 0;
+        c->cwd_len = c->cwd_escaped ? (size_t)(where[1] - where[0]) : content_len(where);
+        c->cwd = malloc(c->cwd_len == 0 ? 1 : c->cwd_len);
+        if (c->cwd == NULL) return 0;
+        memcpy(c->cwd, c->cwd_escaped ? b + where[0] : content(&f, where), c->cwd_len);
       }
     }
   }
@@ -310,38 +309,22 @@ int cs_next(ClaudeScan *c, uint8_t *text, size_t text_cap, double *nums, int32_t
   return k == 0 && c->ended ? CS_END : k;
 }
 
-const uint8_t *cs_cwd(const ClaudeScan *c, size_t *len, int *escaped) {
-  *len = c->cwd_len;
-  *escaped = c->cwd_escaped;
-  return c->cwd;
-}
-
-const LineSource *cs_source(const ClaudeScan *c) { return c->walk.src; }
-
 /* ------------------------------------------------------------------ a whole file at once */
 
 /*
- * cs_scan_file: open, read and close `path` with the engine, off the JavaScript thread (binding.c runs it as
- * async work). The result, one malloc'd block (8-byte aligned parts, little-endian):
- *
- *   double head[CS_HEAD]  count, lines, filtered, bytes read, committed, pending, cwd length (-1: none),
- *                         cwd escaped, text length, skipped lines
- *   double nums[CS_NUMS * count]
- *   int32  strs[3 * CS_STRS * count]   (padded to 8 bytes); starts are offsets into text
- *   uint8  cwd[cwd length], then text
- *
- * *status is CS_FILE_BAIL (JavaScript reads this file: the engine bailed, or the file cannot be opened, which
- * read() reports) or CS_FILE_OK.
+ * cs_scan_file: open, read and close `path` with the engine, on one of the engines' threads (binding.c). The
+ * result is engine.h's block (no id: the session id is the path's); nums are CS_N_*, strs CS_S_* with the
+ * CS_STR_* kinds. *status is CS_FILE_BAIL (JavaScript reads this file: the engine bailed, or the file cannot be
+ * opened, which read() reports) or CS_FILE_OK.
  */
-#define CS_HEAD 10
 #define BATCH 1024
 
 uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, int *status, size_t *len) {
   *status = CS_FILE_BAIL;
   *len = 0;
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
+  int fd;
+  int64_t size;
+  if (!sf_open_file(path, &fd, &size)) return NULL;
   ClaudeScan *c = NULL;
   uint8_t *nums, *strs, *text, *out = NULL;
   size_t nums_cap, strs_cap, text_cap, tlen = 0;
@@ -349,8 +332,7 @@ uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
   sf_scratch_take(0, &nums, &nums_cap);
   sf_scratch_take(1, &strs, &strs_cap);
   sf_scratch_take(2, &text, &text_cap);
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto done;
-  c = cs_open(fd, st.st_size, max_line, cap, proj, slots, map);
+  c = cs_open(fd, size, max_line, cap, proj, slots, map);
   if (c == NULL) goto done;
   size_t room = 4096;
   for (;;) {
@@ -373,35 +355,9 @@ uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
     tlen += used;
   }
   {
-    size_t cwd_len;
-    int esc;
-    const uint8_t *cwd = cs_cwd(c, &cwd_len, &esc);
-    const size_t strs_bytes = (sizeof(int32_t) * 3 * CS_STRS * (size_t)n + 7) & ~(size_t)7;
-    const size_t total = sizeof(double) * (CS_HEAD + CS_NUMS * (size_t)n) + strs_bytes + (cwd == NULL ? 0 : cwd_len) + tlen;
-    out = malloc(total == 0 ? 1 : total);
-    if (out == NULL) goto done;
-    double head[CS_HEAD], stats[6];
-    ls_stats(cs_source(c), stats);
-    head[0] = (double)n;
-    for (int i = 0; i < 5; i++) head[1 + i] = stats[i];
-    head[6] = cwd == NULL ? -1 : (double)cwd_len;
-    head[7] = esc;
-    head[8] = (double)tlen;
-    head[9] = (double)c->walk.skipped;
-    uint8_t *p = out;
-    memcpy(p, head, sizeof(head));
-    p += sizeof(head);
-    memcpy(p, nums, sizeof(double) * CS_NUMS * (size_t)n);
-    p += sizeof(double) * CS_NUMS * (size_t)n;
-    memcpy(p, strs, sizeof(int32_t) * 3 * CS_STRS * (size_t)n);
-    p += strs_bytes;
-    if (cwd != NULL) {
-      memcpy(p, cwd, cwd_len);
-      p += cwd_len;
-    }
-    memcpy(p, text, tlen);
-    *len = total;
-    *status = CS_FILE_OK;
+    const BlockParts parts = {nums, strs, text, NULL, c->cwd, CS_NUMS, CS_STRS, (size_t)n, tlen, 0, c->cwd == NULL ? -1 : (int64_t)c->cwd_len, c->cwd_escaped};
+    out = sf_block(&c->walk, &parts, len);
+    if (out != NULL) *status = CS_FILE_OK;
   }
 done:
   cs_close(c);

@@ -23,10 +23,8 @@
  * digits, a line JSON.parse might read differently. Dedup keys are built here byte for byte as parse.ts builds
  * them; the events' token fields are split by JavaScript (tokens.ts `toUsageFields`) from the raw counts.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "codex.h"
 
@@ -417,32 +415,23 @@ static int advance(CodexScan *c) {
 /* ------------------------------------------------------------------ a whole file at once */
 
 /*
- * cx_scan_file: the result, one malloc'd block (8-byte aligned parts, little-endian):
- *
- *   double head[CX_HEAD]  count, lines, filtered, bytes read, committed, pending, skipped lines, text length,
- *                         session id length, cwd length (-1: none), cwd escaped, 0
- *   double nums[CX_NUMS * count]   offset, input, cached, cache write, output, reasoning, total, flags
- *                                  (1 single request, 2 model fallback)
- *   int32  strs[3 * CX_STRS * count] (padded to 8 bytes): start in text, length, kind (0 absent, 1 present)
- *   uint8  session id, cwd, text
+ * cx_scan_file: engine.h's block, with the session id as its id; nums are offset, input, cached, cache write,
+ * output, reasoning, total, flags (1 single request, 2 model fallback); strs are CX_S_* (kind 1: present).
  */
-#define CX_HEAD 12
-
 uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,
                       size_t file_id_len, int *status, size_t *len) {
   *status = CS_FILE_BAIL;
   *len = 0;
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
+  int fd;
+  int64_t size;
+  if (!sf_open_file(path, &fd, &size)) return NULL;
   CodexScan *c = NULL;
   uint8_t *nums, *strs, *text, *out = NULL;
   size_t nums_cap, strs_cap, text_cap, tlen = 0, n = 0;
   sf_scratch_take(0, &nums, &nums_cap);
   sf_scratch_take(1, &strs, &strs_cap);
   sf_scratch_take(2, &text, &text_cap);
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto done;
-  c = cx_open(fd, st.st_size, max_line, cap, proj, slots, map, file_id, file_id_len);
+  c = cx_open(fd, size, max_line, cap, proj, slots, map, file_id, file_id_len);
   if (c == NULL) goto done;
   for (;;) {
     const int a = advance(c);
@@ -481,36 +470,9 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
     }
   }
   {
-    const size_t strs_bytes = (sizeof(int32_t) * 3 * CX_STRS * n + 7) & ~(size_t)7;
-    const size_t cwd_len = c->has_cwd ? c->cwd.n : 0;
-    const size_t total = sizeof(double) * (CX_HEAD + CX_NUMS * n) + strs_bytes + c->session_id.n + cwd_len + tlen;
-    out = malloc(total == 0 ? 1 : total);
-    if (out == NULL) goto done;
-    double head[CX_HEAD] = {0}, stats[6];
-    ls_stats(c->walk.src, stats);
-    head[0] = (double)n;
-    for (int i = 0; i < 5; i++) head[1 + i] = stats[i];
-    head[6] = (double)c->walk.skipped;
-    head[7] = (double)tlen;
-    head[8] = (double)c->session_id.n;
-    head[9] = c->has_cwd ? (double)c->cwd.n : -1;
-    head[10] = c->cwd_escaped;
-    uint8_t *p = out;
-    memcpy(p, head, sizeof(head));
-    p += sizeof(head);
-    memcpy(p, nums, sizeof(double) * CX_NUMS * n);
-    p += sizeof(double) * CX_NUMS * n;
-    memcpy(p, strs, sizeof(int32_t) * 3 * CX_STRS * n);
-    p += strs_bytes;
-    memcpy(p, c->session_id.b, c->session_id.n);
-    p += c->session_id.n;
-    if (c->has_cwd) {
-      memcpy(p, c->cwd.b, c->cwd.n);
-      p += c->cwd.n;
-    }
-    memcpy(p, text, tlen);
-    *len = total;
-    *status = CS_FILE_OK;
+    const BlockParts parts = {nums, strs, text, c->session_id.b, c->cwd.b, CX_NUMS, CX_STRS, n, tlen, c->session_id.n, c->has_cwd ? (int64_t)c->cwd.n : -1, c->cwd_escaped};
+    out = sf_block(&c->walk, &parts, len);
+    if (out != NULL) *status = CS_FILE_OK;
   }
 done:
   cx_close(c);

@@ -1,5 +1,8 @@
 /* The usage engines' shared parts (engine.h). */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "engine.h"
 
 int sf_integer(const Fields *f, const int32_t *s, int *has, double *v) {
@@ -199,4 +202,51 @@ int walker_next(Walker *w, int filter, const uint8_t **line, double *rec) {
     if (unsure) return WALK_BAIL;
     w->skipped++;
   }
+}
+
+int sf_open_file(const char *path, int *fd, int64_t *size) {
+  *fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) return 0;
+  struct stat st;
+  if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(*fd);
+    *fd = -1;
+    return 0;
+  }
+  *size = st.st_size;
+  return 1;
+}
+
+uint8_t *sf_block(const Walker *w, const BlockParts *p, size_t *len) {
+  const size_t nums_bytes = sizeof(double) * p->nums_per * p->count;
+  const size_t strs_bytes = (sizeof(int32_t) * 3 * p->strs_per * p->count + 7) & ~(size_t)7;
+  const size_t cwd_bytes = p->cwd_len < 0 ? 0 : (size_t)p->cwd_len;
+  const size_t total = sizeof(double) * SF_BLOCK_HEAD + nums_bytes + strs_bytes + p->id_len + cwd_bytes + p->text_len;
+  uint8_t *out = malloc(total);
+  if (out == NULL) return NULL;
+  double head[SF_BLOCK_HEAD], stats[6];
+  ls_stats(w->src, stats);
+  head[0] = (double)p->count;
+  for (int i = 0; i < 5; i++) head[1 + i] = stats[i];
+  head[6] = (double)w->skipped;
+  head[7] = (double)p->text_len;
+  head[8] = (double)p->id_len;
+  head[9] = (double)p->cwd_len;
+  head[10] = p->cwd_escaped;
+  uint8_t *o = out;
+  memcpy(o, head, sizeof(head));
+  o += sizeof(head);
+  memcpy(o, p->nums, nums_bytes);
+  o += nums_bytes;
+  const size_t strs_used = sizeof(int32_t) * 3 * p->strs_per * p->count;
+  memcpy(o, p->strs, strs_used);
+  memset(o + strs_used, 0, strs_bytes - strs_used); /* the padding: a block's bytes are all written */
+  o += strs_bytes;
+  if (p->id_len > 0) memcpy(o, p->id, p->id_len);
+  o += p->id_len;
+  if (cwd_bytes > 0) memcpy(o, p->cwd, cwd_bytes);
+  o += cwd_bytes;
+  if (p->text_len > 0) memcpy(o, p->text, p->text_len);
+  *len = total;
+  return out;
 }

@@ -90,6 +90,29 @@ void walker_close(Walker *w);
 enum { WALK_LINE = 1, WALK_END = 0, WALK_IO_ERROR = -2, WALK_BAIL = -4 };
 int walker_next(Walker *w, int filter, const uint8_t **line, double *rec);
 
+/* Open a regular file for reading: 1 with *fd and *size, 0 (nothing open) otherwise. */
+int sf_open_file(const char *path, int *fd, int64_t *size);
+
+/*
+ * A whole file's result block, the same layout for every engine (one malloc'd block, 8-byte aligned parts,
+ * little-endian; cursors/native-engine.ts `readBlock` reads it):
+ *
+ *   double head[SF_BLOCK_HEAD]  event count, lines, filtered lines, bytes read, committed offset, pending bytes,
+ *                               skipped lines, text length, id length, cwd length (-1: none), cwd escaped
+ *   double nums[nums_per * count]
+ *   int32  strs[3 * strs_per * count] (padded to 8 bytes): start in text, length, kind
+ *   uint8  id (the session id, when the engine finds it in the file), cwd (its content, or its JSON when
+ *          escaped), text
+ */
+#define SF_BLOCK_HEAD 11
+typedef struct {
+  const uint8_t *nums, *strs, *text, *id, *cwd;
+  size_t nums_per, strs_per, count, text_len, id_len;
+  int64_t cwd_len; /* -1: none */
+  int cwd_escaped;
+} BlockParts;
+uint8_t *sf_block(const Walker *w, const BlockParts *p, size_t *len);
+
 /* Grow *b (realloc, doubling) to at least `need` bytes; 0 on out of memory. */
 int sf_reserve(uint8_t **b, size_t *cap, size_t need);
 

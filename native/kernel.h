@@ -138,13 +138,10 @@ void cs_close(ClaudeScan *c);
 /* Events into text / nums (CS_NUMS each) / strs (3 * CS_STRS each), at most cap: the count (> 0), or CS_END,
  * CS_IO_ERROR, CS_BAIL (the caller reads the file with JavaScript), CS_NO_MEMORY; *text_used the text written. */
 int cs_next(ClaudeScan *c, uint8_t *text, size_t text_cap, double *nums, int32_t *strs, int cap, size_t *text_used);
-/* A whole file, for a thread of its own: the result layout is in claude.c. NULL: out of memory. */
+/* A whole file, for a thread of its own: engine.h's result block. */
 uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, int *status, size_t *len);
 #define CS_FILE_OK 0
 #define CS_FILE_BAIL 1
-/* The session's cwd as its raw JSON value bytes (NULL: none), and whether it has escapes. */
-const uint8_t *cs_cwd(const ClaudeScan *c, size_t *len, int *escaped);
-const LineSource *cs_source(const ClaudeScan *c);
 
 
 /* ------------------------------------------------------------------ the Codex usage engine (codex.c) */
@@ -184,7 +181,7 @@ typedef struct CodexScan CodexScan;
 CodexScan *cx_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,
                    size_t file_id_len);
 void cx_close(CodexScan *c);
-/* A whole rollout, for a thread of its own: the result layout is in codex.c. */
+/* A whole rollout, for a thread of its own: engine.h's result block. */
 uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,
                       size_t file_id_len, int *status, size_t *len);
 

@@ -223,6 +223,7 @@ describeNative('native engines: adversarial transcripts (property)', () => {
       ['{"broken', header],
       [JSON.stringify(turn(0, 'gpt-5'))],
       [JSON.stringify(meta(CODEX_ID, 0, { source: 'exec', model_provider: 'azure', cwd: '/héllo' }))],
+      [JSON.stringify(meta(CODEX_ID, 0, { cwd: 'C:\\Users\\me "q"' }))],
     );
     let answered = 0;
     let usage = 0;

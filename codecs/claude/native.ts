@@ -53,7 +53,6 @@ let engine: NativeEngine | undefined | null = null;
 
 const NUMS = 8;
 const STRS = 7;
-const HEAD = 10;
 
 /** A non-empty string, as `str()` (the engine hands over only those for these fields). */
 function text(v: unknown): string | undefined {
@@ -94,17 +93,8 @@ function eventsOf(t: Buffer, nums: Float64Array, strs: Int32Array, n: number, se
 
 /** Decode the engine's result block (native/claude.c, `cs_scan_file`). */
 function decode(raw: Buffer, sessionId: string): UsageScanResult {
-  const block = readBlock(raw, HEAD, NUMS, STRS);
-  const { head, count: n, nums, strs, rest } = block;
-  let at = rest;
-  const cwdLen = head[6] as number;
-  let cwd: string | undefined;
-  if (cwdLen >= 0) {
-    cwd = head[7] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at + 1, at + cwdLen - 1);
-    at += cwdLen;
-  }
-  const events = eventsOf(block.bytes.subarray(at, at + (head[8] as number)), nums, strs, n, sessionId);
-  return { events, cwd, info: blockInfo(block, 9) };
+  const block = readBlock(raw, NUMS, STRS);
+  return { events: eventsOf(block.text, block.nums, block.strs, block.count, sessionId), cwd: block.cwd, info: blockInfo(block) };
 }
 
 /**

@@ -75,7 +75,6 @@ const FIELD_PATHS: readonly (readonly string[])[] = [
 
 let engine: NativeEngine | undefined | null = null;
 
-const HEAD = 12;
 const NUMS = 8;
 const STRS = 5;
 
@@ -115,21 +114,10 @@ function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number,
   return events;
 }
 
+/** Decode the engine's result block (native/codex.c, `cx_scan_file`); its id is the session id. */
 function decode(raw: Buffer): UsageScanResult {
-  const block = readBlock(raw, HEAD, NUMS, STRS);
-  const { head, count: n, nums, strs, rest } = block;
-  let at = rest;
-  const idLen = head[8] as number;
-  const sessionId = block.bytes.toString('utf8', at, at + idLen);
-  at += idLen;
-  const cwdLen = head[9] as number;
-  let cwd: string | undefined;
-  if (cwdLen >= 0) {
-    cwd = head[10] === 1 ? (JSON.parse(block.bytes.toString('utf8', at, at + cwdLen)) as string) : block.bytes.toString('utf8', at, at + cwdLen);
-    at += cwdLen;
-  }
-  const events = eventsOf(block.bytes.subarray(at, at + (head[7] as number)), nums, strs, n, sessionId);
-  return { events, cwd, info: blockInfo(block, 6) };
+  const block = readBlock(raw, NUMS, STRS);
+  return { events: eventsOf(block.text, block.nums, block.strs, block.count, block.id), cwd: block.cwd, info: blockInfo(block) };
 }
 
 /**

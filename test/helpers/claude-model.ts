@@ -49,7 +49,7 @@ export const claudeLine: fc.Arbitrary<J> = shuffled(
   [
     fc.tuple(fc.constant('parentUuid'), fc.constantFrom<J>(null, 'p-1')),
     fc.tuple(fc.constant('isSidechain'), fc.boolean()),
-    fc.tuple(fc.constant('cwd'), fc.constant<J>('/w')),
+    fc.tuple(fc.constant('cwd'), fc.constantFrom<J>('/w', 'C:\\w', '/a "b"', '')),
     fc.tuple(fc.constant('sessionId'), fc.constantFrom<J>(SID, 'other', 7)),
     fc.tuple(fc.constant('message'), fc.oneof({ weight: 9, arbitrary: messageObj }, { weight: 1, arbitrary: anyValue })),
     fc.tuple(fc.constant('requestId'), fc.oneof(fc.constant<J>('req_1'), text)),

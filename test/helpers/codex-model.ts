@@ -32,7 +32,7 @@ const tokenCount = rollout(
 );
 const turnContext = rollout(
   'turn_context',
-  shuffled([fc.tuple(fc.constant('cwd'), fc.constant<J>('/w')), fc.tuple(fc.constant('model'), fc.constantFrom<J>('gpt-5', 'gpt-5-codex', 'o3', '', 4)), fc.tuple(fc.constant('model_provider'), fc.constantFrom<J>('openai', 'azure', null))], anyValue).map(obj),
+  shuffled([fc.tuple(fc.constant('cwd'), fc.constantFrom<J>('/w', 'C:\\w', '/a "b"', '')), fc.tuple(fc.constant('model'), fc.constantFrom<J>('gpt-5', 'gpt-5-codex', 'o3', '', 4)), fc.tuple(fc.constant('model_provider'), fc.constantFrom<J>('openai', 'azure', null))], anyValue).map(obj),
 );
 const usageRecord = rollout(
   'token_usage_record',
