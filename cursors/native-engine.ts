@@ -10,9 +10,8 @@ import { compileProjection, type CompiledProjection, type FieldProjection } from
 
 /**
  * The engines' first read buffer: small enough that a chunk is still in the core's cache (1 MiB L2 here) when
- * the marker search and the walk read it after the copy (measured, Claude half of the 1.8 GB peers history, one
- * thread: 1 MiB 0.50–0.61 s, 512 KiB 0.49 s, 256 KiB 0.48–0.51 s, 128 KiB 0.48–0.57 s). It grows for a long line
- * (native/lines.c, GROWTH).
+ * the marker search and the walk read it after the copy. Sizes from 128 KiB to 1 MiB measured within noise of
+ * each other (bench/RESULTS.md, "Fifth session"). It grows for a long line (native/lines.c, GROWTH).
  */
 export const ENGINE_BUFFER_SIZE = 256 * 1024;
 
