@@ -17,15 +17,24 @@
  *                                   one after another on one of the engines' threads (pool.c): per file a
  *                                   Buffer (the layout of cs_scan_file / cx_scan_file), or false (JavaScript
  *                                   reads it)
+ *   listDir(dir)                    one directory's entries, kinds, sizes and mtimes (walk.c), or null
+ *   listTree(root, only, maxDepth)  a whole tree, depth first, sorted (walk.c), or null
+ *   limitArenas(n)                  caps glibc's malloc arenas (false where it cannot): see src/native.ts
  *
  * src/native.ts loads it and falls back to its JavaScript loops without it.
  */
 #include <node_api.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include "kernel.h"
 
-#define KERNEL_ABI 2
+#define KERNEL_ABI 3
+
+napi_value sf_walk_function(napi_env env);      /* walk.c */
+napi_value sf_walk_tree_function(napi_env env); /* walk.c */
 
 typedef struct {
   Proj *root;
@@ -438,6 +447,20 @@ static napi_value js_scan_files(napi_env env, napi_callback_info info) {
   return promise;
 }
 
+/* limitArenas(n): mallopt(M_ARENA_MAX, n) where the C library is glibc; whether it took. */
+static napi_value js_limit_arenas(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t n = 0;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &n) != napi_ok || n < 1) return throw_type(env, "limitArenas(n >= 1)");
+#ifdef __GLIBC__
+  return boolean_of(env, mallopt(M_ARENA_MAX, n) == 1);
+#else
+  return boolean_of(env, 0);
+#endif
+}
+
 NAPI_MODULE_INIT() {
   sf_init();
   napi_property_descriptor props[] = {
@@ -450,11 +473,14 @@ NAPI_MODULE_INIT() {
       {"linesStats", NULL, js_lines_stats, NULL, NULL, NULL, napi_enumerable, NULL},
       {"linesClose", NULL, js_lines_close, NULL, NULL, NULL, napi_enumerable, NULL},
       {"scanFiles", NULL, js_scan_files, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"limitArenas", NULL, js_limit_arenas, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_value abi, threads;
   napi_create_int32(env, KERNEL_ABI, &abi);
   napi_create_int32(env, sf_pool_threads(), &threads);
   napi_set_named_property(env, exports, "threads", threads);
+  napi_set_named_property(env, exports, "listDir", sf_walk_function(env));
+  napi_set_named_property(env, exports, "listTree", sf_walk_tree_function(env));
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   napi_set_named_property(env, exports, "abi", abi);
   return exports;

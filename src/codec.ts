@@ -35,6 +35,12 @@ export interface SessionFile {
   sessionId?: string;
   /** Subagent / sidechain transcript. */
   subagent?: boolean;
+  /**
+   * The file's size and mtimeMs when discovery stat'ed it as it listed it (src/scan/list-dir.ts): a scan
+   * takes them instead of a stat of its own. Both or neither.
+   */
+  size?: number;
+  mtimeMs?: number;
 }
 
 /** Byte-offset cursor of a JSONL file (see cursors-and-versioning). */

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** The kernel's interface version; a build of another version is not loaded. */
-export const KERNEL_ABI = 2;
+export const KERNEL_ABI = 3;
 
 export interface NativeKernel {
   readonly abi: number;
@@ -47,6 +47,15 @@ export interface NativeKernel {
    * decode the blocks).
    */
   scanFiles(engine: 0 | 1, paths: readonly string[], fileIds: readonly string[], maxLine: number, cap: number, projection: object, map: Int32Array): Promise<(Buffer | false)[]>;
+  /**
+   * One directory's entries (native/walk.c; src/scan/list-dir.ts reads the block): null when it cannot be
+   * opened.
+   */
+  listDir(dir: string): Buffer | null;
+  /** A whole tree (native/walk.c `listTree`; src/scan/list-dir.ts reads the block): null when the root cannot be opened. */
+  listTree(root: string, only: readonly string[], maxDepth: number): Buffer | null;
+  /** glibc's `mallopt(M_ARENA_MAX, n)`: false where the C library is another or refuses. */
+  limitArenas(n: number): boolean;
 }
 
 /** Where the build puts the kernel, from this module in `src/` (tests) or `dist/src/` (the build). */
@@ -78,6 +87,19 @@ export const LINES_NEED_OUT = -3;
 
 /** The loaded kernel, or undefined. */
 export const nativeKernel: NativeKernel | undefined = load();
+
+/**
+ * The executable's malloc arenas (src/cli/main.ts calls this; a program that imports sessionfold decides for
+ * its own process). glibc gives each thread that allocates its own arena, up to 8 per core, and an arena keeps
+ * what its thread freed resident: the engines' threads (native/pool.c) each took one, which put the server's
+ * peak RSS at 232–260 MB on the 1.8 GB bench history, over the 250 MB goal. Capped at 2 before the engines
+ * start, the threads share the arenas Node's own threads already made: 229–236 MB, no slower; capped at 1,
+ * 223–226 MB but the cache's first build took up to 30% longer (bench/RESULTS.md, "Sixth session").
+ */
+export const MALLOC_ARENAS = 2;
+export function limitMallocArenas(n = MALLOC_ARENAS): boolean {
+  return nativeKernel?.limitArenas(n) ?? false;
+}
 
 /** The first start of `needle` wholly inside `hay[from, to)`, or -1 (`to` ≤ hay.length). */
 export function indexOfJs(hay: Buffer, needle: Buffer, from: number, to: number): number {

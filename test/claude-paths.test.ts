@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 /**
  * Where the Claude codec looks (roots from CLAUDE_CONFIG_DIR or the two default config dirs), what it finds
  * (sessions and subagent transcripts in the real layout), how it locates one session by id, and the rest of
@@ -5,10 +6,10 @@
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { claude, getClaudePathInfo, getClaudeRoots } from '../codecs/claude/index.js';
+import { claude, getClaudePathInfo, getClaudeRoots, getSubagentMetaPath } from '../codecs/claude/index.js';
 import type { SessionFile } from '../src/codec.js';
 import { getCodec } from '../src/registry.js';
 import { createSessionManager } from '../src/sessions/manager.js';
@@ -82,9 +83,21 @@ describe('claude discovery', () => {
   });
 });
 
+describe('getSubagentMetaPath', () => {
+  it('names the sidecar next to a subagent transcript, as join(dirname, stem.meta.json) does', () => {
+    for (const f of ['/r/p/s/subagents/agent-a0f.jsonl', '/agent-x.jsonl', 'rel/agent-y.jsonl', '/r/p/agent-deadbeef.jsonl', '/r/p/./q/../agent-z.jsonl', 'agent-w.jsonl', './a/agent-v.jsonl', '/r//p/agent-u.jsonl', '/r/.p/agent-t.jsonl', '../up/agent-s.jsonl']) {
+      const stem = basename(f, '.jsonl');
+      expect(getSubagentMetaPath(f)).toBe(join(dirname(f), `${stem}.meta.json`));
+    }
+    for (const f of ['/r/p/3f1c.jsonl', '/r/p/agent-a.json', '/r/p/agent-a.jsonl.bak', '/r/agent-dir/x.jsonl']) expect(getSubagentMetaPath(f)).toBeUndefined();
+  });
+});
+
 describe('claude locate', () => {
   it('finds a session by id in any project folder', async () => {
-    expect(await claude.locate!([join(PROJECTS, 'nope'), PROJECTS], F)).toEqual({ agent: 'claude', path: join(PROJECTS, '-Users-dev-app', `${F}.jsonl`), root: PROJECTS, sessionId: F });
+    const path = join(PROJECTS, '-Users-dev-app', `${F}.jsonl`);
+    const s = statSync(path);
+    expect(await claude.locate!([join(PROJECTS, 'nope'), PROJECTS], F)).toEqual({ agent: 'claude', path, root: PROJECTS, sessionId: F, size: s.size, mtimeMs: s.mtimeMs });
   });
 
   it('finds subagent transcripts in subagents/ folders and next to sessions', async () => {

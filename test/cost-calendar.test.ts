@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoWeekKey, parseDateInZone, ZoneCalendar } from '../src/cost/calendar.js';
+import { civilFromDays, daysFromCivil, isoWeekKey, parseDateInZone, ZoneCalendar } from '../src/cost/calendar.js';
 import { eventTime } from '../src/cost/filter.js';
 
 const ZONES = ['UTC', 'Europe/Paris', 'America/Los_Angeles', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Adelaide', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns'];
@@ -83,6 +83,27 @@ describe('eventTime', () => {
       }),
       { numRuns: 3000, seed: 3 },
     );
+  });
+
+  it('reads every field combination of the fast path as Date.UTC does (overflowing days and hour 24 included)', () => {
+    const pad = (n: number, w: number) => String(n).padStart(w, '0');
+    fc.assert(
+      fc.property(
+        fc.record({ y: fc.integer({ min: 100, max: 9999 }), mo: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 31 }), h: fc.integer({ min: 0, max: 24 }), mi: fc.integer({ min: 0, max: 59 }), s: fc.integer({ min: 0, max: 59 }), f: fc.integer({ min: 0, max: 999 }) }),
+        ({ y, mo, d, h, mi, s, f }) => {
+          const ts = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(f, 3)}Z`;
+          const want = Date.UTC(y, mo - 1, d, h, mi, s, f);
+          expect(eventTime(ts)).toBe(want > 0 ? want : NaN);
+        },
+      ),
+      { numRuns: 5000, seed: 11 },
+    );
+    for (let days = -800_000; days <= 3_000_000; days += 997) {
+      const [y, m, d] = civilFromDays(days);
+      expect(daysFromCivil(y, m, d)).toBe(days);
+    }
+    expect(eventTime('2025-02-31T00:00:00Z')).toBe(Date.UTC(2025, 1, 31));
+    expect(eventTime('0099-01-01T00:00:00Z')).toBe(Date.UTC(99, 0, 1));
   });
 
   it('falls back to Date.parse for other forms and is NaN for missing or sentinel times', () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
 import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
 import { compileProjection, scanFields, scanFieldsJs, type FieldProjection } from '../cursors/scan-fields.js';
-import { indexOfIn, indexOfJs, KERNEL_ABI, nativeKernel } from '../src/native.js';
+import { indexOfIn, indexOfJs, KERNEL_ABI, limitMallocArenas, nativeKernel } from '../src/native.js';
 import { makeHistory } from './cost-history.js';
 import { anyValue, applyDamage, damage, key, obj, serialize, style, type J } from './helpers/json-model.js';
 
@@ -188,5 +188,13 @@ describe('a cost report reads the same with and without the kernel', () => {
     expect(report.runCount).toBeGreaterThan(3);
     expect(report.totalUsd).toBeGreaterThan(0);
     expect(on.stdout).toBe(off.stdout);
+  });
+});
+
+describe('limitMallocArenas', () => {
+  it('caps glibc arenas where the kernel is built on glibc, and says so', () => {
+    const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime !== undefined;
+    expect(limitMallocArenas()).toBe(nativeKernel !== undefined && glibc);
+    if (nativeKernel !== undefined) expect(() => nativeKernel?.limitArenas(0)).toThrow(/limitArenas/);
   });
 });

@@ -12,11 +12,12 @@
  * The file name is the session id (`claude --resume <id>` resolves on it), so the path wins over the
  * `sessionId` field of the lines, which a resumed or forked copy may carry over from its origin.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../src/codec.js';
+import { DIR, FILE, fileStat, listDir, listTree, type FileStat } from '../../src/scan/list-dir.js';
 
 export const CODEC_ID = 'claude';
 
@@ -71,27 +72,25 @@ export function getClaudePathInfo(file: string): ClaudePathInfo {
   const dir = dirname(file);
   const inSubagents = basename(dir) === 'subagents' && stem.startsWith('agent-');
   const parent = inSubagents ? basename(dirname(dir)) : undefined;
-  const sessionId = UUID_RE.test(stem) || AGENT_RE.test(stem) || inSubagents ? stem : undefined;
-  return { stem, sessionId, subagent: inSubagents, parentSessionId: parent !== undefined && parent !== '' ? parent : undefined };
+  return { stem, sessionId: sessionIdOf(stem, inSubagents), subagent: inSubagents, parentSessionId: parent !== undefined && parent !== '' ? parent : undefined };
+}
+
+/** The session id a file name's stem gives (`getClaudePathInfo`), `inSubagents` when it is an `agent-` stem in a `subagents/` folder. */
+function sessionIdOf(stem: string, inSubagents: boolean): string | undefined {
+  return UUID_RE.test(stem) || AGENT_RE.test(stem) || inSubagents ? stem : undefined;
 }
 
 /** The subagent sidecar `agent-<id>.meta.json` next to `agent-<id>.jsonl`; none for a session file. */
 export function getSubagentMetaPath(file: string): string | undefined {
-  const info = getClaudePathInfo(file);
-  if (!info.stem.startsWith('agent-') || !file.endsWith('.jsonl')) return undefined;
-  return join(dirname(file), `${info.stem}.meta.json`);
-}
-
-/**
- * Synchronous on purpose: a history has thousands of small directories, and a `readdirSync` loop lists them
- * several times faster than as many promises through libuv's thread pool (a warm report waits on nothing else).
- */
-function listDir(dir: string) {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+  // Asked of every discovered file (its parse dependencies): no path parsing for a session transcript.
+  if (!file.endsWith('.jsonl')) return undefined;
+  const name = basename(file);
+  if (!name.startsWith('agent-')) return undefined;
+  const dir = dirname(file);
+  const meta = `${name.slice(0, -'.jsonl'.length)}.meta.json`;
+  // join's answer without its normalizing pass, for a directory it would leave as it is.
+  const normal = sep === '/' && dir !== '.' && !dir.endsWith('/') && !dir.includes('//') && !dir.includes('/.') && !dir.startsWith('./');
+  return normal ? `${dir}/${meta}` : join(dir, meta);
 }
 
 /**
@@ -106,42 +105,66 @@ export function projectsDir(root: string): string {
 }
 
 /**
- * A discovered transcript. Its `sessionId` is the one its path gives (a UUID name, `agent-<id>`); a file
- * named otherwise (renamed, copied) has none here, and its id is the first `sessionId` of its lines, as
- * `read()` and every fold take it.
+ * A discovered transcript: `getClaudePathInfo(path)`'s session id (its stem and folder say it: the caller
+ * passes them, no path parsing per file) and the stat its listing took. A file named otherwise (renamed,
+ * copied) has no id here, and its id is the first `sessionId` of its lines, as `read()` and every fold take it.
  */
-function sessionFile(path: string, root: string, subagent: boolean): SessionFile {
-  const id = getClaudePathInfo(path).sessionId;
-  return { agent: CODEC_ID, path, root, ...(id !== undefined && { sessionId: id }), ...(subagent && { subagent: true }) };
+function sessionFile(path: string, root: string, stem: string, inSubagents: boolean, subagent: boolean, stat: FileStat): SessionFile {
+  const f: SessionFile = { agent: CODEC_ID, path, root };
+  const id = sessionIdOf(stem, inSubagents);
+  if (id !== undefined) f.sessionId = id;
+  if (subagent) f.subagent = true;
+  f.size = stat.size;
+  f.mtimeMs = stat.mtimeMs;
+  return f;
 }
 
-/** Every transcript under the roots, project by project, sorted by name for stable output. */
+const JSONL = '.jsonl';
+
+/**
+ * The transcripts of one project folder, in discovery's order: its own transcripts (sorted by name), then its
+ * sessions' `subagents/agent-*.jsonl` (by session, then name). One listing of the project's tree
+ * (src/scan/list-dir.ts: a native call where the kernel is built, with the stats); a project at a time, so
+ * that a scan starts reading the first project's files while the next ones are listed.
+ */
+function* projectFiles(project: string, projectName: string, root: string): Generator<SessionFile> {
+  let entryPath = ''; // the path of the project's entry (a transcript, or a session folder) last seen
+  let subagents = '';
+  const nested: SessionFile[] = [];
+  for (const e of listTree(project, ['', 'subagents'], 3)) {
+    if (e.depth === 0) {
+      entryPath = project + sep + e.name;
+      if (e.kind !== FILE || !e.name.endsWith(JSONL)) continue;
+      const stat = fileStat(project, e);
+      if (stat === undefined) continue;
+      const stem = e.name.slice(0, -JSONL.length);
+      yield sessionFile(entryPath, root, stem, projectName === 'subagents' && stem.startsWith('agent-'), e.name.startsWith('agent-'), stat);
+    } else if (e.depth === 1) subagents = entryPath + sep + e.name;
+    else if (e.kind === FILE && e.name.startsWith('agent-') && e.name.endsWith(JSONL)) {
+      const stat = fileStat(subagents, e);
+      if (stat !== undefined) nested.push(sessionFile(subagents + sep + e.name, root, e.name.slice(0, -JSONL.length), true, true, stat));
+    }
+  }
+  yield* nested;
+}
+
+/**
+ * Every transcript under the roots, project by project, sorted by name for stable output, each with the
+ * stat its listing took. Synchronous listings on purpose: a history has thousands of small directories, and
+ * a synchronous walk lists them several times faster than as many promises through libuv's thread pool.
+ */
 export async function* discoverClaudeFiles(roots: readonly string[]): AsyncGenerator<SessionFile> {
   for (const root of roots) {
     const base = projectsDir(root);
-    const projects = (listDir(base)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-    for (const project of projects) {
-      const dir = join(base, project);
-      const entries = (listDir(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const e of entries) {
-        if (e.isFile() && e.name.endsWith('.jsonl')) {
-          yield sessionFile(join(dir, e.name), root, e.name.startsWith('agent-'));
-        }
-      }
-      for (const e of entries) {
-        if (!e.isDirectory()) continue;
-        const sub = join(dir, e.name, 'subagents');
-        const agents = (listDir(sub)).filter((a) => a.isFile() && a.name.startsWith('agent-') && a.name.endsWith('.jsonl')).map((a) => a.name).sort();
-        for (const a of agents) yield sessionFile(join(sub, a), root, true);
-      }
-    }
+    for (const p of listDir(base)) if (p.kind === DIR) yield* projectFiles(join(base, p.name), p.name, root);
   }
 }
 
-async function isFile(p: string): Promise<boolean> {
+/** The stat of `p` when it is a regular file (following links, as a transcript is opened). */
+async function fileStatAt(p: string): Promise<FileStat | undefined> {
   return stat(p).then(
-    (s) => s.isFile(),
-    () => false,
+    (s) => (s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : undefined),
+    () => undefined,
   );
 }
 
@@ -155,16 +178,18 @@ export async function locateClaudeFile(roots: readonly string[], nativeId: strin
   const agent = nativeId.startsWith('agent-');
   for (const root of roots) {
     const base = projectsDir(root);
-    const projects = (listDir(base)).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-    for (const project of projects) {
-      const dir = join(base, project);
+    for (const project of listDir(base)) {
+      if (project.kind !== DIR) continue;
+      const dir = join(base, project.name);
       const direct = join(dir, name);
-      if (await isFile(direct)) return sessionFile(direct, root, agent);
+      const s = await fileStatAt(direct);
+      if (s !== undefined) return sessionFile(direct, root, nativeId, project.name === 'subagents' && agent, agent, s);
       if (!agent) continue;
-      for (const e of await listDir(dir)) {
-        if (!e.isDirectory()) continue;
+      for (const e of listDir(dir)) {
+        if (e.kind !== DIR) continue;
         const p = join(dir, e.name, 'subagents', name);
-        if (await isFile(p)) return sessionFile(p, root, true);
+        const sub = await fileStatAt(p);
+        if (sub !== undefined) return sessionFile(p, root, nativeId, agent, true, sub);
       }
     }
   }

@@ -6,6 +6,7 @@
 import { basename, join } from 'node:path';
 import { readdir } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../src/codec.js';
+import type { FileStat } from '../../src/scan/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, codexCore } from './parse.js';
 import { scanCodexUsage } from './native.js';
@@ -19,9 +20,15 @@ export * from './schema.js';
 
 const PARSER_VERSION = 1;
 
-function sessionFile(path: string, root: string): SessionFile {
-  const id = parseRolloutFileName(basename(path))?.id;
-  return { agent: CODEC_ID, path, root, ...(id !== undefined && { sessionId: id }) };
+function sessionFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
+  const id = parseRolloutFileName(name)?.id;
+  const f: SessionFile = { agent: CODEC_ID, path, root };
+  if (id !== undefined) f.sessionId = id;
+  if (stat !== undefined) {
+    f.size = stat.size;
+    f.mtimeMs = stat.mtimeMs;
+  }
+  return f;
 }
 
 /**
@@ -33,13 +40,13 @@ async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> 
   for (const root of roots) {
     const dirs = rolloutDirs(root);
     const live = new Set<string>();
-    for (const p of walkRollouts(dirs.live)) {
-      live.add(basename(p));
-      yield sessionFile(p, root);
+    for (const r of walkRollouts(dirs.live)) {
+      live.add(r.name);
+      yield sessionFile(r.path, root, r.name, r.stat);
     }
     if (dirs.archived === undefined) continue;
-    for (const p of walkRollouts(dirs.archived)) {
-      if (!live.has(basename(p))) yield sessionFile(p, root);
+    for (const r of walkRollouts(dirs.archived)) {
+      if (!live.has(r.name)) yield sessionFile(r.path, root, r.name, r.stat);
     }
   }
 }
@@ -65,7 +72,7 @@ async function locate(roots: readonly string[], nativeId: string): Promise<Sessi
   for (const root of roots) {
     for (const dir of candidateDayDirs(root, id)) {
       const p = await findIn(dir, suffix);
-      if (p !== undefined) return sessionFile(p, root);
+      if (p !== undefined) return sessionFile(p, root, basename(p));
     }
   }
   for await (const f of discover(roots)) if (f.sessionId === id) return f;

@@ -6,8 +6,9 @@
  * so they are never compared with the UTC timestamps inside the file.
  */
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { readdirSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { statSync } from 'node:fs';
+import { DIR, FILE, fileStat, listTree, type FileStat } from '../../src/scan/list-dir.js';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -49,30 +50,36 @@ export function isRolloutFileName(name: string): boolean {
 }
 
 /**
- * Rollout files under `dir`, recursively, in name order (a missing directory yields nothing). A plain
- * generator: an async one would cost a microtask per level per file (~10 ms over 780 rollouts in one profile).
+ * Rollout files under `dir`, recursively (up to MAX_ROLLOUT_DEPTH levels), in name order (a missing
+ * directory yields nothing; a file gone before its stat is left out). A plain generator: an async one would
+ * cost a microtask per level per file (~10 ms over 780 rollouts in one profile).
  */
-export function* walkRollouts(dir: string): Generator<string> {
-  let entries;
-  try {
-    // Synchronous: a tree of thousands of day folders lists several times faster than through libuv's pool.
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) yield* walkRollouts(p);
-    else if (e.isFile() && isRolloutFileName(e.name)) yield p;
+export function* walkRollouts(dir: string): Generator<Rollout> {
+  // One listing of the tree (src/scan/list-dir.ts: a native call where the kernel is built, with the stats);
+  // synchronous: a tree of thousands of day folders lists several times faster than through libuv's pool.
+  const path: string[] = [dir];
+  for (const e of listTree(dir, [], MAX_ROLLOUT_DEPTH)) {
+    const parent = path[e.depth] as string;
+    // join's answer: the root as given may end in a separator or hold `.` segments; the folders below are joined.
+    const p = e.depth === 0 ? join(dir, e.name) : parent + sep + e.name;
+    if (e.kind === DIR) path[e.depth + 1] = p;
+    else if (e.kind === FILE && isRolloutFileName(e.name)) {
+      const stat = fileStat(parent, e);
+      if (stat !== undefined) yield { path: p, name: e.name, stat };
+    }
   }
 }
 
-/**
- * Day directories (`YYYY/MM/DD` under a root's live rollout folder) a UUIDv7 thread id can live in: the id's
- * creation time ±1 day, since the directory is named in local time. Empty for ids that are not UUIDv7 (older
- * random v4 ids).
- */
+/** How deep `walkRollouts` looks: `sessions/YYYY/MM/DD/` is 4 levels; a folder of rollouts walked as a root may nest more. */
+export const MAX_ROLLOUT_DEPTH = 64;
+
+/** A rollout `walkRollouts` found: its path, file name and stat. */
+export interface Rollout {
+  path: string;
+  name: string;
+  stat: FileStat;
+}
+
 export function candidateDayDirs(root: string, id: string): string[] {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/i.test(id)) return [];
   const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);

@@ -24,5 +24,6 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
     const { runServed } = await import('../serve/client.js');
     served = await runServed(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
   }
+  if (served === undefined) (await import('../native.js')).limitMallocArenas();
   process.exitCode = served ?? (await (await import('./run.js')).runCli(argv));
 }

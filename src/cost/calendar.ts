@@ -40,6 +40,19 @@ export function civilFromDays(days: number): [number, number, number] {
   return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
 }
 
+/**
+ * `YYYY-MM-DD` parts → days since 1970-01-01 (proleptic Gregorian; Hinnant's days_from_civil). Linear in
+ * the day, so a day past the month's end rolls over as in `Date.UTC` (Feb 31 → Mar 3 or 2).
+ */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 
 /** ISO week key (`2026-W02`, weeks start on Monday) of a day number. */

@@ -7,7 +7,7 @@ import { invalidOption } from '../errors.js';
 import { findCodec } from '../registry.js';
 import type { UsageRecord } from '../scan/types.js';
 import { loadTags, type TagIndex } from '../tags.js';
-import { ZoneCalendar, localTimeZone } from './calendar.js';
+import { ZoneCalendar, daysFromCivil, localTimeZone } from './calendar.js';
 import { checkCostMode, createPricer, type Pricer } from './pricing.js';
 import type { CostAggregationOptions, CostGroupBy, CostMode } from './types.js';
 
@@ -114,7 +114,8 @@ export function eventTime(ts: string): number {
         else frac = f * (len - 1 - 20 >= 3 ? 1 : len - 1 - 20 === 2 ? 10 : 100);
       }
     }
-    if (ok) ms = Date.UTC(y, mo - 1, d, h, mi, sec, frac);
+    // Date.UTC's arithmetic without the call into the runtime (it reads years 0–99 as 1900–1999: left to it).
+    if (ok) ms = y >= 100 ? daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + sec * 1000 + frac : Date.UTC(y, mo - 1, d, h, mi, sec, frac);
   }
   if (Number.isNaN(ms)) ms = Date.parse(ts);
   return ms > 0 ? ms : NaN;

@@ -34,17 +34,57 @@ function addTo(t: Float64Array, f: Float64Array, at: number, unpriced: number, s
   if (unpriced >= 0) t[T_UNPRICED] = (t[T_UNPRICED] as number) + sign;
 }
 
+/**
+ * Counts per dense id (the fold's interned sessions and files): a typed array instead of a Map, since every
+ * counted copy bumps one of each. `size` is the number of ids with a non-zero count.
+ */
+export class DenseCounts {
+  #c = new Int32Array(1024);
+  size = 0;
+
+  bump(k: number, by: number): void {
+    if (k >= this.#c.length) {
+      if (!(k < 1 << 28)) throw new RangeError(`fold totals: id ${k} out of range`);
+      let n = this.#c.length * 2;
+      while (n <= k) n *= 2;
+      const c = new Int32Array(n);
+      c.set(this.#c);
+      this.#c = c;
+    }
+    const was = this.#c[k] as number;
+    const v = was + by;
+    this.#c[k] = v;
+    if (was === 0) this.size++;
+    else if (v === 0) this.size--;
+  }
+
+  get(k: number): number {
+    return k < this.#c.length ? (this.#c[k] as number) : 0;
+  }
+
+  /** [id, count] of every non-zero count, ids ascending. */
+  *[Symbol.iterator](): IterableIterator<[number, number]> {
+    const c = this.#c;
+    for (let k = 0; k < c.length; k++) if (c[k] !== 0) yield [k, c[k] as number];
+  }
+}
+
 function bump(m: Map<number, number>, k: number, by: number): void {
   const v = (m.get(k) ?? 0) + by;
   if (v === 0) m.delete(k);
   else m.set(k, v);
 }
 
+function denseId(k: unknown): number {
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw new RangeError('fold totals do not decode');
+  return k;
+}
+
 export class FoldTotals {
   readonly total = new Float64Array(NT);
   /** Counted copies per session and per file (sessionCount and runCount are their sizes). */
-  readonly sessions = new Map<number, number>();
-  readonly files = new Map<number, number>();
+  readonly sessions = new DenseCounts();
+  readonly files = new DenseCounts();
   readonly unpriced = new Map<number, Float64Array>();
   readonly groups = new Map<number, GroupSums>();
 
@@ -54,8 +94,8 @@ export class FoldTotals {
    */
   account(f: Float64Array, at: number, groups: readonly number[], session: number, file: number, unpriced: number, sign: 1 | -1): void {
     addTo(this.total, f, at, unpriced, sign);
-    bump(this.sessions, session, sign);
-    bump(this.files, file, sign);
+    this.sessions.bump(session, sign);
+    this.files.bump(file, sign);
     if (unpriced >= 0) {
       let u = this.unpriced.get(unpriced);
       if (u === undefined) this.unpriced.set(unpriced, (u = new Float64Array(NU)));
@@ -91,8 +131,8 @@ export class FoldTotals {
     if (o === null || typeof o !== 'object' || !Array.isArray(o.total) || o.total.length !== NT) throw new RangeError('fold totals do not decode');
     const t = new FoldTotals();
     t.total.set(o.total);
-    for (const [k, n] of o.sessions) t.sessions.set(k, n);
-    for (const [k, n] of o.files) t.files.set(k, n);
+    for (const [k, n] of o.sessions) t.sessions.bump(denseId(k), n);
+    for (const [k, n] of o.files) t.files.bump(denseId(k), n);
     for (const [k, u] of o.unpriced) t.unpriced.set(k, Float64Array.from(u));
     for (const [k, sums, sessions] of o.groups) t.groups.set(k, { t: Float64Array.from(sums), sessions: new Map(sessions) });
     return t;

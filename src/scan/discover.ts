@@ -1,10 +1,12 @@
 /**
  * Discovery: every selected codec's files under its roots, each stat'ed once (size, mtimeMs) with its parse
- * dependencies' fingerprints, then the `since` filter. Stats are synchronous: for thousands of small files a
- * tight `statSync` loop is several times faster than as many promises through libuv's pool.
+ * dependencies' fingerprints, then the `since` filter. The Claude and Codex codecs stat their files as they
+ * list them (src/scan/list-dir.ts: one native call per directory); other files are stat'ed here. Stats are
+ * synchronous: for thousands of small files a tight loop is several times faster than as many promises
+ * through libuv's pool.
  */
 import { statSync } from 'node:fs';
-import type { Codec } from '../codec.js';
+import type { Codec, SessionFile } from '../codec.js';
 import type { NormalizedScanOptions } from './options.js';
 
 export interface ScanFile {
@@ -45,10 +47,14 @@ export interface FoundFile {
   deps: string;
 }
 
-/** One file stat'ed now, with its dependencies' fingerprints; undefined when it is gone. */
-export function statFound(codec: Codec, path: string, root: string): FoundFile | undefined {
-  const s = statSync(path, { throwIfNoEntry: false });
-  return s === undefined ? undefined : { path, root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, path) };
+/**
+ * One file with its stat and its dependencies' fingerprints; undefined when it is gone. The stat is the one
+ * discovery took as it listed the file (`SessionFile.size` and `mtimeMs`), else one taken now.
+ */
+export function statFound(codec: Codec, f: SessionFile): FoundFile | undefined {
+  if (f.size !== undefined && f.mtimeMs !== undefined) return { path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: fingerprintDependencies(codec, f.path) };
+  const s = statSync(f.path, { throwIfNoEntry: false });
+  return s === undefined ? undefined : { path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, f.path) };
 }
 
 /**
@@ -59,7 +65,7 @@ export function statFound(codec: Codec, path: string, root: string): FoundFile |
 export async function discoverSource(
   codec: Codec,
   roots: readonly string[],
-  found: (path: string, root: string) => FoundFile | undefined = (path, root) => statFound(codec, path, root),
+  found: (f: SessionFile) => FoundFile | undefined = (f) => statFound(codec, f),
 ): Promise<FoundFile[]> {
   const out: FoundFile[] = [];
   if (roots.length === 0) return out;
@@ -67,7 +73,7 @@ export async function discoverSource(
   for await (const f of codec.discover(roots)) {
     if (paths.has(f.path)) continue;
     paths.add(f.path);
-    const entry = found(f.path, f.root);
+    const entry = found(f);
     if (entry !== undefined) out.push(entry);
   }
   return out;
@@ -141,7 +147,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     for await (const d of codec.discover(roots)) {
       if (paths.has(d.path)) continue;
       paths.add(d.path);
-      const f = statFound(codec, d.path, d.root);
+      const f = statFound(codec, d);
       if (f === undefined) continue;
       stats.files++;
       if (skipByMtime && f.mtimeMs < (opts.since as number)) {

@@ -101,11 +101,11 @@ export class WatchedDiscovery implements DiscoveryCache {
       const dirty = s.dirty;
       s.dirty = new Set();
       const byPath = s.byPath;
-      const files = await discoverSource(codec, roots, (path, root) => {
-        const known = byPath.get(path);
-        if (known !== undefined && !dirty.has(path) && known.root === root) return known;
+      const files = await discoverSource(codec, roots, (f) => {
+        const known = byPath.get(f.path);
+        if (known !== undefined && !dirty.has(f.path) && known.root === f.root) return known;
         this.stats.restats++;
-        return statFound(codec, path, root);
+        return statFound(codec, f);
       });
       this.#index(s, files);
     } else {
@@ -114,7 +114,7 @@ export class WatchedDiscovery implements DiscoveryCache {
         const known = s.byPath.get(path);
         if (known === undefined) continue;
         this.stats.restats++;
-        const now = statFound(codec, path, known.root);
+        const now = statFound(codec, { agent: codec.id, path, root: known.root });
         if (now === undefined) {
           s.relist = true; // gone: its `rename` event may still be queued
           break;

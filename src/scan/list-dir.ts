@@ -1,0 +1,140 @@
+/**
+ * One directory's entries for discovery, sorted by name, with each regular file's size and mtime. With the
+ * native kernel a directory is one call (native/walk.c: getdents and fstatat, no Dirent or Stats object per
+ * entry); without it, `readdirSync` and a `statSync` per file when a codec asks for its stat. Both answer
+ * alike: the kinds of a Dirent (a symlink is neither a file nor a directory), Node's mtimeMs, an unreadable
+ * directory as empty, and a file gone between the listing and its stat as gone.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { nativeKernel } from '../native.js';
+
+/** Entry kinds (native/walk.c's LD_ values). */
+export const OTHER = 0;
+export const FILE = 1;
+export const DIR = 2;
+const GONE = 3;
+const STAT_FAILED = 4;
+
+export interface DirEntry {
+  name: string;
+  /** FILE, DIR or OTHER (a gone file is FILE with a stat of undefined). */
+  kind: number;
+  /** The stat of a FILE: from the listing, else taken by `fileStat` (undefined there until then). */
+  stat: FileStat | undefined | null;
+}
+
+/** What discovery keeps of a file's stat. */
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+const byName = (a: DirEntry, b: DirEntry): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** An entry from a kernel block's kind, size and mtime. */
+function entryOf(name: string, kind: number, size: number, mtimeMs: number): DirEntry {
+  if (kind === FILE) return { name, kind, stat: { size, mtimeMs } };
+  if (kind === GONE) return { name, kind: FILE, stat: null };
+  if (kind === STAT_FAILED) return { name, kind: FILE, stat: undefined };
+  return { name, kind, stat: null };
+}
+
+/** A kernel listing block (native/walk.c): `per` doubles per entry, its last three kind, size, mtimeMs. */
+function readBlock(raw: Buffer, per: number): { n: number; nums: Float64Array; names: string[] } {
+  const b = raw.byteOffset % 8 === 0 ? raw : Buffer.from(raw); // a Float64Array view needs 8-byte alignment
+  const head = new Float64Array(b.buffer, b.byteOffset, 2);
+  const n = head[0] as number;
+  const at = 16 + 8 * per * n;
+  return { n, nums: new Float64Array(b.buffer, b.byteOffset + 16, per * n), names: b.toString('utf8', at, at + (head[1] as number) - 1).split('\0') };
+}
+
+/** The kernel's listing block as entries. */
+function fromBlock(raw: Buffer): DirEntry[] {
+  const { n, nums, names } = readBlock(raw, 3);
+  const out: DirEntry[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = entryOf(names[i] as string, nums[3 * i] as number, nums[3 * i + 1] as number, nums[3 * i + 2] as number);
+  return out;
+}
+
+/** The kernel's listing of `dir` (unsorted), or null when it cannot be read; undefined without the kernel. */
+export function listDirNative(dir: string): DirEntry[] | null | undefined {
+  if (nativeKernel === undefined) return undefined;
+  const raw = nativeKernel.listDir(dir);
+  return raw === null ? null : fromBlock(raw);
+}
+
+/** `readdirSync`'s listing of `dir` (unsorted, stats left to `fileStat`), or null when it cannot be read. */
+export function listDirJs(dir: string): DirEntry[] | null {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).map((e) => ({ name: e.name, kind: e.isFile() ? FILE : e.isDirectory() ? DIR : OTHER, stat: undefined }));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `dir`'s entries sorted by name (UTF-16 code units, as `<` compares); [] when it cannot be read. The
+ * kernel lists it unless `SESSIONFOLD_NATIVE_LISTING=0` (or `SESSIONFOLD_NATIVE=0`, which loads no kernel).
+ */
+export function listDir(dir: string): DirEntry[] {
+  const native = process.env.SESSIONFOLD_NATIVE_LISTING !== '0' ? listDirNative(dir) : undefined;
+  const entries = native === undefined ? listDirJs(dir) : native;
+  return entries === null ? [] : entries.sort(byName);
+}
+
+/**
+ * The stat of a FILE entry of `dir`'s listing (a `statSync` when the listing has none: the JavaScript
+ * listing, or a stat the kernel could not take, whose error this throws as Node does); undefined when the
+ * file is gone.
+ */
+export function fileStat(dir: string, e: DirEntry): FileStat | undefined {
+  if (e.stat === undefined) {
+    const s = statSync(join(dir, e.name), { throwIfNoEntry: false });
+    e.stat = s === undefined ? null : { size: s.size, mtimeMs: s.mtimeMs };
+  }
+  return e.stat ?? undefined;
+}
+
+/** An entry of `listTree`: a DirEntry and its depth (0: the root's own entries). */
+export interface TreeEntry extends DirEntry {
+  depth: number;
+}
+
+/** The kernel's tree block as entries (native/walk.c `listTree`: depth, then kind, size, mtimeMs). */
+function fromTreeBlock(raw: Buffer): TreeEntry[] {
+  const { n, nums, names } = readBlock(raw, 4);
+  const out: TreeEntry[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const e = entryOf(names[i] as string, nums[4 * i + 1] as number, nums[4 * i + 2] as number, nums[4 * i + 3] as number) as TreeEntry;
+    e.depth = nums[4 * i] as number;
+    out[i] = e;
+  }
+  return out;
+}
+
+function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: number, out: TreeEntry[]): void {
+  for (const e of listDir(dir)) {
+    out.push({ depth, name: e.name, kind: e.kind, stat: e.stat });
+    if (depth + 1 >= maxDepth) continue;
+    const want = only[depth] ?? '';
+    if (want === '' ? e.kind === DIR : e.name === want) walkJs(join(dir, e.name), depth + 1, only, maxDepth, out);
+  }
+}
+
+/**
+ * A whole tree under `root`, depth first, each directory's entries sorted by name and followed by its own:
+ * at depth d < maxDepth − 1, a directory is entered when `only[d]` is empty (or absent), or when its name is
+ * `only[d]` (then followed if it is a link, as a listing of its path is). Symlinks are otherwise neither files
+ * nor directories, so a tree cannot loop. [] when the root cannot be read. One native call where the kernel
+ * is built (its stats taken as it lists); else `listDir` per directory, with `fileStat` for the stats.
+ */
+export function listTree(root: string, only: readonly string[], maxDepth: number): TreeEntry[] {
+  if (nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_LISTING !== '0') {
+    const raw = nativeKernel.listTree(root, only, maxDepth);
+    return raw === null ? [] : fromTreeBlock(raw);
+  }
+  const out: TreeEntry[] = [];
+  walkJs(root, 0, only, maxDepth, out);
+  return out;
+}
