@@ -2,7 +2,9 @@
  * 32- and 64-bit xxhash of ids, for cursor state (seen-id sets) and dedup keys. xxhash-wasm initializes
  * once per process (top-level await), after which every call is synchronous.
  */
+import { readSync } from 'node:fs';
 import xxhash from 'xxhash-wasm';
+import { nativeKernel } from '../src/native.js';
 
 const api = await xxhash();
 
@@ -21,12 +23,58 @@ export function hashBytes64(bytes: Uint8Array): string {
   return api.h64Raw(bytes).toString(16).padStart(16, '0');
 }
 
-/** Streaming 64-bit xxhash (used by the event cache's fast prefix fingerprint). */
-export function createHash64(): { update(b: Uint8Array): void; digest(): string } {
+/** A streaming 64-bit xxhash: `createHash64`. */
+export interface Hash64 {
+  update(b: Uint8Array): void;
+  /** Hash bytes [from, to) of an open file; returns how many there were (fewer when the file ends first). */
+  updateFromFile(fd: number, from: number, to: number): number;
+  /** The digest of everything so far, 16 hex digits (the hash goes on). */
+  digest(): string;
+}
+
+const HASH_BUFFER = 1 << 20;
+/**
+ * One buffer per thread for the JavaScript hasher's file reads, reused by every file (reads are synchronous,
+ * so it is never shared by two at once). A fresh 1 MiB buffer per file was external memory that a worker's GC
+ * reclaimed late: thousands of files left tens of MB of dead buffers per worker on a cache-building run.
+ */
+let hashBuffer: Buffer | undefined;
+
+/**
+ * Streaming XXH64 (seed 0), the event cache's fast prefix fingerprint. With the native kernel the bytes of a
+ * file are read and hashed in C (native/hash.c: no copy into JavaScript, about twice as fast over a large
+ * prefix); xxhash-wasm otherwise. Both give the same digest, so a fingerprint stored by one is verified by the
+ * other (test/native-kernel.test.ts). `SESSIONFOLD_NATIVE_HASH=0` takes xxhash-wasm.
+ */
+export function createHash64(): Hash64 {
+  const k = nativeKernel;
+  if (k !== undefined && process.env.SESSIONFOLD_NATIVE_HASH !== '0') {
+    const s = k.hash64();
+    return {
+      update: (b) => k.hash64Update(s, b),
+      updateFromFile(fd, from, to) {
+        const n = k.hash64File(s, fd, from, to);
+        if (n < 0) throw Object.assign(new Error(`cannot read the file to fingerprint it (errno ${-n})`), { errno: -n });
+        return n;
+      },
+      digest: () => k.hash64Digest(s),
+    };
+  }
   const h = api.create64();
   return {
-    update(b: Uint8Array) {
+    update(b) {
       h.update(b);
+    },
+    updateFromFile(fd, from, to) {
+      const buf = (hashBuffer ??= Buffer.allocUnsafeSlow(HASH_BUFFER));
+      let pos = from;
+      while (pos < to) {
+        const bytesRead = readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
+        if (bytesRead === 0) break;
+        h.update(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
+        pos += bytesRead;
+      }
+      return pos - from;
     },
     digest() {
       return h.digest().toString(16).padStart(16, '0');

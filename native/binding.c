@@ -19,6 +19,8 @@
  *                                   reads it)
  *   listDir(dir)                    one directory's entries, kinds, sizes and mtimes (walk.c), or null
  *   listTree(root, only, maxDepth)  a whole tree, depth first, sorted (walk.c), or null
+ *   hash64, hash64Update, hash64File, hash64Digest
+ *                                   streaming XXH64 (hash.c), for the cache's prefix fingerprint
  *   limitArenas(n)                  caps glibc's malloc arenas (false where it cannot): see src/native.ts
  *
  * src/native.ts loads it and falls back to its JavaScript loops without it.
@@ -35,6 +37,7 @@
 
 napi_value sf_walk_function(napi_env env);      /* walk.c */
 napi_value sf_walk_tree_function(napi_env env); /* walk.c */
+void sf_hash_functions(napi_env env, napi_value exports); /* hash.c */
 
 typedef struct {
   Proj *root;
@@ -481,6 +484,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "threads", threads);
   napi_set_named_property(env, exports, "listDir", sf_walk_function(env));
   napi_set_named_property(env, exports, "listTree", sf_walk_tree_function(env));
+  sf_hash_functions(env, exports);
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   napi_set_named_property(env, exports, "abi", abi);
   return exports;

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sources = ['kernel.c', 'lines.c', 'engine.c', 'claude.c', 'codex.c', 'codex-tok.c', 'pool.c', 'walk.c', 'binding.c'].map((f) => join(root, 'native', f));
+const sources = ['kernel.c', 'lines.c', 'engine.c', 'claude.c', 'codex.c', 'codex-tok.c', 'pool.c', 'walk.c', 'hash.c', 'binding.c'].map((f) => join(root, 'native', f));
 const ownHeaders = ['kernel.h', 'engine.h', 'codex.h'].map((f) => join(root, 'native', f));
 const out = join(root, 'build', 'kernel.node');
 const stamp = join(root, 'build', 'kernel.sha256');

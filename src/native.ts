@@ -54,6 +54,12 @@ export interface NativeKernel {
   listDir(dir: string): Buffer | null;
   /** A whole tree (native/walk.c `listTree`; src/scan/list-dir.ts reads the block): null when the root cannot be opened. */
   listTree(root: string, only: readonly string[], maxDepth: number): Buffer | null;
+  /** Streaming XXH64 (native/hash.c; cursors/ids.ts `createHash64`): a state, then updates and digests. */
+  hash64(): object;
+  hash64Update(state: object, bytes: Uint8Array): void;
+  /** Bytes [from, to) of an open file hashed; the count (short at the file's end), or −errno. */
+  hash64File(state: object, fd: number, from: number, to: number): number;
+  hash64Digest(state: object): string;
   /** glibc's `mallopt(M_ARENA_MAX, n)`: false where the C library is another or refuses. */
   limitArenas(n: number): boolean;
 }

@@ -198,3 +198,55 @@ describe('limitMallocArenas', () => {
     if (nativeKernel !== undefined) expect(() => nativeKernel?.limitArenas(0)).toThrow(/limitArenas/);
   });
 });
+
+describe('hash64 (native/hash.c)', () => {
+  it.runIf(nativeKernel !== undefined)('gives xxhash-wasm’s XXH64 on any bytes, however they are split, and over file ranges', async () => {
+    const { createHash64 } = await import('../cursors/ids.js');
+    const { mkdtempSync, writeFileSync, openSync, closeSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const wasm = () => {
+      process.env.SESSIONFOLD_NATIVE_HASH = '0';
+      try {
+        return createHash64();
+      } finally {
+        delete process.env.SESSIONFOLD_NATIVE_HASH;
+      }
+    };
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 700 }), fc.array(fc.nat({ max: 80 }), { maxLength: 20 }), (bytes, cuts) => {
+        const a = createHash64();
+        const b = wasm();
+        let at = 0;
+        for (const c of cuts) {
+          const to = Math.min(bytes.length, at + c);
+          a.update(bytes.subarray(at, to));
+          at = to;
+        }
+        a.update(bytes.subarray(at));
+        b.update(bytes);
+        expect(a.digest()).toBe(b.digest());
+      }),
+      { numRuns: 400, seed: 5 },
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'sf-hash-'));
+    const file = join(dir, 'f');
+    const body = Buffer.alloc(600_000 + 13, 7).fill('sessionfold\n', 0, 500_000);
+    writeFileSync(file, body);
+    const fd = openSync(file, 'r');
+    try {
+      for (const [from, to] of [[0, body.length], [0, 31], [5, 262_144 + 9], [1000, body.length + 500], [body.length, body.length]] as const) {
+        const a = createHash64();
+        const b = wasm();
+        expect(a.updateFromFile(fd, from, to)).toBe(b.updateFromFile(fd, from, to));
+        expect(a.digest()).toBe(b.digest());
+        a.update(Buffer.from('appended'));
+        b.update(Buffer.from('appended'));
+        expect(a.digest()).toBe(b.digest()); // the state goes on after a digest
+      }
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(() => createHash64().updateFromFile(-1, 0, 10)).toThrow(/errno 9/);
+  });
+});

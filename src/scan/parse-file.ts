@@ -10,28 +10,16 @@
  *   takes as it takes them (`onBytes`: no second read), re-read only when a read ends mid-line (xxh64 32 ms
  *   vs sha256 88 ms per 100 MB on this machine; see docs/cache.md).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { Codec, ReadCursor, ReadInfo, ResumeStart } from '../codec.js';
 import { newReadInfo } from '../codec.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../events.js';
 import { isSessionfoldError } from '../errors.js';
-import { createHash64 } from '../../cursors/ids.js';
+import { createHash64, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
 
 /** Usage events per posted segment. */
 export const BATCH_EVENTS = 4096;
-const HASH_BUFFER = 1 << 20;
-/**
- * One hashing buffer per thread, reused by every file (`hashRange` is synchronous, so it is never shared by
- * two reads at once). A fresh 1 MiB buffer per file was external memory that the worker's GC reclaimed late:
- * thousands of files left tens of MB of dead buffers per worker on the first, cache-building run.
- */
-let hashBuffer: Buffer | undefined;
-function sharedHashBuffer(): Buffer {
-  hashBuffer ??= Buffer.allocUnsafeSlow(HASH_BUFFER);
-  return hashBuffer;
-}
-
 /** Where the file's cwd comes from: the first of its session events that has one. */
 export interface SessionTrack {
   /** Session events the reads so far yielded. */
@@ -102,22 +90,6 @@ export type TaskMessage =
 
 export type Post = (msg: TaskMessage, transfer?: ArrayBuffer[]) => void;
 
-/**
- * Feed bytes [from, to) of an open file to `update`; returns how many there were. Synchronous on purpose:
- * the bytes were just read (or are about to be) and sit in the page cache, and a libuv round trip per call
- * cost more than the hashing when a scan fingerprints thousands of small files.
- */
-function hashRange(fd: number, from: number, to: number, update: (b: Uint8Array) => void, buf: Buffer): number {
-  let pos = from;
-  while (pos < to) {
-    const bytesRead = readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
-    if (bytesRead === 0) break;
-    update(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
-    pos += bytesRead;
-  }
-  return pos - from;
-}
-
 export function serializeError(e: unknown): SerializedError {
   if (e instanceof Error) return { name: e.name, code: isSessionfoldError(e) ? e.code : (e as NodeJS.ErrnoException).code, message: e.message };
   return { name: 'Error', message: String(e) };
@@ -140,7 +112,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
   let cwdKnown = false;
   let from = task.cursor;
   let startReason: ResumeStart['reason'];
-  let hasher: ReturnType<typeof createHash64> | undefined;
+  let hasher: Hash64 | undefined;
   let bytesVerified = 0;
   const jsonl = task.resume && from?.format === 'jsonl';
 
@@ -157,7 +129,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
         startReason = 'file-shrunk';
       } else {
         const h = createHash64();
-        bytesVerified = hashRange(fd, 0, from.offset, (b) => h.update(b), sharedHashBuffer());
+        bytesVerified = h.updateFromFile(fd, 0, from.offset);
         if (bytesVerified !== from.offset || h.digest() !== task.prefixHash) {
           from = undefined;
           startReason = 'prefix-changed';
@@ -196,7 +168,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
 
   // The fingerprint of the bytes read, hashed as they go by (a read from 0, or the verified prefix extended
   // by the appended bytes), so a first read does not read every file twice.
-  let stream: { h: ReturnType<typeof createHash64>; next: number } | undefined;
+  let stream: { h: Hash64; next: number } | undefined;
   const onBytes = (chunk: Uint8Array, position: number): void => {
     if (stream === undefined || position !== stream.next) {
       if (position === 0) stream = { h: createHash64(), next: 0 };
@@ -252,10 +224,10 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
       const resumedFrom = !start?.restarted && from?.format === 'jsonl' ? from.offset : 0;
       // The verified prefix's hasher, unless the stream already took it past the committed bytes.
       const usable = hasher !== undefined && stream?.h !== hasher;
-      const h = resumedFrom > 0 && usable ? (hasher as ReturnType<typeof createHash64>) : createHash64();
+      const h = resumedFrom > 0 && usable ? (hasher as Hash64) : createHash64();
       const begin = h === hasher ? resumedFrom : 0;
       const want = cursor.offset - begin;
-      const n = hashRange(fd, begin, cursor.offset, (b) => h.update(b), sharedHashBuffer());
+      const n = h.updateFromFile(fd, begin, cursor.offset);
       // A file rewritten under us leaves the fingerprint short: store none, so the next run reads from 0.
       prefixHash = n === want ? h.digest() : undefined;
     } finally {
