@@ -5,6 +5,8 @@
  * values into events with its own builder.
  */
 import { newReadInfo, type ReadInfo } from '../src/codec.js';
+import type { UsageEvent } from '../src/events.js';
+import type { FoldHints } from '../src/scan/types.js';
 import { nativeKernel, type NativeKernel } from '../src/native.js';
 import { compileProjection, type CompiledProjection, type FieldProjection } from './scan-fields.js';
 
@@ -63,6 +65,19 @@ export function blockValue(text: Buffer, strs: Int32Array, at: number): unknown 
   if (kind === PLAIN || kind === TIME) return text.toString('utf8', start, end);
   if (kind === JSON_TEXT || kind === NUMBER_TEXT) return JSON.parse(text.toString('utf8', start, end)) as unknown;
   throw new Error(`native engine: string kind ${kind}`);
+}
+
+/**
+ * The fold hints an engine computed for an event (src/scan/types.ts FoldHints), from its nums at `at`: key hash
+ * hi, lo, then the time (NaN where the engine left them to JavaScript). Set on every event of an engine, in
+ * this order, so all its events keep one shape.
+ */
+export function setFoldHints(e: UsageEvent, nums: Float64Array, at: number): UsageEvent {
+  const h = e as UsageEvent & FoldHints;
+  h.keyHi = nums[at] as number;
+  h.keyLo = nums[at + 1] as number;
+  h.timeMs = nums[at + 2] as number;
+  return e;
 }
 
 /** A result block's head length (native/engine.h `SF_BLOCK_HEAD`). */

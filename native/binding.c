@@ -33,7 +33,7 @@
 #include <string.h>
 #include "kernel.h"
 
-#define KERNEL_ABI 3
+#define KERNEL_ABI 4
 
 napi_value sf_walk_function(napi_env env);      /* walk.c */
 napi_value sf_walk_tree_function(napi_env env); /* walk.c */

@@ -26,6 +26,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <unistd.h>
 #include "engine.h"
 
@@ -232,6 +233,11 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
       memcpy(e->key + ml + 1, b + rid[0] + 1, rl);
     }
   }
+  /* The fold's dedup hash of `claude:<key>` and the event's time, so that JavaScript need not compute them
+   * (src/scan/types.ts UsageRecord); NaN: JavaScript does (a key on the line's uuid, a time eventTime reads). */
+  if (e->key != NULL) sf_key_hash((const uint8_t *)"claude:", 7, e->key, e->klen, e->n + CS_N_KEY_HI);
+  else e->n[CS_N_KEY_HI] = e->n[CS_N_KEY_LO] = NAN;
+  e->n[CS_N_TIME] = NAN;
   const int32_t *uuid = slot(&f, CF_UUID), *ts = slot(&f, CF_TIMESTAMP), *cost = slot(&f, CF_COST), *speed = slot(&f, CF_SPEED);
   size_t need = 0;
   const int32_t *all[] = {model, mid, rid, uuid, ts, cost, speed};
@@ -248,7 +254,11 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
   if (is_str(&f, uuid)) put_string(e, e->text, CS_S_UUID, &f, uuid);
   if (is_string(&f, ts)) {
     const int plain_ts = !(ts[2] & SLOT_ESCAPED);
-    put(e, e->text, CS_S_TIMESTAMP, &f, ts, plain_ts && sf_canonical_time(b + ts[0] + 1, (size_t)(ts[1] - ts[0] - 2)) ? CS_STR_TIME : plain_ts ? CS_STR_PLAIN : CS_STR_JSON);
+    const uint8_t *tb = b + ts[0] + 1;
+    const size_t tn = (size_t)(ts[1] - ts[0] - 2);
+    const int canonical = plain_ts && sf_canonical_time(tb, tn);
+    if (canonical) e->n[CS_N_TIME] = sf_time_ms(tb, tn);
+    put(e, e->text, CS_S_TIMESTAMP, &f, ts, canonical ? CS_STR_TIME : plain_ts ? CS_STR_PLAIN : CS_STR_JSON);
   }
   if (is_number(&f, cost)) put(e, e->text, CS_S_COST, &f, cost, CS_NUMBER);
   if (is_str(&f, speed)) put_string(e, e->text, CS_S_SPEED, &f, speed);

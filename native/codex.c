@@ -453,6 +453,9 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
       nv[5] = e->t.reas;
       nv[6] = e->t.total;
       nv[7] = (e->single ? 1 : 0) | (e->fallback ? 2 : 0);
+      /* the fold's dedup hash and the time (src/scan/types.ts UsageRecord); every time here is canonical */
+      sf_key_hash((const uint8_t *)"", 0, e->s[CX_S_KEY].b, e->s[CX_S_KEY].n, nv + 8);
+      nv[10] = sf_time_ms(e->s[CX_S_TIMESTAMP].b, e->s[CX_S_TIMESTAMP].n);
       int32_t *sv = (int32_t *)strs + 3 * CX_STRS * n;
       for (int i = 0; i < CX_STRS; i++) {
         if (e->s[i].b == NULL) {

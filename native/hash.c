@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "kernel.h"
 
 #define P1 0x9E3779B185EBCA87ULL
 #define P2 0xC2B2AE3D27D4EB4FULL
@@ -120,6 +121,17 @@ static uint64_t h64_digest(const H64 *h) {
   acc *= P3;
   acc ^= acc >> 32;
   return acc;
+}
+
+void sf_key_hash(const uint8_t *prefix, size_t pn, const uint8_t *key, size_t kn, double *out) {
+  H64 h;
+  h64_init(&h);
+  h64_update(&h, prefix, pn);
+  h64_update(&h, key, kn);
+  const uint64_t d = h64_digest(&h);
+  const uint32_t hi = (uint32_t)(d >> 32), lo = (uint32_t)d;
+  out[0] = hi;
+  out[1] = hi == 0 && lo == 0 ? 1 : lo;
 }
 
 /* ------------------------------------------------------------------ the binding */

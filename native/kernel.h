@@ -46,6 +46,11 @@ int sf_scan(const uint8_t *b, int64_t n, const Proj *root, int32_t *out, int32_t
  * a timestamp V8's Date.parse accepts (it takes any day up to 31 in any month). 0: Date.parse must decide.
  */
 int sf_canonical_time(const uint8_t *t, size_t n);
+/* The milliseconds src/cost/filter.ts `eventTime` reads from a canonical time (sf_canonical_time), or NaN where
+ * it would not take its own arithmetic (a year below 100, or a time not after 1970). */
+double sf_time_ms(const uint8_t *t, size_t n);
+/* XXH64 of prefix + key, as src/cost/key-table.ts `hashInto` halves it: out[0] hi, out[1] lo (never both 0). */
+void sf_key_hash(const uint8_t *prefix, size_t pn, const uint8_t *key, size_t kn, double *out);
 int sf_scan_why(const uint8_t *b, int64_t n, const Proj *root, int32_t *out, int32_t slots, int *unsure);
 
 
@@ -119,7 +124,7 @@ enum {
   CS_FIELDS
 };
 /* An event's numbers, in this order. */
-enum { CS_N_OFFSET, CS_N_INPUT, CS_N_OUTPUT, CS_N_REASONING, CS_N_CACHE_READ, CS_N_CACHE_WRITE, CS_N_CACHE_WRITE_1H, CS_N_WEB_SEARCHES, CS_NUMS };
+enum { CS_N_OFFSET, CS_N_INPUT, CS_N_OUTPUT, CS_N_REASONING, CS_N_CACHE_READ, CS_N_CACHE_WRITE, CS_N_CACHE_WRITE_1H, CS_N_WEB_SEARCHES, CS_N_KEY_HI, CS_N_KEY_LO, CS_N_TIME, CS_NUMS };
 /* An event's strings (3 int32 each: start in text, length, kind), in this order. */
 enum { CS_S_MODEL, CS_S_MESSAGE_ID, CS_S_REQUEST_ID, CS_S_UUID, CS_S_TIMESTAMP, CS_S_COST, CS_S_SPEED, CS_STRS };
 /* String kinds: absent, a string's content without escapes, a string's JSON (escaped), a number's JSON, a
@@ -175,7 +180,9 @@ enum {
 #define CX_P_OFFSET (CX_P_ID - CX_ID)
 /* An event's strings, in this order. */
 enum { CX_S_MODEL, CX_S_PROVIDER, CX_S_TIMESTAMP, CX_S_KEY, CX_S_RESPONSE_ID, CX_STRS };
-#define CX_NUMS 8
+/* An event's numbers: offset, input, cached, cache write, output, reasoning, total, flags, then the key hash
+ * (hi, lo) and the time (sf_key_hash, sf_time_ms). */
+#define CX_NUMS 11
 
 typedef struct CodexScan CodexScan;
 CodexScan *cx_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,

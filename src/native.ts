@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** The kernel's interface version; a build of another version is not loaded. */
-export const KERNEL_ABI = 3;
+export const KERNEL_ABI = 4;
 
 export interface NativeKernel {
   readonly abi: number;

@@ -15,6 +15,8 @@ import { discoverUsageFiles } from '../src/scan/index.js';
 import { newScanStats, type ScanOptions, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { totalCost } from '../src/cost/total.js';
 import { nativeKernel } from '../src/native.js';
+import { eventTime } from '../src/cost/filter.js';
+import { hashKey } from '../src/cost/key-table.js';
 
 let dir: string;
 let roots: ScanOptions['roots'];
@@ -38,13 +40,24 @@ function withEnv<T>(env: Record<string, string>, f: () => Promise<T>): Promise<T
 
 const JS_ONLY = { SESSIONFOLD_NATIVE_ENGINES: '0', SESSIONFOLD_NATIVE_LINES: '0' };
 
-/** Every record of a scan, in a canonical order (files interleave in completion order). */
-async function records(options: ScanOptions, discovered = false): Promise<{ records: string[]; stats: ScanStats }> {
+/**
+ * Every record of a scan, in a canonical order (files interleave in completion order), without the fold hints
+ * the engines add (each checked here against what the fold computes); `hinted` counts the records with both.
+ */
+async function records(options: ScanOptions, discovered = false): Promise<{ records: string[]; stats: ScanStats; hinted: number }> {
   const stats = newScanStats();
   const opts: ScanOptions = { agents: ['claude', 'codex'], roots, cache: false, stats, ...options };
   const out: UsageRecord[] = [];
   for await (const b of scanUsageBatches(opts, discovered ? await discoverUsageFiles(opts) : undefined)) out.push(...b);
-  return { records: out.map((r) => JSON.stringify(r, Object.keys(r).sort())).sort(), stats };
+  let hinted = 0;
+  const plain = out.map((r) => {
+    const { keyHi, keyLo, timeMs, ...rest } = r;
+    if (keyHi !== undefined && !Number.isNaN(keyHi)) expect([keyHi, keyLo]).toEqual(hashKey(r.dedupKey));
+    if (timeMs !== undefined && !Number.isNaN(timeMs)) expect(timeMs).toBe(eventTime(r.timestamp));
+    if (keyHi !== undefined && !Number.isNaN(keyHi) && timeMs !== undefined && !Number.isNaN(timeMs)) hinted++;
+    return JSON.stringify(rest, Object.keys(rest).sort());
+  });
+  return { records: plain.sort(), stats, hinted };
 }
 
 const describeNative = nativeKernel === undefined ? describe.skip : describe;
@@ -62,6 +75,8 @@ describeNative('the cold scan with the native engines', () => {
       expect(got.stats.skippedLines).toBe(want.stats.skippedLines);
       // Most files go to the engines; forks, subagents and odd lines go to read().
       expect(got.stats.nativeReads).toBeGreaterThan(got.stats.fullReads / 2);
+      expect(got.hinted).toBeGreaterThan(got.records.length / 2);
+      expect(want.hinted).toBe(0);
     }
     // Discovery handed over in one piece (a discovery cache answers) reads the same.
     expect((await records({ workers: 0 }, true)).records).toEqual(want.records);

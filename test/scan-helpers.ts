@@ -63,9 +63,14 @@ export async function makeTree(dir: string, files = 6, perFile = (i: number) => 
   return { root, paths };
 }
 
+/**
+ * Records in one order, without the fold hints a native engine adds (src/scan/types.ts FoldHints: a record of
+ * the cache's or a worker's read has none; test/native-scan.test.ts checks the engines' against the fold's).
+ */
 export function canonical(records: readonly UsageRecord[]): UsageRecord[] {
   const key = (r: UsageRecord) => `${r.file}\0${String(r.retained === true)}\0${String(r.offset).padStart(16, '0')}\0${r.dedupKey}`;
-  return [...records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const plain = records.map(({ keyHi: _hi, keyLo: _lo, timeMs: _t, ...r }) => r as UsageRecord);
+  return plain.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 export async function collect(options: ScanOptions): Promise<UsageRecord[]> {

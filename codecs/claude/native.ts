@@ -14,7 +14,7 @@
 import type { UsageScanResult } from '../../src/codec.js';
 import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
-import { blockValue, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, TIME, type NativeEngine } from '../../cursors/native-engine.js';
+import { blockValue, setFoldHints, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, TIME, type NativeEngine } from '../../cursors/native-engine.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
 import { getClaudePathInfo } from './paths.js';
 import { buildUsage, USAGE_LINE_FIELDS } from './usage.js';
@@ -51,7 +51,8 @@ const FIELD_PATHS = [
 
 let engine: NativeEngine | undefined | null = null;
 
-const NUMS = 8;
+/** native/kernel.h CS_N_*: offset, seven counts, then the fold hints (key hash hi, lo, time). */
+const NUMS = 11;
 const STRS = 7;
 
 /** A non-empty string, as `str()` (the engine hands over only those for these fields). */
@@ -65,12 +66,15 @@ function eventsOf(t: Buffer, nums: Float64Array, strs: Int32Array, n: number, se
   for (let k = 0; k < n; k++) {
     const num = NUMS * k;
     const str = 3 * STRS * k;
-    events[k] = buildUsage(
+    const messageId = text(blockValue(t, strs, str + 3));
+    const requestId = text(blockValue(t, strs, str + 6));
+    events[k] = setFoldHints(buildUsage(
       {
         model: text(blockValue(t, strs, str)),
-        messageId: text(blockValue(t, strs, str + 3)),
-        requestId: text(blockValue(t, strs, str + 6)),
-        uuid: text(blockValue(t, strs, str + 9)),
+        messageId,
+        requestId,
+        // Only a usage without ids keys on its line's uuid (`buildUsage`): no string for the others.
+        uuid: messageId === undefined && requestId === undefined ? text(blockValue(t, strs, str + 9)) : undefined,
         timestamp: blockValue(t, strs, str + 12),
         timestampValid: strs[str + 14] === TIME,
         cost: blockValue(t, strs, str + 15),
@@ -86,7 +90,7 @@ function eventsOf(t: Buffer, nums: Float64Array, strs: Int32Array, n: number, se
       sessionId,
       nums[num] as number,
       blankUsageEvent(),
-    ).event;
+    ).event, nums, num + 8);
   }
   return events;
 }

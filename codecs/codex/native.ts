@@ -13,7 +13,7 @@ import type { UsageScanResult } from '../../src/codec.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
 import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
-import { blockValue, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, type NativeEngine } from '../../cursors/native-engine.js';
+import { blockValue, setFoldHints, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, type NativeEngine } from '../../cursors/native-engine.js';
 import { buildCodexUsage, fileIdOf } from './parse.js';
 import { TOKEN_USAGE } from './prefilter.js';
 
@@ -75,7 +75,8 @@ const FIELD_PATHS: readonly (readonly string[])[] = [
 
 let engine: NativeEngine | undefined | null = null;
 
-const NUMS = 8;
+/** native/kernel.h CX_NUMS: offset, six counts, flags, then the fold hints (key hash hi, lo, time). */
+const NUMS = 11;
 const STRS = 5;
 
 /**
@@ -89,7 +90,7 @@ function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number,
     const str = 3 * STRS * k;
     const flags = nums[num + 7] as number;
     const messageId = blockValue(text, strs, str + 12) as string | undefined;
-    events[k] = buildCodexUsage(
+    events[k] = setFoldHints(buildCodexUsage(
       {
         sessionId,
         model: (blockValue(text, strs, str) as string | undefined) ?? null,
@@ -109,7 +110,7 @@ function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number,
       },
       nums[num] as number,
       blankUsageEvent(),
-    );
+    ), nums, num + 8);
   }
   return events;
 }

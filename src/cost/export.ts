@@ -19,9 +19,9 @@ import { readFile } from 'node:fs/promises';
 import { SessionfoldError } from '../errors.js';
 import type { UsageRecord } from '../scan/types.js';
 import { writeFileAtomic } from '../../cursors/store.js';
-import { createRecordSelector, eventTime, normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
+import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
 import { csvField } from './format.js';
-import { HASH, KeyTable, hashInto } from './key-table.js';
+import { HASH, KeyTable } from './key-table.js';
 import type { PriceSource } from './pricing.js';
 
 /** One exported usage event (schema/usage-event.schema.json). */
@@ -244,8 +244,8 @@ const exportedTotal = (r: UsageRecord): number => Math.min(r.inputTokens + r.out
 function toExportLines(records: readonly UsageRecord[], { n, sel, seen, totals, cursor }: ExportState): UsageExportLine[] {
   const out: UsageExportLine[] = [];
   for (const r of records) {
-    if (!sel.accepts(r, sel.needsTime ? eventTime(r.timestamp) : NaN)) continue;
-    hashInto(r.dedupKey);
+    if (!sel.accepts(r, sel.needsTime ? recordTime(r) : NaN)) continue;
+    hashRecordKey(r);
     const hi = HASH[0] as number;
     const lo = HASH[1] as number;
     const size = exportedSize(r);

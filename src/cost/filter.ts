@@ -8,6 +8,7 @@ import { findCodec } from '../registry.js';
 import type { UsageRecord } from '../scan/types.js';
 import { loadTags, type TagIndex } from '../tags.js';
 import { ZoneCalendar, daysFromCivil, localTimeZone } from './calendar.js';
+import { HASH, hashInto } from './key-table.js';
 import { checkCostMode, createPricer, type Pricer } from './pricing.js';
 import type { CostAggregationOptions, CostGroupBy, CostMode } from './types.js';
 
@@ -119,6 +120,22 @@ export function eventTime(ts: string): number {
   }
   if (Number.isNaN(ms)) ms = Date.parse(ts);
   return ms > 0 ? ms : NaN;
+}
+
+/** `eventTime` of a record's timestamp, or the time its producer computed for it (FoldHints `timeMs`). */
+export function recordTime(r: UsageRecord): number {
+  const t = r.timeMs;
+  return t !== undefined && t === t ? t : eventTime(r.timestamp);
+}
+
+/** `hashInto` of a record's dedupKey into HASH, or the hash its producer computed for it (FoldHints). */
+export function hashRecordKey(r: UsageRecord): void {
+  const hi = r.keyHi;
+  const lo = r.keyLo;
+  if (hi !== undefined && lo !== undefined && hi === hi) {
+    HASH[0] = hi;
+    HASH[1] = lo;
+  } else hashInto(r.dedupKey);
 }
 
 /** The record predicate plus the per-session tag lookup (memoized per session) the fold also uses. */

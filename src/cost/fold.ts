@@ -17,7 +17,7 @@
  * `createCostFold()` is the pure, synchronous core; `foldCost()` is its async wrapper.
  */
 import type { UsageRecord } from '../scan/types.js';
-import { createRecordSelector, eventTime, normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
+import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import {
   CHUNK_SLOTS,
   FOLD_STATE_VERSION,
@@ -33,7 +33,7 @@ import {
   type StoredFoldState,
 } from './fold-state.js';
 import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
-import { HASH, KeyTable, hashInto } from './key-table.js';
+import { HASH, KeyTable } from './key-table.js';
 import type { CostBreakdown, CostRecord, CostSummary, UnpricedUsage } from './types.js';
 
 /** Records a restored fold holds back before it rebuilds its dedup table (see `add`). */
@@ -353,10 +353,10 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     counts,
     add(r: UsageRecord): void {
       counts.records++;
-      const ms = sel.needsTime || timeGrouped ? eventTime(r.timestamp) : NaN;
+      const ms = sel.needsTime || timeGrouped ? recordTime(r) : NaN;
       if (!sel.accepts(r, ms)) return;
       counts.selected++;
-      hashInto(r.dedupKey);
+      hashRecordKey(r);
       const hi = HASH[0] as number;
       const lo = HASH[1] as number;
       if (keyTable === undefined && restoredSlots > 0) {
@@ -372,9 +372,9 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     },
     holds(r: UsageRecord): boolean {
       flushPending();
-      const ms = sel.needsTime || timeGrouped ? eventTime(r.timestamp) : NaN;
+      const ms = sel.needsTime || timeGrouped ? recordTime(r) : NaN;
       if (!sel.accepts(r, ms)) return false;
-      hashInto(r.dedupKey);
+      hashRecordKey(r);
       const slot = table().getHash(HASH[0] as number, HASH[1] as number);
       if (slot < 0) return false;
       ensure(slot);

@@ -5,7 +5,19 @@
  */
 import type { UsageEvent } from '../events.js';
 
-export interface UsageRecord extends UsageEvent {
+/**
+ * What a producer may compute for the folds when it has the bytes at hand (the native engines do, in C): the
+ * xxh64 of `dedupKey` as src/cost/key-table.ts `hashInto` halves it, and src/cost/filter.ts `eventTime` of
+ * `timestamp`. Absent or NaN: the fold computes its own. Never different from what the fold would compute
+ * (test/native-engines.test.ts holds the engines to it).
+ */
+export interface FoldHints {
+  keyHi?: number;
+  keyLo?: number;
+  timeMs?: number;
+}
+
+export interface UsageRecord extends UsageEvent, FoldHints {
   /** The file the event came from. */
   file: string;
   /** The session's working directory (from the file's `session` event), when known. */
