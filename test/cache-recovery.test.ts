@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { newScanStats } from '../src/scan/types.js';
 import { CACHE_APPLICATION_ID, CACHE_SCHEMA_VERSION } from '../src/cache/db.js';
-import { EventCache, type FileResult } from '../src/cache/store.js';
+import { EventCache } from '../src/cache/store.js';
+import type { FileResult } from '../src/cache/rows.js';
 import { SegmentWriter } from '../src/scan/segment.js';
 import { collect, makeTree, opts, put, tempDir } from './scan-helpers.js';
 

@@ -7,7 +7,7 @@
  * that fails drops it. Rows are read-only to their users.
  */
 import type { Db } from './db.js';
-import { fileKey, type FileRow } from './store.js';
+import { fileKey, type FileRow } from './rows.js';
 
 /** A row as `SELECT ${BULK_COLUMNS}` returns it in raw mode. */
 export type BulkRow = [number, string, string, string, string, number, number, string, string | null, number, number | null, string | null, number, number, number, number, number];

@@ -13,15 +13,14 @@
  * when its `gen` is still the one the scan started from; otherwise another process got there first and the
  * caller re-classifies the file against the new row (optimistic concurrency, no lock held while parsing).
  */
-import type { ResumeStart } from '../codec.js';
 import type { Segment } from '../scan/segment.js';
 import { decodeSegment, pushRecords, SegmentWriter, segmentCount, segmentKey } from '../scan/segment.js';
 import type { UsageRecord } from '../scan/types.js';
 import { diffRecords } from '../scan/record-diff.js';
-import type { SessionTrack } from '../scan/parse-file.js';
 import { isPooled, openCacheDb, releaseCacheDb, type Db } from './db.js';
 import { bulkRow, currentMemo, dropMemo, memoAtStart, patchMemo, type BulkRow, type RowMemo } from './row-memo.js';
 import { cacheInstance } from './folds.js';
+import { fileKey, type ApplyOutcome, type FileResult, type FileRow } from './rows.js';
 
 /** A file's segments are merged into one when an append takes them past this. */
 export const MAX_SEGMENTS_PER_FILE = 32;
@@ -34,75 +33,10 @@ export const MAX_CHANGES_PER_FILE = 64;
  */
 export const MAX_LOGGED_RECORDS = 20_000;
 
-/** A row of `files`. */
-export interface FileRow {
-  id: number;
-  agent: string;
-  path: string;
-  root: string;
-  parser: string;
-  size: number;
-  mtime_ms: number;
-  deps: string;
-  /**
-   * 1 when the row holds a cursor (fetched with `getCursor`, it is not loaded with every row), 0 when not,
-   * -1 when unknown (`loadFiles` does not test it: `getCursor` answers null for a row without one).
-   */
-  has_cursor: number;
-  prefix_hash: string | null;
-  session_events: number;
-  cwd_index: number | null;
-  cwd: string | null;
-  live_count: number;
-  segment_count: number;
-  ledger_count: number;
-  deleted: number;
-  gen: number;
-}
-
 const ROW_COLUMNS =
   'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen';
 const BULK_COLUMNS =
   'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen';
-
-/** What a finished parse of one file brings to the cache. */
-export interface FileResult {
-  agent: string;
-  path: string;
-  root: string;
-  parser: string;
-  size: number;
-  mtimeMs: number;
-  deps: string;
-  /** The `gen` of the row the task was built from (null: no row). */
-  baseGen: number | null;
-  start: ResumeStart;
-  /** Encoded usage segments of this read. */
-  segments: Uint8Array[];
-  /** The new cursor (JSON), or null for codecs without one. */
-  cursor: string | null;
-  prefixHash: string | null;
-  track: SessionTrack;
-  /**
-   * The caller's state already holds this file's records at `baseGen` (an incremental fold): the outcome's
-   * `records` are only the ones this parse added and `removed` the ones it took away, instead of all of them.
-   */
-  delta?: boolean;
-}
-
-export type ApplyOutcome =
-  | {
-      ok: true;
-      /** The file's records now (live, then ledger); with `delta`, only the added ones. */
-      records: UsageRecord[];
-      retained: number;
-      /** With `delta`: records the file held at `baseGen` that it no longer holds (a replaced tail, ledger keys that came back, everything on a restart). */
-      removed?: UsageRecord[];
-      /** The row's id and new `gen`. */
-      id: number;
-      gen: number;
-    }
-  | { ok: false };
 
 /** Records as one segment (null for none). */
 function encodeRecords(records: readonly UsageRecord[]): Buffer | null {
@@ -517,8 +451,4 @@ export class EventCache {
     this.#s.insertSegment.run(fileId, 0, w.count, toBuffer(w.finish()));
     return 1;
   }
-}
-
-export function fileKey(agent: string, path: string): string {
-  return `${agent}\0${path}`;
 }

@@ -16,7 +16,8 @@
 import { statSync } from 'node:fs';
 import { getParserString, type Codec, type ReadCursor, type ResumeStart } from '../codec.js';
 import { SessionfoldError } from '../errors.js';
-import { EventCache, fileKey, type FileResult, type FileRow } from '../cache/store.js';
+import { EventCache } from '../cache/store.js';
+import { fileKey, type FileResult, type FileRow } from '../cache/rows.js';
 import { isCorruptionError, moveAside } from '../cache/db.js';
 import type { Discovery, ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';

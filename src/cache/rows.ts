@@ -1,0 +1,77 @@
+/**
+ * The event cache's row types (src/cache/store.ts keeps them): a row of `files`, what a parse brings to it, and
+ * what applying that gives back. Apart from the store, so that the row memo (row-memo.ts) and the scan
+ * (src/scan/cached.ts) import them without importing the store.
+ */
+import type { ResumeStart } from '../codec.js';
+import type { UsageRecord } from '../scan/types.js';
+import type { SessionTrack } from '../scan/parse-file.js';
+
+/** A row of `files`. */
+export interface FileRow {
+  id: number;
+  agent: string;
+  path: string;
+  root: string;
+  parser: string;
+  size: number;
+  mtime_ms: number;
+  deps: string;
+  /**
+   * 1 when the row holds a cursor (fetched with `getCursor`, it is not loaded with every row), 0 when not,
+   * -1 when unknown (`loadFiles` does not test it: `getCursor` answers null for a row without one).
+   */
+  has_cursor: number;
+  prefix_hash: string | null;
+  session_events: number;
+  cwd_index: number | null;
+  cwd: string | null;
+  live_count: number;
+  segment_count: number;
+  ledger_count: number;
+  deleted: number;
+  gen: number;
+}
+
+/** What a finished parse of one file brings to the cache. */
+export interface FileResult {
+  agent: string;
+  path: string;
+  root: string;
+  parser: string;
+  size: number;
+  mtimeMs: number;
+  deps: string;
+  /** The `gen` of the row the task was built from (null: no row). */
+  baseGen: number | null;
+  start: ResumeStart;
+  /** Encoded usage segments of this read. */
+  segments: Uint8Array[];
+  /** The new cursor (JSON), or null for codecs without one. */
+  cursor: string | null;
+  prefixHash: string | null;
+  track: SessionTrack;
+  /**
+   * The caller's state already holds this file's records at `baseGen` (an incremental fold): the outcome's
+   * `records` are only the ones this parse added and `removed` the ones it took away, instead of all of them.
+   */
+  delta?: boolean;
+}
+
+export type ApplyOutcome =
+  | {
+      ok: true;
+      /** The file's records now (live, then ledger); with `delta`, only the added ones. */
+      records: UsageRecord[];
+      retained: number;
+      /** With `delta`: records the file held at `baseGen` that it no longer holds (a replaced tail, ledger keys that came back, everything on a restart). */
+      removed?: UsageRecord[];
+      /** The row's id and new `gen`. */
+      id: number;
+      gen: number;
+    }
+  | { ok: false };
+
+export function fileKey(agent: string, path: string): string {
+  return `${agent}\0${path}`;
+}
