@@ -26,7 +26,7 @@ const PREFETCH = 2;
  * reads a large file alone, or small files of one codec together (up to NATIVE_BATCH_BYTES or
  * NATIVE_BATCH_FILES): a job per small file cost a thread wake-up and a completion on the main thread each.
  */
-export const NATIVE_INFLIGHT = Number(process.env.SF_INFLIGHT ?? 2) * (nativeKernel?.threads ?? 1);
+export const NATIVE_INFLIGHT = 2 * (nativeKernel?.threads ?? 1);
 export const NATIVE_BATCH_BYTES = 4 << 20;
 export const NATIVE_BATCH_FILES = 64;
 
