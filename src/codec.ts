@@ -206,6 +206,11 @@ export interface Codec {
   defaultRoots(env?: NodeJS.ProcessEnv): string[];
   /** Every session file under the roots (missing roots are skipped silently). */
   discover(roots: readonly string[]): AsyncIterable<SessionFile>;
+  /**
+   * `discover()` as a synchronous iterable, for a codec whose listing is synchronous anyway: the same files
+   * in the same order, without a promise per file (a scan lists thousands). Optional.
+   */
+  discoverSync?(roots: readonly string[]): Iterable<SessionFile>;
   /** Find one session's file by native id without parsing every session. */
   locate?(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined>;
   /** Files whose change changes this file's events: sidecars, a fork's parent, SQLite -wal/-journal. */

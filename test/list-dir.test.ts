@@ -271,6 +271,7 @@ describe('discovery against a plain readdir walk', () => {
     for (const r of [root, `${root}/`]) {
       const files = await discovered(claude, [r]);
       expect(files.map((f) => f.path)).toEqual(referenceClaude(root).map((p) => join(r, p.slice(root.length))));
+      expect([...(claude.discoverSync?.([r]) ?? [])]).toEqual(files); // what a scan iterates
       for (const f of files) expect([f.size, f.mtimeMs]).toEqual([statSync(f.path).size, statSync(f.path).mtimeMs]);
       expect(files.find((f) => f.path.endsWith('subagents/agent-q.jsonl'))?.sessionId).toBe('agent-q');
       expect(files.filter((f) => f.path.includes('-linked')).length).toBe(2); // agent-a, agent-b through the link
@@ -281,6 +282,7 @@ describe('discovery against a plain readdir walk', () => {
     const root = rollouts();
     process.env.SESSIONFOLD_NATIVE_LISTING = flag;
     const files = await discovered(codex, [root]);
+    expect([...(codex.discoverSync?.([root]) ?? [])]).toEqual(files); // what a scan iterates
     const live = referenceRollouts(join(root, 'sessions'));
     const liveNames = new Set(live.map((p) => p.split('/').pop()));
     const archived = referenceRollouts(join(root, 'archived_sessions')).filter((p) => !liveNames.has(p.split('/').pop()));

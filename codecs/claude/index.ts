@@ -14,7 +14,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';
 import { scanClaudeUsage } from './native.js';
-import { CODEC_ID, discoverClaudeFiles, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
+import { CODEC_ID, discoverClaudeFiles, discoverClaudeFilesSync, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
 export { extractSubagentMeta, readSubagentMeta, readSubagentMetaSync } from './meta.js';
@@ -80,6 +80,7 @@ export const claude: Codec = {
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getClaudeRoots,
   discover: discoverClaudeFiles,
+  discoverSync: discoverClaudeFilesSync,
   locate: locateClaude,
   getParseDependencies(file: string): string[] {
     const meta = getSubagentMetaPath(file);

@@ -154,6 +154,11 @@ function* projectFiles(project: string, projectName: string, root: string): Gene
  * a synchronous walk lists them several times faster than as many promises through libuv's thread pool.
  */
 export async function* discoverClaudeFiles(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  yield* discoverClaudeFilesSync(roots);
+}
+
+/** `discoverClaudeFiles`, synchronously (`Codec.discoverSync`). */
+export function* discoverClaudeFilesSync(roots: readonly string[]): Generator<SessionFile> {
   for (const root of roots) {
     const base = projectsDir(root);
     for (const p of listDir(base)) if (p.kind === DIR) yield* projectFiles(join(base, p.name), p.name, root);

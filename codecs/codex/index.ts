@@ -37,6 +37,11 @@ function sessionFile(path: string, root: string, name: string, stat?: FileStat):
  * home is walked as a folder of rollouts (`rolloutDirs`).
  */
 async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  yield* discoverSync(roots);
+}
+
+/** `discover`, synchronously (`Codec.discoverSync`). */
+function* discoverSync(roots: readonly string[]): Generator<SessionFile> {
   for (const root of roots) {
     const dirs = rolloutDirs(root);
     const live = new Set<string>();
@@ -88,6 +93,7 @@ export const codex: Codec = {
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getCodexRoots,
   discover,
+  discoverSync,
   locate,
   getParseDependencies: () => [],
   lineCore: codexCore,

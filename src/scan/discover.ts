@@ -70,12 +70,15 @@ export async function discoverSource(
   const out: FoundFile[] = [];
   if (roots.length === 0) return out;
   const paths = new Set<string>();
-  for await (const f of codec.discover(roots)) {
-    if (paths.has(f.path)) continue;
+  const add = (f: SessionFile): void => {
+    if (paths.has(f.path)) return;
     paths.add(f.path);
     const entry = found(f);
     if (entry !== undefined) out.push(entry);
-  }
+  };
+  const listed = codec.discoverSync?.(roots);
+  if (listed !== undefined) for (const f of listed) add(f);
+  else for await (const f of codec.discover(roots)) add(f);
   return out;
 }
 
@@ -144,19 +147,25 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     if (roots.length === 0) continue;
     const paths = new Set<string>();
     const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
-    for await (const d of codec.discover(roots)) {
-      if (paths.has(d.path)) continue;
+    /** Take one discovered file; true when it went to `pending`. */
+    const take = (d: SessionFile): boolean => {
+      if (paths.has(d.path)) return false;
       paths.add(d.path);
       const f = statFound(codec, d);
-      if (f === undefined) continue;
+      if (f === undefined) return false;
       stats.files++;
       if (skipByMtime && f.mtimeMs < (opts.since as number)) {
         stats.skippedSince++;
-        continue;
+        return false;
       }
       pending.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
-      if (pending.length >= size) await flush();
-    }
+      return true;
+    };
+    // A codec that lists synchronously is iterated without a promise per file.
+    const listed = codec.discoverSync?.(roots);
+    if (listed !== undefined) {
+      for (const d of listed) if (take(d) && pending.length >= size) await flush();
+    } else for await (const d of codec.discover(roots)) if (take(d) && pending.length >= size) await flush();
   }
   await flush();
 }
