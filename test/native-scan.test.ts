@@ -15,6 +15,8 @@ import { discoverUsageFiles } from '../src/scan/index.js';
 import { newScanStats, type ScanOptions, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { totalCost } from '../src/cost/total.js';
 import { nativeKernel } from '../src/native.js';
+import { TaskRunner } from '../src/scan/runner.js';
+import { normalizeScanOptions } from '../src/scan/options.js';
 import { eventTime } from '../src/cost/filter.js';
 import { hashKey } from '../src/cost/key-table.js';
 
@@ -97,6 +99,45 @@ describeNative('the cold scan with the native engines', () => {
     expect(want.inputTokens).toBeGreaterThan(0);
     expect(Object.keys(want.breakdowns ?? {}).length).toBeGreaterThan(3);
     expect(fingerprint()).toBe(before);
+  });
+});
+
+describeNative('files the engines hand back, and a scan stopped early', () => {
+  it('reads the files the engines leave on the workers asked for, not on the main thread', async () => {
+    // Transcripts renamed away from their session ids: the engine leaves every one to read().
+    const renamed = mkdtempSync(join(tmpdir(), 'sf-native-renamed-'));
+    try {
+      const project = join(renamed, 'projects', '-home-dev-app');
+      mkdirSync(project, { recursive: true });
+      const sources = walkSync(join(dir, 'claude')).filter((f) => f.endsWith('.jsonl') && !f.includes('subagents'));
+      expect(sources.length).toBeGreaterThan(5);
+      sources.forEach((f, i) => writeFileSync(join(project, `copy-${i}.jsonl`), readFileSync(f)));
+      const scan = async () => {
+        const stats = newScanStats();
+        const out: UsageRecord[] = [];
+        for await (const b of scanUsageBatches({ agents: ['claude'], roots: { claude: [renamed] }, cache: false, workers: 2, stats })) out.push(...b);
+        return { stats, n: out.length };
+      };
+      const want = await withEnv(JS_ONLY, scan);
+      const got = await scan();
+      expect(got.n).toBe(want.n);
+      expect(got.n).toBeGreaterThan(0);
+      expect(got.stats.nativeReads).toBe(0);
+      expect(got.stats.workers).toBe(2);
+    } finally {
+      rmSync(renamed, { recursive: true, force: true });
+    }
+  });
+
+  it('a runner closed while discovery goes on starts no worker for what discovery adds after', async () => {
+    // A consumer that stops after its first batch closes the runner; discovery, still listing, then sizes the
+    // workers and adds the files for them (here a codec without an engine). Before the guard, those workers
+    // started and kept the process alive.
+    const runner = new TaskRunner(normalizeScanOptions({ agents: ['sessionfold-jsonl'], cache: false }), undefined);
+    await runner.close();
+    runner.setWorkers(2);
+    runner.add([{ id: 0, agent: 'sessionfold-jsonl', path: join(dir, 'none.jsonl'), weight: 10, resume: false }]);
+    expect(runner.workers).toBe(0);
   });
 });
 

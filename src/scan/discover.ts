@@ -130,18 +130,20 @@ export function canDiscoverStreaming(): boolean {
  * `chunk`, in the codecs' order, and the event loop turns between chunks (so that reads started on the ones
  * handed over complete and are folded meanwhile). Only without a DiscoveryCache (`canDiscoverStreaming`).
  */
-export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (files: ScanFile[]) => void, chunk = 64): Promise<void> {
+export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (files: ScanFile[]) => boolean, chunk = 64): Promise<void> {
   const stats = opts.stats;
   let pending: ScanFile[] = [];
   // The first chunks are small, so that reading starts as soon as a few files are known.
   let size = Math.min(8, chunk);
-  const flush = async (): Promise<void> => {
-    if (pending.length === 0) return;
+  /** Hand `pending` over; false when the consumer wants no more (its scan ended): discovery stops. */
+  const flush = async (): Promise<boolean> => {
+    if (pending.length === 0) return true;
     const out = pending;
     pending = [];
     size = Math.min(chunk, size * 2);
-    onFiles(out);
+    if (!onFiles(out)) return false;
     await new Promise<void>((r) => setImmediate(r));
+    return true;
   };
   for (const { codec, roots } of opts.sources) {
     if (roots.length === 0) continue;
@@ -164,8 +166,8 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     // A codec that lists synchronously is iterated without a promise per file.
     const listed = codec.discoverSync?.(roots);
     if (listed !== undefined) {
-      for (const d of listed) if (take(d) && pending.length >= size) await flush();
-    } else for await (const d of codec.discover(roots)) if (take(d) && pending.length >= size) await flush();
+      for (const d of listed) if (take(d) && pending.length >= size && !(await flush())) return;
+    } else for await (const d of codec.discover(roots)) if (take(d) && pending.length >= size && !(await flush())) return;
   }
   await flush();
 }

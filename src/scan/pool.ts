@@ -17,7 +17,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Codec, UsageScanResult } from '../codec.js';
 import { nativeKernel } from '../native.js';
-import { newSessionTrack, parseFile, serializeError, type ParseTask, type TaskMessage } from './parse-file.js';
+import { newSessionTrack, parseFile, type ParseTask, type TaskMessage } from './parse-file.js';
 
 const PREFETCH = 2;
 /**
@@ -51,8 +51,8 @@ interface Slot {
 }
 
 export interface PoolOptions {
-  /** Worker threads (0: everything on the main thread). */
-  size: number;
+  /** Worker threads (0: everything on the main thread); undefined: set later with `setSize`. */
+  size: number | undefined;
   /** The codec of a task, and whether a worker can load it. */
   codecOf: (task: ParseTask) => { codec: Codec; onWorker: boolean };
   onMessage: (msg: TaskMessage) => void;
@@ -71,16 +71,31 @@ export class ParsePool {
   #native: ParseTask[] = [];
   #nativeInflight = 0;
   #size: number;
+  /** Tasks for `parseFile` held until `setSize` (a pool made without a size): files the engines handed back. */
+  #deferred: ParseTask[] | undefined;
 
   constructor(options: PoolOptions) {
     this.#opts = options;
-    this.#size = options.size;
+    this.#size = options.size ?? 0;
+    if (options.size === undefined) this.#deferred = [];
   }
 
-  /** Set the pool size before the first task for a worker is added (a scan that discovers as it reads). */
+  /**
+   * Set the size of a pool made without one (a scan that discovers as it reads), once: the tasks held until
+   * now are queued with it.
+   */
   setSize(size: number): void {
-    if (this.#slots.length > 0 || this.#queue.length > 0) throw new Error('ParsePool.setSize: workers already have tasks');
+    if (this.#deferred === undefined) throw new Error('ParsePool.setSize: the pool has its size');
+    const held = this.#deferred;
+    this.#deferred = undefined;
     this.#size = size;
+    this.#addJs(held);
+  }
+
+  /** The tasks held for `setSize`, and their bytes (what the size should account for besides its own). */
+  get deferred(): { count: number; bytes: number } {
+    const d = this.#deferred ?? [];
+    return { count: d.length, bytes: d.reduce((n, t) => n + t.weight, 0) };
   }
 
   /** Worker threads started. */
@@ -90,17 +105,25 @@ export class ParsePool {
 
   /** Queue tasks (sorted largest first) and start dispatching. */
   add(tasks: readonly ParseTask[]): void {
+    if (this.#closed) return;
     const js: ParseTask[] = [];
+    const before = this.#native.length;
     for (const t of tasks) {
       if (takesNativeLane(this.#opts.codecOf(t).codec, t)) this.#native.push(t);
       else js.push(t);
     }
-    this.#native.sort((a, b) => b.weight - a.weight);
+    if (this.#native.length > before) this.#native.sort((a, b) => b.weight - a.weight);
     this.#addJs(js);
   }
 
-  /** Queue tasks for `parseFile`, on a worker or on the main thread. */
+  /** Queue tasks for `parseFile`, on a worker or on the main thread (none once closed: no worker starts then). */
   #addJs(tasks: readonly ParseTask[]): void {
+    if (this.#closed) return;
+    if (this.#deferred !== undefined) {
+      this.#deferred.push(...tasks);
+      this.pump(); // the native lane's
+      return;
+    }
     for (const t of tasks) {
       if (this.#size > 0 && this.#opts.codecOf(t).onWorker) this.#queue.push(t);
       else this.#inline.push(t);
@@ -127,7 +150,7 @@ export class ParsePool {
         // The next tasks of the same codec, in order, up to the batch's limits; the others keep their places.
         const rest: ParseTask[] = [];
         for (const t of this.#native) {
-          if (bytes < NATIVE_BATCH_BYTES && batch.length < NATIVE_BATCH_FILES && this.#opts.codecOf(t).codec === codec) {
+          if (bytes < NATIVE_BATCH_BYTES && batch.length < NATIVE_BATCH_FILES && t.agent === first.agent) {
             batch.push(t);
             bytes += t.weight;
           } else rest.push(t);
@@ -158,10 +181,12 @@ export class ParsePool {
           if (js.length > 0) this.#addJs(js);
           this.pump();
         },
-        (e: unknown) => {
+        () => {
+          // The engine itself failed (no thread, no memory): `read()` takes the batch, and reports what is
+          // wrong with a file itself.
           this.#nativeInflight--;
           if (this.#closed) return;
-          for (const task of batch) this.#opts.onMessage({ type: 'error', id: task.id, error: serializeError(e) });
+          this.#addJs(batch.map((t) => ({ ...t, native: false })));
           this.pump();
         },
       );

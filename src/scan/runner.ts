@@ -25,7 +25,8 @@ export class TaskRunner {
   readonly #partial = new Map<number, number>();
   #partialSum = 0;
 
-  constructor(opts: NormalizedScanOptions, size: number) {
+  /** `size`: worker threads, or undefined to set them later with `setWorkers`. */
+  constructor(opts: NormalizedScanOptions, size: number | undefined) {
     this.#opts = opts;
     this.#codecs = new Map(opts.sources.map((s) => [s.codec.id, s.codec]));
     this.#pool = new ParsePool({
@@ -63,9 +64,14 @@ export class TaskRunner {
     this.#queue.wake();
   }
 
-  /** Set the worker count before the first task for a worker is added (see ParsePool.setSize). */
+  /** Set the worker count of a runner made without one (see ParsePool.setSize). */
   setWorkers(n: number): void {
     this.#pool.setSize(n);
+  }
+
+  /** Tasks held until `setWorkers`, and their bytes (ParsePool.deferred). */
+  get deferred(): { count: number; bytes: number } {
+    return this.#pool.deferred;
   }
 
   /** The next message, or undefined once every task has finished. Throws when a worker died. */

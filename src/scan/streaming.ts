@@ -20,8 +20,12 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
   const stats = opts.stats;
   const all: ScanFile[] = [];
   const js: ParseTask[] = [];
-  const runner = new TaskRunner(opts, 0);
-  const take = (found: readonly ScanFile[]): void => {
+  const runner = new TaskRunner(opts, undefined);
+  // Set when the consumer stops early (or the scan fails): discovery, which may still be listing, then adds
+  // nothing to a closed runner and stops at its next chunk.
+  let stopped = false;
+  const take = (found: readonly ScanFile[]): boolean => {
+    if (stopped) return false;
     const native: ParseTask[] = [];
     for (const f of found) {
       const t: ParseTask = { id: all.length, agent: f.codec.id, path: f.path, weight: f.size, resume: false, native: true };
@@ -30,10 +34,17 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
       else js.push(t);
     }
     runner.add(native);
+    return true;
   };
-  // Workers for what the native lane will not read (it reads on the engines' own threads, not on workers).
+  // Workers for what the native lane will not read (it reads on the engines' own threads, not on workers):
+  // the files it never took, and those its engines handed back so far. An explicit `workers` is a cap over
+  // every file, as the engines may hand any back later; workers start only when there is work for them.
   const startJs = (): void => {
-    runner.setWorkers(resolveWorkers(opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
+    if (stopped) return;
+    const back = runner.deferred;
+    runner.setWorkers(
+      opts.workers !== undefined ? Math.min(opts.workers, all.length) : resolveWorkers(undefined, js.length + back.count, js.reduce((n, t) => n + t.weight, back.bytes)),
+    );
     runner.add(js);
     stats.workers = runner.workers;
   };
@@ -81,6 +92,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
     await discovery;
     if (failed !== undefined) throw failed;
   } finally {
+    stopped = true;
     await runner.close();
   }
 }
