@@ -6,7 +6,7 @@
  */
 import { newReadInfo, type ReadInfo } from '../src/codec.js';
 import type { UsageEvent } from '../src/events.js';
-import type { FoldHints } from '../src/scan/types.js';
+import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
 import { nativeKernel, type NativeKernel } from '../src/native.js';
 import { compileProjection, type CompiledProjection, type FieldProjection } from './scan-fields.js';
 
@@ -74,9 +74,11 @@ export function blockValue(text: Buffer, strs: Int32Array, at: number): unknown 
  */
 export function setFoldHints(e: UsageEvent, nums: Float64Array, at: number): UsageEvent {
   const h = e as UsageEvent & FoldHints;
-  h.keyHi = nums[at] as number;
-  h.keyLo = nums[at + 1] as number;
-  h.timeMs = nums[at + 2] as number;
+  h[KEY_HI] = nums[at] as number;
+  h[KEY_LO] = nums[at + 1] as number;
+  h[KEY_OF] = e.dedupKey;
+  h[TIME_MS] = nums[at + 2] as number;
+  h[TIME_OF] = e.timestamp;
   return e;
 }
 

@@ -22,7 +22,7 @@ import type { SessionEvent, UsageEvent } from '../src/events.js';
 import { nativeKernel } from '../src/native.js';
 import { eventTime } from '../src/cost/filter.js';
 import { hashKey } from '../src/cost/key-table.js';
-import type { FoldHints } from '../src/scan/types.js';
+import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
 import { CLAUDE_SID, claudeLine } from './helpers/claude-model.js';
 import { codexLine } from './helpers/codex-model.js';
 import { applyDamage, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
@@ -69,7 +69,7 @@ async function engine(codec: Codec, file: string): Promise<UsageScanResult | fal
 
 /** An engine's event without its fold hints (src/scan/types.ts FoldHints), as read() gives it. */
 function withoutHints(e: UsageEvent): UsageEvent {
-  const { keyHi: _hi, keyLo: _lo, timeMs: _t, ...rest } = e as UsageEvent & FoldHints;
+  const { [KEY_HI]: _hi, [KEY_LO]: _lo, [KEY_OF]: _k, [TIME_MS]: _t, [TIME_OF]: _ts, ...rest } = e as UsageEvent & FoldHints;
   return rest as UsageEvent;
 }
 
@@ -80,13 +80,14 @@ function withoutHints(e: UsageEvent): UsageEvent {
 function expectHints(events: readonly UsageEvent[]): void {
   for (const e of events) {
     const h = e as UsageEvent & FoldHints;
-    expect(typeof h.keyHi === 'number' && typeof h.keyLo === 'number' && typeof h.timeMs === 'number').toBe(true);
+    expect(typeof h[KEY_HI] === 'number' && typeof h[KEY_LO] === 'number' && typeof h[TIME_MS] === 'number').toBe(true);
+    expect([h[KEY_OF], h[TIME_OF]]).toEqual([e.dedupKey, e.timestamp]);
     const onIds = !e.dedupKey.startsWith('claude:line:');
-    if (onIds) expect([h.keyHi, h.keyLo]).toEqual(hashKey(e.dedupKey));
-    else expect(h.keyHi).toBeNaN();
+    if (onIds) expect([h[KEY_HI], h[KEY_LO]]).toEqual(hashKey(e.dedupKey));
+    else expect(h[KEY_HI]).toBeNaN();
     const t = eventTime(e.timestamp);
-    if (Number.isNaN(h.timeMs)) expect(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/.test(e.timestamp) && t > 0 && Number(e.timestamp.slice(0, 4)) >= 100).toBe(false);
-    else expect(h.timeMs).toBe(t);
+    if (Number.isNaN(h[TIME_MS])) expect(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/.test(e.timestamp) && t > 0 && Number(e.timestamp.slice(0, 4)) >= 100).toBe(false);
+    else expect(h[TIME_MS]).toBe(t);
   }
 }
 

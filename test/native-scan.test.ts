@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCorpus } from '../fixtures/generate/index.js';
 import { scanUsageBatches } from '../src/scan/index.js';
 import { discoverUsageFiles } from '../src/scan/index.js';
-import { newScanStats, type ScanOptions, type ScanStats, type UsageRecord } from '../src/scan/types.js';
+import { KEY_HI, KEY_LO, TIME_MS, newScanStats, type ScanOptions, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { totalCost } from '../src/cost/total.js';
+import { foldCost } from '../src/cost/fold.js';
 import { nativeKernel } from '../src/native.js';
 import { TaskRunner } from '../src/scan/runner.js';
 import { normalizeScanOptions } from '../src/scan/options.js';
@@ -53,11 +54,12 @@ async function records(options: ScanOptions, discovered = false): Promise<{ reco
   for await (const b of scanUsageBatches(opts, discovered ? await discoverUsageFiles(opts) : undefined)) out.push(...b);
   let hinted = 0;
   const plain = out.map((r) => {
-    const { keyHi, keyLo, timeMs, ...rest } = r;
-    if (keyHi !== undefined && !Number.isNaN(keyHi)) expect([keyHi, keyLo]).toEqual(hashKey(r.dedupKey));
+    const keyHi = r[KEY_HI];
+    const timeMs = r[TIME_MS];
+    if (keyHi !== undefined && !Number.isNaN(keyHi)) expect([keyHi, r[KEY_LO]]).toEqual(hashKey(r.dedupKey));
     if (timeMs !== undefined && !Number.isNaN(timeMs)) expect(timeMs).toBe(eventTime(r.timestamp));
     if (keyHi !== undefined && !Number.isNaN(keyHi) && timeMs !== undefined && !Number.isNaN(timeMs)) hinted++;
-    return JSON.stringify(rest, Object.keys(rest).sort());
+    return JSON.stringify(r, Object.keys(r).sort()); // the hints are symbols: not in the JSON
   });
   return { records: plain.sort(), stats, hinted };
 }
@@ -82,6 +84,20 @@ describeNative('the cold scan with the native engines', () => {
     }
     // Discovery handed over in one piece (a discovery cache answers) reads the same.
     expect((await records({ workers: 0 }, true)).records).toEqual(want.records);
+  });
+
+  it('hints never stand for another key or time: a copy with its own takes its own; none shows in JSON', async () => {
+    const got: UsageRecord[] = [];
+    for await (const b of scanUsageBatches({ agents: ['claude'], roots, cache: false })) got.push(...b);
+    const r = got.find((x) => x[KEY_HI] !== undefined && !Number.isNaN(x[KEY_HI])) as UsageRecord;
+    expect(r).toBeDefined();
+    expect(Object.keys(JSON.parse(JSON.stringify(r)) as object).some((k) => /hi|lo|time(ms|of)|keyof/i.test(k))).toBe(false);
+    const copy: UsageRecord = { ...r, dedupKey: 'mine:distinct', file: `${r.file}.b`, timestamp: '2020-02-02T00:00:00.000Z' };
+    const opts = { groupBy: 'day' as const, timeZone: 'UTC' };
+    const folded = await foldCost([r, copy], opts);
+    expect(folded.requestCount).toBe(2);
+    expect(Object.keys(folded.breakdowns ?? {})).toContain('2020-02-02');
+    expect(folded).toEqual(await foldCost([r, copy].map(({ [KEY_HI]: _a, [KEY_LO]: _b, [TIME_MS]: _c, ...x }) => x as UsageRecord), opts));
   });
 
   it('folds to the same cost report, and leaves every file as it was', async () => {

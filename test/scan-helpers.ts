@@ -6,7 +6,10 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { scanUsage } from '../src/scan/index.js';
-import type { ScanOptions, UsageRecord } from '../src/scan/types.js';
+import { expect } from 'vitest';
+import { eventTime } from '../src/cost/filter.js';
+import { hashKey } from '../src/cost/key-table.js';
+import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type ScanOptions, type UsageRecord } from '../src/scan/types.js';
 
 export const AGENT = 'sessionfold-jsonl';
 
@@ -69,7 +72,12 @@ export async function makeTree(dir: string, files = 6, perFile = (i: number) => 
  */
 export function canonical(records: readonly UsageRecord[]): UsageRecord[] {
   const key = (r: UsageRecord) => `${r.file}\0${String(r.retained === true)}\0${String(r.offset).padStart(16, '0')}\0${r.dedupKey}`;
-  const plain = records.map(({ keyHi: _hi, keyLo: _lo, timeMs: _t, ...r }) => r as UsageRecord);
+  const plain = records.map(({ [KEY_HI]: _hi, [KEY_LO]: _lo, [KEY_OF]: _k, [TIME_MS]: _t, [TIME_OF]: _ts, ...r }) => {
+    // A hint a record carries is what the fold would compute itself (test/native-scan.test.ts checks each).
+    if (_hi !== undefined && !Number.isNaN(_hi)) expect([_hi, _lo]).toEqual(hashKey(r.dedupKey));
+    if (_t !== undefined && !Number.isNaN(_t)) expect(_t).toBe(eventTime(r.timestamp));
+    return r as UsageRecord;
+  });
   return plain.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 

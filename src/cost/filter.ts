@@ -5,7 +5,7 @@
  */
 import { invalidOption } from '../errors.js';
 import { findCodec } from '../registry.js';
-import type { UsageRecord } from '../scan/types.js';
+import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type UsageRecord } from '../scan/types.js';
 import { loadTags, type TagIndex } from '../tags.js';
 import { ZoneCalendar, daysFromCivil, localTimeZone } from './calendar.js';
 import { HASH, hashInto } from './key-table.js';
@@ -122,17 +122,17 @@ export function eventTime(ts: string): number {
   return ms > 0 ? ms : NaN;
 }
 
-/** `eventTime` of a record's timestamp, or the time its producer computed for it (FoldHints `timeMs`). */
+/** `eventTime` of a record's timestamp, or the time its producer computed from that timestamp (FoldHints). */
 export function recordTime(r: UsageRecord): number {
-  const t = r.timeMs;
-  return t !== undefined && t === t ? t : eventTime(r.timestamp);
+  const t = r[TIME_MS];
+  return t !== undefined && t === t && r[TIME_OF] === r.timestamp ? t : eventTime(r.timestamp);
 }
 
-/** `hashInto` of a record's dedupKey into HASH, or the hash its producer computed for it (FoldHints). */
+/** `hashInto` of a record's dedupKey into HASH, or the hash its producer computed from that key (FoldHints). */
 export function hashRecordKey(r: UsageRecord): void {
-  const hi = r.keyHi;
-  const lo = r.keyLo;
-  if (hi !== undefined && lo !== undefined && hi === hi) {
+  const hi = r[KEY_HI];
+  const lo = r[KEY_LO];
+  if (hi !== undefined && lo !== undefined && hi === hi && r[KEY_OF] === r.dedupKey) {
     HASH[0] = hi;
     HASH[1] = lo;
   } else hashInto(r.dedupKey);

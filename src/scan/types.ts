@@ -5,16 +5,26 @@
  */
 import type { UsageEvent } from '../events.js';
 
+/** The keys of the fold hints (symbols: not in `JSON.stringify`, `Object.keys` or a record's documented fields). */
+export const KEY_HI: unique symbol = Symbol('sessionfold.keyHi');
+export const KEY_LO: unique symbol = Symbol('sessionfold.keyLo');
+export const KEY_OF: unique symbol = Symbol('sessionfold.keyOf');
+export const TIME_MS: unique symbol = Symbol('sessionfold.timeMs');
+export const TIME_OF: unique symbol = Symbol('sessionfold.timeOf');
+
 /**
  * What a producer may compute for the folds when it has the bytes at hand (the native engines do, in C): the
  * xxh64 of `dedupKey` as src/cost/key-table.ts `hashInto` halves it, and src/cost/filter.ts `eventTime` of
- * `timestamp`. Absent or NaN: the fold computes its own. Never different from what the fold would compute
- * (test/native-engines.test.ts holds the engines to it).
+ * `timestamp`, each with the string it was computed from. A fold takes a hint only while the record still
+ * holds that string (a copy with another key or time computes its own), and computes its own where a hint
+ * is absent or NaN. test/native-engines.test.ts holds the engines' hints to what the fold computes.
  */
 export interface FoldHints {
-  keyHi?: number;
-  keyLo?: number;
-  timeMs?: number;
+  [KEY_HI]?: number;
+  [KEY_LO]?: number;
+  [KEY_OF]?: string;
+  [TIME_MS]?: number;
+  [TIME_OF]?: string;
 }
 
 export interface UsageRecord extends UsageEvent, FoldHints {
