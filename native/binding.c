@@ -92,7 +92,8 @@ static int bytes_of(napi_env env, napi_value v, uint8_t **data, size_t *len) {
 }
 
 /* spec: [[keyBytes: Uint8Array, slot, slotEnd, subSpec | null], ...] */
-static Proj *build_proj(napi_env env, napi_value spec, int depth) {
+/* `slots`: every field's slots must lie in [0, slots), as the walk writes 3 int32 per slot of its output. */
+static Proj *build_proj(napi_env env, napi_value spec, int32_t slots, int depth) {
   uint32_t n;
   if (depth > 32 || napi_get_array_length(env, spec, &n) != napi_ok) return NULL;
   Proj *p = calloc(1, sizeof(Proj));
@@ -113,7 +114,7 @@ static Proj *build_proj(napi_env env, napi_value spec, int depth) {
         napi_get_element(env, e, 1, &slot) != napi_ok || napi_get_element(env, e, 2, &slot_end) != napi_ok ||
         napi_get_element(env, e, 3, &sub) != napi_ok || !bytes_of(env, key, &kb, &kl) ||
         napi_get_value_int32(env, slot, &f->slot) != napi_ok || napi_get_value_int32(env, slot_end, &f->slot_end) != napi_ok ||
-        napi_typeof(env, sub, &st) != napi_ok) {
+        napi_typeof(env, sub, &st) != napi_ok || f->slot < 0 || f->slot >= f->slot_end || f->slot_end > slots) {
       free_proj(p);
       return NULL;
     }
@@ -125,7 +126,7 @@ static Proj *build_proj(napi_env env, napi_value spec, int depth) {
     memcpy(f->key, kb, kl);
     f->len = (uint32_t)kl;
     if (st != napi_null) {
-      f->sub = build_proj(env, sub, depth + 1);
+      f->sub = build_proj(env, sub, slots, depth + 1);
       if (f->sub == NULL) {
         free_proj(p);
         return NULL;
@@ -143,7 +144,7 @@ static napi_value js_compile(napi_env env, napi_callback_info info) {
   if (argc < 2 || napi_get_value_int32(env, argv[1], &slots) != napi_ok || slots < 0) return throw_type(env, "compile(spec, slots)");
   Compiled *c = calloc(1, sizeof(Compiled));
   if (c == NULL) return throw_type(env, "compile: out of memory");
-  c->root = build_proj(env, argv[0], 0);
+  c->root = build_proj(env, argv[0], slots, 0);
   c->slots = slots;
   if (c->root == NULL) {
     free(c);
@@ -366,7 +367,7 @@ static void scan_job_complete(napi_env env, napi_value js_cb, void *context, voi
        * a whole history stayed resident in the engine threads' allocator arenas meanwhile (~25 MB more peak
        * RSS when a 1.8 GB history's cache is first built). */
       void *copy;
-      napi_create_buffer_copy(env, f->out_len, f->out, &copy, &r);
+      if (napi_create_buffer_copy(env, f->out_len, f->out, &copy, &r) != napi_ok) napi_get_boolean(env, false, &r); /* read() takes it */
     } else
       napi_get_boolean(env, false, &r);
     napi_set_element(env, results, i, r);
@@ -381,7 +382,10 @@ static char *string_of(napi_env env, napi_value v, size_t *len) {
   if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return NULL;
   char *s = malloc(n + 1);
   if (s == NULL) return NULL;
-  napi_get_value_string_utf8(env, v, s, n + 1, &n);
+  if (napi_get_value_string_utf8(env, v, s, n + 1, &n) != napi_ok || strlen(s) != n) { /* a NUL inside names no file */
+    free(s);
+    return NULL;
+  }
   *len = n;
   return s;
 }
@@ -436,8 +440,12 @@ static napi_value js_scan_files(napi_env env, napi_callback_info info) {
     scan_job_free(j);
     return throw_type(env, "scanFiles: cannot create the completion");
   }
-  napi_create_reference(env, argv[5], 1, &j->proj_ref);
-  napi_create_promise(env, &j->deferred, &promise);
+  if (napi_create_reference(env, argv[5], 1, &j->proj_ref) != napi_ok || napi_create_promise(env, &j->deferred, &promise) != napi_ok) {
+    napi_release_threadsafe_function(j->done, napi_tsfn_abort);
+    if (j->proj_ref != NULL) napi_delete_reference(env, j->proj_ref);
+    scan_job_free(j);
+    return throw_type(env, "scanFiles: cannot create the promise");
+  }
   if (!sf_pool_submit(scan_job_run, j)) {
     napi_release_threadsafe_function(j->done, napi_tsfn_abort);
     napi_delete_reference(env, j->proj_ref);

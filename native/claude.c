@@ -128,8 +128,27 @@ static void put_string(Ev *e, uint8_t *text, int which, const Fields *f, const i
   put(e, text, which, f, s, (s[2] & SLOT_ESCAPED) ? CS_STR_JSON : CS_STR_PLAIN);
 }
 
-/* Emit an open response and remember its key. */
-static int close_response(ClaudeScan *c, Ev *e) { return bs_add(&c->seen, e->key, e->klen) != 0 && q_push(&c->queue, e); }
+/* Emit an open response and remember its key; out of memory, the response is freed (the caller holds it no more). */
+static int close_response(ClaudeScan *c, Ev *e) {
+  if (bs_add(&c->seen, e->key, e->klen) != 0) return q_push_or_free(&c->queue, e, ev_free);
+  ev_free(e);
+  return 0;
+}
+
+/* The oldest open response, taken out of `pending` (so that a failure after it frees no response twice). */
+static Ev *take_oldest(ClaudeScan *c) {
+  Ev *p = c->pending[0];
+  memmove(c->pending, c->pending + 1, sizeof(Ev *) * (size_t)(c->npending - 1));
+  c->npending--;
+  return p;
+}
+
+/* Close every open response, oldest first. */
+static int close_pending(ClaudeScan *c) {
+  while (c->npending > 0)
+    if (!close_response(c, take_oldest(c))) return 0;
+  return 1;
+}
 
 static double total_of(const Ev *e) { return e->n[CS_N_INPUT] + e->n[CS_N_OUTPUT] + e->n[CS_N_CACHE_READ] + e->n[CS_N_CACHE_WRITE]; }
 
@@ -157,18 +176,15 @@ static int on_usage(ClaudeScan *c, Ev *u) {
       return 1;
     }
     c->pending[c->npending++] = u;
-    while (c->npending > MAX_OPEN_RESPONSES) {
-      Ev *p = c->pending[0];
-      memmove(c->pending, c->pending + 1, sizeof(Ev *) * (size_t)(c->npending - 1));
-      c->npending--;
-      if (!close_response(c, p)) return 0;
-    }
+    while (c->npending > MAX_OPEN_RESPONSES)
+      if (!close_response(c, take_oldest(c))) return 0;
     return 1;
   }
-  for (int i = 0; i < c->npending; i++)
-    if (!close_response(c, c->pending[i])) return 0;
-  c->npending = 0;
-  return q_push(&c->queue, u);
+  if (!close_pending(c)) {
+    ev_free(u);
+    return 0;
+  }
+  return q_push_or_free(&c->queue, u, ev_free);
 }
 
 /* One walked line. 1, CS_BAIL, or 0 on out of memory. */
@@ -274,9 +290,8 @@ static int advance(ClaudeScan *c) {
     const uint8_t *line;
     const int n = walker_next(&c->walk, c->session, &line, rec);
     if (n == WALK_END) {
-      for (int i = 0; i < c->npending; i++)
-        if (!q_push(&c->queue, c->pending[i])) return 0;
-      c->npending = 0;
+      while (c->npending > 0)
+        if (!q_push_or_free(&c->queue, take_oldest(c), ev_free)) return 0;
       c->ended = 1;
       break;
     }

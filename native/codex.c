@@ -163,7 +163,10 @@ static XEv *make_event(CodexScan *c, const Tok *t, const Bytes *when, double sta
 /* `queue`: a token_count event waits; the one waiting is emitted. */
 static int hold(CodexScan *c, XEv *e) {
   if (e == NULL) return 0;
-  if (c->pending != NULL && !q_push(&c->queue, c->pending)) return 0;
+  if (c->pending != NULL && !q_push(&c->queue, c->pending)) {
+    xev_free(e); /* `pending` stays for cx_close to free */
+    return 0;
+  }
   c->pending = e;
   return 1;
 }
@@ -253,12 +256,15 @@ static int on_usage_record(CodexScan *c, const Fields *f, const Bytes *ts, int i
   if (e == NULL) return 0;
   if (c->pending != NULL) {
     if (!tok_same_usage(&c->pending->t, &e->t)) {
-      if (!q_push(&c->queue, c->pending)) return 0;
+      if (!q_push(&c->queue, c->pending)) {
+        xev_free(e); /* `pending` stays for cx_close to free */
+        return 0;
+      }
     } else
       xev_free(c->pending);
     c->pending = NULL;
   }
-  return q_push(&c->queue, e);
+  return q_push_or_free(&c->queue, e, xev_free);
 }
 
 /* How take_string copies a string: compared or in keys (ASCII, no escapes), copied (no escapes), or raw (its

@@ -100,6 +100,12 @@ int q_push(Queue *q, void *item) {
   return 1;
 }
 
+int q_push_or_free(Queue *q, void *item, void (*free_item)(void *)) {
+  if (q_push(q, item)) return 1;
+  free_item(item);
+  return 0;
+}
+
 void q_free(Queue *q, void (*free_item)(void *)) {
   for (size_t i = q->head; i < q->len; i++) free_item(q->items[i]);
   free(q->items);
@@ -157,8 +163,17 @@ uint8_t *sf_take_buffer(size_t need, size_t *cap) {
   return malloc(need == 0 ? 1 : need);
 }
 
+/* Set on the engines' own threads (pool.c), which live as long as the process. */
+__thread int sf_pool_thread;
+
 void sf_give_buffer(uint8_t *b, size_t cap) {
   if (b == NULL) return;
+  /* Only a pool thread keeps a spare: the JavaScript threads that read through lines.c (parse workers) come
+   * and go with each scan, and a spare kept on one would be lost when it exits. */
+  if (!sf_pool_thread) {
+    free(b);
+    return;
+  }
   if (spare == NULL && cap <= SF_SPARE_MAX) {
     spare = b;
     spare_cap = cap;

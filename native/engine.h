@@ -64,7 +64,12 @@ typedef struct {
   void **items;
   size_t head, len, cap;
 } Queue;
+/* True on the engines' own threads (pool.c): per-thread caches are kept only there. */
+extern __thread int sf_pool_thread;
+
 int q_push(Queue *q, void *item);
+/* q_push, or (out of memory) free_item(item): the item is the queue's or gone either way. */
+int q_push_or_free(Queue *q, void *item, void (*free_item)(void *));
 static inline size_t q_size(const Queue *q) { return q->len - q->head; }
 static inline void *q_pop(Queue *q) { return q->items[q->head++]; }
 void q_free(Queue *q, void (*free_item)(void *));

@@ -199,7 +199,9 @@ static napi_value js_hash64_file(napi_env env, napi_callback_info info) {
   int64_t pos = from;
   while (pos < to) {
     const size_t want = (size_t)(to - pos < (int64_t)cap ? to - pos : (int64_t)cap);
-    const ssize_t n = pread(fd, buf, want, (off_t)pos);
+    ssize_t n;
+    do n = pread(fd, buf, want, (off_t)pos);
+    while (n < 0 && errno == EINTR);
     if (n < 0) {
       const int err = errno;
       free(buf);

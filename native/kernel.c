@@ -28,6 +28,7 @@
 #endif
 
 #include <math.h>
+#include <pthread.h>
 #include "kernel.h"
 
 #define MAX_DEPTH 256
@@ -38,10 +39,18 @@
 static int have_avx2 = 0;
 #endif
 
-void sf_init(void) {
 #ifdef SF_X86
+static void detect_cpu(void) {
   __builtin_cpu_init();
   have_avx2 = __builtin_cpu_supports("avx2");
+}
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+#endif
+
+/* Once per process (each Worker's environment loads the module again; the pool's threads may be reading). */
+void sf_init(void) {
+#ifdef SF_X86
+  pthread_once(&cpu_once, detect_cpu);
 #endif
 }
 
@@ -153,7 +162,9 @@ __attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *
 
 void sf_needles(Needles *nd, const uint8_t *const *m, const size_t *len, int n) {
   nd->n = n;
+  nd->has_short = 0;
   for (int k = 0; k < n; k++) {
+    nd->has_short |= len[k] < 2;
     nd->m[k] = m[k];
     nd->len[k] = len[k];
     if (len[k] >= 2) pick_positions(m[k], len[k], &nd->p1[k], &nd->p2[k]);
@@ -161,15 +172,30 @@ void sf_needles(Needles *nd, const uint8_t *const *m, const size_t *len, int n) 
   }
 }
 
+/* find_scalar keyed on the needle's rarest byte (at p) rather than its first, which in JSON is often `"`. */
+static int64_t find_rare(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t p, size_t from) {
+  if (k == 0 || from > n || k > n - from) return k == 0 && from <= n ? (int64_t)from : -1;
+  const uint8_t c = nd[p];
+  for (size_t i = from + p; i + (k - p) <= n;) {
+    const uint8_t *q = memchr(h + i, c, n - (k - p) + 1 - i);
+    if (q == NULL) return -1;
+    const size_t at = (size_t)(q - h) - p;
+    if (memcmp(h + at, nd, k) == 0) return (int64_t)at;
+    i = (size_t)(q - h) + 1;
+  }
+  return -1;
+}
+
 int64_t sf_find_any(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
-  int short_needle = 0;
-  for (int k = 0; k < nd->n; k++) short_needle |= nd->len[k] < 2;
 #ifdef SF_X86
-  if (have_avx2 && !short_needle && nd->n > 0) return find_any_avx2(h, n, nd, from);
+  if (have_avx2 && !nd->has_short && nd->n > 0) return find_any_avx2(h, n, nd, from);
 #endif
+  /* Each needle searched only up to the best start found so far: a rare needle does not scan the rest of
+   * the buffer on every call (marker_before in lines.c asks once per line that holds a marker). */
   int64_t best = -1;
   for (int k = 0; k < nd->n; k++) {
-    const int64_t at = sf_find(h, n, nd->m[k], nd->len[k], from);
+    const size_t end = best < 0 ? n : (size_t)best + nd->len[k] - 1 < n ? (size_t)best + nd->len[k] - 1 : n;
+    const int64_t at = find_rare(h, end, nd->m[k], nd->len[k], nd->len[k] >= 2 ? nd->p1[k] : 0, from);
     if (at >= 0 && (best < 0 || at < best)) best = at;
   }
   return best;

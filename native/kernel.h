@@ -35,6 +35,8 @@ int64_t sf_find(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t 
 #define SF_MAX_NEEDLES 4
 typedef struct {
   int n;
+  /* a needle shorter than 2 bytes (the AVX2 search compares two of each) */
+  int has_short;
   const uint8_t *m[SF_MAX_NEEDLES];
   size_t len[SF_MAX_NEEDLES], p1[SF_MAX_NEEDLES], p2[SF_MAX_NEEDLES];
 } Needles;

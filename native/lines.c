@@ -19,6 +19,7 @@
  * The head rule (`head` = 1) is codecs/codex/prefilter.ts `mayHoldUsage`, byte for byte: a rollout line whose
  * record type, read from its first 256 bytes, cannot carry usage is filtered even when it mentions a marker.
  */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,9 @@ int ls_set_markers(LineSource *s, const uint8_t *const *m, const size_t *ml, int
   for (int k = 0; same && k < n; k++) same = ml[k] == s->ml[k] && memcmp(m[k], s->m[k], ml[k]) == 0;
   if (same) return 1;
   const uint8_t *mk[LS_MAX_MARKERS];
-  for (int k = 0; k < n; k++) {
+  for (int k = 0; k < n; k++) /* all checked before any is copied: a refused set leaves the old one whole */
     if (ml[k] == 0 || ml[k] > sizeof(s->m[k])) return 0;
+  for (int k = 0; k < n; k++) {
     memcpy(s->m[k], m[k], ml[k]);
     s->ml[k] = ml[k];
     mk[k] = s->m[k];
@@ -122,8 +124,11 @@ static int codex_head(const uint8_t *line, size_t n) {
   static const char payload_type[] = "\",\"payload\":{\"type\":\"";
   if (n == 0 || line[0] != '{') return -1;
   const size_t h = n < HEAD_BYTES ? n : HEAD_BYTES;
-  const int64_t i = sf_find(line, h, (const uint8_t *)type_key, sizeof(type_key) - 1, 0);
-  if (i < 0) return -1;
+  /* memmem, not sf_find: a head is at most HEAD_BYTES, too short for the AVX2 loop, and sf_find would pick the
+   * needle's rare bytes again on every line */
+  const uint8_t *ti = memmem(line, h, type_key, sizeof(type_key) - 1);
+  if (ti == NULL) return -1;
+  const int64_t i = ti - line;
   for (int64_t j = 1; j < i; j++)
     if (line[j] == '{' || line[j] == '[') return -1;
   const size_t start = (size_t)i + sizeof(type_key) - 1;
@@ -134,7 +139,7 @@ static int codex_head(const uint8_t *line, size_t n) {
 #define IS(lit) (tl == sizeof(lit) - 1 && memcmp(t, lit, tl) == 0)
   if (IS("session_meta") || IS("turn_context") || IS("token_usage_record")) return 1;
   if (!IS("event_msg")) return 0;
-  if (sf_find(line, h, (const uint8_t *)payload_type, sizeof(payload_type) - 1, end) != (int64_t)end) return -1;
+  if (h - end < sizeof(payload_type) - 1 || memcmp(line + end, payload_type, sizeof(payload_type) - 1) != 0) return -1;
   const size_t ps = end + sizeof(payload_type) - 1;
   const uint8_t *pq = ps < h ? memchr(line + ps, '"', h - ps) : NULL;
   if (pq == NULL) return -1;

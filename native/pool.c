@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "engine.h"
 #include "kernel.h"
 
 #define MAX_THREADS 8
@@ -30,6 +31,7 @@ static int started;
 
 static void *worker(void *unused) {
   (void)unused;
+  sf_pool_thread = 1;
 #ifdef SYS_gettid
   setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NICE);
 #endif

@@ -7,13 +7,22 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sources = ['kernel.c', 'lines.c', 'engine.c', 'claude.c', 'codex.c', 'codex-tok.c', 'pool.c', 'walk.c', 'hash.c', 'binding.c'].map((f) => join(root, 'native', f));
-const ownHeaders = ['kernel.h', 'engine.h', 'codex.h'].map((f) => join(root, 'native', f));
+// Every C file and header of native/ (sorted: the stamp's hash does not depend on the listing order), so a
+// file added there is built, and a header changed there rebuilds.
+const nativeFiles = (ext) => {
+  try {
+    return readdirSync(join(root, 'native')).filter((f) => f.endsWith(ext)).sort().map((f) => join(root, 'native', f));
+  } catch {
+    return [];
+  }
+};
+const sources = nativeFiles('.c');
+const ownHeaders = nativeFiles('.h');
 const out = join(root, 'build', 'kernel.node');
 const stamp = join(root, 'build', 'kernel.sha256');
 const say = (m) => process.stderr.write(`sessionfold: ${m}\n`);
@@ -27,7 +36,7 @@ function headers() {
 }
 
 function main() {
-  if (process.env.SESSIONFOLD_NATIVE_BUILD === '0' || !sources.every((f) => existsSync(f))) return;
+  if (process.env.SESSIONFOLD_NATIVE_BUILD === '0' || sources.length === 0) return;
   if (process.platform === 'win32') return say('native kernel not built on Windows; the JavaScript loops run');
   const inc = headers();
   if (inc === undefined) return say('native kernel not built (no Node headers found); the JavaScript loops run');

@@ -97,6 +97,22 @@ describeNative('native line source: the same reads as the JavaScript splitter', 
     expect(nativeLineReads.count - before).toBe(files.length * KINDS.length * 3); // every native read did run natively
   });
 
+  it('the same with the plain C loops (every machine without AVX2): the multi-marker search without SIMD', async () => {
+    const k = nativeKernel as NonNullable<typeof nativeKernel>;
+    k.simd(false);
+    try {
+      const files: [Codec, string][] = [
+        ...[...(await jsonlFiles(REAL_CLAUDE)), ...(await jsonlFiles(LOCAL_CLAUDE))].map((f): [Codec, string] => [claude, f]),
+        ...[...REAL_FIXTURES.map((n) => `${REAL_DIR}${n}.jsonl`), ...LOCAL_FIXTURES].map((f): [Codec, string] => [codex, f]),
+      ];
+      let events = 0;
+      for (const [codec, file] of files) for (const bufferSize of [7, 300, undefined]) events += await expectSameReads(codec, file, { kinds: ['usage'], bufferSize });
+      expect(events).toBeGreaterThan(50);
+    } finally {
+      k.simd(true);
+    }
+  });
+
   it('long lines: grown buffers, streamed lines read back, lines over maxLineBytes skipped and counted', async () => {
     const big = 'x'.repeat(5000);
     const lines = [
