@@ -7,7 +7,7 @@
 import { newReadInfo, type ReadInfo } from '../src/codec.js';
 import type { UsageEvent } from '../src/events.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
-import { nativeKernel, type NativeKernel } from '../src/native.js';
+import { aligned8, nativeKernel, type NativeKernel } from '../src/native.js';
 import { compileProjection, type CompiledProjection, type FieldProjection } from './scan-fields.js';
 
 /**
@@ -108,7 +108,7 @@ export interface Block {
  * then the id, the cwd (its content, or its JSON when it has escapes) and the text.
  */
 export function readBlock(raw: Buffer, numsPer: number, strsPer: number): Block {
-  const bytes = raw.byteOffset % 8 === 0 ? raw : Buffer.from(raw); // typed-array views need 8-byte alignment
+  const bytes = aligned8(raw);
   const head = new Float64Array(bytes.buffer, bytes.byteOffset, BLOCK_HEAD);
   const count = head[0] as number;
   const nums = new Float64Array(bytes.buffer, bytes.byteOffset + 8 * BLOCK_HEAD, numsPer * count);

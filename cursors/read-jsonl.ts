@@ -302,7 +302,7 @@ async function scan<S>(
     const it = scanNativeLines(fh, core, state, offset, size, options, file, emit);
     let r = it.next();
     while (!r.done) r = it.next();
-    return r.value === RESTART ? RESTART : endNative(core, state, r.value, options, emit);
+    return r.value === RESTART ? RESTART : endWith(core, state, r.value, undefined, options, emit);
   }
   let restart = false;
   const splitter = makeSplitter(fh, core, state, offset, hash, options, file, emit, () => (restart = true));
@@ -317,15 +317,7 @@ async function scan<S>(
     if (restart) return RESTART;
     pos += bytesRead;
   }
-  return endScan(core, state, splitter, options, emit);
-}
-
-function endScan<S>(core: LineCore<S>, state: S, splitter: LineSplitter, options: NormalizedReadOptions, emit: (e: SessionfoldEvent) => void): ScanResult {
   return endWith(core, state, splitter, splitter.hash, options, emit);
-}
-
-function endNative<S>(core: LineCore<S>, state: S, end: NativeScanEnd, options: NormalizedReadOptions, emit: (e: SessionfoldEvent) => void): ScanResult {
-  return endWith(core, state, end, undefined, options, emit);
 }
 
 function endWith<S>(
@@ -369,7 +361,7 @@ async function* scanStreaming<S>(
       r = it.next();
     }
     // A fresh read has no hashed ids to collide with: RESTART is never returned here.
-    return endNative(core, state, r.value as NativeScanEnd, options, emit);
+    return endWith(core, state, r.value as NativeScanEnd, undefined, options, emit);
   }
   const splitter = makeSplitter(fh, core, state, 0, hash, options, file, emit, () => undefined);
   const onBytes = options.resume?.onBytes;
@@ -384,5 +376,5 @@ async function* scanStreaming<S>(
     pos += bytesRead;
     if (queue.length > 0) yield;
   }
-  return endScan(core, state, splitter, options, emit);
+  return endWith(core, state, splitter, splitter.hash, options, emit);
 }

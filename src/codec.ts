@@ -107,7 +107,6 @@ export interface ResumeOptions {
   onBytes?: (chunk: Uint8Array, position: number) => void;
 }
 
-/** Counters of one read (csv-parse `info`). */
 /** See `Codec.scanUsage`. */
 export interface UsageScanResult {
   events: UsageEvent[];
@@ -115,6 +114,7 @@ export interface UsageScanResult {
   info: ReadInfo;
 }
 
+/** Counters of one read (csv-parse `info`). */
 export interface ReadInfo {
   /** Bytes read from the file by this read (the verified prefix excluded). */
   bytes: number;

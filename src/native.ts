@@ -91,6 +91,11 @@ export const LINES_END = -1;
 export const LINES_IO_ERROR = -2;
 export const LINES_NEED_OUT = -3;
 
+/** `raw`, or a copy of it at an 8-byte-aligned offset: a Float64Array view of a kernel block needs one. */
+export function aligned8(raw: Buffer): Buffer {
+  return raw.byteOffset % 8 === 0 ? raw : Buffer.from(raw);
+}
+
 /** The loaded kernel, or undefined. */
 export const nativeKernel: NativeKernel | undefined = load();
 

@@ -85,7 +85,7 @@ describe('claude discovery', () => {
 
 describe('getSubagentMetaPath', () => {
   it('names the sidecar next to a subagent transcript, as join(dirname, stem.meta.json) does', () => {
-    for (const f of ['/r/p/s/subagents/agent-a0f.jsonl', '/agent-x.jsonl', 'rel/agent-y.jsonl', '/r/p/agent-deadbeef.jsonl', '/r/p/./q/../agent-z.jsonl', 'agent-w.jsonl', './a/agent-v.jsonl', '/r//p/agent-u.jsonl', '/r/.p/agent-t.jsonl', '../up/agent-s.jsonl']) {
+    for (const f of ['/r/p/s/subagents/agent-a0f.jsonl', '/agent-x.jsonl', 'rel/agent-y.jsonl', '/r/p/agent-deadbeef.jsonl', '/r/p/./q/../agent-z.jsonl', 'agent-w.jsonl', './a/agent-v.jsonl', '/r//p/agent-u.jsonl', '/r/.p/agent-t.jsonl', '../up/agent-s.jsonl', '/home/u/.claude/projects/-p/s/subagents/agent-r.jsonl', '/r/..x/agent-q.jsonl', '/r/x../agent-p.jsonl', '/r/./agent-o.jsonl', '/r/x/./agent-n.jsonl']) {
       const stem = basename(f, '.jsonl');
       expect(getSubagentMetaPath(f)).toBe(join(dirname(f), `${stem}.meta.json`));
     }

@@ -80,6 +80,9 @@ function sessionIdOf(stem: string, inSubagents: boolean): string | undefined {
   return UUID_RE.test(stem) || AGENT_RE.test(stem) || inSubagents ? stem : undefined;
 }
 
+/** A `.` or `..` path segment. */
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
+
 /** The subagent sidecar `agent-<id>.meta.json` next to `agent-<id>.jsonl`; none for a session file. */
 export function getSubagentMetaPath(file: string): string | undefined {
   // Asked of every discovered file (its parse dependencies): no path parsing for a session transcript.
@@ -88,8 +91,9 @@ export function getSubagentMetaPath(file: string): string | undefined {
   if (!name.startsWith('agent-')) return undefined;
   const dir = dirname(file);
   const meta = `${name.slice(0, -'.jsonl'.length)}.meta.json`;
-  // join's answer without its normalizing pass, for a directory it would leave as it is.
-  const normal = sep === '/' && dir !== '.' && !dir.endsWith('/') && !dir.includes('//') && !dir.includes('/.') && !dir.startsWith('./');
+  // join's answer without its normalizing pass, for a directory it would leave as it is (no `.` or `..`
+  // segment, no doubled or trailing separator: discovery's paths; `~/.claude/…` is one).
+  const normal = sep === '/' && dir !== '' && !dir.endsWith('/') && !dir.includes('//') && !DOT_SEGMENT.test(dir);
   return normal ? `${dir}/${meta}` : join(dir, meta);
 }
 
@@ -139,7 +143,9 @@ function* projectFiles(project: string, projectName: string, root: string): Gene
       if (stat === undefined) continue;
       const stem = e.name.slice(0, -JSONL.length);
       yield sessionFile(entryPath, root, stem, projectName === 'subagents' && stem.startsWith('agent-'), e.name.startsWith('agent-'), stat);
-    } else if (e.depth === 1) subagents = entryPath + sep + e.name;
+    } else if (e.depth === 1) {
+      if (e.name === 'subagents') subagents = entryPath + sep + e.name; // the only folder listTree enters here
+    }
     else if (e.kind === FILE && e.name.startsWith('agent-') && e.name.endsWith(JSONL)) {
       const stat = fileStat(subagents, e);
       if (stat !== undefined) nested.push(sessionFile(subagents + sep + e.name, root, e.name.slice(0, -JSONL.length), true, true, stat));

@@ -15,7 +15,7 @@ import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, setFoldHints, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, type NativeEngine } from '../../cursors/native-engine.js';
 import { buildCodexUsage, fileIdOf } from './parse.js';
-import { TOKEN_USAGE } from './prefilter.js';
+import { CODEX_USAGE_PROJECTION } from './prefilter.js';
 
 /** A header's fields, in native/kernel.h's order (CX_ID …). */
 const HEADER_KEYS = [
@@ -36,20 +36,9 @@ const HEADER: FieldProjection = Object.fromEntries(HEADER_KEYS.map((k) => [k, tr
 
 /** CODEX_USAGE_PROJECTION with the header's fields, top-level and in the payload (the same objects collected). */
 const NATIVE_PROJECTION: FieldProjection = {
+  ...CODEX_USAGE_PROJECTION,
   ...HEADER,
-  type: true,
-  timestamp: true,
-  ordinal: true,
-  payload: {
-    ...HEADER,
-    type: true,
-    model: true,
-    model_provider: true,
-    usage: TOKEN_USAGE,
-    response_id: true,
-    thread_id: true,
-    info: { total_token_usage: TOKEN_USAGE, last_token_usage: TOKEN_USAGE },
-  },
+  payload: { ...CODEX_USAGE_PROJECTION.payload, ...HEADER },
 };
 
 const tok = (at: readonly string[]): string[][] => [[...at], ...TOK_KEYS.map((k) => [...at, k])];

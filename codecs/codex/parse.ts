@@ -269,13 +269,7 @@ export function buildCodexUsage(v: CodexUsageValues, start: number, e = {} as Us
   if (v.model === null) e.modelFallback = true;
   if (v.provider !== null) e.provider = v.provider;
   e.timestamp = v.timestamp;
-  const u = toUsageFields(v.tok);
-  e.inputTokens = u.inputTokens;
-  e.outputTokens = u.outputTokens;
-  e.reasoningTokens = u.reasoningTokens;
-  e.cacheReadTokens = u.cacheReadTokens;
-  e.cacheWriteTokens = u.cacheWriteTokens;
-  e.cacheWrite1hTokens = u.cacheWrite1hTokens;
+  toUsageFields(v.tok, e);
   e.singleRequest = v.singleRequest;
   e.dedupKey = v.dedupKey;
   if (v.messageId !== undefined) e.messageId = v.messageId;

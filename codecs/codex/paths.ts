@@ -80,6 +80,11 @@ export interface Rollout {
   stat: FileStat;
 }
 
+/**
+ * Day directories (`YYYY/MM/DD` under a root's live rollout folder) a UUIDv7 thread id can live in: the id's
+ * creation time ±1 day, since the directory is named in local time. Empty for ids that are not UUIDv7 (older
+ * random v4 ids).
+ */
 export function candidateDayDirs(root: string, id: string): string[] {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/i.test(id)) return [];
   const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);

@@ -95,17 +95,17 @@ export interface UsageFields {
  * writes are clamped to the input they are part of, so a malformed row can never go negative);
  * outputTokens = output (reasoning included, never added again); reasoningTokens = reasoning.
  */
-export function toUsageFields(t: Tok): UsageFields {
+export function toUsageFields<T extends UsageFields = UsageFields>(t: Tok, out: T = {} as T): T {
+  // Into `out` (a usage event: buildCodexUsage writes the split straight into it, no object per event).
   const cached = Math.min(t.cached, t.input);
   const cacheWrite = Math.min(t.cacheWrite, t.input - cached);
-  return {
-    inputTokens: t.input - cached - cacheWrite,
-    outputTokens: t.output,
-    reasoningTokens: t.reasoning,
-    cacheReadTokens: cached,
-    cacheWriteTokens: cacheWrite,
-    cacheWrite1hTokens: 0,
-  };
+  out.inputTokens = t.input - cached - cacheWrite;
+  out.outputTokens = t.output;
+  out.reasoningTokens = t.reasoning;
+  out.cacheReadTokens = cached;
+  out.cacheWriteTokens = cacheWrite;
+  out.cacheWrite1hTokens = 0;
+  return out;
 }
 
 /** True when two usage-field sets count the same tokens. */

@@ -54,8 +54,8 @@ export class DenseCounts {
     const was = this.#c[k] as number;
     const v = was + by;
     this.#c[k] = v;
-    if (was === 0) this.size++;
-    else if (v === 0) this.size--;
+    if (was === 0 && v !== 0) this.size++;
+    else if (was !== 0 && v === 0) this.size--;
   }
 
   get(k: number): number {
@@ -75,8 +75,9 @@ function bump(m: Map<number, number>, k: number, by: number): void {
   else m.set(k, v);
 }
 
-function denseId(k: unknown): number {
-  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw new RangeError('fold totals do not decode');
+/** An interned id of a stored state: an integer below the count the state's header interned. */
+function denseId(k: unknown, count: number): number {
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0 || k >= count) throw new RangeError('fold totals do not decode');
   return k;
 }
 
@@ -126,13 +127,14 @@ export class FoldTotals {
   }
 
   /** The sums `toJSON()` wrote; a RangeError for anything else. */
-  static fromJSON(v: unknown): FoldTotals {
+  /** `interned`: how many sessions and files the state's header interned (every stored id is below). */
+  static fromJSON(v: unknown, interned: { sessions: number; files: number }): FoldTotals {
     const o = v as { total: number[]; sessions: [number, number][]; files: [number, number][]; unpriced: [number, number[]][]; groups: [number, number[], [number, number][]][] };
     if (o === null || typeof o !== 'object' || !Array.isArray(o.total) || o.total.length !== NT) throw new RangeError('fold totals do not decode');
     const t = new FoldTotals();
     t.total.set(o.total);
-    for (const [k, n] of o.sessions) t.sessions.bump(denseId(k), n);
-    for (const [k, n] of o.files) t.files.bump(denseId(k), n);
+    for (const [k, n] of o.sessions) t.sessions.bump(denseId(k, interned.sessions), n);
+    for (const [k, n] of o.files) t.files.bump(denseId(k, interned.files), n);
     for (const [k, u] of o.unpriced) t.unpriced.set(k, Float64Array.from(u));
     for (const [k, sums, sessions] of o.groups) t.groups.set(k, { t: Float64Array.from(sums), sessions: new Map(sessions) });
     return t;

@@ -152,7 +152,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   const groupSets: number[][] = h?.groupSets ?? [[]]; // 0: no groups (ungrouped fold)
   const groupSetIds = new Map<string, number>(h?.tagSets);
   const unpricedModels = new Interner(h?.unpriced);
-  const totals = h === undefined ? new FoldTotals() : FoldTotals.fromJSON(h.totals);
+  const totals = h === undefined ? new FoldTotals() : FoldTotals.fromJSON(h.totals, { sessions: h.sessions.length, files: h.files.length });
   let slots = h?.slots ?? 0;
   let f = new Float64Array(capacity(slots) * NF);
   let ints = new Int32Array(capacity(slots) * NI);

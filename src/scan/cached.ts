@@ -30,6 +30,7 @@ import { BATCH_EVENTS } from './parse-file.js';
 import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
 import type { UsageRecord } from './types.js';
+import type { UsageEvent } from '../events.js';
 
 /**
  * Unchanged files served per read transaction: at most this many files, and no more files once the chunk
@@ -372,7 +373,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         // The native lane's events, stored as the segments a parse would have posted.
         for (let i = 0; i < m.events.length; i += BATCH_EVENTS) {
           const w = new SegmentWriter();
-          for (const e of m.events.slice(i, i + BATCH_EVENTS)) w.add(e);
+          for (let k = i; k < Math.min(i + BATCH_EVENTS, m.events.length); k++) w.add(m.events[k] as UsageEvent);
           state.segments.push(w.finish());
         }
         state.events += m.events.length;

@@ -7,7 +7,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { nativeKernel } from '../native.js';
+import { aligned8, nativeKernel } from '../native.js';
 
 /** Entry kinds (native/walk.c's LD_ values). */
 export const OTHER = 0;
@@ -41,8 +41,8 @@ function entryOf(name: string, kind: number, size: number, mtimeMs: number): Dir
 }
 
 /** A kernel listing block (native/walk.c): `per` doubles per entry, its last three kind, size, mtimeMs. */
-function readBlock(raw: Buffer, per: number): { n: number; nums: Float64Array; names: string[] } {
-  const b = raw.byteOffset % 8 === 0 ? raw : Buffer.from(raw); // a Float64Array view needs 8-byte alignment
+function readListing(raw: Buffer, per: number): { n: number; nums: Float64Array; names: string[] } {
+  const b = aligned8(raw);
   const head = new Float64Array(b.buffer, b.byteOffset, 2);
   const n = head[0] as number;
   const at = 16 + 8 * per * n;
@@ -51,7 +51,7 @@ function readBlock(raw: Buffer, per: number): { n: number; nums: Float64Array; n
 
 /** The kernel's listing block as entries. */
 function fromBlock(raw: Buffer): DirEntry[] {
-  const { n, nums, names } = readBlock(raw, 3);
+  const { n, nums, names } = readListing(raw, 3);
   const out: DirEntry[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = entryOf(names[i] as string, nums[3 * i] as number, nums[3 * i + 1] as number, nums[3 * i + 2] as number);
   return out;
@@ -103,7 +103,7 @@ export interface TreeEntry extends DirEntry {
 
 /** The kernel's tree block as entries (native/walk.c `listTree`: depth, then kind, size, mtimeMs). */
 function fromTreeBlock(raw: Buffer): TreeEntry[] {
-  const { n, nums, names } = readBlock(raw, 4);
+  const { n, nums, names } = readListing(raw, 4);
   const out: TreeEntry[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const e = entryOf(names[i] as string, nums[4 * i + 1] as number, nums[4 * i + 2] as number, nums[4 * i + 3] as number) as TreeEntry;
