@@ -1,11 +1,12 @@
 /**
  * Question: what does verifying a cursor's prefix cost? A resumed read must prove the first `offset` bytes
- * are unchanged before it trusts its state. Goal (issue 2): sha256 >= 1 GB/s. Shown beside it: xxh64
- * (xxhash-wasm, the event cache's faster fingerprint), the bare read, and the real thing — a codec read
+ * are unchanged before it trusts its state. Goal (issue 2): sha256 >= 1 GB/s. Shown beside it: xxh64 (the
+ * event cache's faster fingerprint: fed a read's chunks, the cache's own pread-and-hash in C, and the same
+ * through xxhash-wasm), the bare read, and the real thing — a codec read
  * resumed from a cursor at the end of an unchanged file (verification + open + nothing to parse).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync } from 'node:fs';
 import { createHash64 } from '../cursors/ids.js';
 import type { ReadCursor } from '../src/codec.js';
 import { bigFileSpec, ensureCorpus, largestFile } from './lib/corpus.js';
@@ -65,6 +66,50 @@ export const topic: Topic = {
           return { digest: h.digest() };
         },
         verify: (r, ref: { xxh64: string }) => check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`),
+      },
+      {
+        // What the event cache runs to verify a grown file's prefix (src/scan/parse-file.ts): with the kernel,
+        // pread and XXH64 in C (native/hash.c); the next case is the same digest through xxhash-wasm.
+        name: 'xxh64 prefix, the cache\'s path (updateFromFile)',
+        bytes: big.bytes,
+        baseline: bare,
+        setup: () => referenceDigests(big.path),
+        run: async () => {
+          const fd = openSync(big.path, 'r');
+          try {
+            const h = createHash64();
+            const n = h.updateFromFile(fd, 0, big.bytes);
+            return { n, digest: h.digest() };
+          } finally {
+            closeSync(fd);
+          }
+        },
+        verify: (r, ref: { xxh64: string }) => {
+          check(r.n === big.bytes, `hashed ${String(r.n)} of ${big.bytes} bytes`);
+          check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`);
+        },
+      },
+      {
+        name: 'xxh64 prefix, xxhash-wasm (SESSIONFOLD_NATIVE_HASH=0)',
+        bytes: big.bytes,
+        baseline: 'xxh64 prefix, the cache\'s path (updateFromFile)',
+        setup: () => referenceDigests(big.path),
+        run: async () => {
+          const fd = openSync(big.path, 'r');
+          process.env.SESSIONFOLD_NATIVE_HASH = '0';
+          try {
+            const h = createHash64();
+            const n = h.updateFromFile(fd, 0, big.bytes);
+            return { n, digest: h.digest() };
+          } finally {
+            delete process.env.SESSIONFOLD_NATIVE_HASH;
+            closeSync(fd);
+          }
+        },
+        verify: (r, ref: { xxh64: string }) => {
+          check(r.n === big.bytes, `hashed ${String(r.n)} of ${big.bytes} bytes`);
+          check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`);
+        },
       },
       {
         name: 'claude resume at EOF (verify cursor, nothing new)',

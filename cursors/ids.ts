@@ -42,8 +42,8 @@ let hashBuffer: Buffer | undefined;
 
 /**
  * Streaming XXH64 (seed 0), the event cache's fast prefix fingerprint. With the native kernel the bytes of a
- * file are read and hashed in C (native/hash.c: no copy into JavaScript, about twice as fast over a large
- * prefix); xxhash-wasm otherwise. Both give the same digest, so a fingerprint stored by one is verified by the
+ * file are read and hashed in C (native/hash.c: no copy into JavaScript; `npm run bench -- prefix` compares
+ * it with xxhash-wasm on the same prefix, bench/RESULTS.md); xxhash-wasm otherwise. Both give the same digest, so a fingerprint stored by one is verified by the
  * other (test/native-kernel.test.ts). `SESSIONFOLD_NATIVE_HASH=0` takes xxhash-wasm.
  */
 export function createHash64(): Hash64 {

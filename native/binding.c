@@ -364,8 +364,8 @@ static void scan_job_complete(napi_env env, napi_value js_cb, void *context, voi
     napi_value r;
     if (f->status == CS_FILE_OK && f->out != NULL) {
       /* A copy, and the block freed now: a Buffer that owned it would keep it until a GC, and the blocks of
-       * a whole history stayed resident in the engine threads' allocator arenas meanwhile (~25 MB more peak
-       * RSS when a 1.8 GB history's cache is first built). */
+       * a whole history stayed resident in the engine threads' allocator arenas meanwhile (a higher peak RSS
+       * on a history's first cache build: the peers harness's "first run" row). */
       void *copy;
       if (napi_create_buffer_copy(env, f->out_len, f->out, &copy, &r) != napi_ok) napi_get_boolean(env, false, &r); /* read() takes it */
     } else

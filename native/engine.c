@@ -125,7 +125,7 @@ int sf_reserve(uint8_t **b, size_t *cap, size_t need) {
 /*
  * Per-thread buffers kept from file to file. A history is thousands of small files: fresh buffers per file went
  * back to the system between files and came back as new pages, and the page faults, zeroing and TLB flushes
- * of that cost about 50 µs a file (3,000 two-line files: 0.16 s; `perf`: most of it in the kernel's fault path).
+ * of that dominated small files (`perf`, once: most of their time in the kernel's fault path).
  */
 static __thread uint8_t *scratch[SF_SCRATCH];
 static __thread size_t scratch_cap[SF_SCRATCH];

@@ -1,9 +1,9 @@
 /*
  * XXH64 (seed 0), streaming, for the event cache's prefix fingerprint (cursors/ids.ts `createHash64`): the
  * same digest as xxhash-wasm's `create64()`, so a fingerprint stored by either is verified by the other.
- * A warm run after an append to a large session verifies its whole prefix first (sha256 88 ms, xxh64 in
- * WebAssembly 32 ms, a bare read 12 ms per 100 MB, measured for the cost issue); here the file's bytes are
- * read with pread into a reused buffer and hashed in place, with no copy into JavaScript.
+ * A warm run after an append to a large session verifies its whole prefix first; here the file's bytes are
+ * read with pread into a buffer and hashed in place, with no copy into JavaScript (`npm run bench -- prefix`
+ * times it beside xxhash-wasm, sha256 and a bare read: bench/RESULTS.md).
  *
  *   hash64()                      a new state (an external; freed with it)
  *   hash64Update(h, bytes)        hash a Uint8Array

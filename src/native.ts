@@ -103,9 +103,11 @@ export const nativeKernel: NativeKernel | undefined = load();
  * The executable's malloc arenas (src/cli/main.ts calls this; a program that imports sessionfold decides for
  * its own process). glibc gives each thread that allocates its own arena, up to 8 per core, and an arena keeps
  * what its thread freed resident: the engines' threads (native/pool.c) each took one, which put the server's
- * peak RSS at 232–260 MB on the 1.8 GB bench history, over the 250 MB goal. Capped at 2 before the engines
- * start, the threads share the arenas Node's own threads already made: 229–236 MB, no slower; capped at 1,
- * 223–226 MB but the cache's first build took up to 30% longer (bench/RESULTS.md, "Sixth session").
+ * peak RSS at 232 and 260 MB in two served runs on the 1.8 GB bench history, over the 250 MB goal. Capped
+ * at 2 before the engines start, the threads share the arenas Node's own threads already made: 236 and 229 MB,
+ * the server's first build 1.60–1.64 s (1.70–1.72 s without the cap); capped at 1, 223 and 226 MB but
+ * 1.82–2.26 s (bench/RESULTS.md, "Sixth session": two runs each, once; the peers harness records the
+ * server's peak RSS in every run).
  */
 export const MALLOC_ARENAS = 2;
 export function limitMallocArenas(n = MALLOC_ARENAS): boolean {
