@@ -4,7 +4,7 @@
  * blocks (one layout for both engines, native/engine.c `sf_block`). Each codec's `native.ts` turns a block's
  * values into events with its own builder.
  */
-import { newReadInfo, type ReadInfo } from '../src/codec.js';
+import { DEFAULT_MAX_LINE_BYTES, newReadInfo, type ReadInfo, type UsageScanResult } from '../src/codec.js';
 import type { UsageEvent } from '../src/events.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
 import { aligned8, nativeKernel, type NativeKernel } from '../src/native.js';
@@ -138,4 +138,33 @@ export function blockInfo(b: Block): ReadInfo {
   info.bytesCommitted = b.head[4] as number;
   info.skippedLines = b.head[6] as number;
   return info;
+}
+
+/**
+ * A codec's `scanUsage` over its engine (0 Claude, 1 Codex; native/binding.c `scanFiles`): the engine compiled
+ * on first use (undefined without the kernel), `files` read on the engines' threads, each result block
+ * decoded with the codec's `events` (given the file's `context`: Claude's session id from the path), or
+ * false where the engine leaves the file to `read()`. `fileIds`: per file the id C takes ('' for none).
+ */
+export function createUsageScanner<T>(o: {
+  engine: 0 | 1;
+  projection: FieldProjection;
+  paths: readonly (readonly string[])[];
+  nums: number;
+  strs: number;
+  events: (block: Block, context: T) => UsageEvent[];
+}): (files: readonly string[], fileIds: readonly string[], context: readonly T[]) => Promise<(UsageScanResult | false)[]> | undefined {
+  let e: NativeEngine | undefined | null = null;
+  return (files, fileIds, context) => {
+    if (e === null) e = nativeEngine(o.projection, o.paths);
+    if (e === undefined) return undefined;
+    if (files.length === 0) return Promise.resolve([]);
+    return e.kernel.scanFiles(o.engine, files, fileIds, DEFAULT_MAX_LINE_BYTES, ENGINE_BUFFER_SIZE, e.handle, e.map).then((blocks) =>
+      blocks.map((raw, i) => {
+        if (raw === false) return false;
+        const b = readBlock(raw, o.nums, o.strs);
+        return { events: o.events(b, context[i] as T), cwd: b.cwd, info: blockInfo(b) };
+      }),
+    );
+  };
 }

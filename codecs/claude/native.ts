@@ -14,8 +14,7 @@
 import type { UsageScanResult } from '../../src/codec.js';
 import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
-import { blockValue, setFoldHints, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, TIME, type NativeEngine } from '../../cursors/native-engine.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
+import { blockValue, createUsageScanner, setFoldHints, TIME } from '../../cursors/native-engine.js';
 import { getClaudePathInfo } from './paths.js';
 import { buildUsage, USAGE_LINE_FIELDS } from './usage.js';
 
@@ -48,8 +47,6 @@ const FIELD_PATHS = [
   ['message', 'usage', 'server_tool_use', 'web_search_requests'],
   ['message', 'usage', 'speed'],
 ] as const;
-
-let engine: NativeEngine | undefined | null = null;
 
 /** native/kernel.h CS_N_*: offset, seven counts, then the fold hints (key hash hi, lo, time). */
 const NUMS = 11;
@@ -95,29 +92,29 @@ function eventsOf(t: Buffer, nums: Float64Array, strs: Int32Array, n: number, se
   return events;
 }
 
-/** Decode the engine's result block (native/claude.c, `cs_scan_file`). */
-function decode(raw: Buffer, sessionId: string): UsageScanResult {
-  const block = readBlock(raw, NUMS, STRS);
-  return { events: eventsOf(block.text, block.nums, block.strs, block.count, sessionId), cwd: block.cwd, info: blockInfo(block) };
-}
+const scan = createUsageScanner<string>({
+  engine: 0,
+  projection: NATIVE_PROJECTION,
+  paths: FIELD_PATHS,
+  nums: NUMS,
+  strs: STRS,
+  events: (b, sessionId) => eventsOf(b.text, b.nums, b.strs, b.count, sessionId),
+});
 
 /**
  * The usage events of full reads of `files` (as `read(file, { kinds: ['usage'] })` yields them) and the cwd of
- * their session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`.
+ * their session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`. A
+ * file whose path gives no session id is left to `read()` (undefined): its events take the first
+ * `sessionId` of its lines.
  */
 export function scanClaudeUsage(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined {
-  if (engine === null) engine = nativeEngine(NATIVE_PROJECTION, FIELD_PATHS);
-  const e = engine;
-  if (e === undefined) return undefined;
   const ids = files.map((f) => getClaudePathInfo(f).sessionId);
   const take = files.filter((_, i) => ids[i] !== undefined);
-  const read = take.length === 0 ? Promise.resolve([]) : e.kernel.scanFiles(0, take, take.map(() => ''), DEFAULT_MAX_LINE_BYTES, ENGINE_BUFFER_SIZE, e.handle, e.map);
-  return read.then((blocks) => {
+  const takeIds = ids.filter((id): id is string => id !== undefined);
+  const read = scan(take, take.map(() => ''), takeIds);
+  if (read === undefined) return undefined;
+  return read.then((results) => {
     let k = 0;
-    return ids.map((id) => {
-      if (id === undefined) return undefined;
-      const block = blocks[k++] as Buffer | false;
-      return block === false ? false : decode(block, id);
-    });
+    return ids.map((id) => (id === undefined ? undefined : results[k++]));
   });
 }

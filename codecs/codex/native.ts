@@ -10,10 +10,9 @@
  * both engines to the same events on every fixture and on generated edge cases.
  */
 import type { UsageScanResult } from '../../src/codec.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../../src/codec.js';
 import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
-import { blockValue, setFoldHints, ENGINE_BUFFER_SIZE, nativeEngine, blockInfo, readBlock, type NativeEngine } from '../../cursors/native-engine.js';
+import { blockValue, createUsageScanner, setFoldHints } from '../../cursors/native-engine.js';
 import { buildCodexUsage, fileIdOf } from './parse.js';
 import { CODEX_USAGE_PROJECTION } from './prefilter.js';
 
@@ -62,8 +61,6 @@ const FIELD_PATHS: readonly (readonly string[])[] = [
   ...tok(['payload', 'info', 'last_token_usage']),
 ];
 
-let engine: NativeEngine | undefined | null = null;
-
 /** native/kernel.h CX_NUMS: offset, six counts, flags, then the fold hints (key hash hi, lo, time). */
 const NUMS = 11;
 const STRS = 5;
@@ -104,21 +101,20 @@ function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number,
   return events;
 }
 
-/** Decode the engine's result block (native/codex.c, `cx_scan_file`); its id is the session id. */
-function decode(raw: Buffer): UsageScanResult {
-  const block = readBlock(raw, NUMS, STRS);
-  return { events: eventsOf(block.text, block.nums, block.strs, block.count, block.id), cwd: block.cwd, info: blockInfo(block) };
-}
+/** The engine's result blocks (native/codex.c, `cx_scan_file`): a block's id is the session id. */
+const scan = createUsageScanner<undefined>({
+  engine: 1,
+  projection: NATIVE_PROJECTION,
+  paths: FIELD_PATHS,
+  nums: NUMS,
+  strs: STRS,
+  events: (b) => eventsOf(b.text, b.nums, b.strs, b.count, b.id),
+});
 
 /**
  * The usage events of full reads of `files` (as `read(file, { kinds: ['usage'] })` yields them) and the cwd of
  * their session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`.
  */
 export function scanCodexUsage(files: readonly string[]): Promise<(UsageScanResult | false)[]> | undefined {
-  if (engine === null) engine = nativeEngine(NATIVE_PROJECTION, FIELD_PATHS);
-  const e = engine;
-  if (e === undefined) return undefined;
-  return e.kernel
-    .scanFiles(1, files, files.map(fileIdOf), DEFAULT_MAX_LINE_BYTES, ENGINE_BUFFER_SIZE, e.handle, e.map)
-    .then((blocks) => blocks.map((b) => (b === false ? false : decode(b))));
+  return scan(files, files.map(fileIdOf), []);
 }
