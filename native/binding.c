@@ -32,12 +32,9 @@
 #endif
 #include <string.h>
 #include "kernel.h"
+#include "napi-util.h"
 
 #define KERNEL_ABI 4
-
-napi_value sf_walk_function(napi_env env);      /* walk.c */
-napi_value sf_walk_tree_function(napi_env env); /* walk.c */
-void sf_hash_functions(napi_env env, napi_value exports); /* hash.c */
 
 typedef struct {
   Proj *root;
@@ -60,35 +57,6 @@ static void finalize_compiled(napi_env env, void *data, void *hint) {
   Compiled *c = data;
   free_proj(c->root);
   free(c);
-}
-
-static napi_value boolean_of(napi_env env, int v) {
-  napi_value r;
-  napi_get_boolean(env, v != 0, &r);
-  return r;
-}
-
-static napi_value throw_type(napi_env env, const char *msg) {
-  napi_throw_type_error(env, NULL, msg);
-  return NULL;
-}
-
-/* `data` as a handle that frees it with `fin` when collected (freed now, and a TypeError, when that fails). */
-static napi_value handle_of(napi_env env, void *data, napi_finalize fin, const char *error) {
-  napi_value out;
-  if (napi_create_external(env, data, fin, NULL, &out) != napi_ok) {
-    fin(env, data, NULL);
-    return throw_type(env, error);
-  }
-  return out;
-}
-
-static int bytes_of(napi_env env, napi_value v, uint8_t **data, size_t *len) {
-  napi_typedarray_type t;
-  napi_value ab;
-  size_t off;
-  if (napi_get_typedarray_info(env, v, &t, len, (void **)data, &ab, &off) != napi_ok || t != napi_uint8_array) return 0;
-  return 1;
 }
 
 /* spec: [[keyBytes: Uint8Array, slot, slotEnd, subSpec | null], ...] */
@@ -375,19 +343,6 @@ static void scan_job_complete(napi_env env, napi_value js_cb, void *context, voi
   napi_resolve_deferred(env, j->deferred, results);
   napi_delete_reference(env, j->proj_ref);
   scan_job_free(j);
-}
-
-static char *string_of(napi_env env, napi_value v, size_t *len) {
-  size_t n;
-  if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return NULL;
-  char *s = malloc(n + 1);
-  if (s == NULL) return NULL;
-  if (napi_get_value_string_utf8(env, v, s, n + 1, &n) != napi_ok || strlen(s) != n) { /* a NUL inside names no file */
-    free(s);
-    return NULL;
-  }
-  *len = n;
-  return s;
 }
 
 /* scanFiles(engine, paths, fileIds, maxLine, cap, projection, map): engine 0 Claude, 1 Codex (a fileId: the id

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "kernel.h"
+#include "napi-util.h"
 
 #define P1 0x9E3779B185EBCA87ULL
 #define P2 0xC2B2AE3D27D4EB4FULL
@@ -142,42 +143,22 @@ static void finalize(napi_env env, void *data, void *hint) {
   free(data);
 }
 
-static H64 *state_of(napi_env env, napi_value v) {
-  void *p = NULL;
-  napi_valuetype t;
-  if (napi_typeof(env, v, &t) != napi_ok || t != napi_external || napi_get_value_external(env, v, &p) != napi_ok) return NULL;
-  return p;
-}
-
-static napi_value fail(napi_env env, const char *msg) {
-  napi_throw_type_error(env, NULL, msg);
-  return NULL;
-}
-
 static napi_value js_hash64(napi_env env, napi_callback_info info) {
   (void)info;
   H64 *h = malloc(sizeof(H64));
-  if (h == NULL) return fail(env, "hash64: out of memory");
+  if (h == NULL) return throw_type(env, "hash64: out of memory");
   h64_init(h);
-  napi_value r;
-  if (napi_create_external(env, h, finalize, NULL, &r) != napi_ok) {
-    free(h);
-    return fail(env, "hash64: out of memory");
-  }
-  return r;
+  return handle_of(env, h, finalize, "hash64: out of memory");
 }
 
 static napi_value js_hash64_update(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  H64 *h = argc < 2 ? NULL : state_of(env, argv[0]);
-  napi_typedarray_type t;
-  size_t len, off;
-  void *data;
-  napi_value ab;
-  if (h == NULL || napi_get_typedarray_info(env, argv[1], &t, &len, &data, &ab, &off) != napi_ok || t != napi_uint8_array)
-    return fail(env, "hash64Update(state, bytes: Uint8Array)");
+  H64 *h = argc < 2 ? NULL : external_of(env, argv[0]);
+  uint8_t *data;
+  size_t len;
+  if (h == NULL || !bytes_of(env, argv[1], &data, &len)) return throw_type(env, "hash64Update(state, bytes: Uint8Array)");
   h64_update(h, data, len);
   return NULL;
 }
@@ -186,16 +167,16 @@ static napi_value js_hash64_file(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value argv[4];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  H64 *h = argc < 4 ? NULL : state_of(env, argv[0]);
+  H64 *h = argc < 4 ? NULL : external_of(env, argv[0]);
   int32_t fd;
   int64_t from, to;
   if (h == NULL || napi_get_value_int32(env, argv[1], &fd) != napi_ok || napi_get_value_int64(env, argv[2], &from) != napi_ok ||
       napi_get_value_int64(env, argv[3], &to) != napi_ok || from < 0 || to < from)
-    return fail(env, "hash64File(state, fd, from, to)");
+    return throw_type(env, "hash64File(state, fd, from, to)");
   /* Per call: the JavaScript threads that call this come and go (parse workers); a prefix is hashed once per grown file. */
   const size_t cap = (size_t)(to - from < FILE_CHUNK ? (to - from > 0 ? to - from : 1) : FILE_CHUNK);
   uint8_t *buf = malloc(cap);
-  if (buf == NULL) return fail(env, "hash64File: out of memory");
+  if (buf == NULL) return throw_type(env, "hash64File: out of memory");
   int64_t pos = from;
   while (pos < to) {
     const size_t want = (size_t)(to - pos < (int64_t)cap ? to - pos : (int64_t)cap);
@@ -223,8 +204,8 @@ static napi_value js_hash64_digest(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  H64 *h = argc < 1 ? NULL : state_of(env, argv[0]);
-  if (h == NULL) return fail(env, "hash64Digest(state)");
+  H64 *h = argc < 1 ? NULL : external_of(env, argv[0]);
+  if (h == NULL) return throw_type(env, "hash64Digest(state)");
   static const char hex[] = "0123456789abcdef";
   const uint64_t d = h64_digest(h);
   char s[16];

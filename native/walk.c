@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "napi-util.h"
 
 #define LD_OTHER 0
 #define LD_FILE 1
@@ -129,14 +130,12 @@ static int list_dir(const char *path, Listing *l) {
   return ok;
 }
 
-/* A JavaScript string as a C string (malloc'ed); one holding a NUL comes back empty: it names no file. */
-static char *utf8_of(napi_env env, napi_value v) {
-  size_t n;
-  if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return NULL;
-  char *s = malloc(n + 1);
-  if (s == NULL) return NULL;
-  napi_get_value_string_utf8(env, v, s, n + 1, &n);
-  if (strlen(s) != n) s[0] = 0;
+/* A path argument: its string, or "" for a string that holds a NUL (it names no directory: the listing is
+ * null, as readdirSync's error); NULL for a value that is no string. */
+static char *path_arg(napi_env env, napi_value v) {
+  char *s = string_of(env, v, NULL);
+  napi_valuetype t;
+  if (s == NULL && napi_typeof(env, v, &t) == napi_ok && t == napi_string) s = calloc(1, 1);
   return s;
 }
 
@@ -168,11 +167,8 @@ static napi_value js_list_dir(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  char *path = argc < 1 ? NULL : utf8_of(env, argv[0]);
-  if (path == NULL) {
-    napi_throw_type_error(env, NULL, "listDir(dir: string)");
-    return NULL;
-  }
+  char *path = argc < 1 ? NULL : path_arg(env, argv[0]);
+  if (path == NULL) return throw_type(env, "listDir(dir: string)");
   Listing l = {0};
   l.per = 3;
   const int r = path[0] == 0 ? 0 : list_dir(path, &l);
@@ -193,8 +189,9 @@ napi_value sf_walk_function(napi_env env) {
  * code units: below, `utf16_order`), a directory's entries right after it. Per entry 4 doubles: depth (0 for
  * the root's entries), kind (as listDir's), size, mtimeMs; then the names, each followed by a NUL byte.
  * A directory at depth d < maxDepth is entered when only[d] is empty or its name (so Claude's layout enters
- * only `subagents` at depth 2); one that cannot be opened has no entries. Symlinks are not followed (they are
- * LD_OTHER), so a tree cannot loop. null when the root cannot be opened.
+ * only `subagents` at depth 2, following it if it is a link, as a listing of its path would); one that cannot
+ * be opened has no entries. Other symlinks are not followed (they are LD_OTHER), and maxDepth bounds a named
+ * link that loops. null when the root cannot be opened.
  */
 
 typedef struct {
@@ -291,21 +288,19 @@ static napi_value js_list_tree(napi_env env, napi_callback_info info) {
   uint32_t nonly;
   int32_t max_depth;
   if (argc < 3 || napi_get_array_length(env, argv[1], &nonly) != napi_ok || napi_get_value_int32(env, argv[2], &max_depth) != napi_ok || max_depth < 1 || max_depth > 256) {
-    napi_throw_type_error(env, NULL, "listTree(root: string, only: string[], maxDepth: 1..256)");
-    return NULL;
+    return throw_type(env, "listTree(root: string, only: string[], maxDepth: 1..256)");
   }
-  char *root = utf8_of(env, argv[0]);
+  char *root = path_arg(env, argv[0]);
   char **only = calloc(nonly == 0 ? 1 : nonly, sizeof(char *));
   int bad = root == NULL || only == NULL;
   for (uint32_t i = 0; i < nonly && !bad; i++) {
     napi_value v;
-    bad = napi_get_element(env, argv[1], i, &v) != napi_ok || (only[i] = utf8_of(env, v)) == NULL;
+    bad = napi_get_element(env, argv[1], i, &v) != napi_ok || (only[i] = string_of(env, v, NULL)) == NULL; /* a NUL: refused */
   }
   if (bad) {
     free(root);
     if (only != NULL) free_strings(only, nonly);
-    napi_throw_type_error(env, NULL, "listTree: root and only must be strings");
-    return NULL;
+    return throw_type(env, "listTree: root and only must be strings (without NUL)");
   }
   Tree t = {(const char *const *)only, (int)nonly, max_depth, {0}, 0};
   t.out.per = 4;
