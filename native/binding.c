@@ -30,6 +30,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <pthread.h>
 #include <string.h>
 #include "kernel.h"
 #include "napi-util.h"
@@ -39,6 +40,9 @@
 typedef struct {
   Proj *root;
   int32_t slots;
+  /* The handle's reference and one per scan job using it: a job on a pool thread keeps reading the projection
+   * after its environment may have finalized the handle (a Worker terminated mid-scan). */
+  int refs;
 } Compiled;
 
 static void free_proj(Proj *p) {
@@ -51,12 +55,17 @@ static void free_proj(Proj *p) {
   free(p);
 }
 
+/* Drop one reference to `c`; the last frees it (any thread). */
+static void compiled_release(Compiled *c) {
+  if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  free_proj(c->root);
+  free(c);
+}
+
 static void finalize_compiled(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
-  Compiled *c = data;
-  free_proj(c->root);
-  free(c);
+  compiled_release(data);
 }
 
 /* spec: [[keyBytes: Uint8Array, slot, slotEnd, subSpec | null], ...] */
@@ -114,6 +123,7 @@ static napi_value js_compile(napi_env env, napi_callback_info info) {
   if (c == NULL) return throw_type(env, "compile: out of memory");
   c->root = build_proj(env, argv[0], slots, 0);
   c->slots = slots;
+  c->refs = 1;
   if (c->root == NULL) {
     free(c);
     return throw_type(env, "compile: a bad projection spec");
@@ -277,8 +287,12 @@ typedef struct {
 
 typedef struct {
   napi_threadsafe_function done;
+  /* Held by the pool thread while it hands the job over, and by the environment's teardown (which sets `dead`):
+   * once an environment goes away its threadsafe functions are freed, so no thread may touch `done` after. */
+  pthread_mutex_t gate;
+  int dead;
   napi_deferred deferred;
-  napi_ref proj_ref;
+  /* a reference of its own (compiled_release when the job is freed) */
   Compiled *proj;
   int codex;
   int32_t map[(int)CX_FIELDS > (int)CS_FIELDS ? (int)CX_FIELDS : (int)CS_FIELDS];
@@ -288,6 +302,15 @@ typedef struct {
 } ScanJob;
 
 static void scan_job_free(ScanJob *j);
+
+/* The job's environment is being torn down (a cleanup hook, added after the job's threadsafe function so that
+ * it runs before that function is freed): the pool thread must leave `done` alone and free the job itself. */
+static void scan_job_teardown(void *data) {
+  ScanJob *j = data;
+  pthread_mutex_lock(&j->gate);
+  j->dead = 1;
+  pthread_mutex_unlock(&j->gate);
+}
 
 /* On a pool thread (pool.c): read the files, then hand the job back to its JavaScript thread. */
 static void scan_job_run(void *data) {
@@ -300,10 +323,19 @@ static void scan_job_run(void *data) {
     else
       f->out = cs_scan_file(f->path, j->max_line, (size_t)j->cap, j->proj->root, j->proj->slots, j->map, &f->status, &f->out_len);
   }
+  pthread_mutex_lock(&j->gate);
+  if (j->dead) {
+    /* its environment is gone: nobody will take the results */
+    pthread_mutex_unlock(&j->gate);
+    scan_job_free(j);
+    return;
+  }
   napi_threadsafe_function done = j->done;
-  /* closing (its environment is going away): nobody will take the results */
-  if (napi_call_threadsafe_function(done, j, napi_tsfn_blocking) != napi_ok) scan_job_free(j);
+  /* the queue is unbounded: the call does not wait */
+  const napi_status handed = napi_call_threadsafe_function(done, j, napi_tsfn_nonblocking);
   napi_release_threadsafe_function(done, napi_tsfn_release);
+  pthread_mutex_unlock(&j->gate);
+  if (handed != napi_ok) scan_job_free(j);
 }
 
 static void scan_job_free(ScanJob *j) {
@@ -313,6 +345,8 @@ static void scan_job_free(ScanJob *j) {
     free(j->files[i].file_id);
   }
   free(j->files);
+  if (j->proj != NULL) compiled_release(j->proj);
+  pthread_mutex_destroy(&j->gate);
   free(j);
 }
 
@@ -325,6 +359,11 @@ static void scan_job_complete(napi_env env, napi_value js_cb, void *context, voi
     scan_job_free(j);
     return;
   }
+  /* The pool thread may still be between handing the job over and releasing `done`: wait for it to leave the
+   * gate before the environment stops watching over `done` (its teardown could free it under the thread). */
+  pthread_mutex_lock(&j->gate);
+  napi_remove_env_cleanup_hook(env, scan_job_teardown, j);
+  pthread_mutex_unlock(&j->gate);
   napi_value results;
   napi_create_array_with_length(env, j->n, &results);
   for (uint32_t i = 0; i < j->n; i++) {
@@ -341,8 +380,18 @@ static void scan_job_complete(napi_env env, napi_value js_cb, void *context, voi
     napi_set_element(env, results, i, r);
   }
   napi_resolve_deferred(env, j->deferred, results);
-  napi_delete_reference(env, j->proj_ref);
   scan_job_free(j);
+}
+
+/* A job that never ran: its promise rejected with `why`, the job freed. */
+static napi_value scan_job_reject(napi_env env, ScanJob *j, napi_value promise, const char *why) {
+  napi_release_threadsafe_function(j->done, napi_tsfn_abort);
+  napi_value msg, err;
+  napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &msg);
+  napi_create_error(env, NULL, msg, &err);
+  napi_reject_deferred(env, j->deferred, err);
+  scan_job_free(j);
+  return promise;
 }
 
 /* scanFiles(engine, paths, fileIds, maxLine, cap, projection, map): engine 0 Claude, 1 Codex (a fileId: the id
@@ -373,6 +422,7 @@ static napi_value js_scan_files(napi_env env, napi_callback_info info) {
     free(j);
     return throw_type(env, "scanFiles: out of memory");
   }
+  pthread_mutex_init(&j->gate, NULL);
   j->n = n;
   for (uint32_t i = 0; i < n; i++) {
     napi_value p, id;
@@ -385,6 +435,7 @@ static napi_value js_scan_files(napi_env env, napi_callback_info info) {
     }
   }
   j->codex = engine == 1;
+  __atomic_add_fetch(&pc->refs, 1, __ATOMIC_RELAXED);
   j->proj = pc;
   j->max_line = max_line;
   j->cap = cap;
@@ -395,20 +446,15 @@ static napi_value js_scan_files(napi_env env, napi_callback_info info) {
     scan_job_free(j);
     return throw_type(env, "scanFiles: cannot create the completion");
   }
-  if (napi_create_reference(env, argv[5], 1, &j->proj_ref) != napi_ok || napi_create_promise(env, &j->deferred, &promise) != napi_ok) {
+  if (napi_create_promise(env, &j->deferred, &promise) != napi_ok) {
     napi_release_threadsafe_function(j->done, napi_tsfn_abort);
-    if (j->proj_ref != NULL) napi_delete_reference(env, j->proj_ref);
     scan_job_free(j);
     return throw_type(env, "scanFiles: cannot create the promise");
   }
+  if (napi_add_env_cleanup_hook(env, scan_job_teardown, j) != napi_ok) return scan_job_reject(env, j, promise, "scanFiles: cannot watch the environment");
   if (!sf_pool_submit(scan_job_run, j)) {
-    napi_release_threadsafe_function(j->done, napi_tsfn_abort);
-    napi_delete_reference(env, j->proj_ref);
-    napi_value err;
-    napi_create_string_utf8(env, "scanFiles: no thread could be started", NAPI_AUTO_LENGTH, &name);
-    napi_create_error(env, NULL, name, &err);
-    napi_reject_deferred(env, j->deferred, err);
-    scan_job_free(j);
+    napi_remove_env_cleanup_hook(env, scan_job_teardown, j);
+    return scan_job_reject(env, j, promise, "scanFiles: no thread could be started");
   }
   return promise;
 }

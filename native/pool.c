@@ -7,6 +7,8 @@
  * thread's own priority needs no privilege; the threads are started on first use and live as long as the
  * process.
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -48,6 +50,18 @@ static void *worker(void *unused) {
   return NULL;
 }
 
+/*
+ * The threads run this library's code for as long as the process lives, so the library must never be unmapped:
+ * a Worker that loaded it (the only one to) unloads it with its environment, and a thread of the pool would
+ * then return into unmapped code. Pinned once the threads start (RTLD_NODELETE on the loaded object, by its
+ * own path); if that fails, no thread is started and the callers read with JavaScript.
+ */
+static int pin_library(void) {
+  Dl_info info;
+  if (dladdr((void *)pin_library, &info) == 0 || info.dli_fname == NULL) return 0;
+  return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
 int sf_pool_threads(void) {
   const long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
@@ -61,7 +75,7 @@ int sf_pool_submit(void (*run)(void *), void *arg) {
   j->next = NULL;
   pthread_mutex_lock(&mu);
   if (!started) {
-    const int n = sf_pool_threads();
+    const int n = pin_library() ? sf_pool_threads() : 0;
     int ok = 0;
     for (int i = 0; i < n; i++) {
       pthread_t t;

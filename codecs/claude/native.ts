@@ -15,7 +15,7 @@ import type { UsageScanResult } from '../../src/codec.js';
 import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, createUsageScanner, setFoldHints, TIME } from '../../cursors/native-engine.js';
-import { getClaudePathInfo } from './paths.js';
+import { getClaudeSessionId } from './paths.js';
 import { buildUsage, USAGE_LINE_FIELDS } from './usage.js';
 
 /** What the engine walks: the usage fields, and where the session ran (its cwd, or 1.x's project). */
@@ -108,7 +108,7 @@ const scan = createUsageScanner<string>({
  * `sessionId` of its lines.
  */
 export function scanClaudeUsage(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined {
-  const ids = files.map((f) => getClaudePathInfo(f).sessionId);
+  const ids = files.map(getClaudeSessionId);
   const take = files.filter((_, i) => ids[i] !== undefined);
   const takeIds = ids.filter((id): id is string => id !== undefined);
   const read = scan(take, take.map(() => ''), takeIds);

@@ -17,7 +17,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../src/codec.js';
-import { DIR, FILE, fileStat, listDir, listTree, type FileStat } from '../../src/scan/list-dir.js';
+import { DIR, OTHER, listDir, listTreeColumns, statEntry, type FileStat } from '../../src/scan/list-dir.js';
 
 export const CODEC_ID = 'claude';
 
@@ -75,6 +75,19 @@ export function getClaudePathInfo(file: string): ClaudePathInfo {
   return { stem, sessionId: sessionIdOf(stem, inSubagents), subagent: inSubagents, parentSessionId: parent !== undefined && parent !== '' ? parent : undefined };
 }
 
+/**
+ * `getClaudePathInfo(file).sessionId`, asked of every file a scan reads: a UUID file name (a session
+ * transcript, wherever it is) is its id without taking the path apart.
+ */
+export function getClaudeSessionId(file: string): string | undefined {
+  const cut = file.lastIndexOf(sep);
+  if (file.endsWith('.jsonl') && cut >= 0 && file.length - cut - 1 === 36 + '.jsonl'.length) {
+    const stem = file.slice(cut + 1, -'.jsonl'.length);
+    if (UUID_RE.test(stem)) return stem;
+  }
+  return getClaudePathInfo(file).sessionId;
+}
+
 /** The session id a file name's stem gives (`getClaudePathInfo`), `inSubagents` when it is an `agent-` stem in a `subagents/` folder. */
 function sessionIdOf(stem: string, inSubagents: boolean): string | undefined {
   return UUID_RE.test(stem) || AGENT_RE.test(stem) || inSubagents ? stem : undefined;
@@ -86,7 +99,7 @@ const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
 /** The subagent sidecar `agent-<id>.meta.json` next to `agent-<id>.jsonl`; none for a session file. */
 export function getSubagentMetaPath(file: string): string | undefined {
   // Asked of every discovered file (its parse dependencies): no path parsing for a session transcript.
-  if (!file.endsWith('.jsonl')) return undefined;
+  if (!file.endsWith('.jsonl') || !file.includes('agent-')) return undefined;
   const name = basename(file);
   if (!name.startsWith('agent-')) return undefined;
   const dir = dirname(file);
@@ -112,15 +125,10 @@ export function projectsDir(root: string): string {
  * A discovered transcript: `getClaudePathInfo(path)`'s session id (its stem and folder say it: the caller
  * passes them, no path parsing per file) and the stat its listing took. A file named otherwise (renamed,
  * copied) has no id here, and its id is the first `sessionId` of its lines, as `read()` and every fold take it.
+ * Every field is set, in one order (one object shape for the thousands of them a history has).
  */
-function sessionFile(path: string, root: string, stem: string, inSubagents: boolean, subagent: boolean, stat: FileStat): SessionFile {
-  const f: SessionFile = { agent: CODEC_ID, path, root };
-  const id = sessionIdOf(stem, inSubagents);
-  if (id !== undefined) f.sessionId = id;
-  if (subagent) f.subagent = true;
-  f.size = stat.size;
-  f.mtimeMs = stat.mtimeMs;
-  return f;
+function sessionFile(path: string, root: string, stem: string, inSubagents: boolean, subagent: boolean, size: number, mtimeMs: number): SessionFile {
+  return { agent: CODEC_ID, path, root, sessionId: sessionIdOf(stem, inSubagents), subagent: subagent ? true : undefined, size, mtimeMs };
 }
 
 const JSONL = '.jsonl';
@@ -128,27 +136,28 @@ const JSONL = '.jsonl';
 /**
  * The transcripts of one project folder, in discovery's order: its own transcripts (sorted by name), then its
  * sessions' `subagents/agent-*.jsonl` (by session, then name). One listing of the project's tree
- * (src/scan/list-dir.ts: a native call where the kernel is built, with the stats); a project at a time, so
- * that a scan starts reading the first project's files while the next ones are listed.
+ * (src/scan/list-dir.ts: a native call where the kernel is built, with the stats), read by columns; a project
+ * at a time, so that a scan starts reading the first project's files while the next ones are listed.
  */
 function* projectFiles(project: string, projectName: string, root: string): Generator<SessionFile> {
+  const t = listTreeColumns(project, ['', 'subagents'], 3);
+  const nums = t.nums;
   let entryPath = ''; // the path of the project's entry (a transcript, or a session folder) last seen
   let subagents = '';
   const nested: SessionFile[] = [];
-  for (const e of listTree(project, ['', 'subagents'], 3)) {
-    if (e.depth === 0) {
-      entryPath = project + sep + e.name;
-      if (e.kind !== FILE || !e.name.endsWith(JSONL)) continue;
-      const stat = fileStat(project, e);
-      if (stat === undefined) continue;
-      const stem = e.name.slice(0, -JSONL.length);
-      yield sessionFile(entryPath, root, stem, projectName === 'subagents' && stem.startsWith('agent-'), e.name.startsWith('agent-'), stat);
-    } else if (e.depth === 1) {
-      if (e.name === 'subagents') subagents = entryPath + sep + e.name; // the only folder listTree enters here
-    }
-    else if (e.kind === FILE && e.name.startsWith('agent-') && e.name.endsWith(JSONL)) {
-      const stat = fileStat(subagents, e);
-      if (stat !== undefined) nested.push(sessionFile(subagents + sep + e.name, root, e.name.slice(0, -JSONL.length), true, true, stat));
+  for (let i = 0; i < t.n; i++) {
+    const depth = nums[4 * i] as number;
+    const kind = nums[4 * i + 1] as number;
+    const name = t.names[i] as string;
+    if (depth === 0) {
+      entryPath = project + sep + name;
+      if (kind === DIR || kind === OTHER || !name.endsWith(JSONL) || !statEntry(t, i, project)) continue;
+      const stem = name.slice(0, -JSONL.length);
+      yield sessionFile(entryPath, root, stem, projectName === 'subagents' && stem.startsWith('agent-'), name.startsWith('agent-'), nums[4 * i + 2] as number, nums[4 * i + 3] as number);
+    } else if (depth === 1) {
+      if (name === 'subagents') subagents = entryPath + sep + name; // the only folder listTree enters here
+    } else if (kind !== DIR && kind !== OTHER && name.startsWith('agent-') && name.endsWith(JSONL) && statEntry(t, i, subagents)) {
+      nested.push(sessionFile(subagents + sep + name, root, name.slice(0, -JSONL.length), true, true, nums[4 * i + 2] as number, nums[4 * i + 3] as number));
     }
   }
   yield* nested;
@@ -194,13 +203,13 @@ export async function locateClaudeFile(roots: readonly string[], nativeId: strin
       const dir = join(base, project.name);
       const direct = join(dir, name);
       const s = await fileStatAt(direct);
-      if (s !== undefined) return sessionFile(direct, root, nativeId, project.name === 'subagents' && agent, agent, s);
+      if (s !== undefined) return sessionFile(direct, root, nativeId, project.name === 'subagents' && agent, agent, s.size, s.mtimeMs);
       if (!agent) continue;
       for (const e of listDir(dir)) {
         if (e.kind !== DIR) continue;
         const p = join(dir, e.name, 'subagents', name);
         const sub = await fileStatAt(p);
-        if (sub !== undefined) return sessionFile(p, root, nativeId, agent, true, sub);
+        if (sub !== undefined) return sessionFile(p, root, nativeId, agent, true, sub.size, sub.mtimeMs);
       }
     }
   }

@@ -21,14 +21,8 @@ export * from './schema.js';
 const PARSER_VERSION = 1;
 
 function sessionFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
-  const id = parseRolloutFileName(name)?.id;
-  const f: SessionFile = { agent: CODEC_ID, path, root };
-  if (id !== undefined) f.sessionId = id;
-  if (stat !== undefined) {
-    f.size = stat.size;
-    f.mtimeMs = stat.mtimeMs;
-  }
-  return f;
+  // Every field set, in the Claude codec's order: one object shape for every file discovery hands over.
+  return { agent: CODEC_ID, path, root, sessionId: parseRolloutFileName(name)?.id, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
 }
 
 /**

@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
-import { DIR, FILE, fileStat, listTree, type FileStat } from '../../src/scan/list-dir.js';
+import { DIR, OTHER, listTreeColumns, statEntry, type FileStat } from '../../src/scan/list-dir.js';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -55,18 +55,21 @@ export function isRolloutFileName(name: string): boolean {
  * cost a microtask per level per file (~10 ms over 780 rollouts in one profile).
  */
 export function* walkRollouts(dir: string): Generator<Rollout> {
-  // One listing of the tree (src/scan/list-dir.ts: a native call where the kernel is built, with the stats);
-  // synchronous: a tree of thousands of day folders lists several times faster than through libuv's pool.
+  // One listing of the tree (src/scan/list-dir.ts: a native call where the kernel is built, with the stats),
+  // read by columns; synchronous: a tree of thousands of day folders lists several times faster than through
+  // libuv's pool.
+  const t = listTreeColumns(dir, [], MAX_ROLLOUT_DEPTH);
+  const nums = t.nums;
   const path: string[] = [dir];
-  for (const e of listTree(dir, [], MAX_ROLLOUT_DEPTH)) {
-    const parent = path[e.depth] as string;
+  for (let i = 0; i < t.n; i++) {
+    const depth = nums[4 * i] as number;
+    const kind = nums[4 * i + 1] as number;
+    const name = t.names[i] as string;
+    const parent = path[depth] as string;
     // join's answer: the root as given may end in a separator or hold `.` segments; the folders below are joined.
-    const p = e.depth === 0 ? join(dir, e.name) : parent + sep + e.name;
-    if (e.kind === DIR) path[e.depth + 1] = p;
-    else if (e.kind === FILE && isRolloutFileName(e.name)) {
-      const stat = fileStat(parent, e);
-      if (stat !== undefined) yield { path: p, name: e.name, stat };
-    }
+    const p = depth === 0 ? join(dir, name) : parent + sep + name;
+    if (kind === DIR) path[depth + 1] = p;
+    else if (kind !== OTHER && isRolloutFileName(name) && statEntry(t, i, parent)) yield { path: p, name, stat: { size: nums[4 * i + 2] as number, mtimeMs: nums[4 * i + 3] as number } };
   }
 }
 

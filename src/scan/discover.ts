@@ -48,12 +48,18 @@ export interface FoundFile {
 }
 
 /**
- * One file with its stat and its dependencies' fingerprints; undefined when it is gone. The stat is the one
- * discovery took as it listed the file (`SessionFile.size` and `mtimeMs`), else one taken now.
+ * A discovered file's size and mtimeMs: the stat discovery took as it listed the file (`SessionFile.size` and
+ * `mtimeMs`: the file itself is returned, no object made), else one taken now; undefined when it is gone.
  */
-export function statFound(codec: Codec, f: SessionFile): FoundFile | undefined {
-  if (f.size !== undefined && f.mtimeMs !== undefined) return { path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: fingerprintDependencies(codec, f.path) };
+function statOf(f: SessionFile): { size: number; mtimeMs: number } | undefined {
+  if (f.size !== undefined && f.mtimeMs !== undefined) return f as { size: number; mtimeMs: number };
   const s = statSync(f.path, { throwIfNoEntry: false });
+  return s === undefined ? undefined : { size: s.size, mtimeMs: s.mtimeMs };
+}
+
+/** One file with its stat (`statOf`) and its dependencies' fingerprints; undefined when it is gone. */
+export function statFound(codec: Codec, f: SessionFile): FoundFile | undefined {
+  const s = statOf(f);
   return s === undefined ? undefined : { path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, f.path) };
 }
 
@@ -153,14 +159,14 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     const take = (d: SessionFile): boolean => {
       if (paths.has(d.path)) return false;
       paths.add(d.path);
-      const f = statFound(codec, d);
-      if (f === undefined) return false;
+      const s = statOf(d);
+      if (s === undefined) return false;
       stats.files++;
-      if (skipByMtime && f.mtimeMs < (opts.since as number)) {
+      if (skipByMtime && s.mtimeMs < (opts.since as number)) {
         stats.skippedSince++;
         return false;
       }
-      pending.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
+      pending.push({ codec, path: d.path, root: d.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, d.path) });
       return true;
     };
     // A codec that lists synchronously is iterated without a promise per file.

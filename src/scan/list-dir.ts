@@ -6,7 +6,7 @@
  * directory as empty, and a file gone between the listing and its stat as gone.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { aligned8, nativeKernel } from '../native.js';
 
 /** Entry kinds (native/walk.c's LD_ values). */
@@ -101,21 +101,39 @@ export interface TreeEntry extends DirEntry {
   depth: number;
 }
 
-/** The kernel's tree block as entries (native/walk.c `listTree`: depth, then kind, size, mtimeMs). */
-function fromTreeBlock(raw: Buffer): TreeEntry[] {
-  const { n, nums, names } = readListing(raw, 4);
-  const out: TreeEntry[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const e = entryOf(names[i] as string, nums[4 * i + 1] as number, nums[4 * i + 2] as number, nums[4 * i + 3] as number) as TreeEntry;
-    e.depth = nums[4 * i] as number;
-    out[i] = e;
-  }
-  return out;
+/**
+ * A tree listing by columns, read without an object per entry: entry i's depth, kind, size and mtimeMs are
+ * `nums[4i…4i+3]`, its name `names[i]`. The kernel's block as it is; the JavaScript walk fills it alike, its
+ * files with kind NEEDS_STAT (their stats left to `statEntry`).
+ */
+export interface TreeListing {
+  n: number;
+  nums: Float64Array;
+  names: string[];
 }
 
-function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: number, out: TreeEntry[]): void {
+/** A FILE whose stat is still to take (a stat the kernel could not take, or the JavaScript walk's files). */
+export const NEEDS_STAT = STAT_FAILED;
+
+/**
+ * Make entry `i` of `t` (a file of `dir`) a FILE with its stat, taking it now when the listing has none
+ * (a `statSync`, whose errors other than a missing file it throws, as Node does); false when it is gone.
+ */
+export function statEntry(t: TreeListing, i: number, dir: string): boolean {
+  const kind = t.nums[4 * i + 1] as number;
+  if (kind === FILE) return true;
+  if (kind === GONE) return false;
+  const s = statSync(dir + sep + (t.names[i] as string), { throwIfNoEntry: false });
+  t.nums[4 * i + 1] = s === undefined ? GONE : FILE;
+  if (s === undefined) return false;
+  t.nums[4 * i + 2] = s.size;
+  t.nums[4 * i + 3] = s.mtimeMs;
+  return true;
+}
+
+function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: number, out: { depth: number; kind: number; name: string }[]): void {
   for (const e of listDir(dir)) {
-    out.push({ depth, name: e.name, kind: e.kind, stat: e.stat });
+    out.push({ depth, kind: e.kind === FILE ? NEEDS_STAT : e.kind, name: e.name });
     if (depth + 1 >= maxDepth) continue;
     const want = only[depth] ?? '';
     if (want === '' ? e.kind === DIR : e.name === want) walkJs(join(dir, e.name), depth + 1, only, maxDepth, out);
@@ -126,15 +144,37 @@ function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: n
  * A whole tree under `root`, depth first, each directory's entries sorted by name and followed by its own:
  * at depth d < maxDepth − 1, a directory is entered when `only[d]` is empty (or absent), or when its name is
  * `only[d]` (then followed if it is a link, as a listing of its path is). Symlinks are otherwise neither files
- * nor directories, so a tree cannot loop. [] when the root cannot be read. One native call where the kernel
- * is built (its stats taken as it lists); else `listDir` per directory, with `fileStat` for the stats.
+ * nor directories, so a tree cannot loop. Empty when the root cannot be read. One native call where the
+ * kernel is built (its stats taken as it lists); else `listDir` per directory, the stats left to `statEntry`.
  */
-export function listTree(root: string, only: readonly string[], maxDepth: number): TreeEntry[] {
+export function listTreeColumns(root: string, only: readonly string[], maxDepth: number): TreeListing {
   if (nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_LISTING !== '0') {
     const raw = nativeKernel.listTree(root, only, maxDepth);
-    return raw === null ? [] : fromTreeBlock(raw);
+    return raw === null ? { n: 0, nums: new Float64Array(0), names: [] } : readListing(raw, 4);
   }
-  const out: TreeEntry[] = [];
+  const out: { depth: number; kind: number; name: string }[] = [];
   walkJs(root, 0, only, maxDepth, out);
+  const nums = new Float64Array(4 * out.length).fill(Number.NaN);
+  out.forEach((e, i) => {
+    nums[4 * i] = e.depth;
+    nums[4 * i + 1] = e.kind;
+  });
+  return { n: out.length, nums, names: out.map((e) => e.name) };
+}
+
+/** `listTreeColumns` as entries (a FILE's stat taken when the listing has none; a gone one has none). */
+export function listTree(root: string, only: readonly string[], maxDepth: number): TreeEntry[] {
+  const t = listTreeColumns(root, only, maxDepth);
+  const out: TreeEntry[] = new Array(t.n);
+  const dirs: string[] = [root];
+  for (let i = 0; i < t.n; i++) {
+    const depth = t.nums[4 * i] as number;
+    const name = t.names[i] as string;
+    const kind = t.nums[4 * i + 1] as number;
+    dirs[depth + 1] = (dirs[depth] as string) + sep + name; // a link entered by name (`only`) is a folder too
+    const file = kind === FILE || kind === GONE || kind === NEEDS_STAT;
+    const stat = file && statEntry(t, i, dirs[depth] as string) ? { size: t.nums[4 * i + 2] as number, mtimeMs: t.nums[4 * i + 3] as number } : null;
+    out[i] = { depth, name, kind: file ? FILE : kind, stat };
+  }
   return out;
 }
