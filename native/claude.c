@@ -4,7 +4,8 @@
  * restricted to what a usage read decides, rule for rule:
  *
  * - lines come from the line source (lines.c): every line until the session opens, then the lines holding
- *   `"usage"` or `-title"` (the JavaScript core's markers);
+ *   `"usage"` (the JavaScript core's marker for a read without titles, `titles: false`: title records have
+ *   no usage, and the scan takes only the session's cwd);
  * - each is walked with the projection JavaScript compiled (USAGE_LINE_FIELDS plus cwd and project; sf_scan,
  *   which validates the whole line as JSON);
  * - the session opens on the first line with a cwd or project, or with a sessionId and a message object; its
@@ -77,10 +78,10 @@ static void ev_free(void *p) {
 ClaudeScan *cs_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map) {
   ClaudeScan *c = calloc(1, sizeof(ClaudeScan));
   if (c == NULL) return NULL;
-  static const uint8_t usage[] = "\"usage\"", title[] = "-title\"";
-  const uint8_t *m[2] = {usage, title};
-  const size_t ml[2] = {7, 7};
-  if (!walker_open(&c->walk, fd, size, max_line, 0, cap, proj, slots, m, ml, 2)) {
+  static const uint8_t usage[] = "\"usage\"";
+  const uint8_t *m[1] = {usage};
+  const size_t ml[1] = {7};
+  if (!walker_open(&c->walk, fd, size, max_line, 0, cap, proj, slots, m, ml, 1)) {
     free(c);
     return NULL;
   }

@@ -146,6 +146,12 @@ export interface ReadOptions {
   info?: ReadInfo | undefined;
   /** Keep native records on events where the codec supports it (`raw`). */
   raw?: boolean | undefined;
+  /**
+   * Session events follow the session's titles (default true). false: a reader that needs only what the first
+   * session event says (its cwd: the cost scan) lets a codec leave title records unread once the session
+   * has opened, as any other line it has no use for (Claude Code's `custom-title` / `ai-title`).
+   */
+  titles?: boolean | undefined;
 }
 
 export interface NormalizedReadOptions {
@@ -158,6 +164,7 @@ export interface NormalizedReadOptions {
   onSkip: ((error: SessionfoldError) => void) | undefined;
   info: ReadInfo;
   raw: boolean;
+  titles: boolean;
 }
 
 export const DEFAULT_BUFFER_SIZE = 1 << 20;
@@ -190,6 +197,7 @@ export function normalizeReadOptions(user: ReadOptions = {}): NormalizedReadOpti
     onSkip: user.onSkip,
     info: user.info ?? newReadInfo(),
     raw: user.raw ?? false,
+    titles: user.titles ?? true,
   };
 }
 
@@ -229,9 +237,9 @@ export interface Codec {
   lineCoreFor?(file: string): LineCore<any>;
   /**
    * Optional: the usage of full reads by a faster engine (the native ones of Claude and Codex, `native.ts` in
-   * their folders), for the cost scan's cold reads. Per file: the usage events `read(file, { kinds: ['usage']
-   * })` yields, in order, the cwd of the file's first session event, and the read's counts (`events` counts
-   * usage events only); or `false`, only `read()` can decide this file; or undefined, not for this file. The
+   * their folders), for the cost scan's cold reads. Per file: what the cost scan's `read(file, { kinds:
+   * ['session', 'usage'], titles: false })` gives: its usage events in order, the cwd of its first session
+   * event, and the read's counts (`events` counts usage events only); or `false`, only `read()` can decide this file; or undefined, not for this file. The
    * whole answer is undefined when there is no engine here. The caller reads with `read()` what it did not get.
    */
   scanUsage?(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined;

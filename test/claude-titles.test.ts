@@ -86,6 +86,20 @@ describe('claude titles', () => {
     expect(byKind(await readEvents(claude, TITLED, { kinds: ['session', 'usage'] })).session).toEqual(full);
   });
 
+  it('leaves title records unread after the session opens when titles are not wanted (the cost scan\'s read)', async () => {
+    const full = byKind(await readEvents(claude, TITLED));
+    const withTitles = newReadInfo();
+    await readEvents(claude, TITLED, { kinds: ['session', 'usage'], info: withTitles });
+    const info = newReadInfo();
+    const scan = byKind(await readEvents(claude, TITLED, { kinds: ['session', 'usage'], titles: false, info }));
+    // The first session event (its cwd) and every usage event as before; the title records are filtered.
+    expect(scan.session).toEqual([full.session?.[0]]);
+    expect(scan.usage).toEqual(full.usage);
+    // Lines 6, 7, 10 and 11 of the fixture are title records after the session opens (line 1 comes before it).
+    expect(info.filteredLines).toBe(withTitles.filteredLines + 4);
+    expect(info.lines).toBe(withTitles.lines);
+  });
+
   it('finds title records after the session event in a usage+session read whatever their spacing', () => {
     const spaced = '{ "type" : "custom-title" , "customTitle" : "Spaced" , "sessionId" : "' + SID + '" }';
     const lines = [user('u1'), spaced];

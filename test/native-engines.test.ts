@@ -3,7 +3,7 @@
  * codecs they stand in for. For every file — the real and checked-in fixtures, a generated history, and
  * adversarial generated transcripts (helpers/claude-model.ts, helpers/codex-model.ts: odd keys, values and
  * numbers, damaged lines, interleaved responses, counter resets, copied headers) — an engine either leaves the
- * file to `read()` (`false`) or gives exactly what `read(file, { kinds: ['session', 'usage'] })` gives: the
+ * file to `read()` (`false`) or gives exactly what `read(file, { kinds: ['session', 'usage'], titles: false })` (the cost scan's read) gives: the
  * same usage events in the same order, the cwd of the first session event, and the same counts. The reference
  * read runs with the JavaScript line splitter (SESSIONFOLD_NATIVE_LINES=0), so no native code is on both sides.
  * The engines only read: bytes and mtimes stay as they were.
@@ -39,7 +39,7 @@ interface Reference {
   info: ReadInfo;
 }
 
-/** `read()` with kinds session and usage, through the JavaScript line splitter. */
+/** The cost scan's `read()` (kinds session and usage, no titles), through the JavaScript line splitter. */
 async function reference(codec: Codec, file: string): Promise<Reference> {
   const info = newReadInfo();
   const usage: UsageEvent[] = [];
@@ -48,7 +48,7 @@ async function reference(codec: Codec, file: string): Promise<Reference> {
   const was = process.env.SESSIONFOLD_NATIVE_LINES;
   process.env.SESSIONFOLD_NATIVE_LINES = '0';
   try {
-    for await (const e of codec.read(file, { kinds: ['session', 'usage'], info })) {
+    for await (const e of codec.read(file, { kinds: ['session', 'usage'], titles: false, info })) {
       if (e.type === 'usage') usage.push(e);
       else if (e.type === 'session' && !cwdSeen && typeof (e as SessionEvent).cwd === 'string') {
         cwd = (e as SessionEvent).cwd;

@@ -102,8 +102,8 @@ const scan = createUsageScanner<string>({
 });
 
 /**
- * The usage events of full reads of `files` (as `read(file, { kinds: ['usage'] })` yields them) and the cwd of
- * their session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`. A
+ * The usage events of full reads of `files` (as `read(file, { kinds: ['session', 'usage'], titles: false })`
+ * yields them) and the cwd of their first session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`. A
  * file whose path gives no session id is left to `read()` (undefined): its events take the first
  * `sessionId` of its lines.
  */

@@ -91,7 +91,7 @@ export function currentSessionId(s: ClaudeState): string {
   return s.path.sessionId ?? s.lineSessionId ?? s.path.stem;
 }
 
-/** Fresh state for a read from byte 0; kinds ⊆ {usage, session} turn the byte pre-filter on. */
+/** Fresh state for a read from byte 0; kinds ⊆ {usage, session} turn the byte pre-filter on (titles: unless `titles` is false). */
 export function initClaudeState(ctx: CoreContext, meta?: SubagentMeta): ClaudeState {
   const kinds = ctx.options.kinds;
   const onlySessionUsage = [...kinds].every((k) => k === 'usage' || k === 'session');
@@ -99,7 +99,7 @@ export function initClaudeState(ctx: CoreContext, meta?: SubagentMeta): ClaudeSt
     file: ctx.file,
     path: getClaudePathInfo(ctx.file),
     info: ctx.options.info,
-    filter: onlySessionUsage ? { usage: kinds.has('usage'), titles: kinds.has('session') } : undefined,
+    filter: onlySessionUsage ? { usage: kinds.has('usage'), titles: kinds.has('session') && ctx.options.titles } : undefined,
     meta,
     lineSessionId: undefined,
     sessionEmitted: false,

@@ -112,8 +112,8 @@ const scan = createUsageScanner<undefined>({
 });
 
 /**
- * The usage events of full reads of `files` (as `read(file, { kinds: ['usage'] })` yields them) and the cwd of
- * their session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`.
+ * The usage events of full reads of `files` (as `read(file, { kinds: ['session', 'usage'], titles: false })`
+ * yields them) and the cwd of their first session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`.
  */
 export function scanCodexUsage(files: readonly string[]): Promise<(UsageScanResult | false)[]> | undefined {
   return scan(files, files.map(fileIdOf), []);

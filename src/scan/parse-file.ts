@@ -2,8 +2,9 @@
  * One file → usage segments: the unit of work of the scan, run the same way on a worker thread and on the
  * main thread (so the two paths give identical records by construction).
  *
- * - It reads kinds ['session', 'usage'] and tracks the file's session cwd: the cwd of the first session event
- *   that has one. Usage is held back until that cwd is known (usually from the first line) or the file ends,
+ * - It reads kinds ['session', 'usage'] without titles (`titles: false`: title records are left unread, as
+ *   the native engines leave them) and tracks the file's session cwd: the cwd of the first session event that
+ *   has one. Usage is held back until that cwd is known (usually from the first line) or the file ends,
  *   so every batch it posts carries the file's final cwd.
  * - Cached reads resume from the stored cursor with `verifyPrefix: false`: the cache keeps its own xxh64
  *   fingerprint of the cursor's prefix, verified here before the read and extended over the bytes the read
@@ -184,6 +185,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
 
   for await (const e of codec.read(task.path, {
     kinds: ['session', 'usage'],
+    titles: false,
     info,
     resume: task.resume
       ? {
