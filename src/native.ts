@@ -8,7 +8,8 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from './versions.js';
 
 /** The kernel's interface version; a build of another version is not loaded. */
 export const KERNEL_ABI = 4;
@@ -64,23 +65,22 @@ export interface NativeKernel {
   limitArenas(n: number): boolean;
 }
 
-/** Where the build puts the kernel, from this module in `src/` (tests) or `dist/src/` (the build). */
-const CANDIDATES = ['../build/kernel.node', '../../build/kernel.node'];
+/** Where the build puts the kernel: `build/` of the package (scripts/build-native.mjs). */
+function kernelPath(): string | undefined {
+  const root = packageRoot();
+  return root === undefined ? undefined : join(root, 'build', 'kernel.node');
+}
 
 function load(): NativeKernel | undefined {
   if (process.env.SESSIONFOLD_NATIVE === '0') return undefined;
-  const require = createRequire(import.meta.url);
-  for (const rel of CANDIDATES) {
-    const path = fileURLToPath(new URL(rel, import.meta.url));
-    if (!existsSync(path)) continue;
-    try {
-      const k = require(path) as NativeKernel;
-      return k.abi === KERNEL_ABI ? k : undefined;
-    } catch {
-      return undefined; // another platform's or a broken build: the JavaScript loops answer the same
-    }
+  const path = kernelPath();
+  if (path === undefined || !existsSync(path)) return undefined;
+  try {
+    const k = createRequire(import.meta.url)(path) as NativeKernel;
+    return k.abi === KERNEL_ABI ? k : undefined;
+  } catch {
+    return undefined; // another platform's or a broken build: the JavaScript loops answer the same
   }
-  return undefined;
 }
 
 /** linesNext's record kinds and answers (native/kernel.h). */

@@ -14,7 +14,10 @@
  * thread (no isolate to start, no JavaScript to warm up: C reads the file and the main thread only decodes its
  * usage). A file the engine leaves to `read()` goes back to the queues above.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { FROM_SOURCES, packageRoot } from '../versions.js';
 import type { Codec, UsageScanResult } from '../codec.js';
 import { nativeKernel } from '../native.js';
 import { newSessionTrack, parseFile, type ParseTask, type TaskMessage } from './parse-file.js';
@@ -42,8 +45,11 @@ export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
 
-/** The worker entry: compiled JS next to this file, or the TypeScript sources through the dev loader. */
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker-dev.mjs' : './worker.js', import.meta.url);
+/**
+ * The worker entry: the build's `dist/src/scan/worker.js` (named from the package folder: this module may be
+ * running from the CLI's one-file bundle), or the TypeScript sources through the dev loader.
+ */
+const WORKER_URL = FROM_SOURCES ? new URL('./worker-dev.mjs', import.meta.url) : pathToFileURL(join(packageRoot() ?? '.', 'dist', 'src', 'scan', 'worker.js'));
 
 interface Slot {
   worker: Worker;

@@ -16,7 +16,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sessionfoldVersion } from '../versions.js';
+import { FROM_SOURCES, packageRoot, sessionfoldVersion } from '../versions.js';
 
 export const PROTOCOL_VERSION = 2;
 
@@ -85,9 +85,15 @@ export function isServed(argv: readonly string[]): boolean {
 
 let build: string | undefined;
 
-/** The code this process runs: the package version and this module's mtime (a rebuild changes it). */
+/**
+ * The code this process runs: the package version and the mtime of the build's `dist/src/serve/protocol.js`
+ * (a rebuild changes it), named from the package folder so that the client (this module as it is) and a
+ * server (the CLI's one-file bundle) agree; from the sources (tests), this module's own.
+ */
 export function buildId(): string {
-  build ??= `${sessionfoldVersion()}+${statSync(fileURLToPath(import.meta.url)).mtimeMs}`;
+  const root = packageRoot();
+  const file = FROM_SOURCES || root === undefined ? fileURLToPath(import.meta.url) : join(root, 'dist', 'src', 'serve', 'protocol.js');
+  build ??= `${sessionfoldVersion()}+${statSync(file).mtimeMs}`;
   return build;
 }
 

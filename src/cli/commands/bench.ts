@@ -14,12 +14,12 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Codec } from '../../codec.js';
 import type { EventKind } from '../../events.js';
 import { getCodec, listCodecs } from '../../registry.js';
 import { newScanStats, scanUsageBatches } from '../../scan/index.js';
 import { nativeKernel } from '../../native.js';
+import { packageRoot } from '../../versions.js';
 import { bool, CliError, defineCommand, list, type CommandContext } from '../command.js';
 
 export interface BenchRead {
@@ -58,19 +58,11 @@ export function nativeKernelState(): NativeKernelState {
   return nativeKernel === undefined ? 'off' : nativeKernel.simd() ? 'avx2' : 'plain';
 }
 
-/** The package folder (holding fixtures/demo), from dist/src/cli/commands or src/cli/commands. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'fixtures', 'demo'))) return dir;
-    dir = dirname(dir);
-  }
-  throw new CliError('IO_ERROR', 'cannot find the bundled demo history (fixtures/demo)');
-}
-
 /** The environment under which the codecs' default roots are the demo history. */
 export function demoEnv(): NodeJS.ProcessEnv {
-  const demo = join(packageRoot(), 'fixtures', 'demo');
+  const root = packageRoot();
+  if (root === undefined || !existsSync(join(root, 'fixtures', 'demo'))) throw new CliError('IO_ERROR', 'cannot find the bundled demo history (fixtures/demo)');
+  const demo = join(root, 'fixtures', 'demo');
   return { HOME: join(demo, '.no-home'), CLAUDE_CONFIG_DIR: join(demo, 'claude'), CODEX_HOME: join(demo, 'codex'), TZ: 'UTC' };
 }
 

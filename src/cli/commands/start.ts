@@ -5,10 +5,10 @@
  * recent sessions and the cost report (by day for a short history, by month for a long one).
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { listCodecs } from '../../registry.js';
+import { packageRoot } from '../../versions.js';
 import { createPricer } from '../../cost/pricing.js';
 import { totalCost } from '../../cost/total.js';
 import { renderCostSummary } from '../../cost/format.js';
@@ -21,12 +21,9 @@ import { timeZoneOf } from './cost-options.js';
 
 /** The demo history shipped in the package: `<package>/fixtures/demo`. */
 export function demoRoot(): string {
-  // dist/src/cli/commands/start.js → package root; src/cli/commands/start.ts (tests) → package root
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  for (const up of ['../../../..', '../../..']) {
-    const candidate = join(here, up, 'fixtures', 'demo');
-    if (existsSync(join(candidate, 'manifest.json'))) return candidate;
-  }
+  const root = packageRoot();
+  const demo = root === undefined ? undefined : join(root, 'fixtures', 'demo');
+  if (demo !== undefined && existsSync(join(demo, 'manifest.json'))) return demo;
   throw new Error('the bundled demo history (fixtures/demo) is missing from this install');
 }
 

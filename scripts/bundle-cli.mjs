@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+/**
+ * The CLI as one file: dist/src/cli/run.js and every module of ours it imports, statically or not, bundled
+ * into dist/src/cli/run.bundle.js, which the executable (dist/src/cli/main.js) loads instead of about seventy
+ * modules. Node 20's ESM loader takes about 0.8 ms a module (resolve, read, compile, link, one after another
+ * along the import chain): ~40 ms of a cold `cost report`, before any file is read (bench/RESULTS.md, "Seventh
+ * session"). Packages (node_modules) and Node's builtins stay imports; the client path of main.js (a served
+ * command) is not in the bundle and stays as small as it is.
+ *
+ * Modules that name files the package ships do it from the package folder (src/versions.ts `packageRoot`),
+ * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev
+ * dependencies) there is no bundle and main.js loads run.js, as it does when the bundle is older than run.js.
+ */
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const input = join(root, 'dist', 'src', 'cli', 'run.js');
+const output = join(root, 'dist', 'src', 'cli', 'run.bundle.js');
+
+async function main() {
+  if (!existsSync(input)) throw new Error(`bundle-cli: ${input} is missing (run tsc first)`);
+  let rolldown;
+  try {
+    ({ rolldown } = await import('rolldown'));
+  } catch {
+    rmSync(output, { force: true });
+    console.warn('sessionfold: rolldown is not installed; the CLI loads its modules one by one');
+    return;
+  }
+  const bundle = await rolldown({
+    input,
+    platform: 'node',
+    // ours (relative and absolute paths) in, packages and builtins out
+    external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+    logLevel: 'warn',
+  });
+  try {
+    await bundle.write({ file: output, format: 'esm', codeSplitting: false });
+  } finally {
+    await bundle.close();
+  }
+  if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
+}
+
+await main();
