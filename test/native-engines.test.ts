@@ -8,6 +8,7 @@
  * read runs with the JavaScript line splitter (SESSIONFOLD_NATIVE_LINES=0), so no native code is on both sides.
  * The engines only read: bytes and mtimes stay as they were.
  */
+import { isAscii } from 'node:buffer';
 import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,6 +21,7 @@ import type { Codec, ReadInfo, UsageScanResult } from '../src/codec.js';
 import { newReadInfo } from '../src/codec.js';
 import type { SessionEvent, UsageEvent } from '../src/events.js';
 import { nativeKernel } from '../src/native.js';
+import { ABSENT, blockValue, JSON_TEXT, PLAIN as PLAIN_TEXT, TIME } from '../cursors/native-engine.js';
 import { eventTime } from '../src/cost/filter.js';
 import { hashKey } from '../src/cost/key-table.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
@@ -352,5 +354,19 @@ describeNative('native engines: what they leave to read()', () => {
     await writeFile(file, '{"type":"user","cwd":"/w","sessionId":"abc","message":{}}\n');
     expect(await engine(claude, file)).toBeUndefined();
     expect(await engine(claude, join(tmp, 'missing', `${CLAUDE_SID}.jsonl`))).toBe(false);
+  });
+});
+
+describe('blockValue: one decoding per ASCII block', () => {
+  it('gives the same values from the block string as from the bytes, and decodes non-ASCII text as UTF-8', () => {
+    const text = Buffer.from('claude-sonnet-4-5msg_01"3.5e-3"2025-06-01T00:00:00.000Z');
+    const strs = Int32Array.from([0, 17, PLAIN_TEXT, 17, 6, PLAIN_TEXT, 23, 8, JSON_TEXT, 31, 24, TIME, 0, 0, ABSENT]);
+    const values = (ascii: string | undefined) => [0, 3, 6, 9, 12].map((at) => blockValue(text, ascii, strs, at));
+    expect(isAscii(text)).toBe(true);
+    expect(values(text.toString('latin1'))).toEqual(['claude-sonnet-4-5', 'msg_01', '3.5e-3', '2025-06-01T00:00:00.000Z', undefined]);
+    expect(values(undefined)).toEqual(values(text.toString('latin1')));
+    const utf8 = Buffer.from('modèle-ü');
+    expect(isAscii(utf8)).toBe(false);
+    expect(blockValue(utf8, undefined, Int32Array.from([0, utf8.length, PLAIN_TEXT]), 0)).toBe('modèle-ü');
   });
 });

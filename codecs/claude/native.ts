@@ -58,24 +58,24 @@ function text(v: unknown): string | undefined {
 }
 
 /** The events of a block (a function of its own: see codecs/codex/native.ts `eventsOf`). */
-function eventsOf(t: Buffer, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
+function eventsOf(t: Buffer, a: string | undefined, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
   const events: UsageEvent[] = new Array(n);
   for (let k = 0; k < n; k++) {
     const num = NUMS * k;
     const str = 3 * STRS * k;
-    const messageId = text(blockValue(t, strs, str + 3));
-    const requestId = text(blockValue(t, strs, str + 6));
+    const messageId = text(blockValue(t, a, strs, str + 3));
+    const requestId = text(blockValue(t, a, strs, str + 6));
     events[k] = setFoldHints(buildUsage(
       {
-        model: text(blockValue(t, strs, str)),
+        model: text(blockValue(t, a, strs, str)),
         messageId,
         requestId,
         // Only a usage without ids keys on its line's uuid (`buildUsage`): no string for the others.
-        uuid: messageId === undefined && requestId === undefined ? text(blockValue(t, strs, str + 9)) : undefined,
-        timestamp: blockValue(t, strs, str + 12),
+        uuid: messageId === undefined && requestId === undefined ? text(blockValue(t, a, strs, str + 9)) : undefined,
+        timestamp: blockValue(t, a, strs, str + 12),
         timestampValid: strs[str + 14] === TIME,
-        cost: blockValue(t, strs, str + 15),
-        speed: text(blockValue(t, strs, str + 18)),
+        cost: blockValue(t, a, strs, str + 15),
+        speed: text(blockValue(t, a, strs, str + 18)),
         inputTokens: nums[num + 1] as number,
         outputTokens: nums[num + 2] as number,
         reasoningTokens: nums[num + 3] as number,
@@ -98,7 +98,7 @@ const scan = createUsageScanner<string>({
   paths: FIELD_PATHS,
   nums: NUMS,
   strs: STRS,
-  events: (b, sessionId) => eventsOf(b.text, b.nums, b.strs, b.count, sessionId),
+  events: (b, sessionId) => eventsOf(b.text, b.ascii, b.nums, b.strs, b.count, sessionId),
 });
 
 /**

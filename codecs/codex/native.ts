@@ -69,19 +69,19 @@ const STRS = 5;
  * The events of a block. A function of its own: a loop that V8 optimizes in the middle of a call (on-stack
  * replacement) deoptimizes at the first code after it that has not run yet, here on every file.
  */
-function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
+function eventsOf(text: Buffer, ascii: string | undefined, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
   const events: UsageEvent[] = new Array(n);
   for (let k = 0; k < n; k++) {
     const num = NUMS * k;
     const str = 3 * STRS * k;
     const flags = nums[num + 7] as number;
-    const messageId = blockValue(text, strs, str + 12) as string | undefined;
+    const messageId = blockValue(text, ascii, strs, str + 12) as string | undefined;
     events[k] = setFoldHints(buildCodexUsage(
       {
         sessionId,
-        model: (blockValue(text, strs, str) as string | undefined) ?? null,
-        provider: (blockValue(text, strs, str + 3) as string | undefined) ?? null,
-        timestamp: blockValue(text, strs, str + 6) as string,
+        model: (blockValue(text, ascii, strs, str) as string | undefined) ?? null,
+        provider: (blockValue(text, ascii, strs, str + 3) as string | undefined) ?? null,
+        timestamp: blockValue(text, ascii, strs, str + 6) as string,
         tok: {
           input: nums[num + 1] as number,
           cached: nums[num + 2] as number,
@@ -91,7 +91,7 @@ function eventsOf(text: Buffer, nums: Float64Array, strs: Int32Array, n: number,
           total: nums[num + 6] as number,
         },
         singleRequest: (flags & 1) !== 0,
-        dedupKey: blockValue(text, strs, str + 9) as string,
+        dedupKey: blockValue(text, ascii, strs, str + 9) as string,
         messageId,
       },
       nums[num] as number,
@@ -108,7 +108,7 @@ const scan = createUsageScanner<undefined>({
   paths: FIELD_PATHS,
   nums: NUMS,
   strs: STRS,
-  events: (b) => eventsOf(b.text, b.nums, b.strs, b.count, b.id),
+  events: (b) => eventsOf(b.text, b.ascii, b.nums, b.strs, b.count, b.id),
 });
 
 /**
