@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * The CLI as one file: dist/src/cli/run.js and every module of ours it imports, statically or not, bundled
- * into dist/src/cli/run.bundle.js, which the executable (dist/src/cli/main.js) loads instead of about seventy
- * modules. Node 20's ESM loader takes about 0.8 ms a module (resolve, read, compile, link, one after another
+ * The CLI bundled: dist/src/cli/run.js and every module of ours it imports, bundled into dist/src/cli/bundle/
+ * (run.js, and a chunk per group of modules behind a dynamic import: each command, each codec), which the
+ * executable (dist/src/cli/main.js) loads instead of about seventy modules. Node 20's ESM loader takes about 0.8 ms a module (resolve, read, compile, link, one after another
  * along the import chain): ~40 ms of a cold `cost report`, before any file is read (bench/RESULTS.md, "Seventh
- * session"). Packages (node_modules) and Node's builtins stay imports; the client path of main.js (a served
- * command) is not in the bundle and stays as small as it is.
+ * session"). Packages (node_modules) and Node's builtins stay imports, made by the chunk that needs them: one
+ * file for everything imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The
+ * client path of main.js (a served command) is not in the bundle and stays as small as it is.
  *
  * Modules that name files the package ships do it from the package folder (src/versions.ts `packageRoot`),
  * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev
@@ -17,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const input = join(root, 'dist', 'src', 'cli', 'run.js');
-const output = join(root, 'dist', 'src', 'cli', 'run.bundle.js');
+const outDir = join(root, 'dist', 'src', 'cli', 'bundle');
+const output = join(outDir, 'run.js');
 
 async function main() {
   if (!existsSync(input)) throw new Error(`bundle-cli: ${input} is missing (run tsc first)`);
@@ -25,19 +27,20 @@ async function main() {
   try {
     ({ rolldown } = await import('rolldown'));
   } catch {
-    rmSync(output, { force: true });
+    rmSync(outDir, { recursive: true, force: true });
     console.warn('sessionfold: rolldown is not installed; the CLI loads its modules one by one');
     return;
   }
+  rmSync(outDir, { recursive: true, force: true });
   const bundle = await rolldown({
-    input,
+    input: { run: input },
     platform: 'node',
     // ours (relative and absolute paths) in, packages and builtins out
     external: (id) => !id.startsWith('.') && !id.startsWith('/'),
     logLevel: 'warn',
   });
   try {
-    await bundle.write({ file: output, format: 'esm', codeSplitting: false });
+    await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
   } finally {
     await bundle.close();
   }

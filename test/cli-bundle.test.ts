@@ -1,6 +1,6 @@
 /**
- * The CLI's one-file bundle (scripts/bundle-cli.mjs): the build makes it after the modules it bundles, the
- * executable loads it instead of run.js, and it finds what the package ships (the native kernel, the demo
+ * The CLI's bundle (scripts/bundle-cli.mjs, dist/src/cli/bundle/): the build makes it after the modules it
+ * bundles, the executable loads it instead of run.js, commands that need few modules load few chunks, and it finds what the package ships (the native kernel, the demo
  * history, the scan's workers) from the package folder, as the modules do.
  */
 import { execFile } from 'node:child_process';
@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 describe('the CLI bundle', () => {
   it('is built after run.js, and is what the executable loads', async () => {
-    const bundle = statSync(new URL('run.bundle.js', DIST_CLI));
+    const bundle = statSync(new URL('bundle/run.js', DIST_CLI));
     expect(bundle.mtimeMs).toBeGreaterThanOrEqual(statSync(new URL('run.js', DIST_CLI)).mtimeMs);
     const main = (await import(new URL('main.js', DIST_CLI).href)) as { loadCli(): Promise<{ runCli: unknown }> };
     const loaded = await main.loadCli();

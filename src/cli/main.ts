@@ -4,7 +4,7 @@
  *
  * A served command (`cost report`, `sessions list`) goes first to a running `sessionfold serve` of this
  * build (src/serve/), loading only the client; everything else, and a served command nobody answers, loads
- * the CLI (run.ts, from its one-file bundle where the build made one: `loadCli`). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
+ * the CLI (run.ts, from its bundle where the build made one: `loadCli`). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
  */
 import { realpathSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -29,12 +29,12 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
 }
 
 /**
- * The CLI: its one-file bundle (scripts/bundle-cli.mjs, made by the build after the modules it bundles), which
- * loads in a few milliseconds where the modules one by one take ~40; run.js itself when there is none, or when
- * run.js is newer (a compile after the last bundle).
+ * The CLI: its bundle (scripts/bundle-cli.mjs, made by the build after the modules it bundles: `bundle/run.js`
+ * and the chunks it imports), which loads in a few milliseconds where the modules one by one take ~40; run.js
+ * itself when there is none, or when run.js is newer (a compile after the last bundle).
  */
 export async function loadCli(): Promise<typeof import('./run.js')> {
-  const bundle = new URL('./run.bundle.js', import.meta.url);
+  const bundle = new URL('./bundle/run.js', import.meta.url);
   try {
     if (statSync(bundle).mtimeMs >= statSync(new URL('./run.js', import.meta.url)).mtimeMs) return (await import(bundle.href)) as typeof import('./run.js');
   } catch {

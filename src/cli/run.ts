@@ -3,6 +3,7 @@
  * process's). `sessionfold <command> [...]`; `sessionfold --help` lists commands.
  */
 import { COMMANDS } from './commands.js';
+import { sessionfoldVersion } from '../versions.js';
 import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef } from './command.js';
 
 export async function runCli(
@@ -19,9 +20,7 @@ export async function runCli(
     return name === undefined ? 1 : 0;
   }
   if (name === '--version' || name === '-v') {
-    const { createRequire } = await import('node:module');
-    const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
-    io.stdout.write(`${pkg.version}\n`);
+    io.stdout.write(`${sessionfoldVersion()}\n`);
     return 0;
   }
   const entry = COMMANDS[name];
