@@ -26,6 +26,7 @@
  * src/native.ts loads it and falls back to its JavaScript loops without it.
  */
 #include <node_api.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -128,7 +129,7 @@ static napi_value js_compile(napi_env env, napi_callback_info info) {
     free(c);
     return throw_type(env, "compile: a bad projection spec");
   }
-  return handle_of(env, c, finalize_compiled, "compile: cannot create the handle");
+  return handle_of(env, c, finalize_compiled, &SF_TAG_PROJECTION, "compile: cannot create the handle");
 }
 
 static napi_value js_scan(napi_env env, napi_callback_info info) {
@@ -142,7 +143,7 @@ static napi_value js_scan(napi_env env, napi_callback_info info) {
   size_t out_len, off;
   void *out;
   napi_value ab;
-  if (argc < 3 || !bytes_of(env, argv[0], &b, &n) || napi_get_value_external(env, argv[1], (void **)&c) != napi_ok ||
+  if (argc < 3 || !bytes_of(env, argv[0], &b, &n) || (c = external_of(env, argv[1], &SF_TAG_PROJECTION)) == NULL ||
       napi_get_typedarray_info(env, argv[2], &t, &out_len, &out, &ab, &off) != napi_ok || t != napi_int32_array ||
       out_len < 3 * (size_t)c->slots || n > INT32_MAX)
     return throw_type(env, "scan(line: Uint8Array, handle, out: Int32Array)");
@@ -190,7 +191,7 @@ static void finalize_source(napi_env env, void *data, void *hint) {
 
 static Source *source_of(napi_env env, napi_value v) {
   Source *h;
-  if (napi_get_value_external(env, v, (void **)&h) != napi_ok || h == NULL) return NULL;
+  if ((h = external_of(env, v, &SF_TAG_LINES)) == NULL) return NULL;
   return h;
 }
 
@@ -210,7 +211,7 @@ static napi_value js_lines_open(napi_env env, napi_callback_info info) {
     free(h);
     return throw_type(env, "linesOpen: out of memory");
   }
-  return handle_of(env, h, finalize_source, "linesOpen: cannot create the handle");
+  return handle_of(env, h, finalize_source, &SF_TAG_LINES, "linesOpen: cannot create the handle");
 }
 
 static napi_value js_lines_next(napi_env env, napi_callback_info info) {
@@ -308,7 +309,7 @@ static void scan_job_free(ScanJob *j);
 static void scan_job_teardown(void *data) {
   ScanJob *j = data;
   pthread_mutex_lock(&j->gate);
-  j->dead = 1;
+  __atomic_store_n(&j->dead, 1, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&j->gate);
 }
 
@@ -316,6 +317,7 @@ static void scan_job_teardown(void *data) {
 static void scan_job_run(void *data) {
   ScanJob *j = data;
   for (uint32_t i = 0; i < j->n; i++) {
+    if (__atomic_load_n(&j->dead, __ATOMIC_RELAXED)) break; /* its environment is gone: read no more for it */
     ScanFile *f = &j->files[i];
     if (j->codex)
       f->out = cx_scan_file(f->path, j->max_line, (size_t)j->cap, j->proj->root, j->proj->slots, j->map, f->file_id, f->file_id_len, &f->status,
@@ -411,7 +413,7 @@ static napi_value js_scan_files(napi_env env, napi_callback_info info) {
   if (argc < 7 || napi_get_value_int32(env, argv[0], &engine) != napi_ok || (engine != 0 && engine != 1) ||
       napi_get_array_length(env, argv[1], &n) != napi_ok || napi_get_array_length(env, argv[2], &nid) != napi_ok || n != nid ||
       napi_get_value_int64(env, argv[3], &max_line) != napi_ok || napi_get_value_int64(env, argv[4], &cap) != napi_ok ||
-      napi_get_value_external(env, argv[5], (void **)&pc) != napi_ok || pc == NULL ||
+      (pc = external_of(env, argv[5], &SF_TAG_PROJECTION)) == NULL ||
       napi_get_typedarray_info(env, argv[6], &t, &map_len, &map, &ab, &off) != napi_ok || t != napi_int32_array ||
       map_len != (size_t)(engine == 1 ? CX_FIELDS : CS_FIELDS) || max_line < 0 || cap <= 0)
     return throw_type(env, "scanFiles(engine, paths: string[], fileIds: string[], maxLine, cap, projection, map: Int32Array)");

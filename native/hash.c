@@ -148,14 +148,14 @@ static napi_value js_hash64(napi_env env, napi_callback_info info) {
   H64 *h = malloc(sizeof(H64));
   if (h == NULL) return throw_type(env, "hash64: out of memory");
   h64_init(h);
-  return handle_of(env, h, finalize, "hash64: out of memory");
+  return handle_of(env, h, finalize, &SF_TAG_HASH, "hash64: out of memory");
 }
 
 static napi_value js_hash64_update(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  H64 *h = argc < 2 ? NULL : external_of(env, argv[0]);
+  H64 *h = argc < 2 ? NULL : external_of(env, argv[0], &SF_TAG_HASH);
   uint8_t *data;
   size_t len;
   if (h == NULL || !bytes_of(env, argv[1], &data, &len)) return throw_type(env, "hash64Update(state, bytes: Uint8Array)");
@@ -167,7 +167,7 @@ static napi_value js_hash64_file(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value argv[4];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  H64 *h = argc < 4 ? NULL : external_of(env, argv[0]);
+  H64 *h = argc < 4 ? NULL : external_of(env, argv[0], &SF_TAG_HASH);
   int32_t fd;
   int64_t from, to;
   if (h == NULL || napi_get_value_int32(env, argv[1], &fd) != napi_ok || napi_get_value_int64(env, argv[2], &from) != napi_ok ||
@@ -204,7 +204,7 @@ static napi_value js_hash64_digest(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  H64 *h = argc < 1 ? NULL : external_of(env, argv[0]);
+  H64 *h = argc < 1 ? NULL : external_of(env, argv[0], &SF_TAG_HASH);
   if (h == NULL) return throw_type(env, "hash64Digest(state)");
   static const char hex[] = "0123456789abcdef";
   const uint64_t d = h64_digest(h);

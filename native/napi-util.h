@@ -6,6 +6,7 @@
 #define SF_NAPI_UTIL_H
 
 #include <node_api.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,21 +22,31 @@ static inline napi_value throw_type(napi_env env, const char *msg) {
   return NULL;
 }
 
-/* `data` as a handle that frees it with `fin` when collected (freed now, and a TypeError, when that fails). */
-static inline napi_value handle_of(napi_env env, void *data, napi_finalize fin, const char *error) {
+/* The kinds of handle (type tags): a handle of one kind is never taken for another's data. */
+static const napi_type_tag SF_TAG_PROJECTION = {0x73666f6c64000001ULL, 0x9e3779b97f4a7c15ULL};
+static const napi_type_tag SF_TAG_LINES = {0x73666f6c64000002ULL, 0x9e3779b97f4a7c15ULL};
+static const napi_type_tag SF_TAG_HASH = {0x73666f6c64000003ULL, 0x9e3779b97f4a7c15ULL};
+
+/* `data` as a handle of kind `tag` that frees it with `fin` when collected (freed now, and a TypeError, when
+ * that fails). */
+static inline napi_value handle_of(napi_env env, void *data, napi_finalize fin, const napi_type_tag *tag, const char *error) {
   napi_value out;
   if (napi_create_external(env, data, fin, NULL, &out) != napi_ok) {
     fin(env, data, NULL);
     return throw_type(env, error);
   }
+  if (napi_type_tag_object(env, out, tag) != napi_ok) return throw_type(env, error); /* collected later: fin frees it */
   return out;
 }
 
-/* The data of a handle made by handle_of, or NULL for any other value. */
-static inline void *external_of(napi_env env, napi_value v) {
+/* The data of a handle of kind `tag` made by handle_of, or NULL for any other value. */
+static inline void *external_of(napi_env env, napi_value v, const napi_type_tag *tag) {
   napi_valuetype t;
+  bool tagged = false;
   void *p = NULL;
-  if (napi_typeof(env, v, &t) != napi_ok || t != napi_external || napi_get_value_external(env, v, &p) != napi_ok) return NULL;
+  if (napi_typeof(env, v, &t) != napi_ok || t != napi_external || napi_check_object_type_tag(env, v, tag, &tagged) != napi_ok || !tagged ||
+      napi_get_value_external(env, v, &p) != napi_ok)
+    return NULL;
   return p;
 }
 

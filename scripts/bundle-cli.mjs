@@ -2,11 +2,12 @@
 /**
  * The CLI bundled: dist/src/cli/run.js and every module of ours it imports, bundled into dist/src/cli/bundle/
  * (run.js, and a chunk per group of modules behind a dynamic import: each command, each codec), which the
- * executable (dist/src/cli/main.js) loads instead of about seventy modules. Node 20's ESM loader takes about 0.8 ms a module (resolve, read, compile, link, one after another
- * along the import chain): ~40 ms of a cold `cost report`, before any file is read (bench/RESULTS.md, "Seventh
- * session"). Packages (node_modules) and Node's builtins stay imports, made by the chunk that needs them: one
- * file for everything imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The
- * client path of main.js (a served command) is not in the bundle and stays as small as it is.
+ * executable (dist/src/cli/main.js) loads instead of about seventy modules. Node 20's ESM loader resolves,
+ * reads, compiles and links them one after another along the import chain: ~60 ms of a cold `cost report`
+ * before any file is read, ~55 ms less with the bundle (bench/RESULTS.md, "Seventh session"). Packages
+ * (node_modules) and Node's builtins stay imports, made by the chunk that needs them: one file for everything
+ * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.js
+ * (a served command) is not in the bundle and stays as small as it is.
  *
  * Modules that name files the package ships do it from the package folder (src/versions.ts `packageRoot`),
  * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev

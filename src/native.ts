@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { packageRoot } from './versions.js';
 
 /** The kernel's interface version; a build of another version is not loaded. */
@@ -65,16 +66,20 @@ export interface NativeKernel {
   limitArenas(n: number): boolean;
 }
 
-/** Where the build puts the kernel: `build/` of the package (scripts/build-native.mjs). */
-function kernelPath(): string | undefined {
+/**
+ * Where the build puts the kernel: `build/` of the package (scripts/build-native.mjs), named from the package
+ * folder; without one (a copy whose package.json is named otherwise), from this module in `src/` or `dist/src/`.
+ */
+function kernelPaths(): string[] {
   const root = packageRoot();
-  return root === undefined ? undefined : join(root, 'build', 'kernel.node');
+  if (root !== undefined) return [join(root, 'build', 'kernel.node')];
+  return ['../build/kernel.node', '../../build/kernel.node'].map((rel) => fileURLToPath(new URL(rel, import.meta.url)));
 }
 
 function load(): NativeKernel | undefined {
   if (process.env.SESSIONFOLD_NATIVE === '0') return undefined;
-  const path = kernelPath();
-  if (path === undefined || !existsSync(path)) return undefined;
+  const path = kernelPaths().find((p) => existsSync(p));
+  if (path === undefined) return undefined;
   try {
     const k = createRequire(import.meta.url)(path) as NativeKernel;
     return k.abi === KERNEL_ABI ? k : undefined;

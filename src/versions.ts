@@ -1,7 +1,7 @@
 /**
  * The installed sessionfold package: its folder and its version, each found once. The folder is found by
  * walking up from this module to the `package.json` named sessionfold, wherever the build put the module
- * (`src/` under tests, `dist/src/`, or the CLI's one-file bundle in `dist/src/cli/`), so files the package
+ * (`src/` under tests, `dist/src/`, or the CLI's bundle in `dist/src/cli/bundle/`), so files the package
  * ships (the native kernel, the scan's worker, the demo history) are named from it, not from a module's URL.
  *
  * The version is part of every cache key whose meaning could change with the code (list summaries, fold

@@ -1,10 +1,15 @@
 /**
  * The CLI's bundle (scripts/bundle-cli.mjs, dist/src/cli/bundle/): the build makes it after the modules it
- * bundles, the executable loads it instead of run.js, commands that need few modules load few chunks, and it finds what the package ships (the native kernel, the demo
- * history, the scan's workers) from the package folder, as the modules do.
+ * bundles; the executable loads it instead of run.js; a report from it equals one from the modules, with the
+ * native kernel (found from the package folder) and without; `start` from it finds the demo history. The scan's
+ * worker is named from the package folder too: a scan on workers from the built modules checks that path (the
+ * CLI starts workers only for more than 512 MB of files its engines leave).
+ * test/cli-start.test.ts and test/bench-command.test.ts run their commands through the bundle as well.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -42,4 +47,29 @@ describe('the CLI bundle', () => {
     expect(noKernel).toBe(bundled);
     expect(modules).toBe(bundled);
   }, 120_000);
+
+  it('runs start on the demo history it finds from the package folder', async () => {
+    const r = await run(process.execPath, [CLI, 'start'], { env: { PATH: process.env.PATH, HOME: '/nonexistent', TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', SESSIONFOLD_SOCKET: 'off' } });
+    expect(r.stdout).toMatch(/bundled demo history/);
+    expect(r.stdout.split('\n').find((l) => l.startsWith('Total'))).toMatch(/\$\d+\.\d\d/);
+  }, 60_000);
+
+  it('scans on workers started from the built worker file, as on the main thread', async () => {
+    const demo = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
+    const script = `
+      const { scanUsageBatches } = await import(${JSON.stringify(new URL('../scan/index.js', DIST_CLI).href)});
+      const count = async (workers) => {
+        let n = 0;
+        for await (const b of scanUsageBatches({ agents: ['claude', 'codex'], roots: { claude: [${JSON.stringify(`${demo}claude`)}], codex: [${JSON.stringify(`${demo}codex`)}] }, cache: false, workers })) n += b.length;
+        return n;
+      };
+      process.stdout.write(JSON.stringify([await count(2), await count(0)]));`;
+    // a file, not `-e`: Workers inherit the process's flags, and `--input-type` is refused for a file
+    const file = join(mkdtempSync(join(tmpdir(), 'sf-bundle-')), 'scan.mjs');
+    writeFileSync(file, script);
+    const r = await run(process.execPath, [file], { env: { PATH: process.env.PATH, HOME: '/nonexistent', SESSIONFOLD_NATIVE_ENGINES: '0' } });
+    const [onWorkers, onMain] = JSON.parse(r.stdout) as [number, number];
+    expect(onWorkers).toBeGreaterThan(10);
+    expect(onWorkers).toBe(onMain);
+  }, 60_000);
 });

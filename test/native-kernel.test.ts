@@ -250,3 +250,18 @@ describe('hash64 (native/hash.c)', () => {
     expect(() => createHash64().updateFromFile(-1, 0, 10)).toThrow(/errno 9/);
   });
 });
+
+describe.runIf(kernel !== undefined)('the kernel\'s handles', () => {
+  it('are never taken for one another (type tags): a wrong kind is a TypeError, not memory read as another', () => {
+    const k = kernel as NonNullable<typeof kernel>;
+    const hash = k.hash64();
+    const projection = compileProjection(USAGE_LINE_FIELDS, k).native?.handle as object;
+    expect(projection).toBeDefined();
+    const line = Buffer.from('{"a":1}');
+    expect(() => k.scan(line, hash, new Int32Array(64))).toThrow(TypeError);
+    expect(() => k.scanFiles(0, [], [], 1, 1, hash, new Int32Array(0))).toThrow(TypeError);
+    expect(() => k.hash64Update(projection, line)).toThrow(TypeError);
+    expect(() => k.hash64Digest({})).toThrow(TypeError);
+    expect(k.scan(line, projection, new Int32Array(3 * 64))).toBe(true); // the right kind still works
+  });
+});

@@ -19,7 +19,7 @@
  * Usage-only reads (kinds ⊆ {usage, session}) parse every line until the session event is out (so the
  * session id is the same as in a full read), then only lines holding the bytes `"usage"` (a JSON key keeps
  * those bytes whatever the spacing around it, so no usage line is ever dropped), and, when sessions are
- * wanted, lines holding `-title"`. A usage line goes through the exact fast scanner (cursors/scan-fields.ts), which
+ * wanted and `titles` is not false (the cost scan's read), lines holding `-title"`. A usage line goes through the exact fast scanner (cursors/scan-fields.ts), which
  * parses only the fields usage reads (USAGE_LINE_FIELDS) and leaves to JSON.parse any line it cannot vouch
  * for; both give the same events (test/claude-usage-scan.test.ts).
  */

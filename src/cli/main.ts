@@ -35,10 +35,11 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
  */
 export async function loadCli(): Promise<typeof import('./run.js')> {
   const bundle = new URL('./bundle/run.js', import.meta.url);
+  let fresh = false;
   try {
-    if (statSync(bundle).mtimeMs >= statSync(new URL('./run.js', import.meta.url)).mtimeMs) return (await import(bundle.href)) as typeof import('./run.js');
+    fresh = statSync(bundle).mtimeMs >= statSync(new URL('./run.js', import.meta.url)).mtimeMs;
   } catch {
     // no bundle (the sources, or a build without rolldown)
   }
-  return import('./run.js');
+  return fresh ? ((await import(bundle.href)) as typeof import('./run.js')) : import('./run.js');
 }

@@ -46,10 +46,13 @@ export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
 const WORKER_YOUNG_GENERATION_MB = 4;
 
 /**
- * The worker entry: the build's `dist/src/scan/worker.js` (named from the package folder: this module may be
- * running from the CLI's one-file bundle), or the TypeScript sources through the dev loader.
+ * The worker entry: the build's `dist/src/scan/worker.js`, named from the package folder (this module may be
+ * running from the CLI's bundle, `dist/src/cli/bundle/`), or next to this module without one; from the
+ * TypeScript sources, through the dev loader.
  */
-const WORKER_URL = FROM_SOURCES ? new URL('./worker-dev.mjs', import.meta.url) : pathToFileURL(join(packageRoot() ?? '.', 'dist', 'src', 'scan', 'worker.js'));
+const WORKER_URL = FROM_SOURCES
+  ? new URL('./worker-dev.mjs', import.meta.url)
+  : ((root) => (root === undefined ? new URL('./worker.js', import.meta.url) : pathToFileURL(join(root, 'dist', 'src', 'scan', 'worker.js'))))(packageRoot());
 
 interface Slot {
   worker: Worker;

@@ -88,7 +88,7 @@ let build: string | undefined;
 /**
  * The code this process runs: the package version and the mtime of the build's `dist/src/serve/protocol.js`
  * (a rebuild changes it), named from the package folder so that the client (this module as it is) and a
- * server (the CLI's one-file bundle) agree; from the sources (tests), this module's own.
+ * server (the CLI's bundle) agree; from the sources (tests), this module's own.
  */
 export function buildId(): string {
   const root = packageRoot();
