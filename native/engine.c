@@ -1,5 +1,6 @@
 /* The usage engines' shared parts (engine.h). */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -113,6 +114,7 @@ void q_free(Queue *q, void (*free_item)(void *)) {
 
 int sf_reserve(uint8_t **b, size_t *cap, size_t need) {
   if (need <= *cap) return 1;
+  if (need > SIZE_MAX / 2) return 0; /* doubling past it would wrap around */
   size_t n = *cap == 0 ? 4096 : *cap;
   while (n < need) n *= 2;
   uint8_t *g = realloc(*b, n);
