@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel.h"
 
 static inline napi_value boolean_of(napi_env env, int v) {
   napi_value r;
@@ -72,9 +73,20 @@ static inline char *string_of(napi_env env, napi_value v, size_t *len) {
   return s;
 }
 
+/* A compiled projection (binding.c `compile`), shared by its handle and the scan jobs walking with it. */
+typedef struct {
+  Proj *root;
+  int32_t slots;
+  /* The handle's reference and one per scan job using it: a job on a pool thread keeps reading the projection
+   * after its environment may have finalized the handle (a Worker terminated mid-scan). */
+  int refs;
+} Compiled;
+void compiled_release(Compiled *c);
+
 /* The binding's parts kept in their own files (declared here, where their definitions are checked). */
 napi_value sf_walk_function(napi_env env);      /* walk.c: listDir */
 napi_value sf_walk_tree_function(napi_env env); /* walk.c: listTree */
 void sf_hash_functions(napi_env env, napi_value exports); /* hash.c: hash64* */
+napi_value sf_scan_files_function(napi_env env);          /* scan-job.c: scanFiles */
 
 #endif
