@@ -107,10 +107,8 @@ static Proj *build_proj(napi_env env, napi_value spec, int32_t slots, int depth)
 }
 
 static napi_value js_compile(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  SF_ARGS(2);
   int32_t slots;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 2 || napi_get_value_int32(env, argv[1], &slots) != napi_ok || slots < 0) return throw_type(env, "compile(spec, slots)");
   Compiled *c = calloc(1, sizeof(Compiled));
   if (c == NULL) return throw_type(env, "compile: out of memory");
@@ -125,9 +123,7 @@ static napi_value js_compile(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_scan(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(3);
   uint8_t *b;
   size_t n;
   Compiled *c;
@@ -143,9 +139,7 @@ static napi_value js_scan(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_index_of(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(4);
   uint8_t *h, *nd;
   size_t hn, nn;
   int64_t from, to;
@@ -162,9 +156,7 @@ static napi_value js_index_of(napi_env env, napi_callback_info info) {
 
 /* simd(on?): whether the AVX2 loops run; `simd(false)` lets the tests run the plain loops on any machine. */
 static napi_value js_simd(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(1);
   bool on;
   return boolean_of(env, sf_simd(argc >= 1 && napi_get_value_bool(env, argv[0], &on) == napi_ok ? (int)on : -1));
 }
@@ -188,9 +180,7 @@ static Source *source_of(napi_env env, napi_value v) {
 }
 
 static napi_value js_lines_open(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(6);
   int32_t fd, head;
   int64_t from, end, max_line, cap;
   if (argc < 6 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || napi_get_value_int64(env, argv[1], &from) != napi_ok ||
@@ -207,9 +197,7 @@ static napi_value js_lines_open(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_lines_next(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(5);
   Source *h = argc < 5 ? NULL : source_of(env, argv[0]);
   int32_t limit;
   uint8_t *out;
@@ -243,9 +231,7 @@ static napi_value js_lines_next(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_lines_stats(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(2);
   Source *h = argc < 2 ? NULL : source_of(env, argv[0]);
   size_t len, off;
   void *o;
@@ -258,9 +244,7 @@ static napi_value js_lines_stats(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_lines_close(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(1);
   Source *h = argc < 1 ? NULL : source_of(env, argv[0]);
   if (h == NULL) return throw_type(env, "linesClose(source)");
   ls_close(h->s);
@@ -270,10 +254,8 @@ static napi_value js_lines_close(napi_env env, napi_callback_info info) {
 
 /* limitArenas(n): mallopt(M_ARENA_MAX, n) where the C library is glibc; whether it took. */
 static napi_value js_limit_arenas(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
+  SF_ARGS(1);
   int32_t n = 0;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 1 || napi_get_value_int32(env, argv[0], &n) != napi_ok || n < 1) return throw_type(env, "limitArenas(n >= 1)");
 #ifdef __GLIBC__
   return boolean_of(env, mallopt(M_ARENA_MAX, n) == 1);

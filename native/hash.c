@@ -152,9 +152,7 @@ static napi_value js_hash64(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_hash64_update(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(2);
   H64 *h = argc < 2 ? NULL : external_of(env, argv[0], &SF_TAG_HASH);
   uint8_t *data;
   size_t len;
@@ -164,9 +162,7 @@ static napi_value js_hash64_update(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_hash64_file(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(4);
   H64 *h = argc < 4 ? NULL : external_of(env, argv[0], &SF_TAG_HASH);
   int32_t fd;
   int64_t from, to;
@@ -201,9 +197,7 @@ static napi_value js_hash64_file(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_hash64_digest(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(1);
   H64 *h = argc < 1 ? NULL : external_of(env, argv[0], &SF_TAG_HASH);
   if (h == NULL) return throw_type(env, "hash64Digest(state)");
   static const char hex[] = "0123456789abcdef";

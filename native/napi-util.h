@@ -23,6 +23,13 @@ static inline napi_value throw_type(napi_env env, const char *msg) {
   return NULL;
 }
 
+/* The call's arguments, at most `n` of them: `argc` (how many were passed) and `argv` (the missing ones
+ * undefined), declared in the calling function. */
+#define SF_ARGS(n)                                                                                                    \
+  size_t argc = (n);                                                                                                  \
+  napi_value argv[(n)];                                                                                               \
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL)
+
 /* The kinds of handle (type tags): a handle of one kind is never taken for another's data. */
 static const napi_type_tag SF_TAG_PROJECTION = {0x73666f6c64000001ULL, 0x9e3779b97f4a7c15ULL};
 static const napi_type_tag SF_TAG_LINES = {0x73666f6c64000002ULL, 0x9e3779b97f4a7c15ULL};

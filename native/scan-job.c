@@ -139,9 +139,7 @@ static napi_value scan_job_reject(napi_env env, ScanJob *j, napi_value promise, 
 /* scanFiles(engine, paths, fileIds, maxLine, cap, projection, map): engine 0 Claude, 1 Codex (a fileId: the id
  * a rollout without a header takes). */
 static napi_value js_scan_files(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(7);
   int32_t engine;
   int64_t max_line, cap;
   Compiled *pc;

@@ -164,9 +164,7 @@ static napi_value block_of(napi_env env, Listing *l, int ok, const char *what) {
 }
 
 static napi_value js_list_dir(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(1);
   char *path = argc < 1 ? NULL : path_arg(env, argv[0]);
   if (path == NULL) return throw_type(env, "listDir(dir: string)");
   Listing l = {0};
@@ -282,9 +280,7 @@ static void free_strings(char **v, uint32_t n) {
 }
 
 static napi_value js_list_tree(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  SF_ARGS(3);
   uint32_t nonly;
   int32_t max_depth;
   if (argc < 3 || napi_get_array_length(env, argv[1], &nonly) != napi_ok || napi_get_value_int32(env, argv[2], &max_depth) != napi_ok || max_depth < 1 || max_depth > 256) {
