@@ -1,5 +1,5 @@
 /*
- * listDir(dir): one directory's entries with what discovery needs of each, in one call (src/scan/list-dir.ts).
+ * listDir(dir): one directory's entries with what discovery needs of each, in one call (cursors/list-dir.ts).
  * Discovery lists thousands of small directories and stats every transcript in them; through Node that is a
  * Dirent object per entry and a Stats object per file, on the thread that also folds. Here it is getdents and
  * fstatat, and one Buffer per directory:
@@ -182,7 +182,7 @@ napi_value sf_walk_function(napi_env env) {
 /* ------------------------------------------------------------------ listTree */
 
 /*
- * listTree(root, only, maxDepth): a whole tree in one call, for discovery (src/scan/list-dir.ts `listTree`).
+ * listTree(root, only, maxDepth): a whole tree in one call, for discovery (cursors/list-dir.ts `listTree`).
  * Entries in depth-first order, each directory's children sorted as JavaScript's `<` sorts their names (UTF-16
  * code units: below, `utf16_order`), a directory's entries right after it. Per entry 4 doubles: depth (0 for
  * the root's entries), kind (as listDir's), size, mtimeMs; then the names, each followed by a NUL byte.

@@ -36,7 +36,7 @@ export interface SessionFile {
   /** Subagent / sidechain transcript. */
   subagent?: boolean;
   /**
-   * The file's size and mtimeMs when discovery stat'ed it as it listed it (src/scan/list-dir.ts): a scan
+   * The file's size and mtimeMs when discovery stat'ed it as it listed it (cursors/list-dir.ts): a scan
    * takes them instead of a stat of its own. Both or neither.
    */
   size?: number;

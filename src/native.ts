@@ -50,11 +50,11 @@ export interface NativeKernel {
    */
   scanFiles(engine: 0 | 1, paths: readonly string[], fileIds: readonly string[], maxLine: number, cap: number, projection: object, map: Int32Array): Promise<(Buffer | false)[]>;
   /**
-   * One directory's entries (native/walk.c; src/scan/list-dir.ts reads the block): null when it cannot be
+   * One directory's entries (native/walk.c; cursors/list-dir.ts reads the block): null when it cannot be
    * opened.
    */
   listDir(dir: string): Buffer | null;
-  /** A whole tree (native/walk.c `listTree`; src/scan/list-dir.ts reads the block): null when the root cannot be opened. */
+  /** A whole tree (native/walk.c `listTree`; cursors/list-dir.ts reads the block): null when the root cannot be opened. */
   listTree(root: string, only: readonly string[], maxDepth: number): Buffer | null;
   /** Streaming XXH64 (native/hash.c; cursors/ids.ts `createHash64`): a state, then updates and digests. */
   hash64(): object;

@@ -1,5 +1,5 @@
 /**
- * The directory listing discovery stats files with (src/scan/list-dir.ts): the kernel's (native/walk.c) and
+ * The directory listing discovery stats files with (cursors/list-dir.ts): the kernel's (native/walk.c) and
  * readdirSync's give the same entries, kinds and stats, and the Claude and Codex codecs discover the same
  * files, in the same order, with either.
  */
@@ -13,7 +13,7 @@ import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
 import type { Codec, SessionFile } from '../src/codec.js';
 import { nativeKernel } from '../src/native.js';
-import { DIR, FILE, OTHER, fileStat, listDir, listDirJs, listDirNative, listTree, type DirEntry, type TreeEntry } from '../src/scan/list-dir.js';
+import { DIR, FILE, OTHER, fileStat, listDir, listDirJs, listDirNative, listTree, type DirEntry, type TreeEntry } from '../cursors/list-dir.js';
 
 const SHARED = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));

@@ -17,7 +17,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../src/codec.js';
-import { DIR, OTHER, listDir, listTreeColumns, statEntry, type FileStat } from '../../src/scan/list-dir.js';
+import { DIR, OTHER, listDir, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'claude';
 
@@ -136,7 +136,7 @@ const JSONL = '.jsonl';
 /**
  * The transcripts of one project folder, in discovery's order: its own transcripts (sorted by name), then its
  * sessions' `subagents/agent-*.jsonl` (by session, then name). One listing of the project's tree
- * (src/scan/list-dir.ts: a native call where the kernel is built, with the stats), read by columns; a project
+ * (cursors/list-dir.ts: a native call where the kernel is built, with the stats), read by columns; a project
  * at a time, so that a scan starts reading the first project's files while the next ones are listed.
  */
 function* projectFiles(project: string, projectName: string, root: string): Generator<SessionFile> {

@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
-import { DIR, OTHER, listTreeColumns, statEntry, type FileStat } from '../../src/scan/list-dir.js';
+import { DIR, OTHER, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -55,7 +55,7 @@ export function isRolloutFileName(name: string): boolean {
  * cost a microtask per level per file (~10 ms over 780 rollouts in one profile).
  */
 export function* walkRollouts(dir: string): Generator<Rollout> {
-  // One listing of the tree (src/scan/list-dir.ts: a native call where the kernel is built, with the stats),
+  // One listing of the tree (cursors/list-dir.ts: a native call where the kernel is built, with the stats),
   // read by columns; synchronous: a tree of thousands of day folders lists several times faster than through
   // libuv's pool.
   const t = listTreeColumns(dir, [], MAX_ROLLOUT_DEPTH);

@@ -1,7 +1,7 @@
 /**
  * Discovery: every selected codec's files under its roots, each stat'ed once (size, mtimeMs) with its parse
  * dependencies' fingerprints, then the `since` filter. The Claude and Codex codecs stat their files as they
- * list them (src/scan/list-dir.ts: one native call per directory); other files are stat'ed here. Stats are
+ * list them (cursors/list-dir.ts: one native call per directory); other files are stat'ed here. Stats are
  * synchronous: for thousands of small files a tight loop is several times faster than as many promises
  * through libuv's pool.
  */
