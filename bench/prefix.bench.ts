@@ -35,6 +35,29 @@ export const topic: Topic = {
     const big = largestFile(ensureCorpus(env.dir, bigFileSpec(env)));
     const bare = 'bare read (prefix)';
     const { codec, reason } = codecOrReason('claude');
+    /** The cache's fingerprint of the whole file (`updateFromFile`), with `SESSIONFOLD_NATIVE_HASH` set as given. */
+    const cacheHashCase = (name: string, baseline: string, nativeHash: string | undefined): BenchCase<{ sha256: string; xxh64: string }> => ({
+      name,
+      bytes: big.bytes,
+      baseline,
+      setup: () => referenceDigests(big.path),
+      run: async () => {
+        const fd = openSync(big.path, 'r');
+        if (nativeHash !== undefined) process.env.SESSIONFOLD_NATIVE_HASH = nativeHash;
+        try {
+          const h = createHash64();
+          const n = h.updateFromFile(fd, 0, big.bytes);
+          return { n, digest: h.digest() };
+        } finally {
+          if (nativeHash !== undefined) delete process.env.SESSIONFOLD_NATIVE_HASH;
+          closeSync(fd);
+        }
+      },
+      verify: (r, ref: { xxh64: string }) => {
+        check(r.n === big.bytes, `hashed ${String(r.n)} of ${big.bytes} bytes`);
+        check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`);
+      },
+    });
     return [
       {
         name: bare,
@@ -67,50 +90,10 @@ export const topic: Topic = {
         },
         verify: (r, ref: { xxh64: string }) => check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`),
       },
-      {
-        // What the event cache runs to verify a grown file's prefix (src/scan/parse-file.ts): with the kernel,
-        // pread and XXH64 in C (native/hash.c); the next case is the same digest through xxhash-wasm.
-        name: 'xxh64 prefix, the cache\'s path (updateFromFile)',
-        bytes: big.bytes,
-        baseline: bare,
-        setup: () => referenceDigests(big.path),
-        run: async () => {
-          const fd = openSync(big.path, 'r');
-          try {
-            const h = createHash64();
-            const n = h.updateFromFile(fd, 0, big.bytes);
-            return { n, digest: h.digest() };
-          } finally {
-            closeSync(fd);
-          }
-        },
-        verify: (r, ref: { xxh64: string }) => {
-          check(r.n === big.bytes, `hashed ${String(r.n)} of ${big.bytes} bytes`);
-          check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`);
-        },
-      },
-      {
-        name: 'xxh64 prefix, xxhash-wasm (SESSIONFOLD_NATIVE_HASH=0)',
-        bytes: big.bytes,
-        baseline: 'xxh64 prefix, the cache\'s path (updateFromFile)',
-        setup: () => referenceDigests(big.path),
-        run: async () => {
-          const fd = openSync(big.path, 'r');
-          process.env.SESSIONFOLD_NATIVE_HASH = '0';
-          try {
-            const h = createHash64();
-            const n = h.updateFromFile(fd, 0, big.bytes);
-            return { n, digest: h.digest() };
-          } finally {
-            delete process.env.SESSIONFOLD_NATIVE_HASH;
-            closeSync(fd);
-          }
-        },
-        verify: (r, ref: { xxh64: string }) => {
-          check(r.n === big.bytes, `hashed ${String(r.n)} of ${big.bytes} bytes`);
-          check(r.digest === ref.xxh64, `xxh64 ${String(r.digest)} != reference ${ref.xxh64}`);
-        },
-      },
+      // What the event cache runs to verify a grown file's prefix (src/scan/parse-file.ts): with the kernel,
+      // pread and XXH64 in C (native/hash.c); the next case is the same digest through xxhash-wasm.
+      cacheHashCase('xxh64 prefix, the cache\'s path (updateFromFile)', bare, undefined),
+      cacheHashCase('xxh64 prefix, xxhash-wasm (SESSIONFOLD_NATIVE_HASH=0)', 'xxh64 prefix, the cache\'s path (updateFromFile)', '0'),
       {
         name: 'claude resume at EOF (verify cursor, nothing new)',
         bytes: big.bytes,

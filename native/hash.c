@@ -37,20 +37,12 @@ typedef struct {
 
 static inline uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-static inline uint64_t read64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
+/* `n` (4 or 8) bytes at p as a little-endian integer, as XXH64 reads its input. */
+static inline uint64_t read_le(const uint8_t *p, int n) {
+  uint64_t v = 0;
+  memcpy(&v, p, (size_t)n);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
-}
-
-static inline uint32_t read32(const uint8_t *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
+  v = __builtin_bswap64(v); /* the n bytes read land at the top; swapped, p[0] is the lowest byte */
 #endif
   return v;
 }
@@ -70,10 +62,10 @@ static void h64_init(H64 *h) {
 static void stripes(H64 *h, const uint8_t *p, size_t n) {
   uint64_t a = h->v[0], b = h->v[1], c = h->v[2], d = h->v[3];
   for (const uint8_t *end = p + n; p < end; p += 32) {
-    a = round64(a, read64(p));
-    b = round64(b, read64(p + 8));
-    c = round64(c, read64(p + 16));
-    d = round64(d, read64(p + 24));
+    a = round64(a, read_le(p, 8));
+    b = round64(b, read_le(p + 8, 8));
+    c = round64(c, read_le(p + 16, 8));
+    d = round64(d, read_le(p + 24, 8));
   }
   h->v[0] = a;
   h->v[1] = b;
@@ -110,9 +102,9 @@ static uint64_t h64_digest(const H64 *h) {
   } else acc = h->v[2] + P5;
   acc += h->total;
   const uint8_t *p = h->mem, *end = h->mem + h->memsize;
-  for (; p + 8 <= end; p += 8) acc = rotl(acc ^ round64(0, read64(p)), 27) * P1 + P4;
+  for (; p + 8 <= end; p += 8) acc = rotl(acc ^ round64(0, read_le(p, 8)), 27) * P1 + P4;
   if (p + 4 <= end) {
-    acc = rotl(acc ^ (uint64_t)read32(p) * P1, 23) * P2 + P3;
+    acc = rotl(acc ^ read_le(p, 4) * P1, 23) * P2 + P3;
     p += 4;
   }
   for (; p < end; p++) acc = rotl(acc ^ *p * P5, 11) * P1;
