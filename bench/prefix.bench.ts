@@ -9,15 +9,20 @@ import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync } from 'node:fs';
 import { createHash64 } from '../cursors/ids.js';
 import type { ReadCursor } from '../src/codec.js';
+import { nativeKernel } from '../src/native.js';
 import { bigFileSpec, ensureCorpus, largestFile } from './lib/corpus.js';
 import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';
 import { bareRead, codecOrReason } from './lib/read.js';
 
-/** Reference digests computed by a different path (a 64 KiB read stream). */
+/** Reference digests computed by a different path (a 64 KiB read stream; xxh64 through xxhash-wasm, so the C path is checked against another implementation). */
 async function referenceDigests(path: string): Promise<{ sha256: string; xxh64: string }> {
   const sha = createHash('sha256');
+  const was = process.env.SESSIONFOLD_NATIVE_HASH;
+  process.env.SESSIONFOLD_NATIVE_HASH = '0';
   const xx = createHash64();
+  if (was === undefined) delete process.env.SESSIONFOLD_NATIVE_HASH;
+  else process.env.SESSIONFOLD_NATIVE_HASH = was;
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 16 })) {
     sha.update(chunk as Buffer);
     xx.update(chunk as Buffer);
@@ -40,6 +45,8 @@ export const topic: Topic = {
       name,
       bytes: big.bytes,
       baseline,
+      // The C case names the C path: without the kernel (or with SESSIONFOLD_NATIVE_HASH=0) it would time xxhash-wasm.
+      ...(nativeHash === undefined && (nativeKernel === undefined || process.env.SESSIONFOLD_NATIVE_HASH === '0') && { skip: 'no native kernel (or SESSIONFOLD_NATIVE_HASH=0)' }),
       setup: () => referenceDigests(big.path),
       run: async () => {
         const fd = openSync(big.path, 'r');

@@ -110,8 +110,8 @@ export const nativeKernel: NativeKernel | undefined = load();
  * what its thread freed resident: the engines' threads (native/pool.c) each took one, which put the server's
  * peak RSS at 232 and 260 MB in two served runs on the 1.8 GB bench history, over the 250 MB goal. Capped
  * at 2 before the engines start, the threads share the arenas Node's own threads already made: 236 and 229 MB,
- * the server's first build 1.60–1.64 s (1.70–1.72 s without the cap); capped at 1, 223 and 226 MB but
- * 1.82–2.26 s (bench/RESULTS.md, "Sixth session": two runs each, once; the peers harness records the
+ * the server's first build no slower (1.60–1.72 s either way); capped at 1, 223 and 226 MB but 1.82–2.26 s
+ * (bench/RESULTS.md, "Sixth session": two runs each, once; the peers harness records the
  * server's peak RSS in every run).
  */
 export const MALLOC_ARENAS = 2;

@@ -57,18 +57,21 @@ describe('the CLI bundle', () => {
   it('scans on workers started from the built worker file, as on the main thread', async () => {
     const demo = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
     const script = `
-      const { scanUsageBatches } = await import(${JSON.stringify(new URL('../scan/index.js', DIST_CLI).href)});
+      const { newScanStats, scanUsageBatches } = await import(${JSON.stringify(new URL('../scan/index.js', DIST_CLI).href)});
       const count = async (workers) => {
         let n = 0;
-        for await (const b of scanUsageBatches({ agents: ['claude', 'codex'], roots: { claude: [${JSON.stringify(`${demo}claude`)}], codex: [${JSON.stringify(`${demo}codex`)}] }, cache: false, workers })) n += b.length;
-        return n;
+        const stats = newScanStats();
+        for await (const b of scanUsageBatches({ agents: ['claude', 'codex'], roots: { claude: [${JSON.stringify(`${demo}claude`)}], codex: [${JSON.stringify(`${demo}codex`)}] }, cache: false, workers, stats })) n += b.length;
+        return [n, stats.workers];
       };
       process.stdout.write(JSON.stringify([await count(2), await count(0)]));`;
     // a file, not `-e`: Workers inherit the process's flags, and `--input-type` is refused for a file
     const file = join(mkdtempSync(join(tmpdir(), 'sf-bundle-')), 'scan.mjs');
     writeFileSync(file, script);
     const r = await run(process.execPath, [file], { env: { PATH: process.env.PATH, HOME: '/nonexistent', SESSIONFOLD_NATIVE_ENGINES: '0' } });
-    const [onWorkers, onMain] = JSON.parse(r.stdout) as [number, number];
+    const [[onWorkers, workers], [onMain, none]] = JSON.parse(r.stdout) as [[number, number], [number, number]];
+    expect(workers).toBe(2); // the records came from two Workers, started from dist/src/scan/worker.js
+    expect(none).toBe(0);
     expect(onWorkers).toBeGreaterThan(10);
     expect(onWorkers).toBe(onMain);
   }, 60_000);

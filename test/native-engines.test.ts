@@ -310,9 +310,10 @@ describeNative('native engines: what they leave to read()', () => {
     }
   });
 
+  const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: CLAUDE_SID, message: { role: 'user', content: 'x' } });
+
   it('leaves Claude lines only JSON.parse can read to read(), and skips malformed ones as it does', async () => {
     const usage = (extra: string) => `{"type":"assistant","sessionId":"${CLAUDE_SID}","requestId":"r","message":{"id":"m","model":"claude-opus-4-1-20250805","usage":{"input_tokens":1,"output_tokens":2}${extra}},"timestamp":"2025-01-01T00:00:00.000Z"}`;
-    const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: CLAUDE_SID, message: { role: 'user', content: 'x' } });
     const cases: [string, boolean][] = [
       [usage(''), true],
       [usage(',"us\\u0061ge":{"input_tokens":9}'), false], // an escaped key JSON.parse reads as `usage`
@@ -329,7 +330,6 @@ describeNative('native engines: what they leave to read()', () => {
   });
 
   it('hands over the time of every canonical timestamp form as eventTime reads it', async () => {
-    const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: CLAUDE_SID, message: { role: 'user', content: 'x' } });
     const forms = ['2025-06-01T10:00:00Z', '2025-06-01T10:00:00.5Z', '2025-06-01T10:00:00.25Z', '2025-06-01T10:00:00.1234Z', '2025-06-01T10:00:00.123456789Z', '1969-12-31T23:59:59.999Z', '0099-01-01T00:00:00Z', '2025-02-31T23:59:59.000Z', '1970-01-01T00:00:00.000Z'];
     const lines = forms.map((t, i) => `{"type":"assistant","sessionId":"${CLAUDE_SID}","requestId":"r${i}","message":{"id":"m${i}","model":"claude-opus-4-1-20250805","usage":{"input_tokens":1,"output_tokens":2}},"timestamp":"${t}"}`);
     const before = engineEvents;
@@ -338,7 +338,6 @@ describeNative('native engines: what they leave to read()', () => {
   });
 
   it('reads empty and nearly empty files as read() does', async () => {
-    const opening = JSON.stringify({ type: 'user', cwd: '/w', sessionId: CLAUDE_SID, message: { role: 'user', content: 'x' } });
     const usage = `{"type":"assistant","sessionId":"${CLAUDE_SID}","requestId":"r","message":{"id":"m","model":"claude-opus-4-1-20250805","usage":{"input_tokens":1,"output_tokens":2}}}`;
     for (const content of ['', '\n', '\n\n\r\n', opening, `${opening}\n${usage}`, `${opening}\n${usage}\n`, `\r\n${usage}\n`]) {
       expect(await expectSame(claude, await claudeFile(content))).toBe(true);

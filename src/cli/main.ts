@@ -30,7 +30,8 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
 
 /**
  * The CLI: its bundle (scripts/bundle-cli.mjs, made by the build after the modules it bundles: `bundle/run.js`
- * and the chunks it imports), which loads in a few milliseconds where the modules one by one take ~40; run.js
+ * and the chunks it imports): a cold report ~55 ms sooner than with the modules one by one (interleaved runs,
+ * bench/RESULTS.md "Seventh session"); run.js
  * itself when there is none, or when run.js is newer (a compile after the last bundle).
  */
 export async function loadCli(): Promise<typeof import('./run.js')> {

@@ -8,8 +8,8 @@
  *   so every batch it posts carries the file's final cwd.
  * - Cached reads resume from the stored cursor with `verifyPrefix: false`: the cache keeps its own xxh64
  *   fingerprint of the cursor's prefix, verified here before the read and extended over the bytes the read
- *   takes as it takes them (`onBytes`: no second read), re-read only when a read ends mid-line (xxh64 32 ms
- *   vs sha256 88 ms per 100 MB on this machine; see docs/cache.md).
+ *   takes as it takes them (`onBytes`: no second read), re-read only when a read ends mid-line (xxh64 15–23 ms
+ *   vs sha256 77–98 ms per 100 MB on this machine: `npm run bench -- prefix`; see docs/cache.md).
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { Codec, ReadCursor, ReadInfo, ResumeStart } from '../codec.js';
