@@ -230,3 +230,38 @@ function walkSync(root: string): string[] {
   }
   return out.sort();
 }
+
+describe.runIf(nativeKernel !== undefined)('a streaming scan whose discovery fails', () => {
+  it('fails with discovery\'s error, also after the engines handed files back to read()', async () => {
+    const { claude } = await import('../codecs/claude/index.js');
+    const { scanStreaming } = await import('../src/scan/streaming.js');
+    const root = mkdtempSync(join(tmpdir(), 'sf-discovery-fails-'));
+    const project = join(root, '-w');
+    mkdirSync(project);
+    const usage = (i: number, key: string) =>
+      `{"type":"assistant","sessionId":"s","requestId":"r${i}","timestamp":"2025-01-01T00:00:00.000Z","message":{"id":"m${i}","model":"claude-sonnet-4-20250514",${key}:{"input_tokens":1,"output_tokens":2}}}`;
+    for (let i = 0; i < 12; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      // a tab before the colon: only JSON.parse can read the line, so the engine hands the file back to read()
+      const line = usage(i, i % 2 === 0 ? '"usage"' : '"usage"\t');
+      writeFileSync(join(project, `${id}.jsonl`), `{"type":"user","cwd":"/w","sessionId":"s","message":{"role":"user","content":"go"}}\n${line}\n`);
+    }
+    const failing = {
+      ...claude,
+      discoverSync: undefined,
+      async *discover(roots: readonly string[]) {
+        yield* claude.discoverSync!(roots);
+        await new Promise((r) => setTimeout(r, 300)); // the engines answer meanwhile
+        throw new Error('listing failed');
+      },
+    };
+    const opts = normalizeScanOptions({ agents: ['claude'], cache: false });
+    opts.sources = [{ codec: failing, roots: [root] }];
+    let records = 0;
+    const scan = (async () => {
+      for await (const batch of scanStreaming(opts)) records += batch.length;
+    })();
+    await expect(scan).rejects.toThrow('listing failed');
+    expect(records).toBeGreaterThan(0);
+  }, 20_000);
+});

@@ -62,6 +62,9 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
       },
       (e: unknown) => {
         failed = e;
+        // The files the engines handed back wait for the workers' count: without it the runner would wait
+        // for them forever and the error would never surface.
+        startJs();
         runner.noMore();
       },
     );
