@@ -448,8 +448,10 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
       size_t need = 0;
       for (int i = 0; i < CX_STRS; i++) need += e->s[i].n;
       if (!sf_reserve(&nums, &nums_cap, sizeof(double) * CX_NUMS * (n + 1)) || !sf_reserve(&strs, &strs_cap, sizeof(int32_t) * 3 * CX_STRS * (n + 1)) ||
-          !sf_reserve(&text, &text_cap, tlen + need) || tlen + need > INT32_MAX)
+          !sf_reserve(&text, &text_cap, tlen + need) || tlen + need > INT32_MAX) {
+        xev_free(e); /* popped: the queue no longer owns it */
         goto done;
+      }
       double *nv = (double *)nums + CX_NUMS * n;
       nv[0] = e->offset;
       nv[1] = e->t.in;

@@ -1,4 +1,5 @@
 /* The usage engines' shared parts (engine.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -110,6 +111,13 @@ int q_push_or_free(Queue *q, void *item, void (*free_item)(void *)) {
 void q_free(Queue *q, void (*free_item)(void *)) {
   for (size_t i = q->head; i < q->len; i++) free_item(q->items[i]);
   free(q->items);
+}
+
+ssize_t sf_pread(int fd, void *buf, size_t n, int64_t off) {
+  ssize_t r;
+  do r = pread(fd, buf, n, (off_t)off);
+  while (r < 0 && errno == EINTR);
+  return r;
 }
 
 int sf_reserve(uint8_t **b, size_t *cap, size_t need) {

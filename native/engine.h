@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include "kernel.h"
 
 /* A walked line: its bytes, sf_scan's spans, and the engine's field → slot map. */
@@ -120,6 +121,8 @@ uint8_t *sf_block(const Walker *w, const BlockParts *p, size_t *len);
 
 /* Grow *b (realloc, doubling) to at least `need` bytes; 0 on out of memory. */
 int sf_reserve(uint8_t **b, size_t *cap, size_t need);
+/* pread, retried when a signal interrupts it: the count, 0 at the end, or -1 with errno set. */
+ssize_t sf_pread(int fd, void *buf, size_t n, int64_t off);
 
 /* This thread's scratch buffer `which`: taken (empty, or as large as it last grew) and kept again after use,
  * so a thread reading file after file reuses the same memory; one that grew past SF_KEEP_MAX is freed instead. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "engine.h"
 #include "kernel.h"
 #include "napi-util.h"
 
@@ -168,9 +169,7 @@ static napi_value js_hash64_file(napi_env env, napi_callback_info info) {
   int64_t pos = from;
   while (pos < to) {
     const size_t want = (size_t)(to - pos < (int64_t)cap ? to - pos : (int64_t)cap);
-    ssize_t n;
-    do n = pread(fd, buf, want, (off_t)pos);
-    while (n < 0 && errno == EINTR);
+    const ssize_t n = sf_pread(fd, buf, want, pos);
     if (n < 0) {
       const int err = errno;
       free(buf);

@@ -106,9 +106,7 @@ static int64_t fill(LineSource *s) {
   }
   const int64_t want = min64((int64_t)(s->cap - s->len), s->end - (s->base + (int64_t)s->len));
   if (want <= 0) return 0;
-  ssize_t n;
-  do n = pread(s->fd, s->buf + s->len, (size_t)want, s->base + (int64_t)s->len);
-  while (n < 0 && errno == EINTR);
+  const ssize_t n = sf_pread(s->fd, s->buf + s->len, (size_t)want, s->base + (int64_t)s->len);
   if (n < 0) {
     s->err = errno;
     return -1;

@@ -57,9 +57,11 @@ static void *worker(void *unused) {
  * own path); if that fails, no thread is started and the callers read with JavaScript.
  */
 static int pin_library(void) {
+  static int pinned = -1; /* tried once (under the pool's mutex): a failure is not retried on every call */
+  if (pinned >= 0) return pinned;
   Dl_info info;
-  if (dladdr((void *)pin_library, &info) == 0 || info.dli_fname == NULL) return 0;
-  return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+  pinned = dladdr((void *)pin_library, &info) != 0 && info.dli_fname != NULL && dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+  return pinned;
 }
 
 int sf_pool_threads(void) {

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "engine.h"
 #include "napi-util.h"
 
 #define LD_OTHER 0
@@ -37,26 +38,13 @@
 typedef struct {
   double *nums; /* `per` per entry */
   char *names;
-  size_t n, cap, names_len, names_cap, per;
+  size_t n, cap /* bytes of nums */, names_len, names_cap, per;
 } Listing;
 
+/* Room for one more entry and its name (with its NUL), through engine.c's `sf_reserve`. */
 static int grow(Listing *l, size_t name_len) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap == 0 ? 64 : l->cap * 2;
-    double *nums = realloc(l->nums, cap * l->per * sizeof(double));
-    if (nums == NULL) return 0;
-    l->nums = nums;
-    l->cap = cap;
-  }
-  if (l->names_len + name_len + 1 > l->names_cap) {
-    size_t cap = l->names_cap == 0 ? 4096 : l->names_cap;
-    while (cap < l->names_len + name_len + 1) cap *= 2;
-    char *names = realloc(l->names, cap);
-    if (names == NULL) return 0;
-    l->names = names;
-    l->names_cap = cap;
-  }
-  return 1;
+  return sf_reserve((uint8_t **)&l->nums, &l->cap, (l->n + 1) * l->per * sizeof(double)) &&
+         sf_reserve((uint8_t **)&l->names, &l->names_cap, l->names_len + name_len + 1);
 }
 
 static double mtime_ms(const struct stat *st) {

@@ -24,8 +24,12 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
     const { runServed } = await import('../serve/client.js');
     served = await runServed(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
   }
-  if (served === undefined) (await import('../native.js')).limitMallocArenas();
-  process.exitCode = served ?? (await (await loadCli()).runCli(argv));
+  if (served === undefined) {
+    // from the CLI's own modules (its bundle): importing native.js here would load the kernel's module twice
+    const cli = await loadCli();
+    cli.limitMallocArenas();
+    process.exitCode = await cli.runCli(argv);
+  } else process.exitCode = served;
 }
 
 /**

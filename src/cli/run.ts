@@ -4,6 +4,9 @@
  */
 import { COMMANDS } from './commands.js';
 import { sessionfoldVersion } from '../versions.js';
+
+/** The executable caps malloc arenas before the engines start (src/native.ts); re-exported so it comes from the same modules as the CLI. */
+export { limitMallocArenas } from '../native.js';
 import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef } from './command.js';
 
 export async function runCli(

@@ -126,8 +126,10 @@ export class FoldTotals {
     };
   }
 
-  /** The sums `toJSON()` wrote; a RangeError for anything else. */
-  /** `interned`: how many sessions and files the state's header interned (every stored id is below). */
+  /**
+   * The sums `toJSON()` wrote; a RangeError for anything else. `interned`: how many sessions and files the
+   * state's header interned (every stored id is below).
+   */
   static fromJSON(v: unknown, interned: { sessions: number; files: number }): FoldTotals {
     const o = v as { total: number[]; sessions: [number, number][]; files: [number, number][]; unpriced: [number, number[]][]; groups: [number, number[], [number, number][]][] };
     if (o === null || typeof o !== 'object' || !Array.isArray(o.total) || o.total.length !== NT) throw new RangeError('fold totals do not decode');

@@ -19,7 +19,7 @@ import type { EventKind } from '../../events.js';
 import { getCodec, listCodecs } from '../../registry.js';
 import { newScanStats, scanUsageBatches } from '../../scan/index.js';
 import { nativeKernel } from '../../native.js';
-import { packageRoot } from '../../versions.js';
+import { demoRoot } from './start.js';
 import { bool, CliError, defineCommand, list, type CommandContext } from '../command.js';
 
 export interface BenchRead {
@@ -60,9 +60,12 @@ export function nativeKernelState(): NativeKernelState {
 
 /** The environment under which the codecs' default roots are the demo history. */
 export function demoEnv(): NodeJS.ProcessEnv {
-  const root = packageRoot();
-  if (root === undefined || !existsSync(join(root, 'fixtures', 'demo'))) throw new CliError('IO_ERROR', 'cannot find the bundled demo history (fixtures/demo)');
-  const demo = join(root, 'fixtures', 'demo');
+  let demo: string;
+  try {
+    demo = demoRoot();
+  } catch (e) {
+    throw new CliError('IO_ERROR', (e as Error).message);
+  }
   return { HOME: join(demo, '.no-home'), CLAUDE_CONFIG_DIR: join(demo, 'claude'), CODEX_HOME: join(demo, 'codex'), TZ: 'UTC' };
 }
 
