@@ -51,7 +51,7 @@ export interface WatchStats {
   relisted: number;
   /** Discoveries from scratch. */
   full: number;
-  /** Files stat'ed by cached and relisted discoveries. */
+  /** Files taken again (new or marked) by cached and relisted discoveries: stat'ed, or given the stat the listing took. */
   restats: number;
   /** Folders watched now. */
   watched: number;
