@@ -90,6 +90,8 @@ export class ManagerContext {
     const files: SessionFile[] = [];
     for await (const f of codec.discover(this.rootsFor(codec))) if (includeSubagents || f.subagent !== true) files.push(f);
     const out = await mapLimit(files, this.options.concurrency * 4, async (file) => {
+      // the stat discovery took as it listed the file, when it took one
+      if (file.size !== undefined && file.mtimeMs !== undefined) return { codec, file, size: file.size, mtimeMs: file.mtimeMs } satisfies StatFile;
       try {
         const s = await stat(file.path);
         return { codec, file, size: s.size, mtimeMs: s.mtimeMs } satisfies StatFile;

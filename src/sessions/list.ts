@@ -230,10 +230,17 @@ interface Run {
   price: () => Promise<PriceFn>;
 }
 
-/** Stats of the files (synchronous: for thousands of small files a tight `statSync` loop beats as many promises). */
+/**
+ * Stats of the files: the one discovery took as it listed a file (`SessionFile.size`, `mtimeMs`), else a
+ * `statSync` (synchronous: for thousands of small files a tight loop beats as many promises).
+ */
 function statFiles(codec: Codec, files: readonly SessionFile[]): StatFile[] {
   const out: StatFile[] = [];
   for (const file of files) {
+    if (file.size !== undefined && file.mtimeMs !== undefined) {
+      out.push({ codec, file, size: file.size, mtimeMs: file.mtimeMs });
+      continue;
+    }
     try {
       const s = statSync(file.path, { throwIfNoEntry: false });
       if (s !== undefined) out.push({ codec, file, size: s.size, mtimeMs: s.mtimeMs });
