@@ -250,10 +250,11 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
       memcpy(e->key + ml + 1, b + rid[0] + 1, rl);
     }
   }
-  /* The fold's dedup hash of `claude:<key>` and the event's time, so that JavaScript need not compute them
-   * (src/scan/types.ts UsageRecord); NaN: JavaScript does (a key on the line's uuid, a time eventTime reads). */
-  if (e->key != NULL) sf_key_hash((const uint8_t *)"claude:", 7, e->key, e->klen, e->n + CS_N_KEY_HI);
-  else e->n[CS_N_KEY_HI] = e->n[CS_N_KEY_LO] = NAN;
+  /* The fold's dedup hash of `claude:<key>` (computed when the event is emitted, `cs_next`: a response's
+   * streamed copies that lose to a larger one are never hashed) and the event's time, so that JavaScript need
+   * not compute them (src/scan/types.ts UsageRecord); NaN: JavaScript does (a key on the line's uuid, a time
+   * eventTime reads). */
+  e->n[CS_N_KEY_HI] = e->n[CS_N_KEY_LO] = NAN;
   e->n[CS_N_TIME] = NAN;
   const int32_t *uuid = slot(&f, CF_UUID), *ts = slot(&f, CF_TIMESTAMP), *cost = slot(&f, CF_COST), *speed = slot(&f, CF_SPEED);
   size_t need = 0;
@@ -321,6 +322,7 @@ int cs_next(ClaudeScan *c, uint8_t *text, size_t text_cap, double *nums, int32_t
     }
     memcpy(text + used, e->text, e->tlen);
     memcpy(nums + CS_NUMS * k, e->n, sizeof(e->n));
+    if (e->key != NULL) sf_key_hash((const uint8_t *)"claude:", 7, e->key, e->klen, nums + CS_NUMS * k + CS_N_KEY_HI);
     for (int i = 0; i < CS_STRS; i++) {
       int32_t *o = strs + 3 * (CS_STRS * k + i);
       o[0] = e->s[i].kind == 0 ? 0 : (int32_t)used + e->s[i].at;
