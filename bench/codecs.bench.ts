@@ -12,7 +12,7 @@ import { codecOrReason, discoverPaths, naiveRead, readAll, type CorpusRead, type
 import { runTopicMain } from './lib/main.js';
 import { claude, createClaudeCore, PARSER_VERSION } from '../codecs/claude/index.js';
 import { createJsonlRead } from '../cursors/read-jsonl.js';
-import type { Codec } from '../src/codec.js';
+import type { Codec } from '../cursors/protocol/codec.js';
 
 /**
  * The Claude codec with its exact usage scanner switched off (every usage line through JSON.parse): the

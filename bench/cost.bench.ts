@@ -17,7 +17,7 @@ import type { CostSummary } from '../src/cost/types.js';
 import type { FoldRunInfo } from '../src/cost/incremental.js';
 import { ensureCorpus, mainCorpusSpec, type Corpus } from './lib/corpus.js';
 import { removeDb } from './lib/files.js';
-import { nativeKernel } from '../src/native.js';
+import { nativeKernel } from '../cursors/native.js';
 import { check, type BenchCase, type BenchEnv, type IterationResult, type Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';
 import { scanCorpus } from './lib/scan.js';

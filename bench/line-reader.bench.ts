@@ -6,7 +6,7 @@
  */
 import { LineSplitter } from '../cursors/line-splitter.js';
 import { readLines } from '../cursors/read-lines.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../src/codec.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../cursors/protocol/codec.js';
 import { bigFileSpec, ensureCorpus, largestFile } from './lib/corpus.js';
 import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync } from 'node:fs';
 import { createHash64 } from '../cursors/ids.js';
-import type { ReadCursor } from '../src/codec.js';
-import { nativeKernel } from '../src/native.js';
+import type { ReadCursor } from '../cursors/protocol/codec.js';
+import { nativeKernel } from '../cursors/native.js';
 import { bigFileSpec, ensureCorpus, largestFile } from './lib/corpus.js';
 import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';

@@ -14,8 +14,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendToCorpus, assertTotals, emptyTotals, type UsageTotals } from '../fixtures/generate/index.js';
-import type { ReadCursor } from '../src/codec.js';
-import type { UsageEvent } from '../src/events.js';
+import type { ReadCursor } from '../cursors/protocol/codec.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import { bigFileSpec, ensureCorpus, largestFile, type Corpus } from './lib/corpus.js';
 import { readRange, regrow, removeDb, restoreDb, snapshotDb } from './lib/files.js';
 import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';

@@ -4,7 +4,7 @@
  */
 import { readSync } from 'node:fs';
 import xxhash from 'xxhash-wasm';
-import { nativeKernel } from '../src/native.js';
+import { nativeKernel } from './native.js';
 
 const api = await xxhash();
 

@@ -10,8 +10,8 @@
  *   a few `update` calls per chunk, so a cursor's prefixHash costs no second pass.
  */
 import type { Hash } from 'node:crypto';
-import { SessionfoldError } from '../src/errors.js';
-import { indexOfIn } from '../src/native.js';
+import { SessionfoldError } from './protocol/errors.js';
+import { indexOfIn } from './native.js';
 
 /** `line` excludes LF and a trailing CR; `start` is the file offset of its first byte; `next` the offset past its LF. */
 export type LineHandler = (line: Buffer, start: number, next: number) => void;

@@ -7,7 +7,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { aligned8, nativeKernel } from '../src/native.js';
+import { aligned8, nativeKernel } from './native.js';
 
 /** Entry kinds (native/walk.c's LD_ values). */
 export const OTHER = 0;

@@ -5,10 +5,10 @@
  * values into events with its own builder.
  */
 import { isAscii } from 'node:buffer';
-import { DEFAULT_MAX_LINE_BYTES, newReadInfo, type ReadInfo, type UsageScanResult } from '../src/codec.js';
-import type { UsageEvent } from '../src/events.js';
-import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
-import { aligned8, nativeKernel, type NativeKernel } from '../src/native.js';
+import { DEFAULT_MAX_LINE_BYTES, newReadInfo, type ReadInfo, type UsageScanResult } from './protocol/codec.js';
+import type { UsageEvent } from './protocol/events.js';
+import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from './protocol/hints.js';
+import { aligned8, nativeKernel, type NativeKernel } from './native.js';
 import { compileProjection, type CompiledProjection, type FieldProjection } from './scan-fields.js';
 
 /**

@@ -15,10 +15,10 @@
  * ways and compares events, counts and cursors.
  */
 import { readSync } from 'node:fs';
-import type { NormalizedReadOptions } from '../src/codec.js';
-import type { SessionfoldEvent } from '../src/events.js';
-import { SessionfoldError } from '../src/errors.js';
-import { LINE, LINE_LONG, LINES_END, LINES_IO_ERROR, LINES_NEED_OUT, nativeKernel, type NativeKernel } from '../src/native.js';
+import type { NormalizedReadOptions } from './protocol/codec.js';
+import type { SessionfoldEvent } from './protocol/events.js';
+import { SessionfoldError } from './protocol/errors.js';
+import { LINE, LINE_LONG, LINES_END, LINES_IO_ERROR, LINES_NEED_OUT, nativeKernel, type NativeKernel } from './native.js';
 import { feedLine, kindFilter, lineSkipper, RESTART, type LineCore } from './core.js';
 
 /** What the native scan leaves for the reader's end step (the splitter's counterparts). */

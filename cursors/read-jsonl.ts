@@ -18,10 +18,10 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
-import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from '../src/codec.js';
-import { getParserString, normalizeReadOptions } from '../src/codec.js';
-import type { EventKind, KindCounts, SessionfoldEvent } from '../src/events.js';
-import { SessionfoldError } from '../src/errors.js';
+import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
+import { getParserString, normalizeReadOptions } from './protocol/codec.js';
+import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
+import { SessionfoldError } from './protocol/errors.js';
 import { LineSplitter } from './line-splitter.js';
 import { feedLine, kindFilter, lineSkipper, RESTART, type LineCore } from './core.js';
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';

@@ -4,7 +4,7 @@
  * Buffer is valid until the next iteration.
  */
 import { open } from 'node:fs/promises';
-import { DEFAULT_BUFFER_SIZE, DEFAULT_MAX_LINE_BYTES } from '../src/codec.js';
+import { DEFAULT_BUFFER_SIZE, DEFAULT_MAX_LINE_BYTES } from './protocol/codec.js';
 import { LineSplitter } from './line-splitter.js';
 
 export interface LineRecord {

@@ -39,12 +39,12 @@
  * over the index) ran at ~360 MB/s on the real lines (the per-byte work twice); jumping from quote to quote
  * with Buffer#indexOf costs a native call per string, which loses on short strings.
  *
- * The native kernel (src/native.ts, native/kernel.c) runs the same walk in C when it is built: it locates the
+ * The native kernel (cursors/native.ts, native/kernel.c) runs the same walk in C when it is built: it locates the
  * projected values and leaves their decoding to `parseSlice` here, so both paths decode alike.
  * test/native-kernel.test.ts holds the two walks to the same answers.
  */
 
-import { nativeKernel, type NativeKernel } from '../src/native.js';
+import { nativeKernel, type NativeKernel } from './native.js';
 
 /** Deeper nesting falls back to JSON.parse (keeps the recursion far from the stack limit). */
 export const MAX_DEPTH = 256;

@@ -6,8 +6,8 @@
  */
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ReadCursor } from '../src/codec.js';
-import { SessionfoldError } from '../src/errors.js';
+import type { ReadCursor } from './protocol/codec.js';
+import { SessionfoldError } from './protocol/errors.js';
 
 export const CURSOR_STORE_VERSION = 1;
 

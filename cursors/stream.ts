@@ -4,10 +4,10 @@
  */
 import split2 from 'split2';
 import type { Readable } from 'node:stream';
-import type { ReadOptions } from '../src/codec.js';
-import { normalizeReadOptions } from '../src/codec.js';
-import type { SessionfoldEvent } from '../src/events.js';
-import { SessionfoldError } from '../src/errors.js';
+import type { ReadOptions } from './protocol/codec.js';
+import { normalizeReadOptions } from './protocol/codec.js';
+import type { SessionfoldEvent } from './protocol/events.js';
+import { SessionfoldError } from './protocol/errors.js';
 import type { LineCore } from './core.js';
 
 export async function* readStreamEvents<S>(core: LineCore<S>, input: Readable, options: Omit<ReadOptions, 'resume'> = {}): AsyncGenerator<SessionfoldEvent> {

@@ -2,10 +2,10 @@
  * `parseSync`: the same LineCore over an in-memory string or Buffer, fed in chunks of any size. Tests use it
  * for chunk invariance; it is also handy for parsing a session held in memory.
  */
-import type { ReadOptions } from '../src/codec.js';
-import { normalizeReadOptions } from '../src/codec.js';
-import type { SessionfoldEvent } from '../src/events.js';
-import { SessionfoldError } from '../src/errors.js';
+import type { ReadOptions } from './protocol/codec.js';
+import { normalizeReadOptions } from './protocol/codec.js';
+import type { SessionfoldEvent } from './protocol/events.js';
+import { SessionfoldError } from './protocol/errors.js';
 import { RESTART, type LineCore } from './core.js';
 import { LineSplitter } from './line-splitter.js';
 

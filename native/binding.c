@@ -21,9 +21,9 @@
  *   listTree(root, only, maxDepth)  a whole tree, depth first, sorted (walk.c), or null
  *   hash64, hash64Update, hash64File, hash64Digest
  *                                   streaming XXH64 (hash.c), for the cache's prefix fingerprint
- *   limitArenas(n)                  caps glibc's malloc arenas (false where it cannot): see src/native.ts
+ *   limitArenas(n)                  caps glibc's malloc arenas (false where it cannot): see cursors/native.ts
  *
- * src/native.ts loads it and falls back to its JavaScript loops without it.
+ * cursors/native.ts loads it and falls back to its JavaScript loops without it.
  */
 #include <node_api.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
 /**
  * Build the optional native kernel (native/*.c → build/kernel.node) with the system's C compiler and
  * Node's own headers. Never fails the install or the build: without a compiler or headers it says so in one
- * line and sessionfold runs its JavaScript loops (src/native.ts). `SESSIONFOLD_NATIVE_BUILD=0` skips it;
+ * line and sessionfold runs its JavaScript loops (cursors/native.ts). `SESSIONFOLD_NATIVE_BUILD=0` skips it;
  * `CC` picks the compiler. Up to date (built from the same source and flags, by its recorded sha256): nothing to do.
  */
 import { spawnSync } from 'node:child_process';

@@ -9,7 +9,7 @@
  * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.js
  * (a served command) is not in the bundle and stays as small as it is.
  *
- * Modules that name files the package ships do it from the package folder (src/versions.ts `packageRoot`),
+ * Modules that name files the package ships do it from the package folder (cursors/versions.ts `packageRoot`),
  * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev
  * dependencies) there is no bundle and main.js loads run.js, as it does when the bundle is older than run.js.
  */

@@ -1,5 +1,5 @@
 /** The codecs that ship with sessionfold, in the order `sessions` and `cost` list agents. */
-import type { Codec } from './codec.js';
+import type { Codec } from '../cursors/protocol/codec.js';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';

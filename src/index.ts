@@ -5,7 +5,7 @@
  * import { getCodec } from 'sessionfold';
  * for await (const e of getCodec('claude').read(file, { kinds: ['usage'] })) console.log(e.outputTokens);
  */
-export { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind, isUsageEvent } from './events.js';
+export { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind, isUsageEvent } from '../cursors/protocol/events.js';
 export type {
   EventKind,
   EventBase,
@@ -19,8 +19,8 @@ export type {
   UnknownEvent,
   EventOfKind,
   KindCounts,
-} from './events.js';
-export { getParserVersion, getParserString, normalizeReadOptions, newReadInfo, DEFAULT_BUFFER_SIZE, DEFAULT_MAX_LINE_BYTES } from './codec.js';
+} from '../cursors/protocol/events.js';
+export { getParserVersion, getParserString, normalizeReadOptions, newReadInfo, DEFAULT_BUFFER_SIZE, DEFAULT_MAX_LINE_BYTES } from '../cursors/protocol/codec.js';
 export type {
   Codec,
   CodecCapabilities,
@@ -35,9 +35,9 @@ export type {
   ResumeOptions,
   ResumeStart,
   CursorUpdate,
-} from './codec.js';
-export { SessionfoldError, isSessionfoldError, ERROR_CODES } from './errors.js';
-export type { ErrorCode, SessionfoldErrorDetails } from './errors.js';
+} from '../cursors/protocol/codec.js';
+export { SessionfoldError, isSessionfoldError, ERROR_CODES } from '../cursors/protocol/errors.js';
+export type { ErrorCode, SessionfoldErrorDetails } from '../cursors/protocol/errors.js';
 export { registerCodec, findCodec, getCodec, listCodecs } from './registry.js';
 export { loadTags, getTagsPath } from './tags.js';
 export type { TagIndex } from './tags.js';
@@ -48,4 +48,3 @@ export type { UsageRecord, ScanOptions, ScanStats, ScanDelta } from './scan/type
 export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
 export { codex } from '../codecs/codex/index.js';
-export { runCli } from './cli/run.js';

@@ -2,8 +2,8 @@
  * The codec registry: codecs register under their id and aliases. Built-in codecs are listed in
  * `src/builtin-codecs.ts`; `registerCodec()` adds a plugin codec at run time.
  */
-import type { Codec } from './codec.js';
-import { SessionfoldError } from './errors.js';
+import type { Codec } from '../cursors/protocol/codec.js';
+import { SessionfoldError } from '../cursors/protocol/errors.js';
 import { BUILTIN_CODECS } from './builtin-codecs.js';
 
 const byName = new Map<string, Codec>();

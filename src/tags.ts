@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { SessionfoldError } from './errors.js';
+import { SessionfoldError } from '../cursors/protocol/errors.js';
 
 export interface TagIndex {
   /** Tags of a session (by unified id, plus every `cwd:` prefix its cwd starts with). */

@@ -10,7 +10,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Codec } from '../src/codec.js';
+import type { Codec } from '../cursors/protocol/codec.js';
 import { registerCodec } from '../src/registry.js';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { scanUsage } from '../src/scan/index.js';

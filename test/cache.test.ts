@@ -2,13 +2,13 @@ import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Codec } from '../src/codec.js';
+import type { Codec } from '../cursors/protocol/codec.js';
 import { registerCodec } from '../src/registry.js';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { newScanStats, type ScanOptions, type UsageRecord } from '../src/scan/types.js';
 import { scanUsage } from '../src/scan/index.js';
 import { getCachePath } from '../src/cache/paths.js';
-import { SessionfoldError } from '../src/errors.js';
+import { SessionfoldError } from '../cursors/protocol/errors.js';
 import { AGENT, collect, dedup, makeTree, opts, put, sessionBody, tempDir, usageLine, userLine } from './scan-helpers.js';
 
 const live = (rs: UsageRecord[]) => rs.filter((r) => r.retained !== true);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
-import type { EventKind, SessionfoldEvent } from '../src/events.js';
+import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 
 const run = promisify(execFile);

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { claude, claudeCore, MAX_OPEN_CALLS, type ClaudeSnapshot } from '../codecs/claude/index.js';
 import { MAX_OPEN_RESPONSES } from '../codecs/claude/parse.js';
 import { hashId32 } from '../cursors/ids.js';
-import { normalizeReadOptions, type JsonlCursor, type ReadCursor, type ResumeStart } from '../src/codec.js';
-import type { SessionfoldEvent, ToolResultEvent, UsageEvent } from '../src/events.js';
+import { normalizeReadOptions, type JsonlCursor, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent, ToolResultEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 
 const SID = '0e0e0e0e-1111-4222-8333-444444444444';

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { claude, claudeCore } from '../codecs/claude/index.js';
 import { parseSync } from '../cursors/sync.js';
-import { newReadInfo } from '../src/codec.js';
-import type { MessageEvent, SessionEvent, ToolCallEvent, ToolResultEvent } from '../src/events.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
+import type { MessageEvent, SessionEvent, ToolCallEvent, ToolResultEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { codecWithSidecar } from './claude-helpers.js';
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
-import type { SessionfoldEvent, UsageEvent } from '../src/events.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { codecWithSidecar } from './claude-helpers.js';
 

@@ -10,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { claude, getClaudePathInfo, getClaudeRoots, getSubagentMetaPath } from '../codecs/claude/index.js';
-import type { SessionFile } from '../src/codec.js';
+import type { SessionFile } from '../cursors/protocol/codec.js';
 import { getCodec } from '../src/registry.js';
 import { createSessionManager } from '../src/sessions/manager.js';
 import { scanUsage } from '../src/scan/index.js';

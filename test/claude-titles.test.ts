@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { claude, claudeCore, extractSubagentMeta, getModelProvider, readSubagentMeta } from '../codecs/claude/index.js';
 import { parseSync } from '../cursors/sync.js';
-import { newReadInfo } from '../src/codec.js';
-import type { EventKind, SessionEvent, UsageEvent } from '../src/events.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
+import type { EventKind, SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectResumeEqualsFull, lineBoundaries, readEvents, resumeAcrossCuts } from './helpers/codec-harness.js';
 
 const PROJECTS = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));

@@ -13,9 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { compileProjection, createClaudeCore, scanFields, USAGE_LINE_FIELDS, type FieldProjection } from '../codecs/claude/index.js';
 import { parseSync } from '../cursors/sync.js';
 import { scanFieldsJs } from '../cursors/scan-fields.js';
-import { nativeKernel } from '../src/native.js';
-import { normalizeReadOptions } from '../src/codec.js';
-import type { EventKind, SessionfoldEvent } from '../src/events.js';
+import { nativeKernel } from '../cursors/native.js';
+import { normalizeReadOptions } from '../cursors/protocol/codec.js';
+import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { applyDamage, plainCollectedKeys, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
 import { claudeLine as line, CLAUDE_SID as SID } from './helpers/claude-model.js';
 import { jsonlFiles } from './helpers/files.js';
@@ -25,7 +25,7 @@ const CONSTRUCTED = fileURLToPath(new URL('../fixtures/claude/projects/', import
 const FIELDS = compileProjection(USAGE_LINE_FIELDS);
 const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
 const fastCore = createClaudeCore();
-/** Both walks: the native kernel's when it is built (src/native.ts), and the JavaScript one. */
+/** Both walks: the native kernel's when it is built (cursors/native.ts), and the JavaScript one. */
 const WALKS: [string, typeof scanFields][] = [
   [nativeKernel !== undefined ? 'native kernel' : 'JavaScript walk (no kernel built)', scanFields],
   ['JavaScript walk', scanFieldsJs],

@@ -11,8 +11,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claude, claudeCore } from '../codecs/claude/index.js';
 import { parseSync } from '../cursors/sync.js';
-import { newReadInfo } from '../src/codec.js';
-import type { UsageEvent } from '../src/events.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectResumeEqualsFull, lineBoundaries, readEvents, resumeAcrossCuts } from './helpers/codec-harness.js';
 
 const SID = '0f0f0f0f-1111-4222-8333-444444444444';

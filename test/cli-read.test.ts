@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_KINDS, type EventKind } from '../src/events.js';
+import { EVENT_KINDS, type EventKind } from '../cursors/protocol/events.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;

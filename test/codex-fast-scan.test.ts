@@ -11,7 +11,7 @@ import { createCodexCore } from '../codecs/codex/parse.js';
 import { CODEX_USAGE_FIELDS, CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
 import { scanFields, scanFieldsJs } from '../cursors/scan-fields.js';
 import { parseSync } from '../cursors/sync.js';
-import type { EventKind, SessionfoldEvent } from '../src/events.js';
+import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { LOCAL_FIXTURES, meta, REAL_DIR, REAL_FIXTURES } from './codex-helpers.js';
 import { applyDamage, plainCollectedKeys, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
 import { codexLine } from './helpers/codex-model.js';

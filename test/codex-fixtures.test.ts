@@ -11,8 +11,8 @@ import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { codex } from '../codecs/codex/index.js';
-import { newReadInfo } from '../src/codec.js';
-import { EVENT_KINDS, type SessionfoldEvent } from '../src/events.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
+import { EVENT_KINDS, type SessionfoldEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents, resumeAcrossCuts } from './helpers/codec-harness.js';
 import { EXPECTED_DIR, FILE_A, LOCAL_FIXTURES, REAL_DIR, REAL_FIXTURES, usages } from './codex-helpers.js';
 

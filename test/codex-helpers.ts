@@ -6,7 +6,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionfoldEvent, UsageEvent } from '../src/events.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 
 export const CODEX_HOME = new URL('../fixtures/codex/', import.meta.url).pathname.replace(/\/$/, '');
 export const REAL_DIR = new URL('../../shared/fixtures/real/codex/', import.meta.url).pathname;

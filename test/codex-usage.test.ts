@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { codex } from '../codecs/codex/index.js';
 import { FALLBACK_MODEL } from '../codecs/codex/parse.js';
 import { mayHoldUsage } from '../codecs/codex/prefilter.js';
-import type { UsageEvent } from '../src/events.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
 import {
   count, FILE_A, FILE_A_ARCHIVED, FILE_B, FILE_C, foldTotal, ID_A, ID_B, jsonl, meta, record, REAL_DIR, tmpRollout, tokens, tu, turn, usages,

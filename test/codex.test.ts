@@ -10,10 +10,10 @@ import { MAX_OPEN_CALLS } from '../codecs/codex/parse.js';
 import type { CodexState } from '../codecs/codex/parse.js';
 import { parseSync } from '../cursors/sync.js';
 import { hashId32 } from '../cursors/ids.js';
-import { newReadInfo, normalizeReadOptions, type ReadCursor, type ResumeStart } from '../src/codec.js';
+import { newReadInfo, normalizeReadOptions, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
 import { getCodec } from '../src/registry.js';
-import { isSessionfoldError } from '../src/errors.js';
-import type { MessageEvent, SessionEvent, ToolCallEvent, ToolResultEvent } from '../src/events.js';
+import { isSessionfoldError } from '../cursors/protocol/errors.js';
+import type { MessageEvent, SessionEvent, ToolCallEvent, ToolResultEvent } from '../cursors/protocol/events.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import {
   CODEX_HOME, count, eventMsg, FILE_A, FILE_A_ARCHIVED, FILE_B, FILE_C, FILE_OLD, ID_A, ID_B, ID_C, ID_OLD, ID_PARENT_C, item, jsonl, meta, record, tmpRollout, tu, usages,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CursorStore } from '../cursors/store.js';
-import type { JsonlCursor } from '../src/codec.js';
+import type { JsonlCursor } from '../cursors/protocol/codec.js';
 
 const cursor = (offset: number): JsonlCursor => ({ format: 'jsonl', version: 1, parser: 'x@n1.p1', offset, prefixHash: '0'.repeat(64) });
 

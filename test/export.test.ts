@@ -12,7 +12,7 @@ import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, export
 import { KeyTable } from '../src/cost/key-table.js';
 import { parseOverrides } from '../src/cost/overrides.js';
 import { createPricer } from '../src/cost/pricing.js';
-import { isSessionfoldError } from '../src/errors.js';
+import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { usageRecord } from './helpers/usage-record.js';
 import type { UsageRecord } from '../src/scan/types.js';
 

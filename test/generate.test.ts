@@ -16,7 +16,7 @@ import {
   type GenerateResult,
 } from '../fixtures/generate/index.js';
 import { getCodec } from '../src/registry.js';
-import type { EventKind } from '../src/events.js';
+import type { EventKind } from '../cursors/protocol/events.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sf-generate-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
-import type { Codec, SessionFile } from '../src/codec.js';
-import { nativeKernel } from '../src/native.js';
+import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
+import { nativeKernel } from '../cursors/native.js';
 import { DIR, FILE, OTHER, fileStat, listDir, listDirJs, listDirNative, listTree, type DirEntry, type TreeEntry } from '../cursors/list-dir.js';
 
 const SHARED = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * The native kernel (native/, loaded by src/native.ts) against the JavaScript loops it stands in for:
+ * The native kernel (native/, loaded by cursors/native.ts) against the JavaScript loops it stands in for:
  * the same substring positions as Buffer#indexOf, the same field spans as the JavaScript walk (hence the same
  * fields as JSON.parse, which test/claude-usage-scan.test.ts and test/codex-fast-scan.test.ts check), at every
  * byte alignment and around every SIMD block edge; and a cost report that reads the same with the kernel
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
 import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
 import { compileProjection, scanFields, scanFieldsJs, type FieldProjection } from '../cursors/scan-fields.js';
-import { indexOfIn, indexOfJs, KERNEL_ABI, limitMallocArenas, nativeKernel } from '../src/native.js';
+import { indexOfIn, indexOfJs, KERNEL_ABI, limitMallocArenas, nativeKernel } from '../cursors/native.js';
 import { makeHistory } from './cost-history.js';
 import { anyValue, applyDamage, damage, key, obj, serialize, style, type J } from './helpers/json-model.js';
 
@@ -45,7 +45,7 @@ describe('the native kernel', () => {
   });
 
   it('is not loaded when SESSIONFOLD_NATIVE=0', () => {
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${join(ROOT, 'dist/src/native.js')}').then((m) => process.stdout.write(String(m.nativeKernel === undefined)))`], {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${join(ROOT, 'dist/cursors/native.js')}').then((m) => process.stdout.write(String(m.nativeKernel === undefined)))`], {
       env: { ...process.env, SESSIONFOLD_NATIVE: '0' },
       encoding: 'utf8',
     });

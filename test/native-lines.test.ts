@@ -14,10 +14,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
-import type { Codec, ReadCursor, ReadOptions } from '../src/codec.js';
-import { newReadInfo } from '../src/codec.js';
-import type { EventKind, SessionfoldEvent } from '../src/events.js';
-import { nativeKernel } from '../src/native.js';
+import type { Codec, ReadCursor, ReadOptions } from '../cursors/protocol/codec.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
+import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
+import { nativeKernel } from '../cursors/native.js';
 import { nativeLineReads } from '../cursors/native-lines.js';
 import { CLAUDE_SID, claudeLine } from './helpers/claude-model.js';
 import { codexLine } from './helpers/codex-model.js';
@@ -164,7 +164,7 @@ describeNative('native line source: the same reads as the JavaScript splitter', 
 
   it('a core whose markers change mid-read is refused, not misread', async () => {
     const { scanNativeLines } = await import('../cursors/native-lines.js');
-    const { normalizeReadOptions } = await import('../src/codec.js');
+    const { normalizeReadOptions } = await import('../cursors/protocol/codec.js');
     const { openSync, closeSync } = await import('node:fs');
     const file = await put('any.jsonl', 'a\nb\nc\n');
     const fd = openSync(file, 'r');

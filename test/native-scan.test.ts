@@ -15,7 +15,7 @@ import { discoverUsageFiles } from '../src/scan/index.js';
 import { KEY_HI, KEY_LO, TIME_MS, newScanStats, type ScanOptions, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { totalCost } from '../src/cost/total.js';
 import { foldCost } from '../src/cost/fold.js';
-import { nativeKernel } from '../src/native.js';
+import { nativeKernel } from '../cursors/native.js';
 import { TaskRunner } from '../src/scan/runner.js';
 import { normalizeScanOptions } from '../src/scan/options.js';
 import { eventTime } from '../src/cost/filter.js';

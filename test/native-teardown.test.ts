@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
-import { nativeKernel } from '../src/native.js';
+import { nativeKernel } from '../cursors/native.js';
 import { jsonlFiles } from './helpers/files.js';
 
 const DIST = fileURLToPath(new URL('../dist', import.meta.url));

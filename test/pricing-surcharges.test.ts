@@ -7,7 +7,7 @@ import { createPricer } from '../src/cost/pricing.js';
 import { fastModeMultiplier, WEB_SEARCH_USD_PER_REQUEST } from '../src/cost/surcharges.js';
 import { totalCost } from '../src/cost/total.js';
 import { decodeSegment, pushRecords, SegmentWriter } from '../src/scan/segment.js';
-import type { UsageEvent } from '../src/events.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import type { UsageRecord } from '../src/scan/types.js';
 
 const base: UsageEvent = {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createPricer, resolvePriceEntry, type PriceableUsage } from '../src/cost/pricing.js';
 import { parseOverrides, NO_OVERRIDES } from '../src/cost/overrides.js';
-import { isSessionfoldError } from '../src/errors.js';
+import { isSessionfoldError } from '../cursors/protocol/errors.js';
 
 function usage(over: Partial<PriceableUsage> & { model: string }): PriceableUsage {
   return {

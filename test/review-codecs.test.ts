@@ -9,9 +9,9 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
-import type { JsonlCursor, ReadCursor, ResumeStart } from '../src/codec.js';
-import { SessionfoldError } from '../src/errors.js';
-import type { SessionfoldEvent } from '../src/events.js';
+import type { JsonlCursor, ReadCursor, ResumeStart } from '../cursors/protocol/codec.js';
+import { SessionfoldError } from '../cursors/protocol/errors.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { runCli } from '../src/cli/run.js';
 
 const CLAUDE_LINE = '{"type":"user","sessionId":"s-1","cwd":"/w","message":{"role":"user","content":"hi"}}\n';

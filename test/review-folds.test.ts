@@ -38,7 +38,7 @@ describe('a calendar date that does not exist is rejected, not rolled into the n
   });
   test('sessions --since/--until (parseDateOption)', () => {
     const ctx = (values: Record<string, string>, tz = 'UTC') =>
-      ({ positionals: [], values, stdout: process.stdout, stderr: process.stderr, env: { TZ: tz } }) as CommandContext;
+      ({ positionals: [], values, stdout: process.stdout, stderr: process.stderr, env: { TZ: tz }, runCli: async () => 0 }) as CommandContext;
     expect(() => parseDateOption(ctx({ until: '2026-02-30' }), 'until', true)).toThrow(/--until/);
     expect(parseDateOption(ctx({ since: '2028-02-29' }), 'since', false)?.toISOString()).toBe('2028-02-29T00:00:00.000Z');
     // The same zone rules as `cost`: the command's TZ (or --tz) decides where a day starts and ends.

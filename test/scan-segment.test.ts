@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { UsageEvent } from '../src/events.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import { decodeSegment, pushRecords, segmentCount, segmentKey, SegmentWriter } from '../src/scan/segment.js';
 import type { UsageRecord } from '../src/scan/types.js';
 

@@ -1,13 +1,13 @@
 import { appendFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Codec, ReadOptions } from '../src/codec.js';
+import type { Codec, ReadOptions } from '../cursors/protocol/codec.js';
 import { registerCodec } from '../src/registry.js';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { scanUsage, scanUsageBatches } from '../src/scan/index.js';
 import { BATCH_EVENTS } from '../src/scan/parse-file.js';
 import { newScanStats, type UsageRecord } from '../src/scan/types.js';
-import { isSessionfoldError } from '../src/errors.js';
+import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { AGENT, canonical, collect, header, makeTree, opts, put, sessionBody, tempDir, usageLine, userLine } from './scan-helpers.js';
 
 /** sessionfold-jsonl under another id, registered as a plugin (so it cannot run on a worker). */

@@ -254,7 +254,7 @@ describe('serve without notifications (as on systems other than Linux)', () => {
     const home = await makeHome();
     await copyClaudeFixtures(home);
     const socket = join(home.dir, 'in-process.sock');
-    const server = await startServer({ socket, watch: false, sweepMs: 0 });
+    const server = await startServer({ socket, run: runCli, watch: false, sweepMs: 0 });
     const args = ['cost', 'report', '--json', '--group-by', 'session', '--tz', 'UTC'];
     const served = () => inProcess(args, { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 's.db') }, { socket, cwd: home.dir });
     const local = () => inProcess(args, { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'l.db') }, 'local');
@@ -281,7 +281,7 @@ describe('served output follows the client, not the server', () => {
     const { TZ: _tz, NO_COLOR: _nc, COLUMNS: _c, ...noTz } = home.env;
     const serverTz = process.env.TZ;
     process.env.TZ = 'Asia/Tokyo'; // the server's own zone, which must not show
-    const server = await startServer({ socket, sweepMs: 0 });
+    const server = await startServer({ socket, run: runCli, sweepMs: 0 });
     const tables = new Map<string, string>();
     try {
       for (const tty of [true, false]) {
@@ -320,7 +320,7 @@ describe('served right after a write, in one process (the tightest race)', () =>
     const file = join(proj, `${sid}.jsonl`);
     writeFileSync(file, `${claudeAssistant(sid, '/tmp/race', 'race_0', 100, '2026-08-03T12:00:00.000Z')}\n`);
     const socket = join(home.dir, 'race.sock');
-    const server = await startServer({ socket, sweepMs: 0 });
+    const server = await startServer({ socket, run: runCli, sweepMs: 0 });
     const output = async (): Promise<number> => {
       const r = await inProcess(['cost', 'report', '--json', '--tz', 'UTC'], { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'race.db') }, { socket, cwd: home.dir });
       expect(r.code).toBe(0);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
-import { newReadInfo } from '../src/codec.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
 
 const SAMPLE = [
   { type: 'sessionfold.session', version: 1, agent: 'claude', sessionId: 'abc', title: 'Fix the 🐛 in ünïcode', createdAt: '2026-01-02T03:04:05.000Z', cwd: '/w' },

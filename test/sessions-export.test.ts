@@ -2,7 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
-import { isExportHeader, isExportMessage } from '../codecs/sessionfold-jsonl/schema.js';
+import { isExportHeader, isExportMessage } from '../cursors/protocol/sessionfold-jsonl.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage } from '../src/sessions/types.js';

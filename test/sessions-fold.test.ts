@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionfoldEvent, UsageEvent } from '../src/events.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { SessionFold, cutTitle, outputText } from '../src/sessions/fold.js';
 import { resolveNativeId, resolveUnifiedId } from '../src/sessions/ids.js';
 

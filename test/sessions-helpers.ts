@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExportHeader, ExportMessage } from '../codecs/sessionfold-jsonl/schema.js';
+import type { ExportHeader, ExportMessage } from '../cursors/protocol/sessionfold-jsonl.js';
 import { findCodec } from '../src/registry.js';
 import type { UsagePricer } from '../src/sessions/types.js';
 

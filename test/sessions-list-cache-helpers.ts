@@ -6,7 +6,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Codec } from '../src/codec.js';
+import type { Codec } from '../cursors/protocol/codec.js';
 import type { LineCore } from '../cursors/core.js';
 import { getCodec, registerCodec } from '../src/registry.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';

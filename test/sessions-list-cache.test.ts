@@ -7,7 +7,7 @@ import { appendFile, readFile, rm, stat, unlink, utimes, writeFile } from 'node:
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSessionfoldError } from '../src/errors.js';
+import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import type { SessionListOptions } from '../src/sessions/types.js';
 import { asJson, cachePath, manager, optionMatrix, registerProbe, summaryRows, writeLargeSessions, writePrices, type Probe } from './sessions-list-cache-helpers.js';
 import { buildExportFixtures, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, EXPORT_IDS, FAKE_PRICER, HAS_CLAUDE, HAS_CODEX, makeHome, type Home } from './sessions-helpers.js';

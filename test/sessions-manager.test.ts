@@ -1,7 +1,7 @@
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSessionfoldError } from '../src/errors.js';
+import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { FULL_PEEK_BYTES } from '../src/sessions/peek.js';
 import { SCAN_MIN_FILES } from '../src/sessions/usage-scan.js';

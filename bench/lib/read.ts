@@ -4,8 +4,8 @@
  * expected.json; and the naive baseline (`readFile` + `toString` + `split('\n')` + `JSON.parse`).
  */
 import { open, readFile } from 'node:fs/promises';
-import { DEFAULT_BUFFER_SIZE, type Codec } from '../../src/codec.js';
-import type { EventKind } from '../../src/events.js';
+import { DEFAULT_BUFFER_SIZE, type Codec } from '../../cursors/protocol/codec.js';
+import type { EventKind } from '../../cursors/protocol/events.js';
 import { findCodec } from '../../src/registry.js';
 import { UsageCollector } from '../../fixtures/generate/index.js';
 

@@ -8,8 +8,8 @@
  * for await (const f of claude.discover(claude.defaultRoots()))
  *   for await (const e of claude.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, ReadOptions, SessionFile } from '../../src/codec.js';
-import type { SessionfoldEvent } from '../../src/events.js';
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';

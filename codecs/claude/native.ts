@@ -11,8 +11,8 @@
  * with `read()`, which also reports what is wrong with it).
  * test/claude-native.test.ts holds both engines to the same events on every fixture and on generated edge cases.
  */
-import type { UsageScanResult } from '../../src/codec.js';
-import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
+import type { UsageScanResult } from '../../cursors/protocol/codec.js';
+import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, createUsageScanner, setFoldHints, TIME } from '../../cursors/native-engine.js';
 import { getClaudeSessionId } from './paths.js';

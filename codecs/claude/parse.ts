@@ -26,7 +26,7 @@
 import type { Emit, LineCore, LineResult } from '../../cursors/core.js';
 import { parseJsonObject, RESTART } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
-import type { KindCounts, MessageEvent, MessageRole, SessionEvent } from '../../src/events.js';
+import type { KindCounts, MessageEvent, MessageRole, SessionEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { extractTimestamp, isContentBlock, isRecord, str, SYNTHETIC_MODEL, TITLE_MARKER, USAGE_MARKER, type SubagentMeta } from './schema.js';
 import {
@@ -41,7 +41,7 @@ import {
 } from './state.js';
 import { extractUsage, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
 import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
-import { indexOfIn } from '../../src/native.js';
+import { indexOfIn } from '../../cursors/native.js';
 
 type Rec = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
-import type { SessionFile } from '../../src/codec.js';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, OTHER, listDir, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'claude';

@@ -13,9 +13,9 @@
  */
 import type { CoreContext } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
-import type { ReadInfo } from '../../src/codec.js';
-import type { SessionEvent, UsageEvent } from '../../src/events.js';
-import { SessionfoldError } from '../../src/errors.js';
+import type { ReadInfo } from '../../cursors/protocol/codec.js';
+import type { SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getClaudePathInfo, type ClaudePathInfo } from './paths.js';
 import { isRecord, type SubagentMeta } from './schema.js';
 

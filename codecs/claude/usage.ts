@@ -17,7 +17,7 @@
  * exactly these from a line, so a field read here and missing there would silently read as absent. The
  * property tests in test/claude-usage-scan.test.ts compare both paths; keep the two in step.
  */
-import type { UsageEvent } from '../../src/events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { count, extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';

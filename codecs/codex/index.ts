@@ -5,7 +5,7 @@
  */
 import { basename, join } from 'node:path';
 import { readdir } from 'node:fs/promises';
-import type { Codec, SessionFile } from '../../src/codec.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import type { FileStat } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, codexCore } from './parse.js';

@@ -2,7 +2,7 @@
  * Pure extractors for the conversational records of a rollout: message text, reasoning, tool calls and
  * their outputs. No state here; parse.ts decides what to emit (dedup, inherited history, open calls).
  */
-import type { MessageRole } from '../../src/events.js';
+import type { MessageRole } from '../../cursors/protocol/events.js';
 import { asObject, asString, INJECTED_USER_PREFIXES, ITEM, type Json } from './schema.js';
 
 /** Role and subtype of a message after separating injected context from what the user typed. */

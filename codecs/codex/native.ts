@@ -9,8 +9,8 @@
  * numbers, lines JSON.parse might read differently (see native/codex.c). test/native-engines.test.ts holds
  * both engines to the same events on every fixture and on generated edge cases.
  */
-import type { UsageScanResult } from '../../src/codec.js';
-import { blankUsageEvent, type UsageEvent } from '../../src/events.js';
+import type { UsageScanResult } from '../../cursors/protocol/codec.js';
+import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, createUsageScanner, setFoldHints } from '../../cursors/native-engine.js';
 import { buildCodexUsage, fileIdOf } from './parse.js';

@@ -4,13 +4,13 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Codec, SessionFile } from '../../src/codec.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
 import { getExportRoots } from './paths.js';
 
 export { sessionfoldJsonlCore } from './parse.js';
-export * from './schema.js';
+export * from '../../cursors/protocol/sessionfold-jsonl.js';
 
 async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
   let entries;

@@ -5,8 +5,8 @@
 import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
-import type { KindCounts, MessageRole } from '../../src/events.js';
-import { isExportHeader, isExportMessage } from './schema.js';
+import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
+import { isExportHeader, isExportMessage } from '../../cursors/protocol/sessionfold-jsonl.js';
 
 export const CODEC_ID = 'sessionfold-jsonl';
 

@@ -12,7 +12,7 @@
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { SessionfoldError } from '../errors.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 
 export type Db = Database.Database;
 

@@ -3,7 +3,7 @@
  * what applying that gives back. Apart from the store, so that the row memo (row-memo.ts) and the scan
  * (src/scan/cached.ts) import them without importing the store.
  */
-import type { ResumeStart } from '../codec.js';
+import type { ResumeStart } from '../../cursors/protocol/codec.js';
 import type { UsageRecord } from '../scan/types.js';
 import type { SessionTrack } from '../scan/parse-file.js';
 

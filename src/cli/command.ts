@@ -5,8 +5,8 @@
  * and prints its stack.
  */
 import { parseArgs } from 'node:util';
-import type { ErrorCode } from '../errors.js';
-import { SessionfoldError } from '../errors.js';
+import type { ErrorCode } from '../../cursors/protocol/errors.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 
 export interface OptionDef {
   type: 'string' | 'boolean';
@@ -24,6 +24,8 @@ export interface CommandContext {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** The whole CLI as a function (run.ts `runCli`): what `serve` answers with, passed down so no command imports the runner that imports it. */
+  runCli: (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number>;
 }
 
 export interface CommandDef {

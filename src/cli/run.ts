@@ -3,10 +3,10 @@
  * process's). `sessionfold <command> [...]`; `sessionfold --help` lists commands.
  */
 import { COMMANDS } from './commands.js';
-import { sessionfoldVersion } from '../versions.js';
+import { sessionfoldVersion } from '../../cursors/versions.js';
 
-/** The executable caps malloc arenas before the engines start (src/native.ts); re-exported so it comes from the same modules as the CLI. */
-export { limitMallocArenas } from '../native.js';
+/** The executable caps malloc arenas before the engines start (cursors/native.ts); re-exported so it comes from the same modules as the CLI. */
+export { limitMallocArenas } from '../../cursors/native.js';
 import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef } from './command.js';
 
 export async function runCli(
@@ -57,7 +57,7 @@ export async function runCli(
       return 0;
     }
     if (!def.run) throw new CliError('USAGE_ERROR', `"${prefix}" needs a sub-command`);
-    const code = await def.run({ positionals, values, stdout: io.stdout, stderr: io.stderr, env: io.env });
+    const code = await def.run({ positionals, values, stdout: io.stdout, stderr: io.stderr, env: io.env, runCli });
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     return reportError(e, io.stderr, e instanceof CliError ? usage : undefined);

@@ -6,7 +6,7 @@
  * transition in use sits on a 15-minute grid), then plain integer arithmetic and a per-day string cache.
  * UTC skips Intl entirely.
  */
-import { invalidOption } from '../errors.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 
 const DAY_MS = 86_400_000;
 const QUARTER_MS = 900_000;

@@ -3,7 +3,7 @@
  * distinct type, then one predicate per record. Filters apply before cross-file dedup, so a response copied
  * into a resumed or forked session counts when any of its copies is selected.
  */
-import { invalidOption } from '../errors.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec } from '../registry.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type UsageRecord } from '../scan/types.js';
 import { loadTags, type TagIndex } from '../tags.js';

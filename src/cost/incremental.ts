@@ -18,9 +18,9 @@
  * Pricers and tag indexes without a `fingerprint` (made by the caller) are never cached.
  */
 import { createHash } from 'node:crypto';
-import { getParserString } from '../codec.js';
-import { CORE_EVENT_VERSION } from '../events.js';
-import { sessionfoldVersion } from '../versions.js';
+import { getParserString } from '../../cursors/protocol/codec.js';
+import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
+import { sessionfoldVersion } from '../../cursors/versions.js';
 import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';

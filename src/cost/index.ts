@@ -1,6 +1,6 @@
 /**
- * The cost module's public surface (the package barrel re-exports it): pricing, the totals fold, renderings,
- * and the usage export. See docs/cost.md.
+ * The cost module's public surface (the package barrel re-exports it): pricing, the totals fold and the usage
+ * export. Rendering for humans lives in src/cli/render/. See docs/cost.md.
  */
 export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './types.js';
 export { createPricer, resolvePriceEntry, checkCostMode, COST_MODES } from './pricing.js';
@@ -17,8 +17,6 @@ export type { FoldRunInfo } from './incremental.js';
 export { normalizeCostOptions, COST_GROUP_BYS } from './filter.js';
 export type { CostFoldOptions, NormalizedCostOptions } from './filter.js';
 export { totalCost } from './total.js';
-export { renderCostSummary, COST_FORMATS } from './format.js';
-export type { CostFormat, RenderOptions } from './format.js';
 export { exportUsage, exportUsageBatches, ExportCursor, EXPORT_CSV_COLUMNS } from './export.js';
 export type { UsageExportLine, UsageExportOptions, ExportCursorDocument, ExportFileMark } from './export.js';
 export { ZoneCalendar } from './calendar.js';

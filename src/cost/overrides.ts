@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelPrice } from '@pydantic/genai-prices';
-import { SessionfoldError } from '../errors.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 
 /** The price keys an override may set. */
 export const OVERRIDE_PRICE_KEYS = [

@@ -14,8 +14,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { UsageEvent } from '../events.js';
-import { invalidOption } from '../errors.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import type { CostMode } from './types.js';
 import { modelCandidates, normalizeModelName } from './models.js';
 import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrides.js';

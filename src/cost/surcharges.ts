@@ -1,5 +1,5 @@
 /**
- * What a usage event costs beyond its tokens' list prices, from fields the codecs carry (src/events.ts):
+ * What a usage event costs beyond its tokens' list prices, from fields the codecs carry (cursors/protocol/events.ts):
  *
  * - `speed: "fast"` (Anthropic fast mode, Claude API only): the whole request is billed at a multiple of the
  *   standard rates, and the multiple "stacks with other pricing modifiers" (cache multiples, the long-context
@@ -11,7 +11,7 @@
  *
  * A recorded `costUsd` (mode `auto`) already includes all of it and is used as is.
  */
-import type { UsageEvent } from '../events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 export const FAST_MODE_DEFAULT_MULTIPLIER = 6;
 export const WEB_SEARCH_USD_PER_REQUEST = 10 / 1000;

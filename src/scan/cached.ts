@@ -14,8 +14,8 @@
  * each; a file another process updated meanwhile is classified again against the new row.
  */
 import { statSync } from 'node:fs';
-import { getParserString, type Codec, type ReadCursor, type ResumeStart } from '../codec.js';
-import { SessionfoldError } from '../errors.js';
+import { getParserString, type Codec, type ReadCursor, type ResumeStart } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { EventCache } from '../cache/store.js';
 import { fileKey, type FileResult, type FileRow } from '../cache/rows.js';
 import { isCorruptionError, moveAside } from '../cache/db.js';
@@ -30,7 +30,7 @@ import { BATCH_EVENTS } from './parse-file.js';
 import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
 import type { UsageRecord } from './types.js';
-import type { UsageEvent } from '../events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 /**
  * Unchanged files served per read transaction: at most this many files, and no more files once the chunk

@@ -6,7 +6,7 @@
  * through libuv's pool.
  */
 import { statSync } from 'node:fs';
-import type { Codec, SessionFile } from '../codec.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
 
 export interface ScanFile {

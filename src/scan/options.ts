@@ -1,7 +1,7 @@
 /** `normalizeScanOptions`: every default filled once, every bad option an INVALID_OPTION. */
 import { availableParallelism } from 'node:os';
-import type { Codec } from '../codec.js';
-import { invalidOption } from '../errors.js';
+import type { Codec } from '../../cursors/protocol/codec.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec, getCodec, listCodecs } from '../registry.js';
 import { getCachePath } from '../cache/paths.js';
 import { newScanStats, type ScanDelta, type ScanOptions, type ScanStats } from './types.js';

@@ -12,10 +12,10 @@
  *   vs sha256 77–98 ms per 100 MB on this machine: `npm run bench -- prefix`; see docs/cache.md).
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import type { Codec, ReadCursor, ReadInfo, ResumeStart } from '../codec.js';
-import { newReadInfo } from '../codec.js';
-import type { KindCounts, SessionEvent, UsageEvent } from '../events.js';
-import { isSessionfoldError } from '../errors.js';
+import type { Codec, ReadCursor, ReadInfo, ResumeStart } from '../../cursors/protocol/codec.js';
+import { newReadInfo } from '../../cursors/protocol/codec.js';
+import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
 

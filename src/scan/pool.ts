@@ -17,9 +17,9 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { FROM_SOURCES, packageRoot } from '../versions.js';
-import type { Codec, UsageScanResult } from '../codec.js';
-import { nativeKernel } from '../native.js';
+import { FROM_SOURCES, packageRoot } from '../../cursors/versions.js';
+import type { Codec, UsageScanResult } from '../../cursors/protocol/codec.js';
+import { nativeKernel } from '../../cursors/native.js';
 import { newSessionTrack, parseFile, type ParseTask, type TaskMessage } from './parse-file.js';
 
 const PREFETCH = 2;

@@ -2,7 +2,7 @@
  * The TaskRunner: a ParsePool plus the queue its messages land in, with progress accounting. The scan
  * loops on `next()`; a task's messages arrive in order (start, batch…, done | error), tasks interleave.
  */
-import type { Codec } from '../codec.js';
+import type { Codec } from '../../cursors/protocol/codec.js';
 import { BUILTIN_CODECS } from '../builtin-codecs.js';
 import type { NormalizedScanOptions } from './options.js';
 import type { ParseTask, TaskMessage } from './parse-file.js';

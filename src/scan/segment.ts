@@ -23,7 +23,7 @@
  * Text is UTF-8 unless some string is not well-formed UTF-16 (a lone surrogate from a `\ud800` escape), in
  * which case the whole segment uses UTF-16LE so that every string round-trips exactly.
  */
-import type { UsageEvent } from '../events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { UsageRecord } from './types.js';
 
 const MAGIC_V1 = 0x31474553; // 'SEG1'

@@ -3,29 +3,10 @@
  * usage (totals, export). `scanUsage()` yields usage records of every selected file; the same response can
  * appear in several files (resumed / forked sessions), so consumers count each `dedupKey` once.
  */
-import type { UsageEvent } from '../events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
+import type { FoldHints } from '../../cursors/protocol/hints.js';
 
-/** The keys of the fold hints (symbols: not in `JSON.stringify`, `Object.keys` or a record's documented fields). */
-export const KEY_HI: unique symbol = Symbol('sessionfold.keyHi');
-export const KEY_LO: unique symbol = Symbol('sessionfold.keyLo');
-export const KEY_OF: unique symbol = Symbol('sessionfold.keyOf');
-export const TIME_MS: unique symbol = Symbol('sessionfold.timeMs');
-export const TIME_OF: unique symbol = Symbol('sessionfold.timeOf');
-
-/**
- * What a producer may compute for the folds when it has the bytes at hand (the native engines do, in C): the
- * xxh64 of `dedupKey` as src/cost/key-table.ts `hashInto` halves it, and src/cost/filter.ts `eventTime` of
- * `timestamp`, each with the string it was computed from. A fold takes a hint only while the record still
- * holds that string (a copy with another key or time computes its own), and computes its own where a hint
- * is absent or NaN. test/native-engines.test.ts holds the engines' hints to what the fold computes.
- */
-export interface FoldHints {
-  [KEY_HI]?: number;
-  [KEY_LO]?: number;
-  [KEY_OF]?: string;
-  [TIME_MS]?: number;
-  [TIME_OF]?: string;
-}
+export { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../../cursors/protocol/hints.js';
 
 export interface UsageRecord extends UsageEvent, FoldHints {
   /** The file the event came from. */

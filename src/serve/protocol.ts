@@ -16,7 +16,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FROM_SOURCES, packageRoot, sessionfoldVersion } from '../versions.js';
+import { FROM_SOURCES, packageRoot, sessionfoldVersion } from '../../cursors/versions.js';
 
 export const PROTOCOL_VERSION = 2;
 

@@ -1,6 +1,7 @@
 /**
  * `startServer`: the resident side of `sessionfold serve`. It answers served commands (protocol.ts) by running
- * the very CLI code a local run would (`runCli`, with the caller's argv, environment and working folder), in
+ * the very CLI code a local run would (the `run` it is given: the CLI's `runCli`, with the caller's argv,
+ * environment and working folder; given, not imported, so the server sits below the CLI), in
  * a process that has its modules loaded, its JIT warm, and a discovery cache fed by file-system notifications
  * (watch.ts) instead of a stat of every file per run. Answers equal a local run's; only the time differs.
  *
@@ -22,10 +23,9 @@ import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
-import { runCli } from '../cli/run.js';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
-import { SessionfoldError } from '../errors.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest, type ServerStatus, type StreamShape } from './protocol.js';
 import { WatchedDiscovery, type WatchStats } from './watch.js';
 
@@ -34,8 +34,13 @@ export const REFRESH_LIMIT = 4;
 /** A request line longer than this is refused. */
 const MAX_REQUEST_BYTES = 4 << 20;
 
+/** Runs one command as a local run would, writing to the given streams; resolves to its exit code. */
+export type CommandRunner = (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number>;
+
 export interface ServerOptions {
   socket: string;
+  /** What answers a served command: the CLI's `runCli`. */
+  run: CommandRunner;
   /** One line per served command and refresh (default: none). */
   log?: (line: string) => void;
   /** List every source again this often (ms; default 30 s; 0: never). */
@@ -116,7 +121,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     const tz = process.env.TZ;
     setTz(req.env.TZ);
     try {
-      return await runCli(req.argv, { stdout, stderr, env: req.env });
+      return await options.run(req.argv, { stdout, stderr, env: req.env });
     } finally {
       process.chdir(home);
       setTz(tz);

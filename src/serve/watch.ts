@@ -22,7 +22,7 @@
  */
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { Codec } from '../codec.js';
+import type { Codec } from '../../cursors/protocol/codec.js';
 import { discoverSource, statFound, type DiscoveryCache, type FoundFile } from '../scan/discover.js';
 
 interface Source {

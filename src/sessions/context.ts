@@ -5,9 +5,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Codec, SessionFile } from '../codec.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import type { CostMode } from '../cost/types.js';
-import { invalidOption } from '../errors.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import { loadTags, type TagIndex } from '../tags.js';
 import { bindPricer, loadDefaultPricer, type PriceFn } from './cost.js';
 import type { SessionManagerOptions, UsagePricer } from './types.js';

@@ -5,7 +5,7 @@
  */
 import type { CostMode, CostRecord } from '../cost/types.js';
 import { emptyCostRecord } from '../cost/fold.js';
-import type { UsageEvent } from '../events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { UsagePricer } from './types.js';
 
 /** A zero CostRecord. */
@@ -41,10 +41,3 @@ export async function loadDefaultPricer(options: { env: NodeJS.ProcessEnv; price
   return createPricer({ env: options.env, ...(options.pricesFile !== undefined && { pricesFile: options.pricesFile }) }) as UsagePricer;
 }
 
-/** `$1.23`, `$0.0042`, `-` for undefined; unpriced usage is flagged with `+?`. */
-export function formatUsd(cost: CostRecord | undefined): string {
-  if (cost === undefined) return '-';
-  const v = cost.totalUsd;
-  const s = v === 0 ? '$0.00' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
-  return cost.unpricedCount > 0 ? `${s}+?` : s;
-}

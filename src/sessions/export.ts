@@ -8,7 +8,7 @@
  * Usage attached to no message (usage-only records) follows the messages as empty assistant lines marked
  * `orphanUsage`, so the re-imported session's cost is the original's.
  */
-import { invalidOption } from '../errors.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import {
   EXPORT_FORMAT_VERSION,
   HEADER_TYPE,
@@ -16,7 +16,7 @@ import {
   type ExportHeader,
   type ExportMessage,
   type ExportUsage,
-} from '../../codecs/sessionfold-jsonl/schema.js';
+} from '../../cursors/protocol/sessionfold-jsonl.js';
 import { renderMarkdown, type MarkdownOptions } from './markdown.js';
 import type { ExportFormat, OrphanUsage, Session, SessionMessage, SessionMessageUsage } from './types.js';
 

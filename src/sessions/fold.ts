@@ -15,7 +15,7 @@
  * - Unknown event kinds are ignored.
  */
 import type { CostRecord } from '../cost/types.js';
-import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../events.js';
+import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { addUsage, emptyCost, type PriceFn } from './cost.js';
 import type { OrphanUsage, SessionMessage, SessionMessageUsage, SessionToolCall } from './types.js';
 

@@ -7,9 +7,9 @@
  * PARSE_ERROR (the file exists but yields no event of the codec's format, or the codec failed reading it).
  */
 import { open, stat } from 'node:fs/promises';
-import type { Codec, SessionFile } from '../codec.js';
-import { getParserString, newReadInfo } from '../codec.js';
-import { SessionfoldError } from '../errors.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import { getParserString, newReadInfo } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import { fileSessionId, type ManagerContext } from './context.js';
 import { SessionFold } from './fold.js';

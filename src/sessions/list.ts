@@ -25,9 +25,9 @@
  */
 import { statSync } from 'node:fs';
 import { resolve as resolvePath, sep } from 'node:path';
-import type { Codec, SessionFile } from '../codec.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import type { CostRecord } from '../cost/types.js';
-import { invalidOption } from '../errors.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import type { TagIndex } from '../tags.js';
 import { fileSessionId, mapLimit, type ManagerContext, type StatFile } from './context.js';
@@ -37,7 +37,7 @@ import { resolveUnifiedId } from './ids.js';
 import { foldWholeFile, peekFile, type PeekResult } from './peek.js';
 import type { ListCache } from './summary-cache.js';
 import { SCAN_MIN_FILES, usageByFile } from './usage-scan.js';
-import type { SessionListOptions, SessionSummary } from './types.js';
+import type { SessionListOptions, SessionSummary, SummaryData, UsageData } from './types.js';
 
 export const DEFAULT_LIST_LIMIT = 100;
 
@@ -98,31 +98,6 @@ export function normalizeListOptions(o: SessionListOptions = {}): NormalizedList
     exactBytes: o.full === true ? Infinity : checkBytes(o.exactBytes),
     subagents: o.subagents === true,
   };
-}
-
-/** A summary as stored: a SessionSummary without what tags, path and stat give; dates in ms. */
-export interface SummaryData {
-  sessionId: string;
-  title: string;
-  createdMs: number;
-  updatedMs: number;
-  turnCount: number;
-  messageCount: number;
-  exact: boolean;
-  model?: string;
-  cost?: CostRecord;
-  cwd?: string;
-  forkedFrom?: string;
-  subagent?: true;
-  /** Every model the reads saw (the `model` filter matches any). */
-  models: string[];
-}
-
-/** What a usage-only read of the whole file adds to a lazy summary. */
-export interface UsageData {
-  cost?: CostRecord;
-  model?: string;
-  models: string[];
 }
 
 /** The data of a summary from a fold (whole file when `exact`, else head + tail). */

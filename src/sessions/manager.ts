@@ -13,7 +13,7 @@
  */
 import type { CostAggregationOptions, CostMode, CostSummary } from '../cost/types.js';
 import type { PriceableUsage, Pricer } from '../cost/pricing.js';
-import type { UsageEvent } from '../events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';

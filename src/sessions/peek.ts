@@ -13,9 +13,9 @@
  * streaming dedup) are not trusted there: only timestamps, models and titles are taken from it.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import type { Codec, SessionFile } from '../codec.js';
-import { normalizeReadOptions } from '../codec.js';
-import type { SessionfoldEvent } from '../events.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { RESTART, type LineCore } from '../../cursors/core.js';
 import { LineSplitter } from '../../cursors/line-splitter.js';
 import { SessionFold, type FoldResult } from './fold.js';

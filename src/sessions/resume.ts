@@ -4,7 +4,7 @@
  * the head of its file, not a full parse) comes with the command.
  */
 import { stat } from 'node:fs/promises';
-import { SessionfoldError } from '../errors.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import type { ManagerContext } from './context.js';
 import { locateSession } from './get.js';

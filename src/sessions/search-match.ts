@@ -19,7 +19,7 @@
  * JSON strings (joined with whitespace when it joins parts), which holds for every JSONL agent format.
  */
 import { open } from 'node:fs/promises';
-import { invalidOption } from '../errors.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 
 export interface Terms {
   /** Lowercased terms (a phrase is one term with single spaces). */

@@ -11,8 +11,8 @@
  * rank higher, so it is never opened, nor is any older one. Relevance and cost need every match scored,
  * so they read every file that passes the pre-filter.
  */
-import type { Codec } from '../codec.js';
-import { invalidOption } from '../errors.js';
+import type { Codec } from '../../cursors/protocol/codec.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec, listCodecs } from '../registry.js';
 import type { ManagerContext, StatFile } from './context.js';
 import type { PriceFn } from './cost.js';

@@ -20,15 +20,15 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { getParserString, type Codec } from '../codec.js';
+import { getParserString, type Codec } from '../../cursors/protocol/codec.js';
 import { getCachePath } from '../cache/paths.js';
 import { guardSummaries, isCurrentRow, SummaryStore, type SummaryKey, type SummaryRow, type SummaryWrite } from '../cache/summaries.js';
 import { getPricesPath } from '../cost/overrides.js';
 import { priceDataVersion } from '../cost/pricing.js';
-import { sessionfoldVersion } from '../versions.js';
+import { sessionfoldVersion } from '../../cursors/versions.js';
 import { fingerprintDependencies } from '../scan/discover.js';
 import type { NormalizedManagerOptions, StatFile } from './context.js';
-import type { SummaryData, UsageData } from './list.js';
+import type { SummaryData, UsageData } from './types.js';
 
 /** Goes up whenever fold.ts, peek.ts or list.ts would summarize an unchanged file differently. */
 export const SUMMARY_VERSION = 3; // 2: subagent rows see their sidecar (Codec.lineCoreFor); 3: a Claude file named otherwise than its id takes its lines' id

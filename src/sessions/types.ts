@@ -6,7 +6,7 @@
  * registered now or later is an agent name.
  */
 import type { CostMode, CostRecord } from '../cost/types.js';
-import type { UsageEvent } from '../events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 /** A registered codec id (`claude`, `codex`, `sessionfold-jsonl`, or a plugin's). */
 export type AgentName = string;
@@ -251,4 +251,29 @@ export interface SessionManagerOptions {
   cache?: boolean;
   /** Path of the event cache database (default `$SESSIONFOLD_CACHE`, else `$XDG_CACHE_HOME/sessionfold/events.db`). */
   cachePath?: string;
+}
+
+/** A summary as stored: a SessionSummary without what tags, path and stat give; dates in ms. */
+export interface SummaryData {
+  sessionId: string;
+  title: string;
+  createdMs: number;
+  updatedMs: number;
+  turnCount: number;
+  messageCount: number;
+  exact: boolean;
+  model?: string;
+  cost?: CostRecord;
+  cwd?: string;
+  forkedFrom?: string;
+  subagent?: true;
+  /** Every model the reads saw (the `model` filter matches any). */
+  models: string[];
+}
+
+/** What a usage-only read of the whole file adds to a lazy summary. */
+export interface UsageData {
+  cost?: CostRecord;
+  model?: string;
+  models: string[];
 }

@@ -7,7 +7,7 @@
  * (`retained`: usage a rewritten file no longer holds) are left out, so a summary's cost equals `get()`'s.
  * `list()` uses it when at least SCAN_MIN_FILES candidates need usage; fewer are read directly.
  */
-import type { Codec } from '../codec.js';
+import type { Codec } from '../../cursors/protocol/codec.js';
 import type { CostRecord } from '../cost/types.js';
 import type { ManagerContext } from './context.js';
 import { addUsage, emptyCost, type PriceFn } from './cost.js';

@@ -10,8 +10,8 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { Codec, ReadCursor, ReadOptions, ResumeStart } from '../../src/codec.js';
-import { EVENT_KINDS, type EventKind, type SessionfoldEvent } from '../../src/events.js';
+import type { Codec, ReadCursor, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
+import { EVENT_KINDS, type EventKind, type SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { parseSync } from '../../cursors/sync.js';
 
 export const CHUNK_SIZES = [1, 2, 3, 7, 64] as const;

@@ -5,10 +5,10 @@
  * state, and RESTART on a hash hit.
  * Lines: `{"k":"a","v":3}`; a line without `k` is ignored; malformed lines throw MALFORMED_LINE.
  */
-import type { Codec } from '../../src/codec.js';
+import type { Codec } from '../../cursors/protocol/codec.js';
 import { RESTART, parseJsonObject, type LineCore } from '../../cursors/core.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import type { UsageEvent } from '../../src/events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 interface Pending {
   k: string;

@@ -14,11 +14,11 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Codec } from '../../codec.js';
-import type { EventKind } from '../../events.js';
+import type { Codec } from '../../../cursors/protocol/codec.js';
+import type { EventKind } from '../../../cursors/protocol/events.js';
 import { getCodec, listCodecs } from '../../registry.js';
 import { newScanStats, scanUsageBatches } from '../../scan/index.js';
-import { nativeKernel } from '../../native.js';
+import { nativeKernel } from '../../../cursors/native.js';
 import { demoRoot } from './start.js';
 import { bool, CliError, defineCommand, list, type CommandContext } from '../command.js';
 
@@ -51,7 +51,7 @@ export interface BenchReport {
   machine: { node: string; platform: string; cpu: string; cores: number; nativeKernel: NativeKernelState };
 }
 
-/** Whether the reads ran the native kernel's loops (src/native.ts): with AVX2, in plain C, or not at all. */
+/** Whether the reads ran the native kernel's loops (cursors/native.ts): with AVX2, in plain C, or not at all. */
 export type NativeKernelState = 'avx2' | 'plain' | 'off';
 
 export function nativeKernelState(): NativeKernelState {

@@ -4,7 +4,7 @@
  * CostSummary object and nothing else on stdout; warnings and the progress bar go to stderr.
  */
 import { COST_GROUP_BYS } from '../../cost/filter.js';
-import { COST_FORMATS, renderCostSummary, type CostFormat } from '../../cost/format.js';
+import { COST_FORMATS, renderCostSummary, type CostFormat } from '../render/cost.js';
 import { createPricer } from '../../cost/pricing.js';
 import { totalCost } from '../../cost/total.js';
 import type { CostGroupBy } from '../../cost/types.js';

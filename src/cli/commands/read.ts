@@ -5,9 +5,9 @@
  * atomically when the read completes. `read -` parses standard input (no cursor).
  */
 import { readFile } from 'node:fs/promises';
-import type { ReadCursor, ReadOptions } from '../../codec.js';
-import { newReadInfo } from '../../codec.js';
-import { EVENT_KINDS, isEventKind, type EventKind } from '../../events.js';
+import type { ReadCursor, ReadOptions } from '../../../cursors/protocol/codec.js';
+import { newReadInfo } from '../../../cursors/protocol/codec.js';
+import { EVENT_KINDS, isEventKind, type EventKind } from '../../../cursors/protocol/events.js';
 import { getCodec } from '../../registry.js';
 import { writeFileAtomic } from '../../../cursors/store.js';
 import { readStreamEvents } from '../../../cursors/stream.js';

@@ -31,7 +31,7 @@ export default defineCommand({
     const sweep = Number(sweepText);
     if (!Number.isFinite(sweep) || sweep < 0) throw new CliError('INVALID_OPTION', `Invalid option --sweep: expected seconds ≥ 0, got "${sweepText}"`);
     const quiet = bool(ctx, 'quiet');
-    const server = await startServer({ socket, sweepMs: sweep * 1000, ...(!quiet && { log: (line: string) => ctx.stderr.write(`${line}\n`) }) });
+    const server = await startServer({ socket, run: ctx.runCli, sweepMs: sweep * 1000, ...(!quiet && { log: (line: string) => ctx.stderr.write(`${line}\n`) }) });
     ctx.stderr.write(`sessionfold serve: listening on ${server.socket} (SESSIONFOLD_SOCKET=${server.socket} for clients with another environment)\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {

@@ -7,9 +7,9 @@ import { parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
 import { timeZoneOf } from './cost-options.js';
 import { resolveNativeId } from '../../sessions/ids.js';
 import { createSessionManager, type SessionManager } from '../../sessions/manager.js';
-import { formatUsd } from '../../sessions/cost.js';
+import { formatUsd } from '../../sessions/markdown.js';
 import type { SessionSummary } from '../../sessions/types.js';
-import { SessionfoldError } from '../../errors.js';
+import { SessionfoldError } from '../../../cursors/protocol/errors.js';
 import { findCodec } from '../../registry.js';
 import { CliError, str, type CommandContext } from '../command.js';
 

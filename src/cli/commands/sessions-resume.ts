@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { bool, defineCommand, type CommandContext } from '../command.js';
-import { SessionfoldError } from '../../errors.js';
+import { SessionfoldError } from '../../../cursors/protocol/errors.js';
 import { makeManager, sessionArgs, shellQuote } from './sessions-common.js';
 
 export default defineCommand({

@@ -1,5 +1,5 @@
 /**
- * The codec contract. A codec turns one agent's on-disk sessions into normalized events (src/events.ts).
+ * The codec contract. A codec turns one agent's on-disk sessions into normalized events (cursors/protocol/events.ts).
  * It is an async-iterator pipeline: `read()` yields events as it reads, never an array of a whole file.
  *
  * Incremental JSONL codecs implement a pure, synchronous line core (cursors/core.ts `LineCore`) and get
@@ -10,7 +10,6 @@
 import type { EventKind, KindCounts, SessionfoldEvent, UsageEvent } from './events.js';
 import { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind } from './events.js';
 import { invalidOption, SessionfoldError } from './errors.js';
-import type { LineCore } from '../cursors/core.js';
 
 export type Persistence = 'jsonl' | 'json' | 'sqlite' | 'tree' | 'directory';
 
@@ -256,3 +255,53 @@ export function getParserVersion(codec: Pick<Codec, 'parserVersion'>): string {
 export function getParserString(codec: Pick<Codec, 'id' | 'parserVersion'>): string {
   return `${codec.id}@${getParserVersion(codec)}`;
 }
+
+/* The line-core contract: between the generic JSONL reader (cursors/read-jsonl.ts) and a codec's pure engine. */
+
+export type Emit = (event: SessionfoldEvent) => void;
+
+/** Returned by `line()` when an id's 32-bit hash was already seen in a resumed state: re-read from byte 0. */
+export const RESTART = Symbol('sessionfold.restart');
+export type LineResult = void | typeof RESTART;
+
+export interface CoreContext {
+  /** The file path (or `-` for stdin). */
+  file: string;
+  options: NormalizedReadOptions;
+}
+
+export interface LineCore<S> {
+  /** Fresh state for a read from byte 0. */
+  init(ctx: CoreContext): S;
+  /** State restored from a cursor's `state.core`. Throw CURSOR_INVALID for a shape it cannot use. */
+  restore(snapshot: unknown, ctx: CoreContext): S;
+  /** JSON for the cursor: everything the lines after the committed offset need. */
+  snapshot(state: S): unknown;
+  /**
+   * One complete line (no LF, no trailing CR), `start` its byte offset. Throw a SessionfoldError
+   * (MALFORMED_LINE) for a line it cannot use: the reader counts and skips it (or rethrows when strict).
+   */
+  line(state: S, line: Buffer, start: number, emit: Emit): LineResult;
+  /**
+   * End of the bytes available now. Emit what is still pending (it stays pending in the state), and return,
+   * per kind, how many of the events emitted last are still open: a later line can replace them.
+   */
+  end(state: S, emit: Emit): KindCounts;
+  /**
+   * Optional: byte markers a line must contain to matter to `line()` in this state (undefined: every line
+   * may). A line holding none of them must be one `line()` only counts as filtered (`info.filteredLines`),
+   * changing nothing else: the file reader then counts it without calling `line()` — found by one marker
+   * search per stretch of such lines, and never copied when it spans read chunks (megabytes of a tool result
+   * a usage read would skip anyway). `line()` keeps its own check: the other readers do not filter.
+   * Once it returns markers it must return the same ones for the rest of the read: the native line source
+   * filters a batch of lines at a time.
+   */
+  markers?(state: S): readonly Buffer[] | undefined;
+  /**
+   * Optional, with `markers`: a stricter byte rule the native line source (cursors/native-lines.ts) applies on
+   * top of the markers. `codex-rollout` is codecs/codex/prefilter.ts `mayHoldUsage`. A line it drops must be
+   * one `line()` only counts as filtered, as for the markers.
+   */
+  readonly headRule?: 'codex-rollout';
+}
+

@@ -4,7 +4,8 @@
  * Numbers are formatted with fixed en-US rules, never the machine locale, so output is stable for snapshots
  * and scripts.
  */
-import type { CostBreakdown, CostGroupBy, CostRecord, CostSummary } from './types.js';
+import { csvField } from '../../cost/export.js';
+import type { CostBreakdown, CostGroupBy, CostRecord, CostSummary } from '../../cost/types.js';
 
 /** Output formats of `cost report`. */
 export const COST_FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
@@ -121,13 +122,6 @@ const CSV_COLUMNS = [
   'cost_usd',
   'unpriced_requests',
 ];
-
-/** Quote a CSV field when it needs it (RFC 4180). */
-export function csvField(v: string | number | boolean | null | undefined): string {
-  if (v === undefined || v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 /** CSV: one row per group (or one `total` row without grouping). Costs unrounded. */
 export function renderCsv(s: CostSummary, o: RenderOptions): string {
