@@ -1,0 +1,164 @@
+/**
+ * The walls of ARCHITECTURE.md, checked over the import graph of the tree (every relative import, type-only
+ * ones included, static and dynamic). A new crossing fails here; the last cases show that the check fails on
+ * one, so it cannot pass by reading nothing.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const FOLDERS = ['cursors', 'codecs', 'src'];
+
+type Graph = Map<string, string[]>;
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory()) out.push(...sourceFiles(rel));
+    else if (/\.(ts|mts)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+/** File → the project files it imports (paths relative to the root, `.js` specifiers mapped to `.ts`). */
+export function importGraph(files: ReadonlyMap<string, string>): Graph {
+  const graph: Graph = new Map();
+  for (const [file, text] of files) {
+    const deps: string[] = [];
+    for (const m of text.matchAll(IMPORT)) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), m[1]!)).replace(/\.js$/, '.ts');
+      deps.push(target);
+    }
+    graph.set(file, deps);
+  }
+  return graph;
+}
+
+interface Wall {
+  name: string;
+  /** Whether `from` may import `to`; both are root-relative paths. */
+  allows(from: string, to: string): boolean;
+}
+
+const top = (p: string) => p.split('/')[0]!;
+const inCli = (p: string) => p.startsWith('src/cli/');
+const isRenderer = (p: string) => p.startsWith('src/cli/render/') || p === 'src/cli/output.ts';
+
+export const WALLS: Wall[] = [
+  { name: 'cursors/ imports no other folder of the project', allows: (f, t) => top(f) !== 'cursors' || top(t) === 'cursors' },
+  {
+    name: 'the protocol (cursors/protocol/) imports nothing but itself',
+    allows: (f, t) => !f.startsWith('cursors/protocol/') || t.startsWith('cursors/protocol/'),
+  },
+  {
+    name: 'a codec imports only cursors/ (protocol included) and its own folder',
+    allows: (f, t) => top(f) !== 'codecs' || top(t) === 'cursors' || f.split('/')[1] === t.split('/')[1],
+  },
+  {
+    // The package barrel (src/index.ts) names the built-in codecs for users; it is no fold.
+    name: 'folds reach codecs only through the registry (src/builtin-codecs.ts)',
+    allows: (f, t) => top(f) !== 'src' || top(t) !== 'codecs' || f === 'src/builtin-codecs.ts' || f === 'src/index.ts',
+  },
+  { name: 'only src/cli/ imports the renderers', allows: (f, t) => !isRenderer(t) || inCli(f) },
+  { name: 'nothing outside src/cli/ imports the CLI', allows: (f, t) => !inCli(t) || inCli(f) },
+];
+
+export function crossings(graph: Graph): string[] {
+  const out: string[] = [];
+  for (const [from, deps] of graph) {
+    for (const to of deps) {
+      for (const w of WALLS) if (!w.allows(from, to)) out.push(`${from} -> ${to}: ${w.name}`);
+    }
+  }
+  return out;
+}
+
+/** Every circle among files, each as the path that closes it (Tarjan's strongly connected components). */
+export function circles(graph: Graph): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(comp.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+function treeGraph(): Graph {
+  const files = new Map<string, string>();
+  for (const dir of FOLDERS) for (const f of sourceFiles(dir)) files.set(f, readFileSync(join(ROOT, f), 'utf8'));
+  return importGraph(files);
+}
+
+describe('the walls', () => {
+  const graph = treeGraph();
+
+  it('reads the whole tree', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect([...graph.values()].reduce((n, d) => n + d.length, 0)).toBeGreaterThan(300);
+  });
+
+  it('no import crosses a wall', () => {
+    expect(crossings(graph)).toEqual([]);
+  });
+
+  it('no circle among files', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('fails on a crossing added to the tree', () => {
+    const bad = new Map(graph);
+    bad.set('cursors/evil.ts', ['src/registry.ts']);
+    bad.set('codecs/evil/index.ts', ['src/cost/index.ts', 'codecs/claude/parse.ts']);
+    bad.set('src/sessions/evil.ts', ['codecs/claude/index.ts', 'src/cli/output.ts']);
+    bad.set('cursors/protocol/evil.ts', ['cursors/core.ts']);
+    expect(crossings(bad).filter((c) => c.includes('evil'))).toEqual([
+      'cursors/evil.ts -> src/registry.ts: cursors/ imports no other folder of the project',
+      'codecs/evil/index.ts -> src/cost/index.ts: a codec imports only cursors/ (protocol included) and its own folder',
+      'codecs/evil/index.ts -> codecs/claude/parse.ts: a codec imports only cursors/ (protocol included) and its own folder',
+      'src/sessions/evil.ts -> codecs/claude/index.ts: folds reach codecs only through the registry (src/builtin-codecs.ts)',
+      'src/sessions/evil.ts -> src/cli/output.ts: only src/cli/ imports the renderers',
+      'src/sessions/evil.ts -> src/cli/output.ts: nothing outside src/cli/ imports the CLI',
+      'cursors/protocol/evil.ts -> cursors/core.ts: the protocol (cursors/protocol/) imports nothing but itself',
+    ]);
+  });
+
+  it('finds a circle added to the tree', () => {
+    const g = importGraph(new Map([
+      ['src/a.ts', "import { b } from './b.js';"],
+      ['src/b.ts', "import type { c } from './c.js';"],
+      ['src/c.ts', "export const c = await import('./a.js');"],
+      ['src/d.ts', "import './a.js';"],
+    ]));
+    expect(circles(g)).toEqual([['src/a.ts', 'src/b.ts', 'src/c.ts']]);
+  });
+});
