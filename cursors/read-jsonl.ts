@@ -22,8 +22,8 @@ import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStar
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
-import { LineSplitter } from './line-splitter.js';
-import { feedLine, kindFilter, lineSkipper, RESTART, type LineCore } from './core.js';
+import { kindFilter, RESTART, type Emit, type LineCore } from './core.js';
+import { createLineFeed, keepWanted, type FeedEnd, type LineFeed } from './line-feed.js';
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
 
 /**
@@ -102,12 +102,6 @@ function hashPrefix(fd: number, length: number, buf: Buffer): Hash {
   return h;
 }
 
-function filterCounts(counts: KindCounts, kinds: ReadonlySet<EventKind>): KindCounts {
-  const out: KindCounts = {};
-  for (const [k, n] of Object.entries(counts) as [EventKind, number][]) if (n > 0 && kinds.has(k)) out[k] = n;
-  return out;
-}
-
 function coversKinds(stored: readonly EventKind[], wanted: ReadonlySet<EventKind>): boolean {
   const set = new Set(stored);
   for (const k of wanted) if (!set.has(k)) return false;
@@ -175,7 +169,7 @@ async function* readJsonl<S>(
             state = core.restore(stored.core, ctx);
             offset = from.offset;
             hash = h;
-            start = { restarted: false, replaced: filterCounts(stored.replaced, options.kinds) };
+            start = { restarted: false, replaced: keepWanted(stored.replaced, options) };
           }
         }
       }
@@ -230,59 +224,17 @@ async function* readJsonl<S>(
   }
 }
 
-interface ScanResult {
-  committed: number;
-  partialLine: boolean;
-  replaced: KindCounts;
-  hash: Hash | undefined;
-}
+type ScanResult = FeedEnd;
 
-function makeSplitter<S>(
-  fh: number,
-  core: LineCore<S>,
-  state: S,
-  offset: number,
-  hash: Hash | undefined,
-  options: NormalizedReadOptions,
-  file: string,
-  emit: (e: SessionfoldEvent) => void,
-  onRestart: () => void,
-): LineSplitter {
-  const info = options.info;
-  const wrapped = kindFilter(options, emit);
-  const skip = lineSkipper(options, file);
-  let restarted = false;
+/** The line feed of a file: the core's byte markers filter lines, and a filtered line spanning chunks is read back. */
+function fileFeed<S>(fh: number, core: LineCore<S>, state: S, offset: number, hash: Hash | undefined, options: NormalizedReadOptions, file: string, emit: Emit): LineFeed {
   const markers = core.markers;
-  return new LineSplitter({
-    startOffset: offset,
-    maxLineBytes: options.maxLineBytes,
-    hash,
-    filter:
-      markers === undefined
-        ? undefined
-        : {
-            markers: () => markers(state),
-            onFiltered: () => {
-              if (!restarted) info.filteredLines++;
-            },
-            readAt: (b, position) => readSync(fh, b, 0, b.length, position),
-          },
-    onLine(line, start) {
-      if (restarted || line.length === 0) return;
-      if (feedLine(core, state, line, start, wrapped, skip)) {
-        restarted = true;
-        onRestart();
-      }
-    },
-    onLongLine(start, _next, length) {
-      skip(
-        new SessionfoldError('LINE_TOO_LONG', `Line at byte ${start} of ${file} is ${length} bytes, over maxLineBytes ${options.maxLineBytes}`, {
-          file,
-          byteOffset: start,
-        }),
-      );
-    },
-  });
+  const info = options.info;
+  const filter =
+    markers === undefined
+      ? undefined
+      : { markers: () => markers(state), onFiltered: () => void info.filteredLines++, readAt: (b: Buffer, position: number) => readSync(fh, b, 0, b.length, position) };
+  return createLineFeed(core, state, options, file, emit, { offset, hash, filter });
 }
 
 /** Read [offset, size) into the core; RESTART when a hashed id collides. */
@@ -302,10 +254,9 @@ async function scan<S>(
     const it = scanNativeLines(fh, core, state, offset, size, options, file, emit);
     let r = it.next();
     while (!r.done) r = it.next();
-    return r.value === RESTART ? RESTART : endWith(core, state, r.value, undefined, options, emit);
+    return r.value === RESTART ? RESTART : endNative(core, state, r.value, options, emit);
   }
-  let restart = false;
-  const splitter = makeSplitter(fh, core, state, offset, hash, options, file, emit, () => (restart = true));
+  const feed = fileFeed(fh, core, state, offset, hash, options, file, emit);
   const onBytes = options.resume?.onBytes;
   let pos = offset;
   while (pos < size) {
@@ -313,31 +264,18 @@ async function scan<S>(
     if (bytesRead === 0) break;
     options.info.bytes += bytesRead;
     onBytes?.(buf.subarray(0, bytesRead), pos);
-    splitter.push(buf, bytesRead);
-    if (restart) return RESTART;
+    if (feed.push(buf, bytesRead)) return RESTART;
     pos += bytesRead;
   }
-  return endWith(core, state, splitter, splitter.hash, options, emit);
+  return feed.end();
 }
 
-function endWith<S>(
-  core: LineCore<S>,
-  state: S,
-  lines: { lines: number; committed: number; pendingBytes: number },
-  hash: Hash | undefined,
-  options: NormalizedReadOptions,
-  emit: (e: SessionfoldEvent) => void,
-): ScanResult {
-  const info = options.info;
-  const replaced = core.end(state, (e) => {
-    if (options.kinds.has(e.type)) {
-      info.events++;
-      emit(e);
-    }
-  });
-  info.lines += lines.lines;
-  info.bytesCommitted = lines.committed;
-  return { committed: lines.committed, partialLine: lines.pendingBytes > 0, replaced: filterCounts(replaced, options.kinds), hash };
+/** The end of a read by the native line source, which counted its own lines. */
+function endNative<S>(core: LineCore<S>, state: S, lines: NativeScanEnd, options: NormalizedReadOptions, emit: Emit): ScanResult {
+  const replaced = core.end(state, kindFilter(options, emit));
+  options.info.lines += lines.lines;
+  options.info.bytesCommitted = lines.committed;
+  return { committed: lines.committed, partialLine: lines.pendingBytes > 0, replaced: keepWanted(replaced, options), hash: undefined };
 }
 
 /** A full read from byte 0: events go to `queue`, and the generator yields after each chunk. */
@@ -361,9 +299,9 @@ async function* scanStreaming<S>(
       r = it.next();
     }
     // A fresh read has no hashed ids to collide with: RESTART is never returned here.
-    return endWith(core, state, r.value as NativeScanEnd, undefined, options, emit);
+    return endNative(core, state, r.value as NativeScanEnd, options, emit);
   }
-  const splitter = makeSplitter(fh, core, state, 0, hash, options, file, emit, () => undefined);
+  const feed = fileFeed(fh, core, state, 0, hash, options, file, emit);
   const onBytes = options.resume?.onBytes;
   let pos = 0;
   // Read to the size seen at open: bytes appended during the read belong to the next one.
@@ -372,9 +310,9 @@ async function* scanStreaming<S>(
     if (bytesRead === 0) break;
     options.info.bytes += bytesRead;
     onBytes?.(buf.subarray(0, bytesRead), pos);
-    splitter.push(buf, bytesRead);
+    feed.push(buf, bytesRead);
     pos += bytesRead;
     if (queue.length > 0) yield;
   }
-  return endWith(core, state, splitter, splitter.hash, options, emit);
+  return feed.end();
 }

@@ -3,7 +3,7 @@
  * after dropping what each start line says, equals one full read, per kind.
  */
 import { execFile, spawn } from 'node:child_process';
-import { appendFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,7 +22,7 @@ function env(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' };
 }
 
-async function cli(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+async function cli(args: string[], input?: string | Buffer): Promise<{ stdout: string; stderr: string; code: number }> {
   if (input === undefined) {
     try {
       const r = await run(process.execPath, [CLI, ...args], { env: env(), maxBuffer: 64 << 20 });
@@ -82,6 +82,28 @@ describe('sessionfold read', () => {
     expect(r.code).toBe(0);
     const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(events).toMatchObject([{ type: 'usage', inputTokens: 1, sessionId: 's9' }]);
+  });
+
+  it('gives the same events and byte offsets on stdin as from a file, through invalid UTF-8 and CRLF', async () => {
+    // A line with bytes that are not UTF-8 (0xff 0xfe), then CRLF line ends: offsets count bytes, not characters.
+    const bytes = Buffer.concat([
+      Buffer.from(`${header}\r\n`),
+      Buffer.from('{"type":"sessionfold.message","index":0,"role":"user","content":"bad '),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(' ✓"}\r\n'),
+      Buffer.from(`${msg(1, true)}\r\n${msg(2)}\n`),
+    ]);
+    const dir = await mkdtemp(join(tmpdir(), 'sf-cli-bytes-'));
+    const file = join(dir, 's9.jsonl');
+    await writeFile(file, bytes);
+    const fromFile = await cli(['read', file, '--agent', 'export']);
+    const fromStdin = await cli(['read', '-', '--agent', 'export'], bytes);
+    expect(fromStdin.code).toBe(0);
+    const events = fromStdin.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(events.map((e) => e.offset)).toEqual(expect.arrayContaining([bytes.indexOf('{"type":"sessionfold.message","index":1')]));
+    expect(events.filter((e) => e.type === 'message')).toHaveLength(3);
+    expect(fromStdin.stdout).toBe(fromFile.stdout);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('fails with one clear line and a code for an unknown agent, a bad kind and a missing file', async () => {

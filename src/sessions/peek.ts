@@ -14,10 +14,9 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
-import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { RESTART, type LineCore } from '../../cursors/core.js';
-import { LineSplitter } from '../../cursors/line-splitter.js';
+import type { LineCore } from '../../cursors/core.js';
+import { feedWindow } from '../../cursors/window.js';
 import { SessionFold, type FoldResult } from './fold.js';
 import type { PriceFn } from './cost.js';
 
@@ -33,46 +32,6 @@ export interface PeekResult {
   tail?: { lastMs?: number; model?: string; title?: string };
   /** True when the whole file was folded. */
   exact: boolean;
-}
-
-class StopFeeding extends Error {}
-
-/** Feed `buf[0..len)` (starting at file offset `base`) line by line into a fresh core state. */
-function feed(
-  core: LineCore<unknown>,
-  file: string,
-  buf: Buffer,
-  len: number,
-  base: number,
-  onEvent: (e: SessionfoldEvent) => void,
-  shouldStop?: () => boolean,
-): void {
-  const options = normalizeReadOptions({});
-  const state = core.init({ file, options });
-  const splitter = new LineSplitter({
-    startOffset: base,
-    maxLineBytes: options.maxLineBytes,
-    onLine(line, start) {
-      if (line.length === 0) return;
-      try {
-        if (core.line(state, line, start, onEvent) === RESTART) return;
-      } catch {
-        return; // malformed or foreign lines are skipped, as a tolerant read does
-      }
-      if (shouldStop?.() === true) throw new StopFeeding();
-    },
-    onLongLine: () => undefined,
-  });
-  try {
-    splitter.push(buf, len);
-  } catch (e) {
-    if (!(e instanceof StopFeeding)) throw e;
-  }
-  try {
-    core.end(state, onEvent);
-  } catch {
-    // a core that cannot end mid-file (tail window) gives what it emitted so far
-  }
 }
 
 /** Fold a whole file through `read()` (codecs without a lineCore, and exact reads). */
@@ -95,7 +54,7 @@ async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, s
   }
   const t: NonNullable<PeekResult['tail']> = {};
   const base = tailStart > 0 ? tailStart - 1 : 0;
-  feed(core, path, tail.subarray(from), bytesRead - from, base + from, (e) => {
+  feedWindow(core, path, tail.subarray(from), bytesRead - from, base + from, (e) => {
     const ts = e.type === 'session' ? e.startedAt : 'timestamp' in e && typeof e.timestamp === 'string' ? e.timestamp : undefined;
     const ms = ts === undefined ? NaN : Date.parse(ts);
     if (Number.isFinite(ms) && ms > 0 && (t.lastMs === undefined || ms > t.lastMs)) t.lastMs = ms;
@@ -116,7 +75,7 @@ export async function peekFile(codec: Codec, file: SessionFile, size: number, pr
       const buf = Buffer.allocUnsafe(Math.max(1, size));
       const { bytesRead } = await fh.read(buf, 0, size, 0);
       const fold = new SessionFold({ content: false, price });
-      feed(core, file.path, buf, bytesRead, 0, (e) => fold.push(e));
+      feedWindow(core, file.path, buf, bytesRead, 0, (e) => fold.push(e));
       return { fold: fold.finish(), exact: true };
     }
     const head = Buffer.allocUnsafe(HEAD_BYTES);
@@ -124,7 +83,7 @@ export async function peekFile(codec: Codec, file: SessionFile, size: number, pr
     const fold = new SessionFold({ content: false, price: undefined });
     let haveUser = false;
     let haveTime = false;
-    feed(
+    feedWindow(
       core,
       file.path,
       head,
