@@ -1,10 +1,16 @@
 /**
  * sessionfold — read every coding agent's sessions incrementally and fold them into answers.
  *
+ * The package root is the curated surface: events and the codec contract, the registry and the built-in
+ * codecs, `read()` and resumable cursors, the SessionManager, the cost totals and the usage export. Parts for
+ * codec authors (the line reader, `createJsonlRead`, the field scanner) are in `sessionfold/cursors`.
+ *
  * @example
- * import { getCodec } from 'sessionfold';
- * for await (const e of getCodec('claude').read(file, { kinds: ['usage'] })) console.log(e.outputTokens);
+ * import { read } from 'sessionfold';
+ * for await (const e of read('claude', file, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
+
+// Events: what every codec yields (ARCHITECTURE.md has the table).
 export { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind, isUsageEvent } from '../cursors/protocol/events.js';
 export type {
   EventKind,
@@ -20,14 +26,15 @@ export type {
   EventOfKind,
   KindCounts,
 } from '../cursors/protocol/events.js';
-export { getParserVersion, getParserString, normalizeReadOptions, newReadInfo, DEFAULT_BUFFER_SIZE, DEFAULT_MAX_LINE_BYTES } from '../cursors/protocol/codec.js';
+
+// The codec contract, read options and cursors.
+export { getParserVersion, getParserString } from '../cursors/protocol/codec.js';
 export type {
   Codec,
   CodecCapabilities,
   Persistence,
   SessionFile,
   ReadOptions,
-  NormalizedReadOptions,
   ReadInfo,
   ReadCursor,
   JsonlCursor,
@@ -36,15 +43,44 @@ export type {
   ResumeStart,
   CursorUpdate,
 } from '../cursors/protocol/codec.js';
+export { CursorStore } from '../cursors/store.js';
+export type { CursorDocument } from '../cursors/store.js';
+
+// Errors: one class, a closed set of codes.
 export { SessionfoldError, isSessionfoldError, ERROR_CODES } from '../cursors/protocol/errors.js';
 export type { ErrorCode, SessionfoldErrorDetails } from '../cursors/protocol/errors.js';
+
+// The registry, the built-in codecs, and `read()`.
 export { registerCodec, findCodec, getCodec, listCodecs } from './registry.js';
-export { loadTags, getTagsPath } from './tags.js';
-export type { TagIndex } from './tags.js';
-export * from './cost/index.js';
-export * from './sessions/index.js';
-export { scanUsage, scanUsageBatches, newScanStats, newScanDelta, getCachePath } from './scan/index.js';
-export type { UsageRecord, ScanOptions, ScanStats, ScanDelta } from './scan/types.js';
+export { read } from './read.js';
 export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
 export { codex } from '../codecs/codex/index.js';
+
+// The SessionManager: list, get, search, export, diff, resume.
+export { createSessionManager, type SessionManager } from './sessions/manager.js';
+export { EXPORT_FORMATS } from './sessions/export.js';
+export type {
+  AgentName,
+  SessionSummary,
+  Session,
+  SessionMessage,
+  SessionMessageUsage,
+  SessionToolCall,
+  SessionListOptions,
+  SessionQuery,
+  SessionRef,
+  SessionDiff,
+  DiffOperation,
+  ExportFormat,
+  SessionManagerOptions,
+} from './sessions/types.js';
+export type { ResumeCommand } from './sessions/resume.js';
+
+// Cost: totals over every agent's history, and the usage export.
+export { totalCost } from './cost/total.js';
+export { createPricer, COST_MODES } from './cost/pricing.js';
+export type { Pricer, PricerOptions, PriceResult } from './cost/pricing.js';
+export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './cost/types.js';
+export { exportUsage, ExportCursor } from './cost/export.js';
+export type { UsageExportLine, UsageExportOptions } from './cost/export.js';

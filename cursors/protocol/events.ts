@@ -68,19 +68,15 @@ export interface MessageEvent extends EventBase {
   subtype?: string;
 }
 
+/** The six token counts, declared once; every other shape that carries tokens derives from `TokenCounts`. */
+export const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'reasoningTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheWrite1hTokens'] as const;
+export type TokenField = (typeof TOKEN_FIELDS)[number];
+
 /**
- * Token usage of one API response (or, where the agent only records more, a span of them: then
- * `singleRequest` is false). Token fields never overlap: total billed input = inputTokens + cacheReadTokens +
- * cacheWriteTokens.
+ * Token counts in sessionfold's semantics, whatever the agent's own: the fields never overlap, so total billed
+ * input = inputTokens + cacheReadTokens + cacheWriteTokens, and the "of which" fields are parts of another.
  */
-export interface UsageEvent extends EventBase {
-  type: 'usage';
-  model: string;
-  /** True when the model was not recorded and a fallback was used. */
-  modelFallback?: boolean;
-  provider?: string;
-  /** ISO-8601. */
-  timestamp: string;
+export interface TokenCounts {
   /** Uncached input tokens. */
   inputTokens: number;
   /** Output tokens, reasoning included. */
@@ -92,6 +88,20 @@ export interface UsageEvent extends EventBase {
   cacheWriteTokens: number;
   /** Of cacheWriteTokens, how many were 1-hour writes. */
   cacheWrite1hTokens: number;
+}
+
+/**
+ * Token usage of one API response (or, where the agent only records more, a span of them: then
+ * `singleRequest` is false).
+ */
+export interface UsageEvent extends EventBase, TokenCounts {
+  type: 'usage';
+  model: string;
+  /** True when the model was not recorded and a fallback was used. */
+  modelFallback?: boolean;
+  provider?: string;
+  /** ISO-8601. */
+  timestamp: string;
   /** Cost the agent itself recorded, in USD. */
   costUsd?: number;
   /**

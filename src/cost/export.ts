@@ -22,6 +22,7 @@ import { writeFileAtomic } from '../../cursors/store.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
 import { HASH, KeyTable } from './key-table.js';
 import type { PriceSource } from './pricing.js';
+import type { TokenCounts } from '../../cursors/protocol/events.js';
 
 /** Quote a CSV field when it needs it (RFC 4180). */
 export function csvField(v: string | number | boolean | null | undefined): string {
@@ -31,7 +32,7 @@ export function csvField(v: string | number | boolean | null | undefined): strin
 }
 
 /** One exported usage event (schema/usage-event.schema.json). */
-export interface UsageExportLine {
+export interface UsageExportLine extends TokenCounts {
   type: 'usage';
   agent: string;
   sessionId: string;
@@ -42,12 +43,6 @@ export interface UsageExportLine {
   model: string;
   modelFallback?: boolean;
   provider?: string;
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
   singleRequest: boolean;
   dedupKey: string;
   messageId?: string;

@@ -21,6 +21,7 @@
  * - Only `singleRequest` usage is tiered: a span of several requests is billed at base rates.
  */
 import type { ModelInfo, ModelPrice, TieredPrices } from '@pydantic/genai-prices';
+import type { TokenCounts } from '../../cursors/protocol/events.js';
 
 /** Per-token USD rates of one price level (already divided by 1e6; `request` is USD per request). */
 export interface RateSet {
@@ -150,16 +151,6 @@ export function selectVariant(entry: PriceEntry, ms: number): PriceVariant {
     }
   }
   return vs[0] as PriceVariant;
-}
-
-/** The token counts the arithmetic needs (a UsageEvent satisfies it). */
-export interface TokenCounts {
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
 }
 
 /** Rates for a usage: the long-context level when `tiered` and the prompt passes its threshold. */

@@ -20,7 +20,8 @@ import type { CostMode } from './types.js';
 import { modelCandidates, normalizeModelName } from './models.js';
 import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrides.js';
 import { withSurcharges } from './surcharges.js';
-import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry, type TokenCounts } from './price-table.js';
+import type { TokenCounts } from '../../cursors/protocol/events.js';
+import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry } from './price-table.js';
 
 /**
  * Goes up whenever our price arithmetic changes (tiers, surcharges, model-name candidates): it is part of

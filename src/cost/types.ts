@@ -2,23 +2,16 @@
  * Cost types (the spec's CostSummary / CostBreakdown / CostAggregationOptions, extended). Shared by the
  * pricing module, the totals fold, the SessionManager and the CLI.
  */
+import type { TokenCounts } from '../../cursors/protocol/events.js';
 
 /** Aggregated cost and tokens of a session, a message or a group. */
-export interface CostRecord {
+export interface CostRecord extends Omit<TokenCounts, 'reasoningTokens'> {
   /** USD; priced usage only (see `unpriced`). */
   totalUsd: number;
-  /** Uncached input tokens. */
-  inputTokens: number;
-  /** Output tokens, reasoning included. */
-  outputTokens: number;
-  /** Reasoning tokens (part of outputTokens). */
+  /** Reasoning tokens (part of outputTokens): the spec's name for `reasoningTokens`. */
   thinkingTokens: number;
   /** Cache reads + cache writes (the spec's `cachedTokens`). */
   cachedTokens: number;
-  cacheReadTokens: number;
-  /** All cache writes, of which `cacheWrite1hTokens` were 1-hour writes. */
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
   /** Usage events counted. */
   requestCount: number;
   /** Usage events that could not be priced (no price for their model). */
@@ -57,14 +50,10 @@ export interface CostAggregationOptions {
 }
 
 /** Usage that had no price, reported instead of being counted as $0. */
-export interface UnpricedUsage {
+export interface UnpricedUsage extends Pick<TokenCounts, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'> {
   model: string;
   provider?: string;
   count: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
 }
 
 export interface CostBreakdown extends CostRecord {

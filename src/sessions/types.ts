@@ -6,7 +6,7 @@
  * registered now or later is an agent name.
  */
 import type { CostMode, CostRecord } from '../cost/types.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
+import type { TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
 
 /** A registered codec id (`claude`, `codex`, `sessionfold-jsonl`, or a plugin's). */
 export type AgentName = string;
@@ -63,17 +63,11 @@ export interface SessionToolCall {
 }
 
 /** Every usage field of the events attached to one message, summed, so an export can be read back losslessly. */
-export interface SessionMessageUsage {
+export interface SessionMessageUsage extends TokenCounts {
   model: string;
   /** True when the agent did not record the model and the codec used a fallback. */
   modelFallback?: boolean;
   provider?: string;
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
   /** The agent's own recorded cost, when every attached event had one. */
   costUsd?: number;
   /** Non-standard inference speed (e.g. `fast`), when every attached event had the same one. */
