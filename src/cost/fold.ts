@@ -18,67 +18,19 @@
  */
 import type { UsageRecord } from '../scan/types.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
-import {
-  CHUNK_SLOTS,
-  FOLD_STATE_VERSION,
-  chunkCountOf,
-  columnSeq,
-  decodeColumns,
-  decodeHeaderAndHashes,
-  encodeColumns,
-  encodeHashes,
-  hashSeq,
-  type ExportedFoldState,
-  type FoldStateHeader,
-  type StoredFoldState,
-} from './fold-state.js';
+import { GroupSets, groupSetFor } from './fold-groups.js';
+import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapacity, NF, NI } from './fold-ledger.js';
+import { FOLD_STATE_VERSION, decodeHeaderAndHashes, type ExportedFoldState, type FoldStateHeader, type StoredFoldState } from './fold-state.js';
 import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
 import { HASH, KeyTable } from './key-table.js';
 import type { CostBreakdown, CostRecord, CostSummary, UnpricedUsage } from './types.js';
+
+export { UNKNOWN_GROUP, UNTAGGED_GROUP } from './fold-groups.js';
 
 /** Records a restored fold holds back before it rebuilds its dedup table (see `add`). */
 const MAX_PENDING = 4096;
 /** In the small key table of held-back records: a key no slot has yet. */
 const NOT_FOUND = 0x7ffffffe;
-
-/** Group key of records without a value for the dimension (no cwd, no tags, no timestamp). */
-export const UNKNOWN_GROUP = '(unknown)';
-/** Tag group of sessions without tags. */
-export const UNTAGGED_GROUP = '(untagged)';
-
-const F_IN = 0;
-const F_OUT = 1;
-const F_REASONING = 2;
-const F_CACHE_READ = 3;
-const F_CACHE_WRITE = 4;
-const F_CACHE_WRITE_1H = 5;
-const F_NANO_USD = 6;
-const F_OFFSET = 7;
-const NF = 8;
-const I_GROUPS = 0;
-const I_SESSION = 1;
-const I_FILE = 2;
-/** Interned unpriced (model, provider), or -1 when priced. */
-const I_UNPRICED = 3;
-const NI = 4;
-
-/** Interns strings to dense ints. */
-class Interner {
-  readonly values: string[] = [];
-  readonly #ids = new Map<string, number>();
-  constructor(values: readonly string[] = []) {
-    for (const v of values) this.id(v);
-  }
-  id(s: string): number {
-    let i = this.#ids.get(s);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(s);
-      this.#ids.set(s, i);
-    }
-    return i;
-  }
-}
 
 /** A zero CostRecord (also the SessionManager's per-session and per-message start). */
 export function emptyCostRecord(): CostRecord {
@@ -142,97 +94,17 @@ export type { StoredFoldState } from './fold-state.js';
 export function createCostFold(options: CostFoldOptions = {}, state?: StoredFoldState): CostFold {
   const n = normalizeCostOptions(options);
   const sel = createRecordSelector(n);
-  const cal = n.calendar;
-  const capacity = (slots: number) => Math.max(1024, slots * 2);
-  const restored = state === undefined ? undefined : decodeHeaderAndHashes(state.header, state.hashes, capacity);
+  const restored = state === undefined ? undefined : decodeHeaderAndHashes(state.header, state.hashes, ledgerCapacity);
   const h = restored?.header;
   const files = new Interner(h?.files);
   const sessions = new Interner(h?.sessions);
-  const groups = new Interner(h?.groups);
-  const groupSets: number[][] = h?.groupSets ?? [[]]; // 0: no groups (ungrouped fold)
-  const groupSetIds = new Map<string, number>(h?.tagSets);
   const unpricedModels = new Interner(h?.unpriced);
+  const sets = new GroupSets(h);
   const totals = h === undefined ? new FoldTotals() : FoldTotals.fromJSON(h.totals, { sessions: h.sessions.length, files: h.files.length });
-  let slots = h?.slots ?? 0;
-  let f = new Float64Array(capacity(slots) * NF);
-  let ints = new Int32Array(capacity(slots) * NI);
-  /** Each slot's key hash (hi, lo): what the stored state keeps instead of the hash table. */
-  let hashes = restored?.hashes ?? new Uint32Array(1024 * 2);
-  // The dedup table of a restored fold is rebuilt from the slots' hashes only when many records come.
-  let keyTable: KeyTable | undefined;
-  const table = (): KeyTable => {
-    if (keyTable === undefined) {
-      keyTable = new KeyTable(Math.max(1 << 16, slots));
-      for (let i = 0; i < slots; i++) keyTable.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
-    }
-    return keyTable;
-  };
+  const ledger = new Ledger(h?.slots ?? 0, restored?.hashes, state);
   const counts = h?.counts ?? { records: 0, selected: 0, keys: 0 };
-  /** Slots the state was restored with (or last `rebase`d at); the chunks among them whose columns are read, and changed. */
-  let restoredSlots = slots;
-  let loaded = new Uint8Array(chunkCountOf(restoredSlots));
-  const dirtyChunks = new Set<number>();
-  /** Read the columns of a restored slot's chunk before they are compared or rewritten. */
-  const ensure = (slot: number): void => {
-    if (slot >= restoredSlots || state === undefined) return;
-    const c = Math.floor(slot / CHUNK_SLOTS);
-    if (loaded[c] === 1) return;
-    decodeColumns(state.columns(c), f, ints, restoredSlots, c, NF, NI);
-    loaded[c] = 1;
-  };
-
-  /** Group set of a record with one group (all dimensions but tag); cached for the last key seen. */
-  const singleGroupIds = new Map<string, number>(h?.single);
-  let lastGroupKey: string | undefined;
-  let lastGroupSet = -1;
-  const singleGroupSet = (key: string): number => {
-    if (key === lastGroupKey) return lastGroupSet;
-    let id = singleGroupIds.get(key);
-    if (id === undefined) {
-      id = groupSets.length;
-      groupSets.push([groups.id(key)]);
-      singleGroupIds.set(key, id);
-    }
-    lastGroupKey = key;
-    lastGroupSet = id;
-    return id;
-  };
-  const tagGroupSet = (tags: readonly string[]): number => {
-    const k = tags.join('\u0000');
-    let id = groupSetIds.get(k);
-    if (id === undefined) {
-      id = groupSets.length;
-      groupSets.push(tags.map((g) => groups.id(g)));
-      groupSetIds.set(k, id);
-    }
-    return id;
-  };
-
-  const groupSetOf = (r: UsageRecord, ms: number): number => {
-    switch (n.groupBy) {
-      case undefined:
-        return 0;
-      case 'agent':
-        return singleGroupSet(r.agent);
-      case 'model':
-        return singleGroupSet(r.model);
-      case 'day':
-        return singleGroupSet(Number.isNaN(ms) ? UNKNOWN_GROUP : cal.dayKey(ms));
-      case 'week':
-        return singleGroupSet(Number.isNaN(ms) ? UNKNOWN_GROUP : cal.weekKey(ms));
-      case 'month':
-        return singleGroupSet(Number.isNaN(ms) ? UNKNOWN_GROUP : cal.monthKey(ms));
-      case 'session':
-        return singleGroupSet(sessions.values[sessionOf(r)] as string);
-      case 'project':
-        return singleGroupSet(r.cwd ?? UNKNOWN_GROUP);
-      case 'tag': {
-        const t = sel.tagsOf(r);
-        return t.length > 0 ? tagGroupSet(t) : singleGroupSet(UNTAGGED_GROUP);
-      }
-    }
-  };
-  const timeGrouped = n.groupBy === 'day' || n.groupBy === 'week' || n.groupBy === 'month';
+  const needsTime = sel.needsTime || n.groupBy === 'day' || n.groupBy === 'week' || n.groupBy === 'month';
+  const fileName = (id: number): string => files.values[id] as string;
 
   // Records of one file arrive together: remember the last file and session instead of hashing them again.
   let lastFile: string | undefined;
@@ -255,27 +127,22 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     }
     return lastSession;
   };
+  const groupSetOf = groupSetFor(n, sel, sets, (r) => sessions.values[sessionOf(r)] as string);
 
   /** Count (`sign` 1) or uncount (-1) the copy in `slot` in the running totals (no object per event). */
   const account = (slot: number, sign: 1 | -1): void => {
+    const ints = ledger.ints;
     const i = slot * NI;
-    totals.account(f, slot * NF, groupSets[ints[i + I_GROUPS] as number] as number[], ints[i + I_SESSION] as number, ints[i + I_FILE] as number, ints[i + I_UNPRICED] as number, sign);
+    totals.account(ledger.f, slot * NF, sets.sets[ints[i + I_GROUPS] as number] as number[], ints[i + I_SESSION] as number, ints[i + I_FILE] as number, ints[i + I_UNPRICED] as number, sign);
   };
 
   /** Count `r` in `slot`: a new slot (`replace` false), or in place of the copy there. */
   const write = (slot: number, r: UsageRecord, ms: number, replace: boolean): void => {
-    if (slot < restoredSlots) dirtyChunks.add(Math.floor(slot / CHUNK_SLOTS));
+    ledger.touch(slot);
     if (replace) account(slot, -1);
     const usd = n.pricer.priceUsd(r, n.mode);
-    const b = slot * NF;
-    f[b + F_IN] = r.inputTokens;
-    f[b + F_OUT] = r.outputTokens;
-    f[b + F_REASONING] = r.reasoningTokens;
-    f[b + F_CACHE_READ] = r.cacheReadTokens;
-    f[b + F_CACHE_WRITE] = r.cacheWriteTokens;
-    f[b + F_CACHE_WRITE_1H] = r.cacheWrite1hTokens;
-    f[b + F_NANO_USD] = Number.isNaN(usd) ? 0 : Math.round(usd * 1e9);
-    f[b + F_OFFSET] = r.offset;
+    ledger.writeRecord(slot, r, Number.isNaN(usd) ? 0 : Math.round(usd * 1e9));
+    const ints = ledger.ints;
     const i = slot * NI;
     ints[i + I_GROUPS] = groupSetOf(r, ms);
     ints[i + I_SESSION] = sessionOf(r);
@@ -284,49 +151,28 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     account(slot, 1);
   };
 
-  /** True when `r` should replace the copy in `slot`. */
-  const beats = (r: UsageRecord, slot: number): boolean => {
-    ensure(slot);
-    const b = slot * NF;
-    const out = f[b + F_OUT] as number;
-    if (r.outputTokens !== out) return r.outputTokens > out;
-    const total = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
-    const old = (f[b + F_IN] as number) + out + (f[b + F_CACHE_READ] as number) + (f[b + F_CACHE_WRITE] as number);
-    if (total !== old) return total > old;
-    const oldFile = files.values[ints[slot * NI + I_FILE] as number] as string;
-    if (r.file !== oldFile) return r.file < oldFile;
-    return r.offset < (f[b + F_OFFSET] as number);
-  };
-
-  /** A new slot for a key not seen yet. */
-  const insert = (hi: number, lo: number, r: UsageRecord, ms: number): void => {
-    if (slots * NF >= f.length) {
-      const nf = new Float64Array(f.length * 2);
-      nf.set(f);
-      f = nf;
-      const ni = new Int32Array(ints.length * 2);
-      ni.set(ints);
-      ints = ni;
-      const nh = new Uint32Array(hashes.length * 2);
-      nh.set(hashes);
-      hashes = nh;
+  // The dedup table of a restored fold is rebuilt from the slots' hashes only when many records come.
+  let keyTable: KeyTable | undefined;
+  const table = (): KeyTable => {
+    if (keyTable === undefined) {
+      keyTable = new KeyTable(Math.max(1 << 16, ledger.slots));
+      const hashes = ledger.hashes;
+      for (let i = 0; i < ledger.slots; i++) keyTable.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
     }
-    hashes[2 * slots] = hi;
-    hashes[2 * slots + 1] = lo;
-    write(slots, r, ms, false);
-    slots++;
-    counts.keys = slots;
+    return keyTable;
   };
 
   /** Fold a selected, hashed record against `keys` (NOT_FOUND marks a key without a slot yet). */
   const addHashed = (keys: KeyTable, r: UsageRecord, ms: number, hi: number, lo: number): void => {
     const existing = keys.getHash(hi, lo);
     if (existing >= 0 && existing !== NOT_FOUND) {
-      if (beats(r, existing)) write(existing, r, ms, true);
+      if (ledger.beats(r, existing, fileName)) write(existing, r, ms, true);
       return;
     }
-    insert(hi, lo, r, ms);
-    keys.setHash(hi, lo, slots - 1);
+    const slot = ledger.append(hi, lo);
+    write(slot, r, ms, false);
+    counts.keys = ledger.slots;
+    keys.setHash(hi, lo, slot);
   };
 
   /** Records a restored fold holds before its dedup table is needed (see `add`). */
@@ -340,7 +186,8 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     // Their keys in a small table, then one pass over every slot's hash finds the ones already counted.
     const want = new KeyTable(pending.length);
     for (const p of pending) want.setHash(p.hi, p.lo, NOT_FOUND);
-    for (let i = 0; i < slots; i++) {
+    const hashes = ledger.hashes;
+    for (let i = 0; i < ledger.slots; i++) {
       const hi = hashes[2 * i] as number;
       const lo = hashes[2 * i + 1] as number;
       if (want.getHash(hi, lo) === NOT_FOUND) want.setHash(hi, lo, i);
@@ -353,13 +200,13 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     counts,
     add(r: UsageRecord): void {
       counts.records++;
-      const ms = sel.needsTime || timeGrouped ? recordTime(r) : NaN;
+      const ms = needsTime ? recordTime(r) : NaN;
       if (!sel.accepts(r, ms)) return;
       counts.selected++;
       hashRecordKey(r);
       const hi = HASH[0] as number;
       const lo = HASH[1] as number;
-      if (keyTable === undefined && restoredSlots > 0) {
+      if (keyTable === undefined && ledger.restoredSlots > 0) {
         // A restored fold given a few records (a warm run after an append): hold them, and find their
         // slots in one pass over the slots' hashes instead of rebuilding the whole dedup table.
         if (pending.length < MAX_PENDING) {
@@ -372,107 +219,75 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     },
     holds(r: UsageRecord): boolean {
       flushPending();
-      const ms = sel.needsTime || timeGrouped ? recordTime(r) : NaN;
+      const ms = needsTime ? recordTime(r) : NaN;
       if (!sel.accepts(r, ms)) return false;
       hashRecordKey(r);
       const slot = table().getHash(HASH[0] as number, HASH[1] as number);
-      if (slot < 0) return false;
-      ensure(slot);
-      const b = slot * NF;
-      return (
-        files.values[ints[slot * NI + I_FILE] as number] === r.file &&
-        f[b + F_OFFSET] === r.offset &&
-        f[b + F_IN] === r.inputTokens &&
-        f[b + F_OUT] === r.outputTokens &&
-        f[b + F_REASONING] === r.reasoningTokens &&
-        f[b + F_CACHE_READ] === r.cacheReadTokens &&
-        f[b + F_CACHE_WRITE] === r.cacheWriteTokens &&
-        f[b + F_CACHE_WRITE_1H] === r.cacheWrite1hTokens
-      );
+      return slot >= 0 && ledger.holdsCopy(slot, r, fileName);
     },
     exportState(changedOnly = false): ExportedFoldState {
       flushPending();
       const header: FoldStateHeader = {
         version: FOLD_STATE_VERSION,
-        slots,
+        slots: ledger.slots,
         counts,
         files: files.values,
         sessions: sessions.values,
-        groups: groups.values,
-        unpriced: unpricedModels.values,
-        groupSets,
-        single: [...singleGroupIds],
-        tagSets: [...groupSetIds],
+        ...sets.toHeader(unpricedModels.values),
         totals: totals.toJSON(),
       };
-      const chunkCount = chunkCountOf(slots);
-      const pieces = new Map<number, () => Buffer>();
-      // Chunks from the one the first new slot fell in are new or grew; before it, only rewritten slots.
-      const firstGrown = changedOnly && slots === restoredSlots ? chunkCount : Math.floor(restoredSlots / CHUNK_SLOTS);
-      for (let c = 0; c < chunkCount; c++) {
-        const grown = !changedOnly || c >= firstGrown;
-        if (!grown && !dirtyChunks.has(c)) continue;
-        if (grown) pieces.set(hashSeq(c), () => encodeHashes(hashes, slots, c));
-        pieces.set(columnSeq(c), () => {
-          if (c * CHUNK_SLOTS < restoredSlots) ensure(c * CHUNK_SLOTS);
-          return encodeColumns(f, ints, slots, c, NF, NI);
-        });
-      }
-      return { header: JSON.stringify(header), pieces, seqCount: 2 * chunkCount };
+      return { header: JSON.stringify(header), ...ledger.pieces(changedOnly) };
     },
     rebase(): void {
       flushPending();
-      // In memory: the chunks read so far, and every chunk made here whole (from the first one past the
-      // restored slots). The chunk the restored slots ended in was read when its grown piece was written.
-      const chunkCount = chunkCountOf(slots);
-      const next = new Uint8Array(chunkCount);
-      next.set(loaded.subarray(0, Math.min(loaded.length, chunkCount)));
-      for (let c = Math.ceil(restoredSlots / CHUNK_SLOTS); c < chunkCount; c++) next[c] = 1;
-      if (restoredSlots % CHUNK_SLOTS !== 0 && slots > restoredSlots) next[Math.floor(restoredSlots / CHUNK_SLOTS)] = 1;
-      loaded = next;
-      restoredSlots = slots;
-      dirtyChunks.clear();
+      ledger.rebase();
     },
     result(): CostSummary {
       flushPending();
-      const fill = (rec: CostRecord, t: Float64Array): void => {
-        rec.inputTokens = t[T_IN] as number;
-        rec.outputTokens = t[T_OUT] as number;
-        rec.thinkingTokens = t[T_REASONING] as number;
-        rec.cacheReadTokens = t[T_CACHE_READ] as number;
-        rec.cacheWriteTokens = t[T_CACHE_WRITE] as number;
-        rec.cacheWrite1hTokens = t[T_CACHE_WRITE_1H] as number;
-        rec.requestCount = t[T_REQUESTS] as number;
-        rec.unpricedCount = t[T_UNPRICED] as number;
-        rec.totalUsd = (t[T_NANO_USD] as number) / 1e9;
-        rec.cachedTokens = rec.cacheReadTokens + rec.cacheWriteTokens;
-      };
-      const total = emptyCostSummary(n.groupBy !== undefined);
-      fill(total, totals.total);
-      total.sessionCount = totals.sessions.size;
-      total.runCount = totals.files.size;
-      const unpriced: UnpricedUsage[] = [];
-      for (const [u, v] of totals.unpriced) {
-        const [model, provider] = (unpricedModels.values[u] as string).split('\u0000') as [string, string];
-        unpriced.push({ model, ...(provider !== '' && { provider }), count: v[0] as number, inputTokens: v[1] as number, outputTokens: v[2] as number, cacheReadTokens: v[3] as number, cacheWriteTokens: v[4] as number });
-      }
-      total.unpriced = unpriced.sort((a, b) => b.count - a.count || a.model.localeCompare(b.model));
-      if (n.groupBy !== undefined) {
-        const rows: CostBreakdown[] = [];
-        for (const [g, e] of totals.groups) {
-          const rec: CostBreakdown = { key: groups.values[g] as string, ...emptyCostRecord(), sessionCount: e.sessions.size };
-          fill(rec, e.t);
-          rows.push(rec);
-        }
-        const chronological = n.groupBy === 'day' || n.groupBy === 'week' || n.groupBy === 'month';
-        rows.sort(chronological ? (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : (a, b) => b.totalUsd - a.totalUsd || (a.key < b.key ? -1 : 1));
-        const breakdowns: Record<string, CostBreakdown> = {};
-        for (const r of rows) breakdowns[r.key] = r;
-        total.breakdowns = breakdowns;
-      }
-      return total;
+      return summarize(n, totals, sets, unpricedModels);
     },
   };
+}
+
+/** A CostRecord's fields from a totals row (fold-totals.ts). */
+function fillRecord(rec: CostRecord, t: Float64Array): void {
+  rec.inputTokens = t[T_IN] as number;
+  rec.outputTokens = t[T_OUT] as number;
+  rec.thinkingTokens = t[T_REASONING] as number;
+  rec.cacheReadTokens = t[T_CACHE_READ] as number;
+  rec.cacheWriteTokens = t[T_CACHE_WRITE] as number;
+  rec.cacheWrite1hTokens = t[T_CACHE_WRITE_1H] as number;
+  rec.requestCount = t[T_REQUESTS] as number;
+  rec.unpricedCount = t[T_UNPRICED] as number;
+  rec.totalUsd = (t[T_NANO_USD] as number) / 1e9;
+  rec.cachedTokens = rec.cacheReadTokens + rec.cacheWriteTokens;
+}
+
+/** The summary of the running totals: the whole, unpriced usage by model, and the groups in report order. */
+function summarize(n: NormalizedCostOptions, totals: FoldTotals, sets: GroupSets, unpricedModels: Interner): CostSummary {
+  const total = emptyCostSummary(n.groupBy !== undefined);
+  fillRecord(total, totals.total);
+  total.sessionCount = totals.sessions.size;
+  total.runCount = totals.files.size;
+  const unpriced: UnpricedUsage[] = [];
+  for (const [u, v] of totals.unpriced) {
+    const [model, provider] = (unpricedModels.values[u] as string).split('\u0000') as [string, string];
+    unpriced.push({ model, ...(provider !== '' && { provider }), count: v[0] as number, inputTokens: v[1] as number, outputTokens: v[2] as number, cacheReadTokens: v[3] as number, cacheWriteTokens: v[4] as number });
+  }
+  total.unpriced = unpriced.sort((a, b) => b.count - a.count || a.model.localeCompare(b.model));
+  if (n.groupBy === undefined) return total;
+  const rows: CostBreakdown[] = [];
+  for (const [g, e] of totals.groups) {
+    const rec: CostBreakdown = { key: sets.groups.values[g] as string, ...emptyCostRecord(), sessionCount: e.sessions.size };
+    fillRecord(rec, e.t);
+    rows.push(rec);
+  }
+  const chronological = n.groupBy === 'day' || n.groupBy === 'week' || n.groupBy === 'month';
+  rows.sort(chronological ? (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : (a, b) => b.totalUsd - a.totalUsd || (a.key < b.key ? -1 : 1));
+  const breakdowns: Record<string, CostBreakdown> = {};
+  for (const r of rows) breakdowns[r.key] = r;
+  total.breakdowns = breakdowns;
+  return total;
 }
 
 /**

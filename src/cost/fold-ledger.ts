@@ -1,0 +1,192 @@
+/**
+ * The totals fold's columnar ledger: one slot per dedup key, each a row of typed-array columns (~90 bytes,
+ * no per-event object kept alive) holding the copy of the response that counts. A restored ledger reads a
+ * chunk of columns from the stored state only when one of its slots is compared or rewritten, and tracks the
+ * chunks it changed so an export writes only those (fold-state.ts has the stored layout).
+ */
+import type { UsageRecord } from '../scan/types.js';
+import { CHUNK_SLOTS, chunkCountOf, columnSeq, decodeColumns, encodeColumns, encodeHashes, hashSeq, type StoredFoldState } from './fold-state.js';
+
+export const F_IN = 0;
+export const F_OUT = 1;
+export const F_REASONING = 2;
+export const F_CACHE_READ = 3;
+export const F_CACHE_WRITE = 4;
+export const F_CACHE_WRITE_1H = 5;
+export const F_NANO_USD = 6;
+export const F_OFFSET = 7;
+export const NF = 8;
+export const I_GROUPS = 0;
+export const I_SESSION = 1;
+export const I_FILE = 2;
+/** Interned unpriced (model, provider), or -1 when priced. */
+export const I_UNPRICED = 3;
+export const NI = 4;
+
+/** Slots the columns hold room for before they grow. */
+export const ledgerCapacity = (slots: number): number => Math.max(1024, slots * 2);
+
+/** Interns strings to dense ints. */
+export class Interner {
+  readonly values: string[] = [];
+  readonly #ids = new Map<string, number>();
+  constructor(values: readonly string[] = []) {
+    for (const v of values) this.id(v);
+  }
+  id(s: string): number {
+    let i = this.#ids.get(s);
+    if (i === undefined) {
+      i = this.values.length;
+      this.values.push(s);
+      this.#ids.set(s, i);
+    }
+    return i;
+  }
+}
+
+export class Ledger {
+  /** Float columns (tokens, nano-USD, offset), NF per slot. */
+  f: Float64Array;
+  /** Int columns (group set, session, file, unpriced model), NI per slot. */
+  ints: Int32Array;
+  /** Each slot's key hash (hi, lo): what the stored state keeps instead of the hash table. */
+  hashes: Uint32Array;
+  slots: number;
+  readonly #state: StoredFoldState | undefined;
+  /** Slots the ledger was restored with (or last `rebase`d at). */
+  #restoredSlots: number;
+  /** Per chunk of the restored slots: its columns were read from the state. */
+  #loaded: Uint8Array;
+  readonly #dirty = new Set<number>();
+
+  constructor(slots: number, hashes: Uint32Array | undefined, state: StoredFoldState | undefined) {
+    this.slots = slots;
+    this.f = new Float64Array(ledgerCapacity(slots) * NF);
+    this.ints = new Int32Array(ledgerCapacity(slots) * NI);
+    this.hashes = hashes ?? new Uint32Array(1024 * 2);
+    this.#state = state;
+    this.#restoredSlots = slots;
+    this.#loaded = new Uint8Array(chunkCountOf(slots));
+  }
+
+  get restoredSlots(): number {
+    return this.#restoredSlots;
+  }
+
+  /** Read the columns of a restored slot's chunk before they are compared or rewritten. */
+  ensure(slot: number): void {
+    if (slot >= this.#restoredSlots || this.#state === undefined) return;
+    const c = Math.floor(slot / CHUNK_SLOTS);
+    if (this.#loaded[c] === 1) return;
+    decodeColumns(this.#state.columns(c), this.f, this.ints, this.#restoredSlots, c, NF, NI);
+    this.#loaded[c] = 1;
+  }
+
+  /** `slot` is about to be rewritten: its chunk goes into the next export. */
+  touch(slot: number): void {
+    if (slot < this.#restoredSlots) this.#dirty.add(Math.floor(slot / CHUNK_SLOTS));
+  }
+
+  /** A new slot with the key hash (hi, lo); its columns are the caller's to write. */
+  append(hi: number, lo: number): number {
+    if (this.slots * NF >= this.f.length) {
+      this.f = grown(this.f, new Float64Array(this.f.length * 2));
+      this.ints = grown(this.ints, new Int32Array(this.ints.length * 2));
+      this.hashes = grown(this.hashes, new Uint32Array(this.hashes.length * 2));
+    }
+    const slot = this.slots++;
+    this.hashes[2 * slot] = hi;
+    this.hashes[2 * slot + 1] = lo;
+    return slot;
+  }
+
+  /** The token, offset and price columns of `slot` from `r`. */
+  writeRecord(slot: number, r: UsageRecord, nanoUsd: number): void {
+    const f = this.f;
+    const b = slot * NF;
+    f[b + F_IN] = r.inputTokens;
+    f[b + F_OUT] = r.outputTokens;
+    f[b + F_REASONING] = r.reasoningTokens;
+    f[b + F_CACHE_READ] = r.cacheReadTokens;
+    f[b + F_CACHE_WRITE] = r.cacheWriteTokens;
+    f[b + F_CACHE_WRITE_1H] = r.cacheWrite1hTokens;
+    f[b + F_NANO_USD] = nanoUsd;
+    f[b + F_OFFSET] = r.offset;
+  }
+
+  /**
+   * True when `r` should replace the copy in `slot`: most output tokens, then most tokens, then the smallest
+   * (file, offset), so the answer never depends on the order records arrive in.
+   */
+  beats(r: UsageRecord, slot: number, slotFile: (fileId: number) => string): boolean {
+    this.ensure(slot);
+    const f = this.f;
+    const b = slot * NF;
+    const out = f[b + F_OUT] as number;
+    if (r.outputTokens !== out) return r.outputTokens > out;
+    const total = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
+    const old = (f[b + F_IN] as number) + out + (f[b + F_CACHE_READ] as number) + (f[b + F_CACHE_WRITE] as number);
+    if (total !== old) return total > old;
+    const oldFile = slotFile(this.ints[slot * NI + I_FILE] as number);
+    if (r.file !== oldFile) return r.file < oldFile;
+    return r.offset < (f[b + F_OFFSET] as number);
+  }
+
+  /** True when `slot` holds exactly `r`'s copy: the same file, offset and tokens. */
+  holdsCopy(slot: number, r: UsageRecord, slotFile: (fileId: number) => string): boolean {
+    this.ensure(slot);
+    const f = this.f;
+    const b = slot * NF;
+    return (
+      slotFile(this.ints[slot * NI + I_FILE] as number) === r.file &&
+      f[b + F_OFFSET] === r.offset &&
+      f[b + F_IN] === r.inputTokens &&
+      f[b + F_OUT] === r.outputTokens &&
+      f[b + F_REASONING] === r.reasoningTokens &&
+      f[b + F_CACHE_READ] === r.cacheReadTokens &&
+      f[b + F_CACHE_WRITE] === r.cacheWriteTokens &&
+      f[b + F_CACHE_WRITE_1H] === r.cacheWrite1hTokens
+    );
+  }
+
+  /** The stored pieces to write: every chunk, or (`changedOnly`) those that grew or were rewritten. */
+  pieces(changedOnly: boolean): { pieces: Map<number, () => Buffer>; seqCount: number } {
+    const slots = this.slots;
+    const restored = this.#restoredSlots;
+    const chunkCount = chunkCountOf(slots);
+    const pieces = new Map<number, () => Buffer>();
+    // Chunks from the one the first new slot fell in are new or grew; before it, only rewritten slots.
+    const firstGrown = changedOnly && slots === restored ? chunkCount : Math.floor(restored / CHUNK_SLOTS);
+    for (let c = 0; c < chunkCount; c++) {
+      const grew = !changedOnly || c >= firstGrown;
+      if (!grew && !this.#dirty.has(c)) continue;
+      if (grew) pieces.set(hashSeq(c), () => encodeHashes(this.hashes, slots, c));
+      pieces.set(columnSeq(c), () => {
+        if (c * CHUNK_SLOTS < restored) this.ensure(c * CHUNK_SLOTS);
+        return encodeColumns(this.f, this.ints, slots, c, NF, NI);
+      });
+    }
+    return { pieces, seqCount: 2 * chunkCount };
+  }
+
+  /** The state last exported is now the stored one: later exports name only what changes after this. */
+  rebase(): void {
+    // In memory: the chunks read so far, and every chunk made here whole (from the first one past the
+    // restored slots). The chunk the restored slots ended in was read when its grown piece was written.
+    const slots = this.slots;
+    const restored = this.#restoredSlots;
+    const chunkCount = chunkCountOf(slots);
+    const next = new Uint8Array(chunkCount);
+    next.set(this.#loaded.subarray(0, Math.min(this.#loaded.length, chunkCount)));
+    for (let c = Math.ceil(restored / CHUNK_SLOTS); c < chunkCount; c++) next[c] = 1;
+    if (restored % CHUNK_SLOTS !== 0 && slots > restored) next[Math.floor(restored / CHUNK_SLOTS)] = 1;
+    this.#loaded = next;
+    this.#restoredSlots = slots;
+    this.#dirty.clear();
+  }
+}
+
+function grown<T extends Float64Array | Int32Array | Uint32Array>(old: T, bigger: T): T {
+  bigger.set(old);
+  return bigger;
+}
