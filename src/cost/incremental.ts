@@ -145,6 +145,162 @@ async function foldInto(fold: CostFold, scan: ScanOptions, discovery: Discovery)
 }
 
 /**
+ * The fold of one run against a stored snapshot: restored only once there is something to fold (a run where
+ * nothing changed answers with the stored summary without reading it), taken over from the resident process's
+ * memory when it still stands for the stored version, and given up (`lost`) when the stored state stopped
+ * reading or did not decode, so the run starts over.
+ */
+class SnapshotFold {
+  fold: CostFold | undefined;
+  lost = false;
+  /** The version the fold's column pieces are read at (a kept fold's moves with each put). */
+  at: { version: number };
+  readonly #snaps: FoldSnapshots;
+  readonly #key: string;
+  readonly #snap: FoldSnapshot | undefined;
+  readonly #live: LiveFold | undefined;
+  readonly #options: CostFoldOptions;
+  readonly #info: FoldRunInfo;
+
+  constructor(snaps: FoldSnapshots, key: string, snap: FoldSnapshot | undefined, options: CostFoldOptions, info: FoldRunInfo) {
+    this.#snaps = snaps;
+    this.#key = key;
+    this.#snap = snap;
+    this.#options = options;
+    this.#info = info;
+    this.at = { version: snap?.version ?? 0 };
+    this.#live = liveFolds.get(key);
+    liveFolds.delete(key);
+  }
+
+  get live(): LiveFold | undefined {
+    return this.#live;
+  }
+
+  restore(): CostFold | undefined {
+    if (this.fold !== undefined || this.lost) return this.fold;
+    const snap = this.#snap;
+    if (snap === undefined) return (this.fold = createCostFold(this.#options));
+    const live = this.#live;
+    const snaps = this.#snaps;
+    if (live !== undefined && live.at.version === snap.version && live.instance === snaps.instance && live.snaps.sameConnection(snaps)) {
+      this.at = live.at;
+      this.#info.kept = true;
+      return (this.fold = live.fold);
+    }
+    try {
+      const state = snaps.state(this.#key, snap.version);
+      if (state !== undefined) {
+        // Column pieces are read when a slot of theirs is compared; gone meanwhile, the restore is lost.
+        const columns = (c: number): Uint8Array => {
+          const piece = snaps.piece(this.#key, this.at.version, columnSeq(c)); // `at` moves with each put of a kept fold
+          if (piece === undefined) throw new SnapshotLost();
+          return piece;
+        };
+        return (this.fold = createCostFold(this.#options, { header: state.header, hashes: state.hashes, columns }));
+      }
+    } catch {
+      // A state that does not decode: dropped, the fold starts over.
+      dropSnapshot(snaps, this.#key);
+    }
+    this.lost = true; // another process stored a newer one meanwhile, or it did not decode
+    return undefined;
+  }
+
+  /** Run `fn` on the restored fold; a state that stopped reading loses the restore (the fold starts over). */
+  apply(fn: (f: CostFold) => void): void {
+    const f = this.restore();
+    if (f === undefined) return;
+    try {
+      fn(f);
+    } catch (e) {
+      if (!(e instanceof SnapshotLost || e instanceof RangeError)) throw e;
+      if (e instanceof RangeError) dropSnapshot(this.#snaps, this.#key);
+      this.lost = true;
+      this.fold = undefined;
+    }
+  }
+}
+
+/** What one run needs to store its snapshot. */
+interface RunContext {
+  key: string;
+  snaps: FoldSnapshots;
+  ns: ReturnType<typeof normalizeScanOptions>;
+  n: NormalizedCostOptions;
+  stats: string;
+  info: FoldRunInfo;
+  /** Whether cache connections stay open between runs (a resident process): then the fold is kept live. */
+  reused: () => boolean;
+}
+
+/** The stored snapshot of a query, and the cache's change count at the start; none when it cannot be read. */
+function readSnapshot(snaps: FoldSnapshots, key: string, n: NormalizedCostOptions): { snap: FoldSnapshot | undefined; changesAtStart: number } {
+  try {
+    const snap = snaps.get(key);
+    const changesAtStart = snap?.changesNow ?? snaps.changes();
+    if (snap !== undefined) n.pricer.seed?.(JSON.parse(snap.prices) as ResolvedPrice[]);
+    return { snap, changesAtStart };
+  } catch {
+    return { snap: undefined, changesAtStart: -1 };
+  }
+}
+
+/**
+ * Nothing to fold: the stored summary is the answer. Rows that moved on without changing a record (a deletion,
+ * a re-read that found the same records) only move the snapshot's gens; a kept fold stands for the new version.
+ */
+function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanDelta, changes: number, sf: SnapshotFold): CostSummary {
+  const { snaps, key, ns, info } = run;
+  let version: number | undefined = snap.version;
+  if ((!sameGens(snap.gens, delta.gens) || snap.changesThen !== changes || snap.stats !== run.stats) && delta.usedInstance === snaps.instance) {
+    try {
+      info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version, changes, stats: run.stats });
+      version = info.saved ? snaps.putVersion : undefined;
+    } catch (e) {
+      version = undefined;
+      ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
+    }
+  }
+  const live = sf.live;
+  if (live !== undefined && (sf.fold === undefined || sf.fold === live.fold) && version !== undefined && live.at.version === snap.version) {
+    live.at.version = version;
+    keepLive(key, live);
+  }
+  return JSON.parse(snap.summary) as CostSummary;
+}
+
+/** Store the run's fold (a restored one writes only the pieces it changed, over `baseVersion`) and keep it live. */
+function storeFold(run: RunContext, fold: CostFold, at: { version: number }, summary: CostSummary, delta: ScanDelta, changes: number, baseVersion: number | undefined): void {
+  const { snaps, key, ns, n, info } = run;
+  if (!delta.exact || delta.usedInstance !== snaps.instance) return;
+  try {
+    const restored = baseVersion !== undefined;
+    const out = fold.exportState(restored);
+    const base = {
+      gens: delta.gens,
+      header: out.header,
+      prices: JSON.stringify(n.pricer.exportResolved?.() ?? []),
+      summary: JSON.stringify(summary),
+      seqCount: out.seqCount,
+      changes,
+      stats: run.stats,
+    };
+    // False when another process stored a newer snapshot meanwhile: that one stays.
+    info.saved = snaps.put(key, { ...base, pieces: out.pieces, ...(restored && { baseVersion }) });
+    if (info.saved && snaps.putVersion !== undefined && run.reused()) {
+      fold.rebase();
+      at.version = snaps.putVersion;
+      keepLive(key, { fold, at, snaps, instance: snaps.instance });
+    }
+  } catch (e) {
+    // Lost: a piece this fold had not read yet was replaced by another process's newer snapshot, which
+    // stays (the same race `put`'s version check settles); nothing to warn about.
+    if (!(e instanceof SnapshotLost)) ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
+  }
+}
+
+/**
  * `totalCost` through the fold snapshots (see the module header). Same result as a fresh fold, always.
  * @example
  * const info = {} as FoldRunInfo;
@@ -173,151 +329,62 @@ export async function totalCostIncremental(
     return foldCost(scanUsageBatches(scan), foldOptions);
   }
   try {
-    let snap: FoldSnapshot | undefined;
-    let changesAtStart = -1;
-    try {
-      snap = snaps.get(key);
-      changesAtStart = snap?.changesNow ?? snaps.changes();
-      if (snap !== undefined) n.pricer.seed?.(JSON.parse(snap.prices) as ResolvedPrice[]);
-    } catch {
-      snap = undefined;
-    }
-    const discovery = await discoverUsageFiles(scan);
-    const stats = discoveryStats(discovery);
-    // Not one write to the cache's files since the snapshot, and every file as it saw them: its summary is
-    // the answer, without reading a row.
-    if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === stats) {
-      info.snapshot = 'hit';
-      info.scanned = false;
-      return JSON.parse(snap.summary) as CostSummary;
-    }
-    // The stored state is read and restored only once there is something to fold: a run where nothing
-    // changed answers with the stored summary without reading it.
-    let fold: CostFold | undefined;
-    let lost = false;
-    /** The version the fold's column pieces are read at (a kept fold's moves with each put). */
-    let at = { version: snap?.version ?? 0 };
-    const live = liveFolds.get(key);
-    liveFolds.delete(key);
-    const restore = (): CostFold | undefined => {
-      if (fold !== undefined || lost) return fold;
-      if (snap === undefined) return (fold = createCostFold(foldOptions));
-      if (live !== undefined && live.at.version === snap.version && live.instance === snaps.instance && live.snaps.sameConnection(snaps)) {
-        at = live.at;
-        info.kept = true;
-        return (fold = live.fold);
-      }
-      const version = snap.version;
-      try {
-        const state = snaps.state(key, version);
-        if (state !== undefined) {
-          // Column pieces are read when a slot of theirs is compared; gone meanwhile, the restore is lost.
-          const columns = (c: number): Uint8Array => {
-            const piece = snaps.piece(key, at.version, columnSeq(c)); // `at` moves with each put of a kept fold
-            if (piece === undefined) throw new SnapshotLost();
-            return piece;
-          };
-          return (fold = createCostFold(foldOptions, { header: state.header, hashes: state.hashes, columns }));
-        }
-      } catch {
-        // A state that does not decode: dropped below, the fold starts over.
-        dropSnapshot(snaps, key);
-      }
-      lost = true; // another process stored a newer one meanwhile, or it did not decode
-      return undefined;
-    };
-    /** Run `fn` on the restored fold; a state that stopped reading loses the restore (the fold starts over). */
-    const onFold = (fn: (f: CostFold) => void): void => {
-      const f = restore();
-      if (f === undefined) return;
-      try {
-        fn(f);
-      } catch (e) {
-        if (!(e instanceof SnapshotLost || e instanceof RangeError)) throw e;
-        if (e instanceof RangeError) dropSnapshot(snaps, key);
-        lost = true;
-        fold = undefined;
-      }
-    };
-
-    let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance);
-    info.snapshot = snap === undefined ? 'miss' : 'hit';
-    for await (const batch of scanUsageBatches({ ...scan, delta }, discovery)) {
-      onFold((f) => {
-        for (const r of batch as readonly UsageRecord[]) f.add(r);
-      });
-      info.folded += batch.length;
-    }
-    info.removed = delta.removed.length;
-    /** The cache's change count this run's snapshot stands for (see `changesSeen`). */
-    let changes = changesSeen(snaps, changesAtStart, delta);
-    if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !lost) {
-      // Nothing to fold: the stored summary is the answer; rows that moved on without changing a record
-      // (a deletion, a re-read that found the same records) only move the snapshot's gens.
-      let version: number | undefined = snap.version;
-      if ((!sameGens(snap.gens, delta.gens) || snap.changesThen !== changes || snap.stats !== stats) && delta.usedInstance === snaps.instance) {
-        try {
-          info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version, changes, stats });
-          version = info.saved ? snaps.putVersion : undefined;
-        } catch (e) {
-          version = undefined;
-          ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
-        }
-      }
-      // The state did not change: a kept fold stands for the new version too.
-      if (live !== undefined && (fold === undefined || fold === live.fold) && version !== undefined && live.at.version === snap.version) {
-        live.at.version = version;
-        keepLive(key, live);
-      }
-      return JSON.parse(snap.summary) as CostSummary;
-    }
-    let held = false;
-    if (info.removed > 0)
-      onFold((f) => {
-        for (const r of delta.removed) if (f.holds(r)) held = true;
-      });
-    let summary: CostSummary | undefined;
-    if (!held && fold !== undefined) onFold((f) => (summary = f.result()));
-    let exact = delta.exact && !lost && fold !== undefined && !held && summary !== undefined;
-    if (!exact || fold === undefined || summary === undefined) {
-      if (snap !== undefined) info.snapshot = lost ? 'miss' : 'fallback';
-      fold = createCostFold(foldOptions);
-      delta = newScanDelta(new Map(), snaps.instance);
-      info.folded = await foldInto(fold, { ...scan, delta }, discovery);
-      exact = false;
-      summary = fold.result();
-      changes = changesSeen(snaps, changes, delta);
-    }
-    if (delta.exact && delta.usedInstance === snaps.instance) {
-      try {
-        // A restored fold writes only the pieces it changed, over the version it restored.
-        const baseVersion = exact ? snap?.version : undefined;
-        const restored = baseVersion !== undefined;
-        const out = fold.exportState(restored);
-        const base = {
-          gens: delta.gens,
-          header: out.header,
-          prices: JSON.stringify(n.pricer.exportResolved?.() ?? []),
-          summary: JSON.stringify(summary),
-          seqCount: out.seqCount,
-          changes,
-          stats,
-        };
-        // False when another process stored a newer snapshot meanwhile: that one stays.
-        info.saved = snaps.put(key, { ...base, pieces: out.pieces, ...(restored && { baseVersion }) });
-        if (info.saved && snaps.putVersion !== undefined && isConnectionReused()) {
-          fold.rebase();
-          at.version = snaps.putVersion;
-          keepLive(key, { fold, at, snaps, instance: snaps.instance });
-        }
-      } catch (e) {
-        // Lost: a piece this fold had not read yet was replaced by another process's newer snapshot, which
-        // stays (the same race `put`'s version check settles); nothing to warn about.
-        if (!(e instanceof SnapshotLost)) ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
-      }
-    }
-    return summary;
+    return await foldWithSnapshot(snaps, key, n, ns, foldOptions, scan, info, isConnectionReused);
   } finally {
     snaps.close();
   }
+}
+
+async function foldWithSnapshot(
+  snaps: FoldSnapshots,
+  key: string,
+  n: NormalizedCostOptions,
+  ns: ReturnType<typeof normalizeScanOptions>,
+  foldOptions: CostFoldOptions,
+  scan: ScanOptions,
+  info: FoldRunInfo,
+  reused: () => boolean,
+): Promise<CostSummary> {
+  const { snap, changesAtStart } = readSnapshot(snaps, key, n);
+  const discovery = await discoverUsageFiles(scan);
+  const run: RunContext = { key, snaps, ns, n, stats: discoveryStats(discovery), info, reused };
+  // Not one write to the cache's files since the snapshot, and every file as it saw them: its summary is
+  // the answer, without reading a row.
+  if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) {
+    info.snapshot = 'hit';
+    info.scanned = false;
+    return JSON.parse(snap.summary) as CostSummary;
+  }
+  const sf = new SnapshotFold(snaps, key, snap, foldOptions, info);
+  let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance);
+  info.snapshot = snap === undefined ? 'miss' : 'hit';
+  for await (const batch of scanUsageBatches({ ...scan, delta }, discovery)) {
+    sf.apply((f) => {
+      for (const r of batch as readonly UsageRecord[]) f.add(r);
+    });
+    info.folded += batch.length;
+  }
+  info.removed = delta.removed.length;
+  /** The cache's change count this run's snapshot stands for (see `changesSeen`). */
+  let changes = changesSeen(snaps, changesAtStart, delta);
+  if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !sf.lost) return answerUnchanged(run, snap, delta, changes, sf);
+  let held = false;
+  if (info.removed > 0)
+    sf.apply((f) => {
+      for (const r of delta.removed) if (f.holds(r)) held = true;
+    });
+  let summary: CostSummary | undefined;
+  if (!held && sf.fold !== undefined) sf.apply((f) => (summary = f.result()));
+  let fold = sf.fold;
+  const exact = delta.exact && !sf.lost && fold !== undefined && !held && summary !== undefined;
+  if (!exact || fold === undefined || summary === undefined) {
+    if (snap !== undefined) info.snapshot = sf.lost ? 'miss' : 'fallback';
+    fold = createCostFold(foldOptions);
+    delta = newScanDelta(new Map(), snaps.instance);
+    info.folded = await foldInto(fold, { ...scan, delta }, discovery);
+    summary = fold.result();
+    changes = changesSeen(snaps, changes, delta);
+  }
+  storeFold(run, fold, sf.at, summary, delta, changes, exact ? snap?.version : undefined);
+  return summary;
 }
