@@ -11,6 +11,7 @@ import { SessionfoldError } from './protocol/errors.js';
 
 export const CURSOR_STORE_VERSION = 1;
 
+/** The stored document of a CursorStore: versioned, one cursor per file. */
 export interface CursorDocument {
   version: typeof CURSOR_STORE_VERSION;
   cursors: Record<string, ReadCursor>;
@@ -51,6 +52,7 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
   await rename(tmp, path);
 }
 
+/** Cursors of many files in one JSON document, saved atomically (temp file, fsync, rename). */
 export class CursorStore {
   readonly path: string;
   #cursors = new Map<string, ReadCursor>();

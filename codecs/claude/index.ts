@@ -72,6 +72,7 @@ async function locateClaude(roots: readonly string[], nativeId: string): Promise
   return undefined;
 }
 
+/** Claude Code: `~/.claude/projects` and `~/.config/claude/projects` (or `CLAUDE_CONFIG_DIR`); see its README. */
 export const claude: Codec = {
   id: CODEC_ID,
   aliases: ['claude-code', 'claudecode'],

@@ -28,6 +28,7 @@ async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
 
 const PARSER_VERSION = 2;
 
+/** sessionfold's own JSONL export, read back into the same messages, tools and usage. */
 export const sessionfoldJsonl: Codec = {
   id: CODEC_ID,
   aliases: ['sessionfold', 'export'],

@@ -11,8 +11,10 @@ import type { EventKind, KindCounts, SessionfoldEvent, UsageEvent } from './even
 import { CORE_EVENT_VERSION, EVENT_KINDS, isEventKind } from './events.js';
 import { invalidOption, SessionfoldError } from './errors.js';
 
+/** How an agent keeps its sessions on disk. */
 export type Persistence = 'jsonl' | 'json' | 'sqlite' | 'tree' | 'directory';
 
+/** What a codec can do, for the folds and `sessionfold agents`. */
 export interface CodecCapabilities {
   /** `read()` honours `options.resume` (byte-exact cursors). */
   incremental: boolean;
@@ -66,8 +68,10 @@ export interface RowCursor {
   state?: unknown;
 }
 
+/** Where a resumable read stopped: a byte offset for JSONL, a row watermark for SQLite. */
 export type ReadCursor = JsonlCursor | RowCursor;
 
+/** How a resumed read starts: from byte 0 (and why) or from its cursor (and which events it yields again). */
 export interface ResumeStart {
   /** The read starts from byte 0: its events replace everything stored for the file. */
   restarted: boolean;
@@ -80,6 +84,7 @@ export interface ResumeStart {
   replaced: KindCounts;
 }
 
+/** The cursor a completed read hands back, with the read's counters. */
 export interface CursorUpdate {
   cursor: ReadCursor;
   /** The file ends in a line without a line feed, which this read left out. */
@@ -87,6 +92,7 @@ export interface CursorUpdate {
   info: ReadInfo;
 }
 
+/** How a read resumes from a cursor and hands back the next one. */
 export interface ResumeOptions {
   from?: ReadCursor | undefined;
   /**
@@ -129,6 +135,7 @@ export interface ReadInfo {
   filteredLines: number;
 }
 
+/** Options of `read()`; `normalizeReadOptions` fills the defaults once. */
 export interface ReadOptions {
   /** Kinds to yield (default: all). A usage-only read may skip lines by byte markers. */
   kinds?: readonly EventKind[] | undefined;
@@ -200,6 +207,7 @@ export function normalizeReadOptions(user: ReadOptions = {}): NormalizedReadOpti
   };
 }
 
+/** One agent's reader: where its sessions live, how to find them, and how to read a file's events. */
 export interface Codec {
   /** Registry id, e.g. `claude`. */
   readonly id: string;

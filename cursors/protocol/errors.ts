@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'PRICE_ERROR'
   | 'USAGE_ERROR';
 
+/** Every `ErrorCode`, for validation and documentation. */
 export const ERROR_CODES: readonly ErrorCode[] = [
   'AGENT_NOT_FOUND',
   'SESSION_NOT_FOUND',
@@ -31,6 +32,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'USAGE_ERROR',
 ];
 
+/** Where an error happened: the agent, file and byte offset, and what caused it. */
 export interface SessionfoldErrorDetails {
   /** The codec (agent id) involved, when one is. */
   agent?: string | undefined;
@@ -46,6 +48,7 @@ export interface SessionfoldErrorDetails {
 }
 
 /**
+ * The one error class sessionfold throws on purpose; `code` says what went wrong.
  * @example
  * try { await manager.get('claude', 'nope') } catch (e) {
  *   if (e instanceof SessionfoldError && e.code === 'SESSION_NOT_FOUND') console.log('no such session')
@@ -83,6 +86,7 @@ export class SessionfoldError extends Error {
   }
 }
 
+/** True when `e` is a SessionfoldError (with `code`, when given). */
 export function isSessionfoldError(e: unknown, code?: ErrorCode): e is SessionfoldError {
   return e instanceof SessionfoldError && (code === undefined || e.code === code);
 }

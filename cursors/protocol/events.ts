@@ -10,9 +10,12 @@
  */
 export const CORE_EVENT_VERSION = 1;
 
+/** The kinds of event every codec may yield, in the order the event table lists them. */
 export const EVENT_KINDS = ['session', 'message', 'usage', 'tool_call', 'tool_result'] as const;
+/** One of `EVENT_KINDS`. */
 export type EventKind = (typeof EVENT_KINDS)[number];
 
+/** Who a message is from. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
 
 /** Fields every event carries. */
@@ -50,6 +53,7 @@ export interface SessionEvent extends EventBase {
   provider?: string;
 }
 
+/** One message of the conversation: user, assistant, system or tool text, with thinking where recorded. */
 export interface MessageEvent extends EventBase {
   type: 'message';
   role: MessageRole;
@@ -153,6 +157,7 @@ export function blankUsageEvent(): UsageEvent {
   } as UsageEvent;
 }
 
+/** A tool call the assistant made, with its input. */
 export interface ToolCallEvent extends EventBase {
   type: 'tool_call';
   callId: string;
@@ -164,6 +169,7 @@ export interface ToolCallEvent extends EventBase {
   messageId?: string;
 }
 
+/** The result of a tool call, matched to it by `callId`. */
 export interface ToolResultEvent extends EventBase {
   type: 'tool_result';
   callId: string;
@@ -175,6 +181,7 @@ export interface ToolResultEvent extends EventBase {
   durationMs?: number;
 }
 
+/** Every event a codec yields: a plain JSON-serializable object whose `type` names its kind. */
 export type SessionfoldEvent = SessionEvent | MessageEvent | UsageEvent | ToolCallEvent | ToolResultEvent;
 
 /** An event whose kind this version does not know; folds skip it. */
@@ -183,12 +190,15 @@ export interface UnknownEvent extends EventBase {
   [key: string]: unknown;
 }
 
+/** The event type of one kind: `EventOfKind<'usage'>` is `UsageEvent`. */
 export type EventOfKind<K extends EventKind> = Extract<SessionfoldEvent, { type: K }>;
 
+/** True when `value` names an event kind this version knows. */
 export function isEventKind(value: string): value is EventKind {
   return (EVENT_KINDS as readonly string[]).includes(value);
 }
 
+/** Narrows an event to a usage event. */
 export function isUsageEvent(e: { type: string }): e is UsageEvent {
   return e.type === 'usage';
 }

@@ -18,9 +18,12 @@ export interface CostRecord extends Omit<TokenCounts, 'reasoningTokens'> {
   unpricedCount: number;
 }
 
+/** `auto`: the cost the agent recorded, else the price; `calculate`: always the price; `display`: only recorded costs. */
 export type CostMode = 'auto' | 'calculate' | 'display';
+/** The dimension a cost report groups by. */
 export type CostGroupBy = 'agent' | 'model' | 'day' | 'week' | 'month' | 'session' | 'project' | 'tag';
 
+/** What a cost report covers (agents, dates, model, tags, cwd) and how it groups and prices. */
 export interface CostAggregationOptions {
   agent?: string;
   agents?: string[];
@@ -56,11 +59,13 @@ export interface UnpricedUsage extends Pick<TokenCounts, 'inputTokens' | 'output
   count: number;
 }
 
+/** One group of a cost report. */
 export interface CostBreakdown extends CostRecord {
   key: string;
   sessionCount: number;
 }
 
+/** A cost report: the totals, the groups, and the usage that could not be priced. */
 export interface CostSummary extends CostRecord {
   sessionCount: number;
   runCount: number;

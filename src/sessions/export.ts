@@ -20,6 +20,7 @@ import {
 import { renderMarkdown, type MarkdownOptions } from './markdown.js';
 import type { ExportFormat, OrphanUsage, Session, SessionMessage, SessionMessageUsage } from './types.js';
 
+/** The formats `SessionManager.export` writes. */
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['json', 'jsonl', 'markdown'];
 
 export function checkExportFormat(format: unknown): ExportFormat {

@@ -25,6 +25,7 @@ import { getResumeCommand, type ResumeCommand } from './resume.js';
 import { searchSessions } from './search.js';
 import type { AgentName, ExportFormat, Session, SessionDiff, SessionListOptions, SessionManagerOptions, SessionQuery, SessionRef, SessionSummary, UsagePricer } from './types.js';
 
+/** The spec's SessionManager over every registered agent: list, get, search, cost, export, diff and resume. */
 export interface SessionManager {
   /** Summaries of one agent's sessions (lazy: head and tail of each file). AGENT_NOT_FOUND; `[]` without storage. */
   list(agent: AgentName, options?: SessionListOptions): Promise<SessionSummary[]>;

@@ -10,6 +10,7 @@ import type { ManagerContext } from './context.js';
 import { locateSession } from './get.js';
 import { peekFile } from './peek.js';
 
+/** The agent's own command to resume a session, and the folder to run it in. */
 export interface ResumeCommand {
   agent: string;
   sessionId: string;

@@ -81,6 +81,7 @@ export interface SessionMessageUsage extends TokenCounts {
   requests: number;
 }
 
+/** One message of a whole session, with its tool calls and usage. */
 export interface SessionMessage {
   role: 'user' | 'assistant' | 'system' | 'tool';
   /** Text; `''` for tool-only messages. Lines sharing the message's native id are joined with a blank line. */
@@ -124,6 +125,7 @@ export interface SessionRaw {
   unmatchedToolResults: number;
 }
 
+/** One whole session: its summary, every message, and the raw records where asked. */
 export interface Session {
   agent: AgentName;
   sessionId: string;
@@ -143,6 +145,7 @@ export interface Session {
   raw?: SessionRaw;
 }
 
+/** Filters, sort and limit of `SessionManager.list`. */
 export interface SessionListOptions {
   /** Sessions created on or after. */
   since?: Date;
@@ -171,6 +174,7 @@ export interface SessionListOptions {
   subagents?: boolean;
 }
 
+/** A full-text query of `SessionManager.search`, with its filters. */
 export interface SessionQuery {
   /** Case-insensitive; whitespace-separated terms must all occur; `"quoted phrases"` stay together. */
   text: string;
@@ -201,11 +205,13 @@ export interface SearchStats {
   stoppedEarly: boolean;
 }
 
+/** One session of one agent, as `diff` takes it. */
 export interface SessionRef {
   agent: AgentName;
   sessionId: string;
 }
 
+/** One step of a diff's alignment: a message kept, added or removed. */
 export interface DiffOperation {
   type: 'addition' | 'removal' | 'modification' | 'unchanged';
   indexA?: number;
@@ -214,6 +220,7 @@ export interface DiffOperation {
   messageB?: SessionMessage;
 }
 
+/** The message-level alignment of two sessions. */
 export interface SessionDiff {
   a: { agent: AgentName; sessionId: string; unifiedId: string };
   b: { agent: AgentName; sessionId: string; unifiedId: string };
@@ -221,6 +228,7 @@ export interface SessionDiff {
   stats: { removals: number; additions: number; modifications: number; unchanged: number };
 }
 
+/** What `SessionManager.export` writes: JSON, sessionfold JSONL, or markdown. */
 export type ExportFormat = 'json' | 'jsonl' | 'markdown';
 
 /** What `createPricer()` of the cost module gives: one price per usage event. */
@@ -228,6 +236,7 @@ export interface UsagePricer {
   price(usage: UsageEvent, mode: CostMode): { usd: number | undefined; source?: string; unpriced?: boolean };
 }
 
+/** Where a SessionManager reads (environment, roots) and how it prices. */
 export interface SessionManagerOptions {
   /** Environment for roots, tags and prices. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
