@@ -1,0 +1,76 @@
+/**
+ * `gemini`: Gemini CLI chats (`~/.gemini/tmp/<project-id>/chats/`). Two formats, one codec:
+ * - `session-*.jsonl` (and a subagent's `chats/<parent>/<id>.jsonl`): append-only JSONL, read by the pure
+ *   engine `geminiCore` (parse.ts) with byte-exact resume from `createJsonlRead`;
+ * - the older `session-*.json`: one JSON document, read in constant memory by legacy.ts with a fingerprint
+ *   cursor (cursors/read-document.ts).
+ * Both are bound to the project paths of the chat's folder (the session's cwd). Format, token semantics and
+ * the rules for copies, rewinds and checkpoints: README.md.
+ *
+ * @example
+ * import { gemini } from 'sessionfold/codecs/gemini';
+ * for await (const f of gemini.discover(gemini.defaultRoots()))
+ *   for await (const e of gemini.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { createDocumentRead } from '../../cursors/read-document.js';
+import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { createLegacyParser } from './legacy.js';
+import { createGeminiCore, geminiCore } from './parse.js';
+import { candidateFiles, CODEC_ID, discoverGeminiFilesSync, getGeminiDependencies, getGeminiRoots, getProjectPaths } from './paths.js';
+
+export { createGeminiCore, geminiCore, type GeminiCoreOptions, type GeminiState } from './parse.js';
+export { createLegacyParser } from './legacy.js';
+export { CODEC_ID, getGeminiPathInfo, getGeminiRoots, getProjectPaths, type GeminiPathInfo, type ProjectPaths } from './paths.js';
+export { usageEvent, type GeminiTokens } from './schema.js';
+
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 1;
+
+const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
+
+function isDocument(file: string): boolean {
+  return file.endsWith('.json');
+}
+
+async function* readGemini(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const projects = getProjectPaths(file);
+  if (isDocument(file)) yield* createDocumentRead(PARSER, createLegacyParser(projects))(file, options);
+  else yield* createJsonlRead(PARSER, createGeminiCore({ projects }))(file, options);
+}
+
+/** By file name first (a subagent's name is its id, a session's holds its first 8 characters), confirmed by the session event. */
+async function locateGemini(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+  for (const f of candidateFiles(roots, nativeId)) {
+    for await (const e of readGemini(f.path, { kinds: ['session'] })) {
+      if (e.type === 'session' && e.nativeId === nativeId) return f;
+      break;
+    }
+  }
+  return undefined;
+}
+
+export const gemini: Codec = {
+  id: CODEC_ID,
+  aliases: ['gemini-cli', 'geminicli'],
+  displayName: 'Gemini CLI',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
+  defaultRoots: getGeminiRoots,
+  async *discover(roots: readonly string[]) {
+    yield* discoverGeminiFilesSync(roots);
+  },
+  discoverSync: discoverGeminiFilesSync,
+  locate: locateGemini,
+  getParseDependencies: getGeminiDependencies,
+  lineCore: geminiCore,
+  lineCoreFor(file: string) {
+    return isDocument(file) ? undefined : createGeminiCore({ projects: getProjectPaths(file) });
+  },
+  read: readGemini,
+  resumeCommand(nativeId: string): string[] {
+    return ['gemini', '--resume', nativeId];
+  },
+};
+export default gemini;

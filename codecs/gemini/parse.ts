@@ -1,0 +1,255 @@
+/**
+ * The Gemini CLI engine for append-only JSONL chats: a pure, synchronous LineCore (no I/O). Rules (README):
+ *
+ * - `session` from the metadata record (the first line), again when a `$set` gives a new `summary` (title).
+ * - `usage` once per message id, from the first copy that carries `tokens` (Gemini CLI fills a message's
+ *   tokens once and never changes them), emitted at once and never taken back: a rewind or a checkpoint
+ *   drops messages from the conversation, not from the bill.
+ * - `message`, `tool_call`, `tool_result`: the conversation. The current turn (from its user message on) is
+ *   held open in the state: a copy of a message re-appended under its id replaces it in place (the last write
+ *   wins), `$rewindTo` drops the message and everything after it, a `$set.messages` checkpoint replaces the
+ *   turn. The turn's events go out when the next user message closes it, or from `end()` as still open (their
+ *   counts are `replaced`, so a resumed read yields them again, changed or not). A closed turn is final: a
+ *   later copy of one of its messages, a rewind into it or a checkpoint that drops it no longer changes the
+ *   events (the stream cannot take them back); a rewind into it still drops the open turn.
+ *
+ * Usage-only reads parse the metadata line, then only lines holding `"tokens"` (and `"summary"` when titles
+ * are wanted); a checkpoint is never parsed for usage (its messages are copies of appended ones).
+ */
+import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
+import { parseJsonObject } from '../../cursors/core.js';
+import type { KindCounts, SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { CODEC_ID, getGeminiPathInfo, type ProjectPaths } from './paths.js';
+import { isMetadataRecord, isRecord, messageEvent, str, toolEvents, usageEvent, type Rec } from './schema.js';
+
+/** One message of the open turn: its latest copy and the offset of the line that carried it. */
+interface OpenMessage {
+  id: string;
+  rec: Rec;
+  offset: number;
+}
+
+export interface GeminiState {
+  file: string;
+  cwd: string | undefined;
+  byHash: Record<string, string>;
+  parentSessionId: string | undefined;
+  /** Only usage (and session) events are wanted: no conversation is kept. */
+  usageOnly: boolean;
+  titles: boolean;
+  info: { filteredLines: number };
+  sessionId: string;
+  sessionEmitted: boolean;
+  title: string | undefined;
+  /** The last model a response named (a fallback for a response without one). */
+  model: string | undefined;
+  /** Message ids whose usage is out. */
+  counted: Set<string>;
+  /** Message ids of closed turns. */
+  closed: Set<string>;
+  turn: OpenMessage[];
+}
+
+interface GeminiSnapshot {
+  sessionId: string;
+  sessionEmitted: boolean;
+  title?: string | undefined;
+  model?: string | undefined;
+  counted: string[];
+  closed: string[];
+  turn: OpenMessage[];
+}
+
+export interface GeminiCoreOptions {
+  /** The project paths of the chat's folder (paths.ts `getProjectPaths`). */
+  projects?: ProjectPaths;
+}
+
+const TOKENS_MARKER = Buffer.from('"tokens"');
+const SUMMARY_MARKER = Buffer.from('"summary"');
+const SET_PREFIX = Buffer.from('{"$set":');
+const USAGE_MARKERS: readonly Buffer[] = [TOKENS_MARKER];
+const USAGE_AND_TITLE_MARKERS: readonly Buffer[] = [TOKENS_MARKER, SUMMARY_MARKER];
+
+function sessionEvent(s: GeminiState, offset: number, meta: Rec | undefined): SessionEvent {
+  const hash = meta === undefined ? undefined : str(meta.projectHash);
+  const cwd = s.cwd ?? (hash !== undefined ? s.byHash[hash] : undefined);
+  const startedAt = meta === undefined ? undefined : str(meta.startTime);
+  const subagent = s.parentSessionId !== undefined || meta?.kind === 'subagent';
+  return {
+    type: 'session',
+    agent: CODEC_ID,
+    sessionId: s.sessionId,
+    offset,
+    nativeId: s.sessionId,
+    ...(cwd !== undefined && { cwd }),
+    ...(startedAt !== undefined && { startedAt }),
+    ...(s.title !== undefined && { title: s.title }),
+    ...(subagent && { subagent: true, spawnDepth: 1 }),
+    ...(s.parentSessionId !== undefined && { forkedFrom: s.parentSessionId }),
+    provider: 'google',
+  };
+}
+
+function ensureSession(s: GeminiState, offset: number, emit: Emit): void {
+  if (s.sessionEmitted) return;
+  s.sessionEmitted = true;
+  emit(sessionEvent(s, offset, undefined));
+}
+
+/** The events of one message of the conversation (not its usage). */
+function conversationEvents(s: GeminiState, m: OpenMessage, emit: (e: SessionfoldEvent) => void): void {
+  const msg = messageEvent(m.rec, s.sessionId, m.offset);
+  if (msg !== undefined) emit(msg);
+  toolEvents(m.rec, s.sessionId, m.offset, emit);
+}
+
+function closeTurn(s: GeminiState, emit: Emit): void {
+  for (const m of s.turn) {
+    conversationEvents(s, m, emit);
+    s.closed.add(m.id);
+  }
+  s.turn = [];
+}
+
+/**
+ * Usage of a message copy. Only copies whose line holds `"tokens"` are looked at (a usage-only read parses
+ * no other), so the fallback model is the same in every read.
+ */
+function countUsage(s: GeminiState, rec: Rec, offset: number, emit: Emit): void {
+  const model = str(rec.model);
+  const id = str(rec.id);
+  const u = id === undefined || s.counted.has(id) ? undefined : usageEvent(rec, s.sessionId, offset, s.model);
+  if (model !== undefined) s.model = model;
+  if (u === undefined || id === undefined) return;
+  s.counted.add(id);
+  emit(u);
+}
+
+function onMessage(s: GeminiState, rec: Rec, id: string, offset: number, emit: Emit, tokens: boolean): void {
+  ensureSession(s, offset, emit);
+  if (tokens) countUsage(s, rec, offset, emit);
+  if (s.usageOnly) return;
+  const at = s.turn.findIndex((m) => m.id === id);
+  if (at !== -1) s.turn[at] = { id, rec, offset };
+  else if (!s.closed.has(id)) {
+    if (rec.type === 'user') closeTurn(s, emit);
+    s.turn.push({ id, rec, offset });
+  }
+}
+
+function onRewind(s: GeminiState, target: unknown): void {
+  if (s.usageOnly) return;
+  const at = typeof target === 'string' ? s.turn.findIndex((m) => m.id === target) : -1;
+  // A target in a closed turn (or none Gemini CLI knows: it clears the chat) drops the whole open turn.
+  s.turn = at === -1 ? [] : s.turn.slice(0, at);
+}
+
+/** A checkpoint's list replaces the open turn: kept and new messages in its order; closed ones stay as they were. */
+function onCheckpoint(s: GeminiState, messages: unknown[], offset: number): void {
+  const turn: OpenMessage[] = [];
+  const seen = new Set<string>();
+  for (const m of messages) {
+    if (!isRecord(m) || typeof m.id !== 'string' || s.closed.has(m.id) || seen.has(m.id)) continue;
+    seen.add(m.id);
+    turn.push({ id: m.id, rec: m, offset });
+  }
+  s.turn = turn;
+}
+
+function onSet(s: GeminiState, set: Rec, offset: number, emit: Emit): void {
+  const summary = str(set.summary);
+  if (summary !== undefined && summary !== s.title) {
+    s.title = summary;
+    if (s.sessionEmitted) emit(sessionEvent(s, offset, undefined));
+  }
+  if (!s.usageOnly && Array.isArray(set.messages)) onCheckpoint(s, set.messages, offset);
+}
+
+function onLine(s: GeminiState, rec: Rec, offset: number, emit: Emit, tokens: boolean): void {
+  if (typeof rec.$rewindTo === 'string') return onRewind(s, rec.$rewindTo);
+  const id = rec.id;
+  if (typeof id === 'string') return onMessage(s, rec, id, offset, emit, tokens);
+  if (isRecord(rec.$set)) return onSet(s, rec.$set, offset, emit);
+  if (isMetadataRecord(rec) && !s.sessionEmitted) {
+    s.sessionId = rec.sessionId as string;
+    s.title = str(rec.summary) ?? s.title;
+    s.sessionEmitted = true;
+    emit(sessionEvent(s, offset, rec));
+  }
+}
+
+function initState(ctx: CoreContext, options: GeminiCoreOptions): GeminiState {
+  const kinds = ctx.options.kinds;
+  const usageOnly = !kinds.has('message') && !kinds.has('tool_call') && !kinds.has('tool_result');
+  const path = getGeminiPathInfo(ctx.file);
+  return {
+    file: ctx.file,
+    cwd: options.projects?.dir,
+    byHash: options.projects?.byHash ?? {},
+    parentSessionId: path.parentSessionId,
+    usageOnly,
+    titles: ctx.options.titles && kinds.has('session'),
+    info: ctx.options.info,
+    sessionId: path.stem,
+    sessionEmitted: false,
+    title: undefined,
+    model: undefined,
+    counted: new Set(),
+    closed: new Set(),
+    turn: [],
+  };
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** A Gemini CLI LineCore bound to a chat's project paths (the cwd of its session event). */
+export function createGeminiCore(options: GeminiCoreOptions = {}): LineCore<GeminiState> {
+  return {
+    init: (ctx) => initState(ctx, options),
+    restore(snapshot, ctx) {
+      const s = initState(ctx, options);
+      const o = (isRecord(snapshot) ? snapshot : {}) as Partial<GeminiSnapshot>;
+      if (typeof o.sessionId === 'string') s.sessionId = o.sessionId;
+      s.sessionEmitted = o.sessionEmitted === true;
+      s.title = str(o.title);
+      s.model = str(o.model);
+      s.counted = new Set(strings(o.counted));
+      s.closed = new Set(strings(o.closed));
+      if (Array.isArray(o.turn)) s.turn = o.turn.filter((m) => isRecord(m) && typeof m.id === 'string' && isRecord(m.rec) && typeof m.offset === 'number');
+      return s;
+    },
+    snapshot(s): GeminiSnapshot {
+      return { sessionId: s.sessionId, sessionEmitted: s.sessionEmitted, title: s.title, model: s.model, counted: [...s.counted], closed: [...s.closed], turn: s.turn };
+    },
+    line(s, line, start, emit) {
+      const tokens = line.indexOf(TOKENS_MARKER) !== -1;
+      if (s.usageOnly && s.sessionEmitted) {
+        const title = s.titles && line.indexOf(SUMMARY_MARKER) !== -1;
+        if (!title && (!tokens || line.subarray(0, SET_PREFIX.length).equals(SET_PREFIX))) {
+          s.info.filteredLines++;
+          return;
+        }
+      }
+      onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit, tokens);
+    },
+    end(s, emit): KindCounts {
+      const counts: KindCounts = {};
+      const counting = (e: SessionfoldEvent) => {
+        counts[e.type] = (counts[e.type] ?? 0) + 1;
+        emit(e);
+      };
+      for (const m of s.turn) conversationEvents(s, m, counting);
+      return counts;
+    },
+    markers(s) {
+      if (!s.usageOnly || !s.sessionEmitted) return undefined;
+      return s.titles ? USAGE_AND_TITLE_MARKERS : USAGE_MARKERS;
+    },
+  };
+}
+
+/** The Gemini CLI LineCore without project paths (no cwd). */
+export const geminiCore: LineCore<GeminiState> = createGeminiCore();
