@@ -4,9 +4,10 @@
  *
  * - The cursor (`FingerprintCursor`) holds the file's size, mtime and sha256. A resumed read whose cursor
  *   still matches yields nothing and parses nothing (`restarted: false`, nothing replaced): an unchanged file
- *   is never parsed again. Size and mtime equal with `verifyPrefix` (the default) still hash the bytes (a
- *   read, no parse), so a file rewritten within the same mtime tick is caught. Any difference restarts the
- *   read from byte 0 with its reason: `file-shrunk`, else `prefix-changed` (the whole file is the prefix).
+ *   is never parsed again. With the same size, `verifyPrefix` (the default) hashes the bytes (a read, no
+ *   parse) and the hash decides, so a touched file is not parsed again and one rewritten within the same
+ *   mtime tick is; with `verifyPrefix: false` the mtime decides. Any difference restarts the read from
+ *   byte 0 with its reason: `file-shrunk`, else `prefix-changed` (the whole file is the prefix).
  * - The parser reads the file in passes (`chunks()`, a generator of the file's bytes from 0, in buffers of
  *   `bufferSize`), so it holds one chunk and what it is assembling, never the document. The first pass is
  *   hashed and handed to `onBytes`; a parser that needs a second pass (a key it needs after the part it
@@ -55,8 +56,9 @@ function checkCursor(from: unknown, parser: string, size: number, mtimeMs: numbe
   const kinds = new Set(storedKinds(from));
   for (const k of options.kinds) if (!kinds.has(k)) return 'kinds-changed';
   if (size < from.size) return 'file-shrunk';
-  if (size !== from.size || mtimeMs !== from.mtimeMs) return 'prefix-changed';
-  if (options.resume?.verifyPrefix === false) return undefined;
+  if (size !== from.size) return 'prefix-changed';
+  // Without the hash (the caller fingerprints the bytes itself), the mtime decides.
+  if (options.resume?.verifyPrefix === false || from.hash === '') return mtimeMs === from.mtimeMs ? undefined : 'prefix-changed';
   return hashFile(fd, size, buf) === from.hash ? undefined : 'prefix-changed';
 }
 

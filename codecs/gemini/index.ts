@@ -40,14 +40,20 @@ async function* readGemini(file: string, options?: ReadOptions): AsyncGenerator<
   else yield* createJsonlRead(PARSER, createGeminiCore({ projects }))(file, options);
 }
 
-/** By file name first (a subagent's name is its id, a session's holds its first 8 characters), confirmed by the session event. */
+async function sessionIdOf(file: string): Promise<string | undefined> {
+  for await (const e of readGemini(file, { kinds: ['session'] })) if (e.type === 'session') return e.nativeId;
+  return undefined;
+}
+
+/**
+ * By file name first (a subagent's name is its id, a session's holds its first 8 characters), confirmed by
+ * the session event; then, for a file named otherwise (copied or third-party), by every other file's id.
+ */
 async function locateGemini(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-  for (const f of candidateFiles(roots, nativeId)) {
-    for await (const e of readGemini(f.path, { kinds: ['session'] })) {
-      if (e.type === 'session' && e.nativeId === nativeId) return f;
-      break;
-    }
-  }
+  const named = candidateFiles(roots, nativeId);
+  for (const f of named) if ((await sessionIdOf(f.path)) === nativeId) return f;
+  const tried = new Set(named.map((f) => f.path));
+  for (const f of discoverGeminiFilesSync(roots)) if (!tried.has(f.path) && (await sessionIdOf(f.path)) === nativeId) return f;
   return undefined;
 }
 
