@@ -3,7 +3,7 @@
  * checkpoints, titles, the token mapping, bad input, the fingerprint cursor of whole-file JSON, and the
  * layout (roots, discovery, cwd from the marker and the registry) in a temporary tree that is never written.
  */
-import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gemini } from '../codecs/gemini/index.js';
 import { newReadInfo, type FingerprintCursor, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { generateGeminiChat } from '../fixtures/generate/gemini.js';
+import { Rng } from '../fixtures/generate/prng.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 
 const T = (s: number) => `2026-05-01T10:00:${String(s).padStart(2, '0')}.000Z`;
@@ -134,6 +136,45 @@ describe('gemini JSONL chat', () => {
     // g3 names no model: the last response's model stands in, marked as a fallback.
     expect(u[1]).toMatchObject({ model: 'gemini-2.5-pro', modelFallback: true });
     await expect(readEvents(gemini, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+  });
+});
+
+describe('gemini usage-only reads', () => {
+  it('give the full read\'s usage when the exact scanner refuses a line (tab, escaped id, nesting) and when it answers', async () => {
+    const file = join(dir, 'scanner.jsonl');
+    const lines = [
+      line({ sessionId: 's-scan', projectHash: 'h', startTime: T(0) }),
+      line({ id: 'plain', timestamp: T(1), type: 'gemini', content: 'a', model: 'gemini-2.5-pro', tokens: tok(10, 1, 2, 0, 0) }),
+      '{"id":"tab",\t"timestamp":"' + T(2) + '","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":20,"output":2,"cached":0}}',
+      '{"id":"\\u00e9t\\u00e9","timestamp":"' + T(3) + '","type":"gemini","tokens":{"input":30,"output":3,"cached":5,"thoughts":1}}',
+      line({ id: 'deep', timestamp: T(4), type: 'gemini', content: [[[[{ text: 'x' }]]]], model: 'gemini-3-flash-preview', tokens: tok(40, 4, 0, 0, 7) }),
+      line({ $rewindTo: 'tab', id: 'odd', tokens: tok(1, 1, 0, 0, 0) }),
+    ];
+    await writeFile(file, lines.join('\n') + '\n');
+    const full = usages(await readEvents(gemini, file));
+    expect(full.map((u) => u.messageId)).toEqual(['plain', 'tab', 'été', 'deep']);
+    expect(await readEvents(gemini, file, { kinds: ['usage'] })).toEqual(full);
+  });
+
+  it('read a generated chat (copies, large tool outputs, rewinds) to the totals it wrote, resumed or not', async () => {
+    const chat = generateGeminiChat(join(dir, 'generated', 'session-2026-05-01T09-00-gen00000.jsonl'), 2_000_000, new Rng('gemini-test'));
+    expect((await readFile(chat.path, 'utf8')).includes('"$rewindTo"'), 'the chat holds a rewind').toBe(true);
+    const totals = (events: readonly SessionfoldEvent[]) => {
+      const u = usages(events);
+      return {
+        responses: u.length,
+        input: u.reduce((a, e) => a + e.inputTokens + e.cacheReadTokens, 0),
+        cached: u.reduce((a, e) => a + e.cacheReadTokens, 0),
+        output: u.reduce((a, e) => a + e.outputTokens, 0),
+        reasoning: u.reduce((a, e) => a + e.reasoningTokens, 0),
+      };
+    };
+    const full = await readEvents(gemini, chat.path);
+    expect(totals(full)).toEqual(chat.totals);
+    expect(chat.totals.responses).toBeGreaterThan(20);
+    expect(await readEvents(gemini, chat.path, { kinds: ['usage'] })).toEqual(byKind(full).usage);
+    const content = await readFile(chat.path);
+    await expectResumeEqualsFull(gemini, content, randomCuts(content.length, 25, 3));
   });
 });
 

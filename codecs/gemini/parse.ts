@@ -14,10 +14,12 @@
  *   events (the stream cannot take them back); a rewind into it still drops the open turn.
  *
  * Usage-only reads parse the metadata line, then only lines holding `"tokens"` (and `"summary"` when titles
- * are wanted); a checkpoint is never parsed for usage (its messages are copies of appended ones).
+ * are wanted), those through the exact field scanner (USAGE_FIELDS); a checkpoint is never parsed for usage
+ * (its messages are copies of appended ones).
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
+import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID, getGeminiPathInfo, type ProjectPaths } from './paths.js';
 import { isMetadataRecord, isRecord, messageEvent, str, toolEvents, usageEvent, type Rec } from './schema.js';
@@ -69,6 +71,19 @@ const TOKENS_MARKER = Buffer.from('"tokens"');
 const SUMMARY_MARKER = Buffer.from('"summary"');
 const SET_PREFIX = Buffer.from('{"$set":');
 const USAGE_MARKERS: readonly Buffer[] = [TOKENS_MARKER];
+
+/**
+ * Every field a usage-only read looks at once the session is out (onLine's dispatch, countUsage and
+ * usageEvent): the exact scanner (cursors/scan-fields.ts) reads only these from a line, equal to what
+ * JSON.parse would give, and leaves a line it cannot vouch for to JSON.parse.
+ */
+export const USAGE_FIELDS = compileProjection({
+  $rewindTo: true,
+  id: true,
+  timestamp: true,
+  model: true,
+  tokens: { input: true, output: true, cached: true, thoughts: true, tool: true },
+});
 const USAGE_AND_TITLE_MARKERS: readonly Buffer[] = [TOKENS_MARKER, SUMMARY_MARKER];
 
 function sessionEvent(s: GeminiState, offset: number, meta: Rec | undefined): SessionEvent {
@@ -228,9 +243,13 @@ export function createGeminiCore(options: GeminiCoreOptions = {}): LineCore<Gemi
       const tokens = line.indexOf(TOKENS_MARKER) !== -1;
       if (s.usageOnly && s.sessionEmitted) {
         const title = s.titles && line.indexOf(SUMMARY_MARKER) !== -1;
-        if (!title && (!tokens || line.subarray(0, SET_PREFIX.length).equals(SET_PREFIX))) {
-          s.info.filteredLines++;
-          return;
+        if (!title) {
+          if (!tokens || line.subarray(0, SET_PREFIX.length).equals(SET_PREFIX)) {
+            s.info.filteredLines++;
+            return;
+          }
+          const fields = scanFields(line, USAGE_FIELDS);
+          if (fields !== undefined) return onLine(s, fields, start, emit, tokens);
         }
       }
       onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit, tokens);
