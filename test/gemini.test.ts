@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gemini } from '../codecs/gemini/index.js';
+import { nativeKernel } from '../cursors/native.js';
+import { nativeLineReads } from '../cursors/native-lines.js';
 import { newReadInfo, type FingerprintCursor, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { generateGeminiChat } from '../fixtures/generate/gemini.js';
@@ -58,6 +60,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** A read through the native line source (when the kernel is built) or the JavaScript splitter. */
+async function readVia(file: string, native: boolean, kinds: readonly ('usage' | 'session')[] | undefined): Promise<unknown> {
+  const was = process.env.SESSIONFOLD_NATIVE_LINES;
+  process.env.SESSIONFOLD_NATIVE_LINES = native ? '1' : '0';
+  try {
+    const info = newReadInfo();
+    let cursor: ReadCursor | undefined;
+    // verifyPrefix false: no running sha256, so the native source may take the read
+    const events = await readEvents(gemini, file, { ...(kinds !== undefined && { kinds: [...kinds] }), info, resume: { verifyPrefix: false, onCursor: (u) => (cursor = u.cursor) } });
+    return { events, info, cursor };
+  } finally {
+    if (was === undefined) delete process.env.SESSIONFOLD_NATIVE_LINES;
+    else process.env.SESSIONFOLD_NATIVE_LINES = was;
+  }
+}
 
 function usages(events: readonly SessionfoldEvent[]): UsageEvent[] {
   return events.filter((e): e is UsageEvent => e.type === 'usage');
@@ -156,7 +174,7 @@ describe('gemini usage-only reads', () => {
     expect(await readEvents(gemini, file, { kinds: ['usage'] })).toEqual(full);
   });
 
-  it('read a generated chat (copies, large tool outputs, rewinds) to the totals it wrote, resumed or not', async () => {
+  it('read a generated chat (copies, large tool outputs, rewinds) to the totals it wrote, resumed or not, natively or not', async () => {
     const chat = generateGeminiChat(join(dir, 'generated', 'session-2026-05-01T09-00-gen00000.jsonl'), 2_000_000, new Rng('gemini-test'));
     expect((await readFile(chat.path, 'utf8')).includes('"$rewindTo"'), 'the chat holds a rewind').toBe(true);
     const totals = (events: readonly SessionfoldEvent[]) => {
@@ -175,6 +193,11 @@ describe('gemini usage-only reads', () => {
     expect(await readEvents(gemini, chat.path, { kinds: ['usage'] })).toEqual(byKind(full).usage);
     const content = await readFile(chat.path);
     await expectResumeEqualsFull(gemini, content, randomCuts(content.length, 25, 3));
+    if (nativeKernel !== undefined) {
+      const before = nativeLineReads.count;
+      for (const file of [chat.path, chatFile]) for (const kinds of [['usage'], ['session', 'usage'], undefined] as const) expect(await readVia(file, true, kinds)).toEqual(await readVia(file, false, kinds));
+      expect(nativeLineReads.count - before).toBe(6);
+    }
   });
 });
 
