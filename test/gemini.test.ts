@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gemini } from '../codecs/gemini/index.js';
+import { createGeminiCore, findRewinds, gemini, geminiCore } from '../codecs/gemini/index.js';
+import { parseSync } from '../cursors/sync.js';
 import { nativeKernel } from '../cursors/native.js';
 import { nativeLineReads } from '../cursors/native-lines.js';
 import { newReadInfo, type FingerprintCursor, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
@@ -132,6 +133,40 @@ describe('gemini JSONL chat', () => {
     expect(run.starts.every((s) => !s.restarted || s.reason === 'no-cursor')).toBe(true);
     expect(run.starts.some((s) => (s.replaced.message ?? 0) > 1)).toBe(true);
     await expectResumeEqualsFull(gemini, content, cuts, { kinds: ['usage'] });
+  });
+
+  it('a rewind turns back as far as its target, in a full read, in chunks and resumed (restarting where it must)', async () => {
+    const deep = [
+      { sessionId: 's-deep', projectHash: 'h', startTime: T(0) },
+      { id: 'u1', timestamp: T(1), type: 'user', content: 'one' },
+      { id: 'g1', timestamp: T(2), type: 'gemini', content: 'answer one', model: 'gemini-2.5-pro', tokens: tok(10, 1, 0, 0, 0) },
+      { id: 'u2', timestamp: T(3), type: 'user', content: 'two' },
+      { id: 'g2', timestamp: T(4), type: 'gemini', content: 'answer two', model: 'gemini-2.5-pro', tokens: tok(20, 2, 0, 0, 0) },
+      { id: 'u3', timestamp: T(5), type: 'user', content: 'three' },
+      { id: 'g3', timestamp: T(6), type: 'gemini', content: 'answer three', model: 'gemini-2.5-pro', tokens: tok(30, 3, 0, 0, 0) },
+      { $rewindTo: 'u2' },
+      { id: 'u4', timestamp: T(7), type: 'user', content: 'two, again' },
+      { id: 'g4', timestamp: T(8), type: 'gemini', content: 'answer four', model: 'gemini-2.5-pro', tokens: tok(40, 4, 0, 0, 0) },
+      { id: 'u5', timestamp: T(9), type: 'user', content: 'five' },
+      { $rewindTo: 'g4' },
+    ]
+      .map(line)
+      .join('\n') + '\n';
+    const file = join(dir, 'deep.jsonl');
+    await writeFile(file, deep);
+    const events = await readEvents(gemini, file);
+    expect((byKind(events).message as MessageEvent[]).map((m) => m.text)).toEqual(['one', 'answer one', 'two, again']);
+    expect(usages(events).map((u) => u.messageId)).toEqual(['g1', 'g2', 'g3', 'g4']);
+    const rewinds = new Map<string, number>();
+    findRewinds(file, 0, rewinds);
+    expect([...rewinds.keys()]).toEqual(['u2', 'g4']);
+    for (const chunkSize of [1, 3, 7, 64]) expect(parseSync(createGeminiCore({ rewinds }), deep, { chunkSize, file })).toEqual(events);
+    expect(parseSync(gemini.lineCoreFor?.(file) ?? geminiCore, deep, { file })).toEqual(events);
+    // Without the lookahead (a stream), a rewind takes back only the open turn.
+    expect((byKind(parseSync(geminiCore, deep, { file })).message as MessageEvent[]).map((m) => m.text)).toEqual(['one', 'answer one', 'two', 'answer two', 'two, again', 'answer four']);
+    const content = Buffer.from(deep);
+    const run = await expectResumeEqualsFull(gemini, content, [...new Set([...lineBoundaries(content), ...randomCuts(content.length, 30, 11)])].sort((a, b) => a - b));
+    expect(run.starts.some((s) => s.restarted && s.reason === 'id-collision')).toBe(true);
   });
 
   it('skips and counts a malformed line, and never lets a bad count reach a total', async () => {

@@ -12,16 +12,19 @@
  * for await (const f of gemini.discover(gemini.defaultRoots()))
  *   for await (const e of gemini.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { statSync } from 'node:fs';
+import type { Codec, ReadOptions, ResumeStart, SessionFile } from '../../cursors/protocol/codec.js';
+import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createLegacyParser } from './legacy.js';
 import { createGeminiCore, geminiCore } from './parse.js';
-import { candidateFiles, CODEC_ID, discoverGeminiFilesSync, getGeminiDependencies, getGeminiRoots, getProjectPaths } from './paths.js';
+import { candidateFiles, CODEC_ID, discoverGeminiFilesSync, getGeminiDependencies, getGeminiRoots, getProjectPaths, type ProjectPaths } from './paths.js';
+import { findRewinds } from './rewinds.js';
 
 export { createGeminiCore, geminiCore, type GeminiCoreOptions, type GeminiState } from './parse.js';
 export { createLegacyParser } from './legacy.js';
+export { findRewinds } from './rewinds.js';
 export { CODEC_ID, getGeminiPathInfo, getGeminiRoots, getProjectPaths, type GeminiPathInfo, type ProjectPaths } from './paths.js';
 export { usageEvent, type GeminiTokens } from './schema.js';
 
@@ -34,10 +37,39 @@ function isDocument(file: string): boolean {
   return file.endsWith('.json');
 }
 
+/** Files up to this size get the rewind lookahead in `lineCoreFor`. */
+const LOOKAHEAD_MAX_BYTES = 1 << 20;
+
+const CONVERSATION_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
+
+/**
+ * A JSONL chat. A read that wants the conversation first finds where the bytes it will read rewind
+ * (rewinds.ts), from the cursor's offset on; a read that restarts from byte 0 instead looks again from
+ * there (in `onStart`, which comes before the core's state is made).
+ */
+function readChat(file: string, projects: ProjectPaths, options: ReadOptions | undefined): AsyncIterable<SessionfoldEvent> {
+  const kinds = options?.kinds;
+  if (kinds !== undefined && !kinds.some((k) => CONVERSATION_KINDS.includes(k))) return createJsonlRead(PARSER, createGeminiCore({ projects }))(file, options);
+  const rewinds = new Map<string, number>();
+  const from = options?.resume?.from;
+  const at = from !== undefined && from !== null && from.format === 'jsonl' && Number.isSafeInteger(from.offset) && from.offset > 0 ? from.offset : 0;
+  findRewinds(file, at, rewinds);
+  const resume = options?.resume;
+  const onStart = (start: ResumeStart): void => {
+    if (start.restarted && at > 0) {
+      rewinds.clear();
+      findRewinds(file, 0, rewinds);
+    }
+    resume?.onStart?.(start);
+  };
+  const read = createJsonlRead(PARSER, createGeminiCore({ projects, rewinds }));
+  return read(file, resume === undefined ? options : { ...options, resume: { ...resume, onStart } });
+}
+
 async function* readGemini(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const projects = getProjectPaths(file);
   if (isDocument(file)) yield* createDocumentRead(PARSER, createLegacyParser(projects))(file, options);
-  else yield* createJsonlRead(PARSER, createGeminiCore({ projects }))(file, options);
+  else yield* readChat(file, projects, options);
 }
 
 async function sessionIdOf(file: string): Promise<string | undefined> {
@@ -72,7 +104,13 @@ export const gemini: Codec = {
   getParseDependencies: getGeminiDependencies,
   lineCore: geminiCore,
   lineCoreFor(file: string) {
-    return isDocument(file) ? undefined : createGeminiCore({ projects: getProjectPaths(file) });
+    if (isDocument(file)) return undefined;
+    // Folds feed a small file whole through this core (the session list): it gets the lookahead a read
+    // has. A large one is read in windows, where a rewind's reach is not worth a pass over the file.
+    const size = statSync(file, { throwIfNoEntry: false })?.size ?? Infinity;
+    const rewinds = new Map<string, number>();
+    if (size <= LOOKAHEAD_MAX_BYTES) findRewinds(file, 0, rewinds);
+    return createGeminiCore({ projects: getProjectPaths(file), rewinds });
   },
   read: readGemini,
   resumeCommand(nativeId: string): string[] {

@@ -9,26 +9,28 @@
  *   held open in the state: a copy of a message re-appended under its id replaces it in place (the last write
  *   wins), `$rewindTo` drops the message and everything after it, a `$set.messages` checkpoint replaces the
  *   turn. The turn's events go out when the next user message closes it, or from `end()` as still open (their
- *   counts are `replaced`, so a resumed read yields them again, changed or not). A closed turn is final: a
- *   later copy of one of its messages, a rewind into it or a checkpoint that drops it no longer changes the
- *   events (the stream cannot take them back); a rewind into it still drops the open turn.
+ *   counts are `replaced`, so a resumed read yields them again, changed or not). With the lookahead
+ *   (`GeminiCoreOptions.rewinds`), a message a later line rewinds to keeps the turns open until that rewind;
+ *   a resumed state that meets a rewind into a closed turn returns RESTART. Without it (a stream), a rewind
+ *   into a closed turn drops only the open one. A closed turn's later copies or checkpoints change nothing.
  *
  * Usage-only reads parse the metadata line, then only lines holding `"tokens"` (and `"summary"` when titles
  * are wanted), those through the exact field scanner (USAGE_FIELDS); a checkpoint is never parsed for usage
  * (its messages are copies of appended ones).
  */
-import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonObject } from '../../cursors/core.js';
+import type { CoreContext, Emit, LineCore, LineResult } from '../../cursors/core.js';
+import { parseJsonObject, RESTART } from '../../cursors/core.js';
 import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID, getGeminiPathInfo, type ProjectPaths } from './paths.js';
 import { isMetadataRecord, isRecord, messageEvent, str, toolEvents, usageEvent, type Rec } from './schema.js';
 
-/** One message of the open turn: its latest copy and the offset of the line that carried it. */
+/** One message of the open turn: its latest copy, the offset of the line that carried it, and of its first. */
 interface OpenMessage {
   id: string;
   rec: Rec;
   offset: number;
+  first: number;
 }
 
 export interface GeminiState {
@@ -50,6 +52,10 @@ export interface GeminiState {
   /** Message ids of closed turns. */
   closed: Set<string>;
   turn: OpenMessage[];
+  /** Lookahead (rewinds.ts): message id → offset of the last line that rewinds to it. */
+  rewinds: Map<string, number>;
+  /** Restored from a cursor: a rewind into a closed turn restarts the read (with the whole file's lookahead). */
+  resumed: boolean;
 }
 
 interface GeminiSnapshot {
@@ -60,11 +66,18 @@ interface GeminiSnapshot {
   counted: string[];
   closed: string[];
   turn: OpenMessage[];
+  rewinds?: [string, number][];
 }
 
 export interface GeminiCoreOptions {
   /** The project paths of the chat's folder (paths.ts `getProjectPaths`). */
   projects?: ProjectPaths;
+  /**
+   * Where the bytes to be read rewind (rewinds.ts `findRewinds`), read when a state is made or restored:
+   * the caller may fill it up to then (a read does, in its `onStart`). Without it, a rewind reaches only the
+   * open turn.
+   */
+  rewinds?: Map<string, number>;
 }
 
 const TOKENS_MARKER = Buffer.from('"tokens"');
@@ -146,18 +159,33 @@ function onMessage(s: GeminiState, rec: Rec, id: string, offset: number, emit: E
   if (tokens) countUsage(s, rec, offset, emit);
   if (s.usageOnly) return;
   const at = s.turn.findIndex((m) => m.id === id);
-  if (at !== -1) s.turn[at] = { id, rec, offset };
+  if (at !== -1) s.turn[at] = { id, rec, offset, first: (s.turn[at] as OpenMessage).first };
   else if (!s.closed.has(id)) {
-    if (rec.type === 'user') closeTurn(s, emit);
-    s.turn.push({ id, rec, offset });
+    if (rec.type === 'user' && !holding(s)) closeTurn(s, emit);
+    s.turn.push({ id, rec, offset, first: offset });
   }
 }
 
-function onRewind(s: GeminiState, target: unknown): void {
+/** An open message that a later line rewinds to keeps the turns open until that rewind. */
+function holding(s: GeminiState): boolean {
+  if (s.rewinds.size === 0) return false;
+  for (const m of s.turn) if ((s.rewinds.get(m.id) ?? -1) > m.first) return true;
+  return false;
+}
+
+function onRewind(s: GeminiState, target: string, offset: number): LineResult {
   if (s.usageOnly) return;
-  const at = typeof target === 'string' ? s.turn.findIndex((m) => m.id === target) : -1;
-  // A target in a closed turn (or none Gemini CLI knows: it clears the chat) drops the whole open turn.
-  s.turn = at === -1 ? [] : s.turn.slice(0, at);
+  if ((s.rewinds.get(target) ?? -1) <= offset) s.rewinds.delete(target);
+  const at = s.turn.findIndex((m) => m.id === target);
+  if (at !== -1) {
+    s.turn = s.turn.slice(0, at);
+    return;
+  }
+  // A closed message: a resumed read did not know of this rewind when it closed it; a read from byte 0 does.
+  if (s.resumed && s.closed.has(target)) return RESTART;
+  // Without the lookahead (a stream), or a target Gemini CLI does not know (it clears the chat): the open
+  // turn goes, the closed ones stay.
+  s.turn = [];
 }
 
 /** A checkpoint's list replaces the open turn: kept and new messages in its order; closed ones stay as they were. */
@@ -167,7 +195,7 @@ function onCheckpoint(s: GeminiState, messages: unknown[], offset: number): void
   for (const m of messages) {
     if (!isRecord(m) || typeof m.id !== 'string' || s.closed.has(m.id) || seen.has(m.id)) continue;
     seen.add(m.id);
-    turn.push({ id: m.id, rec: m, offset });
+    turn.push({ id: m.id, rec: m, offset, first: s.turn.find((o) => o.id === m.id)?.first ?? offset });
   }
   s.turn = turn;
 }
@@ -181,8 +209,8 @@ function onSet(s: GeminiState, set: Rec, offset: number, emit: Emit): void {
   if (!s.usageOnly && Array.isArray(set.messages)) onCheckpoint(s, set.messages, offset);
 }
 
-function onLine(s: GeminiState, rec: Rec, offset: number, emit: Emit, tokens: boolean): void {
-  if (typeof rec.$rewindTo === 'string') return onRewind(s, rec.$rewindTo);
+function onLine(s: GeminiState, rec: Rec, offset: number, emit: Emit, tokens: boolean): LineResult {
+  if (typeof rec.$rewindTo === 'string') return onRewind(s, rec.$rewindTo, offset);
   const id = rec.id;
   if (typeof id === 'string') return onMessage(s, rec, id, offset, emit, tokens);
   if (isRecord(rec.$set)) return onSet(s, rec.$set, offset, emit);
@@ -213,6 +241,8 @@ function initState(ctx: CoreContext, options: GeminiCoreOptions): GeminiState {
     counted: new Set(),
     closed: new Set(),
     turn: [],
+    rewinds: new Map(options.rewinds),
+    resumed: false,
   };
 }
 
@@ -233,11 +263,14 @@ export function createGeminiCore(options: GeminiCoreOptions = {}): LineCore<Gemi
       s.model = str(o.model);
       s.counted = new Set(strings(o.counted));
       s.closed = new Set(strings(o.closed));
-      if (Array.isArray(o.turn)) s.turn = o.turn.filter((m) => isRecord(m) && typeof m.id === 'string' && isRecord(m.rec) && typeof m.offset === 'number');
+      if (Array.isArray(o.turn)) s.turn = o.turn.filter((m) => isRecord(m) && typeof m.id === 'string' && isRecord(m.rec) && typeof m.offset === 'number' && typeof m.first === 'number');
+      // The lookahead the earlier read had, and what the caller found in the bytes after it.
+      if (Array.isArray(o.rewinds)) for (const r of o.rewinds) if (Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'number' && !s.rewinds.has(r[0])) s.rewinds.set(r[0], r[1]);
+      s.resumed = true;
       return s;
     },
     snapshot(s): GeminiSnapshot {
-      return { sessionId: s.sessionId, sessionEmitted: s.sessionEmitted, title: s.title, model: s.model, counted: [...s.counted], closed: [...s.closed], turn: s.turn };
+      return { sessionId: s.sessionId, sessionEmitted: s.sessionEmitted, title: s.title, model: s.model, counted: [...s.counted], closed: [...s.closed], turn: s.turn, rewinds: [...s.rewinds] };
     },
     line(s, line, start, emit) {
       const tokens = line.indexOf(TOKENS_MARKER) !== -1;
@@ -252,7 +285,7 @@ export function createGeminiCore(options: GeminiCoreOptions = {}): LineCore<Gemi
           if (fields !== undefined) return onLine(s, fields, start, emit, tokens);
         }
       }
-      onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit, tokens);
+      return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit, tokens);
     },
     end(s, emit): KindCounts {
       const counts: KindCounts = {};
