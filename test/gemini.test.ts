@@ -277,12 +277,17 @@ describe('gemini whole-file JSON', () => {
     expect(jsonl.start.reason).toBe('parser-changed');
   });
 
-  it('reads keys that follow the messages, and counts a broken document as one skipped record', async () => {
+  it('reads keys that follow the messages (a late title too), and counts a broken document as one skipped record', async () => {
     const file = join(dir, 'late-keys.json');
     await writeFile(file, JSON.stringify({ messages: [{ id: 'g1', type: 'gemini', content: 'x', model: 'gemini-2.5-pro', tokens: tok(5, 1, 0, 0, 0) }], sessionId: 's-late', startTime: T(0) }));
     const events = await readEvents(gemini, file);
     expect(events[0]).toMatchObject({ type: 'session', nativeId: 's-late', startedAt: T(0) });
     expect(usages(events)[0]?.dedupKey).toBe('gemini:s-late:g1');
+    const titled = join(dir, 'titled.json');
+    await writeFile(titled, JSON.stringify({ sessionId: 's-t', projectHash: 'h', startTime: T(0), messages: [{ id: 'u1', type: 'user', content: 'hi' }], summary: 'Late title' }));
+    const sessions = byKind(await expectChunkInvariant({ ...gemini, lineCore: undefined }, titled)).session as SessionEvent[];
+    expect(sessions.map((e) => e.title)).toEqual([undefined, 'Late title']);
+    expect(await expectChunkInvariant({ ...gemini, lineCore: undefined }, file)).toEqual(events);
     const broken = join(dir, 'broken.json');
     await writeFile(broken, '{"sessionId":"s-b","messages":[{"id":"u1","type":"user","content":"a"},');
     const info = newReadInfo();

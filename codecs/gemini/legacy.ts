@@ -26,6 +26,8 @@ interface Walk {
   depth: number;
   wantMessages: boolean;
   meta: Rec;
+  /** The keys read when `messages` began (the session event's, whatever the chunking). */
+  atMessages: Rec | undefined;
   messages: unknown[];
 }
 
@@ -55,6 +57,7 @@ function step(w: Walk, t: Token): void {
       return;
     case 'key':
       if (w.key === 'messages' && t.name === 'startArray') {
+        w.atMessages ??= { ...w.meta };
         w.mode = w.wantMessages ? 'messages' : 'skip';
         w.depth = 0;
         return;
@@ -118,7 +121,7 @@ function* walk(chunks: () => Generator<Buffer>, w: Walk): Generator<void> {
 }
 
 function newWalk(wantMessages: boolean): Walk {
-  return { mode: 'start', key: '', asm: undefined, depth: 0, wantMessages, meta: {}, messages: [] };
+  return { mode: 'start', key: '', asm: undefined, depth: 0, wantMessages, meta: {}, atMessages: undefined, messages: [] };
 }
 
 function sessionOf(meta: Rec, file: string, projects: ProjectPaths | undefined): SessionEvent {
@@ -169,16 +172,22 @@ export function createLegacyParser(projects?: ProjectPaths) {
     const state = { model: undefined as string | undefined, counted: new Set<string>() };
     let index = 0;
     for (const _ of walk(chunks, w)) {
-      if (w.messages.length === 0) continue;
+      const head = w.atMessages;
+      if (head === undefined) continue;
       if (session === undefined) {
-        if (typeof w.meta.sessionId !== 'string') break; // the id comes after the messages: read the keys first
-        session = sessionOf(w.meta, file, projects);
+        if (typeof head.sessionId !== 'string') break; // the id comes after the messages: read the keys first
+        session = sessionOf(head, file, projects);
         yield session;
       }
       for (const m of w.messages.splice(0)) if (isRecord(m)) yield* messageEvents(m, session.sessionId, index++, state);
     }
-    if (session !== undefined) return;
-    if (w.messages.length > 0 || w.mode !== 'end') {
+    if (session !== undefined) {
+      // Keys after the messages (Gemini CLI writes `summary` there: it is set later) come as a session event again.
+      const late = sessionOf(w.meta, file, projects);
+      if (JSON.stringify(late) !== JSON.stringify(session)) yield late;
+      return;
+    }
+    if (w.atMessages !== undefined) {
       const keys = newWalk(false);
       for (const _ of walk(chunks, keys)) continue;
       session = sessionOf(keys.meta, file, projects);
