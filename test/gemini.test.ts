@@ -114,7 +114,7 @@ describe('gemini JSONL chat', () => {
     expect(sessions).toHaveLength(2);
     expect(sessions[0]).toMatchObject({ nativeId: 's-1', startedAt: T(0), offset: 0 });
     expect(sessions[0]?.title).toBeUndefined();
-    expect(sessions[1]?.title).toBe('A title');
+    expect(sessions[1]).toMatchObject({ nativeId: 's-1', startedAt: T(0), title: 'A title' });
   });
 
   it('is chunk invariant, and a usage-only read filters lines and gives the same usage', async () => {

@@ -45,6 +45,8 @@ export interface GeminiState {
   sessionId: string;
   sessionEmitted: boolean;
   title: string | undefined;
+  /** What the metadata record said that the session event repeats. */
+  meta: SessionMeta;
   /** The last model a response named (a fallback for a response without one). */
   model: string | undefined;
   /** Message ids whose usage is out. */
@@ -58,10 +60,17 @@ export interface GeminiState {
   resumed: boolean;
 }
 
+interface SessionMeta {
+  startTime?: string | undefined;
+  projectHash?: string | undefined;
+  kind?: string | undefined;
+}
+
 interface GeminiSnapshot {
   sessionId: string;
   sessionEmitted: boolean;
   title?: string | undefined;
+  meta?: SessionMeta;
   model?: string | undefined;
   counted: string[];
   closed: string[];
@@ -99,11 +108,12 @@ export const USAGE_FIELDS = compileProjection({
 });
 const USAGE_AND_TITLE_MARKERS: readonly Buffer[] = [TOKENS_MARKER, SUMMARY_MARKER];
 
-function sessionEvent(s: GeminiState, offset: number, meta: Rec | undefined): SessionEvent {
-  const hash = meta === undefined ? undefined : str(meta.projectHash);
-  const cwd = s.cwd ?? (hash !== undefined ? s.byHash[hash] : undefined);
-  const startedAt = meta === undefined ? undefined : str(meta.startTime);
-  const subagent = s.parentSessionId !== undefined || meta?.kind === 'subagent';
+/** The session event as the state knows the session (every event repeats every field). */
+function sessionEvent(s: GeminiState, offset: number): SessionEvent {
+  const meta = s.meta;
+  const cwd = s.cwd ?? (meta.projectHash !== undefined ? s.byHash[meta.projectHash] : undefined);
+  const startedAt = meta.startTime;
+  const subagent = s.parentSessionId !== undefined || meta.kind === 'subagent';
   return {
     type: 'session',
     agent: CODEC_ID,
@@ -122,7 +132,7 @@ function sessionEvent(s: GeminiState, offset: number, meta: Rec | undefined): Se
 function ensureSession(s: GeminiState, offset: number, emit: Emit): void {
   if (s.sessionEmitted) return;
   s.sessionEmitted = true;
-  emit(sessionEvent(s, offset, undefined));
+  emit(sessionEvent(s, offset));
 }
 
 /** The events of one message of the conversation (not its usage). */
@@ -204,7 +214,7 @@ function onSet(s: GeminiState, set: Rec, offset: number, emit: Emit): void {
   const summary = str(set.summary);
   if (summary !== undefined && summary !== s.title) {
     s.title = summary;
-    if (s.sessionEmitted) emit(sessionEvent(s, offset, undefined));
+    if (s.sessionEmitted) emit(sessionEvent(s, offset));
   }
   if (!s.usageOnly && Array.isArray(set.messages)) onCheckpoint(s, set.messages, offset);
 }
@@ -217,8 +227,9 @@ function onLine(s: GeminiState, rec: Rec, offset: number, emit: Emit, tokens: bo
   if (isMetadataRecord(rec) && !s.sessionEmitted) {
     s.sessionId = rec.sessionId as string;
     s.title = str(rec.summary) ?? s.title;
+    s.meta = { startTime: str(rec.startTime), projectHash: str(rec.projectHash), kind: str(rec.kind) };
     s.sessionEmitted = true;
-    emit(sessionEvent(s, offset, rec));
+    emit(sessionEvent(s, offset));
   }
 }
 
@@ -237,6 +248,7 @@ function initState(ctx: CoreContext, options: GeminiCoreOptions): GeminiState {
     sessionId: path.stem,
     sessionEmitted: false,
     title: undefined,
+    meta: {},
     model: undefined,
     counted: new Set(),
     closed: new Set(),
@@ -260,6 +272,8 @@ export function createGeminiCore(options: GeminiCoreOptions = {}): LineCore<Gemi
       if (typeof o.sessionId === 'string') s.sessionId = o.sessionId;
       s.sessionEmitted = o.sessionEmitted === true;
       s.title = str(o.title);
+      const meta = isRecord(o.meta) ? o.meta : {};
+      s.meta = { startTime: str(meta.startTime), projectHash: str(meta.projectHash), kind: str(meta.kind) };
       s.model = str(o.model);
       s.counted = new Set(strings(o.counted));
       s.closed = new Set(strings(o.closed));
@@ -270,7 +284,7 @@ export function createGeminiCore(options: GeminiCoreOptions = {}): LineCore<Gemi
       return s;
     },
     snapshot(s): GeminiSnapshot {
-      return { sessionId: s.sessionId, sessionEmitted: s.sessionEmitted, title: s.title, model: s.model, counted: [...s.counted], closed: [...s.closed], turn: s.turn, rewinds: [...s.rewinds] };
+      return { sessionId: s.sessionId, sessionEmitted: s.sessionEmitted, title: s.title, meta: s.meta, model: s.model, counted: [...s.counted], closed: [...s.closed], turn: s.turn, rewinds: [...s.rewinds] };
     },
     line(s, line, start, emit) {
       const tokens = line.indexOf(TOKENS_MARKER) !== -1;
