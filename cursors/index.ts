@@ -4,6 +4,8 @@
 export { LineSplitter } from './line-splitter.js';
 export type { LineHandler, LongLineHandler, LineSplitterOptions } from './line-splitter.js';
 export { createJsonlRead, assertJsonlCursor, RESUME_BUFFER_LIMIT } from './read-jsonl.js';
+export { createDocumentRead } from './read-document.js';
+export type { DocumentParser } from './read-document.js';
 export { parseSync } from './sync.js';
 export type { ParseSyncOptions } from './sync.js';
 export { RESTART, parseJsonObject, hasAnyMarker } from './core.js';

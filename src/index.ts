@@ -39,6 +39,7 @@ export type {
   ReadCursor,
   JsonlCursor,
   RowCursor,
+  FingerprintCursor,
   ResumeOptions,
   ResumeStart,
   CursorUpdate,
@@ -56,6 +57,7 @@ export { read } from './read.js';
 export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
 export { codex } from '../codecs/codex/index.js';
+export { gemini } from '../codecs/gemini/index.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
+import { gemini } from '../codecs/gemini/index.js';
 import type { Codec, ReadCursor, ReadOptions } from '../cursors/protocol/codec.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
@@ -25,6 +26,7 @@ import { PLAIN, serialize } from './helpers/json-model.js';
 import { LOCAL_FIXTURES, meta, REAL_DIR, REAL_FIXTURES } from './codex-helpers.js';
 import { jsonlFiles } from './helpers/files.js';
 
+const REAL_GEMINI = fileURLToPath(new URL('../../shared/fixtures/real/gemini/', import.meta.url));
 const REAL_CLAUDE = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const LOCAL_CLAUDE = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
 const CODEX_ID = '0199a000-0000-7000-8000-000000000099';
@@ -83,10 +85,11 @@ async function put(name: string, content: string | Buffer): Promise<string> {
 const describeNative = nativeKernel === undefined ? describe.skip : describe;
 
 describeNative('native line source: the same reads as the JavaScript splitter', () => {
-  it('every Claude and Codex fixture, every kind of read, buffers of 7 bytes to the default', async () => {
+  it('every Claude, Codex and Gemini JSONL fixture, every kind of read, buffers of 7 bytes to the default', async () => {
     const files: [Codec, string][] = [
       ...[...(await jsonlFiles(REAL_CLAUDE)), ...(await jsonlFiles(LOCAL_CLAUDE))].map((f): [Codec, string] => [claude, f]),
       ...[...REAL_FIXTURES.map((n) => `${REAL_DIR}${n}.jsonl`), ...LOCAL_FIXTURES].map((f): [Codec, string] => [codex, f]),
+      ...(await jsonlFiles(REAL_GEMINI)).map((f): [Codec, string] => [gemini, f]),
     ];
     let events = 0;
     const before = nativeLineReads.count;
@@ -104,6 +107,7 @@ describeNative('native line source: the same reads as the JavaScript splitter', 
       const files: [Codec, string][] = [
         ...[...(await jsonlFiles(REAL_CLAUDE)), ...(await jsonlFiles(LOCAL_CLAUDE))].map((f): [Codec, string] => [claude, f]),
         ...[...REAL_FIXTURES.map((n) => `${REAL_DIR}${n}.jsonl`), ...LOCAL_FIXTURES].map((f): [Codec, string] => [codex, f]),
+        ...(await jsonlFiles(REAL_GEMINI)).map((f): [Codec, string] => [gemini, f]),
       ];
       let events = 0;
       for (const [codec, file] of files) for (const bufferSize of [7, 300, undefined]) events += await expectSameReads(codec, file, { kinds: ['usage'], bufferSize });

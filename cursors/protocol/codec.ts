@@ -68,8 +68,24 @@ export interface RowCursor {
   state?: unknown;
 }
 
-/** Where a resumable read stopped: a byte offset for JSONL, a row watermark for SQLite. */
-export type ReadCursor = JsonlCursor | RowCursor;
+/**
+ * Fingerprint cursor of a whole-document file (one JSON document its agent rewrites whole): a resumed read of
+ * an unchanged file (same size, mtime and sha256) parses nothing; any change restarts it from byte 0
+ * (cursors/read-document.ts).
+ */
+export interface FingerprintCursor {
+  format: 'json';
+  version: 1;
+  parser: string;
+  size: number;
+  mtimeMs: number;
+  /** sha256 (hex) of the whole file; `""` when the read was told not to hash (`verifyPrefix: false`). */
+  hash: string;
+  state?: unknown;
+}
+
+/** Where a resumable read stopped: a byte offset for JSONL, a row watermark for SQLite, a fingerprint for a whole document. */
+export type ReadCursor = JsonlCursor | RowCursor | FingerprintCursor;
 
 /** How a resumed read starts: from byte 0 (and why) or from its cursor (and which events it yields again). */
 export interface ResumeStart {
@@ -237,11 +253,12 @@ export interface Codec {
   readonly lineCore?: LineCore<any>;
   /**
    * The line engine for one file, with what `read()` would load beside it (a Claude subagent's sidecar);
-   * `lineCore` when absent. Folds that feed a file's lines themselves (a session list's head and tail
-   * windows) use this, so they see the same events `read()` gives.
+   * `lineCore` when absent. Undefined for a file that is not read line by line (a codec's whole-document
+   * files): folds read that file whole through `read()`. Folds that feed a file's lines themselves (a
+   * session list's head and tail windows) use this, so they see the same events `read()` gives.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  lineCoreFor?(file: string): LineCore<any>;
+  lineCoreFor?(file: string): LineCore<any> | undefined;
   /**
    * Optional: the usage of full reads by a faster engine (the native ones of Claude and Codex, `native.ts` in
    * their folders), for the cost scan's cold reads. Per file: what the cost scan's `read(file, { kinds:

@@ -67,7 +67,7 @@ async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, s
 
 /** A summary's fold from the head and tail of the file (see the file header). */
 export async function peekFile(codec: Codec, file: SessionFile, size: number, price: PriceFn | undefined): Promise<PeekResult> {
-  const core = (codec.lineCoreFor?.(file.path) ?? codec.lineCore) as LineCore<unknown> | undefined;
+  const core = (codec.lineCoreFor !== undefined ? codec.lineCoreFor(file.path) : codec.lineCore) as LineCore<unknown> | undefined;
   if (core === undefined) return { fold: await foldWholeFile(codec, file, price), exact: true };
   const fh = await open(file.path, 'r');
   try {
