@@ -56,7 +56,7 @@ export interface JsonlCursor {
   state?: unknown;
 }
 
-/** Row-watermark cursor of a SQLite database (reserved for SQLite codecs). */
+/** Row-watermark cursor of a SQLite database (cursors/sqlite-rows.ts reads and writes it). */
 export interface RowCursor {
   format: 'sqlite';
   version: 1;
@@ -71,8 +71,20 @@ export type ReadCursor = JsonlCursor | RowCursor;
 export interface ResumeStart {
   /** The read starts from byte 0: its events replace everything stored for the file. */
   restarted: boolean;
-  /** Why it restarted (absent when it did not). */
-  reason?: 'no-cursor' | 'parser-changed' | 'file-shrunk' | 'prefix-changed' | 'kinds-changed' | 'id-collision';
+  /**
+   * Why it restarted (absent when it did not). The last three are a database's (RowCursor): the file was
+   * replaced, a row the cursor had read changed, or one went away.
+   */
+  reason?:
+    | 'no-cursor'
+    | 'parser-changed'
+    | 'file-shrunk'
+    | 'prefix-changed'
+    | 'kinds-changed'
+    | 'id-collision'
+    | 'database-replaced'
+    | 'row-changed'
+    | 'row-deleted';
   /**
    * Per kind, how many of the last events the previous read yielded this read yields again (changed or not).
    * Drop that many before appending.
