@@ -34,7 +34,7 @@ export interface RowSource {
 
 export type Row = Record<string, unknown> & { _rowid: number };
 
-export type RowRestartReason = 'no-cursor' | 'parser-changed' | 'database-replaced' | 'row-changed' | 'row-deleted';
+export type RowRestartReason = 'no-cursor' | 'parser-changed' | 'kinds-changed' | 'database-replaced' | 'row-changed' | 'row-deleted';
 
 interface SourceMark {
   rowid: number;
