@@ -40,7 +40,7 @@
  * Everything a caller reads runs inside one read transaction (`withSqliteSnapshot`), synchronously, so it
  * sees one committed state of the database.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, type Stats } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -214,10 +214,54 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
   return readCopy(path, fn, busy);
 }
 
+/**
+ * `withSqliteSnapshot` for a codec: an SQLite error (a missing table: not this agent's database, or a schema
+ * it does not know) becomes a PARSE_ERROR naming the agent and the file.
+ */
+export function withAgentSnapshot<T>(agent: string, path: string, fn: (db: SqliteDatabase) => T): T {
+  try {
+    return withSqliteSnapshot(path, fn);
+  } catch (e) {
+    if (e instanceof SessionfoldError) throw e;
+    throw new SessionfoldError('PARSE_ERROR', `Cannot read the ${agent} database ${path}: ${(e as Error).message}`, { agent, file: path, cause: e });
+  }
+}
+
+/** A JSON column's value as an object, or undefined (not text, not JSON, not an object). */
+export function jsonObject(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The database file's identity, or undefined when it is gone. */
 export function databaseIdentity(path: string): DatabaseIdentity | undefined {
   const s = statOrUndefined(path);
   return s === undefined ? undefined : { dev: s.dev, ino: s.ino };
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** True when the file starts with SQLite's header (a database, whatever its name). */
+export function isSqliteFile(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const b = Buffer.alloc(16);
+    return readSync(fd, b, 0, 16, 0) === 16 && b.toString('latin1') === SQLITE_MAGIC;
+  } catch {
+    return false; // a directory, or a file that cannot be read
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The files whose change changes what a database holds: its `-wal` (`Codec.getParseDependencies`). */

@@ -11,13 +11,13 @@ import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { opencode } from '../codecs/opencode/index.js';
-import type { ReadCursor, ResumeStart } from '../cursors/protocol/codec.js';
+import type { ReadCursor } from '../cursors/protocol/codec.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { readEvents } from './helpers/codec-harness.js';
 import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART } from './helpers/opencode-db.js';
-import { startWriter, type Writer } from './helpers/sqlite-db.js';
+import { expectGolden, readResumed, startWriter, type Resumed, type Writer } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
 const REAL = new URL('../../shared/fixtures/real/opencode/agent-sessions-storage/', import.meta.url).pathname;
@@ -79,15 +79,7 @@ function expectTotals(a: Totals, b: Totals): void {
   expect({ ...a, cost: Math.round(a.cost * 1e9) }).toEqual({ ...b, cost: Math.round(b.cost * 1e9) });
 }
 
-async function golden(name: string, events: readonly SessionfoldEvent[]): Promise<void> {
-  const file = join(EXPECTED, `${name}.events.jsonl`);
-  const text = events.map((e) => JSON.stringify(e)).join('\n') + '\n';
-  if (process.env.UPDATE_GOLDEN === '1') {
-    mkdirSync(EXPECTED, { recursive: true });
-    writeFileSync(file, text);
-  }
-  expect(text).toBe(readFileSync(file, 'utf8'));
-}
+const golden = (name: string, events: readonly SessionfoldEvent[]): void => expectGolden(EXPECTED, name, events);
 
 const treeSessions = (storage: string): string[] => {
   const out: string[] = [];
@@ -102,7 +94,7 @@ describe('opencode storage trees (every real fixture)', () => {
       it(`${tree}/${basename(file)}: golden events, totals from the simple reader`, async () => {
         const events = await readEvents(opencode, file);
         expect(events[0]?.type).toBe('session');
-        await golden(`${tree}-${basename(file, '.json')}`, events);
+        golden(`${tree}-${basename(file, '.json')}`, events);
         expectTotals(codecTotals(events), treeTotals(storage, file));
       });
     }
@@ -136,17 +128,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Resumed {
-  events: SessionfoldEvent[];
-  start: ResumeStart | undefined;
-  cursor: ReadCursor | undefined;
-}
-
-async function readFrom(path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Resumed> {
-  const r: Resumed = { events: [], start: undefined, cursor: undefined };
-  for await (const e of opencode.read(path, { kinds, resume: { from, onStart: (s) => (r.start = s), onCursor: (u) => (r.cursor = u.cursor) } })) r.events.push(e);
-  return r;
-}
+const readFrom = (path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Resumed> => readResumed(opencode, path, from, kinds);
 
 describe('opencode.db', () => {
   it('one record path per session, subagents marked, golden events, totals from plain SQL', async () => {
@@ -161,7 +143,7 @@ describe('opencode.db', () => {
       expectTotals(codecTotals(events), sqlTotals(db, f.sessionId));
       all.push(...events);
     }
-    await golden('generated-db', all);
+    golden('generated-db', all);
     expect(all.find((e) => e.type === 'session' && e.sessionId === 'ses_child')).toMatchObject({ forkedFrom: 'ses_main', subagent: true });
     // the whole database, read as one path, gives the same events
     expect(await readEvents(opencode, db)).toEqual(all);

@@ -10,7 +10,7 @@ import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { SessionEvent } from '../../cursors/protocol/events.js';
 import { readRowsSince, withCodecState, type Row, type RowReadResult, type RowSource } from '../../cursors/sqlite-rows.js';
-import { databaseIdentity, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
@@ -43,18 +43,8 @@ export interface DbReadResult {
   skipped: number;
 }
 
-function parseJson(text: unknown): Record<string, unknown> | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function sessionInfo(r: SessionRow): OpencodeSessionInfo {
-  const model = parseJson(r.model);
+  const model = jsonObject(r.model);
   return {
     id: r.id,
     parentID: r.parent_id ?? null,
@@ -117,7 +107,7 @@ function records(rows: RowReadResult['rows']): { bySession: Map<string, Opencode
   const partsOf = new Map<string, { part: OpencodePart; offset: number }[]>();
   for (const r of rows.part ?? []) {
     bytes += typeof r.data === 'string' ? r.data.length : 0;
-    const data = parseJson(r.data);
+    const data = jsonObject(r.data);
     if (data === undefined) {
       skipped++;
       continue;
@@ -130,7 +120,7 @@ function records(rows: RowReadResult['rows']): { bySession: Map<string, Opencode
   const bySession = new Map<string, OpencodeMessageRecord[]>();
   for (const r of rows.message ?? []) {
     bytes += typeof r.data === 'string' ? r.data.length : 0;
-    const data = parseJson(r.data);
+    const data = jsonObject(r.data);
     if (data === undefined) {
       skipped++;
       continue;
@@ -153,13 +143,7 @@ function records(rows: RowReadResult['rows']): { bySession: Map<string, Opencode
  */
 export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
   const kinds = [...out.kinds].sort().join(',');
-  let snap: Snapshot;
-  try {
-    snap = withSqliteSnapshot(file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
-  } catch (e) {
-    if (e instanceof SessionfoldError) throw e;
-    throw new SessionfoldError('PARSE_ERROR', `Cannot read OpenCode database ${file}: ${(e as Error).message}`, { agent: 'opencode', file, cause: e });
-  }
+  const snap = withAgentSnapshot('opencode', file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
   if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent: 'opencode', file });
   const { read } = snap;
   const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: null };

@@ -8,14 +8,13 @@
  * for await (const f of opencode.discover(opencode.defaultRoots()))
  *   for await (const e of opencode.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import { openSync, readSync, closeSync } from 'node:fs';
 import type { Codec, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
-import { getParserString, normalizeReadOptions } from '../../cursors/protocol/codec.js';
-import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
+import { readCollected } from '../../cursors/read-collected.js';
+import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readDatabase } from './db.js';
-import { CODEC_ID, type EmitTarget } from './parse.js';
+import { CODEC_ID } from './parse.js';
 import { discoverOpencode, getOpencodeRoots } from './paths.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 
@@ -28,62 +27,21 @@ export type * from './schema.js';
 export const PARSER_VERSION = 1;
 const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
 
-const SQLITE_MAGIC = 'SQLite format 3\0';
-
-/** True when the file starts with SQLite's header. */
-function isSqliteFile(path: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const b = Buffer.alloc(16);
-    return readSync(fd, b, 0, 16, 0) === 16 && b.toString('latin1') === SQLITE_MAGIC;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Events of a database session (or of a whole database), honouring `resume` with a RowCursor. */
-async function* readOpencode(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const o = normalizeReadOptions(options);
-  const events: SessionfoldEvent[] = [];
-  const out: EmitTarget = { kinds: o.kinds, emit: (e) => events.push(e) };
-  const { db, key } = splitRecordPath(file);
-  let skipped = 0;
-  if (key !== undefined || isSqliteFile(db)) {
-    const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
-    const r = readDatabase(db, key, from, PARSER, out);
-    o.resume?.onStart?.({ restarted: r.start.restarted, ...(r.start.reason !== undefined && { reason: r.start.reason }), replaced: {} });
-    o.info.bytes += r.bytesRead;
-    o.info.lines += r.rowsRead;
-    skipped = r.skipped;
-    yield* take(events, o, skipped, file);
-    o.resume?.onCursor?.({ cursor: r.cursor, partialLine: false, info: o.info });
-    return;
-  }
-  // A file: read whole every time (no cursor).
-  o.resume?.onStart?.({ restarted: true, reason: 'no-cursor', replaced: {} });
-  const storage = storageOf(file);
-  const counts = storage !== undefined ? readTreeSession(file, storage, out) : await readExport(file, out);
-  o.info.bytes += counts.bytes;
-  o.info.lines += counts.records;
-  yield* take(events, o, counts.skipped, file);
-}
-
-function* take(events: SessionfoldEvent[], o: ReturnType<typeof normalizeReadOptions>, skipped: number, file: string): Generator<SessionfoldEvent> {
-  if (skipped > 0) {
-    const err = new SessionfoldError('MALFORMED_LINE', `${skipped} malformed OpenCode record(s) in ${file}`, { agent: CODEC_ID, file });
-    if (o.strict) throw new SessionfoldError('PARSE_ERROR', err.message, { agent: CODEC_ID, file });
-    o.info.skippedLines += skipped;
-    for (let i = 0; i < skipped; i++) o.onSkip?.(err);
-  }
-  for (const e of events) {
-    o.info.events++;
-    yield e;
-  }
+/**
+ * A database session (or a whole database) resumes by RowCursor; a tree session or an export is read whole.
+ */
+function readOpencode(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  return readCollected(CODEC_ID, file, options, async (o, emit) => {
+    const out = { kinds: o.kinds, emit };
+    const { db, key } = splitRecordPath(file);
+    if (key !== undefined || isSqliteFile(db)) {
+      const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
+      const r = readDatabase(db, key, from, PARSER, out);
+      return { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped };
+    }
+    const storage = storageOf(file);
+    return storage !== undefined ? readTreeSession(file, storage, out) : await readExport(file, out);
+  });
 }
 
 async function locateOpencode(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {

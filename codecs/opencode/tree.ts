@@ -12,6 +12,7 @@ import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/pick.js';
 import { streamValues } from 'stream-json/streamers/stream-values.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import type { CollectedRead } from '../../cursors/read-collected.js';
 import { emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
@@ -76,11 +77,7 @@ function flatParts(storage: string): Map<string, OpencodePart[]> {
   return out;
 }
 
-export interface FileReadCounts {
-  records: number;
-  bytes: number;
-  skipped: number;
-}
+type FileReadCounts = CollectedRead;
 
 /** Give each record its offsets (record ordinals: the session is 0) and emit its events. */
 function emitAll(info: OpencodeSessionInfo, messages: OpencodeMessageRecord[], out: EmitTarget): void {

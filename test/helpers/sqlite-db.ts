@@ -1,9 +1,13 @@
 /**
- * Test databases: a writer in a child process (sqlite-writer.mjs, the agent), and a snapshot of a folder's
- * files (bytes, mtimes, listing) to prove that a read changed nothing.
+ * Test databases: a writer in a child process (sqlite-writer.mjs, the agent); resumed reads; golden files.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 
 const WRITER = fileURLToPath(new URL('./sqlite-writer.mjs', import.meta.url));
 
@@ -63,4 +67,29 @@ export async function startWriter(path: string): Promise<Writer> {
       await exited;
     },
   };
+}
+
+/** The events of a read, with how it started and the cursor it left. */
+export interface Resumed {
+  events: SessionfoldEvent[];
+  start: ResumeStart | undefined;
+  cursor: ReadCursor | undefined;
+}
+
+/** Read `path` from `from` (a full read without one), keeping the start and the cursor. */
+export async function readResumed(codec: Codec, path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Resumed> {
+  const r: Resumed = { events: [], start: undefined, cursor: undefined };
+  for await (const e of codec.read(path, { kinds, resume: { from, onStart: (s) => (r.start = s), onCursor: (u) => (r.cursor = u.cursor) } })) r.events.push(e);
+  return r;
+}
+
+/** Compare events with the golden file `<dir>/<name>.events.jsonl` (written first with UPDATE_GOLDEN=1). */
+export function expectGolden(dir: string, name: string, events: readonly SessionfoldEvent[]): void {
+  const file = join(dir, `${name}.events.jsonl`);
+  const text = events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, text);
+  }
+  expect(text).toBe(readFileSync(file, 'utf8'));
 }
