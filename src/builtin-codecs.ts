@@ -4,5 +4,6 @@ import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
 import { opencode } from '../codecs/opencode/index.js';
+import { hermes } from '../codecs/hermes/index.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, opencode];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, opencode, hermes];

@@ -125,6 +125,24 @@ export interface UsageScanResult {
   info: ReadInfo;
 }
 
+/** See `Codec.nativeSearch`. */
+export interface NativeSearchQuery {
+  /** Lowercased terms (a phrase is one term with single spaces); a session matches when it holds all. */
+  terms: readonly string[];
+  /** How many sessions at most, best first. */
+  limit: number;
+}
+
+/** One session the agent's own index found. */
+export interface NativeSearchHit {
+  /** The session, as `discover()` names it. */
+  file: SessionFile;
+  /** The index's ranking mapped into [0, 1], higher is better. */
+  relevance: number;
+  /** Text around the best match. */
+  snippet: string;
+}
+
 /** Counters of one read (csv-parse `info`). */
 export interface ReadInfo {
   /** Bytes read from the file by this read (the verified prefix excluded). */
@@ -254,6 +272,12 @@ export interface Codec {
    * whole answer is undefined when there is no engine here. The caller reads with `read()` what it did not get.
    */
   scanUsage?(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined;
+  /**
+   * Optional: the agent's own full-text index (Hermes's FTS5 `messages_fts`). The sessions under the roots
+   * whose texts hold every term, best first; undefined when there is no index to ask, and the caller reads
+   * the sessions as it does for any agent.
+   */
+  nativeSearch?(roots: readonly string[], query: NativeSearchQuery): Promise<NativeSearchHit[] | undefined>;
   /** The agent's own command to resume a session, e.g. `['claude', '--resume', id]`. */
   resumeCommand?(nativeId: string, file?: SessionFile): string[];
 }
