@@ -2,7 +2,7 @@
  * The event cache over database sessions: a warm scan serves unchanged sessions from the cache, resumes a
  * changed one from its RowCursor (only the new rows are read), and gives the totals a cold scan gives.
  * A whole database read as one path (its `-wal` a parse dependency) resumes from its RowCursor too when the
- * `-wal` changed.
+ * `-wal` changed. The server's watched discovery follows commits to a database.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hermes } from '../codecs/hermes/index.js';
-import { registerCodec } from '../src/registry.js';
+import { getCodec, registerCodec } from '../src/registry.js';
+import { discoverSource } from '../src/scan/discover.js';
+import { WatchedDiscovery } from '../src/serve/watch.js';
 import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn } from './helpers/hermes-db.js';
@@ -96,5 +98,32 @@ describe('the event cache over database sessions', () => {
     expect(warm.stats.bytesRead).toBeLessThan(cold.stats.bytesRead);
     expect(total(warm.records)).toBe(total(cold.records));
     expect(total(warm.records)).toBe(total((await scan('db-per-session', [db], false)).records));
+  });
+
+  it('the server\u2019s watched discovery sees a commit to the -wal and equals a full discovery', async () => {
+    buildOpencodeDb(ocDb, 2);
+    const opencodeCodec = getCodec('opencode');
+    const w = new WatchedDiscovery();
+    const check = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      const full = await discoverSource(opencodeCodec, [ocDir]);
+      expect(await w.source(opencodeCodec, [ocDir], () => discoverSource(opencodeCodec, [ocDir]))).toEqual(full);
+      return full;
+    };
+    try {
+      const first = await check();
+      const writer = await startWriter(ocDb);
+      writers.push(writer);
+      await check(); // the writer opened the database: -wal and -shm appeared
+      const x = exchange('ses_main', 3);
+      await writer.run(INSERT_MESSAGE, x.messages);
+      await writer.run(INSERT_PART, x.parts);
+      const after = await check();
+      expect(after.find((f) => f.path.endsWith('#ses_main'))?.size).toBeGreaterThan(first.find((f) => f.path.endsWith('#ses_main'))?.size as number);
+      await writer.run(INSERT_SESSION, [sessionRow('ses_new', 9)]);
+      expect((await check()).map((f) => f.path.split('#')[1])).toEqual(['ses_main', 'ses_child', 'ses_new']);
+    } finally {
+      w.close();
+    }
   });
 });
