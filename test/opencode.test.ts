@@ -16,7 +16,7 @@ import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { readEvents } from './helpers/codec-harness.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART } from './helpers/opencode-db.js';
+import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from './helpers/opencode-db.js';
 import { expectGolden, readResumed, startWriter, type Resumed, type Writer } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
@@ -33,11 +33,14 @@ interface Totals {
 
 const zero = (): Totals => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 });
 
-/** The second reader's rule, applied to one assistant message's JSON: its own tokens, plus reasoning in output. */
-function addMessage(t: Totals, m: any): void {
+/**
+ * The second reader's rule, applied to one assistant message's JSON: its own tokens; output plus reasoning
+ * for a database's record, the larger of the two for a tree's (whose output already held the reasoning).
+ */
+function addMessage(t: Totals, m: any, tree = false): void {
   if (m?.role !== 'assistant' || typeof m.tokens !== 'object' || m.tokens === null) return;
   t.input += m.tokens.input ?? 0;
-  t.output += (m.tokens.output ?? 0) + (m.tokens.reasoning ?? 0);
+  t.output += tree ? Math.max(m.tokens.output ?? 0, m.tokens.reasoning ?? 0) : (m.tokens.output ?? 0) + (m.tokens.reasoning ?? 0);
   t.cacheRead += m.tokens.cache?.read ?? 0;
   t.cacheWrite += m.tokens.cache?.write ?? 0;
   t.cost += typeof m.cost === 'number' ? m.cost : 0;
@@ -61,7 +64,7 @@ function treeTotals(storage: string, sessionFile: string): Totals {
   const id = JSON.parse(readFileSync(sessionFile, 'utf8')).id as string;
   const t = zero();
   const dir = join(storage, 'message', id);
-  for (const f of readdirSync(dir)) addMessage(t, JSON.parse(readFileSync(join(dir, f), 'utf8')));
+  for (const f of readdirSync(dir)) addMessage(t, JSON.parse(readFileSync(join(dir, f), 'utf8')), true);
   return t;
 }
 
@@ -104,6 +107,29 @@ describe('opencode storage trees (every real fixture)', () => {
     const v2 = [...opencode.discoverSync!([join(REAL, 'storage_v2')])].map((f) => f.path);
     expect(v2).toEqual(treeSessions(join(REAL, 'storage_v2')));
     expect([...opencode.discoverSync!([join(REAL, 'storage_legacy')])]).toHaveLength(1);
+  });
+
+  it('a tree session\u2019s output holds its reasoning; a database session\u2019s does not', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'sf-octree-'));
+    try {
+      const tokens = { input: 10, output: 50, reasoning: 20, cache: { read: 1, write: 2 } };
+      mkdirSync(join(tmp, 'session', 'p'), { recursive: true });
+      mkdirSync(join(tmp, 'message', 'ses_t'), { recursive: true });
+      writeFileSync(join(tmp, 'session', 'p', 'ses_t.json'), JSON.stringify({ id: 'ses_t', directory: '/t', title: 't', time: { created: 1 } }));
+      writeFileSync(join(tmp, 'message', 'ses_t', 'msg_a.json'), JSON.stringify({ id: 'msg_a', sessionID: 'ses_t', role: 'assistant', time: { created: 2 }, modelID: 'o3', tokens }));
+      const [tree] = (await readEvents(opencode, join(tmp, 'session', 'p', 'ses_t.json'))).filter((e) => e.type === 'usage');
+      expect(tree).toMatchObject({ outputTokens: 50, reasoningTokens: 20, inputTokens: 10 });
+      const d = new Database(join(tmp, 'opencode.db'));
+      d.exec(OPENCODE_DDL);
+      d.prepare("INSERT INTO project VALUES ('prj_1', '/t', 1, 1)").run();
+      d.prepare(INSERT_SESSION).run(...sessionRow('ses_d', 1));
+      d.prepare(INSERT_MESSAGE).run('msg_d', 'ses_d', 2, 2, JSON.stringify({ role: 'assistant', time: { created: 2 }, modelID: 'o3', tokens }));
+      d.close();
+      const [db] = (await readEvents(opencode, recordPath(join(tmp, 'opencode.db'), 'ses_d'))).filter((e) => e.type === 'usage');
+      expect(db).toMatchObject({ outputTokens: 70, reasoningTokens: 20, inputTokens: 10 });
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('reads the legacy tree whose parts lie flat under part/', async () => {

@@ -1,8 +1,9 @@
 /**
  * The pure core of the OpenCode codec: a session's records (whichever source they came from: database,
  * storage tree or export) → events. Token semantics (README.md): OpenCode's `tokens.input` excludes the
- * cache reads and writes, and `tokens.output` excludes `tokens.reasoning`, so outputTokens = output +
- * reasoning and reasoningTokens = reasoning; `cost` is the USD OpenCode recorded.
+ * cache reads and writes, and the database's versions keep `tokens.output` without `tokens.reasoning`, so
+ * outputTokens = output + reasoning and reasoningTokens = reasoning (the storage tree's versions kept the
+ * reasoning inside output); `cost` is the USD OpenCode recorded.
  */
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
@@ -28,6 +29,11 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 export interface EmitTarget {
   kinds: ReadonlySet<EventKind>;
   emit: (e: SessionfoldEvent) => void;
+  /**
+   * The storage tree's versions wrote `tokens.output` as the AI SDK reported it (reasoning included for
+   * OpenAI-style providers); the database's versions subtract the reasoning (README.md, "Tokens and cost").
+   */
+  outputHasReasoning?: boolean;
 }
 
 export function sessionEvent(s: OpencodeSessionInfo, offset: number): SessionEvent {
@@ -81,7 +87,7 @@ const isZero = (t: TokenSums): boolean => t.input + t.output + t.reasoning + t.c
 const usd = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v < 1e6 ? v : undefined);
 
 /** The message's usage: its own tokens, else the sum of its `step-finish` parts (older records). */
-function usageOf(rec: OpencodeMessageRecord, sessionId: string): UsageEvent | undefined {
+function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoning: boolean): UsageEvent | undefined {
   const m = rec.info;
   const steps = rec.parts.filter((p) => p.type === 'step-finish');
   let t = tokensOf(m.tokens);
@@ -111,8 +117,8 @@ function usageOf(rec: OpencodeMessageRecord, sessionId: string): UsageEvent | un
     model: model ?? 'unknown',
     timestamp: isoOf(m.time?.completed) ?? isoOf(m.time?.created) ?? '',
     inputTokens: t.input,
-    outputTokens: t.output + t.reasoning,
-    reasoningTokens: t.reasoning,
+    outputTokens: outputHasReasoning ? Math.max(t.output, t.reasoning) : t.output + t.reasoning,
+    reasoningTokens: outputHasReasoning ? Math.min(t.reasoning, t.output) : t.reasoning,
     cacheReadTokens: t.cacheRead,
     cacheWriteTokens: t.cacheWrite,
     cacheWrite1hTokens: 0,
@@ -182,7 +188,7 @@ export function emitMessage(rec: OpencodeMessageRecord, sessionId: string, out: 
     if (e !== undefined) out.emit(e);
   }
   if (out.kinds.has('usage') && rec.info.role === 'assistant') {
-    const u = usageOf(rec, sessionId);
+    const u = usageOf(rec, sessionId, out.outputHasReasoning === true);
     if (u !== undefined) out.emit(u);
   }
   if (out.kinds.has('tool_call') || out.kinds.has('tool_result')) toolEvents(rec, sessionId, out);

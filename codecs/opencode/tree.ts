@@ -96,7 +96,8 @@ function sessionInfoOf(v: Record<string, unknown> | undefined, file: string): Op
 }
 
 /** A session of a storage tree, its messages and parts. */
-export function readTreeSession(file: string, storage: string, out: EmitTarget): FileReadCounts {
+export function readTreeSession(file: string, storage: string, target: EmitTarget): FileReadCounts {
+  const out: EmitTarget = { ...target, outputHasReasoning: true };
   const counts: FileReadCounts = { records: 1, bytes: 0, skipped: 0 };
   const info = sessionInfoOf(readJson(file), file);
   const flat = flatParts(storage);
