@@ -78,6 +78,14 @@ describe('the event cache over database sessions', () => {
     expect(warm.stats.bytesRead).toBeLessThan(coldBytes / 100);
     expect(total(warm.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
     expect(warm.records.length).toBe(cold.records.length + 1);
+
+    // a response finishing updates its message in place: the fingerprint moves, and the RowCursor, seeing a
+    // row it had read changed, reads that session again whole (a restart counts as a full read)
+    await w.exec(`UPDATE message SET time_updated = time_updated + 60000, data = json_set(data, '$.tokens.output', 9999) WHERE id = '${x.ids.asst}'`);
+    const updated = await scan('opencode', [ocDir]);
+    expect(updated.stats).toMatchObject({ unchanged: 11, resumed: 0, fullReads: 1 });
+    expect(total(updated.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
+    expect(total(updated.records)).toBe(total(warm.records) + 9999 - (40 + 21));
   });
 
   it('a database read as one path: its -wal changed (the file did not), the read resumes from the RowCursor', async () => {

@@ -176,8 +176,11 @@ export interface DbSession {
 }
 
 /**
- * The sessions of a database with a fingerprint each (one pass over the rows' headers, no JSON parsed), so
- * the event cache reads again only the sessions whose rows changed.
+ * The sessions of a database with a fingerprint each, so the event cache reads again only the sessions whose
+ * rows changed: of `message`, the bytes, count and latest `time_updated` (one pass over its rows, no JSON
+ * parsed); of `part`, the count and highest rowid, from its `session_id` index alone (parts are most of a
+ * database). A part OpenCode updates in place without touching its message or adding a row (pruning an old
+ * tool output) is seen when the session is next read for another change.
  */
 export function listDatabaseSessions(file: string): DbSession[] {
   const rows = withSqliteSnapshot(file, (db) =>
@@ -186,7 +189,7 @@ export function listDatabaseSessions(file: string): DbSession[] {
         `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.b AS mb, m.n AS mn, p.u AS pu, p.b AS pb, p.n AS pn
          FROM session s
          LEFT JOIN (SELECT session_id, max(time_updated) AS u, sum(octet_length(data)) AS b, count(*) AS n FROM message GROUP BY session_id) m ON m.session_id = s.id
-         LEFT JOIN (SELECT session_id, max(time_updated) AS u, sum(octet_length(data)) AS b, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
+         LEFT JOIN (SELECT session_id, max(rowid) AS u, 0 AS b, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
          ORDER BY s.time_created, s.id`,
       )
       .all(),
@@ -194,8 +197,9 @@ export function listDatabaseSessions(file: string): DbSession[] {
   return rows.map((r) => ({
     id: r.id,
     parentId: r.parent ?? undefined,
-    // the row counts keep a deletion that leaves the byte total as it was visible
-    size: (r.mb ?? 0) + (r.pb ?? 0) + (r.mn ?? 0) + (r.pn ?? 0),
-    mtimeMs: Math.max(r.su ?? 0, r.mu ?? 0, r.pu ?? 0),
+    // the row counts keep a deletion that leaves the byte total as it was visible; the parts' highest rowid
+    // moves with every part added
+    size: (r.mb ?? 0) + (r.mn ?? 0) + (r.pn ?? 0) + (r.pu ?? 0),
+    mtimeMs: Math.max(r.su ?? 0, r.mu ?? 0),
   }));
 }
