@@ -134,7 +134,11 @@ export interface StateDbSession {
   mtimeMs: number;
 }
 
-/** The sessions of `state.db` with a fingerprint each (row headers only), as a stat stands for a file. */
+/**
+ * The sessions of `state.db` with a fingerprint each, as a stat stands for a file: of its messages (append-
+ * only) the count, highest id and latest timestamp, from Hermes's `(session_id, timestamp)` index without
+ * touching the rows; of its usage rows the API calls and latest `last_seen`; and the session's own times.
+ */
 export function listStateDbSessions(file: string): StateDbSession[] {
   return withSqliteSnapshot(file, (db) => {
     const cols = columnsOf(db, 'sessions');
@@ -146,9 +150,9 @@ export function listStateDbSessions(file: string): StateDbSession[] {
       .prepare(
         `SELECT s.id AS id, s.source AS source, s.model_config AS model_config, s.parent_session_id AS parent_session_id,
            max(s.started_at, ${[...activity.map((c) => `coalesce(s.${c}, 0)`), 'coalesce(m.t, 0)', 'coalesce(u.last, 0)'].join(', ')}) AS t,
-           coalesce(m.b, 0) + coalesce(m.n, 0) + coalesce(u.calls, 0) AS size
+           coalesce(m.mx, 0) + coalesce(m.n, 0) + coalesce(u.calls, 0) AS size
          FROM sessions s
-         LEFT JOIN (SELECT session_id, count(*) AS n, sum(octet_length(content)) AS b, max(timestamp) AS t FROM messages GROUP BY session_id) m ON m.session_id = s.id
+         LEFT JOIN (SELECT session_id, count(*) AS n, max(id) AS mx, max(timestamp) AS t FROM messages GROUP BY session_id) m ON m.session_id = s.id
          ${usage}
          ORDER BY s.started_at, s.id`,
       )
