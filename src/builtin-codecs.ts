@@ -4,5 +4,7 @@ import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
 import { gemini } from '../codecs/gemini/index.js';
+import { opencode } from '../codecs/opencode/index.js';
+import { hermes } from '../codecs/hermes/index.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, opencode, hermes];

@@ -58,7 +58,7 @@ export interface JsonlCursor {
   state?: unknown;
 }
 
-/** Row-watermark cursor of a SQLite database (reserved for SQLite codecs). */
+/** Row-watermark cursor of a SQLite database (cursors/sqlite-rows.ts reads and writes it). */
 export interface RowCursor {
   format: 'sqlite';
   version: 1;
@@ -91,8 +91,20 @@ export type ReadCursor = JsonlCursor | RowCursor | FingerprintCursor;
 export interface ResumeStart {
   /** The read starts from byte 0: its events replace everything stored for the file. */
   restarted: boolean;
-  /** Why it restarted (absent when it did not). */
-  reason?: 'no-cursor' | 'parser-changed' | 'file-shrunk' | 'prefix-changed' | 'kinds-changed' | 'id-collision';
+  /**
+   * Why it restarted (absent when it did not). The last three are a database's (RowCursor): the file was
+   * replaced, a row the cursor had read changed, or one went away.
+   */
+  reason?:
+    | 'no-cursor'
+    | 'parser-changed'
+    | 'file-shrunk'
+    | 'prefix-changed'
+    | 'kinds-changed'
+    | 'id-collision'
+    | 'database-replaced'
+    | 'row-changed'
+    | 'row-deleted';
   /**
    * Per kind, how many of the last events the previous read yielded this read yields again (changed or not).
    * Drop that many before appending.
@@ -133,6 +145,24 @@ export interface UsageScanResult {
   events: UsageEvent[];
   cwd: string | undefined;
   info: ReadInfo;
+}
+
+/** See `Codec.nativeSearch`. */
+export interface NativeSearchQuery {
+  /** Lowercased terms (a phrase is one term with single spaces); a session matches when it holds all. */
+  terms: readonly string[];
+  /** How many sessions at most, best first. */
+  limit: number;
+}
+
+/** One session the agent's own index found. */
+export interface NativeSearchHit {
+  /** The session, as `discover()` names it. */
+  file: SessionFile;
+  /** The index's ranking mapped into [0, 1], higher is better. */
+  relevance: number;
+  /** Text around the best match. */
+  snippet: string;
 }
 
 /** Counters of one read (csv-parse `info`). */
@@ -267,6 +297,12 @@ export interface Codec {
    * whole answer is undefined when there is no engine here. The caller reads with `read()` what it did not get.
    */
   scanUsage?(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined;
+  /**
+   * Optional: the agent's own full-text index (Hermes's FTS5 `messages_fts`). The sessions under the roots
+   * whose texts hold every term, best first; undefined when there is no index to ask, and the caller reads
+   * the sessions as it does for any agent.
+   */
+  nativeSearch?(roots: readonly string[], query: NativeSearchQuery): Promise<NativeSearchHit[] | undefined>;
   /** The agent's own command to resume a session, e.g. `['claude', '--resume', id]`. */
   resumeCommand?(nativeId: string, file?: SessionFile): string[];
 }

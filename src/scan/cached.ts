@@ -4,7 +4,8 @@
  * - unchanged (same size, mtimeMs, dependency fingerprints and parser string): its usage comes from the
  *   cache, the file is not opened;
  * - grown or touched, same parser and dependencies, with a cursor: a task resumes from the cursor (only the
- *   appended bytes are parsed, after the cache's own prefix fingerprint is verified);
+ *   appended bytes are parsed, after the cache's own prefix fingerprint is verified); a database's RowCursor
+ *   (cursors/sqlite-rows.ts) resumes even when a dependency (its -wal) changed: it checks the rows itself;
  * - anything else (new, parser or dependencies changed, no cursor): a task reads it from byte 0; a file the
  *   cache never read goes to the codec's native engine when it has one (the pool's native lane), which leaves
  *   no cursor: when that file grows, read() reads it again whole and leaves one.
@@ -77,14 +78,16 @@ function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row
 function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | undefined, parser: string, noWrite: boolean): ParseTask {
   const resume = f.codec.capabilities.incremental && !noWrite;
   let cursor: ReadCursor | undefined;
-  if (resume && row !== undefined && row.parser === parser && row.deps === f.deps && row.has_cursor !== 0) {
+  if (resume && row !== undefined && row.parser === parser && row.has_cursor !== 0) {
     try {
       cursor = JSON.parse(cache.getCursor(row.id) ?? 'null') as ReadCursor | undefined;
     } catch {
       cursor = undefined;
     }
     if (cursor === null || typeof cursor !== 'object') cursor = undefined;
-    if (cursor?.format === 'jsonl' && row.prefix_hash === null) cursor = undefined;
+    if (cursor?.format === 'jsonl' && (row.prefix_hash === null || row.deps !== f.deps)) cursor = undefined;
+    // A database's RowCursor checks the rows themselves (replaced file, changed or deleted rows), so a
+    // changed dependency (its -wal, which every commit moves) resumes from it instead of reading all again.
   }
   if (cursor === undefined) {
     // A file the cache has never read (or read with another parser) may go to the native engine, which leaves

@@ -9,6 +9,8 @@
  * - a `rename` event (a file or folder created, deleted or moved) also asks for a new listing: the codec lists
  *   its roots again (its order is kept), and only files that are new or marked are stat'ed; a new folder gets
  *   its watches (its whole tree) before it is listed;
+ * - an event naming a database or its `-wal` marks the database's sessions (record paths `<db>#<key>`) and asks
+ *   for a new listing: the codec fingerprints its sessions again (a session inside a database has no stat);
  * - what cannot be followed (a watch error, an event without a name, a root's own folder moved or deleted, a
  *   missing root that appears) marks the source stale: listed and stat'ed from scratch, watches renewed;
  * - a root that does not exist (Claude's `~/.config/claude/projects` often) is stat'ed at each discovery; a
@@ -32,6 +34,8 @@ interface Source {
   byPath: Map<string, FoundFile>;
   /** Dependency path → the files that depend on it. */
   dependents: Map<string, string[]>;
+  /** Database path → its sessions' record paths (`<db>#<key>`, cursors/sqlite.ts). */
+  records: Map<string, string[]>;
   /** Files to re-stat at the next discovery. */
   dirty: Set<string>;
   /** List the roots again at the next discovery (files came or went). */
@@ -84,7 +88,7 @@ export class WatchedDiscovery implements DiscoveryCache {
     const key = `${codec.id}\0${roots.join('\0')}`;
     let s = this.#sources.get(key);
     if (s === undefined) {
-      s = { codec, roots, files: [], byPath: new Map(), dependents: new Map(), dirty: new Set(), relist: false, stale: true, watchers: new Map(), missing: [] };
+      s = { codec, roots, files: [], byPath: new Map(), dependents: new Map(), records: new Map(), dirty: new Set(), relist: false, stale: true, watchers: new Map(), missing: [] };
       this.#sources.set(key, s);
     }
     if (!s.stale && s.missing.some((r) => statSync(r, { throwIfNoEntry: false }) !== undefined)) s.stale = true;
@@ -145,7 +149,16 @@ export class WatchedDiscovery implements DiscoveryCache {
     s.files = files;
     s.byPath = new Map(files.map((f) => [f.path, f]));
     s.dependents = new Map();
+    s.records = new Map();
     for (const f of files) {
+      const cut = f.path.lastIndexOf('#');
+      if (cut > 0) {
+        // a candidate database path: only an event naming it (or its -wal) looks it up
+        const db = f.path.slice(0, cut);
+        const list = s.records.get(db);
+        if (list === undefined) s.records.set(db, [f.path]);
+        else list.push(f.path);
+      }
       for (const d of s.codec.getParseDependencies(f.path)) {
         const list = s.dependents.get(d);
         if (list === undefined) s.dependents.set(d, [f.path]);
@@ -208,6 +221,13 @@ export class WatchedDiscovery implements DiscoveryCache {
     const path = join(dir, n);
     if (s.byPath.has(path)) s.dirty.add(path);
     for (const f of s.dependents.get(path) ?? []) s.dirty.add(f);
+    // A commit to a database (its file or its -wal) may change any of its sessions, and new ones may appear:
+    // the codec lists them again with fresh fingerprints (a record path has no stat of its own).
+    const records = s.records.get(path.replace(/-(wal|journal)$/, ''));
+    if (records !== undefined) {
+      for (const f of records) s.dirty.add(f);
+      s.relist = true;
+    }
     if (event === 'rename') {
       s.relist = true;
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory() === true) {

@@ -6,12 +6,16 @@
  * whole-document JSON formats, then one read of all kinds folded twice at once: the session fold (summary:
  * counts, title, cost, dates) and the scorer (hits, snippet). Files are read a few at a time.
  *
+ * An agent with its own full-text index (`Codec.nativeSearch`: Hermes's FTS5) is asked instead: only the
+ * sessions it names are read, for their summaries, and its ranking (mapped into [0, 1]) is their relevance;
+ * they merge with the other agents' results by the same sort.
+ *
  * Early stop: with `sort: 'date'`, once `limit` results are held, a file whose codec guarantees
  * `updatedAt <= mtime` (`eventsPrecedeMtime`) and whose mtime is older than the limit-th result cannot
  * rank higher, so it is never opened, nor is any older one. Relevance and cost need every match scored,
  * so they read every file that passes the pre-filter.
  */
-import type { Codec } from '../../cursors/protocol/codec.js';
+import type { Codec, NativeSearchHit } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec, listCodecs } from '../registry.js';
 import type { ManagerContext, StatFile } from './context.js';
@@ -75,9 +79,18 @@ export async function searchSessions(ctx: ManagerContext, query: SessionQuery): 
   }
   const stats: SearchStats = { files: 0, prefiltered: 0, read: 0, skippedEarly: 0, stoppedEarly: false };
   const files: StatFile[] = [];
+  const nativeHits = new Map<string, NativeSearchHit>();
   for (const c of codecs) {
-    for (const f of await ctx.discover(c, q.subagents)) {
+    const found = await ctx.discover(c, q.subagents);
+    // The agent's own index, when it has one: only its hits are read (for their summaries).
+    const hits = await nativeSearch(ctx, c, q);
+    for (const f of found) {
       if (q.since !== undefined && c.capabilities.eventsPrecedeMtime === true && f.mtimeMs < q.since) continue;
+      if (hits !== undefined) {
+        const hit = hits.get(f.file.path);
+        if (hit === undefined) continue;
+        nativeHits.set(f.file.path, hit);
+      }
       files.push(f);
     }
   }
@@ -109,7 +122,7 @@ export async function searchSessions(ctx: ManagerContext, query: SessionQuery): 
         stats.stoppedEarly = true;
         continue;
       }
-      const r = await searchFile(sf, q, price, stats, tags);
+      const r = await searchFile(sf, q, price, stats, tags, nativeHits.get(sf.file.path));
       if (r === undefined || seen.has(r.unifiedId)) continue;
       seen.add(r.unifiedId);
       results.push(r);
@@ -121,10 +134,33 @@ export async function searchSessions(ctx: ManagerContext, query: SessionQuery): 
   return results.slice(0, q.limit);
 }
 
-async function searchFile(sf: StatFile, q: NormalizedQuery, price: PriceFn, stats: SearchStats, tags: ReturnType<ManagerContext['tags']>): Promise<SessionSummary | undefined> {
+/**
+ * The hits of the codec's own index by path (Codec.nativeSearch: Hermes's FTS5), or undefined when it has
+ * none. Its ranking stands for the relevance; enough hits are asked for that the filters applied after the
+ * read (dates, model, tags) still leave `limit` when they can.
+ */
+async function nativeSearch(ctx: ManagerContext, c: Codec, q: NormalizedQuery): Promise<Map<string, NativeSearchHit> | undefined> {
+  if (c.nativeSearch === undefined) return undefined;
+  let hits: NativeSearchHit[] | undefined;
+  try {
+    hits = await c.nativeSearch(ctx.rootsFor(c), { terms: q.terms.terms, limit: Math.max(q.limit * 4, 200) });
+  } catch {
+    return undefined; // an index that cannot be asked: read the sessions instead
+  }
+  return hits === undefined ? undefined : new Map(hits.map((h) => [h.file.path, h]));
+}
+
+async function searchFile(
+  sf: StatFile,
+  q: NormalizedQuery,
+  price: PriceFn,
+  stats: SearchStats,
+  tags: ReturnType<ManagerContext['tags']>,
+  hit?: NativeSearchHit,
+): Promise<SessionSummary | undefined> {
   const persistence = sf.codec.capabilities.persistence;
   try {
-    if ((persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
+    if (hit === undefined && (persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
       stats.prefiltered++;
       return undefined;
     }
@@ -141,7 +177,7 @@ async function searchFile(sf: StatFile, q: NormalizedQuery, price: PriceFn, stat
       } else if (e.type === 'tool_result' && e.offset !== toolMessageAt) scorer.text(outputText(e.output));
     }
     const r = fold.finish();
-    const match = scorer.result(r.title);
+    const match = hit === undefined ? scorer.result(r.title) : { score: hit.relevance, snippet: hit.snippet };
     if (match === undefined) return undefined;
     const s = toSummary(sf, r, true, tags);
     const created = s.createdAt.getTime();

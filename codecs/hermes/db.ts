@@ -1,0 +1,202 @@
+/**
+ * Hermes's `state.db` (`hermes_state_common.py`, schema 30; ../shared/formats/sqlite-schemas.md §1), read
+ * through a read-only snapshot (cursors/sqlite.ts). A session's events: its session event, its usage (one
+ * event per `session_model_usage` row, whose counters Hermes updates in place), then its messages by id.
+ * Resumed by RowCursor over `messages` (append-only, autoincrement ids): a warm read takes the new messages;
+ * a change in the usage rows, a deleted message (a rewind) or a replaced database starts the session over.
+ */
+import type { RowCursor } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import { readRowsSince, withCodecState, type RowReadResult, type RowSource } from '../../cursors/sqlite-rows.js';
+import { databaseIdentity, withAgentSnapshot, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import {
+  emitMessage,
+  relationOf,
+  sessionEvent,
+  sessionUsageRow,
+  toolCallsOf,
+  usageEvent,
+  type EmitTarget,
+  type HermesMessageRow,
+  type HermesSessionRow,
+  type HermesUsageRow,
+} from './parse.js';
+
+const MESSAGE_COLUMNS = 'id, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason, reasoning, reasoning_content, _compressed_summary';
+
+interface HermesCursorState {
+  sessions: Record<string, string>;
+  usage: string;
+  kinds: string;
+}
+
+function hasTable(db: SqliteDatabase, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?").get(name) !== undefined;
+}
+
+function columnsOf(db: SqliteDatabase, table: string): Set<string> {
+  return new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+}
+
+/** The message columns this database has (older schemas lack some): NULL stands in for a missing one. */
+function messageColumns(db: SqliteDatabase): string {
+  const have = columnsOf(db, 'messages');
+  return MESSAGE_COLUMNS.split(', ')
+    .map((c) => (have.has(c) ? c : `NULL AS ${c}`))
+    .join(', ');
+}
+
+function sources(db: SqliteDatabase, sessionId: string | undefined): RowSource[] {
+  const scope = sessionId === undefined ? {} : { where: 'session_id = ?', params: [sessionId] };
+  return [{ name: 'messages', table: 'messages', columns: messageColumns(db), ...scope }];
+}
+
+function isState(v: unknown): v is HermesCursorState {
+  const s = v as HermesCursorState | null;
+  return s !== null && typeof s === 'object' && typeof s.sessions === 'object' && typeof s.usage === 'string';
+}
+
+interface Snapshot {
+  read: RowReadResult;
+  sessions: HermesSessionRow[];
+  usage: Map<string, HermesUsageRow[]>;
+  usageKey: string;
+}
+
+function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+  const identity = databaseIdentity(file);
+  if (identity === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `Cannot open database ${file}: ENOENT`, { file });
+  const sessions = (sessionId === undefined
+    ? db.prepare('SELECT rowid AS _rowid, * FROM sessions ORDER BY started_at, id').all()
+    : db.prepare('SELECT rowid AS _rowid, * FROM sessions WHERE id = ?').all(sessionId)) as HermesSessionRow[];
+  const usage = new Map<string, HermesUsageRow[]>();
+  if (hasTable(db, 'session_model_usage')) {
+    const rows = (sessionId === undefined
+      ? db.prepare('SELECT rowid AS _rowid, * FROM session_model_usage ORDER BY rowid').all()
+      : db.prepare('SELECT rowid AS _rowid, * FROM session_model_usage WHERE session_id = ? ORDER BY rowid').all(sessionId)) as (HermesUsageRow & { session_id: string })[];
+    for (const r of rows) usage.set(r.session_id, [...(usage.get(r.session_id) ?? []), r]);
+  }
+  // what the usage events come from: the usage rows, else the session's own token columns
+  const usageKey = JSON.stringify(sessions.map((s) => [s.id, usage.get(s.id) ?? [sessionUsageRow(s)]]));
+  const src = sources(db, sessionId);
+  let read = readRowsSince(db, src, from, parser, identity);
+  if (!read.restarted) {
+    const state = read.codecState;
+    if (!isState(state) || state.kinds !== kinds) read = { ...readRowsSince(db, src, undefined, parser, identity), reason: 'kinds-changed' };
+    else if (state.usage !== usageKey) read = { ...readRowsSince(db, src, undefined, parser, identity), reason: 'row-changed' };
+  }
+  return { read, sessions, usage, usageKey };
+}
+
+export interface DbReadResult {
+  start: { restarted: boolean; reason: RowReadResult['reason'] };
+  cursor: RowCursor;
+  rowsRead: number;
+  bytesRead: number;
+}
+
+/** The events of one session of `state.db` (every session, `sessionId` undefined) since `from`, to `out`. */
+export function readStateDb(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
+  const kinds = [...out.kinds].sort().join(',');
+  const snap = withAgentSnapshot('hermes', file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+  if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent: 'hermes', file });
+  const { read } = snap;
+  const prev = !read.restarted && isState(read.codecState) ? read.codecState.sessions : {};
+  const state: HermesCursorState = { sessions: { ...prev }, usage: snap.usageKey, kinds };
+  const messages = new Map<string, HermesMessageRow[]>();
+  let bytes = 0;
+  for (const r of read.rows.messages ?? []) {
+    const sid = String(r.session_id);
+    messages.set(sid, [...(messages.get(sid) ?? []), r as unknown as HermesMessageRow]);
+    bytes += typeof r.content === 'string' ? r.content.length : 0;
+  }
+  for (const [i, s] of snap.sessions.entries()) {
+    const ev = sessionEvent(s, (s as { _rowid?: number })._rowid ?? i);
+    const { offset: _o, ...rest } = ev;
+    const key = JSON.stringify(rest);
+    if (state.sessions[s.id] !== key && out.kinds.has('session')) out.emit(ev);
+    state.sessions[s.id] = key;
+    if (read.restarted && out.kinds.has('usage')) {
+      for (const u of snap.usage.get(s.id) ?? [sessionUsageRow(s)]) {
+        const e = usageEvent(u, s.id);
+        if (e !== undefined) out.emit(e);
+      }
+    }
+    for (const m of messages.get(s.id) ?? []) emitMessage(m, s.id, toolCallsOf(m), out);
+  }
+  return { start: { restarted: read.restarted, reason: read.reason }, cursor: withCodecState(read.cursor, state), rowsRead: (read.rows.messages?.length ?? 0) + snap.sessions.length, bytesRead: bytes };
+}
+
+export interface StateDbSession {
+  id: string;
+  subagent: boolean;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * The sessions of `state.db` with a fingerprint each, as a stat stands for a file: of its messages (append-
+ * only) the count, highest id and latest timestamp, from Hermes's `(session_id, timestamp)` index without
+ * touching the rows; of its usage rows the API calls and latest `last_seen`; and the session's own times.
+ */
+export function listStateDbSessions(file: string): StateDbSession[] {
+  return withSqliteSnapshot(file, (db) => {
+    const cols = columnsOf(db, 'sessions');
+    const activity = ['ended_at', 'last_activity_at'].filter((c) => cols.has(c));
+    const usage = hasTable(db, 'session_model_usage')
+      ? 'LEFT JOIN (SELECT session_id, max(last_seen) AS last, sum(api_call_count) AS calls FROM session_model_usage GROUP BY session_id) u ON u.session_id = s.id'
+      : 'LEFT JOIN (SELECT NULL AS session_id, NULL AS last, NULL AS calls) u ON 0';
+    const rows = db
+      .prepare(
+        `SELECT s.id AS id, s.source AS source, s.model_config AS model_config, s.parent_session_id AS parent_session_id,
+           max(s.started_at, ${[...activity.map((c) => `coalesce(s.${c}, 0)`), 'coalesce(m.t, 0)', 'coalesce(u.last, 0)'].join(', ')}) AS t,
+           coalesce(m.mx, 0) + coalesce(m.n, 0) + coalesce(u.calls, 0) AS size
+         FROM sessions s
+         LEFT JOIN (SELECT session_id, count(*) AS n, max(id) AS mx, max(timestamp) AS t FROM messages GROUP BY session_id) m ON m.session_id = s.id
+         ${usage}
+         ORDER BY s.started_at, s.id`,
+      )
+      .all() as { id: string; source: string | null; model_config: string | null; parent_session_id: string | null; t: number; size: number }[];
+    return rows.map((r) => ({ id: r.id, subagent: relationOf(r) === 'delegate', size: r.size, mtimeMs: r.t * 1000 }));
+  });
+}
+
+export interface FtsHit {
+  sessionId: string;
+  /** bm25 mapped into [0, 1] (README.md "Search"). */
+  relevance: number;
+  snippet: string;
+}
+
+/** An FTS5 query: every term as a quoted phrase (implicit AND), its last token a prefix. */
+export function ftsQuery(terms: readonly string[]): string {
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"*`).join(' ');
+}
+
+/** bm25 sums (lower is better in FTS5) mapped monotonically into [0, 1). */
+export const relevanceOf = (bm25Sum: number): number => Math.round((bm25Sum / (bm25Sum + 10)) * 10000) / 10000;
+
+/**
+ * Sessions whose messages match every term through Hermes's own FTS5 index (`messages_fts`), best first by
+ * the sum of their matching messages' bm25, with a snippet of the best message. Undefined when the
+ * database has no index.
+ */
+export function searchStateDb(file: string, terms: readonly string[], limit: number): FtsHit[] | undefined {
+  return withSqliteSnapshot(file, (db) => {
+    if (!hasTable(db, 'messages_fts')) return undefined;
+    const q = ftsQuery(terms);
+    const rows = db
+      .prepare(
+        // bm25() only runs inside the full-text query itself, so it is materialized before the grouping
+        `WITH f AS MATERIALIZED (SELECT rowid AS id, -bm25(messages_fts) AS r FROM messages_fts WHERE messages_fts MATCH ?)
+         SELECT m.session_id AS sid, sum(f.r) AS score FROM f JOIN messages m ON m.id = f.id
+         GROUP BY m.session_id ORDER BY score DESC, sid LIMIT ?`,
+      )
+      .all(q, limit) as { sid: string; score: number }[];
+    const snippet = db.prepare(
+      `SELECT snippet(messages_fts, 0, '', '', '…', 24) AS s FROM messages_fts
+       WHERE messages_fts MATCH ? AND rowid IN (SELECT id FROM messages WHERE session_id = ?) ORDER BY bm25(messages_fts) LIMIT 1`,
+    );
+    return rows.map((r) => ({ sessionId: r.sid, relevance: relevanceOf(Math.max(0, r.score)), snippet: ((snippet.get(q, r.sid) as { s?: string } | undefined)?.s ?? '').replace(/\s+/g, ' ').trim() }));
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * `hermes`: Hermes agent sessions from `$HERMES_HOME/state.db` (one record path per session, read by
+ * RowCursor, searched through its FTS5 index) and from the older per-session JSON logs. Formats, token
+ * semantics, session relations and search: README.md.
+ *
+ * @example
+ * import { hermes } from 'sessionfold/codecs/hermes';
+ * for await (const f of hermes.discover(hermes.defaultRoots()))
+ *   for await (const e of hermes.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.costUsd);
+ */
+import { join } from 'node:path';
+import type { Codec, NativeSearchHit, NativeSearchQuery, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import { getParserString } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { readCollected } from '../../cursors/read-collected.js';
+import { isSqliteFile, recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
+import { readStateDb, searchStateDb } from './db.js';
+import { readLegacyLog } from './legacy.js';
+import { CODEC_ID } from './parse.js';
+import { discoverHermes, getHermesRoots, stateDbFiles } from './paths.js';
+
+export { CODEC_ID, count, emitMessage, isoOfSeconds, relationOf, sessionEvent, usageEvent } from './parse.js';
+export type { HermesMessageRow, HermesSessionRow, HermesUsageRow } from './parse.js';
+export { ftsQuery, listStateDbSessions, readStateDb, relevanceOf, searchStateDb } from './db.js';
+export { discoverHermes, getHermesRoots } from './paths.js';
+
+/** Goes up whenever this codec would parse an unchanged source differently. */
+export const PARSER_VERSION = 1;
+const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
+
+function readHermes(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  return readCollected(CODEC_ID, file, options, (o, emit) => {
+    const out = { kinds: o.kinds, emit };
+    const { db, key } = splitRecordPath(file);
+    if (key === undefined && !isSqliteFile(db)) return readLegacyLog(file, out);
+    const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
+    const r = readStateDb(db, key, from, PARSER, out);
+    return { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: 0 };
+  });
+}
+
+/** The databases under the roots: a root's `state.db`, or a root that is a database. */
+function databases(roots: readonly string[]): { db: string; root: string }[] {
+  const out: { db: string; root: string }[] = [];
+  for (const root of roots) {
+    if (isSqliteFile(root)) out.push({ db: root, root });
+    else if (isSqliteFile(join(root, 'state.db'))) out.push({ db: join(root, 'state.db'), root });
+  }
+  return out;
+}
+
+/** FTS5 over every database under the roots; undefined when none has an index. */
+async function searchHermes(roots: readonly string[], query: NativeSearchQuery): Promise<NativeSearchHit[] | undefined> {
+  let asked = false;
+  const hits: NativeSearchHit[] = [];
+  for (const { db, root } of databases(roots)) {
+    const found = searchStateDb(db, query.terms, query.limit);
+    if (found === undefined) continue;
+    asked = true;
+    const files = new Map<string, SessionFile>();
+    for (const f of stateDbFiles(db, root)) files.set(f.path, f);
+    for (const h of found) {
+      const file = files.get(recordPath(db, h.sessionId));
+      if (file !== undefined) hits.push({ file, relevance: h.relevance, snippet: h.snippet });
+    }
+  }
+  return asked ? hits.sort((a, b) => b.relevance - a.relevance).slice(0, query.limit) : undefined;
+}
+
+async function locateHermes(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+  for (const f of discoverHermes(roots)) {
+    if (f.sessionId === nativeId) return f;
+    if (f.sessionId !== undefined) continue;
+    for await (const e of readHermes(f.path, { kinds: ['session'] })) {
+      if (e.sessionId === nativeId) return f;
+      break;
+    }
+  }
+  return undefined;
+}
+
+export const hermes: Codec = {
+  id: CODEC_ID,
+  aliases: ['hermes-agent'],
+  displayName: 'Hermes agent',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
+  defaultRoots: getHermesRoots,
+  async *discover(roots: readonly string[]) {
+    yield* discoverHermes(roots);
+  },
+  discoverSync: discoverHermes,
+  locate: locateHermes,
+  getParseDependencies(file: string): string[] {
+    const { db, key } = splitRecordPath(file);
+    // A session of the database: its discovery fingerprint (db.ts listStateDbSessions) moves with its rows.
+    if (key !== undefined || !isSqliteFile(db)) return [];
+    return sqliteDependencies(db);
+  },
+  read: readHermes,
+  nativeSearch: searchHermes,
+  resumeCommand(nativeId: string): string[] {
+    return ['hermes', '--resume', nativeId];
+  },
+};
+export default hermes;

@@ -1,0 +1,220 @@
+/**
+ * The pure core of the Hermes codec: `sessions`, `messages` and `session_model_usage` rows of `state.db`
+ * (and the records of the older per-session JSON logs, mapped onto the same shapes) → events. Token
+ * semantics (README.md): Hermes's `CanonicalUsage` (`agent/usage_pricing.py`) keeps `input_tokens`
+ * without the cache reads and writes, and `output_tokens` with reasoning (`reasoning_tokens` is "of which").
+ */
+import { jsonObject } from '../../cursors/sqlite.js';
+import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+
+export const CODEC_ID = 'hermes';
+
+export interface EmitTarget {
+  kinds: ReadonlySet<EventKind>;
+  emit: (e: SessionfoldEvent) => void;
+}
+
+/** A `sessions` row (the columns read; older schemas lack some). */
+export interface HermesSessionRow {
+  id: string;
+  source?: string | null;
+  model?: string | null;
+  model_config?: string | null;
+  parent_session_id?: string | null;
+  started_at?: number | null;
+  cwd?: string | null;
+  git_branch?: string | null;
+  billing_provider?: string | null;
+  title?: string | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  reasoning_tokens?: number | null;
+  estimated_cost_usd?: number | null;
+  actual_cost_usd?: number | null;
+  ended_at?: number | null;
+  last_activity_at?: number | null;
+}
+
+/** A `messages` row. */
+export interface HermesMessageRow {
+  id: number;
+  role?: string | null;
+  content?: string | null;
+  tool_call_id?: string | null;
+  tool_calls?: string | null;
+  tool_name?: string | null;
+  timestamp?: number | null;
+  finish_reason?: string | null;
+  reasoning?: string | null;
+  reasoning_content?: string | null;
+  _compressed_summary?: number | null;
+}
+
+/** A `session_model_usage` row. */
+export interface HermesUsageRow {
+  _rowid: number;
+  model?: string | null;
+  billing_provider?: string | null;
+  billing_base_url?: string | null;
+  billing_mode?: string | null;
+  task?: string | null;
+  api_call_count?: number | null;
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  reasoning_tokens?: number | null;
+  estimated_cost_usd?: number | null;
+  actual_cost_usd?: number | null;
+  first_seen?: number | null;
+  last_seen?: number | null;
+}
+
+const MAX_COUNT = 1e12;
+export const count = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_COUNT ? v : 0);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const usd = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 1e6 ? v : undefined);
+
+/** Epoch seconds (Hermes's REAL timestamps) as ISO-8601. */
+export function isoOfSeconds(s: unknown): string | undefined {
+  if (typeof s !== 'number' || !Number.isFinite(s) || s <= 0 || s > 8.64e12) return undefined;
+  return new Date(Math.round(s * 1000)).toISOString();
+}
+
+/** How a session relates to its `parent_session_id` (README.md "Sessions"). */
+export function relationOf(row: Pick<HermesSessionRow, 'source' | 'model_config' | 'parent_session_id'>): 'delegate' | 'branch' | 'reset' | 'continuation' | undefined {
+  const cfg = jsonObject(row.model_config);
+  if (row.source === 'subagent' || cfg?._delegate_from !== undefined) return 'delegate';
+  if (cfg?._branched_from !== undefined) return 'branch';
+  if (cfg?._reset_from !== undefined) return 'reset';
+  return str(row.parent_session_id) !== undefined ? 'continuation' : undefined;
+}
+
+export function sessionEvent(row: HermesSessionRow, offset: number): SessionEvent {
+  const e: SessionEvent = { type: 'session', agent: CODEC_ID, sessionId: row.id, offset, nativeId: row.id };
+  const cwd = str(row.cwd) ?? str(jsonObject(row.model_config)?.cwd);
+  if (cwd !== undefined) e.cwd = cwd;
+  const started = isoOfSeconds(row.started_at);
+  if (started !== undefined) e.startedAt = started;
+  const title = str(row.title);
+  if (title !== undefined) e.title = title;
+  const parent = str(row.parent_session_id);
+  if (parent !== undefined) e.forkedFrom = parent;
+  if (relationOf(row) === 'delegate') e.subagent = true;
+  const branch = str(row.git_branch);
+  if (branch !== undefined) e.gitBranch = branch;
+  const model = str(row.model);
+  if (model !== undefined) e.model = model;
+  const provider = str(row.billing_provider);
+  if (provider !== undefined) e.provider = provider;
+  return e;
+}
+
+interface ToolCallJson {
+  id?: unknown;
+  call_id?: unknown;
+  function?: { name?: unknown; arguments?: unknown };
+}
+
+function parseArguments(a: unknown): unknown {
+  if (typeof a !== 'string') return a ?? null;
+  try {
+    return JSON.parse(a) as unknown;
+  } catch {
+    return a;
+  }
+}
+
+/** The events of one message: a message (user/assistant/system), its tool calls, or a tool result. */
+export function emitMessage(m: HermesMessageRow, sessionId: string, calls: unknown, out: EmitTarget): void {
+  const ts = isoOfSeconds(m.timestamp);
+  if (m.role === 'tool') {
+    if (!out.kinds.has('tool_result')) return;
+    const e: ToolResultEvent = { type: 'tool_result', agent: CODEC_ID, sessionId, offset: m.id, callId: str(m.tool_call_id) ?? `hermes-${m.id}`, output: m.content ?? '', isError: m.finish_reason === 'error' };
+    const name = str(m.tool_name);
+    if (name !== undefined) e.toolName = name;
+    if (ts !== undefined) e.timestamp = ts;
+    out.emit(e);
+    return;
+  }
+  if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'system') return;
+  if (out.kinds.has('message')) {
+    const e: MessageEvent = { type: 'message', agent: CODEC_ID, sessionId, offset: m.id, role: m.role, text: m.content ?? '' };
+    const thinking = str(m.reasoning) ?? str(m.reasoning_content);
+    if (thinking !== undefined) e.thinking = thinking;
+    if (ts !== undefined) e.timestamp = ts;
+    if (m._compressed_summary === 1) e.subtype = 'compaction';
+    out.emit(e);
+  }
+  if (!out.kinds.has('tool_call') || !Array.isArray(calls)) return;
+  for (const c of calls as ToolCallJson[]) {
+    if (c === null || typeof c !== 'object') continue;
+    const callId = str(c.id) ?? str(c.call_id);
+    if (callId === undefined) continue;
+    const e: ToolCallEvent = { type: 'tool_call', agent: CODEC_ID, sessionId, offset: m.id, callId, name: str(c.function?.name) ?? 'unknown', input: parseArguments(c.function?.arguments) };
+    if (ts !== undefined) e.timestamp = ts;
+    out.emit(e);
+  }
+}
+
+/** `messages.tool_calls` (JSON text) as an array, or undefined. */
+export function toolCallsOf(m: HermesMessageRow): unknown {
+  if (typeof m.tool_calls !== 'string' || m.tool_calls === '') return undefined;
+  try {
+    return JSON.parse(m.tool_calls) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One usage event per `session_model_usage` row (a span of requests: `singleRequest` only for one call). */
+export function usageEvent(u: HermesUsageRow, sessionId: string): UsageEvent | undefined {
+  const input = count(u.input_tokens);
+  const output = count(u.output_tokens);
+  const cacheRead = count(u.cache_read_tokens);
+  const cacheWrite = count(u.cache_write_tokens);
+  const cost = usd(u.actual_cost_usd) ?? usd(u.estimated_cost_usd);
+  if (input + output + cacheRead + cacheWrite === 0 && cost === undefined) return undefined;
+  const model = str(u.model);
+  const key = [u.model, u.billing_provider, u.billing_base_url, u.billing_mode, u.task].map((x) => x ?? '').join('\u0000');
+  const e: UsageEvent = {
+    type: 'usage',
+    agent: CODEC_ID,
+    sessionId,
+    offset: u._rowid,
+    model: model ?? 'unknown',
+    timestamp: isoOfSeconds(u.last_seen) ?? isoOfSeconds(u.first_seen) ?? '',
+    inputTokens: input,
+    outputTokens: output,
+    reasoningTokens: Math.min(count(u.reasoning_tokens), output),
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    cacheWrite1hTokens: 0,
+    singleRequest: count(u.api_call_count) === 1,
+    dedupKey: `${CODEC_ID}:${sessionId}:${key}`,
+  };
+  if (model === undefined) e.modelFallback = true;
+  const provider = str(u.billing_provider);
+  if (provider !== undefined) e.provider = provider;
+  if (cost !== undefined) e.costUsd = cost;
+  return e;
+}
+
+/** The session's own token columns as one usage row, for a database without `session_model_usage` rows. */
+export function sessionUsageRow(s: HermesSessionRow): HermesUsageRow {
+  return {
+    _rowid: 0,
+    model: s.model,
+    billing_provider: s.billing_provider,
+    input_tokens: s.input_tokens,
+    output_tokens: s.output_tokens,
+    cache_read_tokens: s.cache_read_tokens,
+    cache_write_tokens: s.cache_write_tokens,
+    reasoning_tokens: s.reasoning_tokens,
+    estimated_cost_usd: s.estimated_cost_usd,
+    actual_cost_usd: s.actual_cost_usd,
+    last_seen: s.last_activity_at ?? s.ended_at ?? s.started_at,
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * OpenCode's database (`opencode.db`, `opencode-<channel>.db`): tables `session`, `message` and `part`
+ * (`packages/opencode/src/session/session.sql.ts`). Read through cursors/sqlite.ts (a read-only snapshot,
+ * nothing written beside the database) and by RowCursor (cursors/sqlite-rows.ts): a warm read of a session
+ * takes its new messages and parts only. A row already read that changed (a response finishing, a tool
+ * finishing), a new part of a message already read, or a new message that sorts before one already read
+ * makes the read start over for that session, so a resumed read yields what a full read would, in order.
+ */
+import type { RowCursor } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import type { SessionEvent } from '../../cursors/protocol/events.js';
+import { readRowsSince, withCodecState, type Row, type RowReadResult, type RowSource } from '../../cursors/sqlite-rows.js';
+import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
+import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
+
+/** A session row as the database holds it (columns vary by version; the ones read here are in all). */
+interface SessionRow {
+  _rowid: number;
+  id: string;
+  parent_id?: string | null;
+  directory?: string;
+  title?: string;
+  version?: string;
+  time_created?: number;
+  time_updated?: number;
+  model?: string | null;
+}
+
+/** What a cursor keeps besides the watermarks: the session events last yielded, the last message's sort key. */
+interface OpencodeCursorState {
+  sessions: Record<string, string>;
+  last: [number, string] | null;
+  /** The kinds the read yielded: a read for other kinds cannot resume from it. */
+  kinds: string;
+}
+
+export interface DbReadResult {
+  start: { restarted: boolean; reason: RowReadResult['reason'] };
+  cursor: RowCursor;
+  rowsRead: number;
+  bytesRead: number;
+  skipped: number;
+}
+
+function sessionInfo(r: SessionRow): OpencodeSessionInfo {
+  const model = jsonObject(r.model);
+  return {
+    id: r.id,
+    parentID: r.parent_id ?? null,
+    directory: r.directory,
+    title: r.title,
+    version: r.version,
+    time: { created: r.time_created, updated: r.time_updated },
+    model: model === undefined ? null : { id: model.id, providerID: model.providerID },
+  };
+}
+
+function sources(sessionId: string | undefined): RowSource[] {
+  const scope = sessionId === undefined ? {} : { where: 'session_id = ?', params: [sessionId] };
+  return [
+    { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', ...scope },
+    { name: 'part', table: 'part', columns: 'id, message_id, session_id, data', updated: 'time_updated', ...scope },
+  ];
+}
+
+function isState(v: unknown): v is OpencodeCursorState {
+  const s = v as OpencodeCursorState | null;
+  return s !== null && typeof s === 'object' && typeof s.sessions === 'object' && s.sessions !== null;
+}
+
+const keyOf = (r: OpencodeMessageRecord): [number, string] => [typeof r.info.time?.created === 'number' ? r.info.time.created : 0, r.info.id];
+const before = (a: [number, string], b: [number, string]): boolean => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+
+interface Snapshot {
+  read: RowReadResult;
+  sessions: SessionRow[];
+}
+
+function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+  const identity = databaseIdentity(file);
+  if (identity === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `Cannot open database ${file}: ENOENT`, { file });
+  const sessions = (sessionId === undefined
+    ? db.prepare('SELECT rowid AS _rowid, * FROM session ORDER BY time_created, id').all()
+    : db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?').all(sessionId)) as SessionRow[];
+  let read = readRowsSince(db, sources(sessionId), from, parser, identity);
+  if (!read.restarted && (!isState(read.codecState) || read.codecState.kinds !== kinds)) {
+    read = { ...readRowsSince(db, sources(sessionId), undefined, parser, identity), reason: 'kinds-changed' };
+  } else if (!read.restarted && !appendsOnly(read)) read = { ...readRowsSince(db, sources(sessionId), undefined, parser, identity), reason: 'row-changed' };
+  return { read, sessions };
+}
+
+/** A resumed read may only append whole messages: a new part of a message read before changes that message's events. */
+function appendsOnly(read: RowReadResult): boolean {
+  const fresh = new Set((read.rows.message ?? []).map((r) => r.id));
+  if ((read.rows.part ?? []).some((p) => !fresh.has(p.message_id))) return false;
+  const state = read.codecState;
+  if (!isState(state) || state.last === null) return true;
+  const last = state.last;
+  return (read.rows.message ?? []).every((r) => !before([typeof r.time_created === 'number' ? r.time_created : 0, String(r.id)], last));
+}
+
+/** Message records of the rows, each with its parts, in OpenCode's order; malformed rows counted. */
+function records(rows: RowReadResult['rows']): { bySession: Map<string, OpencodeMessageRecord[]>; skipped: number; bytes: number } {
+  let skipped = 0;
+  let bytes = 0;
+  const partsOf = new Map<string, { part: OpencodePart; offset: number }[]>();
+  for (const r of rows.part ?? []) {
+    bytes += typeof r.data === 'string' ? r.data.length : 0;
+    const data = jsonObject(r.data);
+    if (data === undefined) {
+      skipped++;
+      continue;
+    }
+    const mid = String(r.message_id);
+    const list = partsOf.get(mid) ?? [];
+    list.push({ part: { ...data, id: String(r.id), messageID: mid }, offset: r._rowid });
+    partsOf.set(mid, list);
+  }
+  const bySession = new Map<string, OpencodeMessageRecord[]>();
+  for (const r of rows.message ?? []) {
+    bytes += typeof r.data === 'string' ? r.data.length : 0;
+    const data = jsonObject(r.data);
+    if (data === undefined) {
+      skipped++;
+      continue;
+    }
+    const sid = String(r.session_id);
+    const info: OpencodeMessageInfo = { ...data, id: String(r.id), sessionID: sid };
+    if (typeof info.time?.created !== 'number' && typeof r.time_created === 'number') info.time = { ...info.time, created: r.time_created };
+    const { parts, offsets } = sortParts(partsOf.get(info.id) ?? []);
+    const list = bySession.get(sid) ?? [];
+    list.push({ info, parts, offset: (r as Row)._rowid, partOffsets: offsets });
+    bySession.set(sid, list);
+  }
+  for (const list of bySession.values()) sortMessages(list);
+  return { bySession, skipped, bytes };
+}
+
+/**
+ * The events of one session of the database (or of every session, `sessionId` undefined) since `from`,
+ * emitted to `out`; returns how the read started and the cursor after it.
+ */
+export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
+  const kinds = [...out.kinds].sort().join(',');
+  const snap = withAgentSnapshot('opencode', file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+  if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent: 'opencode', file });
+  const { read } = snap;
+  const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: null };
+  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: prev.last, kinds };
+  const { bySession, skipped, bytes } = records(read.rows);
+  for (const row of snap.sessions) {
+    const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid);
+    const { offset: _offset, ...rest } = ev;
+    const key = JSON.stringify(rest);
+    if (state.sessions[row.id] !== key && out.kinds.has('session')) out.emit(ev);
+    state.sessions[row.id] = key;
+    for (const rec of bySession.get(row.id) ?? []) {
+      emitMessage(rec, row.id, out);
+      const k = keyOf(rec);
+      if (state.last === null || before(state.last, k)) state.last = k;
+    }
+  }
+  const rowsRead = (read.rows.message?.length ?? 0) + (read.rows.part?.length ?? 0) + snap.sessions.length;
+  return { start: { restarted: read.restarted, reason: read.reason }, cursor: withCodecState(read.cursor, state), rowsRead, bytesRead: bytes, skipped };
+}
+
+/** One session of a database as discovery sees it: a fingerprint of its rows stands for a file's stat. */
+export interface DbSession {
+  id: string;
+  parentId: string | undefined;
+  /** Bytes of the session's message and part data. */
+  size: number;
+  /** The latest update time of the session and its rows (ms). */
+  mtimeMs: number;
+}
+
+/**
+ * The sessions of a database with a fingerprint each, so the event cache reads again only the sessions whose
+ * rows changed: of `message`, the bytes, count and latest `time_updated` (one pass over its rows, no JSON
+ * parsed); of `part`, the count and highest rowid, from its `session_id` index alone (parts are most of a
+ * database). A part OpenCode updates in place without touching its message or adding a row (pruning an old
+ * tool output) is seen when the session is next read for another change.
+ */
+export function listDatabaseSessions(file: string): DbSession[] {
+  const rows = withSqliteSnapshot(file, (db) =>
+    db
+      .prepare(
+        `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.b AS mb, m.n AS mn, p.u AS pu, p.b AS pb, p.n AS pn
+         FROM session s
+         LEFT JOIN (SELECT session_id, max(time_updated) AS u, sum(octet_length(data)) AS b, count(*) AS n FROM message GROUP BY session_id) m ON m.session_id = s.id
+         LEFT JOIN (SELECT session_id, max(rowid) AS u, 0 AS b, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
+         ORDER BY s.time_created, s.id`,
+      )
+      .all(),
+  ) as { id: string; parent: string | null; su: number | null; mu: number | null; mb: number | null; mn: number | null; pu: number | null; pb: number | null; pn: number | null }[];
+  return rows.map((r) => ({
+    id: r.id,
+    parentId: r.parent ?? undefined,
+    // the row counts keep a deletion that leaves the byte total as it was visible; the parts' highest rowid
+    // moves with every part added
+    size: (r.mb ?? 0) + (r.mn ?? 0) + (r.pn ?? 0) + (r.pu ?? 0),
+    mtimeMs: Math.max(r.su ?? 0, r.mu ?? 0),
+  }));
+}

@@ -1,0 +1,207 @@
+/**
+ * The pure core of the OpenCode codec: a session's records (whichever source they came from: database,
+ * storage tree or export) → events. Token semantics (README.md): OpenCode's `tokens.input` excludes the
+ * cache reads and writes, and the database's versions keep `tokens.output` without `tokens.reasoning`, so
+ * outputTokens = output + reasoning and reasoningTokens = reasoning (the storage tree's versions kept the
+ * reasoning inside output); `cost` is the USD OpenCode recorded.
+ */
+import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
+
+export const CODEC_ID = 'opencode';
+
+/** The most tokens one record may claim; more is not a count. */
+const MAX_COUNT = 1e12;
+
+/** A sane token count, else 0 (negative, fractional, non-finite and absurd values never reach a total). */
+export function count(v: unknown): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_COUNT ? v : 0;
+}
+
+/** An epoch-milliseconds value as ISO-8601, or undefined. */
+export function isoOf(ms: unknown): string | undefined {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0 || ms > 8.64e15) return undefined;
+  return new Date(ms).toISOString();
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+export interface EmitTarget {
+  kinds: ReadonlySet<EventKind>;
+  emit: (e: SessionfoldEvent) => void;
+  /**
+   * The storage tree's versions wrote `tokens.output` as the AI SDK reported it (reasoning included for
+   * OpenAI-style providers); the database's versions subtract the reasoning (README.md, "Tokens and cost").
+   */
+  outputHasReasoning?: boolean;
+}
+
+export function sessionEvent(s: OpencodeSessionInfo, offset: number): SessionEvent {
+  const e: SessionEvent = { type: 'session', agent: CODEC_ID, sessionId: s.id, offset, nativeId: s.id };
+  const cwd = str(s.directory);
+  if (cwd !== undefined) e.cwd = cwd;
+  const started = isoOf(s.time?.created);
+  if (started !== undefined) e.startedAt = started;
+  const title = str(s.title);
+  if (title !== undefined) e.title = title;
+  const parent = str(s.parentID);
+  if (parent !== undefined) {
+    // OpenCode sets parentID on the sessions its task tool starts (subagents).
+    e.forkedFrom = parent;
+    e.subagent = true;
+  }
+  const version = str(s.version);
+  if (version !== undefined) e.version = version;
+  const model = str(s.model?.id);
+  if (model !== undefined) e.model = model;
+  const provider = str(s.model?.providerID);
+  if (provider !== undefined) e.provider = provider;
+  return e;
+}
+
+function joinText(parts: readonly OpencodePart[], type: string): string {
+  const out: string[] = [];
+  for (const p of parts) if (p.type === type && typeof p.text === 'string' && p.ignored !== true) out.push(p.text);
+  return out.join('\n');
+}
+
+interface TokenSums {
+  input: number;
+  output: number;
+  reasoning: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+function tokensOf(t: OpencodeTokens | null | undefined): TokenSums {
+  return {
+    input: count(t?.input),
+    output: count(t?.output),
+    reasoning: count(t?.reasoning),
+    cacheRead: count(t?.cache?.read),
+    cacheWrite: count(t?.cache?.write),
+  };
+}
+
+const isZero = (t: TokenSums): boolean => t.input + t.output + t.reasoning + t.cacheRead + t.cacheWrite === 0;
+const usd = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v < 1e6 ? v : undefined);
+
+/** The message's usage: its own tokens, else the sum of its `step-finish` parts (older records). */
+function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoning: boolean): UsageEvent | undefined {
+  const m = rec.info;
+  const steps = rec.parts.filter((p) => p.type === 'step-finish');
+  let t = tokensOf(m.tokens);
+  let cost = usd(m.cost);
+  if (isZero(t) && steps.length > 0) {
+    t = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
+    let stepCost: number | undefined;
+    for (const s of steps) {
+      const st = tokensOf(s.tokens);
+      t.input += st.input;
+      t.output += st.output;
+      t.reasoning += st.reasoning;
+      t.cacheRead += st.cacheRead;
+      t.cacheWrite += st.cacheWrite;
+      const c = usd(s.cost);
+      if (c !== undefined) stepCost = (stepCost ?? 0) + c;
+    }
+    cost ??= stepCost;
+  }
+  if (isZero(t)) return undefined; // a response still streaming, or one that never started
+  const model = str(m.modelID) ?? str(m.model?.modelID);
+  const e: UsageEvent = {
+    type: 'usage',
+    agent: CODEC_ID,
+    sessionId,
+    offset: rec.offset,
+    model: model ?? 'unknown',
+    timestamp: isoOf(m.time?.completed) ?? isoOf(m.time?.created) ?? '',
+    inputTokens: t.input,
+    outputTokens: outputHasReasoning ? Math.max(t.output, t.reasoning) : t.output + t.reasoning,
+    reasoningTokens: outputHasReasoning ? Math.min(t.reasoning, t.output) : t.reasoning,
+    cacheReadTokens: t.cacheRead,
+    cacheWriteTokens: t.cacheWrite,
+    cacheWrite1hTokens: 0,
+    singleRequest: steps.length <= 1,
+    dedupKey: `${CODEC_ID}:${m.id}`,
+    messageId: m.id,
+  };
+  if (model === undefined) e.modelFallback = true;
+  const provider = str(m.providerID) ?? str(m.model?.providerID);
+  if (provider !== undefined) e.provider = provider;
+  if (cost !== undefined) e.costUsd = cost;
+  return e;
+}
+
+function messageEvent(rec: OpencodeMessageRecord, sessionId: string): MessageEvent | undefined {
+  const m = rec.info;
+  if (m.role !== 'user' && m.role !== 'assistant') return undefined;
+  const e: MessageEvent = { type: 'message', agent: CODEC_ID, sessionId, offset: rec.offset, role: m.role, text: joinText(rec.parts, 'text'), nativeId: m.id };
+  const thinking = joinText(rec.parts, 'reasoning');
+  if (thinking !== '') e.thinking = thinking;
+  const ts = isoOf(m.time?.created);
+  if (ts !== undefined) e.timestamp = ts;
+  const model = m.role === 'assistant' ? (str(m.modelID) ?? str(m.model?.modelID)) : undefined;
+  if (model !== undefined) e.model = model;
+  const parent = str(m.parentID);
+  if (parent !== undefined) e.parentId = parent;
+  if (m.summary === true || rec.parts.some((p) => p.type === 'compaction')) e.subtype = 'compaction';
+  else {
+    const texts = rec.parts.filter((p) => p.type === 'text');
+    if (texts.length > 0 && texts.every((p) => p.synthetic === true)) e.subtype = 'synthetic';
+  }
+  return e;
+}
+
+/** Tool parts → a call, and a result once the tool has finished (`completed`, `error`; older `success`). */
+function toolEvents(rec: OpencodeMessageRecord, sessionId: string, out: EmitTarget): void {
+  rec.parts.forEach((p, i) => {
+    if (p.type !== 'tool') return;
+    const callId = str(p.callID) ?? p.id;
+    const name = str(p.tool) ?? 'unknown';
+    const state = p.state ?? {};
+    const offset = rec.partOffsets[i] ?? rec.offset;
+    if (out.kinds.has('tool_call')) {
+      const call: ToolCallEvent = { type: 'tool_call', agent: CODEC_ID, sessionId, offset, callId, name, input: state.input ?? null, messageId: rec.info.id };
+      const ts = isoOf(state.time?.start);
+      if (ts !== undefined) call.timestamp = ts;
+      out.emit(call);
+    }
+    const status = state.status;
+    if (out.kinds.has('tool_result') && (status === 'completed' || status === 'error' || status === 'success')) {
+      const isError = status === 'error';
+      const result: ToolResultEvent = { type: 'tool_result', agent: CODEC_ID, sessionId, offset, callId, toolName: name, output: (isError ? state.error : state.output) ?? null, isError };
+      const ts = isoOf(state.time?.end);
+      if (ts !== undefined) result.timestamp = ts;
+      const start = state.time?.start;
+      const end = state.time?.end;
+      if (typeof start === 'number' && typeof end === 'number' && end >= start && end - start < 8.64e10) result.durationMs = end - start;
+      out.emit(result);
+    }
+  });
+}
+
+/** Every event of one message, in the order message, usage, tool calls and results. */
+export function emitMessage(rec: OpencodeMessageRecord, sessionId: string, out: EmitTarget): void {
+  if (out.kinds.has('message')) {
+    const e = messageEvent(rec, sessionId);
+    if (e !== undefined) out.emit(e);
+  }
+  if (out.kinds.has('usage') && rec.info.role === 'assistant') {
+    const u = usageOf(rec, sessionId, out.outputHasReasoning === true);
+    if (u !== undefined) out.emit(u);
+  }
+  if (out.kinds.has('tool_call') || out.kinds.has('tool_result')) toolEvents(rec, sessionId, out);
+}
+
+/** OpenCode's order: messages by creation time, then id; parts by id. */
+export function sortMessages(records: OpencodeMessageRecord[]): OpencodeMessageRecord[] {
+  const created = (r: OpencodeMessageRecord): number => (typeof r.info.time?.created === 'number' ? r.info.time.created : 0);
+  return records.sort((a, b) => created(a) - created(b) || (a.info.id < b.info.id ? -1 : a.info.id > b.info.id ? 1 : 0));
+}
+
+/** Parts sorted by id, with their offsets kept alongside. */
+export function sortParts(parts: { part: OpencodePart; offset: number }[]): { parts: OpencodePart[]; offsets: number[] } {
+  parts.sort((a, b) => (a.part.id < b.part.id ? -1 : a.part.id > b.part.id ? 1 : 0));
+  return { parts: parts.map((p) => p.part), offsets: parts.map((p) => p.offset) };
+}

@@ -1,0 +1,84 @@
+/**
+ * Where OpenCode keeps sessions: `Global.Path.data` = `$XDG_DATA_HOME/opencode` (default
+ * `~/.local/share/opencode`), holding `opencode.db` (`opencode-<channel>.db` for other channels,
+ * `packages/opencode/src/storage/db.ts`) and, from before the database, the `storage/` JSON tree.
+ *
+ * A root may be that data folder, a `storage/` folder, a database file, or an `opencode export` JSON file.
+ * Each session of a database is a record path `<db>#<session id>` (cursors/sqlite.ts `recordPath`) with a
+ * fingerprint of its rows for a stat (db.ts `listDatabaseSessions`); each session of a tree is its
+ * `session/<project>/<id>.json` file.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { recordPath } from '../../cursors/sqlite.js';
+import { listDatabaseSessions } from './db.js';
+import { CODEC_ID } from './parse.js';
+
+export function getOpencodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const data = env.XDG_DATA_HOME?.trim() || join(env.HOME || homedir(), '.local', 'share');
+  return [join(data, 'opencode')];
+}
+
+/** `opencode.db` or `opencode-<channel>.db`. */
+export function isDatabaseName(name: string): boolean {
+  return name === 'opencode.db' || (name.startsWith('opencode-') && name.endsWith('.db'));
+}
+
+const kindOf = (p: string): 'file' | 'dir' | undefined => {
+  const s = statSync(p, { throwIfNoEntry: false });
+  return s === undefined ? undefined : s.isFile() ? 'file' : s.isDirectory() ? 'dir' : undefined;
+};
+
+function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .map((e) => ({ name: e.name, dir: e.isDirectory(), file: e.isFile() }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch {
+    return [];
+  }
+}
+
+/** The sessions of one database, as record paths; a database that cannot be read gives none. */
+export function* databaseFiles(db: string, root: string): Generator<SessionFile> {
+  let sessions;
+  try {
+    sessions = listDatabaseSessions(db);
+  } catch {
+    return;
+  }
+  for (const s of sessions) {
+    const f: SessionFile = { agent: CODEC_ID, path: recordPath(db, s.id), root, sessionId: s.id, size: s.size, mtimeMs: s.mtimeMs };
+    if (s.parentId !== undefined) f.subagent = true;
+    yield f;
+  }
+}
+
+/** The session files of a storage tree: `session/<project>/<id>.json`. */
+function* treeFiles(storage: string, root: string): Generator<SessionFile> {
+  const sessionDir = join(storage, 'session');
+  for (const project of names(sessionDir)) {
+    if (!project.dir) continue;
+    for (const f of names(join(sessionDir, project.name))) {
+      if (f.file && f.name.endsWith('.json')) yield { agent: CODEC_ID, path: join(sessionDir, project.name, f.name), root };
+    }
+  }
+}
+
+/** Every session under the roots: databases first (by name), then the storage tree. */
+export function* discoverOpencode(roots: readonly string[]): Generator<SessionFile> {
+  for (const root of roots) {
+    const kind = kindOf(root);
+    if (kind === 'file') {
+      if (root.endsWith('.json')) yield { agent: CODEC_ID, path: root, root };
+      else yield* databaseFiles(root, root);
+      continue;
+    }
+    if (kind !== 'dir') continue;
+    for (const e of names(root)) if (e.file && isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root);
+    const storage = kindOf(join(root, 'storage', 'session')) === 'dir' ? join(root, 'storage') : kindOf(join(root, 'session')) === 'dir' ? root : undefined;
+    if (storage !== undefined) yield* treeFiles(storage, root);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Incremental reads of a database by row watermark (`RowCursor`): a warm read takes only the rows added or
+ * changed since the cursor, and starts over (`restarted`, with a reason) when that is not enough to be
+ * right: the database file was replaced, a row the cursor had read changed or went away, or the parser
+ * changed.
+ *
+ * Per source (a table restricted to one session, say), the cursor keeps the highest rowid read
+ * (`watermark[name]`), and in its state the highest update time and the row count. A warm read asks for
+ * `rowid > watermark` (or an update time above the stored one, for tables whose rows are updated in place)
+ * and counts the source's rows: a returned row at or below the watermark is a changed row, and a count
+ * other than the old count plus the new rows means a row was deleted (or replaced under a new rowid). The
+ * work is the count (an index walk over the source's rows, no row data) plus the new rows.
+ *
+ * Update times come from the agent's clock: a row updated with a time at or below the stored one (a clock
+ * set back) is not seen as changed until something else restarts the read.
+ */
+import type { RowCursor } from './protocol/codec.js';
+import type { DatabaseIdentity, SqliteDatabase } from './sqlite.js';
+
+/** One source of rows: a table or view, optionally restricted by a condition. */
+export interface RowSource {
+  /** Key of this source in the cursor. */
+  name: string;
+  /** Table or view, as SQL. */
+  table: string;
+  /** The columns to select, as SQL (the rowid comes as `_rowid` besides). */
+  columns: string;
+  /** SQL condition restricting the rows (one session's), with `params` for its `?`. */
+  where?: string;
+  params?: readonly unknown[];
+  /** Column holding the row's last update time, for rows the agent updates in place. */
+  updated?: string;
+}
+
+export type Row = Record<string, unknown> & { _rowid: number };
+
+export type RowRestartReason = 'no-cursor' | 'parser-changed' | 'kinds-changed' | 'database-replaced' | 'row-changed' | 'row-deleted';
+
+interface SourceMark {
+  rowid: number;
+  updated: number | null;
+  count: number;
+}
+
+/** The `state` of a RowCursor written here. */
+export interface RowCursorState {
+  db: DatabaseIdentity;
+  sources: Record<string, SourceMark>;
+  /** What the codec keeps besides (opaque here). */
+  codec?: unknown;
+}
+
+export interface RowReadResult {
+  restarted: boolean;
+  reason: RowRestartReason | undefined;
+  /** Per source name: the rows of this read (all of them when restarted), by rowid. */
+  rows: Record<string, Row[]>;
+  /** The codec state the cursor carried (undefined when restarted). */
+  codecState: unknown;
+  /** The cursor after this read, without codec state: see `withCodecState`. */
+  cursor: RowCursor;
+}
+
+function whereOf(s: RowSource, extra?: string): string {
+  const parts = [s.where, extra].filter((p): p is string => p !== undefined && p !== '');
+  return parts.length === 0 ? '' : ` WHERE ${parts.map((p) => `(${p})`).join(' AND ')}`;
+}
+
+function allRows(db: SqliteDatabase, s: RowSource): Row[] {
+  const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
+  return db.prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
+}
+
+function markOf(rows: readonly Row[], s: RowSource, count: number, prev?: SourceMark): SourceMark {
+  let rowid = prev?.rowid ?? 0;
+  let updated = prev?.updated ?? null;
+  for (const r of rows) {
+    if (r._rowid > rowid) rowid = r._rowid;
+    const u = s.updated === undefined ? null : r._updated;
+    if (typeof u === 'number' && Number.isFinite(u) && (updated === null || u > updated)) updated = u;
+  }
+  return { rowid, updated, count };
+}
+
+function isState(v: unknown): v is RowCursorState {
+  const s = v as RowCursorState | null;
+  return s !== null && typeof s === 'object' && typeof s.db === 'object' && s.db !== null && typeof s.sources === 'object' && s.sources !== null;
+}
+
+function cursorOf(parser: string, identity: DatabaseIdentity, marks: Record<string, SourceMark>): RowCursor {
+  const watermark: Record<string, number> = {};
+  for (const [name, m] of Object.entries(marks)) watermark[name] = m.rowid;
+  const state: RowCursorState = { db: identity, sources: marks };
+  return { format: 'sqlite', version: 1, parser, watermark, state };
+}
+
+/** `cursor` carrying the codec's own state beside the watermarks. */
+export function withCodecState(cursor: RowCursor, codec: unknown): RowCursor {
+  return { ...cursor, state: { ...(cursor.state as RowCursorState), codec } };
+}
+
+function fullRead(db: SqliteDatabase, sources: readonly RowSource[], parser: string, identity: DatabaseIdentity, reason: RowRestartReason): RowReadResult {
+  const rows: Record<string, Row[]> = {};
+  const marks: Record<string, SourceMark> = {};
+  for (const s of sources) {
+    const r = allRows(db, s);
+    rows[s.name] = r;
+    marks[s.name] = markOf(r, s, r.length);
+  }
+  return { restarted: true, reason, rows, codecState: undefined, cursor: cursorOf(parser, identity, marks) };
+}
+
+/**
+ * The rows of `sources` since `from` (all of them when it cannot resume), inside the caller's read
+ * transaction (`withSqliteSnapshot`). `identity` is the database file's (`databaseIdentity`).
+ */
+export function readRowsSince(
+  db: SqliteDatabase,
+  sources: readonly RowSource[],
+  from: RowCursor | undefined,
+  parser: string,
+  identity: DatabaseIdentity,
+): RowReadResult {
+  if (from === undefined || from.format !== 'sqlite' || !isState(from.state)) return fullRead(db, sources, parser, identity, 'no-cursor');
+  if (from.parser !== parser) return fullRead(db, sources, parser, identity, 'parser-changed');
+  const state = from.state;
+  if (state.db.dev !== identity.dev || state.db.ino !== identity.ino) return fullRead(db, sources, parser, identity, 'database-replaced');
+  const rows: Record<string, Row[]> = {};
+  const marks: Record<string, SourceMark> = {};
+  for (const s of sources) {
+    const prev = state.sources[s.name];
+    if (prev === undefined || typeof prev.rowid !== 'number' || typeof prev.count !== 'number') return fullRead(db, sources, parser, identity, 'no-cursor');
+    const params = s.params ?? [];
+    const count = (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...params) as { n: number }).n;
+    const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
+    const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
+    const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
+    const fresh = db.prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...params, ...sinceParams) as Row[];
+    if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
+    if (count !== prev.count + fresh.length) return fullRead(db, sources, parser, identity, 'row-deleted');
+    rows[s.name] = fresh;
+    marks[s.name] = markOf(fresh, s, count, prev);
+  }
+  return { restarted: false, reason: undefined, rows, codecState: state.codec, cursor: cursorOf(parser, identity, marks) };
+}

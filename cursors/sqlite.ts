@@ -1,0 +1,295 @@
+/**
+ * Reading an agent's SQLite database without touching it: a consistent snapshot that includes every
+ * committed WAL transaction, taken without a write lock, without a checkpoint, and without creating,
+ * changing or removing a byte in the agent's folder (the database, its `-wal` and `-shm`).
+ *
+ * Why not a plain `{ readonly: true }` open: SQLite's read-only flag covers the database file only. Measured
+ * with better-sqlite3 12 (test/sqlite-snapshot.test.ts keeps these as cases):
+ * - on a WAL database whose writer has closed (no `-wal` on disk), a read-only open creates an empty `-wal`
+ *   and a 32 KiB `-shm` and leaves them behind;
+ * - on a live one, the reader takes a read-mark slot in the `-shm` (a write into the shared memory: the
+ *   `-shm` bytes and mtime change).
+ * So one of three strategies is chosen per open (`SnapshotStrategy`):
+ * - `shared` — `-wal` and `-shm` both exist: the URI `file:<db>?mode=ro&readonly_shm=1`. The `-shm` is
+ *   mapped read-only, so SQLite never writes a read mark: it uses an existing one, or builds a private
+ *   wal-index in heap memory from the `-wal` (`walBeginShmUnreliable`). Readers hold only shared fcntl
+ *   locks, which change no byte; a writer's commits never wait on them (a checkpoint only stops at the
+ *   frames a reader still needs, as with any reader). Cost: nothing beyond an ordinary read.
+ * - `immutable` — no `-wal`: every committed transaction is in the database file. The URI
+ *   `file:<db>?mode=ro&immutable=1` opens it with no locks, no `-wal` and no `-shm`. A writer that starts
+ *   meanwhile writes to a new `-wal`, never into the database file, until it checkpoints; a checkpoint
+ *   changes the file's mtime or size, so the snapshot stats the file before and after the read and reads
+ *   again when it changed. Cost: one stat.
+ * - `copy` — a `-wal` without a `-shm` (a crash leftover: SQLite cannot open it read-only without creating
+ *   the `-shm`), or URI file names unavailable: the database and its `-wal` are copied into a private
+ *   temporary folder (database first; its stat must be the same after the `-wal` was copied, else a
+ *   checkpoint ran between the two copies and it copies again), opened there, and removed. SQLite recovers
+ *   the copied `-wal` up to its last valid commit frame. Cost: the size of the database in copied bytes, so it
+ *   is the fallback, never the rule.
+ *
+ * URI file names: better-sqlite3 builds SQLite with `SQLITE_USE_URI=0` and reads `SQLITE_USE_URI` from the
+ * environment once, when the first database of the process is opened. This module sets it to `1` when it
+ * is unset, which works when no better-sqlite3 database was opened in the process before; otherwise a probe
+ * (an in-memory URI, opened read-only: nothing is created either way) finds URIs off and every open copies.
+ * Absolute paths never start with `file:`, so turning URIs on changes nothing for other databases.
+ *
+ * A residual race: the agent may close its database (checkpoint, then delete `-wal` and `-shm`) between the
+ * check for `-wal` and the `shared` open; SQLite's open then creates an empty `-wal`. The window is the
+ * microseconds between a stat and an open.
+ *
+ * Everything a caller reads runs inside one read transaction (`withSqliteSnapshot`), synchronously, so it
+ * sees one committed state of the database.
+ */
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SessionfoldError } from './protocol/errors.js';
+
+export type SqliteDatabase = Database.Database;
+export type SnapshotStrategy = 'shared' | 'immutable' | 'copy';
+
+if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1';
+
+/** How long a reader waits on a lock another connection holds (SQLite's busy handler). */
+export const BUSY_TIMEOUT_MS = 2000;
+/** Reads tried before a `copy`, when the database changed under an `immutable` read. */
+const IMMUTABLE_TRIES = 3;
+const COPY_TRIES = 5;
+
+export interface SnapshotOptions {
+  /** Called with the strategy each attempt takes (tests, diagnostics). */
+  onStrategy?: (strategy: SnapshotStrategy) => void;
+  /** Take this strategy when its preconditions allow (tests); `copy` is always allowed. */
+  prefer?: SnapshotStrategy;
+  busyTimeoutMs?: number;
+}
+
+/** The identity of a database file: a replaced file (new inode) restarts every cursor over it. */
+export interface DatabaseIdentity {
+  dev: number;
+  ino: number;
+}
+
+let uriSupport: boolean | undefined;
+
+/** True when this process's SQLite takes URI file names (see the header). Probed once; creates nothing. */
+export function sqliteUriSupport(): boolean {
+  if (uriSupport === undefined) {
+    try {
+      new Database('file:sessionfold-uri-probe?mode=memory', { readonly: true }).close();
+      uriSupport = true;
+    } catch {
+      uriSupport = false;
+    }
+  }
+  return uriSupport;
+}
+
+/** A `file:` URI for an absolute path, with the characters URIs reserve escaped. */
+function fileUri(path: string, query: string): string {
+  const escaped = path.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return `file:${escaped}?${query}`;
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  return statSync(path, { throwIfNoEntry: false });
+}
+
+function sameFile(a: Stats | undefined, b: Stats | undefined): boolean {
+  return a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+function notFound(path: string, cause?: unknown): SessionfoldError {
+  return new SessionfoldError('SESSION_NOT_FOUND', `Cannot open database ${path}: ENOENT`, { file: path, cause });
+}
+
+function openReadOnly(name: string, busyTimeoutMs: number): SqliteDatabase {
+  const db = new Database(name, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  return db;
+}
+
+/** Run `fn` inside one read transaction of `db`. */
+function inReadTransaction<T>(db: SqliteDatabase, fn: (db: SqliteDatabase) => T): T {
+  db.exec('BEGIN');
+  try {
+    return fn(db);
+  } finally {
+    if (db.inTransaction) db.exec('COMMIT');
+  }
+}
+
+/**
+ * Copy the database and its `-wal` into a fresh temporary folder; the database's stat must be the same after
+ * the `-wal` was copied (no checkpoint between the two copies). Returns the copy's path and its folder.
+ */
+function copyDatabase(path: string): { copy: string; dir: string } {
+  for (let attempt = 0; attempt < COPY_TRIES; attempt++) {
+    const dir = mkdtempSync(join(tmpdir(), 'sessionfold-sqlite-'));
+    const copy = join(dir, basename(path));
+    try {
+      const before = statOrUndefined(path);
+      if (before === undefined) throw notFound(path);
+      copyFileSync(path, copy);
+      const walBefore = statOrUndefined(`${path}-wal`);
+      if (walBefore !== undefined) copyFileSync(`${path}-wal`, `${copy}-wal`);
+      const walAfter = statOrUndefined(`${path}-wal`);
+      // A -wal that shrank was restarted after a checkpoint while it was copied.
+      const walOk = walBefore === undefined || (walAfter !== undefined && walAfter.size >= walBefore.size && walAfter.ino === walBefore.ino);
+      if (sameFile(before, statOrUndefined(path)) && walOk) return { copy, dir };
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  throw new SessionfoldError('IO_ERROR', `Cannot take a consistent copy of ${path}: it kept changing`, { file: path });
+}
+
+function readCopy<T>(path: string, fn: (db: SqliteDatabase) => T, busyTimeoutMs: number): T {
+  const { copy, dir } = copyDatabase(path);
+  try {
+    // Read-write on the private copy: SQLite recovers the copied -wal into a -shm of its own there.
+    const db = new Database(copy, { fileMustExist: true, timeout: busyTimeoutMs });
+    try {
+      return inReadTransaction(db, fn);
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The strategy the files on disk allow (see the header). */
+function chooseStrategy(path: string, prefer: SnapshotStrategy | undefined): SnapshotStrategy {
+  if (prefer === 'copy' || !sqliteUriSupport()) return 'copy';
+  const wal = existsSync(`${path}-wal`);
+  if (!wal) return 'immutable';
+  return existsSync(`${path}-shm`) ? 'shared' : 'copy';
+}
+
+/** SQLite errors after which the `copy` strategy can still read the database. */
+function isRecoverable(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && /^SQLITE_(CANTOPEN|READONLY|BUSY|IOERR|PROTOCOL)/.test(code);
+}
+
+/**
+ * `fn(db)` over a consistent, read-only snapshot of the database at `path` (see the header), inside one
+ * read transaction; nothing is written beside the database. `fn` must be synchronous and may run more than
+ * once (an `immutable` read whose file changed under it is read again), so it must only read.
+ * Throws SESSION_NOT_FOUND when the database does not exist.
+ */
+export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => T, options: SnapshotOptions = {}): T {
+  const busy = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
+  for (let attempt = 0; attempt < IMMUTABLE_TRIES; attempt++) {
+    const before = statOrUndefined(path);
+    if (before === undefined || !before.isFile()) throw notFound(path);
+    const strategy = chooseStrategy(path, options.prefer);
+    options.onStrategy?.(strategy);
+    if (strategy === 'copy') return readCopy(path, fn, busy);
+    let db: SqliteDatabase;
+    try {
+      db = openReadOnly(fileUri(path, strategy === 'shared' ? 'mode=ro&readonly_shm=1' : 'mode=ro&immutable=1'), busy);
+    } catch (e) {
+      if (!isRecoverable(e)) throw e;
+      options.onStrategy?.('copy');
+      return readCopy(path, fn, busy);
+    }
+    let value: T;
+    try {
+      value = inReadTransaction(db, fn);
+    } catch (e) {
+      db.close();
+      if (!isRecoverable(e)) throw e;
+      options.onStrategy?.('copy');
+      return readCopy(path, fn, busy);
+    }
+    db.close();
+    // An immutable read is only as good as the file was still: a checkpoint may have written into it.
+    if (strategy === 'shared' || sameFile(before, statOrUndefined(path))) return value;
+  }
+  options.onStrategy?.('copy');
+  return readCopy(path, fn, busy);
+}
+
+/**
+ * `withSqliteSnapshot` for a codec: an SQLite error (a missing table: not this agent's database, or a schema
+ * it does not know) becomes a PARSE_ERROR naming the agent and the file.
+ */
+export function withAgentSnapshot<T>(agent: string, path: string, fn: (db: SqliteDatabase) => T): T {
+  try {
+    return withSqliteSnapshot(path, fn);
+  } catch (e) {
+    if (e instanceof SessionfoldError) throw e;
+    throw new SessionfoldError('PARSE_ERROR', `Cannot read the ${agent} database ${path}: ${(e as Error).message}`, { agent, file: path, cause: e });
+  }
+}
+
+/** A JSON column's value as an object, or undefined (not text, not JSON, not an object). */
+export function jsonObject(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The database file's identity, or undefined when it is gone. */
+export function databaseIdentity(path: string): DatabaseIdentity | undefined {
+  const s = statOrUndefined(path);
+  return s === undefined ? undefined : { dev: s.dev, ino: s.ino };
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** True when the file starts with SQLite's header (a database, whatever its name). */
+export function isSqliteFile(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const b = Buffer.alloc(16);
+    return readSync(fd, b, 0, 16, 0) === 16 && b.toString('latin1') === SQLITE_MAGIC;
+  } catch {
+    return false; // a directory, or a file that cannot be read
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The files whose change changes what a database holds: its `-wal` (`Codec.getParseDependencies`). */
+export function sqliteDependencies(path: string): string[] {
+  return [`${path}-wal`];
+}
+
+/*
+ * Record paths. A database holds many sessions, and every fold above the codecs keys on one path per session
+ * (a SessionFile). A session inside a database is named `<database path>#<encoded key>`: the key is
+ * `encodeURIComponent`-encoded, so it holds no `#` and no `/`, and the last `#` splits the two. A real file
+ * of that name wins over the split (`splitRecordPath`).
+ */
+
+/** The path of the record `key` (a session id) inside the database at `db`. */
+export function recordPath(db: string, key: string): string {
+  return `${db}#${encodeURIComponent(key)}`;
+}
+
+/** A record path split into database and key; a plain path (or an existing file) has no key. */
+export function splitRecordPath(path: string): { db: string; key: string | undefined } {
+  const cut = path.lastIndexOf('#');
+  if (cut <= 0) return { db: path, key: undefined };
+  const rest = path.slice(cut + 1);
+  if (rest === '' || rest.includes('/') || rest.includes('\\') || existsSync(path)) return { db: path, key: undefined };
+  try {
+    return { db: path.slice(0, cut), key: decodeURIComponent(rest) };
+  } catch {
+    return { db: path, key: undefined };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * OpenCode databases for tests, with the real table definitions (`packages/opencode/src/session/session.sql.ts`
+ * @ 063e8306, translated from Drizzle in ../shared/formats/sqlite-schemas.md section 3; `project` reduced to the
+ * columns a session's foreign key needs), in WAL mode as OpenCode runs it.
+ */
+import Database from 'better-sqlite3';
+
+export const OPENCODE_DDL = `
+CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
+CREATE TABLE session (
+  id text PRIMARY KEY, project_id text NOT NULL REFERENCES project(id) ON DELETE CASCADE, workspace_id text, parent_id text,
+  slug text NOT NULL, directory text NOT NULL, path text, title text NOT NULL, version text NOT NULL, share_url text,
+  summary_additions integer, summary_deletions integer, summary_files integer, summary_diffs text,
+  cost real NOT NULL DEFAULT 0, tokens_input integer NOT NULL DEFAULT 0, tokens_output integer NOT NULL DEFAULT 0,
+  tokens_reasoning integer NOT NULL DEFAULT 0, tokens_cache_read integer NOT NULL DEFAULT 0, tokens_cache_write integer NOT NULL DEFAULT 0,
+  revert text, permission text, goal text, agent text, model text,
+  time_created integer NOT NULL, time_updated integer NOT NULL, time_compacting integer, time_archived integer);
+CREATE INDEX session_project_idx ON session (project_id);
+CREATE INDEX session_workspace_idx ON session (workspace_id);
+CREATE INDEX session_parent_idx ON session (parent_id);
+CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id);
+CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL REFERENCES message(id) ON DELETE CASCADE, session_id text NOT NULL,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE INDEX part_message_id_id_idx ON part (message_id, id);
+CREATE INDEX part_session_idx ON part (session_id);
+`;
+
+export const INSERT_SESSION =
+  'INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, model, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+export const INSERT_MESSAGE = 'INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)';
+export const INSERT_PART = 'INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)';
+
+const T0 = 1767000000000;
+
+/** One exchange of a session: a user prompt and an assistant reply with a tool, as parameter lists. */
+export function exchange(session: string, n: number, opts: { model?: string; tool?: 'completed' | 'error' | 'running' } = {}) {
+  const t = T0 + n * 10_000;
+  const user = `msg_${session}_${String(n).padStart(4, '0')}a`;
+  const asst = `msg_${session}_${String(n).padStart(4, '0')}b`;
+  const model = opts.model ?? 'claude-sonnet-4-5';
+  const messages: unknown[][] = [
+    [user, session, t, t, JSON.stringify({ role: 'user', time: { created: t }, agent: 'build', model: { providerID: 'anthropic', modelID: model } })],
+    [
+      asst,
+      session,
+      t + 1000,
+      t + 5000,
+      JSON.stringify({
+        role: 'assistant',
+        time: { created: t + 1000, completed: t + 5000 },
+        parentID: user,
+        modelID: model,
+        providerID: 'anthropic',
+        mode: 'build',
+        agent: 'build',
+        path: { cwd: '/work/proj', root: '/work/proj' },
+        cost: 0.0125 + n / 1000,
+        tokens: { input: 100 + n, output: 40 + n, reasoning: 7, cache: { read: 2000 + n, write: 300 } },
+        finish: 'tool-calls',
+      }),
+    ],
+  ];
+  const status = opts.tool ?? 'completed';
+  const state =
+    status === 'completed'
+      ? { status, input: { command: `ls ${n}` }, output: `file${n}.txt\n`, title: 'ls', metadata: {}, time: { start: t + 2000, end: t + 2500 } }
+      : status === 'error'
+        ? { status, input: { command: 'false' }, error: 'exit 1', time: { start: t + 2000, end: t + 2100 } }
+        : { status, input: { command: 'sleep 9' }, time: { start: t + 2000 } };
+  const parts: unknown[][] = [
+    [`prt_${user}_1`, user, session, t, t, JSON.stringify({ type: 'text', text: `prompt ${n}` })],
+    [`prt_${asst}_1`, asst, session, t + 1000, t + 1000, JSON.stringify({ type: 'step-start' })],
+    [`prt_${asst}_2`, asst, session, t + 1100, t + 1100, JSON.stringify({ type: 'reasoning', text: `thinking ${n}`, time: { start: t + 1100 } })],
+    [`prt_${asst}_3`, asst, session, t + 2000, t + 2500, JSON.stringify({ type: 'tool', callID: `call_${n}`, tool: 'bash', state })],
+    [`prt_${asst}_4`, asst, session, t + 3000, t + 3000, JSON.stringify({ type: 'text', text: `answer ${n}` })],
+    [`prt_${asst}_5`, asst, session, t + 5000, t + 5000, JSON.stringify({ type: 'step-finish', reason: 'tool-calls', cost: 0.0125 + n / 1000, tokens: { input: 100 + n, output: 40 + n, reasoning: 7, cache: { read: 2000 + n, write: 300 } } })],
+  ];
+  return { messages, parts, ids: { user, asst } };
+}
+
+export function sessionRow(id: string, n: number, parent: string | null = null): unknown[] {
+  return [id, 'prj_1', parent, `slug-${n}`, '/work/proj', parent === null ? `Session ${n}` : `Task ${n} (@general subagent)`, '1.14.39', JSON.stringify({ id: 'claude-sonnet-4-5', providerID: 'anthropic' }), T0 + n, T0 + n];
+}
+
+/** A closed WAL database: two sessions (the second a subagent of the first), `exchanges` each. */
+export function buildOpencodeDb(path: string, exchanges = 3): { sessions: string[] } {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec(OPENCODE_DDL);
+  db.prepare('INSERT INTO project (id, worktree, time_created, time_updated) VALUES (?, ?, ?, ?)').run('prj_1', '/work/proj', T0, T0);
+  const sessions = ['ses_main', 'ses_child'];
+  db.prepare(INSERT_SESSION).run(...sessionRow('ses_main', 1));
+  db.prepare(INSERT_SESSION).run(...sessionRow('ses_child', 2, 'ses_main'));
+  const m = db.prepare(INSERT_MESSAGE);
+  const p = db.prepare(INSERT_PART);
+  for (const s of sessions) {
+    for (let n = 1; n <= exchanges; n++) {
+      const x = exchange(s, n, { tool: n === 2 ? 'error' : 'completed', model: s === 'ses_child' ? 'claude-haiku-4-5' : undefined });
+      for (const r of x.messages) m.run(...r);
+      for (const r of x.parts) p.run(...r);
+    }
+  }
+  db.close();
+  return { sessions };
+}

@@ -1,0 +1,137 @@
+/**
+ * The event cache over database sessions: a warm scan serves unchanged sessions from the cache, resumes a
+ * changed one from its RowCursor (only the new rows are read), and gives the totals a cold scan gives.
+ * A whole database read as one path (its `-wal` a parse dependency) resumes from its RowCursor too when the
+ * `-wal` changed. The server's watched discovery follows commits to a database.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hermes } from '../codecs/hermes/index.js';
+import { getCodec, registerCodec } from '../src/registry.js';
+import { discoverSource } from '../src/scan/discover.js';
+import { WatchedDiscovery } from '../src/serve/watch.js';
+import { scanUsage } from '../src/scan/index.js';
+import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
+import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn } from './helpers/hermes-db.js';
+import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
+import { startWriter, type Writer } from './helpers/sqlite-db.js';
+
+let dir: string;
+let ocDir: string;
+let ocDb: string;
+const writers: Writer[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sf-dbcache-'));
+  ocDir = join(dir, 'opencode');
+  mkdirSync(ocDir);
+  ocDb = join(ocDir, 'opencode.db');
+});
+
+afterEach(async () => {
+  for (const w of writers.splice(0)) await w.kill().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function scan(agent: string, roots: string[], cache = true): Promise<{ records: UsageRecord[]; stats: ScanStats }> {
+  const stats = newScanStats();
+  const records: UsageRecord[] = [];
+  for await (const r of scanUsage({ agents: [agent], roots: { [agent]: roots }, env: { HOME: dir }, cache, cachePath: join(dir, 'cache.db'), workers: 0, stats })) records.push(r);
+  return { records, stats };
+}
+
+const total = (records: readonly UsageRecord[]) => records.reduce((n, r) => n + r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens, 0);
+
+describe('the event cache over database sessions', () => {
+  it('warm: unchanged sessions from the cache, a changed one resumed from its RowCursor (new rows only)', async () => {
+    buildOpencodeDb(ocDb, 20);
+    // more sessions, so that one changed session is a small part of the database
+    const d = new Database(ocDb);
+    for (let s = 3; s <= 12; s++) {
+      d.prepare(INSERT_SESSION).run(...sessionRow(`ses_${s}`, s));
+      for (let n = 1; n <= 20; n++) {
+        const x = exchange(`ses_${s}`, n);
+        for (const r of x.messages) d.prepare(INSERT_MESSAGE).run(...r);
+        for (const r of x.parts) d.prepare(INSERT_PART).run(...r);
+      }
+    }
+    d.close();
+    const cold = await scan('opencode', [ocDir]);
+    expect(cold.stats.fullReads).toBe(12);
+    const coldBytes = cold.stats.bytesRead;
+
+    const idle = await scan('opencode', [ocDir]);
+    expect(idle.stats).toMatchObject({ unchanged: 12, resumed: 0, fullReads: 0, bytesRead: 0 });
+
+    const w = await startWriter(ocDb);
+    writers.push(w);
+    const x = exchange('ses_7', 21);
+    await w.run(INSERT_MESSAGE, x.messages);
+    await w.run(INSERT_PART, x.parts);
+    const warm = await scan('opencode', [ocDir]);
+    expect(warm.stats).toMatchObject({ unchanged: 11, resumed: 1, fullReads: 0 });
+    // the resumed read took the new message rows only
+    expect(warm.stats.bytesRead).toBeGreaterThan(0);
+    expect(warm.stats.bytesRead).toBeLessThan(coldBytes / 100);
+    expect(total(warm.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
+    expect(warm.records.length).toBe(cold.records.length + 1);
+
+    // a response finishing updates its message in place: the fingerprint moves, and the RowCursor, seeing a
+    // row it had read changed, reads that session again whole (a restart counts as a full read)
+    await w.exec(`UPDATE message SET time_updated = time_updated + 60000, data = json_set(data, '$.tokens.output', 9999) WHERE id = '${x.ids.asst}'`);
+    const updated = await scan('opencode', [ocDir]);
+    expect(updated.stats).toMatchObject({ unchanged: 11, resumed: 0, fullReads: 1 });
+    expect(total(updated.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
+    expect(total(updated.records)).toBe(total(warm.records) + 9999 - (40 + 21));
+  });
+
+  it('a database read as one path: its -wal changed (the file did not), the read resumes from the RowCursor', async () => {
+    // a codec whose sessions are whole databases (Cursor's CLI keeps one chat per store.db): Hermes's reader
+    // over a state.db given as one path, whose parse dependency is its -wal
+    registerCodec({ ...hermes, id: 'db-per-session', aliases: [], nativeSearch: undefined, discover: undefined as never, discoverSync: (roots) => roots.map((r) => ({ agent: 'db-per-session', path: r, root: r })) });
+    const db = join(dir, 'state.db');
+    buildHermesDb(db);
+    expect(hermes.getParseDependencies(db)).toEqual([`${db}-wal`]);
+    const cold = await scan('db-per-session', [db]);
+    expect(cold.stats.fullReads).toBe(1);
+    const w = await startWriter(db);
+    writers.push(w);
+    await w.run(HERMES_MESSAGE, turn('s_task', 20));
+    await w.run(HERMES_MESSAGE, turn('s_task', 21));
+    const warm = await scan('db-per-session', [db]);
+    expect(warm.stats).toMatchObject({ unchanged: 0, resumed: 1, fullReads: 0 });
+    expect(warm.stats.bytesRead).toBeLessThan(cold.stats.bytesRead);
+    expect(total(warm.records)).toBe(total(cold.records));
+    expect(total(warm.records)).toBe(total((await scan('db-per-session', [db], false)).records));
+  });
+
+  it('the server\u2019s watched discovery sees a commit to the -wal and equals a full discovery', async () => {
+    buildOpencodeDb(ocDb, 2);
+    const opencodeCodec = getCodec('opencode');
+    const w = new WatchedDiscovery();
+    const check = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      const full = await discoverSource(opencodeCodec, [ocDir]);
+      expect(await w.source(opencodeCodec, [ocDir], () => discoverSource(opencodeCodec, [ocDir]))).toEqual(full);
+      return full;
+    };
+    try {
+      const first = await check();
+      const writer = await startWriter(ocDb);
+      writers.push(writer);
+      await check(); // the writer opened the database: -wal and -shm appeared
+      const x = exchange('ses_main', 3);
+      await writer.run(INSERT_MESSAGE, x.messages);
+      await writer.run(INSERT_PART, x.parts);
+      const after = await check();
+      expect(after.find((f) => f.path.endsWith('#ses_main'))?.size).toBeGreaterThan(first.find((f) => f.path.endsWith('#ses_main'))?.size as number);
+      await writer.run(INSERT_SESSION, [sessionRow('ses_new', 9)]);
+      expect((await check()).map((f) => f.path.split('#')[1])).toEqual(['ses_main', 'ses_child', 'ses_new']);
+    } finally {
+      w.close();
+    }
+  });
+});
