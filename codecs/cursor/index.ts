@@ -1,0 +1,170 @@
+/**
+ * `cursor`: Cursor's three session stores (README.md): the cursor-agent CLI's per-chat `store.db`, the IDE's
+ * `globalStorage/state.vscdb` (every composer in one database: each composer is a record path
+ * `<state.vscdb>#<composerId>`, cursors/sqlite.ts), and the plain `agent-transcripts` JSONL.
+ * Databases are read through `withSqliteSnapshot` (one consistent snapshot; nothing in the agent's folder
+ * is created, changed or removed) and whole: a changed database, or its `-wal`, is read again.
+ * Cursor records no token usage: no usage events, and every session event says `usageRecorded: false`.
+ *
+ * @example
+ * import { cursor } from 'sessionfold/codecs/cursor';
+ * for await (const f of cursor.discover(cursor.defaultRoots()))
+ *   for await (const e of cursor.read(f.path, { kinds: ['message'] })) console.log(e);
+ */
+import { basename, dirname } from 'node:path';
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { kindFilter } from '../../cursors/core.js';
+import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { recordPath, splitRecordPath, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { BUBBLE_PREFIX, COMPOSER_PREFIX, composerEvents, parseKvValue } from './ide.js';
+import { CODEC_ID, transcriptCore } from './parse.js';
+import { cursorFileKind, discoverCursorFiles, getCursorRoots } from './paths.js';
+import { chatStoreEvents, decodeMeta, jsonBlobs, walkTree, type Blob } from './store.js';
+
+export { CODEC_ID, transcriptCore, transcriptIds, userQueryText, type TranscriptState } from './parse.js';
+export { cursorFileKind, discoverCursorFiles, getCursorRoots, STATE_DB, STORE_DB, type CursorFileKind } from './paths.js';
+export { chatStoreEvents, decodeMeta, jsonBlobs, walkTree, type ChatMeta, type Walk } from './store.js';
+export { bubbleOrder, composerEvents, parseKvValue } from './ide.js';
+
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 1;
+
+const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
+const readTranscript = createJsonlRead(PARSER, transcriptCore);
+
+/** What one snapshot read gives: the events, and the records skipped as unreadable. */
+interface Snapshot {
+  events: SessionfoldEvent[];
+  skipped: number;
+}
+
+/** A chat store: the meta row, then the blob tree from its root (every JSON blob when it has none). */
+function chatStore(db: SqliteDatabase, file: string): Snapshot {
+  const row = db.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: unknown } | undefined;
+  const meta = decodeMeta(row?.value);
+  const blobs: Blob[] = [];
+  for (const r of db.prepare('SELECT id, data FROM blobs ORDER BY rowid').all() as { id: unknown; data: unknown }[]) {
+    if (typeof r.id !== 'string') continue;
+    const data = Buffer.isBuffer(r.data) ? r.data : typeof r.data === 'string' ? Buffer.from(r.data, 'utf8') : undefined;
+    if (data !== undefined) blobs.push({ id: r.id.toLowerCase(), data });
+  }
+  const root = meta?.latestRootBlobId;
+  let walk = typeof root === 'string' ? walkTree(new Map(blobs.map((b) => [b.id, b.data])), root) : undefined;
+  if (walk === undefined || walk.messages.length === 0) walk = jsonBlobs(blobs);
+  const events: SessionfoldEvent[] = [];
+  chatStoreEvents(meta, walk, basename(dirname(file)), (e) => events.push(e));
+  return { events, skipped: walk.skipped };
+}
+
+const COMPOSER_END = 'composerData;'; // the first key after every `composerData:…` key
+
+/** The IDE database's composers (all, or the one `only` names), each with its bubbles (a key range each). */
+function ideState(db: SqliteDatabase, only: string | undefined): Snapshot {
+  const composers = (
+    only === undefined
+      ? db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY rowid').all(COMPOSER_PREFIX, COMPOSER_END)
+      : db.prepare('SELECT key, value FROM cursorDiskKV WHERE key = ?').all(`${COMPOSER_PREFIX}${only}`)
+  ) as { key: string; value: unknown }[];
+  const bubbles = db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?');
+  const events: SessionfoldEvent[] = [];
+  const counts = { missing: 0 };
+  let skipped = 0;
+  let offset = 0;
+  for (const c of composers) {
+    const composer = parseKvValue(c.value);
+    if (composer === undefined) {
+      skipped++;
+      continue;
+    }
+    const id = c.key.slice(COMPOSER_PREFIX.length);
+    const prefix = `${BUBBLE_PREFIX}${id}:`;
+    const byId = new Map<string, Record<string, unknown>>();
+    for (const b of bubbles.all(prefix, `${BUBBLE_PREFIX}${id};`) as { key: string; value: unknown }[]) {
+      const v = parseKvValue(b.value);
+      if (v !== undefined) byId.set(b.key.slice(prefix.length), v);
+    }
+    offset = composerEvents({ ...composer, composerId: id }, (bid) => byId.get(bid), offset, (e) => events.push(e), counts);
+  }
+  return { events, skipped: skipped + counts.missing };
+}
+
+/** A database read: SQLite's own errors (not a database, not Cursor's tables) as PARSE_ERROR. */
+function snapshot<T>(db: string, fn: (d: SqliteDatabase) => T): T {
+  try {
+    return withSqliteSnapshot(db, fn);
+  } catch (cause) {
+    if (cause instanceof SessionfoldError) throw cause;
+    throw new SessionfoldError('PARSE_ERROR', `Cannot read ${db} as a Cursor database: ${(cause as Error).message}`, { agent: CODEC_ID, file: db, cause });
+  }
+}
+
+async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const { db, key } = splitRecordPath(file);
+  const kind = cursorFileKind(db);
+  if (kind === 'transcript') {
+    yield* readTranscript(file, options);
+    return;
+  }
+  const o = normalizeReadOptions(options);
+  const got = snapshot(db, (d) => (kind === 'chat-store' ? chatStore(d, db) : ideState(d, key)));
+  o.info.skippedLines += got.skipped;
+  const out: SessionfoldEvent[] = [];
+  const emit = kindFilter(o, (e) => out.push(e));
+  for (const e of got.events) emit(e);
+  yield* out;
+}
+
+/**
+ * The composers of an IDE database that hold a conversation, as record paths with the database's stat (a
+ * scan takes it). A composer opened and closed without a message names no bubble and is left out.
+ */
+function composerFiles(f: SessionFile): SessionFile[] {
+  const ids = snapshot(f.path, (d) => {
+    const rows = d.prepare("SELECT key FROM cursorDiskKV WHERE key >= ? AND key < ? AND instr(value, 'bubbleId') > 0 ORDER BY rowid").all(COMPOSER_PREFIX, COMPOSER_END) as { key: string }[];
+    return rows.map((r) => r.key.slice(COMPOSER_PREFIX.length));
+  });
+  return ids.map((id) => ({ ...f, path: recordPath(f.path, id), sessionId: id }));
+}
+
+/** Every session: chat stores and transcripts as files, each IDE composer as a record of its database. */
+function* discoverCursor(roots: readonly string[]): Generator<SessionFile> {
+  for (const f of discoverCursorFiles(roots)) {
+    if (cursorFileKind(f.path) !== 'ide-state') yield f;
+    else {
+      try {
+        yield* composerFiles(f);
+      } catch {
+        // a database Cursor is rewriting, or not Cursor's: no sessions from it this time
+      }
+    }
+  }
+}
+
+export const cursor: Codec = {
+  id: CODEC_ID,
+  aliases: ['cursor-agent', 'cursor-cli', 'cursor-ide'],
+  displayName: 'Cursor',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  defaultRoots: getCursorRoots,
+  async *discover(roots: readonly string[]) {
+    yield* discoverCursor(roots);
+  },
+  discoverSync: discoverCursor,
+  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+    for (const f of discoverCursor(roots)) if (f.sessionId === nativeId) return f;
+    return undefined;
+  },
+  getParseDependencies(file: string): string[] {
+    const { db } = splitRecordPath(file);
+    return cursorFileKind(db) === 'transcript' ? [] : sqliteDependencies(db);
+  },
+  read: readCursor,
+  resumeCommand(nativeId: string, file?: SessionFile): string[] {
+    return file !== undefined && cursorFileKind(splitRecordPath(file.path).db) === 'ide-state' ? [] : ['cursor-agent', '--resume', nativeId];
+  },
+};
+export default cursor;
