@@ -4,5 +4,6 @@ import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
 import { cursor } from '../codecs/cursor/index.js';
+import { goose } from '../codecs/goose/index.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, cursor];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, cursor, goose];
