@@ -17,6 +17,7 @@ import type { Codec } from '../cursors/protocol/codec.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import { EVENT_KINDS, type SessionfoldEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
+import { expectGolden } from './helpers/golden.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { startWriter } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
@@ -30,17 +31,6 @@ const LIVE = '77777777-7777-4777-8777-777777777777';
 const TMP = mkdtempSync(join(tmpdir(), 'sf-cursor-'));
 
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
-
-/** The events as checked-in JSONL (written first when UPDATE_GOLDEN=1). */
-async function expectGolden(name: string, events: readonly SessionfoldEvent[]): Promise<void> {
-  const path = join(EXPECTED, `${name}.events.jsonl`);
-  if (process.env.UPDATE_GOLDEN === '1') {
-    await mkdir(EXPECTED, { recursive: true });
-    await writeFile(path, events.map((e) => JSON.stringify(e) + '\n').join(''));
-  }
-  const golden = (await readFile(path, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
-  expect(events).toEqual(golden);
-}
 
 interface Counts {
   user: number;
@@ -88,7 +78,7 @@ describe('cursor real fixtures', () => {
   it.each(REAL_FILES)('%s: a fresh read equals the checked-in events, with no usage', async (name) => {
     const events = await readEvents(cursor, join(REAL, name));
     expectNoUsage(events);
-    await expectGolden(name, events);
+    await expectGolden(EXPECTED, name, events);
   });
 
   it.each(TRANSCRIPTS)('%s: counts agree with a deliberately simple second reader', async (name) => {
@@ -151,7 +141,7 @@ describe('cursor CLI chat store (generated with the real schema)', () => {
     writeChatStore(file).close();
     const events = await readEvents(cursor, file);
     expectNoUsage(events);
-    await expectGolden('generated-chat-store', events);
+    await expectGolden(EXPECTED, 'generated-chat-store', events);
     const texts = byKind(events).message.map((e) => (e.type === 'message' ? e.text : ''));
     expect(texts).not.toContain('an edited-away prompt');
     expect(texts).toContain('Why does the build fail?');
@@ -210,7 +200,7 @@ describe('cursor IDE state.vscdb (generated with the real schema)', () => {
   it('a record path reads its composer only; the database path reads all of them (golden)', async () => {
     const all = await readEvents(cursor, state);
     expectNoUsage(all);
-    await expectGolden('generated-state-vscdb', all);
+    await expectGolden(EXPECTED, 'generated-state-vscdb', all);
     const one = await readEvents(cursor, recordPath(state, COMPOSER_A));
     expect(new Set(one.map((e) => e.sessionId))).toEqual(new Set([COMPOSER_A]));
     expect(one.map(({ offset: _o, ...e }) => e)).toEqual(all.filter((e) => e.sessionId === COMPOSER_A).map(({ offset: _o, ...e }) => e));

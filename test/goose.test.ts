@@ -6,7 +6,6 @@
  * `UPDATE_GOLDEN=1 npx vitest run test/goose.test.ts`.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { goose, sqlTime } from '../codecs/goose/index.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
+import { expectGolden } from './helpers/golden.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { startWriter } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
@@ -29,16 +29,6 @@ writeGooseDb(V13);
 writeGooseDb(V5, { version: 5 });
 
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
-
-async function expectGolden(name: string, events: readonly SessionfoldEvent[]): Promise<void> {
-  const path = join(EXPECTED, `${name}.events.jsonl`);
-  if (process.env.UPDATE_GOLDEN === '1') {
-    await mkdir(EXPECTED, { recursive: true });
-    await writeFile(path, events.map((e) => JSON.stringify(e) + '\n').join(''));
-  }
-  const golden = (await readFile(path, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
-  expect(events).toEqual(golden);
-}
 
 interface Totals {
   input: number;
@@ -99,7 +89,7 @@ describe('goose sessions.db', () => {
     ['v13', V13],
     ['v5', V5],
   ])('schema %s: a fresh read equals the checked-in events', async (name, file) => {
-    await expectGolden(`generated-${name}`, await readEvents(goose, file));
+    await expectGolden(EXPECTED, `generated-${name}`, await readEvents(goose, file));
   });
 
   it.each([

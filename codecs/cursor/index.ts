@@ -14,11 +14,10 @@
 import { basename, dirname } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
-import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { kindFilter } from '../../cursors/core.js';
+import { agentSnapshot, eventsForRead, type SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { recordPath, splitRecordPath, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { recordPath, splitRecordPath, sqliteDependencies, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { BUBBLE_PREFIX, COMPOSER_PREFIX, composerEvents, parseKvValue } from './ide.js';
 import { CODEC_ID, transcriptCore } from './parse.js';
 import { cursorFileKind, discoverCursorFiles, getCursorRoots } from './paths.js';
@@ -35,14 +34,8 @@ export const PARSER_VERSION = 1;
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const readTranscript = createJsonlRead(PARSER, transcriptCore);
 
-/** What one snapshot read gives: the events, and the records skipped as unreadable. */
-interface Snapshot {
-  events: SessionfoldEvent[];
-  skipped: number;
-}
-
 /** A chat store: the meta row, then the blob tree from its root (every JSON blob when it has none). */
-function chatStore(db: SqliteDatabase, file: string): Snapshot {
+function chatStore(db: SqliteDatabase, file: string): SnapshotEvents {
   const row = db.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: unknown } | undefined;
   const meta = decodeMeta(row?.value);
   const blobs: Blob[] = [];
@@ -62,7 +55,7 @@ function chatStore(db: SqliteDatabase, file: string): Snapshot {
 const COMPOSER_END = 'composerData;'; // the first key after every `composerData:…` key
 
 /** The IDE database's composers (all, or the one `only` names), each with its bubbles (a key range each). */
-function ideState(db: SqliteDatabase, only: string | undefined): Snapshot {
+function ideState(db: SqliteDatabase, only: string | undefined): SnapshotEvents {
   const composers = (
     only === undefined
       ? db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY rowid').all(COMPOSER_PREFIX, COMPOSER_END)
@@ -91,16 +84,6 @@ function ideState(db: SqliteDatabase, only: string | undefined): Snapshot {
   return { events, skipped: skipped + counts.missing };
 }
 
-/** A database read: SQLite's own errors (not a database, not Cursor's tables) as PARSE_ERROR. */
-function snapshot<T>(db: string, fn: (d: SqliteDatabase) => T): T {
-  try {
-    return withSqliteSnapshot(db, fn);
-  } catch (cause) {
-    if (cause instanceof SessionfoldError) throw cause;
-    throw new SessionfoldError('PARSE_ERROR', `Cannot read ${db} as a Cursor database: ${(cause as Error).message}`, { agent: CODEC_ID, file: db, cause });
-  }
-}
-
 async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const kind = cursorFileKind(db);
@@ -109,12 +92,8 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
     return;
   }
   const o = normalizeReadOptions(options);
-  const got = snapshot(db, (d) => (kind === 'chat-store' ? chatStore(d, db) : ideState(d, key)));
-  o.info.skippedLines += got.skipped;
-  const out: SessionfoldEvent[] = [];
-  const emit = kindFilter(o, (e) => out.push(e));
-  for (const e of got.events) emit(e);
-  yield* out;
+  const got = agentSnapshot(CODEC_ID, db, (d) => (kind === 'chat-store' ? chatStore(d, db) : ideState(d, key)));
+  yield* eventsForRead(got, o);
 }
 
 /**
@@ -122,7 +101,7 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
  * scan takes it). A composer opened and closed without a message names no bubble and is left out.
  */
 function composerFiles(f: SessionFile): SessionFile[] {
-  const ids = snapshot(f.path, (d) => {
+  const ids = agentSnapshot(CODEC_ID, f.path, (d) => {
     const rows = d.prepare("SELECT key FROM cursorDiskKV WHERE key >= ? AND key < ? AND instr(value, 'bubbleId') > 0 ORDER BY rowid").all(COMPOSER_PREFIX, COMPOSER_END) as { key: string }[];
     return rows.map((r) => r.key.slice(COMPOSER_PREFIX.length));
   });

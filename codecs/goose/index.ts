@@ -13,10 +13,9 @@
  */
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
-import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { kindFilter } from '../../cursors/core.js';
-import { recordPath, splitRecordPath, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { agentSnapshot, eventsForRead, type SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { recordPath, splitRecordPath, sqliteDependencies, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { messageEvents, sessionEvent, sessionModel, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
 
@@ -26,16 +25,6 @@ export { CODEC_ID, discoverGooseFiles, getGooseRoots, SESSIONS_DB } from './path
 /** Goes up whenever this codec would parse an unchanged file differently. */
 export const PARSER_VERSION = 1;
 
-/** A database read: SQLite's own errors (not a database, not Goose's tables) as PARSE_ERROR. */
-function snapshot<T>(db: string, fn: (d: SqliteDatabase) => T): T {
-  try {
-    return withSqliteSnapshot(db, fn);
-  } catch (cause) {
-    if (cause instanceof SessionfoldError) throw cause;
-    throw new SessionfoldError('PARSE_ERROR', `Cannot read ${db} as a Goose database: ${(cause as Error).message}`, { agent: CODEC_ID, file: db, cause });
-  }
-}
-
 const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
 
 /**
@@ -43,7 +32,7 @@ const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result
  * Offsets are row ids, the same whichever kinds a read asks for: a session event 0, a message (and its tool
  * calls and results) its `messages.id`, the usage event the id of the session's last message.
  */
-function sessionsOf(db: SqliteDatabase, kinds: ReadonlySet<EventKind>, only: string | undefined): { events: SessionfoldEvent[]; skipped: number } {
+function sessionsOf(db: SqliteDatabase, kinds: ReadonlySet<EventKind>, only: string | undefined): SnapshotEvents {
   const rows = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
   const messages = CONVERSATION.some((k) => kinds.has(k)) ? db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY id') : undefined;
   const lastId = db.prepare('SELECT max(id) AS id FROM messages WHERE session_id = ?');
@@ -74,12 +63,8 @@ function sessionsOf(db: SqliteDatabase, kinds: ReadonlySet<EventKind>, only: str
 async function* readGoose(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const got = snapshot(db, (d) => sessionsOf(d, o.kinds, key));
-  o.info.skippedLines += got.skipped;
-  const out: SessionfoldEvent[] = [];
-  const emit = kindFilter(o, (e) => out.push(e));
-  for (const e of got.events) emit(e);
-  yield* out;
+  const got = agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, o.kinds, key));
+  yield* eventsForRead(got, o);
 }
 
 /**
@@ -87,7 +72,7 @@ async function* readGoose(file: string, options?: ReadOptions): AsyncGenerator<S
  * message or a token count (Goose lists only sessions with messages; an empty one is left out here too).
  */
 function sessionFiles(f: SessionFile): SessionFile[] {
-  const rows = snapshot(f.path, (d) =>
+  const rows = agentSnapshot(CODEC_ID, f.path, (d) =>
     d
       .prepare(
         `SELECT id, session_type FROM sessions s
