@@ -28,7 +28,7 @@ export async function getResumeCommand(ctx: ManagerContext, agent: string, id: s
   const file = await locateSession(ctx, codec, id);
   let cwd: string | undefined;
   try {
-    const size = (await stat(file.path)).size;
+    const size = file.size ?? (await stat(file.path)).size;
     cwd = (await peekFile(codec, file, size, undefined)).fold.cwd;
   } catch {
     cwd = undefined; // the command still works from the current directory for most agents
