@@ -15,9 +15,10 @@ import { basename, dirname } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { agentSnapshot, eventsForRead, type SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { recordPath, splitRecordPath, sqliteDependencies, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { BUBBLE_PREFIX, COMPOSER_PREFIX, composerEvents, parseKvValue } from './ide.js';
 import { CODEC_ID, transcriptCore } from './parse.js';
 import { cursorFileKind, discoverCursorFiles, getCursorRoots } from './paths.js';
@@ -92,6 +93,7 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
     return;
   }
   const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const got = agentSnapshot(CODEC_ID, db, (d) => (kind === 'chat-store' ? chatStore(d, db) : ideState(d, key)));
   yield* eventsForRead(got, o);
 }
@@ -100,7 +102,8 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
  * The composers of an IDE database that hold a conversation, as record paths with the database's stat (a
  * scan takes it). A composer opened and closed without a message names no bubble and is left out.
  */
-function composerFiles(f: SessionFile): SessionFile[] {
+async function composerFiles(f: SessionFile): Promise<SessionFile[]> {
+  const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
   const ids = agentSnapshot(CODEC_ID, f.path, (d) => {
     const rows = d.prepare("SELECT key FROM cursorDiskKV WHERE key >= ? AND key < ? AND instr(value, 'bubbleId') > 0 ORDER BY rowid").all(COMPOSER_PREFIX, COMPOSER_END) as { key: string }[];
     return rows.map((r) => r.key.slice(COMPOSER_PREFIX.length));
@@ -108,17 +111,23 @@ function composerFiles(f: SessionFile): SessionFile[] {
   return ids.map((id) => ({ ...f, path: recordPath(f.path, id), sessionId: id }));
 }
 
-/** Every session: chat stores and transcripts as files, each IDE composer as a record of its database. */
-function* discoverCursor(roots: readonly string[]): Generator<SessionFile> {
+/**
+ * Every session: chat stores and transcripts as files, each IDE composer as a record of its database. The
+ * SQLite driver is loaded only when there is a database to list.
+ */
+async function* discoverCursor(roots: readonly string[]): AsyncGenerator<SessionFile> {
   for (const f of discoverCursorFiles(roots)) {
-    if (cursorFileKind(f.path) !== 'ide-state') yield f;
-    else {
-      try {
-        yield* composerFiles(f);
-      } catch {
-        // a database Cursor is rewriting, or not Cursor's: no sessions from it this time
-      }
+    if (cursorFileKind(f.path) !== 'ide-state') {
+      yield f;
+      continue;
     }
+    let composers: SessionFile[] = [];
+    try {
+      composers = await composerFiles(f);
+    } catch {
+      // a database Cursor is rewriting, or not Cursor's: no sessions from it this time
+    }
+    yield* composers;
   }
 }
 
@@ -129,12 +138,9 @@ export const cursor: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getCursorRoots,
-  async *discover(roots: readonly string[]) {
-    yield* discoverCursor(roots);
-  },
-  discoverSync: discoverCursor,
+  discover: discoverCursor,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for (const f of discoverCursor(roots)) if (f.sessionId === nativeId) return f;
+    for await (const f of discoverCursor(roots)) if (f.sessionId === nativeId) return f;
     return undefined;
   },
   getParseDependencies(file: string): string[] {

@@ -14,8 +14,9 @@
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { agentSnapshot, eventsForRead, type SnapshotEvents } from '../../cursors/sqlite-events.js';
-import { recordPath, splitRecordPath, sqliteDependencies, type SqliteDatabase } from '../../cursors/sqlite.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { messageEvents, sessionEvent, sessionModel, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
 
@@ -63,6 +64,7 @@ function sessionsOf(db: SqliteDatabase, kinds: ReadonlySet<EventKind>, only: str
 async function* readGoose(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const got = agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, o.kinds, key));
   yield* eventsForRead(got, o);
 }
@@ -71,7 +73,8 @@ async function* readGoose(file: string, options?: ReadOptions): AsyncGenerator<S
  * The sessions of a database as record paths, with the database's stat (a scan takes it): those with a
  * message or a token count (Goose lists only sessions with messages; an empty one is left out here too).
  */
-function sessionFiles(f: SessionFile): SessionFile[] {
+async function sessionFiles(f: SessionFile): Promise<SessionFile[]> {
+  const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
   const rows = agentSnapshot(CODEC_ID, f.path, (d) =>
     d
       .prepare(
@@ -89,13 +92,16 @@ function sessionFiles(f: SessionFile): SessionFile[] {
   return out;
 }
 
-function* discoverGoose(roots: readonly string[]): Generator<SessionFile> {
+/** Every session of every database under the roots; the SQLite driver is loaded only when there is one. */
+async function* discoverGoose(roots: readonly string[]): AsyncGenerator<SessionFile> {
   for (const f of discoverGooseFiles(roots)) {
+    let files: SessionFile[] = [];
     try {
-      yield* sessionFiles(f);
+      files = await sessionFiles(f);
     } catch {
       // not a Goose database (or one being replaced): no sessions from it this time
     }
+    yield* files;
   }
 }
 
@@ -106,12 +112,9 @@ export const goose: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getGooseRoots,
-  async *discover(roots: readonly string[]) {
-    yield* discoverGoose(roots);
-  },
-  discoverSync: discoverGoose,
+  discover: discoverGoose,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for (const f of discoverGoose(roots)) if (f.sessionId === nativeId) return f;
+    for await (const f of discoverGoose(roots)) if (f.sessionId === nativeId) return f;
     return undefined;
   },
   getParseDependencies: (file: string) => sqliteDependencies(splitRecordPath(file).db),
