@@ -5,6 +5,7 @@
  * transcript engine, record paths of the IDE database, and proof that no read writes a byte in the agent's
  * folder. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run test/cursor.test.ts`.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -289,6 +290,22 @@ describe('cursor paths', () => {
     expect(cursor.defaultRoots({ HOME: '/h' })).toEqual(['/h/.cursor', '/h/.config/Cursor/User', '/h/Library/Application Support/Cursor/User']);
     expect(cursor.defaultRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x', APPDATA: '/w' })).toEqual(['/h/.cursor', '/x/Cursor/User', '/h/Library/Application Support/Cursor/User', '/w/Cursor/User']);
     expect(cursor.defaultRoots({ HOME: '/h', XDG_CONFIG_HOME: 'relative' })[1]).toBe('/h/.config/Cursor/User');
+  });
+
+  it('tells the workspace folder of a chat store and a transcript only when its md5 matches', async () => {
+    const root = join(TMP, 'cwd-home', '.cursor');
+    const hash = createHash('md5').update('/Users/dev/app').digest('hex');
+    const store = join(root, 'chats', hash, CHAT_ID, 'store.db');
+    await mkdir(dirname(store), { recursive: true });
+    await writeFile(store, readFileSync(join(REAL, 'agent-sessions-cli-chat-store.db')));
+    for (const ws of ['Users-dev-app', 'Users-dev-other']) {
+      await mkdir(join(root, 'projects', ws, 'agent-transcripts'), { recursive: true });
+      await writeFile(join(root, 'projects', ws, 'agent-transcripts', `${ws}.jsonl`), readFileSync(join(REAL, 'agent-sessions-agent-transcript.jsonl')));
+    }
+    const cwdOf = async (file: string) => (await readEvents(cursor, file, { kinds: ['session'] })).map((e) => (e.type === 'session' ? e.cwd : 'none'));
+    expect(await cwdOf(store)).toEqual(['/Users/dev/app']);
+    expect(await cwdOf(join(root, 'projects', 'Users-dev-app', 'agent-transcripts', 'Users-dev-app.jsonl'))).toEqual(['/Users/dev/app']);
+    expect(await cwdOf(join(root, 'projects', 'Users-dev-other', 'agent-transcripts', 'Users-dev-other.jsonl'))).toEqual([undefined]);
   });
 
   it('discovers transcripts and subagent transcripts under projects/<ws>/agent-transcripts', async () => {

@@ -20,12 +20,12 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { BUBBLE_PREFIX, COMPOSER_PREFIX, composerEvents, parseKvValue } from './ide.js';
-import { CODEC_ID, transcriptCore } from './parse.js';
-import { cursorFileKind, discoverCursorFiles, getCursorRoots } from './paths.js';
+import { CODEC_ID, createTranscriptCore } from './parse.js';
+import { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd } from './paths.js';
 import { chatStoreEvents, decodeMeta, jsonBlobs, walkTree, type Blob } from './store.js';
 
-export { CODEC_ID, transcriptCore, transcriptIds, userQueryText, type TranscriptState } from './parse.js';
-export { cursorFileKind, discoverCursorFiles, getCursorRoots, STATE_DB, STORE_DB, type CursorFileKind } from './paths.js';
+export { CODEC_ID, createTranscriptCore, transcriptCore, transcriptIds, userQueryText, type TranscriptState } from './parse.js';
+export { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd, STATE_DB, STORE_DB, type CursorFileKind } from './paths.js';
 export { chatStoreEvents, decodeMeta, jsonBlobs, walkTree, type ChatMeta, type Walk } from './store.js';
 export { bubbleOrder, composerEvents, parseKvValue } from './ide.js';
 
@@ -33,10 +33,9 @@ export { bubbleOrder, composerEvents, parseKvValue } from './ide.js';
 export const PARSER_VERSION = 1;
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
-const readTranscript = createJsonlRead(PARSER, transcriptCore);
 
 /** A chat store: the meta row, then the blob tree from its root (every JSON blob when it has none). */
-function chatStore(db: SqliteDatabase, file: string): SnapshotEvents {
+function chatStore(db: SqliteDatabase, file: string, cwd: string | undefined): SnapshotEvents {
   const row = db.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: unknown } | undefined;
   const meta = decodeMeta(row?.value);
   const blobs: Blob[] = [];
@@ -49,7 +48,7 @@ function chatStore(db: SqliteDatabase, file: string): SnapshotEvents {
   let walk = typeof root === 'string' ? walkTree(new Map(blobs.map((b) => [b.id, b.data])), root) : undefined;
   if (walk === undefined || walk.messages.length === 0) walk = jsonBlobs(blobs);
   const events: SessionfoldEvent[] = [];
-  chatStoreEvents(meta, walk, basename(dirname(file)), (e) => events.push(e));
+  chatStoreEvents(meta, walk, basename(dirname(file)), (e) => events.push(e), cwd);
   return { events, skipped: walk.skipped };
 }
 
@@ -89,12 +88,13 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
   const { db, key } = splitRecordPath(file);
   const kind = cursorFileKind(db);
   if (kind === 'transcript') {
-    yield* readTranscript(file, options);
+    yield* createJsonlRead(PARSER, createTranscriptCore(transcriptCwd(file)))(file, options);
     return;
   }
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const got = agentSnapshot(CODEC_ID, db, (d) => (kind === 'chat-store' ? chatStore(d, db) : ideState(d, key)));
+  const cwd = kind === 'chat-store' ? chatStoreCwd(db) : undefined;
+  const got = agentSnapshot(CODEC_ID, db, (d) => (kind === 'chat-store' ? chatStore(d, db, cwd) : ideState(d, key)));
   yield* eventsForRead(got, o);
 }
 

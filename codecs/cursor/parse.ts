@@ -74,6 +74,7 @@ export interface TranscriptState {
   sessionId: string;
   subagent: boolean;
   parentId: string | undefined;
+  cwd: string | undefined;
   sessionSent: boolean;
   open: OpenCall[];
 }
@@ -112,7 +113,7 @@ function transcriptLine(s: TranscriptState, line: Buffer, start: number, emit: E
   const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: start };
   if (!s.sessionSent) {
     s.sessionSent = true;
-    emit(cursorSession(s.sessionId, start, { ...(s.subagent && { subagent: true }), ...(s.parentId !== undefined && { forkedFrom: s.parentId }) }));
+    emit(cursorSession(s.sessionId, start, { ...(s.cwd !== undefined && { cwd: s.cwd }), ...(s.subagent && { subagent: true }), ...(s.parentId !== undefined && { forkedFrom: s.parentId }) }));
   }
   const role = roleOf(rec.role);
   const model = str(rec.model);
@@ -163,27 +164,32 @@ function transcriptLine(s: TranscriptState, line: Buffer, start: number, emit: E
   for (const f of after) f();
 }
 
-export const transcriptCore: LineCore<TranscriptState> = {
-  init(ctx: CoreContext): TranscriptState {
-    const ids = transcriptIds(ctx.file);
-    return { file: ctx.file, sessionId: ids.sessionId, subagent: ids.subagent, parentId: ids.parentId, sessionSent: false, open: [] };
-  },
-  restore(snapshot, ctx) {
-    const s = this.init(ctx);
-    const o = isObject(snapshot) ? snapshot : {};
-    s.sessionSent = o.sessionSent === true;
-    if (Array.isArray(o.open)) {
-      for (const c of o.open) {
-        if (isObject(c) && typeof c.callId === 'string' && typeof c.name === 'string') s.open.push({ callId: c.callId, name: c.name, synthetic: c.synthetic === true });
+/** The transcript engine; `cwd`, when the caller knows the workspace folder, goes on the session event. */
+export function createTranscriptCore(cwd?: string): LineCore<TranscriptState> {
+  return {
+    init(ctx: CoreContext): TranscriptState {
+      const ids = transcriptIds(ctx.file);
+      return { file: ctx.file, sessionId: ids.sessionId, subagent: ids.subagent, parentId: ids.parentId, cwd, sessionSent: false, open: [] };
+    },
+    restore(snapshot, ctx) {
+      const s = this.init(ctx);
+      const o = isObject(snapshot) ? snapshot : {};
+      s.sessionSent = o.sessionSent === true;
+      if (Array.isArray(o.open)) {
+        for (const c of o.open) {
+          if (isObject(c) && typeof c.callId === 'string' && typeof c.name === 'string') s.open.push({ callId: c.callId, name: c.name, synthetic: c.synthetic === true });
+        }
       }
-    }
-    return s;
-  },
-  snapshot(s) {
-    return { sessionSent: s.sessionSent, open: s.open };
-  },
-  line: transcriptLine,
-  end(): KindCounts {
-    return {};
-  },
-};
+      return s;
+    },
+    snapshot(s) {
+      return { sessionSent: s.sessionSent, open: s.open };
+    },
+    line: transcriptLine,
+    end(): KindCounts {
+      return {};
+    },
+  };
+}
+
+export const transcriptCore = createTranscriptCore();

@@ -9,8 +9,10 @@
  * Cursor documents no environment variable that moves these folders; `HOME`, `XDG_CONFIG_HOME` and
  * `APPDATA` are honoured as the platforms define them.
  */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { CODEC_ID, transcriptIds } from './parse.js';
@@ -104,4 +106,43 @@ export function* discoverCursorFiles(roots: readonly string[]): Generator<Sessio
       }
     }
   }
+}
+
+/*
+ * The workspace folder of a CLI session. cursor-agent names a chat's folder by md5 of the absolute project
+ * path, and `~/.cursor/projects/` by the path with `/` turned into `-` (README.md, "Where"). Neither is
+ * reversible alone: a candidate path made from a project folder's name is taken only when its md5 is the
+ * chat folder's name (or, for a transcript, when a chat folder of that md5 exists), so a path whose own
+ * name holds a `-` stays unknown rather than wrong.
+ */
+
+const md5 = (s: string): string => createHash('md5').update(s).digest('hex');
+
+/** `Users-dev-app` → `/Users/dev/app`. */
+function projectPath(name: string): string {
+  return `/${name.replace(/-/g, '/')}`;
+}
+
+/** The workspace folder of `<home>/chats/<md5>/<id>/store.db`, when a project folder's name hashes to it. */
+export function chatStoreCwd(storePath: string): string | undefined {
+  const chatDir = dirname(storePath);
+  const hash = basename(dirname(chatDir));
+  const home = dirname(dirname(dirname(chatDir)));
+  if (!/^[0-9a-f]{32}$/.test(hash)) return undefined;
+  for (const p of listDir(join(home, 'projects'))) {
+    if (p.kind !== DIR) continue;
+    const cwd = projectPath(p.name);
+    if (md5(cwd) === hash) return cwd;
+  }
+  return undefined;
+}
+
+/** The workspace folder of `<home>/projects/<name>/agent-transcripts/…`, when `<home>/chats/<md5>` exists. */
+export function transcriptCwd(transcriptPath: string): string | undefined {
+  const parts = transcriptPath.split(sep);
+  const at = parts.lastIndexOf('agent-transcripts');
+  if (at < 3 || parts[at - 2] !== 'projects') return undefined;
+  const cwd = projectPath(parts[at - 1] as string);
+  const home = parts.slice(0, at - 2).join(sep);
+  return existsSync(join(home, 'chats', md5(cwd))) ? cwd : undefined;
 }

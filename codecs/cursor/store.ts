@@ -132,15 +132,16 @@ function blockModel(content: unknown): string | undefined {
 }
 
 /**
- * The events of one chat store. `dirId` is the chat folder's name (the session id when `meta` gives none).
+ * The events of one chat store. `dirId` is the chat folder's name (the session id when `meta` gives none);
+ * `cwd` the workspace folder when the caller could tell it (paths.ts `chatStoreCwd`).
  * Offsets are record indexes: 0 for the session, then one per message in conversation order.
  */
-export function chatStoreEvents(meta: ChatMeta | undefined, walk: Walk, dirId: string, emit: Emit): void {
+export function chatStoreEvents(meta: ChatMeta | undefined, walk: Walk, dirId: string, emit: Emit, cwd?: string): void {
   const sessionId = str(meta?.agentId) ?? dirId;
   const startedAt = msToIso(meta?.createdAt);
   const title = str(meta?.name);
   const model = str(meta?.lastUsedModel);
-  emit(cursorSession(sessionId, 0, { ...(startedAt !== undefined && { startedAt }), ...(title !== undefined && { title }), ...(model !== undefined && { model }) }));
+  emit(cursorSession(sessionId, 0, { ...(cwd !== undefined && { cwd }), ...(startedAt !== undefined && { startedAt }), ...(title !== undefined && { title }), ...(model !== undefined && { model }) }));
   const names = new Map<string, string>();
   walk.messages.forEach(({ blobId, message }, i) => {
     const offset = i + 1;
