@@ -12,6 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cursor } from '../codecs/cursor/index.js';
+import { goose } from '../codecs/goose/index.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { readEvents } from './helpers/codec-harness.js';
 import { snapshotTree } from './sessions-helpers.js';
 import { COMPOSER_A, COMPOSER_B, COMPOSER_MISSING, writeStateDb } from './cursor-helpers.js';
 import { S_BAD, S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
@@ -124,6 +128,16 @@ describe('sessions show', () => {
     expect(c.cost).toBeUndefined();
     const md = await cli(['sessions', 'show', 'cursor', 'p1', '--no-pager']);
     expect(md).toContain('run ls command');
+  });
+});
+
+describe('read', () => {
+  it('streams a record path, a database and a transcript as the library reads them', async () => {
+    const ndjson = (t: string) => t.split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
+    expect(ndjson(await cli(['read', `${gooseDb}#${S_MAIN}`, '--agent', 'goose']))).toEqual(await readEvents(goose, `${gooseDb}#${S_MAIN}`));
+    expect(ndjson(await cli(['read', gooseDb, '--agent', 'goose', '--kinds', 'usage']))).toEqual(await readEvents(goose, gooseDb, { kinds: ['usage'] }));
+    const p1 = join(home, '.cursor', 'projects', 'Users-dev-app', 'agent-transcripts', 'p1.jsonl');
+    expect(ndjson(await cli(['read', p1, '--agent', 'cursor']))).toEqual(await readEvents(cursor, p1));
   });
 });
 
