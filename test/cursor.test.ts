@@ -229,6 +229,11 @@ describe('cursor IDE state.vscdb (generated with the real schema)', () => {
     expect(info.skippedLines).toBe(1);
   });
 
+  it('resumes CLI chats with cursor-agent; an IDE composer has no command-line resume', () => {
+    expect(cursor.resumeCommand!(CHAT_ID, { agent: 'cursor', path: '/h/.cursor/chats/x/y/store.db', root: '/h/.cursor' })).toEqual(['cursor-agent', '--resume', CHAT_ID]);
+    expect(() => cursor.resumeCommand!(COMPOSER_A, { agent: 'cursor', path: recordPath(state, COMPOSER_A), root: user })).toThrow(/only be reopened in the Cursor app/);
+  });
+
   it('marks a failed tool as an error and parses the JSON text of its arguments', async () => {
     const k = byKind(await readEvents(cursor, recordPath(state, COMPOSER_A)));
     expect(k.tool_call.map((e) => (e.type === 'tool_call' ? e.input : undefined))).toEqual([{ target_file: 'src/limiter.ts' }, { command: 'npm test' }]);

@@ -13,6 +13,7 @@
  */
 import { basename, dirname } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
@@ -148,8 +149,12 @@ export const cursor: Codec = {
     return cursorFileKind(db) === 'transcript' ? [] : sqliteDependencies(db);
   },
   read: readCursor,
+  /** cursor-agent's own resume; an IDE composer has no command-line resume (USAGE_ERROR). */
   resumeCommand(nativeId: string, file?: SessionFile): string[] {
-    return file !== undefined && cursorFileKind(splitRecordPath(file.path).db) === 'ide-state' ? [] : ['cursor-agent', '--resume', nativeId];
+    if (file !== undefined && cursorFileKind(splitRecordPath(file.path).db) === 'ide-state') {
+      throw new SessionfoldError('USAGE_ERROR', `Cursor IDE composer "${nativeId}" can only be reopened in the Cursor app`, { agent: CODEC_ID, file: file.path });
+    }
+    return ['cursor-agent', '--resume', nativeId];
   },
 };
 export default cursor;
