@@ -34,3 +34,12 @@ export function splitRecordPath(path: string): { db: string; key: string | undef
     return { db: path, key: undefined };
   }
 }
+
+/**
+ * The parse dependencies of a database path or of a record inside one: the `-wal`, and for a record its
+ * database too (the record has no file of its own whose change a watcher would see).
+ */
+export function recordDependencies(path: string): string[] {
+  const { db, key } = splitRecordPath(path);
+  return key === undefined ? sqliteDependencies(db) : [db, ...sqliteDependencies(db)];
+}

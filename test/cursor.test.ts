@@ -194,7 +194,8 @@ describe('cursor IDE state.vscdb (generated with the real schema)', () => {
     for await (const f of cursor.discover([user])) files.push(f);
     expect(files.map((f) => f.sessionId)).toEqual([COMPOSER_A, COMPOSER_B, COMPOSER_MISSING]);
     expect(files.map((f) => f.path)).toEqual([COMPOSER_A, COMPOSER_B, COMPOSER_MISSING].map((id) => recordPath(state, id)));
-    expect(cursor.getParseDependencies(files[0]!.path)).toEqual([`${state}-wal`]);
+    expect(cursor.getParseDependencies(files[0]!.path)).toEqual([state, `${state}-wal`]);
+    expect(cursor.getParseDependencies(state)).toEqual([`${state}-wal`]);
     expect(files.map((f) => f.sessionId)).not.toContain(COMPOSER_EMPTY);
   });
 

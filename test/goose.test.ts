@@ -152,7 +152,8 @@ describe('goose record paths and discovery', () => {
       [recordPath(V13, S_BAD), S_BAD, false],
     ]);
     expect(files.map((f) => f.sessionId)).not.toContain(S_EMPTY);
-    expect(goose.getParseDependencies(files[0]!.path)).toEqual([`${V13}-wal`]);
+    expect(goose.getParseDependencies(files[0]!.path)).toEqual([V13, `${V13}-wal`]);
+    expect(goose.getParseDependencies(V13)).toEqual([`${V13}-wal`]);
     expect(await goose.locate!([join(TMP, 'v13', 'goose')], S_SUB)).toMatchObject({ path: recordPath(V13, S_SUB) });
   });
 

@@ -18,7 +18,7 @@ import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/record-path.js';
+import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { BUBBLE_PREFIX, COMPOSER_PREFIX, composerEvents, parseKvValue } from './ide.js';
 import { CODEC_ID, createTranscriptCore } from './parse.js';
@@ -145,8 +145,7 @@ export const cursor: Codec = {
     return undefined;
   },
   getParseDependencies(file: string): string[] {
-    const { db } = splitRecordPath(file);
-    return cursorFileKind(db) === 'transcript' ? [] : sqliteDependencies(db);
+    return cursorFileKind(splitRecordPath(file).db) === 'transcript' ? [] : recordDependencies(file);
   },
   read: readCursor,
   /** cursor-agent's own resume; an IDE composer has no command-line resume (USAGE_ERROR). */

@@ -15,7 +15,7 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
-import { recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/record-path.js';
+import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { messageEvents, sessionEvent, sessionModel, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
@@ -117,7 +117,7 @@ export const goose: Codec = {
     for await (const f of discoverGoose(roots)) if (f.sessionId === nativeId) return f;
     return undefined;
   },
-  getParseDependencies: (file: string) => sqliteDependencies(splitRecordPath(file).db),
+  getParseDependencies: recordDependencies,
   read: readGoose,
   resumeCommand(nativeId: string): string[] {
     return ['goose', 'session', '--resume', '--session-id', nativeId];
