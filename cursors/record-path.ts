@@ -5,6 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 
+/*
+ * URI file names for SQLite, which cursors/sqlite.ts needs for its read-only snapshots: better-sqlite3 reads
+ * SQLITE_USE_URI once, at the first database the process opens (the event cache's, often). The codecs import
+ * this module when the registry loads and load the driver only on their first read, so the variable is set
+ * here, early, and not in sqlite.ts.
+ */
+if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1';
+
 /** The files whose change changes what a database holds: its `-wal` (`Codec.getParseDependencies`). */
 export function sqliteDependencies(path: string): string[] {
   return [`${path}-wal`];

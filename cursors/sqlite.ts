@@ -28,8 +28,10 @@
  *   is the fallback, never the rule.
  *
  * URI file names: better-sqlite3 builds SQLite with `SQLITE_USE_URI=0` and reads `SQLITE_USE_URI` from the
- * environment once, when the first database of the process is opened. This module sets it to `1` when it
- * is unset, which works when no better-sqlite3 database was opened in the process before; otherwise a probe
+ * environment once, when the first database of the process is opened. cursors/record-path.ts (imported here,
+ * and by the database codecs when the registry loads, long before the event cache opens its database) sets
+ * it to `1` when it is unset, which works when no better-sqlite3 database was opened in the process before;
+ * otherwise a probe
  * (an in-memory URI, opened read-only: nothing is created either way) finds URIs off and every open copies.
  * Absolute paths never start with `file:`, so turning URIs on changes nothing for other databases.
  *
@@ -48,8 +50,6 @@ import { SessionfoldError } from './protocol/errors.js';
 
 export type SqliteDatabase = Database.Database;
 export type SnapshotStrategy = 'shared' | 'immutable' | 'copy';
-
-if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1';
 
 /** How long a reader waits on a lock another connection holds (SQLite's busy handler). */
 export const BUSY_TIMEOUT_MS = 2000;

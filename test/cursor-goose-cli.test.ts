@@ -141,6 +141,23 @@ describe('read', () => {
   });
 });
 
+describe('the SQLite driver in a CLI process', () => {
+  it('takes URI file names (no private copy) even when another database was opened first, as the cache is', async () => {
+    const dist = (p: string) => JSON.stringify(fileURLToPath(new URL(`../dist/${p}`, import.meta.url)));
+    const script = [
+      `await import(${dist('src/builtin-codecs.js')});`,
+      "const { default: Database } = await import('better-sqlite3');",
+      "new Database(':memory:').close();",
+      `const { withSqliteSnapshot } = await import(${dist('cursors/sqlite.js')});`,
+      'const seen = [];',
+      `withSqliteSnapshot(${JSON.stringify(gooseDb)}, () => 0, { onStrategy: (s) => seen.push(s) });`,
+      'console.log(JSON.stringify(seen));',
+    ].join('\n');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { PATH: process.env.PATH } });
+    expect(JSON.parse(stdout)).toEqual(['immutable']);
+  });
+});
+
 describe('cost report --json --group-by agent', () => {
   it('a goose row equal to plain SQL totals, and no cursor row (Cursor records no usage)', async () => {
     const s = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent', '--no-cache'])) as {
