@@ -209,6 +209,16 @@ describe('cursor IDE state.vscdb (generated with the real schema)', () => {
     expect(byKind(await readEvents(cursor, recordPath(state, COMPOSER_B))).message).toHaveLength(2);
   });
 
+  it('a session-only or usage-only read (the cost scan) gives the same session events and reads no bubble', async () => {
+    const full = await readEvents(cursor, state);
+    expect(await readEvents(cursor, state, { kinds: ['session', 'usage'] })).toEqual(byKind(full).session);
+    const info = newReadInfo();
+    await readEvents(cursor, state, { kinds: ['session'], info });
+    expect(info.skippedLines).toBe(0); // the missing bubble is never looked for
+    const store = join(TMP, 'chats', WORKSPACE_HASH, CHAT_ID, 'store.db');
+    expect(await readEvents(cursor, store, { kinds: ['session'] })).toEqual(byKind(await readEvents(cursor, store)).session);
+  });
+
   it('counts agree with plain SQL over the bubbles the headers name; a missing bubble is counted', async () => {
     const db = new Database(state, { readonly: true });
     const naive: Counts = { user: 0, assistant: 0, calls: 0, results: 0 };

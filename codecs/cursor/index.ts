@@ -15,7 +15,7 @@ import { basename, dirname } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
-import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
@@ -34,20 +34,25 @@ export { bubbleOrder, composerEvents, parseKvValue } from './ide.js';
 export const PARSER_VERSION = 1;
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
+const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
 
-/** A chat store: the meta row, then the blob tree from its root (every JSON blob when it has none). */
-function chatStore(db: SqliteDatabase, file: string, cwd: string | undefined): SnapshotEvents {
+/**
+ * A chat store: the meta row, then the blob tree from its root (every JSON blob when it has none). A read
+ * that wants no conversation kind (the cost scan's) reads the meta row only.
+ */
+function chatStore(db: SqliteDatabase, file: string, cwd: string | undefined, conversation: boolean): SnapshotEvents {
   const row = db.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: unknown } | undefined;
   const meta = decodeMeta(row?.value);
   const blobs: Blob[] = [];
-  for (const r of db.prepare('SELECT id, data FROM blobs ORDER BY rowid').all() as { id: unknown; data: unknown }[]) {
+  const rows = conversation ? (db.prepare('SELECT id, data FROM blobs ORDER BY rowid').all() as { id: unknown; data: unknown }[]) : [];
+  for (const r of rows) {
     if (typeof r.id !== 'string') continue;
     const data = Buffer.isBuffer(r.data) ? r.data : typeof r.data === 'string' ? Buffer.from(r.data, 'utf8') : undefined;
     if (data !== undefined) blobs.push({ id: r.id.toLowerCase(), data });
   }
   const root = meta?.latestRootBlobId;
   let walk = typeof root === 'string' ? walkTree(new Map(blobs.map((b) => [b.id, b.data])), root) : undefined;
-  if (walk === undefined || walk.messages.length === 0) walk = jsonBlobs(blobs);
+  if (walk === undefined || walk.messages.length === 0 || !conversation) walk = jsonBlobs(blobs);
   const events: SessionfoldEvent[] = [];
   chatStoreEvents(meta, walk, basename(dirname(file)), (e) => events.push(e), cwd);
   return { events, skipped: walk.skipped };
@@ -55,8 +60,12 @@ function chatStore(db: SqliteDatabase, file: string, cwd: string | undefined): S
 
 const COMPOSER_END = 'composerData;'; // the first key after every `composerData:…` key
 
-/** The IDE database's composers (all, or the one `only` names), each with its bubbles (a key range each). */
-function ideState(db: SqliteDatabase, only: string | undefined): SnapshotEvents {
+/**
+ * The IDE database's composers (all, or the one `only` names), each with its bubbles (a key range each; none
+ * read when the read wants no conversation kind). Offsets count from 0 per composer, so they are the same
+ * whichever composers and kinds a read takes.
+ */
+function ideState(db: SqliteDatabase, only: string | undefined, conversation: boolean): SnapshotEvents {
   const composers = (
     only === undefined
       ? db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY rowid').all(COMPOSER_PREFIX, COMPOSER_END)
@@ -66,7 +75,6 @@ function ideState(db: SqliteDatabase, only: string | undefined): SnapshotEvents 
   const events: SessionfoldEvent[] = [];
   const counts = { missing: 0 };
   let skipped = 0;
-  let offset = 0;
   for (const c of composers) {
     const composer = parseKvValue(c.value);
     if (composer === undefined) {
@@ -76,11 +84,13 @@ function ideState(db: SqliteDatabase, only: string | undefined): SnapshotEvents 
     const id = c.key.slice(COMPOSER_PREFIX.length);
     const prefix = `${BUBBLE_PREFIX}${id}:`;
     const byId = new Map<string, Record<string, unknown>>();
-    for (const b of bubbles.all(prefix, `${BUBBLE_PREFIX}${id};`) as { key: string; value: unknown }[]) {
+    const rows = conversation ? (bubbles.all(prefix, `${BUBBLE_PREFIX}${id};`) as { key: string; value: unknown }[]) : [];
+    for (const b of rows) {
       const v = parseKvValue(b.value);
       if (v !== undefined) byId.set(b.key.slice(prefix.length), v);
     }
-    offset = composerEvents({ ...composer, composerId: id }, (bid) => byId.get(bid), offset, (e) => events.push(e), counts);
+    const headed = conversation ? composer : { ...composer, fullConversationHeadersOnly: [], conversation: [] };
+    composerEvents({ ...headed, composerId: id }, (bid) => byId.get(bid), 0, (e) => events.push(e), counts);
   }
   return { events, skipped: skipped + counts.missing };
 }
@@ -95,7 +105,8 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const cwd = kind === 'chat-store' ? chatStoreCwd(db) : undefined;
-  const got = agentSnapshot(CODEC_ID, db, (d) => (kind === 'chat-store' ? chatStore(d, db, cwd) : ideState(d, key)));
+  const conversation = o.allKinds || CONVERSATION.some((k) => o.kinds.has(k));
+  const got = agentSnapshot(CODEC_ID, db, (d) => (kind === 'chat-store' ? chatStore(d, db, cwd, conversation) : ideState(d, key, conversation)));
   yield* eventsForRead(got, o);
 }
 
