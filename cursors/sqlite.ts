@@ -28,8 +28,10 @@
  *   is the fallback, never the rule.
  *
  * URI file names: better-sqlite3 builds SQLite with `SQLITE_USE_URI=0` and reads `SQLITE_USE_URI` from the
- * environment once, when the first database of the process is opened. This module sets it to `1` when it
- * is unset, which works when no better-sqlite3 database was opened in the process before; otherwise a probe
+ * environment once, when the first database of the process is opened. cursors/record-path.ts (imported here,
+ * and by the database codecs when the registry loads, long before the event cache opens its database) sets
+ * it to `1` when it is unset, which works when no better-sqlite3 database was opened in the process before;
+ * otherwise a probe
  * (an in-memory URI, opened read-only: nothing is created either way) finds URIs off and every open copies.
  * Absolute paths never start with `file:`, so turning URIs on changes nothing for other databases.
  *
@@ -48,8 +50,6 @@ import { SessionfoldError } from './protocol/errors.js';
 
 export type SqliteDatabase = Database.Database;
 export type SnapshotStrategy = 'shared' | 'immutable' | 'copy';
-
-if (process.env.SQLITE_USE_URI === undefined) process.env.SQLITE_USE_URI = '1';
 
 /** How long a reader waits on a lock another connection holds (SQLite's busy handler). */
 export const BUSY_TIMEOUT_MS = 2000;
@@ -264,32 +264,5 @@ export function isSqliteFile(path: string): boolean {
   }
 }
 
-/** The files whose change changes what a database holds: its `-wal` (`Codec.getParseDependencies`). */
-export function sqliteDependencies(path: string): string[] {
-  return [`${path}-wal`];
-}
-
-/*
- * Record paths. A database holds many sessions, and every fold above the codecs keys on one path per session
- * (a SessionFile). A session inside a database is named `<database path>#<encoded key>`: the key is
- * `encodeURIComponent`-encoded, so it holds no `#` and no `/`, and the last `#` splits the two. A real file
- * of that name wins over the split (`splitRecordPath`).
- */
-
-/** The path of the record `key` (a session id) inside the database at `db`. */
-export function recordPath(db: string, key: string): string {
-  return `${db}#${encodeURIComponent(key)}`;
-}
-
-/** A record path split into database and key; a plain path (or an existing file) has no key. */
-export function splitRecordPath(path: string): { db: string; key: string | undefined } {
-  const cut = path.lastIndexOf('#');
-  if (cut <= 0) return { db: path, key: undefined };
-  const rest = path.slice(cut + 1);
-  if (rest === '' || rest.includes('/') || rest.includes('\\') || existsSync(path)) return { db: path, key: undefined };
-  try {
-    return { db: path.slice(0, cut), key: decodeURIComponent(rest) };
-  } catch {
-    return { db: path, key: undefined };
-  }
-}
+// Record paths and the -wal dependency need no driver: they live where a codec can import them at load time.
+export { recordPath, splitRecordPath, sqliteDependencies } from './record-path.js';

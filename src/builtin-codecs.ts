@@ -6,5 +6,7 @@ import { codex } from '../codecs/codex/index.js';
 import { gemini } from '../codecs/gemini/index.js';
 import { opencode } from '../codecs/opencode/index.js';
 import { hermes } from '../codecs/hermes/index.js';
+import { cursor } from '../codecs/cursor/index.js';
+import { goose } from '../codecs/goose/index.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, opencode, hermes];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, opencode, hermes, cursor, goose];

@@ -51,6 +51,12 @@ export interface SessionEvent extends EventBase {
   /** Model the session declares up front, if any. */
   model?: string;
   provider?: string;
+  /**
+   * `false` when the agent records no token usage at all (Cursor): the session has no usage events because
+   * none exist, not because none were read, so its cost is "not recorded", never a measured $0. Absent means
+   * the agent records usage where it has any.
+   */
+  usageRecorded?: boolean;
 }
 
 /** One message of the conversation: user, assistant, system or tool text, with thinking where recorded. */

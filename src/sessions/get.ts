@@ -48,7 +48,7 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
   let size: number;
   let mtimeMs: number;
   try {
-    // the stat discovery took (a session inside a database has no file of its own to stat)
+    // the stat discovery took, when it took one (a session inside a database has no file of its own)
     const s = file.size !== undefined && file.mtimeMs !== undefined ? { size: file.size, mtimeMs: file.mtimeMs } : await stat(file.path);
     size = s.size;
     mtimeMs = s.mtimeMs;

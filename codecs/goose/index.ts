@@ -1,0 +1,126 @@
+/**
+ * `goose`: Block's Goose agent, whose sessions live in one SQLite database, `sessions.db` (README.md has the
+ * schema from Goose's source). Each session is a record path `<sessions.db>#<session id>` (cursors/sqlite.ts);
+ * the database's own path reads every session. Reads go through `withSqliteSnapshot` (one consistent
+ * snapshot; nothing beside the database is created, changed or removed) and are whole: a changed database,
+ * or its `-wal`, is read again. Per session: a session event, the messages in id order with their tool
+ * calls and results, and the session's one usage event.
+ *
+ * @example
+ * import { goose } from 'sessionfold/codecs/goose';
+ * for await (const f of goose.discover(goose.defaultRoots()))
+ *   for await (const e of goose.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { messageEvents, sessionEvent, sessionModel, usageEvent, type Row } from './parse.js';
+import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
+
+export { count, messageEvents, sessionEvent, sessionModel, sqlTime, usageEvent, type GooseCounts, type Row } from './parse.js';
+export { CODEC_ID, discoverGooseFiles, getGooseRoots, SESSIONS_DB } from './paths.js';
+
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 1;
+
+const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
+
+/**
+ * The sessions (all, or the one `only` names) in the order Goose created them, with the records skipped.
+ * Offsets are row ids, the same whichever kinds a read asks for: a session event 0, a message (and its tool
+ * calls and results) its `messages.id`, the usage event the id of the session's last message.
+ */
+function sessionsOf(db: SqliteDatabase, kinds: ReadonlySet<EventKind>, only: string | undefined): SnapshotEvents {
+  const rows = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
+  const messages = CONVERSATION.some((k) => kinds.has(k)) ? db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY id') : undefined;
+  const lastId = db.prepare('SELECT max(id) AS id FROM messages WHERE session_id = ?');
+  const events: SessionfoldEvent[] = [];
+  const emit = (e: SessionfoldEvent): void => {
+    events.push(e);
+  };
+  const counts = { skipped: 0 };
+  for (const row of rows) {
+    const s = sessionEvent(row, 0, emit);
+    if (s === undefined) {
+      counts.skipped++;
+      continue;
+    }
+    const model = sessionModel(row);
+    let last = 0;
+    if (messages !== undefined) {
+      for (const m of messages.all(s.sessionId) as Row[]) {
+        last = Number(m.id);
+        messageEvents(s, m, last, model, emit, counts);
+      }
+    } else last = Number((lastId.get(s.sessionId) as { id: unknown }).id ?? 0);
+    usageEvent(s, row, last, emit, counts);
+  }
+  return { events, skipped: counts.skipped };
+}
+
+async function* readGoose(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const { db, key } = splitRecordPath(file);
+  const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const got = agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, o.kinds, key));
+  yield* eventsForRead(got, o);
+}
+
+/**
+ * The sessions of a database as record paths, with the database's stat (a scan takes it): those with a
+ * message or a token count (Goose lists only sessions with messages; an empty one is left out here too).
+ */
+async function sessionFiles(f: SessionFile): Promise<SessionFile[]> {
+  const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
+  const rows = agentSnapshot(CODEC_ID, f.path, (d) =>
+    d
+      .prepare(
+        `SELECT id, session_type FROM sessions s
+         WHERE EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) OR s.accumulated_total_tokens IS NOT NULL OR s.total_tokens IS NOT NULL
+         ORDER BY rowid`,
+      )
+      .all(),
+  ) as { id: unknown; session_type: unknown }[];
+  const out: SessionFile[] = [];
+  for (const r of rows) {
+    if (typeof r.id !== 'string') continue;
+    out.push({ ...f, path: recordPath(f.path, r.id), sessionId: r.id, ...(r.session_type === 'sub_agent' && { subagent: true }) });
+  }
+  return out;
+}
+
+/** Every session of every database under the roots; the SQLite driver is loaded only when there is one. */
+async function* discoverGoose(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  for (const f of discoverGooseFiles(roots)) {
+    let files: SessionFile[] = [];
+    try {
+      files = await sessionFiles(f);
+    } catch {
+      // not a Goose database (or one being replaced): no sessions from it this time
+    }
+    yield* files;
+  }
+}
+
+export const goose: Codec = {
+  id: CODEC_ID,
+  aliases: ['goose-cli', 'block-goose'],
+  displayName: 'Goose',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  defaultRoots: getGooseRoots,
+  discover: discoverGoose,
+  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+    for await (const f of discoverGoose(roots)) if (f.sessionId === nativeId) return f;
+    return undefined;
+  },
+  getParseDependencies: recordDependencies,
+  read: readGoose,
+  resumeCommand(nativeId: string): string[] {
+    return ['goose', 'session', '--resume', '--session-id', nativeId];
+  },
+};
+export default goose;
