@@ -48,6 +48,12 @@ export interface SessionEvent extends EventBase {
   /** Model the session declares up front, if any. */
   model?: string;
   provider?: string;
+  /**
+   * True when the agent has not recorded all of this session's token usage (GitHub Copilot CLI writes tokens
+   * only when a run of the process ends): the session's usage events are a lower bound, possibly none, and
+   * its cost is unknown rather than zero. Absent: the usage is as complete as the agent records it.
+   */
+  usageUnknown?: boolean;
 }
 
 export interface MessageEvent extends EventBase {
