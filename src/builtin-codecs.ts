@@ -3,5 +3,6 @@ import type { Codec } from '../cursors/protocol/codec.js';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
+import { copilot } from '../codecs/copilot/index.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, copilot];
