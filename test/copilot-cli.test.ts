@@ -1,0 +1,125 @@
+/**
+ * The copilot codec through the registry and the CLI (`runCli` in process), on a temp copy of every real
+ * fixture laid out as the real tree: `$COPILOT_HOME/session-state/<id>/events.jsonl` for the folder fixture,
+ * `$COPILOT_HOME/session-state/<id>.jsonl` (the older flat layout) for the others, each flat file named by the
+ * id its `session.start` records, beside the cost tests' own history. Totals are checked against the golden events (test/copilot.test.ts checks
+ * those against a simple second reader).
+ */
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/run.js';
+import type { CostSummary } from '../src/cost/types.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { makeHistory, sink } from './cost-history.js';
+
+const REAL_DIR = new URL('../../shared/fixtures/real/copilot/', import.meta.url).pathname;
+const EXPECTED_DIR = new URL('../fixtures/expected/copilot/', import.meta.url).pathname;
+const DIR_ID = 'aaaabbbb-1111-2222-3333-ccccddddeeee';
+
+let home: string;
+let env: NodeJS.ProcessEnv;
+
+/** The session id a flat fixture's `session.start` records. */
+function startId(file: string): string {
+  const first = JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string) as { data: { sessionId: string } };
+  return first.data.sessionId;
+}
+
+beforeAll(() => {
+  // The cost tests' history (sessionfold-jsonl exports, other agents' homes empty), plus a Copilot home.
+  const history = makeHistory();
+  home = history.home;
+  const state = join(home, '.copilot', 'session-state');
+  mkdirSync(state, { recursive: true });
+  cpSync(join(REAL_DIR, 'agent-sessions-session-state-dir', DIR_ID), join(state, DIR_ID), { recursive: true });
+  for (const f of readdirSync(REAL_DIR).filter((n) => n.endsWith('.jsonl'))) cpSync(join(REAL_DIR, f), join(state, `${startId(join(REAL_DIR, f))}.jsonl`));
+  env = { ...history.env, COPILOT_HOME: join(home, '.copilot') };
+});
+
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await runCli(args, { stdout, stderr, env });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** Token totals of every golden file, as a cost record counts them. */
+function goldenTotals(): { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; requestCount: number } {
+  const t = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, requestCount: 0 };
+  for (const f of readdirSync(EXPECTED_DIR)) {
+    for (const l of readFileSync(join(EXPECTED_DIR, f), 'utf8').split('\n').filter(Boolean)) {
+      const e = JSON.parse(l) as SessionfoldEvent;
+      if (e.type !== 'usage') continue;
+      const u = e as UsageEvent;
+      t.inputTokens += u.inputTokens;
+      t.outputTokens += u.outputTokens;
+      t.cacheReadTokens += u.cacheReadTokens;
+      t.cacheWriteTokens += u.cacheWriteTokens;
+      t.requestCount++;
+    }
+  }
+  return t;
+}
+
+interface Row {
+  sessionId: string;
+  cwd?: string;
+  usageUnknown?: boolean;
+  cost?: { inputTokens: number; outputTokens: number; cacheReadTokens: number; totalUsd: number; requestCount: number };
+  file: string;
+}
+
+describe('sessionfold with Copilot CLI sessions', () => {
+  it('sessions list copilot: every session of both layouts, with its cwd and whether its usage is known', async () => {
+    const r = await cli(['sessions', 'list', 'copilot', '--json']);
+    expect(r.stderr).toBe('');
+    const rows = (JSON.parse(r.stdout) as Row[]).sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1));
+    expect(rows.map((s) => [s.sessionId, s.cwd, s.usageUnknown === true])).toEqual([
+      [DIR_ID, '/tmp/project', true],
+      ['copilot_stage0_drift', undefined, false],
+      ['copilot_stage0_large', undefined, true],
+      ['copilot_stage0_small', '/tmp/repo', true],
+    ]);
+    expect(rows[0]?.file.endsWith(`/session-state/${DIR_ID}/events.jsonl`)).toBe(true);
+    expect(rows[1]?.cost).toMatchObject({ inputTokens: 200, outputTokens: 50, cacheReadTokens: 800, requestCount: 1 });
+    expect(rows[1]?.cost?.totalUsd).toBeGreaterThan(0);
+  });
+
+  it('sessions list: the cost of a session without recorded usage reads unknown, never $0.00', async () => {
+    const r = await cli(['sessions', 'list', 'copilot']);
+    const line = (id: string) => r.stdout.split('\n').find((l) => l.includes(id)) ?? '';
+    expect(line(DIR_ID)).toMatch(/ unknown /);
+    expect(line('copilot_stage0_large')).toMatch(/ unknown /);
+    expect(line('copilot_stage0_small')).toMatch(/ \$\d+\.\d+\+ /);
+    expect(line('copilot_stage0_drift')).toMatch(/ \$\d+\.\d+ /);
+    expect(r.stdout).not.toMatch(/\$0\.00(?!\d)/);
+  });
+
+  it('sessions show: the conversation, tool results, and the usage said to be unknown', async () => {
+    const r = await cli(['sessions', 'show', 'copilot', DIR_ID]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('List the files');
+    expect(r.stdout).toContain('The directory contains file1 and file2.');
+    expect(r.stdout).toContain('file1');
+    expect(r.stdout).toMatch(/\*\*Cost:\*\* unknown/);
+    const json = JSON.parse((await cli(['sessions', 'show', `copilot:${DIR_ID}`, '--format', 'json'])).stdout) as { messages: unknown[] };
+    expect(json.messages.length).toBeGreaterThanOrEqual(3);
+    const drift = await cli(['sessions', 'show', 'copilot', 'copilot_stage0_drift']);
+    expect(drift.stdout).toContain('gpt-4.1');
+    expect(drift.stdout).not.toContain('unknown');
+  });
+
+  it('cost report --json --group-by agent: the copilot row holds the golden totals, in USD priced from tokens', async () => {
+    const r = await cli(['cost', 'report', '--json', '--group-by', 'agent', '--tz', 'UTC']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as CostSummary;
+    const row = s.breakdowns?.copilot;
+    const want = goldenTotals();
+    expect(want.requestCount).toBe(2);
+    expect(row).toMatchObject(want);
+    expect(Object.keys(s.breakdowns ?? {}).sort()).toEqual(['copilot', 'sessionfold-jsonl']);
+  });
+});
