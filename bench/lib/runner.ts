@@ -18,6 +18,7 @@ export const TOPIC_MODULES: Record<string, string> = {
   resume: '../resume.bench.js',
   cost: '../cost.bench.js',
   sessions: '../sessions.bench.js',
+  copilot: '../copilot.bench.js',
 };
 
 export async function loadTopic(name: string): Promise<Topic> {
