@@ -2,10 +2,11 @@
  * The copilot codec through the registry and the CLI (`runCli` in process), on a temp copy of every real
  * fixture laid out as the real tree: `$COPILOT_HOME/session-state/<id>/events.jsonl` for the folder fixture,
  * `$COPILOT_HOME/session-state/<id>.jsonl` (the older flat layout) for the others, each flat file named by the
- * id its `session.start` records, beside the cost tests' own history. Totals are checked against the golden events (test/copilot.test.ts checks
+ * id its `session.start` records, beside the cost tests' own history; the folder session gets a
+ * workspace.yaml naming it, as the CLI writes one. Totals are checked against the golden events (test/copilot.test.ts checks
  * those against a simple second reader).
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
@@ -33,6 +34,7 @@ beforeAll(() => {
   const state = join(home, '.copilot', 'session-state');
   mkdirSync(state, { recursive: true });
   cpSync(join(REAL_DIR, 'agent-sessions-session-state-dir', DIR_ID), join(state, DIR_ID), { recursive: true });
+  writeFileSync(join(state, DIR_ID, 'workspace.yaml'), `id: ${DIR_ID}\ncwd: /tmp/project\nname: Look around the project\nuser_named: true\n`);
   for (const f of readdirSync(REAL_DIR).filter((n) => n.endsWith('.jsonl'))) cpSync(join(REAL_DIR, f), join(state, `${startId(join(REAL_DIR, f))}.jsonl`));
   env = { ...history.env, COPILOT_HOME: join(home, '.copilot') };
 });
@@ -66,6 +68,7 @@ function goldenTotals(): { inputTokens: number; outputTokens: number; cacheReadT
 
 interface Row {
   sessionId: string;
+  title: string;
   cwd?: string;
   usageUnknown?: boolean;
   cost?: { inputTokens: number; outputTokens: number; cacheReadTokens: number; totalUsd: number; requestCount: number };
@@ -84,6 +87,7 @@ describe('sessionfold with Copilot CLI sessions', () => {
       ['copilot_stage0_small', '/tmp/repo', true],
     ]);
     expect(rows[0]?.file.endsWith(`/session-state/${DIR_ID}/events.jsonl`)).toBe(true);
+    expect(rows.map((s) => s.title)).toEqual(['Look around the project', '', 'Step 1', 'List the files']);
     expect(rows[1]?.cost).toMatchObject({ inputTokens: 200, outputTokens: 50, cacheReadTokens: 800, requestCount: 1 });
     expect(rows[1]?.cost?.totalUsd).toBeGreaterThan(0);
   });

@@ -9,7 +9,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copilot, getCopilotRoots, sessionIdOfPath } from '../codecs/copilot/index.js';
+import { copilot, getCopilotRoots, parseWorkspace, sessionIdOfPath } from '../codecs/copilot/index.js';
+import { parseSync } from '../cursors/sync.js';
 import { newReadInfo, type ReadOptions } from '../cursors/protocol/codec.js';
 import type { SessionEvent, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
@@ -233,6 +234,35 @@ describe('copilot rules', () => {
     ]);
     expect(k.tool_call).toMatchObject([{ callId: 'c1', name: 'bash', input: { command: 'ls' }, messageId: 'm1' }]);
     expect(k.tool_result).toMatchObject([{ callId: 'c1', toolName: 'bash', output: 'boom', isError: true, durationMs: 2500 }]);
+  });
+});
+
+describe('copilot workspace.yaml titles', () => {
+  it('reads the title from name (newer builds), else summary, in its YAML scalar forms', () => {
+    expect(parseWorkspace('id: x\nsummary: Fix the build\nsummary_count: 0\n')).toEqual({ title: 'Fix the build' });
+    expect(parseWorkspace('summary: Old\nname: "New \\"one\\""\nuser_named: true\n')).toEqual({ title: 'New "one"' });
+    expect(parseWorkspace("name: 'it''s here' \n")).toEqual({ title: "it's here" });
+    expect(parseWorkspace('summary: |\n  line one\n  line two\ncwd: /w\n')).toEqual({ title: 'line one\nline two' });
+    expect(parseWorkspace('summary: plain # a comment\n')).toEqual({ title: 'plain' });
+    expect(parseWorkspace('summary: [a, b]\nnested:\n  name: no\n')).toEqual({});
+  });
+
+  it('a folder session takes its title from workspace.yaml in reads with titles, and its lineCoreFor too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-copilot-ws-'));
+    try {
+      const file = join(dir, 's-1', 'events.jsonl');
+      await mkdir(join(dir, 's-1'));
+      await writeFile(file, [START, RESUME].join('\n') + '\n');
+      await writeFile(join(dir, 's-1', 'workspace.yaml'), 'id: s-1\nname: Tidy the parser\nuser_named: true\n');
+      const titles = (o?: ReadOptions) => readEvents(copilot, file, o).then((es) => byKind(es).session.map((e) => (e as SessionEvent).title));
+      expect(await titles()).toEqual(['Tidy the parser', 'Tidy the parser']);
+      expect(await titles({ titles: false, kinds: ['session', 'usage'] })).toEqual([undefined, undefined]);
+      const core = copilot.lineCoreFor!(file);
+      expect(parseSync(core, await readFile(file), { file }).map((e) => (e as SessionEvent).title)).toEqual(['Tidy the parser', 'Tidy the parser']);
+      expect(copilot.getParseDependencies(file)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

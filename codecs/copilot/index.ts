@@ -8,13 +8,16 @@
  * for await (const f of copilot.discover(copilot.defaultRoots()))
  *   for await (const e of copilot.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.inputTokens);
  */
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { FileStat } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { copilotCore } from './parse.js';
+import { copilotCore, createCopilotCore } from './parse.js';
+import { readWorkspace } from './workspace.js';
 import { CODEC_ID, getCopilotRoots, locateSession, sessionStateDir, walkSessionState } from './paths.js';
 
-export { copilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';
+export { copilotCore, createCopilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';
+export { parseWorkspace, readWorkspace, workspacePathOf, type Workspace } from './workspace.js';
 export { shutdownUsage, tokensOfDetails, tokensOfMetric, UNKNOWN_MODEL, type Tokens } from './usage.js';
 export { CODEC_ID, EVENTS_FILE, getCopilotRoots, sessionIdOfPath, SESSION_STATE_DIR } from './paths.js';
 export { TYPE, type CopilotContext, type CopilotEnvelope, type CopilotModelMetric, type CopilotTokenDetail } from './schema.js';
@@ -47,6 +50,21 @@ async function locate(roots: readonly string[], nativeId: string): Promise<Sessi
   return undefined;
 }
 
+const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
+const readPlain = createJsonlRead(PARSER, copilotCore);
+
+/** The core for a file: with its workspace.yaml's title when it has one. */
+function coreFor(file: string) {
+  const ws = readWorkspace(file);
+  return ws?.title === undefined ? undefined : createCopilotCore(ws);
+}
+
+/** `read()`: a folder session's workspace.yaml is read first and its title handed to the pure core. */
+async function* readCopilot(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const core = options?.titles === false ? undefined : coreFor(file);
+  yield* core === undefined ? readPlain(file, options) : createJsonlRead(PARSER, core)(file, options);
+}
+
 /** The GitHub Copilot CLI codec. */
 export const copilot: Codec = {
   id: CODEC_ID,
@@ -60,7 +78,8 @@ export const copilot: Codec = {
   locate,
   getParseDependencies: () => [],
   lineCore: copilotCore,
-  read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, copilotCore),
+  lineCoreFor: (file: string) => coreFor(file) ?? copilotCore,
+  read: readCopilot,
   resumeCommand: (nativeId: string) => ['copilot', '--resume', nativeId],
 };
 export default copilot;

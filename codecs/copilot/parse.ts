@@ -19,6 +19,7 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { sessionIdOfPath } from './paths.js';
 import { asObject, str, timestampOf, TYPE, type Json } from './schema.js';
 import { CODEC_ID, shutdownUsage } from './usage.js';
+import type { Workspace } from './workspace.js';
 import { emitAssistant, emitMessage, toolComplete, toolStart, type OpenCall } from './messages.js';
 
 export { MAX_OPEN_CALLS } from './messages.js';
@@ -46,6 +47,8 @@ export interface CopilotState {
   wantSession: boolean;
   wantUsage: boolean;
   titles: boolean;
+  /** The session's title from its workspace.yaml (read with titles only). */
+  title: string | undefined;
   markers: Buffer[] | undefined;
 }
 
@@ -53,7 +56,7 @@ const USAGE_MARKERS = ['"session.shutdown"', '"session.start"'];
 const SESSION_MARKERS = ['"session.resume"', '"assistant.turn_start"', '"assistant.message"'];
 const TITLE_MARKERS = ['"session.model_change"'];
 
-function init(ctx: CoreContext): CopilotState {
+function init(ctx: CoreContext, ws?: Workspace): CopilotState {
   const k = ctx.options.kinds;
   const full = k.has('message') || k.has('tool_call') || k.has('tool_result');
   const wantSession = k.has('session');
@@ -72,6 +75,7 @@ function init(ctx: CoreContext): CopilotState {
     wantSession,
     wantUsage: k.has('usage'),
     titles,
+    title: titles ? ws?.title : undefined,
     markers: markers?.map((m) => Buffer.from(m)),
   };
 }
@@ -80,11 +84,11 @@ function invalidState(detail: string): SessionfoldError {
   return new SessionfoldError('CURSOR_INVALID', `Invalid copilot cursor state: ${detail}`, { agent: CODEC_ID });
 }
 
-function restore(snapshot: unknown, ctx: CoreContext): CopilotState {
+function restore(snapshot: unknown, ctx: CoreContext, ws?: Workspace): CopilotState {
   const o = asObject(snapshot);
   if (o === undefined || o.v !== STATE_VERSION) throw invalidState(`expected {v:${STATE_VERSION}}`);
   if (typeof o.sessionId !== 'string' || !Number.isSafeInteger(o.open) || !Number.isSafeInteger(o.lost) || !Array.isArray(o.calls)) throw invalidState('missing fields');
-  const s = init(ctx);
+  const s = init(ctx, ws);
   s.sessionId = o.sessionId;
   s.named = o.named === true;
   s.model = str(o.model);
@@ -218,6 +222,7 @@ function sessionMeta(s: CopilotState, d: Json, start: number, emit: Emit, extra:
     nativeId: s.sessionId,
     ...(cwd !== undefined && { cwd }),
     ...extra,
+    ...(s.title !== undefined && { title: s.title }),
     ...(branch !== undefined && { gitBranch: branch }),
     ...(model !== undefined && { model }),
   });
@@ -240,11 +245,19 @@ function end(s: CopilotState, emit: Emit): KindCounts {
   return { session: 1 };
 }
 
-export const copilotCore: LineCore<CopilotState> = {
-  init,
-  restore,
-  snapshot,
-  line,
-  end,
-  markers: (s) => s.markers,
-};
+/**
+ * The core, with the title of the session's workspace.yaml when there is one: read beside the file by
+ * `read()` and `lineCoreFor()` (index.ts), so this core stays free of I/O.
+ */
+export function createCopilotCore(ws?: Workspace): LineCore<CopilotState> {
+  return {
+    init: (ctx) => init(ctx, ws),
+    restore: (snap, ctx) => restore(snap, ctx, ws),
+    snapshot,
+    line,
+    end,
+    markers: (s) => s.markers,
+  };
+}
+
+export const copilotCore: LineCore<CopilotState> = createCopilotCore();
