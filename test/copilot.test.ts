@@ -15,6 +15,8 @@ import { newReadInfo, type ReadOptions } from '../cursors/protocol/codec.js';
 import type { SessionEvent, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { jsonlFiles } from './helpers/files.js';
+import { nativeKernel } from '../cursors/native.js';
+import { nativeLineReads } from '../cursors/native-lines.js';
 
 const REAL_DIR = new URL('../../shared/fixtures/real/copilot/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/copilot/', import.meta.url).pathname;
@@ -147,6 +149,38 @@ describe('copilot chunking and resume over every fixture', () => {
     await expectResumeEqualsFull(copilot, content, cuts, {}, fileName);
     await expectResumeEqualsFull(copilot, content, cuts, { kinds: ['usage'] }, fileName);
     await expectResumeEqualsFull(copilot, content, cuts, COST_SCAN, fileName);
+  });
+});
+
+/** A read with the native line source on or off (verifyPrefix false lets it take the read). */
+async function readWith(native: boolean, file: string, options: ReadOptions): Promise<unknown> {
+  const info = newReadInfo();
+  const events: SessionfoldEvent[] = [];
+  let cursor: unknown;
+  const was = process.env.SESSIONFOLD_NATIVE_LINES;
+  process.env.SESSIONFOLD_NATIVE_LINES = native ? '1' : '0';
+  try {
+    for await (const e of copilot.read(file, { ...options, info, resume: { verifyPrefix: false, onCursor: (u) => (cursor = u.cursor) } })) events.push(e);
+  } finally {
+    if (was === undefined) delete process.env.SESSIONFOLD_NATIVE_LINES;
+    else process.env.SESSIONFOLD_NATIVE_LINES = was;
+  }
+  return { events, info, cursor };
+}
+
+(nativeKernel === undefined ? describe.skip : describe)('copilot through the native line source', () => {
+  it('every fixture, every kind of read, buffers of 7 bytes to the default: the same as the JavaScript splitter', async () => {
+    const before = nativeLineReads.count;
+    let reads = 0;
+    for (const file of FIXTURES) {
+      for (const options of [{ kinds: ['usage'] }, COST_SCAN, { kinds: ['session'] }] as ReadOptions[]) {
+        for (const bufferSize of [7, 300, undefined]) {
+          expect(await readWith(true, file, { ...options, bufferSize })).toEqual(await readWith(false, file, { ...options, bufferSize }));
+          reads++;
+        }
+      }
+    }
+    expect(nativeLineReads.count - before).toBe(reads);
   });
 });
 

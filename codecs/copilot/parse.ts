@@ -52,16 +52,20 @@ export interface CopilotState {
   markers: Buffer[] | undefined;
 }
 
+/**
+ * The lines a read without message kinds needs. At most four markers: the native line source
+ * (cursors/native-lines.ts) searches for up to four at once. A read that wants session events takes every
+ * `"session.` line (start, resume, model change, shutdown; `line()` skips the others from their head).
+ */
 const USAGE_MARKERS = ['"session.shutdown"', '"session.start"'];
-const SESSION_MARKERS = ['"session.resume"', '"assistant.turn_start"', '"assistant.message"'];
-const TITLE_MARKERS = ['"session.model_change"'];
+const SESSION_MARKERS = ['"session.', '"assistant.turn_start"', '"assistant.message"'];
 
 function init(ctx: CoreContext, ws?: Workspace): CopilotState {
   const k = ctx.options.kinds;
   const full = k.has('message') || k.has('tool_call') || k.has('tool_result');
   const wantSession = k.has('session');
   const titles = ctx.options.titles;
-  const markers = full ? undefined : [...USAGE_MARKERS, ...(wantSession ? SESSION_MARKERS : []), ...(wantSession && titles ? TITLE_MARKERS : [])];
+  const markers = full ? undefined : wantSession ? SESSION_MARKERS : USAGE_MARKERS;
   return {
     file: ctx.file,
     sessionId: sessionIdOfPath(ctx.file),
