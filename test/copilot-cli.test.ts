@@ -13,6 +13,8 @@ import { runCli } from '../src/cli/run.js';
 import type { CostSummary } from '../src/cost/types.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { makeHistory, sink } from './cost-history.js';
+import { copilot } from '../codecs/copilot/index.js';
+import { byKind, readEvents } from './helpers/codec-harness.js';
 
 const REAL_DIR = new URL('../../shared/fixtures/real/copilot/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/copilot/', import.meta.url).pathname;
@@ -114,6 +116,22 @@ describe('sessionfold with Copilot CLI sessions', () => {
     const drift = await cli(['sessions', 'show', 'copilot', 'copilot_stage0_drift']);
     expect(drift.stdout).toContain('gpt-4.1');
     expect(drift.stdout).not.toContain('unknown');
+  });
+
+  it('read --agent copilot streams the library read; events export and resume work for copilot', async () => {
+    const file = join(home, '.copilot', 'session-state', DIR_ID, 'events.jsonl');
+    const ndjson = (t: string) => t.split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
+    const all = await cli(['read', file, '--agent', 'copilot']);
+    expect(all.code).toBe(0);
+    const events = await readEvents(copilot, file);
+    expect(ndjson(all.stdout)).toEqual(events);
+    expect(events.some((e) => e.type === 'tool_result')).toBe(true);
+    const usage = await cli(['read', join(home, '.copilot', 'session-state', 'copilot_stage0_drift.jsonl'), '--agent', 'github-copilot', '--kinds', 'usage']);
+    expect(ndjson(usage.stdout)).toEqual(byKind(await readEvents(copilot, join(REAL_DIR, 'agent-sessions-schema-drift.jsonl'))).usage);
+    const exported = ndjson((await cli(['events', 'export', '--agent', 'copilot', '--tz', 'UTC'])).stdout) as unknown as { agent: string; dedupKey: string }[];
+    expect(exported.map((e) => e.dedupKey).sort()).toEqual(['copilot:copilot_stage0_drift:e8:gpt-4.1', 'copilot:copilot_stage0_small:e16:gpt-5-mini']);
+    const resume = await cli(['sessions', 'resume', 'copilot', DIR_ID]);
+    expect(resume.stdout).toBe(`cd /tmp/project && copilot --resume ${DIR_ID}\n`);
   });
 
   it('cost report --json --group-by agent: the copilot row holds the golden totals, in USD priced from tokens', async () => {
