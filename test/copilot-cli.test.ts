@@ -15,6 +15,8 @@ import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js
 import { makeHistory, sink } from './cost-history.js';
 import { copilot } from '../codecs/copilot/index.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
+import { writeCopilotSession } from '../fixtures/generate/copilot.js';
+import { appendFileSync } from 'node:fs';
 
 const REAL_DIR = new URL('../../shared/fixtures/real/copilot/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/copilot/', import.meta.url).pathname;
@@ -132,6 +134,33 @@ describe('sessionfold with Copilot CLI sessions', () => {
     expect(exported.map((e) => e.dedupKey).sort()).toEqual(['copilot:copilot_stage0_drift:e8:gpt-4.1', 'copilot:copilot_stage0_small:e16:gpt-5-mini']);
     const resume = await cli(['sessions', 'resume', 'copilot', DIR_ID]);
     expect(resume.stdout).toBe(`cd /tmp/project && copilot --resume ${DIR_ID}\n`);
+  });
+
+  it('sessions list --lazy on large logs: usage unknown from the tail, not from a head window that ends mid-run', async () => {
+    const h = makeHistory();
+    try {
+      const state = join(h.home, '.copilot', 'session-state');
+      const done = writeCopilotSession(join(state, 'done', 'events.jsonl'), 400_000, 'done');
+      const open = writeCopilotSession(join(state, 'open', 'events.jsonl'), 400_000, 'open');
+      // Replies before any user message: the head window folds model activity and ends before the shutdown.
+      const ev = (type: string, data: object, id: string) => JSON.stringify({ type, data, id, timestamp: '2026-03-01T10:00:00.000Z', parentId: null });
+      const replies = Array.from({ length: 80 }, (_, i) => ev('assistant.message', { messageId: `m${i}`, content: 'x'.repeat(3000), toolRequests: [] }, `r${i}`));
+      const metrics = { 'gpt-5': { requests: { count: 80, cost: 80 }, usage: { inputTokens: 9, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 } } };
+      mkdirSync(join(state, 'quiet'));
+      writeFileSync(join(state, 'quiet', 'events.jsonl'), [ev('session.start', { sessionId: 'quiet' }, 's'), ...replies, ev('session.shutdown', { modelMetrics: metrics }, 'z')].join('\n') + '\n');
+      appendFileSync(open.path, `${JSON.stringify({ type: 'assistant.turn_start', data: { turnId: 'x' }, id: 'late', timestamp: '2026-03-09T00:00:00.000Z', parentId: null })}\n`);
+      const stdout = sink();
+      await runCli(['sessions', 'list', 'copilot', '--lazy', '--json'], { stdout, stderr: sink(), env: { ...h.env, COPILOT_HOME: join(h.home, '.copilot') } });
+      const rows = JSON.parse(stdout.text()) as (Row & { exact: boolean })[];
+      expect(rows.map((r) => [r.sessionId, r.exact, r.usageUnknown === true]).sort()).toEqual([
+        ['done', false, false],
+        ['open', false, true],
+        ['quiet', false, false],
+      ]);
+      expect(done.totals.usageEvents).toBeGreaterThan(1);
+    } finally {
+      rmSync(h.home, { recursive: true, force: true });
+    }
   });
 
   it('cost report --json --group-by agent: the copilot row holds the golden totals, in USD priced from tokens', async () => {

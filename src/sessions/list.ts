@@ -119,7 +119,8 @@ export function summaryData(sf: StatFile, fold: FoldResult, exact: boolean, mode
   if (fold.cwd !== undefined) d.cwd = fold.cwd;
   if (fold.forkedFrom !== undefined) d.forkedFrom = fold.forkedFrom;
   if (fold.subagent === true || sf.file.subagent === true) d.subagent = true;
-  if (fold.usageUnknown === true || tail?.usageUnknown === true) d.usageUnknown = true;
+  // A head window's fold ends mid-file, where a run is always still open: only the tail (or the whole file) can tell.
+  if ((exact ? fold.usageUnknown : tail?.usageUnknown) === true) d.usageUnknown = true;
   return d;
 }
 
