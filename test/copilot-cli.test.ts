@@ -3,10 +3,12 @@
  * fixture laid out as the real tree: `$COPILOT_HOME/session-state/<id>/events.jsonl` for the folder fixture,
  * `$COPILOT_HOME/session-state/<id>.jsonl` (the older flat layout) for the others, each flat file named by the
  * id its `session.start` records, beside the cost tests' own history; the folder session gets a
- * workspace.yaml naming it, as the CLI writes one. Totals are checked against the golden events (test/copilot.test.ts checks
- * those against a simple second reader).
+ * workspace.yaml naming it, as the CLI writes one. Totals are checked against the golden events
+ * (test/copilot.test.ts checks those against a simple second reader). Then lazy summaries of large generated
+ * logs, and the event cache resuming a grown log.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
@@ -17,6 +19,7 @@ import { copilot } from '../codecs/copilot/index.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { writeCopilotSession } from '../fixtures/generate/copilot.js';
 import { appendFileSync } from 'node:fs';
+import { newScanStats, scanUsage, type UsageRecord } from '../src/scan/index.js';
 
 const REAL_DIR = new URL('../../shared/fixtures/real/copilot/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/copilot/', import.meta.url).pathname;
@@ -160,6 +163,34 @@ describe('sessionfold with Copilot CLI sessions', () => {
       expect(done.totals.usageEvents).toBeGreaterThan(1);
     } finally {
       rmSync(h.home, { recursive: true, force: true });
+    }
+  });
+
+  it('the event cache: a warm scan reads only the bytes a Copilot log grew by, and sees the new run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-copilot-cache-'));
+    try {
+      const state = join(dir, '.copilot', 'session-state');
+      cpSync(join(REAL_DIR, 'agent-sessions-session-state-dir', DIR_ID), join(state, DIR_ID), { recursive: true });
+      cpSync(join(REAL_DIR, 'agent-sessions-schema-drift.jsonl'), join(state, 'copilot_stage0_drift.jsonl'));
+      const scan = async () => {
+        const stats = newScanStats();
+        const out: UsageRecord[] = [];
+        for await (const r of scanUsage({ agents: ['copilot'], roots: { copilot: [join(dir, '.copilot')] }, env: { HOME: dir }, cachePath: join(dir, 'c.db'), workers: 0, stats })) out.push(r);
+        return { stats, out };
+      };
+      const cold = await scan();
+      expect(cold.out.map((r) => r.dedupKey)).toEqual(['copilot:copilot_stage0_drift:e8:gpt-4.1']);
+      const events = join(state, DIR_ID, 'events.jsonl');
+      const run = `${JSON.stringify({ type: 'session.shutdown', data: { modelMetrics: { 'gpt-5': { requests: { count: 1, cost: 1 }, usage: { inputTokens: 70, outputTokens: 7, cacheReadTokens: 50, cacheWriteTokens: 0 } } } }, id: 'sd1', timestamp: '2026-03-26T18:00:00.000Z', parentId: 'e8' })}\n`;
+      appendFileSync(events, run);
+      const warm = await scan();
+      expect(warm.stats).toMatchObject({ resumed: 1, unchanged: 1, fullReads: 0, bytesRead: Buffer.byteLength(run) });
+      expect(warm.out.map((r) => [r.dedupKey, r.inputTokens, r.cacheReadTokens, r.cwd]).sort()).toEqual([
+        ['copilot:aaaabbbb-1111-2222-3333-ccccddddeeee:sd1:gpt-5', 20, 50, '/tmp/project'],
+        ['copilot:copilot_stage0_drift:e8:gpt-4.1', 200, 800, undefined],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
