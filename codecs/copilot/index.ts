@@ -61,7 +61,8 @@ function coreFor(file: string) {
 
 /** `read()`: a folder session's workspace.yaml is read first and its title handed to the pure core. */
 async function* readCopilot(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const core = options?.titles === false ? undefined : coreFor(file);
+  const wantsTitle = options?.titles !== false && (options?.kinds === undefined || options.kinds.includes('session'));
+  const core = wantsTitle ? coreFor(file) : undefined;
   yield* core === undefined ? readPlain(file, options) : createJsonlRead(PARSER, core)(file, options);
 }
 
