@@ -16,15 +16,14 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { sessionIdOfPath } from './paths.js';
+import { CODEC_ID, sessionIdOfPath } from './paths.js';
 import { asObject, str, timestampOf, TYPE, type Json } from './schema.js';
-import { CODEC_ID, shutdownUsage } from './usage.js';
+import { shutdownUsage } from './usage.js';
 import type { Workspace } from './workspace.js';
 import { emitAssistant, emitMessage, toolComplete, toolStart, type OpenCall } from './messages.js';
 
 export { MAX_OPEN_CALLS } from './messages.js';
-
-export { CODEC_ID } from './usage.js';
+export { CODEC_ID } from './paths.js';
 
 const STATE_VERSION = 1;
 

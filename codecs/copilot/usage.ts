@@ -4,9 +4,8 @@
  * model. So one usage event per model per shutdown, `singleRequest: false`. Semantics and sources: README.md.
  */
 import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { CODEC_ID } from './paths.js';
 import { asObject, count, str, type Json } from './schema.js';
-
-export const CODEC_ID = 'copilot';
 /** The model of usage whose model the shutdown does not name (only the session-wide fallback can lack one). */
 export const UNKNOWN_MODEL = 'unknown';
 
