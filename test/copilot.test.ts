@@ -8,6 +8,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copilot, getCopilotRoots, parseWorkspace, sessionIdOfPath } from '../codecs/copilot/index.js';
 import { parseSync } from '../cursors/sync.js';
@@ -239,6 +240,11 @@ describe('copilot rules', () => {
     expect(r.starts.every((s) => (s.replaced.session ?? 0) === 0)).toBe(true);
   });
 
+  it('a damaged reply line still says the model was called, in every kind of read', async () => {
+    const text = [START, '{"type":"assistant.message","data":{"content":"cut sh'].join('\n') + '\n';
+    for (const options of [{}, COST_SCAN, { kinds: ['session'] }] as ReadOptions[]) expect(unknownOf(await readText(text, options))).toBe(true);
+  });
+
   it('never counts damage: negative, fractional and absurd counts are 0, a malformed line is skipped and counted', async () => {
     const bad = shutdown('e3', { inputTokens: -5, outputTokens: 2.5, cacheReadTokens: 1e20, cacheWriteTokens: Number.MAX_SAFE_INTEGER, reasoningTokens: 'x' });
     const info = newReadInfo();
@@ -268,6 +274,39 @@ describe('copilot rules', () => {
     ]);
     expect(k.tool_call).toMatchObject([{ callId: 'c1', name: 'bash', input: { command: 'ls' }, messageId: 'm1' }]);
     expect(k.tool_result).toMatchObject([{ callId: 'c1', toolName: 'bash', output: 'boom', isError: true, durationMs: 2500 }]);
+  });
+});
+
+/** One random session event line: runs, model activity, shutdowns (some without usage), noise, damage. */
+const eventArb = fc.oneof(
+  fc.constant(RESUME),
+  fc.constant(TURN),
+  fc.constant(REPLY),
+  fc.constant(line('session.info', { message: 'assistant.message in the text' }, 'i')),
+  fc.constant('{"type":"user.message",'),
+  // Input gross, as the CLI writes it (the rule for a smaller input is tested inline above).
+  fc.record({ id: fc.constantFrom('x1', 'x2', 'x3'), uncached: fc.nat(5000), read: fc.nat(3000), write: fc.nat(500), out: fc.nat(900), model: fc.constantFrom('gpt-5', 'claude-sonnet-4.5') }).map((r) =>
+    line('session.shutdown', { modelMetrics: { [r.model]: { requests: { count: 1, cost: 1 }, usage: { inputTokens: r.uncached + r.read + r.write, outputTokens: r.out, cacheReadTokens: r.read, cacheWriteTokens: r.write } } } }, r.id),
+  ),
+);
+
+describe('copilot over random sessions', () => {
+  it('every kind of read agrees with the simple reader on tokens and usage-unknown, and resumes at random cuts', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(eventArb, { maxLength: 14 }), fc.array(fc.nat(4000), { maxLength: 4 }), async (events, cutSeeds) => {
+        const text = [START, ...events].join('\n') + '\n';
+        const want = naiveTotals(text);
+        for (const options of [{}, COST_SCAN, { kinds: ['usage'] }] as ReadOptions[]) {
+          const got = codecTotals(await readText(text, options));
+          if (options.kinds?.length === 1) got.unknown = want.unknown; // a usage-only read has no session events
+          expect(got).toEqual(want);
+        }
+        const content = Buffer.from(text);
+        const cuts = cutSeeds.map((c) => c % (content.length + 1)).sort((a, b) => a - b);
+        await expectResumeEqualsFull(copilot, content, cuts, COST_SCAN);
+      }),
+      { numRuns: 40, seed: 18 },
+    );
   });
 });
 

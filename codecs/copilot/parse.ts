@@ -130,6 +130,10 @@ function line(s: CopilotState, buf: Buffer, start: number, emit: Emit): void {
   let rec: Json | undefined;
   let type: string | undefined;
   if (s.full) {
+    // Activity is decided from the head in every kind of read (a filtered one parses no assistant message),
+    // so a damaged reply line, the model called but its line cut short, counts alike in all of them.
+    const head = headType(buf);
+    if (head !== undefined && ACTIVITY.has(head)) activity(s, start);
     rec = parseJsonObject(buf, start, CODEC_ID, s.file);
     type = str(rec.type);
   } else {
