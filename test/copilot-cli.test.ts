@@ -194,6 +194,19 @@ describe('sessionfold with Copilot CLI sessions', () => {
     }
   });
 
+  it('sessions export keeps usage unknown, and the re-imported export says so too', async () => {
+    const r = await cli(['sessions', 'export', 'copilot', DIR_ID]);
+    expect(r.code).toBe(0);
+    const header = JSON.parse(r.stdout.split('\n')[0] as string) as { type: string; usageUnknown?: boolean };
+    expect(header).toMatchObject({ type: 'sessionfold.session', usageUnknown: true });
+    writeFileSync(join(env.SESSIONFOLD_EXPORT_DIR as string, 'copilot-export.jsonl'), r.stdout);
+    const rows = JSON.parse((await cli(['sessions', 'list', 'sessionfold-jsonl', '--json'])).stdout) as (Row & { file: string })[];
+    const back = rows.find((x) => x.file.endsWith('copilot-export.jsonl'));
+    expect(back?.usageUnknown).toBe(true);
+    expect(rows.filter((x) => x.usageUnknown === true)).toHaveLength(1);
+    rmSync(join(env.SESSIONFOLD_EXPORT_DIR as string, 'copilot-export.jsonl'));
+  });
+
   it('cost report --json --group-by agent: the copilot row holds the golden totals, in USD priced from tokens', async () => {
     const r = await cli(['cost', 'report', '--json', '--group-by', 'agent', '--tz', 'UTC']);
     expect(r.code).toBe(0);
