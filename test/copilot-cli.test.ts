@@ -216,5 +216,9 @@ describe('sessionfold with Copilot CLI sessions', () => {
     expect(want.requestCount).toBe(2);
     expect(row).toMatchObject(want);
     expect(Object.keys(s.breakdowns ?? {}).sort()).toEqual(['copilot', 'sessionfold-jsonl']);
+    // The three sessions without a shutdown after their last reply are counted apart, not as zero.
+    expect(r.stderr).toBe('note: copilot: 3 sessions have tokens the agent has not recorded yet, counted as none here (`sessions list copilot` marks them)\n');
+    expect((await cli(['cost', 'report', '--json', '--agent', 'github-copilot'])).stderr).toMatch(/^note: copilot: 3 sessions /);
+    expect((await cli(['cost', 'report', '--json', '--agent', 'sessionfold-jsonl'])).stderr).toBe('');
   });
 });

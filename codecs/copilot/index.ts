@@ -72,7 +72,7 @@ export const copilot: Codec = {
   aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'],
   displayName: 'GitHub Copilot CLI',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageRecordedAtEnd: true },
   defaultRoots: getCopilotRoots,
   discover,
   discoverSync,
