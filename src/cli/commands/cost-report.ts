@@ -24,6 +24,9 @@ async function noteUnknownUsage(ctx: CommandContext, selection: ReturnType<typeo
   if (codecs.length === 0) return;
   const manager = createSessionManager({ env: ctx.env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
   for (const codec of codecs) {
+    // No session files, no note: a report on a machine without the agent opens nothing more.
+    const files = codec.discoverSync?.(codec.defaultRoots(ctx.env))[Symbol.iterator]();
+    if (files !== undefined && files.next().done === true) continue;
     let n: number;
     try {
       const rows = await manager.list(codec.id, { limit: Number.MAX_SAFE_INTEGER, exactBytes: 0, ...(selection.since && { since: selection.since }), ...(selection.until && { until: selection.until }) });
