@@ -36,6 +36,19 @@ export function parseJsonObject(line: Buffer, start: number, agent: string, file
   return value as Record<string, unknown>;
 }
 
+/**
+ * A value an agent may record either as JSON or as JSON text (a tool call's arguments): a string is parsed when
+ * it parses and kept as it is otherwise; anything else is returned as it is (undefined as null).
+ */
+export function parseJsonText(v: unknown): unknown {
+  if (typeof v !== 'string') return v ?? null;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
 /** True when the line holds any of the markers (a byte-level pre-filter before JSON.parse). */
 export function hasAnyMarker(line: Buffer, markers: readonly Buffer[]): boolean {
   for (const m of markers) if (line.indexOf(m) !== -1) return true;

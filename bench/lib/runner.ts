@@ -19,6 +19,7 @@ export const TOPIC_MODULES: Record<string, string> = {
   cost: '../cost.bench.js',
   sessions: '../sessions.bench.js',
   gemini: '../gemini.bench.js',
+  copilot: '../copilot.bench.js',
 };
 
 export async function loadTopic(name: string): Promise<Topic> {

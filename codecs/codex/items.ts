@@ -2,6 +2,7 @@
  * Pure extractors for the conversational records of a rollout: message text, reasoning, tool calls and
  * their outputs. No state here; parse.ts decides what to emit (dedup, inherited history, open calls).
  */
+import { parseJsonText } from '../../cursors/core.js';
 import type { MessageRole } from '../../cursors/protocol/events.js';
 import { asObject, asString, INJECTED_USER_PREFIXES, ITEM, type Json } from './schema.js';
 
@@ -58,21 +59,12 @@ export interface ExtractedCall {
   input: unknown;
 }
 
-function parseArguments(v: unknown): unknown {
-  if (typeof v !== 'string') return v ?? null;
-  try {
-    return JSON.parse(v) as unknown;
-  } catch {
-    return v;
-  }
-}
-
 /** The tool call a response item describes, or undefined when it is not a call. */
 export function extractCall(p: Json): ExtractedCall | undefined {
   const callId = asString(p.call_id) ?? asString(p.id) ?? '';
   switch (p.type) {
     case ITEM.functionCall:
-      return { callId, name: asString(p.name) ?? 'function', input: parseArguments(p.arguments) };
+      return { callId, name: asString(p.name) ?? 'function', input: parseJsonText(p.arguments) };
     case ITEM.customToolCall:
       return { callId, name: asString(p.name) ?? 'custom_tool', input: p.input ?? null };
     case ITEM.localShellCall:

@@ -69,6 +69,7 @@ export const sessionfoldJsonlCore: LineCore<SessionfoldJsonlState> = {
         ...(str(rec.title) !== undefined && { title: rec.title as string }),
         ...(str(rec.forkedFrom) !== undefined && { forkedFrom: rec.forkedFrom as string }),
         ...(str(rec.model) !== undefined && { model: rec.model as string }),
+        ...(rec.usageUnknown === true && { usageUnknown: true }),
         version: `${rec.agent}`,
       });
       return;

@@ -24,6 +24,12 @@ export interface CodecCapabilities {
    * files whose mtime is earlier. True for append-only logs.
    */
   eventsPrecedeMtime?: boolean;
+  /**
+   * The agent writes a session's tokens only when a run of it ends (GitHub Copilot CLI): a session may have
+   * usage it has not recorded yet, which its session events say (`SessionEvent.usageUnknown`). Folds of usage
+   * alone (a cost report) count such sessions apart instead of taking their missing usage for zero.
+   */
+  usageRecordedAtEnd?: boolean;
 }
 
 /** One session file (or database) found by `discover()`. */

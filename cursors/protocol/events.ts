@@ -57,6 +57,12 @@ export interface SessionEvent extends EventBase {
    * the agent records usage where it has any.
    */
   usageRecorded?: boolean;
+  /**
+   * True when the agent has not recorded all of this session's token usage (GitHub Copilot CLI writes tokens
+   * only when a run of the process ends): the session's usage events are a lower bound, possibly none, and
+   * its cost is unknown rather than zero. Absent: the usage is as complete as the agent records it.
+   */
+  usageUnknown?: boolean;
 }
 
 /** One message of the conversation: user, assistant, system or tool text, with thinking where recorded. */

@@ -25,6 +25,8 @@ export interface ExportHeader {
   turnCount?: number;
   messageCount?: number;
   cost?: { totalUsd: number; [k: string]: unknown };
+  /** The source agent had not recorded all of the session's tokens (SessionEvent.usageUnknown). */
+  usageUnknown?: true;
 }
 
 export interface ExportToolCall {

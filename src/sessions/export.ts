@@ -47,6 +47,7 @@ export function toExportHeader(s: Session): ExportHeader {
   h.turnCount = s.turnCount;
   h.messageCount = s.messages.length;
   if (s.cost !== undefined) h.cost = { ...s.cost };
+  if (s.usageUnknown === true) h.usageUnknown = true;
   return h;
 }
 

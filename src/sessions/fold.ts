@@ -62,6 +62,8 @@ export interface FoldResult {
   cwd?: string;
   forkedFrom?: string;
   subagent?: boolean;
+  /** The last session event said `usageUnknown: true`: the usage folded is a lower bound (SessionEvent.usageUnknown). */
+  usageUnknown?: true;
   /** Earliest timestamp (session start, else first event), ms. */
   firstMs?: number;
   /** Latest event timestamp, ms. */
@@ -130,6 +132,7 @@ export class SessionFold {
   #cwd: string | undefined;
   #forkedFrom: string | undefined;
   #subagent: boolean | undefined;
+  #usageUnknown: boolean | undefined;
   #declaredModel: string | undefined;
   #startMs: number | undefined;
   #firstMs: number | undefined;
@@ -183,6 +186,7 @@ export class SessionFold {
     this.#forkedFrom ??= e.forkedFrom;
     this.#declaredModel ??= e.model;
     if (e.subagent !== undefined) this.#subagent ??= e.subagent;
+    if (typeof e.usageUnknown === 'boolean') this.#usageUnknown = e.usageUnknown;
     if (typeof e.title === 'string' && e.title.trim() !== '') this.#agentTitle = e.title;
     const ms = tsMs(e.startedAt);
     if (ms !== undefined && this.#startMs === undefined) this.#startMs = ms;
@@ -309,6 +313,7 @@ export class SessionFold {
       ...(this.#cwd !== undefined && { cwd: this.#cwd }),
       ...(this.#forkedFrom !== undefined && { forkedFrom: this.#forkedFrom }),
       ...(this.#subagent !== undefined && { subagent: this.#subagent }),
+      ...(this.#usageUnknown === true && { usageUnknown: true as const }),
       ...(firstMs !== undefined && { firstMs }),
       ...(this.#lastMs !== undefined && { lastMs: this.#lastMs }),
       ...(model !== undefined && { model }),

@@ -89,6 +89,7 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
     session.cost = r.cost;
     session.costByModel = r.costByModel;
   }
+  if (r.usageUnknown === true) session.usageUnknown = true;
   if (r.cwd !== undefined) session.cwd = r.cwd;
   if (r.forkedFrom !== undefined) session.forkedFrom = r.forkedFrom;
   session.raw = {

@@ -119,6 +119,8 @@ export function summaryData(sf: StatFile, fold: FoldResult, exact: boolean, mode
   if (fold.cwd !== undefined) d.cwd = fold.cwd;
   if (fold.forkedFrom !== undefined) d.forkedFrom = fold.forkedFrom;
   if (fold.subagent === true || sf.file.subagent === true) d.subagent = true;
+  // A head window's fold ends mid-file, where a run is always still open: only the tail (or the whole file) can tell.
+  if ((exact ? fold.usageUnknown : tail?.usageUnknown) === true) d.usageUnknown = true;
   return d;
 }
 
@@ -144,6 +146,7 @@ export function fromData(sf: StatFile, d: SummaryData, tags: TagIndex): SessionS
   if (d.cwd !== undefined) s.cwd = d.cwd;
   if (d.forkedFrom !== undefined) s.forkedFrom = d.forkedFrom;
   if (d.subagent === true) s.subagent = true;
+  if (d.usageUnknown === true) s.usageUnknown = true;
   return s;
 }
 

@@ -58,6 +58,9 @@ function valueText(v: unknown): { text: string; lang: string } {
   }
 }
 
+/** What a session with `usageUnknown` lacks (SessionEvent.usageUnknown). */
+export const UNKNOWN_NOTE = 'the agent has not recorded all of its tokens';
+
 function costLine(c: CostRecord): string {
   const req = `${formatInt(c.requestCount)} request${c.requestCount === 1 ? '' : 's'}`;
   const unpriced = c.unpricedCount > 0 ? `, ${formatInt(c.unpricedCount)} unpriced` : '';
@@ -76,7 +79,8 @@ function header(s: Session): string[] {
   if (s.cwd !== undefined) item('Working directory', `\`${s.cwd}\``);
   if (s.forkedFrom !== undefined) item('Forked from', `\`${s.forkedFrom}\``);
   item('Messages', `${formatInt(s.messages.length)} (${formatInt(s.turnCount)} turn${s.turnCount === 1 ? '' : 's'})`);
-  item('Cost', s.cost === undefined ? 'no usage recorded' : costLine(s.cost));
+  if (s.usageUnknown === true) item('Cost', s.cost === undefined ? `unknown (${UNKNOWN_NOTE})` : `at least ${costLine(s.cost)}; ${UNKNOWN_NOTE}`);
+  else item('Cost', s.cost === undefined ? 'no usage recorded' : costLine(s.cost));
   if (s.tags.length > 0) item('Tags', s.tags.join(', '));
   lines.push('', '---', '');
   return lines;
@@ -111,12 +115,13 @@ function message(m: SessionMessage, o: MarkdownOptions): string[] {
 function costSummary(s: Session): string[] {
   const lines = ['---', '', '## Cost summary', ''];
   const models = Object.entries(s.costByModel ?? {});
-  if (s.cost === undefined || models.length === 0) return [...lines, 'No token usage recorded.', ''];
+  if (s.cost === undefined || models.length === 0) return [...lines, s.usageUnknown === true ? `Token usage unknown: ${UNKNOWN_NOTE}.` : 'No token usage recorded.', ''];
   lines.push('| Model | Requests | Input | Output | Reasoning | Cache read | Cache write | Cost |', '|---|---:|---:|---:|---:|---:|---:|---:|');
   const row = (name: string, c: CostRecord) =>
     `| ${name} | ${formatInt(c.requestCount)} | ${formatInt(c.inputTokens)} | ${formatInt(c.outputTokens)} | ${formatInt(c.thinkingTokens)} | ${formatInt(c.cacheReadTokens)} | ${formatInt(c.cacheWriteTokens)} | ${formatUsd(c)} |`;
   for (const [model, c] of models.sort((a, b) => b[1].totalUsd - a[1].totalUsd || (a[0] < b[0] ? -1 : 1))) lines.push(row(`\`${model}\``, c));
   lines.push(row('**Total**', s.cost), '');
+  if (s.usageUnknown === true) lines.push(`A lower bound: ${UNKNOWN_NOTE}.`, '');
   if (s.cost.unpricedCount > 0) lines.push(`${formatInt(s.cost.unpricedCount)} request(s) had no known price and are not in the total (marked \`+?\`).`, '');
   return lines;
 }

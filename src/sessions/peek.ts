@@ -29,7 +29,7 @@ export const FULL_PEEK_BYTES = HEAD_BYTES + TAIL_BYTES;
 export interface PeekResult {
   fold: FoldResult;
   /** Latest timestamp / model / title from the tail window (large files only). */
-  tail?: { lastMs?: number; model?: string; title?: string };
+  tail?: { lastMs?: number; model?: string; title?: string; usageUnknown?: true };
   /** True when the whole file was folded. */
   exact: boolean;
 }
@@ -61,6 +61,7 @@ async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, s
     if (e.type === 'usage' && e.modelFallback !== true && e.model !== '') t.model = e.model;
     else if (e.type === 'message' && e.model !== undefined) t.model = e.model;
     if (e.type === 'session' && typeof e.title === 'string' && e.title.trim() !== '') t.title = e.title;
+    if (e.type === 'session' && e.usageUnknown === true) t.usageUnknown = true;
   });
   return t;
 }

@@ -31,6 +31,11 @@ export interface SessionSummary {
   model?: string;
   /** Whole-session cost. Present only when every usage event of the session was read. */
   cost?: CostRecord;
+  /**
+   * The agent has not recorded all of this session's tokens (SessionEvent.usageUnknown: Copilot CLI writes them
+   * when a run of the process ends): `cost` is a lower bound, or absent when nothing was recorded, never zero.
+   */
+  usageUnknown?: true;
   tags: string[];
   cwd?: string;
   forkedFrom?: string;
@@ -138,6 +143,11 @@ export interface Session {
   cost?: CostRecord;
   /** Cost per model (every usage event, attached to a message or not). */
   costByModel?: Record<string, CostRecord>;
+  /**
+   * The agent has not recorded all of this session's tokens (SessionEvent.usageUnknown: Copilot CLI writes them
+   * when a run of the process ends): `cost` is a lower bound, or absent when nothing was recorded, never zero.
+   */
+  usageUnknown?: true;
   tags: string[];
   cwd?: string;
   forkedFrom?: string;
@@ -270,6 +280,7 @@ export interface SummaryData {
   cwd?: string;
   forkedFrom?: string;
   subagent?: true;
+  usageUnknown?: true;
   /** Every model the reads saw (the `model` filter matches any). */
   models: string[];
 }

@@ -10,6 +10,33 @@ import { totalCost } from '../../cost/total.js';
 import type { CostGroupBy } from '../../cost/types.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
 import { createProgressBar, SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
+import { findCodec, listCodecs } from '../../registry.js';
+import { createSessionManager } from '../../sessions/manager.js';
+
+/**
+ * On stderr: per agent that records tokens only when a run ends (`usageRecordedAtEnd`), how many of its
+ * sessions (created in the report's dates) have usage it has not recorded yet, which the report counts as
+ * none. The sessions' lazy summaries tell (summary cache: a stat per file when warm).
+ */
+async function noteUnknownUsage(ctx: CommandContext, selection: ReturnType<typeof selectionFromArgs>): Promise<void> {
+  const selected = (id: string) => selection.agents === undefined || selection.agents.some((a) => findCodec(a)?.id === id);
+  const codecs = listCodecs().filter((c) => c.capabilities.usageRecordedAtEnd === true && selected(c.id));
+  if (codecs.length === 0) return;
+  const manager = createSessionManager({ env: ctx.env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
+  for (const codec of codecs) {
+    // No session files, no note: a report on a machine without the agent opens nothing more.
+    const files = codec.discoverSync?.(codec.defaultRoots(ctx.env))[Symbol.iterator]();
+    if (files !== undefined && files.next().done === true) continue;
+    let n: number;
+    try {
+      const rows = await manager.list(codec.id, { limit: Number.MAX_SAFE_INTEGER, exactBytes: 0, ...(selection.since && { since: selection.since }), ...(selection.until && { until: selection.until }) });
+      n = rows.filter((r) => r.usageUnknown === true).length;
+    } catch {
+      continue; // the report stands without the note; `sessions list` reports what failed
+    }
+    if (n > 0) ctx.stderr.write(`note: ${codec.id}: ${n} session${n === 1 ? ' has' : 's have'} tokens the agent has not recorded yet, counted as none here (\`sessions list ${codec.id}\` marks them)\n`);
+  }
+}
 
 export default defineCommand({
   name: 'report',
@@ -49,6 +76,7 @@ export default defineCommand({
       progress.stop();
     }
     ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode }));
+    await noteUnknownUsage(ctx, selection);
     return 0;
   },
 });

@@ -80,6 +80,7 @@ export function summaryJson(s: SessionSummary): Record<string, unknown> {
     exact: s.exact,
     ...(s.model !== undefined && { model: s.model }),
     ...(s.cost !== undefined && { cost: s.cost }),
+    ...(s.usageUnknown === true && { usageUnknown: true }),
     tags: s.tags,
     ...(s.cwd !== undefined && { cwd: s.cwd }),
     ...(s.forkedFrom !== undefined && { forkedFrom: s.forkedFrom }),
@@ -133,13 +134,19 @@ export function renderTable(header: string[], rows: string[][], width: number, r
 }
 
 /** The table row cells of a summary (count cells marked `+` when they are lower bounds). */
+/** The COST cell: `unknown` when the agent recorded no tokens yet, `$x+` when only some (SessionEvent.usageUnknown). */
+function costCell(s: SessionSummary): string {
+  if (s.usageUnknown !== true) return formatUsd(s.cost);
+  return s.cost === undefined || s.cost.requestCount === 0 ? 'unknown' : `${formatUsd(s.cost)}+`;
+}
+
 export function summaryCells(s: SessionSummary): { updated: string; turns: string; messages: string; cost: string; model: string } {
   const mark = s.exact ? '' : '+';
   return {
     updated: formatLocal(s.updatedAt),
     turns: `${s.turnCount}${mark}`,
     messages: `${s.messageCount}${mark}`,
-    cost: formatUsd(s.cost),
+    cost: costCell(s),
     model: s.model ?? '-',
   };
 }

@@ -1,0 +1,86 @@
+/**
+ * `copilot`: GitHub Copilot CLI session logs (`~/.copilot/session-state/<id>/events.jsonl`, and the flat
+ * `<id>.jsonl` of older builds). A JSONL codec: the pure line engine is in parse.ts, `read()` with byte-exact
+ * resume comes from `createJsonlRead`. Format, token semantics ("usage unknown" included) and sources: README.md.
+ *
+ * @example
+ * import { copilot } from 'sessionfold/codecs/copilot';
+ * for await (const f of copilot.discover(copilot.defaultRoots()))
+ *   for await (const e of copilot.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.inputTokens);
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { FileStat } from '../../cursors/list-dir.js';
+import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { copilotCore, createCopilotCore } from './parse.js';
+import { readWorkspace } from './workspace.js';
+import { CODEC_ID, getCopilotRoots, locateSession, sessionStateDir, walkSessionState } from './paths.js';
+
+export { copilotCore, createCopilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';
+export { parseWorkspace, readWorkspace, workspacePathOf, type Workspace } from './workspace.js';
+export { shutdownUsage, tokensOfDetails, tokensOfMetric, UNKNOWN_MODEL, type Tokens } from './usage.js';
+export { CODEC_ID, EVENTS_FILE, getCopilotRoots, sessionIdOfPath, SESSION_STATE_DIR } from './paths.js';
+export { TYPE, type CopilotContext, type CopilotEnvelope, type CopilotModelMetric, type CopilotTokenDetail } from './schema.js';
+
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 1;
+
+function sessionFile(path: string, root: string, sessionId: string, stat?: FileStat): SessionFile {
+  // Every field set, in the other codecs' order: one object shape for every file discovery hands over.
+  return { agent: CODEC_ID, path, root, sessionId, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
+}
+
+/** `discover`, synchronously (`Codec.discoverSync`): each root's `session-state` folder, in name order. */
+function* discoverSync(roots: readonly string[]): Generator<SessionFile> {
+  for (const root of roots) {
+    for (const f of walkSessionState(sessionStateDir(root))) yield sessionFile(f.path, root, f.sessionId, f.stat);
+  }
+}
+
+async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  yield* discoverSync(roots);
+}
+
+/** Find a session by its id: its folder's `events.jsonl` or its flat file, one stat each per root. */
+async function locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+  for (const root of roots) {
+    const f = locateSession(root, nativeId);
+    if (f !== undefined) return sessionFile(f.path, root, f.sessionId, f.stat);
+  }
+  return undefined;
+}
+
+const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
+const readPlain = createJsonlRead(PARSER, copilotCore);
+
+/** The core for a file: with its workspace.yaml's title when it has one. */
+function coreFor(file: string) {
+  const ws = readWorkspace(file);
+  return ws?.title === undefined ? undefined : createCopilotCore(ws);
+}
+
+/** `read()`: a folder session's workspace.yaml is read first and its title handed to the pure core. */
+async function* readCopilot(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const wantsTitle = options?.titles !== false && (options?.kinds === undefined || options.kinds.includes('session'));
+  const core = wantsTitle ? coreFor(file) : undefined;
+  yield* core === undefined ? readPlain(file, options) : createJsonlRead(PARSER, core)(file, options);
+}
+
+/** The GitHub Copilot CLI codec. */
+export const copilot: Codec = {
+  id: CODEC_ID,
+  aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'],
+  displayName: 'GitHub Copilot CLI',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageRecordedAtEnd: true },
+  defaultRoots: getCopilotRoots,
+  discover,
+  discoverSync,
+  locate,
+  getParseDependencies: () => [],
+  lineCore: copilotCore,
+  lineCoreFor: (file: string) => coreFor(file) ?? copilotCore,
+  read: readCopilot,
+  resumeCommand: (nativeId: string) => ['copilot', '--resume', nativeId],
+};
+export default copilot;
