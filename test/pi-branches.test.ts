@@ -2,7 +2,7 @@
  * The pi engine on generated files: branches (near, deep, back to an abandoned leaf, a new root), resume
  * across them, forks counted once, raw reads, insane counts, omp's and OpenClaw's differences, and discovery.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { omp } from '../codecs/omp/index.js';
 import { openclaw } from '../codecs/openclaw/index.js';
 import { OPEN_NODES, pi } from '../codecs/pi/index.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent } from '../cursors/protocol/events.js';
+import { parseSync } from '../cursors/sync.js';
 import { byKind, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
 import { assistant, HEADER, jsonl, user, usages } from './pi-helpers.js';
 
@@ -78,6 +79,15 @@ describe('the branch that ends at the last entry', () => {
     const r = await expectResumeEqualsFull(pi, content, lineBoundaries(content));
     expect(texts(r.full.message)).toEqual(['fresh']);
     expect(r.starts.some((s) => s.restarted && s.reason === 'id-collision')).toBe(true);
+  });
+
+  it('a session_info name is the title, also in a window of lines without the header', async () => {
+    const name = { type: 'session_info', id: 'n', parentId: 'b', timestamp: '2026-01-02T00:00:00.000Z', name: ' Refactor ' };
+    const all = byKind(await eventsOf([HEADER, user('a', null, 'A'), assistant('b', 'a', 'B'), name])).session as SessionEvent[];
+    expect(all.map((e) => e.title)).toEqual([undefined, 'Refactor']);
+    expect(all[1]?.cwd).toBe('/w/app');
+    const tail = byKind(await eventsOf([assistant('b', 'a', 'B'), name], 'tail.jsonl')).session as SessionEvent[];
+    expect(tail.map((e) => e.title)).toEqual(['Refactor']);
   });
 
   it('an entry whose parent is in no line of the file hangs under the last entry', async () => {
@@ -172,6 +182,8 @@ describe('omp and OpenClaw', () => {
     const [s] = byKind(await readEvents(openclaw, join(sessions, 's1.jsonl'))).session as (SessionEvent & { sessionKey?: string; channel?: string })[];
     expect(s).toMatchObject({ sessionId: 's1', title: 'Team chat', sessionKey: 'agent:main:telegram:group:42', channel: 'telegram' });
     expect(openclaw.getParseDependencies(join(sessions, 's1.jsonl'))).toEqual([join(sessions, 'sessions.json')]);
+    const viaCore = parseSync(openclaw.lineCoreFor!(join(sessions, 's1.jsonl')), await readFile(join(sessions, 's1.jsonl')), { file: join(sessions, 's1.jsonl') });
+    expect(viaCore).toEqual(await readEvents(openclaw, join(sessions, 's1.jsonl')));
     const archived = await readEvents(openclaw, join(sessions, 's0.jsonl.reset.2026-01-01T10-00-00.000Z'));
     expect(archived.every((e) => e.sessionId === 's0')).toBe(true);
     expect(texts(archived)).toEqual(['hello', 'hi']);

@@ -167,7 +167,7 @@ describe('pi, omp and OpenClaw through the CLI (subprocess)', () => {
   });
 
   it('read --agent pi streams the library events', async () => {
-    const [codec, p] = files.pi[0]!;
+    const [codec, p] = files.pi![0]!;
     const out = (await cli(['read', p, '--agent', 'pi'])).trim().split('\n').map((l) => JSON.parse(l) as SessionfoldEvent);
     expect(out).toEqual(await readEvents(codec, p));
   });

@@ -144,7 +144,8 @@ function readEntry(s: PiState, entry: PiEntry, start: number, opts: PiCoreOption
     const name = asString(entry.name)?.trim();
     if (name !== undefined && name !== '' && name !== s.name) {
       s.name = name;
-      if (s.headerSeen && s.titles) emit(sessionEvent(s, start, opts.meta));
+      // Also without a header (a session list's tail window): the latest name is the title wherever it is.
+      if (s.titles) emit(sessionEvent(s, start, opts.meta));
     }
   }
   const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
