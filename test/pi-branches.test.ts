@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { omp } from '../codecs/omp/index.js';
 import { openclaw } from '../codecs/openclaw/index.js';
-import { OPEN_NODES, pi } from '../codecs/pi/index.js';
+import { OPEN_BYTES, OPEN_NODES, pi } from '../codecs/pi/index.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { parseSync } from '../cursors/sync.js';
 import { byKind, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
@@ -65,6 +65,15 @@ describe('the branch that ends at the last entry', () => {
     expect(r.starts.some((s) => s.restarted && s.reason === 'id-collision')).toBe(true);
     expect(texts(r.full.message)).toEqual(['q0', 'r0', 'back to the start', 'again']);
     expect(r.full.usage).toHaveLength(OPEN_NODES + 1);
+  });
+
+  it(`lines over ${OPEN_BYTES} bytes settle at once: the cursor stays small, resume still equals a full read`, async () => {
+    const big = { type: 'message', id: 'r', parentId: 'b', timestamp: '2026-01-01T00:10:00.000Z', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [{ type: 'text', text: 'x'.repeat(OPEN_BYTES + 10) }], isError: false } };
+    const content = jsonl([HEADER, user('a', null, 'A'), assistant('b', 'a', 'B'), big, user('c', 'r', 'C'), user('d', 'a', 'D')]);
+    const r = await expectResumeEqualsFull(pi, content, lineBoundaries(content));
+    expect(Math.max(...r.cursors.map((c) => JSON.stringify(c).length))).toBeLessThan(OPEN_BYTES);
+    expect(texts(r.full.message)).toEqual(['A', 'D']);
+    expect(r.starts.some((s) => s.restarted && s.reason === 'id-collision')).toBe(true);
   });
 
   it('a new root (parentId null) after settled entries restarts a resumed read too', async () => {

@@ -19,7 +19,7 @@ import { discoverPiLayout, getPiRoots, locatePiLayout } from './paths.js';
 
 export { createPiCore, piFileSessionId, type PiCoreOptions, type PiSessionMeta, type PiState } from './parse.js';
 export { agentSessionRoots, discoverPiLayout, expandHome, getPiRoots, listedFile, locatePiLayout } from './paths.js';
-export { OPEN_NODES } from './tree.js';
+export { OPEN_BYTES, OPEN_NODES } from './tree.js';
 export type { PiEntry, PiHeader, PiUsage } from './schema.js';
 
 /**

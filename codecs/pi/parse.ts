@@ -138,7 +138,7 @@ function readHeader(s: PiState, h: PiHeader, start: number, opts: PiCoreOptions,
   emit(sessionEvent(s, start, opts.meta));
 }
 
-function readEntry(s: PiState, entry: PiEntry, start: number, opts: PiCoreOptions, emit: Emit): typeof RESTART | void {
+function readEntry(s: PiState, entry: PiEntry, start: number, length: number, opts: PiCoreOptions, emit: Emit): typeof RESTART | void {
   if (entry.type === 'model_change') takeModelChange(s, entry);
   else if (entry.type === 'session_info') {
     const name = asString(entry.name)?.trim();
@@ -160,7 +160,7 @@ function readEntry(s: PiState, entry: PiEntry, start: number, opts: PiCoreOption
   if ('restart' in link || typeof nid !== 'string') return RESTART;
   const events = conversationEvents(ctx, entry, s.raw);
   if (usage !== undefined) events.push(usage);
-  addNode(s.tree, { id: nid, parent: link.parent, events });
+  addNode(s.tree, { id: nid, parent: link.parent, events, bytes: length });
 }
 
 /** The pi-family line core for one agent (and, for OpenClaw, one session's `sessions.json` entry). */
@@ -199,7 +199,7 @@ export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
         return;
       }
       if (typeof rec.type !== 'string') return;
-      return readEntry(s, rec as PiEntry, start, opts, emit);
+      return readEntry(s, rec as PiEntry, start, line.length, opts, emit);
     },
     end(s, emit): KindCounts {
       return s.held ? flushTree(s.tree, s.raw, emit) : {};

@@ -5,8 +5,9 @@
  * Every entry is a node with its parent (entries without an id, v1's, hang under the entry before them, as
  * pi's migration links them). The branch is the path from the last entry to the root. A node's events wait
  * in the tree until the read ends; then, in file order, a node on the branch yields all its events and a
- * node off it only its usage. The last OPEN_NODES nodes stay open: a cursor carries them, the next read
- * yields them again (`replaced`), and a later entry may still move them on or off the branch. Older nodes
+ * node off it only its usage. The last OPEN_NODES nodes (within OPEN_BYTES of lines) stay open: a cursor
+ * carries them, the next read yields them again (`replaced`), and a later entry may still move them on or
+ * off the branch. Older nodes
  * are settled: the cursor keeps only a 32-bit hash of their ids and the deepest settled node on the branch
  * (the anchor). A later entry that would change whether a settled node is on the branch (it hangs under a
  * settled node other than the anchor, or starts a new root while the anchor exists) makes a resumed read
@@ -18,12 +19,16 @@ import { hashId32 } from '../../cursors/ids.js';
 
 /** Nodes a cursor keeps open (with their events), counted back from the last entry. */
 export const OPEN_NODES = 64;
+/** ...and no more than this many bytes of their lines (a few huge tool results settle early). */
+export const OPEN_BYTES = 4 << 20;
 
 export interface PiNode {
   id: string;
   /** The parent as linked (null: a root). */
   parent: string | null;
   events: SessionfoldEvent[];
+  /** Length of its line. */
+  bytes: number;
 }
 
 export interface PiTree {
@@ -95,9 +100,15 @@ export function branchIds(t: PiTree): Set<string> {
   return out;
 }
 
-/** Index of the first node that stays open in a cursor. */
+/** Index of the first node that stays open in a cursor: the last OPEN_NODES, within OPEN_BYTES. */
 export function firstOpen(t: PiTree): number {
-  return Math.max(0, t.nodes.length - OPEN_NODES);
+  const stop = Math.max(0, t.nodes.length - OPEN_NODES);
+  let bytes = 0;
+  for (let i = t.nodes.length - 1; i >= stop; i--) {
+    bytes += (t.nodes[i] as PiNode).bytes;
+    if (bytes > OPEN_BYTES) return i + 1;
+  }
+  return stop;
 }
 
 /**
@@ -120,7 +131,7 @@ export function flushTree(t: PiTree, every: boolean, emit: (e: SessionfoldEvent)
 }
 
 interface TreeSnapshot {
-  nodes: [string, string | null, SessionfoldEvent[]][];
+  nodes: [string, string | null, SessionfoldEvent[], number][];
   leaf: string | null;
   anchor: string | null;
   seen: number[];
@@ -138,7 +149,7 @@ export function snapshotTree(t: PiTree): TreeSnapshot {
     if (branch.has(n.id)) anchor = n.id;
   }
   return {
-    nodes: t.nodes.slice(open).map((n) => [n.id, n.parent, n.events]),
+    nodes: t.nodes.slice(open).map((n) => [n.id, n.parent, n.events, n.bytes]),
     leaf: t.leaf,
     anchor,
     seen: [...seen],
@@ -152,7 +163,7 @@ export function restoreTree(v: unknown): PiTree | undefined {
   const t = emptyTree();
   for (const n of s.nodes) {
     if (!Array.isArray(n) || typeof n[0] !== 'string' || !Array.isArray(n[2])) return undefined;
-    addNode(t, { id: n[0], parent: typeof n[1] === 'string' ? n[1] : null, events: n[2] as SessionfoldEvent[] });
+    addNode(t, { id: n[0], parent: typeof n[1] === 'string' ? n[1] : null, events: n[2] as SessionfoldEvent[], bytes: typeof n[3] === 'number' ? n[3] : 0 });
   }
   t.leaf = typeof s.leaf === 'string' ? s.leaf : null;
   t.anchor = typeof s.anchor === 'string' ? s.anchor : null;
