@@ -176,7 +176,7 @@ describe('omp and OpenClaw', () => {
     expect(usages(events)[0]).toMatchObject({ agent: 'omp', model: 'gpt-5.1-codex', modelFallback: true });
   });
 
-  it('OpenClaw: key, title and channel from sessions.json; reset archives found, deleted ones and backups not', async () => {
+  it('OpenClaw: key, title, channel and subagents from sessions.json; reset archives found, deleted ones and backups not', async () => {
     const sessions = join(dir, 'oc', 'agents', 'main', 'sessions');
     await mkdir(sessions, { recursive: true });
     const t = [HEADER, user('a', null, 'hello'), assistant('b', 'a', 'hi')];
@@ -184,10 +184,19 @@ describe('omp and OpenClaw', () => {
     await writeFile(join(sessions, 's0.jsonl.reset.2026-01-01T10-00-00.000Z'), jsonl(t));
     await writeFile(join(sessions, 's9.jsonl.deleted.2026-01-01T10-00-00.000Z'), jsonl(t));
     await writeFile(join(sessions, 's1.jsonl.bak.2026-01-01T10-00-00.000Z'), jsonl(t));
-    await writeFile(join(sessions, 'sessions.json'), JSON.stringify({ 'agent:main:telegram:group:42': { sessionId: 's1', label: 'Team chat', channel: 'telegram', updatedAt: 1 } }));
+    await writeFile(join(sessions, 's2.jsonl'), jsonl(t));
+    await writeFile(
+      join(sessions, 'sessions.json'),
+      JSON.stringify({
+        'agent:main:telegram:group:42': { sessionId: 's1', label: 'Team chat', channel: 'telegram', updatedAt: 1 },
+        'agent:main:subagent:abc': { sessionId: 's2', spawnedBy: 'agent:main:telegram:group:42', updatedAt: 2 },
+      }),
+    );
     const files = [];
-    for await (const f of openclaw.discover([join(dir, 'oc')])) files.push(f.sessionId);
-    expect(files).toEqual(['s0', 's1']);
+    for await (const f of openclaw.discover([join(dir, 'oc')])) files.push([f.sessionId, f.subagent === true]);
+    expect(files).toEqual([['s0', false], ['s1', false], ['s2', true]]);
+    const [sub] = byKind(await readEvents(openclaw, join(sessions, 's2.jsonl'))).session as SessionEvent[];
+    expect(sub).toMatchObject({ sessionId: 's2', subagent: true, forkedFrom: 's1', sessionKey: 'agent:main:subagent:abc' });
     const [s] = byKind(await readEvents(openclaw, join(sessions, 's1.jsonl'))).session as (SessionEvent & { sessionKey?: string; channel?: string })[];
     expect(s).toMatchObject({ sessionId: 's1', title: 'Team chat', sessionKey: 'agent:main:telegram:group:42', channel: 'telegram' });
     expect(openclaw.getParseDependencies(join(sessions, 's1.jsonl'))).toEqual([join(sessions, 'sessions.json')]);

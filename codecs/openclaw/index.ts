@@ -21,6 +21,8 @@ function coreFor(meta: PiSessionMeta | undefined) {
 
 const plainCore = coreFor(undefined);
 
+const isSubagent = (file: string): boolean => readOpenclawMetaSync(file)?.subagent === true;
+
 /** `read()`: the index entry is read first and handed to the pure core. */
 async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   yield* createJsonlRead(PARSER, coreFor(await readOpenclawMeta(file)))(file, options);
@@ -35,11 +37,11 @@ export const openclaw: Codec = {
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getOpenclawRoots,
   async *discover(roots: readonly string[]) {
-    yield* discoverOpenclaw(roots);
+    yield* discoverOpenclaw(roots, isSubagent);
   },
-  discoverSync: discoverOpenclaw,
+  discoverSync: (roots: readonly string[]) => discoverOpenclaw(roots, isSubagent),
   async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverOpenclaw(roots)) if (f.sessionId === nativeId) return f;
+    for (const f of discoverOpenclaw(roots, isSubagent)) if (f.sessionId === nativeId) return f;
     return undefined;
   },
   getParseDependencies: (file: string) => [indexPathFor(file)],

@@ -1,7 +1,7 @@
 /**
  * OpenClaw's `sessions.json` (a map of session key -> SessionEntry, `src/config/sessions/types.ts`) as the
- * session metadata of one transcript: its key, its title (`label`, else `displayName`, else `subject`) and
- * its channel. One parse per index file and version of it (size and mtime): a scan reads every transcript of
+ * session metadata of one transcript: its key, its title (`label`, else `displayName`, else `subject`), its
+ * channel, and whether a subagent spawned it (a `:subagent:` key or `spawnedBy`, the spawning key). One parse per index file and version of it (size and mtime): a scan reads every transcript of
  * a folder against the same index.
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -29,15 +29,19 @@ export function parseSessionsIndex(text: string): Index {
     return index;
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return index;
-  for (const [key, v] of Object.entries(doc as Record<string, unknown>)) {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
-    const entry = v as Record<string, unknown>;
+  const entries = Object.entries(doc as Record<string, unknown>).filter((kv): kv is [string, Record<string, unknown>] => kv[1] !== null && typeof kv[1] === 'object' && !Array.isArray(kv[1]));
+  const idOfKey = new Map(entries.map(([key, entry]) => [key, str(entry.sessionId)]));
+  for (const [key, entry] of entries) {
     const origin = (entry.origin !== null && typeof entry.origin === 'object' ? entry.origin : {}) as Record<string, unknown>;
     const meta: PiSessionMeta = { sessionKey: key };
     const title = str(entry.label) ?? str(entry.displayName) ?? str(entry.subject) ?? str(origin.label);
     const channel = str(entry.channel) ?? str(entry.lastChannel) ?? str(origin.provider);
     if (title !== undefined) meta.title = title;
     if (channel !== undefined) meta.channel = channel;
+    const spawnedBy = str(entry.spawnedBy);
+    if (key.includes(':subagent:') || spawnedBy !== undefined) meta.subagent = true;
+    const parentId = spawnedBy === undefined ? undefined : idOfKey.get(spawnedBy);
+    if (parentId !== undefined) meta.parentId = parentId;
     const id = str(entry.sessionId);
     const file = str(entry.sessionFile);
     if (file !== undefined) index.set(`file:${basename(file)}`, meta);

@@ -45,8 +45,11 @@ export function indexPathFor(file: string): string {
   return join(dirname(file), 'sessions.json');
 }
 
-/** Every transcript under `<root>/agents/*\/sessions/`, agent by agent, sorted by name. */
-export function* discoverOpenclaw(roots: readonly string[]): Generator<SessionFile> {
+/**
+ * Every transcript under `<root>/agents/*\/sessions/`, agent by agent, sorted by name; `isSubagent` (the
+ * index's answer, meta.ts) marks subagent sessions, which lists leave out unless asked.
+ */
+export function* discoverOpenclaw(roots: readonly string[], isSubagent?: (file: string) => boolean): Generator<SessionFile> {
   for (const root of roots) {
     const agents = join(root, 'agents');
     for (const a of listDir(agents)) {
@@ -55,7 +58,9 @@ export function* discoverOpenclaw(roots: readonly string[]): Generator<SessionFi
       for (const e of listDir(dir)) {
         if (e.kind !== FILE || !isTranscriptName(e.name)) continue;
         const f = listedFile(CODEC_ID, dir, e, root, openclawSessionId(e.name));
-        if (f !== undefined) yield f;
+        if (f === undefined) continue;
+        if (isSubagent?.(f.path) === true) f.subagent = true;
+        yield f;
       }
     }
   }

@@ -25,6 +25,10 @@ export interface PiSessionMeta {
   sessionKey?: string;
   /** The channel the session talks on (telegram, discord, …). */
   channel?: string;
+  /** A subagent's session, spawned by another. */
+  subagent?: boolean;
+  /** The session id of the session that spawned it. */
+  parentId?: string;
 }
 
 export interface PiCoreOptions {
@@ -98,6 +102,8 @@ function sessionEvent(s: PiState, offset: number, meta: PiSessionMeta | undefine
   else delete e.title;
   if (meta?.sessionKey !== undefined) (e as SessionEvent & { sessionKey?: string }).sessionKey = meta.sessionKey;
   if (meta?.channel !== undefined) (e as SessionEvent & { channel?: string }).channel = meta.channel;
+  if (meta?.subagent === true) e.subagent = true;
+  if (meta?.parentId !== undefined && e.forkedFrom === undefined) e.forkedFrom = meta.parentId;
   return e;
 }
 
