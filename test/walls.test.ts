@@ -158,6 +158,17 @@ describe('the walls', () => {
     ]);
   });
 
+  it('lets a format family reach only the family codec\'s index.ts', () => {
+    const g: Graph = new Map([
+      ['codecs/omp/index.ts', ['codecs/pi/index.ts', 'codecs/pi/parse.ts']],
+      ['codecs/openclaw/meta.ts', ['codecs/pi/index.ts', 'codecs/claude/index.ts']],
+    ]);
+    expect(crossings(g)).toEqual([
+      'codecs/omp/index.ts -> codecs/pi/parse.ts: a codec imports only cursors/ (protocol included) and its own folder',
+      'codecs/openclaw/meta.ts -> codecs/claude/index.ts: a codec imports only cursors/ (protocol included) and its own folder',
+    ]);
+  });
+
   it('finds a circle added to the tree', () => {
     const g = importGraph(new Map([
       ['src/a.ts', "import { b } from './b.js';"],
