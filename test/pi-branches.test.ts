@@ -49,6 +49,7 @@ describe('the branch that ends at the last entry', () => {
     const content = jsonl(NEAR);
     const r = await expectResumeEqualsFull(pi, content, lineBoundaries(content));
     expect(r.starts.every((s) => !s.restarted || s.reason === 'no-cursor')).toBe(true);
+    await expectResumeEqualsFull(pi, content, lineBoundaries(content), { kinds: ['message', 'usage'] });
     expect(Math.max(...r.starts.map((s) => s.replaced.message ?? 0))).toBeGreaterThan(0);
   });
 
@@ -64,6 +65,7 @@ describe('the branch that ends at the last entry', () => {
     const r = await expectResumeEqualsFull(pi, content, lineBoundaries(content));
     expect(r.starts.some((s) => s.restarted && s.reason === 'id-collision')).toBe(true);
     expect(texts(r.full.message)).toEqual(['q0', 'r0', 'back to the start', 'again']);
+    await expectResumeEqualsFull(pi, content, lineBoundaries(content), { kinds: ['message'] });
     expect(r.full.usage).toHaveLength(OPEN_NODES + 1);
   });
 
