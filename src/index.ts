@@ -58,6 +58,9 @@ export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
 export { codex } from '../codecs/codex/index.js';
 export { gemini } from '../codecs/gemini/index.js';
+export { pi } from '../codecs/pi/index.js';
+export { omp } from '../codecs/omp/index.js';
+export { openclaw } from '../codecs/openclaw/index.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';
