@@ -152,6 +152,11 @@ describe('pi, omp and OpenClaw through the CLI (subprocess)', () => {
     expect(byId['fork-1']?.forkedFrom).toBe(V3_ID);
   });
 
+  it('sessions list pi --lazy: a large session from its head and tail windows (title, cwd, last model)', async () => {
+    const list = JSON.parse(await cli(['sessions', 'list', 'pi', '--lazy', '--json'])) as { sessionId: string; cwd?: string; title: string; model?: string; exact: boolean }[];
+    expect(list.find((s) => s.sessionId === V1_ID)).toMatchObject({ exact: false, title: '/mode', cwd: '/Users/badlogic/workspaces/pi-mono', model: 'claude-sonnet-4-5' });
+  });
+
   it('sessions list openclaw: the sessions.json title and the reset archive as a session of its own', async () => {
     const list = JSON.parse(await cli(['sessions', 'list', 'openclaw', '--json'])) as { sessionId: string; title: string }[];
     expect(list.map((s) => s.sessionId).sort()).toEqual(['openclaw-stage0-drift', 'openclaw-stage0-large', 'openclaw-stage0-small']);
