@@ -165,17 +165,31 @@ describe('usage', () => {
 });
 
 describe('omp and OpenClaw', () => {
-  it('omp: the header title, model_change {model}, and ttsr_injection entries', async () => {
+  it('omp: the title slot and title_change, model_change {model: "provider/id"}, model_usage, session_init, ttsr_injection', async () => {
+    const slot = { type: 'title', v: 1, title: 'Slot title', source: 'auto', updatedAt: '2026-01-01T00:00:00.000Z', pad: '      ' };
     const records = [
-      { ...HEADER, title: 'Fix the build' },
-      { type: 'model_change', id: 'm', parentId: null, timestamp: '2026-01-01T00:00:00.500Z', model: 'gpt-5.1-codex', role: 'default' },
-      { type: 'ttsr_injection', id: 't', parentId: 'm', timestamp: '2026-01-01T00:00:00.600Z', injectedRules: ['no-console'] },
-      { ...assistant('a', 't', 'A'), message: { role: 'assistant', content: [{ type: 'text', text: 'A' }], usage: { input: 1, output: 2 }, timestamp: 5 } },
+      slot,
+      { ...HEADER, title: 'Header title' },
+      { type: 'model_change', id: 'm', parentId: null, timestamp: '2026-01-01T00:00:00.500Z', model: 'anthropic/claude-sonnet-4-5', role: 'default' },
+      { type: 'session_init', id: 'i', parentId: 'm', timestamp: '2026-01-01T00:00:00.550Z', systemPrompt: 'p', task: 't', tools: [], agent: 'scout' },
+      { type: 'ttsr_injection', id: 't', parentId: 'i', timestamp: '2026-01-01T00:00:00.600Z', injectedRules: ['no-console'] },
+      { type: 'model_usage', id: 'mu', parentId: 't', timestamp: '2026-01-01T00:00:00.700Z', purpose: 'title', api: 'openai-responses', provider: 'openai', model: 'gpt-5-mini', usage: { input: 50, output: 5, cacheRead: 0, cacheWrite: 0, cost: { total: 0.001 } }, stopReason: 'stop' },
+      { type: 'message', id: 'a', parentId: 'mu', timestamp: '2026-01-01T00:00:01.000Z', message: { role: 'assistant', content: [{ type: 'text', text: 'A' }], usage: { input: 1, output: 2 }, timestamp: 5 } },
+      { type: 'title_change', id: 'tc', parentId: 'a', timestamp: '2026-01-01T00:00:02.000Z', title: 'Renamed', source: 'user' },
     ];
     const events = await eventsOf(records, '2026-01-01T00-00-00-000Z_sess-1.jsonl', omp);
-    expect((byKind(events).session[0] as SessionEvent).title).toBe('Fix the build');
+    const sessions = byKind(events).session as SessionEvent[];
+    expect(sessions.map((e) => e.title)).toEqual(['Slot title', 'Slot title', 'Renamed']);
+    expect(sessions.at(-1)).toMatchObject({ subagent: true, agentType: 'scout', sessionId: 'sess-1' });
     expect(byKind(events).message.map((m) => [(m as MessageEvent).subtype, (m as MessageEvent).text])).toEqual([['ttsr_injection', 'no-console'], [undefined, 'A']]);
-    expect(usages(events)[0]).toMatchObject({ agent: 'omp', model: 'gpt-5.1-codex', modelFallback: true });
+    expect(usages(events).map((u) => [u.model, u.provider, u.modelFallback ?? false, u.costUsd, u.dedupKey])).toEqual([
+      ['gpt-5-mini', 'openai', false, 0.001, 'omp:mu:2026-01-01T00:00:00.700Z'],
+      ['claude-sonnet-4-5', 'anthropic', true, undefined, 'omp:a:5'],
+    ]);
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    expect(await readEvents(omp, join(dir, '2026-01-01T00-00-00-000Z_sess-1.jsonl'), { kinds: ['usage'], info })).toEqual(usages(events));
+    const content = jsonl(records);
+    await expectResumeEqualsFull(omp, content, lineBoundaries(content));
   });
 
   it('OpenClaw: key, title, channel and subagents from sessions.json; reset archives found, deleted ones and backups not', async () => {

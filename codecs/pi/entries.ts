@@ -147,24 +147,36 @@ function usageTokens(u: Json): [number, number, number, number] | undefined {
   return t[0] + t[1] + t[2] + t[3] === 0 ? undefined : t;
 }
 
-/**
- * The usage event of an assistant message entry, or undefined. Token fields map one to one (pi's `input`
- * is the uncached prompt; `output` includes reasoning, which pi does not count apart). The recorded
- * `cost.total` becomes `costUsd` only when positive: pi records 0 for a model it has no price for.
- * The dedup key is the entry id (which a fork copies) with the message's own timestamp; v1 entries have no
- * id, so theirs is the timestamp with the model.
- */
-export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFallback): UsageEvent | undefined {
+/** Where an entry's usage is: an assistant message's, or (omp) a `model_usage` entry's own. */
+function usageSource(entry: PiEntry): { u: Json; holder: Json; stamp: unknown } | undefined {
+  if (entry.type === 'model_usage') {
+    const u = asObject(entry.usage);
+    return u === undefined ? undefined : { u, holder: entry, stamp: entry.timestamp };
+  }
   if (entry.type !== 'message') return undefined;
   const msg = asObject(entry.message);
   const u = asObject(msg?.usage);
-  if (msg === undefined || u === undefined || msg.role !== 'assistant') return undefined;
+  return msg === undefined || u === undefined || msg.role !== 'assistant' ? undefined : { u, holder: msg, stamp: msg.timestamp };
+}
+
+/**
+ * The usage event of an assistant message entry (or of an omp `model_usage` entry: a call outside the
+ * conversation, a title or a summary), or undefined. Token fields map one to one (pi's `input` is the
+ * uncached prompt; `output` includes reasoning, which pi does not count apart). The recorded `cost.total`
+ * becomes `costUsd` only when positive: pi records 0 for a model it has no price for. The dedup key is the
+ * entry id (which a fork copies) with the message's own timestamp; v1 entries have no id, so theirs is the
+ * timestamp with the model.
+ */
+export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFallback): UsageEvent | undefined {
+  const src = usageSource(entry);
+  if (src === undefined) return undefined;
+  const { u, holder } = src;
   const tokens = usageTokens(u);
   if (tokens === undefined) return undefined;
-  const named = asString(msg.model);
+  const named = asString(holder.model);
   const model = named ?? fallback.model ?? 'unknown';
-  const provider = asString(msg.provider) ?? (named === undefined ? fallback.provider : undefined);
-  const stamp = typeof msg.timestamp === 'number' ? String(msg.timestamp) : (asString(entry.timestamp) ?? String(ctx.offset));
+  const provider = asString(holder.provider) ?? (named === undefined ? fallback.provider : undefined);
+  const stamp = typeof src.stamp === 'number' || typeof src.stamp === 'string' ? String(src.stamp) : String(ctx.offset);
   const cost = usdAmount(asObject(u.cost)?.total);
   const e: UsageEvent = {
     type: 'usage',
@@ -172,7 +184,7 @@ export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFal
     sessionId: ctx.sessionId,
     offset: ctx.offset,
     model,
-    timestamp: entryTime(entry, msg) ?? '1970-01-01T00:00:00.000Z',
+    timestamp: entryTime(entry, holder) ?? '1970-01-01T00:00:00.000Z',
     inputTokens: tokens[0],
     outputTokens: tokens[1],
     reasoningTokens: 0,

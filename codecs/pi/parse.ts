@@ -46,6 +46,9 @@ interface HeaderInfo {
   title?: string;
   model?: string;
   provider?: string;
+  /** omp: a `session_init` entry opens a subagent's session. */
+  subagent?: boolean;
+  agentType?: string;
 }
 
 export interface PiState {
@@ -68,8 +71,11 @@ export interface PiState {
 }
 
 const CONVERSATION = ['message', 'tool_call', 'tool_result'] as const;
-/** Lines a usage-only read parses: responses, the header, model changes, session names. */
-const USAGE_MARKERS = [Buffer.from('"usage"'), Buffer.from('"session"'), Buffer.from('model_change'), Buffer.from('session_info')];
+/**
+ * Lines a usage-only read parses: responses, the header (and `session_info`, `session_init`), model changes,
+ * titles (`title_change`, omp's title slot). Four at most: the native line source takes no more.
+ */
+const USAGE_MARKERS = ['"usage"', '"session', 'model_change', '"title'].map((m) => Buffer.from(m));
 
 /** The session id in a pi file name (`<ISO time>_<id>.jsonl`), else the name without `.jsonl`. */
 export function piFileSessionId(file: string): string {
@@ -107,13 +113,33 @@ function sessionEvent(s: PiState, offset: number, meta: PiSessionMeta | undefine
   return e;
 }
 
-/** `model_change`: pi writes `{provider, modelId}`, omp `{model, role?}`. */
+/** `model_change`: pi writes `{provider, modelId}`, omp `{model: "provider/modelId", role?}`. */
 function takeModelChange(s: PiState, entry: PiEntry): void {
-  const model = asString(entry.modelId) ?? asString(entry.model);
-  if (model === undefined) return;
-  s.model = model;
-  s.provider = asString(entry.provider);
+  const id = asString(entry.modelId);
+  if (id !== undefined) {
+    s.model = id;
+    s.provider = asString(entry.provider);
+    return;
+  }
+  const both = asString(entry.model);
+  if (both === undefined) return;
+  const cut = both.indexOf('/');
+  s.model = cut > 0 ? both.slice(cut + 1) : both;
+  s.provider = cut > 0 ? both.slice(0, cut) : asString(entry.provider);
 }
+
+/** A new title: pi's `session_info{name}`, omp's `title_change{title}` and its first-line title slot. */
+function takeTitle(s: PiState, entry: PiEntry, start: number, meta: PiSessionMeta | undefined, emit: Emit): void {
+  const raw = entry.type === 'session_info' ? entry.name : entry.title;
+  const name = asString(raw)?.trim();
+  if (name === undefined || name === '' || name === s.name) return;
+  s.name = name;
+  // Also without a header (a session list's tail window): the latest name is the title wherever it is. The
+  // title slot comes before omp's header, which then carries it.
+  if (s.titles && (entry.type !== 'title' || s.headerSeen)) emit(sessionEvent(s, start, meta));
+}
+
+const TITLE_TYPES = new Set(['session_info', 'title_change', 'title']);
 
 function initState(ctx: CoreContext, opts: PiCoreOptions): PiState {
   const kinds = ctx.options.kinds;
@@ -146,13 +172,14 @@ function readHeader(s: PiState, h: PiHeader, start: number, opts: PiCoreOptions,
 
 function readEntry(s: PiState, entry: PiEntry, start: number, length: number, opts: PiCoreOptions, emit: Emit): typeof RESTART | void {
   if (entry.type === 'model_change') takeModelChange(s, entry);
-  else if (entry.type === 'session_info') {
-    const name = asString(entry.name)?.trim();
-    if (name !== undefined && name !== '' && name !== s.name) {
-      s.name = name;
-      // Also without a header (a session list's tail window): the latest name is the title wherever it is.
-      if (s.titles) emit(sessionEvent(s, start, opts.meta));
-    }
+  else if (entry.type === 'session_init' && s.header.subagent !== true) {
+    s.header.subagent = true;
+    const agentType = asString(entry.agent);
+    if (agentType !== undefined) s.header.agentType = agentType;
+    emit(sessionEvent(s, start, opts.meta));
+  } else if (TITLE_TYPES.has(entry.type)) {
+    takeTitle(s, entry, start, opts.meta, emit);
+    if (entry.type === 'title') return;
   }
   const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
   const ctx: EntryContext = { agent: s.agent, sessionId: s.sessionId, offset: start, id, raw: s.raw };
