@@ -216,7 +216,7 @@ describe('omp and OpenClaw', () => {
     const [s] = byKind(await readEvents(openclaw, join(sessions, 's1.jsonl'))).session as (SessionEvent & { sessionKey?: string; channel?: string })[];
     expect(s).toMatchObject({ sessionId: 's1', title: 'Team chat', sessionKey: 'agent:main:telegram:group:42', channel: 'telegram' });
     expect(openclaw.getParseDependencies(join(sessions, 's1.jsonl'))).toEqual([join(sessions, 'sessions.json')]);
-    const viaCore = parseSync(openclaw.lineCoreFor!(join(sessions, 's1.jsonl')), await readFile(join(sessions, 's1.jsonl')), { file: join(sessions, 's1.jsonl') });
+    const viaCore = parseSync(openclaw.lineCoreFor!(join(sessions, 's1.jsonl'))!, await readFile(join(sessions, 's1.jsonl')), { file: join(sessions, 's1.jsonl') });
     expect(viaCore).toEqual(await readEvents(openclaw, join(sessions, 's1.jsonl')));
     const archived = await readEvents(openclaw, join(sessions, 's0.jsonl.reset.2026-01-01T10-00-00.000Z'));
     expect(archived.every((e) => e.sessionId === 's0')).toBe(true);
