@@ -5,9 +5,12 @@ import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
 import { gemini } from '../codecs/gemini/index.js';
 import { copilot } from '../codecs/copilot/index.js';
+import { pi } from '../codecs/pi/index.js';
+import { omp } from '../codecs/omp/index.js';
+import { openclaw } from '../codecs/openclaw/index.js';
 import { opencode } from '../codecs/opencode/index.js';
 import { hermes } from '../codecs/hermes/index.js';
 import { cursor } from '../codecs/cursor/index.js';
 import { goose } from '../codecs/goose/index.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, opencode, hermes, cursor, goose];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose];

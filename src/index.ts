@@ -59,6 +59,9 @@ export { claude } from '../codecs/claude/index.js';
 export { codex } from '../codecs/codex/index.js';
 export { gemini } from '../codecs/gemini/index.js';
 export { copilot } from '../codecs/copilot/index.js';
+export { pi } from '../codecs/pi/index.js';
+export { omp } from '../codecs/omp/index.js';
+export { openclaw } from '../codecs/openclaw/index.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';

@@ -46,6 +46,12 @@ interface Wall {
 }
 
 const top = (p: string) => p.split('/')[0]!;
+/**
+ * Codecs of agents that write another agent's format, and the one public file of that agent's codec they
+ * read it through (ARCHITECTURE.md, "The walls"): omp is a fork of pi, and OpenClaw writes its transcripts
+ * with pi's SessionManager.
+ */
+const FORMAT_FAMILIES: Record<string, string> = { omp: 'codecs/pi/index.ts', openclaw: 'codecs/pi/index.ts' };
 const inCli = (p: string) => p.startsWith('src/cli/');
 const isRenderer = (p: string) => p.startsWith('src/cli/render/') || p === 'src/cli/output.ts';
 
@@ -57,7 +63,7 @@ export const WALLS: Wall[] = [
   },
   {
     name: 'a codec imports only cursors/ (protocol included) and its own folder',
-    allows: (f, t) => top(f) !== 'codecs' || top(t) === 'cursors' || f.split('/')[1] === t.split('/')[1],
+    allows: (f, t) => top(f) !== 'codecs' || top(t) === 'cursors' || f.split('/')[1] === t.split('/')[1] || FORMAT_FAMILIES[f.split('/')[1]!] === t,
   },
   {
     // The package barrel (src/index.ts) names the built-in codecs for users; it is no fold.
@@ -149,6 +155,17 @@ describe('the walls', () => {
       'src/sessions/evil.ts -> src/cli/output.ts: only src/cli/ imports the renderers',
       'src/sessions/evil.ts -> src/cli/output.ts: nothing outside src/cli/ imports the CLI',
       'cursors/protocol/evil.ts -> cursors/core.ts: the protocol (cursors/protocol/) imports nothing but itself',
+    ]);
+  });
+
+  it('lets a format family reach only the family codec\'s index.ts', () => {
+    const g: Graph = new Map([
+      ['codecs/omp/index.ts', ['codecs/pi/index.ts', 'codecs/pi/parse.ts']],
+      ['codecs/openclaw/meta.ts', ['codecs/pi/index.ts', 'codecs/claude/index.ts']],
+    ]);
+    expect(crossings(g)).toEqual([
+      'codecs/omp/index.ts -> codecs/pi/parse.ts: a codec imports only cursors/ (protocol included) and its own folder',
+      'codecs/openclaw/meta.ts -> codecs/claude/index.ts: a codec imports only cursors/ (protocol included) and its own folder',
     ]);
   });
 

@@ -1,0 +1,52 @@
+/**
+ * `openclaw`: OpenClaw's agent transcripts, which it writes with pi's SessionManager (pi's format, read by
+ * the pi engine), with the session key, title and channel from the `sessions.json` beside them, and the
+ * transcripts a reset archived read as sessions of their own. README.md has the layout and the choices.
+ */
+import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { createPiCore, PI_PARSER_VERSION, type PiSessionMeta } from '../pi/index.js';
+import { readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
+import { CODEC_ID, discoverOpenclaw, getOpenclawRoots, indexPathFor } from './paths.js';
+
+export { metaOf, parseSessionsIndex, readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
+export { CODEC_ID, discoverOpenclaw, getOpenclawRoots, isResetArchive, isTranscriptName, openclawSessionId } from './paths.js';
+
+const PARSER = { id: CODEC_ID, parserVersion: PI_PARSER_VERSION };
+
+function coreFor(meta: PiSessionMeta | undefined) {
+  return createPiCore({ agent: CODEC_ID, preferFileId: true, ...(meta !== undefined && { meta }) });
+}
+
+const plainCore = coreFor(undefined);
+
+const isSubagent = (file: string): boolean => readOpenclawMetaSync(file)?.subagent === true;
+
+/** `read()`: the index entry is read first and handed to the pure core. */
+async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  yield* createJsonlRead(PARSER, coreFor(await readOpenclawMeta(file)))(file, options);
+}
+
+/** The OpenClaw codec. */
+export const openclaw: Codec = {
+  id: CODEC_ID,
+  aliases: ['clawdbot', 'moltbot'],
+  displayName: 'OpenClaw',
+  parserVersion: PI_PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
+  defaultRoots: getOpenclawRoots,
+  async *discover(roots: readonly string[]) {
+    yield* discoverOpenclaw(roots, isSubagent);
+  },
+  discoverSync: (roots: readonly string[]) => discoverOpenclaw(roots, isSubagent),
+  async locate(roots: readonly string[], nativeId: string) {
+    for (const f of discoverOpenclaw(roots, isSubagent)) if (f.sessionId === nativeId) return f;
+    return undefined;
+  },
+  getParseDependencies: (file: string) => [indexPathFor(file)],
+  lineCore: plainCore,
+  lineCoreFor: (file: string) => coreFor(readOpenclawMetaSync(file)),
+  read: readOpenclaw,
+};
+export default openclaw;

@@ -1,0 +1,67 @@
+/**
+ * Where OpenClaw keeps transcripts (openclaw/openclaw `src/config/sessions/paths.ts`):
+ *   <state dir>/agents/<agentId>/sessions/sessions.json                the index: session key -> entry
+ *   <state dir>/agents/<agentId>/sessions/<sessionId>.jsonl            a transcript (pi's format)
+ *   <state dir>/agents/<agentId>/sessions/<sessionId>-topic-<id>.jsonl a Telegram topic's transcript
+ *   …/<transcript>.jsonl.reset.<ISO time, ':' as '-'>                  a transcript archived by a reset
+ * `<state dir>` is `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. Archives of deleted sessions (`.deleted.`)
+ * and backups (`.bak.`) are not read: a backup repeats a live transcript, and a deletion was the user's.
+ */
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { DIR, FILE, listDir } from '../../cursors/list-dir.js';
+import { expandHome, listedFile } from '../pi/index.js';
+
+export const CODEC_ID = 'openclaw';
+
+/** `.reset.` followed by the archive time OpenClaw writes (`formatSessionArchiveTimestamp`). */
+const RESET_RE = /\.jsonl\.reset\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$/;
+
+/** OpenClaw's roots: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. */
+export function getOpenclawRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME || homedir();
+  const explicit = env.OPENCLAW_STATE_DIR?.trim();
+  return [explicit ? expandHome(explicit, home) : join(home, '.openclaw')];
+}
+
+/** True for a live transcript or a reset archive. */
+export function isTranscriptName(name: string): boolean {
+  return (name.endsWith('.jsonl') && !name.includes('.deleted.') && !name.includes('.bak.')) || RESET_RE.test(name);
+}
+
+/** True for a transcript archived by a reset. */
+export function isResetArchive(file: string): boolean {
+  return RESET_RE.test(basename(file));
+}
+
+/** The session id a transcript's name gives: the name without `.jsonl` and without a reset suffix. */
+export function openclawSessionId(file: string): string {
+  return basename(file).replace(RESET_RE, '').replace(/\.jsonl$/, '');
+}
+
+/** The `sessions.json` beside a transcript. */
+export function indexPathFor(file: string): string {
+  return join(dirname(file), 'sessions.json');
+}
+
+/**
+ * Every transcript under `<root>/agents/*\/sessions/`, agent by agent, sorted by name; `isSubagent` (the
+ * index's answer, meta.ts) marks subagent sessions, which lists leave out unless asked.
+ */
+export function* discoverOpenclaw(roots: readonly string[], isSubagent?: (file: string) => boolean): Generator<SessionFile> {
+  for (const root of roots) {
+    const agents = join(root, 'agents');
+    for (const a of listDir(agents)) {
+      if (a.kind !== DIR) continue;
+      const dir = join(agents, a.name, 'sessions');
+      for (const e of listDir(dir)) {
+        if (e.kind !== FILE || !isTranscriptName(e.name)) continue;
+        const f = listedFile(CODEC_ID, dir, e, root, openclawSessionId(e.name));
+        if (f === undefined) continue;
+        if (isSubagent?.(f.path) === true) f.subagent = true;
+        yield f;
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * `pi`: sessions of the pi coding agent (badlogic/pi-mono), `~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`.
+ * A JSONL codec: the pure line engine is `createPiCore` (parse.ts, with entries.ts and tree.ts), `read()` with
+ * byte-exact resume comes from `createJsonlRead`. Format, branches, token semantics: README.md.
+ *
+ * This folder is also the pi family's public surface: omp (a pi fork) and OpenClaw (which writes its
+ * transcripts with pi's SessionManager) write this format, and their codecs take the engine from here
+ * (`definePiCodec`, `createPiCore`) instead of keeping a copy (ARCHITECTURE.md, "The walls").
+ *
+ * @example
+ * import { pi } from 'sessionfold/codecs/pi';
+ * for await (const f of pi.discover(pi.defaultRoots()))
+ *   for await (const e of pi.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.costUsd);
+ */
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { createPiCore } from './parse.js';
+import { discoverPiLayout, getPiRoots, locatePiLayout } from './paths.js';
+
+export { createPiCore, piFileSessionId, type PiCoreOptions, type PiSessionMeta, type PiState } from './parse.js';
+export { agentSessionRoots, discoverPiLayout, expandHome, getPiRoots, listedFile, locatePiLayout } from './paths.js';
+export { OPEN_BYTES, OPEN_NODES } from './tree.js';
+export type { PiEntry, PiHeader, PiUsage } from './schema.js';
+
+/**
+ * Goes up whenever the pi engine would parse an unchanged file differently; omp and OpenClaw read with the
+ * same engine and carry the same number.
+ */
+export const PI_PARSER_VERSION = 1;
+
+export interface PiCodecSpec {
+  id: string;
+  aliases: readonly string[];
+  displayName: string;
+  defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
+  /** The agent's executable, for `resumeCommand` (`<command> --session <file>`). */
+  command: string;
+}
+
+/** A codec for an agent that keeps pi's files in pi's layout under its own roots (pi, omp). */
+export function definePiCodec(spec: PiCodecSpec): Codec {
+  const core = createPiCore({ agent: spec.id });
+  return {
+    id: spec.id,
+    aliases: spec.aliases,
+    displayName: spec.displayName,
+    parserVersion: PI_PARSER_VERSION,
+    capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
+    defaultRoots: spec.defaultRoots,
+    async *discover(roots: readonly string[]) {
+      yield* discoverPiLayout(spec.id, roots);
+    },
+    discoverSync: (roots: readonly string[]) => discoverPiLayout(spec.id, roots),
+    locate: async (roots: readonly string[], nativeId: string) => locatePiLayout(spec.id, roots, nativeId),
+    getParseDependencies: () => [],
+    lineCore: core,
+    read: createJsonlRead({ id: spec.id, parserVersion: PI_PARSER_VERSION }, core),
+    resumeCommand(nativeId: string, file?: SessionFile): string[] {
+      return file === undefined ? [spec.command, '--resume'] : [spec.command, '--session', file.path];
+    },
+  };
+}
+
+/** The pi codec. */
+export const pi: Codec = definePiCodec({ id: 'pi', aliases: ['pi-agent', 'pi-coding-agent'], displayName: 'pi', defaultRoots: getPiRoots, command: 'pi' });
+export default pi;

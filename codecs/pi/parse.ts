@@ -1,0 +1,241 @@
+/**
+ * The pure engine of the pi family (pi, omp, OpenClaw: one format, README.md). Line 1, the header, opens
+ * the session; every later line is an entry of the tree (tree.ts).
+ *
+ * - A read that wants conversation (`message`, `tool_call` or `tool_result`) keeps each entry's events in
+ *   the tree and yields them when it ends: the branch that ends at the file's last entry, with the usage of
+ *   every entry (tree.ts says how a cursor stays exact).
+ * - A read that wants only `session` and `usage` keeps no tree: usage events leave as their lines are read,
+ *   in the same order, and lines without a usage, header, model or title marker are never parsed.
+ * - `raw: true` yields every entry, on the branch or not, each event carrying its entry as `raw`.
+ */
+import { basename } from 'node:path';
+import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
+import { hasAnyMarker, parseJsonObject, RESTART } from '../../cursors/core.js';
+import type { KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import { conversationEvents, usageEvent, type EntryContext } from './entries.js';
+import { asHeader, asObject, asString, isoTimestamp, type PiEntry, type PiHeader } from './schema.js';
+import { addNode, emptyTree, flushTree, linkEntry, nodeId, restoreTree, snapshotTree, type PiTree } from './tree.js';
+
+/** What a session event says beyond the file: OpenClaw's `sessions.json` entry (codecs/openclaw). */
+export interface PiSessionMeta {
+  title?: string;
+  /** OpenClaw's session key, e.g. `agent:main:main`. */
+  sessionKey?: string;
+  /** The channel the session talks on (telegram, discord, …). */
+  channel?: string;
+  /** A subagent's session, spawned by another. */
+  subagent?: boolean;
+  /** The session id of the session that spawned it. */
+  parentId?: string;
+}
+
+export interface PiCoreOptions {
+  /** Codec id put on every event (`pi`, `omp`, `openclaw`). */
+  agent: string;
+  meta?: PiSessionMeta;
+  /** The session id the file name gives, preferred over the header's (OpenClaw names files by it). */
+  preferFileId?: boolean;
+}
+
+interface HeaderInfo {
+  cwd?: string;
+  startedAt?: string;
+  forkedFrom?: string;
+  title?: string;
+  model?: string;
+  provider?: string;
+  /** omp: a `session_init` entry opens a subagent's session. */
+  subagent?: boolean;
+  agentType?: string;
+}
+
+export interface PiState {
+  agent: string;
+  file: string;
+  sessionId: string;
+  headerSeen: boolean;
+  header: HeaderInfo;
+  /** Latest `session_info` name. */
+  name: string | undefined;
+  /** The model in effect, for a response that names none. */
+  model: string | undefined;
+  provider: string | undefined;
+  /** Conversation is wanted: entries go through the tree. */
+  held: boolean;
+  raw: boolean;
+  titles: boolean;
+  tree: PiTree;
+  markers: Buffer[] | undefined;
+}
+
+const CONVERSATION = ['message', 'tool_call', 'tool_result'] as const;
+/**
+ * Lines a usage-only read parses: responses, the header (and `session_info`, `session_init`), model changes,
+ * titles (`title_change`, omp's title slot). Four at most: the native line source takes no more.
+ */
+const USAGE_MARKERS = ['"usage"', '"session', 'model_change', '"title'].map((m) => Buffer.from(m));
+
+/** The session id in a pi file name (`<ISO time>_<id>.jsonl`), else the name without `.jsonl`. */
+export function piFileSessionId(file: string): string {
+  const name = basename(file).replace(/\.jsonl(\..*)?$/, '');
+  const cut = name.indexOf('_');
+  return cut > 0 && /^\d{4}-\d{2}-\d{2}T/.test(name) ? name.slice(cut + 1) : name;
+}
+
+function headerInfo(h: PiHeader, meta: PiSessionMeta | undefined): HeaderInfo {
+  const info: HeaderInfo = {};
+  const cwd = asString(h.cwd);
+  const started = isoTimestamp(h.timestamp);
+  const parent = asString(h.parentSession);
+  const title = asString(h.title) ?? meta?.title;
+  if (cwd !== undefined) info.cwd = cwd;
+  if (started !== undefined) info.startedAt = started;
+  if (parent !== undefined) info.forkedFrom = piFileSessionId(parent);
+  if (title !== undefined) info.title = title;
+  const model = asString(h.modelId);
+  if (model !== undefined) info.model = model;
+  const provider = asString(h.provider);
+  if (provider !== undefined) info.provider = provider;
+  return info;
+}
+
+function sessionEvent(s: PiState, offset: number, meta: PiSessionMeta | undefined): SessionEvent {
+  const title = s.name ?? s.header.title;
+  const e: SessionEvent = { type: 'session', agent: s.agent, sessionId: s.sessionId, offset, nativeId: s.sessionId, ...s.header };
+  if (title !== undefined) e.title = title;
+  else delete e.title;
+  if (meta?.sessionKey !== undefined) (e as SessionEvent & { sessionKey?: string }).sessionKey = meta.sessionKey;
+  if (meta?.channel !== undefined) (e as SessionEvent & { channel?: string }).channel = meta.channel;
+  if (meta?.subagent === true) e.subagent = true;
+  if (meta?.parentId !== undefined && e.forkedFrom === undefined) e.forkedFrom = meta.parentId;
+  return e;
+}
+
+/** `model_change`: pi writes `{provider, modelId}`, omp `{model: "provider/modelId", role?}`. */
+function takeModelChange(s: PiState, entry: PiEntry): void {
+  const id = asString(entry.modelId);
+  if (id !== undefined) {
+    s.model = id;
+    s.provider = asString(entry.provider);
+    return;
+  }
+  const both = asString(entry.model);
+  if (both === undefined) return;
+  const cut = both.indexOf('/');
+  s.model = cut > 0 ? both.slice(cut + 1) : both;
+  s.provider = cut > 0 ? both.slice(0, cut) : asString(entry.provider);
+}
+
+/** A new title: pi's `session_info{name}`, omp's `title_change{title}` and its first-line title slot. */
+function takeTitle(s: PiState, entry: PiEntry, start: number, meta: PiSessionMeta | undefined, emit: Emit): void {
+  const raw = entry.type === 'session_info' ? entry.name : entry.title;
+  const name = asString(raw)?.trim();
+  if (name === undefined || name === '' || name === s.name) return;
+  s.name = name;
+  // Also without a header (a session list's tail window): the latest name is the title wherever it is. The
+  // title slot comes before omp's header, which then carries it.
+  if (s.titles && (entry.type !== 'title' || s.headerSeen)) emit(sessionEvent(s, start, meta));
+}
+
+const TITLE_TYPES = new Set(['session_info', 'title_change', 'title']);
+
+function initState(ctx: CoreContext, opts: PiCoreOptions): PiState {
+  const kinds = ctx.options.kinds;
+  const held = ctx.options.raw || CONVERSATION.some((k) => kinds.has(k));
+  return {
+    agent: opts.agent,
+    file: ctx.file,
+    sessionId: piFileSessionId(ctx.file),
+    headerSeen: false,
+    header: {},
+    name: undefined,
+    model: undefined,
+    provider: undefined,
+    held,
+    raw: ctx.options.raw,
+    titles: ctx.options.titles,
+    tree: emptyTree(),
+    markers: held ? undefined : USAGE_MARKERS,
+  };
+}
+
+function readHeader(s: PiState, h: PiHeader, start: number, opts: PiCoreOptions, emit: Emit): void {
+  s.headerSeen = true;
+  if (!opts.preferFileId) s.sessionId = h.id;
+  s.header = headerInfo(h, opts.meta);
+  s.model = s.header.model;
+  s.provider = s.header.provider;
+  emit(sessionEvent(s, start, opts.meta));
+}
+
+function readEntry(s: PiState, entry: PiEntry, start: number, length: number, opts: PiCoreOptions, emit: Emit): typeof RESTART | void {
+  if (entry.type === 'model_change') takeModelChange(s, entry);
+  else if (entry.type === 'session_init' && s.header.subagent !== true) {
+    s.header.subagent = true;
+    const agentType = asString(entry.agent);
+    if (agentType !== undefined) s.header.agentType = agentType;
+    emit(sessionEvent(s, start, opts.meta));
+  } else if (TITLE_TYPES.has(entry.type)) {
+    takeTitle(s, entry, start, opts.meta, emit);
+    if (entry.type === 'title') return;
+  }
+  const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
+  const ctx: EntryContext = { agent: s.agent, sessionId: s.sessionId, offset: start, id, raw: s.raw };
+  const usage = usageEvent(ctx, entry, s);
+  if (!s.held) {
+    if (usage !== undefined) emit(usage);
+    return;
+  }
+  const link = linkEntry(s.tree, entry.parentId);
+  const nid = nodeId(s.tree, id, start);
+  if ('restart' in link || typeof nid !== 'string') return RESTART;
+  const events = conversationEvents(ctx, entry, s.raw);
+  if (usage !== undefined) events.push(usage);
+  addNode(s.tree, { id: nid, parent: link.parent, events, bytes: length });
+}
+
+/** The pi-family line core for one agent (and, for OpenClaw, one session's `sessions.json` entry). */
+export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
+  return {
+    init: (ctx) => initState(ctx, opts),
+    restore(snapshot, ctx) {
+      const s = initState(ctx, opts);
+      const o = asObject(snapshot);
+      const tree = restoreTree(o?.tree);
+      if (o === undefined || tree === undefined || typeof o.sessionId !== 'string' || o.raw !== s.raw) {
+        throw new SessionfoldError('CURSOR_INVALID', `Not a ${opts.agent} cursor state (or one from a read with another raw option)`, { agent: opts.agent, file: ctx.file });
+      }
+      s.sessionId = o.sessionId;
+      s.headerSeen = o.headerSeen === true;
+      s.header = (asObject(o.header) ?? {}) as HeaderInfo;
+      s.name = asString(o.name);
+      s.model = asString(o.model);
+      s.provider = asString(o.provider);
+      s.held = o.held === true;
+      s.markers = s.held ? undefined : USAGE_MARKERS;
+      s.tree = tree;
+      return s;
+    },
+    snapshot(s) {
+      const { sessionId, headerSeen, header, name, model, provider, held, raw } = s;
+      return { sessionId, headerSeen, header, name, model, provider, held, raw, tree: snapshotTree(s.tree) };
+    },
+    markers: (s) => s.markers,
+    line(s, line, start, emit) {
+      if (s.markers !== undefined && !hasAnyMarker(line, s.markers)) return;
+      const rec = parseJsonObject(line, start, s.agent, s.file);
+      const header = asHeader(rec);
+      if (header !== undefined) {
+        if (!s.headerSeen) readHeader(s, header, start, opts, emit);
+        return;
+      }
+      if (typeof rec.type !== 'string') return;
+      return readEntry(s, rec as PiEntry, start, line.length, opts, emit);
+    },
+    end(s, emit): KindCounts {
+      return s.held ? flushTree(s.tree, s.raw, emit) : {};
+    },
+  };
+}

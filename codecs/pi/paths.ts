@@ -1,0 +1,71 @@
+/**
+ * Where pi keeps sessions, and the layout omp shares:
+ *   <agent dir>/sessions/--<cwd, '/' '\' ':' as '-'>--/<ISO time, ':' '.' as '-'>_<session id>.jsonl
+ * `<agent dir>` is `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (`packages/coding-agent/src/config.ts`
+ * `getAgentDir`). The encoded cwd loses its separators, so the cwd comes from the header, never the folder.
+ */
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { DIR, FILE, fileStat, listDir, type DirEntry } from '../../cursors/list-dir.js';
+import { piFileSessionId } from './parse.js';
+
+export function expandHome(p: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  return p;
+}
+
+/**
+ * The `sessions/` folder of a pi-style agent dir: `$<envVar>` when set (the agent dir), else
+ * `~/<dotDir>/agent`. Missing roots are kept: discovery skips them.
+ */
+export function agentSessionRoots(env: NodeJS.ProcessEnv, envVar: string, dotDir: string): string[] {
+  const home = env.HOME || homedir();
+  const explicit = env[envVar]?.trim();
+  const agentDir = explicit ? expandHome(explicit, home) : join(home, dotDir, 'agent');
+  return [join(agentDir, 'sessions')];
+}
+
+/** pi's roots: `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`. */
+export function getPiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return agentSessionRoots(env, 'PI_CODING_AGENT_DIR', '.pi');
+}
+
+/** A session file of a listing, with the stat the listing took (undefined when the file is gone). */
+export function listedFile(agent: string, dir: string, e: DirEntry, root: string, sessionId: string): SessionFile | undefined {
+  let s;
+  try {
+    s = fileStat(dir, e);
+  } catch {
+    return undefined;
+  }
+  if (s === undefined) return undefined;
+  return { agent, path: join(dir, e.name), root, sessionId, subagent: undefined, size: s.size, mtimeMs: s.mtimeMs };
+}
+
+/** Every `*.jsonl` directly in the root and one folder down (the per-cwd folders), sorted by name. */
+export function* discoverPiLayout(agent: string, roots: readonly string[]): Generator<SessionFile> {
+  for (const root of roots) {
+    for (const e of listDir(root)) {
+      if (e.kind === FILE && e.name.endsWith('.jsonl')) {
+        const f = listedFile(agent, root, e, root, piFileSessionId(e.name));
+        if (f !== undefined) yield f;
+      } else if (e.kind === DIR) {
+        const dir = join(root, e.name);
+        for (const c of listDir(dir)) {
+          if (c.kind !== FILE || !c.name.endsWith('.jsonl')) continue;
+          const f = listedFile(agent, dir, c, root, piFileSessionId(c.name));
+          if (f !== undefined) yield f;
+        }
+      }
+    }
+  }
+}
+
+/** The file of one session id: names end in `_<id>.jsonl`, so one listing per cwd folder, no file opened. */
+export function locatePiLayout(agent: string, roots: readonly string[], nativeId: string): SessionFile | undefined {
+  if (nativeId === '' || /[\\/]/.test(nativeId) || nativeId === '.' || nativeId === '..') return undefined;
+  for (const f of discoverPiLayout(agent, roots)) if (f.sessionId === nativeId || basename(f.path) === `${nativeId}.jsonl`) return f;
+  return undefined;
+}
