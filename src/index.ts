@@ -62,6 +62,10 @@ export { copilot } from '../codecs/copilot/index.js';
 export { pi } from '../codecs/pi/index.js';
 export { omp } from '../codecs/omp/index.js';
 export { openclaw } from '../codecs/openclaw/index.js';
+export { opencode } from '../codecs/opencode/index.js';
+export { hermes } from '../codecs/hermes/index.js';
+export { cursor } from '../codecs/cursor/index.js';
+export { goose } from '../codecs/goose/index.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';

@@ -143,6 +143,7 @@ async function* discoverCursor(roots: readonly string[]): AsyncGenerator<Session
   }
 }
 
+/** Cursor: the CLI's chat stores, the IDE's `state.vscdb` and agent transcripts; records no tokens. See its README. */
 export const cursor: Codec = {
   id: CODEC_ID,
   aliases: ['cursor-agent', 'cursor-cli', 'cursor-ide'],

@@ -89,6 +89,7 @@ async function locateGemini(roots: readonly string[], nativeId: string): Promise
   return undefined;
 }
 
+/** Gemini CLI: `~/.gemini/tmp/<project>/chats` (or `GEMINI_CLI_HOME`); see its README. */
 export const gemini: Codec = {
   id: CODEC_ID,
   aliases: ['gemini-cli', 'geminicli'],

@@ -105,6 +105,7 @@ async function* discoverGoose(roots: readonly string[]): AsyncGenerator<SessionF
   }
 }
 
+/** Goose: `sessions.db` under its data folder; see its README. */
 export const goose: Codec = {
   id: CODEC_ID,
   aliases: ['goose-cli', 'block-goose'],

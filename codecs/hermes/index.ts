@@ -79,6 +79,7 @@ async function locateHermes(roots: readonly string[], nativeId: string): Promise
   return undefined;
 }
 
+/** Hermes agent: `$HERMES_HOME/state.db`, searched through its FTS5 index; see its README. */
 export const hermes: Codec = {
   id: CODEC_ID,
   aliases: ['hermes-agent'],

@@ -56,6 +56,7 @@ async function locateOpencode(roots: readonly string[], nativeId: string): Promi
   return undefined;
 }
 
+/** OpenCode: `opencode.db`, the legacy `storage/` tree and `opencode export` JSON; see its README. */
 export const opencode: Codec = {
   id: CODEC_ID,
   aliases: ['open-code', 'oc'],
