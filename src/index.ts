@@ -58,6 +58,7 @@ export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
 export { codex } from '../codecs/codex/index.js';
 export { gemini } from '../codecs/gemini/index.js';
+export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';
@@ -86,3 +87,22 @@ export type { Pricer, PricerOptions, PriceResult } from './cost/pricing.js';
 export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './cost/types.js';
 export { exportUsage, ExportCursor } from './cost/export.js';
 export type { UsageExportLine, UsageExportOptions } from './cost/export.js';
+
+// The session store: sessions of any agent kept, forked, archived and pruned (as the `store` agent).
+export { SessionStore, isValidName, validateName, importSession, forkAgentSession, defaultStoreRoot } from './store/index.js';
+export type {
+  SessionStoreOptions,
+  ImportOptions,
+  ImportResult,
+  AgentForkOptions,
+  SessionInfo,
+  StoreMeta,
+  StoreOrigin,
+  ForkProvenance,
+  FamilyWrite,
+  UsageLogRecord,
+  ModelChangeRecord,
+  GitMetadataRecord,
+  SessionTree,
+  SubagentLineage,
+} from './store/index.js';

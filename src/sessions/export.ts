@@ -77,8 +77,11 @@ export function toExportMessage(m: SessionMessage, index: number): ExportMessage
 /** ExportUsage fields not in the schema yet (the codec ignores them today). */
 type ExportUsageExtra = { modelFallback?: true; speed?: string; webSearchRequests?: number };
 
-/** ExportUsage, plus `modelFallback`, `speed` and `webSearchRequests`. */
-function exportUsage(u: SessionMessageUsage): ExportUsage & ExportUsageExtra {
+/**
+ * ExportUsage, plus `modelFallback`, `speed` and `webSearchRequests`, of a message's usage or of one usage
+ * event (the session store writes each event of a message on its own line, so each keeps its dedup key).
+ */
+export function exportUsage(u: Omit<SessionMessageUsage, 'requests' | 'modelFallback'> & { modelFallback?: boolean }): ExportUsage & ExportUsageExtra {
   const usage: ExportUsage & ExportUsageExtra = {
     model: u.model,
     ...(u.modelFallback === true && { modelFallback: true as const }),

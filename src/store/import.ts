@@ -1,0 +1,253 @@
+/**
+ * Sessions of any agent into the store: `importSession` (the CLI's `store save`) and `forkAgentSession`
+ * (`sessions fork`). The session is read through the registry like any fold reads it (SessionManager.get,
+ * and the codec's own usage events), and written as one family: transcript, meta, usage log, model
+ * changes, git metadata, and the subagents it spawned, each with its lineage.
+ *
+ * Cost is never counted twice beside the source: every usage event keeps its origin's dedup key. A message
+ * the fold gave several usage events (their keys `+`-joined) is written with its first event on the message
+ * line and each further one on a usage-only line naming the same message, so a re-read yields the origin's
+ * events one for one. Usage that belonged to no message is written first, before any message it could
+ * attach to on a re-read.
+ */
+import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
+import { MESSAGE_TYPE } from '../../cursors/protocol/sessionfold-jsonl.js';
+import { getCodec } from '../registry.js';
+import { fileSessionId } from '../sessions/context.js';
+import { exportUsage, toExportHeader, toExportMessage, toOrphanLine } from '../sessions/export.js';
+import { resolveUnifiedId } from '../sessions/ids.js';
+import { createSessionManager, type SessionManager } from '../sessions/manager.js';
+import type { Session, SessionManagerOptions } from '../sessions/types.js';
+import { isValidName, validateName } from './names.js';
+import type { SessionStore } from './store.js';
+import { setHeader, truncateMessages } from './transcript.js';
+import { STORE_RECORD_VERSION, type FamilyWrite, type ForkProvenance, type GitMetadataRecord, type ModelChangeRecord, type SubagentLineage } from './types.js';
+
+export interface ImportOptions {
+  /** The store name (default: the agent's session id, when it is a valid name). */
+  name?: string;
+  /** Default: the session's title. */
+  title?: string;
+  /** Replace a stored session of the same name. Default false (INVALID_OPTION when taken). */
+  overwrite?: boolean;
+  /** Store the subagents the session spawned. Default true. */
+  subagents?: boolean;
+  /** How to reach the agents' sessions (env, roots, …); default: the process's. */
+  manager?: SessionManagerOptions;
+}
+
+export interface ImportResult {
+  name: string;
+  title: string;
+  messages: number;
+  usageEvents: number;
+  subagents: string[];
+}
+
+/** The session's usage events as its codec yields them, each dedup key once (the first, as the fold keeps). */
+async function usageEvents(agent: string, file: string): Promise<UsageEvent[]> {
+  const seen = new Set<string>();
+  const out: UsageEvent[] = [];
+  for await (const e of getCodec(agent).read(file, { kinds: ['usage'] })) {
+    if (e.type !== 'usage' || seen.has(e.dedupKey)) continue;
+    seen.add(e.dedupKey);
+    out.push(e);
+  }
+  return out;
+}
+
+/** The events whose keys, `+`-joined in order, make `joined`; undefined when they cannot be told apart. */
+function splitKeys(joined: string, byKey: ReadonlyMap<string, UsageEvent>, count: number): UsageEvent[] | undefined {
+  const out: UsageEvent[] = [];
+  let at = 0;
+  while (at < joined.length) {
+    let next: UsageEvent | undefined;
+    for (let end = joined.indexOf('+', at); ; end = joined.indexOf('+', end + 1)) {
+      const key = joined.slice(at, end < 0 ? undefined : end);
+      const e = byKey.get(key);
+      if (e !== undefined) {
+        next = e;
+        at = end < 0 ? joined.length : end + 1;
+        break;
+      }
+      if (end < 0) return undefined;
+    }
+    out.push(next);
+  }
+  return out.length === count ? out : undefined;
+}
+
+/** The session as a store transcript (see the file header). */
+export function storeTranscript(s: Session, events: readonly UsageEvent[]): string {
+  const byKey = new Map(events.map((e) => [e.dedupKey, e]));
+  const lines = [JSON.stringify(toExportHeader(s))];
+  let index = s.messages.length;
+  for (const u of s.raw?.orphanUsage ?? []) {
+    const line = toOrphanLine(u, index++);
+    const e = byKey.get(u.dedupKey);
+    lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: { ...exportUsage(e), timestamp: e.timestamp } }));
+  }
+  const usage = (e: UsageEvent) => ({ ...exportUsage(e), timestamp: e.timestamp });
+  s.messages.forEach((m, i) => {
+    const line = toExportMessage(m, i);
+    const parts = m.usage !== undefined ? splitKeys(m.usage.dedupKey, byKey, m.usage.requests) : undefined;
+    if (parts === undefined) {
+      lines.push(JSON.stringify(line));
+      return;
+    }
+    lines.push(JSON.stringify({ ...line, usage: usage(parts[0] as UsageEvent) }));
+    for (const e of parts.slice(1)) {
+      lines.push(JSON.stringify({ type: MESSAGE_TYPE, index: index++, role: 'assistant', content: '', ...(m.id !== undefined && { id: m.id }), timestamp: e.timestamp, usage: usage(e), orphanUsage: true }));
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** Where the model changed between messages. */
+export function modelChanges(s: Session): ModelChangeRecord[] {
+  const out: ModelChangeRecord[] = [];
+  let model: string | undefined;
+  s.messages.forEach((m, i) => {
+    if (m.role !== 'assistant' || m.model === undefined || m.model === model) return;
+    if (model !== undefined) out.push({ messageIndex: i, ...(m.timestamp !== undefined && { timestamp: m.timestamp.toISOString() }), from: model, to: m.model });
+    model = m.model;
+  });
+  return out;
+}
+
+function gitMetadata(s: Session): GitMetadataRecord | undefined {
+  const branch = s.raw?.sessionEvents.map((e) => e.gitBranch).filter((b): b is string => typeof b === 'string').pop();
+  if (branch === undefined && s.cwd === undefined) return undefined;
+  return { ...(s.cwd !== undefined && { cwd: s.cwd }), ...(branch !== undefined && { branch }) };
+}
+
+/** The last value of a session-event field. */
+function sessionField(s: Session, field: string): unknown {
+  return s.raw?.sessionEvents.map((e) => e[field]).filter((v) => v !== undefined).pop();
+}
+
+/**
+ * The subagent sessions `parent` spawned, directly or through another subagent: subagent files below the
+ * parent's folder whose session names the parent (or an included subagent) as `forkedFrom`.
+ */
+async function findSubagents(sm: SessionManager, agent: string, parent: Session, options: SessionManagerOptions): Promise<Session[]> {
+  const codec = getCodec(agent);
+  const file = parent.raw?.file;
+  if (file === undefined) return [];
+  const dir = file.slice(0, Math.max(file.lastIndexOf('/'), 0));
+  const roots = options.roots?.[codec.id] ?? codec.defaultRoots(options.env ?? process.env);
+  const candidates: Session[] = [];
+  for await (const f of codec.discover(roots)) {
+    if (f.subagent !== true || !f.path.startsWith(`${dir}/`)) continue;
+    try {
+      candidates.push(await sm.get(agent, fileSessionId(f)));
+    } catch {
+      // unreadable or vanished: not stored, as a read of it would not count it either
+    }
+  }
+  const ids = new Set([parent.sessionId]);
+  const out: Session[] = [];
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const c of candidates) {
+      if (ids.has(c.sessionId) || c.forkedFrom === undefined || !ids.has(c.forkedFrom)) continue;
+      ids.add(c.sessionId);
+      out.push(c);
+      grew = true;
+    }
+  }
+  return out;
+}
+
+/** Import `<agent>:<id>` (see the file header). SESSION_NOT_FOUND, AGENT_NOT_FOUND, INVALID_OPTION. */
+export async function importSession(store: SessionStore, agent: string, id: string, options: ImportOptions = {}): Promise<ImportResult> {
+  const codec = getCodec(agent);
+  if (codec.id === 'store') throw invalidOption('agent', 'an agent other than the store (fork a stored session instead)', agent);
+  const name = options.name ?? id;
+  if (options.name === undefined && !isValidName(name)) throw invalidOption('name', `a store name (session id "${id}" cannot be one; pass --name)`, id);
+  validateName(name);
+  const mo = options.manager ?? {};
+  const sm = createSessionManager(mo);
+  const session = await sm.get(codec.id, id);
+  const family = await familyOf(codec.id, session);
+  const subagents: NonNullable<FamilyWrite['subagents']>[number][] = [];
+  if (options.subagents !== false) {
+    for (const child of await findSubagents(sm, codec.id, session, mo)) {
+      if (!isValidName(child.sessionId)) throw new SessionfoldError('INVALID_OPTION', `Subagent id "${child.sessionId}" of ${codec.id}:${id} cannot be a store name`);
+      const lineage: SubagentLineage = {
+        version: STORE_RECORD_VERSION,
+        parent: name,
+        child: child.sessionId,
+        origin: { agent: codec.id, sessionId: child.sessionId, ...(child.raw?.file !== undefined && { file: child.raw.file }) },
+        ...(child.forkedFrom !== undefined && { spawnedBy: child.forkedFrom }),
+        ...(typeof sessionField(child, 'agentType') === 'string' && { agentType: sessionField(child, 'agentType') as string }),
+        ...(typeof sessionField(child, 'spawnDepth') === 'number' && { spawnDepth: sessionField(child, 'spawnDepth') as number }),
+      };
+      subagents.push({ id: child.sessionId, transcript: (await familyOf(codec.id, child)).transcript, lineage });
+    }
+  }
+  const title = options.title ?? session.title;
+  await store.saveFamily(name, { ...family, title, subagents }, { overwrite: options.overwrite === true });
+  return { name, title, messages: session.messages.length, usageEvents: family.usage?.length ?? 0, subagents: subagents.map((c) => c.id) };
+}
+
+/** A session's family without a title (transcript, origin, usage log, model changes, git metadata). */
+async function familyOf(agent: string, s: Session): Promise<Omit<FamilyWrite, 'title'>> {
+  const events = s.raw !== undefined ? await usageEvents(agent, s.raw.file) : [];
+  const changes = modelChanges(s);
+  const git = gitMetadata(s);
+  return {
+    transcript: storeTranscript(s, events),
+    origin: { agent, sessionId: s.sessionId, ...(s.raw?.file !== undefined && { file: s.raw.file }) },
+    usage: events,
+    ...(changes.length > 0 && { modelChanges: changes }),
+    ...(git !== undefined && { git }),
+  };
+}
+
+export interface AgentForkOptions {
+  /** Keep the first N messages (default: all). */
+  at?: number;
+  /** Default `<id>-fork-<timestampMs>`. */
+  name?: string;
+  title?: string;
+  /** Default now. */
+  timestampMs?: number;
+  manager?: SessionManagerOptions;
+}
+
+/**
+ * Fork `<agent>:<id>` into the store: its first `at` messages as a new session with fork provenance
+ * (`from` = the unified id). The agent's files are only read.
+ */
+export async function forkAgentSession(store: SessionStore, agent: string, id: string, options: AgentForkOptions = {}): Promise<ForkProvenance> {
+  const codec = getCodec(agent);
+  const timestampMs = options.timestampMs ?? Date.now();
+  if (options.at !== undefined && (!Number.isSafeInteger(options.at) || options.at < 0)) throw invalidOption('at', 'a non-negative integer', options.at);
+  const name = options.name ?? `${id}-fork-${timestampMs}`;
+  validateName(name, 'fork name');
+  if (codec.id === 'store') {
+    const from = id;
+    return store.fork(from, name, options.title ?? `${(await store.loadMeta(from))?.title ?? from} (fork)`, options.at, timestampMs);
+  }
+  const session = await createSessionManager(options.manager ?? {}).get(codec.id, id);
+  const family = await familyOf(codec.id, session);
+  const cut = truncateMessages(family.transcript, options.at);
+  const from = resolveUnifiedId(codec.id, id);
+  const fork: ForkProvenance = {
+    version: STORE_RECORD_VERSION,
+    from,
+    fromArchived: false,
+    ...(family.origin !== undefined && { fromOrigin: family.origin }),
+    to: name,
+    ...(options.at !== undefined && { truncatedAtMessage: options.at }),
+    messagesKept: cut.kept,
+    sourceMessages: cut.total,
+    forkedAtMs: timestampMs,
+  };
+  const title = options.title ?? `${session.title || id} (fork)`;
+  const { usage: _usage, modelChanges: _changes, ...rest } = family;
+  await store.saveFamily(name, { ...rest, transcript: setHeader(cut.text, { forkedFrom: from }), title, fork });
+  return fork;
+}

@@ -1,0 +1,121 @@
+/**
+ * Every real fixture of every agent registered with real fixtures (claude, codex) saved into the session
+ * store and read back through the `store` agent: the same messages, tool calls and results, and usage (each
+ * usage event with its origin's dedup key and tokens), subagents included with their lineage.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UsageEvent } from '../cursors/protocol/events.js';
+import { getCodec } from '../src/registry.js';
+import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
+import type { Session, SessionMessage } from '../src/sessions/types.js';
+import { importSession } from '../src/store/import.js';
+import { SessionStore } from '../src/store/store.js';
+import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, FAKE_PRICER, type Home, makeHome, REAL } from './sessions-helpers.js';
+
+let home: Home;
+let codexIds: string[];
+let sm: SessionManager;
+let store: SessionStore;
+
+beforeAll(async () => {
+  home = await makeHome();
+  await copyClaudeFixtures(home);
+  codexIds = await copyCodexFixtures(home);
+  const root = join(home.dir, 'store');
+  home.env.SESSIONFOLD_STORE_DIR = root;
+  store = await SessionStore.open(root);
+  sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER, cache: false });
+});
+
+afterAll(async () => {
+  await rm(home.dir, { recursive: true, force: true });
+});
+
+/** The usage events of a session's file, each dedup key once, as a cost fold counts them. */
+async function usageOf(agent: string, file: string): Promise<Omit<UsageEvent, 'agent' | 'sessionId' | 'offset' | 'messageId'>[]> {
+  const seen = new Set<string>();
+  const out = [];
+  for await (const e of getCodec(agent).read(file, { kinds: ['usage'] })) {
+    if (e.type !== 'usage' || seen.has(e.dedupKey)) continue;
+    seen.add(e.dedupKey);
+    const { agent: _a, sessionId: _s, offset: _o, messageId: _m, ...rest } = e;
+    out.push(rest);
+  }
+  return out.sort((a, b) => (a.dedupKey < b.dedupKey ? -1 : a.dedupKey > b.dedupKey ? 1 : 0));
+}
+
+/**
+ * A message as the store must keep it: the store names id-less messages itself, so their ids are not
+ * compared; a tool call id used twice in one session (the sanitized Codex fixture gives every call the same
+ * placeholder) cannot tell which result is whose, so those outputs are not compared either.
+ */
+function comparable(m: SessionMessage, keepId: boolean, duplicated: ReadonlySet<string>): unknown {
+  const { id, toolCalls, ...rest } = m;
+  return {
+    ...rest,
+    ...(keepId && { id }),
+    ...(toolCalls !== undefined && { toolCalls: toolCalls.map((c) => (duplicated.has(c.toolCallId) ? { ...c, output: undefined } : c)) }),
+  };
+}
+
+function duplicatedCallIds(s: Session): Set<string> {
+  const ids = s.messages.flatMap((m) => m.toolCalls ?? []).map((c) => c.toolCallId);
+  return new Set(ids.filter((id, i) => ids.indexOf(id) !== i));
+}
+
+function expectSame(original: Session, back: Session): void {
+  expect(back.messages.length).toBe(original.messages.length);
+  const dup = duplicatedCallIds(original);
+  back.messages.forEach((m, i) => {
+    const o = original.messages[i] as SessionMessage;
+    expect(comparable(m, o.id !== undefined, dup), `message ${i}`).toEqual(comparable(o, o.id !== undefined, dup));
+  });
+  expect([back.title, back.cwd, back.createdAt, back.model]).toEqual([original.title, original.cwd, original.createdAt, original.model]);
+  expect(back.cost?.requestCount ?? 0).toBe(original.cost?.requestCount ?? 0);
+  expect(back.cost?.totalUsd ?? 0).toBeCloseTo(original.cost?.totalUsd ?? 0, 12);
+  expect(back.raw?.orphanUsage).toEqual(original.raw?.orphanUsage);
+}
+
+async function roundTrip(agent: string, id: string): Promise<{ original: Session; back: Session }> {
+  const original = await sm.get(agent, id);
+  const r = await importSession(store, agent, id, { manager: { env: home.env } });
+  const back = await sm.get('store', r.name);
+  expectSame(original, back);
+  expect(await usageOf('store', back.raw!.file)).toEqual(await usageOf(agent, original.raw!.file));
+  return { original, back };
+}
+
+describe('store round trip over every real fixture', () => {
+  it('covers every Claude fixture in the shared folder', async () => {
+    const names = (await readdir(join(REAL, 'claude'))).sort();
+    expect(names).toEqual([...Object.keys(CLAUDE_COPIES), 'agent-sessions-subagent'].sort());
+  });
+
+  it('Claude: the same messages, tools and usage', async () => {
+    for (const id of Object.values(CLAUDE_COPIES)) await roundTrip('claude', id);
+  });
+
+  it('Claude with a subagent: the child is stored with its lineage and read back as store:<parent>/<child>', async () => {
+    const { back } = await roundTrip('claude', CLAUDE_SUBAGENT_PARENT);
+    const ids = await store.listSubagentIds(back.sessionId);
+    expect(ids).toEqual(['agent-a0ad4f44468bdf20d']);
+    const lineage = await store.loadSubagentLineage(back.sessionId, ids[0]!);
+    expect(lineage).toMatchObject({ parent: CLAUDE_SUBAGENT_PARENT, child: ids[0], origin: { agent: 'claude', sessionId: ids[0] }, spawnedBy: CLAUDE_SUBAGENT_PARENT });
+    const original = await sm.get('claude', ids[0]!);
+    const child = await sm.get('store', `${back.sessionId}/${ids[0]}`);
+    expectSame(original, child);
+    expect(child.forkedFrom).toBe(back.sessionId);
+    const listed = await sm.list('store', { subagents: true });
+    expect(listed.find((s) => s.sessionId === `${back.sessionId}/${ids[0]}`)?.subagent).toBe(true);
+  });
+
+  it('covers every Codex fixture in the shared folder', async () => {
+    expect(codexIds.length).toBe((await readdir(join(REAL, 'codex'))).length);
+  });
+
+  it('Codex: the same messages, tools and usage', async () => {
+    for (const id of codexIds) await roundTrip('codex', id);
+  });
+});
