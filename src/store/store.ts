@@ -31,6 +31,7 @@ import { isValidName, validateName } from './names.js';
 import { countMessages, headerOf, readHead, setHeader, truncateMessages } from './transcript.js';
 import {
   STORE_RECORD_VERSION,
+  type FamilyInfo,
   type FamilyWrite,
   type ForkProvenance,
   type GitMetadataRecord,
@@ -356,6 +357,21 @@ export class SessionStore {
       }
     }
     return out;
+  }
+
+  /**
+   * One family at a glance: where it is, its meta and fork provenance, the members present (file names)
+   * and its stored subagents with their lineage. SESSION_NOT_FOUND when there is none.
+   */
+  async describe(name: string): Promise<FamilyInfo> {
+    validateName(name);
+    const archived = this.#whereOrThrow(name);
+    const members = this.#family(name, archived).filter(exists).map((p) => p.slice(this.#dir(archived).length + 1));
+    const subagents = [];
+    for (const id of await this.listSubagentIds(name, archived)) subagents.push({ id, lineage: await this.loadSubagentLineage(name, id, archived) });
+    const meta = this.#readMeta(name, archived);
+    const fork = await this.loadForkProvenance(name, archived);
+    return { name, archived, path: this.#path(name, TRANSCRIPT, archived), ...(meta !== undefined && { meta }), ...(fork !== undefined && { fork }), members, subagents };
   }
 
   /* ---- archive, delete, title, fork, prune ---- */

@@ -114,3 +114,16 @@ export interface FamilyWrite {
   fork?: ForkProvenance;
   subagents?: readonly { id: string; transcript: string; lineage?: SubagentLineage; sidecar?: string }[];
 }
+
+/** `store.describe(name)`. */
+export interface FamilyInfo {
+  name: string;
+  archived: boolean;
+  /** The transcript. */
+  path: string;
+  meta?: StoreMeta;
+  fork?: ForkProvenance;
+  /** File names of the members present (the subagents folder included), relative to the family's folder. */
+  members: string[];
+  subagents: { id: string; lineage: SubagentLineage | undefined }[];
+}
