@@ -19,14 +19,13 @@
  * whole, old or new.
  *
  * `at(root)` touches nothing (a lookup never creates an empty store); `open(root)` creates the folder;
- * mutations create what they need.
+ * mutations create what they need. The folder's mechanics (paths, the locked mutation, recovery, single
+ * members) are in family.ts.
  */
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
-import { STORE_ARCHIVE_DIR, STORE_CHILD_MEMBERS, STORE_MEMBERS, STORE_SUBAGENTS, STORE_TRANSCRIPT } from '../../cursors/protocol/session-store.js';
-import { exists, listNames, moveIfPresent, probeFile, readIfPresent, removeIfPresent, sweepTemps, writeAtomic } from './fs.js';
-import { withLock, type LockIntent } from './lock.js';
+import { CHILD, DAY_MS, jsonLines, MEMBERS, notFound, parseJson, parseJsonLines, StoreFolder, SUBAGENTS, TRANSCRIPT, type Member, type SessionStoreOptions } from './family.js';
+import { exists, listNames, probeFile, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
 import { isValidName, validateName } from './names.js';
 import { countMessages, headerOf, readHead, setHeader, truncateMessages } from './transcript.js';
 import {
@@ -43,61 +42,9 @@ import {
   type UsageLogRecord,
 } from './types.js';
 
-const ARCHIVE_DIR = STORE_ARCHIVE_DIR;
-const TRANSCRIPT = STORE_TRANSCRIPT;
-const MEMBERS = STORE_MEMBERS;
-type Member = keyof typeof MEMBERS;
-const SUBAGENTS = STORE_SUBAGENTS;
-const CHILD = STORE_CHILD_MEMBERS;
-const DAY_MS = 86_400_000;
+export type { SessionStoreOptions } from './family.js';
 
-export interface SessionStoreOptions {
-  /** How long a mutation waits for another process's lock before IO_ERROR. Default 30 s. */
-  lockTimeoutMs?: number;
-}
-
-function jsonLines(records: readonly unknown[]): string {
-  return records.map((r) => `${JSON.stringify(r)}\n`).join('');
-}
-
-function parseJson<T>(text: string | undefined, file: string): T | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch (cause) {
-    throw new SessionfoldError('PARSE_ERROR', `${file} is not valid JSON`, { file, cause });
-  }
-}
-
-/** The JSON object lines of a log; malformed lines are skipped (a log is advisory, its transcript is not). */
-function parseJsonLines<T>(text: string | undefined): T[] {
-  const out: T[] = [];
-  for (const line of (text ?? '').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const v = JSON.parse(line) as unknown;
-      if (v !== null && typeof v === 'object' && !Array.isArray(v)) out.push(v as T);
-    } catch {
-      // skipped
-    }
-  }
-  return out;
-}
-
-function notFound(name: string, root: string): SessionfoldError {
-  return new SessionfoldError('SESSION_NOT_FOUND', `No stored session "${name}" in ${root}`, { agent: 'store' });
-}
-
-export class SessionStore {
-  readonly #root: string;
-  readonly #options: SessionStoreOptions;
-
-  private constructor(root: string, options: SessionStoreOptions) {
-    if (typeof root !== 'string' || root === '') throw invalidOption('root', 'a folder path', root);
-    this.#root = resolve(root);
-    this.#options = options;
-  }
-
+export class SessionStore extends StoreFolder {
   /** Address a store at `root` without touching the file system. */
   static at(root: string, options: SessionStoreOptions = {}): SessionStore {
     return new SessionStore(root, options);
@@ -107,97 +54,30 @@ export class SessionStore {
   static async open(root: string, options: SessionStoreOptions = {}): Promise<SessionStore> {
     const store = new SessionStore(root, options);
     try {
-      mkdirSync(store.#root, { recursive: true });
+      mkdirSync(store.root, { recursive: true });
     } catch (cause) {
-      throw new SessionfoldError('IO_ERROR', `Cannot create the session store ${store.#root}`, { file: store.#root, cause });
+      throw new SessionfoldError('IO_ERROR', `Cannot create the session store ${store.root}`, { file: store.root, cause });
     }
     return store;
-  }
-
-  /** The store's root folder (absolute). */
-  get root(): string {
-    return this.#root;
-  }
-
-  #dir(archived: boolean): string {
-    return archived ? join(this.#root, ARCHIVE_DIR) : this.#root;
-  }
-
-  /** `<dir>/<name><suffix>`, name already validated. */
-  #path(name: string, suffix: string, archived: boolean): string {
-    return join(this.#dir(archived), name + suffix);
-  }
-
-  #childPath(parent: string, child: string, suffix: string, archived: boolean): string {
-    return join(this.#dir(archived), parent + SUBAGENTS, child + suffix);
   }
 
   /** The transcript path of `name` in the active (or, with `archived`, the archived) family. */
   sessionPath(name: string, archived = false): string {
     validateName(name);
-    return this.#path(name, TRANSCRIPT, archived);
+    return this.path(name, TRANSCRIPT, archived);
   }
 
   /** Where `name`'s sidecar lives (or would live). */
   sidecarPath(name: string, archived = false): string {
     validateName(name);
-    return this.#path(name, MEMBERS.sidecar, archived);
+    return this.path(name, MEMBERS.sidecar, archived);
   }
 
   /** Where a stored subagent's transcript lives (or would live). */
   subagentTranscriptPath(parent: string, child: string, archived = false): string {
     validateName(parent);
     validateName(child, 'subagent id');
-    return this.#childPath(parent, child, CHILD.transcript, archived);
-  }
-
-  /** Where the family of `name` is: false active, true archived, undefined none (by its transcript). */
-  #where(name: string): boolean | undefined {
-    if (exists(this.#path(name, TRANSCRIPT, false))) return false;
-    if (exists(this.#path(name, TRANSCRIPT, true))) return true;
-    return undefined;
-  }
-
-  #whereOrThrow(name: string): boolean {
-    const w = this.#where(name);
-    if (w === undefined) throw notFound(name, this.#root);
-    return w;
-  }
-
-  /** Every member path of a family, the transcript last. */
-  #family(name: string, archived: boolean): string[] {
-    return [...Object.values(MEMBERS).map((s) => this.#path(name, s, archived)), this.#path(name, SUBAGENTS, archived), this.#path(name, TRANSCRIPT, archived)];
-  }
-
-  /** Run a mutation under the store's lock (lock.ts), creating the root first. */
-  #mutate<T>(intent: LockIntent, fn: () => T): T {
-    try {
-      mkdirSync(this.#root, { recursive: true });
-    } catch (cause) {
-      throw new SessionfoldError('IO_ERROR', `Cannot create the session store ${this.#root}`, { file: this.#root, cause });
-    }
-    return withLock(this.#root, intent, fn, {
-      ...(this.#options.lockTimeoutMs !== undefined && { timeoutMs: this.#options.lockTimeoutMs }),
-      recover: (i, pid) => this.#recover(i, pid),
-    });
-  }
-
-  /** Finish what a dead lock holder was doing (see the file header). */
-  #recover(intent: LockIntent, pid: number): void {
-    for (const archived of [false, true]) {
-      sweepTemps(this.#dir(archived), pid);
-      if ('name' in intent && isValidName(intent.name)) sweepTemps(this.#path(intent.name, SUBAGENTS, archived), pid);
-    }
-    if (intent.op === 'other' || !isValidName(intent.name)) return;
-    if (intent.op === 'write' && !exists(this.#path(intent.name, TRANSCRIPT, false))) for (const p of this.#family(intent.name, false)) removeIfPresent(p);
-    if (intent.op === 'archive') this.#archiveMembers(intent.name);
-    if (intent.op === 'delete') for (const archived of [false, true]) for (const p of this.#family(intent.name, archived)) removeIfPresent(p);
-  }
-
-  #archiveMembers(name: string): void {
-    mkdirSync(this.#dir(true), { recursive: true });
-    const to = this.#family(name, true);
-    this.#family(name, false).forEach((p, i) => moveIfPresent(p, to[i] as string));
+    return this.childPath(parent, child, CHILD.transcript, archived);
   }
 
   /* ---- transcripts ---- */
@@ -227,17 +107,17 @@ export class SessionStore {
       ids.add(c.id);
     }
     const now = Date.now();
-    this.#mutate({ op: 'write', name }, () => {
-      if (this.#where(name) === true) throw invalidOption('name', `a name no archived session has (delete or rename "${name}" first)`, name);
+    this.mutate({ op: 'write', name }, () => {
+      if (this.where(name) === true) throw invalidOption('name', `a name no archived session has (delete or rename "${name}" first)`, name);
       let createdAtMs = now;
-      if (exists(this.#path(name, TRANSCRIPT, false))) {
+      if (exists(this.path(name, TRANSCRIPT, false))) {
         if (options.overwrite !== true) throw invalidOption('name', `a name not in use ("${name}" is stored already)`, name);
-        createdAtMs = this.#readMeta(name, false)?.createdAtMs ?? now;
+        createdAtMs = this.readMeta(name, false)?.createdAtMs ?? now;
         // members the new write leaves out go; the rest are replaced, each atomically
-        for (const [m, suffix] of Object.entries(MEMBERS)) if (m !== 'meta' && family[m as Exclude<Member, 'meta'>] === undefined) removeIfPresent(this.#path(name, suffix, false));
-        removeIfPresent(this.#path(name, SUBAGENTS, false));
+        for (const [m, suffix] of Object.entries(MEMBERS)) if (m !== 'meta' && family[m as Exclude<Member, 'meta'>] === undefined) removeIfPresent(this.path(name, suffix, false));
+        removeIfPresent(this.path(name, SUBAGENTS, false));
       }
-      const w = (m: Member, data: string) => writeAtomic(this.#path(name, MEMBERS[m], false), data);
+      const w = (m: Member, data: string) => writeAtomic(this.path(name, MEMBERS[m], false), data);
       if (family.sidecar !== undefined) w('sidecar', family.sidecar);
       if (family.usage !== undefined) w('usage', jsonLines(family.usage));
       if (family.modelChanges !== undefined) w('modelChanges', jsonLines(family.modelChanges));
@@ -245,11 +125,11 @@ export class SessionStore {
       if (family.tree !== undefined) w('tree', JSON.stringify(family.tree) + '\n');
       if (family.fork !== undefined) w('fork', JSON.stringify(family.fork, null, 2) + '\n');
       if (family.subagents !== undefined && family.subagents.length > 0) {
-        mkdirSync(this.#path(name, SUBAGENTS, false), { recursive: true });
+        mkdirSync(this.path(name, SUBAGENTS, false), { recursive: true });
         for (const c of family.subagents) {
-          if (c.lineage !== undefined) writeAtomic(this.#childPath(name, c.id, CHILD.lineage, false), JSON.stringify(c.lineage, null, 2) + '\n');
-          if (c.sidecar !== undefined) writeAtomic(this.#childPath(name, c.id, CHILD.sidecar, false), c.sidecar);
-          writeAtomic(this.#childPath(name, c.id, CHILD.transcript, false), c.transcript);
+          if (c.lineage !== undefined) writeAtomic(this.childPath(name, c.id, CHILD.lineage, false), JSON.stringify(c.lineage, null, 2) + '\n');
+          if (c.sidecar !== undefined) writeAtomic(this.childPath(name, c.id, CHILD.sidecar, false), c.sidecar);
+          writeAtomic(this.childPath(name, c.id, CHILD.transcript, false), c.transcript);
         }
       }
       const meta: StoreMeta = {
@@ -262,21 +142,21 @@ export class SessionStore {
         ...(family.stats !== undefined && { stats: family.stats }),
       };
       w('meta', JSON.stringify(meta, null, 2) + '\n');
-      writeAtomic(this.#path(name, TRANSCRIPT, false), setHeader(family.transcript, { title: family.title }));
+      writeAtomic(this.path(name, TRANSCRIPT, false), setHeader(family.transcript, { title: family.title }));
     });
   }
 
   /** A session's transcript (active, else archived). SESSION_NOT_FOUND when neither exists. */
   async load(name: string): Promise<string> {
     const t = await this.loadIfPresent(name);
-    if (t === undefined) throw notFound(name, this.#root);
+    if (t === undefined) throw notFound(name, this.root);
     return t;
   }
 
   /** A transcript from exactly the active (or archived) family. SESSION_NOT_FOUND when absent. */
   async loadFrom(name: string, archived: boolean): Promise<string> {
     const t = await this.loadIfPresentFrom(name, archived);
-    if (t === undefined) throw notFound(name, this.#root);
+    if (t === undefined) throw notFound(name, this.root);
     return t;
   }
 
@@ -287,58 +167,48 @@ export class SessionStore {
    */
   async loadIfPresent(name: string): Promise<string | undefined> {
     validateName(name);
-    return readIfPresent(this.#path(name, TRANSCRIPT, false)) ?? readIfPresent(this.#path(name, TRANSCRIPT, true));
+    return readIfPresent(this.path(name, TRANSCRIPT, false)) ?? readIfPresent(this.path(name, TRANSCRIPT, true));
   }
 
   /** `loadIfPresent` for exactly one of the two families. */
   async loadIfPresentFrom(name: string, archived: boolean): Promise<string | undefined> {
     validateName(name);
-    return readIfPresent(this.#path(name, TRANSCRIPT, archived));
+    return readIfPresent(this.path(name, TRANSCRIPT, archived));
   }
 
   /** The transcript's mtime (active, else archived), if it is there. */
   async transcriptMtime(name: string): Promise<Date | undefined> {
     validateName(name);
     for (const archived of [false, true]) {
-      const p = probeFile(this.#path(name, TRANSCRIPT, archived));
+      const p = probeFile(this.path(name, TRANSCRIPT, archived));
       if (p.kind === 'file') return new Date(p.mtimeMs);
     }
     return undefined;
   }
 
-  #readMeta(name: string, archived: boolean): StoreMeta | undefined {
-    const path = this.#path(name, MEMBERS.meta, archived);
-    try {
-      const m = parseJson<StoreMeta>(readIfPresent(path), path);
-      return m !== undefined && typeof m === 'object' && m !== null && typeof m.title === 'string' ? m : undefined;
-    } catch {
-      return undefined; // a meta that cannot be read: the transcript is the session, list it anyway
-    }
-  }
-
   /** The meta record (active, else archived); undefined when none was saved. */
   async loadMeta(name: string): Promise<StoreMeta | undefined> {
     validateName(name);
-    const w = this.#where(name);
-    return w === undefined ? undefined : this.#readMeta(name, w);
+    const w = this.where(name);
+    return w === undefined ? undefined : this.readMeta(name, w);
   }
 
   /** Every stored session, active then archived, each sorted by name. */
   async list(): Promise<SessionInfo[]> {
     const out: SessionInfo[] = [];
     for (const archived of [false, true]) {
-      const names = listNames(this.#dir(archived))
+      const names = listNames(this.dir(archived))
         .filter((n) => n.endsWith(TRANSCRIPT) && isValidName(n.slice(0, -TRANSCRIPT.length)))
         .map((n) => n.slice(0, -TRANSCRIPT.length))
         .sort();
       for (const name of names) {
-        const path = this.#path(name, TRANSCRIPT, archived);
+        const path = this.path(name, TRANSCRIPT, archived);
         const p = probeFile(path);
         if (p.kind !== 'file') continue;
-        const meta = this.#readMeta(name, archived);
+        const meta = this.readMeta(name, archived);
         let fork: ForkProvenance | undefined;
         try {
-          fork = parseJson<ForkProvenance>(readIfPresent(this.#path(name, MEMBERS.fork, archived)), path);
+          fork = parseJson<ForkProvenance>(readIfPresent(this.path(name, MEMBERS.fork, archived)), path);
         } catch {
           fork = undefined;
         }
@@ -365,13 +235,13 @@ export class SessionStore {
    */
   async describe(name: string): Promise<FamilyInfo> {
     validateName(name);
-    const archived = this.#whereOrThrow(name);
-    const members = this.#family(name, archived).filter(exists).map((p) => p.slice(this.#dir(archived).length + 1));
+    const archived = this.whereOrThrow(name);
+    const members = this.family(name, archived).filter(exists).map((p) => p.slice(this.dir(archived).length + 1));
     const subagents = [];
     for (const id of await this.listSubagentIds(name, archived)) subagents.push({ id, lineage: await this.loadSubagentLineage(name, id, archived) });
-    const meta = this.#readMeta(name, archived);
+    const meta = this.readMeta(name, archived);
     const fork = await this.loadForkProvenance(name, archived);
-    return { name, archived, path: this.#path(name, TRANSCRIPT, archived), ...(meta !== undefined && { meta }), ...(fork !== undefined && { fork }), members, subagents };
+    return { name, archived, path: this.path(name, TRANSCRIPT, archived), ...(meta !== undefined && { meta }), ...(fork !== undefined && { fork }), members, subagents };
   }
 
   /* ---- archive, delete, title, fork, prune ---- */
@@ -382,19 +252,19 @@ export class SessionStore {
    */
   async archive(name: string): Promise<void> {
     validateName(name);
-    this.#mutate({ op: 'archive', name }, () => {
-      if (this.#whereOrThrow(name)) return;
-      this.#archiveMembers(name);
+    this.mutate({ op: 'archive', name }, () => {
+      if (this.whereOrThrow(name)) return;
+      this.archiveMembers(name);
     });
   }
 
   /** Delete the whole family (active and archived), tolerating absent members. SESSION_NOT_FOUND when none. */
   async delete(name: string): Promise<void> {
     validateName(name);
-    this.#mutate({ op: 'delete', name }, () => {
-      const any = [false, true].some((a) => this.#family(name, a).some(exists));
-      if (!any) throw notFound(name, this.#root);
-      for (const archived of [false, true]) for (const p of this.#family(name, archived)) removeIfPresent(p);
+    this.mutate({ op: 'delete', name }, () => {
+      const any = [false, true].some((a) => this.family(name, a).some(exists));
+      if (!any) throw notFound(name, this.root);
+      for (const archived of [false, true]) for (const p of this.family(name, archived)) removeIfPresent(p);
     });
   }
 
@@ -402,12 +272,12 @@ export class SessionStore {
   async setTitle(name: string, title: string): Promise<void> {
     validateName(name);
     if (typeof title !== 'string') throw invalidOption('title', 'a string', title);
-    this.#mutate({ op: 'other' }, () => {
-      const archived = this.#whereOrThrow(name);
-      const path = this.#path(name, TRANSCRIPT, archived);
+    this.mutate({ op: 'other' }, () => {
+      const archived = this.whereOrThrow(name);
+      const path = this.path(name, TRANSCRIPT, archived);
       const now = Date.now();
-      const meta: StoreMeta = this.#readMeta(name, archived) ?? { version: STORE_RECORD_VERSION, title, createdAtMs: now, updatedAtMs: now };
-      writeAtomic(this.#path(name, MEMBERS.meta, archived), JSON.stringify({ ...meta, title }, null, 2) + '\n');
+      const meta: StoreMeta = this.readMeta(name, archived) ?? { version: STORE_RECORD_VERSION, title, createdAtMs: now, updatedAtMs: now };
+      writeAtomic(this.path(name, MEMBERS.meta, archived), JSON.stringify({ ...meta, title }, null, 2) + '\n');
       const p = probeFile(path);
       const text = readIfPresent(path);
       if (text !== undefined && p.kind === 'file') {
@@ -429,13 +299,13 @@ export class SessionStore {
     if (!Number.isFinite(timestampMs)) throw invalidOption('timestampMs', 'a finite number', timestampMs);
     let prov: ForkProvenance | undefined;
     const now = Date.now();
-    this.#mutate({ op: 'write', name: to }, () => {
-      const archived = this.#whereOrThrow(from);
-      if (this.#where(to) !== undefined) throw invalidOption('to', `a name not in use ("${to}" is stored already)`, to);
-      const source = readIfPresent(this.#path(from, TRANSCRIPT, archived));
-      if (source === undefined) throw notFound(from, this.#root);
+    this.mutate({ op: 'write', name: to }, () => {
+      const archived = this.whereOrThrow(from);
+      if (this.where(to) !== undefined) throw invalidOption('to', `a name not in use ("${to}" is stored already)`, to);
+      const source = readIfPresent(this.path(from, TRANSCRIPT, archived));
+      if (source === undefined) throw notFound(from, this.root);
       const cut = truncateMessages(source, truncateAtMessage);
-      const origin = this.#readMeta(from, archived)?.origin;
+      const origin = this.readMeta(from, archived)?.origin;
       prov = {
         version: STORE_RECORD_VERSION,
         from,
@@ -447,10 +317,10 @@ export class SessionStore {
         sourceMessages: cut.total,
         forkedAtMs: timestampMs,
       };
-      writeAtomic(this.#path(to, MEMBERS.fork, false), JSON.stringify(prov, null, 2) + '\n');
+      writeAtomic(this.path(to, MEMBERS.fork, false), JSON.stringify(prov, null, 2) + '\n');
       const meta: StoreMeta = { version: STORE_RECORD_VERSION, title, createdAtMs: now, updatedAtMs: now, ...(origin !== undefined && { origin }), messageCount: cut.kept };
-      writeAtomic(this.#path(to, MEMBERS.meta, false), JSON.stringify(meta, null, 2) + '\n');
-      writeAtomic(this.#path(to, TRANSCRIPT, false), setHeader(cut.text, { title, forkedFrom: from }));
+      writeAtomic(this.path(to, MEMBERS.meta, false), JSON.stringify(meta, null, 2) + '\n');
+      writeAtomic(this.path(to, TRANSCRIPT, false), setHeader(cut.text, { title, forkedFrom: from }));
     });
     return prov as ForkProvenance;
   }
@@ -468,10 +338,10 @@ export class SessionStore {
     const pruned: string[] = [];
     for (const info of (await this.list()).filter((s) => s.archived && s.mtimeMs < cutoff)) {
       // each family under its own lock, checked again there: another process may have deleted or replaced it
-      const gone = this.#mutate({ op: 'delete', name: info.name }, () => {
-        const p = probeFile(this.#path(info.name, TRANSCRIPT, true));
+      const gone = this.mutate({ op: 'delete', name: info.name }, () => {
+        const p = probeFile(this.path(info.name, TRANSCRIPT, true));
         if (p.kind !== 'file' || p.mtimeMs >= cutoff) return false;
-        for (const path of this.#family(info.name, true)) removeIfPresent(path);
+        for (const path of this.family(info.name, true)) removeIfPresent(path);
         return true;
       });
       if (gone) pruned.push(info.name);
@@ -481,96 +351,66 @@ export class SessionStore {
 
   /* ---- the other members ---- */
 
-  /** Write one member of an existing family, where the family is (so it is never split). */
-  #saveMember(name: string, member: Member, data: string): void {
-    validateName(name);
-    this.#mutate({ op: 'other' }, () => writeAtomic(this.#path(name, MEMBERS[member], this.#whereOrThrow(name)), data));
-  }
-
-  /** One member's text (active, else archived, or exactly one with `archived`); undefined when absent. */
-  #loadMember(name: string, member: Member, archived?: boolean): string | undefined {
-    validateName(name);
-    if (archived !== undefined) return readIfPresent(this.#path(name, MEMBERS[member], archived));
-    return readIfPresent(this.#path(name, MEMBERS[member], false)) ?? readIfPresent(this.#path(name, MEMBERS[member], true));
-  }
-
   async saveSidecar(name: string, sidecarJsonl: string): Promise<void> {
-    this.#saveMember(name, 'sidecar', sidecarJsonl);
+    this.saveMember(name, 'sidecar', sidecarJsonl);
   }
   async loadSidecar(name: string, archived?: boolean): Promise<string | undefined> {
-    return this.#loadMember(name, 'sidecar', archived);
+    return this.loadMember(name, 'sidecar', archived);
   }
   async saveUsageLog(name: string, records: readonly UsageLogRecord[]): Promise<void> {
-    this.#saveMember(name, 'usage', jsonLines(records));
+    this.saveMember(name, 'usage', jsonLines(records));
   }
   /** `[]` when no usage log was saved. */
   async loadUsageLog(name: string, archived?: boolean): Promise<UsageLogRecord[]> {
-    return parseJsonLines<UsageLogRecord>(this.#loadMember(name, 'usage', archived));
+    return parseJsonLines<UsageLogRecord>(this.loadMember(name, 'usage', archived));
   }
   async saveModelChangeLog(name: string, records: readonly ModelChangeRecord[]): Promise<void> {
-    this.#saveMember(name, 'modelChanges', jsonLines(records));
+    this.saveMember(name, 'modelChanges', jsonLines(records));
   }
   /** `[]` when no model-change log was saved. */
   async loadModelChangeLog(name: string, archived?: boolean): Promise<ModelChangeRecord[]> {
-    return parseJsonLines<ModelChangeRecord>(this.#loadMember(name, 'modelChanges', archived));
+    return parseJsonLines<ModelChangeRecord>(this.loadMember(name, 'modelChanges', archived));
   }
   async saveGitMetadata(name: string, record: GitMetadataRecord): Promise<void> {
-    this.#saveMember(name, 'git', JSON.stringify(record, null, 2) + '\n');
+    this.saveMember(name, 'git', JSON.stringify(record, null, 2) + '\n');
   }
   async loadGitMetadata(name: string, archived?: boolean): Promise<GitMetadataRecord | undefined> {
-    return parseJson<GitMetadataRecord>(this.#loadMember(name, 'git', archived), `${name}${MEMBERS.git}`);
+    return parseJson<GitMetadataRecord>(this.loadMember(name, 'git', archived), `${name}${MEMBERS.git}`);
   }
   async saveTree(name: string, tree: SessionTree): Promise<void> {
-    this.#saveMember(name, 'tree', JSON.stringify(tree) + '\n');
+    this.saveMember(name, 'tree', JSON.stringify(tree) + '\n');
   }
   async loadTree(name: string, archived?: boolean): Promise<SessionTree | undefined> {
-    return parseJson<SessionTree>(this.#loadMember(name, 'tree', archived), `${name}${MEMBERS.tree}`);
+    return parseJson<SessionTree>(this.loadMember(name, 'tree', archived), `${name}${MEMBERS.tree}`);
   }
   async saveForkProvenance(name: string, provenance: ForkProvenance): Promise<void> {
-    this.#saveMember(name, 'fork', JSON.stringify(provenance, null, 2) + '\n');
+    this.saveMember(name, 'fork', JSON.stringify(provenance, null, 2) + '\n');
   }
   /** undefined when `name` was not made by a fork. */
   async loadForkProvenance(name: string, archived?: boolean): Promise<ForkProvenance | undefined> {
-    return parseJson<ForkProvenance>(this.#loadMember(name, 'fork', archived), `${name}${MEMBERS.fork}`);
+    return parseJson<ForkProvenance>(this.loadMember(name, 'fork', archived), `${name}${MEMBERS.fork}`);
   }
 
   /* ---- subagents ---- */
 
-  #saveChild(parent: string, child: string, suffix: string, data: string): void {
-    validateName(parent);
-    validateName(child, 'subagent id');
-    this.#mutate({ op: 'other' }, () => {
-      const archived = this.#whereOrThrow(parent);
-      mkdirSync(this.#path(parent, SUBAGENTS, archived), { recursive: true });
-      writeAtomic(this.#childPath(parent, child, suffix, archived), data);
-    });
-  }
-
-  #loadChild(parent: string, child: string, suffix: string, archived?: boolean): string | undefined {
-    validateName(parent);
-    validateName(child, 'subagent id');
-    if (archived !== undefined) return readIfPresent(this.#childPath(parent, child, suffix, archived));
-    return readIfPresent(this.#childPath(parent, child, suffix, false)) ?? readIfPresent(this.#childPath(parent, child, suffix, true));
-  }
-
   /** Store a subagent's transcript (sessionfold-jsonl, read by the store agent as `<parent>/<child>`). */
   async saveSubagentTranscript(parent: string, child: string, transcript: string): Promise<void> {
-    this.#saveChild(parent, child, CHILD.transcript, transcript);
+    this.saveChild(parent, child, CHILD.transcript, transcript);
   }
   async loadSubagentTranscript(parent: string, child: string, archived?: boolean): Promise<string | undefined> {
-    return this.#loadChild(parent, child, CHILD.transcript, archived);
+    return this.loadChild(parent, child, CHILD.transcript, archived);
   }
   async saveSubagentSidecar(parent: string, child: string, sidecarJsonl: string): Promise<void> {
-    this.#saveChild(parent, child, CHILD.sidecar, sidecarJsonl);
+    this.saveChild(parent, child, CHILD.sidecar, sidecarJsonl);
   }
   async loadSubagentSidecar(parent: string, child: string, archived?: boolean): Promise<string | undefined> {
-    return this.#loadChild(parent, child, CHILD.sidecar, archived);
+    return this.loadChild(parent, child, CHILD.sidecar, archived);
   }
   async saveSubagentLineage(parent: string, child: string, record: SubagentLineage): Promise<void> {
-    this.#saveChild(parent, child, CHILD.lineage, JSON.stringify(record, null, 2) + '\n');
+    this.saveChild(parent, child, CHILD.lineage, JSON.stringify(record, null, 2) + '\n');
   }
   async loadSubagentLineage(parent: string, child: string, archived?: boolean): Promise<SubagentLineage | undefined> {
-    return parseJson<SubagentLineage>(this.#loadChild(parent, child, CHILD.lineage, archived), `${parent}${SUBAGENTS}/${child}${CHILD.lineage}`);
+    return parseJson<SubagentLineage>(this.loadChild(parent, child, CHILD.lineage, archived), `${parent}${SUBAGENTS}/${child}${CHILD.lineage}`);
   }
 
   /** The ids of the stored subagents of `parent` (active and archived, deduplicated, sorted). */
@@ -578,7 +418,7 @@ export class SessionStore {
     validateName(parent);
     const ids = new Set<string>();
     for (const a of archived === undefined ? [false, true] : [archived]) {
-      for (const n of listNames(this.#path(parent, SUBAGENTS, a))) {
+      for (const n of listNames(this.path(parent, SUBAGENTS, a))) {
         if (!n.endsWith(CHILD.transcript) || n.endsWith(CHILD.sidecar)) continue;
         const id = n.slice(0, -CHILD.transcript.length);
         if (isValidName(id)) ids.add(id);
