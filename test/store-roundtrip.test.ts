@@ -1,17 +1,21 @@
 /**
  * Every real fixture of every agent registered with real fixtures (claude, codex) saved into the session
  * store and read back through the `store` agent: the same messages, tool calls and results, and usage (each
- * usage event with its origin's dedup key and tokens), subagents included with their lineage.
+ * usage event with its origin's dedup key and tokens), subagents included with their lineage. Then every
+ * stored transcript through the store codec: the same events whole and in chunks, and resumed at every
+ * line boundary and at random cuts.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageEvent } from '../cursors/protocol/events.js';
+import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 import { getCodec } from '../src/registry.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import type { Session, SessionMessage } from '../src/sessions/types.js';
 import { importSession } from '../src/store/import.js';
 import { SessionStore } from '../src/store/store.js';
+import { expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts } from './helpers/codec-harness.js';
 import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, FAKE_PRICER, type Home, makeHome, REAL } from './sessions-helpers.js';
 
 let home: Home;
@@ -118,4 +122,25 @@ describe('store round trip over every real fixture', () => {
   it('Codex: the same messages, tools and usage', async () => {
     for (const id of codexIds) await roundTrip('codex', id);
   });
+});
+
+describe('the store codec over the stored fixtures', () => {
+  it('chunk invariance, and resume equals a full read at every line boundary and random cuts', async () => {
+    const files = [...sessionfoldStore.discoverSync!([store.root])];
+    expect(files.length).toBe(Object.keys(CLAUDE_COPIES).length + 1 + codexIds.length + 1);
+    expect(files.filter((f) => f.subagent === true).map((f) => f.sessionId)).toEqual([`${CLAUDE_SUBAGENT_PARENT}/agent-a0ad4f44468bdf20d`]);
+    for (const f of files) {
+      const events = await expectChunkInvariant(sessionfoldStore, f.path);
+      expect(events.every((e) => e.agent === 'store' && e.sessionId === f.sessionId), f.path).toBe(true);
+      // a deliberately simple reader: every line's `usage`, summed, is what the codec's usage events add up to
+      const lines = (await readFile(f.path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as { usage?: Record<string, number> });
+      const sum = (rows: Record<string, unknown>[]) => ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'].map((k) => rows.reduce((a, r) => a + ((r[k] as number) ?? 0), 0));
+      const usage = events.filter((e) => e.type === 'usage') as unknown as Record<string, unknown>[];
+      expect(sum(usage), f.path).toEqual(sum(lines.flatMap((l) => (l.usage !== undefined ? [l.usage] : []))));
+      expect(usage.length).toBe(lines.filter((l) => l.usage !== undefined).length);
+      if (f.subagent === true) continue; // the resume harness names its own folders: a subagent's id comes from its folder
+      const content = await readFile(f.path);
+      await expectResumeEqualsFull(sessionfoldStore, content, [...lineBoundaries(content), ...randomCuts(content.length, 20)].sort((a, b) => a - b), {}, `${f.sessionId}.jsonl`);
+    }
+  }, 240_000);
 });
