@@ -10,6 +10,8 @@
  * events one for one. Usage that belonged to no message is written first, before any message it could
  * attach to on a re-read.
  */
+import { dirname, sep } from 'node:path';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { MESSAGE_TYPE } from '../../cursors/protocol/sessionfold-jsonl.js';
@@ -135,11 +137,14 @@ async function findSubagents(sm: SessionManager, agent: string, parent: Session,
   const codec = getCodec(agent);
   const file = parent.raw?.file;
   if (file === undefined) return [];
-  const dir = file.slice(0, Math.max(file.lastIndexOf('/'), 0));
+  const dir = dirname(file) + sep;
   const roots = options.roots?.[codec.id] ?? codec.defaultRoots(options.env ?? process.env);
+  const files: SessionFile[] = [];
+  for await (const f of codec.discover(roots)) if (f.subagent === true && f.path.startsWith(dir)) files.push(f);
+  // a folder named after the session holds all its subagents (Claude Code 2.1+): read only those then
+  const own = files.filter((f) => f.path.startsWith(`${dir}${parent.sessionId}${sep}`));
   const candidates: Session[] = [];
-  for await (const f of codec.discover(roots)) {
-    if (f.subagent !== true || !f.path.startsWith(`${dir}/`)) continue;
+  for (const f of own.length > 0 ? own : files) {
     try {
       candidates.push(await sm.get(agent, fileSessionId(f)));
     } catch {

@@ -112,8 +112,11 @@ function unlinkQuiet(path: string): void {
   }
 }
 
-/** Break the stale lock whose text was `seen`, when this process wins `.lock.break` (see the file header). */
-function breakStale(root: string, seen: string, recover: LockOptions['recover']): void {
+/**
+ * Break the stale lock whose text was `seen`, when this process wins `.lock.break` (see the file header).
+ * True when the lock is gone or changed (try again now), false when another breaker is at it (wait).
+ */
+function breakStale(root: string, seen: string, recover: LockOptions['recover']): boolean {
   const lockPath = join(root, LOCK_FILE);
   const breakPath = join(root, BREAK_FILE);
   if (!tryCreate(breakPath, String(process.pid))) {
@@ -122,13 +125,14 @@ function breakStale(root: string, seen: string, recover: LockOptions['recover'])
     } catch {
       // the other breaker finished
     }
-    return;
+    return false;
   }
   try {
     const now = readLock(lockPath);
-    if (now === undefined || now.text !== seen) return; // someone else broke it first
+    if (now === undefined || now.text !== seen) return true; // someone else broke it first
     if (now.record !== undefined) recover?.(now.record.intent, now.record.pid);
     unlinkQuiet(lockPath);
+    return true;
   } finally {
     unlinkQuiet(breakPath);
   }
@@ -154,12 +158,10 @@ export function withLock<T>(root: string, intent: LockIntent, fn: () => T, optio
   for (;;) {
     if (tryCreate(lockPath, text)) break;
     const other = readLock(lockPath);
-    if (other !== undefined && isStale(other)) {
-      breakStale(root, other.text, options.recover);
-      continue;
-    }
+    if (other === undefined) continue; // released between our create and our read
+    if (isStale(other) && breakStale(root, other.text, options.recover)) continue;
     if (Date.now() > deadline) {
-      const who = other?.record !== undefined ? `process ${other.record.pid} on ${other.record.host}` : 'another process';
+      const who = other.record !== undefined ? `process ${other.record.pid} on ${other.record.host}` : 'another process';
       throw new SessionfoldError('IO_ERROR', `The session store at ${root} is locked by ${who}; if no sessionfold runs, remove ${lockPath}`, { file: lockPath });
     }
     sleepSync(wait + Math.random() * wait);
