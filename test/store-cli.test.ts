@@ -100,6 +100,8 @@ describe('store CLI', () => {
     const id = Object.values(CLAUDE_COPIES)[0]!;
     const fork = await json<{ from: string; to: string; messagesKept: number }>(['sessions', 'fork', `claude:${id}`, '--at', '4', '--name', 'early', '--json']);
     expect(fork).toMatchObject({ from: `claude:${id}`, to: 'early', messagesKept: 4 });
+    const viaSessions = await json<{ from: string; to: string; messagesKept: number }>(['sessions', 'fork', 'store:early', '--at', '1', '--name', 'first', '--json']);
+    expect(viaSessions).toMatchObject({ from: 'early', to: 'first', messagesKept: 1 });
     const f2 = await json<{ from: string; messagesKept: number }>(['store', 'fork', 'early', 'earlier', '--at', '2', '--json']);
     expect(f2).toMatchObject({ from: 'early', messagesKept: 2 });
     expect((await cli(['store', 'rename', 'earlier', 'Two', 'messages'])).code).toBe(0);

@@ -296,6 +296,25 @@ describe('recovery', () => {
     expect(tree(root)).toEqual(['next.jsonl', 'next.meta.json']);
   });
 
+  it('an empty lock left for over 5 s, and a breaker\'s file left for over 10 s, are taken as stale', async () => {
+    const s = await SessionStore.open(root);
+    const old = new Date(Date.now() - 60_000);
+    writeFileSync(join(root, '.lock'), '');
+    writeFileSync(join(root, '.lock.break'), '1');
+    utimesSync(join(root, '.lock'), old, old);
+    utimesSync(join(root, '.lock.break'), old, old);
+    await s.save('x', 'x', transcript('x', 1));
+    expect(tree(root)).toEqual(['x.jsonl', 'x.meta.json']);
+  });
+
+  it('an empty lock just created is a holder still writing it: waited for, not broken', async () => {
+    const s = SessionStore.at(root, { lockTimeoutMs: 100 });
+    mkdirSync(root);
+    writeFileSync(join(root, '.lock'), '');
+    expect(await code(s.save('x', 'x', transcript('x', 1)))).toBe('IO_ERROR');
+    expect(existsSync(join(root, '.lock'))).toBe(true);
+  });
+
   it('a lock held by a live process is waited for, then IO_ERROR names the lock file', async () => {
     const s = SessionStore.at(root, { lockTimeoutMs: 50 });
     mkdirSync(root);
