@@ -73,6 +73,7 @@ function calls(s: SessionStore, name: string): (() => Promise<unknown>)[] {
     () => s.loadFrom(name, true),
     () => s.transcriptMtime(name),
     () => s.setTitle(name, 'x'),
+    () => s.setStats(name, { n: 1 }),
     () => s.saveSidecar(name, 'x'),
     () => s.saveGitMetadata(name, {}),
     () => s.loadTree(name),
@@ -137,10 +138,10 @@ describe('store names', () => {
           for (const p of snapshot(root).keys()) if (!inside.has(p)) expect(allowed(p), p).toBe(true);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 60 },
     );
-    expect(refused).toBeGreaterThan(25);
-    expect(accepted).toBeGreaterThan(10);
+    expect(refused).toBeGreaterThan(15);
+    expect(accepted).toBeGreaterThan(6);
     expect(existsSync(join(box, 'deep', 'sibling', 'x.jsonl'))).toBe(true);
   });
 });

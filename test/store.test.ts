@@ -184,7 +184,7 @@ describe('archive and delete move and remove whole families', () => {
 });
 
 describe('setTitle, fork, prune', () => {
-  it('setTitle keeps every other stat and the transcript\'s mtime', async () => {
+  it('setTitle keeps every other stat and the transcript\'s mtime; setStats keeps the title', async () => {
     const s = await SessionStore.open(root);
     await s.saveFamily('t', { title: 'Old', transcript: transcript('t', 4), origin: { agent: 'codex', sessionId: 'x' }, stats: { reduced: true, stubCount: 3 } });
     utimesSync(join(root, 't.jsonl'), new Date(1e12), new Date(1e12));
@@ -193,6 +193,9 @@ describe('setTitle, fork, prune', () => {
     expect(await s.loadMeta('t')).toEqual({ ...before, title: 'New' });
     expect(statSync(join(root, 't.jsonl')).mtimeMs).toBe(1e12);
     expect(JSON.parse((await s.load('t')).split('\n')[0]!).title).toBe('New');
+    await s.setStats('t', { stubCount: 4, fullBytes: 10 });
+    expect(await s.loadMeta('t')).toEqual({ ...before, title: 'New', stats: { reduced: true, stubCount: 4, fullBytes: 10 } });
+    expect(await code(s.setStats('missing', {}))).toBe('SESSION_NOT_FOUND');
   });
 
   it('fork copies the first n messages into a new session with provenance and never touches the source', async () => {

@@ -268,6 +268,21 @@ export class SessionStore extends StoreFolder {
     });
   }
 
+  /**
+   * Merge `stats` into the meta's recorded stats (a reduced view's byte and stub counts, …), keeping the
+   * title and everything else. SESSION_NOT_FOUND without the session.
+   */
+  async setStats(name: string, stats: Record<string, unknown>): Promise<void> {
+    validateName(name);
+    if (stats === null || typeof stats !== 'object' || Array.isArray(stats)) throw invalidOption('stats', 'an object', stats);
+    this.mutate({ op: 'other' }, () => {
+      const archived = this.whereOrThrow(name);
+      const now = Date.now();
+      const meta: StoreMeta = this.readMeta(name, archived) ?? { version: STORE_RECORD_VERSION, title: '', createdAtMs: now, updatedAtMs: now };
+      writeAtomic(this.path(name, MEMBERS.meta, archived), JSON.stringify({ ...meta, stats: { ...meta.stats, ...stats } }, null, 2) + '\n');
+    });
+  }
+
   /** Change the title, keeping every other recorded stat (and the transcript's mtime). */
   async setTitle(name: string, title: string): Promise<void> {
     validateName(name);
