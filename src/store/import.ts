@@ -84,13 +84,13 @@ function splitKeys(joined: string, byKey: ReadonlyMap<string, UsageEvent>, count
 export function storeTranscript(s: Session, events: readonly UsageEvent[]): string {
   const byKey = new Map(events.map((e) => [e.dedupKey, e]));
   const lines = [JSON.stringify(toExportHeader(s))];
+  const usage = (e: UsageEvent) => ({ ...exportUsage(e), timestamp: e.timestamp });
   let index = s.messages.length;
   for (const u of s.raw?.orphanUsage ?? []) {
     const line = toOrphanLine(u, index++);
     const e = byKey.get(u.dedupKey);
-    lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: { ...exportUsage(e), timestamp: e.timestamp } }));
+    lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: usage(e) }));
   }
-  const usage = (e: UsageEvent) => ({ ...exportUsage(e), timestamp: e.timestamp });
   s.messages.forEach((m, i) => {
     const line = toExportMessage(m, i);
     const parts = m.usage !== undefined ? splitKeys(m.usage.dedupKey, byKey, m.usage.requests) : undefined;
@@ -119,7 +119,8 @@ export function modelChanges(s: Session): ModelChangeRecord[] {
 }
 
 function gitMetadata(s: Session): GitMetadataRecord | undefined {
-  const branch = s.raw?.sessionEvents.map((e) => e.gitBranch).filter((b): b is string => typeof b === 'string').pop();
+  const value = sessionField(s, 'gitBranch');
+  const branch = typeof value === 'string' ? value : undefined;
   if (branch === undefined && s.cwd === undefined) return undefined;
   return { ...(s.cwd !== undefined && { cwd: s.cwd }), ...(branch !== undefined && { branch }) };
 }
