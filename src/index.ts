@@ -99,6 +99,7 @@ export type {
   StoreMeta,
   StoreOrigin,
   ForkProvenance,
+  FamilyInfo,
   FamilyWrite,
   UsageLogRecord,
   ModelChangeRecord,
