@@ -330,7 +330,7 @@ describe('recovery', () => {
 });
 
 describe('usage is kept per event', () => {
-  it('a message with two usage events is stored as two events with their own keys and times', async () => {
+  it('a message with two usage events is stored (and exported) as two events with their own keys and times', async () => {
     const home = await makeHome();
     try {
       await writeExportSession(home.exports, { agent: 'claude', sessionId: 'two' }, [
@@ -349,6 +349,9 @@ describe('usage is kept per event', () => {
         ['k1', 1, '2026-01-01T10:00:01.000Z', 'm1'],
         ['k2', 2, '2026-01-01T10:00:05.000Z', 'm1'],
       ]);
+      // `sessions export` writes the same lines: each event with its own key
+      const exported = (await createSessionManager(manager).export('sessionfold-jsonl', 'two', 'jsonl')).trimEnd().split('\n').map((l) => JSON.parse(l) as { usage?: { dedupKey: string }; orphanUsage?: boolean });
+      expect(exported.flatMap((l) => (l.usage !== undefined ? [[l.usage.dedupKey, l.orphanUsage === true]] : []))).toEqual([['k1', false], ['k2', true]]);
       const back = await createSessionManager({ env: { ...home.env, SESSIONFOLD_STORE_DIR: store.root }, pricer: FAKE_PRICER }).get('store', 'two');
       expect(back.messages.map((m) => [m.content, m.usage?.dedupKey, m.usage?.requests])).toEqual(original.messages.map((m) => [m.content, m.usage?.dedupKey, m.usage?.requests]));
     } finally {

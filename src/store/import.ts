@@ -4,20 +4,16 @@
  * and the codec's own usage events), and written as one family: transcript, meta, usage log, model
  * changes, git metadata, and the subagents it spawned, each with its lineage.
  *
- * Cost is never counted twice beside the source: every usage event keeps its origin's dedup key. A message
- * the fold gave several usage events (their keys `+`-joined) is written with its first event on the message
- * line and each further one on a usage-only line naming the same message, so a re-read yields the origin's
- * events one for one. Usage that belonged to no message is written first, before any message it could
- * attach to on a re-read.
+ * Cost is never counted twice beside the source: the transcript is `renderJsonl` with the session's usage
+ * events, so every event keeps its origin's dedup key and time.
  */
 import { dirname, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
-import { MESSAGE_TYPE } from '../../cursors/protocol/sessionfold-jsonl.js';
 import { getCodec } from '../registry.js';
 import { fileSessionId } from '../sessions/context.js';
-import { exportUsage, toExportHeader, toExportMessage, toOrphanLine } from '../sessions/export.js';
+import { renderJsonl } from '../sessions/export.js';
+import { readUsageEvents } from '../sessions/get.js';
 import { resolveUnifiedId } from '../sessions/ids.js';
 import { createSessionManager, type SessionManager } from '../sessions/manager.js';
 import type { Session, SessionManagerOptions } from '../sessions/types.js';
@@ -45,65 +41,6 @@ export interface ImportResult {
   messages: number;
   usageEvents: number;
   subagents: string[];
-}
-
-/** The session's usage events as its codec yields them, each dedup key once (the first, as the fold keeps). */
-async function usageEvents(agent: string, file: string): Promise<UsageEvent[]> {
-  const seen = new Set<string>();
-  const out: UsageEvent[] = [];
-  for await (const e of getCodec(agent).read(file, { kinds: ['usage'] })) {
-    if (e.type !== 'usage' || seen.has(e.dedupKey)) continue;
-    seen.add(e.dedupKey);
-    out.push(e);
-  }
-  return out;
-}
-
-/** The events whose keys, `+`-joined in order, make `joined`; undefined when they cannot be told apart. */
-function splitKeys(joined: string, byKey: ReadonlyMap<string, UsageEvent>, count: number): UsageEvent[] | undefined {
-  const out: UsageEvent[] = [];
-  let at = 0;
-  while (at < joined.length) {
-    let next: UsageEvent | undefined;
-    for (let end = joined.indexOf('+', at); ; end = joined.indexOf('+', end + 1)) {
-      const key = joined.slice(at, end < 0 ? undefined : end);
-      const e = byKey.get(key);
-      if (e !== undefined) {
-        next = e;
-        at = end < 0 ? joined.length : end + 1;
-        break;
-      }
-      if (end < 0) return undefined;
-    }
-    out.push(next);
-  }
-  return out.length === count ? out : undefined;
-}
-
-/** The session as a store transcript (see the file header). */
-export function storeTranscript(s: Session, events: readonly UsageEvent[]): string {
-  const byKey = new Map(events.map((e) => [e.dedupKey, e]));
-  const lines = [JSON.stringify(toExportHeader(s))];
-  const usage = (e: UsageEvent) => ({ ...exportUsage(e), timestamp: e.timestamp });
-  let index = s.messages.length;
-  for (const u of s.raw?.orphanUsage ?? []) {
-    const line = toOrphanLine(u, index++);
-    const e = byKey.get(u.dedupKey);
-    lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: usage(e) }));
-  }
-  s.messages.forEach((m, i) => {
-    const line = toExportMessage(m, i);
-    const parts = m.usage !== undefined ? splitKeys(m.usage.dedupKey, byKey, m.usage.requests) : undefined;
-    if (parts === undefined) {
-      lines.push(JSON.stringify(line));
-      return;
-    }
-    lines.push(JSON.stringify({ ...line, usage: usage(parts[0] as UsageEvent) }));
-    for (const e of parts.slice(1)) {
-      lines.push(JSON.stringify({ type: MESSAGE_TYPE, index: index++, role: 'assistant', content: '', ...(m.id !== undefined && { id: m.id }), timestamp: e.timestamp, usage: usage(e), orphanUsage: true }));
-    }
-  });
-  return `${lines.join('\n')}\n`;
 }
 
 /** Where the model changed between messages. */
@@ -200,11 +137,11 @@ export async function importSession(store: SessionStore, agent: string, id: stri
 
 /** A session's family without a title (transcript, origin, usage log, model changes, git metadata). */
 async function familyOf(agent: string, s: Session): Promise<Omit<FamilyWrite, 'title'>> {
-  const events = s.raw !== undefined ? await usageEvents(agent, s.raw.file) : [];
+  const events = s.raw !== undefined ? await readUsageEvents(agent, s.raw.file) : [];
   const changes = modelChanges(s);
   const git = gitMetadata(s);
   return {
-    transcript: storeTranscript(s, events),
+    transcript: renderJsonl(s, events),
     origin: { agent, sessionId: s.sessionId, ...(s.raw?.file !== undefined && { file: s.raw.file }) },
     usage: events,
     ...(changes.length > 0 && { modelChanges: changes }),
