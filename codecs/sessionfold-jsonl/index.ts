@@ -27,7 +27,7 @@ async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
   }
 }
 
-const PARSER_VERSION = 2;
+const PARSER_VERSION = 3;
 
 /** sessionfold's own JSONL export, read back into the same messages, tools and usage. */
 export const sessionfoldJsonl: Codec = {
