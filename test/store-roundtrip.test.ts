@@ -5,18 +5,18 @@
  * stored transcript through the store codec: the same events whole and in chunks, and resumed at every
  * line boundary and at random cuts.
  */
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageEvent } from '../cursors/protocol/events.js';
 import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
-import { getCodec } from '../src/registry.js';
+import { findCodec, getCodec } from '../src/registry.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import type { Session, SessionMessage } from '../src/sessions/types.js';
 import { importSession } from '../src/store/import.js';
 import { SessionStore } from '../src/store/store.js';
 import { expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts } from './helpers/codec-harness.js';
-import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, FAKE_PRICER, type Home, makeHome, REAL } from './sessions-helpers.js';
+import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, FAKE_PRICER, type Home, makeHome, REAL, snapshotTree } from './sessions-helpers.js';
 
 let home: Home;
 let codexIds: string[];
@@ -82,10 +82,11 @@ function expectSame(original: Session, back: Session): void {
   expect(back.raw?.orphanUsage).toEqual(original.raw?.orphanUsage);
 }
 
-async function roundTrip(agent: string, id: string): Promise<{ original: Session; back: Session }> {
-  const original = await sm.get(agent, id);
-  const r = await importSession(store, agent, id, { manager: { env: home.env } });
-  const back = await sm.get('store', r.name);
+async function roundTrip(agent: string, id: string, roots: Record<string, string[]> = {}): Promise<{ original: Session; back: Session }> {
+  const m = Object.keys(roots).length === 0 ? sm : createSessionManager({ env: home.env, roots, pricer: FAKE_PRICER, cache: false });
+  const original = await m.get(agent, id);
+  const r = await importSession(store, agent, id, { manager: { env: home.env, roots } });
+  const back = await m.get('store', r.name);
   expectSame(original, back);
   expect(await usageOf('store', back.raw!.file)).toEqual(await usageOf(agent, original.raw!.file));
   return { original, back };
@@ -124,10 +125,39 @@ describe('store round trip over every real fixture', () => {
   });
 });
 
+/** The agents registered since (Gemini CLI, OpenCode, Hermes): their fixtures read in place, or laid out as the agent lays them out. */
+async function laterAgents(): Promise<Record<string, string[]>> {
+  const gemini = join(home.dir, '.gemini', 'tmp');
+  for (const [i, name] of (await readdir(join(REAL, 'gemini'))).sort().entries()) {
+    await mkdir(join(gemini, `p${i}`, 'chats'), { recursive: true });
+    await copyFile(join(REAL, 'gemini', name), join(gemini, `p${i}`, 'chats', `session-2026-01-01T00-00-0${i}${name.endsWith('.jsonl') ? '.jsonl' : '.json'}`));
+  }
+  const opencode = join(REAL, 'opencode', 'agent-sessions-storage');
+  return { gemini: [gemini], opencode: [join(opencode, 'storage_v2'), join(opencode, 'storage_legacy')], hermes: [join(REAL, 'hermes')] };
+}
+
+describe('store round trip over the agents registered since', () => {
+  it('Gemini CLI, OpenCode, Hermes: every fixture, the same messages, tools and usage', async () => {
+    const roots = await laterAgents();
+    const before = await snapshotTree(REAL);
+    for (const [agent, dirs] of Object.entries(roots)) {
+      if (findCodec(agent) === undefined) continue;
+      const files = [];
+      for await (const f of getCodec(agent).discover(dirs)) files.push(f);
+      expect(files.length, agent).toBe(agent === 'opencode' ? 3 : (await readdir(join(REAL, agent))).length);
+      // the ids the agent's sessions go by (a Gemini CLI session's is the one its file records)
+      const listed = await createSessionManager({ env: home.env, roots: { [agent]: dirs }, cache: false }).list(agent, { limit: 1000 });
+      expect(listed.length, agent).toBe(files.length);
+      for (const l of listed) await roundTrip(agent, l.sessionId, { [agent]: dirs });
+    }
+    expect(await snapshotTree(REAL)).toEqual(before);
+  });
+});
+
 describe('the store codec over the stored fixtures', () => {
   it('chunk invariance, and resume equals a full read at every line boundary and random cuts', async () => {
     const files = [...sessionfoldStore.discoverSync!([store.root])];
-    expect(files.length).toBe(Object.keys(CLAUDE_COPIES).length + 1 + codexIds.length + 1);
+    expect(files.length).toBe((await store.list()).length + 1);
     expect(files.filter((f) => f.subagent === true).map((f) => f.sessionId)).toEqual([`${CLAUDE_SUBAGENT_PARENT}/agent-a0ad4f44468bdf20d`]);
     for (const f of files) {
       const events = await expectChunkInvariant(sessionfoldStore, f.path);

@@ -149,8 +149,12 @@ export function renderJsonl(s: Session, events: readonly UsageEvent[] = []): str
     const e = byKey.get(u.dedupKey);
     lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: usage(e, line.timestamp) }));
   }
+  // a call's duration, on its result's line too: a re-read takes durations from results only
+  const durations = new Map(s.messages.flatMap((m) => (m.toolCalls ?? []).filter((c) => c.durationMs !== undefined).map((c) => [c.toolCallId, c.durationMs as number])));
   s.messages.forEach((m, i) => {
     const line = toExportMessage(m, i);
+    const ms = line.toolResult !== undefined && line.toolResult.durationMs === undefined ? durations.get(line.toolResult.toolCallId) : undefined;
+    if (ms !== undefined && line.toolResult !== undefined) line.toolResult.durationMs = ms;
     const parts = m.usage !== undefined ? splitKeys(m.usage.dedupKey, byKey, m.usage.requests) : undefined;
     if (parts === undefined) {
       lines.push(JSON.stringify(line));
