@@ -1,9 +1,9 @@
 /**
- * Every real fixture of every agent registered with real fixtures (claude, codex) saved into the session
- * store and read back through the `store` agent: the same messages, tool calls and results, and usage (each
- * usage event with its origin's dedup key and tokens), subagents included with their lineage. Then every
- * stored transcript through the store codec: the same events whole and in chunks, and resumed at every
- * line boundary and at random cuts.
+ * Every real fixture of every agent registered with real fixtures (Claude, Codex, Gemini CLI, OpenCode,
+ * Hermes, Cursor) saved into the session store and read back through the `store` agent: the same messages,
+ * tool calls and results, and usage (each usage event with its origin's dedup key and tokens), subagents
+ * included with their lineage. Then every stored transcript through the store codec: the same events whole
+ * and in chunks, and resumed at every line boundary and at random cuts.
  */
 import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -125,7 +125,7 @@ describe('store round trip over every real fixture', () => {
   });
 });
 
-/** The agents registered since (Gemini CLI, OpenCode, Hermes): their fixtures read in place, or laid out as the agent lays them out. */
+/** The agents registered since (Gemini CLI, OpenCode, Hermes, Cursor): their fixtures read in place, or laid out as the agent lays them out. */
 async function laterAgents(): Promise<Record<string, string[]>> {
   const gemini = join(home.dir, '.gemini', 'tmp');
   for (const [i, name] of (await readdir(join(REAL, 'gemini'))).sort().entries()) {
@@ -133,11 +133,20 @@ async function laterAgents(): Promise<Record<string, string[]>> {
     await copyFile(join(REAL, 'gemini', name), join(gemini, `p${i}`, 'chats', `session-2026-01-01T00-00-0${i}${name.endsWith('.jsonl') ? '.jsonl' : '.json'}`));
   }
   const opencode = join(REAL, 'opencode', 'agent-sessions-storage');
-  return { gemini: [gemini], opencode: [join(opencode, 'storage_v2'), join(opencode, 'storage_legacy')], hermes: [join(REAL, 'hermes')] };
+  // Cursor: each JSONL transcript as a project's agent transcript, the CLI chat store as a chat's store.db
+  const cursor = join(home.dir, '.cursor');
+  const transcripts = join(cursor, 'projects', 'Users-dev-app', 'agent-transcripts');
+  await mkdir(transcripts, { recursive: true });
+  await mkdir(join(cursor, 'chats', 'e4e90b7bcae743c9a1a1a045a49e1b1d', 'a1b2c3d4-e5f6-7890-abcd-ef1234567890'), { recursive: true });
+  for (const name of await readdir(join(REAL, 'cursor'))) {
+    if (name.endsWith('.jsonl')) await copyFile(join(REAL, 'cursor', name), join(transcripts, name));
+    else await copyFile(join(REAL, 'cursor', name), join(cursor, 'chats', 'e4e90b7bcae743c9a1a1a045a49e1b1d', 'a1b2c3d4-e5f6-7890-abcd-ef1234567890', 'store.db'));
+  }
+  return { gemini: [gemini], opencode: [join(opencode, 'storage_v2'), join(opencode, 'storage_legacy')], hermes: [join(REAL, 'hermes')], cursor: [cursor] };
 }
 
 describe('store round trip over the agents registered since', () => {
-  it('Gemini CLI, OpenCode, Hermes: every fixture, the same messages, tools and usage', async () => {
+  it('Gemini CLI, OpenCode, Hermes, Cursor: every fixture, the same messages, tools and usage', async () => {
     const roots = await laterAgents();
     const before = await snapshotTree(REAL);
     for (const [agent, dirs] of Object.entries(roots)) {
@@ -146,7 +155,7 @@ describe('store round trip over the agents registered since', () => {
       for await (const f of getCodec(agent).discover(dirs)) files.push(f);
       expect(files.length, agent).toBe(agent === 'opencode' ? 3 : (await readdir(join(REAL, agent))).length);
       // the ids the agent's sessions go by (a Gemini CLI session's is the one its file records)
-      const listed = await createSessionManager({ env: home.env, roots: { [agent]: dirs }, cache: false }).list(agent, { limit: 1000 });
+      const listed = await createSessionManager({ env: home.env, roots: { [agent]: dirs }, cache: false }).list(agent, { limit: 1000, subagents: true });
       expect(listed.length, agent).toBe(files.length);
       for (const l of listed) await roundTrip(agent, l.sessionId, { [agent]: dirs });
     }
