@@ -66,6 +66,7 @@ export { opencode } from '../codecs/opencode/index.js';
 export { hermes } from '../codecs/hermes/index.js';
 export { cursor } from '../codecs/cursor/index.js';
 export { goose } from '../codecs/goose/index.js';
+export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';
@@ -94,3 +95,23 @@ export type { Pricer, PricerOptions, PriceResult } from './cost/pricing.js';
 export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './cost/types.js';
 export { exportUsage, ExportCursor } from './cost/export.js';
 export type { UsageExportLine, UsageExportOptions } from './cost/export.js';
+
+// The session store: sessions of any agent kept, forked, archived and pruned (as the `store` agent).
+export { SessionStore, isValidName, validateName, importSession, forkAgentSession, defaultStoreRoot } from './store/index.js';
+export type {
+  SessionStoreOptions,
+  ImportOptions,
+  ImportResult,
+  AgentForkOptions,
+  SessionInfo,
+  StoreMeta,
+  StoreOrigin,
+  ForkProvenance,
+  FamilyInfo,
+  FamilyWrite,
+  UsageLogRecord,
+  ModelChangeRecord,
+  GitMetadataRecord,
+  SessionTree,
+  SubagentLineage,
+} from './store/index.js';

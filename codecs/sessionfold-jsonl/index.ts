@@ -9,7 +9,8 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
 import { getExportRoots } from './paths.js';
 
-export { sessionfoldJsonlCore } from './parse.js';
+export { sessionfoldJsonlCore, createSessionfoldJsonlCore } from './parse.js';
+export { sessionfoldStore } from './store.js';
 export * from '../../cursors/protocol/sessionfold-jsonl.js';
 
 async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
@@ -26,7 +27,7 @@ async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
   }
 }
 
-const PARSER_VERSION = 2;
+const PARSER_VERSION = 3;
 
 /** sessionfold's own JSONL export, read back into the same messages, tools and usage. */
 export const sessionfoldJsonl: Codec = {

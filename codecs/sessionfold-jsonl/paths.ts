@@ -8,3 +8,11 @@ export function getExportRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return [join(data, 'sessionfold', 'exports')];
 }
+
+/** The session store's root (src/store/): `$SESSIONFOLD_STORE_DIR`, else `$XDG_DATA_HOME/sessionfold/sessions`. */
+export function getStoreRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const explicit = env.SESSIONFOLD_STORE_DIR?.trim();
+  if (explicit) return [explicit];
+  const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  return [join(data, 'sessionfold', 'sessions')];
+}

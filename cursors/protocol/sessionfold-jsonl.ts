@@ -55,6 +55,8 @@ export interface ExportUsage {
   /** Non-standard inference speed (e.g. Anthropic fast mode). */
   speed?: string;
   webSearchRequests?: number;
+  /** ISO-8601: the response's own time, when it is not the message line's (the session store writes it). */
+  timestamp?: string;
 }
 
 export interface ExportMessage {

@@ -7,7 +7,8 @@ export const COMMANDS: Record<string, { description: string; load: () => Promise
   agents: { description: 'List the registered agents and their roots', load: () => import('./commands/agents.js') },
   cost: { description: 'What your agents cost: `cost report` by day, model, agent, project, session or tag', load: () => import('./commands/cost.js') },
   events: { description: 'Bulk usage events: `events export` (NDJSON/CSV, incremental with --after)', load: () => import('./commands/events.js') },
-  sessions: { description: 'List, show, search, export, diff and resume sessions', load: () => import('./commands/sessions.js') },
+  sessions: { description: 'List, show, search, export, diff, resume and fork sessions', load: () => import('./commands/sessions.js') },
+  store: { description: "Keep sessions of any agent in sessionfold's own store: save, archive, fork, prune", load: () => import('./commands/store.js') },
   serve: { description: 'Answer `cost report` and `sessions list` from a resident, watching process (faster repeat runs)', load: () => import('./commands/serve.js') },
   bench: { description: 'Measure how fast sessionfold reads your own history (full and usage-only, cold and warm)', load: () => import('./commands/bench.js') },
 };

@@ -4,11 +4,13 @@
  * `sessionfold-jsonl` codec reads back into the same messages), or `markdown` (markdown.ts).
  *
  * The JSONL message line keeps each message's full usage (`usage`: every token field, the agent's recorded
- * cost, dedup keys), so a re-imported export prices the same and is not counted twice beside its original.
- * Usage attached to no message (usage-only records) follows the messages as empty assistant lines marked
- * `orphanUsage`, so the re-imported session's cost is the original's.
+ * cost, dedup keys), so a re-imported export prices the same and is not counted twice beside its original;
+ * with the session's usage events (`SessionManager.export`, the session store) each event keeps its own key
+ * and time (`renderJsonl`). Usage attached to no message (usage-only records) comes before the messages as
+ * empty assistant lines marked `orphanUsage`, so the re-imported session's cost is the original's.
  */
 import { invalidOption } from '../../cursors/protocol/errors.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import {
   EXPORT_FORMAT_VERSION,
   HEADER_TYPE,
@@ -78,8 +80,11 @@ export function toExportMessage(m: SessionMessage, index: number): ExportMessage
 /** ExportUsage fields not in the schema yet (the codec ignores them today). */
 type ExportUsageExtra = { modelFallback?: true; speed?: string; webSearchRequests?: number };
 
-/** ExportUsage, plus `modelFallback`, `speed` and `webSearchRequests`. */
-function exportUsage(u: SessionMessageUsage): ExportUsage & ExportUsageExtra {
+/**
+ * ExportUsage, plus `modelFallback`, `speed` and `webSearchRequests`, of a message's usage or of one usage
+ * event (`renderJsonl` writes each event of a message on its own line, so each keeps its dedup key).
+ */
+function exportUsage(u: Omit<SessionMessageUsage, 'requests' | 'modelFallback'> & { modelFallback?: boolean }): ExportUsage & ExportUsageExtra {
   const usage: ExportUsage & ExportUsageExtra = {
     model: u.model,
     ...(u.modelFallback === true && { modelFallback: true as const }),
@@ -107,18 +112,70 @@ export function toOrphanLine(u: OrphanUsage, index: number): ExportMessage & { o
   return { type: MESSAGE_TYPE, index, role: 'assistant', content: '', ...(u.timestamp !== undefined && { timestamp: u.timestamp }), usage: exportUsage(u), orphanUsage: true };
 }
 
-/** The session in `format` (see the file header). */
+/** The events whose keys, `+`-joined in order, make `joined` (a message's merged usage); undefined when they cannot be told apart. */
+function splitKeys(joined: string, byKey: ReadonlyMap<string, UsageEvent>, count: number): UsageEvent[] | undefined {
+  const out: UsageEvent[] = [];
+  let at = 0;
+  while (at < joined.length) {
+    let next: UsageEvent | undefined;
+    for (let end = joined.indexOf('+', at); ; end = joined.indexOf('+', end + 1)) {
+      const e = byKey.get(joined.slice(at, end < 0 ? undefined : end));
+      if (e !== undefined) {
+        next = e;
+        at = end < 0 ? joined.length : end + 1;
+        break;
+      }
+      if (end < 0) return undefined;
+    }
+    out.push(next);
+  }
+  return out.length === count ? out : undefined;
+}
+
+/**
+ * The session as sessionfold-jsonl. Given the session's usage events (as its codec yields them, each dedup
+ * key once), every event keeps its own key and time: a message the fold gave several events is written
+ * with the first on its line and each further one on a usage-only line naming the message, so a re-read
+ * yields the origin's events one for one, and a cost report over the copy and its source counts each once
+ * (a `+`-joined key would count beside the originals). `usage.timestamp` is written when it is not the
+ * line's. Usage that belonged to no message comes first, before any message a re-read could attach it to.
+ */
+export function renderJsonl(s: Session, events: readonly UsageEvent[] = []): string {
+  const byKey = new Map(events.map((e) => [e.dedupKey, e]));
+  const usage = (e: UsageEvent, lineTime: string | undefined) => ({ ...exportUsage(e), ...(e.timestamp !== lineTime && { timestamp: e.timestamp }) });
+  const lines = [JSON.stringify(toExportHeader(s))];
+  let index = s.messages.length;
+  for (const u of s.raw?.orphanUsage ?? []) {
+    const line = toOrphanLine(u, index++);
+    const e = byKey.get(u.dedupKey);
+    lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: usage(e, line.timestamp) }));
+  }
+  // a call's duration, on its result's line too: a re-read takes durations from results only
+  const durations = new Map(s.messages.flatMap((m) => (m.toolCalls ?? []).filter((c) => c.durationMs !== undefined).map((c) => [c.toolCallId, c.durationMs as number])));
+  s.messages.forEach((m, i) => {
+    const line = toExportMessage(m, i);
+    const ms = line.toolResult !== undefined && line.toolResult.durationMs === undefined ? durations.get(line.toolResult.toolCallId) : undefined;
+    if (ms !== undefined && line.toolResult !== undefined) line.toolResult.durationMs = ms;
+    const parts = m.usage !== undefined ? splitKeys(m.usage.dedupKey, byKey, m.usage.requests) : undefined;
+    if (parts === undefined) {
+      lines.push(JSON.stringify(line));
+      return;
+    }
+    lines.push(JSON.stringify({ ...line, usage: usage(parts[0] as UsageEvent, line.timestamp) }));
+    for (const e of parts.slice(1)) {
+      lines.push(JSON.stringify({ type: MESSAGE_TYPE, index: index++, role: 'assistant', content: '', ...(m.id !== undefined && { id: m.id }), timestamp: e.timestamp, usage: usage(e, e.timestamp), orphanUsage: true }));
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** The session in `format` (see the file header; `renderJsonl` with its usage events keeps each one). */
 export function renderExport(s: Session, format: ExportFormat, markdown: MarkdownOptions = {}): string {
   switch (checkExportFormat(format)) {
     case 'json':
       return `${JSON.stringify(s, null, 2)}\n`;
-    case 'jsonl': {
-      const lines = [JSON.stringify(toExportHeader(s))];
-      s.messages.forEach((m, i) => lines.push(JSON.stringify(toExportMessage(m, i))));
-      let index = s.messages.length;
-      for (const u of s.raw?.orphanUsage ?? []) lines.push(JSON.stringify(toOrphanLine(u, index++)));
-      return `${lines.join('\n')}\n`;
-    }
+    case 'jsonl':
+      return renderJsonl(s);
     case 'markdown':
       return renderMarkdown(s, markdown);
   }

@@ -15,6 +15,7 @@ import { fileSessionId, type ManagerContext } from './context.js';
 import { SessionFold } from './fold.js';
 import { resolveUnifiedId } from './ids.js';
 import type { Session } from './types.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 /** The file of session `id`, or SESSION_NOT_FOUND. */
 export async function locateSession(ctx: ManagerContext, codec: Codec, id: string): Promise<SessionFile> {
@@ -104,4 +105,16 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
     unmatchedToolResults: r.unmatchedToolResults,
   };
   return session;
+}
+
+/** A session file's usage events as its codec yields them, each dedup key once (the first, as the fold keeps). */
+export async function readUsageEvents(agent: string, file: string): Promise<UsageEvent[]> {
+  const seen = new Set<string>();
+  const out: UsageEvent[] = [];
+  for await (const e of getCodec(agent).read(file, { kinds: ['usage'] })) {
+    if (e.type !== 'usage' || seen.has(e.dedupKey)) continue;
+    seen.add(e.dedupKey);
+    out.push(e);
+  }
+  return out;
 }

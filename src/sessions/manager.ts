@@ -17,8 +17,8 @@ import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';
-import { checkExportFormat, renderExport } from './export.js';
-import { getSession } from './get.js';
+import { checkExportFormat, renderExport, renderJsonl } from './export.js';
+import { getSession, readUsageEvents } from './get.js';
 import { resolveNativeId, resolveUnifiedId } from './ids.js';
 import { listSessions } from './list.js';
 import { getResumeCommand, type ResumeCommand } from './resume.js';
@@ -86,7 +86,9 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
       }),
     async export(agent, id, format) {
       const f = checkExportFormat(format);
-      return renderExport(await getSession(ctx, agent, id), f);
+      const session = await getSession(ctx, agent, id);
+      if (f !== 'jsonl' || session.raw === undefined) return renderExport(session, f);
+      return renderJsonl(session, await readUsageEvents(session.agent, session.raw.file));
     },
     async diff(a, b) {
       const [sa, sb] = await Promise.all([getSession(ctx, a.agent, a.sessionId), getSession(ctx, b.agent, b.sessionId)]);

@@ -4,7 +4,6 @@
  * `<id>.jsonl` under `$SESSIONFOLD_EXPORT_DIR` to list, search and diff it like any agent's session).
  */
 import { createSessionManager } from '../../sessions/manager.js';
-import { renderExport } from '../../sessions/export.js';
 import type { ExportFormat, Session } from '../../sessions/types.js';
 import { defineCommand, type CommandContext } from '../command.js';
 import { parseChoice, sessionArgs } from './sessions-common.js';
@@ -24,7 +23,7 @@ export default defineCommand({
   async run(ctx: CommandContext) {
     const { agent, id } = sessionArgs(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['jsonl', 'json', 'markdown'] as const) ?? 'jsonl';
-    ctx.stdout.write(renderExport(await getSessionFor(ctx, agent, id), format));
+    ctx.stdout.write(await createSessionManager({ env: ctx.env }).export(agent, id, format));
     return 0;
   },
 });

@@ -78,8 +78,9 @@ export default defineCommand({
     } else {
       roots = demoRoots();
       agents = Object.keys(roots);
+      // where an agent's history would be: not sessionfold's own exports or session store
       const looked = listCodecs()
-        .filter((c) => c.id !== 'sessionfold-jsonl')
+        .filter((c) => c.id !== 'sessionfold-jsonl' && c.id !== 'store')
         .flatMap((c) => c.defaultRoots(env).map((r) => tilde(r, env)));
       out.write(
         bool(ctx, 'demo')

@@ -1,0 +1,173 @@
+/**
+ * The store's folder and its families (store.ts is the public surface): where each member of a family
+ * lives, which family is where, the locked mutation with its recovery, and reads and writes of single
+ * members. Names reaching here are validated already.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
+import { STORE_ARCHIVE_DIR, STORE_CHILD_MEMBERS, STORE_MEMBERS, STORE_SUBAGENTS, STORE_TRANSCRIPT } from '../../cursors/protocol/session-store.js';
+import { exists, moveIfPresent, readIfPresent, removeIfPresent, sweepTemps, writeAtomic } from './fs.js';
+import { withLock, type LockIntent } from './lock.js';
+import { isValidName, validateName } from './names.js';
+import type { StoreMeta } from './types.js';
+
+export const ARCHIVE_DIR = STORE_ARCHIVE_DIR;
+export const TRANSCRIPT = STORE_TRANSCRIPT;
+export const MEMBERS = STORE_MEMBERS;
+export type Member = keyof typeof MEMBERS;
+export const SUBAGENTS = STORE_SUBAGENTS;
+export const CHILD = STORE_CHILD_MEMBERS;
+export const DAY_MS = 86_400_000;
+
+export interface SessionStoreOptions {
+  /** How long a mutation waits for another process's lock before IO_ERROR. Default 30 s. */
+  lockTimeoutMs?: number;
+}
+
+export function jsonLines(records: readonly unknown[]): string {
+  return records.map((r) => `${JSON.stringify(r)}\n`).join('');
+}
+
+export function parseJson<T>(text: string | undefined, file: string): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw new SessionfoldError('PARSE_ERROR', `${file} is not valid JSON`, { file, cause });
+  }
+}
+
+/** The JSON object lines of a log; malformed lines are skipped (a log is advisory, its transcript is not). */
+export function parseJsonLines<T>(text: string | undefined): T[] {
+  const out: T[] = [];
+  for (const line of (text ?? '').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const v = JSON.parse(line) as unknown;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) out.push(v as T);
+    } catch {
+      // skipped
+    }
+  }
+  return out;
+}
+
+export function notFound(name: string, root: string): SessionfoldError {
+  return new SessionfoldError('SESSION_NOT_FOUND', `No stored session "${name}" in ${root}`, { agent: 'store' });
+}
+
+/** The folder of a store and the families in it (see the file header). */
+export class StoreFolder {
+  /** The store's root folder (absolute). */
+  readonly root: string;
+  protected readonly options: SessionStoreOptions;
+
+  protected constructor(root: string, options: SessionStoreOptions) {
+    if (typeof root !== 'string' || root === '') throw invalidOption('root', 'a folder path', root);
+    this.root = resolve(root);
+    this.options = options;
+  }
+
+  protected dir(archived: boolean): string {
+    return archived ? join(this.root, ARCHIVE_DIR) : this.root;
+  }
+
+  /** `<dir>/<name><suffix>`, name already validated. */
+  protected path(name: string, suffix: string, archived: boolean): string {
+    return join(this.dir(archived), name + suffix);
+  }
+
+  protected childPath(parent: string, child: string, suffix: string, archived: boolean): string {
+    return join(this.dir(archived), parent + SUBAGENTS, child + suffix);
+  }
+
+  /** Where the family of `name` is: false active, true archived, undefined none (by its transcript). */
+  protected where(name: string): boolean | undefined {
+    if (exists(this.path(name, TRANSCRIPT, false))) return false;
+    if (exists(this.path(name, TRANSCRIPT, true))) return true;
+    return undefined;
+  }
+
+  protected whereOrThrow(name: string): boolean {
+    const w = this.where(name);
+    if (w === undefined) throw notFound(name, this.root);
+    return w;
+  }
+
+  /** Every member path of a family, the transcript last. */
+  protected family(name: string, archived: boolean): string[] {
+    return [...Object.values(MEMBERS).map((s) => this.path(name, s, archived)), this.path(name, SUBAGENTS, archived), this.path(name, TRANSCRIPT, archived)];
+  }
+
+  /** Run a mutation under the store's lock (lock.ts), creating the root first. */
+  protected mutate<T>(intent: LockIntent, fn: () => T): T {
+    try {
+      mkdirSync(this.root, { recursive: true });
+    } catch (cause) {
+      throw new SessionfoldError('IO_ERROR', `Cannot create the session store ${this.root}`, { file: this.root, cause });
+    }
+    return withLock(this.root, intent, fn, {
+      ...(this.options.lockTimeoutMs !== undefined && { timeoutMs: this.options.lockTimeoutMs }),
+      recover: (i, pid) => this.recover(i, pid),
+    });
+  }
+
+  /** Finish what a dead lock holder was doing (see the file header). */
+  protected recover(intent: LockIntent, pid: number): void {
+    for (const archived of [false, true]) {
+      sweepTemps(this.dir(archived), pid);
+      if ('name' in intent && isValidName(intent.name)) sweepTemps(this.path(intent.name, SUBAGENTS, archived), pid);
+    }
+    if (intent.op === 'other' || !isValidName(intent.name)) return;
+    if (intent.op === 'write' && !exists(this.path(intent.name, TRANSCRIPT, false))) for (const p of this.family(intent.name, false)) removeIfPresent(p);
+    if (intent.op === 'archive') this.archiveMembers(intent.name);
+    if (intent.op === 'delete') for (const archived of [false, true]) for (const p of this.family(intent.name, archived)) removeIfPresent(p);
+  }
+
+  protected archiveMembers(name: string): void {
+    mkdirSync(this.dir(true), { recursive: true });
+    const to = this.family(name, true);
+    this.family(name, false).forEach((p, i) => moveIfPresent(p, to[i] as string));
+  }
+
+  protected readMeta(name: string, archived: boolean): StoreMeta | undefined {
+    const path = this.path(name, MEMBERS.meta, archived);
+    try {
+      const m = parseJson<StoreMeta>(readIfPresent(path), path);
+      return m !== undefined && typeof m === 'object' && m !== null && typeof m.title === 'string' ? m : undefined;
+    } catch {
+      return undefined; // a meta that cannot be read: the transcript is the session, list it anyway
+    }
+  }
+
+  /** Write one member of an existing family, where the family is (so it is never split). */
+  protected saveMember(name: string, member: Member, data: string): void {
+    validateName(name);
+    this.mutate({ op: 'other' }, () => writeAtomic(this.path(name, MEMBERS[member], this.whereOrThrow(name)), data));
+  }
+
+  /** One member's text (active, else archived, or exactly one with `archived`); undefined when absent. */
+  protected loadMember(name: string, member: Member, archived?: boolean): string | undefined {
+    validateName(name);
+    if (archived !== undefined) return readIfPresent(this.path(name, MEMBERS[member], archived));
+    return readIfPresent(this.path(name, MEMBERS[member], false)) ?? readIfPresent(this.path(name, MEMBERS[member], true));
+  }
+
+  protected saveChild(parent: string, child: string, suffix: string, data: string): void {
+    validateName(parent);
+    validateName(child, 'subagent id');
+    this.mutate({ op: 'other' }, () => {
+      const archived = this.whereOrThrow(parent);
+      mkdirSync(this.path(parent, SUBAGENTS, archived), { recursive: true });
+      writeAtomic(this.childPath(parent, child, suffix, archived), data);
+    });
+  }
+
+  protected loadChild(parent: string, child: string, suffix: string, archived?: boolean): string | undefined {
+    validateName(parent);
+    validateName(child, 'subagent id');
+    if (archived !== undefined) return readIfPresent(this.childPath(parent, child, suffix, archived));
+    return readIfPresent(this.childPath(parent, child, suffix, false)) ?? readIfPresent(this.childPath(parent, child, suffix, true));
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Sessions of any agent into the store: `importSession` (the CLI's `store save`) and `forkAgentSession`
+ * (`sessions fork`). The session is read through the registry like any fold reads it (SessionManager.get,
+ * and the codec's own usage events), and written as one family: transcript, meta, usage log, model
+ * changes, git metadata, and the subagents it spawned, each with its lineage.
+ *
+ * Cost is never counted twice beside the source: the transcript is `renderJsonl` with the session's usage
+ * events, so every event keeps its origin's dedup key and time.
+ */
+import { dirname, sep } from 'node:path';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
+import { getCodec } from '../registry.js';
+import { fileSessionId } from '../sessions/context.js';
+import { renderJsonl } from '../sessions/export.js';
+import { readUsageEvents } from '../sessions/get.js';
+import { resolveUnifiedId } from '../sessions/ids.js';
+import { createSessionManager, type SessionManager } from '../sessions/manager.js';
+import type { Session, SessionManagerOptions } from '../sessions/types.js';
+import { isValidName, validateName } from './names.js';
+import type { SessionStore } from './store.js';
+import { setHeader, truncateMessages } from './transcript.js';
+import { STORE_RECORD_VERSION, type FamilyWrite, type ForkProvenance, type GitMetadataRecord, type ModelChangeRecord, type SubagentLineage } from './types.js';
+
+export interface ImportOptions {
+  /** The store name (default: the agent's session id, when it is a valid name). */
+  name?: string;
+  /** Default: the session's title. */
+  title?: string;
+  /** Replace a stored session of the same name. Default false (INVALID_OPTION when taken). */
+  overwrite?: boolean;
+  /** Store the subagents the session spawned. Default true. */
+  subagents?: boolean;
+  /** How to reach the agents' sessions (env, roots, …); default: the process's. */
+  manager?: SessionManagerOptions;
+}
+
+export interface ImportResult {
+  name: string;
+  title: string;
+  messages: number;
+  usageEvents: number;
+  subagents: string[];
+}
+
+/** Where the model changed between messages. */
+export function modelChanges(s: Session): ModelChangeRecord[] {
+  const out: ModelChangeRecord[] = [];
+  let model: string | undefined;
+  s.messages.forEach((m, i) => {
+    if (m.role !== 'assistant' || m.model === undefined || m.model === model) return;
+    if (model !== undefined) out.push({ messageIndex: i, ...(m.timestamp !== undefined && { timestamp: m.timestamp.toISOString() }), from: model, to: m.model });
+    model = m.model;
+  });
+  return out;
+}
+
+function gitMetadata(s: Session): GitMetadataRecord | undefined {
+  const value = sessionField(s, 'gitBranch');
+  const branch = typeof value === 'string' ? value : undefined;
+  if (branch === undefined && s.cwd === undefined) return undefined;
+  return { ...(s.cwd !== undefined && { cwd: s.cwd }), ...(branch !== undefined && { branch }) };
+}
+
+/** The last value of a session-event field. */
+function sessionField(s: Session, field: string): unknown {
+  return s.raw?.sessionEvents.map((e) => e[field]).filter((v) => v !== undefined).pop();
+}
+
+/**
+ * The subagent sessions `parent` spawned, directly or through another subagent: subagent files below the
+ * parent's folder whose session names the parent (or an included subagent) as `forkedFrom`.
+ */
+async function findSubagents(sm: SessionManager, agent: string, parent: Session, options: SessionManagerOptions): Promise<Session[]> {
+  const codec = getCodec(agent);
+  const file = parent.raw?.file;
+  if (file === undefined) return [];
+  const dir = dirname(file) + sep;
+  const roots = options.roots?.[codec.id] ?? codec.defaultRoots(options.env ?? process.env);
+  const files: SessionFile[] = [];
+  for await (const f of codec.discover(roots)) if (f.subagent === true && f.path.startsWith(dir)) files.push(f);
+  // a folder named after the session holds all its subagents (Claude Code 2.1+): read only those then
+  const own = files.filter((f) => f.path.startsWith(`${dir}${parent.sessionId}${sep}`));
+  const candidates: Session[] = [];
+  for (const f of own.length > 0 ? own : files) {
+    try {
+      candidates.push(await sm.get(agent, fileSessionId(f)));
+    } catch {
+      // unreadable or vanished: not stored, as a read of it would not count it either
+    }
+  }
+  const ids = new Set([parent.sessionId]);
+  const out: Session[] = [];
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const c of candidates) {
+      if (ids.has(c.sessionId) || c.forkedFrom === undefined || !ids.has(c.forkedFrom)) continue;
+      ids.add(c.sessionId);
+      out.push(c);
+      grew = true;
+    }
+  }
+  return out;
+}
+
+/** Import `<agent>:<id>` (see the file header). SESSION_NOT_FOUND, AGENT_NOT_FOUND, INVALID_OPTION. */
+export async function importSession(store: SessionStore, agent: string, id: string, options: ImportOptions = {}): Promise<ImportResult> {
+  const codec = getCodec(agent);
+  if (codec.id === 'store') throw invalidOption('agent', 'an agent other than the store (fork a stored session instead)', agent);
+  const name = options.name ?? id;
+  if (options.name === undefined && !isValidName(name)) throw invalidOption('name', `a store name (session id "${id}" cannot be one; pass --name)`, id);
+  validateName(name);
+  const mo = options.manager ?? {};
+  const sm = createSessionManager(mo);
+  const session = await sm.get(codec.id, id);
+  const family = await familyOf(codec.id, session);
+  const subagents: NonNullable<FamilyWrite['subagents']>[number][] = [];
+  if (options.subagents !== false) {
+    for (const child of await findSubagents(sm, codec.id, session, mo)) {
+      if (!isValidName(child.sessionId)) throw new SessionfoldError('INVALID_OPTION', `Subagent id "${child.sessionId}" of ${codec.id}:${id} cannot be a store name`);
+      const lineage: SubagentLineage = {
+        version: STORE_RECORD_VERSION,
+        parent: name,
+        child: child.sessionId,
+        origin: { agent: codec.id, sessionId: child.sessionId, ...(child.raw?.file !== undefined && { file: child.raw.file }) },
+        ...(child.forkedFrom !== undefined && { spawnedBy: child.forkedFrom }),
+        ...(typeof sessionField(child, 'agentType') === 'string' && { agentType: sessionField(child, 'agentType') as string }),
+        ...(typeof sessionField(child, 'spawnDepth') === 'number' && { spawnDepth: sessionField(child, 'spawnDepth') as number }),
+      };
+      subagents.push({ id: child.sessionId, transcript: (await familyOf(codec.id, child)).transcript, lineage });
+    }
+  }
+  const title = options.title ?? session.title;
+  await store.saveFamily(name, { ...family, title, subagents }, { overwrite: options.overwrite === true });
+  return { name, title, messages: session.messages.length, usageEvents: family.usage?.length ?? 0, subagents: subagents.map((c) => c.id) };
+}
+
+/** A session's family without a title (transcript, origin, usage log, model changes, git metadata). */
+async function familyOf(agent: string, s: Session): Promise<Omit<FamilyWrite, 'title'>> {
+  const events = s.raw !== undefined ? await readUsageEvents(agent, s.raw.file) : [];
+  const changes = modelChanges(s);
+  const git = gitMetadata(s);
+  return {
+    transcript: renderJsonl(s, events),
+    origin: { agent, sessionId: s.sessionId, ...(s.raw?.file !== undefined && { file: s.raw.file }) },
+    usage: events,
+    ...(changes.length > 0 && { modelChanges: changes }),
+    ...(git !== undefined && { git }),
+  };
+}
+
+export interface AgentForkOptions {
+  /** Keep the first N messages (default: all). */
+  at?: number;
+  /** Default `<id>-fork-<timestampMs>`. */
+  name?: string;
+  title?: string;
+  /** Default now. */
+  timestampMs?: number;
+  manager?: SessionManagerOptions;
+}
+
+/**
+ * Fork `<agent>:<id>` into the store: its first `at` messages as a new session with fork provenance
+ * (`from` = the unified id). The agent's files are only read.
+ */
+export async function forkAgentSession(store: SessionStore, agent: string, id: string, options: AgentForkOptions = {}): Promise<ForkProvenance> {
+  const codec = getCodec(agent);
+  const timestampMs = options.timestampMs ?? Date.now();
+  if (options.at !== undefined && (!Number.isSafeInteger(options.at) || options.at < 0)) throw invalidOption('at', 'a non-negative integer', options.at);
+  const name = options.name ?? `${id}-fork-${timestampMs}`;
+  validateName(name, 'fork name');
+  if (codec.id === 'store') {
+    const from = id;
+    return store.fork(from, name, options.title ?? `${(await store.loadMeta(from))?.title ?? from} (fork)`, options.at, timestampMs);
+  }
+  const session = await createSessionManager(options.manager ?? {}).get(codec.id, id);
+  const family = await familyOf(codec.id, session);
+  const cut = truncateMessages(family.transcript, options.at);
+  const from = resolveUnifiedId(codec.id, id);
+  const fork: ForkProvenance = {
+    version: STORE_RECORD_VERSION,
+    from,
+    fromArchived: false,
+    ...(family.origin !== undefined && { fromOrigin: family.origin }),
+    to: name,
+    ...(options.at !== undefined && { truncatedAtMessage: options.at }),
+    messagesKept: cut.kept,
+    sourceMessages: cut.total,
+    forkedAtMs: timestampMs,
+  };
+  const title = options.title ?? `${session.title || id} (fork)`;
+  const { usage: _usage, modelChanges: _changes, ...rest } = family;
+  await store.saveFamily(name, { ...rest, transcript: setHeader(cut.text, { forkedFrom: from }), title, fork });
+  return fork;
+}
