@@ -421,6 +421,45 @@ describe('fuzz (fixed seed, bounded time)', () => {
   });
 });
 
+describe('reads through the codecs give the same events with the WebAssembly kernel and with the JavaScript loops', () => {
+  it('every fixture, every kind and usage only, in read chunks of 1 MiB, 4 KiB and 61 bytes (lines spanning chunks)', () => {
+    // A child process per mode: the kernel is chosen when cursors/native.ts loads.
+    const script = `
+      const { BUILTIN_CODECS } = await import(${JSON.stringify(join(ROOT, 'dist/src/builtin-codecs.js'))});
+      const { wasmKernel } = await import(${JSON.stringify(join(ROOT, 'dist/cursors/native.js'))});
+      const files = JSON.parse(process.argv[1]);
+      const out = [wasmKernel !== undefined];
+      for (const file of files) {
+        const codec = BUILTIN_CODECS.find((c) => file.includes('codex') ? c.id === 'codex' : c.id === 'claude');
+        for (const bufferSize of [1 << 20, 4096, 61]) {
+          for (const opts of [{}, { kinds: ['session', 'usage'], titles: false }]) {
+            const events = [];
+            const info = {};
+            try {
+              for await (const e of codec.read(file, { ...opts, bufferSize, info })) events.push(e);
+              out.push([file, bufferSize, events, info]);
+            } catch (e) {
+              out.push([file, bufferSize, String(e)]);
+            }
+          }
+        }
+      }
+      process.stdout.write(JSON.stringify(out));`;
+    const run = (env: Record<string, string>) => {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(FIXTURES)], { env: { ...process.env, SESSIONFOLD_NATIVE: '0', ...env }, encoding: 'utf8', maxBuffer: 1 << 28 });
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout) as unknown[];
+    };
+    const wasm = run({});
+    const js = run({ SESSIONFOLD_WASM: '0' });
+    expect([wasm[0], js[0]]).toEqual([true, false]);
+    expect(wasm.length).toBe(1 + FIXTURES.length * 6);
+    expect(wasm.slice(1)).toEqual(js.slice(1));
+    const usage = (wasm.slice(1) as [string, number, { type: string }[]][]).flatMap((r) => (Array.isArray(r[2]) ? r[2] : [])).filter((e) => e.type === 'usage').length;
+    expect(usage).toBeGreaterThan(100);
+  });
+});
+
 describe('a cost report reads the same with the WebAssembly kernel and with the JavaScript loops', () => {
   it('over the real Claude and Codex fixtures, without the cache', () => {
     const args = [join(ROOT, 'dist/src/cli/main.js'), 'cost', 'report', '--json', '--no-cache', '--group-by', 'session', '--agent', 'claude,codex'];
