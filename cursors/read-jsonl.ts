@@ -239,7 +239,12 @@ function fileFeed<S>(fh: number, core: LineCore<S>, state: S, offset: number, ha
   const filter =
     markers === undefined
       ? undefined
-      : { markers: () => markers(state), onFiltered: () => void info.filteredLines++, readAt: (b: Buffer, position: number) => readSync(fh, b, 0, b.length, position) };
+      : {
+          markers: () => markers(state),
+          onFiltered: () => void info.filteredLines++,
+          filteredLines: (n: number) => void (info.filteredLines += n),
+          readAt: (b: Buffer, position: number) => readSync(fh, b, 0, b.length, position),
+        };
   return createLineFeed(core, state, options, file, emit, { offset, hash, filter });
 }
 

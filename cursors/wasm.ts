@@ -43,11 +43,18 @@ interface Exports {
   h64_init(state: number): void;
   h64_update(state: number, p: number, n: number): void;
   h64_digest(state: number, out: number): void;
+  pass(b: number, n: number, from: number, needles: number, lens: number, count: number, maxLine: number, recs: number, cap: number, stats: number): number;
 }
 
 /** One read buffer: the size of a read chunk (protocol/codec.ts DEFAULT_BUFFER_SIZE). */
 export const WASM_READ_BYTES = 1 << 20;
 const NEEDLE_BYTES = 256;
+/** The pass's needles: at most 4, each in a 64-byte slot of the needle area (native/wasm/exports.c `pass`). */
+const PASS_NEEDLES = 4;
+const PASS_NEEDLE_BYTES = 64;
+/** Records per pass: 4 int32 each (kind, start, LF, lines without a marker before it). */
+export const PASS_RECORDS = 1024;
+const PASS_BYTES = 16 * PASS_RECORDS + 64;
 const HASH_BYTES = 256;
 /** The walk's output: 3 int32 per slot. */
 const OUT_BYTES = 64 << 10;
@@ -89,6 +96,11 @@ export class WasmKernel {
   /** The walk's spans (3 int32 per slot: start, end, flags), valid until the next `scan`. */
   readonly out: Int32Array;
   readonly #projAt: number;
+  readonly #passAt: number;
+  /** The last pass's records (4 int32 each: kind 0 a line or 1 an over-long one, start, LF, lines without a marker before it). */
+  readonly passRecords: Int32Array;
+  /** The last pass's [offset past the last line taken, lines without a marker after the last record]. */
+  readonly passStats: Int32Array;
   readonly #scratch: number;
   readonly #readsAt: number;
   /** Which projection each slot holds, and the next slot to replace. */
@@ -118,6 +130,9 @@ export class WasmKernel {
     this.#outAt = take(OUT_BYTES);
     this.out = new Int32Array(x.memory.buffer, this.#outAt, OUT_BYTES >>> 2);
     this.#projAt = take(PROJ_SLOTS * PROJ_BYTES);
+    this.#passAt = take(PASS_BYTES);
+    this.passRecords = new Int32Array(x.memory.buffer, this.#passAt, 4 * PASS_RECORDS);
+    this.passStats = new Int32Array(x.memory.buffer, this.#passAt + 16 * PASS_RECORDS, 2);
     this.#scratch = take(WASM_SCRATCH_BYTES);
     this.#readsAt = at;
     for (let p = at; p + WASM_READ_BYTES <= size; p += WASM_READ_BYTES) this.#freeReads.push(p);
@@ -142,6 +157,27 @@ export class WasmKernel {
     const base = hay.byteOffset;
     const at = this.#x.find(base, to, this.#needle, needle.length, from);
     return at;
+  }
+
+  /**
+   * The whole-buffer pass over `chunk[from, to)` (which lies in the memory): the LF-terminated lines holding one
+   * of `markers`, or longer than `maxLine`, as records in `passRecords` (at most PASS_RECORDS; `passStats` says
+   * where it stopped and how many lines without a marker came after the last). The count, or -1 for markers it
+   * cannot take (more than 4, or one of over 64 bytes). The marker search is cursors/line-splitter.ts's:
+   * from the chunk's start, then again after each line taken.
+   */
+  pass(chunk: Buffer, from: number, to: number, markers: readonly Uint8Array[], maxLine: number): number {
+    if (markers.length > PASS_NEEDLES || chunk.buffer !== this.bytes.buffer || to > chunk.length) return -1;
+    const lens = this.#passAt + 16 * PASS_RECORDS + 8;
+    for (let k = 0; k < markers.length; k++) {
+      const m = markers[k] as Uint8Array;
+      if (m.length > PASS_NEEDLE_BYTES) return -1;
+      this.bytes.set(m, this.#needle + PASS_NEEDLE_BYTES * k);
+      this.#view.setUint32(lens + 4 * k, m.length, true);
+    }
+    const base = chunk.byteOffset;
+    const n = this.#x.pass(base, to, from, this.#needle, lens, markers.length, Math.min(maxLine, 0x7fffffff), this.#passAt, PASS_RECORDS, this.#passAt + 16 * PASS_RECORDS);
+    return n;
   }
 
   /** A projection for `scan`, or undefined when it does not fit the module's fixed areas (the JavaScript walk reads it). */

@@ -152,6 +152,28 @@ static int64_t find_wasm(const uint8_t *h, size_t n, const uint8_t *nd, size_t k
 }
 #endif
 
+#if defined(SF_X86) || defined(SF_WASM)
+/* The first candidate (bit t of m: position i + t) where one of the needles starts, or -1. */
+static int64_t find_any_confirm(const uint8_t *h, size_t i, uint32_t m, const Needles *nd) {
+  for (; m != 0; m &= m - 1) {
+    const unsigned t = (unsigned)__builtin_ctz(m);
+    for (int k = 0; k < nd->n; k++)
+      if (memcmp(h + i + t, nd->m[k], nd->len[k]) == 0) return (int64_t)(i + t);
+  }
+  return -1;
+}
+
+/* After the SIMD blocks of find_any_*: each needle's first start from i, the earliest wins. */
+static int64_t find_any_rest(const uint8_t *h, size_t n, const Needles *nd, size_t i) {
+  int64_t best = -1;
+  for (int k = 0; k < nd->n; k++) {
+    const int64_t at = find_scalar(h, n, nd->m[k], nd->len[k], i);
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return best;
+}
+#endif
+
 #ifdef SF_X86
 /* Every needle's three bytes (its two rarest and its last) compared 32 positions at a time, in one pass over
  * the hay; a candidate is confirmed byte by byte. */
@@ -173,20 +195,37 @@ __attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *
       const __m256i w = _mm256_loadu_si256((const __m256i *)(h + i + nd->len[k] - 1));
       m |= (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(x, a[k]), _mm256_cmpeq_epi8(y, b[k])), _mm256_cmpeq_epi8(w, z[k])));
     }
-    while (m != 0) {
-      const unsigned t = (unsigned)__builtin_ctz(m);
-      for (int k = 0; k < nd->n; k++)
-        if (memcmp(h + i + t, nd->m[k], nd->len[k]) == 0) return (int64_t)(i + t);
-      m &= m - 1;
-    }
+    const int64_t at = find_any_confirm(h, i, m, nd);
+    if (at >= 0) return at;
   }
-  /* the rest: each needle's first start, the earliest wins */
-  int64_t best = -1;
+  return find_any_rest(h, n, nd, i);
+}
+#endif
+
+#ifdef SF_WASM
+/* find_any_avx2 in SIMD128, 16 positions at a time. */
+static int64_t find_any_wasm(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
+  v128_t a[SF_MAX_NEEDLES], b[SF_MAX_NEEDLES], z[SF_MAX_NEEDLES];
+  size_t reach = 0;
   for (int k = 0; k < nd->n; k++) {
-    const int64_t at = find_scalar(h, n, nd->m[k], nd->len[k], i);
-    if (at >= 0 && (best < 0 || at < best)) best = at;
+    a[k] = wasm_i8x16_splat((int8_t)nd->m[k][nd->p1[k]]);
+    b[k] = wasm_i8x16_splat((int8_t)nd->m[k][nd->p2[k]]);
+    z[k] = wasm_i8x16_splat((int8_t)nd->m[k][nd->len[k] - 1]);
+    if (nd->len[k] > reach) reach = nd->len[k];
   }
-  return best;
+  size_t i = from;
+  for (; i + reach + 15 <= n; i += 16) {
+    uint32_t m = 0;
+    for (int k = 0; k < nd->n; k++) {
+      const v128_t x = wasm_v128_load(h + i + nd->p1[k]);
+      const v128_t y = wasm_v128_load(h + i + nd->p2[k]);
+      const v128_t w = wasm_v128_load(h + i + nd->len[k] - 1);
+      m |= (uint32_t)wasm_i8x16_bitmask(wasm_v128_and(wasm_v128_and(wasm_i8x16_eq(x, a[k]), wasm_i8x16_eq(y, b[k])), wasm_i8x16_eq(w, z[k])));
+    }
+    const int64_t at = find_any_confirm(h, i, m, nd);
+    if (at >= 0) return at;
+  }
+  return find_any_rest(h, n, nd, i);
 }
 #endif
 
@@ -219,6 +258,8 @@ static int64_t find_rare(const uint8_t *h, size_t n, const uint8_t *nd, size_t k
 int64_t sf_find_any(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
 #ifdef SF_X86
   if (have_avx2 && !nd->has_short && nd->n > 0) return find_any_avx2(h, n, nd, from);
+#elif defined(SF_WASM)
+  if (!nd->has_short && nd->n > 0) return find_any_wasm(h, n, nd, from);
 #endif
   /* Each needle searched only up to the best start found so far: a rare needle does not scan the rest of
    * the buffer on every call (marker_before in lines.c asks once per line that holds a marker). */

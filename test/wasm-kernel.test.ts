@@ -21,7 +21,8 @@ import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
 import { compileProjection, scanFieldsJs, scanFieldsWasm, type CompiledProjection, type FieldProjection } from '../cursors/scan-fields.js';
 import { indexOfJs } from '../cursors/native.js';
 import { createHash64Wasm } from '../cursors/ids.js';
-import { instantiateWasmKernel, WASM_READ_BYTES, WASM_SCRATCH_BYTES, type WasmKernel } from '../cursors/wasm.js';
+import { LineSplitter } from '../cursors/line-splitter.js';
+import { instantiateWasmKernel, PASS_RECORDS, WASM_READ_BYTES, WASM_SCRATCH_BYTES, type WasmKernel } from '../cursors/wasm.js';
 import { makeHistory } from './cost-history.js';
 import { anyValue, applyDamage, damage, key, obj, serialize, style, TRICKY, type J } from './helpers/json-model.js';
 
@@ -356,6 +357,85 @@ describe('on generated adversarial input', () => {
   });
 });
 
+// ---- the whole-chunk pass ----
+
+/** What a LineSplitter with a marker filter hands over for `chunks`, the chunks read into the module's memory or not. */
+function splitLog(chunks: readonly Buffer[], markerSets: readonly (readonly Buffer[] | undefined)[], maxLine: number, inMem: boolean): unknown[] {
+  const log: unknown[] = [];
+  let seen = 0;
+  // markers change after some lines handed over, as a core's do once its session is out
+  const markers = () => markerSets[Math.min(seen, markerSets.length - 1)];
+  const splitter = new LineSplitter({
+    startOffset: 0,
+    maxLineBytes: maxLine,
+    onLine: (line, start, next) => {
+      log.push(['line', line.toString('latin1'), start, next]);
+      seen++;
+    },
+    onLongLine: (start, next, length) => log.push(['long', start, next, length]),
+    filter: {
+      markers,
+      onFiltered: () => log.push(['filtered', 1]),
+      filteredLines: (n) => log.push(['filtered', n]),
+      readAt: (b, position) => Buffer.concat(chunks).copy(b, 0, position, position + b.length),
+    },
+    wasm: inMem ? w : undefined,
+  });
+  for (const c of chunks) {
+    if (inMem) {
+      const m = inMemory(c, c.length % 16);
+      try {
+        splitter.push(m.b, c.length);
+      } finally {
+        m.done();
+      }
+    } else splitter.push(Buffer.from(c), c.length);
+  }
+  log.push(['end', splitter.lines, splitter.committed, splitter.pendingBytes]);
+  // filtered lines told one by one or together are the same count between two other records
+  const merged: unknown[] = [];
+  for (const e of log) {
+    const last = merged[merged.length - 1] as unknown[] | undefined;
+    if ((e as unknown[])[0] === 'filtered' && last?.[0] === 'filtered') last[1] = (last[1] as number) + ((e as unknown[])[1] as number);
+    else merged.push(Array.isArray(e) ? [...(e as unknown[])] : e);
+  }
+  return merged;
+}
+
+describe('the whole-chunk pass (LineSplitter in the module\'s memory)', () => {
+  const piece = fc.constantFrom('"usage"', '-title"', 'ab', 'x', ' ', '\r', '\r\n', '\n', '\n\n', '"', '{"type":"a"}', 'é');
+  const markerSet = fc.constantFrom<readonly Buffer[] | undefined>(undefined, [], [USAGE_MARKER], [USAGE_MARKER, TITLE_MARKER], [Buffer.from('ab'), Buffer.from('"'), Buffer.from('x"'), Buffer.from('\r')]);
+
+  it('hands over the same lines, long lines, filtered counts and offsets as the JavaScript loop (property)', () => {
+    let handed = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 120 }), fc.array(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 6 }), fc.array(markerSet, { minLength: 1, maxLength: 3 }), fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(1 << 20)), (parts, cuts, sets, maxLine) => {
+        const body = Buffer.from(parts.join(''));
+        const chunks: Buffer[] = [];
+        for (let at = 0, k = 0; at < body.length; k++) {
+          const n = cuts[k % cuts.length] as number;
+          chunks.push(body.subarray(at, at + n));
+          at += n;
+        }
+        const want = splitLog(chunks, sets, maxLine, false);
+        handed += want.filter((e) => (e as unknown[])[0] === 'line').length;
+        expect(splitLog(chunks, sets, maxLine, true)).toEqual(want);
+      }),
+      { numRuns: 1500, seed: 16 },
+    );
+    expect(handed).toBeGreaterThan(300);
+  });
+
+  it('takes more lines than one pass returns, and a chunk of many short lines', () => {
+    const lines = Array.from({ length: 3 * PASS_RECORDS + 7 }, (_, i) => (i % 3 === 0 ? `{"usage":${i}}` : i % 5 === 0 ? 'x'.repeat(50) : `l${i}`));
+    const chunk = Buffer.from(lines.join('\n') + '\n');
+    for (const sets of [[[USAGE_MARKER]], [undefined, [USAGE_MARKER]], [[USAGE_MARKER], [], undefined]] as (readonly Buffer[] | undefined)[][]) {
+      const want = splitLog([chunk], sets, 40, false);
+      expect(splitLog([chunk], sets, 40, true)).toEqual(want);
+    }
+  });
+});
+
 // ---- fuzz: random and mutated bytes through every entry ----
 
 /** xorshift32: a fixed seed gives the same run everywhere. */
@@ -372,7 +452,7 @@ function rng(seed: number): () => number {
 }
 
 describe('fuzz (fixed seed, bounded time)', () => {
-  it('random and mutated fixture bytes give the JavaScript reference\'s answers through indexOf, the walk and hash64', () => {
+  it('random and mutated fixture bytes give the JavaScript reference\'s answers through indexOf, the walk, hash64 and the pass', () => {
     const next = rng(0x5e55f01d);
     const pieces = [...TRICKY, '{"a":', '"usage":{"input_tokens":1}', '"message":{"id":"m","usage":{}}', '\\u0041', '1e5', '-0', 'true', 'null', '}}]]', '{'].map((t) => Buffer.from(t));
     const lines = FIXTURES.flatMap((f) => readFileSync(f).toString('latin1').split('\n').filter((l) => l.length > 0 && l.length < 20000)).map((l) => Buffer.from(l, 'latin1'));
@@ -414,6 +494,14 @@ describe('fuzz (fixed seed, bounded time)', () => {
         expect(h.digest()).toBe(api.h64Raw(line).toString(16).padStart(16, '0'));
       } finally {
         m.done();
+      }
+      if (runs % 4 === 0) {
+        // the pass, over the line and its neighbours as one chunk cut at random
+        const body = Buffer.concat([line, Buffer.from('\n'), lines[next() % lines.length] as Buffer, Buffer.from('\r\n'), random()]);
+        const cut = next() % (body.length + 1);
+        const sets = [[MARKERS[next() % 4] as Buffer], [USAGE_MARKER, TITLE_MARKER]];
+        const maxLine = next() % 2 === 0 ? 1 << 20 : next() % 300;
+        expect(splitLog([body.subarray(0, cut), body.subarray(cut)], sets, maxLine, true)).toEqual(splitLog([body.subarray(0, cut), body.subarray(cut)], sets, maxLine, false));
       }
       runs++;
     }
