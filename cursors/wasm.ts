@@ -242,7 +242,7 @@ export class WasmKernel {
   /** A fresh XXH64 state (kept outside the memory; copied in around each step). */
   hash64(): Uint8Array {
     this.#x.h64_init(this.#hash);
-    return this.bytes.slice(this.#hash, this.#hash + this.#hashSize);
+    return new Uint8Array(this.bytes.subarray(this.#hash, this.#hash + this.#hashSize)); // a copy (Buffer#slice is a view)
   }
 
   hash64Update(state: Uint8Array, b: Uint8Array): void {

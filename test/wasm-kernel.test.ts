@@ -330,6 +330,13 @@ describe('on generated adversarial input', () => {
     );
   });
 
+  it('hash64: states interleaved step by step stay apart', () => {
+    const parts = ['a', 'bb', 'sessionfold '.repeat(9), 'c'].map((t) => Buffer.from(t));
+    const hashers = [0, 1, 2].map(() => createHash64Wasm(w));
+    parts.forEach((p, k) => hashers.forEach((h, i) => k <= i + 1 && h.update(p)));
+    hashers.forEach((h, i) => expect(h.digest()).toBe(api.h64Raw(Buffer.concat(parts.slice(0, i + 2))).toString(16).padStart(16, '0')));
+  });
+
   it('hash64: file ranges longer than the scratch area, and bytes larger than it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sf-wasm-hash-'));
     try {
