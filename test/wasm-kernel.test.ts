@@ -116,6 +116,22 @@ describe('the WebAssembly kernel', () => {
     expect(probe({ SESSIONFOLD_NATIVE: '0', SESSIONFOLD_WASM: '0' })).toBe('true false');
   });
 
+  it('has an instance of its own in each Worker (the scan pool\'s threads), with its read buffers', async () => {
+    const { Worker } = await import('node:worker_threads');
+    const source = `const { parentPort } = await import('node:worker_threads'); const m = await import(${JSON.stringify(join(ROOT, 'dist/cursors/native.js'))}); parentPort.postMessage([m.wasmKernel !== undefined, m.wasmKernel?.freeReadBuffers]);`;
+    const worker = new Worker(source, { eval: true, env: { ...process.env, SESSIONFOLD_NATIVE: '0' } });
+    try {
+      const [loaded, buffers] = await new Promise<[boolean, number]>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      expect(loaded).toBe(true);
+      expect(buffers).toBeGreaterThanOrEqual(8);
+    } finally {
+      await worker.terminate();
+    }
+  });
+
   it('hands out its read buffers once each, and takes back only its own', () => {
     const free = w.freeReadBuffers;
     expect(free).toBeGreaterThanOrEqual(4);
