@@ -4,7 +4,8 @@
  */
 import { readSync } from 'node:fs';
 import xxhash from 'xxhash-wasm';
-import { nativeKernel } from './native.js';
+import { nativeKernel, wasmKernel } from './native.js';
+import type { WasmKernel } from './wasm.js';
 
 const api = await xxhash();
 
@@ -44,11 +45,15 @@ let hashBuffer: Buffer | undefined;
  * Streaming XXH64 (seed 0), the event cache's fast prefix fingerprint. With the native kernel the bytes of a
  * file are read and hashed in C (native/hash.c: no copy into JavaScript; `npm run bench -- prefix` compares
  * it with xxhash-wasm on the same prefix, bench/RESULTS.md); xxhash-wasm otherwise. Both give the same digest, so a fingerprint stored by one is verified by the
- * other (test/native-kernel.test.ts). `SESSIONFOLD_NATIVE_HASH=0` takes xxhash-wasm.
+ * other (test/native-kernel.test.ts). Without the native kernel, the WebAssembly kernel (cursors/wasm.ts)
+ * hashes a file's bytes where `readSync` put them in its memory (test/wasm-kernel.test.ts).
+ * `SESSIONFOLD_NATIVE_HASH=0` takes xxhash-wasm.
  */
 export function createHash64(): Hash64 {
   const k = nativeKernel;
-  if (k !== undefined && process.env.SESSIONFOLD_NATIVE_HASH !== '0') {
+  const off = process.env.SESSIONFOLD_NATIVE_HASH === '0';
+  if (k === undefined && wasmKernel !== undefined && !off) return createHash64Wasm(wasmKernel);
+  if (k !== undefined && !off) {
     const s = k.hash64();
     return {
       update: (b) => k.hash64Update(s, b),
@@ -79,5 +84,15 @@ export function createHash64(): Hash64 {
     digest() {
       return h.digest().toString(16).padStart(16, '0');
     },
+  };
+}
+
+/** `createHash64` by a WebAssembly kernel (tests pass their own instance). */
+export function createHash64Wasm(w: WasmKernel): Hash64 {
+  const s = w.hash64();
+  return {
+    update: (b) => w.hash64Update(s, b),
+    updateFromFile: (fd, from, to) => w.hash64File(s, fd, from, to),
+    digest: () => w.hash64Digest(s),
   };
 }

@@ -11,7 +11,8 @@
  */
 import type { Hash } from 'node:crypto';
 import { SessionfoldError } from './protocol/errors.js';
-import { indexOfIn } from './native.js';
+import { indexOfIn, wasmKernel } from './native.js';
+import { PASS_RECORDS, type WasmKernel } from './wasm.js';
 
 /** `line` excludes LF and a trailing CR; `start` is the file offset of its first byte; `next` the offset past its LF. */
 export type LineHandler = (line: Buffer, start: number, next: number) => void;
@@ -36,12 +37,20 @@ export interface LineSplitterOptions {
    *   and pasted files (lines of megabytes) are mostly lines a usage read does not want.
    */
   filter?: LineFilter | undefined;
+  /** The WebAssembly kernel whose pass may split chunks in its memory (default: the one in use, if any). */
+  wasm?: WasmKernel | undefined;
 }
 
 /** See `LineSplitterOptions.filter`. */
 export interface LineFilter {
   markers(): readonly Buffer[] | undefined;
   onFiltered(start: number, next: number): void;
+  /**
+   * `count` lines without a marker, told together (their offsets unknown): when given, a chunk that lies in
+   * the WebAssembly kernel's memory is split and filtered there in one pass (`WasmKernel.pass`), and only the
+   * lines that can matter come back to JavaScript.
+   */
+  filteredLines?(count: number): void;
   /** Fill `buf` from file offset `position`; returns the bytes read. */
   readAt(buf: Buffer, position: number): number;
 }
@@ -89,6 +98,9 @@ function hasMarker(hay: Buffer, from: number, to: number, markers: readonly Buff
   return false;
 }
 
+/** `SESSIONFOLD_WASM_PASS=0` leaves the WebAssembly kernel's whole-chunk pass unused (the search and walk still run there). */
+const PASS = process.env.SESSIONFOLD_WASM_PASS !== '0';
+
 export class LineSplitter {
   #carry: Buffer = Buffer.allocUnsafe(0);
   #carryLen = 0;
@@ -104,6 +116,7 @@ export class LineSplitter {
   readonly #onLine: LineHandler;
   readonly #onLongLine: LongLineHandler;
   readonly #filter: LineFilter | undefined;
+  readonly #wasm: WasmKernel | undefined;
   /** A line spanning chunks without a copy: 0 none, 1 no marker seen yet, 2 wanted (read back at its LF). */
   #span: 0 | 1 | 2 = 0;
   #spanMarkers: readonly Buffer[] = [];
@@ -118,6 +131,7 @@ export class LineSplitter {
     this.#onLongLine = options.onLongLine;
     this.#hash = options.hash;
     this.#filter = options.hash === undefined ? options.filter : undefined;
+    this.#wasm = PASS ? (options.wasm ?? wasmKernel) : undefined;
   }
 
   /** Offset just past the last LF seen. */
@@ -233,29 +247,79 @@ export class LineSplitter {
     // With a filter's markers: one search for the next marker in the chunk serves every line before it, and
     // a line without one is counted filtered without a Buffer view of it ever being made.
     const filter = this.#filter;
-    const hits = filter === undefined ? undefined : new MarkerHits(chunk, length);
     let markers = filter?.markers();
-    let hit = markers === undefined ? -1 : (hits as MarkerHits).next(markers, i);
-    for (;;) {
-      const lf = chunk.indexOf(10, i);
-      if (lf === -1 || lf >= length) break;
-      const next = base + lf + 1;
-      lines++;
-      const len = lf - i;
-      if (len > max) this.#onLongLine(lineStart, next, len);
-      else if (markers !== undefined && (hit === -1 || hit > lf)) (filter as LineFilter).onFiltered(lineStart, next);
-      else {
-        let end = lf;
-        if (end > i && chunk[end - 1] === 13) end--;
-        onLine(chunk.subarray(i, end), lineStart, next);
-        if (filter !== undefined) {
-          // The line may have changed what matters (the session event is out).
-          markers = filter.markers();
-          hit = markers === undefined ? -1 : (hits as MarkerHits).next(markers, lf + 1);
+    // The WebAssembly pass, where the chunk lies in its memory: lines found and filtered there, one call per
+    // chunk (or per change of markers), with the same lines, counts and offsets as the loop below.
+    const w = this.#wasm;
+    const filtered = filter?.filteredLines;
+    const canPass = w !== undefined && filtered !== undefined && chunk.buffer === w.bytes.buffer;
+    chunk: for (;;) {
+      if (canPass && markers !== undefined) {
+        const recs = w.passRecords;
+        passes: for (;;) {
+          const n = w.pass(chunk, i, length, markers, max);
+          if (n < 0) break;
+          for (let r = 0; r < n; r++) {
+            const start = recs[4 * r + 1] as number;
+            const lf = recs[4 * r + 2] as number;
+            const before = recs[4 * r + 3] as number;
+            if (before > 0) filtered.call(filter, before);
+            lines += before + 1;
+            const next = base + lf + 1;
+            if (recs[4 * r] === 1) this.#onLongLine(base + start, next, lf - start);
+            else {
+              let end = lf;
+              if (end > start && chunk[end - 1] === 13) end--;
+              onLine(chunk.subarray(start, end), base + start, next);
+            }
+            lineStart = next;
+            i = lf + 1;
+            const now = (filter as LineFilter).markers();
+            if (now !== markers) {
+              // The line changed what matters: the rest of this pass's answer is for the old markers.
+              markers = now;
+              if (markers === undefined) break passes;
+              continue passes;
+            }
+          }
+          const stats = w.passStats;
+          const after = stats[1] as number;
+          if (after > 0) filtered.call(filter, after);
+          lines += after;
+          i = stats[0] as number;
+          lineStart = base + i;
+          if (n < PASS_RECORDS) break chunk; // no LF left in the chunk
         }
       }
-      lineStart = next;
-      i = lf + 1;
+      const hits = filter === undefined ? undefined : new MarkerHits(chunk, length);
+      let hit = markers === undefined ? -1 : (hits as MarkerHits).next(markers, i);
+      for (;;) {
+        const lf = chunk.indexOf(10, i);
+        if (lf === -1 || lf >= length) break chunk;
+        const next = base + lf + 1;
+        lines++;
+        const len = lf - i;
+        if (len > max) this.#onLongLine(lineStart, next, len);
+        else if (markers !== undefined && (hit === -1 || hit > lf)) (filter as LineFilter).onFiltered(lineStart, next);
+        else {
+          let end = lf;
+          if (end > i && chunk[end - 1] === 13) end--;
+          onLine(chunk.subarray(i, end), lineStart, next);
+          if (filter !== undefined) {
+            // The line may have changed what matters (the session event is out).
+            const was = markers;
+            markers = filter.markers();
+            if (canPass && markers !== undefined && markers !== was) {
+              lineStart = next;
+              i = lf + 1;
+              continue chunk;
+            }
+            hit = markers === undefined ? -1 : (hits as MarkerHits).next(markers, lf + 1);
+          }
+        }
+        lineStart = next;
+        i = lf + 1;
+      }
     }
     this.#lines += lines;
     this.#lineStart = lineStart;

@@ -4,13 +4,15 @@
  * scanner's walk (cursors/scan-fields.ts), in C with AVX2. Nothing depends on it: when it is not built (no C
  * compiler or no Node headers at install), cannot load, or is turned off with `SESSIONFOLD_NATIVE=0`, the
  * JavaScript loops run instead, and both answer the same (test/native-kernel.test.ts holds the kernel's
- * answers to the JavaScript loops').
+ * answers to the JavaScript loops'). Where it is absent or off, the WebAssembly kernel (cursors/wasm.ts) runs
+ * the same search, walk and hash, unless `SESSIONFOLD_WASM=0`.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from './versions.js';
+import { instantiateWasmKernel, type WasmKernel } from './wasm.js';
 
 /** The kernel's interface version; a build of another version is not loaded. */
 export const KERNEL_ABI = 4;
@@ -105,6 +107,12 @@ export function aligned8(raw: Buffer): Buffer {
 export const nativeKernel: NativeKernel | undefined = load();
 
 /**
+ * The WebAssembly kernel of this thread where the native one is not loaded (and `SESSIONFOLD_WASM` is not
+ * `0`), or undefined: the JavaScript loops then run.
+ */
+export const wasmKernel: WasmKernel | undefined = nativeKernel === undefined && process.env.SESSIONFOLD_WASM !== '0' ? instantiateWasmKernel() : undefined;
+
+/**
  * The executable's malloc arenas (src/cli/main.ts calls this; a program that imports sessionfold decides for
  * its own process). glibc gives each thread that allocates its own arena, up to 8 per core, and an arena keeps
  * what its thread freed resident: the engines' threads (native/pool.c) each took one, which put the server's
@@ -125,6 +133,10 @@ export function indexOfJs(hay: Buffer, needle: Buffer, from: number, to: number)
   return at !== -1 && at + needle.length <= to ? at : -1;
 }
 
-/** `indexOfJs` by the kernel when it is loaded. */
+/** `indexOfJs` by the native kernel when it is loaded, else by the WebAssembly one. */
 export const indexOfIn: (hay: Buffer, needle: Buffer, from: number, to: number) => number =
-  nativeKernel === undefined ? indexOfJs : (hay, needle, from, to) => (nativeKernel as NativeKernel).indexOf(hay, needle, from, to);
+  nativeKernel !== undefined
+    ? (hay, needle, from, to) => (nativeKernel as NativeKernel).indexOf(hay, needle, from, to)
+    : wasmKernel !== undefined
+      ? (hay, needle, from, to) => (wasmKernel as WasmKernel).indexOf(hay, needle, from, to)
+      : indexOfJs;

@@ -25,6 +25,7 @@ import { SessionfoldError } from './protocol/errors.js';
 import { kindFilter, RESTART, type Emit, type LineCore } from './core.js';
 import { createLineFeed, keepWanted, type FeedEnd, type LineFeed } from './line-feed.js';
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
+import { wasmKernel } from './native.js';
 
 /**
  * Read buffers are reused across reads (a free list, one buffer per read in flight): allocating 1 MiB per file
@@ -38,6 +39,10 @@ const OWN = new WeakSet<ArrayBufferLike>();
 
 function takeBuffer(bufferSize: number, fileSize: number): Buffer {
   const want = Math.max(1, Math.min(bufferSize, Math.ceil((fileSize + 1) / 65536) * 65536));
+  // With the WebAssembly kernel, read straight into its memory: the marker search and the walk then run where
+  // the bytes lie (a copy into it would cost half the search's speed). All its buffers taken: a plain one.
+  const w = wasmKernel?.takeReadBuffer(want);
+  if (w !== undefined) return w;
   for (let i = FREE_BUFFERS.length - 1; i >= 0; i--) {
     const b = FREE_BUFFERS[i] as Buffer;
     if (b.length >= want && b.length <= bufferSize) {
@@ -51,6 +56,7 @@ function takeBuffer(bufferSize: number, fileSize: number): Buffer {
 }
 
 function giveBuffer(b: Buffer): void {
+  if (wasmKernel?.giveReadBuffer(b) === true) return;
   if (!OWN.has(b.buffer) || FREE_BUFFERS.length >= MAX_FREE_BUFFERS) return;
   FREE_BUFFERS.push(Buffer.from(b.buffer, 0, b.buffer.byteLength));
 }
@@ -233,7 +239,12 @@ function fileFeed<S>(fh: number, core: LineCore<S>, state: S, offset: number, ha
   const filter =
     markers === undefined
       ? undefined
-      : { markers: () => markers(state), onFiltered: () => void info.filteredLines++, readAt: (b: Buffer, position: number) => readSync(fh, b, 0, b.length, position) };
+      : {
+          markers: () => markers(state),
+          onFiltered: () => void info.filteredLines++,
+          filteredLines: (n: number) => void (info.filteredLines += n),
+          readAt: (b: Buffer, position: number) => readSync(fh, b, 0, b.length, position),
+        };
   return createLineFeed(core, state, options, file, emit, { offset, hash, filter });
 }
 

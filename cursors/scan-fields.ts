@@ -41,10 +41,12 @@
  *
  * The native kernel (cursors/native.ts, native/kernel.c) runs the same walk in C when it is built: it locates the
  * projected values and leaves their decoding to `parseSlice` here, so both paths decode alike.
- * test/native-kernel.test.ts holds the two walks to the same answers.
+ * test/native-kernel.test.ts holds the two walks to the same answers. Without it, the WebAssembly kernel
+ * (cursors/wasm.ts: the same C) walks instead; test/wasm-kernel.test.ts holds it to this walk.
  */
 
-import { nativeKernel, type NativeKernel } from './native.js';
+import { nativeKernel, wasmKernel, type NativeKernel } from './native.js';
+import type { ProjectionSpec, WasmKernel, WasmProjection } from './wasm.js';
 
 /** Deeper nesting falls back to JSON.parse (keeps the recursion far from the stack limit). */
 export const MAX_DEPTH = 256;
@@ -73,10 +75,12 @@ export interface CompiledProjection {
   readonly byLength: readonly (readonly number[] | undefined)[];
   /** The native kernel's handle and output (top level only), when the kernel is loaded. */
   readonly native?: { readonly handle: object; readonly out: Int32Array } | undefined;
+  /** The WebAssembly kernel's form of it (top level only), when the WebAssembly kernel is in use. */
+  readonly wasm?: WasmProjection | undefined;
 }
 
 /** Compile a projection once (at module load), for `scanFields`. */
-export function compileProjection(p: FieldProjection, kernel: NativeKernel | undefined = nativeKernel): CompiledProjection {
+export function compileProjection(p: FieldProjection, kernel: NativeKernel | undefined = nativeKernel, wasm: WasmKernel | undefined = wasmKernel): CompiledProjection {
   let slots = 0;
   const compile = (q: FieldProjection): { c: CompiledProjection; spec: unknown[] } => {
     const spec: unknown[] = [];
@@ -93,7 +97,7 @@ export function compileProjection(p: FieldProjection, kernel: NativeKernel | und
     return { c: { fields, byLength: Array.from(byLength) }, spec };
   };
   const { c, spec } = compile(p);
-  if (kernel === undefined) return c;
+  if (kernel === undefined) return wasm === undefined ? c : { ...c, wasm: wasm.compile(spec as unknown as ProjectionSpec, slots) };
   try {
     return { ...c, native: { handle: kernel.compile(spec, slots), out: new Int32Array(3 * slots) } };
   } catch {
@@ -348,7 +352,16 @@ export function scanFields(line: Buffer, fields: CompiledProjection): Record<str
   if (n !== undefined && nativeKernel !== undefined && line.length <= 0x7fffffff) {
     return nativeKernel.scan(line, n.handle, n.out) ? fromSpans(line, fields, n.out) : undefined;
   }
+  if (fields.wasm !== undefined && wasmKernel !== undefined) return scanFieldsWasm(line, fields, wasmKernel);
   return scanFieldsJs(line, fields);
+}
+
+/** `scanFields` by a WebAssembly kernel's walk (the JavaScript walk for a projection or a line it cannot take). */
+export function scanFieldsWasm(line: Buffer, fields: CompiledProjection, kernel: WasmKernel): Record<string, unknown> | undefined {
+  const w = fields.wasm;
+  const walked = w === undefined || line.length > 0x7fffffff ? undefined : kernel.scan(line, w);
+  if (walked === undefined) return scanFieldsJs(line, fields);
+  return walked ? fromSpans(line, fields, kernel.out) : undefined;
 }
 
 /** The object the kernel's spans describe, decoded as the JavaScript walk decodes (parseSlice). */

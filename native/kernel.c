@@ -25,10 +25,14 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #define SF_X86 1
 #include <immintrin.h>
+#include <pthread.h>
+#elif defined(__wasm_simd128__)
+/* The WebAssembly build (native/wasm/, scripts/build-wasm.mjs): SIMD128 in place of AVX2, always on. */
+#define SF_WASM 1
+#include <wasm_simd128.h>
 #endif
 
 #include <math.h>
-#include <pthread.h>
 #include "kernel.h"
 
 #define MAX_DEPTH 256
@@ -58,6 +62,9 @@ int sf_simd(int on) {
 #ifdef SF_X86
   if (on >= 0) have_avx2 = on && __builtin_cpu_supports("avx2");
   return have_avx2 != 0;
+#elif defined(SF_WASM)
+  (void)on;
+  return 1;
 #else
   (void)on;
   return 0;
@@ -122,6 +129,51 @@ __attribute__((target("avx2,bmi"))) static int64_t find_avx2(const uint8_t *h, s
 
 #endif
 
+#ifdef SF_WASM
+/* find_avx2 in SIMD128: the two rarest needle bytes compared 32 positions at a time (two 16-byte vectors). */
+static int64_t find_wasm(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t from) {
+  size_t p1, p2;
+  pick_positions(nd, k, &p1, &p2);
+  const v128_t a = wasm_i8x16_splat((int8_t)nd[p1]);
+  const v128_t b = wasm_i8x16_splat((int8_t)nd[p2]);
+  size_t i = from;
+  for (; i + k + 31 <= n; i += 32) {
+    const uint8_t *x = h + i + p1, *y = h + i + p2;
+    const v128_t lo = wasm_v128_and(wasm_i8x16_eq(wasm_v128_load(x), a), wasm_i8x16_eq(wasm_v128_load(y), b));
+    const v128_t hi = wasm_v128_and(wasm_i8x16_eq(wasm_v128_load(x + 16), a), wasm_i8x16_eq(wasm_v128_load(y + 16), b));
+    uint32_t m = (uint32_t)wasm_i8x16_bitmask(lo) | ((uint32_t)wasm_i8x16_bitmask(hi) << 16);
+    while (m != 0) {
+      const unsigned t = (unsigned)__builtin_ctz(m);
+      if (memcmp(h + i + t, nd, k) == 0) return (int64_t)(i + t);
+      m &= m - 1;
+    }
+  }
+  return find_scalar(h, n, nd, k, i);
+}
+#endif
+
+#if defined(SF_X86) || defined(SF_WASM)
+/* The first candidate (bit t of m: position i + t) where one of the needles starts, or -1. */
+static int64_t find_any_confirm(const uint8_t *h, size_t i, uint32_t m, const Needles *nd) {
+  for (; m != 0; m &= m - 1) {
+    const unsigned t = (unsigned)__builtin_ctz(m);
+    for (int k = 0; k < nd->n; k++)
+      if (memcmp(h + i + t, nd->m[k], nd->len[k]) == 0) return (int64_t)(i + t);
+  }
+  return -1;
+}
+
+/* After the SIMD blocks of find_any_*: each needle's first start from i, the earliest wins. */
+static int64_t find_any_rest(const uint8_t *h, size_t n, const Needles *nd, size_t i) {
+  int64_t best = -1;
+  for (int k = 0; k < nd->n; k++) {
+    const int64_t at = find_scalar(h, n, nd->m[k], nd->len[k], i);
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return best;
+}
+#endif
+
 #ifdef SF_X86
 /* Every needle's three bytes (its two rarest and its last) compared 32 positions at a time, in one pass over
  * the hay; a candidate is confirmed byte by byte. */
@@ -143,20 +195,37 @@ __attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *
       const __m256i w = _mm256_loadu_si256((const __m256i *)(h + i + nd->len[k] - 1));
       m |= (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(x, a[k]), _mm256_cmpeq_epi8(y, b[k])), _mm256_cmpeq_epi8(w, z[k])));
     }
-    while (m != 0) {
-      const unsigned t = (unsigned)__builtin_ctz(m);
-      for (int k = 0; k < nd->n; k++)
-        if (memcmp(h + i + t, nd->m[k], nd->len[k]) == 0) return (int64_t)(i + t);
-      m &= m - 1;
-    }
+    const int64_t at = find_any_confirm(h, i, m, nd);
+    if (at >= 0) return at;
   }
-  /* the rest: each needle's first start, the earliest wins */
-  int64_t best = -1;
+  return find_any_rest(h, n, nd, i);
+}
+#endif
+
+#ifdef SF_WASM
+/* find_any_avx2 in SIMD128, 16 positions at a time. */
+static int64_t find_any_wasm(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
+  v128_t a[SF_MAX_NEEDLES], b[SF_MAX_NEEDLES], z[SF_MAX_NEEDLES];
+  size_t reach = 0;
   for (int k = 0; k < nd->n; k++) {
-    const int64_t at = find_scalar(h, n, nd->m[k], nd->len[k], i);
-    if (at >= 0 && (best < 0 || at < best)) best = at;
+    a[k] = wasm_i8x16_splat((int8_t)nd->m[k][nd->p1[k]]);
+    b[k] = wasm_i8x16_splat((int8_t)nd->m[k][nd->p2[k]]);
+    z[k] = wasm_i8x16_splat((int8_t)nd->m[k][nd->len[k] - 1]);
+    if (nd->len[k] > reach) reach = nd->len[k];
   }
-  return best;
+  size_t i = from;
+  for (; i + reach + 15 <= n; i += 16) {
+    uint32_t m = 0;
+    for (int k = 0; k < nd->n; k++) {
+      const v128_t x = wasm_v128_load(h + i + nd->p1[k]);
+      const v128_t y = wasm_v128_load(h + i + nd->p2[k]);
+      const v128_t w = wasm_v128_load(h + i + nd->len[k] - 1);
+      m |= (uint32_t)wasm_i8x16_bitmask(wasm_v128_and(wasm_v128_and(wasm_i8x16_eq(x, a[k]), wasm_i8x16_eq(y, b[k])), wasm_i8x16_eq(w, z[k])));
+    }
+    const int64_t at = find_any_confirm(h, i, m, nd);
+    if (at >= 0) return at;
+  }
+  return find_any_rest(h, n, nd, i);
 }
 #endif
 
@@ -189,6 +258,8 @@ static int64_t find_rare(const uint8_t *h, size_t n, const uint8_t *nd, size_t k
 int64_t sf_find_any(const uint8_t *h, size_t n, const Needles *nd, size_t from) {
 #ifdef SF_X86
   if (have_avx2 && !nd->has_short && nd->n > 0) return find_any_avx2(h, n, nd, from);
+#elif defined(SF_WASM)
+  if (!nd->has_short && nd->n > 0) return find_any_wasm(h, n, nd, from);
 #endif
   /* Each needle searched only up to the best start found so far: a rare needle does not scan the rest of
    * the buffer on every call (marker_before in lines.c asks once per line that holds a marker). */
@@ -205,6 +276,8 @@ int64_t sf_find(const uint8_t *h, size_t n, const uint8_t *nd, size_t k, size_t 
   if (k < 2 || from >= n || k > n - from) return find_scalar(h, n, nd, k, from);
 #ifdef SF_X86
   if (have_avx2) return find_avx2(h, n, nd, k, from);
+#elif defined(SF_WASM)
+  return find_wasm(h, n, nd, k, from);
 #endif
   return find_scalar(h, n, nd, k, from);
 }
@@ -238,9 +311,27 @@ __attribute__((target("avx2"))) static int64_t plain_end_avx2(const uint8_t *b, 
 
 #endif
 
+#ifdef SF_WASM
+static int64_t plain_end_wasm(const uint8_t *b, int64_t n, int64_t j) {
+  const v128_t q = wasm_i8x16_splat('"');
+  const v128_t bs = wasm_i8x16_splat('\\');
+  const v128_t ctl = wasm_i8x16_splat(0x1f);
+  for (; j + 16 <= n; j += 16) {
+    const v128_t x = wasm_v128_load(b + j);
+    const v128_t hit = wasm_v128_or(wasm_v128_or(wasm_i8x16_eq(x, q), wasm_i8x16_eq(x, bs)), wasm_i8x16_eq(wasm_u8x16_min(x, ctl), x));
+    const uint32_t m = (uint32_t)wasm_i8x16_bitmask(hit);
+    if (m != 0) return j + __builtin_ctz(m);
+  }
+  while (j < n && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20) j++;
+  return j;
+}
+#endif
+
 static int64_t plain_end(const uint8_t *b, int64_t n, int64_t j) {
 #ifdef SF_X86
   if (have_avx2) return plain_end_avx2(b, n, j);
+#elif defined(SF_WASM)
+  return plain_end_wasm(b, n, j);
 #endif
   while (j < n && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20) j++;
   return j;

@@ -88,16 +88,20 @@ describe('sessionfold bench', () => {
     expect(r.stdout).toContain('usage-only');
     expect(r.stdout).toContain('warm (event-cache)');
     expect(r.stdout).not.toMatch(/^codex/m);
-    expect(r.stdout).toContain({ avx2: 'the native kernel (AVX2)', plain: 'the native kernel (plain C)', off: 'no native kernel (JavaScript loops)' }[nativeKernelState()]);
+    expect(r.stdout).toContain({ avx2: 'the native kernel (AVX2)', plain: 'the native kernel (plain C)', wasm: 'the WebAssembly kernel (SIMD128)', off: 'no native kernel (JavaScript loops)' }[nativeKernelState()]);
   });
 
-  it('says when the native kernel is turned off (SESSIONFOLD_NATIVE=0)', async () => {
+  it('says when the native kernel is turned off (SESSIONFOLD_NATIVE=0: the WebAssembly one; SESSIONFOLD_WASM=0 too: none)', async () => {
     const home = mkdtempSync(join(scratch, 'home-'));
-    const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.js'), 'bench', '--json'], {
-      env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', SESSIONFOLD_NATIVE: '0' },
-      cwd: home,
-    });
-    expect((JSON.parse(r.stdout) as BenchReport).machine.nativeKernel).toBe('off');
+    const kernel = async (env: Record<string, string>) => {
+      const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.js'), 'bench', '--json'], {
+        env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', SESSIONFOLD_NATIVE: '0', ...env },
+        cwd: home,
+      });
+      return (JSON.parse(r.stdout) as BenchReport).machine.nativeKernel;
+    };
+    expect(await kernel({})).toBe('wasm');
+    expect(await kernel({ SESSIONFOLD_WASM: '0' })).toBe('off');
   });
 
   it('rejects a bare --roots path when several agents are selected', async () => {

@@ -18,7 +18,7 @@ import type { Codec } from '../../../cursors/protocol/codec.js';
 import type { EventKind } from '../../../cursors/protocol/events.js';
 import { getCodec, listCodecs } from '../../registry.js';
 import { newScanStats, scanUsageBatches } from '../../scan/index.js';
-import { nativeKernel } from '../../../cursors/native.js';
+import { nativeKernel, wasmKernel } from '../../../cursors/native.js';
 import { demoRoot } from './start.js';
 import { bool, CliError, defineCommand, list, type CommandContext } from '../command.js';
 
@@ -52,10 +52,11 @@ export interface BenchReport {
 }
 
 /** Whether the reads ran the native kernel's loops (cursors/native.ts): with AVX2, in plain C, or not at all. */
-export type NativeKernelState = 'avx2' | 'plain' | 'off';
+export type NativeKernelState = 'avx2' | 'plain' | 'wasm' | 'off';
 
 export function nativeKernelState(): NativeKernelState {
-  return nativeKernel === undefined ? 'off' : nativeKernel.simd() ? 'avx2' : 'plain';
+  if (nativeKernel === undefined) return wasmKernel === undefined ? 'off' : 'wasm';
+  return nativeKernel.simd() ? 'avx2' : 'plain';
 }
 
 /** The environment under which the codecs' default roots are the demo history. */
@@ -209,7 +210,7 @@ export default defineCommand({
     if (bool(ctx, 'json')) ctx.stdout.write(JSON.stringify(report, null, 2) + '\n');
     else {
       ctx.stdout.write(formatBenchTable(report));
-      const kernel = { avx2: 'the native kernel (AVX2)', plain: 'the native kernel (plain C)', off: 'no native kernel (JavaScript loops)' }[report.machine.nativeKernel];
+      const kernel = { avx2: 'the native kernel (AVX2)', plain: 'the native kernel (plain C)', wasm: 'the WebAssembly kernel (SIMD128)', off: 'no native kernel (JavaScript loops)' }[report.machine.nativeKernel];
       ctx.stdout.write(`\n${report.machine.cpu}, ${report.machine.cores} cores, Node ${report.machine.node}, ${kernel}. Warm full reads have the OS page cache; warm usage-only reads go through an event cache built for this run (your own cache is not touched).\n`);
     }
     return 0;
