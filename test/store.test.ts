@@ -5,10 +5,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSessionfoldError, type SessionfoldError } from '../cursors/protocol/errors.js';
 import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
@@ -17,6 +18,7 @@ import { importSession } from '../src/store/import.js';
 import { SessionStore } from '../src/store/store.js';
 import { FAKE_PRICER, makeHome, writeExportSession } from './sessions-helpers.js';
 
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let dir: string;
 let root: string;
 
@@ -110,18 +112,38 @@ describe('save, load, list', () => {
     expect([folder.code, (folder.cause as NodeJS.ErrnoException).code]).toEqual(['IO_ERROR', 'EISDIR']);
   });
 
-  // root reads through any mode, so the permission case needs another user
-  it.skipIf(process.getuid?.() === 0)('loadIfPresent: a transcript behind a folder it may not search is IO_ERROR (EACCES)', async () => {
+  it('loadIfPresent: a transcript behind a folder it may not search is IO_ERROR (EACCES)', async () => {
     const s = await SessionStore.open(root);
     mkdirSync(join(dir, 'locked'));
     writeFileSync(join(dir, 'locked', 'x.jsonl'), transcript('x', 1));
     symlinkSync(join(dir, 'locked', 'x.jsonl'), join(root, 'locked.jsonl'));
-    spawnSync('chmod', ['000', join(dir, 'locked')]);
-    const denied = await errorOf(s.loadIfPresent('locked'));
-    spawnSync('chmod', ['755', join(dir, 'locked')]);
-    expect([denied.code, (denied.cause as NodeJS.ErrnoException).code]).toEqual(['IO_ERROR', 'EACCES']);
+    chmodSync(join(dir, 'locked'), 0o000);
+    try {
+      expect(await deniedAs(s)).toEqual(['IO_ERROR', 'EACCES']);
+    } finally {
+      chmodSync(join(dir, 'locked'), 0o755);
+    }
   });
 });
+
+/**
+ * `loadIfPresent('locked')`'s error code and cause. Root reads through any mode, so as root the call runs in a
+ * child process as `nobody`, with every folder on the way searchable but the locked one.
+ */
+async function deniedAs(s: SessionStore): Promise<[string, string | undefined]> {
+  if (process.getuid?.() !== 0) {
+    const e = await errorOf(s.loadIfPresent('locked'));
+    return [e.code, (e.cause as NodeJS.ErrnoException | undefined)?.code];
+  }
+  for (const d of [tmpdir(), dir, root]) chmodSync(d, 0o755);
+  const store = pathToFileURL(join(ROOT, 'dist/src/store/store.js')).href;
+  const script = `import { SessionStore } from ${JSON.stringify(store)};
+try { await SessionStore.at(${JSON.stringify(root)}).loadIfPresent('locked'); console.log('null'); }
+catch (e) { console.log(JSON.stringify([e.code, e.cause?.code])); }`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout) as [string, string | undefined];
+}
 
 /** A family with every member, two subagents with lineage. */
 async function fullFamily(s: SessionStore, name: string): Promise<void> {
