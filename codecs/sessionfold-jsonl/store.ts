@@ -67,6 +67,7 @@ function* discoverStore(roots: readonly string[]): Generator<SessionFile> {
 
 const core = createSessionfoldJsonlCore({ id: STORE_CODEC_ID, pathSession: storePathSession });
 
+/** sessionfold's own session store read as the agent `store`: every stored session and subagent, with the usage keys of its origin. */
 export const sessionfoldStore: Codec = {
   id: STORE_CODEC_ID,
   aliases: ['sessionfold-store'],

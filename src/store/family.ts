@@ -20,6 +20,7 @@ export const SUBAGENTS = STORE_SUBAGENTS;
 export const CHILD = STORE_CHILD_MEMBERS;
 export const DAY_MS = 86_400_000;
 
+/** Options of a SessionStore: how long a change waits for another process's lock. */
 export interface SessionStoreOptions {
   /** How long a mutation waits for another process's lock before IO_ERROR. Default 30 s. */
   lockTimeoutMs?: number;

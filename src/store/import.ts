@@ -22,6 +22,7 @@ import type { SessionStore } from './store.js';
 import { setHeader, truncateMessages } from './transcript.js';
 import { STORE_RECORD_VERSION, type FamilyWrite, type ForkProvenance, type GitMetadataRecord, type ModelChangeRecord, type SubagentLineage } from './types.js';
 
+/** How `importSession` copies a session of another agent into the store: its name, title, subagents, and whether it may replace one. */
 export interface ImportOptions {
   /** The store name (default: the agent's session id, when it is a valid name). */
   name?: string;
@@ -35,6 +36,7 @@ export interface ImportOptions {
   manager?: SessionManagerOptions;
 }
 
+/** What `importSession` stored: the name, the messages and subagents copied. */
 export interface ImportResult {
   name: string;
   title: string;
@@ -149,6 +151,7 @@ async function familyOf(agent: string, s: Session): Promise<Omit<FamilyWrite, 't
   };
 }
 
+/** How `forkAgentSession` forks a session of any agent into the store: the message to cut at, the name and title. */
 export interface AgentForkOptions {
   /** Keep the first N messages (default: all). */
   at?: number;

@@ -44,6 +44,10 @@ import {
 
 export type { SessionStoreOptions } from './family.js';
 
+/**
+ * A folder of sessions kept by sessionfold: transcripts in sessionfold JSONL with their family of side records,
+ * archived, forked with provenance, pruned; `at(root)` touches nothing, `open(root)` creates the folder.
+ */
 export class SessionStore extends StoreFolder {
   /** Address a store at `root` without touching the file system. */
   static at(root: string, options: SessionStoreOptions = {}): SessionStore {

@@ -85,7 +85,7 @@ export default defineCommand({
       out.write(
         bool(ctx, 'demo')
           ? 'sessionfold: showing the bundled demo history (fixtures/demo), as asked.\n\n'
-          : `sessionfold: no agent history found (looked in ${looked.join(', ')}),\nso this is the bundled demo history (fixtures/demo). Point CLAUDE_CONFIG_DIR / CODEX_HOME / COPILOT_HOME at real folders to read yours.\n\n`,
+          : `sessionfold: no agent history found (looked in ${looked.join(', ')}),\nso this is the bundled demo history (fixtures/demo). Set an agent's own variable\n(CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, …) to read its folder elsewhere.\n\n`,
       );
     }
     const cache = !bool(ctx, 'no-cache');
