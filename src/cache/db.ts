@@ -3,13 +3,15 @@
  * `synchronous = NORMAL` (a crash may lose the last transactions of a cache, never corrupt it), and a
  * schema check. The file is ours when its header's `application_id` is CACHE_APPLICATION_ID and its
  * `user_version` is CACHE_SCHEMA_VERSION; an empty database gets the schema in one IMMEDIATE transaction (so
- * two processes creating it at once do not race). Anything else, a file that is not SQLite, a foreign
- * database, a schema version this build does not know or a corrupt one, is moved aside as
- * `<path>.corrupt-<ms>` (with its -wal and -shm) and rebuilt, with a warning. A sessionfold cache of an older
+ * two processes creating it at once do not race). A sessionfold cache (its application_id says so) of a schema
+ * version this build does not know, or a corrupt one, is moved aside as `<path>.corrupt-<ms>` (with its -wal
+ * and -shm) and rebuilt, with a warning. Anything that cannot be proved a sessionfold cache (a file that is
+ * not SQLite, a foreign database, a FIFO or a folder) is never opened for writing, moved or replaced: a
+ * CACHE_ERROR names it, since the path is one the user named. A sessionfold cache of an older
  * schema version with a known additive migration (MIGRATIONS) is migrated in place instead, in one IMMEDIATE
  * transaction, so the ledger it holds survives an upgrade.
  */
-import { mkdirSync, renameSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
@@ -165,7 +167,10 @@ export function isCorruptionError(e: unknown): boolean {
   return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
 }
 
+/** A file that is not a sessionfold cache: never moved, never written (a coded error names it). */
 class ForeignDatabase extends Error {}
+/** A sessionfold cache (its application_id says so) this build cannot use: moved aside and rebuilt. */
+class UnusableCache extends Error {}
 
 function configure(db: Db): void {
   db.pragma('journal_mode = WAL');
@@ -180,7 +185,7 @@ function validate(db: Db): void {
   if (appId === CACHE_APPLICATION_ID && version === CACHE_SCHEMA_VERSION) {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).filter((t) => !t.startsWith('sqlite_'));
     if (EXPECTED_TABLES.every((t) => tables.includes(t))) return;
-    throw new ForeignDatabase('tables missing');
+    throw new UnusableCache('tables missing');
   }
   if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
   if (appId === CACHE_APPLICATION_ID && isMigratable(version)) {
@@ -188,7 +193,7 @@ function validate(db: Db): void {
     validate(db);
     return;
   }
-  if (appId === CACHE_APPLICATION_ID) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
+  if (appId === CACHE_APPLICATION_ID) throw new UnusableCache(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
   // An empty database: create the schema, unless someone else did it first or it holds foreign tables.
   db.transaction(() => {
     const id = db.pragma('application_id', { simple: true }) as number;
@@ -249,11 +254,58 @@ function precheckRead(db: Db): void {
   if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
   if (appId === CACHE_APPLICATION_ID) {
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== CACHE_SCHEMA_VERSION && !isMigratable(version)) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
+    if (version !== CACHE_SCHEMA_VERSION && !isMigratable(version)) throw new UnusableCache(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
   } else {
     const count = db.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
     if (count > 0) throw new ForeignDatabase('not a sessionfold cache');
   }
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * What the file at `path` is, read from its first bytes before SQLite opens it (so a FIFO, a device or a
+ * folder is never opened, and a file that is not a database is never written): 'free' (absent or empty),
+ * 'ours' (a SQLite header with CACHE_APPLICATION_ID), 'sqlite' (another SQLite header: its application_id
+ * may still be in its WAL, so SQLite decides), or why it is not a cache.
+ */
+export function cacheFileKind(path: string): 'free' | 'ours' | 'sqlite' | { foreign: string } {
+  let st;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch (e) {
+    return { foreign: (e as Error).message };
+  }
+  if (st === undefined) return 'free';
+  if (!st.isFile()) return { foreign: 'not a regular file' };
+  if (st.size === 0) return 'free';
+  const head = Buffer.alloc(100);
+  let n = 0;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      n = readSync(fd, head, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    return { foreign: (e as Error).message };
+  }
+  if (n < 100 || !head.subarray(0, 16).equals(SQLITE_MAGIC)) return { foreign: 'not a SQLite database' };
+  return head.readUInt32BE(68) === CACHE_APPLICATION_ID ? 'ours' : 'sqlite';
+}
+
+const foreignErrors = new WeakSet<object>();
+
+/** Whether `e` says the cache path holds something that is not a sessionfold cache (the user named a wrong path). */
+export function isForeignCacheError(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && foreignErrors.has(e);
+}
+
+function foreignError(path: string, why: string, cause?: unknown): SessionfoldError {
+  const e = new SessionfoldError('CACHE_ERROR', `${path} is not a sessionfold cache (${why}): it is left as it is; name another cache file (--cache, SESSIONFOLD_CACHE) or remove it`, { file: path, cause });
+  foreignErrors.add(e);
+  return e;
 }
 
 function tryOpen(path: string): Db {
@@ -340,6 +392,8 @@ function openFresh(path: string, warn: (message: string) => void): OpenedDb {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (let attempt = 0; ; attempt++) {
     const ino = inode(path);
+    const kind = cacheFileKind(path);
+    if (typeof kind === 'object') throw foreignError(path, kind.foreign);
     try {
       return { db: tryOpen(path), rebuilt };
     } catch (e) {
@@ -348,11 +402,14 @@ function openFresh(path: string, warn: (message: string) => void): OpenedDb {
         attempt--;
         continue;
       }
-      if (!(e instanceof ForeignDatabase) && !isCorruptionError(e)) {
+      if (e instanceof ForeignDatabase) throw foreignError(path, e.message, e);
+      if (!(e instanceof UnusableCache) && !isCorruptionError(e)) {
         throw new SessionfoldError('CACHE_ERROR', `Cannot open the event cache ${path}: ${(e as Error).message}`, { file: path, cause: e });
       }
+      // Only a file that says it is a sessionfold cache is moved aside: a corrupt one must carry our id.
+      if (!(e instanceof UnusableCache) && cacheFileKind(path) !== 'ours') throw foreignError(path, `unreadable as a database: ${(e as Error).message}`, e);
       if (attempt >= 2) throw new SessionfoldError('CACHE_ERROR', `The event cache ${path} stays unusable: ${(e as Error).message}`, { file: path, cause: e });
-      const what = e instanceof ForeignDatabase ? `is not a sessionfold cache this version knows (${e.message})` : `is corrupt (${(e as Error).message})`;
+      const what = e instanceof UnusableCache ? `is not a sessionfold cache this version knows (${e.message})` : `is corrupt (${(e as Error).message})`;
       const aside = moveAside(path, ino);
       if (aside !== undefined) {
         warn(`The event cache ${path} ${what}: moved it aside to ${aside} and rebuilt it.`);

@@ -18,7 +18,7 @@ import { getParserString, type Codec, type ReadCursor, type ResumeStart } from '
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { EventCache } from '../cache/store.js';
 import { fileKey, type FileResult, type FileRow } from '../cache/rows.js';
-import { isCorruptionError, moveAside } from '../cache/db.js';
+import { isCorruptionError, isForeignCacheError, moveAside } from '../cache/db.js';
 import type { Discovery, ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
@@ -146,6 +146,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
   try {
     opened = openAndLoad(opts);
   } catch (e) {
+    // A path that holds something else is one the user named by mistake: say so, rather than run uncached.
+    if (isForeignCacheError(e)) throw e;
     opts.onWarning(`${(e as Error).message}; reading without the event cache.`);
     stats.cache = 'off';
     if (opts.delta) opts.delta.exact = false;

@@ -19,9 +19,9 @@
  * - Cache connections stay open between commands (db.ts `setConnectionReuse`), and with them the file rows
  *   already loaded (store.ts, the row memo), which no write by another process has made stale.
  */
-import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { chmodSync, linkSync, lstatSync, mkdirSync, rmSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
@@ -72,6 +72,32 @@ function answers(path: string): Promise<boolean> {
   });
 }
 
+/**
+ * Make `path` free for the server's socket, removing only what is provably a dead server's: a socket of this
+ * user that nothing answers on. Anything else there (a file, a folder, another user's socket) is never
+ * touched: a coded error names it.
+ */
+async function claimSocketPath(path: string): Promise<void> {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined) return;
+  if (!st.isSocket()) throw new SessionfoldError('IO_ERROR', `${path} exists and is not a socket: serve leaves it alone (give --socket another path)`, { file: path });
+  if (await answers(path)) throw new SessionfoldError('IO_ERROR', `a sessionfold server already listens on ${path}`, { file: path });
+  if (process.getuid !== undefined && st.uid !== process.getuid()) throw new SessionfoldError('IO_ERROR', `${path} is another user's socket: serve leaves it alone`, { file: path });
+  // left by a server that died; unless it was replaced meanwhile
+  if (lstatSync(path, { throwIfNoEntry: false })?.ino === st.ino) unlinkSync(path);
+}
+
+/** Remove the socket at `path` when it is still the one this server bound (inode `ino`). */
+function removeOwnSocket(path: string, ino: number | undefined): void {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined || !st.isSocket() || st.ino !== ino) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
 /** A client's stream: frames of `kind`, shaped as the client's own (a terminal of some width, or not). */
 function frameStream(socket: Socket, kind: FrameKind, shape: StreamShape | undefined): Writable {
   const w = new Writable({
@@ -95,11 +121,12 @@ const discard = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
 export async function startServer(options: ServerOptions): Promise<ServerHandle> {
   const path = options.socket;
   const log = options.log ?? (() => {});
-  if (existsSync(path)) {
-    if (await answers(path)) throw new SessionfoldError('IO_ERROR', `a sessionfold server already listens on ${path}`);
-    unlinkSync(path); // left by a server that died
+  await claimSocketPath(path);
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw new SessionfoldError('IO_ERROR', `cannot create the folder of the socket ${path}: ${(e as Error).message}`, { file: path, cause: e });
   }
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 
   const stats: ServerHandle['stats'] = { served: 0, refused: 0, refreshes: 0, discovery: { cached: 0, relisted: 0, full: 0, restats: 0, watched: 0 } };
   const recent = new Map<string, ServeRequest>();
@@ -241,16 +268,29 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     socket.on('data', onData);
   });
 
+  // Bound under a name of its own, then linked into place: a link never replaces what appeared at `path`
+  // meanwhile, and libuv's unlink at close removes only that name (the socket at `path` is removed by
+  // close() only while it is still this one).
+  const bound = join(dirname(path), `.sf${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`);
   const old = process.umask(0o177); // the socket is the user's alone: a request carries their environment
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(path, () => resolve());
+      server.listen(bound, () => resolve());
     });
   } finally {
     process.umask(old);
   }
-  chmodSync(path, 0o600);
+  try {
+    chmodSync(bound, 0o600);
+    linkSync(bound, path);
+  } catch (e) {
+    await new Promise<void>((r) => server.close(() => r()));
+    throw new SessionfoldError('IO_ERROR', `cannot make the socket ${path}: ${(e as Error).message}`, { file: path, cause: e });
+  } finally {
+    rmSync(bound, { force: true });
+  }
+  const socketIno = lstatSync(path).ino;
 
   const sweepMs = options.sweepMs ?? 30_000;
   const sweep =
@@ -271,11 +311,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       watched.close();
       setDiscoveryCache(undefined);
       setConnectionReuse(false);
-      try {
-        unlinkSync(path);
-      } catch {
-        // already gone
-      }
+      removeOwnSocket(path, socketIno);
     },
   };
 }

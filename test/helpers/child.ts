@@ -1,0 +1,40 @@
+/** Run the CLI from the sources in a child process (test/helpers/cli-child.ts) with a deadline. */
+import { spawn } from 'node:child_process';
+
+export interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The deadline passed and the child was killed. */
+  timedOut: boolean;
+  ms: number;
+}
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** `args` through the CLI in a child; `shell` wraps the node command (e.g. `ulimit -v … && exec`). */
+export function runCliChild(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; shellPrefix?: string; cwd?: string } = {}): Promise<ChildResult> {
+  const node = [process.execPath, '--import', './src/scan/dev-register.mjs', 'test/helpers/cli-child.ts', ...args];
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const p =
+      opts.shellPrefix === undefined
+        ? spawn(node[0] as string, node.slice(1), { cwd: ROOT, env: opts.env ?? process.env })
+        : spawn('/bin/sh', ['-c', `${opts.shellPrefix} exec ${node.map(quote).join(' ')}`], { cwd: ROOT, env: opts.env ?? process.env });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      p.kill('SIGKILL');
+    }, opts.timeoutMs ?? 30_000);
+    p.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut, ms: Date.now() - t0 });
+    });
+  });
+}
