@@ -29,7 +29,7 @@ import { decodeSegment, pushRecords, segmentCount, SegmentWriter } from './segme
 import { BATCH_EVENTS } from './parse-file.js';
 import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
-import type { UsageRecord } from './types.js';
+import { skippedWarning, type UsageRecord } from './types.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 /**
@@ -359,6 +359,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         stats.bytesRead += m.info.bytes;
         stats.bytesVerified += m.bytesVerified;
         stats.skippedLines += m.info.skippedLines;
+        if (m.info.skippedLines > 0) opts.onWarning(skippedWarning(state.file.path, m.info.skippedLines));
         if (state.start?.restarted === false) stats.resumed++;
         else stats.fullReads++;
         if (m.native === true) stats.nativeReads++;

@@ -12,7 +12,7 @@ import type { ParseTask } from './parse-file.js';
 import { isMissingFileError } from './parse-file.js';
 import { TaskRunner } from './runner.js';
 import { decodeSegment, pushRecords } from './segment.js';
-import { asRecords, type UsageRecord } from './types.js';
+import { asRecords, skippedWarning, type UsageRecord } from './types.js';
 import { takesNativeLane } from './pool.js';
 
 /** Scan `files`, or, when undefined, discover them as the scan goes (see the module header). */
@@ -87,6 +87,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
         if (m.native === true) stats.nativeReads++;
         stats.bytesRead += m.info.bytes;
         stats.skippedLines += m.info.skippedLines;
+        if (m.info.skippedLines > 0) opts.onWarning(skippedWarning((all[m.id] as ScanFile).path, m.info.skippedLines));
       } else if (m.type === 'error' && !isMissingFileError(m.error)) {
         stats.failed++;
         opts.onWarning(`Cannot read ${(all[m.id] as ScanFile).path}: ${m.error.message}`);

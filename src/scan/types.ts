@@ -156,3 +156,11 @@ export function newScanStats(): ScanStats {
     conflicts: 0,
   };
 }
+
+/**
+ * The warning of a file whose reader skipped lines (malformed JSON, an absurd usage value, a line over
+ * `maxLineBytes`): their usage is not in the totals, so a report says so rather than lose it silently.
+ */
+export function skippedWarning(path: string, lines: number): string {
+  return `${path}: skipped ${lines} line${lines === 1 ? '' : 's'} (malformed, an absurd usage value, or longer than maxLineBytes); their usage is not counted`;
+}
