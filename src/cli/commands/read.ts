@@ -13,10 +13,13 @@ import { readStreamEvents } from '../../../cursors/stream.js';
 import { CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { LineWriter } from '../output.js';
 
-/** The cursor in `path`; undefined when there is none yet (absent or empty). A file that is not one is CURSOR_INVALID, never overwritten. */
+/**
+ * The cursor in `path`; undefined when there is none yet (absent, empty, or JSON `null`: a file holding
+ * nothing). A file that is not a cursor is CURSOR_INVALID, never overwritten.
+ */
 async function loadCursor(path: string): Promise<ReadCursor | undefined> {
-  const text = await readOwnFile(path, 'cursor file', jsonOf(isReadCursor));
-  return text === undefined ? undefined : (JSON.parse(text) as ReadCursor);
+  const text = await readOwnFile(path, 'cursor file', jsonOf((v) => v === null || isReadCursor(v)));
+  return text === undefined ? undefined : ((JSON.parse(text) as ReadCursor | null) ?? undefined);
 }
 
 export default defineCommand({
