@@ -15,19 +15,16 @@ import { CursorStore } from '../cursors/store.js';
 import { runCli } from '../src/cli/run.js';
 import { startServer } from '../src/serve/server.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
-import { runCliChild } from './helpers/child.js';
+import { runCliChild, tempDirs } from './helpers/child.js';
 import { makeHome, sink } from './sessions-helpers.js';
-import { tempDir } from './scan-helpers.js';
 
+const temps = tempDirs('sf-paths-');
 const dirs: string[] = [];
 afterAll(() => {
+  temps.remove();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-async function dir(): Promise<string> {
-  const d = await tempDir('sf-paths-');
-  dirs.push(d);
-  return d;
-}
+const dir = (): Promise<string> => temps.make();
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   return p.then(

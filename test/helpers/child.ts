@@ -1,5 +1,9 @@
 /** Run the CLI from the sources in a child process (test/helpers/cli-child.ts) with a deadline. */
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface ChildResult {
   code: number | null;
@@ -37,4 +41,19 @@ export function runCliChild(args: string[], opts: { env?: NodeJS.ProcessEnv; tim
       resolve({ code, signal, stdout, stderr, timedOut, ms: Date.now() - t0 });
     });
   });
+}
+
+/** Temp folders a test file makes and removes after its tests (`afterAll(temps.remove)`). */
+export function tempDirs(prefix: string): { make(): Promise<string>; remove(): void } {
+  const made: string[] = [];
+  return {
+    async make() {
+      const d = await mkdtemp(join(tmpdir(), prefix));
+      made.push(d);
+      return d;
+    },
+    remove() {
+      for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
 }
