@@ -25,9 +25,11 @@ export const CACHE_APPLICATION_ID = 0x53466576;
  * 3: the `folds` table (totals fold snapshots), `meta.instance`, a random id of this database (a
  * snapshot read through one connection is never applied to rows read through another that opened a
  * rebuilt file), and `meta.changes`, a count of the writes to `files` (a snapshot taken at that count, whose
- * files are all as it saw them, is the answer without the rows being read).
+ * files are all as it saw them, is the answer without the rows being read). 4: `files.skipped`, the lines of
+ * the file its reads skipped (malformed, absurd usage values, too long), so every report warns about them,
+ * not only the run that read them.
  */
-export const CACHE_SCHEMA_VERSION = 3;
+export const CACHE_SCHEMA_VERSION = 4;
 /**
  * SQLite page cache per connection (KiB). better-sqlite3 builds SQLite with a 16 MB default; the cache's
  * reads are sequential BLOB scans the OS page cache serves as well, so a smaller one costs no time and
@@ -100,7 +102,14 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('changes', '0');
 `;
 
 /** Additive steps: MIGRATIONS[v] takes a version-v cache to v + 1 without losing a row. */
-const MIGRATIONS: Record<number, string> = { 1: SUMMARIES_SCHEMA, 2: FOLDS_SCHEMA };
+const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
+  1: SUMMARIES_SCHEMA,
+  2: FOLDS_SCHEMA,
+  3: (db) => {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('files')").pluck().all() as string[];
+    if (!columns.includes('skipped')) db.exec('ALTER TABLE files ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0');
+  },
+};
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -126,6 +135,7 @@ CREATE TABLE IF NOT EXISTS files (
   deleted INTEGER NOT NULL DEFAULT 0,
   gen INTEGER NOT NULL DEFAULT 1,
   updated_at INTEGER NOT NULL,
+  skipped INTEGER NOT NULL DEFAULT 0,
   -- Large values last: a row scan that does not ask for them never reads their overflow pages.
   cursor TEXT,
   ledger BLOB,
@@ -155,7 +165,11 @@ function migrate(db: Db): void {
   db.transaction(() => {
     let v = db.pragma('user_version', { simple: true }) as number;
     if (!isMigratable(v)) return;
-    for (; v < CACHE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] as string);
+    for (; v < CACHE_SCHEMA_VERSION; v++) {
+      const step = MIGRATIONS[v] as string | ((db: Db) => void);
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
+    }
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(`migrated-to-${CACHE_SCHEMA_VERSION}`, new Date().toISOString());
     db.pragma(`user_version = ${CACHE_SCHEMA_VERSION}`);
   }).immediate();

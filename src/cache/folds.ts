@@ -110,6 +110,24 @@ export class FoldSnapshots {
     return new FoldSnapshots(openCacheDb(path, warn).db);
   }
 
+  /**
+   * The lines skipped in the cached files of `sources` (live rows under their roots): what the scan's
+   * SkipTally would count, for a run answered from a snapshot without a scan.
+   */
+  skipped(sources: readonly { agent: string; roots: readonly string[] }[]): { lines: number; files: number; first: string | undefined } {
+    const q = this.#db.prepare('SELECT path, root, skipped FROM files WHERE agent = ? AND skipped > 0 AND deleted = 0');
+    const out = { lines: 0, files: 0, first: undefined as string | undefined };
+    for (const s of sources) {
+      for (const r of q.all(s.agent) as { path: string; root: string; skipped: number }[]) {
+        if (!s.roots.includes(r.root)) continue;
+        out.lines += r.skipped;
+        out.files++;
+        if (out.first === undefined || r.path < out.first) out.first = r.path;
+      }
+    }
+    return out;
+  }
+
   /** The version the last `put` stored, once it has returned true. */
   putVersion: number | undefined;
 

@@ -29,7 +29,7 @@ import { decodeSegment, pushRecords, segmentCount, SegmentWriter } from './segme
 import { BATCH_EVENTS } from './parse-file.js';
 import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
-import { skippedWarning, type UsageRecord } from './types.js';
+import { SkipTally, type UsageRecord } from './types.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 /**
@@ -68,6 +68,8 @@ interface TaskState {
   start?: ResumeStart;
   segments: Uint8Array[];
   events: number;
+  /** Lines of the file skipped in all, once its read is done (the row's, when resumed, and the read's). */
+  skipped?: number;
 }
 
 function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row is FileRow {
@@ -208,6 +210,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
   };
 
   let runner: TaskRunner | undefined;
+  const skipped = new SkipTally();
   try {
     const parsers = new Map<Codec, string>(opts.sources.map((s) => [s.codec, getParserString(s.codec)]));
     const serve: FileRow[] = [];
@@ -218,6 +221,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
       const row = rows.get(fileKey(f.codec.id, f.path));
       if (isUnchanged(f, row, parser)) {
         serveRow(row, serve);
+        skipped.add(row.path, row.skipped);
         stats.unchanged++;
         continue;
       }
@@ -310,6 +314,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
         prefixHash: done.prefixHash ?? null,
         track: done.track,
+        skipped: state.skipped ?? 0,
         delta: heldSteps[i] !== undefined,
       }));
       const outcomes = guard(() => cache.apply(results));
@@ -359,7 +364,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         stats.bytesRead += m.info.bytes;
         stats.bytesVerified += m.bytesVerified;
         stats.skippedLines += m.info.skippedLines;
-        if (m.info.skippedLines > 0) opts.onWarning(skippedWarning(state.file.path, m.info.skippedLines));
+        state.skipped = (state.start?.restarted === false ? (state.row?.skipped ?? 0) : 0) + m.info.skippedLines;
+        skipped.add(state.file.path, state.skipped);
         if (state.start?.restarted === false) stats.resumed++;
         else stats.fullReads++;
         if (m.native === true) stats.nativeReads++;
@@ -408,6 +414,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         stats.failed++;
         opts.onWarning(`Cannot read ${state.file.path}: ${m.error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
         if (row !== undefined) {
+          skipped.add(row.path, row.skipped);
           const served: FileRow[] = [];
           serveRow(row, served);
           if (served.length > 0) {
@@ -421,6 +428,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     // A covered file this scan did not account for left the selection (deleted without retainDeleted,
     // skipped by `since`): its records must go, which only a fresh fold can do.
     if (delta) for (const id of delta.covered.keys()) if (!delta.gens.has(id)) delta.exact = false;
+    const w = skipped.warning();
+    if (w !== undefined) opts.onWarning(w);
   } finally {
     if (opts.delta) opts.delta.writes = cache.writes;
     await runner?.close();

@@ -158,9 +158,25 @@ export function newScanStats(): ScanStats {
 }
 
 /**
- * The warning of a file whose reader skipped lines (malformed JSON, an absurd usage value, a line over
- * `maxLineBytes`): their usage is not in the totals, so a report says so rather than lose it silently.
+ * The lines a scan's files skipped (malformed JSON, an absurd usage value, a line over `maxLineBytes`), read
+ * now or counted by the cache when they were: their usage is in no total, so a report says so, on every run
+ * (a served one equals a local one), in one warning.
  */
-export function skippedWarning(path: string, lines: number): string {
-  return `${path}: skipped ${lines} line${lines === 1 ? '' : 's'} (malformed, an absurd usage value, or longer than maxLineBytes); their usage is not counted`;
+export class SkipTally {
+  lines = 0;
+  files = 0;
+  first: string | undefined;
+
+  add(path: string, lines: number): void {
+    if (lines <= 0) return;
+    this.lines += lines;
+    this.files++;
+    if (this.first === undefined || path < this.first) this.first = path; // the same whatever the read order
+  }
+
+  warning(): string | undefined {
+    if (this.lines === 0) return undefined;
+    const where = this.files === 1 ? (this.first as string) : `${this.files} files (${this.first as string} and others)`;
+    return `skipped ${this.lines} line${this.lines === 1 ? '' : 's'} of ${where}: malformed, an absurd usage value, or longer than maxLineBytes; their usage is not counted`;
+  }
 }
