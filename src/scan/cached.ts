@@ -109,6 +109,18 @@ function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | und
   };
 }
 
+/**
+ * Whether a cached file not seen by discovery is still on disk: a stat that fails for another reason than
+ * its absence (a folder made unreadable) keeps it, and its cached usage, rather than crash or drop it.
+ */
+function stillThere(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 /** Open the cache and load the selected agents' rows; corruption found while loading is a rebuild too. */
 function openAndLoad(opts: NormalizedScanOptions): { cache: EventCache; rows: Map<string, FileRow> } {
   const agents = opts.sources.map((s) => s.codec.id);
@@ -236,7 +248,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
       const skipOld = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
       for (const row of rows.values()) {
         if (row.agent !== codec.id || seen.has(row.path) || !roots.includes(row.root)) continue;
-        if (statSync(row.path, { throwIfNoEntry: false }) !== undefined) continue;
+        if (stillThere(row.path)) continue;
         if (row.deleted === 0) gone.push(row);
         if (opts.retainDeleted && !(skipOld && row.mtime_ms < (opts.since as number))) {
           // Marking it deleted below bumps its gen; its records stay the same.

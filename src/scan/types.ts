@@ -128,6 +128,8 @@ export interface ScanStats {
   retainedRecords: number;
   /** Lines the codecs skipped (malformed, over-long). */
   skippedLines: number;
+  /** Folders discovery could not list (each named in a warning). */
+  unreadableFolders: number;
   /** Worker threads used (0: the main thread parsed). */
   workers: number;
   /** Whether the cache was used; `rebuilt` when a corrupt or foreign one was moved aside. */
@@ -151,6 +153,7 @@ export function newScanStats(): ScanStats {
     records: 0,
     retainedRecords: 0,
     skippedLines: 0,
+    unreadableFolders: 0,
     workers: 0,
     cache: 'off',
     conflicts: 0,
