@@ -1,10 +1,23 @@
 /**
  * Resource limits (issue 17, case 6, the parts done): `sessions search` is linear in the text for any
  * query (the phrase bonus used a RegExp of the terms joined by `[\s\S]{0,40}?`, which backtracks
- * exponentially in their number: 13 one-letter terms on a 6 KB message took 8 s, 17 over a minute).
+ * exponentially in their number: 13 one-letter terms on a 6 KB message took 8 s, 17 over a minute); a
+ * price or tags file that is a FIFO or a device is refused at once (child processes: it used to hang).
  */
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { hasPhrase, parseTerms, SearchScorer } from '../src/sessions/search-match.js';
+import { runCliChild, tempDirs } from './helpers/child.js';
+import { makeHome, type Home } from './sessions-helpers.js';
+
+const temps = tempDirs('sf-limits-');
+const homes: Home[] = [];
+afterAll(async () => {
+  temps.remove();
+  const { rm } = await import('node:fs/promises');
+  for (const h of homes) await rm(h.dir, { recursive: true, force: true });
+});
 
 /** The old phrase test, as a reference on inputs small enough for it. */
 function phraseByRegExp(terms: string[], text: string): boolean {
@@ -51,4 +64,28 @@ describe('search is linear for any query', () => {
     }
     expect(agreed).toBeGreaterThan(100);
   });
+});
+
+describe('input files are checked for what they are', () => {
+  const cases: [string, (dir: string) => string, Record<string, string>, RegExp][] = [
+    ['a prices file that is a FIFO', (d) => fifo(d), {}, /PRICE_ERROR: Cannot read prices file .*not a regular file/],
+    ['a prices file that is /dev/zero', () => '/dev/zero', {}, /PRICE_ERROR: Cannot read prices file \/dev\/zero/],
+    ['a tags file that is a FIFO', (d) => fifo(d), { tags: '1' }, /INVALID_OPTION: Invalid tags file .*not a regular file/],
+  ];
+  function fifo(d: string): string {
+    const p = join(d, 'input.fifo');
+    execFileSync('mkfifo', [p]);
+    return p;
+  }
+  it.each(cases)('%s: a coded error at once, no hang', async (_name, make, flags, expected) => {
+    const home = await makeHome();
+    homes.push(home);
+    const path = make(await temps.make());
+    const env = { ...home.env, SESSIONFOLD_SOCKET: 'off', ...(flags.tags === undefined ? { SESSIONFOLD_PRICES: path } : { SESSIONFOLD_TAGS: path }) };
+    const args = flags.tags === undefined ? ['cost', 'report', '--json'] : ['cost', 'report', '--json', '--group-by', 'tag'];
+    const r = await runCliChild(args, { env, timeoutMs: 20_000 });
+    expect(r.timedOut).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(expected);
+  }, 30_000);
 });
