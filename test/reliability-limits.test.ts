@@ -7,7 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cpSync, mkdirSync } from 'node:fs';
+import xxhash from 'xxhash-wasm';
 import { hasPhrase, parseTerms, SearchScorer } from '../src/sessions/search-match.js';
+import { Xxh64, xxh32, xxh64 } from '../cursors/xxhash-js.js';
 import { runCliChild, tempDirs } from './helpers/child.js';
 import { makeHome, type Home } from './sessions-helpers.js';
 
@@ -88,4 +91,36 @@ describe('input files are checked for what they are', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(expected);
   }, 30_000);
+});
+
+describe('under ulimit -v 1G', () => {
+  it('the JavaScript xxhash gives xxhash-wasm\'s digests, whole and streamed', async () => {
+    const api = await xxhash();
+    for (let n = 0; n < 140; n++) {
+      const b = Buffer.alloc(n);
+      for (let i = 0; i < n; i++) b[i] = (i * 131 + n * 7) & 255;
+      expect(xxh64(b)).toBe(api.h64Raw(b));
+      expect(xxh32(b)).toBe(api.h32Raw(b, 0) >>> 0);
+      const h = new Xxh64();
+      for (let i = 0; i < n; i += 5) h.update(b.subarray(i, i + 5));
+      expect(h.digest()).toBe(api.h64Raw(b));
+    }
+  });
+
+  it('cost report runs and answers as without the limit (child process)', async () => {
+    const home = await makeHome();
+    homes.push(home);
+    const project = join(home.claude, 'projects', '-tmp-p');
+    mkdirSync(project, { recursive: true });
+    cpSync(new URL('../fixtures/claude/projects/-Users-dev-app/', import.meta.url).pathname, project, { recursive: true });
+    const env = { ...home.env, SESSIONFOLD_SOCKET: 'off' };
+    const free = await runCliChild(['cost', 'report', '--json', '--no-cache'], { env, built: true });
+    expect(free.code).toBe(0);
+    for (const args of [['--no-cache'], []]) {
+      const limited = await runCliChild(['cost', 'report', '--json', ...args], { env, shellPrefix: 'ulimit -v 1048576;', timeoutMs: 60_000, built: true });
+      expect(limited.stderr).not.toMatch(/RangeError/);
+      expect(limited.code).toBe(0);
+      expect(JSON.parse(limited.stdout)).toEqual(JSON.parse(free.stdout));
+    }
+  }, 120_000);
 });
