@@ -60,3 +60,33 @@ describe('stored report summaries carry a check', () => {
     expect(again.err).toBe('');
   });
 });
+
+describe('stored segments that fail to decode', () => {
+  it('are forgotten and their files read again in the same run, with one warning; the next run is clean', async () => {
+    const home = await makeHome();
+    homes.push(home);
+    const dir = join(home.claude, 'projects', '-tmp-p');
+    mkdirSync(dir, { recursive: true });
+    for (const n of [1, 2, 3]) {
+      const id = `55555555-5555-4555-8555-00000000000${n}`;
+      writeFileSync(join(dir, `${id}.jsonl`), `${claudeAssistant(id, '/tmp/p', `s${n}`, 10 * n, `2026-05-0${n}T10:00:00.000Z`)}\n`);
+    }
+    const cache = join(home.dir, 'c.db');
+    const truth = await report(home, cache);
+    expect(truth.code).toBe(0);
+    const db = new Database(cache);
+    const seg = db.prepare('SELECT file_id, seq, data FROM segments ORDER BY file_id LIMIT 1').get() as { file_id: number; seq: number; data: Buffer };
+    const bad = Buffer.from(seg.data);
+    bad.writeUInt32LE(0xdeadbeef, 0);
+    db.prepare('UPDATE segments SET data = ? WHERE file_id = ? AND seq = ?').run(bad, seg.file_id, seg.seq);
+    db.prepare('DELETE FROM folds').run(); // no snapshot: the rows are read
+    db.close();
+    const after = await report(home, cache);
+    expect(after.code).toBe(0);
+    expect(after.out).toBe(truth.out);
+    expect(after.err.match(/held damaged events of 1 file/g)).toHaveLength(1);
+    const again = await report(home, cache);
+    expect(again.out).toBe(truth.out);
+    expect(again.err).toBe('');
+  });
+});

@@ -207,6 +207,28 @@ export class EventCache {
     this.#memoGuard(() => this.#deleteTx.immediate(rows, Date.now()));
   }
 
+  /**
+   * Forget files whose stored events failed their check (a damaged segment): their rows, segments and log
+   * go, so the scan reads them again from byte 0 as new files. Their retained usage (the ledger) goes too.
+   */
+  forget(rows: readonly FileRow[]): void {
+    if (rows.length === 0) return;
+    this.#memoGuard(() =>
+      this.#db
+        .transaction(() => {
+          const memo = memoAtStart(this.#db, this.#s.changesCount.get() as number);
+          this.#countChange();
+          for (const r of rows) {
+            this.#s.deleteSegments.run(r.id);
+            this.#db.prepare('DELETE FROM file_changes WHERE file_id = ?').run(r.id);
+            this.#db.prepare('DELETE FROM files WHERE id = ?').run(r.id);
+          }
+          this.#memoPatch(memo, rows);
+        })
+        .immediate(),
+    );
+  }
+
   /** Apply finished parses in one IMMEDIATE transaction; returns, per result, the file's records or a conflict. */
   apply(results: readonly FileResult[]): ApplyOutcome[] {
     return this.#memoGuard(() => this.#applyTx.immediate(results));

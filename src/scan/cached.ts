@@ -25,7 +25,7 @@ import { resolveWorkers } from './options.js';
 import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
 import { netChange, type RecordChange } from './record-diff.js';
 import { TaskRunner } from './runner.js';
-import { decodeSegment, pushRecords, segmentCount, SegmentWriter } from './segment.js';
+import { decodeSegment, pushRecords, SegmentError, segmentCount, SegmentWriter } from './segment.js';
 import { BATCH_EVENTS } from './parse-file.js';
 import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
@@ -223,6 +223,22 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
 
   let runner: TaskRunner | undefined;
   const skipped = new SkipTally();
+  /** The records of `rows`; rows whose stored segments fail to decode go to `damaged` (halving to find them). */
+  const readRows = (rows: FileRow[], damaged: FileRow[]): { records: UsageRecord[]; retained: number } => {
+    try {
+      return cache.readFiles(rows);
+    } catch (e) {
+      if (!(e instanceof SegmentError)) throw e;
+      if (rows.length === 1) {
+        damaged.push(rows[0] as FileRow);
+        return { records: [], retained: 0 };
+      }
+      const a = readRows(rows.slice(0, rows.length >> 1), damaged);
+      const b = readRows(rows.slice(rows.length >> 1), damaged);
+      for (const r of b.records) a.records.push(r);
+      return { records: a.records, retained: a.retained + b.retained };
+    }
+  };
   try {
     const parsers = new Map<Codec, string>(opts.sources.map((s) => [s.codec, getParserString(s.codec)]));
     const serve: FileRow[] = [];
@@ -268,12 +284,27 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
 
     // Serve cached files while the pool parses; first what the consumer's state misses of files it holds.
     for (const steps of catchUps.splice(0)) yield* emitNet(steps);
+    const damaged: FileRow[] = [];
     for (const chunk of chunks(serve, READ_CHUNK_FILES, READ_CHUNK_EVENTS)) {
-      const { records, retained } = guard(() => cache.readFiles(chunk));
+      const { records, retained } = guard(() => readRows(chunk, damaged));
       stats.records += records.length;
       stats.retainedRecords += retained;
       if (records.length > 0) yield records;
       await new Promise<void>((r) => setImmediate(r));
+    }
+    if (damaged.length > 0) {
+      // Stored events that fail their check: forgotten and read again now, as new files, with one warning.
+      opts.onWarning(`The event cache ${opts.cachePath} held damaged events of ${damaged.length} file${damaged.length === 1 ? '' : 's'} (the first: ${damaged[0]?.path}): read again.`);
+      if (delta) delta.exact = false;
+      guard(() => cache.forget(damaged));
+      const again: ParseTask[] = [];
+      for (const row of damaged) {
+        const f = discovery.files.find((d) => d.codec.id === row.agent && d.path === row.path) as ScanFile;
+        const task = makeTask(cache, nextId++, f, undefined, parsers.get(f.codec) as string, false);
+        states.set(task.id, { task, file: f, row: undefined, attempts: 0, noWrite: false, segments: [], events: 0 });
+        again.push(task);
+      }
+      runner.add(again);
     }
 
     const pending: { state: TaskState; done: Extract<TaskMessage, { type: 'done' }> }[] = [];

@@ -163,13 +163,16 @@ function isWellFormed(s: string): boolean {
   return !/[\ud800-\udfff]/.test(s) || /^(?:[^\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/.test(s);
 }
 
-/** Decode a segment (a copy is made only when `bytes` is not 8-byte aligned). Throws on a malformed one. */
+/** A stored segment that does not decode (damaged in the cache): the scan reads its file again. */
+export class SegmentError extends Error {}
+
+/** Decode a segment (a copy is made only when `bytes` is not 8-byte aligned). Throws SegmentError on a malformed one. */
 export function decodeSegment(bytes: Uint8Array): Segment {
-  if (bytes.byteLength < HEADER) throw new Error('segment: truncated header');
+  if (bytes.byteLength < HEADER) throw new SegmentError('segment: truncated header');
   let b = bytes;
   if (b.byteOffset % 8 !== 0) b = new Uint8Array(b);
   const head = new Uint32Array(b.buffer, b.byteOffset, 8);
-  if (head[0] !== MAGIC && head[0] !== MAGIC_V1) throw new Error('segment: bad magic');
+  if (head[0] !== MAGIC && head[0] !== MAGIC_V1) throw new SegmentError('segment: bad magic');
   const numCols = head[0] === MAGIC ? NUM_COLS : V1_NUM_COLS;
   const strCols = head[0] === MAGIC ? STR_COLS : V1_STR_COLS;
   const n = head[1] as number;
@@ -181,7 +184,7 @@ export function decodeSegment(bytes: Uint8Array): Segment {
   const lenAt = idxAt + 4 * strCols * n;
   const flagsAt = lenAt + 4 * nStrings;
   const textAt = flagsAt + n;
-  if (textAt + textBytes !== b.byteLength || (enc !== ENC_UTF8 && enc !== ENC_UTF16)) throw new Error('segment: bad length');
+  if (textAt + textBytes !== b.byteLength || (enc !== ENC_UTF8 && enc !== ENC_UTF16)) throw new SegmentError('segment: bad length');
   const base = b.byteOffset;
   const lens = new Uint32Array(b.buffer, base + lenAt, nStrings);
   const text = Buffer.from(b.buffer, base + textAt, textBytes).toString(enc === ENC_UTF16 ? 'utf16le' : 'utf8');
@@ -193,7 +196,7 @@ export function decodeSegment(bytes: Uint8Array): Segment {
     strings[i + 1] = text.slice(pos, pos + len);
     pos += len;
   }
-  if (pos !== text.length) throw new Error('segment: bad dictionary');
+  if (pos !== text.length) throw new SegmentError('segment: bad dictionary');
   return {
     count: n,
     numCols,
