@@ -61,8 +61,12 @@ describe('stored report summaries carry a check', () => {
   });
 });
 
-describe('stored segments that fail to decode', () => {
-  it('are forgotten and their files read again in the same run, with one warning; the next run is clean', async () => {
+describe('stored segments that fail their check', () => {
+  const spoil: [string, (b: Buffer) => void][] = [
+    ['a bad magic', (b) => b.writeUInt32LE(0xdeadbeef, 0)],
+    ['a token count changed in place (the body check)', (b) => b.writeDoubleLE(b.readDoubleLE(32 + 8 * ((b.readUInt32LE(4)) * 2)) + 1000, 32 + 8 * ((b.readUInt32LE(4)) * 2))],
+  ];
+  it.each(spoil)('%s: forgotten and read again in the same run, with one warning; the next run is clean', async (_name, damage) => {
     const home = await makeHome();
     homes.push(home);
     const dir = join(home.claude, 'projects', '-tmp-p');
@@ -77,7 +81,7 @@ describe('stored segments that fail to decode', () => {
     const db = new Database(cache);
     const seg = db.prepare('SELECT file_id, seq, data FROM segments ORDER BY file_id LIMIT 1').get() as { file_id: number; seq: number; data: Buffer };
     const bad = Buffer.from(seg.data);
-    bad.writeUInt32LE(0xdeadbeef, 0);
+    damage(bad);
     db.prepare('UPDATE segments SET data = ? WHERE file_id = ? AND seq = ?').run(bad, seg.file_id, seg.seq);
     db.prepare('DELETE FROM folds').run(); // no snapshot: the rows are read
     db.close();
