@@ -85,3 +85,19 @@ describe('a folder discovery cannot list', () => {
     }
   });
 });
+
+describe('lines that cannot be read are reported', () => {
+  it('a transcript that starts with a UTF-8 BOM: its first line is named as skipped by cost report, cold and warm', async () => {
+    const home = await makeHome();
+    homes.push(home);
+    const dir = join(home.claude, 'projects', '-tmp-bom');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${sid(6)}.jsonl`);
+    writeFileSync(file, `\ufeff${transcript(6, 60)}${claudeAssistant(sid(6), '/tmp/p', 'd7', 7, '2026-04-07T10:00:00.000Z')}\n`);
+    for (const extra of [['--no-cache'], [], []]) {
+      const r = await cli(home, ['cost', 'report', '--json', ...extra]);
+      expect(JSON.parse(r.out)).toMatchObject({ outputTokens: 7 });
+      expect(r.err).toContain(`skipped 1 line of ${file}`);
+    }
+  });
+});
