@@ -1,13 +1,37 @@
 /**
  * 32- and 64-bit xxhash of ids, for cursor state (seen-id sets) and dedup keys. xxhash-wasm initializes
- * once per process (top-level await), after which every call is synchronous.
+ * once per process (top-level await), after which every call is synchronous. Where WebAssembly cannot start
+ * (its memory reserves gigabytes of address space: under `ulimit -v 1G` every command died at start), the
+ * same digests come from plain JavaScript (xxhash-js.ts).
  */
 import { readSync } from 'node:fs';
 import xxhash from 'xxhash-wasm';
 import { nativeKernel, wasmKernel } from './native.js';
 import type { WasmKernel } from './wasm.js';
+import { Xxh64, xxh32, xxh64 } from './xxhash-js.js';
 
-const api = await xxhash();
+type Api = Pick<Awaited<ReturnType<typeof xxhash>>, 'h32' | 'h64' | 'h64ToString' | 'h64Raw' | 'create64'>;
+
+const api: Api = await xxhash().catch((): Api => ({
+  h32: (s: string) => xxh32(Buffer.from(s, 'utf8')),
+  h64: (s: string) => xxh64(Buffer.from(s, 'utf8')),
+  h64ToString: (s: string) => xxh64(Buffer.from(s, 'utf8')).toString(16).padStart(16, '0'),
+  h64Raw: (b: Uint8Array) => xxh64(b),
+  create64: () => {
+    const h = new Xxh64();
+    const hasher = {
+      update(b: string | Uint8Array) {
+        h.update(typeof b === 'string' ? Buffer.from(b, 'utf8') : b);
+        return hasher;
+      },
+      digest: () => h.digest(),
+    };
+    return hasher as unknown as ReturnType<Api['create64']>;
+  },
+}));
+
+/** 64-bit xxhash (seed 0) of a string as a bigint: the fold's key table (src/cost/key-table.ts). */
+export const hashString64: (s: string) => bigint = (s) => api.h64(s);
 
 /** 32-bit xxhash of a string id, as stored in cursor state. */
 export function hashId32(id: string): number {

@@ -57,10 +57,36 @@ function fromBlock(raw: Buffer): DirEntry[] {
   return out;
 }
 
+/**
+ * Folders that exist but could not be listed (permissions, I/O), with why, since the last `takeUnreadable`:
+ * discovery reports them, so that the sessions inside are never left out without a word.
+ */
+const unreadable = new Map<string, string>();
+
+/** The folders found unreadable since the last call (and forget them). */
+export function takeUnreadable(): [dir: string, why: string][] {
+  const out = [...unreadable];
+  unreadable.clear();
+  return out;
+}
+
+/** Note `dir` as unreadable when it is there (a missing folder is no news); `why` an errno code, if known. */
+function noteUnreadable(dir: string, why?: string): void {
+  if (why === 'ENOENT' || why === 'ENOTDIR' || unreadable.size >= 1000) return;
+  try {
+    if (!statSync(dir).isDirectory()) return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+  }
+  unreadable.set(dir, why ?? 'cannot be listed');
+}
+
 /** The kernel's listing of `dir` (unsorted), or null when it cannot be read; undefined without the kernel. */
 export function listDirNative(dir: string): DirEntry[] | null | undefined {
   if (nativeKernel === undefined) return undefined;
   const raw = nativeKernel.listDir(dir);
+  if (raw === null) noteUnreadable(dir);
   return raw === null ? null : fromBlock(raw);
 }
 
@@ -68,16 +94,49 @@ export function listDirNative(dir: string): DirEntry[] | null | undefined {
 export function listDirJs(dir: string): DirEntry[] | null {
   try {
     return readdirSync(dir, { withFileTypes: true }).map((e) => ({ name: e.name, kind: e.isFile() ? FILE : e.isDirectory() ? DIR : OTHER, stat: undefined }));
-  } catch {
+  } catch (e) {
+    noteUnreadable(dir, (e as NodeJS.ErrnoException).code);
     return null;
+  }
+}
+
+/**
+ * What a symbolic link (or another non-file entry) at `path` leads to: a regular file's stat, 'dir', or
+ * undefined (a FIFO, a socket, a device, a dangling or looping link: nothing discovery reads). A stat, not an
+ * open, so a FIFO never blocks.
+ */
+export function followEntry(path: string): FileStat | 'dir' | undefined {
+  try {
+    const s = statSync(path);
+    if (s.isDirectory()) return 'dir';
+    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : undefined;
+  } catch {
+    return undefined;
   }
 }
 
 /**
  * `dir`'s entries sorted by name (UTF-16 code units, as `<` compares); [] when it cannot be read. The
  * kernel lists it unless `SESSIONFOLD_NATIVE_LISTING=0` (or `SESSIONFOLD_NATIVE=0`, which loads no kernel).
+ * A symbolic link is followed (`followEntry`): to a folder, a DIR; to a file, a FILE with the target's
+ * stat. One level only: a caller that walks deeper bounds its depth, so a looping link cannot recur forever.
  */
 export function listDir(dir: string): DirEntry[] {
+  const entries = listDirLinks(dir);
+  for (const e of entries) {
+    if (e.kind !== OTHER) continue;
+    const t = followEntry(join(dir, e.name));
+    if (t === 'dir') e.kind = DIR;
+    else if (t !== undefined) {
+      e.kind = FILE;
+      e.stat = t;
+    }
+  }
+  return entries;
+}
+
+/** `listDir` with links left as OTHER (a tree walk's listing: a tree cannot loop). */
+function listDirLinks(dir: string): DirEntry[] {
   const native = process.env.SESSIONFOLD_NATIVE_LISTING !== '0' ? listDirNative(dir) : undefined;
   const entries = native === undefined ? listDirJs(dir) : native;
   return entries === null ? [] : entries.sort(byName);
@@ -132,7 +191,7 @@ export function statEntry(t: TreeListing, i: number, dir: string): boolean {
 }
 
 function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: number, out: { depth: number; kind: number; name: string }[]): void {
-  for (const e of listDir(dir)) {
+  for (const e of listDirLinks(dir)) {
     out.push({ depth, kind: e.kind === FILE ? NEEDS_STAT : e.kind, name: e.name });
     if (depth + 1 >= maxDepth) continue;
     const want = only[depth] ?? '';
@@ -150,6 +209,7 @@ function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: n
 export function listTreeColumns(root: string, only: readonly string[], maxDepth: number): TreeListing {
   if (nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_LISTING !== '0') {
     const raw = nativeKernel.listTree(root, only, maxDepth);
+    if (raw === null) noteUnreadable(root);
     return raw === null ? { n: 0, nums: new Float64Array(0), names: [] } : readListing(raw, 4);
   }
   const out: { depth: number; kind: number; name: string }[] = [];

@@ -161,7 +161,8 @@ export function createUsageScanner<T>(o: {
   paths: readonly (readonly string[])[];
   nums: number;
   strs: number;
-  events: (block: Block, context: T) => UsageEvent[];
+  /** The block's events; false leaves the file to `read()` (a value only it can refuse, line by line). */
+  events: (block: Block, context: T) => UsageEvent[] | false;
 }): (files: readonly string[], fileIds: readonly string[], context: readonly T[]) => Promise<(UsageScanResult | false)[]> | undefined {
   let e: NativeEngine | undefined | null = null;
   return (files, fileIds, context) => {
@@ -172,7 +173,8 @@ export function createUsageScanner<T>(o: {
       blocks.map((raw, i) => {
         if (raw === false) return false;
         const b = readBlock(raw, o.nums, o.strs);
-        return { events: o.events(b, context[i] as T), cwd: b.cwd, info: blockInfo(b) };
+        const events = o.events(b, context[i] as T);
+        return events === false ? false : { events, cwd: b.cwd, info: blockInfo(b) };
       }),
     );
   };

@@ -101,11 +101,13 @@ void cs_close(ClaudeScan *c) {
 
 /* ------------------------------------------------------------------ reading a walked line's fields */
 
-/* `count()` of a number the walk validated: 1 with *v, 0 when C cannot be exact (the caller bails). */
+/* `saneCount()` of a number the walk validated: 1 with *v, 0 when C cannot be exact or the count is not sane
+ * (the caller bails: `read()` refuses the line). */
 static int count_of(const Fields *f, const int32_t *s, double *v) {
   int has;
   if (!sf_integer(f, s, &has, v)) return 0;
-  if (*v <= 0) *v = 0;
+  if (*v < 0 || *v > SF_MAX_RECORD_TOKENS) return 0;
+  if (*v == 0) *v = 0; /* -0 */
   return 1;
 }
 

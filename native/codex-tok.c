@@ -13,11 +13,12 @@
  * most 15 digits. */
 int cx_number_of(const Fields *f, const int32_t *s, int *has, double *v) { return sf_integer(f, s, has, v) ? 1 : BAIL; }
 
-/* tokens.ts `n()`: a finite number above 0, else 0. */
+/* tokens.ts `n()` (`saneCount`): a count in [0, SF_MAX_RECORD_TOKENS], else BAIL (`read()` refuses the line). */
 static int count_of(const Fields *f, const int32_t *s, double *v) {
   int has;
   const int r = cx_number_of(f, s, &has, v);
-  if (*v <= 0) *v = 0;
+  if (r == 1 && (*v < 0 || *v > SF_MAX_RECORD_TOKENS)) return BAIL;
+  if (*v == 0) *v = 0; /* -0 */
   return r;
 }
 

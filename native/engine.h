@@ -110,6 +110,9 @@ int sf_open_file(const char *path, int *fd, int64_t *size);
  *   uint8  id (the session id, when the engine finds it in the file), cwd (its content, or its JSON when
  *          escaped), text
  */
+/* cursors/sane.ts MAX_RECORD_TOKENS: a count outside [0, this] refuses its line, which only `read()` can do, so
+ * the engines leave such a file to it. */
+#define SF_MAX_RECORD_TOKENS 1e10
 #define SF_BLOCK_HEAD 11
 typedef struct {
   const uint8_t *nums, *strs, *text, *id, *cwd;

@@ -5,7 +5,7 @@
  *
  *   { "claude:0a1b…": ["billing"], "cwd:/home/me/work": ["work"] }
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../cursors/read-file.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
@@ -28,7 +28,7 @@ export function loadTags(env: NodeJS.ProcessEnv = process.env): TagIndex {
   const path = getTagsPath(env);
   let raw: unknown = {};
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readRegularFileSync(path));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new SessionfoldError('INVALID_OPTION', `Invalid tags file ${path}: ${(e as Error).message}`, { file: path });

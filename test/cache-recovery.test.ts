@@ -20,18 +20,10 @@ async function asideFiles(dir: string): Promise<string[]> {
   return (await readdir(join(dir, 'cache'))).filter((f) => f.startsWith('events.db.corrupt-')).sort();
 }
 
-describe('event cache: corrupt or foreign files are moved aside and rebuilt', () => {
+describe('event cache: corrupt or unknown sessionfold caches are moved aside and rebuilt', () => {
+  // A file that is not provably a sessionfold cache (not SQLite, a foreign database) is never moved:
+  // test/reliability-paths.test.ts.
   const cases: [string, (path: string) => Promise<void>][] = [
-    ['a file that is not SQLite', async (p) => void (await put(p, 'this is not a database\n'.repeat(500)))],
-    [
-      'a foreign SQLite database',
-      async (p) => {
-        await put(p, '');
-        const db = new Database(p);
-        db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'mine\')');
-        db.close();
-      },
-    ],
     [
       'a sessionfold cache of an unknown schema version',
       async (p) => {

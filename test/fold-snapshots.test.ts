@@ -12,6 +12,7 @@ import { totalCost } from '../src/cost/total.js';
 import type { FoldRunInfo } from '../src/cost/incremental.js';
 import type { CostAggregationOptions, CostSummary } from '../src/cost/types.js';
 import { MAX_FOLD_SNAPSHOTS } from '../src/cache/folds.js';
+import { CACHE_SCHEMA_VERSION } from '../src/cache/db.js';
 import { createCostFold } from '../src/cost/fold.js';
 import { CHUNK_SLOTS, type StoredFoldState } from '../src/cost/fold-state.js';
 import { usageRecord } from './helpers/usage-record.js';
@@ -506,7 +507,7 @@ describe('a cache of the previous schema (version 2)', () => {
     expect(await totalCost(q, { workers: 0 }, info)).toEqual(before);
     expect(info.snapshot).toBe('miss');
     const r = new Database(h.cachePath, { readonly: true });
-    expect(r.pragma('user_version', { simple: true })).toBe(3);
+    expect(r.pragma('user_version', { simple: true })).toBe(CACHE_SCHEMA_VERSION);
     expect(r.prepare("SELECT count(*) FROM meta WHERE key = 'instance'").pluck().get()).toBe(1);
     expect(r.prepare('SELECT count(*) FROM files').pluck().get()).toBe(files);
     expect(r.prepare('SELECT count(*) FROM folds').pluck().get()).toBe(1);

@@ -215,9 +215,10 @@ describeNative('native engines: adversarial transcripts (property)', () => {
       }),
       { numRuns: 150, seed: 7 },
     );
-    // Random fractions, and keys or values escaped where the model's text has them, leave most files to read().
-    expect(answered).toBeGreaterThan(30);
-    expect(engineEvents - before).toBeGreaterThan(30); // 48 with this seed
+    // Random fractions and negative counts (refused lines: cursors/sane.ts), and keys or values escaped where
+    // the model's text has them, leave most files to read().
+    expect(answered).toBeGreaterThan(15); // 22 with this seed
+    expect(engineEvents - before).toBeGreaterThan(15);
   });
 
   it('Claude: responses interleaved, repeated, growing, without ids (the open-response rules)', async () => {

@@ -101,7 +101,6 @@ describe('schema version 2', () => {
       d.pragma(`user_version = ${CACHE_SCHEMA_VERSION + 1}`);
       d.close();
     }],
-    ['a file that is not SQLite', (p: string) => writeFile(p, 'not a database\n'.repeat(300))],
   ] as [string, (p: string) => unknown][])('lists over %s: moved aside, rebuilt, same summaries', async (_name, prepare) => {
     const other = await makeHome();
     try {

@@ -41,9 +41,11 @@ export {
 
 /**
  * Goes up whenever this codec would parse an unchanged file differently. 2: titles on (repeated) session
- * events, the subagent sidecar, `provider`, `speed` and `webSearchRequests` on usage events.
+ * events, the subagent sidecar, `provider`, `speed` and `webSearchRequests` on usage events. 4: a line with an
+ * absurd token count or cost (cursors/sane.ts) is refused, where it was clamped or kept (a cache of an older
+ * version may hold its record).
  */
-export const PARSER_VERSION = 3;
+export const PARSER_VERSION = 4;
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const readWithoutMeta = createJsonlRead(PARSER, claudeCore);

@@ -12,12 +12,12 @@
  * The file name is the session id (`claude --resume <id>` resolves on it), so the path wins over the
  * `sessionId` field of the lines, which a resumed or forked copy may carry over from its origin.
  */
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { DIR, OTHER, listDir, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
+import { DIR, OTHER, followEntry, listDir, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'claude';
 
@@ -151,9 +151,17 @@ function* projectFiles(project: string, projectName: string, root: string): Gene
     const name = t.names[i] as string;
     if (depth === 0) {
       entryPath = project + sep + name;
-      if (kind === DIR || kind === OTHER || !name.endsWith(JSONL) || !statEntry(t, i, project)) continue;
+      if (kind === DIR || !name.endsWith(JSONL)) continue;
       const stem = name.slice(0, -JSONL.length);
-      yield sessionFile(entryPath, root, stem, projectName === 'subagents' && stem.startsWith('agent-'), name.startsWith('agent-'), nums[4 * i + 2] as number, nums[4 * i + 3] as number);
+      const inSubagents = projectName === 'subagents' && stem.startsWith('agent-');
+      if (kind === OTHER) {
+        // A linked transcript is read through its link (a FIFO or a dangling link is not a transcript).
+        const target = followEntry(entryPath);
+        if (target !== undefined && target !== 'dir') yield sessionFile(entryPath, root, stem, inSubagents, name.startsWith('agent-'), target.size, target.mtimeMs);
+        continue;
+      }
+      if (!statEntry(t, i, project)) continue;
+      yield sessionFile(entryPath, root, stem, inSubagents, name.startsWith('agent-'), nums[4 * i + 2] as number, nums[4 * i + 3] as number);
     } else if (depth === 1) {
       if (name === 'subagents') subagents = entryPath + sep + name; // the only folder listTree enters here
     } else if (kind !== DIR && kind !== OTHER && name.startsWith('agent-') && name.endsWith(JSONL) && statEntry(t, i, subagents)) {
@@ -176,7 +184,25 @@ export async function* discoverClaudeFiles(roots: readonly string[]): AsyncGener
 export function* discoverClaudeFilesSync(roots: readonly string[]): Generator<SessionFile> {
   for (const root of roots) {
     const base = projectsDir(root);
-    for (const p of listDir(base)) if (p.kind === DIR) yield* projectFiles(join(base, p.name), p.name, root);
+    // A project folder reached twice (a link to another project, or to itself) is listed once.
+    const listed = new Set<string>();
+    for (const p of listDir(base)) {
+      if (p.kind !== DIR) continue;
+      const dir = join(base, p.name);
+      const real = realDir(dir);
+      if (real !== undefined && listed.has(real)) continue;
+      if (real !== undefined) listed.add(real);
+      yield* projectFiles(dir, p.name, root);
+    }
+  }
+}
+
+/** The real path of a folder (links resolved), or undefined when it cannot be resolved. */
+function realDir(dir: string): string | undefined {
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    return undefined;
   }
 }
 

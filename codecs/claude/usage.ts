@@ -19,7 +19,8 @@
  */
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
-import { count, extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
+import { extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
+import { saneCost, saneCount } from '../../cursors/sane.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 
 /** Every field of a line that `extractUsage` (and the core's session-id lock) reads. */
@@ -108,11 +109,11 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
   const requestId = str(rec.requestId);
 
   const breakdown = isRecord(u.cache_creation) ? u.cache_creation : undefined;
-  const write5m = count(breakdown?.ephemeral_5m_input_tokens);
-  const write1h = count(breakdown?.ephemeral_1h_input_tokens);
+  const write5m = saneCount(breakdown?.ephemeral_5m_input_tokens, 'ephemeral_5m_input_tokens');
+  const write1h = saneCount(breakdown?.ephemeral_1h_input_tokens, 'ephemeral_1h_input_tokens');
   // The total is authoritative; the breakdown fills in when an older or proxied record omits it.
-  const cacheWrite = typeof u.cache_creation_input_tokens === 'number' ? count(u.cache_creation_input_tokens) : write5m + write1h;
-  const outputTokens = count(u.output_tokens);
+  const cacheWrite = typeof u.cache_creation_input_tokens === 'number' ? saneCount(u.cache_creation_input_tokens, 'cache_creation_input_tokens') : write5m + write1h;
+  const outputTokens = saneCount(u.output_tokens, 'output_tokens');
   const details = isRecord(u.output_tokens_details) ? u.output_tokens_details : undefined;
   return buildUsage(
     {
@@ -123,13 +124,13 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
       timestamp: rec.timestamp,
       cost: rec.costUSD,
       speed: str(u.speed),
-      inputTokens: count(u.input_tokens),
+      inputTokens: saneCount(u.input_tokens, 'input_tokens'),
       outputTokens,
-      reasoningTokens: Math.min(count(details?.thinking_tokens), outputTokens),
-      cacheReadTokens: count(u.cache_read_input_tokens),
+      reasoningTokens: Math.min(saneCount(details?.thinking_tokens, 'thinking_tokens'), outputTokens),
+      cacheReadTokens: saneCount(u.cache_read_input_tokens, 'cache_read_input_tokens'),
       cacheWriteTokens: cacheWrite,
       cacheWrite1hTokens: Math.min(write1h, cacheWrite),
-      webSearchRequests: count(isRecord(u.server_tool_use) ? u.server_tool_use.web_search_requests : undefined),
+      webSearchRequests: saneCount(isRecord(u.server_tool_use) ? u.server_tool_use.web_search_requests : undefined, 'web_search_requests'),
     },
     sessionId,
     start,
@@ -161,7 +162,11 @@ export interface UsageValues {
   webSearchRequests: number;
 }
 
-/** The candidate of a usage record: the event and its response key (one builder for both engines). */
+/**
+ * The candidate of a usage record: the event and its response key (one builder for both engines). A cost
+ * that is not sane (cursors/sane.ts) refuses the record with MALFORMED_LINE; the counts were checked where
+ * they were read (extractUsage; the native engine leaves a file with an absurd count to `read()`).
+ */
 export function buildUsage(v: UsageValues, sessionId: string, start: number, event = {} as UsageEvent): UsageCandidate {
   const { model, messageId, cost, speed } = v;
   const key = getResponseKey(messageId, v.requestId);
@@ -184,7 +189,8 @@ export function buildUsage(v: UsageValues, sessionId: string, start: number, eve
   event.cacheReadTokens = v.cacheReadTokens;
   event.cacheWriteTokens = v.cacheWriteTokens;
   event.cacheWrite1hTokens = v.cacheWrite1hTokens;
-  if (typeof cost === 'number' && Number.isFinite(cost)) event.costUsd = cost;
+  const costUsd = saneCost(cost, 'costUSD');
+  if (costUsd !== undefined) event.costUsd = costUsd;
   if (speed !== undefined && speed !== 'standard') event.speed = speed;
   if (v.webSearchRequests > 0) event.webSearchRequests = v.webSearchRequests;
   event.singleRequest = true;

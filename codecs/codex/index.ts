@@ -18,7 +18,8 @@ export type { CodexState } from './parse.js';
 export { getCodexRoots, parseRolloutFileName } from './paths.js';
 export * from './schema.js';
 
-const PARSER_VERSION = 1;
+/** Goes up whenever this codec would parse an unchanged file differently. 2: a line with an absurd token count (cursors/sane.ts) is refused, where a negative one was taken as 0. */
+const PARSER_VERSION = 2;
 
 function sessionFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
   // Every field set, in the Claude codec's order: one object shape for every file discovery hands over.

@@ -4,7 +4,8 @@
  * input − cached, blended total = non-cached input + output). Our events never overlap, so the split happens
  * once, here, in `toUsageFields`.
  */
-import { asObject, asNumber } from './schema.js';
+import { asObject } from './schema.js';
+import { saneCount } from '../../cursors/sane.js';
 
 /** A `TokenUsage` with every field present (missing fields are 0; a missing total is input + output). */
 export interface Tok {
@@ -18,25 +19,28 @@ export interface Tok {
 
 const FIELDS = ['input', 'cached', 'cacheWrite', 'output', 'reasoning', 'total'] as const;
 
-function n(v: unknown): number {
-  const x = asNumber(v);
-  return x !== undefined && x > 0 ? x : 0;
+/** A count (cursors/sane.ts): 0 when absent, MALFORMED_LINE (the line is refused) when absurd. */
+function n(v: unknown, field: string): number {
+  return saneCount(v, field);
 }
 
-/** Read a raw `TokenUsage` object; undefined when the value is not an object with at least one count. */
+/**
+ * Read a raw `TokenUsage` object; undefined when the value is not an object with at least one count. A count
+ * that is not sane (negative, fractional, non-finite, above cursors/sane.ts's ceiling) refuses the line.
+ */
 export function readTok(v: unknown): Tok | undefined {
   const o = asObject(v);
   if (o === undefined) return undefined;
   if (o.input_tokens === undefined && o.output_tokens === undefined && o.total_tokens === undefined) return undefined;
-  const input = n(o.input_tokens);
-  const output = n(o.output_tokens);
-  const total = n(o.total_tokens);
+  const input = n(o.input_tokens, 'input_tokens');
+  const output = n(o.output_tokens, 'output_tokens');
+  const total = n(o.total_tokens, 'total_tokens');
   return {
     input,
-    cached: n(o.cached_input_tokens ?? o.cache_read_input_tokens),
-    cacheWrite: n(o.cache_write_input_tokens),
+    cached: n(o.cached_input_tokens ?? o.cache_read_input_tokens, 'cached_input_tokens'),
+    cacheWrite: n(o.cache_write_input_tokens, 'cache_write_input_tokens'),
     output,
-    reasoning: n(o.reasoning_output_tokens),
+    reasoning: n(o.reasoning_output_tokens, 'reasoning_output_tokens'),
     total: total > 0 ? total : input + output,
   };
 }

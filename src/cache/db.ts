@@ -3,13 +3,15 @@
  * `synchronous = NORMAL` (a crash may lose the last transactions of a cache, never corrupt it), and a
  * schema check. The file is ours when its header's `application_id` is CACHE_APPLICATION_ID and its
  * `user_version` is CACHE_SCHEMA_VERSION; an empty database gets the schema in one IMMEDIATE transaction (so
- * two processes creating it at once do not race). Anything else, a file that is not SQLite, a foreign
- * database, a schema version this build does not know or a corrupt one, is moved aside as
- * `<path>.corrupt-<ms>` (with its -wal and -shm) and rebuilt, with a warning. A sessionfold cache of an older
+ * two processes creating it at once do not race). A sessionfold cache (its application_id says so) of a schema
+ * version this build does not know, or a corrupt one, is moved aside as `<path>.corrupt-<ms>` (with its -wal
+ * and -shm) and rebuilt, with a warning. Anything that cannot be proved a sessionfold cache (a file that is
+ * not SQLite, a foreign database, a FIFO or a folder) is never opened for writing, moved or replaced: a
+ * CACHE_ERROR names it, since the path is one the user named. A sessionfold cache of an older
  * schema version with a known additive migration (MIGRATIONS) is migrated in place instead, in one IMMEDIATE
  * transaction, so the ledger it holds survives an upgrade.
  */
-import { mkdirSync, renameSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
@@ -23,9 +25,11 @@ export const CACHE_APPLICATION_ID = 0x53466576;
  * 3: the `folds` table (totals fold snapshots), `meta.instance`, a random id of this database (a
  * snapshot read through one connection is never applied to rows read through another that opened a
  * rebuilt file), and `meta.changes`, a count of the writes to `files` (a snapshot taken at that count, whose
- * files are all as it saw them, is the answer without the rows being read).
+ * files are all as it saw them, is the answer without the rows being read). 4: `files.skipped`, the lines of
+ * the file its reads skipped (malformed, absurd usage values, too long), so every report warns about them,
+ * not only the run that read them.
  */
-export const CACHE_SCHEMA_VERSION = 3;
+export const CACHE_SCHEMA_VERSION = 4;
 /**
  * SQLite page cache per connection (KiB). better-sqlite3 builds SQLite with a 16 MB default; the cache's
  * reads are sequential BLOB scans the OS page cache serves as well, so a smaller one costs no time and
@@ -98,7 +102,14 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('changes', '0');
 `;
 
 /** Additive steps: MIGRATIONS[v] takes a version-v cache to v + 1 without losing a row. */
-const MIGRATIONS: Record<number, string> = { 1: SUMMARIES_SCHEMA, 2: FOLDS_SCHEMA };
+const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
+  1: SUMMARIES_SCHEMA,
+  2: FOLDS_SCHEMA,
+  3: (db) => {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('files')").pluck().all() as string[];
+    if (!columns.includes('skipped')) db.exec('ALTER TABLE files ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0');
+  },
+};
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -124,6 +135,7 @@ CREATE TABLE IF NOT EXISTS files (
   deleted INTEGER NOT NULL DEFAULT 0,
   gen INTEGER NOT NULL DEFAULT 1,
   updated_at INTEGER NOT NULL,
+  skipped INTEGER NOT NULL DEFAULT 0,
   -- Large values last: a row scan that does not ask for them never reads their overflow pages.
   cursor TEXT,
   ledger BLOB,
@@ -153,7 +165,11 @@ function migrate(db: Db): void {
   db.transaction(() => {
     let v = db.pragma('user_version', { simple: true }) as number;
     if (!isMigratable(v)) return;
-    for (; v < CACHE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v] as string);
+    for (; v < CACHE_SCHEMA_VERSION; v++) {
+      const step = MIGRATIONS[v] as string | ((db: Db) => void);
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
+    }
     db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(`migrated-to-${CACHE_SCHEMA_VERSION}`, new Date().toISOString());
     db.pragma(`user_version = ${CACHE_SCHEMA_VERSION}`);
   }).immediate();
@@ -165,7 +181,10 @@ export function isCorruptionError(e: unknown): boolean {
   return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
 }
 
+/** A file that is not a sessionfold cache: never moved, never written (a coded error names it). */
 class ForeignDatabase extends Error {}
+/** A sessionfold cache (its application_id says so) this build cannot use: moved aside and rebuilt. */
+class UnusableCache extends Error {}
 
 function configure(db: Db): void {
   db.pragma('journal_mode = WAL');
@@ -180,7 +199,7 @@ function validate(db: Db): void {
   if (appId === CACHE_APPLICATION_ID && version === CACHE_SCHEMA_VERSION) {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).filter((t) => !t.startsWith('sqlite_'));
     if (EXPECTED_TABLES.every((t) => tables.includes(t))) return;
-    throw new ForeignDatabase('tables missing');
+    throw new UnusableCache('tables missing');
   }
   if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
   if (appId === CACHE_APPLICATION_ID && isMigratable(version)) {
@@ -188,7 +207,7 @@ function validate(db: Db): void {
     validate(db);
     return;
   }
-  if (appId === CACHE_APPLICATION_ID) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
+  if (appId === CACHE_APPLICATION_ID) throw new UnusableCache(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
   // An empty database: create the schema, unless someone else did it first or it holds foreign tables.
   db.transaction(() => {
     const id = db.pragma('application_id', { simple: true }) as number;
@@ -249,11 +268,58 @@ function precheckRead(db: Db): void {
   if (appId !== 0 && appId !== CACHE_APPLICATION_ID) throw new ForeignDatabase(`application_id ${appId}`);
   if (appId === CACHE_APPLICATION_ID) {
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== CACHE_SCHEMA_VERSION && !isMigratable(version)) throw new ForeignDatabase(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
+    if (version !== CACHE_SCHEMA_VERSION && !isMigratable(version)) throw new UnusableCache(`schema version ${version}, this build knows ${CACHE_SCHEMA_VERSION}`);
   } else {
     const count = db.prepare("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").pluck().get() as number;
     if (count > 0) throw new ForeignDatabase('not a sessionfold cache');
   }
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * What the file at `path` is, read from its first bytes before SQLite opens it (so a FIFO, a device or a
+ * folder is never opened, and a file that is not a database is never written): 'free' (absent or empty),
+ * 'ours' (a SQLite header with CACHE_APPLICATION_ID), 'sqlite' (another SQLite header: its application_id
+ * may still be in its WAL, so SQLite decides), or why it is not a cache.
+ */
+export function cacheFileKind(path: string): 'free' | 'ours' | 'sqlite' | { foreign: string } {
+  let st;
+  try {
+    st = statSync(path, { throwIfNoEntry: false });
+  } catch (e) {
+    return { foreign: (e as Error).message };
+  }
+  if (st === undefined) return 'free';
+  if (!st.isFile()) return { foreign: 'not a regular file' };
+  if (st.size === 0) return 'free';
+  const head = Buffer.alloc(100);
+  let n = 0;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      n = readSync(fd, head, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    return { foreign: (e as Error).message };
+  }
+  if (n < 100 || !head.subarray(0, 16).equals(SQLITE_MAGIC)) return { foreign: 'not a SQLite database' };
+  return head.readUInt32BE(68) === CACHE_APPLICATION_ID ? 'ours' : 'sqlite';
+}
+
+const foreignErrors = new WeakSet<object>();
+
+/** Whether `e` says the cache path holds something that is not a sessionfold cache (the user named a wrong path). */
+export function isForeignCacheError(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && foreignErrors.has(e);
+}
+
+function foreignError(path: string, why: string, cause?: unknown): SessionfoldError {
+  const e = new SessionfoldError('CACHE_ERROR', `${path} is not a sessionfold cache (${why}): it is left as it is; name another cache file (--cache, SESSIONFOLD_CACHE) or remove it`, { file: path, cause });
+  foreignErrors.add(e);
+  return e;
 }
 
 function tryOpen(path: string): Db {
@@ -340,6 +406,8 @@ function openFresh(path: string, warn: (message: string) => void): OpenedDb {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (let attempt = 0; ; attempt++) {
     const ino = inode(path);
+    const kind = cacheFileKind(path);
+    if (typeof kind === 'object') throw foreignError(path, kind.foreign);
     try {
       return { db: tryOpen(path), rebuilt };
     } catch (e) {
@@ -348,11 +416,14 @@ function openFresh(path: string, warn: (message: string) => void): OpenedDb {
         attempt--;
         continue;
       }
-      if (!(e instanceof ForeignDatabase) && !isCorruptionError(e)) {
+      if (e instanceof ForeignDatabase) throw foreignError(path, e.message, e);
+      if (!(e instanceof UnusableCache) && !isCorruptionError(e)) {
         throw new SessionfoldError('CACHE_ERROR', `Cannot open the event cache ${path}: ${(e as Error).message}`, { file: path, cause: e });
       }
+      // Only a file that says it is a sessionfold cache is moved aside: a corrupt one must carry our id.
+      if (!(e instanceof UnusableCache) && cacheFileKind(path) !== 'ours') throw foreignError(path, `unreadable as a database: ${(e as Error).message}`, e);
       if (attempt >= 2) throw new SessionfoldError('CACHE_ERROR', `The event cache ${path} stays unusable: ${(e as Error).message}`, { file: path, cause: e });
-      const what = e instanceof ForeignDatabase ? `is not a sessionfold cache this version knows (${e.message})` : `is corrupt (${(e as Error).message})`;
+      const what = e instanceof UnusableCache ? `is not a sessionfold cache this version knows (${e.message})` : `is corrupt (${(e as Error).message})`;
       const aside = moveAside(path, ino);
       if (aside !== undefined) {
         warn(`The event cache ${path} ${what}: moved it aside to ${aside} and rebuilt it.`);

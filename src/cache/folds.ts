@@ -5,6 +5,7 @@
  * most recently used. `get` reads a snapshot in one transaction, `put` writes one in one IMMEDIATE
  * transaction, so a reader never sees pieces of two versions (a column piece read later checks the version).
  */
+import { hashId64 } from '../../cursors/ids.js';
 import { FOLDS_SCHEMA, openCacheDb, releaseCacheDb, type Db } from './db.js';
 
 /** Snapshots kept (each is ~90 bytes per distinct response of the history it folds). */
@@ -82,9 +83,26 @@ export function cacheInstance(db: Db): string {
   return (db.prepare("SELECT value FROM meta WHERE key = 'instance'").pluck().get() as string | undefined) ?? '';
 }
 
+/** A stored summary: `sf1:<xxh64 of the JSON>\n<JSON>`, so a damaged or edited one is never the answer. */
+const SUMMARY_TAG = 'sf1:';
+
+export function sealSummary(json: string): string {
+  return `${SUMMARY_TAG}${hashId64(json)}\n${json}`;
+}
+
+/** The JSON of a sealed summary; 'legacy' for one stored before seals; undefined when its check fails. */
+export function openSummary(stored: string): string | 'legacy' | undefined {
+  if (!stored.startsWith(SUMMARY_TAG)) return 'legacy';
+  const nl = stored.indexOf('\n');
+  if (nl < 0) return undefined;
+  const json = stored.slice(nl + 1);
+  return stored.slice(SUMMARY_TAG.length, nl) === hashId64(json) ? json : undefined;
+}
+
 export class FoldSnapshots {
   readonly instance: string;
   readonly #db: Db;
+  #warn: (message: string) => void = () => undefined;
 
   private constructor(db: Db) {
     this.#db = db;
@@ -107,7 +125,27 @@ export class FoldSnapshots {
   }
 
   static open(path: string, warn: (message: string) => void): FoldSnapshots {
-    return new FoldSnapshots(openCacheDb(path, warn).db);
+    const s = new FoldSnapshots(openCacheDb(path, warn).db);
+    s.#warn = warn;
+    return s;
+  }
+
+  /**
+   * The lines skipped in the cached files of `sources` (live rows under their roots): what the scan's
+   * SkipTally would count, for a run answered from a snapshot without a scan.
+   */
+  skipped(sources: readonly { agent: string; roots: readonly string[] }[]): { lines: number; files: number; first: string | undefined } {
+    const q = this.#db.prepare('SELECT path, root, skipped FROM files WHERE agent = ? AND skipped > 0 AND deleted = 0');
+    const out = { lines: 0, files: 0, first: undefined as string | undefined };
+    for (const s of sources) {
+      for (const r of q.all(s.agent) as { path: string; root: string; skipped: number }[]) {
+        if (!s.roots.includes(r.root)) continue;
+        out.lines += r.skipped;
+        out.files++;
+        if (out.first === undefined || r.path < out.first) out.first = r.path;
+      }
+    }
+    return out;
   }
 
   /** The version the last `put` stored, once it has returned true. */
@@ -137,6 +175,19 @@ export class FoldSnapshots {
       };
     })();
     if (snap === undefined) return undefined;
+    // A summary whose check fails is dropped with its snapshot (they are derived data): the run folds anew and
+    // stores a good one. One from before seals goes quietly the same way.
+    const json = openSummary(snap.summary);
+    if (json === undefined || json === 'legacy') {
+      if (json === undefined) this.#warn(`The stored report for one query failed its check (damaged or edited): dropped it and folded the report again.`);
+      try {
+        this.delete(key);
+      } catch {
+        // read-only or busy: the next put replaces it
+      }
+      return undefined;
+    }
+    snap.summary = json;
     // The use time only orders snapshots for pruning: refreshed once a minute, not written by every run (and
     // outside the read, which a writer's commit would otherwise make fail to upgrade).
     const now = Date.now();
@@ -197,7 +248,7 @@ export class FoldSnapshots {
         for (const [seq, encode] of w.pieces) insert.run(key, seq, encode());
         this.#db
           .prepare('INSERT OR REPLACE INTO folds (key, version, chunk_count, used_at, gens, prices, summary, header, changes, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-          .run(key, (current ?? 0) + 1, w.seqCount, now, encodeGens(w.gens), w.prices, w.summary, w.header, w.changes, w.stats);
+          .run(key, (current ?? 0) + 1, w.seqCount, now, encodeGens(w.gens), w.prices, sealSummary(w.summary), w.header, w.changes, w.stats);
         const stale = this.#db.prepare('SELECT key FROM folds ORDER BY used_at DESC, key LIMIT -1 OFFSET ?').pluck().all(MAX_FOLD_SNAPSHOTS) as string[];
         for (const k of stale) this.#deleteKey(k);
         return true;

@@ -31,6 +31,8 @@ export interface FileRow {
   ledger_count: number;
   deleted: number;
   gen: number;
+  /** Lines of the file its reads skipped (their usage is not in the cache). */
+  skipped: number;
 }
 
 /** What a finished parse of one file brings to the cache. */
@@ -51,6 +53,8 @@ export interface FileResult {
   cursor: string | null;
   prefixHash: string | null;
   track: SessionTrack;
+  /** Lines of the file skipped in all (the row's, when resumed, plus this read's). */
+  skipped?: number;
   /**
    * The caller's state already holds this file's records at `baseGen` (an incremental fold): the outcome's
    * `records` are only the ones this parse added and `removed` the ones it took away, instead of all of them.

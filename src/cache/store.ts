@@ -34,9 +34,9 @@ export const MAX_CHANGES_PER_FILE = 64;
 export const MAX_LOGGED_RECORDS = 20_000;
 
 const ROW_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen';
+  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped';
 const BULK_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen';
+  'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped';
 
 /** Records as one segment (null for none). */
 function encodeRecords(records: readonly UsageRecord[]): Buffer | null {
@@ -104,15 +104,15 @@ export class EventCache {
       replaceSegment: db.prepare('UPDATE segments SET count = ?, data = ? WHERE file_id = ? AND seq = ?'),
       insertFile: db.prepare(
         `INSERT INTO files (agent, path, root, parser, size, mtime_ms, deps, cursor, prefix_hash, session_events, cwd_index, cwd,
-           live_count, segment_count, ledger, ledger_count, deleted, gen, updated_at)
+           live_count, segment_count, ledger, ledger_count, deleted, gen, updated_at, skipped)
          VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @deps, @cursor, @prefix_hash, @session_events, @cwd_index, @cwd,
-           @live_count, @segment_count, @ledger, @ledger_count, 0, 1, @updated_at) RETURNING id`,
+           @live_count, @segment_count, @ledger, @ledger_count, 0, 1, @updated_at, @skipped) RETURNING id`,
       ),
       updateFile: db.prepare(
         `UPDATE files SET root = @root, parser = @parser, size = @size, mtime_ms = @mtime_ms, deps = @deps, cursor = @cursor,
            prefix_hash = @prefix_hash, session_events = @session_events, cwd_index = @cwd_index, cwd = @cwd, live_count = @live_count,
            segment_count = @segment_count, ledger = @ledger, ledger_count = @ledger_count, deleted = 0, gen = gen + 1,
-           updated_at = @updated_at
+           updated_at = @updated_at, skipped = @skipped
          WHERE id = @id`,
       ),
       markDeleted: db.prepare('UPDATE files SET deleted = 1, gen = gen + 1, updated_at = ? WHERE id = ? AND deleted = 0 RETURNING gen').pluck(),
@@ -207,6 +207,28 @@ export class EventCache {
     this.#memoGuard(() => this.#deleteTx.immediate(rows, Date.now()));
   }
 
+  /**
+   * Forget files whose stored events failed their check (a damaged segment): their rows, segments and log
+   * go, so the scan reads them again from byte 0 as new files. Their retained usage (the ledger) goes too.
+   */
+  forget(rows: readonly FileRow[]): void {
+    if (rows.length === 0) return;
+    this.#memoGuard(() =>
+      this.#db
+        .transaction(() => {
+          const memo = memoAtStart(this.#db, this.#s.changesCount.get() as number);
+          this.#countChange();
+          for (const r of rows) {
+            this.#s.deleteSegments.run(r.id);
+            this.#db.prepare('DELETE FROM file_changes WHERE file_id = ?').run(r.id);
+            this.#db.prepare('DELETE FROM files WHERE id = ?').run(r.id);
+          }
+          this.#memoPatch(memo, rows);
+        })
+        .immediate(),
+    );
+  }
+
   /** Apply finished parses in one IMMEDIATE transaction; returns, per result, the file's records or a conflict. */
   apply(results: readonly FileResult[]): ApplyOutcome[] {
     return this.#memoGuard(() => this.#applyTx.immediate(results));
@@ -247,6 +269,7 @@ export class EventCache {
       cwd_index: r.track.cwdIndex,
       cwd: r.track.cwd,
       updated_at: Date.now(),
+      skipped: r.skipped ?? 0,
     };
 
     const delta = r.delta === true && row !== undefined;

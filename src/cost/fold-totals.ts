@@ -5,6 +5,7 @@
  * sums after folding a few appended records. Token counts and nano-dollars are integers, so adding and taking
  * away is exact, in any order.
  */
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 
 /** The summed fields of a record, total or group. */
 export const T_IN = 0;
@@ -27,9 +28,17 @@ interface GroupSums {
   sessions: Map<number, number>;
 }
 
-/** One copy's fields into a record's sums. */
+/**
+ * One copy's fields into a record's sums. A sum past 2^53 would no longer be exact (nor the same in every
+ * order): the fold stops with PARSE_ERROR instead (every record's values are bounded, cursors/sane.ts, so this
+ * takes billions of records' worth of tokens, or millions of dollars).
+ */
 function addTo(t: Float64Array, f: Float64Array, at: number, unpriced: number, sign: 1 | -1): void {
-  for (let k = 0; k <= T_NANO_USD; k++) t[k] = (t[k] as number) + sign * (f[at + k] as number);
+  for (let k = 0; k <= T_NANO_USD; k++) {
+    const v = (t[k] as number) + sign * (f[at + k] as number);
+    if (v > Number.MAX_SAFE_INTEGER) throw new SessionfoldError('PARSE_ERROR', 'usage totals pass 2^53 (tokens or nano-dollars), where sums stop being exact: narrow the report (--since, --agent)');
+    t[k] = v;
+  }
   t[T_REQUESTS] = (t[T_REQUESTS] as number) + sign;
   if (unpriced >= 0) t[T_UNPRICED] = (t[T_UNPRICED] as number) + sign;
 }

@@ -25,7 +25,7 @@ import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
 import type { Discovery } from '../scan/discover.js';
-import { newScanDelta, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
+import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
@@ -353,6 +353,10 @@ async function foldWithSnapshot(
   if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) {
     info.snapshot = 'hit';
     info.scanned = false;
+    // The warning a scan would give about skipped lines, from the rows (a served run equals a local one).
+    const skipped = Object.assign(new SkipTally(), snaps.skipped(ns.sources.map((s) => ({ agent: s.codec.id, roots: s.roots }))));
+    const w = skipped.warning();
+    if (w !== undefined) ns.onWarning(w);
     return JSON.parse(snap.summary) as CostSummary;
   }
   const sf = new SnapshotFold(snaps, key, snap, foldOptions, info);

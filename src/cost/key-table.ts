@@ -6,9 +6,8 @@
  * million keys), an accepted, documented risk. The table serializes to bytes so an export cursor can keep
  * the set of keys it has already shipped.
  */
-import xxhash from 'xxhash-wasm';
+import { hashString64 } from '../../cursors/ids.js';
 
-const api = await xxhash();
 const MASK32 = 0xffffffffn;
 
 /** 64-bit xxhash of a key as two uint32 halves; never (0, 0), which marks an empty slot. */
@@ -22,7 +21,7 @@ export const HASH = new Uint32Array(2);
 
 /** Hash a key into `HASH` (hot paths: no array per call). */
 export function hashInto(key: string): void {
-  const h = api.h64(key);
+  const h = hashString64(key);
   const hi = Number(h >> 32n);
   const lo = Number(h & MASK32);
   HASH[0] = hi;

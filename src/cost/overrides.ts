@@ -14,7 +14,7 @@
  * by prefix (the longest prefix wins). Unknown price keys are rejected (PRICE_ERROR), so a typo never turns
  * into a silent $0.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../../cursors/read-file.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelPrice } from '@pydantic/genai-prices';
@@ -102,7 +102,7 @@ export function loadPriceOverrides(env: NodeJS.ProcessEnv = process.env, explici
   const { path, required } = getPricesPath(env, explicit);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFileSync(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !required) return NO_OVERRIDES;
     throw new SessionfoldError('PRICE_ERROR', `Cannot read prices file ${path}: ${(e as Error).message}`, { file: path, cause: e });

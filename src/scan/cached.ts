@@ -19,18 +19,18 @@ import { getParserString, type Codec, type ReadCursor, type ResumeStart } from '
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { EventCache } from '../cache/store.js';
 import { fileKey, type FileResult, type FileRow } from '../cache/rows.js';
-import { isCorruptionError, moveAside } from '../cache/db.js';
+import { isCorruptionError, isForeignCacheError, moveAside } from '../cache/db.js';
 import type { Discovery, ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
 import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
 import { netChange, type RecordChange } from './record-diff.js';
 import { TaskRunner } from './runner.js';
-import { decodeSegment, pushRecords, segmentCount, SegmentWriter } from './segment.js';
+import { decodeSegment, pushRecords, SegmentError, segmentCount, SegmentWriter } from './segment.js';
 import { BATCH_EVENTS } from './parse-file.js';
 import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
-import type { UsageRecord } from './types.js';
+import { SkipTally, type UsageRecord } from './types.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 /**
@@ -69,6 +69,8 @@ interface TaskState {
   start?: ResumeStart;
   segments: Uint8Array[];
   events: number;
+  /** Lines of the file skipped in all, once its read is done (the row's, when resumed, and the read's). */
+  skipped?: number;
 }
 
 function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row is FileRow {
@@ -110,6 +112,18 @@ function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | und
   };
 }
 
+/**
+ * Whether a cached file not seen by discovery is still on disk: a stat that fails for another reason than
+ * its absence (a folder made unreadable) keeps it, and its cached usage, rather than crash or drop it.
+ */
+function stillThere(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 /** Open the cache and load the selected agents' rows; corruption found while loading is a rebuild too. */
 function openAndLoad(opts: NormalizedScanOptions): { cache: EventCache; rows: Map<string, FileRow> } {
   const agents = opts.sources.map((s) => s.codec.id);
@@ -149,6 +163,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
   try {
     opened = openAndLoad(opts);
   } catch (e) {
+    // A path that holds something else is one the user named by mistake: say so, rather than run uncached.
+    if (isForeignCacheError(e)) throw e;
     opts.onWarning(`${(e as Error).message}; reading without the event cache.`);
     stats.cache = 'off';
     if (opts.delta) opts.delta.exact = false;
@@ -209,6 +225,23 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
   };
 
   let runner: TaskRunner | undefined;
+  const skipped = new SkipTally();
+  /** The records of `rows`; rows whose stored segments fail to decode go to `damaged` (halving to find them). */
+  const readRows = (rows: FileRow[], damaged: FileRow[]): { records: UsageRecord[]; retained: number } => {
+    try {
+      return cache.readFiles(rows);
+    } catch (e) {
+      if (!(e instanceof SegmentError)) throw e;
+      if (rows.length === 1) {
+        damaged.push(rows[0] as FileRow);
+        return { records: [], retained: 0 };
+      }
+      const a = readRows(rows.slice(0, rows.length >> 1), damaged);
+      const b = readRows(rows.slice(rows.length >> 1), damaged);
+      for (const r of b.records) a.records.push(r);
+      return { records: a.records, retained: a.retained + b.retained };
+    }
+  };
   try {
     const parsers = new Map<Codec, string>(opts.sources.map((s) => [s.codec, getParserString(s.codec)]));
     const serve: FileRow[] = [];
@@ -219,6 +252,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
       const row = rows.get(fileKey(f.codec.id, f.path));
       if (isUnchanged(f, row, parser)) {
         serveRow(row, serve);
+        skipped.add(row.path, row.skipped);
         stats.unchanged++;
         continue;
       }
@@ -233,7 +267,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
       const skipOld = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
       for (const row of rows.values()) {
         if (row.agent !== codec.id || seen.has(row.path) || !roots.includes(row.root)) continue;
-        if (statSync(row.path, { throwIfNoEntry: false }) !== undefined) continue;
+        if (stillThere(row.path)) continue;
         if (row.deleted === 0) gone.push(row);
         if (opts.retainDeleted && !(skipOld && row.mtime_ms < (opts.since as number))) {
           // Marking it deleted below bumps its gen; its records stay the same.
@@ -253,12 +287,27 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
 
     // Serve cached files while the pool parses; first what the consumer's state misses of files it holds.
     for (const steps of catchUps.splice(0)) yield* emitNet(steps);
+    const damaged: FileRow[] = [];
     for (const chunk of chunks(serve, READ_CHUNK_FILES, READ_CHUNK_EVENTS)) {
-      const { records, retained } = guard(() => cache.readFiles(chunk));
+      const { records, retained } = guard(() => readRows(chunk, damaged));
       stats.records += records.length;
       stats.retainedRecords += retained;
       if (records.length > 0) yield records;
       await new Promise<void>((r) => setImmediate(r));
+    }
+    if (damaged.length > 0) {
+      // Stored events that fail their check: forgotten and read again now, as new files, with one warning.
+      opts.onWarning(`The event cache ${opts.cachePath} held damaged events of ${damaged.length} file${damaged.length === 1 ? '' : 's'} (the first: ${damaged[0]?.path}): read again.`);
+      if (delta) delta.exact = false;
+      guard(() => cache.forget(damaged));
+      const again: ParseTask[] = [];
+      for (const row of damaged) {
+        const f = discovery.files.find((d) => d.codec.id === row.agent && d.path === row.path) as ScanFile;
+        const task = makeTask(cache, nextId++, f, undefined, parsers.get(f.codec) as string, false);
+        states.set(task.id, { task, file: f, row: undefined, attempts: 0, noWrite: false, segments: [], events: 0 });
+        again.push(task);
+      }
+      runner.add(again);
     }
 
     const pending: { state: TaskState; done: Extract<TaskMessage, { type: 'done' }> }[] = [];
@@ -311,6 +360,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
         prefixHash: done.prefixHash ?? null,
         track: done.track,
+        skipped: state.skipped ?? 0,
         delta: heldSteps[i] !== undefined,
       }));
       const outcomes = guard(() => cache.apply(results));
@@ -360,6 +410,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         stats.bytesRead += m.info.bytes;
         stats.bytesVerified += m.bytesVerified;
         stats.skippedLines += m.info.skippedLines;
+        state.skipped = (state.start?.restarted === false ? (state.row?.skipped ?? 0) : 0) + m.info.skippedLines;
+        skipped.add(state.file.path, state.skipped);
         if (state.start?.restarted === false) stats.resumed++;
         else stats.fullReads++;
         if (m.native === true) stats.nativeReads++;
@@ -408,6 +460,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
         stats.failed++;
         opts.onWarning(`Cannot read ${state.file.path}: ${m.error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
         if (row !== undefined) {
+          skipped.add(row.path, row.skipped);
           const served: FileRow[] = [];
           serveRow(row, served);
           if (served.length > 0) {
@@ -421,6 +474,8 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     // A covered file this scan did not account for left the selection (deleted without retainDeleted,
     // skipped by `since`): its records must go, which only a fresh fold can do.
     if (delta) for (const id of delta.covered.keys()) if (!delta.gens.has(id)) delta.exact = false;
+    const w = skipped.warning();
+    if (w !== undefined) opts.onWarning(w);
   } finally {
     if (opts.delta) opts.delta.writes = cache.writes;
     await runner?.close();

@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
+import { takeUnreadable } from '../../cursors/list-dir.js';
 
 export interface ScanFile {
   codec: Codec;
@@ -104,7 +105,16 @@ export function setDiscoveryCache(cache: DiscoveryCache | undefined): void {
   installed = cache;
 }
 
+/** Warn about the folders discovery could not list (their sessions are not in the answer), and count them. */
+function reportUnreadable(opts: NormalizedScanOptions): void {
+  for (const [dir, why] of takeUnreadable()) {
+    opts.stats.unreadableFolders++;
+    opts.onWarning(`Cannot list ${dir} (${why}): the sessions in it are left out`);
+  }
+}
+
 export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discovery> {
+  takeUnreadable(); // only this discovery's
   const seen = new Map<string, Set<string>>();
   const files: ScanFile[] = [];
   const stats = opts.stats;
@@ -123,6 +133,7 @@ export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discov
       files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
     }
   }
+  reportUnreadable(opts);
   return { files, seen };
 }
 
@@ -137,6 +148,7 @@ export function canDiscoverStreaming(): boolean {
  * handed over complete and are folded meanwhile). Only without a DiscoveryCache (`canDiscoverStreaming`).
  */
 export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (files: ScanFile[]) => boolean, chunk = 64): Promise<void> {
+  takeUnreadable();
   const stats = opts.stats;
   let pending: ScanFile[] = [];
   // The first chunks are small, so that reading starts as soon as a few files are known.
@@ -175,5 +187,6 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
       for (const d of listed) if (take(d) && pending.length >= size && !(await flush())) return;
     } else for await (const d of codec.discover(roots)) if (take(d) && pending.length >= size && !(await flush())) return;
   }
+  reportUnreadable(opts);
   await flush();
 }

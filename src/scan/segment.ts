@@ -8,7 +8,10 @@
  *
  * Layout (little-endian), all offsets from the start:
  *
- *   header   8 × u32   MAGIC, n, nStrings, textBytes, textEncoding (1 utf8, 2 utf16le), 3 reserved
+ *   header   8 × u32   MAGIC, n, nStrings, textBytes, textEncoding (1 utf8, 2 utf16le), check, CHECKED,
+ *                      1 reserved (check: the low 32 bits of the xxh64 of every byte after the header, when
+ *                      the seventh word is CHECKED; a segment written before checks has 0 there and is
+ *                      decoded unchecked)
  *   nums     f64[9n]   column-major: offset, input, output, reasoning, cacheRead, cacheWrite, cacheWrite1h,
  *                      costUsd, webSearchRequests (NaN = absent)
  *   strIdx   u32[8n]   column-major: agent, sessionId, model, provider, timestamp, dedupKey, messageId, speed;
@@ -23,12 +26,22 @@
  * Text is UTF-8 unless some string is not well-formed UTF-16 (a lone surrogate from a `\ud800` escape), in
  * which case the whole segment uses UTF-16LE so that every string round-trips exactly.
  */
+import { createHash64 } from '../../cursors/ids.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { UsageRecord } from './types.js';
 
 const MAGIC_V1 = 0x31474553; // 'SEG1'
 const MAGIC = 0x32474553; // 'SEG2'
 const HEADER = 32;
+/** 'SCHK' in the header's seventh word: the sixth holds the body's check. */
+const CHECKED = 0x4b484353;
+
+/** The low 32 bits of the xxh64 of a segment's body (after the header). */
+function bodyCheck(b: Uint8Array): number {
+  const h = createHash64();
+  h.update(b.subarray(HEADER));
+  return Number.parseInt(h.digest().slice(8), 16) >>> 0;
+}
 const NUM_COLS = 9;
 const STR_COLS = 8;
 const V1_NUM_COLS = 8;
@@ -143,7 +156,10 @@ export class SegmentWriter {
     new Uint8Array(ab, flagsAt, n).set(this.#flags);
     Buffer.from(ab, textAt, textBytes).write(text, 0, textBytes, utf16 ? 'utf16le' : 'utf8');
     this.#reset();
-    return new Uint8Array(ab);
+    const out = new Uint8Array(ab);
+    head[5] = bodyCheck(out);
+    head[6] = CHECKED;
+    return out;
   }
 
   #reset(): void {
@@ -163,13 +179,16 @@ function isWellFormed(s: string): boolean {
   return !/[\ud800-\udfff]/.test(s) || /^(?:[^\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/.test(s);
 }
 
-/** Decode a segment (a copy is made only when `bytes` is not 8-byte aligned). Throws on a malformed one. */
+/** A stored segment that does not decode (damaged in the cache): the scan reads its file again. */
+export class SegmentError extends Error {}
+
+/** Decode a segment (a copy is made only when `bytes` is not 8-byte aligned). Throws SegmentError on a malformed one. */
 export function decodeSegment(bytes: Uint8Array): Segment {
-  if (bytes.byteLength < HEADER) throw new Error('segment: truncated header');
+  if (bytes.byteLength < HEADER) throw new SegmentError('segment: truncated header');
   let b = bytes;
   if (b.byteOffset % 8 !== 0) b = new Uint8Array(b);
   const head = new Uint32Array(b.buffer, b.byteOffset, 8);
-  if (head[0] !== MAGIC && head[0] !== MAGIC_V1) throw new Error('segment: bad magic');
+  if (head[0] !== MAGIC && head[0] !== MAGIC_V1) throw new SegmentError('segment: bad magic');
   const numCols = head[0] === MAGIC ? NUM_COLS : V1_NUM_COLS;
   const strCols = head[0] === MAGIC ? STR_COLS : V1_STR_COLS;
   const n = head[1] as number;
@@ -181,7 +200,8 @@ export function decodeSegment(bytes: Uint8Array): Segment {
   const lenAt = idxAt + 4 * strCols * n;
   const flagsAt = lenAt + 4 * nStrings;
   const textAt = flagsAt + n;
-  if (textAt + textBytes !== b.byteLength || (enc !== ENC_UTF8 && enc !== ENC_UTF16)) throw new Error('segment: bad length');
+  if (textAt + textBytes !== b.byteLength || (enc !== ENC_UTF8 && enc !== ENC_UTF16)) throw new SegmentError('segment: bad length');
+  if (head[6] === CHECKED && bodyCheck(b) !== head[5]) throw new SegmentError('segment: check failed');
   const base = b.byteOffset;
   const lens = new Uint32Array(b.buffer, base + lenAt, nStrings);
   const text = Buffer.from(b.buffer, base + textAt, textBytes).toString(enc === ENC_UTF16 ? 'utf16le' : 'utf8');
@@ -193,7 +213,7 @@ export function decodeSegment(bytes: Uint8Array): Segment {
     strings[i + 1] = text.slice(pos, pos + len);
     pos += len;
   }
-  if (pos !== text.length) throw new Error('segment: bad dictionary');
+  if (pos !== text.length) throw new SegmentError('segment: bad dictionary');
   return {
     count: n,
     numCols,

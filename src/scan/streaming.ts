@@ -12,7 +12,7 @@ import type { ParseTask } from './parse-file.js';
 import { isMissingFileError } from './parse-file.js';
 import { TaskRunner } from './runner.js';
 import { decodeSegment, pushRecords } from './segment.js';
-import { asRecords, type UsageRecord } from './types.js';
+import { asRecords, SkipTally, type UsageRecord } from './types.js';
 import { takesNativeLane } from './pool.js';
 
 /** Scan `files`, or, when undefined, discover them as the scan goes (see the module header). */
@@ -71,6 +71,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
   } else {
     throw new Error('scanStreaming: a discovery cache is installed; pass the discovered files');
   }
+  const skipped = new SkipTally();
   try {
     for (let m = await runner.next(); m !== undefined; m = await runner.next()) {
       if (m.type === 'batch') {
@@ -87,6 +88,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
         if (m.native === true) stats.nativeReads++;
         stats.bytesRead += m.info.bytes;
         stats.skippedLines += m.info.skippedLines;
+        skipped.add((all[m.id] as ScanFile).path, m.info.skippedLines);
       } else if (m.type === 'error' && !isMissingFileError(m.error)) {
         stats.failed++;
         opts.onWarning(`Cannot read ${(all[m.id] as ScanFile).path}: ${m.error.message}`);
@@ -94,6 +96,8 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
     }
     await discovery;
     if (failed !== undefined) throw failed;
+    const w = skipped.warning();
+    if (w !== undefined) opts.onWarning(w);
   } finally {
     stopped = true;
     await runner.close();

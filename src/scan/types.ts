@@ -128,6 +128,8 @@ export interface ScanStats {
   retainedRecords: number;
   /** Lines the codecs skipped (malformed, over-long). */
   skippedLines: number;
+  /** Folders discovery could not list (each named in a warning). */
+  unreadableFolders: number;
   /** Worker threads used (0: the main thread parsed). */
   workers: number;
   /** Whether the cache was used; `rebuilt` when a corrupt or foreign one was moved aside. */
@@ -151,8 +153,33 @@ export function newScanStats(): ScanStats {
     records: 0,
     retainedRecords: 0,
     skippedLines: 0,
+    unreadableFolders: 0,
     workers: 0,
     cache: 'off',
     conflicts: 0,
   };
+}
+
+/**
+ * The lines a scan's files skipped (malformed JSON, an absurd usage value, a line over `maxLineBytes`), read
+ * now or counted by the cache when they were: their usage is in no total, so a report says so, on every run
+ * (a served one equals a local one), in one warning.
+ */
+export class SkipTally {
+  lines = 0;
+  files = 0;
+  first: string | undefined;
+
+  add(path: string, lines: number): void {
+    if (lines <= 0) return;
+    this.lines += lines;
+    this.files++;
+    if (this.first === undefined || path < this.first) this.first = path; // the same whatever the read order
+  }
+
+  warning(): string | undefined {
+    if (this.lines === 0) return undefined;
+    const where = this.files === 1 ? (this.first as string) : `${this.files} files (${this.first as string} and others)`;
+    return `skipped ${this.lines} line${this.lines === 1 ? '' : 's'} of ${where}: malformed, an absurd usage value, or longer than maxLineBytes; their usage is not counted`;
+  }
 }

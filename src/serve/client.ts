@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { buildId, FRAME, FrameReader, getSocketPath, isServed, PROTOCOL_VERSION, streamShape, type ServeRequest, type ServerStatus } from './protocol.js';
+import { buildId, FRAME, FrameReader, getSocketPath, isServed, OUTPUT_DEADLINE_MS, PROTOCOL_VERSION, startDeadlineMs, streamShape, type ServeRequest, type ServerStatus } from './protocol.js';
 
 export interface ClientIo {
   stdout: NodeJS.WritableStream;
@@ -19,20 +19,39 @@ export interface ClientIo {
  * Send one request and read its reply: `onFrame` sees each frame until it returns `{ done }`; a connection
  * that fails or ends first gives `onEnd(why)`.
  */
-function exchange<T>(path: string, request: ServeRequest, onFrame: (kind: number, payload: Buffer) => { done: T } | undefined, onEnd: (why: string) => T): Promise<T> {
+function exchange<T>(
+  path: string,
+  request: ServeRequest,
+  onFrame: (kind: number, payload: Buffer) => { done: T } | undefined,
+  onEnd: (why: string) => T,
+  deadlineMs: number,
+): Promise<T> {
   return new Promise((resolve) => {
     const socket = connect(path);
     const reader = new FrameReader();
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (value: T) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       socket.destroy();
       resolve(value);
     };
+    // Until the command starts (STARTED), then until its first output: past either deadline, onEnd.
+    const wait = (ms: number, why: string) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(onEnd(why)), ms);
+    };
+    wait(deadlineMs, `no start within ${deadlineMs} ms`);
     socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on('data', (chunk: Buffer) => {
       for (const f of reader.push(chunk)) {
+        if (f.kind === FRAME.started) {
+          wait(OUTPUT_DEADLINE_MS, `no output within ${OUTPUT_DEADLINE_MS} ms`);
+          continue;
+        }
+        clearTimeout(timer);
         const r = onFrame(f.kind, f.payload);
         if (r !== undefined) return finish(r.done);
       }
@@ -69,6 +88,7 @@ export function runServed(argv: string[], io: ClientIo): Promise<number | undefi
       io.stderr.write(`error IO_ERROR: the sessionfold server went away mid-reply (${why})\n`);
       return 1;
     },
+    startDeadlineMs(io.env),
   );
 }
 
@@ -90,5 +110,6 @@ export function serverStatus(path: string): Promise<{ status: ServerStatus } | {
       return undefined;
     },
     (why) => ({ reason: `no sessionfold server answers on ${path} (${why})` }),
+    startDeadlineMs(),
   );
 }

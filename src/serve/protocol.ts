@@ -9,8 +9,10 @@
  * - Request: one JSON line, `{v, build, argv, env, cwd, streams}`. `build` names the code that sent it (the
  *   package version and this module's mtime): a server built from other code refuses, and the client runs
  *   locally. `streams` says whether stdout and stderr are terminals, and how wide.
- * - Reply: frames `[kind u8][length u32 BE][payload]`: STDOUT and STDERR carry output as the command writes
- *   it, EXIT ends the reply with `{"code":n}`, REFUSED with `{"reason":…}` (the client then runs locally).
+ * - Reply: frames `[kind u8][length u32 BE][payload]`: STARTED (empty) when the command leaves the queue and
+ *   runs, STDOUT and STDERR carry output as the command writes it, EXIT ends the reply with `{"code":n}`,
+ *   REFUSED with `{"reason":…}` (the client then runs locally). A client that sees no STARTED within
+ *   `startDeadlineMs`, or no output within OUTPUT_DEADLINE_MS after it, runs locally (client.ts).
  */
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -18,9 +20,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FROM_SOURCES, packageRoot, sessionfoldVersion } from '../../cursors/versions.js';
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
-export const FRAME = { stdout: 1, stderr: 2, exit: 3, refused: 4 } as const;
+export const FRAME = { stdout: 1, stderr: 2, exit: 3, refused: 4, started: 5 } as const;
 export type FrameKind = (typeof FRAME)[keyof typeof FRAME];
 
 /** `cost report` and `sessions list`: the status-line and monitor queries, whose flags name no stdin. */
@@ -68,6 +70,18 @@ export function streamShape(s: NodeJS.WritableStream): StreamShape {
   const t = s as { isTTY?: boolean; columns?: number };
   return t.isTTY === true ? { isTTY: true, ...(typeof t.columns === 'number' && { columns: t.columns }) } : { isTTY: false };
 }
+
+/**
+ * How long a client waits for its command to start on the server before it runs it locally (ms; default
+ * 3000, `SESSIONFOLD_SERVE_DEADLINE_MS` overrides): a server busy with a stalled command never holds a client.
+ */
+export function startDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.SESSIONFOLD_SERVE_DEADLINE_MS);
+  return Number.isFinite(v) && v > 0 ? v : 3_000;
+}
+
+/** After STARTED, how long a client waits for the first output or the exit before it runs locally (ms). */
+export const OUTPUT_DEADLINE_MS = 60_000;
 
 /** The socket a client or server of this environment uses; undefined when `SESSIONFOLD_SOCKET=off`. */
 export function getSocketPath(env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -19,9 +19,9 @@
  * - Cache connections stay open between commands (db.ts `setConnectionReuse`), and with them the file rows
  *   already loaded (store.ts, the row memo), which no write by another process has made stale.
  */
-import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { chmodSync, linkSync, lstatSync, mkdirSync, rmSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
@@ -31,8 +31,19 @@ import { WatchedDiscovery, type WatchStats } from './watch.js';
 
 /** Distinct recent commands the server keeps current after a change. */
 export const REFRESH_LIMIT = 4;
-/** A request line longer than this is refused. */
-const MAX_REQUEST_BYTES = 4 << 20;
+/** A request line longer than this is refused (argv, cwd and an environment: kilobytes). */
+const MAX_REQUEST_BYTES = 1 << 20;
+/** A client that has not sent its whole request line by then is dropped. */
+const REQUEST_DEADLINE_MS = 5_000;
+/** Clients at once; more are closed on arrival (and run locally). Bounds the memory requests can hold. */
+const MAX_CLIENTS = 64;
+/**
+ * A command still running after this no longer holds up the queue: the next one starts (the stalled one
+ * goes on; its client has long since run locally, see client.ts).
+ */
+const STALL_MS = 10_000;
+/** How long stopping waits for a running command before it drops it. */
+const STOP_GRACE_MS = 500;
 
 /** Runs one command as a local run would, writing to the given streams; resolves to its exit code. */
 export type CommandRunner = (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number>;
@@ -50,6 +61,8 @@ export interface ServerOptions {
    * off, every command lists and stats the roots as a local run does.
    */
   watch?: boolean;
+  /** A command running longer than this no longer holds up the next (ms; default STALL_MS). */
+  stallMs?: number;
   /** Wait this long after a change before working ahead (ms; default 0: the next turn of the event loop, which already coalesces the events of one write burst). */
   refreshDelayMs?: number;
 }
@@ -57,8 +70,31 @@ export interface ServerOptions {
 export interface ServerHandle {
   readonly socket: string;
   readonly stats: { served: number; refused: number; refreshes: number; discovery: WatchStats };
-  close(): Promise<void>;
+  /** Stop: true when every command had finished, false when one was still running after STOP_GRACE_MS. */
+  close(): Promise<boolean>;
 }
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** Whether a parsed request line has a request's shape (anything else, `null` included, is refused). */
+export function isRequest(v: unknown): v is ServeRequest {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  if (typeof r.v !== 'number' || typeof r.build !== 'string') return false;
+  if (r.status === true) return true;
+  if (!isStrings(r.argv) || typeof r.cwd !== 'string' || r.env === null || typeof r.env !== 'object' || Array.isArray(r.env)) return false;
+  if (!Object.values(r.env).every((x) => typeof x === 'string')) return false;
+  const streams = r.streams as Record<string, unknown> | undefined;
+  if (streams === undefined) return true;
+  if (streams === null || typeof streams !== 'object') return false;
+  for (const k of ['stdout', 'stderr']) {
+    const sh = streams[k] as Record<string, unknown> | undefined;
+    if (sh !== undefined && (sh === null || typeof sh !== 'object' || typeof sh.isTTY !== 'boolean' || (sh.columns !== undefined && typeof sh.columns !== 'number'))) return false;
+  }
+  return true;
+}
+
+const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 
 /** Is something answering on `path`? */
 function answers(path: string): Promise<boolean> {
@@ -70,6 +106,32 @@ function answers(path: string): Promise<boolean> {
     });
     s.on('error', () => resolve(false));
   });
+}
+
+/**
+ * Make `path` free for the server's socket, removing only what is provably a dead server's: a socket of this
+ * user that nothing answers on. Anything else there (a file, a folder, another user's socket) is never
+ * touched: a coded error names it.
+ */
+async function claimSocketPath(path: string): Promise<void> {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined) return;
+  if (!st.isSocket()) throw new SessionfoldError('IO_ERROR', `${path} exists and is not a socket: serve leaves it alone (give --socket another path)`, { file: path });
+  if (await answers(path)) throw new SessionfoldError('IO_ERROR', `a sessionfold server already listens on ${path}`, { file: path });
+  if (process.getuid !== undefined && st.uid !== process.getuid()) throw new SessionfoldError('IO_ERROR', `${path} is another user's socket: serve leaves it alone`, { file: path });
+  // left by a server that died; unless it was replaced meanwhile
+  if (lstatSync(path, { throwIfNoEntry: false })?.ino === st.ino) unlinkSync(path);
+}
+
+/** Remove the socket at `path` when it is still the one this server bound (inode `ino`). */
+function removeOwnSocket(path: string, ino: number | undefined): void {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined || !st.isSocket() || st.ino !== ino) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
 }
 
 /** A client's stream: frames of `kind`, shaped as the client's own (a terminal of some width, or not). */
@@ -95,16 +157,26 @@ const discard = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
 export async function startServer(options: ServerOptions): Promise<ServerHandle> {
   const path = options.socket;
   const log = options.log ?? (() => {});
-  if (existsSync(path)) {
-    if (await answers(path)) throw new SessionfoldError('IO_ERROR', `a sessionfold server already listens on ${path}`);
-    unlinkSync(path); // left by a server that died
+  await claimSocketPath(path);
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw new SessionfoldError('IO_ERROR', `cannot create the folder of the socket ${path}: ${(e as Error).message}`, { file: path, cause: e });
   }
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 
   const stats: ServerHandle['stats'] = { served: 0, refused: 0, refreshes: 0, discovery: { cached: 0, relisted: 0, full: 0, restats: 0, watched: 0 } };
   const recent = new Map<string, ServeRequest>();
   let queue: Promise<void> = Promise.resolve();
-  const enqueue = (job: () => Promise<void>): Promise<void> => (queue = queue.then(job, job));
+  /** Jobs still running (a stalled one included). */
+  const running = new Set<Promise<void>>();
+  // One at a time, but a job that stalls past STALL_MS lets the next one start.
+  const enqueue = (job: () => Promise<void>): Promise<void> =>
+    (queue = queue.then(() => {
+      const p = job().catch(() => undefined);
+      running.add(p);
+      void p.finally(() => running.delete(p));
+      return Promise.race([p, delay(options.stallMs ?? STALL_MS)]);
+    }));
   const home = process.cwd();
   const startedAt = Date.now();
 
@@ -175,6 +247,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   };
 
   const serve = (socket: Socket, req: ServeRequest) => {
+    if (!isRequest(req)) return refuse(socket, 'not a request');
     if (req.v !== PROTOCOL_VERSION || req.build !== buildId()) return refuse(socket, `another build (${String(req.build)})`);
     if (req.status === true) {
       const status: ServerStatus = {
@@ -199,6 +272,9 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     const key = JSON.stringify([req.argv, req.cwd, req.env]);
     pending.delete(key);
     void enqueue(async () => {
+      // A client that gave up waiting (it ran locally) is not answered.
+      if (socket.destroyed) return;
+      socket.write(encodeFrame(FRAME.started, ''));
       const t = performance.now();
       let code: number;
       try {
@@ -216,41 +292,79 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     });
   };
 
+  const clients = new Set<Socket>();
   const server: Server = createServer((socket) => {
-    let buf = Buffer.alloc(0);
+    clients.add(socket);
+    socket.on('close', () => clients.delete(socket));
+    const chunks: Buffer[] = [];
+    let length = 0;
     socket.on('error', () => socket.destroy());
+    // Until the request line is in: a client that sends it slowly, or never, is dropped.
+    socket.setTimeout(REQUEST_DEADLINE_MS, () => {
+      socket.off('data', onData);
+      stats.refused++;
+      log('refused: request not sent in time');
+      socket.destroy();
+    });
     const onData = (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      const nl = buf.indexOf(10);
+      const nl = chunk.indexOf(10);
       if (nl < 0) {
-        if (buf.length > MAX_REQUEST_BYTES) {
+        chunks.push(chunk);
+        length += chunk.length;
+        if (length > MAX_REQUEST_BYTES) {
           socket.off('data', onData);
+          chunks.length = 0;
           refuse(socket, 'request too long');
         }
         return;
       }
       socket.off('data', onData);
-      let req: ServeRequest;
+      socket.setTimeout(0);
+      if (length + nl > MAX_REQUEST_BYTES) return refuse(socket, 'request too long');
+      chunks.push(chunk.subarray(0, nl));
+      let req: unknown;
       try {
-        req = JSON.parse(buf.subarray(0, nl).toString()) as ServeRequest;
+        req = JSON.parse(Buffer.concat(chunks).toString());
       } catch {
         return refuse(socket, 'unreadable request');
       }
-      serve(socket, req);
+      chunks.length = 0;
+      try {
+        serve(socket, req as ServeRequest);
+      } catch (e) {
+        refuse(socket, `bad request (${(e as Error).message})`);
+      }
     };
     socket.on('data', onData);
   });
+  server.maxConnections = MAX_CLIENTS;
 
+  // Bound under a name of its own, then linked into place: a link never replaces what appeared at `path`
+  // meanwhile, and libuv's unlink at close removes only that name (the socket at `path` is removed by
+  // close() only while it is still this one).
+  const bound = join(dirname(path), `.sf${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`);
   const old = process.umask(0o177); // the socket is the user's alone: a request carries their environment
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(path, () => resolve());
+      server.listen(bound, () => resolve());
     });
   } finally {
     process.umask(old);
   }
-  chmodSync(path, 0o600);
+  try {
+    chmodSync(bound, 0o600);
+    linkSync(bound, path);
+  } catch (e) {
+    await new Promise<void>((r) => server.close(() => r()));
+    throw new SessionfoldError('IO_ERROR', `cannot make the socket ${path}: ${(e as Error).message}`, { file: path, cause: e });
+  } finally {
+    rmSync(bound, { force: true });
+  }
+  const socketIno = lstatSync(path).ino;
+  // Whatever ends the process (an uncaught error, process.exit), the socket goes with it.
+  const onExit = (): void => removeOwnSocket(path, socketIno);
+  process.on('exit', onExit);
 
   const sweepMs = options.sweepMs ?? 30_000;
   const sweep =
@@ -266,16 +380,18 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     stats,
     async close() {
       if (sweep) clearInterval(sweep);
-      await new Promise<void>((r) => server.close(() => r()));
-      await queue;
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      removeOwnSocket(path, socketIno); // no new client from here on
+      // Commands still running get a moment; then their clients are dropped (they run locally or say so).
+      const settled = Promise.all([queue, ...running]).then(() => true);
+      const drained = await Promise.race([settled, delay(STOP_GRACE_MS).then(() => false)]);
+      for (const c of clients) c.destroy();
+      await closed;
       watched.close();
       setDiscoveryCache(undefined);
       setConnectionReuse(false);
-      try {
-        unlinkSync(path);
-      } catch {
-        // already gone
-      }
+      process.off('exit', onExit);
+      return drained;
     },
   };
 }

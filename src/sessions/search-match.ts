@@ -26,8 +26,8 @@ export interface Terms {
   terms: string[];
   /** One regex per term (global, case-insensitive; phrases match any whitespace between words). */
   regexes: RegExp[];
-  /** All terms, in order, with anything between them on one text (for the phrase bonus). */
-  phrase: RegExp;
+  /** The most characters between two consecutive terms that still make a phrase (the phrase bonus). */
+  phraseGap: number;
   /** ASCII words every matching file must hold (may be empty: no pre-filter). */
   prefilterWords: string[];
 }
@@ -53,13 +53,36 @@ export function parseTerms(text: unknown): Terms {
   }
   if (terms.length === 0) throw invalidOption('text', 'a non-empty search text', text);
   const regexes = terms.map((t) => new RegExp(t.split(' ').map(escapeRe).join('\\s+'), 'gi'));
-  const phrase = new RegExp(terms.map((t) => t.split(' ').map(escapeRe).join('\\s+')).join('[\\s\\S]{0,40}?'), 'i');
   const words = new Set<string>();
   for (const t of terms) for (const w of t.split(' ')) if (isPrefilterWord(w)) words.add(w);
-  return { terms, regexes, phrase, prefilterWords: [...words] };
+  return { terms, regexes, phraseGap: PHRASE_GAP, prefilterWords: [...words] };
 }
 
 const MAX_HITS_PER_TEXT = 1000;
+/** Characters allowed between consecutive terms of a phrase. */
+const PHRASE_GAP = 40;
+
+/**
+ * Whether the terms occur in order, each within `gap` characters after the end of the one before, given each
+ * term's occurrences `[start, end]` in ascending order: one sweep per pair of consecutive terms over the
+ * occurrences reachable so far, so linear in the occurrences whatever the query (a RegExp of the terms
+ * joined by `[\s\S]{0,40}?` backtracks exponentially in their number).
+ */
+export function hasPhrase(occurrences: readonly (readonly [number, number])[][], gap: number): boolean {
+  let reach = occurrences[0] ?? [];
+  for (let i = 1; i < occurrences.length && reach.length > 0; i++) {
+    const next: (readonly [number, number])[] = [];
+    let k = 0;
+    // the earliest end reachable so far up to each candidate start: ends of `reach` are ascending
+    let best = -Infinity;
+    for (const occ of occurrences[i] as (readonly [number, number])[]) {
+      while (k < reach.length && (reach[k] as readonly [number, number])[1] <= occ[0]) best = Math.max(best, (reach[k++] as readonly [number, number])[1]);
+      if (occ[0] - best <= gap) next.push(occ);
+    }
+    reach = next;
+  }
+  return reach.length > 0;
+}
 
 interface SnippetCandidate {
   text: string;
@@ -91,14 +114,18 @@ export class SearchScorer {
     let hits = 0;
     let first = -1;
     let firstLen = 0;
+    const occurrences: [number, number][][] = [];
     this.#t.regexes.forEach((re, i) => {
       re.lastIndex = 0;
       let n = 0;
+      const occ: [number, number][] = [];
+      occurrences.push(occ);
       for (let m = re.exec(text); m !== null && n < MAX_HITS_PER_TEXT; m = re.exec(text)) {
         if (n === 0 && (first === -1 || m.index < first)) {
           first = m.index;
           firstLen = m[0].length;
         }
+        occ.push([m.index, m.index + m[0].length]);
         n++;
         if (m[0].length === 0) re.lastIndex++;
       }
@@ -110,7 +137,7 @@ export class SearchScorer {
     });
     if (distinct === 0) return;
     this.#blocksHit++;
-    if (!this.#phrase && (this.#t.terms.length === 1 || this.#t.phrase.test(text))) this.#phrase = true;
+    if (!this.#phrase && (this.#t.terms.length === 1 || hasPhrase(occurrences, this.#t.phraseGap))) this.#phrase = true;
     const b = this.#best;
     if (b === undefined || distinct > b.distinct || (distinct === b.distinct && hits > b.hits)) {
       this.#best = { text, index: first, length: firstLen, distinct, hits };
@@ -121,11 +148,17 @@ export class SearchScorer {
   result(title: string): { score: number; snippet: string } | undefined {
     let titleTerms = 0;
     let hits = 0;
+    const inTitleAt: [number, number][][] = [];
     for (let i = 0; i < this.#t.terms.length; i++) {
       const re = this.#t.regexes[i] as RegExp;
       re.lastIndex = 0;
       let inTitle = 0;
-      for (let m = re.exec(title); m !== null; m = re.exec(title)) inTitle++;
+      const occ: [number, number][] = [];
+      inTitleAt.push(occ);
+      for (let m = re.exec(title); m !== null && inTitle < MAX_HITS_PER_TEXT; m = re.exec(title)) {
+        occ.push([m.index, m.index + m[0].length]);
+        inTitle++;
+      }
       if (inTitle > 0) titleTerms++;
       const total = (this.#termHits[i] ?? 0) + inTitle;
       if (total === 0) return undefined;
@@ -133,7 +166,7 @@ export class SearchScorer {
     }
     const density = this.#blocks === 0 ? 0 : Math.min(1, (3 * this.#blocksHit) / this.#blocks);
     const titleShare = titleTerms / this.#t.terms.length;
-    const phrase = this.#phrase || this.#t.phrase.test(title) ? 1 : 0;
+    const phrase = this.#phrase || hasPhrase(inTitleAt, this.#t.phraseGap) ? 1 : 0;
     const raw = 0.45 * (1 - Math.exp(-hits / 4)) + 0.2 * density + 0.25 * titleShare + 0.1 * phrase;
     const score = Math.round(Math.min(1, Math.max(0, raw)) * 10000) / 10000;
     const b = this.#best;

@@ -61,12 +61,16 @@ export default defineCommand({
     const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
     const progress = createProgressBar(ctx.stderr);
     let summary;
+    const warned = new Set<string>();
     try {
       summary = await totalCost(
         { ...selection, pricer, ...(groupBy !== undefined && { groupBy }) },
         {
           onProgress: progress.onProgress,
           onWarning: (m) => {
+            // A fold that starts over scans again: its warnings are said once.
+            if (warned.has(m)) return;
+            warned.add(m);
             progress.stop();
             ctx.stderr.write(`warning: ${m}\n`);
           },

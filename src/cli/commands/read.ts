@@ -1,33 +1,25 @@
 /**
  * `sessionfold read <file> --agent <id> [--cursor <cursor.json>] [--kinds …]`: stream a session file's
  * events as NDJSON. With --cursor the read resumes from the cursor in that file (a missing file means from
- * byte 0), prints `{"type":"start","restarted":…,"replaced":{…}}` first on stderr, and writes the new cursor
+ * byte 0; a file that is not a cursor is CURSOR_INVALID and left as it is), prints `{"type":"start","restarted":…,"replaced":{…}}` first on stderr, and writes the new cursor
  * atomically when the read completes. `read -` parses standard input (no cursor).
  */
-import { readFile } from 'node:fs/promises';
 import type { ReadCursor, ReadOptions } from '../../../cursors/protocol/codec.js';
 import { newReadInfo } from '../../../cursors/protocol/codec.js';
 import { EVENT_KINDS, isEventKind, type EventKind } from '../../../cursors/protocol/events.js';
 import { getCodec } from '../../registry.js';
-import { writeFileAtomic } from '../../../cursors/store.js';
+import { isReadCursor, jsonOf, readOwnFile, writeFileAtomic } from '../../../cursors/store.js';
 import { readStreamEvents } from '../../../cursors/stream.js';
 import { CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { LineWriter } from '../output.js';
 
-async function loadCursor(path: string, stderr: NodeJS.WritableStream): Promise<ReadCursor | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliError('IO_ERROR', `cannot read cursor ${path}: ${(e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text) as ReadCursor;
-  } catch {
-    stderr.write(`warning CURSOR_INVALID: ${path} is not valid JSON; reading from byte 0\n`);
-    return undefined;
-  }
+/**
+ * The cursor in `path`; undefined when there is none yet (absent, empty, or JSON `null`: a file holding
+ * nothing). A file that is not a cursor is CURSOR_INVALID, never overwritten.
+ */
+async function loadCursor(path: string): Promise<ReadCursor | undefined> {
+  const text = await readOwnFile(path, 'cursor file', jsonOf((v) => v === null || isReadCursor(v)));
+  return text === undefined ? undefined : ((JSON.parse(text) as ReadCursor | null) ?? undefined);
 }
 
 export default defineCommand({
@@ -74,7 +66,7 @@ export default defineCommand({
       return 0;
     }
     if (!codec.capabilities.incremental) throw new CliError('USAGE_ERROR', `${codec.id} does not support resumable reads (--cursor)`);
-    const from = await loadCursor(cursorPath, ctx.stderr);
+    const from = await loadCursor(cursorPath);
     let next: ReadCursor | undefined;
     let partial = false;
     const events = codec.read(file, {

@@ -33,17 +33,20 @@ export default defineCommand({
     const quiet = bool(ctx, 'quiet');
     const server = await startServer({ socket, run: ctx.runCli, sweepMs: sweep * 1000, ...(!quiet && { log: (line: string) => ctx.stderr.write(`${line}\n`) }) });
     ctx.stderr.write(`sessionfold serve: listening on ${server.socket} (SESSIONFOLD_SOCKET=${server.socket} for clients with another environment)\n`);
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     await new Promise<void>((resolve) => {
       const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
+        for (const sig of signals) process.off(sig, stop);
         resolve();
       };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      for (const sig of signals) process.on(sig, stop);
     });
-    await server.close();
-    if (!quiet) ctx.stderr.write(`sessionfold serve: stopped (${server.stats.served} served, ${server.stats.refreshes} refreshes)\n`);
+    const drained = await server.close();
+    if (!quiet) ctx.stderr.write(`sessionfold serve: stopped (${server.stats.served} served, ${server.stats.refreshes} refreshes${drained ? '' : '; a command still running was dropped'})\n`);
+    // A command blocked in the kernel (an open that never returns) holds a libuv thread, which even
+    // process.exit() waits to join: end the process by the signal's default action instead (the socket is
+    // already gone).
+    if (!drained) process.kill(process.pid, 'SIGTERM');
     return 0;
   },
 });

@@ -1,0 +1,41 @@
+/**
+ * The one check of the usage numbers every codec reads (token counts, a recorded cost): a value that is not
+ * a sane count never reaches an event, so no total, cached or not, can hold it. A record carrying one is
+ * refused whole: the codec's line throws MALFORMED_LINE, which the reader skips and counts (`skippedLines`,
+ * `onSkip`) as it does any malformed line, and a report warns about.
+ *
+ * Sane: a token count is an integer in [0, MAX_RECORD_TOKENS]; a recorded cost is a finite number in
+ * [0, MAX_RECORD_USD]. The ceilings are far above anything one API response (or one agent's running total of
+ * a session) carries, and low enough that 2^53 / ceiling records are needed before a sum leaves the integers
+ * a double holds exactly (the fold checks that bound as well). An absent or non-numeric field is no count (0,
+ * or no cost), as before.
+ */
+import { SessionfoldError } from './protocol/errors.js';
+
+/** The largest token count one record may carry: 10^10 (priced at any list price, under 2^53 nano-dollars). */
+export const MAX_RECORD_TOKENS = 1e10;
+/** The largest cost (USD) one record may carry: 10^6. */
+export const MAX_RECORD_USD = 1e6;
+
+function absurd(field: string, v: number): SessionfoldError {
+  return new SessionfoldError('MALFORMED_LINE', `absurd usage value ${field}: ${String(v)} (a count is an integer from 0 to ${MAX_RECORD_TOKENS}; a cost a number from 0 to ${MAX_RECORD_USD})`);
+}
+
+/** Whether `v` is a sane token count. */
+export function isSaneCount(v: number): boolean {
+  return Number.isInteger(v) && v >= 0 && v <= MAX_RECORD_TOKENS;
+}
+
+/** A token count: 0 when `v` is not a number; `v` when sane; MALFORMED_LINE (the record is refused) when absurd. */
+export function saneCount(v: unknown, field: string): number {
+  if (typeof v !== 'number') return 0;
+  if (isSaneCount(v)) return v;
+  throw absurd(field, v);
+}
+
+/** A recorded cost: undefined when `v` is not a number; `v` when sane; MALFORMED_LINE when absurd. */
+export function saneCost(v: unknown, field: string): number | undefined {
+  if (typeof v !== 'number') return undefined;
+  if (Number.isFinite(v) && v >= 0 && v <= MAX_RECORD_USD) return v;
+  throw absurd(field, v);
+}
