@@ -3,14 +3,18 @@
  * session once, a looping link harmless); a folder discovery cannot list is named in a warning and counted,
  * and a warm run over a cached file in it keeps its usage instead of crashing.
  */
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, lchownSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
 import { tempDirs } from './helpers/child.js';
 import { makeHome, sink, type Home } from './sessions-helpers.js';
 
+const CLI = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const temps = tempDirs('sf-disc-');
 const homes: Home[] = [];
 afterAll(async () => {
@@ -65,26 +69,53 @@ describe('symlinks in the Claude projects folder', () => {
 });
 
 describe('a folder discovery cannot list', () => {
-  // Permissions do not bind root: there the folder stays readable and nothing is left out to report.
-  it.skipIf(process.getuid?.() === 0)('is named in a warning, and a warm run keeps its cached usage instead of an EACCES crash', async () => {
+  it('is named in a warning, and a warm run keeps its cached usage instead of an EACCES crash', async () => {
     const home = await makeHome();
     homes.push(home);
     const dir = join(home.claude, 'projects', '-tmp-locked');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${sid(5)}.jsonl`), transcript(5, 50));
-    expect(JSON.parse((await cli(home, ['cost', 'report', '--json'])).out)).toMatchObject({ outputTokens: 50 });
+    const run = asUnprivileged(home);
+    expect(JSON.parse((await run(['cost', 'report', '--json'])).out)).toMatchObject({ outputTokens: 50 });
     chmodSync(dir, 0o000);
     try {
-      const warm = await cli(home, ['cost', 'report', '--json']);
+      const warm = await run(['cost', 'report', '--json']);
       expect(warm.code).toBe(0);
       expect(warm.err).toContain(`Cannot list ${dir}`);
-      const cold = await cli(home, ['cost', 'report', '--json', '--no-cache']);
+      const cold = await run(['cost', 'report', '--json', '--no-cache']);
       expect(cold.err).toContain(`Cannot list ${dir}`);
     } finally {
       chmodSync(dir, 0o755);
     }
   });
 });
+
+/**
+ * The CLI as a user that folder modes bind. Permissions do not bind root, so as root it runs the built CLI in a
+ * child process as `nobody`, owner of the home, with every folder on the way to it searchable.
+ */
+function asUnprivileged(home: Home): (args: string[]) => Promise<{ code: number; out: string; err: string }> {
+  if (process.getuid?.() !== 0) return (args) => cli(home, args);
+  searchable(tmpdir());
+  chownTree(home.dir, 65534, 65534);
+  return async (args) => {
+    const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...home.env, SESSIONFOLD_SOCKET: 'off' }, uid: 65534, gid: 65534, encoding: 'utf8' });
+    return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+  };
+}
+
+/** Let others search the folder (the test run's temp root; /tmp already lets them, and keeps its own mode). */
+function searchable(dir: string): void {
+  if ((statSync(dir).mode & 0o005) !== 0o005) chmodSync(dir, 0o755);
+}
+
+function chownTree(path: string, uid: number, gid: number): void {
+  chownSync(path, uid, gid);
+  for (const e of readdirSync(path, { withFileTypes: true })) {
+    if (e.isDirectory()) chownTree(join(path, e.name), uid, gid);
+    else lchownSync(join(path, e.name), uid, gid);
+  }
+}
 
 describe('lines that cannot be read are reported', () => {
   it('a transcript that starts with a UTF-8 BOM: its first line is named as skipped by cost report, cold and warm', async () => {

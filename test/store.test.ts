@@ -135,7 +135,9 @@ async function deniedAs(s: SessionStore): Promise<[string, string | undefined]> 
     const e = await errorOf(s.loadIfPresent('locked'));
     return [e.code, (e.cause as NodeJS.ErrnoException | undefined)?.code];
   }
-  for (const d of [tmpdir(), dir, root]) chmodSync(d, 0o755);
+  // The test run's temp root lets nobody in; /tmp already does, and keeps its own mode.
+  if ((statSync(tmpdir()).mode & 0o005) !== 0o005) chmodSync(tmpdir(), 0o755);
+  for (const d of [dir, root]) chmodSync(d, 0o755);
   const store = pathToFileURL(join(ROOT, 'dist/src/store/store.js')).href;
   const script = `import { SessionStore } from ${JSON.stringify(store)};
 try { await SessionStore.at(${JSON.stringify(root)}).loadIfPresent('locked'); console.log('null'); }
