@@ -30,7 +30,7 @@ import { decodeSegment, pushRecords, SegmentError, segmentCount, SegmentWriter }
 import { BATCH_EVENTS } from './parse-file.js';
 import { takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
-import { SkipTally, type UsageRecord } from './types.js';
+import { SkipTally, type ScanDelta, type UsageRecord } from './types.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 
 /**
@@ -158,7 +158,6 @@ function* chunks(rows: readonly FileRow[], maxFiles: number, maxEvents: number):
 }
 
 export async function* scanCached(opts: NormalizedScanOptions, discovery: Discovery): AsyncGenerator<UsageRecord[]> {
-  const stats = opts.stats;
   let opened: { cache: EventCache; rows: Map<string, FileRow> };
   try {
     opened = openAndLoad(opts);
@@ -166,320 +165,368 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     // A path that holds something else is one the user named by mistake: say so, rather than run uncached.
     if (isForeignCacheError(e)) throw e;
     opts.onWarning(`${(e as Error).message}; reading without the event cache.`);
-    stats.cache = 'off';
+    opts.stats.cache = 'off';
     if (opts.delta) opts.delta.exact = false;
     yield* scanStreaming(opts, discovery.files);
     return;
   }
-  const { cache, rows } = opened;
-  stats.cache = cache.rebuilt ? 'rebuilt' : 'used';
-  const guard = <T>(fn: () => T): T => {
+  const scan = new CachedScan(opts, opened.cache, opened.rows);
+  try {
+    yield* scan.run(discovery);
+  } finally {
+    await scan.close();
+  }
+}
+
+type DoneMessage = Extract<TaskMessage, { type: 'done' }>;
+
+/**
+ * One scan through the event cache: the cache connection and its loaded rows, the consumer's delta (an
+ * incremental scan), the parse tasks in flight with their states, and the finished parses waiting to be applied.
+ */
+class CachedScan {
+  readonly #opts: NormalizedScanOptions;
+  readonly #cache: EventCache;
+  readonly #rows: Map<string, FileRow>;
+  readonly #parsers: Map<Codec, string>;
+  #delta: ScanDelta | undefined;
+  /** Logged updates to fold in before the cached files are served. */
+  readonly #catchUps: RecordChange[][] = [];
+  readonly #skipped = new SkipTally();
+  readonly #states = new Map<number, TaskState>();
+  #nextId = 0;
+  #runner: TaskRunner | undefined;
+  readonly #pending: { state: TaskState; done: DoneMessage }[] = [];
+  #pendingEvents = 0;
+
+  constructor(opts: NormalizedScanOptions, cache: EventCache, rows: Map<string, FileRow>) {
+    this.#opts = opts;
+    this.#cache = cache;
+    this.#rows = rows;
+    this.#parsers = new Map(opts.sources.map((s) => [s.codec, getParserString(s.codec)]));
+    opts.stats.cache = cache.rebuilt ? 'rebuilt' : 'used';
+    this.#delta = opts.delta;
+    if (this.#delta) {
+      const used = this.#guard(() => cache.instance());
+      this.#delta.usedInstance = used;
+      // Row ids of another database (rebuilt, replaced by another process) mean nothing here: serve everything.
+      if (cache.rebuilt || (this.#delta.instance !== undefined && this.#delta.instance !== used)) {
+        this.#delta.exact = false;
+        this.#delta = undefined;
+      }
+    }
+  }
+
+  /** Run a cache call; corruption moves the cache aside, anything else is a CACHE_ERROR. */
+  #guard<T>(fn: () => T): T {
     try {
       return fn();
     } catch (e) {
+      const path = this.#opts.cachePath;
       if (isCorruptionError(e)) {
-        cache.close();
-        const aside = moveAside(opts.cachePath);
-        throw new SessionfoldError('CACHE_ERROR', `The event cache ${opts.cachePath} is corrupt${aside ? ` (moved aside to ${aside})` : ''}; run again to rebuild it.`, {
-          file: opts.cachePath,
-          cause: e,
-        });
+        this.#cache.close();
+        const aside = moveAside(path);
+        throw new SessionfoldError('CACHE_ERROR', `The event cache ${path} is corrupt${aside ? ` (moved aside to ${aside})` : ''}; run again to rebuild it.`, { file: path, cause: e });
       }
       if (e instanceof SessionfoldError) throw e;
-      throw new SessionfoldError('CACHE_ERROR', `Event cache ${opts.cachePath}: ${(e as Error).message}`, { file: opts.cachePath, cause: e });
-    }
-  };
-
-  let delta = opts.delta;
-  if (delta) {
-    const used = guard(() => cache.instance());
-    delta.usedInstance = used;
-    // Row ids of another database (rebuilt, replaced by another process) mean nothing here: serve everything.
-    if (cache.rebuilt || (delta.instance !== undefined && delta.instance !== used)) {
-      delta.exact = false;
-      delta = undefined;
+      throw new SessionfoldError('CACHE_ERROR', `Event cache ${path}: ${(e as Error).message}`, { file: path, cause: e });
     }
   }
+
+  async *run(discovery: Discovery): AsyncGenerator<UsageRecord[]> {
+    const serve = this.#classify(discovery);
+    const tasks = [...this.#states.values()].map((s) => s.task);
+    // Workers for what the native lane will not read.
+    const js = tasks.filter((t) => !takesNativeLane((this.#states.get(t.id) as TaskState).file.codec, t));
+    const runner = new TaskRunner(this.#opts, resolveWorkers(this.#opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
+    this.#runner = runner;
+    runner.add(tasks);
+    this.#opts.stats.workers = runner.workers;
+    // Serve cached files while the pool parses.
+    yield* this.#serveCached(serve, discovery);
+    for (;;) {
+      // Finished files are applied in batches, not as soon as the queue is momentarily empty: every commit
+      // rewrites the B-tree pages it touched, and one commit per file or two wrote ~4x the cache's size to
+      // its WAL on a first run (1.8 GB history, counted once with strace: 87k page writes for a 42 MB cache;
+      // `npm run bench`'s cost topic times the first run).
+      if (this.#pending.length >= APPLY_FILES || this.#pendingEvents >= APPLY_EVENTS) {
+        yield* this.#applyPending();
+        continue;
+      }
+      const m = await runner.next();
+      if (m === undefined) {
+        if (this.#pending.length === 0) break;
+        yield* this.#applyPending();
+        continue;
+      }
+      yield* this.#onMessage(m);
+    }
+    const delta = this.#delta;
+    // A covered file this scan did not account for left the selection (deleted without retainDeleted,
+    // skipped by `since`): its records must go, which only a fresh fold can do.
+    if (delta) for (const id of delta.covered.keys()) if (!delta.gens.has(id)) delta.exact = false;
+    const w = this.#skipped.warning();
+    if (w !== undefined) this.#opts.onWarning(w);
+  }
+
+  async close(): Promise<void> {
+    if (this.#opts.delta) this.#opts.delta.writes = this.#cache.writes;
+    await this.#runner?.close();
+    this.#cache.close();
+  }
+
+  /** Each discovered file against its row: served from the cache (returned), or a task. Gone files marked deleted. */
+  #classify(discovery: Discovery): FileRow[] {
+    const { stats } = this.#opts;
+    const serve: FileRow[] = [];
+    for (const f of discovery.files) {
+      const parser = this.#parsers.get(f.codec) as string;
+      const row = this.#rows.get(fileKey(f.codec.id, f.path));
+      if (isUnchanged(f, row, parser)) {
+        this.#serveRow(row, serve);
+        this.#skipped.add(row.path, row.skipped);
+        stats.unchanged++;
+        continue;
+      }
+      this.#addTask(f, row, 0, false);
+    }
+    // Cached files under the scanned roots that are gone from disk.
+    const gone: FileRow[] = [];
+    for (const { codec, roots } of this.#opts.sources) {
+      const seen = discovery.seen.get(codec.id) ?? new Set<string>();
+      const skipOld = this.#opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
+      for (const row of this.#rows.values()) {
+        if (row.agent !== codec.id || seen.has(row.path) || !roots.includes(row.root)) continue;
+        if (stillThere(row.path)) continue;
+        if (row.deleted === 0) gone.push(row);
+        if (this.#opts.retainDeleted && !(skipOld && row.mtime_ms < (this.#opts.since as number))) {
+          // Marking it deleted below bumps its gen; its records stay the same.
+          this.#serveRow(row, serve, row.deleted === 0 ? row.gen + 1 : row.gen);
+          stats.deleted++;
+        }
+      }
+    }
+    this.#guard(() => this.#cache.markDeleted(gone));
+    return serve;
+  }
+
+  #addTask(file: ScanFile, row: FileRow | undefined, attempts: number, noWrite: boolean): ParseTask {
+    const task = this.#guard(() => makeTask(this.#cache, this.#nextId++, file, row, this.#parsers.get(file.codec) as string, noWrite));
+    this.#states.set(task.id, { task, file, row, attempts, noWrite, segments: [], events: 0 });
+    return task;
+  }
+
   /**
    * Incremental scans: what the consumer's state holds of a cached row. undefined: nothing (serve the row
    * whole); []: every record at the row's gen; steps: an older gen, and these logged updates bring it up to
    * date. A row it holds at a gen the log cannot bridge makes the scan not exact.
    */
-  const held = (row: FileRow): RecordChange[] | undefined => {
+  #held(row: FileRow): RecordChange[] | undefined {
+    const delta = this.#delta;
     if (delta === undefined) return undefined;
     const g = delta.covered.get(row.id);
     if (g === undefined) return undefined;
     if (g === row.gen) return [];
-    const steps = g < row.gen ? guard(() => cache.changesSince(row, g)) : undefined;
+    const steps = g < row.gen ? this.#guard(() => this.#cache.changesSince(row, g)) : undefined;
     if (steps === undefined) delta.exact = false;
     return steps;
-  };
-  /** Logged updates to fold in before the cached files are served. */
-  const catchUps: RecordChange[][] = [];
-  /** Classify a cached row to serve: whole, not at all, or through its logged updates. */
-  const serveRow = (row: FileRow, serve: FileRow[], gen = row.gen): void => {
-    const steps = held(row);
-    delta?.gens.set(row.id, gen);
-    if (steps === undefined) serve.push(row);
-    else if (steps.length > 0) catchUps.push(steps);
-  };
+  }
 
-  let runner: TaskRunner | undefined;
-  const skipped = new SkipTally();
+  /** Classify a cached row to serve: whole, not at all, or through its logged updates. */
+  #serveRow(row: FileRow, serve: FileRow[], gen = row.gen): void {
+    const steps = this.#held(row);
+    this.#delta?.gens.set(row.id, gen);
+    if (steps === undefined) serve.push(row);
+    else if (steps.length > 0) this.#catchUps.push(steps);
+  }
+
   /** The records of `rows`; rows whose stored segments fail to decode go to `damaged` (halving to find them). */
-  const readRows = (rows: FileRow[], damaged: FileRow[]): { records: UsageRecord[]; retained: number } => {
+  #readRows(rows: FileRow[], damaged: FileRow[]): { records: UsageRecord[]; retained: number } {
     try {
-      return cache.readFiles(rows);
+      return this.#cache.readFiles(rows);
     } catch (e) {
       if (!(e instanceof SegmentError)) throw e;
       if (rows.length === 1) {
         damaged.push(rows[0] as FileRow);
         return { records: [], retained: 0 };
       }
-      const a = readRows(rows.slice(0, rows.length >> 1), damaged);
-      const b = readRows(rows.slice(rows.length >> 1), damaged);
+      const a = this.#readRows(rows.slice(0, rows.length >> 1), damaged);
+      const b = this.#readRows(rows.slice(rows.length >> 1), damaged);
       for (const r of b.records) a.records.push(r);
       return { records: a.records, retained: a.retained + b.retained };
     }
-  };
-  try {
-    const parsers = new Map<Codec, string>(opts.sources.map((s) => [s.codec, getParserString(s.codec)]));
-    const serve: FileRow[] = [];
-    const states = new Map<number, TaskState>();
-    let nextId = 0;
-    for (const f of discovery.files) {
-      const parser = parsers.get(f.codec) as string;
-      const row = rows.get(fileKey(f.codec.id, f.path));
-      if (isUnchanged(f, row, parser)) {
-        serveRow(row, serve);
-        skipped.add(row.path, row.skipped);
-        stats.unchanged++;
-        continue;
-      }
-      const task = guard(() => makeTask(cache, nextId++, f, row, parser, false));
-      states.set(task.id, { task, file: f, row, attempts: 0, noWrite: false, segments: [], events: 0 });
-    }
+  }
 
-    // Cached files under the scanned roots that are gone from disk.
-    const gone: FileRow[] = [];
-    for (const { codec, roots } of opts.sources) {
-      const seen = discovery.seen.get(codec.id) ?? new Set<string>();
-      const skipOld = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
-      for (const row of rows.values()) {
-        if (row.agent !== codec.id || seen.has(row.path) || !roots.includes(row.root)) continue;
-        if (stillThere(row.path)) continue;
-        if (row.deleted === 0) gone.push(row);
-        if (opts.retainDeleted && !(skipOld && row.mtime_ms < (opts.since as number))) {
-          // Marking it deleted below bumps its gen; its records stay the same.
-          serveRow(row, serve, row.deleted === 0 ? row.gen + 1 : row.gen);
-          stats.deleted++;
-        }
-      }
-    }
-    guard(() => cache.markDeleted(gone));
-
-    const tasks = [...states.values()].map((s) => s.task);
-    // Workers for what the native lane will not read.
-    const js = tasks.filter((t) => !takesNativeLane((states.get(t.id) as TaskState).file.codec, t));
-    runner = new TaskRunner(opts, resolveWorkers(opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
-    runner.add(tasks);
-    stats.workers = runner.workers;
-
-    // Serve cached files while the pool parses; first what the consumer's state misses of files it holds.
-    for (const steps of catchUps.splice(0)) yield* emitNet(steps);
+  /** First what the consumer's state misses of files it holds, then the cached files; damaged ones are read again. */
+  async *#serveCached(serve: FileRow[], discovery: Discovery): AsyncGenerator<UsageRecord[]> {
+    for (const steps of this.#catchUps.splice(0)) yield* this.#emitNet(steps);
     const damaged: FileRow[] = [];
     for (const chunk of chunks(serve, READ_CHUNK_FILES, READ_CHUNK_EVENTS)) {
-      const { records, retained } = guard(() => readRows(chunk, damaged));
-      stats.records += records.length;
-      stats.retainedRecords += retained;
-      if (records.length > 0) yield records;
+      const { records, retained } = this.#guard(() => this.#readRows(chunk, damaged));
+      yield* this.#emit(records, retained);
       await new Promise<void>((r) => setImmediate(r));
     }
-    if (damaged.length > 0) {
-      // Stored events that fail their check: forgotten and read again now, as new files, with one warning.
-      opts.onWarning(`The event cache ${opts.cachePath} held damaged events of ${damaged.length} file${damaged.length === 1 ? '' : 's'} (the first: ${damaged[0]?.path}): read again.`);
+    if (damaged.length === 0) return;
+    // Stored events that fail their check: forgotten and read again now, as new files, with one warning.
+    this.#opts.onWarning(`The event cache ${this.#opts.cachePath} held damaged events of ${damaged.length} file${damaged.length === 1 ? '' : 's'} (the first: ${damaged[0]?.path}): read again.`);
+    if (this.#delta) this.#delta.exact = false;
+    this.#guard(() => this.#cache.forget(damaged));
+    const again: ParseTask[] = [];
+    for (const row of damaged) {
+      const f = discovery.files.find((d) => d.codec.id === row.agent && d.path === row.path) as ScanFile;
+      again.push(this.#addTask(f, undefined, 0, false));
+    }
+    this.#runner?.add(again);
+  }
+
+  *#emit(records: UsageRecord[], retained: number): Generator<UsageRecord[]> {
+    this.#opts.stats.records += records.length;
+    this.#opts.stats.retainedRecords += retained;
+    if (records.length > 0) yield records;
+  }
+
+  /** The net change of a held file's updates: its removals go to the delta, its additions are yielded. */
+  *#emitNet(steps: readonly RecordChange[]): Generator<UsageRecord[]> {
+    const net = netChange(steps);
+    if (this.#delta) for (const x of net.removed) this.#delta.removed.push(x);
+    let retained = 0;
+    for (const r of net.added) if (r.retained === true) retained++;
+    yield* this.#emit(net.added, retained);
+  }
+
+  /** The cached records of `row`, now. */
+  *#emitRow(row: FileRow): Generator<UsageRecord[]> {
+    const { records, retained } = this.#guard(() => this.#cache.readFiles([row]));
+    yield* this.#emit(records, retained);
+  }
+
+  /** A file whose apply lost a race: its fresh row when another process read it as this scan would, else a new task. */
+  #requeue(state: TaskState): FileRow | undefined {
+    const fresh = this.#guard(() => this.#cache.getFile(state.file.codec.id, state.file.path));
+    if (isUnchanged(state.file, fresh, this.#parsers.get(state.file.codec) as string)) return fresh;
+    const attempts = state.attempts + 1;
+    this.#runner?.add([this.#addTask(state.file, fresh, attempts, attempts >= MAX_ATTEMPTS)]);
+    return undefined;
+  }
+
+  /** Apply the finished parses held back, in one transaction, and yield their records. */
+  *#applyPending(): Generator<UsageRecord[]> {
+    const batch = this.#pending.splice(0);
+    this.#pendingEvents = 0;
+    const delta = this.#delta;
+    // What the consumer holds of each file (before this batch's updates are logged).
+    const heldSteps = batch.map(({ state }) => (state.row === undefined ? undefined : this.#held(state.row)));
+    const results: FileResult[] = batch.map(({ state, done }, i) => ({
+      agent: state.file.codec.id,
+      path: state.file.path,
+      root: state.file.root,
+      parser: this.#parsers.get(state.file.codec) as string,
+      size: state.file.size,
+      mtimeMs: state.file.mtimeMs,
+      deps: state.file.deps,
+      baseGen: state.row?.gen ?? null,
+      start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },
+      segments: state.segments,
+      cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
+      prefixHash: done.prefixHash ?? null,
+      track: done.track,
+      skipped: state.skipped ?? 0,
+      delta: heldSteps[i] !== undefined,
+    }));
+    const outcomes = this.#guard(() => this.#cache.apply(results));
+    for (let i = 0; i < batch.length; i++) {
+      const o = outcomes[i];
+      const { state } = batch[i] as (typeof batch)[number];
+      if (o?.ok) {
+        const steps = heldSteps[i];
+        if (delta) delta.gens.set(o.id, o.gen);
+        if (delta && steps !== undefined) yield* this.#emitNet([...steps, { added: o.records, removed: o.removed ?? [] }]);
+        else yield* this.#emit(o.records, o.retained);
+        continue;
+      }
+      this.#opts.stats.conflicts++;
       if (delta) delta.exact = false;
-      guard(() => cache.forget(damaged));
-      const again: ParseTask[] = [];
-      for (const row of damaged) {
-        const f = discovery.files.find((d) => d.codec.id === row.agent && d.path === row.path) as ScanFile;
-        const task = makeTask(cache, nextId++, f, undefined, parsers.get(f.codec) as string, false);
-        states.set(task.id, { task, file: f, row: undefined, attempts: 0, noWrite: false, segments: [], events: 0 });
-        again.push(task);
-      }
-      runner.add(again);
-    }
-
-    const pending: { state: TaskState; done: Extract<TaskMessage, { type: 'done' }> }[] = [];
-    let pendingEvents = 0;
-    const r = runner;
-
-    const requeue = (state: TaskState): FileRow | undefined => {
-      const fresh = guard(() => cache.getFile(state.file.codec.id, state.file.path));
-      const parser = parsers.get(state.file.codec) as string;
-      if (isUnchanged(state.file, fresh, parser)) return fresh;
-      const attempts = state.attempts + 1;
-      const noWrite = attempts >= MAX_ATTEMPTS;
-      const task = guard(() => makeTask(cache, nextId++, state.file, fresh, parser, noWrite));
-      states.set(task.id, { task, file: state.file, row: fresh, attempts, noWrite, segments: [], events: 0 });
-      r.add([task]);
-      return undefined;
-    };
-
-    function* emit(records: UsageRecord[], retained: number): Generator<UsageRecord[]> {
-      stats.records += records.length;
-      stats.retainedRecords += retained;
-      if (records.length > 0) yield records;
-    }
-
-    /** The net change of a held file's updates: its removals go to the delta, its additions are yielded. */
-    function* emitNet(steps: readonly RecordChange[]): Generator<UsageRecord[]> {
-      const net = netChange(steps);
-      if (delta) for (const x of net.removed) delta.removed.push(x);
-      let retained = 0;
-      for (const r of net.added) if (r.retained === true) retained++;
-      yield* emit(net.added, retained);
-    }
-
-    function* applyPending(): Generator<UsageRecord[]> {
-      const batch = pending.splice(0);
-      pendingEvents = 0;
-      // What the consumer holds of each file (before this batch's updates are logged).
-      const heldSteps = batch.map(({ state }) => (state.row === undefined ? undefined : held(state.row)));
-      const results: FileResult[] = batch.map(({ state, done }, i) => ({
-        agent: state.file.codec.id,
-        path: state.file.path,
-        root: state.file.root,
-        parser: parsers.get(state.file.codec) as string,
-        size: state.file.size,
-        mtimeMs: state.file.mtimeMs,
-        deps: state.file.deps,
-        baseGen: state.row?.gen ?? null,
-        start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },
-        segments: state.segments,
-        cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
-        prefixHash: done.prefixHash ?? null,
-        track: done.track,
-        skipped: state.skipped ?? 0,
-        delta: heldSteps[i] !== undefined,
-      }));
-      const outcomes = guard(() => cache.apply(results));
-      for (let i = 0; i < batch.length; i++) {
-        const o = outcomes[i];
-        const { state } = batch[i] as (typeof batch)[number];
-        if (o?.ok) {
-          const steps = heldSteps[i];
-          if (delta) delta.gens.set(o.id, o.gen);
-          if (delta && steps !== undefined) yield* emitNet([...steps, { added: o.records, removed: o.removed ?? [] }]);
-          else yield* emit(o.records, o.retained);
-          continue;
-        }
-        stats.conflicts++;
-        if (delta) delta.exact = false;
-        const fresh = requeue(state);
-        if (fresh !== undefined) {
-          delta?.gens.set(fresh.id, fresh.gen);
-          const { records, retained } = guard(() => cache.readFiles([fresh]));
-          yield* emit(records, retained);
-        }
+      const fresh = this.#requeue(state);
+      if (fresh !== undefined) {
+        delta?.gens.set(fresh.id, fresh.gen);
+        yield* this.#emitRow(fresh);
       }
     }
+  }
 
-    for (;;) {
-      // Finished files are applied in batches, not as soon as the queue is momentarily empty: every commit
-      // rewrites the B-tree pages it touched, and one commit per file or two wrote ~4x the cache's size to
-      // its WAL on a first run (1.8 GB history, counted once with strace: 87k page writes for a 42 MB cache;
-      // `npm run bench`'s cost topic times the first run).
-      if (pending.length >= APPLY_FILES || pendingEvents >= APPLY_EVENTS) {
-        yield* applyPending();
-        continue;
+  /** One message of the pool about one task. */
+  *#onMessage(m: TaskMessage): Generator<UsageRecord[]> {
+    const state = this.#states.get(m.id) as TaskState;
+    if (m.type === 'start') state.start = m.start;
+    else if (m.type === 'batch') {
+      state.segments.push(m.data);
+      state.events += segmentCount(m.data);
+    } else if (m.type === 'done') yield* this.#onDone(state, m);
+    else if (m.type === 'events') {
+      // The native lane's events, stored as the segments a parse would have posted.
+      for (let i = 0; i < m.events.length; i += BATCH_EVENTS) {
+        const w = new SegmentWriter();
+        for (let k = i; k < Math.min(i + BATCH_EVENTS, m.events.length); k++) w.add(m.events[k] as UsageEvent);
+        state.segments.push(w.finish());
       }
-      const m = await r.next();
-      if (m === undefined) {
-        if (pending.length === 0) break;
-        yield* applyPending();
-        continue;
-      }
-      const state = states.get(m.id) as TaskState;
-      if (m.type === 'start') state.start = m.start;
-      else if (m.type === 'batch') {
-        state.segments.push(m.data);
-        state.events += segmentCount(m.data);
-      } else if (m.type === 'done') {
-        states.delete(m.id);
-        stats.bytesRead += m.info.bytes;
-        stats.bytesVerified += m.bytesVerified;
-        stats.skippedLines += m.info.skippedLines;
-        state.skipped = (state.start?.restarted === false ? (state.row?.skipped ?? 0) : 0) + m.info.skippedLines;
-        skipped.add(state.file.path, state.skipped);
-        if (state.start?.restarted === false) stats.resumed++;
-        else stats.fullReads++;
-        if (m.native === true) stats.nativeReads++;
-        if (state.noWrite) {
-          if (delta) delta.exact = false;
-          const out: UsageRecord[] = [];
-          for (const s of state.segments) pushRecords(decodeSegment(s), state.file.path, m.track.cwd ?? undefined, false, out);
-          yield* emit(out, 0);
-        } else {
-          pending.push({ state, done: m });
-          pendingEvents += state.events;
-        }
-      } else if (m.type === 'events') {
-        // The native lane's events, stored as the segments a parse would have posted.
-        for (let i = 0; i < m.events.length; i += BATCH_EVENTS) {
-          const w = new SegmentWriter();
-          for (let k = i; k < Math.min(i + BATCH_EVENTS, m.events.length); k++) w.add(m.events[k] as UsageEvent);
-          state.segments.push(w.finish());
-        }
-        state.events += m.events.length;
-      } else {
-        states.delete(m.id);
-        const row = state.row;
-        if (isMissingFileError(m.error)) {
-          // Deleted between discovery and the read.
-          if (row !== undefined) {
-            guard(() => cache.markDeleted([row]));
-            if (opts.retainDeleted) {
-              stats.deleted++;
-              const fresh = guard(() => cache.getFile(row.agent, row.path));
-              if (fresh !== undefined) {
-                // Held by the consumer and only marked deleted since: the records are the same.
-                const steps = fresh.gen === row.gen + (row.deleted === 0 ? 1 : 0) ? held(row) : undefined;
-                delta?.gens.set(fresh.id, fresh.gen);
-                if (steps !== undefined) yield* emitNet(steps);
-                else {
-                  if (delta?.covered.has(row.id)) delta.exact = false;
-                  const { records, retained } = guard(() => cache.readFiles([fresh]));
-                  yield* emit(records, retained);
-                }
-              }
-            }
-          }
-          continue;
-        }
-        stats.failed++;
-        opts.onWarning(`Cannot read ${state.file.path}: ${m.error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
-        if (row !== undefined) {
-          skipped.add(row.path, row.skipped);
-          const served: FileRow[] = [];
-          serveRow(row, served);
-          if (served.length > 0) {
-            const { records, retained } = guard(() => cache.readFiles([row]));
-            yield* emit(records, retained);
-          }
-          for (const steps of catchUps.splice(0)) yield* emitNet(steps);
-        }
-      }
+      state.events += m.events.length;
+    } else {
+      this.#states.delete(m.id);
+      yield* this.#onError(state, m.error);
     }
-    // A covered file this scan did not account for left the selection (deleted without retainDeleted,
-    // skipped by `since`): its records must go, which only a fresh fold can do.
-    if (delta) for (const id of delta.covered.keys()) if (!delta.gens.has(id)) delta.exact = false;
-    const w = skipped.warning();
-    if (w !== undefined) opts.onWarning(w);
-  } finally {
-    if (opts.delta) opts.delta.writes = cache.writes;
-    await runner?.close();
-    cache.close();
+  }
+
+  *#onDone(state: TaskState, m: DoneMessage): Generator<UsageRecord[]> {
+    const stats = this.#opts.stats;
+    this.#states.delete(m.id);
+    stats.bytesRead += m.info.bytes;
+    stats.bytesVerified += m.bytesVerified;
+    stats.skippedLines += m.info.skippedLines;
+    state.skipped = (state.start?.restarted === false ? (state.row?.skipped ?? 0) : 0) + m.info.skippedLines;
+    this.#skipped.add(state.file.path, state.skipped);
+    if (state.start?.restarted === false) stats.resumed++;
+    else stats.fullReads++;
+    if (m.native === true) stats.nativeReads++;
+    if (!state.noWrite) {
+      this.#pending.push({ state, done: m });
+      this.#pendingEvents += state.events;
+      return;
+    }
+    if (this.#delta) this.#delta.exact = false;
+    const out: UsageRecord[] = [];
+    for (const s of state.segments) pushRecords(decodeSegment(s), state.file.path, m.track.cwd ?? undefined, false, out);
+    yield* this.#emit(out, 0);
+  }
+
+  /** A read that failed: a file deleted since discovery keeps its cached usage as deleted; others are warned about. */
+  *#onError(state: TaskState, error: Error): Generator<UsageRecord[]> {
+    const row = state.row;
+    const delta = this.#delta;
+    if (isMissingFileError(error)) {
+      // Deleted between discovery and the read.
+      if (row === undefined) return;
+      this.#guard(() => this.#cache.markDeleted([row]));
+      if (!this.#opts.retainDeleted) return;
+      this.#opts.stats.deleted++;
+      const fresh = this.#guard(() => this.#cache.getFile(row.agent, row.path));
+      if (fresh === undefined) return;
+      // Held by the consumer and only marked deleted since: the records are the same.
+      const steps = fresh.gen === row.gen + (row.deleted === 0 ? 1 : 0) ? this.#held(row) : undefined;
+      delta?.gens.set(fresh.id, fresh.gen);
+      if (steps !== undefined) yield* this.#emitNet(steps);
+      else {
+        if (delta?.covered.has(row.id)) delta.exact = false;
+        yield* this.#emitRow(fresh);
+      }
+      return;
+    }
+    this.#opts.stats.failed++;
+    this.#opts.onWarning(`Cannot read ${state.file.path}: ${error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
+    if (row === undefined) return;
+    this.#skipped.add(row.path, row.skipped);
+    const served: FileRow[] = [];
+    this.#serveRow(row, served);
+    if (served.length > 0) yield* this.#emitRow(row);
+    for (const steps of this.#catchUps.splice(0)) yield* this.#emitNet(steps);
   }
 }
-
