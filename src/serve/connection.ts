@@ -1,0 +1,164 @@
+/**
+ * `Connections`: the server's side of each client connection. It reads the one request line within its
+ * bounds (MAX_REQUEST_BYTES, REQUEST_DEADLINE_MS, MAX_CLIENTS at once), validates it (`isRequest`, the
+ * protocol version and build, a served command), hands it on, and frames the answer (protocol.ts): a status,
+ * a command's STARTED, output and EXIT, or REFUSED with its reason.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest, type ServerStatus, type StreamShape } from './protocol.js';
+
+/** A request line longer than this is refused (argv, cwd and an environment: kilobytes). */
+const MAX_REQUEST_BYTES = 1 << 20;
+/** A client that has not sent its whole request line by then is dropped. */
+const REQUEST_DEADLINE_MS = 5_000;
+/** Clients at once; more are closed on arrival (and run locally). Bounds the memory requests can hold. */
+const MAX_CLIENTS = 64;
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** Whether a parsed request line has a request's shape (anything else, `null` included, is refused). */
+export function isRequest(v: unknown): v is ServeRequest {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  if (typeof r.v !== 'number' || typeof r.build !== 'string') return false;
+  if (r.status === true) return true;
+  if (!isStrings(r.argv) || typeof r.cwd !== 'string' || r.env === null || typeof r.env !== 'object' || Array.isArray(r.env)) return false;
+  if (!Object.values(r.env).every((x) => typeof x === 'string')) return false;
+  const streams = r.streams as Record<string, unknown> | undefined;
+  if (streams === undefined) return true;
+  if (streams === null || typeof streams !== 'object') return false;
+  for (const k of ['stdout', 'stderr']) {
+    const sh = streams[k] as Record<string, unknown> | undefined;
+    if (sh !== undefined && (sh === null || typeof sh !== 'object' || typeof sh.isTTY !== 'boolean' || (sh.columns !== undefined && typeof sh.columns !== 'number'))) return false;
+  }
+  return true;
+}
+
+/** A client's stream: frames of `kind`, shaped as the client's own (a terminal of some width, or not). */
+function frameStream(socket: Socket, kind: FrameKind, shape: StreamShape | undefined): Writable {
+  const w = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      if (socket.destroyed) return cb();
+      socket.write(encodeFrame(kind, chunk), () => cb());
+    },
+  });
+  if (shape?.isTTY === true) Object.assign(w, { isTTY: true, ...(shape.columns !== undefined && { columns: shape.columns }) });
+  return w;
+}
+
+/** Runs a command, writing to the client's streams; resolves to its exit code. */
+export type RunOnStreams = (stdout: Writable, stderr: Writable) => Promise<number>;
+
+/**
+ * Answer a command: STARTED, its output as it is written, then EXIT (a command that throws exits 1 with the
+ * error on stderr). Undefined, and nothing sent, when the client gave up waiting (it ran locally).
+ */
+export async function answerCommand(socket: Socket, req: ServeRequest, run: RunOnStreams): Promise<number | undefined> {
+  if (socket.destroyed) return undefined;
+  socket.write(encodeFrame(FRAME.started, ''));
+  let code: number;
+  try {
+    code = await run(frameStream(socket, FRAME.stdout, req.streams?.stdout), frameStream(socket, FRAME.stderr, req.streams?.stderr));
+  } catch (e) {
+    socket.write(encodeFrame(FRAME.stderr, `error: ${(e as Error).stack ?? String(e)}\n`));
+    code = 1;
+  }
+  socket.end(encodeFrame(FRAME.exit, JSON.stringify({ code })));
+  return code;
+}
+
+/** What the server does with a valid request. */
+export interface RequestHandlers {
+  status(): ServerStatus;
+  /** Queue the served command `req` for `socket` (answerCommand answers it). */
+  command(socket: Socket, req: ServeRequest): void;
+}
+
+export class Connections {
+  readonly server: Server;
+  readonly #clients = new Set<Socket>();
+  readonly #handlers: RequestHandlers;
+  readonly #stats: { refused: number };
+  readonly #log: (line: string) => void;
+
+  constructor(handlers: RequestHandlers, stats: { refused: number }, log: (line: string) => void) {
+    this.#handlers = handlers;
+    this.#stats = stats;
+    this.#log = log;
+    this.server = createServer((socket) => this.#accept(socket));
+    this.server.maxConnections = MAX_CLIENTS;
+  }
+
+  /** Drop every client still connected (their commands are abandoned: they run locally or say so). */
+  dropAll(): void {
+    for (const c of this.#clients) c.destroy();
+  }
+
+  #refuse(socket: Socket, reason: string): void {
+    this.#stats.refused++;
+    this.#log(`refused: ${reason}`);
+    socket.end(encodeFrame(FRAME.refused, JSON.stringify({ reason })));
+  }
+
+  /** Collect the request line, within its size and time bounds, then dispatch it. */
+  #accept(socket: Socket): void {
+    this.#clients.add(socket);
+    socket.on('close', () => this.#clients.delete(socket));
+    const chunks: Buffer[] = [];
+    let length = 0;
+    socket.on('error', () => socket.destroy());
+    // Until the request line is in: a client that sends it slowly, or never, is dropped.
+    socket.setTimeout(REQUEST_DEADLINE_MS, () => {
+      socket.off('data', onData);
+      this.#stats.refused++;
+      this.#log('refused: request not sent in time');
+      socket.destroy();
+    });
+    const onData = (chunk: Buffer): void => {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        chunks.push(chunk);
+        length += chunk.length;
+        if (length > MAX_REQUEST_BYTES) {
+          socket.off('data', onData);
+          chunks.length = 0;
+          this.#refuse(socket, 'request too long');
+        }
+        return;
+      }
+      socket.off('data', onData);
+      socket.setTimeout(0);
+      if (length + nl > MAX_REQUEST_BYTES) return this.#refuse(socket, 'request too long');
+      chunks.push(chunk.subarray(0, nl));
+      let req: unknown;
+      try {
+        req = JSON.parse(Buffer.concat(chunks).toString());
+      } catch {
+        return this.#refuse(socket, 'unreadable request');
+      }
+      chunks.length = 0;
+      try {
+        this.#dispatch(socket, req);
+      } catch (e) {
+        this.#refuse(socket, `bad request (${(e as Error).message})`);
+      }
+    };
+    socket.on('data', onData);
+  }
+
+  /** Refuse what is not a request of this build for a served command; answer a status at once. */
+  #dispatch(socket: Socket, req: unknown): void {
+    if (!isRequest(req)) return this.#refuse(socket, 'not a request');
+    if (req.v !== PROTOCOL_VERSION || req.build !== buildId()) return this.#refuse(socket, `another build (${String(req.build)})`);
+    if (req.status === true) {
+      socket.write(encodeFrame(FRAME.stdout, JSON.stringify(this.#handlers.status())));
+      socket.end(encodeFrame(FRAME.exit, JSON.stringify({ code: 0 })));
+      return;
+    }
+    if (!Array.isArray(req.argv) || !isServed(req.argv) || typeof req.cwd !== 'string' || req.env === null || typeof req.env !== 'object') {
+      return this.#refuse(socket, 'not a served command');
+    }
+    this.#handlers.command(socket, req);
+  }
+}
