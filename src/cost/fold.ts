@@ -299,9 +299,14 @@ function summarize(n: NormalizedCostOptions, totals: FoldTotals, sets: GroupSets
  */
 export async function foldCost(records: AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterable<UsageRecord | readonly UsageRecord[]>, options: CostFoldOptions = {}): Promise<CostSummary> {
   const fold = createCostFold(options);
-  for await (const r of records) {
-    if (Array.isArray(r)) for (const x of r as readonly UsageRecord[]) fold.add(x);
-    else fold.add(r as UsageRecord);
-  }
+  await drainRecords(records, fold.add);
   return fold.result();
+}
+
+/** Hand every record of a stream of records or record batches to `add`, in order. */
+export async function drainRecords(records: AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterable<UsageRecord | readonly UsageRecord[]>, add: (r: UsageRecord) => void): Promise<void> {
+  for await (const r of records) {
+    if (Array.isArray(r)) for (const x of r as readonly UsageRecord[]) add(x);
+    else add(r as UsageRecord);
+  }
 }

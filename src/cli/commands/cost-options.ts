@@ -96,3 +96,22 @@ export function createProgressBar(stderr: NodeJS.WritableStream, delayMs = 400):
     },
   };
 }
+
+/**
+ * Run a scan with the stderr progress bar and warnings (`warning: …` lines, the bar cleared first): `scan`
+ * gets the scan options to pass on.
+ */
+export async function withScanProgress<T>(ctx: CommandContext, scan: (extra: { onProgress(done: number, total: number): void; onWarning(message: string): void }) => Promise<T>): Promise<T> {
+  const progress = createProgressBar(ctx.stderr);
+  try {
+    return await scan({
+      onProgress: progress.onProgress,
+      onWarning: (m) => {
+        progress.stop();
+        ctx.stderr.write(`warning: ${m}\n`);
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+}

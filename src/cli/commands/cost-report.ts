@@ -9,7 +9,7 @@ import { createPricer } from '../../cost/pricing.js';
 import { totalCost } from '../../cost/total.js';
 import type { CostGroupBy } from '../../cost/types.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
-import { createProgressBar, SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
+import { SELECTION_OPTIONS, selectionFromArgs, withScanProgress } from './cost-options.js';
 import { findCodec, listCodecs } from '../../registry.js';
 import { createSessionManager } from '../../sessions/manager.js';
 
@@ -59,22 +59,7 @@ export default defineCommand({
 
     const selection = selectionFromArgs(ctx);
     const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
-    const progress = createProgressBar(ctx.stderr);
-    let summary;
-    try {
-      summary = await totalCost(
-        { ...selection, pricer, ...(groupBy !== undefined && { groupBy }) },
-        {
-          onProgress: progress.onProgress,
-          onWarning: (m) => {
-            progress.stop();
-            ctx.stderr.write(`warning: ${m}\n`);
-          },
-        },
-      );
-    } finally {
-      progress.stop();
-    }
+    const summary = await withScanProgress(ctx, (scan) => totalCost({ ...selection, pricer, ...(groupBy !== undefined && { groupBy }) }, scan));
     ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode }));
     await noteUnknownUsage(ctx, selection);
     return 0;

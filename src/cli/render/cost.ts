@@ -31,12 +31,14 @@ const GROUP_LABELS: Record<CostGroupBy, string> = {
   tag: 'Tag',
 };
 
-const int = (n: number): string => {
+/** An integer with thousands separators (en-US, whatever the machine locale). */
+export const int = (n: number): string => {
   const s = Math.round(n).toString();
   return s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 };
 
-const usd = (n: number): string => {
+/** USD rounded to cents: `$1,234.56`. */
+export const usd = (n: number): string => {
   const cents = Math.round(n * 100);
   const s = (Math.abs(cents) / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${cents < 0 ? '-' : ''}$${s}`;
