@@ -10,34 +10,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlocksReport, UsageBlock } from '../src/cost/blocks.js';
 import type { CostSummary } from '../src/cost/types.js';
+import { reqTokens, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, HAS_CODEX, makeHome, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
 const run = promisify(execFile);
 const H = 3_600_000;
 const M = 60_000;
-
-interface Req {
-  id: string;
-  ms: number;
-  inp: number;
-  out: number;
-  cr: number;
-  cw: number;
-  usd: number;
-}
-
-function claudeLine(sid: string, r: Req): string {
-  return JSON.stringify({
-    type: 'assistant',
-    sessionId: sid,
-    cwd: '/w',
-    timestamp: new Date(r.ms).toISOString(),
-    requestId: `req_${r.id}`,
-    costUSD: r.usd,
-    message: { id: `msg_${r.id}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'x' }], usage: { input_tokens: r.inp, output_tokens: r.out, cache_read_input_tokens: r.cr, cache_creation_input_tokens: r.cw } },
-  });
-}
 
 const T0 = Date.UTC(2026, 0, 10, 10, 20);
 const now = Date.now();
@@ -60,13 +39,9 @@ const WINDOWS: Req[][] = [OLD.slice(0, 3), OLD.slice(3, 4), OLD.slice(4, 5), REC
 let home: Home;
 beforeAll(async () => {
   home = await makeHome();
-  const projects = join(home.claude, 'projects', '-w');
-  await mkdir(projects, { recursive: true });
-  const s1 = '11111111-1111-4111-8111-111111111111';
-  const s2 = '22222222-2222-4222-8222-222222222222';
-  await writeFile(join(projects, `${s1}.jsonl`), [...OLD, ...RECENT].map((r) => claudeLine(s1, r)).join('\n') + '\n');
+  await writeClaudeSession(home.claude, '11111111-1111-4111-8111-111111111111', [...OLD, ...RECENT]);
   // A resumed session repeats response `b`: it counts once.
-  await writeFile(join(projects, `${s2}.jsonl`), claudeLine(s2, OLD[1] as Req) + '\n');
+  await writeClaudeSession(home.claude, '22222222-2222-4222-8222-222222222222', [OLD[1] as Req]);
   const day = join(home.codex, 'sessions', '2026', '01', '10');
   await mkdir(day, { recursive: true });
   const cid = '0199a000-0000-7000-8000-000000000042';
@@ -92,8 +67,8 @@ async function blocks(args: string[]): Promise<BlocksReport> {
   return JSON.parse(r.stdout) as BlocksReport;
 }
 
-const sum = (rs: Req[], f: (r: Req) => number) => rs.reduce((a, r) => a + f(r), 0);
-const tokens = (r: Req) => r.inp + r.out + r.cr + r.cw;
+const sum = sumOf;
+const tokens = reqTokens;
 
 describe.skipIf(!HAS_CLAUDE || !HAS_CODEX)('cost blocks (built CLI)', () => {
   it('cuts Claude usage into windows and gaps with ccusage rules, each window adding up', async () => {
