@@ -7,7 +7,7 @@
  *   starts a new window; a silence longer than 5 hours is listed as a gap (`isGap`) between them;
  * - the window containing now (now before its end, and less than 5 hours since its last request) is active;
  *   its burn rate is tokens/min and $/h between its first and last request, and the projection extends that
- *   rate to the window's end.
+ *   rate over the whole minutes left to the window's end (other windows have neither).
  * Records are deduplicated like the totals fold (fold.ts): per dedup key the copy with most output tokens,
  * then most tokens, then the smallest (file, offset) counts, so blocks and `cost report` add up to the same.
  * Money is summed in integer nano-dollars, as there.
@@ -51,8 +51,8 @@ export interface UsageBlock {
   id: string;
   startTime: string;
   endTime: string;
-  /** The last request's time (absent on gaps). */
-  actualEndTime?: string;
+  /** The last request's time (null on gaps). */
+  actualEndTime: string | null;
   isActive: boolean;
   isGap: boolean;
   /** Requests counted in the window. */
@@ -64,7 +64,7 @@ export interface UsageBlock {
   unpricedCount: number;
   /** Models in order of first use. */
   models: string[];
-  /** Null when the window has one instant of activity (or is a gap). */
+  /** Only on the active window, and null there while it has one instant of activity. */
   burnRate: BlockBurnRate | null;
   /** Only on the active window (null elsewhere). */
   projection: BlockProjection | null;
@@ -210,14 +210,15 @@ function windowOf(agent: string, start: number, entries: Entry[], nowMs: number)
   const isActive = nowMs - last < BLOCK_MS && nowMs < end;
   const minutes = (last - first) / 60_000;
   const burnRate: BlockBurnRate | null =
-    minutes > 0 ? { tokensPerMinute: totalTokens / minutes, tokensPerMinuteForIndicator: (tokenCounts.inputTokens + tokenCounts.outputTokens) / minutes, costPerHour: (costUSD / minutes) * 60 } : null;
+    isActive && minutes > 0 ? { tokensPerMinute: totalTokens / minutes, tokensPerMinuteForIndicator: (tokenCounts.inputTokens + tokenCounts.outputTokens) / minutes, costPerHour: (costUSD / minutes) * 60 } : null;
   let projection: BlockProjection | null = null;
-  if (isActive && burnRate !== null) {
-    const remaining = Math.max(0, (end - nowMs) / 60_000);
+  if (burnRate !== null) {
+    // Whole minutes, as ccusage counts them (its projection is rate × the minutes it prints).
+    const remaining = Math.max(0, Math.floor((end - nowMs) / 60_000));
     projection = {
       totalTokens: Math.round(totalTokens + burnRate.tokensPerMinute * remaining),
       totalCost: Math.round((costUSD + (burnRate.costPerHour / 60) * remaining) * 100) / 100,
-      remainingMinutes: Math.round(remaining),
+      remainingMinutes: remaining,
     };
   }
   return {
@@ -245,6 +246,7 @@ function gapOf(agent: string, start: number, end: number): UsageBlock {
     id: `gap-${iso(start)}`,
     startTime: iso(start),
     endTime: iso(end),
+    actualEndTime: null,
     isActive: false,
     isGap: true,
     entries: 0,
