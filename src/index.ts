@@ -89,7 +89,9 @@ export type {
 export type { ResumeCommand } from './sessions/resume.js';
 
 // Cost: totals over every agent's history, and the usage export.
-export { totalCost } from './cost/total.js';
+export { totalCost, usageBlocks } from './cost/total.js';
+export { createBlocksFold, foldBlocks } from './cost/blocks.js';
+export type { BlocksReport, UsageBlock, BlocksFoldOptions } from './cost/blocks.js';
 export { createPricer, COST_MODES } from './cost/pricing.js';
 export type { Pricer, PricerOptions, PriceResult } from './cost/pricing.js';
 export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './cost/types.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { civilFromDays, daysFromCivil, isoWeekKey, parseDateInZone, ZoneCalendar } from '../src/cost/calendar.js';
+import { civilFromDays, daysFromCivil, isoWeekKey, parseDateInZone, periodStart, ZoneCalendar } from '../src/cost/calendar.js';
 import { eventTime } from '../src/cost/filter.js';
 
 const ZONES = ['UTC', 'Europe/Paris', 'America/Los_Angeles', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Adelaide', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns'];
@@ -118,5 +118,24 @@ describe('eventTime', () => {
     expect(eventTime('1970-01-01T00:00:00.000Z')).toBeNaN();
     expect(eventTime('')).toBeNaN();
     expect(eventTime('2026-01-0xT10:00:00Z')).toBeNaN();
+  });
+});
+
+describe('periodStart (cost report --last)', () => {
+  // Wednesday 2026-03-04 01:30 UTC is Tuesday 2026-03-03 evening in New York (UTC-5).
+  const now = Date.UTC(2026, 2, 4, 1, 30);
+  it.each([
+    ['UTC', 'day', 0, '2026-03-04T00:00:00.000Z'],
+    ['UTC', 'day', 3, '2026-03-01T00:00:00.000Z'],
+    ['UTC', 'week', 0, '2026-03-02T00:00:00.000Z'],
+    ['UTC', 'week', 2, '2026-02-16T00:00:00.000Z'],
+    ['UTC', 'month', 0, '2026-03-01T00:00:00.000Z'],
+    ['UTC', 'month', 14, '2025-01-01T00:00:00.000Z'],
+    ['America/New_York', 'day', 0, '2026-03-03T05:00:00.000Z'],
+    ['America/New_York', 'week', 0, '2026-03-02T05:00:00.000Z'],
+    // Two months back crosses no DST change; March 8 (spring forward) is after now.
+    ['America/New_York', 'month', 2, '2026-01-01T05:00:00.000Z'],
+  ] as const)('%s %s back %i starts at %s', (tz, unit, back, iso) => {
+    expect(new Date(periodStart(new ZoneCalendar(tz), unit, back, now)).toISOString()).toBe(iso);
   });
 });

@@ -216,3 +216,19 @@ export function parseDateInZone(text: string, cal: ZoneCalendar, endOfDay = fals
   }
   throw invalidOption(name, 'a date YYYY-MM-DD or an ISO-8601 time', text);
 }
+
+/**
+ * The start of the day, ISO week (Monday) or month `back` periods before the one holding instant `nowMs`, in
+ * the calendar's zone: `back` 0 is the current period's start. `--last N` selects from `periodStart(…, N - 1)`.
+ */
+export function periodStart(cal: ZoneCalendar, unit: 'day' | 'week' | 'month', back: number, nowMs: number): number {
+  const today = cal.dayNumber(nowMs);
+  if (unit === 'month') {
+    const [y, m] = civilFromDays(today);
+    const months = y * 12 + (m - 1) - back;
+    return cal.toInstant(Math.floor(months / 12), (months % 12) + 1, 1);
+  }
+  const day = unit === 'day' ? today - back : today - ((((today + 3) % 7) + 7) % 7) - 7 * back;
+  const [y, m, d] = civilFromDays(day);
+  return cal.toInstant(y, m, d);
+}

@@ -17,7 +17,7 @@ export const COST_GROUP_BYS: readonly CostGroupBy[] = ['agent', 'model', 'day', 
 
 /** Options of the totals fold and the export (the parts of CostAggregationOptions that do not scan). */
 export interface CostFoldOptions
-  extends Pick<CostAggregationOptions, 'agent' | 'agents' | 'since' | 'until' | 'model' | 'tags' | 'cwd' | 'groupBy' | 'timeZone' | 'mode' | 'env' | 'pricesFile'> {
+  extends Pick<CostAggregationOptions, 'agent' | 'agents' | 'since' | 'until' | 'model' | 'tags' | 'cwd' | 'groupBy' | 'breakdown' | 'timeZone' | 'mode' | 'env' | 'pricesFile'> {
   /** A pricer to reuse (its mode is overridden by `mode` when given). */
   pricer?: Pricer;
   /** Tags to use instead of loading `$SESSIONFOLD_TAGS` / the XDG tags file. */
@@ -36,6 +36,8 @@ export interface NormalizedCostOptions {
   /** Without a trailing slash; selects this directory and everything under it. */
   cwd: string | undefined;
   groupBy: CostGroupBy | undefined;
+  /** Per-model rows inside each group (never with `groupBy` model or without grouping). */
+  breakdown: boolean;
   calendar: ZoneCalendar;
   mode: CostMode;
   pricer: Pricer;
@@ -73,6 +75,7 @@ export function normalizeCostOptions(o: CostFoldOptions = {}): NormalizedCostOpt
     tags: tags !== undefined && tags.length > 0 ? new Set(tags) : undefined,
     cwd: o.cwd === undefined || o.cwd === '' ? undefined : o.cwd.length > 1 ? o.cwd.replace(/\/+$/, '') : o.cwd,
     groupBy: o.groupBy,
+    breakdown: o.breakdown === true && o.groupBy !== undefined && o.groupBy !== 'model',
     calendar: new ZoneCalendar(o.timeZone ?? localTimeZone()),
     mode,
     pricer: o.pricer ?? createPricer({ mode, env, ...(o.pricesFile !== undefined && { pricesFile: o.pricesFile }) }),

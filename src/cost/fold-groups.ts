@@ -12,6 +12,8 @@ import { Interner } from './fold-ledger.js';
 export const UNKNOWN_GROUP = '(unknown)';
 /** Tag group of sessions without tags. */
 export const UNTAGGED_GROUP = '(untagged)';
+/** Between a group and a model in the key of a breakdown's row. */
+export const MODEL_SEP = '\u0000';
 
 export class GroupSets {
   readonly groups: Interner;
@@ -55,6 +57,22 @@ export class GroupSets {
     return id;
   }
 
+  /**
+   * The set of a group set's groups plus, for each, its `<group>\u0000<model>` group (a breakdown's rows).
+   * Kept with the tag sets (a key no tag list can have: it starts with \u0001) so a restored fold has it.
+   */
+  withModel(base: number, model: string): number {
+    const k = `\u0001${base}\u0000${model}`;
+    let id = this.#tagSets.get(k);
+    if (id === undefined) {
+      id = this.sets.length;
+      const groups = this.sets[base] as number[];
+      this.sets.push([...groups, ...groups.map((g) => this.groups.id(`${this.groups.values[g] as string}${MODEL_SEP}${model}`))]);
+      this.#tagSets.set(k, id);
+    }
+    return id;
+  }
+
   /** The header fields that restore these sets, in the stored order (the unpriced models stand among them). */
   toHeader(unpriced: string[]): Pick<FoldStateHeader, 'groups' | 'unpriced' | 'groupSets' | 'single' | 'tagSets'> {
     return { groups: this.groups.values, unpriced, groupSets: this.sets, single: [...this.#single], tagSets: [...this.#tagSets] };
@@ -66,6 +84,11 @@ export type GroupSetOf = (r: UsageRecord, ms: number) => number;
 
 /** The group-set function of `n.groupBy`; `session` names a record's session (`agent:id`). */
 export function groupSetFor(n: NormalizedCostOptions, sel: RecordSelector, sets: GroupSets, session: (r: UsageRecord) => string): GroupSetOf {
+  const base = baseGroupSetFor(n, sel, sets, session);
+  return n.breakdown ? (r, ms) => sets.withModel(base(r, ms), r.model) : base;
+}
+
+function baseGroupSetFor(n: NormalizedCostOptions, sel: RecordSelector, sets: GroupSets, session: (r: UsageRecord) => string): GroupSetOf {
   const cal = n.calendar;
   const byTime = (key: (ms: number) => string): GroupSetOf => (_r, ms) => sets.single(Number.isNaN(ms) ? UNKNOWN_GROUP : key(ms));
   switch (n.groupBy) {

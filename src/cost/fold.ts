@@ -18,7 +18,7 @@
  */
 import type { UsageRecord } from '../scan/types.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
-import { GroupSets, groupSetFor } from './fold-groups.js';
+import { GroupSets, groupSetFor, MODEL_SEP } from './fold-groups.js';
 import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapacity, NF, NI } from './fold-ledger.js';
 import { FOLD_STATE_VERSION, decodeHeaderAndHashes, type ExportedFoldState, type FoldStateHeader, type StoredFoldState } from './fold-state.js';
 import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
@@ -277,13 +277,26 @@ function summarize(n: NormalizedCostOptions, totals: FoldTotals, sets: GroupSets
   total.unpriced = unpriced.sort((a, b) => b.count - a.count || a.model.localeCompare(b.model));
   if (n.groupBy === undefined) return total;
   const rows: CostBreakdown[] = [];
+  const models = new Map<string, CostBreakdown[]>();
   for (const [g, e] of totals.groups) {
-    const rec: CostBreakdown = { key: sets.groups.values[g] as string, ...emptyCostRecord(), sessionCount: e.sessions.size };
+    const key = sets.groups.values[g] as string;
+    const rec: CostBreakdown = { key, ...emptyCostRecord(), sessionCount: e.sessions.size };
     fillRecord(rec, e.t);
-    rows.push(rec);
+    const sep = n.breakdown ? key.indexOf(MODEL_SEP) : -1;
+    if (sep < 0) {
+      rows.push(rec);
+      continue;
+    }
+    const parent = key.slice(0, sep);
+    rec.key = key.slice(sep + 1);
+    let list = models.get(parent);
+    if (list === undefined) models.set(parent, (list = []));
+    list.push(rec);
   }
+  const byCost = (a: CostBreakdown, b: CostBreakdown): number => b.totalUsd - a.totalUsd || (a.key < b.key ? -1 : 1);
+  if (n.breakdown) for (const r of rows) r.modelBreakdowns = (models.get(r.key) ?? []).sort(byCost);
   const chronological = n.groupBy === 'day' || n.groupBy === 'week' || n.groupBy === 'month';
-  rows.sort(chronological ? (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : (a, b) => b.totalUsd - a.totalUsd || (a.key < b.key ? -1 : 1));
+  rows.sort(chronological ? (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : byCost);
   const breakdowns: Record<string, CostBreakdown> = {};
   for (const r of rows) breakdowns[r.key] = r;
   total.breakdowns = breakdowns;
@@ -299,9 +312,14 @@ function summarize(n: NormalizedCostOptions, totals: FoldTotals, sets: GroupSets
  */
 export async function foldCost(records: AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterable<UsageRecord | readonly UsageRecord[]>, options: CostFoldOptions = {}): Promise<CostSummary> {
   const fold = createCostFold(options);
-  for await (const r of records) {
-    if (Array.isArray(r)) for (const x of r as readonly UsageRecord[]) fold.add(x);
-    else fold.add(r as UsageRecord);
-  }
+  await drainRecords(records, fold.add);
   return fold.result();
+}
+
+/** Hand every record of a stream of records or record batches to `add`, in order. */
+export async function drainRecords(records: AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterable<UsageRecord | readonly UsageRecord[]>, add: (r: UsageRecord) => void): Promise<void> {
+  for await (const r of records) {
+    if (Array.isArray(r)) for (const x of r as readonly UsageRecord[]) add(x);
+    else add(r as UsageRecord);
+  }
 }

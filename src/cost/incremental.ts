@@ -76,6 +76,7 @@ export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof no
     tags: n.tags === undefined ? null : [...n.tags].sort(),
     cwd: n.cwd ?? null,
     groupBy: n.groupBy ?? null,
+    breakdown: n.breakdown,
     timeZone: n.calendar.timeZone,
     tzData: process.versions.tz ?? process.versions.icu ?? null,
     mode: n.mode,

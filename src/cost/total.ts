@@ -6,6 +6,7 @@
 import { getCodec } from '../registry.js';
 import { scanUsageBatches } from '../scan/index.js';
 import type { ScanOptions, UsageRecord } from '../scan/types.js';
+import { foldBlocks, type BlocksFoldOptions, type BlocksReport } from './blocks.js';
 import type { CostFoldOptions } from './filter.js';
 import { totalCostIncremental, type FoldRunInfo } from './incremental.js';
 import type { CostAggregationOptions, CostSummary } from './types.js';
@@ -52,4 +53,15 @@ export async function totalCost(
   info?: FoldRunInfo,
 ): Promise<CostSummary> {
   return totalCostIncremental(options, scanOptionsFor(options, scan), info);
+}
+
+/**
+ * The selected agents' usage cut into 5-hour billing windows (src/cost/blocks.ts), with the event cache
+ * unless `cache: false`.
+ * @example
+ * const { blocks } = await usageBlocks({ agents: ['claude'] });
+ * const active = blocks.find((b) => b.isActive);
+ */
+export async function usageBlocks(options: CostAggregationOptions & Pick<BlocksFoldOptions, 'pricer' | 'tagIndex' | 'now'> = {}, scan?: Partial<ScanOptions>): Promise<BlocksReport> {
+  return foldBlocks(scanFor(options, scan), options);
 }

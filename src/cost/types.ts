@@ -33,6 +33,8 @@ export interface CostAggregationOptions {
   tags?: string[];
   cwd?: string;
   groupBy?: CostGroupBy;
+  /** With `groupBy` (other than `model`): each group also lists its models (`modelBreakdowns`). */
+  breakdown?: boolean;
   /** IANA time zone for day/week/month buckets and since/until dates. Default: the local zone. */
   timeZone?: string;
   mode?: CostMode;
@@ -63,6 +65,8 @@ export interface UnpricedUsage extends Pick<TokenCounts, 'inputTokens' | 'output
 export interface CostBreakdown extends CostRecord {
   key: string;
   sessionCount: number;
+  /** With `breakdown`: the group's usage per model (`key` is the model), highest cost first. */
+  modelBreakdowns?: CostBreakdown[];
 }
 
 /** A cost report: the totals, the groups, and the usage that could not be priced. */

@@ -96,3 +96,26 @@ export function createProgressBar(stderr: NodeJS.WritableStream, delayMs = 400):
     },
   };
 }
+
+/**
+ * Run a scan with the stderr progress bar and warnings (`warning: …` lines, the bar cleared first): `scan`
+ * gets the scan options to pass on.
+ */
+export async function withScanProgress<T>(ctx: CommandContext, scan: (extra: { onProgress(done: number, total: number): void; onWarning(message: string): void }) => Promise<T>): Promise<T> {
+  const progress = createProgressBar(ctx.stderr);
+  const warned = new Set<string>();
+  try {
+    return await scan({
+      onProgress: progress.onProgress,
+      onWarning: (m) => {
+        // A fold that starts over scans again: its warnings are said once.
+        if (warned.has(m)) return;
+        warned.add(m);
+        progress.stop();
+        ctx.stderr.write(`warning: ${m}\n`);
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+}

@@ -3,13 +3,14 @@
  * a CostSummary (incrementally, from the last run's fold state, when the cache is on) and print it: a table by default (by day), or JSON / CSV / Markdown. `--json` prints the
  * CostSummary object and nothing else on stdout; warnings and the progress bar go to stderr.
  */
+import { periodStart, ZoneCalendar } from '../../cost/calendar.js';
 import { COST_GROUP_BYS } from '../../cost/filter.js';
 import { COST_FORMATS, renderCostSummary, type CostFormat } from '../render/cost.js';
 import { createPricer } from '../../cost/pricing.js';
 import { totalCost } from '../../cost/total.js';
 import type { CostGroupBy } from '../../cost/types.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
-import { createProgressBar, SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
+import { SELECTION_OPTIONS, selectionFromArgs, withScanProgress } from './cost-options.js';
 import { findCodec, listCodecs } from '../../registry.js';
 import { createSessionManager } from '../../sessions/manager.js';
 
@@ -47,6 +48,11 @@ export default defineCommand({
     'group-by': { type: 'string', short: 'g', description: `Group rows by ${COST_GROUP_BYS.join('|')}|none (default day)`, valueName: '<dim>' },
     format: { type: 'string', short: 'f', description: `Output: ${COST_FORMATS.join('|')} (default table)`, valueName: '<fmt>' },
     json: { type: 'boolean', description: 'Same as --format json: print the CostSummary object only' },
+    breakdown: { type: 'boolean', short: 'b', description: 'List each group\'s models under it (modelBreakdowns in JSON)' },
+    last: { type: 'string', description: 'Only the last n days, weeks or months (with --group-by day|week|month), the current one included', valueName: '<n>' },
+    order: { type: 'string', description: 'Row order: asc|desc (default: dates ascending, other groups by cost descending)', valueName: '<dir>' },
+    compact: { type: 'boolean', description: 'Fewer columns, so the table fits 80 columns' },
+    'no-cost': { type: 'boolean', description: 'Tokens only: no cost column (no money fields in JSON)' },
   },
   async run(ctx: CommandContext) {
     if (ctx.positionals.length > 0) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[0]}"`);
@@ -58,28 +64,22 @@ export default defineCommand({
     const format = f as CostFormat;
 
     const selection = selectionFromArgs(ctx);
-    const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
-    const progress = createProgressBar(ctx.stderr);
-    let summary;
-    const warned = new Set<string>();
-    try {
-      summary = await totalCost(
-        { ...selection, pricer, ...(groupBy !== undefined && { groupBy }) },
-        {
-          onProgress: progress.onProgress,
-          onWarning: (m) => {
-            // A fold that starts over scans again: its warnings are said once.
-            if (warned.has(m)) return;
-            warned.add(m);
-            progress.stop();
-            ctx.stderr.write(`warning: ${m}\n`);
-          },
-        },
-      );
-    } finally {
-      progress.stop();
+    const last = str(ctx, 'last');
+    if (last !== undefined) {
+      if (!/^[1-9]\d{0,5}$/.test(last)) throw new CliError('INVALID_OPTION', `Invalid option --last: expected a whole number of periods (1 or more), got "${last}"`);
+      if (groupBy !== 'day' && groupBy !== 'week' && groupBy !== 'month') throw new CliError('INVALID_OPTION', 'Invalid option --last: needs --group-by day, week or month');
+      const from = periodStart(new ZoneCalendar(selection.timeZone), groupBy, Number(last) - 1, Date.now());
+      if (selection.since === undefined || selection.since.getTime() < from) selection.since = new Date(from);
     }
-    ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode }));
+    const order = str(ctx, 'order');
+    if (order !== undefined && order !== 'asc' && order !== 'desc') throw new CliError('INVALID_OPTION', `Invalid option --order: expected asc|desc, got "${order}"`);
+    const breakdown = bool(ctx, 'breakdown');
+    const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
+    const summary = await withScanProgress(ctx, (scan) => totalCost({ ...selection, pricer, ...(groupBy !== undefined && { groupBy }), ...(breakdown && { breakdown }) }, scan));
+    const chronological = groupBy === 'day' || groupBy === 'week' || groupBy === 'month';
+    if (order !== undefined && summary.breakdowns !== undefined && (order === 'asc') !== chronological) summary.breakdowns = Object.fromEntries(Object.entries(summary.breakdowns).reverse());
+    const noCost = bool(ctx, 'no-cost') || ctx.values.cost === false;
+    ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode, compact: bool(ctx, 'compact'), noCost }));
     await noteUnknownUsage(ctx, selection);
     return 0;
   },

@@ -18,6 +18,10 @@ export interface RenderOptions {
   /** Shown in the table's title line. */
   timeZone?: string;
   mode?: string;
+  /** Fewer columns (Input, Output, Cache, Total, Cost), the label cut so a row fits 80 columns. */
+  compact?: boolean;
+  /** Tokens only: no cost column, no unpriced notes. */
+  noCost?: boolean;
 }
 
 const GROUP_LABELS: Record<CostGroupBy, string> = {
@@ -31,12 +35,14 @@ const GROUP_LABELS: Record<CostGroupBy, string> = {
   tag: 'Tag',
 };
 
-const int = (n: number): string => {
+/** An integer with thousands separators (en-US, whatever the machine locale). */
+export const int = (n: number): string => {
   const s = Math.round(n).toString();
   return s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 };
 
-const usd = (n: number): string => {
+/** USD rounded to cents: `$1,234.56`. */
+export const usd = (n: number): string => {
   const cents = Math.round(n * 100);
   const s = (Math.abs(cents) / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${cents < 0 ? '-' : ''}$${s}`;
@@ -51,13 +57,33 @@ function costCell(r: CostRecord): string {
 const totalTokens = (r: CostRecord) => r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
 
 const HEADERS = ['Sessions', 'Requests', 'Input', 'Output', 'Cache Write', 'Cache Read', 'Total Tokens', 'Cost (USD)'];
+const COMPACT_HEADERS = ['Input', 'Output', 'Cache', 'Total', 'Cost'];
 
-function cells(r: CostRecord & { sessionCount: number }): string[] {
-  return [int(r.sessionCount), int(r.requestCount), int(r.inputTokens), int(r.outputTokens), int(r.cacheWriteTokens), int(r.cacheReadTokens), int(totalTokens(r)), costCell(r)];
+/** The number columns' headers under the options (the cost column last, left out with `noCost`). */
+function headers(o: RenderOptions): string[] {
+  const h = o.compact ? COMPACT_HEADERS : HEADERS;
+  return o.noCost ? h.slice(0, -1) : h;
+}
+
+function cells(r: CostRecord & { sessionCount: number }, o: RenderOptions = { groupBy: undefined }): string[] {
+  const c = o.compact
+    ? [int(r.inputTokens), int(r.outputTokens), int(r.cacheWriteTokens + r.cacheReadTokens), int(totalTokens(r)), costCell(r)]
+    : [int(r.sessionCount), int(r.requestCount), int(r.inputTokens), int(r.outputTokens), int(r.cacheWriteTokens), int(r.cacheReadTokens), int(totalTokens(r)), costCell(r)];
+  return o.noCost ? c.slice(0, -1) : c;
 }
 
 function rowsOf(s: CostSummary): CostBreakdown[] {
   return Object.values(s.breakdowns ?? {});
+}
+
+/** A breakdown's model rows under their group's row, their labels marked. */
+function withModels(s: CostSummary, mark: string): { label: string; r: CostBreakdown }[] {
+  return rowsOf(s).flatMap((r) => [{ label: r.key, r }, ...(r.modelBreakdowns ?? []).map((m) => ({ label: `${mark}${m.key}`, r: m }))]);
+}
+
+/** Cut a label to `w` characters, an ellipsis marking the cut. */
+function fit(label: string, w: number): string {
+  return label.length <= w ? label : `${label.slice(0, Math.max(0, w - 1))}…`;
 }
 
 function unpricedLines(s: CostSummary): string[] {
@@ -77,16 +103,22 @@ function unpricedLines(s: CostSummary): string[] {
 /** The terminal table. */
 export function renderTable(s: CostSummary, o: RenderOptions): string {
   const label = o.groupBy ? GROUP_LABELS[o.groupBy] : '';
-  const head = [label, ...HEADERS];
-  const body = rowsOf(s).map((r) => [r.key, ...cells(r)]);
-  const total = ['Total', ...cells(s)];
+  const head = [label, ...headers(o)];
+  const body = withModels(s, '  ').map(({ label: l, r }) => [l, ...cells(r, o)]);
+  const total = ['Total', ...cells(s, o)];
   const all = [head, ...body, total];
   const widths = head.map((_, c) => Math.max(...all.map((row) => (row[c] as string).length)));
+  if (o.compact) {
+    // The number columns keep their width; the label gets what is left of 80 columns.
+    const room = 80 - widths.slice(1).reduce((a, w) => a + w + 2, 0);
+    widths[0] = Math.max(5, Math.min(widths[0] as number, room));
+    for (const row of all) row[0] = fit(row[0] as string, widths[0]);
+  }
   const line = (row: string[]) => row.map((x, c) => (c === 0 ? x.padEnd(widths[c] as number) : x.padStart(widths[c] as number))).join('  ').trimEnd();
   const rule = widths.map((w) => '─'.repeat(w)).join('  ');
   const title = [`Cost${o.groupBy ? ` by ${o.groupBy}` : ''}`, ...(o.timeZone ? [`time zone ${o.timeZone}`] : []), ...(o.mode ? [`mode ${o.mode}`] : [])].join(' · ');
   const out = [title, '', line(head), rule, ...body.map(line), ...(body.length > 0 ? [rule] : []), line(total)];
-  const unpriced = unpricedLines(s);
+  const unpriced = o.noCost ? [] : unpricedLines(s);
   if (unpriced.length > 0) out.push('', ...unpriced);
   return out.join('\n') + '\n';
 }
@@ -94,12 +126,12 @@ export function renderTable(s: CostSummary, o: RenderOptions): string {
 /** A GitHub-flavoured Markdown table. */
 export function renderMarkdown(s: CostSummary, o: RenderOptions): string {
   const esc = (x: string) => x.replace(/\|/g, '\\|');
-  const head = [o.groupBy ? GROUP_LABELS[o.groupBy] : '', ...HEADERS];
+  const head = [o.groupBy ? GROUP_LABELS[o.groupBy] : '', ...headers(o)];
   const out = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' :--- ' : ' ---: ')).join('|')}|`];
   const md = (c: string) => c.replace(/\*/g, '\\*');
-  for (const r of rowsOf(s)) out.push(`| ${[esc(r.key), ...cells(r).map(md)].join(' | ')} |`);
-  out.push(`| ${['**Total**', ...cells(s).map((c) => `**${md(c)}**`)].join(' | ')} |`);
-  if (s.unpriced.length > 0) {
+  for (const { label, r } of withModels(s, '↳ ')) out.push(`| ${[esc(label), ...cells(r, o).map(md)].join(' | ')} |`);
+  out.push(`| ${['**Total**', ...cells(s, o).map((c) => `**${md(c)}**`)].join(' | ')} |`);
+  if (s.unpriced.length > 0 && !o.noCost) {
     out.push('', `\\* Unpriced usage, not included in the cost:`, '');
     for (const u of s.unpriced) {
       out.push(`- \`${u.model}\`${u.provider ? ` (${u.provider})` : ''}: ${int(u.count)} request${u.count === 1 ? '' : 's'}, ${int(u.inputTokens)} input, ${int(u.outputTokens)} output, ${int(u.cacheReadTokens)} cache read, ${int(u.cacheWriteTokens)} cache write tokens`);
@@ -125,11 +157,16 @@ const CSV_COLUMNS = [
 
 /** CSV: one row per group (or one `total` row without grouping). Costs unrounded. */
 export function renderCsv(s: CostSummary, o: RenderOptions): string {
-  const rows: (CostRecord & { key: string; sessionCount: number })[] = o.groupBy ? rowsOf(s) : [{ ...s, key: 'total' }];
-  const out = [CSV_COLUMNS.join(',')];
-  for (const r of rows) {
+  const breakdown = rowsOf(s).some((r) => r.modelBreakdowns !== undefined);
+  const rows: { group: string; model: string; r: CostRecord & { sessionCount: number } }[] = o.groupBy
+    ? rowsOf(s).flatMap((r) => [{ group: r.key, model: '', r }, ...(r.modelBreakdowns ?? []).map((m) => ({ group: r.key, model: m.key, r: m }))])
+    : [{ group: 'total', model: '', r: s }];
+  const cols = o.noCost ? CSV_COLUMNS.filter((c) => c !== 'cost_usd' && c !== 'unpriced_requests') : CSV_COLUMNS;
+  const out = [(breakdown ? ['group', 'model', ...cols.slice(1)] : cols).join(',')];
+  for (const { group, model, r } of rows) {
+    const money = o.noCost ? [] : [r.totalUsd, r.unpricedCount];
     out.push(
-      [r.key, r.sessionCount, r.requestCount, r.inputTokens, r.outputTokens, r.thinkingTokens, r.cacheReadTokens, r.cacheWriteTokens, r.cacheWrite1hTokens, totalTokens(r), r.totalUsd, r.unpricedCount]
+      [group, ...(breakdown ? [model] : []), r.sessionCount, r.requestCount, r.inputTokens, r.outputTokens, r.thinkingTokens, r.cacheReadTokens, r.cacheWriteTokens, r.cacheWrite1hTokens, totalTokens(r), ...money]
         .map(csvField)
         .join(','),
     );
@@ -137,11 +174,21 @@ export function renderCsv(s: CostSummary, o: RenderOptions): string {
   return out.join('\n') + '\n';
 }
 
+/** A copy of a summary without its money fields (`totalUsd`, `unpricedCount`, `unpriced`), for `--no-cost`. */
+function withoutCost(s: CostSummary): object {
+  const strip = (r: CostBreakdown): object => {
+    const { totalUsd: _u, unpricedCount: _c, modelBreakdowns, ...rest } = r;
+    return { ...rest, ...(modelBreakdowns !== undefined && { modelBreakdowns: modelBreakdowns.map(strip) }) };
+  };
+  const { totalUsd: _u, unpricedCount: _c, unpriced: _p, breakdowns, ...rest } = s;
+  return { ...rest, ...(breakdowns !== undefined && { breakdowns: Object.fromEntries(Object.entries(breakdowns).map(([k, v]) => [k, strip(v)])) }) };
+}
+
 /** Render a summary in one of the report formats. */
 export function renderCostSummary(s: CostSummary, format: CostFormat, o: RenderOptions): string {
   switch (format) {
     case 'json':
-      return JSON.stringify(s, null, 2) + '\n';
+      return JSON.stringify(o.noCost ? withoutCost(s) : s, null, 2) + '\n';
     case 'csv':
       return renderCsv(s, o);
     case 'markdown':
