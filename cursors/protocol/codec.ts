@@ -98,11 +98,13 @@ export interface ResumeStart {
   /** The read starts from byte 0: its events replace everything stored for the file. */
   restarted: boolean;
   /**
-   * Why it restarted (absent when it did not). The last three are a database's (RowCursor): the file was
-   * replaced, a row the cursor had read changed, or one went away.
+   * Why it restarted (absent when it did not). `cursor-invalid`: the cursor (or the state it holds) has a
+   * shape this read cannot use. The last three are a database's (RowCursor): the file was replaced, a row
+   * the cursor had read changed, or one went away.
    */
   reason?:
     | 'no-cursor'
+    | 'cursor-invalid'
     | 'parser-changed'
     | 'file-shrunk'
     | 'prefix-changed'
