@@ -22,7 +22,7 @@ import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStar
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
-import { kindFilter, RESTART, type Emit, type LineCore } from './core.js';
+import { kindFilter, RESTART, type CoreContext, type Emit, type LineCore } from './core.js';
 import { createLineFeed, keepWanted, type FeedEnd, type LineFeed } from './line-feed.js';
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
 import { wasmKernel } from './native.js';
@@ -76,10 +76,10 @@ function isStoredState(v: unknown): v is StoredState {
   return typeof s.replaced === 'object' && s.replaced !== null && Array.isArray(s.kinds);
 }
 
-/** Throw CURSOR_INVALID unless `c` has the shape of a JSONL cursor. */
-export function assertJsonlCursor(c: unknown, allowEmptyHash = false): asserts c is JsonlCursor {
+/** Whether `c` has the shape of a JSONL cursor (an empty prefixHash only for a read that does not verify it). */
+export function isJsonlCursor(c: unknown, allowEmptyHash = false): c is JsonlCursor {
   const o = c as Record<string, unknown> | null;
-  if (
+  return !(
     o === null ||
     typeof o !== 'object' ||
     o.format !== 'jsonl' ||
@@ -89,7 +89,12 @@ export function assertJsonlCursor(c: unknown, allowEmptyHash = false): asserts c
     o.offset < 0 ||
     typeof o.prefixHash !== 'string' ||
     !(/^[0-9a-f]{64}$/.test(o.prefixHash) || (allowEmptyHash && o.prefixHash === ''))
-  ) {
+  );
+}
+
+/** Throw CURSOR_INVALID unless `c` has the shape of a JSONL cursor. */
+export function assertJsonlCursor(c: unknown, allowEmptyHash = false): asserts c is JsonlCursor {
+  if (!isJsonlCursor(c, allowEmptyHash)) {
     throw new SessionfoldError('CURSOR_INVALID', `Invalid cursor: expected {format:"jsonl", parser, offset, prefixHash}, got ${JSON.stringify(c)?.slice(0, 200)}`);
   }
 }
@@ -112,6 +117,16 @@ function coversKinds(stored: readonly EventKind[], wanted: ReadonlySet<EventKind
   const set = new Set(stored);
   for (const k of wanted) if (!set.has(k)) return false;
   return true;
+}
+
+/** The core's state from a cursor's, or undefined when the core cannot use it (CURSOR_INVALID). */
+function restoreState<S>(core: LineCore<S>, stored: unknown, ctx: CoreContext): S | undefined {
+  try {
+    return core.restore(stored, ctx);
+  } catch (e) {
+    if (e instanceof SessionfoldError && e.code === 'CURSOR_INVALID') return undefined;
+    throw e;
+  }
 }
 
 /** Build a codec's `read()` from its LineCore. */
@@ -161,8 +176,9 @@ async function* readJsonl<S>(
     if (resume?.from !== undefined && resume.from !== null) {
       const from = resume.from;
       if (from.format !== 'jsonl') start = { restarted: true, reason: 'parser-changed', replaced: {} };
+      // A cursor that cannot be used restarts the read and says why (the cursor contract); it never fails it.
+      else if (!isJsonlCursor(from, !verify)) start = { restarted: true, reason: 'cursor-invalid', replaced: {} };
       else {
-        assertJsonlCursor(from, !verify);
         const stored = from.state;
         if (from.parser !== parser || !isStoredState(stored)) start = { restarted: true, reason: 'parser-changed', replaced: {} };
         else if (!coversKinds(stored.kinds, options.kinds)) start = { restarted: true, reason: 'kinds-changed', replaced: {} };
@@ -172,10 +188,13 @@ async function* readJsonl<S>(
           const h = verify ? hashPrefix(fh, from.offset, readBuf) : undefined;
           if (h !== undefined && h.copy().digest('hex') !== from.prefixHash) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
           else {
-            state = core.restore(stored.core, ctx);
-            offset = from.offset;
-            hash = h;
-            start = { restarted: false, replaced: keepWanted(stored.replaced, options) };
+            state = restoreState(core, stored.core, ctx);
+            if (state === undefined) start = { restarted: true, reason: 'cursor-invalid', replaced: {} };
+            else {
+              offset = from.offset;
+              hash = h;
+              start = { restarted: false, replaced: keepWanted(stored.replaced, options) };
+            }
           }
         }
       }

@@ -34,7 +34,7 @@ export interface RowSource {
 
 export type Row = Record<string, unknown> & { _rowid: number };
 
-export type RowRestartReason = 'no-cursor' | 'parser-changed' | 'kinds-changed' | 'database-replaced' | 'row-changed' | 'row-deleted';
+export type RowRestartReason = 'no-cursor' | 'cursor-invalid' | 'parser-changed' | 'kinds-changed' | 'database-replaced' | 'row-changed' | 'row-deleted';
 
 interface SourceMark {
   rowid: number;
@@ -121,7 +121,8 @@ export function readRowsSince(
   parser: string,
   identity: DatabaseIdentity,
 ): RowReadResult {
-  if (from === undefined || from.format !== 'sqlite' || !isState(from.state)) return fullRead(db, sources, parser, identity, 'no-cursor');
+  if (from === undefined || from.format !== 'sqlite') return fullRead(db, sources, parser, identity, 'no-cursor');
+  if (!isState(from.state)) return fullRead(db, sources, parser, identity, 'cursor-invalid');
   if (from.parser !== parser) return fullRead(db, sources, parser, identity, 'parser-changed');
   const state = from.state;
   if (state.db.dev !== identity.dev || state.db.ino !== identity.ino) return fullRead(db, sources, parser, identity, 'database-replaced');

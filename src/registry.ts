@@ -2,6 +2,8 @@
  * The codec registry: codecs register under their id and aliases. Built-in codecs are listed in
  * `src/builtin-codecs.ts`; `registerCodec()` adds a plugin codec at run time.
  */
+import { open } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
 import type { Codec } from '../cursors/protocol/codec.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
 import { BUILTIN_CODECS } from './builtin-codecs.js';
@@ -35,3 +37,45 @@ export function listCodecs(): readonly Codec[] {
 }
 
 for (const c of BUILTIN_CODECS) registerCodec(c);
+
+/** How much of a file `detectCodec` hands the codecs: a Codex 0.137+ first line alone is 40 KB and more. */
+export const DETECT_HEAD_BYTES = 256 * 1024;
+
+function under(file: string, root: string): boolean {
+  const r = resolve(root);
+  return file === r || file.startsWith(r.endsWith(sep) ? r : r + sep);
+}
+
+/**
+ * The codec that wrote `file`, from its path and first bytes: a file under a codec's default roots is that
+ * codec's when the codec does not refuse its head; otherwise the codec most sure of the head (`Codec.detect`)
+ * wins, the first registered on a tie. AGENT_NOT_FOUND when no codec claims it.
+ */
+export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Codec> {
+  const path = resolve(file);
+  let head: Buffer;
+  const fh = await open(path, 'r').catch((e: NodeJS.ErrnoException) => {
+    throw new SessionfoldError('IO_ERROR', `cannot read ${file}: ${e.message}`, { file });
+  });
+  try {
+    const buf = Buffer.alloc(DETECT_HEAD_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0).catch(() => ({ bytesRead: 0 }));
+    head = buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+  let best: Codec | undefined;
+  let bestScore = 0;
+  for (const codec of ordered) {
+    if (codec.detect === undefined) continue;
+    const score = codec.detect(path, head);
+    if (score === 0) continue;
+    const rooted = codec.defaultRoots(env).some((r) => under(path, r));
+    const total = score + (rooted ? 2 : 0);
+    if (total > bestScore) [best, bestScore] = [codec, total];
+  }
+  if (best === undefined) {
+    throw new SessionfoldError('AGENT_NOT_FOUND', `Cannot tell which agent wrote ${file}; pass --agent <id> (known: ${ordered.map((x) => x.id).join(', ')})`, { file });
+  }
+  return best;
+}

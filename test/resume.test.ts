@@ -181,11 +181,20 @@ describe('resume contract', () => {
     expect(called).toBe(false);
   });
 
-  it('throws CURSOR_INVALID for a cursor of the wrong shape', async () => {
+  it('restarts from byte 0 with reason cursor-invalid for a cursor of the wrong shape (the cursor contract)', async () => {
     const f = await tmp();
     await writeFile(f, lines.join(''));
-    const bad = { format: 'jsonl', version: 1, parser: 'test@n1.p1', offset: -3, prefixHash: 'x' } as unknown as ReadCursor;
-    await expect(readEvents(makeTestCodec(), f, { resume: { from: bad } })).rejects.toMatchObject({ code: 'CURSOR_INVALID' });
+    const full = await readEvents(makeTestCodec(), f);
+    for (const bad of [
+      { format: 'jsonl', version: 1, parser: 'test@n1.p1', offset: -3, prefixHash: 'x' },
+      { format: 'jsonl', parser: 'test@n1.p1', offset: '12', prefixHash: 'a'.repeat(64) },
+      { format: 'jsonl' },
+    ]) {
+      let start: ResumeStart | undefined;
+      const got = await readEvents(makeTestCodec(), f, { resume: { from: bad as unknown as ReadCursor, onStart: (s) => (start = s) } });
+      expect(start).toEqual({ restarted: true, reason: 'cursor-invalid', replaced: {} });
+      expect(got).toEqual(full);
+    }
   });
 
   it('cursor prefixHash is the sha256 of the first offset bytes, with CRLF and multi-byte text', async () => {
@@ -256,7 +265,10 @@ describe('verifyPrefix: false (caller-verified prefix)', () => {
     for await (const e of codec.read(f, { resume: { from: cursor, verifyPrefix: false, onStart: (s) => (start = s) } })) events.push(e);
     expect(start).toEqual({ restarted: false, replaced: { usage: 1 } });
     expect(byKind(events).usage.map((u) => (u as { dedupKey: string }).dedupKey)).toEqual(['a', 'b']);
-    // The same cursor is refused by a verifying read.
-    await expect(readEvents(codec, f, { resume: { from: cursor } })).rejects.toMatchObject({ code: 'CURSOR_INVALID' });
+    // A verifying read cannot use the same cursor (no hash to check): it restarts and says why.
+    start = undefined;
+    const again = await readEvents(codec, f, { resume: { from: cursor, onStart: (s) => (start = s) } });
+    expect(start).toEqual({ restarted: true, reason: 'cursor-invalid', replaced: {} });
+    expect(byKind(again).usage.map((u) => (u as { dedupKey: string }).dedupKey)).toEqual(['a', 'b']);
   });
 });

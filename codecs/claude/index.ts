@@ -8,7 +8,8 @@
  * for await (const f of claude.discover(claude.defaultRoots()))
  *   for await (const e of claude.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadOptions, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import { firstJsonLine } from '../../cursors/detect.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
@@ -74,11 +75,26 @@ async function locateClaude(roots: readonly string[], nativeId: string): Promise
   return undefined;
 }
 
+/** Claude Code lines carry `sessionId` with a `type` or a `message` (and none of Codex's `payload` or Gemini's `projectHash`). */
+function detect(_file: string, head: Buffer): DetectScore {
+  const r = firstJsonLine(head);
+  if (r === undefined || 'payload' in r || 'projectHash' in r) return 0;
+  // Claude writes ISO timestamps and `message.content`; look-alikes (Droid's stream JSON, Qwen Code) differ there.
+  if (r.timestamp !== undefined && typeof r.timestamp !== 'string') return 0;
+  const m = r.message as Record<string, unknown> | null | undefined;
+  if (typeof m === 'object' && m !== null && Array.isArray(m.parts) && m.content === undefined) return 0;
+  if (typeof r.sessionId === 'string' && (typeof r.type === 'string' || (typeof r.message === 'object' && r.message !== null))) return 2;
+  if (r.type === 'summary' && typeof r.leafUuid === 'string') return 2;
+  if (r.type === 'file-history-snapshot' && typeof r.messageId === 'string') return 2;
+  return 0;
+}
+
 /** Claude Code: `~/.claude/projects` and `~/.config/claude/projects` (or `CLAUDE_CONFIG_DIR`); see its README. */
 export const claude: Codec = {
   id: CODEC_ID,
   aliases: ['claude-code', 'claudecode'],
   displayName: 'Claude Code',
+  detect,
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getClaudeRoots,

@@ -5,7 +5,8 @@
  */
 import { basename, join } from 'node:path';
 import { readdir } from 'node:fs/promises';
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
+import { firstJsonLine } from '../../cursors/detect.js';
 import type { FileStat } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, codexCore } from './parse.js';
@@ -79,11 +80,23 @@ async function locate(roots: readonly string[], nativeId: string): Promise<Sessi
   return undefined;
 }
 
+/**
+ * A rollout line is `{timestamp, type, payload}`; a first line longer than the head
+ * (0.137+ session_meta with its base instructions) is told by how it opens; a rollout file name alone is 1.
+ */
+function detect(file: string, head: Buffer): DetectScore {
+  const r = firstJsonLine(head);
+  if (r !== undefined) return typeof r.timestamp === 'string' && typeof r.type === 'string' && typeof r.payload === 'object' && r.payload !== null ? 2 : 0;
+  if (/^\{"timestamp":"[^"]*","type":"[a-z_]+","payload":\{/.test(head.subarray(0, 256).toString('utf8'))) return 2;
+  return parseRolloutFileName(basename(file)) !== undefined ? 1 : 0;
+}
+
 /** The Codex CLI codec. */
 export const codex: Codec = {
   id: CODEC_ID,
   aliases: ['codex-cli', 'openai-codex'],
   displayName: 'Codex CLI',
+  detect,
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getCodexRoots,

@@ -422,6 +422,11 @@ function line(s: CodexState, buf: Buffer, start: number, emit: Emit, fast: boole
       takeOwner(s, rec, ts, start, emit); // pre-RolloutLine header: {id, timestamp, instructions, git}
       return;
     }
+    if (type !== undefined && payload === undefined) {
+      // Every rollout line but the pre-RolloutLine header carries a payload: a typed line without one (pi's
+      // and OpenClaw's `{type: "session"}`, Claude's `{type: "user", message}`) means another agent's file.
+      throw new SessionfoldError('FORMAT_MISMATCH', `${s.file} is not a Codex rollout: its first line is a "${type}" record without a payload`, { agent: CODEC_ID, file: s.file, byteOffset: start });
+    }
     emit({ type: 'session', agent: CODEC_ID, sessionId: s.sessionId, offset: start, nativeId: s.sessionId, ...(ts !== undefined && { startedAt: ts }) });
   }
   if (payload === undefined) return;

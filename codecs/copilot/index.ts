@@ -8,7 +8,8 @@
  * for await (const f of copilot.discover(copilot.defaultRoots()))
  *   for await (const e of copilot.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.inputTokens);
  */
-import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadOptions, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import { firstJsonLine } from '../../cursors/detect.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { FileStat } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
@@ -66,11 +67,18 @@ async function* readCopilot(file: string, options?: ReadOptions): AsyncGenerator
   yield* core === undefined ? readPlain(file, options) : createJsonlRead(PARSER, core)(file, options);
 }
 
+/** Copilot CLI events: a dotted `type` (`session.start`, `user.message`, …) with a `data` object. */
+function detect(_file: string, head: Buffer): DetectScore {
+  const r = firstJsonLine(head);
+  return r !== undefined && typeof r.type === 'string' && /^[a-z_]+\.[a-z_.]+$/.test(r.type) && typeof r.data === 'object' && r.data !== null ? 2 : 0;
+}
+
 /** The GitHub Copilot CLI codec. */
 export const copilot: Codec = {
   id: CODEC_ID,
   aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'],
   displayName: 'GitHub Copilot CLI',
+  detect,
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageRecordedAtEnd: true },
   defaultRoots: getCopilotRoots,

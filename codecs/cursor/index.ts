@@ -12,7 +12,8 @@
  *   for await (const e of cursor.read(f.path, { kinds: ['message'] })) console.log(e);
  */
 import { basename, dirname } from 'node:path';
-import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadOptions, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import { firstJsonLine } from '../../cursors/detect.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
@@ -143,11 +144,18 @@ async function* discoverCursor(roots: readonly string[]): AsyncGenerator<Session
   }
 }
 
+/** A Cursor agent transcript line: `role` and a `message` object, no `type`; other agents' lines have a `type`. */
+function detect(_file: string, head: Buffer): DetectScore {
+  const r = firstJsonLine(head);
+  return r !== undefined && r.type === undefined && typeof r.role === 'string' && typeof r.message === 'object' && r.message !== null ? 1 : 0;
+}
+
 /** Cursor: the CLI's chat stores, the IDE's `state.vscdb` and agent transcripts; records no tokens. See its README. */
 export const cursor: Codec = {
   id: CODEC_ID,
   aliases: ['cursor-agent', 'cursor-cli', 'cursor-ide'],
   displayName: 'Cursor',
+  detect,
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getCursorRoots,

@@ -13,7 +13,8 @@
  *   for await (const e of gemini.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
 import { statSync } from 'node:fs';
-import type { Codec, ReadOptions, ResumeStart, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadOptions, ResumeStart, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import { firstJsonLine, headStrings } from '../../cursors/detect.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
@@ -89,11 +90,20 @@ async function locateGemini(roots: readonly string[], nativeId: string): Promise
   return undefined;
 }
 
+/** Gemini CLI chats, JSON or JSONL, open with `sessionId` and `projectHash`. */
+function detect(_file: string, head: Buffer): DetectScore {
+  const r = firstJsonLine(head);
+  if (r !== undefined) return typeof r.sessionId === 'string' && typeof r.projectHash === 'string' ? 2 : 0;
+  const keys = headStrings(head);
+  return keys.has('sessionId') && keys.has('projectHash') ? 2 : 0;
+}
+
 /** Gemini CLI: `~/.gemini/tmp/<project>/chats` (or `GEMINI_CLI_HOME`); see its README. */
 export const gemini: Codec = {
   id: CODEC_ID,
   aliases: ['gemini-cli', 'geminicli'],
   displayName: 'Gemini CLI',
+  detect,
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getGeminiRoots,

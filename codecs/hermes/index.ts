@@ -9,7 +9,8 @@
  *   for await (const e of hermes.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.costUsd);
  */
 import { join } from 'node:path';
-import type { Codec, NativeSearchHit, NativeSearchQuery, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, NativeSearchHit, NativeSearchQuery, ReadOptions, RowCursor, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected } from '../../cursors/read-collected.js';
@@ -79,11 +80,18 @@ async function locateHermes(roots: readonly string[], nativeId: string): Promise
   return undefined;
 }
 
+/** A Hermes session JSON opens with `session_id` and `session_start` (the SQLite store is found by its path). */
+function detect(_file: string, head: Buffer): DetectScore {
+  const keys = headStrings(head);
+  return keys.has('session_id') && keys.has('session_start') ? 2 : 0;
+}
+
 /** Hermes agent: `$HERMES_HOME/state.db`, searched through its FTS5 index; see its README. */
 export const hermes: Codec = {
   id: CODEC_ID,
   aliases: ['hermes-agent'],
   displayName: 'Hermes agent',
+  detect,
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getHermesRoots,

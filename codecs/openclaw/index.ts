@@ -6,7 +6,7 @@
 import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { createPiCore, PI_PARSER_VERSION, type PiSessionMeta } from '../pi/index.js';
+import { createPiCore, detectPi, PI_PARSER_VERSION, type PiSessionMeta } from '../pi/index.js';
 import { readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 import { CODEC_ID, discoverOpenclaw, getOpenclawRoots, indexPathFor } from './paths.js';
 
@@ -33,6 +33,7 @@ export const openclaw: Codec = {
   id: CODEC_ID,
   aliases: ['clawdbot', 'moltbot'],
   displayName: 'OpenClaw',
+  detect: detectPi,
   parserVersion: PI_PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getOpenclawRoots,

@@ -8,14 +8,16 @@
  * for await (const f of opencode.discover(opencode.defaultRoots()))
  *   for await (const e of opencode.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import { basename } from 'node:path';
+import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected } from '../../cursors/read-collected.js';
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readDatabase } from './db.js';
 import { CODEC_ID } from './parse.js';
-import { discoverOpencode, getOpencodeRoots } from './paths.js';
+import { discoverOpencode, getOpencodeRoots, isDatabaseName } from './paths.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 
 export { CODEC_ID, count, emitMessage, isoOf, sessionEvent } from './parse.js';
@@ -56,8 +58,16 @@ async function locateOpencode(roots: readonly string[], nativeId: string): Promi
   return undefined;
 }
 
+/** OpenCode's database by its name; a session of its storage tree by its place and its `projectID`. */
+function detect(file: string, head: Buffer): DetectScore {
+  const { db } = splitRecordPath(file);
+  if (isDatabaseName(basename(db))) return 2;
+  return storageOf(file) !== undefined && headStrings(head).has('projectID') ? 2 : 0;
+}
+
 /** OpenCode: `opencode.db`, the legacy `storage/` tree and `opencode export` JSON; see its README. */
 export const opencode: Codec = {
+  detect,
   id: CODEC_ID,
   aliases: ['open-code', 'oc'],
   displayName: 'OpenCode',

@@ -12,7 +12,8 @@
  * for await (const f of pi.discover(pi.defaultRoots()))
  *   for await (const e of pi.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.costUsd);
  */
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
+import { firstJsonLine } from '../../cursors/detect.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createPiCore } from './parse.js';
 import { discoverPiLayout, getPiRoots, locatePiLayout } from './paths.js';
@@ -38,12 +39,19 @@ export interface PiCodecSpec {
 }
 
 /** A codec for an agent that keeps pi's files in pi's layout under its own roots (pi, omp). */
+/** A pi session opens with `{type: "session", id, timestamp}`; its forks write the same, so the path decides between them. */
+export function detectPi(_file: string, head: Buffer): DetectScore {
+  const r = firstJsonLine(head);
+  return r !== undefined && r.type === 'session' && typeof r.id === 'string' && typeof r.timestamp === 'string' ? 1 : 0;
+}
+
 export function definePiCodec(spec: PiCodecSpec): Codec {
   const core = createPiCore({ agent: spec.id });
   return {
     id: spec.id,
     aliases: spec.aliases,
     displayName: spec.displayName,
+    detect: detectPi,
     parserVersion: PI_PARSER_VERSION,
     capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
     defaultRoots: spec.defaultRoots,

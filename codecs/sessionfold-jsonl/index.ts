@@ -4,7 +4,8 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import { firstJsonLine } from '../../cursors/detect.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
 import { getExportRoots } from './paths.js';
@@ -29,11 +30,17 @@ async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
 
 const PARSER_VERSION = 3;
 
+/** A sessionfold export opens with its header line. */
+function detect(_file: string, head: Buffer): DetectScore {
+  return firstJsonLine(head)?.type === 'sessionfold.session' ? 2 : 0;
+}
+
 /** sessionfold's own JSONL export, read back into the same messages, tools and usage. */
 export const sessionfoldJsonl: Codec = {
   id: CODEC_ID,
   aliases: ['sessionfold', 'export'],
   displayName: 'sessionfold JSONL export',
+  detect,
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
   defaultRoots: getExportRoots,

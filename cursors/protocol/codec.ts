@@ -98,11 +98,13 @@ export interface ResumeStart {
   /** The read starts from byte 0: its events replace everything stored for the file. */
   restarted: boolean;
   /**
-   * Why it restarted (absent when it did not). The last three are a database's (RowCursor): the file was
-   * replaced, a row the cursor had read changed, or one went away.
+   * Why it restarted (absent when it did not). `cursor-invalid`: the cursor (or the state it holds) has a
+   * shape this read cannot use. The last three are a database's (RowCursor): the file was replaced, a row
+   * the cursor had read changed, or one went away.
    */
   reason?:
     | 'no-cursor'
+    | 'cursor-invalid'
     | 'parser-changed'
     | 'file-shrunk'
     | 'prefix-changed'
@@ -311,7 +313,16 @@ export interface Codec {
   nativeSearch?(roots: readonly string[], query: NativeSearchQuery): Promise<NativeSearchHit[] | undefined>;
   /** The agent's own command to resume a session, e.g. `['claude', '--resume', id]`. */
   resumeCommand?(nativeId: string, file?: SessionFile): string[];
+  /**
+   * Optional: how sure this codec is that `file`, whose first bytes are `head`, is in its format: 0 not its
+   * format, 1 its format but one other agents share (pi and its forks), 2 unmistakably its own. Only the
+   * codec knows its format, so `sessionfold read` without `--agent` asks each (`detectCodec` in the registry).
+   */
+  detect?(file: string, head: Buffer): DetectScore;
 }
+
+/** See `Codec.detect`. */
+export type DetectScore = 0 | 1 | 2;
 
 /** `n<CORE_EVENT_VERSION>.p<parserVersion>`, e.g. `n1.p1`. Events stored under one string are stale under any other. */
 export function getParserVersion(codec: Pick<Codec, 'parserVersion'>): string {

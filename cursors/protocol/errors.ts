@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'IO_ERROR'
   | 'CACHE_ERROR'
   | 'PRICE_ERROR'
-  | 'USAGE_ERROR';
+  | 'USAGE_ERROR'
+  | 'FORMAT_MISMATCH';
 
 /** Every `ErrorCode`, for validation and documentation. */
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -30,6 +31,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'CACHE_ERROR',
   'PRICE_ERROR',
   'USAGE_ERROR',
+  'FORMAT_MISMATCH',
 ];
 
 /** Where an error happened: the agent, file and byte offset, and what caused it. */

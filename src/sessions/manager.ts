@@ -14,6 +14,7 @@
 import type { CostAggregationOptions, CostMode, CostSummary } from '../cost/types.js';
 import type { PriceableUsage, Pricer } from '../cost/pricing.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';
@@ -24,6 +25,24 @@ import { listSessions } from './list.js';
 import { getResumeCommand, type ResumeCommand } from './resume.js';
 import { searchSessions } from './search.js';
 import type { AgentName, ExportFormat, Session, SessionDiff, SessionListOptions, SessionManagerOptions, SessionQuery, SessionRef, SessionSummary, UsagePricer } from './types.js';
+
+function isRef(v: unknown): v is SessionRef {
+  const r = v as Partial<SessionRef> | null;
+  return typeof r === 'object' && r !== null && typeof r.agent === 'string' && typeof r.sessionId === 'string';
+}
+
+/** The two sessions of either form of `diff`; INVALID_OPTION (not a TypeError) for anything else. */
+function diffRefs(args: readonly unknown[]): [SessionRef, SessionRef] {
+  if (args.length === 4 && args.every((x) => typeof x === 'string')) {
+    const [agentA, sessionIdA, agentB, sessionIdB] = args as string[];
+    return [
+      { agent: agentA as string, sessionId: sessionIdA as string },
+      { agent: agentB as string, sessionId: sessionIdB as string },
+    ];
+  }
+  if (args.length === 2 && isRef(args[0]) && isRef(args[1])) return [args[0], args[1]];
+  throw invalidOption('diff arguments', '({agent, sessionId}, {agent, sessionId}) or (agentA, sessionIdA, agentB, sessionIdB)', args);
+}
 
 /** The spec's SessionManager over every registered agent: list, get, search, cost, export, diff and resume. */
 export interface SessionManager {
@@ -37,8 +56,12 @@ export interface SessionManager {
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>;
   /** The session as `json`, `jsonl` (readable back by the sessionfold-jsonl codec) or `markdown`. */
   export(agent: AgentName, sessionId: string, format: ExportFormat): Promise<string>;
-  /** Message-level LCS diff of two sessions (same agent or not). */
+  /**
+   * Message-level LCS diff of two sessions (same agent or not): `diff({agent, sessionId}, {agent, sessionId})`
+   * or the spec's four-argument `diff(agentA, idA, agentB, idB)`. INVALID_OPTION for any other arguments.
+   */
   diff(a: SessionRef, b: SessionRef): Promise<SessionDiff>;
+  diff(agentA: AgentName, sessionIdA: string, agentB: AgentName, sessionIdB: string): Promise<SessionDiff>;
   /** `<agent>:<nativeId>`, pure. */
   resolveUnifiedId(agent: AgentName, nativeSessionId: string): string;
   /** Split on the first colon; null when malformed or the agent is not registered. */
@@ -90,7 +113,8 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
       if (f !== 'jsonl' || session.raw === undefined) return renderExport(session, f);
       return renderJsonl(session, await readUsageEvents(session.agent, session.raw.file));
     },
-    async diff(a, b) {
+    async diff(...args: [SessionRef, SessionRef] | [AgentName, string, AgentName, string]) {
+      const [a, b] = diffRefs(args);
       const [sa, sb] = await Promise.all([getSession(ctx, a.agent, a.sessionId), getSession(ctx, b.agent, b.sessionId)]);
       return diffSessions(sa, sb);
     },

@@ -2,8 +2,9 @@
  * The lazy part of `list()`: a summary from file stats plus the head and tail of the file, not a full parse.
  *
  * A JSONL codec exposes its pure `lineCore`; we feed it the complete lines of two byte windows:
- * - head: the first HEAD_BYTES, line by line, stopping as soon as the fold knows the first user prompt
- *   (title) and a start time; the session line (cwd, fork parent, agent title) comes first in every format;
+ * - head: HEAD_BYTES at a time, line by line, stopping as soon as the fold knows the first user prompt
+ *   (title) and a start time, or at HEAD_MAX_BYTES; so a prompt behind a long preamble is still the title
+ *   `get()` finds; the session line (cwd, fork parent, agent title) comes first in every format;
  * - tail: the complete lines of the last 16 KiB (64 KiB when those hold no timestamp or no model), fed to a
  *   fresh core state, for the latest timestamp (updatedAt), the model in use and a late agent title.
  * A file no larger than FULL_PEEK_BYTES is folded whole through the same core (exact counts and cost).
@@ -16,11 +17,17 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { LineCore } from '../../cursors/core.js';
-import { feedWindow } from '../../cursors/window.js';
+import { feedWindow, openWindowFeed } from '../../cursors/window.js';
 import { SessionFold, type FoldResult } from './fold.js';
 import type { PriceFn } from './cost.js';
 
 export const HEAD_BYTES = 64 * 1024;
+/**
+ * How far the head read goes, HEAD_BYTES at a time, looking for the first user prompt: Codex 0.137+ writes
+ * 60–70 KB of instructions (base instructions, developer message, AGENTS.md) before it. Bounded, so a file
+ * with no user prompt at all (an exec run, a usage-only log) costs at most this much.
+ */
+export const HEAD_MAX_BYTES = 1024 * 1024;
 /** Tail windows tried in turn until one yields both a timestamp and a model. */
 export const TAIL_WINDOWS = [16 * 1024, 64 * 1024] as const;
 export const TAIL_BYTES = 64 * 1024;
@@ -79,16 +86,12 @@ export async function peekFile(codec: Codec, file: SessionFile, size: number, pr
       feedWindow(core, file.path, buf, bytesRead, 0, (e) => fold.push(e));
       return { fold: fold.finish(), exact: true };
     }
-    const head = Buffer.allocUnsafe(HEAD_BYTES);
-    const { bytesRead: headLen } = await fh.read(head, 0, HEAD_BYTES, 0);
     const fold = new SessionFold({ content: false, price: undefined });
     let haveUser = false;
     let haveTime = false;
-    feedWindow(
+    const feed = openWindowFeed(
       core,
       file.path,
-      head,
-      headLen,
       0,
       (e) => {
         fold.push(e);
@@ -97,6 +100,13 @@ export async function peekFile(codec: Codec, file: SessionFile, size: number, pr
       },
       () => haveUser && haveTime,
     );
+    const head = Buffer.allocUnsafe(HEAD_BYTES);
+    for (let pos = 0; pos < Math.min(size, HEAD_MAX_BYTES); ) {
+      const { bytesRead } = await fh.read(head, 0, Math.min(HEAD_BYTES, HEAD_MAX_BYTES - pos), pos);
+      if (bytesRead === 0 || feed.push(head, bytesRead)) break;
+      pos += bytesRead;
+    }
+    feed.end();
     let t: NonNullable<PeekResult['tail']> = {};
     for (const window of TAIL_WINDOWS) {
       t = await peekTail(fh, core, file.path, size, window);

@@ -1,5 +1,5 @@
 /**
- * `sessionfold read <file> --agent <id> [--cursor <cursor.json>] [--kinds …]`: stream a session file's
+ * `sessionfold read <file> [--agent <id>] [--cursor <cursor.json>] [--kinds …]`: stream a session file's
  * events as NDJSON. With --cursor the read resumes from the cursor in that file (a missing file means from
  * byte 0; a file that is not a cursor is CURSOR_INVALID and left as it is), prints `{"type":"start","restarted":…,"replaced":{…}}` first on stderr, and writes the new cursor
  * atomically when the read completes. `read -` parses standard input (no cursor).
@@ -7,7 +7,7 @@
 import type { ReadCursor, ReadOptions } from '../../../cursors/protocol/codec.js';
 import { newReadInfo } from '../../../cursors/protocol/codec.js';
 import { EVENT_KINDS, isEventKind, type EventKind } from '../../../cursors/protocol/events.js';
-import { getCodec } from '../../registry.js';
+import { detectCodec, getCodec } from '../../registry.js';
 import { isReadCursor, jsonOf, readOwnFile, writeFileAtomic } from '../../../cursors/store.js';
 import { readStreamEvents } from '../../../cursors/stream.js';
 import { CliError, defineCommand, list, str, type CommandContext } from '../command.js';
@@ -25,9 +25,9 @@ async function loadCursor(path: string): Promise<ReadCursor | undefined> {
 export default defineCommand({
   name: 'read',
   description: 'Stream the events of one session file as NDJSON on stdout. `-` reads standard input.',
-  usage: '<file|-> --agent <id> [--cursor <cursor.json>] [--kinds usage,message,tool_call,tool_result,session]',
+  usage: '<file|-> [--agent <id>] [--cursor <cursor.json>] [--kinds usage,message,tool_call,tool_result,session]',
   options: {
-    agent: { type: 'string', short: 'a', description: 'Codec id or alias (claude, codex, …)', valueName: '<id>' },
+    agent: { type: 'string', short: 'a', description: 'Codec id or alias (claude, codex, …); detected from the file when absent', valueName: '<id>' },
     cursor: { type: 'string', description: 'Resume from / save the cursor in this file', valueName: '<cursor.json>' },
     kinds: { type: 'string', description: `Event kinds to yield (default all): ${EVENT_KINDS.join(',')}`, valueName: '<k,k>' },
     strict: { type: 'boolean', description: 'Fail on the first malformed line instead of skipping it' },
@@ -36,8 +36,9 @@ export default defineCommand({
     const file = ctx.positionals[0];
     if (file === undefined) throw new CliError('USAGE_ERROR', 'read needs a file (or - for stdin)');
     const agent = str(ctx, 'agent');
-    if (agent === undefined) throw new CliError('USAGE_ERROR', 'read needs --agent <id>');
-    const codec = getCodec(agent);
+    if (agent === undefined && file === '-') throw new CliError('USAGE_ERROR', 'read - needs --agent <id>: standard input has no path to tell the agent by');
+    // Without --agent, the codecs tell from the path and the first bytes whose format the file is.
+    const codec = agent !== undefined ? getCodec(agent) : await detectCodec(file, ctx.env);
     let kinds: EventKind[] | undefined;
     const k = list(ctx, 'kinds');
     if (k !== undefined) {

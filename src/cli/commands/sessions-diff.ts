@@ -1,5 +1,5 @@
 /**
- * `sessionfold sessions diff <agent>:<id> <agent>:<id>`: the message-level diff of two sessions (a fork and
+ * `sessionfold sessions diff <agent>:<id> <agent>:<id>` (or `<agentA> <idA> <agentB> <idB>`): the message-level diff of two sessions (a fork and
  * its parent, or two agents given the same prompt). One line per operation — `  ` unchanged, `- ` only in
  * the first, `+ ` only in the second, `~ ` modified (old text, then `→` new text) — with `[indexA indexB]`;
  * runs of unchanged messages beyond `--context` are folded. Colored on a terminal unless NO_COLOR.
@@ -61,19 +61,24 @@ export function renderDiff(d: SessionDiff, width: number, context: number, p: Pa
   return out.join('\n') + '\n';
 }
 
+/** Two sessions as `<agent>:<id> <agent>:<id>`, or as the spec's four arguments `<agentA> <idA> <agentB> <idB>`. */
+function sessionArgs(p: readonly string[]): [{ agent: string; id: string }, { agent: string; id: string }] {
+  if (p.length === 2) return [unifiedArg(p[0] as string), unifiedArg(p[1] as string)];
+  if (p.length === 4) return [{ agent: p[0] as string, id: p[1] as string }, { agent: p[2] as string, id: p[3] as string }];
+  throw new CliError('USAGE_ERROR', 'diff needs two sessions: <agent>:<id> <agent>:<id>, or <agentA> <idA> <agentB> <idB>');
+}
+
 export default defineCommand({
   name: 'diff',
   description: 'Compare two sessions message by message (longest common subsequence on role and text).',
-  usage: '<agent>:<id> <agent>:<id> [--json] [--context <n>] [--color|--no-color]',
+  usage: '<agent>:<id> <agent>:<id> | <agentA> <idA> <agentB> <idB> [--json] [--context <n>] [--color|--no-color]',
   options: {
     json: { type: 'boolean', description: 'Print the SessionDiff as JSON' },
     context: { type: 'string', description: `Unchanged messages shown around each change (default ${DEFAULT_CONTEXT}; 0 hides them)`, valueName: '<n>' },
     color: { type: 'boolean', description: 'Force colors (default: on a terminal unless NO_COLOR)' },
   },
   async run(ctx: CommandContext) {
-    if (ctx.positionals.length !== 2) throw new CliError('USAGE_ERROR', 'diff needs two sessions: <agent>:<id> <agent>:<id>');
-    const a = unifiedArg(ctx.positionals[0] as string);
-    const b = unifiedArg(ctx.positionals[1] as string);
+    const [a, b] = sessionArgs(ctx.positionals);
     const raw = ctx.values.context;
     const context = raw === '0' ? 0 : (parseIntOption(ctx, 'context') ?? DEFAULT_CONTEXT);
     const d = await makeManager(ctx).diff({ agent: a.agent, sessionId: a.id }, { agent: b.agent, sessionId: b.id });
