@@ -133,3 +133,24 @@ describe('droid roots', () => {
     expect(getDroidRoots({ HOME: '/h', DROID_SESSIONS_DIR: '/a, ,/b' })).toEqual(['/a', '/b']);
   });
 });
+
+describe('droid bad input', () => {
+  it('skips and counts a malformed line; a broken sidecar or insane counts give no usage', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-droid-bad-'));
+    try {
+      const file = join(dir, 'u.jsonl');
+      await writeFile(file, '{"type":"session_start","id":"u","cwd":"/p"}\nnot json\n{"type":"completion","finalText":"ok","usage":{"input_tokens":-1,"output_tokens":2.5,"cache_read_input_tokens":"9"}}\n');
+      const sidecar = file.replace(/\.jsonl$/, '.settings.json');
+      await writeFile(sidecar, '{"tokenUsage":{"inputTokens":-3,"outputTokens":1e300,"thinkingTokens":"7"}}');
+      const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+      const events = await readEvents(droid, file, { info });
+      expect(info.skippedLines).toBe(1);
+      expect(events.filter((e) => e.type === 'usage')).toEqual([]);
+      expect(events.filter((e) => e.type === 'message')).toHaveLength(1);
+      await writeFile(sidecar, '{"tokenUsage": {');
+      expect((await readEvents(droid, file)).filter((e) => e.type === 'usage')).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,7 +4,9 @@
  * every line boundary and random cuts, and the roots' env overrides. Regenerate the golden files with
  * `UPDATE_GOLDEN=1 npx vitest run test/qwen.test.ts` (the totals check then still holds them to the simple reader).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getQwenRoots, qwen } from '../codecs/qwen/index.js';
 import { splitGluedJson } from '../cursors/glued-json.js';
@@ -118,5 +120,22 @@ describe('qwen roots', () => {
     expect(getQwenRoots({ HOME: '/h' })).toEqual(['/h/.qwen/projects']);
     expect(getQwenRoots({ HOME: '/h', QWEN_HOME: '/q' })).toEqual(['/q/projects']);
     expect(getQwenRoots({ HOME: '/h', QWEN_HOME: '/q', QWEN_RUNTIME_DIR: '~/rt' })).toEqual(['/h/rt/projects']);
+  });
+});
+
+describe('qwen bad input', () => {
+  it('skips and counts a malformed line, and no insane count reaches a total', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-qwen-bad-'));
+    try {
+      const rec = (uuid: string, usageMetadata: unknown) => JSON.stringify({ uuid, sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', model: 'qwen3-coder-plus', message: { role: 'model', parts: [{ text: 'hi' }] }, usageMetadata });
+      const file = join(dir, 's.jsonl');
+      await writeFile(file, [rec('a', { promptTokenCount: -5, candidatesTokenCount: 1.5, cachedContentTokenCount: 'x' }), '{"uuid": broken', rec('b', { promptTokenCount: 100, candidatesTokenCount: 7, cachedContentTokenCount: 1e300, thoughtsTokenCount: Number.MAX_SAFE_INTEGER + 2 })].join('\n') + '\n');
+      const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+      const usage = (await readEvents(qwen, file, { info })).filter((e): e is UsageEvent => e.type === 'usage');
+      expect(info.skippedLines).toBe(1);
+      expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([[100, 0, 7, 0]]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
