@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,8 +60,12 @@ beforeAll(async () => {
     const p = await place(OWN_DROID, join(sessions, '-home-someone-proj'), n);
     if (n.endsWith('.jsonl')) files.droid.push(p);
   }
-  before = [...(await listTree(join(home, '.qwen'))), ...(await listTree(join(home, '.factory')))];
+  before = await trees();
 }, 300_000);
+
+async function trees(): Promise<string[]> {
+  return [...(await listTree(join(home, '.qwen'))), ...(await listTree(join(home, '.factory')))];
+}
 
 afterAll(async () => {
   await rm(home, { recursive: true, force: true });
@@ -73,8 +77,7 @@ async function cli(args: string[]): Promise<string> {
     maxBuffer: 64 << 20,
     env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local', 'share'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
   });
-  const after = [...(await listTree(join(home, '.qwen'))), ...(await listTree(join(home, '.factory')))];
-  expect(after, `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before);
+  expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before);
   return r.stdout;
 }
 
@@ -109,6 +112,22 @@ describe('sessionfold CLI over Qwen Code and Factory Droid trees', () => {
       expect(usage.length).toBeGreaterThanOrEqual(2);
       const sum = (f: (u: UsageEvent) => number) => usage.reduce((a, u) => a + f(u), 0);
       expect(report.breakdowns[agent], agent).toMatchObject({ inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheReadTokens: sum((u) => u.cacheReadTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), requestCount: usage.length });
+    }
+    const warm = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as typeof report;
+    expect(warm.breakdowns, 'a second report from the warm cache').toEqual(report.breakdowns);
+    // Droid rewrites the sidecar as a session runs: the cached events of its session are read again.
+    const sidecar = files.droid.find((f) => f.includes('-home-someone-proj'))!.replace(/\.jsonl$/, '.settings.json');
+    const original = await readFile(sidecar, 'utf8');
+    try {
+      const doc = JSON.parse(original);
+      doc.tokenUsage.inputTokens += 1000;
+      await writeFile(sidecar, JSON.stringify(doc));
+      before = await trees();
+      const changed = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as typeof report;
+      expect(changed.breakdowns.droid!.inputTokens).toBe(report.breakdowns.droid!.inputTokens + 1000);
+    } finally {
+      await writeFile(sidecar, original);
+      before = await trees();
     }
   });
 
