@@ -105,6 +105,18 @@ describe('sessionfold CLI over Qwen Code and Factory Droid trees', () => {
     expect(rows.every((r) => r.agent === agent)).toBe(true);
   });
 
+  it('sessions show prints the conversation, its tool calls and the title', async () => {
+    const q = await cli(['sessions', 'show', 'qwen', 'splitrail-qwen-code-v0.18.1']);
+    expect(q).toContain('List the files here.');
+    expect(q).toContain('list_directory');
+    expect(q).toContain('Done.');
+    const d = await cli(['sessions', 'show', 'droid', '6f1c2b9e-4c1d-4e58-9a57-0d2f3c4b5a61']);
+    expect(d).toContain('# Fix the failing test');
+    expect(d).toContain('Fix the failing test in add.test.ts');
+    expect(d).not.toContain('system-reminder');
+    expect(d).toContain('Execute');
+  });
+
   it('cost report --json --group-by agent has a row per agent with the golden tokens', async () => {
     const report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; requestCount: number }> };
     for (const agent of ['qwen', 'droid'] as const) {
