@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { droid } from '../codecs/droid/index.js';
 import { qwen } from '../codecs/qwen/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
+import { treeListing } from './helpers/files.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,16 +28,6 @@ const EXPECTED = fileURLToPath(new URL('../fixtures/expected/', import.meta.url)
 let home: string;
 let before: string[];
 const files: Record<'qwen' | 'droid', string[]> = { qwen: [], droid: [] };
-
-async function listTree(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
-    const p = join(e.parentPath, e.name);
-    const s = await stat(p);
-    out.push(`${p}:${s.size}:${s.mtimeMs}`);
-  }
-  return out.sort();
-}
 
 async function place(from: string, dir: string, name: string): Promise<string> {
   await mkdir(dir, { recursive: true });
@@ -64,7 +55,7 @@ beforeAll(async () => {
 }, 300_000);
 
 async function trees(): Promise<string[]> {
-  return [...(await listTree(join(home, '.qwen'))), ...(await listTree(join(home, '.factory')))];
+  return [...(await treeListing(join(home, '.qwen'))), ...(await treeListing(join(home, '.factory')))];
 }
 
 afterAll(async () => {
