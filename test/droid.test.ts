@@ -154,3 +154,13 @@ describe('droid bad input', () => {
     }
   });
 });
+
+describe('droid from a stream', () => {
+  it('takes the session id from the first record when there is no file name', async () => {
+    const { parseSync } = await import('../cursors/sync.js');
+    const stream = await readFile(`${REAL_DIR}agent-sessions-stream_json_schema_drift.jsonl`);
+    expect(parseSync(droid.lineCore!, stream, { file: '-' })[0]).toMatchObject({ type: 'session', sessionId: 'sid_stage0_drift' });
+    const stored = await readFile(`${REAL_DIR}agent-sessions-session_store_small.jsonl`);
+    expect(parseSync(droid.lineCore!, stored, { file: '-' })[0]).toMatchObject({ type: 'session', sessionId: 'droid_s1' });
+  });
+});

@@ -144,6 +144,8 @@ function streamRecord(s: DroidState, rec: Rec, offset: number, ts: string | unde
 }
 
 function record(s: DroidState, rec: Rec, offset: number, emit: Emit): void {
+  // The file is named after the session; a stream (`-`) has no name, so its first record tells.
+  if (s.sessionId === '') s.sessionId = str(rec.sessionId) ?? str(rec.session_id) ?? (rec.type === 'session_start' ? str(rec.id) : undefined) ?? 'stdin';
   openSession(s, rec, offset, emit);
   const ts = timeOf(rec.timestamp);
   if (ts !== undefined) s.lastTimestamp = ts;
@@ -175,7 +177,7 @@ export function settingsUsage(s: DroidState, settings: DroidSettings | undefined
 export function createDroidCore(settings?: DroidSettings): LineCore<DroidState> {
   return {
     init(ctx: CoreContext): DroidState {
-      return { file: ctx.file, sessionId: ctx.file === '-' ? 'stdin' : droidStem(ctx.file), sessionEmitted: false, model: undefined, lastTimestamp: undefined, openCalls: {} };
+      return { file: ctx.file, sessionId: ctx.file === '-' ? '' : droidStem(ctx.file), sessionEmitted: false, model: undefined, lastTimestamp: undefined, openCalls: {} };
     },
     restore(snapshot, ctx) {
       const s = this.init(ctx);
