@@ -66,6 +66,10 @@ export { opencode } from '../codecs/opencode/index.js';
 export { hermes } from '../codecs/hermes/index.js';
 export { cursor } from '../codecs/cursor/index.js';
 export { goose } from '../codecs/goose/index.js';
+/** Qwen Code chats (`~/.qwen/projects/<project>/chats/<id>.jsonl`), incremental, glued records split. */
+export { qwen } from '../codecs/qwen/index.js';
+/** Factory Droid sessions (`~/.factory/sessions`), with the `settings.json` sidecar's token totals. */
+export { droid } from '../codecs/droid/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

@@ -1,5 +1,5 @@
 /** Every `.jsonl` file under a folder, sorted (fixture trees). */
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export async function jsonlFiles(dir: string): Promise<string[]> {
@@ -8,6 +8,17 @@ export async function jsonlFiles(dir: string): Promise<string[]> {
     const p = join(dir, e.name);
     if (e.isDirectory()) out.push(...(await jsonlFiles(p)));
     else if (e.name.endsWith('.jsonl')) out.push(p);
+  }
+  return out.sort();
+}
+
+/** Every entry under a folder as `path:size:mtimeMs`, sorted: equal before and after a command that must only read. */
+export async function treeListing(root: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
+    const p = join(e.parentPath, e.name);
+    const s = await stat(p);
+    out.push(`${p}:${s.size}:${s.mtimeMs}`);
   }
   return out.sort();
 }

@@ -1,0 +1,141 @@
+/**
+ * Every Qwen Code fixture in ../shared/fixtures/real/qwen: golden events, token totals checked by a
+ * deliberately simple second reader, glued records split at their own offsets, chunk invariance, resume at
+ * every line boundary and random cuts, and the roots' env overrides. Regenerate the golden files with
+ * `UPDATE_GOLDEN=1 npx vitest run test/qwen.test.ts` (the totals check then still holds them to the simple reader).
+ */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getQwenRoots, qwen } from '../codecs/qwen/index.js';
+import { splitGluedJson } from '../cursors/glued-json.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { byKind, readEvents } from './helpers/codec-harness.js';
+import { describeChunkingAndResume } from './helpers/fixture-suite.js';
+import { expectGolden } from './helpers/golden.js';
+
+const REAL_DIR = new URL('../../shared/fixtures/real/qwen/', import.meta.url).pathname;
+const EXPECTED_DIR = new URL('../fixtures/expected/qwen/', import.meta.url).pathname;
+const FIXTURES = (await readdir(REAL_DIR)).filter((n) => n.endsWith('.jsonl')).sort();
+const GLUED = 'agent-sessions-glued-objects-019f0000-0000-7000-8000-000000000005.jsonl';
+
+interface Totals {
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+  responses: number;
+}
+
+/**
+ * The simple second reader: cut every line at each `}{` outside nothing clever (the fixtures hold no such
+ * pair inside strings), JSON.parse each piece, and sum the `usageMetadata` of assistant records once per
+ * uuid: billed input = promptTokenCount + toolUsePromptTokenCount, output = candidates + thoughts.
+ */
+function naiveTotals(text: string): Totals {
+  const sum: Totals = { input: 0, cached: 0, output: 0, reasoning: 0, responses: 0 };
+  const seen = new Set<string>();
+  for (const line of text.split('\n')) {
+    for (const piece of line.split('}{').map((p, i, all) => (i > 0 ? '{' : '') + p + (i < all.length - 1 ? '}' : ''))) {
+      let r: any;
+      try {
+        r = JSON.parse(piece);
+      } catch {
+        continue;
+      }
+      const u = r?.usageMetadata;
+      if (r?.type !== 'assistant' || typeof u !== 'object' || u === null || seen.has(r.uuid)) continue;
+      const input = (u.promptTokenCount ?? 0) + (u.toolUsePromptTokenCount ?? 0);
+      const output = (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
+      if (input + output === 0) continue;
+      seen.add(r.uuid);
+      sum.input += input;
+      sum.cached += u.cachedContentTokenCount ?? 0;
+      sum.output += output;
+      sum.reasoning += u.thoughtsTokenCount ?? 0;
+      sum.responses++;
+    }
+  }
+  return sum;
+}
+
+function codecTotals(events: readonly SessionfoldEvent[]): Totals {
+  const sum: Totals = { input: 0, cached: 0, output: 0, reasoning: 0, responses: 0 };
+  const seen = new Set<string>();
+  for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
+    if (seen.has(u.dedupKey)) continue;
+    seen.add(u.dedupKey);
+    sum.input += u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+    sum.cached += u.cacheReadTokens;
+    sum.output += u.outputTokens;
+    sum.reasoning += u.reasoningTokens;
+    sum.responses++;
+  }
+  return sum;
+}
+
+describe('qwen golden files (real fixtures)', () => {
+  it('has every fixture of the shared folder', () => {
+    expect(FIXTURES.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each(FIXTURES)('%s: a fresh read equals the checked-in events, with totals of the simple reader', async (name) => {
+    const events = await readEvents(qwen, `${REAL_DIR}${name}`);
+    await expectGolden(EXPECTED_DIR, name, events);
+    expect(events[0]?.type).toBe('session');
+    expect(codecTotals(events)).toEqual(naiveTotals(await readFile(`${REAL_DIR}${name}`, 'utf8')));
+  });
+
+  it('the simple reader sees real usage (the comparison is not vacuous)', async () => {
+    const t = naiveTotals(await readFile(`${REAL_DIR}splitrail-qwen-code-v0.18.1.jsonl`, 'utf8'));
+    expect(t).toEqual({ input: 1100, cached: 50, output: 25, reasoning: 0, responses: 2 });
+  });
+
+  it('splits glued records and gives each its own byte offset', async () => {
+    const content = await readFile(`${REAL_DIR}${GLUED}`);
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const events = await readEvents(qwen, `${REAL_DIR}${GLUED}`, { info });
+    expect(info.skippedLines).toBe(0);
+    const messages = byKind(events).message;
+    expect(messages.map((m) => (m as { role: string }).role)).toEqual(['user', 'assistant']);
+    const second = content.indexOf('}{"uuid"') + 1;
+    expect(second).toBeGreaterThan(0);
+    expect(messages[1]!.offset).toBe(second);
+    expect(messages[0]!.offset).toBe(0);
+    expect(JSON.parse(content.subarray(second, content.indexOf('\n')).toString()).type).toBe('assistant');
+  });
+
+  it('the splitter keeps braces inside strings and hands back garbage whole', () => {
+    const line = Buffer.from('{"a":"}{\\"x"} {"b":[1,{"c":2}]}  nope');
+    const pieces = splitGluedJson(line).map((p) => line.subarray(p.start, p.end).toString());
+    expect(pieces).toEqual(['{"a":"}{\\"x"}', '{"b":[1,{"c":2}]}', 'nope']);
+  });
+});
+
+describeChunkingAndResume(qwen, REAL_DIR, FIXTURES);
+
+describe('qwen roots', () => {
+  it("follows Qwen Code's own order: QWEN_RUNTIME_DIR, QWEN_HOME, ~/.qwen", () => {
+    expect(getQwenRoots({ HOME: '/h' })).toEqual(['/h/.qwen/projects']);
+    expect(getQwenRoots({ HOME: '/h', QWEN_HOME: '/q' })).toEqual(['/q/projects']);
+    expect(getQwenRoots({ HOME: '/h', QWEN_HOME: '/q', QWEN_RUNTIME_DIR: '~/rt' })).toEqual(['/h/rt/projects']);
+  });
+});
+
+describe('qwen bad input', () => {
+  it('skips and counts a malformed line, and no insane count reaches a total', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-qwen-bad-'));
+    try {
+      const rec = (uuid: string, usageMetadata: unknown) => JSON.stringify({ uuid, sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', model: 'qwen3-coder-plus', message: { role: 'model', parts: [{ text: 'hi' }] }, usageMetadata });
+      const file = join(dir, 's.jsonl');
+      await writeFile(file, [rec('a', { promptTokenCount: -5, candidatesTokenCount: 1.5, cachedContentTokenCount: 'x' }), '{"uuid": broken', rec('b', { promptTokenCount: 100, candidatesTokenCount: 7, cachedContentTokenCount: 1e300, thoughtsTokenCount: Number.MAX_SAFE_INTEGER + 2 })].join('\n') + '\n');
+      const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+      const usage = (await readEvents(qwen, file, { info })).filter((e): e is UsageEvent => e.type === 'usage');
+      expect(info.skippedLines).toBe(1);
+      expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([[100, 0, 7, 0]]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
