@@ -12,6 +12,7 @@ import { opencode } from '../codecs/opencode/index.js';
 import { hermes } from '../codecs/hermes/index.js';
 import { cursor } from '../codecs/cursor/index.js';
 import { goose } from '../codecs/goose/index.js';
+import { kimi } from '../codecs/kimi/index.js';
 import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, sessionfoldStore];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, kimi, sessionfoldStore];

@@ -66,6 +66,7 @@ export { opencode } from '../codecs/opencode/index.js';
 export { hermes } from '../codecs/hermes/index.js';
 export { cursor } from '../codecs/cursor/index.js';
 export { goose } from '../codecs/goose/index.js';
+export { kimi } from '../codecs/kimi/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
