@@ -5,7 +5,7 @@
  * discovery and the env overrides. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run
  * test/kimi.test.ts` (the totals check still holds them to the simple reader).
  */
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,30 +14,11 @@ import type { Codec } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
+import { KIMI_LAYOUT, KIMI_REAL, layOutKimi, S2 } from './helpers/kimi-layout.js';
 
-const REAL = new URL('../../shared/fixtures/real/kimi/', import.meta.url).pathname;
+const REAL = KIMI_REAL;
 const EXPECTED = new URL('../fixtures/expected/kimi/', import.meta.url).pathname;
 const WIRES = (await readdir(REAL)).filter((n) => n.endsWith('.jsonl')).sort();
-
-const S1 = 'wd_project_ac3bb318f98e/session_9eb1bf57-c1af-48a5-b658-0e8d9fe794f5';
-const S2 = 'wd_project_ac3bb318f98e/session_1bcbe023-4f7e-4971-9dc9-43b8756045b0';
-/** Each wire fixture's place in a sessions folder, and the state.json of its session. */
-export const KIMI_LAYOUT: Record<string, { wire: string; state: [string, string] }> = {
-  'agent-sessions-wire-small.jsonl': { wire: `${S1}/agents/main/wire.jsonl`, state: ['agent-sessions-state.json', `${S1}/state.json`] },
-  'agent-sessions-wire-assistant-tools.jsonl': { wire: `${S2}/agents/main/wire.jsonl`, state: ['agent-sessions-wire-assistant-tools.state.json', `${S2}/state.json`] },
-  'agent-sessions-wire-subagent-agent-0.jsonl': { wire: `${S2}/agents/agent-0/wire.jsonl`, state: ['agent-sessions-wire-assistant-tools.state.json', `${S2}/state.json`] },
-};
-
-/** Copy every fixture into `<dir>/sessions` as Kimi Code lays it out; returns the sessions folder. */
-export async function layOutKimi(dir: string): Promise<string> {
-  const root = join(dir, 'sessions');
-  for (const [name, { wire, state }] of Object.entries(KIMI_LAYOUT)) {
-    await mkdir(join(root, wire, '..'), { recursive: true });
-    await copyFile(join(REAL, name), join(root, wire));
-    await copyFile(join(REAL, state[0]), join(root, state[1]));
-  }
-  return root;
-}
 
 interface Totals {
   input: number;
@@ -48,7 +29,7 @@ interface Totals {
 }
 
 /** The simple second reader: JSON.parse every line and sum the `usage` of each `usage.record`. */
-export function naiveKimiTotals(text: string): Totals {
+function naiveKimiTotals(text: string): Totals {
   const t: Totals = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, calls: 0 };
   for (const l of text.split('\n')) {
     let r: any;
