@@ -6,12 +6,13 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { amp } from '../codecs/amp/index.js';
 import { kimi } from '../codecs/kimi/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
@@ -21,6 +22,8 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/', import.meta.url));
+const REAL = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));
+const AMP_THREADS = ['llm-usage-metrics-e2e-thread.json', 'llm-usage-metrics-ledger-thread.json'];
 
 let home: string;
 let agentDirs: string[];
@@ -39,12 +42,14 @@ async function listTree(roots: readonly string[]): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const newest = Math.max(...['kimi'].flatMap((c) => [join(ROOT, 'codecs', c, 'index.ts'), join(ROOT, 'codecs', c, 'parse.ts')]).map((f) => statSync(f).mtimeMs));
+  const newest = Math.max(...['kimi', 'amp'].flatMap((c) => [join(ROOT, 'codecs', c, 'index.ts'), join(ROOT, 'codecs', c, 'parse.ts')]).map((f) => statSync(f).mtimeMs));
   const built = join(ROOT, 'dist', 'codecs', 'kimi', 'index.js');
   if (!existsSync(CLI) || !existsSync(built) || statSync(built).mtimeMs < newest) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
   home = await mkdtemp(join(tmpdir(), 'sf-more-agents-cli-'));
-  agentDirs = [join(home, '.kimi-code')];
+  agentDirs = [join(home, '.kimi-code'), join(home, '.local', 'share', 'amp')];
   await layOutKimi(join(home, '.kimi-code'));
+  await mkdir(join(home, '.local', 'share', 'amp', 'threads'), { recursive: true });
+  for (const name of AMP_THREADS) await copyFile(join(REAL, 'amp', name), join(home, '.local', 'share', 'amp', 'threads', name));
   before = await listTree(agentDirs);
 }, 180_000);
 
@@ -85,7 +90,7 @@ function expectTotals(row: Record<string, number> | undefined, usage: readonly U
   });
 }
 
-let report: { breakdowns: Record<string, Record<string, number>> };
+let report: undefined | { breakdowns: Record<string, Record<string, number>> };
 
 describe('sessionfold CLI over Kimi Code sessions', () => {
   it('sessions list kimi lists both sessions with their state.json titles, and the subagent with --subagents', async () => {
@@ -104,12 +109,30 @@ describe('sessionfold CLI over Kimi Code sessions', () => {
 
   it('cost report --json --group-by agent: the golden tokens of every wire', async () => {
     report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent']));
-    expectTotals(report.breakdowns.kimi, await goldenUsage('kimi', Object.keys(KIMI_LAYOUT)));
+    expectTotals(report!.breakdowns.kimi, await goldenUsage('kimi', Object.keys(KIMI_LAYOUT)));
   });
 
   it('read --agent kimi streams the library events', async () => {
     const path = join(home, '.kimi-code', 'sessions', KIMI_LAYOUT['agent-sessions-wire-assistant-tools.jsonl']!.wire);
     const events = (await cli(['read', path, '--agent', 'kimi'])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
     expect(events).toEqual(await readEvents(kimi, path));
+  });
+});
+
+describe('sessionfold CLI over Amp threads', () => {
+  it('sessions list amp lists every thread', async () => {
+    const rows = JSON.parse(await cli(['sessions', 'list', 'amp', '--json'])) as { sessionId: string }[];
+    expect(rows.map((r) => r.sessionId).sort()).toEqual(AMP_THREADS.map((n) => n.replace(/\.json$/, '')));
+  });
+
+  it('cost report --json --group-by agent: the golden tokens, the duplicate ledger id once', async () => {
+    report ??= JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent']));
+    expectTotals(report!.breakdowns.amp, await goldenUsage('amp', AMP_THREADS));
+  });
+
+  it('read --agent amp streams the library events', async () => {
+    const path = join(home, '.local', 'share', 'amp', 'threads', AMP_THREADS[1]!);
+    const events = (await cli(['read', path, '--agent', 'amp'])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
+    expect(events).toEqual(await readEvents(amp, path));
   });
 });
