@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import { FILE, listDir } from '../../cursors/list-dir.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseAmpThread } from './parse.js';
 import { CODEC_ID, getAmpRoots, threadIdOf } from './paths.js';
@@ -33,14 +34,7 @@ export const amp: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
   defaultRoots: getAmpRoots,
-  discoverSync,
-  async *discover(roots: readonly string[]) {
-    yield* discoverSync(roots);
-  },
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for (const f of discoverSync(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromSyncListing(discoverSync),
   getParseDependencies: () => [],
   read: createDocumentRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, parseAmpThread),
 };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { FILE, listTree } from '../../cursors/list-dir.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
 import { getKimiRoots, parseWirePath, wireSessionId } from './paths.js';
@@ -84,14 +85,7 @@ export const kimi: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getKimiRoots,
-  discoverSync,
-  async *discover(roots: readonly string[]) {
-    yield* discoverSync(roots);
-  },
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for (const f of discoverSync(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromSyncListing(discoverSync),
   getParseDependencies(file: string): string[] {
     const p = parseWirePath(file).statePath;
     return p === undefined ? [] : [p];
