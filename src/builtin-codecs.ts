@@ -14,6 +14,7 @@ import { cursor } from '../codecs/cursor/index.js';
 import { goose } from '../codecs/goose/index.js';
 import { kimi } from '../codecs/kimi/index.js';
 import { amp } from '../codecs/amp/index.js';
+import { antigravity } from '../codecs/antigravity/index.js';
 import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, kimi, amp, sessionfoldStore];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, kimi, amp, antigravity, sessionfoldStore];

@@ -68,6 +68,7 @@ export { cursor } from '../codecs/cursor/index.js';
 export { goose } from '../codecs/goose/index.js';
 export { kimi } from '../codecs/kimi/index.js';
 export { amp } from '../codecs/amp/index.js';
+export { antigravity } from '../codecs/antigravity/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

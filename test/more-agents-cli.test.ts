@@ -1,5 +1,5 @@
 /**
- * The Kimi Code codec (and the others of issue #22 as they land) through the built CLI, as a subprocess, over a
+ * The Kimi Code, Amp and Antigravity CLI codecs through the built CLI, as a subprocess, over a
  * temporary HOME holding every shared fixture laid out as the agent lays it out: `sessions list`, `sessions
  * show`, `cost report --json --group-by agent` (tokens equal to the golden files) and `read`. The agents'
  * trees are the same after every command.
@@ -13,9 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amp } from '../codecs/amp/index.js';
+import { antigravity } from '../codecs/antigravity/index.js';
 import { kimi } from '../codecs/kimi/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
+import { ANTIGRAVITY_LAYOUT, layOutAntigravity, transcriptOf } from './helpers/antigravity-layout.js';
 import { KIMI_LAYOUT, layOutKimi } from './helpers/kimi-layout.js';
 
 const run = promisify(execFile);
@@ -42,11 +44,12 @@ async function listTree(roots: readonly string[]): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const newest = Math.max(...['kimi', 'amp'].flatMap((c) => [join(ROOT, 'codecs', c, 'index.ts'), join(ROOT, 'codecs', c, 'parse.ts')]).map((f) => statSync(f).mtimeMs));
+  const newest = Math.max(...['kimi', 'amp', 'antigravity'].flatMap((c) => [join(ROOT, 'codecs', c, 'index.ts'), join(ROOT, 'codecs', c, 'parse.ts')]).map((f) => statSync(f).mtimeMs));
   const built = join(ROOT, 'dist', 'codecs', 'kimi', 'index.js');
   if (!existsSync(CLI) || !existsSync(built) || statSync(built).mtimeMs < newest) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
   home = await mkdtemp(join(tmpdir(), 'sf-more-agents-cli-'));
-  agentDirs = [join(home, '.kimi-code'), join(home, '.local', 'share', 'amp')];
+  agentDirs = [join(home, '.kimi-code'), join(home, '.local', 'share', 'amp'), join(home, '.gemini')];
+  await layOutAntigravity(join(home, '.gemini', 'antigravity-cli'));
   await layOutKimi(join(home, '.kimi-code'));
   await mkdir(join(home, '.local', 'share', 'amp', 'threads'), { recursive: true });
   for (const name of AMP_THREADS) await copyFile(join(REAL, 'amp', name), join(home, '.local', 'share', 'amp', 'threads', name));
@@ -134,5 +137,30 @@ describe('sessionfold CLI over Amp threads', () => {
     const path = join(home, '.local', 'share', 'amp', 'threads', AMP_THREADS[1]!);
     const events = (await cli(['read', path, '--agent', 'amp'])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
     expect(events).toEqual(await readEvents(amp, path));
+  });
+});
+
+describe('sessionfold CLI over Antigravity CLI step logs', () => {
+  it('sessions list antigravity lists every conversation, its cost not recorded', async () => {
+    const rows = JSON.parse(await cli(['sessions', 'list', 'antigravity', '--json'])) as { sessionId: string; title?: string }[];
+    expect(rows.map((r) => r.sessionId).sort()).toEqual(Object.values(ANTIGRAVITY_LAYOUT).sort());
+  });
+
+  it('sessions show prints the conversation with its tool calls', async () => {
+    const out = await cli(['sessions', 'show', 'antigravity', ANTIGRAVITY_LAYOUT['agent-sessions-cli-small.jsonl']!]);
+    expect(out).toContain('List the files.');
+    expect(out).toContain('list_dir');
+  });
+
+  it('cost report --json --group-by agent has no measured tokens for it', async () => {
+    report ??= JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent']));
+    expect(report!.breakdowns.antigravity?.inputTokens ?? 0).toBe(0);
+    expect(Object.keys(report!.breakdowns)).toEqual(expect.arrayContaining(['kimi', 'amp']));
+  });
+
+  it('read --agent antigravity streams the library events', async () => {
+    const path = transcriptOf(join(home, '.gemini', 'antigravity-cli', 'brain'), ANTIGRAVITY_LAYOUT['agent-sessions-cli-small.jsonl']!);
+    const events = (await cli(['read', path, '--agent', 'antigravity'])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
+    expect(events).toEqual(await readEvents(antigravity, path));
   });
 });
