@@ -70,6 +70,9 @@ export { goose } from '../codecs/goose/index.js';
 export { qwen } from '../codecs/qwen/index.js';
 /** Factory Droid sessions (`~/.factory/sessions`), with the `settings.json` sidecar's token totals. */
 export { droid } from '../codecs/droid/index.js';
+export { kimi } from '../codecs/kimi/index.js';
+export { amp } from '../codecs/amp/index.js';
+export { antigravity } from '../codecs/antigravity/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

@@ -7,10 +7,8 @@
  * `messages` (third-party writers sort keys), a first pass skips the messages to read the keys, and a second
  * streams them.
  */
-import { StringDecoder } from 'node:string_decoder';
-import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { Assembler } from 'stream-json/core/assembler.js';
-import { getManyValues, isMany, none } from 'stream-chain/defs.js';
+import { tokenizeChunks, type Token } from '../../cursors/json-tokens.js';
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID, getGeminiPathInfo, type ProjectPaths } from './paths.js';
@@ -98,26 +96,9 @@ function step(w: Walk, t: Token): void {
 
 /** Walk the document once; `onChunk` runs after each chunk's tokens (messages collected so far are handed out). */
 function* walk(chunks: () => Generator<Buffer>, w: Walk): Generator<void> {
-  const parse = jsonParser({ streamValues: false });
-  const decoder = new StringDecoder('utf8');
-  let first = true;
-  // The tokenizer takes text, and `none` to flush (stream-chain's flushable protocol).
-  const feed = (text: string | typeof none): void => {
-    const r = parse(text as string);
-    if (isMany(r)) for (const t of getManyValues(r) as Token[]) step(w, t);
-  };
-  for (const chunk of chunks()) {
-    let text = decoder.write(chunk);
-    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.length > 0) first = false;
-    feed(text);
-    yield;
-  }
-  const rest = decoder.end();
-  if (rest !== '') feed(rest);
-  feed(none);
-  if (w.mode !== 'end') throw notObject();
-  yield;
+  yield* tokenizeChunks(chunks(), (t) => step(w, t), () => {
+    if (w.mode !== 'end') throw notObject();
+  });
 }
 
 function newWalk(wantMessages: boolean): Walk {

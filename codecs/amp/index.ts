@@ -1,0 +1,41 @@
+/**
+ * `amp`: Amp (ampcode.com). One JSON document per thread, `$XDG_DATA_HOME/amp/threads/T-<id>.json`, rewritten
+ * whole as the thread goes on: read in constant memory with stream-json (walk.ts) behind a fingerprint cursor
+ * (cursors/read-document.ts), so an unchanged thread is never parsed again.
+ */
+import { join } from 'node:path';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import { FILE, listDir } from '../../cursors/list-dir.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
+import { createDocumentRead } from '../../cursors/read-document.js';
+import { parseAmpThread } from './parse.js';
+import { CODEC_ID, getAmpRoots, threadIdOf } from './paths.js';
+
+export { parseAmpThread } from './parse.js';
+export { getAmpRoots } from './paths.js';
+
+const PARSER_VERSION = 1;
+
+function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
+  for (const root of roots) {
+    for (const e of listDir(root)) {
+      if (e.kind !== FILE || !e.name.endsWith('.json')) continue;
+      const path = join(root, e.name);
+      yield { agent: CODEC_ID, path, root, sessionId: threadIdOf(path) };
+    }
+  }
+}
+
+/** Amp: thread documents under `$XDG_DATA_HOME/amp/threads`; see its README. */
+export const amp: Codec = {
+  id: CODEC_ID,
+  aliases: ['ampcode'],
+  displayName: 'Amp',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
+  defaultRoots: getAmpRoots,
+  ...fromSyncListing(discoverSync),
+  getParseDependencies: () => [],
+  read: createDocumentRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, parseAmpThread),
+};
+export default amp;

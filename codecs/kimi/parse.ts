@@ -1,0 +1,193 @@
+/**
+ * The Kimi Code wire engine: pure and synchronous. One wire.jsonl line is one record `{type, ..., time}`;
+ * this core reads the ones that carry the conversation (see README.md for the table):
+ *   metadata → the session event (with what the session's state.json says, given as `meta`);
+ *   context.append_message → a user (or injected system) message; context.apply_compaction → a system one;
+ *   context.append_loop_event: content.part → an assistant message, tool.call / tool.result → tool events;
+ *   usage.record → usage (one per model call; `step.end` repeats the same counts and is not counted again).
+ */
+import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
+import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
+import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
+
+export const CODEC_ID = 'kimi';
+
+/** What the session folder's state.json adds to a wire's session event. */
+export interface KimiMeta {
+  title?: string;
+  cwd?: string;
+  startedAt?: string;
+  /** The subagent's parent agent (`main`) when state.json lists this wire's agent as a subagent. */
+  parentAgentId?: string;
+}
+
+export interface KimiCoreOptions {
+  sessionId: string;
+  /** The main session's id, for a subagent's wire. */
+  parentSessionId?: string;
+  meta?: KimiMeta;
+}
+
+export interface KimiState {
+  file: string;
+  model: string | undefined;
+  cwd: string | undefined;
+  sessionSeen: boolean;
+  markers: Buffer[] | undefined;
+}
+
+type Rec = Record<string, unknown>;
+
+/** Lines a usage-only read needs: usage, the session, and the records that name the model. */
+const USAGE_MARKERS = ['"usage.record"', '"metadata"', '"modelAlias"', '"llm.request"'].map((m) => Buffer.from(m));
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
+
+/** A token count, or 0 for anything that is not a sane one (negative, fractional, non-finite, absurd). */
+export function tokenCount(v: unknown): number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v < 1e12 ? v : 0;
+}
+
+/** Epoch milliseconds as an ISO string; undefined for anything else. */
+export function isoTime(v: unknown): string | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 8.64e15) return undefined;
+  return new Date(v).toISOString();
+}
+
+/** The text parts of a content array, joined. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p) => rec(p))
+    .filter((p): p is Rec => p !== undefined && p.type === 'text' && typeof p.text === 'string')
+    .map((p) => p.text as string)
+    .join('\n');
+}
+
+/** A user message's role and subtype from its `origin`: the user's own, or injected by the CLI. */
+function originOf(origin: unknown): { role: MessageRole; subtype?: string } {
+  const o = rec(origin);
+  const kind = str(o?.kind);
+  if (kind === undefined || kind === 'user') return { role: 'user' };
+  const detail = str(o?.variant) ?? str(o?.name);
+  return { role: 'system', subtype: detail === undefined ? kind : `${kind}:${detail}` };
+}
+
+export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
+  const { sessionId, parentSessionId, meta = {} } = options;
+  const base = (offset: number) => ({ agent: CODEC_ID, sessionId, offset });
+
+  function session(s: KimiState, r: Rec, offset: number, emit: Emit): void {
+    s.sessionSeen = true;
+    const startedAt = meta.startedAt ?? isoTime(r.created_at);
+    emit({
+      type: 'session',
+      ...base(offset),
+      nativeId: sessionId,
+      ...(meta.cwd !== undefined && { cwd: meta.cwd }),
+      ...(startedAt !== undefined && { startedAt }),
+      ...(meta.title !== undefined && { title: meta.title }),
+      ...(parentSessionId !== undefined && { forkedFrom: parentSessionId, subagent: true }),
+      ...(str(r.protocol_version) !== undefined && { version: `wire ${r.protocol_version as string}` }),
+    });
+  }
+
+  function loopEvent(s: KimiState, ev: Rec, ts: string | undefined, offset: number, emit: Emit): void {
+    const at = ts !== undefined ? { timestamp: ts } : {};
+    if (ev.type === 'content.part') {
+      const part = rec(ev.part);
+      const id = str(ev.uuid);
+      const common = { ...base(offset), role: 'assistant' as const, ...at, ...(s.model !== undefined && { model: s.model }), ...(id !== undefined && { nativeId: id }) };
+      if (part?.type === 'text' && typeof part.text === 'string') emit({ type: 'message', ...common, text: part.text });
+      else if (part?.type === 'think' && typeof part.think === 'string') emit({ type: 'message', ...common, text: '', thinking: part.think });
+    } else if (ev.type === 'tool.call') {
+      const callId = str(ev.toolCallId) ?? str(ev.uuid);
+      if (callId !== undefined) emit({ type: 'tool_call', ...base(offset), callId, name: str(ev.name) ?? '', input: ev.args ?? null, ...at, ...(str(ev.stepUuid) !== undefined && { messageId: ev.stepUuid as string }) });
+    } else if (ev.type === 'tool.result') {
+      const callId = str(ev.toolCallId) ?? str(ev.parentUuid);
+      const result = rec(ev.result);
+      if (callId !== undefined) emit({ type: 'tool_result', ...base(offset), callId, output: result?.output ?? ev.result ?? null, isError: result?.isError === true, ...at });
+    }
+  }
+
+  function usage(s: KimiState, r: Rec, ts: string | undefined, offset: number, emit: Emit): void {
+    const u = rec(r.usage);
+    if (u === undefined) return;
+    const model = str(r.model) ?? s.model;
+    emit({
+      type: 'usage',
+      ...base(offset),
+      model: model ?? 'unknown',
+      ...(model === undefined && { modelFallback: true }),
+      timestamp: ts ?? '1970-01-01T00:00:00.000Z',
+      inputTokens: tokenCount(u.inputOther),
+      outputTokens: tokenCount(u.output),
+      reasoningTokens: 0,
+      cacheReadTokens: tokenCount(u.inputCacheRead),
+      cacheWriteTokens: tokenCount(u.inputCacheCreation),
+      cacheWrite1hTokens: 0,
+      singleRequest: true,
+      dedupKey: `${CODEC_ID}:${sessionId}:${offset}`,
+    });
+  }
+
+  return {
+    init(ctx: CoreContext): KimiState {
+      const onlyUsage = ctx.options.kinds.size === 1 && ctx.options.kinds.has('usage');
+      return { file: ctx.file, model: undefined, cwd: undefined, sessionSeen: false, markers: onlyUsage ? USAGE_MARKERS : undefined };
+    },
+    restore(snapshot, ctx) {
+      const s = this.init(ctx);
+      const o = rec(snapshot) ?? {};
+      s.model = str(o.model);
+      s.sessionSeen = o.sessionSeen === true;
+      return s;
+    },
+    snapshot(s) {
+      return { model: s.model, sessionSeen: s.sessionSeen };
+    },
+    markers(s) {
+      return s.markers;
+    },
+    line(s, line, start, emit: Emit) {
+      if (s.markers !== undefined && !hasAnyMarker(line, s.markers)) return;
+      const r = parseJsonObject(line, start, CODEC_ID, s.file);
+      if (!s.sessionSeen) session(s, r, start, emit);
+      const ts = isoTime(r.time);
+      switch (r.type) {
+        case 'config.update':
+        case 'profile.bind':
+          s.model = str(r.modelAlias) ?? s.model;
+          return;
+        case 'llm.request':
+          s.model = str(r.modelAlias) ?? str(r.model) ?? s.model;
+          return;
+        case 'context.append_message': {
+          const m = rec(r.message);
+          if (m === undefined) return;
+          const { role, subtype } = m.role === 'user' ? originOf(m.origin) : { role: 'assistant' as const, subtype: undefined };
+          emit({ type: 'message', ...base(start), role, text: textOf(m.content), ...(ts !== undefined && { timestamp: ts }), ...(subtype !== undefined && { subtype }) });
+          return;
+        }
+        case 'context.apply_compaction':
+          emit({ type: 'message', ...base(start), role: 'system', text: str(r.summary) ?? '', ...(ts !== undefined && { timestamp: ts }), subtype: 'compaction' });
+          return;
+        case 'context.append_loop_event': {
+          const ev = rec(r.event);
+          if (ev !== undefined) loopEvent(s, ev, ts, start, emit);
+          return;
+        }
+        case 'usage.record':
+          usage(s, r, ts, start, emit);
+          return;
+        default:
+          return; // every other record (config, permissions, plan mode, token counting) carries no event
+      }
+    },
+    end(): KindCounts {
+      return {};
+    },
+  };
+}
