@@ -36,7 +36,8 @@ describe('the package root', () => {
   it('exports a curated set of names, each with a doc comment', () => {
     const r = undocumented(join(ROOT, 'src/index.ts'));
     expect(r.exports).toBeGreaterThan(40);
-    expect(r.exports).toBeLessThan(120);
+    // About a fifth of the names are the built-in codecs, one per agent.
+    expect(r.exports).toBeLessThan(150);
     expect(r.missing).toEqual([]);
   });
 
