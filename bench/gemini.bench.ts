@@ -10,9 +10,9 @@ import { gemini } from '../codecs/gemini/index.js';
 import type { EventKind } from '../cursors/protocol/events.js';
 import { generateGeminiChat, type GeminiChat, type GeminiTotals } from '../fixtures/generate/gemini.js';
 import { Rng } from '../fixtures/generate/prng.js';
-import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.js';
+import type { BenchEnv, Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';
-import { naiveRead, type NaiveRead } from './lib/read.js';
+import { oneFileTopic } from './lib/one-file.js';
 
 function chatDir(env: BenchEnv): string {
   return join(env.dir, 'gemini', `${env.seed}-${env.bigBytes}`);
@@ -44,44 +44,11 @@ async function readTotals(path: string, kinds: readonly EventKind[] | undefined)
   return { events, totals };
 }
 
-export const topic: Topic = {
+export const topic: Topic = oneFileTopic({
   name: 'gemini',
   question: 'Gemini CLI codec on one large JSONL chat: full and usage-only read vs split+JSON.parse, peak RSS',
-  async prepare(env) {
-    const chat = ensureChat(env);
-    process.stderr.write(`gemini chat: ${(chat.bytes / 1e6).toFixed(0)} MB, ${chat.lines} lines\n`);
-  },
-  async cases(env: BenchEnv): Promise<BenchCase<any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
-    const chat = ensureChat(env);
-    const note = `${(chat.bytes / 1e6).toFixed(0)} MB, ${chat.lines} lines, ${chat.totals.responses} responses`;
-    const naive = 'gemini naive split+JSON.parse';
-    const cases: BenchCase<any>[] = [ // eslint-disable-line @typescript-eslint/no-explicit-any
-      {
-        name: naive,
-        bytes: chat.bytes,
-        note,
-        run: async () => {
-          const r = await naiveRead([chat.path]);
-          return { events: r.objects, read: r };
-        },
-        verify: (res) => check((res.read as NaiveRead).objects === chat.lines, `naive: ${(res.read as NaiveRead).objects} objects, generated ${chat.lines} lines`),
-      },
-    ];
-    for (const [label, kinds] of [
-      ['full read', undefined],
-      ['usage-only read', ['usage'] as const],
-    ] as const) {
-      cases.push({
-        name: `gemini ${label}`,
-        bytes: chat.bytes,
-        baseline: naive,
-        note,
-        run: async () => readTotals(chat.path, kinds),
-        verify: (res) => check(JSON.stringify(res.totals) === JSON.stringify(chat.totals), `${label}: totals ${JSON.stringify(res.totals)}, generated ${JSON.stringify(chat.totals)}`),
-      });
-    }
-    return cases;
-  },
-};
+  ensure: ensureChat,
+  read: readTotals,
+});
 
 await runTopicMain(import.meta.url, topic);

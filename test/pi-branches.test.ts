@@ -11,7 +11,9 @@ import { openclaw } from '../codecs/openclaw/index.js';
 import { OPEN_BYTES, OPEN_NODES, pi } from '../codecs/pi/index.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { parseSync } from '../cursors/sync.js';
-import { byKind, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
+import { generatePiSession } from '../fixtures/generate/pi.js';
+import { Rng } from '../fixtures/generate/prng.js';
+import { byKind, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { assistant, HEADER, jsonl, user, usages } from './pi-helpers.js';
 
 let dir: string;
@@ -235,5 +237,33 @@ describe('omp and OpenClaw', () => {
     expect(found).toEqual(['sess-1']);
     expect((await pi.locate?.(roots, 'sess-1'))?.path).toContain('--w-app--');
     expect(await pi.locate?.(roots, '../x')).toBeUndefined();
+  });
+});
+
+describe('the bench generator (fixtures/generate/pi.ts)', () => {
+  it('reads a generated session (branches, tool results, compactions) to the totals it wrote, resumed or not', async () => {
+    const s = generatePiSession(join(dir, 'generated', '2026-05-01T09-00-00-000Z_gen.jsonl'), 1_500_000, new Rng('pi-test'));
+    const content = await readFile(s.path);
+    let branches = 0;
+    let previous: string | null = null;
+    for (const l of content.toString('utf8').split('\n').filter((x) => x !== '')) {
+      const e = JSON.parse(l) as { id?: string; parentId?: string | null; type: string };
+      if (e.type !== 'session' && e.parentId !== previous) branches++;
+      if (e.id !== undefined) previous = e.id;
+    }
+    expect(branches, 'the session holds branches').toBeGreaterThan(0);
+    const full = await readEvents(pi, s.path);
+    const u = usages(full);
+    expect({
+      responses: u.length,
+      input: u.reduce((a, e) => a + e.inputTokens, 0),
+      cacheRead: u.reduce((a, e) => a + e.cacheReadTokens, 0),
+      cacheWrite: u.reduce((a, e) => a + e.cacheWriteTokens, 0),
+      output: u.reduce((a, e) => a + e.outputTokens, 0),
+      costMicroUsd: u.reduce((a, e) => a + Math.round((e.costUsd ?? 0) * 1e6), 0),
+    }).toEqual(s.totals);
+    expect(s.totals.responses).toBeGreaterThan(50);
+    expect(await readEvents(pi, s.path, { kinds: ['usage'] })).toEqual(byKind(full).usage);
+    await expectResumeEqualsFull(pi, content, randomCuts(content.length, 12, 5));
   });
 });

@@ -20,6 +20,8 @@ export const TOPIC_MODULES: Record<string, string> = {
   sessions: '../sessions.bench.js',
   gemini: '../gemini.bench.js',
   copilot: '../copilot.bench.js',
+  pi: '../pi.bench.js',
+  history: '../history.bench.js',
 };
 
 export async function loadTopic(name: string): Promise<Topic> {
