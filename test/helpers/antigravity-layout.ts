@@ -1,8 +1,9 @@
 /** The Antigravity CLI fixtures of ../shared/fixtures/real/antigravity laid out as `agy` lays out its brain folder. */
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { REAL_FIXTURES } from './real-fixtures.js';
 
-export const ANTIGRAVITY_REAL = new URL('../../../shared/fixtures/real/antigravity/', import.meta.url).pathname;
+export const ANTIGRAVITY_REAL = `${REAL_FIXTURES}antigravity/`;
 
 /** Each fixture's conversation id. */
 export const ANTIGRAVITY_LAYOUT: Record<string, string> = {

@@ -1,8 +1,9 @@
 /** The Kimi Code fixtures of ../shared/fixtures/real/kimi laid out as the CLI lays out its sessions folder. */
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { REAL_FIXTURES } from './real-fixtures.js';
 
-export const KIMI_REAL = new URL('../../../shared/fixtures/real/kimi/', import.meta.url).pathname;
+export const KIMI_REAL = `${REAL_FIXTURES}kimi/`;
 
 export const S1 = 'wd_project_ac3bb318f98e/session_9eb1bf57-c1af-48a5-b658-0e8d9fe794f5';
 export const S2 = 'wd_project_ac3bb318f98e/session_1bcbe023-4f7e-4971-9dc9-43b8756045b0';
