@@ -11,7 +11,7 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { SessionEvent } from '../../cursors/protocol/events.js';
 import { readRowsSince, withCodecState, type Row, type RowReadResult, type RowSource } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
-import { emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
+import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
 /** A session row as the database holds it (columns vary by version; the ones read here are in all). */
@@ -143,14 +143,15 @@ function records(rows: RowReadResult['rows']): { bySession: Map<string, Opencode
  */
 export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
   const kinds = [...out.kinds].sort().join(',');
-  const snap = withAgentSnapshot('opencode', file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
-  if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent: 'opencode', file });
+  const agent = out.agent ?? CODEC_ID;
+  const snap = withAgentSnapshot(agent, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+  if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent, file });
   const { read } = snap;
   const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: null };
   const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: prev.last, kinds };
   const { bySession, skipped, bytes } = records(read.rows);
   for (const row of snap.sessions) {
-    const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid);
+    const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid, agent);
     const { offset: _offset, ...rest } = ev;
     const key = JSON.stringify(rest);
     if (state.sessions[row.id] !== key && out.kinds.has('session')) out.emit(ev);

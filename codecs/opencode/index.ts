@@ -16,79 +16,102 @@ import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected } from '../../cursors/read-collected.js';
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readDatabase } from './db.js';
-import { CODEC_ID } from './parse.js';
-import { discoverOpencode, getOpencodeRoots, isDatabaseName } from './paths.js';
+import { discoverOpencode, getOpencodeRoots, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 
 export { CODEC_ID, count, emitMessage, isoOf, sessionEvent } from './parse.js';
-export { getOpencodeRoots, isDatabaseName, discoverOpencode } from './paths.js';
+export { getOpencodeRoots, isDatabaseName, discoverOpencode, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
 export { listDatabaseSessions, readDatabase } from './db.js';
 export type * from './schema.js';
 
-/** Goes up whenever this codec would parse an unchanged source differently. */
+/** Goes up whenever this codec would parse an unchanged source differently; forks read with the same engine carry it too. */
 export const PARSER_VERSION = 1;
-const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
+
+/** An agent that keeps its sessions OpenCode's way (OpenCode itself; Kilo CLI, built on OpenCode). */
+export interface OpencodeCodecSpec extends OpencodeFlavor {
+  aliases: readonly string[];
+  displayName: string;
+  defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
+  /** The agent's executable, for `resumeCommand` (`<command> --session <id>`). */
+  command: string;
+}
 
 /**
  * A database session (or a whole database) resumes by RowCursor; a tree session or an export is read whole.
  */
-function readOpencode(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  return readCollected(CODEC_ID, file, options, async (o, emit) => {
-    const out = { kinds: o.kinds, emit };
-    const { db, key } = splitRecordPath(file);
-    if (key !== undefined || isSqliteFile(db)) {
-      const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
-      const r = readDatabase(db, key, from, PARSER, out);
-      return { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped };
-    }
-    const storage = storageOf(file);
-    return storage !== undefined ? readTreeSession(file, storage, out) : await readExport(file, out);
-  });
+function readerFor(flavor: OpencodeFlavor): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
+  const parser = getParserString({ id: flavor.agent, parserVersion: PARSER_VERSION });
+  return (file, options) =>
+    readCollected(flavor.agent, file, options, async (o, emit) => {
+      const out = { kinds: o.kinds, emit, agent: flavor.agent };
+      const { db, key } = splitRecordPath(file);
+      if (key !== undefined || isSqliteFile(db)) {
+        const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
+        const r = readDatabase(db, key, from, parser, out);
+        return { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped };
+      }
+      const storage = storageOf(file);
+      return storage !== undefined ? readTreeSession(file, storage, out) : await readExport(file, out);
+    });
 }
 
-async function locateOpencode(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-  for (const f of discoverOpencode(roots)) {
-    if (f.sessionId === nativeId) return f;
-    if (f.sessionId !== undefined) continue;
-    for await (const e of readOpencode(f.path, { kinds: ['session'] })) {
-      if (e.sessionId === nativeId) return f;
-      break;
-    }
-  }
-  return undefined;
+/** The agent's database by its name; a session of its storage tree by its place and its `projectID`. */
+function detectorFor(flavor: OpencodeFlavor): (file: string, head: Buffer) => DetectScore {
+  return (file, head) => {
+    const { db } = splitRecordPath(file);
+    if (flavor.isDatabaseName(basename(db))) return 2;
+    return storageOf(file) !== undefined && headStrings(head).has('projectID') ? 2 : 0;
+  };
 }
 
-/** OpenCode's database by its name; a session of its storage tree by its place and its `projectID`. */
-function detect(file: string, head: Buffer): DetectScore {
-  const { db } = splitRecordPath(file);
-  if (isDatabaseName(basename(db))) return 2;
-  return storageOf(file) !== undefined && headStrings(head).has('projectID') ? 2 : 0;
+/** A codec for an agent that keeps OpenCode's database, storage tree and exports under its own roots. */
+export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
+  const flavor: OpencodeFlavor = { agent: spec.agent, isDatabaseName: spec.isDatabaseName };
+  const read = readerFor(flavor);
+  const discover = (roots: readonly string[]) => discoverOpencode(roots, flavor);
+  return {
+    detect: detectorFor(flavor),
+    id: spec.agent,
+    aliases: spec.aliases,
+    displayName: spec.displayName,
+    parserVersion: PARSER_VERSION,
+    capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
+    defaultRoots: spec.defaultRoots,
+    async *discover(roots: readonly string[]) {
+      yield* discover(roots);
+    },
+    discoverSync: discover,
+    async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+      for (const f of discover(roots)) {
+        if (f.sessionId === nativeId) return f;
+        if (f.sessionId !== undefined) continue;
+        for await (const e of read(f.path, { kinds: ['session'] })) {
+          if (e.sessionId === nativeId) return f;
+          break;
+        }
+      }
+      return undefined;
+    },
+    getParseDependencies(file: string): string[] {
+      const { db, key } = splitRecordPath(file);
+      // A session of a database: its discovery fingerprint (db.ts listDatabaseSessions) already moves with its rows.
+      if (key !== undefined) return [];
+      if (file.endsWith('.json')) return treeDependencies(file);
+      return sqliteDependencies(db);
+    },
+    read,
+    resumeCommand(nativeId: string): string[] {
+      return [spec.command, '--session', nativeId];
+    },
+  };
 }
 
 /** OpenCode: `opencode.db`, the legacy `storage/` tree and `opencode export` JSON; see its README. */
-export const opencode: Codec = {
-  detect,
-  id: CODEC_ID,
+export const opencode: Codec = defineOpencodeCodec({
+  ...OPENCODE_FLAVOR,
   aliases: ['open-code', 'oc'],
   displayName: 'OpenCode',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getOpencodeRoots,
-  async *discover(roots: readonly string[]) {
-    yield* discoverOpencode(roots);
-  },
-  discoverSync: discoverOpencode,
-  locate: locateOpencode,
-  getParseDependencies(file: string): string[] {
-    const { db, key } = splitRecordPath(file);
-    // A session of a database: its discovery fingerprint (db.ts listDatabaseSessions) already moves with its rows.
-    if (key !== undefined) return [];
-    if (file.endsWith('.json')) return treeDependencies(file);
-    return sqliteDependencies(db);
-  },
-  read: readOpencode,
-  resumeCommand(nativeId: string): string[] {
-    return ['opencode', '--session', nativeId];
-  },
-};
+  command: 'opencode',
+});
 export default opencode;

@@ -28,6 +28,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 
 export interface EmitTarget {
   kinds: ReadonlySet<EventKind>;
+  /** The agent the events are of: OpenCode, or a fork that keeps its files (Kilo CLI); default `opencode`. */
+  agent?: string;
   emit: (e: SessionfoldEvent) => void;
   /**
    * The storage tree's versions wrote `tokens.output` as the AI SDK reported it (reasoning included for
@@ -36,8 +38,8 @@ export interface EmitTarget {
   outputHasReasoning?: boolean;
 }
 
-export function sessionEvent(s: OpencodeSessionInfo, offset: number): SessionEvent {
-  const e: SessionEvent = { type: 'session', agent: CODEC_ID, sessionId: s.id, offset, nativeId: s.id };
+export function sessionEvent(s: OpencodeSessionInfo, offset: number, agent: string = CODEC_ID): SessionEvent {
+  const e: SessionEvent = { type: 'session', agent, sessionId: s.id, offset, nativeId: s.id };
   const cwd = str(s.directory);
   if (cwd !== undefined) e.cwd = cwd;
   const started = isoOf(s.time?.created);
@@ -87,7 +89,7 @@ const isZero = (t: TokenSums): boolean => t.input + t.output + t.reasoning + t.c
 const usd = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v < 1e6 ? v : undefined);
 
 /** The message's usage: its own tokens, else the sum of its `step-finish` parts (older records). */
-function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoning: boolean): UsageEvent | undefined {
+function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoning: boolean, agent: string): UsageEvent | undefined {
   const m = rec.info;
   const steps = rec.parts.filter((p) => p.type === 'step-finish');
   let t = tokensOf(m.tokens);
@@ -111,7 +113,7 @@ function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoni
   const model = str(m.modelID) ?? str(m.model?.modelID);
   const e: UsageEvent = {
     type: 'usage',
-    agent: CODEC_ID,
+    agent,
     sessionId,
     offset: rec.offset,
     model: model ?? 'unknown',
@@ -123,7 +125,7 @@ function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoni
     cacheWriteTokens: t.cacheWrite,
     cacheWrite1hTokens: 0,
     singleRequest: steps.length <= 1,
-    dedupKey: `${CODEC_ID}:${m.id}`,
+    dedupKey: `${agent}:${m.id}`,
     messageId: m.id,
   };
   if (model === undefined) e.modelFallback = true;
@@ -133,10 +135,10 @@ function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoni
   return e;
 }
 
-function messageEvent(rec: OpencodeMessageRecord, sessionId: string): MessageEvent | undefined {
+function messageEvent(rec: OpencodeMessageRecord, sessionId: string, agent: string): MessageEvent | undefined {
   const m = rec.info;
   if (m.role !== 'user' && m.role !== 'assistant') return undefined;
-  const e: MessageEvent = { type: 'message', agent: CODEC_ID, sessionId, offset: rec.offset, role: m.role, text: joinText(rec.parts, 'text'), nativeId: m.id };
+  const e: MessageEvent = { type: 'message', agent, sessionId, offset: rec.offset, role: m.role, text: joinText(rec.parts, 'text'), nativeId: m.id };
   const thinking = joinText(rec.parts, 'reasoning');
   if (thinking !== '') e.thinking = thinking;
   const ts = isoOf(m.time?.created);
@@ -155,6 +157,7 @@ function messageEvent(rec: OpencodeMessageRecord, sessionId: string): MessageEve
 
 /** Tool parts → a call, and a result once the tool has finished (`completed`, `error`; older `success`). */
 function toolEvents(rec: OpencodeMessageRecord, sessionId: string, out: EmitTarget): void {
+  const agent = out.agent ?? CODEC_ID;
   rec.parts.forEach((p, i) => {
     if (p.type !== 'tool') return;
     const callId = str(p.callID) ?? p.id;
@@ -162,7 +165,7 @@ function toolEvents(rec: OpencodeMessageRecord, sessionId: string, out: EmitTarg
     const state = p.state ?? {};
     const offset = rec.partOffsets[i] ?? rec.offset;
     if (out.kinds.has('tool_call')) {
-      const call: ToolCallEvent = { type: 'tool_call', agent: CODEC_ID, sessionId, offset, callId, name, input: state.input ?? null, messageId: rec.info.id };
+      const call: ToolCallEvent = { type: 'tool_call', agent, sessionId, offset, callId, name, input: state.input ?? null, messageId: rec.info.id };
       const ts = isoOf(state.time?.start);
       if (ts !== undefined) call.timestamp = ts;
       out.emit(call);
@@ -170,7 +173,7 @@ function toolEvents(rec: OpencodeMessageRecord, sessionId: string, out: EmitTarg
     const status = state.status;
     if (out.kinds.has('tool_result') && (status === 'completed' || status === 'error' || status === 'success')) {
       const isError = status === 'error';
-      const result: ToolResultEvent = { type: 'tool_result', agent: CODEC_ID, sessionId, offset, callId, toolName: name, output: (isError ? state.error : state.output) ?? null, isError };
+      const result: ToolResultEvent = { type: 'tool_result', agent, sessionId, offset, callId, toolName: name, output: (isError ? state.error : state.output) ?? null, isError };
       const ts = isoOf(state.time?.end);
       if (ts !== undefined) result.timestamp = ts;
       const start = state.time?.start;
@@ -183,12 +186,13 @@ function toolEvents(rec: OpencodeMessageRecord, sessionId: string, out: EmitTarg
 
 /** Every event of one message, in the order message, usage, tool calls and results. */
 export function emitMessage(rec: OpencodeMessageRecord, sessionId: string, out: EmitTarget): void {
+  const agent = out.agent ?? CODEC_ID;
   if (out.kinds.has('message')) {
-    const e = messageEvent(rec, sessionId);
+    const e = messageEvent(rec, sessionId, agent);
     if (e !== undefined) out.emit(e);
   }
   if (out.kinds.has('usage') && rec.info.role === 'assistant') {
-    const u = usageOf(rec, sessionId, out.outputHasReasoning === true);
+    const u = usageOf(rec, sessionId, out.outputHasReasoning === true, agent);
     if (u !== undefined) out.emit(u);
   }
   if (out.kinds.has('tool_call') || out.kinds.has('tool_result')) toolEvents(rec, sessionId, out);

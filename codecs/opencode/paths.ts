@@ -26,6 +26,14 @@ export function isDatabaseName(name: string): boolean {
   return name === 'opencode.db' || (name.startsWith('opencode-') && name.endsWith('.db'));
 }
 
+/** Which agent's files these are: OpenCode's, or those of a fork that keeps them OpenCode's way (Kilo CLI). */
+export interface OpencodeFlavor {
+  agent: string;
+  isDatabaseName: (name: string) => boolean;
+}
+
+export const OPENCODE_FLAVOR: OpencodeFlavor = { agent: CODEC_ID, isDatabaseName };
+
 const kindOf = (p: string): 'file' | 'dir' | undefined => {
   const s = statSync(p, { throwIfNoEntry: false });
   return s === undefined ? undefined : s.isFile() ? 'file' : s.isDirectory() ? 'dir' : undefined;
@@ -42,7 +50,7 @@ function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
 }
 
 /** The sessions of one database, as record paths; a database that cannot be read gives none. */
-export function* databaseFiles(db: string, root: string): Generator<SessionFile> {
+export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID): Generator<SessionFile> {
   let sessions;
   try {
     sessions = listDatabaseSessions(db);
@@ -50,35 +58,36 @@ export function* databaseFiles(db: string, root: string): Generator<SessionFile>
     return;
   }
   for (const s of sessions) {
-    const f: SessionFile = { agent: CODEC_ID, path: recordPath(db, s.id), root, sessionId: s.id, size: s.size, mtimeMs: s.mtimeMs };
+    const f: SessionFile = { agent, path: recordPath(db, s.id), root, sessionId: s.id, size: s.size, mtimeMs: s.mtimeMs };
     if (s.parentId !== undefined) f.subagent = true;
     yield f;
   }
 }
 
 /** The session files of a storage tree: `session/<project>/<id>.json`. */
-function* treeFiles(storage: string, root: string): Generator<SessionFile> {
+function* treeFiles(storage: string, root: string, agent: string): Generator<SessionFile> {
   const sessionDir = join(storage, 'session');
   for (const project of names(sessionDir)) {
     if (!project.dir) continue;
     for (const f of names(join(sessionDir, project.name))) {
-      if (f.file && f.name.endsWith('.json')) yield { agent: CODEC_ID, path: join(sessionDir, project.name, f.name), root };
+      if (f.file && f.name.endsWith('.json')) yield { agent, path: join(sessionDir, project.name, f.name), root };
     }
   }
 }
 
 /** Every session under the roots: databases first (by name), then the storage tree. */
-export function* discoverOpencode(roots: readonly string[]): Generator<SessionFile> {
+export function* discoverOpencode(roots: readonly string[], flavor: OpencodeFlavor = OPENCODE_FLAVOR): Generator<SessionFile> {
+  const { agent } = flavor;
   for (const root of roots) {
     const kind = kindOf(root);
     if (kind === 'file') {
-      if (root.endsWith('.json')) yield { agent: CODEC_ID, path: root, root };
-      else yield* databaseFiles(root, root);
+      if (root.endsWith('.json')) yield { agent, path: root, root };
+      else yield* databaseFiles(root, root, agent);
       continue;
     }
     if (kind !== 'dir') continue;
-    for (const e of names(root)) if (e.file && isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root);
+    for (const e of names(root)) if (e.file && flavor.isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root, agent);
     const storage = kindOf(join(root, 'storage', 'session')) === 'dir' ? join(root, 'storage') : kindOf(join(root, 'session')) === 'dir' ? root : undefined;
-    if (storage !== undefined) yield* treeFiles(storage, root);
+    if (storage !== undefined) yield* treeFiles(storage, root, agent);
   }
 }

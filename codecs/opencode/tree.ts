@@ -81,7 +81,7 @@ type FileReadCounts = CollectedRead;
 
 /** Give each record its offsets (record ordinals: the session is 0) and emit its events. */
 function emitAll(info: OpencodeSessionInfo, messages: OpencodeMessageRecord[], out: EmitTarget): void {
-  if (out.kinds.has('session')) out.emit(sessionEvent(info, 0));
+  if (out.kinds.has('session')) out.emit(sessionEvent(info, 0, out.agent));
   let next = 1;
   for (const rec of sortMessages(messages)) {
     rec.offset = next++;
