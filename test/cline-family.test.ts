@@ -14,6 +14,7 @@ import { cline, getClineRoots, globalStorageDirs, uncachedInput } from '../codec
 import { getKiloRoots, kilo, KILO_INCLUSIVE_SINCE } from '../codecs/kilo/index.js';
 import { getRooRoots, roo, ROO_INCLUSIVE_SINCE } from '../codecs/roo/index.js';
 import type { Codec, ReadCursor } from '../cursors/protocol/codec.js';
+import { detectCodec } from '../src/registry.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
@@ -228,6 +229,19 @@ describe('Cline family roots and discovery', () => {
     expect(getClineRoots({ ...env, SESSIONFOLD_CLINE_DIR: '/a, /b' })).toEqual(['/a', '/b']);
     expect(getRooRoots({ ...env, SESSIONFOLD_ROO_DIR: '/r' })).toEqual(['/r']);
     expect(getKiloRoots({ ...env, SESSIONFOLD_KILO_DIR: '/k' })).toEqual(['/k']);
+  });
+
+  it('detects the agent of a ui_messages.json from its head and its storage folder', async () => {
+    const ids: Record<Agent, string> = { cline: 'saoudrizwan.claude-dev', roo: 'rooveterinaryinc.roo-cline', kilo: 'kilocode.kilo-code' };
+    for (const [agent, id] of TASKS) {
+      const task = join(dir, 'detect', ids[agent], 'tasks', id);
+      await cp(join(FIXTURES, agent, 'tasks', id), task, { recursive: true });
+      expect((await detectCodec(join(task, 'ui_messages.json'), {})).id, `${agent} ${id}`).toBe(agent);
+    }
+    expect((await detectCodec(uiOf('kilo', '019af6a7-0000-7000-8000-000000000001'), {})).id, 'outside any storage folder: the first of the family').toBe('cline');
+    const other = join(dir, 'detect', 'ui_messages.json');
+    await writeFile(other, '{"messages":[]}');
+    await expect(detectCodec(other, {})).rejects.toThrow(/Cannot tell/);
   });
 
   it('discovers every task folder holding ui_messages.json, and locates one by id', async () => {

@@ -6,8 +6,8 @@
  * constant memory with stream-json behind a fingerprint cursor (cursors/read-document.ts), so an unchanged task
  * is never parsed again. The sibling files are parse dependencies. README.md has the format and the sources.
  */
-import { join } from 'node:path';
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import { basename, join, sep } from 'node:path';
+import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
@@ -40,8 +40,25 @@ export interface ClineFamilySpec {
   id: string;
   aliases: readonly string[];
   displayName: string;
+  /** The VS Code extension id (`publisher.name`), the name of its globalStorage folder. */
+  extensionId: string;
   defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
   flavor: Omit<ClineFlavor, 'id'>;
+}
+
+const UI_HEAD = /^\s*\[\s*(?:\]|\{)/;
+
+/**
+ * A `ui_messages.json` whose head is an array of `say`/`ask` records is the family's: 2 when its path names
+ * this extension's storage folder, else 1 (the three share the format; the first registered, Cline, wins).
+ */
+function detectFor(extensionId: string): (file: string, head: Buffer) => DetectScore {
+  return (file, head) => {
+    if (basename(file) !== UI_MESSAGES) return 0;
+    const text = head.subarray(0, 4096).toString('utf8');
+    if (!UI_HEAD.test(text) || !(text.trimEnd() === '[]' || /"(?:say|ask)"\s*:/.test(text))) return 0;
+    return file.includes(`${sep}${extensionId}${sep}`) ? 2 : 1;
+  };
 }
 
 /** A codec of the Cline family: the shared engine under one extension's roots and name. */
@@ -58,6 +75,7 @@ export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
     ...fromSyncListing((roots) => discoverTasks(spec.id, roots)),
     getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
     read: createDocumentRead({ id: spec.id, parserVersion: PARSER_VERSION }, createClineParser(flavor)),
+    detect: detectFor(spec.extensionId),
   };
 }
 
@@ -77,6 +95,7 @@ export const cline: Codec = defineClineFamilyCodec({
   id: 'cline',
   aliases: ['claude-dev', 'cline-vscode'],
   displayName: 'Cline',
+  extensionId: 'saoudrizwan.claude-dev',
   defaultRoots: getClineRoots,
   flavor: { metadataModels: true },
 });

@@ -5,7 +5,7 @@
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { defineClineFamilyCodec } from '../cline/index.js';
-import { CODEC_ID, getKiloRoots } from './paths.js';
+import { CODEC_ID, KILO_EXTENSION_ID, getKiloRoots } from './paths.js';
 
 export { CODEC_ID as KILO_CODEC_ID, KILO_EXTENSION_ID, getKiloRoots } from './paths.js';
 
@@ -17,6 +17,7 @@ export const kilo: Codec = defineClineFamilyCodec({
   id: CODEC_ID,
   aliases: ['kilo-code', 'kilocode'],
   displayName: 'Kilo Code',
+  extensionId: KILO_EXTENSION_ID,
   defaultRoots: getKiloRoots,
   flavor: { inclusiveSince: KILO_INCLUSIVE_SINCE, metadataModels: false },
 });

@@ -5,7 +5,7 @@
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { defineClineFamilyCodec } from '../cline/index.js';
-import { CODEC_ID, getRooRoots } from './paths.js';
+import { CODEC_ID, ROO_EXTENSION_ID, getRooRoots } from './paths.js';
 
 export { CODEC_ID as ROO_CODEC_ID, ROO_EXTENSION_ID, getRooRoots } from './paths.js';
 
@@ -17,6 +17,7 @@ export const roo: Codec = defineClineFamilyCodec({
   id: CODEC_ID,
   aliases: ['roo-code', 'roocode', 'roo-cline'],
   displayName: 'Roo Code',
+  extensionId: ROO_EXTENSION_ID,
   defaultRoots: getRooRoots,
   flavor: { inclusiveSince: ROO_INCLUSIVE_SINCE, metadataModels: false },
 });
