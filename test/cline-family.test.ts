@@ -6,7 +6,7 @@
  * task without usage), the tokensIn rule per flavor, and the roots. Regenerate the golden files with
  * `UPDATE_GOLDEN=1 npx vitest run test/cline-family.test.ts`.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -213,19 +213,23 @@ describe('Cline family buffers and resume', () => {
 });
 
 describe('Cline family roots and discovery', () => {
-  it('editors per platform, env overrides, and each extension id', () => {
+  it('editors per platform, env overrides, and each extension id', async () => {
     const env = { HOME: '/h' };
     expect(globalStorageDirs(env, 'linux')).toContain('/h/.config/Code/User/globalStorage');
     expect(globalStorageDirs({ ...env, XDG_CONFIG_HOME: '/x' }, 'linux')).toContain('/x/VSCodium/User/globalStorage');
     expect(globalStorageDirs(env, 'darwin')).toContain('/h/Library/Application Support/Cursor/User/globalStorage');
     expect(globalStorageDirs({ ...env, APPDATA: 'C:/Users/u/AppData/Roaming' }, 'win32')[0]).toBe(join('C:/Users/u/AppData/Roaming', 'Code', 'User', 'globalStorage'));
     expect(globalStorageDirs(env, 'linux')).toContain('/h/.vscode-server/data/User/globalStorage');
-    expect(getClineRoots(env)).toContain('/h/.config/Code - Insiders/User/globalStorage/saoudrizwan.claude-dev');
-    expect(getClineRoots(env)).toContain('/h/.cline/data');
+    // No editor holds the extension: VS Code's folder, where it would be.
+    expect(getClineRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/saoudrizwan.claude-dev', '/h/.cline/data']);
     expect(getClineRoots({ ...env, CLINE_DIR: '/c' })).toContain('/c/data');
     expect(getClineRoots({ ...env, CLINE_DATA_DIR: '/d' })).toContain('/d');
-    expect(getRooRoots(env)).toContain('/h/.config/Windsurf/User/globalStorage/rooveterinaryinc.roo-cline');
-    expect(getKiloRoots(env)).toContain('/h/.config/Cursor/User/globalStorage/kilocode.kilo-code');
+    expect(getRooRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline', '/h/.vscode-mock/global-storage']);
+    expect(getKiloRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/kilocode.kilo-code']);
+    // The editors that hold it, whichever they are.
+    const home = join(dir, 'home');
+    for (const d of ['.config/Cursor/User/globalStorage/kilocode.kilo-code', '.config/Code - Insiders/User/globalStorage/kilocode.kilo-code', '.vscode-server/data/User/globalStorage/kilocode.kilo-code']) await mkdir(join(home, d), { recursive: true });
+    expect(getKiloRoots({ HOME: home })).toEqual(['Code - Insiders', 'Cursor'].map((e) => join(home, '.config', e, 'User/globalStorage/kilocode.kilo-code')).concat(join(home, '.vscode-server/data/User/globalStorage/kilocode.kilo-code')));
     expect(getClineRoots({ ...env, SESSIONFOLD_CLINE_DIR: '/a, /b' })).toEqual(['/a', '/b']);
     expect(getRooRoots({ ...env, SESSIONFOLD_ROO_DIR: '/r' })).toEqual(['/r']);
     expect(getKiloRoots({ ...env, SESSIONFOLD_KILO_DIR: '/k' })).toEqual(['/k']);

@@ -4,6 +4,7 @@
  * remote server's `~/.vscode-server/data/User/globalStorage`. Cline, Roo Code and Kilo Code keep each task
  * under `<that folder>/tasks/<taskId>/`. See README.md for the sources.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -28,12 +29,15 @@ export function envDirs(value: string | undefined): string[] | undefined {
 
 /**
  * The storage folders of one extension (each holds `tasks/`): the folders `override` names when set, else
- * the extension's folder in every editor's globalStorage, then `extra` (an agent's storage outside VS Code).
+ * the extension's folder in each editor's globalStorage where it exists (VS Code's when none does, so the
+ * roots always say where the extension keeps its tasks), then `extra` (an agent's storage outside VS Code).
  */
 export function extensionStorageRoots(extensionId: string, env: NodeJS.ProcessEnv, override: string | undefined, extra: readonly string[] = [], platform: NodeJS.Platform = process.platform): string[] {
   const explicit = envDirs(override);
   if (explicit) return explicit;
-  return [...globalStorageDirs(env, platform).map((d) => join(d, extensionId)), ...extra];
+  const all = globalStorageDirs(env, platform).map((d) => join(d, extensionId));
+  const present = all.filter((d) => existsSync(d));
+  return [...(present.length > 0 ? present : all.slice(0, 1)), ...extra];
 }
 
 export const UI_MESSAGES = 'ui_messages.json';
