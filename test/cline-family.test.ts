@@ -182,6 +182,37 @@ describe('Cline family edge cases', () => {
   });
 });
 
+describe('Cline family shapes the fixtures do not show', () => {
+  it('browser tools and their results, a request without text, an empty task, a broken document', async () => {
+    const task = join(dir, 'shapes', 'tasks', 'browser-task');
+    await mkdir(task, { recursive: true });
+    const file = join(task, 'ui_messages.json');
+    const ui = [
+      { ts: 1767225600000, type: 'say', say: 'task', text: 'Check the login page' },
+      { ts: 1767225601000, type: 'say', say: 'api_req_started' },
+      { ts: 1767225602000, type: 'ask', ask: 'browser_action_launch', text: 'http://localhost:3000/login' },
+      { ts: 1767225603000, type: 'say', say: 'browser_action_result', text: '{"logs":"","currentUrl":"http://localhost:3000/login"}' },
+      { ts: 1767225604000, type: 'say', say: 'browser_action', text: '{"action":"click","coordinate":"450,300"}' },
+    ];
+    await writeFile(file, JSON.stringify(ui, null, 2));
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const k = byKind(await expectChunkInvariant(cline, file, { info }));
+    expect(info.skippedLines).toBe(0);
+    expect(k.usage).toEqual([]);
+    expect(k.tool_call.map((c: any) => [c.name, c.input])).toEqual([
+      ['browser_action', { action: 'launch', url: 'http://localhost:3000/login' }],
+      ['browser_action', { action: 'click', coordinate: '450,300' }],
+    ]);
+    expect(k.tool_result.map((r: any) => [r.callId, r.toolName])).toEqual([[(k.tool_call[0] as any).callId, 'browser_action']]);
+    await writeFile(file, '[]');
+    expect(await readEvents(cline, file)).toEqual([{ type: 'session', agent: 'cline', sessionId: 'browser-task', offset: 0, nativeId: 'browser-task' }]);
+    await writeFile(file, '[{"ts":1767225600000,"type":"say","say":"task","text":"cut');
+    const broken = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    await readEvents(cline, file, { info: broken });
+    expect(broken.skippedLines).toBe(1);
+  });
+});
+
 describe('Cline family buffers and resume', () => {
   it.each(TASKS)('%s %s: same events (all kinds, and usage only) whatever the read buffer', async (agent, id) => {
     const events = await expectChunkInvariant(CODECS[agent].codec, uiOf(agent, id));

@@ -72,6 +72,8 @@ export function uncachedInput(flavor: ClineFlavor, ts: number, tokensIn: number,
 
 /** The usage of one `api_req_started` (or `deleted_api_reqs`) message; undefined when it carries none. */
 function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boolean): UsageEvent | undefined {
+  // A request message without text has nothing to count; a text that is no JSON object is a broken record.
+  if (typeof m.text !== 'string' || m.text.trim() === '') return undefined;
   const info = rec(parseJson(m.text));
   if (info === undefined) {
     skip(acc, `${acc.taskId}: ${String(m.say)} at ${ts} has no JSON object in its text`);
@@ -108,16 +110,25 @@ function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boole
 
 /** The tool call a message stands for, if any: [kind, name, input]. */
 function toolOf(kind: string, m: Rec): [('command' | 'mcp' | 'browser') | undefined, string, unknown] | undefined {
-  const body = parseJson(m.text);
-  if (kind === 'tool') return [undefined, str(rec(body)?.tool) ?? 'tool', body ?? m.text ?? null];
-  if (kind === 'command') return ['command', 'execute_command', { command: m.text ?? '' }];
-  if (kind === 'use_mcp_server') {
-    const b = rec(body);
-    return ['mcp', `mcp__${str(b?.serverName) ?? 'unknown'}__${str(b?.toolName) ?? str(b?.uri) ?? 'unknown'}`, body ?? null];
+  switch (kind) {
+    case 'tool': {
+      const body = parseJson(m.text);
+      return [undefined, str(rec(body)?.tool) ?? 'tool', body ?? m.text ?? null];
+    }
+    case 'command':
+      return ['command', 'execute_command', { command: m.text ?? '' }];
+    case 'use_mcp_server': {
+      const body = parseJson(m.text);
+      const b = rec(body);
+      return ['mcp', `mcp__${str(b?.serverName) ?? 'unknown'}__${str(b?.toolName) ?? str(b?.uri) ?? 'unknown'}`, body ?? null];
+    }
+    case 'browser_action_launch':
+      return ['browser', 'browser_action', { action: 'launch', url: m.text ?? '' }];
+    case 'browser_action':
+      return ['browser', 'browser_action', parseJson(m.text) ?? m.text ?? null];
+    default:
+      return undefined;
   }
-  if (kind === 'browser_action_launch') return ['browser', 'browser_action', { action: 'launch', url: m.text ?? '' }];
-  if (kind === 'browser_action') return ['browser', 'browser_action', body ?? m.text ?? null];
-  return undefined;
 }
 
 const RESULTS: Record<string, 'command' | 'mcp' | 'browser'> = { command_output: 'command', mcp_server_response: 'mcp', browser_action_result: 'browser' };
