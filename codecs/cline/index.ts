@@ -6,6 +6,7 @@
  * constant memory with stream-json behind a fingerprint cursor (cursors/read-document.ts), so an unchanged task
  * is never parsed again. The sibling files are parse dependencies. README.md has the format and the sources.
  */
+import { homedir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
@@ -85,7 +86,7 @@ export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
  * folder outside VS Code (`CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else `~/.cline/data`).
  */
 export function getClineRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env.HOME || '';
+  const home = env.HOME || homedir();
   const own = envDirs(env.CLINE_DATA_DIR)?.[0] ?? (env.CLINE_DIR?.trim() ? join(env.CLINE_DIR.trim(), 'data') : join(home, '.cline', 'data'));
   return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, [own]);
 }
