@@ -73,6 +73,12 @@ export { droid } from '../codecs/droid/index.js';
 export { kimi } from '../codecs/kimi/index.js';
 export { amp } from '../codecs/amp/index.js';
 export { antigravity } from '../codecs/antigravity/index.js';
+/** Cline tasks (VS Code globalStorage `saoudrizwan.claude-dev/tasks/<id>/ui_messages.json`), fingerprint reads. */
+export { cline } from '../codecs/cline/index.js';
+/** Roo Code tasks (globalStorage `rooveterinaryinc.roo-cline/tasks`), Cline's format, cache-inclusive `tokensIn`. */
+export { roo } from '../codecs/roo/index.js';
+/** Kilo Code extension tasks (globalStorage `kilocode.kilo-code/tasks`), Cline's format. */
+export { kilo } from '../codecs/kilo/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

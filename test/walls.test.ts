@@ -51,7 +51,7 @@ const top = (p: string) => p.split('/')[0]!;
  * read it through (ARCHITECTURE.md, "The walls"): omp is a fork of pi, and OpenClaw writes its transcripts
  * with pi's SessionManager.
  */
-const FORMAT_FAMILIES: Record<string, string> = { omp: 'codecs/pi/index.ts', openclaw: 'codecs/pi/index.ts' };
+const FORMAT_FAMILIES: Record<string, string> = { omp: 'codecs/pi/index.ts', openclaw: 'codecs/pi/index.ts', roo: 'codecs/cline/index.ts', kilo: 'codecs/cline/index.ts' };
 const inCli = (p: string) => p.startsWith('src/cli/');
 const isRenderer = (p: string) => p.startsWith('src/cli/render/') || p === 'src/cli/output.ts';
 

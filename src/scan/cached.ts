@@ -88,6 +88,9 @@ function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | und
     }
     if (cursor === null || typeof cursor !== 'object') cursor = undefined;
     if (cursor?.format === 'jsonl' && (row.prefix_hash === null || row.deps !== f.deps)) cursor = undefined;
+    // A fingerprint cursor vouches for its own document only: a changed dependency (a Cline-family task's
+    // prompt history) reads the document again.
+    if (cursor?.format === 'json' && row.deps !== f.deps) cursor = undefined;
     // A database's RowCursor checks the rows themselves (replaced file, changed or deleted rows), so a
     // changed dependency (its -wal, which every commit moves) resumes from it instead of reading all again.
   }

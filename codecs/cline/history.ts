@@ -1,0 +1,92 @@
+/**
+ * What a task's sibling files tell about its requests: the model of each request and the task's work dir.
+ *
+ * - `api_conversation_history.json` (every flavor): the user message each request sends ends with
+ *   `<environment_details>`, which names the work dir (`# Current Working Directory (<path>) Files` in Cline,
+ *   `# Current Workspace Directory (<path>) Files` in Roo Code and Kilo Code) and, in Roo Code and Kilo Code,
+ *   the model (`<model>id</model>`). The message carries `ts` (epoch ms).
+ * - `task_metadata.json` (Cline): `model_usage[]` `{ts, model_id, model_provider_id}`, appended when the
+ *   model changes.
+ */
+import { API_HISTORY, TASK_METADATA, siblingOf } from './paths.js';
+import { siblingElements } from './walk.js';
+
+export type Rec = Record<string, unknown>;
+/** `v` when it is a plain object. */
+export const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
+/** `v` trimmed when it is a non-blank string. */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+/** `v` when it is a plausible epoch-milliseconds time (the family's `ts`). */
+export const tsOf = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 8.64e15 ? v : undefined);
+
+/** A model named at a time: from `ts` on, requests used `model` (through `provider`, when known). */
+export interface ModelMark {
+  ts: number;
+  model: string;
+  provider?: string;
+}
+
+export interface TaskSide {
+  cwd: string | undefined;
+  /** Models named in prompts, each stamped just after its request began (Roo Code, Kilo Code); by time. */
+  promptModels: ModelMark[];
+  /** `model_usage` marks, each stamped just before its request began (Cline); by time. */
+  metadataModels: ModelMark[];
+}
+
+const ENV_OPEN = '<environment_details>';
+const CWD_RE = /# Current (?:Working|Workspace) Directory \((.+?)\) Files/;
+
+/** The text of a message's content: a string, or its text blocks joined. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((b) => (rec(b)?.type === 'text' && typeof rec(b)!.text === 'string' ? (rec(b)!.text as string) : '')).join('\n');
+}
+
+/** The model named in the last environment details of a prompt, if any. */
+export function environmentModel(text: string): string | undefined {
+  const env = text.lastIndexOf(ENV_OPEN);
+  if (env === -1) return undefined;
+  const open = text.indexOf('<model>', env);
+  if (open === -1) return undefined;
+  const close = text.indexOf('</model>', open);
+  return close === -1 ? undefined : str(text.slice(open + 7, close));
+}
+
+/** Read the sibling files of the task whose `ui_messages.json` is `file`. */
+export function readTaskSide(file: string, bufferSize: number, withMetadata: boolean): TaskSide {
+  const side: TaskSide = { cwd: undefined, promptModels: [], metadataModels: [] };
+  for (const raw of siblingElements(siblingOf(file, API_HISTORY), undefined, bufferSize)) {
+    const m = rec(raw);
+    if (m?.role !== 'user') continue;
+    const text = textOf(m.content);
+    if (!text.includes(ENV_OPEN)) continue;
+    if (side.cwd === undefined) side.cwd = CWD_RE.exec(text)?.[1]?.trim() || undefined;
+    const model = environmentModel(text);
+    const ts = tsOf(m.ts);
+    if (model !== undefined && ts !== undefined) side.promptModels.push({ ts, model });
+  }
+  if (withMetadata) {
+    for (const raw of siblingElements(siblingOf(file, TASK_METADATA), 'model_usage', bufferSize)) {
+      const u = rec(raw);
+      const ts = tsOf(u?.ts);
+      const model = str(u?.model_id);
+      const provider = str(u?.model_provider_id);
+      if (ts !== undefined && model !== undefined) side.metadataModels.push({ ts, model, ...(provider !== undefined && { provider }) });
+    }
+  }
+  side.promptModels.sort((a, b) => a.ts - b.ts);
+  side.metadataModels.sort((a, b) => a.ts - b.ts);
+  return side;
+}
+
+/** The last mark stamped before `until` (`inclusive`: at or before), else undefined. */
+export function markBefore(models: readonly ModelMark[], until: number, inclusive = false): ModelMark | undefined {
+  let found: ModelMark | undefined;
+  for (const m of models) {
+    if (inclusive ? m.ts > until : m.ts >= until) break;
+    found = m;
+  }
+  return found;
+}

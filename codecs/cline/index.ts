@@ -1,0 +1,103 @@
+/**
+ * `cline`: Cline (VS Code extension `saoudrizwan.claude-dev`), and the engine of its format family: Roo Code
+ * (`codecs/roo/`) and Kilo Code (`codecs/kilo/`) are forks that keep Cline's task layout,
+ * `<extension storage>/tasks/<taskId>/ui_messages.json` beside `api_conversation_history.json`. One task is one
+ * session; its record path is its `ui_messages.json` (the document that holds its requests' tokens), read in
+ * constant memory with stream-json behind a fingerprint cursor (cursors/read-document.ts), so an unchanged task
+ * is never parsed again. The sibling files are parse dependencies. README.md has the format and the sources.
+ */
+import { homedir } from 'node:os';
+import { basename, join, sep } from 'node:path';
+import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
+import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
+import { createDocumentRead } from '../../cursors/read-document.js';
+import { createClineParser, type ClineFlavor } from './parse.js';
+import { API_HISTORY, TASK_METADATA, UI_MESSAGES, envDirs, extensionStorageRoots, siblingOf } from './paths.js';
+
+export { createClineParser, uncachedInput, type ClineFlavor } from './parse.js';
+export { EDITORS, envDirs, extensionStorageRoots, globalStorageDirs, taskIdOf } from './paths.js';
+
+const PARSER_VERSION = 1;
+
+/** Every task's `ui_messages.json` under `<root>/tasks/<taskId>/`, with the stat its listing took. */
+export function discoverTasks(agent: string, roots: readonly string[]): Iterable<SessionFile> {
+  return (function* () {
+    for (const root of roots) {
+      const tasks = join(root, 'tasks');
+      for (const t of listDir(tasks)) {
+        if (t.kind !== DIR) continue;
+        const dir = join(tasks, t.name);
+        const e = listDir(dir).find((x) => x.kind === FILE && x.name === UI_MESSAGES);
+        const st = e === undefined ? undefined : fileStat(dir, e);
+        if (st !== undefined) yield { agent, path: join(dir, UI_MESSAGES), root, sessionId: t.name, size: st.size, mtimeMs: st.mtimeMs };
+      }
+    }
+  })();
+}
+
+/** What tells one extension of the family from another. */
+export interface ClineFamilySpec {
+  id: string;
+  aliases: readonly string[];
+  displayName: string;
+  /** The VS Code extension id (`publisher.name`), the name of its globalStorage folder. */
+  extensionId: string;
+  defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
+  flavor: Omit<ClineFlavor, 'id'>;
+}
+
+const UI_HEAD = /^\s*\[\s*(?:\]|\{)/;
+
+/**
+ * A `ui_messages.json` whose head is an array of `say`/`ask` records is the family's: 2 when its path names
+ * this extension's storage folder, else 1 (the three share the format; the first registered, Cline, wins).
+ */
+function detectFor(extensionId: string): (file: string, head: Buffer) => DetectScore {
+  return (file, head) => {
+    if (basename(file) !== UI_MESSAGES) return 0;
+    const text = head.subarray(0, 4096).toString('utf8');
+    if (!UI_HEAD.test(text) || !(text.trimEnd() === '[]' || /"(?:say|ask)"\s*:/.test(text))) return 0;
+    return file.includes(`${sep}${extensionId}${sep}`) ? 2 : 1;
+  };
+}
+
+/** A codec of the Cline family: the shared engine under one extension's roots and name. */
+export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
+  const flavor: ClineFlavor = { id: spec.id, ...spec.flavor };
+  const deps = flavor.metadataModels ? [API_HISTORY, TASK_METADATA] : [API_HISTORY];
+  return {
+    id: spec.id,
+    aliases: spec.aliases,
+    displayName: spec.displayName,
+    parserVersion: PARSER_VERSION,
+    capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
+    defaultRoots: spec.defaultRoots,
+    ...fromSyncListing((roots) => discoverTasks(spec.id, roots)),
+    getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
+    read: createDocumentRead({ id: spec.id, parserVersion: PARSER_VERSION }, createClineParser(flavor)),
+    detect: detectFor(spec.extensionId),
+  };
+}
+
+/**
+ * Cline's storage folders: `SESSIONFOLD_CLINE_DIR` (comma-separated folders, each holding `tasks/`) replaces
+ * the defaults, which are `saoudrizwan.claude-dev` in every editor's globalStorage and Cline's own data
+ * folder outside VS Code (`CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else `~/.cline/data`).
+ */
+export function getClineRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME || homedir();
+  const own = envDirs(env.CLINE_DATA_DIR)?.[0] ?? (env.CLINE_DIR?.trim() ? join(env.CLINE_DIR.trim(), 'data') : join(home, '.cline', 'data'));
+  return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, [own]);
+}
+
+/** Cline: tasks under the extension's globalStorage; see README.md. */
+export const cline: Codec = defineClineFamilyCodec({
+  id: 'cline',
+  aliases: ['claude-dev', 'cline-vscode'],
+  displayName: 'Cline',
+  extensionId: 'saoudrizwan.claude-dev',
+  defaultRoots: getClineRoots,
+  flavor: { metadataModels: true },
+});
+export default cline;

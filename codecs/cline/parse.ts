@@ -1,0 +1,256 @@
+/**
+ * The document parser of a Cline-family task (cursors/read-document.ts `DocumentParser`): `ui_messages.json`,
+ * the task's `ClineMessage[]`, walked one element at a time (walk.ts) into a session event, messages and tool
+ * events as they come, and one usage event per `say: "api_req_started"` whose `text` (JSON) carries tokens,
+ * emitted last (each request's model is known only once the next request's time is). The task's sibling
+ * files give the model and the work dir (history.ts). README.md has the format, the token semantics and the
+ * sources.
+ */
+import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
+import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import { saneCost, saneCount } from '../../cursors/sane.js';
+import { markBefore, readTaskSide, rec, str, tsOf, type Rec, type TaskSide } from './history.js';
+import { taskIdOf } from './paths.js';
+import { walkElements } from './walk.js';
+
+
+/** What tells the three extensions' records apart. */
+export interface ClineFlavor {
+  id: string;
+  /**
+   * From this time (epoch ms, the release that changed it) `tokensIn` is the whole prompt, cache reads and
+   * writes included, for every API protocol (Roo Code 3.29.5, Kilo Code 4.119.0). Undefined: `tokensIn` never
+   * includes the cache (Cline).
+   */
+  inclusiveSince?: number;
+  /** Whether `task_metadata.json` `model_usage` names models (Cline). */
+  metadataModels: boolean;
+}
+
+/** A parsed JSON text, or undefined when it is not JSON. */
+function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+interface ModelName {
+  model: string;
+  provider?: string;
+}
+
+interface Acc {
+  flavor: ClineFlavor;
+  taskId: string;
+  side: TaskSide;
+  options: NormalizedReadOptions;
+  started: string | undefined;
+  /** Every request (those without tokens too: their times bound the others'), waiting for the next one's time. */
+  requests: { ts: number; event: UsageEvent | undefined; own?: ModelName; seen?: ModelName }[];
+  lastModel: ModelName | undefined;
+  /** The call ids of the last command, MCP and browser tool calls, for the results that follow them. */
+  open: Partial<Record<'command' | 'mcp' | 'browser', { id: string; name: string }>>;
+}
+
+function skip(acc: Acc, message: string): void {
+  const err = new SessionfoldError('MALFORMED_LINE', message, { agent: acc.flavor.id });
+  if (acc.options.strict) throw err;
+  acc.options.info.skippedLines++;
+  acc.options.onSkip?.(err);
+}
+
+/** `tokensIn` without the cache, as the flavor and the record's date and protocol say it was written. */
+export function uncachedInput(flavor: ClineFlavor, ts: number, tokensIn: number, cache: number, protocol: string | undefined): number {
+  if (flavor.inclusiveSince === undefined || tokensIn < cache) return tokensIn;
+  if (ts < flavor.inclusiveSince && protocol !== 'openai') return tokensIn;
+  return tokensIn - cache;
+}
+
+/** The usage of one `api_req_started` (or `deleted_api_reqs`) message; undefined when it carries none. */
+function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boolean): UsageEvent | undefined {
+  // A request message without text has nothing to count; a text that is no JSON object is a broken record.
+  if (typeof m.text !== 'string' || m.text.trim() === '') return undefined;
+  const info = rec(parseJson(m.text));
+  if (info === undefined) {
+    skip(acc, `${acc.taskId}: ${String(m.say)} at ${ts} has no JSON object in its text`);
+    return undefined;
+  }
+  let counts: { tokensIn: number; out: number; read: number; write: number; cost: number | undefined };
+  try {
+    counts = { tokensIn: saneCount(info.tokensIn, 'tokensIn'), out: saneCount(info.tokensOut, 'tokensOut'), read: saneCount(info.cacheReads, 'cacheReads'), write: saneCount(info.cacheWrites, 'cacheWrites'), cost: saneCost(info.cost, 'cost') };
+  } catch (e) {
+    skip(acc, `${acc.taskId}: ${(e as Error).message}`);
+    return undefined;
+  }
+  // A request is written first as a placeholder without counts and filled in when its stream ends.
+  if (counts.tokensIn + counts.out + counts.read + counts.write === 0 && !(counts.cost! > 0)) return undefined;
+  const protocol = str(info.apiProtocol) ?? str(m.apiProtocol);
+  return {
+    type: 'usage',
+    agent: acc.flavor.id,
+    sessionId: acc.taskId,
+    offset: index,
+    model: 'unknown',
+    timestamp: new Date(ts).toISOString(),
+    inputTokens: uncachedInput(acc.flavor, ts, counts.tokensIn, counts.read + counts.write, protocol),
+    outputTokens: counts.out,
+    reasoningTokens: 0,
+    cacheReadTokens: counts.read,
+    cacheWriteTokens: counts.write,
+    cacheWrite1hTokens: 0,
+    ...(counts.cost !== undefined && counts.cost > 0 && { costUsd: counts.cost }),
+    singleRequest: single,
+    dedupKey: `${acc.flavor.id}:${acc.taskId}:${ts}`,
+  };
+}
+
+/** The tool call a message stands for, if any: [kind, name, input]. */
+function toolOf(kind: string, m: Rec): [('command' | 'mcp' | 'browser') | undefined, string, unknown] | undefined {
+  switch (kind) {
+    case 'tool': {
+      const body = parseJson(m.text);
+      return [undefined, str(rec(body)?.tool) ?? 'tool', body ?? m.text ?? null];
+    }
+    case 'command':
+      return ['command', 'execute_command', { command: m.text ?? '' }];
+    case 'use_mcp_server': {
+      const body = parseJson(m.text);
+      const b = rec(body);
+      return ['mcp', `mcp__${str(b?.serverName) ?? 'unknown'}__${str(b?.toolName) ?? str(b?.uri) ?? 'unknown'}`, body ?? null];
+    }
+    case 'browser_action_launch':
+      return ['browser', 'browser_action', { action: 'launch', url: m.text ?? '' }];
+    case 'browser_action':
+      return ['browser', 'browser_action', parseJson(m.text) ?? m.text ?? null];
+    default:
+      return undefined;
+  }
+}
+
+const RESULTS: Record<string, 'command' | 'mcp' | 'browser'> = { command_output: 'command', mcp_server_response: 'mcp', browser_action_result: 'browser' };
+
+/** A message event's role and text for a `say`/`ask` kind, or undefined when the kind is no message. */
+function messageOf(kind: string, m: Rec): { role: MessageRole; text: string; thinking?: string; subtype?: string } | undefined {
+  const text = typeof m.text === 'string' ? m.text : '';
+  switch (kind) {
+    case 'task':
+    case 'user_feedback':
+      return { role: 'user', text };
+    case 'text':
+    case 'completion_result':
+      return text === '' ? undefined : { role: 'assistant', text };
+    case 'reasoning':
+      return { role: 'assistant', text: '', thinking: text };
+    case 'followup':
+      return { role: 'assistant', text: str(rec(parseJson(text))?.question) ?? text };
+    case 'plan_mode_respond':
+      return { role: 'assistant', text: str(rec(parseJson(text))?.response) ?? text };
+    case 'error':
+    case 'api_req_failed':
+    case 'mistake_limit_reached':
+      return { role: 'system', text, subtype: 'error' };
+    default:
+      return undefined;
+  }
+}
+
+/** The events of one UI message (the usage of a request is held back, see `finish`). */
+function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldEvent> {
+  const ts = tsOf(m.ts);
+  if (ts === undefined) return;
+  const said = m.type === 'say' ? str(m.say) : m.type === 'ask' ? str(m.ask) : undefined;
+  if (said === undefined) return;
+  // Roo Code, Kilo Code and early Cline say the task as `text`; only the first message can be it.
+  const kind = index === 0 && said === 'text' ? 'task' : said;
+  const info = rec(m.modelInfo);
+  const modelId = str(info?.modelId);
+  const providerId = str(info?.providerId);
+  const own: ModelName | undefined = modelId === undefined ? undefined : { model: modelId, ...(providerId !== undefined && { provider: providerId }) };
+  if (own !== undefined) acc.lastModel = own;
+  const base = { agent: acc.flavor.id, sessionId: acc.taskId, offset: index };
+  const timestamp = new Date(ts).toISOString();
+  if (m.type === 'say' && (kind === 'api_req_started' || kind === 'deleted_api_reqs')) {
+    const event = requestUsage(acc, m, ts, index, kind === 'api_req_started');
+    acc.requests.push({ ts, event, ...(own !== undefined && { own }), ...(acc.lastModel !== undefined && { seen: acc.lastModel }) });
+    return;
+  }
+  const msg = messageOf(kind, m);
+  if (msg !== undefined) yield { type: 'message', ...base, ...msg, timestamp, nativeId: String(ts) };
+  const tool = toolOf(kind, m);
+  if (tool !== undefined) {
+    const [slot, name, input] = tool;
+    const callId = `${acc.taskId}:${ts}`;
+    if (slot !== undefined) acc.open[slot] = { id: callId, name };
+    yield { type: 'tool_call', ...base, callId, name, input, timestamp };
+  }
+  const resultOf = RESULTS[kind];
+  const call = resultOf === undefined ? undefined : acc.open[resultOf];
+  if (call !== undefined) yield { type: 'tool_result', ...base, callId: call.id, toolName: call.name, output: m.text ?? null, isError: false, timestamp };
+}
+
+/**
+ * The usage events, each with its model: the request's own `modelInfo`; else the last `model_usage` mark at
+ * or before its start (Cline stamps it as the request begins); else the last model a prompt names before the
+ * next request began (Roo Code and Kilo Code add the prompt after the request's message); else the last
+ * `modelInfo` of a message before it.
+ */
+function* finish(acc: Acc): Generator<UsageEvent> {
+  const reqs = acc.requests;
+  for (let i = 0; i < reqs.length; i++) {
+    const r = reqs[i]!;
+    if (r.event === undefined) continue;
+    const next = i + 1 < reqs.length ? reqs[i + 1]!.ts : Infinity;
+    const mark = r.own ?? markBefore(acc.side.metadataModels, r.ts, true) ?? markBefore(acc.side.promptModels, next) ?? r.seen;
+    const model = mark?.model;
+    yield { ...r.event, model: model ?? 'unknown', ...(model === undefined && { modelFallback: true }), ...(mark?.provider !== undefined && { provider: mark.provider }) };
+  }
+}
+
+function sessionOf(acc: Acc, title: string | undefined): SessionEvent {
+  return {
+    type: 'session',
+    agent: acc.flavor.id,
+    sessionId: acc.taskId,
+    offset: 0,
+    nativeId: acc.taskId,
+    ...(acc.side.cwd !== undefined && { cwd: acc.side.cwd }),
+    ...(acc.started !== undefined && { startedAt: acc.started }),
+    ...(title !== undefined && { title }),
+  };
+}
+
+/** The first line of a task's text, at most 200 characters, as its title. */
+function titleOf(m: Rec): string | undefined {
+  if (m.type !== 'say' || (m.say !== 'task' && m.say !== 'text') || typeof m.text !== 'string') return undefined;
+  const line = m.text.trim().split('\n')[0]?.trim() ?? '';
+  return line === '' ? undefined : line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** The document parser of one flavor's `ui_messages.json`. */
+export function createClineParser(flavor: ClineFlavor) {
+  return function* parseClineTask(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
+    const acc: Acc = { flavor, taskId: taskIdOf(file), side: readTaskSide(file, options.bufferSize, flavor.metadataModels), options, started: undefined, requests: [], lastModel: undefined, open: {} };
+    const out: unknown[] = [];
+    let index = 0;
+    let opened = false;
+    for (const _ of walkElements(chunks(), undefined, out)) {
+      for (const raw of out.splice(0)) {
+        const m = rec(raw);
+        if (!opened && m !== undefined) {
+          const ts = tsOf(m.ts);
+          acc.started = ts === undefined ? undefined : new Date(ts).toISOString();
+          opened = true;
+          yield sessionOf(acc, index === 0 ? titleOf(m) : undefined);
+        }
+        if (m !== undefined) yield* elementEvents(acc, m, index);
+        index++;
+      }
+    }
+    if (!opened) yield sessionOf(acc, undefined);
+    yield* finish(acc);
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * Where the VS Code family keeps an extension's data: `<editor user dir>/User/globalStorage/<publisher.extension>`
+ * (VS Code's `ExtensionContext.globalStorageUri`), one folder per editor that can host the extension, and the
+ * remote server's `~/.vscode-server/data/User/globalStorage`. Cline, Roo Code and Kilo Code keep each task
+ * under `<that folder>/tasks/<taskId>/`. See README.md for the sources.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+
+/** The editors whose user folder holds a `User/globalStorage`: VS Code, its Insiders build and its forks. */
+export const EDITORS: readonly string[] = ['Code', 'Code - Insiders', 'Cursor', 'Windsurf', 'VSCodium'];
+
+/** Every editor's `User/globalStorage` folder on `platform`, then the remote server's. */
+export function globalStorageDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const home = env.HOME || homedir();
+  let base: string;
+  if (platform === 'darwin') base = join(home, 'Library', 'Application Support');
+  else if (platform === 'win32') base = env.APPDATA?.trim() || join(env.USERPROFILE || home, 'AppData', 'Roaming');
+  else base = env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
+  return [...EDITORS.map((e) => join(base, e, 'User', 'globalStorage')), join(home, '.vscode-server', 'data', 'User', 'globalStorage')];
+}
+
+/** A comma-separated folder list from the environment, or undefined when the variable is unset or blank. */
+export function envDirs(value: string | undefined): string[] | undefined {
+  const v = value?.trim();
+  return v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+}
+
+/**
+ * The storage folders of one extension (each holds `tasks/`): the folders `override` names when set, else
+ * the extension's folder in each editor's globalStorage where it exists (VS Code's when none does, so the
+ * roots always say where the extension keeps its tasks), then `extra` (an agent's storage outside VS Code).
+ */
+export function extensionStorageRoots(extensionId: string, env: NodeJS.ProcessEnv, override: string | undefined, extra: readonly string[] = [], platform: NodeJS.Platform = process.platform): string[] {
+  const explicit = envDirs(override);
+  if (explicit) return explicit;
+  const all = globalStorageDirs(env, platform).map((d) => join(d, extensionId));
+  const present = all.filter((d) => existsSync(d));
+  return [...(present.length > 0 ? present : all.slice(0, 1)), ...extra];
+}
+
+export const UI_MESSAGES = 'ui_messages.json';
+export const API_HISTORY = 'api_conversation_history.json';
+export const TASK_METADATA = 'task_metadata.json';
+
+/** A task's id: the name of its folder (the record path is the task's `ui_messages.json`). */
+export function taskIdOf(file: string): string {
+  return basename(dirname(file));
+}
+
+/** A sibling file of the task's `ui_messages.json`. */
+export function siblingOf(file: string, name: string): string {
+  return join(dirname(file), name);
+}

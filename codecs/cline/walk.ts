@@ -1,0 +1,110 @@
+/**
+ * A constant-memory walk over the elements of one JSON array with stream-json's tokenizer: the document itself
+ * (`key` undefined: `ui_messages.json` and `api_conversation_history.json` are arrays) or the array under one
+ * top-level key of an object (`task_metadata.json`'s `model_usage`). Each element is assembled on its own and
+ * handed out; everything else is skipped token by token, so the document is never held whole.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { Assembler } from 'stream-json/core/assembler.js';
+import { tokenizeChunks, type Token } from '../../cursors/json-tokens.js';
+
+interface Walk {
+  key: string | undefined;
+  /** 0: before the document; 1: inside the root; 2: inside the target array (key mode only). */
+  depth: number;
+  /** Open containers of a value being skipped. */
+  skip: number;
+  current: string;
+  asm: Assembler | undefined;
+  done: boolean;
+  out: unknown[];
+}
+
+const isStart = (t: Token): boolean => t.name === 'startObject' || t.name === 'startArray';
+const isEnd = (t: Token): boolean => t.name === 'endObject' || t.name === 'endArray';
+
+function element(w: Walk, t: Token): void {
+  const asm = new Assembler();
+  asm.consume(t);
+  if (asm.done) w.out.push(asm.current);
+  else w.asm = asm;
+}
+
+function step(w: Walk, t: Token): void {
+  if (w.asm !== undefined) {
+    w.asm.consume(t);
+    if (w.asm.done) {
+      w.out.push(w.asm.current);
+      w.asm = undefined;
+    }
+    return;
+  }
+  if (w.skip > 0) {
+    if (isStart(t)) w.skip++;
+    else if (isEnd(t)) w.skip--;
+    return;
+  }
+  if (w.depth === 0) {
+    const want = w.key === undefined ? 'startArray' : 'startObject';
+    if (w.done || t.name !== want) throw new Error(`the document is not a JSON ${w.key === undefined ? 'array' : 'object'}`);
+    w.depth = 1;
+    return;
+  }
+  const inArray = w.key === undefined ? w.depth === 1 : w.depth === 2;
+  if (inArray) {
+    if (t.name === 'endArray') {
+      w.depth--;
+      if (w.depth === 0) w.done = true;
+    } else element(w, t);
+    return;
+  }
+  // Key mode, inside the root object.
+  if (t.name === 'keyValue') w.current = t.value as string;
+  else if (t.name === 'endObject') {
+    w.depth = 0;
+    w.done = true;
+  } else if (w.current === w.key && t.name === 'startArray') w.depth = 2;
+  else if (isStart(t)) w.skip = 1;
+}
+
+/**
+ * Walk `chunks`, yielding after each chunk; `out` receives the elements assembled meanwhile (the caller
+ * empties it). Throws for a document that is not the expected shape or does not end where it should.
+ */
+export function* walkElements(chunks: Iterable<Buffer>, key: string | undefined, out: unknown[]): Generator<void> {
+  const w: Walk = { key, depth: 0, skip: 0, current: '', asm: undefined, done: false, out };
+  yield* tokenizeChunks(chunks, (t) => step(w, t), () => {
+    if (!w.done) throw new Error('the document ended early');
+  });
+}
+
+/** The bytes of a file in chunks of `size` (one buffer reused); nothing when the file cannot be opened. */
+export function* fileChunks(path: string, size: number): Generator<Buffer> {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return;
+  }
+  try {
+    const buf = Buffer.allocUnsafe(Math.max(1, size));
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      yield buf.subarray(0, n);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every element of a sibling document, one at a time; a missing or broken document ends the walk quietly. */
+export function* siblingElements(path: string, key: string | undefined, bufferSize: number): Generator<unknown> {
+  const out: unknown[] = [];
+  try {
+    for (const _ of walkElements(fileChunks(path, bufferSize), key, out)) yield* out.splice(0);
+  } catch {
+    // A sibling is side information: what was read before the break is kept.
+  }
+  yield* out.splice(0);
+}

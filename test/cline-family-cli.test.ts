@@ -1,0 +1,137 @@
+/**
+ * Cline, Roo Code and Kilo Code through the built CLI (dist/), as a subprocess, over a temporary HOME whose
+ * `~/.config/<editor>/User/globalStorage/<extension id>/tasks/` holds every fixture task (Cline under VS Code,
+ * Roo Code under Cursor, Kilo Code under VSCodium): `agents`, `sessions list|show`, `cost report --json
+ * --group-by agent` (tokens equal to the golden files, again from the warm cache, and again after a task's
+ * prompt history changes) and `read` with and without `--agent`. The agents' trees are the same after every
+ * command.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kilo } from '../codecs/kilo/index.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { readEvents } from './helpers/codec-harness.js';
+import { treeListing } from './helpers/files.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const FIXTURES = join(ROOT, 'fixtures');
+const AGENTS = { cline: ['Code', 'saoudrizwan.claude-dev'], roo: ['Cursor', 'rooveterinaryinc.roo-cline'], kilo: ['VSCodium', 'kilocode.kilo-code'] } as const;
+type Agent = keyof typeof AGENTS;
+
+let home: string;
+let before: string[];
+const storage = (agent: Agent) => join(home, '.config', AGENTS[agent][0], 'User', 'globalStorage', AGENTS[agent][1]);
+
+beforeAll(async () => {
+  const built = join(ROOT, 'dist', 'codecs', 'cline', 'parse.js');
+  const src = join(ROOT, 'codecs', 'cline', 'parse.ts');
+  if (!existsSync(CLI) || !existsSync(built) || statSync(built).mtimeMs < statSync(src).mtimeMs) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
+  home = await mkdtemp(join(tmpdir(), 'sf-cline-cli-'));
+  for (const agent of Object.keys(AGENTS) as Agent[]) await cp(join(FIXTURES, agent), storage(agent), { recursive: true });
+  before = await trees();
+}, 300_000);
+
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+async function trees(): Promise<string[]> {
+  return treeListing(join(home, '.config'));
+}
+
+async function cli(args: string[]): Promise<string> {
+  const r = await run(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    maxBuffer: 64 << 20,
+    env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
+  });
+  expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before);
+  return r.stdout;
+}
+
+async function tasks(agent: Agent): Promise<string[]> {
+  return (await readdir(join(FIXTURES, agent, 'tasks'))).sort();
+}
+
+async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {
+  const out: UsageEvent[] = [];
+  for (const id of await tasks(agent)) {
+    for (const l of (await readFile(join(FIXTURES, 'expected', agent, `${id}.events.jsonl`), 'utf8')).split('\n').filter(Boolean)) {
+      const e = JSON.parse(l) as SessionfoldEvent;
+      if (e.type === 'usage') out.push(e);
+    }
+  }
+  return out;
+}
+
+type Row = { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; requestCount: number };
+
+describe('sessionfold CLI over Cline, Roo Code and Kilo Code storage', () => {
+  it('agents lists the three with their roots, persistence and incremental reads', async () => {
+    const rows = JSON.parse(await cli(['agents', '--json'])) as { id: string; persistence: string; incremental: boolean; roots: string[] }[];
+    for (const agent of Object.keys(AGENTS) as Agent[]) {
+      expect(rows.find((r) => r.id === agent), agent).toMatchObject({ persistence: 'json', incremental: true });
+      expect(rows.find((r) => r.id === agent)!.roots).toContain(storage(agent));
+    }
+  });
+
+  it.each(Object.keys(AGENTS) as Agent[])('sessions list %s lists every task', async (agent) => {
+    const rows = JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { sessionId: string; agent: string }[];
+    expect(rows.map((r) => r.sessionId).sort()).toEqual(await tasks(agent));
+    expect(rows.every((r) => r.agent === agent)).toBe(true);
+  });
+
+  it('sessions show prints the task, its messages, tools and work dir', async () => {
+    const c = await cli(['sessions', 'show', 'cline', '1767225600000']);
+    expect(c).toContain('# Add a --verbose flag to the CLI');
+    expect(c).toContain('Use the existing logger instead.');
+    expect(c).toContain('mcp__github__search_issues');
+    expect(c).toContain('/home/dev/proj');
+    const r = await cli(['sessions', 'show', 'roo', '019ad6e0-1f00-7a00-8b00-0c0d0e0f1011']);
+    expect(r).toContain('Add a dark mode toggle');
+    expect(r).toContain('execute_command');
+    expect(r).toContain('claude-sonnet-4-5');
+  });
+
+  it('cost report --json --group-by agent has a row per agent with the golden tokens, cold, warm and after a change', async () => {
+    const report = async () => (JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, Row> }).breakdowns;
+    const cold = await report();
+    for (const agent of Object.keys(AGENTS) as Agent[]) {
+      const usage = await goldenUsage(agent);
+      expect(usage.length).toBeGreaterThanOrEqual(2);
+      const sum = (f: (u: UsageEvent) => number) => usage.reduce((a, u) => a + f(u), 0);
+      expect(cold[agent], agent).toMatchObject({ inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheReadTokens: sum((u) => u.cacheReadTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), requestCount: usage.length });
+    }
+    expect(await report(), 'a second report from the warm cache').toEqual(cold);
+    // Roo Code names the model in the prompt history: a change there alone is read again (a parse dependency).
+    const history = join(storage('roo'), 'tasks', '0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f', 'api_conversation_history.json');
+    const original = await readFile(history, 'utf8');
+    try {
+      await writeFile(history, original.replaceAll('<model>gpt-5-mini</model>', '<model>unknown-model-x</model>'));
+      before = await trees();
+      const changed = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'model'])) as { breakdowns: Record<string, Row> };
+      expect(changed.breakdowns['unknown-model-x']).toMatchObject({ requestCount: 1, inputTokens: 3000 });
+    } finally {
+      await writeFile(history, original);
+      before = await trees();
+    }
+  });
+
+  it('read streams the library events, with --agent and detected from the storage folder', async () => {
+    const file = join(storage('kilo'), 'tasks', '019af0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b', 'ui_messages.json');
+    const expected = await readEvents(kilo, file);
+    for (const args of [['read', file, '--agent', 'kilo'], ['read', file]]) {
+      const events = (await cli(args)).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
+      expect(events, args.join(' ')).toEqual(expected);
+    }
+    expect(expected.some((e) => e.type === 'usage')).toBe(true);
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * The Cline family (Cline, Roo Code, Kilo Code) over fixtures/<agent>/tasks/<id>/, shaped as each codec's
+ * README cites: golden events, token totals by a deliberately simple second reader, the same events whatever
+ * the read buffer, a growing document resumed from its fingerprint cursor equal to a full read, an unchanged
+ * task not parsed again, the edge cases (placeholder, malformed and absurd requests, a cancelled request, a
+ * task without usage), the tokensIn rule per flavor, and the roots. Regenerate the golden files with
+ * `UPDATE_GOLDEN=1 npx vitest run test/cline-family.test.ts`.
+ */
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cline, getClineRoots, globalStorageDirs, uncachedInput } from '../codecs/cline/index.js';
+import { getKiloRoots, kilo, KILO_INCLUSIVE_SINCE } from '../codecs/kilo/index.js';
+import { getRooRoots, roo, ROO_INCLUSIVE_SINCE } from '../codecs/roo/index.js';
+import type { Codec, ReadCursor } from '../cursors/protocol/codec.js';
+import { detectCodec } from '../src/registry.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { byKind, expectChunkInvariant, randomCuts, readEvents } from './helpers/codec-harness.js';
+import { expectGolden } from './helpers/golden.js';
+
+const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
+const CODECS: Record<'cline' | 'roo' | 'kilo', { codec: Codec; since: number | undefined }> = {
+  cline: { codec: cline, since: undefined },
+  roo: { codec: roo, since: ROO_INCLUSIVE_SINCE },
+  kilo: { codec: kilo, since: KILO_INCLUSIVE_SINCE },
+};
+type Agent = keyof typeof CODECS;
+const TASKS: [Agent, string][] = [];
+for (const agent of Object.keys(CODECS) as Agent[]) for (const id of (await readdir(join(FIXTURES, agent, 'tasks'))).sort()) TASKS.push([agent, id]);
+const uiOf = (agent: Agent, id: string) => join(FIXTURES, agent, 'tasks', id, 'ui_messages.json');
+
+interface Totals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+  calls: number;
+}
+
+/**
+ * The simple second reader: JSON.parse the whole `ui_messages.json`; every `say` `api_req_started` or
+ * `deleted_api_reqs` whose text parses and whose four counts are whole non-negative numbers and not all zero;
+ * for Roo Code and Kilo Code, `tokensIn` less the cache when it is at least the cache and the request is an
+ * OpenAI-protocol one or dated from the release on.
+ */
+function naiveTotals(text: string, since: number | undefined): Totals {
+  const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, calls: 0 };
+  for (const m of JSON.parse(text) as any[]) {
+    if (m.type !== 'say' || (m.say !== 'api_req_started' && m.say !== 'deleted_api_reqs')) continue;
+    let r: any;
+    try {
+      r = JSON.parse(m.text);
+    } catch {
+      continue;
+    }
+    const n = [r.tokensIn, r.tokensOut, r.cacheReads, r.cacheWrites].map((v) => (v === undefined ? 0 : v));
+    if (n.some((v) => !Number.isInteger(v) || v < 0) || n.every((v) => v === 0)) continue;
+    const [tin, out, read, write] = n as [number, number, number, number];
+    const inclusive = since !== undefined && tin >= read + write && (m.ts >= since || r.apiProtocol === 'openai');
+    t.input += inclusive ? tin - read - write : tin;
+    t.output += out;
+    t.cacheRead += read;
+    t.cacheWrite += write;
+    t.cost += r.cost > 0 ? r.cost : 0;
+    t.calls++;
+  }
+  return t;
+}
+
+function codecTotals(events: readonly SessionfoldEvent[]): Totals {
+  const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, calls: 0 };
+  for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
+    t.input += u.inputTokens;
+    t.output += u.outputTokens;
+    t.cacheRead += u.cacheReadTokens;
+    t.cacheWrite += u.cacheWriteTokens;
+    t.cost += u.costUsd ?? 0;
+    t.calls++;
+  }
+  return t;
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sf-cline-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('Cline family golden files', () => {
+  it('has fixtures for every agent, with usage and without', () => {
+    for (const agent of Object.keys(CODECS)) expect(TASKS.filter(([a]) => a === agent).length, agent).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(TASKS)('%s %s: a fresh read equals the checked-in events', async (agent, id) => {
+    const events = await readEvents(CODECS[agent].codec, uiOf(agent, id));
+    expect(events[0]).toMatchObject({ type: 'session', agent, sessionId: id, nativeId: id });
+    await expectGolden(join(FIXTURES, 'expected', agent), id, events);
+  });
+
+  it.each(TASKS)('%s %s: golden token totals agree with a deliberately simple second reader', async (agent, id) => {
+    const golden = (await readFile(join(FIXTURES, 'expected', agent, `${id}.events.jsonl`), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const mine = codecTotals(golden);
+    const simple = naiveTotals(await readFile(uiOf(agent, id), 'utf8'), CODECS[agent].since);
+    expect({ ...mine, cost: mine.cost.toFixed(6) }).toEqual({ ...simple, cost: simple.cost.toFixed(6) });
+  });
+});
+
+describe('Cline family edge cases', () => {
+  it('cline: a cancelled request counts, a placeholder does not, a malformed text is one skipped record', async () => {
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const k = byKind(await readEvents(cline, uiOf('cline', '1767225600000'), { info }));
+    expect(info.skippedLines).toBe(1);
+    expect(k.usage.map((u: any) => [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.model, u.provider])).toEqual([
+      [12, 180, 0, 9876, 'claude-sonnet-4-5-20250929', 'anthropic'],
+      [25, 240, 9876, 1200, 'claude-sonnet-4-5-20250929', 'anthropic'],
+      [8, 40, 11076, 0, 'claude-sonnet-4-5-20250929', 'anthropic'],
+      [30, 320, 11076, 800, 'claude-sonnet-4-5-20250929', 'anthropic'],
+    ]);
+    expect(k.session[0]).toMatchObject({ title: 'Add a --verbose flag to the CLI', cwd: '/home/dev/proj', startedAt: '2026-01-01T00:00:00.000Z' });
+    expect(k.message.map((m: any) => [m.role, m.text || m.thinking])).toEqual([
+      ['user', 'Add a --verbose flag to the CLI\nIt should print each step.'],
+      ['assistant', 'The flag belongs in src/cli.ts; read it first.'],
+      ['assistant', 'Let me look at the entry point.'],
+      ['user', 'Use the existing logger instead.'],
+      ['system', '529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'],
+      ['assistant', 'Added --verbose; it logs each step through the existing logger.'],
+    ]);
+    expect(k.tool_call.map((c: any) => c.name)).toEqual(['readFile', 'execute_command', 'mcp__github__search_issues']);
+    expect(k.tool_result.map((r: any) => [r.toolName, r.output])).toEqual([['execute_command', 'PASS src/cli.test.ts\nTests: 4 passed'], ['mcp__github__search_issues', '[]']]);
+    await expect(readEvents(cline, uiOf('cline', '1767225600000'), { strict: true })).rejects.toThrow(/api_req_started/);
+  });
+
+  it('cline: without modelInfo the model comes from task_metadata model_usage; deleted requests count once', async () => {
+    const usage = byKind(await readEvents(cline, uiOf('cline', '1767312000000'))).usage as UsageEvent[];
+    expect(usage.map((u) => [u.model, u.singleRequest, u.inputTokens])).toEqual([
+      ['claude-sonnet-4-5-20250929', true, 9],
+      ['claude-sonnet-4-5-20250929', false, 40],
+      ['claude-haiku-4-5-20251001', true, 11],
+    ]);
+  });
+
+  it('a task without usage has a session and messages but no usage', async () => {
+    const k = byKind(await readEvents(cline, uiOf('cline', '1767398400000')));
+    expect(k.usage).toEqual([]);
+    expect(k.message.map((m: any) => m.role)).toEqual(['user', 'system']);
+    expect(byKind(await readEvents(kilo, uiOf('kilo', '019af6a7-0000-7000-8000-000000000001'))).usage).toEqual([]);
+  });
+
+  it('roo: tokensIn before 3.29.5 is uncached for Anthropic and whole for OpenAI; after it, whole; model from the prompt', async () => {
+    const before = byKind(await readEvents(roo, uiOf('roo', '0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f'))).usage as UsageEvent[];
+    expect(before.map((u) => [u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.model])).toEqual([
+      [20, 0, 12000, 'anthropic/claude-sonnet-4.5'],
+      [3000, 12000, 0, 'gpt-5-mini'],
+    ]);
+    const after = byKind(await readEvents(roo, uiOf('roo', '019ad6e0-1f00-7a00-8b00-0c0d0e0f1011'))).usage as UsageEvent[];
+    expect(after.map((u) => [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.model])).toEqual([
+      [30, 400, 0, 12500, 'claude-sonnet-4-5'],
+      [40, 60, 12500, 0, 'claude-sonnet-4-5'],
+    ]);
+    const s = byKind(await readEvents(roo, uiOf('roo', '0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f'))).session[0];
+    expect(s).toMatchObject({ title: 'Make the header sticky', cwd: '/home/dev/site' });
+  });
+
+  it('kilo: an absurd count refuses its record; the rule of each flavor', async () => {
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const usage = byKind(await readEvents(kilo, uiOf('kilo', '019af0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b'), { info })).usage as UsageEvent[];
+    expect(info.skippedLines).toBe(1);
+    expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.model])).toEqual([
+      [2200, 6000, 'z-ai/glm-4.6'],
+      [1100, 8200, 'z-ai/glm-4.6'],
+    ]);
+    const flavor = (since?: number) => ({ id: 'x', metadataModels: false, ...(since !== undefined && { inclusiveSince: since }) });
+    expect(uncachedInput(flavor(), 2e12, 500, 100, 'openai')).toBe(500);
+    expect(uncachedInput(flavor(1000), 2000, 50, 100, 'anthropic')).toBe(50);
+    expect(uncachedInput(flavor(1000), 500, 500, 100, undefined)).toBe(500);
+    expect(uncachedInput(flavor(1000), 500, 500, 100, 'openai')).toBe(400);
+    expect(uncachedInput(flavor(1000), 2000, 500, 100, 'anthropic')).toBe(400);
+  });
+});
+
+describe('Cline family shapes the fixtures do not show', () => {
+  it('browser tools and their results, a request without text, an empty task, a broken document', async () => {
+    const task = join(dir, 'shapes', 'tasks', 'browser-task');
+    await mkdir(task, { recursive: true });
+    const file = join(task, 'ui_messages.json');
+    const ui = [
+      { ts: 1767225600000, type: 'say', say: 'task', text: 'Check the login page' },
+      { ts: 1767225601000, type: 'say', say: 'api_req_started' },
+      { ts: 1767225602000, type: 'ask', ask: 'browser_action_launch', text: 'http://localhost:3000/login' },
+      { ts: 1767225603000, type: 'say', say: 'browser_action_result', text: '{"logs":"","currentUrl":"http://localhost:3000/login"}' },
+      { ts: 1767225604000, type: 'say', say: 'browser_action', text: '{"action":"click","coordinate":"450,300"}' },
+    ];
+    await writeFile(file, JSON.stringify(ui, null, 2));
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const k = byKind(await expectChunkInvariant(cline, file, { info }));
+    expect(info.skippedLines).toBe(0);
+    expect(k.usage).toEqual([]);
+    expect(k.tool_call.map((c: any) => [c.name, c.input])).toEqual([
+      ['browser_action', { action: 'launch', url: 'http://localhost:3000/login' }],
+      ['browser_action', { action: 'click', coordinate: '450,300' }],
+    ]);
+    expect(k.tool_result.map((r: any) => [r.callId, r.toolName])).toEqual([[(k.tool_call[0] as any).callId, 'browser_action']]);
+    await writeFile(file, '[]');
+    expect(await readEvents(cline, file)).toEqual([{ type: 'session', agent: 'cline', sessionId: 'browser-task', offset: 0, nativeId: 'browser-task' }]);
+    await writeFile(file, '[{"ts":1767225600000,"type":"say","say":"task","text":"cut');
+    const broken = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    await readEvents(cline, file, { info: broken });
+    expect(broken.skippedLines).toBe(1);
+  });
+});
+
+describe('Cline family buffers and resume', () => {
+  it.each(TASKS)('%s %s: same events (all kinds, and usage only) whatever the read buffer', async (agent, id) => {
+    const events = await expectChunkInvariant(CODECS[agent].codec, uiOf(agent, id));
+    expect(events.length).toBeGreaterThan(1);
+    expect(await expectChunkInvariant(CODECS[agent].codec, uiOf(agent, id), { kinds: ['usage'] })).toEqual(byKind(events).usage);
+  });
+
+  it.each(TASKS)('%s %s: a document rewritten as it grows, resumed from its cursor, equals a full read', async (agent, id) => {
+    const codec = CODECS[agent].codec;
+    const task = join(dir, agent, 'tasks', id);
+    await cp(join(FIXTURES, agent, 'tasks', id), task, { recursive: true });
+    const file = join(task, 'ui_messages.json');
+    const content = await readFile(file);
+    let cursor: ReadCursor | undefined;
+    let kept: SessionfoldEvent[] = [];
+    for (const cut of [...randomCuts(content.length, 8, 3), content.length]) {
+      await writeFile(file, content.subarray(0, cut));
+      const fresh: SessionfoldEvent[] = [];
+      for await (const e of codec.read(file, { resume: { from: cursor, onStart: (s) => s.restarted && (kept = []), onCursor: (u) => (cursor = JSON.parse(JSON.stringify(u.cursor))) } })) fresh.push(e);
+      kept.push(...fresh);
+    }
+    expect(kept).toEqual(await readEvents(codec, file));
+    expect(cursor?.format).toBe('json');
+    let parsed = 0;
+    let restarted: boolean | undefined;
+    for await (const _ of codec.read(file, { resume: { from: cursor, onStart: (s) => (restarted = s.restarted) } })) parsed++;
+    expect([parsed, restarted], 'an unchanged task is not parsed again').toEqual([0, false]);
+  });
+});
+
+describe('Cline family roots and discovery', () => {
+  it('editors per platform, env overrides, and each extension id', async () => {
+    const env = { HOME: '/h' };
+    expect(globalStorageDirs(env, 'linux')).toContain('/h/.config/Code/User/globalStorage');
+    expect(globalStorageDirs({ ...env, XDG_CONFIG_HOME: '/x' }, 'linux')).toContain('/x/VSCodium/User/globalStorage');
+    expect(globalStorageDirs(env, 'darwin')).toContain('/h/Library/Application Support/Cursor/User/globalStorage');
+    expect(globalStorageDirs({ ...env, APPDATA: 'C:/Users/u/AppData/Roaming' }, 'win32')[0]).toBe(join('C:/Users/u/AppData/Roaming', 'Code', 'User', 'globalStorage'));
+    expect(globalStorageDirs(env, 'linux')).toContain('/h/.vscode-server/data/User/globalStorage');
+    // No editor holds the extension: VS Code's folder, where it would be.
+    expect(getClineRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/saoudrizwan.claude-dev', '/h/.cline/data']);
+    expect(getClineRoots({ ...env, CLINE_DIR: '/c' })).toContain('/c/data');
+    expect(getClineRoots({ ...env, CLINE_DATA_DIR: '/d' })).toContain('/d');
+    expect(getRooRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline', '/h/.vscode-mock/global-storage']);
+    expect(getKiloRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/kilocode.kilo-code']);
+    // The editors that hold it, whichever they are.
+    const home = join(dir, 'home');
+    for (const d of ['.config/Cursor/User/globalStorage/kilocode.kilo-code', '.config/Code - Insiders/User/globalStorage/kilocode.kilo-code', '.vscode-server/data/User/globalStorage/kilocode.kilo-code']) await mkdir(join(home, d), { recursive: true });
+    expect(getKiloRoots({ HOME: home })).toEqual(['Code - Insiders', 'Cursor'].map((e) => join(home, '.config', e, 'User/globalStorage/kilocode.kilo-code')).concat(join(home, '.vscode-server/data/User/globalStorage/kilocode.kilo-code')));
+    expect(getClineRoots({ ...env, SESSIONFOLD_CLINE_DIR: '/a, /b' })).toEqual(['/a', '/b']);
+    expect(getRooRoots({ ...env, SESSIONFOLD_ROO_DIR: '/r' })).toEqual(['/r']);
+    expect(getKiloRoots({ ...env, SESSIONFOLD_KILO_DIR: '/k' })).toEqual(['/k']);
+  });
+
+  it('detects the agent of a ui_messages.json from its head and its storage folder', async () => {
+    const ids: Record<Agent, string> = { cline: 'saoudrizwan.claude-dev', roo: 'rooveterinaryinc.roo-cline', kilo: 'kilocode.kilo-code' };
+    for (const [agent, id] of TASKS) {
+      const task = join(dir, 'detect', ids[agent], 'tasks', id);
+      await cp(join(FIXTURES, agent, 'tasks', id), task, { recursive: true });
+      expect((await detectCodec(join(task, 'ui_messages.json'), {})).id, `${agent} ${id}`).toBe(agent);
+    }
+    expect((await detectCodec(uiOf('kilo', '019af6a7-0000-7000-8000-000000000001'), {})).id, 'outside any storage folder: the first of the family').toBe('cline');
+    const other = join(dir, 'detect', 'ui_messages.json');
+    await writeFile(other, '{"messages":[]}');
+    await expect(detectCodec(other, {})).rejects.toThrow(/Cannot tell/);
+  });
+
+  it('discovers every task folder holding ui_messages.json, and locates one by id', async () => {
+    for (const [agent, { codec }] of Object.entries(CODECS)) {
+      const found = [];
+      for await (const f of codec.discover([join(FIXTURES, agent), join(dir, 'missing')])) found.push(f.sessionId);
+      expect(found.sort()).toEqual(TASKS.filter(([a]) => a === agent).map(([, id]) => id));
+      const [, first] = TASKS.find(([a]) => a === agent)!;
+      expect((await codec.locate!([join(FIXTURES, agent)], first))?.path).toBe(uiOf(agent as Agent, first));
+      expect(codec.getParseDependencies(uiOf(agent as Agent, first))).toContain(join(FIXTURES, agent, 'tasks', first, 'api_conversation_history.json'));
+    }
+  });
+});
