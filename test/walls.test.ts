@@ -51,7 +51,13 @@ const top = (p: string) => p.split('/')[0]!;
  * read it through (ARCHITECTURE.md, "The walls"): omp is a fork of pi, and OpenClaw writes its transcripts
  * with pi's SessionManager.
  */
-const FORMAT_FAMILIES: Record<string, string> = { omp: 'codecs/pi/index.ts', openclaw: 'codecs/pi/index.ts', roo: 'codecs/cline/index.ts', kilo: 'codecs/cline/index.ts' };
+const FORMAT_FAMILIES: Record<string, readonly string[]> = {
+  omp: ['codecs/pi/index.ts'],
+  openclaw: ['codecs/pi/index.ts'],
+  roo: ['codecs/cline/index.ts'],
+  // Kilo Code's extension keeps Cline's tasks; Kilo CLI is OpenCode's engine.
+  kilo: ['codecs/cline/index.ts', 'codecs/opencode/index.ts'],
+};
 const inCli = (p: string) => p.startsWith('src/cli/');
 const isRenderer = (p: string) => p.startsWith('src/cli/render/') || p === 'src/cli/output.ts';
 
@@ -63,7 +69,7 @@ export const WALLS: Wall[] = [
   },
   {
     name: 'a codec imports only cursors/ (protocol included) and its own folder',
-    allows: (f, t) => top(f) !== 'codecs' || top(t) === 'cursors' || f.split('/')[1] === t.split('/')[1] || FORMAT_FAMILIES[f.split('/')[1]!] === t,
+    allows: (f, t) => top(f) !== 'codecs' || top(t) === 'cursors' || f.split('/')[1] === t.split('/')[1] || (FORMAT_FAMILIES[f.split('/')[1]!] ?? []).includes(t),
   },
   {
     // The package barrel (src/index.ts) names the built-in codecs for users; it is no fold.

@@ -17,6 +17,7 @@
  */
 import type { Codec, NativeSearchHit } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
+import { splitRecordPath } from '../../cursors/record-path.js';
 import { findCodec, listCodecs } from '../registry.js';
 import type { ManagerContext, StatFile } from './context.js';
 import type { PriceFn } from './cost.js';
@@ -160,7 +161,9 @@ async function searchFile(
 ): Promise<SessionSummary | undefined> {
   const persistence = sf.codec.capabilities.persistence;
   try {
-    if (hit === undefined && (persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
+    // A record path (`<db>#<key>`: Kilo's CLI sessions under a codec that also reads files) has no bytes to scan.
+    const plainFile = splitRecordPath(sf.file.path).key === undefined;
+    if (hit === undefined && plainFile && (persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
       stats.prefiltered++;
       return undefined;
     }
