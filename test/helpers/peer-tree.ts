@@ -8,6 +8,7 @@ import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { buildHermesDb } from './hermes-db.js';
+import { buildOpencodeDb } from './opencode-db.js';
 import { layOutAntigravity } from './antigravity-layout.js';
 import { layOutKimi } from './kimi-layout.js';
 import { REAL_FIXTURES } from './real-fixtures.js';
@@ -15,7 +16,7 @@ import { REAL_FIXTURES } from './real-fixtures.js';
 const REAL = REAL_FIXTURES;
 
 /** The agents laid out, by their ccusage command name (which is sessionfold's codec id too). */
-export const PEER_AGENTS = ['gemini', 'copilot', 'pi', 'openclaw', 'qwen', 'droid', 'kimi', 'amp', 'antigravity', 'opencode', 'hermes'] as const;
+export const PEER_AGENTS = ['gemini', 'copilot', 'pi', 'openclaw', 'qwen', 'droid', 'kimi', 'amp', 'antigravity', 'opencode', 'hermes', 'kilo'] as const;
 export type PeerAgent = (typeof PEER_AGENTS)[number];
 
 function place(from: string, toDir: string, name = from.split('/').pop()!): void {
@@ -62,6 +63,10 @@ export async function layOutPeerTree(home: string): Promise<NodeJS.ProcessEnv> {
   for (const n of files('amp', '.json')) place(join(REAL, 'amp', n), join(home, '.local', 'share', 'amp', 'threads'));
   await layOutAntigravity(join(home, '.gemini', 'antigravity-cli'));
   copyTree(join(REAL, 'opencode', 'agent-sessions-storage', 'storage_v2'), join(home, '.local', 'share', 'opencode', 'storage'));
+  // No real OpenCode or Kilo CLI database exists in public; these are made with OpenCode's DDL.
+  buildOpencodeDb(join(home, '.local', 'share', 'opencode', 'opencode.db'));
+  mkdirSync(join(home, '.local', 'share', 'kilo'), { recursive: true });
+  buildOpencodeDb(join(home, '.local', 'share', 'kilo', 'kilo.db'));
   mkdirSync(join(home, '.hermes'), { recursive: true });
   layOutHermes(join(home, '.hermes', 'state.db'));
   return {
