@@ -73,6 +73,8 @@ export { droid } from '../codecs/droid/index.js';
 export { kimi } from '../codecs/kimi/index.js';
 export { amp } from '../codecs/amp/index.js';
 export { antigravity } from '../codecs/antigravity/index.js';
+/** Grok Build (xAI's `grok` CLI) sessions (`~/.grok/sessions/<workspace>/<id>/updates.jsonl`), incremental. */
+export { grok } from '../codecs/grok/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

@@ -1,0 +1,112 @@
+/**
+ * The grok, codebuff and zcode codecs through the built CLI (dist/), as a subprocess, over a temporary HOME
+ * holding each agent's fixture tree where the agent keeps it (`~/.grok/sessions/…`): `sessions list`,
+ * `sessions show`, `cost report --json --group-by agent` (tokens equal to the golden files) and `read`. The
+ * agents' trees are the same after every command.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverGrokSync, grok } from '../codecs/grok/index.js';
+import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { readEvents } from './helpers/codec-harness.js';
+import { treeListing } from './helpers/files.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const EXPECTED = join(FIXTURES, 'expected');
+const AGENTS = ['grok'] as const;
+type Agent = (typeof AGENTS)[number];
+const CODECS: Record<Agent, Codec> = { grok };
+
+let home: string;
+let before: string[];
+const files = {} as Record<Agent, SessionFile[]>;
+
+beforeAll(async () => {
+  const stale = (agent: string) => {
+    const built = join(ROOT, 'dist', 'codecs', agent, 'index.js');
+    const src = join(ROOT, 'codecs', agent);
+    return !existsSync(built) || statSync(built).mtimeMs < Math.max(...['index.ts', 'parse.ts', 'paths.ts'].map((f) => statSync(join(src, f)).mtimeMs));
+  };
+  if (!existsSync(CLI) || AGENTS.some(stale)) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
+  home = await mkdtemp(join(tmpdir(), 'sf-grok-codebuff-zcode-cli-'));
+  await cp(join(FIXTURES, 'grok', 'sessions'), join(home, '.grok', 'sessions'), { recursive: true });
+  files.grok = [...discoverGrokSync([join(home, '.grok', 'sessions')])];
+  before = await trees();
+}, 300_000);
+
+async function trees(): Promise<string[]> {
+  return treeListing(join(home, '.grok'));
+}
+
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+async function cli(args: string[]): Promise<string> {
+  const r = await run(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    maxBuffer: 64 << 20,
+    env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local', 'share'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
+  });
+  expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before);
+  return r.stdout;
+}
+
+/** The golden usage of an agent's fixtures, once per dedup key (the golden files are named by session id). */
+async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {
+  const out: UsageEvent[] = [];
+  const seen = new Set<string>();
+  for (const f of files[agent]) {
+    const text = await readFile(join(EXPECTED, agent, `${f.sessionId}.events.jsonl`), 'utf8');
+    for (const l of text.split('\n').filter(Boolean)) {
+      const e = JSON.parse(l) as SessionfoldEvent;
+      if (e.type === 'usage' && !seen.has(e.dedupKey)) {
+        seen.add(e.dedupKey);
+        out.push(e);
+      }
+    }
+  }
+  return out;
+}
+
+describe('sessionfold CLI over Grok Build, Codebuff and Z Code trees', () => {
+  it.each(AGENTS)('sessions list %s lists every session', async (agent) => {
+    const rows = JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { sessionId: string; agent: string }[];
+    expect(rows.map((r) => r.sessionId).sort()).toEqual(files[agent].map((f) => f.sessionId!).sort());
+    expect(rows.every((r) => r.agent === agent)).toBe(true);
+  });
+
+  it('sessions show prints the conversation with its tool calls', async () => {
+    const g = await cli(['sessions', 'show', 'grok', '0f9c2e4a-1b7d-4c3e-9a51-6d2b8e7f1a01']);
+    expect(g).toContain('Why does the build fail?');
+    expect(g).toContain('The build fails because strict mode flags an implicit any.');
+    expect(g).toContain('run_command');
+  });
+
+  it('cost report --json --group-by agent has a row per agent with the golden tokens', async () => {
+    const report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; requestCount: number }> };
+    for (const agent of AGENTS) {
+      const usage = await goldenUsage(agent);
+      expect(usage.length).toBeGreaterThanOrEqual(2);
+      const sum = (f: (u: UsageEvent) => number) => usage.reduce((a, u) => a + f(u), 0);
+      expect(report.breakdowns[agent], agent).toMatchObject({ inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheReadTokens: sum((u) => u.cacheReadTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), requestCount: usage.length });
+    }
+  });
+
+  it.each(AGENTS)('read --agent %s streams the library events', async (agent) => {
+    const path = files[agent][0]!.path;
+    const events = (await cli(['read', path, '--agent', agent])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
+    expect(events).toEqual(await readEvents(CODECS[agent], path));
+    expect(events.some((e) => e.type === 'message')).toBe(true);
+  });
+});
