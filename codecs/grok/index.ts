@@ -9,6 +9,7 @@
  *   for await (const e of grok.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { grokCore } from './parse.js';
 import { CODEC_ID, discoverGrokSync, getGrokRoots } from './paths.js';
@@ -26,14 +27,7 @@ export const grok: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getGrokRoots,
-  async *discover(roots: readonly string[]) {
-    yield* discoverGrokSync(roots);
-  },
-  discoverSync: discoverGrokSync,
-  async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverGrokSync(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromSyncListing(discoverGrokSync),
   getParseDependencies: () => [],
   lineCore: grokCore,
   read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, grokCore),
