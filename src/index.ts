@@ -75,6 +75,8 @@ export { amp } from '../codecs/amp/index.js';
 export { antigravity } from '../codecs/antigravity/index.js';
 /** Grok Build (xAI's `grok` CLI) sessions (`~/.grok/sessions/<workspace>/<id>/updates.jsonl`), incremental. */
 export { grok } from '../codecs/grok/index.js';
+/** Codebuff chats (`~/.config/manicode/projects/<project>/chats/<id>/chat-messages.json`), fingerprint cursor. */
+export { codebuff } from '../codecs/codebuff/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

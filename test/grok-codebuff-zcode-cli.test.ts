@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codebuff, discoverCodebuffSync } from '../codecs/codebuff/index.js';
 import { discoverGrokSync, grok } from '../codecs/grok/index.js';
 import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
@@ -23,9 +24,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const EXPECTED = join(FIXTURES, 'expected');
-const AGENTS = ['grok'] as const;
+const AGENTS = ['grok', 'codebuff'] as const;
 type Agent = (typeof AGENTS)[number];
-const CODECS: Record<Agent, Codec> = { grok };
+const CODECS: Record<Agent, Codec> = { grok, codebuff };
 
 let home: string;
 let before: string[];
@@ -41,11 +42,13 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'sf-grok-codebuff-zcode-cli-'));
   await cp(join(FIXTURES, 'grok', 'sessions'), join(home, '.grok', 'sessions'), { recursive: true });
   files.grok = [...discoverGrokSync([join(home, '.grok', 'sessions')])];
+  await cp(join(FIXTURES, 'codebuff', 'projects'), join(home, '.config', 'manicode', 'projects'), { recursive: true });
+  files.codebuff = [...discoverCodebuffSync([join(home, '.config', 'manicode', 'projects')])];
   before = await trees();
 }, 300_000);
 
 async function trees(): Promise<string[]> {
-  return treeListing(join(home, '.grok'));
+  return [...(await treeListing(join(home, '.grok'))), ...(await treeListing(join(home, '.config', 'manicode')))];
 }
 
 afterAll(async () => {
@@ -91,6 +94,10 @@ describe('sessionfold CLI over Grok Build, Codebuff and Z Code trees', () => {
     expect(g).toContain('Why does the build fail?');
     expect(g).toContain('The build fails because strict mode flags an implicit any.');
     expect(g).toContain('run_command');
+    const c = await cli(['sessions', 'show', 'codebuff', '2026-01-04T09-15-00.000Z']);
+    expect(c).toContain('Add a health check endpoint');
+    expect(c).toContain('Added GET /health returning 200.');
+    expect(c).toContain('find_files');
   });
 
   it('cost report --json --group-by agent has a row per agent with the golden tokens', async () => {
