@@ -19,6 +19,7 @@ import { amp } from '../codecs/amp/index.js';
 import { antigravity } from '../codecs/antigravity/index.js';
 import { grok } from '../codecs/grok/index.js';
 import { codebuff } from '../codecs/codebuff/index.js';
+import { zcode } from '../codecs/zcode/index.js';
 import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, qwen, droid, kimi, amp, antigravity, grok, codebuff, sessionfoldStore];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, qwen, droid, kimi, amp, antigravity, grok, codebuff, zcode, sessionfoldStore];

@@ -77,6 +77,8 @@ export { antigravity } from '../codecs/antigravity/index.js';
 export { grok } from '../codecs/grok/index.js';
 /** Codebuff chats (`~/.config/manicode/projects/<project>/chats/<id>/chat-messages.json`), fingerprint cursor. */
 export { codebuff } from '../codecs/codebuff/index.js';
+/** Z Code's usage database (`~/.zcode/cli/db/db.sqlite`): one usage event per model request, no messages. */
+export { zcode } from '../codecs/zcode/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

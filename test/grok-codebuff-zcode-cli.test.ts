@@ -1,12 +1,13 @@
 /**
  * The grok, codebuff and zcode codecs through the built CLI (dist/), as a subprocess, over a temporary HOME
- * holding each agent's fixture tree where the agent keeps it (`~/.grok/sessions/…`): `sessions list`,
+ * holding each agent's fixture tree where the agent keeps it (`~/.grok/sessions/…`, `~/.config/manicode/…`, the
+ * Z Code database built from fixtures/zcode/db.sql at `~/.zcode/cli/db/db.sqlite`): `sessions list`,
  * `sessions show`, `cost report --json --group-by agent` (tokens equal to the golden files) and `read`. The
  * agents' trees are the same after every command.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,19 +15,21 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codebuff, discoverCodebuffSync } from '../codecs/codebuff/index.js';
 import { discoverGrokSync, grok } from '../codecs/grok/index.js';
+import { zcode } from '../codecs/zcode/index.js';
 import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
+import { buildZcodeDb } from './helpers/zcode-db.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const EXPECTED = join(FIXTURES, 'expected');
-const AGENTS = ['grok', 'codebuff'] as const;
+const AGENTS = ['grok', 'codebuff', 'zcode'] as const;
 type Agent = (typeof AGENTS)[number];
-const CODECS: Record<Agent, Codec> = { grok, codebuff };
+const CODECS: Record<Agent, Codec> = { grok, codebuff, zcode };
 
 let home: string;
 let before: string[];
@@ -44,11 +47,15 @@ beforeAll(async () => {
   files.grok = [...discoverGrokSync([join(home, '.grok', 'sessions')])];
   await cp(join(FIXTURES, 'codebuff', 'projects'), join(home, '.config', 'manicode', 'projects'), { recursive: true });
   files.codebuff = [...discoverCodebuffSync([join(home, '.config', 'manicode', 'projects')])];
+  await mkdir(join(home, '.zcode', 'cli', 'db'), { recursive: true });
+  buildZcodeDb(join(home, '.zcode', 'cli', 'db', 'db.sqlite'));
+  files.zcode = [];
+  for await (const f of zcode.discover([join(home, '.zcode')])) files.zcode.push(f);
   before = await trees();
 }, 300_000);
 
 async function trees(): Promise<string[]> {
-  return [...(await treeListing(join(home, '.grok'))), ...(await treeListing(join(home, '.config', 'manicode')))];
+  return [...(await treeListing(join(home, '.grok'))), ...(await treeListing(join(home, '.config', 'manicode'))), ...(await treeListing(join(home, '.zcode')))];
 }
 
 afterAll(async () => {
@@ -65,12 +72,12 @@ async function cli(args: string[]): Promise<string> {
   return r.stdout;
 }
 
-/** The golden usage of an agent's fixtures, once per dedup key (the golden files are named by session id). */
+/** The golden usage of an agent's fixtures, once per dedup key (named by session id; zcode's is the database's). */
 async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {
   const out: UsageEvent[] = [];
   const seen = new Set<string>();
-  for (const f of files[agent]) {
-    const text = await readFile(join(EXPECTED, agent, `${f.sessionId}.events.jsonl`), 'utf8');
+  for (const name of agent === 'zcode' ? ['db'] : files[agent].map((f) => f.sessionId!)) {
+    const text = await readFile(join(EXPECTED, agent, `${name}.events.jsonl`), 'utf8');
     for (const l of text.split('\n').filter(Boolean)) {
       const e = JSON.parse(l) as SessionfoldEvent;
       if (e.type === 'usage' && !seen.has(e.dedupKey)) {
@@ -114,6 +121,6 @@ describe('sessionfold CLI over Grok Build, Codebuff and Z Code trees', () => {
     const path = files[agent][0]!.path;
     const events = (await cli(['read', path, '--agent', agent])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
     expect(events).toEqual(await readEvents(CODECS[agent], path));
-    expect(events.some((e) => e.type === 'message')).toBe(true);
+    expect(events.some((e) => e.type === (agent === 'zcode' ? 'usage' : 'message'))).toBe(true);
   });
 });
