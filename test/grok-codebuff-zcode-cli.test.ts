@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codebuff, discoverCodebuffSync } from '../codecs/codebuff/index.js';
 import { discoverGrokSync, grok } from '../codecs/grok/index.js';
@@ -115,6 +116,16 @@ describe('sessionfold CLI over Grok Build, Codebuff and Z Code trees', () => {
       const sum = (f: (u: UsageEvent) => number) => usage.reduce((a, u) => a + f(u), 0);
       expect(report.breakdowns[agent], agent).toMatchObject({ inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheReadTokens: sum((u) => u.cacheReadTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), requestCount: usage.length });
     }
+    const warm = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as typeof report;
+    expect(warm.breakdowns, 'a second report from the warm cache').toEqual(report.breakdowns);
+    // Z Code writes a request while it runs: the cached database is read again.
+    const db = new Database(join(home, '.zcode', 'cli', 'db', 'db.sqlite'));
+    db.prepare("INSERT INTO model_usage (id, session_id, model_id, started_at, input_tokens, output_tokens, computed_total_tokens) VALUES ('mu_new', 'sess_02JAPI', 'kimi-k2', 1767690040000, 700, 30, 730)").run();
+    db.close();
+    before = await trees();
+    const changed = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as typeof report;
+    expect(changed.breakdowns.zcode).toMatchObject({ inputTokens: report.breakdowns.zcode!.inputTokens + 700, requestCount: report.breakdowns.zcode!.requestCount + 1 });
+    expect(changed.breakdowns.grok).toEqual(report.breakdowns.grok);
   });
 
   it.each(AGENTS)('read --agent %s streams the library events', async (agent) => {
