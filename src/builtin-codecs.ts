@@ -18,8 +18,9 @@ import { kimi } from '../codecs/kimi/index.js';
 import { amp } from '../codecs/amp/index.js';
 import { antigravity } from '../codecs/antigravity/index.js';
 import { grok } from '../codecs/grok/index.js';
+import { grokCli } from '../codecs/grok-cli/index.js';
 import { codebuff } from '../codecs/codebuff/index.js';
 import { zcode } from '../codecs/zcode/index.js';
 import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, qwen, droid, kimi, amp, antigravity, grok, codebuff, zcode, sessionfoldStore];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, qwen, droid, kimi, amp, antigravity, grok, grokCli, codebuff, zcode, sessionfoldStore];

@@ -75,6 +75,8 @@ export { amp } from '../codecs/amp/index.js';
 export { antigravity } from '../codecs/antigravity/index.js';
 /** Grok Build (xAI's `grok` CLI) sessions (`~/.grok/sessions/<workspace>/<id>/updates.jsonl`), incremental. */
 export { grok } from '../codecs/grok/index.js';
+/** The community grok-cli's database (`~/.grok/grok.db`): sessions, messages, tool calls and usage rows. */
+export { grokCli } from '../codecs/grok-cli/index.js';
 /** Codebuff chats (`~/.config/manicode/projects/<project>/chats/<id>/chat-messages.json`), fingerprint cursor. */
 export { codebuff } from '../codecs/codebuff/index.js';
 /** Z Code's usage database (`~/.zcode/cli/db/db.sqlite`): one usage event per model request, no messages. */

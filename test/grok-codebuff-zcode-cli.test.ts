@@ -1,5 +1,5 @@
 /**
- * The grok, codebuff and zcode codecs through the built CLI (dist/), as a subprocess, over a temporary HOME
+ * The grok, grok-cli, codebuff and zcode codecs through the built CLI (dist/), as a subprocess, over a temporary HOME
  * holding each agent's fixture tree where the agent keeps it (`~/.grok/sessions/…`, `~/.config/manicode/…`, the
  * Z Code database built from fixtures/zcode/db.sql at `~/.zcode/cli/db/db.sqlite`): `sessions list`,
  * `sessions show`, `cost report --json --group-by agent` (tokens equal to the golden files) and `read`. The
@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codebuff, discoverCodebuffSync } from '../codecs/codebuff/index.js';
 import { discoverGrokSync, grok } from '../codecs/grok/index.js';
+import { grokCli } from '../codecs/grok-cli/index.js';
 import { zcode } from '../codecs/zcode/index.js';
 import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
@@ -28,9 +29,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const EXPECTED = join(FIXTURES, 'expected');
-const AGENTS = ['grok', 'codebuff', 'zcode'] as const;
+const AGENTS = ['grok', 'grok-cli', 'codebuff', 'zcode'] as const;
 type Agent = (typeof AGENTS)[number];
-const CODECS: Record<Agent, Codec> = { grok, codebuff, zcode };
+const CODECS: Record<Agent, Codec> = { grok, 'grok-cli': grokCli, codebuff, zcode };
 
 let home: string;
 let before: string[];
@@ -46,6 +47,13 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'sf-grok-codebuff-zcode-cli-'));
   await cp(join(FIXTURES, 'grok', 'sessions'), join(home, '.grok', 'sessions'), { recursive: true });
   files.grok = [...discoverGrokSync([join(home, '.grok', 'sessions')])];
+  // The community grok-cli's database in the same ~/.grok folder as Grok Build's sessions.
+  const g = new Database(join(home, '.grok', 'grok.db'));
+  g.pragma('journal_mode = WAL');
+  g.exec(await readFile(join(FIXTURES, 'grok-cli', 'grok.sql'), 'utf8'));
+  g.close();
+  files['grok-cli'] = [];
+  for await (const f of grokCli.discover([join(home, '.grok')])) files['grok-cli'].push(f);
   await cp(join(FIXTURES, 'codebuff', 'projects'), join(home, '.config', 'manicode', 'projects'), { recursive: true });
   files.codebuff = [...discoverCodebuffSync([join(home, '.config', 'manicode', 'projects')])];
   await mkdir(join(home, '.zcode', 'cli', 'db'), { recursive: true });
@@ -73,11 +81,11 @@ async function cli(args: string[]): Promise<string> {
   return r.stdout;
 }
 
-/** The golden usage of an agent's fixtures, once per dedup key (named by session id; zcode's is the database's). */
+/** The golden usage of an agent's fixtures, once per dedup key (named by session id; a database's is the database's). */
 async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {
   const out: UsageEvent[] = [];
   const seen = new Set<string>();
-  for (const name of agent === 'zcode' ? ['db'] : files[agent].map((f) => f.sessionId!)) {
+  for (const name of agent === 'zcode' ? ['db'] : agent === 'grok-cli' ? ['grok'] : files[agent].map((f) => f.sessionId!)) {
     const text = await readFile(join(EXPECTED, agent, `${name}.events.jsonl`), 'utf8');
     for (const l of text.split('\n').filter(Boolean)) {
       const e = JSON.parse(l) as SessionfoldEvent;
@@ -90,7 +98,7 @@ async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {
   return out;
 }
 
-describe('sessionfold CLI over Grok Build, Codebuff and Z Code trees', () => {
+describe('sessionfold CLI over Grok Build, grok-cli, Codebuff and Z Code trees', () => {
   it.each(AGENTS)('sessions list %s lists every session', async (agent) => {
     const rows = JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { sessionId: string; agent: string }[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual(files[agent].map((f) => f.sessionId!).sort());
@@ -102,6 +110,9 @@ describe('sessionfold CLI over Grok Build, Codebuff and Z Code trees', () => {
     expect(g).toContain('Why does the build fail?');
     expect(g).toContain('The build fails because strict mode flags an implicit any.');
     expect(g).toContain('run_command');
+    const gc = await cli(['sessions', 'show', 'grok-cli', 's_7f3a']);
+    expect(gc).toContain('The footer link points to /about-us; fix it.');
+    expect(gc).toContain('str_replace_editor');
     const c = await cli(['sessions', 'show', 'codebuff', '2026-01-04T09-15-00.000Z']);
     expect(c).toContain('Add a health check endpoint');
     expect(c).toContain('Added GET /health returning 200.');

@@ -22,7 +22,7 @@ const PARSER_VERSION = 1;
 /** The Grok Build codec. */
 export const grok: Codec = {
   id: CODEC_ID,
-  aliases: ['grok-build', 'grok-cli'],
+  aliases: ['grok-build'],
   displayName: 'Grok Build',
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
