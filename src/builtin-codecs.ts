@@ -20,6 +20,10 @@ import { antigravity } from '../codecs/antigravity/index.js';
 import { cline } from '../codecs/cline/index.js';
 import { roo } from '../codecs/roo/index.js';
 import { kilo } from '../codecs/kilo/index.js';
+import { grok } from '../codecs/grok/index.js';
+import { grokCli } from '../codecs/grok-cli/index.js';
+import { codebuff } from '../codecs/codebuff/index.js';
+import { zcode } from '../codecs/zcode/index.js';
 import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, qwen, droid, kimi, amp, antigravity, cline, roo, kilo, sessionfoldStore];
+export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, qwen, droid, kimi, amp, antigravity, cline, roo, kilo, grok, grokCli, codebuff, zcode, sessionfoldStore];

@@ -77,8 +77,16 @@ export { antigravity } from '../codecs/antigravity/index.js';
 export { cline } from '../codecs/cline/index.js';
 /** Roo Code tasks (globalStorage `rooveterinaryinc.roo-cline/tasks`), Cline's format, cache-inclusive `tokensIn`. */
 export { roo } from '../codecs/roo/index.js';
-/** Kilo Code extension tasks (globalStorage `kilocode.kilo-code/tasks`), Cline's format. */
+/** Kilo Code: the extension's tasks (globalStorage `kilocode.kilo-code/tasks`, Cline's format) and Kilo CLI's `kilo.db`. */
 export { kilo } from '../codecs/kilo/index.js';
+/** Grok Build (xAI's `grok` CLI) sessions (`~/.grok/sessions/<workspace>/<id>/updates.jsonl`), incremental. */
+export { grok } from '../codecs/grok/index.js';
+/** The community grok-cli's database (`~/.grok/grok.db`): sessions, messages, tool calls and usage rows. */
+export { grokCli } from '../codecs/grok-cli/index.js';
+/** Codebuff chats (`~/.config/manicode/projects/<project>/chats/<id>/chat-messages.json`), fingerprint cursor. */
+export { codebuff } from '../codecs/codebuff/index.js';
+/** Z Code's usage database (`~/.zcode/cli/db/db.sqlite`): one usage event per model request, no messages. */
+export { zcode } from '../codecs/zcode/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 
 // The SessionManager: list, get, search, export, diff, resume.

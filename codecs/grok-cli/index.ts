@@ -1,0 +1,83 @@
+/**
+ * `grok-cli`: the community grok-cli (superagent-ai/grok-cli), which keeps every session in one SQLite database,
+ * `~/.grok/grok.db` (README.md has the schema). Each session is a record path `<grok.db>#<session id>`
+ * (cursors/record-path.ts); the database's own path reads every session. Reads are whole, through
+ * `withSqliteSnapshot` (nothing beside the database is created, changed or removed). Per session: a session
+ * event, the messages in `seq` order with their tool calls and results, and one usage event per usage row.
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
+import { CODEC_ID, discoverGrokCliFiles, getGrokCliRoots } from './paths.js';
+
+export { grokCliCount, messageEvents, sessionEvent, usageEvent } from './parse.js';
+export { discoverGrokCliFiles, getGrokCliRoots } from './paths.js';
+
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 1;
+
+function sessionsOf(db: SqliteDatabase, only: string | undefined): SnapshotEvents {
+  const sessions = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
+  const messages = db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY seq');
+  const usage = db.prepare('SELECT * FROM usage_events WHERE session_id = ? ORDER BY id');
+  const events: SessionfoldEvent[] = [];
+  const emit = (e: SessionfoldEvent): void => {
+    events.push(e);
+  };
+  let skipped = 0;
+  for (const s of sessions) {
+    const id = String(s.id);
+    const used = (usage.all(id) as Row[]).map((u) => usageEvent(id, u)).filter((u) => u !== undefined);
+    const session = sessionEvent(s, used.length === 0);
+    if (session === undefined) {
+      skipped++;
+      continue;
+    }
+    emit(session);
+    for (const m of messages.all(id) as Row[]) if (!messageEvents(id, m, emit)) skipped++;
+    for (const u of used) emit(u);
+  }
+  return { events, skipped };
+}
+
+async function* readGrokCli(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const { db, key } = splitRecordPath(file);
+  const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key)), o);
+}
+
+async function* discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  for (const f of discoverGrokCliFiles(roots)) {
+    let ids: unknown[] = [];
+    try {
+      const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
+      ids = agentSnapshot(CODEC_ID, f.path, (d) => (d.prepare('SELECT id FROM sessions ORDER BY created_at, rowid').all() as { id: unknown }[]).map((r) => r.id));
+    } catch {
+      // not a grok-cli database (or one being replaced): no sessions from it this time
+    }
+    for (const id of ids) if (typeof id === 'string' && id !== '') yield { ...f, path: recordPath(f.path, id), sessionId: id };
+  }
+}
+
+/** The community grok-cli: `~/.grok/grok.db`; see its README. */
+export const grokCli: Codec = {
+  id: CODEC_ID,
+  aliases: ['superagent-grok'],
+  displayName: 'grok-cli (community)',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  defaultRoots: getGrokCliRoots,
+  discover: discoverGrokCli,
+  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+    for await (const f of discoverGrokCli(roots)) if (f.sessionId === nativeId) return f;
+    return undefined;
+  },
+  getParseDependencies: recordDependencies,
+  read: readGrokCli,
+};
+export default grokCli;

@@ -1,0 +1,99 @@
+/**
+ * `zcode`: Z Code (Z.ai's coding agent), which records every model request in one SQLite database,
+ * `~/.zcode/cli/db/db.sqlite` (`$ZCODE_HOME` moves the home; README.md has the schema and its sources). Each
+ * session is a record path `<db.sqlite>#<session id>` (cursors/record-path.ts); the database's own path reads
+ * every session. Reads go through `withSqliteSnapshot` (one consistent snapshot; nothing beside the database
+ * is created, changed or removed) and are whole: a changed database, or its `-wal`, is read again. Per
+ * session: a session event and one usage event per `model_usage` row; no messages (README "Not read").
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { msIso, sessionEvent, usageEvent, type Row } from './parse.js';
+import { CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';
+
+export { msIso, sessionEvent, usageEvent, zcodeCount, zcodeTokens, type Row, type ZcodeTokens } from './parse.js';
+export { CODEC_ID as ZCODE_CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';
+
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 1;
+
+function hasTable(db: SqliteDatabase, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/** Every session id of the database (requests first, then sessions without any), in first-use order. */
+function sessionIds(db: SqliteDatabase): string[] {
+  const ids = db.prepare("SELECT session_id AS id FROM model_usage WHERE session_id IS NOT NULL AND session_id <> '' GROUP BY session_id ORDER BY min(rowid)").all() as { id: unknown }[];
+  const out = ids.map((r) => String(r.id));
+  if (hasTable(db, 'session')) {
+    const seen = new Set(out);
+    for (const r of db.prepare('SELECT id FROM session ORDER BY rowid').all() as { id: unknown }[]) {
+      if (typeof r.id === 'string' && r.id !== '' && !seen.has(r.id)) out.push(r.id);
+    }
+  }
+  return out;
+}
+
+/** The sessions (all, or the one `only` names) with their usage rows in request order. */
+function sessionsOf(db: SqliteDatabase, only: string | undefined): SnapshotEvents {
+  if (!hasTable(db, 'model_usage')) return { events: [], skipped: 0 };
+  const sessionRow = hasTable(db, 'session') ? db.prepare('SELECT * FROM session WHERE id = ?') : undefined;
+  const usage = db.prepare('SELECT rowid AS _rowid, * FROM model_usage WHERE session_id = ? ORDER BY COALESCE(started_at, completed_at), rowid');
+  const events: SessionfoldEvent[] = [];
+  const emit = (e: SessionfoldEvent): void => {
+    events.push(e);
+  };
+  for (const id of only === undefined ? sessionIds(db) : [only]) {
+    const rows = usage.all(id) as Row[];
+    const first = rows.map((r) => msIso(r.started_at) ?? msIso(r.completed_at)).find((t) => t !== undefined);
+    const at = events.length;
+    let counted = 0;
+    for (const r of rows) if (usageEvent(id, r, emit) !== undefined) counted++;
+    events.splice(at, 0, sessionEvent(id, sessionRow?.get(id) as Row | undefined, first, counted === 0));
+  }
+  return { events, skipped: 0 };
+}
+
+async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const { db, key } = splitRecordPath(file);
+  const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const got = agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key));
+  yield* eventsForRead(got, o);
+}
+
+/** Every session of every database under the roots, as record paths; the SQLite driver loads only for one. */
+async function* discoverZcode(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  for (const f of discoverZcodeFiles(roots)) {
+    let ids: string[] = [];
+    try {
+      const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
+      ids = agentSnapshot(CODEC_ID, f.path, (d) => (hasTable(d, 'model_usage') ? sessionIds(d) : []));
+    } catch {
+      // not a Z Code database (or one being replaced): no sessions from it this time
+    }
+    for (const id of ids) yield { ...f, path: recordPath(f.path, id), sessionId: id };
+  }
+}
+
+/** Z Code: `cli/db/db.sqlite` under its home; see its README. */
+export const zcode: Codec = {
+  id: CODEC_ID,
+  aliases: ['z-code', 'zai'],
+  displayName: 'Z Code',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  defaultRoots: getZcodeRoots,
+  discover: discoverZcode,
+  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+    for await (const f of discoverZcode(roots)) if (f.sessionId === nativeId) return f;
+    return undefined;
+  },
+  getParseDependencies: recordDependencies,
+  read: readZcode,
+};
+export default zcode;

@@ -1,0 +1,108 @@
+/**
+ * Z Code's `db.sqlite` rows as events: pure, no SQLite here (index.ts reads the rows). README.md has the
+ * schema and the token semantics with their sources.
+ *
+ * A `model_usage` row is one model request of a session (`session_id`, `turn_id`, `model_id`, `provider_id`,
+ * `started_at`/`completed_at` in epoch ms, the token columns, `computed_total_tokens`); a `session` row names
+ * the session's folder (`directory`, `path`). Z Code's transcripts are not in these tables: the codec gives a
+ * session event and one usage event per request, no messages.
+ */
+import type { Emit } from '../../cursors/core.js';
+import type { SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { CODEC_ID } from './paths.js';
+
+export type Row = Record<string, unknown>;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+
+/** A token count that may reach a total: a non-negative safe integer below 10^12; else 0. */
+export function zcodeCount(v: unknown): number {
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n < 1e12 ? n : 0;
+}
+
+/** Epoch milliseconds (or seconds) as ISO-8601; undefined outside 2000-2200. */
+export function msIso(v: unknown): string | undefined {
+  const n0 = typeof v === 'bigint' ? Number(v) : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  if (typeof n0 !== 'number' || !Number.isFinite(n0)) return undefined;
+  const ms = n0 < 1e11 ? n0 * 1000 : n0;
+  return ms >= 946_684_800_000 && ms <= 7_258_118_400_000 ? new Date(Math.trunc(ms)).toISOString() : undefined;
+}
+
+export interface ZcodeTokens {
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/**
+ * A row's columns in sessionfold's terms. The row's own total says how its columns overlap: a total of
+ * input + output (+ reasoning) means `input_tokens` includes the cache reads and writes; a total that also
+ * adds the cache columns means they are apart; reasoning added to the total means it is apart from
+ * `output_tokens`. Without a total the columns are taken as Z Code writes them in every sampled database:
+ * input including the cache, output including reasoning.
+ */
+export function zcodeTokens(row: Row): ZcodeTokens {
+  const input = zcodeCount(row.input_tokens);
+  const output = zcodeCount(row.output_tokens);
+  const reasoning = zcodeCount(row.reasoning_tokens);
+  const cacheRead = zcodeCount(row.cache_read_input_tokens);
+  const cacheWrite = zcodeCount(row.cache_creation_input_tokens);
+  const cache = cacheRead + cacheWrite;
+  const totalRaw = row.computed_total_tokens ?? row.provider_total_tokens;
+  const total = totalRaw === null || totalRaw === undefined ? undefined : zcodeCount(totalRaw);
+  const totalSaysApart = total !== undefined && (total === input + output + cache || total === input + output + cache + reasoning);
+  // An input smaller than its cache columns cannot include them: then they are apart whatever the total.
+  const cacheApart = cache > 0 && (totalSaysApart || input < cache);
+  const reasoningApart = total !== undefined && reasoning > 0 && (total === input + output + reasoning || total === input + output + cache + reasoning);
+  return {
+    inputTokens: cacheApart ? input : input - cache,
+    outputTokens: reasoningApart ? output + reasoning : output,
+    reasoningTokens: reasoningApart ? reasoning : Math.min(reasoning, output),
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
+}
+
+/** The session event of a session id, with the folder its `session` row names, when there is one. */
+export function sessionEvent(id: string, row: Row | undefined, startedAt: string | undefined, usageless: boolean): SessionEvent {
+  const cwd = str(row?.directory) ?? str(row?.path);
+  const title = str(row?.title);
+  return {
+    type: 'session',
+    agent: CODEC_ID,
+    sessionId: id,
+    offset: 0,
+    nativeId: id,
+    ...(cwd !== undefined && { cwd }),
+    ...(startedAt !== undefined && { startedAt }),
+    ...(title !== undefined && { title }),
+    ...(usageless && { usageUnknown: true }),
+  };
+}
+
+/** One `model_usage` row as a usage event (offset: its rowid); undefined when it holds no tokens. */
+export function usageEvent(sessionId: string, row: Row, emit: Emit): UsageEvent | undefined {
+  const t = zcodeTokens(row);
+  if (t.inputTokens + t.outputTokens + t.cacheReadTokens + t.cacheWriteTokens === 0) return undefined;
+  const model = str(row.model_id)?.toLowerCase();
+  const id = str(row.id) ?? String(row._rowid);
+  const e: UsageEvent = {
+    type: 'usage',
+    agent: CODEC_ID,
+    sessionId,
+    offset: Number(row._rowid ?? 0),
+    model: model ?? 'unknown',
+    ...(model === undefined && { modelFallback: true }),
+    timestamp: msIso(row.completed_at) ?? msIso(row.started_at) ?? '1970-01-01T00:00:00.000Z',
+    ...t,
+    cacheWrite1hTokens: 0,
+    singleRequest: true,
+    dedupKey: `${CODEC_ID}:${id}`,
+    messageId: id,
+  };
+  emit(e);
+  return e;
+}

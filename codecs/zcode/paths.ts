@@ -1,0 +1,40 @@
+/**
+ * Where Z Code (Z.ai's coding agent, `zcode`) keeps its usage database: `<home>/cli/db/db.sqlite`, home being
+ * `$ZCODE_HOME` when set, else `~/.zcode` (README.md, "Where", has the sources). One database holds every
+ * session; a root is the home (a root that is the `db` folder itself, or the database, is taken too).
+ */
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+
+export const CODEC_ID = 'zcode';
+export const DB_FILE = 'db.sqlite';
+
+function expandHome(p: string, home: string): string {
+  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
+}
+
+/** `$ZCODE_HOME`, else `~/.zcode`. */
+export function getZcodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME || env.USERPROFILE || homedir();
+  const base = env.ZCODE_HOME?.trim() || join(home, '.zcode');
+  return [expandHome(base, home)];
+}
+
+function dbIn(root: string, dir: string): SessionFile | undefined {
+  const e = listDir(dir).find((x) => x.kind === FILE && x.name === DB_FILE);
+  const st = e === undefined ? undefined : fileStat(dir, e);
+  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, DB_FILE), root, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/** The database of each root: `<root>/cli/db/db.sqlite`, or `<root>/db.sqlite`. */
+export function* discoverZcodeFiles(roots: readonly string[]): Generator<SessionFile> {
+  const seen = new Set<string>();
+  for (const root of roots) {
+    const f = basename(root) === DB_FILE ? dbIn(root, dirname(root)) : (dbIn(root, join(root, 'cli', 'db')) ?? dbIn(root, root));
+    if (f === undefined || seen.has(f.path)) continue;
+    seen.add(f.path);
+    yield f;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * A codec's usage events summed once per dedup key, in the shape a test's deliberately simple second reader
+ * sums the raw file: billed input (uncached + cache reads + cache writes), cache reads, output (reasoning
+ * included), reasoning, and the number of responses.
+ */
+import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+
+export interface UsageTotals {
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+  responses: number;
+}
+
+export function emptyTotals(): UsageTotals {
+  return { input: 0, cached: 0, output: 0, reasoning: 0, responses: 0 };
+}
+
+export function codecUsageTotals(events: readonly SessionfoldEvent[]): UsageTotals {
+  const sum = emptyTotals();
+  const seen = new Set<string>();
+  for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
+    if (seen.has(u.dedupKey)) continue;
+    seen.add(u.dedupKey);
+    sum.input += u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+    sum.cached += u.cacheReadTokens;
+    sum.output += u.outputTokens;
+    sum.reasoning += u.reasoningTokens;
+    sum.responses++;
+  }
+  return sum;
+}

@@ -1,0 +1,113 @@
+/**
+ * Z Code (`~/.zcode/cli/db/db.sqlite`) over a database built from fixtures/zcode/db.sql, shaped as
+ * codecs/zcode/README.md documents it: golden events, token totals checked by a deliberately simple second
+ * reader (SQL sums over an in-memory copy), per-session record paths, the database left byte-for-byte as it
+ * was with no `-wal` or `-shm` beside it, and the roots.
+ * Regenerate the golden file with `UPDATE_GOLDEN=1 npx vitest run test/zcode.test.ts`.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getZcodeRoots, zcode } from '../codecs/zcode/index.js';
+import type { SessionEvent, SessionfoldEvent } from '../cursors/protocol/events.js';
+import { byKind, readEvents } from './helpers/codec-harness.js';
+import { treeListing } from './helpers/files.js';
+import { expectGolden } from './helpers/golden.js';
+import { codecUsageTotals, type UsageTotals } from './helpers/usage-totals.js';
+import { buildZcodeDb, ZCODE_SQL as SQL } from './helpers/zcode-db.js';
+
+const EXPECTED_DIR = new URL('../fixtures/expected/zcode/', import.meta.url).pathname;
+
+/**
+ * The simple second reader, in SQL over an in-memory copy: a count that is not a non-negative integer is 0;
+ * billed input is `input_tokens`, plus the cache columns when the row's total adds them or the input is
+ * smaller than them; output is `output_tokens`, plus reasoning when the total adds it.
+ */
+function naiveTotals(): UsageTotals {
+  const db = new Database(':memory:');
+  db.exec(SQL);
+  const n = (c: string) => `(CASE WHEN typeof(${c}) = 'integer' AND ${c} >= 0 AND ${c} < 1000000000000 THEN ${c} ELSE 0 END)`;
+  const [i, o, r, cr, cw, t] = ['input_tokens', 'output_tokens', 'reasoning_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'computed_total_tokens'].map(n);
+  const apart = `(${cr} + ${cw} > 0 AND (${t} IN (${i} + ${o} + ${cr} + ${cw}, ${i} + ${o} + ${cr} + ${cw} + ${r}) OR ${i} < ${cr} + ${cw}))`;
+  const rApart = `(${r} > 0 AND ${t} IN (${i} + ${o} + ${r}, ${i} + ${o} + ${cr} + ${cw} + ${r}))`;
+  const row = db
+    .prepare(
+      `SELECT sum(CASE WHEN ${apart} THEN ${i} + ${cr} + ${cw} ELSE ${i} END) AS input, sum(${cr}) AS cached,
+              sum(CASE WHEN ${rApart} THEN ${o} + ${r} ELSE ${o} END) AS output, sum(${r}) AS reasoning, count(*) AS responses
+       FROM model_usage WHERE ${i} + ${o} + ${cr} + ${cw} > 0`,
+    )
+    .get() as UsageTotals;
+  db.close();
+  return row;
+}
+
+let home: string;
+let dbPath: string;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'sf-zcode-'));
+  mkdirSync(join(home, '.zcode', 'cli', 'db'), { recursive: true });
+  dbPath = join(home, '.zcode', 'cli', 'db', 'db.sqlite');
+  buildZcodeDb(dbPath);
+});
+
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+async function discovered() {
+  const out = [];
+  for await (const f of zcode.discover(zcode.defaultRoots({ HOME: home }))) out.push(f);
+  return out;
+}
+
+describe('zcode golden events', () => {
+  it('a read of the database equals the checked-in events, with totals of the simple reader', async () => {
+    const before = await treeListing(join(home, '.zcode'));
+    const events = await readEvents(zcode, dbPath);
+    await expectGolden(EXPECTED_DIR, 'db', events);
+    expect(codecUsageTotals(events)).toEqual(naiveTotals());
+    expect(await treeListing(join(home, '.zcode')), 'the database folder is as it was').toEqual(before);
+  });
+
+  it('the simple reader sees real usage (the comparison is not vacuous)', () => {
+    expect(naiveTotals()).toEqual({ input: 36400, cached: 25500, output: 1530, reasoning: 350, responses: 6 });
+  });
+
+  it('reads the overlap of the columns from each row\'s own total', async () => {
+    const usage = byKind(await readEvents(zcode, dbPath, { kinds: ['usage'] })).usage as SessionfoldEvent[];
+    const pick = (id: string) => usage.find((u) => (u as { messageId?: string }).messageId === id);
+    expect(pick('mu_001')).toMatchObject({ model: 'glm-4.6', inputTokens: 3000, cacheReadTokens: 8000, cacheWriteTokens: 1000, outputTokens: 900, reasoningTokens: 300 });
+    expect(pick('mu_002')).toMatchObject({ model: 'glm-4.6', inputTokens: 4000, cacheReadTokens: 11000 });
+    expect(pick('mu_006')).toMatchObject({ inputTokens: 2000, cacheReadTokens: 6000, outputTokens: 200, reasoningTokens: 50 });
+    expect(pick('mu_008')).toMatchObject({ inputTokens: 100, cacheReadTokens: 500 });
+    expect(pick('mu_004')).toBeUndefined();
+    expect(pick('mu_007')).toBeUndefined();
+  });
+});
+
+describe('zcode sessions', () => {
+  it('discovers every session as a record path, the idle one included', async () => {
+    expect((await discovered()).map((f) => f.sessionId)).toEqual(['sess_01JSHOP', 'sess_02JAPI', 'sess_03JIDLE']);
+  });
+
+  it('a record path reads its own session; one without requests says its usage is unknown', async () => {
+    const files = await discovered();
+    const shop = await readEvents(zcode, files[0]!.path);
+    expect(shop[0]).toMatchObject({ type: 'session', sessionId: 'sess_01JSHOP', cwd: '/Users/li/work/shop', startedAt: '2026-01-05T09:00:00.000Z' });
+    expect(shop.every((e) => e.sessionId === 'sess_01JSHOP')).toBe(true);
+    expect(byKind(shop).usage).toHaveLength(4);
+    const idle = await readEvents(zcode, files[2]!.path);
+    expect(idle).toEqual([{ type: 'session', agent: 'zcode', sessionId: 'sess_03JIDLE', offset: 0, nativeId: 'sess_03JIDLE', cwd: '/home/wang/notes', usageUnknown: true } satisfies SessionEvent]);
+  });
+});
+
+describe('zcode roots', () => {
+  it('is $ZCODE_HOME, else ~/.zcode', () => {
+    expect(getZcodeRoots({ HOME: '/h' })).toEqual(['/h/.zcode']);
+    expect(getZcodeRoots({ HOME: '/h', ZCODE_HOME: '/z' })).toEqual(['/z']);
+    expect(getZcodeRoots({ HOME: '/h', ZCODE_HOME: '~/zc' })).toEqual(['/h/zc']);
+  });
+});
