@@ -1,7 +1,8 @@
 /**
  * sessionfold's tokens against ccusage 20.0.24's on the same files: every agent ccusage reads besides Claude
  * and Codex (which bench/peers compares on generated histories), over the real fixtures laid out in one HOME
- * (test/helpers/peer-tree.ts), plus OpenCode and Kilo CLI databases made with OpenCode's DDL. ccusage's answers were recorded by bench/peers/record-ccusage.ts, so the test
+ * (test/helpers/peer-tree.ts), plus OpenCode and Kilo CLI databases made with OpenCode's DDL and the repo's
+ * own Grok Build, Codebuff and Z Code fixtures (no public sample of those exists). ccusage's answers were recorded by bench/peers/record-ccusage.ts, so the test
  * needs neither the network nor the binary. Where the two differ, the difference is declared here, exactly,
  * with the codec README that says which of the two is right and why; any other difference fails.
  */
@@ -30,6 +31,9 @@ const DIFFERENCES: Partial<Record<PeerAgent, { diff: RecordedTokens; why: string
   kimi: { diff: { inputTokens: 1411, cacheReadTokens: 40960, cacheCreationTokens: 0, outputTokens: 937 }, why: 'codecs/kimi/README.md, "Against ccusage": the session-scope record' },
   opencode: { diff: { inputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, outputTokens: 42 }, why: 'codecs/opencode/README.md, "Against ccusage": reasoning is billed output' },
   kilo: { diff: { inputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, outputTokens: 42 }, why: 'codecs/opencode/README.md, "Against ccusage": reasoning is billed output (Kilo CLI is OpenCode\'s engine)' },
+  grok: { diff: { inputTokens: 0, cacheReadTokens: 500, cacheCreationTokens: 0, outputTokens: 50 }, why: 'codecs/grok/README.md, "ccusage": a turn whose modelUsage names only its input' },
+  codebuff: { diff: { inputTokens: -7000, cacheReadTokens: 0, cacheCreationTokens: 0, outputTokens: 0 }, why: 'codecs/codebuff/README.md, "ccusage": OpenAI-style cached tokens counted twice by ccusage' },
+  zcode: { diff: { inputTokens: 2600, cacheReadTokens: 4400, cacheCreationTokens: 0, outputTokens: -999999999999950 }, why: 'codecs/zcode/README.md, "ccusage": an absurd count, columns apart, a billed failure' },
   amp: { diff: { inputTokens: -979, cacheReadTokens: 33, cacheCreationTokens: 22, outputTokens: -989 }, why: 'codecs/amp/README.md, "Against ccusage": ledger duplicates, numeric strings, cache tokens' },
 };
 
@@ -71,6 +75,6 @@ describe('tokens against ccusage 20.0.24 on the same files', () => {
 
   it('the agents that record tokens in these fixtures are compared on non-zero totals', () => {
     const counted = PEER_AGENTS.filter((a) => Object.values(RECORDED[a].totals).some((n) => n > 0) || Object.values(ours(a)).some((n) => n > 0));
-    expect(counted.sort()).toEqual(['amp', 'copilot', 'droid', 'gemini', 'hermes', 'kilo', 'kimi', 'opencode', 'pi', 'qwen'].sort());
+    expect(counted.sort()).toEqual(['amp', 'codebuff', 'copilot', 'droid', 'gemini', 'grok', 'hermes', 'kilo', 'kimi', 'opencode', 'pi', 'qwen', 'zcode'].sort());
   });
 });

@@ -11,12 +11,14 @@ import { buildHermesDb } from './hermes-db.js';
 import { buildOpencodeDb } from './opencode-db.js';
 import { layOutAntigravity } from './antigravity-layout.js';
 import { layOutKimi } from './kimi-layout.js';
-import { REAL_FIXTURES } from './real-fixtures.js';
+import { REAL_FIXTURES, REPO_ROOT } from './real-fixtures.js';
+import { buildZcodeDb } from './zcode-db.js';
 
 const REAL = REAL_FIXTURES;
+const OWN = join(REPO_ROOT, 'fixtures');
 
 /** The agents laid out, by their ccusage command name (which is sessionfold's codec id too). */
-export const PEER_AGENTS = ['gemini', 'copilot', 'pi', 'openclaw', 'qwen', 'droid', 'kimi', 'amp', 'antigravity', 'opencode', 'hermes', 'kilo'] as const;
+export const PEER_AGENTS = ['gemini', 'copilot', 'pi', 'openclaw', 'qwen', 'droid', 'kimi', 'amp', 'antigravity', 'opencode', 'hermes', 'kilo', 'grok', 'codebuff', 'zcode'] as const;
 export type PeerAgent = (typeof PEER_AGENTS)[number];
 
 function place(from: string, toDir: string, name = from.split('/').pop()!): void {
@@ -67,6 +69,12 @@ export async function layOutPeerTree(home: string): Promise<NodeJS.ProcessEnv> {
   buildOpencodeDb(join(home, '.local', 'share', 'opencode', 'opencode.db'));
   mkdirSync(join(home, '.local', 'share', 'kilo'), { recursive: true });
   buildOpencodeDb(join(home, '.local', 'share', 'kilo', 'kilo.db'));
+  // Grok Build, Codebuff and Z Code: no real sample exists in public; the repo's fixtures are shaped from
+  // their sources (each codec's README).
+  copyTree(join(OWN, 'grok', 'sessions'), join(home, '.grok', 'sessions'));
+  copyTree(join(OWN, 'codebuff', 'projects'), join(home, '.config', 'manicode', 'projects'));
+  mkdirSync(join(home, '.zcode', 'cli', 'db'), { recursive: true });
+  buildZcodeDb(join(home, '.zcode', 'cli', 'db', 'db.sqlite'));
   mkdirSync(join(home, '.hermes'), { recursive: true });
   layOutHermes(join(home, '.hermes', 'state.db'));
   return {

@@ -14,5 +14,8 @@ function repoRoot(from: string): string {
   }
 }
 
+/** The repository's root. */
+export const REPO_ROOT = repoRoot(dirname(fileURLToPath(import.meta.url)));
+
 /** The real fixtures' folder, with a trailing slash. */
-export const REAL_FIXTURES = `${join(repoRoot(dirname(fileURLToPath(import.meta.url))), '..', 'shared', 'fixtures', 'real')}/`;
+export const REAL_FIXTURES = `${join(REPO_ROOT, '..', 'shared', 'fixtures', 'real')}/`;
