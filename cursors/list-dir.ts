@@ -82,6 +82,14 @@ function noteUnreadable(dir: string, why?: string): void {
   unreadable.set(dir, why ?? 'cannot be listed');
 }
 
+/**
+ * Note a folder (or a root that is not one) whose sessions discovery leaves out for a reason of its own (a
+ * bound it will not walk past), reported as `takeUnreadable` reports the folders it could not list.
+ */
+export function noteLeftOut(dir: string, why: string): void {
+  if (unreadable.size < 1000) unreadable.set(dir, why);
+}
+
 /** The kernel's listing of `dir` (unsorted), or null when it cannot be read; undefined without the kernel. */
 export function listDirNative(dir: string): DirEntry[] | null | undefined {
   if (nativeKernel === undefined) return undefined;
