@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Codec, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
-import { noteLeftOut } from '../../cursors/list-dir.js';
+import { isUnnamable, noteLeftOut } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
 import { getExportRoots } from './paths.js';
@@ -50,6 +50,7 @@ async function* walk(root: string, dir: string, depth: number, budget: { folders
     return;
   }
   for (const e of entries) {
+    if (isUnnamable(dir, e.name)) continue; // named in a warning
     const p = join(dir, e.name);
     if (e.isDirectory()) {
       if (depth >= EXPORT_WALK_LIMITS.depth) budget.deep = true;
