@@ -75,15 +75,20 @@ export function createLineFeed<S>(
       );
     },
   });
+  const crs = new LoneCrCounter(feed.offset ?? 0);
   return {
     push(chunk, n) {
-      if (!halted) splitter.push(chunk, n);
+      if (!halted) {
+        crs.push(chunk, n);
+        splitter.push(chunk, n);
+      }
       return halted;
     },
     end() {
       const replaced = core.end(state, wanted);
       info.lines += splitter.lines;
       info.bytesCommitted = splitter.committed;
+      if (!halted) reportLoneCrs(crs, splitter.committed, splitter.pendingBytes > 0, options, file);
       return { committed: splitter.committed, partialLine: splitter.pendingBytes > 0, replaced: keepWanted(replaced, options), hash: splitter.hash };
     },
   };
@@ -94,4 +99,71 @@ export function keepWanted(counts: KindCounts, options: NormalizedReadOptions): 
   const out: KindCounts = {};
   for (const [k, n] of Object.entries(counts) as [keyof KindCounts, number][]) if (n > 0 && options.kinds.has(k)) out[k] = n;
   return out;
+}
+
+/**
+ * Counts lone CRs (a CR byte not followed by LF) in the bytes pushed, across chunk boundaries. JSONL lines
+ * end with LF (a CRLF line ends with LF too); a file whose lines end with CR alone (classic Mac line ends,
+ * a tool that rewrote them) is, to an LF splitter, one line that never ends. Such a line is never read, so
+ * it is reported instead of silently left out (`reportLoneCrs`); offsets stay the byte offsets of the input.
+ */
+export class LoneCrCounter {
+  /** Lone CRs seen, and the offset of the last one (-1: none yet). */
+  count = 0;
+  last = -1;
+  first = -1;
+  #pos: number;
+  /** The previous chunk ended with a CR: lone unless the next chunk starts with LF. */
+  #crAtEnd = false;
+
+  constructor(offset: number) {
+    this.#pos = offset;
+  }
+
+  push(chunk: Uint8Array, n: number): void {
+    if (n === 0) return;
+    if (this.#crAtEnd && chunk[0] !== 10) this.#add(this.#pos - 1);
+    this.#crAtEnd = false;
+    let i = chunk.indexOf(13);
+    while (i !== -1 && i < n) {
+      if (i === n - 1) this.#crAtEnd = true;
+      else if (chunk[i + 1] !== 10) this.#add(this.#pos + i);
+      i = chunk.indexOf(13, i + 1);
+    }
+    this.#pos += n;
+  }
+
+  /** The input ended: a CR that was its last byte is lone. */
+  end(): void {
+    if (this.#crAtEnd) this.#add(this.#pos - 1);
+    this.#crAtEnd = false;
+  }
+
+  #add(at: number): void {
+    if (this.first === -1) this.first = at;
+    this.last = at;
+    this.count++;
+  }
+}
+
+/**
+ * Report the lone CRs a read met, with code LINE_ENDING, once per read. When they split the unfinished text
+ * after the last LF (the part the read leaves out; a CR-only file is all of it) it is skipped and counted
+ * as one skipped line. Lone CRs inside LF-terminated lines are only named (through `onSkip`, not counted
+ * again): JSON allows a CR only as whitespace between tokens, so such a line was either read or refused and
+ * counted as malformed, and the warning says why.
+ */
+export function reportLoneCrs(crs: LoneCrCounter, committed: number, partialLine: boolean, options: NormalizedReadOptions, file: string): void {
+  crs.end();
+  if (crs.count === 0) return;
+  const inTail = partialLine && crs.last >= committed;
+  const what = inTail
+    ? `the text after byte ${committed} is left out (JSONL lines end with LF; it has none, so it reads as one unfinished line)`
+    : 'JSONL lines end with LF, so a CR alone does not end a line';
+  const err = new SessionfoldError('LINE_ENDING', `${file} has ${crs.count} lone CR line end${crs.count === 1 ? '' : 's'} (CR without LF), the first at byte ${crs.first}: ${what}`, {
+    file,
+    byteOffset: crs.first,
+  });
+  if (inTail) lineSkipper(options, file)(err);
+  else options.onSkip?.(err);
 }

@@ -5,6 +5,7 @@
  * alike: the kinds of a Dirent (a symlink is neither a file nor a directory), Node's mtimeMs, an unreadable
  * directory as empty, and a file gone between the listing and its stat as gone.
  */
+import { isUtf8 } from 'node:buffer';
 import { readdirSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { aligned8, nativeKernel } from './native.js';
@@ -82,6 +83,14 @@ function noteUnreadable(dir: string, why?: string): void {
   unreadable.set(dir, why ?? 'cannot be listed');
 }
 
+/**
+ * Note a folder (or a root that is not one) whose sessions discovery leaves out for a reason of its own (a
+ * bound it will not walk past), reported as `takeUnreadable` reports the folders it could not list.
+ */
+export function noteLeftOut(dir: string, why: string): void {
+  if (unreadable.size < 1000) unreadable.set(dir, why);
+}
+
 /** The kernel's listing of `dir` (unsorted), or null when it cannot be read; undefined without the kernel. */
 export function listDirNative(dir: string): DirEntry[] | null | undefined {
   if (nativeKernel === undefined) return undefined;
@@ -139,7 +148,34 @@ export function listDir(dir: string): DirEntry[] {
 function listDirLinks(dir: string): DirEntry[] {
   const native = process.env.SESSIONFOLD_NATIVE_LISTING !== '0' ? listDirNative(dir) : undefined;
   const entries = native === undefined ? listDirJs(dir) : native;
-  return entries === null ? [] : entries.sort(byName);
+  return entries === null ? [] : entries.filter((e) => !isUnnamable(dir, e.name)).sort(byName);
+}
+
+/**
+ * True (and noted, so discovery warns) when `name`, as listed in `dir`, stands for a name whose bytes are not
+ * valid UTF-8. Listings decode names as UTF-8, an invalid byte as U+FFFD, and a path built from that string
+ * names another file (or none): such an entry can be neither opened nor read by its path, so it is named in
+ * a warning with its bytes escaped (`\xff`) instead of being left out without a word.
+ */
+export function isUnnamable(dir: string, name: string): boolean {
+  if (!name.includes('\uFFFD')) return false;
+  let raw: Buffer[];
+  try {
+    raw = readdirSync(dir, { encoding: 'buffer' });
+  } catch {
+    return false;
+  }
+  const bad = raw.find((b) => !isUtf8(b) && b.toString('utf8') === name);
+  if (bad === undefined) return false;
+  noteLeftOut(join(dir, escapeName(bad)), 'its name is not valid UTF-8, so it cannot be opened by path: rename it to read it');
+  return true;
+}
+
+/** A file name's bytes as text: printable ASCII as it is, every other byte as `\xNN`. */
+export function escapeName(b: Uint8Array): string {
+  let out = '';
+  for (const c of b) out += c >= 0x20 && c < 0x7f && c !== 0x5c ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
+  return out;
 }
 
 /**
@@ -210,7 +246,7 @@ export function listTreeColumns(root: string, only: readonly string[], maxDepth:
   if (nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_LISTING !== '0') {
     const raw = nativeKernel.listTree(root, only, maxDepth);
     if (raw === null) noteUnreadable(root);
-    return raw === null ? { n: 0, nums: new Float64Array(0), names: [] } : readListing(raw, 4);
+    return raw === null ? { n: 0, nums: new Float64Array(0), names: [] } : withoutUnnamable(root, readListing(raw, 4));
   }
   const out: { depth: number; kind: number; name: string }[] = [];
   walkJs(root, 0, only, maxDepth, out);
@@ -220,6 +256,27 @@ export function listTreeColumns(root: string, only: readonly string[], maxDepth:
     nums[4 * i + 1] = e.kind;
   });
   return { n: out.length, nums, names: out.map((e) => e.name) };
+}
+
+/**
+ * A tree listing with every entry whose name is not valid UTF-8 (`isUnnamable`, which names it in a warning)
+ * made OTHER, and everything under such a folder too: no path string reaches them.
+ */
+function withoutUnnamable(root: string, t: TreeListing): TreeListing {
+  if (!t.names.some((n) => n.includes('\uFFFD'))) return t;
+  const dirs: string[] = [root];
+  let below = Infinity;
+  for (let i = 0; i < t.n; i++) {
+    const depth = t.nums[4 * i] as number;
+    const name = t.names[i] as string;
+    dirs[depth + 1] = (dirs[depth] as string) + sep + name;
+    if (depth <= below) below = Infinity;
+    if (depth > below || isUnnamable(dirs[depth] as string, name)) {
+      t.nums[4 * i + 1] = OTHER;
+      if (depth < below) below = depth;
+    }
+  }
+  return t;
 }
 
 /** `listTreeColumns` as entries (a FILE's stat taken when the listing has none; a gone one has none). */

@@ -5,6 +5,7 @@
  * values into events with its own builder.
  */
 import { isAscii } from 'node:buffer';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { DEFAULT_MAX_LINE_BYTES, newReadInfo, type ReadInfo, type UsageScanResult } from './protocol/codec.js';
 import type { UsageEvent } from './protocol/events.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from './protocol/hints.js';
@@ -173,9 +174,33 @@ export function createUsageScanner<T>(o: {
       blocks.map((raw, i) => {
         if (raw === false) return false;
         const b = readBlock(raw, o.nums, o.strs);
+        const info = blockInfo(b);
+        // Text after the last LF holding a CR may be lines with CR-only ends: read() reports them (LINE_ENDING).
+        if (info.bytes > info.bytesCommitted && holdsCr(files[i] as string, info.bytesCommitted, info.bytes)) return false;
         const events = o.events(b, context[i] as T);
-        return events === false ? false : { events, cwd: b.cwd, info: blockInfo(b) };
+        return events === false ? false : { events, cwd: b.cwd, info };
       }),
     );
   };
+}
+
+/** True when bytes [from, to) of `file` hold a CR (or cannot be read: read() then says why). */
+function holdsCr(file: string, from: number, to: number): boolean {
+  let fh: number | undefined;
+  try {
+    fh = openSync(file, 'r');
+    const buf = Buffer.allocUnsafe(Math.min(1 << 16, to - from));
+    for (let pos = from; pos < to; ) {
+      const n = readSync(fh, buf, 0, Math.min(buf.length, to - pos), pos);
+      if (n === 0) return false;
+      const at = buf.indexOf(13);
+      if (at !== -1 && at < n) return true;
+      pos += n;
+    }
+    return false;
+  } catch {
+    return true;
+  } finally {
+    if (fh !== undefined) closeSync(fh);
+  }
 }

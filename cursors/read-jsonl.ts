@@ -23,7 +23,7 @@ import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
 import { kindFilter, RESTART, type CoreContext, type Emit, type LineCore } from './core.js';
-import { createLineFeed, keepWanted, type FeedEnd, type LineFeed } from './line-feed.js';
+import { createLineFeed, keepWanted, LoneCrCounter, reportLoneCrs, type FeedEnd, type LineFeed } from './line-feed.js';
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
 import { wasmKernel } from './native.js';
 
@@ -284,7 +284,7 @@ async function scan<S>(
     const it = scanNativeLines(fh, core, state, offset, size, options, file, emit);
     let r = it.next();
     while (!r.done) r = it.next();
-    return r.value === RESTART ? RESTART : endNative(core, state, r.value, options, emit);
+    return r.value === RESTART ? RESTART : endNative(core, state, r.value, options, emit, { fh, buf, size, file });
   }
   const feed = fileFeed(fh, core, state, offset, hash, options, file, emit);
   const onBytes = options.resume?.onBytes;
@@ -300,11 +300,25 @@ async function scan<S>(
   return feed.end();
 }
 
+/** The lone CRs of the file's bytes [from, size), read through `buf`. */
+function tailCrs(fh: number, buf: Buffer, from: number, size: number): LoneCrCounter {
+  const crs = new LoneCrCounter(from);
+  for (let pos = from; pos < size; ) {
+    const n = readSync(fh, buf, 0, Math.min(buf.length, size - pos), pos);
+    if (n === 0) break;
+    crs.push(buf, n);
+    pos += n;
+  }
+  return crs;
+}
+
 /** The end of a read by the native line source, which counted its own lines. */
-function endNative<S>(core: LineCore<S>, state: S, lines: NativeScanEnd, options: NormalizedReadOptions, emit: Emit): ScanResult {
+function endNative<S>(core: LineCore<S>, state: S, lines: NativeScanEnd, options: NormalizedReadOptions, emit: Emit, at: { fh: number; buf: Buffer; size: number; file: string }): ScanResult {
   const replaced = core.end(state, kindFilter(options, emit));
   options.info.lines += lines.lines;
   options.info.bytesCommitted = lines.committed;
+  // The native source counts no CRs: the text after the last LF, which it leaves out, is checked here.
+  if (lines.pendingBytes > 0) reportLoneCrs(tailCrs(at.fh, at.buf, lines.committed, at.size), lines.committed, true, options, at.file);
   return { committed: lines.committed, partialLine: lines.pendingBytes > 0, replaced: keepWanted(replaced, options), hash: undefined };
 }
 
@@ -329,7 +343,7 @@ async function* scanStreaming<S>(
       r = it.next();
     }
     // A fresh read has no hashed ids to collide with: RESTART is never returned here.
-    return endNative(core, state, r.value as NativeScanEnd, options, emit);
+    return endNative(core, state, r.value as NativeScanEnd, options, emit, { fh, buf, size, file });
   }
   const feed = fileFeed(fh, core, state, 0, hash, options, file, emit);
   const onBytes = options.resume?.onBytes;

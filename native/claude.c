@@ -13,7 +13,7 @@
  * - a line with a message object holding a usage object, and a model other than `<synthetic>`, is a usage
  *   candidate (usage.ts `extractUsage`: counts are finite numbers above 0, else 0; the cache-write total is
  *   authoritative, its 5m/1h breakdown fills in; thinking is capped by output, 1-hour writes by all writes);
- * - candidates of one response (same key: message id and request id, as the JavaScript key string) keep the
+ * - candidates of one response (same key: the message id, else the request id, as the JavaScript key string) keep the
  *   largest (most output, then most tokens); up to 8 responses are open at once, the oldest is emitted first
  *   (parse.ts `onUsage`, MAX_OPEN_RESPONSES); a response already emitted is not counted again; a candidate
  *   without ids closes every open response and is emitted at once.
@@ -237,19 +237,19 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
   e->n[CS_N_CACHE_WRITE] = write;
   e->n[CS_N_CACHE_WRITE_1H] = w1 < write ? w1 : write;
   e->n[CS_N_WEB_SEARCHES] = searches;
-  /* the key: usage.ts getResponseKey without its `claude:` prefix */
+  /* the key: usage.ts getResponseKey without its `claude:` prefix (the message id, else ':' request id) */
   if (has_mid || has_rid) {
     const size_t ml = has_mid ? (size_t)(mid[1] - mid[0] - 2) : 0, rl = has_rid ? (size_t)(rid[1] - rid[0] - 2) : 0;
-    e->klen = ml + (has_rid ? 1 + rl : 0);
+    e->klen = has_mid ? ml : 1 + rl;
     e->key = malloc(e->klen == 0 ? 1 : e->klen);
     if (e->key == NULL) {
       ev_free(e);
       return 0;
     }
     if (has_mid) memcpy(e->key, b + mid[0] + 1, ml);
-    if (has_rid) {
-      e->key[ml] = ':';
-      memcpy(e->key + ml + 1, b + rid[0] + 1, rl);
+    else {
+      e->key[0] = ':';
+      memcpy(e->key + 1, b + rid[0] + 1, rl);
     }
   }
   /* The fold's dedup hash of `claude:<key>` (computed when the event is emitted, `cs_next`: a response's

@@ -84,7 +84,8 @@ int ls_set_markers(LineSource *s, const uint8_t *const *m, const size_t *ml, int
   return 1;
 }
 
-/* Move the unread bytes to the front and read more; the bytes read, 0 at the end, -1 on an error. */
+/* Move the unread bytes to the front and read more; the bytes read, 0 at the end, -1 on an error, -2 when the
+ * buffer is full at its limit or cannot grow (the caller streams the line). */
 static int64_t fill(LineSource *s) {
   if (s->at > 0) {
     memmove(s->buf, s->buf + s->at, s->len - s->at);
@@ -98,7 +99,11 @@ static int64_t fill(LineSource *s) {
     const size_t grown = s->cap * 2 < s->long_limit ? s->cap * 2 : s->long_limit;
     if (grown > s->alloc) {
       uint8_t *b = realloc(s->buf, grown);
-      if (b == NULL) return -1;
+      if (b == NULL) {
+        /* no memory for a larger buffer (a tight `ulimit -v`): stream the line as one at the limit is */
+        s->long_limit = s->cap;
+        return -2;
+      }
       s->buf = b;
       s->alloc = grown;
     }
@@ -231,6 +236,7 @@ int ls_next_line(LineSource *s, int filter, const uint8_t **line, double *rec) {
         continue;
       }
       const int64_t n = fill(s);
+      if (n == -2) continue; /* the buffer cannot grow: the line streams (above) */
       if (n < 0) return LS_IO_ERROR;
       if (n == 0) s->eof = 1;
       continue;

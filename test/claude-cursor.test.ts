@@ -57,7 +57,7 @@ function coreState(c: JsonlCursor): ClaudeSnapshot {
 function collidingKeys(): [string, string] {
   const seen = new Map<number, string>();
   for (let i = 0; ; i++) {
-    const key = `claude:msg_${i}:req_${i}`;
+    const key = `claude:msg_${i}`;
     const h = hashId32(key);
     const other = seen.get(h);
     if (other !== undefined) return [other, key];
@@ -81,8 +81,9 @@ describe('claude cursor state', () => {
   it('restarts on a genuine 32-bit hash collision, and the restarted read counts both responses', async () => {
     const [k1, k2] = collidingKeys();
     expect(k1).not.toBe(k2);
-    const [, id1, req1] = k1.split(':') as [string, string, string];
-    const [, id2, req2] = k2.split(':') as [string, string, string];
+    const id1 = k1.slice('claude:'.length);
+    const id2 = k2.slice('claude:'.length);
+    const [req1, req2] = ['req_1', 'req_2'];
     const mids = Array.from({ length: MAX_OPEN_RESPONSES }, (_, i) => asst(`msg_mid${i}`, `r_mid${i}`, 100 + i));
     const f = await session([asst(id1, req1, 5), ...mids]);
     const first = await readResumed(f);
@@ -98,7 +99,7 @@ describe('claude cursor state', () => {
   it('does not restart when the pending response continues after the cursor, and replaces it', async () => {
     const f = await session([asst('msg_a', 'r1', 1)]);
     const first = await readResumed(f);
-    expect(coreState(first.cursor).pending.map((p) => p.key)).toEqual(['claude:msg_a:r1']);
+    expect(coreState(first.cursor).pending.map((p) => p.key)).toEqual(['claude:msg_a']);
     await appendFile(f, asst('msg_a', 'r1', 50, [{ type: 'tool_use', id: 'toolu_x', name: 'Bash', input: {} }]) + '\n');
     const second = await readResumed(f, first.cursor);
     expect(second.start).toEqual({ restarted: false, replaced: { usage: 1 } });

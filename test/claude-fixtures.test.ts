@@ -50,7 +50,7 @@ interface Totals {
 
 /**
  * The second reader: JSON.parse every line, keep lines with message.usage (not `<synthetic>`), group by
- * message.id + requestId, keep the record with the largest output (then largest total), add the groups up.
+ * message.id (requestId without one), keep the record with the largest output (then largest total), add the groups up.
  */
 function simpleTotals(text: string): Totals {
   type Row = { in: number; out: number; cr: number; cw: number; h1: number; cost: number };
@@ -68,7 +68,7 @@ function simpleTotals(text: string): Totals {
     const m = r.message;
     if (m === null || typeof m !== 'object' || m.usage === null || typeof m.usage !== 'object') continue;
     if (m.model === '<synthetic>') continue;
-    const key = m.id === undefined && r.requestId === undefined ? `anonymous ${anonymous++}` : `${m.id}|${r.requestId}`;
+    const key = m.id !== undefined ? `id ${m.id}` : r.requestId !== undefined ? `request ${r.requestId}` : `anonymous ${anonymous++}`;
     const u = m.usage;
     const row: Row = {
       in: n(u.input_tokens),
@@ -178,7 +178,7 @@ describe('claude codec over the real fixtures', () => {
     // msg_01XRYesT… is written as 3 lines: output_tokens 8, 8, then 167.
     const r = usage.filter((u) => u.messageId === 'msg_01XRYesTStHeRHimXBZqriwU');
     expect(r).toHaveLength(1);
-    expect(r[0]).toMatchObject({ outputTokens: 167, inputTokens: 11, cacheWriteTokens: 1328, cacheReadTokens: 16788, dedupKey: 'claude:msg_01XRYesTStHeRHimXBZqriwU:req_011CSa9RT9rBoT25SpXt6AZe' });
+    expect(r[0]).toMatchObject({ outputTokens: 167, inputTokens: 11, cacheWriteTokens: 1328, cacheReadTokens: 16788, dedupKey: 'claude:msg_01XRYesTStHeRHimXBZqriwU' });
     expect(new Set(usage.map((u) => u.dedupKey)).size).toBe(usage.length);
   });
 });

@@ -134,9 +134,34 @@ describe('claude usage: one event per API response', () => {
     expect(u[0]).toMatchObject({ outputTokens: 30, dedupKey: 'claude:msg_gw' });
   });
 
-  it('keys a response as claude:<message.id>:<requestId>, and lines with different request ids apart', () => {
-    const u = usageOf([assistant({ id: 'msg_k', req: 'req_1' }), assistant({ id: 'msg_k', req: 'req_2' })]);
-    expect(u.map((x) => x.dedupKey)).toEqual(['claude:msg_k:req_1', 'claude:msg_k:req_2']);
+  it('keys a response as claude:<message.id>, whatever its requestId says', () => {
+    const u = usageOf([assistant({ id: 'msg_k', req: 'req_1' }), assistant({ id: 'msg_k', req: 'req_2', out: 70 })]);
+    expect(u.map((x) => [x.dedupKey, x.outputTokens])).toEqual([['claude:msg_k', 70]]);
+  });
+
+  it('counts a response copied once with requestId and once without once, with its larger record', () => {
+    // A streamed copy without requestId first, the final record with it later; and the other way round.
+    const u = usageOf([
+      assistant({ id: 'msg_s', out: 1 }),
+      assistant({ id: 'msg_s', req: 'req_s', out: 80 }),
+      assistant({ id: 'msg_t', req: 'req_t', out: 60 }),
+      assistant({ id: 'msg_t', out: 60 }),
+    ]);
+    expect(u.map((x) => [x.dedupKey, x.outputTokens])).toEqual([
+      ['claude:msg_s', 80],
+      ['claude:msg_t', 60],
+    ]);
+  });
+
+  it('keys a copy without requestId in another file (a resumed session) as the original, so folds count it once', () => {
+    const original = usageOf([assistant({ id: 'msg_r', req: 'req_r', out: 50 })]);
+    const resumed = usageOf([assistant({ id: 'msg_r', out: 50 })]);
+    expect(resumed[0]!.dedupKey).toBe(original[0]!.dedupKey);
+  });
+
+  it('keys a line with only a requestId on it, apart from every message id', () => {
+    const u = usageOf([assistant({ req: 'req_only', out: 4 }), assistant({ id: 'req_only', out: 5 })]);
+    expect(u.map((x) => x.dedupKey)).toEqual(['claude::req_only', 'claude:req_only']);
   });
 
   it('gives a line without any id its own key, so it is never merged with another', () => {
@@ -154,7 +179,7 @@ describe('claude usage: one event per API response', () => {
     const all: UsageEvent[] = [];
     for (const f of [PARENT, SUBAGENT, FORK]) all.push(...((await readEvents(claude, f, { kinds: ['usage'] })) as UsageEvent[]));
     // msg_A appears in all three files, each time as the same response.
-    expect(all.filter((u) => u.messageId === 'msg_A').map((u) => u.dedupKey)).toEqual(['claude:msg_A:req_A', 'claude:msg_A:req_A', 'claude:msg_A:req_A']);
+    expect(all.filter((u) => u.messageId === 'msg_A').map((u) => u.dedupKey)).toEqual(['claude:msg_A', 'claude:msg_A', 'claude:msg_A']);
     const folded = new Map(all.map((u) => [u.dedupKey, u]));
     expect([...folded.values()].map((u) => u.messageId).sort()).toEqual(['msg_A', 'msg_B', 'msg_C', 'msg_D', 'msg_F1', 'msg_S1', 'msg_S2']);
     const out = [...folded.values()].reduce((n, u) => n + u.outputTokens, 0);

@@ -228,7 +228,8 @@ describeNative('native engines: adversarial transcripts (property)', () => {
         sessionId: CLAUDE_SID,
         uuid: `u-${m}-${out}`,
         timestamp: ts(m),
-        ...(ids !== 0 && { requestId: `req_${r}` }),
+        // ids 0: neither id; 1: requestId only; 3, 6, 9: message id only; else both (copies of one response differ).
+        ...(ids % 3 !== 0 && { requestId: `req_${r}` }),
         message: { ...(ids > 1 && { id: `msg_${m}` }), model: m === 7 ? '<synthetic>' : 'claude-opus-4-1-20250805', content: [], usage: { input_tokens: input, output_tokens: out, cache_read_input_tokens: m } },
       }),
     );
@@ -244,6 +245,15 @@ describeNative('native engines: adversarial transcripts (property)', () => {
   });
 
   const header = JSON.stringify(meta(CODEX_ID, 0));
+  it('Claude: a response copied with and without requestId is one event in both engines', async () => {
+    const line = (req: string | undefined, out: number) =>
+      JSON.stringify({ type: 'assistant', sessionId: CLAUDE_SID, timestamp: ts(1), ...(req !== undefined && { requestId: req }), message: { id: 'msg_copy', model: 'claude-opus-4-1-20250805', content: [], usage: { input_tokens: 1, output_tokens: out } } });
+    const file = await claudeFile([opening, line(undefined, 3), line('req_copy', 40), line(undefined, 40)].join('\n') + '\n');
+    expect(await expectSame(claude, file)).toBe(true);
+    const got = await engine(claude, file);
+    expect(got && got.events.map((e) => [e.dedupKey, e.outputTokens])).toEqual([['claude:msg_copy', 40]]);
+  });
+
   it('Codex: generated lines after a header, damaged lines', async () => {
     const fileLine: fc.Arbitrary<Buffer> = fc.oneof(
       { weight: 6, arbitrary: fc.tuple(codexLine, style).map(([l, st]) => Buffer.from(serialize(l, noNl(st)))) },

@@ -80,7 +80,7 @@ describe('events export --after on a response the agent is still writing', () =>
 
     await appendFile(file, assistant('a2', [{ type: 'text', text: 'the answer' }], 900));
     const second = await cli(['events', 'export', '--after', cursor], home.env);
-    expect(events(second.out)).toMatchObject([{ dedupKey: 'claude:msg_1:req_1', outputTokens: 900 }]);
+    expect(events(second.out)).toMatchObject([{ dedupKey: 'claude:msg_1', outputTokens: 900 }]);
     const report = await cli(['cost', 'report', '--json', '--group-by', 'none'], home.env);
     expect(JSON.parse(report.out).outputTokens).toBe(900);
 

@@ -22,6 +22,7 @@ export const TOPIC_MODULES: Record<string, string> = {
   copilot: '../copilot.bench.js',
   pi: '../pi.bench.js',
   history: '../history.bench.js',
+  'serve-soak': '../serve-soak.bench.js',
 };
 
 export async function loadTopic(name: string): Promise<Topic> {

@@ -44,9 +44,10 @@ export {
  * Goes up whenever this codec would parse an unchanged file differently. 2: titles on (repeated) session
  * events, the subagent sidecar, `provider`, `speed` and `webSearchRequests` on usage events. 4: a line with an
  * absurd token count or cost (cursors/sane.ts) is refused, where it was clamped or kept (a cache of an older
- * version may hold its record).
+ * version may hold its record). 5: a response is keyed on its message id alone (a cache of an older version
+ * may count a copy without `requestId` twice).
  */
-export const PARSER_VERSION = 4;
+export const PARSER_VERSION = 5;
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const readWithoutMeta = createJsonlRead(PARSER, claudeCore);

@@ -3,7 +3,7 @@
  *
  * Claude Code writes one line per content block, and each line repeats the response's `usage`. Some
  * versions write streaming snapshots too: an early line with `output_tokens: 1`, a later one with the
- * final count. So the lines of a response (same `message.id` + `requestId`) are candidates, and the
+ * final count. So the lines of a response (same `message.id`; `requestId` only without one) are candidates, and the
  * response counts once, with its largest record: the one with most output tokens, then most tokens in
  * all; among equals the first. Never the first snapshot, never a sum.
  *
@@ -79,7 +79,7 @@ function providerOf(model: string): string | undefined {
 
 /** A usage record of one line, with the key its response is deduplicated on. */
 export interface UsageCandidate {
-  /** `claude:<message.id>:<requestId>`, `claude:<message.id>` without requestId; undefined when neither id exists. */
+  /** `claude:<message.id>`, `claude::<requestId>` without a message id; undefined when neither id exists. */
   key: string | undefined;
   event: UsageEvent;
 }
@@ -87,9 +87,14 @@ export interface UsageCandidate {
 /** Sentinel timestamp of a usage record whose line has none (folds may treat it as unknown). */
 export const EPOCH = '1970-01-01T00:00:00.000Z';
 
-/** The dedup key of a response: message id plus request id, or whichever of them exists. */
+/**
+ * The dedup key of a response: its message id, or its request id when it has none. The API gives every
+ * response its own `message.id`, so the id alone names it; `requestId` is left out because copies of one
+ * response disagree on it (a streamed or resumed copy, a sub-agent path or a gateway omits it), and a key
+ * holding it would count such a copy twice (README.md, Dedup rules). native/claude.c builds the same key.
+ */
 export function getResponseKey(messageId: string | undefined, requestId: string | undefined): string | undefined {
-  if (messageId !== undefined) return requestId !== undefined ? `${CODEC_ID}:${messageId}:${requestId}` : `${CODEC_ID}:${messageId}`;
+  if (messageId !== undefined) return `${CODEC_ID}:${messageId}`;
   if (requestId !== undefined) return `${CODEC_ID}::${requestId}`;
   return undefined;
 }

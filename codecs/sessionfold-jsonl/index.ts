@@ -6,6 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Codec, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
+import { isUnnamable, noteLeftOut } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
 import { getExportRoots } from './paths.js';
@@ -14,7 +15,34 @@ export { sessionfoldJsonlCore, createSessionfoldJsonlCore } from './parse.js';
 export { sessionfoldStore } from './store.js';
 export * from '../../cursors/protocol/sessionfold-jsonl.js';
 
-async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
+/**
+ * How far discovery walks below an export root: sessionfold writes `<id>.jsonl` at its top (users may group them
+ * in folders), so a root deeper or larger than this is not an export folder (`SESSIONFOLD_EXPORT_DIR=/`, a home
+ * folder) and walking all of it would read the whole file system. The walk stops there and says so.
+ */
+export const EXPORT_WALK_LIMITS = { depth: 4, folders: 2000 } as const;
+
+async function* walkRoot(root: string): AsyncGenerator<SessionFile> {
+  let s;
+  try {
+    s = await stat(root);
+  } catch {
+    return; // a missing root holds no exports yet
+  }
+  if (!s.isDirectory()) {
+    noteLeftOut(root, 'not a folder: SESSIONFOLD_EXPORT_DIR names folders of exports');
+    return;
+  }
+  const budget = { folders: EXPORT_WALK_LIMITS.folders, deep: false };
+  yield* walk(root, root, 0, budget);
+  if (budget.folders < 0 || budget.deep) {
+    const what = budget.folders < 0 ? `over ${EXPORT_WALK_LIMITS.folders} folders` : `folders more than ${EXPORT_WALK_LIMITS.depth} deep`;
+    noteLeftOut(root, `${what}: not an export folder, walked no further (sessions beyond are left out)`);
+  }
+}
+
+async function* walk(root: string, dir: string, depth: number, budget: { folders: number; deep: boolean }): AsyncGenerator<SessionFile> {
+  if (--budget.folders < 0) return;
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -22,9 +50,13 @@ async function* walk(root: string, dir: string): AsyncGenerator<SessionFile> {
     return;
   }
   for (const e of entries) {
+    if (isUnnamable(dir, e.name)) continue; // named in a warning
     const p = join(dir, e.name);
-    if (e.isDirectory()) yield* walk(root, p);
-    else if (e.isFile() && e.name.endsWith('.jsonl')) yield { agent: CODEC_ID, path: p, root, sessionId: e.name.slice(0, -'.jsonl'.length) };
+    if (e.isDirectory()) {
+      if (depth >= EXPORT_WALK_LIMITS.depth) budget.deep = true;
+      else yield* walk(root, p, depth + 1, budget);
+      if (budget.folders < 0) return;
+    } else if (e.isFile() && e.name.endsWith('.jsonl')) yield { agent: CODEC_ID, path: p, root, sessionId: e.name.slice(0, -'.jsonl'.length) };
   }
 }
 
@@ -45,7 +77,7 @@ export const sessionfoldJsonl: Codec = {
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
   defaultRoots: getExportRoots,
   async *discover(roots: readonly string[]) {
-    for (const r of roots) yield* walk(r, r);
+    for (const r of roots) yield* walkRoot(r);
   },
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
     if (nativeId === '' || nativeId.includes('/') || nativeId.includes('\\') || nativeId === '.' || nativeId === '..') return undefined;

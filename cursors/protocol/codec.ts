@@ -194,7 +194,12 @@ export interface ReadOptions {
   /** Kinds to yield (default: all). A usage-only read may skip lines by byte markers. */
   kinds?: readonly EventKind[] | undefined;
   resume?: ResumeOptions | undefined;
-  /** Lines longer than this are skipped and counted, never buffered. Default 256 MiB. */
+  /**
+   * Lines longer than this are skipped and counted (code LINE_TOO_LONG), never buffered. Default 64 MiB: a
+   * line is buffered, decoded and parsed whole, which takes several times its size (a 200 MB line took over
+   * 1.4 GB), so the default keeps a read within a 1 GiB address space (`ulimit -v 1048576`). Raise it for
+   * larger lines when memory allows.
+   */
   maxLineBytes?: number | undefined;
   /** Size of the reused read buffer. Default 1 MiB. Tests use tiny buffers for chunk invariance. */
   bufferSize?: number | undefined;
@@ -228,7 +233,7 @@ export interface NormalizedReadOptions {
 }
 
 export const DEFAULT_BUFFER_SIZE = 1 << 20;
-export const DEFAULT_MAX_LINE_BYTES = 256 * (1 << 20);
+export const DEFAULT_MAX_LINE_BYTES = 64 * (1 << 20);
 
 export function newReadInfo(): ReadInfo {
   return { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'PARSE_ERROR'
   | 'CURSOR_INVALID'
   | 'LINE_TOO_LONG'
+  | 'LINE_ENDING'
   | 'MALFORMED_LINE'
   | 'INVALID_OPTION'
   | 'IO_ERROR'
@@ -25,6 +26,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'PARSE_ERROR',
   'CURSOR_INVALID',
   'LINE_TOO_LONG',
+  'LINE_ENDING',
   'MALFORMED_LINE',
   'INVALID_OPTION',
   'IO_ERROR',

@@ -10,6 +10,7 @@ import { EVENT_KINDS, isEventKind, type EventKind } from '../../../cursors/proto
 import { detectCodec, getCodec } from '../../registry.js';
 import { isReadCursor, jsonOf, readOwnFile, writeFileAtomic } from '../../../cursors/store.js';
 import { readStreamEvents } from '../../../cursors/stream.js';
+import type { SessionfoldError } from '../../../cursors/protocol/errors.js';
 import { CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { LineWriter } from '../output.js';
 
@@ -31,6 +32,7 @@ export default defineCommand({
     cursor: { type: 'string', description: 'Resume from / save the cursor in this file', valueName: '<cursor.json>' },
     kinds: { type: 'string', description: `Event kinds to yield (default all): ${EVENT_KINDS.join(',')}`, valueName: '<k,k>' },
     strict: { type: 'boolean', description: 'Fail on the first malformed line instead of skipping it' },
+    'max-line-bytes': { type: 'string', description: 'Skip and count lines longer than this (default 64 MiB; a line is held whole in memory)', valueName: '<n>' },
   },
   async run(ctx: CommandContext) {
     const file = ctx.positionals[0];
@@ -46,10 +48,21 @@ export default defineCommand({
       for (const x of k) if (!isEventKind(x)) throw new CliError('INVALID_OPTION', `Invalid option --kinds: expected ${EVENT_KINDS.join('|')}, got "${x}"`);
       kinds = k as EventKind[];
     }
+    const maxLine = str(ctx, 'max-line-bytes');
+    const maxLineBytes = maxLine === undefined ? undefined : Number(maxLine);
+    if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
+      throw new CliError('INVALID_OPTION', `Invalid option --max-line-bytes: expected a positive integer, got "${maxLine}"`);
+    }
     const out = new LineWriter(ctx.stdout);
     const info = newReadInfo();
-    let skipped = 0;
-    const base: ReadOptions = { kinds, info, strict: ctx.values.strict === true, onSkip: () => void skipped++ };
+    // What was skipped or noticed, by code: how many, and the first one's message (it says where and why).
+    const skipped = new Map<string, { n: number; first: string }>();
+    const onSkip = (e: SessionfoldError) => {
+      const s = skipped.get(e.code);
+      if (s === undefined) skipped.set(e.code, { n: 1, first: e.message });
+      else s.n++;
+    };
+    const base: ReadOptions = { kinds, info, strict: ctx.values.strict === true, onSkip, ...(maxLineBytes !== undefined && { maxLineBytes }) };
 
     if (file === '-') {
       if (str(ctx, 'cursor') !== undefined) throw new CliError('USAGE_ERROR', '--cursor cannot be used with standard input');
@@ -63,7 +76,7 @@ export default defineCommand({
     if (cursorPath === undefined) {
       for await (const e of codec.read(file, base)) await out.line(JSON.stringify(e));
       await out.flush();
-      if (skipped > 0) ctx.stderr.write(`warning MALFORMED_LINE: skipped ${skipped} line(s) of ${file}\n`);
+      for (const [code, { n, first }] of skipped) ctx.stderr.write(`warning ${code}: ${n} line(s) of ${file} (the first: ${first})\n`);
       return 0;
     }
     if (!codec.capabilities.incremental) throw new CliError('USAGE_ERROR', `${codec.id} does not support resumable reads (--cursor)`);
