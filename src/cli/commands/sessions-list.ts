@@ -11,6 +11,7 @@ import { bool, CliError, defineCommand, list, str, type CommandContext } from '.
 import { compareSummaries } from '../../sessions/list.js';
 import { makeManager, parseChoice, parseDateOption, parseIntOption, terminalWidth } from './sessions-common.js';
 import { renderSessions } from '../render/sessions.js';
+import { withProgress } from '../progress.js';
 import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
 /** Listed sessions whose files add up to this many MiB are read whole, so the table is exact in the usual case. */
@@ -62,14 +63,16 @@ export default defineCommand({
       subagents: bool(ctx, 'subagents'),
     };
     const manager = makeManager(ctx);
-    let rows: SessionSummary[];
-    if (agent !== undefined) rows = await manager.list(agent, options);
-    else {
-      const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
-      rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
-    }
+    const { rows, out } = await withProgress(ctx, 'Reading sessions', async () => {
+      let rows: SessionSummary[];
+      if (agent !== undefined) rows = await manager.list(agent, options);
+      else {
+        const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
+        rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
+      }
+      return { rows, out: await withBreakdown(manager, rows, fmt) };
+    });
     const withAgent = agent === undefined;
-    const out = await withBreakdown(manager, rows, fmt);
     ctx.stdout.write(renderSessions(out, fmt.format, { search: false, withAgent, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost }, `No sessions${agent !== undefined ? ` for ${agent}` : ''}.`));
     if (fmt.format === 'table' && rows.some((s) => !s.exact)) ctx.stdout.write('+ counts from the head and tail of the file only (lower bounds); --full reads every listed session whole\n');
     return 0;

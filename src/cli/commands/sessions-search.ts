@@ -7,6 +7,7 @@ import type { SessionQuery } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { makeManager, parseChoice, parseDateOption, parseIntOption, terminalWidth } from './sessions-common.js';
 import { renderSessions } from '../render/sessions.js';
+import { withProgress } from '../progress.js';
 import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
 export default defineCommand({
@@ -47,10 +48,11 @@ export default defineCommand({
       subagents: bool(ctx, 'subagents'),
     };
     const manager = makeManager(ctx);
-    const found = await manager.search(query);
-    // The sort's own order is descending (best match, newest, dearest first); --order asc turns the found rows round.
-    const rows = fmt.order === 'asc' ? found.reverse() : found;
-    const out = await withBreakdown(manager, rows, fmt);
+    const out = await withProgress(ctx, 'Searching sessions', async () => {
+      const found = await manager.search(query);
+      // The sort's own order is descending (best match, newest, dearest first); --order asc turns the found rows round.
+      return withBreakdown(manager, fmt.order === 'asc' ? found.reverse() : found, fmt);
+    });
     ctx.stdout.write(renderSessions(out, fmt.format, { search: true, withAgent: false, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost }, `No sessions match "${text}".`));
     return 0;
   },
