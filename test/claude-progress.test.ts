@@ -6,27 +6,18 @@
  * its subagent's own file counts that response once, with the native engines on and off.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, expectReqSums, type Req } from './claude-lines.js';
+import { jsonlFiles } from './helpers/files.js';
 import { copyClaudeFixtures, HAS_CLAUDE, makeHome, REAL, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
 const run = promisify(execFile);
 const CLAUDE_REAL = join(REAL, 'claude');
-
-async function jsonlFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await jsonlFiles(p)));
-    else if (e.name.endsWith('.jsonl')) out.push(p);
-  }
-  return out.sort();
-}
 
 function parsed(line: string): Record<string, unknown> | undefined {
   try {
