@@ -30,7 +30,7 @@ import { createCostFold, drainRecords, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import type { ResolvedPrice } from './pricing.js';
-import type { CostRecord, CostSummary } from './types.js';
+import type { CostSummary } from './types.js';
 import { retainedRecords, retainedSpend } from './retained.js';
 
 /** Goes up when the meaning of a snapshot key's parts changes. */
@@ -262,10 +262,14 @@ async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanD
   let newSummary: string | undefined;
   if (moved) {
     const before = JSON.stringify(summary.retained ?? null);
-    delete summary.retained;
-    const fold = sf.restore();
-    if (fold !== undefined) await withRetained(summary, fold, ns);
-    else if (before !== 'null') summary.retained = JSON.parse(before) as CostRecord;
+    const records = await retainedRecords(ns);
+    // The stored state is restored only when there is something retained to check against it.
+    const fold = records.length > 0 ? sf.restore() : undefined;
+    if (records.length === 0) delete summary.retained;
+    else if (fold !== undefined) {
+      delete summary.retained;
+      withRetainedOf(summary, fold, records);
+    }
     if (JSON.stringify(summary.retained ?? null) !== before) newSummary = JSON.stringify(summary);
   }
   if ((moved || snap.changesThen !== changes || snap.stats !== run.stats) && delta.usedInstance === snaps.instance) {
@@ -364,7 +368,10 @@ async function foldFresh(scan: ScanOptions, foldOptions: CostFoldOptions, ns: Re
  */
 async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>): Promise<CostSummary> {
   const records = await retainedRecords(ns);
-  if (records.length === 0) return summary;
+  return records.length === 0 ? summary : withRetainedOf(summary, fold, records);
+}
+
+function withRetainedOf(summary: CostSummary, fold: CostFold, records: readonly UsageRecord[]): CostSummary {
   try {
     const r = retainedSpend(fold, records);
     if (r !== undefined) summary.retained = r;
