@@ -3,7 +3,8 @@
  * Selection is lazy (heads and tails of files); then the listed sessions are read whole while their files add
  * up to EXACT_BUDGET_MB, so counts and costs are exact in the usual case. Rows beyond the budget (or all,
  * with `--lazy`) keep head-and-tail counts, marked `+` (lower bounds); `--full` reads every listed session.
- * `--sort cost|turns` and `--model` read what they need.
+ * `--sort cost|turns` and `--model` read what they need. The output options (`--format`, `--last`, `--order`,
+ * `--compact`, `--no-cost`, `--breakdown`) are cost report's (sessions-format.ts).
  */
 import { listCodecs } from '../../registry.js';
 import type { SessionListOptions, SessionSummary } from '../../sessions/types.js';

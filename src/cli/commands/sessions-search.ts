@@ -1,7 +1,9 @@
 /**
  * `sessionfold sessions search <text…>`: full-text search over every agent with storage (or `--agent`).
  * Terms are ANDed, `"quoted phrases"` kept together, case-insensitive. Prints score, date, unified id and
- * title, then the matching snippet; `--json` prints the summaries with `relevanceScore` and `snippet`.
+ * title, then the matching snippet; `--json` prints the summaries with `relevanceScore` and `snippet`. The
+ * output options (`--format`, `--last`, `--order`, `--compact`, `--no-cost`, `--breakdown`) are cost report's
+ * (sessions-format.ts).
  */
 import type { SessionQuery } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
