@@ -1,6 +1,8 @@
 /** Generated Claude Code session lines for the CLI tests: one assistant response with usage and a recorded cost. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { CostRecord } from '../src/cost/types.js';
 
 /** One response: its id, time, tokens and recorded USD. */
 export interface Req {
@@ -38,3 +40,15 @@ export async function writeClaudeSession(claudeDir: string, sid: string, reqs: r
 export const reqTokens = (r: Req): number => r.inp + r.out + r.cr + r.cw;
 /** Sum of `f` over responses. */
 export const sumOf = (rs: readonly Req[], f: (r: Req) => number): number => rs.reduce((a, r) => a + f(r), 0);
+
+/** A report record's request count, tokens and USD equal the plain sums over the responses `rs`. */
+export function expectReqSums(row: CostRecord | undefined, rs: readonly Req[]): void {
+  expect(row).toMatchObject({
+    requestCount: rs.length,
+    inputTokens: sumOf(rs, (r) => r.inp),
+    outputTokens: sumOf(rs, (r) => r.out),
+    cacheReadTokens: sumOf(rs, (r) => r.cr),
+    cacheWriteTokens: sumOf(rs, (r) => r.cw),
+  });
+  expect(row?.totalUsd).toBeCloseTo(sumOf(rs, (r) => r.usd), 9);
+}

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
-import { createProgressBar } from '../src/cli/commands/cost-options.js';
+import { createProgress } from '../src/cli/progress.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { listCodecs } from '../src/registry.js';
 import { makeHistory, sink, type History } from './cost-history.js';
@@ -194,15 +194,15 @@ describe('progress bar', () => {
     const out = sink() as ReturnType<typeof sink> & { isTTY?: boolean; columns?: number };
     out.isTTY = true;
     out.columns = 80;
-    const bar = createProgressBar(out, 0);
+    const bar = createProgress(out, {}, 'Reading', 0);
     bar.onProgress(50 * 1048576, 100 * 1048576);
     bar.stop();
-    expect(out.text()).toMatch(/^\r\[#+\.+\] {2}50% 50\/100 MB\r\x1b\[K$/);
+    expect(out.text()).toMatch(/^\r\[#+\.+\] {2}50% 50\/100 MB\x1b\[K\r\x1b\[K$/);
   });
 
   it('stays silent when stderr is not a terminal', () => {
     const out = sink();
-    const bar = createProgressBar(out, 0);
+    const bar = createProgress(out, {}, 'Reading', 0);
     bar.onProgress(1, 2);
     bar.stop();
     expect(out.text()).toBe('');

@@ -53,11 +53,13 @@ export type FoldSnapshotWrite =
       baseVersion?: number;
     }
   | {
-      /** New gens (and file stats) only, over the stored snapshot at `baseVersion` (its state and summary stay). */
+      /** New gens (and file stats) only, over the stored snapshot at `baseVersion` (its state stays). */
       gens: ReadonlyMap<number, number>;
       baseVersion: number;
       changes: number;
       stats: string;
+      /** A new summary for the same state (its retained spend moved: src/cost/retained.ts); else it stays. */
+      summary?: string;
     };
 
 export function encodeGens(gens: ReadonlyMap<number, number>): Buffer {
@@ -240,6 +242,7 @@ export class FoldSnapshots {
         this.putVersion = (current ?? 0) + 1;
         if (!('header' in w)) {
           this.#db.prepare('UPDATE folds SET version = version + 1, used_at = ?, gens = ?, changes = ?, stats = ? WHERE key = ?').run(now, encodeGens(w.gens), w.changes, w.stats, key);
+          if (w.summary !== undefined) this.#db.prepare('UPDATE folds SET summary = ? WHERE key = ?').run(sealSummary(w.summary), key);
           return true;
         }
         if (w.baseVersion === undefined) this.#db.prepare('DELETE FROM fold_chunks WHERE key = ?').run(key);

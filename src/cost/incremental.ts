@@ -26,11 +26,12 @@ import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
 import type { Discovery } from '../scan/discover.js';
 import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
-import { createCostFold, foldCost, type CostFold } from './fold.js';
+import { createCostFold, drainRecords, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import type { ResolvedPrice } from './pricing.js';
 import type { CostSummary } from './types.js';
+import { retainedRecords, retainedSpend } from './retained.js';
 
 /** Goes up when the meaning of a snapshot key's parts changes. */
 const SNAPSHOT_KEY_VERSION = 1;
@@ -250,13 +251,30 @@ function readSnapshot(snaps: FoldSnapshots, key: string, n: NormalizedCostOption
 /**
  * Nothing to fold: the stored summary is the answer. Rows that moved on without changing a record (a deletion,
  * a re-read that found the same records) only move the snapshot's gens; a kept fold stands for the new version.
+ * Such a move can turn counted lines into retained ones (a truncated file's records go to the cache's ledger
+ * unchanged), so then the retained spend is worked out again, on the restored fold, and stored with the gens.
  */
-function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanDelta, changes: number, sf: SnapshotFold): CostSummary {
+async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanDelta, changes: number, sf: SnapshotFold): Promise<CostSummary> {
   const { snaps, key, ns, info } = run;
+  const summary = JSON.parse(snap.summary) as CostSummary;
   let version: number | undefined = snap.version;
-  if ((!sameGens(snap.gens, delta.gens) || snap.changesThen !== changes || snap.stats !== run.stats) && delta.usedInstance === snaps.instance) {
+  const moved = !sameGens(snap.gens, delta.gens);
+  let newSummary: string | undefined;
+  if (moved) {
+    const before = JSON.stringify(summary.retained ?? null);
+    const records = await retainedRecords(ns);
+    // The stored state is restored only when there is something retained to check against it.
+    const fold = records.length > 0 ? sf.restore() : undefined;
+    if (records.length === 0) delete summary.retained;
+    else if (fold !== undefined) {
+      delete summary.retained;
+      withRetainedOf(summary, fold, records);
+    }
+    if (JSON.stringify(summary.retained ?? null) !== before) newSummary = JSON.stringify(summary);
+  }
+  if ((moved || snap.changesThen !== changes || snap.stats !== run.stats) && delta.usedInstance === snaps.instance) {
     try {
-      info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version, changes, stats: run.stats });
+      info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version, changes, stats: run.stats, ...(newSummary !== undefined && { summary: newSummary }) });
       version = info.saved ? snaps.putVersion : undefined;
     } catch (e) {
       version = undefined;
@@ -268,7 +286,7 @@ function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanDelta, 
     live.at.version = version;
     keepLive(key, live);
   }
-  return JSON.parse(snap.summary) as CostSummary;
+  return summary;
 }
 
 /** Store the run's fold (a restored one writes only the pieces it changed, over `baseVersion`) and keep it live. */
@@ -318,7 +336,7 @@ export async function totalCostIncremental(
   const foldOptions: CostFoldOptions = { ...options, pricer: n.pricer, ...(n.tagIndex !== undefined && { tagIndex: n.tagIndex }) };
   const ns = normalizeScanOptions(scan);
   const key = options.snapshots === false || !ns.cache ? undefined : snapshotKey(n, ns);
-  if (key === undefined) return foldCost(scanUsageBatches(scan), foldOptions);
+  if (key === undefined) return foldFresh(scan, foldOptions, ns);
 
   // The cache (SQLite) is loaded only by a fold that uses it.
   const [{ FoldSnapshots }, { isConnectionReused }] = await Promise.all([import('../cache/folds.js'), import('../cache/db.js')]);
@@ -327,13 +345,40 @@ export async function totalCostIncremental(
     snaps = FoldSnapshots.open(ns.cachePath, ns.onWarning);
   } catch {
     // The scan opens the cache too, and says what is wrong with it.
-    return foldCost(scanUsageBatches(scan), foldOptions);
+    return foldFresh(scan, foldOptions, ns);
   }
   try {
     return await foldWithSnapshot(snaps, key, n, ns, foldOptions, scan, info, isConnectionReused);
   } finally {
     snaps.close();
   }
+}
+
+/** A fold of the whole scan, without snapshots. */
+async function foldFresh(scan: ScanOptions, foldOptions: CostFoldOptions, ns: ReturnType<typeof normalizeScanOptions>): Promise<CostSummary> {
+  const fold = createCostFold(foldOptions);
+  await drainRecords(scanUsageBatches(scan), fold.add);
+  return withRetained(fold.result(), fold, ns);
+}
+
+/**
+ * The summary with its `retained` spend (stored with the snapshot's summary, so a run that folds nothing
+ * answers with it too: no file changed, so neither did what the files no longer hold). A restored state that
+ * stops reading meanwhile leaves the figure out rather than failing the report.
+ */
+async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>): Promise<CostSummary> {
+  const records = await retainedRecords(ns);
+  return records.length === 0 ? summary : withRetainedOf(summary, fold, records);
+}
+
+function withRetainedOf(summary: CostSummary, fold: CostFold, records: readonly UsageRecord[]): CostSummary {
+  try {
+    const r = retainedSpend(fold, records);
+    if (r !== undefined) summary.retained = r;
+  } catch (e) {
+    if (!(e instanceof SnapshotLost || e instanceof RangeError)) throw e;
+  }
+  return summary;
 }
 
 async function foldWithSnapshot(
@@ -372,7 +417,7 @@ async function foldWithSnapshot(
   info.removed = delta.removed.length;
   /** The cache's change count this run's snapshot stands for (see `changesSeen`). */
   let changes = changesSeen(snaps, changesAtStart, delta);
-  if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !sf.lost) return answerUnchanged(run, snap, delta, changes, sf);
+  if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !sf.lost) return await answerUnchanged(run, snap, delta, changes, sf);
   let held = false;
   if (info.removed > 0)
     sf.apply((f) => {
@@ -390,6 +435,7 @@ async function foldWithSnapshot(
     summary = fold.result();
     changes = changesSeen(snaps, changes, delta);
   }
+  await withRetained(summary, fold, ns);
   storeFold(run, fold, sf.at, summary, delta, changes, exact ? snap?.version : undefined);
   return summary;
 }

@@ -75,4 +75,10 @@ export interface CostSummary extends CostRecord {
   runCount: number;
   unpriced: UnpricedUsage[];
   breakdowns?: Record<string, CostBreakdown>;
+  /**
+   * Of the totals, the usage counted from lines no longer in their file (rewritten, truncated or deleted),
+   * which the event cache's ledger kept (src/cost/retained.ts). Present only when some is counted; a report
+   * without the cache counts only what the files hold now, so it is lower by this.
+   */
+  retained?: CostRecord;
 }

@@ -1,12 +1,14 @@
 /**
  * The selection options shared by `cost report` and `events export` (agents, dates, model, tags, cwd, time
- * zone, cost mode, cache, prices), their parsing into CostAggregationOptions, and the stderr progress bar.
+ * zone, cost mode, cache, prices), their parsing into CostAggregationOptions, and a scan run with progress
+ * and warnings on stderr.
  */
 import { resolve } from 'node:path';
 import { checkTimeZone, localTimeZone, parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
 import { COST_MODES, checkCostMode } from '../../cost/pricing.js';
 import type { CostAggregationOptions } from '../../cost/types.js';
 import { bool, list, str, type CommandContext, type OptionDef } from '../command.js';
+import { createProgress } from '../progress.js';
 
 /** CLI options of the usage selection, shared by `cost report` and `events export`. */
 export const SELECTION_OPTIONS: Record<string, OptionDef> = {
@@ -69,40 +71,11 @@ export function selectionFromArgs(ctx: CommandContext): CostAggregationOptions &
 }
 
 /**
- * A progress bar on stderr, only on a TTY and only once reading has taken more than `delayMs`; cleared at
- * the end. Feed it the scan's `onProgress(done, total)`.
- */
-export function createProgressBar(stderr: NodeJS.WritableStream, delayMs = 400): { onProgress(done: number, total: number): void; stop(): void } {
-  const tty = (stderr as NodeJS.WriteStream).isTTY === true;
-  const started = Date.now();
-  let last = 0;
-  let shown = false;
-  return {
-    onProgress(done, total) {
-      if (!tty || total <= 0) return;
-      const now = Date.now();
-      if (now - started < delayMs || now - last < 100) return;
-      last = now;
-      shown = true;
-      const cols = Math.max(20, Math.min(((stderr as NodeJS.WriteStream).columns ?? 80) - 30, 50));
-      const frac = Math.min(1, done / total);
-      const fill = Math.round(frac * cols);
-      const mb = (b: number) => (b / 1048576).toFixed(0);
-      stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(cols - fill)}] ${(frac * 100).toFixed(0).padStart(3)}% ${mb(done)}/${mb(total)} MB`);
-    },
-    stop() {
-      if (shown) stderr.write('\r\x1b[K');
-      shown = false;
-    },
-  };
-}
-
-/**
  * Run a scan with the stderr progress bar and warnings (`warning: …` lines, the bar cleared first): `scan`
  * gets the scan options to pass on.
  */
 export async function withScanProgress<T>(ctx: CommandContext, scan: (extra: { onProgress(done: number, total: number): void; onWarning(message: string): void }) => Promise<T>): Promise<T> {
-  const progress = createProgressBar(ctx.stderr);
+  const progress = createProgress(ctx.stderr, ctx.env, 'Reading usage');
   const warned = new Set<string>();
   try {
     return await scan({
@@ -111,7 +84,7 @@ export async function withScanProgress<T>(ctx: CommandContext, scan: (extra: { o
         // A fold that starts over scans again: its warnings are said once.
         if (warned.has(m)) return;
         warned.add(m);
-        progress.stop();
+        progress.clear();
         ctx.stderr.write(`warning: ${m}\n`);
       },
     });

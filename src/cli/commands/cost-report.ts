@@ -5,7 +5,7 @@
  */
 import { periodStart, ZoneCalendar } from '../../cost/calendar.js';
 import { COST_GROUP_BYS } from '../../cost/filter.js';
-import { COST_FORMATS, renderCostSummary, type CostFormat } from '../render/cost.js';
+import { COST_FORMATS, renderCostSummary, retainedLines, type CostFormat } from '../render/cost.js';
 import { createPricer } from '../../cost/pricing.js';
 import { totalCost } from '../../cost/total.js';
 import type { CostGroupBy } from '../../cost/types.js';
@@ -79,7 +79,11 @@ export default defineCommand({
     const chronological = groupBy === 'day' || groupBy === 'week' || groupBy === 'month';
     if (order !== undefined && summary.breakdowns !== undefined && (order === 'asc') !== chronological) summary.breakdowns = Object.fromEntries(Object.entries(summary.breakdowns).reverse());
     const noCost = bool(ctx, 'no-cost') || ctx.values.cost === false;
-    ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode, compact: bool(ctx, 'compact'), noCost }));
+    const noCache = selection.cache === false;
+    ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode, compact: bool(ctx, 'compact'), noCost, noCache }));
+    // CSV has no place under its rows: what the table says under it goes to stderr.
+    const notes = format === 'csv' ? retainedLines(summary, { noCost, noCache }) : [];
+    if (notes.length > 0) ctx.stderr.write(`note: ${notes.map((l) => l.trim()).join(' ')}\n`);
     await noteUnknownUsage(ctx, selection);
     return 0;
   },

@@ -8,7 +8,8 @@ import { createPricer } from '../../cost/pricing.js';
 import { scanFor } from '../../cost/total.js';
 import { CliError, defineCommand, str, type CommandContext } from '../command.js';
 import { LineWriter } from '../output.js';
-import { createProgressBar, SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
+import { SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
+import { createProgress } from '../progress.js';
 
 const FORMATS = ['ndjson', 'csv'] as const;
 
@@ -30,11 +31,13 @@ export default defineCommand({
     const afterPath = str(ctx, 'after');
     const cursor = afterPath !== undefined ? await ExportCursor.load(afterPath) : undefined;
 
-    const progress = createProgressBar(ctx.stderr);
+    // Lines streamed to a terminal would run into the bar: then there is none.
+    const toTerminal = (ctx.stdout as NodeJS.WriteStream).isTTY === true;
+    const progress = createProgress(ctx.stderr, toTerminal ? { ...ctx.env, SESSIONFOLD_PROGRESS: '0' } : ctx.env, 'Exporting usage');
     const records = scanFor(selection, {
       onProgress: progress.onProgress,
       onWarning: (m) => {
-        progress.stop();
+        progress.clear();
         ctx.stderr.write(`warning: ${m}\n`);
       },
     });

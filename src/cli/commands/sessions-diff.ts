@@ -8,6 +8,7 @@
 import type { DiffOperation, SessionDiff, SessionMessage } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, type CommandContext } from '../command.js';
 import { ellipsize, makeManager, palette, parseIntOption, terminalWidth, unifiedArg, type Palette } from './sessions-common.js';
+import { withProgress } from '../progress.js';
 
 const DEFAULT_CONTEXT = 3;
 
@@ -81,7 +82,7 @@ export default defineCommand({
     const [a, b] = sessionArgs(ctx.positionals);
     const raw = ctx.values.context;
     const context = raw === '0' ? 0 : (parseIntOption(ctx, 'context') ?? DEFAULT_CONTEXT);
-    const d = await makeManager(ctx).diff({ agent: a.agent, sessionId: a.id }, { agent: b.agent, sessionId: b.id });
+    const d = await withProgress(ctx, 'Reading the sessions', () => makeManager(ctx).diff({ agent: a.agent, sessionId: a.id }, { agent: b.agent, sessionId: b.id }));
     if (bool(ctx, 'json')) ctx.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
     else ctx.stdout.write(renderDiff(d, terminalWidth(ctx), context, palette(ctx)));
     return 0;

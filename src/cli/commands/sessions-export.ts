@@ -7,6 +7,7 @@ import { createSessionManager } from '../../sessions/manager.js';
 import type { ExportFormat, Session } from '../../sessions/types.js';
 import { defineCommand, type CommandContext } from '../command.js';
 import { parseChoice, sessionArgs } from './sessions-common.js';
+import { withProgress } from '../progress.js';
 
 /** The session, from the command's environment. */
 export async function getSessionFor(ctx: CommandContext, agent: string, id: string): Promise<Session> {
@@ -23,7 +24,8 @@ export default defineCommand({
   async run(ctx: CommandContext) {
     const { agent, id } = sessionArgs(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['jsonl', 'json', 'markdown'] as const) ?? 'jsonl';
-    ctx.stdout.write(await createSessionManager({ env: ctx.env }).export(agent, id, format));
+    const text = await withProgress(ctx, 'Reading the session', () => createSessionManager({ env: ctx.env }).export(agent, id, format));
+    ctx.stdout.write(text);
     return 0;
   },
 });

@@ -3,13 +3,17 @@
  * Selection is lazy (heads and tails of files); then the listed sessions are read whole while their files add
  * up to EXACT_BUDGET_MB, so counts and costs are exact in the usual case. Rows beyond the budget (or all,
  * with `--lazy`) keep head-and-tail counts, marked `+` (lower bounds); `--full` reads every listed session.
- * `--sort cost|turns` and `--model` read what they need.
+ * `--sort cost|turns` and `--model` read what they need. The output options (`--format`, `--last`, `--order`,
+ * `--compact`, `--no-cost`, `--breakdown`) are cost report's (sessions-format.ts).
  */
 import { listCodecs } from '../../registry.js';
 import type { SessionListOptions, SessionSummary } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { compareSummaries } from '../../sessions/list.js';
-import { makeManager, parseChoice, parseDateOption, parseIntOption, renderTable, summaryCells, summaryJson, terminalWidth } from './sessions-common.js';
+import { makeManager, parseChoice, parseDateOption, parseIntOption, terminalWidth } from './sessions-common.js';
+import { renderSessions } from '../render/sessions.js';
+import { withProgress } from '../progress.js';
+import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
 /** Listed sessions whose files add up to this many MiB are read whole, so the table is exact in the usual case. */
 export const EXACT_BUDGET_MB = 64;
@@ -17,7 +21,7 @@ export const EXACT_BUDGET_MB = 64;
 export default defineCommand({
   name: 'list',
   description: 'List sessions of an agent (all agents with storage when omitted), newest first.',
-  usage: '[agent] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--cwd <dir>] [--limit <n>] [--sort date|cost|turns] [--direction asc|desc] [--full|--lazy] [--subagents] [--json]',
+  usage: '[agent] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--cwd <dir>] [--limit <n>] [--sort date|cost|turns] [--direction asc|desc] [--full|--lazy] [--subagents] [--format table|json|csv|markdown] [--last <n>] [--order asc|desc] [--compact] [--no-cost] [--breakdown]',
   options: {
     since: { type: 'string', description: 'Created on or after (YYYY-MM-DD or ISO 8601)', valueName: '<date>' },
     until: { type: 'string', description: 'Created on or before (a date includes its whole day)', valueName: '<date>' },
@@ -26,18 +30,21 @@ export default defineCommand({
     cwd: { type: 'string', description: 'Started in this directory or below it', valueName: '<dir>' },
     limit: { type: 'string', description: 'At most this many (default 100)', valueName: '<n>' },
     sort: { type: 'string', description: 'date (default) | cost | turns', valueName: '<key>' },
-    direction: { type: 'string', description: 'desc (default) | asc', valueName: '<dir>' },
+    direction: { type: 'string', description: 'desc (default) | asc (--order says the same)', valueName: '<dir>' },
     full: { type: 'boolean', description: 'Read every listed session whole: exact counts and cost' },
     lazy: { type: 'boolean', description: `Only heads and tails (default: listed sessions up to ${EXACT_BUDGET_MB} MB in all are read whole)` },
     subagents: { type: 'boolean', description: 'Include subagent transcripts' },
-    json: { type: 'boolean', description: 'Print a JSON array (schema: docs/sessions.md)' },
+    ...SESSION_FORMAT_OPTIONS,
   },
   async run(ctx: CommandContext) {
     if (ctx.positionals.length > 1) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[1]}"`);
     const agent = ctx.positionals[0];
     const sort = parseChoice(ctx, 'sort', ['date', 'cost', 'turns'] as const);
-    const direction = parseChoice(ctx, 'direction', ['asc', 'desc'] as const);
-    const since = parseDateOption(ctx, 'since', false);
+    const fmt = sessionFormatFromArgs(ctx);
+    const dir = parseChoice(ctx, 'direction', ['asc', 'desc'] as const);
+    if (dir !== undefined && fmt.order !== undefined && dir !== fmt.order) throw new CliError('INVALID_OPTION', `--direction ${dir} and --order ${fmt.order} disagree`);
+    const direction = dir ?? fmt.order;
+    const since = laterSince(parseDateOption(ctx, 'since', false), fmt);
     const until = parseDateOption(ctx, 'until', true);
     const limit = parseIntOption(ctx, 'limit');
     const model = str(ctx, 'model');
@@ -57,29 +64,18 @@ export default defineCommand({
       subagents: bool(ctx, 'subagents'),
     };
     const manager = makeManager(ctx);
-    let rows: SessionSummary[];
-    if (agent !== undefined) rows = await manager.list(agent, options);
-    else {
-      const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
-      rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
-    }
-    if (bool(ctx, 'json')) {
-      ctx.stdout.write(`${JSON.stringify(rows.map(summaryJson), null, 2)}\n`);
-      return 0;
-    }
-    if (rows.length === 0) {
-      ctx.stdout.write(`No sessions${agent !== undefined ? ` for ${agent}` : ''}.\n`);
-      return 0;
-    }
-    const withAgent = agent === undefined;
-    const header = ['UPDATED', ...(withAgent ? ['AGENT'] : []), 'SESSION', 'MODEL', 'TURNS', 'MSGS', 'COST', 'TITLE'];
-    const body = rows.map((s) => {
-      const c = summaryCells(s);
-      return [c.updated, ...(withAgent ? [s.agent] : []), s.sessionId, c.model, c.turns, c.messages, c.cost, s.title === '' ? '(untitled)' : s.title];
+    const { rows, out } = await withProgress(ctx, 'Reading sessions', async () => {
+      let rows: SessionSummary[];
+      if (agent !== undefined) rows = await manager.list(agent, options);
+      else {
+        const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
+        rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
+      }
+      return { rows, out: await withBreakdown(manager, rows, fmt) };
     });
-    const right = new Set(withAgent ? [4, 5, 6] : [3, 4, 5]);
-    ctx.stdout.write(renderTable(header, body, terminalWidth(ctx), right));
-    if (rows.some((s) => !s.exact)) ctx.stdout.write('+ counts from the head and tail of the file only (lower bounds); --full reads every listed session whole\n');
+    const withAgent = agent === undefined;
+    ctx.stdout.write(renderSessions(out, fmt.format, { search: false, withAgent, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost }, `No sessions${agent !== undefined ? ` for ${agent}` : ''}.`));
+    if (fmt.format === 'table' && rows.some((s) => !s.exact)) ctx.stdout.write('+ counts from the head and tail of the file only (lower bounds); --full reads every listed session whole\n');
     return 0;
   },
 });

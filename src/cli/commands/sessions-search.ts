@@ -1,16 +1,21 @@
 /**
  * `sessionfold sessions search <text…>`: full-text search over every agent with storage (or `--agent`).
  * Terms are ANDed, `"quoted phrases"` kept together, case-insensitive. Prints score, date, unified id and
- * title, then the matching snippet; `--json` prints the summaries with `relevanceScore` and `snippet`.
+ * title, then the matching snippet; `--json` prints the summaries with `relevanceScore` and `snippet`. The
+ * output options (`--format`, `--last`, `--order`, `--compact`, `--no-cost`, `--breakdown`) are cost report's
+ * (sessions-format.ts).
  */
 import type { SessionQuery } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
-import { ellipsize, makeManager, parseChoice, parseDateOption, parseIntOption, renderTable, summaryCells, summaryJson, terminalWidth } from './sessions-common.js';
+import { makeManager, parseChoice, parseDateOption, parseIntOption, terminalWidth } from './sessions-common.js';
+import { renderSessions } from '../render/sessions.js';
+import { withProgress } from '../progress.js';
+import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
 export default defineCommand({
   name: 'search',
   description: 'Search message text and titles across agents (all terms must match, case-insensitive).',
-  usage: '<text…> [--agent <a>] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--limit <n>] [--sort relevance|date|cost] [--json]',
+  usage: '<text…> [--agent <a>] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--limit <n>] [--sort relevance|date|cost] [--format table|json|csv|markdown] [--last <n>] [--order asc|desc] [--compact] [--no-cost] [--breakdown]',
   options: {
     agent: { type: 'string', short: 'a', description: 'Only this agent (default: every agent with storage)', valueName: '<agent>' },
     since: { type: 'string', description: 'Created on or after (YYYY-MM-DD or ISO 8601)', valueName: '<date>' },
@@ -20,12 +25,13 @@ export default defineCommand({
     limit: { type: 'string', description: 'At most this many (default 50)', valueName: '<n>' },
     sort: { type: 'string', description: 'relevance (default) | date | cost', valueName: '<key>' },
     subagents: { type: 'boolean', description: 'Include subagent transcripts' },
-    json: { type: 'boolean', description: 'Print a JSON array (schema: docs/sessions.md)' },
+    ...SESSION_FORMAT_OPTIONS,
   },
   async run(ctx: CommandContext) {
     const text = ctx.positionals.join(' ');
     if (text.trim() === '') throw new CliError('USAGE_ERROR', 'search needs a text');
-    const since = parseDateOption(ctx, 'since', false);
+    const fmt = sessionFormatFromArgs(ctx);
+    const since = laterSince(parseDateOption(ctx, 'since', false), fmt);
     const until = parseDateOption(ctx, 'until', true);
     const limit = parseIntOption(ctx, 'limit');
     const sort = parseChoice(ctx, 'sort', ['relevance', 'date', 'cost'] as const);
@@ -43,27 +49,13 @@ export default defineCommand({
       ...(sort !== undefined && { sort }),
       subagents: bool(ctx, 'subagents'),
     };
-    const rows = await makeManager(ctx).search(query);
-    if (bool(ctx, 'json')) {
-      ctx.stdout.write(`${JSON.stringify(rows.map(summaryJson), null, 2)}\n`);
-      return 0;
-    }
-    if (rows.length === 0) {
-      ctx.stdout.write(`No sessions match "${text}".\n`);
-      return 0;
-    }
-    const width = terminalWidth(ctx);
-    const table = renderTable(
-      ['SCORE', 'UPDATED', 'SESSION', 'COST', 'TITLE'],
-      rows.map((s) => [(s.relevanceScore ?? 0).toFixed(2), summaryCells(s).updated, s.unifiedId, summaryCells(s).cost, s.title === '' ? '(untitled)' : s.title]),
-      width,
-      new Set([0, 3]),
-    ).split('\n');
-    ctx.stdout.write(`${table[0]}\n`);
-    rows.forEach((s, i) => {
-      ctx.stdout.write(`${table[i + 1]}\n`);
-      if (s.snippet !== undefined && s.snippet !== '') ctx.stdout.write(`      ${ellipsize(s.snippet, width - 6)}\n`);
+    const manager = makeManager(ctx);
+    const out = await withProgress(ctx, 'Searching sessions', async () => {
+      const found = await manager.search(query);
+      // The sort's own order is descending (best match, newest, dearest first); --order asc turns the found rows round.
+      return withBreakdown(manager, fmt.order === 'asc' ? found.reverse() : found, fmt);
     });
+    ctx.stdout.write(renderSessions(out, fmt.format, { search: true, withAgent: false, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost }, `No sessions match "${text}".`));
     return 0;
   },
 });

@@ -10,6 +10,7 @@ import type { ExportFormat } from '../../sessions/types.js';
 import { getSessionFor } from './sessions-export.js';
 import { bool, defineCommand, type CommandContext } from '../command.js';
 import { parseChoice, sessionArgs } from './sessions-common.js';
+import { withProgress } from '../progress.js';
 
 export const SHOW_BLOCK_LINES = 40;
 
@@ -43,7 +44,7 @@ export default defineCommand({
   async run(ctx: CommandContext) {
     const { agent, id } = sessionArgs(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['markdown', 'json', 'jsonl'] as const) ?? 'markdown';
-    const session = await getSessionFor(ctx, agent, id);
+    const session = await withProgress(ctx, 'Reading the session', () => getSessionFor(ctx, agent, id));
     const text = renderExport(session, format, bool(ctx, 'full') ? {} : { maxBlockLines: SHOW_BLOCK_LINES });
     if (format === 'markdown') await page(ctx, text);
     else ctx.stdout.write(text);

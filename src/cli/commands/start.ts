@@ -18,6 +18,7 @@ import type { SessionSummary } from '../../sessions/types.js';
 import { bool, defineCommand, type CommandContext } from '../command.js';
 import { ellipsize, renderTable, summaryCells, terminalWidth } from './sessions-common.js';
 import { timeZoneOf } from './cost-options.js';
+import { withProgress } from '../progress.js';
 
 /** The demo history shipped in the package: `<package>/fixtures/demo`. */
 export function demoRoot(): string {
@@ -94,10 +95,9 @@ export default defineCommand({
     // Recent sessions, all agents together.
     const manager = createSessionManager({ env, ...(roots && { roots }), cache });
     const recent: SessionSummary[] = [];
-    for (const agent of agents) {
-      const rows = await manager.list(agent, { limit: 5, exactBytes: 16 * 1024 * 1024 });
-      recent.push(...rows);
-    }
+    await withProgress(ctx, 'Reading sessions', async () => {
+      for (const agent of agents) recent.push(...(await manager.list(agent, { limit: 5, exactBytes: 16 * 1024 * 1024 })));
+    });
     recent.sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime());
     out.write('Recent sessions\n');
     const rows = recent.slice(0, 8).map((s) => {
@@ -111,11 +111,13 @@ export default defineCommand({
     const pricer = createPricer({ env });
     const base = { env, agents, timeZone, pricer, cache, ...(roots && { roots }) };
     let groupBy: CostGroupBy = 'day';
-    let summary = await totalCost({ ...base, groupBy });
-    if (Object.keys(summary.breakdowns ?? {}).length > 31) {
+    const summary = await withProgress(ctx, 'Reading usage', async (p) => {
+      const scan = { onProgress: p.onProgress };
+      const byDay = await totalCost({ ...base, groupBy }, scan);
+      if (Object.keys(byDay.breakdowns ?? {}).length <= 31) return byDay;
       groupBy = 'month';
-      summary = await totalCost({ ...base, groupBy });
-    }
+      return totalCost({ ...base, groupBy }, scan);
+    });
     out.write('\n');
     out.write(renderCostSummary(summary, 'table', { groupBy, timeZone, mode: pricer.mode }));
     out.write(`\nMore: sessionfold sessions list <agent> · sessionfold cost report --group-by model · sessionfold --help\n`);

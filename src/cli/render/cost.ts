@@ -22,6 +22,8 @@ export interface RenderOptions {
   compact?: boolean;
   /** Tokens only: no cost column, no unpriced notes. */
   noCost?: boolean;
+  /** The report was read without the event cache: the footer says what that leaves out. */
+  noCache?: boolean;
 }
 
 const GROUP_LABELS: Record<CostGroupBy, string> = {
@@ -100,6 +102,30 @@ function unpricedLines(s: CostSummary): string[] {
   return out;
 }
 
+/**
+ * Under the table: how much of the total comes from lines no longer in their files (`retained`), and for a
+ * run without the cache, why its total can be lower than a cached one's.
+ */
+export function retainedLines(s: CostSummary, o: Pick<RenderOptions, 'noCost' | 'noCache'>): string[] {
+  const r = s.retained;
+  const out: string[] = [];
+  if (r !== undefined) {
+    const what = `${int(r.requestCount)} request${r.requestCount === 1 ? '' : 's'}, ${int(totalTokens(r))} tokens`;
+    out.push(
+      `Retained: ${o.noCost ? what : `${usd(r.totalUsd)} (${what})`} of the total comes from lines no longer in their files`,
+      '  (rewritten, truncated or deleted), which the event cache keeps; a --no-cache report counts only what',
+      '  the files hold now, so it is lower by this much.',
+    );
+  }
+  if (o.noCache) {
+    out.push(
+      'Without the event cache: only what the files hold now is counted. A cached report also counts usage it',
+      'saw in lines since rewritten, truncated or deleted (its Retained line says how much), so it can be higher.',
+    );
+  }
+  return out;
+}
+
 /** The terminal table. */
 export function renderTable(s: CostSummary, o: RenderOptions): string {
   const label = o.groupBy ? GROUP_LABELS[o.groupBy] : '';
@@ -120,6 +146,8 @@ export function renderTable(s: CostSummary, o: RenderOptions): string {
   const out = [title, '', line(head), rule, ...body.map(line), ...(body.length > 0 ? [rule] : []), line(total)];
   const unpriced = o.noCost ? [] : unpricedLines(s);
   if (unpriced.length > 0) out.push('', ...unpriced);
+  const retained = retainedLines(s, o);
+  if (retained.length > 0) out.push('', ...retained);
   return out.join('\n') + '\n';
 }
 
@@ -137,6 +165,8 @@ export function renderMarkdown(s: CostSummary, o: RenderOptions): string {
       out.push(`- \`${u.model}\`${u.provider ? ` (${u.provider})` : ''}: ${int(u.count)} request${u.count === 1 ? '' : 's'}, ${int(u.inputTokens)} input, ${int(u.outputTokens)} output, ${int(u.cacheReadTokens)} cache read, ${int(u.cacheWriteTokens)} cache write tokens`);
     }
   }
+  const retained = retainedLines(s, o);
+  if (retained.length > 0) out.push('', retained.map((l) => l.trim()).join(' '));
   return out.join('\n') + '\n';
 }
 
@@ -180,8 +210,12 @@ function withoutCost(s: CostSummary): object {
     const { totalUsd: _u, unpricedCount: _c, modelBreakdowns, ...rest } = r;
     return { ...rest, ...(modelBreakdowns !== undefined && { modelBreakdowns: modelBreakdowns.map(strip) }) };
   };
-  const { totalUsd: _u, unpricedCount: _c, unpriced: _p, breakdowns, ...rest } = s;
-  return { ...rest, ...(breakdowns !== undefined && { breakdowns: Object.fromEntries(Object.entries(breakdowns).map(([k, v]) => [k, strip(v)])) }) };
+  const { totalUsd: _u, unpricedCount: _c, unpriced: _p, breakdowns, retained, ...rest } = s;
+  return {
+    ...rest,
+    ...(breakdowns !== undefined && { breakdowns: Object.fromEntries(Object.entries(breakdowns).map(([k, v]) => [k, strip(v)])) }),
+    ...(retained !== undefined && { retained: (({ totalUsd: _ru, unpricedCount: _rc, ...tokens }) => tokens)(retained) }),
+  };
 }
 
 /** Render a summary in one of the report formats. */

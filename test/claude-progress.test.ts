@@ -1,0 +1,133 @@
+/**
+ * Claude `progress` / `agent_progress` lines and subagent files: each response counted once
+ * (codecs/claude/README.md, "`progress` / `agent_progress` lines and subagent files"). The evidence the README
+ * cites is checked against every real Claude file; a report over copies of them counts what a deliberately
+ * simple reader written here counts; and a constructed parent whose `agent_progress` line copies a response of
+ * its subagent's own file counts that response once, with the native engines on and off.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CostSummary } from '../src/cost/types.js';
+import { claudeLine, expectReqSums, type Req } from './claude-lines.js';
+import { jsonlFiles } from './helpers/files.js';
+import { copyClaudeFixtures, HAS_CLAUDE, makeHome, REAL, type Home } from './sessions-helpers.js';
+
+const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const run = promisify(execFile);
+const CLAUDE_REAL = join(REAL, 'claude');
+
+function parsed(line: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(line) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const homes: Home[] = [];
+afterAll(async () => {
+  for (const h of homes) await rm(h.dir, { recursive: true, force: true });
+});
+
+async function report(home: Home, extraEnv: NodeJS.ProcessEnv = {}): Promise<CostSummary> {
+  const r = await run(process.execPath, [CLI, 'cost', 'report', '--agent', 'claude', '--json', '--group-by', 'none', '--no-cache'], { env: { ...home.env, ...extraEnv } });
+  return JSON.parse(r.stdout) as CostSummary;
+}
+
+describe('the real Claude files (the README\'s evidence)', () => {
+  it('hold one progress line, a hook_progress without usage, and no agent_progress at all', async () => {
+    const files = await jsonlFiles(CLAUDE_REAL);
+    expect(files.length).toBe(6);
+    const progress: string[] = [];
+    let agentProgress = 0;
+    for (const f of files) {
+      const lines = (await readFile(f, 'utf8')).split('\n');
+      lines.forEach((l, i) => {
+        const rec = parsed(l);
+        if (rec?.type === 'progress') progress.push(`${relative(CLAUDE_REAL, f)}:${i + 1}:${(rec.data as { type?: string }).type}:${'message' in (rec.data as object)}`);
+        if (l.includes('agent_progress')) agentProgress++;
+      });
+    }
+    expect(progress).toEqual(['agent-sessions-v2.1-sanitized-hooks-attachments.jsonl:11:hook_progress:false']);
+    expect(agentProgress).toBe(0);
+  });
+
+  it('the parent + subagent pair shares no response and carries no usage', async () => {
+    const dir = join(CLAUDE_REAL, 'agent-sessions-subagent');
+    const parent = (await readFile(join(dir, '0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl'), 'utf8')).split('\n').map(parsed);
+    const sub = (await readFile(join(dir, '0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f/subagents/agent-a0ad4f44468bdf20d.jsonl'), 'utf8')).split('\n').map(parsed);
+    const reqs = (recs: (Record<string, unknown> | undefined)[]) => recs.filter((r) => r?.type === 'assistant').map((r) => r?.requestId);
+    expect(reqs(parent)).toEqual(['preq1']);
+    expect(reqs(sub)).toEqual(['creq1']);
+    for (const r of [...parent, ...sub]) expect((r?.message as { usage?: unknown } | undefined)?.usage).toBeUndefined();
+  });
+
+  it.skipIf(!HAS_CLAUDE)('a report over copies of all of them counts each response once, as a simple reader does', async () => {
+    const home = await makeHome();
+    homes.push(home);
+    await copyClaudeFixtures(home);
+    // The simple reader: assistant lines (typed, or ccusage's typeless ones) with a usage object and a real
+    // model; one response per message.id + requestId, a line without either its own.
+    const keys = new Set<string>();
+    let n = 0;
+    for (const f of await jsonlFiles(CLAUDE_REAL)) {
+      for (const l of (await readFile(f, 'utf8')).split('\n')) {
+        const rec = parsed(l);
+        const msg = rec?.message as { id?: string; role?: string; model?: string; usage?: unknown } | undefined;
+        if (rec === undefined || msg === undefined || typeof msg.usage !== 'object' || msg.usage === null) continue;
+        if (!(rec.type === 'assistant' || (rec.type === undefined && msg.role === 'assistant')) || msg.model === '<synthetic>') continue;
+        const req = typeof rec.requestId === 'string' ? rec.requestId : undefined;
+        keys.add(msg.id !== undefined || req !== undefined ? `${msg.id ?? ''}:${req ?? ''}` : `line:${n++}`);
+      }
+    }
+    expect(keys.size).toBeGreaterThan(30); // the reader found the real responses (37 when written)
+    for (const env of [{}, { SESSIONFOLD_NATIVE_ENGINES: '0' }]) expect((await report(home, env)).requestCount).toBe(keys.size);
+  });
+});
+
+describe.skipIf(!HAS_CLAUDE)('a parent whose agent_progress line copies its subagent\'s response', () => {
+  const PARENT = '99999999-9999-4999-8999-999999999999';
+  const AGENT = 'agent-a1b2c3d4e5f6a7b8c';
+  const R0: Req = { id: 'p0', ms: Date.UTC(2026, 1, 2, 9), inp: 10, out: 100, cr: 1000, cw: 50, usd: 0.5 };
+  const R1: Req = { id: 's1', ms: Date.UTC(2026, 1, 2, 9, 1), inp: 20, out: 200, cr: 2000, cw: 0, usd: 0.25 };
+  const R2: Req = { id: 's2', ms: Date.UTC(2026, 1, 2, 9, 2), inp: 30, out: 300, cr: 0, cw: 70, usd: 1 };
+  let home: Home;
+
+  /** The parent's progress line: Claude Code 2.1.x's layout, the subagent's assistant line nested under data.message. */
+  const progressLine = (r: Req): string =>
+    JSON.stringify({
+      type: 'progress',
+      sessionId: PARENT,
+      cwd: '/w',
+      uuid: `prog-${r.id}`,
+      timestamp: new Date(r.ms).toISOString(),
+      parentToolUseID: 'toolu_task',
+      toolUseID: 'agent_msg_1',
+      data: { type: 'agent_progress', agentId: AGENT.slice('agent-'.length), message: JSON.parse(claudeLine(AGENT, r)) as unknown },
+    });
+
+  beforeAll(async () => {
+    home = await makeHome();
+    homes.push(home);
+    const proj = join(home.claude, 'projects', '-w');
+    await mkdir(join(proj, PARENT, 'subagents'), { recursive: true });
+    await writeFile(join(proj, `${PARENT}.jsonl`), [claudeLine(PARENT, R0), progressLine(R1), progressLine(R2)].join('\n') + '\n');
+    await writeFile(join(proj, PARENT, 'subagents', `${AGENT}.jsonl`), [claudeLine(AGENT, R1), claudeLine(AGENT, R2)].join('\n') + '\n');
+  });
+
+  it('counts every response once, with the native engines on and off', async () => {
+    for (const env of [{}, { SESSIONFOLD_NATIVE_ENGINES: '0' }]) expectReqSums(await report(home, env), [R0, R1, R2]);
+  });
+
+  it('counts the parent\'s own response and the subagent\'s in their own sessions', async () => {
+    const r = await run(process.execPath, [CLI, 'cost', 'report', '--agent', 'claude', '--json', '--group-by', 'session', '--no-cache'], { env: home.env });
+    const s = JSON.parse(r.stdout) as CostSummary;
+    expectReqSums(s, [R0, R1, R2]);
+    const rows = Object.values(s.breakdowns ?? {});
+    expect(rows.map((b) => b.requestCount).sort()).toEqual([1, 2]);
+  });
+});
