@@ -273,6 +273,11 @@ export interface Codec {
   readonly capabilities: CodecCapabilities;
   /** Default roots, honouring the agent's own environment variables. */
   defaultRoots(env?: NodeJS.ProcessEnv): string[];
+  /**
+   * Optional: the agent's own environment variables that `defaultRoots` takes its roots from (not HOME or
+   * XDG_*). When one is set and names a folder that does not exist, the CLI warns, naming the variable.
+   */
+  readonly rootVariables?: readonly string[];
   /** Every session file under the roots (missing roots are skipped silently). */
   discover(roots: readonly string[]): AsyncIterable<SessionFile>;
   /**

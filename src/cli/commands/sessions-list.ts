@@ -5,7 +5,9 @@
  * with `--lazy`) keep head-and-tail counts, marked `+` (lower bounds); `--full` reads every listed session.
  * `--sort cost|turns` and `--model` read what they need.
  */
-import { listCodecs } from '../../registry.js';
+import { getCodec, listCodecs } from '../../registry.js';
+import { surveySources } from '../../scan/sources.js';
+import { stderrIsTerminal, writeSourceNotes } from '../sources.js';
 import type { SessionListOptions, SessionSummary } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { compareSummaries } from '../../sessions/list.js';
@@ -63,6 +65,10 @@ export default defineCommand({
       const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
       rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
     }
+    // The roots looked in, on stderr (the JSON stays the array of sessions).
+    const codecs = agent !== undefined ? [getCodec(agent)] : listCodecs();
+    const sources = await surveySources(codecs, ctx.env);
+    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: agent !== undefined ? [getCodec(agent).id] : undefined, verbose: !bool(ctx, 'json') && stderrIsTerminal(ctx.stderr) });
     if (bool(ctx, 'json')) {
       ctx.stdout.write(`${JSON.stringify(rows.map(summaryJson), null, 2)}\n`);
       return 0;
