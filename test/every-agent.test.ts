@@ -98,11 +98,18 @@ describe('a tree with a sample of every agent', () => {
     const warm = await cli(['cost', 'report', '--json', '--group-by', 'agent']);
     expect(built.out).toBe(cold.out);
     expect(warm.out).toBe(cold.out);
-    const report = JSON.parse(cold.out) as { breakdowns: Record<string, Tokens>; sources: { agent: string; status: string; files: number }[] };
+    const report = JSON.parse(cold.out) as { breakdowns: Record<string, Tokens>; sources: { agent: string; status: string; files: number; usageRecorded?: false }[] };
     for (const [agent, entry] of Object.entries(AGENT_TREE)) {
       const row = report.breakdowns[agent];
       if (entry.usage !== 'tokens') {
         expect(row, `${agent}: no usage in the tree, no row`).toBeUndefined();
+        if (entry.usage === 'unrecorded') {
+          // it says instead that the usage is unknown: in sources, and in a note on stderr
+          const mine = report.sources.filter((s) => s.agent === agent && s.files > 0);
+          expect(mine.length).toBeGreaterThan(0);
+          expect(mine.every((s) => s.usageRecorded === false)).toBe(true);
+          expect(cold.err).toMatch(new RegExp(`^note: ${agent}: \\d+ session files?; the agent records no token usage, so their usage is unknown`, 'm'));
+        }
         continue;
       }
       const want = await goldenTotals(agent);

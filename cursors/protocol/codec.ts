@@ -30,6 +30,11 @@ export interface CodecCapabilities {
    * alone (a cost report) count such sessions apart instead of taking their missing usage for zero.
    */
   usageRecordedAtEnd?: boolean;
+  /**
+   * `false` when the agent records no token usage at all (Cursor): its sessions have no usage events, and a
+   * cost report says their usage is unknown instead of counting them as $0.
+   */
+  recordsUsage?: boolean;
 }
 
 /** One session file (or database) found by `discover()`. */

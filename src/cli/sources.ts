@@ -21,6 +21,8 @@ export interface SourceNoteOptions {
   verbose: boolean;
   /** The scan already named each folder or file it could not read (a cost scan's warnings): no count line. */
   scanWarned?: boolean;
+  /** Say which agents record no token usage (a cost report). */
+  usageNotes?: boolean;
   /** The first words of the roots line (default `sources:`). */
   lead?: string;
 }
@@ -42,6 +44,10 @@ export function sourceNotes(reports: readonly SourceReport[], o: SourceNoteOptio
     }
     if (s.status === 'found' && s.unreadable > 0 && o.scanWarned !== true) lines.push(`warning: ${s.agent}: ${plural(s.unreadable, 'folder or file', 'folders or files')} under ${t(s.root)} could not be read: their sessions are left out`);
   }
+  // An agent that records no tokens: its sessions are in no total, and the report says so.
+  const unrecorded = new Map<string, number>();
+  for (const s of reports) if (s.usageRecorded === false && s.files > 0) unrecorded.set(s.agent, (unrecorded.get(s.agent) ?? 0) + s.files);
+  if (o.usageNotes === true) for (const [agent, n] of unrecorded) lines.push(`note: ${agent}: ${plural(n, 'session file')}; the agent records no token usage, so their usage is unknown and not in this report`);
   for (const agent of o.asked ?? []) {
     const mine = reports.filter((s) => s.agent === agent);
     if (mine.length === 0 || mine.some((s) => s.files > 0)) continue;

@@ -25,6 +25,8 @@ export interface SourceReport {
   files: number;
   /** Folders under the root that could not be listed and files that could not be read: left out. */
   unreadable: number;
+  /** `false` for an agent that records no token usage (Cursor): its sessions' usage is unknown, not $0. */
+  usageRecorded?: false;
 }
 
 /** A root's state on disk: a folder this process can list, something else (and why), or nothing. */
@@ -105,6 +107,7 @@ export class SourceTally {
           files: this.#files.get(k) ?? 0,
           // an unreadable root says it for everything under it
           unreadable: (state.status === 'unreadable' ? 0 : inside) + (this.#failed.get(k) ?? 0),
+          ...(codec.capabilities.recordsUsage === false && { usageRecorded: false as const }),
         });
       });
     }

@@ -86,7 +86,7 @@ export default defineCommand({
     // In JSON, where the usage came from and how much could not be read; on stderr, the same for humans.
     const shown = format === 'json' ? Object.assign(summary, { sources, unreadable: unreadableCount(sources) }) : summary;
     ctx.stdout.write(renderCostSummary(shown, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode, compact: bool(ctx, 'compact'), noCost }));
-    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: selectedAgents(selection), verbose: format !== 'json' && stderrIsTerminal(ctx.stderr), scanWarned: true });
+    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: selectedAgents(selection), verbose: format !== 'json' && stderrIsTerminal(ctx.stderr), scanWarned: true, usageNotes: true });
     await noteUnknownUsage(ctx, selection);
     return 0;
   },
