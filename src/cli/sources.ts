@@ -27,6 +27,12 @@ export interface SourceNoteOptions {
   lead?: string;
 }
 
+/**
+ * sessionfold's own formats (its exports and its session store): created when first written, so a folder of
+ * theirs that is missing or empty is no news.
+ */
+const OWN_FORMATS = new Set(['sessionfold-jsonl', 'store']);
+
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** The lines of the block (each without its line feed); none when there is nothing to say. */
@@ -38,7 +44,7 @@ export function sourceNotes(reports: readonly SourceReport[], o: SourceNoteOptio
   const variables = new Set<string>();
   for (const s of reports) {
     if (s.status === 'unreadable') lines.push(`warning: ${s.agent}: cannot read ${t(s.root)} (${s.reason ?? 'unknown'}): its sessions are left out`);
-    else if (s.status === 'missing' && s.variable !== undefined && !variables.has(s.variable)) {
+    else if (s.status === 'missing' && s.variable !== undefined && !variables.has(s.variable) && !OWN_FORMATS.has(s.agent)) {
       variables.add(s.variable);
       lines.push(`warning: ${s.variable} is set to ${o.env[s.variable]}, which does not exist: no ${s.agent} history is read from it`);
     }
@@ -50,7 +56,7 @@ export function sourceNotes(reports: readonly SourceReport[], o: SourceNoteOptio
   if (o.usageNotes === true) for (const [agent, n] of unrecorded) lines.push(`note: ${agent}: ${plural(n, 'session file')}; the agent records no token usage, so their usage is unknown and not in this report`);
   for (const agent of o.asked ?? []) {
     const mine = reports.filter((s) => s.agent === agent);
-    if (mine.length === 0 || mine.some((s) => s.files > 0)) continue;
+    if (mine.length === 0 || mine.some((s) => s.files > 0) || OWN_FORMATS.has(agent)) continue;
     const where = mine.map((s) => t(s.root)).join(', ');
     lines.push(`warning: no ${agent} history ${mine.some((s) => s.status === 'unreadable') ? 'could be read' : 'found'} (looked in ${where})`);
   }
