@@ -69,8 +69,9 @@ describe('sources: roots read, unreadable and missing', () => {
       expect(r.err).toContain(`warning: GEMINI_CLI_HOME is set to ${home.gemini}, which does not exist: no gemini history is read from it\n`);
       expect(r.err).toContain('warning: no codex history could be read (looked in ~/.codex)\n');
       expect(r.err).toContain('warning: no gemini history found (looked in ~/no-gemini-here/.gemini/tmp)\n');
-      // the locked project folder: named by the scan, once
+      // the locked project folder: named by the scan, once; the locked root: by the source report, once
       expect(r.err.match(/-tmp-locked/g)).toHaveLength(1);
+      expect(r.err.match(/\.codex[^\n]*EACCES/g)).toHaveLength(1);
       expect(r.err).not.toContain('sources:'); // the roots line is for a terminal, and JSON carries it
     }
   });

@@ -105,11 +105,15 @@ export function setDiscoveryCache(cache: DiscoveryCache | undefined): void {
   installed = cache;
 }
 
-/** Warn about the folders discovery could not list (their sessions are not in the answer), and count them. */
+/**
+ * Warn about the folders discovery could not list (their sessions are not in the answer), and count them. A
+ * root itself is left to the source report when one is asked for: its reader names it once.
+ */
 function warnUnreadable(opts: NormalizedScanOptions, dirs: [string, string][]): void {
+  const roots = new Set(opts.sourceReport === undefined ? [] : opts.sources.flatMap((s) => s.roots));
   for (const [dir, why] of dirs) {
     opts.stats.unreadableFolders++;
-    opts.onWarning(`Cannot list ${dir} (${why}): the sessions in it are left out`);
+    if (!roots.has(dir)) opts.onWarning(`Cannot list ${dir} (${why}): the sessions in it are left out`);
   }
 }
 
