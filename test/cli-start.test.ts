@@ -13,7 +13,7 @@ const REAL = new URL('../../shared/fixtures/real/', import.meta.url).pathname;
 async function start(env: Record<string, string>): Promise<string> {
   const home = await mkdtemp(join(tmpdir(), 'sf-start-'));
   const r = await run(process.execPath, [CLI, 'start'], { env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', ...env } });
-  return r.stdout;
+  return r.stderr + r.stdout; // as a terminal shows them: the folders read (stderr) first
 }
 
 describe('sessionfold start', () => {
@@ -32,7 +32,7 @@ describe('sessionfold start', () => {
     const dir = await mkdtemp(join(tmpdir(), 'sf-start-real-'));
     await cp(join(REAL, 'claude', 'vibecodingtracker-real-session-v1.0.95-zh.jsonl'), join(dir, 'projects', '-w', '9f0c3b55-2a61-4d2e-9a43-3c1f00000001.jsonl'));
     const out = await start({ CLAUDE_CONFIG_DIR: dir });
-    expect(out).toMatch(/reading your agent history: claude/);
+    expect(out).toMatch(/^sessionfold: reading your agent history: claude \S+\/projects \(1 file\)\n/);
     expect(out).not.toMatch(/demo/);
     expect(out).toMatch(/claude-sonnet-4-20250514/);
   });

@@ -3,18 +3,15 @@
  * session once, a looping link harmless); a folder discovery cannot list is named in a warning and counted,
  * and a warm run over a cached file in it keeps its usage instead of crashing.
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, lchownSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
 import { tempDirs } from './helpers/child.js';
 import { makeHome, sink, type Home } from './sessions-helpers.js';
+import { asUnprivileged as runAsUnprivileged } from './helpers/unprivileged.js';
 
-const CLI = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const temps = tempDirs('sf-disc-');
 const homes: Home[] = [];
 afterAll(async () => {
@@ -90,31 +87,9 @@ describe('a folder discovery cannot list', () => {
   });
 });
 
-/**
- * The CLI as a user that folder modes bind. Permissions do not bind root, so as root it runs the built CLI in a
- * child process as `nobody`, owner of the home, with every folder on the way to it searchable.
- */
+/** The CLI as a user that folder modes bind (as `nobody` in a child when the tests run as root). */
 function asUnprivileged(home: Home): (args: string[]) => Promise<{ code: number; out: string; err: string }> {
-  if (process.getuid?.() !== 0) return (args) => cli(home, args);
-  searchable(tmpdir());
-  chownTree(home.dir, 65534, 65534);
-  return async (args) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...home.env, SESSIONFOLD_SOCKET: 'off' }, uid: 65534, gid: 65534, encoding: 'utf8' });
-    return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
-  };
-}
-
-/** Let others search the folder (the test run's temp root; /tmp already lets them, and keeps its own mode). */
-function searchable(dir: string): void {
-  if ((statSync(dir).mode & 0o005) !== 0o005) chmodSync(dir, 0o755);
-}
-
-function chownTree(path: string, uid: number, gid: number): void {
-  chownSync(path, uid, gid);
-  for (const e of readdirSync(path, { withFileTypes: true })) {
-    if (e.isDirectory()) chownTree(join(path, e.name), uid, gid);
-    else lchownSync(join(path, e.name), uid, gid);
-  }
+  return runAsUnprivileged(home.dir, home.env);
 }
 
 describe('lines that cannot be read are reported', () => {

@@ -34,6 +34,7 @@ export const amp: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
   defaultRoots: getAmpRoots,
+  rootVariables: ['SESSIONFOLD_AMP_DIR'],
   ...fromSyncListing(discoverSync),
   getParseDependencies: () => [],
   read: createDocumentRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, parseAmpThread),

@@ -41,6 +41,7 @@ export const antigravity: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getAntigravityRoots,
+  rootVariables: ['SESSIONFOLD_ANTIGRAVITY_DIR'],
   ...fromSyncListing(discoverSync),
   getParseDependencies: () => [],
   lineCore: createAntigravityCore('stdin'),

@@ -99,6 +99,7 @@ export const claude: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getClaudeRoots,
+  rootVariables: ['CLAUDE_CONFIG_DIR'],
   discover: discoverClaudeFiles,
   discoverSync: discoverClaudeFilesSync,
   locate: locateClaude,

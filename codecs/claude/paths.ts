@@ -118,7 +118,7 @@ export function getSubagentMetaPath(file: string): string | undefined {
 export function projectsDir(root: string): string {
   if (basename(root) === 'projects') return root;
   const p = join(root, 'projects');
-  return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true ? p : root;
+  return followEntry(p) === 'dir' ? p : root;
 }
 
 /**

@@ -100,6 +100,7 @@ export const codex: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getCodexRoots,
+  rootVariables: ['CODEX_HOME'],
   discover,
   discoverSync,
   locate,

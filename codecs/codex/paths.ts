@@ -22,8 +22,13 @@ export function getCodexRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [join(env.HOME || homedir(), '.codex')];
 }
 
+/** False for a folder that cannot be stat'ed either (a root without search permission): the walk reports it. */
 function isDirectory(p: string): boolean {
-  return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -82,6 +82,7 @@ export const copilot: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageRecordedAtEnd: true },
   defaultRoots: getCopilotRoots,
+  rootVariables: ['COPILOT_HOME'],
   discover,
   discoverSync,
   locate,

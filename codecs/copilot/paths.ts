@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import { statSync } from 'node:fs';
-import { DIR, FILE, listTree, type FileStat } from '../../cursors/list-dir.js';
+import { DIR, FILE, followEntry, listTree, type FileStat } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'copilot';
 export const SESSION_STATE_DIR = 'session-state';
@@ -32,7 +32,7 @@ export function getCopilotRoots(env: NodeJS.ProcessEnv = process.env): string[] 
  */
 export function sessionStateDir(root: string): string {
   const dir = join(root, SESSION_STATE_DIR);
-  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true ? dir : root;
+  return followEntry(dir) === 'dir' ? dir : root;
 }
 
 /** The session id a path names: the folder of an `events.jsonl`, else the file name without `.jsonl`. */

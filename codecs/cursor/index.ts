@@ -157,7 +157,7 @@ export const cursor: Codec = {
   displayName: 'Cursor',
   detect,
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false, recordsUsage: false },
   defaultRoots: getCursorRoots,
   discover: discoverCursor,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {

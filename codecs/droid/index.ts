@@ -31,6 +31,7 @@ export const droid: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
   defaultRoots: getDroidRoots,
+  rootVariables: ['DROID_SESSIONS_DIR'],
   async *discover(roots: readonly string[]) {
     yield* discoverDroidSync(roots);
   },

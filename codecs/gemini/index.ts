@@ -107,6 +107,7 @@ export const gemini: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getGeminiRoots,
+  rootVariables: ['GEMINI_CLI_HOME'],
   async *discover(roots: readonly string[]) {
     yield* discoverGeminiFilesSync(roots);
   },

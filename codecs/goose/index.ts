@@ -113,6 +113,7 @@ export const goose: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getGooseRoots,
+  rootVariables: ['GOOSE_PATH_ROOT'],
   discover: discoverGoose,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
     for await (const f of discoverGoose(roots)) if (f.sessionId === nativeId) return f;

@@ -95,6 +95,7 @@ export const hermes: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getHermesRoots,
+  rootVariables: ['HERMES_HOME'],
   async *discover(roots: readonly string[]) {
     yield* discoverHermes(roots);
   },

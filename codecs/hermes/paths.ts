@@ -11,6 +11,7 @@ import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { isSqliteFile, recordPath } from '../../cursors/sqlite.js';
 import { listStateDbSessions } from './db.js';
 import { CODEC_ID } from './parse.js';
+import { followEntry } from '../../cursors/list-dir.js';
 
 export function getHermesRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = env.HERMES_HOME?.trim();
@@ -18,9 +19,10 @@ export function getHermesRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [join(env.HOME || homedir(), '.hermes')];
 }
 
+/** What is at `p`; undefined for nothing, something else, or what cannot be stat'ed (a locked folder). */
 const kindOf = (p: string): 'file' | 'dir' | undefined => {
-  const s = statSync(p, { throwIfNoEntry: false });
-  return s === undefined ? undefined : s.isFile() ? 'file' : s.isDirectory() ? 'dir' : undefined;
+  const k = followEntry(p);
+  return k === undefined ? undefined : k === 'dir' ? 'dir' : 'file';
 };
 
 /** The sessions of a `state.db`, as record paths with their fingerprints; an unreadable one gives none. */

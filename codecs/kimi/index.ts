@@ -85,6 +85,7 @@ export const kimi: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getKimiRoots,
+  rootVariables: ['SESSIONFOLD_KIMI_DIR', 'KIMI_CODE_HOME', 'KIMI_SHARE_DIR'],
   ...fromSyncListing(discoverSync),
   getParseDependencies(file: string): string[] {
     const p = parseWirePath(file).statePath;

@@ -9,5 +9,5 @@ import { CODEC_ID, getOmpRoots } from './paths.js';
 export { CODEC_ID, getOmpRoots } from './paths.js';
 
 /** The omp codec. */
-export const omp: Codec = definePiCodec({ id: CODEC_ID, aliases: ['oh-my-pi', 'ohmypi'], displayName: 'omp (oh-my-pi)', defaultRoots: getOmpRoots, command: 'omp' });
+export const omp: Codec = definePiCodec({ id: CODEC_ID, aliases: ['oh-my-pi', 'ohmypi'], displayName: 'omp (oh-my-pi)', defaultRoots: getOmpRoots, rootVariables: ['OMP_CODING_AGENT_DIR'], command: 'omp' });
 export default omp;

@@ -37,6 +37,7 @@ export const openclaw: Codec = {
   parserVersion: PI_PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getOpenclawRoots,
+  rootVariables: ['OPENCLAW_STATE_DIR'],
   async *discover(roots: readonly string[]) {
     yield* discoverOpenclaw(roots, isSubagent);
   },

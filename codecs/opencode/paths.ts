@@ -15,6 +15,7 @@ import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { recordPath } from '../../cursors/sqlite.js';
 import { listDatabaseSessions } from './db.js';
 import { CODEC_ID } from './parse.js';
+import { followEntry } from '../../cursors/list-dir.js';
 
 export function getOpencodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const data = env.XDG_DATA_HOME?.trim() || join(env.HOME || homedir(), '.local', 'share');
@@ -34,9 +35,10 @@ export interface OpencodeFlavor {
 
 export const OPENCODE_FLAVOR: OpencodeFlavor = { agent: CODEC_ID, isDatabaseName };
 
+/** What is at `p`; undefined for nothing, something else, or what cannot be stat'ed (a locked folder). */
 const kindOf = (p: string): 'file' | 'dir' | undefined => {
-  const s = statSync(p, { throwIfNoEntry: false });
-  return s === undefined ? undefined : s.isFile() ? 'file' : s.isDirectory() ? 'dir' : undefined;
+  const k = followEntry(p);
+  return k === undefined ? undefined : k === 'dir' ? 'dir' : 'file';
 };
 
 function names(dir: string): { name: string; dir: boolean; file: boolean }[] {

@@ -34,6 +34,8 @@ export interface PiCodecSpec {
   aliases: readonly string[];
   displayName: string;
   defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
+  /** The agent-dir variable `defaultRoots` honours (`PI_CODING_AGENT_DIR`). */
+  rootVariables: readonly string[];
   /** The agent's executable, for `resumeCommand` (`<command> --session <file>`). */
   command: string;
 }
@@ -55,6 +57,7 @@ export function definePiCodec(spec: PiCodecSpec): Codec {
     parserVersion: PI_PARSER_VERSION,
     capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
     defaultRoots: spec.defaultRoots,
+    rootVariables: spec.rootVariables,
     async *discover(roots: readonly string[]) {
       yield* discoverPiLayout(spec.id, roots);
     },
@@ -70,5 +73,5 @@ export function definePiCodec(spec: PiCodecSpec): Codec {
 }
 
 /** The pi codec. */
-export const pi: Codec = definePiCodec({ id: 'pi', aliases: ['pi-agent', 'pi-coding-agent'], displayName: 'pi', defaultRoots: getPiRoots, command: 'pi' });
+export const pi: Codec = definePiCodec({ id: 'pi', aliases: ['pi-agent', 'pi-coding-agent'], displayName: 'pi', defaultRoots: getPiRoots, rootVariables: ['PI_CODING_AGENT_DIR'], command: 'pi' });
 export default pi;

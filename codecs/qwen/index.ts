@@ -20,6 +20,7 @@ export const qwen: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getQwenRoots,
+  rootVariables: ['QWEN_RUNTIME_DIR', 'QWEN_HOME'],
   async *discover(roots: readonly string[]) {
     yield* discoverQwenSync(roots);
   },

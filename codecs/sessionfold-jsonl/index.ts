@@ -76,6 +76,7 @@ export const sessionfoldJsonl: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
   defaultRoots: getExportRoots,
+  rootVariables: ['SESSIONFOLD_EXPORT_DIR'],
   async *discover(roots: readonly string[]) {
     for (const r of roots) yield* walkRoot(r);
   },

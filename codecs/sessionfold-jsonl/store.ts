@@ -75,6 +75,7 @@ export const sessionfoldStore: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
   defaultRoots: getStoreRoots,
+  rootVariables: ['SESSIONFOLD_STORE_DIR'],
   async *discover(roots: readonly string[]) {
     yield* discoverStore(roots);
   },

@@ -30,6 +30,11 @@ export interface CodecCapabilities {
    * alone (a cost report) count such sessions apart instead of taking their missing usage for zero.
    */
   usageRecordedAtEnd?: boolean;
+  /**
+   * `false` when the agent records no token usage at all (Cursor): its sessions have no usage events, and a
+   * cost report says their usage is unknown instead of counting them as $0.
+   */
+  recordsUsage?: boolean;
 }
 
 /** One session file (or database) found by `discover()`. */
@@ -278,6 +283,11 @@ export interface Codec {
   readonly capabilities: CodecCapabilities;
   /** Default roots, honouring the agent's own environment variables. */
   defaultRoots(env?: NodeJS.ProcessEnv): string[];
+  /**
+   * Optional: the agent's own environment variables that `defaultRoots` takes its roots from (not HOME or
+   * XDG_*). When one is set and names a folder that does not exist, the CLI warns, naming the variable.
+   */
+  readonly rootVariables?: readonly string[];
   /** Every session file under the roots (missing roots are skipped silently). */
   discover(roots: readonly string[]): AsyncIterable<SessionFile>;
   /**

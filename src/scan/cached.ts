@@ -524,6 +524,7 @@ class CachedScan {
       return;
     }
     this.#opts.stats.failed++;
+    this.#opts.sourceReport?.tally.failed(state.file.codec.id, state.file.root);
     this.#opts.onWarning(`Cannot read ${state.file.path}: ${error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
     if (row === undefined) return;
     this.#skipped.add(row.path, row.skipped);

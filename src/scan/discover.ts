@@ -105,12 +105,26 @@ export function setDiscoveryCache(cache: DiscoveryCache | undefined): void {
   installed = cache;
 }
 
-/** Warn about the folders discovery could not list (their sessions are not in the answer), and count them. */
-function reportUnreadable(opts: NormalizedScanOptions): void {
-  for (const [dir, why] of takeUnreadable()) {
+/**
+ * Warn about the folders discovery could not list (their sessions are not in the answer), and count them. A
+ * root itself is left to the source report when one is asked for: its reader names it once.
+ */
+function warnUnreadable(opts: NormalizedScanOptions, dirs: [string, string][]): void {
+  const roots = new Set(opts.sourceReport === undefined ? [] : opts.sources.flatMap((s) => s.roots));
+  for (const [dir, why] of dirs) {
     opts.stats.unreadableFolders++;
-    opts.onWarning(`Cannot list ${dir} (${why}): the sessions in it are left out`);
+    if (!roots.has(dir)) opts.onWarning(`Cannot list ${dir} (${why}): the sessions in it are left out`);
   }
+}
+
+/** The folders `codec`'s discovery could not list, kept for the source report when one is asked for. */
+function takeUnreadableOf(opts: NormalizedScanOptions, codec: Codec): [string, string][] {
+  return opts.sourceReport?.tally.takeUnreadable(codec.id) ?? takeUnreadable();
+}
+
+/** Write the source report, when one is asked for (`ScanOptions.sources`). */
+function writeSourceReport(opts: NormalizedScanOptions): void {
+  opts.sourceReport?.tally.report(opts.sources, opts.env, opts.sourceReport.out);
 }
 
 export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discovery> {
@@ -118,14 +132,18 @@ export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discov
   const seen = new Map<string, Set<string>>();
   const files: ScanFile[] = [];
   const stats = opts.stats;
+  const tally = opts.sourceReport?.tally;
+  const unreadable: [string, string][] = [];
   for (const { codec, roots } of opts.sources) {
     const found = installed !== undefined ? await installed.source(codec, roots, () => discoverSource(codec, roots)) : await discoverSource(codec, roots);
+    unreadable.push(...takeUnreadableOf(opts, codec));
     const paths = new Set<string>();
     seen.set(codec.id, paths);
     const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
     for (const f of found) {
       paths.add(f.path);
       stats.files++;
+      tally?.file(codec.id, f.root);
       if (skipByMtime && f.mtimeMs < (opts.since as number)) {
         stats.skippedSince++;
         continue;
@@ -133,7 +151,8 @@ export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discov
       files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
     }
   }
-  reportUnreadable(opts);
+  warnUnreadable(opts, unreadable);
+  writeSourceReport(opts);
   return { files, seen };
 }
 
@@ -150,6 +169,8 @@ export function canDiscoverStreaming(): boolean {
 export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (files: ScanFile[]) => boolean, chunk = 64): Promise<void> {
   takeUnreadable();
   const stats = opts.stats;
+  const tally = opts.sourceReport?.tally;
+  const unreadable: [string, string][] = [];
   let pending: ScanFile[] = [];
   // The first chunks are small, so that reading starts as soon as a few files are known.
   let size = Math.min(8, chunk);
@@ -174,6 +195,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
       const s = statOf(d);
       if (s === undefined) return false;
       stats.files++;
+      tally?.file(codec.id, d.root);
       if (skipByMtime && s.mtimeMs < (opts.since as number)) {
         stats.skippedSince++;
         return false;
@@ -186,7 +208,9 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     if (listed !== undefined) {
       for (const d of listed) if (take(d) && pending.length >= size && !(await flush())) return;
     } else for await (const d of codec.discover(roots)) if (take(d) && pending.length >= size && !(await flush())) return;
+    unreadable.push(...takeUnreadableOf(opts, codec));
   }
-  reportUnreadable(opts);
+  warnUnreadable(opts, unreadable);
+  writeSourceReport(opts);
   await flush();
 }

@@ -5,6 +5,7 @@ import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec, getCodec, listCodecs } from '../registry.js';
 import { getCachePath } from '../cache/paths.js';
 import { newScanStats, type ScanDelta, type ScanOptions, type ScanStats } from './types.js';
+import { SourceTally, type SourceReport } from './sources.js';
 
 /**
  * Default pool size: min(cores − 1, MAX_DEFAULT_WORKERS). The main thread parses too (the pool's inline
@@ -41,6 +42,8 @@ export interface NormalizedScanOptions {
   retainDeleted: boolean;
   stats: ScanStats;
   delta: ScanDelta | undefined;
+  /** Where discovery writes its source report (`ScanOptions.sources`), and the tally behind it. */
+  sourceReport: { out: SourceReport[]; tally: SourceTally } | undefined;
 }
 
 function defaultWarning(message: string): void {
@@ -79,6 +82,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
   if (user.workers !== undefined && (!Number.isInteger(user.workers) || user.workers < 0)) throw invalidOption('workers', 'a non-negative integer', user.workers);
   if (user.cachePath !== undefined && (typeof user.cachePath !== 'string' || user.cachePath === '')) throw invalidOption('cachePath', 'a file path', user.cachePath);
   if (user.cache !== undefined && typeof user.cache !== 'boolean') throw invalidOption('cache', 'a boolean', user.cache);
+  if (user.sources !== undefined && !Array.isArray(user.sources)) throw invalidOption('sources', 'an array to fill', user.sources);
   const stats = user.stats ?? newScanStats();
   return {
     sources,
@@ -92,6 +96,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     retainDeleted: user.retainDeleted ?? true,
     stats,
     delta: user.delta,
+    sourceReport: user.sources === undefined ? undefined : { out: user.sources, tally: new SourceTally() },
   };
 }
 

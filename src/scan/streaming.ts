@@ -91,7 +91,9 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
         skipped.add((all[m.id] as ScanFile).path, m.info.skippedLines);
       } else if (m.type === 'error' && !isMissingFileError(m.error)) {
         stats.failed++;
-        opts.onWarning(`Cannot read ${(all[m.id] as ScanFile).path}: ${m.error.message}`);
+        const file = all[m.id] as ScanFile;
+        opts.sourceReport?.tally.failed(file.codec.id, file.root);
+        opts.onWarning(`Cannot read ${file.path}: ${m.error.message}`);
       }
     }
     await discovery;

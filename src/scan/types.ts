@@ -5,6 +5,7 @@
  */
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { FoldHints } from '../../cursors/protocol/hints.js';
+import type { SourceReport } from './sources.js';
 
 export { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../../cursors/protocol/hints.js';
 
@@ -63,6 +64,11 @@ export interface ScanOptions {
   retainDeleted?: boolean;
   /** Filled in as the scan goes (like a read's `info`). */
   stats?: ScanStats;
+  /**
+   * Filled in by discovery: every selected agent's roots, each found (with its session files), unreadable
+   * (and why) or missing, and what under it could not be read (src/scan/sources.ts).
+   */
+  sources?: SourceReport[];
   /**
    * An incremental scan for a consumer that keeps state across runs (the totals fold's snapshots): records
    * the state already holds are not yielded again. Cached scans only; see ScanDelta.

@@ -13,6 +13,9 @@ import { CliError, bool, defineCommand, str, type CommandContext } from '../comm
 import { SELECTION_OPTIONS, selectionFromArgs, withScanProgress } from './cost-options.js';
 import { findCodec, listCodecs } from '../../registry.js';
 import { createSessionManager } from '../../sessions/manager.js';
+import type { SourceReport } from '../../scan/sources.js';
+import { selectedAgents } from '../../cost/total.js';
+import { stderrIsTerminal, unreadableCount, writeSourceNotes } from '../sources.js';
 
 /**
  * On stderr: per agent that records tokens only when a run ends (`usageRecordedAtEnd`), how many of its
@@ -75,15 +78,19 @@ export default defineCommand({
     if (order !== undefined && order !== 'asc' && order !== 'desc') throw new CliError('INVALID_OPTION', `Invalid option --order: expected asc|desc, got "${order}"`);
     const breakdown = bool(ctx, 'breakdown');
     const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
-    const summary = await withScanProgress(ctx, (scan) => totalCost({ ...selection, pricer, ...(groupBy !== undefined && { groupBy }), ...(breakdown && { breakdown }) }, scan));
+    const sources: SourceReport[] = [];
+    const summary = await withScanProgress(ctx, (scan) => totalCost({ ...selection, pricer, ...(groupBy !== undefined && { groupBy }), ...(breakdown && { breakdown }) }, { ...scan, sources }));
     const chronological = groupBy === 'day' || groupBy === 'week' || groupBy === 'month';
     if (order !== undefined && summary.breakdowns !== undefined && (order === 'asc') !== chronological) summary.breakdowns = Object.fromEntries(Object.entries(summary.breakdowns).reverse());
     const noCost = bool(ctx, 'no-cost') || ctx.values.cost === false;
     const noCache = selection.cache === false;
-    ctx.stdout.write(renderCostSummary(summary, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode, compact: bool(ctx, 'compact'), noCost, noCache }));
+    // In JSON, where the usage came from and how much could not be read; on stderr, the same for humans.
+    const shown = format === 'json' ? Object.assign(summary, { sources, unreadable: unreadableCount(sources) }) : summary;
+    ctx.stdout.write(renderCostSummary(shown, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode, compact: bool(ctx, 'compact'), noCost, noCache }));
     // CSV has no place under its rows: what the table says under it goes to stderr.
     const notes = format === 'csv' ? retainedLines(summary, { noCost, noCache }) : [];
     if (notes.length > 0) ctx.stderr.write(`note: ${notes.map((l) => l.trim()).join(' ')}\n`);
+    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: selectedAgents(selection), verbose: format !== 'json' && stderrIsTerminal(ctx.stderr), scanWarned: true, usageNotes: true });
     await noteUnknownUsage(ctx, selection);
     return 0;
   },

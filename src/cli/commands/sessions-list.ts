@@ -6,7 +6,9 @@
  * `--sort cost|turns` and `--model` read what they need. The output options (`--format`, `--last`, `--order`,
  * `--compact`, `--no-cost`, `--breakdown`) are cost report's (sessions-format.ts).
  */
-import { listCodecs } from '../../registry.js';
+import { getCodec, listCodecs } from '../../registry.js';
+import { surveySources } from '../../scan/sources.js';
+import { stderrIsTerminal, writeSourceNotes } from '../sources.js';
 import type { SessionListOptions, SessionSummary } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { compareSummaries } from '../../sessions/list.js';
@@ -73,6 +75,10 @@ export default defineCommand({
       }
       return { rows, out: await withBreakdown(manager, rows, fmt) };
     });
+    // The roots looked in, on stderr (the JSON stays the array of sessions).
+    const codecs = agent !== undefined ? [getCodec(agent)] : listCodecs();
+    const sources = await surveySources(codecs, ctx.env);
+    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: agent !== undefined ? [getCodec(agent).id] : undefined, verbose: fmt.format !== 'json' && stderrIsTerminal(ctx.stderr) });
     const withAgent = agent === undefined;
     ctx.stdout.write(renderSessions(out, fmt.format, { search: false, withAgent, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost }, `No sessions${agent !== undefined ? ` for ${agent}` : ''}.`));
     if (fmt.format === 'table' && rows.some((s) => !s.exact)) ctx.stdout.write('+ counts from the head and tail of the file only (lower bounds); --full reads every listed session whole\n');

@@ -6,7 +6,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { homedir } from 'node:os';
 import { listCodecs } from '../../registry.js';
 import { packageRoot } from '../../../cursors/versions.js';
 import { createPricer } from '../../cost/pricing.js';
@@ -19,6 +18,8 @@ import { bool, defineCommand, type CommandContext } from '../command.js';
 import { ellipsize, renderTable, summaryCells, terminalWidth } from './sessions-common.js';
 import { timeZoneOf } from './cost-options.js';
 import { withProgress } from '../progress.js';
+import { surveySources, type SourceReport } from '../../scan/sources.js';
+import { sourceNotes, tilde } from '../sources.js';
 
 /** The demo history shipped in the package: `<package>/fixtures/demo`. */
 export function demoRoot(): string {
@@ -40,23 +41,16 @@ export function demoRoots(): Record<string, string[]> {
   return out;
 }
 
-/** Agents whose default roots hold at least one session file. */
-async function detectAgents(env: NodeJS.ProcessEnv): Promise<{ id: string; roots: string[] }[]> {
-  const found: { id: string; roots: string[] }[] = [];
-  for (const codec of listCodecs()) {
-    if (codec.id === 'sessionfold-jsonl') continue; // our own exports are not an agent's history
-    const roots = codec.defaultRoots(env);
-    for await (const _ of codec.discover(roots)) {
-      found.push({ id: codec.id, roots: roots.filter((r) => existsSync(r)) });
-      break;
-    }
-  }
-  return found;
-}
-
-function tilde(p: string, env: NodeJS.ProcessEnv): string {
-  const home = env.HOME || homedir();
-  return home && p.startsWith(home + '/') ? `~${p.slice(home.length)}` : p;
+/**
+ * Every agent's default roots as found on disk (sessionfold's own exports are not an agent's history), and
+ * the agents whose roots hold at least one session file.
+ */
+async function detectAgents(env: NodeJS.ProcessEnv): Promise<{ sources: SourceReport[]; agents: string[] }> {
+  const sources = await surveySources(
+    listCodecs().filter((c) => c.id !== 'sessionfold-jsonl'),
+    env,
+  );
+  return { sources, agents: [...new Set(sources.filter((s) => s.files > 0).map((s) => s.agent))] };
 }
 
 export default defineCommand({
@@ -70,13 +64,15 @@ export default defineCommand({
   async run(ctx: CommandContext) {
     const env = ctx.env;
     const out = ctx.stdout;
-    const detected = bool(ctx, 'demo') ? [] : await detectAgents(env);
+    const detected = bool(ctx, 'demo') ? { sources: [], agents: [] } : await detectAgents(env);
     let roots: Record<string, string[]> | undefined;
     let agents: string[];
-    if (detected.length > 0) {
-      agents = detected.map((d) => d.id);
-      out.write(`sessionfold: reading your agent history: ${detected.map((d) => `${d.id} (${d.roots.map((r) => tilde(r, env)).join(', ')})`).join(', ')}\n\n`);
-    } else {
+    // On stderr: the folders read, with their session files, and any that could not be.
+    const read = detected.sources.filter((s) => s.files > 0 || s.status !== 'found');
+    const notes = sourceNotes(read, { env, verbose: true, lead: 'sessionfold: reading your agent history:' });
+    if (notes.length > 0) ctx.stderr.write(`${notes.join('\n')}\n\n`);
+    if (detected.agents.length > 0) agents = detected.agents;
+    else {
       roots = demoRoots();
       agents = Object.keys(roots);
       // where an agent's history would be: not sessionfold's own exports or session store

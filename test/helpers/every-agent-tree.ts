@@ -1,0 +1,334 @@
+/**
+ * One tree holding a sample of every agent (issues 18 and 22): in a temp dir, a fake HOME in which each
+ * registered file or database agent's real fixtures (../shared/fixtures/real/<agent>/) and the repo's own
+ * samples (fixtures/<agent>/) sit at the agent's default layout, found through HOME and XDG_* alone. Databases
+ * are copied or written (read-only opens must work on them); nothing is symlinked.
+ *
+ * `AGENT_TREE` has one entry per agent id: how its fixtures are laid out, which golden event files
+ * (fixtures/expected/<agent>/) describe what was placed, how many sessions `sessions list` shows, and what the
+ * format records. A new codec adds an entry of a few lines; test/every-agent.test.ts fails until it does.
+ */
+import { cp, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { layOutAntigravity } from './antigravity-layout.js';
+import { layOutKimi } from './kimi-layout.js';
+import { writeGooseDb } from '../goose-helpers.js';
+import { buildHermesDb } from './hermes-db.js';
+import { CLAUDE_COPIES } from '../sessions-helpers.js';
+
+const SHARED = fileURLToPath(new URL('../../../shared/fixtures/real/', import.meta.url));
+const OWN = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+export const EXPECTED = join(OWN, 'expected');
+
+/** What an entry's `layOut` gets: the tree's HOME and the agent's real and own fixture folders. */
+export interface TreeContext {
+  home: string;
+  real: string;
+  own: string;
+}
+
+export interface AgentTreeEntry {
+  /** Place the agent's fixtures under `ctx.home` as the agent lays them out by default. */
+  layOut(ctx: TreeContext): Promise<void>;
+  /** Golden event files (`fixtures/expected/<agent>/<name>.events.jsonl`) of what `layOut` placed. */
+  goldens: readonly string[];
+  /**
+   * Placed files no golden file describes (the repo's constructed samples), relative to HOME: their usage is
+   * taken from a read of the file itself.
+   */
+  unGolden?: readonly string[];
+  /** Sessions `sessions list` shows for the tree (subagent transcripts are not listed). */
+  sessions: number;
+  /**
+   * `tokens`: the samples record usage, so the report has a row equal to the golden totals. `none`: these
+   * samples hold no usage although the format can (no row). `unrecorded`: the agent records no tokens at
+   * all (no row; its sessions carry no cost, never a measured $0).
+   */
+  usage: 'tokens' | 'none' | 'unrecorded';
+  /** `sessions list` gives some session of the agent a title / a cwd (false: its samples state none). */
+  titles: boolean;
+  cwd: boolean;
+}
+
+/** Copy `from` to `to`, making its folder. */
+async function put(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  await copyFile(from, to);
+}
+
+const jsonlIn = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort();
+
+/** Gemini CLI: each fixture's project folder (a slug or a hash) and the name the CLI gives it. */
+const GEMINI: Record<string, [string, string]> = {
+  'agent-sessions-jsonl-v0.40.jsonl': ['proj-a', 'session-2026-04-29T21-39-gemini_s.jsonl'],
+  'agent-sessions-chat-small.json': ['0b7dfb1274ee51b336813b17f2ddab1f56b6591f723e7314126bbd502c69e9c9', 'session-2026-01-16T18-34-3739ef95.json'],
+  'agent-sessions-chat-large.json': ['205016864bd110904e9ad8314192344ab398d043e779da15bedbb9ee9be00da2', 'session-2025-12-16T23-47-b4f17607.json'],
+  'agentsview-thinking-only.json': ['abc123def456', 'session-2024-01-01T10-00-sess-uui.json'],
+  'agentsview-tool-calls.json': ['abc123def456', 'session-2024-01-01T10-00-sess-uu2.json'],
+};
+
+/** Claude Code: the real transcripts under one project folder, named by a session uuid (as the sessions tests do). */
+const CLAUDE = CLAUDE_COPIES;
+
+/** The copilot `session.start` id of a flat log (its file name in `session-state/`). */
+async function copilotId(file: string): Promise<string> {
+  const first = JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string) as { data: { sessionId: string } };
+  return first.data.sessionId;
+}
+
+/**
+ * Every agent of the registry, by id. `sessionfold-jsonl` (sessionfold's own exports) and `store` (its session
+ * store) are not agents' histories: they have no entry; the test names them as its only exclusions.
+ */
+export const AGENT_TREE: Record<string, AgentTreeEntry> = {
+  claude: {
+    // the real transcripts (and the 2.1 subagent layout) in one project, and the repo's constructed projects
+    async layOut({ home, real, own }) {
+      const proj = join(home, '.claude', 'projects', '-tmp-proj');
+      for (const [name, id] of Object.entries(CLAUDE)) await put(join(real, name), join(proj, `${id}.jsonl`));
+      await cp(join(real, 'agent-sessions-subagent'), proj, { recursive: true });
+      await cp(join(own, 'projects'), join(home, '.claude', 'projects'), { recursive: true });
+    },
+    goldens: [...Object.keys(CLAUDE).map((n) => n.replace(/\.jsonl$/, '')), 'agent-sessions-subagent.parent', 'agent-sessions-subagent.agent-a0ad4f44468bdf20d'],
+    unGolden: [
+      '.claude/projects/-Users-dev-app/11111111-2222-4333-8444-555555555555.jsonl',
+      '.claude/projects/-Users-dev-app/11111111-2222-4333-8444-555555555555/subagents/agent-abc123.jsonl',
+      '.claude/projects/-Users-dev-app/22222222-3333-4444-8555-666666666666.jsonl',
+      '.claude/projects/-Users-dev-other/agent-deadbeef.jsonl',
+      '.claude/projects/-Users-dev-titles/44444444-5555-4666-8777-888888888888.jsonl',
+      '.claude/projects/-Users-dev-titles/44444444-5555-4666-8777-888888888888/subagents/agent-b2.jsonl',
+    ],
+    sessions: 4 + 1 + 3, // the real ones and the subagent's parent; the constructed app, fork and titles sessions
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  codex: {
+    // the real rollouts on one day of ~/.codex/sessions, and the repo's constructed live and archived ones
+    async layOut({ home, real, own }) {
+      let n = 0;
+      for (const name of await jsonlIn(real)) {
+        const text = await readFile(join(real, name), 'utf8');
+        const id = /"type":"session_meta","payload":\{"id":"([0-9a-f-]{36})"/.exec(text)?.[1] ?? `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+        await put(join(real, name), join(home, '.codex', 'sessions', '2026', '08', '03', `rollout-2026-08-03T10-00-0${n}-${id}.jsonl`));
+      }
+      await cp(own, join(home, '.codex'), { recursive: true });
+    },
+    goldens: ['agent-sessions-codex_050_legacy', 'agent-sessions-codex_053_rate_limit', 'agent-sessions-v0.146-sanitized', 'ccusage-branch-history-branch', 'ccusage-branch-history-parent'],
+    unGolden: [
+      '.codex/archived_sessions/rollout-2025-10-01T12-00-00-01999f36-e900-7a00-8000-000000000001.jsonl',
+      '.codex/archived_sessions/rollout-2025-09-20T08-00-00-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl',
+      '.codex/sessions/2026/01/15/rollout-2026-01-15T10-30-00-019bc0fd-89c0-7c00-8000-00000000000c.jsonl',
+      '.codex/sessions/2025/10/02/rollout-2025-10-02T10-00-00-01999f37-0000-7b00-8000-00000000000b.jsonl',
+      '.codex/sessions/2025/10/01/rollout-2025-10-01T12-00-00-01999f36-e900-7a00-8000-000000000001.jsonl',
+    ],
+    sessions: 5 + 4, // the real rollouts; the constructed ones (a rollout archived under the same id is one session)
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  gemini: {
+    async layOut({ home, real }) {
+      const tmp = join(home, '.gemini', 'tmp');
+      for (const [name, [dir, file]] of Object.entries(GEMINI)) await put(join(real, name), join(tmp, dir, 'chats', file));
+      await writeFile(join(tmp, 'proj-a', '.project_root'), '/home/someone/proj-a');
+      await writeFile(join(home, '.gemini', 'projects.json'), JSON.stringify({ projects: { '/home/someone/proj-a': 'proj-a' } }));
+    },
+    goldens: Object.keys(GEMINI),
+    sessions: 5,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  copilot: {
+    // the session-state folder layout, and each flat log named by its session id (the older layout)
+    async layOut({ home, real }) {
+      const state = join(home, '.copilot', 'session-state');
+      await cp(join(real, 'agent-sessions-session-state-dir'), state, { recursive: true });
+      for (const name of await jsonlIn(real)) await put(join(real, name), join(state, `${await copilotId(join(real, name))}.jsonl`));
+    },
+    goldens: ['agent-sessions-large', 'agent-sessions-sanitized-small', 'agent-sessions-schema-drift', 'agent-sessions-session-state-dir__aaaabbbb-1111-2222-3333-ccccddddeeee__events'],
+    sessions: 4,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  pi: {
+    async layOut({ home, real }) {
+      const sessions = join(home, '.pi', 'agent', 'sessions');
+      await put(join(real, 'agent-sessions-v3-tree.jsonl'), join(sessions, '--tmp-as-agent-fixture-project--', '2026-05-12T01-02-27-657Z_019e19b4-eb48-746a-aa6b-8dfcfa37954b.jsonl'));
+      await put(join(real, 'pi-mono-large-session-legacy-v1-real.jsonl'), join(sessions, '--Users-badlogic-workspaces-pi-mono--', '2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl'));
+    },
+    goldens: ['agent-sessions-v3-tree', 'pi-mono-large-session-legacy-v1-real'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  omp: {
+    // omp keeps pi's format under its own folder: the pi v3 fixture stands for it (no omp sample exists)
+    async layOut({ home }) {
+      await put(join(SHARED, 'pi', 'agent-sessions-v3-tree.jsonl'), join(home, '.omp', 'agent', 'sessions', '--tmp-as-agent-fixture-project--', '2026-05-12T01-02-27-657Z_019e19b4-eb48-746a-aa6b-8dfcfa37954b.jsonl'));
+    },
+    goldens: ['../pi/agent-sessions-v3-tree'],
+    sessions: 1,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  openclaw: {
+    async layOut({ home, real }) {
+      const oc = join(home, '.openclaw', 'agents', 'main', 'sessions');
+      await put(join(real, 'agent-sessions-large.jsonl'), join(oc, 'openclaw-stage0-large.jsonl'));
+      await put(join(real, 'agent-sessions-small.jsonl'), join(oc, 'openclaw-stage0-small.jsonl'));
+      await put(join(real, 'agent-sessions-schema_drift.jsonl'), join(oc, 'openclaw-stage0-drift.jsonl.reset.2026-02-24T12-00-00.000Z'));
+      await writeFile(join(oc, 'sessions.json'), JSON.stringify({ 'agent:main:main': { sessionId: 'openclaw-stage0-large', label: 'Status check', channel: 'webchat', updatedAt: 1 } }));
+    },
+    goldens: ['agent-sessions-large', 'agent-sessions-small', 'agent-sessions-schema_drift'],
+    sessions: 3,
+    usage: 'none', // the real OpenClaw samples carry no assistant usage
+    titles: true,
+    cwd: true,
+  },
+  opencode: {
+    // the v2 storage tree (one storage folder per data dir: the legacy sample needs a root of its own)
+    async layOut({ home, real }) {
+      await cp(join(real, 'agent-sessions-storage', 'storage_v2'), join(home, '.local', 'share', 'opencode', 'storage'), { recursive: true });
+    },
+    goldens: ['storage_v2-ses_s_stage0_large', 'storage_v2-ses_s_stage0_small'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  hermes: {
+    // the real session logs (no usage in them) and the generated state.db its golden file describes
+    async layOut({ home, real }) {
+      for (const name of await readdir(real)) await put(join(real, name), join(home, '.hermes', 'sessions', name));
+      buildHermesDb(join(home, '.hermes', 'state.db'));
+    },
+    goldens: ['agent-sessions-session-large', 'agent-sessions-session-schema_drift', 'agent-sessions-session-small', 'generated-state-db'],
+    sessions: 3 + 3, // the logs; the database's root, continuation and branch (its task session is a subagent)
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  cursor: {
+    // agent transcripts of a project, and a CLI chat store (a database, copied)
+    async layOut({ home, real }) {
+      const transcripts = join(home, '.cursor', 'projects', 'Users-dev-app', 'agent-transcripts');
+      for (const name of await jsonlIn(real)) await put(join(real, name), join(transcripts, name));
+      await put(join(real, 'agent-sessions-cli-chat-store.db'), join(home, '.cursor', 'chats', 'e4e90b7bcae743c9a1a1a045a49e1b1d', 'a1b2c3d4-e5f6-7890-abcd-ef1234567890', 'store.db'));
+    },
+    goldens: [],
+    sessions: 5,
+    usage: 'unrecorded',
+    titles: true,
+    cwd: false,
+  },
+  goose: {
+    // no real sample exists: the generated database its golden file describes
+    async layOut({ home }) {
+      const db = join(home, '.local', 'share', 'goose', 'sessions', 'sessions.db');
+      await mkdir(dirname(db), { recursive: true });
+      writeGooseDb(db);
+    },
+    goldens: ['generated-v13'],
+    sessions: 2, // the main session and one with a bad row; its subagent is not listed and the empty one holds nothing
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  qwen: {
+    async layOut({ home, real }) {
+      for (const name of await jsonlIn(real)) await put(join(real, name), join(home, '.qwen', 'projects', '-tmp-proj', 'chats', name));
+    },
+    goldens: ['agent-sessions-019f0000-0000-7000-8000-000000000001.jsonl', 'agent-sessions-active-chain-019f0000-0000-7000-8000-000000000004.jsonl', 'agent-sessions-glued-objects-019f0000-0000-7000-8000-000000000005.jsonl', 'agent-sessions-system-telemetry.jsonl', 'splitrail-qwen-code-v0.18.1.jsonl'],
+    sessions: 5,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  droid: {
+    // the real session logs in one project, and the repo's own session with its settings.json sidecar
+    async layOut({ home, real, own }) {
+      const sessions = join(home, '.factory', 'sessions');
+      for (const name of await jsonlIn(real)) await put(join(real, name), join(sessions, '-tmp', name));
+      await cp(join(own, 'sessions'), sessions, { recursive: true });
+    },
+    goldens: ['agent-sessions-session_store_large.jsonl', 'agent-sessions-session_store_schema_drift.jsonl', 'agent-sessions-session_store_small.jsonl', 'agent-sessions-stream_json_schema_drift.jsonl', 'agent-sessions-stream_json_small.jsonl', '6f1c2b9e-4c1d-4e58-9a57-0d2f3c4b5a61.jsonl'],
+    sessions: 6,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  kimi: {
+    async layOut({ home }) {
+      await layOutKimi(join(home, '.kimi-code'));
+    },
+    goldens: ['agent-sessions-wire-small.jsonl', 'agent-sessions-wire-assistant-tools.jsonl', 'agent-sessions-wire-subagent-agent-0.jsonl'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  amp: {
+    async layOut({ home, real }) {
+      for (const name of await readdir(real)) await put(join(real, name), join(home, '.local', 'share', 'amp', 'threads', name));
+    },
+    goldens: ['llm-usage-metrics-e2e-thread.json', 'llm-usage-metrics-ledger-thread.json'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: false, // the usage-ledger samples hold no message text or title
+    cwd: false,
+  },
+  antigravity: {
+    async layOut({ home }) {
+      await layOutAntigravity(join(home, '.gemini', 'antigravity-cli'));
+    },
+    goldens: ['agent-sessions-cli-small.jsonl', 'agent-sessions-cli-schema-drift.jsonl'],
+    sessions: 2,
+    usage: 'none', // the real Antigravity CLI step logs carry no token counts
+    titles: true,
+    cwd: false,
+  },
+};
+
+/** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */
+export const NOT_AGENTS: readonly string[] = ['sessionfold-jsonl', 'store'];
+
+export interface EveryAgentTree {
+  /** The temp dir: HOME and the cache under it. */
+  dir: string;
+  home: string;
+  /** The environment the CLI runs with: HOME, the XDG folders, nothing of the real user's. */
+  env: NodeJS.ProcessEnv;
+  remove(): Promise<void>;
+}
+
+/** Build the tree of every entry of `AGENT_TREE` in a fresh temp dir. */
+export async function buildEveryAgentTree(): Promise<EveryAgentTree> {
+  const dir = await mkdtemp(join(tmpdir(), 'sf-every-agent-'));
+  const home = join(dir, 'home');
+  await mkdir(home);
+  for (const [agent, entry] of Object.entries(AGENT_TREE)) {
+    await entry.layOut({ home, real: join(SHARED, agent === 'omp' ? 'pi' : agent), own: join(OWN, agent) });
+  }
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    // the event cache and sessionfold's own data live outside the agents' folders
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    SESSIONFOLD_EXPORT_DIR: join(dir, 'exports'),
+    SESSIONFOLD_STORE_DIR: join(dir, 'store'),
+    SESSIONFOLD_SOCKET: 'off',
+    NO_COLOR: '1',
+    TZ: 'UTC',
+    COLUMNS: '200',
+  };
+  return { dir, home, env, remove: () => rm(dir, { recursive: true, force: true }) };
+}
