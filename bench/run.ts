@@ -6,13 +6,20 @@
  *   npm run bench -- --filter usage     # cases whose name matches
  *   npm run bench -- --json             # the reports as JSON
  *   BENCH_SCALE=1 BENCH_ITERATIONS=3 npm run bench
+ *   npm run bench -- size-curve --scales 0.02,0.12 --runs 5   # ccusage against us over history size
  *
  * Never part of `npm test`. The side-by-side comparison with other tools is `node dist/bench/peers/run.js`.
  */
 import { parseArgs } from 'node:util';
 import { runChild, runTopics, TOPIC_MODULES } from './lib/runner.js';
 
+/** The size curve times whole CLIs against ccusage (bench/peers), not cases under tinybench: its own options. */
+const SIZE_CURVE = 'size-curve';
+
+const sizeCurve = process.argv[2] === SIZE_CURVE;
+
 const { values, positionals } = parseArgs({
+  args: sizeCurve ? [] : process.argv.slice(2),
   options: {
     child: { type: 'boolean' },
     filter: { type: 'string' },
@@ -23,8 +30,10 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 
-if (values.help) {
-  process.stdout.write(`Usage: npm run bench -- [topic …] [--filter <regex>] [--json] [--in-process]\nTopics: ${Object.keys(TOPIC_MODULES).join(', ')}\nEnv: BENCH_SCALE, BENCH_ITERATIONS, BENCH_BIG_MB, BENCH_DIR, BENCH_SEED\n`);
+if (sizeCurve) {
+  await (await import('./peers/size-curve.js')).main(process.argv.slice(3));
+} else if (values.help) {
+  process.stdout.write(`Usage: npm run bench -- [topic …] [--filter <regex>] [--json] [--in-process]\n       npm run bench -- ${SIZE_CURVE} [--scales 0.02,0.12,0.5,1] [--runs 5] [--keep-corpora] [--json]\nTopics: ${Object.keys(TOPIC_MODULES).join(', ')} (and ${SIZE_CURVE}, run only when named)\nEnv: BENCH_SCALE, BENCH_ITERATIONS, BENCH_BIG_MB, BENCH_DIR, BENCH_SEED\n`);
 } else if (values.child) {
   const [topic, name] = positionals;
   if (topic === undefined || name === undefined) throw new Error('--child needs <topic> <case>');

@@ -22,10 +22,11 @@ import { appendToCorpus, readCorpusDocs, type Features } from '../../fixtures/ge
 import { ensureCorpus, type Corpus } from '../lib/corpus.js';
 import { readRange, regrow, restoreDb, snapshotDb } from '../lib/files.js';
 import { machine } from '../lib/runner.js';
-import { agreement, describeAgreement, type Agreement } from './compare.js';
-import { HAS_GNU_TIME, measure, median, type Measurement } from './measure.js';
+import { agreement, describeAgreement } from './compare.js';
+import { HAS_GNU_TIME, measure, median } from './measure.js';
+import { agreeAll, corpusPaths, installPeers, oursTool, peerTool, ratio, runTools, table, type Tool, type ToolResult } from './rounds.js';
 import { measureServed } from './served.js';
-import { ccusagePeer, findCcusageBinary, installPeer, llmUsagePeer, parseSessionfold, sessionfoldInvocation, type DailyReport, type Invocation, type Peer } from './tools.js';
+import { sessionfoldInvocation, type Invocation } from './tools.js';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../../', import.meta.url)));
 const MAIN_JS = join(REPO, 'dist', 'src', 'cli', 'main.js');
@@ -53,114 +54,6 @@ const runs = Math.max(1, Number(opts.runs));
 const peersDir = resolve(opts['peers-dir']);
 if (peersDir === REPO || peersDir.startsWith(`${REPO}/`)) throw new Error(`--peers-dir must be outside the repository (${REPO})`);
 
-interface Tool {
-  name: string;
-  /** Invocation for a corpus; `prepare` runs (untimed) before each timed run. */
-  invoke(c: Corpus, home: string): Invocation;
-  prepare?(c: Corpus): void;
-  parse(stdout: string): DailyReport;
-}
-
-interface ToolResult {
-  name: string;
-  runs: Measurement[];
-  /** Every run's report (a tool must give the same answer every time). */
-  reports: DailyReport[];
-  wallMs: number;
-  cpuMs?: number;
-  peakRssMb?: number;
-  report?: DailyReport;
-  agreement?: Agreement;
-  /** Set when a later run's report differs from the first. */
-  inconsistent?: string;
-  error?: string;
-}
-
-// --- peers -------------------------------------------------------------------------------------------
-const peers: Peer[] = [];
-const skipped: Record<string, string> = {};
-{
-  const r1 = installPeer(peersDir, 'ccusage', log);
-  const bin = r1 === undefined ? findCcusageBinary(peersDir) : { reason: r1 };
-  if (typeof bin === 'string') peers.push(ccusagePeer(bin));
-  else skipped.ccusage = bin.reason;
-  const r2 = installPeer(peersDir, 'llm-usage-metrics', log);
-  if (r2 === undefined) peers.push(llmUsagePeer(peersDir));
-  else skipped['llm-usage-metrics'] = r2;
-}
-
-function corpusPaths(c: Corpus): { dir: string; claude: string; codex: string } {
-  return { dir: c.dir, claude: c.roots.claude, codex: c.roots.codex };
-}
-
-function peerTool(p: Peer): Tool {
-  return { name: `${p.name} ${p.version}`, invoke: (c, home) => p.invoke(corpusPaths(c), home), parse: (s) => p.parse(s) };
-}
-
-function oursTool(name: string, mode: 'no-cache' | 'cache', cachePath: string, prepare?: (c: Corpus) => void): Tool {
-  return { name, invoke: (c, home) => sessionfoldInvocation(MAIN_JS, corpusPaths(c), home, mode, cachePath), parse: parseSessionfold, ...(prepare && { prepare }) };
-}
-
-/** Run every tool `n` times round-robin on the corpus; medians; the first run's report. */
-async function runTools(c: Corpus, tools: Tool[], n: number): Promise<ToolResult[]> {
-  const results: ToolResult[] = tools.map((t) => ({ name: t.name, runs: [], reports: [], wallMs: 0 }));
-  for (let i = 0; i < n; i++) {
-    for (const [k, t] of tools.entries()) {
-      const res = results[k] as ToolResult;
-      if (res.error) continue;
-      t.prepare?.(c);
-      const home = mkdtempSync(join(c.dir, '.home-'));
-      const m = await measure(t.invoke(c, home), home);
-      rmSync(home, { recursive: true, force: true });
-      if (m.code !== 0) {
-        res.error = `exit ${m.code}: ${m.stderr.trim().split('\n').slice(-3).join(' | ')}`;
-        log(`  ${t.name}: ${res.error}`);
-        continue;
-      }
-      try {
-        res.reports.push(t.parse(m.stdout));
-        res.report ??= res.reports[0];
-      } catch (e) {
-        res.error = `unreadable output: ${(e as Error).message}`;
-        continue;
-      }
-      res.runs.push(m);
-      log(`  run ${i + 1}/${n} ${t.name}: ${(m.wallMs / 1000).toFixed(2)} s wall${m.cpuMs !== undefined ? `, ${(m.cpuMs / 1000).toFixed(2)} s CPU` : ''}${m.peakRssMb !== undefined ? `, ${m.peakRssMb.toFixed(0)} MB` : ''}`);
-    }
-  }
-  for (const r of results) {
-    if (r.runs.length === 0) continue;
-    r.wallMs = median(r.runs.map((m) => m.wallMs));
-    const cpu = r.runs.map((m) => m.cpuMs).filter((x): x is number => x !== undefined);
-    const rss = r.runs.map((m) => m.peakRssMb).filter((x): x is number => x !== undefined);
-    if (cpu.length) r.cpuMs = median(cpu);
-    if (rss.length) r.peakRssMb = median(rss);
-  }
-  return results;
-}
-
-/** Agreement of the first run, and a note when a later run answered differently. */
-function agreeAll(r: ToolResult, expected: Corpus['expected'], ours?: DailyReport): void {
-  if (!r.report) return;
-  r.agreement = agreement(expected, r.report, ours);
-  const first = JSON.stringify(r.report);
-  const other = r.reports.findIndex((x) => JSON.stringify(x) !== first);
-  if (other > 0) {
-    const a = agreement(expected, r.reports[other] as DailyReport, ours);
-    r.inconsistent = `runs disagree: run 1 ${describeAgreement(r.agreement)}; run ${other + 1} ${describeAgreement(a)}`;
-  }
-}
-
-function ratio(a: number | undefined, b: number | undefined): string {
-  return a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '';
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
-}
-
 function timingTable(results: ToolResult[], ref: ToolResult): string {
   const rows = [['tool', 'wall (median)', 'CPU user+sys', 'peak RSS', 'wall vs ours', 'CPU vs ours', 'RSS vs ours']];
   for (const r of results) {
@@ -181,6 +74,7 @@ function timingTable(results: ToolResult[], ref: ToolResult): string {
   return table(rows);
 }
 
+const { peers, skipped } = installPeers(peersDir, log);
 const out: Record<string, unknown> = { machine: machine(), gnuTime: HAS_GNU_TIME, runs, skipped };
 const sections: string[] = [];
 for (const [name, reason] of Object.entries(skipped)) sections.push(`skipped ${name}: ${reason}`);
@@ -206,14 +100,14 @@ const buildCache = join(cacheDir, 'build.db');
   rmSync(home, { recursive: true, force: true });
 }
 const tools: Tool[] = [
-  oursTool('sessionfold cold (--no-cache)', 'no-cache', ''),
-  oursTool('sessionfold first run (builds cache)', 'cache', buildCache, () => {
+  oursTool(MAIN_JS, 'sessionfold cold (--no-cache)', 'no-cache', ''),
+  oursTool(MAIN_JS, 'sessionfold first run (builds cache)', 'cache', buildCache, () => {
     for (const s of ['', '-wal', '-shm']) rmSync(buildCache + s, { force: true });
   }),
-  oursTool('sessionfold warm (cache)', 'cache', warmCache),
+  oursTool(MAIN_JS, 'sessionfold warm (cache)', 'cache', warmCache),
   ...peers.map(peerTool),
 ];
-const results = opts['no-main'] ? [] : await runTools(corpus, tools, runs);
+const results = opts['no-main'] ? [] : await runTools(corpus, tools, runs, log);
 const ours = (results[0] ?? { name: '', runs: [], reports: [], wallMs: 0 }) as ToolResult;
 for (const r of results) agreeAll(r, corpus.expected, r.name.startsWith('sessionfold') ? undefined : ours.report);
 const head = `Corpus: ${corpus.manifest.files.length} files, ${(corpusBytes / 1e6).toFixed(0)} MB, largest file ${(largest / 1e6).toFixed(1)} MB (clean features, scale ${scale}, seed ${opts.seed}), ${corpus.expected.totals.events} usage events over ${agreement(corpus.expected, {}).days} days. ${runs} runs each, round-robin, medians; ratios are tool / sessionfold cold.`;
@@ -263,13 +157,13 @@ if (!opts['no-append']) {
   const block = readRange(abs, f.fromBytes, f.toBytes);
   const grown: Corpus = { ...corpus, expected: readCorpusDocs(corpus.dir).expected };
   const appendTools: Tool[] = [
-    oursTool('sessionfold warm after +1 MB (cache)', 'cache', warmCache, () => {
+    oursTool(MAIN_JS, 'sessionfold warm after +1 MB (cache)', 'cache', warmCache, () => {
       restoreDb(join(cacheDir, 'before-append.db'), warmCache);
       regrow(abs, f.fromBytes, block);
     }),
     ...peers.map(peerTool),
   ];
-  const ar = await runTools(grown, appendTools, runs);
+  const ar = await runTools(grown, appendTools, runs, log);
   for (const x of ar) agreeAll(x, grown.expected);
   const ref = ar[0] as ToolResult;
   sections.push(
@@ -320,7 +214,7 @@ if (!opts['no-quirks']) {
     log(`quirk ${q.feature}`);
     const dir = join(base, 'quirks');
     const c = ensureCorpus(dir, { seed: `${opts.seed}-${q.feature}`, scale: qScale, clean: true, features: { ...QUIRK_BASE, ...(q.feature !== 'base' && { [q.feature]: true }) } });
-    const qr = await runTools(c, [oursTool('sessionfold', 'no-cache', ''), ...peers.map(peerTool)], 1);
+    const qr = await runTools(c, [oursTool(MAIN_JS, 'sessionfold', 'no-cache', ''), ...peers.map(peerTool)], 1, log);
     const mine = qr[0]?.report;
     const cells = qr.map((x, i) => x.error ?? (x.report ? describeAgreement(agreement(c.expected, x.report, i === 0 ? undefined : mine)) : ''));
     rows.push([`${q.feature}: ${q.what}`, ...cells]);

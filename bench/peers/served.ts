@@ -10,7 +10,8 @@
  *
  * Every append grows the corpus (expected.json follows), and every timed report must match expected.json to
  * the token; afterwards the grown files are cut back and the corpus documents restored, so the next run
- * measures the same corpus. The server's peak RSS is read from /proc when there is one.
+ * measures the same corpus. The server's peak RSS is read from /proc when there is one. `onlyUnchanged` (the
+ * size curve) times the first case alone.
  */
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ export interface ServedResult {
   primeMs: number;
 }
 
-export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDir: string; runs: number; log: (s: string) => void }): Promise<ServedResult> {
+export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDir: string; runs: number; log: (s: string) => void; onlyUnchanged?: boolean }): Promise<ServedResult> {
   const { corpus } = o;
   const socket = join(o.cacheDir, 'serve.sock');
   const db = join(o.cacheDir, 'served.db');
@@ -78,13 +79,15 @@ export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDi
       }
     };
     await timed('served, nothing changed', async () => {});
-    for (const pick of ['largest', 'recent'] as const) {
+    for (const pick of o.onlyUnchanged ? [] : (['largest', 'recent'] as const)) {
       await timed(`served, right after +1 MB to the ${pick === 'recent' ? 'most recent' : 'largest'} session`, async () => append(pick));
     }
-    await timed('served, 0.3 s after +1 MB to the largest session', async () => {
-      append('largest');
-      await new Promise((r) => setTimeout(r, 300));
-    });
+    if (!o.onlyUnchanged) {
+      await timed('served, 0.3 s after +1 MB to the largest session', async () => {
+        append('largest');
+        await new Promise((r) => setTimeout(r, 300));
+      });
+    }
     const rss = server.peakRssMb();
     return { cases, primeMs: prime.wallMs, ...(rss !== undefined && { serverPeakRssMb: rss }) };
   } finally {
