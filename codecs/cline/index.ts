@@ -44,6 +44,8 @@ export interface ClineFamilySpec {
   /** The VS Code extension id (`publisher.name`), the name of its globalStorage folder. */
   extensionId: string;
   defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
+  /** The variables that move its roots (named when set to a folder that is missing). */
+  rootVariables: readonly string[];
   flavor: Omit<ClineFlavor, 'id'>;
 }
 
@@ -73,6 +75,7 @@ export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
     parserVersion: PARSER_VERSION,
     capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
     defaultRoots: spec.defaultRoots,
+    rootVariables: spec.rootVariables,
     ...fromSyncListing((roots) => discoverTasks(spec.id, roots)),
     getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
     read: createDocumentRead({ id: spec.id, parserVersion: PARSER_VERSION }, createClineParser(flavor)),
@@ -98,6 +101,7 @@ export const cline: Codec = defineClineFamilyCodec({
   displayName: 'Cline',
   extensionId: 'saoudrizwan.claude-dev',
   defaultRoots: getClineRoots,
+  rootVariables: ['SESSIONFOLD_CLINE_DIR', 'CLINE_DATA_DIR', 'CLINE_DIR'],
   flavor: { metadataModels: true },
 });
 export default cline;

@@ -27,6 +27,7 @@ export const grok: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getGrokRoots,
+  rootVariables: ['GROK_HOME'],
   ...fromSyncListing(discoverGrokSync),
   getParseDependencies: () => [],
   lineCore: grokCore,

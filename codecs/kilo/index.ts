@@ -25,6 +25,7 @@ const extension = defineClineFamilyCodec({
   displayName: 'Kilo Code',
   extensionId: KILO_EXTENSION_ID,
   defaultRoots: getKiloRoots,
+  rootVariables: ['SESSIONFOLD_KILO_DIR'],
   flavor: { inclusiveSince: KILO_INCLUSIVE_SINCE, metadataModels: false },
 });
 
@@ -54,6 +55,7 @@ export const kilo: Codec = {
   parserVersion: extension.parserVersion + cli.parserVersion - 1,
   capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
   defaultRoots: (env?: NodeJS.ProcessEnv) => [...getKiloRoots(env), ...getKiloCliRoots(env)],
+  rootVariables: ['SESSIONFOLD_KILO_DIR', 'SESSIONFOLD_KILO_CLI_DIR'],
   async *discover(roots: readonly string[]) {
     yield* both(roots);
   },

@@ -19,6 +19,7 @@ export const roo: Codec = defineClineFamilyCodec({
   displayName: 'Roo Code',
   extensionId: ROO_EXTENSION_ID,
   defaultRoots: getRooRoots,
+  rootVariables: ['SESSIONFOLD_ROO_DIR'],
   flavor: { inclusiveSince: ROO_INCLUSIVE_SINCE, metadataModels: false },
 });
 export default roo;

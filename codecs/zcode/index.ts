@@ -88,6 +88,7 @@ export const zcode: Codec = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getZcodeRoots,
+  rootVariables: ['ZCODE_HOME'],
   discover: discoverZcode,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
     for await (const f of discoverZcode(roots)) if (f.sessionId === nativeId) return f;

@@ -16,6 +16,8 @@ import { layOutAntigravity } from './antigravity-layout.js';
 import { layOutKimi } from './kimi-layout.js';
 import { writeGooseDb } from '../goose-helpers.js';
 import { buildHermesDb } from './hermes-db.js';
+import { buildZcodeDb } from './zcode-db.js';
+import Database from 'better-sqlite3';
 import { CLAUDE_COPIES } from '../sessions-helpers.js';
 
 const SHARED = fileURLToPath(new URL('../../../shared/fixtures/real/', import.meta.url));
@@ -76,6 +78,20 @@ const CLAUDE = CLAUDE_COPIES;
 async function copilotId(file: string): Promise<string> {
   const first = JSON.parse((await readFile(file, 'utf8')).split('\n')[0] as string) as { data: { sessionId: string } };
   return first.data.sessionId;
+}
+
+/** A VS Code extension of the Cline family: the repo's task folders under `<editor>/User/globalStorage/<id>/tasks`. */
+function vscodeTasks(editor: string, extension: string, tasks: readonly string[]): AgentTreeEntry {
+  return {
+    async layOut({ home, own }) {
+      await cp(join(own, 'tasks'), join(home, '.config', editor, 'User', 'globalStorage', extension, 'tasks'), { recursive: true });
+    },
+    goldens: tasks,
+    sessions: tasks.length,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  };
 }
 
 /**
@@ -293,6 +309,57 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     usage: 'none', // the real Antigravity CLI step logs carry no token counts
     titles: true,
     cwd: false,
+  },
+  // The VS Code extensions: no real sample exists; the repo's own tasks, each under the editor's globalStorage.
+  cline: vscodeTasks('Code', 'saoudrizwan.claude-dev', ['1767225600000', '1767312000000', '1767398400000']),
+  roo: vscodeTasks('Cursor', 'rooveterinaryinc.roo-cline', ['0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f', '019ad6e0-1f00-7a00-8b00-0c0d0e0f1011']),
+  kilo: vscodeTasks('VSCodium', 'kilocode.kilo-code', ['019af0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b', '019af6a7-0000-7000-8000-000000000001']),
+  grok: {
+    // no real sample exists: the repo's sessions, shaped from Grok Build's source (codecs/grok/README.md)
+    async layOut({ home, own }) {
+      await cp(join(own, 'sessions'), join(home, '.grok', 'sessions'), { recursive: true });
+    },
+    goldens: ['0f9c2e4a-1b7d-4c3e-9a51-6d2b8e7f1a01', '5b3e8d21-77aa-4f0e-8c19-2e4f6a9b0c02', 'c7d1a9e0-3f52-4b8c-a6e4-91b2d3c4e503'],
+    sessions: 3,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  'grok-cli': {
+    // the community grok-cli's database, built from its own DDL and the repo's rows
+    async layOut({ home, own }) {
+      await mkdir(join(home, '.grok'), { recursive: true });
+      const db = new Database(join(home, '.grok', 'grok.db'));
+      db.pragma('journal_mode = WAL');
+      db.exec(await readFile(join(own, 'grok.sql'), 'utf8'));
+      db.close();
+    },
+    goldens: ['grok'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  codebuff: {
+    async layOut({ home, own }) {
+      await cp(join(own, 'projects'), join(home, '.config', 'manicode', 'projects'), { recursive: true });
+    },
+    goldens: ['2026-01-04T09-15-00.000Z', '2026-01-05T18-40-12.345Z', '2026-01-06T07-00-00.000Z'],
+    sessions: 3,
+    usage: 'tokens',
+    titles: true,
+    cwd: false, // Codebuff keeps only the project folder's name
+  },
+  zcode: {
+    async layOut({ home }) {
+      await mkdir(join(home, '.zcode', 'cli', 'db'), { recursive: true });
+      buildZcodeDb(join(home, '.zcode', 'cli', 'db', 'db.sqlite'));
+    },
+    goldens: ['db'],
+    sessions: 3, // two with requests, and a `session` row without any
+    usage: 'tokens',
+    titles: false, // Z Code's usage table holds no conversation
+    cwd: true,
   },
 };
 
