@@ -5,11 +5,11 @@
  * with `--lazy`) keep head-and-tail counts, marked `+` (lower bounds); `--full` reads every listed session.
  * `--sort cost|turns` and `--model` read what they need.
  */
-import { listCodecs } from '../../registry.js';
-import type { SessionListOptions, SessionSummary } from '../../sessions/types.js';
+import { listSessionsData } from '../../sessions/listing.js';
+import type { SessionListOptions } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
-import { compareSummaries } from '../../sessions/list.js';
-import { makeManager, parseChoice, parseDateOption, parseIntOption, renderTable, summaryCells, summaryJson, terminalWidth } from './sessions-common.js';
+import { renderSessionList, type SessionListView } from '../render/sessions-list.js';
+import { makeManager, parseChoice, parseDateOption, parseIntOption } from './sessions-common.js';
 
 /** Listed sessions whose files add up to this many MiB are read whole, so the table is exact in the usual case. */
 export const EXACT_BUDGET_MB = 64;
@@ -32,7 +32,8 @@ export default defineCommand({
     subagents: { type: 'boolean', description: 'Include subagent transcripts' },
     json: { type: 'boolean', description: 'Print a JSON array (schema: docs/sessions.md)' },
   },
-  async run(ctx: CommandContext) {
+  /** The compute step (all `serve` runs): the listing and how to show it, as plain data. */
+  async compute(ctx: CommandContext) {
     if (ctx.positionals.length > 1) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[1]}"`);
     const agent = ctx.positionals[0];
     const sort = parseChoice(ctx, 'sort', ['date', 'cost', 'turns'] as const);
@@ -56,30 +57,8 @@ export default defineCommand({
       exactBytes: bool(ctx, 'lazy') ? 0 : EXACT_BUDGET_MB * 1024 * 1024,
       subagents: bool(ctx, 'subagents'),
     };
-    const manager = makeManager(ctx);
-    let rows: SessionSummary[];
-    if (agent !== undefined) rows = await manager.list(agent, options);
-    else {
-      const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
-      rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
-    }
-    if (bool(ctx, 'json')) {
-      ctx.stdout.write(`${JSON.stringify(rows.map(summaryJson), null, 2)}\n`);
-      return 0;
-    }
-    if (rows.length === 0) {
-      ctx.stdout.write(`No sessions${agent !== undefined ? ` for ${agent}` : ''}.\n`);
-      return 0;
-    }
-    const withAgent = agent === undefined;
-    const header = ['UPDATED', ...(withAgent ? ['AGENT'] : []), 'SESSION', 'MODEL', 'TURNS', 'MSGS', 'COST', 'TITLE'];
-    const body = rows.map((s) => {
-      const c = summaryCells(s);
-      return [c.updated, ...(withAgent ? [s.agent] : []), s.sessionId, c.model, c.turns, c.messages, c.cost, s.title === '' ? '(untitled)' : s.title];
-    });
-    const right = new Set(withAgent ? [4, 5, 6] : [3, 4, 5]);
-    ctx.stdout.write(renderTable(header, body, terminalWidth(ctx), right));
-    if (rows.some((s) => !s.exact)) ctx.stdout.write('+ counts from the head and tail of the file only (lower bounds); --full reads every listed session whole\n');
-    return 0;
+    const view: SessionListView = { json: bool(ctx, 'json') };
+    return { listing: await listSessionsData(makeManager(ctx), agent, options), view };
   },
+  render: renderSessionList,
 });
