@@ -1,7 +1,7 @@
 /**
  * Topic `serve-soak`: can `sessionfold serve` be knocked over? One server takes a soak of mixed requests
  * (BENCH_SOAK_REQUESTS, default 10,000) from 16 clients at once: valid `cost report --json` requests sent
- * with the CLI's own client (`runServed`, src/serve/client.ts), malformed request lines (`null`, junk bytes,
+ * with the CLI's own client (`runServedCommand`, src/cli/served.ts, which renders the served data), malformed request lines (`null`, junk bytes,
  * wrong shapes and versions, a line over the size bound) and slow clients (half a request, then silence
  * until they hang up) written on raw sockets. It checks every valid answer against a local run's output
  * before it reports a time; then the server must stay under 250 MB peak RSS and answer valid requests
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
-import { runServed } from '../src/serve/client.js';
+import { runServedCommand } from '../src/cli/served.js';
 import { buildId, PROTOCOL_VERSION } from '../src/serve/protocol.js';
 import { check, type BenchCase, type IterationResult, type Topic } from './lib/harness.js';
 import { runTopicMain } from './lib/main.js';
@@ -51,7 +51,7 @@ async function valid(s: Soak): Promise<number> {
   const stdout = new Collect();
   const stderr = new Collect();
   const t0 = performance.now();
-  const code = await runServed(ARGV, { stdout, stderr, env: s.env, cwd: s.dir });
+  const code = await runServedCommand(ARGV, { stdout, stderr, env: s.env, cwd: s.dir });
   const ms = performance.now() - t0;
   check(code === 0, `served request exit ${String(code)} (undefined: the server declined): ${stderr.text}`);
   check(stdout.text === s.expected, `served answer differs from the local run: ${stdout.text.slice(0, 200)}`);

@@ -7,13 +7,16 @@
 import type { NormalizedReadOptions, ReadOptions, RowCursor } from './protocol/codec.js';
 import { normalizeReadOptions } from './protocol/codec.js';
 import { SessionfoldError } from './protocol/errors.js';
-import type { SessionfoldEvent } from './protocol/events.js';
+import type { KindCounts, SessionfoldEvent } from './protocol/events.js';
 import type { RowRestartReason } from './sqlite-rows.js';
 
 /** What one parse reports. */
 export interface CollectedRead {
-  /** How a RowCursor read started; absent for a source read whole (restarted, `no-cursor`). */
-  start?: { restarted: boolean; reason: RowRestartReason | undefined };
+  /**
+   * How a RowCursor read started; absent for a source read whole (restarted, `no-cursor`). `replaced`: per
+   * kind, how many of the last events the previous read yielded this one yields again.
+   */
+  start?: { restarted: boolean; reason: RowRestartReason | undefined; replaced?: KindCounts };
   /** The cursor after the read; absent for a source read whole (no cursor to resume from). */
   cursor?: RowCursor;
   /** Records (rows, files, array items) and bytes of text read. */
@@ -37,7 +40,7 @@ export async function* readCollected(
   const events: SessionfoldEvent[] = [];
   const r = await parse(o, (e) => events.push(e));
   const start = r.start ?? { restarted: true, reason: 'no-cursor' as const };
-  o.resume?.onStart?.({ restarted: start.restarted, ...(start.reason !== undefined && { reason: start.reason }), replaced: {} });
+  o.resume?.onStart?.({ restarted: start.restarted, ...(start.reason !== undefined && { reason: start.reason }), replaced: start.restarted ? {} : (start.replaced ?? {}) });
   o.info.bytes += r.bytes;
   o.info.lines += r.records;
   if (r.skipped > 0) {

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openCacheDb } from '../src/cache/db.js';
 import { CursorStore } from '../cursors/store.js';
 import { runCli } from '../src/cli/run.js';
+import { computeServed } from '../src/cli/served.js';
 import { startServer } from '../src/serve/server.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { runCliChild, tempDirs } from './helpers/child.js';
@@ -54,7 +55,7 @@ describe('serve --socket never removes what is not a dead server\'s socket', () 
     mkdirSync(folder);
     writeFileSync(join(folder, 'x'), 'x');
     for (const path of [file, ro, folder]) {
-      const e = await rejection(startServer({ socket: path, run: runCli, watch: false, sweepMs: 0 }));
+      const e = await rejection(startServer({ socket: path, compute: computeServed, watch: false, sweepMs: 0 }));
       expect(isSessionfoldError(e, 'IO_ERROR')).toBe(true);
       expect((e as Error).message).toContain(path);
     }
@@ -67,7 +68,7 @@ describe('serve --socket never removes what is not a dead server\'s socket', () 
     const d = await dir();
     const path = join(d, 'sf.sock');
     await staleSocket(path);
-    const server = await startServer({ socket: path, run: runCli, watch: false, sweepMs: 0 });
+    const server = await startServer({ socket: path, compute: computeServed, watch: false, sweepMs: 0 });
     expect(lstatSync(path).isSocket()).toBe(true);
     // Something else took the path meanwhile: the server leaves it there.
     rmSync(path);

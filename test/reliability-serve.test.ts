@@ -12,7 +12,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runServed } from '../src/serve/client.js';
 import { buildId, encodeFrame, FRAME, FrameReader, PROTOCOL_VERSION, type ServeRequest } from '../src/serve/protocol.js';
 import { startServer, type ServerHandle } from '../src/serve/server.js';
-import { sink } from './sessions-helpers.js';
 import { tempDirs } from './helpers/child.js';
 
 const temps = tempDirs('sf-serve-');
@@ -39,38 +38,51 @@ function rawExchange(path: string, bytes: string | Buffer, ms = 3000): Promise<{
   });
 }
 
-/** A runner: `--hang` never returns; anything else prints one line. */
-function fakeRun(calls: string[]) {
-  return async (argv: string[], io: { stdout: NodeJS.WritableStream }) => {
+/** A compute step: `--hang` never returns, `--fail` throws; anything else answers `{ ran: argv }`. */
+function fakeCompute(calls: string[]) {
+  return async (argv: string[]) => {
     calls.push(argv.join(' '));
     if (argv.includes('--hang')) await new Promise(() => undefined);
-    io.stdout.write(`ran ${argv.join(' ')}\n`);
-    return 0;
+    if (argv.includes('--fail')) throw new Error('no such agent');
+    return { ran: argv.join(' ') };
   };
 }
 
 function request(argv: string[]): ServeRequest {
-  return { v: PROTOCOL_VERSION, build: buildId(), argv, env: {}, cwd: '/', streams: { stdout: { isTTY: false }, stderr: { isTTY: false } } };
+  return { v: PROTOCOL_VERSION, build: buildId(), argv, env: {}, cwd: '/' };
 }
 
+/** A served command's answer (undefined: the caller runs it locally) and how long it took. */
 async function served(socket: string, argv: string[], deadlineMs?: number) {
-  const out = sink();
   const env = { SESSIONFOLD_SOCKET: socket, ...(deadlineMs !== undefined && { SESSIONFOLD_SERVE_DEADLINE_MS: String(deadlineMs) }) };
   const t0 = Date.now();
-  const code = await runServed(argv, { stdout: out, stderr: sink(), env, cwd: '/' });
-  return { code, out: out.text(), ms: Date.now() - t0 };
+  const answer = await runServed(argv, { env, cwd: '/' });
+  return { answer, ms: Date.now() - t0 };
 }
 
 describe('serve validates and bounds every request', () => {
   it('refuses null, arrays, numbers and malformed fields, and keeps answering', async () => {
     const socket = join(await dir(), 's.sock');
     const calls: string[] = [];
-    const server = await startServer({ socket, run: fakeRun(calls), watch: false, sweepMs: 0 });
+    const server = await startServer({ socket, compute: fakeCompute(calls), watch: false, sweepMs: 0 });
     try {
-      const bad = ['null', '[]', '42', '"x"', '{}', JSON.stringify({ v: PROTOCOL_VERSION, build: buildId(), argv: 'cost report', cwd: '/', env: {} }), JSON.stringify({ ...request(['cost', 'report']), env: { A: 1 } }), JSON.stringify({ ...request(['cost', 'report']), streams: null })];
+      const bad = ['null', '[]', '42', '"x"', '{}', JSON.stringify({ v: PROTOCOL_VERSION, build: buildId(), argv: 'cost report', cwd: '/', env: {} }), JSON.stringify({ ...request(['cost', 'report']), env: { A: 1 } }), JSON.stringify({ ...request(['cost', 'report']), cwd: 7 })];
       for (const line of bad) expect(await rawExchange(socket, `${line}\n`)).toEqual({ kinds: [FRAME.refused], closed: true });
-      expect(await served(socket, ['cost', 'report'])).toMatchObject({ code: 0, out: 'ran cost report\n' });
+      expect(await served(socket, ['cost', 'report'])).toMatchObject({ answer: { data: { ran: 'cost report' } } });
       expect(server.stats.refused).toBe(bad.length);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses after STARTED a command whose compute step throws (its client runs it locally), and keeps answering', async () => {
+    const socket = join(await dir(), 's.sock');
+    const server = await startServer({ socket, compute: fakeCompute([]), watch: false, sweepMs: 0 });
+    try {
+      expect(await rawExchange(socket, `${JSON.stringify(request(['cost', 'report', '--fail']))}\n`)).toEqual({ kinds: [FRAME.started, FRAME.refused], closed: true });
+      expect((await served(socket, ['cost', 'report', '--fail'])).answer).toBeUndefined();
+      expect((await served(socket, ['sessions', 'list'])).answer).toEqual({ data: { ran: 'sessions list' } });
+      expect(server.stats).toMatchObject({ served: 1, failed: 2, refused: 0 });
     } finally {
       await server.close();
     }
@@ -78,7 +90,7 @@ describe('serve validates and bounds every request', () => {
 
   it('refuses a request over the size bound, drops one that never ends, and closes clients past the count bound', async () => {
     const socket = join(await dir(), 's.sock');
-    const server = await startServer({ socket, run: fakeRun([]), watch: false, sweepMs: 0 });
+    const server = await startServer({ socket, compute: fakeCompute([]), watch: false, sweepMs: 0 });
     const idle: Socket[] = [];
     try {
       expect(await rawExchange(socket, Buffer.alloc((1 << 20) + 10, 0x20))).toEqual({ kinds: [FRAME.refused], closed: true });
@@ -94,7 +106,7 @@ describe('serve validates and bounds every request', () => {
       await new Promise((r) => setTimeout(r, 50));
       const extra = await rawExchange(socket, `${JSON.stringify(request(['cost', 'report']))}\n`, 2000);
       expect(extra).toEqual({ kinds: [], closed: true });
-      expect(await served(socket, ['cost', 'report'])).toMatchObject({ code: undefined });
+      expect((await served(socket, ['cost', 'report'])).answer).toBeUndefined();
     } finally {
       for (const s of idle) s.destroy();
       await server.close();
@@ -106,22 +118,22 @@ describe('a command that blocks', () => {
   it('holds no later client past its deadline (it runs locally), nor the queue past the stall bound; close() returns within a second', async () => {
     const socket = join(await dir(), 's.sock');
     const calls: string[] = [];
-    const server: ServerHandle = await startServer({ socket, run: fakeRun(calls), watch: false, sweepMs: 0, stallMs: 1500 });
+    const server: ServerHandle = await startServer({ socket, compute: fakeCompute(calls), watch: false, sweepMs: 0, stallMs: 1500 });
     const hung = served(socket, ['cost', 'report', '--hang'], 60_000);
     await new Promise((r) => setTimeout(r, 200));
     const waiting = await served(socket, ['sessions', 'list'], 300);
-    expect(waiting.code).toBeUndefined(); // the caller runs it locally
+    expect(waiting.answer).toBeUndefined(); // the caller runs it locally
     expect(waiting.ms).toBeLessThan(1500);
     await new Promise((r) => setTimeout(r, 1500));
     // The stalled command no longer holds the queue.
-    expect(await served(socket, ['cost', 'report', '--json'], 5000)).toMatchObject({ code: 0, out: 'ran cost report --json\n' });
+    expect(await served(socket, ['cost', 'report', '--json'], 5000)).toMatchObject({ answer: { data: { ran: 'cost report --json' } } });
     // The client that gave up was not run for nobody.
     expect(calls).toEqual(['cost report --hang', 'cost report --json']);
     const t0 = Date.now();
     expect(await server.close()).toBe(false);
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(existsSync(socket)).toBe(false);
-    expect((await hung).code).toBeUndefined(); // nothing was written yet: that client runs it locally
+    expect((await hung).answer).toBeUndefined(); // nothing was written yet: that client runs it locally
   }, 30_000);
 
   it('SIGTERM stops `sessionfold serve` within a second while a command is blocked in the kernel, and the socket goes (child process)', async () => {
@@ -154,7 +166,7 @@ describe('a command that blocks', () => {
   it('an uncaught error in the server process still removes the socket (child process)', async () => {
     const d = await dir();
     const socket = join(d, 's.sock');
-    const script = `const { startServer } = await import('./src/serve/server.ts'); await startServer({ socket: ${JSON.stringify(socket)}, run: async () => 0, watch: false, sweepMs: 0 }); setTimeout(() => { throw new Error('boom'); }, 100);`;
+    const script = `const { startServer } = await import('./src/serve/server.ts'); await startServer({ socket: ${JSON.stringify(socket)}, compute: async () => 0, watch: false, sweepMs: 0 }); setTimeout(() => { throw new Error('boom'); }, 100);`;
     const child = spawn(process.execPath, ['--import', './src/scan/dev-register.mjs', '--input-type=module', '-e', script], { cwd: new URL('../', import.meta.url).pathname });
     let err = '';
     child.stderr.on('data', (b) => (err += b));

@@ -15,7 +15,7 @@ import { encodeFrame, FRAME, FrameReader, getSocketPath, isServed } from '../src
 import { WatchedDiscovery } from '../src/serve/watch.js';
 import { copyClaudeFixtures, copyCodexFixtures, makeHome, sink, snapshotTree, type Home } from './sessions-helpers.js';
 import { runCli } from '../src/cli/run.js';
-import { runServed } from '../src/serve/client.js';
+import { computeServed, runServedCommand } from '../src/cli/served.js';
 import { startServer } from '../src/serve/server.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
 
@@ -43,7 +43,7 @@ async function inProcess(args: string[], env: NodeJS.ProcessEnv, via: { socket: 
   const code =
     via === 'local'
       ? await runCli(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: 'off' } })
-      : await runServed(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: via.socket }, cwd: via.cwd });
+      : await runServedCommand(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: via.socket }, cwd: via.cwd });
   return { code, out: out.text(), err: err.text() };
 }
 
@@ -78,7 +78,8 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     await copyCodexFixtures(home);
     sessionFile = join(home.claude, 'projects', '-tmp-proj', `${session}.jsonl`);
     socket = join(home.dir, 'run', 'sf.sock');
-    server = spawn(process.execPath, [CLI, 'serve', '--socket', socket, '--sweep', '0'], { env: { ...home.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    // The server's own zone is not the clients' (UTC): what it computes and what they show must not depend on it.
+    server = spawn(process.execPath, [CLI, 'serve', '--socket', socket, '--sweep', '0'], { env: { ...home.env, TZ: 'Asia/Tokyo' }, stdio: ['ignore', 'ignore', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       server.stderr!.on('data', (d: Buffer) => {
         log += d.toString();
@@ -102,6 +103,26 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     await expectSame(['sessions', 'list', '--json']);
     await expectSame(['cost', 'report', '--group-by', 'model', '--tz', 'UTC']);
   }, 60_000);
+
+  it('answers every format byte for byte as a local run does, in the client\'s time zone, not the server\'s', async () => {
+    const formats = [['--format', 'table'], ['--json'], ['--format', 'csv'], ['--format', 'markdown'], ['--compact'], ['--breakdown'], ['--no-cost'], ['--order', 'desc']];
+    for (const f of formats) {
+      for (const g of ['day', 'session']) await expectSame(['cost', 'report', '--group-by', g, ...f]);
+    }
+    // day buckets in UTC, the clients' zone: a server that bucketed in its own (Asia/Tokyo) would differ
+    const byDay = await expectSame(['cost', 'report', '--group-by', 'day', '--json']);
+    expect(Object.keys((JSON.parse(byDay) as { breakdowns: object }).breakdowns).length).toBeGreaterThan(0);
+    await expectSame(['cost', 'report', '--group-by', 'none', '--format', 'csv']);
+    for (const args of [[], ['claude'], ['codex', '--sort', 'cost'], ['--limit', '2', '--direction', 'asc'], ['--full', '--json']]) await expectSame(['sessions', 'list', ...args]);
+    // An unknown agent: the server's compute step throws, it refuses, and the client runs the command
+    // locally, which fails exactly as a local run does.
+    const failing = (served: boolean) => run(['sessions', 'list', 'nobody-agent'], served).catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
+    const before = (log.match(/^failed sessions list/gm) ?? []).length;
+    const served = await failing(true);
+    expect(served).toEqual(await failing(false));
+    expect(served).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error AGENT_NOT_FOUND/) as unknown });
+    expect((log.match(/^failed sessions list/gm) ?? []).length).toBe(before + 1);
+  }, 120_000);
 
   it('sees an append the moment the write returns, every time', async () => {
     let last = '';
@@ -234,15 +255,15 @@ describe('the serve client', () => {
   });
 
   it('splits frames however the bytes arrive', () => {
-    const bytes = Buffer.concat([encodeFrame(FRAME.stdout, 'héllo'), encodeFrame(FRAME.stderr, ''), encodeFrame(FRAME.exit, '{"code":0}')]);
+    const bytes = Buffer.concat([encodeFrame(FRAME.started, ''), encodeFrame(FRAME.data, '{"data":"héllo"}'), encodeFrame(FRAME.refused, '')]);
     for (const step of [1, 2, 5, 7, bytes.length]) {
       const r = new FrameReader();
       const got: { kind: number; payload: Buffer }[] = [];
       for (let i = 0; i < bytes.length; i += step) got.push(...r.push(bytes.subarray(i, i + step)));
       expect(got.map((f) => [f.kind, f.payload.toString()])).toEqual([
-        [FRAME.stdout, 'héllo'],
-        [FRAME.stderr, ''],
-        [FRAME.exit, '{"code":0}'],
+        [FRAME.started, ''],
+        [FRAME.data, '{"data":"héllo"}'],
+        [FRAME.refused, ''],
       ]);
       expect(r.pending).toBe(0);
     }
@@ -254,7 +275,7 @@ describe('serve without notifications (as on systems other than Linux)', () => {
     const home = await makeHome();
     await copyClaudeFixtures(home);
     const socket = join(home.dir, 'in-process.sock');
-    const server = await startServer({ socket, run: runCli, watch: false, sweepMs: 0 });
+    const server = await startServer({ socket, compute: computeServed, watch: false, sweepMs: 0 });
     const args = ['cost', 'report', '--json', '--group-by', 'session', '--tz', 'UTC'];
     const served = () => inProcess(args, { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 's.db') }, { socket, cwd: home.dir });
     const local = () => inProcess(args, { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'l.db') }, 'local');
@@ -281,17 +302,19 @@ describe('served output follows the client, not the server', () => {
     const { TZ: _tz, NO_COLOR: _nc, COLUMNS: _c, ...noTz } = home.env;
     const serverTz = process.env.TZ;
     process.env.TZ = 'Asia/Tokyo'; // the server's own zone, which must not show
-    const server = await startServer({ socket, run: runCli, sweepMs: 0 });
+    const server = await startServer({ socket, compute: computeServed, sweepMs: 0 });
     const tables = new Map<string, string>();
     try {
       for (const tty of [true, false]) {
         for (const zone of ['America/Santiago', undefined]) {
           const env = { ...noTz, ...(zone !== undefined && { TZ: zone }), SESSIONFOLD_CACHE: join(home.dir, 'shape.db') };
           for (const args of [['sessions', 'list', '--limit', '5'], ['cost', 'report', '--group-by', 'day']]) {
-            const served = await inProcess(args, env, { socket, cwd: home.dir }, tty);
-            // The local reference runs as a client process would: in the client's zone.
+            // Both run as a client process would: in the client's zone, which the served answer is
+            // rendered in (the server computes in the zone of the request's TZ; its own shows in the
+            // child-process test above).
             if (zone === undefined) delete process.env.TZ;
             else process.env.TZ = zone;
+            const served = await inProcess(args, env, { socket, cwd: home.dir }, tty);
             const local = await inProcess(args, env, 'local', tty);
             process.env.TZ = 'Asia/Tokyo';
             expect({ code: served.code, out: served.out }).toEqual({ code: local.code, out: local.out });
@@ -320,7 +343,7 @@ describe('served right after a write, in one process (the tightest race)', () =>
     const file = join(proj, `${sid}.jsonl`);
     writeFileSync(file, `${claudeAssistant(sid, '/tmp/race', 'race_0', 100, '2026-08-03T12:00:00.000Z')}\n`);
     const socket = join(home.dir, 'race.sock');
-    const server = await startServer({ socket, run: runCli, sweepMs: 0 });
+    const server = await startServer({ socket, compute: computeServed, sweepMs: 0 });
     const output = async (): Promise<number> => {
       const r = await inProcess(['cost', 'report', '--json', '--tz', 'UTC'], { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'race.db') }, { socket, cwd: home.dir });
       expect(r.code).toBe(0);

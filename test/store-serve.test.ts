@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
-import { runServed } from '../src/serve/client.js';
+import { computeServed, runServedCommand } from '../src/cli/served.js';
 import { startServer } from '../src/serve/server.js';
 import { CLAUDE_COPIES, copyClaudeFixtures, makeHome, sink } from './sessions-helpers.js';
 
@@ -18,11 +18,11 @@ describe('serve sees the store', () => {
     await copyClaudeFixtures(home);
     const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'serve.db') };
     const socket = join(home.dir, 'store.sock');
-    const server = await startServer({ socket, run: runCli, sweepMs: 0 });
+    const server = await startServer({ socket, compute: computeServed, sweepMs: 0 });
     const served = async (args: string[]) => {
       const out = sink();
       const err = sink();
-      const code = await runServed(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: socket }, cwd: home.dir });
+      const code = await runServedCommand(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: socket }, cwd: home.dir });
       expect([code, err.text()]).toEqual([0, '']);
       return JSON.parse(out.text()) as unknown;
     };

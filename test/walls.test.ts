@@ -80,6 +80,31 @@ export const WALLS: Wall[] = [
   { name: 'nothing outside src/cli/ imports the CLI', allows: (f, t) => !inCli(t) || inCli(f) },
 ];
 
+/** Every project file `from` reaches through imports (itself excluded). */
+export function reach(graph: Graph, from: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [...(graph.get(from) ?? [])];
+  while (todo.length > 0) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    todo.push(...(graph.get(f) ?? []));
+  }
+  return seen;
+}
+
+/**
+ * What `serve` (src/serve/) reaches that it must not: the CLI or a renderer. The server computes and sends
+ * data, the client hands it back; only src/cli/ turns it into text (ARCHITECTURE.md, "serve").
+ */
+export function serveReachesText(graph: Graph): string[] {
+  const out: string[] = [];
+  for (const from of [...graph.keys()].filter((f) => f.startsWith('src/serve/')).sort()) {
+    for (const to of [...reach(graph, from)].sort()) if (inCli(to) || isRenderer(to)) out.push(`${from} -> ${to}`);
+  }
+  return out;
+}
+
 export function crossings(graph: Graph): string[] {
   const out: string[] = [];
   for (const [from, deps] of graph) {
@@ -141,6 +166,20 @@ describe('the walls', () => {
 
   it('no import crosses a wall', () => {
     expect(crossings(graph)).toEqual([]);
+  });
+
+  it('serve (src/serve/**) reaches nothing of src/cli/** and no renderer, directly or through another file', () => {
+    expect([...graph.keys()].filter((f) => f.startsWith('src/serve/')).length).toBeGreaterThan(4);
+    expect(serveReachesText(graph)).toEqual([]);
+    // the check sees a crossing, a direct one and one through a fold
+    const bad = new Map(graph);
+    bad.set('src/serve/evil.ts', ['src/cli/render/cost.ts']);
+    bad.set('src/serve/evil2.ts', ['src/cost/evil-fold.ts']);
+    bad.set('src/cost/evil-fold.ts', ['src/cli/evil-render.ts']);
+    expect(serveReachesText(bad).filter((c) => c.includes('evil'))).toEqual([
+      'src/serve/evil.ts -> src/cli/render/cost.ts',
+      'src/serve/evil2.ts -> src/cli/evil-render.ts',
+    ]);
   });
 
   it('no circle among files', () => {

@@ -2,22 +2,20 @@
  * `goose`: Block's Goose agent, whose sessions live in one SQLite database, `sessions.db` (README.md has the
  * schema from Goose's source). Each session is a record path `<sessions.db>#<session id>` (cursors/sqlite.ts);
  * the database's own path reads every session. Reads go through `withSqliteSnapshot` (one consistent
- * snapshot; nothing beside the database is created, changed or removed) and are whole: a changed database,
- * or its `-wal`, is read again. Per session: a session event, the messages in id order with their tool
- * calls and results, and the session's one usage event.
+ * snapshot; nothing beside the database is created, changed or removed) and resume by RowCursor (db.ts): a
+ * warm read takes the messages added since. Per session: a session event, the messages in id order with
+ * their tool calls and results, and the session's one usage event.
  *
  * @example
  * import { goose } from 'sessionfold/codecs/goose';
  * for await (const f of goose.discover(goose.defaultRoots()))
  *   for await (const e of goose.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
-import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
-import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { Codec, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import { getParserString } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { readCollected } from '../../cursors/read-collected.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
-import type { SqliteDatabase } from '../../cursors/sqlite.js';
-import { messageEvents, sessionEvent, sessionModel, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
 
 export { count, messageEvents, sessionEvent, sessionModel, sqlTime, usageEvent, type GooseCounts, type Row } from './parse.js';
@@ -25,48 +23,16 @@ export { CODEC_ID, discoverGooseFiles, getGooseRoots, SESSIONS_DB } from './path
 
 /** Goes up whenever this codec would parse an unchanged file differently. */
 export const PARSER_VERSION = 1;
+const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
 
-const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
-
-/**
- * The sessions (all, or the one `only` names) in the order Goose created them, with the records skipped.
- * Offsets are row ids, the same whichever kinds a read asks for: a session event 0, a message (and its tool
- * calls and results) its `messages.id`, the usage event the id of the session's last message.
- */
-function sessionsOf(db: SqliteDatabase, kinds: ReadonlySet<EventKind>, only: string | undefined): SnapshotEvents {
-  const rows = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
-  const messages = CONVERSATION.some((k) => kinds.has(k)) ? db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY id') : undefined;
-  const lastId = db.prepare('SELECT max(id) AS id FROM messages WHERE session_id = ?');
-  const events: SessionfoldEvent[] = [];
-  const emit = (e: SessionfoldEvent): void => {
-    events.push(e);
-  };
-  const counts = { skipped: 0 };
-  for (const row of rows) {
-    const s = sessionEvent(row, 0, emit);
-    if (s === undefined) {
-      counts.skipped++;
-      continue;
-    }
-    const model = sessionModel(row);
-    let last = 0;
-    if (messages !== undefined) {
-      for (const m of messages.all(s.sessionId) as Row[]) {
-        last = Number(m.id);
-        messageEvents(s, m, last, model, emit, counts);
-      }
-    } else last = Number((lastId.get(s.sessionId) as { id: unknown }).id ?? 0);
-    usageEvent(s, row, last, emit, counts);
-  }
-  return { events, skipped: counts.skipped };
-}
-
-async function* readGoose(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const { db, key } = splitRecordPath(file);
-  const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const got = agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, o.kinds, key));
-  yield* eventsForRead(got, o);
+/** A session (a record path) or the whole database, resumed by RowCursor (db.ts). */
+function readGoose(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  return readCollected(CODEC_ID, file, options, async (o, emit) => {
+    const { readGooseDb } = await import('./db.js'); // the SQLite driver only when a database is read
+    const { db, key } = splitRecordPath(file);
+    const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
+    return readGooseDb(db, key, from, PARSER, o.kinds, emit);
+  });
 }
 
 /**
@@ -111,7 +77,7 @@ export const goose: Codec = {
   aliases: ['goose-cli', 'block-goose'],
   displayName: 'Goose',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
   defaultRoots: getGooseRoots,
   rootVariables: ['GOOSE_PATH_ROOT'],
   discover: discoverGoose,

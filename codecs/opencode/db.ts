@@ -27,10 +27,11 @@ interface SessionRow {
   model?: string | null;
 }
 
-/** What a cursor keeps besides the watermarks: the session events last yielded, the last message's sort key. */
+/** What a cursor keeps besides the watermarks: the session events last yielded, each session's last message's sort key. */
 interface OpencodeCursorState {
   sessions: Record<string, string>;
-  last: [number, string] | null;
+  /** Per session: messages sort within their session, so a database's sessions append independently. */
+  last: Record<string, [number, string]>;
   /** The kinds the read yielded: a read for other kinds cannot resume from it. */
   kinds: string;
 }
@@ -66,7 +67,7 @@ function sources(sessionId: string | undefined): RowSource[] {
 
 function isState(v: unknown): v is OpencodeCursorState {
   const s = v as OpencodeCursorState | null;
-  return s !== null && typeof s === 'object' && typeof s.sessions === 'object' && s.sessions !== null;
+  return s !== null && typeof s === 'object' && typeof s.sessions === 'object' && s.sessions !== null && typeof s.last === 'object' && s.last !== null && !Array.isArray(s.last);
 }
 
 const keyOf = (r: OpencodeMessageRecord): [number, string] => [typeof r.info.time?.created === 'number' ? r.info.time.created : 0, r.info.id];
@@ -95,9 +96,11 @@ function appendsOnly(read: RowReadResult): boolean {
   const fresh = new Set((read.rows.message ?? []).map((r) => r.id));
   if ((read.rows.part ?? []).some((p) => !fresh.has(p.message_id))) return false;
   const state = read.codecState;
-  if (!isState(state) || state.last === null) return true;
-  const last = state.last;
-  return (read.rows.message ?? []).every((r) => !before([typeof r.time_created === 'number' ? r.time_created : 0, String(r.id)], last));
+  if (!isState(state)) return true;
+  return (read.rows.message ?? []).every((r) => {
+    const last = state.last[String(r.session_id)];
+    return last === undefined || !before([typeof r.time_created === 'number' ? r.time_created : 0, String(r.id)], last);
+  });
 }
 
 /** Message records of the rows, each with its parts, in OpenCode's order; malformed rows counted. */
@@ -147,8 +150,8 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
   const snap = withAgentSnapshot(agent, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
   if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent, file });
   const { read } = snap;
-  const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: null };
-  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: prev.last, kinds };
+  const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: {} };
+  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds };
   const { bySession, skipped, bytes } = records(read.rows);
   for (const row of snap.sessions) {
     const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid, agent);
@@ -159,7 +162,8 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
     for (const rec of bySession.get(row.id) ?? []) {
       emitMessage(rec, row.id, out);
       const k = keyOf(rec);
-      if (state.last === null || before(state.last, k)) state.last = k;
+      const last = state.last[row.id];
+      if (last === undefined || before(last, k)) state.last[row.id] = k;
     }
   }
   const rowsRead = (read.rows.message?.length ?? 0) + (read.rows.part?.length ?? 0) + snap.sessions.length;

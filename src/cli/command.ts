@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import type { ErrorCode } from '../../cursors/protocol/errors.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import type { RenderIo } from './render/io.js';
 
 export interface OptionDef {
   type: 'string' | 'boolean';
@@ -24,8 +25,6 @@ export interface CommandContext {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
-  /** The whole CLI as a function (run.ts `runCli`): what `serve` answers with, passed down so no command imports the runner that imports it. */
-  runCli: (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number>;
 }
 
 export interface CommandDef {
@@ -37,6 +36,13 @@ export interface CommandDef {
   /** Sub-commands (e.g. `sessions list`), lazily loaded. */
   subCommands?: Record<string, () => Promise<{ default: CommandDef }>>;
   run?(ctx: CommandContext): Promise<number | void>;
+  /**
+   * A served command (`cost report`, `sessions list`) is two steps instead of `run`: `compute`, plain
+   * JSON-serializable data (what `serve` runs and sends), and `render`, that data as text on the streams of
+   * whichever process shows it (the local run's, or the serve client's: served.ts), returning the exit code.
+   */
+  compute?(ctx: CommandContext): Promise<unknown>;
+  render?(data: never, io: RenderIo): number;
 }
 
 /** A user error: printed as one line with its code, then the usage; exit 1. */

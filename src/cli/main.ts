@@ -3,7 +3,8 @@
  * The sessionfold executable: runs the CLI with the process's streams. Importing it runs nothing.
  *
  * A served command (`cost report`, `sessions list`) goes first to a running `sessionfold serve` of this
- * build (src/serve/), loading only the client; everything else, and a served command nobody answers, loads
+ * build (src/serve/), loading only the client and, once the data is in, the command's render step
+ * (served.ts); everything else, and a served command nobody answers, loads
  * the CLI (run.ts, from its bundle where the build made one: `loadCli`). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
  */
 import { realpathSync, statSync } from 'node:fs';
@@ -21,8 +22,8 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
   const argv = process.argv.slice(2);
   let served: number | undefined;
   if ((await import('../serve/protocol.js')).isServed(argv)) {
-    const { runServed } = await import('../serve/client.js');
-    served = await runServed(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+    const { runServedCommand } = await import('./served.js');
+    served = await runServedCommand(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
   }
   if (served === undefined) {
     // from the CLI's own modules (its bundle): importing native.js here would load the kernel's module twice

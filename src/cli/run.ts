@@ -56,8 +56,11 @@ export async function runCli(
       io.stdout.write(usage);
       return 0;
     }
+    const ctx = { positionals, values, stdout: io.stdout, stderr: io.stderr, env: io.env };
+    // A served command computes its data, then renders it here, as its serve client does (served.ts).
+    if (def.compute !== undefined && def.render !== undefined) return def.render((await def.compute(ctx)) as never, io);
     if (!def.run) throw new CliError('USAGE_ERROR', `"${prefix}" needs a sub-command`);
-    const code = await def.run({ positionals, values, stdout: io.stdout, stderr: io.stderr, env: io.env, runCli });
+    const code = await def.run(ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     return reportError(e, io.stderr, e instanceof CliError ? usage : undefined);

@@ -20,16 +20,12 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { UsageRecord } from '../scan/types.js';
 import { writeFileAtomic } from '../../cursors/store.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
+import { csvField } from './csv.js';
 import { HASH, KeyTable } from './key-table.js';
 import type { PriceSource } from './pricing.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 
-/** Quote a CSV field when it needs it (RFC 4180). */
-export function csvField(v: string | number | boolean | null | undefined): string {
-  if (v === undefined || v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+export { csvField } from './csv.js';
 
 /** One exported usage event (schema/usage-event.schema.json). */
 export interface UsageExportLine extends TokenCounts {

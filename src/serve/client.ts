@@ -1,12 +1,13 @@
 /**
- * The CLI's side of `sessionfold serve`: a served command (protocol.ts, SERVED_COMMANDS) is sent to a running
- * server of the same build, which answers from its warm state; the output and exit code are the same as a
- * local run's. No socket, a stale one, another build, or a connection that fails before the reply starts:
- * undefined, and the CLI runs the command itself. Loads nothing but node:net and protocol.ts.
+ * The client of `sessionfold serve`: a served command (protocol.ts, SERVED_COMMANDS) is sent to a running
+ * server of the same build, which computes it from its warm state and answers with the data; the CLI renders
+ * that (src/cli/served.ts) as a local run would. No socket, a stale one, another build, a refusal, or a
+ * connection that fails before the data is in: undefined, and the CLI runs the command itself. Loads nothing
+ * but node:net and protocol.ts.
  */
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { buildId, FRAME, FrameReader, getSocketPath, isServed, OUTPUT_DEADLINE_MS, PROTOCOL_VERSION, startDeadlineMs, streamShape, type ServeRequest, type ServerStatus } from './protocol.js';
+import { buildId, FRAME, FrameReader, getSocketPath, isServed, OUTPUT_DEADLINE_MS, PROTOCOL_VERSION, startDeadlineMs, type ServeRequest, type ServerStatus } from './protocol.js';
 
 export interface ClientIo {
   stdout: NodeJS.WritableStream;
@@ -38,7 +39,7 @@ function exchange<T>(
       socket.destroy();
       resolve(value);
     };
-    // Until the command starts (STARTED), then until its first output: past either deadline, onEnd.
+    // Until the command starts (STARTED), then until its data: past either deadline, onEnd.
     const wait = (ms: number, why: string) => {
       clearTimeout(timer);
       timer = setTimeout(() => finish(onEnd(why)), ms);
@@ -61,33 +62,38 @@ function exchange<T>(
   });
 }
 
-/** Run `argv` on the server; the exit code, or undefined when the caller must run it locally. */
-export function runServed(argv: string[], io: ClientIo): Promise<number | undefined> {
+/** What the server computed for a command: plain JSON data, for the command's render step. */
+export interface ServedAnswer {
+  data: unknown;
+}
+
+/** The parsed payload of a DATA or REFUSED frame; undefined when it is not JSON. */
+function payloadOf(payload: Buffer): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(payload.toString());
+    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ask the server to compute `argv`; its answer, or undefined when the caller must run it locally. */
+export function runServed(argv: string[], io: Pick<ClientIo, 'env' | 'cwd'>): Promise<ServedAnswer | undefined> {
   if (!isServed(argv)) return Promise.resolve(undefined);
   const path = getSocketPath(io.env);
   if (path === undefined || !existsSync(path)) return Promise.resolve(undefined);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(io.env)) if (v !== undefined) env[k] = v;
-  const streams = { stdout: streamShape(io.stdout), stderr: streamShape(io.stderr) };
-  const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv, env, cwd: io.cwd, streams };
-  let started = false;
-  return exchange<number | undefined>(
+  const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv, env, cwd: io.cwd };
+  return exchange<ServedAnswer | undefined>(
     path,
     request,
     (kind, payload) => {
-      if (kind === FRAME.refused) return { done: undefined };
-      started = true;
-      if (kind === FRAME.stdout) io.stdout.write(payload);
-      else if (kind === FRAME.stderr) io.stderr.write(payload);
-      else if (kind === FRAME.exit) return { done: (JSON.parse(payload.toString()) as { code: number }).code };
-      return undefined;
+      if (kind !== FRAME.data) return { done: undefined }; // refused (or a frame of another protocol)
+      const p = payloadOf(payload);
+      return { done: p !== undefined && 'data' in p ? { data: p.data } : undefined };
     },
-    // Before any output: run locally. After some: the output is half written, so say so and fail.
-    (why) => {
-      if (!started) return undefined;
-      io.stderr.write(`error IO_ERROR: the sessionfold server went away mid-reply (${why})\n`);
-      return 1;
-    },
+    () => undefined, // nothing was written yet: the caller runs the command itself
     startDeadlineMs(io.env),
   );
 }
@@ -98,16 +104,14 @@ export function runServed(argv: string[], io: ClientIo): Promise<number | undefi
  */
 export function serverStatus(path: string): Promise<{ status: ServerStatus } | { reason: string }> {
   if (!existsSync(path)) return Promise.resolve({ reason: `no sessionfold server listens on ${path}` });
-  const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv: [], env: {}, cwd: '/', streams: { stdout: { isTTY: false }, stderr: { isTTY: false } }, status: true };
-  let out = '';
+  const request: ServeRequest = { v: PROTOCOL_VERSION, build: buildId(), argv: [], env: {}, cwd: '/', status: true };
   return exchange<{ status: ServerStatus } | { reason: string }>(
     path,
     request,
     (kind, payload) => {
-      if (kind === FRAME.refused) return { done: { reason: `the server on ${path} refused: ${(JSON.parse(payload.toString()) as { reason: string }).reason}` } };
-      if (kind === FRAME.stdout) out += payload.toString();
-      if (kind === FRAME.exit) return { done: { status: JSON.parse(out) as ServerStatus } };
-      return undefined;
+      const p = payloadOf(payload);
+      if (kind === FRAME.data && p !== undefined && 'data' in p) return { done: { status: p.data as ServerStatus } };
+      return { done: { reason: `the server on ${path} refused: ${String(p?.reason ?? 'unreadable reply')}` } };
     },
     (why) => ({ reason: `no sessionfold server answers on ${path} (${why})` }),
     startDeadlineMs(),

@@ -2,11 +2,10 @@
  * `Connections`: the server's side of each client connection. It reads the one request line within its
  * bounds (MAX_REQUEST_BYTES, REQUEST_DEADLINE_MS, MAX_CLIENTS at once), validates it (`isRequest`, the
  * protocol version and build, a served command), hands it on, and frames the answer (protocol.ts): a status,
- * a command's STARTED, output and EXIT, or REFUSED with its reason.
+ * a command's STARTED and DATA, or REFUSED with its reason.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { Writable } from 'node:stream';
-import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type FrameKind, type ServeRequest, type ServerStatus, type StreamShape } from './protocol.js';
+import { buildId, encodeFrame, FRAME, isServed, PROTOCOL_VERSION, type ServeRequest, type ServerStatus } from './protocol.js';
 
 /** A request line longer than this is refused (argv, cwd and an environment: kilobytes). */
 const MAX_REQUEST_BYTES = 1 << 20;
@@ -24,48 +23,33 @@ export function isRequest(v: unknown): v is ServeRequest {
   if (typeof r.v !== 'number' || typeof r.build !== 'string') return false;
   if (r.status === true) return true;
   if (!isStrings(r.argv) || typeof r.cwd !== 'string' || r.env === null || typeof r.env !== 'object' || Array.isArray(r.env)) return false;
-  if (!Object.values(r.env).every((x) => typeof x === 'string')) return false;
-  const streams = r.streams as Record<string, unknown> | undefined;
-  if (streams === undefined) return true;
-  if (streams === null || typeof streams !== 'object') return false;
-  for (const k of ['stdout', 'stderr']) {
-    const sh = streams[k] as Record<string, unknown> | undefined;
-    if (sh !== undefined && (sh === null || typeof sh !== 'object' || typeof sh.isTTY !== 'boolean' || (sh.columns !== undefined && typeof sh.columns !== 'number'))) return false;
-  }
-  return true;
+  return Object.values(r.env).every((x) => typeof x === 'string');
 }
 
-/** A client's stream: frames of `kind`, shaped as the client's own (a terminal of some width, or not). */
-function frameStream(socket: Socket, kind: FrameKind, shape: StreamShape | undefined): Writable {
-  const w = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      if (socket.destroyed) return cb();
-      socket.write(encodeFrame(kind, chunk), () => cb());
-    },
-  });
-  if (shape?.isTTY === true) Object.assign(w, { isTTY: true, ...(shape.columns !== undefined && { columns: shape.columns }) });
-  return w;
-}
+/** Computes a served command's answer: plain JSON-serializable data. */
+export type Compute = () => Promise<unknown>;
 
-/** Runs a command, writing to the client's streams; resolves to its exit code. */
-export type RunOnStreams = (stdout: Writable, stderr: Writable) => Promise<number>;
+/** How a command was answered: with its data, or refused because its compute step threw (`failed`). */
+export type Answered = { failed?: string };
 
 /**
- * Answer a command: STARTED, its output as it is written, then EXIT (a command that throws exits 1 with the
- * error on stderr). Undefined, and nothing sent, when the client gave up waiting (it ran locally).
+ * Answer a command: STARTED, then DATA with what `compute` returns, or REFUSED when it throws (the client
+ * runs the command locally, and a local run reports the error as it always does). Undefined, and nothing
+ * sent, when the client gave up waiting (it ran locally).
  */
-export async function answerCommand(socket: Socket, req: ServeRequest, run: RunOnStreams): Promise<number | undefined> {
+export async function answerCommand(socket: Socket, compute: Compute): Promise<Answered | undefined> {
   if (socket.destroyed) return undefined;
   socket.write(encodeFrame(FRAME.started, ''));
-  let code: number;
+  let frame: Buffer;
+  let failed: string | undefined;
   try {
-    code = await run(frameStream(socket, FRAME.stdout, req.streams?.stdout), frameStream(socket, FRAME.stderr, req.streams?.stderr));
+    frame = encodeFrame(FRAME.data, JSON.stringify({ data: await compute() }));
   } catch (e) {
-    socket.write(encodeFrame(FRAME.stderr, `error: ${(e as Error).stack ?? String(e)}\n`));
-    code = 1;
+    failed = (e as Error)?.message ?? String(e);
+    frame = encodeFrame(FRAME.refused, JSON.stringify({ reason: `the command failed on the server (${failed})` }));
   }
-  socket.end(encodeFrame(FRAME.exit, JSON.stringify({ code })));
-  return code;
+  if (!socket.destroyed) socket.end(frame);
+  return failed === undefined ? {} : { failed };
 }
 
 /** What the server does with a valid request. */
@@ -152,8 +136,7 @@ export class Connections {
     if (!isRequest(req)) return this.#refuse(socket, 'not a request');
     if (req.v !== PROTOCOL_VERSION || req.build !== buildId()) return this.#refuse(socket, `another build (${String(req.build)})`);
     if (req.status === true) {
-      socket.write(encodeFrame(FRAME.stdout, JSON.stringify(this.#handlers.status())));
-      socket.end(encodeFrame(FRAME.exit, JSON.stringify({ code: 0 })));
+      socket.end(encodeFrame(FRAME.data, JSON.stringify({ data: this.#handlers.status() })));
       return;
     }
     if (!Array.isArray(req.argv) || !isServed(req.argv) || typeof req.cwd !== 'string' || req.env === null || typeof req.env !== 'object') {

@@ -1,18 +1,21 @@
 /**
  * The resident server's wire protocol, shared by `sessionfold serve` and the CLI's client. Kept free of the
  * rest of the code base (node built-ins and versions.ts only): the client loads it before anything else, so a
- * served run pays for starting Node and little more.
+ * served run pays for starting Node and little more. The server answers with data, never text: the client
+ * renders it (src/cli/served.ts) for its own terminal, colors and time zone.
  *
  * - Socket: `$SESSIONFOLD_SOCKET` (`off` disables the client), else `$XDG_RUNTIME_DIR/sessionfold.sock`, else
  *   `<cache dir>/sessionfold/server.sock` (`$XDG_CACHE_HOME`, default `~/.cache`). The server makes its folder
  *   private (0700) and the socket 0600: a request carries the caller's environment.
- * - Request: one JSON line, `{v, build, argv, env, cwd, streams}`. `build` names the code that sent it (the
+ * - Request: one JSON line, `{v, build, argv, env, cwd}`. `build` names the code that sent it (the
  *   package version and this module's mtime): a server built from other code refuses, and the client runs
- *   locally. `streams` says whether stdout and stderr are terminals, and how wide.
+ *   locally.
  * - Reply: frames `[kind u8][length u32 BE][payload]`: STARTED (empty) when the command leaves the queue and
- *   runs, STDOUT and STDERR carry output as the command writes it, EXIT ends the reply with `{"code":n}`,
- *   REFUSED with `{"reason":…}` (the client then runs locally). A client that sees no STARTED within
- *   `startDeadlineMs`, or no output within OUTPUT_DEADLINE_MS after it, runs locally (client.ts).
+ *   runs, then one frame that ends the reply: DATA `{"data":…}`, the command's computed answer (plain JSON:
+ *   for a status request, the ServerStatus), or REFUSED `{"reason":…}` (the client then runs locally: another
+ *   build, a bad request, or a command the server could not answer, whose error a local run reports). A
+ *   client that sees no STARTED within `startDeadlineMs`, or no DATA within OUTPUT_DEADLINE_MS after it, runs
+ *   locally (client.ts); as nothing is written before the DATA frame is whole, that is always safe.
  */
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -20,9 +23,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FROM_SOURCES, packageRoot, sessionfoldVersion } from '../../cursors/versions.js';
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
-export const FRAME = { stdout: 1, stderr: 2, exit: 3, refused: 4, started: 5 } as const;
+export const FRAME = { started: 1, data: 2, refused: 3 } as const;
 export type FrameKind = (typeof FRAME)[keyof typeof FRAME];
 
 /** `cost report` and `sessions list`: the status-line and monitor queries, whose flags name no stdin. */
@@ -31,20 +34,12 @@ export const SERVED_COMMANDS: readonly (readonly [string, string])[] = [
   ['sessions', 'list'],
 ];
 
-/** What a command may ask of its output streams (colors, the progress bar, table widths). */
-export interface StreamShape {
-  isTTY: boolean;
-  columns?: number;
-}
-
 export interface ServeRequest {
   v: number;
   build: string;
   argv: string[];
   env: Record<string, string>;
   cwd: string;
-  /** The client's stdout and stderr, so a served command formats for them as a local run would. */
-  streams: { stdout: StreamShape; stderr: StreamShape };
   /** Ask for the server's state (`sessionfold serve --status`) instead of running a command. */
   status?: true;
 }
@@ -57,18 +52,14 @@ export interface ServerStatus {
   uptimeSeconds: number;
   served: number;
   refused: number;
+  /** Commands whose compute step threw (their clients ran them locally). */
+  failed: number;
   refreshes: number;
   /** The distinct recent commands the server keeps current. */
   recent: string[];
   /** Whether discovery follows file-system notifications (Linux), and what it did. */
   watching: boolean;
   discovery: { cached: number; relisted: number; full: number; restats: number; watched: number };
-}
-
-/** The shape of a stream: a terminal (and its width) or not. */
-export function streamShape(s: NodeJS.WritableStream): StreamShape {
-  const t = s as { isTTY?: boolean; columns?: number };
-  return t.isTTY === true ? { isTTY: true, ...(typeof t.columns === 'number' && { columns: t.columns }) } : { isTTY: false };
 }
 
 /**
@@ -80,7 +71,7 @@ export function startDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(v) && v > 0 ? v : 3_000;
 }
 
-/** After STARTED, how long a client waits for the first output or the exit before it runs locally (ms). */
+/** After STARTED, how long a client waits for the DATA before it runs locally (ms). */
 export const OUTPUT_DEADLINE_MS = 60_000;
 
 /** The socket a client or server of this environment uses; undefined when `SESSIONFOLD_SOCKET=off`. */

@@ -57,7 +57,7 @@ export class WorkAhead {
   readonly #log: (line: string) => void;
   readonly #delayMs: number;
 
-  /** `refresh` runs a command with its output dropped; `delayMs` waits after a change before working ahead. */
+  /** `refresh` computes a command and drops its data; `delayMs` waits after a change before working ahead. */
   constructor(queue: CommandQueue, refresh: (req: ServeRequest) => Promise<void>, log: (line: string) => void, delayMs: number) {
     this.#queue = queue;
     this.#refresh = refresh;

@@ -1,9 +1,10 @@
 /**
- * `startServer`: the resident side of `sessionfold serve`. It answers served commands (protocol.ts) by running
- * the very CLI code a local run would (the `run` it is given: the CLI's `runCli`, with the caller's argv,
- * environment and working folder; given, not imported, so the server sits below the CLI), in
- * a process that has its modules loaded, its JIT warm, and a discovery cache fed by file-system notifications
- * (watch.ts) instead of a stat of every file per run. Answers equal a local run's; only the time differs.
+ * `startServer`: the resident side of `sessionfold serve`. It answers served commands (protocol.ts) with data:
+ * it runs only their compute step (the `compute` it is given: the CLI's `computeServed`, the caller's argv
+ * parsed and computed in the caller's environment and working folder; given, not imported, so the server sits
+ * below the CLI and renders nothing), in a process that has its modules loaded, its JIT warm, and a discovery
+ * cache fed by file-system notifications (watch.ts) instead of a stat of every file per run. The client
+ * renders the data with the command's own render step, so answers equal a local run's; only the time differs.
  *
  * The units, each with its own state:
  * - `Connections` (connection.ts): one per server; reads each client's request line within its bounds
@@ -13,16 +14,15 @@
  *   second process using the cache at the same time is handled as ever (WAL). A command that stalls past
  *   `stallMs` no longer holds up the next.
  * - `WorkAhead` (queue.ts): when files change, the server re-runs its recent distinct commands (REFRESH_LIMIT)
- *   with their output dropped, one per turn of the queue, so their fold snapshots already hold the change
+ *   with their data dropped, one per turn of the queue, so their fold snapshots already hold the change
  *   when a client asks again; a client that asks meanwhile waits for one refresh at most, then takes the
  *   stored answer.
  * - `claimSocketPath` and `OwnSocket` (socket-file.ts): the lifecycle of the socket file: claimed at start,
  *   bound without replacing anything, removed at close and at process exit. (SIGINT and SIGTERM are the CLI
  *   command's: they call `close()`.)
- * - This file: `runAsClient` runs one command in the client's folder, time zone and streams (the client's
- *   stdout and stderr are mirrored as terminals of its width, or not, so colors, the progress bar and table
- *   widths follow the client); before it the event loop turns once, so every change event already queued by
- *   the kernel (a write that finished before the client asked) is read before discovery. `startServer` wires
+ * - This file: `runAsClient` computes one command in the client's folder and time zone (what parses dates
+ *   and relative paths); before it the event loop turns once, so every change event already queued by the
+ *   kernel (a write that finished before the client asked) is read before discovery. `startServer` wires
  *   the units together with the periodic sweep (`sweepMs`: every source listed again, the safety net for
  *   notifications a network file system or an overflowed kernel queue never delivered) and `close()`.
  *
@@ -30,7 +30,6 @@
  * already loaded (store.ts, the row memo), which no write by another process has made stale.
  */
 import type { Socket } from 'node:net';
-import { Writable } from 'node:stream';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
 import { answerCommand, Connections } from './connection.js';
@@ -50,13 +49,16 @@ const STALL_MS = 10_000;
 /** How long stopping waits for a running command before it drops it. */
 const STOP_GRACE_MS = 500;
 
-/** Runs one command as a local run would, writing to the given streams; resolves to its exit code. */
-export type CommandRunner = (argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }) => Promise<number>;
+/**
+ * A served command's compute step: `argv` in the environment `env`, to plain JSON-serializable data (what the
+ * client renders). Throws on what a local run reports as an error (the client then runs it locally).
+ */
+export type ServedCompute = (argv: string[], env: NodeJS.ProcessEnv) => Promise<unknown>;
 
 export interface ServerOptions {
   socket: string;
-  /** What answers a served command: the CLI's `runCli`. */
-  run: CommandRunner;
+  /** What computes a served command: the CLI's `computeServed`. */
+  compute: ServedCompute;
   /** One line per served command and refresh (default: none). */
   log?: (line: string) => void;
   /** List every source again this often (ms; default 30 s; 0: never). */
@@ -74,7 +76,7 @@ export interface ServerOptions {
 
 export interface ServerHandle {
   readonly socket: string;
-  readonly stats: { served: number; refused: number; refreshes: number; discovery: WatchStats };
+  readonly stats: { served: number; refused: number; failed: number; refreshes: number; discovery: WatchStats };
   /** Stop: true when every command had finished, false when one was still running after STOP_GRACE_MS. */
   close(): Promise<boolean>;
 }
@@ -85,23 +87,16 @@ function setTz(tz: string | undefined): void {
   else process.env.TZ = tz;
 }
 
-const discard = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
-
-/** Run `req` in the client's working folder and time zone, then restore the server's own (`home`). */
-async function runAsClient(run: CommandRunner, home: string, req: ServeRequest, stdout: Writable, stderr: Writable): Promise<number> {
+/** Compute `req` in the client's working folder and time zone, then restore the server's own (`home`). */
+async function runAsClient(compute: ServedCompute, home: string, req: ServeRequest): Promise<unknown> {
   await new Promise<void>((r) => setImmediate(r)); // read every change event the kernel already queued
-  try {
-    process.chdir(req.cwd);
-  } catch {
-    stderr.write(`error IO_ERROR: the server cannot enter ${req.cwd}\n`);
-    return 1;
-  }
+  process.chdir(req.cwd); // throws when the server cannot enter it: the client runs the command itself
   // The client's zone for what formats in local time (`sessions list` dates): its TZ, else the system's.
   // (Each change of process.env.TZ makes V8 and ICU look the zone up again: only when it differs.)
   const tz = process.env.TZ;
   setTz(req.env.TZ);
   try {
-    return await run(req.argv, { stdout, stderr, env: req.env });
+    return await compute(req.argv, req.env);
   } finally {
     process.chdir(home);
     setTz(tz);
@@ -113,14 +108,14 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const log = options.log ?? (() => {});
   await claimSocketPath(path);
 
-  const stats: ServerHandle['stats'] = { served: 0, refused: 0, refreshes: 0, discovery: { cached: 0, relisted: 0, full: 0, restats: 0, watched: 0 } };
+  const stats: ServerHandle['stats'] = { served: 0, refused: 0, failed: 0, refreshes: 0, discovery: { cached: 0, relisted: 0, full: 0, restats: 0, watched: 0 } };
   const home = process.cwd();
   const startedAt = Date.now();
-  const run = (req: ServeRequest, stdout: Writable, stderr: Writable): Promise<number> => runAsClient(options.run, home, req, stdout, stderr);
+  const compute = (req: ServeRequest): Promise<unknown> => runAsClient(options.compute, home, req);
 
   const queue = new CommandQueue(options.stallMs ?? STALL_MS);
   const refresh = async (req: ServeRequest): Promise<void> => {
-    await run(req, discard(), discard());
+    await compute(req);
     stats.refreshes++;
   };
   const ahead = new WorkAhead(queue, refresh, log, options.refreshDelayMs ?? 0);
@@ -140,6 +135,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
     served: stats.served,
     refused: stats.refused,
+    failed: stats.failed,
     refreshes: stats.refreshes,
     recent: ahead.commands().map((r) => r.argv.join(' ')),
     watching,
@@ -150,11 +146,18 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     ahead.takeOver(key);
     void queue.enqueue(async () => {
       const t = performance.now();
-      const code = await answerCommand(socket, req, (stdout, stderr) => run(req, stdout, stderr));
-      if (code === undefined) return; // the client gave up waiting (it ran locally)
+      const answered = await answerCommand(socket, () => compute(req));
+      if (answered === undefined) return; // the client gave up waiting (it ran locally)
+      const what = req.argv.slice(0, 2).join(' ');
+      const ms = (performance.now() - t).toFixed(0);
+      if (answered.failed !== undefined) {
+        stats.failed++;
+        log(`failed ${what} in ${ms} ms, the client runs it (${answered.failed})`);
+        return;
+      }
       stats.served++;
       ahead.remember(key, req);
-      log(`served ${req.argv.slice(0, 2).join(' ')} in ${(performance.now() - t).toFixed(0)} ms (exit ${code})`);
+      log(`served ${what} in ${ms} ms`);
     });
   };
   const connections = new Connections({ status, command }, stats, log);

@@ -10,7 +10,9 @@
  *   its roots again (its order is kept), and only files that are new or marked are stat'ed; a new folder gets
  *   its watches (its whole tree) before it is listed;
  * - an event naming a database or its `-wal` marks the database's sessions (record paths `<db>#<key>`) and asks
- *   for a new listing: the codec fingerprints its sessions again (a session inside a database has no stat);
+ *   for a new listing: the codec fingerprints its sessions again (a session inside a database has no stat),
+ *   so a session added to a database shows at the next query; a database that had no session yet is known
+ *   by its SQLite header, so its first session shows too;
  * - what cannot be followed (a watch error, an event without a name, a root's own folder moved or deleted, a
  *   missing root that appears) marks the source stale: listed and stat'ed from scratch, watches renewed;
  * - a root that does not exist (Claude's `~/.config/claude/projects` often) is stat'ed at each discovery; a
@@ -25,6 +27,7 @@
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Codec } from '../../cursors/protocol/codec.js';
+import { isSqliteFile } from '../../cursors/sqlite.js';
 import { discoverSource, statFound, type DiscoveryCache, type FoundFile } from '../scan/discover.js';
 
 interface Source {
@@ -36,6 +39,8 @@ interface Source {
   dependents: Map<string, string[]>;
   /** Database path → its sessions' record paths (`<db>#<key>`, cursors/sqlite.ts). */
   records: Map<string, string[]>;
+  /** Other files an event named that are SQLite databases (one with no session listed yet). */
+  databases: Set<string>;
   /** Files to re-stat at the next discovery. */
   dirty: Set<string>;
   /** List the roots again at the next discovery (files came or went). */
@@ -88,7 +93,7 @@ export class WatchedDiscovery implements DiscoveryCache {
     const key = `${codec.id}\0${roots.join('\0')}`;
     let s = this.#sources.get(key);
     if (s === undefined) {
-      s = { codec, roots, files: [], byPath: new Map(), dependents: new Map(), records: new Map(), dirty: new Set(), relist: false, stale: true, watchers: new Map(), missing: [] };
+      s = { codec, roots, files: [], byPath: new Map(), dependents: new Map(), records: new Map(), databases: new Set(), dirty: new Set(), relist: false, stale: true, watchers: new Map(), missing: [] };
       this.#sources.set(key, s);
     }
     if (!s.stale && s.missing.some((r) => statSync(r, { throwIfNoEntry: false }) !== undefined)) s.stale = true;
@@ -223,11 +228,12 @@ export class WatchedDiscovery implements DiscoveryCache {
     for (const f of s.dependents.get(path) ?? []) s.dirty.add(f);
     // A commit to a database (its file or its -wal) may change any of its sessions, and new ones may appear:
     // the codec lists them again with fresh fingerprints (a record path has no stat of its own).
-    const records = s.records.get(path.replace(/-(wal|journal)$/, ''));
+    const db = path.replace(/-(wal|journal)$/, '');
+    const records = s.records.get(db);
     if (records !== undefined) {
       for (const f of records) s.dirty.add(f);
       s.relist = true;
-    }
+    } else if (!s.byPath.has(path) && this.#isDatabase(s, db)) s.relist = true; // its first sessions, maybe
     if (event === 'rename') {
       s.relist = true;
       if (statSync(path, { throwIfNoEntry: false })?.isDirectory() === true) {
@@ -236,6 +242,17 @@ export class WatchedDiscovery implements DiscoveryCache {
       } else this.#unwatch(s, path, true);
     }
     this.#onChange();
+  }
+
+  /**
+   * Whether `path`, a file no listing named, is a SQLite database (its header; a yes is kept, a no asked
+   * again, since a database being made gets its header with its first commit).
+   */
+  #isDatabase(s: Source, path: string): boolean {
+    if (s.databases.has(path)) return true;
+    if (!isSqliteFile(path)) return false;
+    s.databases.add(path);
+    return true;
   }
 
   #stale(s: Source): void {

@@ -9,14 +9,9 @@
 import type { CostRecord } from '../cost/types.js';
 import { findCodec } from '../registry.js';
 import type { Session, SessionMessage } from './types.js';
+import { formatUsd } from './usd.js';
 
-/** `$1.23`, `$0.0042`, `-` for undefined; unpriced usage is flagged with `+?`. */
-export function formatUsd(cost: CostRecord | undefined): string {
-  if (cost === undefined) return '-';
-  const v = cost.totalUsd;
-  const s = v === 0 ? '$0.00' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`;
-  return cost.unpricedCount > 0 ? `${s}+?` : s;
-}
+export { formatUsd };
 
 export interface MarkdownOptions {
   /** Cut fenced blocks and thinking longer than this many lines (default: never). */

@@ -1,23 +1,15 @@
 /**
  * `sessionfold serve` (the command itself, src/cli/commands/serve.ts) in a child process, answering with a
- * runner whose `cost report --block <fifo>` blocks in the kernel (it opens a FIFO nobody writes), and every
- * other command with one line. Usage: node --import ./src/scan/dev-register.mjs test/helpers/serve-child.ts <socket>
+ * compute step that blocks in the kernel for `cost report --block <fifo>` (it opens a FIFO nobody writes), and
+ * answers every other command with `{ ran: argv }`. Usage: node --import ./src/scan/dev-register.mjs test/helpers/serve-child.ts <socket>
  */
 import { open } from 'node:fs/promises';
-import serve from '../../src/cli/commands/serve.js';
+import { serveUntilSignal } from '../../src/cli/commands/serve.js';
 
 const socket = process.argv[2] as string;
-const code = await serve.run?.({
-  positionals: [],
-  values: { socket, sweep: '0' },
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  runCli: async (argv, io) => {
-    const at = argv.indexOf('--block');
-    if (at >= 0) await (await open(argv[at + 1] as string, 'r')).close();
-    io.stdout.write(`ran ${argv.join(' ')}\n`);
-    return 0;
-  },
+const code = await serveUntilSignal({ positionals: [], values: { socket, sweep: '0' }, stdout: process.stdout, stderr: process.stderr, env: process.env }, async (argv) => {
+  const at = argv.indexOf('--block');
+  if (at >= 0) await (await open(argv[at + 1] as string, 'r')).close();
+  return { ran: argv.join(' ') };
 });
-process.exitCode = typeof code === 'number' ? code : 0;
+process.exitCode = code;

@@ -1,46 +1,19 @@
 /**
  * `sessionfold cost report`: scan the selected agents' usage (event cache unless --no-cache), fold it into
- * a CostSummary (incrementally, from the last run's fold state, when the cache is on) and print it: a table by default (by day), or JSON / CSV / Markdown. `--json` prints the
+ * a CostSummary (incrementally, from the last run's fold state, when the cache is on: src/cost/report.ts) and
+ * print it (render/cost-report.ts): a table by default (by day), or JSON / CSV / Markdown. `--json` prints the
  * CostSummary object and nothing else on stdout; warnings and the progress bar go to stderr.
  */
 import { periodStart, ZoneCalendar } from '../../cost/calendar.js';
 import { COST_GROUP_BYS } from '../../cost/filter.js';
-import { COST_FORMATS, renderCostSummary, retainedLines, type CostFormat } from '../render/cost.js';
-import { createPricer } from '../../cost/pricing.js';
-import { totalCost } from '../../cost/total.js';
+import { costReport } from '../../cost/report.js';
 import type { CostGroupBy } from '../../cost/types.js';
+import { COST_FORMATS, type CostFormat } from '../render/cost.js';
+import { renderCostReport, type CostReportView } from '../render/cost-report.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
-import { SELECTION_OPTIONS, selectionFromArgs, withScanProgress } from './cost-options.js';
-import { findCodec, listCodecs } from '../../registry.js';
-import { createSessionManager } from '../../sessions/manager.js';
-import type { SourceReport } from '../../scan/sources.js';
+import { SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
 import { selectedAgents } from '../../cost/total.js';
-import { stderrIsTerminal, unreadableCount, writeSourceNotes } from '../sources.js';
-
-/**
- * On stderr: per agent that records tokens only when a run ends (`usageRecordedAtEnd`), how many of its
- * sessions (created in the report's dates) have usage it has not recorded yet, which the report counts as
- * none. The sessions' lazy summaries tell (summary cache: a stat per file when warm).
- */
-async function noteUnknownUsage(ctx: CommandContext, selection: ReturnType<typeof selectionFromArgs>): Promise<void> {
-  const selected = (id: string) => selection.agents === undefined || selection.agents.some((a) => findCodec(a)?.id === id);
-  const codecs = listCodecs().filter((c) => c.capabilities.usageRecordedAtEnd === true && selected(c.id));
-  if (codecs.length === 0) return;
-  const manager = createSessionManager({ env: ctx.env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
-  for (const codec of codecs) {
-    // No session files, no note: a report on a machine without the agent opens nothing more.
-    const files = codec.discoverSync?.(codec.defaultRoots(ctx.env))[Symbol.iterator]();
-    if (files !== undefined && files.next().done === true) continue;
-    let n: number;
-    try {
-      const rows = await manager.list(codec.id, { limit: Number.MAX_SAFE_INTEGER, exactBytes: 0, ...(selection.since && { since: selection.since }), ...(selection.until && { until: selection.until }) });
-      n = rows.filter((r) => r.usageUnknown === true).length;
-    } catch {
-      continue; // the report stands without the note; `sessions list` reports what failed
-    }
-    if (n > 0) ctx.stderr.write(`note: ${codec.id}: ${n} session${n === 1 ? ' has' : 's have'} tokens the agent has not recorded yet, counted as none here (\`sessions list ${codec.id}\` marks them)\n`);
-  }
-}
+import { createProgress } from '../progress.js';
 
 export default defineCommand({
   name: 'report',
@@ -57,7 +30,8 @@ export default defineCommand({
     compact: { type: 'boolean', description: 'Fewer columns, so the table fits 80 columns' },
     'no-cost': { type: 'boolean', description: 'Tokens only: no cost column (no money fields in JSON)' },
   },
-  async run(ctx: CommandContext) {
+  /** The compute step (all `serve` runs): the report and how to show it, as plain data. */
+  async compute(ctx: CommandContext) {
     if (ctx.positionals.length > 0) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[0]}"`);
     const g = str(ctx, 'group-by') ?? 'day';
     if (g !== 'none' && !(COST_GROUP_BYS as readonly string[]).includes(g)) throw new CliError('INVALID_OPTION', `Invalid option --group-by: expected ${COST_GROUP_BYS.join('|')}|none, got "${g}"`);
@@ -76,22 +50,23 @@ export default defineCommand({
     }
     const order = str(ctx, 'order');
     if (order !== undefined && order !== 'asc' && order !== 'desc') throw new CliError('INVALID_OPTION', `Invalid option --order: expected asc|desc, got "${order}"`);
-    const breakdown = bool(ctx, 'breakdown');
-    const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
-    const sources: SourceReport[] = [];
-    const summary = await withScanProgress(ctx, (scan) => totalCost({ ...selection, pricer, ...(groupBy !== undefined && { groupBy }), ...(breakdown && { breakdown }) }, { ...scan, sources }));
-    const chronological = groupBy === 'day' || groupBy === 'week' || groupBy === 'month';
-    if (order !== undefined && summary.breakdowns !== undefined && (order === 'asc') !== chronological) summary.breakdowns = Object.fromEntries(Object.entries(summary.breakdowns).reverse());
-    const noCost = bool(ctx, 'no-cost') || ctx.values.cost === false;
-    const noCache = selection.cache === false;
-    // In JSON, where the usage came from and how much could not be read; on stderr, the same for humans.
-    const shown = format === 'json' ? Object.assign(summary, { sources, unreadable: unreadableCount(sources) }) : summary;
-    ctx.stdout.write(renderCostSummary(shown, format, { groupBy, timeZone: selection.timeZone, mode: pricer.mode, compact: bool(ctx, 'compact'), noCost, noCache }));
-    // CSV has no place under its rows: what the table says under it goes to stderr.
-    const notes = format === 'csv' ? retainedLines(summary, { noCost, noCache }) : [];
-    if (notes.length > 0) ctx.stderr.write(`note: ${notes.map((l) => l.trim()).join(' ')}\n`);
-    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: selectedAgents(selection), verbose: format !== 'json' && stderrIsTerminal(ctx.stderr), scanWarned: true, usageNotes: true });
-    await noteUnknownUsage(ctx, selection);
-    return 0;
+    const progress = createProgress(ctx.stderr, ctx.env, 'Reading usage');
+    try {
+      const report = await costReport({ ...selection, ...(groupBy !== undefined && { groupBy }), ...(bool(ctx, 'breakdown') && { breakdown: true }), ...(order !== undefined && { order }), onProgress: progress.onProgress });
+      const asked = selectedAgents(selection);
+      const view: CostReportView = {
+        format,
+        groupBy,
+        timeZone: selection.timeZone,
+        compact: bool(ctx, 'compact'),
+        noCost: bool(ctx, 'no-cost') || ctx.values.cost === false,
+        noCache: selection.cache === false,
+        ...(asked !== undefined && { asked }),
+      };
+      return { report, view };
+    } finally {
+      progress.stop();
+    }
   },
+  render: renderCostReport,
 });

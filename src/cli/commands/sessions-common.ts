@@ -7,11 +7,13 @@ import { parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
 import { timeZoneOf } from './cost-options.js';
 import { resolveNativeId } from '../../sessions/ids.js';
 import { createSessionManager, type SessionManager } from '../../sessions/manager.js';
-import { formatUsd } from '../../sessions/markdown.js';
 import type { SessionSummary } from '../../sessions/types.js';
 import { SessionfoldError } from '../../../cursors/protocol/errors.js';
 import { findCodec } from '../../registry.js';
 import { CliError, str, type CommandContext } from '../command.js';
+
+export { ellipsize, formatLocal, renderTable, summaryCells, terminalWidth } from '../render/session-table.js';
+export { summaryJson } from '../../sessions/listing.js';
 
 export function makeManager(ctx: CommandContext): SessionManager {
   return createSessionManager({ env: ctx.env });
@@ -64,91 +66,6 @@ export function unifiedArg(arg: string): { agent: string; id: string } {
   const i = arg.indexOf(':');
   if (i <= 0 || i === arg.length - 1) throw new CliError('USAGE_ERROR', `expected <agent>:<session-id>, got "${arg}"`);
   throw new SessionfoldError('AGENT_NOT_FOUND', `Unknown agent "${arg.slice(0, i)}" in "${arg}" (sessionfold agents lists them)`, { agent: arg.slice(0, i) });
-}
-
-/** The stable `--json` shape of a summary: fixed key order, ISO dates, absent fields omitted. */
-export function summaryJson(s: SessionSummary): Record<string, unknown> {
-  return {
-    agent: s.agent,
-    sessionId: s.sessionId,
-    unifiedId: s.unifiedId,
-    title: s.title,
-    createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(),
-    turnCount: s.turnCount,
-    messageCount: s.messageCount,
-    exact: s.exact,
-    ...(s.model !== undefined && { model: s.model }),
-    ...(s.cost !== undefined && { cost: s.cost }),
-    ...(s.usageUnknown === true && { usageUnknown: true }),
-    tags: s.tags,
-    ...(s.cwd !== undefined && { cwd: s.cwd }),
-    ...(s.forkedFrom !== undefined && { forkedFrom: s.forkedFrom }),
-    ...(s.subagent === true && { subagent: true }),
-    ...(s.relevanceScore !== undefined && { relevanceScore: s.relevanceScore }),
-    ...(s.snippet !== undefined && { snippet: s.snippet }),
-    file: s.file,
-    sizeBytes: s.sizeBytes,
-  };
-}
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
-
-/** `YYYY-MM-DD HH:MM` in the local time zone (TZ). */
-export function formatLocal(d: Date): string {
-  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
-}
-
-export function terminalWidth(ctx: CommandContext): number {
-  const env = Number(ctx.env.COLUMNS);
-  if (Number.isInteger(env) && env > 20) return env;
-  const cols = (ctx.stdout as { columns?: number }).columns;
-  return typeof cols === 'number' && cols > 20 ? cols : 120;
-}
-
-/** Cut to `max` code points with `…`. */
-export function ellipsize(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const cps = Array.from(flat);
-  if (cps.length <= max) return flat;
-  return max <= 1 ? '…' : `${cps.slice(0, max - 1).join('')}…`;
-}
-
-/** Left-aligned columns; the last column takes what width remains. */
-export function renderTable(header: string[], rows: string[][], width: number, rightAligned: ReadonlySet<number> = new Set()): string {
-  const n = header.length;
-  const widths = header.map((h, i) => (i === n - 1 ? 0 : Math.max(Array.from(h).length, ...rows.map((r) => Array.from(r[i] ?? '').length))));
-  const used = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
-  const last = Math.max(10, width - used);
-  const line = (r: string[]) =>
-    r
-      .map((c, i) => {
-        if (i === n - 1) return ellipsize(c, last);
-        const w = widths[i] as number;
-        const padding = ' '.repeat(Math.max(0, w - Array.from(c).length));
-        return rightAligned.has(i) ? padding + c : c + padding;
-      })
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
-}
-
-/** The table row cells of a summary (count cells marked `+` when they are lower bounds). */
-/** The COST cell: `unknown` when the agent recorded no tokens yet, `$x+` when only some (SessionEvent.usageUnknown). */
-function costCell(s: SessionSummary): string {
-  if (s.usageUnknown !== true) return formatUsd(s.cost);
-  return s.cost === undefined || s.cost.requestCount === 0 ? 'unknown' : `${formatUsd(s.cost)}+`;
-}
-
-export function summaryCells(s: SessionSummary): { updated: string; turns: string; messages: string; cost: string; model: string } {
-  const mark = s.exact ? '' : '+';
-  return {
-    updated: formatLocal(s.updatedAt),
-    turns: `${s.turnCount}${mark}`,
-    messages: `${s.messageCount}${mark}`,
-    cost: costCell(s),
-    model: s.model ?? '-',
-  };
 }
 
 export interface Palette {

@@ -8,12 +8,11 @@
  */
 import { getCodec, listCodecs } from '../../registry.js';
 import { surveySources } from '../../scan/sources.js';
-import { stderrIsTerminal, writeSourceNotes } from '../sources.js';
 import type { SessionListOptions, SessionSummary } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { compareSummaries } from '../../sessions/list.js';
-import { makeManager, parseChoice, parseDateOption, parseIntOption, terminalWidth } from './sessions-common.js';
-import { renderSessions } from '../render/sessions.js';
+import { makeManager, parseChoice, parseDateOption, parseIntOption } from './sessions-common.js';
+import { renderSessionList, type SessionListView } from '../render/sessions-list.js';
 import { withProgress } from '../progress.js';
 import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
@@ -38,7 +37,8 @@ export default defineCommand({
     subagents: { type: 'boolean', description: 'Include subagent transcripts' },
     ...SESSION_FORMAT_OPTIONS,
   },
-  async run(ctx: CommandContext) {
+  /** The compute step (all `serve` runs): the rows, where they were looked for and how to show them, as plain data. */
+  async compute(ctx: CommandContext) {
     if (ctx.positionals.length > 1) throw new CliError('USAGE_ERROR', `unexpected argument "${ctx.positionals[1]}"`);
     const agent = ctx.positionals[0];
     const sort = parseChoice(ctx, 'sort', ['date', 'cost', 'turns'] as const);
@@ -75,13 +75,16 @@ export default defineCommand({
       }
       return { rows, out: await withBreakdown(manager, rows, fmt) };
     });
-    // The roots looked in, on stderr (the JSON stays the array of sessions).
+    // The roots looked in, said on stderr (the JSON stays the array of sessions).
     const codecs = agent !== undefined ? [getCodec(agent)] : listCodecs();
-    const sources = await surveySources(codecs, ctx.env);
-    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: agent !== undefined ? [getCodec(agent).id] : undefined, verbose: fmt.format !== 'json' && stderrIsTerminal(ctx.stderr) });
-    const withAgent = agent === undefined;
-    ctx.stdout.write(renderSessions(out, fmt.format, { search: false, withAgent, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost }, `No sessions${agent !== undefined ? ` for ${agent}` : ''}.`));
-    if (fmt.format === 'table' && rows.some((s) => !s.exact)) ctx.stdout.write('+ counts from the head and tail of the file only (lower bounds); --full reads every listed session whole\n');
-    return 0;
+    const view: SessionListView = {
+      format: fmt.format,
+      compact: fmt.compact,
+      noCost: fmt.noCost,
+      inexact: rows.some((s) => !s.exact),
+      ...(agent !== undefined && { agent, asked: [getCodec(agent).id] }),
+    };
+    return { rows: out, sources: await surveySources(codecs, ctx.env), view };
   },
+  render: renderSessionList,
 });

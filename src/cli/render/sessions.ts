@@ -9,7 +9,8 @@ import { csvField } from '../../cost/export.js';
 import type { CostRecord } from '../../cost/types.js';
 import { formatUsd } from '../../sessions/markdown.js';
 import type { SessionSummary } from '../../sessions/types.js';
-import { ellipsize, renderTable, summaryCells, summaryJson } from '../commands/sessions-common.js';
+import { summaryJson } from '../../sessions/listing.js';
+import { ellipsize, renderTable, summaryCells } from './session-table.js';
 import { int, type CostFormat } from './cost.js';
 
 /** One model's usage inside a session (from the session's own fold, `Session.costByModel`). */
@@ -213,7 +214,7 @@ const stripMoney = (c: CostRecord): Omit<CostRecord, 'totalUsd' | 'unpricedCount
 
 /** The stable `--json` shape (summaryJson), `modelBreakdowns` added with a breakdown, money left out with `noCost`. */
 function sessionJson(r: SessionRow, o: SessionRenderOptions): Record<string, unknown> {
-  const j = summaryJson(r.summary);
+  const j: Record<string, unknown> = { ...summaryJson(r.summary) };
   if (o.noCost && r.summary.cost !== undefined) j.cost = stripMoney(r.summary.cost);
   if (r.models !== undefined) j.modelBreakdowns = r.models.map((m) => ({ model: m.model, ...(o.noCost ? stripMoney(m.cost) : m.cost) }));
   return j;

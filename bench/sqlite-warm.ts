@@ -1,0 +1,134 @@
+/**
+ * Question: after an agent adds 1,000 messages to a large OpenCode database, how much faster is a warm read
+ * (from the RowCursor of the last one) than a cold read, and how many rows does each take? Two levels:
+ * - the codec: `opencode.read(<db>)` of the whole database, cold, then from its cursor after the appends;
+ * - the CLI: `cost report --json --group-by agent`, cold without the event cache, then warm through it (the
+ *   cache read the database before the appends: discovery fingerprints every session, and only the changed
+ *   sessions are read, each from its cursor).
+ * The generated database has OpenCode's real tables (test/helpers/opencode-db.ts), in WAL mode; every
+ * session's exchanges carry padded text parts so the file reaches `--mb`. The warm answer is checked
+ * against a cold one after the appends.
+ *
+ * Usage: node --import ./src/scan/dev-register.mjs bench/sqlite-warm.ts [--mb 1024] [--dir /tmp/sf-sqlite-bench] [--keep]
+ * (the CLI level needs a build: `npx tsc -p . && node scripts/bundle-cli.mjs`).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { opencode } from '../codecs/opencode/index.js';
+import { newReadInfo, type ReadCursor } from '../cursors/protocol/codec.js';
+import { exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from '../test/helpers/opencode-db.js';
+
+const { values } = parseArgs({ options: { mb: { type: 'string', default: '1024' }, dir: { type: 'string', default: '/tmp/sf-sqlite-bench' }, keep: { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' } } });
+const targetBytes = Number(values.mb) * 1024 * 1024;
+const SESSIONS = Number(values.sessions);
+const PAD = 'x'.repeat(3000); // a part's text: a large tool output, as OpenCode stores them
+const dir = values.dir as string;
+const dataHome = join(dir, 'data');
+const db = join(dataHome, 'opencode', 'opencode.db');
+
+/** Insert exchanges round robin over the sessions until the database holds `bytes`; the exchanges made. */
+function generate(bytes: number): number {
+  mkdirSync(join(dataHome, 'opencode'), { recursive: true });
+  const d = new Database(db);
+  d.pragma('journal_mode = WAL');
+  d.exec(OPENCODE_DDL);
+  d.prepare('INSERT INTO project (id, worktree, time_created, time_updated) VALUES (?, ?, ?, ?)').run('prj_1', '/work/proj', 1, 1);
+  for (let s = 0; s < SESSIONS; s++) d.prepare(INSERT_SESSION).run(...sessionRow(`ses_${s}`, s));
+  const m = d.prepare(INSERT_MESSAGE);
+  const p = d.prepare(INSERT_PART);
+  let n = 0;
+  const batch = d.transaction((from: number, count: number) => {
+    for (let i = from; i < from + count; i++) {
+      const x = exchange(`ses_${i % SESSIONS}`, Math.floor(i / SESSIONS) + 1);
+      for (const r of x.messages) m.run(...r);
+      for (const r of x.parts) {
+        const row = [...r];
+        const data = JSON.parse(row[5] as string) as { type: string; text?: string };
+        if (data.type === 'text') row[5] = JSON.stringify({ ...data, text: `${data.text} ${PAD}` });
+        p.run(...row);
+      }
+    }
+  });
+  while (statSync(db).size + (statSync(`${db}-wal`, { throwIfNoEntry: false })?.size ?? 0) < bytes) {
+    batch(n, 2000);
+    n += 2000;
+    d.pragma('wal_checkpoint(TRUNCATE)');
+  }
+  d.close();
+  return n;
+}
+
+/** 500 more exchanges (1,000 messages, 3,000 parts): into one session, or round robin over all of them. */
+function append(from: number, spread: 'one' | 'all'): void {
+  const d = new Database(db);
+  const m = d.prepare(INSERT_MESSAGE);
+  const p = d.prepare(INSERT_PART);
+  d.transaction(() => {
+    for (let i = from; i < from + 500; i++) {
+      const x = exchange(spread === 'all' ? `ses_${i % SESSIONS}` : 'ses_0', i + 1); // later than every message before, in every session
+      for (const r of x.messages) m.run(...r);
+      for (const r of x.parts) p.run(...r);
+    }
+  })();
+  d.close();
+}
+
+async function codecRead(from?: ReadCursor): Promise<{ ms: number; rows: number; events: number; output: number; cursor: ReadCursor | undefined; restarted: string | undefined }> {
+  const info = newReadInfo();
+  let cursor: ReadCursor | undefined;
+  let restarted: string | undefined;
+  let events = 0;
+  let output = 0;
+  const t = performance.now();
+  for await (const e of opencode.read(db, { info, resume: { ...(from && { from }), onStart: (s) => (restarted = s.restarted ? (s.reason ?? 'yes') : 'no'), onCursor: (u) => (cursor = u.cursor) } })) {
+    events++;
+    if (e.type === 'usage') output += e.outputTokens;
+  }
+  return { ms: performance.now() - t, rows: info.lines, events, output, cursor, restarted };
+}
+
+const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+function cliReport(cache: boolean): { ms: number; output: number } {
+  const env = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dataHome, XDG_CACHE_HOME: join(dir, 'cache'), XDG_CONFIG_HOME: join(dir, 'config'), TZ: 'UTC', SESSIONFOLD_SOCKET: 'off' };
+  const t = performance.now();
+  const out = execFileSync(process.execPath, [CLI, 'cost', 'report', '--json', '--group-by', 'agent', '--agent', 'opencode', ...(cache ? [] : ['--no-cache'])], { env, maxBuffer: 1 << 26 }).toString();
+  return { ms: performance.now() - t, output: (JSON.parse(out) as { outputTokens: number }).outputTokens };
+}
+
+const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+rmSync(dir, { recursive: true, force: true });
+try {
+  const t = performance.now();
+  const made = generate(targetBytes);
+  const size = statSync(db).size;
+  console.log(`generated ${(size / 1048576).toFixed(0)} MiB: ${SESSIONS} sessions, ${made} exchanges (${made * 2} messages, ${made * 6} parts) in ${fmt(performance.now() - t)}`);
+
+  const cold = await codecRead();
+  console.log(`codec cold: ${fmt(cold.ms)}, ${cold.rows} rows, ${cold.events} events`);
+  const cliPrime = cliReport(true);
+  console.log(`CLI first run with the cache (fills it): ${fmt(cliPrime.ms)}`);
+
+  let cursor = cold.cursor;
+  let output = cold.output;
+  let next = made;
+  for (const spread of ['one', 'all'] as const) {
+    append(next, spread);
+    next += 500;
+    const warm = await codecRead(cursor);
+    cursor = warm.cursor;
+    output = warm.restarted === 'no' ? output + warm.output : warm.output;
+    const cliWarm = cliReport(true);
+    const check = await codecRead();
+    const cliCheck = cliReport(false);
+    if (output !== check.output) throw new Error(`warm codec output ${output} != cold ${check.output}`);
+    if (cliWarm.output !== cliCheck.output) throw new Error(`warm CLI output ${cliWarm.output} != cold ${cliCheck.output}`);
+    const where = spread === 'one' ? 'into one session' : `over all ${SESSIONS} sessions`;
+    console.log(`1,000 messages ${where}: codec warm ${fmt(warm.ms)} (${warm.rows} rows of ${check.rows}, restarted ${warm.restarted}) vs cold ${fmt(check.ms)}: ${(check.ms / warm.ms).toFixed(1)}x`);
+    console.log(`  CLI warm (cache) ${fmt(cliWarm.ms)} vs cold (--no-cache) ${fmt(cliCheck.ms)}: ${(cliCheck.ms / cliWarm.ms).toFixed(1)}x; answers equal cold reads (output tokens ${check.output})`);
+  }
+} finally {
+  if (values.keep !== true) rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,34 @@
+/**
+ * `cost report` as text: the scan's warnings and the notes on unrecorded usage on stderr, the summary on stdout
+ * in the chosen format, from the report's data (src/cost/report.ts), the same whether it was computed in this
+ * process or by `serve`.
+ */
+import type { CostReport } from '../../cost/report.js';
+import { stderrIsTerminal, unreadableCount, writeSourceNotes } from '../sources.js';
+import { renderCostSummary, retainedLines, type CostFormat, type RenderOptions } from './cost.js';
+import type { RenderIo } from './io.js';
+
+/** How the report is shown: the format and the rendering options (the time zone and mode in the title). */
+export interface CostReportView extends Omit<RenderOptions, 'mode'> {
+  format: CostFormat;
+  /** The agents the user asked for (`--agent`): one with no history found is said so. */
+  asked?: readonly string[];
+}
+
+/** Write the report to `io`; the exit code. */
+export function renderCostReport(data: { report: CostReport; view: CostReportView }, io: RenderIo): number {
+  const { report, view } = data;
+  for (const w of report.warnings) io.stderr.write(`warning: ${w}\n`);
+  const { format, asked, ...options } = view;
+  // In JSON, where the usage came from and how much could not be read; on stderr, the same for humans.
+  const shown = format === 'json' ? { ...report.summary, sources: report.sources, unreadable: unreadableCount(report.sources) } : report.summary;
+  io.stdout.write(renderCostSummary(shown, format, { ...options, mode: report.mode }));
+  // CSV has no place under its rows: what the table says under it goes to stderr.
+  const notes = format === 'csv' ? retainedLines(report.summary, options) : [];
+  if (notes.length > 0) io.stderr.write(`note: ${notes.map((l) => l.trim()).join(' ')}\n`);
+  writeSourceNotes(io.stderr, report.sources, { env: io.env, asked, verbose: format !== 'json' && stderrIsTerminal(io.stderr), scanWarned: true, usageNotes: true });
+  for (const { agent, sessions: n } of report.unknownUsage) {
+    io.stderr.write(`note: ${agent}: ${n} session${n === 1 ? ' has' : 's have'} tokens the agent has not recorded yet, counted as none here (\`sessions list ${agent}\` marks them)\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,70 @@
+/**
+ * The session tables' text: cells of a summary (dates in the local time zone, counts, cost), a column layout
+ * that fits the terminal, and its width. Kept light (no registry, no scan): a served `sessions list` is
+ * rendered with it in the client process.
+ */
+import type { SessionSummary } from '../../sessions/types.js';
+import { formatUsd } from '../../sessions/usd.js';
+
+/** What a row's cells are made of: a summary, or a served one with its dates revived. */
+export type SummaryCellsInput = Pick<SessionSummary, 'updatedAt' | 'exact' | 'turnCount' | 'messageCount' | 'cost' | 'usageUnknown' | 'model'>;
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** `YYYY-MM-DD HH:MM` in the local time zone (TZ). */
+export function formatLocal(d: Date): string {
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** The table width: `$COLUMNS`, else the width of the terminal `stdout` is, else 120. */
+export function terminalWidth(io: { env: NodeJS.ProcessEnv; stdout: NodeJS.WritableStream }): number {
+  const env = Number(io.env.COLUMNS);
+  if (Number.isInteger(env) && env > 20) return env;
+  const cols = (io.stdout as { columns?: number }).columns;
+  return typeof cols === 'number' && cols > 20 ? cols : 120;
+}
+
+/** Cut to `max` code points with `…`. */
+export function ellipsize(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const cps = Array.from(flat);
+  if (cps.length <= max) return flat;
+  return max <= 1 ? '…' : `${cps.slice(0, max - 1).join('')}…`;
+}
+
+/** Left-aligned columns; the last column takes what width remains. */
+export function renderTable(header: string[], rows: string[][], width: number, rightAligned: ReadonlySet<number> = new Set()): string {
+  const n = header.length;
+  const widths = header.map((h, i) => (i === n - 1 ? 0 : Math.max(Array.from(h).length, ...rows.map((r) => Array.from(r[i] ?? '').length))));
+  const used = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
+  const last = Math.max(10, width - used);
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => {
+        if (i === n - 1) return ellipsize(c, last);
+        const w = widths[i] as number;
+        const padding = ' '.repeat(Math.max(0, w - Array.from(c).length));
+        return rightAligned.has(i) ? padding + c : c + padding;
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** The COST cell: `unknown` when the agent recorded no tokens yet, `$x+` when only some (SessionEvent.usageUnknown). */
+function costCell(s: SummaryCellsInput): string {
+  if (s.usageUnknown !== true) return formatUsd(s.cost);
+  return s.cost === undefined || s.cost.requestCount === 0 ? 'unknown' : `${formatUsd(s.cost)}+`;
+}
+
+/** The table row cells of a summary (count cells marked `+` when they are lower bounds). */
+export function summaryCells(s: SummaryCellsInput): { updated: string; turns: string; messages: string; cost: string; model: string } {
+  const mark = s.exact ? '' : '+';
+  return {
+    updated: formatLocal(s.updatedAt),
+    turns: `${s.turnCount}${mark}`,
+    messages: `${s.messageCount}${mark}`,
+    cost: costCell(s),
+    model: s.model ?? '-',
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Goose by RowCursor (codecs/goose/db.ts): a warm read of a session, or of the whole database, reads only the
+ * messages added since (the rows read are counted), and what it yields, applied as the event cache applies it
+ * (the `replaced.usage` last usage events dropped, the rest appended), equals a full read; messages deleted
+ * (Goose rewrites a conversation by deleting and inserting its messages), a replaced database and a kinds
+ * change start over.
+ */
+import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { goose } from '../codecs/goose/index.js';
+import { newReadInfo, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { recordPath } from '../cursors/sqlite.js';
+import { S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
+
+const TMP = mkdtempSync(join(tmpdir(), 'sf-goose-resume-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+interface Read {
+  events: SessionfoldEvent[];
+  start: ResumeStart | undefined;
+  cursor: ReadCursor | undefined;
+  /** Rows the read took (messages and sessions). */
+  rows: number;
+}
+
+async function readFrom(path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Read> {
+  const info = newReadInfo();
+  const r: Read = { events: [], start: undefined, cursor: undefined, rows: 0 };
+  for await (const e of goose.read(path, { ...(kinds && { kinds }), info, resume: { ...(from && { from }), onStart: (s) => (r.start = s), onCursor: (u) => (r.cursor = u.cursor) } })) r.events.push(e);
+  r.rows = info.lines;
+  return r;
+}
+
+/** What a reader holds after applying `next` to `held` as the event cache does. */
+function apply(held: readonly SessionfoldEvent[], next: Read): SessionfoldEvent[] {
+  if (next.start?.restarted !== false) return [...next.events];
+  let drop = next.start.replaced.usage ?? 0;
+  const kept: SessionfoldEvent[] = [];
+  for (let i = held.length - 1; i >= 0; i--) {
+    const e = held[i]!;
+    if (e.type === 'usage' && drop > 0) {
+      drop--;
+      continue;
+    }
+    kept.unshift(e);
+  }
+  return [...kept, ...next.events];
+}
+
+const sorted = (events: readonly SessionfoldEvent[]) => events.map((e) => JSON.stringify(e)).sort();
+
+/** A Goose turn: an assistant message calling a tool, the tool's result (naming a call of an earlier read). */
+function appendTurn(file: string, n: number, sessionId = S_MAIN): void {
+  const db = new Database(file);
+  try {
+    const msg = db.prepare('INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json, message_id) VALUES (?, ?, ?, ?, ?, ?)');
+    const call = { type: 'toolRequest', id: `toolu_n${n}`, toolCall: { status: 'success', value: { name: 'developer__shell', arguments: { command: `ls ${n}` } } } };
+    msg.run(sessionId, 'assistant', JSON.stringify([{ type: 'text', text: `turn ${n}` }, call]), 1779700000 + n, '{}', `m_${n}_a`);
+    // a result for the first read's call toolu_01: its name comes from the cursor's state
+    msg.run(sessionId, 'user', JSON.stringify([{ type: 'toolResponse', id: n === 1 ? 'toolu_01' : `toolu_n${n}`, toolResult: { status: 'success', value: [{ type: 'text', text: 'ok' }] } }]), 1779700001 + n, '{}', `m_${n}_u`);
+    db.prepare('UPDATE sessions SET accumulated_input_tokens = accumulated_input_tokens + 100, accumulated_output_tokens = accumulated_output_tokens + 10 WHERE id = ?').run(sessionId);
+  } finally {
+    db.close();
+  }
+}
+
+describe('goose RowCursor', () => {
+  it.each([
+    ['one session (a record path)', (db: string) => recordPath(db, S_MAIN)],
+    ['the whole database', (db: string) => db],
+  ])('%s: a warm read takes only the new messages, and resumed equals a full read', async (name, pathOf) => {
+    const db = join(TMP, name.replace(/\W+/g, '-'), 'sessions.db');
+    writeGooseDb(db);
+    const path = pathOf(db);
+    const first = await readFrom(path);
+    expect(first.start).toMatchObject({ restarted: true, reason: 'no-cursor' });
+    let held = first.events;
+    let cursor = first.cursor;
+    const none = await readFrom(path, cursor);
+    expect(none).toMatchObject({ events: [], start: { restarted: false, replaced: {} } });
+    const sessions = path === db ? 4 : 1;
+    expect(none.rows).toBe(sessions); // the session rows; no message
+    for (let n = 1; n <= 3; n++) {
+      appendTurn(db, n);
+      const warm = await readFrom(path, cursor);
+      expect(warm.start).toMatchObject({ restarted: false });
+      expect(warm.rows).toBe(2 + sessions);
+      expect(warm.events.filter((e) => e.type === 'message').length).toBe(1);
+      held = apply(held, warm);
+      cursor = warm.cursor;
+      expect(sorted(held)).toEqual(sorted((await readFrom(path)).events));
+    }
+    const result = held.find((e) => e.type === 'tool_result' && e.callId === 'toolu_01' && e.offset > 7);
+    expect(result).toMatchObject({ toolName: 'developer__shell' });
+    // the other session's messages: a record path's cursor does not move; the database's reads them
+    appendTurn(db, 9, S_SUB);
+    const other = await readFrom(path, cursor);
+    expect(other.start).toMatchObject({ restarted: false });
+    expect(other.rows).toBe(path === db ? 2 + sessions : sessions);
+    expect(sorted(apply(held, other))).toEqual(sorted((await readFrom(path)).events));
+  });
+
+  it('starts over when messages went away (a rewritten conversation), the database was replaced, or the kinds changed', async () => {
+    const db = join(TMP, 'restart', 'sessions.db');
+    writeGooseDb(db);
+    const path = recordPath(db, S_MAIN);
+    const first = await readFrom(path);
+    const edit = (sql: string) => {
+      const d = new Database(db);
+      d.exec(sql);
+      d.close();
+    };
+    // Goose rewrites a conversation (compaction, an edit) by deleting its messages and inserting them anew
+    edit(`INSERT INTO messages (session_id, role, content_json, created_timestamp) SELECT session_id, role, replace(content_json, 'cargo', 'edited cargo'), created_timestamp FROM messages WHERE session_id = '${S_MAIN}' ORDER BY id; DELETE FROM messages WHERE session_id = '${S_MAIN}' AND id <= 7`); // the fixture's seven messages
+    const rewritten = await readFrom(path, first.cursor);
+    expect(rewritten.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
+    expect(rewritten.events).toEqual((await readFrom(path)).events);
+    expect(JSON.stringify(rewritten.events)).toContain('edited cargo');
+    edit(`DELETE FROM messages WHERE id = (SELECT max(id) FROM messages WHERE session_id = '${S_MAIN}')`);
+    const deleted = await readFrom(path, rewritten.cursor);
+    expect(deleted.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
+    const copy = join(TMP, 'restart', 'copy.db');
+    copyFileSync(db, copy);
+    renameSync(copy, db);
+    expect((await readFrom(path, deleted.cursor)).start).toMatchObject({ restarted: true, reason: 'database-replaced' });
+    expect((await readFrom(path, deleted.cursor, ['usage'])).start).toMatchObject({ restarted: true });
+    const usageOnly = await readFrom(db, undefined, ['usage']);
+    expect((await readFrom(db, usageOnly.cursor, ['usage', 'message'])).start).toMatchObject({ restarted: true, reason: 'kinds-changed' });
+  });
+});

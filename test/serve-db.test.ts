@@ -1,0 +1,128 @@
+/**
+ * `serve` and databases: a session that an agent adds to a database it already has (opencode.db, Hermes's
+ * state.db) shows in the next served `sessions list` and `cost report`, with no sweep: a change of the database
+ * or its `-wal` re-lists that database's sessions (src/serve/watch.ts). The writers keep their connections open,
+ * so the new rows live in the `-wal` only, as while the agent runs.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeServed, runServedCommand } from '../src/cli/served.js';
+import { runCli } from '../src/cli/run.js';
+import { startServer, type ServerHandle } from '../src/serve/server.js';
+import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, INSERT_SESSION as HERMES_SESSION, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
+import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from './helpers/opencode-db.js';
+import { sink } from './sessions-helpers.js';
+
+let home: string;
+let env: NodeJS.ProcessEnv;
+let server: ServerHandle;
+let socket: string;
+let ocDb: string;
+let hermesDb: string;
+let emptyDb: string;
+
+/** One command through the server (it must answer) and locally: both outputs, which must be equal. */
+async function both(args: string[]): Promise<string> {
+  const out = sink();
+  const err = sink();
+  const served = await runServedCommand(args, { stdout: out, stderr: err, env: { ...env, SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CACHE: join(home, 'served.db') }, cwd: home });
+  expect(served).toBe(0);
+  const lout = sink();
+  const lerr = sink();
+  expect(await runCli(args, { stdout: lout, stderr: lerr, env: { ...env, SESSIONFOLD_SOCKET: 'off', SESSIONFOLD_CACHE: join(home, 'local.db') } })).toBe(0);
+  expect({ out: out.text(), err: err.text() }).toEqual({ out: lout.text(), err: lerr.text() });
+  return out.text();
+}
+
+const ids = async (agent: string): Promise<string[]> => (JSON.parse(await both(['sessions', 'list', agent, '--json', '--subagents'])) as { sessionId: string }[]).map((s) => s.sessionId).sort();
+/** The sessions of `agent` in a served `cost report` (which discovers through the server's watcher). */
+const costed = async (agent: string): Promise<string[]> =>
+  Object.keys((JSON.parse(await both(['cost', 'report', '--json', '--group-by', 'session', '--agent', agent, '--tz', 'UTC'])) as { breakdowns: Record<string, unknown> }).breakdowns)
+    .map((k) => k.slice(k.lastIndexOf(':') + 1))
+    .sort();
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'sf-serve-db-'));
+  const data = join(home, 'data');
+  mkdirSync(join(data, 'opencode'), { recursive: true });
+  mkdirSync(join(home, '.hermes'));
+  ocDb = join(data, 'opencode', 'opencode.db');
+  emptyDb = join(data, 'opencode', 'opencode-beta.db');
+  hermesDb = join(home, '.hermes', 'state.db');
+  buildOpencodeDb(ocDb, 2);
+  buildHermesDb(hermesDb);
+  // a second channel's database that has no session yet
+  const e = new Database(emptyDb);
+  e.pragma('journal_mode = WAL');
+  e.exec(OPENCODE_DDL);
+  e.prepare('INSERT INTO project (id, worktree, time_created, time_updated) VALUES (?, ?, ?, ?)').run('prj_1', '/work/proj', 1, 1);
+  e.close();
+  env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: data, XDG_CACHE_HOME: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config'), TZ: 'UTC' };
+  socket = join(home, 'sf.sock');
+  // no sweep for an hour: only the notifications can show the new sessions
+  server = await startServer({ socket, compute: computeServed, sweepMs: 3_600_000 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('serve sees sessions added inside a database', () => {
+  it('opencode: a new session row (and its messages) in the -wal of a database the agent holds open', async () => {
+    const db = new Database(ocDb); // the agent, still running: its commits stay in the -wal
+    try {
+      db.prepare('SELECT count(*) FROM session').get();
+      expect(await ids('opencode')).toEqual(['ses_child', 'ses_main']);
+      expect(await costed('opencode')).toEqual(['ses_child', 'ses_main']);
+      db.prepare(INSERT_SESSION).run(...sessionRow('ses_new', 9));
+      const x = exchange('ses_new', 1);
+      for (const r of x.messages) db.prepare(INSERT_MESSAGE).run(...r);
+      for (const r of x.parts) db.prepare(INSERT_PART).run(...r);
+      expect(await ids('opencode')).toEqual(['ses_child', 'ses_main', 'ses_new']);
+      expect(await costed('opencode')).toEqual(['ses_child', 'ses_main', 'ses_new']);
+    } finally {
+      db.close();
+    }
+    expect(server.stats.discovery.full).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('opencode: the first session of a database that had none, its -wal already there', async () => {
+    const db = new Database(emptyDb);
+    try {
+      db.prepare('SELECT count(*) FROM session').get(); // the agent's connection: the -wal exists from here on
+      expect(await costed('opencode')).not.toContain('ses_beta');
+      const full = server.stats.discovery.full;
+      db.prepare(INSERT_SESSION).run(...sessionRow('ses_beta', 3));
+      const x = exchange('ses_beta', 1);
+      for (const r of x.messages) db.prepare(INSERT_MESSAGE).run(...r);
+      for (const r of x.parts) db.prepare(INSERT_PART).run(...r);
+      expect(await costed('opencode')).toContain('ses_beta');
+      expect(await ids('opencode')).toContain('ses_beta');
+      expect(server.stats.discovery.full).toBe(full); // from the notifications, not a discovery from scratch
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('hermes: a new session row in state.db\'s -wal', async () => {
+    const db = new Database(hermesDb);
+    try {
+      db.prepare('SELECT count(*) FROM sessions').get();
+      expect(await ids('hermes')).toEqual(['s_branch', 's_cont', 's_root', 's_task']);
+      const before = await costed('hermes');
+      db.prepare(HERMES_SESSION).run('s_late', 'cli', 'claude-sonnet-4-6', '{}', null, 1767000900, null, null, '/work/app', 'main', 'anthropic', 'A late one');
+      for (const r of turn('s_late', 20)) db.prepare(HERMES_MESSAGE).run(...r);
+      db.prepare(UPSERT_USAGE).run(...usage('s_late', 'claude-sonnet-4-6', 1));
+      expect(await ids('hermes')).toEqual(['s_branch', 's_cont', 's_late', 's_root', 's_task']);
+      expect(await costed('hermes')).toEqual([...before, 's_late'].sort());
+    } finally {
+      db.close();
+    }
+    // nothing fell back to a sweep: every later discovery of these sources came from the notifications
+    expect(server.stats.discovery.relisted).toBeGreaterThan(0);
+  }, 60_000);
+});
