@@ -20,6 +20,7 @@ export const TOPIC_MODULES: Record<string, string> = {
   sessions: '../sessions.bench.js',
   gemini: '../gemini.bench.js',
   copilot: '../copilot.bench.js',
+  startup: '../startup.bench.js',
 };
 
 export async function loadTopic(name: string): Promise<Topic> {
