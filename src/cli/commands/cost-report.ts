@@ -12,7 +12,6 @@ import type { CostGroupBy } from '../../cost/types.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
 import { SELECTION_OPTIONS, selectionFromArgs, withScanProgress } from './cost-options.js';
 import { findCodec, listCodecs } from '../../registry.js';
-import { createSessionManager } from '../../sessions/manager.js';
 
 /**
  * On stderr: per agent that records tokens only when a run ends (`usageRecordedAtEnd`), how many of its
@@ -23,11 +22,12 @@ async function noteUnknownUsage(ctx: CommandContext, selection: ReturnType<typeo
   const selected = (id: string) => selection.agents === undefined || selection.agents.some((a) => findCodec(a)?.id === id);
   const codecs = listCodecs().filter((c) => c.capabilities.usageRecordedAtEnd === true && selected(c.id));
   if (codecs.length === 0) return;
-  const manager = createSessionManager({ env: ctx.env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
+  let manager: import('../../sessions/manager.js').SessionManager | undefined;
   for (const codec of codecs) {
-    // No session files, no note: a report on a machine without the agent opens nothing more.
+    // No session files, no note: a report on a machine without the agent loads and opens nothing more.
     const files = codec.discoverSync?.(codec.defaultRoots(ctx.env))[Symbol.iterator]();
     if (files !== undefined && files.next().done === true) continue;
+    manager ??= (await import('../../sessions/manager.js')).createSessionManager({ env: ctx.env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
     let n: number;
     try {
       const rows = await manager.list(codec.id, { limit: Number.MAX_SAFE_INTEGER, exactBytes: 0, ...(selection.since && { since: selection.since }), ...(selection.until && { until: selection.until }) });
