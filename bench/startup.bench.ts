@@ -3,10 +3,11 @@
  * `cost report` within 40 ms of `node -e 0`, a warm `statusline` within 30 ms.
  *
  * Side by side, interleaved (one run of each command per round, so the machine's load hits them alike),
- * medians over the rounds: `node -e 0`; `cost report --json` over a HOME without agent history (its cache
- * made by an earlier run); `statusline` fed Claude Code's JSON for a small session, its cache warm, run
- * locally; the same answered by a running `serve`. Each command's output is checked before timing; peak RSS
- * comes from separate runs that print `process.resourceUsage().maxRSS` at exit (not timed).
+ * medians over the rounds: `node -e 0`; `cost report --json` over a HOME without agent history (which
+ * makes no cache); `statusline` fed Claude Code's JSON for a small session, its cache warm, run
+ * locally; the same answered by a running `serve`. Each command's output is checked before timing. Peak RSS
+ * and CPU time (user + system, which a loaded machine moves less than wall time) come from separate,
+ * untimed runs that print `process.resourceUsage()` at exit.
  *
  * The case's own time is one round; the figures go to stderr and in the result (`figures`).
  */
@@ -21,7 +22,8 @@ import { startServe, type ServeChild } from './lib/serve.js';
 const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const ROUNDS = 11;
 const SID = '5e551011-0000-4000-8000-000000000001';
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('MAXRSS '+process.resourceUsage().maxRSS+'\\n'))`;
+const HOOK_ROUNDS = 5;
+const RSS_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('MAXRSS '+u.maxRSS+' CPU '+(u.userCPUTime+u.systemCPUTime)+'\\n')})`;
 
 interface Command {
   name: string;
@@ -109,14 +111,29 @@ export const topic: Topic = {
         run: (s: State) => {
           const times = s.commands.map(() => [] as number[]);
           for (let r = 0; r < ROUNDS; r++) s.commands.forEach((c, i) => (times[i] as number[]).push(runOnce(c).ms));
-          const rss = s.commands.map((c) => {
-            const m = /MAXRSS (\d+)/.exec(runOnce(c, true).stderr);
-            return m ? Number(m[1]) / 1024 : NaN;
-          });
+          // Untimed runs that print their own peak RSS and CPU time (user + system) at exit: CPU time moves
+          // less than wall time with the load of a shared machine.
+          const rss = s.commands.map(() => [] as number[]);
+          const cpu = s.commands.map(() => [] as number[]);
+          for (let r = 0; r < HOOK_ROUNDS; r++)
+            s.commands.forEach((c, i) => {
+              const m = /MAXRSS (\d+) CPU (\d+)/.exec(runOnce(c, true).stderr);
+              (rss[i] as number[]).push(m ? Number(m[1]) / 1024 : NaN);
+              (cpu[i] as number[]).push(m ? Number(m[2]) / 1000 : NaN);
+            });
           const base = median(times[0] as number[]);
-          const figures = s.commands.map((c, i) => ({ command: c.name, medianMs: median(times[i] as number[]), overNodeMs: median(times[i] as number[]) - base, peakRssMb: rss[i] as number }));
-          const rows = figures.map((f) => `  ${f.command.padEnd(28)} ${f.medianMs.toFixed(1).padStart(7)} ms  ${(f.overNodeMs >= 0 ? '+' : '') + f.overNodeMs.toFixed(1)} ms over node -e 0  peak RSS ${f.peakRssMb.toFixed(0)} MB`);
-          process.stderr.write(`startup (${ROUNDS} interleaved rounds, medians):\n${rows.join('\n')}\n`);
+          const baseCpu = median(cpu[0] as number[]);
+          const figures = s.commands.map((c, i) => ({
+            command: c.name,
+            medianMs: median(times[i] as number[]),
+            overNodeMs: median(times[i] as number[]) - base,
+            cpuMs: median(cpu[i] as number[]),
+            cpuOverNodeMs: median(cpu[i] as number[]) - baseCpu,
+            peakRssMb: Math.max(...(rss[i] as number[])),
+          }));
+          const signed = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(1);
+          const rows = figures.map((f) => `  ${f.command.padEnd(28)} wall ${f.medianMs.toFixed(1).padStart(7)} ms (${signed(f.overNodeMs)})  cpu ${f.cpuMs.toFixed(1).padStart(6)} ms (${signed(f.cpuOverNodeMs)})  peak RSS ${f.peakRssMb.toFixed(0)} MB`);
+          process.stderr.write(`startup (${ROUNDS} interleaved rounds, medians; in brackets: over node -e 0):\n${rows.join('\n')}\n`);
           return { figures };
         },
         verify: (r) => {
