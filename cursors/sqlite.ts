@@ -45,10 +45,21 @@
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { SessionfoldError } from './protocol/errors.js';
 
 export type SqliteDatabase = Database.Database;
+
+let driver: typeof Database | undefined;
+/**
+ * better-sqlite3, loaded on first use: its modules and native binding take 15–45 ms to load (profiles of an
+ * empty `cost report`), which a command that opens no database (no SQLite agent, no event cache) never pays.
+ */
+export function sqliteDriver(): typeof Database {
+  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return driver;
+}
 export type SnapshotStrategy = 'shared' | 'immutable' | 'copy';
 
 /** How long a reader waits on a lock another connection holds (SQLite's busy handler). */
@@ -77,7 +88,7 @@ let uriSupport: boolean | undefined;
 export function sqliteUriSupport(): boolean {
   if (uriSupport === undefined) {
     try {
-      new Database('file:sessionfold-uri-probe?mode=memory', { readonly: true }).close();
+      new (sqliteDriver())('file:sessionfold-uri-probe?mode=memory', { readonly: true }).close();
       uriSupport = true;
     } catch {
       uriSupport = false;
@@ -105,7 +116,7 @@ function notFound(path: string, cause?: unknown): SessionfoldError {
 }
 
 function openReadOnly(name: string, busyTimeoutMs: number): SqliteDatabase {
-  const db = new Database(name, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  const db = new (sqliteDriver())(name, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
   return db;
 }
 
@@ -150,7 +161,7 @@ function readCopy<T>(path: string, fn: (db: SqliteDatabase) => T, busyTimeoutMs:
   const { copy, dir } = copyDatabase(path);
   try {
     // Read-write on the private copy: SQLite recovers the copied -wal into a -shm of its own there.
-    const db = new Database(copy, { fileMustExist: true, timeout: busyTimeoutMs });
+    const db = new (sqliteDriver())(copy, { fileMustExist: true, timeout: busyTimeoutMs });
     try {
       return inReadTransaction(db, fn);
     } finally {

@@ -113,6 +113,8 @@ export type { ResumeCommand } from './sessions/resume.js';
 export { totalCost, usageBlocks } from './cost/total.js';
 export { createBlocksFold, foldBlocks } from './cost/blocks.js';
 export type { BlocksReport, UsageBlock, BlocksFoldOptions } from './cost/blocks.js';
+export { statusLine } from './cost/statusline.js';
+export type { StatusLineQuery, StatusLineData } from './cost/statusline.js';
 export { createPricer, COST_MODES } from './cost/pricing.js';
 export type { Pricer, PricerOptions, PriceResult } from './cost/pricing.js';
 export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './cost/types.js';

@@ -3,7 +3,7 @@
  * agent folders (appends, new files in new folders, deletions, rewrites), and the client falls back to a
  * local run when no server of its build answers. The watch-backed discovery equals a full discovery.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { runCli } from '../src/cli/run.js';
 import { computeServed, runServedCommand } from '../src/cli/served.js';
 import { startServer } from '../src/serve/server.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
+import { startServeProcess } from './helpers/serve-process.js';
 
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
 const exec = promisify(execFile);
@@ -79,14 +80,7 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     sessionFile = join(home.claude, 'projects', '-tmp-proj', `${session}.jsonl`);
     socket = join(home.dir, 'run', 'sf.sock');
     // The server's own zone is not the clients' (UTC): what it computes and what they show must not depend on it.
-    server = spawn(process.execPath, [CLI, 'serve', '--socket', socket, '--sweep', '0'], { env: { ...home.env, TZ: 'Asia/Tokyo' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      server.stderr!.on('data', (d: Buffer) => {
-        log += d.toString();
-        if (log.includes('listening on')) resolve();
-      });
-      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)));
-    });
+    server = (await startServeProcess(CLI, socket, { ...home.env, TZ: 'Asia/Tokyo' }, (text) => (log += text))).child;
   }, 30_000);
 
   afterAll(async () => {

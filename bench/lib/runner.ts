@@ -23,6 +23,7 @@ export const TOPIC_MODULES: Record<string, string> = {
   pi: '../pi.bench.js',
   history: '../history.bench.js',
   'serve-soak': '../serve-soak.bench.js',
+  startup: '../startup.bench.js',
 };
 
 export async function loadTopic(name: string): Promise<Topic> {

@@ -7,10 +7,6 @@
  */
 import { createReadStream, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import chain from 'stream-chain';
-import { parser } from 'stream-json';
-import { pick } from 'stream-json/filters/pick.js';
-import { streamValues } from 'stream-json/streamers/stream-values.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { CollectedRead } from '../../cursors/read-collected.js';
 import { emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
@@ -128,6 +124,14 @@ export function readTreeSession(file: string, storage: string, target: EmitTarge
 
 /** The JSON `opencode export` prints, parsed as a stream (an export of a long session is large). */
 export async function readExport(file: string, out: EmitTarget): Promise<FileReadCounts> {
+  // Loaded here (before the stream flows), not with the registry: stream-chain and stream-json's streaming
+  // side take ~40 ms to load, which every command would pay for a format few histories hold.
+  const [{ default: chain }, { parser }, { pick }, { streamValues }] = await Promise.all([
+    import('stream-chain'),
+    import('stream-json'),
+    import('stream-json/filters/pick.js'),
+    import('stream-json/streamers/stream-values.js'),
+  ]);
   const counts: FileReadCounts = { records: 0, bytes: 0, skipped: 0 };
   let info: OpencodeSessionInfo | undefined;
   const messages: OpencodeMessageRecord[] = [];

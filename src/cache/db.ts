@@ -13,7 +13,8 @@
  */
 import { closeSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from '../../cursors/sqlite.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 
 export type Db = Database.Database;
@@ -323,7 +324,7 @@ function foreignError(path: string, why: string, cause?: unknown): SessionfoldEr
 }
 
 function tryOpen(path: string): Db {
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const db = new (sqliteDriver())(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     precheck(db);
     configure(db);

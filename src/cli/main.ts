@@ -2,9 +2,10 @@
 /**
  * The sessionfold executable: runs the CLI with the process's streams. Importing it runs nothing.
  *
- * A served command (`cost report`, `sessions list`) goes first to a running `sessionfold serve` of this
- * build (src/serve/), loading only the client and, once the data is in, the command's render step
- * (served.ts); everything else, and a served command nobody answers, loads
+ * `statusline` with no session flag reads Claude Code's status-line JSON on stdin and turns it into flags
+ * (statusline-input.ts). A served command (`cost report`, `sessions list`, `statusline`) goes first to a
+ * running `sessionfold serve` of this build (src/serve/), loading only the client and, once the data is in,
+ * the command's render step (served.ts); everything else, and a served command nobody answers, loads
  * the CLI (run.ts, from its bundle where the build made one: `loadCli`). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
  */
 import { realpathSync, statSync } from 'node:fs';
@@ -19,9 +20,21 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
       throw e;
     });
   }
-  const argv = process.argv.slice(2);
+  let argv = process.argv.slice(2);
   let served: number | undefined;
-  if ((await import('../serve/protocol.js')).isServed(argv)) {
+  const input = argv[0] === 'statusline' ? await import('./statusline-input.js') : undefined;
+  if (input?.statusLineReadsStdin(argv) === true) {
+    // Claude Code's status-line JSON becomes flags here, so the server (and the command) never read stdin.
+    try {
+      argv = [argv[0] as string, ...input.statusLineArgs(await readStdin()), ...argv.slice(1)];
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? 'IO_ERROR';
+      process.stdout.write(`${input.fallbackStatusLine(code)}\n`); // a status bar never goes blank
+      process.stderr.write(`error ${code}: ${(e as Error).message}\n`);
+      served = 0;
+    }
+  }
+  if (served === undefined && (await import('../serve/protocol.js')).isServed(argv)) {
     const { runServedCommand } = await import('./served.js');
     served = await runServedCommand(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
   }
@@ -31,6 +44,14 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
     cli.limitMallocArenas();
     process.exitCode = await cli.runCli(argv);
   } else process.exitCode = served;
+}
+
+/** All of standard input as text; empty on a terminal (nothing is piped). */
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY === true) return '';
+  const parts: Buffer[] = [];
+  for await (const chunk of process.stdin) parts.push(chunk as Buffer);
+  return Buffer.concat(parts).toString('utf8');
 }
 
 /**

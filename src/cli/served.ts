@@ -6,6 +6,7 @@
  * local run's byte for byte. Loads only the client and, once the data is in, the command's renderer.
  */
 import { runServed, type ClientIo } from '../serve/client.js';
+import { SERVED_COMMANDS } from '../serve/protocol.js';
 import { parseCommandArgs, type CommandDef } from './command.js';
 import type { RenderIo } from './render/io.js';
 
@@ -16,14 +17,22 @@ import type { RenderIo } from './render/io.js';
 const SERVED: Record<string, { command: () => Promise<{ default: CommandDef }>; render: () => Promise<(data: never, io: RenderIo) => number> }> = {
   'cost report': { command: () => import('./commands/cost-report.js'), render: async () => (await import('./render/cost-report.js')).renderCostReport },
   'sessions list': { command: () => import('./commands/sessions-list.js'), render: async () => (await import('./render/sessions-list.js')).renderSessionList },
+  statusline: { command: () => import('./commands/statusline.js'), render: async () => (await import('./render/statusline.js')).renderStatusLineAnswer },
 };
+
+/** The served command `argv` starts with (its words, as SERVED_COMMANDS lists them) and its arguments. */
+function servedOf(argv: readonly string[]): { key: string; args: string[] } | undefined {
+  const words = SERVED_COMMANDS.find((w) => w.every((x, i) => argv[i] === x));
+  return words === undefined ? undefined : { key: words.join(' '), args: argv.slice(words.length) };
+}
 
 /**
  * Run `argv` through the server: its exit code once rendered here, or undefined when the caller must run it
  * locally (no server, another build, a refusal, a deadline passed, or a command the server could not answer).
  */
 export async function runServedCommand(argv: string[], io: ClientIo): Promise<number | undefined> {
-  const served = SERVED[`${argv[0]} ${argv[1]}`];
+  const found = servedOf(argv);
+  const served = found === undefined ? undefined : SERVED[found.key];
   if (served === undefined) return undefined;
   const answer = await runServed(argv, io);
   if (answer === undefined) return undefined;
@@ -36,10 +45,11 @@ export async function runServedCommand(argv: string[], io: ClientIo): Promise<nu
  * refuses, and the client runs the command locally, which reports it exactly.
  */
 export async function computeServed(argv: string[], env: NodeJS.ProcessEnv): Promise<unknown> {
-  const [name, sub, ...args] = argv;
-  const served = SERVED[`${name} ${sub}`];
+  const found = servedOf(argv);
+  const served = found === undefined ? undefined : SERVED[found.key];
   const def = served === undefined ? undefined : (await served.command()).default;
-  if (def?.compute === undefined) throw new Error(`"${name} ${sub}" is not a served command`);
+  if (found === undefined || def?.compute === undefined) throw new Error(`"${argv.slice(0, 2).join(' ')}" is not a served command`);
+  const { args } = found;
   const { positionals, values } = parseCommandArgs(def, args);
   const quiet = { write: () => true } as unknown as NodeJS.WritableStream; // no terminal: no progress bar
   return def.compute({ positionals, values, stdout: quiet, stderr: quiet, env });

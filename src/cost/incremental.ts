@@ -18,6 +18,7 @@
  * Pricers and tag indexes without a `fingerprint` (made by the caller) are never cached.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
@@ -26,7 +27,7 @@ import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
 import type { Discovery } from '../scan/discover.js';
 import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
-import { createCostFold, drainRecords, type CostFold } from './fold.js';
+import { createCostFold, drainRecords, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import type { ResolvedPrice } from './pricing.js';
@@ -319,6 +320,12 @@ function storeFold(run: RunContext, fold: CostFold, at: { version: number }, sum
   }
 }
 
+/** Whether discovery finds no file at all for the scan (none to read, none skipped by `since`). */
+async function nothingToRead(scan: ScanOptions): Promise<boolean> {
+  const d = await discoverUsageFiles(scan);
+  return d.files.length === 0 && [...d.seen.values()].every((paths) => paths.size === 0);
+}
+
 /**
  * `totalCost` through the fold snapshots (see the module header). Same result as a fresh fold, always.
  * @example
@@ -335,6 +342,11 @@ export async function totalCostIncremental(
   // One pricer and tag index for the key and the folds (normalizing again must not load them again).
   const foldOptions: CostFoldOptions = { ...options, pricer: n.pricer, ...(n.tagIndex !== undefined && { tagIndex: n.tagIndex }) };
   const ns = normalizeScanOptions(scan);
+  if (ns.cache && !existsSync(ns.cachePath) && (await nothingToRead(scan))) {
+    // No cache holds records of deleted files, and no file is there: the empty report, without creating
+    // the cache (loading SQLite is most of an empty report's time).
+    return foldCost([], foldOptions);
+  }
   const key = options.snapshots === false || !ns.cache ? undefined : snapshotKey(n, ns);
   if (key === undefined) return foldFresh(scan, foldOptions, ns);
 

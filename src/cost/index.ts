@@ -19,6 +19,8 @@ export type { CostFoldOptions, NormalizedCostOptions } from './filter.js';
 export { totalCost, usageBlocks } from './total.js';
 export { createBlocksFold, foldBlocks, BLOCK_MS } from './blocks.js';
 export type { BlocksFold, BlocksFoldOptions, BlocksReport, UsageBlock, BlockBurnRate, BlockProjection, BlockTokenCounts } from './blocks.js';
+export { statusLine, dayOf } from './statusline.js';
+export type { StatusLineQuery, StatusLineData, StatusLineCost, StatusLineBlock, StatusLineContext } from './statusline.js';
 export { exportUsage, exportUsageBatches, ExportCursor, EXPORT_CSV_COLUMNS } from './export.js';
 export type { UsageExportLine, UsageExportOptions, ExportCursorDocument, ExportFileMark } from './export.js';
 export { ZoneCalendar } from './calendar.js';

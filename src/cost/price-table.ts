@@ -58,6 +58,8 @@ export interface PriceEntry {
   source: 'genai-prices' | 'override';
   /** In data order; `selectVariant` scans from the last. */
   variants: PriceVariant[];
+  /** The model's context window in tokens, when the price data states it (genai-prices' `context_window`). */
+  contextWindow?: number;
 }
 
 const TOKEN_KEYS = ['input_mtok', 'cache_read_mtok', 'cache_write_mtok', 'cache_write_1h_mtok', 'output_mtok', 'output_reasoning_mtok'] as const;
@@ -130,7 +132,7 @@ export function entryFromModelInfo(model: ModelInfo, providerId: string): PriceE
     else if (k && k.type === 'time_of_date') constraint = { kind: 'timeOfDay', start: secondsOfDay(k.start_time), end: secondsOfDay(k.end_time) };
     return buildVariant(c.prices, constraint);
   });
-  return { modelId: model.id, providerId, source: 'genai-prices', variants };
+  return { modelId: model.id, providerId, source: 'genai-prices', variants, ...(typeof model.context_window === 'number' && { contextWindow: model.context_window }) };
 }
 
 /** The variant in force at `ms` (genai-prices' rule: last matching constraint wins; else the first). */

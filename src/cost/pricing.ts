@@ -166,12 +166,16 @@ export function createPricer(options: PricerOptions = {}): Pricer {
   const mode = checkCostMode(options.mode ?? 'auto');
   const overrides = options.overrides ?? loadPriceOverrides(options.env ?? process.env, options.pricesFile);
   const memo = new Map<string, PriceEntry | null>();
-  const fingerprint = JSON.stringify({
-    data: priceDataVersion(),
-    rules: PRICING_RULES_VERSION,
-    exact: [...overrides.exact].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
-    prefixes: overrides.prefixes,
-  });
+  // Made on first read: finding the price data's version resolves its package (~10 ms at start-up), which a
+  // report that keeps no snapshot (no cache, or nothing to read) never needs.
+  let fingerprint: string | undefined;
+  const fingerprintOf = (): string =>
+    (fingerprint ??= JSON.stringify({
+      data: priceDataVersion(),
+      rules: PRICING_RULES_VERSION,
+      exact: [...overrides.exact].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+      prefixes: overrides.prefixes,
+    }));
 
   // Folds price runs of events of one (model, provider): the last pair skips building the memo's key.
   let lastModel: string | undefined;
@@ -202,7 +206,9 @@ export function createPricer(options: PricerOptions = {}): Pricer {
   return {
     mode,
     overridesPath: overrides.path,
-    fingerprint,
+    get fingerprint() {
+      return fingerprintOf();
+    },
     exportResolved: () => [...memo],
     seed(resolved) {
       for (const [k, e] of resolved) if (!memo.has(k)) memo.set(k, e);

@@ -5,7 +5,7 @@
  * (src/cli/render/cost-report.ts).
  */
 import { findCodec, listCodecs } from '../registry.js';
-import { createSessionManager } from '../sessions/manager.js';
+import type { SessionManager } from '../sessions/manager.js';
 import { createPricer } from './pricing.js';
 import { totalCost } from './total.js';
 import type { SourceReport } from '../scan/sources.js';
@@ -64,12 +64,13 @@ async function unknownUsage(selection: CostAggregationOptions): Promise<UnknownU
   const codecs = listCodecs().filter((c) => c.capabilities.usageRecordedAtEnd === true && selected(c.id));
   if (codecs.length === 0) return [];
   const env = selection.env ?? process.env;
-  const manager = createSessionManager({ env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
+  let manager: SessionManager | undefined;
   const out: UnknownUsage[] = [];
   for (const codec of codecs) {
-    // No session files, no note: a report on a machine without the agent opens nothing more.
+    // No session files, no note: a report on a machine without the agent loads and opens nothing more.
     const files = codec.discoverSync?.(codec.defaultRoots(env))[Symbol.iterator]();
     if (files !== undefined && files.next().done === true) continue;
+    manager ??= (await import('../sessions/manager.js')).createSessionManager({ env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
     try {
       const rows = await manager.list(codec.id, { limit: Number.MAX_SAFE_INTEGER, exactBytes: 0, ...(selection.since && { since: selection.since }), ...(selection.until && { until: selection.until }) });
       const n = rows.filter((r) => r.usageUnknown === true).length;

@@ -28,11 +28,11 @@ export const PROTOCOL_VERSION = 4;
 export const FRAME = { started: 1, data: 2, refused: 3 } as const;
 export type FrameKind = (typeof FRAME)[keyof typeof FRAME];
 
-/** `cost report` and `sessions list`: the status-line and monitor queries, whose flags name no stdin. */
-export const SERVED_COMMANDS: readonly (readonly [string, string])[] = [
-  ['cost', 'report'],
-  ['sessions', 'list'],
-];
+/**
+ * `cost report`, `sessions list` and `statusline`: the status-line and monitor queries, whose flags name no
+ * stdin (main.ts turns the status-line JSON on stdin into `statusline`'s flags before it asks a server).
+ */
+export const SERVED_COMMANDS: readonly (readonly string[])[] = [['cost', 'report'], ['sessions', 'list'], ['statusline']];
 
 export interface ServeRequest {
   v: number;
@@ -82,10 +82,10 @@ export function getSocketPath(env: NodeJS.ProcessEnv = process.env): string | un
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'sessionfold', 'server.sock');
 }
 
-/** Whether a command line is one the server answers (`cost report …`, `sessions list …`, not their --help). */
+/** Whether a command line is one the server answers (`cost report …`, `sessions list …`, `statusline …`, not their --help). */
 export function isServed(argv: readonly string[]): boolean {
   if (argv.includes('--help') || argv.includes('-h')) return false;
-  return SERVED_COMMANDS.some(([a, b]) => argv[0] === a && argv[1] === b);
+  return SERVED_COMMANDS.some((words) => words.every((w, i) => argv[i] === w));
 }
 
 let build: string | undefined;

@@ -1,0 +1,215 @@
+/**
+ * `statusLine(query)`: what a status line shows for one running session, as plain data (src/cli/render/
+ * statusline.ts turns it into the one line): the session's cost, today's cost, the active 5-hour window with
+ * its burn rate (the blocks fold, blocks.ts), and how full the context window is.
+ *
+ * One scan of the session's agent, bounded by `since` to the files written since the earlier of today's
+ * start and the window look-back (the event cache answers warm files without reading them), feeds three folds:
+ * - today: the totals fold over [start of today, start of tomorrow) in the query's zone: the same records and
+ *   dedup as the day's row of `cost report` (a record dated today lives in a file written today);
+ * - the window: the blocks fold over the look-back. A window's start depends on the windows before it back to
+ *   the last silence of more than 5 hours, so the look-back widens (×4, then no bound) until the result shows
+ *   such a silence or starts more than 5 hours after the bound: then it equals `cost blocks`' active window;
+ * - the session: the records of the session's file or id (subagent files carry their parent's id), each
+ *   response once; its last response's prompt (input + cache reads + cache writes) is the context in use
+ *   (responses with no prompt at all, such as the synthetic line Claude Code writes when a task stops, skipped).
+ *
+ * Only the local zone's day start is computed with Date's local time (no Intl: loading ICU's zone data costs
+ * tens of ms at start-up); an explicit zone goes through ZoneCalendar.
+ */
+import { getCodec } from '../registry.js';
+import type { ScanOptions, UsageRecord } from '../scan/types.js';
+import { BLOCK_MS, createBlocksFold, type UsageBlock } from './blocks.js';
+import { civilFromDays, periodStart, ZoneCalendar } from './calendar.js';
+import { createCostFold } from './fold.js';
+import { recordTime } from './filter.js';
+import { createPricer, type Pricer } from './pricing.js';
+import { scanFor } from './total.js';
+import type { CostAggregationOptions, CostMode } from './types.js';
+
+/** The first look-back of the window fold (widened while it cannot tell where the window chain starts). */
+const FIRST_LOOKBACK_MS = 24 * 3_600_000;
+
+/** What to show a status line for. */
+export interface StatusLineQuery extends Pick<CostAggregationOptions, 'cache' | 'cachePath' | 'roots' | 'env' | 'pricesFile'> {
+  /** The session's agent (codec id or alias). */
+  agent: string;
+  /** The session's id (its records' `sessionId`). */
+  sessionId?: string;
+  /** The session's file (its records' `file`), e.g. Claude Code's `transcript_path`. */
+  file?: string;
+  /** The model the agent says it runs (Claude Code's `model.id`), else the session's last response's. */
+  model?: string;
+  /** The model's name for people (Claude Code's `model.display_name`). */
+  modelName?: string;
+  /** The context window the agent reports (Claude Code's `context_window.context_window_size`). */
+  contextWindow?: number;
+  /** The instant that counts as now (default: the call's time). */
+  now?: Date;
+  /** IANA zone of "today" (default: the process's local zone). */
+  timeZone?: string;
+  mode?: CostMode;
+  pricer?: Pricer;
+}
+
+/** Cost and requests of a span. */
+export interface StatusLineCost {
+  costUsd: number;
+  requests: number;
+  /** Requests without a price (not in `costUsd`). */
+  unpricedCount: number;
+}
+
+/** The active 5-hour window of the session's agent. */
+export interface StatusLineBlock {
+  startTime: string;
+  endTime: string;
+  costUsd: number;
+  totalTokens: number;
+  /** Whole minutes to the window's end. */
+  remainingMinutes: number;
+  /** USD per hour and tokens per minute between the window's first and last request; null after one request. */
+  burnRate: { costPerHour: number; tokensPerMinute: number } | null;
+  /** USD at the window's end if the burn rate holds (null without one). */
+  projectedCostUsd: number | null;
+}
+
+/** How full the session's context window is, from its last response. */
+export interface StatusLineContext {
+  /** Input + cache reads + cache writes of the session's last response. */
+  usedTokens: number;
+  /** The model's context window; null when neither the agent nor the price data states one. */
+  windowTokens: number | null;
+  /** Where `windowTokens` comes from: the agent's own report, or genai-prices' model data. */
+  windowSource: 'agent' | 'genai-prices' | null;
+  /** usedTokens / windowTokens × 100, or null. */
+  percent: number | null;
+}
+
+/** What `statusLine()` returns. */
+export interface StatusLineData {
+  agent: string;
+  sessionId: string | null;
+  model: { id: string | null; displayName: string | null };
+  /** The session's usage; null when none of its responses is recorded yet. */
+  session: StatusLineCost | null;
+  /** Today's usage of the agent, in the query's zone. */
+  today: StatusLineCost & { date: string };
+  /** null when no window of the agent is active. */
+  block: StatusLineBlock | null;
+  /** null when the session has no response with usage yet. */
+  context: StatusLineContext | null;
+  /** The instant the data is for (ISO-8601 UTC). */
+  now: string;
+}
+
+/** Start and end (exclusive) of the day holding `nowMs`, and its `YYYY-MM-DD`, in `timeZone` or the local zone. */
+export function dayOf(nowMs: number, timeZone: string | undefined): { start: number; end: number; date: string } {
+  if (timeZone !== undefined) {
+    const cal = new ZoneCalendar(timeZone);
+    const n = cal.dayNumber(nowMs);
+    const [ny, nm, nd] = civilFromDays(n + 1);
+    return { start: periodStart(cal, 'day', 0, nowMs), end: cal.toInstant(ny, nm, nd), date: cal.dayKey(nowMs) };
+  }
+  const t = new Date(nowMs);
+  const [y, m, d] = [t.getFullYear(), t.getMonth(), t.getDate()];
+  return { start: new Date(y, m, d).getTime(), end: new Date(y, m, d + 1).getTime(), date: `${y}-${String(m + 1).padStart(2, '0')}-${String(d).padStart(2, '0')}` };
+}
+
+/** Whether the windows folded from `bound` on are the ones an unbounded fold cuts (see the module comment). */
+function windowsSettled(blocks: readonly UsageBlock[], bound: number): boolean {
+  const first = blocks[0];
+  if (first === undefined || blocks.some((b) => b.isGap)) return true;
+  return Date.parse(first.startTime) - bound > BLOCK_MS;
+}
+
+function blockOf(b: UsageBlock | undefined): StatusLineBlock | null {
+  if (b === undefined) return null;
+  return {
+    startTime: b.startTime,
+    endTime: b.endTime,
+    costUsd: b.costUSD,
+    totalTokens: b.totalTokens,
+    remainingMinutes: b.projection?.remainingMinutes ?? Math.max(0, Math.floor((Date.parse(b.endTime) - Date.parse(b.actualEndTime ?? b.endTime)) / 60_000)),
+    burnRate: b.burnRate === null ? null : { costPerHour: b.burnRate.costPerHour, tokensPerMinute: b.burnRate.tokensPerMinute },
+    projectedCostUsd: b.projection?.totalCost ?? null,
+  };
+}
+
+/**
+ * The status of one session: its cost, today's, the active window and the context in use.
+ * @example
+ * const s = await statusLine({ agent: 'claude', sessionId, file: transcriptPath });
+ * console.log(s.session?.costUsd, s.today.costUsd, s.block?.burnRate?.costPerHour, s.context?.percent);
+ */
+export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptions> = {}): Promise<StatusLineData> {
+  const agent = getCodec(query.agent).id;
+  const nowMs = (query.now ?? new Date()).getTime();
+  const day = dayOf(nowMs, query.timeZone);
+  const pricer = query.pricer ?? createPricer({ ...(query.env !== undefined && { env: query.env }), ...(query.mode !== undefined && { mode: query.mode }), ...(query.pricesFile !== undefined && { pricesFile: query.pricesFile }) });
+  const base: CostAggregationOptions = {
+    agents: [agent],
+    ...(query.cache !== undefined && { cache: query.cache }),
+    ...(query.cachePath !== undefined && { cachePath: query.cachePath }),
+    ...(query.roots !== undefined && { roots: query.roots }),
+    ...(query.env !== undefined && { env: query.env }),
+  };
+  // The folds below group by nothing: their calendar is never asked (UTC spares Intl's start-up).
+  const fold = { agents: [agent], pricer, timeZone: 'UTC', ...(query.mode !== undefined && { mode: query.mode }) };
+  const file = query.file;
+  const mine = (r: UsageRecord): boolean => (query.sessionId !== undefined && r.sessionId === query.sessionId) || (file !== undefined && r.file === file);
+
+  let lookback = FIRST_LOOKBACK_MS;
+  for (;;) {
+    const bound = lookback === Infinity ? -Infinity : nowMs - lookback;
+    const since = Math.min(day.start, bound);
+    const today = createCostFold({ ...fold, since: new Date(day.start), until: new Date(day.end - 1) });
+    const blocks = createBlocksFold({ ...fold, ...(Number.isFinite(bound) && { since: new Date(bound) }), now: new Date(nowMs) });
+    const session = createCostFold(fold);
+    let last: UsageRecord | undefined;
+    let lastMs = -Infinity;
+    for await (const batch of scanFor({ ...base, ...(Number.isFinite(since) && { since: new Date(since) }) }, scan)) {
+      for (const r of batch) {
+        today.add(r);
+        blocks.add(r);
+        if (!mine(r)) continue;
+        session.add(r);
+        // A response with no prompt (a synthetic stop line) says nothing of the context.
+        if (r.inputTokens + r.cacheReadTokens + r.cacheWriteTokens === 0) continue;
+        const ms = recordTime(r);
+        if (last === undefined || ms > lastMs || (ms === lastMs && r.file === last.file && r.offset > last.offset)) [last, lastMs] = [r, ms];
+      }
+    }
+    const windows = blocks.result(new Date(nowMs)).blocks;
+    if (lookback !== Infinity && !windowsSettled(windows, bound)) {
+      lookback = lookback * 4 > 400 * 24 * 3_600_000 ? Infinity : lookback * 4;
+      continue;
+    }
+    const t = today.result();
+    const s = session.result();
+    const modelId = query.model ?? last?.model ?? null;
+    return {
+      agent,
+      sessionId: query.sessionId ?? last?.sessionId ?? null,
+      model: { id: modelId, displayName: query.modelName ?? null },
+      session: s.requestCount === 0 ? null : { costUsd: s.totalUsd, requests: s.requestCount, unpricedCount: s.unpricedCount },
+      today: { date: day.date, costUsd: t.totalUsd, requests: t.requestCount, unpricedCount: t.unpricedCount },
+      block: blockOf(windows.find((b) => b.isActive)),
+      context: last === undefined ? null : contextOf(last, modelId, query.contextWindow, pricer),
+      now: new Date(nowMs).toISOString(),
+    };
+  }
+}
+
+/** The context in use after `last`, against the agent's stated window, else the price data's for the model. */
+function contextOf(last: UsageRecord, model: string | null, stated: number | undefined, pricer: Pricer): StatusLineContext {
+  const usedTokens = last.inputTokens + last.cacheReadTokens + last.cacheWriteTokens;
+  let windowTokens: number | null = null;
+  let windowSource: StatusLineContext['windowSource'] = null;
+  if (stated !== undefined && Number.isSafeInteger(stated) && stated > 0) [windowTokens, windowSource] = [stated, 'agent'];
+  else {
+    const w = pricer.resolve(model ?? last.model, last.provider)?.contextWindow;
+    if (w !== undefined) [windowTokens, windowSource] = [w, 'genai-prices'];
+  }
+  return { usedTokens, windowTokens, windowSource, percent: windowTokens === null ? null : (usedTokens / windowTokens) * 100 };
+}

@@ -1,0 +1,34 @@
+/** The built CLI's `sessionfold serve` in a child process, for CLI tests that compare served and local runs. */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** A running server: its process and everything it has logged on stderr so far. */
+export interface ServeProcess {
+  child: ChildProcess;
+  log(): string;
+  /** SIGTERM, and wait until it has exited. */
+  stop(): Promise<void>;
+}
+
+/** Start `node <cli> serve --socket <socket> --sweep 0` with `env`; resolves once it listens. `onLog` sees its stderr as it comes. */
+export async function startServeProcess(cli: string, socket: string, env: NodeJS.ProcessEnv, onLog?: (text: string) => void): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [cli, 'serve', '--socket', socket, '--sweep', '0'], { env: { ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on('data', (d: Buffer) => {
+      log += d.toString();
+      onLog?.(d.toString());
+      if (log.includes('listening on')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)));
+  });
+  return {
+    child,
+    log: () => log,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

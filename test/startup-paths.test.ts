@@ -1,0 +1,76 @@
+/**
+ * What start-up leaves off the path of small work (bench/startup.bench.ts measures it): the local zone told
+ * without Intl when it is UTC (and then the same name Intl gives), an empty report that creates no cache and
+ * loads neither SQLite nor the price data, and the same answer once a cache exists.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localTimeZone } from '../src/cost/calendar.js';
+import type { CostSummary } from '../src/cost/types.js';
+import { writeClaudeSession } from './claude-lines.js';
+import { makeHome, type Home } from './sessions-helpers.js';
+
+const exec = promisify(execFile);
+const RUN = new URL('../dist/src/cli/run.js', import.meta.url).href;
+
+let home: Home;
+beforeAll(async () => {
+  home = await makeHome();
+});
+afterAll(async () => {
+  await rm(home.dir, { recursive: true, force: true });
+});
+
+describe('the local zone', () => {
+  it('is the name Intl gives, with or without Intl', () => {
+    const was = process.env.TZ;
+    try {
+      for (const tz of ['UTC', 'GMT', 'Etc/UTC', 'Etc/GMT', 'Etc/UCT', 'Universal', 'Zulu', 'GMT0', ':UTC', 'Europe/Paris', 'America/New_York', 'utc']) {
+        process.env.TZ = tz;
+        expect(localTimeZone(), tz).toBe(new Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+      }
+    } finally {
+      if (was === undefined) delete process.env.TZ;
+      else process.env.TZ = was;
+    }
+  });
+});
+
+describe('an empty cost report (built CLI)', () => {
+  /** Runs the CLI in a fresh process and says which packages it loaded. */
+  async function report(): Promise<{ summary: CostSummary; loaded: string[] }> {
+    const script = `const m = await import(${JSON.stringify(RUN)});
+let out = '';
+const stdout = { write: (s) => ((out += s), true) };
+const code = await m.runCli(['cost', 'report', '--json'], { stdout, stderr: process.stderr, env: process.env });
+const { createRequire } = await import('node:module');
+const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => /better-sqlite3|genai-prices/.test(k)).map((k) => k.includes('sqlite') ? 'better-sqlite3' : 'genai-prices');
+process.stdout.write(JSON.stringify({ code, out, loaded: [...new Set(loaded)] }));`;
+    const r = await exec(process.execPath, ['--input-type=module', '-e', script], { env: { ...home.env, SESSIONFOLD_SOCKET: 'off' } });
+    const j = JSON.parse(r.stdout) as { code: number; out: string; loaded: string[] };
+    expect(j.code).toBe(0);
+    return { summary: JSON.parse(j.out) as CostSummary, loaded: j.loaded };
+  }
+
+  it('creates no cache and loads neither SQLite nor the price data when no agent has history', async () => {
+    const cache = join(home.env.XDG_CACHE_HOME as string, 'sessionfold', 'events.db');
+    const { summary, loaded } = await report();
+    expect(summary).toMatchObject({ totalUsd: 0, requestCount: 0, sessionCount: 0, unpriced: [] });
+    expect(existsSync(cache)).toBe(false);
+    expect(loaded).toEqual([]);
+  }, 60_000);
+
+  it('still reads an existing cache when no file is left: it holds the usage of deleted files', async () => {
+    await writeClaudeSession(home.claude, '66666666-6666-4666-8666-666666666666', [{ id: 'd1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 1.25 }]);
+    const before = await report();
+    expect(before.summary).toMatchObject({ totalUsd: 1.25, requestCount: 1 });
+    await rm(join(home.claude, 'projects'), { recursive: true, force: true });
+    const after = await report();
+    expect(after.summary).toMatchObject({ totalUsd: 1.25, requestCount: 1 });
+    expect(after.loaded).toContain('better-sqlite3');
+  }, 60_000);
+});
