@@ -113,7 +113,10 @@ function warnUnreadable(opts: NormalizedScanOptions, dirs: [string, string][]): 
   const roots = new Set(opts.sourceReport === undefined ? [] : opts.sources.flatMap((s) => s.roots));
   for (const [dir, why] of dirs) {
     opts.stats.unreadableFolders++;
-    if (!roots.has(dir)) opts.onWarning(`Cannot list ${dir} (${why}): the sessions in it are left out`);
+    // The report names a root it could not open (an errno, not a folder); a root whose walk stopped at its
+    // bounds opened fine, so only the scan can say what was left out of it.
+    const reportSaysIt = roots.has(dir) && /^(E[A-Z]+\b|not a (folder|directory))/.test(why);
+    if (!reportSaysIt) opts.onWarning(`Cannot list ${dir} (${why}): the sessions in it are left out`);
   }
 }
 
