@@ -30,6 +30,19 @@ export interface RowSource {
   params?: readonly unknown[];
   /** Column holding the row's last update time, for rows the agent updates in place. */
   updated?: string;
+  /**
+   * For rows updated in place without an update time (a key-value table): an SQL expression per row (say
+   * `length(value)`) whose sum, weighted by rowid, over the rows at or below the watermark is compared on
+   * a warm read, with their count. A row at or below it that changed length, went away or moved makes the
+   * read start over. The walk reads only row headers (no large value is loaded); a change that keeps every
+   * length is not seen.
+   */
+  fingerprint?: string;
+}
+
+export interface RowReadOptions {
+  /** A source the cursor does not know is read whole beside the others instead of starting every source over. */
+  addSources?: boolean;
 }
 
 export type Row = Record<string, unknown> & { _rowid: number };
@@ -40,6 +53,8 @@ interface SourceMark {
   rowid: number;
   updated: number | null;
   count: number;
+  /** The fingerprint of the rows at or below `rowid` (`RowSource.fingerprint`): their count and sum. */
+  print?: [number, number];
 }
 
 /** The `state` of a RowCursor written here. */
@@ -71,7 +86,20 @@ function allRows(db: SqliteDatabase, s: RowSource): Row[] {
   return db.prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
 }
 
-function markOf(rows: readonly Row[], s: RowSource, count: number, prev?: SourceMark): SourceMark {
+/**
+ * Count and rowid-weighted sum of `s.fingerprint` over the source's rows with `lo < rowid <= hi`. Integer
+ * terms kept small, so sums of ranges add up exactly to the sum of their union.
+ */
+function printOf(db: SqliteDatabase, s: RowSource, lo: number, hi: number): [number, number] | undefined {
+  if (s.fingerprint === undefined) return undefined;
+  const sql = `SELECT count(*) AS n, coalesce(sum(((ifnull(${s.fingerprint}, 0) + 1) * ((rowid % 65521) + 1)) % 1000003), 0) AS h FROM ${s.table}${whereOf(s, 'rowid > ? AND rowid <= ?')}`;
+  const r = db.prepare(sql).get(...(s.params ?? []), lo, hi) as { n: number; h: number };
+  return [r.n, r.h];
+}
+
+const samePrint = (a: [number, number] | undefined, b: unknown): boolean => Array.isArray(b) && a !== undefined && a[0] === b[0] && a[1] === b[1];
+
+function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: number, prev?: SourceMark): SourceMark {
   let rowid = prev?.rowid ?? 0;
   let updated = prev?.updated ?? null;
   for (const r of rows) {
@@ -79,7 +107,11 @@ function markOf(rows: readonly Row[], s: RowSource, count: number, prev?: Source
     const u = s.updated === undefined ? null : r._updated;
     if (typeof u === 'number' && Number.isFinite(u) && (updated === null || u > updated)) updated = u;
   }
-  return { rowid, updated, count };
+  const before = prev?.rowid ?? 0;
+  const added = rowid > before ? printOf(db, s, before, rowid) : undefined;
+  const had = prev?.print ?? (s.fingerprint === undefined ? undefined : ([0, 0] as [number, number]));
+  const print = added === undefined || had === undefined ? had : ([had[0] + added[0], had[1] + added[1]] as [number, number]);
+  return { rowid, updated, count, ...(print !== undefined && { print }) };
 }
 
 function isState(v: unknown): v is RowCursorState {
@@ -105,7 +137,7 @@ function fullRead(db: SqliteDatabase, sources: readonly RowSource[], parser: str
   for (const s of sources) {
     const r = allRows(db, s);
     rows[s.name] = r;
-    marks[s.name] = markOf(r, s, r.length);
+    marks[s.name] = markOf(db, r, s, r.length);
   }
   return { restarted: true, reason, rows, codecState: undefined, cursor: cursorOf(parser, identity, marks) };
 }
@@ -120,6 +152,7 @@ export function readRowsSince(
   from: RowCursor | undefined,
   parser: string,
   identity: DatabaseIdentity,
+  options: RowReadOptions = {},
 ): RowReadResult {
   if (from === undefined || from.format !== 'sqlite') return fullRead(db, sources, parser, identity, 'no-cursor');
   if (!isState(from.state)) return fullRead(db, sources, parser, identity, 'cursor-invalid');
@@ -130,8 +163,15 @@ export function readRowsSince(
   const marks: Record<string, SourceMark> = {};
   for (const s of sources) {
     const prev = state.sources[s.name];
+    if (prev === undefined && options.addSources === true) {
+      const r = allRows(db, s);
+      rows[s.name] = r;
+      marks[s.name] = markOf(db, r, s, r.length);
+      continue;
+    }
     if (prev === undefined || typeof prev.rowid !== 'number' || typeof prev.count !== 'number') return fullRead(db, sources, parser, identity, 'no-cursor');
     const params = s.params ?? [];
+    if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
     const count = (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...params) as { n: number }).n;
     const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
     const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
@@ -140,7 +180,7 @@ export function readRowsSince(
     if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
     if (count !== prev.count + fresh.length) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
-    marks[s.name] = markOf(fresh, s, count, prev);
+    marks[s.name] = markOf(db, fresh, s, count, prev);
   }
   return { restarted: false, reason: undefined, rows, codecState: state.codec, cursor: cursorOf(parser, identity, marks) };
 }

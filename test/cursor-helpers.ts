@@ -125,3 +125,24 @@ export function writeStateDb(path: string, o: { wal?: boolean } = {}): Database.
   kv.run(`bubbleId:${COMPOSER_MISSING}:here`, JSON.stringify({ type: 2, bubbleId: 'here', text: 'Only the answer survived.' }));
   return db;
 }
+
+/**
+ * One more turn in a chat store, as cursor-agent writes it: the new message blobs, then a new root linking
+ * the previous root and them, named in `meta` (returns the new blobs' count).
+ */
+export function appendChatTurn(db: Database.Database, messages: unknown[], title?: string): number {
+  const row = db.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: string };
+  const meta = JSON.parse(Buffer.from(row.value, 'hex').toString('utf8')) as Record<string, unknown>;
+  const put = db.prepare('INSERT OR IGNORE INTO blobs (id, data) VALUES (?, ?)');
+  let added = 0;
+  const add = (data: Buffer): string => {
+    const id = sha(data);
+    added += put.run(id, data).changes;
+    return id;
+  };
+  const ids = messages.map((m) => add(json(m)));
+  const root = add(link([meta.latestRootBlobId as string, ...ids]));
+  const next = { ...meta, latestRootBlobId: root, ...(title !== undefined && { name: title }) };
+  db.prepare("UPDATE meta SET value = ? WHERE key = '0'").run(json(next).toString('hex'));
+  return added;
+}

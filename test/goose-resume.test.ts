@@ -11,45 +11,17 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { goose } from '../codecs/goose/index.js';
-import { newReadInfo, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
+import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { applyRead, readCounted, type Read } from './helpers/row-resume.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'sf-goose-resume-'));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
-interface Read {
-  events: SessionfoldEvent[];
-  start: ResumeStart | undefined;
-  cursor: ReadCursor | undefined;
-  /** Rows the read took (messages and sessions). */
-  rows: number;
-}
-
-async function readFrom(path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Read> {
-  const info = newReadInfo();
-  const r: Read = { events: [], start: undefined, cursor: undefined, rows: 0 };
-  for await (const e of goose.read(path, { ...(kinds && { kinds }), info, resume: { ...(from && { from }), onStart: (s) => (r.start = s), onCursor: (u) => (r.cursor = u.cursor) } })) r.events.push(e);
-  r.rows = info.lines;
-  return r;
-}
-
-/** What a reader holds after applying `next` to `held` as the event cache does. */
-function apply(held: readonly SessionfoldEvent[], next: Read): SessionfoldEvent[] {
-  if (next.start?.restarted !== false) return [...next.events];
-  let drop = next.start.replaced.usage ?? 0;
-  const kept: SessionfoldEvent[] = [];
-  for (let i = held.length - 1; i >= 0; i--) {
-    const e = held[i]!;
-    if (e.type === 'usage' && drop > 0) {
-      drop--;
-      continue;
-    }
-    kept.unshift(e);
-  }
-  return [...kept, ...next.events];
-}
+const readFrom = (path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Read> => readCounted(goose, path, from, kinds);
+const apply = applyRead;
 
 const sorted = (events: readonly SessionfoldEvent[]) => events.map((e) => JSON.stringify(e)).sort();
 

@@ -11,11 +11,11 @@
  * for await (const f of cursor.discover(cursor.defaultRoots()))
  *   for await (const e of cursor.read(f.path, { kinds: ['message'] })) console.log(e);
  */
-import { basename, dirname } from 'node:path';
-import type { Codec, ReadOptions, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import type { Codec, NormalizedReadOptions, ReadOptions, RowCursor, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import { getParserString, normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import { readCollected } from '../../cursors/read-collected.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
@@ -24,40 +24,20 @@ import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { BUBBLE_PREFIX, COMPOSER_PREFIX, composerEvents, parseKvValue } from './ide.js';
 import { CODEC_ID, createTranscriptCore } from './parse.js';
 import { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd } from './paths.js';
-import { chatStoreEvents, decodeMeta, jsonBlobs, walkTree, type Blob } from './store.js';
 
 export { CODEC_ID, createTranscriptCore, transcriptCore, transcriptIds, userQueryText, type TranscriptState } from './parse.js';
 export { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd, STATE_DB, STORE_DB, type CursorFileKind } from './paths.js';
-export { chatStoreEvents, decodeMeta, jsonBlobs, walkTree, type ChatMeta, type Walk } from './store.js';
+export { chatMessageEvents, chatSessionEvent, chatStoreEvents, decodeMeta, jsonBlobs, walkBlobs, walkTree, type ChatMeta, type TreeWalk, type Walk } from './store.js';
 export { bubbleOrder, composerEvents, parseKvValue } from './ide.js';
 
 /** Goes up whenever this codec would parse an unchanged file differently. */
 export const PARSER_VERSION = 1;
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
-const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
+const PARSER_STRING = getParserString(PARSER);
 
-/**
- * A chat store: the meta row, then the blob tree from its root (every JSON blob when it has none). A read
- * that wants no conversation kind (the cost scan's) reads the meta row only.
- */
-function chatStore(db: SqliteDatabase, file: string, cwd: string | undefined, conversation: boolean): SnapshotEvents {
-  const row = db.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: unknown } | undefined;
-  const meta = decodeMeta(row?.value);
-  const blobs: Blob[] = [];
-  const rows = conversation ? (db.prepare('SELECT id, data FROM blobs ORDER BY rowid').all() as { id: unknown; data: unknown }[]) : [];
-  for (const r of rows) {
-    if (typeof r.id !== 'string') continue;
-    const data = Buffer.isBuffer(r.data) ? r.data : typeof r.data === 'string' ? Buffer.from(r.data, 'utf8') : undefined;
-    if (data !== undefined) blobs.push({ id: r.id.toLowerCase(), data });
-  }
-  const root = meta?.latestRootBlobId;
-  let walk = typeof root === 'string' ? walkTree(new Map(blobs.map((b) => [b.id, b.data])), root) : undefined;
-  if (walk === undefined || walk.messages.length === 0 || !conversation) walk = jsonBlobs(blobs);
-  const events: SessionfoldEvent[] = [];
-  chatStoreEvents(meta, walk, basename(dirname(file)), (e) => events.push(e), cwd);
-  return { events, skipped: walk.skipped };
-}
+const resumeFrom = (o: NormalizedReadOptions): RowCursor | undefined => (o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined);
+const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
 
 const COMPOSER_END = 'composerData;'; // the first key after every `composerData:…` key
 
@@ -103,11 +83,15 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
     yield* createJsonlRead(PARSER, createTranscriptCore(transcriptCwd(file)))(file, options);
     return;
   }
+  if (kind === 'chat-store') {
+    const { readChatStore } = await import('./store-rows.js');
+    yield* readCollected(CODEC_ID, file, options, (o, emit) => readChatStore(db, chatStoreCwd(db), resumeFrom(o), PARSER_STRING, o.kinds, emit));
+    return;
+  }
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const cwd = kind === 'chat-store' ? chatStoreCwd(db) : undefined;
   const conversation = o.allKinds || CONVERSATION.some((k) => o.kinds.has(k));
-  const got = agentSnapshot(CODEC_ID, db, (d) => (kind === 'chat-store' ? chatStore(d, db, cwd, conversation) : ideState(d, key, conversation)));
+  const got = agentSnapshot(CODEC_ID, db, (d) => ideState(d, key, conversation));
   yield* eventsForRead(got, o);
 }
 

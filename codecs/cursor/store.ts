@@ -9,6 +9,7 @@
  * no root, or it reaches no message, every JSON blob is taken in rowid order instead.
  */
 import type { Emit } from '../../cursors/core.js';
+import type { SessionEvent } from '../../cursors/protocol/events.js';
 import { cursorSession, CODEC_ID, isObject, msToIso, roleOf, str, toolOutput, userQueryText } from './parse.js';
 
 export interface ChatMeta {
@@ -61,14 +62,43 @@ export interface Walk {
   skipped: number;
 }
 
-/** The messages reachable from `rootId`, depth-first. */
-export function walkTree(blobs: ReadonlyMap<string, Buffer>, rootId: string): Walk {
-  const out: Walk = { messages: [], skipped: 0 };
+/** A walk that may reuse a previous one (`walkBlobs`). */
+export interface TreeWalk extends Walk {
+  /** Messages in conversation order counting the reused ones (this walk's `messages` are the new ones). */
+  count: number;
+  /** Where each new message sits in the conversation. */
+  at: number[];
+  /** Per blob visited, the conversation range [start, end) it gave. */
+  spans: Record<string, [number, number]>;
+  /** Ranges of the previous walk taken whole (a blob it had visited), in order, each with where it landed. */
+  reused: { from: [number, number]; at: number }[];
+}
+
+/**
+ * The messages reachable from `rootId`, depth-first, blobs fetched by `lookup`. A blob of `known` (a
+ * previous walk's spans: content-addressed, so it gives what it gave then) is not fetched: its range is
+ * taken whole, and the blobs inside it count as visited.
+ */
+export function walkBlobs(lookup: (id: string) => Buffer | undefined, rootId: string, known: Readonly<Record<string, [number, number]>> = {}): TreeWalk {
+  const out: TreeWalk = { messages: [], skipped: 0, count: 0, at: [], spans: {}, reused: [] };
   const visited = new Set<string>();
+  const push = (blobId: string, message: Record<string, unknown>): void => {
+    out.messages.push({ blobId, message });
+    out.at.push(out.count++);
+  };
   const visit = (id: string, depth: number): void => {
     if (visited.has(id) || depth > MAX_DEPTH) return;
     visited.add(id);
-    const data = blobs.get(id);
+    const start = out.count;
+    const span = known[id];
+    if (span !== undefined) {
+      for (const [k, [s, e]] of Object.entries(known)) if (s >= span[0] && e <= span[1] && (e > s || (s > span[0] && s < span[1]))) visited.add(k);
+      out.reused.push({ from: span, at: start });
+      out.count += span[1] - span[0];
+    } else visitData(id, lookup(id), depth);
+    out.spans[id] = [start, out.count];
+  };
+  const visitData = (id: string, data: Buffer | undefined, depth: number): void => {
     if (data === undefined || data.length === 0) {
       out.skipped++;
       return;
@@ -76,7 +106,7 @@ export function walkTree(blobs: ReadonlyMap<string, Buffer>, rootId: string): Wa
     if (data[0] === 0x7b) {
       const m = parseJsonBlob(data);
       if (m === undefined) out.skipped++;
-      else out.messages.push({ blobId: id, message: m });
+      else push(id, m);
       return;
     }
     let at = 0;
@@ -86,11 +116,17 @@ export function walkTree(blobs: ReadonlyMap<string, Buffer>, rootId: string): Wa
     }
     const brace = data.indexOf(0x7b, at);
     const embedded = brace === -1 ? undefined : parseJsonBlob(data.subarray(brace));
-    if (embedded !== undefined) out.messages.push({ blobId: id, message: embedded });
+    if (embedded !== undefined) push(id, embedded);
     else if (at === 0) out.skipped++;
   };
   visit(rootId.toLowerCase(), 0);
   return out;
+}
+
+/** The messages reachable from `rootId`, depth-first. */
+export function walkTree(blobs: ReadonlyMap<string, Buffer>, rootId: string): Walk {
+  const w = walkBlobs((id) => blobs.get(id), rootId);
+  return { messages: w.messages, skipped: w.skipped };
 }
 
 /** Every JSON message blob in the given (rowid) order: the fallback when the tree gives nothing. */
@@ -131,20 +167,22 @@ function blockModel(content: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The events of one chat store. `dirId` is the chat folder's name (the session id when `meta` gives none);
- * `cwd` the workspace folder when the caller could tell it (paths.ts `chatStoreCwd`).
- * Offsets are record indexes: 0 for the session, then one per message in conversation order.
- */
-export function chatStoreEvents(meta: ChatMeta | undefined, walk: Walk, dirId: string, emit: Emit, cwd?: string): void {
+/** The session event of a chat store (offset 0); `dirId` is the chat folder's name, the id when `meta` gives none. */
+export function chatSessionEvent(meta: ChatMeta | undefined, dirId: string, cwd?: string): SessionEvent {
   const sessionId = str(meta?.agentId) ?? dirId;
   const startedAt = msToIso(meta?.createdAt);
   const title = str(meta?.name);
   const model = str(meta?.lastUsedModel);
-  emit(cursorSession(sessionId, 0, { ...(cwd !== undefined && { cwd }), ...(startedAt !== undefined && { startedAt }), ...(title !== undefined && { title }), ...(model !== undefined && { model }) }));
-  const names = new Map<string, string>();
-  walk.messages.forEach(({ blobId, message }, i) => {
-    const offset = i + 1;
+  return cursorSession(sessionId, 0, { ...(cwd !== undefined && { cwd }), ...(startedAt !== undefined && { startedAt }), ...(title !== undefined && { title }), ...(model !== undefined && { model }) });
+}
+
+/**
+ * The events of messages of a chat store, the `i`th at record index `at[i] + 1` (its place in the
+ * conversation). `names` (tool call id to name) carries over from earlier messages and is updated.
+ */
+export function chatMessageEvents(sessionId: string, messages: Walk['messages'], at: readonly number[], names: Map<string, string>, emit: Emit): void {
+  messages.forEach(({ blobId, message }, i) => {
+    const offset = (at[i] ?? i) + 1;
     const base = { agent: CODEC_ID, sessionId, offset };
     const role = roleOf(message.role);
     const { text, thinking, blocks } = textOf(message.content, role);
@@ -174,4 +212,15 @@ export function chatStoreEvents(meta: ChatMeta | undefined, walk: Walk, dirId: s
       }
     }
   });
+}
+
+/**
+ * The events of one chat store. `dirId` is the chat folder's name (the session id when `meta` gives none);
+ * `cwd` the workspace folder when the caller could tell it (paths.ts `chatStoreCwd`).
+ * Offsets are record indexes: 0 for the session, then one per message in conversation order.
+ */
+export function chatStoreEvents(meta: ChatMeta | undefined, walk: Walk, dirId: string, emit: Emit, cwd?: string): void {
+  const session = chatSessionEvent(meta, dirId, cwd);
+  emit(session);
+  chatMessageEvents(session.sessionId, walk.messages, [], new Map(), emit);
 }
