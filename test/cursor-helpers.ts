@@ -146,3 +146,13 @@ export function appendChatTurn(db: Database.Database, messages: unknown[], title
   db.prepare("UPDATE meta SET value = ? WHERE key = '0'").run(json(next).toString('hex'));
   return added;
 }
+
+/** A new bubble in an IDE composer, as Cursor writes it: the bubble row, then the composer row rewritten with its header. */
+export function appendBubble(db: Database.Database, composerId: string, bubbleId: string, bubble: Record<string, unknown>): void {
+  const row = db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(`composerData:${composerId}`) as { value: string };
+  const composer = JSON.parse(String(row.value)) as { fullConversationHeadersOnly: unknown[] };
+  const kv = db.prepare('INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)');
+  kv.run(`bubbleId:${composerId}:${bubbleId}`, JSON.stringify({ bubbleId, ...bubble }));
+  composer.fullConversationHeadersOnly.push({ bubbleId, type: bubble.type });
+  kv.run(`composerData:${composerId}`, JSON.stringify(composer));
+}

@@ -14,7 +14,8 @@ import { cursor } from '../codecs/cursor/index.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { applyRead, readCounted, type Read } from './helpers/row-resume.js';
-import { appendChatTurn, CHAT_ID, WORKSPACE_HASH, writeChatStore } from './cursor-helpers.js';
+import { appendBubble, appendChatTurn, CHAT_ID, COMPOSER_A, WORKSPACE_HASH, writeChatStore, writeStateDb } from './cursor-helpers.js';
+import { recordPath } from '../cursors/sqlite.js';
 import { REAL_FIXTURES } from './helpers/real-fixtures.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'sf-cursor-rows-'));
@@ -140,5 +141,73 @@ describe('cursor chat store by RowCursor', () => {
     const again = await readFrom(path, meta.cursor, ['session', 'message']);
     expect(again.start).toMatchObject({ restarted: true, reason: 'kinds-changed' });
     expect(again.events.some((e) => e.type === 'message')).toBe(true);
+  });
+});
+
+/** The IDE's state.vscdb written and closed (no -wal left), in a folder of its own. */
+function closedState(name: string): string {
+  const path = join(TMP, name, 'User', 'globalStorage', 'state.vscdb');
+  writeStateDb(path, { wal: false }).close();
+  return path;
+}
+
+describe('cursor IDE state.vscdb by RowCursor', () => {
+  it.each([
+    ['one composer (a record path)', (db: string) => recordPath(db, COMPOSER_A), 1],
+    ['the whole database', (db: string) => db, 4],
+  ])('%s: a warm read takes only the new bubbles, and resumed equals a full read', async (name, pathOf, composers) => {
+    const db = closedState(name.replace(/\W+/g, '-'));
+    const path = pathOf(db);
+    const first = await readFrom(path);
+    expect(first.start).toMatchObject({ restarted: true, reason: 'no-cursor' });
+    let held = first.events;
+    let from = first.cursor;
+    for (let n = 1; n <= 3; n++) {
+      withDb(db, (d) => {
+        appendBubble(d, COMPOSER_A, `nu${n}`, { type: 1, text: `question ${n}` });
+        appendBubble(d, COMPOSER_A, `na${n}`, { type: 2, text: `answer ${n}`, toolFormerData: { toolCallId: `c${n}`, name: 'read_file', rawArgs: '{}', result: '"ok"', status: 'completed' } });
+      });
+      const before = snapshotDir(dirname(db));
+      const warm = await readFrom(path, from);
+      expect(warm.start).toMatchObject({ restarted: false, replaced: {} });
+      expect(warm.rows).toBe(2 + composers); // the two new bubble rows and the composer rows, nothing older
+      expect(warm.events.filter((e) => e.type === 'message')).toHaveLength(2);
+      held = apply(held, warm);
+      expect(sorted(held)).toEqual(sorted((await readFrom(path)).events));
+      expect(snapshotDir(dirname(db))).toEqual(before);
+      expect(readdirSync(dirname(db))).toEqual(['state.vscdb']);
+      from = warm.cursor;
+    }
+  });
+
+  it('a bubble already read, written again or changed in place, starts over with a reason', async () => {
+    const db = closedState('rewritten');
+    const path = recordPath(db, COMPOSER_A);
+    const first = await readFrom(path);
+    // cursorDiskKV keys are UNIQUE ON CONFLICT REPLACE: a rewrite is a new row for an old key
+    withDb(db, (d) => d.prepare('INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)').run(`bubbleId:${COMPOSER_A}:u1`, JSON.stringify({ type: 1, text: 'Add a limiter.' })));
+    const rewritten = await readFrom(path, first.cursor);
+    expect(rewritten.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+    expect(sorted(rewritten.events)).toEqual(sorted((await readFrom(path)).events));
+    expect(rewritten.events.some((e) => e.type === 'message' && e.text === 'Add a limiter.')).toBe(true);
+
+    withDb(db, (d) => d.prepare('UPDATE cursorDiskKV SET value = ? WHERE key = ?').run(JSON.stringify({ type: 1, text: 'Add a rate limiter, please.' }), `bubbleId:${COMPOSER_A}:u1`));
+    const updated = await readFrom(path, rewritten.cursor);
+    expect(updated.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+    expect(updated.events.some((e) => e.type === 'message' && e.text === 'Add a rate limiter, please.')).toBe(true);
+  });
+
+  it('a renamed composer yields its session event again (replaced), and a new composer is read whole', async () => {
+    const db = closedState('renamed');
+    const first = await readFrom(db);
+    withDb(db, (d) => {
+      const row = d.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(`composerData:${COMPOSER_A}`) as { value: string };
+      d.prepare('INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)').run(`composerData:${COMPOSER_A}`, JSON.stringify({ ...JSON.parse(row.value), name: 'Token bucket' }));
+      d.prepare('INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)').run('composerData:c0ffee00-0000-4000-8000-000000000000', JSON.stringify({ composerId: 'c0ffee00-0000-4000-8000-000000000000', fullConversationHeadersOnly: [{ bubbleId: 'x', type: 1 }] }));
+      d.prepare('INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)').run('bubbleId:c0ffee00-0000-4000-8000-000000000000:x', JSON.stringify({ type: 1, text: 'new composer' }));
+    });
+    const warm = await readFrom(db, first.cursor);
+    expect(warm.start).toMatchObject({ restarted: false, replaced: { session: 4 } });
+    expect(sorted(apply(first.events, warm))).toEqual(sorted((await readFrom(db)).events));
   });
 });

@@ -9,6 +9,7 @@
  * (`toolCallId`, `name`, `rawArgs` / `params` as JSON text, `result` as JSON text, `status`).
  */
 import type { Emit } from '../../cursors/core.js';
+import type { SessionEvent } from '../../cursors/protocol/events.js';
 import { cursorSession, CODEC_ID, isObject, isoOrUndefined, msToIso, str, toolOutput } from './parse.js';
 
 export const COMPOSER_PREFIX = 'composerData:';
@@ -50,6 +51,23 @@ export interface ComposerCounts {
   missing: number;
 }
 
+/** A composer's session event at `offset`, and the model its assistant bubbles default to; undefined without an id. */
+export function composerHead(composer: Record<string, unknown>, offset: number): { session: SessionEvent; model: string | undefined } | undefined {
+  const sessionId = str(composer.composerId);
+  if (sessionId === undefined) return undefined;
+  const startedAt = msToIso(composer.createdAt);
+  const title = str(composer.name);
+  const modelName = isObject(composer.modelConfig) ? str(composer.modelConfig.modelName) : undefined;
+  const model = modelName !== undefined && modelName !== 'default' ? modelName : undefined;
+  return { session: cursorSession(sessionId, offset, { ...(startedAt !== undefined && { startedAt }), ...(title !== undefined && { title }), ...(model !== undefined && { model }) }), model };
+}
+
+/** The bubbles a composer holds inline (older builds), or undefined when it names them in headers. */
+export function inlineBubbles(composer: Record<string, unknown>): Record<string, unknown>[] | undefined {
+  const inline = Array.isArray(composer.conversation) ? composer.conversation.filter(isObject) : undefined;
+  return inline !== undefined && inline.length > 0 ? inline : undefined;
+}
+
 /**
  * The events of one composer. `lookup(bubbleId)` gives a bubble's object (undefined when absent); `offset`
  * is the record index the composer starts at (the file holds many); returns the next free index.
@@ -61,16 +79,13 @@ export function composerEvents(
   emit: Emit,
   counts: ComposerCounts,
 ): number {
-  const sessionId = str(composer.composerId);
-  if (sessionId === undefined) return offset;
-  const startedAt = msToIso(composer.createdAt);
-  const title = str(composer.name);
-  const modelName = isObject(composer.modelConfig) ? str(composer.modelConfig.modelName) : undefined;
-  const model = modelName !== undefined && modelName !== 'default' ? modelName : undefined;
-  emit(cursorSession(sessionId, offset++, { ...(startedAt !== undefined && { startedAt }), ...(title !== undefined && { title }), ...(model !== undefined && { model }) }));
-  const inline = Array.isArray(composer.conversation) ? composer.conversation.filter(isObject) : undefined;
+  const head = composerHead(composer, offset);
+  if (head === undefined) return offset;
+  emit(head.session);
+  offset++;
+  const inline = inlineBubbles(composer);
   const bubbles: Record<string, unknown>[] = [];
-  if (inline !== undefined && inline.length > 0) bubbles.push(...inline);
+  if (inline !== undefined) bubbles.push(...inline);
   else {
     for (const id of bubbleOrder(composer)) {
       const b = lookup(id);
@@ -78,11 +93,12 @@ export function composerEvents(
       else bubbles.push({ bubbleId: id, ...b });
     }
   }
-  for (const b of bubbles) bubbleEvents(sessionId, b, offset++, model, emit);
+  for (const b of bubbles) bubbleEvents(head.session.sessionId, b, offset++, head.model, emit);
   return offset;
 }
 
-function bubbleEvents(sessionId: string, b: Record<string, unknown>, offset: number, model: string | undefined, emit: Emit): void {
+/** The events of one bubble at record index `offset`; `model` is the composer's. */
+export function bubbleEvents(sessionId: string, b: Record<string, unknown>, offset: number, model: string | undefined, emit: Emit): void {
   const base = { agent: CODEC_ID, sessionId, offset };
   const id = str(b.bubbleId) ?? `${sessionId}#${offset}`;
   const role = b.type === 1 ? 'user' : 'assistant';

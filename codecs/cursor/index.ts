@@ -3,7 +3,8 @@
  * `globalStorage/state.vscdb` (every composer in one database: each composer is a record path
  * `<state.vscdb>#<composerId>`, cursors/sqlite.ts), and the plain `agent-transcripts` JSONL.
  * Databases are read through `withSqliteSnapshot` (one consistent snapshot; nothing in the agent's folder
- * is created, changed or removed) and whole: a changed database, or its `-wal`, is read again.
+ * is created, changed or removed) and by RowCursor: a warm read takes the rows added since
+ * (store-rows.ts, ide-rows.ts); transcripts resume by byte offset.
  * Cursor records no token usage: no usage events, and every session event says `usageRecorded: false`.
  *
  * @example
@@ -14,14 +15,12 @@
 import type { Codec, NormalizedReadOptions, ReadOptions, RowCursor, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { getParserString, normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import { getParserString } from '../../cursors/protocol/codec.js';
 import { readCollected } from '../../cursors/read-collected.js';
-import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
-import type { SqliteDatabase } from '../../cursors/sqlite.js';
-import { BUBBLE_PREFIX, COMPOSER_PREFIX, composerEvents, parseKvValue } from './ide.js';
+import { COMPOSER_PREFIX } from './ide.js';
 import { CODEC_ID, createTranscriptCore } from './parse.js';
 import { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd } from './paths.js';
 
@@ -37,44 +36,8 @@ const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const PARSER_STRING = getParserString(PARSER);
 
 const resumeFrom = (o: NormalizedReadOptions): RowCursor | undefined => (o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined);
-const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
 
 const COMPOSER_END = 'composerData;'; // the first key after every `composerData:…` key
-
-/**
- * The IDE database's composers (all, or the one `only` names), each with its bubbles (a key range each; none
- * read when the read wants no conversation kind). Offsets count from 0 per composer, so they are the same
- * whichever composers and kinds a read takes.
- */
-function ideState(db: SqliteDatabase, only: string | undefined, conversation: boolean): SnapshotEvents {
-  const composers = (
-    only === undefined
-      ? db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY rowid').all(COMPOSER_PREFIX, COMPOSER_END)
-      : db.prepare('SELECT key, value FROM cursorDiskKV WHERE key = ?').all(`${COMPOSER_PREFIX}${only}`)
-  ) as { key: string; value: unknown }[];
-  const bubbles = db.prepare('SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?');
-  const events: SessionfoldEvent[] = [];
-  const counts = { missing: 0 };
-  let skipped = 0;
-  for (const c of composers) {
-    const composer = parseKvValue(c.value);
-    if (composer === undefined) {
-      skipped++;
-      continue;
-    }
-    const id = c.key.slice(COMPOSER_PREFIX.length);
-    const prefix = `${BUBBLE_PREFIX}${id}:`;
-    const byId = new Map<string, Record<string, unknown>>();
-    const rows = conversation ? (bubbles.all(prefix, `${BUBBLE_PREFIX}${id};`) as { key: string; value: unknown }[]) : [];
-    for (const b of rows) {
-      const v = parseKvValue(b.value);
-      if (v !== undefined) byId.set(b.key.slice(prefix.length), v);
-    }
-    const headed = conversation ? composer : { ...composer, fullConversationHeadersOnly: [], conversation: [] };
-    composerEvents({ ...headed, composerId: id }, (bid) => byId.get(bid), 0, (e) => events.push(e), counts);
-  }
-  return { events, skipped: skipped + counts.missing };
-}
 
 async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
@@ -88,11 +51,8 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
     yield* readCollected(CODEC_ID, file, options, (o, emit) => readChatStore(db, chatStoreCwd(db), resumeFrom(o), PARSER_STRING, o.kinds, emit));
     return;
   }
-  const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const conversation = o.allKinds || CONVERSATION.some((k) => o.kinds.has(k));
-  const got = agentSnapshot(CODEC_ID, db, (d) => ideState(d, key, conversation));
-  yield* eventsForRead(got, o);
+  const { readIdeState } = await import('./ide-rows.js');
+  yield* readCollected(CODEC_ID, file, options, (o, emit) => readIdeState(db, key, resumeFrom(o), PARSER_STRING, o.kinds, emit));
 }
 
 /**
@@ -141,7 +101,7 @@ export const cursor: Codec = {
   displayName: 'Cursor',
   detect,
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false, recordsUsage: false },
+  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false, recordsUsage: false },
   defaultRoots: getCursorRoots,
   discover: discoverCursor,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
