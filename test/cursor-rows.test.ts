@@ -102,6 +102,26 @@ describe('cursor chat store by RowCursor', () => {
     }
   });
 
+  it('a turn repeating an earlier message (the same blob, content-addressed) resumes as a full read walks it', async () => {
+    const path = closedStore('repeat');
+    const first = await readFrom(path);
+    let added = 0;
+    withDb(path, (db) => (added = appendChatTurn(db, [{ role: 'user', content: 'an edited-away prompt' }, ...turn(1)])));
+    expect(added).toBe(3); // the repeated prompt is an old blob (the orphan): two messages and the root are new
+    const warm = await readFrom(path, first.cursor);
+    expect(warm.start).toMatchObject({ restarted: false });
+    expect(warm.rows).toBe(added + 2); // the new blobs, the meta row, and a look-up of the old blob by id
+    expect(sorted(apply(first.events, warm))).toEqual(sorted((await readFrom(path)).events));
+    expect(warm.events.some((e) => e.type === 'message' && e.text === 'an edited-away prompt')).toBe(true);
+    // the same turn again: its blobs are in the conversation already, and a walk visits a blob once
+    withDb(path, (db) => (added = appendChatTurn(db, turn(1))));
+    expect(added).toBe(1);
+    const again = await readFrom(path, warm.cursor);
+    expect(again.start).toMatchObject({ restarted: false });
+    expect(again.events).toEqual([]);
+    expect(sorted(apply(apply(first.events, warm), again))).toEqual(sorted((await readFrom(path)).events));
+  });
+
   it('an old blob changed in place starts the read over, with a reason, and equals a full read', async () => {
     const path = closedStore('changed');
     const first = await readFrom(path);

@@ -82,6 +82,25 @@ export interface TreeWalk extends Walk {
 export function walkBlobs(lookup: (id: string) => Buffer | undefined, rootId: string, known: Readonly<Record<string, [number, number]>> = {}): TreeWalk {
   const out: TreeWalk = { messages: [], skipped: 0, count: 0, at: [], spans: {}, reused: [] };
   const visited = new Set<string>();
+  let byStart: [string, [number, number]][] | undefined;
+  /** The known blobs inside `span` (its descendants then), found by binary search over their starts. */
+  const inside = (span: [number, number]): string[] => {
+    byStart ??= Object.entries(known).sort((a, b) => a[1][0] - b[1][0]);
+    let lo = 0;
+    let hi = byStart.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((byStart[mid] as [string, [number, number]])[1][0] < span[0]) lo = mid + 1;
+      else hi = mid;
+    }
+    const ids: string[] = [];
+    for (let i = lo; i < byStart.length; i++) {
+      const [k, [s, e]] = byStart[i] as [string, [number, number]];
+      if (s > span[1]) break;
+      if (e <= span[1] && (e > s || (s > span[0] && s < span[1]))) ids.push(k);
+    }
+    return ids;
+  };
   const push = (blobId: string, message: Record<string, unknown>): void => {
     out.messages.push({ blobId, message });
     out.at.push(out.count++);
@@ -92,7 +111,7 @@ export function walkBlobs(lookup: (id: string) => Buffer | undefined, rootId: st
     const start = out.count;
     const span = known[id];
     if (span !== undefined) {
-      for (const [k, [s, e]] of Object.entries(known)) if (s >= span[0] && e <= span[1] && (e > s || (s > span[0] && s < span[1]))) visited.add(k);
+      for (const k of inside(span)) visited.add(k);
       out.reused.push({ from: span, at: start });
       out.count += span[1] - span[0];
     } else visitData(id, lookup(id), depth);
