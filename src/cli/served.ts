@@ -3,11 +3,11 @@
  * a served command with (the command's arguments parsed and its compute step run: plain data, no text), and
  * `runServedCommand`, what the executable runs first: the command sent to the server, its data rendered here
  * by the command's own render step, for this process's terminal, colors and time zone, so the output is the
- * local run's byte for byte. Loads only the client and, once the data is in, the command's renderer.
+ * local run's byte for byte. Loads only the client and, while the server computes, the command's renderer.
  */
 import { runServed, type ClientIo } from '../serve/client.js';
 import { SERVED_COMMANDS } from '../serve/protocol.js';
-import { parseCommandArgs, type CommandDef } from './command.js';
+import type { CommandDef } from './command.js';
 import type { RenderIo } from './render/io.js';
 
 /**
@@ -34,9 +34,14 @@ export async function runServedCommand(argv: string[], io: ClientIo): Promise<nu
   const found = servedOf(argv);
   const served = found === undefined ? undefined : SERVED[found.key];
   if (served === undefined) return undefined;
-  const answer = await runServed(argv, io);
+  // The render step loads while the server computes (once a server listens): its modules then cost no wall time.
+  let render: ReturnType<typeof served.render> | undefined;
+  const answer = await runServed(argv, io, () => {
+    render = served.render();
+    render.catch(() => undefined); // awaited below only with an answer; a local run reports its own errors
+  });
   if (answer === undefined) return undefined;
-  return (await served.render())(answer.data as never, io);
+  return (await (render ?? served.render()))(answer.data as never, io);
 }
 
 /**
@@ -50,6 +55,8 @@ export async function computeServed(argv: string[], env: NodeJS.ProcessEnv): Pro
   const def = served === undefined ? undefined : (await served.command()).default;
   if (found === undefined || def?.compute === undefined) throw new Error(`"${argv.slice(0, 2).join(' ')}" is not a served command`);
   const { args } = found;
+  // the parser on first use: the client (runServedCommand) never needs it
+  const { parseCommandArgs } = await import('./command.js');
   const { positionals, values } = parseCommandArgs(def, args);
   const quiet = { write: () => true } as unknown as NodeJS.WritableStream; // no terminal: no progress bar
   return def.compute({ positionals, values, stdout: quiet, stderr: quiet, env });
