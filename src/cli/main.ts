@@ -8,7 +8,8 @@
  * the command's render step (served.ts); everything else, and a served command nobody answers, loads
  * the CLI (run.ts, from its bundle where the build made one: `loadCli`). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { pathToFileURL } from 'node:url';
 
 const entry = process.argv[1];
@@ -46,9 +47,18 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
   } else process.exitCode = served;
 }
 
-/** All of standard input as text; empty on a terminal (nothing is piped). */
+/**
+ * All of standard input as text; empty on a terminal (nothing is piped). Read with one blocking read of fd 0,
+ * which sets up no stream (process.stdin's costs a status line a few ms); a non-blocking descriptor (EAGAIN)
+ * is read as a stream.
+ */
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY === true) return '';
+  if (isatty(0)) return '';
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+  }
   const parts: Buffer[] = [];
   for await (const chunk of process.stdin) parts.push(chunk as Buffer);
   return Buffer.concat(parts).toString('utf8');
