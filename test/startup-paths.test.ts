@@ -97,7 +97,7 @@ describe('the served client (main.ts asks a running serve, then renders)', () =>
   // A served status line pays for Node, these modules and the round trip: never the registry, the codecs,
   // the folds, the price data or SQLite, which only the server (and a local run) needs.
   const heavy = /^src\/(registry|builtin-codecs)\.ts$|^codecs\/|^src\/(cost|sessions)\/(fold|pricing|price-table|filter|export|list|listing|manager)\.ts$|^cursors\/(sqlite|native|read-jsonl)\.ts$/;
-  for (const entry of ['src/cli/served.ts', 'src/cli/statusline-input.ts', 'src/cli/render/statusline.ts', 'src/cli/render/cost-report.ts', 'src/cli/render/sessions-list.ts']) {
+  for (const entry of ['src/cli/front.ts', 'src/cli/served.ts', 'src/cli/statusline-input.ts', 'src/cli/render/statusline.ts', 'src/cli/render/cost-report.ts', 'src/cli/render/sessions-list.ts']) {
     it(`${entry} loads none of the registry, codecs, folds, prices or SQLite`, () => {
       const graph = staticGraph(entry);
       expect(graph).toContain(entry);
