@@ -7,7 +7,9 @@
  * before any file is read, ~55 ms less with the bundle (bench/RESULTS.md, "Seventh session"). Packages
  * (node_modules) and Node's builtins stay imports, made by the chunk that needs them: one file for everything
  * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.js
- * (a served command) is not in the bundle and stays as small as it is.
+ * (a served command) is bundled on its own: `bundle/front.js` (dist/src/cli/front.js: the status-line input
+ * and the served client, with the render steps as chunks `front-*.js`), sharing no chunk with run.js, so a
+ * served status line loads one file of ours before it connects instead of seven.
  *
  * Modules that name files the package ships do it from the package folder (cursors/versions.ts `packageRoot`),
  * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev
@@ -33,19 +35,25 @@ async function main() {
     return;
   }
   rmSync(outDir, { recursive: true, force: true });
+  await bundleTo(rolldown, { run: input }, '[name]-[hash].js');
+  await bundleTo(rolldown, { front: join(root, 'dist', 'src', 'cli', 'front.js') }, 'front-[name]-[hash].js');
+  if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
+}
+
+/** `entries` and the modules of ours they import into outDir; chunks named by `chunkFileNames`. */
+async function bundleTo(rolldown, entries, chunkFileNames) {
   const bundle = await rolldown({
-    input: { run: input },
+    input: entries,
     platform: 'node',
     // ours (relative and absolute paths) in, packages and builtins out
     external: (id) => !id.startsWith('.') && !id.startsWith('/'),
     logLevel: 'warn',
   });
   try {
-    await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+    await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames });
   } finally {
     await bundle.close();
   }
-  if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
 }
 
 await main();

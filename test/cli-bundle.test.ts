@@ -29,6 +29,13 @@ describe('the CLI bundle', () => {
     expect(loaded.runCli).not.toBe(modules.runCli); // another module instance: the bundle's
   });
 
+  it('bundles the front (status-line input, served client) on its own, sharing nothing with run.js', () => {
+    expect(statSync(new URL('bundle/front.js', DIST_CLI)).mtimeMs).toBeGreaterThanOrEqual(statSync(new URL('front.js', DIST_CLI)).mtimeMs);
+    const ours = [...readFileSync(new URL('bundle/front.js', DIST_CLI), 'utf8').matchAll(/from "(\.[^"]+)"|import\("(\.[^"]+)"\)/g)].map((m) => m[1] ?? m[2]);
+    expect(ours.length).toBeGreaterThan(0); // the render steps, as chunks
+    expect(ours.filter((f) => !f?.startsWith('./front-'))).toEqual([]);
+  });
+
   it('reports alike from the bundle (with and without the native kernel) and from the modules', async () => {
     const demo = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
     const env = { PATH: process.env.PATH, HOME: '/nonexistent', TZ: 'UTC', NO_COLOR: '1', SESSIONFOLD_SOCKET: 'off', CLAUDE_CONFIG_DIR: `${demo}claude`, CODEX_HOME: `${demo}codex` };

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openCacheDb } from '../src/cache/db.js';
 import { CursorStore } from '../cursors/store.js';
 import { runCli } from '../src/cli/run.js';
-import { computeServed } from '../src/cli/served.js';
+import { computeServed } from '../src/cli/served-compute.js';
 import { startServer } from '../src/serve/server.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { runCliChild, tempDirs } from './helpers/child.js';

@@ -15,7 +15,8 @@ import { encodeFrame, FRAME, FrameReader, getSocketPath, isServed } from '../src
 import { WatchedDiscovery } from '../src/serve/watch.js';
 import { copyClaudeFixtures, copyCodexFixtures, makeHome, sink, snapshotTree, type Home } from './sessions-helpers.js';
 import { runCli } from '../src/cli/run.js';
-import { computeServed, runServedCommand } from '../src/cli/served.js';
+import { computeServed } from '../src/cli/served-compute.js';
+import { runServedCommand } from '../src/cli/served.js';
 import { startServer } from '../src/serve/server.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
 import { startServeProcess } from './helpers/serve-process.js';

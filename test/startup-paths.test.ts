@@ -4,9 +4,10 @@
  * loads neither SQLite nor the price data, and the same answer once a cache exists.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localTimeZone } from '../src/cost/calendar.js';
@@ -73,4 +74,35 @@ process.stdout.write(JSON.stringify({ code, out, loaded: [...new Set(loaded)] })
     expect(after.summary).toMatchObject({ totalUsd: 1.25, requestCount: 1 });
     expect(after.loaded).toContain('better-sqlite3');
   }, 60_000);
+});
+
+/**
+ * The modules a module loads at run time (static imports and re-exports, type-only ones left out), followed
+ * through the sources: what Node loads before the module's code runs.
+ */
+function staticGraph(entry: string): string[] {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const seen = new Set<string>();
+  const walk = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^(?:import|export)\s+(?!type\s)(?:[^;]*?\sfrom\s+)?'(\.[^']+)\.js';/gms)) walk(resolve(dirname(file), `${m[1]}.ts`));
+  };
+  walk(join(root, entry));
+  return [...seen].map((f) => relative(root, f)).sort();
+}
+
+describe('the served client (main.ts asks a running serve, then renders)', () => {
+  // A served status line pays for Node, these modules and the round trip: never the registry, the codecs,
+  // the folds, the price data or SQLite, which only the server (and a local run) needs.
+  const heavy = /^src\/(registry|builtin-codecs)\.ts$|^codecs\/|^src\/(cost|sessions)\/(fold|pricing|price-table|filter|export|list|listing|manager)\.ts$|^cursors\/(sqlite|native|read-jsonl)\.ts$/;
+  for (const entry of ['src/cli/front.ts', 'src/cli/served.ts', 'src/cli/statusline-input.ts', 'src/cli/render/statusline.ts', 'src/cli/render/cost-report.ts', 'src/cli/render/sessions-list.ts']) {
+    it(`${entry} loads none of the registry, codecs, folds, prices or SQLite`, () => {
+      const graph = staticGraph(entry);
+      expect(graph).toContain(entry);
+      expect(graph.filter((f) => heavy.test(f))).toEqual([]);
+      expect(graph.length).toBeLessThan(12);
+    });
+  }
 });

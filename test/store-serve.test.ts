@@ -8,7 +8,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
-import { computeServed, runServedCommand } from '../src/cli/served.js';
+import { computeServed } from '../src/cli/served-compute.js';
+import { runServedCommand } from '../src/cli/served.js';
 import { startServer } from '../src/serve/server.js';
 import { CLAUDE_COPIES, copyClaudeFixtures, makeHome, sink } from './sessions-helpers.js';
 

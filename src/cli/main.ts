@@ -4,11 +4,13 @@
  *
  * `statusline` with no session flag reads Claude Code's status-line JSON on stdin and turns it into flags
  * (statusline-input.ts). A served command (`cost report`, `sessions list`, `statusline`) goes first to a
- * running `sessionfold serve` of this build (src/serve/), loading only the client and, once the data is in,
- * the command's render step (served.ts); everything else, and a served command nobody answers, loads
+ * running `sessionfold serve` of this build (src/serve/), loading only the front (front.ts, from its bundle:
+ * the client) and, while the server computes, the command's render step (served.ts); everything else, and a
+ * served command nobody answers, loads
  * the CLI (run.ts, from its bundle where the build made one: `loadCli`). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { pathToFileURL } from 'node:url';
 
 const entry = process.argv[1];
@@ -22,21 +24,21 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
   }
   let argv = process.argv.slice(2);
   let served: number | undefined;
-  const input = argv[0] === 'statusline' ? await import('./statusline-input.js') : undefined;
-  if (input?.statusLineReadsStdin(argv) === true) {
+  // statusline, cost report, sessions list: the front (its bundle) sees whether the command is served
+  const front = argv[0] === 'statusline' || argv[0] === 'cost' || argv[0] === 'sessions' ? await loadFront() : undefined;
+  if (front?.statusLineReadsStdin(argv) === true) {
     // Claude Code's status-line JSON becomes flags here, so the server (and the command) never read stdin.
     try {
-      argv = [argv[0] as string, ...input.statusLineArgs(await readStdin()), ...argv.slice(1)];
+      argv = [argv[0] as string, ...front.statusLineArgs(await readStdin()), ...argv.slice(1)];
     } catch (e) {
       const code = (e as { code?: string }).code ?? 'IO_ERROR';
-      process.stdout.write(`${input.fallbackStatusLine(code)}\n`); // a status bar never goes blank
+      process.stdout.write(`${front.fallbackStatusLine(code)}\n`); // a status bar never goes blank
       process.stderr.write(`error ${code}: ${(e as Error).message}\n`);
       served = 0;
     }
   }
-  if (served === undefined && (await import('../serve/protocol.js')).isServed(argv)) {
-    const { runServedCommand } = await import('./served.js');
-    served = await runServedCommand(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+  if (served === undefined && front?.isServed(argv) === true) {
+    served = await front.runServedCommand(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
   }
   if (served === undefined) {
     // from the CLI's own modules (its bundle): importing native.js here would load the kernel's module twice
@@ -46,9 +48,18 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
   } else process.exitCode = served;
 }
 
-/** All of standard input as text; empty on a terminal (nothing is piped). */
+/**
+ * All of standard input as text; empty on a terminal (nothing is piped). Read with one blocking read of fd 0,
+ * which sets up no stream (process.stdin's costs a status line a few ms); a non-blocking descriptor (EAGAIN)
+ * is read as a stream.
+ */
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY === true) return '';
+  if (isatty(0)) return '';
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+  }
   const parts: Buffer[] = [];
   for await (const chunk of process.stdin) parts.push(chunk as Buffer);
   return Buffer.concat(parts).toString('utf8');
@@ -57,16 +68,26 @@ async function readStdin(): Promise<string> {
 /**
  * The CLI: its bundle (scripts/bundle-cli.mjs, made by the build after the modules it bundles: `bundle/run.js`
  * and the chunks it imports): a cold report ~55 ms sooner than with the modules one by one (interleaved runs,
- * bench/RESULTS.md "Seventh session"); run.js
- * itself when there is none, or when run.js is newer (a compile after the last bundle).
+ * bench/RESULTS.md "Seventh session"); run.js itself when there is none, or when run.js is newer (a compile
+ * after the last bundle).
  */
-export async function loadCli(): Promise<typeof import('./run.js')> {
-  const bundle = new URL('./bundle/run.js', import.meta.url);
+export function loadCli(): Promise<typeof import('./run.js')> {
+  return fromBundle('run.js', () => import('./run.js'));
+}
+
+/** The front (front.ts): from its bundle, as loadCli loads the CLI. */
+function loadFront(): Promise<typeof import('./front.js')> {
+  return fromBundle('front.js', () => import('./front.js'));
+}
+
+/** `bundle/<name>` when the build made it after `<name>`; else `modules()`, the modules one by one. */
+async function fromBundle<T>(name: string, modules: () => Promise<T>): Promise<T> {
+  const bundle = new URL(`./bundle/${name}`, import.meta.url);
   let fresh = false;
   try {
-    fresh = statSync(bundle).mtimeMs >= statSync(new URL('./run.js', import.meta.url)).mtimeMs;
+    fresh = statSync(bundle).mtimeMs >= statSync(new URL(`./${name}`, import.meta.url)).mtimeMs;
   } catch {
     // no bundle (the sources, or a build without rolldown)
   }
-  return fresh ? ((await import(bundle.href)) as typeof import('./run.js')) : import('./run.js');
+  return fresh ? ((await import(bundle.href)) as T) : modules();
 }

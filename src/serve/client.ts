@@ -26,6 +26,7 @@ function exchange<T>(
   onFrame: (kind: number, payload: Buffer) => { done: T } | undefined,
   onEnd: (why: string) => T,
   deadlineMs: number,
+  onSent?: () => void,
 ): Promise<T> {
   return new Promise((resolve) => {
     const socket = connect(path);
@@ -45,7 +46,10 @@ function exchange<T>(
       timer = setTimeout(() => finish(onEnd(why)), ms);
     };
     wait(deadlineMs, `no start within ${deadlineMs} ms`);
-    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on('connect', () => {
+      socket.write(`${JSON.stringify(request)}\n`);
+      onSent?.();
+    });
     socket.on('data', (chunk: Buffer) => {
       for (const f of reader.push(chunk)) {
         if (f.kind === FRAME.started) {
@@ -77,8 +81,11 @@ function payloadOf(payload: Buffer): Record<string, unknown> | undefined {
   }
 }
 
-/** Ask the server to compute `argv`; its answer, or undefined when the caller must run it locally. */
-export function runServed(argv: string[], io: Pick<ClientIo, 'env' | 'cwd'>): Promise<ServedAnswer | undefined> {
+/**
+ * Ask the server to compute `argv`; its answer, or undefined when the caller must run it locally. `onSent`
+ * runs once the request is on its way (a server listens): what the caller does then overlaps the compute.
+ */
+export function runServed(argv: string[], io: Pick<ClientIo, 'env' | 'cwd'>, onSent?: () => void): Promise<ServedAnswer | undefined> {
   if (!isServed(argv)) return Promise.resolve(undefined);
   const path = getSocketPath(io.env);
   if (path === undefined || !existsSync(path)) return Promise.resolve(undefined);
@@ -95,6 +102,7 @@ export function runServed(argv: string[], io: Pick<ClientIo, 'env' | 'cwd'>): Pr
     },
     () => undefined, // nothing was written yet: the caller runs the command itself
     startDeadlineMs(io.env),
+    onSent,
   );
 }
 

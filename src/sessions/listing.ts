@@ -6,57 +6,10 @@
 import { listCodecs } from '../registry.js';
 import { compareSummaries } from './list.js';
 import type { SessionManager } from './manager.js';
+import { summaryJson, type SessionSummaryJson } from './summary-json.js';
 import type { SessionListOptions, SessionSummary } from './types.js';
 
-/** A summary in the stable `--json` shape: fixed key order, ISO dates, absent fields left out. */
-export interface SessionSummaryJson {
-  agent: string;
-  sessionId: string;
-  unifiedId: string;
-  title: string;
-  createdAt: string;
-  updatedAt: string;
-  turnCount: number;
-  messageCount: number;
-  exact: boolean;
-  model?: string;
-  cost?: SessionSummary['cost'];
-  usageUnknown?: true;
-  tags: string[];
-  cwd?: string;
-  forkedFrom?: string;
-  subagent?: true;
-  relevanceScore?: number;
-  snippet?: string;
-  file: string;
-  sizeBytes: number;
-}
-
-/** The stable `--json` shape of a summary: fixed key order, ISO dates, absent fields omitted. */
-export function summaryJson(s: SessionSummary): SessionSummaryJson {
-  return {
-    agent: s.agent,
-    sessionId: s.sessionId,
-    unifiedId: s.unifiedId,
-    title: s.title,
-    createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(),
-    turnCount: s.turnCount,
-    messageCount: s.messageCount,
-    exact: s.exact,
-    ...(s.model !== undefined && { model: s.model }),
-    ...(s.cost !== undefined && { cost: s.cost }),
-    ...(s.usageUnknown === true && { usageUnknown: true }),
-    tags: s.tags,
-    ...(s.cwd !== undefined && { cwd: s.cwd }),
-    ...(s.forkedFrom !== undefined && { forkedFrom: s.forkedFrom }),
-    ...(s.subagent === true && { subagent: true }),
-    ...(s.relevanceScore !== undefined && { relevanceScore: s.relevanceScore }),
-    ...(s.snippet !== undefined && { snippet: s.snippet }),
-    file: s.file,
-    sizeBytes: s.sizeBytes,
-  };
-}
+export { summaryJson, type SessionSummaryJson } from './summary-json.js';
 
 /** What `sessions list` answers: plain JSON data. */
 export interface SessionListing {

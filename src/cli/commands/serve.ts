@@ -6,7 +6,7 @@ import { serverStatus } from '../../serve/client.js';
 import { getSocketPath } from '../../serve/protocol.js';
 import { startServer, type ServedCompute } from '../../serve/server.js';
 import { bool, CliError, defineCommand, str, type CommandContext } from '../command.js';
-import { computeServed } from '../served.js';
+import { computeServed } from '../served-compute.js';
 
 export default defineCommand({
   name: 'serve',

@@ -4,7 +4,7 @@
  * Numbers are formatted with fixed en-US rules, never the machine locale, so output is stable for snapshots
  * and scripts.
  */
-import { csvField } from '../../cost/export.js';
+import { csvField } from '../../cost/csv.js';
 import type { CostBreakdown, CostGroupBy, CostRecord, CostSummary } from '../../cost/types.js';
 
 /** Output formats of `cost report`. */

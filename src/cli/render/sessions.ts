@@ -5,11 +5,11 @@
  * the one `sessions` always printed (sessions-common.ts `renderTable`); CSV is RFC 4180 (csvField) with raw,
  * unrounded numbers and ISO times; Markdown escapes `|` and folds line breaks so every row keeps its columns.
  */
-import { csvField } from '../../cost/export.js';
+import { csvField } from '../../cost/csv.js';
 import type { CostRecord } from '../../cost/types.js';
-import { formatUsd } from '../../sessions/markdown.js';
+import { formatUsd } from '../../sessions/usd.js';
 import type { SessionSummary } from '../../sessions/types.js';
-import { summaryJson } from '../../sessions/listing.js';
+import { summaryJson } from '../../sessions/summary-json.js';
 import { ellipsize, renderTable, summaryCells } from './session-table.js';
 import { int, type CostFormat } from './cost.js';
 
