@@ -33,17 +33,39 @@ export type Compute = () => Promise<unknown>;
 export type Answered = { failed?: string };
 
 /**
+ * When each phase of one served command ended (performance.now(), ms), for the server's trace
+ * (SESSIONFOLD_SERVE_TRACE): connection accepted, request line read, job started by the queue, data computed,
+ * answer encoded.
+ */
+export interface Phases {
+  accepted: number;
+  line: number;
+  started?: number;
+  computed?: number;
+  encoded?: number;
+}
+
+/** The phases as one log clause: how long each took. */
+export function phaseText(p: Phases): string {
+  const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '-' : (b - a).toFixed(1));
+  return `read ${d(p.accepted, p.line)}, queued ${d(p.line, p.started)}, compute ${d(p.started, p.computed)}, encode ${d(p.computed, p.encoded)} ms`;
+}
+
+/**
  * Answer a command: STARTED, then DATA with what `compute` returns, or REFUSED when it throws (the client
  * runs the command locally, and a local run reports the error as it always does). Undefined, and nothing
  * sent, when the client gave up waiting (it ran locally).
  */
-export async function answerCommand(socket: Socket, compute: Compute): Promise<Answered | undefined> {
+export async function answerCommand(socket: Socket, compute: Compute, phases?: Phases): Promise<Answered | undefined> {
   if (socket.destroyed) return undefined;
   socket.write(encodeFrame(FRAME.started, ''));
   let frame: Buffer;
   let failed: string | undefined;
   try {
-    frame = encodeFrame(FRAME.data, JSON.stringify({ data: await compute() }));
+    const data = await compute();
+    if (phases) phases.computed = performance.now();
+    frame = encodeFrame(FRAME.data, JSON.stringify({ data }));
+    if (phases) phases.encoded = performance.now();
   } catch (e) {
     failed = (e as Error)?.message ?? String(e);
     frame = encodeFrame(FRAME.refused, JSON.stringify({ reason: `the command failed on the server (${failed})` }));
@@ -55,8 +77,8 @@ export async function answerCommand(socket: Socket, compute: Compute): Promise<A
 /** What the server does with a valid request. */
 export interface RequestHandlers {
   status(): ServerStatus;
-  /** Queue the served command `req` for `socket` (answerCommand answers it). */
-  command(socket: Socket, req: ServeRequest): void;
+  /** Queue the served command `req` for `socket` (answerCommand answers it); `phases` so far, for the trace. */
+  command(socket: Socket, req: ServeRequest, phases: Phases): void;
 }
 
 export class Connections {
@@ -87,6 +109,7 @@ export class Connections {
 
   /** Collect the request line, within its size and time bounds, then dispatch it. */
   #accept(socket: Socket): void {
+    const accepted = performance.now();
     this.#clients.add(socket);
     socket.on('close', () => this.#clients.delete(socket));
     const chunks: Buffer[] = [];
@@ -123,7 +146,7 @@ export class Connections {
       }
       chunks.length = 0;
       try {
-        this.#dispatch(socket, req);
+        this.#dispatch(socket, req, { accepted, line: performance.now() });
       } catch (e) {
         this.#refuse(socket, `bad request (${(e as Error).message})`);
       }
@@ -132,7 +155,7 @@ export class Connections {
   }
 
   /** Refuse what is not a request of this build for a served command; answer a status at once. */
-  #dispatch(socket: Socket, req: unknown): void {
+  #dispatch(socket: Socket, req: unknown, phases: Phases): void {
     if (!isRequest(req)) return this.#refuse(socket, 'not a request');
     if (req.v !== PROTOCOL_VERSION || req.build !== buildId()) return this.#refuse(socket, `another build (${String(req.build)})`);
     if (req.status === true) {
@@ -142,6 +165,6 @@ export class Connections {
     if (!Array.isArray(req.argv) || !isServed(req.argv) || typeof req.cwd !== 'string' || req.env === null || typeof req.env !== 'object') {
       return this.#refuse(socket, 'not a served command');
     }
-    this.#handlers.command(socket, req);
+    this.#handlers.command(socket, req, phases);
   }
 }

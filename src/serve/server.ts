@@ -32,7 +32,7 @@
 import type { Socket } from 'node:net';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
-import { answerCommand, Connections } from './connection.js';
+import { answerCommand, Connections, phaseText, type Phases } from './connection.js';
 import { buildId, type ServeRequest, type ServerStatus } from './protocol.js';
 import { CommandQueue, delay, WorkAhead } from './queue.js';
 import { claimSocketPath, OwnSocket } from './socket-file.js';
@@ -70,6 +70,8 @@ export interface ServerOptions {
   watch?: boolean;
   /** A command running longer than this no longer holds up the next (ms; default STALL_MS). */
   stallMs?: number;
+  /** Add each served command's phases (read, queued, compute, encode) to its log line (default: off). */
+  trace?: boolean;
   /** Wait this long after a change before working ahead (ms; default 0: the next turn of the event loop, which already coalesces the events of one write burst). */
   refreshDelayMs?: number;
 }
@@ -141,12 +143,13 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     watching,
     discovery: { ...watched.stats },
   });
-  const command = (socket: Socket, req: ServeRequest): void => {
+  const command = (socket: Socket, req: ServeRequest, phases: Phases): void => {
     const key = WorkAhead.key(req);
     ahead.takeOver(key);
     void queue.enqueue(async () => {
       const t = performance.now();
-      const answered = await answerCommand(socket, () => compute(req));
+      phases.started = t;
+      const answered = await answerCommand(socket, () => compute(req), phases);
       if (answered === undefined) return; // the client gave up waiting (it ran locally)
       const what = req.argv.slice(0, 2).join(' ');
       const ms = (performance.now() - t).toFixed(0);
@@ -157,7 +160,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       }
       stats.served++;
       ahead.remember(key, req);
-      log(`served ${what} in ${ms} ms`);
+      log(`served ${what} in ${ms} ms${options.trace ? ` (${phaseText(phases)})` : ''}`);
     });
   };
   const connections = new Connections({ status, command }, stats, log);
