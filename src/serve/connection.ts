@@ -29,8 +29,14 @@ export function isRequest(v: unknown): v is ServeRequest {
 /** Computes a served command's answer: plain JSON-serializable data. */
 export type Compute = () => Promise<unknown>;
 
-/** How a command was answered: with its data, or refused because its compute step threw (`failed`). */
-export type Answered = { failed?: string };
+/** A client waiting for a command's answer, and its phases so far (for the trace). */
+export interface Waiter {
+  socket: Socket;
+  phases: Phases;
+}
+
+/** Who a command was answered for (clients still connected when it started), and `failed` when its compute step threw. */
+export type Answered = { answered: Waiter[]; failed?: string };
 
 /**
  * When each phase of one served command ended (performance.now(), ms), for the server's trace
@@ -52,26 +58,34 @@ export function phaseText(p: Phases): string {
 }
 
 /**
- * Answer a command: STARTED, then DATA with what `compute` returns, or REFUSED when it throws (the client
- * runs the command locally, and a local run reports the error as it always does). Undefined, and nothing
- * sent, when the client gave up waiting (it ran locally).
+ * Answer one command for every client in `waiters` (identical requests, see server.ts): STARTED to each, one
+ * `compute`, then the same DATA frame to each, or REFUSED when it throws (the client runs the command locally,
+ * and a local run reports the error as it always does). Undefined, nothing computed and nothing sent, when
+ * every client gave up waiting (they ran locally).
  */
-export async function answerCommand(socket: Socket, compute: Compute, phases?: Phases): Promise<Answered | undefined> {
-  if (socket.destroyed) return undefined;
-  socket.write(encodeFrame(FRAME.started, ''));
+export async function answerCommand(waiters: readonly Waiter[], compute: Compute): Promise<Answered | undefined> {
+  const live = waiters.filter((w) => !w.socket.destroyed);
+  if (live.length === 0) return undefined;
+  const started = encodeFrame(FRAME.started, '');
+  const t = performance.now();
+  for (const w of live) {
+    w.phases.started = t;
+    w.socket.write(started);
+  }
   let frame: Buffer;
   let failed: string | undefined;
   try {
     const data = await compute();
-    if (phases) phases.computed = performance.now();
+    const computed = performance.now();
     frame = encodeFrame(FRAME.data, JSON.stringify({ data }));
-    if (phases) phases.encoded = performance.now();
+    const encoded = performance.now();
+    for (const w of live) Object.assign(w.phases, { computed, encoded });
   } catch (e) {
     failed = (e as Error)?.message ?? String(e);
     frame = encodeFrame(FRAME.refused, JSON.stringify({ reason: `the command failed on the server (${failed})` }));
   }
-  if (!socket.destroyed) socket.end(frame);
-  return failed === undefined ? {} : { failed };
+  for (const w of live) if (!w.socket.destroyed) w.socket.end(frame);
+  return failed === undefined ? { answered: live } : { answered: live, failed };
 }
 
 /** What the server does with a valid request. */
