@@ -80,4 +80,30 @@ describe('serve batches identical queued requests', () => {
       await server.close();
     }
   });
+
+  it('with trace on, logs each served command with its phases, one line per client', async () => {
+    const socket = join(await temps.make(), 's.sock');
+    const g = gatedCompute();
+    const lines: string[] = [];
+    const server = await startServer({ socket, compute: g.compute, watch: false, sweepMs: 0, trace: true, log: (l) => lines.push(l) });
+    try {
+      const ask = () => runServed(['cost', 'report'], { env: { SESSIONFOLD_SOCKET: socket, SESSIONFOLD_SERVE_DEADLINE_MS: '20000' }, cwd: '/' });
+      const first = ask();
+      await settle(100);
+      const twins = [ask(), ask()];
+      await settle(100);
+      await g.release();
+      await g.release();
+      await Promise.all([first, ...twins]);
+      const served = lines.filter((l) => l.startsWith('served '));
+      expect(served).toHaveLength(3);
+      for (const l of served) expect(l).toMatch(/\(read \d+\.\d, queued \d+\.\d, compute \d+\.\d, encode \d+\.\d ms\)$/);
+      expect(served.filter((l) => l.includes('one compute for 2 clients'))).toHaveLength(2);
+      // the twins waited in the queue while the first was held
+      const queued = served.map((l) => Number(/queued (\d+\.\d)/.exec(l)?.[1]));
+      expect(Math.max(...queued)).toBeGreaterThan(50);
+    } finally {
+      await server.close();
+    }
+  });
 });
