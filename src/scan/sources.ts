@@ -32,7 +32,10 @@ export interface SourceReport {
 /** A root's state on disk: a folder this process can list, something else (and why), or nothing. */
 export function rootState(root: string): Pick<SourceReport, 'status' | 'reason'> {
   try {
-    if (!statSync(root).isDirectory()) return { status: 'unreadable', reason: 'not a directory' };
+    // A missing root is the common case (agents not installed), once per root per report: no exception built.
+    const st = statSync(root, { throwIfNoEntry: false });
+    if (st === undefined) return { status: 'missing' };
+    if (!st.isDirectory()) return { status: 'unreadable', reason: 'not a directory' };
     accessSync(root, constants.R_OK | constants.X_OK);
     return { status: 'found' };
   } catch (e) {

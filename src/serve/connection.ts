@@ -29,34 +29,70 @@ export function isRequest(v: unknown): v is ServeRequest {
 /** Computes a served command's answer: plain JSON-serializable data. */
 export type Compute = () => Promise<unknown>;
 
-/** How a command was answered: with its data, or refused because its compute step threw (`failed`). */
-export type Answered = { failed?: string };
+/** A client waiting for a command's answer, and its phases so far (for the trace). */
+export interface Waiter {
+  socket: Socket;
+  phases: Phases;
+}
+
+/** Who a command was answered for (clients still connected when it started), and `failed` when its compute step threw. */
+export type Answered = { answered: Waiter[]; failed?: string };
 
 /**
- * Answer a command: STARTED, then DATA with what `compute` returns, or REFUSED when it throws (the client
- * runs the command locally, and a local run reports the error as it always does). Undefined, and nothing
- * sent, when the client gave up waiting (it ran locally).
+ * When each phase of one served command ended (performance.now(), ms), for the server's trace
+ * (SESSIONFOLD_SERVE_TRACE): connection accepted, request line read, job started by the queue, data computed,
+ * answer encoded.
  */
-export async function answerCommand(socket: Socket, compute: Compute): Promise<Answered | undefined> {
-  if (socket.destroyed) return undefined;
-  socket.write(encodeFrame(FRAME.started, ''));
+export interface Phases {
+  accepted: number;
+  line: number;
+  started?: number;
+  computed?: number;
+  encoded?: number;
+}
+
+/** The phases as one log clause: how long each took. */
+export function phaseText(p: Phases): string {
+  const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '-' : (b - a).toFixed(1));
+  return `read ${d(p.accepted, p.line)}, queued ${d(p.line, p.started)}, compute ${d(p.started, p.computed)}, encode ${d(p.computed, p.encoded)} ms`;
+}
+
+/**
+ * Answer one command for every client in `waiters` (identical requests, see server.ts): STARTED to each, one
+ * `compute`, then the same DATA frame to each, or REFUSED when it throws (the client runs the command locally,
+ * and a local run reports the error as it always does). Undefined, nothing computed and nothing sent, when
+ * every client gave up waiting (they ran locally).
+ */
+export async function answerCommand(waiters: readonly Waiter[], compute: Compute): Promise<Answered | undefined> {
+  const live = waiters.filter((w) => !w.socket.destroyed);
+  if (live.length === 0) return undefined;
+  const started = encodeFrame(FRAME.started, '');
+  const t = performance.now();
+  for (const w of live) {
+    w.phases.started = t;
+    w.socket.write(started);
+  }
   let frame: Buffer;
   let failed: string | undefined;
   try {
-    frame = encodeFrame(FRAME.data, JSON.stringify({ data: await compute() }));
+    const data = await compute();
+    const computed = performance.now();
+    frame = encodeFrame(FRAME.data, JSON.stringify({ data }));
+    const encoded = performance.now();
+    for (const w of live) Object.assign(w.phases, { computed, encoded });
   } catch (e) {
     failed = (e as Error)?.message ?? String(e);
     frame = encodeFrame(FRAME.refused, JSON.stringify({ reason: `the command failed on the server (${failed})` }));
   }
-  if (!socket.destroyed) socket.end(frame);
-  return failed === undefined ? {} : { failed };
+  for (const w of live) if (!w.socket.destroyed) w.socket.end(frame);
+  return failed === undefined ? { answered: live } : { answered: live, failed };
 }
 
 /** What the server does with a valid request. */
 export interface RequestHandlers {
   status(): ServerStatus;
-  /** Queue the served command `req` for `socket` (answerCommand answers it). */
-  command(socket: Socket, req: ServeRequest): void;
+  /** Queue the served command `req` for `socket` (answerCommand answers it); `phases` so far, for the trace. */
+  command(socket: Socket, req: ServeRequest, phases: Phases): void;
 }
 
 export class Connections {
@@ -87,6 +123,7 @@ export class Connections {
 
   /** Collect the request line, within its size and time bounds, then dispatch it. */
   #accept(socket: Socket): void {
+    const accepted = performance.now();
     this.#clients.add(socket);
     socket.on('close', () => this.#clients.delete(socket));
     const chunks: Buffer[] = [];
@@ -123,7 +160,7 @@ export class Connections {
       }
       chunks.length = 0;
       try {
-        this.#dispatch(socket, req);
+        this.#dispatch(socket, req, { accepted, line: performance.now() });
       } catch (e) {
         this.#refuse(socket, `bad request (${(e as Error).message})`);
       }
@@ -132,7 +169,7 @@ export class Connections {
   }
 
   /** Refuse what is not a request of this build for a served command; answer a status at once. */
-  #dispatch(socket: Socket, req: unknown): void {
+  #dispatch(socket: Socket, req: unknown, phases: Phases): void {
     if (!isRequest(req)) return this.#refuse(socket, 'not a request');
     if (req.v !== PROTOCOL_VERSION || req.build !== buildId()) return this.#refuse(socket, `another build (${String(req.build)})`);
     if (req.status === true) {
@@ -142,6 +179,6 @@ export class Connections {
     if (!Array.isArray(req.argv) || !isServed(req.argv) || typeof req.cwd !== 'string' || req.env === null || typeof req.env !== 'object') {
       return this.#refuse(socket, 'not a served command');
     }
-    this.#handlers.command(socket, req);
+    this.#handlers.command(socket, req, phases);
   }
 }

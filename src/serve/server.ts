@@ -12,7 +12,8 @@
  * - `CommandQueue` (queue.ts): one command runs at a time: the event cache, the fold snapshots, the working
  *   folder and the time zone (`process.env.TZ`, the client's or the system's) are the process's own, and a
  *   second process using the cache at the same time is handled as ever (WAL). A command that stalls past
- *   `stallMs` no longer holds up the next.
+ *   `stallMs` no longer holds up the next. Identical requests waiting for the queue share one compute (a
+ *   batch): a client never waits behind copies of its own request queued before it.
  * - `WorkAhead` (queue.ts): when files change, the server re-runs its recent distinct commands (REFRESH_LIMIT)
  *   with their data dropped, one per turn of the queue, so their fold snapshots already hold the change
  *   when a client asks again; a client that asks meanwhile waits for one refresh at most, then takes the
@@ -32,7 +33,7 @@
 import type { Socket } from 'node:net';
 import { setConnectionReuse } from '../cache/db.js';
 import { setDiscoveryCache } from '../scan/discover.js';
-import { answerCommand, Connections } from './connection.js';
+import { answerCommand, Connections, phaseText, type Phases, type Waiter } from './connection.js';
 import { buildId, type ServeRequest, type ServerStatus } from './protocol.js';
 import { CommandQueue, delay, WorkAhead } from './queue.js';
 import { claimSocketPath, OwnSocket } from './socket-file.js';
@@ -70,6 +71,8 @@ export interface ServerOptions {
   watch?: boolean;
   /** A command running longer than this no longer holds up the next (ms; default STALL_MS). */
   stallMs?: number;
+  /** Add each served command's phases (read, queued, compute, encode) to its log line (default: off). */
+  trace?: boolean;
   /** Wait this long after a change before working ahead (ms; default 0: the next turn of the event loop, which already coalesces the events of one write burst). */
   refreshDelayMs?: number;
 }
@@ -141,23 +144,38 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     watching,
     discovery: { ...watched.stats },
   });
-  const command = (socket: Socket, req: ServeRequest): void => {
+  // Identical requests (same argv, folder and environment) queued and not yet started: one batch, answered
+  // by one compute when the queue reaches it. Each client in it asked before that compute began, so the
+  // answer it gets is computed after its request, as its own run in the queue would be, and equal to it.
+  const batches = new Map<string, Waiter[]>();
+  const command = (socket: Socket, req: ServeRequest, phases: Phases): void => {
     const key = WorkAhead.key(req);
     ahead.takeOver(key);
+    const queued = batches.get(key);
+    if (queued !== undefined) {
+      queued.push({ socket, phases });
+      return;
+    }
+    const batch: Waiter[] = [{ socket, phases }];
+    batches.set(key, batch);
     void queue.enqueue(async () => {
+      batches.delete(key); // from here on, an identical request waits for the next compute
       const t = performance.now();
-      const answered = await answerCommand(socket, () => compute(req));
-      if (answered === undefined) return; // the client gave up waiting (it ran locally)
+      const result = await answerCommand(batch, () => compute(req));
+      if (result === undefined) return; // every client gave up waiting (they ran locally)
       const what = req.argv.slice(0, 2).join(' ');
       const ms = (performance.now() - t).toFixed(0);
-      if (answered.failed !== undefined) {
-        stats.failed++;
-        log(`failed ${what} in ${ms} ms, the client runs it (${answered.failed})`);
-        return;
+      const shared = result.answered.length > 1 ? `, one compute for ${result.answered.length} clients` : '';
+      for (const w of result.answered) {
+        if (result.failed !== undefined) {
+          stats.failed++;
+          log(`failed ${what} in ${ms} ms, the client runs it (${result.failed})`);
+          continue;
+        }
+        stats.served++;
+        log(`served ${what} in ${ms} ms${shared}${options.trace ? ` (${phaseText(w.phases)})` : ''}`);
       }
-      stats.served++;
-      ahead.remember(key, req);
-      log(`served ${what} in ${ms} ms`);
+      if (result.failed === undefined) ahead.remember(key, req);
     });
   };
   const connections = new Connections({ status, command }, stats, log);

@@ -35,8 +35,11 @@ export async function serveUntilSignal(ctx: CommandContext, compute: ServedCompu
   const sweepText = str(ctx, 'sweep') ?? '30';
   const sweep = Number(sweepText);
   if (!Number.isFinite(sweep) || sweep < 0) throw new CliError('INVALID_OPTION', `Invalid option --sweep: expected seconds ≥ 0, got "${sweepText}"`);
-  const quiet = bool(ctx, 'quiet');
-  const server = await startServer({ socket, compute, sweepMs: sweep * 1000, ...(!quiet && { log: (line: string) => ctx.stderr.write(`${line}\n`) }) });
+  // SESSIONFOLD_SERVE_TRACE=1: each served command's phases on its log line (the log kept even with --quiet).
+  const trace = ctx.env.SESSIONFOLD_SERVE_TRACE === '1';
+  const quiet = bool(ctx, 'quiet') && !trace;
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  const server = await startServer({ socket, compute, sweepMs: sweep * 1000, trace, ...(!quiet && { log }) });
   ctx.stderr.write(`sessionfold serve: listening on ${server.socket} (SESSIONFOLD_SOCKET=${server.socket} for clients with another environment)\n`);
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   await new Promise<void>((resolve) => {
