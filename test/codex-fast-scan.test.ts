@@ -70,7 +70,7 @@ describe('codex fast field scan inside the core (property)', () => {
         expect(fields !== undefined).toBe(plainCollectedKeys(l, CODEX_USAGE_PROJECTION));
         if (fields !== undefined) answered++;
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 73 },
     );
     expect(answered).toBeGreaterThan(200);
   });
@@ -92,7 +92,7 @@ describe('codex fast field scan inside the core (property)', () => {
           expect(run(fastCore, content, FILE, kinds, chunk)).toEqual(want);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 95 },
     );
     expect(usage).toBeGreaterThan(30);
   });
