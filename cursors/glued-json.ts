@@ -4,6 +4,7 @@
  * top-level object or array ends by bytes alone (structural characters are ASCII, so UTF-8 needs no decoding),
  * and a core parses each piece at its own byte offset.
  */
+import { countOrZero } from './sane.js';
 
 /** One top-level value inside a line: `[start, end)` byte indexes into the line. */
 export interface GluedPiece {
@@ -54,10 +55,8 @@ export function splitGluedJson(line: Uint8Array): GluedPiece[] {
   return out;
 }
 
-/** A sane token count: a non-negative safe integer below 10^12; anything else (a string, -1, 1.5, NaN) is 0. */
-export function tokenCount(v: unknown): number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v < 1e12 ? v : 0;
-}
+/** A sane token count (sane.ts): anything else (a string, -1, 1.5, NaN) is 0. */
+export const tokenCount = countOrZero;
 
 /** The value when it is a string that parses as a date (ISO-8601 as agents write it), else undefined. */
 export function dateString(v: unknown): string | undefined {

@@ -26,6 +26,16 @@ export function isSaneCount(v: number): boolean {
   return Number.isInteger(v) && v >= 0 && v <= MAX_RECORD_TOKENS;
 }
 
+/**
+ * A token count where a bad value costs only itself, not its record: `v` (a number or a bigint, as SQLite
+ * drivers return) when it is a sane count, else 0. For formats whose records mix counts with other data a
+ * reader still wants (a session's title, its messages), where refusing the record whole would lose them.
+ */
+export function countOrZero(v: unknown): number {
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  return typeof n === 'number' && isSaneCount(n) ? n : 0;
+}
+
 /** A token count: 0 when `v` is not a number; `v` when sane; MALFORMED_LINE (the record is refused) when absurd. */
 export function saneCount(v: unknown, field: string): number {
   if (typeof v !== 'number') return 0;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
-import { isSaneCount, MAX_RECORD_TOKENS, MAX_RECORD_USD, saneCost, saneCount } from '../cursors/sane.js';
+import { countOrZero, isSaneCount, MAX_RECORD_TOKENS, MAX_RECORD_USD, saneCost, saneCount } from '../cursors/sane.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { UsageEvent } from '../cursors/protocol/events.js';
 import { FoldTotals, NT } from '../src/cost/fold-totals.js';
@@ -64,6 +64,13 @@ describe('the shared sanitizer (cursors/sane.ts)', () => {
     expect(saneCost(0.25, 'c')).toBe(0.25);
     expect(saneCost(undefined, 'c')).toBeUndefined();
     for (const v of [-0.01, Infinity, 1e308, MAX_RECORD_USD * 2]) expect(() => saneCost(v, 'c')).toThrow(/absurd usage value c/);
+  });
+
+  it('countOrZero, the lenient form every codec with its own count used to write: the same ceiling, bigints taken, the rest 0', () => {
+    for (const v of [0, 1, 123456, MAX_RECORD_TOKENS]) expect(countOrZero(v)).toBe(v);
+    expect(countOrZero(123n)).toBe(123);
+    expect(countOrZero(BigInt(MAX_RECORD_TOKENS) + 1n)).toBe(0);
+    for (const v of [-1, 1.5, Number.NaN, Infinity, 1e308, MAX_RECORD_TOKENS + 1, '12', null, undefined, {}]) expect(countOrZero(v)).toBe(0);
   });
 });
 

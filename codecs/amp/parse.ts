@@ -11,6 +11,7 @@ import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID, threadIdOf } from './paths.js';
 import { newThreadWalk, walkThread } from './walk.js';
+import { countOrZero } from '../../cursors/sane.js';
 
 type Rec = Record<string, unknown>;
 
@@ -20,7 +21,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 /** A token count from a number or a numeric string; 0 for anything that is not a sane count. */
 export function ampCount(v: unknown): number {
   const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n < 1e12 ? n : 0;
+  return countOrZero(n);
 }
 
 /** An id Amp writes as a string or a number. */

@@ -160,11 +160,6 @@ export function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-/** A non-negative finite token count, else 0. */
-export function count(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
-}
-
 /** The timestamp when it parses as a date; sanitized fixtures hold placeholders like `[trimmed]`. */
 export function extractTimestamp(v: unknown): string | undefined {
   return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? v : undefined;

@@ -6,6 +6,7 @@
  * codec reads are typed; every record is checked with the small guards below before use, and unknown types are
  * skipped: the schema holds over a hundred event types and grows freely.
  */
+import { countOrZero } from '../../cursors/sane.js';
 
 /** The `type` values this codec reads. */
 export const TYPE = {
@@ -79,12 +80,8 @@ export function str(v: unknown): string | undefined {
 }
 
 /** Larger than any session's token count: a value above it is damage, not usage. */
-export const MAX_COUNT = 1e13;
-
-/** A sane token count (a non-negative integer below MAX_COUNT), else 0: damage never reaches a total. */
-export function count(v: unknown): number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && v < MAX_COUNT ? v : 0;
-}
+/** A token count (cursors/sane.ts): a bad value counts as 0, so damage never reaches a total. */
+export const count = countOrZero;
 
 /** The timestamp when it parses as a date; sanitized fixtures hold placeholders like `[trimmed for fixture]`. */
 export function timestampOf(v: unknown): string | undefined {

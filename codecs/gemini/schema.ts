@@ -5,6 +5,7 @@
  */
 import type { MessageEvent, MessageRole, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
+import { countOrZero } from '../../cursors/sane.js';
 
 export type Rec = Record<string, unknown>;
 
@@ -30,9 +31,7 @@ export function str(v: unknown): string | undefined {
 }
 
 /** A token count, or 0 for anything that is not one (negative, fractional, non-finite, absurd). */
-export function count(v: unknown): number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v < 1e12 ? v : 0;
-}
+export const count = countOrZero;
 
 /** A metadata record (the first line of a JSONL chat; the top level of a JSON one). */
 export function isMetadataRecord(rec: Rec): boolean {

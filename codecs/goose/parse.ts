@@ -12,6 +12,7 @@
 import type { Emit } from '../../cursors/core.js';
 import type { MessageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
+import { isSaneCount } from '../../cursors/sane.js';
 
 export type Row = Record<string, unknown>;
 
@@ -42,10 +43,10 @@ export function sqlTime(v: unknown): string | undefined {
   return Number.isFinite(ms) && ms >= 946_684_800_000 && ms <= 7_258_118_400_000 ? new Date(Math.trunc(ms)).toISOString() : undefined;
 }
 
-/** A token count that may reach a total: a non-negative safe integer below 10^12; else undefined. */
+/** A token count that may reach a total (cursors/sane.ts); undefined when absent or not a sane count. */
 export function count(v: unknown): number | undefined {
   const n = typeof v === 'bigint' ? Number(v) : v;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n < 1e12 ? n : undefined;
+  return typeof n === 'number' && isSaneCount(n) ? n : undefined;
 }
 
 function parseJson(v: unknown): unknown {

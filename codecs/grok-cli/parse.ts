@@ -9,6 +9,7 @@
 import type { Emit } from '../../cursors/core.js';
 import type { MessageRole, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
+import { countOrZero } from '../../cursors/sane.js';
 
 export type Row = Record<string, unknown>;
 type Rec = Record<string, unknown>;
@@ -16,11 +17,8 @@ type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
-/** A token count that may reach a total: a non-negative safe integer below 10^12; else 0. */
-export function grokCliCount(v: unknown): number {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n < 1e12 ? n : 0;
-}
+/** A token count that may reach a total (cursors/sane.ts); else 0. */
+export const grokCliCount = countOrZero;
 
 function iso(v: unknown): string | undefined {
   const s = str(v);

@@ -6,6 +6,7 @@
  */
 import { jsonObject } from '../../cursors/sqlite.js';
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { countOrZero } from '../../cursors/sane.js';
 
 export const CODEC_ID = 'hermes';
 
@@ -72,8 +73,7 @@ export interface HermesUsageRow {
   last_seen?: number | null;
 }
 
-const MAX_COUNT = 1e12;
-export const count = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_COUNT ? v : 0);
+export const count = countOrZero;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const usd = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 1e6 ? v : undefined);
 

@@ -9,6 +9,7 @@
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
+import { countOrZero } from '../../cursors/sane.js';
 
 export const CODEC_ID = 'kimi';
 
@@ -45,9 +46,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 
 /** A token count, or 0 for anything that is not a sane one (negative, fractional, non-finite, absurd). */
-export function tokenCount(v: unknown): number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v < 1e12 ? v : 0;
-}
+export const tokenCount = countOrZero;
 
 /** Epoch milliseconds as an ISO string; undefined for anything else. */
 export function isoTime(v: unknown): string | undefined {

@@ -7,16 +7,13 @@
  */
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
+import { countOrZero } from '../../cursors/sane.js';
 
 export const CODEC_ID = 'opencode';
 
 /** The most tokens one record may claim; more is not a count. */
-const MAX_COUNT = 1e12;
-
-/** A sane token count, else 0 (negative, fractional, non-finite and absurd values never reach a total). */
-export function count(v: unknown): number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_COUNT ? v : 0;
-}
+/** A token count (cursors/sane.ts): negative, fractional, non-finite and absurd values count as 0. */
+export const count = countOrZero;
 
 /** An epoch-milliseconds value as ISO-8601, or undefined. */
 export function isoOf(ms: unknown): string | undefined {

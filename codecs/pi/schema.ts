@@ -3,6 +3,7 @@
  * messages from `packages/ai/src/types.ts`), the shape omp and OpenClaw write too, and the small value checks
  * the core applies to them. Only the fields the codec reads are typed; every record is read defensively.
  */
+import { countOrZero } from '../../cursors/sane.js';
 
 export type Json = Record<string, unknown>;
 
@@ -52,15 +53,11 @@ export function asString(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-/** Largest token count one response is taken to have; anything above is a corrupt value, not a count. */
-export const MAX_TOKENS = 1e10;
 /** Largest USD amount one response is taken to cost. */
 export const MAX_USD = 1e5;
 
-/** A sane token count: a non-negative integer no larger than MAX_TOKENS; anything else counts as 0. */
-export function tokenCount(v: unknown): number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : 0;
-}
+/** A sane token count (cursors/sane.ts); anything else counts as 0. */
+export const tokenCount = countOrZero;
 
 /** True when a present value is not a sane token count (the whole usage is then distrusted). */
 export function isBadCount(v: unknown): boolean {

@@ -10,16 +10,14 @@
 import type { Emit } from '../../cursors/core.js';
 import type { SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
+import { countOrZero } from '../../cursors/sane.js';
 
 export type Row = Record<string, unknown>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
-/** A token count that may reach a total: a non-negative safe integer below 10^12; else 0. */
-export function zcodeCount(v: unknown): number {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n < 1e12 ? n : 0;
-}
+/** A token count that may reach a total (cursors/sane.ts); else 0. */
+export const zcodeCount = countOrZero;
 
 /** Epoch milliseconds (or seconds) as ISO-8601; undefined outside 2000-2200. */
 export function msIso(v: unknown): string | undefined {
