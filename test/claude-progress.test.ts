@@ -18,7 +18,10 @@ import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, expectReqSums, type Req } from './claude-lines.js';
 import { PARENT_ID, perSession, simpleResponses } from './claude-progress-helpers.js';
 import { jsonlFiles } from './helpers/files.js';
-import { copyClaudeFixtures, HAS_CLAUDE, makeHome, REAL, type Home } from './sessions-helpers.js';
+import { createSessionManager } from '../src/sessions/manager.js';
+import { FULL_PEEK_BYTES } from '../src/sessions/peek.js';
+import { SCAN_MIN_FILES } from '../src/sessions/usage-scan.js';
+import { copyClaudeFixtures, FAKE_PRICER, HAS_CLAUDE, makeHome, REAL, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -208,5 +211,29 @@ describe.skipIf(!HAS_CLAUDE)('the constructed agent_progress fixtures through th
     expect(withProgress.messages).toEqual(stripped.messages);
     expect(withProgress.cost).toMatchObject({ requestCount: 2 }); // the parent's own two responses
     expect([withProgress.cost, withProgress.costByModel, withProgress.model]).toEqual([stripped.cost, stripped.costByModel, stripped.model]);
+  });
+
+  it('lists many large parents (the scan engine) with each parent\'s own cost, as get() gives it', async () => {
+    const text = await readFile(join(PROJECTS, REL_PARENT), 'utf8');
+    const lines = text.split('\n');
+    const filler = (i: number) => JSON.stringify({ type: 'user', sessionId: PARENT_ID, cwd: '/Users/dev/progress', uuid: `f${i}`, timestamp: '2026-02-18T09:57:15.000Z', message: { role: 'user', content: `note ${i} ${'x'.repeat(1200)}` } });
+    // Filler after the first response, so the head and tail peeks see only part of each file.
+    const big = [...lines.slice(0, 3), ...Array.from({ length: 150 }, (_, i) => filler(i)), ...lines.slice(3)].join('\n');
+    expect(Buffer.byteLength(big)).toBeGreaterThan(FULL_PEEK_BYTES);
+    const home = await homeWith(async (p) => {
+      await rm(join(p, '-Users-dev-progress'), { recursive: true });
+      await mkdir(join(p, '-big'), { recursive: true });
+      for (let i = 0; i < SCAN_MIN_FILES + 2; i++) await writeFile(join(p, '-big', `aaaaaaaa-1111-4222-8333-${String(i).padStart(12, '0')}.jsonl`), big);
+    });
+    const sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
+    for (const pass of ['cold', 'warm']) {
+      const rows = await sm.list('claude', { sort: 'cost', limit: 100 });
+      expect(rows, pass).toHaveLength(SCAN_MIN_FILES + 2);
+      for (const r of rows) {
+        expect(r.exact).toBe(false);
+        expect(r.cost?.requestCount, pass).toBe(2);
+        expect(r.cost, pass).toEqual((await sm.get('claude', r.sessionId)).cost);
+      }
+    }
   });
 });
