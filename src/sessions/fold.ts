@@ -11,8 +11,8 @@
  * - A tool_result fills its call's output and becomes a `tool` message, or completes a `tool` message
  *   the same line already produced (sessionfold-jsonl writes both).
  * - Usage counts once per dedupKey and attaches to the message it names, else to the last assistant message.
- *   A usage event naming another session than the file's first event is that session's (a Claude parent's
- *   copy of a subagent response, codecs/claude/README.md, "`progress` / `agent_progress` lines"): skipped.
+ *   A usage event naming another session than the file's (its first session event's, else its first event's)
+ *   is that session's (a Claude parent's copy of a subagent response, codecs/claude/README.md): skipped.
  * - Messages with no text, thinking, tool call or result are dropped (Claude's tool-result-only user lines).
  * - Unknown event kinds are ignored.
  */
@@ -143,7 +143,7 @@ export class SessionFold {
   readonly #orphans: UsageEvent[] = [];
   #unmatched = 0;
   #events = 0;
-  /** The events' `sessionId` of the file's first event: the session this fold counts usage for. */
+  /** The session this fold counts usage for: its first session event's `sessionId`, else its first event's. */
   #ownSessionId: string | undefined;
 
   constructor(options: FoldOptions) {
@@ -185,7 +185,9 @@ export class SessionFold {
 
   #session(e: SessionEvent): void {
     this.#events++;
-    this.#ownSessionId ??= e.sessionId;
+    // The first session event names the file's session, also over an earlier line's (a Claude summary line
+    // before the first line with a sessionId carries the file name).
+    if (this.#sessionEvents.length === 0) this.#ownSessionId = e.sessionId;
     if (typeof e.nativeId === 'string' && e.nativeId !== '' && this.#sessionEvents.length === 0) this.#sessionId = e.nativeId;
     this.#sessionEvents.push(e);
     this.#cwd ??= e.cwd;
