@@ -18,6 +18,7 @@ import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, expectReqSums, type Req } from './claude-lines.js';
 import { PARENT_ID, perSession, simpleResponses } from './claude-progress-helpers.js';
 import { jsonlFiles } from './helpers/files.js';
+import { statusLine } from '../src/cost/statusline.js';
 import { createSessionManager } from '../src/sessions/manager.js';
 import { FULL_PEEK_BYTES } from '../src/sessions/peek.js';
 import { SCAN_MIN_FILES } from '../src/sessions/usage-scan.js';
@@ -234,6 +235,23 @@ describe.skipIf(!HAS_CLAUDE)('the constructed agent_progress fixtures through th
         expect(r.cost?.requestCount, pass).toBe(2);
         expect(r.cost, pass).toEqual((await sm.get('claude', r.sessionId)).cost);
       }
+    }
+  });
+
+  it('gives a running parent\'s status line its own model, context and cost, not its subagents\'', async () => {
+    // The parent while its subagents run: its last own response started them, their copies come after it.
+    const home = await homeWith(async (p) => {
+      const file = join(p, REL_PARENT);
+      const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '');
+      await writeFile(file, lines.slice(0, -3).join('\n') + '\n');
+    });
+    const file = join(home.claude, 'projects', REL_PARENT);
+    for (const q of [{ sessionId: PARENT_ID, file }, { file }]) {
+      const s = await statusLine({ agent: 'claude', ...q, env: home.env, cache: false, now: new Date('2026-02-18T10:00:00Z'), timeZone: 'UTC' });
+      expect(s.model.id).toBe('claude-opus-4-6');
+      expect(s.context?.usedTokens).toBe(3 + 8809 + 7885); // msg_01ParentP1's prompt
+      expect(s.session?.requests).toBe(1);
+      expect(s.today.requests).toBe(5); // the subagents' four responses count for the day, once each
     }
   });
 });
