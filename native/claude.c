@@ -209,6 +209,8 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
       }
     }
   }
+  /* A progress line's copy of a subagent response (codecs/claude/README.md): the file goes to read(). */
+  if (is_object(slot(&f, CF_RELAYED_USAGE))) return CS_BAIL;
   if (!is_object(msg) || !is_object(slot(&f, CF_USAGE))) return 1;
   const int32_t *model = slot(&f, CF_MODEL), *mid = slot(&f, CF_MESSAGE_ID), *rid = slot(&f, CF_REQUEST_ID);
   const int has_model = is_str(&f, model), has_mid = is_str(&f, mid), has_rid = is_str(&f, rid);

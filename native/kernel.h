@@ -123,6 +123,8 @@ enum {
   CF_SERVER_TOOL_USE,
   CF_WEB_SEARCHES,
   CF_SPEED,
+  /* data.message.message.usage: a progress line's copy of a subagent response, which only JavaScript counts */
+  CF_RELAYED_USAGE,
   CS_FIELDS
 };
 /* An event's numbers, in this order. */

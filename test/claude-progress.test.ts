@@ -1,19 +1,28 @@
 /**
  * Claude `progress` / `agent_progress` lines and subagent files: each response counted once
- * (codecs/claude/README.md, "`progress` / `agent_progress` lines and subagent files"). The evidence the README
- * cites is checked against every real Claude file; a report over copies of them counts what a deliberately
- * simple reader written here counts; and a constructed parent whose `agent_progress` line copies a response of
- * its subagent's own file counts that response once, with the native engines on and off.
+ * (codecs/claude/README.md, "`progress` / `agent_progress` lines and subagent files"). The real Claude files
+ * hold no agent_progress line (checked here, as the README says); a report over copies of them counts what a
+ * deliberately simple reader written here counts; a constructed parent whose `agent_progress` line copies a
+ * response of its subagent's own file counts that response once, with the native engines on and off; and over
+ * the constructed fixtures of fixtures/claude/progress, `cost report` counts each subagent response once, in
+ * its subagent's session, whether the subagent's own file is there or not, cached or not, while `sessions
+ * show` of the parent is what it is without its progress lines.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, expectReqSums, type Req } from './claude-lines.js';
+import { PARENT_ID, perSession, simpleResponses } from './claude-progress-helpers.js';
 import { jsonlFiles } from './helpers/files.js';
-import { copyClaudeFixtures, HAS_CLAUDE, makeHome, REAL, type Home } from './sessions-helpers.js';
+import { statusLine } from '../src/cost/statusline.js';
+import { createSessionManager } from '../src/sessions/manager.js';
+import { FULL_PEEK_BYTES } from '../src/sessions/peek.js';
+import { SCAN_MIN_FILES } from '../src/sessions/usage-scan.js';
+import { copyClaudeFixtures, FAKE_PRICER, HAS_CLAUDE, makeHome, REAL, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -129,5 +138,120 @@ describe.skipIf(!HAS_CLAUDE)('a parent whose agent_progress line copies its suba
     expectReqSums(s, [R0, R1, R2]);
     const rows = Object.values(s.breakdowns ?? {});
     expect(rows.map((b) => b.requestCount).sort()).toEqual([1, 2]);
+  });
+});
+
+describe.skipIf(!HAS_CLAUDE)('the constructed agent_progress fixtures through the CLI', () => {
+  const PROJECTS = fileURLToPath(new URL('../fixtures/claude/progress/projects/', import.meta.url));
+  const REL_PARENT = join('-Users-dev-progress', `${PARENT_ID}.jsonl`);
+  const REL_SUBAGENT = join('-Users-dev-progress', PARENT_ID, 'subagents', 'agent-a1b2c3d4e5f6a7b8c.jsonl');
+  let expected: ReturnType<typeof perSession>;
+
+  /** A home holding the fixtures, with `edit` applied to its projects folder. */
+  async function homeWith(edit: (projects: string) => Promise<void>): Promise<Home> {
+    const home = await makeHome();
+    homes.push(home);
+    const projects = join(home.claude, 'projects');
+    await cp(PROJECTS, projects, { recursive: true });
+    await edit(projects);
+    return home;
+  }
+
+  /** `cost report --group-by session` as per-session requests and [input, output, cache read, cache write]. */
+  async function bySession(home: Home, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ReturnType<typeof perSession>> {
+    const r = await run(process.execPath, [CLI, 'cost', 'report', '--agent', 'claude', '--json', '--group-by', 'session', ...args], { env: { ...home.env, ...env } });
+    const s = JSON.parse(r.stdout) as CostSummary;
+    const out: ReturnType<typeof perSession> = {};
+    for (const [k, b] of Object.entries(s.breakdowns ?? {})) out[k.replace(/^claude:/, '')] = { requests: b.requestCount, tokens: [b.inputTokens, b.outputTokens, b.cacheReadTokens, b.cacheWriteTokens] };
+    const total = Object.values(out).reduce((a, b) => a + b.requests, 0);
+    expect(s.requestCount).toBe(total);
+    return out;
+  }
+
+  beforeAll(async () => {
+    // The simple reader over both files: the subagent's responses are in both, and count once.
+    const files = [
+      { text: await readFile(join(PROJECTS, REL_PARENT), 'utf8'), session: PARENT_ID },
+      { text: await readFile(join(PROJECTS, REL_SUBAGENT), 'utf8'), session: 'agent-a1b2c3d4e5f6a7b8c' },
+    ];
+    expected = perSession(simpleResponses(files).values());
+  });
+
+  it('counts each subagent response once, in its session, with the subagent\'s own file there', async () => {
+    expect(Object.keys(expected).sort()).toEqual([PARENT_ID, 'agent-a1b2c3d4e5f6a7b8c', 'agent-b9c8d7e6f5a4b3c2d'].sort());
+    const home = await homeWith(async () => undefined);
+    for (const env of [{}, { SESSIONFOLD_NATIVE_ENGINES: '0' }, { SESSIONFOLD_NATIVE: '0' }]) expect(await bySession(home, ['--no-cache'], env)).toEqual(expected);
+    expect(await bySession(home, [])).toEqual(expected); // cold cache
+    expect(await bySession(home, [])).toEqual(expected); // warm cache
+    // Each session's row counts its own responses: the parent's copies are its subagents'.
+    const r = await run(process.execPath, [CLI, 'sessions', 'list', 'claude', '--format', 'json', '--subagents'], { env: home.env });
+    const rows = JSON.parse(r.stdout) as { sessionId: string; cost?: { requestCount: number } }[];
+    expect(Object.fromEntries(rows.map((x) => [x.sessionId, x.cost?.requestCount]))).toEqual({ [PARENT_ID]: 2, 'agent-a1b2c3d4e5f6a7b8c': 2 });
+  });
+
+  it('counts the same without the subagent\'s own file: the parent\'s copies stand for it', async () => {
+    const home = await homeWith((p) => rm(join(p, REL_SUBAGENT)));
+    for (const env of [{}, { SESSIONFOLD_NATIVE_ENGINES: '0' }]) expect(await bySession(home, ['--no-cache'], env)).toEqual(expected);
+    expect(await bySession(home, [])).toEqual(expected);
+  });
+
+  it('shows the parent session with the messages and cost it has without its progress lines', async () => {
+    const show = async (home: Home) => {
+      const r = await run(process.execPath, [CLI, 'sessions', 'show', `claude:${PARENT_ID}`, '--format', 'json', '--no-pager'], { env: home.env });
+      return JSON.parse(r.stdout) as { messages: unknown[]; cost?: unknown; costByModel?: unknown; model?: unknown };
+    };
+    const withProgress = await show(await homeWith(async () => undefined));
+    const stripped = await show(
+      await homeWith(async (p) => {
+        const file = join(p, REL_PARENT);
+        const lines = (await readFile(file, 'utf8')).split('\n');
+        await writeFile(file, lines.filter((l) => parsed(l)?.type !== 'progress').join('\n'));
+      }),
+    );
+    expect(withProgress.messages.length).toBeGreaterThan(0);
+    expect(withProgress.messages).toEqual(stripped.messages);
+    expect(withProgress.cost).toMatchObject({ requestCount: 2 }); // the parent's own two responses
+    expect([withProgress.cost, withProgress.costByModel, withProgress.model]).toEqual([stripped.cost, stripped.costByModel, stripped.model]);
+  });
+
+  it('lists many large parents (the scan engine) with each parent\'s own cost, as get() gives it', async () => {
+    const text = await readFile(join(PROJECTS, REL_PARENT), 'utf8');
+    const lines = text.split('\n');
+    const filler = (i: number) => JSON.stringify({ type: 'user', sessionId: PARENT_ID, cwd: '/Users/dev/progress', uuid: `f${i}`, timestamp: '2026-02-18T09:57:15.000Z', message: { role: 'user', content: `note ${i} ${'x'.repeat(1200)}` } });
+    // Filler after the first response, so the head and tail peeks see only part of each file.
+    const big = [...lines.slice(0, 3), ...Array.from({ length: 150 }, (_, i) => filler(i)), ...lines.slice(3)].join('\n');
+    expect(Buffer.byteLength(big)).toBeGreaterThan(FULL_PEEK_BYTES);
+    const home = await homeWith(async (p) => {
+      await rm(join(p, '-Users-dev-progress'), { recursive: true });
+      await mkdir(join(p, '-big'), { recursive: true });
+      for (let i = 0; i < SCAN_MIN_FILES + 2; i++) await writeFile(join(p, '-big', `aaaaaaaa-1111-4222-8333-${String(i).padStart(12, '0')}.jsonl`), big);
+    });
+    const sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
+    for (const pass of ['cold', 'warm']) {
+      const rows = await sm.list('claude', { sort: 'cost', limit: 100 });
+      expect(rows, pass).toHaveLength(SCAN_MIN_FILES + 2);
+      for (const r of rows) {
+        expect(r.exact).toBe(false);
+        expect(r.cost?.requestCount, pass).toBe(2);
+        expect(r.cost, pass).toEqual((await sm.get('claude', r.sessionId)).cost);
+      }
+    }
+  });
+
+  it('gives a running parent\'s status line its own model, context and cost, not its subagents\'', async () => {
+    // The parent while its subagents run: its last own response started them, their copies come after it.
+    const home = await homeWith(async (p) => {
+      const file = join(p, REL_PARENT);
+      const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '');
+      await writeFile(file, lines.slice(0, -3).join('\n') + '\n');
+    });
+    const file = join(home.claude, 'projects', REL_PARENT);
+    for (const q of [{ sessionId: PARENT_ID, file }, { file }]) {
+      const s = await statusLine({ agent: 'claude', ...q, env: home.env, cache: false, now: new Date('2026-02-18T10:00:00Z'), timeZone: 'UTC' });
+      expect(s.model.id).toBe('claude-opus-4-6');
+      expect(s.context?.usedTokens).toBe(3 + 8809 + 7885); // msg_01ParentP1's prompt
+      expect(s.session?.requests).toBe(1);
+      expect(s.today.requests).toBe(5); // the subagents' four responses count for the day, once each
+    }
   });
 });

@@ -22,6 +22,8 @@ import { jsonlFiles } from './helpers/files.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const CONSTRUCTED = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
+/** A parent whose agent_progress lines copy its subagents' usage under `data.message` (its README). */
+const PROGRESS = fileURLToPath(new URL('../fixtures/claude/progress/projects/', import.meta.url));
 const FIELDS = compileProjection(USAGE_LINE_FIELDS);
 const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
 const fastCore = createClaudeCore();
@@ -181,7 +183,7 @@ function run(core: typeof fastCore, content: Buffer | string, file: string, kind
 }
 
 describe('claude usage scanner over the fixtures', async () => {
-  const files = [...(await jsonlFiles(REAL)), ...(await jsonlFiles(CONSTRUCTED))];
+  const files = [...(await jsonlFiles(REAL)), ...(await jsonlFiles(CONSTRUCTED)), ...(await jsonlFiles(PROGRESS))];
 
   it.each(files.map((f) => [f.slice(f.indexOf('fixtures/')), f]))('%s: every usage line agrees, and the core gives the same events', async (_name, file) => {
     const content = await readFile(file);

@@ -33,6 +33,7 @@ import { jsonlFiles } from './helpers/files.js';
 
 const REAL_CLAUDE = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const LOCAL_CLAUDE = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
+const PROGRESS_CLAUDE = fileURLToPath(new URL('../fixtures/claude/progress/projects/-Users-dev-progress/', import.meta.url));
 const CODEX_ID = '0199a000-0000-7000-8000-000000000099';
 
 interface Reference {
@@ -162,6 +163,13 @@ describeNative('native engines: the same usage as read() on the fixtures', () =>
     expect(files.length).toBeGreaterThan(5);
     expect(answered).toBeGreaterThanOrEqual(10);
     expect(engineEvents - before).toBeGreaterThan(40); // the engine's own events, real files' included
+  });
+
+  it('Claude: leaves a parent holding agent_progress usage to read(), and answers for its subagent', async () => {
+    // Only read() counts a progress line's copy of a subagent response (codecs/claude/README.md).
+    const parent = join(PROGRESS_CLAUDE, 'aaaaaaaa-1111-4222-8333-444444444444.jsonl');
+    expect(await engine(claude, parent)).toBe(false);
+    expect(await expectSame(claude, join(PROGRESS_CLAUDE, 'aaaaaaaa-1111-4222-8333-444444444444', 'subagents', 'agent-a1b2c3d4e5f6a7b8c.jsonl'))).toBe(true);
   });
 
   it('Codex: every real and checked-in rollout', async () => {

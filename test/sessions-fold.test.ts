@@ -120,6 +120,22 @@ describe('session fold', () => {
     expect(r.cost?.requestCount).toBe(1);
   });
 
+  it("skips usage naming another session than the file's: its session event's, else its first event's", () => {
+    const session = { type: 'session', ...base, offset: at(), nativeId: 's1' };
+    const relayed = usage({ sessionId: 'agent-x', dedupKey: 'k-sub', messageId: 'sub' }); // a subagent's copy
+    const own = usage({ messageId: 'a1' });
+    const r = fold([session, msg('user', 'q'), msg('assistant', 'a', { nativeId: 'a1' }), relayed, own]);
+    expect(r.cost?.requestCount).toBe(1);
+    expect(r.messages[1]?.usage).toMatchObject({ requests: 1, dedupKey: 'k1' });
+    expect(r.orphanUsage).toEqual([]);
+    // A usage-only fold: the first event names the session.
+    expect(fold([own, relayed]).cost?.requestCount).toBe(1);
+    // A line before the first with a sessionId can carry another id (a renamed Claude file's summary line
+    // carries its file name): the session event, not that line, names the file's session.
+    const early = msg('system', 'old branch', { sessionId: 'copy' });
+    expect(fold([early, session, msg('assistant', 'a', { nativeId: 'a1' }), own]).cost?.requestCount).toBe(1);
+  });
+
   it('takes the title from the agent, else the first real user prompt cut to 100 characters', () => {
     const long = `${'words '.repeat(30)}\n\nmore`;
     const r = fold([msg('user', '<env>ctx</env>', { subtype: 'injected' }), msg('user', long), msg('assistant', 'ok')]);

@@ -45,9 +45,10 @@ export {
  * events, the subagent sidecar, `provider`, `speed` and `webSearchRequests` on usage events. 4: a line with an
  * absurd token count or cost (cursors/sane.ts) is refused, where it was clamped or kept (a cache of an older
  * version may hold its record). 5: a response is keyed on its message id alone (a cache of an older version
- * may count a copy without `requestId` twice).
+ * may count a copy without `requestId` twice). 6: a `progress` line's copy of a subagent response counts, in
+ * the subagent's session (a cache of an older version lacks the responses only a parent holds).
  */
-export const PARSER_VERSION = 5;
+export const PARSER_VERSION = 6;
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const readWithoutMeta = createJsonlRead(PARSER, claudeCore);

@@ -47,6 +47,7 @@ const FIELD_PATHS = [
   ['message', 'usage', 'server_tool_use'],
   ['message', 'usage', 'server_tool_use', 'web_search_requests'],
   ['message', 'usage', 'speed'],
+  ['data', 'message', 'message', 'usage'],
 ] as const;
 
 /** native/kernel.h CS_N_*: offset, seven counts, then the fold hints (key hash hi, lo, time). */

@@ -45,8 +45,8 @@ import { indexOfIn } from '../../cursors/native.js';
 
 type Rec = Record<string, unknown>;
 
-/** What the fast path reads: extractUsage's fields, and `type` to send a title record to the full parse. */
-const USAGE_FIELDS = compileProjection({ ...USAGE_LINE_FIELDS, type: true });
+/** What the fast path reads: extractUsage's fields (their `type` also sends a title record to the full parse). */
+const USAGE_FIELDS = compileProjection(USAGE_LINE_FIELDS);
 
 /**
  * Claude Code writes `message.usage` near the end of an assistant line (after the content, before requestId,

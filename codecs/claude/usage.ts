@@ -23,26 +23,37 @@ import { extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 
-/** Every field of a line that `extractUsage` (and the core's session-id lock) reads. */
+const MESSAGE_FIELDS = {
+  id: true,
+  model: true,
+  usage: {
+    input_tokens: true,
+    output_tokens: true,
+    cache_creation_input_tokens: true,
+    cache_read_input_tokens: true,
+    cache_creation: { ephemeral_5m_input_tokens: true, ephemeral_1h_input_tokens: true },
+    output_tokens_details: { thinking_tokens: true },
+    server_tool_use: { web_search_requests: true },
+    speed: true,
+  },
+} as const satisfies FieldProjection;
+
+/**
+ * Every field of a line that `extractUsage` (and the core's session-id lock) reads: an assistant line's own
+ * fields, and a `progress` line's copy of a subagent's line under `data.message` (README.md, "`progress` /
+ * `agent_progress` lines and subagent files").
+ */
 export const USAGE_LINE_FIELDS = {
+  type: true,
   sessionId: true,
   requestId: true,
   costUSD: true,
   uuid: true,
   timestamp: true,
-  message: {
-    id: true,
-    model: true,
-    usage: {
-      input_tokens: true,
-      output_tokens: true,
-      cache_creation_input_tokens: true,
-      cache_read_input_tokens: true,
-      cache_creation: { ephemeral_5m_input_tokens: true, ephemeral_1h_input_tokens: true },
-      output_tokens_details: { thinking_tokens: true },
-      server_tool_use: { web_search_requests: true },
-      speed: true,
-    },
+  message: MESSAGE_FIELDS,
+  data: {
+    agentId: true,
+    message: { requestId: true, costUSD: true, uuid: true, timestamp: true, message: MESSAGE_FIELDS },
   },
 } as const satisfies FieldProjection;
 
@@ -99,19 +110,43 @@ export function getResponseKey(messageId: string | undefined, requestId: string 
   return undefined;
 }
 
+/** A subagent id that names its transcript `agent-<id>.jsonl` (Claude Code's are hex, 7 or 17 characters). */
+const AGENT_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The session a `progress` line's copy of a subagent response belongs to: the subagent's, `agent-<agentId>`,
+ * which is also the session id of the subagent's own transcript (paths.ts), so the copy and the subagent's
+ * own line count in one session whichever of them a fold keeps. Without a usable agent id, the file's.
+ */
+function relayedSessionId(agentId: unknown, sessionId: string): string {
+  const id = str(agentId);
+  if (id === undefined || !AGENT_ID_RE.test(id)) return sessionId;
+  return id.startsWith('agent-') ? id : `agent-${id}`;
+}
+
 /**
  * The usage candidate of a parsed line, or undefined when the line holds none: no `message.usage` object,
- * or a `<synthetic>` message (written by Claude Code itself, no API call).
+ * or a `<synthetic>` message (written by Claude Code itself, no API call). A `progress` line (Claude Code
+ * 2.1.x's `agent_progress`) holds a subagent's line under `data.message`: its response counts like the
+ * subagent's own line, under the same key, in the subagent's session (README.md, "`progress` /
+ * `agent_progress` lines and subagent files").
  */
 export function extractUsage(rec: Record<string, unknown>, sessionId: string, start: number): UsageCandidate | undefined {
-  const msg = rec.message;
-  if (!isRecord(msg)) return undefined;
+  if (isRecord(rec.message)) return usageOf(rec, rec.message, sessionId, start);
+  if (rec.type !== 'progress' || !isRecord(rec.data)) return undefined;
+  const copy = rec.data.message;
+  if (!isRecord(copy) || !isRecord(copy.message)) return undefined;
+  return usageOf(copy, copy.message, relayedSessionId(rec.data.agentId, sessionId), start, rec.timestamp);
+}
+
+/** The candidate of `line` (an assistant line, or a progress line's copy) whose message is `msg`. */
+function usageOf(line: Record<string, unknown>, msg: Record<string, unknown>, sessionId: string, start: number, fallbackTime?: unknown): UsageCandidate | undefined {
   const u = msg.usage;
   if (!isRecord(u)) return undefined;
   const model = str(msg.model);
   if (model === SYNTHETIC_MODEL) return undefined;
   const messageId = str(msg.id);
-  const requestId = str(rec.requestId);
+  const requestId = str(line.requestId);
 
   const breakdown = isRecord(u.cache_creation) ? u.cache_creation : undefined;
   const write5m = saneCount(breakdown?.ephemeral_5m_input_tokens, 'ephemeral_5m_input_tokens');
@@ -125,9 +160,10 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
       model,
       messageId,
       requestId,
-      uuid: str(rec.uuid),
-      timestamp: rec.timestamp,
-      cost: rec.costUSD,
+      uuid: str(line.uuid),
+      // A copy's own time is the subagent line's; the progress line's is when the parent wrote it.
+      timestamp: line.timestamp === undefined ? fallbackTime : line.timestamp,
+      cost: line.costUSD,
       speed: str(u.speed),
       inputTokens: saneCount(u.input_tokens, 'input_tokens'),
       outputTokens,

@@ -157,7 +157,11 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
   // The folds below group by nothing: their calendar is never asked (UTC spares Intl's start-up).
   const fold = { agents: [agent], pricer, timeZone: 'UTC', ...(query.mode !== undefined && { mode: query.mode }) };
   const file = query.file;
-  const mine = (r: UsageRecord): boolean => (query.sessionId !== undefined && r.sessionId === query.sessionId) || (file !== undefined && r.file === file);
+  // The file's usage counts for its own session only (its first record's), as in the session views: a Claude
+  // transcript also holds its subagents' responses (agent_progress copies), which are their sessions'.
+  let fileSession: string | undefined;
+  const ofFile = (r: UsageRecord): boolean => r.file === file && (fileSession ??= r.sessionId) === r.sessionId;
+  const mine = (r: UsageRecord): boolean => (file !== undefined && ofFile(r)) || (query.sessionId !== undefined && r.sessionId === query.sessionId);
 
   let lookback = FIRST_LOOKBACK_MS;
   for (;;) {

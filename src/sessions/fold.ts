@@ -11,6 +11,8 @@
  * - A tool_result fills its call's output and becomes a `tool` message, or completes a `tool` message
  *   the same line already produced (sessionfold-jsonl writes both).
  * - Usage counts once per dedupKey and attaches to the message it names, else to the last assistant message.
+ *   A usage event naming another session than the file's (its first session event's, else its first event's)
+ *   is that session's (a Claude parent's copy of a subagent response, codecs/claude/README.md): skipped.
  * - Messages with no text, thinking, tool call or result are dropped (Claude's tool-result-only user lines).
  * - Unknown event kinds are ignored.
  */
@@ -141,6 +143,8 @@ export class SessionFold {
   readonly #orphans: UsageEvent[] = [];
   #unmatched = 0;
   #events = 0;
+  /** The session this fold counts usage for: its first session event's `sessionId`, else its first event's. */
+  #ownSessionId: string | undefined;
 
   constructor(options: FoldOptions) {
     this.#content = options.content;
@@ -167,6 +171,7 @@ export class SessionFold {
 
   #seen(e: { sessionId?: unknown; timestamp?: unknown }): void {
     this.#events++;
+    if (this.#ownSessionId === undefined && typeof e.sessionId === 'string') this.#ownSessionId = e.sessionId;
     if (this.#sessionId === undefined && typeof e.sessionId === 'string' && e.sessionId !== '') this.#sessionId = e.sessionId;
     this.#time(typeof e.timestamp === 'string' ? e.timestamp : undefined);
   }
@@ -180,6 +185,9 @@ export class SessionFold {
 
   #session(e: SessionEvent): void {
     this.#events++;
+    // The first session event names the file's session, also over an earlier line's (a Claude summary line
+    // before the first line with a sessionId carries the file name).
+    if (this.#sessionEvents.length === 0) this.#ownSessionId = e.sessionId;
     if (typeof e.nativeId === 'string' && e.nativeId !== '' && this.#sessionEvents.length === 0) this.#sessionId = e.nativeId;
     this.#sessionEvents.push(e);
     this.#cwd ??= e.cwd;
@@ -263,6 +271,7 @@ export class SessionFold {
   }
 
   #usage(e: UsageEvent): void {
+    if (this.#ownSessionId !== undefined && e.sessionId !== this.#ownSessionId) return;
     this.#seen(e);
     if (this.#dedup.has(e.dedupKey)) return;
     this.#dedup.add(e.dedupKey);

@@ -3,8 +3,10 @@
  * cache serves unchanged files without reading them and the worker pool parses the rest in parallel, so a
  * warm `list --sort cost` (or `--model`) costs a few stats instead of a usage read of every file.
  *
- * Per file, usage is counted once per dedupKey, as the session fold does, and the cache's ledger records
- * (`retained`: usage a rewritten file no longer holds) are left out, so a summary's cost equals `get()`'s.
+ * Per file, usage is counted once per dedupKey and only for the session of the file's first record, as the
+ * session fold does (another session's usage is relayed from it: a Claude parent's copies of a subagent's
+ * responses), and the cache's ledger records (`retained`: usage a rewritten file no longer holds) are left
+ * out, so a summary's cost equals `get()`'s.
  * `list()` uses it when at least SCAN_MIN_FILES candidates need usage; fewer are read directly.
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
@@ -26,6 +28,7 @@ export async function usageByFile(ctx: ManagerContext, codec: Codec, paths: Read
   const o = ctx.options;
   const out = new Map<string, FileUsage>();
   const seen = new Map<string, Set<string>>();
+  const own = new Map<string, string>();
   const batches = scanUsageBatches({
     agents: [codec.id],
     roots: { [codec.id]: ctx.rootsFor(codec) },
@@ -38,6 +41,9 @@ export async function usageByFile(ctx: ManagerContext, codec: Codec, paths: Read
   for await (const batch of batches) {
     for (const r of batch) {
       if (r.retained === true || !paths.has(r.file)) continue;
+      const sessionId = own.get(r.file);
+      if (sessionId === undefined) own.set(r.file, r.sessionId);
+      else if (sessionId !== r.sessionId) continue;
       let keys = seen.get(r.file);
       if (keys === undefined) seen.set(r.file, (keys = new Set()));
       if (keys.has(r.dedupKey)) continue;
