@@ -24,7 +24,7 @@
  * for; both give the same events (test/claude-usage-scan.test.ts).
  */
 import type { Emit, LineCore, LineResult } from '../../cursors/core.js';
-import { parseJsonObject, RESTART } from '../../cursors/core.js';
+import { parseJsonObject, RESTART, UNWALKED, type WalkedLine } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { KindCounts, MessageEvent, MessageRole, SessionEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
@@ -39,8 +39,8 @@ import {
   takeCall,
   type ClaudeState,
 } from './state.js';
-import { extractUsage, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
-import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
+import { blankUsageFields, extractUsage, isLargerUsage, USAGE_LINE_FIELDS, usageOf, type UsageCandidate } from './usage.js';
+import { compileProjection, scanFields, slotOf, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { indexOfIn } from '../../cursors/native.js';
 
 type Rec = Record<string, unknown>;
@@ -348,27 +348,96 @@ function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
   }
 }
 
+/** Whether a usage's key was hashed into the cursor and is not known exactly: a repeat or a collision; only a full read can tell. */
+function collides(s: ClaudeState, usage: UsageCandidate | undefined): boolean {
+  const key = usage?.key;
+  return key !== undefined && s.seenHashes !== undefined && !s.seen.has(key) && !s.pending.some((p) => p.key === key) && s.seenHashes.has(hashId32(key));
+}
+
 /** One parsed line (or the fields of one the fast scanner read) through the state. */
 function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult {
   // The first sessionId of the lines names the session when the path does not.
   const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(rec.sessionId) : undefined;
   const sessionId = lock ?? currentSessionId(s);
   const usage = extractUsage(rec, sessionId, start);
-  // Before any change to the state: a key hashed in the cursor is a repeat or a collision; only a full
-  // read can tell.
-  if (
-    usage?.key !== undefined &&
-    s.seenHashes !== undefined &&
-    !s.seen.has(usage.key) &&
-    !s.pending.some((p) => p.key === usage.key) &&
-    s.seenHashes.has(hashId32(usage.key))
-  ) {
-    return RESTART;
-  }
+  // Before any change to the state.
+  if (collides(s, usage)) return RESTART;
   if (lock !== undefined) s.lineSessionId = lock;
   if (!s.sessionEmitted && opensSession(rec)) emitSession(s, rec, start, emit);
   if (s.filter === undefined) onRecord(s, rec, { agent: CODEC_ID, sessionId, offset: start }, emit);
   else if (rec.type === 'custom-title' || rec.type === 'ai-title') onTitle(s, rec, start, emit);
+  if (usage !== undefined) onUsage(s, usage, emit);
+}
+
+/** The slots of USAGE_FIELDS a walked line is read from (`lineWalked`). */
+const SLOT = ((p) => {
+  const at = (...path: string[]) => slotOf(p, path);
+  return {
+    sessionId: at('sessionId'),
+    requestId: at('requestId'),
+    costUSD: at('costUSD'),
+    uuid: at('uuid'),
+    timestamp: at('timestamp'),
+    message: at('message'),
+    id: at('message', 'id'),
+    model: at('message', 'model'),
+    usage: at('message', 'usage'),
+    input: at('message', 'usage', 'input_tokens'),
+    output: at('message', 'usage', 'output_tokens'),
+    cacheWrite: at('message', 'usage', 'cache_creation_input_tokens'),
+    cacheRead: at('message', 'usage', 'cache_read_input_tokens'),
+    breakdown: at('message', 'usage', 'cache_creation'),
+    write5m: at('message', 'usage', 'cache_creation', 'ephemeral_5m_input_tokens'),
+    write1h: at('message', 'usage', 'cache_creation', 'ephemeral_1h_input_tokens'),
+    details: at('message', 'usage', 'output_tokens_details'),
+    thinking: at('message', 'usage', 'output_tokens_details', 'thinking_tokens'),
+    serverToolUse: at('message', 'usage', 'server_tool_use'),
+    webSearch: at('message', 'usage', 'server_tool_use', 'web_search_requests'),
+    speed: at('message', 'usage', 'speed'),
+  };
+})(USAGE_FIELDS);
+
+const walkedFields = blankUsageFields();
+
+/** The usage of a walked line: its fields read where the walk left them, then `usageOf`, as `extractUsage` of the parsed line. */
+function walkedUsage(w: WalkedLine, sessionId: string, start: number): UsageCandidate | undefined {
+  const f = walkedFields;
+  f.message = walkedObject(w, SLOT.message);
+  f.usage = f.message && walkedObject(w, SLOT.usage);
+  if (!f.usage) return undefined;
+  f.model = walkedValue(w, SLOT.model);
+  f.messageId = walkedValue(w, SLOT.id);
+  f.requestId = walkedValue(w, SLOT.requestId);
+  f.uuid = walkedValue(w, SLOT.uuid);
+  f.timestamp = walkedValue(w, SLOT.timestamp);
+  f.costUSD = walkedValue(w, SLOT.costUSD);
+  f.speed = walkedValue(w, SLOT.speed);
+  f.input = walkedValue(w, SLOT.input);
+  f.output = walkedValue(w, SLOT.output);
+  f.cacheWrite = walkedValue(w, SLOT.cacheWrite);
+  f.cacheRead = walkedValue(w, SLOT.cacheRead);
+  f.breakdown = walkedObject(w, SLOT.breakdown);
+  f.write5m = f.breakdown ? walkedValue(w, SLOT.write5m) : undefined;
+  f.write1h = f.breakdown ? walkedValue(w, SLOT.write1h) : undefined;
+  f.details = walkedObject(w, SLOT.details);
+  f.thinking = f.details ? walkedValue(w, SLOT.thinking) : undefined;
+  f.serverToolUse = walkedObject(w, SLOT.serverToolUse);
+  f.webSearch = f.serverToolUse ? walkedValue(w, SLOT.webSearch) : undefined;
+  return usageOf(f, sessionId, start);
+}
+
+/**
+ * A usage line the WebAssembly pass walked (the core's `walk` names USAGE_FIELDS only while the markers are
+ * the usage marker alone): what `line()` does with `scanFields`'s answer for it, read from the walk's spans.
+ * The session event is out, so `onLine` would only lock the session id, count the usage, and find a title
+ * record's title absent (its fields are not projected).
+ */
+function onWalked(s: ClaudeState, w: WalkedLine, start: number, emit: Emit): LineResult {
+  s.scanned.fast++;
+  const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(walkedValue(w, SLOT.sessionId)) : undefined;
+  const usage = walkedUsage(w, lock ?? currentSessionId(s), start);
+  if (collides(s, usage)) return RESTART;
+  if (lock !== undefined) s.lineSessionId = lock;
   if (usage !== undefined) onUsage(s, usage, emit);
 }
 
@@ -408,6 +477,10 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
       }
       return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
     },
+    // Usage lines walked by the WebAssembly pass: only for the usage marker alone (a title marker's line takes
+    // the full parse), once the session is out, as `line()` would walk them.
+    walk: (s) => (fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles ? USAGE_FIELDS : undefined),
+    lineWalked: (s, w, start, emit) => (fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles ? onWalked(s, w, start, emit) : UNWALKED),
     end(s, emit): KindCounts {
       if (s.pending.length === 0) return {};
       for (const p of s.pending) emit(p.event);
