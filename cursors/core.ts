@@ -93,13 +93,11 @@ export function feedLine<S>(core: LineCore<S>, state: S, line: Buffer, start: nu
   }
 }
 
-/** Hand a walked line to the core (`lineWalked`, else `line()` of its bytes `walked.bytes[at, end)`), as `feedLine` does. */
+/** Hand a walked line to the core (`lineWalked`, else `line()` of its bytes), as `feedLine` does. */
 export function feedWalked<S>(
   core: LineCore<S>,
   state: S,
   walked: WalkedLine,
-  at: number,
-  end: number,
   start: number,
   emit: Emit,
   skip: (err: SessionfoldError) => void,
@@ -112,6 +110,6 @@ export function feedWalked<S>(
     else throw e;
     return false;
   }
-  if (r === UNWALKED) return feedLine(core, state, walked.bytes.subarray(at, end), start, emit, skip);
+  if (r === UNWALKED) return feedLine(core, state, walked.bytes.subarray(walked.lineAt, walked.lineEnd), start, emit, skip);
   return r === RESTART;
 }

@@ -72,9 +72,9 @@ export function createLineFeed<S>(
     onWalked:
       core.lineWalked === undefined || feed.filter?.walk === undefined
         ? undefined
-        : (walked, at, end, start) => {
+        : (walked, start) => {
             if (halted) return;
-            if (feedWalked(core, state, walked, at, end, start, wanted, skip) || stop?.() === true) halted = true;
+            if (feedWalked(core, state, walked, start, wanted, skip) || stop?.() === true) halted = true;
           },
     onLongLine(start, _next, length) {
       if (halted) return;

@@ -18,11 +18,8 @@ import { wasmProjectionOf, type CompiledProjection } from './scan-fields.js';
 
 /** `line` excludes LF and a trailing CR; `start` is the file offset of its first byte; `next` the offset past its LF. */
 export type LineHandler = (line: Buffer, start: number, next: number) => void;
-/**
- * A line the WebAssembly pass walked (`LineFilter.walk`): `walked` its fields, `at` and `end` its bytes' offsets in
- * `walked.bytes` (without LF and trailing CR), `start` and `next` as for LineHandler.
- */
-export type WalkedHandler = (walked: WalkedLine, at: number, end: number, start: number, next: number) => void;
+/** A line the WebAssembly pass walked (`LineFilter.walk`): `walked` its fields and bytes, `start` and `next` as for LineHandler. */
+export type WalkedHandler = (walked: WalkedLine, start: number, next: number) => void;
 /** An over-long line was skipped: `start` and `next` as for LineHandler; `length` its byte length. */
 export type LongLineHandler = (start: number, next: number, length: number) => void;
 
@@ -144,7 +141,7 @@ export class LineSplitter {
   #spanTail: Buffer = Buffer.alloc(0);
   readonly #onWalked: WalkedHandler | undefined;
   /** What `onWalked` gets: one object, its record's place set per line. */
-  readonly #walked: { bytes: Buffer; spans: Int32Array; at: number; nums: Float64Array; numAt: number } | undefined;
+  readonly #walked: { bytes: Buffer; spans: Int32Array; at: number; nums: Float64Array; numAt: number; lineAt: number; lineEnd: number } | undefined;
 
   constructor(options: LineSplitterOptions) {
     this.#lineStart = options.startOffset;
@@ -157,7 +154,7 @@ export class LineSplitter {
     this.#wasm = PASS ? (options.wasm ?? wasmKernel) : undefined;
     this.#onWalked = options.onWalked;
     const w = this.#wasm;
-    this.#walked = w === undefined || this.#onWalked === undefined ? undefined : { bytes: w.bytes, spans: w.walked.recs, at: 0, nums: w.walked.nums, numAt: 0 };
+    this.#walked = w === undefined || this.#onWalked === undefined ? undefined : { bytes: w.bytes, spans: w.walked.recs, at: 0, nums: w.walked.nums, numAt: 0, lineAt: 0, lineEnd: 0 };
   }
 
   /** Offset just past the last LF seen. */
@@ -320,7 +317,9 @@ export class LineSplitter {
                 const wl = walked as NonNullable<typeof walked>;
                 wl.at = o + WALK_HEAD;
                 wl.numAt = slots * r;
-                (onWalked as WalkedHandler)(wl, chunk.byteOffset + start, chunk.byteOffset + end, base + start, next);
+                wl.lineAt = chunk.byteOffset + start;
+                wl.lineEnd = chunk.byteOffset + end;
+                (onWalked as WalkedHandler)(wl, base + start, next);
               } else onLine(chunk.subarray(start, end), base + start, next);
             }
             lineStart = next;

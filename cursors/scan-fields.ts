@@ -426,6 +426,17 @@ export function walkedValue(w: WalkedLine, slot: number): unknown {
   return parseSlice(w.bytes, w.spans[k] as number, w.spans[k + 1] as number, (flags & SLOT_ESCAPED) !== 0);
 }
 
+/** A walked line's fields as `scanFields` gives them (an object per collected object: for readers that want the record whole). */
+export function walkedFields(w: WalkedLine, p: CompiledProjection): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const f of p.fields) {
+    const flags = w.spans[w.at + 3 * f.slot + 2] as number;
+    if (flags === 0) continue;
+    o[f.name] = flags === SLOT_OBJECT ? walkedFields(w, f.sub as CompiledProjection) : walkedValue(w, f.slot);
+  }
+  return o;
+}
+
 /** `scanFields` by the JavaScript walk, whether or not the kernel is loaded. */
 export function scanFieldsJs(line: Buffer, fields: CompiledProjection): Record<string, unknown> | undefined {
   const start = skipSpace(line, 0);

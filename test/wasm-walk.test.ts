@@ -18,10 +18,13 @@ import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
 import { TITLE_MARKER, USAGE_MARKER } from '../codecs/claude/schema.js';
 import { createClaudeCore } from '../codecs/claude/parse.js';
 import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
-import { compileProjection, scanFieldsJs, walkedObject, walkedValue, type CompiledProjection } from '../cursors/scan-fields.js';
+import { createCodexCore } from '../codecs/codex/parse.js';
+import { meta } from './codex-helpers.js';
+import { codexLine } from './helpers/codex-model.js';
+import { compileProjection, scanFieldsJs, walkedFields, type CompiledProjection } from '../cursors/scan-fields.js';
 import { LineSplitter } from '../cursors/line-splitter.js';
 import { createLineFeed } from '../cursors/line-feed.js';
-import { newReadInfo, normalizeReadOptions, type LineCore, type WalkedLine } from '../cursors/protocol/codec.js';
+import { newReadInfo, normalizeReadOptions, type LineCore } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { instantiateWasmKernel, WASM_READ_BYTES, type WasmKernel } from '../cursors/wasm.js';
 import { applyDamage, damage, noLf, serialize, style, TRICKY } from './helpers/json-model.js';
@@ -45,18 +48,6 @@ const CODEX_FILES = [...jsonlFiles(join(REAL, 'codex')), ...jsonlFiles(join(ROOT
 const CLAUDE = compileProjection({ ...USAGE_LINE_FIELDS, type: true }, undefined, w);
 const CODEX = compileProjection(CODEX_USAGE_PROJECTION, undefined, w);
 
-/** A walked line's fields as an object, read back slot by slot (what `scanFields` would give). */
-function fromWalked(wl: WalkedLine, p: CompiledProjection): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const f of p.fields) {
-    if (walkedObject(wl, f.slot)) o[f.name] = fromWalked(wl, f.sub as CompiledProjection);
-    else {
-      const v = walkedValue(wl, f.slot);
-      if (v !== undefined || wl.spans[wl.at + 3 * f.slot + 2] !== 0) o[f.name] = v;
-    }
-  }
-  return o;
-}
 
 /** Copy `bytes` into one of the module's read buffers at `pad`, run `f` on it there, give the buffer back. */
 function inMemory<T>(bytes: Uint8Array, pad: number, f: (b: Buffer) => T): T {
@@ -88,11 +79,11 @@ function splitLog(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[
     },
     onLongLine: (start, next, length) => log.push(['long', start, next, length]),
     onWalked: walk
-      ? (wl, at, end, start, next) => {
+      ? (wl, start, next) => {
           walked++;
-          const fields = fromWalked(wl, p);
+          const fields = walkedFields(wl, p);
           // the walk took exactly the lines the JavaScript walk takes, with its fields
-          expect(fields).toEqual(scanFieldsJs(w.bytes.subarray(at, end), p));
+          expect(fields).toEqual(scanFieldsJs(w.bytes.subarray(wl.lineAt, wl.lineEnd), p));
           log.push(['line', start, next, fields]);
           k++;
         }
@@ -272,5 +263,50 @@ describe('the Claude core through the walk', () => {
     );
     expect(walked).toBeGreaterThan(100);
     expect(events).toBeGreaterThan(200);
+  });
+});
+
+describe('the Codex core through the walk', () => {
+  const walking = createCodexCore();
+  const parsing = createCodexCore({ fastScan: false });
+  const FILE = '/h/.codex/sessions/2025/11/05/rollout-2025-11-05T12-00-00-0199a000-0000-7000-8000-000000000099.jsonl';
+
+  it('gives the JSON.parse path\'s events and counts on every fixture, in read chunks of 1 MiB, 4 KiB and 61 bytes', () => {
+    let walked = 0;
+    for (const file of CODEX_FILES) {
+      const body = readFileSync(file);
+      for (const size of [WASM_READ_BYTES, 4096, 61]) {
+        const got = readCore(walking, file, body, size, true);
+        const want = readCore(parsing, file, body, size, false);
+        expect(got.events).toEqual(want.events);
+        expect(got.info).toEqual(want.info);
+        walked += got.walked;
+      }
+    }
+    expect(walked).toBeGreaterThan(60);
+  });
+
+  it('gives the JSON.parse path\'s events on generated adversarial rollouts (property)', () => {
+    let walked = 0;
+    let usage = 0;
+    const header = Buffer.from(JSON.stringify(meta('0199a000-0000-7000-8000-000000000099', 0)));
+    const fileLine: fc.Arbitrary<Buffer> = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(codexLine, style).map(([l, st]) => Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') }))) },
+      { weight: 1, arbitrary: fc.tuple(codexLine, style, damage).map(([l, st, d]) => noLf(applyDamage(Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') })), d))) },
+    );
+    fc.assert(
+      fc.property(fc.array(fileLine, { minLength: 1, maxLength: 14 }), fc.integer({ min: 50, max: 4096 }), (lines, size) => {
+        const body = Buffer.concat([header, ...lines].flatMap((b) => [b, Buffer.from('\n')]));
+        const got = readCore(walking, FILE, body, size, true);
+        const want = readCore(parsing, FILE, body, size, false);
+        expect(got.events).toEqual(want.events);
+        expect(got.info).toEqual(want.info);
+        walked += got.walked;
+        usage += got.events.filter((e) => e.type === 'usage').length;
+      }),
+      { numRuns: 300, seed: 95 },
+    );
+    expect(walked).toBeGreaterThan(100);
+    expect(usage).toBeGreaterThan(15);
   });
 });

@@ -375,6 +375,9 @@ export interface WalkedLine {
   /** Per slot, at `numAt + slot`: the value of a plain integer (under 16 digits), NaN elsewhere. */
   readonly nums: Float64Array;
   readonly numAt: number;
+  /** The line's bytes: `bytes[lineAt, lineEnd)` (without its LF and a trailing CR). */
+  readonly lineAt: number;
+  readonly lineEnd: number;
 }
 
 export interface CoreContext {
