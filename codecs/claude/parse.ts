@@ -49,6 +49,25 @@ type Rec = Record<string, unknown>;
 const USAGE_FIELDS = compileProjection({ ...USAGE_LINE_FIELDS, type: true });
 
 /**
+ * What `onLine` reads of a line of a usage/session-only read before the session event is out: the usage
+ * fields, where the session ran and what it is (`emitSession`), and a title record's (`onTitle`). Such a
+ * line (the first of most transcripts: often a long prompt or tool result) is walked for these instead of
+ * parsed whole.
+ */
+const OPENING_FIELDS = compileProjection({
+  ...USAGE_LINE_FIELDS,
+  type: true,
+  cwd: true,
+  project: true,
+  isSidechain: true,
+  agentId: true,
+  version: true,
+  gitBranch: true,
+  customTitle: true,
+  aiTitle: true,
+});
+
+/**
  * Claude Code writes `message.usage` near the end of an assistant line (after the content, before requestId,
  * type, uuid and timestamp), so the marker is looked for in the line's last bytes first: a usage line of a
  * megabyte tool input is not searched whole. A miss there searches the whole line, so the answer is the same.
@@ -474,6 +493,9 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
           s.info.filteredLines++;
           return;
         }
+      } else if (f !== undefined && fast) {
+        const fields = scanFields(line, OPENING_FIELDS);
+        if (fields !== undefined) return onLine(s, fields, start, emit);
       }
       return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
     },
