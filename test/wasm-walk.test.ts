@@ -225,23 +225,32 @@ function readCore<S>(core: LineCore<S>, file: string, body: Buffer, size: number
   return { events, info, walked };
 }
 
+
+/** `walking` through the walk and `parsing` by JSON.parse give the same events and counts for `body`; the lines walked. */
+function expectSameCore<S>(walking: LineCore<S>, parsing: LineCore<S>, file: string, body: Buffer, size: number): { walked: number; events: SessionfoldEvent[] } {
+  const got = readCore(walking, file, body, size, true);
+  const want = readCore(parsing, file, body, size, false);
+  expect(got.events).toEqual(want.events);
+  expect(got.info).toEqual(want.info);
+  return got;
+}
+
+/** Every fixture in read chunks of 1 MiB, 4 KiB and 61 bytes: the lines walked. */
+function expectSameOnFixtures<S>(walking: LineCore<S>, parsing: LineCore<S>, files: readonly string[]): number {
+  let walked = 0;
+  for (const file of files) {
+    const body = readFileSync(file);
+    for (const size of [WASM_READ_BYTES, 4096, 61]) walked += expectSameCore(walking, parsing, file, body, size).walked;
+  }
+  return walked;
+}
+
 describe('the Claude core through the walk', () => {
   const walking = createClaudeCore();
   const parsing = createClaudeCore({ fastScan: false });
 
   it('gives the JSON.parse path\'s events and counts on every fixture, in read chunks of 1 MiB, 4 KiB and 61 bytes', () => {
-    let walked = 0;
-    for (const file of CLAUDE_FILES) {
-      const body = readFileSync(file);
-      for (const size of [WASM_READ_BYTES, 4096, 61]) {
-        const got = readCore(walking, file, body, size, true);
-        const want = readCore(parsing, file, body, size, false);
-        expect(got.events).toEqual(want.events);
-        expect(got.info).toEqual(want.info);
-        walked += got.walked;
-      }
-    }
-    expect(walked).toBeGreaterThan(80);
+    expect(expectSameOnFixtures(walking, parsing, CLAUDE_FILES)).toBeGreaterThan(80);
   });
 
   it('gives the JSON.parse path\'s events on generated adversarial transcripts (property)', () => {
@@ -252,10 +261,7 @@ describe('the Claude core through the walk', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(claudeLine, style), { minLength: 1, maxLength: 20 }), fc.integer({ min: 50, max: 4096 }), (lines, size) => {
         const body = Buffer.concat([first, ...lines.map(([l, st]) => Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') })))].flatMap((b) => [b, Buffer.from('\n')]));
-        const got = readCore(walking, file, body, size, true);
-        const want = readCore(parsing, file, body, size, false);
-        expect(got.events).toEqual(want.events);
-        expect(got.info).toEqual(want.info);
+        const got = expectSameCore(walking, parsing, file, body, size);
         walked += got.walked;
         events += got.events.length;
       }),
@@ -272,18 +278,7 @@ describe('the Codex core through the walk', () => {
   const FILE = '/h/.codex/sessions/2025/11/05/rollout-2025-11-05T12-00-00-0199a000-0000-7000-8000-000000000099.jsonl';
 
   it('gives the JSON.parse path\'s events and counts on every fixture, in read chunks of 1 MiB, 4 KiB and 61 bytes', () => {
-    let walked = 0;
-    for (const file of CODEX_FILES) {
-      const body = readFileSync(file);
-      for (const size of [WASM_READ_BYTES, 4096, 61]) {
-        const got = readCore(walking, file, body, size, true);
-        const want = readCore(parsing, file, body, size, false);
-        expect(got.events).toEqual(want.events);
-        expect(got.info).toEqual(want.info);
-        walked += got.walked;
-      }
-    }
-    expect(walked).toBeGreaterThan(60);
+    expect(expectSameOnFixtures(walking, parsing, CODEX_FILES)).toBeGreaterThan(60);
   });
 
   it('gives the JSON.parse path\'s events on generated adversarial rollouts (property)', () => {
@@ -297,10 +292,7 @@ describe('the Codex core through the walk', () => {
     fc.assert(
       fc.property(fc.array(fileLine, { minLength: 1, maxLength: 14 }), fc.integer({ min: 50, max: 4096 }), (lines, size) => {
         const body = Buffer.concat([header, ...lines].flatMap((b) => [b, Buffer.from('\n')]));
-        const got = readCore(walking, FILE, body, size, true);
-        const want = readCore(parsing, FILE, body, size, false);
-        expect(got.events).toEqual(want.events);
-        expect(got.info).toEqual(want.info);
+        const got = expectSameCore(walking, parsing, FILE, body, size);
         walked += got.walked;
         usage += got.events.filter((e) => e.type === 'usage').length;
       }),
