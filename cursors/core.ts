@@ -7,9 +7,9 @@ import type { KindCounts, SessionfoldEvent } from './protocol/events.js';
 import type { NormalizedReadOptions } from './protocol/codec.js';
 import { SessionfoldError } from './protocol/errors.js';
 
-import { RESTART, type Emit, type LineCore } from './protocol/codec.js';
+import { RESTART, UNWALKED, type Emit, type LineCore, type WalkedLine } from './protocol/codec.js';
 
-export { RESTART, type CoreContext, type Emit, type LineCore, type LineResult } from './protocol/codec.js';
+export { RESTART, UNWALKED, type CoreContext, type Emit, type LineCore, type LineResult, type WalkedLine } from './protocol/codec.js';
 
 /** Parse a line as a JSON object, or throw MALFORMED_LINE. */
 export function parseJsonObject(line: Buffer, start: number, agent: string, file: string): Record<string, unknown> {
@@ -91,4 +91,25 @@ export function feedLine<S>(core: LineCore<S>, state: S, line: Buffer, start: nu
     else throw e;
     return false;
   }
+}
+
+/** Hand a walked line to the core (`lineWalked`, else `line()` of its bytes), as `feedLine` does. */
+export function feedWalked<S>(
+  core: LineCore<S>,
+  state: S,
+  walked: WalkedLine,
+  start: number,
+  emit: Emit,
+  skip: (err: SessionfoldError) => void,
+): boolean {
+  let r;
+  try {
+    r = (core.lineWalked as NonNullable<LineCore<S>['lineWalked']>)(state, walked, start, emit);
+  } catch (e) {
+    if (e instanceof SessionfoldError && (e.code === 'MALFORMED_LINE' || e.code === 'PARSE_ERROR')) skip(e);
+    else throw e;
+    return false;
+  }
+  if (r === UNWALKED) return feedLine(core, state, walked.bytes.subarray(walked.lineAt, walked.lineEnd), start, emit, skip);
+  return r === RESTART;
 }

@@ -10,8 +10,9 @@ import type { Hash } from 'node:crypto';
 import type { Emit, LineCore, NormalizedReadOptions } from './protocol/codec.js';
 import type { KindCounts } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
-import { feedLine, kindFilter, lineSkipper } from './core.js';
+import { feedLine, feedWalked, kindFilter, lineSkipper } from './core.js';
 import { LineSplitter, type LineFilter } from './line-splitter.js';
+import type { WasmKernel } from './wasm.js';
 
 export interface LineFeedOptions {
   /** Offset of the first byte pushed (a resumed read starts past its cursor). Default 0. */
@@ -22,6 +23,8 @@ export interface LineFeedOptions {
   filter?: LineFilter | undefined;
   /** Asked after each line the core took: true stops the feed (a head window that has what it needs). */
   stop?: () => boolean;
+  /** The WebAssembly kernel whose pass splits (and walks) chunks in its memory (default: the one in use; tests give their own). */
+  wasm?: WasmKernel | undefined;
 }
 
 /** What a feed ends with. */
@@ -61,10 +64,18 @@ export function createLineFeed<S>(
     maxLineBytes: options.maxLineBytes,
     hash: feed.hash,
     filter: feed.filter,
+    wasm: feed.wasm,
     onLine(line, start) {
       if (halted || line.length === 0) return;
       if (feedLine(core, state, line, start, wanted, skip) || stop?.() === true) halted = true;
     },
+    onWalked:
+      core.lineWalked === undefined || feed.filter?.walk === undefined
+        ? undefined
+        : (walked, start) => {
+            if (halted) return;
+            if (feedWalked(core, state, walked, start, wanted, skip) || stop?.() === true) halted = true;
+          },
     onLongLine(start, _next, length) {
       if (halted) return;
       skip(

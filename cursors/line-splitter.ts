@@ -12,10 +12,14 @@
 import type { Hash } from 'node:crypto';
 import { SessionfoldError } from './protocol/errors.js';
 import { indexOfIn, wasmKernel } from './native.js';
-import { PASS_RECORDS, type WasmKernel } from './wasm.js';
+import { PASS_RECORDS, WALK_HEAD, type WasmKernel, type WasmProjection } from './wasm.js';
+import type { WalkedLine } from './protocol/codec.js';
+import { wasmProjectionOf, type CompiledProjection } from './scan-fields.js';
 
 /** `line` excludes LF and a trailing CR; `start` is the file offset of its first byte; `next` the offset past its LF. */
 export type LineHandler = (line: Buffer, start: number, next: number) => void;
+/** A line the WebAssembly pass walked (`LineFilter.walk`): `walked` its fields and bytes, `start` and `next` as for LineHandler. */
+export type WalkedHandler = (walked: WalkedLine, start: number, next: number) => void;
 /** An over-long line was skipped: `start` and `next` as for LineHandler; `length` its byte length. */
 export type LongLineHandler = (start: number, next: number, length: number) => void;
 
@@ -39,6 +43,8 @@ export interface LineSplitterOptions {
   filter?: LineFilter | undefined;
   /** The WebAssembly kernel whose pass may split chunks in its memory (default: the one in use, if any). */
   wasm?: WasmKernel | undefined;
+  /** With a filter whose `walk` names a projection: the lines the pass walked go here instead of `onLine`. */
+  onWalked?: WalkedHandler | undefined;
 }
 
 /** See `LineSplitterOptions.filter`. */
@@ -53,6 +59,17 @@ export interface LineFilter {
   filteredLines?(count: number): void;
   /** Fill `buf` from file offset `position`; returns the bytes read. */
   readAt(buf: Buffer, position: number): number;
+  /**
+   * A projection (`compileProjection`) for the pass to walk each line holding a marker with (`onWalked`), or
+   * undefined; asked with `markers()` at a chunk's start and when they change.
+   */
+  walk?(): object | undefined;
+}
+
+/** The WebAssembly projection of a filter's walk, when there is one the kernel can run. */
+function walkOf(filter: LineFilter, w: WasmKernel): WasmProjection | undefined {
+  const p = filter.walk?.() as CompiledProjection | undefined;
+  return p === undefined ? undefined : wasmProjectionOf(p, w);
 }
 
 /**
@@ -122,6 +139,9 @@ export class LineSplitter {
   #spanMarkers: readonly Buffer[] = [];
   /** The last bytes of the spanning line (a marker may straddle two chunks). */
   #spanTail: Buffer = Buffer.alloc(0);
+  readonly #onWalked: WalkedHandler | undefined;
+  /** What `onWalked` gets: one object, its record's place set per line. */
+  readonly #walked: { bytes: Buffer; spans: Int32Array; at: number; nums: Float64Array; numAt: number; lineAt: number; lineEnd: number } | undefined;
 
   constructor(options: LineSplitterOptions) {
     this.#lineStart = options.startOffset;
@@ -132,6 +152,9 @@ export class LineSplitter {
     this.#hash = options.hash;
     this.#filter = options.hash === undefined ? options.filter : undefined;
     this.#wasm = PASS ? (options.wasm ?? wasmKernel) : undefined;
+    this.#onWalked = options.onWalked;
+    const w = this.#wasm;
+    this.#walked = w === undefined || this.#onWalked === undefined ? undefined : { bytes: w.bytes, spans: w.walked.recs, at: 0, nums: w.walked.nums, numAt: 0, lineAt: 0, lineEnd: 0 };
   }
 
   /** Offset just past the last LF seen. */
@@ -255,22 +278,49 @@ export class LineSplitter {
     const canPass = w !== undefined && filtered !== undefined && chunk.buffer === w.bytes.buffer;
     chunk: for (;;) {
       if (canPass && markers !== undefined) {
-        const recs = w.passRecords;
+        const onWalked = this.#onWalked;
+        const walked = this.#walked;
+        let proj = walked === undefined ? undefined : walkOf(filter as LineFilter, w);
         passes: for (;;) {
-          const n = w.pass(chunk, i, length, markers, max);
+          let n: number;
+          let recs: Int32Array;
+          let stride: number;
+          let cap: number;
+          if (proj !== undefined && walked !== undefined) {
+            n = w.walk(chunk, i, length, markers, max, proj);
+            const wr = w.walked;
+            recs = walked.spans = wr.recs;
+            walked.nums = wr.nums;
+            stride = wr.stride;
+            cap = wr.cap;
+          } else {
+            n = w.pass(chunk, i, length, markers, max);
+            recs = w.passRecords;
+            stride = 4;
+            cap = PASS_RECORDS;
+          }
           if (n < 0) break;
+          const slots = proj?.slots ?? 0;
           for (let r = 0; r < n; r++) {
-            const start = recs[4 * r + 1] as number;
-            const lf = recs[4 * r + 2] as number;
-            const before = recs[4 * r + 3] as number;
+            const o = stride * r;
+            const start = recs[o + 1] as number;
+            const lf = recs[o + 2] as number;
+            const before = recs[o + 3] as number;
             if (before > 0) filtered.call(filter, before);
             lines += before + 1;
             const next = base + lf + 1;
-            if (recs[4 * r] === 1) this.#onLongLine(base + start, next, lf - start);
+            if (recs[o] === 1) this.#onLongLine(base + start, next, lf - start);
             else {
               let end = lf;
               if (end > start && chunk[end - 1] === 13) end--;
-              onLine(chunk.subarray(start, end), base + start, next);
+              if (proj !== undefined && recs[o + 4] === 1) {
+                const wl = walked as NonNullable<typeof walked>;
+                wl.at = o + WALK_HEAD;
+                wl.numAt = slots * r;
+                wl.lineAt = chunk.byteOffset + start;
+                wl.lineEnd = chunk.byteOffset + end;
+                (onWalked as WalkedHandler)(wl, base + start, next);
+              } else onLine(chunk.subarray(start, end), base + start, next);
             }
             lineStart = next;
             i = lf + 1;
@@ -279,6 +329,7 @@ export class LineSplitter {
               // The line changed what matters: the rest of this pass's answer is for the old markers.
               markers = now;
               if (markers === undefined) break passes;
+              proj = walked === undefined ? undefined : walkOf(filter as LineFilter, w);
               continue passes;
             }
           }
@@ -288,7 +339,7 @@ export class LineSplitter {
           lines += after;
           i = stats[0] as number;
           lineStart = base + i;
-          if (n < PASS_RECORDS) break chunk; // no LF left in the chunk
+          if (n < cap) break chunk; // no LF left in the chunk
         }
       }
       const hits = filter === undefined ? undefined : new MarkerHits(chunk, length);

@@ -263,6 +263,7 @@ function fileFeed<S>(fh: number, core: LineCore<S>, state: S, offset: number, ha
           onFiltered: () => void info.filteredLines++,
           filteredLines: (n: number) => void (info.filteredLines += n),
           readAt: (b: Buffer, position: number) => readSync(fh, b, 0, b.length, position),
+          ...(core.walk !== undefined && core.lineWalked !== undefined && { walk: () => (core.walk as NonNullable<typeof core.walk>)(state) }),
         };
   return createLineFeed(core, state, options, file, emit, { offset, hash, filter });
 }

@@ -47,6 +47,7 @@
 
 import { nativeKernel, wasmKernel, type NativeKernel } from './native.js';
 import type { ProjectionSpec, WasmKernel, WasmProjection } from './wasm.js';
+import type { WalkedLine } from './protocol/codec.js';
 
 /** Deeper nesting falls back to JSON.parse (keeps the recursion far from the stack limit). */
 export const MAX_DEPTH = 256;
@@ -77,6 +78,22 @@ export interface CompiledProjection {
   readonly native?: { readonly handle: object; readonly out: Int32Array } | undefined;
   /** The WebAssembly kernel's form of it (top level only), when the WebAssembly kernel is in use. */
   readonly wasm?: WasmProjection | undefined;
+  /** The spec the kernels compile, and its slot count (top level only). */
+  readonly spec?: ProjectionSpec | undefined;
+  readonly slots?: number | undefined;
+}
+
+const wasmForms = new WeakMap<CompiledProjection, WasmProjection | null>();
+
+/** `p`'s WebAssembly form for `kernel` (a projection compiled while another kernel was in use gets one now), or undefined. */
+export function wasmProjectionOf(p: CompiledProjection, kernel: WasmKernel): WasmProjection | undefined {
+  if (p.wasm !== undefined) return p.wasm;
+  let f = wasmForms.get(p);
+  if (f === undefined) {
+    f = p.spec === undefined || p.slots === undefined ? null : (kernel.compile(p.spec, p.slots) ?? null);
+    wasmForms.set(p, f);
+  }
+  return f ?? undefined;
 }
 
 /** Compile a projection once (at module load), for `scanFields`. */
@@ -96,7 +113,9 @@ export function compileProjection(p: FieldProjection, kernel: NativeKernel | und
     fields.forEach((f, k) => (byLength[f.key.length] ??= []).push(k));
     return { c: { fields, byLength: Array.from(byLength) }, spec };
   };
-  const { c, spec } = compile(p);
+  const compiled = compile(p);
+  const spec = compiled.spec;
+  const c: CompiledProjection = { ...compiled.c, spec: spec as unknown as ProjectionSpec, slots };
   if (kernel === undefined) return wasm === undefined ? c : { ...c, wasm: wasm.compile(spec as unknown as ProjectionSpec, slots) };
   try {
     return { ...c, native: { handle: kernel.compile(spec, slots), out: new Int32Array(3 * slots) } };
@@ -372,6 +391,48 @@ function fromSpans(line: Buffer, p: CompiledProjection, out: Int32Array): Record
     const flags = out[s + 2] as number;
     if (flags === 0) continue;
     o[f.name] = flags === SLOT_OBJECT ? fromSpans(line, f.sub as CompiledProjection, out) : parseSlice(line, out[s] as number, out[s + 1] as number, (flags & SLOT_ESCAPED) !== 0);
+  }
+  return o;
+}
+
+/** The slot of the field at `path` of a compiled projection (its pre-order index), for `walkedValue`. */
+export function slotOf(p: CompiledProjection, path: readonly string[]): number {
+  let q: CompiledProjection | undefined = p;
+  let slot = -1;
+  for (const name of path) {
+    const f: CompiledField | undefined = q?.fields.find((x) => x.name === name);
+    if (f === undefined) throw new Error(`slotOf: the projection has no ${path.join('.')}`);
+    slot = f.slot;
+    q = f.sub;
+  }
+  return slot;
+}
+
+/** Whether a walked line's slot holds an object the walk collected (what `isRecord` of `scanFields`'s value says). */
+export function walkedObject(w: WalkedLine, slot: number): boolean {
+  return w.spans[w.at + 3 * slot + 2] === SLOT_OBJECT;
+}
+
+/**
+ * A walked line's value at `slot`, as `scanFields` gives it: undefined when absent, the integer the walk
+ * decoded, else `parseSlice` of its span. Not for a collected object's slot (`walkedObject`).
+ */
+export function walkedValue(w: WalkedLine, slot: number): unknown {
+  const k = w.at + 3 * slot;
+  const flags = w.spans[k + 2] as number;
+  if (flags === 0) return undefined;
+  const v = w.nums[w.numAt + slot] as number;
+  if (v === v) return v;
+  return parseSlice(w.bytes, w.spans[k] as number, w.spans[k + 1] as number, (flags & SLOT_ESCAPED) !== 0);
+}
+
+/** A walked line's fields as `scanFields` gives them (an object per collected object: for readers that want the record whole). */
+export function walkedFields(w: WalkedLine, p: CompiledProjection): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const f of p.fields) {
+    const flags = w.spans[w.at + 3 * f.slot + 2] as number;
+    if (flags === 0) continue;
+    o[f.name] = flags === SLOT_OBJECT ? walkedFields(w, f.sub as CompiledProjection) : walkedValue(w, f.slot);
   }
   return o;
 }

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { packageRoot } from './versions.js';
 
 /** The exports' interface version (native/wasm/exports.c `abi`); another module is not used. */
-export const WASM_ABI = 1;
+export const WASM_ABI = 2;
 
 /** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
 interface WasmModule {
@@ -44,6 +44,21 @@ interface Exports {
   h64_update(state: number, p: number, n: number): void;
   h64_digest(state: number, out: number): void;
   pass(b: number, n: number, from: number, needles: number, lens: number, count: number, maxLine: number, recs: number, cap: number, stats: number): number;
+  walk(
+    b: number,
+    n: number,
+    from: number,
+    needles: number,
+    lens: number,
+    count: number,
+    maxLine: number,
+    proj: number,
+    slots: number,
+    recs: number,
+    nums: number,
+    cap: number,
+    stats: number,
+  ): number;
 }
 
 /** One read buffer: the size of a read chunk (protocol/codec.ts DEFAULT_BUFFER_SIZE). */
@@ -56,6 +71,9 @@ const PASS_NEEDLE_BYTES = 64;
 export const PASS_RECORDS = 1024;
 const PASS_BYTES = 16 * PASS_RECORDS + 64;
 const HASH_BYTES = 256;
+/** The walking pass's records (native/wasm/exports.c `walk`): a head of WALK_HEAD int32, then 3 per slot; and a double per slot. */
+const WALK_BYTES = 256 << 10;
+export const WALK_HEAD = 5;
 /** The walk's output: 3 int32 per slot. */
 const OUT_BYTES = 64 << 10;
 export const WASM_MAX_SLOTS = Math.floor(OUT_BYTES / 12);
@@ -84,6 +102,19 @@ function specBytes(spec: ProjectionSpec): number {
   return n;
 }
 
+/** The walking pass's output areas for one slot count (`WasmKernel.walk`). */
+export interface WalkRecords {
+  readonly slots: number;
+  /** Int32 per record: WALK_HEAD, then 3 per slot. */
+  readonly stride: number;
+  /** Records one call can hold. */
+  readonly cap: number;
+  readonly recsAt: number;
+  readonly recs: Int32Array;
+  /** `slots` doubles per record. */
+  readonly nums: Float64Array;
+}
+
 export class WasmKernel {
   readonly #x: Exports;
   /** The whole memory, as bytes and as a DataView (never detached: the memory does not grow). */
@@ -101,6 +132,7 @@ export class WasmKernel {
   readonly passRecords: Int32Array;
   /** The last pass's [offset past the last line taken, lines without a marker after the last record]. */
   readonly passStats: Int32Array;
+  readonly #walkAt: number;
   readonly #scratch: number;
   readonly #readsAt: number;
   /** Which projection each slot holds, and the next slot to replace. */
@@ -133,6 +165,7 @@ export class WasmKernel {
     this.#passAt = take(PASS_BYTES);
     this.passRecords = new Int32Array(x.memory.buffer, this.#passAt, 4 * PASS_RECORDS);
     this.passStats = new Int32Array(x.memory.buffer, this.#passAt + 16 * PASS_RECORDS, 2);
+    this.#walkAt = take(WALK_BYTES);
     this.#scratch = take(WASM_SCRATCH_BYTES);
     this.#readsAt = at;
     for (let p = at; p + WASM_READ_BYTES <= size; p += WASM_READ_BYTES) this.#freeReads.push(p);
@@ -167,6 +200,47 @@ export class WasmKernel {
    * from the chunk's start, then again after each line taken.
    */
   pass(chunk: Buffer, from: number, to: number, markers: readonly Uint8Array[], maxLine: number): number {
+    const lens = this.#setNeedles(chunk, to, markers);
+    if (lens < 0) return -1;
+    const base = chunk.byteOffset;
+    const n = this.#x.pass(base, to, from, this.#needle, lens, markers.length, Math.min(maxLine, 0x7fffffff), this.#passAt, PASS_RECORDS, this.#passAt + 16 * PASS_RECORDS);
+    return n;
+  }
+
+  /**
+   * `pass` with each marked line walked by projection `p` (native/wasm/exports.c `walk`): the records go to
+   * `walked` (a record of `walked.stride` int32 per line: kind, start, LF, lines without a marker before it, 1
+   * when the walk took the line, then per slot start and end — offsets in the memory, so `bytes` decodes them —
+   * and flags) with the integer values the walk decoded in `walked.nums` (`p.slots` per record, NaN where
+   * `parseSlice` decides). The count (at most `walked.cap`), or -1 when it cannot run (see `pass`).
+   */
+  walk(chunk: Buffer, from: number, to: number, markers: readonly Uint8Array[], maxLine: number, p: WasmProjection): number {
+    const lens = this.#setNeedles(chunk, to, markers);
+    if (lens < 0) return -1;
+    const w = this.#walkFor(p.slots);
+    const proj = this.#load(p);
+    return this.#x.walk(chunk.byteOffset, to, from, this.#needle, lens, markers.length, Math.min(maxLine, 0x7fffffff), proj, p.slots, w.recsAt, this.#walkAt, w.cap, this.#passAt + 16 * PASS_RECORDS);
+  }
+
+  /** The walk's records as `walk` left them (its stride and capacity follow the last projection's slots). */
+  get walked(): WalkRecords {
+    return this.#walked;
+  }
+
+  #walked: WalkRecords = { slots: -1, stride: 0, cap: 0, recsAt: 0, recs: new Int32Array(0), nums: new Float64Array(0) };
+
+  #walkFor(slots: number): WalkRecords {
+    if (this.#walked.slots === slots) return this.#walked;
+    const stride = WALK_HEAD + 3 * slots;
+    const cap = Math.floor((WALK_BYTES - 64) / (4 * stride + 8 * slots));
+    const recsAt = this.#walkAt + ((8 * slots * cap + 63) & ~63);
+    const buf = this.bytes.buffer;
+    this.#walked = { slots, stride, cap, recsAt, recs: new Int32Array(buf, recsAt, stride * cap), nums: new Float64Array(buf, this.#walkAt, slots * cap) };
+    return this.#walked;
+  }
+
+  /** Write the pass's needles; the address of their lengths, or -1 when the pass cannot run on `chunk[…, to)` with them. */
+  #setNeedles(chunk: Buffer, to: number, markers: readonly Uint8Array[]): number {
     if (markers.length > PASS_NEEDLES || chunk.buffer !== this.bytes.buffer || to > chunk.length) return -1;
     const lens = this.#passAt + 16 * PASS_RECORDS + 8;
     for (let k = 0; k < markers.length; k++) {
@@ -175,9 +249,7 @@ export class WasmKernel {
       this.bytes.set(m, this.#needle + PASS_NEEDLE_BYTES * k);
       this.#view.setUint32(lens + 4 * k, m.length, true);
     }
-    const base = chunk.byteOffset;
-    const n = this.#x.pass(base, to, from, this.#needle, lens, markers.length, Math.min(maxLine, 0x7fffffff), this.#passAt, PASS_RECORDS, this.#passAt + 16 * PASS_RECORDS);
-    return n;
+    return lens;
   }
 
   /** A projection for `scan`, or undefined when it does not fit the module's fixed areas (the JavaScript walk reads it). */

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { mutator, rng } from './helpers/rng.js';
 import xxhash from 'xxhash-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
@@ -461,18 +462,6 @@ describe('the whole-chunk pass (LineSplitter in the module\'s memory)', () => {
 
 // ---- fuzz: random and mutated bytes through every entry ----
 
-/** xorshift32: a fixed seed gives the same run everywhere. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-}
 
 describe('fuzz (fixed seed, bounded time)', () => {
   it('random and mutated fixture bytes give the JavaScript reference\'s answers through indexOf, the walk, hash64 and the pass', () => {
@@ -480,22 +469,7 @@ describe('fuzz (fixed seed, bounded time)', () => {
     const pieces = [...TRICKY, '{"a":', '"usage":{"input_tokens":1}', '"message":{"id":"m","usage":{}}', '\\u0041', '1e5', '-0', 'true', 'null', '}}]]', '{'].map((t) => Buffer.from(t));
     const lines = FIXTURES.flatMap((f) => readFileSync(f).toString('latin1').split('\n').filter((l) => l.length > 0 && l.length < 20000)).map((l) => Buffer.from(l, 'latin1'));
     expect(lines.length).toBeGreaterThan(100);
-    const mutate = (b: Buffer): Buffer => {
-      let out = b;
-      const edits = 1 + (next() % 4);
-      for (let e = 0; e < edits; e++) {
-        const at = out.length === 0 ? 0 : next() % (out.length + 1);
-        const kind = next() % 5;
-        if (kind === 0) out = Buffer.concat([out.subarray(0, at), out.subarray(at + 1)]);
-        else if (kind === 1) out = Buffer.concat([out.subarray(0, at), pieces[next() % pieces.length] as Buffer, out.subarray(at)]);
-        else if (kind === 2) {
-          out = Buffer.from(out);
-          if (at < out.length) out[at] = (out[at] as number) ^ (1 << (next() % 8));
-        } else if (kind === 3) out = out.subarray(0, at);
-        else out = Buffer.concat([out.subarray(0, at), Buffer.from([next() & 0xff, next() & 0xff]), out.subarray(at)]);
-      }
-      return out;
-    };
+    const mutate = mutator(next, pieces);
     const random = (): Buffer => Buffer.from(Array.from({ length: next() % 200 }, () => (next() % 3 === 0 ? (pieces[next() % pieces.length] as Buffer)[0] ?? 0 : next() & 0xff)));
     const deadline = Date.now() + 3000;
     let runs = 0;

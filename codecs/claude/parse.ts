@@ -24,7 +24,7 @@
  * for; both give the same events (test/claude-usage-scan.test.ts).
  */
 import type { Emit, LineCore, LineResult } from '../../cursors/core.js';
-import { parseJsonObject, RESTART } from '../../cursors/core.js';
+import { parseJsonObject, RESTART, UNWALKED, type WalkedLine } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { KindCounts, MessageEvent, MessageRole, SessionEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
@@ -39,14 +39,33 @@ import {
   takeCall,
   type ClaudeState,
 } from './state.js';
-import { extractUsage, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
-import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
+import { blankUsageFields, extractUsage, isLargerUsage, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type UsageCandidate } from './usage.js';
+import { compileProjection, scanFields, slotOf, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { indexOfIn } from '../../cursors/native.js';
 
 type Rec = Record<string, unknown>;
 
 /** What the fast path reads: extractUsage's fields (their `type` also sends a title record to the full parse). */
 const USAGE_FIELDS = compileProjection(USAGE_LINE_FIELDS);
+
+/**
+ * What `onLine` reads of a line of a usage/session-only read before the session event is out: the usage
+ * fields, where the session ran and what it is (`emitSession`), and a title record's (`onTitle`). Such a
+ * line (the first of most transcripts: often a long prompt or tool result) is walked for these instead of
+ * parsed whole.
+ */
+const OPENING_FIELDS = compileProjection({
+  ...USAGE_LINE_FIELDS,
+  type: true,
+  cwd: true,
+  project: true,
+  isSidechain: true,
+  agentId: true,
+  version: true,
+  gitBranch: true,
+  customTitle: true,
+  aiTitle: true,
+});
 
 /**
  * Claude Code writes `message.usage` near the end of an assistant line (after the content, before requestId,
@@ -348,27 +367,116 @@ function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
   }
 }
 
+/** Whether a usage's key was hashed into the cursor and is not known exactly: a repeat or a collision; only a full read can tell. */
+function collides(s: ClaudeState, usage: UsageCandidate | undefined): boolean {
+  const key = usage?.key;
+  return key !== undefined && s.seenHashes !== undefined && !s.seen.has(key) && !s.pending.some((p) => p.key === key) && s.seenHashes.has(hashId32(key));
+}
+
 /** One parsed line (or the fields of one the fast scanner read) through the state. */
 function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult {
   // The first sessionId of the lines names the session when the path does not.
   const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(rec.sessionId) : undefined;
   const sessionId = lock ?? currentSessionId(s);
   const usage = extractUsage(rec, sessionId, start);
-  // Before any change to the state: a key hashed in the cursor is a repeat or a collision; only a full
-  // read can tell.
-  if (
-    usage?.key !== undefined &&
-    s.seenHashes !== undefined &&
-    !s.seen.has(usage.key) &&
-    !s.pending.some((p) => p.key === usage.key) &&
-    s.seenHashes.has(hashId32(usage.key))
-  ) {
-    return RESTART;
-  }
+  // Before any change to the state.
+  if (collides(s, usage)) return RESTART;
   if (lock !== undefined) s.lineSessionId = lock;
   if (!s.sessionEmitted && opensSession(rec)) emitSession(s, rec, start, emit);
   if (s.filter === undefined) onRecord(s, rec, { agent: CODEC_ID, sessionId, offset: start }, emit);
   else if (rec.type === 'custom-title' || rec.type === 'ai-title') onTitle(s, rec, start, emit);
+  if (usage !== undefined) onUsage(s, usage, emit);
+}
+
+/** The slots of USAGE_FIELDS a walked line's usage is read from: its own (`line` = []) or a progress copy's. */
+function usageSlots(p: typeof USAGE_FIELDS, line: string[]) {
+  const at = (...path: string[]) => slotOf(p, [...line, ...path]);
+  return {
+    requestId: at('requestId'),
+    costUSD: at('costUSD'),
+    uuid: at('uuid'),
+    timestamp: at('timestamp'),
+    message: at('message'),
+    id: at('message', 'id'),
+    model: at('message', 'model'),
+    usage: at('message', 'usage'),
+    input: at('message', 'usage', 'input_tokens'),
+    output: at('message', 'usage', 'output_tokens'),
+    cacheWrite: at('message', 'usage', 'cache_creation_input_tokens'),
+    cacheRead: at('message', 'usage', 'cache_read_input_tokens'),
+    breakdown: at('message', 'usage', 'cache_creation'),
+    write5m: at('message', 'usage', 'cache_creation', 'ephemeral_5m_input_tokens'),
+    write1h: at('message', 'usage', 'cache_creation', 'ephemeral_1h_input_tokens'),
+    details: at('message', 'usage', 'output_tokens_details'),
+    thinking: at('message', 'usage', 'output_tokens_details', 'thinking_tokens'),
+    serverToolUse: at('message', 'usage', 'server_tool_use'),
+    webSearch: at('message', 'usage', 'server_tool_use', 'web_search_requests'),
+    speed: at('message', 'usage', 'speed'),
+  };
+}
+type UsageSlots = ReturnType<typeof usageSlots>;
+
+const SLOT = usageSlots(USAGE_FIELDS, []);
+/** A progress line's copy of a subagent line (usage.ts `extractUsage`). */
+const COPY_SLOT = usageSlots(USAGE_FIELDS, ['data', 'message']);
+const LINE_SLOT = {
+  sessionId: slotOf(USAGE_FIELDS, ['sessionId']),
+  type: slotOf(USAGE_FIELDS, ['type']),
+  data: slotOf(USAGE_FIELDS, ['data']),
+  copy: slotOf(USAGE_FIELDS, ['data', 'message']),
+  agentId: slotOf(USAGE_FIELDS, ['data', 'agentId']),
+};
+
+const walkedFields = blankUsageFields();
+
+/** The usage of a walked line: its fields read where the walk left them, then `usageOf`, as `extractUsage` of the parsed line. */
+function walkedUsage(w: WalkedLine, sessionId: string, start: number): UsageCandidate | undefined {
+  if (walkedObject(w, SLOT.message)) return usageOf(walkedFieldsAt(w, SLOT, undefined), sessionId, start);
+  if (walkedValue(w, LINE_SLOT.type) !== 'progress' || !walkedObject(w, LINE_SLOT.data) || !walkedObject(w, LINE_SLOT.copy) || !walkedObject(w, COPY_SLOT.message)) return undefined;
+  const fields = walkedFieldsAt(w, COPY_SLOT, walkedValue(w, SLOT.timestamp));
+  return usageOf(fields, relayedSessionId(walkedValue(w, LINE_SLOT.agentId), sessionId), start);
+}
+
+/** `walkedFields` filled from the slots `at` (fillFields in usage.ts, for a walked line). */
+function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
+  const f = walkedFields;
+  f.message = true;
+  f.usage = walkedObject(w, at.usage);
+  if (!f.usage) return f;
+  f.model = walkedValue(w, at.model);
+  f.messageId = walkedValue(w, at.id);
+  f.requestId = walkedValue(w, at.requestId);
+  f.uuid = walkedValue(w, at.uuid);
+  const time = walkedValue(w, at.timestamp);
+  f.timestamp = time === undefined ? fallbackTime : time;
+  f.costUSD = walkedValue(w, at.costUSD);
+  f.speed = walkedValue(w, at.speed);
+  f.input = walkedValue(w, at.input);
+  f.output = walkedValue(w, at.output);
+  f.cacheWrite = walkedValue(w, at.cacheWrite);
+  f.cacheRead = walkedValue(w, at.cacheRead);
+  f.breakdown = walkedObject(w, at.breakdown);
+  f.write5m = f.breakdown ? walkedValue(w, at.write5m) : undefined;
+  f.write1h = f.breakdown ? walkedValue(w, at.write1h) : undefined;
+  f.details = walkedObject(w, at.details);
+  f.thinking = f.details ? walkedValue(w, at.thinking) : undefined;
+  f.serverToolUse = walkedObject(w, at.serverToolUse);
+  f.webSearch = f.serverToolUse ? walkedValue(w, at.webSearch) : undefined;
+  return f;
+}
+
+/**
+ * A usage line the WebAssembly pass walked (the core's `walk` names USAGE_FIELDS only while the markers are
+ * the usage marker alone): what `line()` does with `scanFields`'s answer for it, read from the walk's spans.
+ * The session event is out, so `onLine` would only lock the session id, count the usage, and find a title
+ * record's title absent (its fields are not projected).
+ */
+function onWalked(s: ClaudeState, w: WalkedLine, start: number, emit: Emit): LineResult {
+  s.scanned.fast++;
+  const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(walkedValue(w, LINE_SLOT.sessionId)) : undefined;
+  const usage = walkedUsage(w, lock ?? currentSessionId(s), start);
+  if (collides(s, usage)) return RESTART;
+  if (lock !== undefined) s.lineSessionId = lock;
   if (usage !== undefined) onUsage(s, usage, emit);
 }
 
@@ -405,9 +513,16 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
           s.info.filteredLines++;
           return;
         }
+      } else if (f !== undefined && fast) {
+        const fields = scanFields(line, OPENING_FIELDS);
+        if (fields !== undefined) return onLine(s, fields, start, emit);
       }
       return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
     },
+    // Usage lines walked by the WebAssembly pass: only for the usage marker alone (a title marker's line takes
+    // the full parse), once the session is out, as `line()` would walk them.
+    walk: (s) => (fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles ? USAGE_FIELDS : undefined),
+    lineWalked: (s, w, start, emit) => (fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles ? onWalked(s, w, start, emit) : UNWALKED),
     end(s, emit): KindCounts {
       if (s.pending.length === 0) return {};
       for (const p of s.pending) emit(p.event);

@@ -118,11 +118,71 @@ const AGENT_ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
  * which is also the session id of the subagent's own transcript (paths.ts), so the copy and the subagent's
  * own line count in one session whichever of them a fold keeps. Without a usable agent id, the file's.
  */
-function relayedSessionId(agentId: unknown, sessionId: string): string {
+export function relayedSessionId(agentId: unknown, sessionId: string): string {
   const id = str(agentId);
   if (id === undefined || !AGENT_ID_RE.test(id)) return sessionId;
   return id.startsWith('agent-') ? id : `agent-${id}`;
 }
+
+/**
+ * What `usageOf` reads of a line, as JSON.parse gives it (an object only as whether it is one): filled from a
+ * parsed line (`extractUsage`) or from one the WebAssembly kernel walked (parse.ts), so the rules are written
+ * once, in `usageOf`.
+ */
+export interface UsageFields {
+  /** `message` is an object, and `message.usage` is one. */
+  message: boolean;
+  usage: boolean;
+  model: unknown;
+  messageId: unknown;
+  requestId: unknown;
+  uuid: unknown;
+  timestamp: unknown;
+  costUSD: unknown;
+  speed: unknown;
+  input: unknown;
+  output: unknown;
+  cacheWrite: unknown;
+  cacheRead: unknown;
+  /** `usage.cache_creation` is an object, and its two counts. */
+  breakdown: boolean;
+  write5m: unknown;
+  write1h: unknown;
+  /** `usage.output_tokens_details` is an object, and its thinking count. */
+  details: boolean;
+  thinking: unknown;
+  /** `usage.server_tool_use` is an object, and its search count. */
+  serverToolUse: boolean;
+  webSearch: unknown;
+}
+
+/** A blank UsageFields (readers reuse one: this runs once per usage line of a history). */
+export function blankUsageFields(): UsageFields {
+  return {
+    message: false,
+    usage: false,
+    model: undefined,
+    messageId: undefined,
+    requestId: undefined,
+    uuid: undefined,
+    timestamp: undefined,
+    costUSD: undefined,
+    speed: undefined,
+    input: undefined,
+    output: undefined,
+    cacheWrite: undefined,
+    cacheRead: undefined,
+    breakdown: false,
+    write5m: undefined,
+    write1h: undefined,
+    details: false,
+    thinking: undefined,
+    serverToolUse: false,
+    webSearch: undefined,
+  };
+}
+
+const parsed = blankUsageFields();
 
 /**
  * The usage candidate of a parsed line, or undefined when the line holds none: no `message.usage` object,
@@ -132,46 +192,77 @@ function relayedSessionId(agentId: unknown, sessionId: string): string {
  * `agent_progress` lines and subagent files").
  */
 export function extractUsage(rec: Record<string, unknown>, sessionId: string, start: number): UsageCandidate | undefined {
-  if (isRecord(rec.message)) return usageOf(rec, rec.message, sessionId, start);
+  if (isRecord(rec.message)) return usageOf(fillFields(parsed, rec, rec.message, undefined), sessionId, start);
   if (rec.type !== 'progress' || !isRecord(rec.data)) return undefined;
   const copy = rec.data.message;
   if (!isRecord(copy) || !isRecord(copy.message)) return undefined;
-  return usageOf(copy, copy.message, relayedSessionId(rec.data.agentId, sessionId), start, rec.timestamp);
+  return usageOf(fillFields(parsed, copy, copy.message, rec.timestamp), relayedSessionId(rec.data.agentId, sessionId), start);
 }
 
-/** The candidate of `line` (an assistant line, or a progress line's copy) whose message is `msg`. */
-function usageOf(line: Record<string, unknown>, msg: Record<string, unknown>, sessionId: string, start: number, fallbackTime?: unknown): UsageCandidate | undefined {
+/**
+ * `f` filled from a parsed line (an assistant line, or a progress line's copy) whose message is `msg`. A
+ * copy's own time is the subagent line's; `fallbackTime` (the progress line's, when the parent wrote it)
+ * stands in only when the copy has none.
+ */
+function fillFields(f: UsageFields, line: Record<string, unknown>, msg: Record<string, unknown>, fallbackTime: unknown): UsageFields {
+  f.message = true;
   const u = msg.usage;
-  if (!isRecord(u)) return undefined;
-  const model = str(msg.model);
-  if (model === SYNTHETIC_MODEL) return undefined;
-  const messageId = str(msg.id);
-  const requestId = str(line.requestId);
+  f.usage = isRecord(u);
+  if (!f.usage) return f;
+  const usage = u as Record<string, unknown>;
+  f.model = msg.model;
+  f.messageId = msg.id;
+  f.requestId = line.requestId;
+  f.uuid = line.uuid;
+  f.timestamp = line.timestamp === undefined ? fallbackTime : line.timestamp;
+  f.costUSD = line.costUSD;
+  f.speed = usage.speed;
+  f.input = usage.input_tokens;
+  f.output = usage.output_tokens;
+  f.cacheWrite = usage.cache_creation_input_tokens;
+  f.cacheRead = usage.cache_read_input_tokens;
+  const b = usage.cache_creation;
+  f.breakdown = isRecord(b);
+  f.write5m = f.breakdown ? (b as Record<string, unknown>).ephemeral_5m_input_tokens : undefined;
+  f.write1h = f.breakdown ? (b as Record<string, unknown>).ephemeral_1h_input_tokens : undefined;
+  const d = usage.output_tokens_details;
+  f.details = isRecord(d);
+  f.thinking = f.details ? (d as Record<string, unknown>).thinking_tokens : undefined;
+  const t = usage.server_tool_use;
+  f.serverToolUse = isRecord(t);
+  f.webSearch = f.serverToolUse ? (t as Record<string, unknown>).web_search_requests : undefined;
+  return f;
+}
 
-  const breakdown = isRecord(u.cache_creation) ? u.cache_creation : undefined;
-  const write5m = saneCount(breakdown?.ephemeral_5m_input_tokens, 'ephemeral_5m_input_tokens');
-  const write1h = saneCount(breakdown?.ephemeral_1h_input_tokens, 'ephemeral_1h_input_tokens');
+/** The usage candidate of a line's fields (see `extractUsage`). */
+export function usageOf(f: UsageFields, sessionId: string, start: number): UsageCandidate | undefined {
+  if (!f.message || !f.usage) return undefined;
+  const model = str(f.model);
+  if (model === SYNTHETIC_MODEL) return undefined;
+  const messageId = str(f.messageId);
+  const requestId = str(f.requestId);
+
+  const write5m = saneCount(f.breakdown ? f.write5m : undefined, 'ephemeral_5m_input_tokens');
+  const write1h = saneCount(f.breakdown ? f.write1h : undefined, 'ephemeral_1h_input_tokens');
   // The total is authoritative; the breakdown fills in when an older or proxied record omits it.
-  const cacheWrite = typeof u.cache_creation_input_tokens === 'number' ? saneCount(u.cache_creation_input_tokens, 'cache_creation_input_tokens') : write5m + write1h;
-  const outputTokens = saneCount(u.output_tokens, 'output_tokens');
-  const details = isRecord(u.output_tokens_details) ? u.output_tokens_details : undefined;
+  const cacheWrite = typeof f.cacheWrite === 'number' ? saneCount(f.cacheWrite, 'cache_creation_input_tokens') : write5m + write1h;
+  const outputTokens = saneCount(f.output, 'output_tokens');
   return buildUsage(
     {
       model,
       messageId,
       requestId,
-      uuid: str(line.uuid),
-      // A copy's own time is the subagent line's; the progress line's is when the parent wrote it.
-      timestamp: line.timestamp === undefined ? fallbackTime : line.timestamp,
-      cost: line.costUSD,
-      speed: str(u.speed),
-      inputTokens: saneCount(u.input_tokens, 'input_tokens'),
+      uuid: str(f.uuid),
+      timestamp: f.timestamp,
+      cost: f.costUSD,
+      speed: str(f.speed),
+      inputTokens: saneCount(f.input, 'input_tokens'),
       outputTokens,
-      reasoningTokens: Math.min(saneCount(details?.thinking_tokens, 'thinking_tokens'), outputTokens),
-      cacheReadTokens: saneCount(u.cache_read_input_tokens, 'cache_read_input_tokens'),
+      reasoningTokens: Math.min(saneCount(f.details ? f.thinking : undefined, 'thinking_tokens'), outputTokens),
+      cacheReadTokens: saneCount(f.cacheRead, 'cache_read_input_tokens'),
       cacheWriteTokens: cacheWrite,
       cacheWrite1hTokens: Math.min(write1h, cacheWrite),
-      webSearchRequests: saneCount(isRecord(u.server_tool_use) ? u.server_tool_use.web_search_requests : undefined, 'web_search_requests'),
+      webSearchRequests: saneCount(f.serverToolUse ? f.webSearch : undefined, 'web_search_requests'),
     },
     sessionId,
     start,

@@ -15,8 +15,8 @@
  *   across reads (a hash hit in restored state returns RESTART).
  */
 import { basename } from 'node:path';
-import type { CoreContext, Emit, LineCore, LineResult } from '../../cursors/core.js';
-import { parseJsonObject, RESTART } from '../../cursors/core.js';
+import type { CoreContext, Emit, LineCore, LineResult, WalkedLine } from '../../cursors/core.js';
+import { parseJsonObject, RESTART, UNWALKED } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { ReadInfo } from '../../cursors/protocol/codec.js';
 import type { KindCounts, MessageRole, UsageEvent } from '../../cursors/protocol/events.js';
@@ -24,7 +24,7 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
 import { CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
-import { scanFields } from '../../cursors/scan-fields.js';
+import { scanFields, walkedFields } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
 
@@ -404,6 +404,24 @@ function line(s: CodexState, buf: Buffer, start: number, emit: Emit, fast: boole
   // Usage-only past the header: the projected fields, exactly as JSON.parse would give them (or the whole
   // parse when the scanner cannot be sure, which also reports a malformed line).
   const rec = (fast && fieldsOnly ? scanFields(buf, CODEX_USAGE_FIELDS) : undefined) ?? parseJsonObject(buf, start, CODEC_ID, s.file);
+  return onRecord(s, rec, start, emit);
+}
+
+/**
+ * A line the WebAssembly pass walked with CODEX_USAGE_FIELDS (the core's `walk`, usage-only reads past the
+ * header): what `line()` does with `scanFields`'s answer for it, its record read from the walk's spans.
+ */
+function lineWalked(s: CodexState, w: WalkedLine, start: number, emit: Emit): LineResult | typeof UNWALKED {
+  if (!(s.usageOnly && s.decided)) return UNWALKED;
+  if (!mayHoldUsage(w.bytes.subarray(w.lineAt, w.lineEnd))) {
+    s.info.filteredLines++;
+    return;
+  }
+  return onRecord(s, walkedFields(w, CODEX_USAGE_FIELDS), start, emit);
+}
+
+/** A line's record (parsed, or the fields a usage-only read projects) through the state. */
+function onRecord(s: CodexState, rec: Json, start: number, emit: Emit): LineResult {
   let type = asString(rec.type);
   let payload = asObject(rec.payload);
   if (payload === undefined && type !== undefined && LEGACY_ITEM_TYPES.has(type)) {
@@ -499,6 +517,8 @@ export function createCodexCore(options: CodexCoreOptions = {}): LineCore<CodexS
     // which holds a marker; the native line source applies the rule itself (`headRule`).
     markers: (s) => (s.usageOnly && s.decided ? CODEX_USAGE_MARKERS : undefined),
     headRule: 'codex-rollout',
+    // The WebAssembly pass walks the lines holding a marker with the projection `line()` would scan them with.
+    ...(fast && { walk: (s: CodexState) => (s.usageOnly && s.decided ? CODEX_USAGE_FIELDS : undefined), lineWalked }),
   };
 }
 

@@ -357,6 +357,29 @@ export type Emit = (event: SessionfoldEvent) => void;
 export const RESTART = Symbol('sessionfold.restart');
 export type LineResult = void | typeof RESTART;
 
+/** Returned by `lineWalked()` for a line it leaves to `line()` (which then gets the line's bytes). */
+export const UNWALKED = Symbol('sessionfold.unwalked');
+
+/**
+ * A line the WebAssembly kernel walked with the core's projection (`LineCore.walk`, cursors/wasm.ts `walk`):
+ * its projected fields read in place, without a call or an object per line. The reader reuses one such
+ * object; it is valid only during the `lineWalked` call. cursors/scan-fields.ts `walkedValue` decodes a slot
+ * as `scanFields` would (slots are the projection's fields in pre-order).
+ */
+export interface WalkedLine {
+  /** The kernel's whole memory: the spans are offsets in it. */
+  readonly bytes: Buffer;
+  /** Per slot, at `at + 3 slot`: start, end, flags (0 absent; 1 a value, | 2 an escaped string; 4 an object collected). */
+  readonly spans: Int32Array;
+  readonly at: number;
+  /** Per slot, at `numAt + slot`: the value of a plain integer (under 16 digits), NaN elsewhere. */
+  readonly nums: Float64Array;
+  readonly numAt: number;
+  /** The line's bytes: `bytes[lineAt, lineEnd)` (without its LF and a trailing CR). */
+  readonly lineAt: number;
+  readonly lineEnd: number;
+}
+
 export interface CoreContext {
   /** The file path (or `-` for stdin). */
   file: string;
@@ -396,5 +419,17 @@ export interface LineCore<S> {
    * one `line()` only counts as filtered, as for the markers.
    */
   readonly headRule?: 'codex-rollout';
+  /**
+   * Optional, with `markers` and `lineWalked`: a projection (cursors/scan-fields.ts `compileProjection`) the
+   * WebAssembly kernel's pass walks on every line holding a marker, in the same call that finds the lines, so
+   * that `lineWalked` reads the fields of a chunk's lines straight from the kernel's memory. Undefined: no walk.
+   * Asked when the markers are; it must not change while they do not.
+   */
+  walk?(state: S): object | undefined;
+  /**
+   * A line holding a marker, walked with `walk(state)`'s projection: the same as `line()` of its bytes, or
+   * UNWALKED to have `line()` take it. Lines the walk refused (only JSON.parse can read them) go to `line()`.
+   */
+  lineWalked?(state: S, walked: WalkedLine, start: number, emit: Emit): LineResult | typeof UNWALKED;
 }
 

@@ -12,6 +12,7 @@
  *   h64_init(state) / h64_update(state, p, n) / h64_digest(state, out)   streaming XXH64 (out: 8 bytes, LE)
  *   h64_size()                         the state's size in bytes
  *   pass(b, n, from, needles, lens, count, max_line, recs, cap, stats)   the lines that can matter (below)
+ *   walk(b, n, from, needles, lens, count, max_line, proj, slots, recs, nums, cap, stats)   and each walked
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +28,7 @@ _Static_assert(sizeof(Field) == 20 && offsetof(Field, len) == 4 && offsetof(Fiel
                "cursors/wasm.ts FIELD_BYTES");
 _Static_assert(sizeof(Proj) == 8 && offsetof(Proj, f) == 4, "cursors/wasm.ts PROJ_BYTES");
 
-EXPORT(abi) int32_t w_abi(void) { return 1; }
+EXPORT(abi) int32_t w_abi(void) { return 2; }
 
 EXPORT(find) int32_t w_find(const uint8_t *hay, uint32_t n, const uint8_t *needle, uint32_t k, uint32_t from) {
   return (int32_t)sf_find(hay, n, needle, k, from);
@@ -70,9 +71,49 @@ static uint32_t next_lf(const uint8_t *b, uint32_t n, uint32_t i) {
  * the last line taken, the lines without a marker after the last record]. Returns the record count.
  */
 #define PASS_REC 4
-EXPORT(pass)
-int32_t w_pass(const uint8_t *b, uint32_t n, uint32_t from, const uint8_t *needles, const uint32_t *lens, int32_t count, uint32_t max_line, int32_t *recs,
-               int32_t cap, int32_t *stats) {
+
+/*
+ * The walk of a marked line (`walk` below): its projected fields' spans, made absolute (offsets in the module's
+ * memory, so JavaScript decodes them from one view of it), and the values of plain integer fields decoded:
+ * the digits of a value of under 16 of them, which is what cursors/scan-fields.ts `parseSlice` decodes itself
+ * (a sign, a fraction, an exponent or a longer run is left to JSON.parse there: NaN here).
+ */
+static int32_t walk_line(const uint8_t *b, uint32_t i, uint32_t lf, const Proj *proj, int32_t slots, int32_t *spans, double *nums) {
+  uint32_t end = lf;
+  if (end > i && b[end - 1] == '\r') end--; /* the splitter hands the line over without it */
+  if (!sf_scan(b + i, (int64_t)(end - i), proj, spans, slots)) return 0;
+  const int32_t base = (int32_t)(uintptr_t)(b + i);
+  for (int32_t k = 0; k < slots; k++) {
+    int32_t *sp = spans + 3 * k;
+    double v = __builtin_nan("");
+    if (sp[2] == SLOT_VALUE) {
+      const uint8_t *p = b + i + sp[0], *e = b + i + sp[1];
+      if (e - p < 16 && *p >= '0' && *p <= '9') {
+        double x = 0;
+        while (p < e && *p >= '0' && *p <= '9') x = x * 10 + (*p++ - '0');
+        if (p == e) v = x;
+      }
+    }
+    if (sp[2] != 0) {
+      sp[0] += base;
+      sp[1] += base;
+    }
+    nums[k] = v;
+  }
+  return 1;
+}
+
+/*
+ * The lines of b[from, n) that can matter, as `pass` finds them, and, with a projection, each marked line
+ * walked (sf_scan) into its record: per line a record of WALK_HEAD + 3 slots int32 — kind (0 a line, 1 over
+ * max_line), start, its LF, the lines without a marker before it, 1 when the walk took it (0: JSON.parse must
+ * decide, or an over-long line), then per slot start, end (absolute) and flags — and `slots` doubles at
+ * nums + slots r (the decoded integers, NaN elsewhere). Without a projection (slots 0) the records are `pass`'s
+ * and nothing is walked.
+ */
+#define WALK_HEAD 5
+static int32_t lines_pass(const uint8_t *b, uint32_t n, uint32_t from, const uint8_t *needles, const uint32_t *lens, int32_t count, uint32_t max_line,
+                          const Proj *proj, int32_t slots, int32_t *recs, int32_t stride, double *nums, int32_t cap, int32_t *stats) {
   const uint8_t *m[SF_MAX_NEEDLES];
   size_t ml[SF_MAX_NEEDLES];
   if (count < 0 || count > SF_MAX_NEEDLES) return -1;
@@ -99,11 +140,13 @@ int32_t w_pass(const uint8_t *b, uint32_t n, uint32_t from, const uint8_t *needl
     }
     if (kind < 0) filtered++;
     else {
-      int32_t *rec = recs + PASS_REC * r++;
+      int32_t *rec = recs + stride * r;
       rec[0] = kind;
       rec[1] = (int32_t)i;
       rec[2] = (int32_t)lf;
       rec[3] = filtered;
+      if (proj != NULL) rec[4] = kind == 0 ? walk_line(b, i, lf, proj, slots, rec + WALK_HEAD, nums + slots * r) : 0;
+      r++;
       filtered = 0;
     }
     i = lf + 1;
@@ -111,4 +154,18 @@ int32_t w_pass(const uint8_t *b, uint32_t n, uint32_t from, const uint8_t *needl
   stats[0] = (int32_t)i;
   stats[1] = filtered;
   return r;
+}
+
+EXPORT(pass)
+int32_t w_pass(const uint8_t *b, uint32_t n, uint32_t from, const uint8_t *needles, const uint32_t *lens, int32_t count, uint32_t max_line, int32_t *recs,
+               int32_t cap, int32_t *stats) {
+  return lines_pass(b, n, from, needles, lens, count, max_line, NULL, 0, recs, PASS_REC, NULL, cap, stats);
+}
+
+/* `pass` with each marked line walked by `proj` into its record (see lines_pass). */
+EXPORT(walk)
+int32_t w_walk(const uint8_t *b, uint32_t n, uint32_t from, const uint8_t *needles, const uint32_t *lens, int32_t count, uint32_t max_line, const Proj *proj,
+               int32_t slots, int32_t *recs, double *nums, int32_t cap, int32_t *stats) {
+  if (proj == NULL || slots < 0) return -1;
+  return lines_pass(b, n, from, needles, lens, count, max_line, proj, slots, recs, WALK_HEAD + 3 * slots, nums, cap, stats);
 }

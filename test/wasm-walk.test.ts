@@ -1,0 +1,304 @@
+/**
+ * The WebAssembly kernel's walking pass (native/wasm/exports.c `walk`, cursors/wasm.ts `walk`) and the codecs'
+ * readers of its records (`LineCore.walk` / `lineWalked`) against the JSON.parse path:
+ * - the splitter hands over the same lines, filtered counts and offsets with the walk as without it, and every
+ *   walked line's fields, read back from its spans (`walkedValue`), are what the JavaScript walk gives
+ *   (hence JSON.parse); on every Claude and Codex fixture, generated adversarial lines, and a fuzz run;
+ * - a codec's core fed through the walk gives the same events and counts as its core reading every line
+ *   with JSON.parse, on every fixture and on generated transcripts, in read chunks of several sizes.
+ * The kernel is this test's own instance (the process may have the N-API addon loaded).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { mutator, rng } from './helpers/rng.js';
+import { describe, expect, it } from 'vitest';
+import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
+import { TITLE_MARKER, USAGE_MARKER } from '../codecs/claude/schema.js';
+import { createClaudeCore } from '../codecs/claude/parse.js';
+import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
+import { createCodexCore } from '../codecs/codex/parse.js';
+import { meta } from './codex-helpers.js';
+import { codexLine } from './helpers/codex-model.js';
+import { compileProjection, scanFieldsJs, walkedFields, type CompiledProjection } from '../cursors/scan-fields.js';
+import { LineSplitter } from '../cursors/line-splitter.js';
+import { createLineFeed } from '../cursors/line-feed.js';
+import { newReadInfo, normalizeReadOptions, type LineCore } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { instantiateWasmKernel, WASM_READ_BYTES, type WasmKernel } from '../cursors/wasm.js';
+import { applyDamage, damage, noLf, serialize, style, TRICKY } from './helpers/json-model.js';
+import { claudeLine, CLAUDE_SID } from './helpers/claude-model.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const REAL = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));
+
+const w = instantiateWasmKernel() as WasmKernel;
+
+function jsonlFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    return e.isDirectory() ? jsonlFiles(p) : e.name.endsWith('.jsonl') ? [p] : [];
+  });
+}
+const CLAUDE_FILES = [...jsonlFiles(join(REAL, 'claude')), ...jsonlFiles(join(ROOT, 'fixtures', 'claude'))];
+const CODEX_FILES = [...jsonlFiles(join(REAL, 'codex')), ...jsonlFiles(join(ROOT, 'fixtures', 'codex'))];
+
+const CLAUDE = compileProjection({ ...USAGE_LINE_FIELDS, type: true }, undefined, w);
+const CODEX = compileProjection(CODEX_USAGE_PROJECTION, undefined, w);
+
+
+/** Copy `bytes` into one of the module's read buffers at `pad`, run `f` on it there, give the buffer back. */
+function inMemory<T>(bytes: Uint8Array, pad: number, f: (b: Buffer) => T): T {
+  const buf = w.takeReadBuffer(WASM_READ_BYTES);
+  if (buf === undefined) throw new Error('no read buffer free');
+  try {
+    buf.set(bytes, pad);
+    return f(buf.subarray(pad, pad + bytes.length));
+  } finally {
+    w.giveReadBuffer(buf);
+  }
+}
+
+/**
+ * What the splitter hands over for `chunks` with the markers `sets` (taken in turn after each line), every
+ * line logged with its fields: walked ones read back from their spans, the others by the JavaScript walk.
+ */
+function splitLog(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[], maxLine: number, p: CompiledProjection, walk: boolean): { log: unknown[]; walked: number } {
+  const log: unknown[] = [];
+  let k = 0;
+  let walked = 0;
+  const body = Buffer.concat(chunks);
+  const splitter = new LineSplitter({
+    startOffset: 0,
+    maxLineBytes: maxLine,
+    onLine: (line, start, next) => {
+      log.push(['line', start, next, scanFieldsJs(line, p) ?? null]);
+      k++;
+    },
+    onLongLine: (start, next, length) => log.push(['long', start, next, length]),
+    onWalked: walk
+      ? (wl, start, next) => {
+          walked++;
+          const fields = walkedFields(wl, p);
+          // the walk took exactly the lines the JavaScript walk takes, with its fields
+          expect(fields).toEqual(scanFieldsJs(w.bytes.subarray(wl.lineAt, wl.lineEnd), p));
+          log.push(['line', start, next, fields]);
+          k++;
+        }
+      : undefined,
+    filter: {
+      markers: () => sets[k % sets.length],
+      onFiltered: () => log.push(['filtered', 1]),
+      filteredLines: (n) => log.push(['filtered', n]),
+      readAt: (b, position) => body.copy(b, 0, position, position + b.length),
+      walk: () => (walk ? p : undefined),
+    },
+    wasm: walk ? w : undefined,
+  });
+  for (const c of chunks) {
+    if (walk) inMemory(c, c.length % 16, (b) => splitter.push(b, c.length));
+    else splitter.push(Buffer.from(c), c.length);
+  }
+  log.push(['end', splitter.lines, splitter.committed, splitter.pendingBytes]);
+  const merged: unknown[] = [];
+  for (const e of log) {
+    const last = merged[merged.length - 1] as unknown[] | undefined;
+    if ((e as unknown[])[0] === 'filtered' && last?.[0] === 'filtered') last[1] = (last[1] as number) + ((e as unknown[])[1] as number);
+    else merged.push(Array.isArray(e) ? [...(e as unknown[])] : e);
+  }
+  return { log: merged, walked };
+}
+
+function expectSameSplit(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[], maxLine: number, p: CompiledProjection): number {
+  const want = splitLog(chunks, sets, maxLine, p, false);
+  const got = splitLog(chunks, sets, maxLine, p, true);
+  expect(got.log).toEqual(want.log);
+  return got.walked;
+}
+
+const cut = (b: Buffer, size: number): Buffer[] => {
+  const out: Buffer[] = [];
+  for (let at = 0; at < b.length; at += size) out.push(b.subarray(at, at + size));
+  return out;
+};
+
+const CODEX_MARKERS = [Buffer.from('"token_count"'), Buffer.from('"token_usage_record"')];
+
+describe('the walking pass', () => {
+  it('finds the fixtures', () => {
+    expect(CLAUDE_FILES.length).toBeGreaterThan(5);
+    expect(CODEX_FILES.length).toBeGreaterThan(3);
+  });
+
+  it('walks every marked line of every fixture to the JavaScript walk\'s fields, in chunks of 1 MiB, 64 KiB and 1000 bytes', () => {
+    let walked = 0;
+    for (const [files, p, sets] of [
+      [CLAUDE_FILES, CLAUDE, [[USAGE_MARKER], [USAGE_MARKER, TITLE_MARKER]]],
+      [CODEX_FILES, CODEX, [CODEX_MARKERS]],
+      [[...CLAUDE_FILES, ...CODEX_FILES], CODEX, [[Buffer.from('"')]]],
+    ] as const) {
+      for (const file of files) {
+        const body = readFileSync(file);
+        for (const size of [WASM_READ_BYTES, 64 << 10, 1000]) walked += expectSameSplit(cut(body, size), sets, 1 << 20, p);
+      }
+    }
+    expect(walked).toBeGreaterThan(1000);
+  });
+
+  it('takes more lines than one walk holds, and over-long lines among them', () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `{"message":{"usage":{"input_tokens":${i}}},"uuid":"u${i}"}` : i % 7 === 0 ? `{"usage":"${'x'.repeat(90)}"}` : `l${i}`));
+    const body = Buffer.from(lines.join('\n') + '\n');
+    expect(expectSameSplit(cut(body, WASM_READ_BYTES), [[USAGE_MARKER]], 80, CLAUDE)).toBe(1000);
+  });
+
+  it('reads adversarial lines (every whitespace style, escapes, numbers of every shape, damage) as the JavaScript walk does (property)', () => {
+    let walked = 0;
+    const lineBytes = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(claudeLine, style).map(([l, st]) => Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') }))) },
+      { weight: 2, arbitrary: fc.tuple(claudeLine, style, damage).map(([l, st, d]) => noLf(applyDamage(Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') })), d))) },
+      { weight: 1, arbitrary: fc.constantFrom(...TRICKY).map((t) => noLf(Buffer.from(t))) },
+    );
+    fc.assert(
+      fc.property(fc.array(lineBytes, { minLength: 1, maxLength: 12 }), fc.integer({ min: 7, max: 5000 }), fc.constantFrom('\n', '\r\n'), (lines, size, eol) => {
+        const body = Buffer.concat(lines.flatMap((l) => [l, Buffer.from(eol)]));
+        walked += expectSameSplit(cut(body, size), [[USAGE_MARKER]], 1 << 20, CLAUDE);
+        walked += expectSameSplit(cut(body, size), [[Buffer.from('"')]], 1 << 20, CODEX);
+      }),
+      { numRuns: 300, seed: 1616 },
+    );
+    expect(walked).toBeGreaterThan(300);
+  });
+});
+
+
+describe('fuzz (fixed seed, bounded time)', () => {
+  it('random and mutated fixture bytes through the walking pass give the JavaScript walk\'s lines and fields', () => {
+    const next = rng(0x16e9);
+    const pieces = [...TRICKY, '"usage":{"input_tokens":123456789012345}', '"message":{"id":"m","usage":{}}', '\\u0041', '1e5', '-0', '0.5', 'null', '}}]]', '{', '\r'].map((t) => Buffer.from(t));
+    const lines = [...CLAUDE_FILES, ...CODEX_FILES].flatMap((f) => readFileSync(f).toString('latin1').split('\n').filter((l) => l.length > 0 && l.length < 20000)).map((l) => Buffer.from(l, 'latin1'));
+    const mutate = mutator(next, pieces);
+    const deadline = Date.now() + 3000;
+    let runs = 0;
+    let walked = 0;
+    while (Date.now() < deadline || runs < 200) {
+      const picked = Array.from({ length: 1 + (next() % 6) }, () => mutate(lines[next() % lines.length] as Buffer));
+      const body = Buffer.concat(picked.flatMap((l) => [l, Buffer.from('\n')]));
+      const size = 1 + (next() % (body.length + 1));
+      const maxLine = next() % 3 === 0 ? next() % 2000 : 1 << 20;
+      walked += expectSameSplit(cut(body, size), [[USAGE_MARKER]], maxLine, CLAUDE);
+      walked += expectSameSplit(cut(body, size), [CODEX_MARKERS], maxLine, CODEX);
+      runs++;
+    }
+    expect(runs).toBeGreaterThanOrEqual(200);
+    expect(walked).toBeGreaterThan(100);
+  });
+});
+
+/** A core's events and counts for `body` read as the file `file`, in chunks of `size`: through the walk, or all by line(). */
+function readCore<S>(core: LineCore<S>, file: string, body: Buffer, size: number, walk: boolean): { events: SessionfoldEvent[]; info: unknown; walked: number } {
+  const info = newReadInfo();
+  const options = normalizeReadOptions({ kinds: ['session', 'usage'], titles: false, info });
+  const state = core.init({ file, options });
+  const events: SessionfoldEvent[] = [];
+  let walked = 0;
+  const lineWalked = core.lineWalked;
+  const counting: LineCore<S> = lineWalked === undefined ? core : { ...core, lineWalked: (s, wl, start, emit) => (walked++, lineWalked(s, wl, start, emit)) };
+  const markers = core.markers as NonNullable<typeof core.markers>;
+  const feed = createLineFeed(counting, state, options, file, (e) => events.push(e), {
+    filter: {
+      markers: () => markers(state),
+      onFiltered: () => void info.filteredLines++,
+      filteredLines: (n) => void (info.filteredLines += n),
+      readAt: (b, position) => body.copy(b, 0, position, position + b.length),
+      ...(walk && core.walk !== undefined && { walk: () => (core.walk as NonNullable<typeof core.walk>)(state) }),
+    },
+    wasm: walk ? w : undefined,
+  });
+  for (const c of cut(body, size)) {
+    info.bytes += c.length;
+    if (walk) inMemory(c, 0, (b) => feed.push(b, c.length));
+    else feed.push(Buffer.from(c), c.length);
+  }
+  feed.end();
+  return { events, info, walked };
+}
+
+
+/** `walking` through the walk and `parsing` by JSON.parse give the same events and counts for `body`; the lines walked. */
+function expectSameCore<S>(walking: LineCore<S>, parsing: LineCore<S>, file: string, body: Buffer, size: number): { walked: number; events: SessionfoldEvent[] } {
+  const got = readCore(walking, file, body, size, true);
+  const want = readCore(parsing, file, body, size, false);
+  expect(got.events).toEqual(want.events);
+  expect(got.info).toEqual(want.info);
+  return got;
+}
+
+/** Every fixture in read chunks of 1 MiB, 4 KiB and 61 bytes: the lines walked. */
+function expectSameOnFixtures<S>(walking: LineCore<S>, parsing: LineCore<S>, files: readonly string[]): number {
+  let walked = 0;
+  for (const file of files) {
+    const body = readFileSync(file);
+    for (const size of [WASM_READ_BYTES, 4096, 61]) walked += expectSameCore(walking, parsing, file, body, size).walked;
+  }
+  return walked;
+}
+
+describe('the Claude core through the walk', () => {
+  const walking = createClaudeCore();
+  const parsing = createClaudeCore({ fastScan: false });
+
+  it('gives the JSON.parse path\'s events and counts on every fixture, in read chunks of 1 MiB, 4 KiB and 61 bytes', () => {
+    expect(expectSameOnFixtures(walking, parsing, CLAUDE_FILES)).toBeGreaterThan(80);
+  });
+
+  it('gives the JSON.parse path\'s events on generated adversarial transcripts (property)', () => {
+    let walked = 0;
+    let events = 0;
+    const file = `/x/.claude/projects/-w/${CLAUDE_SID}.jsonl`;
+    const first = Buffer.from(JSON.stringify({ type: 'user', sessionId: CLAUDE_SID, cwd: '/w', message: { role: 'user', content: 'hi' } }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(claudeLine, style), { minLength: 1, maxLength: 20 }), fc.integer({ min: 50, max: 4096 }), (lines, size) => {
+        const body = Buffer.concat([first, ...lines.map(([l, st]) => Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') })))].flatMap((b) => [b, Buffer.from('\n')]));
+        const got = expectSameCore(walking, parsing, file, body, size);
+        walked += got.walked;
+        events += got.events.length;
+      }),
+      { numRuns: 200, seed: 16 },
+    );
+    expect(walked).toBeGreaterThan(100);
+    expect(events).toBeGreaterThan(200);
+  });
+});
+
+describe('the Codex core through the walk', () => {
+  const walking = createCodexCore();
+  const parsing = createCodexCore({ fastScan: false });
+  const FILE = '/h/.codex/sessions/2025/11/05/rollout-2025-11-05T12-00-00-0199a000-0000-7000-8000-000000000099.jsonl';
+
+  it('gives the JSON.parse path\'s events and counts on every fixture, in read chunks of 1 MiB, 4 KiB and 61 bytes', () => {
+    expect(expectSameOnFixtures(walking, parsing, CODEX_FILES)).toBeGreaterThan(60);
+  });
+
+  it('gives the JSON.parse path\'s events on generated adversarial rollouts (property)', () => {
+    let walked = 0;
+    let usage = 0;
+    const header = Buffer.from(JSON.stringify(meta('0199a000-0000-7000-8000-000000000099', 0)));
+    const fileLine: fc.Arbitrary<Buffer> = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(codexLine, style).map(([l, st]) => Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') }))) },
+      { weight: 1, arbitrary: fc.tuple(codexLine, style, damage).map(([l, st, d]) => noLf(applyDamage(Buffer.from(serialize(l, { ...st, spaces: st.spaces.filter((x) => x !== '\n') })), d))) },
+    );
+    fc.assert(
+      fc.property(fc.array(fileLine, { minLength: 1, maxLength: 14 }), fc.integer({ min: 50, max: 4096 }), (lines, size) => {
+        const body = Buffer.concat([header, ...lines].flatMap((b) => [b, Buffer.from('\n')]));
+        const got = expectSameCore(walking, parsing, FILE, body, size);
+        walked += got.walked;
+        usage += got.events.filter((e) => e.type === 'usage').length;
+      }),
+      { numRuns: 300, seed: 95 },
+    );
+    expect(walked).toBeGreaterThan(100);
+    expect(usage).toBeGreaterThan(15);
+  });
+});
