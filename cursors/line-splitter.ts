@@ -350,8 +350,11 @@ export class LineSplitter {
         const next = base + lf + 1;
         lines++;
         const len = lf - i;
-        if (len > max) this.#onLongLine(lineStart, next, len);
-        else if (markers !== undefined && (hit === -1 || hit > lf)) (filter as LineFilter).onFiltered(lineStart, next);
+        if (len > max) {
+          this.#onLongLine(lineStart, next, len);
+          // A marker inside the skipped line says nothing of the next one.
+          if (markers !== undefined && hit !== -1 && hit <= lf) hit = (hits as MarkerHits).next(markers, lf + 1);
+        } else if (markers !== undefined && (hit === -1 || hit > lf)) (filter as LineFilter).onFiltered(lineStart, next);
         else {
           let end = lf;
           if (end > i && chunk[end - 1] === 13) end--;

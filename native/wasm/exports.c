@@ -125,16 +125,18 @@ static int32_t lines_pass(const uint8_t *b, uint32_t n, uint32_t from, const uin
   sf_needles(&nd, m, ml, count);
   uint32_t i = from;
   int32_t r = 0, filtered = 0;
-  /* The first marker start at or after `from`, then after each line taken (-1: none before n): searched again
-   * only there, as the splitter's MarkerHits does (a line after an over-long one may hold the hit of a marker
-   * inside that one: the splitter hands it over, and the reader's line() filters it). */
+  /* The first marker start at or after `from`, then after each line taken or skipped as over-long (-1: none
+   * before n): searched again only there, as the splitter's MarkerHits does. */
   int64_t hit = count == 0 ? -1 : sf_find_any(b, n, &nd, from);
   while (r < cap) {
     const uint32_t lf = next_lf(b, n, i);
     if (lf >= n) break;
     int kind = -1;
-    if (lf - i > max_line) kind = 1;
-    else if (hit >= 0 && hit <= (int64_t)lf) {
+    if (lf - i > max_line) {
+      kind = 1;
+      /* a marker inside the skipped line says nothing of the next one */
+      if (hit >= 0 && hit <= (int64_t)lf) hit = sf_find_any(b, n, &nd, lf + 1);
+    } else if (hit >= 0 && hit <= (int64_t)lf) {
       kind = 0;
       hit = count == 0 ? -1 : sf_find_any(b, n, &nd, lf + 1);
     }
