@@ -7,19 +7,25 @@
  *   npm run bench -- --json             # the reports as JSON
  *   BENCH_SCALE=1 BENCH_ITERATIONS=3 npm run bench
  *   npm run bench -- size-curve --scales 0.02,0.12 --runs 5   # ccusage against us over history size
+ *   npm run bench -- peak-rss --cores 8                       # peak RSS on 500 MB files and scale 1
  *
  * Never part of `npm test`. The side-by-side comparison with other tools is `node dist/bench/peers/run.js`.
  */
 import { parseArgs } from 'node:util';
 import { runChild, runTopics, TOPIC_MODULES } from './lib/runner.js';
 
-/** The size curve times whole CLIs against ccusage (bench/peers), not cases under tinybench: its own options. */
+/**
+ * The size curve times whole CLIs against ccusage (bench/peers), and peak-rss measures whole CLIs on the
+ * largest inputs, not cases under tinybench: each has its own options.
+ */
 const SIZE_CURVE = 'size-curve';
+const PEAK_RSS = 'peak-rss';
 
 const sizeCurve = process.argv[2] === SIZE_CURVE;
+const peakRss = process.argv[2] === PEAK_RSS;
 
 const { values, positionals } = parseArgs({
-  args: sizeCurve ? [] : process.argv.slice(2),
+  args: sizeCurve || peakRss ? [] : process.argv.slice(2),
   options: {
     child: { type: 'boolean' },
     filter: { type: 'string' },
@@ -32,8 +38,10 @@ const { values, positionals } = parseArgs({
 
 if (sizeCurve) {
   await (await import('./peers/size-curve.js')).main(process.argv.slice(3));
+} else if (peakRss) {
+  await (await import('./peers/peak-rss.js')).main(process.argv.slice(3));
 } else if (values.help) {
-  process.stdout.write(`Usage: npm run bench -- [topic …] [--filter <regex>] [--json] [--in-process]\n       npm run bench -- ${SIZE_CURVE} [--scales 0.02,0.12,0.5,1] [--runs 5] [--keep-corpora] [--json]\nTopics: ${Object.keys(TOPIC_MODULES).join(', ')} (and ${SIZE_CURVE}, run only when named)\nEnv: BENCH_SCALE, BENCH_ITERATIONS, BENCH_BIG_MB, BENCH_DIR, BENCH_SEED\n`);
+  process.stdout.write(`Usage: npm run bench -- [topic …] [--filter <regex>] [--json] [--in-process]\n       npm run bench -- ${SIZE_CURVE} [--scales 0.02,0.12,0.5,1] [--runs 5] [--keep-corpora] [--json]\n       npm run bench -- ${PEAK_RSS} [--huge-mb 500] [--scale 1] [--cores n] [--corpora claude,codex,history] [--kernels addon,wasm] [--keep-corpora] [--json]\nTopics: ${Object.keys(TOPIC_MODULES).join(', ')} (and ${SIZE_CURVE}, ${PEAK_RSS}, run only when named)\nEnv: BENCH_SCALE, BENCH_ITERATIONS, BENCH_BIG_MB, BENCH_DIR, BENCH_SEED\n`);
 } else if (values.child) {
   const [topic, name] = positionals;
   if (topic === undefined || name === undefined) throw new Error('--child needs <topic> <case>');

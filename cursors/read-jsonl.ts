@@ -22,7 +22,8 @@ import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStar
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
-import { kindFilter, RESTART, type CoreContext, type Emit, type LineCore } from './core.js';
+import { feedLine, kindFilter, RESTART, type CoreContext, type Emit, type LineCore } from './core.js';
+import { LineSplitter } from './line-splitter.js';
 import { createLineFeed, keepWanted, LoneCrCounter, reportLoneCrs, type FeedEnd, type LineFeed } from './line-feed.js';
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
 import { wasmKernel } from './native.js';
@@ -281,6 +282,7 @@ async function scan<S>(
   file: string,
   emit: (e: SessionfoldEvent) => void,
 ): Promise<ScanResult | typeof RESTART> {
+  if (firstPass(fh, buf, core, state, offset, size, options, emit) === RESTART) return RESTART;
   if (canReadNatively(core as LineCore<unknown>, options, hash !== undefined)) {
     const it = scanNativeLines(fh, core, state, offset, size, options, file, emit);
     let r = it.next();
@@ -299,6 +301,38 @@ async function scan<S>(
     pos += bytesRead;
   }
   return feed.end();
+}
+
+/**
+ * The first pass of a core that wants the lines twice (LineCore.twoPass): lines [offset, size) into the core,
+ * read through `buf`, without hash, byte counts or skip reports (the second pass makes those); then `rewind`.
+ * A strict read stops at the first malformed line, where the second pass will throw.
+ */
+function firstPass<S>(fh: number, buf: Buffer, core: LineCore<S>, state: S, offset: number, size: number, options: NormalizedReadOptions, emit: Emit): typeof RESTART | void {
+  if (core.twoPass === undefined || !core.twoPass(state, size - offset)) return;
+  const wanted = kindFilter(options, emit);
+  let halted = false;
+  let restart = false;
+  const pass = () => {
+    halted = options.strict;
+  };
+  const splitter = new LineSplitter({
+    startOffset: offset,
+    maxLineBytes: options.maxLineBytes,
+    onLine(line, start) {
+      if (halted || line.length === 0) return;
+      if (feedLine(core, state, line, start, wanted, pass)) restart = halted = true;
+    },
+    onLongLine: () => undefined,
+  });
+  for (let pos = offset; pos < size && !halted; ) {
+    const n = readSync(fh, buf, 0, Math.min(buf.length, size - pos), pos);
+    if (n === 0) break;
+    splitter.push(buf, n);
+    pos += n;
+  }
+  if (restart) return RESTART;
+  core.rewind?.(state);
 }
 
 /** The lone CRs of the file's bytes [from, size), read through `buf`. */
@@ -336,6 +370,9 @@ async function* scanStreaming<S>(
   queue: SessionfoldEvent[],
 ): AsyncGenerator<void, ScanResult> {
   const emit = (e: SessionfoldEvent) => queue.push(e);
+  // A fresh read has no hashed ids to collide with: the first pass never restarts it.
+  firstPass(fh, buf, core, state, 0, size, options, emit);
+  if (queue.length > 0) yield;
   if (canReadNatively(core as LineCore<unknown>, options, hash !== undefined)) {
     const it = scanNativeLines(fh, core, state, 0, size, options, file, emit);
     let r = it.next();

@@ -211,6 +211,21 @@ describe('corpus generator', () => {
     expect(biggest).toBeLessThan(8_000_000 * 1.2);
   });
 
+  it('makes the very large file a Codex rollout when asked, leaving every other file as it was', async () => {
+    const spec = { seed: 'huge-codex', scale: 0.002, agents: ['codex'] as const };
+    const plain = generateCorpus({ out: join(scratch, 'codex-plain'), ...spec });
+    const g = generateCorpus({ out: join(scratch, 'codex-huge'), ...spec, hugeFileBytes: 3_000_000, hugeFileAgent: 'codex' });
+    const huge = g.manifest.files.filter((f) => !plain.manifest.files.some((p) => p.path === f.path));
+    expect(huge).toHaveLength(1);
+    expect(huge[0]!.agent).toBe('codex');
+    expect(huge[0]!.bytes).toBeGreaterThanOrEqual(3_000_000);
+    expect(huge[0]!.bytes).toBeLessThan(3_000_000 * 1.2);
+    for (const f of plain.manifest.files) expect(readFileSync(join(g.out, f.path)).equals(readFileSync(join(plain.out, f.path))), f.path).toBe(true);
+    const found = await readWithCodecs(g.out, ['usage']);
+    expect(compareTotals(g.expected as ExpectedDocument, found.totals())).toEqual([]);
+    expect(() => generateCorpus({ out: join(scratch, 'codex-none'), ...spec, hugeFileBytes: 1000, hugeFileAgent: 'claude' })).toThrow(/not among the agents/);
+  });
+
   it('bundles a demo history that is exactly what the generator makes (node dist/fixtures/generate/cli.js --out fixtures/demo --profile demo --seed demo --feature malformed=false)', () => {
     const demo = new URL('../fixtures/demo/', import.meta.url).pathname;
     const g = generateCorpus({ out: join(scratch, 'demo'), seed: 'demo', profile: 'demo', features: { malformed: false } });

@@ -13,6 +13,8 @@ export interface CorpusSpec {
   agents?: readonly GeneratedAgent[];
   clean?: boolean;
   hugeFileBytes?: number;
+  /** Whose session the huge file is (default claude). */
+  hugeFileAgent?: GeneratedAgent;
   profile?: string;
   /** Single features switched on or off over the clean / default set. */
   features?: Partial<Features>;
@@ -34,7 +36,7 @@ export function corpusKey(spec: CorpusSpec): string {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([k, v]) => `${v ? '+' : '~'}${k}`)
     .join('');
-  return [`g${GENERATOR_VERSION}`, spec.profile ?? 'ccusage', spec.seed, `s${spec.scale}`, agents, spec.clean ? 'clean' : 'real', features, spec.hugeFileBytes ? `huge${Math.round(spec.hugeFileBytes / 1e6)}MB` : ''].filter(Boolean).join('-');
+  return [`g${GENERATOR_VERSION}`, spec.profile ?? 'ccusage', spec.seed, `s${spec.scale}`, agents, spec.clean ? 'clean' : 'real', features, spec.hugeFileBytes ? `huge${Math.round(spec.hugeFileBytes / 1e6)}MB` : '', spec.hugeFileBytes && spec.hugeFileAgent === 'codex' ? 'codexhuge' : ''].filter(Boolean).join('-');
 }
 
 /** Environment for readers of a corpus: agent homes at the corpus, HOME at an empty folder. */
@@ -58,6 +60,7 @@ export function ensureCorpus(base: string, spec: CorpusSpec, options: { fresh?: 
       clean: spec.clean === true,
       ...(spec.features !== undefined && { features: spec.features }),
       ...(spec.hugeFileBytes !== undefined && { hugeFileBytes: spec.hugeFileBytes }),
+      ...(spec.hugeFileAgent !== undefined && { hugeFileAgent: spec.hugeFileAgent }),
     });
     options.log?.(`generated ${dir} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }

@@ -18,7 +18,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createPiCore } from './parse.js';
 import { discoverPiLayout, getPiRoots, locatePiLayout } from './paths.js';
 
-export { createPiCore, piFileSessionId, type PiCoreOptions, type PiSessionMeta, type PiState } from './parse.js';
+export { createPiCore, piFileSessionId, TWO_PASS_BYTES, type PiCoreOptions, type PiSessionMeta, type PiState } from './parse.js';
 export { agentSessionRoots, discoverPiLayout, expandHome, getPiRoots, listedFile, locatePiLayout } from './paths.js';
 export { OPEN_BYTES, OPEN_NODES } from './tree.js';
 export type { PiEntry, PiHeader, PiUsage } from './schema.js';

@@ -16,7 +16,7 @@ import type { KindCounts, SessionEvent } from '../../cursors/protocol/events.js'
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { conversationEvents, usageEvent, type EntryContext } from './entries.js';
 import { asHeader, asObject, asString, isoTimestamp, type PiEntry, type PiHeader } from './schema.js';
-import { addNode, emptyTree, flushTree, linkEntry, nodeId, restoreTree, snapshotTree, type PiTree } from './tree.js';
+import { addNode, emitNode, emptyTree, flushTree, linkEntry, nodeId, restoreTree, settleTree, snapshotTree, type PiNode, type PiTree } from './tree.js';
 
 /** What a session event says beyond the file: OpenClaw's `sessions.json` entry (codecs/openclaw). */
 export interface PiSessionMeta {
@@ -37,7 +37,17 @@ export interface PiCoreOptions {
   meta?: PiSessionMeta;
   /** The session id the file name gives, preferred over the header's (OpenClaw names files by it). */
   preferFileId?: boolean;
+  /** Conversation reads of at least this many bytes take two passes (TWO_PASS_BYTES; tests set 0 or Infinity). */
+  twoPassBytes?: number;
 }
+
+/**
+ * A conversation read of this many bytes or more reads its lines twice (README.md, "Branches and resume"):
+ * the first pass links the entries, the second yields each settled entry's events as its line comes. Below
+ * it one pass holds the events, which costs less time than a second parse and at most a few times this in
+ * memory.
+ */
+export const TWO_PASS_BYTES = 8 << 20;
 
 interface HeaderInfo {
   cwd?: string;
@@ -68,7 +78,28 @@ export interface PiState {
   titles: boolean;
   tree: PiTree;
   markers: Buffer[] | undefined;
+  /** Two-pass reads: 1 in the first pass (links only), 2 in the second (events stream); 0 in a one-pass read. */
+  pass: 0 | 1 | 2;
+  plan: PiPlan | undefined;
 }
+
+/** What the first pass of a two-pass read leaves the second. */
+interface PiPlan {
+  /** The state the second pass starts from again. */
+  start: Pick<PiState, 'headerSeen' | 'sessionId' | 'header' | 'name' | 'model' | 'provider'>;
+  /** Nodes the tree held when the read began (a resumed cursor's open nodes). */
+  restored: number;
+  /** Per node, in file order: on the final branch. */
+  onBranch: Uint8Array;
+  /** Nodes before this index settle in this read; the rest stay open. */
+  open: number;
+  /** Index of the next node the second pass makes. */
+  next: number;
+  /** Restored nodes that settle in this read, yielded before the second pass's first line. */
+  pending: PiNode[];
+}
+
+const quiet: Emit = () => undefined;
 
 const CONVERSATION = ['message', 'tool_call', 'tool_result'] as const;
 /**
@@ -158,6 +189,8 @@ function initState(ctx: CoreContext, opts: PiCoreOptions): PiState {
     titles: ctx.options.titles,
     tree: emptyTree(),
     markers: held ? undefined : USAGE_MARKERS,
+    pass: 0,
+    plan: undefined,
   };
 }
 
@@ -170,7 +203,8 @@ function readHeader(s: PiState, h: PiHeader, start: number, opts: PiCoreOptions,
   emit(sessionEvent(s, start, opts.meta));
 }
 
-function readEntry(s: PiState, entry: PiEntry, start: number, length: number, opts: PiCoreOptions, emit: Emit): typeof RESTART | void {
+/** `emit` takes session events (quiet in a second pass: the first yielded them), `nodeEmit` an entry's events. */
+function readEntry(s: PiState, entry: PiEntry, start: number, length: number, opts: PiCoreOptions, emit: Emit, nodeEmit: Emit): typeof RESTART | void {
   if (entry.type === 'model_change') takeModelChange(s, entry);
   else if (entry.type === 'session_init' && s.header.subagent !== true) {
     s.header.subagent = true;
@@ -182,18 +216,55 @@ function readEntry(s: PiState, entry: PiEntry, start: number, length: number, op
     if (entry.type === 'title') return;
   }
   const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
+  if (s.pass === 1) return linkNode(s, id, entry, start, length, []);
   const ctx: EntryContext = { agent: s.agent, sessionId: s.sessionId, offset: start, id, raw: s.raw };
   const usage = usageEvent(ctx, entry, s);
   if (!s.held) {
     if (usage !== undefined) emit(usage);
     return;
   }
+  const events = conversationEvents(ctx, entry, s.raw);
+  if (usage !== undefined) events.push(usage);
+  if (s.plan === undefined) return linkNode(s, id, entry, start, length, events);
+  // Second pass: the first linked this node; it settles now (its events go out) or stays open in the tree.
+  const k = s.plan.next++;
+  if (k < s.plan.open) emitNode(events, s.raw || s.plan.onBranch[k] === 1, nodeEmit);
+  else (s.tree.nodes[k - s.plan.open] as PiNode).events = events;
+}
+
+function linkNode(s: PiState, id: string | undefined, entry: PiEntry, start: number, length: number, events: PiNode['events']): typeof RESTART | void {
   const link = linkEntry(s.tree, entry.parentId);
   const nid = nodeId(s.tree, id, start);
   if ('restart' in link || typeof nid !== 'string') return RESTART;
-  const events = conversationEvents(ctx, entry, s.raw);
-  if (usage !== undefined) events.push(usage);
   addNode(s.tree, { id: nid, parent: link.parent, events, bytes: length });
+}
+
+/** Begin the first pass of a two-pass read. */
+function beginTwoPass(s: PiState): void {
+  const { headerSeen, sessionId, header, name, model, provider } = s;
+  s.pass = 1;
+  s.plan = { start: { headerSeen, sessionId, header: structuredClone(header), name, model, provider }, restored: s.tree.nodes.length, onBranch: new Uint8Array(0), open: 0, next: 0, pending: [] };
+}
+
+/** Between the passes: keep the branch and the open nodes, settle the rest, start the state over. */
+function rewind(s: PiState): void {
+  const plan = s.plan as PiPlan;
+  const { onBranch, open, tree } = settleTree(s.tree);
+  plan.pending = s.tree.nodes.slice(0, Math.min(open, plan.restored));
+  plan.onBranch = onBranch;
+  plan.open = open;
+  plan.next = plan.restored;
+  Object.assign(s, plan.start);
+  s.tree = tree;
+  s.pass = 2;
+}
+
+/** Yield the restored nodes that settled (they come first in file order). */
+function flushPending(s: PiState, emit: Emit): void {
+  const plan = s.plan;
+  if (plan === undefined || plan.pending.length === 0) return;
+  plan.pending.forEach((n, i) => emitNode(n.events, s.raw || plan.onBranch[i] === 1, emit));
+  plan.pending = [];
 }
 
 /** The pi-family line core for one agent (and, for OpenClaw, one session's `sessions.json` entry). */
@@ -223,19 +294,31 @@ export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
       return { sessionId, headerSeen, header, name, model, provider, held, raw, tree: snapshotTree(s.tree) };
     },
     markers: (s) => s.markers,
+    twoPass(s, bytes) {
+      if (!s.held || bytes < (opts.twoPassBytes ?? TWO_PASS_BYTES)) return false;
+      beginTwoPass(s);
+      return true;
+    },
+    rewind,
     line(s, line, start, emit) {
       if (s.markers !== undefined && !hasAnyMarker(line, s.markers)) return;
+      if (s.pass === 2) flushPending(s, emit);
       const rec = parseJsonObject(line, start, s.agent, s.file);
+      const sessions = s.pass === 2 ? quiet : emit;
       const header = asHeader(rec);
       if (header !== undefined) {
-        if (!s.headerSeen) readHeader(s, header, start, opts, emit);
+        if (!s.headerSeen) readHeader(s, header, start, opts, sessions);
         return;
       }
       if (typeof rec.type !== 'string') return;
-      return readEntry(s, rec as PiEntry, start, line.length, opts, emit);
+      return readEntry(s, rec as PiEntry, start, line.length, opts, sessions, emit);
     },
     end(s, emit): KindCounts {
-      return s.held ? flushTree(s.tree, s.raw, emit) : {};
+      if (!s.held) return {};
+      flushPending(s, emit);
+      s.pass = 0;
+      s.plan = undefined;
+      return flushTree(s.tree, s.raw, emit);
     },
   };
 }

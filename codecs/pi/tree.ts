@@ -130,6 +130,36 @@ export function flushTree(t: PiTree, every: boolean, emit: (e: SessionfoldEvent)
   return counts;
 }
 
+/**
+ * After a first pass that linked every entry of a read (two-pass reads, README.md "Branches and resume"):
+ * which nodes, in file order, are on the final branch, where the nodes that stay open begin, and the tree cut
+ * to those open nodes with the rest settled, as `snapshotTree` would settle them. The second pass then yields
+ * a settled node's events as its line comes (all on the branch, usage only off it) and holds only open ones.
+ */
+export function settleTree(t: PiTree): { onBranch: Uint8Array; open: number; tree: PiTree } {
+  const branch = branchIds(t);
+  const open = firstOpen(t);
+  const onBranch = new Uint8Array(t.nodes.length);
+  const tree: PiTree = { nodes: [], byId: new Map(), leaf: t.leaf, anchor: t.anchor, seen: new Set(t.seen) };
+  t.nodes.forEach((n, i) => {
+    const on = branch.has(n.id);
+    if (on) onBranch[i] = 1;
+    if (i >= open) {
+      tree.nodes.push(n);
+      tree.byId.set(n.id, n);
+      return;
+    }
+    tree.seen.add(hashId32(n.id));
+    if (on) tree.anchor = n.id;
+  });
+  return { onBranch, open, tree };
+}
+
+/** A settled node's events as `flushTree` yields them: all on the branch (or with `every`), usage only off it. */
+export function emitNode(events: readonly SessionfoldEvent[], on: boolean, emit: (e: SessionfoldEvent) => void): void {
+  for (const e of events) if (on || e.type === 'usage') emit(e);
+}
+
 interface TreeSnapshot {
   nodes: [string, string | null, SessionfoldEvent[], number][];
   leaf: string | null;

@@ -431,5 +431,16 @@ export interface LineCore<S> {
    * UNWALKED to have `line()` take it. Lines the walk refused (only JSON.parse can read them) go to `line()`.
    */
   lineWalked?(state: S, walked: WalkedLine, start: number, emit: Emit): LineResult | typeof UNWALKED;
+  /**
+   * Optional: true when the core wants this read's lines twice (`bytes` of them lie ahead). The file reader
+   * then feeds every line of the read once (no hash, no counts, malformed lines passed over silently), calls
+   * `rewind`, and feeds the same lines again as a normal read; `end` comes once, after the second pass.
+   * Events emitted in the first pass are the read's, before those of the second. RESTART may come only in the
+   * first pass. A core that must see a whole file before it knows what its lines mean (pi's branch) can then
+   * stream instead of holding every event. Readers that cannot read twice (stdin, windows) never ask.
+   */
+  twoPass?(state: S, bytes: number): boolean;
+  /** With `twoPass`: the first pass is over; the same lines come again. */
+  rewind?(state: S): void;
 }
 

@@ -1,0 +1,189 @@
+/**
+ * Peak RSS of the CLI on the largest inputs issue 16 names: `npm run bench -- peak-rss [--huge-mb 500]
+ * [--scale 1] [--cores <n>] [--corpora claude,codex,history] [--keep-corpora]` (or `node
+ * dist/bench/peers/peak-rss.js …` after a build). The bar: under 250 MB (`--limit-mb`) at scale 1 of the clean
+ * ccusage profile and with one 500 MB file, with the N-API addon and without it (`SESSIONFOLD_NATIVE=0`: the
+ * WebAssembly kernel).
+ *
+ * Three corpora, generated under `--bench-dir` and removed after their rows unless `--keep-corpora`: one
+ * `--huge-mb` Claude transcript (beside one small session), one `--huge-mb` Codex rollout (the same), and the
+ * clean ccusage profile at `--scale` (Claude and Codex, ~1.8 GB at 1). On each, for each kernel, every
+ * command runs once under GNU time (`wait4`'s peak RSS of the CLI process, its worker threads included):
+ * `cost report --json` cold (`--no-cache`), building the event cache, warm (nothing changed), and `sessions
+ * list --json`, by date and `--sort cost`, each on an empty cache. `--cores n` makes the CLI see n cores
+ * (a preloaded module overrides `os.availableParallelism`), so the worker pool is the size an n-core machine
+ * starts (src/scan/options.ts: up to 4 workers); without it, this machine's.
+ *
+ * Every answer is checked before its figure counts: the report's daily tokens against expected.json, the
+ * list's rows against the corpus's sessions. A wrong answer or a peak over the limit fails the run (exit 1).
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { nativeKernel } from '../../cursors/native.js';
+import { ensureCorpus, type Corpus, type CorpusSpec } from '../lib/corpus.js';
+import { machine } from '../lib/runner.js';
+import { agreement, describeAgreement } from './compare.js';
+import { HAS_GNU_TIME, measure } from './measure.js';
+import { table } from './rounds.js';
+import { parseSessionfold } from './tools.js';
+
+const MAIN_JS = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const log = (s: string) => process.stderr.write(`${s}\n`);
+/** The default list length of `sessions list`. */
+const LIST_LIMIT = 100;
+
+type Kernel = 'addon' | 'wasm';
+
+interface Row {
+  corpus: string;
+  kernel: Kernel;
+  command: string;
+  wallMs?: number;
+  peakRssMb?: number;
+  /** Why the answer is wrong or the run failed. */
+  wrong?: string;
+}
+
+interface Command {
+  name: string;
+  args: string[];
+  /** A fresh cache for this command, or the one the previous command left. */
+  cache: 'none' | 'fresh' | 'kept';
+  check(stdout: string, c: Corpus): string | undefined;
+}
+
+function checkReport(stdout: string, c: Corpus): string | undefined {
+  const a = agreement(c.expected, parseSessionfold(stdout));
+  return a.tokenDays.length === 0 ? undefined : describeAgreement(a);
+}
+
+function checkList(stdout: string, c: Corpus): string | undefined {
+  const rows = JSON.parse(stdout) as { sessionId?: string }[];
+  const sessions = c.manifest.files.filter((f) => !f.path.includes('/subagents/')).length;
+  const want = Math.min(LIST_LIMIT, sessions);
+  return Array.isArray(rows) && rows.length === want && rows.every((r) => typeof r.sessionId === 'string') ? undefined : `listed ${Array.isArray(rows) ? rows.length : 'no'} rows, want ${want}`;
+}
+
+const REPORT = ['cost', 'report', '--json', '--group-by', 'day', '--tz', 'UTC', '--agent', 'claude,codex'];
+const COMMANDS: Command[] = [
+  { name: 'cost report cold (--no-cache)', args: [...REPORT, '--no-cache'], cache: 'none', check: checkReport },
+  { name: 'cost report, building the cache', args: REPORT, cache: 'fresh', check: checkReport },
+  { name: 'cost report warm (nothing changed)', args: REPORT, cache: 'kept', check: checkReport },
+  { name: 'sessions list --json', args: ['sessions', 'list', '--json', '--tz', 'UTC'], cache: 'fresh', check: checkList },
+  { name: 'sessions list --json --sort cost', args: ['sessions', 'list', '--json', '--sort', 'cost', '--tz', 'UTC'], cache: 'fresh', check: checkList },
+];
+
+function coresHook(cores: number): string {
+  return `data:text/javascript,import os from 'node:os';import {syncBuiltinESMExports} from 'node:module';os.availableParallelism=()=>${cores};syncBuiltinESMExports();`;
+}
+
+async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string; kernels: Kernel[]; cores?: number; keep: boolean }): Promise<Row[]> {
+  const corpus = ensureCorpus(o.base, spec, { log });
+  const bytes = corpus.manifest.files.reduce((n, f) => n + f.bytes, 0);
+  const largest = Math.max(...corpus.manifest.files.map((f) => f.bytes));
+  log(`${label}: ${corpus.manifest.files.length} files, ${(bytes / 1e6).toFixed(0)} MB, the largest ${(largest / 1e6).toFixed(0)} MB`);
+  const rows: Row[] = [];
+  const scratch = join(corpus.dir, '.peak-rss');
+  try {
+    for (const kernel of o.kernels) {
+      let cache = '';
+      for (const [k, cmd] of COMMANDS.entries()) {
+        if (cmd.cache === 'fresh' || cache === '') {
+          cache = join(scratch, `${kernel}-${k}`);
+          rmSync(cache, { recursive: true, force: true });
+          mkdirSync(join(cache, 'home'), { recursive: true });
+        }
+        const env: NodeJS.ProcessEnv = {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          ...corpus.env,
+          HOME: join(cache, 'home'),
+          XDG_CACHE_HOME: join(cache, 'xdg'),
+          SESSIONFOLD_SOCKET: 'off',
+          ...(kernel === 'wasm' && { SESSIONFOLD_NATIVE: '0' }),
+        };
+        const args = [...(o.cores !== undefined ? ['--import', coresHook(o.cores)] : []), MAIN_JS, ...cmd.args];
+        const m = await measure({ command: process.execPath, args, env }, cache);
+        const row: Row = { corpus: label, kernel, command: cmd.name, wallMs: m.wallMs, ...(m.peakRssMb !== undefined && { peakRssMb: m.peakRssMb }) };
+        if (m.code !== 0) row.wrong = `exit ${m.code}: ${m.stderr.trim().split('\n').slice(-2).join(' | ')}`;
+        else {
+          try {
+            const wrong = cmd.check(m.stdout, corpus);
+            if (wrong !== undefined) row.wrong = wrong;
+          } catch (e) {
+            row.wrong = `unreadable output: ${(e as Error).message}`;
+          }
+        }
+        log(`  ${kernel} ${cmd.name}: ${(m.wallMs / 1000).toFixed(2)} s, ${row.peakRssMb?.toFixed(0) ?? '?'} MB${row.wrong ? ` WRONG: ${row.wrong}` : ''}`);
+        rows.push(row);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    if (!o.keep) rmSync(corpus.dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values: opts } = parseArgs({
+    args: argv,
+    options: {
+      'huge-mb': { type: 'string', default: '500' },
+      scale: { type: 'string', default: '1' },
+      cores: { type: 'string' },
+      corpora: { type: 'string', default: 'claude,codex,history' },
+      kernels: { type: 'string', default: 'addon,wasm' },
+      'limit-mb': { type: 'string', default: '250' },
+      'bench-dir': { type: 'string', default: process.env.BENCH_DIR ?? '/tmp/sessionfold-bench' },
+      seed: { type: 'string', default: process.env.BENCH_SEED ?? 'sessionfold-bench' },
+      'keep-corpora': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (!HAS_GNU_TIME) throw new Error('peak-rss needs GNU time (/usr/bin/time) to read the CLI process peak RSS');
+  const hugeBytes = Math.round(Number(opts['huge-mb']) * 1e6);
+  const scale = Number(opts.scale);
+  const limit = Number(opts['limit-mb']);
+  const cores = opts.cores === undefined ? undefined : Number(opts.cores);
+  if (!(hugeBytes > 0) || !(scale > 0) || !(limit > 0) || (cores !== undefined && !(Number.isInteger(cores) && cores > 0))) throw new Error('--huge-mb, --scale, --limit-mb and --cores want positive numbers');
+  const kernels = opts.kernels.split(',') as Kernel[];
+  if (kernels.some((k) => k !== 'addon' && k !== 'wasm')) throw new Error(`--kernels wants addon,wasm, got ${opts.kernels}`);
+  if (kernels.includes('addon') && nativeKernel === undefined) throw new Error('the N-API addon is not built (node scripts/build-native.mjs), or pass --kernels wasm');
+  const base = join(resolve(opts['bench-dir']), 'peak-rss');
+  const specs: Record<string, [string, CorpusSpec]> = {
+    claude: [`one ${opts['huge-mb']} MB Claude transcript`, { seed: opts.seed, scale: 0.0001, agents: ['claude'], clean: true, hugeFileBytes: hugeBytes }],
+    codex: [`one ${opts['huge-mb']} MB Codex rollout`, { seed: opts.seed, scale: 0.0001, agents: ['codex'], clean: true, hugeFileBytes: hugeBytes, hugeFileAgent: 'codex' }],
+    history: [`clean ccusage profile, scale ${scale}`, { seed: opts.seed, scale, clean: true }],
+  };
+  const rows: Row[] = [];
+  for (const name of opts.corpora.split(',')) {
+    const s = specs[name];
+    if (s === undefined) throw new Error(`unknown corpus ${name}; known: ${Object.keys(specs).join(', ')}`);
+    rows.push(...(await measureCorpus(s[0], s[1], { base, kernels, ...(cores !== undefined && { cores }), keep: opts['keep-corpora'] })));
+  }
+  const pool = `CLI sees ${cores ?? availableParallelism()} cores (${cores === undefined ? 'this machine' : '--cores'})`;
+  const over = rows.filter((r) => r.wrong === undefined && (r.peakRssMb === undefined || r.peakRssMb >= limit));
+  const wrong = rows.filter((r) => r.wrong !== undefined);
+  const kernelName = (k: Kernel) => (k === 'addon' ? 'N-API addon' : 'WebAssembly (SESSIONFOLD_NATIVE=0)');
+  const md = [
+    `## Peak RSS (limit ${limit} MB; ${pool})`,
+    '',
+    table([
+      ['input', 'kernel', 'command', 'wall', 'peak RSS'],
+      ...rows.map((r) => [r.corpus, kernelName(r.kernel), r.command, r.wallMs === undefined ? '' : `${(r.wallMs / 1000).toFixed(2)} s`, r.wrong !== undefined ? `wrong: ${r.wrong}` : `${r.peakRssMb?.toFixed(0) ?? '?'} MB${r.peakRssMb !== undefined && r.peakRssMb >= limit ? ' (over)' : ''}`]),
+    ]),
+    '',
+  ].join('\n');
+  process.stdout.write(opts.json ? `${JSON.stringify({ limit, cores: cores ?? availableParallelism(), machine: machine(), rows }, null, 1)}\n` : `${md}\n`);
+  mkdirSync(base, { recursive: true });
+  writeFileSync(join(base, 'last-run.json'), `${JSON.stringify({ limit, cores: cores ?? availableParallelism(), machine: machine(), rows }, null, 1)}\n`);
+  if (over.length > 0 || wrong.length > 0) {
+    log(`${over.length} over ${limit} MB, ${wrong.length} wrong`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main(process.argv.slice(2));
