@@ -76,6 +76,69 @@ process.stdout.write(JSON.stringify({ code, out, loaded: [...new Set(loaded)] })
   }, 60_000);
 });
 
+describe('an empty cost report loads no codec (built CLI, bundle and modules one by one)', () => {
+  // Node's module loader reports every module it loads, ours and packages', to this hook (it runs before the
+  // CLI's first import): the evidence is what was loaded, not how long it took.
+  const HOOK = `data:text/javascript,${encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { writeSync(2, 'LOADED ' + url + '\\n'); return next(url, context); }")}`;
+  const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOK)});`)}`;
+  const ROOT = fileURLToPath(new URL('..', import.meta.url));
+  const MAIN = join(ROOT, 'dist/src/cli/main.js');
+  // A home of its own with no agent folder at all (makeHome's holds an empty export folder).
+  let bare: Home;
+  beforeAll(async () => {
+    bare = await makeHome();
+    await rm(bare.exports, { recursive: true, force: true });
+  });
+  afterAll(async () => {
+    await rm(bare.dir, { recursive: true, force: true });
+  });
+
+  async function loadedBy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; files: string[] }> {
+    const r = await exec(process.execPath, ['--import', REGISTER, ...args], { env: { ...bare.env, SESSIONFOLD_SOCKET: 'off', ...env } });
+    const files = [...r.stderr.matchAll(/^LOADED (file:\S+)$/gm)].map((m) => relative(ROOT, fileURLToPath(m[1]!)).split('\\').join('/'));
+    expect(files.length).toBeGreaterThan(3);
+    return { stdout: r.stdout, files };
+  }
+
+  /** The modules of ours a loaded file holds: itself, or for a bundle chunk the modules rolldown put in it. */
+  function modulesOf(file: string): string[] {
+    if (!file.startsWith('dist/src/cli/bundle/')) return [file];
+    return [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!);
+  }
+
+  // A codec's descriptor and roots are all an empty report needs of it; parsers, SQLite, prices and stream-json load with files.
+  const codecCode = (f: string) => /^dist\/codecs\/[^/]+\/(?!descriptor\.js$|paths\.js$)[^/]+$/.test(f);
+  const packages = /node_modules\/(better-sqlite3|@pydantic\/genai-prices|stream-json|stream-chain)\//;
+
+  it('from its bundle: no codec module, no parser package, no price data', async () => {
+    const { stdout, files } = await loadedBy([MAIN, 'cost', 'report', '--json']);
+    expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+    expect(files.some((f) => f.startsWith('dist/src/cli/bundle/'))).toBe(true);
+    const ours = files.flatMap(modulesOf);
+    expect(ours).toContain('dist/src/registry.js');
+    expect(ours.some((f) => /^dist\/codecs\/claude\/(descriptor|paths)\.js$/.test(f))).toBe(true);
+    expect(ours.filter(codecCode)).toEqual([]);
+    expect(files.filter((f) => packages.test(f))).toEqual([]);
+  }, 60_000);
+
+  it('from the modules one by one: the same', async () => {
+    const { stdout, files } = await loadedBy(['--input-type=module', '-e', `const m = await import(${JSON.stringify(RUN)}); process.exitCode = await m.runCli(['cost', 'report', '--json']);`]);
+    expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+    expect(files).toContain('dist/codecs/claude/descriptor.js');
+    expect(files.filter(codecCode)).toEqual([]);
+    expect(files.filter((f) => packages.test(f))).toEqual([]);
+  }, 60_000);
+
+  it('loads the codec of an agent with files, and that one only', async () => {
+    const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'only-claude') };
+    await writeClaudeSession(join(env.CLAUDE_CONFIG_DIR), '77777777-7777-4777-8777-777777777777', [{ id: 'o1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+    const { stdout, files } = await loadedBy(['--input-type=module', '-e', `const m = await import(${JSON.stringify(RUN)}); process.exitCode = await m.runCli(['cost', 'report', '--json', '--no-cache']);`], env);
+    expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
+    const codecs = new Set(files.filter(codecCode).map((f) => f.split('/')[2]));
+    expect([...codecs]).toEqual(['claude']);
+  }, 60_000);
+});
+
 /**
  * The modules a module loads at run time (static imports and re-exports, type-only ones left out), followed
  * through the sources: what Node loads before the module's code runs.

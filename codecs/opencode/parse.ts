@@ -6,9 +6,10 @@
  * reasoning inside output); `cost` is the USD OpenCode recorded.
  */
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { CODEC_ID } from './descriptor.js';
 import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
 
-export const CODEC_ID = 'opencode';
+export { CODEC_ID };
 
 /** The most tokens one record may claim; more is not a count. */
 const MAX_COUNT = 1e12;
