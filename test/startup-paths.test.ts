@@ -5,14 +5,14 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localTimeZone } from '../src/cost/calendar.js';
 import type { CostSummary } from '../src/cost/types.js';
-import { writeClaudeSession } from './claude-lines.js';
+import { claudeLine, writeClaudeSession } from './claude-lines.js';
 import { makeHome, type Home } from './sessions-helpers.js';
 
 const exec = promisify(execFile);
@@ -136,6 +136,54 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
     const codecs = new Set(files.filter(codecCode).map((f) => f.split('/')[2]));
     expect([...codecs]).toEqual(['claude']);
+  }, 60_000);
+});
+
+describe('a warm local statusline (built CLI)', () => {
+  let own: Home;
+  beforeAll(async () => {
+    own = await makeHome();
+  });
+  afterAll(async () => {
+    await rm(own.dir, { recursive: true, force: true });
+  });
+
+  /** A status line in a fresh process: its data, and whether it loaded the price data. */
+  async function statusline(): Promise<{ data: { session: { costUsd: number }; today: { costUsd: number } }; prices: boolean }> {
+    const script = `const m = await import(${JSON.stringify(RUN)});
+let out = '';
+const stdout = { write: (s) => ((out += s), true) };
+const code = await m.runCli(['statusline', '--agent', 'claude', '--session', '88888888-8888-4888-8888-888888888888', '--json'], { stdout, stderr: process.stderr, env: process.env });
+const { createRequire } = await import('node:module');
+const prices = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('genai-prices'));
+process.stdout.write(JSON.stringify({ code, out, prices }));`;
+    const r = await exec(process.execPath, ['--input-type=module', '-e', script], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off' } });
+    const j = JSON.parse(r.stdout) as { code: number; out: string; prices: boolean };
+    expect(j.code).toBe(0);
+    return { data: JSON.parse(j.out), prices: j.prices };
+  }
+
+  it('prices the models it resolved before without loading the price data, to the same cents', async () => {
+    const now = Date.now();
+    // Claude Code records no cost: the status line prices every response.
+    const lines = [
+      { id: 's1', ms: now - 120_000, inp: 1000, out: 2000, cr: 30_000, cw: 500, usd: 0 },
+      { id: 's2', ms: now - 60_000, inp: 100, out: 400, cr: 31_000, cw: 0, usd: 0 },
+    ].map((r) => {
+      const o = JSON.parse(claudeLine('88888888-8888-4888-8888-888888888888', r)) as Record<string, unknown>;
+      delete o.costUSD;
+      return JSON.stringify(o);
+    });
+    await mkdir(join(own.claude, 'projects', '-w'), { recursive: true });
+    await writeFile(join(own.claude, 'projects', '-w', '88888888-8888-4888-8888-888888888888.jsonl'), lines.join('\n') + '\n');
+    const cold = await statusline();
+    expect(cold.prices).toBe(true);
+    expect(existsSync(join(own.env.XDG_CACHE_HOME as string, 'sessionfold', 'prices.json'))).toBe(true);
+    const warm = await statusline();
+    expect(warm.prices).toBe(false);
+    expect(warm.data.session.costUsd).toBeGreaterThan(0);
+    expect(warm.data.session.costUsd).toBe(cold.data.session.costUsd);
+    expect(warm.data.today.costUsd).toBe(cold.data.today.costUsd);
   }, 60_000);
 });
 
