@@ -16,7 +16,8 @@
  *   events before the error have been yielded, and the next change of the file reads it again from 0.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { nodeCrypto } from './builtins.js';
 import type { Codec, FingerprintCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from './protocol/events.js';
@@ -35,7 +36,7 @@ function isFingerprintCursor(c: unknown): c is FingerprintCursor {
 }
 
 function hashFile(fd: number, size: number, buf: Buffer): string {
-  const h = createHash('sha256');
+  const h = nodeCrypto().createHash('sha256');
   for (let pos = 0; pos < size; ) {
     const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
     if (n === 0) break;
@@ -108,7 +109,7 @@ async function* readDocument(codec: Pick<Codec, 'id' | 'parserVersion'>, parse: 
     }
     resume?.onStart?.({ restarted: true, reason, replaced: {} });
 
-    const hash: Hash | undefined = resume !== undefined && verify ? createHash('sha256') : undefined;
+    const hash: Hash | undefined = resume !== undefined && verify ? nodeCrypto().createHash('sha256') : undefined;
     let tapped = 0;
     let passes = 0;
     function* chunks(): Generator<Buffer> {

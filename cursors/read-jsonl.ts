@@ -17,7 +17,8 @@
  *   read anyway).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { nodeCrypto } from './builtins.js';
 import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
@@ -102,7 +103,7 @@ export function assertJsonlCursor(c: unknown, allowEmptyHash = false): asserts c
 
 /** sha256 of the first `length` bytes of an open file, as a live Hash (so it can be extended). */
 function hashPrefix(fd: number, length: number, buf: Buffer): Hash {
-  const h = createHash('sha256');
+  const h = nodeCrypto().createHash('sha256');
   let pos = 0;
   while (pos < length) {
     const want = Math.min(buf.length, length - pos);
@@ -172,7 +173,7 @@ async function* readJsonl<S>(
     let state: S | undefined;
     let offset = 0;
     const verify = resume?.verifyPrefix !== false;
-  let hash: Hash | undefined = resume && verify ? createHash('sha256') : undefined;
+  let hash: Hash | undefined = resume && verify ? nodeCrypto().createHash('sha256') : undefined;
     // A stored "no cursor" may be JSON null: the same as none.
     if (resume?.from !== undefined && resume.from !== null) {
       const from = resume.from;
@@ -217,7 +218,7 @@ async function* readJsonl<S>(
       info.events = 0;
       info.skippedLines = 0;
       info.filteredLines = 0;
-      hash = verify ? createHash('sha256') : undefined;
+      hash = verify ? nodeCrypto().createHash('sha256') : undefined;
     }
     resume?.onStart?.(start);
     state = core.init(ctx);
@@ -239,7 +240,7 @@ async function* readJsonl<S>(
         version: 1,
         parser,
         offset: res.committed,
-        prefixHash: verify ? (res.hash ?? createHash('sha256')).digest('hex') : '',
+        prefixHash: verify ? (res.hash ?? nodeCrypto().createHash('sha256')).digest('hex') : '',
         state: { core: core.snapshot(state as S), replaced: res.replaced, kinds: [...options.kinds] } satisfies StoredState,
       };
       resume.onCursor({ cursor, partialLine: res.partialLine, info: { ...info } });

@@ -35,22 +35,37 @@ async function main() {
     return;
   }
   rmSync(outDir, { recursive: true, force: true });
-  await bundleTo(rolldown, { run: input }, '[name]-[hash].js');
+  await bundleTo(rolldown, { run: input }, '[name]-[hash].js', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] });
   await bundleTo(rolldown, { front: join(root, 'dist', 'src', 'cli', 'front.js') }, 'front-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
 }
 
+/**
+ * The codecs' descriptors (`codecs/<agent>/descriptor.js`) and the roots modules they import, in one chunk
+ * the registry loads at once: left to itself, rolldown gives each its own (each codec's chunk imports it
+ * too), two dozen small files for every start to resolve and link. The codecs' parsers stay in a chunk per
+ * codec, which the registry imports when a codec's files are read (src/lazy-codec.ts).
+ */
+function descriptorChunk(id, ctx) {
+  const codecFile = /[\\/]codecs[\\/][^\\/]+[\\/](descriptor|paths)\.js$/.exec(id);
+  if (codecFile === null) return null;
+  if (codecFile[1] === 'descriptor') return 'descriptors';
+  const importers = ctx.getModuleInfo(id)?.importers ?? [];
+  return importers.some((i) => /[\\/]descriptor\.js$/.test(i)) ? 'descriptors' : null;
+}
+
 /** `entries` and the modules of ours they import into outDir; chunks named by `chunkFileNames`. */
-async function bundleTo(rolldown, entries, chunkFileNames) {
+async function bundleTo(rolldown, entries, chunkFileNames, codeSplitting = true) {
   const bundle = await rolldown({
     input: entries,
     platform: 'node',
     // ours (relative and absolute paths) in, packages and builtins out
     external: (id) => !id.startsWith('.') && !id.startsWith('/'),
     logLevel: 'warn',
+    preserveEntrySignatures: 'allow-extension',
   });
   try {
-    await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames });
+    await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames, codeSplitting });
   } finally {
     await bundle.close();
   }

@@ -1,29 +1,59 @@
-/** The codecs that ship with sessionfold, in the order `sessions` and `cost` list agents. */
-import type { Codec } from '../cursors/protocol/codec.js';
-import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
-import { claude } from '../codecs/claude/index.js';
-import { codex } from '../codecs/codex/index.js';
-import { gemini } from '../codecs/gemini/index.js';
-import { copilot } from '../codecs/copilot/index.js';
-import { pi } from '../codecs/pi/index.js';
-import { omp } from '../codecs/omp/index.js';
-import { openclaw } from '../codecs/openclaw/index.js';
-import { opencode } from '../codecs/opencode/index.js';
-import { hermes } from '../codecs/hermes/index.js';
-import { cursor } from '../codecs/cursor/index.js';
-import { goose } from '../codecs/goose/index.js';
-import { qwen } from '../codecs/qwen/index.js';
-import { droid } from '../codecs/droid/index.js';
-import { kimi } from '../codecs/kimi/index.js';
-import { amp } from '../codecs/amp/index.js';
-import { antigravity } from '../codecs/antigravity/index.js';
-import { cline } from '../codecs/cline/index.js';
-import { roo } from '../codecs/roo/index.js';
-import { kilo } from '../codecs/kilo/index.js';
-import { grok } from '../codecs/grok/index.js';
-import { grokCli } from '../codecs/grok-cli/index.js';
-import { codebuff } from '../codecs/codebuff/index.js';
-import { zcode } from '../codecs/zcode/index.js';
-import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
+/**
+ * The codecs that ship with sessionfold, in the order `sessions` and `cost` list agents: each codec's
+ * descriptor, and its module behind a dynamic import, which the registry loads when the codec's files are
+ * listed or read (src/lazy-codec.ts).
+ */
+import type { BuiltinCodec } from './lazy-codec.js';
+import { sessionfoldJsonlDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
+import { claudeDescriptor } from '../codecs/claude/descriptor.js';
+import { codexDescriptor } from '../codecs/codex/descriptor.js';
+import { geminiDescriptor } from '../codecs/gemini/descriptor.js';
+import { copilotDescriptor } from '../codecs/copilot/descriptor.js';
+import { piDescriptor } from '../codecs/pi/descriptor.js';
+import { ompDescriptor } from '../codecs/omp/descriptor.js';
+import { openclawDescriptor } from '../codecs/openclaw/descriptor.js';
+import { opencodeDescriptor } from '../codecs/opencode/descriptor.js';
+import { hermesDescriptor } from '../codecs/hermes/descriptor.js';
+import { cursorDescriptor } from '../codecs/cursor/descriptor.js';
+import { gooseDescriptor } from '../codecs/goose/descriptor.js';
+import { qwenDescriptor } from '../codecs/qwen/descriptor.js';
+import { droidDescriptor } from '../codecs/droid/descriptor.js';
+import { kimiDescriptor } from '../codecs/kimi/descriptor.js';
+import { ampDescriptor } from '../codecs/amp/descriptor.js';
+import { antigravityDescriptor } from '../codecs/antigravity/descriptor.js';
+import { clineDescriptor } from '../codecs/cline/descriptor.js';
+import { rooDescriptor } from '../codecs/roo/descriptor.js';
+import { kiloDescriptor } from '../codecs/kilo/descriptor.js';
+import { grokDescriptor } from '../codecs/grok/descriptor.js';
+import { grokCliDescriptor } from '../codecs/grok-cli/descriptor.js';
+import { codebuffDescriptor } from '../codecs/codebuff/descriptor.js';
+import { zcodeDescriptor } from '../codecs/zcode/descriptor.js';
+import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
-export const BUILTIN_CODECS: readonly Codec[] = [sessionfoldJsonl, claude, codex, gemini, copilot, pi, omp, openclaw, opencode, hermes, cursor, goose, qwen, droid, kimi, amp, antigravity, cline, roo, kilo, grok, grokCli, codebuff, zcode, sessionfoldStore];
+export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
+  { descriptor: sessionfoldJsonlDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/index.js')).sessionfoldJsonl },
+  { descriptor: claudeDescriptor, load: async () => (await import('../codecs/claude/index.js')).claude },
+  { descriptor: codexDescriptor, load: async () => (await import('../codecs/codex/index.js')).codex },
+  { descriptor: geminiDescriptor, load: async () => (await import('../codecs/gemini/index.js')).gemini },
+  { descriptor: copilotDescriptor, load: async () => (await import('../codecs/copilot/index.js')).copilot },
+  { descriptor: piDescriptor, load: async () => (await import('../codecs/pi/index.js')).pi },
+  { descriptor: ompDescriptor, load: async () => (await import('../codecs/omp/index.js')).omp },
+  { descriptor: openclawDescriptor, load: async () => (await import('../codecs/openclaw/index.js')).openclaw },
+  { descriptor: opencodeDescriptor, load: async () => (await import('../codecs/opencode/index.js')).opencode },
+  { descriptor: hermesDescriptor, load: async () => (await import('../codecs/hermes/index.js')).hermes },
+  { descriptor: cursorDescriptor, load: async () => (await import('../codecs/cursor/index.js')).cursor },
+  { descriptor: gooseDescriptor, load: async () => (await import('../codecs/goose/index.js')).goose },
+  { descriptor: qwenDescriptor, load: async () => (await import('../codecs/qwen/index.js')).qwen },
+  { descriptor: droidDescriptor, load: async () => (await import('../codecs/droid/index.js')).droid },
+  { descriptor: kimiDescriptor, load: async () => (await import('../codecs/kimi/index.js')).kimi },
+  { descriptor: ampDescriptor, load: async () => (await import('../codecs/amp/index.js')).amp },
+  { descriptor: antigravityDescriptor, load: async () => (await import('../codecs/antigravity/index.js')).antigravity },
+  { descriptor: clineDescriptor, load: async () => (await import('../codecs/cline/index.js')).cline },
+  { descriptor: rooDescriptor, load: async () => (await import('../codecs/roo/index.js')).roo },
+  { descriptor: kiloDescriptor, load: async () => (await import('../codecs/kilo/index.js')).kilo },
+  { descriptor: grokDescriptor, load: async () => (await import('../codecs/grok/index.js')).grok },
+  { descriptor: grokCliDescriptor, load: async () => (await import('../codecs/grok-cli/index.js')).grokCli },
+  { descriptor: codebuffDescriptor, load: async () => (await import('../codecs/codebuff/index.js')).codebuff },
+  { descriptor: zcodeDescriptor, load: async () => (await import('../codecs/zcode/index.js')).zcode },
+  { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
+];

@@ -51,8 +51,11 @@ export type { CursorDocument } from '../cursors/store.js';
 export { SessionfoldError, isSessionfoldError, ERROR_CODES } from '../cursors/protocol/errors.js';
 export type { ErrorCode, SessionfoldErrorDetails } from '../cursors/protocol/errors.js';
 
-// The registry, the built-in codecs, and `read()`.
-export { registerCodec, findCodec, getCodec, listCodecs } from './registry.js';
+// The registry, the built-in codecs, and `read()`. The package loads every built-in codec here, as it names
+// them all below: a codec from `getCodec()` has every member at once (the CLI loads each when it needs it).
+import { loadCodecs } from './registry.js';
+export { registerCodec, findCodec, getCodec, listCodecs, loadCodec, loadCodecs } from './registry.js';
+await loadCodecs();
 export { read } from './read.js';
 export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';

@@ -1,12 +1,15 @@
 /**
  * The codec registry: codecs register under their id and aliases. Built-in codecs are listed in
- * `src/builtin-codecs.ts`; `registerCodec()` adds a plugin codec at run time.
+ * `src/builtin-codecs.ts` and held as descriptors whose modules load when their files are listed or read
+ * (src/lazy-codec.ts); `loadCodec()` loads one where a caller needs more than that. `registerCodec()` adds a
+ * plugin codec at run time.
  */
 import { open } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Codec } from '../cursors/protocol/codec.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
 import { BUILTIN_CODECS } from './builtin-codecs.js';
+import { LazyCodec } from './lazy-codec.js';
 
 const byName = new Map<string, Codec>();
 const ordered: Codec[] = [];
@@ -36,7 +39,28 @@ export function listCodecs(): readonly Codec[] {
   return ordered;
 }
 
-for (const c of BUILTIN_CODECS) registerCodec(c);
+const builtins = new Set<Codec>(BUILTIN_CODECS.map((b) => new LazyCodec(b)));
+for (const c of builtins) registerCodec(c);
+
+/** A codec that ships with sessionfold (as the registry holds it): the scan's workers know it by name. */
+export function isBuiltinCodec(codec: Codec): boolean {
+  return builtins.has(codec);
+}
+
+/**
+ * The codec with its module loaded: every member usable at once (a built-in codec otherwise loads it on the
+ * first listing or read; its other members need it loaded). The same object, for a codec registered whole.
+ */
+export async function loadCodec(codec: Codec): Promise<Codec> {
+  if (codec instanceof LazyCodec) await codec.load();
+  return codec;
+}
+
+/** Every registered codec, loaded (see `loadCodec`). */
+export async function loadCodecs(): Promise<readonly Codec[]> {
+  await Promise.all(ordered.map(loadCodec));
+  return ordered;
+}
 
 /** How much of a file `detectCodec` hands the codecs: a Codex 0.137+ first line alone is 40 KB and more. */
 export const DETECT_HEAD_BYTES = 256 * 1024;
@@ -66,7 +90,7 @@ export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process
   }
   let best: Codec | undefined;
   let bestScore = 0;
-  for (const codec of ordered) {
+  for (const codec of await loadCodecs()) {
     if (codec.detect === undefined) continue;
     const score = codec.detect(path, head);
     if (score === 0) continue;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { claude, getClaudePathInfo, getClaudeRoots, getSubagentMetaPath } from '../codecs/claude/index.js';
 import type { SessionFile } from '../cursors/protocol/codec.js';
-import { getCodec } from '../src/registry.js';
+import { getCodec, loadCodec } from '../src/registry.js';
 import { createSessionManager } from '../src/sessions/manager.js';
 import { scanUsage } from '../src/scan/index.js';
 import { FAKE_PRICER, makeHome } from './sessions-helpers.js';
@@ -123,9 +123,12 @@ describe('claude codec contract', () => {
     expect(claude.resumeCommand!(P)).toEqual(['claude', '--resume', P]);
   });
 
-  it('is registered as claude, with its aliases, incremental over JSONL', () => {
-    expect(getCodec('claude')).toBe(claude);
-    expect(getCodec('claude-code')).toBe(claude);
+  it('is registered as claude, with its aliases, incremental over JSONL', async () => {
+    // The registry holds the codec's descriptor and loads this module's codec behind it.
+    const registered = await loadCodec(getCodec('claude'));
+    expect(getCodec('claude-code')).toBe(registered);
+    expect(registered.id).toBe(claude.id);
+    expect(registered.lineCore).toBe(claude.lineCore);
     expect(claude.capabilities).toMatchObject({ incremental: true, persistence: 'jsonl' });
     expect(claude.lineCore).toBeDefined();
   });

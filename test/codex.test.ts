@@ -11,7 +11,7 @@ import type { CodexState } from '../codecs/codex/parse.js';
 import { parseSync } from '../cursors/sync.js';
 import { hashId32 } from '../cursors/ids.js';
 import { newReadInfo, normalizeReadOptions, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
-import { getCodec } from '../src/registry.js';
+import { getCodec, loadCodec } from '../src/registry.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import type { MessageEvent, SessionEvent, ToolCallEvent, ToolResultEvent } from '../cursors/protocol/events.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
@@ -56,10 +56,13 @@ describe('codex paths', () => {
     expect(await codex.locate!([CODEX_HOME], '0199ffff-0000-7000-8000-000000000000')).toBeUndefined();
   });
 
-  it('resumes with `codex resume <id>` and registers under its id and aliases', () => {
+  it('resumes with `codex resume <id>` and registers under its id and aliases', async () => {
     expect(codex.resumeCommand!(ID_A)).toEqual(['codex', 'resume', ID_A]);
-    expect(getCodec('codex')).toBe(codex);
-    expect(getCodec('codex-cli')).toBe(codex);
+    // The registry holds the codec's descriptor and loads this module's codec behind it.
+    const registered = await loadCodec(getCodec('codex'));
+    expect(getCodec('codex-cli')).toBe(registered);
+    expect(registered.lineCore).toBe(codexCore);
+    expect(registered.resumeCommand!(ID_A)).toEqual(['codex', 'resume', ID_A]);
     expect(codex.capabilities).toMatchObject({ incremental: true, persistence: 'jsonl' });
     expect(codex.lineCore).toBe(codexCore);
   });

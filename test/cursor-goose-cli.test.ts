@@ -145,7 +145,7 @@ describe('the SQLite driver in a CLI process', () => {
   it('takes URI file names (no private copy) even when another database was opened first, as the cache is', async () => {
     const dist = (p: string) => JSON.stringify(fileURLToPath(new URL(`../dist/${p}`, import.meta.url)));
     const script = [
-      `await import(${dist('src/builtin-codecs.js')});`,
+      `await (await import(${dist('src/registry.js')})).loadCodecs();`,
       "const { default: Database } = await import('better-sqlite3');",
       "new Database(':memory:').close();",
       `const { withSqliteSnapshot } = await import(${dist('cursors/sqlite.js')});`,

@@ -87,9 +87,9 @@ async function goldenTotals(agent: string): Promise<Tokens> {
 
 describe('a tree with a sample of every agent', () => {
   it('has an entry for every registered codec (a new codec must join the tree)', () => {
-    const missing = BUILTIN_CODECS.map((c) => c.id).filter((id) => AGENT_TREE[id] === undefined && !NOT_AGENTS.includes(id));
+    const missing = BUILTIN_CODECS.map((c) => c.descriptor.id).filter((id) => AGENT_TREE[id] === undefined && !NOT_AGENTS.includes(id));
     expect(missing, 'codecs without an entry in test/helpers/every-agent-tree.ts').toEqual([]);
-    for (const id of Object.keys(AGENT_TREE)) expect(BUILTIN_CODECS.some((c) => c.id === id), `${id} is registered`).toBe(true);
+    for (const id of Object.keys(AGENT_TREE)) expect(BUILTIN_CODECS.some((c) => c.descriptor.id === id), `${id} is registered`).toBe(true);
   });
 
   it('cost report --json --group-by agent: a row per agent that records tokens, equal to the golden totals; the cache changes nothing', async () => {

@@ -8,10 +8,13 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { LineCore } from '../cursors/core.js';
-import { getCodec, registerCodec } from '../src/registry.js';
+import { getCodec, loadCodecs, registerCodec } from '../src/registry.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import type { SessionListOptions, SessionManagerOptions, SessionSummary } from '../src/sessions/types.js';
 import { writeExportSession, type Home } from './sessions-helpers.js';
+
+// The probes copy built-in codecs' line cores, which a registered codec has only once its module is loaded.
+await loadCodecs();
 
 /** A registered copy of a codec that logs the path of every file it reads. */
 export interface Probe {

@@ -5,14 +5,14 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localTimeZone } from '../src/cost/calendar.js';
 import type { CostSummary } from '../src/cost/types.js';
-import { writeClaudeSession } from './claude-lines.js';
+import { claudeLine, writeClaudeSession } from './claude-lines.js';
 import { makeHome, type Home } from './sessions-helpers.js';
 
 const exec = promisify(execFile);
@@ -73,6 +73,117 @@ process.stdout.write(JSON.stringify({ code, out, loaded: [...new Set(loaded)] })
     const after = await report();
     expect(after.summary).toMatchObject({ totalUsd: 1.25, requestCount: 1 });
     expect(after.loaded).toContain('better-sqlite3');
+  }, 60_000);
+});
+
+describe('an empty cost report loads no codec (built CLI, bundle and modules one by one)', () => {
+  // Node's module loader reports every module it loads, ours and packages', to this hook (it runs before the
+  // CLI's first import): the evidence is what was loaded, not how long it took.
+  const HOOK = `data:text/javascript,${encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { writeSync(2, 'LOADED ' + url + '\\n'); return next(url, context); }")}`;
+  const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOK)});`)}`;
+  const ROOT = fileURLToPath(new URL('..', import.meta.url));
+  const MAIN = join(ROOT, 'dist/src/cli/main.js');
+  // A home of its own with no agent folder at all (makeHome's holds an empty export folder).
+  let bare: Home;
+  beforeAll(async () => {
+    bare = await makeHome();
+    await rm(bare.exports, { recursive: true, force: true });
+  });
+  afterAll(async () => {
+    await rm(bare.dir, { recursive: true, force: true });
+  });
+
+  async function loadedBy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; files: string[] }> {
+    const r = await exec(process.execPath, ['--import', REGISTER, ...args], { env: { ...bare.env, SESSIONFOLD_SOCKET: 'off', ...env } });
+    const files = [...r.stderr.matchAll(/^LOADED (file:\S+)$/gm)].map((m) => relative(ROOT, fileURLToPath(m[1]!)).split('\\').join('/'));
+    expect(files.length).toBeGreaterThan(3);
+    return { stdout: r.stdout, files };
+  }
+
+  /** The modules of ours a loaded file holds: itself, or for a bundle chunk the modules rolldown put in it. */
+  function modulesOf(file: string): string[] {
+    if (!file.startsWith('dist/src/cli/bundle/')) return [file];
+    return [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!);
+  }
+
+  // A codec's descriptor and roots are all an empty report needs of it; parsers, SQLite, prices and stream-json load with files.
+  const codecCode = (f: string) => /^dist\/codecs\/[^/]+\/(?!descriptor\.js$|paths\.js$)[^/]+$/.test(f);
+  const packages = /node_modules\/(better-sqlite3|@pydantic\/genai-prices|stream-json|stream-chain)\//;
+
+  it('from its bundle: no codec module, no parser package, no price data', async () => {
+    const { stdout, files } = await loadedBy([MAIN, 'cost', 'report', '--json']);
+    expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+    expect(files.some((f) => f.startsWith('dist/src/cli/bundle/'))).toBe(true);
+    const ours = files.flatMap(modulesOf);
+    expect(ours).toContain('dist/src/registry.js');
+    expect(ours.some((f) => /^dist\/codecs\/claude\/(descriptor|paths)\.js$/.test(f))).toBe(true);
+    expect(ours.filter(codecCode)).toEqual([]);
+    expect(files.filter((f) => packages.test(f))).toEqual([]);
+  }, 60_000);
+
+  it('from the modules one by one: the same', async () => {
+    const { stdout, files } = await loadedBy(['--input-type=module', '-e', `const m = await import(${JSON.stringify(RUN)}); process.exitCode = await m.runCli(['cost', 'report', '--json']);`]);
+    expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+    expect(files).toContain('dist/codecs/claude/descriptor.js');
+    expect(files.filter(codecCode)).toEqual([]);
+    expect(files.filter((f) => packages.test(f))).toEqual([]);
+  }, 60_000);
+
+  it('loads the codec of an agent with files, and that one only', async () => {
+    const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'only-claude') };
+    await writeClaudeSession(join(env.CLAUDE_CONFIG_DIR), '77777777-7777-4777-8777-777777777777', [{ id: 'o1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+    const { stdout, files } = await loadedBy(['--input-type=module', '-e', `const m = await import(${JSON.stringify(RUN)}); process.exitCode = await m.runCli(['cost', 'report', '--json', '--no-cache']);`], env);
+    expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
+    const codecs = new Set(files.filter(codecCode).map((f) => f.split('/')[2]));
+    expect([...codecs]).toEqual(['claude']);
+  }, 60_000);
+});
+
+describe('a warm local statusline (built CLI)', () => {
+  let own: Home;
+  beforeAll(async () => {
+    own = await makeHome();
+  });
+  afterAll(async () => {
+    await rm(own.dir, { recursive: true, force: true });
+  });
+
+  /** A status line in a fresh process: its data, and whether it loaded the price data. */
+  async function statusline(): Promise<{ data: { session: { costUsd: number }; today: { costUsd: number } }; prices: boolean }> {
+    const script = `const m = await import(${JSON.stringify(RUN)});
+let out = '';
+const stdout = { write: (s) => ((out += s), true) };
+const code = await m.runCli(['statusline', '--agent', 'claude', '--session', '88888888-8888-4888-8888-888888888888', '--json'], { stdout, stderr: process.stderr, env: process.env });
+const { createRequire } = await import('node:module');
+const prices = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('genai-prices'));
+process.stdout.write(JSON.stringify({ code, out, prices }));`;
+    const r = await exec(process.execPath, ['--input-type=module', '-e', script], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off' } });
+    const j = JSON.parse(r.stdout) as { code: number; out: string; prices: boolean };
+    expect(j.code).toBe(0);
+    return { data: JSON.parse(j.out), prices: j.prices };
+  }
+
+  it('prices the models it resolved before without loading the price data, to the same cents', async () => {
+    const now = Date.now();
+    // Claude Code records no cost: the status line prices every response.
+    const lines = [
+      { id: 's1', ms: now - 120_000, inp: 1000, out: 2000, cr: 30_000, cw: 500, usd: 0 },
+      { id: 's2', ms: now - 60_000, inp: 100, out: 400, cr: 31_000, cw: 0, usd: 0 },
+    ].map((r) => {
+      const o = JSON.parse(claudeLine('88888888-8888-4888-8888-888888888888', r)) as Record<string, unknown>;
+      delete o.costUSD;
+      return JSON.stringify(o);
+    });
+    await mkdir(join(own.claude, 'projects', '-w'), { recursive: true });
+    await writeFile(join(own.claude, 'projects', '-w', '88888888-8888-4888-8888-888888888888.jsonl'), lines.join('\n') + '\n');
+    const cold = await statusline();
+    expect(cold.prices).toBe(true);
+    expect(existsSync(join(own.env.XDG_CACHE_HOME as string, 'sessionfold', 'prices.json'))).toBe(true);
+    const warm = await statusline();
+    expect(warm.prices).toBe(false);
+    expect(warm.data.session.costUsd).toBeGreaterThan(0);
+    expect(warm.data.session.costUsd).toBe(cold.data.session.costUsd);
+    expect(warm.data.today.costUsd).toBe(cold.data.today.costUsd);
   }, 60_000);
 });
 

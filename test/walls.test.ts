@@ -52,11 +52,11 @@ const top = (p: string) => p.split('/')[0]!;
  * with pi's SessionManager.
  */
 const FORMAT_FAMILIES: Record<string, readonly string[]> = {
-  omp: ['codecs/pi/index.ts'],
-  openclaw: ['codecs/pi/index.ts'],
-  roo: ['codecs/cline/index.ts'],
+  omp: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
+  openclaw: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
+  roo: ['codecs/cline/index.ts', 'codecs/cline/descriptor.ts', 'codecs/cline/paths.ts'],
   // Kilo Code's extension keeps Cline's tasks; Kilo CLI is OpenCode's engine.
-  kilo: ['codecs/cline/index.ts', 'codecs/opencode/index.ts'],
+  kilo: ['codecs/cline/index.ts', 'codecs/cline/descriptor.ts', 'codecs/cline/paths.ts', 'codecs/opencode/index.ts', 'codecs/opencode/descriptor.ts'],
 };
 const inCli = (p: string) => p.startsWith('src/cli/');
 const isRenderer = (p: string) => p.startsWith('src/cli/render/') || p === 'src/cli/output.ts';

@@ -510,12 +510,12 @@ describe('reads through the codecs give the same events with the WebAssembly ker
   it('every fixture, every kind and usage only, in read chunks of 1 MiB, 4 KiB and 61 bytes (lines spanning chunks)', () => {
     // A child process per mode: the kernel is chosen when cursors/native.ts loads.
     const script = `
-      const { BUILTIN_CODECS } = await import(${JSON.stringify(join(ROOT, 'dist/src/builtin-codecs.js'))});
+      const { getCodec } = await import(${JSON.stringify(join(ROOT, 'dist/src/registry.js'))});
       const { wasmKernel } = await import(${JSON.stringify(join(ROOT, 'dist/cursors/native.js'))});
       const files = JSON.parse(process.argv[1]);
       const out = [wasmKernel !== undefined];
       for (const file of files) {
-        const codec = BUILTIN_CODECS.find((c) => file.includes('codex') ? c.id === 'codex' : c.id === 'claude');
+        const codec = getCodec(file.includes('codex') ? 'codex' : 'claude');
         for (const bufferSize of [1 << 20, 4096, 61]) {
           for (const opts of [{}, { kinds: ['session', 'usage'], titles: false }]) {
             const events = [];

@@ -10,11 +10,11 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseAmpThread } from './parse.js';
 import { CODEC_ID, getAmpRoots, threadIdOf } from './paths.js';
+import { PARSER_VERSION, ampDescriptor } from './descriptor.js';
 
 export { parseAmpThread } from './parse.js';
 export { getAmpRoots } from './paths.js';
 
-const PARSER_VERSION = 1;
 
 function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
   for (const root of roots) {
@@ -28,13 +28,7 @@ function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
 
 /** Amp: thread documents under `$XDG_DATA_HOME/amp/threads`; see its README. */
 export const amp: Codec = {
-  id: CODEC_ID,
-  aliases: ['ampcode'],
-  displayName: 'Amp',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
-  defaultRoots: getAmpRoots,
-  rootVariables: ['SESSIONFOLD_AMP_DIR'],
+  ...ampDescriptor,
   ...fromSyncListing(discoverSync),
   getParseDependencies: () => [],
   read: createDocumentRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, parseAmpThread),

@@ -11,11 +11,11 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createAntigravityCore } from './parse.js';
 import { CODEC_ID, conversationIdOf, getAntigravityRoots, TRANSCRIPT } from './paths.js';
+import { PARSER_VERSION, antigravityDescriptor } from './descriptor.js';
 
 export { createAntigravityCore } from './parse.js';
 export { getAntigravityRoots } from './paths.js';
 
-const PARSER_VERSION = 1;
 const CODEC = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 
 function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
@@ -35,13 +35,7 @@ const coreFor = (file: string) => createAntigravityCore(conversationIdOf(file));
 
 /** The Antigravity CLI: step logs under `~/.gemini/antigravity-cli/brain`; see its README. */
 export const antigravity: Codec = {
-  id: CODEC_ID,
-  aliases: ['agy', 'antigravity-cli'],
-  displayName: 'Antigravity CLI',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getAntigravityRoots,
-  rootVariables: ['SESSIONFOLD_ANTIGRAVITY_DIR'],
+  ...antigravityDescriptor,
   ...fromSyncListing(discoverSync),
   getParseDependencies: () => [],
   lineCore: createAntigravityCore('stdin'),

@@ -16,6 +16,7 @@ import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';
 import { scanClaudeUsage } from './native.js';
 import { CODEC_ID, discoverClaudeFiles, discoverClaudeFilesSync, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
+import { PARSER_VERSION, claudeDescriptor } from './descriptor.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
 export { extractSubagentMeta, readSubagentMeta, readSubagentMetaSync } from './meta.js';
@@ -40,15 +41,7 @@ export {
   type SubagentMeta,
 } from './schema.js';
 
-/**
- * Goes up whenever this codec would parse an unchanged file differently. 2: titles on (repeated) session
- * events, the subagent sidecar, `provider`, `speed` and `webSearchRequests` on usage events. 4: a line with an
- * absurd token count or cost (cursors/sane.ts) is refused, where it was clamped or kept (a cache of an older
- * version may hold its record). 5: a response is keyed on its message id alone (a cache of an older version
- * may count a copy without `requestId` twice). 6: a `progress` line's copy of a subagent response counts, in
- * the subagent's session (a cache of an older version lacks the responses only a parent holds).
- */
-export const PARSER_VERSION = 6;
+export { PARSER_VERSION } from './descriptor.js';
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const readWithoutMeta = createJsonlRead(PARSER, claudeCore);
@@ -93,14 +86,8 @@ function detect(_file: string, head: Buffer): DetectScore {
 
 /** Claude Code: `~/.claude/projects` and `~/.config/claude/projects` (or `CLAUDE_CONFIG_DIR`); see its README. */
 export const claude: Codec = {
-  id: CODEC_ID,
-  aliases: ['claude-code', 'claudecode'],
-  displayName: 'Claude Code',
+  ...claudeDescriptor,
   detect,
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getClaudeRoots,
-  rootVariables: ['CLAUDE_CONFIG_DIR'],
   discover: discoverClaudeFiles,
   discoverSync: discoverClaudeFilesSync,
   locate: locateClaude,

@@ -8,17 +8,17 @@
  */
 import { homedir } from 'node:os';
 import { basename, join, sep } from 'node:path';
-import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, CodecDescriptor, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { createClineParser, type ClineFlavor } from './parse.js';
-import { API_HISTORY, TASK_METADATA, UI_MESSAGES, envDirs, extensionStorageRoots, siblingOf } from './paths.js';
+import { API_HISTORY, TASK_METADATA, UI_MESSAGES, siblingOf } from './paths.js';
+import { clineDescriptor } from './descriptor.js';
 
 export { createClineParser, uncachedInput, type ClineFlavor } from './parse.js';
-export { EDITORS, envDirs, extensionStorageRoots, globalStorageDirs, taskIdOf } from './paths.js';
-
-const PARSER_VERSION = 1;
+export { EDITORS, envDirs, extensionStorageRoots, getClineRoots, globalStorageDirs, taskIdOf } from './paths.js';
+export { clineFamilyDescriptor } from './descriptor.js';
 
 /** Every task's `ui_messages.json` under `<root>/tasks/<taskId>/`, with the stat its listing took. */
 export function discoverTasks(agent: string, roots: readonly string[]): Iterable<SessionFile> {
@@ -38,14 +38,10 @@ export function discoverTasks(agent: string, roots: readonly string[]): Iterable
 
 /** What tells one extension of the family from another. */
 export interface ClineFamilySpec {
-  id: string;
-  aliases: readonly string[];
-  displayName: string;
+  /** Its names and roots (descriptor.ts `clineFamilyDescriptor`). */
+  descriptor: CodecDescriptor;
   /** The VS Code extension id (`publisher.name`), the name of its globalStorage folder. */
   extensionId: string;
-  defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
-  /** The variables that move its roots (named when set to a folder that is missing). */
-  rootVariables: readonly string[];
   flavor: Omit<ClineFlavor, 'id'>;
 }
 
@@ -66,42 +62,22 @@ function detectFor(extensionId: string): (file: string, head: Buffer) => DetectS
 
 /** A codec of the Cline family: the shared engine under one extension's roots and name. */
 export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
-  const flavor: ClineFlavor = { id: spec.id, ...spec.flavor };
+  const { descriptor } = spec;
+  const flavor: ClineFlavor = { id: descriptor.id, ...spec.flavor };
   const deps = flavor.metadataModels ? [API_HISTORY, TASK_METADATA] : [API_HISTORY];
   return {
-    id: spec.id,
-    aliases: spec.aliases,
-    displayName: spec.displayName,
-    parserVersion: PARSER_VERSION,
-    capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
-    defaultRoots: spec.defaultRoots,
-    rootVariables: spec.rootVariables,
-    ...fromSyncListing((roots) => discoverTasks(spec.id, roots)),
+    ...descriptor,
+    ...fromSyncListing((roots) => discoverTasks(descriptor.id, roots)),
     getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
-    read: createDocumentRead({ id: spec.id, parserVersion: PARSER_VERSION }, createClineParser(flavor)),
+    read: createDocumentRead(descriptor, createClineParser(flavor)),
     detect: detectFor(spec.extensionId),
   };
 }
 
-/**
- * Cline's storage folders: `SESSIONFOLD_CLINE_DIR` (comma-separated folders, each holding `tasks/`) replaces
- * the defaults, which are `saoudrizwan.claude-dev` in every editor's globalStorage and Cline's own data
- * folder outside VS Code (`CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else `~/.cline/data`).
- */
-export function getClineRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env.HOME || homedir();
-  const own = envDirs(env.CLINE_DATA_DIR)?.[0] ?? (env.CLINE_DIR?.trim() ? join(env.CLINE_DIR.trim(), 'data') : join(home, '.cline', 'data'));
-  return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, [own]);
-}
-
 /** Cline: tasks under the extension's globalStorage; see README.md. */
 export const cline: Codec = defineClineFamilyCodec({
-  id: 'cline',
-  aliases: ['claude-dev', 'cline-vscode'],
-  displayName: 'Cline',
+  descriptor: clineDescriptor,
   extensionId: 'saoudrizwan.claude-dev',
-  defaultRoots: getClineRoots,
-  rootVariables: ['SESSIONFOLD_CLINE_DIR', 'CLINE_DATA_DIR', 'CLINE_DIR'],
   flavor: { metadataModels: true },
 });
 export default cline;

@@ -53,3 +53,14 @@ export function taskIdOf(file: string): string {
 export function siblingOf(file: string, name: string): string {
   return join(dirname(file), name);
 }
+
+/**
+ * Cline's storage folders: `SESSIONFOLD_CLINE_DIR` (comma-separated folders, each holding `tasks/`) replaces
+ * the defaults, which are `saoudrizwan.claude-dev` in every editor's globalStorage and Cline's own data
+ * folder outside VS Code (`CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else `~/.cline/data`).
+ */
+export function getClineRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME || homedir();
+  const own = envDirs(env.CLINE_DATA_DIR)?.[0] ?? (env.CLINE_DIR?.trim() ? join(env.CLINE_DIR.trim(), 'data') : join(home, '.cline', 'data'));
+  return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, [own]);
+}

@@ -10,20 +10,15 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseCodebuffChat } from './parse.js';
 import { CODEC_ID, discoverCodebuffSync, getCodebuffRoots } from './paths.js';
+import { PARSER_VERSION, codebuffDescriptor } from './descriptor.js';
 
 export { parseCodebuffChat } from './parse.js';
 export { chatIdTime, discoverCodebuffSync, getCodebuffRoots } from './paths.js';
 
-const PARSER_VERSION = 1;
 
 /** Codebuff: chat documents under `~/.config/manicode/projects`; see its README. */
 export const codebuff: Codec = {
-  id: CODEC_ID,
-  aliases: ['manicode'],
-  displayName: 'Codebuff',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
-  defaultRoots: getCodebuffRoots,
+  ...codebuffDescriptor,
   ...fromSyncListing(discoverCodebuffSync),
   getParseDependencies: () => [],
   read: createDocumentRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, parseCodebuffChat),

@@ -12,6 +12,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, codexCore } from './parse.js';
 import { scanCodexUsage } from './native.js';
 import { candidateDayDirs, getCodexRoots, parseRolloutFileName, rolloutDirs, walkRollouts } from './paths.js';
+import { PARSER_VERSION, codexDescriptor } from './descriptor.js';
 
 export { codexCore, CODEC_ID, FALLBACK_MODEL, CODEX_USAGE_MARKERS } from './parse.js';
 export { mayHoldUsage } from './prefilter.js';
@@ -19,8 +20,6 @@ export type { CodexState } from './parse.js';
 export { getCodexRoots, parseRolloutFileName } from './paths.js';
 export * from './schema.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. 2: a line with an absurd token count (cursors/sane.ts) is refused, where a negative one was taken as 0. */
-const PARSER_VERSION = 2;
 
 function sessionFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
   // Every field set, in the Claude codec's order: one object shape for every file discovery hands over.
@@ -93,14 +92,8 @@ function detect(file: string, head: Buffer): DetectScore {
 
 /** The Codex CLI codec. */
 export const codex: Codec = {
-  id: CODEC_ID,
-  aliases: ['codex-cli', 'openai-codex'],
-  displayName: 'Codex CLI',
+  ...codexDescriptor,
   detect,
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getCodexRoots,
-  rootVariables: ['CODEX_HOME'],
   discover,
   discoverSync,
   locate,

@@ -27,8 +27,9 @@ import { CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilt
 import { scanFields, walkedFields } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
+import { CODEC_ID } from './descriptor.js';
 
-export const CODEC_ID = 'codex';
+export { CODEC_ID };
 /** Model reported when no `turn_context` named one (early Sept 2025 builds wrote none); flagged `modelFallback`. */
 export const FALLBACK_MODEL = 'gpt-5';
 export { CODEX_USAGE_MARKERS } from './prefilter.js';

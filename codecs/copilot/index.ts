@@ -16,6 +16,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { copilotCore, createCopilotCore } from './parse.js';
 import { readWorkspace } from './workspace.js';
 import { CODEC_ID, getCopilotRoots, locateSession, sessionStateDir, walkSessionState } from './paths.js';
+import { PARSER_VERSION, copilotDescriptor } from './descriptor.js';
 
 export { copilotCore, createCopilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';
 export { parseWorkspace, readWorkspace, workspacePathOf, type Workspace } from './workspace.js';
@@ -23,8 +24,7 @@ export { shutdownUsage, tokensOfDetails, tokensOfMetric, UNKNOWN_MODEL, type Tok
 export { CODEC_ID, EVENTS_FILE, getCopilotRoots, sessionIdOfPath, SESSION_STATE_DIR } from './paths.js';
 export { TYPE, type CopilotContext, type CopilotEnvelope, type CopilotModelMetric, type CopilotTokenDetail } from './schema.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 
 function sessionFile(path: string, root: string, sessionId: string, stat?: FileStat): SessionFile {
   // Every field set, in the other codecs' order: one object shape for every file discovery hands over.
@@ -75,14 +75,8 @@ function detect(_file: string, head: Buffer): DetectScore {
 
 /** The GitHub Copilot CLI codec. */
 export const copilot: Codec = {
-  id: CODEC_ID,
-  aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'],
-  displayName: 'GitHub Copilot CLI',
+  ...copilotDescriptor,
   detect,
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageRecordedAtEnd: true },
-  defaultRoots: getCopilotRoots,
-  rootVariables: ['COPILOT_HOME'],
   discover,
   discoverSync,
   locate,

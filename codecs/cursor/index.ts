@@ -22,15 +22,15 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import { COMPOSER_PREFIX } from './ide.js';
 import { CODEC_ID, createTranscriptCore } from './parse.js';
-import { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd } from './paths.js';
+import { chatStoreCwd, cursorFileKind, discoverCursorFiles, transcriptCwd } from './paths.js';
+import { PARSER_VERSION, cursorDescriptor } from './descriptor.js';
 
 export { CODEC_ID, createTranscriptCore, transcriptCore, transcriptIds, userQueryText, type TranscriptState } from './parse.js';
 export { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd, STATE_DB, STORE_DB, type CursorFileKind } from './paths.js';
 export { chatMessageEvents, chatSessionEvent, chatStoreEvents, decodeMeta, jsonBlobs, walkBlobs, walkTree, type ChatMeta, type TreeWalk, type Walk } from './store.js';
 export { bubbleOrder, composerEvents, parseKvValue } from './ide.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const PARSER_STRING = getParserString(PARSER);
@@ -96,13 +96,8 @@ function detect(_file: string, head: Buffer): DetectScore {
 
 /** Cursor: the CLI's chat stores, the IDE's `state.vscdb` and agent transcripts; records no tokens. See its README. */
 export const cursor: Codec = {
-  id: CODEC_ID,
-  aliases: ['cursor-agent', 'cursor-cli', 'cursor-ide'],
-  displayName: 'Cursor',
+  ...cursorDescriptor,
   detect,
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false, recordsUsage: false },
-  defaultRoots: getCursorRoots,
   discover: discoverCursor,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
     for await (const f of discoverCursor(roots)) if (f.sessionId === nativeId) return f;

@@ -10,8 +10,9 @@
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole, SessionEvent } from '../../cursors/protocol/events.js';
+import { CODEC_ID } from './descriptor.js';
 
-export const CODEC_ID = 'cursor';
+export { CODEC_ID };
 
 const USER_QUERY = /<user_query>\s*([\s\S]*?)\s*<\/user_query>/;
 

@@ -15,7 +15,10 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
-import { CODEC_ID, transcriptIds } from './parse.js';
+import { transcriptIds } from './parse.js';
+import { CODEC_ID } from './descriptor.js';
+
+export { getCursorRoots } from './descriptor.js';
 
 export const STORE_DB = 'store.db';
 export const STATE_DB = 'state.vscdb';
@@ -28,16 +31,6 @@ export function cursorFileKind(path: string): CursorFileKind {
   if (name.endsWith('.vscdb')) return 'ide-state';
   if (name.endsWith('.jsonl')) return 'transcript';
   return 'chat-store';
-}
-
-/** The default roots: the CLI home and every platform's IDE user folder (missing ones are skipped). */
-export function getCursorRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env.HOME || homedir();
-  const xdg = env.XDG_CONFIG_HOME;
-  const config = xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.config');
-  const roots = [join(home, '.cursor'), join(config, 'Cursor', 'User'), join(home, 'Library', 'Application Support', 'Cursor', 'User')];
-  if (env.APPDATA) roots.push(join(env.APPDATA, 'Cursor', 'User'));
-  return roots;
 }
 
 function file(root: string, dir: string, name: string, size: number, mtimeMs: number, extra: Partial<SessionFile> = {}): SessionFile {

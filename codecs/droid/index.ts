@@ -9,12 +9,12 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createDroidCore } from './parse.js';
 import { CODEC_ID, discoverDroidSync, getDroidRoots, settingsPathFor } from './paths.js';
 import { readDroidSettings, readDroidSettingsSync } from './settings.js';
+import { PARSER_VERSION, droidDescriptor } from './descriptor.js';
 
 export { createDroidCore, settingsUsage, type DroidState } from './parse.js';
 export { CODEC_ID as DROID_CODEC_ID, discoverDroidSync, getDroidRoots, settingsPathFor } from './paths.js';
 export { parseDroidSettings, readDroidSettings, type DroidSettings } from './settings.js';
 
-const PARSER_VERSION = 1;
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const plainCore = createDroidCore();
 
@@ -25,13 +25,7 @@ async function* readDroid(file: string, options?: ReadOptions): AsyncGenerator<S
 
 /** The Factory Droid codec. */
 export const droid: Codec = {
-  id: CODEC_ID,
-  aliases: ['factory', 'factory-droid'],
-  displayName: 'Factory Droid',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
-  defaultRoots: getDroidRoots,
-  rootVariables: ['DROID_SESSIONS_DIR'],
+  ...droidDescriptor,
   async *discover(roots: readonly string[]) {
     yield* discoverDroidSync(roots);
   },

@@ -22,6 +22,7 @@ import { createLegacyParser } from './legacy.js';
 import { createGeminiCore, geminiCore } from './parse.js';
 import { candidateFiles, CODEC_ID, discoverGeminiFilesSync, getGeminiDependencies, getGeminiRoots, getProjectPaths, type ProjectPaths } from './paths.js';
 import { findRewinds } from './rewinds.js';
+import { PARSER_VERSION, geminiDescriptor } from './descriptor.js';
 
 export { createGeminiCore, geminiCore, type GeminiCoreOptions, type GeminiState } from './parse.js';
 export { createLegacyParser } from './legacy.js';
@@ -29,8 +30,7 @@ export { findRewinds } from './rewinds.js';
 export { CODEC_ID, getGeminiPathInfo, getGeminiRoots, getProjectPaths, type GeminiPathInfo, type ProjectPaths } from './paths.js';
 export { usageEvent, type GeminiTokens } from './schema.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 
 const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 
@@ -100,14 +100,8 @@ function detect(_file: string, head: Buffer): DetectScore {
 
 /** Gemini CLI: `~/.gemini/tmp/<project>/chats` (or `GEMINI_CLI_HOME`); see its README. */
 export const gemini: Codec = {
-  id: CODEC_ID,
-  aliases: ['gemini-cli', 'geminicli'],
-  displayName: 'Gemini CLI',
+  ...geminiDescriptor,
   detect,
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getGeminiRoots,
-  rootVariables: ['GEMINI_CLI_HOME'],
   async *discover(roots: readonly string[]) {
     yield* discoverGeminiFilesSync(roots);
   },

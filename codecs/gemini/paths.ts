@@ -12,7 +12,7 @@
  * registered path). A `.json` beside a `.jsonl` of the same name was migrated to it on resume (Gemini CLI
  * appends the whole record to the `.jsonl` and leaves the `.json`), so only the `.jsonl` is listed.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../cursors/builtins.js';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -65,7 +65,7 @@ function readRegistry(path: string): Record<string, string> {
 }
 
 function sha256(s: string): string {
-  return createHash('sha256').update(s).digest('hex');
+  return nodeCrypto().createHash('sha256').update(s).digest('hex');
 }
 
 /**

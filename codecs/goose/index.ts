@@ -17,12 +17,12 @@ import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected } from '../../cursors/read-collected.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
+import { PARSER_VERSION, gooseDescriptor } from './descriptor.js';
 
 export { count, messageEvents, sessionEvent, sessionModel, sqlTime, usageEvent, type GooseCounts, type Row } from './parse.js';
 export { CODEC_ID, discoverGooseFiles, getGooseRoots, SESSIONS_DB } from './paths.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
 
 /** A session (a record path) or the whole database, resumed by RowCursor (db.ts). */
@@ -73,13 +73,7 @@ async function* discoverGoose(roots: readonly string[]): AsyncGenerator<SessionF
 
 /** Goose: `sessions.db` under its data folder; see its README. */
 export const goose: Codec = {
-  id: CODEC_ID,
-  aliases: ['goose-cli', 'block-goose'],
-  displayName: 'Goose',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
-  defaultRoots: getGooseRoots,
-  rootVariables: ['GOOSE_PATH_ROOT'],
+  ...gooseDescriptor,
   discover: discoverGoose,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
     for await (const f of discoverGoose(roots)) if (f.sessionId === nativeId) return f;

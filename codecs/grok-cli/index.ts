@@ -13,12 +13,12 @@ import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/r
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverGrokCliFiles, getGrokCliRoots } from './paths.js';
+import { PARSER_VERSION, grokCliDescriptor } from './descriptor.js';
 
 export { grokCliCount, messageEvents, sessionEvent, usageEvent } from './parse.js';
 export { discoverGrokCliFiles, getGrokCliRoots } from './paths.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 
 function sessionsOf(db: SqliteDatabase, only: string | undefined): SnapshotEvents {
   const sessions = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
@@ -66,12 +66,7 @@ async function* discoverGrokCli(roots: readonly string[]): AsyncGenerator<Sessio
 
 /** The community grok-cli: `~/.grok/grok.db`; see its README. */
 export const grokCli: Codec = {
-  id: CODEC_ID,
-  aliases: ['superagent-grok'],
-  displayName: 'grok-cli (community)',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
-  defaultRoots: getGrokCliRoots,
+  ...grokCliDescriptor,
   discover: discoverGrokCli,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
     for await (const f of discoverGrokCli(roots)) if (f.sessionId === nativeId) return f;

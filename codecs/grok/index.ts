@@ -13,21 +13,15 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { grokCore } from './parse.js';
 import { CODEC_ID, discoverGrokSync, getGrokRoots } from './paths.js';
+import { PARSER_VERSION, grokDescriptor } from './descriptor.js';
 
 export { grokCore, grokUsage, type GrokState } from './parse.js';
 export { CODEC_ID as GROK_CODEC_ID, discoverGrokSync, getGrokRoots, grokWorkspace } from './paths.js';
 
-const PARSER_VERSION = 1;
 
 /** The Grok Build codec. */
 export const grok: Codec = {
-  id: CODEC_ID,
-  aliases: ['grok-build'],
-  displayName: 'Grok Build',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getGrokRoots,
-  rootVariables: ['GROK_HOME'],
+  ...grokDescriptor,
   ...fromSyncListing(discoverGrokSync),
   getParseDependencies: () => [],
   lineCore: grokCore,

@@ -18,15 +18,15 @@ import { isSqliteFile, recordPath, splitRecordPath, sqliteDependencies } from '.
 import { readStateDb, searchStateDb } from './db.js';
 import { readLegacyLog } from './legacy.js';
 import { CODEC_ID } from './parse.js';
-import { discoverHermes, getHermesRoots, stateDbFiles } from './paths.js';
+import { discoverHermes, stateDbFiles } from './paths.js';
+import { PARSER_VERSION, hermesDescriptor } from './descriptor.js';
 
 export { CODEC_ID, count, emitMessage, isoOfSeconds, relationOf, sessionEvent, usageEvent } from './parse.js';
 export type { HermesMessageRow, HermesSessionRow, HermesUsageRow } from './parse.js';
 export { ftsQuery, listStateDbSessions, readStateDb, relevanceOf, searchStateDb } from './db.js';
 export { discoverHermes, getHermesRoots } from './paths.js';
 
-/** Goes up whenever this codec would parse an unchanged source differently. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
 
 function readHermes(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
@@ -88,14 +88,8 @@ function detect(_file: string, head: Buffer): DetectScore {
 
 /** Hermes agent: `$HERMES_HOME/state.db`, searched through its FTS5 index; see its README. */
 export const hermes: Codec = {
-  id: CODEC_ID,
-  aliases: ['hermes-agent'],
-  displayName: 'Hermes agent',
+  ...hermesDescriptor,
   detect,
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
-  defaultRoots: getHermesRoots,
-  rootVariables: ['HERMES_HOME'],
   async *discover(roots: readonly string[]) {
     yield* discoverHermes(roots);
   },

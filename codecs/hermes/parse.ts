@@ -7,8 +7,9 @@
 import { jsonObject } from '../../cursors/sqlite.js';
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { countOrZero } from '../../cursors/sane.js';
+import { CODEC_ID } from './descriptor.js';
 
-export const CODEC_ID = 'hermes';
+export { CODEC_ID };
 
 export interface EmitTarget {
   kinds: ReadonlySet<EventKind>;

@@ -10,14 +10,10 @@ import { join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { isSqliteFile, recordPath } from '../../cursors/sqlite.js';
 import { listStateDbSessions } from './db.js';
-import { CODEC_ID } from './parse.js';
-import { followEntry } from '../../cursors/list-dir.js';
+import { CODEC_ID } from './descriptor.js';
 
-export function getHermesRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.HERMES_HOME?.trim();
-  if (explicit) return explicit.split(',').map((s) => s.trim()).filter(Boolean);
-  return [join(env.HOME || homedir(), '.hermes')];
-}
+export { getHermesRoots } from './descriptor.js';
+import { followEntry } from '../../cursors/list-dir.js';
 
 /** What is at `p`; undefined for nothing, something else, or what cannot be stat'ed (a locked folder). */
 const kindOf = (p: string): 'file' | 'dir' | undefined => {

@@ -10,31 +10,24 @@
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import { defineClineFamilyCodec } from '../cline/index.js';
 import { defineOpencodeCodec } from '../opencode/index.js';
-import { CODEC_ID, KILO_EXTENSION_ID, getKiloCliRoots, getKiloRoots, isKiloDatabaseName } from './paths.js';
+import { CODEC_ID, KILO_EXTENSION_ID, isKiloDatabaseName } from './paths.js';
+import { kiloCliDescriptor, kiloDescriptor, kiloExtensionDescriptor } from './descriptor.js';
 
 export { CODEC_ID as KILO_CODEC_ID, KILO_EXTENSION_ID, getKiloCliRoots, getKiloRoots, isKiloDatabaseName } from './paths.js';
 
 /** Kilo Code 4.119.0 took Roo Code's change: `tokensIn` with the cache for every protocol. */
 export const KILO_INCLUSIVE_SINCE = Date.UTC(2025, 10, 12);
 
-const ALIASES = ['kilo-code', 'kilocode', 'kilo-cli'];
-
 const extension = defineClineFamilyCodec({
-  id: CODEC_ID,
-  aliases: ALIASES,
-  displayName: 'Kilo Code',
+  descriptor: kiloExtensionDescriptor,
   extensionId: KILO_EXTENSION_ID,
-  defaultRoots: getKiloRoots,
-  rootVariables: ['SESSIONFOLD_KILO_DIR'],
   flavor: { inclusiveSince: KILO_INCLUSIVE_SINCE, metadataModels: false },
 });
 
 const cli = defineOpencodeCodec({
   agent: CODEC_ID,
   isDatabaseName: isKiloDatabaseName,
-  aliases: ALIASES,
-  displayName: 'Kilo Code',
-  defaultRoots: getKiloCliRoots,
+  descriptor: kiloCliDescriptor,
   command: 'kilo',
 });
 
@@ -48,14 +41,7 @@ function* both(roots: readonly string[]): Generator<SessionFile> {
 
 /** The Kilo Code codec: the extension's tasks and the CLI's database. */
 export const kilo: Codec = {
-  id: CODEC_ID,
-  aliases: ALIASES,
-  displayName: 'Kilo Code',
-  // Both engines bump the one version when either reads an unchanged file differently.
-  parserVersion: extension.parserVersion + cli.parserVersion - 1,
-  capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
-  defaultRoots: (env?: NodeJS.ProcessEnv) => [...getKiloRoots(env), ...getKiloCliRoots(env)],
-  rootVariables: ['SESSIONFOLD_KILO_DIR', 'SESSIONFOLD_KILO_CLI_DIR'],
+  ...kiloDescriptor,
   async *discover(roots: readonly string[]) {
     yield* both(roots);
   },

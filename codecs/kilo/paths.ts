@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { extensionStorageRoots } from '../cline/index.js';
+import { extensionStorageRoots } from '../cline/paths.js';
 
 export const CODEC_ID = 'kilo';
 export const KILO_EXTENSION_ID = 'kilocode.kilo-code';

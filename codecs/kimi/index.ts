@@ -12,11 +12,11 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
 import { getKimiRoots, parseWirePath, wireSessionId } from './paths.js';
+import { PARSER_VERSION, kimiDescriptor } from './descriptor.js';
 
 export { createKimiCore, type KimiMeta } from './parse.js';
 export { getKimiRoots, parseWirePath } from './paths.js';
 
-const PARSER_VERSION = 1;
 const CODEC = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 /** state.json is well under a kilobyte; anything larger than this is not one. */
 const MAX_STATE_BYTES = 256 * 1024;
@@ -79,13 +79,7 @@ function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
 
 /** Kimi Code CLI: `~/.kimi-code/sessions` and `~/.kimi/sessions` (`KIMI_CODE_HOME`, `KIMI_SHARE_DIR`); see its README. */
 export const kimi: Codec = {
-  id: CODEC_ID,
-  aliases: ['kimi-code', 'kimi-cli'],
-  displayName: 'Kimi Code CLI',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getKimiRoots,
-  rootVariables: ['SESSIONFOLD_KIMI_DIR', 'KIMI_CODE_HOME', 'KIMI_SHARE_DIR'],
+  ...kimiDescriptor,
   ...fromSyncListing(discoverSync),
   getParseDependencies(file: string): string[] {
     const p = parseWirePath(file).statePath;

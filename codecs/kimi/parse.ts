@@ -10,8 +10,9 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
 import { countOrZero } from '../../cursors/sane.js';
+import { CODEC_ID } from './descriptor.js';
 
-export const CODEC_ID = 'kimi';
+export { CODEC_ID };
 
 /** What the session folder's state.json adds to a wire's session event. */
 export interface KimiMeta {

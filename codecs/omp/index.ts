@@ -4,10 +4,10 @@
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { definePiCodec } from '../pi/index.js';
-import { CODEC_ID, getOmpRoots } from './paths.js';
+import { ompDescriptor } from './descriptor.js';
 
 export { CODEC_ID, getOmpRoots } from './paths.js';
 
 /** The omp codec. */
-export const omp: Codec = definePiCodec({ id: CODEC_ID, aliases: ['oh-my-pi', 'ohmypi'], displayName: 'omp (oh-my-pi)', defaultRoots: getOmpRoots, rootVariables: ['OMP_CODING_AGENT_DIR'], command: 'omp' });
+export const omp: Codec = definePiCodec({ descriptor: ompDescriptor, command: 'omp' });
 export default omp;

@@ -3,7 +3,7 @@
  * `$OMP_CODING_AGENT_DIR` else `~/.omp/agent` (`ompConfig.configDir: ".omp"` in
  * `packages/coding-agent/package.json`), then `sessions/--<cwd>--/<time>_<id>.jsonl`.
  */
-import { agentSessionRoots } from '../pi/index.js';
+import { agentSessionRoots } from '../pi/descriptor.js';
 
 export const CODEC_ID = 'omp';
 

@@ -8,7 +8,8 @@ import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createPiCore, detectPi, PI_PARSER_VERSION, type PiSessionMeta } from '../pi/index.js';
 import { readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
-import { CODEC_ID, discoverOpenclaw, getOpenclawRoots, indexPathFor } from './paths.js';
+import { CODEC_ID, discoverOpenclaw, indexPathFor } from './paths.js';
+import { openclawDescriptor } from './descriptor.js';
 
 export { metaOf, parseSessionsIndex, readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 export { CODEC_ID, discoverOpenclaw, getOpenclawRoots, isResetArchive, isTranscriptName, openclawSessionId } from './paths.js';
@@ -30,14 +31,8 @@ async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerato
 
 /** The OpenClaw codec. */
 export const openclaw: Codec = {
-  id: CODEC_ID,
-  aliases: ['clawdbot', 'moltbot'],
-  displayName: 'OpenClaw',
+  ...openclawDescriptor,
   detect: detectPi,
-  parserVersion: PI_PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getOpenclawRoots,
-  rootVariables: ['OPENCLAW_STATE_DIR'],
   async *discover(roots: readonly string[]) {
     yield* discoverOpenclaw(roots, isSubagent);
   },

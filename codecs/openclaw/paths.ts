@@ -11,19 +11,14 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, listDir } from '../../cursors/list-dir.js';
-import { expandHome, listedFile } from '../pi/index.js';
+import { listedFile } from '../pi/index.js';
+import { CODEC_ID } from './descriptor.js';
 
-export const CODEC_ID = 'openclaw';
+export { CODEC_ID, getOpenclawRoots } from './descriptor.js';
+
 
 /** `.reset.` followed by the archive time OpenClaw writes (`formatSessionArchiveTimestamp`). */
 const RESET_RE = /\.jsonl\.reset\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$/;
-
-/** OpenClaw's roots: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. */
-export function getOpenclawRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env.HOME || homedir();
-  const explicit = env.OPENCLAW_STATE_DIR?.trim();
-  return [explicit ? expandHome(explicit, home) : join(home, '.openclaw')];
-}
 
 /** True for a live transcript or a reset archive. */
 export function isTranscriptName(name: string): boolean {

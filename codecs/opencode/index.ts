@@ -8,7 +8,7 @@
  * for await (const f of opencode.discover(opencode.defaultRoots()))
  *   for await (const e of opencode.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, CodecDescriptor, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
 import { basename } from 'node:path';
 import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
@@ -17,6 +17,7 @@ import { readCollected } from '../../cursors/read-collected.js';
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readDatabase } from './db.js';
 import { discoverOpencode, getOpencodeRoots, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
+import { opencodeDescriptor, PARSER_VERSION } from './descriptor.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 
 export { CODEC_ID, count, emitMessage, isoOf, sessionEvent } from './parse.js';
@@ -25,13 +26,12 @@ export { listDatabaseSessions, readDatabase } from './db.js';
 export type * from './schema.js';
 
 /** Goes up whenever this codec would parse an unchanged source differently; forks read with the same engine carry it too. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 
 /** An agent that keeps its sessions OpenCode's way (OpenCode itself; Kilo CLI, built on OpenCode). */
 export interface OpencodeCodecSpec extends OpencodeFlavor {
-  aliases: readonly string[];
-  displayName: string;
-  defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
+  /** Its names and roots (descriptor.ts `opencodeFamilyDescriptor`). */
+  descriptor: CodecDescriptor;
   /** The agent's executable, for `resumeCommand` (`<command> --session <id>`). */
   command: string;
 }
@@ -71,12 +71,7 @@ export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
   const discover = (roots: readonly string[]) => discoverOpencode(roots, flavor);
   return {
     detect: detectorFor(flavor),
-    id: spec.agent,
-    aliases: spec.aliases,
-    displayName: spec.displayName,
-    parserVersion: PARSER_VERSION,
-    capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
-    defaultRoots: spec.defaultRoots,
+    ...spec.descriptor,
     async *discover(roots: readonly string[]) {
       yield* discover(roots);
     },
@@ -109,9 +104,7 @@ export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
 /** OpenCode: `opencode.db`, the legacy `storage/` tree and `opencode export` JSON; see its README. */
 export const opencode: Codec = defineOpencodeCodec({
   ...OPENCODE_FLAVOR,
-  aliases: ['open-code', 'oc'],
-  displayName: 'OpenCode',
-  defaultRoots: getOpencodeRoots,
+  descriptor: opencodeDescriptor,
   command: 'opencode',
 });
 export default opencode;

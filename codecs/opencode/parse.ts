@@ -6,10 +6,11 @@
  * reasoning inside output); `cost` is the USD OpenCode recorded.
  */
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { CODEC_ID } from './descriptor.js';
 import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
 import { countOrZero } from '../../cursors/sane.js';
 
-export const CODEC_ID = 'opencode';
+export { CODEC_ID };
 
 /** The most tokens one record may claim; more is not a count. */
 /** A token count (cursors/sane.ts): negative, fractional, non-finite and absurd values count as 0. */

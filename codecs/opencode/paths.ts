@@ -14,13 +14,11 @@ import { join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { recordPath } from '../../cursors/sqlite.js';
 import { listDatabaseSessions } from './db.js';
-import { CODEC_ID } from './parse.js';
+import { CODEC_ID } from './descriptor.js';
 import { followEntry } from '../../cursors/list-dir.js';
 
-export function getOpencodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const data = env.XDG_DATA_HOME?.trim() || join(env.HOME || homedir(), '.local', 'share');
-  return [join(data, 'opencode')];
-}
+export { getOpencodeRoots } from './descriptor.js';
+
 
 /** `opencode.db` or `opencode-<channel>.db`. */
 export function isDatabaseName(name: string): boolean {

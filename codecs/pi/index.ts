@@ -12,30 +12,23 @@
  * for await (const f of pi.discover(pi.defaultRoots()))
  *   for await (const e of pi.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.costUsd);
  */
-import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, CodecDescriptor, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createPiCore } from './parse.js';
-import { discoverPiLayout, getPiRoots, locatePiLayout } from './paths.js';
+import { discoverPiLayout, locatePiLayout } from './paths.js';
+import { piDescriptor } from './descriptor.js';
 
 export { createPiCore, piFileSessionId, TWO_PASS_BYTES, type PiCoreOptions, type PiSessionMeta, type PiState } from './parse.js';
 export { agentSessionRoots, discoverPiLayout, expandHome, getPiRoots, listedFile, locatePiLayout } from './paths.js';
 export { OPEN_BYTES, OPEN_NODES } from './tree.js';
 export type { PiEntry, PiHeader, PiUsage } from './schema.js';
 
-/**
- * Goes up whenever the pi engine would parse an unchanged file differently; omp and OpenClaw read with the
- * same engine and carry the same number.
- */
-export const PI_PARSER_VERSION = 1;
+export { PI_PARSER_VERSION, piFamilyDescriptor } from './descriptor.js';
 
 export interface PiCodecSpec {
-  id: string;
-  aliases: readonly string[];
-  displayName: string;
-  defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
-  /** The agent-dir variable `defaultRoots` honours (`PI_CODING_AGENT_DIR`). */
-  rootVariables: readonly string[];
+  /** Its names and roots (descriptor.ts `piFamilyDescriptor`). */
+  descriptor: CodecDescriptor;
   /** The agent's executable, for `resumeCommand` (`<command> --session <file>`). */
   command: string;
 }
@@ -48,24 +41,19 @@ export function detectPi(_file: string, head: Buffer): DetectScore {
 }
 
 export function definePiCodec(spec: PiCodecSpec): Codec {
-  const core = createPiCore({ agent: spec.id });
+  const { descriptor } = spec;
+  const core = createPiCore({ agent: descriptor.id });
   return {
-    id: spec.id,
-    aliases: spec.aliases,
-    displayName: spec.displayName,
+    ...descriptor,
     detect: detectPi,
-    parserVersion: PI_PARSER_VERSION,
-    capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-    defaultRoots: spec.defaultRoots,
-    rootVariables: spec.rootVariables,
     async *discover(roots: readonly string[]) {
-      yield* discoverPiLayout(spec.id, roots);
+      yield* discoverPiLayout(descriptor.id, roots);
     },
-    discoverSync: (roots: readonly string[]) => discoverPiLayout(spec.id, roots),
-    locate: async (roots: readonly string[], nativeId: string) => locatePiLayout(spec.id, roots, nativeId),
+    discoverSync: (roots: readonly string[]) => discoverPiLayout(descriptor.id, roots),
+    locate: async (roots: readonly string[], nativeId: string) => locatePiLayout(descriptor.id, roots, nativeId),
     getParseDependencies: () => [],
     lineCore: core,
-    read: createJsonlRead({ id: spec.id, parserVersion: PI_PARSER_VERSION }, core),
+    read: createJsonlRead(descriptor, core),
     resumeCommand(nativeId: string, file?: SessionFile): string[] {
       return file === undefined ? [spec.command, '--resume'] : [spec.command, '--session', file.path];
     },
@@ -73,5 +61,5 @@ export function definePiCodec(spec: PiCodecSpec): Codec {
 }
 
 /** The pi codec. */
-export const pi: Codec = definePiCodec({ id: 'pi', aliases: ['pi-agent', 'pi-coding-agent'], displayName: 'pi', defaultRoots: getPiRoots, rootVariables: ['PI_CODING_AGENT_DIR'], command: 'pi' });
+export const pi: Codec = definePiCodec({ descriptor: piDescriptor, command: 'pi' });
 export default pi;

@@ -4,33 +4,13 @@
  * `<agent dir>` is `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (`packages/coding-agent/src/config.ts`
  * `getAgentDir`). The encoded cwd loses its separators, so the cwd comes from the header, never the folder.
  */
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir, type DirEntry } from '../../cursors/list-dir.js';
 import { piFileSessionId } from './parse.js';
+import { expandHome } from './descriptor.js';
 
-export function expandHome(p: string, home: string): string {
-  if (p === '~') return home;
-  if (p.startsWith('~/')) return join(home, p.slice(2));
-  return p;
-}
-
-/**
- * The `sessions/` folder of a pi-style agent dir: `$<envVar>` when set (the agent dir), else
- * `~/<dotDir>/agent`. Missing roots are kept: discovery skips them.
- */
-export function agentSessionRoots(env: NodeJS.ProcessEnv, envVar: string, dotDir: string): string[] {
-  const home = env.HOME || homedir();
-  const explicit = env[envVar]?.trim();
-  const agentDir = explicit ? expandHome(explicit, home) : join(home, dotDir, 'agent');
-  return [join(agentDir, 'sessions')];
-}
-
-/** pi's roots: `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`. */
-export function getPiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  return agentSessionRoots(env, 'PI_CODING_AGENT_DIR', '.pi');
-}
+export { agentSessionRoots, expandHome, getPiRoots } from './descriptor.js';
 
 /** A session file of a listing, with the stat the listing took (undefined when the file is gone). */
 export function listedFile(agent: string, dir: string, e: DirEntry, root: string, sessionId: string): SessionFile | undefined {

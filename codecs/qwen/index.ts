@@ -6,21 +6,15 @@ import type { Codec } from '../../cursors/protocol/codec.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { qwenCore } from './parse.js';
 import { CODEC_ID, discoverQwenSync, getQwenRoots } from './paths.js';
+import { PARSER_VERSION, qwenDescriptor } from './descriptor.js';
 
 export { qwenCore, qwenUsage, type QwenState } from './parse.js';
 export { CODEC_ID as QWEN_CODEC_ID, discoverQwenSync, getQwenRoots } from './paths.js';
 
-const PARSER_VERSION = 1;
 
 /** The Qwen Code codec. */
 export const qwen: Codec = {
-  id: CODEC_ID,
-  aliases: ['qwen-code'],
-  displayName: 'Qwen Code',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
-  defaultRoots: getQwenRoots,
-  rootVariables: ['QWEN_RUNTIME_DIR', 'QWEN_HOME'],
+  ...qwenDescriptor,
   async *discover(roots: readonly string[]) {
     yield* discoverQwenSync(roots);
   },

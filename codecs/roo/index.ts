@@ -5,7 +5,8 @@
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { defineClineFamilyCodec } from '../cline/index.js';
-import { CODEC_ID, ROO_EXTENSION_ID, getRooRoots } from './paths.js';
+import { ROO_EXTENSION_ID } from './paths.js';
+import { rooDescriptor } from './descriptor.js';
 
 export { CODEC_ID as ROO_CODEC_ID, ROO_EXTENSION_ID, getRooRoots } from './paths.js';
 
@@ -14,12 +15,8 @@ export const ROO_INCLUSIVE_SINCE = Date.UTC(2025, 10, 1);
 
 /** The Roo Code codec. */
 export const roo: Codec = defineClineFamilyCodec({
-  id: CODEC_ID,
-  aliases: ['roo-code', 'roocode', 'roo-cline'],
-  displayName: 'Roo Code',
+  descriptor: rooDescriptor,
   extensionId: ROO_EXTENSION_ID,
-  defaultRoots: getRooRoots,
-  rootVariables: ['SESSIONFOLD_ROO_DIR'],
   flavor: { inclusiveSince: ROO_INCLUSIVE_SINCE, metadataModels: false },
 });
 export default roo;

@@ -6,7 +6,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { extensionStorageRoots } from '../cline/index.js';
+import { extensionStorageRoots } from '../cline/paths.js';
 
 export const CODEC_ID = 'roo';
 export const ROO_EXTENSION_ID = 'rooveterinaryinc.roo-cline';

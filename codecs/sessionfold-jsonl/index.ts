@@ -10,6 +10,7 @@ import { isUnnamable, noteLeftOut } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
 import { getExportRoots } from './paths.js';
+import { PARSER_VERSION, sessionfoldJsonlDescriptor } from './descriptor.js';
 
 export { sessionfoldJsonlCore, createSessionfoldJsonlCore } from './parse.js';
 export { sessionfoldStore } from './store.js';
@@ -60,7 +61,6 @@ async function* walk(root: string, dir: string, depth: number, budget: { folders
   }
 }
 
-const PARSER_VERSION = 3;
 
 /** A sessionfold export opens with its header line. */
 function detect(_file: string, head: Buffer): DetectScore {
@@ -69,14 +69,8 @@ function detect(_file: string, head: Buffer): DetectScore {
 
 /** sessionfold's own JSONL export, read back into the same messages, tools and usage. */
 export const sessionfoldJsonl: Codec = {
-  id: CODEC_ID,
-  aliases: ['sessionfold', 'export'],
-  displayName: 'sessionfold JSONL export',
+  ...sessionfoldJsonlDescriptor,
   detect,
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
-  defaultRoots: getExportRoots,
-  rootVariables: ['SESSIONFOLD_EXPORT_DIR'],
   async *discover(roots: readonly string[]) {
     for (const r of roots) yield* walkRoot(r);
   },

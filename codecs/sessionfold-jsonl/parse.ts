@@ -11,8 +11,9 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
 import { isExportHeader, isExportMessage } from '../../cursors/protocol/sessionfold-jsonl.js';
+import { CODEC_ID } from './descriptor.js';
 
-export const CODEC_ID = 'sessionfold-jsonl';
+export { CODEC_ID };
 
 export interface SessionfoldJsonlState {
   file: string;

@@ -12,10 +12,10 @@ import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { STORE_ARCHIVE_DIR, STORE_SUBAGENTS, STORE_TRANSCRIPT, storeNameProblem } from '../../cursors/protocol/session-store.js';
 import { createSessionfoldJsonlCore, type PathSession } from './parse.js';
-import { getStoreRoots } from './paths.js';
+import { sessionfoldStoreDescriptor, STORE_CODEC_ID } from './descriptor.js';
 
-export const STORE_CODEC_ID = 'store';
-const PARSER_VERSION = 1;
+export { STORE_CODEC_ID };
+const PARSER_VERSION = sessionfoldStoreDescriptor.parserVersion;
 
 /** The stem of a `.jsonl` file name when it names a session or subagent, else undefined. */
 function stemOf(fileName: string): string | undefined {
@@ -69,13 +69,7 @@ const core = createSessionfoldJsonlCore({ id: STORE_CODEC_ID, pathSession: store
 
 /** sessionfold's own session store read as the agent `store`: every stored session and subagent, with the usage keys of its origin. */
 export const sessionfoldStore: Codec = {
-  id: STORE_CODEC_ID,
-  aliases: ['sessionfold-store'],
-  displayName: 'sessionfold session store',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
-  defaultRoots: getStoreRoots,
-  rootVariables: ['SESSIONFOLD_STORE_DIR'],
+  ...sessionfoldStoreDescriptor,
   async *discover(roots: readonly string[]) {
     yield* discoverStore(roots);
   },

@@ -14,12 +14,12 @@ import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/r
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { msIso, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';
+import { PARSER_VERSION, zcodeDescriptor } from './descriptor.js';
 
 export { msIso, sessionEvent, usageEvent, zcodeCount, zcodeTokens, type Row, type ZcodeTokens } from './parse.js';
 export { CODEC_ID as ZCODE_CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+export { PARSER_VERSION } from './descriptor.js';
 
 function hasTable(db: SqliteDatabase, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
@@ -82,13 +82,7 @@ async function* discoverZcode(roots: readonly string[]): AsyncGenerator<SessionF
 
 /** Z Code: `cli/db/db.sqlite` under its home; see its README. */
 export const zcode: Codec = {
-  id: CODEC_ID,
-  aliases: ['z-code', 'zai'],
-  displayName: 'Z Code',
-  parserVersion: PARSER_VERSION,
-  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
-  defaultRoots: getZcodeRoots,
-  rootVariables: ['ZCODE_HOME'],
+  ...zcodeDescriptor,
   discover: discoverZcode,
   async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
     for await (const f of discoverZcode(roots)) if (f.sessionId === nativeId) return f;

@@ -336,6 +336,14 @@ export interface Codec {
   detect?(file: string, head: Buffer): DetectScore;
 }
 
+/**
+ * What a codec is without any of its reading code: its names, version, capabilities and roots. The registry
+ * holds these for the built-in codecs and loads a codec's module (its parsers) only when its files are
+ * listed or read (src/lazy-codec.ts), so a command that reads no agent's files compiles no codec. Each
+ * codec's `descriptor.ts` exports one, and its codec object spreads it: one place for these facts.
+ */
+export type CodecDescriptor = Pick<Codec, 'id' | 'aliases' | 'displayName' | 'parserVersion' | 'capabilities' | 'defaultRoots' | 'rootVariables'>;
+
 /** See `Codec.detect`. */
 export type DetectScore = 0 | 1 | 2;
 

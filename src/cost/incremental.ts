@@ -17,7 +17,7 @@
  *
  * Pricers and tag indexes without a `fingerprint` (made by the caller) are never cached.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../cursors/builtins.js';
 import { existsSync } from 'node:fs';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
@@ -85,7 +85,7 @@ export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof no
     prices: n.pricer.fingerprint,
     tagIndex: n.tagIndex?.fingerprint ?? null,
   };
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return nodeCrypto().createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /**

@@ -5,6 +5,7 @@
  * (src/cli/render/cost-report.ts).
  */
 import { findCodec, listCodecs } from '../registry.js';
+import type { Codec } from '../../cursors/protocol/codec.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { createPricer } from './pricing.js';
 import { totalCost } from './total.js';
@@ -59,6 +60,12 @@ export async function costReport(options: CostReportOptions): Promise<CostReport
  * (created in the report's dates) have usage it has not recorded yet. The sessions' lazy summaries tell
  * (summary cache: a stat per file when warm).
  */
+/** Whether `codec` finds a session file under `roots` (it stops at the first). */
+async function hasFiles(codec: Codec, roots: readonly string[]): Promise<boolean> {
+  for await (const _ of codec.discover(roots)) return true;
+  return false;
+}
+
 async function unknownUsage(selection: CostAggregationOptions): Promise<UnknownUsage[]> {
   const selected = (id: string) => selection.agents === undefined || selection.agents.some((a) => findCodec(a)?.id === id);
   const codecs = listCodecs().filter((c) => c.capabilities.usageRecordedAtEnd === true && selected(c.id));
@@ -68,8 +75,7 @@ async function unknownUsage(selection: CostAggregationOptions): Promise<UnknownU
   const out: UnknownUsage[] = [];
   for (const codec of codecs) {
     // No session files, no note: a report on a machine without the agent loads and opens nothing more.
-    const files = codec.discoverSync?.(codec.defaultRoots(env))[Symbol.iterator]();
-    if (files !== undefined && files.next().done === true) continue;
+    if (!(await hasFiles(codec, codec.defaultRoots(env)))) continue;
     manager ??= (await import('../sessions/manager.js')).createSessionManager({ env, ...(selection.cache === false && { cache: false }), ...(selection.cachePath !== undefined && { cachePath: selection.cachePath }) });
     try {
       const rows = await manager.list(codec.id, { limit: Number.MAX_SAFE_INTEGER, exactBytes: 0, ...(selection.since && { since: selection.since }), ...(selection.until && { until: selection.until }) });

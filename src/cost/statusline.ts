@@ -24,6 +24,8 @@ import { civilFromDays, periodStart, ZoneCalendar } from './calendar.js';
 import { createCostFold } from './fold.js';
 import { recordTime } from './filter.js';
 import { createPricer, type Pricer } from './pricing.js';
+import { priceMemoPath, saveMemo, seedFromMemo } from './price-memo.js';
+import { getCachePath } from '../cache/paths.js';
 import { scanFor } from './total.js';
 import type { CostAggregationOptions, CostMode } from './types.js';
 
@@ -147,6 +149,9 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
   const nowMs = (query.now ?? new Date()).getTime();
   const day = dayOf(nowMs, query.timeZone);
   const pricer = query.pricer ?? createPricer({ ...(query.env !== undefined && { env: query.env }), ...(query.mode !== undefined && { mode: query.mode }), ...(query.pricesFile !== undefined && { pricesFile: query.pricesFile }) });
+  // With the cache: the models resolved on an earlier run under the same fingerprint need no price data now.
+  const memo = query.cache !== false ? priceMemoPath(query.cachePath ?? getCachePath(query.env ?? process.env)) : undefined;
+  const seeded = memo === undefined ? 0 : seedFromMemo(pricer, memo);
   const base: CostAggregationOptions = {
     agents: [agent],
     ...(query.cache !== undefined && { cache: query.cache }),
@@ -192,6 +197,8 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
     const t = today.result();
     const s = session.result();
     const modelId = query.model ?? last?.model ?? null;
+    const context = last === undefined ? null : contextOf(last, modelId, query.contextWindow, pricer);
+    if (memo !== undefined) saveMemo(pricer, memo, seeded);
     return {
       agent,
       sessionId: query.sessionId ?? last?.sessionId ?? null,
@@ -199,7 +206,7 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
       session: s.requestCount === 0 ? null : { costUsd: s.totalUsd, requests: s.requestCount, unpricedCount: s.unpricedCount },
       today: { date: day.date, costUsd: t.totalUsd, requests: t.requestCount, unpricedCount: t.unpricedCount },
       block: blockOf(windows.find((b) => b.isActive)),
-      context: last === undefined ? null : contextOf(last, modelId, query.contextWindow, pricer),
+      context,
       now: new Date(nowMs).toISOString(),
     };
   }

@@ -16,7 +16,8 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { nodeWorkerThreads } from '../../cursors/builtins.js';
 import { FROM_SOURCES, packageRoot } from '../../cursors/versions.js';
 import type { Codec, UsageScanResult } from '../../cursors/protocol/codec.js';
 import { nativeKernel } from '../../cursors/native.js';
@@ -211,7 +212,7 @@ export class ParsePool {
   }
 
   #spawn(): Slot {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = new (nodeWorkerThreads().Worker)(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     const slot: Slot = { worker, inflight: 0 };
     worker.on('message', (msg: TaskMessage) => {
       if (msg.type === 'done' || msg.type === 'error') slot.inflight--;

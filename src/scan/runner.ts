@@ -3,7 +3,7 @@
  * loops on `next()`; a task's messages arrive in order (start, batch…, done | error), tasks interleave.
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
-import { BUILTIN_CODECS } from '../builtin-codecs.js';
+import { isBuiltinCodec } from '../registry.js';
 import type { NormalizedScanOptions } from './options.js';
 import type { ParseTask, TaskMessage } from './parse-file.js';
 import { AsyncQueue, ParsePool } from './pool.js';
@@ -33,7 +33,7 @@ export class TaskRunner {
       size,
       codecOf: (task) => {
         const codec = this.#codecs.get(task.agent) as Codec;
-        return { codec, onWorker: BUILTIN_CODECS.includes(codec) };
+        return { codec, onWorker: isBuiltinCodec(codec) };
       },
       onMessage: (m) => this.#queue.push(m),
       onFatal: (error) => this.#queue.push({ type: 'fatal', error }),

@@ -6,7 +6,7 @@
  * but node:net and protocol.ts.
  */
 import { existsSync } from 'node:fs';
-import { connect } from 'node:net';
+import { nodeNet } from '../../cursors/builtins.js';
 import { buildId, FRAME, FrameReader, getSocketPath, isServed, OUTPUT_DEADLINE_MS, PROTOCOL_VERSION, startDeadlineMs, type ServeRequest, type ServerStatus } from './protocol.js';
 
 export interface ClientIo {
@@ -29,7 +29,7 @@ function exchange<T>(
   onSent?: () => void,
 ): Promise<T> {
   return new Promise((resolve) => {
-    const socket = connect(path);
+    const socket = nodeNet().connect(path);
     const reader = new FrameReader();
     let settled = false;
     let timer: NodeJS.Timeout | undefined;

@@ -10,7 +10,7 @@ import { open, stat } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import { getParserString, newReadInfo } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { getCodec } from '../registry.js';
+import { getCodec, loadCodec } from '../registry.js';
 import { fileSessionId, type ManagerContext } from './context.js';
 import { SessionFold } from './fold.js';
 import { resolveUnifiedId } from './ids.js';
@@ -22,6 +22,7 @@ export async function locateSession(ctx: ManagerContext, codec: Codec, id: strin
   if (typeof id !== 'string' || id === '') throw new SessionfoldError('SESSION_NOT_FOUND', `No ${codec.id} session with an empty id`, { agent: codec.id });
   const roots = ctx.rootsFor(codec);
   let found: SessionFile | undefined;
+  await loadCodec(codec);
   if (codec.locate !== undefined) found = await codec.locate(roots, id);
   else for await (const f of codec.discover(roots)) if (fileSessionId(f) === id) {
     found = f;

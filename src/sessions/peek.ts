@@ -15,6 +15,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import { loadCodec } from '../registry.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { LineCore } from '../../cursors/core.js';
 import { feedWindow, openWindowFeed } from '../../cursors/window.js';
@@ -75,6 +76,7 @@ async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, s
 
 /** A summary's fold from the head and tail of the file (see the file header). */
 export async function peekFile(codec: Codec, file: SessionFile, size: number, price: PriceFn | undefined): Promise<PeekResult> {
+  await loadCodec(codec);
   const core = (codec.lineCoreFor !== undefined ? codec.lineCoreFor(file.path) : codec.lineCore) as LineCore<unknown> | undefined;
   if (core === undefined) return { fold: await foldWholeFile(codec, file, price), exact: true };
   const fh = await open(file.path, 'r');

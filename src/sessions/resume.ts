@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { getCodec } from '../registry.js';
+import { getCodec, loadCodec } from '../registry.js';
 import type { ManagerContext } from './context.js';
 import { locateSession } from './get.js';
 import { peekFile } from './peek.js';
@@ -24,7 +24,7 @@ export interface ResumeCommand {
 
 /** AGENT_NOT_FOUND, SESSION_NOT_FOUND, or USAGE_ERROR when the agent has no resume command. */
 export async function getResumeCommand(ctx: ManagerContext, agent: string, id: string): Promise<ResumeCommand> {
-  const codec = getCodec(agent);
+  const codec = await loadCodec(getCodec(agent));
   if (codec.resumeCommand === undefined) throw new SessionfoldError('USAGE_ERROR', `${codec.displayName} (${codec.id}) has no resume command`, { agent: codec.id });
   const file = await locateSession(ctx, codec, id);
   let cwd: string | undefined;

@@ -18,7 +18,7 @@
 import type { Codec, NativeSearchHit } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { splitRecordPath } from '../../cursors/record-path.js';
-import { findCodec, listCodecs } from '../registry.js';
+import { findCodec, listCodecs, loadCodec } from '../registry.js';
 import type { ManagerContext, StatFile } from './context.js';
 import type { PriceFn } from './cost.js';
 import { outputText, SessionFold } from './fold.js';
@@ -141,10 +141,12 @@ export async function searchSessions(ctx: ManagerContext, query: SessionQuery): 
  * read (dates, model, tags) still leave `limit` when they can.
  */
 async function nativeSearch(ctx: ManagerContext, c: Codec, q: NormalizedQuery): Promise<Map<string, NativeSearchHit> | undefined> {
-  if (c.nativeSearch === undefined) return undefined;
+  const full = await loadCodec(c);
+  const search = full.nativeSearch;
+  if (search === undefined) return undefined;
   let hits: NativeSearchHit[] | undefined;
   try {
-    hits = await c.nativeSearch(ctx.rootsFor(c), { terms: q.terms.terms, limit: Math.max(q.limit * 4, 200) });
+    hits = await search.call(full, ctx.rootsFor(c), { terms: q.terms.terms, limit: Math.max(q.limit * 4, 200) });
   } catch {
     return undefined; // an index that cannot be asked: read the sessions instead
   }

@@ -18,7 +18,7 @@
  * effect. Costs are priced when a row is written, so any change to what prices them makes the rows stale
  * (one cold run rebuilds them). A caller-supplied `pricer` has no fingerprint: the cache is then not used.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../cursors/builtins.js';
 import { readFileSync } from 'node:fs';
 import { getParserString, type Codec } from '../../cursors/protocol/codec.js';
 import { getCachePath } from '../cache/paths.js';
@@ -57,7 +57,7 @@ export function getFoldKey(o: NormalizedManagerOptions): string | undefined {
   const { path, required } = getPricesPath(o.env, o.pricesFile);
   let prices: string;
   try {
-    prices = createHash('sha256').update(readFileSync(path)).digest('hex');
+    prices = nodeCrypto().createHash('sha256').update(readFileSync(path)).digest('hex');
   } catch (e) {
     prices = `unreadable:${(e as NodeJS.ErrnoException).code ?? '?'}`;
   }

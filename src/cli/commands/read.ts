@@ -7,7 +7,7 @@
 import type { ReadCursor, ReadOptions } from '../../../cursors/protocol/codec.js';
 import { newReadInfo } from '../../../cursors/protocol/codec.js';
 import { EVENT_KINDS, isEventKind, type EventKind } from '../../../cursors/protocol/events.js';
-import { detectCodec, getCodec } from '../../registry.js';
+import { detectCodec, getCodec, loadCodec } from '../../registry.js';
 import { isReadCursor, jsonOf, readOwnFile, writeFileAtomic } from '../../../cursors/store.js';
 import { readStreamEvents } from '../../../cursors/stream.js';
 import type { SessionfoldError } from '../../../cursors/protocol/errors.js';
@@ -66,8 +66,9 @@ export default defineCommand({
 
     if (file === '-') {
       if (str(ctx, 'cursor') !== undefined) throw new CliError('USAGE_ERROR', '--cursor cannot be used with standard input');
-      if (!codec.lineCore) throw new CliError('USAGE_ERROR', `${codec.id} is not a line format; it cannot be read from standard input`);
-      for await (const e of readStreamEvents(codec.lineCore, process.stdin, base)) await out.line(JSON.stringify(e));
+      const { lineCore } = await loadCodec(codec);
+      if (!lineCore) throw new CliError('USAGE_ERROR', `${codec.id} is not a line format; it cannot be read from standard input`);
+      for await (const e of readStreamEvents(lineCore, process.stdin, base)) await out.line(JSON.stringify(e));
       await out.flush();
       return 0;
     }

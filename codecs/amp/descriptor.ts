@@ -1,0 +1,18 @@
+/**
+ * What the registry knows of this codec before it reads a file: names, version, capabilities and roots
+ * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
+ */
+import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
+import { CODEC_ID, getAmpRoots } from './paths.js';
+
+export const PARSER_VERSION = 1;
+
+export const ampDescriptor: CodecDescriptor = {
+  id: CODEC_ID,
+  aliases: ['ampcode'],
+  displayName: 'Amp',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
+  defaultRoots: getAmpRoots,
+  rootVariables: ['SESSIONFOLD_AMP_DIR'],
+};

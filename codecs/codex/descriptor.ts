@@ -1,0 +1,21 @@
+/**
+ * What the registry knows of this codec before it reads a file: names, version, capabilities and roots
+ * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
+ */
+import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
+import { getCodexRoots } from './paths.js';
+
+export const CODEC_ID = 'codex';
+
+/** Goes up whenever this codec would parse an unchanged file differently. 2: a line with an absurd token count (cursors/sane.ts) is refused, where a negative one was taken as 0. */
+export const PARSER_VERSION = 2;
+
+export const codexDescriptor: CodecDescriptor = {
+  id: CODEC_ID,
+  aliases: ['codex-cli', 'openai-codex'],
+  displayName: 'Codex CLI',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
+  defaultRoots: getCodexRoots,
+  rootVariables: ['CODEX_HOME'],
+};

@@ -1,0 +1,28 @@
+/**
+ * What the registry knows of this codec before it reads a file: names, version, capabilities and roots
+ * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
+
+export const CODEC_ID = 'hermes';
+
+/** Goes up whenever this codec would parse an unchanged source differently. */
+export const PARSER_VERSION = 1;
+
+export function getHermesRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const explicit = env.HERMES_HOME?.trim();
+  if (explicit) return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  return [join(env.HOME || homedir(), '.hermes')];
+}
+
+export const hermesDescriptor: CodecDescriptor = {
+  id: CODEC_ID,
+  aliases: ['hermes-agent'],
+  displayName: 'Hermes agent',
+  parserVersion: PARSER_VERSION,
+  capabilities: { incremental: true, persistence: 'sqlite', eventsPrecedeMtime: false },
+  defaultRoots: getHermesRoots,
+  rootVariables: ['HERMES_HOME'],
+};

@@ -1,0 +1,136 @@
+/**
+ * A built-in codec as the registry holds it: its descriptor (names, version, capabilities, roots; each
+ * codec's `descriptor.ts`) at once, its module (the parsers) only when its files are listed or read. A
+ * command over agents whose folders are missing (an empty `cost report`) compiles and runs no codec's code;
+ * one over a Claude history loads Claude's alone.
+ *
+ * What loads the module: `discover()` when one of the roots exists (under roots that are all missing there
+ * is nothing to find), `read()`, and `load()` (the registry's `loadCodec`). Until then `discoverSync` is
+ * undefined, so a listing goes through `discover()`, the same files in the same order (the Codec contract).
+ * The other members belong to a codec whose files were found, so they need the module: before it is loaded
+ * they throw USAGE_ERROR naming the member, which says a caller forgot `await loadCodec(codec)`.
+ */
+import { statSync } from 'node:fs';
+import type { Codec, CodecCapabilities, CodecDescriptor, DetectScore, LineCore, NativeSearchHit, NativeSearchQuery, ReadOptions, SessionFile, UsageScanResult } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { SessionfoldError } from '../cursors/protocol/errors.js';
+
+/** A built-in codec: its descriptor, and how to load the codec itself. */
+export interface BuiltinCodec {
+  descriptor: CodecDescriptor;
+  load(): Promise<Codec>;
+}
+
+/** Nothing is at `root` (or a folder on its way is a file): no codec can find a session under it. */
+function missing(root: string): boolean {
+  try {
+    statSync(root);
+    return false;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
+}
+
+/** A codec whose module loads when it is first needed (see the file's comment). */
+export class LazyCodec implements Codec {
+  readonly id: string;
+  readonly aliases: readonly string[];
+  readonly displayName: string;
+  readonly parserVersion: number;
+  readonly capabilities: CodecCapabilities;
+  readonly defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
+  readonly rootVariables?: readonly string[];
+  #full: Codec | undefined;
+  #loading: Promise<Codec> | undefined;
+  readonly #load: () => Promise<Codec>;
+
+  constructor(builtin: BuiltinCodec) {
+    const d = builtin.descriptor;
+    this.id = d.id;
+    this.aliases = d.aliases;
+    this.displayName = d.displayName;
+    this.parserVersion = d.parserVersion;
+    this.capabilities = d.capabilities;
+    this.defaultRoots = d.defaultRoots;
+    if (d.rootVariables !== undefined) this.rootVariables = d.rootVariables;
+    this.#load = builtin.load;
+  }
+
+  /** The codec itself, loaded once. */
+  load(): Promise<Codec> {
+    this.#loading ??= this.#load().then((c) => {
+      if (c.id !== this.id || c.parserVersion !== this.parserVersion) throw new Error(`the ${this.id} codec's module is not its descriptor's (${c.id}, version ${c.parserVersion})`);
+      this.#full = c;
+      return c;
+    });
+    return this.#loading;
+  }
+
+  /** The codec itself when loaded, else undefined. */
+  get loaded(): Codec | undefined {
+    return this.#full;
+  }
+
+  #need(member: string): Codec {
+    if (this.#full === undefined) throw new SessionfoldError('USAGE_ERROR', `${this.id}.${member}: the codec is not loaded yet (await loadCodec(codec) first)`, { agent: this.id });
+    return this.#full;
+  }
+
+  discover(roots: readonly string[]): AsyncIterable<SessionFile> {
+    const full = this.#full;
+    if (full !== undefined) return full.discover(roots);
+    const self = this;
+    return (async function* () {
+      if (roots.every(missing)) return;
+      yield* (await self.load()).discover(roots);
+    })();
+  }
+
+  get discoverSync(): ((roots: readonly string[]) => Iterable<SessionFile>) | undefined {
+    return this.#full?.discoverSync?.bind(this.#full);
+  }
+
+  read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {
+    const full = this.#full;
+    if (full !== undefined) return full.read(file, options);
+    const self = this;
+    return (async function* () {
+      yield* (await self.load()).read(file, options);
+    })();
+  }
+
+  getParseDependencies(file: string): string[] {
+    return this.#need('getParseDependencies').getParseDependencies(file);
+  }
+
+  get locate(): ((roots: readonly string[], nativeId: string) => Promise<SessionFile | undefined>) | undefined {
+    return this.#need('locate').locate?.bind(this.#full);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  get lineCore(): LineCore<any> | undefined {
+    return this.#need('lineCore').lineCore;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  get lineCoreFor(): ((file: string) => LineCore<any> | undefined) | undefined {
+    return this.#need('lineCoreFor').lineCoreFor?.bind(this.#full);
+  }
+
+  get scanUsage(): ((files: readonly string[]) => Promise<(UsageScanResult | false | undefined)[]> | undefined) | undefined {
+    return this.#need('scanUsage').scanUsage?.bind(this.#full);
+  }
+
+  get nativeSearch(): ((roots: readonly string[], query: NativeSearchQuery) => Promise<NativeSearchHit[] | undefined>) | undefined {
+    return this.#need('nativeSearch').nativeSearch?.bind(this.#full);
+  }
+
+  get resumeCommand(): ((nativeId: string, file?: SessionFile) => string[]) | undefined {
+    return this.#need('resumeCommand').resumeCommand?.bind(this.#full);
+  }
+
+  get detect(): ((file: string, head: Buffer) => DetectScore) | undefined {
+    return this.#need('detect').detect?.bind(this.#full);
+  }
+}
