@@ -8,20 +8,21 @@
  * for await (const f of opencode.discover(opencode.defaultRoots()))
  *   for await (const e of opencode.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import type { BatchRead, Codec, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { basename } from 'node:path';
 import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { readCollected } from '../../cursors/read-collected.js';
+import { readCollected, readCollectedBatch } from '../../cursors/read-collected.js';
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
-import { readDatabase } from './db.js';
+import { readDatabase, readDatabaseSessions } from './db.js';
 import { discoverOpencode, getOpencodeRoots, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 
 export { CODEC_ID, count, emitMessage, isoOf, sessionEvent } from './parse.js';
 export { getOpencodeRoots, isDatabaseName, discoverOpencode, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
-export { listDatabaseSessions, readDatabase } from './db.js';
+export { listDatabaseSessions, readDatabase, readDatabaseSessions } from './db.js';
 export type * from './schema.js';
 
 /** Goes up whenever this codec would parse an unchanged source differently; forks read with the same engine carry it too. */
@@ -52,6 +53,30 @@ function readerFor(flavor: OpencodeFlavor): (file: string, options?: ReadOptions
       }
       const storage = storageOf(file);
       return storage !== undefined ? readTreeSession(file, storage, out) : await readExport(file, out);
+    });
+}
+
+/** `Codec.readBatch`: record paths of one database, read in one snapshot (db.ts `readDatabaseSessions`). */
+function batchReaderFor(flavor: OpencodeFlavor): (reads: readonly BatchRead[]) => Promise<AsyncIterable<SessionfoldEvent>[]> {
+  const parser = getParserString({ id: flavor.agent, parserVersion: PARSER_VERSION });
+  return (reads) =>
+    readCollectedBatch(flavor.agent, reads, (options, emits) => {
+      const split = reads.map((r) => splitRecordPath(r.file));
+      const db = split[0]?.db;
+      if (db === undefined || split.some((p) => p.key === undefined || p.db !== db)) {
+        throw new SessionfoldError('INVALID_OPTION', `${flavor.agent} reads a batch of sessions of one database only`, { agent: flavor.agent });
+      }
+      const results = readDatabaseSessions(
+        db,
+        options.map((o, i) => ({
+          sessionId: split[i]?.key as string,
+          from: o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined,
+          out: { kinds: o.kinds, emit: emits[i] as (e: SessionfoldEvent) => void, agent: flavor.agent },
+        })),
+        parser,
+        flavor.agent,
+      );
+      return results.map((r) => (r instanceof Error ? r : { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped }));
     });
 }
 
@@ -100,6 +125,11 @@ export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
       return sqliteDependencies(db);
     },
     read,
+    batchKey(file: string): string | undefined {
+      const { db, key } = splitRecordPath(file);
+      return key === undefined ? undefined : db;
+    },
+    readBatch: batchReaderFor(flavor),
     resumeCommand(nativeId: string): string[] {
       return [spec.command, '--session', nativeId];
     },
