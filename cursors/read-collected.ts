@@ -9,6 +9,7 @@ import { normalizeReadOptions } from './protocol/codec.js';
 import { SessionfoldError } from './protocol/errors.js';
 import type { KindCounts, SessionfoldEvent } from './protocol/events.js';
 import type { RowRestartReason } from './sqlite-rows.js';
+import { splitRecordPath } from './record-path.js';
 
 /** What one parse reports. */
 export interface CollectedRead {
@@ -85,4 +86,45 @@ export async function readCollectedBatch(
       yield* replay(agent, read.file, options[i] as NormalizedReadOptions, r, events[i] as SessionfoldEvent[]);
     })();
   });
+}
+
+/** One session of a batch of record paths (`readRecordBatch`). */
+export interface RecordRead {
+  key: string;
+  from: RowCursor | undefined;
+  options: NormalizedReadOptions;
+  emit: (e: SessionfoldEvent) => void;
+}
+
+/**
+ * `Codec.readBatch` for record paths `<db>#<key>` of one database (cursors/record-path.ts): `read` gets the
+ * database and each read's key, RowCursor and kinds, and gives each read's result or error.
+ */
+export function readRecordBatch(
+  agent: string,
+  reads: readonly BatchRead[],
+  read: (db: string, records: RecordRead[]) => (CollectedRead | Error)[],
+): Promise<AsyncIterable<SessionfoldEvent>[]> {
+  return readCollectedBatch(agent, reads, (options, emits) => {
+    const split = reads.map((r) => splitRecordPath(r.file));
+    const db = split[0]?.db;
+    if (db === undefined || split.some((p) => p.key === undefined || p.db !== db)) {
+      throw new SessionfoldError('INVALID_OPTION', `${agent} reads a batch of sessions of one database only`, { agent });
+    }
+    return read(
+      db,
+      options.map((o, i) => ({
+        key: split[i]?.key as string,
+        from: o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined,
+        options: o,
+        emit: emits[i] as (e: SessionfoldEvent) => void,
+      })),
+    );
+  });
+}
+
+/** `Codec.batchKey` of a codec whose record paths read together: a record's database; undefined for a plain file. */
+export function recordBatchKey(file: string): string | undefined {
+  const { db, key } = splitRecordPath(file);
+  return key === undefined ? undefined : db;
 }

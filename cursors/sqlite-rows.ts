@@ -237,6 +237,22 @@ export interface PartitionRead {
   from: RowCursor | undefined;
 }
 
+/** One partition of a codec's batch (a session of a database), with where its events go. */
+export interface PartitionReadTo<Out> extends PartitionRead {
+  out: Out;
+}
+
+/** `fn` of each item, or the error it threw (one session of a batch failing alone). */
+export function eachOrError<T, R>(items: readonly T[], fn: (item: T, i: number) => R): (R | Error)[] {
+  return items.map((item, i) => {
+    try {
+      return fn(item, i);
+    } catch (e) {
+      return e instanceof Error ? e : new Error(String(e));
+    }
+  });
+}
+
 /**
  * A walk of the table (one sequential pass) takes over from the partitions' index walks (random access, about
  * three times the cost per row) when the partitions resumed together hold at least this share of its rows.
@@ -323,4 +339,24 @@ export function readPartitionsSince(
     if (typeof st === 'string') return fullRead(db, own, parser, identity, st);
     return resumeFrom(db, own, st, parser, identity, {}, (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev));
   });
+}
+
+/**
+ * `readPartitionsSince`, then the partitions the codec says must start over after all (`restartOf`: its own
+ * state in the cursor does not fit, say) read again from the start in the same snapshot, with its reason.
+ */
+export function readPartitionsSettled(
+  db: SqliteDatabase,
+  sources: readonly PartitionedSource[],
+  reads: readonly PartitionRead[],
+  parser: string,
+  identity: DatabaseIdentity,
+  restartOf: (read: RowReadResult, i: number) => RowRestartReason | undefined,
+): RowReadResult[] {
+  const first = readPartitionsSince(db, sources, reads, parser, identity);
+  const reasons = first.map((read, i) => (read.restarted ? undefined : restartOf(read, i)));
+  const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.key, from: undefined, i }]));
+  const redone = readPartitionsSince(db, sources, again, parser, identity);
+  again.forEach((a, k) => (first[a.i] = { ...(redone[k] as RowReadResult), reason: reasons[a.i] }));
+  return first;
 }

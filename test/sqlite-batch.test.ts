@@ -3,7 +3,8 @@
  * give what reading each session alone gives (events, start, cursor, counts), and their stored events plus
  * what the warm reads add equal a cold read of each session: after appends into one session and into many,
  * after rows updated in place and a row deleted. The database, `-wal` and `-shm` stay byte- and
- * mtime-unchanged. Real databases with OpenCode's tables in WAL mode, written by another process.
+ * mtime-unchanged. Real databases with OpenCode's (and Hermes's) tables in WAL mode, written by another
+ * process.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -12,14 +13,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hermes } from '../codecs/hermes/index.js';
 import { opencode } from '../codecs/opencode/index.js';
-import type { ReadCursor, ResumeStart, RowCursor } from '../cursors/protocol/codec.js';
+import type { Codec, ReadCursor, ResumeStart, RowCursor } from '../cursors/protocol/codec.js';
 import { getParserString, newReadInfo, type ReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
 import { partitionSources, readPartitionsSince, readRowsSince, type PartitionedSource } from '../cursors/sqlite-rows.js';
 import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
+import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
 import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
 import { startWriter, type Writer } from './helpers/sqlite-db.js';
 
@@ -228,10 +231,10 @@ describe('sessions of one database read as a batch', () => {
   });
 });
 
-async function scan(cache: boolean): Promise<{ records: UsageRecord[]; stats: ScanStats }> {
+async function scan(cache: boolean, workers = 0): Promise<{ records: UsageRecord[]; stats: ScanStats }> {
   const stats = newScanStats();
   const records: UsageRecord[] = [];
-  for await (const r of scanUsage({ agents: ['opencode'], roots: { opencode: [ocDir] }, env: { HOME: dir }, cache, cachePath: join(dir, 'cache.db'), workers: 0, stats })) records.push(r);
+  for await (const r of scanUsage({ agents: ['opencode'], roots: { opencode: [ocDir] }, env: { HOME: dir }, cache, cachePath: join(dir, 'cache.db'), workers, stats })) records.push(r);
   return { records, stats };
 }
 
@@ -250,8 +253,9 @@ describe('the event cache reads the changed sessions of a database as one batch'
       await w.run(INSERT_PART, x.parts);
     }
     let files = filesOf(ocDb);
-    const warm = await scan(true);
-    expect(warm.stats).toMatchObject({ resumed: SESSIONS.length, fullReads: 0, failed: 0 });
+    // the batch is one task, run on a worker thread here
+    const warm = await scan(true, 1);
+    expect(warm.stats).toMatchObject({ resumed: SESSIONS.length, fullReads: 0, failed: 0, workers: 1 });
     expect(warm.records.map(key).sort()).toEqual((await scan(false)).records.map(key).sort());
     expect(warm.records).toHaveLength(cold.records.length + SESSIONS.length);
     expect(filesOf(ocDb)).toEqual(files);
@@ -275,4 +279,48 @@ describe('the event cache reads the changed sessions of a database as one batch'
     expect(warmReport).toEqual(coldReport);
     expect(filesOf(ocDb)).toEqual(files);
   }, 60_000);
+});
+
+describe('Hermes: sessions of state.db read as a batch', () => {
+  it('equal reads of each session alone and cold reads after new messages in several sessions and a usage row updated', async () => {
+    const db = join(dir, 'state.db');
+    buildHermesDb(db);
+    const ids = ['s_root', 's_cont', 's_branch', 's_task'];
+    const one = async (codec: Codec, s: string, from: ReadCursor | undefined): Promise<Read> => {
+      const r = blank();
+      for await (const e of codec.read(recordPath(db, s), optionsFor(r, from))) r.events.push(e);
+      return r;
+    };
+    const w = await startWriter(db);
+    writers.push(w);
+    const cursors = new Map<string, ReadCursor | undefined>();
+    const stored = new Map<string, SessionfoldEvent[]>();
+    for (const s of ids) {
+      const r = await one(hermes, s, undefined);
+      cursors.set(s, r.cursor);
+      stored.set(s, r.events);
+    }
+    const step = async (): Promise<ResumeStart[]> => {
+      const files = filesOf(db);
+      const reads = ids.map(blank);
+      const its = await (hermes.readBatch as NonNullable<typeof hermes.readBatch>)(ids.map((s, i) => ({ file: recordPath(db, s), options: optionsFor(reads[i] as Read, cursors.get(s)) })));
+      for (const [i, it] of its.entries()) for await (const e of it) reads[i]?.events.push(e);
+      for (const [i, s] of ids.entries()) {
+        const got = reads[i] as Read;
+        expect(got).toEqual(await one(hermes, s, cursors.get(s)));
+        stored.set(s, got.start?.restarted ? got.events : [...(stored.get(s) ?? []), ...got.events]);
+        cursors.set(s, got.cursor);
+        expect(stored.get(s)).toEqual((await one(hermes, s, undefined)).events);
+      }
+      expect(filesOf(db)).toEqual(files);
+      return reads.map((r) => r.start as ResumeStart);
+    };
+    for (const s of ['s_root', 's_branch', 's_task']) await w.run(HERMES_MESSAGE, turn(s, 20));
+    expect((await step()).map((st) => st.restarted)).toEqual([false, false, false, false]);
+    await w.run(UPSERT_USAGE, [usage('s_cont', 'claude-sonnet-4-6', 9)]);
+    for (const s of ids) await w.run(HERMES_MESSAGE, turn(s, 21));
+    const starts = await step();
+    expect(starts.map((st) => st.restarted)).toEqual([false, true, false, false]);
+    expect(starts[1]?.reason).toBe('row-changed');
+  });
 });

@@ -10,11 +10,13 @@ import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { SessionEvent } from '../../cursors/protocol/events.js';
 import {
+  eachOrError,
   partitionSources,
-  readPartitionsSince,
+  readPartitionsSettled,
   readRowsSince,
   withCodecState,
   type PartitionedSource,
+  type PartitionReadTo,
   type Row,
   type RowReadResult,
   type RowSource,
@@ -66,6 +68,9 @@ function sessionInfo(r: SessionRow): OpencodeSessionInfo {
   };
 }
 
+/** One session of a batch: its id as `key`. */
+export type SessionRead = PartitionReadTo<EmitTarget>;
+
 /** The rows a read takes, per session (`session_id` is indexed in both tables). */
 const PARTITIONED: readonly PartitionedSource[] = [
   { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', partition: 'session_id' },
@@ -113,26 +118,22 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   return { read, sessions };
 }
 
-/** One session of a batch (`readDatabaseSessions`). */
-export interface SessionRead {
-  sessionId: string;
-  from: RowCursor | undefined;
-  out: EmitTarget;
-}
-
 /**
- * `takeSnapshot` for several sessions of one database in one snapshot: the rows of every session come from
- * one `readPartitionsSince`, and those that must start over from a second one.
+ * `takeSnapshot` for several sessions of one database in one snapshot: the rows of every session from one
+ * `readPartitionsSettled`.
  */
 function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] {
   const identity = identityOf(file);
   const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
-  const first = readPartitionsSince(db, PARTITIONED, reads.map((r) => ({ key: r.sessionId, from: r.from })), parser, identity);
-  const reasons = first.map((read, i) => restartReason(read, kinds[i] as string));
-  const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.sessionId, from: undefined, i }]));
-  const redone = readPartitionsSince(db, PARTITIONED, again, parser, identity);
-  again.forEach((a, k) => (first[a.i] = { ...(redone[k] as RowReadResult), reason: reasons[a.i] }));
-  return reads.map((r, i) => ({ read: first[i] as RowReadResult, sessions: byId.all(r.sessionId) as SessionRow[] }));
+  const rows = readPartitionsSettled(
+    db,
+    PARTITIONED,
+    reads,
+    parser,
+    identity,
+    (read, i) => restartReason(read, kinds[i] as string),
+  );
+  return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[] }));
 }
 
 /** A resumed read may only append whole messages: a new part of a message read before changes that message's events. */
@@ -223,20 +224,16 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
 
 /**
  * `readDatabase` of several sessions of one database, in one snapshot and one read of its rows
- * (`readPartitionsSince`): each result (or the error of that session alone: one gone since discovery) is what
+ * (`readPartitionsSettled`): each result (or the error of that session alone: one gone since discovery) is what
  * `readDatabase(file, sessionId, from, parser, out)` would give in the same snapshot. Throws when the database
  * itself cannot be read.
  */
 export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID): (DbReadResult | Error)[] {
   const kinds = reads.map((r) => kindsKey(r.out));
   const snaps = withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
-  return snaps.map((snap, i) => {
+  return eachOrError(snaps, (snap, i) => {
     const r = reads[i] as SessionRead;
-    try {
-      return emitSnapshot(snap, file, r.sessionId, r.out, kinds[i] as string);
-    } catch (e) {
-      return e as Error;
-    }
+    return emitSnapshot(snap, file, r.key, r.out, kinds[i] as string);
   });
 }
 

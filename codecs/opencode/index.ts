@@ -9,12 +9,11 @@
  *   for await (const e of opencode.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
 import type { BatchRead, Codec, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
-import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { basename } from 'node:path';
 import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { readCollected, readCollectedBatch } from '../../cursors/read-collected.js';
+import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readDatabase, readDatabaseSessions } from './db.js';
 import { discoverOpencode, getOpencodeRoots, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
@@ -60,24 +59,14 @@ function readerFor(flavor: OpencodeFlavor): (file: string, options?: ReadOptions
 function batchReaderFor(flavor: OpencodeFlavor): (reads: readonly BatchRead[]) => Promise<AsyncIterable<SessionfoldEvent>[]> {
   const parser = getParserString({ id: flavor.agent, parserVersion: PARSER_VERSION });
   return (reads) =>
-    readCollectedBatch(flavor.agent, reads, (options, emits) => {
-      const split = reads.map((r) => splitRecordPath(r.file));
-      const db = split[0]?.db;
-      if (db === undefined || split.some((p) => p.key === undefined || p.db !== db)) {
-        throw new SessionfoldError('INVALID_OPTION', `${flavor.agent} reads a batch of sessions of one database only`, { agent: flavor.agent });
-      }
-      const results = readDatabaseSessions(
+    readRecordBatch(flavor.agent, reads, (db, records) =>
+      readDatabaseSessions(
         db,
-        options.map((o, i) => ({
-          sessionId: split[i]?.key as string,
-          from: o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined,
-          out: { kinds: o.kinds, emit: emits[i] as (e: SessionfoldEvent) => void, agent: flavor.agent },
-        })),
+        records.map((r) => ({ key: r.key, from: r.from, out: { kinds: r.options.kinds, emit: r.emit, agent: flavor.agent } })),
         parser,
         flavor.agent,
-      );
-      return results.map((r) => (r instanceof Error ? r : { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped }));
-    });
+      ).map((r) => (r instanceof Error ? r : { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped })),
+    );
 }
 
 /** The agent's database by its name; a session of its storage tree by its place and its `projectID`. */
@@ -125,10 +114,7 @@ export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
       return sqliteDependencies(db);
     },
     read,
-    batchKey(file: string): string | undefined {
-      const { db, key } = splitRecordPath(file);
-      return key === undefined ? undefined : db;
-    },
+    batchKey: recordBatchKey,
     readBatch: batchReaderFor(flavor),
     resumeCommand(nativeId: string): string[] {
       return [spec.command, '--session', nativeId];
