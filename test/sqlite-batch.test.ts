@@ -3,8 +3,8 @@
  * give what reading each session alone gives (events, start, cursor, counts), and their stored events plus
  * what the warm reads add equal a cold read of each session: after appends into one session and into many,
  * after rows updated in place and a row deleted. The database, `-wal` and `-shm` stay byte- and
- * mtime-unchanged. Real databases with OpenCode's (and Hermes's) tables in WAL mode, written by another
- * process.
+ * mtime-unchanged. Real databases with OpenCode's (and Hermes's, Goose's) tables in WAL mode, written by
+ * another process.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { goose } from '../codecs/goose/index.js';
 import { hermes } from '../codecs/hermes/index.js';
 import { opencode } from '../codecs/opencode/index.js';
 import type { Codec, ReadCursor, ResumeStart, RowCursor } from '../cursors/protocol/codec.js';
@@ -22,6 +23,7 @@ import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sql
 import { partitionSources, readPartitionsSince, readRowsSince, type PartitionedSource } from '../cursors/sqlite-rows.js';
 import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
+import { S_BAD, S_EMPTY, S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
 import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
 import { startWriter, type Writer } from './helpers/sqlite-db.js';
@@ -76,14 +78,15 @@ async function readAlone(session: string, from: ReadCursor | undefined): Promise
   return r;
 }
 
-async function readTogether(sessions: readonly string[], cursors: ReadonlyMap<string, ReadCursor | undefined>): Promise<Read[]> {
-  const reads = sessions.map(blank);
-  const iterables = await (opencode.readBatch as NonNullable<typeof opencode.readBatch>)(
-    sessions.map((s, i) => ({ file: recordPath(ocDb, s), options: optionsFor(reads[i] as Read, cursors.get(s)) })),
-  );
-  for (const [i, it] of iterables.entries()) for await (const e of it) reads[i]?.events.push(e);
+/** One `readBatch` of the sessions `ids` of `db`, each from its cursor; what each read gave. */
+async function readBatchOf(codec: Codec, db: string, ids: readonly string[], cursors: ReadonlyMap<string, ReadCursor | undefined>, opts = optionsFor): Promise<Read[]> {
+  const reads = ids.map(blank);
+  const its = await (codec.readBatch as NonNullable<Codec['readBatch']>)(ids.map((s, i) => ({ file: recordPath(db, s), options: opts(reads[i] as Read, cursors.get(s)) })));
+  for (const [i, it] of its.entries()) for await (const e of it) reads[i]?.events.push(e);
   return reads;
 }
+
+const readTogether = (sessions: readonly string[], cursors: ReadonlyMap<string, ReadCursor | undefined>): Promise<Read[]> => readBatchOf(opencode, ocDb, sessions, cursors);
 
 /** Bytes and mtime of the database and the files beside it. */
 function filesOf(db: string): Record<string, { bytes: string; mtimeMs: number } | null> {
@@ -302,9 +305,7 @@ describe('Hermes: sessions of state.db read as a batch', () => {
     }
     const step = async (): Promise<ResumeStart[]> => {
       const files = filesOf(db);
-      const reads = ids.map(blank);
-      const its = await (hermes.readBatch as NonNullable<typeof hermes.readBatch>)(ids.map((s, i) => ({ file: recordPath(db, s), options: optionsFor(reads[i] as Read, cursors.get(s)) })));
-      for (const [i, it] of its.entries()) for await (const e of it) reads[i]?.events.push(e);
+      const reads = await readBatchOf(hermes, db, ids, cursors);
       for (const [i, s] of ids.entries()) {
         const got = reads[i] as Read;
         expect(got).toEqual(await one(hermes, s, cursors.get(s)));
@@ -322,5 +323,64 @@ describe('Hermes: sessions of state.db read as a batch', () => {
     const starts = await step();
     expect(starts.map((st) => st.restarted)).toEqual([false, true, false, false]);
     expect(starts[1]?.reason).toBe('row-changed');
+  });
+});
+
+describe('Goose: sessions of sessions.db read as a batch', () => {
+  it('equal reads of each session alone and cold reads, for usage and for the whole conversation, after new messages and a token count updated', async () => {
+    const db = join(dir, 'goose', 'sessions.db');
+    writeGooseDb(db);
+    const ids = [S_MAIN, S_SUB, S_EMPTY, S_BAD];
+    const w = await startWriter(db);
+    writers.push(w);
+    for (const kindsAsked of [['session', 'usage'], kinds] as SessionfoldEvent['type'][][]) {
+      const opts = (r: Read, from: ReadCursor | undefined) => ({ ...optionsFor(r, from), kinds: kindsAsked });
+      const one = async (s: string, from: ReadCursor | undefined): Promise<Read> => {
+        const r = blank();
+        for await (const e of goose.read(recordPath(db, s), opts(r, from))) r.events.push(e);
+        return r;
+      };
+      const cursors = new Map<string, ReadCursor | undefined>();
+      const stored = new Map<string, SessionfoldEvent[]>();
+      let replacedSeen = 0;
+      for (const s of ids) {
+        const r = await one(s, undefined);
+        cursors.set(s, r.cursor);
+        stored.set(s, r.events);
+      }
+      const step = async (): Promise<void> => {
+        const files = filesOf(db);
+        const reads = await readBatchOf(goose, db, ids, cursors, opts);
+        for (const [i, s] of ids.entries()) {
+          const got = reads[i] as Read;
+          expect(got).toEqual(await one(s, cursors.get(s)));
+          const start = got.start as ResumeStart;
+          // a resumed read yields again the last `replaced.usage` usage events (Goose counts tokens in place)
+          const base = [...(stored.get(s) ?? [])];
+          for (let k = base.length - 1, n = start.replaced.usage ?? 0; k >= 0 && n > 0; k--) {
+            if (base[k]?.type === 'usage') {
+              base.splice(k, 1);
+              n--;
+            }
+          }
+          replacedSeen += start.replaced.usage ?? 0;
+          stored.set(s, start.restarted ? got.events : [...base, ...got.events]);
+          cursors.set(s, got.cursor);
+          expect(stored.get(s)).toEqual((await one(s, undefined)).events);
+        }
+        expect(filesOf(db)).toEqual(files);
+      };
+      const msg = 'INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json) VALUES (?, ?, ?, ?, ?)';
+      const text = (t: string) => JSON.stringify([{ type: 'text', text: t }]);
+      await w.run(msg, [
+        [S_MAIN, 'user', text(`one more ${kindsAsked.length}`), 1779700000, '{"userVisible":true,"agentVisible":true}'],
+        [S_SUB, 'assistant', text('and lib.rs'), 1779700001, '{"userVisible":true,"agentVisible":true}'],
+      ]);
+      await step();
+      await w.run('UPDATE sessions SET accumulated_input_tokens = accumulated_input_tokens + 100, accumulated_total_tokens = accumulated_total_tokens + 100 WHERE id = ?', [[S_MAIN]]);
+      await w.run(msg, [[S_BAD, 'user', text('again'), 1779786100, '{"userVisible":true,"agentVisible":true}']]);
+      await step();
+      expect(replacedSeen).toBeGreaterThan(0);
+    }
   });
 });
