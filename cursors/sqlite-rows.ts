@@ -142,6 +142,60 @@ function fullRead(db: SqliteDatabase, sources: readonly RowSource[], parser: str
   return { restarted: true, reason, rows, codecState: undefined, cursor: cursorOf(parser, identity, marks) };
 }
 
+/** Why a cursor cannot be resumed from, or its row state. */
+function resumable(from: RowCursor | undefined, parser: string, identity: DatabaseIdentity): RowRestartReason | RowCursorState {
+  if (from === undefined || from.format !== 'sqlite') return 'no-cursor';
+  if (!isState(from.state)) return 'cursor-invalid';
+  if (from.parser !== parser) return 'parser-changed';
+  const state = from.state;
+  if (state.db.dev !== identity.dev || state.db.ino !== identity.ino) return 'database-replaced';
+  return state;
+}
+
+/** The rows of `s` added (rowid above the mark) or updated (update time above it) since `prev`, by rowid. */
+function freshRows(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
+  const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
+  const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
+  const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
+  return db.prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
+}
+
+/** Where a resumed read gets a source's new or updated rows (`freshRows`, or a walk shared by several reads). */
+type FreshRows = (s: RowSource, prev: SourceMark) => Row[];
+
+function resumeFrom(
+  db: SqliteDatabase,
+  sources: readonly RowSource[],
+  state: RowCursorState,
+  parser: string,
+  identity: DatabaseIdentity,
+  options: RowReadOptions,
+  freshOf: FreshRows,
+): RowReadResult {
+  const rows: Record<string, Row[]> = {};
+  const marks: Record<string, SourceMark> = {};
+  for (const s of sources) {
+    const prev = state.sources[s.name];
+    if (prev === undefined && options.addSources === true) {
+      const r = allRows(db, s);
+      rows[s.name] = r;
+      marks[s.name] = markOf(db, r, s, r.length);
+      continue;
+    }
+    if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
+    if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
+    const count = (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+    const fresh = freshOf(s, prev);
+    if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
+    if (count !== prev.count + fresh.length) return fullRead(db, sources, parser, identity, 'row-deleted');
+    rows[s.name] = fresh;
+    marks[s.name] = markOf(db, fresh, s, count, prev);
+  }
+  return { restarted: false, reason: undefined, rows, codecState: state.codec, cursor: cursorOf(parser, identity, marks) };
+}
+
+const isMark = (m: SourceMark | undefined): m is SourceMark => m !== undefined && typeof m.rowid === 'number' && typeof m.count === 'number';
+
 /**
  * The rows of `sources` since `from` (all of them when it cannot resume), inside the caller's read
  * transaction (`withSqliteSnapshot`). `identity` is the database file's (`databaseIdentity`).
@@ -154,33 +208,155 @@ export function readRowsSince(
   identity: DatabaseIdentity,
   options: RowReadOptions = {},
 ): RowReadResult {
-  if (from === undefined || from.format !== 'sqlite') return fullRead(db, sources, parser, identity, 'no-cursor');
-  if (!isState(from.state)) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-  if (from.parser !== parser) return fullRead(db, sources, parser, identity, 'parser-changed');
-  const state = from.state;
-  if (state.db.dev !== identity.dev || state.db.ino !== identity.ino) return fullRead(db, sources, parser, identity, 'database-replaced');
-  const rows: Record<string, Row[]> = {};
-  const marks: Record<string, SourceMark> = {};
-  for (const s of sources) {
-    const prev = state.sources[s.name];
-    if (prev === undefined && options.addSources === true) {
-      const r = allRows(db, s);
-      rows[s.name] = r;
-      marks[s.name] = markOf(db, r, s, r.length);
-      continue;
+  const state = resumable(from, parser, identity);
+  if (typeof state === 'string') return fullRead(db, sources, parser, identity, state);
+  return resumeFrom(db, sources, state, parser, identity, options, (s, prev) => freshRows(db, s, prev));
+}
+
+/**
+ * A source split by one of its columns into partitions (a table's rows per session), each partition read by
+ * a cursor of its own: `partitionSources` gives one partition's sources.
+ */
+export interface PartitionedSource {
+  name: string;
+  table: string;
+  columns: string;
+  updated?: string;
+  /** The column whose value names the partition; indexed, so one partition's rows are found without a walk. */
+  partition: string;
+}
+
+/** The sources of the partition `key`: each restricted to `partition = key`. */
+export function partitionSources(sources: readonly PartitionedSource[], key: string): RowSource[] {
+  return sources.map(({ partition, ...s }) => ({ ...s, where: `${partition} = ?`, params: [key] }));
+}
+
+/** One partition to read, from its own cursor. */
+export interface PartitionRead {
+  key: string;
+  from: RowCursor | undefined;
+}
+
+/** One partition of a codec's batch (a session of a database), with where its events go. */
+export interface PartitionReadTo<Out> extends PartitionRead {
+  out: Out;
+}
+
+/** `fn` of each item, or the error it threw (one session of a batch failing alone). */
+export function eachOrError<T, R>(items: readonly T[], fn: (item: T, i: number) => R): (R | Error)[] {
+  return items.map((item, i) => {
+    try {
+      return fn(item, i);
+    } catch (e) {
+      return e instanceof Error ? e : new Error(String(e));
     }
-    if (prev === undefined || typeof prev.rowid !== 'number' || typeof prev.count !== 'number') return fullRead(db, sources, parser, identity, 'no-cursor');
-    const params = s.params ?? [];
-    if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
-    const count = (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...params) as { n: number }).n;
-    const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
-    const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
-    const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
-    const fresh = db.prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...params, ...sinceParams) as Row[];
-    if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
-    if (count !== prev.count + fresh.length) return fullRead(db, sources, parser, identity, 'row-deleted');
-    rows[s.name] = fresh;
-    marks[s.name] = markOf(db, fresh, s, count, prev);
+  });
+}
+
+/**
+ * A walk of the table (one sequential pass) takes over from the partitions' index walks (random access, about
+ * three times the cost per row) when the partitions resumed together hold at least this share of its rows.
+ */
+const WALK_SHARE = 0.25;
+
+/** SQLite's `value > bound` for a numeric bound (integers come as numbers): text and blobs sort above numbers, NULL is never greater. */
+function above(value: unknown, bound: number): boolean {
+  if (typeof value === 'number') return value > bound;
+  return value !== null && value !== undefined;
+}
+
+/**
+ * The new or updated rows of source `s` for each partition in `marks`, from one walk of the table: the walk
+ * selects the rowid and partition of the rows past the lowest marks (no row data), each partition keeps those
+ * past its own mark (the same test `freshRows` asks SQLite for), and only those rows are then read whole.
+ */
+function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<string, SourceMark>): Map<string, Row[]> {
+  let minRowid = Number.POSITIVE_INFINITY;
+  let minUpdated: number | null = null;
+  for (const m of marks.values()) {
+    minRowid = Math.min(minRowid, m.rowid);
+    if (s.updated !== undefined && m.updated !== null) minUpdated = minUpdated === null ? m.updated : Math.min(minUpdated, m.updated);
   }
-  return { restarted: false, reason: undefined, rows, codecState: state.codec, cursor: cursorOf(parser, identity, marks) };
+  const byUpdate = s.updated !== undefined && minUpdated !== null;
+  const since = byUpdate ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
+  const head = db
+    .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
+    .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[];
+  const partOf = new Map<number, string>();
+  for (const h of head) {
+    if (typeof h._part !== 'string') continue;
+    const m = marks.get(h._part);
+    if (m === undefined) continue;
+    if (h._rowid > m.rowid || (s.updated !== undefined && m.updated !== null && above(h._updated, m.updated))) partOf.set(h._rowid, h._part);
+  }
+  const out = new Map<string, Row[]>();
+  for (const key of marks.keys()) out.set(key, []);
+  if (partOf.size === 0) return out;
+  const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
+  const rows = db
+    .prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`)
+    .all(JSON.stringify([...partOf.keys()])) as Row[];
+  for (const r of rows) out.get(partOf.get(r._rowid) as string)?.push(r);
+  return out;
+}
+
+/**
+ * For each of `reads`, what `readRowsSince(db, partitionSources(sources, key), from, parser, identity)`
+ * returns, read together in the caller's snapshot: one database whose sessions changed is read once instead
+ * of once per session. A table whose resumed partitions hold a large share of its rows (`WALK_SHARE`, from
+ * the cursors' own counts and the table's highest rowid) is walked once for all of them (`walkFresh`); the
+ * others, and every partition that starts over, are read through the partition's index as alone.
+ * `options.walkShare` sets that share (tests: 0 always walks, Infinity never does).
+ */
+export function readPartitionsSince(
+  db: SqliteDatabase,
+  sources: readonly PartitionedSource[],
+  reads: readonly PartitionRead[],
+  parser: string,
+  identity: DatabaseIdentity,
+  options: { walkShare?: number } = {},
+): RowReadResult[] {
+  const share = options.walkShare ?? WALK_SHARE;
+  const states = reads.map((r) => resumable(r.from, parser, identity));
+  const walked = new Map<string, Map<string, Row[]>>();
+  for (const s of sources) {
+    const marks = new Map<string, SourceMark>();
+    let rows = 0;
+    reads.forEach((r, i) => {
+      const st = states[i];
+      const m = typeof st === 'string' ? undefined : st?.sources[s.name];
+      if (!isMark(m)) return;
+      marks.set(r.key, m);
+      rows += m.count;
+    });
+    if (marks.size < 2) continue;
+    const top = (db.prepare(`SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
+    if (rows >= top * share) walked.set(s.name, walkFresh(db, s, marks));
+  }
+  return reads.map((r, i) => {
+    const own = partitionSources(sources, r.key);
+    const st = states[i] as RowRestartReason | RowCursorState;
+    if (typeof st === 'string') return fullRead(db, own, parser, identity, st);
+    return resumeFrom(db, own, st, parser, identity, {}, (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev));
+  });
+}
+
+/**
+ * `readPartitionsSince`, then the partitions the codec says must start over after all (`restartOf`: its own
+ * state in the cursor does not fit, say) read again from the start in the same snapshot, with its reason.
+ */
+export function readPartitionsSettled(
+  db: SqliteDatabase,
+  sources: readonly PartitionedSource[],
+  reads: readonly PartitionRead[],
+  parser: string,
+  identity: DatabaseIdentity,
+  restartOf: (read: RowReadResult, i: number) => RowRestartReason | undefined,
+): RowReadResult[] {
+  const first = readPartitionsSince(db, sources, reads, parser, identity);
+  const reasons = first.map((read, i) => (read.restarted ? undefined : restartOf(read, i)));
+  const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.key, from: undefined, i }]));
+  const redone = readPartitionsSince(db, sources, again, parser, identity);
+  again.forEach((a, k) => (first[a.i] = { ...(redone[k] as RowReadResult), reason: reasons[a.i] }));
+  return first;
 }

@@ -13,8 +13,9 @@
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { CollectedRead } from '../../cursors/read-collected.js';
-import { readRowsSince, withCodecState, type RowSource } from '../../cursors/sqlite-rows.js';
-import { databaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { eachOrError, partitionSources, readPartitionsSettled, readRowsSince, withCodecState } from '../../cursors/sqlite-rows.js';
+import type { PartitionedSource, PartitionReadTo, RowReadResult, RowSource } from '../../cursors/sqlite-rows.js';
+import { databaseIdentity, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { agentSnapshot } from '../../cursors/sqlite-events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { messageEvents, sessionEvent, sessionModel, usageEvent, type Row, type SessionState } from './parse.js';
@@ -46,9 +47,13 @@ function isState(v: unknown): v is GooseCursorState {
 }
 
 /** The message rows: whole for a conversation read, else their ids only (the usage event's offset). */
-function sources(kinds: ReadonlySet<EventKind>, only: string | undefined): RowSource[] {
+function partitioned(kinds: ReadonlySet<EventKind>): PartitionedSource[] {
   const columns = CONVERSATION.some((k) => kinds.has(k)) ? '*' : 'id, session_id';
-  return [{ name: 'messages', table: 'messages', columns, ...(only !== undefined && { where: 'session_id = ?', params: [only] }) }];
+  return [{ name: 'messages', table: 'messages', columns, partition: 'session_id' }];
+}
+
+function sources(kinds: ReadonlySet<EventKind>, only: string | undefined): RowSource[] {
+  return only === undefined ? partitioned(kinds).map(({ partition: _p, ...s }) => s) : partitionSources(partitioned(kinds), only);
 }
 
 /** The events of one session's rows since its mark (its whole history when `mark` is undefined). */
@@ -81,17 +86,64 @@ function sessionEvents(row: Row, messages: readonly Row[], mark: SessionMark | u
  * usage event the id of the session's last message.
  */
 export function readGooseDb(file: string, only: string | undefined, from: RowCursor | undefined, parser: string, kinds: ReadonlySet<EventKind>, emit: (e: SessionfoldEvent) => void): CollectedRead {
-  const kindsKey = [...kinds].sort().join(',');
+  const kindsKey = keyOf(kinds);
   const snap = agentSnapshot(CODEC_ID, file, (db: SqliteDatabase) => {
-    const identity = databaseIdentity(file);
-    if (identity === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `Cannot open database ${file}: ENOENT`, { file });
+    const identity = identityOf(file);
     const rows = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
     let read = readRowsSince(db, sources(kinds, only), from, parser, identity);
-    if (!read.restarted && (!isState(read.codecState) || read.codecState.kinds !== kindsKey)) {
-      read = { ...readRowsSince(db, sources(kinds, only), undefined, parser, identity), reason: 'kinds-changed' };
-    }
+    const reason = restartReason(read, kindsKey);
+    if (reason !== undefined) read = { ...readRowsSince(db, sources(kinds, only), undefined, parser, identity), reason };
     return { rows, read };
   });
+  return emitSnapshot(snap, kinds, kindsKey, emit);
+}
+
+const keyOf = (kinds: ReadonlySet<EventKind>): string => [...kinds].sort().join(',');
+
+function identityOf(file: string): DatabaseIdentity {
+  const identity = databaseIdentity(file);
+  if (identity === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `Cannot open database ${file}: ENOENT`, { file });
+  return identity;
+}
+
+function restartReason(read: RowReadResult, kindsKey: string): RowReadResult['reason'] {
+  return !read.restarted && (!isState(read.codecState) || read.codecState.kinds !== kindsKey) ? 'kinds-changed' : undefined;
+}
+
+/** One session of a batch: its id as `key`, the kinds asked for and where they go. */
+export type SessionRead = PartitionReadTo<{ kinds: ReadonlySet<EventKind>; emit: (e: SessionfoldEvent) => void }>;
+
+/**
+ * `readGooseDb` of several sessions of one database in one snapshot, their messages from one
+ * `readPartitionsSettled` per set of columns asked for: each result (or that session's own error) is what
+ * `readGooseDb(file, key, from, parser, kinds, emit)` gives in the same snapshot.
+ */
+export function readGooseSessions(file: string, reads: readonly SessionRead[], parser: string): (CollectedRead | Error)[] {
+  const keys = reads.map((r) => keyOf(r.out.kinds));
+  const snaps = agentSnapshot(CODEC_ID, file, (db: SqliteDatabase) => {
+    const identity = identityOf(file);
+    const byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
+    const out: { rows: Row[]; read: RowReadResult }[] = [];
+    const groups = new Map<string, number[]>();
+    reads.forEach((r, i) => {
+      const columns = (partitioned(r.out.kinds)[0] as PartitionedSource).columns;
+      groups.set(columns, [...(groups.get(columns) ?? []), i]);
+    });
+    for (const group of groups.values()) {
+      const first = reads[group[0] as number] as SessionRead;
+      const got = readPartitionsSettled(db, partitioned(first.out.kinds), group.map((i) => reads[i] as SessionRead), parser, identity, (read, k) => restartReason(read, keys[group[k] as number] as string));
+      group.forEach((i, k) => (out[i] = { rows: byId.all((reads[i] as SessionRead).key) as Row[], read: got[k] as RowReadResult }));
+    }
+    return out;
+  });
+  return eachOrError(snaps, (snap, i) => {
+    const r = reads[i] as SessionRead;
+    return emitSnapshot(snap, r.out.kinds, keys[i] as string, r.out.emit);
+  });
+}
+
+/** The events of a snapshot's sessions, emitted; how the read started and the cursor after it. */
+function emitSnapshot(snap: { rows: Row[]; read: RowReadResult }, kinds: ReadonlySet<EventKind>, kindsKey: string, emit: (e: SessionfoldEvent) => void): CollectedRead {
   const { read } = snap;
   const prev = !read.restarted && isState(read.codecState) ? read.codecState : undefined;
   const bySession = new Map<string, Row[]>();

@@ -11,10 +11,10 @@
  * for await (const f of goose.discover(goose.defaultRoots()))
  *   for await (const e of goose.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
-import type { Codec, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import type { BatchRead, Codec, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { readCollected } from '../../cursors/read-collected.js';
+import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
 import { PARSER_VERSION, gooseDescriptor } from './descriptor.js';
@@ -33,6 +33,19 @@ function readGoose(file: string, options?: ReadOptions): AsyncGenerator<Sessionf
     const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
     return readGooseDb(db, key, from, PARSER, o.kinds, emit);
   });
+}
+
+/** `Codec.readBatch`: sessions of one `sessions.db`, read in one snapshot (db.ts `readGooseSessions`). */
+function readGooseBatch(reads: readonly BatchRead[]): Promise<AsyncIterable<SessionfoldEvent>[]> {
+  return import('./db.js').then(({ readGooseSessions }) =>
+    readRecordBatch(CODEC_ID, reads, (db, records) =>
+      readGooseSessions(
+        db,
+        records.map((r) => ({ key: r.key, from: r.from, out: { kinds: r.options.kinds, emit: r.emit } })),
+        PARSER,
+      ),
+    ),
+  );
 }
 
 /**
@@ -81,6 +94,8 @@ export const goose: Codec = {
   },
   getParseDependencies: recordDependencies,
   read: readGoose,
+  batchKey: recordBatchKey,
+  readBatch: readGooseBatch,
   resumeCommand(nativeId: string): string[] {
     return ['goose', 'session', '--resume', '--session-id', nativeId];
   },

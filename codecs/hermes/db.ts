@@ -7,8 +7,9 @@
  */
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { readRowsSince, withCodecState, type RowReadResult, type RowSource } from '../../cursors/sqlite-rows.js';
-import { databaseIdentity, withAgentSnapshot, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { eachOrError, partitionSources, readPartitionsSettled, readRowsSince, withCodecState } from '../../cursors/sqlite-rows.js';
+import type { PartitionedSource, PartitionReadTo, RowReadResult, RowSource } from '../../cursors/sqlite-rows.js';
+import { databaseIdentity, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import {
   emitMessage,
   relationOf,
@@ -46,9 +47,16 @@ function messageColumns(db: SqliteDatabase): string {
     .join(', ');
 }
 
+/** One session of a batch: its id as `key`. */
+export type SessionRead = PartitionReadTo<EmitTarget>;
+
+/** The message rows a read takes, per session (`session_id` is indexed). */
+function partitioned(db: SqliteDatabase): PartitionedSource[] {
+  return [{ name: 'messages', table: 'messages', columns: messageColumns(db), partition: 'session_id' }];
+}
+
 function sources(db: SqliteDatabase, sessionId: string | undefined): RowSource[] {
-  const scope = sessionId === undefined ? {} : { where: 'session_id = ?', params: [sessionId] };
-  return [{ name: 'messages', table: 'messages', columns: messageColumns(db), ...scope }];
+  return sessionId === undefined ? partitioned(db).map(({ partition: _p, ...s }) => s) : partitionSources(partitioned(db), sessionId);
 }
 
 function isState(v: unknown): v is HermesCursorState {
@@ -63,9 +71,14 @@ interface Snapshot {
   usageKey: string;
 }
 
-function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+function identityOf(file: string): DatabaseIdentity {
   const identity = databaseIdentity(file);
   if (identity === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `Cannot open database ${file}: ENOENT`, { file });
+  return identity;
+}
+
+/** The session rows (one session's, or all) and their usage, which every read takes whole. */
+function sessionsOf(db: SqliteDatabase, sessionId: string | undefined): Omit<Snapshot, 'read'> {
   const sessions = (sessionId === undefined
     ? db.prepare('SELECT rowid AS _rowid, * FROM sessions ORDER BY started_at, id').all()
     : db.prepare('SELECT rowid AS _rowid, * FROM sessions WHERE id = ?').all(sessionId)) as HermesSessionRow[];
@@ -78,14 +91,40 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   }
   // what the usage events come from: the usage rows, else the session's own token columns
   const usageKey = JSON.stringify(sessions.map((s) => [s.id, usage.get(s.id) ?? [sessionUsageRow(s)]]));
+  return { sessions, usage, usageKey };
+}
+
+/** Why a read that resumed must start over after all (undefined: it may stand). */
+function restartReason(read: RowReadResult, kinds: string, usageKey: string): RowReadResult['reason'] {
+  if (read.restarted) return undefined;
+  const state = read.codecState;
+  if (!isState(state) || state.kinds !== kinds) return 'kinds-changed';
+  return state.usage !== usageKey ? 'row-changed' : undefined;
+}
+
+function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+  const identity = identityOf(file);
+  const own = sessionsOf(db, sessionId);
   const src = sources(db, sessionId);
   let read = readRowsSince(db, src, from, parser, identity);
-  if (!read.restarted) {
-    const state = read.codecState;
-    if (!isState(state) || state.kinds !== kinds) read = { ...readRowsSince(db, src, undefined, parser, identity), reason: 'kinds-changed' };
-    else if (state.usage !== usageKey) read = { ...readRowsSince(db, src, undefined, parser, identity), reason: 'row-changed' };
-  }
-  return { read, sessions, usage, usageKey };
+  const reason = restartReason(read, kinds, own.usageKey);
+  if (reason !== undefined) read = { ...readRowsSince(db, src, undefined, parser, identity), reason };
+  return { read, ...own };
+}
+
+/** `takeSnapshot` for several sessions of one database in one snapshot, their messages from one `readPartitionsSettled`. */
+function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] {
+  const identity = identityOf(file);
+  const own = reads.map((r) => sessionsOf(db, r.key));
+  const rows = readPartitionsSettled(
+    db,
+    partitioned(db),
+    reads,
+    parser,
+    identity,
+    (read, i) => restartReason(read, kinds[i] as string, (own[i] as Omit<Snapshot, 'read'>).usageKey),
+  );
+  return reads.map((_, i) => ({ read: rows[i] as RowReadResult, ...(own[i] as Omit<Snapshot, 'read'>) }));
 }
 
 export interface DbReadResult {
@@ -95,10 +134,10 @@ export interface DbReadResult {
   bytesRead: number;
 }
 
-/** The events of one session of `state.db` (every session, `sessionId` undefined) since `from`, to `out`. */
-export function readStateDb(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
-  const kinds = [...out.kinds].sort().join(',');
-  const snap = withAgentSnapshot('hermes', file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
+
+/** The events of a snapshot, emitted to `out`; how the read started and the cursor after it. */
+function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefined, out: EmitTarget, kinds: string): DbReadResult {
   if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent: 'hermes', file });
   const { read } = snap;
   const prev = !read.restarted && isState(read.codecState) ? read.codecState.sessions : {};
@@ -125,6 +164,27 @@ export function readStateDb(file: string, sessionId: string | undefined, from: R
     for (const m of messages.get(s.id) ?? []) emitMessage(m, s.id, toolCallsOf(m), out);
   }
   return { start: { restarted: read.restarted, reason: read.reason }, cursor: withCodecState(read.cursor, state), rowsRead: (read.rows.messages?.length ?? 0) + snap.sessions.length, bytesRead: bytes };
+}
+
+/** The events of one session of `state.db` (every session, `sessionId` undefined) since `from`, to `out`. */
+export function readStateDb(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
+  const kinds = kindsKey(out);
+  const snap = withAgentSnapshot('hermes', file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+  return emitSnapshot(snap, file, sessionId, out, kinds);
+}
+
+/**
+ * `readStateDb` of several sessions of one database in one snapshot: each result (or that session's own
+ * error) is what `readStateDb(file, sessionId, from, parser, out)` gives in the same snapshot. Throws when the
+ * database itself cannot be read.
+ */
+export function readStateDbSessions(file: string, reads: readonly SessionRead[], parser: string): (DbReadResult | Error)[] {
+  const kinds = reads.map((r) => kindsKey(r.out));
+  const snaps = withAgentSnapshot('hermes', file, (db) => takeBatch(db, file, reads, parser, kinds));
+  return eachOrError(snaps, (snap, i) => {
+    const r = reads[i] as SessionRead;
+    return emitSnapshot(snap, file, r.key, r.out, kinds[i] as string);
+  });
 }
 
 export interface StateDbSession {

@@ -9,13 +9,13 @@
  *   for await (const e of hermes.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.costUsd);
  */
 import { join } from 'node:path';
-import type { Codec, NativeSearchHit, NativeSearchQuery, ReadOptions, RowCursor, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import type { BatchRead, Codec, NativeSearchHit, NativeSearchQuery, ReadOptions, RowCursor, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { readCollected } from '../../cursors/read-collected.js';
+import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { isSqliteFile, recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
-import { readStateDb, searchStateDb } from './db.js';
+import { readStateDb, readStateDbSessions, searchStateDb } from './db.js';
 import { readLegacyLog } from './legacy.js';
 import { CODEC_ID } from './parse.js';
 import { discoverHermes, stateDbFiles } from './paths.js';
@@ -23,7 +23,7 @@ import { PARSER_VERSION, hermesDescriptor } from './descriptor.js';
 
 export { CODEC_ID, count, emitMessage, isoOfSeconds, relationOf, sessionEvent, usageEvent } from './parse.js';
 export type { HermesMessageRow, HermesSessionRow, HermesUsageRow } from './parse.js';
-export { ftsQuery, listStateDbSessions, readStateDb, relevanceOf, searchStateDb } from './db.js';
+export { ftsQuery, listStateDbSessions, readStateDb, readStateDbSessions, relevanceOf, searchStateDb } from './db.js';
 export { discoverHermes, getHermesRoots } from './paths.js';
 
 export { PARSER_VERSION } from './descriptor.js';
@@ -38,6 +38,17 @@ function readHermes(file: string, options?: ReadOptions): AsyncGenerator<Session
     const r = readStateDb(db, key, from, PARSER, out);
     return { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: 0 };
   });
+}
+
+/** `Codec.readBatch`: sessions of one `state.db`, read in one snapshot (db.ts `readStateDbSessions`). */
+function readHermesBatch(reads: readonly BatchRead[]): Promise<AsyncIterable<SessionfoldEvent>[]> {
+  return readRecordBatch(CODEC_ID, reads, (db, records) =>
+    readStateDbSessions(
+      db,
+      records.map((r) => ({ key: r.key, from: r.from, out: { kinds: r.options.kinds, emit: r.emit } })),
+      PARSER,
+    ).map((r) => (r instanceof Error ? r : { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: 0 })),
+  );
 }
 
 /** The databases under the roots: a root's `state.db`, or a root that is a database. */
@@ -102,6 +113,8 @@ export const hermes: Codec = {
     return sqliteDependencies(db);
   },
   read: readHermes,
+  batchKey: recordBatchKey,
+  readBatch: readHermesBatch,
   nativeSearch: searchHermes,
   resumeCommand(nativeId: string): string[] {
     return ['hermes', '--resume', nativeId];

@@ -9,8 +9,19 @@
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { SessionEvent } from '../../cursors/protocol/events.js';
-import { readRowsSince, withCodecState, type Row, type RowReadResult, type RowSource } from '../../cursors/sqlite-rows.js';
-import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import {
+  eachOrError,
+  partitionSources,
+  readPartitionsSettled,
+  readRowsSince,
+  withCodecState,
+  type PartitionedSource,
+  type PartitionReadTo,
+  type Row,
+  type RowReadResult,
+  type RowSource,
+} from '../../cursors/sqlite-rows.js';
+import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
@@ -57,12 +68,17 @@ function sessionInfo(r: SessionRow): OpencodeSessionInfo {
   };
 }
 
+/** One session of a batch: its id as `key`. */
+export type SessionRead = PartitionReadTo<EmitTarget>;
+
+/** The rows a read takes, per session (`session_id` is indexed in both tables). */
+const PARTITIONED: readonly PartitionedSource[] = [
+  { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', partition: 'session_id' },
+  { name: 'part', table: 'part', columns: 'id, message_id, session_id, data', updated: 'time_updated', partition: 'session_id' },
+];
+
 function sources(sessionId: string | undefined): RowSource[] {
-  const scope = sessionId === undefined ? {} : { where: 'session_id = ?', params: [sessionId] };
-  return [
-    { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', ...scope },
-    { name: 'part', table: 'part', columns: 'id, message_id, session_id, data', updated: 'time_updated', ...scope },
-  ];
+  return sessionId === undefined ? PARTITIONED.map(({ partition: _p, ...s }) => s) : partitionSources(PARTITIONED, sessionId);
 }
 
 function isState(v: unknown): v is OpencodeCursorState {
@@ -78,17 +94,46 @@ interface Snapshot {
   sessions: SessionRow[];
 }
 
-function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+/** Why a read that resumed must start over after all (undefined: it may stand). */
+function restartReason(read: RowReadResult, kinds: string): RowReadResult['reason'] {
+  if (read.restarted) return undefined;
+  if (!isState(read.codecState) || read.codecState.kinds !== kinds) return 'kinds-changed';
+  return appendsOnly(read) ? undefined : 'row-changed';
+}
+
+function identityOf(file: string): DatabaseIdentity {
   const identity = databaseIdentity(file);
   if (identity === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `Cannot open database ${file}: ENOENT`, { file });
+  return identity;
+}
+
+function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+  const identity = identityOf(file);
   const sessions = (sessionId === undefined
     ? db.prepare('SELECT rowid AS _rowid, * FROM session ORDER BY time_created, id').all()
     : db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?').all(sessionId)) as SessionRow[];
   let read = readRowsSince(db, sources(sessionId), from, parser, identity);
-  if (!read.restarted && (!isState(read.codecState) || read.codecState.kinds !== kinds)) {
-    read = { ...readRowsSince(db, sources(sessionId), undefined, parser, identity), reason: 'kinds-changed' };
-  } else if (!read.restarted && !appendsOnly(read)) read = { ...readRowsSince(db, sources(sessionId), undefined, parser, identity), reason: 'row-changed' };
+  const reason = restartReason(read, kinds);
+  if (reason !== undefined) read = { ...readRowsSince(db, sources(sessionId), undefined, parser, identity), reason };
   return { read, sessions };
+}
+
+/**
+ * `takeSnapshot` for several sessions of one database in one snapshot: the rows of every session from one
+ * `readPartitionsSettled`.
+ */
+function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] {
+  const identity = identityOf(file);
+  const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
+  const rows = readPartitionsSettled(
+    db,
+    PARTITIONED,
+    reads,
+    parser,
+    identity,
+    (read, i) => restartReason(read, kinds[i] as string),
+  );
+  return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[] }));
 }
 
 /** A resumed read may only append whole messages: a new part of a message read before changes that message's events. */
@@ -140,14 +185,9 @@ function records(rows: RowReadResult['rows']): { bySession: Map<string, Opencode
   return { bySession, skipped, bytes };
 }
 
-/**
- * The events of one session of the database (or of every session, `sessionId` undefined) since `from`,
- * emitted to `out`; returns how the read started and the cursor after it.
- */
-export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
-  const kinds = [...out.kinds].sort().join(',');
+/** The events of a snapshot, emitted to `out`; how the read started and the cursor after it. */
+function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefined, out: EmitTarget, kinds: string): DbReadResult {
   const agent = out.agent ?? CODEC_ID;
-  const snap = withAgentSnapshot(agent, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
   if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent, file });
   const { read } = snap;
   const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: {} };
@@ -170,11 +210,38 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
   return { start: { restarted: read.restarted, reason: read.reason }, cursor: withCodecState(read.cursor, state), rowsRead, bytesRead: bytes, skipped };
 }
 
+const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
+
+/**
+ * The events of one session of the database (or of every session, `sessionId` undefined) since `from`,
+ * emitted to `out`; returns how the read started and the cursor after it.
+ */
+export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
+  const kinds = kindsKey(out);
+  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+  return emitSnapshot(snap, file, sessionId, out, kinds);
+}
+
+/**
+ * `readDatabase` of several sessions of one database, in one snapshot and one read of its rows
+ * (`readPartitionsSettled`): each result (or the error of that session alone: one gone since discovery) is what
+ * `readDatabase(file, sessionId, from, parser, out)` would give in the same snapshot. Throws when the database
+ * itself cannot be read.
+ */
+export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID): (DbReadResult | Error)[] {
+  const kinds = reads.map((r) => kindsKey(r.out));
+  const snaps = withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
+  return eachOrError(snaps, (snap, i) => {
+    const r = reads[i] as SessionRead;
+    return emitSnapshot(snap, file, r.key, r.out, kinds[i] as string);
+  });
+}
+
 /** One session of a database as discovery sees it: a fingerprint of its rows stands for a file's stat. */
 export interface DbSession {
   id: string;
   parentId: string | undefined;
-  /** Bytes of the session's message and part data. */
+  /** A fingerprint of the session's rows (their counts and highest rowids), standing for a file's size. */
   size: number;
   /** The latest update time of the session and its rows (ms). */
   mtimeMs: number;
@@ -182,29 +249,31 @@ export interface DbSession {
 
 /**
  * The sessions of a database with a fingerprint each, so the event cache reads again only the sessions whose
- * rows changed: of `message`, the bytes, count and latest `time_updated` (one pass over its rows, no JSON
- * parsed); of `part`, the count and highest rowid, from its `session_id` index alone (parts are most of a
- * database). A part OpenCode updates in place without touching its message or adding a row (pruning an old
- * tool output) is seen when the session is next read for another change.
+ * rows changed: of `message`, the count, highest rowid and latest `time_updated` (one pass over its rows:
+ * `time_updated` has no index; no data is read); of `part`, the count and highest rowid, from its
+ * `session_id` index alone (parts are most of a database). That is what a RowCursor read can see change (a
+ * new row, a message updated with a later `time_updated`, a row gone): a change it would not see (a row
+ * rewritten with the same update time) would give the same events whether the fingerprint moved or not, so
+ * the message bytes are not summed. A part OpenCode updates in place without touching its message or adding
+ * a row (pruning an old tool output) is seen when the session is next read for another change.
  */
 export function listDatabaseSessions(file: string): DbSession[] {
   const rows = withSqliteSnapshot(file, (db) =>
     db
       .prepare(
-        `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.b AS mb, m.n AS mn, p.u AS pu, p.b AS pb, p.n AS pn
+        `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.r AS mr, m.n AS mn, p.r AS pr, p.n AS pn
          FROM session s
-         LEFT JOIN (SELECT session_id, max(time_updated) AS u, sum(octet_length(data)) AS b, count(*) AS n FROM message GROUP BY session_id) m ON m.session_id = s.id
-         LEFT JOIN (SELECT session_id, max(rowid) AS u, 0 AS b, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
+         LEFT JOIN (SELECT session_id, max(time_updated) AS u, max(rowid) AS r, count(*) AS n FROM message GROUP BY session_id) m ON m.session_id = s.id
+         LEFT JOIN (SELECT session_id, max(rowid) AS r, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
          ORDER BY s.time_created, s.id`,
       )
       .all(),
-  ) as { id: string; parent: string | null; su: number | null; mu: number | null; mb: number | null; mn: number | null; pu: number | null; pb: number | null; pn: number | null }[];
+  ) as { id: string; parent: string | null; su: number | null; mu: number | null; mr: number | null; mn: number | null; pr: number | null; pn: number | null }[];
   return rows.map((r) => ({
     id: r.id,
     parentId: r.parent ?? undefined,
-    // the row counts keep a deletion that leaves the byte total as it was visible; the parts' highest rowid
-    // moves with every part added
-    size: (r.mb ?? 0) + (r.mn ?? 0) + (r.pn ?? 0) + (r.pu ?? 0),
+    // the counts move with a row deleted, the highest rowids with every row added
+    size: (r.mn ?? 0) + (r.mr ?? 0) + (r.pn ?? 0) + (r.pr ?? 0),
     mtimeMs: Math.max(r.su ?? 0, r.mu ?? 0),
   }));
 }

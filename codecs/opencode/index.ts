@@ -8,21 +8,21 @@
  * for await (const f of opencode.discover(opencode.defaultRoots()))
  *   for await (const e of opencode.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, CodecDescriptor, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import type { BatchRead, Codec, CodecDescriptor, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
 import { basename } from 'node:path';
 import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { readCollected } from '../../cursors/read-collected.js';
+import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
-import { readDatabase } from './db.js';
+import { readDatabase, readDatabaseSessions } from './db.js';
 import { discoverOpencode, getOpencodeRoots, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
 import { opencodeDescriptor, PARSER_VERSION } from './descriptor.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 
 export { CODEC_ID, count, emitMessage, isoOf, sessionEvent } from './parse.js';
 export { getOpencodeRoots, isDatabaseName, discoverOpencode, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
-export { listDatabaseSessions, readDatabase } from './db.js';
+export { listDatabaseSessions, readDatabase, readDatabaseSessions } from './db.js';
 export type * from './schema.js';
 
 /** Goes up whenever this codec would parse an unchanged source differently; forks read with the same engine carry it too. */
@@ -53,6 +53,20 @@ function readerFor(flavor: OpencodeFlavor): (file: string, options?: ReadOptions
       const storage = storageOf(file);
       return storage !== undefined ? readTreeSession(file, storage, out) : await readExport(file, out);
     });
+}
+
+/** `Codec.readBatch`: record paths of one database, read in one snapshot (db.ts `readDatabaseSessions`). */
+function batchReaderFor(flavor: OpencodeFlavor): (reads: readonly BatchRead[]) => Promise<AsyncIterable<SessionfoldEvent>[]> {
+  const parser = getParserString({ id: flavor.agent, parserVersion: PARSER_VERSION });
+  return (reads) =>
+    readRecordBatch(flavor.agent, reads, (db, records) =>
+      readDatabaseSessions(
+        db,
+        records.map((r) => ({ key: r.key, from: r.from, out: { kinds: r.options.kinds, emit: r.emit, agent: flavor.agent } })),
+        parser,
+        flavor.agent,
+      ).map((r) => (r instanceof Error ? r : { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped })),
+    );
 }
 
 /** The agent's database by its name; a session of its storage tree by its place and its `projectID`. */
@@ -95,6 +109,8 @@ export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
       return sqliteDependencies(db);
     },
     read,
+    batchKey: recordBatchKey,
+    readBatch: batchReaderFor(flavor),
     resumeCommand(nativeId: string): string[] {
       return [spec.command, '--session', nativeId];
     },

@@ -153,6 +153,12 @@ export interface ResumeOptions {
   onBytes?: (chunk: Uint8Array, position: number) => void;
 }
 
+/** One read of `Codec.readBatch`: the arguments `read()` would take. */
+export interface BatchRead {
+  file: string;
+  options?: ReadOptions | undefined;
+}
+
 /** See `Codec.scanUsage`. */
 export interface UsageScanResult {
   events: UsageEvent[];
@@ -301,6 +307,20 @@ export interface Codec {
   getParseDependencies(file: string): string[];
   /** Yield the file's events. */
   read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent>;
+  /**
+   * Optional, with `readBatch`: what `file` shares with other files that are cheaper to read together (the
+   * database of a record path `<db>#<key>`), or undefined when it is read alone.
+   */
+  batchKey?(file: string): string | undefined;
+  /**
+   * Optional: several files of one `batchKey` read together (one snapshot of their database, one pass over
+   * its rows). Resolves, once the shared read is done, to one iterable per read that yields what
+   * `read(file, options)` would yield from the same state of the files, calling that read's `resume`
+   * callbacks and filling its `info` the same way as it is iterated (a read whose file alone failed, a session
+   * gone since discovery, throws when iterated). Rejects, having called no callback, when the shared read
+   * fails: the caller then reads each file with `read()`.
+   */
+  readBatch?(reads: readonly BatchRead[]): Promise<AsyncIterable<SessionfoldEvent>[]>;
   /** The pure line engine of a JSONL codec: lets `sessionfold read -` parse a stream, and tests feed chunks. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly lineCore?: LineCore<any>;

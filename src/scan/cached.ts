@@ -28,7 +28,7 @@ import { netChange, type RecordChange } from './record-diff.js';
 import { TaskRunner } from './runner.js';
 import { decodeSegment, pushRecords, SegmentError, segmentCount, SegmentWriter } from './segment.js';
 import { BATCH_EVENTS } from './parse-file.js';
-import { takesNativeLane } from './pool.js';
+import { batchTasks, takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
 import { SkipTally, type ScanDelta, type UsageRecord } from './types.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
@@ -238,7 +238,10 @@ class CachedScan {
 
   async *run(discovery: Discovery): AsyncGenerator<UsageRecord[]> {
     const serve = this.#classify(discovery);
-    const tasks = [...this.#states.values()].map((s) => s.task);
+    const tasks = batchTasks(
+      [...this.#states.values()].map((s) => s.task),
+      (t) => (this.#states.get(t.id) as TaskState).file.codec,
+    );
     // Workers for what the native lane will not read.
     const js = tasks.filter((t) => !takesNativeLane((this.#states.get(t.id) as TaskState).file.codec, t));
     const runner = new TaskRunner(this.#opts, resolveWorkers(this.#opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));

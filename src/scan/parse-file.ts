@@ -12,9 +12,9 @@
  *   vs sha256 77–98 ms per 100 MB on this machine: `npm run bench -- prefix`; see docs/cache.md).
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import type { Codec, ReadCursor, ReadInfo, ResumeStart } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
 import { newReadInfo } from '../../cursors/protocol/codec.js';
-import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
@@ -61,6 +61,12 @@ export interface ParseTask {
    * message instead of segments, and its `done` has no cursor.
    */
   native?: boolean | undefined;
+  /**
+   * A batch: these tasks, files of one codec with one `batchKey` (sessions of one database), read together by
+   * `Codec.readBatch` (`parseTask`); each posts its own messages under its own id. The batch's own `id` and
+   * `path` are its first task's.
+   */
+  batch?: ParseTask[] | undefined;
 }
 
 export interface SerializedError {
@@ -96,16 +102,67 @@ export function serializeError(e: unknown): SerializedError {
   return { name: 'Error', message: String(e) };
 }
 
-/** Parse one file, posting start / batch… / done (or error) messages. Never throws. */
-export async function parseFile(codec: Codec, task: ParseTask, post: Post): Promise<void> {
+/** Where a parse takes the file's events from: `codec.read()`, or its share of a batch read. */
+type EventSource = (options: ReadOptions) => AsyncIterable<SessionfoldEvent>;
+
+/**
+ * Parse one file, posting start / batch… / done (or error) messages. Never throws. `source` stands for
+ * `codec.read(task.path, options)` (a batch's read).
+ */
+export async function parseFile(codec: Codec, task: ParseTask, post: Post, source?: EventSource): Promise<void> {
   try {
-    await run(codec, task, post);
+    await run(codec, task, post, source ?? ((options) => codec.read(task.path, options)));
   } catch (e) {
     post({ type: 'error', id: task.id, error: serializeError(e) });
   }
 }
 
-async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
+/** A promise with its resolve function. */
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function* later(events: Promise<AsyncIterable<SessionfoldEvent>>): AsyncGenerator<SessionfoldEvent> {
+  yield* await events;
+}
+
+/**
+ * Run a task: one file (`parseFile`), or a batch (`ParseTask.batch`): each of its files is parsed as alone up
+ * to its read, whose options go to one `codec.readBatch`; each then takes its events from that read. When
+ * the batch read fails (its database is gone), each file is read by `codec.read()` instead and fails or not
+ * on its own. Never throws.
+ */
+export async function parseTask(codec: Codec, task: ParseTask, post: Post): Promise<void> {
+  const batch = task.batch;
+  if (batch === undefined) return parseFile(codec, task, post);
+  const readBatch = codec.readBatch?.bind(codec);
+  if (readBatch === undefined) {
+    for (const t of batch) await parseFile(codec, t, post);
+    return;
+  }
+  const asked = batch.map(() => deferred<ReadOptions | undefined>());
+  const given = batch.map(() => deferred<AsyncIterable<SessionfoldEvent>>());
+  const runs = batch.map((t, i) =>
+    parseFile(codec, t, post, (options) => {
+      asked[i]?.resolve(options);
+      return later((given[i] as { promise: Promise<AsyncIterable<SessionfoldEvent>> }).promise);
+    }).then(() => asked[i]?.resolve(undefined)), // a parse that failed before its read asks nothing
+  );
+  const options = await Promise.all(asked.map((d) => d.promise));
+  const reads = batch.flatMap((t, i) => (options[i] === undefined ? [] : [{ file: t.path, options: options[i], i }]));
+  let shared: AsyncIterable<SessionfoldEvent>[] | undefined;
+  try {
+    shared = reads.length === 0 ? [] : await readBatch(reads);
+  } catch {
+    shared = undefined;
+  }
+  reads.forEach((r, k) => given[r.i]?.resolve(shared?.[k] ?? codec.read(r.file, r.options)));
+  await Promise.all(runs);
+}
+
+async function run(codec: Codec, task: ParseTask, post: Post, source: EventSource): Promise<void> {
   const info = newReadInfo();
   const writer = new SegmentWriter();
   const held: Uint8Array[] = [];
@@ -183,7 +240,7 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
     stream.next += chunk.byteLength;
   };
 
-  for await (const e of codec.read(task.path, {
+  for await (const e of source({
     kinds: ['session', 'usage'],
     titles: false,
     info,

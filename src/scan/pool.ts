@@ -21,7 +21,7 @@ import { nodeWorkerThreads } from '../../cursors/builtins.js';
 import { FROM_SOURCES, packageRoot } from '../../cursors/versions.js';
 import type { Codec, UsageScanResult } from '../../cursors/protocol/codec.js';
 import { nativeKernel } from '../../cursors/native.js';
-import { newSessionTrack, parseFile, type ParseTask, type TaskMessage } from './parse-file.js';
+import { newSessionTrack, parseTask, type ParseTask, type TaskMessage } from './parse-file.js';
 
 const PREFETCH = 2;
 /**
@@ -38,6 +38,38 @@ export const NATIVE_BATCH_FILES = 64;
 export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
   return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
 }
+/** How many files a task reads: a batch's, or one. */
+export const filesOf = (task: ParseTask): number => task.batch?.length ?? 1;
+
+/**
+ * Tasks resuming from a RowCursor whose files one codec reads together (`Codec.batchKey`: sessions of one
+ * database) as one batch task each (`parseTask`): one snapshot and one pass over the rows instead of one per
+ * session. A file read from its start stays a task of its own (its rows are read through its own index
+ * anyway, and the pool may spread such reads over its workers), as does a key only one task has.
+ */
+export function batchTasks(tasks: readonly ParseTask[], codecOf: (task: ParseTask) => Codec): ParseTask[] {
+  const out: ParseTask[] = [];
+  const groups = new Map<string, ParseTask[]>();
+  for (const t of tasks) {
+    const codec = codecOf(t);
+    const key = codec.readBatch !== undefined && t.cursor?.format === 'sqlite' && t.batch === undefined ? codec.batchKey?.(t.path) : undefined;
+    if (key === undefined) {
+      out.push(t);
+      continue;
+    }
+    const id = `${t.agent}\0${key}`;
+    const group = groups.get(id);
+    if (group === undefined) groups.set(id, [t]);
+    else group.push(t);
+  }
+  for (const group of groups.values()) {
+    const first = group[0] as ParseTask;
+    if (group.length === 1) out.push(first);
+    else out.push({ ...first, weight: group.reduce((n, t) => n + t.weight, 0), cursor: undefined, batch: group });
+  }
+  return out;
+}
+
 /**
  * A worker's young generation (MB). V8's default lets each isolate's nursery grow to tens of MB; a parse
  * worker's garbage is short-lived (lines, events; large strings go to large-object space, not the
@@ -237,7 +269,7 @@ export class ParsePool {
         if (this.#queue.length === 0 || !this.#opts.canDispatch()) break;
         if (slot.inflight > round) continue;
         const task = this.#queue.shift() as ParseTask;
-        slot.inflight++;
+        slot.inflight += filesOf(task);
         slot.worker.postMessage(task);
       }
     }
@@ -264,7 +296,7 @@ export class ParsePool {
         if (this.#inline.length === 0) this.#steal(true);
         const task = this.#inline.shift();
         if (task === undefined) break;
-        await parseFile(this.#opts.codecOf(task).codec, task, (msg) => this.#opts.onMessage(msg));
+        await parseTask(this.#opts.codecOf(task).codec, task, (msg) => this.#opts.onMessage(msg));
         // A parse may complete in microtasks alone (synchronous reads): let the event loop deliver the
         // workers' messages before the next task, or they idle, done, until the main thread runs dry.
         await new Promise<void>((r) => setImmediate(r));

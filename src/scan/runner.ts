@@ -6,7 +6,7 @@ import type { Codec } from '../../cursors/protocol/codec.js';
 import { isBuiltinCodec } from '../registry.js';
 import type { NormalizedScanOptions } from './options.js';
 import type { ParseTask, TaskMessage } from './parse-file.js';
-import { AsyncQueue, ParsePool } from './pool.js';
+import { AsyncQueue, filesOf, ParsePool } from './pool.js';
 
 /** Messages the consumer may lag behind before the pool stops dispatching new files. */
 const HIGH_WATER = 256;
@@ -48,7 +48,7 @@ export class TaskRunner {
 
   add(tasks: readonly ParseTask[]): void {
     if (tasks.length === 0) return;
-    this.#remaining += tasks.length;
+    for (const t of tasks) this.#remaining += filesOf(t);
     for (const t of tasks) this.#total += t.weight;
     this.#pool.add(tasks);
     this.#progress();

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { getCodec } from '../registry.js';
-import { parseFile, serializeError, type ParseTask, type TaskMessage } from './parse-file.js';
+import { parseTask, serializeError, type ParseTask, type TaskMessage } from './parse-file.js';
 
 const port = parentPort;
 if (port === null) throw new Error('scan/worker.ts must run in a worker thread');
@@ -24,10 +24,10 @@ async function drain(): Promise<void> {
       try {
         codec = getCodec(task.agent);
       } catch (e) {
-        post({ type: 'error', id: task.id, error: serializeError(e) });
+        for (const t of task.batch ?? [task]) post({ type: 'error', id: t.id, error: serializeError(e) });
         continue;
       }
-      await parseFile(codec, task, post);
+      await parseTask(codec, task, post);
     }
   } finally {
     running = false;
