@@ -11,7 +11,7 @@
  * they throw USAGE_ERROR naming the member, which says a caller forgot `await loadCodec(codec)`.
  */
 import { statSync } from 'node:fs';
-import type { Codec, CodecCapabilities, CodecDescriptor, DetectScore, LineCore, NativeSearchHit, NativeSearchQuery, ReadOptions, SessionFile, UsageScanResult } from '../cursors/protocol/codec.js';
+import type { BatchRead, Codec, CodecCapabilities, CodecDescriptor, DetectScore, LineCore, NativeSearchHit, NativeSearchQuery, ReadOptions, SessionFile, UsageScanResult } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
 
@@ -132,5 +132,13 @@ export class LazyCodec implements Codec {
 
   get detect(): ((file: string, head: Buffer) => DetectScore) | undefined {
     return this.#need('detect').detect?.bind(this.#full);
+  }
+
+  get batchKey(): ((file: string) => string | undefined) | undefined {
+    return this.#need('batchKey').batchKey?.bind(this.#full);
+  }
+
+  get readBatch(): ((reads: readonly BatchRead[]) => Promise<AsyncIterable<SessionfoldEvent>[]>) | undefined {
+    return this.#need('readBatch').readBatch?.bind(this.#full);
   }
 }
