@@ -22,6 +22,7 @@ import { FROM_SOURCES, packageRoot } from '../../cursors/versions.js';
 import type { Codec, UsageScanResult } from '../../cursors/protocol/codec.js';
 import { nativeKernel } from '../../cursors/native.js';
 import { newSessionTrack, parseTask, type ParseTask, type TaskMessage } from './parse-file.js';
+import { LazyCodec } from '../lazy-codec.js';
 
 const PREFETCH = 2;
 /**
@@ -51,8 +52,10 @@ export function batchTasks(tasks: readonly ParseTask[], codecOf: (task: ParseTas
   const out: ParseTask[] = [];
   const groups = new Map<string, ParseTask[]>();
   for (const t of tasks) {
-    const codec = codecOf(t);
-    const key = codec.readBatch !== undefined && t.cursor?.format === 'sqlite' && t.batch === undefined ? codec.batchKey?.(t.path) : undefined;
+    const listed = codecOf(t);
+    // A built-in codec whose module is not loaded has read none of its files: nothing of it to batch.
+    const codec = listed instanceof LazyCodec ? listed.loaded : listed;
+    const key = codec?.readBatch !== undefined && t.cursor?.format === 'sqlite' && t.batch === undefined ? codec.batchKey?.(t.path) : undefined;
     if (key === undefined) {
       out.push(t);
       continue;

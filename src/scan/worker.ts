@@ -4,7 +4,7 @@
  * state between tasks; the main thread owns the cache and the fold.
  */
 import { parentPort } from 'node:worker_threads';
-import { getCodec } from '../registry.js';
+import { getCodec, loadCodec } from '../registry.js';
 import { parseTask, serializeError, type ParseTask, type TaskMessage } from './parse-file.js';
 
 const port = parentPort;
@@ -22,7 +22,8 @@ async function drain(): Promise<void> {
     for (let task = queue.shift(); task !== undefined; task = queue.shift()) {
       let codec;
       try {
-        codec = getCodec(task.agent);
+        // A task's members beyond read() (a batch's readBatch) need the codec's module: load it first.
+        codec = await loadCodec(getCodec(task.agent));
       } catch (e) {
         for (const t of task.batch ?? [task]) post({ type: 'error', id: t.id, error: serializeError(e) });
         continue;
