@@ -72,7 +72,7 @@ export interface SerializedError {
 export type TaskMessage =
   | { type: 'start'; id: number; start: ResumeStart }
   | { type: 'batch'; id: number; data: Uint8Array; cwd: string | undefined; bytes: number }
-  /** A file's usage from the codec's native engine (`Codec.scanUsage`, run by the pool's native lane). */
+  /** Usage as the events themselves: the native lane's (`Codec.scanUsage`), and a parse on the main thread's. */
   | { type: 'events'; id: number; events: readonly UsageEvent[]; cwd: string | undefined; bytes: number }
   | {
       type: 'done';
@@ -96,19 +96,25 @@ export function serializeError(e: unknown): SerializedError {
   return { name: 'Error', message: String(e) };
 }
 
-/** Parse one file, posting start / batch… / done (or error) messages. Never throws. */
-export async function parseFile(codec: Codec, task: ParseTask, post: Post): Promise<void> {
+/**
+ * Parse one file, posting start / batch… / done (or error) messages. Never throws. `inline`: the messages stay
+ * on this thread (the pool's main-thread runner), so usage goes out as `events` messages holding the events
+ * themselves: a segment is for crossing to another thread, and encoding one (columns, dictionary, checksum) to
+ * decode it right back cost the main thread more than its reads of a cold report's files.
+ */
+export async function parseFile(codec: Codec, task: ParseTask, post: Post, inline = false): Promise<void> {
   try {
-    await run(codec, task, post);
+    await run(codec, task, post, inline);
   } catch (e) {
     post({ type: 'error', id: task.id, error: serializeError(e) });
   }
 }
 
-async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
+async function run(codec: Codec, task: ParseTask, post: Post, inline: boolean): Promise<void> {
   const info = newReadInfo();
   const writer = new SegmentWriter();
   const held: Uint8Array[] = [];
+  let events: UsageEvent[] = [];
   let track = task.track ?? newSessionTrack();
   let cwdKnown = false;
   let from = task.cursor;
@@ -145,6 +151,10 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
     if (writer.count > 0) held.push(writer.finish());
     if (!cwdKnown && !final) return;
     const cwd = track.cwd ?? undefined;
+    if (events.length > 0) {
+      post({ type: 'events', id: task.id, events, cwd, bytes: info.bytes });
+      events = [];
+    }
     for (const data of held) post({ type: 'batch', id: task.id, data, cwd, bytes: info.bytes }, [data.buffer as ArrayBuffer]);
     held.length = 0;
   };
@@ -202,8 +212,9 @@ async function run(codec: Codec, task: ParseTask, post: Post): Promise<void> {
   })) {
     if (start === undefined) ensureStart();
     if (e.type === 'usage') {
-      writer.add(e);
-      if (writer.count >= BATCH_EVENTS) flush(false);
+      if (inline) events.push(e as UsageEvent);
+      else writer.add(e);
+      if (writer.count >= BATCH_EVENTS || events.length >= BATCH_EVENTS) flush(false);
     } else if (e.type === 'session') {
       const cwd = (e as SessionEvent).cwd;
       if (track.cwdIndex === null && typeof cwd === 'string') {

@@ -263,7 +263,7 @@ export class ParsePool {
         if (this.#inline.length === 0) this.#steal(true);
         const task = this.#inline.shift();
         if (task === undefined) break;
-        await parseFile(this.#opts.codecOf(task).codec, task, (msg) => this.#opts.onMessage(msg));
+        await parseFile(this.#opts.codecOf(task).codec, task, (msg) => this.#opts.onMessage(msg), true);
         // A parse may complete in microtasks alone (synchronous reads): let the event loop deliver the
         // workers' messages before the next task, or they idle, done, until the main thread runs dry.
         await new Promise<void>((r) => setImmediate(r));
