@@ -9,7 +9,10 @@
  * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.js
  * (a served command) is bundled on its own: `bundle/front.js` (dist/src/cli/front.js: the status-line input
  * and the served client, with the render steps as chunks `front-*.js`), sharing no chunk with run.js, so a
- * served status line loads one file of ours before it connects instead of seven.
+ * served status line loads one file of ours before it connects instead of seven. The parse worker
+ * (dist/src/scan/worker.js) is bundled on its own too, `bundle/scan-worker.js` (src/scan/pool.ts starts it
+ * when it is not older than worker.js): each worker thread loads its modules itself, and it needs the
+ * registry, the codecs and the parse, not the CLI.
  *
  * Modules that name files the package ships do it from the package folder (cursors/versions.ts `packageRoot`),
  * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev
@@ -37,6 +40,7 @@ async function main() {
   rmSync(outDir, { recursive: true, force: true });
   await bundleTo(rolldown, { run: input }, '[name]-[hash].js', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] });
   await bundleTo(rolldown, { front: join(root, 'dist', 'src', 'cli', 'front.js') }, 'front-[name]-[hash].js');
+  await bundleTo(rolldown, { 'scan-worker': join(root, 'dist', 'src', 'scan', 'worker.js') }, 'scan-worker-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
 }
 

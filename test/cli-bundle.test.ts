@@ -2,7 +2,7 @@
  * The CLI's bundle (scripts/bundle-cli.mjs, dist/src/cli/bundle/): the build makes it after the modules it
  * bundles; the executable loads it instead of run.js; a report from it equals one from the modules, with the
  * native kernel (found from the package folder) and without; `start` from it finds the demo history. The scan's
- * worker is named from the package folder too: a scan on workers from the built modules checks that path (the
+ * worker has its own bundle, named from the package folder too: a scan on workers from the built modules checks that path (the
  * CLI starts workers only for more than 512 MB of files its engines leave).
  * test/cli-start.test.ts and test/bench-command.test.ts run their commands through the bundle as well.
  */
@@ -34,6 +34,14 @@ describe('the CLI bundle', () => {
     const ours = [...readFileSync(new URL('bundle/front.js', DIST_CLI), 'utf8').matchAll(/from "(\.[^"]+)"|import\("(\.[^"]+)"\)/g)].map((m) => m[1] ?? m[2]);
     expect(ours.length).toBeGreaterThan(0); // the render steps, as chunks
     expect(ours.filter((f) => !f?.startsWith('./front-'))).toEqual([]);
+  });
+
+  it('bundles the parse worker on its own, and the pool starts workers from it', async () => {
+    expect(statSync(new URL('bundle/scan-worker.js', DIST_CLI)).mtimeMs).toBeGreaterThanOrEqual(statSync(new URL('../scan/worker.js', DIST_CLI)).mtimeMs);
+    const ours = [...readFileSync(new URL('bundle/scan-worker.js', DIST_CLI), 'utf8').matchAll(/from "(\.[^"]+)"|import\("(\.[^"]+)"\)/g)].map((m) => m[1] ?? m[2]);
+    expect(ours.filter((f) => !f?.startsWith('./scan-worker-'))).toEqual([]);
+    const pool = (await import(new URL('../scan/pool.js', DIST_CLI).href)) as { workerEntry(): URL };
+    expect(pool.workerEntry().href).toBe(new URL('bundle/scan-worker.js', DIST_CLI).href);
   });
 
   it('reports alike from the bundle (with and without the native kernel) and from the modules', async () => {
@@ -77,7 +85,7 @@ describe('the CLI bundle', () => {
     writeFileSync(file, script);
     const r = await run(process.execPath, [file], { env: { PATH: process.env.PATH, HOME: '/nonexistent', SESSIONFOLD_NATIVE_ENGINES: '0' } });
     const [[onWorkers, workers], [onMain, none]] = JSON.parse(r.stdout) as [[number, number], [number, number]];
-    expect(workers).toBe(2); // the records came from two Workers, started from dist/src/scan/worker.js
+    expect(workers).toBe(2); // the records came from two Workers, started from dist/src/cli/bundle/scan-worker.js
     expect(none).toBe(0);
     expect(onWorkers).toBeGreaterThan(10);
     expect(onWorkers).toBe(onMain);

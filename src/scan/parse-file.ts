@@ -78,7 +78,7 @@ export interface SerializedError {
 export type TaskMessage =
   | { type: 'start'; id: number; start: ResumeStart }
   | { type: 'batch'; id: number; data: Uint8Array; cwd: string | undefined; bytes: number }
-  /** A file's usage from the codec's native engine (`Codec.scanUsage`, run by the pool's native lane). */
+  /** Usage as the events themselves: the native lane's (`Codec.scanUsage`), and a parse on the main thread's. */
   | { type: 'events'; id: number; events: readonly UsageEvent[]; cwd: string | undefined; bytes: number }
   | {
       type: 'done';
@@ -107,11 +107,14 @@ type EventSource = (options: ReadOptions) => AsyncIterable<SessionfoldEvent>;
 
 /**
  * Parse one file, posting start / batch… / done (or error) messages. Never throws. `source` stands for
- * `codec.read(task.path, options)` (a batch's read).
+ * `codec.read(task.path, options)` (a batch's read). `inline`: the messages stay on this thread (the pool's
+ * main-thread runner), so usage goes out as `events` messages holding the events themselves: a segment is
+ * for crossing to another thread, and encoding one (columns, dictionary, checksum) to decode it right back
+ * cost the main thread more than its reads of a cold report's files.
  */
-export async function parseFile(codec: Codec, task: ParseTask, post: Post, source?: EventSource): Promise<void> {
+export async function parseFile(codec: Codec, task: ParseTask, post: Post, source?: EventSource, inline = false): Promise<void> {
   try {
-    await run(codec, task, post, source ?? ((options) => codec.read(task.path, options)));
+    await run(codec, task, post, source ?? ((options) => codec.read(task.path, options)), inline);
   } catch (e) {
     post({ type: 'error', id: task.id, error: serializeError(e) });
   }
@@ -134,21 +137,27 @@ async function* later(events: Promise<AsyncIterable<SessionfoldEvent>>): AsyncGe
  * the batch read fails (its database is gone), each file is read by `codec.read()` instead and fails or not
  * on its own. Never throws.
  */
-export async function parseTask(codec: Codec, task: ParseTask, post: Post): Promise<void> {
+export async function parseTask(codec: Codec, task: ParseTask, post: Post, inline = false): Promise<void> {
   const batch = task.batch;
-  if (batch === undefined) return parseFile(codec, task, post);
+  if (batch === undefined) return parseFile(codec, task, post, undefined, inline);
   const readBatch = codec.readBatch?.bind(codec);
   if (readBatch === undefined) {
-    for (const t of batch) await parseFile(codec, t, post);
+    for (const t of batch) await parseFile(codec, t, post, undefined, inline);
     return;
   }
   const asked = batch.map(() => deferred<ReadOptions | undefined>());
   const given = batch.map(() => deferred<AsyncIterable<SessionfoldEvent>>());
   const runs = batch.map((t, i) =>
-    parseFile(codec, t, post, (options) => {
-      asked[i]?.resolve(options);
-      return later((given[i] as { promise: Promise<AsyncIterable<SessionfoldEvent>> }).promise);
-    }).then(() => asked[i]?.resolve(undefined)), // a parse that failed before its read asks nothing
+    parseFile(
+      codec,
+      t,
+      post,
+      (options) => {
+        asked[i]?.resolve(options);
+        return later((given[i] as { promise: Promise<AsyncIterable<SessionfoldEvent>> }).promise);
+      },
+      inline,
+    ).then(() => asked[i]?.resolve(undefined)), // a parse that failed before its read asks nothing
   );
   const options = await Promise.all(asked.map((d) => d.promise));
   const reads = batch.flatMap((t, i) => (options[i] === undefined ? [] : [{ file: t.path, options: options[i], i }]));
@@ -162,10 +171,11 @@ export async function parseTask(codec: Codec, task: ParseTask, post: Post): Prom
   await Promise.all(runs);
 }
 
-async function run(codec: Codec, task: ParseTask, post: Post, source: EventSource): Promise<void> {
+async function run(codec: Codec, task: ParseTask, post: Post, source: EventSource, inline: boolean): Promise<void> {
   const info = newReadInfo();
   const writer = new SegmentWriter();
   const held: Uint8Array[] = [];
+  let events: UsageEvent[] = [];
   let track = task.track ?? newSessionTrack();
   let cwdKnown = false;
   let from = task.cursor;
@@ -202,6 +212,10 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
     if (writer.count > 0) held.push(writer.finish());
     if (!cwdKnown && !final) return;
     const cwd = track.cwd ?? undefined;
+    if (events.length > 0) {
+      post({ type: 'events', id: task.id, events, cwd, bytes: info.bytes });
+      events = [];
+    }
     for (const data of held) post({ type: 'batch', id: task.id, data, cwd, bytes: info.bytes }, [data.buffer as ArrayBuffer]);
     held.length = 0;
   };
@@ -259,8 +273,9 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
   })) {
     if (start === undefined) ensureStart();
     if (e.type === 'usage') {
-      writer.add(e);
-      if (writer.count >= BATCH_EVENTS) flush(false);
+      if (inline) events.push(e as UsageEvent);
+      else writer.add(e);
+      if (writer.count >= BATCH_EVENTS || events.length >= BATCH_EVENTS) flush(false);
     } else if (e.type === 'session') {
       const cwd = (e as SessionEvent).cwd;
       if (track.cwdIndex === null && typeof cwd === 'string') {

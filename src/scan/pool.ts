@@ -14,6 +14,7 @@
  * thread (no isolate to start, no JavaScript to warm up: C reads the file and the main thread only decodes its
  * usage). A file the engine leaves to `read()` goes back to the queues above.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
@@ -82,13 +83,29 @@ export function batchTasks(tasks: readonly ParseTask[], codecOf: (task: ParseTas
 const WORKER_YOUNG_GENERATION_MB = 4;
 
 /**
- * The worker entry: the build's `dist/src/scan/worker.js`, named from the package folder (this module may be
- * running from the CLI's bundle, `dist/src/cli/bundle/`), or next to this module without one; from the
- * TypeScript sources, through the dev loader.
+ * The worker entry: the build's bundled worker, `dist/src/cli/bundle/scan-worker.js` (scripts/bundle-cli.mjs),
+ * when it is not older than `dist/src/scan/worker.js`, else that module; named from the package folder (this
+ * module may be running from the CLI's bundle, `dist/src/cli/bundle/`), or next to this module without one;
+ * from the TypeScript sources, through the dev loader. The bundle is a few files instead of about seventy
+ * modules, which every worker would resolve, read and compile one after another before its first file: about
+ * 120 ms of CPU less per worker (bench/RESULTS.md). Resolved at the first spawn: most scans start none.
  */
-const WORKER_URL = FROM_SOURCES
-  ? new URL('./worker-dev.mjs', import.meta.url)
-  : ((root) => (root === undefined ? new URL('./worker.js', import.meta.url) : pathToFileURL(join(root, 'dist', 'src', 'scan', 'worker.js'))))(packageRoot());
+let workerUrl: URL | undefined;
+export function workerEntry(): URL {
+  if (workerUrl !== undefined) return workerUrl;
+  if (FROM_SOURCES) return (workerUrl = new URL('./worker-dev.mjs', import.meta.url));
+  const root = packageRoot();
+  if (root === undefined) return (workerUrl = new URL('./worker.js', import.meta.url));
+  const plain = join(root, 'dist', 'src', 'scan', 'worker.js');
+  const bundled = join(root, 'dist', 'src', 'cli', 'bundle', 'scan-worker.js');
+  let fresh = false;
+  try {
+    fresh = statSync(bundled).mtimeMs >= statSync(plain).mtimeMs;
+  } catch {
+    // no bundle (a build without rolldown)
+  }
+  return (workerUrl = pathToFileURL(fresh ? bundled : plain));
+}
 
 interface Slot {
   worker: Worker;
@@ -247,7 +264,7 @@ export class ParsePool {
   }
 
   #spawn(): Slot {
-    const worker = new (nodeWorkerThreads().Worker)(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = new (nodeWorkerThreads().Worker)(workerEntry(), { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     const slot: Slot = { worker, inflight: 0 };
     worker.on('message', (msg: TaskMessage) => {
       if (msg.type === 'done' || msg.type === 'error') slot.inflight--;
@@ -299,7 +316,7 @@ export class ParsePool {
         if (this.#inline.length === 0) this.#steal(true);
         const task = this.#inline.shift();
         if (task === undefined) break;
-        await parseTask(this.#opts.codecOf(task).codec, task, (msg) => this.#opts.onMessage(msg));
+        await parseTask(this.#opts.codecOf(task).codec, task, (msg) => this.#opts.onMessage(msg), true);
         // A parse may complete in microtasks alone (synchronous reads): let the event loop deliver the
         // workers' messages before the next task, or they idle, done, until the main thread runs dry.
         await new Promise<void>((r) => setImmediate(r));

@@ -24,14 +24,16 @@ export interface UsageRecord extends UsageEvent, FoldHints {
 
 /**
  * The events of one file as its records: each event gets `file` and `cwd` in place (no copy). For events the
- * caller owns and hands over: the native lane's, which the engines build on `blankUsageEvent`, so every
- * codec's records share one shape (absent fields undefined) and the fold's property reads stay monomorphic.
+ * caller owns and hands over: those of a parse on the main thread, and the native lane's, which the engines
+ * build on `blankUsageEvent`, so every codec's records share one shape (absent fields undefined) and the
+ * fold's property reads stay monomorphic.
  */
 export function asRecords(events: readonly UsageEvent[], file: string, cwd: string | undefined): UsageRecord[] {
   const out = events as UsageRecord[];
   for (const r of out) {
     r.file = file;
-    r.cwd = cwd;
+    // unset, not undefined, without one: as a record decoded from a segment (UsageRecord.cwd's contract)
+    if (cwd !== undefined) r.cwd = cwd;
   }
   return out;
 }
