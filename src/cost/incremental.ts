@@ -254,8 +254,9 @@ function readSnapshot(snaps: FoldSnapshots, key: string, n: NormalizedCostOption
  * a re-read that found the same records) only move the snapshot's gens; a kept fold stands for the new version.
  * Such a move can turn counted lines into retained ones (a truncated file's records go to the cache's ledger
  * unchanged), so then the retained spend is worked out again, on the restored fold, and stored with the gens.
+ * Undefined when the restored fold stopped reading meanwhile (another process stored a newer state).
  */
-async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanDelta, changes: number, sf: SnapshotFold): Promise<CostSummary> {
+async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanDelta, changes: number, sf: SnapshotFold): Promise<CostSummary | undefined> {
   const { snaps, key, ns, info } = run;
   const summary = JSON.parse(snap.summary) as CostSummary;
   let version: number | undefined = snap.version;
@@ -269,7 +270,8 @@ async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanD
     if (records.length === 0) delete summary.retained;
     else if (fold !== undefined) {
       delete summary.retained;
-      withRetainedOf(summary, fold, records);
+      // Another process replaced the state while it was read: no answer here; the caller folds again.
+      if (!retainedOf(summary, fold, records)) return undefined;
     }
     if (JSON.stringify(summary.retained ?? null) !== before) newSummary = JSON.stringify(summary);
   }
@@ -370,27 +372,34 @@ export async function totalCostIncremental(
 async function foldFresh(scan: ScanOptions, foldOptions: CostFoldOptions, ns: ReturnType<typeof normalizeScanOptions>): Promise<CostSummary> {
   const fold = createCostFold(foldOptions);
   await drainRecords(scanUsageBatches(scan), fold.add);
-  return withRetained(fold.result(), fold, ns);
+  const summary = fold.result();
+  await withRetained(summary, fold, ns); // a fold of its own: it cannot stop reading
+  return summary;
 }
 
 /**
- * The summary with its `retained` spend (stored with the snapshot's summary, so a run that folds nothing
- * answers with it too: no file changed, so neither did what the files no longer hold). A restored state that
- * stops reading meanwhile leaves the figure out rather than failing the report.
+ * Sets the summary's `retained` spend (stored with the snapshot's summary, so a run that folds nothing
+ * answers with it too: no file changed, so neither did what the files no longer hold). False when `fold` is a
+ * restored state that stopped reading meanwhile (see `retainedOf`).
  */
-async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>): Promise<CostSummary> {
+async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>): Promise<boolean> {
   const records = await retainedRecords(ns);
-  return records.length === 0 ? summary : withRetainedOf(summary, fold, records);
+  return records.length === 0 || retainedOf(summary, fold, records);
 }
 
-function withRetainedOf(summary: CostSummary, fold: CostFold, records: readonly UsageRecord[]): CostSummary {
+/**
+ * `summary.retained` from `fold`; false (and nothing set) when the fold is a restored state that stopped
+ * reading: the figure cannot be had from it, and a report without it would be wrong, so the caller folds again.
+ */
+function retainedOf(summary: CostSummary, fold: CostFold, records: readonly UsageRecord[]): boolean {
   try {
     const r = retainedSpend(fold, records);
     if (r !== undefined) summary.retained = r;
+    return true;
   } catch (e) {
     if (!(e instanceof SnapshotLost || e instanceof RangeError)) throw e;
+    return false;
   }
-  return summary;
 }
 
 async function foldWithSnapshot(
@@ -429,7 +438,11 @@ async function foldWithSnapshot(
   info.removed = delta.removed.length;
   /** The cache's change count this run's snapshot stands for (see `changesSeen`). */
   let changes = changesSeen(snaps, changesAtStart, delta);
-  if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !sf.lost) return await answerUnchanged(run, snap, delta, changes, sf);
+  if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !sf.lost) {
+    const answer = await answerUnchanged(run, snap, delta, changes, sf);
+    if (answer !== undefined) return answer;
+    sf.lost = true;
+  }
   let held = false;
   if (info.removed > 0)
     sf.apply((f) => {
@@ -438,7 +451,11 @@ async function foldWithSnapshot(
   let summary: CostSummary | undefined;
   if (!held && sf.fold !== undefined) sf.apply((f) => (summary = f.result()));
   let fold = sf.fold;
-  const exact = delta.exact && !sf.lost && fold !== undefined && !held && summary !== undefined;
+  let exact = delta.exact && !sf.lost && fold !== undefined && !held && summary !== undefined;
+  if (exact && !(await withRetained(summary as CostSummary, fold as CostFold, ns))) {
+    sf.lost = true;
+    exact = false;
+  }
   if (!exact || fold === undefined || summary === undefined) {
     if (snap !== undefined) info.snapshot = sf.lost ? 'miss' : 'fallback';
     fold = createCostFold(foldOptions);
@@ -446,8 +463,8 @@ async function foldWithSnapshot(
     info.folded = await foldInto(fold, { ...scan, delta }, discovery);
     summary = fold.result();
     changes = changesSeen(snaps, changes, delta);
+    await withRetained(summary, fold, ns); // a fold of its own: it cannot stop reading
   }
-  await withRetained(summary, fold, ns);
   storeFold(run, fold, sf.at, summary, delta, changes, exact ? snap?.version : undefined);
   return summary;
 }
