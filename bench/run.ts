@@ -41,7 +41,7 @@ if (sizeCurve) {
 } else if (peakRss) {
   await (await import('./peers/peak-rss.js')).main(process.argv.slice(3));
 } else if (values.help) {
-  process.stdout.write(`Usage: npm run bench -- [topic …] [--filter <regex>] [--json] [--in-process]\n       npm run bench -- ${SIZE_CURVE} [--scales 0.02,0.12,0.5,1] [--runs 5] [--keep-corpora] [--json]\n       npm run bench -- ${PEAK_RSS} [--huge-mb 500] [--scale 1] [--cores n] [--corpora claude,codex,history] [--kernels addon,wasm] [--keep-corpora] [--json]\nTopics: ${Object.keys(TOPIC_MODULES).join(', ')} (and ${SIZE_CURVE}, ${PEAK_RSS}, run only when named)\nEnv: BENCH_SCALE, BENCH_ITERATIONS, BENCH_BIG_MB, BENCH_DIR, BENCH_SEED\n`);
+  process.stdout.write(`Usage: npm run bench -- [topic …] [--filter <regex>] [--json] [--in-process]\n       npm run bench -- ${SIZE_CURVE} [--scales 0.02,0.12,0.5,1] [--runs 5] [--keep-corpora] [--json]\n       npm run bench -- ${PEAK_RSS} [--huge-mb 500] [--scale 1] [--cores n] [--corpora claude,codex,history] [--kernels addon,wasm] [--commands <regex>] [--keep-corpora] [--json]\nTopics: ${Object.keys(TOPIC_MODULES).join(', ')} (and ${SIZE_CURVE}, ${PEAK_RSS}, run only when named)\nEnv: BENCH_SCALE, BENCH_ITERATIONS, BENCH_BIG_MB, BENCH_DIR, BENCH_SEED\n`);
 } else if (values.child) {
   const [topic, name] = positionals;
   if (topic === undefined || name === undefined) throw new Error('--child needs <topic> <case>');

@@ -1,6 +1,6 @@
 /**
  * Peak RSS of the CLI on the largest inputs issue 16 names: `npm run bench -- peak-rss [--huge-mb 500]
- * [--scale 1] [--cores <n>] [--corpora claude,codex,history] [--keep-corpora]` (or `node
+ * [--scale 1] [--cores <n>] [--corpora claude,codex,history] [--commands <regex>] [--keep-corpora]` (or `node
  * dist/bench/peers/peak-rss.js …` after a build). The bar: under 250 MB (`--limit-mb`) at scale 1 of the clean
  * ccusage profile and with one 500 MB file, with the N-API addon and without it (`SESSIONFOLD_NATIVE=0`: the
  * WebAssembly kernel).
@@ -10,7 +10,8 @@
  * clean ccusage profile at `--scale` (Claude and Codex, ~1.8 GB at 1). On each, for each kernel, every
  * command runs once under GNU time (`wait4`'s peak RSS of the CLI process, its worker threads included):
  * `cost report --json` cold (`--no-cache`), building the event cache, warm (nothing changed), and `sessions
- * list --json`, by date and `--sort cost`, each on an empty cache. `--cores n` makes the CLI see n cores
+ * list --json`, by date and `--sort cost`, each on an empty cache (`--commands` keeps those whose name
+ * matches, e.g. `'sessions list'`). `--cores n` makes the CLI see n cores
  * (a preloaded module overrides `os.availableParallelism`), so the worker pool is the size an n-core machine
  * starts (src/scan/options.ts: up to 4 workers); without it, this machine's.
  *
@@ -80,7 +81,7 @@ function coresHook(cores: number): string {
   return `data:text/javascript,import os from 'node:os';import {syncBuiltinESMExports} from 'node:module';os.availableParallelism=()=>${cores};syncBuiltinESMExports();`;
 }
 
-async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string; kernels: Kernel[]; cores?: number; keep: boolean }): Promise<Row[]> {
+async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string; kernels: Kernel[]; commands: RegExp; cores?: number; keep: boolean }): Promise<Row[]> {
   const corpus = ensureCorpus(o.base, spec, { log });
   const bytes = corpus.manifest.files.reduce((n, f) => n + f.bytes, 0);
   const largest = Math.max(...corpus.manifest.files.map((f) => f.bytes));
@@ -91,6 +92,7 @@ async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string;
     for (const kernel of o.kernels) {
       let cache = '';
       for (const [k, cmd] of COMMANDS.entries()) {
+        if (!o.commands.test(cmd.name)) continue;
         if (cmd.cache === 'fresh' || cache === '') {
           cache = join(scratch, `${kernel}-${k}`);
           rmSync(cache, { recursive: true, force: true });
@@ -136,6 +138,7 @@ export async function main(argv: string[]): Promise<void> {
       cores: { type: 'string' },
       corpora: { type: 'string', default: 'claude,codex,history' },
       kernels: { type: 'string', default: 'addon,wasm' },
+      commands: { type: 'string', default: '' },
       'limit-mb': { type: 'string', default: '250' },
       'bench-dir': { type: 'string', default: process.env.BENCH_DIR ?? '/tmp/sessionfold-bench' },
       seed: { type: 'string', default: process.env.BENCH_SEED ?? 'sessionfold-bench' },
@@ -162,7 +165,7 @@ export async function main(argv: string[]): Promise<void> {
   for (const name of opts.corpora.split(',')) {
     const s = specs[name];
     if (s === undefined) throw new Error(`unknown corpus ${name}; known: ${Object.keys(specs).join(', ')}`);
-    rows.push(...(await measureCorpus(s[0], s[1], { base, kernels, ...(cores !== undefined && { cores }), keep: opts['keep-corpora'] })));
+    rows.push(...(await measureCorpus(s[0], s[1], { base, kernels, commands: new RegExp(opts.commands), ...(cores !== undefined && { cores }), keep: opts['keep-corpora'] })));
   }
   const pool = `CLI sees ${cores ?? availableParallelism()} cores (${cores === undefined ? 'this machine' : '--cores'})`;
   const over = rows.filter((r) => r.wrong === undefined && (r.peakRssMb === undefined || r.peakRssMb >= limit));

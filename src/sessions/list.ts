@@ -41,6 +41,16 @@ import type { SessionListOptions, SessionSummary, SummaryData, UsageData } from 
 
 export const DEFAULT_LIST_LIMIT = 100;
 
+/**
+ * At most this many files are read whole (or usage-only, below SCAN_MIN_FILES) at once, whatever the
+ * concurrency option. Such a read parses on this thread, with synchronous file reads in the JSONL codecs,
+ * so more reads in flight add no speed; they interleave, so each one's decoded lines and events outlive the
+ * young generation's collections and pile up in the old one as garbage. Measured on the bench's clean
+ * ccusage profile at scale 0.12, `sessions list --sort cost` (both agents, the 64 MB exact budget each):
+ * 191–237 MB peak RSS at 8 in flight, 162–166 MB at 1 or 2, the same wall time (bench/RESULTS.md).
+ */
+export const WHOLE_READS_IN_FLIGHT = 2;
+
 export interface NormalizedListOptions {
   since: number | undefined;
   until: number | undefined;
@@ -321,6 +331,10 @@ async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions):
   return out;
 }
 
+function wholeReadsInFlight(run: Run): number {
+  return Math.min(run.ctx.options.concurrency, WHOLE_READS_IN_FLIGHT);
+}
+
 function union(a: readonly string[], b: Iterable<string>): string[] {
   return [...new Set([...a, ...b])];
 }
@@ -347,7 +361,7 @@ async function mergeUsage(run: Run, cands: Candidate[], since: number | undefine
     }
   } else if (missing.length > 0) {
     const price = await run.price();
-    await mapLimit(missing, run.ctx.options.concurrency, async (c) => {
+    await mapLimit(missing, wholeReadsInFlight(run), async (c) => {
       let data: UsageData;
       try {
         const fold = await foldWholeFile(c.sf.codec, c.sf.file, price, ['usage']);
@@ -368,7 +382,7 @@ async function mergeUsage(run: Run, cands: Candidate[], since: number | undefine
 /** The candidates that are not exact yet, folded whole (from the cache, else a full read). A file that fails keeps its lazy summary. */
 async function refoldWhole(run: Run, cands: Candidate[]): Promise<Candidate[]> {
   const cached = run.cache?.level('whole', cands.filter((c) => !c.summary.exact).map((c) => c.sf)) ?? new Map<string, SummaryData>();
-  return mapLimit(cands, run.ctx.options.concurrency, async (c) => {
+  return mapLimit(cands, wholeReadsInFlight(run), async (c) => {
     if (c.summary.exact) return c;
     let data = cached.get(c.sf.file.path);
     if (data === undefined) {
