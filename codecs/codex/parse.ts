@@ -20,6 +20,7 @@ import { parseJsonObject, RESTART, UNWALKED } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { ReadInfo } from '../../cursors/protocol/codec.js';
 import type { KindCounts, MessageRole, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
@@ -219,20 +220,7 @@ function takeOwner(s: CodexState, p: Json, ts: string | undefined, start: number
   const cwd = asString(p.cwd);
   const version = asString(p.cli_version);
   const gitBranch = asString(asObject(p.git)?.branch);
-  emit({
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: id,
-    offset: start,
-    nativeId: id,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(forkedFrom !== undefined && { forkedFrom }),
-    ...(version !== undefined && { version }),
-    ...(gitBranch !== undefined && { gitBranch }),
-    ...(subagent && { subagent: true }),
-    ...(s.metaProvider !== null && { provider: s.metaProvider }),
-  });
+  emit(sessionEventOf(CODEC_ID, id, start, { cwd, startedAt, forkedFrom, version, gitBranch, subagent: subagent || undefined, provider: s.metaProvider ?? undefined }));
 }
 
 function isInherited(s: CodexState, rec: Json, ts: string | undefined): boolean {
@@ -446,7 +434,7 @@ function onRecord(s: CodexState, rec: Json, start: number, emit: Emit): LineResu
       // and OpenClaw's `{type: "session"}`, Claude's `{type: "user", message}`) means another agent's file.
       throw new SessionfoldError('FORMAT_MISMATCH', `${s.file} is not a Codex rollout: its first line is a "${type}" record without a payload`, { agent: CODEC_ID, file: s.file, byteOffset: start });
     }
-    emit({ type: 'session', agent: CODEC_ID, sessionId: s.sessionId, offset: start, nativeId: s.sessionId, ...(ts !== undefined && { startedAt: ts }) });
+    emit(sessionEventOf(CODEC_ID, s.sessionId, start, { startedAt: ts }));
   }
   if (payload === undefined) return;
   const inherited = isInherited(s, rec, ts);

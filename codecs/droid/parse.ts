@@ -15,6 +15,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
 import { dateString, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, droidStem } from './paths.js';
 import type { DroidSettings } from './settings.js';
 
@@ -60,18 +61,7 @@ function openSession(s: DroidState, rec: Rec, offset: number, emit: Emit): void 
   const startedAt = timeOf(rec.timestamp);
   const version = rec.version === undefined ? undefined : String(rec.version);
   if (str(rec.model) !== undefined) s.model = rec.model as string;
-  emit({
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    nativeId: s.sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-    ...(s.model !== undefined && { model: s.model }),
-    ...(version !== undefined && { version }),
-  });
+  emit(sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd, startedAt, title, model: s.model, version }));
 }
 
 /** A session-store `message`: its text and thinking, its tool calls and results. */

@@ -19,6 +19,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
 import { tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { CODEC_ID, grokSessionId, grokWorkspace } from './paths.js';
 
 type Rec = Record<string, unknown>;
@@ -66,20 +67,8 @@ function modelOf(params: Rec, update: Rec): string | undefined {
   return str(umeta.modelId) ?? str(meta.modelId) ?? str(params.modelId);
 }
 
-function sessionEvent(s: GrokState, offset: number, extra?: Partial<SessionEvent>): SessionEvent {
-  const cwd = grokWorkspace(s.file);
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    nativeId: s.sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(s.startedAt !== undefined && { startedAt: s.startedAt }),
-    ...(s.model !== undefined && { model: s.model }),
-    provider: 'xai',
-    ...extra,
-  };
+function sessionEvent(s: GrokState, offset: number, extra?: SessionFields): SessionEvent {
+  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: grokWorkspace(s.file), startedAt: s.startedAt, model: s.model, provider: 'xai', ...extra });
 }
 
 function flush(s: GrokState, emit: Emit): void {

@@ -6,6 +6,7 @@
  */
 import { jsonObject } from '../../cursors/sqlite.js';
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { countOrZero } from '../../cursors/sane.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -94,23 +95,16 @@ export function relationOf(row: Pick<HermesSessionRow, 'source' | 'model_config'
 }
 
 export function sessionEvent(row: HermesSessionRow, offset: number): SessionEvent {
-  const e: SessionEvent = { type: 'session', agent: CODEC_ID, sessionId: row.id, offset, nativeId: row.id };
-  const cwd = str(row.cwd) ?? str(jsonObject(row.model_config)?.cwd);
-  if (cwd !== undefined) e.cwd = cwd;
-  const started = isoOfSeconds(row.started_at);
-  if (started !== undefined) e.startedAt = started;
-  const title = str(row.title);
-  if (title !== undefined) e.title = title;
-  const parent = str(row.parent_session_id);
-  if (parent !== undefined) e.forkedFrom = parent;
-  if (relationOf(row) === 'delegate') e.subagent = true;
-  const branch = str(row.git_branch);
-  if (branch !== undefined) e.gitBranch = branch;
-  const model = str(row.model);
-  if (model !== undefined) e.model = model;
-  const provider = str(row.billing_provider);
-  if (provider !== undefined) e.provider = provider;
-  return e;
+  return sessionEventOf(CODEC_ID, row.id, offset, {
+    cwd: str(row.cwd) ?? str(jsonObject(row.model_config)?.cwd),
+    startedAt: isoOfSeconds(row.started_at),
+    title: str(row.title),
+    forkedFrom: str(row.parent_session_id),
+    subagent: relationOf(row) === 'delegate' || undefined,
+    gitBranch: str(row.git_branch),
+    model: str(row.model),
+    provider: str(row.billing_provider),
+  });
 }
 
 interface ToolCallJson {

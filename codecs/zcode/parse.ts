@@ -9,6 +9,7 @@
  */
 import type { Emit } from '../../cursors/core.js';
 import type { SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
 
@@ -68,17 +69,7 @@ export function zcodeTokens(row: Row): ZcodeTokens {
 export function sessionEvent(id: string, row: Row | undefined, startedAt: string | undefined, usageless: boolean): SessionEvent {
   const cwd = str(row?.directory) ?? str(row?.path);
   const title = str(row?.title);
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: id,
-    offset: 0,
-    nativeId: id,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-    ...(usageless && { usageUnknown: true }),
-  };
+  return sessionEventOf(CODEC_ID, id, 0, { cwd, startedAt, title, usageUnknown: usageless || undefined });
 }
 
 /** One `model_usage` row as a usage event (offset: its rowid); undefined when it holds no tokens. */
