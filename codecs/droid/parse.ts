@@ -12,7 +12,7 @@
  * then), so it always reflects the sidecar as last read.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonObject } from '../../cursors/core.js';
+import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { dateString, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf } from '../../cursors/protocol/events.js';
@@ -172,20 +172,13 @@ export function createDroidCore(settings?: DroidSettings): LineCore<DroidState> 
     restore(snapshot, ctx) {
       const s = this.init(ctx);
       const o = (isRec(snapshot) ? snapshot : {}) as Partial<DroidState>;
-      if (typeof o.sessionId === 'string') s.sessionId = o.sessionId;
-      if (typeof o.model === 'string') s.model = o.model;
-      if (typeof o.lastTimestamp === 'string') s.lastTimestamp = o.lastTimestamp;
+      restoreStrings(s, o, ['sessionId', 'model', 'lastTimestamp']);
       if (isRec(o.openCalls)) for (const [k, v] of Object.entries(o.openCalls)) if (typeof v === 'string') s.openCalls[k] = v;
       s.sessionEmitted = o.sessionEmitted === true;
       return s;
     },
-    snapshot(s) {
-      const { file: _f, ...rest } = s;
-      return rest;
-    },
-    line(s, line, start, emit) {
-      record(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
-    },
+    snapshot: snapshotWithoutFile,
+    line: jsonObjectLine(CODEC_ID, record),
     end(s, emit): KindCounts {
       // Offset of the totals: the end of what was read is unknown here, so the session's first line.
       const usage = s.sessionEmitted ? settingsUsage(s, settings, 0) : undefined;

@@ -11,7 +11,7 @@
  *   the same dedupKey, so folds count it once.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonObject } from '../../cursors/core.js';
+import { parseJsonObject, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { dateString, splitGluedJson, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, MessageEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf } from '../../cursors/protocol/events.js';
@@ -186,14 +186,11 @@ export const qwenCore: LineCore<QwenState> = {
   restore(snapshot, ctx) {
     const s = this.init(ctx);
     const o = (isRec(snapshot) ? snapshot : {}) as Partial<QwenState>;
-    for (const k of ['sessionId', 'cwd', 'startedAt', 'version', 'title', 'model'] as const) if (typeof o[k] === 'string') s[k] = o[k];
+    restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'version', 'title', 'model']);
     s.sessionEmitted = o.sessionEmitted === true;
     return s;
   },
-  snapshot(s) {
-    const { file: _f, ...rest } = s;
-    return rest;
-  },
+  snapshot: snapshotWithoutFile,
   line(s, line, start, emit) {
     for (const { rec, offset } of records(line, start, s.file)) record(s, rec, offset, emit);
   },
