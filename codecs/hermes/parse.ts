@@ -17,8 +17,19 @@ export interface EmitTarget {
   emit: (e: SessionfoldEvent) => void;
 }
 
+/** The token and cost columns that `sessions` (the session's totals) and `session_model_usage` rows share. */
+export interface HermesCounts {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  reasoning_tokens?: number | null;
+  estimated_cost_usd?: number | null;
+  actual_cost_usd?: number | null;
+}
+
 /** A `sessions` row (the columns read; older schemas lack some). */
-export interface HermesSessionRow {
+export interface HermesSessionRow extends HermesCounts {
   id: string;
   source?: string | null;
   model?: string | null;
@@ -29,13 +40,6 @@ export interface HermesSessionRow {
   git_branch?: string | null;
   billing_provider?: string | null;
   title?: string | null;
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_read_tokens?: number | null;
-  cache_write_tokens?: number | null;
-  reasoning_tokens?: number | null;
-  estimated_cost_usd?: number | null;
-  actual_cost_usd?: number | null;
   ended_at?: number | null;
   last_activity_at?: number | null;
 }
@@ -56,7 +60,7 @@ export interface HermesMessageRow {
 }
 
 /** A `session_model_usage` row. */
-export interface HermesUsageRow {
+export interface HermesUsageRow extends HermesCounts {
   _rowid: number;
   model?: string | null;
   billing_provider?: string | null;
@@ -64,13 +68,6 @@ export interface HermesUsageRow {
   billing_mode?: string | null;
   task?: string | null;
   api_call_count?: number | null;
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_read_tokens?: number | null;
-  cache_write_tokens?: number | null;
-  reasoning_tokens?: number | null;
-  estimated_cost_usd?: number | null;
-  actual_cost_usd?: number | null;
   first_seen?: number | null;
   last_seen?: number | null;
 }
