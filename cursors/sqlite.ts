@@ -42,12 +42,13 @@
  * Everything a caller reads runs inside one read transaction (`withSqliteSnapshot`), synchronously, so it
  * sees one committed state of the database.
  */
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { SessionfoldError } from './protocol/errors.js';
+import { withFileSync } from './read-file.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -259,20 +260,10 @@ const SQLITE_MAGIC = 'SQLite format 3\0';
 
 /** True when the file starts with SQLite's header (a database, whatever its name). */
 export function isSqliteFile(path: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
+  return withFileSync(path, false, (fd) => {
     const b = Buffer.alloc(16);
     return readSync(fd, b, 0, 16, 0) === 16 && b.toString('latin1') === SQLITE_MAGIC;
-  } catch {
-    return false; // a directory, or a file that cannot be read
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 // Record paths and the -wal dependency need no driver: they live where a codec can import them at load time.
