@@ -78,26 +78,12 @@ export interface CodexState {
   recent: [number, Source][];
 }
 
-interface Snapshot {
+/** The cursor's JSON of a state: its plain fields as they are, the hash set and the call map as arrays. */
+type Snapshot = Pick<CodexState, 'decided' | 'sessionId' | 'forked' | 'bornAt' | 'historyStart' | 'region' | 'epoch' | 'totals' | 'model' | 'metaProvider' | 'ctxProvider' | 'lastTs' | 'recordsSeen' | 'pending' | 'recent'> & {
   v: number;
-  decided: boolean;
-  sessionId: string;
-  forked: boolean;
-  bornAt: number | null;
-  historyStart: number | null;
-  region: string | null;
-  epoch: number;
-  totals: Tok | null;
-  model: string | null;
-  metaProvider: string | null;
-  ctxProvider: string | null;
-  lastTs: string | null;
-  recordsSeen: boolean;
-  pending: UsageEvent | null;
   seen: number[];
   openCalls: [string, string][];
-  recent: [number, Source][];
-}
+};
 
 /** The id a rollout without a header takes: its file name's (see paths.ts). */
 export function fileIdOf(file: string): string {
