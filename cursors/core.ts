@@ -55,6 +55,17 @@ export function restoreStrings<S>(state: S, snapshot: Partial<S>, keys: readonly
   for (const k of keys) if (typeof snapshot[k] === 'string') state[k] = snapshot[k] as S[keyof S];
 }
 
+/** JSON text (a column's value, a sidecar file's text) as an object, or undefined (not text, not JSON, not an object). */
+export function jsonObject(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A value an agent may record either as JSON or as JSON text (a tool call's arguments): a string is parsed when
  * it parses and kept as it is otherwise; anything else is returned as it is (undefined as null).

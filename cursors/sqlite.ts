@@ -240,15 +240,7 @@ export function withAgentSnapshot<T>(agent: string, path: string, fn: (db: Sqlit
 }
 
 /** A JSON column's value as an object, or undefined (not text, not JSON, not an object). */
-export function jsonObject(text: unknown): Record<string, unknown> | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { jsonObject } from './core.js';
 
 /** The database file's identity, or undefined when it is gone. */
 export function databaseIdentity(path: string): DatabaseIdentity | undefined {
