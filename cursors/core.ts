@@ -37,6 +37,36 @@ export function parseJsonObject(line: Buffer, start: number, agent: string, file
 }
 
 /**
+ * The `line()` of a core that reads every line as one JSON object: a line that is not one is thrown as
+ * MALFORMED_LINE (the reader counts and skips it), the others go to `record` with their byte offset.
+ */
+export function jsonObjectLine<S extends { file: string }>(agent: string, record: (state: S, rec: Record<string, unknown>, start: number, emit: Emit) => void) {
+  return (state: S, line: Buffer, start: number, emit: Emit): void => record(state, parseJsonObject(line, start, agent, state.file), start, emit);
+}
+
+/** The `snapshot()` of a core whose state is plain JSON but for `file`, which `restore()` takes from its context. */
+export function snapshotWithoutFile<S extends { file: string }>(state: S): Omit<S, 'file'> {
+  const { file: _file, ...rest } = state;
+  return rest;
+}
+
+/** For `restore()`: copy into a fresh state the fields of `keys` that the snapshot holds as strings. */
+export function restoreStrings<S>(state: S, snapshot: Partial<S>, keys: readonly (keyof S)[]): void {
+  for (const k of keys) if (typeof snapshot[k] === 'string') state[k] = snapshot[k] as S[keyof S];
+}
+
+/** JSON text (a column's value, a sidecar file's text) as an object, or undefined (not text, not JSON, not an object). */
+export function jsonObject(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A value an agent may record either as JSON or as JSON text (a tool call's arguments): a string is parsed when
  * it parses and kept as it is otherwise; anything else is returned as it is (undefined as null).
  */

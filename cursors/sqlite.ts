@@ -42,12 +42,13 @@
  * Everything a caller reads runs inside one read transaction (`withSqliteSnapshot`), synchronously, so it
  * sees one committed state of the database.
  */
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { SessionfoldError } from './protocol/errors.js';
+import { withFileSync } from './read-file.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -239,15 +240,7 @@ export function withAgentSnapshot<T>(agent: string, path: string, fn: (db: Sqlit
 }
 
 /** A JSON column's value as an object, or undefined (not text, not JSON, not an object). */
-export function jsonObject(text: unknown): Record<string, unknown> | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { jsonObject } from './core.js';
 
 /** The database file's identity, or undefined when it is gone. */
 export function databaseIdentity(path: string): DatabaseIdentity | undefined {
@@ -259,20 +252,10 @@ const SQLITE_MAGIC = 'SQLite format 3\0';
 
 /** True when the file starts with SQLite's header (a database, whatever its name). */
 export function isSqliteFile(path: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
+  return withFileSync(path, false, (fd) => {
     const b = Buffer.alloc(16);
     return readSync(fd, b, 0, 16, 0) === 16 && b.toString('latin1') === SQLITE_MAGIC;
-  } catch {
-    return false; // a directory, or a file that cannot be read
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 // Record paths and the -wal dependency need no driver: they live where a codec can import them at load time.

@@ -9,6 +9,7 @@
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, threadIdOf } from './paths.js';
 import { newThreadWalk, walkThread } from './walk.js';
 import { countOrZero } from '../../cursors/sane.js';
@@ -54,16 +55,7 @@ function sessionOf(file: string, meta: Rec): SessionEvent {
   const startedAt = isoOf(meta.created);
   const title = str(meta.title);
   const cwd = cwdOf(meta);
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId,
-    offset: 0,
-    nativeId: sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-  };
+  return sessionEventOf(CODEC_ID, sessionId, 0, { cwd, startedAt, title });
 }
 
 interface Acc {

@@ -11,6 +11,7 @@
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject, parseJsonText } from '../../cursors/core.js';
 import type { KindCounts } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 
 type Rec = Record<string, unknown>;
@@ -64,7 +65,7 @@ export function createAntigravityCore(sessionId: string): LineCore<AntigravitySt
       const at = ts !== undefined ? { timestamp: ts } : {};
       if (!s.sessionSeen) {
         s.sessionSeen = true;
-        emit({ type: 'session', ...base(start), nativeId: sessionId, ...(ts !== undefined && { startedAt: ts }), usageRecorded: false });
+        emit(sessionEventOf(CODEC_ID, sessionId, start, { startedAt: ts, usageRecorded: false }));
       }
       const type = str(r.type) ?? 'UNKNOWN';
       const content = typeof r.content === 'string' ? r.content : '';

@@ -6,7 +6,7 @@
  *
  * A missing, oversized or unreadable sidecar is not an error of the transcript: the read goes on without it.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readSmallJsonSync } from '../../cursors/read-file.js';
 import { isRecord, str, type SubagentMeta } from './schema.js';
 
 /** Sidecars are ~200 bytes; anything larger than this is not one. */
@@ -38,24 +38,5 @@ export async function readSubagentMeta(path: string): Promise<SubagentMeta | und
 }
 
 export function readSubagentMetaSync(path: string): SubagentMeta | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    let n = 0;
-    while (n < META_BUF.length) {
-      const bytesRead = readSync(fd, META_BUF, n, META_BUF.length - n, n);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-    }
-    if (n > MAX_META_BYTES) return undefined;
-    return extractSubagentMeta(JSON.parse(META_BUF.toString('utf8', 0, n)));
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return extractSubagentMeta(readSmallJsonSync(path, META_BUF));
 }

@@ -27,6 +27,7 @@ import type { Emit, LineCore, LineResult } from '../../cursors/core.js';
 import { parseJsonObject, RESTART, UNWALKED, type WalkedLine } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { KindCounts, MessageEvent, MessageRole, SessionEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { extractTimestamp, isContentBlock, isRecord, str, SYNTHETIC_MODEL, TITLE_MARKER, USAGE_MARKER, type SubagentMeta } from './schema.js';
 import {
@@ -101,22 +102,17 @@ function emitSession(s: ClaudeState, rec: Rec, start: number, emit: Emit): void 
   const parentAgent = meta?.parentAgentId === undefined ? undefined : meta.parentAgentId.startsWith('agent-') ? meta.parentAgentId : `agent-${meta.parentAgentId}`;
   const forkedFrom = parentAgent ?? s.path.parentSessionId ?? (recSession !== undefined && recSession !== sessionId ? recSession : undefined);
   const title = effectiveTitle(s);
-  const event: SessionEvent = {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId,
-    offset: start,
-    nativeId: sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-    ...(forkedFrom !== undefined && { forkedFrom }),
-    ...(str(rec.version) !== undefined && { version: rec.version as string }),
-    ...(str(rec.gitBranch) !== undefined && { gitBranch: rec.gitBranch as string }),
-    ...(subagent && { subagent: true }),
-    ...(meta?.agentType !== undefined && { agentType: meta.agentType }),
-    ...(meta?.spawnDepth !== undefined && { spawnDepth: meta.spawnDepth }),
-  };
+  const event = sessionEventOf(CODEC_ID, sessionId, start, {
+    cwd,
+    startedAt,
+    title,
+    forkedFrom,
+    version: str(rec.version),
+    gitBranch: str(rec.gitBranch),
+    subagent: subagent || undefined,
+    agentType: meta?.agentType,
+    spawnDepth: meta?.spawnDepth,
+  });
   emit(event);
   s.session = event;
   s.sessionEmitted = true;

@@ -17,7 +17,7 @@
  * exactly these from a line, so a field read here and missing there would silently read as absent. The
  * property tests in test/claude-usage-scan.test.ts compare both paths; keep the two in step.
  */
-import type { UsageEvent } from '../../cursors/protocol/events.js';
+import type { TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
@@ -273,7 +273,7 @@ export function usageOf(f: UsageFields, sessionId: string, start: number): Usage
  * A usage record's values once the token rules are applied (extractUsage above; the native engine,
  * native/claude.c, applies the same rules in C and hands its values to codecs/claude/native.ts).
  */
-export interface UsageValues {
+export interface UsageValues extends TokenCounts {
   model: string | undefined;
   messageId: string | undefined;
   requestId: string | undefined;
@@ -285,12 +285,6 @@ export interface UsageValues {
   /** The line's `costUSD` value, as JSON.parse gives it. */
   cost: unknown;
   speed: string | undefined;
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
   webSearchRequests: number;
 }
 

@@ -8,6 +8,7 @@
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { markBefore, readTaskSide, rec, str, tsOf, type Rec, type TaskSide } from './history.js';
@@ -211,16 +212,7 @@ function* finish(acc: Acc): Generator<UsageEvent> {
 }
 
 function sessionOf(acc: Acc, title: string | undefined): SessionEvent {
-  return {
-    type: 'session',
-    agent: acc.flavor.id,
-    sessionId: acc.taskId,
-    offset: 0,
-    nativeId: acc.taskId,
-    ...(acc.side.cwd !== undefined && { cwd: acc.side.cwd }),
-    ...(acc.started !== undefined && { startedAt: acc.started }),
-    ...(title !== undefined && { title }),
-  };
+  return sessionEventOf(acc.flavor.id, acc.taskId, 0, { cwd: acc.side.cwd, startedAt: acc.started, title });
 }
 
 /** The first line of a task's text, at most 200 characters, as its title. */

@@ -13,6 +13,7 @@
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { tokenCount } from '../../cursors/glued-json.js';
 import { chatIdTime, codebuffChatId, codebuffProject, CODEC_ID } from './paths.js';
 import { newArrayWalk, walkArray } from './walk.js';
@@ -165,8 +166,8 @@ function* messageEvents(chat: Chat, m: Rec, index: number): Generator<Sessionfol
   }
 }
 
-function sessionOf(chat: Chat, extra?: Partial<SessionEvent>): SessionEvent {
-  return { type: 'session', agent: CODEC_ID, sessionId: chat.sessionId, offset: 0, nativeId: chat.sessionId, ...(chat.startedAt !== undefined && { startedAt: chat.startedAt }), ...extra };
+function sessionOf(chat: Chat, extra?: SessionFields): SessionEvent {
+  return sessionEventOf(CODEC_ID, chat.sessionId, 0, { startedAt: chat.startedAt, ...extra });
 }
 
 /** The document parser of a Codebuff `chat-messages.json`. */

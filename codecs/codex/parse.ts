@@ -20,6 +20,7 @@ import { parseJsonObject, RESTART, UNWALKED } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { ReadInfo } from '../../cursors/protocol/codec.js';
 import type { KindCounts, MessageRole, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
@@ -77,26 +78,12 @@ export interface CodexState {
   recent: [number, Source][];
 }
 
-interface Snapshot {
+/** The cursor's JSON of a state: its plain fields as they are, the hash set and the call map as arrays. */
+type Snapshot = Pick<CodexState, 'decided' | 'sessionId' | 'forked' | 'bornAt' | 'historyStart' | 'region' | 'epoch' | 'totals' | 'model' | 'metaProvider' | 'ctxProvider' | 'lastTs' | 'recordsSeen' | 'pending' | 'recent'> & {
   v: number;
-  decided: boolean;
-  sessionId: string;
-  forked: boolean;
-  bornAt: number | null;
-  historyStart: number | null;
-  region: string | null;
-  epoch: number;
-  totals: Tok | null;
-  model: string | null;
-  metaProvider: string | null;
-  ctxProvider: string | null;
-  lastTs: string | null;
-  recordsSeen: boolean;
-  pending: UsageEvent | null;
   seen: number[];
   openCalls: [string, string][];
-  recent: [number, Source][];
-}
+};
 
 /** The id a rollout without a header takes: its file name's (see paths.ts). */
 export function fileIdOf(file: string): string {
@@ -219,20 +206,7 @@ function takeOwner(s: CodexState, p: Json, ts: string | undefined, start: number
   const cwd = asString(p.cwd);
   const version = asString(p.cli_version);
   const gitBranch = asString(asObject(p.git)?.branch);
-  emit({
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: id,
-    offset: start,
-    nativeId: id,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(forkedFrom !== undefined && { forkedFrom }),
-    ...(version !== undefined && { version }),
-    ...(gitBranch !== undefined && { gitBranch }),
-    ...(subagent && { subagent: true }),
-    ...(s.metaProvider !== null && { provider: s.metaProvider }),
-  });
+  emit(sessionEventOf(CODEC_ID, id, start, { cwd, startedAt, forkedFrom, version, gitBranch, subagent: subagent || undefined, provider: s.metaProvider ?? undefined }));
 }
 
 function isInherited(s: CodexState, rec: Json, ts: string | undefined): boolean {
@@ -446,7 +420,7 @@ function onRecord(s: CodexState, rec: Json, start: number, emit: Emit): LineResu
       // and OpenClaw's `{type: "session"}`, Claude's `{type: "user", message}`) means another agent's file.
       throw new SessionfoldError('FORMAT_MISMATCH', `${s.file} is not a Codex rollout: its first line is a "${type}" record without a payload`, { agent: CODEC_ID, file: s.file, byteOffset: start });
     }
-    emit({ type: 'session', agent: CODEC_ID, sessionId: s.sessionId, offset: start, nativeId: s.sessionId, ...(ts !== undefined && { startedAt: ts }) });
+    emit(sessionEventOf(CODEC_ID, s.sessionId, start, { startedAt: ts }));
   }
   if (payload === undefined) return;
   const inherited = isInherited(s, rec, ts);

@@ -4,6 +4,7 @@
  * input − cached, blended total = non-cached input + output). Our events never overlap, so the split happens
  * once, here, in `toUsageFields`.
  */
+import type { TokenCounts } from '../../cursors/protocol/events.js';
 import { asObject } from './schema.js';
 import { saneCount } from '../../cursors/sane.js';
 
@@ -85,14 +86,7 @@ export function tokKey(t: Tok): string {
 }
 
 /** The non-overlapping token fields of a usage event. */
-export interface UsageFields {
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-}
+export type UsageFields = TokenCounts;
 
 /**
  * Split a Codex `TokenUsage` into our fields: inputTokens = input − cached − cacheWrite (cached and cache

@@ -14,7 +14,8 @@
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
-import type { KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
+import type { KindCounts } from '../../cursors/protocol/events.js';
+import { sessionEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID, sessionIdOfPath } from './paths.js';
 import { asObject, str, timestampOf, TYPE, type Json } from './schema.js';
@@ -177,7 +178,7 @@ function record(s: CopilotState, type: string, rec: Json, start: number, emit: E
       const model = str(d.newModel);
       if (model === undefined) return;
       s.model = model;
-      if (s.wantSession && s.titles) emit({ type: 'session', ...base, nativeId: s.sessionId, model });
+      if (s.wantSession && s.titles) emit(sessionEventOf(CODEC_ID, s.sessionId, start, { model }));
       return;
     }
     case TYPE.shutdown:
@@ -211,28 +212,17 @@ function sessionStart(s: CopilotState, d: Json, rec: Json, start: number, emit: 
   s.startTs ??= timestampOf(rec.timestamp);
   const startedAt = timestampOf(d.startTime) ?? timestampOf(rec.timestamp);
   const version = str(d.copilotVersion);
-  sessionMeta(s, d, start, emit, { ...(startedAt !== undefined && { startedAt }), ...(version !== undefined && { version }) });
+  sessionMeta(s, d, start, emit, { startedAt, version });
 }
 
 /** The session event of a start or resume: its context (cwd, branch) and selected model. */
-function sessionMeta(s: CopilotState, d: Json, start: number, emit: Emit, extra: Partial<SessionEvent>): void {
+function sessionMeta(s: CopilotState, d: Json, start: number, emit: Emit, extra: SessionFields): void {
   if (!s.wantSession) return;
   const ctx = asObject(d.context) ?? {};
   const cwd = str(ctx.cwd);
   const branch = str(ctx.branch);
   const model = str(d.selectedModel);
-  emit({
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset: start,
-    nativeId: s.sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...extra,
-    ...(s.title !== undefined && { title: s.title }),
-    ...(branch !== undefined && { gitBranch: branch }),
-    ...(model !== undefined && { model }),
-  });
+  emit(sessionEventOf(CODEC_ID, s.sessionId, start, { cwd, ...extra, title: s.title, gitBranch: branch, model }));
 }
 
 /** A shutdown's own time, else the session's start time it records, else the start event's time. */
@@ -248,7 +238,7 @@ function end(s: CopilotState, emit: Emit): KindCounts {
   if (!s.wantSession) return {};
   const at = s.lost !== -1 ? s.lost : s.open;
   if (at === -1) return {};
-  emit({ type: 'session', agent: CODEC_ID, sessionId: s.sessionId, offset: at, nativeId: s.sessionId, usageUnknown: true });
+  emit(sessionEventOf(CODEC_ID, s.sessionId, at, { usageUnknown: true }));
   return { session: 1 };
 }
 

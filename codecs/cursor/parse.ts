@@ -10,6 +10,7 @@
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole, SessionEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './descriptor.js';
 
 export { CODEC_ID };
@@ -52,7 +53,7 @@ export function toolOutput(content: unknown): unknown {
 
 /** Cursor records no token usage: every cursor session event says so (`usageRecorded: false`). */
 export function cursorSession(sessionId: string, offset: number, fields: Partial<SessionEvent> = {}): SessionEvent {
-  return { type: 'session', agent: CODEC_ID, sessionId, offset, nativeId: sessionId, ...fields, usageRecorded: false };
+  return sessionEventOf(CODEC_ID, sessionId, offset, { ...fields, usageRecorded: false });
 }
 
 const ROLES = new Set<MessageRole>(['user', 'assistant', 'system', 'tool']);

@@ -12,9 +12,10 @@
  * then), so it always reflects the sidecar as last read.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonObject } from '../../cursors/core.js';
+import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { dateString, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, droidStem } from './paths.js';
 import type { DroidSettings } from './settings.js';
 
@@ -60,18 +61,7 @@ function openSession(s: DroidState, rec: Rec, offset: number, emit: Emit): void 
   const startedAt = timeOf(rec.timestamp);
   const version = rec.version === undefined ? undefined : String(rec.version);
   if (str(rec.model) !== undefined) s.model = rec.model as string;
-  emit({
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    nativeId: s.sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-    ...(s.model !== undefined && { model: s.model }),
-    ...(version !== undefined && { version }),
-  });
+  emit(sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd, startedAt, title, model: s.model, version }));
 }
 
 /** A session-store `message`: its text and thinking, its tool calls and results. */
@@ -182,20 +172,13 @@ export function createDroidCore(settings?: DroidSettings): LineCore<DroidState> 
     restore(snapshot, ctx) {
       const s = this.init(ctx);
       const o = (isRec(snapshot) ? snapshot : {}) as Partial<DroidState>;
-      if (typeof o.sessionId === 'string') s.sessionId = o.sessionId;
-      if (typeof o.model === 'string') s.model = o.model;
-      if (typeof o.lastTimestamp === 'string') s.lastTimestamp = o.lastTimestamp;
+      restoreStrings(s, o, ['sessionId', 'model', 'lastTimestamp']);
       if (isRec(o.openCalls)) for (const [k, v] of Object.entries(o.openCalls)) if (typeof v === 'string') s.openCalls[k] = v;
       s.sessionEmitted = o.sessionEmitted === true;
       return s;
     },
-    snapshot(s) {
-      const { file: _f, ...rest } = s;
-      return rest;
-    },
-    line(s, line, start, emit) {
-      record(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
-    },
+    snapshot: snapshotWithoutFile,
+    line: jsonObjectLine(CODEC_ID, record),
     end(s, emit): KindCounts {
       // Offset of the totals: the end of what was read is unknown here, so the session's first line.
       const usage = s.sessionEmitted ? settingsUsage(s, settings, 0) : undefined;

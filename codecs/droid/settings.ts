@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { jsonObject } from '../../cursors/core.js';
 import { tokenCount } from '../../cursors/glued-json.js';
 import { settingsPathFor } from './paths.js';
 
@@ -22,14 +23,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 
 /** The settings of a sidecar's text; undefined when it is not a JSON object. */
 export function parseDroidSettings(text: string): DroidSettings | undefined {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
-  const d = doc as Record<string, unknown>;
+  const d = jsonObject(text);
+  if (d === undefined) return undefined;
   const out: DroidSettings = {};
   if (str(d.model) !== undefined) out.model = d.model as string;
   if (str(d.providerLock) !== undefined) out.provider = d.providerLock as string;

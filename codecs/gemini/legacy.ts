@@ -11,6 +11,7 @@ import { Assembler } from 'stream-json/core/assembler.js';
 import { tokenizeChunks, type Token } from '../../cursors/json-tokens.js';
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, getGeminiPathInfo, type ProjectPaths } from './paths.js';
 import { isRecord, messageEvent, str, toolEvents, usageEvent, type Rec } from './schema.js';
 
@@ -113,19 +114,7 @@ function sessionOf(meta: Rec, file: string, projects: ProjectPaths | undefined):
   const startedAt = str(meta.startTime);
   const title = str(meta.summary);
   const subagent = path.parentSessionId !== undefined || meta.kind === 'subagent';
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId,
-    offset: 0,
-    nativeId: sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-    ...(subagent && { subagent: true, spawnDepth: 1 }),
-    ...(path.parentSessionId !== undefined && { forkedFrom: path.parentSessionId }),
-    provider: 'google',
-  };
+  return sessionEventOf(CODEC_ID, sessionId, 0, { cwd, startedAt, title, subagent: subagent || undefined, spawnDepth: subagent ? 1 : undefined, forkedFrom: path.parentSessionId, provider: 'google' });
 }
 
 /** The events of one message; `offset` is its index in `messages` (a document has no line offsets). */

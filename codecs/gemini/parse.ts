@@ -22,6 +22,7 @@ import type { CoreContext, Emit, LineCore, LineResult } from '../../cursors/core
 import { parseJsonObject, RESTART } from '../../cursors/core.js';
 import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, getGeminiPathInfo, type ProjectPaths } from './paths.js';
 import { isMetadataRecord, isRecord, messageEvent, str, toolEvents, usageEvent, type Rec } from './schema.js';
 
@@ -114,19 +115,7 @@ function sessionEvent(s: GeminiState, offset: number): SessionEvent {
   const cwd = s.cwd ?? (meta.projectHash !== undefined ? s.byHash[meta.projectHash] : undefined);
   const startedAt = meta.startTime;
   const subagent = s.parentSessionId !== undefined || meta.kind === 'subagent';
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    nativeId: s.sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(s.title !== undefined && { title: s.title }),
-    ...(subagent && { subagent: true, spawnDepth: 1 }),
-    ...(s.parentSessionId !== undefined && { forkedFrom: s.parentSessionId }),
-    provider: 'google',
-  };
+  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd, startedAt, title: s.title, subagent: subagent || undefined, spawnDepth: subagent ? 1 : undefined, forkedFrom: s.parentSessionId, provider: 'google' });
 }
 
 function ensureSession(s: GeminiState, offset: number, emit: Emit): void {

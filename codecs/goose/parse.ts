@@ -11,6 +11,7 @@
  */
 import type { Emit } from '../../cursors/core.js';
 import type { MessageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { isSaneCount } from '../../cursors/sane.js';
 
@@ -102,19 +103,8 @@ export function sessionEvent(row: Row, offset: number, emit: Emit): SessionState
   const cwd = str(row.working_dir);
   const model = sessionModel(row);
   const provider = str(row.provider_name);
-  emit({
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: id,
-    offset,
-    nativeId: id,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-    ...(row.session_type === 'sub_agent' && { subagent: true }),
-    ...(model !== undefined && { model }),
-    ...(provider !== undefined && { provider }),
-  });
+  const subagent = row.session_type === 'sub_agent' || undefined;
+  emit(sessionEventOf(CODEC_ID, id, offset, { cwd, startedAt, title, subagent, model, provider }));
   return newSessionState(id);
 }
 

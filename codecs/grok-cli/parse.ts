@@ -8,6 +8,7 @@
  */
 import type { Emit } from '../../cursors/core.js';
 import type { MessageRole, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
 
@@ -29,20 +30,7 @@ export function sessionEvent(row: Row, usageless: boolean): SessionEvent | undef
   const id = str(row.id);
   if (id === undefined) return undefined;
   const cwd = str(row.cwd_at_start) ?? str(row.cwd_last);
-  const startedAt = iso(row.created_at);
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: id,
-    offset: 0,
-    nativeId: id,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(str(row.title) !== undefined && { title: str(row.title) }),
-    ...(str(row.model) !== undefined && { model: str(row.model) }),
-    provider: 'xai',
-    ...(usageless && { usageUnknown: true }),
-  };
+  return sessionEventOf(CODEC_ID, id, 0, { cwd, startedAt: iso(row.created_at), title: str(row.title), model: str(row.model), provider: 'xai', usageUnknown: usageless || undefined });
 }
 
 /** One `messages` row (offset: its `seq`): a message, its tool calls, or its tool results. */

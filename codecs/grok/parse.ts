@@ -16,9 +16,10 @@
  *   ends with a session event saying its usage is unknown.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonObject } from '../../cursors/core.js';
+import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { CODEC_ID, grokSessionId, grokWorkspace } from './paths.js';
 
 type Rec = Record<string, unknown>;
@@ -66,20 +67,8 @@ function modelOf(params: Rec, update: Rec): string | undefined {
   return str(umeta.modelId) ?? str(meta.modelId) ?? str(params.modelId);
 }
 
-function sessionEvent(s: GrokState, offset: number, extra?: Partial<SessionEvent>): SessionEvent {
-  const cwd = grokWorkspace(s.file);
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    nativeId: s.sessionId,
-    ...(cwd !== undefined && { cwd }),
-    ...(s.startedAt !== undefined && { startedAt: s.startedAt }),
-    ...(s.model !== undefined && { model: s.model }),
-    provider: 'xai',
-    ...extra,
-  };
+function sessionEvent(s: GrokState, offset: number, extra?: SessionFields): SessionEvent {
+  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: grokWorkspace(s.file), startedAt: s.startedAt, model: s.model, provider: 'xai', ...extra });
 }
 
 function flush(s: GrokState, emit: Emit): void {
@@ -224,7 +213,7 @@ export const grokCore: LineCore<GrokState> = {
   restore(snapshot, ctx) {
     const s = this.init(ctx);
     const o = (isRec(snapshot) ? snapshot : {}) as Partial<GrokState>;
-    for (const k of ['sessionId', 'startedAt', 'model'] as const) if (typeof o[k] === 'string') s[k] = o[k];
+    restoreStrings(s, o, ['sessionId', 'startedAt', 'model']);
     s.sessionEmitted = o.sessionEmitted === true;
     s.sawUsage = o.sawUsage === true;
     const p = o.pending as Partial<Pending> | undefined;
@@ -233,13 +222,8 @@ export const grokCore: LineCore<GrokState> = {
     }
     return s;
   },
-  snapshot(s) {
-    const { file: _f, ...rest } = s;
-    return rest;
-  },
-  line(s, line, start, emit) {
-    record(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
-  },
+  snapshot: snapshotWithoutFile,
+  line: jsonObjectLine(CODEC_ID, record),
   end(s, emit): KindCounts {
     const open: KindCounts = {};
     if (s.pending !== undefined && (s.pending.text !== '' || s.pending.thinking !== '')) {

@@ -6,6 +6,7 @@
  */
 import { jsonObject } from '../../cursors/sqlite.js';
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { countOrZero } from '../../cursors/sane.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -16,8 +17,19 @@ export interface EmitTarget {
   emit: (e: SessionfoldEvent) => void;
 }
 
+/** The token and cost columns that `sessions` (the session's totals) and `session_model_usage` rows share. */
+export interface HermesCounts {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  reasoning_tokens?: number | null;
+  estimated_cost_usd?: number | null;
+  actual_cost_usd?: number | null;
+}
+
 /** A `sessions` row (the columns read; older schemas lack some). */
-export interface HermesSessionRow {
+export interface HermesSessionRow extends HermesCounts {
   id: string;
   source?: string | null;
   model?: string | null;
@@ -28,13 +40,6 @@ export interface HermesSessionRow {
   git_branch?: string | null;
   billing_provider?: string | null;
   title?: string | null;
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_read_tokens?: number | null;
-  cache_write_tokens?: number | null;
-  reasoning_tokens?: number | null;
-  estimated_cost_usd?: number | null;
-  actual_cost_usd?: number | null;
   ended_at?: number | null;
   last_activity_at?: number | null;
 }
@@ -55,7 +60,7 @@ export interface HermesMessageRow {
 }
 
 /** A `session_model_usage` row. */
-export interface HermesUsageRow {
+export interface HermesUsageRow extends HermesCounts {
   _rowid: number;
   model?: string | null;
   billing_provider?: string | null;
@@ -63,13 +68,6 @@ export interface HermesUsageRow {
   billing_mode?: string | null;
   task?: string | null;
   api_call_count?: number | null;
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_read_tokens?: number | null;
-  cache_write_tokens?: number | null;
-  reasoning_tokens?: number | null;
-  estimated_cost_usd?: number | null;
-  actual_cost_usd?: number | null;
   first_seen?: number | null;
   last_seen?: number | null;
 }
@@ -94,23 +92,16 @@ export function relationOf(row: Pick<HermesSessionRow, 'source' | 'model_config'
 }
 
 export function sessionEvent(row: HermesSessionRow, offset: number): SessionEvent {
-  const e: SessionEvent = { type: 'session', agent: CODEC_ID, sessionId: row.id, offset, nativeId: row.id };
-  const cwd = str(row.cwd) ?? str(jsonObject(row.model_config)?.cwd);
-  if (cwd !== undefined) e.cwd = cwd;
-  const started = isoOfSeconds(row.started_at);
-  if (started !== undefined) e.startedAt = started;
-  const title = str(row.title);
-  if (title !== undefined) e.title = title;
-  const parent = str(row.parent_session_id);
-  if (parent !== undefined) e.forkedFrom = parent;
-  if (relationOf(row) === 'delegate') e.subagent = true;
-  const branch = str(row.git_branch);
-  if (branch !== undefined) e.gitBranch = branch;
-  const model = str(row.model);
-  if (model !== undefined) e.model = model;
-  const provider = str(row.billing_provider);
-  if (provider !== undefined) e.provider = provider;
-  return e;
+  return sessionEventOf(CODEC_ID, row.id, offset, {
+    cwd: str(row.cwd) ?? str(jsonObject(row.model_config)?.cwd),
+    startedAt: isoOfSeconds(row.started_at),
+    title: str(row.title),
+    forkedFrom: str(row.parent_session_id),
+    subagent: relationOf(row) === 'delegate' || undefined,
+    gitBranch: str(row.git_branch),
+    model: str(row.model),
+    provider: str(row.billing_provider),
+  });
 }
 
 interface ToolCallJson {

@@ -3,13 +3,13 @@
  * dir, the agents) and one `wire.jsonl` per agent: `agents/main/wire.jsonl`, and `agents/agent-<n>/wire.jsonl`
  * per subagent. The wire is append-only JSONL, read with byte-exact resume; state.json is a parse dependency.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { FILE, listTree } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { readSmallJsonSync } from '../../cursors/read-file.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
 import { getKimiRoots, parseWirePath, wireSessionId } from './paths.js';
 import { PARSER_VERSION, kimiDescriptor } from './descriptor.js';
@@ -22,24 +22,8 @@ const CODEC = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const MAX_STATE_BYTES = 256 * 1024;
 
 function readSmallJson(path: string): Record<string, unknown> | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const buf = Buffer.allocUnsafe(MAX_STATE_BYTES + 1);
-    let n = 0;
-    for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, n);
-    if (n > MAX_STATE_BYTES) return undefined;
-    const v: unknown = JSON.parse(buf.toString('utf8', 0, n));
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const v = readSmallJsonSync(path, Buffer.allocUnsafe(MAX_STATE_BYTES + 1));
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 /** What state.json says about one agent's wire (a missing or broken state.json says nothing). */

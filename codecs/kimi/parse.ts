@@ -9,6 +9,7 @@
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { countOrZero } from '../../cursors/sane.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -82,16 +83,9 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
   function session(s: KimiState, r: Rec, offset: number, emit: Emit): void {
     s.sessionSeen = true;
     const startedAt = meta.startedAt ?? isoTime(r.created_at);
-    emit({
-      type: 'session',
-      ...base(offset),
-      nativeId: sessionId,
-      ...(meta.cwd !== undefined && { cwd: meta.cwd }),
-      ...(startedAt !== undefined && { startedAt }),
-      ...(meta.title !== undefined && { title: meta.title }),
-      ...(parentSessionId !== undefined && { forkedFrom: parentSessionId, subagent: true }),
-      ...(str(r.protocol_version) !== undefined && { version: `wire ${r.protocol_version as string}` }),
-    });
+    const version = str(r.protocol_version);
+    const subagent = parentSessionId !== undefined || undefined;
+    emit(sessionEventOf(CODEC_ID, sessionId, offset, { cwd: meta.cwd, startedAt, title: meta.title, forkedFrom: parentSessionId, subagent, version: version !== undefined ? `wire ${version}` : undefined }));
   }
 
   function loopEvent(s: KimiState, ev: Rec, ts: string | undefined, offset: number, emit: Emit): void {

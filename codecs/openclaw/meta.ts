@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { jsonObject } from '../../cursors/core.js';
 import type { PiSessionMeta } from '../pi/index.js';
 import { indexPathFor, openclawSessionId } from './paths.js';
 
@@ -22,14 +23,9 @@ function str(v: unknown): string | undefined {
 /** The index of a parsed `sessions.json`: by session id and by transcript file name. */
 export function parseSessionsIndex(text: string): Index {
   const index: Index = new Map();
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return index;
-  }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return index;
-  const entries = Object.entries(doc as Record<string, unknown>).filter((kv): kv is [string, Record<string, unknown>] => kv[1] !== null && typeof kv[1] === 'object' && !Array.isArray(kv[1]));
+  const doc = jsonObject(text);
+  if (doc === undefined) return index;
+  const entries = Object.entries(doc).filter((kv): kv is [string, Record<string, unknown>] => kv[1] !== null && typeof kv[1] === 'object' && !Array.isArray(kv[1]));
   const idOfKey = new Map(entries.map(([key, entry]) => [key, str(entry.sessionId)]));
   for (const [key, entry] of entries) {
     const origin = (entry.origin !== null && typeof entry.origin === 'object' ? entry.origin : {}) as Record<string, unknown>;

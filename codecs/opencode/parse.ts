@@ -6,6 +6,7 @@
  * reasoning inside output); `cost` is the USD OpenCode recorded.
  */
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './descriptor.js';
 import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
 import { countOrZero } from '../../cursors/sane.js';
@@ -37,26 +38,18 @@ export interface EmitTarget {
 }
 
 export function sessionEvent(s: OpencodeSessionInfo, offset: number, agent: string = CODEC_ID): SessionEvent {
-  const e: SessionEvent = { type: 'session', agent, sessionId: s.id, offset, nativeId: s.id };
-  const cwd = str(s.directory);
-  if (cwd !== undefined) e.cwd = cwd;
-  const started = isoOf(s.time?.created);
-  if (started !== undefined) e.startedAt = started;
-  const title = str(s.title);
-  if (title !== undefined) e.title = title;
   const parent = str(s.parentID);
-  if (parent !== undefined) {
+  return sessionEventOf(agent, s.id, offset, {
+    cwd: str(s.directory),
+    startedAt: isoOf(s.time?.created),
+    title: str(s.title),
+    forkedFrom: parent,
     // OpenCode sets parentID on the sessions its task tool starts (subagents).
-    e.forkedFrom = parent;
-    e.subagent = true;
-  }
-  const version = str(s.version);
-  if (version !== undefined) e.version = version;
-  const model = str(s.model?.id);
-  if (model !== undefined) e.model = model;
-  const provider = str(s.model?.providerID);
-  if (provider !== undefined) e.provider = provider;
-  return e;
+    subagent: parent !== undefined || undefined,
+    version: str(s.version),
+    model: str(s.model?.id),
+    provider: str(s.model?.providerID),
+  });
 }
 
 function joinText(parts: readonly OpencodePart[], type: string): string {

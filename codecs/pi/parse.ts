@@ -13,6 +13,7 @@ import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, RESTART } from '../../cursors/core.js';
 import type { KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { conversationEvents, usageEvent, type EntryContext } from './entries.js';
 import { asHeader, asObject, asString, isoTimestamp, type PiEntry, type PiHeader } from './schema.js';
@@ -134,9 +135,7 @@ function headerInfo(h: PiHeader, meta: PiSessionMeta | undefined): HeaderInfo {
 
 function sessionEvent(s: PiState, offset: number, meta: PiSessionMeta | undefined): SessionEvent {
   const title = s.name ?? s.header.title;
-  const e: SessionEvent = { type: 'session', agent: s.agent, sessionId: s.sessionId, offset, nativeId: s.sessionId, ...s.header };
-  if (title !== undefined) e.title = title;
-  else delete e.title;
+  const e = sessionEventOf(s.agent, s.sessionId, offset, { ...s.header, title });
   if (meta?.sessionKey !== undefined) (e as SessionEvent & { sessionKey?: string }).sessionKey = meta.sessionKey;
   if (meta?.channel !== undefined) (e as SessionEvent & { channel?: string }).channel = meta.channel;
   if (meta?.subagent === true) e.subagent = true;

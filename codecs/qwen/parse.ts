@@ -11,9 +11,10 @@
  *   the same dedupKey, so folds count it once.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonObject } from '../../cursors/core.js';
+import { parseJsonObject, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { dateString, splitGluedJson, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, MessageEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID, qwenStem } from './paths.js';
 
@@ -56,18 +57,7 @@ function records(line: Buffer, start: number, file: string): { rec: Rec; offset:
 }
 
 function sessionEvent(s: QwenState, offset: number) {
-  return {
-    type: 'session' as const,
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    nativeId: s.sessionId,
-    ...(s.cwd !== undefined && { cwd: s.cwd }),
-    ...(s.startedAt !== undefined && { startedAt: s.startedAt }),
-    ...(s.title !== undefined && { title: s.title }),
-    ...(s.model !== undefined && { model: s.model }),
-    ...(s.version !== undefined && { version: s.version }),
-  };
+  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, title: s.title, model: s.model, version: s.version });
 }
 
 function openSession(s: QwenState, rec: Rec, offset: number, emit: Emit): void {
@@ -196,14 +186,11 @@ export const qwenCore: LineCore<QwenState> = {
   restore(snapshot, ctx) {
     const s = this.init(ctx);
     const o = (isRec(snapshot) ? snapshot : {}) as Partial<QwenState>;
-    for (const k of ['sessionId', 'cwd', 'startedAt', 'version', 'title', 'model'] as const) if (typeof o[k] === 'string') s[k] = o[k];
+    restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'version', 'title', 'model']);
     s.sessionEmitted = o.sessionEmitted === true;
     return s;
   },
-  snapshot(s) {
-    const { file: _f, ...rest } = s;
-    return rest;
-  },
+  snapshot: snapshotWithoutFile,
   line(s, line, start, emit) {
     for (const { rec, offset } of records(line, start, s.file)) record(s, rec, offset, emit);
   },

@@ -10,6 +10,7 @@ import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { isExportHeader, isExportMessage } from '../../cursors/protocol/sessionfold-jsonl.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -82,21 +83,18 @@ export function createSessionfoldJsonlCore(options: CoreOptions): LineCore<Sessi
         s.model = str(rec.model);
         s.headerSeen = true;
         const forkedFrom = fromPath?.parent ?? str(rec.forkedFrom);
-        emit({
-          type: 'session',
-          agent: id,
-          sessionId: s.sessionId,
-          offset: start,
-          nativeId: s.sessionId,
-          ...(str(rec.cwd) !== undefined && { cwd: rec.cwd as string }),
-          ...(str(rec.createdAt) !== undefined && { startedAt: rec.createdAt as string }),
-          ...(str(rec.title) !== undefined && { title: rec.title as string }),
-          ...(forkedFrom !== undefined && { forkedFrom }),
-          ...(fromPath?.parent !== undefined && { subagent: true }),
-          ...(str(rec.model) !== undefined && { model: rec.model as string }),
-          ...(rec.usageUnknown === true && { usageUnknown: true }),
-          version: `${rec.agent}`,
-        });
+        emit(
+          sessionEventOf(id, s.sessionId, start, {
+            cwd: str(rec.cwd),
+            startedAt: str(rec.createdAt),
+            title: str(rec.title),
+            forkedFrom,
+            subagent: fromPath?.parent !== undefined || undefined,
+            model: str(rec.model),
+            usageUnknown: rec.usageUnknown === true || undefined,
+            version: `${rec.agent}`,
+          }),
+        );
         return;
       }
       if (!isExportMessage(rec)) return; // unknown record types are skipped

@@ -8,7 +8,8 @@
  * session event and one usage event per request, no messages.
  */
 import type { Emit } from '../../cursors/core.js';
-import type { SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import type { SessionEvent, TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
 
@@ -27,13 +28,8 @@ export function msIso(v: unknown): string | undefined {
   return ms >= 946_684_800_000 && ms <= 7_258_118_400_000 ? new Date(Math.trunc(ms)).toISOString() : undefined;
 }
 
-export interface ZcodeTokens {
-  inputTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-}
+/** A row's tokens: Z Code records no 1-hour cache writes. */
+export type ZcodeTokens = Omit<TokenCounts, 'cacheWrite1hTokens'>;
 
 /**
  * A row's columns in sessionfold's terms. The row's own total says how its columns overlap: a total of
@@ -68,17 +64,7 @@ export function zcodeTokens(row: Row): ZcodeTokens {
 export function sessionEvent(id: string, row: Row | undefined, startedAt: string | undefined, usageless: boolean): SessionEvent {
   const cwd = str(row?.directory) ?? str(row?.path);
   const title = str(row?.title);
-  return {
-    type: 'session',
-    agent: CODEC_ID,
-    sessionId: id,
-    offset: 0,
-    nativeId: id,
-    ...(cwd !== undefined && { cwd }),
-    ...(startedAt !== undefined && { startedAt }),
-    ...(title !== undefined && { title }),
-    ...(usageless && { usageUnknown: true }),
-  };
+  return sessionEventOf(CODEC_ID, id, 0, { cwd, startedAt, title, usageUnknown: usageless || undefined });
 }
 
 /** One `model_usage` row as a usage event (offset: its rowid); undefined when it holds no tokens. */

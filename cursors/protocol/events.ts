@@ -65,6 +65,20 @@ export interface SessionEvent extends EventBase {
   usageUnknown?: boolean;
 }
 
+/** A session event's optional fields, each of which may be given as undefined (and is then left out). */
+export type SessionFields = { [K in Exclude<keyof SessionEvent, keyof EventBase | 'type' | 'nativeId'>]?: SessionEvent[K] | undefined };
+
+/**
+ * The session event of `sessionId` (its `nativeId` too), with the `fields` that are not undefined, in the order
+ * given: the JSON keys are type, agent, sessionId, offset, nativeId, then the fields. A flag a codec sets only
+ * when true is passed as `flag || undefined`.
+ */
+export function sessionEventOf(agent: string, sessionId: string, offset: number, fields: SessionFields = {}): SessionEvent {
+  const e: SessionEvent = { type: 'session', agent, sessionId, offset, nativeId: sessionId };
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) (e as unknown as Record<string, unknown>)[key] = value;
+  return e;
+}
+
 /** One message of the conversation: user, assistant, system or tool text, with thinking where recorded. */
 export interface MessageEvent extends EventBase {
   type: 'message';
