@@ -129,6 +129,35 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     expect(files.filter((f) => packages.test(f))).toEqual([]);
   }, 60_000);
 
+  // The kernels load on first use: the addon through process.dlopen, xxhash-wasm and the WebAssembly kernel
+  // through WebAssembly's compile; this preload reports each call (the evidence is the call, not its time).
+  const KERNELS = `data:text/javascript,${encodeURIComponent(
+    "import { writeSync } from 'node:fs'; const dl = process.dlopen; process.dlopen = function (m, f, ...r) { writeSync(2, 'DLOPEN ' + f + '\\n'); return dl.call(this, m, f, ...r); };" +
+      " const WA = globalThis.WebAssembly; const M = WA.Module; globalThis.WebAssembly = Object.assign(Object.create(WA), WA, { Module: new Proxy(M, { construct(t, a) { writeSync(2, 'WASM compile\\n'); return Reflect.construct(t, a); } }), instantiate: (...a) => { writeSync(2, 'WASM instantiate\\n'); return WA.instantiate(...a); } });",
+  )}`;
+  async function kernelsLoadedBy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; loads: string[] }> {
+    const r = await exec(process.execPath, ['--import', KERNELS, ...args], { env: { ...bare.env, SESSIONFOLD_SOCKET: 'off', ...env } });
+    return { stdout: r.stdout, loads: [...r.stderr.matchAll(/^(DLOPEN .*kernel\.node|WASM \w+)$/gm)].map((m) => m[1]!) };
+  }
+
+  it('loads neither kernel nor xxhash-wasm, which a run with files does (the addon, or with SESSIONFOLD_NATIVE=0 WebAssembly)', async () => {
+    for (const native of ['1', '0']) {
+      const empty = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_NATIVE: native });
+      expect(JSON.parse(empty.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+      expect(empty.loads).toEqual([]);
+    }
+    const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'kernels-claude') };
+    await writeClaudeSession(env.CLAUDE_CONFIG_DIR, '77777777-7777-4777-8777-777777777778', [{ id: 'k1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+    const withFiles = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json', '--no-cache'], { ...env, SESSIONFOLD_NATIVE: '0' });
+    expect(JSON.parse(withFiles.stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
+    expect(withFiles.loads.filter((l) => l.startsWith('WASM')).length).toBeGreaterThan(0);
+    if (existsSync(join(ROOT, 'build', 'kernel.node'))) {
+      const native = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json', '--no-cache'], env);
+      expect(JSON.parse(native.stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
+      expect(native.loads.some((l) => l.startsWith('DLOPEN'))).toBe(true);
+    }
+  }, 60_000);
+
   it('loads the codec of an agent with files, and that one only', async () => {
     const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'only-claude') };
     await writeClaudeSession(join(env.CLAUDE_CONFIG_DIR), '77777777-7777-4777-8777-777777777777', [{ id: 'o1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);

@@ -43,7 +43,7 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
   if (served === undefined) {
     // from the CLI's own modules (its bundle): importing native.js here would load the kernel's module twice
     const cli = await loadCli();
-    cli.limitMallocArenas();
+    cli.limitMallocArenasOnLoad();
     process.exitCode = await cli.runCli(argv);
   } else process.exitCode = served;
 }
