@@ -45,7 +45,7 @@ async function main() {
   await bundleTo(rolldown, { front: join(root, 'dist', 'src', 'cli', 'front.js') }, 'front-[name]-[hash].js');
   // The same CLI as CommonJS chunks (`bundle-cjs/`), which main.js runs through vm.Script with V8's code
   // cache (src/cli/code-cache.ts); Node 20 keeps no compile cache for ES modules.
-  await bundleTo(rolldown, { run: input }, '[name]-[hash].cjs', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] }, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs' });
+  await bundleTo(rolldown, { run: input }, '[name]-[hash].cjs', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] }, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs'});
   await bundleTo(rolldown, { 'scan-worker': join(root, 'dist', 'src', 'scan', 'worker.js') }, 'scan-worker-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
 }
@@ -69,8 +69,10 @@ async function bundleTo(rolldown, entries, chunkFileNames, codeSplitting = true,
   const bundle = await rolldown({
     input: entries,
     platform: 'node',
-    // ours (relative and absolute paths) in, packages and builtins out
-    external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+    // ours (relative and absolute paths) in, packages and builtins out; the CommonJS bundle also takes in the
+    // ES-module-only packages it would import() (stream-json, stream-chain: the opencode export reader), since
+    // a vm.Script compiled from a code cache cannot answer import() and require() of them wraps their default
+    external: (id) => !id.startsWith('.') && !id.startsWith('/') && !(out.format === 'cjs' && /^stream-(json|chain)(\/|$)/.test(id)),
     logLevel: 'warn',
     preserveEntrySignatures: 'allow-extension',
   });

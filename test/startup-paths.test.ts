@@ -140,6 +140,9 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
       expect(ours.some((f) => /^dist\/codecs\/claude\/(descriptor|paths)\.js$/.test(f))).toBe(true);
       expect(ours.filter(codecCode)).toEqual([]);
       expect(files.filter((f) => packages.test(f))).toEqual([]);
+      // stream-json and stream-chain are bundled into the CommonJS chunks: a chunk names each module it holds
+      const held = files.filter((f) => f.startsWith('dist/src/cli/bundle-cjs/')).flatMap((f) => [...readFileSync(join(ROOT, f), 'utf8').matchAll(/^\/\/ (\S+\.js)$/gm)].map((m) => m[1]!));
+      expect(held.filter((f) => packages.test(f))).toEqual([]);
     }
     // the cache is sessionfold's own folder, one file per chunk run
     const cached = readdirSync(join(bare.dir, '.cache', 'sessionfold', 'code-cache'));
