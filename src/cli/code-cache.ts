@@ -5,8 +5,10 @@
  * `$XDG_CACHE_HOME/sessionfold/code-cache/` (sessionfold's own folder, never an agent's), named by the chunk,
  * its size and mtime, Node's version and the CPU architecture. A missing, stale or rejected cache is ignored
  * and rewritten (to a temporary file, then renamed) once the command is done. `SESSIONFOLD_CODE_CACHE=0` runs
- * the chunks without it. Where this path cannot run (no CommonJS bundle, one older than run.js, a Node that
- * cannot `require()` an ES module package), main.js loads the ESM bundle as before.
+ * the chunks without it. Where this path cannot run (no CommonJS bundle, one older than run.js, a Node
+ * without `require()` of ES modules), main.js loads the ESM bundle as before. The bundle holds the
+ * ES-module-only packages it uses (scripts/bundle-cli.mjs): a script compiled from a code cache cannot answer
+ * `import()`.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -81,9 +81,10 @@ export async function loadCli(): Promise<typeof import('./run.js')> {
 
 /**
  * The CLI from `bundle-cjs/run.cjs` with V8's code cache (code-cache.ts) when the build made it after run.js
- * and this Node can `require()` the ES module packages it names; undefined otherwise, or when it fails to
- * load: the ESM bundle then runs. Interleaved runs of an empty report: about 40 ms of CPU less with the
- * cache, about 28 less without one (bench/RESULTS.md, startup).
+ * and this Node can `require()` ES modules (Node 20.19+: a guard; the bundle holds the ES-module-only packages
+ * it uses); undefined otherwise, or when it fails to load: the ESM bundle then runs. Interleaved runs of an
+ * empty report: about 30 ms of CPU less than the ESM bundle, about 4 of it the cache's (bench/RESULTS.md,
+ * startup).
  */
 async function fromCjsBundle(): Promise<typeof import('./run.js') | undefined> {
   if ((process.features as { require_module?: boolean }).require_module !== true || process.env.SESSIONFOLD_CJS === '0') return undefined;
