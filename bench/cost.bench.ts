@@ -158,7 +158,7 @@ function cliCases(corpus: Corpus, bytes: number, verify: (r: IterationResult) =>
     },
     verify: (r) => {
       verify(r);
-      check(off !== undefined || nativeKernel !== undefined, 'the native kernel is not built (npm run build builds it where a C compiler is)');
+      check(off !== undefined || nativeKernel() !== undefined, 'the native kernel is not built (npm run build builds it where a C compiler is)');
     },
   });
   return [

@@ -46,7 +46,7 @@ export const topic: Topic = {
       bytes: big.bytes,
       baseline,
       // The C case names the C path: without the kernel (or with SESSIONFOLD_NATIVE_HASH=0) it would time xxhash-wasm.
-      ...(nativeHash === undefined && (nativeKernel === undefined || process.env.SESSIONFOLD_NATIVE_HASH === '0') && { skip: 'no native kernel (or SESSIONFOLD_NATIVE_HASH=0)' }),
+      ...(nativeHash === undefined && (nativeKernel() === undefined || process.env.SESSIONFOLD_NATIVE_HASH === '0') && { skip: 'no native kernel (or SESSIONFOLD_NATIVE_HASH=0)' }),
       setup: () => referenceDigests(big.path),
       run: async () => {
         const fd = openSync(big.path, 'r');

@@ -1,8 +1,9 @@
 /**
- * 32- and 64-bit xxhash of ids, for cursor state (seen-id sets) and dedup keys. xxhash-wasm initializes
- * once per process (top-level await), after which every call is synchronous. Where WebAssembly cannot start
- * (its memory reserves gigabytes of address space: under `ulimit -v 1G` every command died at start), the
- * same digests come from plain JavaScript (xxhash-js.ts).
+ * 32- and 64-bit xxhash of ids, for cursor state (seen-id sets) and dedup keys. xxhash-wasm is instantiated
+ * on the first hash asked for (or by `hashesReady()`), not at import: a run that hashes nothing (an empty
+ * report, the served client) does not compile it. Until it is ready, and where WebAssembly cannot start (its
+ * memory reserves gigabytes of address space: under `ulimit -v 1G` every command died at start), the same
+ * digests come from plain JavaScript (xxhash-js.ts), so which one answered never shows.
  */
 import { readSync } from 'node:fs';
 import xxhash from 'xxhash-wasm';
@@ -12,7 +13,7 @@ import { Xxh64, xxh32, xxh64 } from './xxhash-js.js';
 
 type Api = Pick<Awaited<ReturnType<typeof xxhash>>, 'h32' | 'h64' | 'h64ToString' | 'h64Raw' | 'create64'>;
 
-const api: Api = await xxhash().catch((): Api => ({
+const jsApi: Api = {
   h32: (s: string) => xxh32(Buffer.from(s, 'utf8')),
   h64: (s: string) => xxh64(Buffer.from(s, 'utf8')),
   h64ToString: (s: string) => xxh64(Buffer.from(s, 'utf8')).toString(16).padStart(16, '0'),
@@ -28,24 +29,54 @@ const api: Api = await xxhash().catch((): Api => ({
     };
     return hasher as unknown as ReturnType<Api['create64']>;
   },
-}));
+};
+
+/** xxhash-wasm once ready; the JavaScript digests until then (and for good where it cannot start). */
+let ready: Api | undefined;
+let starting: Promise<void> | undefined;
+
+/**
+ * Resolves once xxhash-wasm is ready (or known not to start). Bulk hashing awaits it first
+ * (src/scan/parse-file.ts `parseTask`), so a file's lines are not hashed by the slower JavaScript XXH64.
+ */
+export function hashesReady(): Promise<void> {
+  return (starting ??= xxhash().then(
+    (a) => {
+      ready = a;
+    },
+    () => {
+      ready = jsApi;
+    },
+  ));
+}
+
+/** True once `hashesReady()` has resolved: an awaiting caller can skip the await. */
+export function hashesAreReady(): boolean {
+  return ready !== undefined;
+}
+
+function api(): Api {
+  if (ready !== undefined) return ready;
+  void hashesReady();
+  return jsApi;
+}
 
 /** 64-bit xxhash (seed 0) of a string as a bigint: the fold's key table (src/cost/key-table.ts). */
-export const hashString64: (s: string) => bigint = (s) => api.h64(s);
+export const hashString64: (s: string) => bigint = (s) => api().h64(s);
 
 /** 32-bit xxhash of a string id, as stored in cursor state. */
 export function hashId32(id: string): number {
-  return api.h32(id, 0) >>> 0;
+  return api().h32(id, 0) >>> 0;
 }
 
 /** 64-bit xxhash of a string, as 16 hex digits. */
 export function hashId64(id: string): string {
-  return api.h64ToString(id);
+  return api().h64ToString(id);
 }
 
 /** 64-bit xxhash of bytes, as 16 hex digits. */
 export function hashBytes64(bytes: Uint8Array): string {
-  return api.h64Raw(bytes).toString(16).padStart(16, '0');
+  return api().h64Raw(bytes).toString(16).padStart(16, '0');
 }
 
 /** A streaming 64-bit xxhash: `createHash64`. */
@@ -74,9 +105,10 @@ let hashBuffer: Buffer | undefined;
  * `SESSIONFOLD_NATIVE_HASH=0` takes xxhash-wasm.
  */
 export function createHash64(): Hash64 {
-  const k = nativeKernel;
+  const k = nativeKernel();
   const off = process.env.SESSIONFOLD_NATIVE_HASH === '0';
-  if (k === undefined && wasmKernel !== undefined && !off) return createHash64Wasm(wasmKernel);
+  const w = k === undefined && !off ? wasmKernel() : undefined;
+  if (w !== undefined) return createHash64Wasm(w);
   if (k !== undefined && !off) {
     const s = k.hash64();
     return {
@@ -89,7 +121,7 @@ export function createHash64(): Hash64 {
       digest: () => k.hash64Digest(s),
     };
   }
-  const h = api.create64();
+  const h = api().create64();
   return {
     update(b) {
       h.update(b);

@@ -151,7 +151,7 @@ export class LineSplitter {
     this.#onLongLine = options.onLongLine;
     this.#hash = options.hash;
     this.#filter = options.hash === undefined ? options.filter : undefined;
-    this.#wasm = PASS ? (options.wasm ?? wasmKernel) : undefined;
+    this.#wasm = PASS ? (options.wasm ?? wasmKernel()) : undefined;
     this.#onWalked = options.onWalked;
     const w = this.#wasm;
     this.#walked = w === undefined || this.#onWalked === undefined ? undefined : { bytes: w.bytes, spans: w.walked.recs, at: 0, nums: w.walked.nums, numAt: 0, lineAt: 0, lineEnd: 0 };

@@ -93,8 +93,9 @@ export function noteLeftOut(dir: string, why: string): void {
 
 /** The kernel's listing of `dir` (unsorted), or null when it cannot be read; undefined without the kernel. */
 export function listDirNative(dir: string): DirEntry[] | null | undefined {
-  if (nativeKernel === undefined) return undefined;
-  const raw = nativeKernel.listDir(dir);
+  const k = nativeKernel();
+  if (k === undefined) return undefined;
+  const raw = k.listDir(dir);
   if (raw === null) noteUnreadable(dir);
   return raw === null ? null : fromBlock(raw);
 }
@@ -243,8 +244,9 @@ function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: n
  * kernel is built (its stats taken as it lists); else `listDir` per directory, the stats left to `statEntry`.
  */
 export function listTreeColumns(root: string, only: readonly string[], maxDepth: number): TreeListing {
-  if (nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_LISTING !== '0') {
-    const raw = nativeKernel.listTree(root, only, maxDepth);
+  const k = process.env.SESSIONFOLD_NATIVE_LISTING !== '0' ? nativeKernel() : undefined;
+  if (k !== undefined) {
+    const raw = k.listTree(root, only, maxDepth);
     if (raw === null) noteUnreadable(root);
     return raw === null ? { n: 0, nums: new Float64Array(0), names: [] } : withoutUnnamable(root, readListing(raw, 4));
   }

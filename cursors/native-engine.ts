@@ -41,7 +41,7 @@ export function slotOf(p: CompiledProjection, path: readonly string[]): number {
 
 /** The engine for `projection` reading `paths` (in the C enum's order), or undefined without the kernel. */
 export function nativeEngine(projection: FieldProjection, paths: readonly (readonly string[])[]): NativeEngine | undefined {
-  const kernel = nativeKernel;
+  const kernel = nativeKernel();
   if (kernel === undefined) return undefined;
   const p = compileProjection(projection, kernel);
   if (p.native === undefined) return undefined;

@@ -38,7 +38,7 @@ let shared: { out: Buffer; idx: Float64Array; stats: Float64Array } | undefined;
 
 /** True when a read of `core` may take its lines from the native source. */
 export function canReadNatively(core: LineCore<unknown>, options: NormalizedReadOptions, hashing: boolean): boolean {
-  return nativeKernel !== undefined && core.markers !== undefined && !hashing && options.resume?.onBytes === undefined && process.env.SESSIONFOLD_NATIVE_LINES !== '0';
+  return core.markers !== undefined && !hashing && options.resume?.onBytes === undefined && process.env.SESSIONFOLD_NATIVE_LINES !== '0' && nativeKernel() !== undefined;
 }
 
 /**
@@ -55,7 +55,7 @@ export function* scanNativeLines<S>(
   file: string,
   emit: (e: SessionfoldEvent) => void,
 ): Generator<void, NativeScanEnd | typeof RESTART> {
-  const kernel = nativeKernel as NativeKernel;
+  const kernel = nativeKernel() as NativeKernel;
   const info = options.info;
   const wrapped = kindFilter(options, emit);
   const skip = lineSkipper(options, file);

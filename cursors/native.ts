@@ -103,14 +103,35 @@ export function aligned8(raw: Buffer): Buffer {
   return raw.byteOffset % 8 === 0 ? raw : Buffer.from(raw);
 }
 
-/** The loaded kernel, or undefined. */
-export const nativeKernel: NativeKernel | undefined = load();
+/**
+ * The loaded kernel, or undefined; loaded by the first call, not at import: the addon's `dlopen` and
+ * binding (about 10 ms of CPU) are not on the path of a run that reads no file (an empty report, `--version`,
+ * the served client). A process tries once; the answer does not change after.
+ */
+export function nativeKernel(): NativeKernel | undefined {
+  if (!nativeTried) {
+    nativeTried = true;
+    native = load();
+    if (native !== undefined && arenasOnLoad !== undefined) native.limitArenas(arenasOnLoad);
+  }
+  return native;
+}
+let nativeTried = false;
+let native: NativeKernel | undefined;
 
 /**
  * The WebAssembly kernel of this thread where the native one is not loaded (and `SESSIONFOLD_WASM` is not
- * `0`), or undefined: the JavaScript loops then run.
+ * `0`), or undefined: the JavaScript loops then run. Compiled and instantiated by the first call.
  */
-export const wasmKernel: WasmKernel | undefined = nativeKernel === undefined && process.env.SESSIONFOLD_WASM !== '0' ? instantiateWasmKernel() : undefined;
+export function wasmKernel(): WasmKernel | undefined {
+  if (!wasmTried) {
+    wasmTried = true;
+    wasm = nativeKernel() === undefined && process.env.SESSIONFOLD_WASM !== '0' ? instantiateWasmKernel() : undefined;
+  }
+  return wasm;
+}
+let wasmTried = false;
+let wasm: WasmKernel | undefined;
 
 /**
  * The executable's malloc arenas (src/cli/main.ts calls this; a program that imports sessionfold decides for
@@ -124,8 +145,18 @@ export const wasmKernel: WasmKernel | undefined = nativeKernel === undefined && 
  */
 export const MALLOC_ARENAS = 2;
 export function limitMallocArenas(n = MALLOC_ARENAS): boolean {
-  return nativeKernel?.limitArenas(n) ?? false;
+  return nativeKernel()?.limitArenas(n) ?? false;
 }
+
+/**
+ * `limitMallocArenas` when the kernel loads (now, if it has): the CLI's start does not load the kernel for it.
+ * The engines' threads are the kernel's, so the cap still comes before any of them starts.
+ */
+export function limitMallocArenasOnLoad(n = MALLOC_ARENAS): void {
+  if (nativeTried) native?.limitArenas(n);
+  else arenasOnLoad = n;
+}
+let arenasOnLoad: number | undefined;
 
 /** The first start of `needle` wholly inside `hay[from, to)`, or -1 (`to` ≤ hay.length). */
 export function indexOfJs(hay: Buffer, needle: Buffer, from: number, to: number): number {
@@ -133,10 +164,21 @@ export function indexOfJs(hay: Buffer, needle: Buffer, from: number, to: number)
   return at !== -1 && at + needle.length <= to ? at : -1;
 }
 
-/** `indexOfJs` by the native kernel when it is loaded, else by the WebAssembly one. */
-export const indexOfIn: (hay: Buffer, needle: Buffer, from: number, to: number) => number =
-  nativeKernel !== undefined
-    ? (hay, needle, from, to) => (nativeKernel as NativeKernel).indexOf(hay, needle, from, to)
-    : wasmKernel !== undefined
-      ? (hay, needle, from, to) => (wasmKernel as WasmKernel).indexOf(hay, needle, from, to)
-      : indexOfJs;
+/** `indexOfJs` by the native kernel when it is loaded, else by the WebAssembly one (chosen on the first call). */
+export function indexOfIn(hay: Buffer, needle: Buffer, from: number, to: number): number {
+  return (indexOfImpl ??= pickIndexOf())(hay, needle, from, to);
+}
+let indexOfImpl: ((hay: Buffer, needle: Buffer, from: number, to: number) => number) | undefined;
+
+/** Which loop `indexOfIn` runs. */
+export function indexOfKind(): 'native' | 'wasm' | 'js' {
+  return nativeKernel() !== undefined ? 'native' : wasmKernel() !== undefined ? 'wasm' : 'js';
+}
+
+function pickIndexOf(): (hay: Buffer, needle: Buffer, from: number, to: number) => number {
+  const n = nativeKernel();
+  if (n !== undefined) return (hay, needle, from, to) => n.indexOf(hay, needle, from, to);
+  const w = wasmKernel();
+  if (w !== undefined) return (hay, needle, from, to) => w.indexOf(hay, needle, from, to);
+  return indexOfJs;
+}

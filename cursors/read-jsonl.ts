@@ -27,6 +27,7 @@ import { feedLine, kindFilter, RESTART, type CoreContext, type Emit, type LineCo
 import { LineSplitter } from './line-splitter.js';
 import { createLineFeed, keepWanted, LoneCrCounter, reportLoneCrs, type FeedEnd, type LineFeed } from './line-feed.js';
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
+import { hashesAreReady, hashesReady } from './ids.js';
 import { wasmKernel } from './native.js';
 
 /**
@@ -43,7 +44,7 @@ function takeBuffer(bufferSize: number, fileSize: number): Buffer {
   const want = Math.max(1, Math.min(bufferSize, Math.ceil((fileSize + 1) / 65536) * 65536));
   // With the WebAssembly kernel, read straight into its memory: the marker search and the walk then run where
   // the bytes lie (a copy into it would cost half the search's speed). All its buffers taken: a plain one.
-  const w = wasmKernel?.takeReadBuffer(want);
+  const w = wasmKernel()?.takeReadBuffer(want);
   if (w !== undefined) return w;
   for (let i = FREE_BUFFERS.length - 1; i >= 0; i--) {
     const b = FREE_BUFFERS[i] as Buffer;
@@ -58,7 +59,7 @@ function takeBuffer(bufferSize: number, fileSize: number): Buffer {
 }
 
 function giveBuffer(b: Buffer): void {
-  if (wasmKernel?.giveReadBuffer(b) === true) return;
+  if (wasmKernel()?.giveReadBuffer(b) === true) return;
   if (!OWN.has(b.buffer) || FREE_BUFFERS.length >= MAX_FREE_BUFFERS) return;
   FREE_BUFFERS.push(Buffer.from(b.buffer, 0, b.buffer.byteLength));
 }
@@ -145,6 +146,7 @@ async function* readJsonl<S>(
   file: string,
   options: NormalizedReadOptions,
 ): AsyncGenerator<SessionfoldEvent> {
+  if (!hashesAreReady()) await hashesReady(); // a whole file's ids are not hashed by the JavaScript XXH64
   const parser = getParserString(codec);
   const resume = options.resume;
   let fh: number;

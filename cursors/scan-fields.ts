@@ -97,7 +97,7 @@ export function wasmProjectionOf(p: CompiledProjection, kernel: WasmKernel): Was
 }
 
 /** Compile a projection once (at module load), for `scanFields`. */
-export function compileProjection(p: FieldProjection, kernel: NativeKernel | undefined = nativeKernel, wasm: WasmKernel | undefined = wasmKernel): CompiledProjection {
+export function compileProjection(p: FieldProjection, kernel: NativeKernel | undefined = nativeKernel(), wasm: WasmKernel | undefined = wasmKernel()): CompiledProjection {
   let slots = 0;
   const compile = (q: FieldProjection): { c: CompiledProjection; spec: unknown[] } => {
     const spec: unknown[] = [];
@@ -368,10 +368,12 @@ function collectObject(b: Buffer, i: number, depth: number, out: Record<string, 
 export function scanFields(line: Buffer, fields: CompiledProjection): Record<string, unknown> | undefined {
   const n = fields.native;
   // The kernel's spans are int32: a line of 2 GiB or more (only with a raised maxLineBytes) walks here.
-  if (n !== undefined && nativeKernel !== undefined && line.length <= 0x7fffffff) {
-    return nativeKernel.scan(line, n.handle, n.out) ? fromSpans(line, fields, n.out) : undefined;
+  const k = n !== undefined ? nativeKernel() : undefined;
+  if (n !== undefined && k !== undefined && line.length <= 0x7fffffff) {
+    return k.scan(line, n.handle, n.out) ? fromSpans(line, fields, n.out) : undefined;
   }
-  if (fields.wasm !== undefined && wasmKernel !== undefined) return scanFieldsWasm(line, fields, wasmKernel);
+  const w = fields.wasm !== undefined ? wasmKernel() : undefined;
+  if (w !== undefined) return scanFieldsWasm(line, fields, w);
   return scanFieldsJs(line, fields);
 }
 

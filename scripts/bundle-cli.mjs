@@ -26,6 +26,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const input = join(root, 'dist', 'src', 'cli', 'run.js');
 const outDir = join(root, 'dist', 'src', 'cli', 'bundle');
 const output = join(outDir, 'run.js');
+const cjsDir = join(root, 'dist', 'src', 'cli', 'bundle-cjs');
 
 async function main() {
   if (!existsSync(input)) throw new Error(`bundle-cli: ${input} is missing (run tsc first)`);
@@ -34,12 +35,17 @@ async function main() {
     ({ rolldown } = await import('rolldown'));
   } catch {
     rmSync(outDir, { recursive: true, force: true });
+    rmSync(cjsDir, { recursive: true, force: true });
     console.warn('sessionfold: rolldown is not installed; the CLI loads its modules one by one');
     return;
   }
   rmSync(outDir, { recursive: true, force: true });
+  rmSync(cjsDir, { recursive: true, force: true });
   await bundleTo(rolldown, { run: input }, '[name]-[hash].js', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] });
   await bundleTo(rolldown, { front: join(root, 'dist', 'src', 'cli', 'front.js') }, 'front-[name]-[hash].js');
+  // The same CLI as CommonJS chunks (`bundle-cjs/`), which main.js runs through vm.Script with V8's code
+  // cache (src/cli/code-cache.ts); Node 20 keeps no compile cache for ES modules.
+  await bundleTo(rolldown, { run: input }, '[name]-[hash].cjs', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] }, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs'});
   await bundleTo(rolldown, { 'scan-worker': join(root, 'dist', 'src', 'scan', 'worker.js') }, 'scan-worker-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
 }
@@ -59,17 +65,19 @@ function descriptorChunk(id, ctx) {
 }
 
 /** `entries` and the modules of ours they import into outDir; chunks named by `chunkFileNames`. */
-async function bundleTo(rolldown, entries, chunkFileNames, codeSplitting = true) {
+async function bundleTo(rolldown, entries, chunkFileNames, codeSplitting = true, out = {}) {
   const bundle = await rolldown({
     input: entries,
     platform: 'node',
-    // ours (relative and absolute paths) in, packages and builtins out
-    external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+    // ours (relative and absolute paths) in, packages and builtins out; the CommonJS bundle also takes in the
+    // ES-module-only packages it would import() (stream-json, stream-chain: the opencode export reader), since
+    // a vm.Script compiled from a code cache cannot answer import() and require() of them wraps their default
+    external: (id) => !id.startsWith('.') && !id.startsWith('/') && !(out.format === 'cjs' && /^stream-(json|chain)(\/|$)/.test(id)),
     logLevel: 'warn',
     preserveEntrySignatures: 'allow-extension',
   });
   try {
-    await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames, codeSplitting });
+    await bundle.write({ dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames, codeSplitting, ...out });
   } finally {
     await bundle.close();
   }

@@ -109,7 +109,7 @@ describe('the constructed agent_progress fixtures', () => {
     expect(parent.filter((e) => e.type !== 'usage' && progressOffsets.has(e.offset))).toEqual([]);
   });
 
-  it.skipIf(nativeKernel === undefined)('is left to read() by the native engine, which still reads the subagent\'s own file', async () => {
+  it.skipIf(nativeKernel() === undefined)('is left to read() by the native engine, which still reads the subagent\'s own file', async () => {
     const results = await scanClaudeUsage([PARENT, SUBAGENT]);
     expect(results).toBeDefined();
     expect(results?.[0]).toBe(false);

@@ -29,7 +29,7 @@ const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
 const fastCore = createClaudeCore();
 /** Both walks: the native kernel's when it is built (cursors/native.ts), and the JavaScript one. */
 const WALKS: [string, typeof scanFields][] = [
-  [nativeKernel !== undefined ? 'native kernel' : 'JavaScript walk (no kernel built)', scanFields],
+  [nativeKernel() !== undefined ? 'native kernel' : 'JavaScript walk (no kernel built)', scanFields],
   ['JavaScript walk', scanFieldsJs],
 ];
 const parseCore = createClaudeCore({ fastScan: false });

@@ -7,7 +7,7 @@
  * test/cli-start.test.ts and test/bench-command.test.ts run their commands through the bundle as well.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,4 +90,21 @@ describe('the CLI bundle', () => {
     expect(onWorkers).toBeGreaterThan(10);
     expect(onWorkers).toBe(onMain);
   }, 60_000);
+  it('reads an `opencode export` file alike from the CommonJS bundle (cache cold and warm) and the ESM one', async () => {
+    // The export reader takes stream-json and stream-chain, ES-module-only packages the CommonJS bundle holds.
+    const dir = mkdtempSync(join(tmpdir(), 'sf-bundle-export-'));
+    try {
+      const file = join(dir, 'export.json');
+      const msg = { info: { id: 'msg_1', sessionID: 'ses_a', role: 'user', time: { created: 1767000000000 } }, parts: [{ id: 'prt_1', sessionID: 'ses_a', messageID: 'msg_1', type: 'text', text: 'hi' }] };
+      writeFileSync(file, JSON.stringify({ info: { id: 'ses_a', directory: '/w', title: 'hello', version: '1.0.0', time: { created: 1767000000000, updated: 1767000001000 } }, messages: [msg] }));
+      const env = { PATH: process.env.PATH, HOME: dir, TZ: 'UTC', NO_COLOR: '1', SESSIONFOLD_SOCKET: 'off' };
+      const read = async (extra: Record<string, string>) => (await run(process.execPath, [CLI, 'read', '--agent', 'opencode', file], { env: { ...env, ...extra } })).stdout;
+      const esm = await read({ SESSIONFOLD_CJS: '0' });
+      expect(esm).toContain('"text":"hi"');
+      expect(await read({})).toBe(esm);
+      expect(await read({})).toBe(esm);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -169,7 +169,7 @@ async function readWith(native: boolean, file: string, options: ReadOptions): Pr
   return { events, info, cursor };
 }
 
-(nativeKernel === undefined ? describe.skip : describe)('copilot through the native line source', () => {
+(nativeKernel() === undefined ? describe.skip : describe)('copilot through the native line source', () => {
   it('every fixture, every kind of read, buffers of 7 bytes to the default: the same as the JavaScript splitter', async () => {
     const before = nativeLineReads.count;
     let reads = 0;

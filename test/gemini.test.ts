@@ -228,7 +228,7 @@ describe('gemini usage-only reads', () => {
     expect(await readEvents(gemini, chat.path, { kinds: ['usage'] })).toEqual(byKind(full).usage);
     const content = await readFile(chat.path);
     await expectResumeEqualsFull(gemini, content, randomCuts(content.length, 25, 3));
-    if (nativeKernel !== undefined) {
+    if (nativeKernel() !== undefined) {
       const before = nativeLineReads.count;
       for (const file of [chat.path, chatFile]) for (const kinds of [['usage'], ['session', 'usage'], undefined] as const) expect(await readVia(file, true, kinds)).toEqual(await readVia(file, false, kinds));
       expect(nativeLineReads.count - before).toBe(6);

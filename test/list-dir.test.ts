@@ -53,7 +53,7 @@ function tree(): string {
 }
 
 describe('listDir', () => {
-  it.runIf(nativeKernel !== undefined)('the kernel lists what readdirSync and statSync see: names, kinds, sizes, mtimes', () => {
+  it.runIf(nativeKernel() !== undefined)('the kernel lists what readdirSync and statSync see: names, kinds, sizes, mtimes', () => {
     const root = tree();
     const native = listDirNative(root);
     expect(native).not.toBeNull();
@@ -91,7 +91,7 @@ describe('listDir', () => {
     expect(fileStat(root, e)).toBeUndefined();
   });
 
-  it.runIf(nativeKernel !== undefined)('a listing over 64 entries and 4 KiB of names grows its buffers', () => {
+  it.runIf(nativeKernel() !== undefined)('a listing over 64 entries and 4 KiB of names grows its buffers', () => {
     const root = mkdtempSync(join(tmp, 'many-'));
     for (let i = 0; i < 300; i++) writeFileSync(join(root, `${'n'.repeat(40)}-${i}.jsonl`), String(i));
     expect(settled(root, listDirNative(root) ?? null)).toEqual(settled(root, listDirJs(root)));
@@ -142,7 +142,7 @@ describe('listTree', () => {
     ['only subagents at depth 2 (Claude)', ['', '', 'subagents'], 4],
     ['only named at depth 0', ['b'], 3],
   ];
-  it.runIf(nativeKernel !== undefined).each(shapes)('%s: the kernel and the readdir walk agree entry for entry', (_name, only, depth) => {
+  it.runIf(nativeKernel() !== undefined).each(shapes)('%s: the kernel and the readdir walk agree entry for entry', (_name, only, depth) => {
     const root = treeWith();
     expect(listDirNative(root)).not.toBeUndefined(); // the kernel's side is the kernel's
     process.env.SESSIONFOLD_NATIVE_LISTING = '0';
@@ -178,7 +178,7 @@ describe('discovery with the kernel and without', () => {
     [claude, [join(SHARED, 'claude'), join(FIXTURES, 'claude')]],
     [codex, [join(SHARED, 'codex'), join(FIXTURES, 'codex')]],
   ];
-  it.runIf(nativeKernel !== undefined).each(cases.map(([c, r]) => [c.id, c, r] as const))('%s: the same files, order and stats, each stat equal to statSync', async (_id, codec, roots) => {
+  it.runIf(nativeKernel() !== undefined).each(cases.map(([c, r]) => [c.id, c, r] as const))('%s: the same files, order and stats, each stat equal to statSync', async (_id, codec, roots) => {
     process.env.SESSIONFOLD_NATIVE_LISTING = '0';
     const js = await discovered(codec, roots);
     delete process.env.SESSIONFOLD_NATIVE_LISTING;

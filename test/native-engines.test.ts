@@ -148,7 +148,7 @@ async function codexFile(content: string | Buffer): Promise<string> {
   return file;
 }
 
-const describeNative = nativeKernel === undefined ? describe.skip : describe;
+const describeNative = nativeKernel() === undefined ? describe.skip : describe;
 
 describeNative('native engines: the same usage as read() on the fixtures', () => {
   it('Claude: every real and checked-in transcript', async () => {

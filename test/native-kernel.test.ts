@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
 import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
 import { compileProjection, scanFields, scanFieldsJs, type FieldProjection } from '../cursors/scan-fields.js';
-import { indexOfIn, indexOfJs, KERNEL_ABI, limitMallocArenas, nativeKernel } from '../cursors/native.js';
+import { indexOfJs, indexOfKind, KERNEL_ABI, limitMallocArenas, nativeKernel } from '../cursors/native.js';
 import { makeHistory } from './cost-history.js';
 import { anyValue, applyDamage, damage, key, obj, serialize, style, type J } from './helpers/json-model.js';
 
@@ -25,8 +25,8 @@ const hasHeaders = existsSync(join(dirname(process.execPath), '..', 'include', '
 describe('the native kernel', () => {
   it.runIf(hasCompiler && hasHeaders && process.env.SESSIONFOLD_NATIVE !== '0')('is built by `npm run build` and loaded where a C compiler and Node headers are', () => {
     expect(existsSync(join(ROOT, 'build', 'kernel.node'))).toBe(true);
-    expect(nativeKernel?.abi).toBe(KERNEL_ABI);
-    expect(indexOfIn).not.toBe(indexOfJs);
+    expect(nativeKernel()?.abi).toBe(KERNEL_ABI);
+    expect(indexOfKind()).toBe('native');
   });
 
   it('never fails an install: a compiler that fails leaves a note and the built kernel as it was', () => {
@@ -45,7 +45,7 @@ describe('the native kernel', () => {
   });
 
   it('is not loaded when SESSIONFOLD_NATIVE=0', () => {
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${join(ROOT, 'dist/cursors/native.js')}').then((m) => process.stdout.write(String(m.nativeKernel === undefined)))`], {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${join(ROOT, 'dist/cursors/native.js')}').then((m) => process.stdout.write(String(m.nativeKernel() === undefined)))`], {
       env: { ...process.env, SESSIONFOLD_NATIVE: '0' },
       encoding: 'utf8',
     });
@@ -53,7 +53,7 @@ describe('the native kernel', () => {
   });
 });
 
-const kernel = nativeKernel;
+const kernel = nativeKernel();
 
 /** The AVX2 loops where the CPU has them, and the plain C loops every other machine runs. */
 const SIMD = kernel === undefined ? [] : [...new Set([kernel.simd(), false])];
@@ -194,13 +194,13 @@ describe('a cost report reads the same with and without the kernel', () => {
 describe('limitMallocArenas', () => {
   it('caps glibc arenas where the kernel is built on glibc, and says so', () => {
     const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime !== undefined;
-    expect(limitMallocArenas()).toBe(nativeKernel !== undefined && glibc);
-    if (nativeKernel !== undefined) expect(() => nativeKernel?.limitArenas(0)).toThrow(/limitArenas/);
+    expect(limitMallocArenas()).toBe(nativeKernel() !== undefined && glibc);
+    if (nativeKernel() !== undefined) expect(() => nativeKernel()?.limitArenas(0)).toThrow(/limitArenas/);
   });
 });
 
 describe('hash64 (native/hash.c)', () => {
-  it.runIf(nativeKernel !== undefined)('gives xxhash-wasm’s XXH64 on any bytes, however they are split, and over file ranges', async () => {
+  it.runIf(nativeKernel() !== undefined)('gives xxhash-wasm’s XXH64 on any bytes, however they are split, and over file ranges', async () => {
     const { createHash64 } = await import('../cursors/ids.js');
     const { mkdtempSync, writeFileSync, openSync, closeSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

@@ -82,7 +82,7 @@ async function put(name: string, content: string | Buffer): Promise<string> {
   return file;
 }
 
-const describeNative = nativeKernel === undefined ? describe.skip : describe;
+const describeNative = nativeKernel() === undefined ? describe.skip : describe;
 
 describeNative('native line source: the same reads as the JavaScript splitter', () => {
   it('every Claude, Codex and Gemini JSONL fixture, every kind of read, buffers of 7 bytes to the default', async () => {
@@ -101,7 +101,7 @@ describeNative('native line source: the same reads as the JavaScript splitter', 
   });
 
   it('the same with the plain C loops (every machine without AVX2): the multi-marker search without SIMD', async () => {
-    const k = nativeKernel as NonNullable<typeof nativeKernel>;
+    const k = nativeKernel() as NonNullable<ReturnType<typeof nativeKernel>>;
     k.simd(false);
     try {
       const files: [Codec, string][] = [

@@ -64,7 +64,7 @@ async function records(options: ScanOptions, discovered = false): Promise<{ reco
   return { records: plain.sort(), stats, hinted };
 }
 
-const describeNative = nativeKernel === undefined ? describe.skip : describe;
+const describeNative = nativeKernel() === undefined ? describe.skip : describe;
 
 describeNative('the cold scan with the native engines', () => {
   it('yields the records of the scan without native code, on the main thread and with a worker', async () => {
@@ -231,7 +231,7 @@ function walkSync(root: string): string[] {
   return out.sort();
 }
 
-describe.runIf(nativeKernel !== undefined)('a streaming scan whose discovery fails', () => {
+describe.runIf(nativeKernel() !== undefined)('a streaming scan whose discovery fails', () => {
   it('fails with discovery\'s error, also after the engines handed files back to read()', async () => {
     const { claude } = await import('../codecs/claude/index.js');
     const { scanStreaming } = await import('../src/scan/streaming.js');

@@ -21,7 +21,7 @@ const DIST = fileURLToPath(new URL('../dist', import.meta.url));
 const CHILD = fileURLToPath(new URL('./helpers/terminate-mid-scan.mjs', import.meta.url));
 const LOCAL_CLAUDE = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
 
-describe.runIf(nativeKernel !== undefined)('native engines: a Worker terminated mid-scan', () => {
+describe.runIf(nativeKernel() !== undefined)('native engines: a Worker terminated mid-scan', () => {
   it('leaves the process running and the next scans exact', async () => {
     // A transcript of 3,000 responses under a session id's name (the engine reads only those).
     const dir = await mkdtemp(join(tmpdir(), 'sf-teardown-'));

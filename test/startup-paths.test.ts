@@ -4,7 +4,7 @@
  * loads neither SQLite nor the price data, and the same answer once a cache exists.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,8 +110,8 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
   const codecCode = (f: string) => /^dist\/codecs\/[^/]+\/(?!descriptor\.js$|paths\.js$)[^/]+$/.test(f);
   const packages = /node_modules\/(better-sqlite3|@pydantic\/genai-prices|stream-json|stream-chain)\//;
 
-  it('from its bundle: no codec module, no parser package, no price data', async () => {
-    const { stdout, files } = await loadedBy([MAIN, 'cost', 'report', '--json']);
+  it('from its ESM bundle: no codec module, no parser package, no price data', async () => {
+    const { stdout, files } = await loadedBy([MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_CJS: '0' });
     expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
     expect(files.some((f) => f.startsWith('dist/src/cli/bundle/'))).toBe(true);
     const ours = files.flatMap(modulesOf);
@@ -121,12 +121,69 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     expect(files.filter((f) => packages.test(f))).toEqual([]);
   }, 60_000);
 
+  // The CommonJS bundle's chunks are compiled by vm.Script (src/cli/code-cache.ts) and packages taken by
+  // require(): this preload reports both, as the ESM hook reports imports.
+  const CJS_HOOK = `data:text/javascript,${encodeURIComponent(
+    "import { writeSync } from 'node:fs'; import M, { syncBuiltinESMExports } from 'node:module'; import { pathToFileURL } from 'node:url'; import vm from 'node:vm'; const S = vm.Script;" +
+      " vm.Script = new Proxy(S, { construct(t, a) { if (a[1]?.filename) writeSync(2, 'LOADED ' + pathToFileURL(a[1].filename).href + '\\n'); return Reflect.construct(t, a); } });" +
+      " const load = M._load; M._load = function (id, parent, ...r) { const m = load.call(this, id, parent, ...r); if (!id.startsWith('node:')) try { writeSync(2, 'LOADED ' + pathToFileURL(M._resolveFilename(id, parent)).href + '\\n'); } catch {} return m; }; syncBuiltinESMExports();",
+  )}`;
+
+  it('from its CommonJS bundle (with the code cache, and without one): the same', async () => {
+    for (const cache of ['0', '1', '1']) {
+      const { stdout, files } = await loadedBy(['--import', CJS_HOOK, MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_CODE_CACHE: cache });
+      expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+      expect(files).toContain('dist/src/cli/bundle-cjs/run.cjs');
+      expect(files.filter((f) => f.startsWith('dist/src/cli/bundle/') && !f.startsWith('dist/src/cli/bundle/front'))).toEqual([]); // the front (its own ESM bundle) only
+      const ours = files.flatMap((f) => (f.startsWith('dist/src/cli/bundle-cjs/') ? [...readFileSync(join(ROOT, f), 'utf8').matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!) : [f]));
+      expect(ours).toContain('dist/src/registry.js');
+      expect(ours.some((f) => /^dist\/codecs\/claude\/(descriptor|paths)\.js$/.test(f))).toBe(true);
+      expect(ours.filter(codecCode)).toEqual([]);
+      expect(files.filter((f) => packages.test(f))).toEqual([]);
+      // stream-json and stream-chain are bundled into the CommonJS chunks: a chunk names each module it holds
+      const held = files.filter((f) => f.startsWith('dist/src/cli/bundle-cjs/')).flatMap((f) => [...readFileSync(join(ROOT, f), 'utf8').matchAll(/^\/\/ (\S+\.js)$/gm)].map((m) => m[1]!));
+      expect(held.filter((f) => packages.test(f))).toEqual([]);
+    }
+    // the cache is sessionfold's own folder, one file per chunk run
+    const cached = readdirSync(join(bare.dir, '.cache', 'sessionfold', 'code-cache'));
+    expect(cached.some((f) => f.startsWith('run.cjs-') && f.endsWith(`-${process.version}-${process.arch}.cache`))).toBe(true);
+  }, 60_000);
+
   it('from the modules one by one: the same', async () => {
     const { stdout, files } = await loadedBy(['--input-type=module', '-e', `const m = await import(${JSON.stringify(RUN)}); process.exitCode = await m.runCli(['cost', 'report', '--json']);`]);
     expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
     expect(files).toContain('dist/codecs/claude/descriptor.js');
     expect(files.filter(codecCode)).toEqual([]);
     expect(files.filter((f) => packages.test(f))).toEqual([]);
+  }, 60_000);
+
+  // The kernels load on first use: the addon through process.dlopen, xxhash-wasm and the WebAssembly kernel
+  // through WebAssembly's compile; this preload reports each call (the evidence is the call, not its time).
+  const KERNELS = `data:text/javascript,${encodeURIComponent(
+    "import { writeSync } from 'node:fs'; const dl = process.dlopen; process.dlopen = function (m, f, ...r) { writeSync(2, 'DLOPEN ' + f + '\\n'); return dl.call(this, m, f, ...r); };" +
+      " const WA = globalThis.WebAssembly; const M = WA.Module; globalThis.WebAssembly = Object.assign(Object.create(WA), WA, { Module: new Proxy(M, { construct(t, a) { writeSync(2, 'WASM compile\\n'); return Reflect.construct(t, a); } }), instantiate: (...a) => { writeSync(2, 'WASM instantiate\\n'); return WA.instantiate(...a); } });",
+  )}`;
+  async function kernelsLoadedBy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; loads: string[] }> {
+    const r = await exec(process.execPath, ['--import', KERNELS, ...args], { env: { ...bare.env, SESSIONFOLD_SOCKET: 'off', ...env } });
+    return { stdout: r.stdout, loads: [...r.stderr.matchAll(/^(DLOPEN .*kernel\.node|WASM \w+)$/gm)].map((m) => m[1]!) };
+  }
+
+  it('loads neither kernel nor xxhash-wasm, which a run with files does (the addon, or with SESSIONFOLD_NATIVE=0 WebAssembly)', async () => {
+    for (const native of ['1', '0']) {
+      const empty = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_NATIVE: native });
+      expect(JSON.parse(empty.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+      expect(empty.loads).toEqual([]);
+    }
+    const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'kernels-claude') };
+    await writeClaudeSession(env.CLAUDE_CONFIG_DIR, '77777777-7777-4777-8777-777777777778', [{ id: 'k1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+    const withFiles = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json', '--no-cache'], { ...env, SESSIONFOLD_NATIVE: '0' });
+    expect(JSON.parse(withFiles.stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
+    expect(withFiles.loads.filter((l) => l.startsWith('WASM')).length).toBeGreaterThan(0);
+    if (existsSync(join(ROOT, 'build', 'kernel.node'))) {
+      const native = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json', '--no-cache'], env);
+      expect(JSON.parse(native.stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
+      expect(native.loads.some((l) => l.startsWith('DLOPEN'))).toBe(true);
+    }
   }, 60_000);
 
   it('loads the codec of an agent with files, and that one only', async () => {

@@ -109,7 +109,7 @@ describe('the WebAssembly kernel', () => {
 
   it('is the one the JavaScript paths use when the native kernel is off, unless SESSIONFOLD_WASM=0', () => {
     const probe = (env: Record<string, string>) =>
-      spawnSync(process.execPath, ['--input-type=module', '-e', `import('${join(ROOT, 'dist/cursors/native.js')}').then((m) => process.stdout.write(String(m.nativeKernel === undefined) + ' ' + String(m.wasmKernel !== undefined)))`], {
+      spawnSync(process.execPath, ['--input-type=module', '-e', `import('${join(ROOT, 'dist/cursors/native.js')}').then((m) => process.stdout.write(String(m.nativeKernel() === undefined) + ' ' + String(m.wasmKernel() !== undefined)))`], {
         env: { ...process.env, ...env },
         encoding: 'utf8',
       }).stdout;
@@ -119,7 +119,7 @@ describe('the WebAssembly kernel', () => {
 
   it('has an instance of its own in each Worker (the scan pool\'s threads), with its read buffers', async () => {
     const { Worker } = await import('node:worker_threads');
-    const source = `const { parentPort } = await import('node:worker_threads'); const m = await import(${JSON.stringify(join(ROOT, 'dist/cursors/native.js'))}); parentPort.postMessage([m.wasmKernel !== undefined, m.wasmKernel?.freeReadBuffers]);`;
+    const source = `const { parentPort } = await import('node:worker_threads'); const m = await import(${JSON.stringify(join(ROOT, 'dist/cursors/native.js'))}); parentPort.postMessage([m.wasmKernel() !== undefined, m.wasmKernel()?.freeReadBuffers]);`;
     const worker = new Worker(source, { eval: true, env: { ...process.env, SESSIONFOLD_NATIVE: '0' } });
     try {
       const [loaded, buffers] = await new Promise<[boolean, number]>((resolve, reject) => {
@@ -513,7 +513,7 @@ describe('reads through the codecs give the same events with the WebAssembly ker
       const { getCodec } = await import(${JSON.stringify(join(ROOT, 'dist/src/registry.js'))});
       const { wasmKernel } = await import(${JSON.stringify(join(ROOT, 'dist/cursors/native.js'))});
       const files = JSON.parse(process.argv[1]);
-      const out = [wasmKernel !== undefined];
+      const out = [wasmKernel() !== undefined];
       for (const file of files) {
         const codec = getCodec(file.includes('codex') ? 'codex' : 'claude');
         for (const bufferSize of [1 << 20, 4096, 61]) {

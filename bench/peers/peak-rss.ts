@@ -154,7 +154,7 @@ export async function main(argv: string[]): Promise<void> {
   if (!(hugeBytes > 0) || !(scale > 0) || !(limit > 0) || (cores !== undefined && !(Number.isInteger(cores) && cores > 0))) throw new Error('--huge-mb, --scale, --limit-mb and --cores want positive numbers');
   const kernels = opts.kernels.split(',') as Kernel[];
   if (kernels.some((k) => k !== 'addon' && k !== 'wasm')) throw new Error(`--kernels wants addon,wasm, got ${opts.kernels}`);
-  if (kernels.includes('addon') && nativeKernel === undefined) throw new Error('the N-API addon is not built (node scripts/build-native.mjs), or pass --kernels wasm');
+  if (kernels.includes('addon') && nativeKernel() === undefined) throw new Error('the N-API addon is not built (node scripts/build-native.mjs), or pass --kernels wasm');
   const base = join(resolve(opts['bench-dir']), 'peak-rss');
   const specs: Record<string, [string, CorpusSpec]> = {
     claude: [`one ${opts['huge-mb']} MB Claude transcript`, { seed: opts.seed, scale: 0.0001, agents: ['claude'], clean: true, hugeFileBytes: hugeBytes }],

@@ -6,7 +6,7 @@ import { COMMANDS } from './commands.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
 
 /** The executable caps malloc arenas before the engines start (cursors/native.ts); re-exported so it comes from the same modules as the CLI. */
-export { limitMallocArenas } from '../../cursors/native.js';
+export { limitMallocArenasOnLoad } from '../../cursors/native.js';
 import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef } from './command.js';
 
 export async function runCli(

@@ -16,7 +16,7 @@ import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart } from '../.
 import { newReadInfo } from '../../cursors/protocol/codec.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
-import { createHash64, type Hash64 } from '../../cursors/ids.js';
+import { createHash64, hashesAreReady, hashesReady, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
 
 /** Usage events per posted segment. */
@@ -138,6 +138,7 @@ async function* later(events: Promise<AsyncIterable<SessionfoldEvent>>): AsyncGe
  * on its own. Never throws.
  */
 export async function parseTask(codec: Codec, task: ParseTask, post: Post, inline = false): Promise<void> {
+  if (!hashesAreReady()) await hashesReady(); // xxhash-wasm before a file's ids are hashed (cursors/ids.ts)
   const batch = task.batch;
   if (batch === undefined) return parseFile(codec, task, post, undefined, inline);
   const readBatch = codec.readBatch?.bind(codec);

@@ -32,13 +32,15 @@ const PREFETCH = 2;
  * reads a large file alone, or small files of one codec together (up to NATIVE_BATCH_BYTES or
  * NATIVE_BATCH_FILES): a job per small file cost a thread wake-up and a completion on the main thread each.
  */
-export const NATIVE_INFLIGHT = 2 * (nativeKernel?.threads ?? 1);
+export function nativeInflight(): number {
+  return 2 * (nativeKernel()?.threads ?? 1);
+}
 export const NATIVE_BATCH_BYTES = 4 << 20;
 export const NATIVE_BATCH_FILES = 64;
 
 /** True when the pool will hand `task` to the codec's native engine first (`SESSIONFOLD_NATIVE_ENGINES=0`: never). */
 export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
-  return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && nativeKernel !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
+  return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0' && nativeKernel() !== undefined;
 }
 /** How many files a task reads: a batch's, or one. */
 export const filesOf = (task: ParseTask): number => task.batch?.length ?? 1;
@@ -203,7 +205,7 @@ export class ParsePool {
    * when C is done with the batch.
    */
   #pumpNative(): void {
-    while (this.#nativeInflight < NATIVE_INFLIGHT && this.#native.length > 0 && this.#opts.canDispatch() && !this.#closed) {
+    while (this.#nativeInflight < nativeInflight() && this.#native.length > 0 && this.#opts.canDispatch() && !this.#closed) {
       const first = this.#native.shift() as ParseTask;
       const codec = this.#opts.codecOf(first).codec;
       const batch = [first];

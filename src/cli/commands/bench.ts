@@ -55,8 +55,9 @@ export interface BenchReport {
 export type NativeKernelState = 'avx2' | 'plain' | 'wasm' | 'off';
 
 export function nativeKernelState(): NativeKernelState {
-  if (nativeKernel === undefined) return wasmKernel === undefined ? 'off' : 'wasm';
-  return nativeKernel.simd() ? 'avx2' : 'plain';
+  const k = nativeKernel();
+  if (k === undefined) return wasmKernel() === undefined ? 'off' : 'wasm';
+  return k.simd() ? 'avx2' : 'plain';
 }
 
 /** The environment under which the codecs' default roots are the demo history. */
