@@ -10,6 +10,7 @@
  * the CLI (run.ts, from its bundle where the build made one: `loadCli`). `runCli` itself is exported by the package (src/index.ts) and by run.ts.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -94,6 +95,7 @@ async function fromCjsBundle(): Promise<typeof import('./run.js') | undefined> {
   } catch {
     return undefined; // no CommonJS bundle (the sources, or a build without rolldown)
   }
+  capArenasFirst();
   try {
     const { cjsBundle, codeCacheDir } = await import('./code-cache.js');
     const bundle = cjsBundle(fileURLToPath(new URL('./bundle-cjs/', import.meta.url)), process.env.SESSIONFOLD_CODE_CACHE === '0' ? undefined : codeCacheDir());
@@ -102,6 +104,25 @@ async function fromCjsBundle(): Promise<typeof import('./run.js') | undefined> {
     return cli;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * glibc's malloc arenas capped (cursors/native.ts MALLOC_ARENAS) before the CommonJS bundle compiles: V8
+ * compiles it on background threads, and each thread that allocates takes an arena of its own, which under a
+ * 1 GB address-space limit (`ulimit -v`) left V8 no room for its heap. The CLI's own cap comes only when the
+ * kernel loads, later. The addon loaded here is the one the kernel loads again (Node keeps one per path).
+ */
+function capArenasFirst(): void {
+  if (process.env.SESSIONFOLD_NATIVE === '0') return;
+  const load = createRequire(import.meta.url);
+  for (const rel of ['../../../build/kernel.node', '../../build/kernel.node']) {
+    try {
+      (load(rel) as { limitArenas?: (n: number) => boolean }).limitArenas?.(2);
+      return;
+    } catch {
+      // not built there
+    }
   }
 }
 
