@@ -10,31 +10,24 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getQwenRoots, qwen } from '../codecs/qwen/index.js';
 import { splitGluedJson } from '../cursors/glued-json.js';
-import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { describeChunkingAndResume } from './helpers/fixture-suite.js';
 import { expectGolden } from './helpers/golden.js';
+import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
 
 const REAL_DIR = new URL('../../shared/fixtures/real/qwen/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/qwen/', import.meta.url).pathname;
 const FIXTURES = (await readdir(REAL_DIR)).filter((n) => n.endsWith('.jsonl')).sort();
 const GLUED = 'agent-sessions-glued-objects-019f0000-0000-7000-8000-000000000005.jsonl';
 
-interface Totals {
-  input: number;
-  cached: number;
-  output: number;
-  reasoning: number;
-  responses: number;
-}
-
 /**
  * The simple second reader: cut every line at each `}{` outside nothing clever (the fixtures hold no such
  * pair inside strings), JSON.parse each piece, and sum the `usageMetadata` of assistant records once per
  * uuid: billed input = promptTokenCount + toolUsePromptTokenCount, output = candidates + thoughts.
  */
-function naiveTotals(text: string): Totals {
-  const sum: Totals = { input: 0, cached: 0, output: 0, reasoning: 0, responses: 0 };
+function naiveTotals(text: string): UsageTotals {
+  const sum = emptyTotals();
   const seen = new Set<string>();
   for (const line of text.split('\n')) {
     for (const piece of line.split('}{').map((p, i, all) => (i > 0 ? '{' : '') + p + (i < all.length - 1 ? '}' : ''))) {
@@ -60,21 +53,6 @@ function naiveTotals(text: string): Totals {
   return sum;
 }
 
-function codecTotals(events: readonly SessionfoldEvent[]): Totals {
-  const sum: Totals = { input: 0, cached: 0, output: 0, reasoning: 0, responses: 0 };
-  const seen = new Set<string>();
-  for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
-    if (seen.has(u.dedupKey)) continue;
-    seen.add(u.dedupKey);
-    sum.input += u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
-    sum.cached += u.cacheReadTokens;
-    sum.output += u.outputTokens;
-    sum.reasoning += u.reasoningTokens;
-    sum.responses++;
-  }
-  return sum;
-}
-
 describe('qwen golden files (real fixtures)', () => {
   it('has every fixture of the shared folder', () => {
     expect(FIXTURES.length).toBeGreaterThanOrEqual(5);
@@ -84,7 +62,7 @@ describe('qwen golden files (real fixtures)', () => {
     const events = await readEvents(qwen, `${REAL_DIR}${name}`);
     await expectGolden(EXPECTED_DIR, name, events);
     expect(events[0]?.type).toBe('session');
-    expect(codecTotals(events)).toEqual(naiveTotals(await readFile(`${REAL_DIR}${name}`, 'utf8')));
+    expect(codecUsageTotals(events)).toEqual(naiveTotals(await readFile(`${REAL_DIR}${name}`, 'utf8')));
   });
 
   it('the simple reader sees real usage (the comparison is not vacuous)', async () => {
