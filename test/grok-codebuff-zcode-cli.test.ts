@@ -23,6 +23,7 @@ import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js
 import { readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
 import { buildZcodeDb } from './helpers/zcode-db.js';
+import { agentCli } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -71,15 +72,7 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function cli(args: string[]): Promise<string> {
-  const r = await run(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
-    maxBuffer: 64 << 20,
-    env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local', 'share'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
-  });
-  expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before);
-  return r.stdout;
-}
+const cli = agentCli(() => home, trees, () => before);
 
 /** The golden usage of an agent's fixtures, once per dedup key (named by session id; a database's is the database's). */
 async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {

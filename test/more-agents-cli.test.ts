@@ -19,6 +19,7 @@ import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js
 import { readEvents } from './helpers/codec-harness.js';
 import { ANTIGRAVITY_LAYOUT, layOutAntigravity, transcriptOf } from './helpers/antigravity-layout.js';
 import { KIMI_LAYOUT, layOutKimi } from './helpers/kimi-layout.js';
+import { agentCli } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -60,15 +61,7 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function cli(args: string[]): Promise<string> {
-  const r = await run(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
-    maxBuffer: 64 << 20,
-    env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local', 'share'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
-  });
-  expect(await listTree(agentDirs), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before);
-  return r.stdout;
-}
+const cli = agentCli(() => home, () => listTree(agentDirs), () => before);
 
 async function goldenUsage(agent: string, names: readonly string[]): Promise<UsageEvent[]> {
   const out: UsageEvent[] = [];
