@@ -25,7 +25,7 @@ import { readRange, regrow, removeDb, restoreDb, snapshotDb } from '../lib/files
 import { machine } from '../lib/runner.js';
 import { describeAgreement } from './compare.js';
 import { HAS_GNU_TIME, measure } from './measure.js';
-import { agreeAll, corpusPaths, installPeers, oursTool, peerTool, ratio, runTools, table, type ToolResult } from './rounds.js';
+import { agreeAll, corpusPaths, installPeers, oursTool, peerTool, ratio, runTools, table, type Tool, type ToolResult } from './rounds.js';
 import { measureServed, type ServedCase } from './served.js';
 import { sessionfoldInvocation } from './tools.js';
 
@@ -49,6 +49,8 @@ interface Row {
   files: number;
   ccusage: Cell;
   cold: Cell;
+  /** Cold without the N-API addon (`SESSIONFOLD_NATIVE=0`: the WebAssembly kernel), what a user without a C compiler gets. */
+  coldWasm: Cell;
   warm: Cell;
   appended: Cell;
   served: Cell;
@@ -90,8 +92,8 @@ async function measureScale(scale: number, o: { base: string; seed: string; runs
   if (primed.code !== 0) throw new Error(`priming the warm cache: exit ${primed.code}: ${primed.stderr}`);
 
   // 1. ccusage, cold, warm (nothing changed), interleaved.
-  const main = await runTools(corpus, [o.ccusage, oursTool(MAIN_JS, 'sessionfold cold', 'no-cache', ''), oursTool(MAIN_JS, 'sessionfold warm', 'cache', warmDb)], o.runs, log);
-  const [cc, cold, warm] = main as [ToolResult, ToolResult, ToolResult];
+  const main = await runTools(corpus, [o.ccusage, oursTool(MAIN_JS, 'sessionfold cold', 'no-cache', ''), oursTool(MAIN_JS, 'sessionfold warm', 'cache', warmDb), withoutAddon(oursTool(MAIN_JS, 'sessionfold cold, no addon', 'no-cache', ''))], o.runs, log);
+  const [cc, cold, warm, coldWasm] = main as [ToolResult, ToolResult, ToolResult, ToolResult];
   for (const r of main) agreeAll(r, corpus.expected, r === cc ? cold.report : undefined);
 
   // 2. +1 MB to the largest Claude session, warm from the pre-append cache, interleaved with ccusage.
@@ -126,6 +128,7 @@ async function measureScale(scale: number, o: { base: string; seed: string; runs
     files: corpus.manifest.files.length,
     ccusage: cell(cc, cc),
     cold: cell(cold, cc),
+    coldWasm: cell(coldWasm, cc),
     warm: cell(warm, cc),
     appended: cell(appended, cc2),
     served: cell(servedCase, cc),
@@ -144,12 +147,12 @@ function fig(c: Cell, what: 'cpu' | 'wall', withRatio = true): string {
 }
 
 export function curveTables(rows: readonly Row[]): string {
-  const head = ['scale', 'history', 'ccusage', 'cold (--no-cache)', 'warm, nothing changed', 'warm after +1 MB', 'served, nothing changed'];
+  const head = ['scale', 'history', 'ccusage', 'cold (--no-cache)', 'cold without the addon', 'warm, nothing changed', 'warm after +1 MB', 'served, nothing changed'];
   const body = (what: 'cpu' | 'wall') =>
-    table([head, ...rows.map((r) => [String(r.scale), `${r.mb.toFixed(0)} MB, ${r.files} files`, fig(r.ccusage, what, false), fig(r.cold, what), fig(r.warm, what), fig(r.appended, what), fig(r.served, what)])]);
+    table([head, ...rows.map((r) => [String(r.scale), `${r.mb.toFixed(0)} MB, ${r.files} files`, fig(r.ccusage, what, false), fig(r.cold, what), fig(r.coldWasm, what), fig(r.warm, what), fig(r.appended, what), fig(r.served, what)])]);
   const rss = table([
-    ['scale', 'ccusage', 'cold', 'warm', 'warm after +1 MB', 'server (serve)'],
-    ...rows.map((r) => [String(r.scale), mb(r.ccusage.peakRssMb), mb(r.cold.peakRssMb), mb(r.warm.peakRssMb), mb(r.appended.peakRssMb), mb(r.serverPeakRssMb)]),
+    ['scale', 'ccusage', 'cold', 'cold without the addon', 'warm', 'warm after +1 MB', 'server (serve)'],
+    ...rows.map((r) => [String(r.scale), mb(r.ccusage.peakRssMb), mb(r.cold.peakRssMb), mb(r.coldWasm.peakRssMb), mb(r.warm.peakRssMb), mb(r.appended.peakRssMb), mb(r.serverPeakRssMb)]),
   ]);
   return [
     '### CPU, user+sys of the child (median; ratio = sessionfold / ccusage, below 1 is faster)',
@@ -195,8 +198,17 @@ export async function main(argv: string[]): Promise<void> {
   writeFileSync(join(outDir, 'size-curve.json'), JSON.stringify({ machine: machine(), runs, rows }, null, 1) + '\n');
   writeFileSync(join(outDir, 'size-curve.md'), text);
   process.stdout.write(opts.json ? JSON.stringify({ machine: machine(), runs, rows }, null, 1) + '\n' : text);
-  const wrong = rows.flatMap((r) => [r.ccusage, r.cold, r.warm, r.appended, r.served].filter((c) => c.wrong !== undefined));
+  const wrong = rows.flatMap((r) => [r.ccusage, r.cold, r.coldWasm, r.warm, r.appended, r.served].filter((c) => c.wrong !== undefined));
   if (wrong.length > 0) process.exitCode = 1;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main(process.argv.slice(2));
+
+/** `t` run without the N-API addon (`SESSIONFOLD_NATIVE=0`). */
+function withoutAddon(t: Tool): Tool {
+  const invoke: Tool['invoke'] = (c, home) => {
+    const i = t.invoke(c, home);
+    return { ...i, env: { ...i.env, SESSIONFOLD_NATIVE: '0' } };
+  };
+  return { ...t, invoke };
+}
