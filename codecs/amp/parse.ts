@@ -9,7 +9,7 @@
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, threadIdOf } from './paths.js';
 import { newThreadWalk, walkThread } from './walk.js';
 import { countOrZero } from '../../cursors/sane.js';
@@ -70,21 +70,14 @@ interface Acc {
 }
 
 function usageEvent(acc: Acc, offset: number, model: string | undefined, timestamp: string | undefined, counts: Pick<UsageEvent, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'>, key: string, messageId?: string): UsageEvent {
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId: acc.sessionId,
-    offset,
-    model: model ?? 'unknown',
-    ...(model === undefined && { modelFallback: true }),
-    timestamp: timestamp ?? acc.created ?? '1970-01-01T00:00:00.000Z',
+  return usageEventOf(CODEC_ID, acc.sessionId, offset, {
+    model,
+    timestamp: timestamp ?? acc.created,
     ...counts,
-    reasoningTokens: 0,
-    cacheWrite1hTokens: 0,
     singleRequest: true,
     dedupKey: `${CODEC_ID}:${acc.sessionId}:${key}`,
-    ...(messageId !== undefined && { messageId }),
-  };
+    messageId,
+  });
 }
 
 /** Text, thinking, tool calls and tool results of a message's content blocks. */

@@ -13,7 +13,7 @@
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf, type SessionFields } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { tokenCount } from '../../cursors/glued-json.js';
 import { chatIdTime, codebuffChatId, codebuffProject, CODEC_ID } from './paths.js';
 import { newArrayWalk, walkArray } from './walk.js';
@@ -99,24 +99,17 @@ function assistantUsage(chat: Chat, m: Rec, index: number, timestamp: string | u
   if (chat.usageIds.has(id)) return undefined; // a message saved twice under its id counts once
   chat.usageIds.add(id);
   const model = str(meta.model) ?? c.model;
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId: chat.sessionId,
-    offset: index,
-    model: model ?? 'unknown',
-    ...(model === undefined && { modelFallback: true }),
-    timestamp: timestamp ?? chat.startedAt ?? '1970-01-01T00:00:00.000Z',
+  return usageEventOf(CODEC_ID, chat.sessionId, index, {
+    model,
+    timestamp: timestamp ?? chat.startedAt,
     inputTokens: c.input,
     outputTokens: c.output,
-    reasoningTokens: 0,
     cacheReadTokens: c.cacheRead,
     cacheWriteTokens: c.cacheWrite,
-    cacheWrite1hTokens: 0,
     singleRequest: false,
     dedupKey: `${CODEC_ID}:${chat.key}:${id}`,
-    ...(str(m.id) !== undefined && { messageId: m.id as string }),
-  };
+    messageId: str(m.id),
+  });
 }
 
 /** Text and reasoning of a message's blocks (nested agent blocks included), and its tool blocks. */

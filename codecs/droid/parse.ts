@@ -15,7 +15,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { dateString, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, droidStem } from './paths.js';
 import type { DroidSettings } from './settings.js';
 
@@ -105,13 +105,16 @@ function completionUsage(s: DroidState, rec: Rec, offset: number, ts: string | u
   const cacheRead = tokenCount(u.cache_read_input_tokens);
   const cacheWrite = tokenCount(u.cache_creation_input_tokens);
   if (input + output + cacheRead + cacheWrite === 0) return undefined;
-  return {
-    type: 'usage', agent: CODEC_ID, sessionId: s.sessionId, offset,
-    model: s.model ?? 'unknown', ...(s.model === undefined && { modelFallback: true }),
-    timestamp: ts ?? s.lastTimestamp ?? '1970-01-01T00:00:00.000Z',
-    inputTokens: input, outputTokens: output, reasoningTokens: 0, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, cacheWrite1hTokens: 0,
-    singleRequest: false, dedupKey: `${CODEC_ID}:${s.sessionId}:completion@${offset}`,
-  };
+  return usageEventOf(CODEC_ID, s.sessionId, offset, {
+    model: s.model,
+    timestamp: ts ?? s.lastTimestamp,
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    singleRequest: false,
+    dedupKey: `${CODEC_ID}:${s.sessionId}:completion@${offset}`,
+  });
 }
 
 /** A stream-json record other than `system` and `completion`. */

@@ -4,6 +4,7 @@
  * JSON reader (legacy.ts).
  */
 import type { MessageEvent, MessageRole, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
 
@@ -141,23 +142,17 @@ export function usageEvent(rec: Rec, sessionId: string, offset: number, fallback
   const thoughts = count(t.thoughts);
   const own = str(rec.model);
   const model = own ?? fallbackModel ?? UNKNOWN_MODEL;
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId,
-    offset,
+  return usageEventOf(CODEC_ID, sessionId, offset, {
     model,
-    ...(own === undefined && { modelFallback: true }),
+    modelFallback: own === undefined,
     provider: 'google',
-    timestamp: str(rec.timestamp) ?? '1970-01-01T00:00:00.000Z',
+    timestamp: str(rec.timestamp),
     inputTokens: input - cached + count(t.tool),
     outputTokens: count(t.output) + thoughts,
     reasoningTokens: thoughts,
     cacheReadTokens: cached,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
     singleRequest: true,
     dedupKey: `${CODEC_ID}:${sessionId}:${id}`,
     messageId: id,
-  };
+  });
 }

@@ -11,7 +11,7 @@
  */
 import type { Emit } from '../../cursors/core.js';
 import type { MessageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { isSaneCount } from '../../cursors/sane.js';
 
@@ -176,23 +176,16 @@ export function usageEvent(s: SessionState, row: Row, offset: number, emit: Emit
   const model = sessionModel(row);
   const provider = str(row.provider_name);
   const cost = typeof row.accumulated_cost === 'number' && Number.isFinite(row.accumulated_cost) && row.accumulated_cost >= 0 ? row.accumulated_cost : undefined;
-  emit({
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    model: model ?? 'unknown',
-    ...(model === undefined && { modelFallback: true }),
-    ...(provider !== undefined && { provider }),
-    timestamp: sqlTime(row.updated_at) ?? s.lastTime ?? sqlTime(row.created_at) ?? '1970-01-01T00:00:00.000Z',
-    inputTokens: input ?? 0,
-    outputTokens: output ?? 0,
-    reasoningTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    ...(cost !== undefined && { costUsd: cost }),
-    singleRequest: false,
-    dedupKey: `${CODEC_ID}:${s.sessionId}`,
-  });
+  emit(
+    usageEventOf(CODEC_ID, s.sessionId, offset, {
+      model,
+      provider,
+      timestamp: sqlTime(row.updated_at) ?? s.lastTime ?? sqlTime(row.created_at),
+      inputTokens: input,
+      outputTokens: output,
+      costUsd: cost,
+      singleRequest: false,
+      dedupKey: `${CODEC_ID}:${s.sessionId}`,
+    }),
+  );
 }

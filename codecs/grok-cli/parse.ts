@@ -8,7 +8,7 @@
  */
 import type { Emit } from '../../cursors/core.js';
 import type { MessageRole, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
 
@@ -74,23 +74,14 @@ export function usageEvent(sessionId: string, row: Row): UsageEvent | undefined 
   const id = String(row.id);
   const model = str(row.model);
   const micros = grokCliCount(row.cost_micros);
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId,
-    offset: grokCliCount(row.message_seq),
-    model: model ?? 'unknown',
-    ...(model === undefined && { modelFallback: true }),
+  return usageEventOf(CODEC_ID, sessionId, grokCliCount(row.message_seq), {
+    model,
     provider: 'xai',
-    timestamp: iso(row.created_at) ?? '1970-01-01T00:00:00.000Z',
+    timestamp: iso(row.created_at),
     inputTokens: input,
     outputTokens: output,
-    reasoningTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    ...(micros > 0 && { costUsd: micros / 1e6 }),
+    costUsd: micros > 0 ? micros / 1e6 : undefined,
     singleRequest: false,
     dedupKey: `${CODEC_ID}:${sessionId}:${id}`,
-  };
+  });
 }

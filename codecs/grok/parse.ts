@@ -19,7 +19,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf, type SessionFields } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { CODEC_ID, grokSessionId, grokWorkspace } from './paths.js';
 
 type Rec = Record<string, unknown>;
@@ -152,25 +152,19 @@ export function grokUsage(s: GrokState, params: Rec, update: Rec, offset: number
   const model = s.model ?? (models.length === 1 ? models[0] : undefined);
   const meta = isRec(params._meta) ? params._meta : {};
   const eventId = str(meta.eventId);
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    model: model ?? 'unknown',
-    ...(model === undefined && { modelFallback: true }),
+  return usageEventOf(CODEC_ID, s.sessionId, offset, {
+    model,
     provider: 'xai',
-    timestamp: ts ?? s.startedAt ?? '1970-01-01T00:00:00.000Z',
+    timestamp: ts ?? s.startedAt,
     inputTokens: input,
     outputTokens: output,
     reasoningTokens: Math.min(reasoning, output),
     cacheReadTokens: cached,
     cacheWriteTokens: cacheWrite,
-    cacheWrite1hTokens: 0,
     singleRequest: false,
     dedupKey: `${CODEC_ID}:${s.sessionId}:${eventId ?? `@${offset}`}`,
-    ...(eventId !== undefined && { messageId: eventId }),
-  };
+    messageId: eventId,
+  });
 }
 
 const CHUNKS = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);

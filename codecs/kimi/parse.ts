@@ -9,7 +9,7 @@
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { countOrZero } from '../../cursors/sane.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -110,21 +110,18 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
     const u = rec(r.usage);
     if (u === undefined) return;
     const model = str(r.model) ?? s.model;
-    emit({
-      type: 'usage',
-      ...base(offset),
-      model: model ?? 'unknown',
-      ...(model === undefined && { modelFallback: true }),
-      timestamp: ts ?? '1970-01-01T00:00:00.000Z',
-      inputTokens: tokenCount(u.inputOther),
-      outputTokens: tokenCount(u.output),
-      reasoningTokens: 0,
-      cacheReadTokens: tokenCount(u.inputCacheRead),
-      cacheWriteTokens: tokenCount(u.inputCacheCreation),
-      cacheWrite1hTokens: 0,
-      singleRequest: true,
-      dedupKey: `${CODEC_ID}:${sessionId}:${offset}`,
-    });
+    emit(
+      usageEventOf(CODEC_ID, sessionId, offset, {
+        model,
+        timestamp: ts,
+        inputTokens: tokenCount(u.inputOther),
+        outputTokens: tokenCount(u.output),
+        cacheReadTokens: tokenCount(u.inputCacheRead),
+        cacheWriteTokens: tokenCount(u.inputCacheCreation),
+        singleRequest: true,
+        dedupKey: `${CODEC_ID}:${sessionId}:${offset}`,
+      }),
+    );
   }
 
   return {

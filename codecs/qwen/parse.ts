@@ -14,7 +14,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { dateString, splitGluedJson, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, MessageEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID, qwenStem } from './paths.js';
 
@@ -109,24 +109,18 @@ export function qwenUsage(s: QwenState, rec: Rec, offset: number): UsageEvent | 
   if (input + cached + output === 0) return undefined;
   const own = str(rec.model);
   const model = own ?? s.model;
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    model: model ?? 'unknown',
-    ...(own === undefined && { modelFallback: true }),
-    timestamp: dateString(rec.timestamp) ?? s.startedAt ?? '1970-01-01T00:00:00.000Z',
+  return usageEventOf(CODEC_ID, s.sessionId, offset, {
+    model,
+    modelFallback: own === undefined,
+    timestamp: dateString(rec.timestamp) ?? s.startedAt,
     inputTokens: input,
     outputTokens: output,
     reasoningTokens: thoughts,
     cacheReadTokens: cached,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
     singleRequest: true,
     dedupKey: `${CODEC_ID}:${s.sessionId}:${uuid}`,
     messageId: uuid,
-  };
+  });
 }
 
 function assistant(s: QwenState, rec: Rec, offset: number, emit: Emit): void {

@@ -9,7 +9,7 @@
  */
 import type { Emit } from '../../cursors/core.js';
 import type { SessionEvent, TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
 
@@ -73,20 +73,14 @@ export function usageEvent(sessionId: string, row: Row, emit: Emit): UsageEvent 
   if (t.inputTokens + t.outputTokens + t.cacheReadTokens + t.cacheWriteTokens === 0) return undefined;
   const model = str(row.model_id)?.toLowerCase();
   const id = str(row.id) ?? String(row._rowid);
-  const e: UsageEvent = {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId,
-    offset: Number(row._rowid ?? 0),
-    model: model ?? 'unknown',
-    ...(model === undefined && { modelFallback: true }),
-    timestamp: msIso(row.completed_at) ?? msIso(row.started_at) ?? '1970-01-01T00:00:00.000Z',
+  const e = usageEventOf(CODEC_ID, sessionId, Number(row._rowid ?? 0), {
+    model,
+    timestamp: msIso(row.completed_at) ?? msIso(row.started_at),
     ...t,
-    cacheWrite1hTokens: 0,
     singleRequest: true,
     dedupKey: `${CODEC_ID}:${id}`,
     messageId: id,
-  };
+  });
   emit(e);
   return e;
 }

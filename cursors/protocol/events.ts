@@ -183,6 +183,49 @@ export function blankUsageEvent(): UsageEvent {
   } as UsageEvent;
 }
 
+/** What a codec reads of one usage record; `usageEventOf` makes the event of it. */
+export interface UsageRecord extends Partial<TokenCounts> {
+  /** The model named for the record; undefined gives `unknown`, marked as a fallback. */
+  model: string | undefined;
+  /** Whether `model` stands in for one the record did not name (the session's); by default, whether it is undefined. */
+  modelFallback?: boolean;
+  provider?: string;
+  /** ISO-8601; undefined gives the epoch, so an undated record sorts first rather than vanishing. */
+  timestamp: string | undefined;
+  costUsd?: number;
+  singleRequest: boolean;
+  dedupKey: string;
+  messageId?: string;
+}
+
+/**
+ * A usage event of `record`: token counts it leaves out are 0, and optional fields it leaves undefined are
+ * absent. The keys come in one order for every codec that builds its events here.
+ */
+export function usageEventOf(agent: string, sessionId: string, offset: number, record: UsageRecord): UsageEvent {
+  const r = record;
+  return {
+    type: 'usage',
+    agent,
+    sessionId,
+    offset,
+    model: r.model ?? 'unknown',
+    ...((r.modelFallback ?? r.model === undefined) && { modelFallback: true }),
+    ...(r.provider !== undefined && { provider: r.provider }),
+    timestamp: r.timestamp ?? '1970-01-01T00:00:00.000Z',
+    inputTokens: r.inputTokens ?? 0,
+    outputTokens: r.outputTokens ?? 0,
+    reasoningTokens: r.reasoningTokens ?? 0,
+    cacheReadTokens: r.cacheReadTokens ?? 0,
+    cacheWriteTokens: r.cacheWriteTokens ?? 0,
+    cacheWrite1hTokens: r.cacheWrite1hTokens ?? 0,
+    ...(r.costUsd !== undefined && { costUsd: r.costUsd }),
+    singleRequest: r.singleRequest,
+    dedupKey: r.dedupKey,
+    ...(r.messageId !== undefined && { messageId: r.messageId }),
+  };
+}
+
 /** A tool call the assistant made, with its input. */
 export interface ToolCallEvent extends EventBase {
   type: 'tool_call';

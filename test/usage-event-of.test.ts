@@ -1,0 +1,38 @@
+/**
+ * `usageEventOf` (cursors/protocol/events.ts), the one builder of the line codecs' usage events: counts left out
+ * are 0, optional fields left undefined are absent (a golden event file holds no `"costUsd": undefined`), and a
+ * missing model or time has the same stand-in for every codec.
+ */
+import { describe, expect, it } from 'vitest';
+import { TOKEN_FIELDS, usageEventOf } from '../cursors/protocol/events.js';
+
+describe('usageEventOf', () => {
+  it('fills counts left out with 0 and leaves undefined optional fields out', () => {
+    const e = usageEventOf('qwen', 's1', 42, { model: 'qwen3-coder', timestamp: '2026-01-02T03:04:05.000Z', outputTokens: 7, provider: undefined, costUsd: undefined, messageId: undefined, singleRequest: true, dedupKey: 'qwen:s1:u1' });
+    expect(e).toEqual({
+      type: 'usage', agent: 'qwen', sessionId: 's1', offset: 42, model: 'qwen3-coder', timestamp: '2026-01-02T03:04:05.000Z',
+      inputTokens: 0, outputTokens: 7, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0,
+      singleRequest: true, dedupKey: 'qwen:s1:u1',
+    });
+    expect(Object.keys(e)).not.toContain('costUsd');
+    expect(Object.keys(e)).not.toContain('modelFallback');
+    for (const f of TOKEN_FIELDS) expect(Number.isInteger(e[f])).toBe(true);
+  });
+
+  it('marks a missing model as the fallback `unknown`, and an undated record with the epoch', () => {
+    const e = usageEventOf('droid', 's2', 0, { model: undefined, timestamp: undefined, singleRequest: false, dedupKey: 'k' });
+    expect(e.model).toBe('unknown');
+    expect(e.modelFallback).toBe(true);
+    expect(e.timestamp).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('takes an explicit fallback flag for a model borrowed from the session', () => {
+    expect(usageEventOf('gemini', 's3', 1, { model: 'gemini-2.5-pro', modelFallback: true, timestamp: undefined, singleRequest: true, dedupKey: 'k' }).modelFallback).toBe(true);
+    expect(usageEventOf('gemini', 's3', 1, { model: 'gemini-2.5-pro', modelFallback: false, timestamp: undefined, singleRequest: true, dedupKey: 'k' })).not.toHaveProperty('modelFallback');
+  });
+
+  it('keeps the keys in the order of the UsageEvent declaration', () => {
+    const e = usageEventOf('goose', 's4', 3, { model: 'm', provider: 'p', timestamp: 't', inputTokens: 1, costUsd: 0.5, singleRequest: false, dedupKey: 'd', messageId: 'x' });
+    expect(Object.keys(e)).toEqual(['type', 'agent', 'sessionId', 'offset', 'model', 'provider', 'timestamp', ...TOKEN_FIELDS, 'costUsd', 'singleRequest', 'dedupKey', 'messageId']);
+  });
+});
