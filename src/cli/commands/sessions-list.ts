@@ -70,8 +70,11 @@ export default defineCommand({
       let rows: SessionSummary[];
       if (agent !== undefined) rows = await manager.list(agent, options);
       else {
-        const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
-        rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
+        // One agent after another: each list's reads (peeks, the usage scan's workers, whole reads) peak on
+        // their own instead of on top of another agent's (peak RSS: bench/RESULTS.md "Peak RSS").
+        const all: SessionSummary[] = [];
+        for (const c of listCodecs()) all.push(...(await manager.list(c.id, options)));
+        rows = all.sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
       }
       return { rows, out: await withBreakdown(manager, rows, fmt) };
     });
