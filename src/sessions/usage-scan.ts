@@ -8,10 +8,16 @@
  * responses), and the cache's ledger records (`retained`: usage a rewritten file no longer holds) are left
  * out, so a summary's cost equals `get()`'s.
  * `list()` uses it when at least SCAN_MIN_FILES candidates need usage; fewer are read directly.
+ *
+ * What it keeps per file is small and its own: the keys seen as 64-bit hashes (KeyTable, the cost fold's
+ * accepted risk), the session id and model names as copies. A record's strings are slices of its batch's
+ * string table (src/scan/segment.ts), so holding one of them (a Set of dedupKeys) held that whole table: at
+ * scale 1 of the bench's history the main heap's old space grew by ~20 MB over the scan.
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
 import type { CostRecord } from '../cost/types.js';
 import type { ManagerContext } from './context.js';
+import { KeyTable } from '../cost/key-table.js';
 import { addUsage, emptyCost, type PriceFn } from './cost.js';
 
 export const SCAN_MIN_FILES = 32;
@@ -22,13 +28,26 @@ export interface FileUsage {
   models: Map<string, number>;
 }
 
+/**
+ * A copy of `s` that holds no larger string: a slice of a batch's string table keeps the whole table alive.
+ * Only for the few strings kept per file (its session id, its model names).
+ */
+export function ownString(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
+}
+
+interface FileState {
+  /** The session of the file's first record: another session's usage relayed from it is not its own. */
+  sessionId: string;
+  keys: KeyTable;
+  usage: FileUsage | undefined;
+}
+
 /** Usage of the files in `paths`, keyed by path; files without usage are absent. */
 export async function usageByFile(ctx: ManagerContext, codec: Codec, paths: ReadonlySet<string>, price: PriceFn, since?: Date): Promise<Map<string, FileUsage>> {
   const { scanUsageBatches } = await import('../scan/index.js');
   const o = ctx.options;
-  const out = new Map<string, FileUsage>();
-  const seen = new Map<string, Set<string>>();
-  const own = new Map<string, string>();
+  const files = new Map<string, FileState>();
   const batches = scanUsageBatches({
     agents: [codec.id],
     roots: { [codec.id]: ctx.rootsFor(codec) },
@@ -41,18 +60,20 @@ export async function usageByFile(ctx: ManagerContext, codec: Codec, paths: Read
   for await (const batch of batches) {
     for (const r of batch) {
       if (r.retained === true || !paths.has(r.file)) continue;
-      const sessionId = own.get(r.file);
-      if (sessionId === undefined) own.set(r.file, r.sessionId);
-      else if (sessionId !== r.sessionId) continue;
-      let keys = seen.get(r.file);
-      if (keys === undefined) seen.set(r.file, (keys = new Set()));
-      if (keys.has(r.dedupKey)) continue;
-      keys.add(r.dedupKey);
-      let u = out.get(r.file);
-      if (u === undefined) out.set(r.file, (u = { cost: emptyCost(), models: new Map() }));
+      let f = files.get(r.file);
+      // A table of 16 slots to start: most files hold few keys, and there are thousands of files.
+      if (f === undefined) files.set(r.file, (f = { sessionId: ownString(r.sessionId), keys: new KeyTable(1), usage: undefined }));
+      else if (f.sessionId !== r.sessionId) continue;
+      if (!f.keys.add(r.dedupKey)) continue;
+      const u = (f.usage ??= { cost: emptyCost(), models: new Map() });
       addUsage(u.cost, r, price(r));
-      if (r.modelFallback !== true) u.models.set(r.model, (u.models.get(r.model) ?? 0) + 1);
+      if (r.modelFallback === true) continue;
+      const n = u.models.get(r.model);
+      if (n === undefined) u.models.set(ownString(r.model), 1);
+      else u.models.set(r.model, n + 1);
     }
   }
+  const out = new Map<string, FileUsage>();
+  for (const [file, f] of files) if (f.usage !== undefined) out.set(file, f.usage);
   return out;
 }

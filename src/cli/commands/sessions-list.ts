@@ -70,8 +70,12 @@ export default defineCommand({
       let rows: SessionSummary[];
       if (agent !== undefined) rows = await manager.list(agent, options);
       else {
-        const all = await Promise.all(listCodecs().map((c) => manager.list(c.id, options)));
-        rows = all.flat().sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
+        // One agent after another, in the registry's order: each list's reads (peeks, the usage scan's
+        // workers, whole reads) peak on their own instead of on top of another agent's. Claude first measured
+        // lower than Codex first (bench/RESULTS.md, "Peak RSS on the largest inputs").
+        const all: SessionSummary[] = [];
+        for (const c of listCodecs()) all.push(...(await manager.list(c.id, options)));
+        rows = all.sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
       }
       return { rows, out: await withBreakdown(manager, rows, fmt) };
     });
