@@ -9,9 +9,10 @@
  * session's exchanges carry padded text parts so the file reaches `--mb`. The warm answer is checked
  * against a cold one after the appends.
  *
- * Usage: node --import ./src/scan/dev-register.mjs bench/sqlite-warm.ts [--mb 1024] [--dir /tmp/sf-sqlite-bench] [--keep] [--cli-only]
+ * Usage: node --import ./src/scan/dev-register.mjs bench/sqlite-warm.ts [--mb 1024] [--dir /tmp/sf-sqlite-bench] [--keep] [--reuse] [--cli-only]
  * (`--cli-only`: the CLI level alone, its warm answers checked against its cold ones; the codec's cold reads
- * of a large database take minutes).
+ * of a large database take minutes. `--reuse`: take the database a `--keep` run left in `--dir` instead of
+ * generating one; each run appends its 2,000 messages to it).
  * (the CLI level needs a build: `npx tsc -p . && node scripts/bundle-cli.mjs`).
  */
 import { execFileSync } from 'node:child_process';
@@ -23,7 +24,7 @@ import { opencode } from '../codecs/opencode/index.js';
 import { newReadInfo, type ReadCursor } from '../cursors/protocol/codec.js';
 import { exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from '../test/helpers/opencode-db.js';
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '1024' }, dir: { type: 'string', default: '/tmp/sf-sqlite-bench' }, keep: { type: 'boolean', default: false }, 'cli-only': { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' } } });
+const { values } = parseArgs({ options: { mb: { type: 'string', default: '1024' }, dir: { type: 'string', default: '/tmp/sf-sqlite-bench' }, keep: { type: 'boolean', default: false }, 'cli-only': { type: 'boolean', default: false }, reuse: { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' } } });
 const targetBytes = Number(values.mb) * 1024 * 1024;
 const SESSIONS = Number(values.sessions);
 const PAD = 'x'.repeat(3000); // a part's text: a large tool output, as OpenCode stores them
@@ -101,10 +102,19 @@ function cliReport(cache: boolean): { ms: number; output: number } {
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-rmSync(dir, { recursive: true, force: true });
+/** The exchanges already in a kept database (two messages each): the next one's number. */
+function exchangesIn(): number {
+  const d = new Database(db, { readonly: true });
+  const n = (d.prepare('SELECT count(*) AS n FROM message').get() as { n: number }).n / 2;
+  d.close();
+  return n;
+}
+
+const reuse = values.reuse === true && statSync(db, { throwIfNoEntry: false }) !== undefined;
+if (!reuse) rmSync(dir, { recursive: true, force: true });
 try {
   const t = performance.now();
-  const made = generate(targetBytes);
+  const made = reuse ? exchangesIn() : generate(targetBytes);
   const size = statSync(db).size;
   console.log(`generated ${(size / 1048576).toFixed(0)} MiB: ${SESSIONS} sessions, ${made} exchanges (${made * 2} messages, ${made * 6} parts) in ${fmt(performance.now() - t)}`);
 
