@@ -9,13 +9,14 @@
  * session's exchanges carry padded text parts so the file reaches `--mb`. The warm answer is checked
  * against a cold one after the appends.
  *
- * Usage: node --import ./src/scan/dev-register.mjs bench/sqlite-warm.ts [--mb 1024] [--dir /tmp/sf-sqlite-bench] [--keep] [--cli-only]
+ * Usage: node --import ./src/scan/dev-register.mjs bench/sqlite-warm.ts [--mb 1024] [--dir /tmp/sf-sqlite-bench] [--keep] [--reuse] [--cli-only]
  * (`--cli-only`: the CLI level alone, its warm answers checked against its cold ones; the codec's cold reads
- * of a large database take minutes).
+ * of a large database take minutes. `--reuse`: take the database a `--keep` run left in `--dir` instead of
+ * generating one; each run appends its 2,000 messages to it).
  * (the CLI level needs a build: `npx tsc -p . && node scripts/bundle-cli.mjs`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -23,7 +24,7 @@ import { opencode } from '../codecs/opencode/index.js';
 import { newReadInfo, type ReadCursor } from '../cursors/protocol/codec.js';
 import { exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from '../test/helpers/opencode-db.js';
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '1024' }, dir: { type: 'string', default: '/tmp/sf-sqlite-bench' }, keep: { type: 'boolean', default: false }, 'cli-only': { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' } } });
+const { values } = parseArgs({ options: { mb: { type: 'string', default: '1024' }, dir: { type: 'string', default: '/tmp/sf-sqlite-bench' }, keep: { type: 'boolean', default: false }, 'cli-only': { type: 'boolean', default: false }, reuse: { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' } } });
 const targetBytes = Number(values.mb) * 1024 * 1024;
 const SESSIONS = Number(values.sessions);
 const PAD = 'x'.repeat(3000); // a part's text: a large tool output, as OpenCode stores them
@@ -93,20 +94,46 @@ async function codecRead(from?: ReadCursor): Promise<{ ms: number; rows: number;
 }
 
 const CLI = new URL('../src/cli/main.js', import.meta.url).pathname; // run from dist/bench, beside dist/src
-function cliReport(cache: boolean): { ms: number; output: number } {
+/**
+ * CPU seconds (user + system) of the children this process has waited for, from /proc/self/stat (Linux;
+ * undefined elsewhere). On a shared machine a run's wall time moves with the load, its CPU time much less.
+ */
+function childCpuSeconds(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ');
+    const cutime = Number(fields?.[13]);
+    const cstime = Number(fields?.[14]);
+    return Number.isFinite(cutime) && Number.isFinite(cstime) ? (cutime + cstime) / 100 : undefined; // clock ticks: USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+function cliReport(cache: boolean): { ms: number; cpu: number | undefined; output: number } {
   const env = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dataHome, XDG_CACHE_HOME: join(dir, 'cache'), XDG_CONFIG_HOME: join(dir, 'config'), TZ: 'UTC', SESSIONFOLD_SOCKET: 'off' };
+  const cpu0 = childCpuSeconds();
   const t = performance.now();
   const out = execFileSync(process.execPath, [CLI, 'cost', 'report', '--json', '--group-by', 'agent', '--agent', 'opencode', ...(cache ? [] : ['--no-cache'])], { env, maxBuffer: 1 << 26 }).toString();
-  return { ms: performance.now() - t, output: (JSON.parse(out) as { outputTokens: number }).outputTokens };
+  const cpu1 = childCpuSeconds();
+  return { ms: performance.now() - t, cpu: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0, output: (JSON.parse(out) as { outputTokens: number }).outputTokens };
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-rmSync(dir, { recursive: true, force: true });
+/** The exchanges already in a kept database (two messages each): the next one's number. */
+function exchangesIn(): number {
+  const d = new Database(db, { readonly: true });
+  const n = (d.prepare('SELECT count(*) AS n FROM message').get() as { n: number }).n / 2;
+  d.close();
+  return n;
+}
+
+const reuse = values.reuse === true && statSync(db, { throwIfNoEntry: false }) !== undefined;
+if (!reuse) rmSync(dir, { recursive: true, force: true });
 try {
   const t = performance.now();
-  const made = generate(targetBytes);
+  const made = reuse ? exchangesIn() : generate(targetBytes);
   const size = statSync(db).size;
-  console.log(`generated ${(size / 1048576).toFixed(0)} MiB: ${SESSIONS} sessions, ${made} exchanges (${made * 2} messages, ${made * 6} parts) in ${fmt(performance.now() - t)}`);
+  console.log(`${reuse ? 'kept' : 'generated'} ${(size / 1048576).toFixed(0)} MiB: ${SESSIONS} sessions, ${made} exchanges (${made * 2} messages, ${made * 6} parts) in ${fmt(performance.now() - t)}`);
 
   const cliOnly = values['cli-only'] === true;
   const cold = cliOnly ? undefined : await codecRead();
@@ -132,7 +159,8 @@ try {
     const cliWarm = cliReport(true);
     const cliCheck = cliReport(false);
     if (cliWarm.output !== cliCheck.output) throw new Error(`warm CLI output ${cliWarm.output} != cold ${cliCheck.output}`);
-    console.log(`  ${where}: CLI warm (cache) ${fmt(cliWarm.ms)} vs cold (--no-cache) ${fmt(cliCheck.ms)}: ${(cliCheck.ms / cliWarm.ms).toFixed(1)}x; answers equal (output tokens ${cliCheck.output})`);
+    const cpu = cliWarm.cpu === undefined || cliCheck.cpu === undefined ? '' : `; CPU ${cliWarm.cpu.toFixed(2)} s vs ${cliCheck.cpu.toFixed(2)} s: ${(cliCheck.cpu / cliWarm.cpu).toFixed(1)}x`;
+    console.log(`  ${where}: CLI warm (cache) ${fmt(cliWarm.ms)} vs cold (--no-cache) ${fmt(cliCheck.ms)}: ${(cliCheck.ms / cliWarm.ms).toFixed(1)}x${cpu}; answers equal (output tokens ${cliCheck.output})`);
   }
 } finally {
   if (values.keep !== true) rmSync(dir, { recursive: true, force: true });

@@ -249,8 +249,10 @@ export interface DbSession {
 
 /**
  * The sessions of a database with a fingerprint each, so the event cache reads again only the sessions whose
- * rows changed: of `message`, the count, highest rowid and latest `time_updated` (one pass over its rows:
- * `time_updated` has no index; no data is read); of `part`, the count and highest rowid, from its
+ * rows changed: of `message`, the count, highest rowid and latest `time_updated` (one sequential pass over
+ * its rows, grouped in a sorter: `time_updated` has no index, and grouping through the `session_id` index
+ * instead looks every row up in the table at random, measured 1.3-1.7x the CPU; no data is read); of `part`,
+ * the count and highest rowid, from its
  * `session_id` index alone (parts are most of a database). That is what a RowCursor read can see change (a
  * new row, a message updated with a later `time_updated`, a row gone): a change it would not see (a row
  * rewritten with the same update time) would give the same events whether the fingerprint moved or not, so
@@ -263,7 +265,7 @@ export function listDatabaseSessions(file: string): DbSession[] {
       .prepare(
         `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.r AS mr, m.n AS mn, p.r AS pr, p.n AS pn
          FROM session s
-         LEFT JOIN (SELECT session_id, max(time_updated) AS u, max(rowid) AS r, count(*) AS n FROM message GROUP BY session_id) m ON m.session_id = s.id
+         LEFT JOIN (SELECT session_id, max(time_updated) AS u, max(rowid) AS r, count(*) AS n FROM message NOT INDEXED GROUP BY session_id) m ON m.session_id = s.id
          LEFT JOIN (SELECT session_id, max(rowid) AS r, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
          ORDER BY s.time_created, s.id`,
       )
