@@ -38,7 +38,7 @@ let shared: { out: Buffer; idx: Float64Array; stats: Float64Array } | undefined;
 
 /** True when a read of `core` may take its lines from the native source. */
 export function canReadNatively(core: LineCore<unknown>, options: NormalizedReadOptions, hashing: boolean): boolean {
-  return core.markers !== undefined && !hashing && options.resume?.onBytes === undefined && process.env.SESSIONFOLD_NATIVE_LINES !== '0' && nativeKernel() !== undefined;
+  return core.markers !== undefined && !hashing && options.resume?.onBytes === undefined && nativeKernel() !== undefined && process.env.SESSIONFOLD_NATIVE_LINES !== '0';
 }
 
 /**

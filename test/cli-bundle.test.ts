@@ -3,7 +3,7 @@
  * bundles; the executable loads it instead of run.js; a report from it equals one from the modules, with the
  * native kernel (found from the package folder) and without; `start` from it finds the demo history. The scan's
  * worker has its own bundle, named from the package folder too: a scan on workers from the built modules checks that path (the
- * CLI starts workers only for more than 512 MB of files its engines leave).
+ * CLI starts workers only for more than 1 GiB of files its engines leave).
  * test/cli-start.test.ts and test/bench-command.test.ts run their commands through the bundle as well.
  */
 import { execFile } from 'node:child_process';

@@ -450,6 +450,27 @@ describe('the whole-chunk pass (LineSplitter in the module\'s memory)', () => {
     expect(handed).toBeGreaterThan(300);
   });
 
+  it('finds one to four markers in long lines as the JavaScript loop does, wherever they fall in the SIMD blocks (property)', () => {
+    // The search compares 32 positions per block with the needle count fixed per call site (native/kernel.c
+    // find_any_wasm_n) and the LF search 64 bytes per block: lines of hundreds of bytes, with markers near
+    // block edges, at the chunk's end and straddling the last bytes the blocks reach.
+    const needles = [USAGE_MARKER, Buffer.from('token_'), Buffer.from('turn_context'), Buffer.from('session_meta'), Buffer.from('"x"')];
+    const filler = fc.constantFrom('a', 'usag', '"usage', 'token', 'turn_contex', 'session_met', ' ', '""', 'é', '\n');
+    const part = fc.oneof(fc.constantFrom(...needles.map((n) => n.toString())), fc.array(filler, { minLength: 1, maxLength: 40 }).map((a) => a.join('')));
+    const sets = fc.subarray(needles, { minLength: 1, maxLength: 4 });
+    let hits = 0;
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 60 }), sets, fc.integer({ min: 0, max: 70 }), (parts, set, pad) => {
+        const chunk = Buffer.from('x'.repeat(pad) + parts.join('') + '\n');
+        const want = splitLog([chunk], [set], 1 << 20, false);
+        hits += want.filter((e) => (e as unknown[])[0] === 'line').length;
+        expect(splitLog([chunk], [set], 1 << 20, true)).toEqual(want);
+      }),
+      { numRuns: 800, seed: 17 },
+    );
+    expect(hits).toBeGreaterThan(200);
+  });
+
   it('takes more lines than one pass returns, and a chunk of many short lines', () => {
     const lines = Array.from({ length: 3 * PASS_RECORDS + 7 }, (_, i) => (i % 3 === 0 ? `{"usage":${i}}` : i % 5 === 0 ? 'x'.repeat(50) : `l${i}`));
     const chunk = Buffer.from(lines.join('\n') + '\n');

@@ -47,7 +47,16 @@ const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const readWithoutMeta = createJsonlRead(PARSER, claudeCore);
 
 /** `read()`: a subagent transcript's sidecar is read first and handed to the pure core (see meta.ts). */
-async function* readClaude(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+/**
+ * A transcript with no subagent meta file (the many) is read by the plain read's own generator: delegating to
+ * it with `yield*` from another async generator cost a promise and a turn per event.
+ */
+function readClaude(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  if (typeof file === 'string' && getSubagentMetaPath(file) === undefined) return readWithoutMeta(file, options);
+  return readWithMeta(file, options);
+}
+
+async function* readWithMeta(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const metaPath = getSubagentMetaPath(file);
   const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
   yield* meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(PARSER, createClaudeCore({ meta }))(file, options);

@@ -19,9 +19,14 @@ export const MAX_DEFAULT_WORKERS = 4;
 /**
  * With the default pool size, less than this much to parse runs on the main thread. Measured on 2 cores
  * (usage-only scan of generated Claude + Codex histories, page cache warm): 167 MB — main thread 0.27 s, two
- * workers 0.40 s; 511 MB — 0.94 s vs 0.90 s; 1.81 GB — 2.8 s vs 2.1 s. Workers pay off only past ~½ GB.
+ * workers 0.40 s; 511 MB — 0.94 s vs 0.90 s; 1.81 GB — 2.8 s vs 2.1 s. Workers pay off only past ~½ GB in
+ * wall time, and never in CPU time: a worker loads its bundle and warms up its own JIT for the same read path
+ * the main thread runs too. Without the addon (the WebAssembly kernel on the workers) a cold report of the
+ * peers' 858 MB history took 1.96–2.38 s of user CPU on the main thread alone against 2.78–3.03 s with a
+ * worker, and of 1.81 GB 3.91–4.02 s against 4.40–5.10 s (bench/RESULTS.md, "The walking pass"); the
+ * threshold sits between the two, where a worker's wall time is worth its CPU.
  */
-export const AUTO_WORKER_MIN_BYTES = 512 * (1 << 20);
+export const AUTO_WORKER_MIN_BYTES = 1 << 30;
 
 export interface ScanSource {
   codec: Codec;

@@ -18,6 +18,7 @@ import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, hashesAreReady, hashesReady, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
+import { blankShaped } from './types.js';
 
 /** Usage events per posted segment. */
 export const BATCH_EVENTS = 4096;
@@ -174,7 +175,8 @@ export async function parseTask(codec: Codec, task: ParseTask, post: Post, inlin
 
 async function run(codec: Codec, task: ParseTask, post: Post, source: EventSource, inline: boolean): Promise<void> {
   const info = newReadInfo();
-  const writer = new SegmentWriter();
+  // Events parsed on the main thread go out as they are: only a worker encodes segments.
+  const writer: SegmentWriter | undefined = inline ? undefined : new SegmentWriter();
   const held: Uint8Array[] = [];
   let events: UsageEvent[] = [];
   let track = task.track ?? newSessionTrack();
@@ -210,7 +212,7 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
   }
 
   const flush = (final: boolean): void => {
-    if (writer.count > 0) held.push(writer.finish());
+    if (writer !== undefined && writer.count > 0) held.push(writer.finish());
     if (!cwdKnown && !final) return;
     const cwd = track.cwd ?? undefined;
     if (events.length > 0) {
@@ -274,9 +276,9 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
   })) {
     if (start === undefined) ensureStart();
     if (e.type === 'usage') {
-      if (inline) events.push(e as UsageEvent);
+      if (writer === undefined) events.push(blankShaped(e as UsageEvent));
       else writer.add(e);
-      if (writer.count >= BATCH_EVENTS || events.length >= BATCH_EVENTS) flush(false);
+      if ((writer !== undefined && writer.count >= BATCH_EVENTS) || events.length >= BATCH_EVENTS) flush(false);
     } else if (e.type === 'session') {
       const cwd = (e as SessionEvent).cwd;
       if (track.cwdIndex === null && typeof cwd === 'string') {

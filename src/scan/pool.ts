@@ -40,7 +40,7 @@ export const NATIVE_BATCH_FILES = 64;
 
 /** True when the pool will hand `task` to the codec's native engine first (`SESSIONFOLD_NATIVE_ENGINES=0`: never). */
 export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
-  return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0' && nativeKernel() !== undefined;
+  return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && nativeKernel() !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
 }
 /** How many files a task reads: a batch's, or one. */
 export const filesOf = (task: ParseTask): number => task.batch?.length ?? 1;
