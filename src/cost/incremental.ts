@@ -26,7 +26,7 @@ import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { cacheIdentity, findAnswer, hasAnswer, recordAnswer } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
-import type { Discovery } from '../scan/discover.js';
+import { loadListedCodecs, type Discovery } from '../scan/discover.js';
 import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, drainRecords, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
@@ -364,7 +364,9 @@ export async function totalCostIncremental(
   // count is: a write meanwhile is one the answer did not see, and the next run sees it.
   const startedMs = Date.now();
   const identity = cacheIdentity(ns.cachePath);
-  const discovery = await discoverUsageFiles(scan);
+  // Listed without loading the codecs' parsers (their descriptors' listings), which the memo's answer needs
+  // not; loaded before anything else is asked of them.
+  const discovery = await discoverUsageFiles(scan, true);
   const stats = discoveryStats(discovery);
   if (identity !== undefined) {
     const memo = findAnswer(ns.cachePath, key, identity, stats);
@@ -376,6 +378,7 @@ export async function totalCostIncremental(
     }
   }
 
+  await loadListedCodecs(ns);
   // The cache (SQLite) is loaded only by a fold that uses it.
   const [{ FoldSnapshots }, { isConnectionReused }] = await Promise.all([import('../cache/folds.js'), import('../cache/db.js')]);
   let snaps: FoldSnapshots;

@@ -53,8 +53,8 @@ export async function* scanUsageBatches(options: ScanOptions = {}, discovered?: 
  * The files a scan with these options would read, stat'ed (the discovery `scanUsageBatches` does first).
  * Pass it to `scanUsageBatches(options, discovery)` to scan without listing the roots again.
  */
-export async function discoverUsageFiles(options: ScanOptions = {}): Promise<Discovery> {
-  return discoverFiles(normalizeScanOptions(options));
+export async function discoverUsageFiles(options: ScanOptions = {}, withoutParsers = false): Promise<Discovery> {
+  return discoverFiles(normalizeScanOptions(options), withoutParsers);
 }
 
 /** A digest of a discovery's files and their stats: equal digests, the same files as they were. */
