@@ -4,11 +4,11 @@
  * files moved. Also the start-up pieces of a warm report that no longer load modules: the xxh64 digests that
  * replaced sha256 (`hashText128`) and the price data's version found without `require.resolve`.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { answerMemoPath, cacheIdentity, findAnswer, RACY_MS, recordAnswer } from '../src/cache/answer-memo.js';
+import { answerMemoDir, cacheIdentity, findAnswer, MAX_MEMO_ANSWERS, RACY_MS, recordAnswer } from '../src/cache/answer-memo.js';
 import { FoldSnapshots } from '../src/cache/folds.js';
 import type { FoldRunInfo } from '../src/cost/incremental.js';
 import { priceDataVersion } from '../src/cost/pricing.js';
@@ -55,6 +55,12 @@ async function report(q: CostAggregationOptions = { groupBy: 'day' }): Promise<{
   return { summary, fresh, info, warnings };
 }
 
+/** The answer files kept beside the cache. */
+function answers(): string[] {
+  const dir = answerMemoDir(cachePath);
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => join(dir, f)) : [];
+}
+
 /** Moves the cache's mtimes back, as if it was last written a while ago (the racy rule: see the module). */
 function settle(): void {
   const t = new Date(Date.now() - 10 * RACY_MS);
@@ -65,25 +71,25 @@ describe('answers kept beside the cache', () => {
   it('answer a query that found nothing changed without opening SQLite, the same answer as a fold', async () => {
     const first = await report();
     expect(first.summary).toEqual(first.fresh);
-    expect(existsSync(answerMemoPath(cachePath))).toBe(false); // it folded: nothing to keep
+    expect(answers()).toEqual([]); // it folded: nothing to keep
 
     // Nothing changed, but the cache was just written: answered through SQLite, nothing kept (racy).
     const second = await report();
     expect(second.info).toMatchObject({ snapshot: 'hit', scanned: false });
-    expect(existsSync(answerMemoPath(cachePath))).toBe(false);
+    expect(answers()).toEqual([]);
 
     settle();
     const third = await report();
     expect(third.info).toMatchObject({ snapshot: 'hit', scanned: false });
-    expect(existsSync(answerMemoPath(cachePath))).toBe(true);
-    const memo = readFileSync(answerMemoPath(cachePath), 'utf8');
+    expect(answers()).toHaveLength(1);
+    const memo = readFileSync(answers()[0] as string, 'utf8');
 
     const open = vi.spyOn(FoldSnapshots, 'open');
     const fourth = await report();
     expect(open).not.toHaveBeenCalled();
     expect(fourth.info).toMatchObject({ snapshot: 'hit', scanned: false });
     expect(fourth.summary).toEqual(fourth.fresh);
-    expect(readFileSync(answerMemoPath(cachePath), 'utf8')).toBe(memo); // a run that found it writes nothing
+    expect(readFileSync(answers()[0] as string, 'utf8')).toBe(memo); // a run that found it writes nothing
   });
 
   it('is not the answer once a session file or the cache changed, or when it does not check out', async () => {
@@ -91,7 +97,7 @@ describe('answers kept beside the cache', () => {
     await report();
     settle();
     await report();
-    expect(existsSync(answerMemoPath(cachePath))).toBe(true);
+    expect(answers()).toHaveLength(1);
     const open = vi.spyOn(FoldSnapshots, 'open');
 
     // A session grew: the digest of the files differs.
@@ -118,13 +124,13 @@ describe('answers kept beside the cache', () => {
     // An edited answer fails its seal and is not used.
     settle();
     await report();
-    const file = answerMemoPath(cachePath);
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { answers: { summary: string }[] };
-    const entry = stored.answers[0] as { summary: string };
+    expect(answers()).toHaveLength(1); // the day query's (the model query ran once: it folded)
+    const day = answers()[0] as string;
+    const entry = JSON.parse(readFileSync(day, 'utf8')) as { summary: string };
     const sealed = entry.summary;
     entry.summary = entry.summary.replace(/"outputTokens":\d+/, '"outputTokens":1');
     expect(entry.summary).not.toBe(sealed);
-    writeFileSync(file, JSON.stringify(stored));
+    writeFileSync(day, JSON.stringify(entry));
     open.mockClear();
     const edited = await report();
     expect(open).toHaveBeenCalledTimes(1);
@@ -152,7 +158,7 @@ describe('answers kept beside the cache', () => {
     await hashesReady();
     const before = cacheIdentity(cachePath);
     expect(before).toBeDefined();
-    const answer = { key: 'k', stats: 's', summary: '{"totalUsd":1}', warning: null };
+    const answer = { key: 'ab12', stats: 's', summary: '{"totalUsd":1}', warning: null };
     // Written just now: racy.
     expect(recordAnswer(cachePath, before!, Date.now(), answer)).toBe(false);
     settle();
@@ -163,11 +169,19 @@ describe('answers kept beside the cache', () => {
     expect(recordAnswer(cachePath, settled, Date.now(), answer)).toBe(false);
     const now = cacheIdentity(cachePath)!;
     expect(recordAnswer(cachePath, now, Date.now(), answer)).toBe(true);
-    expect(findAnswer(cachePath, 'k', now, 's')).toEqual({ summary: '{"totalUsd":1}', warning: undefined });
-    expect(findAnswer(cachePath, 'k', now, 'other stats')).toBeUndefined();
-    expect(findAnswer(cachePath, 'other key', now, 's')).toBeUndefined();
-    expect(findAnswer(cachePath, 'k', { ...now, id: `${now.id}x` }, 's')).toBeUndefined();
-    expect(statSync(answerMemoPath(cachePath)).isFile()).toBe(true);
+    expect(findAnswer(cachePath, 'ab12', now, 's')).toEqual({ summary: '{"totalUsd":1}', warning: undefined });
+    expect(findAnswer(cachePath, 'ab12', now, 'other stats')).toBeUndefined();
+    expect(findAnswer(cachePath, 'cd34', now, 's')).toBeUndefined();
+    expect(findAnswer(cachePath, 'ab12', { ...now, id: `${now.id}x` }, 's')).toBeUndefined();
+    // One file per query, the most recently recorded MAX_MEMO_ANSWERS kept.
+    for (let i = 0; i < MAX_MEMO_ANSWERS + 3; i++) {
+      expect(recordAnswer(cachePath, now, Date.now(), { ...answer, key: `f${i}` })).toBe(true);
+      const t = new Date(Date.now() - 1000 * (MAX_MEMO_ANSWERS + 3 - i));
+      utimesSync(join(answerMemoDir(cachePath), `f${i}.json`), t, t);
+    }
+    expect(answers()).toHaveLength(MAX_MEMO_ANSWERS);
+    expect(findAnswer(cachePath, `f${MAX_MEMO_ANSWERS + 2}`, now, 's')).toBeDefined();
+    expect(findAnswer(cachePath, 'f0', now, 's')).toBeUndefined();
   });
 });
 

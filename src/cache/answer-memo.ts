@@ -1,5 +1,6 @@
 /**
- * The answers of reports that found nothing changed, kept beside the event cache (`<cache>.answers.json`), so
+ * The answers of reports that found nothing changed, kept beside the event cache (`<cache>.answers/`, one
+ * file per query, so a run reads its own answer only, however large the others' summaries are), so
  * the next run of the same query, when still nothing changed, answers without opening SQLite: loading
  * better-sqlite3 and opening the cache is about a fifth of such a run's CPU (profiles of a warm `cost report`
  * on a small history, bench/RESULTS.md "Size curve").
@@ -18,18 +19,24 @@
  * mtime in it is older than RACY_MS before the run began (git's "racily clean" rule): a later write then
  * has a later mtime. A cache written in the last two seconds is answered through SQLite, as before.
  */
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hashId64 } from '../../cursors/ids.js';
 
-/** Entries kept (each is one query's summary). */
+/** Answers kept (each is one query's summary), the most recently recorded. */
 export const MAX_MEMO_ANSWERS = 8;
 /** How old every mtime of the cache must be for its identity to be recorded (see the header). */
 export const RACY_MS = 2_000;
 const VERSION = 1;
 
-/** Where the answers of the cache at `cachePath` are kept. */
-export function answerMemoPath(cachePath: string): string {
-  return `${cachePath}.answers.json`;
+/** The folder where the answers of the cache at `cachePath` are kept. */
+export function answerMemoDir(cachePath: string): string {
+  return `${cachePath}.answers`;
+}
+
+/** The file of one query's answer (`key`: a snapshot key, hex digits). */
+function answerFile(cachePath: string, key: string): string {
+  return join(answerMemoDir(cachePath), `${key}.json`);
 }
 
 /** The identity of the cache's files (see the header), and the newest mtime among them in ms. */
@@ -69,17 +76,17 @@ export interface MemoAnswer {
   warning: string | null;
 }
 
-interface Stored {
+interface Stored extends MemoAnswer {
   v: number;
-  answers: MemoAnswer[];
 }
 
-function readStored(file: string): MemoAnswer[] {
+function readStored(cachePath: string, key: string): MemoAnswer | undefined {
+  if (!/^[0-9a-f]+$/.test(key)) return undefined;
   try {
-    const s = JSON.parse(readFileSync(file, 'utf8')) as Stored;
-    return s.v === VERSION && Array.isArray(s.answers) ? s.answers : [];
+    const s = JSON.parse(readFileSync(answerFile(cachePath, key), 'utf8')) as Stored;
+    return s.v === VERSION && s.key === key ? s : undefined;
   } catch {
-    return []; // none yet, or unreadable: the run goes through SQLite
+    return undefined; // none yet, or unreadable: the run goes through SQLite
   }
 }
 
@@ -88,7 +95,7 @@ function readStored(file: string): MemoAnswer[] {
  * `stats`: its summary (JSON) and warning. Undefined otherwise, or when its seal does not hold (damaged or edited).
  */
 export function findAnswer(cachePath: string, key: string, identity: CacheIdentity, stats: string): { summary: string; warning: string | undefined } | undefined {
-  const a = readStored(answerMemoPath(cachePath)).find((e) => e.key === key);
+  const a = readStored(cachePath, key);
   if (a === undefined || a.cache !== identity.id || a.stats !== stats || typeof a.summary !== 'string') return undefined;
   const json = openSummary(a.summary);
   if (json === undefined || json === 'legacy') return undefined;
@@ -97,30 +104,51 @@ export function findAnswer(cachePath: string, key: string, identity: CacheIdenti
 
 /** Whether an answer for `key` at `identity` and `stats` is stored already (a run that found it writes nothing). */
 export function hasAnswer(cachePath: string, key: string, identity: CacheIdentity, stats: string): boolean {
-  return readStored(answerMemoPath(cachePath)).some((e) => e.key === key && e.cache === identity.id && e.stats === stats);
+  const a = readStored(cachePath, key);
+  return a !== undefined && a.cache === identity.id && a.stats === stats;
 }
 
 /**
  * Record `answer` for the cache as it is now, when `before` (its identity when the run began, taken at
  * `startedMs`) still stands (the run, and nobody else, wrote to it) and is old enough (see the header).
- * Answers recorded under another identity are dropped: the cache changed since, they can never be found.
- * A cache folder that cannot be written keeps no answers. Returns whether it wrote.
+ * Beyond MAX_MEMO_ANSWERS files, the least recently recorded go. A cache folder that cannot be written
+ * keeps no answers. Returns whether it wrote.
  */
 export function recordAnswer(cachePath: string, before: CacheIdentity, startedMs: number, answer: Omit<MemoAnswer, 'cache' | 'summary'> & { summary: string }): boolean {
   if (before.newestMtimeMs > startedMs - RACY_MS) return false;
   const now = cacheIdentity(cachePath);
   if (now === undefined || now.id !== before.id) return false;
-  const file = answerMemoPath(cachePath);
-  const kept = readStored(file).filter((e) => e.cache === now.id && e.key !== answer.key);
-  const answers: MemoAnswer[] = [{ ...answer, cache: now.id, summary: sealSummary(answer.summary) }, ...kept].slice(0, MAX_MEMO_ANSWERS);
+  if (!/^[0-9a-f]+$/.test(answer.key)) return false;
+  const dir = answerMemoDir(cachePath);
+  const file = answerFile(cachePath, answer.key);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, JSON.stringify({ v: VERSION, answers } satisfies Stored));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(tmp, JSON.stringify({ v: VERSION, ...answer, cache: now.id, summary: sealSummary(answer.summary) } satisfies Stored));
     renameSync(tmp, file);
-    return true;
   } catch {
     rmSync(tmp, { force: true });
     return false;
+  }
+  prune(dir);
+  return true;
+}
+
+/** Keep the MAX_MEMO_ANSWERS most recently recorded answers (by mtime); a file another process removed is skipped. */
+function prune(dir: string): void {
+  try {
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    if (files.length <= MAX_MEMO_ANSWERS) return;
+    const aged = files.map((f) => ({ f, t: statSync(join(dir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.t - a.t);
+    for (const { f } of aged.slice(MAX_MEMO_ANSWERS)) {
+      try {
+        unlinkSync(join(dir, f));
+      } catch {
+        // gone already
+      }
+    }
+  } catch {
+    // an unreadable folder: answers stay until the next record
   }
 }
 
