@@ -74,6 +74,17 @@ export function hashId64(id: string): string {
   return api().h64ToString(id);
 }
 
+/**
+ * A 128-bit digest of a text (32 hex digits): the xxh64 of the text and of the text after a 0x01, so two
+ * independent 64-bit hashes. For keys and stat digests that decide whether a stored answer still stands,
+ * where `node:crypto`'s sha256 would load that module (~10 ms of a warm report) for a few kilobytes.
+ * Called after `hashesReady()`, a megabyte costs well under a millisecond.
+ */
+export function hashText128(text: string): string {
+  const a = api();
+  return a.h64ToString(text) + a.h64ToString(`\u0001${text}`);
+}
+
 /** 64-bit xxhash of bytes, as 16 hex digits. */
 export function hashBytes64(bytes: Uint8Array): string {
   return api().h64Raw(bytes).toString(16).padStart(16, '0');

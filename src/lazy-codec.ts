@@ -11,7 +11,7 @@
  * they throw USAGE_ERROR naming the member, which says a caller forgot `await loadCodec(codec)`.
  */
 import { statSync } from 'node:fs';
-import type { BatchRead, Codec, CodecCapabilities, CodecDescriptor, DetectScore, LineCore, NativeSearchHit, NativeSearchQuery, ReadOptions, SessionFile, UsageScanResult } from '../cursors/protocol/codec.js';
+import type { BatchRead, Codec, CodecCapabilities, CodecDescriptor, CodecListing, DetectScore, LineCore, NativeSearchHit, NativeSearchQuery, ReadOptions, SessionFile, UsageScanResult } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
 
@@ -43,6 +43,8 @@ export class LazyCodec implements Codec {
   readonly rootVariables?: readonly string[];
   #full: Codec | undefined;
   #loading: Promise<Codec> | undefined;
+  /** The descriptor's listing (`CodecDescriptor.listing`; the codec object spreads its descriptor, so has it too). */
+  readonly listing?: CodecListing;
   readonly #load: () => Promise<Codec>;
 
   constructor(builtin: BuiltinCodec) {
@@ -54,7 +56,23 @@ export class LazyCodec implements Codec {
     this.capabilities = d.capabilities;
     this.defaultRoots = d.defaultRoots;
     if (d.rootVariables !== undefined) this.rootVariables = d.rootVariables;
+    if (d.listing !== undefined) this.listing = d.listing;
     this.#load = builtin.load;
+  }
+
+  /**
+   * The descriptor's listing while the module is not loaded (`CodecDescriptor.listing`), for a discovery that
+   * may need no more than the files' stats (src/scan/discover.ts `withoutParsers`); undefined once it is
+   * loaded, or when the descriptor has none. Such a discovery loads nothing: `loadFor` does what `discover()`
+   * would have.
+   */
+  get unloadedListing(): CodecListing | undefined {
+    return this.#full === undefined ? this.listing : undefined;
+  }
+
+  /** Load the module as `discover(roots)` does: when one of the roots exists. */
+  async loadFor(roots: readonly string[]): Promise<void> {
+    if (this.#full === undefined && !roots.every(missing)) await this.load();
   }
 
   /** The codec itself, loaded once. */

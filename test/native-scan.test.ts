@@ -158,7 +158,7 @@ describeNative('files the engines hand back, and a scan stopped early', () => {
 });
 
 describeNative('the cache built by the native engines', () => {
-  it('stores what read() would, without cursors; a grown file is read again by read(), then resumed', async () => {
+  it('stores what read() would, without cursors; a grown file is read again by the engine, or by read() and then resumed', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'sf-native-cache-'));
     try {
       const cachePath = join(scratch, 'events.db');
@@ -171,20 +171,25 @@ describeNative('the cache built by the native engines', () => {
       expect(again.records).toEqual(want.records);
       expect(again.stats).toMatchObject({ unchanged: first.stats.files, fullReads: 0, nativeReads: 0 });
 
-      // Grow a file the engine read: read() reads it whole (its row has no cursor) and leaves a cursor...
+      // Grow a small file the engine read: its row has no cursor, so the engine reads it whole again...
       const grown = walkSync(join(dir, 'claude')).find((f) => f.endsWith('.jsonl') && !f.includes('subagents')) as string;
       const sid = grown.slice(grown.lastIndexOf('/') + 1, -'.jsonl'.length);
       const line = (n: number): string =>
         `${JSON.stringify({ type: 'assistant', sessionId: sid, requestId: `req_grow_${n}`, timestamp: '2026-05-01T10:00:00.000Z', message: { id: `msg_grow_${n}`, model: 'claude-opus-4-1-20250805', usage: { input_tokens: 10, output_tokens: 20 } } })}\n`;
       appendFileSync(grown, line(1));
       const third = await run();
-      expect(third.stats).toMatchObject({ fullReads: 1, resumed: 0, nativeReads: 0 });
+      expect(third.stats).toMatchObject({ fullReads: 1, resumed: 0, nativeReads: 1 });
       expect(third.records).toEqual((await withEnv(JS_ONLY, () => records({ workers: 0 }, true))).records);
-      // ...and the next append resumes from it.
+      // ...without the engines read() reads it whole and leaves a cursor...
       appendFileSync(grown, line(2));
-      const fourth = await run();
-      expect(fourth.stats).toMatchObject({ fullReads: 0, resumed: 1 });
+      const fourth = await run({ SESSIONFOLD_NATIVE_ENGINES: '0' });
+      expect(fourth.stats).toMatchObject({ fullReads: 1, resumed: 0, nativeReads: 0 });
       expect(fourth.records).toEqual((await withEnv(JS_ONLY, () => records({ workers: 0 }, true))).records);
+      // ...and the next append resumes from it, engines or not.
+      appendFileSync(grown, line(3));
+      const fifth = await run();
+      expect(fifth.stats).toMatchObject({ fullReads: 0, resumed: 1, nativeReads: 0 });
+      expect(fifth.records).toEqual((await withEnv(JS_ONLY, () => records({ workers: 0 }, true))).records);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -4,7 +4,7 @@
  * loads neither SQLite nor the price data, and the same answer once a cache exists.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -186,6 +186,25 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
       expect(JSON.parse(native.stdout)).toMatchObject({ totalUsd: 0.5, requestCount: 1 });
       expect(native.loads.some((l) => l.startsWith('DLOPEN'))).toBe(true);
     }
+  }, 60_000);
+
+  it('a warm report with nothing changed, answered from beside the cache, loads no codec module and no SQLite', async () => {
+    const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'warm-claude') };
+    const cache = join(bare.dir, 'warm-cache', 'events.db');
+    await writeClaudeSession(env.CLAUDE_CONFIG_DIR, '77777777-7777-4777-8777-777777777779', [{ id: 'w1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.75 }]);
+    // CJS_HOOK reports require() too: better-sqlite3 and the price data are required, not imported.
+    const run = () => loadedBy(['--import', CJS_HOOK, '--input-type=module', '-e', `const m = await import(${JSON.stringify(RUN)}); process.exitCode = await m.runCli(['cost', 'report', '--json', '--cache', ${JSON.stringify(cache)}]);`], env);
+    const built = await run(); // folds and stores the snapshot
+    await run(); // nothing changed: the snapshot answers
+    const past = new Date(Date.now() - 60_000); // the cache was written a while ago (src/cache/answer-memo.ts, RACY_MS)
+    for (const f of [cache, `${cache}-wal`]) if (existsSync(f)) utimesSync(f, past, past);
+    const viaSqlite = await run(); // answers through SQLite and keeps the answer beside the cache
+    expect(viaSqlite.files.some((f) => packages.test(f))).toBe(true);
+    const warm = await run();
+    expect(JSON.parse(warm.stdout)).toMatchObject({ totalUsd: 0.75, requestCount: 1 });
+    expect(warm.stdout).toBe(built.stdout);
+    expect(warm.files.filter(codecCode)).toEqual([]);
+    expect(warm.files.filter((f) => packages.test(f))).toEqual([]);
   }, 60_000);
 
   it('loads the codec of an agent with files, and that one only', async () => {

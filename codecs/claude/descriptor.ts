@@ -3,7 +3,7 @@
  * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
  */
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
-import { CODEC_ID, getClaudeRoots } from './paths.js';
+import { CODEC_ID, claudeParseDependencies, discoverClaudeFilesSync, getClaudeRoots } from './paths.js';
 
 /**
  * Goes up whenever this codec would parse an unchanged file differently. 2: titles on (repeated) session
@@ -23,4 +23,5 @@ export const claudeDescriptor: CodecDescriptor = {
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getClaudeRoots,
   rootVariables: ['CLAUDE_CONFIG_DIR'],
+  listing: { discoverSync: discoverClaudeFilesSync, getParseDependencies: claudeParseDependencies },
 };

@@ -15,7 +15,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';
 import { scanClaudeUsage } from './native.js';
-import { CODEC_ID, discoverClaudeFiles, discoverClaudeFilesSync, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
+import { CODEC_ID, claudeParseDependencies, discoverClaudeFiles, discoverClaudeFilesSync, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
 import { PARSER_VERSION, claudeDescriptor } from './descriptor.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
@@ -100,10 +100,7 @@ export const claude: Codec = {
   discover: discoverClaudeFiles,
   discoverSync: discoverClaudeFilesSync,
   locate: locateClaude,
-  getParseDependencies(file: string): string[] {
-    const meta = getSubagentMetaPath(file);
-    return meta === undefined ? [] : [meta];
-  },
+  getParseDependencies: claudeParseDependencies,
   lineCore: claudeCore,
   lineCoreFor(file: string) {
     const metaPath = getSubagentMetaPath(file);

@@ -96,6 +96,12 @@ function sessionIdOf(stem: string, inSubagents: boolean): string | undefined {
 /** A `.` or `..` path segment. */
 const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
 
+/** `Codec.getParseDependencies`: a subagent transcript's sidecar (see `getSubagentMetaPath`). */
+export function claudeParseDependencies(file: string): string[] {
+  const meta = getSubagentMetaPath(file);
+  return meta === undefined ? [] : [meta];
+}
+
 /** The subagent sidecar `agent-<id>.meta.json` next to `agent-<id>.jsonl`; none for a session file. */
 export function getSubagentMetaPath(file: string): string | undefined {
   // Asked of every discovered file (its parse dependencies): no path parsing for a session transcript.

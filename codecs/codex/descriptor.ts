@@ -3,7 +3,7 @@
  * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
  */
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
-import { getCodexRoots } from './paths.js';
+import { discoverCodexFilesSync, getCodexRoots } from './paths.js';
 
 export const CODEC_ID = 'codex';
 
@@ -18,4 +18,5 @@ export const codexDescriptor: CodecDescriptor = {
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
   defaultRoots: getCodexRoots,
   rootVariables: ['CODEX_HOME'],
+  listing: { discoverSync: discoverCodexFilesSync, getParseDependencies: () => [] },
 };

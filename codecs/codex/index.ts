@@ -7,11 +7,10 @@ import { basename, join } from 'node:path';
 import { readdir } from 'node:fs/promises';
 import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
-import type { FileStat } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, codexCore } from './parse.js';
 import { scanCodexUsage } from './native.js';
-import { candidateDayDirs, getCodexRoots, parseRolloutFileName, rolloutDirs, walkRollouts } from './paths.js';
+import { candidateDayDirs, discoverCodexFilesSync as discoverSync, parseRolloutFileName, rolloutFile as sessionFile } from './paths.js';
 import { PARSER_VERSION, codexDescriptor } from './descriptor.js';
 
 export { codexCore, CODEC_ID, FALLBACK_MODEL, CODEX_USAGE_MARKERS } from './parse.js';
@@ -21,34 +20,9 @@ export { getCodexRoots, parseRolloutFileName } from './paths.js';
 export * from './schema.js';
 
 
-function sessionFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
-  // Every field set, in the Claude codec's order: one object shape for every file discovery hands over.
-  return { agent: CODEC_ID, path, root, sessionId: parseRolloutFileName(name)?.id, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
-}
-
-/**
- * Every rollout under each root: `sessions/` first, then `archived_sessions/`, skipping an archived file whose
- * name is already live under `sessions/` of the same root (the live copy wins). A root that is not a Codex
- * home is walked as a folder of rollouts (`rolloutDirs`).
- */
+/** `discoverSync` as an async listing (`Codec.discover`). */
 async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> {
   yield* discoverSync(roots);
-}
-
-/** `discover`, synchronously (`Codec.discoverSync`). */
-function* discoverSync(roots: readonly string[]): Generator<SessionFile> {
-  for (const root of roots) {
-    const dirs = rolloutDirs(root);
-    const live = new Set<string>();
-    for (const r of walkRollouts(dirs.live)) {
-      live.add(r.name);
-      yield sessionFile(r.path, root, r.name, r.stat);
-    }
-    if (dirs.archived === undefined) continue;
-    for (const r of walkRollouts(dirs.archived)) {
-      if (!live.has(r.name)) yield sessionFile(r.path, root, r.name, r.stat);
-    }
-  }
 }
 
 async function findIn(dir: string, suffix: string): Promise<string | undefined> {

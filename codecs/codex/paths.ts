@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { DIR, OTHER, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
+import type { SessionFile } from '../../cursors/protocol/codec.js';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -75,6 +76,35 @@ export function* walkRollouts(dir: string): Generator<Rollout> {
     const p = depth === 0 ? join(dir, name) : parent + sep + name;
     if (kind === DIR) path[depth + 1] = p;
     else if (kind !== OTHER && isRolloutFileName(name) && statEntry(t, i, parent)) yield { path: p, name, stat: { size: nums[4 * i + 2] as number, mtimeMs: nums[4 * i + 3] as number } };
+  }
+}
+
+/** The codec's id (descriptor.ts `CODEC_ID`, which imports this module). */
+const AGENT = 'codex';
+
+/** A rollout as discovery hands it over. */
+export function rolloutFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
+  // Every field set, in the Claude codec's order: one object shape for every file discovery hands over.
+  return { agent: AGENT, path, root, sessionId: parseRolloutFileName(name)?.id, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
+}
+
+/**
+ * Every rollout under each root: `sessions/` first, then `archived_sessions/`, skipping an archived file whose
+ * name is already live under `sessions/` of the same root (the live copy wins). A root that is not a Codex
+ * home is walked as a folder of rollouts (`rolloutDirs`). The codec's `discoverSync`.
+ */
+export function* discoverCodexFilesSync(roots: readonly string[]): Generator<SessionFile> {
+  for (const root of roots) {
+    const dirs = rolloutDirs(root);
+    const live = new Set<string>();
+    for (const r of walkRollouts(dirs.live)) {
+      live.add(r.name);
+      yield rolloutFile(r.path, root, r.name, r.stat);
+    }
+    if (dirs.archived === undefined) continue;
+    for (const r of walkRollouts(dirs.archived)) {
+      if (!live.has(r.name)) yield rolloutFile(r.path, root, r.name, r.stat);
+    }
   }
 }
 

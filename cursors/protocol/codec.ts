@@ -362,7 +362,20 @@ export interface Codec {
  * listed or read (src/lazy-codec.ts), so a command that reads no agent's files compiles no codec. Each
  * codec's `descriptor.ts` exports one, and its codec object spreads it: one place for these facts.
  */
-export type CodecDescriptor = Pick<Codec, 'id' | 'aliases' | 'displayName' | 'parserVersion' | 'capabilities' | 'defaultRoots' | 'rootVariables'>;
+export type CodecDescriptor = Pick<Codec, 'id' | 'aliases' | 'displayName' | 'parserVersion' | 'capabilities' | 'defaultRoots' | 'rootVariables'> & {
+  /**
+   * The codec's own `discoverSync` and `getParseDependencies`, where they need none of its parsers: what a
+   * caller that may need no more than the files' stats lists them with, without loading the codec's module
+   * (a warm report answered from beside the cache: src/cost/incremental.ts).
+   */
+  listing?: CodecListing;
+};
+
+/** See `CodecDescriptor.listing`: the same functions the codec itself has. */
+export interface CodecListing {
+  discoverSync(roots: readonly string[]): Iterable<SessionFile>;
+  getParseDependencies(file: string): string[];
+}
 
 /** See `Codec.detect`. */
 export type DetectScore = 0 | 1 | 2;

@@ -5,7 +5,7 @@
  * most recently used. `get` reads a snapshot in one transaction, `put` writes one in one IMMEDIATE
  * transaction, so a reader never sees pieces of two versions (a column piece read later checks the version).
  */
-import { hashId64 } from '../../cursors/ids.js';
+import { openSummary, sealSummary } from './answer-memo.js';
 import { FOLDS_SCHEMA, openCacheDb, releaseCacheDb, type Db } from './db.js';
 
 /** Snapshots kept (each is ~90 bytes per distinct response of the history it folds). */
@@ -85,21 +85,7 @@ export function cacheInstance(db: Db): string {
   return (db.prepare("SELECT value FROM meta WHERE key = 'instance'").pluck().get() as string | undefined) ?? '';
 }
 
-/** A stored summary: `sf1:<xxh64 of the JSON>\n<JSON>`, so a damaged or edited one is never the answer. */
-const SUMMARY_TAG = 'sf1:';
-
-export function sealSummary(json: string): string {
-  return `${SUMMARY_TAG}${hashId64(json)}\n${json}`;
-}
-
-/** The JSON of a sealed summary; 'legacy' for one stored before seals; undefined when its check fails. */
-export function openSummary(stored: string): string | 'legacy' | undefined {
-  if (!stored.startsWith(SUMMARY_TAG)) return 'legacy';
-  const nl = stored.indexOf('\n');
-  if (nl < 0) return undefined;
-  const json = stored.slice(nl + 1);
-  return stored.slice(SUMMARY_TAG.length, nl) === hashId64(json) ? json : undefined;
-}
+export { openSummary, sealSummary };
 
 export class FoldSnapshots {
   readonly instance: string;

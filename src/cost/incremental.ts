@@ -17,15 +17,16 @@
  *
  * Pricers and tag indexes without a `fingerprint` (made by the caller) are never cached.
  */
-import { nodeCrypto } from '../../cursors/builtins.js';
+import { hashesAreReady, hashesReady, hashText128 } from '../../cursors/ids.js';
 import { existsSync } from 'node:fs';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
 import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
+import { cacheIdentity, findAnswer, hasAnswer, recordAnswer } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
-import type { Discovery } from '../scan/discover.js';
+import { loadListedCodecs, type Discovery } from '../scan/discover.js';
 import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, drainRecords, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
@@ -60,7 +61,10 @@ export interface FoldRunInfo {
   kept: boolean;
 }
 
-/** The snapshot key of a query: a hash of everything its result depends on besides the records. */
+/**
+ * The snapshot key of a query: a hash of everything its result depends on besides the records (xxh64 twice,
+ * `hashText128`: sha256 would load `node:crypto`, about 10 ms of a warm report's CPU).
+ */
 export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof normalizeScanOptions>): string | undefined {
   if (n.pricer.fingerprint === undefined || (n.tagIndex !== undefined && n.tagIndex.fingerprint === undefined)) return undefined;
   const parts = {
@@ -85,7 +89,7 @@ export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof no
     prices: n.pricer.fingerprint,
     tagIndex: n.tagIndex?.fingerprint ?? null,
   };
-  return nodeCrypto().createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return hashText128(JSON.stringify(parts));
 }
 
 /**
@@ -349,9 +353,32 @@ export async function totalCostIncremental(
     // the cache (loading SQLite is most of an empty report's time).
     return foldCost([], foldOptions);
   }
+  // The key, the stats digest and the stored summary's seal are hashed by xxhash-wasm: the JavaScript XXH64
+  // (BigInt arithmetic, not yet compiled by the JIT) took ~25 ms for a 20 KB summary.
+  if (ns.cache && options.snapshots !== false && !hashesAreReady()) await hashesReady();
   const key = options.snapshots === false || !ns.cache ? undefined : snapshotKey(n, ns);
   if (key === undefined) return foldFresh(scan, foldOptions, ns);
 
+  // Nothing changed since a run that found nothing changed: its answer, without opening SQLite
+  // (src/cache/answer-memo.ts). The cache's identity is taken before discovery, as the snapshot's change
+  // count is: a write meanwhile is one the answer did not see, and the next run sees it.
+  const startedMs = Date.now();
+  const identity = cacheIdentity(ns.cachePath);
+  // Listed without loading the codecs' parsers (their descriptors' listings), which the memo's answer needs
+  // not; loaded before anything else is asked of them.
+  const discovery = await discoverUsageFiles(scan, true);
+  const stats = discoveryStats(discovery);
+  if (identity !== undefined) {
+    const memo = findAnswer(ns.cachePath, key, identity, stats);
+    if (memo !== undefined) {
+      info.snapshot = 'hit';
+      info.scanned = false;
+      if (memo.warning !== undefined) ns.onWarning(memo.warning);
+      return JSON.parse(memo.summary) as CostSummary;
+    }
+  }
+
+  await loadListedCodecs(ns);
   // The cache (SQLite) is loaded only by a fold that uses it.
   const [{ FoldSnapshots }, { isConnectionReused }] = await Promise.all([import('../cache/folds.js'), import('../cache/db.js')]);
   let snaps: FoldSnapshots;
@@ -361,11 +388,19 @@ export async function totalCostIncremental(
     // The scan opens the cache too, and says what is wrong with it.
     return foldFresh(scan, foldOptions, ns);
   }
+  const answered: { warning?: string | undefined } = {};
+  let summary: CostSummary;
   try {
-    return await foldWithSnapshot(snaps, key, n, ns, foldOptions, scan, info, isConnectionReused);
+    summary = await foldWithSnapshot(snaps, key, n, ns, foldOptions, scan, info, isConnectionReused, discovery, stats, answered);
   } finally {
     snaps.close();
   }
+  // A stored summary answered without a scan: kept for the next run (not by a resident process, whose
+  // connection stays open and which keeps its folds in memory).
+  if (identity !== undefined && info.snapshot === 'hit' && !info.scanned && !isConnectionReused() && !hasAnswer(ns.cachePath, key, identity, stats)) {
+    recordAnswer(ns.cachePath, identity, startedMs, { key, stats, summary: JSON.stringify(summary), warning: answered.warning ?? null });
+  }
+  return summary;
 }
 
 /** A fold of the whole scan, without snapshots. */
@@ -411,10 +446,12 @@ async function foldWithSnapshot(
   scan: ScanOptions,
   info: FoldRunInfo,
   reused: () => boolean,
+  discovery: Discovery,
+  stats: string,
+  answered: { warning?: string | undefined },
 ): Promise<CostSummary> {
   const { snap, changesAtStart } = readSnapshot(snaps, key, n);
-  const discovery = await discoverUsageFiles(scan);
-  const run: RunContext = { key, snaps, ns, n, stats: discoveryStats(discovery), info, reused };
+  const run: RunContext = { key, snaps, ns, n, stats, info, reused };
   // Not one write to the cache's files since the snapshot, and every file as it saw them: its summary is
   // the answer, without reading a row.
   if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) {
@@ -424,6 +461,7 @@ async function foldWithSnapshot(
     const skipped = Object.assign(new SkipTally(), snaps.skipped(ns.sources.map((s) => ({ agent: s.codec.id, roots: s.roots }))));
     const w = skipped.warning();
     if (w !== undefined) ns.onWarning(w);
+    answered.warning = w;
     return JSON.parse(snap.summary) as CostSummary;
   }
   const sf = new SnapshotFold(snaps, key, snap, foldOptions, info);

@@ -11,9 +11,10 @@
  * A model without a price is never $0: `price()` returns `usd: undefined, unpriced: true` and the folds
  * list it. The one exception is usage with no tokens at all, which costs $0 whatever its model.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { packageRoot } from '../../cursors/versions.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import type { CostMode } from './types.js';
@@ -46,13 +47,31 @@ let dataVersion: string | undefined;
 export function priceDataVersion(): string {
   if (dataVersion === undefined) {
     try {
-      const pkg = join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json');
+      const pkg = genaiPackageJson() ?? join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json');
       dataVersion = String((JSON.parse(readFileSync(pkg, 'utf8')) as { version?: unknown }).version ?? 'unknown');
     } catch {
       dataVersion = 'unknown';
     }
   }
   return dataVersion;
+}
+
+/**
+ * genai-prices' package.json where Node's resolution from our package finds it: the `node_modules` folders
+ * from the package folder up (ours, or the one we are installed in). `require.resolve` gets there through
+ * the package's `exports` and stats along the way, ~10 ms of CPU at start-up (profiles of a warm report).
+ * Undefined when it is not there (then `require.resolve` answers).
+ */
+function genaiPackageJson(): string | undefined {
+  const root = packageRoot();
+  if (root === undefined) return undefined;
+  for (let dir = root, up = dirname(dir); ; dir = up, up = dirname(dir)) {
+    if (basename(dir) !== 'node_modules') {
+      const pkg = join(dir, 'node_modules', '@pydantic', 'genai-prices', 'package.json');
+      if (existsSync(pkg)) return pkg;
+    }
+    if (up === dir) return undefined;
+  }
 }
 
 /** Every cost mode. */

@@ -80,9 +80,13 @@ function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row
 function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | undefined, parser: string, noWrite: boolean): ParseTask {
   const resume = f.codec.capabilities.incremental && !noWrite;
   let cursor: ReadCursor | undefined;
+  /** The row holds no cursor: the native engine read the file (bulk rows say -1, "not loaded": asked here). */
+  let noCursor = row !== undefined && row.has_cursor === 0;
   if (resume && row !== undefined && row.parser === parser && row.has_cursor !== 0) {
     try {
-      cursor = JSON.parse(cache.getCursor(row.id) ?? 'null') as ReadCursor | undefined;
+      const stored = cache.getCursor(row.id);
+      noCursor = stored === null;
+      cursor = JSON.parse(stored ?? 'null') as ReadCursor | undefined;
     } catch {
       cursor = undefined;
     }
@@ -96,12 +100,16 @@ function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | und
   }
   if (cursor === undefined) {
     // A file the cache has never read (or read with another parser) may go to the native engine, which leaves
-    // no cursor: if it grows, read() reads it again whole and leaves one. So only a file that is small (read
-    // again in a few milliseconds) or settled (not written for a day: an old session) goes there; a large live
-    // session is read by read() now, and its next append resumes.
+    // no cursor: if it grows, it is read whole again. So only a file that is small (read again in a few
+    // milliseconds) or settled (not written for a day: an old session) goes there; a large live session is
+    // read by read() now, and its next append resumes. A small file the native engine read before (a row
+    // without a cursor) goes back to it when it grows: a resume would read its prefix anyway (to verify the
+    // fingerprint) and parse the tail in JavaScript, and on the bench's +1 MB append to a 5 MB session
+    // read() of the whole file took ~60 ms of CPU where the engine reads it in a few.
     const first = row === undefined || row.deleted !== 0 || row.parser !== parser || row.deps !== f.deps;
+    const nativeBefore = !first && noCursor;
     const cheap = f.size <= NATIVE_CACHE_MAX_BYTES || f.mtimeMs < Date.now() - SETTLED_MS;
-    return { id, agent: f.codec.id, path: f.path, weight: f.size, resume, native: first && resume && cheap };
+    return { id, agent: f.codec.id, path: f.path, weight: f.size, resume, native: (first || nativeBefore) && resume && cheap };
   }
   return {
     id,

@@ -6,7 +6,7 @@
  * through libuv's pool.
  */
 import { statSync } from 'node:fs';
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, CodecListing, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
 import { takeUnreadable } from '../../cursors/list-dir.js';
 
@@ -21,7 +21,7 @@ export interface ScanFile {
 }
 
 /** `[[path, size, mtimeMs] | [path, null]]` as JSON: a missing dependency is recorded as missing. */
-export function fingerprintDependencies(codec: Codec, path: string): string {
+export function fingerprintDependencies(codec: Pick<Codec, 'getParseDependencies'>, path: string): string {
   const deps = codec.getParseDependencies(path);
   if (deps.length === 0) return '[]';
   return JSON.stringify(
@@ -59,7 +59,7 @@ function statOf(f: SessionFile): { size: number; mtimeMs: number } | undefined {
 }
 
 /** One file with its stat (`statOf`) and its dependencies' fingerprints; undefined when it is gone. */
-export function statFound(codec: Codec, f: SessionFile): FoundFile | undefined {
+export function statFound(codec: Pick<Codec, 'getParseDependencies'>, f: SessionFile): FoundFile | undefined {
   const s = statOf(f);
   return s === undefined ? undefined : { path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, f.path) };
 }
@@ -70,7 +70,7 @@ export function statFound(codec: Codec, f: SessionFile): FoundFile | undefined {
  * for (gone between the listing and its stat) is left out: deleted.
  */
 export async function discoverSource(
-  codec: Codec,
+  codec: Pick<Codec, 'discoverSync' | 'getParseDependencies'> & { discover?: Codec['discover'] },
   roots: readonly string[],
   found: (f: SessionFile) => FoundFile | undefined = (f) => statFound(codec, f),
 ): Promise<FoundFile[]> {
@@ -85,7 +85,7 @@ export async function discoverSource(
   };
   const listed = codec.discoverSync?.(roots);
   if (listed !== undefined) for (const f of listed) add(f);
-  else for await (const f of codec.discover(roots)) add(f);
+  else if (codec.discover !== undefined) for await (const f of codec.discover(roots)) add(f);
   return out;
 }
 
@@ -130,7 +130,26 @@ function writeSourceReport(opts: NormalizedScanOptions): void {
   opts.sourceReport?.tally.report(opts.sources, opts.env, opts.sourceReport.out);
 }
 
-export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discovery> {
+/** A lazy codec's listing while its module is not loaded (src/lazy-codec.ts `unloadedListing`). */
+interface Unloaded {
+  unloadedListing?: CodecListing | undefined;
+  loadFor?(roots: readonly string[]): Promise<void>;
+}
+
+/**
+ * What a discovery `withoutParsers` left unloaded, loaded: the codecs whose module `discover()` would have
+ * loaded. Call it before anything but the files' stats is asked of the codecs (a scan).
+ */
+export async function loadListedCodecs(opts: NormalizedScanOptions): Promise<void> {
+  await Promise.all(opts.sources.map(({ codec, roots }) => (codec as Unloaded).loadFor?.(roots)));
+}
+
+/**
+ * Every selected file, stat'ed, with its dependencies' fingerprints. `withoutParsers`: a lazy codec whose
+ * descriptor has a listing lists its files with it, without loading its module, for a caller that may need
+ * only the stats (src/cost/incremental.ts); it calls `loadListedCodecs` before using the codecs for more.
+ */
+export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers = false): Promise<Discovery> {
   takeUnreadable(); // only this discovery's
   const seen = new Map<string, Set<string>>();
   const files: ScanFile[] = [];
@@ -138,7 +157,13 @@ export async function discoverFiles(opts: NormalizedScanOptions): Promise<Discov
   const tally = opts.sourceReport?.tally;
   const unreadable: [string, string][] = [];
   for (const { codec, roots } of opts.sources) {
-    const found = installed !== undefined ? await installed.source(codec, roots, () => discoverSource(codec, roots)) : await discoverSource(codec, roots);
+    const listing = withoutParsers && installed === undefined ? (codec as Unloaded).unloadedListing : undefined;
+    const found =
+      listing !== undefined
+        ? await discoverSource(listing, roots)
+        : installed !== undefined
+          ? await installed.source(codec, roots, () => discoverSource(codec, roots))
+          : await discoverSource(codec, roots);
     unreadable.push(...takeUnreadableOf(opts, codec));
     const paths = new Set<string>();
     seen.set(codec.id, paths);

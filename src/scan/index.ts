@@ -21,7 +21,7 @@
  *   output += u.outputTokens;
  * }
  */
-import { nodeCrypto } from '../../cursors/builtins.js';
+import { hashText128 } from '../../cursors/ids.js';
 import { canDiscoverStreaming, discoverFiles, type Discovery } from './discover.js';
 import { normalizeScanOptions } from './options.js';
 import { scanStreaming } from './streaming.js';
@@ -53,8 +53,8 @@ export async function* scanUsageBatches(options: ScanOptions = {}, discovered?: 
  * The files a scan with these options would read, stat'ed (the discovery `scanUsageBatches` does first).
  * Pass it to `scanUsageBatches(options, discovery)` to scan without listing the roots again.
  */
-export async function discoverUsageFiles(options: ScanOptions = {}): Promise<Discovery> {
-  return discoverFiles(normalizeScanOptions(options));
+export async function discoverUsageFiles(options: ScanOptions = {}, withoutParsers = false): Promise<Discovery> {
+  return discoverFiles(normalizeScanOptions(options), withoutParsers);
 }
 
 /** A digest of a discovery's files and their stats: equal digests, the same files as they were. */
@@ -62,7 +62,7 @@ export function discoveryStats(d: Discovery): string {
   // One update of the whole text: an update per file costs a native call each (3,922 files: ~4 ms).
   let text = '';
   for (const f of d.files) text += `${f.codec.id}\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.deps}\n`;
-  return nodeCrypto().createHash('sha256').update(text).digest('hex');
+  return hashText128(text);
 }
 
 /** The usage records of the selection, one by one (see the module header for order and duplicates). */
