@@ -92,7 +92,7 @@ async function codecRead(from?: ReadCursor): Promise<{ ms: number; rows: number;
   return { ms: performance.now() - t, rows: info.lines, events, output, cursor, restarted };
 }
 
-const CLI = new URL('../src/cli/main.js', import.meta.url).pathname; // run from dist/bench, beside dist/src
+const CLI = new URL('../src/cli/main.cjs', import.meta.url).pathname; // run from dist/bench, beside dist/src
 function cliReport(cache: boolean): { ms: number; output: number } {
   const env = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dataHome, XDG_CACHE_HOME: join(dir, 'cache'), XDG_CONFIG_HOME: join(dir, 'config'), TZ: 'UTC', SESSIONFOLD_SOCKET: 'off' };
   const t = performance.now();

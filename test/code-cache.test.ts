@@ -1,16 +1,18 @@
 /**
- * src/cli/code-cache.ts: CommonJS chunks run through vm.Script with V8's code cache. A chunk's exports and its
+ * src/cli/code-cache.cts: CommonJS chunks run through vm.Script with V8's code cache. A chunk's exports and its
  * relative requires work; the cache is written once after a run, read by the next, and a stale (the chunk
- * changed) or damaged one is ignored and rewritten.
+ * changed) or damaged one is ignored and rewritten. The module is
+ * CommonJS (the executable requires it), taken from the build.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cjsBundle, codeCacheDir } from '../src/cli/code-cache.js';
 
-const BUILT = new URL('../dist/src/cli/code-cache.js', import.meta.url).href;
+const BUILT = new URL('../dist/src/cli/code-cache.cjs', import.meta.url).pathname;
+const { cjsBundle, codeCacheDir } = createRequire(import.meta.url)(BUILT) as typeof import('../src/cli/code-cache.cjs');
 const roots: string[] = [];
 afterEach(() => {
   for (const d of roots.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -38,8 +40,8 @@ type Run = { answer(): number; sep: string };
  * it compiled and would not look at a cache for them again.
  */
 function inChild(dir: string, cache: string): [number, number] {
-  const script = `const { cjsBundle } = await import(${JSON.stringify(BUILT)}); const b = cjsBundle(${JSON.stringify(dir)}, ${JSON.stringify(cache)}); const a = b.load('run.cjs').answer(); process.stdout.write(JSON.stringify([a, b.save()]));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  const script = `const { cjsBundle } = require(${JSON.stringify(BUILT)}); const b = cjsBundle(${JSON.stringify(dir)}, ${JSON.stringify(cache)}); const a = b.load('run.cjs').answer(); process.stdout.write(JSON.stringify([a, b.save()]));`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   return JSON.parse(r.stdout) as [number, number];
 }
 

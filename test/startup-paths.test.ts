@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localTimeZone } from '../src/cost/calendar.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, writeClaudeSession } from './claude-lines.js';
+import { startServeProcess, type ServeProcess } from './helpers/serve-process.js';
 import { makeHome, type Home } from './sessions-helpers.js';
 
 const exec = promisify(execFile);
@@ -82,7 +83,7 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
   const HOOK = `data:text/javascript,${encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { writeSync(2, 'LOADED ' + url + '\\n'); return next(url, context); }")}`;
   const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOK)});`)}`;
   const ROOT = fileURLToPath(new URL('..', import.meta.url));
-  const MAIN = join(ROOT, 'dist/src/cli/main.js');
+  const MAIN = join(ROOT, 'dist/src/cli/main.cjs');
   // A home of its own with no agent folder at all (makeHome's holds an empty export folder).
   let bare: Home;
   beforeAll(async () => {
@@ -243,6 +244,62 @@ process.stdout.write(JSON.stringify({ code, out, prices }));`;
     expect(warm.data.session.costUsd).toBeGreaterThan(0);
     expect(warm.data.session.costUsd).toBe(cold.data.session.costUsd);
     expect(warm.data.today.costUsd).toBe(cold.data.today.costUsd);
+  }, 60_000);
+});
+
+describe('the executable (package.json bin, CommonJS) starts no ESM loader', () => {
+  // Node's ESM loader (its translators and module jobs) starts for an ES-module entry and for each import();
+  // the bin's paths take everything by require(). A preload (-r, which itself starts no ESM loader) prints the
+  // process's own record of the internal modules it loaded: the evidence is the record, not a time.
+  const ROOT = fileURLToPath(new URL('..', import.meta.url));
+  const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.sessionfold!);
+  const SID = '99999999-9999-4999-8999-999999999999';
+  const NOW = '2026-01-05T12:00:00.000Z';
+  const ESM = /^NativeModule internal\/modules\/esm\/(translators|module_job)$/;
+  let own: Home;
+  let probe: string;
+  let server: ServeProcess;
+  let socket: string;
+  beforeAll(async () => {
+    own = await makeHome();
+    probe = join(own.dir, 'modules.cjs');
+    await writeFile(probe, "process.on('exit', () => require('node:fs').writeSync(2, '\\nMODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n");
+    await writeClaudeSession(own.claude, SID, [{ id: 'm1', ms: Date.parse(NOW) - 60_000, inp: 10, out: 20, cr: 0, cw: 0, usd: 0.25 }]);
+    socket = join(own.dir, 'sf.sock');
+    server = await startServeProcess(BIN, socket, { ...own.env, SESSIONFOLD_SOCKET: 'off' });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await rm(own.dir, { recursive: true, force: true });
+  });
+
+  async function internals(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; modules: string[] }> {
+    const r = await exec(process.execPath, ['-r', probe, BIN, ...args], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off', ...env } });
+    const m = /^MODULES (.*)$/m.exec(r.stderr);
+    expect(m).not.toBeNull();
+    return { stdout: r.stdout, modules: JSON.parse(m![1]!) as string[] };
+  }
+
+  it('is main.cjs', () => {
+    expect(BIN.endsWith('dist/src/cli/main.cjs')).toBe(true);
+  });
+
+  it('for an empty report, and for a served status line', async () => {
+    const empty = await internals(['cost', 'report', '--json'], { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex') });
+    expect(JSON.parse(empty.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+    expect(empty.modules.filter((m) => ESM.test(m))).toEqual([]);
+    const args = ['statusline', '--agent', 'claude', '--session', SID, '--json', '--now', NOW];
+    const local = await internals(args, {});
+    const served = await internals(args, { SESSIONFOLD_SOCKET: socket });
+    expect(JSON.parse(served.stdout)).toMatchObject({ session: { costUsd: 0.25 } });
+    expect(served.stdout).toBe(local.stdout);
+    expect(served.modules.filter((m) => ESM.test(m))).toEqual([]);
+    const status = await exec(process.execPath, [BIN, 'serve', '--status', '--socket', socket], { env: own.env });
+    expect((JSON.parse(status.stdout) as { served: number }).served).toBe(1); // the server answered it
+    // the probe tells the ESM loader apart: the same status line through the ES-module front does start it
+    const esm = await internals(args, { SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CJS: '0' });
+    expect(esm.stdout).toBe(local.stdout);
+    expect(esm.modules.filter((m) => ESM.test(m)).length).toBeGreaterThan(0);
   }, 60_000);
 });
 

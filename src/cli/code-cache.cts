@@ -6,48 +6,51 @@
  * its size and mtime, Node's version and the CPU architecture. A missing, stale or rejected cache is ignored
  * and rewritten (to a temporary file, then renamed) once the command is done. `SESSIONFOLD_CODE_CACHE=0` runs
  * the chunks without it. Where this path cannot run (no CommonJS bundle, one older than run.js, a Node
- * without `require()` of ES modules), main.js loads the ESM bundle as before. The bundle holds the
+ * without `require()` of ES modules), main.cjs loads the ESM bundle as before. The bundle holds the
  * ES-module-only packages it uses (scripts/bundle-cli.mjs): a script compiled from a code cache cannot answer
  * `import()`.
+ *
+ * A CommonJS module itself (main.cjs, the executable, requires it): an ES module would start Node's ESM
+ * loader for one file.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { Script } from 'node:vm';
+import fs = require('node:fs');
+import os = require('node:os');
+import path = require('node:path');
+import vm = require('node:vm');
+import nodeModule = require('node:module');
 
 interface Chunk {
   exports: unknown;
 }
 
 /** The code cache folder: beside the event cache's default, in sessionfold's own cache folder. */
-export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'sessionfold', 'code-cache');
+function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache'), 'sessionfold', 'code-cache');
 }
 
 /** A loader of one CommonJS bundle folder; `load(entry)` runs the entry, its chunks on `require('./…')`. */
-export function cjsBundle(dir: string, cacheDir: string | undefined): { load(name: string): unknown; save(): number } {
+function cjsBundle(dir: string, cacheDir: string | undefined): { load(name: string): unknown; save(): number } {
   const loaded = new Map<string, Chunk>();
-  const toWrite: [Script, string][] = [];
-  const nodeRequire = createRequire(join(dir, 'run.cjs'));
+  const toWrite: [vm.Script, string][] = [];
+  const nodeRequire = nodeModule.createRequire(path.join(dir, 'run.cjs'));
   const req = (id: string): unknown => (id.startsWith('./') ? load(id.slice(2)) : nodeRequire(id));
   function load(name: string): unknown {
     const had = loaded.get(name);
     if (had !== undefined) return had.exports;
-    const file = join(dir, name);
-    const source = readFileSync(file, 'utf8');
+    const file = path.join(dir, name);
+    const source = fs.readFileSync(file, 'utf8');
     let cacheFile: string | undefined;
     let cachedData: Buffer | undefined;
     if (cacheDir !== undefined) {
-      const st = statSync(file);
-      cacheFile = join(cacheDir, `${name}-${st.size}-${Math.trunc(st.mtimeMs)}-${process.version}-${process.arch}.cache`);
+      const st = fs.statSync(file);
+      cacheFile = path.join(cacheDir, `${name}-${st.size}-${Math.trunc(st.mtimeMs)}-${process.version}-${process.arch}.cache`);
       try {
-        cachedData = readFileSync(cacheFile);
+        cachedData = fs.readFileSync(cacheFile);
       } catch {
         // none yet: written after the command
       }
     }
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
     if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) toWrite.push([script, cacheFile]);
     const chunk: Chunk = { exports: {} };
     loaded.set(name, chunk);
@@ -59,11 +62,11 @@ export function cjsBundle(dir: string, cacheDir: string | undefined): { load(nam
     if (cacheDir === undefined || toWrite.length === 0) return 0;
     let n = 0;
     try {
-      mkdirSync(cacheDir, { recursive: true });
+      fs.mkdirSync(cacheDir, { recursive: true });
       for (const [script, file] of toWrite.splice(0)) {
         const tmp = `${file}.${process.pid}.tmp`;
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, file);
+        fs.writeFileSync(tmp, script.createCachedData());
+        fs.renameSync(tmp, file);
         n++;
       }
     } catch {
@@ -73,3 +76,5 @@ export function cjsBundle(dir: string, cacheDir: string | undefined): { load(nam
   }
   return { load, save };
 }
+
+export = { cjsBundle, codeCacheDir };

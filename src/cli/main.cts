@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * The sessionfold executable (package.json `bin`): runs the CLI with the process's streams. Requiring it runs
+ * nothing; main.js (an ES module) runs the same for those that name it.
+ *
+ * A CommonJS module: Node starts an ES-module entry through its ESM loader (about 10 ms of wall more than a
+ * CommonJS one for an empty file, bench/RESULTS.md "startup"), and every path below loads CommonJS from here
+ * with `require()`: the front's bundle and the CLI's (through code-cache.cjs), neither through that loader.
+ *
+ * `statusline` with no session flag reads Claude Code's status-line JSON on stdin and turns it into flags
+ * (statusline-input.ts). A served command (`cost report`, `sessions list`, `statusline`) goes first to a
+ * running `sessionfold serve` of this build (src/serve/), loading only the front (front.ts, from its bundle:
+ * the client) and, while the server computes, the command's render step (served.ts); everything else, and a
+ * served command nobody answers, loads the CLI (run.ts, from its bundle where the build made one: `loadCli`).
+ * `runCli` itself is exported by the package (src/index.ts) and by run.ts.
+ */
+import fs = require('node:fs');
+import path = require('node:path');
+import tty = require('node:tty');
+
+type Front = typeof import('./front.js');
+type Cli = typeof import('./run.js');
+
+/** Writes the code caches a CommonJS load missed (code-cache.cjs), once the command is done. */
+let saveCodeCache: (() => number) | undefined;
+
+/** The command line run with this process's streams; its exit code set on the process. */
+async function main(): Promise<void> {
+  // `sessionfold … | head`: the reader went away; stop quietly, as other Unix tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
+  let argv = process.argv.slice(2);
+  let served: number | undefined;
+  // statusline, cost report, sessions list: the front (its bundle) sees whether the command is served
+  const front = argv[0] === 'statusline' || argv[0] === 'cost' || argv[0] === 'sessions' ? await loadFront() : undefined;
+  if (front?.statusLineReadsStdin(argv) === true) {
+    // Claude Code's status-line JSON becomes flags here, so the server (and the command) never read stdin.
+    try {
+      argv = [argv[0] as string, ...front.statusLineArgs(await readStdin()), ...argv.slice(1)];
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? 'IO_ERROR';
+      process.stdout.write(`${front.fallbackStatusLine(code)}\n`); // a status bar never goes blank
+      process.stderr.write(`error ${code}: ${(e as Error).message}\n`);
+      served = 0;
+    }
+  }
+  if (served === undefined && front?.isServed(argv) === true) {
+    served = await front.runServedCommand(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+  }
+  if (served === undefined) {
+    const cli = await loadCli();
+    cli.limitMallocArenasOnLoad();
+    process.exitCode = await cli.runCli(argv);
+    saveCodeCache?.();
+  } else process.exitCode = served;
+}
+
+/**
+ * All of standard input as text; empty on a terminal (nothing is piped). Read with one blocking read of fd 0,
+ * which sets up no stream (process.stdin's costs a status line a few ms); a non-blocking descriptor (EAGAIN)
+ * is read as a stream.
+ */
+async function readStdin(): Promise<string> {
+  if (tty.isatty(0)) return '';
+  try {
+    return fs.readFileSync(0, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+  }
+  const parts: Buffer[] = [];
+  for await (const chunk of process.stdin) parts.push(chunk as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** Whether this Node runs the CommonJS bundles (`SESSIONFOLD_CJS=0` turns them off: the ESM ones run). */
+const cjsOn = (): boolean => process.env.SESSIONFOLD_CJS !== '0';
+
+/** Whether `bundled` (a file the build bundled from `source`, both beside this module) exists and is not older. */
+function fresh(bundled: string, source: string): boolean {
+  try {
+    return fs.statSync(path.join(__dirname, bundled)).mtimeMs >= fs.statSync(path.join(__dirname, source)).mtimeMs;
+  } catch {
+    return false; // no bundle (the sources, or a build without rolldown)
+  }
+}
+
+/**
+ * The front (front.ts): `bundle-cjs/front.cjs` and its render chunks, taken by `require()` (they need no
+ * `require()` of ES modules, so any Node runs them); the ESM bundle `bundle/front.js` with
+ * `SESSIONFOLD_CJS=0` or where the CommonJS one is missing or older than front.js; front.js itself when
+ * neither bundle is fresh.
+ */
+async function loadFront(): Promise<Front> {
+  if (cjsOn() && fresh('bundle-cjs/front.cjs', 'front.js')) return require('./bundle-cjs/front.cjs') as Front;
+  return fromBundle('front.js', () => import('./front.js'));
+}
+
+/**
+ * The CLI: its CommonJS bundle with V8's code cache (`fromCjsBundle`); else its ESM bundle (scripts/bundle-cli.mjs
+ * made by the build after the modules it bundles: `bundle/run.js` and the chunks it imports), a cold report
+ * ~55 ms sooner than with the modules one by one (bench/RESULTS.md "Seventh session"); run.js itself when
+ * there is none, or when run.js is newer (a compile after the last bundle).
+ */
+async function loadCli(): Promise<Cli> {
+  return fromCjsBundle() ?? fromBundle('run.js', () => import('./run.js'));
+}
+
+/**
+ * The CLI from `bundle-cjs/run.cjs` with V8's code cache (code-cache.cjs) when the build made it after run.js
+ * and this Node can `require()` ES modules (Node 20.19+: a guard; the bundle holds the ES-module-only packages
+ * it uses); undefined otherwise, or when it fails to load: the ESM bundle then runs. Interleaved runs of an
+ * empty report: about 30 ms of CPU less than the ESM bundle, about 4 of it the cache's (bench/RESULTS.md,
+ * startup).
+ *
+ * The bundle's `native.cjs` (cursors/native.ts, the same module instance the CLI's chunks use) caps glibc's
+ * malloc arenas before `run.cjs` compiles: V8 compiles it on background threads, and each thread that
+ * allocates takes an arena of its own, which under a 1 GB address-space limit (`ulimit -v`) left V8 no room
+ * for its heap.
+ */
+function fromCjsBundle(): Cli | undefined {
+  if ((process.features as { require_module?: boolean }).require_module !== true || !cjsOn() || !fresh('bundle-cjs/run.cjs', 'run.js')) return undefined;
+  try {
+    const { cjsBundle, codeCacheDir } = require('./code-cache.cjs') as typeof import('./code-cache.cjs');
+    const bundle = cjsBundle(path.join(__dirname, 'bundle-cjs'), process.env.SESSIONFOLD_CODE_CACHE === '0' ? undefined : codeCacheDir());
+    (bundle.load('native.cjs') as typeof import('../../cursors/native.js')).limitMallocArenas();
+    const cli = bundle.load('run.cjs') as Cli;
+    saveCodeCache = bundle.save;
+    return cli;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `bundle/<name>` when the build made it after `<name>`; else `modules()`, the modules one by one. */
+async function fromBundle<T>(name: string, modules: () => Promise<T>): Promise<T> {
+  return fresh(`bundle/${name}`, name) ? ((await import(`./bundle/${name}`)) as T) : modules();
+}
+
+if (require.main === module) void main();
+
+export = { main, loadCli };
