@@ -23,6 +23,14 @@ interface Chunk {
   exports: unknown;
 }
 
+/**
+ * How many files the folder keeps: each build names its chunks anew (a content hash) and each Node version
+ * has its own caches, so without a bound the folder grows with every upgrade. A run that writes prunes the
+ * oldest-written beyond this (a bundle's run writes one per chunk it ran, ten to twenty for most commands):
+ * room for several builds and Node versions used side by side, which then do not evict each other's caches.
+ */
+const MAX_ENTRIES = 256;
+
 /** The code cache folder: beside the event cache's default, in sessionfold's own cache folder. */
 function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache'), 'sessionfold', 'code-cache');
@@ -60,21 +68,57 @@ function cjsBundle(dir: string, cacheDir: string | undefined): { load(name: stri
   /** Write the caches that were missing or rejected (after the run: they then hold the functions it compiled). */
   function save(): number {
     if (cacheDir === undefined || toWrite.length === 0) return 0;
-    let n = 0;
+    const written: string[] = [];
     try {
       fs.mkdirSync(cacheDir, { recursive: true });
       for (const [script, file] of toWrite.splice(0)) {
         const tmp = `${file}.${process.pid}.tmp`;
         fs.writeFileSync(tmp, script.createCachedData());
         fs.renameSync(tmp, file);
-        n++;
+        written.push(path.basename(file));
       }
     } catch {
       // a read-only or full cache folder: the next run compiles without a cache, as this one did
     }
-    return n;
+    if (written.length > 0) pruneCodeCache(cacheDir, new Set(written));
+    return written.length;
   }
   return { load, save };
 }
 
-export = { cjsBundle, codeCacheDir };
+/**
+ * Remove the oldest-written files of the folder beyond `max`, never those in `keep` (this run's). Run only
+ * after a write, so a start that finds its caches lists nothing. Best effort: a file another process removed
+ * first, or a folder that cannot be read, is left as it is.
+ */
+function pruneCodeCache(cacheDir: string, keep: ReadonlySet<string>, max = MAX_ENTRIES): number {
+  let names: string[];
+  try {
+    names = fs.readdirSync(cacheDir);
+  } catch {
+    return 0;
+  }
+  if (names.length <= max) return 0;
+  const aged: [number, string][] = [];
+  for (const name of names) {
+    if (keep.has(name)) continue;
+    try {
+      aged.push([fs.statSync(path.join(cacheDir, name)).mtimeMs, name]);
+    } catch {
+      // gone already
+    }
+  }
+  aged.sort((a, b) => a[0] - b[0]);
+  let removed = 0;
+  for (const [, name] of aged.slice(0, Math.max(0, names.length - max))) {
+    try {
+      fs.rmSync(path.join(cacheDir, name), { force: true });
+      removed++;
+    } catch {
+      // a folder we cannot write: left as it is
+    }
+  }
+  return removed;
+}
+
+export = { cjsBundle, codeCacheDir, pruneCodeCache, MAX_ENTRIES };
