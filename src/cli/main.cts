@@ -16,7 +16,6 @@
  */
 import fs = require('node:fs');
 import path = require('node:path');
-import tty = require('node:tty');
 
 type Front = typeof import('./front.js');
 type Cli = typeof import('./run.js');
@@ -26,13 +25,8 @@ let saveCodeCache: (() => number) | undefined;
 
 /** The command line run with this process's streams; its exit code set on the process. */
 async function main(): Promise<void> {
-  // `sessionfold … | head`: the reader went away; stop quietly, as other Unix tools do.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw e;
-    });
-  }
+  const stdout = fdWriter(1, () => process.stdout);
+  const stderr = fdWriter(2, () => process.stderr);
   let argv = process.argv.slice(2);
   let served: number | undefined;
   // statusline, cost report, sessions list: the front (its bundle) sees whether the command is served
@@ -43,29 +37,87 @@ async function main(): Promise<void> {
       argv = [argv[0] as string, ...front.statusLineArgs(await readStdin()), ...argv.slice(1)];
     } catch (e) {
       const code = (e as { code?: string }).code ?? 'IO_ERROR';
-      process.stdout.write(`${front.fallbackStatusLine(code)}\n`); // a status bar never goes blank
-      process.stderr.write(`error ${code}: ${(e as Error).message}\n`);
+      stdout.write(`${front.fallbackStatusLine(code)}\n`); // a status bar never goes blank
+      stderr.write(`error ${code}: ${(e as Error).message}\n`);
       served = 0;
     }
   }
   if (served === undefined && front?.isServed(argv) === true) {
-    served = await front.runServedCommand(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+    served = await front.runServedCommand(argv, { stdout, stderr, env: process.env, cwd: process.cwd() });
   }
   if (served === undefined) {
     const cli = await loadCli();
     cli.limitMallocArenasOnLoad();
-    process.exitCode = await cli.runCli(argv);
+    process.exitCode = await cli.runCli(argv, { stdout, stderr, env: process.env });
     saveCodeCache?.();
   } else process.exitCode = served;
+}
+
+/** `sessionfold … | head`: the reader went away; stop quietly, as other Unix tools do. */
+function onStreamError(e: NodeJS.ErrnoException): void {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+}
+
+/**
+ * fd 1 or 2 for the CLI to write to. A pipe or a file is written with `fs.writeSync`, as Node writes its
+ * own stdio there (synchronously, on Linux): `process.stdout` on a pipe is a `net.Socket`, and making it
+ * loads `net` and the stream modules, a few ms of an empty report's start (bench/RESULTS.md, startup). A
+ * terminal or anything else, and anything asked of the writer but `write` (or `isTTY`, which is false
+ * there), goes to Node's own stream, made then: so does the rest of the output once a write meets a
+ * descriptor that is not blocking (EAGAIN). A reader gone away (EPIPE) ends the process quietly either way.
+ */
+function fdWriter(fd: 1 | 2, make: () => NodeJS.WriteStream): NodeJS.WriteStream {
+  let node: NodeJS.WriteStream | undefined;
+  const stream = (): NodeJS.WriteStream => {
+    if (node === undefined) {
+      node = make();
+      node.on('error', onStreamError);
+    }
+    return node;
+  };
+  let direct = false;
+  try {
+    const st = fs.fstatSync(fd);
+    direct = st.isFIFO() || st.isFile();
+  } catch {
+    // a closed descriptor: Node's stream says what it says
+  }
+  if (!direct) return stream();
+  const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    if (!direct) return (stream().write as (...a: unknown[]) => boolean)(chunk, ...rest);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : 'utf8') : chunk;
+    let done = 0;
+    try {
+      while (done < bytes.length) done += fs.writeSync(fd, bytes, done);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') onStreamError(e as NodeJS.ErrnoException);
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      direct = false;
+      return (stream().write as (...a: unknown[]) => boolean)(bytes.subarray(done), ...rest.filter((r) => typeof r === 'function'));
+    }
+    const cb = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+    if (cb !== undefined) process.nextTick(cb);
+    return true;
+  };
+  return new Proxy({} as NodeJS.WriteStream, {
+    get(_, key) {
+      if (key === 'write') return write;
+      if (direct && (key === 'isTTY' || key === 'columns' || key === 'rows')) return key === 'isTTY' ? false : undefined; // not a terminal
+      const value = Reflect.get(stream(), key) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(stream()) : value;
+    },
+  });
 }
 
 /**
  * All of standard input as text; empty on a terminal (nothing is piped). Read with one blocking read of fd 0,
  * which sets up no stream (process.stdin's costs a status line a few ms); a non-blocking descriptor (EAGAIN)
- * is read as a stream.
+ * is read as a stream. A terminal is told by fstat (a character device, which `/dev/null` is too and which
+ * reads as empty anyway), not by `node:tty`, which loads `net`.
  */
 async function readStdin(): Promise<string> {
-  if (tty.isatty(0)) return '';
+  if (fs.fstatSync(0).isCharacterDevice()) return '';
   try {
     return fs.readFileSync(0, 'utf8');
   } catch (e) {
