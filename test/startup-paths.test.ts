@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressSpaceLimited } from '../cursors/native.js';
 import { localTimeZone } from '../src/cost/calendar.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, writeClaudeSession } from './claude-lines.js';
@@ -173,9 +174,10 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     for (const native of ['1', '0']) {
       const empty = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_NATIVE: native });
       expect(JSON.parse(empty.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
-      // No WebAssembly module; the addon is at most opened for its malloc-arena cap (main.ts capArenasFirst).
+      // No WebAssembly module; the addon is opened for its malloc-arena cap only under an address-space
+      // limit (cursors/native.ts limitMallocArenasAtStart), which this process's children inherit.
       expect(empty.loads.filter((l) => !l.startsWith('DLOPEN'))).toEqual([]);
-      if (native === '0') expect(empty.loads).toEqual([]);
+      if (native === '0' || !addressSpaceLimited()) expect(empty.loads).toEqual([]);
     }
     const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'kernels-claude') };
     await writeClaudeSession(env.CLAUDE_CONFIG_DIR, '77777777-7777-4777-8777-777777777778', [{ id: 'k1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
@@ -245,6 +247,16 @@ process.stdout.write(JSON.stringify({ code, out, prices }));`;
     expect(warm.data.session.costUsd).toBe(cold.data.session.costUsd);
     expect(warm.data.today.costUsd).toBe(cold.data.today.costUsd);
   }, 60_000);
+});
+
+describe('the address-space limit that makes the executable cap its malloc arenas at once', () => {
+  const limits = (v: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax data size             unlimited            unlimited            bytes\nMax address space         ${v}            ${v}            bytes\n`;
+  it.runIf(process.platform === 'linux')('is read from /proc/self/limits', () => {
+    expect(addressSpaceLimited(limits('unlimited'))).toBe(false);
+    expect(addressSpaceLimited(limits('1073741824'))).toBe(true);
+    expect(addressSpaceLimited('nothing here')).toBe(true); // cannot tell: cap
+    expect(addressSpaceLimited()).toBe(/^Max address space\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] !== 'unlimited');
+  });
 });
 
 describe('the executable (package.json bin, CommonJS) starts no ESM loader', () => {

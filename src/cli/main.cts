@@ -169,16 +169,15 @@ async function loadCli(): Promise<Cli> {
  * startup).
  *
  * The bundle's `native.cjs` (cursors/native.ts, the same module instance the CLI's chunks use) caps glibc's
- * malloc arenas before `run.cjs` compiles: V8 compiles it on background threads, and each thread that
- * allocates takes an arena of its own, which under a 1 GB address-space limit (`ulimit -v`) left V8 no room
- * for its heap.
+ * malloc arenas before `run.cjs` compiles where the address space is limited (`limitMallocArenasAtStart`:
+ * V8 compiles on background threads, each taking an arena), else when the kernel loads.
  */
 function fromCjsBundle(): Cli | undefined {
   if ((process.features as { require_module?: boolean }).require_module !== true || !cjsOn() || !fresh('bundle-cjs/run.cjs', 'run.js')) return undefined;
   try {
     const { cjsBundle, codeCacheDir } = require('./code-cache.cjs') as typeof import('./code-cache.cjs');
     const bundle = cjsBundle(path.join(__dirname, 'bundle-cjs'), process.env.SESSIONFOLD_CODE_CACHE === '0' ? undefined : codeCacheDir());
-    (bundle.load('native.cjs') as typeof import('../../cursors/native.js')).limitMallocArenas();
+    (bundle.load('native.cjs') as typeof import('../../cursors/native.js')).limitMallocArenasAtStart();
     const cli = bundle.load('run.cjs') as Cli;
     saveCodeCache = bundle.save;
     return cli;
