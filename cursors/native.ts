@@ -134,7 +134,7 @@ let wasmTried = false;
 let wasm: WasmKernel | undefined;
 
 /**
- * The executable's malloc arenas (src/cli/main.ts calls this; a program that imports sessionfold decides for
+ * The executable's malloc arenas (src/cli/main.cts calls this; a program that imports sessionfold decides for
  * its own process). glibc gives each thread that allocates its own arena, up to 8 per core, and an arena keeps
  * what its thread freed resident: the engines' threads (native/pool.c) each took one, which put the server's
  * peak RSS at 232 and 260 MB in two served runs on the 1.8 GB bench history, over the 250 MB goal. Capped
