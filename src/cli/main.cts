@@ -12,7 +12,7 @@
  * running `sessionfold serve` of this build (src/serve/), loading only the front (front.ts, from its bundle:
  * the client) and, while the server computes, the command's render step (served.ts); everything else, and a
  * served command nobody answers, loads the CLI (run.ts, from its bundle where the build made one: `loadCli`).
- * `runCli` itself is exported by the package (src/index.ts) and by run.ts.
+ * `runCli` itself is exported by run.ts.
  */
 import fs = require('node:fs');
 import path = require('node:path');
