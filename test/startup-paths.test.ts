@@ -313,6 +313,18 @@ describe('the executable (package.json bin, CommonJS) starts no ESM loader', () 
     expect(esm.stdout).toBe(local.stdout);
     expect(esm.modules.filter((m) => ESM.test(m)).length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('on a Node without require() of ES modules, runs the CLI from its ESM bundle, with the same answer', async () => {
+    const nobody = { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex') };
+    const cjs = await internals(['cost', 'report', '--json'], nobody);
+    // a preload that makes this Node say what Node 20 before 20.19 says
+    const older = join(own.dir, 'no-require-module.cjs');
+    await writeFile(older, "Object.defineProperty(process.features, 'require_module', { value: false });\n");
+    const r = await exec(process.execPath, ['-r', older, '-r', probe, BIN, 'cost', 'report', '--json'], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off', ...nobody } });
+    expect(r.stdout).toBe(cjs.stdout);
+    const modules = JSON.parse(/^MODULES (.*)$/m.exec(r.stderr)![1]!) as string[];
+    expect(modules.filter((m) => ESM.test(m)).length).toBeGreaterThan(0); // the ESM bundle, through import()
+  }, 60_000);
 });
 
 /**
