@@ -23,7 +23,7 @@ import { runTopicMain } from './lib/main.js';
 import { scanCorpus } from './lib/scan.js';
 import { startServe, type ServeChild } from './lib/serve.js';
 
-const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const MAIN_JS = fileURLToPath(new URL('../src/cli/main.cjs', import.meta.url));
 const exec = promisify(execFile);
 
 /** Throw unless the summary's day breakdowns carry exactly the expected tokens and request counts. */

@@ -23,7 +23,7 @@ import { runTopicMain } from './lib/main.js';
 import { startServe, type ServeChild } from './lib/serve.js';
 import { Rng } from '../fixtures/generate/prng.js';
 
-const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const MAIN_JS = fileURLToPath(new URL('../src/cli/main.cjs', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../../fixtures/claude/projects', import.meta.url));
 const exec = promisify(execFile);
 const ARGV = ['cost', 'report', '--json', '--group-by', 'model'];

@@ -93,7 +93,7 @@ async function codecRead(from?: ReadCursor): Promise<{ ms: number; rows: number;
   return { ms: performance.now() - t, rows: info.lines, events, output, cursor, restarted };
 }
 
-const CLI = new URL('../src/cli/main.js', import.meta.url).pathname; // run from dist/bench, beside dist/src
+const CLI = new URL('../src/cli/main.cjs', import.meta.url).pathname; // run from dist/bench, beside dist/src
 /**
  * CPU seconds (user + system) of the children this process has waited for, from /proc/self/stat (Linux;
  * undefined elsewhere). On a shared machine a run's wall time moves with the load, its CPU time much less.

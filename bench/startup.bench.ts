@@ -7,7 +7,8 @@
  * makes no cache); `statusline` fed Claude Code's JSON for a small session, its cache warm, run
  * locally; the same answered by a running `serve`. Each command's output is checked before timing. Peak RSS
  * and CPU time (user + system, which a loaded machine moves less than wall time) come from separate,
- * untimed runs that print `process.resourceUsage()` at exit.
+ * untimed runs that print `process.resourceUsage()` at exit (a `-r` preload). The commands run the package's
+ * `bin` (dist/src/cli/main.cjs), as an installed `sessionfold` does.
  *
  * The case's own time is one round; the figures go to stderr and in the result (`figures`).
  */
@@ -19,11 +20,17 @@ import { check, type BenchCase, type BenchEnv, type Topic } from './lib/harness.
 import { runTopicMain } from './lib/main.js';
 import { startServe, type ServeChild } from './lib/serve.js';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../src/cli/main.cjs', import.meta.url));
 const ROUNDS = 11;
 const SID = '5e551011-0000-4000-8000-000000000001';
 const HOOK_ROUNDS = 5;
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('MAXRSS '+u.maxRSS+' CPU '+(u.userCPUTime+u.systemCPUTime)+'\\n')})`;
+/**
+ * The preload that prints peak RSS and CPU time at exit: a CommonJS file given with `-r` (written into the
+ * bench's folder), not an `--import` of a data URL, which would start Node's ESM loader in every process and
+ * run the CommonJS executable through it.
+ */
+const RSS_HOOK = "process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('MAXRSS '+u.maxRSS+' CPU '+(u.userCPUTime+u.systemCPUTime)+'\\n')});\n";
+let rssHook = '';
 
 interface Command {
   name: string;
@@ -45,7 +52,7 @@ function homeEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv
 
 function runOnce(c: Command, hook = false): { ms: number; stdout: string; stderr: string } {
   const t = performance.now();
-  const r = spawnSync(process.execPath, hook ? ['--import', RSS_HOOK, ...c.args] : c.args, { env: c.env, input: c.stdin ?? '', encoding: 'utf8' });
+  const r = spawnSync(process.execPath, hook ? ['-r', rssHook, ...c.args] : c.args, { env: c.env, input: c.stdin ?? '', encoding: 'utf8' });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${r.stderr}`);
   return { ms, stdout: r.stdout, stderr: r.stderr };
@@ -85,6 +92,8 @@ export const topic: Topic = {
           const empty = join(dir, 'empty');
           const busy = join(dir, 'busy');
           mkdirSync(empty, { recursive: true });
+          rssHook = join(dir, 'rss-hook.cjs');
+          writeFileSync(rssHook, RSS_HOOK);
           const transcript = writeSession(join(busy, '.claude'));
           const input = JSON.stringify({ session_id: SID, transcript_path: transcript, cwd: '/w', model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet 4.5' }, workspace: { current_dir: '/w', project_dir: '/w' }, version: '2.1.0', context_window: { context_window_size: 200000 } });
           const socket = join(dir, 'serve.sock');

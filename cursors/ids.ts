@@ -6,12 +6,13 @@
  * digests come from plain JavaScript (xxhash-js.ts), so which one answered never shows.
  */
 import { readSync } from 'node:fs';
-import xxhash from 'xxhash-wasm';
+import { createRequire } from 'node:module';
+import type xxhashInit from 'xxhash-wasm';
 import { nativeKernel, wasmKernel } from './native.js';
 import type { WasmKernel } from './wasm.js';
 import { Xxh64, xxh32, xxh64 } from './xxhash-js.js';
 
-type Api = Pick<Awaited<ReturnType<typeof xxhash>>, 'h32' | 'h64' | 'h64ToString' | 'h64Raw' | 'create64'>;
+type Api = Pick<Awaited<ReturnType<typeof xxhashInit>>, 'h32' | 'h64' | 'h64ToString' | 'h64Raw' | 'create64'>;
 
 const jsApi: Api = {
   h32: (s: string) => xxh32(Buffer.from(s, 'utf8')),
@@ -40,7 +41,7 @@ let starting: Promise<void> | undefined;
  * (src/scan/parse-file.ts `parseTask`), so a file's lines are not hashed by the slower JavaScript XXH64.
  */
 export function hashesReady(): Promise<void> {
-  return (starting ??= xxhash().then(
+  return (starting ??= startXxhash().then(
     (a) => {
       ready = a;
     },
@@ -48,6 +49,24 @@ export function hashesReady(): Promise<void> {
       ready = jsApi;
     },
   ));
+}
+
+/**
+ * xxhash-wasm started: the package taken by `require()` here, not imported at the top, so a run that hashes
+ * nothing neither resolves it (its `exports` map alone starts part of Node's ESM resolver) nor reads it. Its
+ * CommonJS build, which the CLI's CommonJS bundle (a script that cannot `import()`) needs as well.
+ */
+function startXxhash(): ReturnType<typeof xxhashInit> {
+  try {
+    return (createRequire(import.meta.url)('xxhash-wasm') as typeof xxhashInit)();
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** Which digests answer now: xxhash-wasm's once it started, else the JavaScript ones. */
+export function hashesFrom(): 'xxhash-wasm' | 'js' {
+  return ready !== undefined && ready !== jsApi ? 'xxhash-wasm' : 'js';
 }
 
 /** True once `hashesReady()` has resolved: an awaiting caller can skip the await. */

@@ -7,7 +7,7 @@
  * answers to the JavaScript loops'). Where it is absent or off, the WebAssembly kernel (cursors/wasm.ts) runs
  * the same search, walk and hash, unless `SESSIONFOLD_WASM=0`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,7 +134,7 @@ let wasmTried = false;
 let wasm: WasmKernel | undefined;
 
 /**
- * The executable's malloc arenas (src/cli/main.ts calls this; a program that imports sessionfold decides for
+ * The executable's malloc arenas (src/cli/main.cts calls this; a program that imports sessionfold decides for
  * its own process). glibc gives each thread that allocates its own arena, up to 8 per core, and an arena keeps
  * what its thread freed resident: the engines' threads (native/pool.c) each took one, which put the server's
  * peak RSS at 232 and 260 MB in two served runs on the 1.8 GB bench history, over the 250 MB goal. Capped
@@ -146,6 +146,30 @@ let wasm: WasmKernel | undefined;
 export const MALLOC_ARENAS = 2;
 export function limitMallocArenas(n = MALLOC_ARENAS): boolean {
   return nativeKernel()?.limitArenas(n) ?? false;
+}
+
+/**
+ * The executable's cap at its start (src/cli/main.cts, before the CLI's CommonJS bundle compiles): now, the
+ * kernel loaded for it, where the process's address space is limited (`ulimit -v`, told by
+ * /proc/self/limits): V8 compiles on background threads, and each thread that allocates takes an arena of
+ * its own, 64 MB of address space, which under a 1 GB limit left V8 no room for its heap. Otherwise when
+ * the kernel loads (`limitMallocArenasOnLoad`), which is still before any engine thread starts: a run that
+ * reads no file (an empty report) then never opens the addon. Linux only, where glibc's arenas are.
+ */
+export function limitMallocArenasAtStart(n = MALLOC_ARENAS): void {
+  if (addressSpaceLimited()) limitMallocArenas(n);
+  else limitMallocArenasOnLoad(n);
+}
+
+/** Whether RLIMIT_AS is set for this process (Linux); true where /proc cannot tell. */
+export function addressSpaceLimited(limits?: string): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const m = /^Max address space\s+(\S+)/m.exec(limits ?? readFileSync('/proc/self/limits', 'utf8'));
+    return m === null || m[1] !== 'unlimited';
+  } catch {
+    return true;
+  }
 }
 
 /**

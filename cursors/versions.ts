@@ -8,7 +8,7 @@
  * snapshots), so an upgrade never reuses results an older build computed, even where a rule's own version
  * number was not bumped.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,8 +18,12 @@ function find(): { root: string | undefined; version: string } {
   if (found !== undefined) return found;
   found = { root: undefined, version: '?' };
   for (let dir = dirname(fileURLToPath(import.meta.url)), i = 0; i < 6; i++, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    // asked first: a read that fails throws an error with a stack, one per folder the walk passes (the
+    // bundle's and dist's), on every start
+    if (!existsSync(file)) continue;
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
       if (pkg.name === 'sessionfold') {
         found = { root: dir, version: String(pkg.version) };
         break;

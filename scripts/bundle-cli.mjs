@@ -2,13 +2,14 @@
 /**
  * The CLI bundled: dist/src/cli/run.js and every module of ours it imports, bundled into dist/src/cli/bundle/
  * (run.js, and a chunk per group of modules behind a dynamic import: each command, each codec), which the
- * executable (dist/src/cli/main.js) loads instead of about seventy modules. Node 20's ESM loader resolves,
+ * executable (dist/src/cli/main.cjs) loads instead of about seventy modules. Node 20's ESM loader resolves,
  * reads, compiles and links them one after another along the import chain: ~60 ms of a cold `cost report`
  * before any file is read, ~55 ms less with the bundle (bench/RESULTS.md, "Seventh session"). Packages
  * (node_modules) and Node's builtins stay imports, made by the chunk that needs them: one file for everything
- * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.js
- * (a served command) is bundled on its own: `bundle/front.js` (dist/src/cli/front.js: the status-line input
- * and the served client, with the render steps as chunks `front-*.js`), sharing no chunk with run.js, so a
+ * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.cjs
+ * (a served command) is bundled on its own: `bundle/front.js` and `bundle-cjs/front.cjs`, which main.cjs
+ * requires (dist/src/cli/front.js: the status-line input and the served client, with the render steps as
+ * chunks `front-*`), sharing no chunk with run.js, so a
  * served status line loads one file of ours before it connects instead of seven. The parse worker
  * (dist/src/scan/worker.js) is bundled on its own too, `bundle/scan-worker.js` (src/scan/pool.ts starts it
  * when it is not older than worker.js): each worker thread loads its modules itself, and it needs the
@@ -16,7 +17,7 @@
  *
  * Modules that name files the package ships do it from the package folder (cursors/versions.ts `packageRoot`),
  * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev
- * dependencies) there is no bundle and main.js loads run.js, as it does when the bundle is older than run.js.
+ * dependencies) there is no bundle and main.cjs loads run.js, as it does when the bundle is older than run.js.
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -42,12 +43,20 @@ async function main() {
   rmSync(outDir, { recursive: true, force: true });
   rmSync(cjsDir, { recursive: true, force: true });
   await bundleTo(rolldown, { run: input }, '[name]-[hash].js', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] });
-  await bundleTo(rolldown, { front: join(root, 'dist', 'src', 'cli', 'front.js') }, 'front-[name]-[hash].js');
-  // The same CLI as CommonJS chunks (`bundle-cjs/`), which main.js runs through vm.Script with V8's code
-  // cache (src/cli/code-cache.ts); Node 20 keeps no compile cache for ES modules.
-  await bundleTo(rolldown, { run: input }, '[name]-[hash].cjs', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] }, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs'});
+  const front = join(root, 'dist', 'src', 'cli', 'front.js');
+  await bundleTo(rolldown, { front }, 'front-[name]-[hash].js');
+  // The front again as CommonJS (`bundle-cjs/front.cjs`, its render steps as `front-*.cjs` chunks), which
+  // main.cjs takes by require(): a served status line then never starts Node's ESM loader.
+  await bundleTo(rolldown, { front }, 'front-[name]-[hash].cjs', true, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs' });
+  // The same CLI as CommonJS chunks (`bundle-cjs/`), which main.cjs runs through vm.Script with V8's code
+  // cache (src/cli/code-cache.cts); Node 20 keeps no compile cache for ES modules. `native.cjs` is the kernel's
+  // module (cursors/native.ts), shared with the CLI's chunks: main.cjs caps the malloc arenas with it before
+  // run.cjs compiles.
+  const native = join(root, 'dist', 'cursors', 'native.js');
+  await bundleTo(rolldown, { run: input, native }, '[name]-[hash].cjs', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] }, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs' });
   await bundleTo(rolldown, { 'scan-worker': join(root, 'dist', 'src', 'scan', 'worker.js') }, 'scan-worker-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
+  if (statSync(join(cjsDir, 'front.cjs')).mtimeMs < statSync(front).mtimeMs) throw new Error('bundle-cli: the front\'s CommonJS bundle is older than front.js');
 }
 
 /**

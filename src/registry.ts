@@ -4,7 +4,7 @@
  * (src/lazy-codec.ts); `loadCodec()` loads one where a caller needs more than that. `registerCodec()` adds a
  * plugin codec at run time.
  */
-import { open } from 'node:fs/promises';
+import { promises } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import type { Codec } from '../cursors/protocol/codec.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
@@ -78,7 +78,9 @@ function under(file: string, root: string): boolean {
 export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Codec> {
   const path = resolve(file);
   let head: Buffer;
-  const fh = await open(path, 'r').catch((e: NodeJS.ErrnoException) => {
+  // fs.promises at the call, not an import of node:fs/promises: that loads it (and the ten internal modules
+  // it takes) on every start of the CLI's CommonJS bundle, where the registry is in the first chunks.
+  const fh = await promises.open(path, 'r').catch((e: NodeJS.ErrnoException) => {
     throw new SessionfoldError('IO_ERROR', `cannot read ${file}: ${e.message}`, { file });
   });
   try {

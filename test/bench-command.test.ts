@@ -50,7 +50,7 @@ function demoDocs(): { expected: ExpectedDocument; manifest: Manifest } {
 describe('sessionfold bench', () => {
   it('measures the bundled demo history when the user has none, and says so (built CLI, subprocess)', async () => {
     const home = mkdtempSync(join(scratch, 'home-'));
-    const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.js'), 'bench', '--json'], {
+    const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.cjs'), 'bench', '--json'], {
       env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
       cwd: home,
     });
@@ -94,7 +94,7 @@ describe('sessionfold bench', () => {
   it('says when the native kernel is turned off (SESSIONFOLD_NATIVE=0: the WebAssembly one; SESSIONFOLD_WASM=0 too: none)', async () => {
     const home = mkdtempSync(join(scratch, 'home-'));
     const kernel = async (env: Record<string, string>) => {
-      const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.js'), 'bench', '--json'], {
+      const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.cjs'), 'bench', '--json'], {
         env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', SESSIONFOLD_NATIVE: '0', ...env },
         cwd: home,
       });

@@ -20,7 +20,7 @@ import { layOutPeerTree, PEER_AGENTS, type PeerAgent } from './helpers/peer-tree
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const RECORDED = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'peers', 'ccusage-20.0.24.json'), 'utf8')) as Record<PeerAgent, RecordedAgent>;
 
 /** sessionfold minus ccusage, per agent where they differ, and the README that explains it. */

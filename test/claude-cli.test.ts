@@ -16,7 +16,7 @@ import { byKind, readEvents } from './helpers/codec-harness.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const PROJECTS = fileURLToPath(new URL('../fixtures/claude/projects', import.meta.url));
 const SESSION = join(REAL, 'vibecodingtracker-real-session-v1.0.95-zh.jsonl');

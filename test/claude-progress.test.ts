@@ -24,7 +24,7 @@ import { FULL_PEEK_BYTES } from '../src/sessions/peek.js';
 import { SCAN_MIN_FILES } from '../src/sessions/usage-scan.js';
 import { copyClaudeFixtures, FAKE_PRICER, HAS_CLAUDE, makeHome, REAL, type Home } from './sessions-helpers.js';
 
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const run = promisify(execFile);
 const CLAUDE_REAL = join(REAL, 'claude');
 

@@ -15,11 +15,11 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const DIST_CLI = new URL('../dist/src/cli/', import.meta.url);
-const CLI = fileURLToPath(new URL('main.js', DIST_CLI));
+const CLI = fileURLToPath(new URL('main.cjs', DIST_CLI));
 const run = promisify(execFile);
 
 describe('the CLI bundle', () => {
-  it('is built after run.js, and is what the executable loads', async () => {
+  it('is built after run.js, and is what the executable loads (main.js exports main.cjs\'s loadCli)', async () => {
     const bundle = statSync(new URL('bundle/run.js', DIST_CLI));
     expect(bundle.mtimeMs).toBeGreaterThanOrEqual(statSync(new URL('run.js', DIST_CLI)).mtimeMs);
     const main = (await import(new URL('main.js', DIST_CLI).href)) as { loadCli(): Promise<{ runCli: unknown }> };
@@ -35,6 +35,18 @@ describe('the CLI bundle', () => {
     expect(ours.length).toBeGreaterThan(0); // the render steps, as chunks
     expect(ours.filter((f) => !f?.startsWith('./front-'))).toEqual([]);
   });
+
+  it('bundles the front again as CommonJS, which the executable requires: its own chunks and builtins only', async () => {
+    expect(statSync(new URL('bundle-cjs/front.cjs', DIST_CLI)).mtimeMs).toBeGreaterThanOrEqual(statSync(new URL('front.js', DIST_CLI)).mtimeMs);
+    const ours = [...readFileSync(new URL('bundle-cjs/front.cjs', DIST_CLI), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!);
+    expect(ours.filter((f) => f.startsWith('./')).length).toBeGreaterThan(0); // the render steps, as chunks
+    expect(ours.filter((f) => !f.startsWith('./front-') && !f.startsWith('node:') && f !== 'url')).toEqual([]);
+    // the ES-module executable (main.js) runs the CommonJS one's code: the same answers
+    const env = { PATH: process.env.PATH, HOME: '/nonexistent', SESSIONFOLD_SOCKET: 'off' };
+    const esm = await run(process.execPath, [fileURLToPath(new URL('main.js', DIST_CLI)), 'cost', 'report', '--json'], { env });
+    expect(JSON.parse(esm.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+    expect((await run(process.execPath, [CLI, 'cost', 'report', '--json'], { env })).stdout).toBe(esm.stdout);
+  }, 60_000);
 
   it('bundles the parse worker on its own, and the pool starts workers from it', async () => {
     expect(statSync(new URL('bundle/scan-worker.js', DIST_CLI)).mtimeMs).toBeGreaterThanOrEqual(statSync(new URL('../scan/worker.js', DIST_CLI)).mtimeMs);

@@ -26,7 +26,7 @@ import type { CommandDef } from '../src/cli/command.js';
 import { Rng } from '../fixtures/generate/prng.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = join(ROOT, 'dist/src/cli/main.cjs');
 const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
 const CHILD_TIMEOUT_MS = 15_000;
 const SEED = 20261201;

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_KINDS, type EventKind } from '../cursors/protocol/events.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 let home: string;
 
 beforeAll(async () => {

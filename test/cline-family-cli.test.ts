@@ -21,7 +21,7 @@ import { treeListing } from './helpers/files.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const FIXTURES = join(ROOT, 'fixtures');
 const AGENTS = { cline: ['Code', 'saoudrizwan.claude-dev'], roo: ['Cursor', 'rooveterinaryinc.roo-cline'], kilo: ['VSCodium', 'kilocode.kilo-code'] } as const;
 type Agent = keyof typeof AGENTS;

@@ -1,16 +1,18 @@
 /**
- * src/cli/code-cache.ts: CommonJS chunks run through vm.Script with V8's code cache. A chunk's exports and its
+ * src/cli/code-cache.cts: CommonJS chunks run through vm.Script with V8's code cache. A chunk's exports and its
  * relative requires work; the cache is written once after a run, read by the next, and a stale (the chunk
- * changed) or damaged one is ignored and rewritten.
+ * changed) or damaged one is ignored and rewritten; the folder keeps a bounded number of files. The module is
+ * CommonJS (the executable requires it), taken from the build.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cjsBundle, codeCacheDir } from '../src/cli/code-cache.js';
 
-const BUILT = new URL('../dist/src/cli/code-cache.js', import.meta.url).href;
+const BUILT = new URL('../dist/src/cli/code-cache.cjs', import.meta.url).pathname;
+const { cjsBundle, codeCacheDir, pruneCodeCache, MAX_ENTRIES } = createRequire(import.meta.url)(BUILT) as typeof import('../src/cli/code-cache.cjs');
 const roots: string[] = [];
 afterEach(() => {
   for (const d of roots.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -38,8 +40,8 @@ type Run = { answer(): number; sep: string };
  * it compiled and would not look at a cache for them again.
  */
 function inChild(dir: string, cache: string): [number, number] {
-  const script = `const { cjsBundle } = await import(${JSON.stringify(BUILT)}); const b = cjsBundle(${JSON.stringify(dir)}, ${JSON.stringify(cache)}); const a = b.load('run.cjs').answer(); process.stdout.write(JSON.stringify([a, b.save()]));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  const script = `const { cjsBundle } = require(${JSON.stringify(BUILT)}); const b = cjsBundle(${JSON.stringify(dir)}, ${JSON.stringify(cache)}); const a = b.load('run.cjs').answer(); process.stdout.write(JSON.stringify([a, b.save()]));`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   return JSON.parse(r.stdout) as [number, number];
 }
 
@@ -85,6 +87,41 @@ describe('the CommonJS bundle with the code cache', () => {
     const b = cjsBundle(dir, undefined);
     expect((b.load('run.cjs') as Run).answer()).toBe(6);
     expect(b.save()).toBe(0);
+  });
+
+  it('keeps at most MAX_ENTRIES files: a run that writes removes the oldest-written, never its own', () => {
+    const { dir, cache } = makeBundle(7);
+    mkdirSync(cache, { recursive: true });
+    // caches of other builds and Node versions, written over the last days, oldest first
+    const old = Array.from({ length: MAX_ENTRIES + 5 }, (_, i) => `registry-${i}.cjs-10-1-v18.0.0-x64.cache`);
+    const day = Date.now() / 1000 - 86_400;
+    old.forEach((name, i) => {
+      writeFileSync(join(cache, name), 'old');
+      utimesSync(join(cache, name), day + i, day + i);
+    });
+    const b = cjsBundle(dir, cache);
+    expect((b.load('run.cjs') as Run).answer()).toBe(14);
+    expect(b.save()).toBe(2);
+    const left = readdirSync(cache);
+    expect(left).toHaveLength(MAX_ENTRIES);
+    expect(left.filter((f) => f.endsWith(`-${process.version}-${process.arch}.cache`))).toHaveLength(2); // this run's
+    expect(left).not.toContain(old[0]); // the oldest went first
+    expect(left).not.toContain(old[6]);
+    expect(left).toContain(old[7]);
+    expect(left).toContain(old[old.length - 1]);
+    // under the bound, a write removes nothing; a run that finds its caches writes nothing and lists nothing
+    expect(pruneCodeCache(cache, new Set())).toBe(0);
+    expect(inChild(dir, cache)).toEqual([14, 0]);
+    expect(readdirSync(cache)).toHaveLength(MAX_ENTRIES);
+  });
+
+  it('prunes a folder it cannot list, or a file gone meanwhile, without failing', () => {
+    expect(pruneCodeCache(join(tmpdir(), 'sessionfold-no-such-code-cache'), new Set(), 0)).toBe(0);
+    const { cache } = makeBundle(1);
+    mkdirSync(cache, { recursive: true });
+    for (const f of ['a', 'b', 'c']) writeFileSync(join(cache, f), f);
+    expect(pruneCodeCache(cache, new Set(['c']), 1)).toBe(2);
+    expect(readdirSync(cache)).toEqual(['c']);
   });
 
   it('keeps its cache in sessionfold\'s own cache folder', () => {

@@ -168,7 +168,7 @@ describe('codex usage-only fast path', () => {
 
 describe('sessionfold read --agent codex (subprocess)', () => {
   // dist/ is built by `npm test` (tsc) before vitest runs, as for the other CLI subprocess tests.
-  const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+  const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 
   it('streams the events of a rollout as NDJSON, and --kinds usage the same usage events', async () => {
     const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', CODEX_HOME: new URL('../fixtures/codex', import.meta.url).pathname, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' };

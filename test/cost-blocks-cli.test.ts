@@ -13,7 +13,7 @@ import type { CostSummary } from '../src/cost/types.js';
 import { reqTokens, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, HAS_CODEX, makeHome, type Home } from './sessions-helpers.js';
 
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const run = promisify(execFile);
 const H = 3_600_000;
 const M = 60_000;

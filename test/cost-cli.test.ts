@@ -211,7 +211,7 @@ describe('progress bar', () => {
 });
 
 describe('cost report as a subprocess (built CLI)', () => {
-  const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+  const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
   const run = promisify(execFile);
 
   it('prints the same table and JSON as in process', async () => {

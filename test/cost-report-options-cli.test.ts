@@ -11,7 +11,7 @@ import type { CostBreakdown, CostSummary } from '../src/cost/types.js';
 import { expectReqSums, reqTokens, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const run = promisify(execFile);
 const DAY = 86_400_000;
 const SONNET = 'claude-sonnet-4-5';

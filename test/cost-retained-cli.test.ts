@@ -15,7 +15,7 @@ import { createPricer } from '../src/cost/pricing.js';
 import { claudeLine, expectReqSums, reqTokens, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const run = promisify(execFile);
 const SID = '66666666-6666-4666-8666-666666666666';
 const OTHER = '77777777-7777-4777-8777-777777777777';

@@ -34,7 +34,7 @@ function sqlOnCopy<T>(db: string, sql: string, ...params: unknown[]): T {
     rmSync(copy, { force: true });
   }
 }
-const CLI = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/cursor/', import.meta.url));
 const REAL_CHAT = 'a1b2c3d4-e5f6-7890-abcd-ef1234567890';
 const home = mkdtempSync(join(tmpdir(), 'sf-cursor-goose-cli-'));

@@ -15,7 +15,7 @@ import { readEvents } from './helpers/codec-harness.js';
 
 const run = promisify(execFile);
 const REAL = new URL('../../shared/fixtures/real/', import.meta.url).pathname;
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const FILES: [string, string][] = [
   ['codex', join(REAL, 'codex', 'agent-sessions-v0.146-sanitized.jsonl')],
   ['claude', join(REAL, 'claude', 'agent-sessions-v2.1-sanitized-hooks-attachments.jsonl')],

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { appendBubble, appendChatTurn, CHAT_ID, COMPOSER_A, WORKSPACE_HASH, writeChatStore, writeStateDb } from './cursor-helpers.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'sf-cursor-rows-cli-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 

@@ -19,7 +19,7 @@ import { AGENT_TREE, buildEveryAgentTree, EXPECTED, NOT_AGENTS, type EveryAgentT
 import { snapshotTree } from './sessions-helpers.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 
 let tree: EveryAgentTree;
 let before: Awaited<ReturnType<typeof snapshotTree>>;

@@ -129,7 +129,7 @@ describe('events export --after (incremental)', () => {
 });
 
 describe('events export as a subprocess (built CLI)', () => {
-  const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+  const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
   const run = promisify(execFile);
 
   it('streams NDJSON and resumes with --after', async () => {

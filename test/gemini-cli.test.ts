@@ -20,7 +20,7 @@ import { readEvents } from './helpers/codec-harness.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/gemini/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/gemini/', import.meta.url));
 const PROJECT = '/home/someone/proj-a';

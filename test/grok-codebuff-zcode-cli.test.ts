@@ -27,7 +27,7 @@ import { agentCli } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const EXPECTED = join(FIXTURES, 'expected');
 const AGENTS = ['grok', 'grok-cli', 'codebuff', 'zcode'] as const;

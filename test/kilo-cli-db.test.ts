@@ -21,7 +21,7 @@ import { buildOpencodeDb } from './helpers/opencode-db.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 
 let home: string;
 let data: string;

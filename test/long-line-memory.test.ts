@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = join(ROOT, 'dist/src/cli/main.cjs');
 const SID = '0d0d0d0d-1111-4222-8333-444444444444';
 const BIG = 200 * 1024 * 1024;
 const line = (i: number) =>

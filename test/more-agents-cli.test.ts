@@ -23,7 +23,7 @@ import { agentCli } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/', import.meta.url));
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));
 const AMP_THREADS = ['llm-usage-metrics-e2e-thread.json', 'llm-usage-metrics-ledger-thread.json'];

@@ -178,7 +178,7 @@ describe.runIf(kernel !== undefined).each(SIMD)('native field walk = the JavaScr
 
 describe('a cost report reads the same with and without the kernel', () => {
   it.runIf(kernel !== undefined)('over the real Claude and Codex fixtures, without the cache', () => {
-    const args = [join(ROOT, 'dist/src/cli/main.js'), 'cost', 'report', '--json', '--no-cache', '--group-by', 'session', '--agent', 'claude,codex'];
+    const args = [join(ROOT, 'dist/src/cli/main.cjs'), 'cost', 'report', '--json', '--no-cache', '--group-by', 'session', '--agent', 'claude,codex'];
     const env = { ...makeHistory({ real: true }).env, SESSIONFOLD_SOCKET: 'off' };
     const on = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
     const off = spawnSync(process.execPath, args, { env: { ...env, SESSIONFOLD_NATIVE: '0' }, encoding: 'utf8' });

@@ -23,7 +23,7 @@ import { assistant, jsonl, PI_V1, PI_V3, REAL_OPENCLAW, usages } from './pi-help
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 
 const V3_ID = '019e19b4-eb48-746a-aa6b-8dfcfa37954b';
 const V1_ID = 'd703a1a9-1b7b-4fb1-b512-c9738b1fe617';

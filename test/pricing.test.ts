@@ -1,10 +1,10 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calcPrice, type Provider } from '@pydantic/genai-prices';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createPricer, resolvePriceEntry, type PriceableUsage } from '../src/cost/pricing.js';
+import { createPricer, priceDataVersion, resolvePriceEntry, type PriceableUsage } from '../src/cost/pricing.js';
 import { parseOverrides, NO_OVERRIDES } from '../src/cost/overrides.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
 
@@ -178,6 +178,14 @@ describe('pricing arithmetic', () => {
     const day = pricer.calculate(usage({ model: 'deepseek-chat', timestamp: '2025-10-01T03:00:00Z', inputTokens: 1e6 }));
     const night = pricer.calculate(usage({ model: 'deepseek-chat', timestamp: '2025-10-01T20:00:00Z', inputTokens: 1e6 }));
     expect(day).not.toBe(night);
+  });
+});
+
+describe('the price data version', () => {
+  it('is the installed genai-prices package\'s version', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../node_modules/@pydantic/genai-prices/package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(pkg.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(priceDataVersion()).toBe(pkg.version);
   });
 });
 

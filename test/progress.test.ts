@@ -102,7 +102,7 @@ describe('createProgress', () => {
 });
 
 describe.skipIf(!HAS_CLAUDE)('piped commands print nothing extra on stderr (built CLI)', () => {
-  const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+  const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
   const run = promisify(execFile);
   const SID = '88888888-8888-4888-8888-888888888888';
   const REQS: Req[] = [{ id: 'p1', ms: Date.UTC(2026, 0, 5, 9), inp: 1, out: 2, cr: 3, cw: 4, usd: 0.5 }];

@@ -21,7 +21,7 @@ import { agentCli } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const SHARED = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));
 const OWN_DROID = fileURLToPath(new URL('../fixtures/droid/sessions/-home-someone-proj/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/', import.meta.url));

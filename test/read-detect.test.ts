@@ -17,7 +17,7 @@ import { detectCodec, getCodec } from '../src/registry.js';
 
 const run = promisify(execFile);
 const REAL = new URL('../../shared/fixtures/real/', import.meta.url).pathname;
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 
 async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];

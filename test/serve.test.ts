@@ -21,7 +21,7 @@ import { startServer } from '../src/serve/server.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
 import { startServeProcess } from './helpers/serve-process.js';
 
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const exec = promisify(execFile);
 
 let seq = 0;

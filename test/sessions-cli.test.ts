@@ -11,7 +11,7 @@ import { runCli } from '../src/cli/run.js';
 import { buildExportFixtures, CLAUDE_SUBAGENT_PARENT, copyClaudeFixtures, copyCodexFixtures, EXPORT_IDS, HAS_CLAUDE, makeHome, sink, type Home } from './sessions-helpers.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const SNAP = (name: string) => `./snapshots/cli/sessions-${name}.txt`;
 const J = 'sessionfold-jsonl';
 let home: Home;

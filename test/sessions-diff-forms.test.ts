@@ -12,7 +12,7 @@ import { createSessionManager, type SessionManager } from '../src/sessions/manag
 import { EXPORT_IDS, FAKE_PRICER, makeFixtureHome, type Home } from './sessions-helpers.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const J = 'sessionfold-jsonl';
 
 let home: Home;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeLine, sumOf, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const run = promisify(execFile);
 const DAY = 86_400_000;
 const now = Date.now();

@@ -20,7 +20,7 @@ import { buildExportFixtures, makeHome, type Home } from './sessions-helpers.js'
 import { collect, makeTree, opts, put, sessionBody, tempDir } from './scan-helpers.js';
 
 const J = 'sessionfold-jsonl';
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const run = promisify(execFile);
 
 let home: Home;

@@ -12,7 +12,7 @@ import { createSessionManager } from '../src/sessions/manager.js';
 import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, HAS_CLAUDE, HAS_CODEX, sink, snapshotTree, type Home, makeFixtureHome } from './sessions-helpers.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const J = 'sessionfold-jsonl';
 let home: Home;
 let codexIds: string[] = [];

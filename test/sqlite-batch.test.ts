@@ -242,7 +242,7 @@ async function scan(cache: boolean, workers = 0): Promise<{ records: UsageRecord
 }
 
 const key = (r: UsageRecord): string => `${r.file} ${r.dedupKey} ${r.inputTokens} ${r.outputTokens} ${r.cacheReadTokens} ${r.cacheWriteTokens} ${r.costUsd}`;
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 
 describe('the event cache reads the changed sessions of a database as one batch', () => {
   it('a warm scan and a warm `cost report` equal cold ones after appends into every session and an update in place', async () => {

@@ -17,7 +17,7 @@ import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART } from './helper
 import { snapshotTree } from './sessions-helpers.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 
 let home: string;
 let env: NodeJS.ProcessEnv;

@@ -10,9 +10,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressSpaceLimited } from '../cursors/native.js';
 import { localTimeZone } from '../src/cost/calendar.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, writeClaudeSession } from './claude-lines.js';
+import { startServeProcess, type ServeProcess } from './helpers/serve-process.js';
 import { makeHome, type Home } from './sessions-helpers.js';
 
 const exec = promisify(execFile);
@@ -82,7 +84,7 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
   const HOOK = `data:text/javascript,${encodeURIComponent("import { writeSync } from 'node:fs'; export async function load(url, context, next) { writeSync(2, 'LOADED ' + url + '\\n'); return next(url, context); }")}`;
   const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOK)});`)}`;
   const ROOT = fileURLToPath(new URL('..', import.meta.url));
-  const MAIN = join(ROOT, 'dist/src/cli/main.js');
+  const MAIN = join(ROOT, 'dist/src/cli/main.cjs');
   // A home of its own with no agent folder at all (makeHome's holds an empty export folder).
   let bare: Home;
   beforeAll(async () => {
@@ -172,9 +174,10 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     for (const native of ['1', '0']) {
       const empty = await kernelsLoadedBy([MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_NATIVE: native });
       expect(JSON.parse(empty.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
-      // No WebAssembly module; the addon is at most opened for its malloc-arena cap (main.ts capArenasFirst).
+      // No WebAssembly module; the addon is opened for its malloc-arena cap only under an address-space
+      // limit (cursors/native.ts limitMallocArenasAtStart), which this process's children inherit.
       expect(empty.loads.filter((l) => !l.startsWith('DLOPEN'))).toEqual([]);
-      if (native === '0') expect(empty.loads).toEqual([]);
+      if (native === '0' || !addressSpaceLimited()) expect(empty.loads).toEqual([]);
     }
     const env = { CLAUDE_CONFIG_DIR: join(bare.dir, 'kernels-claude') };
     await writeClaudeSession(env.CLAUDE_CONFIG_DIR, '77777777-7777-4777-8777-777777777778', [{ id: 'k1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
@@ -262,6 +265,84 @@ process.stdout.write(JSON.stringify({ code, out, prices }));`;
     expect(warm.data.session.costUsd).toBeGreaterThan(0);
     expect(warm.data.session.costUsd).toBe(cold.data.session.costUsd);
     expect(warm.data.today.costUsd).toBe(cold.data.today.costUsd);
+  }, 60_000);
+});
+
+describe('the address-space limit that makes the executable cap its malloc arenas at once', () => {
+  const limits = (v: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax data size             unlimited            unlimited            bytes\nMax address space         ${v}            ${v}            bytes\n`;
+  it.runIf(process.platform === 'linux')('is read from /proc/self/limits', () => {
+    expect(addressSpaceLimited(limits('unlimited'))).toBe(false);
+    expect(addressSpaceLimited(limits('1073741824'))).toBe(true);
+    expect(addressSpaceLimited('nothing here')).toBe(true); // cannot tell: cap
+    expect(addressSpaceLimited()).toBe(/^Max address space\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] !== 'unlimited');
+  });
+});
+
+describe('the executable (package.json bin, CommonJS) starts no ESM loader', () => {
+  // Node's ESM loader (its translators and module jobs) starts for an ES-module entry and for each import();
+  // the bin's paths take everything by require(). A preload (-r, which itself starts no ESM loader) prints the
+  // process's own record of the internal modules it loaded: the evidence is the record, not a time.
+  const ROOT = fileURLToPath(new URL('..', import.meta.url));
+  const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.sessionfold!);
+  const SID = '99999999-9999-4999-8999-999999999999';
+  const NOW = '2026-01-05T12:00:00.000Z';
+  const ESM = /^NativeModule internal\/modules\/esm\/(translators|module_job)$/;
+  let own: Home;
+  let probe: string;
+  let server: ServeProcess;
+  let socket: string;
+  beforeAll(async () => {
+    own = await makeHome();
+    probe = join(own.dir, 'modules.cjs');
+    await writeFile(probe, "process.on('exit', () => require('node:fs').writeSync(2, '\\nMODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n");
+    await writeClaudeSession(own.claude, SID, [{ id: 'm1', ms: Date.parse(NOW) - 60_000, inp: 10, out: 20, cr: 0, cw: 0, usd: 0.25 }]);
+    socket = join(own.dir, 'sf.sock');
+    server = await startServeProcess(BIN, socket, { ...own.env, SESSIONFOLD_SOCKET: 'off' });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await rm(own.dir, { recursive: true, force: true });
+  });
+
+  async function internals(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; modules: string[] }> {
+    const r = await exec(process.execPath, ['-r', probe, BIN, ...args], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off', ...env } });
+    const m = /^MODULES (.*)$/m.exec(r.stderr);
+    expect(m).not.toBeNull();
+    return { stdout: r.stdout, modules: JSON.parse(m![1]!) as string[] };
+  }
+
+  it('is main.cjs', () => {
+    expect(BIN.endsWith('dist/src/cli/main.cjs')).toBe(true);
+  });
+
+  it('for an empty report, and for a served status line', async () => {
+    const empty = await internals(['cost', 'report', '--json'], { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex') });
+    expect(JSON.parse(empty.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
+    expect(empty.modules.filter((m) => ESM.test(m))).toEqual([]);
+    const args = ['statusline', '--agent', 'claude', '--session', SID, '--json', '--now', NOW];
+    const local = await internals(args, {});
+    const served = await internals(args, { SESSIONFOLD_SOCKET: socket });
+    expect(JSON.parse(served.stdout)).toMatchObject({ session: { costUsd: 0.25 } });
+    expect(served.stdout).toBe(local.stdout);
+    expect(served.modules.filter((m) => ESM.test(m))).toEqual([]);
+    const status = await exec(process.execPath, [BIN, 'serve', '--status', '--socket', socket], { env: own.env });
+    expect((JSON.parse(status.stdout) as { served: number }).served).toBe(1); // the server answered it
+    // the probe tells the ESM loader apart: the same status line through the ES-module front does start it
+    const esm = await internals(args, { SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CJS: '0' });
+    expect(esm.stdout).toBe(local.stdout);
+    expect(esm.modules.filter((m) => ESM.test(m)).length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('on a Node without require() of ES modules, runs the CLI from its ESM bundle, with the same answer', async () => {
+    const nobody = { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex') };
+    const cjs = await internals(['cost', 'report', '--json'], nobody);
+    // a preload that makes this Node say what Node 20 before 20.19 says
+    const older = join(own.dir, 'no-require-module.cjs');
+    await writeFile(older, "Object.defineProperty(process.features, 'require_module', { value: false });\n");
+    const r = await exec(process.execPath, ['-r', older, '-r', probe, BIN, 'cost', 'report', '--json'], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off', ...nobody } });
+    expect(r.stdout).toBe(cjs.stdout);
+    const modules = JSON.parse(/^MODULES (.*)$/m.exec(r.stderr)![1]!) as string[];
+    expect(modules.filter((m) => ESM.test(m)).length).toBeGreaterThan(0); // the ESM bundle, through import()
   }, 60_000);
 });
 

@@ -19,7 +19,7 @@ import { isServed } from '../src/serve/protocol.js';
 import { startServeProcess, type ServeProcess } from './helpers/serve-process.js';
 import { HAS_CLAUDE, HAS_CODEX, makeHome, REAL, type Home } from './sessions-helpers.js';
 
-const CLI = new URL('../dist/src/cli/main.js', import.meta.url).pathname;
+const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const exec = promisify(execFile);
 
 const NOW = '2025-08-28T13:30:00.000Z';
@@ -219,9 +219,11 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
       const local = await cli(args, input);
       const served = await cli(args, input, { SESSIONFOLD_SOCKET: socket });
       expect(served).toEqual(local);
+      // The front from its ESM bundle (SESSIONFOLD_CJS=0, as where the CommonJS one is missing): the same answer
+      expect(await cli(args, input, { SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CJS: '0' })).toEqual(local);
       const status = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', socket], { env: home.env });
       const s = JSON.parse(status.stdout) as { served: number; recent: string[] };
-      expect(s.served).toBe(1);
+      expect(s.served).toBe(2);
       expect(s.recent[0]).toMatch(/^statusline --agent claude --session e9f146fa/);
     }, 60_000);
   });

@@ -568,7 +568,7 @@ describe('reads through the codecs give the same events with the WebAssembly ker
 
 describe('a cost report reads the same with the WebAssembly kernel and with the JavaScript loops', () => {
   it('over the real Claude and Codex fixtures, without the cache', () => {
-    const args = [join(ROOT, 'dist/src/cli/main.js'), 'cost', 'report', '--json', '--no-cache', '--group-by', 'session', '--agent', 'claude,codex'];
+    const args = [join(ROOT, 'dist/src/cli/main.cjs'), 'cost', 'report', '--json', '--no-cache', '--group-by', 'session', '--agent', 'claude,codex'];
     const history = makeHistory({ real: true });
     try {
       const env = { ...history.env, SESSIONFOLD_SOCKET: 'off', SESSIONFOLD_NATIVE: '0' };

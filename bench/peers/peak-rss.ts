@@ -31,7 +31,7 @@ import { HAS_GNU_TIME, measure } from './measure.js';
 import { table } from './rounds.js';
 import { parseSessionfold } from './tools.js';
 
-const MAIN_JS = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const MAIN_JS = fileURLToPath(new URL('../../src/cli/main.cjs', import.meta.url));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 /** The default list length of `sessions list`. */
 const LIST_LIMIT = 100;

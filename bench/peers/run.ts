@@ -29,7 +29,7 @@ import { measureServed } from './served.js';
 import { sessionfoldInvocation, type Invocation } from './tools.js';
 
 const REPO = realpathSync(fileURLToPath(new URL('../../../', import.meta.url)));
-const MAIN_JS = join(REPO, 'dist', 'src', 'cli', 'main.js');
+const MAIN_JS = join(REPO, 'dist', 'src', 'cli', 'main.cjs');
 
 const { values: opts } = parseArgs({
   options: {

@@ -29,7 +29,7 @@ import { agreeAll, corpusPaths, installPeers, oursTool, peerTool, ratio, runTool
 import { measureServed, type ServedCase } from './served.js';
 import { sessionfoldInvocation } from './tools.js';
 
-const MAIN_JS = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const MAIN_JS = fileURLToPath(new URL('../../src/cli/main.cjs', import.meta.url));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 /** One figure: median wall and CPU, and the ccusage runs it is compared with. */

@@ -12,8 +12,7 @@
  * The file name is the session id (`claude --resume <id>` resolves on it), so the path wins over the
  * `sessionId` field of the lines, which a resumed or forked copy may carry over from its origin.
  */
-import { realpathSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { promises, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
@@ -214,7 +213,10 @@ function realDir(dir: string): string | undefined {
 
 /** The stat of `p` when it is a regular file (following links, as a transcript is opened). */
 async function fileStatAt(p: string): Promise<FileStat | undefined> {
-  return stat(p).then(
+  // fs.promises at the call: an import of node:fs/promises loads it (and the ten internal modules it takes,
+  // readline's among them) on every start of the CLI's CommonJS bundle, where this module is in the chunk the
+  // registry loads at once.
+  return promises.stat(p).then(
     (s) => (s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : undefined),
     () => undefined,
   );

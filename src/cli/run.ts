@@ -1,5 +1,5 @@
 /**
- * `runCli(argv, io)`: the whole CLI as a function (tests call it with fake streams; main.ts calls it with the
+ * `runCli(argv, io)`: the whole CLI as a function (tests call it with fake streams; main.cts calls it with the
  * process's). `sessionfold <command> [...]`; `sessionfold --help` lists commands.
  */
 import { COMMANDS } from './commands.js';

@@ -1,6 +1,6 @@
 /**
  * The JSON Claude Code pipes to a status-line command, turned into `sessionfold statusline`'s own flags
- * before anything else loads (main.ts), so that the command is a served one like `cost report`: the server
+ * before anything else loads (main.cts), so that the command is a served one like `cost report`: the server
  * gets flags, never a stdin. Imports nothing of the project but the error class.
  *
  * The fields read (Claude Code's status-line docs, https://code.claude.com/docs/en/statusline, "Available

@@ -13,8 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import { packageRoot } from '../../cursors/versions.js';
+import { dirname, join } from 'node:path';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import type { CostMode } from './types.js';
@@ -43,11 +42,17 @@ function genaiPrices(): GenaiPrices {
 }
 
 let dataVersion: string | undefined;
-/** The installed genai-prices version (its price data changes with it). */
+/**
+ * The installed genai-prices version (its price data changes with it). Its package.json is found in the
+ * folders `require` would look in (`require.resolve.paths`), the first that holds the package, as `require`
+ * finds the package itself: resolving the package's entry instead went through its `exports` map, which starts
+ * part of Node's ESM resolver, on every warm status line (its fingerprint check); the package's entry is
+ * the fallback.
+ */
 export function priceDataVersion(): string {
   if (dataVersion === undefined) {
     try {
-      const pkg = genaiPackageJson() ?? join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json');
+      const pkg = packageJsonOf('@pydantic/genai-prices') ?? join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json');
       dataVersion = String((JSON.parse(readFileSync(pkg, 'utf8')) as { version?: unknown }).version ?? 'unknown');
     } catch {
       dataVersion = 'unknown';
@@ -56,22 +61,13 @@ export function priceDataVersion(): string {
   return dataVersion;
 }
 
-/**
- * genai-prices' package.json where Node's resolution from our package finds it: the `node_modules` folders
- * from the package folder up (ours, or the one we are installed in). `require.resolve` gets there through
- * the package's `exports` and stats along the way, ~10 ms of CPU at start-up (profiles of a warm report).
- * Undefined when it is not there (then `require.resolve` answers).
- */
-function genaiPackageJson(): string | undefined {
-  const root = packageRoot();
-  if (root === undefined) return undefined;
-  for (let dir = root, up = dirname(dir); ; dir = up, up = dirname(dir)) {
-    if (basename(dir) !== 'node_modules') {
-      const pkg = join(dir, 'node_modules', '@pydantic', 'genai-prices', 'package.json');
-      if (existsSync(pkg)) return pkg;
-    }
-    if (up === dir) return undefined;
+/** `<dir>/<name>/package.json` for the first of require's lookup folders that holds one; undefined if none. */
+function packageJsonOf(name: string): string | undefined {
+  for (const dir of require.resolve.paths(name) ?? []) {
+    const file = join(dir, name, 'package.json');
+    if (existsSync(file)) return file;
   }
+  return undefined;
 }
 
 /** Every cost mode. */

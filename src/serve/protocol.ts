@@ -30,7 +30,7 @@ export type FrameKind = (typeof FRAME)[keyof typeof FRAME];
 
 /**
  * `cost report`, `sessions list` and `statusline`: the status-line and monitor queries, whose flags name no
- * stdin (main.ts turns the status-line JSON on stdin into `statusline`'s flags before it asks a server).
+ * stdin (main.cts turns the status-line JSON on stdin into `statusline`'s flags before it asks a server).
  */
 export const SERVED_COMMANDS: readonly (readonly string[])[] = [['cost', 'report'], ['sessions', 'list'], ['statusline']];
 

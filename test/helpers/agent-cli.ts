@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 
 /**
  * A `cli(args)` for the HOME `home()` returns: stdout of the built CLI, after checking that `trees()` (a

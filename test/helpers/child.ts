@@ -20,7 +20,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 /** `args` through the CLI in a child; `shell` wraps the node command (e.g. `ulimit -v … && exec`). */
 export function runCliChild(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; shellPrefix?: string; cwd?: string; built?: boolean } = {}): Promise<ChildResult> {
   // `built`: the built CLI (dist/), which loads no TypeScript compiler (a memory limit would hit that first).
-  const node = opts.built === true ? [process.execPath, 'dist/src/cli/main.js', ...args] : [process.execPath, '--import', './src/scan/dev-register.mjs', 'test/helpers/cli-child.ts', ...args];
+  const node = opts.built === true ? [process.execPath, 'dist/src/cli/main.cjs', ...args] : [process.execPath, '--import', './src/scan/dev-register.mjs', 'test/helpers/cli-child.ts', ...args];
   const t0 = Date.now();
   return new Promise((resolve) => {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/run.js';
 import { sink } from '../sessions-helpers.js';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/src/cli/main.cjs', import.meta.url));
 
 export interface CliRun {
   code: number;

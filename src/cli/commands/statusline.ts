@@ -1,7 +1,7 @@
 /**
  * `sessionfold statusline`: one line for an agent's status bar: model, the session's cost, today's cost, the
  * active 5-hour window with its burn rate, and the context in use (src/cost/statusline.ts computes, render/
- * statusline.ts writes). Claude Code's status-line JSON on stdin becomes the flags below in main.ts
+ * statusline.ts writes). Claude Code's status-line JSON on stdin becomes the flags below in main.cts
  * (statusline-input.ts) before this runs, so a running `sessionfold serve` answers it like `cost report`;
  * other agents' hooks pass the flags themselves (`--agent codex --session <id>`, or `--file <path>`).
  *
