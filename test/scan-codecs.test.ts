@@ -13,6 +13,7 @@ import type { ScanOptions, UsageRecord } from '../src/scan/types.js';
 import { newScanStats } from '../src/scan/types.js';
 import { canonical, put, tempDir } from './scan-helpers.js';
 import { scanUsage } from '../src/scan/index.js';
+import { nativeKernel } from '../cursors/native.js';
 import { randomCuts } from './helpers/codec-harness.js';
 
 const REPO_FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -88,7 +89,24 @@ describe.skipIf(!haveCodecs)('scan over the Claude and Codex codecs', () => {
     expect(warm).toMatchObject({ files: cold.files, unchanged: cold.files, bytesRead: 0 });
   });
 
-  it('follows files that grow line by line and mid-line exactly as a fresh scan would', async () => {
+  // With the native engines (when the addon loaded) a small file they read first goes back to them whole when
+  // it grows (src/scan/cached.ts makeTask); without them every grown file resumes from its cursor.
+  it.each([
+    ['as the kernel allows', undefined],
+    ['without the native engines', '0'],
+  ])('follows files that grow line by line and mid-line exactly as a fresh scan would (%s)', async (_, engines) => {
+    const saved = process.env.SESSIONFOLD_NATIVE_ENGINES;
+    if (engines === undefined) delete process.env.SESSIONFOLD_NATIVE_ENGINES;
+    else process.env.SESSIONFOLD_NATIVE_ENGINES = engines;
+    try {
+      await growAndCompare(engines === '0');
+    } finally {
+      if (saved === undefined) delete process.env.SESSIONFOLD_NATIVE_ENGINES;
+      else process.env.SESSIONFOLD_NATIVE_ENGINES = saved;
+    }
+  });
+
+  async function growAndCompare(enginesOff: boolean): Promise<void> {
     const dir = await tempDir();
     const tree = await buildTree(dir);
     const contents = new Map<string, Buffer>();
@@ -103,6 +121,7 @@ describe.skipIf(!haveCodecs)('scan over the Claude and Codex codecs', () => {
       await writeFile(f, '');
     }
     let resumed = 0;
+    let reread = 0;
     for (let step = 0; step < STEPS; step++) {
       for (const [f, c] of contents) {
         const at = cuts.get(f) as number[];
@@ -114,9 +133,15 @@ describe.skipIf(!haveCodecs)('scan over the Claude and Codex codecs', () => {
       const fresh = await collectAll(scanOpts(dir, tree, { cache: false, workers: 0 }));
       expect(cached.filter((r) => r.retained !== true)).toEqual(fresh);
       resumed += stats.resumed;
+      if (step > 0) reread += stats.nativeReads;
     }
-    expect(resumed).toBeGreaterThan(tree.files.length * 2);
-  });
+    // every grown file was resumed or, small and first read by an engine, read by it again
+    expect(resumed + reread).toBeGreaterThan(tree.files.length * 2);
+    if (enginesOff || nativeKernel() === undefined) {
+      expect(reread).toBe(0);
+      expect(resumed).toBeGreaterThan(tree.files.length * 2);
+    }
+  }
 
   it('reads the repo fixtures in place without changing a byte or an mtime', async () => {
     const dir = await tempDir();
