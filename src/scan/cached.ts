@@ -56,16 +56,6 @@ const APPLY_EVENTS = 8192;
  */
 export const NATIVE_CACHE_MAX_BYTES = 8 << 20;
 export const SETTLED_MS = 24 * 3600 * 1000;
-/**
- * A grown file the native engine read before (its row has no cursor) goes back to the engine up to this size,
- * live or not. Its other way is read() of the whole file in JavaScript, once, for a cursor, and then each
- * append's resume, which hashes the whole prefix again: the engine reads the whole file faster than either
- * (about 0.3 ms of CPU per MB once its memory is paged in, against ~2.5 ms per MB for the prefix's sha256 and
- * ~10 ms per MB for read()). On the bench's 0.12 history the largest session grew past NATIVE_CACHE_MAX_BYTES
- * with the +1 MB append and went to read(). The bound keeps the restart's cost in the store (every record of
- * the file against the stored ones) to files of some thousands of events.
- */
-export const NATIVE_REREAD_MAX_BYTES = 64 << 20;
 /** Conflicts with another process tolerated per file before it is read without the cache. */
 const MAX_ATTEMPTS = 3;
 
@@ -118,8 +108,7 @@ function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | und
     // read() of the whole file took ~60 ms of CPU where the engine reads it in a few.
     const first = row === undefined || row.deleted !== 0 || row.parser !== parser || row.deps !== f.deps;
     const nativeBefore = !first && noCursor;
-    const settled = f.mtimeMs < Date.now() - SETTLED_MS;
-    const cheap = f.size <= (nativeBefore ? NATIVE_REREAD_MAX_BYTES : NATIVE_CACHE_MAX_BYTES) || settled;
+    const cheap = f.size <= NATIVE_CACHE_MAX_BYTES || f.mtimeMs < Date.now() - SETTLED_MS;
     return { id, agent: f.codec.id, path: f.path, weight: f.size, resume, native: (first || nativeBefore) && resume && cheap };
   }
   return {
