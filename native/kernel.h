@@ -76,6 +76,8 @@ typedef struct {
   size_t cap, len, at, long_limit;
   /* the buffer's allocated size (cap is what it reads into) */
   size_t alloc;
+  /* the buffer is a mapping of its own (lines.c `map_large`), unmapped on close */
+  int mapped;
   int eof, err, head;
   int64_t max_line, lines, filtered, bytes;
   /* An over-long final line without LF: where it starts (-1: none). */

@@ -366,6 +366,24 @@ describeNative('native engines: what they leave to read()', () => {
     }
   });
 
+  it('reads lines of megabytes (line buffers mapped on their own, grown again) as read() does', async () => {
+    // 2.5 MB and 5 MB lines take the engines' 256 KiB buffer past 2 MiB, where it becomes a mapping of its own
+    // (native/lines.c `grow_buffer`), and past it again; the usage of the large responses follows their content.
+    const mb = (n: number) => 'y'.repeat(Math.round(n * 1e6));
+    const lines = [
+      opening,
+      JSON.stringify({ type: 'user', sessionId: CLAUDE_SID, message: { role: 'user', content: mb(2.5) } }),
+      JSON.stringify({ type: 'assistant', sessionId: CLAUDE_SID, requestId: 'r1', message: { id: 'm1', model: 'claude-opus-4-1-20250805', content: [{ type: 'text', text: mb(2.5) }], usage: { input_tokens: 1, output_tokens: 2 } } }),
+      JSON.stringify({ type: 'assistant', sessionId: CLAUDE_SID, requestId: 'r2', message: { id: 'm2', model: 'claude-opus-4-1-20250805', content: [{ type: 'text', text: mb(5) }], usage: { input_tokens: 3, output_tokens: 4 } } }),
+      JSON.stringify({ type: 'assistant', sessionId: CLAUDE_SID, requestId: 'r3', message: { id: 'm3', model: 'claude-opus-4-1-20250805', usage: { input_tokens: 5, output_tokens: 6 } } }),
+    ];
+    const before = engineEvents;
+    expect(await expectSame(claude, await claudeFile(lines.join('\n') + '\n'))).toBe(true);
+    expect(engineEvents - before).toBe(3);
+    // A file whose last large line has no LF yet (a response being written): pending, as read() leaves it.
+    expect(await expectSame(claude, await claudeFile(lines.slice(0, 4).join('\n')))).toBe(true);
+  });
+
   it('answers for a path without a session id with undefined (read() takes the id from the lines)', async () => {
     const file = join(tmp, 'named', 'projects', '-w', 'notes.jsonl');
     await mkdir(dirname(file), { recursive: true });

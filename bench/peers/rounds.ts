@@ -3,8 +3,9 @@
  * `n` times round-robin with medians of wall, CPU (user+sys) and peak RSS, checking each answer against
  * expected.json, installing the peers, and markdown tables.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { codeCacheDir } from '../../src/cli/code-cache.js';
 import type { Corpus } from '../lib/corpus.js';
 import { agreement, describeAgreement, type Agreement } from './compare.js';
 import { measure, median, type Measurement } from './measure.js';
@@ -16,6 +17,12 @@ export interface Tool {
   invoke(c: Corpus, home: string): Invocation;
   prepare?(c: Corpus): void;
   parse(stdout: string): DailyReport;
+  /**
+   * Keep the CLI's V8 code cache (`code-cache/` of its XDG cache folder, src/cli/code-cache.ts) from one run
+   * of this tool to the next, as a user's second run finds it; the value is a home whose code cache the first
+   * run starts from (a priming run's). Every run still gets an empty HOME otherwise.
+   */
+  keepCodeCache?: string;
 }
 
 export interface ToolResult {
@@ -60,8 +67,8 @@ export function peerTool(p: Peer): Tool {
   return { name: `${p.name} ${p.version}`, invoke: (c, home) => p.invoke(corpusPaths(c), home), parse: (s) => p.parse(s) };
 }
 
-export function oursTool(mainJs: string, name: string, mode: 'no-cache' | 'cache', cachePath: string, prepare?: (c: Corpus) => void): Tool {
-  return { name, invoke: (c, home) => sessionfoldInvocation(mainJs, corpusPaths(c), home, mode, cachePath), parse: parseSessionfold, ...(prepare && { prepare }) };
+export function oursTool(mainJs: string, name: string, mode: 'no-cache' | 'cache', cachePath: string, prepare?: (c: Corpus) => void, keepCodeCache?: string): Tool {
+  return { name, invoke: (c, home) => sessionfoldInvocation(mainJs, corpusPaths(c), home, mode, cachePath), parse: parseSessionfold, ...(prepare && { prepare }), ...(keepCodeCache !== undefined && { keepCodeCache }) };
 }
 
 /** Run every tool `n` times round-robin on the corpus; medians; the first run's report. */
@@ -73,7 +80,14 @@ export async function runTools(c: Corpus, tools: Tool[], n: number, log: (s: str
       if (res.error) continue;
       t.prepare?.(c);
       const home = mkdtempSync(join(c.dir, '.home-'));
+      const kept = t.keepCodeCache === undefined ? undefined : join(c.dir, `.code-cache-${k}`);
+      const from = kept === undefined ? undefined : existsSync(kept) ? kept : codeCacheDir({ HOME: t.keepCodeCache });
+      if (from !== undefined && existsSync(from)) cpSync(from, codeCacheDir({ HOME: home }), { recursive: true });
       const m = await measure(t.invoke(c, home), home);
+      if (kept !== undefined && existsSync(codeCacheDir({ HOME: home }))) {
+        rmSync(kept, { recursive: true, force: true });
+        cpSync(codeCacheDir({ HOME: home }), kept, { recursive: true });
+      }
       rmSync(home, { recursive: true, force: true });
       if (m.code !== 0) {
         res.error = `exit ${m.code}: ${m.stderr.trim().split('\n').slice(-3).join(' | ')}`;
@@ -91,6 +105,7 @@ export async function runTools(c: Corpus, tools: Tool[], n: number, log: (s: str
       log(`  run ${i + 1}/${n} ${t.name}: ${(m.wallMs / 1000).toFixed(2)} s wall${m.cpuMs !== undefined ? `, ${(m.cpuMs / 1000).toFixed(2)} s CPU` : ''}${m.peakRssMb !== undefined ? `, ${m.peakRssMb.toFixed(0)} MB` : ''}`);
     }
   }
+  for (const k of tools.keys()) rmSync(join(c.dir, `.code-cache-${k}`), { recursive: true, force: true });
   for (const r of results) {
     if (r.runs.length === 0) continue;
     r.wallMs = median(r.runs.map((m) => m.wallMs));

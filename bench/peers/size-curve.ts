@@ -4,6 +4,9 @@
  *
  * 1. ccusage 20.0.24's native binary (`daily --offline --json --by-agent`), sessionfold cold
  *    (`cost report --json --no-cache`) and sessionfold warm with nothing changed, `--runs` times round-robin;
+ *    every run has an empty HOME, but the warm cases (here, after +1 MB, and served) keep the CLI's V8 code
+ *    cache from one run to the next, starting from the priming run's, as a user's runs after the first find
+ *    it (src/cli/code-cache.ts); a cold run compiles afresh;
  * 2. 1 MB appended to the largest Claude session: sessionfold warm (its cache restored to the pre-append
  *    snapshot before each run) round-robin with ccusage on the grown history;
  * 3. the report through `sessionfold serve` with nothing changed (served.ts, its first case only).
@@ -92,7 +95,7 @@ async function measureScale(scale: number, o: { base: string; seed: string; runs
   if (primed.code !== 0) throw new Error(`priming the warm cache: exit ${primed.code}: ${primed.stderr}`);
 
   // 1. ccusage, cold, warm (nothing changed), interleaved.
-  const main = await runTools(corpus, [o.ccusage, oursTool(MAIN_JS, 'sessionfold cold', 'no-cache', ''), oursTool(MAIN_JS, 'sessionfold warm', 'cache', warmDb), withoutAddon(oursTool(MAIN_JS, 'sessionfold cold, no addon', 'no-cache', ''))], o.runs, log);
+  const main = await runTools(corpus, [o.ccusage, oursTool(MAIN_JS, 'sessionfold cold', 'no-cache', ''), oursTool(MAIN_JS, 'sessionfold warm', 'cache', warmDb, undefined, home), withoutAddon(oursTool(MAIN_JS, 'sessionfold cold, no addon', 'no-cache', ''))], o.runs, log);
   const [cc, cold, warm, coldWasm] = main as [ToolResult, ToolResult, ToolResult, ToolResult];
   for (const r of main) agreeAll(r, corpus.expected, r === cc ? cold.report : undefined);
 
@@ -109,7 +112,7 @@ async function measureScale(scale: number, o: { base: string; seed: string; runs
     const appendedTool = oursTool(MAIN_JS, 'sessionfold warm after +1 MB', 'cache', warmDb, () => {
       restoreDb(before, warmDb);
       regrow(abs, f.fromBytes, block);
-    });
+    }, home);
     appendRuns = await runTools(grown, [o.ccusage, appendedTool], o.runs, log);
     for (const r of appendRuns) agreeAll(r, grown.expected, r === appendRuns[0] ? appendRuns[1]?.report : undefined);
   } finally {

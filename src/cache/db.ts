@@ -376,6 +376,20 @@ export function releaseCacheDb(db: Db): void {
   if (db.open && !isPooled(db)) db.close();
 }
 
+/** The inode of the file each connection `openFresh` made opened (a file moved aside has another, or none). */
+const openedInode = new WeakMap<Db, number | undefined>();
+
+/**
+ * `db`, already open on the cache at `path`, for a second store of the same run (a report's fold snapshots and
+ * its event cache): one connection instead of two, so one open (its schema check) and one close less. The
+ * caller keeps ownership: the borrower must not close it. Undefined when `db` is closed or the file at `path`
+ * is no longer the one it opened (moved aside as corrupt meanwhile): then the borrower opens its own.
+ */
+export function borrowCacheDb(path: string, db: Db): OpenedDb | undefined {
+  if (!db.open || !openedInode.has(db) || openedInode.get(db) !== inode(path)) return undefined;
+  return { db, rebuilt: false };
+}
+
 /**
  * Open (creating) the cache at `path`; a corrupt or foreign file is moved aside and rebuilt.
  *
@@ -410,7 +424,9 @@ function openFresh(path: string, warn: (message: string) => void): OpenedDb {
     const kind = cacheFileKind(path);
     if (typeof kind === 'object') throw foreignError(path, kind.foreign);
     try {
-      return { db: tryOpen(path), rebuilt };
+      const db = tryOpen(path);
+      openedInode.set(db, inode(path));
+      return { db, rebuilt };
     } catch (e) {
       if (isBusyError(e) && Date.now() < deadline) {
         Atomics.wait(SLEEP, 0, 0, 5 + Math.floor(Math.random() * 20));

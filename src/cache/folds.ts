@@ -112,6 +112,11 @@ export class FoldSnapshots {
     }).immediate();
   }
 
+  /** The connection, which the run's scan of the event cache borrows (src/cache/db.ts `borrowCacheDb`). */
+  get connection(): Db {
+    return this.#db;
+  }
+
   static open(path: string, warn: (message: string) => void): FoldSnapshots {
     const s = new FoldSnapshots(openCacheDb(path, warn).db);
     s.#warn = warn;

@@ -17,7 +17,7 @@ import type { Segment } from '../scan/segment.js';
 import { decodeSegment, pushRecords, SegmentWriter, segmentCount, segmentKey } from '../scan/segment.js';
 import type { UsageRecord } from '../scan/types.js';
 import { diffRecords } from '../scan/record-diff.js';
-import { isPooled, openCacheDb, releaseCacheDb, type Db } from './db.js';
+import { borrowCacheDb, isPooled, openCacheDb, releaseCacheDb, type Db } from './db.js';
 import { bulkRow, currentMemo, dropMemo, memoAtStart, patchMemo, type BulkRow, type RowMemo } from './row-memo.js';
 import { cacheInstance } from './folds.js';
 import { fileKey, type ApplyOutcome, type FileResult, type FileRow } from './rows.js';
@@ -55,14 +55,17 @@ export class EventCache {
   /** A corrupt or foreign file was moved aside and this cache built fresh. */
   rebuilt: boolean;
   readonly #db: Db;
+  /** The connection is another store's of the same run (`borrowCacheDb`): that store closes it. */
+  readonly #borrowed: boolean;
   readonly #s;
   readonly #readTx: (ids: string) => { records: UsageRecord[]; retained: number };
   readonly #applyTx: { immediate: (results: readonly FileResult[]) => ApplyOutcome[] };
   readonly #deleteTx: { immediate: (rows: readonly FileRow[], now: number) => void };
 
-  private constructor(path: string, db: Db, rebuilt: boolean) {
+  private constructor(path: string, db: Db, rebuilt: boolean, borrowed = false) {
     this.path = path;
     this.#db = db;
+    this.#borrowed = borrowed;
     this.rebuilt = rebuilt;
     this.#readTx = db.transaction((ids: string) => this.#readFiles(ids));
     this.#applyTx = db.transaction((results: readonly FileResult[]) => {
@@ -124,14 +127,16 @@ export class EventCache {
     };
   }
 
-  /** Open (or create, or rebuild) the cache at `path`. */
-  static open(path: string, warn: (message: string) => void): EventCache {
+  /** Open (or create, or rebuild) the cache at `path`; through `borrow`, a connection open on it already, when it still is. */
+  static open(path: string, warn: (message: string) => void, borrow?: Db): EventCache {
+    const lent = borrow === undefined ? undefined : borrowCacheDb(path, borrow);
+    if (lent !== undefined) return new EventCache(path, lent.db, false, true);
     const { db, rebuilt } = openCacheDb(path, warn);
     return new EventCache(path, db, rebuilt);
   }
 
   close(): void {
-    releaseCacheDb(this.#db);
+    if (!this.#borrowed) releaseCacheDb(this.#db);
   }
 
   /** Writes this connection counted in `meta.changes` (committed or not: a rolled-back one throws). */

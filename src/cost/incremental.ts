@@ -22,6 +22,7 @@ import { existsSync } from 'node:fs';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
+import type { Db } from '../cache/db.js';
 import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { cacheIdentity, findAnswer, hasAnswer, recordAnswer } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
@@ -268,7 +269,7 @@ async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanD
   let newSummary: string | undefined;
   if (moved) {
     const before = JSON.stringify(summary.retained ?? null);
-    const records = await retainedRecords(ns);
+    const records = await retainedRecords(ns, snaps.connection);
     // The stored state is restored only when there is something retained to check against it.
     const fold = records.length > 0 ? sf.restore() : undefined;
     if (records.length === 0) delete summary.retained;
@@ -417,8 +418,8 @@ async function foldFresh(scan: ScanOptions, foldOptions: CostFoldOptions, ns: Re
  * answers with it too: no file changed, so neither did what the files no longer hold). False when `fold` is a
  * restored state that stopped reading meanwhile (see `retainedOf`).
  */
-async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>): Promise<boolean> {
-  const records = await retainedRecords(ns);
+async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>, connection?: Db): Promise<boolean> {
+  const records = await retainedRecords(ns, connection);
   return records.length === 0 || retainedOf(summary, fold, records);
 }
 
@@ -465,7 +466,7 @@ async function foldWithSnapshot(
     return JSON.parse(snap.summary) as CostSummary;
   }
   const sf = new SnapshotFold(snaps, key, snap, foldOptions, info);
-  let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance);
+  let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance, snaps.connection);
   info.snapshot = snap === undefined ? 'miss' : 'hit';
   for await (const batch of scanUsageBatches({ ...scan, delta }, discovery)) {
     sf.apply((f) => {
@@ -490,18 +491,18 @@ async function foldWithSnapshot(
   if (!held && sf.fold !== undefined) sf.apply((f) => (summary = f.result()));
   let fold = sf.fold;
   let exact = delta.exact && !sf.lost && fold !== undefined && !held && summary !== undefined;
-  if (exact && !(await withRetained(summary as CostSummary, fold as CostFold, ns))) {
+  if (exact && !(await withRetained(summary as CostSummary, fold as CostFold, ns, snaps.connection))) {
     sf.lost = true;
     exact = false;
   }
   if (!exact || fold === undefined || summary === undefined) {
     if (snap !== undefined) info.snapshot = sf.lost ? 'miss' : 'fallback';
     fold = createCostFold(foldOptions);
-    delta = newScanDelta(new Map(), snaps.instance);
+    delta = newScanDelta(new Map(), snaps.instance, snaps.connection);
     info.folded = await foldInto(fold, { ...scan, delta }, discovery);
     summary = fold.result();
     changes = changesSeen(snaps, changes, delta);
-    await withRetained(summary, fold, ns); // a fold of its own: it cannot stop reading
+    await withRetained(summary, fold, ns, snaps.connection); // a fold of its own: it cannot stop reading
   }
   storeFold(run, fold, sf.at, summary, delta, changes, exact ? snap?.version : undefined);
   return summary;

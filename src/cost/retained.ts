@@ -10,6 +10,7 @@
  * deltas compare records without the flag), which is why the records come from the cache's rows, not the
  * stream the fold read.
  */
+import type { Db } from '../cache/db.js';
 import type { EventCache as EventCacheType } from '../cache/store.js';
 import type { NormalizedScanOptions } from '../scan/options.js';
 import type { UsageRecord } from '../scan/types.js';
@@ -17,13 +18,16 @@ import type { CostFold } from './fold.js';
 import { emptyCostRecord } from './fold.js';
 import type { CostRecord } from './types.js';
 
-/** The cached records of the scanned sources that their files no longer hold (ledger, deleted files). */
-export async function retainedRecords(ns: NormalizedScanOptions): Promise<UsageRecord[]> {
+/**
+ * The cached records of the scanned sources that their files no longer hold (ledger, deleted files); read
+ * through `connection` (the run's fold snapshots') while it is open on the cache.
+ */
+export async function retainedRecords(ns: NormalizedScanOptions, connection?: Db): Promise<UsageRecord[]> {
   if (!ns.cache) return [];
   const { EventCache } = await import('../cache/store.js');
   let cache: EventCacheType;
   try {
-    cache = EventCache.open(ns.cachePath, () => undefined);
+    cache = EventCache.open(ns.cachePath, () => undefined, connection);
   } catch {
     return []; // the scan said what is wrong with the cache
   }

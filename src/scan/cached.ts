@@ -138,7 +138,7 @@ function stillThere(path: string): boolean {
 /** Open the cache and load the selected agents' rows; corruption found while loading is a rebuild too. */
 function openAndLoad(opts: NormalizedScanOptions): { cache: EventCache; rows: Map<string, FileRow> } {
   const agents = opts.sources.map((s) => s.codec.id);
-  let cache = EventCache.open(opts.cachePath, opts.onWarning);
+  let cache = EventCache.open(opts.cachePath, opts.onWarning, opts.delta?.connection);
   try {
     return { cache, rows: cache.loadFiles(agents) };
   } catch (e) {

@@ -5,6 +5,7 @@
  */
 import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { FoldHints } from '../../cursors/protocol/hints.js';
+import type { Db } from '../cache/db.js';
 import type { SourceReport } from './sources.js';
 
 export { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../../cursors/protocol/hints.js';
@@ -113,11 +114,16 @@ export interface ScanDelta {
   exact: boolean;
   /** Out: the rows (file id → gen) whose records the consumer now holds. */
   gens: Map<number, number>;
+  /**
+   * In: the consumer's open connection to the cache (its fold snapshots'), which the scan uses instead of
+   * opening its own while it is open on the same file (src/cache/db.ts `borrowCacheDb`); the consumer closes it.
+   */
+  readonly connection?: Db;
 }
 
 /** A fresh ScanDelta over a state built from `covered` (empty: the scan yields everything, and fills `gens`). */
-export function newScanDelta(covered: ReadonlyMap<number, number> = new Map(), instance?: string): ScanDelta {
-  return { covered, ...(instance !== undefined && { instance }), removed: [], exact: true, gens: new Map() };
+export function newScanDelta(covered: ReadonlyMap<number, number> = new Map(), instance?: string, connection?: Db): ScanDelta {
+  return { covered, ...(instance !== undefined && { instance }), removed: [], exact: true, gens: new Map(), ...(connection !== undefined && { connection }) };
 }
 
 /** Counters of one scan. */
