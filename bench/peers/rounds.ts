@@ -3,13 +3,16 @@
  * `n` times round-robin with medians of wall, CPU (user+sys) and peak RSS, checking each answer against
  * expected.json, installing the peers, and markdown tables.
  */
+import { createRequire } from 'node:module';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { codeCacheDir } from '../../src/cli/code-cache.js';
 import type { Corpus } from '../lib/corpus.js';
 import { agreement, describeAgreement, type Agreement } from './compare.js';
 import { measure, median, type Measurement } from './measure.js';
 import { ccusagePeer, findCcusageBinary, installPeer, llmUsagePeer, parseSessionfold, sessionfoldInvocation, type DailyReport, type Invocation, type Peer } from './tools.js';
+
+/** The CLI's code-cache folder for an environment (src/cli/code-cache.cts, CommonJS: taken by require). */
+const { codeCacheDir } = createRequire(import.meta.url)('../../src/cli/code-cache.cjs') as typeof import('../../src/cli/code-cache.cjs');
 
 export interface Tool {
   name: string;
@@ -18,7 +21,7 @@ export interface Tool {
   prepare?(c: Corpus): void;
   parse(stdout: string): DailyReport;
   /**
-   * Keep the CLI's V8 code cache (`code-cache/` of its XDG cache folder, src/cli/code-cache.ts) from one run
+   * Keep the CLI's V8 code cache (`code-cache/` of its XDG cache folder, src/cli/code-cache.cts) from one run
    * of this tool to the next, as a user's second run finds it; the value is a home whose code cache the first
    * run starts from (a priming run's). Every run still gets an empty HOME otherwise.
    */
