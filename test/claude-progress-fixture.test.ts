@@ -109,8 +109,12 @@ describe('the constructed agent_progress fixtures', () => {
     expect(parent.filter((e) => e.type !== 'usage' && progressOffsets.has(e.offset))).toEqual([]);
   });
 
-  it.skipIf(nativeKernel() === undefined)('is left to read() by the native engine, which still reads the subagent\'s own file', async () => {
+  it('is left to read() by the native engine, which still reads the subagent\'s own file', async () => {
     const results = await scanClaudeUsage([PARENT, SUBAGENT]);
+    if (nativeKernel() === undefined) {
+      expect(results).toBeUndefined(); // without the addon there is no engine: read() takes both files
+      return;
+    }
     expect(results).toBeDefined();
     expect(results?.[0]).toBe(false);
     const events = (results?.[1] as { events: UsageEvent[] }).events;
