@@ -123,7 +123,7 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     expect(files.filter((f) => packages.test(f))).toEqual([]);
   }, 60_000);
 
-  // The CommonJS bundle's chunks are compiled by vm.Script (src/cli/code-cache.ts) and packages taken by
+  // The CommonJS bundle's chunks are compiled by vm.Script (src/cli/code-cache.cts) and packages taken by
   // require(): this preload reports both, as the ESM hook reports imports.
   const CJS_HOOK = `data:text/javascript,${encodeURIComponent(
     "import { writeSync } from 'node:fs'; import M, { syncBuiltinESMExports } from 'node:module'; import { pathToFileURL } from 'node:url'; import vm from 'node:vm'; const S = vm.Script;" +

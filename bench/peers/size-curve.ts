@@ -6,7 +6,7 @@
  *    (`cost report --json --no-cache`) and sessionfold warm with nothing changed, `--runs` times round-robin;
  *    every run has an empty HOME, but the warm cases (here, after +1 MB, and served) keep the CLI's V8 code
  *    cache from one run to the next, starting from the priming run's, as a user's runs after the first find
- *    it (src/cli/code-cache.ts); a cold run compiles afresh;
+ *    it (src/cli/code-cache.cts); a cold run compiles afresh;
  * 2. 1 MB appended to the largest Claude session: sessionfold warm (its cache restored to the pre-append
  *    snapshot before each run) round-robin with ccusage on the grown history;
  * 3. the report through `sessionfold serve` with nothing changed (served.ts, its first case only).
