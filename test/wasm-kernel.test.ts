@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { mutator, rng } from './helpers/rng.js';
+import { mergeFiltered } from './helpers/split-log.js';
 import xxhash from 'xxhash-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
@@ -416,14 +417,7 @@ function splitLog(chunks: readonly Buffer[], markerSets: readonly (readonly Buff
     } else splitter.push(Buffer.from(c), c.length);
   }
   log.push(['end', splitter.lines, splitter.committed, splitter.pendingBytes]);
-  // filtered lines told one by one or together are the same count between two other records
-  const merged: unknown[] = [];
-  for (const e of log) {
-    const last = merged[merged.length - 1] as unknown[] | undefined;
-    if ((e as unknown[])[0] === 'filtered' && last?.[0] === 'filtered') last[1] = (last[1] as number) + ((e as unknown[])[1] as number);
-    else merged.push(Array.isArray(e) ? [...(e as unknown[])] : e);
-  }
-  return merged;
+  return mergeFiltered(log);
 }
 
 describe('the whole-chunk pass (LineSplitter in the module\'s memory)', () => {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { mutator, rng } from './helpers/rng.js';
+import { mergeFiltered } from './helpers/split-log.js';
 import { describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
 import { TITLE_MARKER, USAGE_MARKER } from '../codecs/claude/schema.js';
@@ -102,13 +103,7 @@ function splitLog(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[
     else splitter.push(Buffer.from(c), c.length);
   }
   log.push(['end', splitter.lines, splitter.committed, splitter.pendingBytes]);
-  const merged: unknown[] = [];
-  for (const e of log) {
-    const last = merged[merged.length - 1] as unknown[] | undefined;
-    if ((e as unknown[])[0] === 'filtered' && last?.[0] === 'filtered') last[1] = (last[1] as number) + ((e as unknown[])[1] as number);
-    else merged.push(Array.isArray(e) ? [...(e as unknown[])] : e);
-  }
-  return { log: merged, walked };
+  return { log: mergeFiltered(log), walked };
 }
 
 function expectSameSplit(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[], maxLine: number, p: CompiledProjection): number {
