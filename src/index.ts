@@ -51,46 +51,16 @@ export type { CursorDocument } from '../cursors/store.js';
 export { SessionfoldError, isSessionfoldError, ERROR_CODES } from '../cursors/protocol/errors.js';
 export type { ErrorCode, SessionfoldErrorDetails } from '../cursors/protocol/errors.js';
 
-// The registry, the built-in codecs, and `read()`. The package loads every built-in codec here, as it names
-// them all below: a codec from `getCodec()` has every member at once (the CLI loads each when it needs it).
-import { loadCodecs } from './registry.js';
+// The registry, the built-in codecs, and `read()`. The package names every built-in codec (codec-objects.ts),
+// so their modules are loaded anyway: the registry's lazy entries take them at once, without an await (a
+// top-level await would keep `require()` of this module from working), and a codec from `getCodec()` has every
+// member (the CLI instead loads each codec when it needs it).
+import * as codecObjects from './codec-objects.js';
+import { adoptCodecs } from './registry.js';
 export { registerCodec, findCodec, getCodec, listCodecs, loadCodec, loadCodecs } from './registry.js';
-await loadCodecs();
+adoptCodecs(Object.values(codecObjects));
 export { read } from './read.js';
-export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
-export { claude } from '../codecs/claude/index.js';
-export { codex } from '../codecs/codex/index.js';
-export { gemini } from '../codecs/gemini/index.js';
-export { copilot } from '../codecs/copilot/index.js';
-export { pi } from '../codecs/pi/index.js';
-export { omp } from '../codecs/omp/index.js';
-export { openclaw } from '../codecs/openclaw/index.js';
-export { opencode } from '../codecs/opencode/index.js';
-export { hermes } from '../codecs/hermes/index.js';
-export { cursor } from '../codecs/cursor/index.js';
-export { goose } from '../codecs/goose/index.js';
-/** Qwen Code chats (`~/.qwen/projects/<project>/chats/<id>.jsonl`), incremental, glued records split. */
-export { qwen } from '../codecs/qwen/index.js';
-/** Factory Droid sessions (`~/.factory/sessions`), with the `settings.json` sidecar's token totals. */
-export { droid } from '../codecs/droid/index.js';
-export { kimi } from '../codecs/kimi/index.js';
-export { amp } from '../codecs/amp/index.js';
-export { antigravity } from '../codecs/antigravity/index.js';
-/** Cline tasks (VS Code globalStorage `saoudrizwan.claude-dev/tasks/<id>/ui_messages.json`), fingerprint reads. */
-export { cline } from '../codecs/cline/index.js';
-/** Roo Code tasks (globalStorage `rooveterinaryinc.roo-cline/tasks`), Cline's format, cache-inclusive `tokensIn`. */
-export { roo } from '../codecs/roo/index.js';
-/** Kilo Code: the extension's tasks (globalStorage `kilocode.kilo-code/tasks`, Cline's format) and Kilo CLI's `kilo.db`. */
-export { kilo } from '../codecs/kilo/index.js';
-/** Grok Build (xAI's `grok` CLI) sessions (`~/.grok/sessions/<workspace>/<id>/updates.jsonl`), incremental. */
-export { grok } from '../codecs/grok/index.js';
-/** The community grok-cli's database (`~/.grok/grok.db`): sessions, messages, tool calls and usage rows. */
-export { grokCli } from '../codecs/grok-cli/index.js';
-/** Codebuff chats (`~/.config/manicode/projects/<project>/chats/<id>/chat-messages.json`), fingerprint cursor. */
-export { codebuff } from '../codecs/codebuff/index.js';
-/** Z Code's usage database (`~/.zcode/cli/db/db.sqlite`): one usage event per model request, no messages. */
-export { zcode } from '../codecs/zcode/index.js';
-export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
+export * from './codec-objects.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';

@@ -77,12 +77,20 @@ export class LazyCodec implements Codec {
 
   /** The codec itself, loaded once. */
   load(): Promise<Codec> {
-    this.#loading ??= this.#load().then((c) => {
-      if (c.id !== this.id || c.parserVersion !== this.parserVersion) throw new Error(`the ${this.id} codec's module is not its descriptor's (${c.id}, version ${c.parserVersion})`);
-      this.#full = c;
-      return c;
-    });
+    this.#loading ??= this.#load().then((c) => this.#take(c));
     return this.#loading;
+  }
+
+  /** Take the codec object its module exports, already imported by the caller (src/index.ts): no import, no await. */
+  adopt(c: Codec): void {
+    if (this.#full === c) return;
+    this.#loading = Promise.resolve(this.#take(c));
+  }
+
+  #take(c: Codec): Codec {
+    if (c.id !== this.id || c.parserVersion !== this.parserVersion) throw new Error(`the ${this.id} codec's module is not its descriptor's (${c.id}, version ${c.parserVersion})`);
+    this.#full = c;
+    return c;
   }
 
   /** The codec itself when loaded, else undefined. */

@@ -57,6 +57,19 @@ export async function loadCodec(codec: Codec): Promise<Codec> {
 }
 
 /** Every registered codec, loaded (see `loadCodec`). */
+/**
+ * Hand the registry's lazy entries codec objects already loaded (the package's entry imports them all): each
+ * entry whose id they share takes its object at once, as `loadCodec` would after its import. Objects that are
+ * not a registered lazy entry's are left alone.
+ */
+export function adoptCodecs(codecs: readonly unknown[]): void {
+  for (const c of codecs) {
+    if (typeof c !== 'object' || c === null || typeof (c as Codec).id !== 'string') continue;
+    const entry = ordered.find((x) => x.id === (c as Codec).id);
+    if (entry instanceof LazyCodec) entry.adopt(c as Codec);
+  }
+}
+
 export async function loadCodecs(): Promise<readonly Codec[]> {
   await Promise.all(ordered.map(loadCodec));
   return ordered;
