@@ -16,6 +16,8 @@ import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, writeClaudeSession } from './claude-lines.js';
 import { startServeProcess, type ServeProcess } from './helpers/serve-process.js';
 import { makeHome, type Home } from './sessions-helpers.js';
+import { priceMemoPath } from '../src/cost/price-memo.js';
+import { getCachePath } from '../src/cache/paths.js';
 
 const exec = promisify(execFile);
 const RUN = new URL('../dist/src/cli/run.js', import.meta.url).href;
@@ -259,7 +261,7 @@ process.stdout.write(JSON.stringify({ code, out, prices }));`;
     await writeFile(join(own.claude, 'projects', '-w', '88888888-8888-4888-8888-888888888888.jsonl'), lines.join('\n') + '\n');
     const cold = await statusline();
     expect(cold.prices).toBe(true);
-    expect(existsSync(join(own.env.XDG_CACHE_HOME as string, 'sessionfold', 'prices.json'))).toBe(true);
+    expect(existsSync(priceMemoPath(getCachePath(own.env)))).toBe(true);
     const warm = await statusline();
     expect(warm.prices).toBe(false);
     expect(warm.data.session.costUsd).toBeGreaterThan(0);

@@ -15,9 +15,13 @@ interface Stored {
   resolved: ResolvedPrice[];
 }
 
-/** Where the resolutions of a cache at `cachePath` are kept. */
+/**
+ * Where the resolutions of a cache at `cachePath` are kept: named after the cache file, so two caches in one
+ * folder keep their own, and never the user's price overrides (`$XDG_CONFIG_HOME/sessionfold/prices.json`),
+ * which a cache folder set to the config folder would otherwise share a name with.
+ */
 export function priceMemoPath(cachePath: string): string {
-  return join(dirname(cachePath), 'prices.json');
+  return `${cachePath}.prices.json`;
 }
 
 /** Seed `pricer` from the file when it was written under the pricer's fingerprint; how many it took. */
