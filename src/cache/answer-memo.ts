@@ -102,12 +102,6 @@ export function findAnswer(cachePath: string, key: string, identity: CacheIdenti
   return { summary: json, warning: typeof a.warning === 'string' ? a.warning : undefined };
 }
 
-/** Whether an answer for `key` at `identity` and `stats` is stored already (a run that found it writes nothing). */
-export function hasAnswer(cachePath: string, key: string, identity: CacheIdentity, stats: string): boolean {
-  const a = readStored(cachePath, key);
-  return a !== undefined && a.cache === identity.id && a.stats === stats;
-}
-
 /**
  * Record `answer` for the cache as it is now, when `before` (its identity when the run began, taken at
  * `startedMs`) still stands (the run, and nobody else, wrote to it) and is old enough (see the header).

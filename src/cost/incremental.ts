@@ -24,7 +24,7 @@ import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
 import type { Db } from '../cache/db.js';
 import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
-import { cacheIdentity, findAnswer, hasAnswer, recordAnswer } from '../cache/answer-memo.js';
+import { cacheIdentity, findAnswer, recordAnswer } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
 import { loadListedCodecs, type Discovery } from '../scan/discover.js';
@@ -398,7 +398,7 @@ export async function totalCostIncremental(
   }
   // A stored summary answered without a scan: kept for the next run (not by a resident process, whose
   // connection stays open and which keeps its folds in memory).
-  if (identity !== undefined && info.snapshot === 'hit' && !info.scanned && !isConnectionReused() && !hasAnswer(ns.cachePath, key, identity, stats)) {
+  if (identity !== undefined && info.snapshot === 'hit' && !info.scanned && !isConnectionReused()) {
     recordAnswer(ns.cachePath, identity, startedMs, { key, stats, summary: JSON.stringify(summary), warning: answered.warning ?? null });
   }
   return summary;
