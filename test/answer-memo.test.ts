@@ -135,6 +135,12 @@ describe('answers kept beside the cache', () => {
     const edited = await report();
     expect(open).toHaveBeenCalledTimes(1);
     expect(edited.summary).toEqual(edited.fresh);
+    // ...and that run wrote it again, sealed: the next run answers without SQLite.
+    expect((JSON.parse(readFileSync(day, 'utf8')) as { summary: string }).summary).toBe(sealed);
+    open.mockClear();
+    const repaired = await report();
+    expect(open).toHaveBeenCalledTimes(0);
+    expect(repaired.summary).toEqual(repaired.fresh);
   });
 
   it('says the skipped-lines warning a run through SQLite says', async () => {
