@@ -10,7 +10,7 @@ import { DEFAULT_MAX_LINE_BYTES, newReadInfo, type ReadInfo, type UsageScanResul
 import type { UsageEvent } from './protocol/events.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from './protocol/hints.js';
 import { aligned8, nativeKernel, type NativeKernel } from './native.js';
-import { compileProjection, type CompiledProjection, type FieldProjection } from './scan-fields.js';
+import { compileProjection, slotOf, type FieldProjection } from './scan-fields.js';
 
 /**
  * The engines' first read buffer: small enough that a chunk is still in the core's cache (1 MiB L2 here) when
@@ -24,19 +24,6 @@ export interface NativeEngine {
   kernel: NativeKernel;
   handle: object;
   map: Int32Array;
-}
-
-/** The slot of a field (a path of keys) of a compiled projection. */
-export function slotOf(p: CompiledProjection, path: readonly string[]): number {
-  let fields = p.fields;
-  let slot = -1;
-  for (const name of path) {
-    const f = fields.find((x) => x.name === name);
-    if (f === undefined) throw new Error(`native engine: ${path.join('.')} is not in the projection`);
-    slot = f.slot;
-    fields = f.sub?.fields ?? [];
-  }
-  return slot;
 }
 
 /** The engine for `projection` reading `paths` (in the C enum's order), or undefined without the kernel. */
