@@ -11,7 +11,7 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSmallJsonSync } from '../../cursors/read-file.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
-import { getKimiRoots, parseWirePath, wireSessionId } from './paths.js';
+import { parseWirePath, wireSessionId } from './paths.js';
 import { PARSER_VERSION, kimiDescriptor } from './descriptor.js';
 
 export { createKimiCore, type KimiMeta } from './parse.js';
@@ -21,8 +21,11 @@ const CODEC = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 /** state.json is well under a kilobyte; anything larger than this is not one. */
 const MAX_STATE_BYTES = 256 * 1024;
 
+/** One buffer for every state.json read: the read is synchronous, so no two reads share it at once. */
+let stateBuf: Buffer | undefined;
+
 function readSmallJson(path: string): Record<string, unknown> | undefined {
-  const v = readSmallJsonSync(path, Buffer.allocUnsafe(MAX_STATE_BYTES + 1));
+  const v = readSmallJsonSync(path, (stateBuf ??= Buffer.allocUnsafe(MAX_STATE_BYTES + 1)));
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
