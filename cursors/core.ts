@@ -3,7 +3,6 @@
  * has no I/O: it gets one complete line at a time and emits events. All its mutable state lives in one plain
  * object from `init()` (csv-parse `init_state`), which `snapshot()` turns into the JSON a cursor carries.
  */
-import type { KindCounts, SessionfoldEvent } from './protocol/events.js';
 import type { NormalizedReadOptions } from './protocol/codec.js';
 import { SessionfoldError } from './protocol/errors.js';
 

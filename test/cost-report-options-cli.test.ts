@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CostBreakdown, CostSummary } from '../src/cost/types.js';
+import type { CostSummary } from '../src/cost/types.js';
 import { expectReqSums, reqTokens, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -19,7 +19,7 @@ import { pi } from '../codecs/pi/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
-import { assistant, jsonl, PI_V1, PI_V3, REAL_OPENCLAW, usages } from './pi-helpers.js';
+import { assistant, PI_V1, PI_V3, REAL_OPENCLAW, usages } from './pi-helpers.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -4,7 +4,7 @@
  * list still answers; two processes listing at once over a cold cache agree. Build first: `npx tsc -p .`.
  */
 import { execFile } from 'node:child_process';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';

@@ -26,7 +26,7 @@ import { createHash64Wasm } from '../cursors/ids.js';
 import { LineSplitter } from '../cursors/line-splitter.js';
 import { instantiateWasmKernel, PASS_RECORDS, WASM_READ_BYTES, WASM_SCRATCH_BYTES, type WasmKernel } from '../cursors/wasm.js';
 import { makeHistory } from './cost-history.js';
-import { anyValue, applyDamage, damage, key, obj, serialize, style, TRICKY, type J } from './helpers/json-model.js';
+import { anyValue, applyDamage, damage, key, obj, serialize, style, TRICKY } from './helpers/json-model.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));

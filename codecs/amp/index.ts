@@ -9,7 +9,7 @@ import { FILE, listDir } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseAmpThread } from './parse.js';
-import { CODEC_ID, getAmpRoots, threadIdOf } from './paths.js';
+import { CODEC_ID, threadIdOf } from './paths.js';
 import { PARSER_VERSION, ampDescriptor } from './descriptor.js';
 
 export { parseAmpThread } from './parse.js';

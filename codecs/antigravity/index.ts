@@ -10,7 +10,7 @@ import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createAntigravityCore } from './parse.js';
-import { CODEC_ID, conversationIdOf, getAntigravityRoots, TRANSCRIPT } from './paths.js';
+import { CODEC_ID, conversationIdOf, TRANSCRIPT } from './paths.js';
 import { PARSER_VERSION, antigravityDescriptor } from './descriptor.js';
 
 export { createAntigravityCore } from './parse.js';

@@ -15,7 +15,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';
 import { scanClaudeUsage } from './native.js';
-import { CODEC_ID, claudeParseDependencies, discoverClaudeFiles, discoverClaudeFilesSync, getClaudeRoots, getSubagentMetaPath, locateClaudeFile } from './paths.js';
+import { CODEC_ID, claudeParseDependencies, discoverClaudeFiles, discoverClaudeFilesSync, getSubagentMetaPath, locateClaudeFile } from './paths.js';
 import { PARSER_VERSION, claudeDescriptor } from './descriptor.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';

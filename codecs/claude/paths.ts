@@ -12,7 +12,7 @@
  * The file name is the session id (`claude --resume <id>` resolves on it), so the path wins over the
  * `sessionId` field of the lines, which a resumed or forked copy may carry over from its origin.
  */
-import { promises, realpathSync, statSync } from 'node:fs';
+import { promises, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';

@@ -6,7 +6,6 @@
  * constant memory with stream-json behind a fingerprint cursor (cursors/read-document.ts), so an unchanged task
  * is never parsed again. The sibling files are parse dependencies. README.md has the format and the sources.
  */
-import { homedir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import type { Codec, CodecDescriptor, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';

@@ -9,7 +9,7 @@ import type { Codec } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseCodebuffChat } from './parse.js';
-import { CODEC_ID, discoverCodebuffSync, getCodebuffRoots } from './paths.js';
+import { CODEC_ID, discoverCodebuffSync } from './paths.js';
 import { PARSER_VERSION, codebuffDescriptor } from './descriptor.js';
 
 export { parseCodebuffChat } from './parse.js';

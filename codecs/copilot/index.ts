@@ -15,7 +15,7 @@ import type { FileStat } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { copilotCore, createCopilotCore } from './parse.js';
 import { readWorkspace } from './workspace.js';
-import { CODEC_ID, getCopilotRoots, locateSession, sessionStateDir, walkSessionState } from './paths.js';
+import { CODEC_ID, locateSession, sessionStateDir, walkSessionState } from './paths.js';
 import { PARSER_VERSION, copilotDescriptor } from './descriptor.js';
 
 export { copilotCore, createCopilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';

@@ -11,8 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { transcriptIds } from './parse.js';

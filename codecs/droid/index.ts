@@ -7,7 +7,7 @@ import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createDroidCore } from './parse.js';
-import { CODEC_ID, discoverDroidSync, getDroidRoots, settingsPathFor } from './paths.js';
+import { CODEC_ID, discoverDroidSync, settingsPathFor } from './paths.js';
 import { readDroidSettings, readDroidSettingsSync } from './settings.js';
 import { PARSER_VERSION, droidDescriptor } from './descriptor.js';
 

@@ -20,7 +20,7 @@ import { createDocumentRead } from '../../cursors/read-document.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createLegacyParser } from './legacy.js';
 import { createGeminiCore, geminiCore } from './parse.js';
-import { candidateFiles, CODEC_ID, discoverGeminiFilesSync, getGeminiDependencies, getGeminiRoots, getProjectPaths, type ProjectPaths } from './paths.js';
+import { candidateFiles, CODEC_ID, discoverGeminiFilesSync, getGeminiDependencies, getProjectPaths, type ProjectPaths } from './paths.js';
 import { findRewinds } from './rewinds.js';
 import { PARSER_VERSION, geminiDescriptor } from './descriptor.js';
 

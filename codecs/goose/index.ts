@@ -16,7 +16,7 @@ import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
-import { CODEC_ID, discoverGooseFiles, getGooseRoots } from './paths.js';
+import { CODEC_ID, discoverGooseFiles } from './paths.js';
 import { PARSER_VERSION, gooseDescriptor } from './descriptor.js';
 
 export { count, messageEvents, sessionEvent, sessionModel, sqlTime, usageEvent, type GooseCounts, type Row } from './parse.js';

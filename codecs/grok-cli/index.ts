@@ -12,8 +12,8 @@ import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
-import { CODEC_ID, discoverGrokCliFiles, getGrokCliRoots } from './paths.js';
-import { PARSER_VERSION, grokCliDescriptor } from './descriptor.js';
+import { CODEC_ID, discoverGrokCliFiles } from './paths.js';
+import { grokCliDescriptor } from './descriptor.js';
 
 export { grokCliCount, messageEvents, sessionEvent, usageEvent } from './parse.js';
 export { discoverGrokCliFiles, getGrokCliRoots } from './paths.js';

@@ -12,7 +12,7 @@ import type { Codec } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { grokCore } from './parse.js';
-import { CODEC_ID, discoverGrokSync, getGrokRoots } from './paths.js';
+import { CODEC_ID, discoverGrokSync } from './paths.js';
 import { PARSER_VERSION, grokDescriptor } from './descriptor.js';
 
 export { grokCore, grokUsage, type GrokState } from './parse.js';

@@ -4,8 +4,7 @@
  * gateway's routing map `sessions/sessions.json` (not a session). A root may also be a database file, a log
  * file, or a folder of logs.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { isSqliteFile, recordPath } from '../../cursors/sqlite.js';

@@ -7,7 +7,6 @@
  * `<state dir>` is `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. Archives of deleted sessions (`.deleted.`)
  * and backups (`.bak.`) are not read: a backup repeats a live transcript, and a deletion was the user's.
  */
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, listDir } from '../../cursors/list-dir.js';

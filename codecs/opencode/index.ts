@@ -16,7 +16,7 @@ import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readDatabase, readDatabaseSessions } from './db.js';
-import { discoverOpencode, getOpencodeRoots, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
+import { discoverOpencode, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
 import { opencodeDescriptor, PARSER_VERSION } from './descriptor.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 

@@ -8,8 +8,7 @@
  * fingerprint of its rows for a stat (db.ts `listDatabaseSessions`); each session of a tree is its
  * `session/<project>/<id>.json` file.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { recordPath } from '../../cursors/sqlite.js';

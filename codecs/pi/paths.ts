@@ -8,7 +8,6 @@ import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir, type DirEntry } from '../../cursors/list-dir.js';
 import { piFileSessionId } from './parse.js';
-import { expandHome } from './descriptor.js';
 
 export { agentSessionRoots, expandHome, getPiRoots } from './descriptor.js';
 

@@ -5,7 +5,7 @@
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { qwenCore } from './parse.js';
-import { CODEC_ID, discoverQwenSync, getQwenRoots } from './paths.js';
+import { CODEC_ID, discoverQwenSync } from './paths.js';
 import { PARSER_VERSION, qwenDescriptor } from './descriptor.js';
 
 export { qwenCore, qwenUsage, type QwenState } from './parse.js';

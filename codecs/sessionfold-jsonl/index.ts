@@ -9,7 +9,6 @@ import { firstJsonLine } from '../../cursors/detect.js';
 import { isUnnamable, noteLeftOut } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
-import { getExportRoots } from './paths.js';
 import { PARSER_VERSION, sessionfoldJsonlDescriptor } from './descriptor.js';
 
 export { sessionfoldJsonlCore, createSessionfoldJsonlCore } from './parse.js';

@@ -13,8 +13,8 @@ import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { msIso, sessionEvent, usageEvent, type Row } from './parse.js';
-import { CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';
-import { PARSER_VERSION, zcodeDescriptor } from './descriptor.js';
+import { CODEC_ID, discoverZcodeFiles } from './paths.js';
+import { zcodeDescriptor } from './descriptor.js';
 
 export { msIso, sessionEvent, usageEvent, zcodeCount, zcodeTokens, type Row, type ZcodeTokens } from './parse.js';
 export { CODEC_ID as ZCODE_CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';

@@ -7,7 +7,7 @@
  * snapshot, so a price is the one the pricer would resolve itself.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Pricer, ResolvedPrice } from './pricing.js';
 
 interface Stored {

@@ -26,7 +26,6 @@
 import { statSync } from 'node:fs';
 import { resolve as resolvePath, sep } from 'node:path';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
-import type { CostRecord } from '../cost/types.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import type { TagIndex } from '../tags.js';

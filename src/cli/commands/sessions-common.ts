@@ -7,7 +7,6 @@ import { parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
 import { timeZoneOf } from './cost-options.js';
 import { resolveNativeId } from '../../sessions/ids.js';
 import { createSessionManager, type SessionManager } from '../../sessions/manager.js';
-import type { SessionSummary } from '../../sessions/types.js';
 import { SessionfoldError } from '../../../cursors/protocol/errors.js';
 import { findCodec } from '../../registry.js';
 import { CliError, str, type CommandContext } from '../command.js';
