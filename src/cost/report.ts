@@ -55,17 +55,17 @@ export async function costReport(options: CostReportOptions): Promise<CostReport
   return { summary, mode: pricer.mode, warnings, unknownUsage: await unknownUsage(selection), sources };
 }
 
-/**
- * Per agent that records tokens only when a run ends (`usageRecordedAtEnd`), how many of its sessions
- * (created in the report's dates) have usage it has not recorded yet. The sessions' lazy summaries tell
- * (summary cache: a stat per file when warm).
- */
 /** Whether `codec` finds a session file under `roots` (it stops at the first). */
 async function hasFiles(codec: Codec, roots: readonly string[]): Promise<boolean> {
   for await (const _ of codec.discover(roots)) return true;
   return false;
 }
 
+/**
+ * Per agent that records tokens only when a run ends (`usageRecordedAtEnd`), how many of its sessions
+ * (created in the report's dates) have usage it has not recorded yet. The sessions' lazy summaries tell
+ * (summary cache: a stat per file when warm).
+ */
 async function unknownUsage(selection: CostAggregationOptions): Promise<UnknownUsage[]> {
   const selected = (id: string) => selection.agents === undefined || selection.agents.some((a) => findCodec(a)?.id === id);
   const codecs = listCodecs().filter((c) => c.capabilities.usageRecordedAtEnd === true && selected(c.id));

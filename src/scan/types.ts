@@ -24,12 +24,6 @@ export interface UsageRecord extends UsageEvent, FoldHints {
 }
 
 /**
- * The events of one file as its records: each event gets `file` and `cwd` in place (no copy). For events the
- * caller owns and hands over: those of a parse on the main thread, and the native lane's, which the engines
- * build on `blankUsageEvent`, so every codec's records share one shape (absent fields undefined) and the
- * fold's property reads stay monomorphic.
- */
-/**
  * `e` copied onto `blankUsageEvent()`'s shape (every field present, in its order; a field the blank lacks
  * comes after them): what a main-thread parse hands the fold, so that its records share the native lane's one
  * shape. `read()` builds an event with only the fields it has, in a handful of shapes (a provider or not, a
@@ -41,6 +35,12 @@ export function blankShaped(e: UsageEvent): UsageEvent {
   return r as unknown as UsageEvent;
 }
 
+/**
+ * The events of one file as its records: each event gets `file` and `cwd` in place (no copy). For events the
+ * caller owns and hands over: those of a parse on the main thread, and the native lane's, which the engines
+ * build on `blankUsageEvent`, so every codec's records share one shape (absent fields undefined) and the
+ * fold's property reads stay monomorphic.
+ */
 export function asRecords(events: readonly UsageEvent[], file: string, cwd: string | undefined): UsageRecord[] {
   const out = events as UsageRecord[];
   for (const r of out) {
