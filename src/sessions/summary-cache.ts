@@ -57,7 +57,8 @@ export function getFoldKey(o: NormalizedManagerOptions): string | undefined {
   const { path, required } = getPricesPath(o.env, o.pricesFile);
   let prices: string;
   try {
-    prices = nodeCrypto().createHash('sha256').update(readFileSync(path)).digest('hex');
+    const bytes = readFileSync(path); // first: without a prices file (the usual case) node:crypto never loads
+    prices = nodeCrypto().createHash('sha256').update(bytes).digest('hex');
   } catch (e) {
     prices = `unreadable:${(e as NodeJS.ErrnoException).code ?? '?'}`;
   }
