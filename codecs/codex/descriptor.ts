@@ -3,9 +3,9 @@
  * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
  */
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
-import { discoverCodexFilesSync, getCodexRoots } from './paths.js';
+import { CODEC_ID, discoverCodexFilesSync, getCodexRoots } from './paths.js';
 
-export const CODEC_ID = 'codex';
+export { CODEC_ID };
 
 /** Goes up whenever this codec would parse an unchanged file differently. 2: a line with an absurd token count (cursors/sane.ts) is refused, where a negative one was taken as 0. */
 export const PARSER_VERSION = 2;

@@ -79,13 +79,13 @@ export function* walkRollouts(dir: string): Generator<Rollout> {
   }
 }
 
-/** The codec's id (descriptor.ts `CODEC_ID`, which imports this module). */
-const AGENT = 'codex';
+/** The codec's id; descriptor.ts, which imports this module, takes it from here (as Claude's paths.ts holds its id). */
+export const CODEC_ID = 'codex';
 
 /** A rollout as discovery hands it over. */
 export function rolloutFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
   // Every field set, in the Claude codec's order: one object shape for every file discovery hands over.
-  return { agent: AGENT, path, root, sessionId: parseRolloutFileName(name)?.id, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
+  return { agent: CODEC_ID, path, root, sessionId: parseRolloutFileName(name)?.id, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
 }
 
 /**
