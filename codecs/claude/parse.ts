@@ -488,6 +488,8 @@ export interface ClaudeCoreOptions {
 export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<ClaudeState> {
   const meta = options.meta;
   const fast = options.fastScan ?? true;
+  /** Whether the WebAssembly pass walks this read's usage lines: for the usage marker alone, once the session is out. */
+  const walking = (s: ClaudeState): boolean => fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles;
   return {
     init: (ctx) => initClaudeState(ctx, meta),
     restore: (snapshot, ctx) => restoreClaudeState(snapshot, ctx, meta),
@@ -517,8 +519,8 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
     },
     // Usage lines walked by the WebAssembly pass: only for the usage marker alone (a title marker's line takes
     // the full parse), once the session is out, as `line()` would walk them.
-    walk: (s) => (fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles ? USAGE_FIELDS : undefined),
-    lineWalked: (s, w, start, emit) => (fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles ? onWalked(s, w, start, emit) : UNWALKED),
+    walk: (s) => (walking(s) ? USAGE_FIELDS : undefined),
+    lineWalked: (s, w, start, emit) => (walking(s) ? onWalked(s, w, start, emit) : UNWALKED),
     end(s, emit): KindCounts {
       if (s.pending.length === 0) return {};
       for (const p of s.pending) emit(p.event);
