@@ -8,13 +8,14 @@
  * CLI reads the same with the WebAssembly kernel and with the JavaScript loops.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { mutator, rng } from './helpers/rng.js';
 import { mergeFiltered } from './helpers/split-log.js';
+import { jsonlFilesSync } from './helpers/files.js';
 import xxhash from 'xxhash-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
@@ -35,24 +36,16 @@ const w = instantiateWasmKernel() as WasmKernel;
 const memory = w.bytes.buffer;
 const api = await xxhash();
 
-/** Every .jsonl file under `dir`, recursively ([] when it is not there). */
-function jsonlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    return e.isDirectory() ? jsonlFiles(p) : e.name.endsWith('.jsonl') ? [p] : [];
-  });
-}
 const FIXTURES = [
-  ...jsonlFiles(join(REAL, 'claude')),
-  ...jsonlFiles(join(REAL, 'codex')),
-  ...jsonlFiles(join(ROOT, 'fixtures', 'claude')),
-  ...jsonlFiles(join(ROOT, 'fixtures', 'codex')),
+  ...jsonlFilesSync(join(REAL, 'claude')),
+  ...jsonlFilesSync(join(REAL, 'codex')),
+  ...jsonlFilesSync(join(ROOT, 'fixtures', 'claude')),
+  ...jsonlFilesSync(join(ROOT, 'fixtures', 'codex')),
 ];
 
 /** Projections compiled for the WebAssembly walk (the native kernel is not asked, loaded or not). */
 const wasmProjection = (p: FieldProjection): CompiledProjection => compileProjection(p, undefined, w);
-const CLAUDE = wasmProjection({ ...USAGE_LINE_FIELDS, type: true });
+const CLAUDE = wasmProjection(USAGE_LINE_FIELDS);
 const CODEX = wasmProjection(CODEX_USAGE_PROJECTION);
 const MARKERS = [USAGE_MARKER, TITLE_MARKER, Buffer.from('"token_count"'), Buffer.from('"type":"'), Buffer.from('"'), Buffer.from('x'), Buffer.alloc(0)];
 

@@ -8,12 +8,13 @@
  *   with JSON.parse, on every fixture and on generated transcripts, in read chunks of several sizes.
  * The kernel is this test's own instance (the process may have the N-API addon loaded).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { mutator, rng } from './helpers/rng.js';
 import { mergeFiltered } from './helpers/split-log.js';
+import { jsonlFilesSync } from './helpers/files.js';
 import { describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
 import { TITLE_MARKER, USAGE_MARKER } from '../codecs/claude/schema.js';
@@ -36,17 +37,10 @@ const REAL = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.ur
 
 const w = instantiateWasmKernel() as WasmKernel;
 
-function jsonlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    return e.isDirectory() ? jsonlFiles(p) : e.name.endsWith('.jsonl') ? [p] : [];
-  });
-}
-const CLAUDE_FILES = [...jsonlFiles(join(REAL, 'claude')), ...jsonlFiles(join(ROOT, 'fixtures', 'claude'))];
-const CODEX_FILES = [...jsonlFiles(join(REAL, 'codex')), ...jsonlFiles(join(ROOT, 'fixtures', 'codex'))];
+const CLAUDE_FILES = [...jsonlFilesSync(join(REAL, 'claude')), ...jsonlFilesSync(join(ROOT, 'fixtures', 'claude'))];
+const CODEX_FILES = [...jsonlFilesSync(join(REAL, 'codex')), ...jsonlFilesSync(join(ROOT, 'fixtures', 'codex'))];
 
-const CLAUDE = compileProjection({ ...USAGE_LINE_FIELDS, type: true }, undefined, w);
+const CLAUDE = compileProjection(USAGE_LINE_FIELDS, undefined, w);
 const CODEX = compileProjection(CODEX_USAGE_PROJECTION, undefined, w);
 
 

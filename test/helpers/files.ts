@@ -1,4 +1,5 @@
 /** Every `.jsonl` file under a folder, sorted (fixture trees). */
+import { existsSync, readdirSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -10,6 +11,15 @@ export async function jsonlFiles(dir: string): Promise<string[]> {
     else if (e.name.endsWith('.jsonl')) out.push(p);
   }
   return out.sort();
+}
+
+/** `jsonlFiles` synchronously, for a suite's top level; [] for a folder that is not there (../shared absent). */
+export function jsonlFilesSync(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
 }
 
 /** Every entry under a folder as `path:size:mtimeMs`, sorted: equal before and after a command that must only read. */
