@@ -62,10 +62,19 @@ function checkReport(stdout: string, c: Corpus): string | undefined {
 }
 
 function checkList(stdout: string, c: Corpus): string | undefined {
-  const rows = JSON.parse(stdout) as { sessionId?: string }[];
+  const rows = JSON.parse(stdout) as { sessionId?: string; cost?: { totalUsd?: number } }[];
   const sessions = c.manifest.files.filter((f) => !f.path.includes('/subagents/')).length;
   const want = Math.min(LIST_LIMIT, sessions);
   return Array.isArray(rows) && rows.length === want && rows.every((r) => typeof r.sessionId === 'string') ? undefined : `listed ${Array.isArray(rows) ? rows.length : 'no'} rows, want ${want}`;
+}
+
+/** `checkList`, and the rows in falling cost, as `--sort cost` lists them (a list by date would pass the first check). */
+function checkCostList(stdout: string, c: Corpus): string | undefined {
+  const wrong = checkList(stdout, c);
+  if (wrong !== undefined) return wrong;
+  const costs = (JSON.parse(stdout) as { cost?: { totalUsd?: number } }[]).map((r) => r.cost?.totalUsd ?? 0);
+  const at = costs.findIndex((x, i) => i > 0 && x > (costs[i - 1] as number));
+  return at < 0 ? undefined : `row ${at} costs more than the row before it: not sorted by cost`;
 }
 
 const REPORT = ['cost', 'report', '--json', '--group-by', 'day', '--tz', 'UTC', '--agent', 'claude,codex'];
@@ -74,11 +83,17 @@ const COMMANDS: Command[] = [
   { name: 'cost report, building the cache', args: REPORT, cache: 'fresh', check: checkReport },
   { name: 'cost report warm (nothing changed)', args: REPORT, cache: 'kept', check: checkReport },
   { name: 'sessions list --json', args: ['sessions', 'list', '--json', '--tz', 'UTC'], cache: 'fresh', check: checkList },
-  { name: 'sessions list --json --sort cost', args: ['sessions', 'list', '--json', '--sort', 'cost', '--tz', 'UTC'], cache: 'fresh', check: checkList },
+  { name: 'sessions list --json --sort cost', args: ['sessions', 'list', '--json', '--sort', 'cost', '--tz', 'UTC'], cache: 'fresh', check: checkCostList },
 ];
 
-function coresHook(cores: number): string {
-  return `data:text/javascript,import os from 'node:os';import {syncBuiltinESMExports} from 'node:module';os.availableParallelism=()=>${cores};syncBuiltinESMExports();`;
+/**
+ * A `-r` preload that makes the CLI see `cores` cores: CommonJS, as the bin is (an `--import` hook would start
+ * Node's ESM loader in the measured process, memory the bin does not use: bench/startup.bench.ts does the same).
+ */
+function coresPreload(dir: string, cores: number): string {
+  const file = join(dir, `cores-${cores}.cjs`);
+  writeFileSync(file, `const os = require('node:os'); os.availableParallelism = () => ${cores}; require('node:module').syncBuiltinESMExports();\n`);
+  return file;
 }
 
 async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string; kernels: Kernel[]; commands: RegExp; cores?: number; keep: boolean }): Promise<Row[]> {
@@ -93,6 +108,8 @@ async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string;
       let cache = '';
       for (const [k, cmd] of COMMANDS.entries()) {
         if (!o.commands.test(cmd.name)) continue;
+        // a warm row measures a cache an earlier row of the list built: never a fresh one under its name
+        if (cmd.cache === 'kept' && cache === '') throw new Error(`"${cmd.name}" needs the cache that "building the cache" leaves: select both in --commands`);
         if (cmd.cache === 'fresh' || cache === '') {
           cache = join(scratch, `${kernel}-${k}`);
           rmSync(cache, { recursive: true, force: true });
@@ -106,7 +123,7 @@ async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string;
           SESSIONFOLD_SOCKET: 'off',
           ...(kernel === 'wasm' && { SESSIONFOLD_NATIVE: '0' }),
         };
-        const args = [...(o.cores !== undefined ? ['--import', coresHook(o.cores)] : []), MAIN_JS, ...cmd.args];
+        const args = [...(o.cores !== undefined ? ['-r', coresPreload(cache, o.cores)] : []), MAIN_JS, ...cmd.args];
         const m = await measure({ command: process.execPath, args, env }, cache);
         const row: Row = { corpus: label, kernel, command: cmd.name, wallMs: m.wallMs, ...(m.peakRssMb !== undefined && { peakRssMb: m.peakRssMb }) };
         if (m.code !== 0) row.wrong = `exit ${m.code}: ${m.stderr.trim().split('\n').slice(-2).join(' | ')}`;
