@@ -164,7 +164,7 @@ async function loadCli(): Promise<Cli> {
 /**
  * The CLI from `bundle-cjs/run.cjs` with V8's code cache (code-cache.cjs) when the build made it after run.js
  * and this Node can `require()` ES modules (Node 20.19+: a guard; the bundle holds the ES-module-only packages
- * it uses); undefined otherwise, or when it fails to load: the ESM bundle then runs. Interleaved runs of an
+ * it uses); undefined otherwise, or when it fails to load (said on stderr): the ESM bundle then runs. Interleaved runs of an
  * empty report: about 30 ms of CPU less than the ESM bundle, about 4 of it the cache's (bench/RESULTS.md,
  * startup).
  *
@@ -181,7 +181,10 @@ function fromCjsBundle(): Cli | undefined {
     const cli = bundle.load('run.cjs') as Cli;
     saveCodeCache = bundle.save;
     return cli;
-  } catch {
+  } catch (e) {
+    // Past the guards above nothing should fail here: say so, so a bug in the bundle is not hidden behind the
+    // ESM bundle's answer (which is the same), then run that.
+    process.stderr.write(`sessionfold: the CommonJS bundle did not load (${(e as Error).message}); running the ES module bundle\n`);
     return undefined;
   }
 }
