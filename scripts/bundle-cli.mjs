@@ -42,7 +42,9 @@ async function main() {
   }
   rmSync(outDir, { recursive: true, force: true });
   rmSync(cjsDir, { recursive: true, force: true });
-  await bundleTo(rolldown, { run: input }, '[name]-[hash].js', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] });
+  // the codecs' descriptors in one chunk of their own, in both bundles of the CLI (descriptorChunk, below)
+  const descriptorsApart = { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] };
+  await bundleTo(rolldown, { run: input }, '[name]-[hash].js', descriptorsApart);
   const front = join(root, 'dist', 'src', 'cli', 'front.js');
   await bundleTo(rolldown, { front }, 'front-[name]-[hash].js');
   // The front again as CommonJS (`bundle-cjs/front.cjs`, its render steps as `front-*.cjs` chunks), which
@@ -53,7 +55,7 @@ async function main() {
   // module (cursors/native.ts), shared with the CLI's chunks: main.cjs caps the malloc arenas with it before
   // run.cjs compiles.
   const native = join(root, 'dist', 'cursors', 'native.js');
-  await bundleTo(rolldown, { run: input, native }, '[name]-[hash].cjs', { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] }, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs' });
+  await bundleTo(rolldown, { run: input, native }, '[name]-[hash].cjs', descriptorsApart, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs' });
   await bundleTo(rolldown, { 'scan-worker': join(root, 'dist', 'src', 'scan', 'worker.js') }, 'scan-worker-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
   if (statSync(join(cjsDir, 'front.cjs')).mtimeMs < statSync(front).mtimeMs) throw new Error('bundle-cli: the front\'s CommonJS bundle is older than front.js');
