@@ -56,7 +56,6 @@ export async function loadCodec(codec: Codec): Promise<Codec> {
   return codec;
 }
 
-/** Every registered codec, loaded (see `loadCodec`). */
 /**
  * Hand the registry's lazy entries codec objects already loaded (the package's entry imports them all): each
  * entry whose id they share takes its object at once, as `loadCodec` would after its import. Objects that are
@@ -70,6 +69,7 @@ export function adoptCodecs(codecs: readonly unknown[]): void {
   }
 }
 
+/** Every registered codec, loaded (see `loadCodec`). */
 export async function loadCodecs(): Promise<readonly Codec[]> {
   await Promise.all(ordered.map(loadCodec));
   return ordered;

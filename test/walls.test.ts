@@ -72,9 +72,10 @@ export const WALLS: Wall[] = [
     allows: (f, t) => top(f) !== 'codecs' || top(t) === 'cursors' || f.split('/')[1] === t.split('/')[1] || (FORMAT_FAMILIES[f.split('/')[1]!] ?? []).includes(t),
   },
   {
-    // The package barrel (src/index.ts) names the built-in codecs for users; it is no fold.
+    // The package barrel (src/index.ts, with the codec objects it names: src/codec-objects.ts) names the
+    // built-in codecs for users; it is no fold.
     name: 'folds reach codecs only through the registry (src/builtin-codecs.ts)',
-    allows: (f, t) => top(f) !== 'src' || top(t) !== 'codecs' || f === 'src/builtin-codecs.ts' || f === 'src/index.ts',
+    allows: (f, t) => top(f) !== 'src' || top(t) !== 'codecs' || f === 'src/builtin-codecs.ts' || f === 'src/index.ts' || f === 'src/codec-objects.ts',
   },
   { name: 'only src/cli/ imports the renderers', allows: (f, t) => !isRenderer(t) || inCli(f) },
   { name: 'nothing outside src/cli/ imports the CLI', allows: (f, t) => !inCli(t) || inCli(f) },
