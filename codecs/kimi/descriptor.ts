@@ -7,7 +7,8 @@ import { getKimiRoots } from './paths.js';
 
 export const CODEC_ID = 'kimi';
 
-export const PARSER_VERSION = 1;
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 2;
 
 export const kimiDescriptor: CodecDescriptor = {
   id: CODEC_ID,

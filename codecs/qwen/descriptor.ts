@@ -5,7 +5,8 @@
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getQwenRoots } from './paths.js';
 
-export const PARSER_VERSION = 1;
+/** Goes up whenever this codec would parse an unchanged file differently. */
+export const PARSER_VERSION = 2;
 
 export const qwenDescriptor: CodecDescriptor = {
   id: CODEC_ID,
