@@ -1,0 +1,75 @@
+/**
+ * The record that ties each codec's golden events to its parser version (fixtures/expected/parser-versions.json):
+ * per codec, the version its events were recorded under and a digest of its golden files. The event cache keeps
+ * a file's events until the codec's version changes, so golden events that moved under an unchanged version
+ * mean cached files would go on showing the old reading.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+
+export interface ParserRecord {
+  /** CORE_EVENT_VERSION: the shape every codec's events share. */
+  readonly coreEventVersion: number;
+  /** The codec's descriptor's parserVersion. */
+  readonly parserVersion: number;
+  /** sha256 over the codec's golden files, names and bytes, in name order. */
+  readonly digest: string;
+}
+
+export type ParserRecords = Record<string, ParserRecord>;
+
+export const RECORDER = 'UPDATE_PARSER_VERSIONS=1 npx vitest run test/parser-versions.test.ts';
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await filesUnder(p)));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+/** The digest of every file under `dir` (one codec's golden folder). */
+export async function goldenDigest(dir: string): Promise<string> {
+  const hash = createHash('sha256');
+  const files = (await filesUnder(dir)).map((p) => [relative(dir, p).split('\\').join('/'), p] as const);
+  files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, path] of files) {
+    const bytes = await readFile(path);
+    hash.update(`${name}\0${bytes.length}\0`).update(bytes);
+  }
+  return hash.digest('hex');
+}
+
+/** -1, 0 or 1 as version `a` is below, equal to or above `b` (core first, then the codec's own). */
+function compareVersions(a: ParserRecord, b: ParserRecord): number {
+  if (a.coreEventVersion !== b.coreEventVersion) return a.coreEventVersion < b.coreEventVersion ? -1 : 1;
+  if (a.parserVersion !== b.parserVersion) return a.parserVersion < b.parserVersion ? -1 : 1;
+  return 0;
+}
+
+/**
+ * What is wrong with codec `id`'s record given what its descriptor and golden files say now, or undefined.
+ * `refuse` marks what re-recording must not paper over: golden events that moved under the same version, or a
+ * version that went down (a cache would take events written by a later parser as current).
+ */
+export function recordProblem(id: string, recorded: ParserRecord | undefined, now: ParserRecord): { message: string; refuse: boolean } | undefined {
+  const where = `codecs/${id}/descriptor.ts (or the engine's descriptor it takes its version from)`;
+  if (recorded === undefined) return { message: `${id} has golden files but no entry in parser-versions.json: record it with ${RECORDER}`, refuse: false };
+  const order = compareVersions(now, recorded);
+  if (order < 0) {
+    return { message: `${id}'s parser version went down (n${recorded.coreEventVersion}.p${recorded.parserVersion} recorded, n${now.coreEventVersion}.p${now.parserVersion} now): versions only go up`, refuse: true };
+  }
+  if (order === 0 && now.digest !== recorded.digest) {
+    return {
+      message:
+        `${id}'s golden events changed but its parser version did not (still p${now.parserVersion}): files cached under ` +
+        `the old rules would never be re-read. Bump PARSER_VERSION in ${where}, then re-record with ${RECORDER}`,
+      refuse: true,
+    };
+  }
+  if (order > 0) return { message: `${id}'s parser version rose to p${now.parserVersion}: re-record parser-versions.json with ${RECORDER}`, refuse: false };
+  return undefined;
+}
