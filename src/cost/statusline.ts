@@ -22,6 +22,7 @@ import type { ScanOptions, UsageRecord } from '../scan/types.js';
 import { BLOCK_MS, createBlocksFold, type UsageBlock } from './blocks.js';
 import { civilFromDays, periodStart, ZoneCalendar } from './calendar.js';
 import { createCostFold } from './fold.js';
+import { OwnSession } from './own-session.js';
 import { recordTime } from './filter.js';
 import { createPricer, type Pricer } from './pricing.js';
 import { priceMemoPath, saveMemo, seedFromMemo } from './price-memo.js';
@@ -162,10 +163,10 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
   // The folds below group by nothing: their calendar is never asked (UTC spares Intl's start-up).
   const fold = { agents: [agent], pricer, timeZone: 'UTC', ...(query.mode !== undefined && { mode: query.mode }) };
   const file = query.file;
-  // The file's usage counts for its own session only (its first record's), as in the session views: a Claude
-  // transcript also holds its subagents' responses (agent_progress copies), which are their sessions'.
-  let fileSession: string | undefined;
-  const ofFile = (r: UsageRecord): boolean => r.file === file && (fileSession ??= r.sessionId) === r.sessionId;
+  // The file's usage counts for its own session only, as in the session views: a Claude transcript also
+  // holds its subagents' responses (agent_progress copies), which are their sessions'.
+  const own = new OwnSession();
+  const ofFile = (r: UsageRecord): boolean => r.file === file && own.claim(r.sessionId);
   const mine = (r: UsageRecord): boolean => (file !== undefined && ofFile(r)) || (query.sessionId !== undefined && r.sessionId === query.sessionId);
 
   let lookback = FIRST_LOOKBACK_MS;

@@ -18,6 +18,7 @@
  */
 import type { CostRecord } from '../cost/types.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { OwnSession } from '../cost/own-session.js';
 import { addUsage, emptyCost, type PriceFn } from './cost.js';
 import type { OrphanUsage, SessionMessage, SessionMessageUsage, SessionToolCall } from './types.js';
 
@@ -144,7 +145,7 @@ export class SessionFold {
   #unmatched = 0;
   #events = 0;
   /** The session this fold counts usage for: its first session event's `sessionId`, else its first event's. */
-  #ownSessionId: string | undefined;
+  readonly #own = new OwnSession();
 
   constructor(options: FoldOptions) {
     this.#content = options.content;
@@ -171,7 +172,7 @@ export class SessionFold {
 
   #seen(e: { sessionId?: unknown; timestamp?: unknown }): void {
     this.#events++;
-    if (this.#ownSessionId === undefined && typeof e.sessionId === 'string') this.#ownSessionId = e.sessionId;
+    this.#own.claim(e.sessionId);
     if (this.#sessionId === undefined && typeof e.sessionId === 'string' && e.sessionId !== '') this.#sessionId = e.sessionId;
     this.#time(typeof e.timestamp === 'string' ? e.timestamp : undefined);
   }
@@ -185,9 +186,8 @@ export class SessionFold {
 
   #session(e: SessionEvent): void {
     this.#events++;
-    // The first session event names the file's session, also over an earlier line's (a Claude summary line
-    // before the first line with a sessionId carries the file name).
-    if (this.#sessionEvents.length === 0) this.#ownSessionId = e.sessionId;
+    // The first session event names the file's session, also over an earlier line's.
+    if (this.#sessionEvents.length === 0) this.#own.name(e.sessionId);
     if (typeof e.nativeId === 'string' && e.nativeId !== '' && this.#sessionEvents.length === 0) this.#sessionId = e.nativeId;
     this.#sessionEvents.push(e);
     this.#cwd ??= e.cwd;
@@ -271,7 +271,7 @@ export class SessionFold {
   }
 
   #usage(e: UsageEvent): void {
-    if (this.#ownSessionId !== undefined && e.sessionId !== this.#ownSessionId) return;
+    if (!this.#own.claim(e.sessionId)) return;
     this.#seen(e);
     if (this.#dedup.has(e.dedupKey)) return;
     this.#dedup.add(e.dedupKey);

@@ -18,6 +18,7 @@ import type { Codec } from '../../cursors/protocol/codec.js';
 import type { CostRecord } from '../cost/types.js';
 import type { ManagerContext } from './context.js';
 import { KeyTable } from '../cost/key-table.js';
+import { OwnSession } from '../cost/own-session.js';
 import { addUsage, emptyCost, type PriceFn } from './cost.js';
 
 export const SCAN_MIN_FILES = 32;
@@ -38,7 +39,7 @@ export function ownString(s: string): string {
 
 interface FileState {
   /** The session of the file's first record: another session's usage relayed from it is not its own. */
-  sessionId: string;
+  own: OwnSession;
   keys: KeyTable;
   usage: FileUsage | undefined;
 }
@@ -62,8 +63,8 @@ export async function usageByFile(ctx: ManagerContext, codec: Codec, paths: Read
       if (r.retained === true || !paths.has(r.file)) continue;
       let f = files.get(r.file);
       // A table of 16 slots to start: most files hold few keys, and there are thousands of files.
-      if (f === undefined) files.set(r.file, (f = { sessionId: ownString(r.sessionId), keys: new KeyTable(1), usage: undefined }));
-      else if (f.sessionId !== r.sessionId) continue;
+      if (f === undefined) files.set(r.file, (f = { own: new OwnSession(ownString), keys: new KeyTable(1), usage: undefined }));
+      if (!f.own.claim(r.sessionId)) continue;
       if (!f.keys.add(r.dedupKey)) continue;
       const u = (f.usage ??= { cost: emptyCost(), models: new Map() });
       addUsage(u.cost, r, price(r));
