@@ -32,6 +32,19 @@ function missing(root: string): boolean {
   }
 }
 
+/** The optional methods a lazy codec forwards, bound to the loaded codec once. */
+const FORWARDED = ['discoverSync', 'locate', 'lineCoreFor', 'scanUsage', 'nativeSearch', 'resumeCommand', 'detect', 'batchKey', 'readBatch'] as const;
+type Forwarded = { [K in (typeof FORWARDED)[number]]?: Codec[K] };
+
+function bindForwarded(c: Codec): Forwarded {
+  const out: Record<string, unknown> = {};
+  for (const k of FORWARDED) {
+    const f = c[k] as ((...args: never[]) => unknown) | undefined;
+    if (typeof f === 'function') out[k] = f.bind(c);
+  }
+  return out as Forwarded;
+}
+
 /** A codec whose module loads when it is first needed (see the file's comment). */
 export class LazyCodec implements Codec {
   readonly id: string;
@@ -42,6 +55,8 @@ export class LazyCodec implements Codec {
   readonly defaultRoots: (env?: NodeJS.ProcessEnv) => string[];
   readonly rootVariables?: readonly string[];
   #full: Codec | undefined;
+  /** The loaded codec's optional methods, bound once: a getter hands out the same function each time. */
+  #bound: Forwarded = {};
   #loading: Promise<Codec> | undefined;
   /** The descriptor's listing (`CodecDescriptor.listing`; the codec object spreads its descriptor, so has it too). */
   readonly listing?: CodecListing;
@@ -89,6 +104,7 @@ export class LazyCodec implements Codec {
 
   #take(c: Codec): Codec {
     if (c.id !== this.id || c.parserVersion !== this.parserVersion) throw new Error(`the ${this.id} codec's module is not its descriptor's (${c.id}, version ${c.parserVersion})`);
+    this.#bound = bindForwarded(c);
     this.#full = c;
     return c;
   }
@@ -103,6 +119,12 @@ export class LazyCodec implements Codec {
     return this.#full;
   }
 
+  /** A forwarded method of the loaded codec (bound once), or undefined when it has none; throws before loading. */
+  #forward<K extends keyof Forwarded>(member: K): Forwarded[K] {
+    this.#need(member);
+    return this.#bound[member];
+  }
+
   discover(roots: readonly string[]): AsyncIterable<SessionFile> {
     const full = this.#full;
     if (full !== undefined) return full.discover(roots);
@@ -114,7 +136,7 @@ export class LazyCodec implements Codec {
   }
 
   get discoverSync(): ((roots: readonly string[]) => Iterable<SessionFile>) | undefined {
-    return this.#full?.discoverSync?.bind(this.#full);
+    return this.#bound.discoverSync;
   }
 
   read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {
@@ -131,7 +153,7 @@ export class LazyCodec implements Codec {
   }
 
   get locate(): ((roots: readonly string[], nativeId: string) => Promise<SessionFile | undefined>) | undefined {
-    return this.#need('locate').locate?.bind(this.#full);
+    return this.#forward('locate');
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -141,30 +163,30 @@ export class LazyCodec implements Codec {
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   get lineCoreFor(): ((file: string) => LineCore<any> | undefined) | undefined {
-    return this.#need('lineCoreFor').lineCoreFor?.bind(this.#full);
+    return this.#forward('lineCoreFor');
   }
 
   get scanUsage(): ((files: readonly string[]) => Promise<(UsageScanResult | false | undefined)[]> | undefined) | undefined {
-    return this.#need('scanUsage').scanUsage?.bind(this.#full);
+    return this.#forward('scanUsage');
   }
 
   get nativeSearch(): ((roots: readonly string[], query: NativeSearchQuery) => Promise<NativeSearchHit[] | undefined>) | undefined {
-    return this.#need('nativeSearch').nativeSearch?.bind(this.#full);
+    return this.#forward('nativeSearch');
   }
 
   get resumeCommand(): ((nativeId: string, file?: SessionFile) => string[]) | undefined {
-    return this.#need('resumeCommand').resumeCommand?.bind(this.#full);
+    return this.#forward('resumeCommand');
   }
 
   get detect(): ((file: string, head: Buffer) => DetectScore) | undefined {
-    return this.#need('detect').detect?.bind(this.#full);
+    return this.#forward('detect');
   }
 
   get batchKey(): ((file: string) => string | undefined) | undefined {
-    return this.#need('batchKey').batchKey?.bind(this.#full);
+    return this.#forward('batchKey');
   }
 
   get readBatch(): ((reads: readonly BatchRead[]) => Promise<AsyncIterable<SessionfoldEvent>[]>) | undefined {
-    return this.#need('readBatch').readBatch?.bind(this.#full);
+    return this.#forward('readBatch');
   }
 }
