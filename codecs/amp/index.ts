@@ -10,7 +10,7 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseAmpThread } from './parse.js';
 import { CODEC_ID, threadIdOf } from './paths.js';
-import { PARSER_VERSION, ampDescriptor } from './descriptor.js';
+import { ampDescriptor } from './descriptor.js';
 
 export { parseAmpThread } from './parse.js';
 export { getAmpRoots } from './paths.js';
@@ -31,6 +31,6 @@ export const amp: Codec = {
   ...ampDescriptor,
   ...fromSyncListing(discoverSync),
   getParseDependencies: () => [],
-  read: createDocumentRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, parseAmpThread),
+  read: createDocumentRead(ampDescriptor, parseAmpThread),
 };
 export default amp;

@@ -11,12 +11,10 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createAntigravityCore } from './parse.js';
 import { CODEC_ID, conversationIdOf, TRANSCRIPT } from './paths.js';
-import { PARSER_VERSION, antigravityDescriptor } from './descriptor.js';
+import { antigravityDescriptor } from './descriptor.js';
 
 export { createAntigravityCore } from './parse.js';
 export { getAntigravityRoots } from './paths.js';
-
-const CODEC = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 
 function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
   for (const root of roots) {
@@ -41,7 +39,7 @@ export const antigravity: Codec = {
   lineCore: createAntigravityCore('stdin'),
   lineCoreFor: coreFor,
   read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {
-    return createJsonlRead(CODEC, coreFor(file))(file, options);
+    return createJsonlRead(antigravityDescriptor, coreFor(file))(file, options);
   },
   resumeCommand(nativeId: string): string[] {
     return ['agy', '--conversation', nativeId];

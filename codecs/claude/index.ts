@@ -15,8 +15,8 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { claudeCore, createClaudeCore } from './parse.js';
 import { scanClaudeUsage } from './native.js';
-import { CODEC_ID, claudeParseDependencies, discoverClaudeFiles, discoverClaudeFilesSync, getSubagentMetaPath, locateClaudeFile } from './paths.js';
-import { PARSER_VERSION, claudeDescriptor } from './descriptor.js';
+import { claudeParseDependencies, discoverClaudeFiles, discoverClaudeFilesSync, getSubagentMetaPath, locateClaudeFile } from './paths.js';
+import { claudeDescriptor } from './descriptor.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
 export { extractSubagentMeta, readSubagentMeta, readSubagentMetaSync } from './meta.js';
@@ -43,8 +43,7 @@ export {
 
 export { PARSER_VERSION } from './descriptor.js';
 
-const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
-const readWithoutMeta = createJsonlRead(PARSER, claudeCore);
+const readWithoutMeta = createJsonlRead(claudeDescriptor, claudeCore);
 
 /** `read()`: a subagent transcript's sidecar is read first and handed to the pure core (see meta.ts). */
 /**
@@ -59,7 +58,7 @@ function readClaude(file: string, options?: ReadOptions): AsyncGenerator<Session
 async function* readWithMeta(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const metaPath = getSubagentMetaPath(file);
   const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
-  yield* meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(PARSER, createClaudeCore({ meta }))(file, options);
+  yield* meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(claudeDescriptor, createClaudeCore({ meta }))(file, options);
 }
 
 /**

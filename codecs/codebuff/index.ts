@@ -9,8 +9,8 @@ import type { Codec } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseCodebuffChat } from './parse.js';
-import { CODEC_ID, discoverCodebuffSync } from './paths.js';
-import { PARSER_VERSION, codebuffDescriptor } from './descriptor.js';
+import { discoverCodebuffSync } from './paths.js';
+import { codebuffDescriptor } from './descriptor.js';
 
 export { parseCodebuffChat } from './parse.js';
 export { chatIdTime, discoverCodebuffSync, getCodebuffRoots } from './paths.js';
@@ -21,6 +21,6 @@ export const codebuff: Codec = {
   ...codebuffDescriptor,
   ...fromSyncListing(discoverCodebuffSync),
   getParseDependencies: () => [],
-  read: createDocumentRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, parseCodebuffChat),
+  read: createDocumentRead(codebuffDescriptor, parseCodebuffChat),
 };
 export default codebuff;

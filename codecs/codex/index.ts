@@ -8,10 +8,10 @@ import { readdir } from 'node:fs/promises';
 import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { CODEC_ID, codexCore } from './parse.js';
+import { codexCore } from './parse.js';
 import { scanCodexUsage } from './native.js';
 import { candidateDayDirs, discoverCodexFilesSync as discoverSync, parseRolloutFileName, rolloutFile as sessionFile } from './paths.js';
-import { PARSER_VERSION, codexDescriptor } from './descriptor.js';
+import { codexDescriptor } from './descriptor.js';
 
 export { codexCore, CODEC_ID, FALLBACK_MODEL, CODEX_USAGE_MARKERS } from './parse.js';
 export { mayHoldUsage } from './prefilter.js';
@@ -73,7 +73,7 @@ export const codex: Codec = {
   locate,
   getParseDependencies: () => [],
   lineCore: codexCore,
-  read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, codexCore),
+  read: createJsonlRead(codexDescriptor, codexCore),
   scanUsage: scanCodexUsage,
   resumeCommand: (nativeId: string) => ['codex', 'resume', nativeId],
 };

@@ -16,7 +16,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { copilotCore, createCopilotCore } from './parse.js';
 import { readWorkspace } from './workspace.js';
 import { CODEC_ID, locateSession, sessionStateDir, walkSessionState } from './paths.js';
-import { PARSER_VERSION, copilotDescriptor } from './descriptor.js';
+import { copilotDescriptor } from './descriptor.js';
 
 export { copilotCore, createCopilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';
 export { parseWorkspace, readWorkspace, workspacePathOf, type Workspace } from './workspace.js';
@@ -51,8 +51,7 @@ async function locate(roots: readonly string[], nativeId: string): Promise<Sessi
   return undefined;
 }
 
-const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
-const readPlain = createJsonlRead(PARSER, copilotCore);
+const readPlain = createJsonlRead(copilotDescriptor, copilotCore);
 
 /** The core for a file: with its workspace.yaml's title when it has one. */
 function coreFor(file: string) {
@@ -64,7 +63,7 @@ function coreFor(file: string) {
 async function* readCopilot(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const wantsTitle = options?.titles !== false && (options?.kinds === undefined || options.kinds.includes('session'));
   const core = wantsTitle ? coreFor(file) : undefined;
-  yield* core === undefined ? readPlain(file, options) : createJsonlRead(PARSER, core)(file, options);
+  yield* core === undefined ? readPlain(file, options) : createJsonlRead(copilotDescriptor, core)(file, options);
 }
 
 /** Copilot CLI events: a dotted `type` (`session.start`, `user.message`, …) with a `data` object. */

@@ -23,7 +23,7 @@ import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/r
 import { COMPOSER_PREFIX } from './ide.js';
 import { CODEC_ID, createTranscriptCore } from './parse.js';
 import { chatStoreCwd, cursorFileKind, discoverCursorFiles, transcriptCwd } from './paths.js';
-import { PARSER_VERSION, cursorDescriptor } from './descriptor.js';
+import { cursorDescriptor } from './descriptor.js';
 
 export { CODEC_ID, createTranscriptCore, transcriptCore, transcriptIds, userQueryText, type TranscriptState } from './parse.js';
 export { chatStoreCwd, cursorFileKind, discoverCursorFiles, getCursorRoots, transcriptCwd, STATE_DB, STORE_DB, type CursorFileKind } from './paths.js';
@@ -32,8 +32,7 @@ export { bubbleOrder, composerEvents, parseKvValue } from './ide.js';
 
 export { PARSER_VERSION } from './descriptor.js';
 
-const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
-const PARSER_STRING = getParserString(PARSER);
+const PARSER_STRING = getParserString(cursorDescriptor);
 
 const resumeFrom = (o: NormalizedReadOptions): RowCursor | undefined => (o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined);
 
@@ -43,7 +42,7 @@ async function* readCursor(file: string, options?: ReadOptions): AsyncGenerator<
   const { db, key } = splitRecordPath(file);
   const kind = cursorFileKind(db);
   if (kind === 'transcript') {
-    yield* createJsonlRead(PARSER, createTranscriptCore(transcriptCwd(file)))(file, options);
+    yield* createJsonlRead(cursorDescriptor, createTranscriptCore(transcriptCwd(file)))(file, options);
     return;
   }
   if (kind === 'chat-store') {

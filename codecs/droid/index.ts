@@ -7,20 +7,19 @@ import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createDroidCore } from './parse.js';
-import { CODEC_ID, discoverDroidSync, settingsPathFor } from './paths.js';
+import { discoverDroidSync, settingsPathFor } from './paths.js';
 import { readDroidSettings, readDroidSettingsSync } from './settings.js';
-import { PARSER_VERSION, droidDescriptor } from './descriptor.js';
+import { droidDescriptor } from './descriptor.js';
 
 export { createDroidCore, settingsUsage, type DroidState } from './parse.js';
 export { CODEC_ID as DROID_CODEC_ID, discoverDroidSync, getDroidRoots, settingsPathFor } from './paths.js';
 export { parseDroidSettings, readDroidSettings, type DroidSettings } from './settings.js';
 
-const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 const plainCore = createDroidCore();
 
 /** `read()`: the sidecar first, handed to the pure core. */
 async function* readDroid(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  yield* createJsonlRead(PARSER, createDroidCore(await readDroidSettings(file)))(file, options);
+  yield* createJsonlRead(droidDescriptor, createDroidCore(await readDroidSettings(file)))(file, options);
 }
 
 /** The Factory Droid codec. */

@@ -20,9 +20,9 @@ import { createDocumentRead } from '../../cursors/read-document.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createLegacyParser } from './legacy.js';
 import { createGeminiCore, geminiCore } from './parse.js';
-import { candidateFiles, CODEC_ID, discoverGeminiFilesSync, getGeminiDependencies, getProjectPaths, type ProjectPaths } from './paths.js';
+import { candidateFiles, discoverGeminiFilesSync, getGeminiDependencies, getProjectPaths, type ProjectPaths } from './paths.js';
 import { findRewinds } from './rewinds.js';
-import { PARSER_VERSION, geminiDescriptor } from './descriptor.js';
+import { geminiDescriptor } from './descriptor.js';
 
 export { createGeminiCore, geminiCore, type GeminiCoreOptions, type GeminiState } from './parse.js';
 export { createLegacyParser } from './legacy.js';
@@ -31,8 +31,6 @@ export { CODEC_ID, getGeminiPathInfo, getGeminiRoots, getProjectPaths, type Gemi
 export { usageEvent, type GeminiTokens } from './schema.js';
 
 export { PARSER_VERSION } from './descriptor.js';
-
-const PARSER = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 
 function isDocument(file: string): boolean {
   return file.endsWith('.json');
@@ -50,7 +48,7 @@ const CONVERSATION_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_
  */
 function readChat(file: string, projects: ProjectPaths, options: ReadOptions | undefined): AsyncIterable<SessionfoldEvent> {
   const kinds = options?.kinds;
-  if (kinds !== undefined && !kinds.some((k) => CONVERSATION_KINDS.includes(k))) return createJsonlRead(PARSER, createGeminiCore({ projects }))(file, options);
+  if (kinds !== undefined && !kinds.some((k) => CONVERSATION_KINDS.includes(k))) return createJsonlRead(geminiDescriptor, createGeminiCore({ projects }))(file, options);
   const rewinds = new Map<string, number>();
   const from = options?.resume?.from;
   const at = from !== undefined && from !== null && from.format === 'jsonl' && Number.isSafeInteger(from.offset) && from.offset > 0 ? from.offset : 0;
@@ -63,13 +61,13 @@ function readChat(file: string, projects: ProjectPaths, options: ReadOptions | u
     }
     resume?.onStart?.(start);
   };
-  const read = createJsonlRead(PARSER, createGeminiCore({ projects, rewinds }));
+  const read = createJsonlRead(geminiDescriptor, createGeminiCore({ projects, rewinds }));
   return read(file, resume === undefined ? options : { ...options, resume: { ...resume, onStart } });
 }
 
 async function* readGemini(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const projects = getProjectPaths(file);
-  if (isDocument(file)) yield* createDocumentRead(PARSER, createLegacyParser(projects))(file, options);
+  if (isDocument(file)) yield* createDocumentRead(geminiDescriptor, createLegacyParser(projects))(file, options);
   else yield* readChat(file, projects, options);
 }
 

@@ -17,13 +17,13 @@ import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import { CODEC_ID, discoverGooseFiles } from './paths.js';
-import { PARSER_VERSION, gooseDescriptor } from './descriptor.js';
+import { gooseDescriptor } from './descriptor.js';
 
 export { count, messageEvents, sessionEvent, sessionModel, sqlTime, usageEvent, type GooseCounts, type Row } from './parse.js';
 export { CODEC_ID, discoverGooseFiles, getGooseRoots, SESSIONS_DB } from './paths.js';
 
 export { PARSER_VERSION } from './descriptor.js';
-const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
+const PARSER = getParserString(gooseDescriptor);
 
 /** A session (a record path) or the whole database, resumed by RowCursor (db.ts). */
 function readGoose(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {

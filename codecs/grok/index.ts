@@ -12,8 +12,8 @@ import type { Codec } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { grokCore } from './parse.js';
-import { CODEC_ID, discoverGrokSync } from './paths.js';
-import { PARSER_VERSION, grokDescriptor } from './descriptor.js';
+import { discoverGrokSync } from './paths.js';
+import { grokDescriptor } from './descriptor.js';
 
 export { grokCore, grokUsage, type GrokState } from './parse.js';
 export { CODEC_ID as GROK_CODEC_ID, discoverGrokSync, getGrokRoots, grokWorkspace } from './paths.js';
@@ -25,6 +25,6 @@ export const grok: Codec = {
   ...fromSyncListing(discoverGrokSync),
   getParseDependencies: () => [],
   lineCore: grokCore,
-  read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, grokCore),
+  read: createJsonlRead(grokDescriptor, grokCore),
 };
 export default grok;

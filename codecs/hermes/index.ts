@@ -19,7 +19,7 @@ import { readStateDb, readStateDbSessions, searchStateDb } from './db.js';
 import { readLegacyLog } from './legacy.js';
 import { CODEC_ID } from './parse.js';
 import { discoverHermes, stateDbFiles } from './paths.js';
-import { PARSER_VERSION, hermesDescriptor } from './descriptor.js';
+import { hermesDescriptor } from './descriptor.js';
 
 export { CODEC_ID, count, emitMessage, isoOfSeconds, relationOf, sessionEvent, usageEvent } from './parse.js';
 export type { HermesMessageRow, HermesSessionRow, HermesUsageRow } from './parse.js';
@@ -27,7 +27,7 @@ export { ftsQuery, listStateDbSessions, readStateDb, readStateDbSessions, releva
 export { discoverHermes, getHermesRoots } from './paths.js';
 
 export { PARSER_VERSION } from './descriptor.js';
-const PARSER = getParserString({ id: CODEC_ID, parserVersion: PARSER_VERSION });
+const PARSER = getParserString(hermesDescriptor);
 
 function readHermes(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   return readCollected(CODEC_ID, file, options, (o, emit) => {

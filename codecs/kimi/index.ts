@@ -12,12 +12,11 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSmallJsonSync } from '../../cursors/read-file.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
 import { parseWirePath, wireSessionId } from './paths.js';
-import { PARSER_VERSION, kimiDescriptor } from './descriptor.js';
+import { kimiDescriptor } from './descriptor.js';
 
 export { createKimiCore, type KimiMeta } from './parse.js';
 export { getKimiRoots, parseWirePath } from './paths.js';
 
-const CODEC = { id: CODEC_ID, parserVersion: PARSER_VERSION };
 /** state.json is well under a kilobyte; anything larger than this is not one. */
 const MAX_STATE_BYTES = 256 * 1024;
 
@@ -75,7 +74,7 @@ export const kimi: Codec = {
   lineCore: createKimiCore({ sessionId: 'stdin' }),
   lineCoreFor: coreFor,
   read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {
-    return createJsonlRead(CODEC, coreFor(file))(file, options);
+    return createJsonlRead(kimiDescriptor, coreFor(file))(file, options);
   },
   resumeCommand(nativeId: string): string[] {
     return ['kimi', '--session', nativeId.split('/')[0] as string];

@@ -6,15 +6,13 @@
 import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { createPiCore, detectPi, PI_PARSER_VERSION, type PiSessionMeta } from '../pi/index.js';
+import { createPiCore, detectPi, type PiSessionMeta } from '../pi/index.js';
 import { readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 import { CODEC_ID, discoverOpenclaw, indexPathFor } from './paths.js';
 import { openclawDescriptor } from './descriptor.js';
 
 export { metaOf, parseSessionsIndex, readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 export { CODEC_ID, discoverOpenclaw, getOpenclawRoots, isResetArchive, isTranscriptName, openclawSessionId } from './paths.js';
-
-const PARSER = { id: CODEC_ID, parserVersion: PI_PARSER_VERSION };
 
 function coreFor(meta: PiSessionMeta | undefined) {
   return createPiCore({ agent: CODEC_ID, preferFileId: true, ...(meta !== undefined && { meta }) });
@@ -26,7 +24,7 @@ const isSubagent = (file: string): boolean => readOpenclawMetaSync(file)?.subage
 
 /** `read()`: the index entry is read first and handed to the pure core. */
 async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  yield* createJsonlRead(PARSER, coreFor(await readOpenclawMeta(file)))(file, options);
+  yield* createJsonlRead(openclawDescriptor, coreFor(await readOpenclawMeta(file)))(file, options);
 }
 
 /** The OpenClaw codec. */

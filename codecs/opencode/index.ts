@@ -17,7 +17,7 @@ import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/re
 import { isSqliteFile, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readDatabase, readDatabaseSessions } from './db.js';
 import { discoverOpencode, OPENCODE_FLAVOR, type OpencodeFlavor } from './paths.js';
-import { opencodeDescriptor, PARSER_VERSION } from './descriptor.js';
+import { opencodeDescriptor } from './descriptor.js';
 import { readExport, readTreeSession, storageOf, treeDependencies } from './tree.js';
 
 export { CODEC_ID, count, emitMessage, isoOf, sessionEvent } from './parse.js';
@@ -39,8 +39,7 @@ export interface OpencodeCodecSpec extends OpencodeFlavor {
 /**
  * A database session (or a whole database) resumes by RowCursor; a tree session or an export is read whole.
  */
-function readerFor(flavor: OpencodeFlavor): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
-  const parser = getParserString({ id: flavor.agent, parserVersion: PARSER_VERSION });
+function readerFor(flavor: OpencodeFlavor, parser: string): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
   return (file, options) =>
     readCollected(flavor.agent, file, options, async (o, emit) => {
       const out = { kinds: o.kinds, emit, agent: flavor.agent };
@@ -56,8 +55,7 @@ function readerFor(flavor: OpencodeFlavor): (file: string, options?: ReadOptions
 }
 
 /** `Codec.readBatch`: record paths of one database, read in one snapshot (db.ts `readDatabaseSessions`). */
-function batchReaderFor(flavor: OpencodeFlavor): (reads: readonly BatchRead[]) => Promise<AsyncIterable<SessionfoldEvent>[]> {
-  const parser = getParserString({ id: flavor.agent, parserVersion: PARSER_VERSION });
+function batchReaderFor(flavor: OpencodeFlavor, parser: string): (reads: readonly BatchRead[]) => Promise<AsyncIterable<SessionfoldEvent>[]> {
   return (reads) =>
     readRecordBatch(flavor.agent, reads, (db, records) =>
       readDatabaseSessions(
@@ -81,7 +79,8 @@ function detectorFor(flavor: OpencodeFlavor): (file: string, head: Buffer) => De
 /** A codec for an agent that keeps OpenCode's database, storage tree and exports under its own roots. */
 export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
   const flavor: OpencodeFlavor = { agent: spec.agent, isDatabaseName: spec.isDatabaseName };
-  const read = readerFor(flavor);
+  const parser = getParserString(spec.descriptor);
+  const read = readerFor(flavor, parser);
   const discover = (roots: readonly string[]) => discoverOpencode(roots, flavor);
   return {
     detect: detectorFor(flavor),
@@ -110,7 +109,7 @@ export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
     },
     read,
     batchKey: recordBatchKey,
-    readBatch: batchReaderFor(flavor),
+    readBatch: batchReaderFor(flavor, parser),
     resumeCommand(nativeId: string): string[] {
       return [spec.command, '--session', nativeId];
     },

@@ -5,8 +5,8 @@
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { qwenCore } from './parse.js';
-import { CODEC_ID, discoverQwenSync } from './paths.js';
-import { PARSER_VERSION, qwenDescriptor } from './descriptor.js';
+import { discoverQwenSync } from './paths.js';
+import { qwenDescriptor } from './descriptor.js';
 
 export { qwenCore, qwenUsage, type QwenState } from './parse.js';
 export { CODEC_ID as QWEN_CODEC_ID, discoverQwenSync, getQwenRoots } from './paths.js';
@@ -25,7 +25,7 @@ export const qwen: Codec = {
   },
   getParseDependencies: () => [],
   lineCore: qwenCore,
-  read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, qwenCore),
+  read: createJsonlRead(qwenDescriptor, qwenCore),
   resumeCommand: (nativeId: string) => ['qwen', '--resume', nativeId],
 };
 export default qwen;

@@ -9,7 +9,7 @@ import { firstJsonLine } from '../../cursors/detect.js';
 import { isUnnamable, noteLeftOut } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
-import { PARSER_VERSION, sessionfoldJsonlDescriptor } from './descriptor.js';
+import { sessionfoldJsonlDescriptor } from './descriptor.js';
 
 export { sessionfoldJsonlCore, createSessionfoldJsonlCore } from './parse.js';
 export { sessionfoldStore } from './store.js';
@@ -84,6 +84,6 @@ export const sessionfoldJsonl: Codec = {
   },
   getParseDependencies: () => [],
   lineCore: sessionfoldJsonlCore,
-  read: createJsonlRead({ id: CODEC_ID, parserVersion: PARSER_VERSION }, sessionfoldJsonlCore),
+  read: createJsonlRead(sessionfoldJsonlDescriptor, sessionfoldJsonlCore),
 };
 export default sessionfoldJsonl;

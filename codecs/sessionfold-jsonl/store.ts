@@ -15,7 +15,6 @@ import { createSessionfoldJsonlCore, type PathSession } from './parse.js';
 import { sessionfoldStoreDescriptor, STORE_CODEC_ID } from './descriptor.js';
 
 export { STORE_CODEC_ID };
-const PARSER_VERSION = sessionfoldStoreDescriptor.parserVersion;
 
 /** The stem of a `.jsonl` file name when it names a session or subagent, else undefined. */
 function stemOf(fileName: string): string | undefined {
@@ -89,5 +88,5 @@ export const sessionfoldStore: Codec = {
   },
   getParseDependencies: () => [],
   lineCore: core,
-  read: createJsonlRead({ id: STORE_CODEC_ID, parserVersion: PARSER_VERSION }, core),
+  read: createJsonlRead(sessionfoldStoreDescriptor, core),
 };
