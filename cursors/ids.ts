@@ -9,6 +9,7 @@ import { readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type xxhashInit from 'xxhash-wasm';
 import { nativeKernel, wasmKernel } from './native.js';
+import { packageFile } from './package-file.js';
 import type { WasmKernel } from './wasm.js';
 import { Xxh64, xxh32, xxh64 } from './xxhash-js.js';
 
@@ -51,14 +52,20 @@ export function hashesReady(): Promise<void> {
   ));
 }
 
+/** xxhash-wasm's CommonJS build in its package (its package.json's `main` and `exports.require`). */
+const XXHASH_CJS = 'cjs/xxhash-wasm.cjs';
+
 /**
  * xxhash-wasm started: the package taken by `require()` here, not imported at the top, so a run that hashes
- * nothing neither resolves it (its `exports` map alone starts part of Node's ESM resolver) nor reads it. Its
- * CommonJS build, which the CLI's CommonJS bundle (a script that cannot `import()`) needs as well.
+ * nothing neither resolves it nor reads it. Its CommonJS build, which the CLI's CommonJS bundle (a script that
+ * cannot `import()`) needs as well, required by its path in the package (cursors/package-file.ts): its
+ * `exports` map would start part of Node's ESM resolver, ~6 ms of CPU of a warm report that needs nothing else
+ * of it. The package's name is the fallback.
  */
 function startXxhash(): ReturnType<typeof xxhashInit> {
   try {
-    return (createRequire(import.meta.url)('xxhash-wasm') as typeof xxhashInit)();
+    const req = createRequire(import.meta.url);
+    return (req(packageFile(req, 'xxhash-wasm', XXHASH_CJS) ?? 'xxhash-wasm') as typeof xxhashInit)();
   } catch (e) {
     return Promise.reject(e);
   }

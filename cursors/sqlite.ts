@@ -47,6 +47,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
+import { packageFile } from './package-file.js';
 import { SessionfoldError } from './protocol/errors.js';
 import { withFileSync } from './read-file.js';
 
@@ -56,9 +57,23 @@ let driver: typeof Database | undefined;
 /**
  * better-sqlite3, loaded on first use: its modules and native binding take 15–45 ms to load (profiles of an
  * empty `cost report`), which a command that opens no database (no SQLite agent, no event cache) never pays.
+ * Its addon is named to it where its build put it (`nativeBinding`): otherwise better-sqlite3 asks the
+ * `bindings` package, which loads and tries a dozen candidate paths (~4 ms of CPU of the first open, the
+ * event cache's on a warm report). Not there (a prebuilt binary elsewhere), `bindings` finds it as before.
  */
 export function sqliteDriver(): typeof Database {
-  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  if (driver !== undefined) return driver;
+  const req = createRequire(import.meta.url);
+  const loaded = req('better-sqlite3') as typeof Database;
+  const nativeBinding = packageFile(req, 'better-sqlite3', 'build/Release/better_sqlite3.node');
+  driver =
+    nativeBinding === undefined
+      ? loaded
+      : (class extends loaded {
+          constructor(filename?: string | Buffer, options?: Database.Options) {
+            super(filename, { nativeBinding, ...options });
+          }
+        } as typeof Database);
   return driver;
 }
 export type SnapshotStrategy = 'shared' | 'immutable' | 'copy';

@@ -27,7 +27,7 @@ import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { cacheIdentity, findAnswer, recordAnswer } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
-import { loadListedCodecs, type Discovery } from '../scan/discover.js';
+import type { Discovery } from '../scan/discover.js';
 import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, drainRecords, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
@@ -366,7 +366,7 @@ export async function totalCostIncremental(
   const startedMs = Date.now();
   const identity = cacheIdentity(ns.cachePath);
   // Listed without loading the codecs' parsers (their descriptors' listings), which the memo's answer needs
-  // not; loaded before anything else is asked of them.
+  // not; the scan loads those of the files it reads (src/scan/cached.ts), and only those.
   const discovery = await discoverUsageFiles(scan, true);
   const stats = discoveryStats(discovery);
   if (identity !== undefined) {
@@ -379,7 +379,6 @@ export async function totalCostIncremental(
     }
   }
 
-  await loadListedCodecs(ns);
   // The cache (SQLite) is loaded only by a fold that uses it.
   const [{ FoldSnapshots }, { isConnectionReused }] = await Promise.all([import('../cache/folds.js'), import('../cache/db.js')]);
   let snaps: FoldSnapshots;

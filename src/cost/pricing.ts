@@ -11,9 +11,10 @@
  * A model without a price is never $0: `price()` returns `usd: undefined, unpriced: true` and the folds
  * list it. The one exception is usage with no tokens at all, which costs $0 whatever its model.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { packageFile } from '../../cursors/package-file.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import type { CostMode } from './types.js';
@@ -43,31 +44,21 @@ function genaiPrices(): GenaiPrices {
 
 let dataVersion: string | undefined;
 /**
- * The installed genai-prices version (its price data changes with it). Its package.json is found in the
- * folders `require` would look in (`require.resolve.paths`), the first that holds the package, as `require`
- * finds the package itself: resolving the package's entry instead went through its `exports` map, which starts
- * part of Node's ESM resolver, on every warm status line (its fingerprint check); the package's entry is
- * the fallback.
+ * The installed genai-prices version (its price data changes with it). Its package.json is found as `require`
+ * finds the package (cursors/package-file.ts): resolving the package's entry instead went through its
+ * `exports` map, which starts part of Node's ESM resolver, on every warm status line (its fingerprint
+ * check); the package's entry is the fallback.
  */
 export function priceDataVersion(): string {
   if (dataVersion === undefined) {
     try {
-      const pkg = packageJsonOf('@pydantic/genai-prices') ?? join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json');
+      const pkg = packageFile(require, '@pydantic/genai-prices', 'package.json') ?? join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json');
       dataVersion = String((JSON.parse(readFileSync(pkg, 'utf8')) as { version?: unknown }).version ?? 'unknown');
     } catch {
       dataVersion = 'unknown';
     }
   }
   return dataVersion;
-}
-
-/** `<dir>/<name>/package.json` for the first of require's lookup folders that holds one; undefined if none. */
-function packageJsonOf(name: string): string | undefined {
-  for (const dir of require.resolve.paths(name) ?? []) {
-    const file = join(dir, name, 'package.json');
-    if (existsSync(file)) return file;
-  }
-  return undefined;
 }
 
 /** Every cost mode. */

@@ -20,7 +20,7 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { EventCache } from '../cache/store.js';
 import { fileKey, type FileResult, type FileRow } from '../cache/rows.js';
 import { isCorruptionError, isForeignCacheError, moveAside } from '../cache/db.js';
-import type { Discovery, ScanFile } from './discover.js';
+import { loadListedCodecs, type Discovery, type ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
 import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
@@ -178,6 +178,7 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
     opts.onWarning(`${(e as Error).message}; reading without the event cache.`);
     opts.stats.cache = 'off';
     if (opts.delta) opts.delta.exact = false;
+    await loadListedCodecs(opts);
     yield* scanStreaming(opts, discovery.files);
     return;
   }
@@ -245,6 +246,7 @@ class CachedScan {
   }
 
   async *run(discovery: Discovery): AsyncGenerator<UsageRecord[]> {
+    await loadListedCodecs(this.#opts, this.#readers(discovery));
     const serve = this.#classify(discovery);
     const tasks = batchTasks(
       [...this.#states.values()].map((s) => s.task),
@@ -287,6 +289,20 @@ class CachedScan {
     if (this.#opts.delta) this.#opts.delta.writes = this.#cache.writes;
     await this.#runner?.close();
     this.#cache.close();
+  }
+
+  /**
+   * The codecs of the files this scan reads (the ones `#classify` makes tasks of). A discovery made without the
+   * parsers (src/cost/incremental.ts) has loaded none: only these are, so a report after an append to a
+   * Claude session does not load the Codex parser (~5 ms of CPU), nor the reverse.
+   */
+  #readers(discovery: Discovery): Set<Codec> {
+    const codecs = new Set<Codec>();
+    for (const f of discovery.files) {
+      if (codecs.has(f.codec)) continue;
+      if (!isUnchanged(f, this.#rows.get(fileKey(f.codec.id, f.path)), this.#parsers.get(f.codec) as string)) codecs.add(f.codec);
+    }
+    return codecs;
   }
 
   /** Each discovered file against its row: served from the cache (returned), or a task. Gone files marked deleted. */

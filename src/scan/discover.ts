@@ -138,10 +138,11 @@ interface Unloaded {
 
 /**
  * What a discovery `withoutParsers` left unloaded, loaded: the codecs whose module `discover()` would have
- * loaded. Call it before anything but the files' stats is asked of the codecs (a scan).
+ * loaded (of those in `only`, when given). Call it before anything but the files' stats is asked of the codecs
+ * (a scan: the cached scan loads only the codecs of the files it reads, src/scan/cached.ts).
  */
-export async function loadListedCodecs(opts: NormalizedScanOptions): Promise<void> {
-  await Promise.all(opts.sources.map(({ codec, roots }) => (codec as Unloaded).loadFor?.(roots)));
+export async function loadListedCodecs(opts: NormalizedScanOptions, only?: ReadonlySet<Codec>): Promise<void> {
+  await Promise.all(opts.sources.filter((s) => only === undefined || only.has(s.codec)).map(({ codec, roots }) => (codec as Unloaded).loadFor?.(roots)));
 }
 
 /**

@@ -22,7 +22,7 @@
  * }
  */
 import { hashText128 } from '../../cursors/ids.js';
-import { canDiscoverStreaming, discoverFiles, type Discovery } from './discover.js';
+import { canDiscoverStreaming, discoverFiles, loadListedCodecs, type Discovery } from './discover.js';
 import { normalizeScanOptions } from './options.js';
 import { scanStreaming } from './streaming.js';
 import type { ScanOptions, UsageRecord } from './types.js';
@@ -41,7 +41,11 @@ export async function* scanUsageBatches(options: ScanOptions = {}, discovered?: 
     if (opts.delta) opts.delta.exact = false;
     // Without the cache, reading starts as discovery finds files (unless a discovery cache answers for it).
     if (discovered === undefined && canDiscoverStreaming()) yield* scanStreaming(opts);
-    else yield* scanStreaming(opts, (discovered ?? (await discoverFiles(opts))).files);
+    else {
+      const d = discovered ?? (await discoverFiles(opts));
+      await loadListedCodecs(opts); // a discovery made without the parsers loaded none
+      yield* scanStreaming(opts, d.files);
+    }
     return;
   }
   // The cache (SQLite) is loaded only by a scan that uses it.
