@@ -251,3 +251,56 @@ describe.skipIf(!HAS_CLAUDE)('a parent whose own responses precede the cutoff an
     });
   });
 });
+
+/**
+ * The lazy list reads a large file's head and a tail window: the records before the window are skipped, as
+ * before a cutoff, and a running parent's last lines are its subagents' copies. The tail names no session of
+ * its own: it counts for the session the file's head named, so a copy's model and time are the subagent's.
+ */
+describe.skipIf(!HAS_CLAUDE)('a large parent whose tail window holds only its subagent\'s copies', () => {
+  let home: Home;
+  let p: Generated;
+
+  beforeAll(async () => {
+    home = await makeHome();
+    const projects = join(home.claude, 'projects', '-w');
+    await mkdir(projects, { recursive: true });
+    const g = pair(0, DAY + 8 * H, DAY + 9 * H, 120);
+    // While its subagent runs: the parent's second response is not written yet.
+    const lines = g.parentText.split('\n').filter((l) => l !== '');
+    p = { ...g, own: g.own.slice(0, 1), parentText: lines.slice(0, -1).join('\n') + '\n' };
+    await writeFile(join(projects, `${p.parent}.jsonl`), p.parentText);
+    await mkdir(join(projects, p.parent, 'subagents'), { recursive: true });
+    await writeFile(join(projects, p.parent, 'subagents', `${p.agent}.jsonl`), p.subText);
+  });
+  afterAll(async () => {
+    await rm(home.dir, { recursive: true, force: true });
+  });
+
+  type Row = { sessionId: string; exact: boolean; model?: string; updatedAt: string; cost?: { requestCount: number } };
+  const list = async (args: string[]): Promise<Row[]> =>
+    JSON.parse((await run(process.execPath, [CLI, 'sessions', 'list', 'claude', '--format', 'json', ...args], { env: home.env })).stdout) as Row[];
+
+  it('gives the parent its own last time, as the whole file does, and never its subagent\'s model', async () => {
+    expect(Buffer.byteLength(p.parentText)).toBeGreaterThan(FULL_PEEK_BYTES);
+    const [lazy] = await list(['--lazy']);
+    const [full] = await list(['--full']);
+    expect([lazy?.exact, full?.exact]).toEqual([false, true]);
+    expect(full?.model).toBe('claude-opus-4-6');
+    // The parent's own lines' last time: its progress lines are its subagent's.
+    const own = p.parentText.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { type: string; timestamp: string });
+    expect(full?.updatedAt).toBe(at(Math.max(...own.filter((r) => r.type !== 'progress').map((r) => Date.parse(r.timestamp)))));
+    expect(lazy?.updatedAt).toBe(full?.updatedAt);
+    // Its own response is in neither window (the head stops at the first prompt): the lazy row may not know
+    // its model, but never takes its subagent's.
+    expect([undefined, full?.model]).toContain(lazy?.model);
+  });
+
+  it('lists the parent under its own model only, lazily or read whole', async () => {
+    for (const mode of ['--lazy', '--full']) {
+      const ids = async (model: string) => (await list([mode, '--subagents', '--model', model])).map((r) => r.sessionId).sort();
+      expect(await ids('haiku'), mode).toEqual([p.agent]);
+      expect(await ids('opus'), mode).toEqual([p.parent]);
+    }
+  });
+});
