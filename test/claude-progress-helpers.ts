@@ -60,3 +60,21 @@ export function perSession(rows: Iterable<Row>): Record<string, { requests: numb
   return out;
 }
 
+
+/**
+ * The line Claude Code 2.1.x writes into `parent`'s transcript for a line of its subagent `agent`
+ * (`agent-<id>`) streaming response `line` (that subagent line, as its own file holds it): `type: "progress"`,
+ * the parent's `sessionId` and `cwd`, the copy under `data.message` (README of fixtures/claude/progress).
+ */
+export function progressLine(parent: string, agent: string, line: string, timestamp: string): string {
+  return JSON.stringify({
+    type: 'progress',
+    sessionId: parent,
+    cwd: '/w',
+    uuid: `prog-${agent}-${timestamp}`,
+    timestamp,
+    parentToolUseID: 'toolu_task',
+    toolUseID: 'agent_msg_1',
+    data: { type: 'agent_progress', agentId: agent.slice('agent-'.length), message: JSON.parse(line) as unknown },
+  });
+}

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, expectReqSums, type Req } from './claude-lines.js';
-import { PARENT_ID, perSession, simpleResponses } from './claude-progress-helpers.js';
+import { PARENT_ID, perSession, progressLine as progressOf, simpleResponses } from './claude-progress-helpers.js';
 import { jsonlFiles } from './helpers/files.js';
 import { statusLine } from '../src/cost/statusline.js';
 import { createSessionManager } from '../src/sessions/manager.js';
@@ -107,17 +107,7 @@ describe.skipIf(!HAS_CLAUDE)('a parent whose agent_progress line copies its suba
   let home: Home;
 
   /** The parent's progress line: Claude Code 2.1.x's layout, the subagent's assistant line nested under data.message. */
-  const progressLine = (r: Req): string =>
-    JSON.stringify({
-      type: 'progress',
-      sessionId: PARENT,
-      cwd: '/w',
-      uuid: `prog-${r.id}`,
-      timestamp: new Date(r.ms).toISOString(),
-      parentToolUseID: 'toolu_task',
-      toolUseID: 'agent_msg_1',
-      data: { type: 'agent_progress', agentId: AGENT.slice('agent-'.length), message: JSON.parse(claudeLine(AGENT, r)) as unknown },
-    });
+  const progressLine = (r: Req): string => progressOf(PARENT, AGENT, claudeLine(AGENT, r), new Date(r.ms).toISOString());
 
   beforeAll(async () => {
     home = await makeHome();

@@ -152,6 +152,11 @@ export class SessionFold {
     this.#price = options.price;
   }
 
+  /** The session this fold counts usage for, once an event has named it (the lazy list's tail window counts for it). */
+  get ownSessionId(): string | undefined {
+    return this.#own.id;
+  }
+
   /** Fold one event; unknown kinds are ignored. */
   push(e: SessionfoldEvent | { type: string }): void {
     switch (e.type) {

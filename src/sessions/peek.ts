@@ -11,7 +11,9 @@
  * Codecs without a lineCore (SQLite, whole-document JSON) are read whole through `read()`.
  *
  * The tail's core starts mid-file, so events whose meaning depends on earlier lines (cumulative usage deltas,
- * streaming dedup) are not trusted there: only timestamps, models and titles are taken from it.
+ * streaming dedup) are not trusted there: only timestamps, models and titles are taken from it. Nor can the
+ * tail tell the file's own session (a running Claude parent's last lines are its subagents' agent_progress
+ * copies): its usage counts for the session the head named (src/cost/own-session.ts), as in the whole fold.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
@@ -21,6 +23,7 @@ import type { LineCore } from '../../cursors/core.js';
 import { feedWindow, openWindowFeed } from '../../cursors/window.js';
 import { SessionFold, type FoldResult } from './fold.js';
 import type { PriceFn } from './cost.js';
+import { OwnSession } from '../cost/own-session.js';
 
 export const HEAD_BYTES = 64 * 1024;
 /**
@@ -49,8 +52,11 @@ export async function foldWholeFile(codec: Codec, file: SessionFile, price: Pric
   return fold.finish();
 }
 
-/** Timestamps, model and title from the complete lines of the last `window` bytes. */
-async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, size: number, window: number): Promise<NonNullable<PeekResult['tail']>> {
+/**
+ * Timestamps, model and title from the complete lines of the last `window` bytes. Usage of another session
+ * than `ownId` (the head's; unknown: the tail's first session event's) is that session's: skipped.
+ */
+async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, size: number, window: number, ownId: string | undefined): Promise<NonNullable<PeekResult['tail']>> {
   const tailStart = Math.max(0, size - window);
   const tail = Buffer.allocUnsafe(window + 1);
   // One byte before the window tells whether its first line is complete.
@@ -62,7 +68,15 @@ async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, s
   }
   const t: NonNullable<PeekResult['tail']> = {};
   const base = tailStart > 0 ? tailStart - 1 : 0;
+  const own = new OwnSession();
+  let named = ownId !== undefined;
+  own.name(ownId);
   feedWindow(core, path, tail.subarray(from), bytesRead - from, base + from, (e) => {
+    if (e.type === 'session' && !named) {
+      own.name(e.sessionId);
+      named = true;
+    }
+    if (e.type === 'usage' && !own.claim(e.sessionId)) return;
     const ts = e.type === 'session' ? e.startedAt : 'timestamp' in e && typeof e.timestamp === 'string' ? e.timestamp : undefined;
     const ms = ts === undefined ? NaN : Date.parse(ts);
     if (Number.isFinite(ms) && ms > 0 && (t.lastMs === undefined || ms > t.lastMs)) t.lastMs = ms;
@@ -111,7 +125,7 @@ export async function peekFile(codec: Codec, file: SessionFile, size: number, pr
     feed.end();
     let t: NonNullable<PeekResult['tail']> = {};
     for (const window of TAIL_WINDOWS) {
-      t = await peekTail(fh, core, file.path, size, window);
+      t = await peekTail(fh, core, file.path, size, window, fold.ownSessionId);
       if (t.lastMs !== undefined && t.model !== undefined) break;
     }
     return { fold: fold.finish(), tail: t, exact: false };
