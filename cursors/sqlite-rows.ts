@@ -38,6 +38,14 @@ export interface RowSource {
    * length is not seen.
    */
   fingerprint?: string;
+  /**
+   * For a source read by rowid alone (no `updated`: its updates in place are not wanted), an SQL expression
+   * naming a row (its key): the row at the watermark must still be there with the same value on a warm
+   * read. While it is, SQLite gives every new row a rowid above it (max(rowid) + 1), so `rowid > watermark`
+   * takes every row added and the count sees every row deleted; once it is gone, a new row may take a rowid
+   * at or below the watermark, and the read starts over (`row-deleted`).
+   */
+  tail?: string;
 }
 
 export interface RowReadOptions {
@@ -55,6 +63,8 @@ interface SourceMark {
   count: number;
   /** The fingerprint of the rows at or below `rowid` (`RowSource.fingerprint`): their count and sum. */
   print?: [number, number];
+  /** `RowSource.tail` of the row at `rowid` (null: no row). */
+  top?: string | number | null;
 }
 
 /** The `state` of a RowCursor written here. */
@@ -97,6 +107,12 @@ function printOf(db: SqliteDatabase, s: RowSource, lo: number, hi: number): [num
   return [r.n, r.h];
 }
 
+/** `s.tail` of the source's row at `rowid` (null when there is none). */
+function topOf(db: SqliteDatabase, s: RowSource, rowid: number): string | number | null {
+  const r = db.prepare(`SELECT ${s.tail} AS t FROM ${s.table}${whereOf(s, 'rowid = ?')}`).get(...(s.params ?? []), rowid) as { t: unknown } | undefined;
+  return typeof r?.t === 'string' || typeof r?.t === 'number' ? r.t : null;
+}
+
 const samePrint = (a: [number, number] | undefined, b: unknown): boolean => Array.isArray(b) && a !== undefined && a[0] === b[0] && a[1] === b[1];
 
 function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: number, prev?: SourceMark): SourceMark {
@@ -111,7 +127,8 @@ function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: n
   const added = rowid > before ? printOf(db, s, before, rowid) : undefined;
   const had = prev?.print ?? (s.fingerprint === undefined ? undefined : ([0, 0] as [number, number]));
   const print = added === undefined || had === undefined ? had : ([had[0] + added[0], had[1] + added[1]] as [number, number]);
-  return { rowid, updated, count, ...(print !== undefined && { print }) };
+  const top = s.tail === undefined ? undefined : prev?.top !== undefined && rowid === before ? prev.top : topOf(db, s, rowid);
+  return { rowid, updated, count, ...(print !== undefined && { print }), ...(top !== undefined && { top }) };
 }
 
 function isState(v: unknown): v is RowCursorState {
@@ -184,6 +201,10 @@ function resumeFrom(
     }
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
+    if (s.tail !== undefined) {
+      if (prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
+      if (prev.rowid > 0 && topOf(db, s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
+    }
     const count = (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
     const fresh = freshOf(s, prev);
     if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
@@ -222,6 +243,8 @@ export interface PartitionedSource {
   table: string;
   columns: string;
   updated?: string;
+  /** As `RowSource.tail`. */
+  tail?: string;
   /** The column whose value names the partition; indexed, so one partition's rows are found without a walk. */
   partition: string;
 }

@@ -5,10 +5,12 @@
  * takes its new messages and parts only. A row already read that changed (a response finishing, a tool
  * finishing), a new part of a message already read, or a new message that sorts before one already read
  * makes the read start over for that session, so a resumed read yields what a full read would, in order.
+ * A read whose kinds take nothing from parts but the steps (`session`, `usage`) does not look for parts
+ * updated in place, which only a walk of every part row finds: see `PARTITIONED_STEPS`.
  */
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import type { SessionEvent } from '../../cursors/protocol/events.js';
+import type { EventKind, SessionEvent } from '../../cursors/protocol/events.js';
 import {
   eachOrError,
   partitionSources,
@@ -71,14 +73,55 @@ function sessionInfo(r: SessionRow): OpencodeSessionInfo {
 /** One session of a batch: its id as `key`. */
 export type SessionRead = PartitionReadTo<EmitTarget>;
 
-/** The rows a read takes, per session (`session_id` is indexed in both tables). */
-const PARTITIONED: readonly PartitionedSource[] = [
-  { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', partition: 'session_id' },
-  { name: 'part', table: 'part', columns: 'id, message_id, session_id, data', updated: 'time_updated', partition: 'session_id' },
-];
+const MESSAGE_SOURCE: PartitionedSource = { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', partition: 'session_id' };
+const PART_COLUMNS = 'id, message_id, session_id, data';
 
-function sources(sessionId: string | undefined): RowSource[] {
-  return sessionId === undefined ? PARTITIONED.map(({ partition: _p, ...s }) => s) : partitionSources(PARTITIONED, sessionId);
+/** The rows a read takes, per session (`session_id` is indexed in both tables): every row added or updated. */
+const PARTITIONED: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, updated: 'time_updated', partition: 'session_id' }];
+
+/**
+ * The rows a read whose kinds take nothing from parts but their steps takes (`stepsOnly`): parts by rowid
+ * alone. The parts OpenCode rewrites in place (tool states, text and reasoning as they stream, a pruned tool
+ * output) change no usage; a step part is written once, under a new id, and its message is written in the
+ * same step (README.md, "Reads that need no parts but steps"). So a new part is found by a range on the
+ * rowid, not by a walk of every row's update time; a deletion by the count, as before.
+ */
+const PARTITIONED_STEPS: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' }];
+
+/** The kinds whose events come from parts other than steps: a read for any of them must see parts updated in place. */
+const PART_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
+
+/** A read for `kinds` needs no part but the step parts (usage's token fallback and step count). */
+const stepsOnly = (kinds: ReadonlySet<EventKind>): boolean => !PART_KINDS.some((k) => kinds.has(k));
+
+const partitionedFor = (steps: boolean): readonly PartitionedSource[] => (steps ? PARTITIONED_STEPS : PARTITIONED);
+
+function sources(sessionId: string | undefined, steps: boolean): RowSource[] {
+  const all = partitionedFor(steps);
+  return sessionId === undefined ? all.map(({ partition: _p, ...s }) => s) : partitionSources(all, sessionId);
+}
+
+/**
+ * A steps-only read that resumed: the parts of its new messages that it did not take as new rows (rowid at
+ * or below the part watermark: a part written before its message), found through `part_message_id_id_idx`
+ * (rowids only, from the index), then read whole. Without a foreign key such a part could exist; with
+ * OpenCode's, none does, and this is one index probe per new message.
+ */
+function withLateParts(db: SqliteDatabase, read: RowReadResult, sessionId: string | undefined): RowReadResult {
+  const messages = read.rows.message ?? [];
+  if (read.restarted || messages.length === 0) return read;
+  const have = new Set((read.rows.part ?? []).map((p) => p._rowid));
+  const ids = db
+    .prepare('SELECT rowid AS r FROM part WHERE message_id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(messages.map((m) => m.id)))
+    .map((r) => (r as { r: number }).r)
+    .filter((r) => !have.has(r));
+  if (ids.length === 0) return read;
+  const where = sessionId === undefined ? '' : ' AND session_id = ?';
+  const late = db
+    .prepare(`SELECT rowid AS _rowid, ${PART_COLUMNS} FROM part WHERE rowid IN (SELECT value FROM json_each(?))${where} ORDER BY rowid`)
+    .all(JSON.stringify(ids), ...(sessionId === undefined ? [] : [sessionId])) as Row[];
+  return { ...read, rows: { ...read.rows, part: [...(read.rows.part ?? []), ...late] } };
 }
 
 function isState(v: unknown): v is OpencodeCursorState {
@@ -107,15 +150,28 @@ function identityOf(file: string): DatabaseIdentity {
   return identity;
 }
 
-function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+/** A cursor written by a read for other kinds (a usage read's never resumes a full read, nor the reverse). */
+function otherKinds(from: RowCursor | undefined, kinds: string): boolean {
+  const codec = (from?.state as { codec?: unknown } | null | undefined)?.codec;
+  return isState(codec) && codec.kinds !== kinds;
+}
+
+/** `from`, unless it was written for other kinds: then the read starts over, and says why. */
+function fromFor(from: RowCursor | undefined, kinds: string): { from: RowCursor | undefined; reason?: 'kinds-changed' } {
+  return otherKinds(from, kinds) ? { from: undefined, reason: 'kinds-changed' } : { from };
+}
+
+function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string, steps: boolean): Snapshot {
   const identity = identityOf(file);
   const sessions = (sessionId === undefined
     ? db.prepare('SELECT rowid AS _rowid, * FROM session ORDER BY time_created, id').all()
     : db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?').all(sessionId)) as SessionRow[];
-  let read = readRowsSince(db, sources(sessionId), from, parser, identity);
+  const start = fromFor(from, kinds);
+  let read = readRowsSince(db, sources(sessionId, steps), start.from, parser, identity);
+  if (start.reason !== undefined) read = { ...read, reason: start.reason };
   const reason = restartReason(read, kinds);
-  if (reason !== undefined) read = { ...readRowsSince(db, sources(sessionId), undefined, parser, identity), reason };
-  return { read, sessions };
+  if (reason !== undefined) read = { ...readRowsSince(db, sources(sessionId, steps), undefined, parser, identity), reason };
+  return { read: steps ? withLateParts(db, read, sessionId) : read, sessions };
 }
 
 /**
@@ -125,14 +181,26 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
 function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] {
   const identity = identityOf(file);
   const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
-  const rows = readPartitionsSettled(
-    db,
-    PARTITIONED,
-    reads,
-    parser,
-    identity,
-    (read, i) => restartReason(read, kinds[i] as string),
-  );
+  const rows: RowReadResult[] = [];
+  // the reads that need parts updated in place and those that need steps only, each group from its own sources
+  for (const steps of [false, true]) {
+    const group = reads.flatMap((r, i) => (stepsOnly(r.out.kinds) === steps ? [{ r, i }] : []));
+    if (group.length === 0) continue;
+    const starts = group.map((g) => fromFor(g.r.from, kinds[g.i] as string));
+    const got = readPartitionsSettled(
+      db,
+      partitionedFor(steps),
+      group.map((g, k) => ({ key: g.r.key, from: starts[k]?.from })),
+      parser,
+      identity,
+      (read, k) => restartReason(read, kinds[(group[k] as { i: number }).i] as string),
+    );
+    group.forEach((g, k) => {
+      const reason = starts[k]?.reason;
+      const read = reason === undefined ? (got[k] as RowReadResult) : { ...(got[k] as RowReadResult), reason };
+      rows[g.i] = steps ? withLateParts(db, read, g.r.key) : read;
+    });
+  }
   return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[] }));
 }
 
@@ -218,7 +286,7 @@ const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
  */
 export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
   const kinds = kindsKey(out);
-  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds)));
   return emitSnapshot(snap, file, sessionId, out, kinds);
 }
 
