@@ -180,6 +180,11 @@ function freshRows(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
 /** Where a resumed read gets a source's new or updated rows (`freshRows`, or a walk shared by several reads). */
 type FreshRows = (s: RowSource, prev: SourceMark) => Row[];
 
+/** Where it gets a source's row count (its own `count(*)`, or one grouped count shared by several reads). */
+type CountRows = (s: RowSource) => number;
+
+const countRows = (db: SqliteDatabase, s: RowSource): number => (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+
 function resumeFrom(
   db: SqliteDatabase,
   sources: readonly RowSource[],
@@ -188,6 +193,7 @@ function resumeFrom(
   identity: DatabaseIdentity,
   options: RowReadOptions,
   freshOf: FreshRows,
+  countOf: CountRows = (s) => countRows(db, s),
 ): RowReadResult {
   const rows: Record<string, Row[]> = {};
   const marks: Record<string, SourceMark> = {};
@@ -205,7 +211,7 @@ function resumeFrom(
       if (prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
       if (prev.rowid > 0 && topOf(db, s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
     }
-    const count = (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+    const count = countOf(s);
     const fresh = freshOf(s, prev);
     if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
     if (count !== prev.count + fresh.length) return fullRead(db, sources, parser, identity, 'row-deleted');
@@ -324,6 +330,19 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
 }
 
 /**
+ * The row count of every partition of `s`, from one pass over the partition's index (in its order: no
+ * sorter); what `count(*)` of each partition gives, without one index search and page walk per partition.
+ */
+function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]) {
+    // as `partition = ?` compares a key given as text (a partition missing here is counted on its own)
+    if (r[0] !== null && r[0] !== undefined) out.set(String(r[0]), r[1]);
+  }
+  return out;
+}
+
+/**
  * For each of `reads`, what `readRowsSince(db, partitionSources(sources, key), from, parser, identity)`
  * returns, read together in the caller's snapshot: one database whose sessions changed is read once instead
  * of once per session. A table whose resumed partitions hold a large share of its rows (`WALK_SHARE`, from
@@ -342,6 +361,7 @@ export function readPartitionsSince(
   const share = options.walkShare ?? WALK_SHARE;
   const states = reads.map((r) => resumable(r.from, parser, identity));
   const walked = new Map<string, Map<string, Row[]>>();
+  const counted = new Map<string, Map<string, number>>();
   for (const s of sources) {
     const marks = new Map<string, SourceMark>();
     let rows = 0;
@@ -354,13 +374,24 @@ export function readPartitionsSince(
     });
     if (marks.size < 2) continue;
     const top = (db.prepare(`SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
-    if (rows >= top * share) walked.set(s.name, walkFresh(db, s, marks));
+    if (rows < top * share) continue;
+    walked.set(s.name, walkFresh(db, s, marks));
+    counted.set(s.name, countsOf(db, s));
   }
   return reads.map((r, i) => {
     const own = partitionSources(sources, r.key);
     const st = states[i] as RowRestartReason | RowCursorState;
     if (typeof st === 'string') return fullRead(db, own, parser, identity, st);
-    return resumeFrom(db, own, st, parser, identity, {}, (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev));
+    return resumeFrom(
+      db,
+      own,
+      st,
+      parser,
+      identity,
+      {},
+      (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev),
+      (s) => counted.get(s.name)?.get(r.key) ?? countRows(db, s),
+    );
   });
 }
 

@@ -107,21 +107,25 @@ function sources(sessionId: string | undefined, steps: boolean): RowSource[] {
  * (rowids only, from the index), then read whole. Without a foreign key such a part could exist; with
  * OpenCode's, none does, and this is one index probe per new message.
  */
-function withLateParts(db: SqliteDatabase, read: RowReadResult, sessionId: string | undefined): RowReadResult {
-  const messages = read.rows.message ?? [];
-  if (read.restarted || messages.length === 0) return read;
-  const have = new Set((read.rows.part ?? []).map((p) => p._rowid));
-  const ids = db
-    .prepare('SELECT rowid AS r FROM part WHERE message_id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(messages.map((m) => m.id)))
-    .map((r) => (r as { r: number }).r)
-    .filter((r) => !have.has(r));
-  if (ids.length === 0) return read;
-  const where = sessionId === undefined ? '' : ' AND session_id = ?';
-  const late = db
-    .prepare(`SELECT rowid AS _rowid, ${PART_COLUMNS} FROM part WHERE rowid IN (SELECT value FROM json_each(?))${where} ORDER BY rowid`)
-    .all(JSON.stringify(ids), ...(sessionId === undefined ? [] : [sessionId])) as Row[];
-  return { ...read, rows: { ...read.rows, part: [...(read.rows.part ?? []), ...late] } };
+function withLateParts(db: SqliteDatabase, reads: readonly { read: RowReadResult; sessionId: string | undefined }[]): RowReadResult[] {
+  const open = reads.filter((r) => !r.read.restarted && (r.read.rows.message?.length ?? 0) > 0);
+  if (open.length === 0) return reads.map((r) => r.read);
+  // one probe of the index for the new messages of every read; rowids only (the index covers them)
+  const ids = open.flatMap((r) => (r.read.rows.message ?? []).map((m) => m.id));
+  const found = db.prepare('SELECT rowid AS r, message_id AS m FROM part WHERE message_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids)) as [number, unknown][];
+  const byMessage = new Map<unknown, number[]>();
+  for (const [r, m] of found) byMessage.set(m, [...(byMessage.get(m) ?? []), r]);
+  return reads.map(({ read, sessionId }) => {
+    if (!open.some((r) => r.read === read)) return read;
+    const have = new Set((read.rows.part ?? []).map((p) => p._rowid));
+    const missing = (read.rows.message ?? []).flatMap((m) => byMessage.get(m.id) ?? []).filter((r) => !have.has(r));
+    if (missing.length === 0) return read;
+    const where = sessionId === undefined ? '' : ' AND session_id = ?';
+    const late = db
+      .prepare(`SELECT rowid AS _rowid, ${PART_COLUMNS} FROM part WHERE rowid IN (SELECT value FROM json_each(?))${where} ORDER BY rowid`)
+      .all(JSON.stringify(missing), ...(sessionId === undefined ? [] : [sessionId])) as Row[];
+    return { ...read, rows: { ...read.rows, part: [...(read.rows.part ?? []), ...late] } };
+  });
 }
 
 function isState(v: unknown): v is OpencodeCursorState {
@@ -171,7 +175,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   if (start.reason !== undefined) read = { ...read, reason: start.reason };
   const reason = restartReason(read, kinds);
   if (reason !== undefined) read = { ...readRowsSince(db, sources(sessionId, steps), undefined, parser, identity), reason };
-  return { read: steps ? withLateParts(db, read, sessionId) : read, sessions };
+  return { read: steps ? (withLateParts(db, [{ read, sessionId }])[0] as RowReadResult) : read, sessions };
 }
 
 /**
@@ -195,11 +199,12 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
       identity,
       (read, k) => restartReason(read, kinds[(group[k] as { i: number }).i] as string),
     );
-    group.forEach((g, k) => {
+    const withReasons = got.map((read, k) => {
       const reason = starts[k]?.reason;
-      const read = reason === undefined ? (got[k] as RowReadResult) : { ...(got[k] as RowReadResult), reason };
-      rows[g.i] = steps ? withLateParts(db, read, g.r.key) : read;
+      return reason === undefined ? read : { ...read, reason };
     });
+    const done = steps ? withLateParts(db, withReasons.map((read, k) => ({ read, sessionId: group[k]?.r.key }))) : withReasons;
+    group.forEach((g, k) => (rows[g.i] = done[k] as RowReadResult));
   }
   return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[] }));
 }
