@@ -59,9 +59,10 @@ async function readOne(path: string, kinds: EventKind[], from?: ReadCursor): Pro
   return r;
 }
 
-async function readBatch(kinds: EventKind[], froms: readonly (ReadCursor | undefined)[]): Promise<Read[]> {
+/** One `readBatch` of both sessions, each for its kinds and from its cursor. */
+async function readBatch(kinds: readonly EventKind[][], froms: readonly (ReadCursor | undefined)[]): Promise<Read[]> {
   const reads = SESSIONS.map(blank);
-  const infos = reads.map((r, i) => optionsOf(r, kinds, froms[i]));
+  const infos = reads.map((r, i) => optionsOf(r, kinds[i] ?? [], froms[i]));
   const its = await (opencode.readBatch as NonNullable<typeof opencode.readBatch>)(SESSIONS.map((s, i) => ({ file: recordPath(db, s), options: infos[i]?.options ?? {} })));
   for (const [i, it] of its.entries()) for await (const e of it) reads[i]?.events.push(e);
   reads.forEach((r, i) => (r.rows = infos[i]?.info.lines ?? 0));
@@ -114,7 +115,7 @@ class Readers {
   /** Each way warm; the batch's reads equal each session's alone from the same cursors. Their starts and rows. */
   async warm(): Promise<{ alone: Read; whole: Read; batch: Read[] }> {
     const batch = await readBatch(
-      this.kinds,
+      SESSIONS.map(() => this.kinds),
       this.batch.map((f) => f.cursor),
     );
     for (const [i, f] of this.batch.entries()) {
@@ -291,6 +292,23 @@ describe('opencode usage reads resume without walking part', () => {
     for (const g of [got.alone, got.whole, got.batch[0]]) expect(g?.start).toMatchObject({ restarted: false });
     expect(got.alone.rows).toBe(2 + 6 + 1); // the messages, their six parts from the index, the session row
     expect(usageOf(got.alone.events, x.ids.asst)).toMatchObject({ singleRequest: true, outputTokens: 40 + 4 + 7 });
+  });
+
+  it('one batch of a usage read and a full read gives what each alone gives', async () => {
+    const kindsOf = [USAGE, FULL];
+    const cold = await Promise.all(SESSIONS.map((s, i) => readOne(recordPath(db, s), kindsOf[i] as EventKind[])));
+    addExchange('ses_main', 4);
+    addExchange('ses_child', 4);
+    const reads = await readBatch(
+      kindsOf,
+      cold.map((c) => c.cursor),
+    );
+    for (const [i, s] of SESSIONS.entries()) {
+      expect(reads[i]).toEqual(await readOne(recordPath(db, s), kindsOf[i] as EventKind[], cold[i]?.cursor));
+      expect(reads[i]?.start).toMatchObject({ restarted: false });
+    }
+    expect(reads[0]?.events.map((e) => e.type)).toEqual(['usage']);
+    expect(reads[1]?.events.map((e) => e.type)).toContain('tool_result');
   });
 
   it('a usage cursor never resumes a full read, nor a full cursor a usage read', async () => {
