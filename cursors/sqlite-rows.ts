@@ -51,6 +51,12 @@ export interface RowSource {
 export interface RowReadOptions {
   /** A source the cursor does not know is read whole beside the others instead of starting every source over. */
   addSources?: boolean;
+  /**
+   * A row at or below the watermark that changed (its update time moved) comes back with the new rows, for
+   * the caller to judge (`Row._rowid` at or below the cursor's `watermark` tells it), instead of starting
+   * the read over; the count is held to the new rows alone.
+   */
+  keepChanged?: boolean;
 }
 
 export type Row = Record<string, unknown> & { _rowid: number };
@@ -213,8 +219,9 @@ function resumeFrom(
     }
     const count = countOf(s);
     const fresh = freshOf(s, prev);
-    if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
-    if (count !== prev.count + fresh.length) return fullRead(db, sources, parser, identity, 'row-deleted');
+    const added = fresh.filter((r) => r._rowid > prev.rowid).length;
+    if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
+    if (count !== prev.count + added) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
   }
@@ -356,7 +363,7 @@ export function readPartitionsSince(
   reads: readonly PartitionRead[],
   parser: string,
   identity: DatabaseIdentity,
-  options: { walkShare?: number } = {},
+  options: { walkShare?: number; rows?: RowReadOptions } = {},
 ): RowReadResult[] {
   const share = options.walkShare ?? WALK_SHARE;
   const states = reads.map((r) => resumable(r.from, parser, identity));
@@ -388,7 +395,7 @@ export function readPartitionsSince(
       st,
       parser,
       identity,
-      {},
+      options.rows ?? {},
       (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev),
       (s) => counted.get(s.name)?.get(r.key) ?? countRows(db, s),
     );
@@ -406,8 +413,9 @@ export function readPartitionsSettled(
   parser: string,
   identity: DatabaseIdentity,
   restartOf: (read: RowReadResult, i: number) => RowRestartReason | undefined,
+  rows: RowReadOptions = {},
 ): RowReadResult[] {
-  const first = readPartitionsSince(db, sources, reads, parser, identity);
+  const first = readPartitionsSince(db, sources, reads, parser, identity, { rows });
   const reasons = first.map((read, i) => (read.restarted ? undefined : restartOf(read, i)));
   const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.key, from: undefined, i }]));
   const redone = readPartitionsSince(db, sources, again, parser, identity);

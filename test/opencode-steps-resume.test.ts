@@ -93,8 +93,20 @@ class Follower {
     expect(order(this.held)).toEqual(order(cold));
     return r;
   }
+  /** A resumed read's events after the held ones, less the last events of each kind it yields again (`replaced`). */
   take(r: Read): void {
-    this.held = r.start?.restarted === false ? [...this.held, ...r.events] : r.events;
+    if (r.start?.restarted !== false) this.held = r.events;
+    else {
+      const kept = [...this.held];
+      for (const [kind, n] of Object.entries(r.start.replaced)) {
+        for (let left = n ?? 0, i = kept.length - 1; left > 0 && i >= 0; i--) {
+          if (kept[i]?.type !== kind) continue;
+          kept.splice(i, 1);
+          left--;
+        }
+      }
+      this.held = [...kept, ...r.events];
+    }
     this.cursor = r.cursor;
   }
 }
@@ -174,6 +186,10 @@ describe('opencode usage reads resume without walking part', () => {
     expect(whole.rows).toBe(2 + 6 + 2);
     expect(batch.map((b) => b.rows)).toEqual([2 + 6 + 1, 1]);
     expect(alone.events.map((e) => e.type)).toEqual(['usage']);
+    // a new message that sorts before the last one read: starts over
+    addExchange('ses_main', 0);
+    const early = await r.warm();
+    for (const x of [early.alone, early.whole, early.batch[0]]) expect(x?.start).toMatchObject({ restarted: true, reason: 'row-changed' });
   });
 
   it('tool parts rewritten in place (a tool finishing, prune) are not read, and change nothing; a full read starts over', async () => {
@@ -292,6 +308,62 @@ describe('opencode usage reads resume without walking part', () => {
     for (const g of [got.alone, got.whole, got.batch[0]]) expect(g?.start).toMatchObject({ restarted: false });
     expect(got.alone.rows).toBe(2 + 6 + 1); // the messages, their six parts from the index, the session row
     expect(usageOf(got.alone.events, x.ids.asst)).toMatchObject({ singleRequest: true, outputTokens: 40 + 4 + 7 });
+  });
+
+  it('a reply streaming as the last message: taken again with its parts, its usage replaced, no restart', async () => {
+    const x = exchange('ses_main', 4, { tool: 'running' });
+    const [user, reply] = x.messages as [unknown[], unknown[]];
+    const done = JSON.parse(reply[4] as string) as Record<string, unknown> & { tokens: { output: number } };
+    const { tokens: _t, cost: _c, finish: _f, ...streaming } = done;
+    // each write later than every row before it (exchange 5's included), as OpenCode's clock has it
+    const setReply = (data: Record<string, unknown>, bump: number) =>
+      write((w) => w.prepare('UPDATE message SET data = ?, time_updated = ? WHERE id = ?').run(JSON.stringify(data), (reply[3] as number) + bump * 1_000_000, x.ids.asst));
+    write((w) => {
+      w.prepare(INSERT_MESSAGE).run(...user);
+      w.prepare(INSERT_MESSAGE).run(...reply.slice(0, 4), JSON.stringify(streaming));
+      for (const p of x.parts.slice(0, 5)) w.prepare(INSERT_PART).run(...p); // no step-finish yet
+    });
+    const r = new Readers(USAGE);
+    await r.prime();
+    expect(usageOf(r.alone.held, x.ids.asst)).toBeUndefined();
+    // its first step ends: the step-finish part, then the reply with the step's tokens
+    write((w) => w.prepare(INSERT_PART).run(...(x.parts[5] as unknown[])));
+    setReply(done, 100);
+    let got = await r.warm();
+    for (const g of [got.alone, got.batch[0]]) expect(g?.start).toEqual({ restarted: false, replaced: { usage: 0 } });
+    expect(got.whole.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+    expect(got.alone.events.map((e) => e.type)).toEqual(['usage']);
+    expect(got.alone.rows).toBe(1 + 5 + 1); // the reply, its five parts, the session row
+    // a second step: its parts, then the reply's tokens summed; and the tool rewritten in place meanwhile
+    const step2 = { type: 'step-finish', reason: 'stop', cost: 0.5, tokens: { input: 10, output: 20, reasoning: 0, cache: { read: 30, write: 0 } } };
+    write((w) => {
+      w.prepare(INSERT_PART).run(`${x.ids.asst}_6`, x.ids.asst, 'ses_main', 1, 1, JSON.stringify({ type: 'step-start' }));
+      w.prepare(INSERT_PART).run(`${x.ids.asst}_7`, x.ids.asst, 'ses_main', 1, 1, JSON.stringify(step2));
+    });
+    setReply({ ...done, tokens: { ...done.tokens, output: done.tokens.output + 20 } }, 200);
+    got = await r.warm();
+    for (const g of [got.alone, got.batch[0]]) expect(g?.start).toEqual({ restarted: false, replaced: { usage: 1 } });
+    expect(usageOf(r.alone.held, x.ids.asst)).toMatchObject({ singleRequest: false, outputTokens: done.tokens.output + 20 + 7 });
+    expect(r.alone.held.filter((e) => e.type === 'usage' && e.messageId === x.ids.asst)).toHaveLength(1);
+    // the reply completes while the next exchange comes in
+    const time = done.time as { created: number; completed: number };
+    setReply({ ...done, tokens: { ...done.tokens, output: done.tokens.output + 20 }, time: { ...time, completed: time.completed + 1 } }, 300);
+    addExchange('ses_main', 5);
+    got = await r.warm();
+    expect(got.alone.start).toEqual({ restarted: false, replaced: { usage: 1 } });
+    expect(got.alone.events.map((e) => e.type)).toEqual(['usage', 'usage']);
+    // no longer the last message: a change to it starts over, as before; so does the last one moving in the order
+    setReply(done, 400);
+    got = await r.warm();
+    expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+    const last = exchange('ses_main', 5).ids.asst;
+    write((w) => {
+      const row = w.prepare('SELECT data FROM message WHERE id = ?').get(last) as { data: string };
+      const data = JSON.parse(row.data) as { time: Record<string, number> };
+      w.prepare('UPDATE message SET data = ?, time_updated = ? WHERE id = ?').run(JSON.stringify({ ...data, time: { ...data.time, created: 1 } }), (reply[3] as number) + 500 * 1_000_000, last);
+    });
+    got = await r.warm();
+    expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
   });
 
   it('one batch of a usage read and a full read gives what each alone gives', async () => {

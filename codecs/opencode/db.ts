@@ -10,7 +10,7 @@
  */
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import type { EventKind, SessionEvent } from '../../cursors/protocol/events.js';
+import type { EventKind, KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
 import {
   eachOrError,
   partitionSources,
@@ -47,10 +47,12 @@ interface OpencodeCursorState {
   last: Record<string, [number, string]>;
   /** The kinds the read yielded: a read for other kinds cannot resume from it. */
   kinds: string;
+  /** Per session: the usage events its last message yielded (a steps-only read that takes it again replaces them). */
+  lastUsage?: Record<string, number>;
 }
 
 export interface DbReadResult {
-  start: { restarted: boolean; reason: RowReadResult['reason'] };
+  start: { restarted: boolean; reason: RowReadResult['reason']; replaced?: KindCounts };
   cursor: RowCursor;
   rowsRead: number;
   bytesRead: number;
@@ -102,10 +104,10 @@ function sources(sessionId: string | undefined, steps: boolean): RowSource[] {
 }
 
 /**
- * A steps-only read that resumed: the parts of its new messages that it did not take as new rows (rowid at
- * or below the part watermark: a part written before its message), found through `part_message_id_id_idx`
- * (rowids only, from the index), then read whole. Without a foreign key such a part could exist; with
- * OpenCode's, none does, and this is one index probe per new message.
+ * A steps-only read that resumed: the parts of the messages it takes that it did not take as new rows (rowid
+ * at or below the part watermark: a part written before its message, or the earlier parts of a last message
+ * taken again, `withTail`), found through `part_message_id_id_idx` (rowids only, from the index), then read
+ * whole. One index probe per message taken.
  */
 function withLateParts(db: SqliteDatabase, reads: readonly { read: RowReadResult; sessionId: string | undefined }[]): RowReadResult[] {
   const open = reads.filter((r) => !r.read.restarted && (r.read.rows.message?.length ?? 0) > 0);
@@ -139,13 +141,72 @@ const before = (a: [number, string], b: [number, string]): boolean => a[0] < b[0
 interface Snapshot {
   read: RowReadResult;
   sessions: SessionRow[];
+  /** A steps-only read that took the session's last message again: the events of it the last read yielded. */
+  replaced?: KindCounts;
+}
+
+/** The message watermark a read resumed from (the rows at or below it were read before). */
+const messageMark = (from: RowCursor | undefined): number => from?.watermark.message ?? Number.POSITIVE_INFINITY;
+
+/** A message row's place in OpenCode's order, as `records` and `keyOf` give it. */
+function rowKey(r: Row): [number, string] {
+  const created = (jsonObject(r.data)?.time as { created?: unknown } | undefined)?.created;
+  return [typeof created === 'number' ? created : typeof r.time_created === 'number' ? r.time_created : 0, String(r.id)];
+}
+
+/**
+ * A steps-only read of one session that resumed (`keepChanged`): the id of its last message when all that
+ * changed below the watermarks is that message (its row, at the same place in the order, and new parts of
+ * it), so the read takes that message again and replaces its events instead of starting over (a reply
+ * streaming: its tokens and its steps come in while it is the last); undefined when nothing read before
+ * changed; false when something else did.
+ */
+function tailOf(read: RowReadResult, mark: number, sessionId: string): string | undefined | false {
+  const messages = read.rows.message ?? [];
+  const changed = messages.filter((r) => r._rowid <= mark);
+  const added = new Set(messages.filter((r) => r._rowid > mark).map((r) => r.id));
+  const oldParts = (read.rows.part ?? []).filter((p) => !added.has(p.message_id));
+  if (changed.length === 0 && oldParts.length === 0) return undefined;
+  const state = read.codecState;
+  const last = isState(state) ? state.last[sessionId] : undefined;
+  if (!isState(state) || last === undefined || state.lastUsage?.[sessionId] === undefined) return false;
+  const same = (k: [number, string]): boolean => k[0] === last[0] && k[1] === last[1];
+  if (!changed.every((r) => same(rowKey(r))) || !oldParts.every((p) => p.message_id === last[1])) return false;
+  return messages.every((r) => r._rowid <= mark || !before(rowKey(r), last)) ? last[1] : false;
+}
+
+/**
+ * The read with its session's last message taken again (`tailOf`): its row (its parts then come with
+ * `withLateParts`), and the usage events its earlier read yielded, to be replaced; undefined when that
+ * message is gone.
+ */
+function withTail(db: SqliteDatabase, read: RowReadResult, id: string, sessionId: string): { read: RowReadResult; replaced: KindCounts } | undefined {
+  const messages = read.rows.message ?? [];
+  const row = messages.find((r) => r.id === id) ?? (db.prepare(`SELECT rowid AS _rowid, ${MESSAGE_SOURCE.columns} FROM message WHERE id = ? AND session_id = ?`).get(id, sessionId) as Row | undefined);
+  if (row === undefined) return undefined;
+  const state = read.codecState as OpencodeCursorState;
+  return { read: { ...read, rows: { ...read.rows, message: messages.includes(row) ? messages : [row, ...messages] } }, replaced: { usage: state.lastUsage?.[sessionId] ?? 0 } };
 }
 
 /** Why a read that resumed must start over after all (undefined: it may stand). */
-function restartReason(read: RowReadResult, kinds: string): RowReadResult['reason'] {
+function restartReason(read: RowReadResult, kinds: string, tail?: { mark: number; sessionId: string }): RowReadResult['reason'] {
   if (read.restarted) return undefined;
   if (!isState(read.codecState) || read.codecState.kinds !== kinds) return 'kinds-changed';
-  return appendsOnly(read) ? undefined : 'row-changed';
+  const t = tail === undefined ? undefined : tailOf(read, tail.mark, tail.sessionId);
+  if (t === false) return 'row-changed';
+  return t !== undefined || appendsOnly(read) ? undefined : 'row-changed';
+}
+
+/**
+ * A read that resumed and kept its changed rows (a steps-only read of one session), settled: its last
+ * message taken again when that is all that changed (`tailOf`, `withTail`), else (it went away) started over.
+ */
+function settleTail(db: SqliteDatabase, read: RowReadResult, mark: number, sessionId: string, restart: () => RowReadResult): { read: RowReadResult; replaced?: KindCounts } {
+  if (read.restarted) return { read };
+  const id = tailOf(read, mark, sessionId);
+  if (id === undefined) return { read };
+  const taken = id === false ? undefined : withTail(db, read, id, sessionId);
+  return taken ?? { read: { ...restart(), reason: 'row-changed' } };
 }
 
 function identityOf(file: string): DatabaseIdentity {
@@ -171,11 +232,15 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
     ? db.prepare('SELECT rowid AS _rowid, * FROM session ORDER BY time_created, id').all()
     : db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?').all(sessionId)) as SessionRow[];
   const start = fromFor(from, kinds);
-  let read = readRowsSince(db, sources(sessionId, steps), start.from, parser, identity);
+  // a steps-only read of one session keeps its changed rows: its last message may be taken again
+  const tail = steps && sessionId !== undefined ? { mark: messageMark(start.from), sessionId } : undefined;
+  const cold = () => readRowsSince(db, sources(sessionId, steps), undefined, parser, identity);
+  let read = readRowsSince(db, sources(sessionId, steps), start.from, parser, identity, { keepChanged: tail !== undefined });
   if (start.reason !== undefined) read = { ...read, reason: start.reason };
-  const reason = restartReason(read, kinds);
-  if (reason !== undefined) read = { ...readRowsSince(db, sources(sessionId, steps), undefined, parser, identity), reason };
-  return { read: steps ? (withLateParts(db, [{ read, sessionId }])[0] as RowReadResult) : read, sessions };
+  const reason = restartReason(read, kinds, tail);
+  if (reason !== undefined) read = { ...cold(), reason };
+  const settled = tail === undefined ? { read } : settleTail(db, read, tail.mark, tail.sessionId, cold);
+  return { read: steps ? (withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult) : read, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -186,27 +251,35 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
   const identity = identityOf(file);
   const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
   const rows: RowReadResult[] = [];
+  const replacedOf: (KindCounts | undefined)[] = [];
   // the reads that need parts updated in place and those that need steps only, each group from its own sources
   for (const steps of [false, true]) {
     const group = reads.flatMap((r, i) => (stepsOnly(r.out.kinds) === steps ? [{ r, i }] : []));
     if (group.length === 0) continue;
     const starts = group.map((g) => fromFor(g.r.from, kinds[g.i] as string));
+    const tailOfRead = (k: number) => (steps ? { mark: messageMark(starts[k]?.from), sessionId: group[k]?.r.key as string } : undefined);
     const got = readPartitionsSettled(
       db,
       partitionedFor(steps),
       group.map((g, k) => ({ key: g.r.key, from: starts[k]?.from })),
       parser,
       identity,
-      (read, k) => restartReason(read, kinds[(group[k] as { i: number }).i] as string),
+      (read, k) => restartReason(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k)),
+      { keepChanged: steps },
     );
-    const withReasons = got.map((read, k) => {
+    const settled = got.map((read, k) => {
       const reason = starts[k]?.reason;
-      return reason === undefined ? read : { ...read, reason };
+      const t = tailOfRead(k);
+      const r = reason === undefined ? read : { ...read, reason };
+      return t === undefined ? { read: r } : settleTail(db, r, t.mark, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
     });
-    const done = steps ? withLateParts(db, withReasons.map((read, k) => ({ read, sessionId: group[k]?.r.key }))) : withReasons;
-    group.forEach((g, k) => (rows[g.i] = done[k] as RowReadResult));
+    const done = steps ? withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key }))) : settled.map((x) => x.read);
+    group.forEach((g, k) => {
+      rows[g.i] = done[k] as RowReadResult;
+      replacedOf[g.i] = settled[k]?.replaced;
+    });
   }
-  return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[] }));
+  return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[], ...(replacedOf[i] && { replaced: replacedOf[i] }) }));
 }
 
 /** A resumed read may only append whole messages: a new part of a message read before changes that message's events. */
@@ -263,8 +336,9 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   const agent = out.agent ?? CODEC_ID;
   if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent, file });
   const { read } = snap;
-  const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: {} };
-  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds };
+  const prev: Partial<OpencodeCursorState> = !read.restarted && isState(read.codecState) ? read.codecState : {};
+  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage } };
+  const lastUsage = state.lastUsage as Record<string, number>;
   const { bySession, skipped, bytes } = records(read.rows);
   for (const row of snap.sessions) {
     const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid, agent);
@@ -273,14 +347,19 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     if (state.sessions[row.id] !== key && out.kinds.has('session')) out.emit(ev);
     state.sessions[row.id] = key;
     for (const rec of bySession.get(row.id) ?? []) {
-      emitMessage(rec, row.id, out);
+      let usage = 0;
+      emitMessage(rec, row.id, { ...out, emit: (e) => (e.type === 'usage' && usage++, out.emit(e)) });
       const k = keyOf(rec);
       const last = state.last[row.id];
-      if (last === undefined || before(last, k)) state.last[row.id] = k;
+      if (last === undefined || !before(k, last)) {
+        state.last[row.id] = k;
+        lastUsage[row.id] = usage;
+      }
     }
   }
   const rowsRead = (read.rows.message?.length ?? 0) + (read.rows.part?.length ?? 0) + snap.sessions.length;
-  return { start: { restarted: read.restarted, reason: read.reason }, cursor: withCodecState(read.cursor, state), rowsRead, bytesRead: bytes, skipped };
+  const start = { restarted: read.restarted, reason: read.reason, ...(snap.replaced && !read.restarted && { replaced: snap.replaced }) };
+  return { start, cursor: withCodecState(read.cursor, state), rowsRead, bytesRead: bytes, skipped };
 }
 
 const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
