@@ -38,11 +38,25 @@ export interface RowSource {
    * length is not seen.
    */
   fingerprint?: string;
+  /**
+   * For a source read by rowid alone (no `updated`: its updates in place are not wanted), an SQL expression
+   * naming a row (its key): the row at the watermark must still be there with the same value on a warm
+   * read. While it is, SQLite gives every new row a rowid above it (max(rowid) + 1), so `rowid > watermark`
+   * takes every row added and the count sees every row deleted; once it is gone, a new row may take a rowid
+   * at or below the watermark, and the read starts over (`row-deleted`).
+   */
+  tail?: string;
 }
 
 export interface RowReadOptions {
   /** A source the cursor does not know is read whole beside the others instead of starting every source over. */
   addSources?: boolean;
+  /**
+   * A row at or below the watermark that changed (its update time moved) comes back with the new rows, for
+   * the caller to judge (`Row._rowid` at or below the cursor's `watermark` tells it), instead of starting
+   * the read over; the count is held to the new rows alone.
+   */
+  keepChanged?: boolean;
 }
 
 export type Row = Record<string, unknown> & { _rowid: number };
@@ -55,6 +69,8 @@ interface SourceMark {
   count: number;
   /** The fingerprint of the rows at or below `rowid` (`RowSource.fingerprint`): their count and sum. */
   print?: [number, number];
+  /** `RowSource.tail` of the row at `rowid` (null: no row). */
+  top?: string | number | null;
 }
 
 /** The `state` of a RowCursor written here. */
@@ -97,6 +113,12 @@ function printOf(db: SqliteDatabase, s: RowSource, lo: number, hi: number): [num
   return [r.n, r.h];
 }
 
+/** `s.tail` of the source's row at `rowid` (null when there is none). */
+function topOf(db: SqliteDatabase, s: RowSource, rowid: number): string | number | null {
+  const r = db.prepare(`SELECT ${s.tail} AS t FROM ${s.table}${whereOf(s, 'rowid = ?')}`).get(...(s.params ?? []), rowid) as { t: unknown } | undefined;
+  return typeof r?.t === 'string' || typeof r?.t === 'number' ? r.t : null;
+}
+
 const samePrint = (a: [number, number] | undefined, b: unknown): boolean => Array.isArray(b) && a !== undefined && a[0] === b[0] && a[1] === b[1];
 
 function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: number, prev?: SourceMark): SourceMark {
@@ -111,7 +133,8 @@ function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: n
   const added = rowid > before ? printOf(db, s, before, rowid) : undefined;
   const had = prev?.print ?? (s.fingerprint === undefined ? undefined : ([0, 0] as [number, number]));
   const print = added === undefined || had === undefined ? had : ([had[0] + added[0], had[1] + added[1]] as [number, number]);
-  return { rowid, updated, count, ...(print !== undefined && { print }) };
+  const top = s.tail === undefined ? undefined : prev?.top !== undefined && rowid === before ? prev.top : topOf(db, s, rowid);
+  return { rowid, updated, count, ...(print !== undefined && { print }), ...(top !== undefined && { top }) };
 }
 
 function isState(v: unknown): v is RowCursorState {
@@ -163,6 +186,11 @@ function freshRows(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
 /** Where a resumed read gets a source's new or updated rows (`freshRows`, or a walk shared by several reads). */
 type FreshRows = (s: RowSource, prev: SourceMark) => Row[];
 
+/** Where it gets a source's row count (its own `count(*)`, or one grouped count shared by several reads). */
+type CountRows = (s: RowSource) => number;
+
+const countRows = (db: SqliteDatabase, s: RowSource): number => (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+
 function resumeFrom(
   db: SqliteDatabase,
   sources: readonly RowSource[],
@@ -171,6 +199,7 @@ function resumeFrom(
   identity: DatabaseIdentity,
   options: RowReadOptions,
   freshOf: FreshRows,
+  countOf: CountRows = (s) => countRows(db, s),
 ): RowReadResult {
   const rows: Record<string, Row[]> = {};
   const marks: Record<string, SourceMark> = {};
@@ -184,10 +213,15 @@ function resumeFrom(
     }
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
-    const count = (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+    if (s.tail !== undefined) {
+      if (prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
+      if (prev.rowid > 0 && topOf(db, s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
+    }
+    const count = countOf(s);
     const fresh = freshOf(s, prev);
-    if (fresh.some((r) => r._rowid <= prev.rowid)) return fullRead(db, sources, parser, identity, 'row-changed');
-    if (count !== prev.count + fresh.length) return fullRead(db, sources, parser, identity, 'row-deleted');
+    const added = fresh.filter((r) => r._rowid > prev.rowid).length;
+    if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
+    if (count !== prev.count + added) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
   }
@@ -222,6 +256,8 @@ export interface PartitionedSource {
   table: string;
   columns: string;
   updated?: string;
+  /** As `RowSource.tail`. */
+  tail?: string;
   /** The column whose value names the partition; indexed, so one partition's rows are found without a walk. */
   partition: string;
 }
@@ -301,6 +337,19 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
 }
 
 /**
+ * The row count of every partition of `s`, from one pass over the partition's index (in its order: no
+ * sorter); what `count(*)` of each partition gives, without one index search and page walk per partition.
+ */
+function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]) {
+    // as `partition = ?` compares a key given as text (a partition missing here is counted on its own)
+    if (r[0] !== null && r[0] !== undefined) out.set(String(r[0]), r[1]);
+  }
+  return out;
+}
+
+/**
  * For each of `reads`, what `readRowsSince(db, partitionSources(sources, key), from, parser, identity)`
  * returns, read together in the caller's snapshot: one database whose sessions changed is read once instead
  * of once per session. A table whose resumed partitions hold a large share of its rows (`WALK_SHARE`, from
@@ -314,11 +363,12 @@ export function readPartitionsSince(
   reads: readonly PartitionRead[],
   parser: string,
   identity: DatabaseIdentity,
-  options: { walkShare?: number } = {},
+  options: { walkShare?: number; rows?: RowReadOptions } = {},
 ): RowReadResult[] {
   const share = options.walkShare ?? WALK_SHARE;
   const states = reads.map((r) => resumable(r.from, parser, identity));
   const walked = new Map<string, Map<string, Row[]>>();
+  const counted = new Map<string, Map<string, number>>();
   for (const s of sources) {
     const marks = new Map<string, SourceMark>();
     let rows = 0;
@@ -331,13 +381,24 @@ export function readPartitionsSince(
     });
     if (marks.size < 2) continue;
     const top = (db.prepare(`SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
-    if (rows >= top * share) walked.set(s.name, walkFresh(db, s, marks));
+    if (rows < top * share) continue;
+    walked.set(s.name, walkFresh(db, s, marks));
+    counted.set(s.name, countsOf(db, s));
   }
   return reads.map((r, i) => {
     const own = partitionSources(sources, r.key);
     const st = states[i] as RowRestartReason | RowCursorState;
     if (typeof st === 'string') return fullRead(db, own, parser, identity, st);
-    return resumeFrom(db, own, st, parser, identity, {}, (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev));
+    return resumeFrom(
+      db,
+      own,
+      st,
+      parser,
+      identity,
+      options.rows ?? {},
+      (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev),
+      (s) => counted.get(s.name)?.get(r.key) ?? countRows(db, s),
+    );
   });
 }
 
@@ -352,8 +413,9 @@ export function readPartitionsSettled(
   parser: string,
   identity: DatabaseIdentity,
   restartOf: (read: RowReadResult, i: number) => RowRestartReason | undefined,
+  rows: RowReadOptions = {},
 ): RowReadResult[] {
-  const first = readPartitionsSince(db, sources, reads, parser, identity);
+  const first = readPartitionsSince(db, sources, reads, parser, identity, { rows });
   const reasons = first.map((read, i) => (read.restarted ? undefined : restartOf(read, i)));
   const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.key, from: undefined, i }]));
   const redone = readPartitionsSince(db, sources, again, parser, identity);

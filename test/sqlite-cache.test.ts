@@ -79,13 +79,19 @@ describe('the event cache over database sessions', () => {
     expect(total(warm.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
     expect(warm.records.length).toBe(cold.records.length + 1);
 
-    // a response finishing updates its message in place: the fingerprint moves, and the RowCursor, seeing a
-    // row it had read changed, reads that session again whole (a restart counts as a full read)
+    // a response finishing updates its message in place: the fingerprint moves, and the usage read, seeing
+    // that the row changed is its session's last message, takes that message again and replaces its usage
+    // event (`replaced.usage`) instead of reading the session again whole
     await w.exec(`UPDATE message SET time_updated = time_updated + 60000, data = json_set(data, '$.tokens.output', 9999) WHERE id = '${x.ids.asst}'`);
     const updated = await scan('opencode', [ocDir]);
-    expect(updated.stats).toMatchObject({ unchanged: 11, resumed: 0, fullReads: 1 });
+    expect(updated.stats).toMatchObject({ unchanged: 11, resumed: 1, fullReads: 0 });
     expect(total(updated.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
     expect(total(updated.records)).toBe(total(warm.records) + 9999 - (40 + 21));
+    // a message before the last one changed: that session is read again whole (a restart counts as a full read)
+    await w.exec(`UPDATE message SET time_updated = time_updated + 100000000, data = json_set(data, '$.tokens.output', 5000) WHERE id = 'msg_ses_7_0001b'`);
+    const earlier = await scan('opencode', [ocDir]);
+    expect(earlier.stats).toMatchObject({ unchanged: 11, resumed: 0, fullReads: 1 });
+    expect(total(earlier.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
   });
 
   it('a database read as one path: its -wal changed (the file did not), the read resumes from the RowCursor', async () => {

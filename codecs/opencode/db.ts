@@ -5,10 +5,12 @@
  * takes its new messages and parts only. A row already read that changed (a response finishing, a tool
  * finishing), a new part of a message already read, or a new message that sorts before one already read
  * makes the read start over for that session, so a resumed read yields what a full read would, in order.
+ * A read whose kinds take nothing from parts but the steps (`session`, `usage`) does not look for parts
+ * updated in place, which only a walk of every part row finds: see `PARTITIONED_STEPS`.
  */
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import type { SessionEvent } from '../../cursors/protocol/events.js';
+import type { EventKind, KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
 import {
   eachOrError,
   partitionSources,
@@ -45,10 +47,12 @@ interface OpencodeCursorState {
   last: Record<string, [number, string]>;
   /** The kinds the read yielded: a read for other kinds cannot resume from it. */
   kinds: string;
+  /** Per session: the usage events its last message yielded (a steps-only read that takes it again replaces them). */
+  lastUsage?: Record<string, number>;
 }
 
 export interface DbReadResult {
-  start: { restarted: boolean; reason: RowReadResult['reason'] };
+  start: { restarted: boolean; reason: RowReadResult['reason']; replaced?: KindCounts };
   cursor: RowCursor;
   rowsRead: number;
   bytesRead: number;
@@ -71,14 +75,59 @@ function sessionInfo(r: SessionRow): OpencodeSessionInfo {
 /** One session of a batch: its id as `key`. */
 export type SessionRead = PartitionReadTo<EmitTarget>;
 
-/** The rows a read takes, per session (`session_id` is indexed in both tables). */
-const PARTITIONED: readonly PartitionedSource[] = [
-  { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', partition: 'session_id' },
-  { name: 'part', table: 'part', columns: 'id, message_id, session_id, data', updated: 'time_updated', partition: 'session_id' },
-];
+const MESSAGE_SOURCE: PartitionedSource = { name: 'message', table: 'message', columns: 'id, session_id, time_created, data', updated: 'time_updated', partition: 'session_id' };
+const PART_COLUMNS = 'id, message_id, session_id, data';
 
-function sources(sessionId: string | undefined): RowSource[] {
-  return sessionId === undefined ? PARTITIONED.map(({ partition: _p, ...s }) => s) : partitionSources(PARTITIONED, sessionId);
+/** The rows a read takes, per session (`session_id` is indexed in both tables): every row added or updated. */
+const PARTITIONED: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, updated: 'time_updated', partition: 'session_id' }];
+
+/**
+ * The rows a read whose kinds take nothing from parts but their steps takes (`stepsOnly`): parts by rowid
+ * alone. The parts OpenCode rewrites in place (tool states, text and reasoning as they stream, a pruned tool
+ * output) change no usage; a step part is written once, under a new id, and its message is written in the
+ * same step (README.md, "Reads that need no parts but steps"). So a new part is found by a range on the
+ * rowid, not by a walk of every row's update time; a deletion by the count, as before.
+ */
+const PARTITIONED_STEPS: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' }];
+
+/** The kinds whose events come from parts other than steps: a read for any of them must see parts updated in place. */
+const PART_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
+
+/** A read for `kinds` needs no part but the step parts (usage's token fallback and step count). */
+const stepsOnly = (kinds: ReadonlySet<EventKind>): boolean => !PART_KINDS.some((k) => kinds.has(k));
+
+const partitionedFor = (steps: boolean): readonly PartitionedSource[] => (steps ? PARTITIONED_STEPS : PARTITIONED);
+
+function sources(sessionId: string | undefined, steps: boolean): RowSource[] {
+  const all = partitionedFor(steps);
+  return sessionId === undefined ? all.map(({ partition: _p, ...s }) => s) : partitionSources(all, sessionId);
+}
+
+/**
+ * A steps-only read that resumed: the parts of the messages it takes that it did not take as new rows (rowid
+ * at or below the part watermark: a part written before its message, or the earlier parts of a last message
+ * taken again, `withTail`), found through `part_message_id_id_idx` (rowids only, from the index), then read
+ * whole. One index probe per message taken.
+ */
+function withLateParts(db: SqliteDatabase, reads: readonly { read: RowReadResult; sessionId: string | undefined }[]): RowReadResult[] {
+  const open = reads.filter((r) => !r.read.restarted && (r.read.rows.message?.length ?? 0) > 0);
+  if (open.length === 0) return reads.map((r) => r.read);
+  // one probe of the index for the new messages of every read; rowids only (the index covers them)
+  const ids = open.flatMap((r) => (r.read.rows.message ?? []).map((m) => m.id));
+  const found = db.prepare('SELECT rowid AS r, message_id AS m FROM part WHERE message_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids)) as [number, unknown][];
+  const byMessage = new Map<unknown, number[]>();
+  for (const [r, m] of found) byMessage.set(m, [...(byMessage.get(m) ?? []), r]);
+  return reads.map(({ read, sessionId }) => {
+    if (!open.some((r) => r.read === read)) return read;
+    const have = new Set((read.rows.part ?? []).map((p) => p._rowid));
+    const missing = (read.rows.message ?? []).flatMap((m) => byMessage.get(m.id) ?? []).filter((r) => !have.has(r));
+    if (missing.length === 0) return read;
+    const where = sessionId === undefined ? '' : ' AND session_id = ?';
+    const late = db
+      .prepare(`SELECT rowid AS _rowid, ${PART_COLUMNS} FROM part WHERE rowid IN (SELECT value FROM json_each(?))${where} ORDER BY rowid`)
+      .all(JSON.stringify(missing), ...(sessionId === undefined ? [] : [sessionId])) as Row[];
+    return { ...read, rows: { ...read.rows, part: [...(read.rows.part ?? []), ...late] } };
+  });
 }
 
 function isState(v: unknown): v is OpencodeCursorState {
@@ -92,13 +141,72 @@ const before = (a: [number, string], b: [number, string]): boolean => a[0] < b[0
 interface Snapshot {
   read: RowReadResult;
   sessions: SessionRow[];
+  /** A steps-only read that took the session's last message again: the events of it the last read yielded. */
+  replaced?: KindCounts;
+}
+
+/** The message watermark a read resumed from (the rows at or below it were read before). */
+const messageMark = (from: RowCursor | undefined): number => from?.watermark.message ?? Number.POSITIVE_INFINITY;
+
+/** A message row's place in OpenCode's order, as `records` and `keyOf` give it. */
+function rowKey(r: Row): [number, string] {
+  const created = (jsonObject(r.data)?.time as { created?: unknown } | undefined)?.created;
+  return [typeof created === 'number' ? created : typeof r.time_created === 'number' ? r.time_created : 0, String(r.id)];
+}
+
+/**
+ * A steps-only read of one session that resumed (`keepChanged`): the id of its last message when all that
+ * changed below the watermarks is that message (its row, at the same place in the order, and new parts of
+ * it), so the read takes that message again and replaces its events instead of starting over (a reply
+ * streaming: its tokens and its steps come in while it is the last); undefined when nothing read before
+ * changed; false when something else did.
+ */
+function tailOf(read: RowReadResult, mark: number, sessionId: string): string | undefined | false {
+  const messages = read.rows.message ?? [];
+  const changed = messages.filter((r) => r._rowid <= mark);
+  const added = new Set(messages.filter((r) => r._rowid > mark).map((r) => r.id));
+  const oldParts = (read.rows.part ?? []).filter((p) => !added.has(p.message_id));
+  if (changed.length === 0 && oldParts.length === 0) return undefined;
+  const state = read.codecState;
+  const last = isState(state) ? state.last[sessionId] : undefined;
+  if (!isState(state) || last === undefined || state.lastUsage?.[sessionId] === undefined) return false;
+  const same = (k: [number, string]): boolean => k[0] === last[0] && k[1] === last[1];
+  if (!changed.every((r) => same(rowKey(r))) || !oldParts.every((p) => p.message_id === last[1])) return false;
+  return messages.every((r) => r._rowid <= mark || !before(rowKey(r), last)) ? last[1] : false;
+}
+
+/**
+ * The read with its session's last message taken again (`tailOf`): its row (its parts then come with
+ * `withLateParts`), and the usage events its earlier read yielded, to be replaced; undefined when that
+ * message is gone.
+ */
+function withTail(db: SqliteDatabase, read: RowReadResult, id: string, sessionId: string): { read: RowReadResult; replaced: KindCounts } | undefined {
+  const messages = read.rows.message ?? [];
+  const row = messages.find((r) => r.id === id) ?? (db.prepare(`SELECT rowid AS _rowid, ${MESSAGE_SOURCE.columns} FROM message WHERE id = ? AND session_id = ?`).get(id, sessionId) as Row | undefined);
+  if (row === undefined) return undefined;
+  const state = read.codecState as OpencodeCursorState;
+  return { read: { ...read, rows: { ...read.rows, message: messages.includes(row) ? messages : [row, ...messages] } }, replaced: { usage: state.lastUsage?.[sessionId] ?? 0 } };
 }
 
 /** Why a read that resumed must start over after all (undefined: it may stand). */
-function restartReason(read: RowReadResult, kinds: string): RowReadResult['reason'] {
+function restartReason(read: RowReadResult, kinds: string, tail?: { mark: number; sessionId: string }): RowReadResult['reason'] {
   if (read.restarted) return undefined;
   if (!isState(read.codecState) || read.codecState.kinds !== kinds) return 'kinds-changed';
-  return appendsOnly(read) ? undefined : 'row-changed';
+  const t = tail === undefined ? undefined : tailOf(read, tail.mark, tail.sessionId);
+  if (t === false) return 'row-changed';
+  return t !== undefined || appendsOnly(read) ? undefined : 'row-changed';
+}
+
+/**
+ * A read that resumed and kept its changed rows (a steps-only read of one session), settled: its last
+ * message taken again when that is all that changed (`tailOf`, `withTail`), else (it went away) started over.
+ */
+function settleTail(db: SqliteDatabase, read: RowReadResult, mark: number, sessionId: string, restart: () => RowReadResult): { read: RowReadResult; replaced?: KindCounts } {
+  if (read.restarted) return { read };
+  const id = tailOf(read, mark, sessionId);
+  if (id === undefined) return { read };
+  const taken = id === false ? undefined : withTail(db, read, id, sessionId);
+  return taken ?? { read: { ...restart(), reason: 'row-changed' } };
 }
 
 function identityOf(file: string): DatabaseIdentity {
@@ -107,15 +215,32 @@ function identityOf(file: string): DatabaseIdentity {
   return identity;
 }
 
-function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string): Snapshot {
+/** A cursor written by a read for other kinds (a usage read's never resumes a full read, nor the reverse). */
+function otherKinds(from: RowCursor | undefined, kinds: string): boolean {
+  const codec = (from?.state as { codec?: unknown } | null | undefined)?.codec;
+  return isState(codec) && codec.kinds !== kinds;
+}
+
+/** `from`, unless it was written for other kinds: then the read starts over, and says why. */
+function fromFor(from: RowCursor | undefined, kinds: string): { from: RowCursor | undefined; reason?: 'kinds-changed' } {
+  return otherKinds(from, kinds) ? { from: undefined, reason: 'kinds-changed' } : { from };
+}
+
+function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string, steps: boolean): Snapshot {
   const identity = identityOf(file);
   const sessions = (sessionId === undefined
     ? db.prepare('SELECT rowid AS _rowid, * FROM session ORDER BY time_created, id').all()
     : db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?').all(sessionId)) as SessionRow[];
-  let read = readRowsSince(db, sources(sessionId), from, parser, identity);
-  const reason = restartReason(read, kinds);
-  if (reason !== undefined) read = { ...readRowsSince(db, sources(sessionId), undefined, parser, identity), reason };
-  return { read, sessions };
+  const start = fromFor(from, kinds);
+  // a steps-only read of one session keeps its changed rows: its last message may be taken again
+  const tail = steps && sessionId !== undefined ? { mark: messageMark(start.from), sessionId } : undefined;
+  const cold = () => readRowsSince(db, sources(sessionId, steps), undefined, parser, identity);
+  let read = readRowsSince(db, sources(sessionId, steps), start.from, parser, identity, { keepChanged: tail !== undefined });
+  if (start.reason !== undefined) read = { ...read, reason: start.reason };
+  const reason = restartReason(read, kinds, tail);
+  if (reason !== undefined) read = { ...cold(), reason };
+  const settled = tail === undefined ? { read } : settleTail(db, read, tail.mark, tail.sessionId, cold);
+  return { read: steps ? (withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult) : read, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -125,15 +250,36 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
 function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] {
   const identity = identityOf(file);
   const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
-  const rows = readPartitionsSettled(
-    db,
-    PARTITIONED,
-    reads,
-    parser,
-    identity,
-    (read, i) => restartReason(read, kinds[i] as string),
-  );
-  return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[] }));
+  const rows: RowReadResult[] = [];
+  const replacedOf: (KindCounts | undefined)[] = [];
+  // the reads that need parts updated in place and those that need steps only, each group from its own sources
+  for (const steps of [false, true]) {
+    const group = reads.flatMap((r, i) => (stepsOnly(r.out.kinds) === steps ? [{ r, i }] : []));
+    if (group.length === 0) continue;
+    const starts = group.map((g) => fromFor(g.r.from, kinds[g.i] as string));
+    const tailOfRead = (k: number) => (steps ? { mark: messageMark(starts[k]?.from), sessionId: group[k]?.r.key as string } : undefined);
+    const got = readPartitionsSettled(
+      db,
+      partitionedFor(steps),
+      group.map((g, k) => ({ key: g.r.key, from: starts[k]?.from })),
+      parser,
+      identity,
+      (read, k) => restartReason(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k)),
+      { keepChanged: steps },
+    );
+    const settled = got.map((read, k) => {
+      const reason = starts[k]?.reason;
+      const t = tailOfRead(k);
+      const r = reason === undefined ? read : { ...read, reason };
+      return t === undefined ? { read: r } : settleTail(db, r, t.mark, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
+    });
+    const done = steps ? withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key }))) : settled.map((x) => x.read);
+    group.forEach((g, k) => {
+      rows[g.i] = done[k] as RowReadResult;
+      replacedOf[g.i] = settled[k]?.replaced;
+    });
+  }
+  return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[], ...(replacedOf[i] && { replaced: replacedOf[i] }) }));
 }
 
 /** A resumed read may only append whole messages: a new part of a message read before changes that message's events. */
@@ -190,8 +336,9 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   const agent = out.agent ?? CODEC_ID;
   if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent, file });
   const { read } = snap;
-  const prev = !read.restarted && isState(read.codecState) ? read.codecState : { sessions: {}, last: {} };
-  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds };
+  const prev: Partial<OpencodeCursorState> = !read.restarted && isState(read.codecState) ? read.codecState : {};
+  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage } };
+  const lastUsage = state.lastUsage as Record<string, number>;
   const { bySession, skipped, bytes } = records(read.rows);
   for (const row of snap.sessions) {
     const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid, agent);
@@ -200,14 +347,19 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     if (state.sessions[row.id] !== key && out.kinds.has('session')) out.emit(ev);
     state.sessions[row.id] = key;
     for (const rec of bySession.get(row.id) ?? []) {
-      emitMessage(rec, row.id, out);
+      let usage = 0;
+      emitMessage(rec, row.id, { ...out, emit: (e) => (e.type === 'usage' && usage++, out.emit(e)) });
       const k = keyOf(rec);
       const last = state.last[row.id];
-      if (last === undefined || before(last, k)) state.last[row.id] = k;
+      if (last === undefined || !before(k, last)) {
+        state.last[row.id] = k;
+        lastUsage[row.id] = usage;
+      }
     }
   }
   const rowsRead = (read.rows.message?.length ?? 0) + (read.rows.part?.length ?? 0) + snap.sessions.length;
-  return { start: { restarted: read.restarted, reason: read.reason }, cursor: withCodecState(read.cursor, state), rowsRead, bytesRead: bytes, skipped };
+  const start = { restarted: read.restarted, reason: read.reason, ...(snap.replaced && !read.restarted && { replaced: snap.replaced }) };
+  return { start, cursor: withCodecState(read.cursor, state), rowsRead, bytesRead: bytes, skipped };
 }
 
 const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
@@ -218,7 +370,7 @@ const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
  */
 export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
   const kinds = kindsKey(out);
-  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds));
+  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds)));
   return emitSnapshot(snap, file, sessionId, out, kinds);
 }
 
