@@ -12,6 +12,7 @@ const require = createRequire(import.meta.url);
 let crypto: typeof import('node:crypto') | undefined;
 let net: typeof import('node:net') | undefined;
 let workers: typeof import('node:worker_threads') | undefined;
+let v8: typeof import('node:v8') | undefined;
 
 /** `node:crypto`. */
 export function nodeCrypto(): typeof import('node:crypto') {
@@ -26,4 +27,9 @@ export function nodeNet(): typeof import('node:net') {
 /** `node:worker_threads`. */
 export function nodeWorkerThreads(): typeof import('node:worker_threads') {
   return (workers ??= require('node:worker_threads') as typeof import('node:worker_threads'));
+}
+
+/** `node:v8`. */
+export function nodeV8(): typeof import('node:v8') {
+  return (v8 ??= require('node:v8') as typeof import('node:v8'));
 }

@@ -8,13 +8,13 @@ import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodexCore } from '../codecs/codex/parse.js';
-import { CODEX_USAGE_FIELDS, CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
-import { scanFields, scanFieldsJs } from '../cursors/scan-fields.js';
+import { CODEX_HEADER_FIELDS, CODEX_HEADER_PROJECTION, CODEX_USAGE_FIELDS, CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
+import { type CompiledProjection, type FieldProjection, scanFields, scanFieldsJs } from '../cursors/scan-fields.js';
 import { parseSync } from '../cursors/sync.js';
 import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { LOCAL_FIXTURES, meta, REAL_DIR, REAL_FIXTURES } from './codex-helpers.js';
-import { applyDamage, plainCollectedKeys, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
-import { codexLine } from './helpers/codex-model.js';
+import { applyDamage, plainCollectedKeys, damage, type J, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
+import { codexHeader, codexLine } from './helpers/codex-model.js';
 
 const fastCore = createCodexCore();
 const parseCore = createCodexCore({ fastScan: false });
@@ -58,21 +58,29 @@ describe('codex fast field scan over the fixtures', () => {
 
 const noNewline = (st: fc.Arbitrary<Parameters<typeof serialize>[1]>) => st.map((s) => ({ ...s, spaces: s.spaces.filter((x) => x !== '\n') }));
 
+/**
+ * Plain serializations of `lines` through `fields`: each answer equals the JavaScript walk's, and the scanner
+ * answers exactly when every collected key is plain (only an escaped key inside a collected object, random keys
+ * such as "\\", sends a valid line to JSON.parse). Returns how many it answered.
+ */
+function plainAnswers(lines: fc.Arbitrary<J>, fields: CompiledProjection, projection: FieldProjection, seed: number): number {
+  let answered = 0;
+  fc.assert(
+    fc.property(lines, fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), (l, order) => {
+      const b = Buffer.from(serialize(l, { ...PLAIN, seed: order }));
+      const got = scanFields(b, fields);
+      expect(got).toEqual(scanFieldsJs(b, fields));
+      expect(got !== undefined).toBe(plainCollectedKeys(l, projection));
+      if (got !== undefined) answered++;
+    }),
+    { numRuns: 300, seed },
+  );
+  return answered;
+}
+
 describe('codex fast field scan inside the core (property)', () => {
   it('answers for plain generated usage lines itself, with the JavaScript walk’s answer', () => {
-    let answered = 0;
-    fc.assert(
-      fc.property(codexLine, fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), (l, seed) => {
-        const b = Buffer.from(serialize(l, { ...PLAIN, seed }));
-        const fields = scanFields(b, CODEX_USAGE_FIELDS);
-        expect(fields).toEqual(scanFieldsJs(b, CODEX_USAGE_FIELDS));
-        // Only an escaped key inside a collected object (random keys such as "\\") sends a valid line to JSON.parse.
-        expect(fields !== undefined).toBe(plainCollectedKeys(l, CODEX_USAGE_PROJECTION));
-        if (fields !== undefined) answered++;
-      }),
-      { numRuns: 300, seed: 73 },
-    );
-    expect(answered).toBeGreaterThan(200);
+    expect(plainAnswers(codexLine, CODEX_USAGE_FIELDS, CODEX_USAGE_PROJECTION, 73)).toBeGreaterThan(200);
   });
 
   it('gives the same events as JSON.parse of every line, whole and chunked', () => {
@@ -95,5 +103,43 @@ describe('codex fast field scan inside the core (property)', () => {
       { numRuns: 300, seed: 95 },
     );
     expect(usage).toBeGreaterThan(30);
+  });
+
+  it('reads a session_meta first line through its header projection, with the events of JSON.parse', () => {
+    const fileLine = (l: fc.Arbitrary<J>): fc.Arbitrary<Buffer> =>
+      fc.oneof(
+        { weight: 6, arbitrary: fc.tuple(l, noNewline(style)).map(([v, st]) => Buffer.from(serialize(v, st))) },
+        { weight: 1, arbitrary: fc.tuple(l, noNewline(style), damage).map(([v, st, d]) => noLf(applyDamage(Buffer.from(serialize(v, st)), d))) },
+      );
+    let sessions = 0;
+    let answered = 0;
+    fc.assert(
+      fc.property(fileLine(codexHeader), fc.array(fileLine(codexLine), { maxLength: 6 }), fc.integer({ min: 1, max: 64 }), (head, ls, chunk) => {
+        if (scanFields(head, CODEX_HEADER_FIELDS) !== undefined) answered++;
+        const content = Buffer.concat([head, ...ls].flatMap((l) => [l, Buffer.from('\n')]));
+        for (const kinds of KINDS) {
+          let want: SessionfoldEvent[] | Error;
+          try {
+            want = run(parseCore, content, FILE, kinds);
+          } catch (e) {
+            want = e as Error;
+          }
+          if (want instanceof Error) {
+            expect(() => run(fastCore, content, FILE, kinds)).toThrow(want.message);
+            continue;
+          }
+          sessions += want.filter((e) => e.type === 'session').length;
+          expect(run(fastCore, content, FILE, kinds)).toEqual(want);
+          expect(run(fastCore, content, FILE, kinds, chunk)).toEqual(want);
+        }
+      }),
+      { numRuns: 400, seed: 41 },
+    );
+    expect(sessions).toBeGreaterThan(100);
+    expect(answered).toBeGreaterThan(100);
+  });
+
+  it('answers for plain generated headers itself, with the JavaScript walk’s answer', () => {
+    expect(plainAnswers(codexHeader, CODEX_HEADER_FIELDS, CODEX_HEADER_PROJECTION, 29)).toBeGreaterThan(200);
   });
 });

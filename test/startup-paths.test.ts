@@ -335,6 +335,18 @@ describe('the executable (package.json bin, CommonJS) starts no ESM loader', () 
     expect(esm.modules.filter((m) => ESM.test(m)).length).toBeGreaterThan(0);
   }, 60_000);
 
+  it('loads node:v8 (the scan budget, src/cli/jit.ts) only for a report that reads files', async () => {
+    const V8 = 'NativeModule v8';
+    const nobody = { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex') };
+    expect((await internals(['cost', 'report', '--json'], nobody)).modules).not.toContain(V8);
+    const read = await internals(['cost', 'report', '--json', '--no-cache'], {});
+    expect(JSON.parse(read.stdout)).toMatchObject({ totalUsd: 0.25 });
+    expect(read.modules.includes(V8)).toBe(process.versions.v8.startsWith('11.3.'));
+    const off = await internals(['cost', 'report', '--json', '--no-cache'], { SESSIONFOLD_JIT: '0' });
+    expect(off.stdout).toBe(read.stdout);
+    expect(off.modules).not.toContain(V8);
+  }, 60_000);
+
   it('on a Node without require() of ES modules, runs the CLI from its ESM bundle, with the same answer', async () => {
     const nobody = { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex') };
     const cjs = await internals(['cost', 'report', '--json'], nobody);

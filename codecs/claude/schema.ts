@@ -6,6 +6,7 @@
  * records; 2.x adds attachment, progress, worktree-state and dozens of other line types. Unknown types are
  * skipped, never an error.
  */
+import { parsesAsDate } from '../../cursors/date-string.js';
 
 /** Fields common to the conversational lines (user, assistant, system, attachment, progress). */
 export interface ClaudeLineBase {
@@ -162,7 +163,7 @@ export function str(v: unknown): string | undefined {
 
 /** The timestamp when it parses as a date; sanitized fixtures hold placeholders like `[trimmed]`. */
 export function extractTimestamp(v: unknown): string | undefined {
-  return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? v : undefined;
+  return typeof v === 'string' && parsesAsDate(v) ? v : undefined;
 }
 
 /** An object with a string `type`. */

@@ -24,7 +24,7 @@ import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
-import { CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
+import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
 import { scanFields, walkedFields } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
@@ -376,10 +376,16 @@ function line(s: CodexState, buf: Buffer, start: number, emit: Emit, fast: boole
     s.info.filteredLines++;
     return;
   }
-  // Usage-only past the header: the projected fields, exactly as JSON.parse would give them (or the whole
-  // parse when the scanner cannot be sure, which also reports a malformed line).
-  const rec = (fast && fieldsOnly ? scanFields(buf, CODEX_USAGE_FIELDS) : undefined) ?? parseJsonObject(buf, start, CODEC_ID, s.file);
-  return onRecord(s, rec, start, emit);
+  // Usage-only: the projected fields, exactly as JSON.parse would give them (or the whole parse when the
+  // scanner cannot be sure, which also reports a malformed line).
+  const scanned = fast && s.usageOnly ? (fieldsOnly ? scanFields(buf, CODEX_USAGE_FIELDS) : headerFields(buf)) : undefined;
+  return onRecord(s, scanned ?? parseJsonObject(buf, start, CODEC_ID, s.file), start, emit);
+}
+
+/** The first line's header fields when it is a `session_meta` record with a payload (all `onRecord` reads of it then); else undefined. */
+function headerFields(buf: Buffer): Json | undefined {
+  const rec = scanFields(buf, CODEX_HEADER_FIELDS);
+  return rec !== undefined && rec.type === RECORD.sessionMeta && asObject(rec.payload) !== undefined ? rec : undefined;
 }
 
 /**

@@ -64,7 +64,7 @@ export const TOKEN_USAGE = {
  * turn_context (model, provider), token_usage_record and token_count. Such a line goes through the exact
  * field scanner (cursors/scan-fields.ts) instead of JSON.parse, so a field read there and missing here would
  * silently read as absent: test/codex-fast-scan.test.ts compares both paths; keep the two in step. The first
- * line (the owner's header, read by `takeOwner`) is always parsed whole.
+ * line (the owner's header) has its own projection, CODEX_HEADER_PROJECTION.
  */
 export const CODEX_USAGE_PROJECTION = {
   type: true,
@@ -85,3 +85,32 @@ export const CODEX_USAGE_PROJECTION = {
 
 /** CODEX_USAGE_PROJECTION compiled for `scanFields`. */
 export const CODEX_USAGE_FIELDS = compileProjection(CODEX_USAGE_PROJECTION);
+
+/**
+ * Every field that `onRecord` and `takeOwner` (parse.ts) read from the first line of a usage-only read when
+ * it is a `session_meta` record: the owner's header, mostly the model's instructions (about 13 KB a rollout in
+ * the bench's corpus), which a whole parse decoded and dropped for every file. `source` and `history_base` are
+ * taken whole (their shapes vary). A first line of any other kind is parsed whole (parse.ts `headerFields`);
+ * keep this in step with `takeOwner`, as CODEX_USAGE_PROJECTION with `line()`.
+ */
+export const CODEX_HEADER_PROJECTION = {
+  type: true,
+  timestamp: true,
+  payload: {
+    id: true,
+    session_id: true,
+    forked_from_id: true,
+    parent_thread_id: true,
+    source: true,
+    history_base: true,
+    timestamp: true,
+    subagent_history_start_ordinal: true,
+    model_provider: true,
+    cwd: true,
+    cli_version: true,
+    git: { branch: true },
+  },
+} as const satisfies FieldProjection;
+
+/** CODEX_HEADER_PROJECTION compiled for `scanFields`. */
+export const CODEX_HEADER_FIELDS = compileProjection(CODEX_HEADER_PROJECTION);

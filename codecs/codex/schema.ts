@@ -7,6 +7,7 @@
  * checked with the small guards below before use, and unknown types are skipped, because new Codex builds add
  * record types freely (`world_state`, `inter_agent_communication`, `realtime_item`, …).
  */
+import { parsesAsDate } from '../../cursors/date-string.js';
 
 /** Top-level `type` of a rollout line. */
 export const RECORD = {
@@ -132,7 +133,7 @@ export function asNumber(v: unknown): number | undefined {
 
 /** The ISO timestamp as written when it parses as a date, else undefined (sanitized fixtures write text). */
 export function asTimestamp(v: unknown): string | undefined {
-  return typeof v === 'string' && v.length >= 10 && !Number.isNaN(Date.parse(v)) ? v : undefined;
+  return typeof v === 'string' && v.length >= 10 && parsesAsDate(v) ? v : undefined;
 }
 
 /** The parent thread of a subagent `source` (`{subagent: {thread_spawn: {parent_thread_id}}}`). */

@@ -5,6 +5,8 @@
  * written (a warning, the final output). Piped or redirected stderr gets nothing.
  */
 
+import { tuneJitForScan } from './jit.js';
+
 /** Least time between two redraws. */
 export const REDRAW_MS = 100;
 /** Work shorter than this shows nothing. */
@@ -64,6 +66,8 @@ export function createProgress(stderr: NodeJS.WritableStream, env: NodeJS.Proces
   };
   return {
     onProgress(done, total) {
+      // The scan has files to read (its first report comes as they are queued): tune V8 for it (jit.ts).
+      if (total > 0) tuneJitForScan(env);
       if (!on || stopped || total <= 0) return;
       sized = true;
       const cols = Math.max(20, Math.min(((stderr as NodeJS.WriteStream).columns ?? 80) - 30, 50));

@@ -3,6 +3,7 @@
  * distinct type, then one predicate per record. Filters apply before cross-file dedup, so a response copied
  * into a resumed or forked session counts when any of its copies is selected.
  */
+import { digits } from '../../cursors/date-string.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec } from '../registry.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type UsageRecord } from '../scan/types.js';
@@ -81,16 +82,6 @@ export function normalizeCostOptions(o: CostFoldOptions = {}): NormalizedCostOpt
     pricer: o.pricer ?? createPricer({ mode, env, ...(o.pricesFile !== undefined && { pricesFile: o.pricesFile }) }),
     tagIndex: needTags ? (o.tagIndex ?? loadTags(env)) : undefined,
   };
-}
-
-function digits(s: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
-  }
-  return n;
 }
 
 /**

@@ -41,5 +41,33 @@ const usageRecord = rollout(
 const copiedHeader = rollout('session_meta', shuffled([fc.tuple(fc.constant('id'), fc.constantFrom<J>('0199a000-0000-7000-8000-000000000099', 'parent-1', 5)), fc.tuple(fc.constant('session_id'), fc.constantFrom<J>('s-2', null)), fc.tuple(fc.constant('cwd'), fc.constant<J>('/p'))], anyValue).map(obj));
 // Records that hold no usage but mention it: a tool output quoting a token_count line, a message.
 const decoy = rollout('response_item', shuffled([fc.tuple(fc.constant('type'), fc.constantFrom<J>('function_call_output', 'message')), fc.tuple(fc.constant('output'), fc.oneof(text, fc.constant<J>('{"type":"token_count","info":{}}'))), fc.tuple(fc.constant('info'), fc.oneof(tokenUsage, anyValue))], anyValue).map(obj));
+const source: fc.Arbitrary<J> = fc.oneof(
+  fc.constantFrom<J>('cli', 'exec', 'subagent', null),
+  fc.constant(obj([['subagent', obj([['thread_spawn', obj([['parent_thread_id', '0199a000-0000-7000-8000-000000000001']])]])]])),
+  fc.constant(obj([['subagent', 'review']])),
+  anyValue,
+);
+/** An adversarial first line: the owner's session_meta with every field `takeOwner` reads, in any shape. */
+export const codexHeader: fc.Arbitrary<J> = rollout(
+  'session_meta',
+  shuffled(
+    [
+      fc.tuple(fc.constant('id'), fc.constantFrom<J>('0199a000-0000-7000-8000-000000000099', 'parent-1', 5, null)),
+      fc.tuple(fc.constant('session_id'), fc.constantFrom<J>('s-2', null)),
+      fc.tuple(fc.constant('forked_from_id'), fc.constantFrom<J>('0199a000-0000-7000-8000-000000000002', null, 3)),
+      fc.tuple(fc.constant('parent_thread_id'), fc.constantFrom<J>('0199a000-0000-7000-8000-000000000003', null)),
+      fc.tuple(fc.constant('source'), source),
+      fc.tuple(fc.constant('history_base'), fc.oneof(fc.constant(obj([['end_ordinal_exclusive', 4]])), anyValue)),
+      fc.tuple(fc.constant('timestamp'), stamp),
+      fc.tuple(fc.constant('subagent_history_start_ordinal'), fc.oneof(fc.nat({ max: 9 }), anyValue)),
+      fc.tuple(fc.constant('model_provider'), fc.constantFrom<J>('openai', 'azure', null, 1)),
+      fc.tuple(fc.constant('cwd'), fc.oneof(fc.constantFrom<J>('/w', 'C:\\w', '/a "b"'), text)),
+      fc.tuple(fc.constant('cli_version'), fc.constantFrom<J>('0.50.0', null)),
+      fc.tuple(fc.constant('git'), fc.oneof(fc.constant(obj([['branch', 'main']])), fc.constant(obj([['branch', 7]])), anyValue)),
+      fc.tuple(fc.constant('instructions'), text),
+    ],
+    anyValue,
+  ).map(obj),
+);
 /** An adversarial rollout line past the header. */
 export const codexLine: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: tokenCount }, { weight: 2, arbitrary: turnContext }, { weight: 2, arbitrary: usageRecord }, { weight: 1, arbitrary: copiedHeader }, { weight: 2, arbitrary: decoy });

@@ -1,0 +1,33 @@
+/**
+ * V8's tier-up budget for the executable's scans. A function is compiled by TurboFan (on V8's background
+ * threads) once it has run through `--interrupt-budget` bytes of bytecode a few times; a cold report's read
+ * path runs dozens of functions that are hot for a second or two, so at the default (66 KiB, V8 11.3: Node 20)
+ * TurboFan compiles about a hundred of them, and most of that compile time never pays back on a small or
+ * medium history. Four times the budget leaves the lukewarm ones in Sparkplug's code and still optimizes the
+ * hottest loops early. Measured (bench/RESULTS.md, "The walking pass"): a cold report's CPU time 0.90–0.94x at
+ * scale 0.12 and 0.89–0.96x at 0.5 of the peers profile without the addon, 0.92–0.95x with it.
+ *
+ * The executable decides for its own process (as with the malloc arenas, cursors/native.ts): a program that
+ * imports the library keeps V8's defaults. Only once a scan has files to read (the first progress report),
+ * so a run that reads nothing never loads `node:v8`; only on the V8 it was measured on, and not when the
+ * user set the budget (`NODE_OPTIONS`, node's own flags) or turned this off (`SESSIONFOLD_JIT=0`).
+ */
+import { nodeV8 } from '../../cursors/builtins.js';
+
+/** V8 11.3's default `--interrupt-budget` (66 KiB), times four. */
+const SCAN_INTERRUPT_BUDGET = 4 * 66 * 1024;
+
+let tuned = false;
+
+/** Raise V8's tier-up budget for the rest of this process (see above); once, and only where it applies. */
+export function tuneJitForScan(env: NodeJS.ProcessEnv): void {
+  if (tuned) return;
+  tuned = true;
+  if (!appliesTo(process.versions.v8, `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`, env)) return;
+  nodeV8().setFlagsFromString(`--interrupt-budget=${SCAN_INTERRUPT_BUDGET}`);
+}
+
+/** Whether the budget is raised on this V8 (`process.versions.v8`) with these node options and environment. */
+export function appliesTo(v8Version: string, nodeOptions: string, env: NodeJS.ProcessEnv): boolean {
+  return v8Version.startsWith('11.3.') && !nodeOptions.includes('interrupt-budget') && !nodeOptions.includes('interrupt_budget') && env.SESSIONFOLD_JIT !== '0';
+}
