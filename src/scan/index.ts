@@ -27,7 +27,7 @@ import { normalizeScanOptions } from './options.js';
 import { scanStreaming } from './streaming.js';
 import type { ScanOptions, UsageRecord } from './types.js';
 
-export type { ScanDelta, ScanOptions, ScanStats, UsageRecord } from './types.js';
+export type { KeepFiles, ScanDelta, ScanOptions, ScanStats, UsageRecord } from './types.js';
 export { newScanDelta, newScanStats } from './types.js';
 export { getCachePath } from '../cache/paths.js';
 
