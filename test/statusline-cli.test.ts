@@ -16,7 +16,7 @@ import { statusLine, type StatusLineData } from '../src/cost/statusline.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { isServed } from '../src/serve/protocol.js';
-import { startServeProcess, type ServeProcess } from './helpers/serve-process.js';
+import { serveDuringBlock } from './helpers/serve-process.js';
 import { HAS_CLAUDE, HAS_CODEX, makeHome, REAL, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
@@ -204,24 +204,18 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
   }, 30_000);
 
   describe('served', () => {
-    let server: ServeProcess;
-    let socket: string;
-    beforeAll(async () => {
-      socket = join(home.dir, 'run', 'sf.sock');
-      server = await startServeProcess(CLI, socket, home.env);
-    }, 30_000);
-    afterAll(() => server.stop());
+    const server = serveDuringBlock(CLI, () => home.dir, () => home.env);
 
     it('a running serve answers it, with the local run\'s output', async () => {
       expect(isServed(['statusline', '--agent', 'claude', '--session', SID])).toBe(true);
       expect(isServed(['statusline', '--help'])).toBe(false);
       const args = ['statusline', '--now', NOW, '--tz', 'UTC'];
       const local = await cli(args, input);
-      const served = await cli(args, input, { SESSIONFOLD_SOCKET: socket });
+      const served = await cli(args, input, { SESSIONFOLD_SOCKET: server.socket() });
       expect(served).toEqual(local);
       // The front from its ESM bundle (SESSIONFOLD_CJS=0, as where the CommonJS one is missing): the same answer
-      expect(await cli(args, input, { SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CJS: '0' })).toEqual(local);
-      const status = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', socket], { env: home.env });
+      expect(await cli(args, input, { SESSIONFOLD_SOCKET: server.socket(), SESSIONFOLD_CJS: '0' })).toEqual(local);
+      const status = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', server.socket()], { env: home.env });
       const s = JSON.parse(status.stdout) as { served: number; recent: string[] };
       expect(s.served).toBe(2);
       expect(s.recent[0]).toMatch(/^statusline --agent claude --session e9f146fa/);

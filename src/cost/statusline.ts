@@ -13,12 +13,16 @@
  * - the session: the records of the session's file or id (subagent files carry their parent's id), each
  *   response once; its last response's prompt (input + cache reads + cache writes) is the context in use
  *   (responses with no prompt at all, such as the synthetic line Claude Code writes when a task stops, skipped).
+ *   The session's file (`file`) is read in the same scan whatever its mtime (`ScanOptions.keep`): a resumed
+ *   old session's transcript is last written before the look-back until its first new line lands. When the
+ *   look-back would have skipped it, its records all precede the look-back and feed the session alone, so
+ *   today and the window stay those of the bounded scan.
  *
  * Only the local zone's day start is computed with Date's local time (no Intl: loading ICU's zone data costs
  * tens of ms at start-up); an explicit zone goes through ZoneCalendar.
  */
 import { getCodec } from '../registry.js';
-import type { ScanOptions, UsageRecord } from '../scan/types.js';
+import type { KeepFiles, ScanOptions, UsageRecord } from '../scan/types.js';
 import { BLOCK_MS, createBlocksFold, type UsageBlock } from './blocks.js';
 import { civilFromDays, periodStart, ZoneCalendar } from './calendar.js';
 import { createCostFold } from './fold.js';
@@ -178,10 +182,15 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
     const session = createCostFold(fold);
     let last: UsageRecord | undefined;
     let lastMs = -Infinity;
-    for await (const batch of scanFor({ ...base, ...(Number.isFinite(since) && { since: new Date(since) }) }, scan)) {
+    // Discovery notes the file in `beforeSince` before any of its records is yielded.
+    const keep: KeepFiles | undefined = file === undefined ? undefined : { paths: [file], beforeSince: new Set() };
+    for await (const batch of scanFor({ ...base, ...(Number.isFinite(since) && { since: new Date(since) }) }, { ...scan, ...(keep !== undefined && { keep }) })) {
+      const early = keep?.beforeSince.has(file as string) === true;
       for (const r of batch) {
-        today.add(r);
-        blocks.add(r);
+        if (!early || r.file !== file) {
+          today.add(r);
+          blocks.add(r);
+        }
         if (!mine(r)) continue;
         session.add(r);
         // A response with no prompt (a synthetic stop line) says nothing of the context.

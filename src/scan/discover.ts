@@ -130,6 +130,21 @@ function writeSourceReport(opts: NormalizedScanOptions): void {
   opts.sourceReport?.tally.report(opts.sources, opts.env, opts.sourceReport.out);
 }
 
+/**
+ * Whether `since` skips a file of this mtime (counted in `skippedSince`): never a kept one (`ScanOptions.keep`),
+ * which is noted in `keep.beforeSince` instead. `skipByMtime`: the scan has a `since` and the codec's events
+ * precede its files' mtimes.
+ */
+function skippedBySince(opts: NormalizedScanOptions, skipByMtime: boolean, path: string, mtimeMs: number): boolean {
+  if (!skipByMtime || mtimeMs >= (opts.since as number)) return false;
+  if (opts.keep?.paths.has(path) === true) {
+    opts.keep.beforeSince.add(path);
+    return false;
+  }
+  opts.stats.skippedSince++;
+  return true;
+}
+
 /** A lazy codec's listing while its module is not loaded (src/lazy-codec.ts `unloadedListing`). */
 interface Unloaded {
   unloadedListing?: CodecListing | undefined;
@@ -173,10 +188,7 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
       paths.add(f.path);
       stats.files++;
       tally?.file(codec.id, f.root);
-      if (skipByMtime && f.mtimeMs < (opts.since as number)) {
-        stats.skippedSince++;
-        continue;
-      }
+      if (skippedBySince(opts, skipByMtime, f.path, f.mtimeMs)) continue;
       files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
     }
   }
@@ -225,10 +237,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
       if (s === undefined) return false;
       stats.files++;
       tally?.file(codec.id, d.root);
-      if (skipByMtime && s.mtimeMs < (opts.since as number)) {
-        stats.skippedSince++;
-        return false;
-      }
+      if (skippedBySince(opts, skipByMtime, d.path, s.mtimeMs)) return false;
       pending.push({ codec, path: d.path, root: d.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, d.path) });
       return true;
     };

@@ -3,7 +3,8 @@
  * worker pool. The engine under `cost report`, `events export` and the totals fold.
  *
  * - Discovery: each selected codec's `discover()` under `options.roots[agent]` or `codec.defaultRoots(env)`;
- *   `since` skips files whose mtime precedes it when the codec declares `eventsPrecedeMtime`.
+ *   `since` skips files whose mtime precedes it when the codec declares `eventsPrecedeMtime`, except those
+ *   named in `keep`.
  * - Each file is read with kinds ['session', 'usage']; every usage record carries the file's path and its
  *   session cwd (the cwd of the first session event that has one).
  * - Records are yielded raw: a response recorded in several files (resumed, forked sessions) comes once per
@@ -27,7 +28,7 @@ import { normalizeScanOptions } from './options.js';
 import { scanStreaming } from './streaming.js';
 import type { ScanOptions, UsageRecord } from './types.js';
 
-export type { ScanDelta, ScanOptions, ScanStats, UsageRecord } from './types.js';
+export type { KeepFiles, ScanDelta, ScanOptions, ScanStats, UsageRecord } from './types.js';
 export { newScanDelta, newScanStats } from './types.js';
 export { getCachePath } from '../cache/paths.js';
 

@@ -37,6 +37,8 @@ export interface NormalizedScanOptions {
   sources: ScanSource[];
   /** ms since the epoch, or undefined. */
   since: number | undefined;
+  /** `ScanOptions.keep`, its paths as a set. */
+  keep: { paths: ReadonlySet<string>; beforeSince: Set<string> } | undefined;
   cache: boolean;
   cachePath: string;
   /** Requested pool size; undefined = automatic. */
@@ -84,6 +86,10 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     if (!(user.since instanceof Date) || Number.isNaN(user.since.getTime())) throw invalidOption('since', 'a valid Date', user.since);
     since = user.since.getTime();
   }
+  const keep = user.keep;
+  if (keep !== undefined && (keep === null || !Array.isArray(keep.paths) || keep.paths.some((p) => typeof p !== 'string') || !(keep.beforeSince instanceof Set))) {
+    throw invalidOption('keep', '{ paths: string[], beforeSince: Set }', keep);
+  }
   if (user.workers !== undefined && (!Number.isInteger(user.workers) || user.workers < 0)) throw invalidOption('workers', 'a non-negative integer', user.workers);
   if (user.cachePath !== undefined && (typeof user.cachePath !== 'string' || user.cachePath === '')) throw invalidOption('cachePath', 'a file path', user.cachePath);
   if (user.cache !== undefined && typeof user.cache !== 'boolean') throw invalidOption('cache', 'a boolean', user.cache);
@@ -92,6 +98,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
   return {
     sources,
     since,
+    keep: keep === undefined ? undefined : { paths: new Set(keep.paths), beforeSince: keep.beforeSince },
     cache: user.cache ?? true,
     cachePath: user.cachePath ?? getCachePath(env),
     workers: user.workers,

@@ -51,6 +51,12 @@ export function asRecords(events: readonly UsageEvent[], file: string, cwd: stri
   return out;
 }
 
+/** `ScanOptions.keep`: files read whatever their mtime, and (out) those of them `since` would have skipped. */
+export interface KeepFiles {
+  readonly paths: readonly string[];
+  readonly beforeSince: Set<string>;
+}
+
 export interface ScanOptions {
   /** Codec ids or aliases; default: every registered codec. */
   agents?: string[];
@@ -58,6 +64,12 @@ export interface ScanOptions {
   roots?: Record<string, string[]>;
   /** Files whose mtime is before this can be skipped when the codec declares `eventsPrecedeMtime`. */
   since?: Date;
+  /**
+   * Files `since` never skips: they are read whole whatever their mtime (paths as discovery lists them), e.g.
+   * the status line's own session file, whose figures need all of it. Each one `since` would have skipped is
+   * added to `beforeSince`: its records all precede `since`, and a fold bounded by it leaves them out.
+   */
+  keep?: KeepFiles;
   /** Use the event cache (default true). */
   cache?: boolean;
   /** Path of the cache database (default `$SESSIONFOLD_CACHE`, else `$XDG_CACHE_HOME/sessionfold/events.db`). */

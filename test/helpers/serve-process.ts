@@ -1,5 +1,7 @@
 /** The built CLI's `sessionfold serve` in a child process, for CLI tests that compare served and local runs. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 /** A running server: its process and everything it has logged on stderr so far. */
 export interface ServeProcess {
@@ -31,4 +33,19 @@ export async function startServeProcess(cli: string, socket: string, env: NodeJS
       await exited;
     },
   };
+}
+
+/**
+ * A server for the tests of the calling `describe` block: started before them on `<dir()>/run/sf.sock` with
+ * `env()` (read when it starts: a HOME the file's `beforeAll` builds), stopped after them; `socket()` is its path.
+ */
+export function serveDuringBlock(cli: string, dir: () => string, env: () => NodeJS.ProcessEnv): { socket(): string } {
+  let server: ServeProcess | undefined;
+  let socket = '';
+  beforeAll(async () => {
+    socket = join(dir(), 'run', 'sf.sock');
+    server = await startServeProcess(cli, socket, env());
+  }, 30_000);
+  afterAll(() => server?.stop());
+  return { socket: () => socket };
 }
