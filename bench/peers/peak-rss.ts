@@ -9,14 +9,16 @@
  * `--huge-mb` Claude transcript (beside one small session), one `--huge-mb` Codex rollout (the same), and the
  * clean ccusage profile at `--scale` (Claude and Codex, ~1.8 GB at 1). On each, for each kernel, every
  * command runs once under GNU time (`wait4`'s peak RSS of the CLI process, its worker threads included):
- * `cost report --json` cold (`--no-cache`), building the event cache, warm (nothing changed), and `sessions
- * list --json`, by date and `--sort cost`, each on an empty cache (`--commands` keeps those whose name
- * matches, e.g. `'sessions list'`). `--cores n` makes the CLI see n cores
+ * `cost report --json` cold (`--no-cache`), building the event cache, warm (nothing changed), `sessions list
+ * --json`, by date and `--sort cost`, and `sessions show` (Markdown) of the largest session (the huge file),
+ * each of the last three on an empty cache (`--commands` keeps those whose name matches, e.g. `'sessions
+ * list'`). `--cores n` makes the CLI see n cores
  * (a preloaded module overrides `os.availableParallelism`), so the worker pool is the size an n-core machine
  * starts (src/scan/options.ts: up to 4 workers); without it, this machine's.
  *
  * Every answer is checked before its figure counts: the report's daily tokens against expected.json, the
- * list's rows against the corpus's sessions. A wrong answer or a peak over the limit fails the run (exit 1).
+ * list's rows against the corpus's sessions, the shown session's id and request count against the manifest.
+ * A wrong answer or a peak over the limit fails the run (exit 1).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -50,7 +52,8 @@ interface Row {
 
 interface Command {
   name: string;
-  args: string[];
+  /** The CLI's arguments, or a function of the corpus for those that name one of its sessions. */
+  args: string[] | ((c: Corpus) => string[]);
   /** A fresh cache for this command, or the one the previous command left. */
   cache: 'none' | 'fresh' | 'kept';
   check(stdout: string, c: Corpus): string | undefined;
@@ -77,6 +80,25 @@ function checkCostList(stdout: string, c: Corpus): string | undefined {
   return at < 0 ? undefined : `row ${at} costs more than the row before it: not sorted by cost`;
 }
 
+/**
+ * The session `sessions show` opens: the corpus's largest main session none of whose usage is copied from
+ * another file (the huge file in the 500 MB corpora), so its request count is the manifest's usageEvents.
+ */
+function shownSession(c: Corpus): { agent: string; sessionId: string; requests: number } {
+  const f = c.manifest.files.filter((x) => x.state !== undefined && x.copiedUsageEvents === 0 && x.copiedFrom === undefined).sort((a, b) => b.bytes - a.bytes)[0];
+  if (f?.state === undefined) throw new Error(`corpus ${c.dir} has no main session to show`);
+  return { agent: f.agent, sessionId: f.state.sessionId, requests: f.usageEvents };
+}
+
+/** The Markdown view's header names the session and its requests: both must be the shown session's. */
+function checkShow(stdout: string, c: Corpus): string | undefined {
+  const s = shownSession(c);
+  const id = stdout.match(/^- \*\*Session:\*\* `([^`]*)`$/m)?.[1];
+  if (id !== `${s.agent}:${s.sessionId}`) return `showed session ${id ?? 'none'}, want ${s.agent}:${s.sessionId}`;
+  const requests = stdout.match(/^- \*\*Cost:\*\* \$[\d,.]+ \(([\d,]+) requests?\)$/m)?.[1];
+  return requests !== undefined && Number(requests.replace(/,/g, '')) === s.requests ? undefined : `showed ${requests ?? 'no'} requests, want ${s.requests}`;
+}
+
 const REPORT = ['cost', 'report', '--json', '--group-by', 'day', '--tz', 'UTC', '--agent', 'claude,codex'];
 const COMMANDS: Command[] = [
   { name: 'cost report cold (--no-cache)', args: [...REPORT, '--no-cache'], cache: 'none', check: checkReport },
@@ -84,6 +106,15 @@ const COMMANDS: Command[] = [
   { name: 'cost report warm (nothing changed)', args: REPORT, cache: 'kept', check: checkReport },
   { name: 'sessions list --json', args: ['sessions', 'list', '--json', '--tz', 'UTC'], cache: 'fresh', check: checkList },
   { name: 'sessions list --json --sort cost', args: ['sessions', 'list', '--json', '--sort', 'cost', '--tz', 'UTC'], cache: 'fresh', check: checkCostList },
+  {
+    name: 'sessions show (Markdown)',
+    args: (c) => {
+      const s = shownSession(c);
+      return ['sessions', 'show', s.agent, s.sessionId, '--no-pager'];
+    },
+    cache: 'fresh',
+    check: checkShow,
+  },
 ];
 
 /**
@@ -123,7 +154,7 @@ async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string;
           SESSIONFOLD_SOCKET: 'off',
           ...(kernel === 'wasm' && { SESSIONFOLD_NATIVE: '0' }),
         };
-        const args = [...(o.cores !== undefined ? ['-r', coresPreload(cache, o.cores)] : []), MAIN_JS, ...cmd.args];
+        const args = [...(o.cores !== undefined ? ['-r', coresPreload(cache, o.cores)] : []), MAIN_JS, ...(typeof cmd.args === 'function' ? cmd.args(corpus) : cmd.args)];
         const m = await measure({ command: process.execPath, args, env }, cache);
         const row: Row = { corpus: label, kernel, command: cmd.name, wallMs: m.wallMs, ...(m.peakRssMb !== undefined && { peakRssMb: m.peakRssMb }) };
         if (m.code !== 0) row.wrong = `exit ${m.code}: ${m.stderr.trim().split('\n').slice(-2).join(' | ')}`;
