@@ -53,7 +53,9 @@ async function main() {
   await bundleTo(rolldown, { front }, 'front-[name]-[hash].js');
   // The front again as CommonJS (`bundle-cjs/front.cjs`, its render steps as `front-*.cjs` chunks), which
   // main.cjs takes by require(): a served status line then never starts Node's ESM loader.
-  await bundleTo(rolldown, { front }, 'front-[name]-[hash].cjs', true, { ...cjsOutput, entryFileNames: '[name].cjs' });
+  // With it, `socket-path.cjs`: main.cjs asks it whether a server may listen before it loads the front.
+  const socketPath = join(root, 'dist', 'src', 'serve', 'socket-path.js');
+  await bundleTo(rolldown, { front, 'socket-path': socketPath }, 'front-[name]-[hash].cjs', true, { ...cjsOutput, entryFileNames: '[name].cjs' });
   // The same CLI as CommonJS chunks (`bundle-cjs/`), which main.cjs runs through vm.Script with V8's code
   // cache (src/cli/code-cache.cts); Node 20 keeps no compile cache for ES modules. `native.cjs` is the kernel's
   // module (cursors/native.ts), shared with the CLI's chunks: main.cjs caps the malloc arenas with it before

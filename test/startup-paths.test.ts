@@ -141,6 +141,9 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
       const { stdout, files } = await loadedBy(['--import', CJS_HOOK, MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_CODE_CACHE: cache });
       expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
       expect(files).toContain('dist/src/cli/bundle-cjs/run.cjs');
+      // no server's socket: the front (the served client) is not loaded, only asked where the socket would be
+      expect(files).toContain('dist/src/cli/bundle-cjs/socket-path.cjs');
+      expect(files).not.toContain('dist/src/cli/bundle-cjs/front.cjs');
       expect(files.filter((f) => f.startsWith('dist/src/cli/bundle/') && !f.startsWith('dist/src/cli/bundle/front'))).toEqual([]); // the front (its own ESM bundle) only
       const ours = files.flatMap((f) => (f.startsWith('dist/src/cli/bundle-cjs/') ? [...readFileSync(join(ROOT, f), 'utf8').matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!) : [f]));
       expect(ours).toContain('dist/src/registry.js');
