@@ -42,6 +42,10 @@ async function main() {
   }
   rmSync(outDir, { recursive: true, force: true });
   rmSync(cjsDir, { recursive: true, force: true });
+  // The CommonJS chunks are what every start reads (main.cjs, through code-cache.cjs): ASCII only (a file
+  // with one other character is decoded into a two-byte string, twice the bytes to hash and scan) and
+  // without doc comments (a fifth of their bytes). Module markers (`// dist/…`) and annotations stay.
+  const cjsOutput = { dir: cjsDir, format: 'cjs', charset: 'ascii', comments: { jsdoc: false, annotation: true, legal: true } };
   // the codecs' descriptors in one chunk of their own, in both bundles of the CLI (descriptorChunk, below)
   const descriptorsApart = { groups: [{ name: descriptorChunk, debugName: 'descriptors', includeDependenciesRecursively: false }] };
   await bundleTo(rolldown, { run: input }, '[name]-[hash].js', descriptorsApart);
@@ -49,13 +53,15 @@ async function main() {
   await bundleTo(rolldown, { front }, 'front-[name]-[hash].js');
   // The front again as CommonJS (`bundle-cjs/front.cjs`, its render steps as `front-*.cjs` chunks), which
   // main.cjs takes by require(): a served status line then never starts Node's ESM loader.
-  await bundleTo(rolldown, { front }, 'front-[name]-[hash].cjs', true, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs' });
+  // With it, `socket-path.cjs`: main.cjs asks it whether a server may listen before it loads the front.
+  const socketPath = join(root, 'dist', 'src', 'serve', 'socket-path.js');
+  await bundleTo(rolldown, { front, 'socket-path': socketPath }, 'front-[name]-[hash].cjs', true, { ...cjsOutput, entryFileNames: '[name].cjs' });
   // The same CLI as CommonJS chunks (`bundle-cjs/`), which main.cjs runs through vm.Script with V8's code
   // cache (src/cli/code-cache.cts); Node 20 keeps no compile cache for ES modules. `native.cjs` is the kernel's
   // module (cursors/native.ts), shared with the CLI's chunks: main.cjs caps the malloc arenas with it before
   // run.cjs compiles.
   const native = join(root, 'dist', 'cursors', 'native.js');
-  await bundleTo(rolldown, { run: input, native }, '[name]-[hash].cjs', descriptorsApart, { dir: cjsDir, format: 'cjs', entryFileNames: '[name].cjs' });
+  await bundleTo(rolldown, { run: input, native }, '[name]-[hash].cjs', descriptorsApart, { ...cjsOutput, entryFileNames: '[name].cjs' });
   await bundleTo(rolldown, { 'scan-worker': join(root, 'dist', 'src', 'scan', 'worker.js') }, 'scan-worker-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
   if (statSync(join(cjsDir, 'front.cjs')).mtimeMs < statSync(front).mtimeMs) throw new Error('bundle-cli: the front\'s CommonJS bundle is older than front.js');

@@ -7,10 +7,10 @@
  * `UPDATE_GOLDEN=1 npx vitest run test/cline-family.test.ts`.
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cline, getClineRoots, globalStorageDirs, uncachedInput } from '../codecs/cline/index.js';
+import { cline, EDITORS, getClineRoots, globalStorageDirs, uncachedInput } from '../codecs/cline/index.js';
 import { getKiloRoots, kilo, KILO_INCLUSIVE_SINCE } from '../codecs/kilo/index.js';
 import { getRooRoots, roo, ROO_INCLUSIVE_SINCE } from '../codecs/roo/index.js';
 import type { Codec, ReadCursor } from '../cursors/protocol/codec.js';
@@ -244,6 +244,26 @@ describe('Cline family buffers and resume', () => {
 });
 
 describe('Cline family roots and discovery', () => {
+  it('globalStorageDirs joins as `join` does, for odd homes and folders, with and without a leaf', () => {
+    // The folders are joined by hand below a normalized base (fewer characters through Node's normalization
+    // at start); this holds them equal to `join` of every part.
+    const byJoin = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform, leaf: string[]) => {
+      const home = env.HOME || homedir();
+      const base = platform === 'darwin' ? join(home, 'Library', 'Application Support') : platform === 'win32' ? env.APPDATA?.trim() || join(env.USERPROFILE || home, 'AppData', 'Roaming') : env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
+      return [...EDITORS.map((e) => join(base, e, 'User', 'globalStorage', ...leaf)), join(home, '.vscode-server', 'data', 'User', 'globalStorage', ...leaf)];
+    };
+    let cases = 0;
+    for (const HOME of ['/h', '/h/', '/', '//h//x/', 'rel/h', '', '/a/./b/../c', '/h/.', '.'])
+      for (const dir of [undefined, '/x', '/x/', ' /x/y/../z ', '/', 'rel', '.'])
+        for (const platform of ['linux', 'darwin', 'win32'] as const)
+          for (const leaf of [[], ['saoudrizwan.claude-dev']]) {
+            const env = { HOME, XDG_CONFIG_HOME: dir, APPDATA: dir, USERPROFILE: HOME || undefined };
+            expect(globalStorageDirs(env, platform, ...leaf), JSON.stringify({ env, platform, leaf })).toEqual(byJoin(env, platform, leaf));
+            cases++;
+          }
+    expect(cases).toBe(378);
+  });
+
   it('editors per platform, env overrides, and each extension id', async () => {
     const env = { HOME: '/h' };
     expect(globalStorageDirs(env, 'linux')).toContain('/h/.config/Code/User/globalStorage');

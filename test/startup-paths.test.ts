@@ -113,6 +113,8 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
   // A codec's descriptor and roots are all an empty report needs of it; parsers, SQLite, prices and stream-json load with files.
   const codecCode = (f: string) => /^dist\/codecs\/[^/]+\/(?!descriptor\.js$|paths\.js$)[^/]+$/.test(f);
   const packages = /node_modules\/(better-sqlite3|@pydantic\/genai-prices|stream-json|stream-chain)\//;
+  // Nor the scan, the event cache, the fold or the pricer: with no root there, src/cost/empty-report.ts answers.
+  const foldCode = (f: string) => /^dist\/src\/(scan\/(index|discover|pool|runner)|cost\/(fold|incremental|pricing|report|filter)|cache\/(?!paths\.js$)[^/]+)\.js$/.test(f);
 
   it('from its ESM bundle: no codec module, no parser package, no price data', async () => {
     const { stdout, files } = await loadedBy([MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_CJS: '0' });
@@ -122,6 +124,7 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     expect(ours).toContain('dist/src/registry.js');
     expect(ours.some((f) => /^dist\/codecs\/claude\/(descriptor|paths)\.js$/.test(f))).toBe(true);
     expect(ours.filter(codecCode)).toEqual([]);
+    expect(ours.filter(foldCode)).toEqual([]);
     expect(files.filter((f) => packages.test(f))).toEqual([]);
   }, 60_000);
 
@@ -138,11 +141,15 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
       const { stdout, files } = await loadedBy(['--import', CJS_HOOK, MAIN, 'cost', 'report', '--json'], { SESSIONFOLD_CODE_CACHE: cache });
       expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
       expect(files).toContain('dist/src/cli/bundle-cjs/run.cjs');
+      // no server's socket: the front (the served client) is not loaded, only asked where the socket would be
+      expect(files).toContain('dist/src/cli/bundle-cjs/socket-path.cjs');
+      expect(files).not.toContain('dist/src/cli/bundle-cjs/front.cjs');
       expect(files.filter((f) => f.startsWith('dist/src/cli/bundle/') && !f.startsWith('dist/src/cli/bundle/front'))).toEqual([]); // the front (its own ESM bundle) only
       const ours = files.flatMap((f) => (f.startsWith('dist/src/cli/bundle-cjs/') ? [...readFileSync(join(ROOT, f), 'utf8').matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!) : [f]));
       expect(ours).toContain('dist/src/registry.js');
       expect(ours.some((f) => /^dist\/codecs\/claude\/(descriptor|paths)\.js$/.test(f))).toBe(true);
       expect(ours.filter(codecCode)).toEqual([]);
+      expect(ours.filter(foldCode)).toEqual([]);
       expect(files.filter((f) => packages.test(f))).toEqual([]);
       // stream-json and stream-chain are bundled into the CommonJS chunks: a chunk names each module it holds
       const held = files.filter((f) => f.startsWith('dist/src/cli/bundle-cjs/')).flatMap((f) => [...readFileSync(join(ROOT, f), 'utf8').matchAll(/^\/\/ (\S+\.js)$/gm)].map((m) => m[1]!));
@@ -158,6 +165,8 @@ describe('an empty cost report loads no codec (built CLI, bundle and modules one
     expect(JSON.parse(stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
     expect(files).toContain('dist/codecs/claude/descriptor.js');
     expect(files.filter(codecCode)).toEqual([]);
+    expect(files.filter(foldCode)).toEqual([]);
+    expect(files).toContain('dist/src/cost/empty-report.js');
     expect(files.filter((f) => packages.test(f))).toEqual([]);
   }, 60_000);
 

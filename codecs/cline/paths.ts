@@ -6,19 +6,35 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 
 /** The editors whose user folder holds a `User/globalStorage`: VS Code, its Insiders build and its forks. */
 export const EDITORS: readonly string[] = ['Code', 'Code - Insiders', 'Cursor', 'Windsurf', 'VSCodium'];
 
-/** Every editor's `User/globalStorage` folder on `platform`, then the remote server's. */
-export function globalStorageDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+/**
+ * Every editor's `User/globalStorage` folder on `platform`, then the remote server's; with `leaf` (plain
+ * names: no separator, not `.` or `..`), that path under each.
+ */
+export function globalStorageDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, ...leaf: string[]): string[] {
   const home = env.HOME || homedir();
   let base: string;
   if (platform === 'darwin') base = join(home, 'Library', 'Application Support');
   else if (platform === 'win32') base = env.APPDATA?.trim() || join(env.USERPROFILE || home, 'AppData', 'Roaming');
   else base = env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
-  return [...EDITORS.map((e) => join(base, e, 'User', 'globalStorage')), join(home, '.vscode-server', 'data', 'User', 'globalStorage')];
+  const tail = ['User', 'globalStorage', ...leaf].join(sep);
+  const editors = folderPrefix(base);
+  return [...EDITORS.map((e) => `${editors}${e}${sep}${tail}`), `${folderPrefix(home)}.vscode-server${sep}data${sep}${tail}`];
+}
+
+/**
+ * `dir` normalized, as the start of a path below it: then `prefix + names.join(sep)` is `join(dir, ...names)`
+ * for plain names. Every report computes these roots for three agents, each under six folders: through
+ * `join` they were most of the characters Node's path normalization walked at start, which made V8 compile
+ * it with TurboFan (bench/RESULTS.md, startup).
+ */
+function folderPrefix(dir: string): string {
+  const d = join(dir);
+  return d === '.' ? '' : d.endsWith(sep) ? d : d + sep;
 }
 
 /** A comma-separated folder list from the environment, or undefined when the variable is unset or blank. */
@@ -35,7 +51,7 @@ export function envDirs(value: string | undefined): string[] | undefined {
 export function extensionStorageRoots(extensionId: string, env: NodeJS.ProcessEnv, override: string | undefined, extra: readonly string[] = [], platform: NodeJS.Platform = process.platform): string[] {
   const explicit = envDirs(override);
   if (explicit) return explicit;
-  const all = globalStorageDirs(env, platform).map((d) => join(d, extensionId));
+  const all = globalStorageDirs(env, platform, extensionId);
   const present = all.filter((d) => existsSync(d));
   return [...(present.length > 0 ? present : all.slice(0, 1)), ...extra];
 }

@@ -9,7 +9,8 @@
  *
  * `statusline` with no session flag reads Claude Code's status-line JSON on stdin and turns it into flags
  * (statusline-input.ts). A served command (`cost report`, `sessions list`, `statusline`) goes first to a
- * running `sessionfold serve` of this build (src/serve/), loading only the front (front.ts, from its bundle:
+ * running `sessionfold serve` of this build (src/serve/; `cost` and `sessions` only when its socket exists),
+ * loading only the front (front.ts, from its bundle:
  * the client) and, while the server computes, the command's render step (served.ts); everything else, and a
  * served command nobody answers, loads the CLI (run.ts, from its bundle where the build made one: `loadCli`).
  * `runCli` itself is exported by run.ts.
@@ -29,8 +30,9 @@ async function main(): Promise<void> {
   const stderr = fdWriter(2, () => process.stderr);
   let argv = process.argv.slice(2);
   let served: number | undefined;
-  // statusline, cost report, sessions list: the front (its bundle) sees whether the command is served
-  const front = argv[0] === 'statusline' || argv[0] === 'cost' || argv[0] === 'sessions' ? await loadFront() : undefined;
+  // statusline, cost report, sessions list: the front (its bundle) sees whether the command is served; the
+  // last two only where a server may listen (most runs have none: then the front is not loaded)
+  const front = argv[0] === 'statusline' || ((argv[0] === 'cost' || argv[0] === 'sessions') && serverMayListen()) ? await loadFront() : undefined;
   if (front?.statusLineReadsStdin(argv) === true) {
     // Claude Code's status-line JSON becomes flags here, so the server (and the command) never read stdin.
     try {
@@ -51,6 +53,18 @@ async function main(): Promise<void> {
     process.exitCode = await cli.runCli(argv, { stdout, stderr, env: process.env });
     saveCodeCache?.();
   } else process.exitCode = served;
+}
+
+/**
+ * Whether a `sessionfold serve` may listen: its socket exists, by the client's own rule (src/serve/socket-path.ts,
+ * which the build writes as `bundle-cjs/socket-path.cjs`). When none does, a served command runs locally
+ * without loading the front (4 M instructions of an empty report's start, bench/RESULTS.md "startup"). True
+ * where that file is missing or stale: the front then asks, as before.
+ */
+function serverMayListen(): boolean {
+  if (!cjsOn() || !fresh('bundle-cjs/socket-path.cjs', '../serve/socket-path.js')) return true;
+  const socket = (require('./bundle-cjs/socket-path.cjs') as typeof import('../serve/socket-path.js')).getSocketPath(process.env);
+  return socket !== undefined && fs.existsSync(socket);
 }
 
 /** `sessionfold … | head`: the reader went away; stop quietly, as other Unix tools do. */

@@ -10,11 +10,8 @@ import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type UsageRecord } from '../s
 import { loadTags, type TagIndex } from '../tags.js';
 import { ZoneCalendar, daysFromCivil, localTimeZone } from './calendar.js';
 import { HASH, hashInto } from './key-table.js';
-import { checkCostMode, createPricer, type Pricer } from './pricing.js';
-import type { CostAggregationOptions, CostGroupBy, CostMode } from './types.js';
-
-/** Every `groupBy` dimension. */
-export const COST_GROUP_BYS: readonly CostGroupBy[] = ['agent', 'model', 'day', 'week', 'month', 'session', 'project', 'tag'];
+import { createPricer, type Pricer } from './pricing.js';
+import { checkCostMode, COST_GROUP_BYS, type CostAggregationOptions, type CostGroupBy, type CostMode } from './types.js';
 
 /** Options of the totals fold and the export (the parts of CostAggregationOptions that do not scan). */
 export interface CostFoldOptions

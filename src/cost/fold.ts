@@ -23,7 +23,7 @@ import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapaci
 import { FOLD_STATE_VERSION, decodeHeaderAndHashes, type ExportedFoldState, type FoldStateHeader, type StoredFoldState } from './fold-state.js';
 import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
 import { HASH, KeyTable } from './key-table.js';
-import type { CostBreakdown, CostRecord, CostSummary, UnpricedUsage } from './types.js';
+import { emptyCostRecord, emptyCostSummary, type CostBreakdown, type CostRecord, type CostSummary, type UnpricedUsage } from './types.js';
 
 export { UNKNOWN_GROUP, UNTAGGED_GROUP } from './fold-groups.js';
 
@@ -31,27 +31,6 @@ export { UNKNOWN_GROUP, UNTAGGED_GROUP } from './fold-groups.js';
 const MAX_PENDING = 4096;
 /** In the small key table of held-back records: a key no slot has yet. */
 const NOT_FOUND = 0x7ffffffe;
-
-/** A zero CostRecord (also the SessionManager's per-session and per-message start). */
-export function emptyCostRecord(): CostRecord {
-  return {
-    totalUsd: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    thinkingTokens: 0,
-    cachedTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    requestCount: 0,
-    unpricedCount: 0,
-  };
-}
-
-/** A zero-valued summary (what a selection without usage folds to). */
-export function emptyCostSummary(grouped: boolean): CostSummary {
-  return { ...emptyCostRecord(), sessionCount: 0, runCount: 0, unpriced: [], ...(grouped && { breakdowns: {} }) };
-}
 
 /** The synchronous totals fold (`createCostFold`). */
 export interface CostFold {

@@ -3,18 +3,19 @@
  * export. Rendering for humans lives in src/cli/render/. See docs/cost.md.
  */
 export type { CostRecord, CostSummary, CostBreakdown, CostAggregationOptions, CostMode, CostGroupBy, UnpricedUsage } from './types.js';
-export { createPricer, resolvePriceEntry, checkCostMode, COST_MODES } from './pricing.js';
+export { createPricer, resolvePriceEntry } from './pricing.js';
+export { checkCostMode, COST_MODES, COST_GROUP_BYS, emptyCostSummary } from './types.js';
 export type { Pricer, PricerOptions, PriceResult, PriceSource, PriceableUsage, ResolvedPrice } from './pricing.js';
 export type { PriceEntry, PriceVariant, RateSet, PriceConstraint } from './price-table.js';
 export { loadPriceOverrides, parseOverrides, getPricesPath, OVERRIDE_PRICE_KEYS } from './overrides.js';
 export type { PriceOverrides } from './overrides.js';
 export { normalizeModelName } from './models.js';
-export { foldCost, createCostFold, emptyCostSummary } from './fold.js';
+export { foldCost, createCostFold } from './fold.js';
 export type { CostFold, StoredFoldState } from './fold.js';
 export type { ExportedFoldState } from './fold-state.js';
 export { totalCostIncremental, snapshotKey } from './incremental.js';
 export type { FoldRunInfo } from './incremental.js';
-export { normalizeCostOptions, COST_GROUP_BYS } from './filter.js';
+export { normalizeCostOptions } from './filter.js';
 export type { CostFoldOptions, NormalizedCostOptions } from './filter.js';
 export { totalCost, usageBlocks } from './total.js';
 export { createBlocksFold, foldBlocks, BLOCK_MS } from './blocks.js';

@@ -16,8 +16,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { packageFile } from '../../cursors/package-file.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
-import { invalidOption } from '../../cursors/protocol/errors.js';
-import type { CostMode } from './types.js';
+import { checkCostMode, type CostMode } from './types.js';
 import { modelCandidates, normalizeModelName } from './models.js';
 import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrides.js';
 import { withSurcharges } from './surcharges.js';
@@ -61,8 +60,6 @@ export function priceDataVersion(): string {
   return dataVersion;
 }
 
-/** Every cost mode. */
-export const COST_MODES: readonly CostMode[] = ['auto', 'calculate', 'display'];
 
 /** Where a price came from: the agent's recorded cost, or our computation. */
 export type PriceSource = 'agent' | 'calculated';
@@ -152,12 +149,6 @@ export function resolvePriceEntry(model: string, provider: string | undefined, o
 
 function hasNoTokens(u: TokenCounts): boolean {
   return u.inputTokens === 0 && u.outputTokens === 0 && u.cacheReadTokens === 0 && u.cacheWriteTokens === 0;
-}
-
-/** Check a cost mode option. */
-export function checkCostMode(mode: unknown, name = 'mode'): CostMode {
-  if (typeof mode === 'string' && (COST_MODES as readonly string[]).includes(mode)) return mode as CostMode;
-  throw invalidOption(name, COST_MODES.join('|'), mode);
 }
 
 /**

@@ -15,8 +15,7 @@ import type { EventCache as EventCacheType } from '../cache/store.js';
 import type { NormalizedScanOptions } from '../scan/options.js';
 import type { UsageRecord } from '../scan/types.js';
 import type { CostFold } from './fold.js';
-import { emptyCostRecord } from './fold.js';
-import type { CostRecord } from './types.js';
+import { emptyCostRecord, type CostRecord } from './types.js';
 
 /**
  * The cached records of the scanned sources that their files no longer hold (ledger, deleted files); read

@@ -3,7 +3,7 @@
  * (`scanUsage`, with the event cache unless `cache: false`) and fold it. The scan gets the agents and the
  * `since` bound so it can skip files; every other filter is the fold's.
  */
-import { getCodec } from '../registry.js';
+import { selectedAgents } from './agents.js';
 import { scanUsageBatches } from '../scan/index.js';
 import type { ScanOptions, UsageRecord } from '../scan/types.js';
 import { foldBlocks, type BlocksFoldOptions, type BlocksReport } from './blocks.js';
@@ -17,12 +17,6 @@ export type UsageSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | 
 /** The scan of an aggregation, in batches (one await per batch, not per record). */
 export function scanFor(options: CostAggregationOptions, extra: Partial<ScanOptions> = {}): AsyncIterable<UsageRecord[]> {
   return scanUsageBatches(scanOptionsFor(options, extra));
-}
-
-/** Codec ids of the agents an aggregation selects (undefined: all). Unknown names throw AGENT_NOT_FOUND. */
-export function selectedAgents(options: Pick<CostAggregationOptions, 'agent' | 'agents'>): string[] | undefined {
-  const names = [...(options.agent !== undefined ? [options.agent] : []), ...(options.agents ?? [])];
-  return names.length > 0 ? [...new Set(names.map((a) => getCodec(a).id))] : undefined;
 }
 
 /** Scan options for an aggregation. */

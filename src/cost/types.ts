@@ -1,7 +1,9 @@
 /**
- * Cost types (the spec's CostSummary / CostBreakdown / CostAggregationOptions, extended). Shared by the
- * pricing module, the totals fold, the SessionManager and the CLI.
+ * Cost types (the spec's CostSummary / CostBreakdown / CostAggregationOptions, extended), their closed sets of
+ * values and their zeros. Shared by the pricing module, the totals fold, the SessionManager and the CLI; small
+ * and free of the fold, so an empty report (src/cost/empty-report.ts) takes them without loading it.
  */
+import { invalidOption } from '../../cursors/protocol/errors.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 
 /** Aggregated cost and tokens of a session, a message or a group. */
@@ -22,6 +24,17 @@ export interface CostRecord extends Omit<TokenCounts, 'reasoningTokens'> {
 export type CostMode = 'auto' | 'calculate' | 'display';
 /** The dimension a cost report groups by. */
 export type CostGroupBy = 'agent' | 'model' | 'day' | 'week' | 'month' | 'session' | 'project' | 'tag';
+
+/** Every cost mode. */
+export const COST_MODES: readonly CostMode[] = ['auto', 'calculate', 'display'];
+/** Every `groupBy` dimension. */
+export const COST_GROUP_BYS: readonly CostGroupBy[] = ['agent', 'model', 'day', 'week', 'month', 'session', 'project', 'tag'];
+
+/** `mode` as a CostMode; anything else is INVALID_OPTION under `name`. */
+export function checkCostMode(mode: unknown, name = 'mode'): CostMode {
+  if (typeof mode === 'string' && (COST_MODES as readonly string[]).includes(mode)) return mode as CostMode;
+  throw invalidOption(name, COST_MODES.join('|'), mode);
+}
 
 /** What a cost report covers (agents, dates, model, tags, cwd) and how it groups and prices. */
 export interface CostAggregationOptions {
@@ -81,4 +94,25 @@ export interface CostSummary extends CostRecord {
    * without the cache counts only what the files hold now, so it is lower by this.
    */
   retained?: CostRecord;
+}
+
+/** A zero CostRecord (also the SessionManager's per-session and per-message start). */
+export function emptyCostRecord(): CostRecord {
+  return {
+    totalUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    thinkingTokens: 0,
+    cachedTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    requestCount: 0,
+    unpricedCount: 0,
+  };
+}
+
+/** A zero-valued summary (what a selection without usage folds to). */
+export function emptyCostSummary(grouped: boolean): CostSummary {
+  return { ...emptyCostRecord(), sessionCount: 0, runCount: 0, unpriced: [], ...(grouped && { breakdowns: {} }) };
 }

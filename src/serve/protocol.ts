@@ -18,7 +18,6 @@
  *   locally (client.ts); as nothing is written before the DATA frame is whole, that is always safe.
  */
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FROM_SOURCES, packageRoot, sessionfoldVersion } from '../../cursors/versions.js';
@@ -74,13 +73,7 @@ export function startDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
 /** After STARTED, how long a client waits for the DATA before it runs locally (ms). */
 export const OUTPUT_DEADLINE_MS = 60_000;
 
-/** The socket a client or server of this environment uses; undefined when `SESSIONFOLD_SOCKET=off`. */
-export function getSocketPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const explicit = env.SESSIONFOLD_SOCKET;
-  if (explicit !== undefined && explicit !== '') return explicit === 'off' ? undefined : explicit;
-  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'sessionfold.sock');
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'sessionfold', 'server.sock');
-}
+export { getSocketPath } from './socket-path.js';
 
 /** Whether a command line is one the server answers (`cost report …`, `sessions list …`, `statusline …`, not their --help). */
 export function isServed(argv: readonly string[]): boolean {

@@ -3,8 +3,7 @@
  * file only sums its per-event answers into CostRecords. A usage event without a price adds its tokens and
  * `unpricedCount`, never a silent $0.
  */
-import type { CostMode, CostRecord } from '../cost/types.js';
-import { emptyCostRecord } from '../cost/fold.js';
+import { emptyCostRecord, type CostMode, type CostRecord } from '../cost/types.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { UsagePricer } from './types.js';
 

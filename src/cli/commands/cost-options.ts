@@ -5,8 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { checkTimeZone, localTimeZone, parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
-import { COST_MODES, checkCostMode } from '../../cost/pricing.js';
-import type { CostAggregationOptions } from '../../cost/types.js';
+import { COST_MODES, checkCostMode, type CostAggregationOptions } from '../../cost/types.js';
 import { bool, list, str, type CommandContext, type OptionDef } from '../command.js';
 import { createProgress } from '../progress.js';
 

@@ -2,17 +2,19 @@
  * `sessionfold cost report`: scan the selected agents' usage (event cache unless --no-cache), fold it into
  * a CostSummary (incrementally, from the last run's fold state, when the cache is on: src/cost/report.ts) and
  * print it (render/cost-report.ts): a table by default (by day), or JSON / CSV / Markdown. `--json` prints the
- * CostSummary object and nothing else on stdout; warnings and the progress bar go to stderr.
+ * CostSummary object and nothing else on stdout; warnings and the progress bar go to stderr. Over no history
+ * at all, src/cost/empty-report.ts answers instead, the same report without loading the scan, the cache, the
+ * fold or the pricer (src/cost/report.ts is imported only when it is needed).
  */
 import { periodStart, ZoneCalendar } from '../../cost/calendar.js';
-import { COST_GROUP_BYS } from '../../cost/filter.js';
-import { costReport } from '../../cost/report.js';
-import type { CostGroupBy } from '../../cost/types.js';
+import { emptyHistoryReport } from '../../cost/empty-report.js';
+import type { CostReportOptions } from '../../cost/report.js';
+import { COST_GROUP_BYS, type CostGroupBy } from '../../cost/types.js';
 import { COST_FORMATS, type CostFormat } from '../render/cost.js';
 import { renderCostReport, type CostReportView } from '../render/cost-report.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
 import { SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
-import { selectedAgents } from '../../cost/total.js';
+import { selectedAgents } from '../../cost/agents.js';
 import { createProgress } from '../progress.js';
 
 export default defineCommand({
@@ -52,7 +54,9 @@ export default defineCommand({
     if (order !== undefined && order !== 'asc' && order !== 'desc') throw new CliError('INVALID_OPTION', `Invalid option --order: expected asc|desc, got "${order}"`);
     const progress = createProgress(ctx.stderr, ctx.env, 'Reading usage');
     try {
-      const report = await costReport({ ...selection, ...(groupBy !== undefined && { groupBy }), ...(bool(ctx, 'breakdown') && { breakdown: true }), ...(order !== undefined && { order }), onProgress: progress.onProgress });
+      const options: CostReportOptions = { ...selection, ...(groupBy !== undefined && { groupBy }), ...(bool(ctx, 'breakdown') && { breakdown: true }), ...(order !== undefined && { order }), onProgress: progress.onProgress };
+      // No history and no cache: the empty report from the roots' stats, without loading the scan and the fold.
+      const report = emptyHistoryReport(options) ?? (await (await import('../../cost/report.js')).costReport(options));
       const asked = selectedAgents(selection);
       const view: CostReportView = {
         format,

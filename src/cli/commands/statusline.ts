@@ -10,7 +10,8 @@
  */
 import { resolve } from 'node:path';
 import { SessionfoldError } from '../../../cursors/protocol/errors.js';
-import { checkCostMode, createPricer } from '../../cost/pricing.js';
+import { createPricer } from '../../cost/pricing.js';
+import { checkCostMode } from '../../cost/types.js';
 import { statusLine, type StatusLineQuery } from '../../cost/statusline.js';
 import { detectCodec } from '../../registry.js';
 import { renderStatusLineAnswer, type StatusLineAnswer } from '../render/statusline.js';
