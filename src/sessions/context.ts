@@ -6,13 +6,11 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
-import type { CostMode } from '../cost/types.js';
+import { checkCostMode, type CostMode } from '../cost/types.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { loadTags, type TagIndex } from '../tags.js';
 import { bindPricer, loadDefaultPricer, type PriceFn } from './cost.js';
 import type { SessionManagerOptions, UsagePricer } from './types.js';
-
-const COST_MODES: readonly CostMode[] = ['auto', 'calculate', 'display'];
 
 export interface NormalizedManagerOptions {
   env: NodeJS.ProcessEnv;
@@ -26,8 +24,7 @@ export interface NormalizedManagerOptions {
 }
 
 export function normalizeManagerOptions(user: SessionManagerOptions = {}): NormalizedManagerOptions {
-  const costMode = user.costMode ?? 'auto';
-  if (!COST_MODES.includes(costMode)) throw invalidOption('costMode', COST_MODES.join('|'), user.costMode);
+  const costMode = checkCostMode(user.costMode ?? 'auto', 'costMode');
   const concurrency = user.concurrency ?? 8;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw invalidOption('concurrency', 'a positive integer', user.concurrency);
   if (user.roots !== undefined && (user.roots === null || typeof user.roots !== 'object')) throw invalidOption('roots', 'an object of agent → string[]', user.roots);
