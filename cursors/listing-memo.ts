@@ -30,10 +30,12 @@ interface Entry {
 /**
  * The listing of `files` (the first is the one listed; the others are what its contents also depend on, a
  * `-wal`): from `memo` when what it stored under `key` has the same stamps and `version` and `valid` holds for
- * it; else `list()`, stored when old enough (see the header). Without a memo, `list()`.
+ * it; else `list(previous)`, stored when old enough (see the header). `previous` is the listing stored of an
+ * earlier state of the files under the same version, for a codec that can bring it up to date cheaper than it
+ * lists afresh; undefined when there is none. Without a memo, `list(undefined)`.
  */
-export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, version: string, files: readonly string[], valid: (v: unknown) => v is T, list: () => T): T {
-  if (memo === undefined) return list();
+export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, version: string, files: readonly string[], valid: (v: unknown) => v is T, list: (previous: T | undefined) => T): T {
+  if (memo === undefined) return list(undefined);
   let stamp: string;
   let newest = -Infinity;
   try {
@@ -41,12 +43,13 @@ export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, v
     newest = Math.max(...stamps.map((s) => s.mtimeMs));
     stamp = `${version}|${stamps.map((s) => s.id).join('|')}`;
   } catch {
-    return list(); // a file that cannot be stat'ed: its listing says what it can
+    return list(undefined); // a file that cannot be stat'ed: its listing says what it can
   }
   const got = memo.get(key) as Entry | undefined;
-  if (got !== undefined && got !== null && typeof got === 'object' && got.stamp === stamp && valid(got.value)) return got.value;
+  const stored = got !== undefined && got !== null && typeof got === 'object' && typeof got.stamp === 'string' && got.stamp.startsWith(`${version}|`) && valid(got.value) ? got.value : undefined;
+  if (stored !== undefined && got?.stamp === stamp) return stored;
   const started = Date.now();
-  const value = list();
+  const value = list(stored);
   if (newest <= started - RACY_MS) memo.set(key, { stamp, value } satisfies Entry);
   return value;
 }

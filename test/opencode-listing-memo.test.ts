@@ -15,6 +15,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListingMemo, SessionFile } from '../cursors/protocol/codec.js';
 import { discoverOpencode, OPENCODE_FLAVOR } from '../codecs/opencode/paths.js';
+import { fullListing, nextListing, type ListingState } from '../codecs/opencode/listing.js';
+import { withSqliteSnapshot } from '../cursors/sqlite.js';
 import { listingMemoFile, openListingMemo } from '../src/cache/listing-memo.js';
 import { getCachePath } from '../src/cache/paths.js';
 import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
@@ -77,8 +79,8 @@ describe('OpenCode listing memo', () => {
     expect(listed(memo)).toEqual(listed());
     expect(memo.sets).toBe(1);
     // what a hit yields is the memo's: an edited listing shows (so no pass over the rows made it)
-    const [key, entry] = [...memo.map][0] as [string, { stamp: string; value: { id: string }[] }];
-    memo.map.set(key, { ...entry, value: entry.value.filter((s) => s.id !== 'ses_child') });
+    const [key, entry] = [...memo.map][0] as [string, { stamp: string; value: ListingState }];
+    memo.map.set(key, { ...entry, value: { ...entry.value, sessions: entry.value.sessions.filter((s) => s[0] !== 'ses_child') } });
     expect(listed(memo).map((f) => f.sessionId)).toEqual(['ses_main']);
     // a stored value of another shape is not taken
     memo.map.set(key, { ...entry, value: [{ id: 5 }] });
@@ -97,6 +99,36 @@ describe('OpenCode listing memo', () => {
       ['a part deleted', () => write((d) => d.prepare('DELETE FROM part WHERE rowid = (SELECT max(rowid) FROM part WHERE session_id = ?)').run('ses_child')), true],
       ['a message deleted', () => write((d) => d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_main_0001a')), true],
       ['a new session', () => write((d) => d.prepare(INSERT_SESSION).run(...sessionRow('ses_new', 7))), true],
+      ['rows of the new session', () => write((d) => addExchange(d, 'ses_new', 1)), true],
+      [
+        'a session whose rows were written before it',
+        () =>
+          write((d) => {
+            d.pragma('foreign_keys = OFF');
+            addExchange(d, 'ses_late', 1);
+            addExchange(d, 'ses_main', 6);
+          }),
+        true,
+      ],
+      ['…and then the session', () => write((d) => d.prepare(INSERT_SESSION).run(...sessionRow('ses_late', 8))), true],
+      [
+        'a session deleted with its rows',
+        () =>
+          write((d) => {
+            for (const t of ['part', 'message']) d.prepare(`DELETE FROM ${t} WHERE session_id = ?`).run('ses_new');
+            d.prepare('DELETE FROM session WHERE id = ?').run('ses_new');
+          }),
+        true,
+      ],
+      [
+        'the highest message deleted and its rowid taken again',
+        () =>
+          write((d) => {
+            d.prepare('DELETE FROM message WHERE rowid = (SELECT max(rowid) FROM message)').run();
+            d.prepare(INSERT_MESSAGE).run('msg_reuse', 'ses_child', 1, 1, JSON.stringify({ role: 'user', time: { created: 1 } }));
+          }),
+        true,
+      ],
       ['a vacuum', () => write((d) => d.exec('VACUUM')), false],
       [
         'the database replaced',
@@ -135,6 +167,26 @@ describe('OpenCode listing memo', () => {
       before = fresh;
       expect(listed(memo), what).toEqual(fresh);
     }
+  });
+
+  it('brings an earlier listing up to date from the rows added only, equal to a full listing', () => {
+    buildOpencodeDb(db, 3);
+    const full = (): ListingState => withSqliteSnapshot(db, (d) => fullListing(d, db));
+    const next = (old: ListingState): ListingState => withSqliteSnapshot(db, (d) => nextListing(d, db, old));
+    const old = full();
+    write((d) => {
+      addExchange(d, 'ses_main', 4);
+      d.prepare('UPDATE message SET time_updated = ? WHERE id = ?').run(Date.now() * 10, 'msg_ses_child_0001b');
+    });
+    const now = full();
+    expect(now).not.toEqual(old);
+    expect(next(old)).toEqual(now);
+    // the rows below the watermarks are not read again: a figure of an old listing carries over as it was
+    const edited: ListingState = { ...old, sessions: old.sessions.map((s) => (s[0] === 'ses_main' ? [s[0], s[1], s[2], s[3], s[4], s[5] + 100, s[6], s[7]] : s)) };
+    expect(next(edited).sessions.find((s) => s[0] === 'ses_main')?.[5]).toBe((now.sessions.find((s) => s[0] === 'ses_main')?.[5] as number) + 100);
+    // a row deleted: the full passes
+    write((d) => d.prepare('DELETE FROM part WHERE rowid = 1').run());
+    expect(next(edited)).toEqual(full());
   });
 
   it('stores no listing of a database written in the last two seconds', () => {
@@ -187,9 +239,9 @@ describe('OpenCode listing memo through the CLI', () => {
     // an edited listing that leaves a session out: a --no-cache run does not take it
     const memo = openListingMemo(getCachePath(env));
     const key = `opencode-db:${db}`;
-    const entry = memo.get(key) as { stamp: string; value: { id: string }[] };
-    expect(entry.value.map((s) => s.id).sort()).toEqual(['ses_child', 'ses_main']);
-    memo.set(key, { ...entry, value: entry.value.filter((s) => s.id !== 'ses_child') });
+    const entry = memo.get(key) as { stamp: string; value: ListingState };
+    expect(entry.value.sessions.map((s) => s[0]).sort()).toEqual(['ses_child', 'ses_main']);
+    memo.set(key, { ...entry, value: { ...entry.value, sessions: entry.value.sessions.filter((s) => s[0] !== 'ses_child') } });
     const forged = readFileSync(file, 'utf8');
     expect(await cli(...report, '--no-cache')).toBe(uncached);
     expect(readFileSync(file, 'utf8')).toBe(forged);

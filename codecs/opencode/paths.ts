@@ -5,15 +5,15 @@
  *
  * A root may be that data folder, a `storage/` folder, a database file, or an `opencode export` JSON file.
  * Each session of a database is a record path `<db>#<session id>` (cursors/sqlite.ts `recordPath`) with a
- * fingerprint of its rows for a stat (db.ts `listDatabaseSessions`); each session of a tree is its
+ * fingerprint of its rows for a stat (db.ts `listDatabaseSessions`, listing.ts); each session of a tree is its
  * `session/<project>/<id>.json` file.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { memoizedListing } from '../../cursors/listing-memo.js';
-import { recordPath } from '../../cursors/sqlite.js';
-import { listDatabaseSessions, type DbSession } from './db.js';
+import { recordPath, withSqliteSnapshot } from '../../cursors/sqlite.js';
+import { fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
 import { CODEC_ID, PARSER_VERSION } from './descriptor.js';
 import { followEntry } from '../../cursors/list-dir.js';
 
@@ -49,24 +49,21 @@ function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
   }
 }
 
-/** Goes up whenever `listDatabaseSessions` would list an unchanged database differently. */
-const LISTING_VERSION = 1;
-
-const isSessions = (v: unknown): v is DbSession[] =>
-  Array.isArray(v) &&
-  v.every(
-    (s: Partial<DbSession> | null) =>
-      s !== null && typeof s === 'object' && typeof s.id === 'string' && (s.parentId === undefined || typeof s.parentId === 'string') && Number.isFinite(s.size) && Number.isFinite(s.mtimeMs),
-  );
+/** Goes up whenever the listing (listing.ts) of an unchanged database would differ, or its shape does. */
+const LISTING_VERSION = 2;
 
 /**
  * The sessions of one database, as record paths; a database that cannot be read gives none. Their listing is
- * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged.
+ * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged and
+ * brought up to date from there when they changed (listing.ts `nextListing`).
  */
 export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions): Generator<SessionFile> {
   let sessions;
   try {
-    sessions = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isSessions, () => listDatabaseSessions(db));
+    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) =>
+      withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, db) : nextListing(d, db, previous))),
+    );
+    sessions = sessionsOf(state);
   } catch {
     return;
   }
