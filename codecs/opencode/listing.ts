@@ -93,7 +93,7 @@ export function nextListing(db: SqliteDatabase, path: string, old: ListingState)
       .all(old.message.r, old.message.r, old.message.u) as [string, unknown, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
   );
   const parts = new Map(
-    (db.prepare('SELECT session_id, max(rowid), count(*) FROM part WHERE rowid > ? GROUP BY session_id').raw().all(old.part.r) as [string, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
+    (db.prepare('SELECT session_id, max(rowid), count(*) FROM part NOT INDEXED WHERE rowid > ? GROUP BY session_id').raw().all(old.part.r) as [string, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
   );
   const before = new Map(old.sessions.map((s) => [s[0], s]));
   const ownMessages = db.prepare('SELECT max(time_updated), max(rowid), count(*) FROM message WHERE session_id = ?').raw();
