@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListingMemo, SessionFile } from '../cursors/protocol/codec.js';
+import { kilo } from '../codecs/kilo/index.js';
 import { discoverOpencode, OPENCODE_FLAVOR } from '../codecs/opencode/paths.js';
 import { fullListing, nextListing, type ListingState } from '../codecs/opencode/listing.js';
 import { withSqliteSnapshot } from '../cursors/sqlite.js';
@@ -187,6 +188,21 @@ describe('OpenCode listing memo', () => {
     // a row deleted: the full passes
     write((d) => d.prepare('DELETE FROM part WHERE rowid = 1').run());
     expect(next(edited)).toEqual(full());
+  });
+
+  it('keeps Kilo CLI’s kilo.db listing the same way', () => {
+    const folder = join(dir, 'kilo');
+    mkdirSync(folder);
+    const kdb = join(folder, 'kilo.db');
+    buildOpencodeDb(kdb, 2);
+    age([kdb]);
+    const memo = new CountingMemo();
+    const fresh = [...kilo.discoverSync!([folder])];
+    expect(fresh.map((f) => f.sessionId).sort()).toEqual(['ses_child', 'ses_main']);
+    expect([...kilo.discoverSync!([folder], { listingMemo: memo })]).toEqual(fresh);
+    expect([...memo.map.keys()]).toEqual([`opencode-db:${kdb}`]);
+    expect([...kilo.discoverSync!([folder], { listingMemo: memo })]).toEqual(fresh);
+    expect(memo.sets).toBe(1);
   });
 
   it('stores no listing of a database written in the last two seconds', () => {
