@@ -20,6 +20,7 @@ import { fullListing, nextListing, type ListingState } from '../codecs/opencode/
 import { withSqliteSnapshot } from '../cursors/sqlite.js';
 import { listingMemoFile, openListingMemo } from '../src/cache/listing-memo.js';
 import { getCachePath } from '../src/cache/paths.js';
+import { createSessionManager } from '../src/sessions/manager.js';
 import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
@@ -203,6 +204,20 @@ describe('OpenCode listing memo', () => {
     expect([...memo.map.keys()]).toEqual([`opencode-db:${kdb}`]);
     expect([...kilo.discoverSync!([folder], { listingMemo: memo })]).toEqual(fresh);
     expect(memo.sets).toBe(1);
+  });
+
+  it('is kept by the session manager beside its cache, and not without the cache', async () => {
+    buildOpencodeDb(db, 2);
+    age();
+    const list = async (cache: boolean, cachePath: string) =>
+      (await createSessionManager({ env: { HOME: dir }, roots: { opencode: [dir] }, cache, cachePath }).list('opencode', { subagents: true })).map((s) => s.sessionId).sort();
+    const off = join(dir, 'off', 'events.db');
+    expect(await list(false, off)).toEqual(['ses_child', 'ses_main']);
+    expect(existsSync(listingMemoFile(off))).toBe(false);
+    const on = join(dir, 'on', 'events.db');
+    expect(await list(true, on)).toEqual(['ses_child', 'ses_main']);
+    expect(Object.keys(JSON.parse(readFileSync(listingMemoFile(on), 'utf8').split('\n')[1] as string).entries)).toEqual([`opencode-db:${db}`]);
+    expect(await list(true, on)).toEqual(['ses_child', 'ses_main']);
   });
 
   it('stores no listing of a database written in the last two seconds', () => {
