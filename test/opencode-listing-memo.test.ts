@@ -16,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListingMemo, SessionFile } from '../cursors/protocol/codec.js';
 import { kilo } from '../codecs/kilo/index.js';
 import { discoverOpencode, OPENCODE_FLAVOR } from '../codecs/opencode/paths.js';
-import { fullListing, nextListing, type ListingState } from '../codecs/opencode/listing.js';
+import { fileId, fullListing, nextListing, type ListingState } from '../codecs/opencode/listing.js';
 import { withSqliteSnapshot } from '../cursors/sqlite.js';
 import { listingMemoFile, openListingMemo } from '../src/cache/listing-memo.js';
 import { getCachePath } from '../src/cache/paths.js';
@@ -173,8 +173,8 @@ describe('OpenCode listing memo', () => {
 
   it('brings an earlier listing up to date from the rows added only, equal to a full listing', () => {
     buildOpencodeDb(db, 3);
-    const full = (): ListingState => withSqliteSnapshot(db, (d) => fullListing(d, db));
-    const next = (old: ListingState): ListingState => withSqliteSnapshot(db, (d) => nextListing(d, db, old));
+    const full = (): ListingState => withSqliteSnapshot(db, (d) => fullListing(d, fileId(db)));
+    const next = (old: ListingState): ListingState => withSqliteSnapshot(db, (d) => nextListing(d, fileId(db), old));
     const old = full();
     write((d) => {
       addExchange(d, 'ses_main', 4);

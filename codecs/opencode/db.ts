@@ -24,7 +24,7 @@ import {
   type RowSource,
 } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
-import { fullListing, sessionsOf } from './listing.js';
+import { fileId, fullListing, sessionsOf } from './listing.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
@@ -413,5 +413,6 @@ export interface DbSession {
  * a row (pruning an old tool output) is seen when the session is next read for another change.
  */
 export function listDatabaseSessions(file: string): DbSession[] {
-  return sessionsOf(withSqliteSnapshot(file, (db) => fullListing(db, file)));
+  const id = fileId(file);
+  return sessionsOf(withSqliteSnapshot(file, (db) => fullListing(db, id)));
 }

@@ -42,9 +42,11 @@ export interface ListingState {
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-function fileId(path: string): string {
-  const s = statSync(path, { bigint: true });
-  return `${s.dev}:${s.ino}`;
+/** The database file's `dev:ino`: taken before its snapshot opens, so a file replaced meanwhile is never taken for the one listed. */
+export function fileId(path: string): string {
+  // none: the snapshot's open says why (a listing of '-' never stands for a file)
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return s === undefined ? '-' : `${s.dev}:${s.ino}`;
 }
 
 function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
@@ -54,9 +56,8 @@ function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
   return { n: m.n, r, id };
 }
 
-/** The listing, from every row (see db.ts `listDatabaseSessions` for why these passes). */
-export function fullListing(db: SqliteDatabase, path: string): ListingState {
-  const file = fileId(path);
+/** The listing, from every row (see db.ts `listDatabaseSessions` for why these passes); `file`: `fileId` of the database. */
+export function fullListing(db: SqliteDatabase, file: string): ListingState {
   const rows = db
     .prepare(
       `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.r AS mr, m.n AS mn, p.r AS pr, p.n AS pn
@@ -81,11 +82,11 @@ function onlyAdded(db: SqliteDatabase, table: 'message' | 'part', old: TableMark
 }
 
 /** The listing of the database now, from `old` when the same file lost no row since (see the header). */
-export function nextListing(db: SqliteDatabase, path: string, old: ListingState): ListingState {
-  if (fileId(path) !== old.file) return fullListing(db, path);
+export function nextListing(db: SqliteDatabase, file: string, old: ListingState): ListingState {
+  if (file !== old.file || file === '-') return fullListing(db, file);
   const messageMarks = onlyAdded(db, 'message', old.message);
   const partMarks = messageMarks === undefined ? undefined : onlyAdded(db, 'part', old.part);
-  if (messageMarks === undefined || partMarks === undefined) return fullListing(db, path);
+  if (messageMarks === undefined || partMarks === undefined) return fullListing(db, file);
   const msgs = new Map(
     (db
       .prepare('SELECT session_id, max(time_updated), max(rowid), sum(rowid > ?) FROM message NOT INDEXED WHERE rowid > ? OR time_updated > ? GROUP BY session_id')

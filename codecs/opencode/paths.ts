@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { memoizedListing } from '../../cursors/listing-memo.js';
 import { recordPath, withSqliteSnapshot } from '../../cursors/sqlite.js';
-import { fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
+import { fileId, fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
 import { CODEC_ID, PARSER_VERSION } from './descriptor.js';
 import { followEntry } from '../../cursors/list-dir.js';
 
@@ -60,9 +60,10 @@ const LISTING_VERSION = 2;
 export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions): Generator<SessionFile> {
   let sessions;
   try {
-    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) =>
-      withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, db) : nextListing(d, db, previous))),
-    );
+    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) => {
+      const file = fileId(db);
+      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file) : nextListing(d, file, previous)));
+    });
     sessions = sessionsOf(state);
   } catch {
     return;
