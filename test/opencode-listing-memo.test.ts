@@ -122,12 +122,15 @@ describe('OpenCode listing memo', () => {
           }),
         true,
       ],
+      ['a message without parts', () => write((d) => d.prepare(INSERT_MESSAGE).run('msg_lone', 'ses_child', 2, Date.now() * 10, JSON.stringify({ role: 'user', time: { created: 2 } }))), true],
       [
-        'the highest message deleted and its rowid taken again',
+        'the highest message deleted and its rowid taken again, in another session',
         () =>
           write((d) => {
-            d.prepare('DELETE FROM message WHERE rowid = (SELECT max(rowid) FROM message)').run();
-            d.prepare(INSERT_MESSAGE).run('msg_reuse', 'ses_child', 1, 1, JSON.stringify({ role: 'user', time: { created: 1 } }));
+            d.prepare('DELETE FROM message WHERE id = ?').run('msg_lone');
+            d.prepare(INSERT_MESSAGE).run('msg_reuse', 'ses_main', 1, 1, JSON.stringify({ role: 'user', time: { created: 1 } }));
+            const r = d.prepare('SELECT rowid AS r FROM message WHERE id = ?').get('msg_reuse') as { r: number };
+            expect(r.r).toBe((d.prepare('SELECT max(rowid) AS r FROM message').get() as { r: number }).r);
           }),
         true,
       ],
