@@ -11,7 +11,7 @@
  * they throw USAGE_ERROR naming the member, which says a caller forgot `await loadCodec(codec)`.
  */
 import { statSync } from 'node:fs';
-import type { BatchRead, Codec, CodecCapabilities, CodecDescriptor, CodecListing, DetectScore, LineCore, NativeSearchHit, NativeSearchQuery, ReadOptions, SessionFile, UsageScanResult } from '../cursors/protocol/codec.js';
+import type { BatchRead, Codec, CodecCapabilities, CodecDescriptor, CodecListing, DetectScore, DiscoverOptions, LineCore, NativeSearchHit, NativeSearchQuery, ReadOptions, SessionFile, UsageScanResult } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
 
@@ -125,17 +125,17 @@ export class LazyCodec implements Codec {
     return this.#bound[member];
   }
 
-  discover(roots: readonly string[]): AsyncIterable<SessionFile> {
+  discover(roots: readonly string[], options?: DiscoverOptions): AsyncIterable<SessionFile> {
     const full = this.#full;
-    if (full !== undefined) return full.discover(roots);
+    if (full !== undefined) return full.discover(roots, options);
     const self = this;
     return (async function* () {
       if (roots.every(missing)) return;
-      yield* (await self.load()).discover(roots);
+      yield* (await self.load()).discover(roots, options);
     })();
   }
 
-  get discoverSync(): ((roots: readonly string[]) => Iterable<SessionFile>) | undefined {
+  get discoverSync(): ((roots: readonly string[], options?: DiscoverOptions) => Iterable<SessionFile>) | undefined {
     return this.#bound.discoverSync;
   }
 

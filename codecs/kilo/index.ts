@@ -7,7 +7,7 @@
  *   OpenCode's engine (codecs/opencode/README.md, "Forks").
  * A file is the extension's when it is a task's `ui_messages.json`, else the CLI's. README.md has both formats.
  */
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { defineClineFamilyCodec } from '../cline/index.js';
 import { defineOpencodeCodec } from '../opencode/index.js';
 import { CODEC_ID, KILO_EXTENSION_ID, isKiloDatabaseName } from './paths.js';
@@ -34,16 +34,16 @@ const cli = defineOpencodeCodec({
 const isTask = (file: string): boolean => file.endsWith('ui_messages.json');
 const engineOf = (file: string): Codec => (isTask(file) ? extension : cli);
 
-function* both(roots: readonly string[]): Generator<SessionFile> {
-  yield* extension.discoverSync!(roots);
-  yield* cli.discoverSync!(roots);
+function* both(roots: readonly string[], options?: DiscoverOptions): Generator<SessionFile> {
+  yield* extension.discoverSync!(roots, options);
+  yield* cli.discoverSync!(roots, options);
 }
 
 /** The Kilo Code codec: the extension's tasks and the CLI's database. */
 export const kilo: Codec = {
   ...kiloDescriptor,
-  async *discover(roots: readonly string[]) {
-    yield* both(roots);
+  async *discover(roots: readonly string[], options?: DiscoverOptions) {
+    yield* both(roots, options);
   },
   discoverSync: both,
   async locate(roots: readonly string[], nativeId: string) {

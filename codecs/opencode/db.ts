@@ -24,6 +24,7 @@ import {
   type RowSource,
 } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { fileId, fullListing, sessionsOf } from './listing.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
@@ -412,22 +413,6 @@ export interface DbSession {
  * a row (pruning an old tool output) is seen when the session is next read for another change.
  */
 export function listDatabaseSessions(file: string): DbSession[] {
-  const rows = withSqliteSnapshot(file, (db) =>
-    db
-      .prepare(
-        `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.r AS mr, m.n AS mn, p.r AS pr, p.n AS pn
-         FROM session s
-         LEFT JOIN (SELECT session_id, max(time_updated) AS u, max(rowid) AS r, count(*) AS n FROM message NOT INDEXED GROUP BY session_id) m ON m.session_id = s.id
-         LEFT JOIN (SELECT session_id, max(rowid) AS r, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
-         ORDER BY s.time_created, s.id`,
-      )
-      .all(),
-  ) as { id: string; parent: string | null; su: number | null; mu: number | null; mr: number | null; mn: number | null; pr: number | null; pn: number | null }[];
-  return rows.map((r) => ({
-    id: r.id,
-    parentId: r.parent ?? undefined,
-    // the counts move with a row deleted, the highest rowids with every row added
-    size: (r.mn ?? 0) + (r.mr ?? 0) + (r.pn ?? 0) + (r.pr ?? 0),
-    mtimeMs: Math.max(r.su ?? 0, r.mu ?? 0),
-  }));
+  const id = fileId(file);
+  return sessionsOf(withSqliteSnapshot(file, (db) => fullListing(db, id)));
 }

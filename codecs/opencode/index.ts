@@ -8,7 +8,7 @@
  * for await (const f of opencode.discover(opencode.defaultRoots()))
  *   for await (const e of opencode.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { BatchRead, Codec, CodecDescriptor, DetectScore, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
+import type { BatchRead, Codec, CodecDescriptor, DetectScore, DiscoverOptions, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
 import { basename } from 'node:path';
 import { headStrings } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
@@ -81,12 +81,12 @@ export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
   const flavor: OpencodeFlavor = { agent: spec.agent, isDatabaseName: spec.isDatabaseName };
   const parser = getParserString(spec.descriptor);
   const read = readerFor(flavor, parser);
-  const discover = (roots: readonly string[]) => discoverOpencode(roots, flavor);
+  const discover = (roots: readonly string[], options?: DiscoverOptions) => discoverOpencode(roots, flavor, options);
   return {
     detect: detectorFor(flavor),
     ...spec.descriptor,
-    async *discover(roots: readonly string[]) {
-      yield* discover(roots);
+    async *discover(roots: readonly string[], options?: DiscoverOptions) {
+      yield* discover(roots, options);
     },
     discoverSync: discover,
     async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {

@@ -5,15 +5,16 @@
  *
  * A root may be that data folder, a `storage/` folder, a database file, or an `opencode export` JSON file.
  * Each session of a database is a record path `<db>#<session id>` (cursors/sqlite.ts `recordPath`) with a
- * fingerprint of its rows for a stat (db.ts `listDatabaseSessions`); each session of a tree is its
+ * fingerprint of its rows for a stat (db.ts `listDatabaseSessions`, listing.ts); each session of a tree is its
  * `session/<project>/<id>.json` file.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { recordPath } from '../../cursors/sqlite.js';
-import { listDatabaseSessions } from './db.js';
-import { CODEC_ID } from './descriptor.js';
+import type { DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { memoizedListing } from '../../cursors/listing-memo.js';
+import { recordPath, withSqliteSnapshot } from '../../cursors/sqlite.js';
+import { fileId, fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
+import { CODEC_ID, PARSER_VERSION } from './descriptor.js';
 import { followEntry } from '../../cursors/list-dir.js';
 
 export { getOpencodeRoots } from './descriptor.js';
@@ -48,11 +49,22 @@ function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
   }
 }
 
-/** The sessions of one database, as record paths; a database that cannot be read gives none. */
-export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID): Generator<SessionFile> {
+/** Goes up whenever the listing (listing.ts) of an unchanged database would differ, or its shape does. */
+const LISTING_VERSION = 2;
+
+/**
+ * The sessions of one database, as record paths; a database that cannot be read gives none. Their listing is
+ * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged and
+ * brought up to date from there when they changed (listing.ts `nextListing`).
+ */
+export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions): Generator<SessionFile> {
   let sessions;
   try {
-    sessions = listDatabaseSessions(db);
+    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) => {
+      const file = fileId(db);
+      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file) : nextListing(d, file, previous)));
+    });
+    sessions = sessionsOf(state);
   } catch {
     return;
   }
@@ -75,17 +87,17 @@ function* treeFiles(storage: string, root: string, agent: string): Generator<Ses
 }
 
 /** Every session under the roots: databases first (by name), then the storage tree. */
-export function* discoverOpencode(roots: readonly string[], flavor: OpencodeFlavor = OPENCODE_FLAVOR): Generator<SessionFile> {
+export function* discoverOpencode(roots: readonly string[], flavor: OpencodeFlavor = OPENCODE_FLAVOR, options?: DiscoverOptions): Generator<SessionFile> {
   const { agent } = flavor;
   for (const root of roots) {
     const kind = kindOf(root);
     if (kind === 'file') {
       if (root.endsWith('.json')) yield { agent, path: root, root };
-      else yield* databaseFiles(root, root, agent);
+      else yield* databaseFiles(root, root, agent, options);
       continue;
     }
     if (kind !== 'dir') continue;
-    for (const e of names(root)) if (e.file && flavor.isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root, agent);
+    for (const e of names(root)) if (e.file && flavor.isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root, agent, options);
     const storage = kindOf(join(root, 'storage', 'session')) === 'dir' ? join(root, 'storage') : kindOf(join(root, 'session')) === 'dir' ? root : undefined;
     if (storage !== undefined) yield* treeFiles(storage, root, agent);
   }

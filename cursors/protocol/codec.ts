@@ -277,6 +277,23 @@ export function normalizeReadOptions(user: ReadOptions = {}): NormalizedReadOpti
   };
 }
 
+/**
+ * Listings kept between runs, by the caller (src/cache/listing-memo.ts keeps them beside the event cache): a
+ * codec whose listing costs a pass over a database's rows stores it under a key of its own with what it was
+ * listed from (cursors/listing-memo.ts `memoizedListing`), and takes it back while that is unchanged. `get`
+ * returns what `set` stored, or undefined; the codec checks its shape, as a file's contents.
+ */
+export interface ListingMemo {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+}
+
+/** Options of `Codec.discover`. */
+export interface DiscoverOptions {
+  /** Where listings may be kept between runs; none given: every listing is made afresh. */
+  listingMemo?: ListingMemo | undefined;
+}
+
 /** One agent's reader: where its sessions live, how to find them, and how to read a file's events. */
 export interface Codec {
   /** Registry id, e.g. `claude`. */
@@ -295,12 +312,12 @@ export interface Codec {
    */
   readonly rootVariables?: readonly string[];
   /** Every session file under the roots (missing roots are skipped silently). */
-  discover(roots: readonly string[]): AsyncIterable<SessionFile>;
+  discover(roots: readonly string[], options?: DiscoverOptions): AsyncIterable<SessionFile>;
   /**
    * `discover()` as a synchronous iterable, for a codec whose listing is synchronous anyway: the same files
    * in the same order, without a promise per file (a scan lists thousands). Optional.
    */
-  discoverSync?(roots: readonly string[]): Iterable<SessionFile>;
+  discoverSync?(roots: readonly string[], options?: DiscoverOptions): Iterable<SessionFile>;
   /** Find one session's file by native id without parsing every session. */
   locate?(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined>;
   /** Files whose change changes this file's events: sidecars, a fork's parent, SQLite -wal/-journal. */
@@ -373,7 +390,7 @@ export type CodecDescriptor = Pick<Codec, 'id' | 'aliases' | 'displayName' | 'pa
 
 /** See `CodecDescriptor.listing`: the same functions the codec itself has. */
 export interface CodecListing {
-  discoverSync(roots: readonly string[]): Iterable<SessionFile>;
+  discoverSync(roots: readonly string[], options?: DiscoverOptions): Iterable<SessionFile>;
   getParseDependencies(file: string): string[];
 }
 

@@ -22,11 +22,12 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashId64 } from '../../cursors/ids.js';
+import { fileStamp, RACY_MS } from '../../cursors/listing-memo.js';
 
 /** Answers kept (each is one query's summary), the most recently recorded. */
 export const MAX_MEMO_ANSWERS = 8;
 /** How old every mtime of the cache must be for its identity to be recorded (see the header). */
-export const RACY_MS = 2_000;
+export { RACY_MS };
 const VERSION = 1;
 
 /** The folder where the answers of the cache at `cachePath` are kept. */
@@ -45,18 +46,12 @@ export interface CacheIdentity {
   newestMtimeMs: number;
 }
 
-function fileIdentity(path: string): { id: string; mtimeMs: number } {
-  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-  if (s === undefined) return { id: '-', mtimeMs: -Infinity };
-  return { id: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, mtimeMs: Number(s.mtimeNs / 1_000_000n) };
-}
-
 /** The identity of the cache at `cachePath`; undefined when there is no database there or it cannot be stat'ed. */
 export function cacheIdentity(cachePath: string): CacheIdentity | undefined {
   try {
-    const db = fileIdentity(cachePath);
+    const db = fileStamp(cachePath);
     if (db.id === '-') return undefined;
-    const wal = fileIdentity(`${cachePath}-wal`);
+    const wal = fileStamp(`${cachePath}-wal`);
     return { id: `${db.id}|${wal.id}`, newestMtimeMs: Math.max(db.mtimeMs, wal.mtimeMs) };
   } catch {
     return undefined;

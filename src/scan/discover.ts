@@ -6,7 +6,7 @@
  * through libuv's pool.
  */
 import { statSync } from 'node:fs';
-import type { Codec, CodecListing, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, CodecListing, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
 import { takeUnreadable } from '../../cursors/list-dir.js';
 
@@ -73,6 +73,7 @@ export async function discoverSource(
   codec: Pick<Codec, 'discoverSync' | 'getParseDependencies'> & { discover?: Codec['discover'] },
   roots: readonly string[],
   found: (f: SessionFile) => FoundFile | undefined = (f) => statFound(codec, f),
+  options?: DiscoverOptions,
 ): Promise<FoundFile[]> {
   const out: FoundFile[] = [];
   if (roots.length === 0) return out;
@@ -83,9 +84,9 @@ export async function discoverSource(
     const entry = found(f);
     if (entry !== undefined) out.push(entry);
   };
-  const listed = codec.discoverSync?.(roots);
+  const listed = codec.discoverSync?.(roots, options);
   if (listed !== undefined) for (const f of listed) add(f);
-  else if (codec.discover !== undefined) for await (const f of codec.discover(roots)) add(f);
+  else if (codec.discover !== undefined) for await (const f of codec.discover(roots, options)) add(f);
   return out;
 }
 
@@ -176,10 +177,10 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
     const listing = withoutParsers && installed === undefined ? (codec as Unloaded).unloadedListing : undefined;
     const found =
       listing !== undefined
-        ? await discoverSource(listing, roots)
+        ? await discoverSource(listing, roots, undefined, opts.discover)
         : installed !== undefined
-          ? await installed.source(codec, roots, () => discoverSource(codec, roots))
-          : await discoverSource(codec, roots);
+          ? await installed.source(codec, roots, () => discoverSource(codec, roots, undefined, opts.discover))
+          : await discoverSource(codec, roots, undefined, opts.discover);
     unreadable.push(...takeUnreadableOf(opts, codec));
     const paths = new Set<string>();
     seen.set(codec.id, paths);
@@ -242,10 +243,10 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
       return true;
     };
     // A codec that lists synchronously is iterated without a promise per file.
-    const listed = codec.discoverSync?.(roots);
+    const listed = codec.discoverSync?.(roots, opts.discover);
     if (listed !== undefined) {
       for (const d of listed) if (take(d) && pending.length >= size && !(await flush())) return;
-    } else for await (const d of codec.discover(roots)) if (take(d) && pending.length >= size && !(await flush())) return;
+    } else for await (const d of codec.discover(roots, opts.discover)) if (take(d) && pending.length >= size && !(await flush())) return;
     unreadable.push(...takeUnreadableOf(opts, codec));
   }
   warnUnreadable(opts, unreadable);

@@ -1,9 +1,10 @@
 /** `normalizeScanOptions`: every default filled once, every bad option an INVALID_OPTION. */
 import { availableParallelism } from 'node:os';
-import type { Codec } from '../../cursors/protocol/codec.js';
+import type { Codec, DiscoverOptions } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec, getCodec, listCodecs } from '../registry.js';
 import { getCachePath } from '../cache/paths.js';
+import { openListingMemo } from '../cache/listing-memo.js';
 import { newScanStats, type ScanDelta, type ScanOptions, type ScanStats } from './types.js';
 import { SourceTally, type SourceReport } from './sources.js';
 
@@ -49,6 +50,8 @@ export interface NormalizedScanOptions {
   retainDeleted: boolean;
   stats: ScanStats;
   delta: ScanDelta | undefined;
+  /** Discovery's listings kept between runs beside the cache (src/cache/listing-memo.ts); none without the cache. */
+  discover: DiscoverOptions;
   /** Where discovery writes its source report (`ScanOptions.sources`), and the tally behind it. */
   sourceReport: { out: SourceReport[]; tally: SourceTally } | undefined;
 }
@@ -95,12 +98,15 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
   if (user.cache !== undefined && typeof user.cache !== 'boolean') throw invalidOption('cache', 'a boolean', user.cache);
   if (user.sources !== undefined && !Array.isArray(user.sources)) throw invalidOption('sources', 'an array to fill', user.sources);
   const stats = user.stats ?? newScanStats();
+  const cache = user.cache ?? true;
+  const cachePath = user.cachePath ?? getCachePath(env);
   return {
     sources,
     since,
     keep: keep === undefined ? undefined : { paths: new Set(keep.paths), beforeSince: keep.beforeSince },
-    cache: user.cache ?? true,
-    cachePath: user.cachePath ?? getCachePath(env),
+    cache,
+    cachePath,
+    discover: { listingMemo: cache ? openListingMemo(cachePath) : undefined },
     workers: user.workers,
     env,
     onProgress: user.onProgress,

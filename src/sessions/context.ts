@@ -5,7 +5,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { openListingMemo } from '../cache/listing-memo.js';
+import { getCachePath } from '../cache/paths.js';
 import { checkCostMode, type CostMode } from '../cost/types.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { loadTags, type TagIndex } from '../tags.js';
@@ -51,6 +53,7 @@ export interface StatFile {
 export class ManagerContext {
   readonly options: NormalizedManagerOptions;
   #price: Promise<PriceFn> | undefined;
+  #discover: DiscoverOptions | undefined;
 
   constructor(options: NormalizedManagerOptions) {
     this.options = options;
@@ -82,10 +85,16 @@ export class ManagerContext {
     return false;
   }
 
+  /** What discovery is given: listings kept beside the cache (src/cache/listing-memo.ts), as a scan keeps them; none without the cache. */
+  discoverOptions(): DiscoverOptions {
+    this.#discover ??= { listingMemo: this.options.cache ? openListingMemo(this.options.cachePath ?? getCachePath(this.options.env)) : undefined };
+    return this.#discover;
+  }
+
   /** Every session file of the codec with size and mtime; missing roots give nothing; vanished files are skipped. */
   async discover(codec: Codec, includeSubagents: boolean): Promise<StatFile[]> {
     const files: SessionFile[] = [];
-    for await (const f of codec.discover(this.rootsFor(codec))) if (includeSubagents || f.subagent !== true) files.push(f);
+    for await (const f of codec.discover(this.rootsFor(codec), this.discoverOptions())) if (includeSubagents || f.subagent !== true) files.push(f);
     const out = await mapLimit(files, this.options.concurrency * 4, async (file) => {
       // the stat discovery took as it listed the file, when it took one
       if (file.size !== undefined && file.mtimeMs !== undefined) return { codec, file, size: file.size, mtimeMs: file.mtimeMs } satisfies StatFile;

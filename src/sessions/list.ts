@@ -251,7 +251,7 @@ export async function listSessions(ctx: ManagerContext, agent: string, options?:
   const codec = getCodec(agent);
   const o = normalizeListOptions(options);
   const all: SessionFile[] = [];
-  for await (const f of codec.discover(ctx.rootsFor(codec))) all.push(f);
+  for await (const f of codec.discover(ctx.rootsFor(codec), ctx.discoverOptions())) all.push(f);
   let files = statFiles(codec, o.subagents ? all : all.filter((f) => f.subagent !== true));
   if (o.since !== undefined && codec.capabilities.eventsPrecedeMtime === true) files = files.filter((f) => f.mtimeMs >= (o.since as number));
   if (files.length === 0) return [];

@@ -1,0 +1,137 @@
+/**
+ * Discovery's listing of an OpenCode database (db.ts `listDatabaseSessions` gives its sessions), and the same
+ * listing brought up to date from an earlier one (`nextListing`) when the database changed, so that a warm
+ * run over a large database whose few sessions moved does not pass over every row again.
+ *
+ * A listing keeps, per session, the figures the fingerprint is made of (message count, highest rowid, latest
+ * `time_updated`; part count and highest rowid), and per table watermarks: the count, the highest rowid and
+ * the id of the row there, and for messages the latest `time_updated`. From those, a later state of the
+ * same database file (same device and inode) is listed by
+ * - `count(*)` of each table equal to the old count plus the rows above the old highest rowid, and the row
+ *   at the old highest rowid still there with its id: no row was deleted (else the full passes);
+ * - messages added (rowid above the watermark) or updated (`time_updated` later than any before): one walk
+ *   of the message table without an index, far cheaper than grouping every row; parts added: a rowid range;
+ * - sessions read whole (a small table): those added get their figures from the `session_id` indexes.
+ * What this takes on trust, as OpenCode writes: a row keeps its `session_id`, and a message updated gets a
+ * `time_updated` later than every earlier write (OpenCode stamps `Date.now()`). A database vacuumed keeps
+ * its rows and counts; one replaced (another inode) is listed in full.
+ */
+import { statSync } from 'node:fs';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
+
+/** One session's figures: id, parent, session time_updated, message latest update, highest rowid, count, part highest rowid, count. */
+export type SessionFigures = [id: string, parent: string | null, su: number, mu: number, mr: number, mn: number, pr: number, pn: number];
+
+interface TableMarks {
+  /** count(*) */
+  n: number;
+  /** highest rowid (0: none) */
+  r: number;
+  /** the id of the row at `r` */
+  id: string | null;
+}
+
+export interface ListingState {
+  /** `dev:ino` of the database file listed. */
+  file: string;
+  message: TableMarks & { u: number };
+  part: TableMarks;
+  /** In listing order (session time_created, id). */
+  sessions: SessionFigures[];
+}
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** The database file's `dev:ino`: taken before its snapshot opens, so a file replaced meanwhile is never taken for the one listed. */
+export function fileId(path: string): string {
+  // none: the snapshot's open says why (a listing of '-' never stands for a file)
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return s === undefined ? '-' : `${s.dev}:${s.ino}`;
+}
+
+function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
+  const m = db.prepare(`SELECT count(*) AS n, max(rowid) AS r FROM ${table}`).get() as { n: number; r: number | null };
+  const r = m.r ?? 0;
+  const id = r === 0 ? null : ((db.prepare(`SELECT id FROM ${table} WHERE rowid = ?`).get(r) as { id: string } | undefined)?.id ?? null);
+  return { n: m.n, r, id };
+}
+
+/** The listing, from every row (see db.ts `listDatabaseSessions` for why these passes); `file`: `fileId` of the database. */
+export function fullListing(db: SqliteDatabase, file: string): ListingState {
+  const rows = db
+    .prepare(
+      `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.r AS mr, m.n AS mn, p.r AS pr, p.n AS pn
+       FROM session s
+       LEFT JOIN (SELECT session_id, max(time_updated) AS u, max(rowid) AS r, count(*) AS n FROM message NOT INDEXED GROUP BY session_id) m ON m.session_id = s.id
+       LEFT JOIN (SELECT session_id, max(rowid) AS r, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
+       ORDER BY s.time_created, s.id`,
+    )
+    .raw()
+    .all() as [string, string | null, unknown, unknown, unknown, unknown, unknown, unknown][];
+  const sessions = rows.map(([id, parent, ...n]) => [id, parent ?? null, ...n.map(num)] as SessionFigures);
+  const u = sessions.reduce((a, s) => Math.max(a, s[3]), 0);
+  return { file, message: { ...marksOf(db, 'message'), u }, part: marksOf(db, 'part'), sessions };
+}
+
+/** The marks of `table` now when it lost no row since `old` (see the header), else undefined. */
+function onlyAdded(db: SqliteDatabase, table: 'message' | 'part', old: TableMarks): TableMarks | undefined {
+  const now = marksOf(db, table);
+  if (old.r > 0 && (db.prepare(`SELECT id FROM ${table} WHERE rowid = ?`).get(old.r) as { id: string } | undefined)?.id !== old.id) return undefined;
+  const above = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE rowid > ?`).get(old.r) as { n: number }).n;
+  return now.n === old.n + above ? now : undefined;
+}
+
+/** The listing of the database now, from `old` when the same file lost no row since (see the header). */
+export function nextListing(db: SqliteDatabase, file: string, old: ListingState): ListingState {
+  if (file !== old.file || file === '-') return fullListing(db, file);
+  const messageMarks = onlyAdded(db, 'message', old.message);
+  const partMarks = messageMarks === undefined ? undefined : onlyAdded(db, 'part', old.part);
+  if (messageMarks === undefined || partMarks === undefined) return fullListing(db, file);
+  const msgs = new Map(
+    (db
+      .prepare('SELECT session_id, max(time_updated), max(rowid), sum(rowid > ?) FROM message NOT INDEXED WHERE rowid > ? OR time_updated > ? GROUP BY session_id')
+      .raw()
+      .all(old.message.r, old.message.r, old.message.u) as [string, unknown, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
+  );
+  const parts = new Map(
+    (db.prepare('SELECT session_id, max(rowid), count(*) FROM part NOT INDEXED WHERE rowid > ? GROUP BY session_id').raw().all(old.part.r) as [string, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
+  );
+  const before = new Map(old.sessions.map((s) => [s[0], s]));
+  const ownMessages = db.prepare('SELECT max(time_updated), max(rowid), count(*) FROM message WHERE session_id = ?').raw();
+  const ownParts = db.prepare('SELECT max(rowid), count(*) FROM part WHERE session_id = ?').raw();
+  const rows = db.prepare('SELECT id, parent_id, time_updated FROM session ORDER BY time_created, id').raw().all() as [string, string | null, unknown][];
+  const sessions = rows.map(([id, parent, su]): SessionFigures => {
+    const was = before.get(id);
+    if (was === undefined) {
+      // a session new to the listing: its rows may lie below the watermarks, so counted from its own indexes
+      const [mu, mr, mn] = (ownMessages.get(id) as unknown[]).map(num) as [number, number, number];
+      const [pr, pn] = (ownParts.get(id) as unknown[]).map(num) as [number, number];
+      return [id, parent ?? null, num(su), mu, mr, mn, pr, pn];
+    }
+    const [mu, mr, added] = msgs.get(id) ?? [0, 0, 0];
+    const [pr, pn] = parts.get(id) ?? [0, 0];
+    return [id, parent ?? null, num(su), Math.max(was[3], mu as number), Math.max(was[4], mr as number), was[5] + (added as number), Math.max(was[6], pr as number), was[7] + (pn as number)];
+  });
+  const u = Math.max(old.message.u, ...[...msgs.values()].map((m) => m[0] as number));
+  return { file: old.file, message: { ...messageMarks, u }, part: partMarks, sessions };
+}
+
+/** The sessions of a listing with their fingerprints (db.ts `DbSession`). */
+export function sessionsOf(state: ListingState): { id: string; parentId: string | undefined; size: number; mtimeMs: number }[] {
+  // the counts move with a row deleted, the highest rowids with every row added
+  return state.sessions.map(([id, parent, su, mu, mr, mn, pr, pn]) => ({ id, parentId: parent ?? undefined, size: mn + mr + pn + pr, mtimeMs: Math.max(su, mu) }));
+}
+
+const isFigures = (s: unknown): s is SessionFigures =>
+  Array.isArray(s) && s.length === 8 && typeof s[0] === 'string' && (s[1] === null || typeof s[1] === 'string') && s.slice(2).every((n) => Number.isFinite(n));
+
+const isMarks = (m: unknown): m is TableMarks => {
+  const t = m as TableMarks | null;
+  return t !== null && typeof t === 'object' && Number.isFinite(t.n) && Number.isFinite(t.r) && (t.id === null || typeof t.id === 'string');
+};
+
+/** A stored listing of this shape (a memo's contents are checked as a file's are). */
+export function isListingState(v: unknown): v is ListingState {
+  const s = v as ListingState | null;
+  return s !== null && typeof s === 'object' && typeof s.file === 'string' && isMarks(s.message) && Number.isFinite(s.message.u) && isMarks(s.part) && Array.isArray(s.sessions) && s.sessions.every(isFigures);
+}

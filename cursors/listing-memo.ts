@@ -1,0 +1,55 @@
+/**
+ * A listing taken back from a `ListingMemo` (cursors/protocol/codec.ts) while the files it was made from are
+ * unchanged: their stamps (device, inode, size, mtime and ctime in nanoseconds; a missing file as missing)
+ * and the codec's listing version, recorded when it was made. Any write to a file changes its mtime, the one
+ * thing taken on trust, as the event cache takes a session file's size and mtime.
+ *
+ * Timestamps have a granularity (the kernel's clock tick; seconds on some file systems): a write within the
+ * same tick as the listing could leave the stamps as they were. So a listing is only stored when every mtime
+ * in its stamps is older than RACY_MS before the listing began (git's "racily clean" rule): a later write then
+ * has a later mtime. A file written in the last two seconds is listed afresh each time.
+ */
+import { statSync } from 'node:fs';
+import type { ListingMemo } from './protocol/codec.js';
+
+/** How old every mtime of the files must be for a listing of them to be stored (see the header). */
+export const RACY_MS = 2_000;
+
+/** A file's stamp (see the header) and its mtime in ms; `-` and -Infinity when there is no file. */
+export function fileStamp(path: string): { id: string; mtimeMs: number } {
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (s === undefined) return { id: '-', mtimeMs: -Infinity };
+  return { id: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, mtimeMs: Number(s.mtimeNs / 1_000_000n) };
+}
+
+interface Entry {
+  stamp: string;
+  value: unknown;
+}
+
+/**
+ * The listing of `files` (the first is the one listed; the others are what its contents also depend on, a
+ * `-wal`): from `memo` when what it stored under `key` has the same stamps and `version` and `valid` holds for
+ * it; else `list(previous)`, stored when old enough (see the header). `previous` is the listing stored of an
+ * earlier state of the files under the same version, for a codec that can bring it up to date cheaper than it
+ * lists afresh; undefined when there is none. Without a memo, `list(undefined)`.
+ */
+export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, version: string, files: readonly string[], valid: (v: unknown) => v is T, list: (previous: T | undefined) => T): T {
+  if (memo === undefined) return list(undefined);
+  let stamp: string;
+  let newest = -Infinity;
+  try {
+    const stamps = files.map(fileStamp);
+    newest = Math.max(...stamps.map((s) => s.mtimeMs));
+    stamp = `${version}|${stamps.map((s) => s.id).join('|')}`;
+  } catch {
+    return list(undefined); // a file that cannot be stat'ed: its listing says what it can
+  }
+  const got = memo.get(key) as Entry | undefined;
+  const stored = got !== undefined && got !== null && typeof got === 'object' && typeof got.stamp === 'string' && got.stamp.startsWith(`${version}|`) && valid(got.value) ? got.value : undefined;
+  if (stored !== undefined && got?.stamp === stamp) return stored;
+  const started = Date.now();
+  const value = list(stored);
+  if (newest <= started - RACY_MS) memo.set(key, { stamp, value } satisfies Entry);
+  return value;
+}
