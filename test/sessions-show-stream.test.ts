@@ -1,0 +1,219 @@
+/**
+ * `SessionManager.stream` and `sessions show`'s streamed Markdown: the same messages as `get()`, and the same
+ * bytes as `renderMarkdown(get(…))`, over every real fixture file of every agent (the fold's two passes on the
+ * codec's events), over every session the fixture home lists (through the manager), and over event orders
+ * built to make a message change after later ones (a call naming an earlier message, usage naming an earlier
+ * message, a second result for a call).
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { markdownPieces } from '../src/cli/render/session-markdown.js';
+import { findCodec, loadCodec } from '../src/registry.js';
+import { bindPricer } from '../src/sessions/cost.js';
+import { SessionFold } from '../src/sessions/fold.js';
+import type { SessionStream } from '../src/sessions/get.js';
+import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
+import { renderMarkdown } from '../src/sessions/markdown.js';
+import type { Session, SessionMessage } from '../src/sessions/types.js';
+import { FAKE_PRICER, type Home, makeFixtureHome, REAL } from './sessions-helpers.js';
+
+const PRICE = bindPricer(FAKE_PRICER, 'auto');
+const CUTS = [{}, { maxBlockLines: 40 }, { maxBlockLines: 1 }];
+
+/** The two passes `streamSession` makes, over events in memory; `early`: the messages out before the last event. */
+function streamed(events: readonly SessionfoldEvent[]): { messages: SessionMessage[]; messageCount: number; early: number } {
+  const first = new SessionFold({ content: false, price: PRICE, track: true });
+  for (const e of events) first.push(e);
+  const r = first.finish();
+  const second = new SessionFold({ content: true, price: PRICE, settle: r.touches ?? [] });
+  const messages: SessionMessage[] = [];
+  let early = 0;
+  events.forEach((e, i) => {
+    second.push(e);
+    messages.push(...second.takeSettled());
+    if (i === events.length - 2) early = messages.length;
+  });
+  messages.push(...second.takeSettled(true));
+  return { messages, messageCount: r.messageCount, early };
+}
+
+function whole(events: readonly SessionfoldEvent[]): SessionMessage[] {
+  const fold = new SessionFold({ content: true, price: PRICE });
+  for (const e of events) fold.push(e);
+  return fold.finish().messages;
+}
+
+async function joined(stream: SessionStream, o: { maxBlockLines?: number }): Promise<string> {
+  let out = '';
+  for await (const piece of markdownPieces(stream, o)) out += piece;
+  return out;
+}
+
+/** A stream over messages already in memory, with `session`'s header. */
+function streamOf(session: Session, messages: SessionMessage[]): SessionStream {
+  return {
+    session: { ...session, messages: [] },
+    messageCount: messages.length,
+    async *messages() {
+      yield* messages;
+    },
+  };
+}
+
+const SESSION: Session = { agent: 'claude', sessionId: 's', unifiedId: 'claude:s', title: 't', createdAt: new Date(0), updatedAt: new Date(0), turnCount: 1, tags: [], messages: [] };
+
+async function expectSameMarkdown(events: readonly SessionfoldEvent[]): Promise<{ early: number; total: number }> {
+  const all = whole(events);
+  const s = streamed(events);
+  expect(s.messages).toEqual(all);
+  expect(s.messageCount).toBe(all.length);
+  for (const o of CUTS) expect(await joined(streamOf(SESSION, s.messages), o)).toBe(renderMarkdown({ ...SESSION, messages: all }, o));
+  return { early: s.early, total: all.length };
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+describe('the fold over every real fixture file', () => {
+  const agents = readdirSync(REAL).filter((a) => findCodec(a) !== undefined);
+
+  it('knows the fixture agents', () => {
+    expect(agents.length).toBeGreaterThanOrEqual(10);
+  });
+
+  for (const agent of agents) {
+    it(`${agent}: streamed messages and Markdown equal get()'s`, async () => {
+      const codec = findCodec(agent);
+      if (codec === undefined) throw new Error(agent);
+      await loadCodec(codec);
+      let compared = 0;
+      for (const file of filesUnder(join(REAL, agent))) {
+        const events: SessionfoldEvent[] = [];
+        try {
+          for await (const e of codec.read(file)) events.push(e);
+        } catch {
+          continue; // not a session file of this codec (a sidecar, a -wal, PROVENANCE)
+        }
+        if (events.length === 0) continue;
+        await expectSameMarkdown(events);
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(0);
+    }, 60_000);
+  }
+});
+
+describe('event orders that change a message after later ones', () => {
+  const at = (i: number) => `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`;
+  const msg = (i: number, role: 'user' | 'assistant', text: string, nativeId?: string): SessionfoldEvent =>
+    ({ type: 'message', agent: 'claude', sessionId: 's', offset: i, timestamp: at(i), role, text, ...(nativeId !== undefined && { nativeId }) }) as SessionfoldEvent;
+  const call = (i: number, callId: string, messageId?: string): SessionfoldEvent =>
+    ({ type: 'tool_call', agent: 'claude', sessionId: 's', offset: i, timestamp: at(i), callId, name: 'Bash', input: { command: `echo ${i}` }, ...(messageId !== undefined && { messageId }) }) as SessionfoldEvent;
+  const result = (i: number, callId: string, extra: Record<string, unknown> = {}): SessionfoldEvent =>
+    ({ type: 'tool_result', agent: 'claude', sessionId: 's', offset: i, timestamp: at(i), callId, output: `out ${i}\n`.repeat(3), isError: false, ...extra }) as SessionfoldEvent;
+  const usage = (i: number, key: string, messageId?: string): SessionfoldEvent =>
+    ({
+      type: 'usage',
+      agent: 'claude',
+      sessionId: 's',
+      offset: i,
+      timestamp: at(i),
+      model: 'claude-sonnet-4-5',
+      inputTokens: 10 * i,
+      outputTokens: i,
+      reasoningTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      singleRequest: true,
+      dedupKey: key,
+      ...(messageId !== undefined && { messageId }),
+    }) as SessionfoldEvent;
+
+  it('a call and usage naming an earlier message, a late duration and error, a second result', async () => {
+    const events = [
+      msg(0, 'user', 'go'),
+      msg(1, 'assistant', 'first', 'm1'),
+      call(2, 'c1', 'm1'),
+      result(3, 'c1'),
+      msg(4, 'assistant', 'second', 'm2'),
+      call(5, 'c2', 'm1'), // names m1 again, after m2 and a result
+      usage(6, 'u1', 'm1'),
+      result(7, 'c2', { durationMs: 1500 }),
+      result(8, 'c1', { isError: true, durationMs: 20 }), // sets c1's flags late
+      usage(9, 'u2'), // no id: the last assistant message (m2)
+      msg(10, 'user', 'next'),
+      msg(11, 'assistant', 'third', 'm3'),
+      usage(12, 'u3', 'm3'),
+      msg(13, 'assistant', 'more of third', 'm3'),
+      msg(14, 'user', ''), // dropped: no text
+      usage(15, 'u4', 'nope'),
+    ];
+    const r = await expectSameMarkdown(events);
+    // m3 and the messages before it go out before the end: the stream does not hold the session
+    expect(r.early).toBeGreaterThan(0);
+    expect(r.early).toBeLessThan(r.total);
+  });
+
+  it('a result that never comes holds nothing, an unmatched result stands alone', async () => {
+    const events = [msg(0, 'user', 'go'), msg(1, 'assistant', 'a', 'm1'), call(2, 'c1'), msg(3, 'user', 'again'), result(4, 'zz'), msg(5, 'assistant', 'b', 'm2')];
+    const r = await expectSameMarkdown(events);
+    expect(r.early).toBe(r.total - 1);
+  });
+});
+
+describe('through the manager', () => {
+  let home: Home;
+  let sm: SessionManager;
+
+  beforeAll(async () => {
+    ({ home } = await makeFixtureHome());
+    sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
+  });
+
+  afterAll(async () => {
+    await rm(home.dir, { recursive: true, force: true });
+  });
+
+  for (const agent of ['claude', 'codex', 'sessionfold-jsonl']) {
+    it(`${agent}: every session streams to get()'s Markdown, header and messages`, async () => {
+      const listed = await sm.list(agent, { limit: 10_000 });
+      let compared = 0;
+      for (const s of listed) {
+        let full: Session;
+        try {
+          full = await sm.get(agent, s.sessionId);
+        } catch (e) {
+          await expect(sm.stream(agent, s.sessionId)).rejects.toMatchObject({ code: (e as { code: string }).code });
+          continue;
+        }
+        const stream = await sm.stream(agent, s.sessionId);
+        expect(stream.messageCount).toBe(full.messages.length);
+        const { raw, messages: _m, ...head } = full;
+        const { raw: sraw, messages: none, ...shead } = stream.session;
+        expect(none).toEqual([]);
+        expect(shead).toEqual(head);
+        expect({ ...sraw, orphanUsage: [] }).toEqual({ ...raw, orphanUsage: [] });
+        const got: SessionMessage[] = [];
+        for await (const m of stream.messages()) got.push(m);
+        expect(got).toEqual(full.messages);
+        for (const o of CUTS) expect(await joined(await sm.stream(agent, s.sessionId), o)).toBe(renderMarkdown(full, o));
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(0);
+    }, 60_000);
+  }
+
+  it('errors as get() does', async () => {
+    await expect(sm.stream('nope', 'x')).rejects.toMatchObject({ code: 'AGENT_NOT_FOUND' });
+    await expect(sm.stream('sessionfold-jsonl', 'missing-id')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    await expect(sm.stream('sessionfold-jsonl', 'broken-1')).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+  });
+});
