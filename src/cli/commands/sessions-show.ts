@@ -17,6 +17,7 @@ import type { ExportFormat } from '../../sessions/types.js';
 import { getSessionFor } from './sessions-export.js';
 import { bool, defineCommand, type CommandContext } from '../command.js';
 import { makeManager, parseChoice, sessionArgs } from './sessions-common.js';
+import { tuneHeapForStream } from '../heap.js';
 import { withProgress } from '../progress.js';
 
 export const SHOW_BLOCK_LINES = 40;
@@ -113,6 +114,7 @@ export default defineCommand({
       ctx.stdout.write(renderExport(session, format, cut));
       return 0;
     }
+    tuneHeapForStream(ctx.env);
     const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id));
     const sink = await openSink(ctx);
     try {
