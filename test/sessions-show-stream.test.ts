@@ -10,6 +10,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { heapTuneApplies } from '../src/cli/heap.js';
 import { markdownPieces } from '../src/cli/render/session-markdown.js';
 import { findCodec, loadCodec } from '../src/registry.js';
 import { bindPricer } from '../src/sessions/cost.js';
@@ -215,5 +216,15 @@ describe('through the manager', () => {
     await expect(sm.stream('nope', 'x')).rejects.toMatchObject({ code: 'AGENT_NOT_FOUND' });
     await expect(sm.stream('sessionfold-jsonl', 'missing-id')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
     await expect(sm.stream('sessionfold-jsonl', 'broken-1')).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+  });
+});
+
+describe('the heap tune for a streamed show', () => {
+  it('applies unless the user set the growth or a heap size, or turned it off', () => {
+    expect(heapTuneApplies('', {})).toBe(true);
+    expect(heapTuneApplies('--max-old-space-size=100', {})).toBe(false);
+    expect(heapTuneApplies('--max_old_space_size=100', {})).toBe(false);
+    expect(heapTuneApplies(' --heap-growing-percent=50', {})).toBe(false);
+    expect(heapTuneApplies('', { SESSIONFOLD_HEAP_TUNE: '0' })).toBe(false);
   });
 });
