@@ -1,6 +1,6 @@
 /**
- * `SessionManager.stream` and `sessions show`'s streamed Markdown: the same messages as `get()`, and the same
- * bytes as `renderMarkdown(get(…))`, over every real fixture file of every agent (the fold's two passes on the
+ * `SessionManager.stream` and the streamed Markdown and JSONL of `sessions show|export`: the same messages as
+ * `get()`, and the same bytes as `renderMarkdown(get(…))` and `renderJsonl(get(…), events)`, over every real fixture file of every agent (the fold's two passes on the
  * codec's events), over every session the fixture home lists (through the manager), and over event orders
  * built to make a message change after later ones (a call naming an earlier message, usage naming an earlier
  * message, a second result for a call).
@@ -11,22 +11,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { heapTuneApplies } from '../src/cli/heap.js';
-import { markdownPieces } from '../src/cli/render/session-markdown.js';
+import { jsonlPieces, markdownPieces } from '../src/cli/render/session-stream.js';
 import { findCodec, loadCodec } from '../src/registry.js';
 import { bindPricer } from '../src/sessions/cost.js';
-import { SessionFold } from '../src/sessions/fold.js';
-import type { SessionStream } from '../src/sessions/get.js';
+import { renderExport, renderJsonl } from '../src/sessions/export.js';
+import { SessionFold, type FoldResult } from '../src/sessions/fold.js';
+import { readUsageEvents, type SessionStream } from '../src/sessions/get.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
-import type { Session, SessionMessage } from '../src/sessions/types.js';
+import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
 import { FAKE_PRICER, type Home, makeFixtureHome, REAL } from './sessions-helpers.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
 const CUTS = [{}, { maxBlockLines: 40 }, { maxBlockLines: 1 }];
 
 /** The two passes `streamSession` makes, over events in memory; `early`: the messages out before the last event. */
-function streamed(events: readonly SessionfoldEvent[]): { messages: SessionMessage[]; messageCount: number; early: number } {
-  const first = new SessionFold({ content: false, price: PRICE, track: true });
+function streamed(events: readonly SessionfoldEvent[]): { messages: SessionMessage[]; messageCount: number; early: number; first: FoldResult } {
+  const first = new SessionFold({ content: false, price: PRICE, track: true, orphans: true });
   for (const e of events) first.push(e);
   const r = first.finish();
   const second = new SessionFold({ content: true, price: PRICE, settle: r.touches ?? [] });
@@ -38,26 +39,27 @@ function streamed(events: readonly SessionfoldEvent[]): { messages: SessionMessa
     if (i === events.length - 2) early = messages.length;
   });
   messages.push(...second.takeSettled(true));
-  return { messages, messageCount: r.messageCount, early };
+  return { messages, messageCount: r.messageCount, early, first: r };
 }
 
-function whole(events: readonly SessionfoldEvent[]): SessionMessage[] {
+function whole(events: readonly SessionfoldEvent[]): FoldResult {
   const fold = new SessionFold({ content: true, price: PRICE });
   for (const e of events) fold.push(e);
-  return fold.finish().messages;
+  return fold.finish();
 }
 
-async function joined(stream: SessionStream, o: { maxBlockLines?: number }): Promise<string> {
+async function joined(pieces: AsyncIterable<string>): Promise<string> {
   let out = '';
-  for await (const piece of markdownPieces(stream, o)) out += piece;
+  for await (const piece of pieces) out += piece;
   return out;
 }
 
 /** A stream over messages already in memory, with `session`'s header. */
-function streamOf(session: Session, messages: SessionMessage[]): SessionStream {
+function streamOf(session: Session, messages: SessionMessage[], callDurations: ReadonlyMap<string, number>): SessionStream {
   return {
     session: { ...session, messages: [] },
     messageCount: messages.length,
+    callDurations,
     async *messages() {
       yield* messages;
     },
@@ -66,12 +68,19 @@ function streamOf(session: Session, messages: SessionMessage[]): SessionStream {
 
 const SESSION: Session = { agent: 'claude', sessionId: 's', unifiedId: 'claude:s', title: 't', createdAt: new Date(0), updatedAt: new Date(0), turnCount: 1, tags: [], messages: [] };
 
+/** Markdown (every cut) and JSONL of the streamed messages equal the whole fold's; the first pass's orphans too. */
 async function expectSameMarkdown(events: readonly SessionfoldEvent[]): Promise<{ early: number; total: number }> {
-  const all = whole(events);
+  const w = whole(events);
+  const all = w.messages;
   const s = streamed(events);
   expect(s.messages).toEqual(all);
   expect(s.messageCount).toBe(all.length);
-  for (const o of CUTS) expect(await joined(streamOf(SESSION, s.messages), o)).toBe(renderMarkdown({ ...SESSION, messages: all }, o));
+  expect(s.first.orphanUsage).toEqual(w.orphanUsage);
+  const session = (raw: SessionRaw | undefined): Session => ({ ...SESSION, ...(raw !== undefined && { raw }) });
+  const raw = { orphanUsage: w.orphanUsage } as SessionRaw;
+  const stream = () => streamOf(session({ orphanUsage: s.first.orphanUsage } as SessionRaw), s.messages, s.first.callDurations ?? new Map());
+  for (const o of CUTS) expect(await joined(markdownPieces(stream(), o))).toBe(renderMarkdown({ ...SESSION, messages: all }, o));
+  expect(await joined(jsonlPieces(stream()))).toBe(renderJsonl({ ...session(raw), messages: all }));
   return { early: s.early, total: all.length };
 }
 
@@ -90,7 +99,7 @@ describe('the fold over every real fixture file', () => {
   });
 
   for (const agent of agents) {
-    it(`${agent}: streamed messages and Markdown equal get()'s`, async () => {
+    it(`${agent}: streamed messages, Markdown and JSONL equal get()'s`, async () => {
       const codec = findCodec(agent);
       if (codec === undefined) throw new Error(agent);
       await loadCodec(codec);
@@ -184,7 +193,7 @@ describe('through the manager', () => {
   });
 
   for (const agent of ['claude', 'codex', 'sessionfold-jsonl']) {
-    it(`${agent}: every session streams to get()'s Markdown, header and messages`, async () => {
+    it(`${agent}: every session streams to get()'s Markdown, JSONL, header and messages`, async () => {
       const listed = await sm.list(agent, { limit: 10_000 });
       let compared = 0;
       for (const s of listed) {
@@ -205,7 +214,12 @@ describe('through the manager', () => {
         const got: SessionMessage[] = [];
         for await (const m of stream.messages()) got.push(m);
         expect(got).toEqual(full.messages);
-        for (const o of CUTS) expect(await joined(await sm.stream(agent, s.sessionId), o)).toBe(renderMarkdown(full, o));
+        for (const o of CUTS) expect(await joined(markdownPieces(await sm.stream(agent, s.sessionId), o))).toBe(renderMarkdown(full, o));
+        const withOrphans = () => sm.stream(agent, s.sessionId, { orphanUsage: true });
+        expect((await withOrphans()).session).toEqual({ ...full, messages: [] });
+        expect(await joined(jsonlPieces(await withOrphans()))).toBe(renderExport(full, 'jsonl'));
+        const events = await readUsageEvents(agent, full.raw?.file as string);
+        expect(await joined(jsonlPieces(await withOrphans(), events))).toBe(await sm.export(agent, s.sessionId, 'jsonl'));
         compared++;
       }
       expect(compared).toBeGreaterThan(0);

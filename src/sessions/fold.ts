@@ -60,6 +60,8 @@ export interface FoldOptions {
   track?: boolean;
   /** The first pass's `touches`: this fold releases settled messages (content mode). */
   settle?: readonly number[];
+  /** Without content: still attach usage to messages, so `orphanUsage` is the content fold's. */
+  orphans?: boolean;
 }
 
 /** What a fold knows at the end. */
@@ -97,6 +99,8 @@ export interface FoldResult {
   events: number;
   /** With `track`: per draft, in creation order, the index of the last pushed event that touched it. */
   touches?: number[];
+  /** With `track`: each kept message's calls' durations by call id (a later call of the same id wins). */
+  callDurations?: Map<string, number>;
 }
 
 function tsMs(ts: string | undefined): number | undefined {
@@ -162,6 +166,7 @@ export class SessionFold {
   readonly #own = new OwnSession();
   readonly #touches: number[] | undefined;
   readonly #settle: readonly number[] | undefined;
+  readonly #keepOrphans: boolean;
   /** Events pushed so far (every kind), so the index of the one being folded is `#pushed - 1`. */
   #pushed = 0;
   #nextSeq = 0;
@@ -171,6 +176,7 @@ export class SessionFold {
     this.#price = options.price;
     if (options.track === true) this.#touches = [];
     this.#settle = options.settle;
+    this.#keepOrphans = options.orphans === true;
   }
 
   #touch(d: Draft): void {
@@ -317,11 +323,11 @@ export class SessionFold {
     addUsage((this.#cost ??= emptyCost()), e, usd);
     addUsage((this.#costByModel[e.model] ??= emptyCost()), e, usd);
     if (e.modelFallback !== true) this.#models.set(e.model, (this.#models.get(e.model) ?? 0) + 1);
-    if (!this.#content && this.#touches === undefined) return;
+    if (!this.#content && this.#touches === undefined && !this.#keepOrphans) return;
     let d = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
     if (d === undefined) for (let i = this.#drafts.length - 1; i >= 0 && d === undefined; i--) if (this.#drafts[i]?.role === 'assistant') d = this.#drafts[i];
     if (d !== undefined) this.#touch(d);
-    if (!this.#content) return;
+    if (!this.#content && !this.#keepOrphans) return;
     if (d === undefined) {
       this.#orphans.push(e);
       return;
@@ -374,7 +380,7 @@ export class SessionFold {
       orphanUsage: orphans.map((e) => ({ ...sumUsage([e]), timestamp: e.timestamp })),
       unmatchedToolResults: this.#unmatched,
       events: this.#events,
-      ...(this.#touches !== undefined && { touches: this.#touches }),
+      ...(this.#touches !== undefined && { touches: this.#touches, callDurations: callDurations(kept) }),
     };
   }
 
@@ -427,6 +433,12 @@ export class SessionFold {
     }
     return m;
   }
+}
+
+function callDurations(kept: readonly Draft[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const d of kept) for (const c of d.toolCalls ?? []) if (c.durationMs !== undefined) out.set(c.toolCallId, c.durationMs);
+  return out;
 }
 
 /** The most-used model by requests (the first seen wins a tie). */

@@ -137,7 +137,7 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
 
 /**
  * One session without holding it whole: `session` is what `get()` returns but for `messages` (empty) and
- * `raw.orphanUsage` (usage no message took, as the first pass cannot tell it yet); `messageCount` is
+ * `raw.orphanUsage` (usage no message took: empty unless `orphanUsage` asks the first pass to keep it); `messageCount` is
  * `get().messages.length`, and `messages()` yields `get()`'s messages one by one, each as soon as no later
  * event can change it.
  *
@@ -147,10 +147,10 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
  * event is past, so it holds a message, or a call and the results up to its own, at a time. The second
  * read stops at the first's event count, so lines appended between the reads are not shown.
  */
-export async function streamSession(ctx: ManagerContext, agent: string, id: string): Promise<SessionStream> {
+export async function streamSession(ctx: ManagerContext, agent: string, id: string, options: StreamOptions = {}): Promise<SessionStream> {
   const o = await openSession(ctx, agent, id);
   const info = newReadInfo();
-  const first = new SessionFold({ content: false, price: o.price, track: true });
+  const first = new SessionFold({ content: false, price: o.price, track: true, orphans: options.orphanUsage === true });
   let count = 0;
   await readAll(o, info, (e) => {
     count++;
@@ -183,13 +183,20 @@ export async function streamSession(ctx: ManagerContext, agent: string, id: stri
     }
     yield* fold.takeSettled(true);
   }
-  return { session, messageCount: r.messageCount, messages };
+  return { session, messageCount: r.messageCount, callDurations: r.callDurations ?? new Map(), messages };
+}
+
+export interface StreamOptions {
+  /** Fill `session.raw.orphanUsage` as `get()` does (the first pass then keeps every usage event until its end). */
+  orphanUsage?: boolean;
 }
 
 /** `streamSession`'s answer. */
 export interface SessionStream {
   session: Session;
   messageCount: number;
+  /** Each message's calls' durations by call id, a later call of the same id over an earlier one (the JSONL export's). */
+  callDurations: ReadonlyMap<string, number>;
   messages(): AsyncGenerator<SessionMessage>;
 }
 
