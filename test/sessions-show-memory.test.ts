@@ -1,9 +1,10 @@
 /**
  * `sessions show` holds about one message, not the session: a generated 60 MB Claude session (two-byte text,
  * as most real sessions are somewhere) is shown whole (`--full`) by the built CLI in a process whose V8 old
- * generation is capped at 40 MB, far below what the session takes in memory. The old path, `get()` then one
- * string (`sessions export --format markdown`, the same bytes), fails under the same cap, so the cap is one the
- * streaming makes pass; its output without the cap is the reference the streamed bytes must equal.
+ * generation is capped at 40 MB, far below what the session takes in memory. The whole-session path, `get()`
+ * then one string (what every format took before, `--format json` still), fails under the same cap, so the cap
+ * is one the streaming makes pass; `renderMarkdown(get(…))` in this process is the reference for the bytes. JSONL
+ * (show's and export's) streams under the same cap.
  * Not timed. Build first: `npx tsc -p . && node scripts/bundle-cli.mjs`.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,6 +13,8 @@ import { closeSync, createWriteStream, openSync, readFileSync, statSync } from '
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createSessionManager } from '../src/sessions/manager.js';
+import { renderMarkdown } from '../src/sessions/markdown.js';
 import { type Home, makeHome } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
@@ -80,14 +83,15 @@ function cli(name: string, nodeFlags: string[], args: string[]): { status: numbe
   }
 }
 
-it('shows a 60 MB session under a heap cap the whole-session path cannot meet', () => {
+it('shows a 60 MB session under a heap cap the whole-session path cannot meet', async () => {
   expect(statSync(file).size).toBeGreaterThanOrEqual(TARGET_BYTES);
   const cap = [`--max-old-space-size=${HEAP_CAP_MB}`];
-  const reference = cli('reference', [], ['sessions', 'export', 'claude', ID, '--format', 'markdown']);
-  expect(reference.status, reference.stderr).toBe(0);
+  const text = renderMarkdown(await createSessionManager({ env: home.env }).get('claude', ID));
+  const reference = { sha: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text) };
   expect(reference.bytes).toBeGreaterThan(TARGET_BYTES / 2);
 
-  const old = cli('old', cap, ['sessions', 'export', 'claude', ID, '--format', 'markdown']);
+  // JSON still renders the whole session, as every format did: it cannot meet the cap
+  const old = cli('old', cap, ['sessions', 'show', 'claude', ID, '--format', 'json']);
   expect(old.status).not.toBe(0);
   expect(old.stderr).toMatch(/heap out of memory|Allocation failed/i);
 
@@ -100,4 +104,11 @@ it('shows a 60 MB session under a heap cap the whole-session path cannot meet', 
   expect(cut.status, cut.stderr).toBe(0);
   expect(cut.bytes).toBeGreaterThan(0);
   expect(cut.bytes).toBeLessThan(reference.bytes / 2);
+
+  // JSONL streams as well: show's and export's (with every usage event's key) under the same cap
+  for (const args of [['sessions', 'show', 'claude', ID, '--format', 'jsonl'], ['sessions', 'export', 'claude', ID]]) {
+    const jsonl = cli('jsonl', cap, args);
+    expect(jsonl.status, jsonl.stderr).toBe(0);
+    expect(jsonl.bytes).toBeGreaterThan(TARGET_BYTES / 2);
+  }
 }, 300_000);
