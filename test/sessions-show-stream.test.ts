@@ -5,7 +5,7 @@
  * built to make a message change after later ones (a call naming an earlier message, usage naming an earlier
  * message, a second result for a call).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,8 @@ import { readUsageEvents, type SessionStream } from '../src/sessions/get.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
-import { FAKE_PRICER, type Home, makeFixtureHome, REAL } from './sessions-helpers.js';
+import { runCli } from '../src/cli/run.js';
+import { CLAUDE_SUBAGENT_PARENT, FAKE_PRICER, type Home, makeFixtureHome, REAL, sink } from './sessions-helpers.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
 const CUTS = [{}, { maxBlockLines: 40 }, { maxBlockLines: 1 }];
@@ -225,6 +226,22 @@ describe('through the manager', () => {
       expect(compared).toBeGreaterThan(0);
     }, 60_000);
   }
+
+  it('pages on a terminal: the pager reads the same bytes; --no-pager writes them straight out', async () => {
+    const full = await sm.get('claude', CLAUDE_SUBAGENT_PARENT);
+    const tty = () => Object.assign(sink(), { isTTY: true });
+    const paged = join(home.dir, 'paged.md');
+    const out = tty();
+    const code = await runCli(['sessions', 'show', 'claude', CLAUDE_SUBAGENT_PARENT], { stdout: out, stderr: sink(), env: { ...home.env, PAGER: `cat > '${paged}'` } });
+    expect(code).toBe(0);
+    expect(out.text()).toBe('');
+    const expected = renderMarkdown(full, { maxBlockLines: 40 });
+    expect(readFileSync(paged, 'utf8')).toBe(expected);
+    // --no-pager writes straight to the terminal
+    const direct = tty();
+    expect(await runCli(['sessions', 'show', 'claude', CLAUDE_SUBAGENT_PARENT, '--no-pager'], { stdout: direct, stderr: sink(), env: home.env })).toBe(0);
+    expect(direct.text()).toBe(expected);
+  });
 
   it('errors as get() does', async () => {
     await expect(sm.stream('nope', 'x')).rejects.toMatchObject({ code: 'AGENT_NOT_FOUND' });
