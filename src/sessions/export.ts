@@ -31,7 +31,7 @@ export function checkExportFormat(format: unknown): ExportFormat {
 }
 
 /** The JSONL header of a session. */
-export function toExportHeader(s: Session): ExportHeader {
+export function toExportHeader(s: Session, messageCount = s.messages.length): ExportHeader {
   const h: ExportHeader = {
     type: HEADER_TYPE,
     version: EXPORT_FORMAT_VERSION,
@@ -47,7 +47,7 @@ export function toExportHeader(s: Session): ExportHeader {
   if (s.forkedFrom !== undefined) h.forkedFrom = s.forkedFrom;
   if (s.tags.length > 0) h.tags = s.tags;
   h.turnCount = s.turnCount;
-  h.messageCount = s.messages.length;
+  h.messageCount = messageCount;
   if (s.cost !== undefined) h.cost = { ...s.cost };
   if (s.usageUnknown === true) h.usageUnknown = true;
   return h;
@@ -141,32 +141,58 @@ function splitKeys(joined: string, byKey: ReadonlyMap<string, UsageEvent>, count
  * line's. Usage that belonged to no message comes first, before any message a re-read could attach it to.
  */
 export function renderJsonl(s: Session, events: readonly UsageEvent[] = []): string {
-  const byKey = new Map(events.map((e) => [e.dedupKey, e]));
-  const usage = (e: UsageEvent, lineTime: string | undefined) => ({ ...exportUsage(e), ...(e.timestamp !== lineTime && { timestamp: e.timestamp }) });
-  const lines = [JSON.stringify(toExportHeader(s))];
-  let index = s.messages.length;
-  for (const u of s.raw?.orphanUsage ?? []) {
-    const line = toOrphanLine(u, index++);
-    const e = byKey.get(u.dedupKey);
-    lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: usage(e, line.timestamp) }));
-  }
   // a call's duration, on its result's line too: a re-read takes durations from results only
   const durations = new Map(s.messages.flatMap((m) => (m.toolCalls ?? []).filter((c) => c.durationMs !== undefined).map((c) => [c.toolCallId, c.durationMs as number])));
-  s.messages.forEach((m, i) => {
-    const line = toExportMessage(m, i);
-    const ms = line.toolResult !== undefined && line.toolResult.durationMs === undefined ? durations.get(line.toolResult.toolCallId) : undefined;
-    if (ms !== undefined && line.toolResult !== undefined) line.toolResult.durationMs = ms;
-    const parts = m.usage !== undefined ? splitKeys(m.usage.dedupKey, byKey, m.usage.requests) : undefined;
-    if (parts === undefined) {
-      lines.push(JSON.stringify(line));
-      return;
-    }
-    lines.push(JSON.stringify({ ...line, usage: usage(parts[0] as UsageEvent, line.timestamp) }));
-    for (const e of parts.slice(1)) {
-      lines.push(JSON.stringify({ type: MESSAGE_TYPE, index: index++, role: 'assistant', content: '', ...(m.id !== undefined && { id: m.id }), timestamp: e.timestamp, usage: usage(e, e.timestamp), orphanUsage: true }));
-    }
-  });
+  const w = new JsonlLines(s, s.messages.length, durations, events);
+  const lines = w.head();
+  s.messages.forEach((m, i) => lines.push(...w.message(m, i)));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `renderJsonl`'s lines in order, for a session whose messages come one by one: `head()` (the header and
+ * the orphan usage lines), then `message(m, i)` for each. `messageCount` and `durations` (each call's
+ * duration by call id, over all messages) are the whole session's.
+ */
+export class JsonlLines {
+  readonly #byKey: Map<string, UsageEvent>;
+  #index: number;
+  constructor(
+    readonly session: Session,
+    readonly messageCount: number,
+    readonly durations: ReadonlyMap<string, number>,
+    events: readonly UsageEvent[] = [],
+  ) {
+    this.#byKey = new Map(events.map((e) => [e.dedupKey, e]));
+    this.#index = messageCount;
+  }
+
+  #usage(e: UsageEvent, lineTime: string | undefined) {
+    return { ...exportUsage(e), ...(e.timestamp !== lineTime && { timestamp: e.timestamp }) };
+  }
+
+  head(): string[] {
+    const lines = [JSON.stringify(toExportHeader(this.session, this.messageCount))];
+    for (const u of this.session.raw?.orphanUsage ?? []) {
+      const line = toOrphanLine(u, this.#index++);
+      const e = this.#byKey.get(u.dedupKey);
+      lines.push(JSON.stringify(e === undefined ? line : { ...line, usage: this.#usage(e, line.timestamp) }));
+    }
+    return lines;
+  }
+
+  message(m: SessionMessage, i: number): string[] {
+    const line = toExportMessage(m, i);
+    const ms = line.toolResult !== undefined && line.toolResult.durationMs === undefined ? this.durations.get(line.toolResult.toolCallId) : undefined;
+    if (ms !== undefined && line.toolResult !== undefined) line.toolResult.durationMs = ms;
+    const parts = m.usage !== undefined ? splitKeys(m.usage.dedupKey, this.#byKey, m.usage.requests) : undefined;
+    if (parts === undefined) return [JSON.stringify(line)];
+    const lines = [JSON.stringify({ ...line, usage: this.#usage(parts[0] as UsageEvent, line.timestamp) })];
+    for (const e of parts.slice(1)) {
+      lines.push(JSON.stringify({ type: MESSAGE_TYPE, index: this.#index++, role: 'assistant', content: '', ...(m.id !== undefined && { id: m.id }), timestamp: e.timestamp, usage: this.#usage(e, e.timestamp), orphanUsage: true }));
+    }
+    return lines;
+  }
 }
 
 /** The session in `format` (see the file header; `renderJsonl` with its usage events keeps each one). */

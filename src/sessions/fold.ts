@@ -38,6 +38,8 @@ interface Draft {
   subtype?: string | undefined;
   /** Offset of the last event folded into it. */
   offset: number;
+  /** Its place among the file's drafts, from 0 (the index `touches` are kept by). */
+  seq: number;
   toolCalls?: SessionToolCall[];
   toolResult?: SessionMessage['toolResult'];
   usage?: UsageEvent[];
@@ -50,6 +52,16 @@ export interface FoldOptions {
   content: boolean;
   /** Prices usage events; without it, cost records count tokens only and every event is unpriced. */
   price?: PriceFn | undefined;
+  /**
+   * A first pass: record, for each draft, the index of the last pushed event that changed it or looked it
+   * up (`FoldResult.touches`). A second pass given them (`settle`) hands out each message once no later
+   * event can change it (`takeSettled`), so a session can be shown without holding it whole.
+   */
+  track?: boolean;
+  /** The first pass's `touches`: this fold releases settled messages (content mode). */
+  settle?: readonly number[];
+  /** Without content: still attach usage to messages, so `orphanUsage` is the content fold's. */
+  orphans?: boolean;
 }
 
 /** What a fold knows at the end. */
@@ -85,6 +97,10 @@ export interface FoldResult {
   orphanUsage: OrphanUsage[];
   unmatchedToolResults: number;
   events: number;
+  /** With `track`: per draft, in creation order, the index of the last pushed event that touched it. */
+  touches?: number[];
+  /** With `track`: each kept message's calls' durations by call id (a later call of the same id wins). */
+  callDurations?: Map<string, number>;
 }
 
 function tsMs(ts: string | undefined): number | undefined {
@@ -125,6 +141,8 @@ export class SessionFold {
   readonly #drafts: Draft[] = [];
   readonly #byId = new Map<string, Draft>();
   readonly #calls = new Map<string, SessionToolCall>();
+  /** The draft each call belongs to (a result touches it: it sets the call's duration and error flag). */
+  readonly #callDraft = new WeakMap<SessionToolCall, Draft>();
   readonly #dedup = new Set<string>();
   readonly #models = new Map<string, number>();
   readonly #costByModel: Record<string, CostRecord> = {};
@@ -146,10 +164,23 @@ export class SessionFold {
   #events = 0;
   /** The session this fold counts usage for: its first session event's `sessionId`, else its first event's. */
   readonly #own = new OwnSession();
+  readonly #touches: number[] | undefined;
+  readonly #settle: readonly number[] | undefined;
+  readonly #keepOrphans: boolean;
+  /** Events pushed so far (every kind), so the index of the one being folded is `#pushed - 1`. */
+  #pushed = 0;
+  #nextSeq = 0;
 
   constructor(options: FoldOptions) {
     this.#content = options.content;
     this.#price = options.price;
+    if (options.track === true) this.#touches = [];
+    this.#settle = options.settle;
+    this.#keepOrphans = options.orphans === true;
+  }
+
+  #touch(d: Draft): void {
+    if (this.#touches !== undefined) this.#touches[d.seq] = this.#pushed - 1;
   }
 
   /** The session this fold counts usage for, once an event has named it (the lazy list's tail window counts for it). */
@@ -159,6 +190,7 @@ export class SessionFold {
 
   /** Fold one event; unknown kinds are ignored. */
   push(e: SessionfoldEvent | { type: string }): void {
+    this.#pushed++;
     switch (e.type) {
       case 'session':
         return this.#session(e as SessionEvent);
@@ -207,8 +239,9 @@ export class SessionFold {
   }
 
   #newDraft(role: Draft['role'], offset: number, fields: Partial<Draft>): Draft {
-    const d: Draft = { role, parts: [], thinkingParts: [], hasText: false, hasThinking: false, keep: this.#content, offset, ...fields };
+    const d: Draft = { role, parts: [], thinkingParts: [], hasText: false, hasThinking: false, keep: this.#content, offset, seq: this.#nextSeq++, ...fields };
     this.#drafts.push(d);
+    this.#touch(d);
     if (d.id !== undefined) this.#byId.set(d.id, d);
     return d;
   }
@@ -219,6 +252,7 @@ export class SessionFold {
     let d: Draft;
     if (last !== undefined && e.nativeId !== undefined && last.id === e.nativeId && last.role === e.role) {
       d = last;
+      this.#touch(d);
       d.offset = e.offset;
       d.model ??= e.model;
       d.timestamp ??= e.timestamp;
@@ -247,10 +281,12 @@ export class SessionFold {
     let d = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
     const last = this.#drafts[this.#drafts.length - 1];
     if (d === undefined && last?.role === 'assistant') d = last;
+    if (d !== undefined) this.#touch(d);
     d ??= this.#newDraft('assistant', e.offset, { timestamp: e.timestamp, id: e.messageId });
     const call: SessionToolCall = { toolCallId: e.callId, toolName: e.name, input: this.#content ? e.input : undefined };
     (d.toolCalls ??= []).push(call);
     this.#calls.set(e.callId, call);
+    this.#callDraft.set(call, d);
   }
 
   #toolResult(e: ToolResultEvent): void {
@@ -258,6 +294,8 @@ export class SessionFold {
     const call = this.#calls.get(e.callId);
     if (call === undefined) this.#unmatched++;
     else {
+      const owner = this.#callDraft.get(call);
+      if (owner !== undefined) this.#touch(owner);
       if (this.#content) call.output = e.output;
       if (e.isError) call.isError = true;
       if (e.durationMs !== undefined) call.durationMs = e.durationMs;
@@ -266,6 +304,7 @@ export class SessionFold {
     const result: NonNullable<Draft['toolResult']> = { toolCallId: e.callId, toolName, output: this.#content ? e.output : undefined, ...(e.isError && { isError: true }) };
     const last = this.#drafts[this.#drafts.length - 1];
     if (last !== undefined && last.role === 'tool' && last.offset === e.offset && last.toolResult === undefined) {
+      this.#touch(last);
       last.toolResult = result;
       return;
     }
@@ -284,9 +323,11 @@ export class SessionFold {
     addUsage((this.#cost ??= emptyCost()), e, usd);
     addUsage((this.#costByModel[e.model] ??= emptyCost()), e, usd);
     if (e.modelFallback !== true) this.#models.set(e.model, (this.#models.get(e.model) ?? 0) + 1);
-    if (!this.#content) return;
+    if (!this.#content && this.#touches === undefined && !this.#keepOrphans) return;
     let d = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
     if (d === undefined) for (let i = this.#drafts.length - 1; i >= 0 && d === undefined; i--) if (this.#drafts[i]?.role === 'assistant') d = this.#drafts[i];
+    if (d !== undefined) this.#touch(d);
+    if (!this.#content && !this.#keepOrphans) return;
     if (d === undefined) {
       this.#orphans.push(e);
       return;
@@ -339,7 +380,35 @@ export class SessionFold {
       orphanUsage: orphans.map((e) => ({ ...sumUsage([e]), timestamp: e.timestamp })),
       unmatchedToolResults: this.#unmatched,
       events: this.#events,
+      ...(this.#touches !== undefined && { touches: this.#touches, callDurations: callDurations(kept) }),
     };
+  }
+
+  /**
+   * With `settle`: the kept messages, in order, of the leading drafts no later event touches (the first
+   * pass's `touches`; `all` at the end releases the rest), dropped from this fold. A dropped draft's usage
+   * goes to the orphans as `finish` would put it. Message counts, turns and the title are the first pass's.
+   */
+  takeSettled(all = false): SessionMessage[] {
+    const settle = this.#settle;
+    if (settle === undefined) return [];
+    const now = this.#pushed - 1;
+    let n = 0;
+    while (n < this.#drafts.length) {
+      const d = this.#drafts[n] as Draft;
+      if (!all && (settle[d.seq] ?? Infinity) > now) break;
+      n++;
+    }
+    if (n === 0) return [];
+    const out: SessionMessage[] = [];
+    for (const d of this.#drafts.splice(0, n)) {
+      if (d.id !== undefined && this.#byId.get(d.id) === d) this.#byId.delete(d.id);
+      for (const c of d.toolCalls ?? []) if (this.#calls.get(c.toolCallId) === c) this.#calls.delete(c.toolCallId);
+      if (this.#titleDraft === d) this.#titleDraft = undefined;
+      if (d.hasText || d.hasThinking || (d.toolCalls?.length ?? 0) > 0 || d.toolResult !== undefined) out.push(this.#toMessage(d));
+      else if (d.usage !== undefined) this.#orphans.push(...d.usage);
+    }
+    return out;
   }
 
   #toMessage(d: Draft): SessionMessage {
@@ -364,6 +433,12 @@ export class SessionFold {
     }
     return m;
   }
+}
+
+function callDurations(kept: readonly Draft[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const d of kept) for (const c of d.toolCalls ?? []) if (c.durationMs !== undefined) out.set(c.toolCallId, c.durationMs);
+  return out;
 }
 
 /** The most-used model by requests (the first seen wins a tie). */

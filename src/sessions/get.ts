@@ -7,15 +7,15 @@
  * PARSE_ERROR (the file exists but yields no event of the codec's format, or the codec failed reading it).
  */
 import { open, stat } from 'node:fs/promises';
-import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadInfo, SessionFile } from '../../cursors/protocol/codec.js';
 import { getParserString, newReadInfo } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getCodec, loadCodec } from '../registry.js';
 import { fileSessionId, type ManagerContext } from './context.js';
-import { SessionFold } from './fold.js';
+import { SessionFold, type FoldResult } from './fold.js';
 import { resolveUnifiedId } from './ids.js';
-import type { Session } from './types.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
+import type { Session, SessionMessage } from './types.js';
+import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 
 /** The file of session `id`, or SESSION_NOT_FOUND. */
 export async function locateSession(ctx: ManagerContext, codec: Codec, id: string): Promise<SessionFile> {
@@ -43,8 +43,16 @@ async function isBlank(path: string): Promise<boolean> {
   }
 }
 
-/** `get(agent, id)`: see the file header. */
-export async function getSession(ctx: ManagerContext, agent: string, id: string): Promise<Session> {
+/** A located session file, its size and mtime, and the price function, before any read. */
+interface Opened {
+  codec: Codec;
+  file: SessionFile;
+  size: number;
+  mtimeMs: number;
+  price: Awaited<ReturnType<ManagerContext['price']>>;
+}
+
+async function openSession(ctx: ManagerContext, agent: string, id: string): Promise<Opened> {
   const codec = getCodec(agent);
   const file = await locateSession(ctx, codec, id);
   let size: number;
@@ -57,17 +65,27 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
   } catch (cause) {
     throw new SessionfoldError('SESSION_NOT_FOUND', `${codec.id} session "${id}": ${file.path} is gone`, { agent: codec.id, file: file.path, cause });
   }
-  const price = await ctx.price();
-  const info = newReadInfo();
-  const fold = new SessionFold({ content: true, price });
+  return { codec, file, size, mtimeMs, price: await ctx.price() };
+}
+
+/** Every event of the file into `each`; a codec failure is PARSE_ERROR (SESSION_NOT_FOUND stays itself). */
+async function readAll(o: Opened, info: ReadInfo, each: (e: SessionfoldEvent) => boolean | void): Promise<void> {
   try {
-    for await (const e of codec.read(file.path, { info })) fold.push(e);
+    for await (const e of o.codec.read(o.file.path, { info })) if (each(e) === false) break;
   } catch (cause) {
-    if (cause instanceof SessionfoldError && (cause.code === 'SESSION_NOT_FOUND' || cause.code === 'PARSE_ERROR')) throw cause;
-    const why = cause instanceof Error ? cause.message : String(cause);
-    throw new SessionfoldError('PARSE_ERROR', `Cannot read ${file.path} as ${codec.id}: ${why}`, { agent: codec.id, file: file.path, cause });
+    throw readError(o, cause);
   }
-  const r = fold.finish();
+}
+
+function readError(o: Opened, cause: unknown): SessionfoldError {
+  if (cause instanceof SessionfoldError && (cause.code === 'SESSION_NOT_FOUND' || cause.code === 'PARSE_ERROR')) return cause;
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new SessionfoldError('PARSE_ERROR', `Cannot read ${o.file.path} as ${o.codec.id}: ${why}`, { agent: o.codec.id, file: o.file.path, cause });
+}
+
+/** The Session of a finished fold (`messages` are the fold's: none for a first pass). */
+async function toSession(ctx: ManagerContext, o: Opened, id: string, info: ReadInfo, r: FoldResult): Promise<Session> {
+  const { codec, file, size, mtimeMs } = o;
   if (r.events === 0 && size > 0 && !(await isBlank(file.path))) {
     throw new SessionfoldError(
       'PARSE_ERROR',
@@ -106,6 +124,80 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
     unmatchedToolResults: r.unmatchedToolResults,
   };
   return session;
+}
+
+/** `get(agent, id)`: see the file header. */
+export async function getSession(ctx: ManagerContext, agent: string, id: string): Promise<Session> {
+  const o = await openSession(ctx, agent, id);
+  const info = newReadInfo();
+  const fold = new SessionFold({ content: true, price: o.price });
+  await readAll(o, info, (e) => fold.push(e));
+  return toSession(ctx, o, id, info, fold.finish());
+}
+
+/**
+ * One session without holding it whole: `session` is what `get()` returns but for `messages` (empty) and
+ * `raw.orphanUsage` (usage no message took: empty unless `orphanUsage` asks the first pass to keep it); `messageCount` is
+ * `get().messages.length`, and `messages()` yields `get()`'s messages one by one, each as soon as no later
+ * event can change it.
+ *
+ * Two reads of the file: the first folds what the session's header needs (counts, title, cost) without
+ * text and notes, per message, the last event that touches it (a tool result sets its call's duration,
+ * usage may name an earlier message); the second folds with text and releases each message once that
+ * event is past, so it holds a message, or a call and the results up to its own, at a time. The second
+ * read stops at the first's event count, so lines appended between the reads are not shown.
+ */
+export async function streamSession(ctx: ManagerContext, agent: string, id: string, options: StreamOptions = {}): Promise<SessionStream> {
+  const o = await openSession(ctx, agent, id);
+  const info = newReadInfo();
+  const first = new SessionFold({ content: false, price: o.price, track: true, orphans: options.orphanUsage === true });
+  let count = 0;
+  await readAll(o, info, (e) => {
+    count++;
+    first.push(e);
+  });
+  const r = first.finish();
+  const session = await toSession(ctx, o, id, info, r);
+  const touches = r.touches ?? [];
+  async function* messages(): AsyncGenerator<SessionMessage> {
+    const fold = new SessionFold({ content: true, price: o.price, settle: touches });
+    let seen = 0;
+    const again = newReadInfo();
+    // a codec's read is an async iterator: pull it here so each settled message goes out before the next line
+    const it = o.codec.read(o.file.path, { info: again })[Symbol.asyncIterator]();
+    try {
+      while (seen < count) {
+        let step: IteratorResult<SessionfoldEvent>;
+        try {
+          step = await it.next();
+        } catch (cause) {
+          throw readError(o, cause);
+        }
+        if (step.done === true) break;
+        seen++;
+        fold.push(step.value);
+        yield* fold.takeSettled();
+      }
+    } finally {
+      await it.return?.();
+    }
+    yield* fold.takeSettled(true);
+  }
+  return { session, messageCount: r.messageCount, callDurations: r.callDurations ?? new Map(), messages };
+}
+
+export interface StreamOptions {
+  /** Fill `session.raw.orphanUsage` as `get()` does (the first pass then keeps every usage event until its end). */
+  orphanUsage?: boolean;
+}
+
+/** `streamSession`'s answer. */
+export interface SessionStream {
+  session: Session;
+  messageCount: number;
+  /** Each message's calls' durations by call id, a later call of the same id over an earlier one (the JSONL export's). */
+  callDurations: ReadonlyMap<string, number>;
+  messages(): AsyncGenerator<SessionMessage>;
 }
 
 /** A session file's usage events as its codec yields them, each dedup key once (the first, as the fold keeps). */

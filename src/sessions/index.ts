@@ -1,5 +1,6 @@
 /** The SessionManager and its parts (list, get, search, export, diff, ids), for the public barrel. */
 export { createSessionManager, type SessionManager } from './manager.js';
+export type { SessionStream, StreamOptions } from './get.js';
 export { resolveUnifiedId, resolveNativeId } from './ids.js';
 export { diffMessages, diffSessions } from './diff.js';
 export { renderExport, toExportHeader, toExportMessage, EXPORT_FORMATS } from './export.js';

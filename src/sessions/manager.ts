@@ -19,7 +19,7 @@ import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';
 import { checkExportFormat, renderExport, renderJsonl } from './export.js';
-import { getSession, readUsageEvents } from './get.js';
+import { getSession, readUsageEvents, streamSession, type SessionStream, type StreamOptions } from './get.js';
 import { resolveNativeId, resolveUnifiedId } from './ids.js';
 import { listSessions } from './list.js';
 import { getResumeCommand, type ResumeCommand } from './resume.js';
@@ -54,6 +54,12 @@ export interface SessionManager {
   search(query: SessionQuery): Promise<SessionSummary[]>;
   /** The cost module's totals, with this manager's env, roots and cost mode as defaults. */
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>;
+  /**
+   * One session without holding it whole (sessionfold extension): `get()`'s session but for its messages,
+   * their count, and the messages one by one (get.ts `streamSession`). AGENT_NOT_FOUND, SESSION_NOT_FOUND,
+   * PARSE_ERROR.
+   */
+  stream(agent: AgentName, sessionId: string, options?: StreamOptions): Promise<SessionStream>;
   /** The session as `json`, `jsonl` (readable back by the sessionfold-jsonl codec) or `markdown`. */
   export(agent: AgentName, sessionId: string, format: ExportFormat): Promise<string>;
   /**
@@ -93,6 +99,7 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
   return {
     list: (agent, opts) => listSessions(ctx, agent, opts),
     get: (agent, id) => getSession(ctx, agent, id),
+    stream: (agent, id, opts) => streamSession(ctx, agent, id, opts),
     search: (query) => searchSessions(ctx, query),
     totalCost: (opts = {}) =>
       totalCost({

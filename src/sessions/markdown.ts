@@ -62,7 +62,8 @@ function costLine(c: CostRecord): string {
   return `${formatUsd(c)} (${req}${unpriced})`;
 }
 
-function header(s: Session): string[] {
+/** The header's lines; `messageCount` is `s.messages.length` unless the messages come one by one. */
+export function markdownHeader(s: Session, messageCount = s.messages.length): string[] {
   const codec = findCodec(s.agent);
   const lines = [`# ${s.title === '' ? '(untitled session)' : s.title.replace(/\n/g, ' ')}`, ''];
   const item = (k: string, v: string) => lines.push(`- **${k}:** ${v}`);
@@ -73,7 +74,7 @@ function header(s: Session): string[] {
   item('Updated', s.updatedAt.toISOString());
   if (s.cwd !== undefined) item('Working directory', `\`${s.cwd}\``);
   if (s.forkedFrom !== undefined) item('Forked from', `\`${s.forkedFrom}\``);
-  item('Messages', `${formatInt(s.messages.length)} (${formatInt(s.turnCount)} turn${s.turnCount === 1 ? '' : 's'})`);
+  item('Messages', `${formatInt(messageCount)} (${formatInt(s.turnCount)} turn${s.turnCount === 1 ? '' : 's'})`);
   if (s.usageUnknown === true) item('Cost', s.cost === undefined ? `unknown (${UNKNOWN_NOTE})` : `at least ${costLine(s.cost)}; ${UNKNOWN_NOTE}`);
   else item('Cost', s.cost === undefined ? 'no usage recorded' : costLine(s.cost));
   if (s.tags.length > 0) item('Tags', s.tags.join(', '));
@@ -81,7 +82,8 @@ function header(s: Session): string[] {
   return lines;
 }
 
-function message(m: SessionMessage, o: MarkdownOptions): string[] {
+/** One message's lines (its section ends with an empty line). */
+export function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[] {
   const lines = [`### ${ROLE_HEADINGS[m.role]}`];
   const meta: string[] = [];
   if (m.timestamp !== undefined) meta.push(m.timestamp.toISOString());
@@ -107,7 +109,8 @@ function message(m: SessionMessage, o: MarkdownOptions): string[] {
   return lines;
 }
 
-function costSummary(s: Session): string[] {
+/** The closing cost summary's lines. */
+export function markdownCostSummary(s: Session): string[] {
   const lines = ['---', '', '## Cost summary', ''];
   const models = Object.entries(s.costByModel ?? {});
   if (s.cost === undefined || models.length === 0) return [...lines, s.usageUnknown === true ? `Token usage unknown: ${UNKNOWN_NOTE}.` : 'No token usage recorded.', ''];
@@ -123,8 +126,8 @@ function costSummary(s: Session): string[] {
 
 /** Render a session as Markdown (see the file header). */
 export function renderMarkdown(s: Session, options: MarkdownOptions = {}): string {
-  const out = header(s);
-  for (const m of s.messages) out.push(...message(m, options));
-  out.push(...costSummary(s));
+  const out = markdownHeader(s);
+  for (const m of s.messages) out.push(...markdownMessage(m, options));
+  out.push(...markdownCostSummary(s));
   return out.join('\n');
 }

@@ -3,34 +3,24 @@
  * with long tool inputs, outputs and thinking cut to SHOW_BLOCK_LINES lines (`--full` keeps all); on a
  * terminal the output goes through `$PAGER` (default `less -FRX`, which exits at once when it fits).
  * `--format json|jsonl` prints the export formats unchanged.
+ *
+ * Markdown and JSONL are written as the session is read (the manager's `stream`): the header from a first,
+ * text-free pass, then each message as soon as it is settled, so a show holds about one message, not the
+ * session (bench/RESULTS.md, peak RSS). The bytes are `renderExport(get(…), format)`'s. JSON, one object
+ * with the messages inside, still renders the whole session.
  */
-import { spawn } from 'node:child_process';
 import { renderExport } from '../../sessions/export.js';
+import type { MarkdownOptions } from '../../sessions/markdown.js';
+import { jsonlPieces, markdownPieces } from '../render/session-stream.js';
 import type { ExportFormat } from '../../sessions/types.js';
 import { getSessionFor } from './sessions-export.js';
 import { bool, defineCommand, type CommandContext } from '../command.js';
-import { parseChoice, sessionArgs } from './sessions-common.js';
+import { makeManager, parseChoice, sessionArgs } from './sessions-common.js';
+import { tuneHeapForStream } from '../heap.js';
+import { openSink, writePieces } from '../stream-out.js';
 import { withProgress } from '../progress.js';
 
 export const SHOW_BLOCK_LINES = 40;
-
-/** Write through the pager when stdout is a terminal; fall back to a plain write when it cannot start. */
-async function page(ctx: CommandContext, text: string): Promise<void> {
-  const tty = (ctx.stdout as { isTTY?: boolean }).isTTY === true;
-  if (!tty || ctx.values.pager === false) {
-    ctx.stdout.write(text);
-    return;
-  }
-  const pager = ctx.env.PAGER || 'less -FRX';
-  const ok = await new Promise<boolean>((resolve) => {
-    const child = spawn(pager, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', ...ctx.env } });
-    child.on('error', () => resolve(false));
-    child.on('close', () => resolve(true));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(text);
-  });
-  if (!ok) ctx.stdout.write(text);
-}
 
 export default defineCommand({
   name: 'show',
@@ -44,10 +34,16 @@ export default defineCommand({
   async run(ctx: CommandContext) {
     const { agent, id } = sessionArgs(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['markdown', 'json', 'jsonl'] as const) ?? 'markdown';
-    const session = await withProgress(ctx, 'Reading the session', () => getSessionFor(ctx, agent, id));
-    const text = renderExport(session, format, bool(ctx, 'full') ? {} : { maxBlockLines: SHOW_BLOCK_LINES });
-    if (format === 'markdown') await page(ctx, text);
-    else ctx.stdout.write(text);
+    const cut: MarkdownOptions = bool(ctx, 'full') ? {} : { maxBlockLines: SHOW_BLOCK_LINES };
+    if (format === 'json') {
+      const session = await withProgress(ctx, 'Reading the session', () => getSessionFor(ctx, agent, id));
+      ctx.stdout.write(renderExport(session, format, cut));
+      return 0;
+    }
+    tuneHeapForStream(ctx.env);
+    const markdown = format === 'markdown';
+    const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: !markdown }));
+    await writePieces(await openSink(ctx, markdown), markdown ? markdownPieces(stream, cut) : jsonlPieces(stream));
     return 0;
   },
 });
