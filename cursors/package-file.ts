@@ -4,16 +4,24 @@
  * package whose package.json has an `exports` map (xxhash-wasm, genai-prices) sends `require(name)` and
  * `require.resolve(name)` through part of Node's ESM resolver, which Node loads and compiles on first use:
  * about 6 ms of CPU (timed here) on every warm report, to find a file whose place in the package is known.
- * A file that is not where it is expected is undefined: the caller then asks `require` as before.
+ * The package is the first `<folder>/<name>` with a package.json, the copy `require(name)` loads; the file is
+ * looked for in that copy only, so a package's JavaScript and the file taken beside it (its addon, its
+ * package.json) never come from two installed copies. A file that is not in that copy is undefined: the
+ * caller then asks `require` as before.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** `<folder>/<name>/<file>` in the first of `req`'s lookup folders that holds `<name>/<file>`; undefined if none. */
+/**
+ * `<folder>/<name>/<file>` for the first of `req`'s lookup folders that holds the package (`<name>/package.json`);
+ * undefined when that copy lacks the file or no folder holds the package.
+ */
 export function packageFile(req: NodeJS.Require, name: string, file: string): string | undefined {
   for (const dir of req.resolve.paths(name) ?? []) {
-    const path = join(dir, name, file);
-    if (existsSync(path)) return path;
+    const pkg = join(dir, name);
+    if (!existsSync(join(pkg, 'package.json'))) continue;
+    const path = join(pkg, file);
+    return existsSync(path) ? path : undefined;
   }
   return undefined;
 }

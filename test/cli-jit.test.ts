@@ -1,9 +1,18 @@
 /**
  * The executable raises V8's tier-up budget for its scans (src/cli/jit.ts) only on the V8 it was measured on,
- * never over a budget the user set, and not with SESSIONFOLD_JIT=0.
+ * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report).
  */
-import { describe, expect, it } from 'vitest';
+import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appliesTo } from '../src/cli/jit.js';
+import { writeClaudeSession } from './claude-lines.js';
+import { makeHome } from './sessions-helpers.js';
+
+/** `node:v8` as cursors/builtins.ts takes it (the object whose setFlagsFromString jit.ts calls). */
+const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
 
 describe('the CLI scan budget', () => {
   it('applies on V8 11.3 (Node 20) unless the user set the budget or turned it off', () => {
@@ -15,5 +24,38 @@ describe('the CLI scan budget', () => {
     expect(appliesTo('11.3.244.8-node.38', ' ', { SESSIONFOLD_JIT: '1' })).toBe(true);
     expect(appliesTo('12.4.254.21-node.33', ' ', {})).toBe(false);
     expect(appliesTo('11.8.172.17-node.15', ' ', {})).toBe(false);
+  });
+});
+
+describe('the budget in a server', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+  const tunes = process.versions.v8.startsWith('11.3.') && !`${process.execArgv.join(' ')}`.includes('interrupt');
+
+  it('is not raised by a served report that reads files', async () => {
+    const flags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+    const home = await makeHome();
+    try {
+      await writeClaudeSession(home.claude, '77777777-7777-4777-8777-777777777777', [{ id: 'j1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+      vi.resetModules(); // jit.ts's once-per-process state fresh, as in a new server
+      const { computeServed } = await import('../src/cli/served-compute.js');
+      const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db') };
+      expect(await computeServed(['cost', 'report', '--json'], env)).toMatchObject({ report: { summary: { requestCount: 1 } } });
+      expect(flags).not.toHaveBeenCalled();
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it.runIf(tunes)('is raised in a one-shot run, on its first progress (the spy sees a tuning)', async () => {
+    const flags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+    vi.resetModules();
+    const { createProgress } = await import('../src/cli/progress.js');
+    const p = createProgress(quiet, {});
+    p.onProgress(0, 100);
+    p.stop();
+    expect(flags).toHaveBeenCalledWith(expect.stringMatching(/^--interrupt-budget=\d+$/));
   });
 });

@@ -4,12 +4,15 @@
  * changed) or damaged one is ignored and rewritten; the folder keeps a bounded number of files. The module is
  * CommonJS (the executable requires it), taken from the build.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { appliesTo } from '../src/cli/jit.js';
+import { writeClaudeSession } from './claude-lines.js';
+import { makeHome } from './sessions-helpers.js';
 
 const BUILT = new URL('../dist/src/cli/code-cache.cjs', import.meta.url).pathname;
 const { cjsBundle, codeCacheDir, pruneCodeCache, MAX_ENTRIES } = createRequire(import.meta.url)(BUILT) as typeof import('../src/cli/code-cache.cjs');
@@ -124,8 +127,59 @@ describe('the CommonJS bundle with the code cache', () => {
     expect(readdirSync(cache)).toEqual(['c']);
   });
 
+  it('writes its caches before V8\'s flags change, so the next run (started with the old flags) takes them all', () => {
+    const { dir, cache } = makeBundle(3);
+    writeFileSync(join(dir, 'run.cjs'), 'const c = require("./chunk-a.cjs"); exports.answer = () => c.value * 2; exports.later = () => require("./chunk-b.cjs").value;\n');
+    writeFileSync(join(dir, 'chunk-b.cjs'), 'exports.value = 7;\n');
+    const flags = '--interrupt-budget=270336';
+    // [the late chunk's value, caches written before the change, caches written at the end]
+    const run = (hook: boolean): [number, number, number] => {
+      const before = hook ? `b.beforeFlagsChange(${JSON.stringify(flags)})` : '0';
+      const script = `const { cjsBundle } = require(${JSON.stringify(BUILT)}); const b = cjsBundle(${JSON.stringify(dir)}, ${JSON.stringify(cache)}); const r = b.load('run.cjs'); r.answer(); const early = ${before}; require('node:v8').setFlagsFromString(${JSON.stringify(flags)}); const v = r.later(); process.stdout.write(JSON.stringify([v, early, b.save()]));`;
+      return JSON.parse(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout) as [number, number, number];
+    };
+    // Without the hook: the caches written after the change carry its flags' hash, and the next run rejects
+    // the two it loads before the change (and rewrites them).
+    expect(run(false)).toEqual([7, 0, 3]);
+    expect(run(false)).toEqual([7, 0, 2]);
+    rmSync(cache, { recursive: true, force: true });
+    // With it: the first run writes the pending two before the change, the late chunk's (under the flags' own
+    // name) at the end; the next run takes every one of them.
+    expect(run(true)).toEqual([7, 2, 1]);
+    const names = readdirSync(cache).sort();
+    expect(names.filter((f) => f.endsWith('-interruptbudget270336.cache'))).toEqual([expect.stringMatching(/^chunk-b\.cjs-/)]);
+    expect(run(true)).toEqual([7, 0, 0]);
+    expect(readdirSync(cache).sort()).toEqual(names);
+  });
+
   it('keeps its cache in sessionfold\'s own cache folder', () => {
     expect(codeCacheDir({ XDG_CACHE_HOME: '/x/cache', HOME: '/h' })).toBe('/x/cache/sessionfold/code-cache');
     expect(codeCacheDir({ HOME: '/h' })).toBe('/h/.cache/sessionfold/code-cache');
   });
+});
+
+describe('the built CLI\'s code cache across runs that read files', () => {
+  const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
+
+  it('is taken whole by the next run: the scan\'s JIT tuning (src/cli/jit.ts) leaves no cache the next run rejects', async () => {
+    const home = await makeHome();
+    roots.push(home.dir);
+    await writeClaudeSession(home.claude, '88888888-8888-4888-8888-888888888888', [{ id: 'c1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+    // A preload that says on stderr when the CLI changes V8's flags (and still changes them).
+    const spy = join(home.dir, 'flags-spy.cjs');
+    writeFileSync(spy, "const v8 = require('node:v8'); const set = v8.setFlagsFromString; v8.setFlagsFromString = (s) => { process.stderr.write('flags: ' + s + '\\n'); return set.call(v8, s); };\n");
+    const env = { ...home.env, SESSIONFOLD_SOCKET: 'off', NODE_OPTIONS: `--require ${spy}` };
+    const dir = join(home.env.XDG_CACHE_HOME as string, 'sessionfold', 'code-cache');
+    const run = (): { stderr: string; files: Record<string, number> } => {
+      const r = spawnSync(process.execPath, [CLI, 'cost', 'report', '--json', '--no-cache'], { env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ totalUsd: 0.5 });
+      return { stderr: r.stderr, files: Object.fromEntries(readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs])) };
+    };
+    const first = run();
+    if (appliesTo(process.versions.v8, env.NODE_OPTIONS, env)) expect(first.stderr).toContain('flags: --interrupt-budget=');
+    expect(Object.keys(first.files).length).toBeGreaterThan(5);
+    const second = run();
+    expect(second.files).toEqual(first.files); // nothing rejected, so nothing rewritten
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
  * (an `exports` map) and never asks `bindings` (test/warm-append.test.ts checks the CLI's own process).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,30 @@ describe('packages taken by their files', () => {
     expect(existsSync(cjs!)).toBe(true);
     expect(packageFile(req, 'xxhash-wasm', 'no/such/file.cjs')).toBeUndefined();
     expect(packageFile(req, 'no-such-package-sessionfold', 'package.json')).toBeUndefined();
+  });
+
+  it('takes the file from the copy require loads, never from a farther copy', async () => {
+    // Two copies: the nearer (which `require` loads) without the addon, the farther with it.
+    const root = await mkdtemp(join(tmpdir(), 'sf-package-copies-'));
+    try {
+      const near = join(root, 'app', 'node_modules', 'pkg');
+      const far = join(root, 'node_modules', 'pkg');
+      await mkdir(near, { recursive: true });
+      await mkdir(join(far, 'build'), { recursive: true });
+      await writeFile(join(near, 'package.json'), '{"name":"pkg","version":"1.0.0","main":"index.js"}');
+      await writeFile(join(near, 'index.js'), 'module.exports = "near";');
+      await writeFile(join(far, 'package.json'), '{"name":"pkg","version":"2.0.0","main":"index.js"}');
+      await writeFile(join(far, 'index.js'), 'module.exports = "far";');
+      await writeFile(join(far, 'build', 'addon.node'), '');
+      const appReq = createRequire(join(root, 'app', 'main.js'));
+      expect(appReq('pkg')).toBe('near');
+      expect(packageFile(appReq, 'pkg', 'build/addon.node')).toBeUndefined();
+      expect(packageFile(appReq, 'pkg', 'package.json')).toBe(join(near, 'package.json'));
+      // From a folder that sees only the farther copy, its file is found.
+      expect(packageFile(createRequire(join(root, 'main.js')), 'pkg', 'build/addon.node')).toBe(join(far, 'build', 'addon.node'));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('opens SQLite with better-sqlite3 given its addon (no `bindings` search), reading and writing', async () => {

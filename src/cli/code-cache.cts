@@ -4,8 +4,11 @@
  * bundle's chunks afresh. Each chunk here is compiled with the cached data kept for it in
  * `$XDG_CACHE_HOME/sessionfold/code-cache/` (sessionfold's own folder, never an agent's), named by the chunk,
  * its size and mtime, Node's version and the CPU architecture. A missing, stale or rejected cache is ignored
- * and rewritten (to a temporary file, then renamed) once the command is done. `SESSIONFOLD_CODE_CACHE=0` runs
- * the chunks without it. Where this path cannot run (no CommonJS bundle, one older than run.js, a Node
+ * and rewritten (to a temporary file, then renamed) once the command is done. V8 stamps a cache with a hash
+ * of its flags and rejects one made under other flags, so a run that changes them (src/cli/jit.ts) calls
+ * `beforeFlagsChange` first: the caches pending then are written with the flags the process started with, and
+ * the chunks compiled after it are cached under names of their own (the flags' tag). `SESSIONFOLD_CODE_CACHE=0`
+ * runs the chunks without it. Where this path cannot run (no CommonJS bundle, one older than run.js, a Node
  * without `require()` of ES modules), main.cjs loads the ESM bundle as before. The bundle holds the
  * ES-module-only packages it uses (scripts/bundle-cli.mjs): a script compiled from a code cache cannot answer
  * `import()`.
@@ -37,12 +40,14 @@ function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** A loader of one CommonJS bundle folder; `load(entry)` runs the entry, its chunks on `require('./…')`. */
-function cjsBundle(bundleDir: string, cacheFolder: string | undefined): { load(name: string): unknown; save(): number } {
+function cjsBundle(bundleDir: string, cacheFolder: string | undefined): { load(name: string): unknown; save(): number; beforeFlagsChange(flags: string): number } {
   // Made normal once, so that each chunk's file names are joined by hand (below).
   const dir = path.resolve(bundleDir);
   const cacheDir = cacheFolder === undefined ? undefined : path.resolve(cacheFolder);
   const loaded = new Map<string, Chunk>();
   const toWrite: [vm.Script, string][] = [];
+  /** '' while V8 runs with the flags it started with; then the changed flags' tag, in each cache's name. */
+  let flagTag = '';
   const nodeRequire = nodeModule.createRequire(path.join(dir, 'run.cjs'));
   const req = (id: string): unknown => (id.startsWith('./') ? load(id.slice(2)) : nodeRequire(id));
   function load(name: string): unknown {
@@ -57,7 +62,7 @@ function cjsBundle(bundleDir: string, cacheFolder: string | undefined): { load(n
     let cachedData: Buffer | undefined;
     if (cacheDir !== undefined) {
       const st = fs.statSync(file);
-      cacheFile = `${cacheDir}${path.sep}${name}-${st.size}-${Math.trunc(st.mtimeMs)}-${process.version}-${process.arch}.cache`;
+      cacheFile = `${cacheDir}${path.sep}${name}-${st.size}-${Math.trunc(st.mtimeMs)}-${process.version}-${process.arch}${flagTag}.cache`;
       try {
         cachedData = fs.readFileSync(cacheFile);
       } catch {
@@ -89,7 +94,18 @@ function cjsBundle(bundleDir: string, cacheFolder: string | undefined): { load(n
     if (written.length > 0) pruneCodeCache(cacheDir, new Set(written));
     return written.length;
   }
-  return { load, save };
+  /**
+   * Called just before this process changes V8's flags (`flags`, as given to `v8.setFlagsFromString`): the
+   * caches pending are written now, stamped with the flags they were compiled under (written after the change
+   * they would carry the new flags' hash, and every later run, started with the old flags, would reject them);
+   * the chunks loaded from then on read and write caches named for the new flags.
+   */
+  function beforeFlagsChange(flags: string): number {
+    const written = save();
+    flagTag = `${flagTag}-${flags.replace(/[^A-Za-z0-9]+/g, '')}`;
+    return written;
+  }
+  return { load, save, beforeFlagsChange };
 }
 
 /**

@@ -11,6 +11,10 @@
  * imports the library keeps V8's defaults. Only once a scan has files to read (the first progress report),
  * so a run that reads nothing never loads `node:v8`; only on the V8 it was measured on, and not when the
  * user set the budget (`NODE_OPTIONS`, node's own flags) or turned this off (`SESSIONFOLD_JIT=0`).
+ *
+ * Only a one-shot run is tuned: `serve` runs the commands' compute (progress included) for its whole life,
+ * so its first request that read files would set the budget of a long-lived process, judged on one client's
+ * environment. The served path calls `keepJitDefaults()` (src/cli/served-compute.ts).
  */
 import { nodeV8 } from '../../cursors/builtins.js';
 
@@ -19,12 +23,24 @@ const SCAN_INTERRUPT_BUDGET = 4 * 66 * 1024;
 
 let tuned = false;
 
+/** Where src/cli/main.cts puts its code cache's hook, called before the flags change. */
+const BEFORE_V8_FLAGS = Symbol.for('sessionfold.beforeV8Flags');
+
 /** Raise V8's tier-up budget for the rest of this process (see above); once, and only where it applies. */
 export function tuneJitForScan(env: NodeJS.ProcessEnv): void {
   if (tuned) return;
   tuned = true;
   if (!appliesTo(process.versions.v8, `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`, env)) return;
-  nodeV8().setFlagsFromString(`--interrupt-budget=${SCAN_INTERRUPT_BUDGET}`);
+  const flags = `--interrupt-budget=${SCAN_INTERRUPT_BUDGET}`;
+  // The executable's code cache (src/cli/code-cache.cts) writes what it holds before V8's flags hash changes.
+  const beforeFlags = (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS];
+  if (typeof beforeFlags === 'function') (beforeFlags as (flags: string) => unknown)(flags);
+  nodeV8().setFlagsFromString(flags);
+}
+
+/** Never raise the budget in this process (a resident server's; see above). */
+export function keepJitDefaults(): void {
+  tuned = true;
 }
 
 /** Whether the budget is raised on this V8 (`process.versions.v8`) with these node options and environment. */

@@ -194,6 +194,8 @@ function fromCjsBundle(): Cli | undefined {
     (bundle.load('native.cjs') as typeof import('../../cursors/native.js')).limitMallocArenasAtStart();
     const cli = bundle.load('run.cjs') as Cli;
     saveCodeCache = bundle.save;
+    // jit.ts (in the bundle) changes V8's flags: the code caches pending are written before that (code-cache.cts).
+    (globalThis as Record<symbol, unknown>)[Symbol.for('sessionfold.beforeV8Flags')] = bundle.beforeFlagsChange;
     return cli;
   } catch (e) {
     // Past the guards above nothing should fail here: say so, so a bug in the bundle is not hidden behind the

@@ -4,6 +4,7 @@
  * compute step run, to plain data (no text), which the client renders.
  */
 import { parseCommandArgs, type CommandDef } from './command.js';
+import { keepJitDefaults } from './jit.js';
 import { servedOf } from './served.js';
 
 /** The served commands' modules (protocol.ts, SERVED_COMMANDS), whose compute step the server runs. */
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<{ default: CommandDef }>> = {
  * refuses, and the client runs the command locally, which reports it exactly.
  */
 export async function computeServed(argv: string[], env: NodeJS.ProcessEnv): Promise<unknown> {
+  keepJitDefaults(); // a server keeps V8's defaults: the scan budget is for one-shot runs (jit.ts)
   const found = servedOf(argv);
   const command = found === undefined ? undefined : COMMANDS[found.key];
   const def = command === undefined ? undefined : (await command()).default;
