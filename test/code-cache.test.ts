@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { heapTuneApplies } from '../src/cli/heap.js';
 import { appliesTo } from '../src/cli/jit.js';
 import { writeClaudeSession } from './claude-lines.js';
 import { makeHome } from './sessions-helpers.js';
@@ -181,5 +182,28 @@ describe('the built CLI\'s code cache across runs that read files', () => {
     expect(Object.keys(first.files).length).toBeGreaterThan(5);
     const second = run();
     expect(second.files).toEqual(first.files); // nothing rejected, so nothing rewritten
+  }, 60_000);
+
+  it('is taken whole by the next show: the stream\'s heap tuning (src/cli/heap.ts) leaves no cache the next show rejects', async () => {
+    const home = await makeHome();
+    roots.push(home.dir);
+    const id = '99999999-9999-4999-8999-999999999999';
+    await writeClaudeSession(home.claude, id, [{ id: 'c1', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+    const spy = join(home.dir, 'flags-spy.cjs');
+    writeFileSync(spy, "const v8 = require('node:v8'); const set = v8.setFlagsFromString; v8.setFlagsFromString = (s) => { process.stderr.write('flags: ' + s + '\\n'); return set.call(v8, s); };\n");
+    const env = { ...home.env, SESSIONFOLD_SOCKET: 'off', NODE_OPTIONS: `--require ${spy}` };
+    const dir = join(home.env.XDG_CACHE_HOME as string, 'sessionfold', 'code-cache');
+    const run = (): { stderr: string; files: Record<string, number> } => {
+      const r = spawnSync(process.execPath, [CLI, 'sessions', 'show', 'claude', id], { env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain(id);
+      return { stderr: r.stderr, files: Object.fromEntries(readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs])) };
+    };
+    const first = run();
+    expect(heapTuneApplies(env.NODE_OPTIONS, env)).toBe(true);
+    expect(first.stderr).toContain('flags: --heap-growing-percent=');
+    expect(Object.keys(first.files).length).toBeGreaterThan(5);
+    const second = run();
+    expect(second.files).toEqual(first.files);
   }, 60_000);
 });

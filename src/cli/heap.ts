@@ -6,11 +6,12 @@
  * 250 MB). A growing factor of 1.1 (`--heap-growing-percent=10`) collects sooner, for no measured loss of
  * time there: 178 MB for the first pass instead of 240 (bench/RESULTS.md, peak RSS).
  *
- * The executable decides for its own process, as jit.ts does: a program that imports the library keeps
+ * The flag goes through setV8Flags (v8-flags.ts), so the code cache is not stamped with it. The executable
+ * decides for its own process, as jit.ts does: a program that imports the library keeps
  * V8's defaults, and so does a user who set the flag or a heap size (`NODE_OPTIONS`, node's own flags), or
  * turned this off (`SESSIONFOLD_HEAP_TUNE=0`).
  */
-import { nodeV8 } from '../../cursors/builtins.js';
+import { setV8Flags } from './v8-flags.js';
 
 export const STREAM_HEAP_GROWING_PERCENT = 10;
 
@@ -21,7 +22,7 @@ export function tuneHeapForStream(env: NodeJS.ProcessEnv): void {
   if (tuned) return;
   tuned = true;
   if (!heapTuneApplies(`${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`, env)) return;
-  nodeV8().setFlagsFromString(`--heap-growing-percent=${STREAM_HEAP_GROWING_PERCENT}`);
+  setV8Flags(`--heap-growing-percent=${STREAM_HEAP_GROWING_PERCENT}`);
 }
 
 /** Whether the growth is tuned with these node options and environment. */

@@ -16,26 +16,19 @@
  * so its first request that read files would set the budget of a long-lived process, judged on one client's
  * environment. The served path calls `keepJitDefaults()` (src/cli/served-compute.ts).
  */
-import { nodeV8 } from '../../cursors/builtins.js';
+import { setV8Flags } from './v8-flags.js';
 
 /** V8 11.3's default `--interrupt-budget` (66 KiB), times four. */
 const SCAN_INTERRUPT_BUDGET = 4 * 66 * 1024;
 
 let tuned = false;
 
-/** Where src/cli/main.cts puts its code cache's hook, called before the flags change. */
-const BEFORE_V8_FLAGS = Symbol.for('sessionfold.beforeV8Flags');
-
 /** Raise V8's tier-up budget for the rest of this process (see above); once, and only where it applies. */
 export function tuneJitForScan(env: NodeJS.ProcessEnv): void {
   if (tuned) return;
   tuned = true;
   if (!appliesTo(process.versions.v8, `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`, env)) return;
-  const flags = `--interrupt-budget=${SCAN_INTERRUPT_BUDGET}`;
-  // The executable's code cache (src/cli/code-cache.cts) writes what it holds before V8's flags hash changes.
-  const beforeFlags = (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS];
-  if (typeof beforeFlags === 'function') (beforeFlags as (flags: string) => unknown)(flags);
-  nodeV8().setFlagsFromString(flags);
+  setV8Flags(`--interrupt-budget=${SCAN_INTERRUPT_BUDGET}`);
 }
 
 /** Never raise the budget in this process (a resident server's; see above). */
