@@ -341,6 +341,9 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage } };
   const lastUsage = state.lastUsage as Record<string, number>;
   const { bySession, skipped, bytes } = records(read.rows);
+  // the last message taken again replaces its usage events: until it parses and emits, it holds none (a row
+  // caught half-written is skipped, and a later read must not replace the events of the message before it)
+  if (snap.replaced !== undefined && !read.restarted && sessionId !== undefined) lastUsage[sessionId] = 0;
   for (const row of snap.sessions) {
     const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid, agent);
     const { offset: _offset, ...rest } = ev;
