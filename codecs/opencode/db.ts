@@ -283,7 +283,11 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
   return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[], ...(replacedOf[i] && { replaced: replacedOf[i] }) }));
 }
 
-/** A resumed read may only append whole messages: a new part of a message read before changes that message's events. */
+/**
+ * A resumed read may only append whole messages: a new part of a message read before changes that message's
+ * events, and a message that sorts before the last one read (by `rowKey`, the order a full read gives) would
+ * land out of place.
+ */
 function appendsOnly(read: RowReadResult): boolean {
   const fresh = new Set((read.rows.message ?? []).map((r) => r.id));
   if ((read.rows.part ?? []).some((p) => !fresh.has(p.message_id))) return false;
@@ -291,7 +295,7 @@ function appendsOnly(read: RowReadResult): boolean {
   if (!isState(state)) return true;
   return (read.rows.message ?? []).every((r) => {
     const last = state.last[String(r.session_id)];
-    return last === undefined || !before([typeof r.time_created === 'number' ? r.time_created : 0, String(r.id)], last);
+    return last === undefined || !before(rowKey(r), last);
   });
 }
 
