@@ -288,8 +288,11 @@ describe('opencode usage reads resume without walking part', () => {
     expect(usageOf(fresh.whole.held, 'msg_ses_child_0003b')).toBeUndefined();
   });
 
-  it('a part written before its message: read with the message, through the message index', async () => {
-    const r = new Readers(USAGE);
+  it.each([
+    ['usage', USAGE],
+    ['full', FULL],
+  ])('%s: a part written before its message: read with the message, through the message index', async (_name, kinds) => {
+    const r = new Readers(kinds);
     await r.prime();
     const x = exchange('ses_main', 4);
     // its reply without tokens: its usage comes from the step-finish part alone
@@ -375,7 +378,7 @@ describe('opencode usage reads resume without walking part', () => {
     const x = exchange('ses_main', 4);
     // `data.time.created` is what places a message (a cold read, the cursor); its column says later
     for (const m of x.messages) {
-      const data = JSON.parse(m[4] as string) as { time: Record<string, number> };
+      const data = JSON.parse(m[4] as string) as { time: { created: number } };
       m[4] = JSON.stringify({ ...data, time: { ...data.time, created: data.time.created - 1_000_000 } });
     }
     write((w) => {
