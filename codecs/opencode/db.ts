@@ -105,10 +105,11 @@ function sources(sessionId: string | undefined, steps: boolean): RowSource[] {
 }
 
 /**
- * A steps-only read that resumed: the parts of the messages it takes that it did not take as new rows (rowid
- * at or below the part watermark: a part written before its message, or the earlier parts of a last message
- * taken again, `withTail`), found through `part_message_id_id_idx` (rowids only, from the index), then read
- * whole. One index probe per message taken.
+ * A read that resumed, of any kinds: the parts of the messages it takes that it did not take as rows of its
+ * own (at or below the part watermarks: a part written before its message, which an earlier read found with
+ * no message and started over on, or the earlier parts of a last message taken again, `withTail`), found
+ * through `part_message_id_id_idx` (rowids only, from the index), then read whole. One index probe per
+ * message taken.
  */
 function withLateParts(db: SqliteDatabase, reads: readonly { read: RowReadResult; sessionId: string | undefined }[]): RowReadResult[] {
   const open = reads.filter((r) => !r.read.restarted && (r.read.rows.message?.length ?? 0) > 0);
@@ -241,7 +242,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   const reason = restartReason(read, kinds, tail);
   if (reason !== undefined) read = { ...cold(), reason };
   const settled = tail === undefined ? { read } : settleTail(db, read, tail.mark, tail.sessionId, cold);
-  return { read: steps ? (withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult) : read, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
+  return { read: withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -274,7 +275,7 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
       const r = reason === undefined ? read : { ...read, reason };
       return t === undefined ? { read: r } : settleTail(db, r, t.mark, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
     });
-    const done = steps ? withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key }))) : settled.map((x) => x.read);
+    const done = withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key })));
     group.forEach((g, k) => {
       rows[g.i] = done[k] as RowReadResult;
       replacedOf[g.i] = settled[k]?.replaced;
