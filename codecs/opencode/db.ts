@@ -190,25 +190,30 @@ function withTail(db: SqliteDatabase, read: RowReadResult, id: string, sessionId
   return { read: { ...read, rows: { ...read.rows, message: messages.includes(row) ? messages : [row, ...messages] } }, replaced: { usage: state.lastUsage?.[sessionId] ?? 0 } };
 }
 
-/** Why a read that resumed must start over after all (undefined: it may stand). */
-function restartReason(read: RowReadResult, kinds: string, tail?: { mark: number; sessionId: string }): RowReadResult['reason'] {
-  if (read.restarted) return undefined;
-  if (!isState(read.codecState) || read.codecState.kinds !== kinds) return 'kinds-changed';
+/** How a read that resumed stands: why it must start over after all, or the last message it takes again (`tailOf`). */
+interface Verdict {
+  reason?: RowReadResult['reason'];
+  tail?: string;
+}
+
+/** A read judged once: `tailOf` (for a steps-only read of one session, `tail`) walks its rows a single time. */
+function judge(read: RowReadResult, kinds: string, tail?: { mark: number; sessionId: string }): Verdict {
+  if (read.restarted) return {};
+  if (!isState(read.codecState) || read.codecState.kinds !== kinds) return { reason: 'kinds-changed' };
   const t = tail === undefined ? undefined : tailOf(read, tail.mark, tail.sessionId);
-  if (t === false) return 'row-changed';
-  return t !== undefined || appendsOnly(read) ? undefined : 'row-changed';
+  if (t === false) return { reason: 'row-changed' };
+  if (t !== undefined) return { tail: t };
+  return appendsOnly(read) ? {} : { reason: 'row-changed' };
 }
 
 /**
  * A read that resumed and kept its changed rows (a steps-only read of one session), settled: its last
- * message taken again when that is all that changed (`tailOf`, `withTail`), else (it went away) started over.
+ * message (`id`, from `judge`) taken again when that is all that changed (`withTail`), else (it went away)
+ * started over.
  */
-function settleTail(db: SqliteDatabase, read: RowReadResult, mark: number, sessionId: string, restart: () => RowReadResult): { read: RowReadResult; replaced?: KindCounts } {
-  if (read.restarted) return { read };
-  const id = tailOf(read, mark, sessionId);
-  if (id === undefined) return { read };
-  const taken = id === false ? undefined : withTail(db, read, id, sessionId);
-  return taken ?? { read: { ...restart(), reason: 'row-changed' } };
+function settleTail(db: SqliteDatabase, read: RowReadResult, id: string | undefined, sessionId: string, restart: () => RowReadResult): { read: RowReadResult; replaced?: KindCounts } {
+  if (read.restarted || id === undefined) return { read };
+  return withTail(db, read, id, sessionId) ?? { read: { ...restart(), reason: 'row-changed' } };
 }
 
 function identityOf(file: string): DatabaseIdentity {
@@ -239,9 +244,9 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   const cold = () => readRowsSince(db, sources(sessionId, steps), undefined, parser, identity);
   let read = readRowsSince(db, sources(sessionId, steps), start.from, parser, identity, { keepChanged: tail !== undefined });
   if (start.reason !== undefined) read = { ...read, reason: start.reason };
-  const reason = restartReason(read, kinds, tail);
-  if (reason !== undefined) read = { ...cold(), reason };
-  const settled = tail === undefined ? { read } : settleTail(db, read, tail.mark, tail.sessionId, cold);
+  const verdict = judge(read, kinds, tail);
+  if (verdict.reason !== undefined) read = { ...cold(), reason: verdict.reason };
+  const settled = tail === undefined ? { read } : settleTail(db, read, verdict.tail, tail.sessionId, cold);
   return { read: withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
@@ -260,20 +265,21 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
     if (group.length === 0) continue;
     const starts = group.map((g) => fromFor(g.r.from, kinds[g.i] as string));
     const tailOfRead = (k: number) => (steps ? { mark: messageMark(starts[k]?.from), sessionId: group[k]?.r.key as string } : undefined);
+    const verdicts: Verdict[] = [];
     const got = readPartitionsSettled(
       db,
       partitionedFor(steps),
       group.map((g, k) => ({ key: g.r.key, from: starts[k]?.from })),
       parser,
       identity,
-      (read, k) => restartReason(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k)),
+      (read, k) => (verdicts[k] = judge(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k))).reason,
       { keepChanged: steps },
     );
     const settled = got.map((read, k) => {
       const reason = starts[k]?.reason;
       const t = tailOfRead(k);
       const r = reason === undefined ? read : { ...read, reason };
-      return t === undefined ? { read: r } : settleTail(db, r, t.mark, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
+      return t === undefined ? { read: r } : settleTail(db, r, verdicts[k]?.tail, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
     });
     const done = withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key })));
     group.forEach((g, k) => {
