@@ -288,8 +288,11 @@ describe('opencode usage reads resume without walking part', () => {
     expect(usageOf(fresh.whole.held, 'msg_ses_child_0003b')).toBeUndefined();
   });
 
-  it('a part written before its message: read with the message, through the message index', async () => {
-    const r = new Readers(USAGE);
+  it.each([
+    ['usage', USAGE],
+    ['full', FULL],
+  ])('%s: a part written before its message: read with the message, through the message index', async (_name, kinds) => {
+    const r = new Readers(kinds);
     await r.prime();
     const x = exchange('ses_main', 4);
     // its reply without tokens: its usage comes from the step-finish part alone
@@ -364,6 +367,27 @@ describe('opencode usage reads resume without walking part', () => {
     });
     got = await r.warm();
     expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+  });
+
+  it.each([
+    ['usage', USAGE],
+    ['full', FULL],
+  ])('%s: a new message whose own creation time sorts before the last one (its column does not) starts over', async (_name, kinds) => {
+    const r = new Readers(kinds);
+    await r.prime();
+    const x = exchange('ses_main', 4);
+    // `data.time.created` is what places a message (a cold read, the cursor); its column says later
+    for (const m of x.messages) {
+      const data = JSON.parse(m[4] as string) as { time: { created: number } };
+      m[4] = JSON.stringify({ ...data, time: { ...data.time, created: data.time.created - 1_000_000 } });
+    }
+    write((w) => {
+      for (const m of x.messages) w.prepare(INSERT_MESSAGE).run(...m);
+      for (const p of x.parts) w.prepare(INSERT_PART).run(...p);
+    });
+    const got = await r.warm();
+    for (const g of [got.alone, got.whole, got.batch[0]]) expect(g?.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+    expect(r.alone.held.find((e) => e.type === 'usage')).toMatchObject({ messageId: x.ids.asst });
   });
 
   it('one batch of a usage read and a full read gives what each alone gives', async () => {

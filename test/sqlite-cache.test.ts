@@ -94,6 +94,28 @@ describe('the event cache over database sessions', () => {
     expect(total(earlier.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
   });
 
+  it('a streaming last message malformed once, then written back: each warm scan equals a cold one', async () => {
+    buildOpencodeDb(ocDb, 3);
+    await scan('opencode', [ocDir]);
+    const last = exchange('ses_main', 3).ids.asst;
+    const sorted = (records: readonly UsageRecord[]) => records.map((r) => JSON.stringify([r.dedupKey, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costUsd])).sort();
+    const step = async (sql: string) => {
+      const d = new Database(ocDb);
+      d.prepare(sql).run(last);
+      d.close();
+      const warm = await scan('opencode', [ocDir]);
+      expect(warm.stats).toMatchObject({ resumed: 1, fullReads: 0 });
+      const cold = await scan('opencode', [ocDir], false);
+      expect(sorted(warm.records)).toEqual(sorted(cold.records));
+      return warm.records;
+    };
+    // the row caught half-written: skipped and counted, its usage gone; then whole again, its usage back
+    const valid = (await scan('opencode', [ocDir], false)).records.length;
+    expect(await step("UPDATE message SET time_updated = time_updated + 60000, data = '{\"role\":' WHERE id = ?")).toHaveLength(valid - 1);
+    const data = JSON.stringify({ ...(JSON.parse(exchange('ses_main', 3).messages[1]?.[4] as string) as object), finish: 'stop' });
+    expect(await step(`UPDATE message SET time_updated = time_updated + 60000, data = '${data}' WHERE id = ?`)).toHaveLength(valid);
+  });
+
   it('a database read as one path: its -wal changed (the file did not), the read resumes from the RowCursor', async () => {
     // a codec whose sessions are whole databases (Cursor's CLI keeps one chat per store.db): Hermes's reader
     // over a state.db given as one path, whose parse dependency is its -wal

@@ -105,10 +105,11 @@ function sources(sessionId: string | undefined, steps: boolean): RowSource[] {
 }
 
 /**
- * A steps-only read that resumed: the parts of the messages it takes that it did not take as new rows (rowid
- * at or below the part watermark: a part written before its message, or the earlier parts of a last message
- * taken again, `withTail`), found through `part_message_id_id_idx` (rowids only, from the index), then read
- * whole. One index probe per message taken.
+ * A read that resumed, of any kinds: the parts of the messages it takes that it did not take as rows of its
+ * own (at or below the part watermarks: a part written before its message, which an earlier read found with
+ * no message and started over on, or the earlier parts of a last message taken again, `withTail`), found
+ * through `part_message_id_id_idx` (rowids only, from the index), then read whole. One index probe per
+ * message taken.
  */
 function withLateParts(db: SqliteDatabase, reads: readonly { read: RowReadResult; sessionId: string | undefined }[]): RowReadResult[] {
   const open = reads.filter((r) => !r.read.restarted && (r.read.rows.message?.length ?? 0) > 0);
@@ -189,25 +190,30 @@ function withTail(db: SqliteDatabase, read: RowReadResult, id: string, sessionId
   return { read: { ...read, rows: { ...read.rows, message: messages.includes(row) ? messages : [row, ...messages] } }, replaced: { usage: state.lastUsage?.[sessionId] ?? 0 } };
 }
 
-/** Why a read that resumed must start over after all (undefined: it may stand). */
-function restartReason(read: RowReadResult, kinds: string, tail?: { mark: number; sessionId: string }): RowReadResult['reason'] {
-  if (read.restarted) return undefined;
-  if (!isState(read.codecState) || read.codecState.kinds !== kinds) return 'kinds-changed';
+/** How a read that resumed stands: why it must start over after all, or the last message it takes again (`tailOf`). */
+interface Verdict {
+  reason?: RowReadResult['reason'];
+  tail?: string;
+}
+
+/** A read judged once: `tailOf` (for a steps-only read of one session, `tail`) walks its rows a single time. */
+function judge(read: RowReadResult, kinds: string, tail?: { mark: number; sessionId: string }): Verdict {
+  if (read.restarted) return {};
+  if (!isState(read.codecState) || read.codecState.kinds !== kinds) return { reason: 'kinds-changed' };
   const t = tail === undefined ? undefined : tailOf(read, tail.mark, tail.sessionId);
-  if (t === false) return 'row-changed';
-  return t !== undefined || appendsOnly(read) ? undefined : 'row-changed';
+  if (t === false) return { reason: 'row-changed' };
+  if (t !== undefined) return { tail: t };
+  return appendsOnly(read) ? {} : { reason: 'row-changed' };
 }
 
 /**
  * A read that resumed and kept its changed rows (a steps-only read of one session), settled: its last
- * message taken again when that is all that changed (`tailOf`, `withTail`), else (it went away) started over.
+ * message (`id`, from `judge`) taken again when that is all that changed (`withTail`), else (it went away)
+ * started over.
  */
-function settleTail(db: SqliteDatabase, read: RowReadResult, mark: number, sessionId: string, restart: () => RowReadResult): { read: RowReadResult; replaced?: KindCounts } {
-  if (read.restarted) return { read };
-  const id = tailOf(read, mark, sessionId);
-  if (id === undefined) return { read };
-  const taken = id === false ? undefined : withTail(db, read, id, sessionId);
-  return taken ?? { read: { ...restart(), reason: 'row-changed' } };
+function settleTail(db: SqliteDatabase, read: RowReadResult, id: string | undefined, sessionId: string, restart: () => RowReadResult): { read: RowReadResult; replaced?: KindCounts } {
+  if (read.restarted || id === undefined) return { read };
+  return withTail(db, read, id, sessionId) ?? { read: { ...restart(), reason: 'row-changed' } };
 }
 
 function identityOf(file: string): DatabaseIdentity {
@@ -238,10 +244,10 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   const cold = () => readRowsSince(db, sources(sessionId, steps), undefined, parser, identity);
   let read = readRowsSince(db, sources(sessionId, steps), start.from, parser, identity, { keepChanged: tail !== undefined });
   if (start.reason !== undefined) read = { ...read, reason: start.reason };
-  const reason = restartReason(read, kinds, tail);
-  if (reason !== undefined) read = { ...cold(), reason };
-  const settled = tail === undefined ? { read } : settleTail(db, read, tail.mark, tail.sessionId, cold);
-  return { read: steps ? (withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult) : read, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
+  const verdict = judge(read, kinds, tail);
+  if (verdict.reason !== undefined) read = { ...cold(), reason: verdict.reason };
+  const settled = tail === undefined ? { read } : settleTail(db, read, verdict.tail, tail.sessionId, cold);
+  return { read: withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -259,22 +265,23 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
     if (group.length === 0) continue;
     const starts = group.map((g) => fromFor(g.r.from, kinds[g.i] as string));
     const tailOfRead = (k: number) => (steps ? { mark: messageMark(starts[k]?.from), sessionId: group[k]?.r.key as string } : undefined);
+    const verdicts: Verdict[] = [];
     const got = readPartitionsSettled(
       db,
       partitionedFor(steps),
       group.map((g, k) => ({ key: g.r.key, from: starts[k]?.from })),
       parser,
       identity,
-      (read, k) => restartReason(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k)),
+      (read, k) => (verdicts[k] = judge(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k))).reason,
       { keepChanged: steps },
     );
     const settled = got.map((read, k) => {
       const reason = starts[k]?.reason;
       const t = tailOfRead(k);
       const r = reason === undefined ? read : { ...read, reason };
-      return t === undefined ? { read: r } : settleTail(db, r, t.mark, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
+      return t === undefined ? { read: r } : settleTail(db, r, verdicts[k]?.tail, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
     });
-    const done = steps ? withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key }))) : settled.map((x) => x.read);
+    const done = withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key })));
     group.forEach((g, k) => {
       rows[g.i] = done[k] as RowReadResult;
       replacedOf[g.i] = settled[k]?.replaced;
@@ -283,7 +290,11 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
   return reads.map((r, i) => ({ read: rows[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[], ...(replacedOf[i] && { replaced: replacedOf[i] }) }));
 }
 
-/** A resumed read may only append whole messages: a new part of a message read before changes that message's events. */
+/**
+ * A resumed read may only append whole messages: a new part of a message read before changes that message's
+ * events, and a message that sorts before the last one read (by `rowKey`, the order a full read gives) would
+ * land out of place.
+ */
 function appendsOnly(read: RowReadResult): boolean {
   const fresh = new Set((read.rows.message ?? []).map((r) => r.id));
   if ((read.rows.part ?? []).some((p) => !fresh.has(p.message_id))) return false;
@@ -291,7 +302,7 @@ function appendsOnly(read: RowReadResult): boolean {
   if (!isState(state)) return true;
   return (read.rows.message ?? []).every((r) => {
     const last = state.last[String(r.session_id)];
-    return last === undefined || !before([typeof r.time_created === 'number' ? r.time_created : 0, String(r.id)], last);
+    return last === undefined || !before(rowKey(r), last);
   });
 }
 
@@ -341,6 +352,9 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage } };
   const lastUsage = state.lastUsage as Record<string, number>;
   const { bySession, skipped, bytes } = records(read.rows);
+  // the last message taken again replaces its usage events: until it parses and emits, it holds none (a row
+  // caught half-written is skipped, and a later read must not replace the events of the message before it)
+  if (snap.replaced !== undefined && !read.restarted && sessionId !== undefined) lastUsage[sessionId] = 0;
   for (const row of snap.sessions) {
     const ev: SessionEvent = sessionEvent(sessionInfo(row), row._rowid, agent);
     const { offset: _offset, ...rest } = ev;

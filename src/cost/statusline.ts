@@ -15,8 +15,9 @@
  *   (responses with no prompt at all, such as the synthetic line Claude Code writes when a task stops, skipped).
  *   The session's file (`file`) is read in the same scan whatever its mtime (`ScanOptions.keep`): a resumed
  *   old session's transcript is last written before the look-back until its first new line lands. When the
- *   look-back would have skipped it, its records all precede the look-back and feed the session alone, so
- *   today and the window stay those of the bounded scan.
+ *   look-back would have skipped it, its records feed the session alone, so today and the window stay those
+ *   of the bounded scan, which skips the file by its mtime as `cost report` does (a line in it can be stamped
+ *   later than that mtime; it is left out of them all the same).
  *
  * Only the local zone's day start is computed with Date's local time (no Intl: loading ICU's zone data costs
  * tens of ms at start-up); an explicit zone goes through ZoneCalendar.

@@ -65,9 +65,12 @@ export interface ScanOptions {
   /** Files whose mtime is before this can be skipped when the codec declares `eventsPrecedeMtime`. */
   since?: Date;
   /**
-   * Files `since` never skips: they are read whole whatever their mtime (paths as discovery lists them), e.g.
-   * the status line's own session file, whose figures need all of it. Each one `since` would have skipped is
-   * added to `beforeSince`: its records all precede `since`, and a fold bounded by it leaves them out.
+   * Files `since` never skips: they are read whatever their mtime (paths as discovery lists them; with the
+   * event cache, from the cache and resumed like any other file), e.g. the status line's own session file,
+   * whose figures need all of it. Each one `since` would have skipped is added to `beforeSince`, and a fold
+   * bounded by `since` leaves out every record of it, as a scan bounded by `since` skips the file by its
+   * mtime (`cost report` does): not because its records all precede `since` (a line can be stamped later
+   * than its file's mtime), but so the bounded folds give what that scan gives.
    */
   keep?: KeepFiles;
   /** Use the event cache (default true). */
