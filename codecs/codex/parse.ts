@@ -190,8 +190,12 @@ function snapshot(s: CodexState): Snapshot {
   };
 }
 
-/** Take the owner's header: the session event and everything the inherited-history rules need. */
-function takeOwner(s: CodexState, p: Json, ts: string | undefined, start: number, emit: Emit): void {
+/**
+ * Take the owner's header: the session event and everything the inherited-history rules need. Every field it
+ * reads must be in CODEX_HEADER_PROJECTION (prefilter.ts); exported so test/codex-header-projection.test.ts
+ * can hold the two in step.
+ */
+export function takeOwner(s: CodexState, p: Json, ts: string | undefined, start: number, emit: Emit): void {
   const id = asString(p.id) ?? asString(p.session_id) ?? s.fileId;
   const forkedFrom = asString(p.forked_from_id) ?? asString(p.parent_thread_id) ?? getSpawnParent(p.source);
   const subagent = isSubagentSource(p.source);

@@ -91,7 +91,8 @@ export const CODEX_USAGE_FIELDS = compileProjection(CODEX_USAGE_PROJECTION);
  * it is a `session_meta` record: the owner's header, mostly the model's instructions (about 13 KB a rollout in
  * the bench's corpus), which a whole parse decoded and dropped for every file. `source` and `history_base` are
  * taken whole (their shapes vary). A first line of any other kind is parsed whole (parse.ts `headerFields`);
- * keep this in step with `takeOwner`, as CODEX_USAGE_PROJECTION with `line()`.
+ * keep this in step with `takeOwner` (test/codex-header-projection.test.ts holds it to what `takeOwner` reads),
+ * as CODEX_USAGE_PROJECTION with `line()`.
  */
 export const CODEX_HEADER_PROJECTION = {
   type: true,

@@ -6,16 +6,24 @@
  * "startup"). The CLI asks here first and runs `costReport` (src/cost/report.ts) when this says undefined.
  *
  * Its answer is `costReport`'s, field for field: the empty summary the fold gives for no records, the same
- * source report (every root `missing`), no warnings and no unrecorded-usage notes (those need files). It
- * fails where `costReport` fails first, with the same error, by running the same checks in the same order:
- * the cost mode and the price-override file (the pricer), the agents' names (AGENT_NOT_FOUND), the tags file
- * (with tags or `groupBy: 'tag'`). test/empty-report.test.ts holds the CLI's output equal both ways.
+ * source report (every root `missing`), no warnings and no unrecorded-usage notes (those need files). The
+ * sources are the scan's own (src/scan/select.ts, which `normalizeScanOptions` builds them with), and "no
+ * root there" is the narrowest case of the full path's own shortcut, nothing to read (src/cost/incremental.ts).
+ *
+ * It runs some of `costReport`'s checks, in its order, with the same errors: the cost mode and the
+ * price-override file (the pricer), the agents' names (AGENT_NOT_FOUND), the tags file (with tags or
+ * `groupBy: 'tag'`). It does not run the rest of what `normalizeCostOptions` and `normalizeScanOptions`
+ * check: the shape of `agent`/`agents` (a string spread as an agents list passes here), `groupBy`, `since`
+ * and `until`, the time zone, the `model` and `cwd` filters' types, `workers` and `cachePath`'s types. So it
+ * is safe only behind a caller that has checked those already, as its one caller, the CLI's `cost report`
+ * (src/cli/commands/cost-report.ts), does: its options come from parsed arguments it validated. A library
+ * caller uses `costReport`. test/empty-report.test.ts holds the CLI's output equal both ways.
  * `SESSIONFOLD_EMPTY_REPORT=0` in the environment always takes the full path.
  */
 import { existsSync } from 'node:fs';
-import { getCodec, listCodecs } from '../registry.js';
 import { getCachePath } from '../cache/paths.js';
-import { rootState, SourceTally } from '../scan/sources.js';
+import { noRootThere, scanSources } from '../scan/select.js';
+import { SourceTally } from '../scan/sources.js';
 import { loadTags } from '../tags.js';
 import { selectedAgents } from './agents.js';
 import { loadPriceOverrides } from './overrides.js';
@@ -31,10 +39,8 @@ export function emptyHistoryReport(options: CostReportOptions): CostReport | und
   loadPriceOverrides(env, options.pricesFile);
   const agents = selectedAgents(options);
   if ((options.tags !== undefined && options.tags.length > 0) || options.groupBy === 'tag') loadTags(env);
-  const codecs = agents === undefined ? listCodecs() : agents.map((a) => getCodec(a));
-  // As the scan takes them (src/scan/options.ts): each codec's default roots, once each.
-  const sources = codecs.map((codec) => ({ codec, roots: [...new Set(codec.defaultRoots(env))] }));
-  if (!sources.every((s) => s.roots.every((r) => rootState(r).status === 'missing'))) return undefined;
+  const sources = scanSources({ agents }, env);
+  if (!noRootThere(sources)) return undefined;
   if (options.cache !== false && existsSync(options.cachePath ?? getCachePath(env))) return undefined;
   return { summary: emptyCostSummary(options.groupBy !== undefined), mode, warnings: [], unknownUsage: [], sources: new SourceTally().report(sources, env) };
 }

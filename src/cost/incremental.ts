@@ -327,7 +327,12 @@ function storeFold(run: RunContext, fold: CostFold, at: { version: number }, sum
   }
 }
 
-/** Whether discovery finds no file at all for the scan (none to read, none skipped by `since`). */
+/**
+ * Whether discovery finds no file at all for the scan (none to read, none skipped by `since`), over the
+ * sources src/scan/select.ts builds. The empty report (src/cost/empty-report.ts) answers the narrowest case of
+ * it, no root there, over the same sources and before this chunk loads; discovery runs here even then, as it
+ * writes the scan's source report (`ScanOptions.sources`).
+ */
 async function nothingToRead(scan: ScanOptions): Promise<boolean> {
   const d = await discoverUsageFiles(scan);
   return d.files.length === 0 && [...d.seen.values()].every((paths) => paths.size === 0);

@@ -1,12 +1,12 @@
 /** `normalizeScanOptions`: every default filled once, every bad option an INVALID_OPTION. */
 import { availableParallelism } from 'node:os';
-import type { Codec, DiscoverOptions } from '../../cursors/protocol/codec.js';
+import type { DiscoverOptions } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
-import { findCodec, getCodec, listCodecs } from '../registry.js';
 import { getCachePath } from '../cache/paths.js';
 import { openListingMemo } from '../cache/listing-memo.js';
 import { newScanStats, type ScanDelta, type ScanOptions, type ScanStats } from './types.js';
 import { SourceTally, type SourceReport } from './sources.js';
+import { scanSources, type ScanSource } from './select.js';
 
 /**
  * Default pool size: min(cores − 1, MAX_DEFAULT_WORKERS). The main thread parses too (the pool's inline
@@ -29,10 +29,7 @@ export const MAX_DEFAULT_WORKERS = 4;
  */
 export const AUTO_WORKER_MIN_BYTES = 1 << 30;
 
-export interface ScanSource {
-  codec: Codec;
-  roots: string[];
-}
+export type { ScanSource } from './select.js';
 
 export interface NormalizedScanOptions {
   sources: ScanSource[];
@@ -62,27 +59,7 @@ function defaultWarning(message: string): void {
 
 export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOptions {
   const env = user.env ?? process.env;
-  let codecs: Codec[];
-  if (user.agents === undefined) codecs = [...listCodecs()];
-  else {
-    if (!Array.isArray(user.agents) || user.agents.some((a) => typeof a !== 'string')) throw invalidOption('agents', 'an array of agent ids', user.agents);
-    codecs = [];
-    for (const a of user.agents) {
-      const c = getCodec(a);
-      if (!codecs.includes(c)) codecs.push(c);
-    }
-  }
-  const overrides = new Map<Codec, string[]>();
-  if (user.roots !== undefined) {
-    if (user.roots === null || typeof user.roots !== 'object') throw invalidOption('roots', 'an object of agent → string[]', user.roots);
-    for (const [name, roots] of Object.entries(user.roots)) {
-      if (!Array.isArray(roots) || roots.some((r) => typeof r !== 'string')) throw invalidOption(`roots.${name}`, 'an array of paths', roots);
-      const c = findCodec(name);
-      if (c === undefined) throw invalidOption('roots', `agent ids (${listCodecs().map((x) => x.id).join(', ')})`, name);
-      overrides.set(c, [...(overrides.get(c) ?? []), ...roots]);
-    }
-  }
-  const sources = codecs.map((codec) => ({ codec, roots: [...new Set(overrides.get(codec) ?? codec.defaultRoots(env))] }));
+  const sources = scanSources(user, env);
 
   let since: number | undefined;
   if (user.since !== undefined) {

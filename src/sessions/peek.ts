@@ -54,7 +54,9 @@ export async function foldWholeFile(codec: Codec, file: SessionFile, price: Pric
 
 /**
  * Timestamps, model and title from the complete lines of the last `window` bytes. Usage of another session
- * than `ownId` (the head's; unknown: the tail's first session event's) is that session's: skipped.
+ * than the file's own is that session's: skipped. The own session is `ownId` (the head's) when known; else
+ * the first usage event's of the tail (`claim`) until the tail's first session event names it (`name`), so
+ * usage ahead of that session event is judged against the first usage event's id.
  */
 async function peekTail(fh: FileHandle, core: LineCore<unknown>, path: string, size: number, window: number, ownId: string | undefined): Promise<NonNullable<PeekResult['tail']>> {
   const tailStart = Math.max(0, size - window);

@@ -1,8 +1,10 @@
 /**
  * The record that ties each codec's golden events to its parser version (fixtures/expected/parser-versions.json):
- * per codec, the version its events were recorded under and a digest of its golden files. The event cache keeps
- * a file's events until the codec's version changes, so golden events that moved under an unchanged version
- * mean cached files would go on showing the old reading.
+ * per codec, the version its events were recorded under and a digest of each of its golden files. The event
+ * cache keeps a file's events until the codec's version changes, so a golden file that changed or went away
+ * under an unchanged version means cached files would go on showing the old reading. A golden file added is
+ * new coverage, not a new reading: it is recorded without a bump (a bump would re-read that agent in every
+ * user's cache for nothing).
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
@@ -13,8 +15,8 @@ export interface ParserRecord {
   readonly coreEventVersion: number;
   /** The codec's descriptor's parserVersion. */
   readonly parserVersion: number;
-  /** sha256 over the codec's golden files, names and bytes, in name order. */
-  readonly digest: string;
+  /** sha256 of each golden file's bytes, by its path under the codec's golden folder ('/'-separated). */
+  readonly files: Readonly<Record<string, string>>;
 }
 
 export type ParserRecords = Record<string, ParserRecord>;
@@ -31,16 +33,13 @@ async function filesUnder(dir: string): Promise<string[]> {
   return out;
 }
 
-/** The digest of every file under `dir` (one codec's golden folder). */
-export async function goldenDigest(dir: string): Promise<string> {
-  const hash = createHash('sha256');
+/** The digest of each file under `dir` (one codec's golden folder), keyed by its path there, in name order. */
+export async function goldenDigests(dir: string): Promise<Record<string, string>> {
   const files = (await filesUnder(dir)).map((p) => [relative(dir, p).split('\\').join('/'), p] as const);
   files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [name, path] of files) {
-    const bytes = await readFile(path);
-    hash.update(`${name}\0${bytes.length}\0`).update(bytes);
-  }
-  return hash.digest('hex');
+  const out: Record<string, string> = {};
+  for (const [name, path] of files) out[name] = createHash('sha256').update(await readFile(path)).digest('hex');
+  return out;
 }
 
 /** -1, 0 or 1 as version `a` is below, equal to or above `b` (core first, then the codec's own). */
@@ -52,8 +51,9 @@ function compareVersions(a: ParserRecord, b: ParserRecord): number {
 
 /**
  * What is wrong with codec `id`'s record given what its descriptor and golden files say now, or undefined.
- * `refuse` marks what re-recording must not paper over: golden events that moved under the same version, or a
- * version that went down (a cache would take events written by a later parser as current).
+ * `refuse` marks what re-recording must not paper over: a recorded golden file changed or removed under the
+ * same version, or a version that went down (a cache would take events written by a later parser as current).
+ * Golden files added under the same version only ask to be recorded.
  */
 export function recordProblem(id: string, recorded: ParserRecord | undefined, now: ParserRecord): { message: string; refuse: boolean } | undefined {
   const where = `codecs/${id}/descriptor.ts (or the engine's descriptor it takes its version from)`;
@@ -62,13 +62,25 @@ export function recordProblem(id: string, recorded: ParserRecord | undefined, no
   if (order < 0) {
     return { message: `${id}'s parser version went down (n${recorded.coreEventVersion}.p${recorded.parserVersion} recorded, n${now.coreEventVersion}.p${now.parserVersion} now): versions only go up`, refuse: true };
   }
-  if (order === 0 && now.digest !== recorded.digest) {
-    return {
-      message:
-        `${id}'s golden events changed but its parser version did not (still p${now.parserVersion}): files cached under ` +
-        `the old rules would never be re-read. Bump PARSER_VERSION in ${where}, then re-record with ${RECORDER}`,
-      refuse: true,
-    };
+  if (order === 0) {
+    const moved = Object.keys(recorded.files).filter((name) => now.files[name] !== recorded.files[name]);
+    if (moved.length > 0) {
+      return {
+        message:
+          `${id}'s golden events changed or were removed (${moved.join(', ')}) but its parser version did not (still ` +
+          `p${now.parserVersion}): files cached under the old rules would never be re-read. Bump PARSER_VERSION in ` +
+          `${where}, then re-record with ${RECORDER}`,
+        refuse: true,
+      };
+    }
+    const added = Object.keys(now.files).filter((name) => !Object.hasOwn(recorded.files, name));
+    if (added.length > 0) {
+      return {
+        message: `${id} has new golden files (${added.join(', ')}): record them with ${RECORDER} (new coverage needs no PARSER_VERSION bump)`,
+        refuse: false,
+      };
+    }
+    return undefined;
   }
   if (order > 0) return { message: `${id}'s parser version rose to p${now.parserVersion}: re-record parser-versions.json with ${RECORDER}`, refuse: false };
   return undefined;
