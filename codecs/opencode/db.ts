@@ -118,9 +118,14 @@ function withLateParts(db: SqliteDatabase, reads: readonly { read: RowReadResult
   const ids = open.flatMap((r) => (r.read.rows.message ?? []).map((m) => m.id));
   const found = db.prepare('SELECT rowid AS r, message_id AS m FROM part WHERE message_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids)) as [number, unknown][];
   const byMessage = new Map<unknown, number[]>();
-  for (const [r, m] of found) byMessage.set(m, [...(byMessage.get(m) ?? []), r]);
+  for (const [r, m] of found) {
+    const list = byMessage.get(m);
+    if (list === undefined) byMessage.set(m, [r]);
+    else list.push(r);
+  }
+  const opened = new Set(open.map((r) => r.read));
   return reads.map(({ read, sessionId }) => {
-    if (!open.some((r) => r.read === read)) return read;
+    if (!opened.has(read)) return read;
     const have = new Set((read.rows.part ?? []).map((p) => p._rowid));
     const missing = (read.rows.message ?? []).flatMap((m) => byMessage.get(m.id) ?? []).filter((r) => !have.has(r));
     if (missing.length === 0) return read;
@@ -352,6 +357,9 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage } };
   const lastUsage = state.lastUsage as Record<string, number>;
   const { bySession, skipped, bytes } = records(read.rows);
+  // one target for every message: it counts the usage events each message emits (`lastUsage`)
+  let usage = 0;
+  const counted: EmitTarget = { ...out, emit: (e) => (e.type === 'usage' && usage++, out.emit(e)) };
   // the last message taken again replaces its usage events: until it parses and emits, it holds none (a row
   // caught half-written is skipped, and a later read must not replace the events of the message before it)
   if (snap.replaced !== undefined && !read.restarted && sessionId !== undefined) lastUsage[sessionId] = 0;
@@ -362,8 +370,8 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     if (state.sessions[row.id] !== key && out.kinds.has('session')) out.emit(ev);
     state.sessions[row.id] = key;
     for (const rec of bySession.get(row.id) ?? []) {
-      let usage = 0;
-      emitMessage(rec, row.id, { ...out, emit: (e) => (e.type === 'usage' && usage++, out.emit(e)) });
+      usage = 0;
+      emitMessage(rec, row.id, counted);
       const k = keyOf(rec);
       const last = state.last[row.id];
       if (last === undefined || !before(k, last)) {
