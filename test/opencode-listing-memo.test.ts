@@ -244,6 +244,20 @@ describe('OpenCode listing memo', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('"x"', '"y"'));
     expect(openListingMemo(cache).get('k')).toBeUndefined();
   });
+
+  it('two memos of one cache in a process keep each other\'s listings', () => {
+    const cache = join(dir, 'cache', 'events.db');
+    const a = openListingMemo(cache);
+    const b = openListingMemo(cache);
+    expect(a.get('one')).toBeUndefined(); // each has read the file before the other writes
+    expect(b.get('two')).toBeUndefined();
+    a.set('one', [1]);
+    b.set('two', [2]);
+    a.set('one', [3]);
+    const fresh = openListingMemo(cache);
+    expect(fresh.get('one')).toEqual([3]);
+    expect(fresh.get('two')).toEqual([2]);
+  });
 });
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;

@@ -42,6 +42,16 @@ function load(file: string): Stored['entries'] {
   }
 }
 
+/** The entries of both, each key's newer one kept. */
+function newest(a: Stored['entries'], b: Stored['entries']): Stored['entries'] {
+  const out = { ...a };
+  for (const [k, e] of Object.entries(b)) {
+    const had = out[k];
+    if (had === undefined || (e !== null && typeof e === 'object' && typeof had === 'object' && had !== null && e.t >= had.t)) out[k] = e;
+  }
+  return out;
+}
+
 function save(file: string, entries: Stored['entries']): void {
   const kept = Object.entries(entries)
     .filter(([, e]) => e !== null && typeof e === 'object' && typeof e.t === 'number')
@@ -68,8 +78,11 @@ export function openListingMemo(cachePath: string): ListingMemo {
       return e !== null && typeof e === 'object' ? e.value : undefined;
     },
     set(key, value) {
-      all()[key] = { t: Date.now(), value };
-      save(file, all());
+      // merged with the file as it is now: another memo of this cache in the process (a session manager's
+      // beside the scans of `start` or `serve`) or another process may have stored listings since it was read
+      entries = newest(load(file), all());
+      entries[key] = { t: Date.now(), value };
+      save(file, entries);
     },
   };
 }
