@@ -4,7 +4,7 @@
  * collects again; reading a 500 MB session, which parses every line twice and keeps about 30 MB, that put
  * 150-200 MB of garbage on the heap before each collection and the process at 265 MB (issue 16's bar is
  * 250 MB). A growing factor of 1.1 (`--heap-growing-percent=10`) collects sooner, for no measured loss of
- * time there: 178 MB for the first pass instead of 240 (bench/RESULTS.md, peak RSS).
+ * time there: 191 MB instead of 265 for the streamed show (bench/RESULTS.md, peak RSS).
  *
  * The flag goes through setV8Flags (v8-flags.ts), so the code cache is not stamped with it. The executable
  * decides for its own process, as jit.ts does: a program that imports the library keeps

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 /**
  * Whether a `sessionfold serve` may listen: its socket exists, by the client's own rule (src/serve/socket-path.ts,
  * which the build writes as `bundle-cjs/socket-path.cjs`). When none does, a served command runs locally
- * without loading the front (4 M instructions of an empty report's start, bench/RESULTS.md "startup"). True
+ * without loading the front (2.7 M instructions of an empty report's start, bench/RESULTS.md "startup"). True
  * where that file is missing or stale: the front then asks, as before.
  */
 function serverMayListen(): boolean {
@@ -168,7 +168,7 @@ async function loadFront(): Promise<Front> {
 /**
  * The CLI: its CommonJS bundle with V8's code cache (`fromCjsBundle`); else its ESM bundle (scripts/bundle-cli.mjs
  * made by the build after the modules it bundles: `bundle/run.js` and the chunks it imports), a cold report
- * ~55 ms sooner than with the modules one by one (bench/RESULTS.md "Seventh session"); run.js itself when
+ * sooner than with the modules one by one (Node 20 loads those along the import chain); run.js itself when
  * there is none, or when run.js is newer (a compile after the last bundle).
  */
 async function loadCli(): Promise<Cli> {

@@ -1,5 +1,5 @@
 /**
- * A pricer's resolutions kept beside the event cache (`prices.json` in its folder): a later run whose models
+ * A pricer's resolutions kept beside the event cache (`<cache>.prices.json`): a later run whose models
  * were all resolved before prices them without loading genai-prices, whose bundled table is the largest
  * single cost of a warm local `statusline` (its evaluation, in `--cpu-prof` profiles). The resolutions hold
  * only under the fingerprint they were made with (the price data's version, our rules' version, the

@@ -37,9 +37,10 @@ export function sameRecord(a: UsageRecord, b: UsageRecord): boolean {
 /**
  * `after` minus `before` (added) and `before` minus `after` (removed), as multisets. The leading records the
  * two share, pair by pair, cancel out before any key is built: a file that grew (the native engine re-read
- * it whole, src/cache/store.ts) was a diff of every record's JSON, ~10 ms of CPU and its garbage for a
- * 6 MB session on a warm report after an append. Taking equal pairs out of both multisets leaves their
- * difference as it was; of equal records, which copy is named removed does not matter (they are the same).
+ * it whole, src/cache/store.ts) was a diff of every record's JSON and its garbage, most of the store's
+ * apply on a warm report after an append (bench/RESULTS.md, "After +1 MB at 34 MB"). Taking equal pairs out
+ * of both multisets leaves their difference as it was; of equal records, which copy is named removed does
+ * not matter (they are the same).
  */
 export function diffRecords(before: readonly UsageRecord[], after: readonly UsageRecord[]): { added: UsageRecord[]; removed: UsageRecord[] } {
   let p = 0;
