@@ -22,7 +22,7 @@
  */
 import { existsSync } from 'node:fs';
 import { getCachePath } from '../cache/paths.js';
-import { noRootThere, scanSources } from '../scan/select.js';
+import { scanSources } from '../scan/select.js';
 import { SourceTally } from '../scan/sources.js';
 import { loadTags } from '../tags.js';
 import { selectedAgents } from './agents.js';
@@ -40,7 +40,10 @@ export function emptyHistoryReport(options: CostReportOptions): CostReport | und
   const agents = selectedAgents(options);
   if ((options.tags !== undefined && options.tags.length > 0) || options.groupBy === 'tag') loadTags(env);
   const sources = scanSources({ agents }, env);
-  if (!noRootThere(sources)) return undefined;
+  // every root missing: the narrowest test of an empty history, the only one that needs no listing (a scan
+  // whose discovery finds no file is the wider one); the report states each root once for both
+  const report = new SourceTally().report(sources, env);
+  if (!report.every((s) => s.status === 'missing')) return undefined;
   if (options.cache !== false && existsSync(options.cachePath ?? getCachePath(env))) return undefined;
-  return { summary: emptyCostSummary(options.groupBy !== undefined), mode, warnings: [], unknownUsage: [], sources: new SourceTally().report(sources, env) };
+  return { summary: emptyCostSummary(options.groupBy !== undefined), mode, warnings: [], unknownUsage: [], sources: report };
 }

@@ -7,7 +7,6 @@
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { findCodec, getCodec, listCodecs } from '../registry.js';
-import { rootState } from './sources.js';
 import type { ScanOptions } from './types.js';
 
 export interface ScanSource {
@@ -38,12 +37,4 @@ export function scanSources(user: Pick<ScanOptions, 'agents' | 'roots'>, env: No
     }
   }
   return codecs.map((codec) => ({ codec, roots: [...new Set(overrides.get(codec) ?? codec.defaultRoots(env))] }));
-}
-
-/**
- * Whether no root of any source is there (every one `missing`): then a scan finds no file. The narrowest test
- * of an empty history, the only one that needs no listing; discovery finding no file is the wider one.
- */
-export function noRootThere(sources: readonly ScanSource[]): boolean {
-  return sources.every((s) => s.roots.every((r) => rootState(r).status === 'missing'));
 }
