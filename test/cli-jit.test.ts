@@ -34,7 +34,7 @@ describe('the budget in a server', () => {
   });
   const tunes = process.versions.v8.startsWith('11.3.') && !`${process.execArgv.join(' ')}`.includes('interrupt');
 
-  it('is not raised by a served report that reads files', async () => {
+  it.runIf(tunes)('is not raised by a served report that reads files', async () => {
     const flags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
     const home = await makeHome();
     try {

@@ -14,6 +14,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSessionManager } from '../src/sessions/manager.js';
+import { renderExport } from '../src/sessions/export.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import { type Home, makeHome } from './sessions-helpers.js';
 
@@ -86,7 +87,9 @@ function cli(name: string, nodeFlags: string[], args: string[]): { status: numbe
 it('shows a 60 MB session under a heap cap the whole-session path cannot meet', async () => {
   expect(statSync(file).size).toBeGreaterThanOrEqual(TARGET_BYTES);
   const cap = [`--max-old-space-size=${HEAP_CAP_MB}`];
-  const text = renderMarkdown(await createSessionManager({ env: home.env }).get('claude', ID));
+  const sm = createSessionManager({ env: home.env });
+  const full = await sm.get('claude', ID);
+  const text = renderMarkdown(full);
   const reference = { sha: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text) };
   expect(reference.bytes).toBeGreaterThan(TARGET_BYTES / 2);
 
@@ -106,9 +109,15 @@ it('shows a 60 MB session under a heap cap the whole-session path cannot meet', 
   expect(cut.bytes).toBeLessThan(reference.bytes / 2);
 
   // JSONL streams as well: show's and export's (with every usage event's key) under the same cap
-  for (const args of [['sessions', 'show', 'claude', ID, '--format', 'jsonl'], ['sessions', 'export', 'claude', ID]]) {
+  const sha = (t: string): string => createHash('sha256').update(t).digest('hex');
+  const jsonlCases: [string[], string][] = [
+    [['sessions', 'show', 'claude', ID, '--format', 'jsonl'], sha(renderExport(full, 'jsonl'))],
+    [['sessions', 'export', 'claude', ID], sha(await sm.export('claude', ID, 'jsonl'))],
+  ];
+  for (const [args, expected] of jsonlCases) {
     const jsonl = cli('jsonl', cap, args);
     expect(jsonl.status, jsonl.stderr).toBe(0);
     expect(jsonl.bytes).toBeGreaterThan(TARGET_BYTES / 2);
+    expect(jsonl.sha).toBe(expected);
   }
 }, 300_000);
