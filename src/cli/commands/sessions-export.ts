@@ -4,10 +4,9 @@
  * `<id>.jsonl` under `$SESSIONFOLD_EXPORT_DIR` to list, search and diff it like any agent's session).
  * JSONL and Markdown are written as the session is read (the manager's `stream`); JSON renders it whole.
  */
-import { createSessionManager } from '../../sessions/manager.js';
 import type { ExportFormat, Session } from '../../sessions/types.js';
 import { defineCommand, type CommandContext } from '../command.js';
-import { parseChoice, sessionArgs } from './sessions-common.js';
+import { makeManager, parseChoice, sessionArgs } from './sessions-common.js';
 import { readUsageEvents } from '../../sessions/get.js';
 import { tuneHeapForStream } from '../heap.js';
 import { withProgress } from '../progress.js';
@@ -16,7 +15,7 @@ import { openSink, writePieces } from '../stream-out.js';
 
 /** The session, from the command's environment. */
 export async function getSessionFor(ctx: CommandContext, agent: string, id: string): Promise<Session> {
-  return createSessionManager({ env: ctx.env }).get(agent, id);
+  return makeManager(ctx).get(agent, id);
 }
 
 export default defineCommand({
@@ -30,13 +29,13 @@ export default defineCommand({
     const { agent, id } = sessionArgs(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['jsonl', 'json', 'markdown'] as const) ?? 'jsonl';
     if (format === 'json') {
-      ctx.stdout.write(await withProgress(ctx, 'Reading the session', () => createSessionManager({ env: ctx.env }).export(agent, id, format)));
+      ctx.stdout.write(await withProgress(ctx, 'Reading the session', () => makeManager(ctx).export(agent, id, format)));
       return 0;
     }
     // Markdown and JSONL stream (sessions-show.ts): the bytes of the manager's export, without the session held
     tuneHeapForStream(ctx.env);
     const markdown = format === 'markdown';
-    const stream = await withProgress(ctx, 'Reading the session', () => createSessionManager({ env: ctx.env }).stream(agent, id, { orphanUsage: !markdown }));
+    const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: !markdown }));
     const file = stream.session.raw?.file;
     const events = markdown || file === undefined ? [] : await readUsageEvents(stream.session.agent, file);
     await writePieces(await openSink(ctx, false), markdown ? markdownPieces(stream, {}) : jsonlPieces(stream, events));
