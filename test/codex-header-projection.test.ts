@@ -9,40 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { takeOwner, type CodexState } from '../codecs/codex/parse.js';
 import { CODEX_HEADER_PROJECTION } from '../codecs/codex/prefilter.js';
 import type { FieldProjection } from '../cursors/scan-fields.js';
+import { listedFields, projected, recording } from './helpers/projection-reads.js';
 
 type Obj = Record<string, unknown>;
-
-/** `value` behind proxies that add to `reads` each path read under it (`a.b`; `a.*` for a listing of keys). */
-function recording(value: Obj, reads: Set<string>, at = ''): Obj {
-  return new Proxy(value, {
-    get(target, key, receiver) {
-      const v: unknown = Reflect.get(target, key, receiver);
-      if (typeof key !== 'string') return v;
-      const path = at + key;
-      reads.add(path);
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? recording(v as Obj, reads, `${path}.`) : v;
-    },
-    has(target, key) {
-      if (typeof key === 'string') reads.add(at + key);
-      return Reflect.has(target, key);
-    },
-    ownKeys(target) {
-      reads.add(`${at}*`);
-      return Reflect.ownKeys(target);
-    },
-  });
-}
-
-/** Whether the projection takes `path` (a dotted path under `payload`): a field listed, or under one taken whole. */
-function projected(projection: FieldProjection, path: string): boolean {
-  let node: FieldProjection | true | undefined = projection;
-  for (const key of path.split('.')) {
-    if (node === true) return true;
-    if (key === '*' || node === undefined) return false;
-    node = (node as Record<string, FieldProjection | true | undefined>)[key];
-  }
-  return node !== undefined;
-}
 
 function readsOf(payload: Obj): Set<string> {
   const reads = new Set<string>();
@@ -70,9 +39,7 @@ describe('CODEX_HEADER_PROJECTION lists every field takeOwner reads', () => {
 
   it('lists no payload field takeOwner never reads', () => {
     const reads = new Set(PAYLOADS.flatMap((p) => [...readsOf(p)]));
-    const listed = (node: FieldProjection, at = ''): string[] =>
-      Object.entries(node).flatMap(([k, v]) => (v === true ? [at + k] : listed(v as FieldProjection, `${at}${k}.`)));
-    expect(listed(payloadProjection).filter((f) => !reads.has(f))).toEqual([]);
+    expect(listedFields(payloadProjection).filter((f) => !reads.has(f))).toEqual([]);
   });
 
   it('sees a read the projection does not list', () => {

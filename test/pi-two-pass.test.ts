@@ -123,6 +123,31 @@ describe('pi two-pass read: the same as one pass', () => {
     await expectSameResume(content, lineBoundaries(content).filter((_, i) => i % 3 === 0 || i > text.length - 10));
   });
 
+  it('lines the first pass\'s field scanner leaves to JSON.parse, and ones it answers for', async () => {
+    const lines = [
+      JSON.stringify(HEADER),
+      JSON.stringify(user('u1', null, 'q1')),
+      // an escaped key spelling `parentId`, tabs and a CR around the JSON, a duplicate key (the last wins)
+      '{"type":"message","id":"a1","\\u0070arentId":"u1","timestamp":"2026-01-01T00:10:00.000Z","message":{"role":"assistant","content":[],"usage":{"input":3,"output":4}}}',
+      '\t{"type":"message","id":"u2","parentId":"a1","timestamp":"2026-01-01T00:11:00.000Z","message":{"role":"user","content":"q2"}}\r',
+      '{"type":"message","id":"u3","parentId":"u1","parentId":"u2","timestamp":"2026-01-01T00:12:00.000Z","message":{"role":"user","content":"q3"}}',
+      // escaped values of projected fields, and a session_info named with escapes
+      '{"type":"session_info","id":"s\\u0031","parentId":"u3","name":"na\\u006De \\"q\\""}',
+      '"a string"',
+      '{"type":"message","id":"u4","parentId":"s1","message":{"role":"user","content":"x"},}',
+      '{"type":"model_change","id":"m1","parentId":"s1","provider":"openai","modelId":"gpt-5"}',
+      JSON.stringify(assistant('a2', 'm1', 'r2', 5, 6)),
+    ];
+    const content = Buffer.from(lines.join('\n') + '\n');
+    const file = join(dir, 'scanner.jsonl');
+    await writeFile(file, content);
+    await expectSameReads(file);
+    const events = await readEvents(twoPass, file);
+    expect(events.filter((e) => e.type === 'message').length).toBeGreaterThan(3);
+    expect(events.some((e) => e.type === 'session' && e.title === 'name "q"')).toBe(true);
+    await expectSameResume(content, cutsOf(content));
+  });
+
   it('a strict read fails at the same malformed line, after the same events', async () => {
     const content = Buffer.from(jsonl([HEADER, user('a', null, 'A'), assistant('b', 'a', 'B')]).toString() + '{broken\n' + jsonl([user('c', 'b', 'C')]).toString());
     const file = join(dir, 'strict.jsonl');

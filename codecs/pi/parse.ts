@@ -12,6 +12,7 @@
 import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, RESTART } from '../../cursors/core.js';
+import { compileProjection, scanFields, type FieldProjection } from '../../cursors/scan-fields.js';
 import type { KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
@@ -108,6 +109,32 @@ const CONVERSATION = ['message', 'tool_call', 'tool_result'] as const;
  * titles (`title_change`, omp's title slot). Four at most: the native line source takes no more.
  */
 const USAGE_MARKERS = ['"usage"', '"session', 'model_change', '"title'].map((m) => Buffer.from(m));
+
+/**
+ * Every field the first pass of a two-pass read takes from a line (`takeRecord` in pass 1): the header's
+ * fields, an entry's type, id and parentId, and what model changes, `session_init` and titles carry. That
+ * pass links the entries and needs nothing of their messages, which are most of a file's bytes, so its lines
+ * go through the exact field scanner (cursors/scan-fields.ts) instead of JSON.parse; a line the scanner
+ * cannot answer for is parsed whole (a malformed one is then skipped as before). A field that pass reads
+ * and this does not list would read as absent there alone: test/pi-link-projection.test.ts holds the two in
+ * step.
+ */
+export const PI_LINK_PROJECTION = {
+  type: true,
+  id: true,
+  parentId: true,
+  timestamp: true,
+  cwd: true,
+  parentSession: true,
+  title: true,
+  modelId: true,
+  provider: true,
+  model: true,
+  agent: true,
+  name: true,
+} as const satisfies FieldProjection;
+
+const PI_LINK_FIELDS = compileProjection(PI_LINK_PROJECTION);
 
 /** The session id in a pi file name (`<ISO time>_<id>.jsonl`), else the name without `.jsonl`. */
 export function piFileSessionId(file: string): string {
@@ -266,6 +293,21 @@ function flushPending(s: PiState, emit: Emit): void {
   plan.pending = [];
 }
 
+/**
+ * One line's record: the header, or an entry. In the first pass of a two-pass read `rec` holds only the
+ * fields PI_LINK_PROJECTION lists.
+ */
+export function takeRecord(s: PiState, rec: Record<string, unknown>, start: number, length: number, opts: PiCoreOptions, emit: Emit): typeof RESTART | void {
+  const sessions = s.pass === 2 ? quiet : emit;
+  const header = asHeader(rec);
+  if (header !== undefined) {
+    if (!s.headerSeen) readHeader(s, header, start, opts, sessions);
+    return;
+  }
+  if (typeof rec.type !== 'string') return;
+  return readEntry(s, rec as PiEntry, start, length, opts, sessions, emit);
+}
+
 /** The pi-family line core for one agent (and, for OpenClaw, one session's `sessions.json` entry). */
 export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
   return {
@@ -302,15 +344,8 @@ export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
     line(s, line, start, emit) {
       if (s.markers !== undefined && !hasAnyMarker(line, s.markers)) return;
       if (s.pass === 2) flushPending(s, emit);
-      const rec = parseJsonObject(line, start, s.agent, s.file);
-      const sessions = s.pass === 2 ? quiet : emit;
-      const header = asHeader(rec);
-      if (header !== undefined) {
-        if (!s.headerSeen) readHeader(s, header, start, opts, sessions);
-        return;
-      }
-      if (typeof rec.type !== 'string') return;
-      return readEntry(s, rec as PiEntry, start, line.length, opts, sessions, emit);
+      const rec = (s.pass === 1 ? scanFields(line, PI_LINK_FIELDS) : undefined) ?? parseJsonObject(line, start, s.agent, s.file);
+      return takeRecord(s, rec, start, line.length, opts, emit);
     },
     end(s, emit): KindCounts {
       if (!s.held) return {};
