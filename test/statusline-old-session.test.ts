@@ -23,6 +23,7 @@ import type { CostSummary } from '../src/cost/types.js';
 import { newScanStats, scanUsage, type KeepFiles } from '../src/scan/index.js';
 import { isServed } from '../src/serve/protocol.js';
 import { sumOf, writeClaudeSession, type Req } from './claude-lines.js';
+import { cliWithStdin } from './helpers/cli-stdin.js';
 import { serveDuringBlock } from './helpers/serve-process.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
@@ -71,14 +72,7 @@ afterAll(async () => {
   await rm(home.dir, { recursive: true, force: true });
 });
 
-function cli(args: string[], stdin: string | undefined, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [CLI, ...args], { env: { ...home.env, SESSIONFOLD_SOCKET: 'off', ...env } }, (e, stdout, stderr) =>
-      e === null ? resolve({ stdout, stderr }) : reject(new Error(`${args.join(' ')}: ${String(e)}\n${stderr}`)),
-    );
-    child.stdin?.end(stdin ?? '');
-  });
-}
+const cli = cliWithStdin(() => home.env);
 
 /** Claude Code's status-line JSON for a session (no window size stated: the price data's applies). */
 const stdinFor = (sid: string): string =>

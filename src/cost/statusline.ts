@@ -17,7 +17,10 @@
  *   old session's transcript is last written before the look-back until its first new line lands. When the
  *   look-back would have skipped it, its records feed the session alone, so today and the window stay those
  *   of the bounded scan, which skips the file by its mtime as `cost report` does (a line in it can be stamped
- *   later than that mtime; it is left out of them all the same).
+ *   later than that mtime; it is left out of them all the same). It is read wherever it lies, when the
+ *   agent's codec claims it (`KeepFiles.unlisted`): a transcript outside the agent's roots (the agent run with
+ *   another config folder, a copied transcript) feeds the session alone too, as `cost report`, which scans
+ *   the roots, never sees it.
  *
  * Only the local zone's day start is computed with Date's local time (no Intl: loading ICU's zone data costs
  * tens of ms at start-up); an explicit zone goes through ZoneCalendar.
@@ -183,12 +186,12 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
     const session = createCostFold(fold);
     let last: UsageRecord | undefined;
     let lastMs = -Infinity;
-    // Discovery notes the file in `beforeSince` before any of its records is yielded.
-    const keep: KeepFiles | undefined = file === undefined ? undefined : { paths: [file], beforeSince: new Set() };
+    // Discovery notes the file in `beforeSince` or `unlisted` before any of its records is yielded.
+    const keep: KeepFiles | undefined = file === undefined ? undefined : { paths: [file], beforeSince: new Set(), unlisted: new Set() };
     for await (const batch of scanFor({ ...base, ...(Number.isFinite(since) && { since: new Date(since) }) }, { ...scan, ...(keep !== undefined && { keep }) })) {
-      const early = keep?.beforeSince.has(file as string) === true;
+      const sessionOnly = keep !== undefined && (keep.beforeSince.has(file as string) || keep.unlisted?.has(file as string) === true);
       for (const r of batch) {
-        if (!early || r.file !== file) {
+        if (!sessionOnly || r.file !== file) {
           today.add(r);
           blocks.add(r);
         }

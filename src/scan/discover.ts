@@ -5,10 +5,12 @@
  * synchronous: for thousands of small files a tight loop is several times faster than as many promises
  * through libuv's pool.
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
 import type { Codec, CodecListing, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
 import { takeUnreadable } from '../../cursors/list-dir.js';
+import { DETECT_HEAD_BYTES, loadCodec } from '../registry.js';
 
 export interface ScanFile {
   codec: Codec;
@@ -146,6 +148,60 @@ function skippedBySince(opts: NormalizedScanOptions, skipByMtime: boolean, path:
   return true;
 }
 
+/** The stat of a regular file at an absolute path, else undefined (missing, unreadable, a folder, a FIFO…). */
+function regularFile(path: string): Stats | undefined {
+  if (!isAbsolute(path)) return undefined;
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st?.isFile() === true ? st : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first bytes of a file, as `detectCodec` hands them to the codecs (opened read-only), or undefined. */
+function headOf(path: string, size: number): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(Math.min(size, DETECT_HEAD_BYTES));
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The kept files no selected codec's roots list, when the scan asks for them (`KeepFiles.unlisted`), each
+ * with the selected codec that claims it: the highest `detect` score of its head, the first on a tie; a file
+ * none claims is left out. Its folder stands for its root, which no scan of the agent's roots names, so a
+ * cached scan of those roots never takes its cache row for one of theirs. Only its stat and head are read.
+ */
+async function unlistedKept(opts: NormalizedScanOptions, listed: (path: string) => boolean): Promise<ScanFile[]> {
+  const unlisted = opts.keep?.unlisted;
+  if (opts.keep === undefined || unlisted === undefined) return [];
+  const out: ScanFile[] = [];
+  for (const path of opts.keep.paths) {
+    if (listed(path)) continue;
+    const st = regularFile(path);
+    const head = st === undefined ? undefined : headOf(path, st.size);
+    if (st === undefined || head === undefined) continue;
+    let best: Codec | undefined;
+    let bestScore = 0;
+    for (const { codec } of opts.sources) {
+      const score = (await loadCodec(codec)).detect?.(path, head) ?? 0;
+      if (score > bestScore) [best, bestScore] = [codec, score];
+    }
+    if (best === undefined) continue;
+    unlisted.add(path);
+    opts.stats.files++;
+    out.push({ codec: best, path, root: dirname(path), size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(best, path) });
+  }
+  return out;
+}
+
 /** A lazy codec's listing while its module is not loaded (src/lazy-codec.ts `unloadedListing`). */
 interface Unloaded {
   unloadedListing?: CodecListing | undefined;
@@ -193,6 +249,10 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
       files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
     }
   }
+  for (const f of await unlistedKept(opts, (path) => [...seen.values()].some((paths) => paths.has(path)))) {
+    files.push(f);
+    seen.get(f.codec.id)?.add(f.path);
+  }
   warnUnreadable(opts, unreadable);
   writeSourceReport(opts);
   return { files, seen };
@@ -226,9 +286,11 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     await new Promise<void>((r) => setImmediate(r));
     return true;
   };
+  const listedPaths: Set<string>[] = [];
   for (const { codec, roots } of opts.sources) {
     if (roots.length === 0) continue;
     const paths = new Set<string>();
+    listedPaths.push(paths);
     const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
     /** Take one discovered file; true when it went to `pending`. */
     const take = (d: SessionFile): boolean => {
@@ -249,6 +311,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     } else for await (const d of codec.discover(roots, opts.discover)) if (take(d) && pending.length >= size && !(await flush())) return;
     unreadable.push(...takeUnreadableOf(opts, codec));
   }
+  pending.push(...(await unlistedKept(opts, (path) => listedPaths.some((paths) => paths.has(path)))));
   warnUnreadable(opts, unreadable);
   writeSourceReport(opts);
   await flush();

@@ -55,6 +55,13 @@ export function asRecords(events: readonly UsageEvent[], file: string, cwd: stri
 export interface KeepFiles {
   readonly paths: readonly string[];
   readonly beforeSince: Set<string>;
+  /**
+   * Given: a kept path that no selected codec's roots list (a transcript copied elsewhere, an agent run with
+   * another config folder) is read too, by the selected codec that claims it (`Codec.detect` scores its head;
+   * the highest, the first on a tie), and added here. A path no selected codec claims, or no regular file, is
+   * left out. A fold over the agent's history leaves such a file out (no scan of the roots reads it).
+   */
+  readonly unlisted?: Set<string>;
 }
 
 export interface ScanOptions {
