@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildPriceTable } from '../src/cost/price-data-build.js';
-import { lookupPrice, type Clause, type PriceTable, type TableModel } from '../src/cost/price-data.js';
+import { lookupPrice, tableOf, type Clause, type PriceTableFiles, type TableModel } from '../src/cost/price-data.js';
 import { FIRST_PARTY_PROVIDERS, modelCandidates } from '../src/cost/models.js';
 import { priceDataVersion, resolvePriceEntry } from '../src/cost/pricing.js';
 
@@ -27,8 +27,9 @@ const AT = new Date('2025-01-01T00:00:00Z');
 
 /** Built, and read back from its JSON as a report reads it. */
 const built = buildPriceTable(pkg, priceDataVersion());
-const table = JSON.parse(JSON.stringify(built)) as PriceTable;
-const models = table.providers.map((p) => ({ id: p.id, models: JSON.parse(p.models) as TableModel[] }));
+const files = JSON.parse(JSON.stringify(built)) as PriceTableFiles;
+const table = tableOf(files);
+const models = files.providers.map((p, i) => ({ id: p.id, models: JSON.parse(files.models[i] as string) as TableModel[] }));
 
 /** The strings a clause compares with. */
 function clauseStrings(c: Clause, out: string[]): void {

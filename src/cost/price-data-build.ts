@@ -8,7 +8,7 @@
  * provider it does not return) builds no table, and reports resolve through the package as before.
  */
 import type { ModelInfo } from '@pydantic/genai-prices';
-import type { Clause, PriceTable, TableModel, TableProvider } from './price-data.js';
+import type { Clause, PriceTableFiles, TableModel, TableProvider } from './price-data.js';
 
 type GenaiPrices = typeof import('@pydantic/genai-prices');
 
@@ -83,7 +83,7 @@ function tableModel(pkg: GenaiPrices, m: RawModel): TableModel {
 }
 
 /** The table of the package's bundled data, or undefined when the data is not as expected. */
-export function buildPriceTable(pkg: GenaiPrices, version: string): PriceTable | undefined {
+export function buildPriceTable(pkg: GenaiPrices, version: string): PriceTableFiles | undefined {
   const raw = bundledProviders(pkg);
   if (raw === undefined) return undefined;
   const providers: TableProvider[] = raw.map((p) => ({
@@ -91,7 +91,6 @@ export function buildPriceTable(pkg: GenaiPrices, version: string): PriceTable |
     ...(p.provider_match !== undefined && { provider_match: p.provider_match }),
     ...(p.model_match !== undefined && { model_match: p.model_match }),
     ...(p.fallback_model_providers !== undefined && { fallback_model_providers: p.fallback_model_providers }),
-    models: JSON.stringify(p.models.map((m) => tableModel(pkg, m))),
   }));
-  return { version, providers };
+  return { version, providers, models: raw.map((p) => JSON.stringify(p.models.map((m) => tableModel(pkg, m)))) };
 }

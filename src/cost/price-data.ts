@@ -5,16 +5,17 @@
  * Why: requiring `@pydantic/genai-prices` compiles and runs its 480 KB module (the data as one object literal,
  * with names, descriptions, URLs and extractors a report never reads): about 100 ms of CPU on the main thread
  * of every cold report, more than parsing a 34 MB history takes (bench/RESULTS.md, "Start-up of a cold
- * report"). The table keeps what a resolution reads (ids, match clauses, prices, context windows), each
- * provider's models as a JSON string of their own, parsed when that provider is first searched: parsing the
- * table takes well under a millisecond and one provider's models about one.
+ * report"). The table keeps what a resolution reads (ids, match clauses, prices, context windows): the
+ * providers in `price-data/index.json` (4 KB), each provider's models in a file of their own (`<i>.json`),
+ * read when that provider is first searched (a Claude and Codex history reads two, about 30 KB).
  *
  * The lookup restates what `calcPrice` (the package's dist/index.cjs) does before it prices: the provider by
  * id or `provider_match` (LiteLLM's `vendor/model` names split first), else the first whose `model_match`
  * holds; then the provider's first model whose `match` holds, its `fallback_model_providers`' models next,
  * and again with a `-YYYYMMDD` date spelled `-YYYY-MM-DD`. A model for which `calcPrice` would throw or warn
  * (checked here at build time, by pricing it through the package) is marked, and its resolution goes to
- * the package, as does every resolution when the table was built from another version of it.
+ * the package, as does every resolution when the table was built from another version of it or a file of it
+ * cannot be read.
  * test/price-data.test.ts holds the two lookups equal over every model id and match string of the data.
  */
 import type { ModelInfo } from '@pydantic/genai-prices';
@@ -36,14 +37,27 @@ export interface TableProvider {
   provider_match?: Clause;
   model_match?: Clause;
   fallback_model_providers?: string[];
-  /** JSON of the provider's TableModel[], parsed on first use. */
-  models: string;
 }
 
-export interface PriceTable {
+/** The table as the build writes it: `index.json` holds the version and the providers, `<i>.json` models[i]. */
+export interface PriceTableFiles {
   /** The genai-prices version the table was built from. */
   version: string;
   providers: TableProvider[];
+  /** JSON of each provider's TableModel[]. */
+  models: string[];
+}
+
+/** The table as a lookup reads it: provider i's models (JSON) asked for when it is first searched. */
+export interface PriceTable {
+  version: string;
+  providers: TableProvider[];
+  modelsJson(i: number): string;
+}
+
+/** A table held in memory. */
+export function tableOf(files: PriceTableFiles): PriceTable {
+  return { version: files.version, providers: files.providers, modelsJson: (i) => files.models[i] ?? '[]' };
 }
 
 /** What a lookup found: a model and its provider's id, none (null), or 'package' (ask genai-prices). */
@@ -62,9 +76,9 @@ export function clauseHolds(c: Clause, text: string): boolean {
 }
 
 const parsed = new WeakMap<TableProvider, TableModel[]>();
-function modelsOf(p: TableProvider): TableModel[] {
+function modelsOf(t: PriceTable, p: TableProvider): TableModel[] {
   let m = parsed.get(p);
-  if (m === undefined) parsed.set(p, (m = JSON.parse(p.models) as TableModel[]));
+  if (m === undefined) parsed.set(p, (m = JSON.parse(t.modelsJson(t.providers.indexOf(p))) as TableModel[]));
   return m;
 }
 
@@ -83,13 +97,13 @@ function findProvider(ps: readonly TableProvider[], modelId: string, providerId:
 }
 
 /** The provider's model for `name`, then its fallback providers' (their own fallbacks not followed). */
-function findModel(p: TableProvider, name: string, ps: readonly TableProvider[] | undefined): TableModel | undefined {
-  const m = modelsOf(p).find((x) => clauseHolds(x.match, name));
+function findModel(t: PriceTable, p: TableProvider, name: string, fallbacks: boolean): TableModel | undefined {
+  const m = modelsOf(t, p).find((x) => clauseHolds(x.match, name));
   if (m !== undefined) return m;
-  if (p.fallback_model_providers === undefined || ps === undefined) return undefined;
+  if (p.fallback_model_providers === undefined || !fallbacks) return undefined;
   for (const id of p.fallback_model_providers) {
-    const f = ps.find((x) => x.id === id);
-    const fm = f !== undefined ? findModel(f, name, undefined) : undefined;
+    const f = t.providers.find((x) => x.id === id);
+    const fm = f !== undefined ? findModel(t, f, name, false) : undefined;
     if (fm !== undefined) return fm;
   }
   return undefined;
@@ -104,7 +118,7 @@ function dashedDates(name: string): string {
   });
 }
 
-/** `calcPrice`'s model and provider for `model` (and `providerId`), from the table. */
+/** `calcPrice`'s model and provider for `model` (and `providerId`), from the table (a file it cannot read throws). */
 export function lookupPrice(table: PriceTable, model: string, providerId: string | undefined): TableMatch {
   const ps = table.providers;
   let name = model.toLowerCase().trim();
@@ -117,10 +131,10 @@ export function lookupPrice(table: PriceTable, model: string, providerId: string
   }
   const p = findProvider(ps, name, pid);
   if (p === undefined) return null;
-  let m = findModel(p, name, ps);
+  let m = findModel(table, p, name, true);
   if (m === undefined) {
     const dashed = dashedDates(name);
-    if (dashed !== name) m = findModel(p, dashed, ps);
+    if (dashed !== name) m = findModel(table, p, dashed, true);
   }
   if (m === undefined) return null;
   if (m.bad) return 'package';

@@ -53,9 +53,10 @@ function priceTable(): PriceTable | null {
   table = null;
   const root = packageRoot();
   if (root === undefined || process.env.SESSIONFOLD_PRICE_TABLE === '0') return table;
+  const dir = join(root, 'dist', 'src', 'cost', 'price-data');
   try {
-    const t = JSON.parse(readFileSync(join(root, 'dist', 'src', 'cost', 'price-data.json'), 'utf8')) as PriceTable;
-    if (t.version === priceDataVersion() && Array.isArray(t.providers)) table = t;
+    const t = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Omit<PriceTable, 'modelsJson'>;
+    if (t.version === priceDataVersion() && Array.isArray(t.providers)) table = { ...t, modelsJson: (i) => readFileSync(join(dir, `${i}.json`), 'utf8') };
   } catch {
     // no table: the package resolves
   }
@@ -65,7 +66,12 @@ function priceTable(): PriceTable | null {
 /** The table's answer for one candidate, or 'package' when the package must answer. */
 function fromTable(model: string, providerId: string | undefined): TableMatch {
   const t = priceTable();
-  return t === null ? 'package' : lookupPrice(t, model, providerId);
+  if (t === null) return 'package';
+  try {
+    return lookupPrice(t, model, providerId);
+  } catch {
+    return 'package'; // a provider's file that cannot be read or parsed
+  }
 }
 
 let dataVersion: string | undefined;
