@@ -1,6 +1,7 @@
 /**
  * The executable ends a `cost` command as soon as it is done (src/cli/main.cts `EXIT_WHEN_DONE`), without
- * waiting for V8's teardown: what it wrote must all be there, to a pipe and to a file alike, and its exit
+ * waiting for V8's teardown: what it wrote must all be there, to a pipe and to a file alike (stderr a pipe
+ * or /dev/null), and its exit
  * code must be the command's. Over the built executable (`npx tsc -p . && node scripts/bundle-cli.mjs` first).
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -30,6 +31,10 @@ describe.skipIf(!existsSync(MAIN))('a cost command that ends when it is done', (
     const sh = spawnSync('/bin/sh', ['-c', `"${process.execPath}" ${args.map((a) => `'${a}'`).join(' ')} > '${file}'`], { env });
     expect(sh.status).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(piped.stdout);
+    // stderr on /dev/null: a Node stream carries it (nothing left buffered in it, so the process ends as well)
+    const quiet = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8', maxBuffer: 64 << 20 });
+    expect(quiet.status).toBe(0);
+    expect(quiet.stdout).toBe(piped.stdout);
   }, 60_000);
 
   it('exits with the command\'s code', () => {
