@@ -16,11 +16,17 @@ const out = join(root, 'dist', 'src', 'cost', 'price-data');
 
 export async function buildPriceData() {
   const require = createRequire(join(root, 'package.json'));
-  const { buildPriceTable } = await import(pathToFileURL(join(root, 'dist', 'src', 'cost', 'price-data-build.js')).href);
-  const pkg = require('@pydantic/genai-prices');
-  const version = String(JSON.parse(readFileSync(join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json'), 'utf8')).version);
-  const table = buildPriceTable(pkg, version);
   rmSync(out, { recursive: true, force: true });
+  let table;
+  try {
+    const { buildPriceTable } = await import(pathToFileURL(join(root, 'dist', 'src', 'cost', 'price-data-build.js')).href);
+    const pkg = require('@pydantic/genai-prices');
+    const version = String(JSON.parse(readFileSync(join(dirname(require.resolve('@pydantic/genai-prices')), '..', 'package.json'), 'utf8')).version);
+    table = buildPriceTable(pkg, version);
+  } catch (e) {
+    console.warn(`sessionfold: no price table (${e instanceof Error ? e.message : String(e)}); reports load genai-prices`);
+    return;
+  }
   if (table === undefined) {
     console.warn('sessionfold: genai-prices\' data is not as expected; no price table (reports load the package)');
     return;
