@@ -22,6 +22,7 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildPriceData } from './build-price-data.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const input = join(root, 'dist', 'src', 'cli', 'run.js');
@@ -31,6 +32,7 @@ const cjsDir = join(root, 'dist', 'src', 'cli', 'bundle-cjs');
 
 async function main() {
   if (!existsSync(input)) throw new Error(`bundle-cli: ${input} is missing (run tsc first)`);
+  await buildPriceData();
   let rolldown;
   try {
     ({ rolldown } = await import('rolldown'));

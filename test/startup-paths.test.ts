@@ -241,7 +241,7 @@ describe('a warm local statusline (built CLI)', () => {
   });
 
   /** A status line in a fresh process: its data, and whether it loaded the price data. */
-  async function statusline(): Promise<{ data: { session: { costUsd: number }; today: { costUsd: number } }; prices: boolean }> {
+  async function statusline(extra: Record<string, string> = {}): Promise<{ data: { session: { costUsd: number }; today: { costUsd: number } }; prices: boolean }> {
     const script = `const m = await import(${JSON.stringify(RUN)});
 let out = '';
 const stdout = { write: (s) => ((out += s), true) };
@@ -249,7 +249,7 @@ const code = await m.runCli(['statusline', '--agent', 'claude', '--session', '88
 const { createRequire } = await import('node:module');
 const prices = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('genai-prices'));
 process.stdout.write(JSON.stringify({ code, out, prices }));`;
-    const r = await exec(process.execPath, ['--input-type=module', '-e', script], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off' } });
+    const r = await exec(process.execPath, ['--input-type=module', '-e', script], { env: { ...own.env, SESSIONFOLD_SOCKET: 'off', ...extra } });
     const j = JSON.parse(r.stdout) as { code: number; out: string; prices: boolean };
     expect(j.code).toBe(0);
     return { data: JSON.parse(j.out), prices: j.prices };
@@ -268,14 +268,23 @@ process.stdout.write(JSON.stringify({ code, out, prices }));`;
     });
     await mkdir(join(own.claude, 'projects', '-w'), { recursive: true });
     await writeFile(join(own.claude, 'projects', '-w', '88888888-8888-4888-8888-888888888888.jsonl'), lines.join('\n') + '\n');
-    const cold = await statusline();
+    // without the build's price table (src/cost/price-data.ts) the first run loads the package
+    const noTable = { SESSIONFOLD_PRICE_TABLE: '0' };
+    const cold = await statusline(noTable);
     expect(cold.prices).toBe(true);
-    expect(existsSync(priceMemoPath(getCachePath(own.env)))).toBe(true);
-    const warm = await statusline();
+    const memo = priceMemoPath(getCachePath(own.env));
+    expect(existsSync(memo)).toBe(true);
+    const warm = await statusline(noTable);
     expect(warm.prices).toBe(false);
     expect(warm.data.session.costUsd).toBeGreaterThan(0);
     expect(warm.data.session.costUsd).toBe(cold.data.session.costUsd);
     expect(warm.data.today.costUsd).toBe(cold.data.today.costUsd);
+    // with it, a run without the resolutions resolves from the table, to the same cents
+    await rm(memo);
+    const table = await statusline();
+    expect(table.prices).toBe(false);
+    expect(table.data.session.costUsd).toBe(cold.data.session.costUsd);
+    expect(table.data.today.costUsd).toBe(cold.data.today.costUsd);
   }, 60_000);
 });
 

@@ -4,7 +4,7 @@
  * comes from `createJsonlRead`. Format, token semantics and fallbacks: README.md.
  */
 import { basename, join } from 'node:path';
-import { readdir } from 'node:fs/promises';
+import { promises } from 'node:fs';
 import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
@@ -28,7 +28,9 @@ async function* discover(roots: readonly string[]): AsyncGenerator<SessionFile> 
 async function findIn(dir: string, suffix: string): Promise<string | undefined> {
   let names: string[];
   try {
-    names = await readdir(dir);
+    // fs.promises at the call: an import of node:fs/promises loads it (and the internal modules it takes)
+    // when this module loads, which every cold report over Codex files does; only a lookup by id lists here
+    names = await promises.readdir(dir);
   } catch {
     return undefined;
   }

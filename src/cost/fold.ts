@@ -134,7 +134,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   let keyTable: KeyTable | undefined;
   const table = (): KeyTable => {
     if (keyTable === undefined) {
-      keyTable = new KeyTable(Math.max(1 << 16, ledger.slots));
+      keyTable = new KeyTable(Math.max(1 << 12, ledger.slots));
       const hashes = ledger.hashes;
       for (let i = 0; i < ledger.slots; i++) keyTable.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
     }

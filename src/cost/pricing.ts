@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { packageFile } from '../../cursors/package-file.js';
+import { packageRoot } from '../../cursors/versions.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { checkCostMode, type CostMode } from './types.js';
 import { modelCandidates, normalizeModelName } from './models.js';
@@ -22,6 +23,7 @@ import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrid
 import { withSurcharges } from './surcharges.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry } from './price-table.js';
+import { lookupPrice, type PriceTable, type TableMatch } from './price-data.js';
 
 /**
  * Goes up whenever our price arithmetic changes (tiers, surcharges, model-name candidates): it is part of
@@ -39,6 +41,37 @@ let genai: GenaiPrices | undefined;
 function genaiPrices(): GenaiPrices {
   genai ??= require('@pydantic/genai-prices') as GenaiPrices;
   return genai;
+}
+
+let table: PriceTable | null | undefined;
+/**
+ * The build's compact table of the price data (price-data.ts), when it was built from the installed
+ * genai-prices; null without one (a build without it, another version installed, `SESSIONFOLD_PRICE_TABLE=0`).
+ */
+function priceTable(): PriceTable | null {
+  if (table !== undefined) return table;
+  table = null;
+  const root = packageRoot();
+  if (root === undefined || process.env.SESSIONFOLD_PRICE_TABLE === '0') return table;
+  const dir = join(root, 'dist', 'src', 'cost', 'price-data');
+  try {
+    const t = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Omit<PriceTable, 'modelsJson'>;
+    if (t.version === priceDataVersion() && Array.isArray(t.providers)) table = { ...t, modelsJson: (i) => readFileSync(join(dir, `${i}.json`), 'utf8') };
+  } catch {
+    // no table: the package resolves
+  }
+  return table;
+}
+
+/** The table's answer for one candidate, or 'package' when the package must answer. */
+function fromTable(model: string, providerId: string | undefined): TableMatch {
+  const t = priceTable();
+  if (t === null) return 'package';
+  try {
+    return lookupPrice(t, model, providerId);
+  } catch {
+    return 'package'; // a provider's file that cannot be read or parsed
+  }
 }
 
 let dataVersion: string | undefined;
@@ -136,6 +169,9 @@ export function resolvePriceEntry(model: string, provider: string | undefined, o
     if (o) return { modelId: o.key, providerId: 'override', source: 'override', variants: [buildVariant(o.prices, { kind: 'always' })] };
   }
   for (const c of modelCandidates(model, provider)) {
+    const hit = fromTable(c.model, c.providerId);
+    if (hit === null) continue;
+    if (hit !== 'package') return entryFromModelInfo(hit.model, hit.providerId);
     let r;
     try {
       r = genaiPrices().calcPrice({ input_tokens: 0, output_tokens: 0 }, c.model, { ...(c.providerId !== undefined && { providerId: c.providerId }), timestamp: RESOLVE_TIME });

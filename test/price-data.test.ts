@@ -1,0 +1,160 @@
+/**
+ * The compact price table (src/cost/price-data.ts) against genai-prices itself: the table built from the
+ * installed package resolves every model id and match string of the data, dated and undated, with no
+ * provider, with the model's own, with LiteLLM's `vendor/model` spelling, and (a seeded sample) with every
+ * provider, to the very model and provider `calcPrice` finds, or to none where it finds none or throws.
+ * Through the built executable (`npx tsc -p . && node scripts/bundle-cli.mjs` first): a report over the demo
+ * history (fixtures/demo) prints the same bytes with the table and without it (`SESSIONFOLD_PRICE_TABLE=0`),
+ * and with it the process never loads the package.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildPriceTable } from '../src/cost/price-data-build.js';
+import { lookupPrice, tableOf, type Clause, type PriceTableFiles, type TableModel } from '../src/cost/price-data.js';
+import { FIRST_PARTY_PROVIDERS, modelCandidates } from '../src/cost/models.js';
+import { priceDataVersion, resolvePriceEntry } from '../src/cost/pricing.js';
+
+const require = createRequire(import.meta.url);
+const pkg = require('@pydantic/genai-prices') as typeof import('@pydantic/genai-prices');
+const AT = new Date('2025-01-01T00:00:00Z');
+
+/** Built, and read back from its JSON as a report reads it. */
+const built = buildPriceTable(pkg, priceDataVersion());
+const files = JSON.parse(JSON.stringify(built)) as PriceTableFiles;
+const table = tableOf(files);
+const models = files.providers.map((p, i) => ({ id: p.id, models: JSON.parse(files.models[i] as string) as TableModel[] }));
+
+/** The strings a clause compares with. */
+function clauseStrings(c: Clause, out: string[]): void {
+  for (const k of ['equals', 'starts_with', 'ends_with', 'contains'] as const) if (typeof c[k] === 'string') out.push(c[k]);
+  for (const k of ['or', 'and'] as const) if (Array.isArray(c[k])) for (const x of c[k] as Clause[]) clauseStrings(x, out);
+}
+
+/** `calcPrice`'s answer: `provider/model`, or null where it finds none or throws. */
+function viaPackage(name: string, providerId: string | undefined): string | null {
+  try {
+    const r = pkg.calcPrice({ input_tokens: 0, output_tokens: 0 }, name, { ...(providerId !== undefined && { providerId }), timestamp: AT });
+    return r === null ? null : `${r.provider.id}/${r.model.id}`;
+  } catch {
+    return null;
+  }
+}
+function viaTable(name: string, providerId: string | undefined): string | null {
+  const r = lookupPrice(table, name, providerId);
+  expect(r).not.toBe('package'); // the bundled data has no model calcPrice throws or warns on
+  return r === null || r === 'package' ? null : `${r.providerId}/${r.model.id}`;
+}
+
+/** A tiny seeded generator (mulberry32) for the sample. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the compact price table', () => {
+  it('is built from the installed package, every provider and model in it', () => {
+    expect(built).toBeDefined();
+    expect(table.version).toBe(priceDataVersion());
+    expect(models.length).toBeGreaterThan(20);
+    for (const p of models) expect(pkg.findProvider({ providerId: p.id })?.models.map((m) => m.id)).toEqual(p.models.map((m) => m.id));
+  });
+
+  const names = new Set<string>();
+  const own = new Map<string, string>();
+  for (const p of models) {
+    for (const m of p.models) {
+      const strings = [m.id];
+      clauseStrings(m.match, strings);
+      for (const s of strings) {
+        for (const n of [s, `${s}-20250514`, `${s}-2025-05-14`, `${s}-20251340`, ` ${s.toUpperCase()} `, `x${s}`]) {
+          names.add(n);
+          if (!own.has(n)) own.set(n, p.id);
+        }
+      }
+    }
+  }
+
+  it('finds what calcPrice finds, with no provider and with the model\'s own', () => {
+    expect(names.size).toBeGreaterThan(5000);
+    let found = 0;
+    for (const n of names) {
+      for (const pid of [undefined, own.get(n)]) {
+        const want = viaPackage(n, pid);
+        if (want !== null) found++;
+        expect([n, pid, viaTable(n, pid)]).toEqual([n, pid, want]);
+      }
+    }
+    expect(found).toBeGreaterThan(names.size / 4); // many resolve: the comparison is not of nulls alone
+  });
+
+  it('finds what calcPrice finds through LiteLLM names and, for a sample, under every provider', () => {
+    const rand = rng(16);
+    const all = [...names];
+    const ids = [...models.map((p) => p.id), 'litellm', 'LiteLLM', ' Anthropic ', 'no-such-provider', ...FIRST_PARTY_PROVIDERS];
+    for (let i = 0; i < 1500; i++) {
+      const n = all[Math.floor(rand() * all.length)] as string;
+      const pid = ids[Math.floor(rand() * ids.length)] as string;
+      expect([n, pid, viaTable(n, pid)]).toEqual([n, pid, viaPackage(n, pid)]);
+      const lite = `${own.get(n) ?? 'x'}/${n}`;
+      expect([lite, viaTable(lite, 'litellm')]).toEqual([lite, viaPackage(lite, 'litellm')]);
+    }
+  });
+
+  it('gives the entry the package gives for every candidate of recorded names', () => {
+    const recorded = ['claude-sonnet-4-20250514', 'claude-opus-4-5-20251101', 'us.anthropic.claude-3-7-sonnet-20250219-v1:0', 'claude-sonnet-4-5[1m]', 'gpt-5-codex', 'openai/gpt-5', 'models/gemini-2.5-pro', 'gpt-5.1-codex', 'no-such-model'];
+    for (const r of recorded) {
+      expect(modelCandidates(r, undefined).length).toBeGreaterThan(0);
+      const viaTableEntry = resolvePriceEntry(r, undefined, undefined);
+      for (const c of modelCandidates(r, undefined)) {
+        const p = pkg.calcPrice({ input_tokens: 0, output_tokens: 0 }, c.model, { ...(c.providerId !== undefined && { providerId: c.providerId }), timestamp: AT });
+        if (p === null) continue;
+        expect(viaTableEntry?.modelId).toBe(p.model.id);
+        expect(viaTableEntry?.providerId).toBe(p.provider.id);
+        break;
+      }
+    }
+  });
+});
+
+const exec = promisify(execFile);
+const MAIN = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
+const DEMO = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
+const home = mkdtempSync(join(tmpdir(), 'sf-price-table-'));
+afterAll(() => rm(home, { recursive: true, force: true }));
+
+describe.skipIf(!existsSync(MAIN) || !existsSync(join(DEMO, 'claude')))('a report through the table', () => {
+  const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    HOME: home,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    SESSIONFOLD_SOCKET: 'off',
+    CLAUDE_CONFIG_DIR: join(DEMO, 'claude'),
+    CODEX_HOME: join(DEMO, 'codex'),
+    ...extra,
+  });
+  const hook = join(home, 'hook.cjs');
+  writeFileSync(hook, `process.on('exit',()=>{if(Object.keys(require.cache).some((k)=>k.includes('genai-prices')))process.stderr.write('LOADED genai-prices\\n')})`);
+  const report = (extra: Record<string, string>) =>
+    exec(process.execPath, ['-r', hook, MAIN, 'cost', 'report', '--json', '--no-cache', '--agent', 'claude,codex'], { env: env(extra), maxBuffer: 64 << 20 });
+
+  it('prints what the package prints, without loading it', async () => {
+    const withTable = await report({});
+    const without = await report({ SESSIONFOLD_PRICE_TABLE: '0' });
+    expect((JSON.parse(withTable.stdout) as { totalUsd: number }).totalUsd).toBeGreaterThan(0);
+    expect(withTable.stdout).toBe(without.stdout);
+    expect(withTable.stderr).not.toContain('LOADED genai-prices');
+    expect(without.stderr).toContain('LOADED genai-prices');
+  }, 60_000);
+});
