@@ -64,7 +64,9 @@ export * from './codec-objects.js';
 
 // The SessionManager: list, get, search, export, diff, resume.
 export { createSessionManager, type SessionManager } from './sessions/manager.js';
-export { EXPORT_FORMATS } from './sessions/export.js';
+export { EXPORT_FORMATS, exportPieces } from './sessions/export.js';
+export type { ExportSource } from './sessions/export.js';
+export type { SessionStream, StreamOptions } from './sessions/get.js';
 export type {
   AgentName,
   SessionSummary,

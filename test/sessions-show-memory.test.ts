@@ -2,9 +2,10 @@
  * `sessions show` holds about one message, not the session: a generated 60 MB Claude session (two-byte text,
  * as most real sessions are somewhere) is shown whole (`--full`) by the built CLI in a process whose V8 old
  * generation is capped at 40 MB, far below what the session takes in memory. The whole-session path, `get()`
- * then one string (what every format took before, `--format json` still), fails under the same cap, so the cap
- * is one the streaming makes pass; `renderMarkdown(get(…))` in this process is the reference for the bytes. JSONL
- * (show's and export's) streams under the same cap.
+ * then one string (the library's `SessionManager.export`, what every format of the CLI took before), fails
+ * under the same cap, so the cap is one the streaming makes pass; `renderMarkdown(get(…))` in this process is
+ * the reference for the bytes. JSONL and JSON (show's and export's) stream under the same cap, to the
+ * library's whole export's bytes.
  * Not timed. Build first: `npx tsc -p . && node scripts/bundle-cli.mjs`.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { renderMarkdown } from '../src/sessions/markdown.js';
 import { type Home, makeHome } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
+const LIB = new URL('../dist/src/index.js', import.meta.url).href;
 const ID = '6f0c1d2e-3a4b-4c5d-8e6f-708192a3b4c5';
 const TARGET_BYTES = 60e6;
 const HEAP_CAP_MB = 40;
@@ -71,12 +73,12 @@ afterAll(async () => {
   await rm(home.dir, { recursive: true, force: true });
 });
 
-/** The CLI with `args`, stdout to a file under the temp home; its exit status, stderr and output digest. */
-function cli(name: string, nodeFlags: string[], args: string[]): { status: number | null; stderr: string; sha: string; bytes: number } {
+/** The CLI with `args` (or node with them), stdout to a file under the temp home; its exit status, stderr and output digest. */
+function cli(name: string, nodeFlags: string[], args: string[], script = CLI): { status: number | null; stderr: string; sha: string; bytes: number } {
   const outPath = join(home.dir, `${name}.out`);
   const fd = openSync(outPath, 'w');
   try {
-    const r = spawnSync(process.execPath, [...nodeFlags, CLI, ...args], { env: home.env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', maxBuffer: 16 << 20 });
+    const r = spawnSync(process.execPath, [...nodeFlags, ...(script === '' ? [] : [script]), ...args], { env: home.env, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', maxBuffer: 16 << 20 });
     const out = readFileSync(outPath);
     return { status: r.status, stderr: r.stderr, sha: createHash('sha256').update(out).digest('hex'), bytes: out.length };
   } finally {
@@ -93,8 +95,9 @@ it('shows a 60 MB session under a heap cap the whole-session path cannot meet', 
   const reference = { sha: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text) };
   expect(reference.bytes).toBeGreaterThan(TARGET_BYTES / 2);
 
-  // JSON still renders the whole session, as every format did: it cannot meet the cap
-  const old = cli('old', cap, ['sessions', 'show', 'claude', ID, '--format', 'json']);
+  // the library's whole export holds the session and its text, as every format of the CLI did: it cannot meet the cap
+  const whole = `import(${JSON.stringify(LIB)}).then(async (m) => process.stdout.write(await m.createSessionManager().export('claude', ${JSON.stringify(ID)}, 'json')))`;
+  const old = cli('old', cap, ['--input-type=module', '-e', whole], '');
   expect(old.status).not.toBe(0);
   expect(old.stderr).toMatch(/heap out of memory|Allocation failed/i);
 
@@ -108,16 +111,19 @@ it('shows a 60 MB session under a heap cap the whole-session path cannot meet', 
   expect(cut.bytes).toBeGreaterThan(0);
   expect(cut.bytes).toBeLessThan(reference.bytes / 2);
 
-  // JSONL streams as well: show's and export's (with every usage event's key) under the same cap
+  // JSONL and JSON stream as well: show's and export's (JSONL with every usage event's key) under the same cap
   const sha = (t: string): string => createHash('sha256').update(t).digest('hex');
-  const jsonlCases: [string[], string][] = [
+  const json = sha(await sm.export('claude', ID, 'json'));
+  const cases: [string[], string][] = [
     [['sessions', 'show', 'claude', ID, '--format', 'jsonl'], sha(renderExport(full, 'jsonl'))],
     [['sessions', 'export', 'claude', ID], sha(await sm.export('claude', ID, 'jsonl'))],
+    [['sessions', 'show', 'claude', ID, '--format', 'json'], json],
+    [['sessions', 'export', 'claude', ID, '--format', 'json'], json],
   ];
-  for (const [args, expected] of jsonlCases) {
-    const jsonl = cli('jsonl', cap, args);
-    expect(jsonl.status, jsonl.stderr).toBe(0);
-    expect(jsonl.bytes).toBeGreaterThan(TARGET_BYTES / 2);
-    expect(jsonl.sha).toBe(expected);
+  for (const [args, expected] of cases) {
+    const out = cli('streamed-export', cap, args);
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.bytes).toBeGreaterThan(TARGET_BYTES / 2);
+    expect(out.sha, args.join(' ')).toBe(expected);
   }
-}, 300_000);
+}, 480_000);

@@ -1,34 +1,34 @@
 /**
- * `SessionManager.stream` and the streamed Markdown and JSONL of `sessions show|export`: the same messages as
- * `get()`, and the same bytes as `renderMarkdown(get(…))` and `renderJsonl(get(…), events)`, over every real fixture file of every agent (the fold's two passes on the
- * codec's events), over every session the fixture home lists (through the manager), and over event orders
+ * `SessionManager.stream` and the library's streamed export (`exportPieces`, which `sessions show|export`
+ * write): the same messages as `get()`, and the same bytes as the whole session's Markdown, JSONL (with and
+ * without its usage events) and JSON, over every real fixture file of every agent (the fold's two passes on
+ * the codec's events), over every session the fixture home lists (through the manager), over event orders
  * built to make a message change after later ones (a call naming an earlier message, usage naming an earlier
- * message, a second result for a call).
+ * message, a second result for a call), and over seeded random event sequences.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { heapTuneApplies } from '../src/cli/heap.js';
-import { jsonlPieces, markdownPieces } from '../src/cli/render/session-stream.js';
-import { findCodec, loadCodec } from '../src/registry.js';
+import { findCodec, getCodec, loadCodec } from '../src/registry.js';
 import { bindPricer } from '../src/sessions/cost.js';
-import { renderExport, renderJsonl } from '../src/sessions/export.js';
+import { exportPieces, renderExport, renderJsonl, type ExportSource } from '../src/sessions/export.js';
 import { SessionFold, type FoldResult } from '../src/sessions/fold.js';
-import { readUsageEvents, type SessionStream } from '../src/sessions/get.js';
+import { readUsageEvents } from '../src/sessions/get.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
 import { runCli } from '../src/cli/run.js';
-import { CLAUDE_SUBAGENT_PARENT, FAKE_PRICER, type Home, makeFixtureHome, REAL, sink } from './sessions-helpers.js';
+import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, makeFixtureHome, REAL, sink } from './sessions-helpers.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
 const CUTS = [{}, { maxBlockLines: 40 }, { maxBlockLines: 1 }];
 
 /** The two passes `streamSession` makes, over events in memory; `early`: the messages out before the last event. */
 function streamed(events: readonly SessionfoldEvent[]): { messages: SessionMessage[]; messageCount: number; early: number; first: FoldResult } {
-  const first = new SessionFold({ content: false, price: PRICE, track: true, orphans: true });
+  const first = new SessionFold({ content: false, price: PRICE, track: true, orphans: true, usageEvents: true });
   for (const e of events) first.push(e);
   const r = first.finish();
   const second = new SessionFold({ content: true, price: PRICE, settle: r.touches ?? [] });
@@ -44,7 +44,7 @@ function streamed(events: readonly SessionfoldEvent[]): { messages: SessionMessa
 }
 
 function whole(events: readonly SessionfoldEvent[]): FoldResult {
-  const fold = new SessionFold({ content: true, price: PRICE });
+  const fold = new SessionFold({ content: true, price: PRICE, usageEvents: true });
   for (const e of events) fold.push(e);
   return fold.finish();
 }
@@ -56,11 +56,12 @@ async function joined(pieces: AsyncIterable<string>): Promise<string> {
 }
 
 /** A stream over messages already in memory, with `session`'s header. */
-function streamOf(session: Session, messages: SessionMessage[], callDurations: ReadonlyMap<string, number>): SessionStream {
+function streamOf(session: Session, messages: SessionMessage[], callDurations: ReadonlyMap<string, number>, usageEvents: readonly UsageEvent[]): ExportSource {
   return {
     session: { ...session, messages: [] },
     messageCount: messages.length,
     callDurations,
+    usageEvents,
     async *messages() {
       yield* messages;
     },
@@ -69,21 +70,44 @@ function streamOf(session: Session, messages: SessionMessage[], callDurations: R
 
 const SESSION: Session = { agent: 'claude', sessionId: 's', unifiedId: 'claude:s', title: 't', createdAt: new Date(0), updatedAt: new Date(0), turnCount: 1, tags: [], messages: [] };
 
-/** Markdown (every cut) and JSONL of the streamed messages equal the whole fold's; the first pass's orphans too. */
-async function expectSameMarkdown(events: readonly SessionfoldEvent[]): Promise<{ early: number; total: number }> {
+/**
+ * Markdown (every cut), JSONL (with the usage events and without) and JSON of the streamed messages equal
+ * the whole fold's; the first pass's orphans and usage events too.
+ */
+async function expectSameExports(events: readonly SessionfoldEvent[]): Promise<{ early: number; total: number }> {
   const w = whole(events);
   const all = w.messages;
   const s = streamed(events);
   expect(s.messages).toEqual(all);
   expect(s.messageCount).toBe(all.length);
   expect(s.first.orphanUsage).toEqual(w.orphanUsage);
-  const session = (raw: SessionRaw | undefined): Session => ({ ...SESSION, ...(raw !== undefined && { raw }) });
-  const raw = { orphanUsage: w.orphanUsage } as SessionRaw;
-  const stream = () => streamOf(session({ orphanUsage: s.first.orphanUsage } as SessionRaw), s.messages, s.first.callDurations ?? new Map());
-  for (const o of CUTS) expect(await joined(markdownPieces(stream(), o))).toBe(renderMarkdown({ ...SESSION, messages: all }, o));
-  expect(await joined(jsonlPieces(stream()))).toBe(renderJsonl({ ...session(raw), messages: all }));
+  expect(s.first.usageEvents).toEqual(w.usageEvents);
+  const session = (raw: SessionRaw): Session => ({ ...SESSION, raw });
+  const full: Session = { ...session({ orphanUsage: w.orphanUsage } as SessionRaw), messages: all };
+  const stream = (usage: readonly UsageEvent[] = s.first.usageEvents ?? []) => streamOf(session({ orphanUsage: s.first.orphanUsage } as SessionRaw), s.messages, s.first.callDurations ?? new Map(), usage);
+  for (const o of CUTS) expect(await joined(exportPieces(stream(), 'markdown', o))).toBe(renderMarkdown({ ...SESSION, messages: all }, o));
+  expect(await joined(exportPieces(stream([]), 'jsonl'))).toBe(renderJsonl(full));
+  expect(await joined(exportPieces(stream(), 'jsonl'))).toBe(renderJsonl(full, w.usageEvents));
+  const json = await joined(exportPieces(stream(), 'json'));
+  expect(json).toBe(`${JSON.stringify(full, null, 2)}\n`);
+  expect(json).toBe(renderExport(full, 'json'));
   return { early: s.early, total: all.length };
 }
+
+/** A fixture file a codec is expected to refuse: not a session of its own (a part of a session kept elsewhere). */
+interface NotASession {
+  agent: string;
+  /** The files' folder under the agent's fixtures. */
+  under: string;
+  code: string;
+  message: RegExp;
+}
+
+/** The failures reading the fixtures one by one may meet; any other fails the test. */
+const NOT_SESSIONS: readonly NotASession[] = [
+  // OpenCode's storage tree: each message and part is its own file, read through its session's (codecs/opencode)
+  { agent: 'opencode', under: 'agent-sessions-storage/', code: 'PARSE_ERROR', message: /^Not an OpenCode export \(no "info"\)/ },
+];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -99,8 +123,11 @@ describe('the fold over every real fixture file', () => {
     expect(agents.length).toBeGreaterThanOrEqual(10);
   });
 
+  const unexpected: string[] = [];
+  const used = new Set<NotASession>();
+
   for (const agent of agents) {
-    it(`${agent}: streamed messages, Markdown and JSONL equal get()'s`, async () => {
+    it(`${agent}: streamed messages, Markdown, JSONL and JSON equal get()'s`, async () => {
       const codec = findCodec(agent);
       if (codec === undefined) throw new Error(agent);
       await loadCodec(codec);
@@ -109,16 +136,24 @@ describe('the fold over every real fixture file', () => {
         const events: SessionfoldEvent[] = [];
         try {
           for await (const e of codec.read(file)) events.push(e);
-        } catch {
-          continue; // not a session file of this codec (a sidecar, a -wal, PROVENANCE)
+        } catch (e) {
+          const known = NOT_SESSIONS.find((x) => x.agent === agent && relative(join(REAL, agent), file).startsWith(x.under) && (e as { code?: unknown }).code === x.code && x.message.test(String((e as Error).message)));
+          if (known === undefined) unexpected.push(`${agent}: ${relative(REAL, file)}: ${String(e)}`);
+          else used.add(known);
+          continue;
         }
         if (events.length === 0) continue;
-        await expectSameMarkdown(events);
+        await expectSameExports(events);
         compared++;
       }
       expect(compared).toBeGreaterThan(0);
+      expect(unexpected).toEqual([]);
     }, 60_000);
   }
+
+  it('every named failure is met (none is stale)', () => {
+    expect([...used]).toEqual(NOT_SESSIONS.filter((x) => agents.includes(x.agent)));
+  });
 });
 
 describe('event orders that change a message after later ones', () => {
@@ -167,7 +202,7 @@ describe('event orders that change a message after later ones', () => {
       msg(14, 'user', ''), // dropped: no text
       usage(15, 'u4', 'nope'),
     ];
-    const r = await expectSameMarkdown(events);
+    const r = await expectSameExports(events);
     // m3 and the messages before it go out before the end: the stream does not hold the session
     expect(r.early).toBeGreaterThan(0);
     expect(r.early).toBeLessThan(r.total);
@@ -175,9 +210,81 @@ describe('event orders that change a message after later ones', () => {
 
   it('a result that never comes holds nothing, an unmatched result stands alone', async () => {
     const events = [msg(0, 'user', 'go'), msg(1, 'assistant', 'a', 'm1'), call(2, 'c1'), msg(3, 'user', 'again'), result(4, 'zz'), msg(5, 'assistant', 'b', 'm2')];
-    const r = await expectSameMarkdown(events);
+    const r = await expectSameExports(events);
     expect(r.early).toBe(r.total - 1);
   });
+});
+
+describe('seeded random event sequences', () => {
+  /** mulberry32: the same sequences on every run. */
+  function rng(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  // text a JSON, JSONL or Markdown layout could trip on: newlines, fences, quotes, escapes, non-ASCII, a root key
+  const TEXTS = ['', 'plain', 'two\nlines', '```js\ncode\n```', '"messages": []', '\n  "messages": []\n', 'tab\tand \\ backslash', 'é → 日本 🙂', '    indented\n\n\nblank', '\u2028sep\u2029', '}\n]'];
+  const INPUTS: unknown[] = [{}, [], { command: 'ls\n-la' }, { nested: { deep: [1, [2, {}], { x: null }] } }, null, 'a string', 42];
+
+  function sequence(seed: number): SessionfoldEvent[] {
+    const r = rng(seed);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+    const base = (i: number) => ({ agent: 'claude', sessionId: r() < 0.03 ? 'other' : 's', offset: r() < 0.2 ? i - 1 : i, ...(r() < 0.9 && { timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }) });
+    const events: SessionfoldEvent[] = [];
+    const ids: string[] = [];
+    const calls: string[] = [];
+    const n = 5 + Math.floor(r() * 40);
+    for (let i = 0; i < n; i++) {
+      const k = r();
+      if (k < 0.04) events.push({ type: 'session', ...base(i), nativeId: 's', ...(r() < 0.5 && { title: pick(TEXTS) }), ...(r() < 0.5 && { cwd: '/w' }) } as SessionfoldEvent);
+      else if (k < 0.4) {
+        const role = pick(['user', 'assistant', 'assistant', 'system'] as const);
+        const nativeId = r() < 0.6 ? (r() < 0.4 && ids.length > 0 ? (ids[ids.length - 1] as string) : `m${i}`) : undefined;
+        if (nativeId !== undefined) ids.push(nativeId);
+        events.push({ type: 'message', ...base(i), role, text: pick(TEXTS), ...(r() < 0.2 && { thinking: pick(TEXTS) }), ...(nativeId !== undefined && { nativeId }), ...(r() < 0.5 && { model: pick(['m-a', 'm-b']) }), ...(r() < 0.1 && { subtype: 'compact' }) } as SessionfoldEvent);
+      } else if (k < 0.6) {
+        const callId = r() < 0.1 && calls.length > 0 ? pick(calls) : `c${i}`;
+        calls.push(callId);
+        events.push({ type: 'tool_call', ...base(i), callId, name: pick(['Bash', 'Read']), input: pick(INPUTS), ...(r() < 0.5 && ids.length > 0 && { messageId: pick(ids) }) } as SessionfoldEvent);
+      } else if (k < 0.8) {
+        const callId = r() < 0.85 && calls.length > 0 ? pick(calls) : `zz${i}`;
+        events.push({ type: 'tool_result', ...base(i), callId, output: r() < 0.7 ? pick(TEXTS) : pick(INPUTS), isError: r() < 0.2, ...(r() < 0.3 && { durationMs: Math.floor(r() * 5000) }) } as SessionfoldEvent);
+      } else {
+        events.push({
+          type: 'usage',
+          ...base(i),
+          model: pick(['m-a', 'm-b', 'free-x']),
+          inputTokens: Math.floor(r() * 1000),
+          outputTokens: Math.floor(r() * 100),
+          reasoningTokens: 0,
+          cacheReadTokens: Math.floor(r() * 50),
+          cacheWriteTokens: 0,
+          cacheWrite1hTokens: 0,
+          singleRequest: r() < 0.5,
+          dedupKey: r() < 0.15 ? 'k0' : `k${i}`,
+          ...(r() < 0.6 && ids.length > 0 && { messageId: r() < 0.1 ? 'nope' : pick(ids) }),
+        } as SessionfoldEvent);
+      }
+    }
+    return events;
+  }
+
+  it('every format of 300 sequences streams to the whole fold\'s bytes', async () => {
+    let messages = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      try {
+        messages += (await expectSameExports(sequence(seed))).total;
+      } catch (e) {
+        throw new Error(`seed ${seed}: ${(e as Error).message}`);
+      }
+    }
+    expect(messages).toBeGreaterThan(1000);
+  }, 60_000);
 });
 
 describe('through the manager', () => {
@@ -215,12 +322,19 @@ describe('through the manager', () => {
         const got: SessionMessage[] = [];
         for await (const m of stream.messages()) got.push(m);
         expect(got).toEqual(full.messages);
-        for (const o of CUTS) expect(await joined(markdownPieces(await sm.stream(agent, s.sessionId), o))).toBe(renderMarkdown(full, o));
+        for (const o of CUTS) expect(await joined(exportPieces(await sm.stream(agent, s.sessionId), 'markdown', o))).toBe(renderMarkdown(full, o));
+        expect(await joined(exportPieces(await sm.stream(agent, s.sessionId), 'markdown'))).toBe(await sm.export(agent, s.sessionId, 'markdown'));
         const withOrphans = () => sm.stream(agent, s.sessionId, { orphanUsage: true });
         expect((await withOrphans()).session).toEqual({ ...full, messages: [] });
-        expect(await joined(jsonlPieces(await withOrphans()))).toBe(renderExport(full, 'jsonl'));
+        expect(await joined(exportPieces({ ...(await withOrphans()), usageEvents: [] }, 'jsonl'))).toBe(renderExport(full, 'jsonl'));
+        // the usage events the first pass keeps are the ones a separate usage read finds
         const events = await readUsageEvents(agent, full.raw?.file as string);
-        expect(await joined(jsonlPieces(await withOrphans(), events))).toBe(await sm.export(agent, s.sessionId, 'jsonl'));
+        const jsonl = await sm.export(agent, s.sessionId, 'jsonl');
+        expect(jsonl).toBe(renderJsonl(full, events));
+        expect(await joined(exportPieces(await withOrphans(), 'jsonl'))).toBe(jsonl);
+        const json = await sm.export(agent, s.sessionId, 'json');
+        expect(json).toBe(`${JSON.stringify(full, null, 2)}\n`);
+        expect(await joined(exportPieces(await withOrphans(), 'json'))).toBe(json);
         compared++;
       }
       expect(compared).toBeGreaterThan(0);
@@ -241,6 +355,35 @@ describe('through the manager', () => {
     const direct = tty();
     expect(await runCli(['sessions', 'show', 'claude', CLAUDE_SUBAGENT_PARENT, '--no-pager'], { stdout: direct, stderr: sink(), env: home.env })).toBe(0);
     expect(direct.text()).toBe(expected);
+  });
+
+  it('export reads the file twice in the CLI (the two passes of its stream), once in the library', async () => {
+    const codec = getCodec('claude');
+    const file = (await sm.get('claude', CLAUDE_SUBAGENT_PARENT)).raw?.file as string;
+    const read = vi.spyOn(codec, 'read');
+    const reads = () => read.mock.calls.filter((c) => c[0] === file).length;
+    try {
+      for (const format of ['jsonl', 'json', 'markdown'] as const) {
+        read.mockClear();
+        const out = sink();
+        expect(await runCli(['sessions', 'export', 'claude', CLAUDE_SUBAGENT_PARENT, '--format', format], { stdout: out, stderr: sink(), env: { ...home.env, SESSIONFOLD_SOCKET: 'off' } })).toBe(0);
+        expect(reads(), format).toBe(2);
+        read.mockClear();
+        // a manager with the CLI's defaults (the test pricer is the shared manager's only)
+        const whole = await createSessionManager({ env: home.env }).export('claude', CLAUDE_SUBAGENT_PARENT, format);
+        expect(reads(), format).toBe(1);
+        expect(out.text(), format).toBe(whole);
+      }
+    } finally {
+      read.mockRestore();
+    }
+  });
+
+  it('JSON and JSONL want a stream opened with its orphan usage', async () => {
+    const stream = await sm.stream('sessionfold-jsonl', EXPORT_IDS.parent);
+    expect(stream.usageEvents).toBeUndefined();
+    for (const f of ['json', 'jsonl'] as const) expect(() => exportPieces(stream, f)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+    expect(() => exportPieces(stream, 'xml' as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
   });
 
   it('errors as get() does', async () => {

@@ -4,7 +4,7 @@
  * `wait4()` returned for it. Without GNU time only the wall time is known (CPU and RSS are left out).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Invocation } from './tools.js';
@@ -22,17 +22,20 @@ export interface Measurement {
 const GNU_TIME = '/usr/bin/time';
 export const HAS_GNU_TIME = existsSync(GNU_TIME);
 
-export function measure(inv: Invocation, cwd: string): Promise<Measurement> {
+/** `stdoutFile`: the child's stdout goes to that file (an output too large for one string), and `stdout` is empty. */
+export function measure(inv: Invocation, cwd: string, stdoutFile?: string): Promise<Measurement> {
   const dir = mkdtempSync(join(tmpdir(), 'sf-time-'));
   const out = join(dir, 'time.txt');
   const [cmd, args] = HAS_GNU_TIME ? [GNU_TIME, ['-f', '%e %U %S %M', '-o', out, inv.command, ...inv.args]] : [inv.command, inv.args];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(cmd, args, { env: inv.env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const fd = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'w');
+    const child = spawn(cmd, args, { env: inv.env, cwd, stdio: ['ignore', fd ?? 'pipe', 'pipe'] });
+    if (fd !== undefined) closeSync(fd);
     const so: Buffer[] = [];
     const se: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => so.push(d));
-    child.stderr.on('data', (d: Buffer) => se.push(d));
+    child.stdout?.on('data', (d: Buffer) => so.push(d));
+    child.stderr?.on('data', (d: Buffer) => se.push(d));
     child.on('error', reject);
     child.on('close', (code) => {
       const wallMs = performance.now() - t0;

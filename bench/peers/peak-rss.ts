@@ -11,16 +11,18 @@
  * command runs once under GNU time (`wait4`'s peak RSS of the CLI process, its worker threads included):
  * `cost report --json` cold (`--no-cache`), building the event cache, warm (nothing changed), `sessions list
  * --json`, by date and `--sort cost`, and `sessions show` (Markdown) of the largest session (the huge file),
- * each of the last three on an empty cache (`--commands` keeps those whose name matches, e.g. `'sessions
- * list'`). `--cores n` makes the CLI see n cores
+ * then its `sessions show --format json` and `sessions export --format json` (their output, about twice the
+ * file, goes to a file under the scratch folder), each of the list, show and export rows on an empty cache
+ * (`--commands` keeps those whose name matches, e.g. `'sessions list'`). `--cores n` makes the CLI see n cores
  * (a preloaded module overrides `os.availableParallelism`), so the worker pool is the size an n-core machine
  * starts (src/scan/options.ts: up to 4 workers); without it, this machine's.
  *
  * Every answer is checked before its figure counts: the report's daily tokens against expected.json, the
- * list's rows against the corpus's sessions, the shown session's id and request count against the manifest.
+ * list's rows against the corpus's sessions, the shown session's id and request count against the manifest
+ * (the JSON's too, and its messages the JSON of a session holds: one object per message, in order).
  * A wrong answer or a peak over the limit fails the run (exit 1).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +58,9 @@ interface Command {
   args: string[] | ((c: Corpus) => string[]);
   /** A fresh cache for this command, or the one the previous command left. */
   cache: 'none' | 'fresh' | 'kept';
-  check(stdout: string, c: Corpus): string | undefined;
+  /** Stdout to a file under the scratch folder (its path is `check`'s third argument; `stdout` is empty). */
+  toFile?: true;
+  check(stdout: string, c: Corpus, file?: string): string | undefined;
 }
 
 function checkReport(stdout: string, c: Corpus): string | undefined {
@@ -99,6 +103,47 @@ function checkShow(stdout: string, c: Corpus): string | undefined {
   return requests !== undefined && Number(requests.replace(/,/g, '')) === s.requests ? undefined : `showed ${requests ?? 'no'} requests, want ${s.requests}`;
 }
 
+/** Each line of a file, read in 16 MiB chunks (the JSON of a 500 MB session is over a gigabyte). */
+function* fileLines(path: string): Generator<string> {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(16 << 20);
+    let rest = '';
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
+      const lines = (rest + buf.toString('utf8', 0, n)).split('\n');
+      rest = lines.pop() as string;
+      yield* lines;
+    }
+    yield rest;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `JSON.stringify(session, null, 2)`: the shown session's unified id, its cost's request count (the manifest's),
+ * and at least one message object per request (each a line `    {` in the root's `messages`: nothing else of a
+ * session sits at that depth), read line by line.
+ */
+function checkJson(_stdout: string, c: Corpus, file?: string): string | undefined {
+  if (file === undefined) return 'no output file';
+  const s = shownSession(c);
+  let id: string | undefined;
+  let messages = 0;
+  let inCost = false;
+  let requests: number | undefined;
+  for (const line of fileLines(file)) {
+    if (line === '    {') messages++;
+    else if (id === undefined && line.startsWith('  "unifiedId": ')) id = JSON.parse(line.slice(15).replace(/,$/, '')) as string;
+    else if (line === '  "cost": {') inCost = true;
+    else if (inCost && line.startsWith('    "requestCount": ')) requests = Number(line.slice(20).replace(/,$/, ''));
+    else if (inCost && line.startsWith('  }')) inCost = false;
+  }
+  if (id !== `${s.agent}:${s.sessionId}`) return `JSON of session ${id ?? 'none'}, want ${s.agent}:${s.sessionId}`;
+  if (requests !== s.requests) return `JSON with ${requests ?? 'no'} requests, want ${s.requests}`;
+  return messages >= s.requests ? undefined : `JSON with ${messages} messages for ${s.requests} requests`;
+}
+
 const REPORT = ['cost', 'report', '--json', '--group-by', 'day', '--tz', 'UTC', '--agent', 'claude,codex'];
 const COMMANDS: Command[] = [
   { name: 'cost report cold (--no-cache)', args: [...REPORT, '--no-cache'], cache: 'none', check: checkReport },
@@ -115,6 +160,18 @@ const COMMANDS: Command[] = [
     cache: 'fresh',
     check: checkShow,
   },
+  ...(['show', 'export'] as const).map(
+    (verb): Command => ({
+      name: `sessions ${verb} --format json`,
+      args: (c) => {
+        const s = shownSession(c);
+        return ['sessions', verb, s.agent, s.sessionId, '--format', 'json', ...(verb === 'show' ? ['--no-pager'] : [])];
+      },
+      cache: 'fresh',
+      toFile: true,
+      check: checkJson,
+    }),
+  ),
 ];
 
 /**
@@ -155,12 +212,13 @@ async function measureCorpus(label: string, spec: CorpusSpec, o: { base: string;
           ...(kernel === 'wasm' && { SESSIONFOLD_NATIVE: '0' }),
         };
         const args = [...(o.cores !== undefined ? ['-r', coresPreload(cache, o.cores)] : []), MAIN_JS, ...(typeof cmd.args === 'function' ? cmd.args(corpus) : cmd.args)];
-        const m = await measure({ command: process.execPath, args, env }, cache);
+        const outFile = cmd.toFile === true ? join(cache, 'stdout') : undefined;
+        const m = await measure({ command: process.execPath, args, env }, cache, outFile);
         const row: Row = { corpus: label, kernel, command: cmd.name, wallMs: m.wallMs, ...(m.peakRssMb !== undefined && { peakRssMb: m.peakRssMb }) };
         if (m.code !== 0) row.wrong = `exit ${m.code}: ${m.stderr.trim().split('\n').slice(-2).join(' | ')}`;
         else {
           try {
-            const wrong = cmd.check(m.stdout, corpus);
+            const wrong = cmd.check(m.stdout, corpus, outFile);
             if (wrong !== undefined) row.wrong = wrong;
           } catch (e) {
             row.wrong = `unreadable output: ${(e as Error).message}`;

@@ -8,6 +8,10 @@
  * with the session's usage events (`SessionManager.export`, the session store) each event keeps its own key
  * and time (`renderJsonl`). Usage attached to no message (usage-only records) comes before the messages as
  * empty assistant lines marked `orphanUsage`, so the re-imported session's cost is the original's.
+ *
+ * Each format is one layout (layout.ts: a head, a piece per message, an end), written here once: the whole
+ * renderings (`renderExport`, `renderJsonl`, `SessionManager.export`) and the streamed export
+ * (`exportPieces`, over `SessionManager.stream`, which `sessions show|export` write) are its pieces joined.
  */
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
@@ -19,7 +23,8 @@ import {
   type ExportMessage,
   type ExportUsage,
 } from '../../cursors/protocol/sessionfold-jsonl.js';
-import { renderMarkdown, type MarkdownOptions } from './markdown.js';
+import { wholeText, layoutPieces, type ExportLayout } from './layout.js';
+import { markdownLayout, type MarkdownOptions } from './markdown.js';
 import type { ExportFormat, OrphanUsage, Session, SessionMessage, SessionMessageUsage } from './types.js';
 
 /** The formats `SessionManager.export` writes. */
@@ -141,12 +146,12 @@ function splitKeys(joined: string, byKey: ReadonlyMap<string, UsageEvent>, count
  * line's. Usage that belonged to no message comes first, before any message a re-read could attach it to.
  */
 export function renderJsonl(s: Session, events: readonly UsageEvent[] = []): string {
-  // a call's duration, on its result's line too: a re-read takes durations from results only
-  const durations = new Map(s.messages.flatMap((m) => (m.toolCalls ?? []).filter((c) => c.durationMs !== undefined).map((c) => [c.toolCallId, c.durationMs as number])));
-  const w = new JsonlLines(s, s.messages.length, durations, events);
-  const lines = w.head();
-  s.messages.forEach((m, i) => lines.push(...w.message(m, i)));
-  return `${lines.join('\n')}\n`;
+  return wholeText(layoutFor(wholeSource(s, events), 'jsonl'), s.messages);
+}
+
+/** Each message's calls' durations by call id, a later call of the same id over an earlier one. */
+function callDurations(messages: readonly SessionMessage[]): Map<string, number> {
+  return new Map(messages.flatMap((m) => (m.toolCalls ?? []).filter((c) => c.durationMs !== undefined).map((c) => [c.toolCallId, c.durationMs as number])));
 }
 
 /**
@@ -154,7 +159,7 @@ export function renderJsonl(s: Session, events: readonly UsageEvent[] = []): str
  * the orphan usage lines), then `message(m, i)` for each. `messageCount` and `durations` (each call's
  * duration by call id, over all messages) are the whole session's.
  */
-export class JsonlLines {
+class JsonlLines {
   readonly #byKey: Map<string, UsageEvent>;
   #index: number;
   constructor(
@@ -195,14 +200,84 @@ export class JsonlLines {
   }
 }
 
-/** The session in `format` (see the file header; `renderJsonl` with its usage events keeps each one). */
-export function renderExport(s: Session, format: ExportFormat, markdown: MarkdownOptions = {}): string {
+/** The JSONL layout (layout.ts): each line with its `\n`. */
+function jsonlLayout(source: ExportSource): ExportLayout {
+  const w = new JsonlLines(source.session, source.messageCount, source.callDurations, source.usageEvents);
+  const text = (lines: string[]) => lines.map((l) => `${l}\n`).join('');
+  let i = 0;
+  return { head: () => text(w.head()), message: (m) => text(w.message(m, i++)), end: () => '' };
+}
+
+/** The root key `JSON.stringify(session, null, 2)` writes the messages under, with no messages. */
+const NO_MESSAGES = '\n  "messages": []';
+
+/**
+ * The JSON layout (layout.ts): `JSON.stringify(session, null, 2)` and a newline, with the messages written
+ * one by one. The session without its messages is stringified once and cut where its empty `messages`
+ * array is; each message is stringified alone and indented to its depth (two levels: four spaces; a JSON
+ * text has no raw newline inside a string, so indenting after each newline is exact).
+ */
+function jsonLayout(s: Session): ExportLayout {
+  const text = JSON.stringify({ ...s, messages: [] }, null, 2);
+  const at = text.indexOf(NO_MESSAGES) + NO_MESSAGES.length - 2;
+  let n = 0;
+  return {
+    head: () => text.slice(0, at),
+    message: (m) => `${n++ === 0 ? '[' : ','}\n    ${JSON.stringify(m, null, 2).replace(/\n/g, '\n    ')}`,
+    end: () => `${n === 0 ? '[]' : '\n  ]'}${text.slice(at + 2)}\n`,
+  };
+}
+
+/**
+ * What an export is written from: the session's header (`session`, its `messages` unused), the message
+ * count and each call's duration over the whole session, its usage events (each dedup key once, as the
+ * fold kept them), and the messages in order. `SessionManager.stream(…, { orphanUsage: true })` is one;
+ * `usageEvents` is how a stream says it was opened so (its `session.raw.orphanUsage` is then get()'s).
+ */
+export interface ExportSource {
+  session: Session;
+  messageCount: number;
+  callDurations: ReadonlyMap<string, number>;
+  usageEvents?: readonly UsageEvent[] | undefined;
+  messages(): AsyncIterable<SessionMessage> | Iterable<SessionMessage>;
+}
+
+/** A session in memory as an export source (`events`: its usage events, for the JSONL lines' own keys). */
+export function wholeSource(s: Session, events: readonly UsageEvent[] = []): ExportSource {
+  return { session: s, messageCount: s.messages.length, callDurations: callDurations(s.messages), usageEvents: events, messages: () => s.messages };
+}
+
+function layoutFor(source: ExportSource, format: ExportFormat, markdown: MarkdownOptions = {}): ExportLayout {
   switch (checkExportFormat(format)) {
     case 'json':
-      return `${JSON.stringify(s, null, 2)}\n`;
+      return jsonLayout(source.session);
     case 'jsonl':
-      return renderJsonl(s);
+      return jsonlLayout(source);
     case 'markdown':
-      return renderMarkdown(s, markdown);
+      return markdownLayout(source.session, markdown, source.messageCount);
   }
+}
+
+/**
+ * The session in `format` as pieces, in order, each message's as soon as the source yields it: joined,
+ * they are `renderExport`'s bytes for the same session (JSONL with the source's usage events, as
+ * `SessionManager.export` writes it). So a session too large to hold is exported from
+ * `SessionManager.stream` holding about one message; JSON and JSONL need the stream opened with
+ * `{ orphanUsage: true }` (INVALID_OPTION otherwise: their header is get()'s, usage no message took
+ * included). `markdown` cuts long blocks (`sessions show`).
+ *
+ * @example
+ * const sm = createSessionManager();
+ * const stream = await sm.stream('claude', id, { orphanUsage: true });
+ * for await (const piece of exportPieces(stream, 'jsonl')) process.stdout.write(piece);
+ */
+export function exportPieces(source: ExportSource, format: ExportFormat, markdown: MarkdownOptions = {}): AsyncGenerator<string> {
+  const f = checkExportFormat(format);
+  if (f !== 'markdown' && source.usageEvents === undefined) throw invalidOption('stream', `one opened with { orphanUsage: true } for the ${f} export`, { orphanUsage: false });
+  return layoutPieces(layoutFor(source, f, markdown), source.messages());
+}
+
+/** The session in `format` (see the file header; `renderJsonl` with its usage events keeps each one). */
+export function renderExport(s: Session, format: ExportFormat, markdown: MarkdownOptions = {}): string {
+  return wholeText(layoutFor(wholeSource(s), format, markdown), s.messages);
 }

@@ -62,6 +62,8 @@ export interface FoldOptions {
   settle?: readonly number[];
   /** Without content: still attach usage to messages, so `orphanUsage` is the content fold's. */
   orphans?: boolean;
+  /** Keep every usage event folded (`FoldResult.usageEvents`). */
+  usageEvents?: boolean;
 }
 
 /** What a fold knows at the end. */
@@ -101,6 +103,11 @@ export interface FoldResult {
   touches?: number[];
   /** With `track`: each kept message's calls' durations by call id (a later call of the same id wins). */
   callDurations?: Map<string, number>;
+  /**
+   * With `usageEvents`: the usage events folded, in order, each dedup key once (the first) and only the
+   * file's own session's (the events a message's `+`-joined usage key is made of).
+   */
+  usageEvents?: UsageEvent[];
 }
 
 function tsMs(ts: string | undefined): number | undefined {
@@ -167,6 +174,7 @@ export class SessionFold {
   readonly #touches: number[] | undefined;
   readonly #settle: readonly number[] | undefined;
   readonly #keepOrphans: boolean;
+  readonly #usageLog: UsageEvent[] | undefined;
   /** Events pushed so far (every kind), so the index of the one being folded is `#pushed - 1`. */
   #pushed = 0;
   #nextSeq = 0;
@@ -177,6 +185,7 @@ export class SessionFold {
     if (options.track === true) this.#touches = [];
     this.#settle = options.settle;
     this.#keepOrphans = options.orphans === true;
+    if (options.usageEvents === true) this.#usageLog = [];
   }
 
   #touch(d: Draft): void {
@@ -319,6 +328,7 @@ export class SessionFold {
     this.#seen(e);
     if (this.#dedup.has(e.dedupKey)) return;
     this.#dedup.add(e.dedupKey);
+    this.#usageLog?.push(e);
     const usd = this.#price?.(e);
     addUsage((this.#cost ??= emptyCost()), e, usd);
     addUsage((this.#costByModel[e.model] ??= emptyCost()), e, usd);
@@ -381,6 +391,7 @@ export class SessionFold {
       unmatchedToolResults: this.#unmatched,
       events: this.#events,
       ...(this.#touches !== undefined && { touches: this.#touches, callDurations: callDurations(kept) }),
+      ...(this.#usageLog !== undefined && { usageEvents: this.#usageLog }),
     };
   }
 

@@ -12,6 +12,7 @@ import { getParserString, newReadInfo } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getCodec, loadCodec } from '../registry.js';
 import { fileSessionId, type ManagerContext } from './context.js';
+import type { ExportSource } from './export.js';
 import { SessionFold, type FoldResult } from './fold.js';
 import { resolveUnifiedId } from './ids.js';
 import type { Session, SessionMessage } from './types.js';
@@ -128,11 +129,18 @@ async function toSession(ctx: ManagerContext, o: Opened, id: string, info: ReadI
 
 /** `get(agent, id)`: see the file header. */
 export async function getSession(ctx: ManagerContext, agent: string, id: string): Promise<Session> {
+  return (await getSessionWithUsage(ctx, agent, id, false)).session;
+}
+
+/** `get()`, and with `usage` the session's usage events from the same read (`FoldResult.usageEvents`). */
+export async function getSessionWithUsage(ctx: ManagerContext, agent: string, id: string, usage: boolean): Promise<{ session: Session; usageEvents?: UsageEvent[] }> {
   const o = await openSession(ctx, agent, id);
   const info = newReadInfo();
-  const fold = new SessionFold({ content: true, price: o.price });
+  const fold = new SessionFold({ content: true, price: o.price, usageEvents: usage });
   await readAll(o, info, (e) => fold.push(e));
-  return toSession(ctx, o, id, info, fold.finish());
+  const r = fold.finish();
+  const session = await toSession(ctx, o, id, info, r);
+  return r.usageEvents !== undefined ? { session, usageEvents: r.usageEvents } : { session };
 }
 
 /**
@@ -150,7 +158,8 @@ export async function getSession(ctx: ManagerContext, agent: string, id: string)
 export async function streamSession(ctx: ManagerContext, agent: string, id: string, options: StreamOptions = {}): Promise<SessionStream> {
   const o = await openSession(ctx, agent, id);
   const info = newReadInfo();
-  const first = new SessionFold({ content: false, price: o.price, track: true, orphans: options.orphanUsage === true });
+  const keep = options.orphanUsage === true;
+  const first = new SessionFold({ content: false, price: o.price, track: true, orphans: keep, usageEvents: keep });
   let count = 0;
   await readAll(o, info, (e) => {
     count++;
@@ -183,20 +192,26 @@ export async function streamSession(ctx: ManagerContext, agent: string, id: stri
     }
     yield* fold.takeSettled(true);
   }
-  return { session, messageCount: r.messageCount, callDurations: r.callDurations ?? new Map(), messages };
+  return { session, messageCount: r.messageCount, callDurations: r.callDurations ?? new Map(), ...(r.usageEvents !== undefined && { usageEvents: r.usageEvents }), messages };
 }
 
+/** How `SessionManager.stream` reads a session. */
 export interface StreamOptions {
-  /** Fill `session.raw.orphanUsage` as `get()` does (the first pass then keeps every usage event until its end). */
+  /**
+   * Fill `session.raw.orphanUsage` as `get()` does, and `usageEvents` (the first pass then keeps every usage
+   * event until its end): what `exportPieces` needs for JSON and JSONL.
+   */
   orphanUsage?: boolean;
 }
 
-/** `streamSession`'s answer. */
-export interface SessionStream {
+/** `SessionManager.stream`'s answer: one session's header, then its messages one by one (an `ExportSource`). */
+export interface SessionStream extends ExportSource {
   session: Session;
   messageCount: number;
   /** Each message's calls' durations by call id, a later call of the same id over an earlier one (the JSONL export's). */
   callDurations: ReadonlyMap<string, number>;
+  /** With `orphanUsage`: the session's usage events, each dedup key once, as the fold kept them. */
+  usageEvents?: readonly UsageEvent[];
   messages(): AsyncGenerator<SessionMessage>;
 }
 

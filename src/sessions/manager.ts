@@ -18,8 +18,8 @@ import { invalidOption } from '../../cursors/protocol/errors.js';
 import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';
-import { checkExportFormat, renderExport, renderJsonl } from './export.js';
-import { getSession, readUsageEvents, streamSession, type SessionStream, type StreamOptions } from './get.js';
+import { checkExportFormat, exportPieces, wholeSource } from './export.js';
+import { getSession, getSessionWithUsage, streamSession, type SessionStream, type StreamOptions } from './get.js';
 import { resolveNativeId, resolveUnifiedId } from './ids.js';
 import { listSessions } from './list.js';
 import { getResumeCommand, type ResumeCommand } from './resume.js';
@@ -56,11 +56,14 @@ export interface SessionManager {
   totalCost(options?: CostAggregationOptions): Promise<CostSummary>;
   /**
    * One session without holding it whole (sessionfold extension): `get()`'s session but for its messages,
-   * their count, and the messages one by one (get.ts `streamSession`). AGENT_NOT_FOUND, SESSION_NOT_FOUND,
-   * PARSE_ERROR.
+   * their count, and the messages one by one (get.ts `streamSession`); `exportPieces` writes it in any export
+   * format. AGENT_NOT_FOUND, SESSION_NOT_FOUND, PARSE_ERROR.
    */
   stream(agent: AgentName, sessionId: string, options?: StreamOptions): Promise<SessionStream>;
-  /** The session as `json`, `jsonl` (readable back by the sessionfold-jsonl codec) or `markdown`. */
+  /**
+   * The session as `json`, `jsonl` (readable back by the sessionfold-jsonl codec) or `markdown`, as one
+   * string: `exportPieces`' pieces joined, from one read of the file.
+   */
   export(agent: AgentName, sessionId: string, format: ExportFormat): Promise<string>;
   /**
    * Message-level LCS diff of two sessions (same agent or not): `diff({agent, sessionId}, {agent, sessionId})`
@@ -116,9 +119,11 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
       }),
     async export(agent, id, format) {
       const f = checkExportFormat(format);
-      const session = await getSession(ctx, agent, id);
-      if (f !== 'jsonl' || session.raw === undefined) return renderExport(session, f);
-      return renderJsonl(session, await readUsageEvents(session.agent, session.raw.file));
+      // one read: the JSONL lines' own usage keys are the fold's usage events
+      const { session, usageEvents } = await getSessionWithUsage(ctx, agent, id, f === 'jsonl');
+      const parts: string[] = [];
+      for await (const piece of exportPieces(wholeSource(session, usageEvents), f)) parts.push(piece);
+      return parts.join('');
     },
     async diff(...args: [SessionRef, SessionRef] | [AgentName, string, AgentName, string]) {
       const [a, b] = diffRefs(args);

@@ -8,6 +8,7 @@
  */
 import type { CostRecord } from '../cost/types.js';
 import { findCodec } from '../registry.js';
+import { wholeText, type ExportLayout } from './layout.js';
 import type { Session, SessionMessage } from './types.js';
 import { formatUsd } from './usd.js';
 
@@ -63,7 +64,7 @@ function costLine(c: CostRecord): string {
 }
 
 /** The header's lines; `messageCount` is `s.messages.length` unless the messages come one by one. */
-export function markdownHeader(s: Session, messageCount = s.messages.length): string[] {
+function markdownHeader(s: Session, messageCount = s.messages.length): string[] {
   const codec = findCodec(s.agent);
   const lines = [`# ${s.title === '' ? '(untitled session)' : s.title.replace(/\n/g, ' ')}`, ''];
   const item = (k: string, v: string) => lines.push(`- **${k}:** ${v}`);
@@ -83,7 +84,7 @@ export function markdownHeader(s: Session, messageCount = s.messages.length): st
 }
 
 /** One message's lines (its section ends with an empty line). */
-export function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[] {
+function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[] {
   const lines = [`### ${ROLE_HEADINGS[m.role]}`];
   const meta: string[] = [];
   if (m.timestamp !== undefined) meta.push(m.timestamp.toISOString());
@@ -110,7 +111,7 @@ export function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[]
 }
 
 /** The closing cost summary's lines. */
-export function markdownCostSummary(s: Session): string[] {
+function markdownCostSummary(s: Session): string[] {
   const lines = ['---', '', '## Cost summary', ''];
   const models = Object.entries(s.costByModel ?? {});
   if (s.cost === undefined || models.length === 0) return [...lines, s.usageUnknown === true ? `Token usage unknown: ${UNKNOWN_NOTE}.` : 'No token usage recorded.', ''];
@@ -124,10 +125,20 @@ export function markdownCostSummary(s: Session): string[] {
   return lines;
 }
 
+/**
+ * The Markdown layout (layout.ts): the header's lines, each message's section and the cost summary, all
+ * joined with `\n` (each piece after the header starts with the `\n` that joins it to the one before).
+ * `messageCount` is `s.messages.length` unless the messages come one by one.
+ */
+export function markdownLayout(s: Session, options: MarkdownOptions = {}, messageCount = s.messages.length): ExportLayout {
+  return {
+    head: () => markdownHeader(s, messageCount).join('\n'),
+    message: (m) => `\n${markdownMessage(m, options).join('\n')}`,
+    end: () => `\n${markdownCostSummary(s).join('\n')}`,
+  };
+}
+
 /** Render a session as Markdown (see the file header). */
 export function renderMarkdown(s: Session, options: MarkdownOptions = {}): string {
-  const out = markdownHeader(s);
-  for (const m of s.messages) out.push(...markdownMessage(m, options));
-  out.push(...markdownCostSummary(s));
-  return out.join('\n');
+  return wholeText(markdownLayout(s, options), s.messages);
 }

@@ -4,16 +4,14 @@
  * terminal the output goes through `$PAGER` (default `less -FRX`, which exits at once when it fits).
  * `--format json|jsonl` prints the export formats unchanged.
  *
- * Markdown and JSONL are written as the session is read (the manager's `stream`): the header from a first,
- * text-free pass, then each message as soon as it is settled, so a show holds about one message, not the
- * session (bench/RESULTS.md, peak RSS). The bytes are `renderExport(get(…), format)`'s. JSON, one object
- * with the messages inside, still renders the whole session.
+ * Every format is written as the session is read (the manager's `stream` and the library's `exportPieces`):
+ * the header from a first, text-free pass, then each message as soon as it is settled, so a show holds
+ * about one message, not the session (bench/RESULTS.md, peak RSS). The bytes are
+ * `renderExport(get(…), format)`'s.
  */
-import { renderExport } from '../../sessions/export.js';
+import { exportPieces } from '../../sessions/export.js';
 import type { MarkdownOptions } from '../../sessions/markdown.js';
-import { jsonlPieces, markdownPieces } from '../render/session-stream.js';
 import type { ExportFormat } from '../../sessions/types.js';
-import { getSessionFor } from './sessions-export.js';
 import { bool, defineCommand, type CommandContext } from '../command.js';
 import { makeManager, parseChoice, sessionArgs } from './sessions-common.js';
 import { tuneHeapForStream } from '../heap.js';
@@ -35,15 +33,12 @@ export default defineCommand({
     const { agent, id } = sessionArgs(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['markdown', 'json', 'jsonl'] as const) ?? 'markdown';
     const cut: MarkdownOptions = bool(ctx, 'full') ? {} : { maxBlockLines: SHOW_BLOCK_LINES };
-    if (format === 'json') {
-      const session = await withProgress(ctx, 'Reading the session', () => getSessionFor(ctx, agent, id));
-      ctx.stdout.write(renderExport(session, format, cut));
-      return 0;
-    }
     tuneHeapForStream(ctx.env);
     const markdown = format === 'markdown';
     const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: !markdown }));
-    await writePieces(await openSink(ctx, markdown), markdown ? markdownPieces(stream, cut) : jsonlPieces(stream));
+    // show's JSONL is `renderExport(get(…), 'jsonl')`: usage lines with the messages' joined keys
+    const pieces = exportPieces(markdown ? stream : { ...stream, usageEvents: [] }, format, cut);
+    await writePieces(await openSink(ctx, markdown), pieces);
     return 0;
   },
 });
