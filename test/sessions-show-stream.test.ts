@@ -6,9 +6,8 @@
  * message, a second result for a call).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { heapTuneApplies } from '../src/cli/heap.js';
 import { jsonlPieces, markdownPieces } from '../src/cli/render/session-stream.js';
@@ -17,11 +16,12 @@ import { bindPricer } from '../src/sessions/cost.js';
 import { renderExport, renderJsonl } from '../src/sessions/export.js';
 import { SessionFold, type FoldResult } from '../src/sessions/fold.js';
 import { readUsageEvents, type SessionStream } from '../src/sessions/get.js';
-import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
+import type { SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
 import { runCli } from '../src/cli/run.js';
-import { CLAUDE_SUBAGENT_PARENT, FAKE_PRICER, type Home, makeFixtureHome, REAL, sink } from './sessions-helpers.js';
+import { CLAUDE_SUBAGENT_PARENT, FAKE_PRICER, type Home, REAL, sink } from './sessions-helpers.js';
+import { fixtureManager } from './helpers/fixture-manager.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
 const CUTS = [{}, { maxBlockLines: 40 }, { maxBlockLines: 1 }];
@@ -184,14 +184,7 @@ describe('through the manager', () => {
   let home: Home;
   let sm: SessionManager;
 
-  beforeAll(async () => {
-    ({ home } = await makeFixtureHome());
-    sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
-  });
-
-  afterAll(async () => {
-    await rm(home.dir, { recursive: true, force: true });
-  });
+  fixtureManager((f) => ({ home, sm } = f));
 
   for (const agent of ['claude', 'codex', 'sessionfold-jsonl']) {
     it(`${agent}: every session streams to get()'s Markdown, JSONL, header and messages`, async () => {
