@@ -219,10 +219,7 @@ class CachedScan {
   /** The pool, given every task `#classify` made (batched), with workers for what the native lane will not read. */
   #startRunner(): TaskRunner {
     const codecOf = (t: ParseTask): Codec => (this.#states.get(t.id) as TaskState).file.codec;
-    const tasks = batchTasks(
-      [...this.#states.values()].map((s) => s.task),
-      codecOf,
-    );
+    const tasks = batchTasks([...this.#states.values()].map((s) => s.task), codecOf);
     const js = tasks.filter((t) => !takesNativeLane(codecOf(t), t));
     const runner = new TaskRunner(this.#opts, resolveWorkers(this.#opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
     this.#runner = runner;
