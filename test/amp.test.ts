@@ -9,21 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amp } from '../codecs/amp/index.js';
-import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
+import { codecSplitTotals, type SplitTotals } from './helpers/usage-totals.js';
 
 const REAL = new URL('../../shared/fixtures/real/amp/', import.meta.url).pathname;
 const EXPECTED = new URL('../fixtures/expected/amp/', import.meta.url).pathname;
 const THREADS = (await readdir(REAL)).filter((n) => n.endsWith('.json')).sort();
 
-interface Totals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  calls: number;
-}
+type Totals = SplitTotals;
 
 /**
  * The simple second reader: JSON.parse the whole thread; with a ledger, sum each distinct ledger id's
@@ -60,18 +55,6 @@ function naiveAmpTotals(text: string): Totals {
   return t;
 }
 
-function codecTotals(events: readonly SessionfoldEvent[]): Totals {
-  const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, calls: 0 };
-  for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
-    t.input += u.inputTokens;
-    t.output += u.outputTokens;
-    t.cacheRead += u.cacheReadTokens;
-    t.cacheWrite += u.cacheWriteTokens;
-    t.calls++;
-  }
-  return t;
-}
-
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sf-amp-'));
@@ -93,7 +76,7 @@ describe('amp golden files (real fixtures)', () => {
 
   it.each(THREADS)('%s: golden token totals agree with a deliberately simple second reader', async (name) => {
     const golden = (await readFile(join(EXPECTED, `${name}.events.jsonl`), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    expect(codecTotals(golden)).toEqual(naiveAmpTotals(await readFile(join(REAL, name), 'utf8')));
+    expect(codecSplitTotals(golden)).toEqual(naiveAmpTotals(await readFile(join(REAL, name), 'utf8')));
   });
 
   it('counts a duplicate ledger id once and reads numeric strings', async () => {

@@ -5,7 +5,7 @@
  *
  * Regenerate the golden files after an intended change with `UPDATE_GOLDEN=1 npx vitest run test/claude-fixtures`.
  */
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { claude } from '../codecs/claude/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { codecWithSidecar } from './claude-helpers.js';
+import { jsonlFiles } from './helpers/files.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/claude/', import.meta.url));
@@ -27,16 +28,6 @@ const GOLDEN: Record<string, string> = {
   'agent-sessions-subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f/subagents/agent-a0ad4f44468bdf20d.jsonl': 'agent-sessions-subagent.agent-a0ad4f44468bdf20d',
 };
 const FIXTURES = Object.keys(GOLDEN);
-
-async function walk(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await walk(p)));
-    else if (e.name.endsWith('.jsonl')) out.push(p);
-  }
-  return out;
-}
 
 interface Totals {
   responses: number;
@@ -121,7 +112,7 @@ async function golden(rel: string): Promise<SessionfoldEvent[]> {
 
 describe('claude codec over the real fixtures', () => {
   it('has a golden file entry for every real Claude fixture', async () => {
-    const found = (await walk(REAL)).map((p) => relative(REAL, p).split('\\').join('/')).sort();
+    const found = (await jsonlFiles(REAL)).map((p) => relative(REAL, p).split('\\').join('/')).sort();
     expect(found).toEqual([...FIXTURES].sort());
   });
 

@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gemini } from '../codecs/gemini/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
+import { treeListing } from './helpers/files.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,16 +38,6 @@ const LAYOUT: Record<string, [string, string]> = {
 let home: string;
 let before: string[];
 
-async function listTree(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
-    const p = join(e.parentPath, e.name);
-    const s = await stat(p);
-    out.push(`${p}:${s.size}:${s.mtimeMs}`);
-  }
-  return out.sort();
-}
-
 beforeAll(async () => {
   const built = join(ROOT, 'dist', 'codecs', 'gemini', 'index.js');
   const src = join(ROOT, 'codecs', 'gemini');
@@ -60,7 +51,7 @@ beforeAll(async () => {
   }
   await writeFile(join(tmp, 'proj-a', '.project_root'), PROJECT);
   await writeFile(join(home, '.gemini', 'projects.json'), JSON.stringify({ projects: { [PROJECT]: 'proj-a' } }));
-  before = await listTree(join(home, '.gemini'));
+  before = await treeListing(join(home, '.gemini'));
 }, 180_000);
 
 afterAll(async () => {
@@ -73,7 +64,7 @@ async function cli(args: string[]): Promise<{ stdout: string; stderr: string }> 
     maxBuffer: 64 << 20,
     env: { PATH: process.env.PATH, HOME: home, GEMINI_CLI_HOME: home, XDG_CACHE_HOME: join(home, '.cache'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
   });
-  expect(await listTree(join(home, '.gemini')), `${args.join(' ')} leaves the agent's tree as it was`).toEqual(before);
+  expect(await treeListing(join(home, '.gemini')), `${args.join(' ')} leaves the agent's tree as it was`).toEqual(before);
   return r;
 }
 

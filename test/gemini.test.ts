@@ -3,7 +3,7 @@
  * checkpoints, titles, the token mapping, bad input, the fingerprint cursor of whole-file JSON, and the
  * layout (roots, discovery, cwd from the marker and the registry) in a temporary tree that is never written.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -17,6 +17,7 @@ import type { MessageEvent, SessionEvent, SessionfoldEvent, UsageEvent } from '.
 import { generateGeminiChat } from '../fixtures/generate/gemini.js';
 import { Rng } from '../fixtures/generate/prng.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
+import { treeListing } from './helpers/files.js';
 
 const T = (s: number) => `2026-05-01T10:00:${String(s).padStart(2, '0')}.000Z`;
 const tok = (input: number, output: number, cached: number, thoughts: number, tool: number) => ({ input, output, cached, thoughts, tool, total: input + output + thoughts + tool });
@@ -304,16 +305,6 @@ describe('gemini layout', () => {
   const oldProject = '/work/old-project';
   const hashDir = createHash('sha256').update(oldProject).digest('hex');
 
-  async function listTree(root: string): Promise<string[]> {
-    const out: string[] = [];
-    for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
-      const p = join(e.parentPath, e.name);
-      const s = await stat(p);
-      out.push(`${p}:${s.size}:${s.mtimeMs}`);
-    }
-    return out.sort();
-  }
-
   beforeAll(async () => {
     home = join(dir, 'home');
     const tmp = join(home, '.gemini', 'tmp');
@@ -326,7 +317,7 @@ describe('gemini layout', () => {
     await writeFile(join(tmp, hashDir, 'chats', 'session-2025-01-01T00-00-old12345.json'), JSON.stringify({ sessionId: 'old12345-aaaa', projectHash: hashDir, startTime: T(0), messages: [] }));
     await writeFile(join(tmp, hashDir, 'chats', 'session-2025-01-02T00-00-mig12345.json'), JSON.stringify({ sessionId: 'mig12345-aaaa', projectHash: hashDir, messages: [] }));
     await writeFile(join(tmp, hashDir, 'chats', 'session-2025-01-02T00-00-mig12345.jsonl'), line({ sessionId: 'mig12345-aaaa', projectHash: hashDir, startTime: T(0) }) + '\n');
-    tree = await listTree(home);
+    tree = await treeListing(home);
   });
 
   it('takes its roots from GEMINI_CLI_HOME, else the home directory', () => {
@@ -353,6 +344,6 @@ describe('gemini layout', () => {
     expect(await gemini.locate?.([root], 'old12345-aaaa')).toMatchObject({ path: files[0]!.path });
     expect(await gemini.locate?.([root], 'sub-1')).toMatchObject({ subagent: true });
     expect(await gemini.locate?.([root], 'nope-0000')).toBeUndefined();
-    expect(await listTree(home)).toEqual(tree);
+    expect(await treeListing(home)).toEqual(tree);
   });
 });

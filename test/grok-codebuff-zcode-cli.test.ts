@@ -23,7 +23,7 @@ import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js
 import { readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
 import { buildZcodeDb } from './helpers/zcode-db.js';
-import { agentCli } from './helpers/agent-cli.js';
+import { agentCli, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -75,21 +75,8 @@ afterAll(async () => {
 const cli = agentCli(() => home, trees, () => before);
 
 /** The golden usage of an agent's fixtures, once per dedup key (named by session id; a database's is the database's). */
-async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {
-  const out: UsageEvent[] = [];
-  const seen = new Set<string>();
-  for (const name of agent === 'zcode' ? ['db'] : agent === 'grok-cli' ? ['grok'] : files[agent].map((f) => f.sessionId!)) {
-    const text = await readFile(join(EXPECTED, agent, `${name}.events.jsonl`), 'utf8');
-    for (const l of text.split('\n').filter(Boolean)) {
-      const e = JSON.parse(l) as SessionfoldEvent;
-      if (e.type === 'usage' && !seen.has(e.dedupKey)) {
-        seen.add(e.dedupKey);
-        out.push(e);
-      }
-    }
-  }
-  return out;
-}
+const agentUsage = (agent: Agent): Promise<UsageEvent[]> =>
+  goldenUsage((agent === 'zcode' ? ['db'] : agent === 'grok-cli' ? ['grok'] : files[agent].map((f) => f.sessionId!)).map((name) => join(EXPECTED, agent, `${name}.events.jsonl`)));
 
 describe('sessionfold CLI over Grok Build, grok-cli, Codebuff and Z Code trees', () => {
   it.each(AGENTS)('sessions list %s lists every session', async (agent) => {
@@ -113,13 +100,8 @@ describe('sessionfold CLI over Grok Build, grok-cli, Codebuff and Z Code trees',
   });
 
   it('cost report --json --group-by agent has a row per agent with the golden tokens', async () => {
-    const report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; requestCount: number }> };
-    for (const agent of AGENTS) {
-      const usage = await goldenUsage(agent);
-      expect(usage.length).toBeGreaterThanOrEqual(2);
-      const sum = (f: (u: UsageEvent) => number) => usage.reduce((a, u) => a + f(u), 0);
-      expect(report.breakdowns[agent], agent).toMatchObject({ inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheReadTokens: sum((u) => u.cacheReadTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), requestCount: usage.length });
-    }
+    const report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, AgentRow> };
+    for (const agent of AGENTS) expectGoldenRow(report.breakdowns[agent], agent, await agentUsage(agent));
     const warm = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as typeof report;
     expect(warm.breakdowns, 'a second report from the warm cache').toEqual(report.breakdowns);
     // Z Code writes a request while it runs: the cached database is read again.

@@ -5,11 +5,10 @@
  * RowCursor resume, a live writer, and search through Hermes's own FTS5 index, alone and merged with
  * another agent's hits. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run test/hermes.test.ts`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hermes } from '../codecs/hermes/index.js';
 import { ftsQuery, relevanceOf } from '../codecs/hermes/db.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
@@ -19,7 +18,7 @@ import { createSessionManager } from '../src/sessions/manager.js';
 import { readEvents } from './helpers/codec-harness.js';
 import { buildHermesDb, INSERT_MESSAGE, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
 import { buildOpencodeDb } from './helpers/opencode-db.js';
-import { expectGolden, readResumed, startWriter, type Resumed, type Writer } from './helpers/sqlite-db.js';
+import { expectGolden, readResumed, startWriter, tempDirPerTest, type Resumed } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
 const REAL = new URL('../../shared/fixtures/real/hermes/', import.meta.url).pathname;
@@ -60,16 +59,9 @@ describe('hermes session logs (every real fixture)', () => {
 
 let dir: string;
 let db: string;
-const writers: Writer[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-hermes-'));
-  db = join(dir, 'state.db');
-});
-
-afterEach(async () => {
-  for (const w of writers.splice(0)) await w.kill().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
+const writers = tempDirPerTest('sf-hermes-', (d) => {
+  dir = d;
+  db = join(d, 'state.db');
 });
 
 interface Totals {

@@ -11,22 +11,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kimi } from '../codecs/kimi/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
-import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
 import { KIMI_LAYOUT, KIMI_REAL, layOutKimi, S2 } from './helpers/kimi-layout.js';
+import { codecSplitTotals, type SplitTotals } from './helpers/usage-totals.js';
 
 const REAL = KIMI_REAL;
 const EXPECTED = new URL('../fixtures/expected/kimi/', import.meta.url).pathname;
 const WIRES = (await readdir(REAL)).filter((n) => n.endsWith('.jsonl')).sort();
 
-interface Totals {
-  input: number;
-  cacheRead: number;
-  cacheWrite: number;
-  output: number;
-  calls: number;
-}
+type Totals = SplitTotals;
 
 /** The simple second reader: JSON.parse every line and sum the `usage` of each `usage.record`. */
 function naiveKimiTotals(text: string): Totals {
@@ -43,18 +38,6 @@ function naiveKimiTotals(text: string): Totals {
     t.cacheRead += r.usage.inputCacheRead ?? 0;
     t.cacheWrite += r.usage.inputCacheCreation ?? 0;
     t.output += r.usage.output ?? 0;
-    t.calls++;
-  }
-  return t;
-}
-
-function codecTotals(events: readonly SessionfoldEvent[]): Totals {
-  const t: Totals = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, calls: 0 };
-  for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
-    t.input += u.inputTokens;
-    t.cacheRead += u.cacheReadTokens;
-    t.cacheWrite += u.cacheWriteTokens;
-    t.output += u.outputTokens;
     t.calls++;
   }
   return t;
@@ -86,7 +69,7 @@ describe('kimi golden files (real fixtures in their session folders)', () => {
 
   it.each(WIRES)('%s: golden token totals agree with a deliberately simple second reader', async (name) => {
     const golden = (await readFile(join(EXPECTED, `${name}.events.jsonl`), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    expect(codecTotals(golden)).toEqual(naiveKimiTotals(await readFile(join(REAL, name), 'utf8')));
+    expect(codecSplitTotals(golden)).toEqual(naiveKimiTotals(await readFile(join(REAL, name), 'utf8')));
   });
 
   it('the simple reader sees real usage (the comparison is not vacuous)', async () => {

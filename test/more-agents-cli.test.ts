@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ import { readEvents } from './helpers/codec-harness.js';
 import { ANTIGRAVITY_LAYOUT, layOutAntigravity, transcriptOf } from './helpers/antigravity-layout.js';
 import { KIMI_LAYOUT, layOutKimi } from './helpers/kimi-layout.js';
 import { agentCli } from './helpers/agent-cli.js';
+import { treeListing } from './helpers/files.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -32,17 +33,7 @@ let home: string;
 let agentDirs: string[];
 let before: string[];
 
-async function listTree(roots: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const root of roots) {
-    for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
-      const p = join(e.parentPath, e.name);
-      const s = await stat(p);
-      out.push(`${p}:${s.size}:${s.mtimeMs}`);
-    }
-  }
-  return out.sort();
-}
+const listTree = async (roots: readonly string[]): Promise<string[]> => (await Promise.all(roots.map((r) => treeListing(r)))).flat().sort();
 
 beforeAll(async () => {
   const newest = Math.max(...['kimi', 'amp', 'antigravity'].flatMap((c) => [join(ROOT, 'codecs', c, 'index.ts'), join(ROOT, 'codecs', c, 'parse.ts')]).map((f) => statSync(f).mtimeMs));

@@ -5,7 +5,7 @@
  * truncated lines, counter resets). The engines read most files; what they leave, `read()` reads.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { NATIVE_CACHE_MAX_BYTES, SETTLED_MS } from '../src/scan/cached.js';
+import { NATIVE_CACHE_MAX_BYTES, SETTLED_MS } from '../src/scan/classify.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listDatabaseSessions, type DbSession } from '../codecs/opencode/db.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
+import { buildOpencodeDb, INSERT_PART, INSERT_SESSION, insertExchange, sessionRow, writeDb } from './helpers/opencode-db.js';
 
 let dir: string;
 let db: string;
@@ -49,12 +49,8 @@ function fingerprints(): Map<string, DbSession> {
   return new Map(listDatabaseSessions(db).map((s) => [s.id, s]));
 }
 
-/** Run `sql` on the database as OpenCode would (a writer of its own, closed after). */
-function write(fn: (d: Database.Database) => void): void {
-  const d = new Database(db);
-  fn(d);
-  d.close();
-}
+/** Run `fn` on the database as OpenCode would (a writer of its own, closed after). */
+const write = (fn: (d: Database.Database) => void): void => writeDb(db, fn);
 
 describe('listDatabaseSessions', () => {
   it('equals a plain computation over every row, a session without messages included', () => {
@@ -71,11 +67,7 @@ describe('listDatabaseSessions', () => {
   it('moves for the session changed, and for no other, with each change a RowCursor read sees', () => {
     buildOpencodeDb(db, 4);
     const changes: [string, string, (d: Database.Database) => void][] = [
-      ['a new exchange', 'ses_main', (d) => {
-        const x = exchange('ses_main', 5);
-        for (const r of x.messages) d.prepare(INSERT_MESSAGE).run(...r);
-        for (const r of x.parts) d.prepare(INSERT_PART).run(...r);
-      }],
+      ['a new exchange', 'ses_main', (d) => insertExchange(d, 'ses_main', 5)],
       ['a message updated in place, later', 'ses_child', (d) => {
         d.prepare("UPDATE message SET time_updated = time_updated + 900000000, data = json_set(data, '$.cost', 2) WHERE id = ?").run('msg_ses_child_0002b');
       }],

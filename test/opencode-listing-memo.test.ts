@@ -21,7 +21,7 @@ import { withSqliteSnapshot } from '../cursors/sqlite.js';
 import { listingMemoFile, openListingMemo } from '../src/cache/listing-memo.js';
 import { getCachePath } from '../src/cache/paths.js';
 import { createSessionManager } from '../src/sessions/manager.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
+import { buildOpencodeDb, INSERT_MESSAGE, INSERT_SESSION, insertExchange, sessionRow, writeDb } from './helpers/opencode-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
 let dir: string;
@@ -56,17 +56,7 @@ function age(files = [db, `${db}-wal`]): void {
 
 const listed = (memo?: ListingMemo): SessionFile[] => [...discoverOpencode([dir], OPENCODE_FLAVOR, memo === undefined ? undefined : { listingMemo: memo })];
 
-function write(fn: (d: Database.Database) => void): void {
-  const d = new Database(db);
-  fn(d);
-  d.close();
-}
-
-function addExchange(d: Database.Database, session: string, n: number): void {
-  const x = exchange(session, n);
-  for (const r of x.messages) d.prepare(INSERT_MESSAGE).run(...r);
-  for (const r of x.parts) d.prepare(INSERT_PART).run(...r);
-}
+const write = (fn: (d: Database.Database) => void): void => writeDb(db, fn);
 
 describe('OpenCode listing memo', () => {
   it('takes an unchanged database’s listing from the memo, equal to a fresh one', () => {
@@ -96,19 +86,19 @@ describe('OpenCode listing memo', () => {
     const memo = new CountingMemo();
     let before = listed(memo);
     const changes: [string, () => void, boolean][] = [
-      ['rows appended', () => write((d) => addExchange(d, 'ses_main', 4)), true],
+      ['rows appended', () => write((d) => insertExchange(d, 'ses_main', 4)), true],
       ['a message updated in place', () => write((d) => d.prepare('UPDATE message SET time_updated = time_updated + 900000 WHERE id = ?').run('msg_ses_child_0002b')), true],
       ['a part deleted', () => write((d) => d.prepare('DELETE FROM part WHERE rowid = (SELECT max(rowid) FROM part WHERE session_id = ?)').run('ses_child')), true],
       ['a message deleted', () => write((d) => d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_main_0001a')), true],
       ['a new session', () => write((d) => d.prepare(INSERT_SESSION).run(...sessionRow('ses_new', 7))), true],
-      ['rows of the new session', () => write((d) => addExchange(d, 'ses_new', 1)), true],
+      ['rows of the new session', () => write((d) => insertExchange(d, 'ses_new', 1)), true],
       [
         'a session whose rows were written before it',
         () =>
           write((d) => {
             d.pragma('foreign_keys = OFF');
-            addExchange(d, 'ses_late', 1);
-            addExchange(d, 'ses_main', 6);
+            insertExchange(d, 'ses_late', 1);
+            insertExchange(d, 'ses_main', 6);
           }),
         true,
       ],
@@ -150,7 +140,7 @@ describe('OpenCode listing memo', () => {
         () => {
           const d = new Database(db);
           d.pragma('wal_autocheckpoint = 0');
-          addExchange(d, 'ses_child', 9);
+          insertExchange(d, 'ses_child', 9);
           expect(existsSync(`${db}-wal`)).toBe(true);
           // the database file itself as the memo has it: only the -wal tells the change
           age([`${db}-wal`]);
@@ -180,7 +170,7 @@ describe('OpenCode listing memo', () => {
     const next = (old: ListingState): ListingState => withSqliteSnapshot(db, (d) => nextListing(d, fileId(db), old));
     const old = full();
     write((d) => {
-      addExchange(d, 'ses_main', 4);
+      insertExchange(d, 'ses_main', 4);
       d.prepare('UPDATE message SET time_updated = ? WHERE id = ?').run(Date.now() * 10, 'msg_ses_child_0001b');
     });
     const now = full();
@@ -296,7 +286,7 @@ describe('OpenCode listing memo through the CLI', () => {
 
     // a change after the memo: the cached run lists afresh and still answers as --no-cache
     expect(await snapshotTree(folder)).toEqual(before);
-    write((d) => addExchange(d, 'ses_main', 4));
+    write((d) => insertExchange(d, 'ses_main', 4));
     age();
     const written = await snapshotTree(folder);
     const changed = await cli(...report, '--no-cache');

@@ -6,12 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { opencode } from '../codecs/opencode/index.js';
 import { newReadInfo, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART } from './helpers/opencode-db.js';
+import { buildOpencodeDb, insertExchange, writeDb } from './helpers/opencode-db.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'sf-oc-resume-'));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
@@ -37,13 +36,9 @@ describe('opencode database RowCursor', () => {
       [['ses_child', 4], ['ses_main', 6]],
     ];
     for (const round of rounds) {
-      const w = new Database(db);
-      for (const [s, n] of round) {
-        const x = exchange(s, n);
-        for (const r of x.messages) w.prepare(INSERT_MESSAGE).run(...r);
-        for (const r of x.parts) w.prepare(INSERT_PART).run(...r);
-      }
-      w.close();
+      writeDb(db, (w) => {
+        for (const [s, n] of round) insertExchange(w, s, n);
+      });
       const warm = await readFrom(db, cursor);
       expect(warm.start).toMatchObject({ restarted: false });
       expect(warm.rows).toBe(2 * (2 + 6) + 2); // two messages and six parts per exchange, and the two session rows

@@ -18,7 +18,7 @@ import { opencode } from '../codecs/opencode/index.js';
 import { newReadInfo, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART } from './helpers/opencode-db.js';
+import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, insertExchange, insertRows, writeDb, type ExchangeOptions } from './helpers/opencode-db.js';
 
 const USAGE: EventKind[] = ['session', 'usage'];
 const FULL: EventKind[] = ['session', 'message', 'usage', 'tool_call', 'tool_result'];
@@ -140,20 +140,9 @@ class Readers {
   }
 }
 
-function write(fn: (w: Database.Database) => void, foreignKeys = true): void {
-  const w = new Database(db);
-  if (!foreignKeys) w.pragma('foreign_keys = OFF');
-  fn(w);
-  w.close();
-}
+const write = (fn: (w: Database.Database) => void, foreignKeys = true): void => writeDb(db, fn, foreignKeys);
 
-function addExchange(session: string, n: number, opts: Parameters<typeof exchange>[2] = {}): void {
-  write((w) => {
-    const x = exchange(session, n, opts);
-    for (const r of x.messages) w.prepare(INSERT_MESSAGE).run(...r);
-    for (const r of x.parts) w.prepare(INSERT_PART).run(...r);
-  });
-}
+const addExchange = (session: string, n: number, opts: ExchangeOptions = {}): void => write((w) => void insertExchange(w, session, n, opts));
 
 const partData = (id: string): Record<string, unknown> => {
   const d = new Database(db, { readonly: true });
@@ -381,10 +370,7 @@ describe('opencode usage reads resume without walking part', () => {
       const data = JSON.parse(m[4] as string) as { time: { created: number } };
       m[4] = JSON.stringify({ ...data, time: { ...data.time, created: data.time.created - 1_000_000 } });
     }
-    write((w) => {
-      for (const m of x.messages) w.prepare(INSERT_MESSAGE).run(...m);
-      for (const p of x.parts) w.prepare(INSERT_PART).run(...p);
-    });
+    write((w) => insertRows(w, x));
     const got = await r.warm();
     for (const g of [got.alone, got.whole, got.batch[0]]) expect(g?.start).toMatchObject({ restarted: true, reason: 'row-changed' });
     expect(r.alone.held.find((e) => e.type === 'usage')).toMatchObject({ messageId: x.ids.asst });

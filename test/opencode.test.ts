@@ -9,15 +9,15 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { opencode } from '../codecs/opencode/index.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { readEvents } from './helpers/codec-harness.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from './helpers/opencode-db.js';
-import { expectGolden, readResumed, startWriter, type Resumed, type Writer } from './helpers/sqlite-db.js';
+import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow, writeDb, writeExchange } from './helpers/opencode-db.js';
+import { expectGolden, readResumed, startWriter, tempDirPerTest, type Resumed } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
 const REAL = new URL('../../shared/fixtures/real/opencode/agent-sessions-storage/', import.meta.url).pathname;
@@ -142,16 +142,9 @@ describe('opencode storage trees (every real fixture)', () => {
 
 let dir: string;
 let db: string;
-const writers: Writer[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-opencode-'));
-  db = join(dir, 'opencode.db');
-});
-
-afterEach(async () => {
-  for (const w of writers.splice(0)) await w.kill().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
+const writers = tempDirPerTest('sf-opencode-', (d) => {
+  dir = d;
+  db = join(d, 'opencode.db');
 });
 
 const readFrom = (path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Resumed> => readResumed(opencode, path, from, kinds);
@@ -194,9 +187,7 @@ describe('opencode.db', () => {
     const none = await readFrom(path, first.cursor);
     expect(none).toMatchObject({ events: [], start: { restarted: false } });
 
-    const x = exchange('ses_main', 3);
-    await w.run(INSERT_MESSAGE, x.messages);
-    await w.run(INSERT_PART, x.parts);
+    const x = await writeExchange(w, 'ses_main', 3);
     const added = await readFrom(path, none.cursor);
     expect(added.start).toMatchObject({ restarted: false });
     expect(added.events.map((e) => e.type)).toEqual(['message', 'message', 'usage', 'tool_call', 'tool_result']);
@@ -254,9 +245,7 @@ describe('opencode.db', () => {
 
   it('skips and counts a row whose data is not JSON', async () => {
     buildOpencodeDb(db, 1);
-    const d = new Database(db);
-    d.prepare(INSERT_MESSAGE).run('msg_bad', 'ses_main', 1767000000500, 1, '{not json');
-    d.close();
+    writeDb(db, (d) => d.prepare(INSERT_MESSAGE).run('msg_bad', 'ses_main', 1767000000500, 1, '{not json'));
     const info = newReadInfo();
     const events = await readEvents(opencode, recordPath(db, 'ses_main'), { info });
     expect(info.skippedLines).toBe(1);

@@ -17,7 +17,7 @@ import { qwen } from '../codecs/qwen/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
-import { agentCli } from './helpers/agent-cli.js';
+import { agentCli, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -65,21 +65,7 @@ afterAll(async () => {
 
 const cli = agentCli(() => home, trees, () => before);
 
-async function goldenUsage(agent: 'qwen' | 'droid'): Promise<UsageEvent[]> {
-  const out: UsageEvent[] = [];
-  const seen = new Set<string>();
-  for (const f of files[agent]) {
-    const text = await readFile(join(EXPECTED, agent, `${f.split('/').pop()}.events.jsonl`), 'utf8');
-    for (const l of text.split('\n').filter(Boolean)) {
-      const e = JSON.parse(l) as SessionfoldEvent;
-      if (e.type === 'usage' && !seen.has(e.dedupKey)) {
-        seen.add(e.dedupKey);
-        out.push(e);
-      }
-    }
-  }
-  return out;
-}
+const agentUsage = (agent: 'qwen' | 'droid'): Promise<UsageEvent[]> => goldenUsage(files[agent].map((f) => join(EXPECTED, agent, `${f.split('/').pop()}.events.jsonl`)));
 
 describe('sessionfold CLI over Qwen Code and Factory Droid trees', () => {
   it.each(['qwen', 'droid'] as const)('sessions list %s lists every session file', async (agent) => {
@@ -102,13 +88,8 @@ describe('sessionfold CLI over Qwen Code and Factory Droid trees', () => {
   });
 
   it('cost report --json --group-by agent has a row per agent with the golden tokens', async () => {
-    const report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; requestCount: number }> };
-    for (const agent of ['qwen', 'droid'] as const) {
-      const usage = await goldenUsage(agent);
-      expect(usage.length).toBeGreaterThanOrEqual(2);
-      const sum = (f: (u: UsageEvent) => number) => usage.reduce((a, u) => a + f(u), 0);
-      expect(report.breakdowns[agent], agent).toMatchObject({ inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheReadTokens: sum((u) => u.cacheReadTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), requestCount: usage.length });
-    }
+    const report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, AgentRow> };
+    for (const agent of ['qwen', 'droid'] as const) expectGoldenRow(report.breakdowns[agent], agent, await agentUsage(agent));
     const warm = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as typeof report;
     expect(warm.breakdowns, 'a second report from the warm cache').toEqual(report.breakdowns);
     // Droid rewrites the sidecar as a session runs: the cached events of its session are read again.

@@ -90,7 +90,7 @@ describe.skipIf(!haveCodecs)('scan over the Claude and Codex codecs', () => {
   });
 
   // With the native engines (when the addon loaded) a small file they read first goes back to them whole when
-  // it grows (src/scan/cached.ts makeTask); without them every grown file resumes from its cursor.
+  // it grows (src/scan/classify.ts makeTask); without them every grown file resumes from its cursor.
   it.each([
     ['as the kernel allows', undefined],
     ['without the native engines', '0'],

@@ -14,7 +14,7 @@ import { runServedCommand } from '../src/cli/served.js';
 import { runCli } from '../src/cli/run.js';
 import { startServer, type ServerHandle } from '../src/serve/server.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, INSERT_SESSION as HERMES_SESSION, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from './helpers/opencode-db.js';
+import { buildOpencodeDb, emptyOpencodeDb, INSERT_SESSION, insertExchange, sessionRow } from './helpers/opencode-db.js';
 import { sink } from './sessions-helpers.js';
 
 let home: string;
@@ -56,11 +56,7 @@ beforeAll(async () => {
   buildOpencodeDb(ocDb, 2);
   buildHermesDb(hermesDb);
   // a second channel's database that has no session yet
-  const e = new Database(emptyDb);
-  e.pragma('journal_mode = WAL');
-  e.exec(OPENCODE_DDL);
-  e.prepare('INSERT INTO project (id, worktree, time_created, time_updated) VALUES (?, ?, ?, ?)').run('prj_1', '/work/proj', 1, 1);
-  e.close();
+  emptyOpencodeDb(emptyDb);
   env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: data, XDG_CACHE_HOME: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config'), TZ: 'UTC' };
   socket = join(home, 'sf.sock');
   // no sweep for an hour: only the notifications can show the new sessions
@@ -80,9 +76,7 @@ describe('serve sees sessions added inside a database', () => {
       expect(await ids('opencode')).toEqual(['ses_child', 'ses_main']);
       expect(await costed('opencode')).toEqual(['ses_child', 'ses_main']);
       db.prepare(INSERT_SESSION).run(...sessionRow('ses_new', 9));
-      const x = exchange('ses_new', 1);
-      for (const r of x.messages) db.prepare(INSERT_MESSAGE).run(...r);
-      for (const r of x.parts) db.prepare(INSERT_PART).run(...r);
+      insertExchange(db, 'ses_new', 1);
       expect(await ids('opencode')).toEqual(['ses_child', 'ses_main', 'ses_new']);
       expect(await costed('opencode')).toEqual(['ses_child', 'ses_main', 'ses_new']);
     } finally {
@@ -98,9 +92,7 @@ describe('serve sees sessions added inside a database', () => {
       expect(await costed('opencode')).not.toContain('ses_beta');
       const full = server.stats.discovery.full;
       db.prepare(INSERT_SESSION).run(...sessionRow('ses_beta', 3));
-      const x = exchange('ses_beta', 1);
-      for (const r of x.messages) db.prepare(INSERT_MESSAGE).run(...r);
-      for (const r of x.parts) db.prepare(INSERT_PART).run(...r);
+      insertExchange(db, 'ses_beta', 1);
       expect(await costed('opencode')).toContain('ses_beta');
       expect(await ids('opencode')).toContain('ses_beta');
       expect(server.stats.discovery.full).toBe(full); // from the notifications, not a discovery from scratch

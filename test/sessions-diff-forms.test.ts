@@ -4,12 +4,12 @@
  * (`sessions diff <agent>:<id> <agent>:<id>` and `sessions diff <agentA> <idA> <agentB> <idB>`, built CLI).
  */
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
-import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
-import { EXPORT_IDS, FAKE_PRICER, makeFixtureHome, type Home } from './sessions-helpers.js';
+import type { SessionManager } from '../src/sessions/manager.js';
+import { EXPORT_IDS, type Home } from './sessions-helpers.js';
+import { fixtureManager } from './helpers/fixture-manager.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
@@ -17,13 +17,7 @@ const J = 'sessionfold-jsonl';
 
 let home: Home;
 let sm: SessionManager;
-beforeAll(async () => {
-  ({ home } = await makeFixtureHome());
-  sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
-});
-afterAll(async () => {
-  await rm(home.dir, { recursive: true, force: true });
-});
+fixtureManager((f) => ({ home, sm } = f));
 
 describe('SessionManager.diff', () => {
   it('gives the same diff for the four-argument form as for two references', async () => {

@@ -1,26 +1,20 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 import { isExportHeader, isExportMessage } from '../cursors/protocol/sessionfold-jsonl.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage } from '../src/sessions/types.js';
-import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, HAS_CLAUDE, HAS_CODEX, type Home, makeFixtureHome } from './sessions-helpers.js';
+import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, HAS_CLAUDE, HAS_CODEX, type Home } from './sessions-helpers.js';
+import { fixtureManager } from './helpers/fixture-manager.js';
 
 const AGENT = 'sessionfold-jsonl';
 let home: Home;
 let sm: SessionManager;
 let codexIds: string[] = [];
 
-beforeAll(async () => {
-  ({ home, codexIds } = await makeFixtureHome());
-  sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
-});
-
-afterAll(async () => {
-  await rm(home.dir, { recursive: true, force: true });
-});
+fixtureManager((f) => ({ home, sm, codexIds } = f));
 
 /**
  * What a message must keep through export and re-import (the re-import names id-less messages itself).

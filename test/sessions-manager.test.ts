@@ -1,22 +1,13 @@
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { FULL_PEEK_BYTES } from '../src/sessions/peek.js';
 import { SCAN_MIN_FILES } from '../src/sessions/usage-scan.js';
 import type { SessionSummary } from '../src/sessions/types.js';
-import {
-  CLAUDE_COPIES,
-  CLAUDE_SUBAGENT_PARENT,
-  EXPORT_IDS,
-  FAKE_PRICER,
-  HAS_CLAUDE,
-  HAS_CODEX,
-  writeExportSession,
-  makeFixtureHome,
-  type Home,
-} from './sessions-helpers.js';
+import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, HAS_CLAUDE, HAS_CODEX, writeExportSession, type Home } from './sessions-helpers.js';
+import { fixtureManager } from './helpers/fixture-manager.js';
 
 const AGENT = 'sessionfold-jsonl';
 
@@ -33,15 +24,10 @@ let home: Home;
 let sm: SessionManager;
 let codexIds: string[] = [];
 
-beforeAll(async () => {
-  ({ home, codexIds } = await makeFixtureHome());
-  await writeFile(home.env.SESSIONFOLD_TAGS as string, JSON.stringify({ [`${AGENT}:${EXPORT_IDS.fork}`]: ['docs'], 'cwd:/work/big': ['bulk'] }));
-  sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
-});
-
-afterAll(async () => {
-  await rm(home.dir, { recursive: true, force: true });
-});
+fixtureManager(
+  (f) => ({ home, sm, codexIds } = f),
+  (h) => writeFile(h.env.SESSIONFOLD_TAGS as string, JSON.stringify({ [`${AGENT}:${EXPORT_IDS.fork}`]: ['docs'], 'cwd:/work/big': ['bulk'] })),
+);
 
 const ids = (rows: SessionSummary[]) => rows.map((r) => r.sessionId);
 

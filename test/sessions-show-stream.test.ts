@@ -7,9 +7,8 @@
  * message, a second result for a call), and over seeded random event sequences.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { heapTuneApplies } from '../src/cli/heap.js';
 import { findCodec, getCodec, loadCodec } from '../src/registry.js';
@@ -21,7 +20,8 @@ import { createSessionManager, type SessionManager } from '../src/sessions/manag
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
 import { runCli } from '../src/cli/run.js';
-import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, makeFixtureHome, REAL, sink } from './sessions-helpers.js';
+import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink } from './sessions-helpers.js';
+import { fixtureManager } from './helpers/fixture-manager.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
 const CUTS = [{}, { maxBlockLines: 40 }, { maxBlockLines: 1 }];
@@ -291,14 +291,7 @@ describe('through the manager', () => {
   let home: Home;
   let sm: SessionManager;
 
-  beforeAll(async () => {
-    ({ home } = await makeFixtureHome());
-    sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
-  });
-
-  afterAll(async () => {
-    await rm(home.dir, { recursive: true, force: true });
-  });
+  fixtureManager((f) => ({ home, sm } = f));
 
   for (const agent of ['claude', 'codex', 'sessionfold-jsonl']) {
     it(`${agent}: every session streams to get()'s Markdown, JSONL, header and messages`, async () => {

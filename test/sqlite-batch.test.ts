@@ -7,12 +7,11 @@
  * another process.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { goose } from '../codecs/goose/index.js';
 import { hermes } from '../codecs/hermes/index.js';
 import { opencode } from '../codecs/opencode/index.js';
@@ -25,36 +24,22 @@ import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { S_BAD, S_EMPTY, S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
-import { startWriter, type Writer } from './helpers/sqlite-db.js';
+import { buildOpencodeDb, exchange, insertExchange, insertSession, writeDb, writeExchange } from './helpers/opencode-db.js';
+import { startWriter, tempDirPerTest } from './helpers/sqlite-db.js';
 
 let dir: string;
 let ocDir: string;
 let ocDb: string;
-const writers: Writer[] = [];
 const SESSIONS = ['ses_main', 'ses_child', 'ses_3', 'ses_4', 'ses_5', 'ses_6'];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-batch-'));
-  ocDir = join(dir, 'opencode');
+const writers = tempDirPerTest('sf-batch-', (d) => {
+  dir = d;
+  ocDir = join(d, 'opencode');
   mkdirSync(ocDir);
   ocDb = join(ocDir, 'opencode.db');
   buildOpencodeDb(ocDb, 3);
-  const d = new Database(ocDb);
-  for (const [k, s] of SESSIONS.slice(2).entries()) {
-    d.prepare(INSERT_SESSION).run(...sessionRow(s, k + 3));
-    for (let n = 1; n <= 3; n++) {
-      const x = exchange(s, n);
-      for (const r of x.messages) d.prepare(INSERT_MESSAGE).run(...r);
-      for (const r of x.parts) d.prepare(INSERT_PART).run(...r);
-    }
-  }
-  d.close();
-});
-
-afterEach(async () => {
-  for (const w of writers.splice(0)) await w.kill().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
+  writeDb(ocDb, (db) => {
+    for (const [k, s] of SESSIONS.slice(2).entries()) insertSession(db, s, k + 3, 3);
+  });
 });
 
 interface Read {
@@ -137,21 +122,13 @@ describe('sessions of one database read as a batch', () => {
     expect(SESSIONS.every((s) => cursors.get(s) !== undefined)).toBe(true);
 
     // three exchanges into one session
-    for (let n = 10; n < 13; n++) {
-      const x = exchange('ses_main', n);
-      await w.run(INSERT_MESSAGE, x.messages);
-      await w.run(INSERT_PART, x.parts);
-    }
+    for (let n = 10; n < 13; n++) await writeExchange(w, 'ses_main', n);
     let starts = await step();
     expect([...starts.values()].every((s) => !s.restarted)).toBe(true);
     expect(stored.get('ses_main')?.filter((e) => e.type === 'usage')).toHaveLength(6);
 
     // one exchange into every session
-    for (const s of SESSIONS) {
-      const x = exchange(s, 20);
-      await w.run(INSERT_MESSAGE, x.messages);
-      await w.run(INSERT_PART, x.parts);
-    }
+    for (const s of SESSIONS) await writeExchange(w, s, 20);
     starts = await step();
     expect([...starts.values()].every((s) => !s.restarted)).toBe(true);
     for (const s of SESSIONS) expect(stored.get(s)?.some((e) => e.type === 'usage' && e.timestamp !== '' && e.outputTokens === 60 + 7)).toBe(true);
@@ -165,11 +142,7 @@ describe('sessions of one database read as a batch', () => {
     const asst = 'msg_ses_4_0002b';
     await w.run(`UPDATE message SET data = json_set(data, '$.tokens.output', 500), time_updated = time_updated + 100000000 WHERE id = ?`, [[asst]]);
     await w.run('DELETE FROM part WHERE id = ?', [['prt_msg_ses_5_0001a_1']]);
-    for (const s of ['ses_main', 'ses_child', 'ses_6']) {
-      const x = exchange(s, 30);
-      await w.run(INSERT_MESSAGE, x.messages);
-      await w.run(INSERT_PART, x.parts);
-    }
+    for (const s of ['ses_main', 'ses_child', 'ses_6']) await writeExchange(w, s, 30);
     starts = await step();
     expect(starts.get('ses_3')).toMatchObject({ restarted: true, reason: 'row-changed' });
     expect(starts.get('ses_4')).toMatchObject({ restarted: true, reason: 'row-changed' });
@@ -198,19 +171,11 @@ describe('sessions of one database read as a batch', () => {
     const identity = databaseIdentity(ocDb) as NonNullable<ReturnType<typeof databaseIdentity>>;
     const read = (fn: (db: Database.Database) => unknown) => withSqliteSnapshot(ocDb, fn);
     // one session ahead of the others, so the update marks differ between partitions
-    const d = new Database(ocDb);
-    const x30 = exchange('ses_3', 30);
-    for (const r of x30.messages) d.prepare(INSERT_MESSAGE).run(...r);
-    for (const r of x30.parts) d.prepare(INSERT_PART).run(...r);
-    d.close();
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
     let cursors = read((db) => SESSIONS.map((s) => readRowsSince(db, partitionSources(sources, s), undefined, parser, identity).cursor)) as RowCursor[];
     const w = await startWriter(ocDb);
     writers.push(w);
-    for (const s of SESSIONS.slice(0, 4)) {
-      const x = exchange(s, 40);
-      await w.run(INSERT_MESSAGE, x.messages);
-      await w.run(INSERT_PART, x.parts);
-    }
+    for (const s of SESSIONS.slice(0, 4)) await writeExchange(w, s, 40);
     // updated in place with a later time; and the walk's lowest update mark lets ses_3's rows of exchange 30
     // through, which its own mark filters out
     await w.run('UPDATE part SET time_updated = time_updated + 100000000 WHERE id = ?', [['prt_msg_ses_6_0003b_4']]);
@@ -250,11 +215,7 @@ describe('the event cache reads the changed sessions of a database as one batch'
     expect(cold.stats.fullReads).toBe(SESSIONS.length);
     const w = await startWriter(ocDb);
     writers.push(w);
-    for (const s of SESSIONS) {
-      const x = exchange(s, 50);
-      await w.run(INSERT_MESSAGE, x.messages);
-      await w.run(INSERT_PART, x.parts);
-    }
+    for (const s of SESSIONS) await writeExchange(w, s, 50);
     let files = filesOf(ocDb);
     // the batch is one task, run on a worker thread here
     const warm = await scan(true, 1);
@@ -264,16 +225,12 @@ describe('the event cache reads the changed sessions of a database as one batch'
     expect(filesOf(ocDb)).toEqual(files);
 
     await w.run(`UPDATE message SET data = json_set(data, '$.tokens.input', 999), time_updated = time_updated + 100000000 WHERE id = ?`, [['msg_ses_3_0050b']]);
-    const x = exchange('ses_6', 51);
-    await w.run(INSERT_MESSAGE, x.messages);
-    await w.run(INSERT_PART, x.parts);
+    await writeExchange(w, 'ses_6', 51);
     const env = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg-cache'), XDG_CONFIG_HOME: join(dir, 'config'), TZ: 'UTC', SESSIONFOLD_SOCKET: 'off' };
     const report = async (...extra: string[]) =>
       JSON.parse((await promisify(execFile)(process.execPath, [CLI, 'cost', 'report', '--json', '--group-by', 'agent', '--agent', 'opencode', ...extra], { env })).stdout) as Record<string, unknown>;
     await report(); // fills the CLI's cache
-    const y = exchange('ses_child', 52);
-    await w.run(INSERT_MESSAGE, y.messages);
-    await w.run(INSERT_PART, y.parts);
+    await writeExchange(w, 'ses_child', 52);
     await w.run(`UPDATE message SET data = json_set(data, '$.tokens.cache.read', 5), time_updated = time_updated + 200000000 WHERE id = ?`, [['msg_ses_4_0050b']]);
     files = filesOf(ocDb);
     const warmReport = await report();

@@ -4,11 +4,9 @@
  * A whole database read as one path (its `-wal` a parse dependency) resumes from its RowCursor too when the
  * `-wal` changed. The server's watched discovery follows commits to a database.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hermes } from '../codecs/hermes/index.js';
 import { getCodec, registerCodec } from '../src/registry.js';
 import { discoverSource } from '../src/scan/discover.js';
@@ -16,24 +14,17 @@ import { WatchedDiscovery } from '../src/serve/watch.js';
 import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn } from './helpers/hermes-db.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, sessionRow } from './helpers/opencode-db.js';
-import { startWriter, type Writer } from './helpers/sqlite-db.js';
+import { buildOpencodeDb, exchange, INSERT_SESSION, insertSession, sessionRow, writeDb, writeExchange } from './helpers/opencode-db.js';
+import { startWriter, tempDirPerTest } from './helpers/sqlite-db.js';
 
 let dir: string;
 let ocDir: string;
 let ocDb: string;
-const writers: Writer[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-dbcache-'));
-  ocDir = join(dir, 'opencode');
+const writers = tempDirPerTest('sf-dbcache-', (d) => {
+  dir = d;
+  ocDir = join(d, 'opencode');
   mkdirSync(ocDir);
   ocDb = join(ocDir, 'opencode.db');
-});
-
-afterEach(async () => {
-  for (const w of writers.splice(0)) await w.kill().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function scan(agent: string, roots: string[], cache = true): Promise<{ records: UsageRecord[]; stats: ScanStats }> {
@@ -49,16 +40,9 @@ describe('the event cache over database sessions', () => {
   it('warm: unchanged sessions from the cache, a changed one resumed from its RowCursor (new rows only)', async () => {
     buildOpencodeDb(ocDb, 20);
     // more sessions, so that one changed session is a small part of the database
-    const d = new Database(ocDb);
-    for (let s = 3; s <= 12; s++) {
-      d.prepare(INSERT_SESSION).run(...sessionRow(`ses_${s}`, s));
-      for (let n = 1; n <= 20; n++) {
-        const x = exchange(`ses_${s}`, n);
-        for (const r of x.messages) d.prepare(INSERT_MESSAGE).run(...r);
-        for (const r of x.parts) d.prepare(INSERT_PART).run(...r);
-      }
-    }
-    d.close();
+    writeDb(ocDb, (d) => {
+      for (let s = 3; s <= 12; s++) insertSession(d, `ses_${s}`, s, 20);
+    });
     const cold = await scan('opencode', [ocDir]);
     expect(cold.stats.fullReads).toBe(12);
     const coldBytes = cold.stats.bytesRead;
@@ -68,9 +52,7 @@ describe('the event cache over database sessions', () => {
 
     const w = await startWriter(ocDb);
     writers.push(w);
-    const x = exchange('ses_7', 21);
-    await w.run(INSERT_MESSAGE, x.messages);
-    await w.run(INSERT_PART, x.parts);
+    const x = await writeExchange(w, 'ses_7', 21);
     const warm = await scan('opencode', [ocDir]);
     expect(warm.stats).toMatchObject({ unchanged: 11, resumed: 1, fullReads: 0 });
     // the resumed read took the new message rows only
@@ -100,9 +82,7 @@ describe('the event cache over database sessions', () => {
     const last = exchange('ses_main', 3).ids.asst;
     const sorted = (records: readonly UsageRecord[]) => records.map((r) => JSON.stringify([r.dedupKey, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costUsd])).sort();
     const step = async (sql: string) => {
-      const d = new Database(ocDb);
-      d.prepare(sql).run(last);
-      d.close();
+      writeDb(ocDb, (d) => d.prepare(sql).run(last));
       const warm = await scan('opencode', [ocDir]);
       expect(warm.stats).toMatchObject({ resumed: 1, fullReads: 0 });
       const cold = await scan('opencode', [ocDir], false);
@@ -151,9 +131,7 @@ describe('the event cache over database sessions', () => {
       const writer = await startWriter(ocDb);
       writers.push(writer);
       await check(); // the writer opened the database: -wal and -shm appeared
-      const x = exchange('ses_main', 3);
-      await writer.run(INSERT_MESSAGE, x.messages);
-      await writer.run(INSERT_PART, x.parts);
+      await writeExchange(writer, 'ses_main', 3);
       const after = await check();
       expect(after.find((f) => f.path.endsWith('#ses_main'))?.size).toBeGreaterThan(first.find((f) => f.path.endsWith('#ses_main'))?.size as number);
       await writer.run(INSERT_SESSION, [sessionRow('ses_new', 9)]);

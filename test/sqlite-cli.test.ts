@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordPath } from '../cursors/sqlite.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
-import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART } from './helpers/opencode-db.js';
+import { buildOpencodeDb, insertExchange, writeDb } from './helpers/opencode-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
 const run = promisify(execFile);
@@ -99,11 +99,7 @@ describe('database agents through the CLI', () => {
     expect(cold).toEqual(sqlTotals());
 
     // both agents write more: a warm report reads the changed sessions from their cursors
-    const oc = new Database(ocDb);
-    const x = exchange('ses_main', 4);
-    for (const r of x.messages) oc.prepare(INSERT_MESSAGE).run(...r);
-    for (const r of x.parts) oc.prepare(INSERT_PART).run(...r);
-    oc.close();
+    writeDb(ocDb, (oc) => insertExchange(oc, 'ses_main', 4));
     const he = new Database(hermesDb);
     for (const r of turn('s_cont', 9)) he.prepare(HERMES_MESSAGE).run(...r);
     he.prepare(UPSERT_USAGE).run(...usage('s_cont', 'claude-sonnet-4-6', 9));

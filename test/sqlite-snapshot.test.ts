@@ -3,29 +3,22 @@
  * snapshot sees committed WAL content, stays consistent while the writer commits, never makes the writer
  * wait, and leaves the database, `-wal`, `-shm` (bytes and mtimes) and the folder's listing as they were.
  */
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databaseIdentity, recordPath, splitRecordPath, sqliteDependencies, sqliteUriSupport, withSqliteSnapshot, type SnapshotStrategy } from '../cursors/sqlite.js';
 import { readRowsSince, withCodecState, type RowSource } from '../cursors/sqlite-rows.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
-import { startWriter, type Writer } from './helpers/sqlite-db.js';
+import { startWriter, tempDirPerTest, type Writer } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
 let dir: string;
 let db: string;
-const writers: Writer[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-sqlite-'));
-  db = join(dir, 'agent.db');
-});
-
-afterEach(async () => {
-  for (const w of writers.splice(0)) await w.kill().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
+const writers = tempDirPerTest('sf-sqlite-', (d) => {
+  dir = d;
+  db = join(d, 'agent.db');
 });
 
 async function writer(): Promise<Writer> {

@@ -15,14 +15,14 @@
  * over the warm cache, and that state is stored instead. Results never depend on whether a snapshot was used
  * (test/fold-snapshots.test.ts compares both over sequences of appends, rewrites, deletions and resumes).
  *
- * Pricers and tag indexes without a `fingerprint` (made by the caller) are never cached.
+ * Pricers and tag indexes without a `fingerprint` (made by the caller) are never cached. The restored fold and
+ * the folds kept in memory: src/cost/snapshot-fold.ts; reading and storing the snapshot: src/cost/snapshot-run.ts.
  */
 import { hashesAreReady, hashesReady, hashText128 } from '../../cursors/ids.js';
 import { existsSync } from 'node:fs';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
-import type { Db } from '../cache/db.js';
 import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { cacheIdentity, findAnswer, recordAnswer } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
@@ -30,37 +30,16 @@ import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/in
 import type { Discovery } from '../scan/discover.js';
 import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, drainRecords, foldCost, type CostFold } from './fold.js';
-import { FOLD_STATE_VERSION, SnapshotLost, columnSeq } from './fold-state.js';
+import { FOLD_STATE_VERSION } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
-import type { ResolvedPrice } from './pricing.js';
 import type { CostSummary } from './types.js';
-import { retainedRecords, retainedSpend } from './retained.js';
+import { SnapshotFold, withRetained, type FoldRunInfo } from './snapshot-fold.js';
+import { answerUnchanged, changesSeen, readSnapshot, storeFold, type RunContext } from './snapshot-run.js';
+
+export type { FoldRunInfo } from './snapshot-fold.js';
 
 /** Goes up when the meaning of a snapshot key's parts changes. */
 const SNAPSHOT_KEY_VERSION = 1;
-
-/** How a run used the fold snapshots. */
-export interface FoldRunInfo {
-  /**
-   * `hit`: a snapshot was restored and only the change folded; `miss`: none stored for this query (one was
-   * stored); `fallback`: one was stored but the change was not additive, so the fold started over; `off`:
-   * not used (no cache, `snapshots: false`, or a pricer / tag index without a fingerprint).
-   */
-  snapshot: 'hit' | 'miss' | 'fallback' | 'off';
-  /** Records folded this run. */
-  folded: number;
-  /** Records the restored state held that were gone. */
-  removed: number;
-  /** Whether a new snapshot was written. */
-  saved: boolean;
-  /**
-   * Whether the event cache was scanned. Not when no file changed since the snapshot (same stats) and nothing
-   * wrote to the cache's files meanwhile (`meta.changes`): the stored summary is the answer then.
-   */
-  scanned: boolean;
-  /** Whether the fold was the one a resident process kept in memory (no restore from the stored state). */
-  kept: boolean;
-}
 
 /**
  * The snapshot key of a query: a hash of everything its result depends on besides the records (xxh64 twice,
@@ -93,56 +72,6 @@ export function snapshotKey(n: NormalizedCostOptions, scan: ReturnType<typeof no
   return hashText128(JSON.stringify(parts));
 }
 
-/**
- * The change count a snapshot of this run may claim: the count at the start plus this run's own writes, when
- * the cache's count is exactly that now (nobody else wrote meanwhile); else the count at the start, which
- * makes the next run scan (safe: a snapshot never claims a write it did not see).
- */
-function changesSeen(snaps: FoldSnapshots, start: number, delta: ScanDelta): number {
-  const own = start + (delta.writes ?? 0);
-  try {
-    return snaps.changes() === own ? own : start;
-  } catch {
-    return start;
-  }
-}
-
-/**
- * Folds kept in memory after they were stored, by snapshot key, while cache connections are reused (a resident
- * process: `sessionfold serve`). The next run of the same query takes the fold itself instead of restoring it
- * from the stored state, when the stored version is still the one it was kept at (no other process stored a
- * newer one) and it reads through the same open connection. Its lazily read column pieces are read at the
- * version in `at`, which moves with every put. A run that takes one and fails keeps nothing.
- */
-interface LiveFold {
-  fold: CostFold;
-  at: { version: number };
-  snaps: FoldSnapshots;
-  instance: string;
-}
-const liveFolds = new Map<string, LiveFold>();
-const MAX_LIVE_FOLDS = 4;
-
-function keepLive(key: string, live: LiveFold): void {
-  liveFolds.delete(key);
-  liveFolds.set(key, live);
-  while (liveFolds.size > MAX_LIVE_FOLDS) liveFolds.delete(liveFolds.keys().next().value as string);
-}
-
-function dropSnapshot(snaps: FoldSnapshots, key: string): void {
-  try {
-    snaps.delete(key);
-  } catch {
-    // read-only or busy: the next put replaces it
-  }
-}
-
-function sameGens(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [id, gen] of a) if (b.get(id) !== gen) return false;
-  return true;
-}
-
 async function foldInto(fold: CostFold, scan: ScanOptions, discovery: Discovery): Promise<number> {
   let n = 0;
   for await (const batch of scanUsageBatches(scan, discovery)) {
@@ -150,181 +79,6 @@ async function foldInto(fold: CostFold, scan: ScanOptions, discovery: Discovery)
     n += batch.length;
   }
   return n;
-}
-
-/**
- * The fold of one run against a stored snapshot: restored only once there is something to fold (a run where
- * nothing changed answers with the stored summary without reading it), taken over from the resident process's
- * memory when it still stands for the stored version, and given up (`lost`) when the stored state stopped
- * reading or did not decode, so the run starts over.
- */
-class SnapshotFold {
-  fold: CostFold | undefined;
-  lost = false;
-  /** The version the fold's column pieces are read at (a kept fold's moves with each put). */
-  at: { version: number };
-  readonly #snaps: FoldSnapshots;
-  readonly #key: string;
-  readonly #snap: FoldSnapshot | undefined;
-  readonly #live: LiveFold | undefined;
-  readonly #options: CostFoldOptions;
-  readonly #info: FoldRunInfo;
-
-  constructor(snaps: FoldSnapshots, key: string, snap: FoldSnapshot | undefined, options: CostFoldOptions, info: FoldRunInfo) {
-    this.#snaps = snaps;
-    this.#key = key;
-    this.#snap = snap;
-    this.#options = options;
-    this.#info = info;
-    this.at = { version: snap?.version ?? 0 };
-    this.#live = liveFolds.get(key);
-    liveFolds.delete(key);
-  }
-
-  get live(): LiveFold | undefined {
-    return this.#live;
-  }
-
-  restore(): CostFold | undefined {
-    if (this.fold !== undefined || this.lost) return this.fold;
-    const snap = this.#snap;
-    if (snap === undefined) return (this.fold = createCostFold(this.#options));
-    const live = this.#live;
-    const snaps = this.#snaps;
-    if (live !== undefined && live.at.version === snap.version && live.instance === snaps.instance && live.snaps.sameConnection(snaps)) {
-      this.at = live.at;
-      this.#info.kept = true;
-      return (this.fold = live.fold);
-    }
-    try {
-      const state = snaps.state(this.#key, snap.version);
-      if (state !== undefined) {
-        // Column pieces are read when a slot of theirs is compared; gone meanwhile, the restore is lost.
-        const columns = (c: number): Uint8Array => {
-          const piece = snaps.piece(this.#key, this.at.version, columnSeq(c)); // `at` moves with each put of a kept fold
-          if (piece === undefined) throw new SnapshotLost();
-          return piece;
-        };
-        return (this.fold = createCostFold(this.#options, { header: state.header, hashes: state.hashes, columns }));
-      }
-    } catch {
-      // A state that does not decode: dropped, the fold starts over.
-      dropSnapshot(snaps, this.#key);
-    }
-    this.lost = true; // another process stored a newer one meanwhile, or it did not decode
-    return undefined;
-  }
-
-  /** Run `fn` on the restored fold; a state that stopped reading loses the restore (the fold starts over). */
-  apply(fn: (f: CostFold) => void): void {
-    const f = this.restore();
-    if (f === undefined) return;
-    try {
-      fn(f);
-    } catch (e) {
-      if (!(e instanceof SnapshotLost || e instanceof RangeError)) throw e;
-      if (e instanceof RangeError) dropSnapshot(this.#snaps, this.#key);
-      this.lost = true;
-      this.fold = undefined;
-    }
-  }
-}
-
-/** What one run needs to store its snapshot. */
-interface RunContext {
-  key: string;
-  snaps: FoldSnapshots;
-  ns: ReturnType<typeof normalizeScanOptions>;
-  n: NormalizedCostOptions;
-  stats: string;
-  info: FoldRunInfo;
-  /** Whether cache connections stay open between runs (a resident process): then the fold is kept live. */
-  reused: () => boolean;
-}
-
-/** The stored snapshot of a query, and the cache's change count at the start; none when it cannot be read. */
-function readSnapshot(snaps: FoldSnapshots, key: string, n: NormalizedCostOptions): { snap: FoldSnapshot | undefined; changesAtStart: number } {
-  try {
-    const snap = snaps.get(key);
-    const changesAtStart = snap?.changesNow ?? snaps.changes();
-    if (snap !== undefined) n.pricer.seed?.(JSON.parse(snap.prices) as ResolvedPrice[]);
-    return { snap, changesAtStart };
-  } catch {
-    return { snap: undefined, changesAtStart: -1 };
-  }
-}
-
-/**
- * Nothing to fold: the stored summary is the answer. Rows that moved on without changing a record (a deletion,
- * a re-read that found the same records) only move the snapshot's gens; a kept fold stands for the new version.
- * Such a move can turn counted lines into retained ones (a truncated file's records go to the cache's ledger
- * unchanged), so then the retained spend is worked out again, on the restored fold, and stored with the gens.
- * Undefined when the restored fold stopped reading meanwhile (another process stored a newer state).
- */
-async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta: ScanDelta, changes: number, sf: SnapshotFold): Promise<CostSummary | undefined> {
-  const { snaps, key, ns, info } = run;
-  const summary = JSON.parse(snap.summary) as CostSummary;
-  let version: number | undefined = snap.version;
-  const moved = !sameGens(snap.gens, delta.gens);
-  let newSummary: string | undefined;
-  if (moved) {
-    const before = JSON.stringify(summary.retained ?? null);
-    const records = await retainedRecords(ns, snaps.connection);
-    // The stored state is restored only when there is something retained to check against it.
-    const fold = records.length > 0 ? sf.restore() : undefined;
-    if (records.length === 0) delete summary.retained;
-    else if (fold !== undefined) {
-      delete summary.retained;
-      // Another process replaced the state while it was read: no answer here; the caller folds again.
-      if (!retainedOf(summary, fold, records)) return undefined;
-    }
-    if (JSON.stringify(summary.retained ?? null) !== before) newSummary = JSON.stringify(summary);
-  }
-  if ((moved || snap.changesThen !== changes || snap.stats !== run.stats) && delta.usedInstance === snaps.instance) {
-    try {
-      info.saved = snaps.put(key, { gens: delta.gens, baseVersion: snap.version, changes, stats: run.stats, ...(newSummary !== undefined && { summary: newSummary }) });
-      version = info.saved ? snaps.putVersion : undefined;
-    } catch (e) {
-      version = undefined;
-      ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
-    }
-  }
-  const live = sf.live;
-  if (live !== undefined && (sf.fold === undefined || sf.fold === live.fold) && version !== undefined && live.at.version === snap.version) {
-    live.at.version = version;
-    keepLive(key, live);
-  }
-  return summary;
-}
-
-/** Store the run's fold (a restored one writes only the pieces it changed, over `baseVersion`) and keep it live. */
-function storeFold(run: RunContext, fold: CostFold, at: { version: number }, summary: CostSummary, delta: ScanDelta, changes: number, baseVersion: number | undefined): void {
-  const { snaps, key, ns, n, info } = run;
-  if (!delta.exact || delta.usedInstance !== snaps.instance) return;
-  try {
-    const restored = baseVersion !== undefined;
-    const out = fold.exportState(restored);
-    const base = {
-      gens: delta.gens,
-      header: out.header,
-      prices: JSON.stringify(n.pricer.exportResolved?.() ?? []),
-      summary: JSON.stringify(summary),
-      seqCount: out.seqCount,
-      changes,
-      stats: run.stats,
-    };
-    // False when another process stored a newer snapshot meanwhile: that one stays.
-    info.saved = snaps.put(key, { ...base, pieces: out.pieces, ...(restored && { baseVersion }) });
-    if (info.saved && snaps.putVersion !== undefined && run.reused()) {
-      fold.rebase();
-      at.version = snaps.putVersion;
-      keepLive(key, { fold, at, snaps, instance: snaps.instance });
-    }
-  } catch (e) {
-    // Lost: a piece this fold had not read yet was replaced by another process's newer snapshot, which
-    // stays (the same race `put`'s version check settles); nothing to warn about.
-    if (!(e instanceof SnapshotLost)) ns.onWarning(`Could not store the report's fold snapshot in ${ns.cachePath}: ${(e as Error).message}`);
-  }
 }
 
 /**
@@ -417,31 +171,7 @@ async function foldFresh(scan: ScanOptions, foldOptions: CostFoldOptions, ns: Re
   return summary;
 }
 
-/**
- * Sets the summary's `retained` spend (stored with the snapshot's summary, so a run that folds nothing
- * answers with it too: no file changed, so neither did what the files no longer hold). False when `fold` is a
- * restored state that stopped reading meanwhile (see `retainedOf`).
- */
-async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>, connection?: Db): Promise<boolean> {
-  const records = await retainedRecords(ns, connection);
-  return records.length === 0 || retainedOf(summary, fold, records);
-}
-
-/**
- * `summary.retained` from `fold`; false (and nothing set) when the fold is a restored state that stopped
- * reading: the figure cannot be had from it, and a report without it would be wrong, so the caller folds again.
- */
-function retainedOf(summary: CostSummary, fold: CostFold, records: readonly UsageRecord[]): boolean {
-  try {
-    const r = retainedSpend(fold, records);
-    if (r !== undefined) summary.retained = r;
-    return true;
-  } catch (e) {
-    if (!(e instanceof SnapshotLost || e instanceof RangeError)) throw e;
-    return false;
-  }
-}
-
+/** A run through the stored snapshot of `key` (see the module header): the change folded onto it, or a fold from scratch. */
 async function foldWithSnapshot(
   snaps: FoldSnapshots,
   key: string,
@@ -459,18 +189,9 @@ async function foldWithSnapshot(
   const run: RunContext = { key, snaps, ns, n, stats, info, reused };
   // Not one write to the cache's files since the snapshot, and every file as it saw them: its summary is
   // the answer, without reading a row.
-  if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) {
-    info.snapshot = 'hit';
-    info.scanned = false;
-    // The warning a scan would give about skipped lines, from the rows (a served run equals a local one).
-    const skipped = Object.assign(new SkipTally(), snaps.skipped(ns.sources.map((s) => ({ agent: s.codec.id, roots: s.roots }))));
-    const w = skipped.warning();
-    if (w !== undefined) ns.onWarning(w);
-    answered.warning = w;
-    return JSON.parse(snap.summary) as CostSummary;
-  }
+  if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) return answerStored(run, snap, answered);
   const sf = new SnapshotFold(snaps, key, snap, foldOptions, info);
-  let delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance, snaps.connection);
+  const delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance, snaps.connection);
   info.snapshot = snap === undefined ? 'miss' : 'hit';
   for await (const batch of scanUsageBatches({ ...scan, delta }, discovery)) {
     sf.apply((f) => {
@@ -480,34 +201,59 @@ async function foldWithSnapshot(
   }
   info.removed = delta.removed.length;
   /** The cache's change count this run's snapshot stands for (see `changesSeen`). */
-  let changes = changesSeen(snaps, changesAtStart, delta);
+  const changes = changesSeen(snaps, changesAtStart, delta);
   if (snap !== undefined && info.folded === 0 && info.removed === 0 && delta.exact && !sf.lost) {
     const answer = await answerUnchanged(run, snap, delta, changes, sf);
     if (answer !== undefined) return answer;
     sf.lost = true;
   }
+  const summary = await exactSummary(run, sf, delta);
+  if (summary !== undefined) {
+    storeFold(run, sf.fold as CostFold, sf.at, summary, delta, changes, snap?.version);
+    return summary;
+  }
+  if (snap !== undefined) info.snapshot = sf.lost ? 'miss' : 'fallback';
+  const fresh = createCostFold(foldOptions);
+  const again = newScanDelta(new Map(), snaps.instance, snaps.connection);
+  info.folded = await foldInto(fresh, { ...scan, delta: again }, discovery);
+  const freshSummary = fresh.result();
+  const freshChanges = changesSeen(snaps, changes, again);
+  await withRetained(freshSummary, fresh, ns, snaps.connection); // a fold of its own: it cannot stop reading
+  storeFold(run, fresh, sf.at, freshSummary, again, freshChanges, undefined);
+  return freshSummary;
+}
+
+/** The stored summary, as the answer of a run that found nothing changed; with the warning a scan would give. */
+function answerStored(run: RunContext, snap: FoldSnapshot, answered: { warning?: string | undefined }): CostSummary {
+  const { info, snaps, ns } = run;
+  info.snapshot = 'hit';
+  info.scanned = false;
+  // The warning a scan would give about skipped lines, from the rows (a served run equals a local one).
+  const skipped = Object.assign(new SkipTally(), snaps.skipped(ns.sources.map((s) => ({ agent: s.codec.id, roots: s.roots }))));
+  const w = skipped.warning();
+  if (w !== undefined) ns.onWarning(w);
+  answered.warning = w;
+  return JSON.parse(snap.summary) as CostSummary;
+}
+
+/**
+ * The summary of the restored fold with this run's additions, retained spend included, when it is exact: the
+ * scan described the change, no removed record is one the fold counts, and the stored state still reads
+ * (else `sf.lost`). Undefined otherwise: the fold starts over.
+ */
+async function exactSummary(run: RunContext, sf: SnapshotFold, delta: ScanDelta): Promise<CostSummary | undefined> {
   let held = false;
-  if (info.removed > 0)
+  if (delta.removed.length > 0)
     sf.apply((f) => {
       for (const r of delta.removed) if (f.holds(r)) held = true;
     });
   let summary: CostSummary | undefined;
   if (!held && sf.fold !== undefined) sf.apply((f) => (summary = f.result()));
-  let fold = sf.fold;
-  let exact = delta.exact && !sf.lost && fold !== undefined && !held && summary !== undefined;
-  if (exact && !(await withRetained(summary as CostSummary, fold as CostFold, ns, snaps.connection))) {
+  const fold = sf.fold;
+  if (!delta.exact || sf.lost || fold === undefined || held || summary === undefined) return undefined;
+  if (!(await withRetained(summary, fold, run.ns, run.snaps.connection))) {
     sf.lost = true;
-    exact = false;
+    return undefined;
   }
-  if (!exact || fold === undefined || summary === undefined) {
-    if (snap !== undefined) info.snapshot = sf.lost ? 'miss' : 'fallback';
-    fold = createCostFold(foldOptions);
-    delta = newScanDelta(new Map(), snaps.instance, snaps.connection);
-    info.folded = await foldInto(fold, { ...scan, delta }, discovery);
-    summary = fold.result();
-    changes = changesSeen(snaps, changes, delta);
-    await withRetained(summary, fold, ns, snaps.connection); // a fold of its own: it cannot stop reading
-  }
-  storeFold(run, fold, sf.at, summary, delta, changes, exact ? snap?.version : undefined);
   return summary;
 }

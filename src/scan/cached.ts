@@ -1,5 +1,5 @@
 /**
- * The cached scan. Each discovered file is classified against its cached row:
+ * The cached scan. Each discovered file is classified once against its cached row (src/scan/classify.ts):
  *
  * - unchanged (same size, mtimeMs, dependency fingerprints and parser string): its usage comes from the
  *   cache, the file is not opened;
@@ -14,12 +14,12 @@
  * yielded, as `retained` records (`retainDeleted`). Finished parses are applied in batches, one transaction
  * each; a file another process updated meanwhile is classified again against the new row.
  */
-import { statSync } from 'node:fs';
-import { getParserString, type Codec, type ReadCursor, type ResumeStart } from '../../cursors/protocol/codec.js';
+import { getParserString, type Codec } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { EventCache } from '../cache/store.js';
-import { fileKey, type FileResult, type FileRow } from '../cache/rows.js';
+import type { FileResult, FileRow } from '../cache/rows.js';
 import { isCorruptionError, isForeignCacheError, moveAside } from '../cache/db.js';
+import { isUnchanged, makeTask, stillThere, triage, type TaskState, type Triage } from './classify.js';
 import { loadListedCodecs, type Discovery, type ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
@@ -49,91 +49,8 @@ const READ_CHUNK_EVENTS = 1024;
  */
 const APPLY_FILES = 16;
 const APPLY_EVENTS = 8192;
-/**
- * A file the cache never read goes to the native engine (no cursor) when it is at most this large or was last
- * written over SETTLED_MS ago (see makeTask). On the 1.8 GB peers history, 90% of the bytes are in files of at
- * most 8 MiB.
- */
-export const NATIVE_CACHE_MAX_BYTES = 8 << 20;
-export const SETTLED_MS = 24 * 3600 * 1000;
 /** Conflicts with another process tolerated per file before it is read without the cache. */
 const MAX_ATTEMPTS = 3;
-
-interface TaskState {
-  task: ParseTask;
-  file: ScanFile;
-  row: FileRow | undefined;
-  attempts: number;
-  /** Read without writing: the file lost too many races with another process. */
-  noWrite: boolean;
-  start?: ResumeStart;
-  segments: Uint8Array[];
-  events: number;
-  /** Lines of the file skipped in all, once its read is done (the row's, when resumed, and the read's). */
-  skipped?: number;
-}
-
-function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row is FileRow {
-  return row !== undefined && row.deleted === 0 && row.parser === parser && row.size === f.size && row.mtime_ms === f.mtimeMs && row.deps === f.deps;
-}
-
-function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRow | undefined, parser: string, noWrite: boolean): ParseTask {
-  const resume = f.codec.capabilities.incremental && !noWrite;
-  let cursor: ReadCursor | undefined;
-  /** The row holds no cursor: the native engine read the file (bulk rows say -1, "not loaded": asked here). */
-  let noCursor = row !== undefined && row.has_cursor === 0;
-  if (resume && row !== undefined && row.parser === parser && row.has_cursor !== 0) {
-    try {
-      const stored = cache.getCursor(row.id);
-      noCursor = stored === null;
-      cursor = JSON.parse(stored ?? 'null') as ReadCursor | undefined;
-    } catch {
-      cursor = undefined;
-    }
-    if (cursor === null || typeof cursor !== 'object') cursor = undefined;
-    if (cursor?.format === 'jsonl' && (row.prefix_hash === null || row.deps !== f.deps)) cursor = undefined;
-    // A fingerprint cursor vouches for its own document only: a changed dependency (a Cline-family task's
-    // prompt history) reads the document again.
-    if (cursor?.format === 'json' && row.deps !== f.deps) cursor = undefined;
-    // A database's RowCursor checks the rows themselves (replaced file, changed or deleted rows), so a
-    // changed dependency (its -wal, which every commit moves) resumes from it instead of reading all again.
-  }
-  if (cursor === undefined) {
-    // A file the cache has never read (or read with another parser) may go to the native engine, which leaves
-    // no cursor: if it grows, it is read whole again. So only a file that is small (read again in a few
-    // milliseconds) or settled (not written for a day: an old session) goes there; a large live session is
-    // read by read() now, and its next append resumes. A small file the native engine read before (a row
-    // without a cursor) goes back to it when it grows: a resume would read its prefix anyway (to verify the
-    // fingerprint) and parse the tail in JavaScript, and on the bench's +1 MB append to a 5 MB session
-    // read() of the whole file took ~60 ms of CPU where the engine reads it in a few.
-    const first = row === undefined || row.deleted !== 0 || row.parser !== parser || row.deps !== f.deps;
-    const nativeBefore = !first && noCursor;
-    const cheap = f.size <= NATIVE_CACHE_MAX_BYTES || f.mtimeMs < Date.now() - SETTLED_MS;
-    return { id, agent: f.codec.id, path: f.path, weight: f.size, resume, native: (first || nativeBefore) && resume && cheap };
-  }
-  return {
-    id,
-    agent: f.codec.id,
-    path: f.path,
-    weight: cursor.format === 'jsonl' ? Math.max(0, f.size - cursor.offset) : f.size,
-    resume,
-    cursor,
-    prefixHash: row?.prefix_hash ?? undefined,
-    track: { events: row?.session_events ?? 0, cwdIndex: row?.cwd_index ?? null, cwd: row?.cwd ?? null },
-  };
-}
-
-/**
- * Whether a cached file not seen by discovery is still on disk: a stat that fails for another reason than
- * its absence (a folder made unreadable) keeps it, and its cached usage, rather than crash or drop it.
- */
-function stillThere(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return true;
-  }
-}
 
 /** Open the cache and load the selected agents' rows; corruption found while loading is a rebuild too. */
 function openAndLoad(opts: NormalizedScanOptions): { cache: EventCache; rows: Map<string, FileRow> } {
@@ -192,6 +109,28 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
 
 type DoneMessage = Extract<TaskMessage, { type: 'done' }>;
 
+/** What the cache stores of a finished parse; `delta`: the consumer holds the file, so its changes are logged. */
+function fileResult(state: TaskState, done: DoneMessage, parser: string, delta: boolean): FileResult {
+  const { file, row } = state;
+  return {
+    agent: file.codec.id,
+    path: file.path,
+    root: file.root,
+    parser,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    deps: file.deps,
+    baseGen: row?.gen ?? null,
+    start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },
+    segments: state.segments,
+    cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
+    prefixHash: done.prefixHash ?? null,
+    track: done.track,
+    skipped: state.skipped ?? 0,
+    delta,
+  };
+}
+
 /**
  * One scan through the event cache: the cache connection and its loaded rows, the consumer's delta (an
  * incremental scan), the parse tasks in flight with their states, and the finished parses waiting to be applied.
@@ -246,18 +185,10 @@ class CachedScan {
   }
 
   async *run(discovery: Discovery): AsyncGenerator<UsageRecord[]> {
-    await loadListedCodecs(this.#opts, this.#readers(discovery));
-    const serve = this.#classify(discovery);
-    const tasks = batchTasks(
-      [...this.#states.values()].map((s) => s.task),
-      (t) => (this.#states.get(t.id) as TaskState).file.codec,
-    );
-    // Workers for what the native lane will not read.
-    const js = tasks.filter((t) => !takesNativeLane((this.#states.get(t.id) as TaskState).file.codec, t));
-    const runner = new TaskRunner(this.#opts, resolveWorkers(this.#opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
-    this.#runner = runner;
-    runner.add(tasks);
-    this.#opts.stats.workers = runner.workers;
+    const files = triage(discovery.files, this.#rows, this.#parsers);
+    await loadListedCodecs(this.#opts, files.readers);
+    const serve = this.#classify(discovery, files);
+    const runner = this.#startRunner();
     // Serve cached files while the pool parses.
     yield* this.#serveCached(serve, discovery);
     for (;;) {
@@ -285,6 +216,18 @@ class CachedScan {
     if (w !== undefined) this.#opts.onWarning(w);
   }
 
+  /** The pool, given every task `#classify` made (batched), with workers for what the native lane will not read. */
+  #startRunner(): TaskRunner {
+    const codecOf = (t: ParseTask): Codec => (this.#states.get(t.id) as TaskState).file.codec;
+    const tasks = batchTasks([...this.#states.values()].map((s) => s.task), codecOf);
+    const js = tasks.filter((t) => !takesNativeLane(codecOf(t), t));
+    const runner = new TaskRunner(this.#opts, resolveWorkers(this.#opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
+    this.#runner = runner;
+    runner.add(tasks);
+    this.#opts.stats.workers = runner.workers;
+    return runner;
+  }
+
   async close(): Promise<void> {
     if (this.#opts.delta) this.#opts.delta.writes = this.#cache.writes;
     await this.#runner?.close();
@@ -292,52 +235,40 @@ class CachedScan {
   }
 
   /**
-   * The codecs of the files this scan reads (the ones `#classify` makes tasks of). A discovery made without the
-   * parsers (src/cost/incremental.ts) has loaded none: only these are, so a report after an append to a
-   * Claude session does not load the Codex parser (~5 ms of CPU), nor the reverse.
+   * The unchanged files' rows served (returned), a task for each other file, and the cached files under the
+   * scanned roots that are gone from disk marked deleted (served too, with `retainDeleted`).
    */
-  #readers(discovery: Discovery): Set<Codec> {
-    const codecs = new Set<Codec>();
-    for (const f of discovery.files) {
-      if (codecs.has(f.codec)) continue;
-      if (!isUnchanged(f, this.#rows.get(fileKey(f.codec.id, f.path)), this.#parsers.get(f.codec) as string)) codecs.add(f.codec);
+  #classify(discovery: Discovery, { unchanged, changed }: Triage): FileRow[] {
+    const serve: FileRow[] = [];
+    for (const row of unchanged) {
+      this.#serveRow(row, serve);
+      this.#skipped.add(row.path, row.skipped);
     }
-    return codecs;
+    this.#opts.stats.unchanged += unchanged.length;
+    for (const { file, row } of changed) this.#addTask(file, row, 0, false);
+    this.#markGone(discovery, serve);
+    return serve;
   }
 
-  /** Each discovered file against its row: served from the cache (returned), or a task. Gone files marked deleted. */
-  #classify(discovery: Discovery): FileRow[] {
-    const { stats } = this.#opts;
-    const serve: FileRow[] = [];
-    for (const f of discovery.files) {
-      const parser = this.#parsers.get(f.codec) as string;
-      const row = this.#rows.get(fileKey(f.codec.id, f.path));
-      if (isUnchanged(f, row, parser)) {
-        this.#serveRow(row, serve);
-        this.#skipped.add(row.path, row.skipped);
-        stats.unchanged++;
-        continue;
-      }
-      this.#addTask(f, row, 0, false);
-    }
-    // Cached files under the scanned roots that are gone from disk.
+  /** Cached files under the scanned roots that are gone from disk: marked deleted, and served with `retainDeleted`. */
+  #markGone(discovery: Discovery, serve: FileRow[]): void {
+    const opts = this.#opts;
     const gone: FileRow[] = [];
-    for (const { codec, roots } of this.#opts.sources) {
+    for (const { codec, roots } of opts.sources) {
       const seen = discovery.seen.get(codec.id) ?? new Set<string>();
-      const skipOld = this.#opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
+      const skipOld = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
       for (const row of this.#rows.values()) {
         if (row.agent !== codec.id || seen.has(row.path) || !roots.includes(row.root)) continue;
         if (stillThere(row.path)) continue;
         if (row.deleted === 0) gone.push(row);
-        if (this.#opts.retainDeleted && !(skipOld && row.mtime_ms < (this.#opts.since as number))) {
+        if (opts.retainDeleted && !(skipOld && row.mtime_ms < (opts.since as number))) {
           // Marking it deleted below bumps its gen; its records stay the same.
           this.#serveRow(row, serve, row.deleted === 0 ? row.gen + 1 : row.gen);
-          stats.deleted++;
+          opts.stats.deleted++;
         }
       }
     }
     this.#guard(() => this.#cache.markDeleted(gone));
-    return serve;
   }
 
   #addTask(file: ScanFile, row: FileRow | undefined, attempts: number, noWrite: boolean): ParseTask {
@@ -446,23 +377,7 @@ class CachedScan {
     const delta = this.#delta;
     // What the consumer holds of each file (before this batch's updates are logged).
     const heldSteps = batch.map(({ state }) => (state.row === undefined ? undefined : this.#held(state.row)));
-    const results: FileResult[] = batch.map(({ state, done }, i) => ({
-      agent: state.file.codec.id,
-      path: state.file.path,
-      root: state.file.root,
-      parser: this.#parsers.get(state.file.codec) as string,
-      size: state.file.size,
-      mtimeMs: state.file.mtimeMs,
-      deps: state.file.deps,
-      baseGen: state.row?.gen ?? null,
-      start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },
-      segments: state.segments,
-      cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
-      prefixHash: done.prefixHash ?? null,
-      track: done.track,
-      skipped: state.skipped ?? 0,
-      delta: heldSteps[i] !== undefined,
-    }));
+    const results = batch.map(({ state, done }, i) => fileResult(state, done, this.#parsers.get(state.file.codec) as string, heldSteps[i] !== undefined));
     const outcomes = this.#guard(() => this.#cache.apply(results));
     for (let i = 0; i < batch.length; i++) {
       const o = outcomes[i];

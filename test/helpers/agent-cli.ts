@@ -4,10 +4,12 @@
  * added together share it.
  */
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,4 +30,36 @@ export function agentCli(home: () => string, trees: () => Promise<string[]>, bef
     expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before());
     return r.stdout;
   };
+}
+
+/** The usage events of golden event files (`<name>.events.jsonl`), each dedup key once, in file order. */
+export async function goldenUsage(paths: readonly string[]): Promise<UsageEvent[]> {
+  const out: UsageEvent[] = [];
+  const seen = new Set<string>();
+  for (const path of paths) {
+    for (const l of (await readFile(path, 'utf8')).split('\n').filter(Boolean)) {
+      const e = JSON.parse(l) as SessionfoldEvent;
+      if (e.type === 'usage' && !seen.has(e.dedupKey)) {
+        seen.add(e.dedupKey);
+        out.push(e);
+      }
+    }
+  }
+  return out;
+}
+
+/** A `cost report --json --group-by agent` row. */
+export interface AgentRow {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  requestCount: number;
+}
+
+/** `row` (of `agent`) holds the golden `usage`: its tokens summed, a request each; at least two of them. */
+export function expectGoldenRow(row: AgentRow | undefined, agent: string, usage: readonly UsageEvent[]): void {
+  expect(usage.length).toBeGreaterThanOrEqual(2);
+  const sum = (f: (u: UsageEvent) => number) => usage.reduce((a, u) => a + f(u), 0);
+  expect(row, agent).toMatchObject({ inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), cacheReadTokens: sum((u) => u.cacheReadTokens), cacheWriteTokens: sum((u) => u.cacheWriteTokens), requestCount: usage.length });
 }

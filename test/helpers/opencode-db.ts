@@ -4,6 +4,7 @@
  * columns a session's foreign key needs), in WAL mode as OpenCode runs it.
  */
 import Database from 'better-sqlite3';
+import type { Writer } from './sqlite-db.js';
 
 export const OPENCODE_DDL = `
 CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
@@ -34,8 +35,14 @@ export const INSERT_PART = 'INSERT INTO part (id, message_id, session_id, time_c
 
 const T0 = 1767000000000;
 
+/** What an exchange may vary: the reply's model, and the state its tool call is in. */
+export interface ExchangeOptions {
+  model?: string;
+  tool?: 'completed' | 'error' | 'running';
+}
+
 /** One exchange of a session: a user prompt and an assistant reply with a tool, as parameter lists. */
-export function exchange(session: string, n: number, opts: { model?: string; tool?: 'completed' | 'error' | 'running' } = {}) {
+export function exchange(session: string, n: number, opts: ExchangeOptions = {}) {
   const t = T0 + n * 10_000;
   const user = `msg_${session}_${String(n).padStart(4, '0')}a`;
   const asst = `msg_${session}_${String(n).padStart(4, '0')}b`;
@@ -80,27 +87,77 @@ export function exchange(session: string, n: number, opts: { model?: string; too
   return { messages, parts, ids: { user, asst } };
 }
 
+export type Exchange = ReturnType<typeof exchange>;
+
+/** An exchange's rows (as made, or changed by the test) inserted through `d`: its messages, then its parts. */
+export function insertRows(d: Database.Database, x: Pick<Exchange, 'messages' | 'parts'>): void {
+  const m = d.prepare(INSERT_MESSAGE);
+  const p = d.prepare(INSERT_PART);
+  for (const r of x.messages) m.run(...r);
+  for (const r of x.parts) p.run(...r);
+}
+
+/** Exchange `n` of `session` inserted through `d`: its messages, then its parts. */
+export function insertExchange(d: Database.Database, session: string, n: number, opts: ExchangeOptions = {}): Exchange {
+  const x = exchange(session, n, opts);
+  insertRows(d, x);
+  return x;
+}
+
+/** Exchange `n` of `session` committed by a writer process (test/helpers/sqlite-db.ts): its messages, then its parts. */
+export async function writeExchange(w: Writer, session: string, n: number, opts: ExchangeOptions = {}): Promise<Exchange> {
+  const x = exchange(session, n, opts);
+  await w.run(INSERT_MESSAGE, x.messages);
+  await w.run(INSERT_PART, x.parts);
+  return x;
+}
+
+/** Session `id` (`sessionRow(id, n)`) and its exchanges 1 to `exchanges`, inserted through `d`. */
+export function insertSession(d: Database.Database, id: string, n: number, exchanges: number): void {
+  d.prepare(INSERT_SESSION).run(...sessionRow(id, n));
+  for (let k = 1; k <= exchanges; k++) insertExchange(d, id, k);
+}
+
+/**
+ * Run `fn` on the database at `path` as OpenCode would: through a connection of its own, closed after.
+ * `foreignKeys: false` lets `fn` write rows OpenCode's keys would refuse (a part before its message).
+ */
+export function writeDb(path: string, fn: (d: Database.Database) => void, foreignKeys = true): void {
+  const d = new Database(path);
+  try {
+    if (!foreignKeys) d.pragma('foreign_keys = OFF');
+    fn(d);
+  } finally {
+    d.close();
+  }
+}
+
 export function sessionRow(id: string, n: number, parent: string | null = null): unknown[] {
   return [id, 'prj_1', parent, `slug-${n}`, '/work/proj', parent === null ? `Session ${n}` : `Task ${n} (@general subagent)`, '1.14.39', JSON.stringify({ id: 'claude-sonnet-4-5', providerID: 'anthropic' }), T0 + n, T0 + n];
 }
 
-/** A closed WAL database: two sessions (the second a subagent of the first), `exchanges` each. */
-export function buildOpencodeDb(path: string, exchanges = 3): { sessions: string[] } {
+/** A new WAL database at `path` with OpenCode's tables and the project its sessions name (prj_1), open. */
+function openEmpty(path: string): Database.Database {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.exec(OPENCODE_DDL);
   db.prepare('INSERT INTO project (id, worktree, time_created, time_updated) VALUES (?, ?, ?, ?)').run('prj_1', '/work/proj', T0, T0);
+  return db;
+}
+
+/** A closed WAL database with OpenCode's tables and a project, but no session yet. */
+export function emptyOpencodeDb(path: string): void {
+  openEmpty(path).close();
+}
+
+/** A closed WAL database: two sessions (the second a subagent of the first), `exchanges` each. */
+export function buildOpencodeDb(path: string, exchanges = 3): { sessions: string[] } {
+  const db = openEmpty(path);
   const sessions = ['ses_main', 'ses_child'];
   db.prepare(INSERT_SESSION).run(...sessionRow('ses_main', 1));
   db.prepare(INSERT_SESSION).run(...sessionRow('ses_child', 2, 'ses_main'));
-  const m = db.prepare(INSERT_MESSAGE);
-  const p = db.prepare(INSERT_PART);
   for (const s of sessions) {
-    for (let n = 1; n <= exchanges; n++) {
-      const x = exchange(s, n, { tool: n === 2 ? 'error' : 'completed', model: s === 'ses_child' ? 'claude-haiku-4-5' : undefined });
-      for (const r of x.messages) m.run(...r);
-      for (const r of x.parts) p.run(...r);
-    }
+    for (let n = 1; n <= exchanges; n++) insertExchange(db, s, n, { tool: n === 2 ? 'error' : 'completed', model: s === 'ses_child' ? 'claude-haiku-4-5' : undefined });
   }
   db.close();
   return { sessions };

@@ -2,10 +2,11 @@
  * Test databases: a writer in a child process (sqlite-writer.mjs, the agent); resumed reads; golden files.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 
@@ -27,6 +28,24 @@ export interface Writer {
   close(): Promise<void>;
   /** End the process without closing the database: -wal and -shm stay, as after a crash. */
   kill(): Promise<void>;
+}
+
+/**
+ * Each test of the file gets a fresh temp folder (named from `prefix`), handed to `onDir` before the test; after
+ * it, the writers pushed onto the returned list are killed and the folder is removed.
+ */
+export function tempDirPerTest(prefix: string, onDir: (dir: string) => void): Writer[] {
+  const writers: Writer[] = [];
+  let dir: string | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    onDir(dir);
+  });
+  afterEach(async () => {
+    for (const w of writers.splice(0)) await w.kill().catch(() => undefined);
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+  return writers;
 }
 
 /** Start a writer on `path` (created in WAL mode when missing). */

@@ -31,3 +31,25 @@ export function codecUsageTotals(events: readonly SessionfoldEvent[]): UsageTota
   }
   return sum;
 }
+
+/** Usage summed with its input kept apart (uncached input, cache reads, cache writes), and the calls counted. */
+export interface SplitTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  calls: number;
+}
+
+/** A codec's usage events summed as `SplitTotals`, every event (no dedup). */
+export function codecSplitTotals(events: readonly SessionfoldEvent[]): SplitTotals {
+  const t: SplitTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, calls: 0 };
+  for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
+    t.input += u.inputTokens;
+    t.output += u.outputTokens;
+    t.cacheRead += u.cacheReadTokens;
+    t.cacheWrite += u.cacheWriteTokens;
+    t.calls++;
+  }
+  return t;
+}
