@@ -13,7 +13,8 @@ import type { UsageScanResult } from '../../cursors/protocol/codec.js';
 import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, createUsageScanner, setFoldHints } from '../../cursors/native-engine.js';
-import { buildCodexUsage, fileIdOf } from './parse.js';
+import { fileIdOf } from './parse.js';
+import { buildCodexUsage } from './usage.js';
 import { CODEX_USAGE_PROJECTION } from './prefilter.js';
 
 /** A header's fields, in native/kernel.h's order (CX_ID …). */
