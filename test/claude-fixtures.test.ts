@@ -13,6 +13,7 @@ import { claude } from '../codecs/claude/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { codecWithSidecar } from './claude-helpers.js';
+import { expectUsageShape } from './helpers/golden.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/claude/', import.meta.url));
@@ -137,8 +138,10 @@ describe('claude codec over the real fixtures', () => {
   describe.each(FIXTURES)('%s', (rel) => {
     const file = join(REAL, rel);
 
-    it('reads exactly the golden events', async () => {
-      expect(await readEvents(claude, file)).toEqual(await golden(rel));
+    it('reads exactly the golden events, every usage event on the blank usage event shape', async () => {
+      const events = await readEvents(claude, file);
+      expect(events).toEqual(await golden(rel));
+      expectUsageShape(events);
     });
 
     it('has golden token totals equal to a simple independent reader', async () => {

@@ -18,7 +18,7 @@ import type { CoreContext, Emit, LineCore, LineResult, WalkedLine } from '../../
 import { parseJsonObject, UNWALKED } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { KindCounts, MessageRole, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventFromJson } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
@@ -120,7 +120,7 @@ function restore(snapshot: unknown, ctx: CoreContext): CodexState {
   s.ctxProvider = asString(o.ctxProvider) ?? null;
   s.lastTs = asString(o.lastTs) ?? null;
   s.recordsSeen = o.recordsSeen === true;
-  s.pending = asObject(o.pending) !== undefined ? (o.pending as UsageEvent) : null;
+  s.pending = asObject(o.pending) !== undefined ? usageEventFromJson(o.pending as UsageEvent) : null;
   s.seenHash = new Set(o.seen.filter((h): h is number => typeof h === 'number'));
   s.openCalls = new Map(o.openCalls.filter((e): e is [string, string] => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string'));
   s.recent = o.recent.filter((e): e is [number, Source] => Array.isArray(e) && typeof e[0] === 'number' && (e[1] === 0 || e[1] === 1));

@@ -7,12 +7,12 @@
  * - A token_count delta waits (pending) until the next usage line, because in Codex >= 0.153 the same
  *   response's `token_usage_record` may follow it: a matching record replaces it.
  * - Every event is built by `buildCodexUsage`, the JavaScript path's and the native engine's
- *   (codecs/codex/native.ts).
+ *   (codecs/codex/native.ts), on `blankUsageEvent()`'s one shape.
  */
 import type { Emit, LineResult } from '../../cursors/core.js';
 import { RESTART } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { CodexState } from './state.js';
 import { asObject, asString, type Json } from './schema.js';
 import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
@@ -34,9 +34,9 @@ export interface CodexUsageValues {
   messageId?: string | undefined;
 }
 
-/** A Codex usage event (one builder for both engines); `e` may come with every field present (`blankUsageEvent`). */
-export function buildCodexUsage(v: CodexUsageValues, start: number, e = {} as UsageEvent): UsageEvent {
-  // Field by field (no object spreads: once per usage event of a history), in UsageEvent's order.
+/** A Codex usage event (one builder for both engines), on `e`: by default a fresh `blankUsageEvent()`. */
+export function buildCodexUsage(v: CodexUsageValues, start: number, e = blankUsageEvent()): UsageEvent {
+  // Field by field onto the blank (every field present: each event has the one shape), in its order.
   e.type = 'usage';
   e.agent = CODEC_ID;
   e.sessionId = v.sessionId;
@@ -52,8 +52,23 @@ export function buildCodexUsage(v: CodexUsageValues, start: number, e = {} as Us
   return e;
 }
 
+const ZERO: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0, total: 0 };
+/** The one values record `usageEvent` fills (once per usage event of a history; `buildCodexUsage` keeps none of it). */
+const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: ZERO, singleRequest: false, dedupKey: '', messageId: undefined };
+
 function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
-  return buildCodexUsage({ sessionId: s.sessionId, model: s.model, provider: s.metaProvider ?? s.ctxProvider, timestamp: ts, tok: t, singleRequest, dedupKey, messageId }, start);
+  const v = values;
+  v.sessionId = s.sessionId;
+  v.model = s.model;
+  v.provider = s.metaProvider ?? s.ctxProvider;
+  v.timestamp = ts;
+  v.tok = t;
+  v.singleRequest = singleRequest;
+  v.dedupKey = dedupKey;
+  v.messageId = messageId;
+  const e = buildCodexUsage(v, start);
+  v.tok = ZERO; // hold no line's counts past its event
+  return e;
 }
 
 /** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */

@@ -18,7 +18,6 @@ import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, hashesAreReady, hashesReady, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
-import { blankShaped } from './types.js';
 
 /** Usage events per posted segment. */
 export const BATCH_EVENTS = 4096;
@@ -276,7 +275,7 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
   })) {
     if (start === undefined) ensureStart();
     if (e.type === 'usage') {
-      if (writer === undefined) events.push(blankShaped(e as UsageEvent));
+      if (writer === undefined) events.push(e as UsageEvent); // on blankUsageEvent's shape, as the native lane's
       else writer.add(e);
       if ((writer !== undefined && writer.count >= BATCH_EVENTS) || events.length >= BATCH_EVENTS) flush(false);
     } else if (e.type === 'session') {
