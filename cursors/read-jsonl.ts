@@ -19,8 +19,9 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
-import type { Codec, EventChunks, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
-import { getParserString, normalizeReadOptions, withEventChunks } from './protocol/codec.js';
+import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
+import { getParserString, normalizeReadOptions } from './protocol/codec.js';
+import { withEventChunks, type EventChunks } from './protocol/chunks.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
 import { feedLine, kindFilter, RESTART, type CoreContext, type Emit, type LineCore } from './core.js';

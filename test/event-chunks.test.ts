@@ -1,5 +1,5 @@
 /**
- * `EventChunks` (cursors/protocol/codec.ts): a JSONL read offers its events by chunk, which the scan takes
+ * `EventChunks` (cursors/protocol/chunks.ts): a JSONL read offers its events by chunk, which the scan takes
  * instead of one `for await` step per event. Over every real Claude and Codex fixture (a subagent transcript
  * with its sidecar included), small buffers so that a file spans many chunks: the chunks hold the same events
  * as the per-event read, in order, none empty, each a new array the consumer keeps; the resume callbacks
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
 import type { Codec, CursorUpdate, ReadCursor, ReadOptions, ResumeStart } from '../cursors/protocol/codec.js';
-import { eventChunks } from '../cursors/protocol/codec.js';
+import { eventChunks } from '../cursors/protocol/chunks.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { REAL_DIR as CODEX_REAL } from './codex-helpers.js';
 

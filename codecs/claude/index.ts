@@ -9,7 +9,7 @@
  *   for await (const e of claude.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
 import type { Codec, ReadOptions, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
-import { eventChunks, withEventChunks } from '../../cursors/protocol/codec.js';
+import { eventChunks, withEventChunks } from '../../cursors/protocol/chunks.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';

@@ -13,7 +13,8 @@
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
-import { eventChunks, newReadInfo } from '../../cursors/protocol/codec.js';
+import { newReadInfo } from '../../cursors/protocol/codec.js';
+import { eventChunks } from '../../cursors/protocol/chunks.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, hashesAreReady, hashesReady, type Hash64 } from '../../cursors/ids.js';
