@@ -21,6 +21,7 @@ import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
 import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
+import { withEventChunks, type EventChunks } from './protocol/chunks.js';
 import type { EventKind, KindCounts, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
 import { feedLine, kindFilter, RESTART, type CoreContext, type Emit, type LineCore } from './core.js';
@@ -132,20 +133,32 @@ function restoreState<S>(core: LineCore<S>, stored: unknown, ctx: CoreContext): 
   }
 }
 
-/** Build a codec's `read()` from its LineCore. */
+/**
+ * Build a codec's `read()` from its LineCore. The read yields events one by one, and offers them by chunk
+ * (`EventChunks`: the events of each chunk of the file, as the read hands them over anyway).
+ */
 export function createJsonlRead<S>(
   codec: Pick<Codec, 'id' | 'parserVersion'>,
   core: LineCore<S>,
-): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
-  return (file, options) => readJsonl(codec, core, file, normalizeReadOptions(options));
+): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> & EventChunks {
+  return (file, options) => {
+    const o = normalizeReadOptions(options);
+    return withEventChunks(oneByOne(() => readJsonl(codec, core, file, o)), () => readJsonl(codec, core, file, o));
+  };
 }
 
+/** The events of `chunks()`, one by one; the read starts at the first `next()`, as a generator's body does. */
+async function* oneByOne(chunks: () => AsyncGenerator<SessionfoldEvent[]>): AsyncGenerator<SessionfoldEvent> {
+  for await (const chunk of chunks()) for (const e of chunk) yield e;
+}
+
+/** The read's events by chunk (never an empty one); `createJsonlRead`. */
 async function* readJsonl<S>(
   codec: Pick<Codec, 'id' | 'parserVersion'>,
   core: LineCore<S>,
   file: string,
   options: NormalizedReadOptions,
-): AsyncGenerator<SessionfoldEvent> {
+): AsyncGenerator<SessionfoldEvent[]> {
   if (!hashesAreReady()) await hashesReady(); // a whole file's ids are not hashed by the JavaScript XXH64
   const parser = getParserString(codec);
   const resume = options.resume;
@@ -210,7 +223,7 @@ async function* readJsonl<S>(
       const result = await scan(fh, readBuf, core, state, offset, size, hash, options, file, (e) => held.push(e));
       if (result !== RESTART) {
         resume?.onStart?.(start);
-        for (const e of held) yield e;
+        if (held.length > 0) yield held;
         finish(result);
         return;
       }
@@ -228,11 +241,10 @@ async function* readJsonl<S>(
     const it = scanStreaming(fh, readBuf, core, state, size, hash, options, file, queue);
     let r = await it.next();
     while (!r.done) {
-      for (const e of queue) yield e;
-      queue.length = 0;
+      if (queue.length > 0) yield queue.splice(0); // the consumer keeps the chunk
       r = await it.next();
     }
-    for (const e of queue) yield e;
+    if (queue.length > 0) yield queue.splice(0);
     finish(r.value);
 
     function finish(res: ScanResult): void {

@@ -14,6 +14,7 @@ import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { codecWithSidecar } from './claude-helpers.js';
 import { jsonlFiles } from './helpers/files.js';
+import { expectUsageShape } from './helpers/golden.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/claude/', import.meta.url));
@@ -128,8 +129,10 @@ describe('claude codec over the real fixtures', () => {
   describe.each(FIXTURES)('%s', (rel) => {
     const file = join(REAL, rel);
 
-    it('reads exactly the golden events', async () => {
-      expect(await readEvents(claude, file)).toEqual(await golden(rel));
+    it('reads exactly the golden events, every usage event on the blank usage event shape', async () => {
+      const events = await readEvents(claude, file);
+      expect(events).toEqual(await golden(rel));
+      expectUsageShape(events);
     });
 
     it('has golden token totals equal to a simple independent reader', async () => {
@@ -154,7 +157,8 @@ describe('claude codec over the real fixtures', () => {
 
     it('resumes at every line boundary to the same events as a full read', async () => {
       const content = await readFile(file);
-      await expectResumeEqualsFull(claude, content, lineBoundaries(content));
+      // A resumed read's usage events (open responses restored from the cursor's JSON) keep the one shape.
+      expectUsageShape((await expectResumeEqualsFull(claude, content, lineBoundaries(content))).kept.usage);
     });
 
     it('resumes at random mid-line cuts to the same events as a full read', async () => {

@@ -14,6 +14,7 @@ import { codex } from '../codecs/codex/index.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import { EVENT_KINDS, type SessionfoldEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents, resumeAcrossCuts } from './helpers/codec-harness.js';
+import { expectUsageShape } from './helpers/golden.js';
 import { EXPECTED_DIR, FILE_A, LOCAL_FIXTURES, REAL_DIR, REAL_FIXTURES, usages } from './codex-helpers.js';
 
 const run = promisify(execFile);
@@ -92,6 +93,7 @@ describe('codex golden files (real fixtures)', () => {
     }
     const golden = (await readFile(goldenPath(name), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
     expect(events).toEqual(golden);
+    expectUsageShape(events);
   });
 
   it.each(REAL_FIXTURES)('%s: golden token totals agree with a deliberately simple second reader', async (name) => {
@@ -123,7 +125,8 @@ describe('codex chunking and resume over every fixture', () => {
     const cuts = [...new Set([...lineBoundaries(content), ...randomCuts(content.length, 40, content.length)])].sort((a, b) => a - b);
     const hasMeta = content.subarray(0, 200).includes('"session_meta"');
     if (hasMeta) {
-      await expectResumeEqualsFull(codex, content, cuts);
+      // A resumed read's usage events (a pending count restored from the cursor's JSON) keep the one shape.
+      expectUsageShape((await expectResumeEqualsFull(codex, content, cuts)).kept.usage);
       await expectResumeEqualsFull(codex, content, cuts, { kinds: ['usage'] });
       return;
     }

@@ -13,6 +13,7 @@ import { pi } from '../codecs/pi/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { MessageEvent, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
+import { expectUsageShape } from './helpers/golden.js';
 import { EXPECTED_DIR, goldenForm, OPENCLAW_SESSIONS, PI_MESSAGE_JSON, PI_SESSIONS, REAL_OPENCLAW, REAL_PI, usages } from './pi-helpers.js';
 
 interface Case {
@@ -168,6 +169,7 @@ describe('pi family chunking and resume over every fixture', () => {
     const content = await readFile(c.file);
     const cuts = [...new Set([...lineBoundaries(content), ...randomCuts(content.length, 40, content.length)])].sort((a, b) => a - b);
     const r = await expectResumeEqualsFull(c.codec, content, cuts);
+    expectUsageShape(r.kept.usage); // events restored from the cursor's tree keep the one shape
     expect(r.full.session.length).toBeGreaterThan(0);
     await expectResumeEqualsFull(c.codec, content, cuts, { kinds: ['session', 'usage'] });
   }, 120_000);

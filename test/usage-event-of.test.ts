@@ -1,21 +1,23 @@
 /**
  * `usageEventOf` (cursors/protocol/events.ts), the one builder of the line codecs' usage events: counts left out
- * are 0, optional fields left undefined are absent (a golden event file holds no `"costUsd": undefined`), and a
- * missing model or time has the same stand-in for every codec.
+ * are 0, optional fields left undefined stay undefined on `blankUsageEvent()`'s one shape (so absent from the
+ * JSON: a golden event file holds no `"costUsd": null`), and a missing model or time has the same stand-in for
+ * every codec.
  */
 import { describe, expect, it } from 'vitest';
-import { TOKEN_FIELDS, usageEventOf } from '../cursors/protocol/events.js';
+import { blankUsageEvent, TOKEN_FIELDS, usageEventOf } from '../cursors/protocol/events.js';
 
 describe('usageEventOf', () => {
-  it('fills counts left out with 0 and leaves undefined optional fields out', () => {
+  it('fills counts left out with 0 and leaves undefined optional fields out of the JSON', () => {
     const e = usageEventOf('qwen', 's1', 42, { model: 'qwen3-coder', timestamp: '2026-01-02T03:04:05.000Z', outputTokens: 7, provider: undefined, costUsd: undefined, messageId: undefined, singleRequest: true, dedupKey: 'qwen:s1:u1' });
     expect(e).toEqual({
       type: 'usage', agent: 'qwen', sessionId: 's1', offset: 42, model: 'qwen3-coder', timestamp: '2026-01-02T03:04:05.000Z',
       inputTokens: 0, outputTokens: 7, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0,
       singleRequest: true, dedupKey: 'qwen:s1:u1',
     });
-    expect(Object.keys(e)).not.toContain('costUsd');
-    expect(Object.keys(e)).not.toContain('modelFallback');
+    expect(e.costUsd).toBeUndefined();
+    expect(e.modelFallback).toBeUndefined();
+    expect(Object.keys(JSON.parse(JSON.stringify(e)))).toEqual(['type', 'agent', 'sessionId', 'offset', 'model', 'timestamp', ...TOKEN_FIELDS, 'singleRequest', 'dedupKey']);
     for (const f of TOKEN_FIELDS) expect(Number.isInteger(e[f])).toBe(true);
   });
 
@@ -28,11 +30,22 @@ describe('usageEventOf', () => {
 
   it('takes an explicit fallback flag for a model borrowed from the session', () => {
     expect(usageEventOf('gemini', 's3', 1, { model: 'gemini-2.5-pro', modelFallback: true, timestamp: undefined, singleRequest: true, dedupKey: 'k' }).modelFallback).toBe(true);
-    expect(usageEventOf('gemini', 's3', 1, { model: 'gemini-2.5-pro', modelFallback: false, timestamp: undefined, singleRequest: true, dedupKey: 'k' })).not.toHaveProperty('modelFallback');
+    const e = usageEventOf('gemini', 's3', 1, { model: 'gemini-2.5-pro', modelFallback: false, timestamp: undefined, singleRequest: true, dedupKey: 'k' });
+    expect(e.modelFallback).toBeUndefined();
+    expect(JSON.stringify(e)).not.toContain('modelFallback');
   });
 
-  it('keeps the keys in the order of the UsageEvent declaration', () => {
-    const e = usageEventOf('goose', 's4', 3, { model: 'm', provider: 'p', timestamp: 't', inputTokens: 1, costUsd: 0.5, singleRequest: false, dedupKey: 'd', messageId: 'x' });
-    expect(Object.keys(e)).toEqual(['type', 'agent', 'sessionId', 'offset', 'model', 'provider', 'timestamp', ...TOKEN_FIELDS, 'costUsd', 'singleRequest', 'dedupKey', 'messageId']);
+  it('builds every event on blankUsageEvent\'s shape: all of its keys, in its order, whichever are set', () => {
+    const keys = Object.keys(blankUsageEvent());
+    expect(keys).toEqual(['type', 'agent', 'sessionId', 'offset', 'model', 'modelFallback', 'provider', 'timestamp', ...TOKEN_FIELDS, 'costUsd', 'speed', 'webSearchRequests', 'singleRequest', 'dedupKey', 'messageId']);
+    const full = usageEventOf('goose', 's4', 3, { model: 'm', provider: 'p', timestamp: 't', inputTokens: 1, costUsd: 0.5, speed: 'fast', webSearchRequests: 2, singleRequest: false, dedupKey: 'd', messageId: 'x' });
+    const bare = usageEventOf('droid', 's5', 0, { model: undefined, timestamp: undefined, singleRequest: false, dedupKey: 'k' });
+    expect(Object.keys(full)).toEqual(keys);
+    expect(Object.keys(bare)).toEqual(keys);
+    expect(JSON.parse(JSON.stringify(full))).toEqual({
+      type: 'usage', agent: 'goose', sessionId: 's4', offset: 3, model: 'm', provider: 'p', timestamp: 't',
+      inputTokens: 1, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0,
+      costUsd: 0.5, speed: 'fast', webSearchRequests: 2, singleRequest: false, dedupKey: 'd', messageId: 'x',
+    });
   });
 });

@@ -9,6 +9,7 @@
  *   for await (const e of claude.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
 import type { Codec, ReadOptions, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
+import { eventChunks, withEventChunks } from '../../cursors/protocol/chunks.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
@@ -52,13 +53,23 @@ const readWithoutMeta = createJsonlRead(claudeDescriptor, claudeCore);
  */
 function readClaude(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   if (typeof file === 'string' && getSubagentMetaPath(file) === undefined) return readWithoutMeta(file, options);
-  return readWithMeta(file, options);
+  // A subagent transcript's read, by chunk too (`EventChunks`): the scan takes its events as the others'.
+  return withEventChunks(readWithMeta(file, options), () => chunksWithMeta(file, options));
+}
+
+/** The plain read of a subagent transcript, on a core given its sidecar when it has one. */
+async function readerWithMeta(file: string, options?: ReadOptions): Promise<ReturnType<typeof readWithoutMeta>> {
+  const metaPath = getSubagentMetaPath(file);
+  const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
+  return meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(claudeDescriptor, createClaudeCore({ meta }))(file, options);
 }
 
 async function* readWithMeta(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const metaPath = getSubagentMetaPath(file);
-  const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
-  yield* meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(claudeDescriptor, createClaudeCore({ meta }))(file, options);
+  yield* await readerWithMeta(file, options);
+}
+
+async function* chunksWithMeta(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent[]> {
+  yield* eventChunks(await readerWithMeta(file, options)) as AsyncIterable<SessionfoldEvent[]>;
 }
 
 /**

@@ -13,7 +13,7 @@
  */
 import type { UsageScanResult } from '../../cursors/protocol/codec.js';
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
-import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, createUsageScanner, setFoldHints, TIME } from '../../cursors/native-engine.js';
 import { getClaudeSessionId } from './paths.js';
@@ -88,7 +88,6 @@ function eventsOf(t: Buffer, a: string | undefined, nums: Float64Array, strs: In
       },
       sessionId,
       nums[num] as number,
-      blankUsageEvent(),
     ).event, nums, num + 8);
   }
   return events;

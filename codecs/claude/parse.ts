@@ -355,7 +355,7 @@ function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
     emit(u.event);
     return;
   }
-  pending.push({ key: u.key, event: u.event });
+  pending.push(u as (typeof pending)[number]); // the candidate itself: no copy per response
   while (pending.length > MAX_OPEN_RESPONSES) {
     const p = pending.shift() as (typeof pending)[number];
     emit(p.event);

@@ -14,7 +14,7 @@
 import type { CoreContext } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import type { ReadInfo } from '../../cursors/protocol/codec.js';
-import type { SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { usageEventFromJson, type SessionEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getClaudePathInfo, type ClaudePathInfo } from './paths.js';
 import { isRecord, type SubagentMeta } from './schema.js';
@@ -233,7 +233,7 @@ export function restoreClaudeState(snapshot: unknown, ctx: CoreContext, meta?: S
   s.sessionEmitted = sessionEmitted;
   s.session = session === null ? undefined : (session as unknown as SessionEvent);
   s.titles = { ...(typeof titles.custom === 'string' && { custom: titles.custom }), ...(typeof titles.ai === 'string' && { ai: titles.ai }) };
-  s.pending = (pending as unknown as PendingUsage[]).map((p) => ({ ...p }));
+  s.pending = (pending as unknown as PendingUsage[]).map((p) => ({ key: p.key, event: usageEventFromJson(p.event) }));
   for (const c of calls) {
     if (!Array.isArray(c) || typeof c[0] !== 'string' || typeof c[1] !== 'string' || (c[2] !== undefined && typeof c[2] !== 'string')) throw invalid('calls');
     openCall(s, c[0], { name: c[1], from: c[2] as string | undefined });

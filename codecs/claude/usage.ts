@@ -17,7 +17,7 @@
  * exactly these from a line, so a field read here and missing there would silently read as absent. The
  * property tests in test/claude-usage-scan.test.ts compare both paths; keep the two in step.
  */
-import type { TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
+import { blankUsageEvent, TOKEN_FIELDS, type TokenCounts, type UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
@@ -247,26 +247,25 @@ export function usageOf(f: UsageFields, sessionId: string, start: number): Usage
   // The total is authoritative; the breakdown fills in when an older or proxied record omits it.
   const cacheWrite = typeof f.cacheWrite === 'number' ? saneCount(f.cacheWrite, 'cache_creation_input_tokens') : write5m + write1h;
   const outputTokens = saneCount(f.output, 'output_tokens');
-  return buildUsage(
-    {
-      model,
-      messageId,
-      requestId,
-      uuid: str(f.uuid),
-      timestamp: f.timestamp,
-      cost: f.costUSD,
-      speed: str(f.speed),
-      inputTokens: saneCount(f.input, 'input_tokens'),
-      outputTokens,
-      reasoningTokens: Math.min(saneCount(f.details ? f.thinking : undefined, 'thinking_tokens'), outputTokens),
-      cacheReadTokens: saneCount(f.cacheRead, 'cache_read_input_tokens'),
-      cacheWriteTokens: cacheWrite,
-      cacheWrite1hTokens: Math.min(write1h, cacheWrite),
-      webSearchRequests: saneCount(f.serverToolUse ? f.webSearch : undefined, 'web_search_requests'),
-    },
-    sessionId,
-    start,
-  );
+  // Into the one reused record (the counts in the order they are checked, so the first absurd one is named):
+  // this runs once per usage line, and `buildUsage` keeps nothing of it.
+  const v = values;
+  v.model = model;
+  v.messageId = messageId;
+  v.requestId = requestId;
+  v.uuid = str(f.uuid);
+  v.timestamp = f.timestamp;
+  v.timestampValid = undefined;
+  v.cost = f.costUSD;
+  v.speed = str(f.speed);
+  v.inputTokens = saneCount(f.input, 'input_tokens');
+  v.outputTokens = outputTokens;
+  v.reasoningTokens = Math.min(saneCount(f.details ? f.thinking : undefined, 'thinking_tokens'), outputTokens);
+  v.cacheReadTokens = saneCount(f.cacheRead, 'cache_read_input_tokens');
+  v.cacheWriteTokens = cacheWrite;
+  v.cacheWrite1hTokens = Math.min(write1h, cacheWrite);
+  v.webSearchRequests = saneCount(f.serverToolUse ? f.webSearch : undefined, 'web_search_requests');
+  return buildUsage(v, sessionId, start);
 }
 
 /**
@@ -288,16 +287,19 @@ export interface UsageValues extends TokenCounts {
   webSearchRequests: number;
 }
 
+/** The one values record `usageOf` fills (`buildUsage` keeps none of it); its counts are set before each use. */
+const values = { model: undefined, messageId: undefined, requestId: undefined, uuid: undefined, timestamp: undefined, timestampValid: undefined, cost: undefined, speed: undefined, webSearchRequests: 0 } as UsageValues;
+for (const f of TOKEN_FIELDS) values[f] = 0;
+
 /**
  * The candidate of a usage record: the event and its response key (one builder for both engines). A cost
  * that is not sane (cursors/sane.ts) refuses the record with MALFORMED_LINE; the counts were checked where
  * they were read (extractUsage; the native engine leaves a file with an absurd count to `read()`).
  */
-export function buildUsage(v: UsageValues, sessionId: string, start: number, event = {} as UsageEvent): UsageCandidate {
+export function buildUsage(v: UsageValues, sessionId: string, start: number, event = blankUsageEvent()): UsageCandidate {
   const { model, messageId, cost, speed } = v;
   const key = getResponseKey(messageId, v.requestId);
-  // Field by field (no object spreads: this runs once per usage event of a history), in the order of
-  // UsageEvent's fields; `event` may come with every field present (`blankUsageEvent`).
+  // Field by field onto the blank (every field present: each event has the one shape), in its order.
   event.type = 'usage';
   event.agent = CODEC_ID;
   event.sessionId = sessionId;

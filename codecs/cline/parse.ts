@@ -8,7 +8,7 @@
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { markBefore, readTaskSide, rec, str, tsOf, type Rec, type TaskSide } from './history.js';
@@ -90,23 +90,18 @@ function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boole
   // A request is written first as a placeholder without counts and filled in when its stream ends.
   if (counts.tokensIn + counts.out + counts.read + counts.write === 0 && !(counts.cost! > 0)) return undefined;
   const protocol = str(info.apiProtocol) ?? str(m.apiProtocol);
-  return {
-    type: 'usage',
-    agent: acc.flavor.id,
-    sessionId: acc.taskId,
-    offset: index,
+  // The model is known only once the task is read (`finish`): 'unknown' stands in, not as a fallback.
+  return usageEventOf(acc.flavor.id, acc.taskId, index, {
     model: 'unknown',
     timestamp: new Date(ts).toISOString(),
     inputTokens: uncachedInput(acc.flavor, ts, counts.tokensIn, counts.read + counts.write, protocol),
     outputTokens: counts.out,
-    reasoningTokens: 0,
     cacheReadTokens: counts.read,
     cacheWriteTokens: counts.write,
-    cacheWrite1hTokens: 0,
-    ...(counts.cost !== undefined && counts.cost > 0 && { costUsd: counts.cost }),
+    costUsd: counts.cost !== undefined && counts.cost > 0 ? counts.cost : undefined,
     singleRequest: single,
     dedupKey: `${acc.flavor.id}:${acc.taskId}:${ts}`,
-  };
+  });
 }
 
 /** The tool call a message stands for, if any: [kind, name, input]. */
@@ -207,7 +202,8 @@ function* finish(acc: Acc): Generator<UsageEvent> {
     const next = i + 1 < reqs.length ? reqs[i + 1]!.ts : Infinity;
     const mark = r.own ?? markBefore(acc.side.metadataModels, r.ts, true) ?? markBefore(acc.side.promptModels, next) ?? r.seen;
     const model = mark?.model;
-    yield { ...r.event, model: model ?? 'unknown', ...(model === undefined && { modelFallback: true }), ...(mark?.provider !== undefined && { provider: mark.provider }) };
+    // Every field set in place of the copy's own (the event's one shape: blankUsageEvent's).
+    yield { ...r.event, model: model ?? 'unknown', modelFallback: model === undefined || undefined, provider: mark?.provider };
   }
 }
 

@@ -10,10 +10,11 @@
  * both engines to the same events on every fixture and on generated edge cases.
  */
 import type { UsageScanResult } from '../../cursors/protocol/codec.js';
-import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, createUsageScanner, setFoldHints } from '../../cursors/native-engine.js';
-import { buildCodexUsage, fileIdOf } from './parse.js';
+import { fileIdOf } from './parse.js';
+import { buildCodexUsage } from './usage.js';
 import { CODEX_USAGE_PROJECTION } from './prefilter.js';
 
 /** A header's fields, in native/kernel.h's order (CX_ID …). */
@@ -95,7 +96,6 @@ function eventsOf(text: Buffer, ascii: string | undefined, nums: Float64Array, s
         messageId,
       },
       nums[num] as number,
-      blankUsageEvent(),
     ), nums, num + 8);
   }
   return events;

@@ -8,75 +8,35 @@
  * - A line is inherited (copied parent history) when its `ordinal` is below the owner's history start, or,
  *   in a fork/subagent, when it is timestamped before the owner's start. Inherited lines update the model and
  *   the token baseline but yield nothing.
- * - Usage: `token_usage_record` rows (one per response) win; otherwise the delta of `total_token_usage`
- *   between `token_count` events. A token_count delta waits (pending) until the next usage line, because in
- *   Codex >= 0.153 the same response's `token_usage_record` may follow it: a matching record replaces it.
+ * - Usage (usage.ts): `token_usage_record` rows (one per response) win; otherwise the delta of
+ *   `total_token_usage` between `token_count` events, pending until the next usage line.
  * - Cursor state is one plain object; seen response ids are kept exactly during a read and as 32-bit hashes
  *   across reads (a hash hit in restored state returns RESTART).
  */
 import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore, LineResult, WalkedLine } from '../../cursors/core.js';
-import { parseJsonObject, RESTART, UNWALKED } from '../../cursors/core.js';
+import { parseJsonObject, UNWALKED } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
-import type { ReadInfo } from '../../cursors/protocol/codec.js';
 import type { KindCounts, MessageRole, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventFromJson } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
 import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
 import { scanFields, walkedFields } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
-import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
+import type { Tok } from './tokens.js';
+import { onTokenCount, onUsageRecord } from './usage.js';
 import { CODEC_ID } from './descriptor.js';
+import type { CodexState, Source } from './state.js';
 
 export { CODEC_ID };
-/** Model reported when no `turn_context` named one (early Sept 2025 builds wrote none); flagged `modelFallback`. */
-export const FALLBACK_MODEL = 'gpt-5';
 export { CODEX_USAGE_MARKERS } from './prefilter.js';
+export { buildCodexUsage, FALLBACK_MODEL, type CodexUsageValues } from './usage.js';
+export type { CodexState } from './state.js';
 export const MAX_OPEN_CALLS = 256;
 export const MAX_RECENT_MESSAGES = 16;
-const EPOCH_TS = '1970-01-01T00:00:00.000Z';
 const STATE_VERSION = 1;
-
-type Source = 0 | 1; // 0 = event_msg, 1 = response_item
-
-/** All mutable state of one read. The first block is rebuilt from the read context, the rest is the cursor's. */
-export interface CodexState {
-  file: string;
-  fileId: string;
-  info: ReadInfo;
-  /** The read wants only usage (and session) events: lines that cannot hold usage are skipped unparsed. */
-  usageOnly: boolean;
-  /** Response ids seen by this read, exactly. */
-  seenExact: Set<string>;
-  /** The state came from a cursor: a hash hit in `seenHash` not in `seenExact` is a possible collision. */
-  restored: boolean;
-
-  decided: boolean;
-  sessionId: string;
-  /** Fork or subagent: lines timestamped before `bornAt` are copied history. */
-  forked: boolean;
-  bornAt: number | null;
-  historyStart: number | null;
-  /** Id of the last `session_meta` seen: the thread whose counters the next token_count continues. */
-  region: string | null;
-  /** Resets of the cumulative counter within the region. */
-  epoch: number;
-  /** Last cumulative totals (the delta baseline); null when unknown. */
-  totals: Tok | null;
-  model: string | null;
-  metaProvider: string | null;
-  ctxProvider: string | null;
-  lastTs: string | null;
-  recordsSeen: boolean;
-  /** A token_count usage event that a matching token_usage_record may still replace. */
-  pending: UsageEvent | null;
-  seenHash: Set<number>;
-  openCalls: Map<string, string>;
-  /** Recently emitted message texts awaiting their twin from the other source: [hash, source]. */
-  recent: [number, Source][];
-}
 
 /** The cursor's JSON of a state: its plain fields as they are, the hash set and the call map as arrays. */
 type Snapshot = Pick<CodexState, 'decided' | 'sessionId' | 'forked' | 'bornAt' | 'historyStart' | 'region' | 'epoch' | 'totals' | 'model' | 'metaProvider' | 'ctxProvider' | 'lastTs' | 'recordsSeen' | 'pending' | 'recent'> & {
@@ -160,7 +120,7 @@ function restore(snapshot: unknown, ctx: CoreContext): CodexState {
   s.ctxProvider = asString(o.ctxProvider) ?? null;
   s.lastTs = asString(o.lastTs) ?? null;
   s.recordsSeen = o.recordsSeen === true;
-  s.pending = asObject(o.pending) !== undefined ? (o.pending as UsageEvent) : null;
+  s.pending = asObject(o.pending) !== undefined ? usageEventFromJson(o.pending as UsageEvent) : null;
   s.seenHash = new Set(o.seen.filter((h): h is number => typeof h === 'number'));
   s.openCalls = new Map(o.openCalls.filter((e): e is [string, string] => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string'));
   s.recent = o.recent.filter((e): e is [number, Source] => Array.isArray(e) && typeof e[0] === 'number' && (e[1] === 0 || e[1] === 1));
@@ -219,101 +179,6 @@ function isInherited(s: CodexState, rec: Json, ts: string | undefined): boolean 
     if (ordinal !== undefined && ordinal < s.historyStart) return true;
   }
   return s.forked && s.bornAt !== null && ts !== undefined && Date.parse(ts) < s.bornAt;
-}
-
-function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
-  return buildCodexUsage({ sessionId: s.sessionId, model: s.model, provider: s.metaProvider ?? s.ctxProvider, timestamp: ts, tok: t, singleRequest, dedupKey, messageId }, start);
-}
-
-/** What a Codex usage event is made of (`usageEvent` above; the native engine, codecs/codex/native.ts). */
-export interface CodexUsageValues {
-  sessionId: string;
-  model: string | null;
-  provider: string | null;
-  timestamp: string;
-  tok: Tok;
-  singleRequest: boolean;
-  dedupKey: string;
-  messageId?: string | undefined;
-}
-
-/** A Codex usage event (one builder for both engines); `e` may come with every field present (`blankUsageEvent`). */
-export function buildCodexUsage(v: CodexUsageValues, start: number, e = {} as UsageEvent): UsageEvent {
-  // Field by field (no object spreads: once per usage event of a history), in UsageEvent's order.
-  e.type = 'usage';
-  e.agent = CODEC_ID;
-  e.sessionId = v.sessionId;
-  e.offset = start;
-  e.model = v.model ?? FALLBACK_MODEL;
-  if (v.model === null) e.modelFallback = true;
-  if (v.provider !== null) e.provider = v.provider;
-  e.timestamp = v.timestamp;
-  toUsageFields(v.tok, e);
-  e.singleRequest = v.singleRequest;
-  e.dedupKey = v.dedupKey;
-  if (v.messageId !== undefined) e.messageId = v.messageId;
-  return e;
-}
-
-/** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */
-function regionKey(s: CodexState, ts: string | undefined): string {
-  const r = s.region ?? `@${ts ?? s.lastTs ?? ''}`;
-  return s.epoch > 0 ? `${r}#${s.epoch}` : r;
-}
-
-function onTokenCount(s: CodexState, p: Json, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
-  const info = asObject(p.info);
-  if (info === undefined) return;
-  const total = readTok(info.total_token_usage);
-  const last = readTok(info.last_token_usage);
-  const when = ts ?? s.lastTs ?? EPOCH_TS;
-  if (total === undefined) {
-    if (last === undefined || inherited || s.recordsSeen || isZeroTok(last)) return;
-    queue(s, usageEvent(s, last, when, start, true, `codex:${regionKey(s, ts)}:last:${when}:${tokKey(last)}`), emit);
-    return;
-  }
-  const prev = s.totals;
-  let delta: Tok;
-  if (prev !== null && !anyDecrease(total, prev)) delta = subTok(total, prev);
-  else {
-    // No baseline (first count of the file or of a copied header), or the counter went down (a new process
-    // restarted it): this row's own last_token_usage is the only usage it can vouch for.
-    if (prev !== null) s.epoch++;
-    delta = last !== undefined && fitsWithin(last, total) ? last : total;
-  }
-  s.totals = total;
-  if (inherited || s.recordsSeen || isZeroTok(delta)) return;
-  const single = last !== undefined && eqTok(delta, last);
-  queue(s, usageEvent(s, delta, when, start, single, `codex:${regionKey(s, ts)}:${tokKey(total)}`), emit);
-}
-
-/** Hold a token_count usage until the next usage line: a token_usage_record for the same response replaces it. */
-function queue(s: CodexState, e: UsageEvent, emit: Emit): void {
-  if (s.pending !== null) emit(s.pending);
-  s.pending = e;
-}
-
-function onUsageRecord(s: CodexState, p: Json, ts: string | undefined, inherited: boolean, start: number, emit: Emit): LineResult {
-  const usage = readTok(p.usage);
-  if (usage === undefined) return;
-  const rid = asString(p.response_id);
-  if (rid !== undefined) {
-    if (s.seenExact.has(rid)) return;
-    const h = hashId32(rid);
-    if (s.restored && s.seenHash.has(h)) return RESTART;
-    s.seenExact.add(rid);
-    s.seenHash.add(h);
-  }
-  const thread = asString(p.thread_id);
-  if (inherited || (thread !== undefined && s.region !== null && thread !== s.sessionId && thread !== s.region) || isZeroTok(usage)) return;
-  s.recordsSeen = true;
-  const when = ts ?? s.lastTs ?? EPOCH_TS;
-  const e = usageEvent(s, usage, when, start, true, rid !== undefined ? `codex:resp:${rid}` : `codex:${regionKey(s, ts)}:rec:${when}:${tokKey(usage)}`, rid);
-  if (s.pending !== null) {
-    if (!sameUsage(s.pending, e)) emit(s.pending);
-    s.pending = null;
-  }
-  emit(e);
 }
 
 /** Emit a message unless its twin from the other source (event_msg vs response_item) was just emitted. */

@@ -4,6 +4,7 @@
  * model. So one usage event per model per shutdown, `singleRequest: false`. Semantics and sources: README.md.
  */
 import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { asObject, count, str, type Json } from './schema.js';
 /** The model of usage whose model the shutdown does not name (only the session-wide fallback can lack one). */
@@ -49,23 +50,18 @@ export interface ShutdownContext {
 }
 
 function usageEvent(c: ShutdownContext, model: string, fallback: boolean, t: Tokens): UsageEvent {
-  return {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId: c.sessionId,
-    offset: c.offset,
+  return usageEventOf(CODEC_ID, c.sessionId, c.offset, {
     model,
-    ...(fallback && { modelFallback: true }),
+    modelFallback: fallback,
     timestamp: c.timestamp,
     inputTokens: t.input,
     outputTokens: t.output,
     reasoningTokens: t.reasoning,
     cacheReadTokens: t.cacheRead,
     cacheWriteTokens: t.cacheWrite,
-    cacheWrite1hTokens: 0,
     singleRequest: false,
     dedupKey: `${CODEC_ID}:${c.sessionId}:${c.key}:${model}`,
-  };
+  });
 }
 
 /**

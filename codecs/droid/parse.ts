@@ -156,14 +156,13 @@ export function settingsUsage(s: DroidState, settings: DroidSettings | undefined
   const t = settings?.tokens;
   if (t === undefined || t.input + t.output + t.cacheRead + t.cacheWrite + t.thinking === 0) return undefined;
   const model = settings?.model ?? s.model;
-  return {
-    type: 'usage', agent: CODEC_ID, sessionId: s.sessionId, offset,
-    model: model ?? 'unknown', ...(model === undefined && { modelFallback: true }),
-    ...(settings?.provider !== undefined && { provider: settings.provider }),
-    timestamp: s.lastTimestamp ?? settings?.providerLockTimestamp ?? '1970-01-01T00:00:00.000Z',
-    inputTokens: t.input, outputTokens: t.output + t.thinking, reasoningTokens: t.thinking, cacheReadTokens: t.cacheRead, cacheWriteTokens: t.cacheWrite, cacheWrite1hTokens: 0,
+  return usageEventOf(CODEC_ID, s.sessionId, offset, {
+    model,
+    provider: settings?.provider,
+    timestamp: s.lastTimestamp ?? settings?.providerLockTimestamp,
+    inputTokens: t.input, outputTokens: t.output + t.thinking, reasoningTokens: t.thinking, cacheReadTokens: t.cacheRead, cacheWriteTokens: t.cacheWrite,
     singleRequest: false, dedupKey: `${CODEC_ID}:${s.sessionId}:settings`,
-  };
+  });
 }
 
 /** A Droid engine for one session, with its sidecar's settings (undefined: none read). */

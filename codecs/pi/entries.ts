@@ -4,6 +4,7 @@
  * usage of an assistant message (which never does: an abandoned branch was paid for too).
  */
 import type { MessageEvent, MessageRole, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { usageEventOf } from '../../cursors/protocol/events.js';
 import { asObject, asString, isBadCount, isoTimestamp, msTimestamp, tokenCount, usdAmount, type Json, type PiEntry } from './schema.js';
 
 /** What an entry's events carry besides the entry itself. */
@@ -178,25 +179,19 @@ export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFal
   const provider = asString(holder.provider) ?? (named === undefined ? fallback.provider : undefined);
   const stamp = typeof src.stamp === 'number' || typeof src.stamp === 'string' ? String(src.stamp) : String(ctx.offset);
   const cost = usdAmount(asObject(u.cost)?.total);
-  const e: UsageEvent = {
-    type: 'usage',
-    agent: ctx.agent,
-    sessionId: ctx.sessionId,
-    offset: ctx.offset,
+  const e = usageEventOf(ctx.agent, ctx.sessionId, ctx.offset, {
     model,
-    timestamp: entryTime(entry, holder) ?? '1970-01-01T00:00:00.000Z',
+    modelFallback: named === undefined,
+    provider,
+    timestamp: entryTime(entry, holder),
     inputTokens: tokens[0],
     outputTokens: tokens[1],
-    reasoningTokens: 0,
     cacheReadTokens: tokens[2],
     cacheWriteTokens: tokens[3],
-    cacheWrite1hTokens: 0,
+    costUsd: cost !== undefined && cost > 0 ? cost : undefined,
     singleRequest: true,
     dedupKey: ctx.id !== undefined ? `${ctx.agent}:${ctx.id}:${stamp}` : `${ctx.agent}:v1:${stamp}:${model}`,
-  };
-  if (named === undefined) e.modelFallback = true;
-  if (provider !== undefined) e.provider = provider;
-  if (cost !== undefined && cost > 0) e.costUsd = cost;
-  if (ctx.id !== undefined) e.messageId = ctx.id;
+    messageId: ctx.id,
+  });
   return withRaw(e, ctx, entry);
 }

@@ -15,6 +15,7 @@
  * read, and only when someone goes back more than OPEN_NODES entries in pi's tree view.
  */
 import type { KindCounts, SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { usageEventFromJson } from '../../cursors/protocol/events.js';
 import { hashId32 } from '../../cursors/ids.js';
 
 /** Nodes a cursor keeps open (with their events), counted back from the last entry. */
@@ -193,7 +194,8 @@ export function restoreTree(v: unknown): PiTree | undefined {
   const t = emptyTree();
   for (const n of s.nodes) {
     if (!Array.isArray(n) || typeof n[0] !== 'string' || !Array.isArray(n[2])) return undefined;
-    addNode(t, { id: n[0], parent: typeof n[1] === 'string' ? n[1] : null, events: n[2] as SessionfoldEvent[], bytes: typeof n[3] === 'number' ? n[3] : 0 });
+    const events = (n[2] as SessionfoldEvent[]).map((e) => (e !== null && typeof e === 'object' && e.type === 'usage' ? usageEventFromJson(e) : e));
+    addNode(t, { id: n[0], parent: typeof n[1] === 'string' ? n[1] : null, events, bytes: typeof n[3] === 'number' ? n[3] : 0 });
   }
   t.leaf = typeof s.leaf === 'string' ? s.leaf : null;
   t.anchor = typeof s.anchor === 'string' ? s.anchor : null;

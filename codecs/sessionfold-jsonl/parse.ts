@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { isExportHeader, isExportMessage } from '../../cursors/protocol/sessionfold-jsonl.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -128,26 +128,26 @@ export function createSessionfoldJsonlCore(options: CoreOptions): LineCore<Sessi
       const u = rec.usage;
       if (u !== undefined && u !== null && typeof u === 'object') {
         const model = str(u.model) ?? str(rec.model) ?? s.model;
-        emit({
-          type: 'usage',
-          ...base,
-          model: model ?? 'unknown',
-          ...((model === undefined || u.modelFallback === true) && { modelFallback: true }),
-          ...(str(u.provider) !== undefined && { provider: u.provider as string }),
-          timestamp: str(u.timestamp) ?? ts ?? '1970-01-01T00:00:00.000Z',
-          inputTokens: num(u.inputTokens),
-          outputTokens: num(u.outputTokens),
-          reasoningTokens: num(u.reasoningTokens),
-          cacheReadTokens: num(u.cacheReadTokens),
-          cacheWriteTokens: num(u.cacheWriteTokens),
-          cacheWrite1hTokens: num(u.cacheWrite1hTokens),
-          ...(typeof u.costUsd === 'number' && { costUsd: u.costUsd }),
-          ...(str(u.speed) !== undefined && { speed: u.speed as string }),
-          ...(typeof u.webSearchRequests === 'number' && { webSearchRequests: u.webSearchRequests }),
-          singleRequest: u.singleRequest === true,
-          dedupKey: str(u.dedupKey) ?? `${id}:${s.sessionId}:${nativeId}`,
-          messageId: nativeId,
-        });
+        emit(
+          usageEventOf(base.agent, base.sessionId, base.offset, {
+            model,
+            modelFallback: model === undefined || u.modelFallback === true,
+            provider: str(u.provider),
+            timestamp: str(u.timestamp) ?? ts,
+            inputTokens: num(u.inputTokens),
+            outputTokens: num(u.outputTokens),
+            reasoningTokens: num(u.reasoningTokens),
+            cacheReadTokens: num(u.cacheReadTokens),
+            cacheWriteTokens: num(u.cacheWriteTokens),
+            cacheWrite1hTokens: num(u.cacheWrite1hTokens),
+            costUsd: typeof u.costUsd === 'number' ? u.costUsd : undefined,
+            speed: str(u.speed),
+            webSearchRequests: typeof u.webSearchRequests === 'number' ? u.webSearchRequests : undefined,
+            singleRequest: u.singleRequest === true,
+            dedupKey: str(u.dedupKey) ?? `${id}:${s.sessionId}:${nativeId}`,
+            messageId: nativeId,
+          }),
+        );
       }
     },
     end(): KindCounts {

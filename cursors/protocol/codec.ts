@@ -322,7 +322,7 @@ export interface Codec {
   locate?(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined>;
   /** Files whose change changes this file's events: sidecars, a fork's parent, SQLite -wal/-journal. */
   getParseDependencies(file: string): string[];
-  /** Yield the file's events. */
+  /** Yield the file's events (the iterable may also offer them by chunk: protocol/chunks.ts). */
   read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent>;
   /**
    * Optional, with `readBatch`: what `file` shares with other files that are cheaper to read together (the

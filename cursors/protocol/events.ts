@@ -158,9 +158,10 @@ export interface UsageEvent extends EventBase, TokenCounts {
 
 /**
  * A usage event with every field present (optional ones undefined), in the order above, for a builder to fill:
- * events made from it all share one shape, whichever fields they end up setting (a fold reading millions of
- * them stays monomorphic). The codecs' native engines build their events on it; `read()`'s events set only the
- * fields they have.
+ * every usage event is built on it (`usageEventOf`, the codecs' own builders, their native engines), so they
+ * all share one shape whichever fields they end up setting, and a fold reading millions of them stays
+ * monomorphic. An optional field left undefined is present as undefined: JSON leaves it out, so an event's
+ * JSON (a golden file, the event cache, the CLI's output) is what it would be with the field absent.
  */
 export function blankUsageEvent(): UsageEvent {
   return {
@@ -187,6 +188,14 @@ export function blankUsageEvent(): UsageEvent {
   } as UsageEvent;
 }
 
+/**
+ * A usage event back from JSON (a cursor's state holding an event not yet emitted), which left its undefined
+ * fields out: on `blankUsageEvent()`'s shape again, as every usage event read is.
+ */
+export function usageEventFromJson(e: UsageEvent): UsageEvent {
+  return Object.assign(blankUsageEvent(), e);
+}
+
 /** What a codec reads of one usage record; `usageEventOf` makes the event of it. */
 export interface UsageRecord extends Partial<TokenCounts> {
   /** The model named for the record; undefined gives `unknown`, marked as a fallback. */
@@ -197,14 +206,17 @@ export interface UsageRecord extends Partial<TokenCounts> {
   /** ISO-8601; undefined gives the epoch, so an undated record sorts first rather than vanishing. */
   timestamp: string | undefined;
   costUsd?: number;
+  speed?: string;
+  webSearchRequests?: number;
   singleRequest: boolean;
   dedupKey: string;
   messageId?: string;
 }
 
 /**
- * A usage event of `record`: token counts it leaves out are 0, and optional fields it leaves undefined are
- * absent. The keys come in one order for every codec that builds its events here.
+ * A usage event of `record`, on `blankUsageEvent()`'s shape: token counts it leaves out are 0, and optional
+ * fields it leaves undefined stay undefined (absent from the JSON). One literal with every field, in the
+ * blank's order, for every codec that builds its events here.
  */
 export function usageEventOf(agent: string, sessionId: string, offset: number, record: UsageRecord): UsageEvent {
   const r = record;
@@ -214,8 +226,8 @@ export function usageEventOf(agent: string, sessionId: string, offset: number, r
     sessionId,
     offset,
     model: r.model ?? 'unknown',
-    ...((r.modelFallback ?? r.model === undefined) && { modelFallback: true }),
-    ...(r.provider !== undefined && { provider: r.provider }),
+    modelFallback: (r.modelFallback ?? r.model === undefined) || undefined,
+    provider: r.provider,
     timestamp: r.timestamp ?? '1970-01-01T00:00:00.000Z',
     inputTokens: r.inputTokens ?? 0,
     outputTokens: r.outputTokens ?? 0,
@@ -223,11 +235,13 @@ export function usageEventOf(agent: string, sessionId: string, offset: number, r
     cacheReadTokens: r.cacheReadTokens ?? 0,
     cacheWriteTokens: r.cacheWriteTokens ?? 0,
     cacheWrite1hTokens: r.cacheWrite1hTokens ?? 0,
-    ...(r.costUsd !== undefined && { costUsd: r.costUsd }),
+    costUsd: r.costUsd,
+    speed: r.speed,
+    webSearchRequests: r.webSearchRequests,
     singleRequest: r.singleRequest,
     dedupKey: r.dedupKey,
-    ...(r.messageId !== undefined && { messageId: r.messageId }),
-  };
+    messageId: r.messageId,
+  } as UsageEvent;
 }
 
 /** A tool call the assistant made, with its input. */

@@ -14,11 +14,11 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
 import { newReadInfo } from '../../cursors/protocol/codec.js';
+import { eventChunks } from '../../cursors/protocol/chunks.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, hashesAreReady, hashesReady, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
-import { blankShaped } from './types.js';
 
 /** Usage events per posted segment. */
 export const BATCH_EVENTS = 4096;
@@ -257,7 +257,22 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
     stream.next += chunk.byteLength;
   };
 
-  for await (const e of source({
+  const take = (e: SessionfoldEvent): void => {
+    if (start === undefined) ensureStart();
+    if (e.type === 'usage') {
+      if (writer === undefined) events.push(e as UsageEvent); // on blankUsageEvent's shape, as the native lane's
+      else writer.add(e);
+      if ((writer !== undefined && writer.count >= BATCH_EVENTS) || events.length >= BATCH_EVENTS) flush(false);
+    } else if (e.type === 'session') {
+      const cwd = (e as SessionEvent).cwd;
+      if (track.cwdIndex === null && typeof cwd === 'string') {
+        track = { events: track.events + 1, cwdIndex: track.events, cwd };
+        cwdKnown = true;
+        flush(false);
+      } else track = { ...track, events: track.events + 1 };
+    }
+  };
+  const read = source({
     kinds: ['session', 'usage'],
     titles: false,
     info,
@@ -273,21 +288,11 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
           onBytes,
         }
       : undefined,
-  })) {
-    if (start === undefined) ensureStart();
-    if (e.type === 'usage') {
-      if (writer === undefined) events.push(blankShaped(e as UsageEvent));
-      else writer.add(e);
-      if ((writer !== undefined && writer.count >= BATCH_EVENTS) || events.length >= BATCH_EVENTS) flush(false);
-    } else if (e.type === 'session') {
-      const cwd = (e as SessionEvent).cwd;
-      if (track.cwdIndex === null && typeof cwd === 'string') {
-        track = { events: track.events + 1, cwdIndex: track.events, cwd };
-        cwdKnown = true;
-        flush(false);
-      } else track = { ...track, events: track.events + 1 };
-    }
-  }
+  });
+  // By chunk where the read offers it (a JSONL read: no promise and turn per event), else event by event.
+  const chunks = eventChunks(read);
+  if (chunks !== undefined) for await (const chunk of chunks) for (const e of chunk) take(e);
+  else for await (const e of read) take(e);
   ensureStart();
   flush(true);
 

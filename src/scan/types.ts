@@ -3,7 +3,7 @@
  * usage (totals, export). `scanUsage()` yields usage records of every selected file; the same response can
  * appear in several files (resumed / forked sessions), so consumers count each `dedupKey` once.
  */
-import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { FoldHints } from '../../cursors/protocol/hints.js';
 import type { Db } from '../cache/db.js';
 import type { SourceReport } from './sources.js';
@@ -24,22 +24,10 @@ export interface UsageRecord extends UsageEvent, FoldHints {
 }
 
 /**
- * `e` copied onto `blankUsageEvent()`'s shape (every field present, in its order; a field the blank lacks
- * comes after them): what a main-thread parse hands the fold, so that its records share the native lane's one
- * shape. `read()` builds an event with only the fields it has, in a handful of shapes (a provider or not, a
- * cost, a speed, Claude's or Codex's order), which left the fold's property reads polymorphic.
- */
-export function blankShaped(e: UsageEvent): UsageEvent {
-  const r = blankUsageEvent() as unknown as Record<string, unknown>;
-  for (const k in e) r[k] = (e as unknown as Record<string, unknown>)[k];
-  return r as unknown as UsageEvent;
-}
-
-/**
  * The events of one file as its records: each event gets `file` and `cwd` in place (no copy). For events the
- * caller owns and hands over: those of a parse on the main thread, and the native lane's, which the engines
- * build on `blankUsageEvent`, so every codec's records share one shape (absent fields undefined) and the
- * fold's property reads stay monomorphic.
+ * caller owns and hands over: those of a parse on the main thread, and the native lane's. Every usage event is
+ * built on `blankUsageEvent` (cursors/protocol/events.ts), by `read()` and the native engines alike, so every
+ * codec's records share one shape (absent fields undefined) and the fold's property reads stay monomorphic.
  */
 export function asRecords(events: readonly UsageEvent[], file: string, cwd: string | undefined): UsageRecord[] {
   const out = events as UsageRecord[];

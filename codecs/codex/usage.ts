@@ -1,0 +1,135 @@
+/**
+ * The usage rules of the `codex` codec (README.md, "Token usage"), over the state of parse.ts's LineCore:
+ *
+ * - `token_usage_record` rows (one per response) win; otherwise the delta of `total_token_usage` between
+ *   `token_count` events, keyed on the thread whose counter it is (`regionKey`) and its epoch (a counter that
+ *   went down was restarted by a new process).
+ * - A token_count delta waits (pending) until the next usage line, because in Codex >= 0.153 the same
+ *   response's `token_usage_record` may follow it: a matching record replaces it.
+ * - Every event is built by `buildCodexUsage`, the JavaScript path's and the native engine's
+ *   (codecs/codex/native.ts), on `blankUsageEvent()`'s one shape.
+ */
+import type { Emit, LineResult } from '../../cursors/core.js';
+import { RESTART } from '../../cursors/core.js';
+import { hashId32 } from '../../cursors/ids.js';
+import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
+import type { CodexState } from './state.js';
+import { asObject, asString, type Json } from './schema.js';
+import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
+import { CODEC_ID } from './descriptor.js';
+
+/** Model reported when no `turn_context` named one (early Sept 2025 builds wrote none); flagged `modelFallback`. */
+export const FALLBACK_MODEL = 'gpt-5';
+const EPOCH_TS = '1970-01-01T00:00:00.000Z';
+
+/** What a Codex usage event is made of (`usageEvent` below; the native engine, codecs/codex/native.ts). */
+export interface CodexUsageValues {
+  sessionId: string;
+  model: string | null;
+  provider: string | null;
+  timestamp: string;
+  tok: Tok;
+  singleRequest: boolean;
+  dedupKey: string;
+  messageId?: string | undefined;
+}
+
+/** A Codex usage event (one builder for both engines), on `e`: by default a fresh `blankUsageEvent()`. */
+export function buildCodexUsage(v: CodexUsageValues, start: number, e = blankUsageEvent()): UsageEvent {
+  // Field by field onto the blank (every field present: each event has the one shape), in its order.
+  e.type = 'usage';
+  e.agent = CODEC_ID;
+  e.sessionId = v.sessionId;
+  e.offset = start;
+  e.model = v.model ?? FALLBACK_MODEL;
+  if (v.model === null) e.modelFallback = true;
+  if (v.provider !== null) e.provider = v.provider;
+  e.timestamp = v.timestamp;
+  toUsageFields(v.tok, e);
+  e.singleRequest = v.singleRequest;
+  e.dedupKey = v.dedupKey;
+  if (v.messageId !== undefined) e.messageId = v.messageId;
+  return e;
+}
+
+const ZERO: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0, total: 0 };
+/** The one values record `usageEvent` fills (once per usage event of a history; `buildCodexUsage` keeps none of it). */
+const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: ZERO, singleRequest: false, dedupKey: '', messageId: undefined };
+
+function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
+  const v = values;
+  v.sessionId = s.sessionId;
+  v.model = s.model;
+  v.provider = s.metaProvider ?? s.ctxProvider;
+  v.timestamp = ts;
+  v.tok = t;
+  v.singleRequest = singleRequest;
+  v.dedupKey = dedupKey;
+  v.messageId = messageId;
+  const e = buildCodexUsage(v, start);
+  v.tok = ZERO; // hold no line's counts past its event
+  return e;
+}
+
+/** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */
+function regionKey(s: CodexState, ts: string | undefined): string {
+  const r = s.region ?? `@${ts ?? s.lastTs ?? ''}`;
+  return s.epoch > 0 ? `${r}#${s.epoch}` : r;
+}
+
+/** An `event_msg` `token_count` payload: the delta of its cumulative counter since the last, held pending. */
+export function onTokenCount(s: CodexState, p: Json, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
+  const info = asObject(p.info);
+  if (info === undefined) return;
+  const total = readTok(info.total_token_usage);
+  const last = readTok(info.last_token_usage);
+  const when = ts ?? s.lastTs ?? EPOCH_TS;
+  if (total === undefined) {
+    if (last === undefined || inherited || s.recordsSeen || isZeroTok(last)) return;
+    queue(s, usageEvent(s, last, when, start, true, `codex:${regionKey(s, ts)}:last:${when}:${tokKey(last)}`), emit);
+    return;
+  }
+  const prev = s.totals;
+  let delta: Tok;
+  if (prev !== null && !anyDecrease(total, prev)) delta = subTok(total, prev);
+  else {
+    // No baseline (first count of the file or of a copied header), or the counter went down (a new process
+    // restarted it): this row's own last_token_usage is the only usage it can vouch for.
+    if (prev !== null) s.epoch++;
+    delta = last !== undefined && fitsWithin(last, total) ? last : total;
+  }
+  s.totals = total;
+  if (inherited || s.recordsSeen || isZeroTok(delta)) return;
+  const single = last !== undefined && eqTok(delta, last);
+  queue(s, usageEvent(s, delta, when, start, single, `codex:${regionKey(s, ts)}:${tokKey(total)}`), emit);
+}
+
+/** Hold a token_count usage until the next usage line: a token_usage_record for the same response replaces it. */
+function queue(s: CodexState, e: UsageEvent, emit: Emit): void {
+  if (s.pending !== null) emit(s.pending);
+  s.pending = e;
+}
+
+/** A `token_usage_record` payload: one response's usage, once per response id, replacing a matching pending count. */
+export function onUsageRecord(s: CodexState, p: Json, ts: string | undefined, inherited: boolean, start: number, emit: Emit): LineResult {
+  const usage = readTok(p.usage);
+  if (usage === undefined) return;
+  const rid = asString(p.response_id);
+  if (rid !== undefined) {
+    if (s.seenExact.has(rid)) return;
+    const h = hashId32(rid);
+    if (s.restored && s.seenHash.has(h)) return RESTART;
+    s.seenExact.add(rid);
+    s.seenHash.add(h);
+  }
+  const thread = asString(p.thread_id);
+  if (inherited || (thread !== undefined && s.region !== null && thread !== s.sessionId && thread !== s.region) || isZeroTok(usage)) return;
+  s.recordsSeen = true;
+  const when = ts ?? s.lastTs ?? EPOCH_TS;
+  const e = usageEvent(s, usage, when, start, true, rid !== undefined ? `codex:resp:${rid}` : `codex:${regionKey(s, ts)}:rec:${when}:${tokKey(usage)}`, rid);
+  if (s.pending !== null) {
+    if (!sameUsage(s.pending, e)) emit(s.pending);
+    s.pending = null;
+  }
+  emit(e);
+}

@@ -1,0 +1,28 @@
+/** A read's events by chunk (`EventChunks`): what `Codec.read()` may offer beside its events one by one. */
+import type { SessionfoldEvent } from './events.js';
+
+/** The key of `EventChunks`' method. */
+export const EVENT_CHUNKS: unique symbol = Symbol.for('sessionfold.eventChunks');
+
+/**
+ * A read's events that can also be taken by chunk: `[EVENT_CHUNKS]()` starts the same read and yields its
+ * events as arrays (each the consumer's to keep, never empty), in the same order, with the same `resume`
+ * callbacks at the same points; the events themselves are then never iterated one by one. `read()` of a JSONL
+ * codec (cursors/read-jsonl.ts) returns one: a per-event `for await` costs a promise and a turn per event,
+ * about 2% of a cold report (bench/RESULTS.md). A codec that transforms another read's events returns its own
+ * iterable, without the method, and is taken event by event.
+ */
+export interface EventChunks extends AsyncIterable<SessionfoldEvent> {
+  [EVENT_CHUNKS](): AsyncIterable<SessionfoldEvent[]>;
+}
+
+/** The chunks of a read that offers them (see `EventChunks`), else undefined. */
+export function eventChunks(events: AsyncIterable<SessionfoldEvent>): AsyncIterable<SessionfoldEvent[]> | undefined {
+  const take = (events as Partial<EventChunks>)[EVENT_CHUNKS];
+  return typeof take === 'function' ? take.call(events) : undefined;
+}
+
+/** `events` (a read not yet started) offering `chunks` as its `EventChunks` method. */
+export function withEventChunks<G extends AsyncIterable<SessionfoldEvent>>(events: G, chunks: () => AsyncIterable<SessionfoldEvent[]>): G & EventChunks {
+  return Object.assign(events, { [EVENT_CHUNKS]: chunks });
+}
