@@ -251,7 +251,7 @@ describe('the event cache reads the changed sessions of a database as one batch'
     const w = await startWriter(ocDb);
     writers.push(w);
     for (const s of SESSIONS) {
-      const x = exchange(s, 50);
+      const x = exchange(s, 50, { open: true }); // replies still being written: their later writes below are read again
       await w.run(INSERT_MESSAGE, x.messages);
       await w.run(INSERT_PART, x.parts);
     }

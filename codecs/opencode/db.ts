@@ -6,7 +6,8 @@
  * finishing), a new part of a message already read, or a new message that sorts before one already read
  * makes the read start over for that session, so a resumed read yields what a full read would, in order.
  * A read whose kinds take nothing from parts but the steps (`session`, `usage`) does not look for parts
- * updated in place, which only a walk of every part row finds: see `PARTITIONED_STEPS`.
+ * updated in place, nor for settled messages rewritten, which only a walk of every row finds: see
+ * `PARTITIONED_STEPS`.
  */
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
@@ -83,13 +84,30 @@ const PART_COLUMNS = 'id, message_id, session_id, data';
 const PARTITIONED: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, updated: 'time_updated', partition: 'session_id' }];
 
 /**
+ * A message row OpenCode no longer rewrites in any way a read for `session` and `usage` sees: a user message
+ * (its later writes add a `summary` of diffs, which no event reads), or an assistant message once its
+ * `time.completed` is set (the processor's last write of its tokens, cost and model; what OpenCode writes to it
+ * afterwards, a structured output or an error, changes no usage). README.md, "Messages that have settled".
+ */
+function settledMessage(r: Row): boolean {
+  const data = jsonObject(r.data);
+  if (data === undefined) return false;
+  if (data.role === 'user') return true;
+  return data.role === 'assistant' && typeof (data.time as { completed?: unknown } | undefined)?.completed === 'number';
+}
+
+/**
  * The rows a read whose kinds take nothing from parts but their steps takes (`stepsOnly`): parts by rowid
  * alone. The parts OpenCode rewrites in place (tool states, text and reasoning as they stream, a pruned tool
  * output) change no usage; a step part is written once, under a new id, and its message is written in the
  * same step (README.md, "Reads that need no parts but steps"). So a new part is found by a range on the
- * rowid, not by a walk of every row's update time; a deletion by the count, as before.
+ * rowid, not by a walk of every row's update time; a deletion by the count, as before. Messages likewise: new
+ * ones by rowid, and those not settled when read (`settledMessage`: a reply still streaming) again by id.
  */
-const PARTITIONED_STEPS: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' }];
+const PARTITIONED_STEPS: readonly PartitionedSource[] = [
+  { name: 'message', table: 'message', columns: MESSAGE_SOURCE.columns, tail: 'id', open: { key: 'id', updated: 'time_updated', settled: settledMessage }, partition: 'session_id' },
+  { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' },
+];
 
 /** The kinds whose events come from parts other than steps: a read for any of them must see parts updated in place. */
 const PART_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];

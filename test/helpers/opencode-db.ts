@@ -35,7 +35,8 @@ export const INSERT_PART = 'INSERT INTO part (id, message_id, session_id, time_c
 const T0 = 1767000000000;
 
 /** One exchange of a session: a user prompt and an assistant reply with a tool, as parameter lists. */
-export function exchange(session: string, n: number, opts: { model?: string; tool?: 'completed' | 'error' | 'running' } = {}) {
+/** `open`: the reply not completed yet (no `time.completed`: OpenCode sets it with its last write of the reply). */
+export function exchange(session: string, n: number, opts: { model?: string; tool?: 'completed' | 'error' | 'running'; open?: boolean } = {}) {
   const t = T0 + n * 10_000;
   const user = `msg_${session}_${String(n).padStart(4, '0')}a`;
   const asst = `msg_${session}_${String(n).padStart(4, '0')}b`;
@@ -49,7 +50,7 @@ export function exchange(session: string, n: number, opts: { model?: string; too
       t + 5000,
       JSON.stringify({
         role: 'assistant',
-        time: { created: t + 1000, completed: t + 5000 },
+        time: opts.open === true ? { created: t + 1000 } : { created: t + 1000, completed: t + 5000 },
         parentID: user,
         modelID: model,
         providerID: 'anthropic',
