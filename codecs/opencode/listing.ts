@@ -56,10 +56,12 @@ export function fileId(path: string): string {
 }
 
 function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
-  const m = db.prepare(`SELECT count(*) AS n, max(rowid) AS r FROM ${table}`).get() as { n: number; r: number | null };
-  const r = m.r ?? 0;
+  // two queries: `count(*)` alone counts the cells of each page of the smallest index (no row decoded), which
+  // `count(*), max(rowid)` together cannot (a scan stepping every row: about twice the CPU on a 1 GiB database)
+  const n = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const r = (db.prepare(`SELECT max(rowid) AS r FROM ${table}`).get() as { r: number | null }).r ?? 0;
   const id = r === 0 ? null : ((db.prepare(`SELECT id FROM ${table} WHERE rowid = ?`).get(r) as { id: string } | undefined)?.id ?? null);
-  return { n: m.n, r, id };
+  return { n, r, id };
 }
 
 /**
