@@ -6,8 +6,9 @@
  * plus what the warm read adds (or what a restarted read gives) equal a cold read of the same kinds, in
  * order (the whole database's as a set: its resumed events follow every session's): after appends, after tool parts rewritten in place (a tool finishing, prune's `time.compacted`),
  * after a step-finish added to an old message (with and without its message written), after a revert's
- * deletions, after a deleted top row whose rowid a new part takes, and with a part written before its
- * message. The rows each warm read takes show that a part updated in place is never read.
+ * deletions, after a deleted top row whose rowid a new part (or message) takes, with a part written before
+ * its message, and while a reply streams and completes. The rows each warm read takes show that a part
+ * updated in place is never read, nor a completed reply written again.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -301,6 +302,19 @@ describe('opencode usage reads resume without walking part', () => {
     expect(got.whole.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
     expect(got.batch[1]?.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
     expect(usageOf(fresh.whole.held, 'msg_ses_child_0003b')).toBeUndefined();
+  });
+
+  it('the top message deleted and its rowid taken by a new message: starts over (the count alone balances)', async () => {
+    const r = new Readers(USAGE);
+    await r.prime();
+    // the top row of message is ses_child's last reply; its parts stay (no cascade), so only messages move
+    write((w) => w.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_child_0003b'), false);
+    addExchange('ses_child', 4); // its prompt takes the deleted rowid, its reply the next: one row more, one above the mark
+    const got = await r.warm();
+    expect(got.whole.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
+    expect(got.batch[1]?.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
+    expect(got.alone.start).toMatchObject({ restarted: false });
+    expect(usageOf(r.whole.held, 'msg_ses_child_0003b')).toBeUndefined();
   });
 
   it.each([
