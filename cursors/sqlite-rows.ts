@@ -46,6 +46,23 @@ export interface RowSource {
    * at or below the watermark, and the read starts over (`row-deleted`).
    */
   tail?: string;
+  /**
+   * For a source read by rowid alone (`tail`) whose rows are rewritten in place only until they settle (a reply
+   * streaming until it completes): `key` names a row and `updated` gives its update time (SQL), `settled(row)`
+   * says a row read will not change again in any way the reader reads. The mark keeps the key and update time
+   * of every row read that has not settled; a warm read reads those rows again by key (an index probe each),
+   * and each whose update time moved comes back as a changed row (at or below the watermark), as `updated`
+   * would find it, without a walk of every row. What this takes on trust: a settled row is never rewritten
+   * with a change the reader would see.
+   */
+  open?: OpenRows;
+}
+
+/** `RowSource.open`. */
+export interface OpenRows {
+  key: string;
+  updated: string;
+  settled: (row: Row) => boolean;
 }
 
 export interface RowReadOptions {
@@ -71,6 +88,8 @@ interface SourceMark {
   print?: [number, number];
   /** `RowSource.tail` of the row at `rowid` (null: no row). */
   top?: string | number | null;
+  /** `RowSource.open`: the key and update time of each row read that has not settled. */
+  open?: Record<string, unknown>;
 }
 
 /** The `state` of a RowCursor written here. */
@@ -97,9 +116,40 @@ function whereOf(s: RowSource, extra?: string): string {
   return parts.length === 0 ? '' : ` WHERE ${parts.map((p) => `(${p})`).join(' AND ')}`;
 }
 
-function allRows(db: SqliteDatabase, s: RowSource): Row[] {
+/** The columns a row carries besides `s.columns`: its update time (`_updated`), its open key and time (`_okey`, `_oupd`). */
+function marksColumns(s: Pick<RowSource, 'updated' | 'open'>): string {
   const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
-  return db.prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
+  return s.open === undefined ? updated : `${updated}, ${s.open.key} AS _okey, ${s.open.updated} AS _oupd`;
+}
+
+function allRows(db: SqliteDatabase, s: RowSource): Row[] {
+  return db.prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
+}
+
+/** `prev` (the open rows of a mark) after `rows` were read: a row settled leaves it, one still open enters it with its update time. */
+function openAfter(s: RowSource, rows: readonly Row[], prev: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (s.open === undefined) return undefined;
+  const open = { ...prev };
+  for (const r of rows) {
+    const key = String(r._okey);
+    if (s.open.settled(r)) delete open[key];
+    else open[key] = r._oupd;
+  }
+  return open;
+}
+
+/**
+ * The rows of `s` at or below the mark that were open (not settled) and whose update time moved since: read
+ * again by key. A row gone is not among them: the count sees it.
+ */
+function reopened(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
+  const open = prev.open ?? {};
+  const keys = Object.keys(open);
+  if (s.open === undefined || keys.length === 0) return [];
+  const rows = db
+    .prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, `${s.open.key} IN (SELECT value FROM json_each(?)) AND rowid <= ?`)}`)
+    .all(...(s.params ?? []), JSON.stringify(keys), prev.rowid) as Row[];
+  return rows.filter((r) => r._oupd !== open[String(r._okey)]);
 }
 
 /**
@@ -134,7 +184,8 @@ function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: n
   const had = prev?.print ?? (s.fingerprint === undefined ? undefined : ([0, 0] as [number, number]));
   const print = added === undefined || had === undefined ? had : ([had[0] + added[0], had[1] + added[1]] as [number, number]);
   const top = s.tail === undefined ? undefined : prev?.top !== undefined && rowid === before ? prev.top : topOf(db, s, rowid);
-  return { rowid, updated, count, ...(print !== undefined && { print }), ...(top !== undefined && { top }) };
+  const open = openAfter(s, rows, prev?.open);
+  return { rowid, updated, count, ...(print !== undefined && { print }), ...(top !== undefined && { top }), ...(open !== undefined && { open }) };
 }
 
 function isState(v: unknown): v is RowCursorState {
@@ -179,8 +230,7 @@ function resumable(from: RowCursor | undefined, parser: string, identity: Databa
 function freshRows(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
   const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
   const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
-  const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
-  return db.prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
+  return db.prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
 }
 
 /** Where a resumed read gets a source's new or updated rows (`freshRows`, or a walk shared by several reads). */
@@ -217,8 +267,10 @@ function resumeFrom(
       if (prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
       if (prev.rowid > 0 && topOf(db, s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
     }
+    if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     const count = countOf(s);
-    const fresh = freshOf(s, prev);
+    const again = reopened(db, s, prev);
+    const fresh = again.length === 0 ? freshOf(s, prev) : [...again, ...freshOf(s, prev)].sort((a, b) => a._rowid - b._rowid);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
     if (count !== prev.count + added) return fullRead(db, sources, parser, identity, 'row-deleted');
@@ -258,6 +310,8 @@ export interface PartitionedSource {
   updated?: string;
   /** As `RowSource.tail`. */
   tail?: string;
+  /** As `RowSource.open`. */
+  open?: OpenRows;
   /** The column whose value names the partition; indexed, so one partition's rows are found without a walk. */
   partition: string;
 }
@@ -328,9 +382,8 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
   const out = new Map<string, Row[]>();
   for (const key of marks.keys()) out.set(key, []);
   if (partOf.size === 0) return out;
-  const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
   const rows = db
-    .prepare(`SELECT rowid AS _rowid${updated}, ${s.columns} FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`)
+    .prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`)
     .all(JSON.stringify([...partOf.keys()])) as Row[];
   for (const r of rows) out.get(partOf.get(r._rowid) as string)?.push(r);
   return out;
@@ -350,6 +403,12 @@ function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number>
 }
 
 /**
+ * Per source name, the row count of each partition, known in the caller's snapshot (a listing made in it):
+ * taken instead of counting. A partition missing is counted.
+ */
+export type PartitionCounts = ReadonlyMap<string, ReadonlyMap<string, number>>;
+
+/**
  * For each of `reads`, what `readRowsSince(db, partitionSources(sources, key), from, parser, identity)`
  * returns, read together in the caller's snapshot: one database whose sessions changed is read once instead
  * of once per session. A table whose resumed partitions hold a large share of its rows (`WALK_SHARE`, from
@@ -363,12 +422,12 @@ export function readPartitionsSince(
   reads: readonly PartitionRead[],
   parser: string,
   identity: DatabaseIdentity,
-  options: { walkShare?: number; rows?: RowReadOptions } = {},
+  options: { walkShare?: number; rows?: RowReadOptions; counts?: PartitionCounts } = {},
 ): RowReadResult[] {
   const share = options.walkShare ?? WALK_SHARE;
   const states = reads.map((r) => resumable(r.from, parser, identity));
   const walked = new Map<string, Map<string, Row[]>>();
-  const counted = new Map<string, Map<string, number>>();
+  const counted = new Map<string, ReadonlyMap<string, number>>(options.counts);
   for (const s of sources) {
     const marks = new Map<string, SourceMark>();
     let rows = 0;
@@ -383,7 +442,7 @@ export function readPartitionsSince(
     const top = (db.prepare(`SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
     if (rows < top * share) continue;
     walked.set(s.name, walkFresh(db, s, marks));
-    counted.set(s.name, countsOf(db, s));
+    if (!counted.has(s.name)) counted.set(s.name, countsOf(db, s));
   }
   return reads.map((r, i) => {
     const own = partitionSources(sources, r.key);
@@ -414,8 +473,9 @@ export function readPartitionsSettled(
   identity: DatabaseIdentity,
   restartOf: (read: RowReadResult, i: number) => RowRestartReason | undefined,
   rows: RowReadOptions = {},
+  counts?: PartitionCounts,
 ): RowReadResult[] {
-  const first = readPartitionsSince(db, sources, reads, parser, identity, { rows });
+  const first = readPartitionsSince(db, sources, reads, parser, identity, { rows, ...(counts && { counts }) });
   const reasons = first.map((read, i) => (read.restarted ? undefined : restartOf(read, i)));
   const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.key, from: undefined, i }]));
   const redone = readPartitionsSince(db, sources, again, parser, identity);

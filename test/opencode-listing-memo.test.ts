@@ -87,7 +87,13 @@ describe('OpenCode listing memo', () => {
     let before = listed(memo);
     const changes: [string, () => void, boolean][] = [
       ['rows appended', () => write((d) => insertExchange(d, 'ses_main', 4)), true],
-      ['a message updated in place', () => write((d) => d.prepare('UPDATE message SET time_updated = time_updated + 900000 WHERE id = ?').run('msg_ses_child_0002b')), true],
+      ['a reply not completed', () => write((d) => insertExchange(d, 'ses_child', 4, { open: true })), true],
+      ['that reply updated in place (its next step)', () => write((d) => d.prepare('UPDATE message SET time_updated = time_updated + 900000 WHERE id = ?').run('msg_ses_child_0004b')), true],
+      [
+        'that reply completed',
+        () => write((d) => d.prepare(`UPDATE message SET data = json_set(data, '$.time.completed', 5), time_updated = time_updated + 1800000 WHERE id = ?`).run('msg_ses_child_0004b')),
+        true,
+      ],
       ['a part deleted', () => write((d) => d.prepare('DELETE FROM part WHERE rowid = (SELECT max(rowid) FROM part WHERE session_id = ?)').run('ses_child')), true],
       ['a message deleted', () => write((d) => d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_main_0001a')), true],
       ['a new session', () => write((d) => d.prepare(INSERT_SESSION).run(...sessionRow('ses_new', 7))), true],
@@ -168,14 +174,24 @@ describe('OpenCode listing memo', () => {
     buildOpencodeDb(db, 3);
     const full = (): ListingState => withSqliteSnapshot(db, (d) => fullListing(d, fileId(db)));
     const next = (old: ListingState): ListingState => withSqliteSnapshot(db, (d) => nextListing(d, fileId(db), old));
+    // a reply not completed: the listing keeps it, and looks for its update by id
+    write((d) => d.prepare(`UPDATE message SET data = json_remove(data, '$.time.completed') WHERE id = ?`).run('msg_ses_child_0001b'));
     const old = full();
+    expect(Object.keys(old.message.open)).toEqual(['msg_ses_child_0001b']);
     write((d) => {
       insertExchange(d, 'ses_main', 4);
-      d.prepare('UPDATE message SET time_updated = ? WHERE id = ?').run(Date.now() * 10, 'msg_ses_child_0001b');
+      insertExchange(d, 'ses_main', 5, { open: true });
+      d.prepare(`UPDATE message SET data = json_set(data, '$.time.completed', 5), time_updated = ? WHERE id = ?`).run(Date.now() * 10, 'msg_ses_child_0001b');
     });
     const now = full();
     expect(now).not.toEqual(old);
+    expect(Object.keys(now.message.open)).toEqual(['msg_ses_main_0005b']);
     expect(next(old)).toEqual(now);
+    // a settled message written again (OpenCode sets an error on a completed reply, which no read sees) is
+    // not looked for: no row is walked, and the listing stays as it was
+    write((d) => d.prepare('UPDATE message SET time_updated = ? WHERE id = ?').run(Date.now() * 20, 'msg_ses_main_0002b'));
+    expect(next(now)).toEqual(now);
+    expect(full().sessions.find((s) => s[0] === 'ses_main')?.[3]).toBeGreaterThan(now.sessions.find((s) => s[0] === 'ses_main')?.[3] as number);
     // the rows below the watermarks are not read again: a figure of an old listing carries over as it was
     const edited: ListingState = { ...old, sessions: old.sessions.map((s) => (s[0] === 'ses_main' ? [s[0], s[1], s[2], s[3], s[4], s[5] + 100, s[6], s[7]] : s)) };
     expect(next(edited).sessions.find((s) => s[0] === 'ses_main')?.[5]).toBe((now.sessions.find((s) => s[0] === 'ses_main')?.[5] as number) + 100);

@@ -6,8 +6,9 @@
  * plus what the warm read adds (or what a restarted read gives) equal a cold read of the same kinds, in
  * order (the whole database's as a set: its resumed events follow every session's): after appends, after tool parts rewritten in place (a tool finishing, prune's `time.compacted`),
  * after a step-finish added to an old message (with and without its message written), after a revert's
- * deletions, after a deleted top row whose rowid a new part takes, and with a part written before its
- * message. The rows each warm read takes show that a part updated in place is never read.
+ * deletions, after a deleted top row whose rowid a new part (or message) takes, with a part written before
+ * its message, and while a reply streams and completes. The rows each warm read takes show that a part
+ * updated in place is never read, nor a completed reply written again.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -162,6 +163,21 @@ const dropTokens = (id: string): void =>
     w.prepare('UPDATE message SET data = ? WHERE id = ?').run(JSON.stringify(rest), id);
   });
 
+/** The message made a reply OpenCode has not completed (no `time.completed`; no update time: before the cursors are taken). */
+const reopen = (id: string): void =>
+  write((w) => {
+    const row = w.prepare('SELECT data FROM message WHERE id = ?').get(id) as { data: string };
+    const data = JSON.parse(row.data) as { time: Record<string, unknown> };
+    w.prepare('UPDATE message SET data = ? WHERE id = ?').run(JSON.stringify({ ...data, time: { created: data.time.created } }), id);
+  });
+
+/** A message's data rewritten as `change` gives it, with a later update time. */
+const rewriteMessage = (id: string, change: (data: Record<string, unknown>) => Record<string, unknown>, bump = 100000000): void =>
+  write((w) => {
+    const row = w.prepare('SELECT data FROM message WHERE id = ?').get(id) as { data: string };
+    w.prepare('UPDATE message SET data = ?, time_updated = time_updated + ? WHERE id = ?').run(JSON.stringify(change(JSON.parse(row.data) as Record<string, unknown>)), bump, id);
+  });
+
 const usageOf = (events: readonly SessionfoldEvent[], messageId: string) => events.find((e) => e.type === 'usage' && e.messageId === messageId);
 
 describe('opencode usage reads resume without walking part', () => {
@@ -204,7 +220,8 @@ describe('opencode usage reads resume without walking part', () => {
     expect(f.alone.events.filter((e) => e.type === 'tool_result').map((e) => (e as { output: unknown }).output)).toContain('done');
   });
 
-  it('a step-finish added to an old message, with its message written in the same step and without: starts that session over', async () => {
+  it('a step-finish added to an old message not completed, with its message written in the same step and without: starts that session over', async () => {
+    reopen('msg_ses_main_0002b'); // a reply OpenCode never completed (its process killed): not settled, so read again when written
     const r = new Readers(USAGE);
     await r.prime();
     const before = usageOf(r.alone.held, 'msg_ses_main_0002b');
@@ -216,10 +233,9 @@ describe('opencode usage reads resume without walking part', () => {
     expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
     expect(got.batch[1]?.start).toMatchObject({ restarted: false });
     expect(usageOf(r.alone.held, 'msg_ses_main_0002b')).toMatchObject({ singleRequest: false, outputTokens: before?.type === 'usage' ? before.outputTokens : -1 });
-    write((w) => {
-      const row = w.prepare('SELECT data FROM message WHERE id = ?').get('msg_ses_main_0002b') as { data: string };
-      const data = JSON.parse(row.data) as { tokens: { output: number }; cost: number };
-      w.prepare('UPDATE message SET data = ?, time_updated = time_updated + 100000000 WHERE id = ?').run(JSON.stringify({ ...data, cost: data.cost + 0.5, tokens: { ...data.tokens, output: data.tokens.output + 20 } }), 'msg_ses_main_0002b');
+    rewriteMessage('msg_ses_main_0002b', (data) => {
+      const d = data as { tokens: { output: number }; cost: number };
+      return { ...d, cost: d.cost + 0.5, tokens: { ...d.tokens, output: d.tokens.output + 20 } };
     });
     got = await r.warm();
     expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
@@ -277,6 +293,19 @@ describe('opencode usage reads resume without walking part', () => {
     expect(usageOf(fresh.whole.held, 'msg_ses_child_0003b')).toBeUndefined();
   });
 
+  it('the top message deleted and its rowid taken by a new message: starts over (the count alone balances)', async () => {
+    const r = new Readers(USAGE);
+    await r.prime();
+    // the top row of message is ses_child's last reply; its parts stay (no cascade), so only messages move
+    write((w) => w.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_child_0003b'), false);
+    addExchange('ses_child', 4); // its prompt takes the deleted rowid, its reply the next: one row more, one above the mark
+    const got = await r.warm();
+    expect(got.whole.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
+    expect(got.batch[1]?.start).toMatchObject({ restarted: true, reason: 'row-deleted' });
+    expect(got.alone.start).toMatchObject({ restarted: false });
+    expect(usageOf(r.whole.held, 'msg_ses_child_0003b')).toBeUndefined();
+  });
+
   it.each([
     ['usage', USAGE],
     ['full', FULL],
@@ -305,8 +334,11 @@ describe('opencode usage reads resume without walking part', () => {
   it('a reply streaming as the last message: taken again with its parts, its usage replaced, no restart', async () => {
     const x = exchange('ses_main', 4, { tool: 'running' });
     const [user, reply] = x.messages as [unknown[], unknown[]];
-    const done = JSON.parse(reply[4] as string) as Record<string, unknown> & { tokens: { output: number } };
-    const { tokens: _t, cost: _c, finish: _f, ...streaming } = done;
+    const done = JSON.parse(reply[4] as string) as Record<string, unknown> & { tokens: { output: number }; time: { created: number; completed: number } };
+    const { tokens: _t, cost: _c, finish: _f, ...rest } = done;
+    // until its last write, a reply has no `time.completed` (OpenCode's processor sets it at the end)
+    const streaming = { ...rest, time: { created: done.time.created } };
+    const open = (output: number) => ({ ...done, tokens: { ...done.tokens, output }, time: { created: done.time.created } });
     // each write later than every row before it (exchange 5's included), as OpenCode's clock has it
     const setReply = (data: Record<string, unknown>, bump: number) =>
       write((w) => w.prepare('UPDATE message SET data = ?, time_updated = ? WHERE id = ?').run(JSON.stringify(data), (reply[3] as number) + bump * 1_000_000, x.ids.asst));
@@ -320,7 +352,7 @@ describe('opencode usage reads resume without walking part', () => {
     expect(usageOf(r.alone.held, x.ids.asst)).toBeUndefined();
     // its first step ends: the step-finish part, then the reply with the step's tokens
     write((w) => w.prepare(INSERT_PART).run(...(x.parts[5] as unknown[])));
-    setReply(done, 100);
+    setReply(open(done.tokens.output), 100);
     let got = await r.warm();
     for (const g of [got.alone, got.batch[0]]) expect(g?.start).toEqual({ restarted: false, replaced: { usage: 0 } });
     expect(got.whole.start).toMatchObject({ restarted: true, reason: 'row-changed' });
@@ -332,28 +364,41 @@ describe('opencode usage reads resume without walking part', () => {
       w.prepare(INSERT_PART).run(`${x.ids.asst}_6`, x.ids.asst, 'ses_main', 1, 1, JSON.stringify({ type: 'step-start' }));
       w.prepare(INSERT_PART).run(`${x.ids.asst}_7`, x.ids.asst, 'ses_main', 1, 1, JSON.stringify(step2));
     });
-    setReply({ ...done, tokens: { ...done.tokens, output: done.tokens.output + 20 } }, 200);
+    setReply(open(done.tokens.output + 20), 200);
     got = await r.warm();
     for (const g of [got.alone, got.batch[0]]) expect(g?.start).toEqual({ restarted: false, replaced: { usage: 1 } });
     expect(usageOf(r.alone.held, x.ids.asst)).toMatchObject({ singleRequest: false, outputTokens: done.tokens.output + 20 + 7 });
     expect(r.alone.held.filter((e) => e.type === 'usage' && e.messageId === x.ids.asst)).toHaveLength(1);
-    // the reply completes while the next exchange comes in
-    const time = done.time as { created: number; completed: number };
-    setReply({ ...done, tokens: { ...done.tokens, output: done.tokens.output + 20 }, time: { ...time, completed: time.completed + 1 } }, 300);
+    // written again while the next exchange comes in: still the last message the cursor read
+    setReply(open(done.tokens.output + 30), 300);
     addExchange('ses_main', 5);
     got = await r.warm();
     expect(got.alone.start).toEqual({ restarted: false, replaced: { usage: 1 } });
     expect(got.alone.events.map((e) => e.type)).toEqual(['usage', 'usage']);
-    // no longer the last message: a change to it starts over, as before; so does the last one moving in the order
-    setReply(done, 400);
+    // no longer the last message: a change to it starts over, as before; so does it completing
+    setReply(open(done.tokens.output + 40), 400);
     got = await r.warm();
     expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
-    const last = exchange('ses_main', 5).ids.asst;
+    setReply({ ...done, tokens: { ...done.tokens, output: done.tokens.output + 40 } }, 500);
+    got = await r.warm();
+    expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+    expect(usageOf(r.alone.held, x.ids.asst)).toMatchObject({ outputTokens: done.tokens.output + 40 + 7, timestamp: new Date(done.time.completed).toISOString() });
+    // completed: written again without a change to its usage (OpenCode's loop sets an error or a structured
+    // output after the processor's last write): not read again, nothing restarts
+    setReply({ ...done, tokens: { ...done.tokens, output: done.tokens.output + 40 }, error: { name: 'StructuredOutputError', data: { message: 'none', retries: 0 } } }, 600);
+    got = await r.warm();
+    for (const g of [got.alone, got.whole, ...got.batch]) expect(g.start).toMatchObject({ restarted: false });
+    expect(got.alone.rows).toBe(1); // the session row
+    expect(got.alone.events).toEqual([]);
+    // the last message, not completed, moving in the order: starts over
+    const next = exchange('ses_main', 6);
     write((w) => {
-      const row = w.prepare('SELECT data FROM message WHERE id = ?').get(last) as { data: string };
-      const data = JSON.parse(row.data) as { time: Record<string, number> };
-      w.prepare('UPDATE message SET data = ?, time_updated = ? WHERE id = ?').run(JSON.stringify({ ...data, time: { ...data.time, created: 1 } }), (reply[3] as number) + 500 * 1_000_000, last);
+      w.prepare(INSERT_MESSAGE).run(...(next.messages[0] as unknown[]));
+      const data = JSON.parse((next.messages[1] as unknown[])[4] as string) as { time: { created: number } };
+      w.prepare(INSERT_MESSAGE).run(...(next.messages[1] as unknown[]).slice(0, 4), JSON.stringify({ ...data, time: { created: data.time.created } }));
     });
+    await r.warm();
+    rewriteMessage(next.ids.asst, (data) => ({ ...data, time: { created: 1 } }), 700_000_000);
     got = await r.warm();
     expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
   });

@@ -215,7 +215,8 @@ describe('the event cache reads the changed sessions of a database as one batch'
     expect(cold.stats.fullReads).toBe(SESSIONS.length);
     const w = await startWriter(ocDb);
     writers.push(w);
-    for (const s of SESSIONS) await writeExchange(w, s, 50);
+    // replies still being written: their later writes below are read again
+    for (const s of SESSIONS) await writeExchange(w, s, 50, { open: true });
     let files = filesOf(ocDb);
     // the batch is one task, run on a worker thread here
     const warm = await scan(true, 1);

@@ -14,7 +14,7 @@ import { WatchedDiscovery } from '../src/serve/watch.js';
 import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn } from './helpers/hermes-db.js';
-import { buildOpencodeDb, exchange, INSERT_SESSION, insertSession, sessionRow, writeDb, writeExchange } from './helpers/opencode-db.js';
+import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, insertSession, sessionRow, writeDb, writeExchange } from './helpers/opencode-db.js';
 import { startWriter, tempDirPerTest } from './helpers/sqlite-db.js';
 
 let dir: string;
@@ -52,7 +52,7 @@ describe('the event cache over database sessions', () => {
 
     const w = await startWriter(ocDb);
     writers.push(w);
-    const x = await writeExchange(w, 'ses_7', 21);
+    const x = await writeExchange(w, 'ses_7', 21, { open: true }); // its reply still being written
     const warm = await scan('opencode', [ocDir]);
     expect(warm.stats).toMatchObject({ unchanged: 11, resumed: 1, fullReads: 0 });
     // the resumed read took the new message rows only
@@ -64,13 +64,19 @@ describe('the event cache over database sessions', () => {
     // a response finishing updates its message in place: the fingerprint moves, and the usage read, seeing
     // that the row changed is its session's last message, takes that message again and replaces its usage
     // event (`replaced.usage`) instead of reading the session again whole
-    await w.exec(`UPDATE message SET time_updated = time_updated + 60000, data = json_set(data, '$.tokens.output', 9999) WHERE id = '${x.ids.asst}'`);
+    await w.exec(`UPDATE message SET time_updated = time_updated + 60000, data = json_set(data, '$.tokens.output', 9999, '$.time.completed', 1) WHERE id = '${x.ids.asst}'`);
     const updated = await scan('opencode', [ocDir]);
     expect(updated.stats).toMatchObject({ unchanged: 11, resumed: 1, fullReads: 0 });
     expect(total(updated.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
     expect(total(updated.records)).toBe(total(warm.records) + 9999 - (40 + 21));
-    // a message before the last one changed: that session is read again whole (a restart counts as a full read)
-    await w.exec(`UPDATE message SET time_updated = time_updated + 100000000, data = json_set(data, '$.tokens.output', 5000) WHERE id = 'msg_ses_7_0001b'`);
+    // a message before the last one changed (a reply not completed, then one after it): that session is read
+    // again whole (a restart counts as a full read)
+    const y = exchange('ses_7', 22, { open: true });
+    const z = exchange('ses_7', 23);
+    await w.run(INSERT_MESSAGE, [...y.messages, ...z.messages]);
+    await w.run(INSERT_PART, [...y.parts, ...z.parts]);
+    expect((await scan('opencode', [ocDir])).stats).toMatchObject({ unchanged: 11, resumed: 1, fullReads: 0 });
+    await w.exec(`UPDATE message SET time_updated = time_updated + 100000000, data = json_set(data, '$.tokens.output', 5000) WHERE id = '${y.ids.asst}'`);
     const earlier = await scan('opencode', [ocDir]);
     expect(earlier.stats).toMatchObject({ unchanged: 11, resumed: 0, fullReads: 1 });
     expect(total(earlier.records)).toBe(total((await scan('opencode', [ocDir], false)).records));
@@ -78,8 +84,10 @@ describe('the event cache over database sessions', () => {
 
   it('a streaming last message malformed once, then written back: each warm scan equals a cold one', async () => {
     buildOpencodeDb(ocDb, 3);
-    await scan('opencode', [ocDir]);
     const last = exchange('ses_main', 3).ids.asst;
+    // a reply still being written (no `time.completed`), before the cache reads it
+    writeDb(ocDb, (d) => d.prepare(`UPDATE message SET data = json_remove(data, '$.time.completed') WHERE id = ?`).run(last));
+    await scan('opencode', [ocDir]);
     const sorted = (records: readonly UsageRecord[]) => records.map((r) => JSON.stringify([r.dedupKey, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.costUsd])).sort();
     const step = async (sql: string) => {
       writeDb(ocDb, (d) => d.prepare(sql).run(last));

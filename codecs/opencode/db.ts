@@ -6,7 +6,8 @@
  * finishing), a new part of a message already read, or a new message that sorts before one already read
  * makes the read start over for that session, so a resumed read yields what a full read would, in order.
  * A read whose kinds take nothing from parts but the steps (`session`, `usage`) does not look for parts
- * updated in place, which only a walk of every part row finds: see `PARTITIONED_STEPS`.
+ * updated in place, nor for settled messages rewritten, which only a walk of every row finds: see
+ * `PARTITIONED_STEPS`.
  */
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
@@ -17,6 +18,7 @@ import {
   readPartitionsSettled,
   readRowsSince,
   withCodecState,
+  type PartitionCounts,
   type PartitionedSource,
   type PartitionReadTo,
   type Row,
@@ -24,6 +26,7 @@ import {
   type RowSource,
 } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { listingCounts, takeHeld } from './held.js';
 import { fileId, fullListing, sessionsOf } from './listing.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
@@ -83,13 +86,30 @@ const PART_COLUMNS = 'id, message_id, session_id, data';
 const PARTITIONED: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, updated: 'time_updated', partition: 'session_id' }];
 
 /**
+ * A message row OpenCode no longer rewrites in any way a read for `session` and `usage` sees: a user message
+ * (its later writes add a `summary` of diffs, which no event reads), or an assistant message once its
+ * `time.completed` is set (the processor's last write of its tokens, cost and model; what OpenCode writes to it
+ * afterwards, a structured output or an error, changes no usage). README.md, "Messages that have settled".
+ */
+function settledMessage(r: Row): boolean {
+  const data = jsonObject(r.data);
+  if (data === undefined) return false;
+  if (data.role === 'user') return true;
+  return data.role === 'assistant' && typeof (data.time as { completed?: unknown } | undefined)?.completed === 'number';
+}
+
+/**
  * The rows a read whose kinds take nothing from parts but their steps takes (`stepsOnly`): parts by rowid
  * alone. The parts OpenCode rewrites in place (tool states, text and reasoning as they stream, a pruned tool
  * output) change no usage; a step part is written once, under a new id, and its message is written in the
  * same step (README.md, "Reads that need no parts but steps"). So a new part is found by a range on the
- * rowid, not by a walk of every row's update time; a deletion by the count, as before.
+ * rowid, not by a walk of every row's update time; a deletion by the count, as before. Messages likewise: new
+ * ones by rowid, and those not settled when read (`settledMessage`: a reply still streaming) again by id.
  */
-const PARTITIONED_STEPS: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' }];
+const PARTITIONED_STEPS: readonly PartitionedSource[] = [
+  { name: 'message', table: 'message', columns: MESSAGE_SOURCE.columns, tail: 'id', open: { key: 'id', updated: 'time_updated', settled: settledMessage }, partition: 'session_id' },
+  { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' },
+];
 
 /** The kinds whose events come from parts other than steps: a read for any of them must see parts updated in place. */
 const PART_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
@@ -259,7 +279,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
  * `takeSnapshot` for several sessions of one database in one snapshot: the rows of every session from one
  * `readPartitionsSettled`.
  */
-function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] {
+function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[], counts?: PartitionCounts): Snapshot[] {
   const identity = identityOf(file);
   const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
   const rows: RowReadResult[] = [];
@@ -279,6 +299,7 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
       identity,
       (read, k) => (verdicts[k] = judge(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k))).reason,
       { keepChanged: steps },
+      counts,
     );
     const settled = got.map((read, k) => {
       const reason = starts[k]?.reason;
@@ -393,7 +414,8 @@ const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
  */
 export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
   const kinds = kindsKey(out);
-  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds)));
+  const take = (db: SqliteDatabase) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds));
+  const snap = inHeld(file, take) ?? withAgentSnapshot(out.agent ?? CODEC_ID, file, take);
   return emitSnapshot(snap, file, sessionId, out, kinds);
 }
 
@@ -405,11 +427,30 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
  */
 export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID): (DbReadResult | Error)[] {
   const kinds = reads.map((r) => kindsKey(r.out));
-  const snaps = withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
+  const snaps = inHeld(file, (db, counts) => takeBatch(db, file, reads, parser, kinds, counts)) ?? withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
   return eachOrError(snaps, (snap, i) => {
     const r = reads[i] as SessionRead;
     return emitSnapshot(snap, file, r.key, r.out, kinds[i] as string);
   });
+}
+
+/**
+ * `read` in the snapshot discovery's listing of the database was made in, kept open for it in this process
+ * (held.ts), with each session's row counts from that listing (a batch takes them instead of counting); undefined
+ * when there is none, or it no longer stands for the file (then the read takes a snapshot of its own).
+ */
+function inHeld<T>(file: string, read: (db: SqliteDatabase, counts: PartitionCounts) => T): T | undefined {
+  const h = takeHeld(file);
+  if (h === undefined) return undefined;
+  try {
+    if (!h.snap.current()) return undefined;
+    const got = read(h.snap.db, listingCounts(h.listing));
+    return h.snap.current() ? got : undefined;
+  } catch {
+    return undefined; // read again in a snapshot of its own, which says what is wrong
+  } finally {
+    h.snap.close();
+  }
 }
 
 /** One session of a database as discovery sees it: a fingerprint of its rows stands for a file's stat. */

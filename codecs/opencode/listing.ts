@@ -9,11 +9,13 @@
  * same database file (same device and inode) is listed by
  * - `count(*)` of each table equal to the old count plus the rows above the old highest rowid, and the row
  *   at the old highest rowid still there with its id: no row was deleted (else the full passes);
- * - messages added (rowid above the watermark) or updated (`time_updated` later than any before): one walk
- *   of the message table without an index, far cheaper than grouping every row; parts added: a rowid range;
+ * - messages added: a rowid range; messages updated: only those not settled when last listed can be (a reply
+ *   streaming; db.ts `settledMessage`), so the listing keeps their ids and update times and reads them again
+ *   by id, and walks no row (`time_updated` has no index); parts added: a rowid range;
  * - sessions read whole (a small table): those added get their figures from the `session_id` indexes.
- * What this takes on trust, as OpenCode writes: a row keeps its `session_id`, and a message updated gets a
- * `time_updated` later than every earlier write (OpenCode stamps `Date.now()`). A database vacuumed keeps
+ * What this takes on trust, as OpenCode writes: a row keeps its `session_id`, a message updated gets a
+ * `time_updated` other than its last one (OpenCode stamps `Date.now()`), and a settled message is never
+ * rewritten in a way any read sees (README.md, "Messages that have settled"). A database vacuumed keeps
  * its rows and counts; one replaced (another inode) is listed in full.
  */
 import { statSync } from 'node:fs';
@@ -31,10 +33,14 @@ interface TableMarks {
   id: string | null;
 }
 
+/** A message not settled when listed (db.ts `settledMessage`): its session and update time. */
+export type OpenMessage = [session: string, updated: number];
+
 export interface ListingState {
   /** `dev:ino` of the database file listed. */
   file: string;
-  message: TableMarks & { u: number };
+  /** `open`: by id, the messages not settled when listed, whose update is looked for again by id. */
+  message: TableMarks & { u: number; open: Record<string, OpenMessage> };
   part: TableMarks;
   /** In listing order (session time_created, id). */
   sessions: SessionFigures[];
@@ -50,10 +56,24 @@ export function fileId(path: string): string {
 }
 
 function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
-  const m = db.prepare(`SELECT count(*) AS n, max(rowid) AS r FROM ${table}`).get() as { n: number; r: number | null };
-  const r = m.r ?? 0;
+  // two queries: `count(*)` alone counts the cells of each page of the smallest index (no row decoded), which
+  // `count(*), max(rowid)` together cannot (a scan stepping every row: about twice the CPU on a 1 GiB database)
+  const n = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const r = (db.prepare(`SELECT max(rowid) AS r FROM ${table}`).get() as { r: number | null }).r ?? 0;
   const id = r === 0 ? null : ((db.prepare(`SELECT id FROM ${table} WHERE rowid = ?`).get(r) as { id: string } | undefined)?.id ?? null);
-  return { n: m.n, r, id };
+  return { n, r, id };
+}
+
+/**
+ * SQL true for a settled message row: as db.ts `settledMessage` judges its data (a user message, or an assistant
+ * message with a numeric `time.completed`; data that is not a JSON object never settles).
+ */
+const SETTLED = `(CASE WHEN json_valid(data) AND json_type(data) = 'object' THEN coalesce(json_extract(data, '$.role') = 'user' OR (json_extract(data, '$.role') = 'assistant' AND json_type(data, '$.time.completed') IN ('integer', 'real')), 0) ELSE 0 END)`;
+
+function openOf(rows: readonly [string, unknown, unknown][]): Record<string, OpenMessage> {
+  const open: Record<string, OpenMessage> = {};
+  for (const [id, session, updated] of rows) open[id] = [String(session), num(updated)];
+  return open;
 }
 
 /** The listing, from every row (see db.ts `listDatabaseSessions` for why these passes); `file`: `fileId` of the database. */
@@ -70,7 +90,8 @@ export function fullListing(db: SqliteDatabase, file: string): ListingState {
     .all() as [string, string | null, unknown, unknown, unknown, unknown, unknown, unknown][];
   const sessions = rows.map(([id, parent, ...n]) => [id, parent ?? null, ...n.map(num)] as SessionFigures);
   const u = sessions.reduce((a, s) => Math.max(a, s[3]), 0);
-  return { file, message: { ...marksOf(db, 'message'), u }, part: marksOf(db, 'part'), sessions };
+  const open = openOf(db.prepare(`SELECT id, session_id, time_updated FROM message NOT INDEXED WHERE NOT ${SETTLED}`).raw().all() as [string, unknown, unknown][]);
+  return { file, message: { ...marksOf(db, 'message'), u, open }, part: marksOf(db, 'part'), sessions };
 }
 
 /** The marks of `table` now when it lost no row since `old` (see the header), else undefined. */
@@ -87,12 +108,7 @@ export function nextListing(db: SqliteDatabase, file: string, old: ListingState)
   const messageMarks = onlyAdded(db, 'message', old.message);
   const partMarks = messageMarks === undefined ? undefined : onlyAdded(db, 'part', old.part);
   if (messageMarks === undefined || partMarks === undefined) return fullListing(db, file);
-  const msgs = new Map(
-    (db
-      .prepare('SELECT session_id, max(time_updated), max(rowid), sum(rowid > ?) FROM message NOT INDEXED WHERE rowid > ? OR time_updated > ? GROUP BY session_id')
-      .raw()
-      .all(old.message.r, old.message.r, old.message.u) as [string, unknown, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
-  );
+  const { msgs, open } = messagesSince(db, old.message);
   const parts = new Map(
     (db.prepare('SELECT session_id, max(rowid), count(*) FROM part NOT INDEXED WHERE rowid > ? GROUP BY session_id').raw().all(old.part.r) as [string, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
   );
@@ -113,7 +129,36 @@ export function nextListing(db: SqliteDatabase, file: string, old: ListingState)
     return [id, parent ?? null, num(su), Math.max(was[3], mu as number), Math.max(was[4], mr as number), was[5] + (added as number), Math.max(was[6], pr as number), was[7] + (pn as number)];
   });
   const u = Math.max(old.message.u, ...[...msgs.values()].map((m) => m[0] as number));
-  return { file: old.file, message: { ...messageMarks, u }, part: partMarks, sessions };
+  return { file: old.file, message: { ...messageMarks, u, open }, part: partMarks, sessions };
+}
+
+/**
+ * Per session, the messages added (rowid above the old watermark) or updated since `old`: [latest update, highest
+ * rowid, rows added]; and the messages not settled now. A settled message is never rewritten in a way a read
+ * sees (db.ts `settledMessage`; README.md, "Messages that have settled"), so an update is looked for only among
+ * the messages open when last listed, by id, and no row is walked.
+ */
+function messagesSince(db: SqliteDatabase, old: ListingState['message']): { msgs: Map<string, number[]>; open: Record<string, OpenMessage> } {
+  const added = db.prepare(`SELECT rowid, id, session_id, time_updated, ${SETTLED} FROM message WHERE rowid > ?`).raw().all(old.r) as [number, string, string, unknown, number][];
+  const ids = Object.keys(old.open);
+  const again = ids.length === 0 ? [] : (db.prepare(`SELECT rowid, id, session_id, time_updated, ${SETTLED} FROM message WHERE id IN (SELECT value FROM json_each(?)) AND rowid <= ?`).raw().all(JSON.stringify(ids), old.r) as [number, string, string, unknown, number][]);
+  const open = { ...old.open };
+  const msgs = new Map<string, number[]>();
+  const take = (rowid: number, session: string, updated: number, isNew: boolean) => {
+    const [mu, mr, n] = msgs.get(session) ?? [0, 0, 0];
+    msgs.set(session, [Math.max(mu as number, updated), isNew ? Math.max(mr as number, rowid) : (mr as number), (n as number) + (isNew ? 1 : 0)]);
+  };
+  for (const [rowid, id, session, updated, settled] of again) {
+    if (num(updated) === open[id]?.[1]) continue;
+    take(rowid, session, num(updated), false);
+    if (settled === 1) delete open[id];
+    else open[id] = [session, num(updated)];
+  }
+  for (const [rowid, id, session, updated, settled] of added) {
+    take(rowid, session, num(updated), true);
+    if (settled !== 1) open[id] = [session, num(updated)];
+  }
+  return { msgs, open };
 }
 
 /** The sessions of a listing with their fingerprints (db.ts `DbSession`). */
@@ -130,8 +175,21 @@ const isMarks = (m: unknown): m is TableMarks => {
   return t !== null && typeof t === 'object' && Number.isFinite(t.n) && Number.isFinite(t.r) && (t.id === null || typeof t.id === 'string');
 };
 
+const isOpen = (o: unknown): o is Record<string, OpenMessage> =>
+  o !== null && typeof o === 'object' && !Array.isArray(o) && Object.values(o).every((m) => Array.isArray(m) && m.length === 2 && typeof m[0] === 'string' && Number.isFinite(m[1]));
+
 /** A stored listing of this shape (a memo's contents are checked as a file's are). */
 export function isListingState(v: unknown): v is ListingState {
   const s = v as ListingState | null;
-  return s !== null && typeof s === 'object' && typeof s.file === 'string' && isMarks(s.message) && Number.isFinite(s.message.u) && isMarks(s.part) && Array.isArray(s.sessions) && s.sessions.every(isFigures);
+  return (
+    s !== null &&
+    typeof s === 'object' &&
+    typeof s.file === 'string' &&
+    isMarks(s.message) &&
+    Number.isFinite(s.message.u) &&
+    isOpen(s.message.open) &&
+    isMarks(s.part) &&
+    Array.isArray(s.sessions) &&
+    s.sessions.every(isFigures)
+  );
 }

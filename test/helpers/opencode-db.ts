@@ -39,6 +39,8 @@ const T0 = 1767000000000;
 export interface ExchangeOptions {
   model?: string;
   tool?: 'completed' | 'error' | 'running';
+  /** The reply not completed yet (no `time.completed`: OpenCode sets it with its last write of the reply). */
+  open?: boolean;
 }
 
 /** One exchange of a session: a user prompt and an assistant reply with a tool, as parameter lists. */
@@ -56,7 +58,7 @@ export function exchange(session: string, n: number, opts: ExchangeOptions = {})
       t + 5000,
       JSON.stringify({
         role: 'assistant',
-        time: { created: t + 1000, completed: t + 5000 },
+        time: opts.open === true ? { created: t + 1000 } : { created: t + 1000, completed: t + 5000 },
         parentID: user,
         modelID: model,
         providerID: 'anthropic',
