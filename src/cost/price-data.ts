@@ -1,6 +1,7 @@
 /**
  * genai-prices' bundled price data as a compact JSON table, written by the build (scripts/build-price-data.mjs)
- * next to this module's build (`dist/src/cost/price-data.json`), and the package's model lookup over it.
+ * next to this module's build (the directory `dist/src/cost/price-data/`: `index.json` and `<i>.json`), and
+ * the package's model lookup over it.
  *
  * Why: requiring `@pydantic/genai-prices` compiles and runs its 480 KB module (the data as one object literal,
  * with names, descriptions, URLs and extractors a report never reads): about 100 ms of CPU on the main thread
