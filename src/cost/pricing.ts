@@ -35,8 +35,9 @@ const require = createRequire(import.meta.url);
 type GenaiPrices = typeof import('@pydantic/genai-prices');
 let genai: GenaiPrices | undefined;
 /**
- * genai-prices, loaded on first use: its bundled data takes ~30 ms to load (timed once here), which a warm report whose models
- * are all resolved already (a fold snapshot carries its pricer's resolutions) never pays.
+ * genai-prices, loaded on first use: its 480 KB module takes 94–99 ms of CPU to compile and run (bench/RESULTS.md,
+ * "Start-up of a cold report"), which a report resolving through the build's table, or a warm report whose
+ * models are all resolved already (a fold snapshot carries its pricer's resolutions), never pays.
  */
 function genaiPrices(): GenaiPrices {
   genai ??= require('@pydantic/genai-prices') as GenaiPrices;
