@@ -8,7 +8,7 @@
  * and with it the process never loads the package.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildPriceTable } from '../src/cost/price-data-build.js';
-import { lookupPrice, tableOf, type Clause, type PriceTableFiles, type TableModel } from '../src/cost/price-data.js';
+import { buildPriceTable, writePriceTable } from '../src/cost/price-data-build.js';
+import { loadPriceTable, lookupPrice, tableOf, TABLE_FORMAT, type Clause, type PriceTableFiles, type TableModel } from '../src/cost/price-data.js';
 import { FIRST_PARTY_PROVIDERS, modelCandidates } from '../src/cost/models.js';
 import { priceDataVersion, resolvePriceEntry } from '../src/cost/pricing.js';
 
@@ -123,6 +123,23 @@ describe('the compact price table', () => {
         expect(viaTableEntry?.providerId).toBe(p.provider.id);
         break;
       }
+    }
+  });
+});
+
+const tmp = mkdtempSync(join(tmpdir(), 'sf-price-data-'));
+afterAll(() => rm(tmp, { recursive: true, force: true }));
+
+describe('a table as the build writes it', () => {
+  it('is read back with its format, and not at all with another', () => {
+    const dir = join(tmp, 'format');
+    writePriceTable(dir, files);
+    const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { format: unknown };
+    expect(index.format).toBe(TABLE_FORMAT);
+    expect(loadPriceTable(dir, priceDataVersion())?.providers).toEqual(files.providers);
+    for (const format of [TABLE_FORMAT - 1, TABLE_FORMAT + 1, undefined]) {
+      writeFileSync(join(dir, 'index.json'), JSON.stringify({ ...index, format }));
+      expect([format, loadPriceTable(dir, priceDataVersion())]).toEqual([format, null]);
     }
   });
 });

@@ -23,7 +23,7 @@ import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrid
 import { withSurcharges } from './surcharges.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry } from './price-table.js';
-import { lookupPrice, type PriceTable, type TableMatch } from './price-data.js';
+import { loadPriceTable, lookupPrice, type PriceTable, type TableMatch } from './price-data.js';
 
 /**
  * Goes up whenever our price arithmetic changes (tiers, surcharges, model-name candidates): it is part of
@@ -47,20 +47,15 @@ function genaiPrices(): GenaiPrices {
 let table: PriceTable | null | undefined;
 /**
  * The build's compact table of the price data (price-data.ts), when it was built from the installed
- * genai-prices; null without one (a build without it, another version installed, `SESSIONFOLD_PRICE_TABLE=0`).
+ * genai-prices by this code's builder; null without one (a build without it, another version installed, a table
+ * of another format, `SESSIONFOLD_PRICE_TABLE=0`).
  */
 function priceTable(): PriceTable | null {
   if (table !== undefined) return table;
   table = null;
   const root = packageRoot();
   if (root === undefined || process.env.SESSIONFOLD_PRICE_TABLE === '0') return table;
-  const dir = join(root, 'dist', 'src', 'cost', 'price-data');
-  try {
-    const t = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Omit<PriceTable, 'modelsJson'>;
-    if (t.version === priceDataVersion() && Array.isArray(t.providers)) table = { ...t, modelsJson: (i) => readFileSync(join(dir, `${i}.json`), 'utf8') };
-  } catch {
-    // no table: the package resolves
-  }
+  table = loadPriceTable(join(root, 'dist', 'src', 'cost', 'price-data'), priceDataVersion());
   return table;
 }
 
