@@ -8,7 +8,7 @@
  * and with it the process never loads the package.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildPriceTable, writePriceTable } from '../src/cost/price-data-build.js';
 import { loadPriceTable, lookupPrice, tableOf, TABLE_FORMAT, type Clause, type PriceTableFiles, type TableModel } from '../src/cost/price-data.js';
 import { FIRST_PARTY_PROVIDERS, modelCandidates } from '../src/cost/models.js';
-import { priceDataVersion, resolvePriceEntry } from '../src/cost/pricing.js';
+import { priceDataVersion, resolveBundled, resolvePriceEntry } from '../src/cost/pricing.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('@pydantic/genai-prices') as typeof import('@pydantic/genai-prices');
@@ -140,6 +140,59 @@ describe('a table as the build writes it', () => {
     for (const format of [TABLE_FORMAT - 1, TABLE_FORMAT + 1, undefined]) {
       writeFileSync(join(dir, 'index.json'), JSON.stringify({ ...index, format }));
       expect([format, loadPriceTable(dir, priceDataVersion())]).toEqual([format, null]);
+    }
+  });
+
+  it('is not read when built from another version, or its index is missing or not JSON', () => {
+    const dir = join(tmp, 'index');
+    writePriceTable(dir, files);
+    expect(loadPriceTable(dir, priceDataVersion())).not.toBeNull();
+    expect(loadPriceTable(dir, `${priceDataVersion()}-other`)).toBeNull();
+    writeFileSync(join(dir, 'index.json'), '{"format":');
+    expect(loadPriceTable(dir, priceDataVersion())).toBeNull();
+    rmSync(join(dir, 'index.json'));
+    expect(loadPriceTable(dir, priceDataVersion())).toBeNull();
+  });
+
+  // A recorded name and the provider file its model is in; the model's prices changed in a copy, so an
+  // entry shows whether the copy or the package answered.
+  const NAME = 'claude-sonnet-4-20250514';
+  const hit = lookupPrice(table, NAME, undefined);
+  const at = hit !== null && hit !== 'package' ? files.providers.findIndex((p) => p.id === hit.providerId) : -1;
+  const altered = (bad: boolean): PriceTableFiles => {
+    const ms = JSON.parse(files.models[at] as string) as TableModel[];
+    const changed = ms.map((m) => (hit !== null && hit !== 'package' && m.id === hit.model.id ? { ...m, prices: { input_mtok: 12345, output_mtok: 54321 }, ...(bad && { bad: true as const }) } : m));
+    // providers copied: a table keeps the models it parsed per provider object
+    return { ...files, providers: files.providers.map((p) => ({ ...p })), models: files.models.map((json, i) => (i === at ? JSON.stringify(changed) : json)) };
+  };
+
+  it('answers from the table where it holds the model, with its prices', () => {
+    expect(at).toBeGreaterThanOrEqual(0);
+    const entry = resolveBundled(NAME, undefined, tableOf(altered(false)));
+    expect(entry?.modelId).toBe((hit as { model: { id: string } }).model.id);
+    expect(entry?.variants).toHaveLength(1);
+    expect(entry?.variants[0]?.base.input).toBeCloseTo(12345 / 1e6, 12);
+    expect(resolveBundled(NAME, undefined, null)?.variants[0]?.base.input).not.toBeCloseTo(12345 / 1e6, 12);
+  });
+
+  it('sends a model marked bad to the package', () => {
+    const t = tableOf(altered(true));
+    expect(lookupPrice(t, NAME, undefined)).toBe('package');
+    const viaPkg = resolveBundled(NAME, undefined, null);
+    expect(viaPkg?.providerId).toBe('anthropic');
+    expect(resolveBundled(NAME, undefined, t)).toEqual(viaPkg);
+  });
+
+  it('sends a lookup to the package when a provider\'s file is missing or not JSON', () => {
+    const dir = join(tmp, 'models');
+    writePriceTable(dir, altered(false));
+    const viaPkg = resolveBundled(NAME, undefined, null);
+    for (const spoil of [() => writeFileSync(join(dir, `${at}.json`), '[{"id":'), () => rmSync(join(dir, `${at}.json`))]) {
+      spoil();
+      const t = loadPriceTable(dir, priceDataVersion());
+      expect(t).not.toBeNull();
+      expect(() => lookupPrice(t!, NAME, undefined)).toThrow();
+      expect(resolveBundled(NAME, undefined, t)).toEqual(viaPkg);
     }
   });
 });

@@ -60,8 +60,7 @@ function priceTable(): PriceTable | null {
 }
 
 /** The table's answer for one candidate, or 'package' when the package must answer. */
-function fromTable(model: string, providerId: string | undefined): TableMatch {
-  const t = priceTable();
+function fromTable(t: PriceTable | null, model: string, providerId: string | undefined): TableMatch {
   if (t === null) return 'package';
   try {
     return lookupPrice(t, model, providerId);
@@ -164,8 +163,16 @@ export function resolvePriceEntry(model: string, provider: string | undefined, o
     const o = findOverride(overrides, names);
     if (o) return { modelId: o.key, providerId: 'override', source: 'override', variants: [buildVariant(o.prices, { kind: 'always' })] };
   }
+  return resolveBundled(model, provider, priceTable());
+}
+
+/**
+ * genai-prices' entry for a recorded (model, provider): through `table` where it answers, else the package
+ * (null: the package alone). Exported for the tests, which hand it tables of their own.
+ */
+export function resolveBundled(model: string, provider: string | undefined, table: PriceTable | null): PriceEntry | undefined {
   for (const c of modelCandidates(model, provider)) {
-    const hit = fromTable(c.model, c.providerId);
+    const hit = fromTable(table, c.model, c.providerId);
     if (hit === null) continue;
     if (hit !== 'package') return entryFromModelInfo(hit.model, hit.providerId);
     let r;
