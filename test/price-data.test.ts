@@ -2,7 +2,9 @@
  * The compact price table (src/cost/price-data.ts) against genai-prices itself: the table built from the
  * installed package resolves every model id and match string of the data, dated and undated, with no
  * provider, with the model's own, with LiteLLM's `vendor/model` spelling, and (a seeded sample) with every
- * provider, to the very model and provider `calcPrice` finds, or to none where it finds none or throws.
+ * provider, to the very model and provider `calcPrice` finds, priced into the same entry, or to none where
+ * it finds none or throws. Its fallbacks to the package (a model marked bad, a file that cannot be read, a
+ * table of another version or format) are tried over tables written here.
  * Through the built executable (`npx tsc -p . && node scripts/bundle-cli.mjs` first): a report over the demo
  * history (fixtures/demo) prints the same bytes with the table and without it (`SESSIONFOLD_PRICE_TABLE=0`),
  * and with it the process never loads the package.
@@ -19,17 +21,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildPriceTable, writePriceTable } from '../src/cost/price-data-build.js';
 import { loadPriceTable, lookupPrice, tableOf, TABLE_FORMAT, type Clause, type PriceTableFiles, type TableModel } from '../src/cost/price-data.js';
 import { FIRST_PARTY_PROVIDERS, modelCandidates } from '../src/cost/models.js';
+import { entryFromModelInfo, type PriceEntry } from '../src/cost/price-table.js';
 import { priceDataVersion, resolveBundled, resolvePriceEntry } from '../src/cost/pricing.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('@pydantic/genai-prices') as typeof import('@pydantic/genai-prices');
 const AT = new Date('2025-01-01T00:00:00Z');
 
-/** Built, and read back from its JSON as a report reads it. */
+/** Built, and read back from its JSON as a report reads it (none built: an empty table, the first test fails). */
 const built = buildPriceTable(pkg, priceDataVersion());
-const files = JSON.parse(JSON.stringify(built)) as PriceTableFiles;
+const files: PriceTableFiles = built === undefined ? { format: TABLE_FORMAT, version: '', providers: [], models: [] } : (JSON.parse(JSON.stringify(built)) as PriceTableFiles);
 const table = tableOf(files);
 const models = files.providers.map((p, i) => ({ id: p.id, models: JSON.parse(files.models[i] as string) as TableModel[] }));
+
+const tmp = mkdtempSync(join(tmpdir(), 'sf-price-data-'));
+afterAll(() => rm(tmp, { recursive: true, force: true }));
 
 /** The strings a clause compares with. */
 function clauseStrings(c: Clause, out: string[]): void {
@@ -37,19 +43,22 @@ function clauseStrings(c: Clause, out: string[]): void {
   for (const k of ['or', 'and'] as const) if (Array.isArray(c[k])) for (const x of c[k] as Clause[]) clauseStrings(x, out);
 }
 
-/** `calcPrice`'s answer: `provider/model`, or null where it finds none or throws. */
-function viaPackage(name: string, providerId: string | undefined): string | null {
+/** A resolution: `provider/model` and the entry priced from the model (price-table.ts), or null. */
+type Found = { id: string; entry: PriceEntry } | null;
+
+/** `calcPrice`'s answer, or null where it finds none or throws. */
+function viaPackage(name: string, providerId: string | undefined): Found {
   try {
     const r = pkg.calcPrice({ input_tokens: 0, output_tokens: 0 }, name, { ...(providerId !== undefined && { providerId }), timestamp: AT });
-    return r === null ? null : `${r.provider.id}/${r.model.id}`;
+    return r === null ? null : { id: `${r.provider.id}/${r.model.id}`, entry: entryFromModelInfo(r.model, r.provider.id) };
   } catch {
     return null;
   }
 }
-function viaTable(name: string, providerId: string | undefined): string | null {
+function viaTable(name: string, providerId: string | undefined): Found {
   const r = lookupPrice(table, name, providerId);
   expect(r).not.toBe('package'); // the bundled data has no model calcPrice throws or warns on
-  return r === null || r === 'package' ? null : `${r.providerId}/${r.model.id}`;
+  return r === null || r === 'package' ? null : { id: `${r.providerId}/${r.model.id}`, entry: entryFromModelInfo(r.model, r.providerId) };
 }
 
 /** A tiny seeded generator (mulberry32) for the sample. */
@@ -111,24 +120,25 @@ describe('the compact price table', () => {
     }
   });
 
-  it('gives the entry the package gives for every candidate of recorded names', () => {
-    const recorded = ['claude-sonnet-4-20250514', 'claude-opus-4-5-20251101', 'us.anthropic.claude-3-7-sonnet-20250219-v1:0', 'claude-sonnet-4-5[1m]', 'gpt-5-codex', 'openai/gpt-5', 'models/gemini-2.5-pro', 'gpt-5.1-codex', 'no-such-model'];
+  it('gives the entry the package gives for recorded names, through a table as the build writes it', () => {
+    const dir = join(tmp, 'recorded');
+    writePriceTable(dir, files);
+    const written = loadPriceTable(dir, priceDataVersion());
+    expect(written).not.toBeNull();
+    const recorded = ['claude-sonnet-4-20250514', 'claude-opus-4-5-20251101', 'us.anthropic.claude-3-7-sonnet-20250219-v1:0', 'claude-sonnet-4-5[1m]', 'gpt-5-codex', 'openai/gpt-5', 'models/gemini-2.5-pro', 'gpt-5.1-codex'];
     for (const r of recorded) {
-      expect(modelCandidates(r, undefined).length).toBeGreaterThan(0);
-      const viaTableEntry = resolvePriceEntry(r, undefined, undefined);
-      for (const c of modelCandidates(r, undefined)) {
-        const p = pkg.calcPrice({ input_tokens: 0, output_tokens: 0 }, c.model, { ...(c.providerId !== undefined && { providerId: c.providerId }), timestamp: AT });
-        if (p === null) continue;
-        expect(viaTableEntry?.modelId).toBe(p.model.id);
-        expect(viaTableEntry?.providerId).toBe(p.provider.id);
-        break;
-      }
+      const viaPkg = resolveBundled(r, undefined, null);
+      expect([r, viaPkg?.source]).toEqual([r, 'genai-prices']);
+      // the table answers (no candidate sent to the package) and gives the same entry
+      const candidates = modelCandidates(r, undefined).map((c) => lookupPrice(written!, c.model, c.providerId));
+      expect([r, candidates.find((c) => c !== null)]).toEqual([r, expect.objectContaining({ providerId: viaPkg?.providerId })]);
+      expect([r, resolveBundled(r, undefined, written)]).toEqual([r, viaPkg]);
+      expect([r, resolvePriceEntry(r, undefined, undefined)]).toEqual([r, viaPkg]);
     }
+    for (const t of [written, null]) expect(resolveBundled('no-such-model', undefined, t)).toBeUndefined();
+    expect(resolvePriceEntry('no-such-model', undefined, undefined)).toBeUndefined();
   });
 });
-
-const tmp = mkdtempSync(join(tmpdir(), 'sf-price-data-'));
-afterAll(() => rm(tmp, { recursive: true, force: true }));
 
 describe('a table as the build writes it', () => {
   it('is read back with its format, and not at all with another', () => {
