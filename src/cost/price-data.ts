@@ -15,8 +15,8 @@
  * holds; then the provider's first model whose `match` holds, its `fallback_model_providers`' models next,
  * and again with a `-YYYYMMDD` date spelled `-YYYY-MM-DD`. A model for which `calcPrice` would throw or warn
  * (checked here at build time, by pricing it through the package) is marked, and its resolution goes to
- * the package, as does every resolution when the table was built from another version of it or a file of it
- * cannot be read.
+ * the package, as does every resolution when the table was built from another version of it or in another
+ * format (TABLE_FORMAT), or a file of it cannot be read.
  * test/price-data.test.ts holds the two lookups equal over every model id and match string of the data.
  */
 import { readFileSync } from 'node:fs';
