@@ -24,20 +24,57 @@ type Cli = typeof import('./run.js');
 /** Writes the code caches a CommonJS load missed (code-cache.cjs), once the command is done. */
 let saveCodeCache: (() => number) | undefined;
 
-/** Node streams made for stdout or stderr by `fdWriter` (on a pipe that would block, their writes may be pending). */
-const nodeStreams: NodeJS.WriteStream[] = [];
+/**
+ * Node's streams for stdout and stderr once made, by `fdWriter` or by anything writing to `process.stdout` or
+ * `process.stderr` itself (a dependency's `console.warn`, Node's warnings): on a pipe that would block, their
+ * writes may be pending. `stdioUnwatched` when `watchStdio` could not see them being made.
+ */
+const nodeStreams = new Set<NodeJS.WriteStream>();
+let stdioUnwatched = false;
+
+/**
+ * Node makes `process.stdout` and `process.stderr` on first use, through a getter on `process`: that getter is
+ * wrapped to note the stream it returns, without calling it (asking for a stream would make it, which costs
+ * the start-up its modules). A stream made before (by a `-r` preload) is noted when next asked for.
+ */
+function watchStdio(name: 'stdout' | 'stderr'): void {
+  const d = Object.getOwnPropertyDescriptor(process, name);
+  const get = d?.get;
+  if (d === undefined || get === undefined || d.configurable !== true) {
+    stdioUnwatched = true;
+    return;
+  }
+  Object.defineProperty(process, name, {
+    ...d,
+    get(): NodeJS.WriteStream {
+      const s = get.call(process) as NodeJS.WriteStream;
+      nodeStreams.add(s);
+      return s;
+    },
+  });
+}
+
+/** Whether nothing written to stdout or stderr through a Node stream is still buffered in it. */
+function nothingBuffered(): boolean {
+  if (stdioUnwatched) return false;
+  for (const s of nodeStreams) if (s.writableLength !== 0) return false;
+  return true;
+}
 
 /**
  * Commands whose work is done when `runCli` returns (every file written and closed, the cache's connection
  * closed), so the process may end at once: a process that ends by itself then still tears down V8's heap,
  * page by page, and its environment (about 15 ms of CPU of a cold `cost report` at scale 0.02, a `perf`
  * profile: bench/RESULTS.md "Start-up of a cold report"). Only when nothing written is still buffered in a
- * Node stream (on Linux they write files, terminals and pipes synchronously, unless a pipe would block).
+ * Node stream, ours or one anything else wrote to (`nothingBuffered`; on Linux they write files, terminals
+ * and pipes synchronously, unless a pipe would block).
  */
 const EXIT_WHEN_DONE: ReadonlySet<string> = new Set(['cost']);
 
 /** The command line run with this process's streams; its exit code set on the process. */
 async function main(): Promise<void> {
+  watchStdio('stdout');
+  watchStdio('stderr');
   const stdout = fdWriter(1, () => process.stdout);
   const stderr = fdWriter(2, () => process.stderr);
   let argv = process.argv.slice(2);
@@ -64,7 +101,7 @@ async function main(): Promise<void> {
     cli.limitMallocArenasOnLoad();
     process.exitCode = await cli.runCli(argv, { stdout, stderr, env: process.env });
     saveCodeCache?.();
-    if (EXIT_WHEN_DONE.has(argv[0] as string) && nodeStreams.every((s) => s.writableLength === 0)) process.exit();
+    if (EXIT_WHEN_DONE.has(argv[0] as string) && nothingBuffered()) process.exit();
   } else process.exitCode = served;
 }
 
@@ -99,7 +136,7 @@ function fdWriter(fd: 1 | 2, make: () => NodeJS.WriteStream): NodeJS.WriteStream
   const stream = (): NodeJS.WriteStream => {
     if (node === undefined) {
       node = make();
-      nodeStreams.push(node);
+      nodeStreams.add(node);
       node.on('error', onStreamError);
     }
     return node;

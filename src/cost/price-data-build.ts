@@ -7,8 +7,10 @@
  * to be the package's own by asking `findProvider` for each provider by id. Any surprise (another shape, a
  * provider it does not return) builds no table, and reports resolve through the package as before.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ModelInfo } from '@pydantic/genai-prices';
-import type { Clause, PriceTableFiles, TableModel, TableProvider } from './price-data.js';
+import { TABLE_FORMAT, type Clause, type PriceTableFiles, type TableModel, type TableProvider } from './price-data.js';
 
 type GenaiPrices = typeof import('@pydantic/genai-prices');
 
@@ -92,5 +94,12 @@ export function buildPriceTable(pkg: GenaiPrices, version: string): PriceTableFi
     ...(p.model_match !== undefined && { model_match: p.model_match }),
     ...(p.fallback_model_providers !== undefined && { fallback_model_providers: p.fallback_model_providers }),
   }));
-  return { version, providers, models: raw.map((p) => JSON.stringify(p.models.map((m) => tableModel(pkg, m)))) };
+  return { format: TABLE_FORMAT, version, providers, models: raw.map((p) => JSON.stringify(p.models.map((m) => tableModel(pkg, m)))) };
+}
+
+/** Writes the table into `dir` as `loadPriceTable` (price-data.ts) reads it: `index.json` and `<i>.json`. */
+export function writePriceTable(dir: string, table: PriceTableFiles): void {
+  mkdirSync(dir, { recursive: true });
+  table.models.forEach((json, i) => writeFileSync(join(dir, `${i}.json`), json));
+  writeFileSync(join(dir, 'index.json'), JSON.stringify({ format: table.format, version: table.version, providers: table.providers }));
 }

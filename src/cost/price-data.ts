@@ -1,6 +1,7 @@
 /**
  * genai-prices' bundled price data as a compact JSON table, written by the build (scripts/build-price-data.mjs)
- * next to this module's build (`dist/src/cost/price-data.json`), and the package's model lookup over it.
+ * next to this module's build (the directory `dist/src/cost/price-data/`: `index.json` and `<i>.json`), and
+ * the package's model lookup over it.
  *
  * Why: requiring `@pydantic/genai-prices` compiles and runs its 480 KB module (the data as one object literal,
  * with names, descriptions, URLs and extractors a report never reads): about 100 ms of CPU on the main thread
@@ -14,11 +15,20 @@
  * holds; then the provider's first model whose `match` holds, its `fallback_model_providers`' models next,
  * and again with a `-YYYYMMDD` date spelled `-YYYY-MM-DD`. A model for which `calcPrice` would throw or warn
  * (checked here at build time, by pricing it through the package) is marked, and its resolution goes to
- * the package, as does every resolution when the table was built from another version of it or a file of it
- * cannot be read.
+ * the package, as does every resolution when the table was built from another version of it or in another
+ * format (TABLE_FORMAT), or a file of it cannot be read.
  * test/price-data.test.ts holds the two lookups equal over every model id and match string of the data.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ModelInfo } from '@pydantic/genai-prices';
+
+/**
+ * The table's format, written into its `index.json`: goes up whenever what the builder writes or what the
+ * lookup expects of it changes, so a table an older build left behind is not read by newer code (it resolves
+ * through the package instead).
+ */
+export const TABLE_FORMAT = 1;
 
 /** A match clause of the price data (`or`, `and`, `equals`, `starts_with`, `ends_with`, `contains`, `regex`). */
 export type Clause = Record<string, unknown>;
@@ -39,8 +49,10 @@ export interface TableProvider {
   fallback_model_providers?: string[];
 }
 
-/** The table as the build writes it: `index.json` holds the version and the providers, `<i>.json` models[i]. */
+/** The table as the build writes it: `index.json` holds the format, version and providers, `<i>.json` models[i]. */
 export interface PriceTableFiles {
+  /** TABLE_FORMAT of the builder. */
+  format: number;
   /** The genai-prices version the table was built from. */
   version: string;
   providers: TableProvider[];
@@ -58,6 +70,22 @@ export interface PriceTable {
 /** A table held in memory. */
 export function tableOf(files: PriceTableFiles): PriceTable {
   return { version: files.version, providers: files.providers, modelsJson: (i) => files.models[i] ?? '[]' };
+}
+
+/**
+ * The table a build wrote in `dir` (`index.json`, `<i>.json`), when its format is TABLE_FORMAT and it was built
+ * from genai-prices `version`; null otherwise (no table, another format or version, an index that cannot be
+ * read). A provider's file is read when the lookup first searches it (a failure then throws from the lookup).
+ */
+export function loadPriceTable(dir: string, version: string): PriceTable | null {
+  let t: Partial<PriceTableFiles>;
+  try {
+    t = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Partial<PriceTableFiles>;
+  } catch {
+    return null;
+  }
+  if (t === null || typeof t !== 'object' || t.format !== TABLE_FORMAT || t.version !== version || !Array.isArray(t.providers)) return null;
+  return { version, providers: t.providers, modelsJson: (i) => readFileSync(join(dir, `${i}.json`), 'utf8') };
 }
 
 /** What a lookup found: a model and its provider's id, none (null), or 'package' (ask genai-prices). */

@@ -23,7 +23,7 @@ import { findOverride, loadPriceOverrides, type PriceOverrides } from './overrid
 import { withSurcharges } from './surcharges.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 import { buildVariant, costAt, entryFromModelInfo, ratesFor, selectVariant, type PriceEntry } from './price-table.js';
-import { lookupPrice, type PriceTable, type TableMatch } from './price-data.js';
+import { loadPriceTable, lookupPrice, type PriceTable, type TableMatch } from './price-data.js';
 
 /**
  * Goes up whenever our price arithmetic changes (tiers, surcharges, model-name candidates): it is part of
@@ -35,8 +35,9 @@ const require = createRequire(import.meta.url);
 type GenaiPrices = typeof import('@pydantic/genai-prices');
 let genai: GenaiPrices | undefined;
 /**
- * genai-prices, loaded on first use: its bundled data takes ~30 ms to load (timed once here), which a warm report whose models
- * are all resolved already (a fold snapshot carries its pricer's resolutions) never pays.
+ * genai-prices, loaded on first use: its 480 KB module takes 94–99 ms of CPU to compile and run (bench/RESULTS.md,
+ * "Start-up of a cold report"), which a report resolving through the build's table, or a warm report whose
+ * models are all resolved already (a fold snapshot carries its pricer's resolutions), never pays.
  */
 function genaiPrices(): GenaiPrices {
   genai ??= require('@pydantic/genai-prices') as GenaiPrices;
@@ -46,26 +47,20 @@ function genaiPrices(): GenaiPrices {
 let table: PriceTable | null | undefined;
 /**
  * The build's compact table of the price data (price-data.ts), when it was built from the installed
- * genai-prices; null without one (a build without it, another version installed, `SESSIONFOLD_PRICE_TABLE=0`).
+ * genai-prices by this code's builder; null without one (a build without it, another version installed, a table
+ * of another format, `SESSIONFOLD_PRICE_TABLE=0`).
  */
 function priceTable(): PriceTable | null {
   if (table !== undefined) return table;
   table = null;
   const root = packageRoot();
   if (root === undefined || process.env.SESSIONFOLD_PRICE_TABLE === '0') return table;
-  const dir = join(root, 'dist', 'src', 'cost', 'price-data');
-  try {
-    const t = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Omit<PriceTable, 'modelsJson'>;
-    if (t.version === priceDataVersion() && Array.isArray(t.providers)) table = { ...t, modelsJson: (i) => readFileSync(join(dir, `${i}.json`), 'utf8') };
-  } catch {
-    // no table: the package resolves
-  }
+  table = loadPriceTable(join(root, 'dist', 'src', 'cost', 'price-data'), priceDataVersion());
   return table;
 }
 
 /** The table's answer for one candidate, or 'package' when the package must answer. */
-function fromTable(model: string, providerId: string | undefined): TableMatch {
-  const t = priceTable();
+function fromTable(t: PriceTable | null, model: string, providerId: string | undefined): TableMatch {
   if (t === null) return 'package';
   try {
     return lookupPrice(t, model, providerId);
@@ -168,8 +163,16 @@ export function resolvePriceEntry(model: string, provider: string | undefined, o
     const o = findOverride(overrides, names);
     if (o) return { modelId: o.key, providerId: 'override', source: 'override', variants: [buildVariant(o.prices, { kind: 'always' })] };
   }
+  return resolveBundled(model, provider, priceTable());
+}
+
+/**
+ * genai-prices' entry for a recorded (model, provider): through `table` where it answers, else the package
+ * (null: the package alone). Exported for the tests, which hand it tables of their own.
+ */
+export function resolveBundled(model: string, provider: string | undefined, table: PriceTable | null): PriceEntry | undefined {
   for (const c of modelCandidates(model, provider)) {
-    const hit = fromTable(c.model, c.providerId);
+    const hit = fromTable(table, c.model, c.providerId);
     if (hit === null) continue;
     if (hit !== 'package') return entryFromModelInfo(hit.model, hit.providerId);
     let r;
