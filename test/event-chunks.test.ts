@@ -4,7 +4,7 @@
  * with its sidecar included), small buffers so that a file spans many chunks: the chunks hold the same events
  * as the per-event read, in order, none empty, each a new array the consumer keeps; the resume callbacks
  * give the same start and cursor; a resumed read (its events held until the end) too. A read that wraps
- * another's events offers no chunks.
+ * another's events offers no chunks, nor does a copy of a read's own properties (spread, Object.assign).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
 import type { Codec, CursorUpdate, ReadCursor, ReadOptions, ResumeStart } from '../cursors/protocol/codec.js';
-import { eventChunks } from '../cursors/protocol/chunks.js';
+import { EVENT_CHUNKS, eventChunks } from '../cursors/protocol/chunks.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { REAL_DIR as CODEX_REAL } from './codex-helpers.js';
 
@@ -97,5 +97,18 @@ describe('a JSONL read by chunk (EventChunks)', () => {
     }
     expect(eventChunks(wrapped())).toBeUndefined();
     expect(eventChunks(codec.read(file))).toBeDefined();
+  });
+
+  it('a copy of a read by spread or Object.assign does not carry its chunks', () => {
+    for (const [, codec, file] of [CASES[0]!, CASES.find(([, c]) => c === codex)!]) {
+      const read = codec.read(file);
+      expect(eventChunks(read)).toBeDefined();
+      // A wrapper building its own iterable from a read's own properties keeps none of the untransformed chunks.
+      const spread = { ...read, [Symbol.asyncIterator]: () => read[Symbol.asyncIterator]() };
+      const assigned = Object.assign({ [Symbol.asyncIterator]: () => read[Symbol.asyncIterator]() }, read);
+      expect(Object.getOwnPropertySymbols(spread)).not.toContain(EVENT_CHUNKS);
+      expect(eventChunks(spread)).toBeUndefined();
+      expect(eventChunks(assigned)).toBeUndefined();
+    }
   });
 });

@@ -247,25 +247,29 @@ export function usageOf(f: UsageFields, sessionId: string, start: number): Usage
   // The total is authoritative; the breakdown fills in when an older or proxied record omits it.
   const cacheWrite = typeof f.cacheWrite === 'number' ? saneCount(f.cacheWrite, 'cache_creation_input_tokens') : write5m + write1h;
   const outputTokens = saneCount(f.output, 'output_tokens');
-  // Into the one reused record (the counts in the order they are checked, so the first absurd one is named):
-  // this runs once per usage line, and `buildUsage` keeps nothing of it.
+  // Into the one module record (`values` below; the counts in the order they are checked, so the first absurd
+  // one is named), emptied again whether the line gives a candidate or is refused.
   const v = values;
-  v.model = model;
-  v.messageId = messageId;
-  v.requestId = requestId;
-  v.uuid = str(f.uuid);
-  v.timestamp = f.timestamp;
-  v.timestampValid = undefined;
-  v.cost = f.costUSD;
-  v.speed = str(f.speed);
-  v.inputTokens = saneCount(f.input, 'input_tokens');
-  v.outputTokens = outputTokens;
-  v.reasoningTokens = Math.min(saneCount(f.details ? f.thinking : undefined, 'thinking_tokens'), outputTokens);
-  v.cacheReadTokens = saneCount(f.cacheRead, 'cache_read_input_tokens');
-  v.cacheWriteTokens = cacheWrite;
-  v.cacheWrite1hTokens = Math.min(write1h, cacheWrite);
-  v.webSearchRequests = saneCount(f.serverToolUse ? f.webSearch : undefined, 'web_search_requests');
-  return buildUsage(v, sessionId, start);
+  try {
+    v.model = model;
+    v.messageId = messageId;
+    v.requestId = requestId;
+    v.uuid = str(f.uuid);
+    v.timestamp = f.timestamp;
+    v.timestampValid = undefined;
+    v.cost = f.costUSD;
+    v.speed = str(f.speed);
+    v.inputTokens = saneCount(f.input, 'input_tokens');
+    v.outputTokens = outputTokens;
+    v.reasoningTokens = Math.min(saneCount(f.details ? f.thinking : undefined, 'thinking_tokens'), outputTokens);
+    v.cacheReadTokens = saneCount(f.cacheRead, 'cache_read_input_tokens');
+    v.cacheWriteTokens = cacheWrite;
+    v.cacheWrite1hTokens = Math.min(write1h, cacheWrite);
+    v.webSearchRequests = saneCount(f.serverToolUse ? f.webSearch : undefined, 'web_search_requests');
+    return buildUsage(v, sessionId, start);
+  } finally {
+    releaseValues(v);
+  }
 }
 
 /**
@@ -287,9 +291,28 @@ export interface UsageValues extends TokenCounts {
   webSearchRequests: number;
 }
 
-/** The one values record `usageOf` fills (`buildUsage` keeps none of it); its counts are set before each use. */
+/**
+ * The one values record `usageOf` fills, module-level on purpose: a record per usage line was garbage the scan
+ * paid for (bench/RESULTS.md, "The walking pass"). It is safe because `usageOf` is synchronous (no other line
+ * can fill it in between) and keeps nothing past its call: `buildUsage` copies what the event needs, and
+ * `releaseValues` then empties it, so no line's strings or parsed values stay reachable until the next usage line.
+ */
 const values = { model: undefined, messageId: undefined, requestId: undefined, uuid: undefined, timestamp: undefined, timestampValid: undefined, cost: undefined, speed: undefined, webSearchRequests: 0 } as UsageValues;
-for (const f of TOKEN_FIELDS) values[f] = 0;
+releaseValues(values);
+
+/** `v` back to its empty state: no strings or line values, every count 0. */
+function releaseValues(v: UsageValues): void {
+  v.model = undefined;
+  v.messageId = undefined;
+  v.requestId = undefined;
+  v.uuid = undefined;
+  v.timestamp = undefined;
+  v.timestampValid = undefined;
+  v.cost = undefined;
+  v.speed = undefined;
+  v.webSearchRequests = 0;
+  for (const f of TOKEN_FIELDS) v[f] = 0;
+}
 
 /**
  * The candidate of a usage record: the event and its response key (one builder for both engines). A cost

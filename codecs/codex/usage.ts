@@ -53,8 +53,25 @@ export function buildCodexUsage(v: CodexUsageValues, start: number, e = blankUsa
 }
 
 const ZERO: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0, total: 0 };
-/** The one values record `usageEvent` fills (once per usage event of a history; `buildCodexUsage` keeps none of it). */
+/**
+ * The one values record `usageEvent` fills, module-level on purpose: a record per usage event was garbage the
+ * scan paid for (bench/RESULTS.md, "The walking pass"). It is safe because `usageEvent` is synchronous (no other
+ * event can fill it in between) and keeps nothing past its call: `buildCodexUsage` copies what the event needs,
+ * and `releaseValues` then empties it, so no line's counts or strings stay reachable until the next event.
+ */
 const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: ZERO, singleRequest: false, dedupKey: '', messageId: undefined };
+
+/** `v` back to its empty state: no line's counts or strings. */
+function releaseValues(v: CodexUsageValues): void {
+  v.sessionId = '';
+  v.model = null;
+  v.provider = null;
+  v.timestamp = '';
+  v.tok = ZERO;
+  v.singleRequest = false;
+  v.dedupKey = '';
+  v.messageId = undefined;
+}
 
 function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
   const v = values;
@@ -66,9 +83,11 @@ function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequ
   v.singleRequest = singleRequest;
   v.dedupKey = dedupKey;
   v.messageId = messageId;
-  const e = buildCodexUsage(v, start);
-  v.tok = ZERO; // hold no line's counts past its event
-  return e;
+  try {
+    return buildCodexUsage(v, start);
+  } finally {
+    releaseValues(v);
+  }
 }
 
 /** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */

@@ -9,7 +9,7 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 export const CODEC_ID = 'hermes';
 
 /** Goes up whenever this codec would parse an unchanged source differently. */
-export const PARSER_VERSION = 2;
+export const PARSER_VERSION = 3;
 
 export function getHermesRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = env.HERMES_HOME?.trim();

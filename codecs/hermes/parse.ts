@@ -6,7 +6,7 @@
  */
 import { jsonObject } from '../../cursors/sqlite.js';
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { countOrZero } from '../../cursors/sane.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -171,27 +171,20 @@ export function usageEvent(u: HermesUsageRow, sessionId: string): UsageEvent | u
   if (input + output + cacheRead + cacheWrite === 0 && cost === undefined) return undefined;
   const model = str(u.model);
   const key = [u.model, u.billing_provider, u.billing_base_url, u.billing_mode, u.task].map((x) => x ?? '').join('\u0000');
-  const e: UsageEvent = {
-    type: 'usage',
-    agent: CODEC_ID,
-    sessionId,
-    offset: u._rowid,
-    model: model ?? 'unknown',
+  return usageEventOf(CODEC_ID, sessionId, u._rowid, {
+    model,
+    provider: str(u.billing_provider),
+    // '' rather than usageEventOf's epoch for a row with neither time: what this codec has always emitted.
     timestamp: isoOfSeconds(u.last_seen) ?? isoOfSeconds(u.first_seen) ?? '',
     inputTokens: input,
     outputTokens: output,
     reasoningTokens: Math.min(count(u.reasoning_tokens), output),
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
-    cacheWrite1hTokens: 0,
+    costUsd: cost,
     singleRequest: count(u.api_call_count) === 1,
     dedupKey: `${CODEC_ID}:${sessionId}:${key}`,
-  };
-  if (model === undefined) e.modelFallback = true;
-  const provider = str(u.billing_provider);
-  if (provider !== undefined) e.provider = provider;
-  if (cost !== undefined) e.costUsd = cost;
-  return e;
+  });
 }
 
 /** The session's own token columns as one usage row, for a database without `session_model_usage` rows. */

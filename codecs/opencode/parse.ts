@@ -6,7 +6,7 @@
  * reasoning inside output); `cost` is the USD OpenCode recorded.
  */
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './descriptor.js';
 import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
 import { countOrZero } from '../../cursors/sane.js';
@@ -102,28 +102,21 @@ function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoni
   }
   if (isZero(t)) return undefined; // a response still streaming, or one that never started
   const model = str(m.modelID) ?? str(m.model?.modelID);
-  const e: UsageEvent = {
-    type: 'usage',
-    agent,
-    sessionId,
-    offset: rec.offset,
-    model: model ?? 'unknown',
+  return usageEventOf(agent, sessionId, rec.offset, {
+    model,
+    provider: str(m.providerID) ?? str(m.model?.providerID),
+    // '' rather than usageEventOf's epoch for a message with neither time: what this codec has always emitted.
     timestamp: isoOf(m.time?.completed) ?? isoOf(m.time?.created) ?? '',
     inputTokens: t.input,
     outputTokens: outputHasReasoning ? Math.max(t.output, t.reasoning) : t.output + t.reasoning,
     reasoningTokens: outputHasReasoning ? Math.min(t.reasoning, t.output) : t.reasoning,
     cacheReadTokens: t.cacheRead,
     cacheWriteTokens: t.cacheWrite,
-    cacheWrite1hTokens: 0,
+    costUsd: cost,
     singleRequest: steps.length <= 1,
     dedupKey: `${agent}:${m.id}`,
     messageId: m.id,
-  };
-  if (model === undefined) e.modelFallback = true;
-  const provider = str(m.providerID) ?? str(m.model?.providerID);
-  if (provider !== undefined) e.provider = provider;
-  if (cost !== undefined) e.costUsd = cost;
-  return e;
+  });
 }
 
 function messageEvent(rec: OpencodeMessageRecord, sessionId: string, agent: string): MessageEvent | undefined {

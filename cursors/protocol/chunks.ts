@@ -22,7 +22,11 @@ export function eventChunks(events: AsyncIterable<SessionfoldEvent>): AsyncItera
   return typeof take === 'function' ? take.call(events) : undefined;
 }
 
-/** `events` (a read not yet started) offering `chunks` as its `EventChunks` method. */
+/**
+ * `events` (a read not yet started) offering `chunks` as its `EventChunks` method. The method is not enumerable:
+ * a wrapper that spreads or `Object.assign`s a read into its own object must not carry the untransformed
+ * chunks along, or the scan would take them and bypass the wrapper.
+ */
 export function withEventChunks<G extends AsyncIterable<SessionfoldEvent>>(events: G, chunks: () => AsyncIterable<SessionfoldEvent[]>): G & EventChunks {
-  return Object.assign(events, { [EVENT_CHUNKS]: chunks });
+  return Object.defineProperty(events, EVENT_CHUNKS, { value: chunks, enumerable: false, writable: false, configurable: true }) as G & EventChunks;
 }

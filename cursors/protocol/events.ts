@@ -161,7 +161,10 @@ export interface UsageEvent extends EventBase, TokenCounts {
  * every usage event is built on it (`usageEventOf`, the codecs' own builders, their native engines), so they
  * all share one shape whichever fields they end up setting, and a fold reading millions of them stays
  * monomorphic. An optional field left undefined is present as undefined: JSON leaves it out, so an event's
- * JSON (a golden file, the event cache, the CLI's output) is what it would be with the field absent.
+ * JSON (a golden file, the event cache, the CLI's output) is what it would be with the field absent. Its keys
+ * come in this shared order for every codec, not in the order a codec fills them or its agent writes them:
+ * building a codec's events on the shape (pi's, Hermes', OpenCode's) reorders the keys of its JSON, so the bytes
+ * `sessionfold read` prints for it, and never changes a value.
  */
 export function blankUsageEvent(): UsageEvent {
   return {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { expectUsageShape } from './golden.js';
 
 const WRITER = fileURLToPath(new URL('./sqlite-writer.mjs', import.meta.url));
 
@@ -102,7 +103,10 @@ export async function readResumed(codec: Codec, path: string, from?: ReadCursor,
   return r;
 }
 
-/** Compare events with the golden file `<dir>/<name>.events.jsonl` (written first with UPDATE_GOLDEN=1). */
+/**
+ * Compare events with the golden file `<dir>/<name>.events.jsonl` (written first with UPDATE_GOLDEN=1), byte for
+ * byte, and check every usage event is on `blankUsageEvent()`'s one shape (golden.ts's `expectUsageShape`).
+ */
 export function expectGolden(dir: string, name: string, events: readonly SessionfoldEvent[]): void {
   const file = join(dir, `${name}.events.jsonl`);
   const text = events.map((e) => JSON.stringify(e)).join('\n') + '\n';
@@ -111,4 +115,5 @@ export function expectGolden(dir: string, name: string, events: readonly Session
     writeFileSync(file, text);
   }
   expect(text).toBe(readFileSync(file, 'utf8'));
+  expectUsageShape(events);
 }
