@@ -173,11 +173,29 @@ function headOf(path: string, size: number): Buffer | undefined {
   }
 }
 
+const UNLISTED_MARK = 'unlisted\0';
+
+/**
+ * The root an unlisted kept file's cache row holds: its folder behind a marker. The folder alone could equal
+ * a real root (a copied transcript lying directly in `~/.claude/projects`, which Claude's discovery does not
+ * list, or a root given one level up), and a cached scan of that root would then take the row for one of its
+ * own: once the copy is gone, its usage would count as retained spend no report ever counted. A path holds
+ * no NUL byte, so no root equals this.
+ */
+export function unlistedRoot(path: string): string {
+  return `${UNLISTED_MARK}${dirname(path)}`;
+}
+
+/** Whether a cache row's root is an unlisted kept file's (`unlistedRoot`). */
+export function isUnlistedRoot(root: string): boolean {
+  return root.startsWith(UNLISTED_MARK);
+}
+
 /**
  * The kept files no selected codec's roots list, when the scan asks for them (`KeepFiles.unlisted`), each
  * with the selected codec that claims it: the highest `detect` score of its head, the first on a tie; a file
- * none claims is left out. Its folder stands for its root, which no scan of the agent's roots names, so a
- * cached scan of those roots never takes its cache row for one of theirs. Only its stat and head are read.
+ * none claims is left out. Its root is `unlistedRoot`, which no scan of the agent's roots names, so a cached
+ * scan of those roots never takes its cache row for one of theirs. Only its stat and head are read.
  */
 async function unlistedKept(opts: NormalizedScanOptions, listed: (path: string) => boolean): Promise<ScanFile[]> {
   const unlisted = opts.keep?.unlisted;
@@ -197,7 +215,7 @@ async function unlistedKept(opts: NormalizedScanOptions, listed: (path: string) 
     if (best === undefined) continue;
     unlisted.add(path);
     opts.stats.files++;
-    out.push({ codec: best, path, root: dirname(path), size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(best, path) });
+    out.push({ codec: best, path, root: unlistedRoot(path), size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(best, path) });
   }
   return out;
 }

@@ -1,0 +1,64 @@
+/**
+ * The cache rows of transcripts the status line reads outside the agent's roots (`KeepFiles.unlisted`) and
+ * `cost report`'s retained spend: a report counts as retained only usage it counted once, from a file its
+ * roots list. Each case reads files through the library with one event cache, deletes a transcript, and
+ * checks the cached report against plain sums of the generated responses.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { costReport } from '../src/cost/report.js';
+import { statusLine } from '../src/cost/statusline.js';
+import { claudeLine, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
+import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
+
+const NOW = '2026-03-10T12:00:00.000Z';
+const TODAY = Date.parse('2026-03-10T00:00:00Z');
+const MIN = 60_000;
+
+const FRESH_SID = 'cccccccc-3333-4333-8333-000000000001';
+const OTHER_SID = 'cccccccc-3333-4333-8333-000000000002';
+const FRESH: Req[] = [{ id: 'uc-fr0', ms: TODAY + 10 * 60 * MIN, inp: 20, out: 40, cr: 2_000, cw: 100, usd: 0.75 }];
+const OTHER: Req[] = [
+  { id: 'uc-ot0', ms: TODAY + 9 * 60 * MIN, inp: 30, out: 10, cr: 500, cw: 40, usd: 2 },
+  { id: 'uc-ot1', ms: TODAY + 9 * 60 * MIN + 30 * MIN, inp: 31, out: 11, cr: 600, cw: 0, usd: 4 },
+];
+
+let home: Home;
+let cachePath: string;
+beforeEach(async () => {
+  home = await makeHome();
+  cachePath = join(home.dir, 'cache.db');
+  await writeClaudeSession(home.claude, FRESH_SID, FRESH);
+});
+afterEach(async () => {
+  await rm(home.dir, { recursive: true, force: true });
+});
+
+const usd = (rs: readonly Req[]): number => sumOf(rs, (r) => r.usd);
+
+/** The status line of the session in `file`, with the test's cache; its session figures are `reqs`'. */
+async function readUnlisted(file: string, reqs: readonly Req[], env = home.env): Promise<void> {
+  const d = await statusLine({ agent: 'claude', file, env, cache: true, cachePath, now: new Date(NOW), timeZone: 'UTC' });
+  expect(d.session?.requests, file).toBe(reqs.length);
+  expect(d.session?.costUsd, file).toBeCloseTo(usd(reqs), 9);
+}
+
+/** The cached report over `env`'s Claude roots: its total and retained spend. */
+async function report(env = home.env): Promise<{ total: number; requests: number; retained: number }> {
+  const { summary } = await costReport({ agents: ['claude'], env, cache: true, cachePath });
+  return { total: summary.totalUsd, requests: summary.requestCount, retained: summary.retained?.totalUsd ?? 0 };
+}
+
+describe.skipIf(!HAS_CLAUDE)('the cache rows of transcripts read outside the roots', () => {
+  it('a copy lying directly in the projects folder: once deleted, its usage is no retained spend', async () => {
+    // Claude's discovery lists project folders only: a file directly in projects/ is no session of the roots.
+    const copy = join(home.claude, 'projects', 'copy.jsonl');
+    await writeFile(copy, OTHER.map((r) => claudeLine(OTHER_SID, r)).join('\n') + '\n');
+    expect(await report()).toEqual({ total: usd(FRESH), requests: 1, retained: 0 });
+    // No report between the read and the deletion: a report answered from its memo would not scan again.
+    await readUnlisted(copy, OTHER);
+    await rm(copy);
+    expect(await report()).toEqual({ total: usd(FRESH), requests: 1, retained: 0 });
+  });
+});
