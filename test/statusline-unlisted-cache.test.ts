@@ -4,7 +4,7 @@
  * roots list. Each case reads files through the library with one event cache, deletes a transcript, and
  * checks the cached report against plain sums of the generated responses.
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { appendFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { costReport } from '../src/cost/report.js';
@@ -23,6 +23,7 @@ const OTHER: Req[] = [
   { id: 'uc-ot0', ms: TODAY + 9 * 60 * MIN, inp: 30, out: 10, cr: 500, cw: 40, usd: 2 },
   { id: 'uc-ot1', ms: TODAY + 9 * 60 * MIN + 30 * MIN, inp: 31, out: 11, cr: 600, cw: 0, usd: 4 },
 ];
+const MORE: Req = { id: 'uc-ot2', ms: TODAY + 11 * 60 * MIN, inp: 5, out: 6, cr: 7, cw: 8, usd: 16 };
 
 let home: Home;
 let cachePath: string;
@@ -60,5 +61,35 @@ describe.skipIf(!HAS_CLAUDE)('the cache rows of transcripts read outside the roo
     await readUnlisted(copy, OTHER);
     await rm(copy);
     expect(await report()).toEqual({ total: usd(FRESH), requests: 1, retained: 0 });
+  });
+
+  it('a file read unlisted, then listed under a real root: deleted, a cached report keeps its spend', async () => {
+    // The same transcript, named by the status line of a process without CLAUDE_CONFIG_DIR (unlisted there),
+    // then by a report with it.
+    const config = join(home.dir, 'config');
+    await writeClaudeSession(config, OTHER_SID, OTHER);
+    const file = join(config, 'projects', '-w', `${OTHER_SID}.jsonl`);
+    const withConfig = { ...home.env, CLAUDE_CONFIG_DIR: `${home.claude},${config}` };
+    await readUnlisted(file, OTHER);
+    const all = { total: usd([...FRESH, ...OTHER]), requests: 3 };
+    expect(await report(withConfig)).toEqual({ ...all, retained: 0 });
+    await rm(file);
+    const after = await report(withConfig);
+    expect(after).toEqual({ ...all, retained: after.retained });
+    expect(after.retained).toBeCloseTo(usd(OTHER), 9);
+  });
+
+  it('a file listed, then grown and read unlisted: deleted, a cached report keeps all its spend', async () => {
+    const config = join(home.dir, 'config');
+    await writeClaudeSession(config, OTHER_SID, OTHER);
+    const file = join(config, 'projects', '-w', `${OTHER_SID}.jsonl`);
+    const withConfig = { ...home.env, CLAUDE_CONFIG_DIR: `${home.claude},${config}` };
+    expect(await report(withConfig)).toEqual({ total: usd([...FRESH, ...OTHER]), requests: 3, retained: 0 });
+    await appendFile(file, claudeLine(OTHER_SID, MORE) + '\n');
+    await readUnlisted(file, [...OTHER, MORE]);
+    await rm(file);
+    const after = await report(withConfig);
+    expect(after).toEqual({ total: usd([...FRESH, ...OTHER, MORE]), requests: 4, retained: after.retained });
+    expect(after.retained).toBeCloseTo(usd([...OTHER, MORE]), 9);
   });
 });

@@ -213,6 +213,25 @@ export class EventCache {
   }
 
   /**
+   * Move rows to the roots their files are now found under (a file read outside the agent's roots, then
+   * listed under one): the scan of a root takes only its own rows for deleted files. Their records stay.
+   */
+  setRoots(moves: readonly { row: FileRow; root: string }[]): void {
+    if (moves.length === 0) return;
+    this.#memoGuard(() =>
+      this.#db
+        .transaction(() => {
+          const memo = memoAtStart(this.#db, this.#s.changesCount.get() as number);
+          this.#countChange();
+          const set = this.#db.prepare('UPDATE files SET root = ? WHERE id = ?');
+          for (const { row, root } of moves) set.run(root, row.id);
+          this.#memoPatch(memo, moves.map((m) => m.row));
+        })
+        .immediate(),
+    );
+  }
+
+  /**
    * Forget files whose stored events failed their check (a damaged segment): their rows, segments and log
    * go, so the scan reads them again from byte 0 as new files. Their retained usage (the ledger) goes too.
    */
