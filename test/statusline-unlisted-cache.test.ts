@@ -4,9 +4,10 @@
  * roots list. Each case reads files through the library with one event cache, deletes a transcript, and
  * checks the cached report against plain sums of the generated responses.
  */
-import { appendFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EventCache } from '../src/cache/store.js';
 import { costReport } from '../src/cost/report.js';
 import { statusLine } from '../src/cost/statusline.js';
 import { claudeLine, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
@@ -51,6 +52,16 @@ async function report(env = home.env): Promise<{ total: number; requests: number
   return { total: summary.totalUsd, requests: summary.requestCount, retained: summary.retained?.totalUsd ?? 0 };
 }
 
+/** The paths of the Claude rows the event cache holds. */
+function cachedPaths(): string[] {
+  const cache = EventCache.open(cachePath, () => undefined);
+  try {
+    return [...cache.loadFiles(['claude']).values()].map((r) => r.path).sort();
+  } finally {
+    cache.close();
+  }
+}
+
 describe.skipIf(!HAS_CLAUDE)('the cache rows of transcripts read outside the roots', () => {
   it('a copy lying directly in the projects folder: once deleted, its usage is no retained spend', async () => {
     // Claude's discovery lists project folders only: a file directly in projects/ is no session of the roots.
@@ -91,5 +102,23 @@ describe.skipIf(!HAS_CLAUDE)('the cache rows of transcripts read outside the roo
     const after = await report(withConfig);
     expect(after).toEqual({ total: usd([...FRESH, ...OTHER, MORE]), requests: 4, retained: after.retained });
     expect(after.retained).toBeCloseTo(usd([...OTHER, MORE]), 9);
+  });
+  it('the row of a deleted unlisted file goes at the next unlisted read', async () => {
+    const outside = join(home.dir, 'outside');
+    await mkdir(outside, { recursive: true });
+    const copy = join(outside, `${OTHER_SID}.jsonl`);
+    const fresh = join(home.claude, 'projects', '-w', `${FRESH_SID}.jsonl`);
+    await cp(fresh, join(outside, 'fresh.jsonl'));
+    await writeFile(copy, OTHER.map((r) => claudeLine(OTHER_SID, r)).join('\n') + '\n');
+    await readUnlisted(copy, OTHER);
+    expect(cachedPaths()).toEqual([fresh, copy].sort());
+    await rm(copy);
+    // A report over the roots leaves it (its root is none of theirs) ...
+    await report();
+    expect(cachedPaths()).toEqual([fresh, copy].sort());
+    // ... the next read of a file outside them sweeps it.
+    await readUnlisted(join(outside, 'fresh.jsonl'), FRESH);
+    expect(cachedPaths()).toEqual([fresh, join(outside, 'fresh.jsonl')].sort());
+    expect(await report()).toEqual({ total: usd(FRESH), requests: 1, retained: 0 });
   });
 });

@@ -20,7 +20,7 @@ import { EventCache } from '../cache/store.js';
 import type { FileResult, FileRow } from '../cache/rows.js';
 import { isCorruptionError, isForeignCacheError, moveAside } from '../cache/db.js';
 import { isUnchanged, makeTask, rowRoot, stillThere, triage, type TaskState, type Triage } from './classify.js';
-import { loadListedCodecs, type Discovery, type ScanFile } from './discover.js';
+import { isUnlistedRoot, loadListedCodecs, type Discovery, type ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
 import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
@@ -270,6 +270,21 @@ class CachedScan {
       }
     }
     this.#guard(() => this.#cache.markDeleted(gone));
+    this.#sweepUnlisted(discovery);
+  }
+
+  /**
+   * A scan that reads kept files outside the roots (`KeepFiles.unlisted`) forgets the rows of such files
+   * that are gone from disk: no scan's roots take them for theirs, so nothing else would, and their usage
+   * counts in no report (a report counts only what its roots listed).
+   */
+  #sweepUnlisted(discovery: Discovery): void {
+    if (this.#opts.keep?.unlisted === undefined) return;
+    const gone: FileRow[] = [];
+    for (const row of this.#rows.values()) {
+      if (isUnlistedRoot(row.root) && discovery.seen.get(row.agent)?.has(row.path) !== true && !stillThere(row.path)) gone.push(row);
+    }
+    this.#guard(() => this.#cache.forget(gone));
   }
 
   #addTask(file: ScanFile, row: FileRow | undefined, attempts: number, noWrite: boolean): ParseTask {
