@@ -20,7 +20,7 @@ import { createSessionManager, type SessionManager } from '../src/sessions/manag
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
 import { runCli } from '../src/cli/run.js';
-import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink } from './sessions-helpers.js';
+import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink, writeExportSession } from './sessions-helpers.js';
 import { fixtureManager } from './helpers/fixture-manager.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
@@ -208,6 +208,14 @@ describe('event orders that change a message after later ones', () => {
     expect(r.early).toBeLessThan(r.total);
   });
 
+  it('no kept message: usage alone, an empty user line (JSON writes an empty messages array)', async () => {
+    const events = [usage(0, 'u1'), msg(1, 'user', ''), usage(2, 'u2', 'nope')];
+    expect(await expectSameExports(events)).toEqual({ early: 0, total: 0 });
+    const json = await joined(exportPieces(streamOf({ ...SESSION, messages: [] }, [], new Map(), []), 'json'));
+    expect(json).toMatch(/\n {2}"messages": \[\]\n\}\n$/);
+    expect(JSON.parse(json)).toMatchObject({ messages: [] });
+  });
+
   it('a result that never comes holds nothing, an unmatched result stands alone', async () => {
     const events = [msg(0, 'user', 'go'), msg(1, 'assistant', 'a', 'm1'), call(2, 'c1'), msg(3, 'user', 'again'), result(4, 'zz'), msg(5, 'assistant', 'b', 'm2')];
     const r = await expectSameExports(events);
@@ -370,6 +378,22 @@ describe('through the manager', () => {
     } finally {
       read.mockRestore();
     }
+  });
+
+  it('a session without a kept message exports and streams as get() has it', async () => {
+    const id = 'usage-only-1';
+    const usage = { model: 'claude-sonnet-4-5', inputTokens: 40, outputTokens: 4, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, singleRequest: true, dedupKey: 'k:usage-only' };
+    await writeExportSession(home.exports, { agent: 'claude', sessionId: id, createdAt: '2026-01-06T00:00:00.000Z' }, [{ role: 'assistant', content: '', timestamp: '2026-01-06T00:00:01.000Z', usage, orphanUsage: true } as never]);
+    const full = await sm.get('sessionfold-jsonl', id);
+    expect(full.messages).toEqual([]);
+    expect(full.cost?.requestCount).toBe(1);
+    const json = await sm.export('sessionfold-jsonl', id, 'json');
+    expect(json).toBe(`${JSON.stringify(full, null, 2)}\n`);
+    expect(json).toContain('\n  "messages": [],\n');
+    expect(await joined(exportPieces(await sm.stream('sessionfold-jsonl', id, { orphanUsage: true }), 'json'))).toBe(json);
+    const jsonl = await sm.export('sessionfold-jsonl', id, 'jsonl');
+    expect(jsonl.trimEnd().split('\n')).toHaveLength(2); // the header and the usage line
+    expect(await joined(exportPieces(await sm.stream('sessionfold-jsonl', id, { orphanUsage: true }), 'jsonl'))).toBe(jsonl);
   });
 
   it('JSON and JSONL want a stream opened with its orphan usage', async () => {
