@@ -15,7 +15,6 @@ import { findCodec, getCodec, loadCodec } from '../src/registry.js';
 import { bindPricer } from '../src/sessions/cost.js';
 import { exportPieces, renderExport, renderJsonl, type ExportSource } from '../src/sessions/export.js';
 import { SessionFold, type FoldResult } from '../src/sessions/fold.js';
-import { readUsageEvents } from '../src/sessions/get.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
@@ -66,6 +65,13 @@ function streamOf(session: Session, messages: SessionMessage[], callDurations: R
       yield* messages;
     },
   };
+}
+
+/** Every usage event of a file (any session's), each dedup key once, the first: a read apart from the fold's. */
+async function usageRead(agent: string, file: string): Promise<UsageEvent[]> {
+  const out = new Map<string, UsageEvent>();
+  for await (const e of getCodec(agent).read(file, { kinds: ['usage'] })) if (e.type === 'usage' && !out.has(e.dedupKey)) out.set(e.dedupKey, e);
+  return [...out.values()];
 }
 
 const SESSION: Session = { agent: 'claude', sessionId: 's', unifiedId: 'claude:s', title: 't', createdAt: new Date(0), updatedAt: new Date(0), turnCount: 1, tags: [], messages: [] };
@@ -329,7 +335,7 @@ describe('through the manager', () => {
         expect((await withOrphans()).session).toEqual({ ...full, messages: [] });
         expect(await joined(exportPieces({ ...(await withOrphans()), usageEvents: [] }, 'jsonl'))).toBe(renderExport(full, 'jsonl'));
         // the usage events the first pass keeps are the ones a separate usage read finds
-        const events = await readUsageEvents(agent, full.raw?.file as string);
+        const events = await usageRead(agent, full.raw?.file as string);
         const jsonl = await sm.export(agent, s.sessionId, 'jsonl');
         expect(jsonl).toBe(renderJsonl(full, events));
         expect(await joined(exportPieces(await withOrphans(), 'jsonl'))).toBe(jsonl);
