@@ -4,12 +4,13 @@
  * roots list. Each case reads files through the library with one event cache, deletes a transcript, and
  * checks the cached report against plain sums of the generated responses.
  */
-import { appendFile, cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventCache } from '../src/cache/store.js';
 import { costReport } from '../src/cost/report.js';
 import { statusLine } from '../src/cost/statusline.js';
+import { newScanStats } from '../src/scan/index.js';
 import { claudeLine, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
@@ -120,5 +121,28 @@ describe.skipIf(!HAS_CLAUDE)('the cache rows of transcripts read outside the roo
     await readUnlisted(join(outside, 'fresh.jsonl'), FRESH);
     expect(cachedPaths()).toEqual([fresh, join(outside, 'fresh.jsonl')].sort());
     expect(await report()).toEqual({ total: usd(FRESH), requests: 1, retained: 0 });
+  });
+  it('a kept path spelled otherwise (a linked folder, //, ..) is the listed file: read once, one row', async () => {
+    const name = `${FRESH_SID}.jsonl`;
+    const fresh = join(home.claude, 'projects', '-w', name);
+    await symlink(home.claude, join(home.dir, 'link'));
+    const spellings = [`${home.dir}/link/projects/-w/${name}`, `${home.claude}/projects//-w/${name}`, `${home.claude}/projects/-w/../-w/${name}`];
+    // Recent, then older than the status line's look-back (kept all the same, for the session alone).
+    for (const old of [false, true]) {
+      if (old) await utimes(fresh, new Date(TODAY - 30 * 24 * 60 * MIN), new Date(TODAY - 30 * 24 * 60 * MIN));
+      for (const file of spellings) {
+        for (const cache of [false, true]) {
+          const label = `${file} old=${old} cache=${cache}`;
+          const stats = newScanStats();
+          const d = await statusLine({ agent: 'claude', file, env: home.env, cache, cachePath, now: new Date(NOW), timeZone: 'UTC' }, { stats });
+          expect(stats.files, label).toBe(1);
+          expect(d.sessionId, label).toBe(FRESH_SID);
+          expect(d.session?.requests, label).toBe(1);
+          expect(d.session?.costUsd, label).toBeCloseTo(usd(FRESH), 9);
+          expect(d.today.requests, label).toBe(old ? 0 : 1);
+        }
+      }
+    }
+    expect(cachedPaths()).toEqual([fresh]);
   });
 });
