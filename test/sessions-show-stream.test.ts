@@ -15,12 +15,11 @@ import { findCodec, getCodec, loadCodec } from '../src/registry.js';
 import { bindPricer } from '../src/sessions/cost.js';
 import { exportPieces, renderExport, renderJsonl, type ExportSource } from '../src/sessions/export.js';
 import { SessionFold, type FoldResult } from '../src/sessions/fold.js';
-import { readUsageEvents } from '../src/sessions/get.js';
 import { createSessionManager, type SessionManager } from '../src/sessions/manager.js';
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
 import { runCli } from '../src/cli/run.js';
-import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink } from './sessions-helpers.js';
+import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink, writeExportSession } from './sessions-helpers.js';
 import { fixtureManager } from './helpers/fixture-manager.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
@@ -66,6 +65,13 @@ function streamOf(session: Session, messages: SessionMessage[], callDurations: R
       yield* messages;
     },
   };
+}
+
+/** Every usage event of a file (any session's), each dedup key once, the first: a read apart from the fold's. */
+async function usageRead(agent: string, file: string): Promise<UsageEvent[]> {
+  const out = new Map<string, UsageEvent>();
+  for await (const e of getCodec(agent).read(file, { kinds: ['usage'] })) if (e.type === 'usage' && !out.has(e.dedupKey)) out.set(e.dedupKey, e);
+  return [...out.values()];
 }
 
 const SESSION: Session = { agent: 'claude', sessionId: 's', unifiedId: 'claude:s', title: 't', createdAt: new Date(0), updatedAt: new Date(0), turnCount: 1, tags: [], messages: [] };
@@ -208,6 +214,14 @@ describe('event orders that change a message after later ones', () => {
     expect(r.early).toBeLessThan(r.total);
   });
 
+  it('no kept message: usage alone, an empty user line (JSON writes an empty messages array)', async () => {
+    const events = [usage(0, 'u1'), msg(1, 'user', ''), usage(2, 'u2', 'nope')];
+    expect(await expectSameExports(events)).toEqual({ early: 0, total: 0 });
+    const json = await joined(exportPieces(streamOf({ ...SESSION, messages: [] }, [], new Map(), []), 'json'));
+    expect(json).toMatch(/\n {2}"messages": \[\]\n\}\n$/);
+    expect(JSON.parse(json)).toMatchObject({ messages: [] });
+  });
+
   it('a result that never comes holds nothing, an unmatched result stands alone', async () => {
     const events = [msg(0, 'user', 'go'), msg(1, 'assistant', 'a', 'm1'), call(2, 'c1'), msg(3, 'user', 'again'), result(4, 'zz'), msg(5, 'assistant', 'b', 'm2')];
     const r = await expectSameExports(events);
@@ -321,7 +335,7 @@ describe('through the manager', () => {
         expect((await withOrphans()).session).toEqual({ ...full, messages: [] });
         expect(await joined(exportPieces({ ...(await withOrphans()), usageEvents: [] }, 'jsonl'))).toBe(renderExport(full, 'jsonl'));
         // the usage events the first pass keeps are the ones a separate usage read finds
-        const events = await readUsageEvents(agent, full.raw?.file as string);
+        const events = await usageRead(agent, full.raw?.file as string);
         const jsonl = await sm.export(agent, s.sessionId, 'jsonl');
         expect(jsonl).toBe(renderJsonl(full, events));
         expect(await joined(exportPieces(await withOrphans(), 'jsonl'))).toBe(jsonl);
@@ -370,6 +384,22 @@ describe('through the manager', () => {
     } finally {
       read.mockRestore();
     }
+  });
+
+  it('a session without a kept message exports and streams as get() has it', async () => {
+    const id = 'usage-only-1';
+    const usage = { model: 'claude-sonnet-4-5', inputTokens: 40, outputTokens: 4, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, singleRequest: true, dedupKey: 'k:usage-only' };
+    await writeExportSession(home.exports, { agent: 'claude', sessionId: id, createdAt: '2026-01-06T00:00:00.000Z' }, [{ role: 'assistant', content: '', timestamp: '2026-01-06T00:00:01.000Z', usage, orphanUsage: true } as never]);
+    const full = await sm.get('sessionfold-jsonl', id);
+    expect(full.messages).toEqual([]);
+    expect(full.cost?.requestCount).toBe(1);
+    const json = await sm.export('sessionfold-jsonl', id, 'json');
+    expect(json).toBe(`${JSON.stringify(full, null, 2)}\n`);
+    expect(json).toContain('\n  "messages": [],\n');
+    expect(await joined(exportPieces(await sm.stream('sessionfold-jsonl', id, { orphanUsage: true }), 'json'))).toBe(json);
+    const jsonl = await sm.export('sessionfold-jsonl', id, 'jsonl');
+    expect(jsonl.trimEnd().split('\n')).toHaveLength(2); // the header and the usage line
+    expect(await joined(exportPieces(await sm.stream('sessionfold-jsonl', id, { orphanUsage: true }), 'jsonl'))).toBe(jsonl);
   });
 
   it('JSON and JSONL want a stream opened with its orphan usage', async () => {

@@ -213,21 +213,40 @@ export class EventCache {
   }
 
   /**
+   * Move rows to the roots their files are now found under (a file read outside the agent's roots, then
+   * listed under one): the scan of a root takes only its own rows for deleted files. Their records stay.
+   */
+  setRoots(moves: readonly { row: FileRow; root: string }[]): void {
+    this.#writeRows(moves.map((m) => m.row), () => {
+      const set = this.#db.prepare('UPDATE files SET root = ? WHERE id = ?');
+      for (const { row, root } of moves) set.run(root, row.id);
+    });
+  }
+
+  /**
    * Forget files whose stored events failed their check (a damaged segment): their rows, segments and log
    * go, so the scan reads them again from byte 0 as new files. Their retained usage (the ledger) goes too.
+   * Also the rows of files read outside the agents' roots that are gone from disk (src/scan/cached.ts).
    */
   forget(rows: readonly FileRow[]): void {
+    this.#writeRows(rows, () => {
+      for (const r of rows) {
+        this.#s.deleteSegments.run(r.id);
+        this.#db.prepare('DELETE FROM file_changes WHERE file_id = ?').run(r.id);
+        this.#db.prepare('DELETE FROM files WHERE id = ?').run(r.id);
+      }
+    });
+  }
+
+  /** One IMMEDIATE write of `rows` (none: nothing), counted as a change, the row memo patched with them. */
+  #writeRows(rows: readonly FileRow[], write: () => void): void {
     if (rows.length === 0) return;
     this.#memoGuard(() =>
       this.#db
         .transaction(() => {
           const memo = memoAtStart(this.#db, this.#s.changesCount.get() as number);
           this.#countChange();
-          for (const r of rows) {
-            this.#s.deleteSegments.run(r.id);
-            this.#db.prepare('DELETE FROM file_changes WHERE file_id = ?').run(r.id);
-            this.#db.prepare('DELETE FROM files WHERE id = ?').run(r.id);
-          }
+          write();
           this.#memoPatch(memo, rows);
         })
         .immediate(),

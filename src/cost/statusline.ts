@@ -174,7 +174,9 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
   // The file's usage counts for its own session only, as in the session views: a Claude transcript also
   // holds its subagents' responses (agent_progress copies), which are their sessions'.
   const own = new OwnSession();
-  const ofFile = (r: UsageRecord): boolean => r.file === file && own.claim(r.sessionId);
+  // The file as discovery lists it, when the caller spelled it otherwise (`KeepFiles.listedAs`).
+  let fileAt = file;
+  const ofFile = (r: UsageRecord): boolean => r.file === fileAt && own.claim(r.sessionId);
   const mine = (r: UsageRecord): boolean => (file !== undefined && ofFile(r)) || (query.sessionId !== undefined && r.sessionId === query.sessionId);
 
   let lookback = FIRST_LOOKBACK_MS;
@@ -186,12 +188,13 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
     const session = createCostFold(fold);
     let last: UsageRecord | undefined;
     let lastMs = -Infinity;
-    // Discovery notes the file in `beforeSince` or `unlisted` before any of its records is yielded.
-    const keep: KeepFiles | undefined = file === undefined ? undefined : { paths: [file], beforeSince: new Set(), unlisted: new Set() };
+    // Discovery notes the file in `beforeSince`, `unlisted` or `listedAs` before any of its records is yielded.
+    const keep: KeepFiles | undefined = file === undefined ? undefined : { paths: [file], beforeSince: new Set(), unlisted: new Set(), listedAs: new Map() };
     for await (const batch of scanFor({ ...base, ...(Number.isFinite(since) && { since: new Date(since) }) }, { ...scan, ...(keep !== undefined && { keep }) })) {
       const sessionOnly = keep !== undefined && (keep.beforeSince.has(file as string) || keep.unlisted?.has(file as string) === true);
+      fileAt = keep?.listedAs?.get(file as string) ?? file;
       for (const r of batch) {
-        if (!sessionOnly || r.file !== file) {
+        if (!sessionOnly || r.file !== fileAt) {
           today.add(r);
           blocks.add(r);
         }

@@ -19,8 +19,8 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { EventCache } from '../cache/store.js';
 import type { FileResult, FileRow } from '../cache/rows.js';
 import { isCorruptionError, isForeignCacheError, moveAside } from '../cache/db.js';
-import { isUnchanged, makeTask, stillThere, triage, type TaskState, type Triage } from './classify.js';
-import { loadListedCodecs, type Discovery, type ScanFile } from './discover.js';
+import { isUnchanged, makeTask, rowRoot, stillThere, triage, type TaskState, type Triage } from './classify.js';
+import { isUnlistedRoot, loadListedCodecs, type Discovery, type ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
 import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
@@ -115,7 +115,7 @@ function fileResult(state: TaskState, done: DoneMessage, parser: string, delta: 
   return {
     agent: file.codec.id,
     path: file.path,
-    root: file.root,
+    root: rowRoot(file, row),
     parser,
     size: file.size,
     mtimeMs: file.mtimeMs,
@@ -238,8 +238,9 @@ class CachedScan {
    * The unchanged files' rows served (returned), a task for each other file, and the cached files under the
    * scanned roots that are gone from disk marked deleted (served too, with `retainDeleted`).
    */
-  #classify(discovery: Discovery, { unchanged, changed }: Triage): FileRow[] {
+  #classify(discovery: Discovery, { unchanged, moved, changed }: Triage): FileRow[] {
     const serve: FileRow[] = [];
+    this.#guard(() => this.#cache.setRoots(moved));
     for (const row of unchanged) {
       this.#serveRow(row, serve);
       this.#skipped.add(row.path, row.skipped);
@@ -269,6 +270,21 @@ class CachedScan {
       }
     }
     this.#guard(() => this.#cache.markDeleted(gone));
+    this.#sweepUnlisted(discovery);
+  }
+
+  /**
+   * A scan that reads kept files outside the roots (`KeepFiles.unlisted`) forgets the rows of such files
+   * that are gone from disk: no scan's roots take them for theirs, so nothing else would, and their usage
+   * counts in no report (a report counts only what its roots listed).
+   */
+  #sweepUnlisted(discovery: Discovery): void {
+    if (this.#opts.keep?.unlisted === undefined) return;
+    const gone: FileRow[] = [];
+    for (const row of this.#rows.values()) {
+      if (isUnlistedRoot(row.root) && discovery.seen.get(row.agent)?.has(row.path) !== true && !stillThere(row.path)) gone.push(row);
+    }
+    this.#guard(() => this.#cache.forget(gone));
   }
 
   #addTask(file: ScanFile, row: FileRow | undefined, attempts: number, noWrite: boolean): ParseTask {

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
 import type { EventCache } from '../cache/store.js';
 import { fileKey, type FileRow } from '../cache/rows.js';
-import type { ScanFile } from './discover.js';
+import { isUnlistedRoot, type ScanFile } from './discover.js';
 import type { ParseTask } from './parse-file.js';
 
 /**
@@ -38,10 +38,21 @@ export function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: strin
   return row !== undefined && row.deleted === 0 && row.parser === parser && row.size === f.size && row.mtime_ms === f.mtimeMs && row.deps === f.deps;
 }
 
+/**
+ * The root a file's row should hold: the one discovery gave, but a root the agent's roots listed the file
+ * under is kept over the marker of a read outside them (src/scan/discover.ts `unlistedRoot`), so that a
+ * status line run without the agent's config folder does not hide the file from its roots' reports.
+ */
+export function rowRoot(f: ScanFile, row: FileRow | undefined): string {
+  return row !== undefined && isUnlistedRoot(f.root) && !isUnlistedRoot(row.root) ? row.root : f.root;
+}
+
 /** The discovered files split by their rows: those served from the cache, and those read. */
 export interface Triage {
   /** The rows of the unchanged files, in discovery order. */
   unchanged: FileRow[];
+  /** Unchanged rows whose file is found under another root (`rowRoot`): served, and moved to it. */
+  moved: { row: FileRow; root: string }[];
   /** The files to read, in discovery order, with their rows (if any). */
   changed: { file: ScanFile; row: FileRow | undefined }[];
   /**
@@ -54,11 +65,14 @@ export interface Triage {
 
 /** Each discovered file checked once against its row (`isUnchanged`). */
 export function triage(files: readonly ScanFile[], rows: ReadonlyMap<string, FileRow>, parsers: ReadonlyMap<Codec, string>): Triage {
-  const out: Triage = { unchanged: [], changed: [], readers: new Set() };
+  const out: Triage = { unchanged: [], moved: [], changed: [], readers: new Set() };
   for (const file of files) {
     const row = rows.get(fileKey(file.codec.id, file.path));
-    if (isUnchanged(file, row, parsers.get(file.codec) as string)) out.unchanged.push(row);
-    else {
+    if (isUnchanged(file, row, parsers.get(file.codec) as string)) {
+      out.unchanged.push(row);
+      const root = rowRoot(file, row);
+      if (root !== row.root) out.moved.push({ row, root });
+    } else {
       out.changed.push({ file, row });
       out.readers.add(file.codec);
     }

@@ -5,8 +5,8 @@
  * synchronous: for thousands of small files a tight loop is several times faster than as many promises
  * through libuv's pool.
  */
-import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
+import { closeSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { basename, dirname, isAbsolute } from 'node:path';
 import type { Codec, CodecListing, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
 import { takeUnreadable } from '../../cursors/list-dir.js';
@@ -133,15 +133,71 @@ function writeSourceReport(opts: NormalizedScanOptions): void {
   opts.sourceReport?.tally.report(opts.sources, opts.env, opts.sourceReport.out);
 }
 
+/** A file's real path (links and `.`/`..` resolved, only read), else undefined. */
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Whether `since` skips a file of this mtime (counted in `skippedSince`): never a kept one (`ScanOptions.keep`),
- * which is noted in `keep.beforeSince` instead. `skipByMtime`: the scan has a `since` and the codec's events
- * precede its files' mtimes.
+ * The kept paths (`ScanOptions.keep`) as discovery meets them: `of(path)` is the kept path a listed file is,
+ * spelled as given or otherwise (through a linked folder, `//`, `..`: the same real path), and `listed` the
+ * kept paths met so far. A kept path is compared by its real path only with the listed files of the same name
+ * (a file linked under another name is not told), so a listing of thousands of files costs no more stats.
  */
-function skippedBySince(opts: NormalizedScanOptions, skipByMtime: boolean, path: string, mtimeMs: number): boolean {
+class KeptPaths {
+  readonly listed = new Set<string>();
+  readonly #keep: NonNullable<NormalizedScanOptions['keep']>;
+  /** Real path → kept path, by the real path's base name; made at the first file of a name (lazily). */
+  #byName: Map<string, Map<string, string>> | undefined;
+
+  constructor(keep: NonNullable<NormalizedScanOptions['keep']>) {
+    this.#keep = keep;
+  }
+
+  of(path: string): string | undefined {
+    if (this.#keep.paths.has(path)) {
+      this.listed.add(path);
+      return path;
+    }
+    if (this.#byName === undefined) {
+      this.#byName = new Map();
+      for (const kept of this.#keep.paths) {
+        const real = isAbsolute(kept) ? realPath(kept) : undefined;
+        if (real === undefined) continue;
+        const named = this.#byName.get(basename(real)) ?? new Map<string, string>();
+        named.set(real, kept);
+        this.#byName.set(basename(real), named);
+      }
+    }
+    const named = this.#byName.get(basename(path));
+    if (named === undefined) return undefined;
+    const real = realPath(path);
+    const kept = real === undefined ? undefined : named.get(real);
+    if (kept === undefined || this.listed.has(kept)) return undefined;
+    this.listed.add(kept);
+    this.#keep.listedAs?.set(kept, path);
+    return kept;
+  }
+}
+
+/** The scan's kept paths, when it has any. */
+function keptPaths(opts: NormalizedScanOptions): KeptPaths | undefined {
+  return opts.keep === undefined || opts.keep.paths.size === 0 ? undefined : new KeptPaths(opts.keep);
+}
+
+/**
+ * Whether `since` skips a file of this mtime (counted in `skippedSince`): never a kept one (`ScanOptions.keep`;
+ * `kept`, its path as the caller gave it), which is noted in `keep.beforeSince` instead. `skipByMtime`: the
+ * scan has a `since` and the codec's events precede its files' mtimes.
+ */
+function skippedBySince(opts: NormalizedScanOptions, skipByMtime: boolean, kept: string | undefined, mtimeMs: number): boolean {
   if (!skipByMtime || mtimeMs >= (opts.since as number)) return false;
-  if (opts.keep?.paths.has(path) === true) {
-    opts.keep.beforeSince.add(path);
+  if (kept !== undefined) {
+    opts.keep?.beforeSince.add(kept);
     return false;
   }
   opts.stats.skippedSince++;
@@ -173,18 +229,36 @@ function headOf(path: string, size: number): Buffer | undefined {
   }
 }
 
+const UNLISTED_MARK = 'unlisted\0';
+
+/**
+ * The root an unlisted kept file's cache row holds: its folder behind a marker. The folder alone could equal
+ * a real root (a copied transcript lying directly in `~/.claude/projects`, which Claude's discovery does not
+ * list, or a root given one level up), and a cached scan of that root would then take the row for one of its
+ * own: once the copy is gone, its usage would count as retained spend no report ever counted. A path holds
+ * no NUL byte, so no root equals this.
+ */
+export function unlistedRoot(path: string): string {
+  return `${UNLISTED_MARK}${dirname(path)}`;
+}
+
+/** Whether a cache row's root is an unlisted kept file's (`unlistedRoot`). */
+export function isUnlistedRoot(root: string): boolean {
+  return root.startsWith(UNLISTED_MARK);
+}
+
 /**
  * The kept files no selected codec's roots list, when the scan asks for them (`KeepFiles.unlisted`), each
  * with the selected codec that claims it: the highest `detect` score of its head, the first on a tie; a file
- * none claims is left out. Its folder stands for its root, which no scan of the agent's roots names, so a
- * cached scan of those roots never takes its cache row for one of theirs. Only its stat and head are read.
+ * none claims is left out. Its root is `unlistedRoot`, which no scan of the agent's roots names, so a cached
+ * scan of those roots never takes its cache row for one of theirs. Only its stat and head are read.
  */
-async function unlistedKept(opts: NormalizedScanOptions, listed: (path: string) => boolean): Promise<ScanFile[]> {
+async function unlistedKept(opts: NormalizedScanOptions, kept: KeptPaths | undefined): Promise<ScanFile[]> {
   const unlisted = opts.keep?.unlisted;
-  if (opts.keep === undefined || unlisted === undefined) return [];
+  if (opts.keep === undefined || unlisted === undefined || kept === undefined) return [];
   const out: ScanFile[] = [];
   for (const path of opts.keep.paths) {
-    if (listed(path)) continue;
+    if (kept.listed.has(path)) continue;
     const st = regularFile(path);
     const head = st === undefined ? undefined : headOf(path, st.size);
     if (st === undefined || head === undefined) continue;
@@ -197,7 +271,7 @@ async function unlistedKept(opts: NormalizedScanOptions, listed: (path: string) 
     if (best === undefined) continue;
     unlisted.add(path);
     opts.stats.files++;
-    out.push({ codec: best, path, root: dirname(path), size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(best, path) });
+    out.push({ codec: best, path, root: unlistedRoot(path), size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(best, path) });
   }
   return out;
 }
@@ -229,6 +303,7 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
   const stats = opts.stats;
   const tally = opts.sourceReport?.tally;
   const unreadable: [string, string][] = [];
+  const kept = keptPaths(opts);
   for (const { codec, roots } of opts.sources) {
     const listing = withoutParsers && installed === undefined ? (codec as Unloaded).unloadedListing : undefined;
     const found =
@@ -245,11 +320,11 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
       paths.add(f.path);
       stats.files++;
       tally?.file(codec.id, f.root);
-      if (skippedBySince(opts, skipByMtime, f.path, f.mtimeMs)) continue;
+      if (skippedBySince(opts, skipByMtime, kept?.of(f.path), f.mtimeMs)) continue;
       files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
     }
   }
-  for (const f of await unlistedKept(opts, (path) => [...seen.values()].some((paths) => paths.has(path)))) {
+  for (const f of await unlistedKept(opts, kept)) {
     files.push(f);
     seen.get(f.codec.id)?.add(f.path);
   }
@@ -286,11 +361,10 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     await new Promise<void>((r) => setImmediate(r));
     return true;
   };
-  const listedPaths: Set<string>[] = [];
+  const kept = keptPaths(opts);
   for (const { codec, roots } of opts.sources) {
     if (roots.length === 0) continue;
     const paths = new Set<string>();
-    listedPaths.push(paths);
     const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
     /** Take one discovered file; true when it went to `pending`. */
     const take = (d: SessionFile): boolean => {
@@ -300,7 +374,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
       if (s === undefined) return false;
       stats.files++;
       tally?.file(codec.id, d.root);
-      if (skippedBySince(opts, skipByMtime, d.path, s.mtimeMs)) return false;
+      if (skippedBySince(opts, skipByMtime, kept?.of(d.path), s.mtimeMs)) return false;
       pending.push({ codec, path: d.path, root: d.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, d.path) });
       return true;
     };
@@ -311,7 +385,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     } else for await (const d of codec.discover(roots, opts.discover)) if (take(d) && pending.length >= size && !(await flush())) return;
     unreadable.push(...takeUnreadableOf(opts, codec));
   }
-  pending.push(...(await unlistedKept(opts, (path) => listedPaths.some((paths) => paths.has(path)))));
+  pending.push(...(await unlistedKept(opts, kept)));
   warnUnreadable(opts, unreadable);
   writeSourceReport(opts);
   await flush();

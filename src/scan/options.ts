@@ -36,7 +36,7 @@ export interface NormalizedScanOptions {
   /** ms since the epoch, or undefined. */
   since: number | undefined;
   /** `ScanOptions.keep`, its paths as a set. */
-  keep: { paths: ReadonlySet<string>; beforeSince: Set<string>; unlisted: Set<string> | undefined } | undefined;
+  keep: { paths: ReadonlySet<string>; beforeSince: Set<string>; unlisted: Set<string> | undefined; listedAs: Map<string, string> | undefined } | undefined;
   cache: boolean;
   cachePath: string;
   /** Requested pool size; undefined = automatic. */
@@ -67,8 +67,8 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     since = user.since.getTime();
   }
   const keep = user.keep;
-  if (keep !== undefined && (keep === null || !Array.isArray(keep.paths) || keep.paths.some((p) => typeof p !== 'string') || !(keep.beforeSince instanceof Set) || !(keep.unlisted === undefined || keep.unlisted instanceof Set))) {
-    throw invalidOption('keep', '{ paths: string[], beforeSince: Set, unlisted?: Set }', keep);
+  if (keep !== undefined && (keep === null || !Array.isArray(keep.paths) || keep.paths.some((p) => typeof p !== 'string') || !(keep.beforeSince instanceof Set) || !(keep.unlisted === undefined || keep.unlisted instanceof Set) || !(keep.listedAs === undefined || keep.listedAs instanceof Map))) {
+    throw invalidOption('keep', '{ paths: string[], beforeSince: Set, unlisted?: Set, listedAs?: Map }', keep);
   }
   if (user.workers !== undefined && (!Number.isInteger(user.workers) || user.workers < 0)) throw invalidOption('workers', 'a non-negative integer', user.workers);
   if (user.cachePath !== undefined && (typeof user.cachePath !== 'string' || user.cachePath === '')) throw invalidOption('cachePath', 'a file path', user.cachePath);
@@ -80,7 +80,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
   return {
     sources,
     since,
-    keep: keep === undefined ? undefined : { paths: new Set(keep.paths), beforeSince: keep.beforeSince, unlisted: keep.unlisted },
+    keep: keep === undefined ? undefined : { paths: new Set(keep.paths), beforeSince: keep.beforeSince, unlisted: keep.unlisted, listedAs: keep.listedAs },
     cache,
     cachePath,
     discover: { listingMemo: cache ? openListingMemo(cachePath) : undefined },

@@ -50,6 +50,12 @@ export interface KeepFiles {
    * left out. A fold over the agent's history leaves such a file out (no scan of the roots reads it).
    */
   readonly unlisted?: Set<string>;
+  /**
+   * Given: a kept path discovery lists spelled otherwise (the same real path: a linked config folder, `//`,
+   * `..`) is mapped here to the path as listed, which its records carry as `file`. Such a path is read once,
+   * as the listed file, never as an unlisted one; `beforeSince` and `unlisted` hold kept paths as given.
+   */
+  readonly listedAs?: Map<string, string>;
 }
 
 export interface ScanOptions {

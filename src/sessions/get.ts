@@ -214,15 +214,3 @@ export interface SessionStream extends ExportSource {
   usageEvents?: readonly UsageEvent[];
   messages(): AsyncGenerator<SessionMessage>;
 }
-
-/** A session file's usage events as its codec yields them, each dedup key once (the first, as the fold keeps). */
-export async function readUsageEvents(agent: string, file: string): Promise<UsageEvent[]> {
-  const seen = new Set<string>();
-  const out: UsageEvent[] = [];
-  for await (const e of getCodec(agent).read(file, { kinds: ['usage'] })) {
-    if (e.type !== 'usage' || seen.has(e.dedupKey)) continue;
-    seen.add(e.dedupKey);
-    out.push(e);
-  }
-  return out;
-}

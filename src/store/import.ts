@@ -1,21 +1,23 @@
 /**
  * Sessions of any agent into the store: `importSession` (the CLI's `store save`) and `forkAgentSession`
- * (`sessions fork`). The session is read through the registry like any fold reads it (SessionManager.get,
- * and the codec's own usage events), and written as one family: transcript, meta, usage log, model
- * changes, git metadata, and the subagents it spawned, each with its lineage.
+ * (`sessions fork`). The session is read through the registry like any fold reads it, once (get() with the
+ * usage events its fold keeps, as `SessionManager.export` reads it), and written as one family: transcript,
+ * meta, usage log, model changes, git metadata, and the subagents it spawned, each with its lineage.
  *
  * Cost is never counted twice beside the source: the transcript is `renderJsonl` with the session's usage
- * events, so every event keeps its origin's dedup key and time.
+ * events, so every event keeps its origin's dedup key and time. Those events, and the usage log, are the
+ * session's own: a file can also hold another session's usage (a Claude transcript's copies of its
+ * subagents' responses), which is that session's, stored with it when it is a subagent of the family.
  */
 import { dirname, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
-import { fileSessionId } from '../sessions/context.js';
+import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { fileSessionId, ManagerContext, normalizeManagerOptions } from '../sessions/context.js';
 import { renderJsonl } from '../sessions/export.js';
-import { readUsageEvents } from '../sessions/get.js';
+import { getSessionWithUsage } from '../sessions/get.js';
 import { resolveUnifiedId } from '../sessions/ids.js';
-import { createSessionManager, type SessionManager } from '../sessions/manager.js';
 import type { Session, SessionManagerOptions } from '../sessions/types.js';
 import { isValidName, validateName } from './names.js';
 import type { SessionStore } from './store.js';
@@ -69,11 +71,26 @@ function sessionField(s: Session, field: string): unknown {
   return s.raw?.sessionEvents.map((e) => e[field]).filter((v) => v !== undefined).pop();
 }
 
+/** A session and its own usage events, from one read of its file. */
+interface Read {
+  session: Session;
+  events: UsageEvent[];
+}
+
+/** Read one session of `agent` with its usage events, through the manager's options (`getSessionWithUsage`). */
+function sessionReader(agent: string, options: SessionManagerOptions): (id: string) => Promise<Read> {
+  const ctx = new ManagerContext(normalizeManagerOptions(options));
+  return async (id) => {
+    const { session, usageEvents } = await getSessionWithUsage(ctx, agent, id, true);
+    return { session, events: usageEvents ?? [] };
+  };
+}
+
 /**
  * The subagent sessions `parent` spawned, directly or through another subagent: subagent files below the
  * parent's folder whose session names the parent (or an included subagent) as `forkedFrom`.
  */
-async function findSubagents(sm: SessionManager, agent: string, parent: Session, options: SessionManagerOptions): Promise<Session[]> {
+async function findSubagents(read: (id: string) => Promise<Read>, agent: string, parent: Session, options: SessionManagerOptions): Promise<Read[]> {
   const codec = getCodec(agent);
   const file = parent.raw?.file;
   if (file === undefined) return [];
@@ -83,21 +100,22 @@ async function findSubagents(sm: SessionManager, agent: string, parent: Session,
   for await (const f of codec.discover(roots)) if (f.subagent === true && f.path.startsWith(dir)) files.push(f);
   // a folder named after the session holds all its subagents (Claude Code 2.1+): read only those then
   const own = files.filter((f) => f.path.startsWith(`${dir}${parent.sessionId}${sep}`));
-  const candidates: Session[] = [];
+  const candidates: Read[] = [];
   for (const f of own.length > 0 ? own : files) {
     try {
-      candidates.push(await sm.get(agent, fileSessionId(f)));
+      candidates.push(await read(fileSessionId(f)));
     } catch {
       // unreadable or vanished: not stored, as a read of it would not count it either
     }
   }
   const ids = new Set([parent.sessionId]);
-  const out: Session[] = [];
+  const out: Read[] = [];
   for (let grew = true; grew; ) {
     grew = false;
     for (const c of candidates) {
-      if (ids.has(c.sessionId) || c.forkedFrom === undefined || !ids.has(c.forkedFrom)) continue;
-      ids.add(c.sessionId);
+      const s = c.session;
+      if (ids.has(s.sessionId) || s.forkedFrom === undefined || !ids.has(s.forkedFrom)) continue;
+      ids.add(s.sessionId);
       out.push(c);
       grew = true;
     }
@@ -113,12 +131,13 @@ export async function importSession(store: SessionStore, agent: string, id: stri
   if (options.name === undefined && !isValidName(name)) throw invalidOption('name', `a store name (session id "${id}" cannot be one; pass --name)`, id);
   validateName(name);
   const mo = options.manager ?? {};
-  const sm = createSessionManager(mo);
-  const session = await sm.get(codec.id, id);
-  const family = await familyOf(codec.id, session);
+  const read = sessionReader(codec.id, mo);
+  const parent = await read(id);
+  const session = parent.session;
+  const family = familyOf(codec.id, parent);
   const subagents: NonNullable<FamilyWrite['subagents']>[number][] = [];
   if (options.subagents !== false) {
-    for (const child of await findSubagents(sm, codec.id, session, mo)) {
+    for (const { session: child, events } of await findSubagents(read, codec.id, session, mo)) {
       if (!isValidName(child.sessionId)) throw new SessionfoldError('INVALID_OPTION', `Subagent id "${child.sessionId}" of ${codec.id}:${id} cannot be a store name`);
       const lineage: SubagentLineage = {
         version: STORE_RECORD_VERSION,
@@ -129,7 +148,7 @@ export async function importSession(store: SessionStore, agent: string, id: stri
         ...(typeof sessionField(child, 'agentType') === 'string' && { agentType: sessionField(child, 'agentType') as string }),
         ...(typeof sessionField(child, 'spawnDepth') === 'number' && { spawnDepth: sessionField(child, 'spawnDepth') as number }),
       };
-      subagents.push({ id: child.sessionId, transcript: (await familyOf(codec.id, child)).transcript, lineage });
+      subagents.push({ id: child.sessionId, transcript: familyOf(codec.id, { session: child, events }).transcript, lineage });
     }
   }
   const title = options.title ?? session.title;
@@ -138,8 +157,7 @@ export async function importSession(store: SessionStore, agent: string, id: stri
 }
 
 /** A session's family without a title (transcript, origin, usage log, model changes, git metadata). */
-async function familyOf(agent: string, s: Session): Promise<Omit<FamilyWrite, 'title'>> {
-  const events = s.raw !== undefined ? await readUsageEvents(agent, s.raw.file) : [];
+function familyOf(agent: string, { session: s, events }: Read): Omit<FamilyWrite, 'title'> {
   const changes = modelChanges(s);
   const git = gitMetadata(s);
   return {
@@ -177,8 +195,9 @@ export async function forkAgentSession(store: SessionStore, agent: string, id: s
     const from = id;
     return store.fork(from, name, options.title ?? `${(await store.loadMeta(from))?.title ?? from} (fork)`, options.at, timestampMs);
   }
-  const session = await createSessionManager(options.manager ?? {}).get(codec.id, id);
-  const family = await familyOf(codec.id, session);
+  const read = await sessionReader(codec.id, options.manager ?? {})(id);
+  const session = read.session;
+  const family = familyOf(codec.id, read);
   const cut = truncateMessages(family.transcript, options.at);
   const from = resolveUnifiedId(codec.id, id);
   const fork: ForkProvenance = {
