@@ -2,9 +2,8 @@
  * Discovery's listing of an OpenCode database and the event cache's batch read of the sessions it showed changed
  * share one snapshot in a process (codecs/opencode/held.ts): the batch takes each session's row counts from the
  * listing made in it instead of counting every row again. The reads equal each session's read alone and cold
- * reads; a listing's counts are what the batch judges deletions by (an edited one makes it start over); a read
- * of one session takes the snapshot too (the state listed); a database written between the listing and the
- * batch is read in a snapshot of the batch's own.
+ * reads; a listing's counts are what the batch judges deletions by (an edited one makes it start over); a
+ * database written between the listing and the batch is read in a snapshot of the batch's own.
  */
 import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -134,32 +133,6 @@ describe('the listing and the batch read share a snapshot', () => {
     // without a listing kept, the batch counts for itself: nothing starts over
     const own = await readBatch(cold.map((c) => c.cursor));
     for (const r of own) expect(r.start).toMatchObject({ restarted: false });
-  });
-
-  it('a read of one session after discovery reads in the listing’s snapshot: the state listed, not a write after it', async () => {
-    const memo = new Memo();
-    age();
-    discover(memo);
-    takeHeld(db)?.snap.close();
-    const cold = await readOne('ses_main');
-    append('ses_main', 4);
-    age();
-    discover(memo);
-    // a writer that keeps its -wal (no checkpoint): the database file stays as listed
-    const w = new Database(db);
-    w.pragma('wal_autocheckpoint = 0');
-    const x = exchange('ses_main', 5);
-    for (const r of x.messages) w.prepare(INSERT_MESSAGE).run(...r);
-    for (const r of x.parts) w.prepare(INSERT_PART).run(...r);
-    const listed = await readOne('ses_main', cold.cursor);
-    expect(takeHeld(db)).toBeUndefined();
-    expect(listed.start).toMatchObject({ restarted: false });
-    expect(listed.events.filter((e) => e.type === 'usage').map((e) => e.messageId)).toEqual([exchange('ses_main', 4).ids.asst]);
-    // the next read, in a snapshot of its own, takes the write after it
-    const next = await readOne('ses_main', listed.cursor);
-    expect(next.events.filter((e) => e.type === 'usage').map((e) => e.messageId)).toEqual([x.ids.asst]);
-    expect([...cold.events, ...listed.events, ...next.events]).toEqual((await readOne('ses_main')).events);
-    w.close();
   });
 
   it('a database written between the listing and the batch: the batch reads it in a snapshot of its own', async () => {

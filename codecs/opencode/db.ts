@@ -414,8 +414,7 @@ const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
  */
 export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
   const kinds = kindsKey(out);
-  const take = (db: SqliteDatabase) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds));
-  const snap = inHeld(file, take) ?? withAgentSnapshot(out.agent ?? CODEC_ID, file, take);
+  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds)));
   return emitSnapshot(snap, file, sessionId, out, kinds);
 }
 
@@ -427,7 +426,7 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
  */
 export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID): (DbReadResult | Error)[] {
   const kinds = reads.map((r) => kindsKey(r.out));
-  const snaps = inHeld(file, (db, counts) => takeBatch(db, file, reads, parser, kinds, counts)) ?? withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
+  const snaps = batchInHeld(file, reads, parser, kinds) ?? withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
   return eachOrError(snaps, (snap, i) => {
     const r = reads[i] as SessionRead;
     return emitSnapshot(snap, file, r.key, r.out, kinds[i] as string);
@@ -435,17 +434,17 @@ export function readDatabaseSessions(file: string, reads: readonly SessionRead[]
 }
 
 /**
- * `read` in the snapshot discovery's listing of the database was made in, kept open for it in this process
- * (held.ts), with each session's row counts from that listing (a batch takes them instead of counting); undefined
- * when there is none, or it no longer stands for the file (then the read takes a snapshot of its own).
+ * `takeBatch` in the snapshot discovery's listing of the database was made in, kept open for it in this process
+ * (held.ts), with each session's row counts from that listing; undefined when there is none, or it no longer
+ * stands for the file (then the batch takes a snapshot of its own and counts).
  */
-function inHeld<T>(file: string, read: (db: SqliteDatabase, counts: PartitionCounts) => T): T | undefined {
+function batchInHeld(file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] | undefined {
   const h = takeHeld(file);
   if (h === undefined) return undefined;
   try {
     if (!h.snap.current()) return undefined;
-    const got = read(h.snap.db, listingCounts(h.listing));
-    return h.snap.current() ? got : undefined;
+    const snaps = takeBatch(h.snap.db, file, reads, parser, kinds, listingCounts(h.listing));
+    return h.snap.current() ? snaps : undefined;
   } catch {
     return undefined; // read again in a snapshot of its own, which says what is wrong
   } finally {

@@ -1,9 +1,8 @@
 /**
- * The snapshot discovery listed a database in (listing.ts), kept open for the event cache's read of the
- * sessions that listing showed changed (db.ts `readDatabaseSessions`, or `readDatabase` for one), in the same
- * process: that read then runs in the same snapshot, and a batch takes each session's row counts from the
- * listing, made in it (so equal to a count of its rows; listing.ts says what it takes on trust), instead of
- * counting every row of both tables again.
+ * The snapshot discovery listed a database in (listing.ts), kept open for the event cache's batch read of the
+ * sessions that listing showed changed (db.ts `readDatabaseSessions`), in the same process: that read then runs
+ * in the same snapshot and takes each session's row counts from the listing, made in it (so equal to a count
+ * of its rows; listing.ts says what it takes on trust), instead of counting every row of both tables again.
  * Taken once; closed when taken, when another listing of the database replaces it, or after `HOLD_MS`, so a
  * long-running process never keeps a read transaction open for long.
  */
