@@ -18,7 +18,6 @@ import {
   readPartitionsSettled,
   readRowsSince,
   withCodecState,
-  type PartitionCounts,
   type PartitionedSource,
   type PartitionReadTo,
   type Row,
@@ -26,7 +25,6 @@ import {
   type RowSource,
 } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
-import { listingCounts, takeHeld } from './held.js';
 import { fileId, fullListing, sessionsOf } from './listing.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
@@ -279,7 +277,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
  * `takeSnapshot` for several sessions of one database in one snapshot: the rows of every session from one
  * `readPartitionsSettled`.
  */
-function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[], counts?: PartitionCounts): Snapshot[] {
+function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] {
   const identity = identityOf(file);
   const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
   const rows: RowReadResult[] = [];
@@ -299,7 +297,6 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
       identity,
       (read, k) => (verdicts[k] = judge(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k))).reason,
       { keepChanged: steps },
-      counts,
     );
     const settled = got.map((read, k) => {
       const reason = starts[k]?.reason;
@@ -426,30 +423,11 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
  */
 export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID): (DbReadResult | Error)[] {
   const kinds = reads.map((r) => kindsKey(r.out));
-  const snaps = batchInHeld(file, reads, parser, kinds) ?? withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
+  const snaps = withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
   return eachOrError(snaps, (snap, i) => {
     const r = reads[i] as SessionRead;
     return emitSnapshot(snap, file, r.key, r.out, kinds[i] as string);
   });
-}
-
-/**
- * `takeBatch` in the snapshot discovery's listing of the database was made in, kept open for it in this process
- * (held.ts), with each session's row counts from that listing; undefined when there is none, or it no longer
- * stands for the file (then the batch takes a snapshot of its own and counts).
- */
-function batchInHeld(file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[]): Snapshot[] | undefined {
-  const h = takeHeld(file);
-  if (h === undefined) return undefined;
-  try {
-    if (!h.snap.current()) return undefined;
-    const snaps = takeBatch(h.snap.db, file, reads, parser, kinds, listingCounts(h.listing));
-    return h.snap.current() ? snaps : undefined;
-  } catch {
-    return undefined; // read again in a snapshot of its own, which says what is wrong
-  } finally {
-    h.snap.close();
-  }
 }
 
 /** One session of a database as discovery sees it: a fingerprint of its rows stands for a file's stat. */

@@ -12,9 +12,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { memoizedListing } from '../../cursors/listing-memo.js';
-import { openSqliteSnapshot, recordPath, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
-import { holdListing } from './held.js';
-import { fileId, fullListing, isListingState, nextListing, sessionsOf, type ListingState } from './listing.js';
+import { recordPath, withSqliteSnapshot } from '../../cursors/sqlite.js';
+import { fileId, fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
 import { CODEC_ID, PARSER_VERSION } from './descriptor.js';
 import { followEntry } from '../../cursors/list-dir.js';
 
@@ -53,23 +52,6 @@ function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
 /** Goes up whenever the listing (listing.ts) of an unchanged database would differ, or its shape does. */
 const LISTING_VERSION = 3;
 
-/** `list` in a snapshot left open and kept for the batch read (held.ts); undefined when it could not be. */
-function listHeld(db: string, list: (d: SqliteDatabase) => ListingState): ListingState | undefined {
-  const snap = openSqliteSnapshot(db);
-  if (snap === undefined) return undefined;
-  try {
-    const state = list(snap.db);
-    if (snap.current()) {
-      holdListing(db, snap, state);
-      return state;
-    }
-  } catch {
-    // read again through withSqliteSnapshot, which says what is wrong
-  }
-  snap.close();
-  return undefined;
-}
-
 /**
  * The sessions of one database, as record paths; a database that cannot be read gives none. Their listing is
  * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged and
@@ -80,9 +62,7 @@ export function* databaseFiles(db: string, root: string, agent: string = CODEC_I
   try {
     const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) => {
       const file = fileId(db);
-      const list = (d: SqliteDatabase) => (previous === undefined ? fullListing(d, file) : nextListing(d, file, previous));
-      // with an event cache, the snapshot stays open for its batch read of the sessions that changed (held.ts)
-      return (options?.listingMemo !== undefined && listHeld(db, list)) || withSqliteSnapshot(db, list);
+      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file) : nextListing(d, file, previous)));
     });
     sessions = sessionsOf(state);
   } catch {
