@@ -29,9 +29,15 @@ export function isDatabaseName(name: string): boolean {
 export interface OpencodeFlavor {
   agent: string;
   isDatabaseName: (name: string) => boolean;
+  /**
+   * The agent never rewrites a settled message in a way a read for `session` and `usage` sees (README.md,
+   * "Messages that have settled", cited from OpenCode's source), so such reads and discovery's listing take
+   * messages by rowid and read again only the open ones; false: they walk every message for one updated.
+   */
+  settledMessages: boolean;
 }
 
-export const OPENCODE_FLAVOR: OpencodeFlavor = { agent: CODEC_ID, isDatabaseName };
+export const OPENCODE_FLAVOR: OpencodeFlavor = { agent: CODEC_ID, isDatabaseName, settledMessages: true };
 
 /** What is at `p`; undefined for nothing, something else, or what cannot be stat'ed (a locked folder). */
 const kindOf = (p: string): 'file' | 'dir' | undefined => {
@@ -50,19 +56,19 @@ function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
 }
 
 /** Goes up whenever the listing (listing.ts) of an unchanged database would differ, or its shape does. */
-const LISTING_VERSION = 3;
+const LISTING_VERSION = 4;
 
 /**
  * The sessions of one database, as record paths; a database that cannot be read gives none. Their listing is
  * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged and
  * brought up to date from there when they changed (listing.ts `nextListing`).
  */
-export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions): Generator<SessionFile> {
+export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions, settled = true): Generator<SessionFile> {
   let sessions;
   try {
     const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) => {
       const file = fileId(db);
-      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file) : nextListing(d, file, previous)));
+      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file, settled) : nextListing(d, file, previous, settled)));
     });
     sessions = sessionsOf(state);
   } catch {
@@ -88,16 +94,16 @@ function* treeFiles(storage: string, root: string, agent: string): Generator<Ses
 
 /** Every session under the roots: databases first (by name), then the storage tree. */
 export function* discoverOpencode(roots: readonly string[], flavor: OpencodeFlavor = OPENCODE_FLAVOR, options?: DiscoverOptions): Generator<SessionFile> {
-  const { agent } = flavor;
+  const { agent, settledMessages } = flavor;
   for (const root of roots) {
     const kind = kindOf(root);
     if (kind === 'file') {
       if (root.endsWith('.json')) yield { agent, path: root, root };
-      else yield* databaseFiles(root, root, agent, options);
+      else yield* databaseFiles(root, root, agent, options, settledMessages);
       continue;
     }
     if (kind !== 'dir') continue;
-    for (const e of names(root)) if (e.file && flavor.isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root, agent, options);
+    for (const e of names(root)) if (e.file && flavor.isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root, agent, options, settledMessages);
     const storage = kindOf(join(root, 'storage', 'session')) === 'dir' ? join(root, 'storage') : kindOf(join(root, 'session')) === 'dir' ? root : undefined;
     if (storage !== undefined) yield* treeFiles(storage, root, agent);
   }
