@@ -403,12 +403,6 @@ function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number>
 }
 
 /**
- * Per source name, the row count of each partition, known in the caller's snapshot (a listing made in it):
- * taken instead of counting. A partition missing is counted.
- */
-export type PartitionCounts = ReadonlyMap<string, ReadonlyMap<string, number>>;
-
-/**
  * For each of `reads`, what `readRowsSince(db, partitionSources(sources, key), from, parser, identity)`
  * returns, read together in the caller's snapshot: one database whose sessions changed is read once instead
  * of once per session. A table whose resumed partitions hold a large share of its rows (`WALK_SHARE`, from
@@ -422,12 +416,12 @@ export function readPartitionsSince(
   reads: readonly PartitionRead[],
   parser: string,
   identity: DatabaseIdentity,
-  options: { walkShare?: number; rows?: RowReadOptions; counts?: PartitionCounts } = {},
+  options: { walkShare?: number; rows?: RowReadOptions } = {},
 ): RowReadResult[] {
   const share = options.walkShare ?? WALK_SHARE;
   const states = reads.map((r) => resumable(r.from, parser, identity));
   const walked = new Map<string, Map<string, Row[]>>();
-  const counted = new Map<string, ReadonlyMap<string, number>>(options.counts);
+  const counted = new Map<string, Map<string, number>>();
   for (const s of sources) {
     const marks = new Map<string, SourceMark>();
     let rows = 0;
@@ -442,7 +436,7 @@ export function readPartitionsSince(
     const top = (db.prepare(`SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
     if (rows < top * share) continue;
     walked.set(s.name, walkFresh(db, s, marks));
-    if (!counted.has(s.name)) counted.set(s.name, countsOf(db, s));
+    counted.set(s.name, countsOf(db, s));
   }
   return reads.map((r, i) => {
     const own = partitionSources(sources, r.key);
@@ -473,9 +467,8 @@ export function readPartitionsSettled(
   identity: DatabaseIdentity,
   restartOf: (read: RowReadResult, i: number) => RowRestartReason | undefined,
   rows: RowReadOptions = {},
-  counts?: PartitionCounts,
 ): RowReadResult[] {
-  const first = readPartitionsSince(db, sources, reads, parser, identity, { rows, ...(counts && { counts }) });
+  const first = readPartitionsSince(db, sources, reads, parser, identity, { rows });
   const reasons = first.map((read, i) => (read.restarted ? undefined : restartOf(read, i)));
   const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.key, from: undefined, i }]));
   const redone = readPartitionsSince(db, sources, again, parser, identity);

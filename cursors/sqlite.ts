@@ -241,53 +241,6 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
   return readCopy(path, fn, busy);
 }
 
-/** A snapshot left open past one call (`openSqliteSnapshot`). */
-export interface OpenSnapshot {
-  db: SqliteDatabase;
-  /**
-   * True while the snapshot still stands for the file at its path: for `shared`, the same file (its read
-   * transaction holds its state); for `immutable`, the file as it was when opened (no checkpoint wrote into it).
-   * Asked after the reads whose results are kept, as `withSqliteSnapshot` stats after its read.
-   */
-  current(): boolean;
-  close(): void;
-}
-
-/**
- * A read-only snapshot as `withSqliteSnapshot` takes one (`shared` or `immutable`), left open so that a later
- * read in the same process sees the state an earlier one saw; undefined when the files call for a `copy` or
- * the open fails (the caller reads through `withSqliteSnapshot` then). Its read transaction starts at its first
- * read. The caller closes it, and must not keep it long: a read transaction held open keeps a writer's
- * checkpoint from passing it.
- */
-export function openSqliteSnapshot(path: string, busyTimeoutMs: number = BUSY_TIMEOUT_MS): OpenSnapshot | undefined {
-  const before = statOrUndefined(path);
-  if (before === undefined || !before.isFile()) return undefined;
-  const strategy = chooseStrategy(path, undefined);
-  if (strategy === 'copy') return undefined;
-  let db: SqliteDatabase;
-  try {
-    db = openReadOnly(fileUri(path, strategy === 'shared' ? 'mode=ro&readonly_shm=1' : 'mode=ro&immutable=1'), busyTimeoutMs);
-  } catch {
-    return undefined;
-  }
-  db.exec('BEGIN');
-  let open = true;
-  return {
-    db,
-    current: () => {
-      const now = statOrUndefined(path);
-      return open && (strategy === 'shared' ? now !== undefined && now.ino === before.ino && now.dev === before.dev : sameFile(before, now));
-    },
-    close: () => {
-      if (!open) return;
-      open = false;
-      if (db.inTransaction) db.exec('COMMIT');
-      db.close();
-    },
-  };
-}
-
 /**
  * `withSqliteSnapshot` for a codec: an SQLite error (a missing table: not this agent's database, or a schema
  * it does not know) becomes a PARSE_ERROR naming the agent and the file.

@@ -16,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListingMemo, SessionFile } from '../cursors/protocol/codec.js';
 import { kilo } from '../codecs/kilo/index.js';
 import { discoverOpencode, OPENCODE_FLAVOR } from '../codecs/opencode/paths.js';
-import { fileId, fullListing, nextListing, type ListingState } from '../codecs/opencode/listing.js';
+import { fileId, fullListing, nextListing, sessionsOf, type ListingState } from '../codecs/opencode/listing.js';
 import { withSqliteSnapshot } from '../cursors/sqlite.js';
 import { listingMemoFile, openListingMemo } from '../src/cache/listing-memo.js';
 import { getCachePath } from '../src/cache/paths.js';
@@ -187,11 +187,30 @@ describe('OpenCode listing memo', () => {
     expect(now).not.toEqual(old);
     expect(Object.keys(now.message.open)).toEqual(['msg_ses_main_0005b']);
     expect(next(old)).toEqual(now);
-    // a settled message written again (OpenCode sets an error on a completed reply, which no read sees) is
-    // not looked for: no row is walked, and the listing stays as it was
-    write((d) => d.prepare('UPDATE message SET time_updated = ? WHERE id = ?').run(Date.now() * 20, 'msg_ses_main_0002b'));
-    expect(next(now)).toEqual(now);
-    expect(full().sessions.find((s) => s[0] === 'ses_main')?.[3]).toBeGreaterThan(now.sessions.find((s) => s[0] === 'ses_main')?.[3] as number);
+    // settled messages written again: OpenCode rewrites the user message's summary after every step, and
+    // may set an error on a completed reply, neither of which a read sees. Not looked for (no row is walked),
+    // and the same state gets the same listing, and the same fingerprints, either way
+    write((d) => {
+      d.prepare(`UPDATE message SET data = json_set(data, '$.summary', json('{"diffs":[]}')), time_updated = ? WHERE id = ?`).run(Date.now() * 20, 'msg_ses_main_0005a');
+      d.prepare(`UPDATE message SET data = json_set(data, '$.error', json('{"name":"x"}')), time_updated = ? WHERE id = ?`).run(Date.now() * 20, 'msg_ses_main_0002b');
+    });
+    expect(next(now)).toEqual(full());
+    expect(full()).toEqual(now);
+    expect(sessionsOf(next(now))).toEqual(sessionsOf(full()));
+    // the open reply written again moves its session's time, in both
+    const streamed = Date.now() * 30;
+    write((d) => d.prepare('UPDATE message SET time_updated = ? WHERE id = ?').run(streamed, 'msg_ses_main_0005b'));
+    const moved = next(now);
+    expect(moved).toEqual(full());
+    expect(sessionsOf(moved)).toEqual(sessionsOf(full()));
+    expect(sessionsOf(moved).find((x) => x.id === 'ses_main')?.mtimeMs).toBe(streamed);
+    expect(sessionsOf(now).find((x) => x.id === 'ses_main')?.mtimeMs).toBeLessThan(streamed);
+    // and settling it: its time from then on is its time.completed, whatever its row's update time
+    write((d) => d.prepare(`UPDATE message SET data = json_set(data, '$.time.completed', 77), time_updated = ? WHERE id = ?`).run(streamed + 1, 'msg_ses_main_0005b'));
+    const done = next(moved);
+    expect(done).toEqual(full());
+    expect(done.message.open).toEqual({});
+    expect(sessionsOf(done)).toEqual(sessionsOf(full()));
     // the rows below the watermarks are not read again: a figure of an old listing carries over as it was
     const edited: ListingState = { ...old, sessions: old.sessions.map((s) => (s[0] === 'ses_main' ? [s[0], s[1], s[2], s[3], s[4], s[5] + 100, s[6], s[7]] : s)) };
     expect(next(edited).sessions.find((s) => s[0] === 'ses_main')?.[5]).toBe((now.sessions.find((s) => s[0] === 'ses_main')?.[5] as number) + 100);

@@ -27,6 +27,9 @@ const extension = defineClineFamilyCodec({
 const cli = defineOpencodeCodec({
   agent: CODEC_ID,
   isDatabaseName: isKiloDatabaseName,
+  // Kilo's processor writes a subagent's cost into its parent's reply (`reconcileCost`), possibly after the
+  // parent completed, and nothing in Kilo's source is cited for settled messages: every read walks them
+  settledMessages: false,
   descriptor: kiloCliDescriptor,
   command: 'kilo',
 });

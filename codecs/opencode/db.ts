@@ -18,7 +18,6 @@ import {
   readPartitionsSettled,
   readRowsSince,
   withCodecState,
-  type PartitionCounts,
   type PartitionedSource,
   type PartitionReadTo,
   type Row,
@@ -26,7 +25,6 @@ import {
   type RowSource,
 } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
-import { listingCounts, takeHeld } from './held.js';
 import { fileId, fullListing, sessionsOf } from './listing.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
@@ -106,10 +104,14 @@ function settledMessage(r: Row): boolean {
  * rowid, not by a walk of every row's update time; a deletion by the count, as before. Messages likewise: new
  * ones by rowid, and those not settled when read (`settledMessage`: a reply still streaming) again by id.
  */
+const STEP_PARTS: PartitionedSource = { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' };
 const PARTITIONED_STEPS: readonly PartitionedSource[] = [
   { name: 'message', table: 'message', columns: MESSAGE_SOURCE.columns, tail: 'id', open: { key: 'id', updated: 'time_updated', settled: settledMessage }, partition: 'session_id' },
-  { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' },
+  STEP_PARTS,
 ];
+
+/** `PARTITIONED_STEPS` for a fork whose settled messages are not trusted (`OpencodeFlavor.settledMessages` false): every message updated, by a walk. */
+const PARTITIONED_STEPS_WALKED: readonly PartitionedSource[] = [MESSAGE_SOURCE, STEP_PARTS];
 
 /** The kinds whose events come from parts other than steps: a read for any of them must see parts updated in place. */
 const PART_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
@@ -117,10 +119,10 @@ const PART_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result']
 /** A read for `kinds` needs no part but the step parts (usage's token fallback and step count). */
 const stepsOnly = (kinds: ReadonlySet<EventKind>): boolean => !PART_KINDS.some((k) => kinds.has(k));
 
-const partitionedFor = (steps: boolean): readonly PartitionedSource[] => (steps ? PARTITIONED_STEPS : PARTITIONED);
+const partitionedFor = (steps: boolean, settled: boolean): readonly PartitionedSource[] => (!steps ? PARTITIONED : settled ? PARTITIONED_STEPS : PARTITIONED_STEPS_WALKED);
 
-function sources(sessionId: string | undefined, steps: boolean): RowSource[] {
-  const all = partitionedFor(steps);
+function sources(sessionId: string | undefined, steps: boolean, settled: boolean): RowSource[] {
+  const all = partitionedFor(steps, settled);
   return sessionId === undefined ? all.map(({ partition: _p, ...s }) => s) : partitionSources(all, sessionId);
 }
 
@@ -258,7 +260,7 @@ function fromFor(from: RowCursor | undefined, kinds: string): { from: RowCursor 
   return otherKinds(from, kinds) ? { from: undefined, reason: 'kinds-changed' } : { from };
 }
 
-function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string, steps: boolean): Snapshot {
+function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string, steps: boolean, settledTrust: boolean): Snapshot {
   const identity = identityOf(file);
   const sessions = (sessionId === undefined
     ? db.prepare('SELECT rowid AS _rowid, * FROM session ORDER BY time_created, id').all()
@@ -266,8 +268,8 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   const start = fromFor(from, kinds);
   // a steps-only read of one session keeps its changed rows: its last message may be taken again
   const tail = steps && sessionId !== undefined ? { mark: messageMark(start.from), sessionId } : undefined;
-  const cold = () => readRowsSince(db, sources(sessionId, steps), undefined, parser, identity);
-  let read = readRowsSince(db, sources(sessionId, steps), start.from, parser, identity, { keepChanged: tail !== undefined });
+  const cold = () => readRowsSince(db, sources(sessionId, steps, settledTrust), undefined, parser, identity);
+  let read = readRowsSince(db, sources(sessionId, steps, settledTrust), start.from, parser, identity, { keepChanged: tail !== undefined });
   if (start.reason !== undefined) read = { ...read, reason: start.reason };
   const verdict = judge(read, kinds, tail);
   if (verdict.reason !== undefined) read = { ...cold(), reason: verdict.reason };
@@ -279,7 +281,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
  * `takeSnapshot` for several sessions of one database in one snapshot: the rows of every session from one
  * `readPartitionsSettled`.
  */
-function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[], counts?: PartitionCounts): Snapshot[] {
+function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[], settledTrust: boolean): Snapshot[] {
   const identity = identityOf(file);
   const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
   const rows: RowReadResult[] = [];
@@ -293,19 +295,18 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
     const verdicts: Verdict[] = [];
     const got = readPartitionsSettled(
       db,
-      partitionedFor(steps),
+      partitionedFor(steps, settledTrust),
       group.map((g, k) => ({ key: g.r.key, from: starts[k]?.from })),
       parser,
       identity,
       (read, k) => (verdicts[k] = judge(read, kinds[(group[k] as { i: number }).i] as string, tailOfRead(k))).reason,
       { keepChanged: steps },
-      counts,
     );
     const settled = got.map((read, k) => {
       const reason = starts[k]?.reason;
       const t = tailOfRead(k);
       const r = reason === undefined ? read : { ...read, reason };
-      return t === undefined ? { read: r } : settleTail(db, r, verdicts[k]?.tail, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true), undefined, parser, identity));
+      return t === undefined ? { read: r } : settleTail(db, r, verdicts[k]?.tail, t.sessionId, () => readRowsSince(db, sources(t.sessionId, true, settledTrust), undefined, parser, identity));
     });
     const done = withLateParts(db, settled.map((x, k) => ({ read: x.read, sessionId: group[k]?.r.key })));
     group.forEach((g, k) => {
@@ -412,10 +413,9 @@ const kindsKey = (out: EmitTarget): string => [...out.kinds].sort().join(',');
  * The events of one session of the database (or of every session, `sessionId` undefined) since `from`,
  * emitted to `out`; returns how the read started and the cursor after it.
  */
-export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget): DbReadResult {
+export function readDatabase(file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, out: EmitTarget, settled = true): DbReadResult {
   const kinds = kindsKey(out);
-  const take = (db: SqliteDatabase) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds));
-  const snap = inHeld(file, take) ?? withAgentSnapshot(out.agent ?? CODEC_ID, file, take);
+  const snap = withAgentSnapshot(out.agent ?? CODEC_ID, file, (db) => takeSnapshot(db, file, sessionId, from, parser, kinds, stepsOnly(out.kinds), settled));
   return emitSnapshot(snap, file, sessionId, out, kinds);
 }
 
@@ -425,32 +425,13 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
  * `readDatabase(file, sessionId, from, parser, out)` would give in the same snapshot. Throws when the database
  * itself cannot be read.
  */
-export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID): (DbReadResult | Error)[] {
+export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID, settled = true): (DbReadResult | Error)[] {
   const kinds = reads.map((r) => kindsKey(r.out));
-  const snaps = inHeld(file, (db, counts) => takeBatch(db, file, reads, parser, kinds, counts)) ?? withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds));
+  const snaps = withAgentSnapshot(agent, file, (db) => takeBatch(db, file, reads, parser, kinds, settled));
   return eachOrError(snaps, (snap, i) => {
     const r = reads[i] as SessionRead;
     return emitSnapshot(snap, file, r.key, r.out, kinds[i] as string);
   });
-}
-
-/**
- * `read` in the snapshot discovery's listing of the database was made in, kept open for it in this process
- * (held.ts), with each session's row counts from that listing (a batch takes them instead of counting); undefined
- * when there is none, or it no longer stands for the file (then the read takes a snapshot of its own).
- */
-function inHeld<T>(file: string, read: (db: SqliteDatabase, counts: PartitionCounts) => T): T | undefined {
-  const h = takeHeld(file);
-  if (h === undefined) return undefined;
-  try {
-    if (!h.snap.current()) return undefined;
-    const got = read(h.snap.db, listingCounts(h.listing));
-    return h.snap.current() ? got : undefined;
-  } catch {
-    return undefined; // read again in a snapshot of its own, which says what is wrong
-  } finally {
-    h.snap.close();
-  }
 }
 
 /** One session of a database as discovery sees it: a fingerprint of its rows stands for a file's stat. */
@@ -475,7 +456,7 @@ export interface DbSession {
  * the message bytes are not summed. A part OpenCode updates in place without touching its message or adding
  * a row (pruning an old tool output) is seen when the session is next read for another change.
  */
-export function listDatabaseSessions(file: string): DbSession[] {
+export function listDatabaseSessions(file: string, settled = true): DbSession[] {
   const id = fileId(file);
-  return sessionsOf(withSqliteSnapshot(file, (db) => fullListing(db, id)));
+  return sessionsOf(withSqliteSnapshot(file, (db) => fullListing(db, id, settled)));
 }

@@ -46,7 +46,7 @@ function readerFor(flavor: OpencodeFlavor, parser: string): (file: string, optio
       const { db, key } = splitRecordPath(file);
       if (key !== undefined || isSqliteFile(db)) {
         const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
-        const r = readDatabase(db, key, from, parser, out);
+        const r = readDatabase(db, key, from, parser, out, flavor.settledMessages);
         return { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped };
       }
       const storage = storageOf(file);
@@ -63,6 +63,7 @@ function batchReaderFor(flavor: OpencodeFlavor, parser: string): (reads: readonl
         records.map((r) => ({ key: r.key, from: r.from, out: { kinds: r.options.kinds, emit: r.emit, agent: flavor.agent } })),
         parser,
         flavor.agent,
+        flavor.settledMessages,
       ).map((r) => (r instanceof Error ? r : { start: r.start, cursor: r.cursor, records: r.rowsRead, bytes: r.bytesRead, skipped: r.skipped })),
     );
 }
@@ -78,7 +79,7 @@ function detectorFor(flavor: OpencodeFlavor): (file: string, head: Buffer) => De
 
 /** A codec for an agent that keeps OpenCode's database, storage tree and exports under its own roots. */
 export function defineOpencodeCodec(spec: OpencodeCodecSpec): Codec {
-  const flavor: OpencodeFlavor = { agent: spec.agent, isDatabaseName: spec.isDatabaseName };
+  const flavor: OpencodeFlavor = { agent: spec.agent, isDatabaseName: spec.isDatabaseName, settledMessages: spec.settledMessages };
   const parser = getParserString(spec.descriptor);
   const read = readerFor(flavor, parser);
   const discover = (roots: readonly string[], options?: DiscoverOptions) => discoverOpencode(roots, flavor, options);

@@ -17,11 +17,24 @@
  * `time_updated` other than its last one (OpenCode stamps `Date.now()`), and a settled message is never
  * rewritten in a way any read sees (README.md, "Messages that have settled"). A database vacuumed keeps
  * its rows and counts; one replaced (another inode) is listed in full.
+ *
+ * A session's update time must be the same whether listed in full or brought up to date, or one state of
+ * the database would get two fingerprints. OpenCode rewrites a settled message (the user message's summary,
+ * after every step), which the update does not look for; so a settled message counts with a time it never
+ * changes (`SETTLED_TIME`: a user message its `time_created`, a reply its `time.completed`) and an open one
+ * with its `time_updated` now (the listing's `open`), not the latest of them all.
+ *
+ * A fork that does not trust settled messages (`settled` false: Kilo CLI) keeps the walk: messages added or
+ * updated (`time_updated` later than any before) by one pass over the table, and `time_updated` as each
+ * message's time.
  */
 import { statSync } from 'node:fs';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 
-/** One session's figures: id, parent, session time_updated, message latest update, highest rowid, count, part highest rowid, count. */
+/**
+ * One session's figures: id, parent, session time_updated, its messages' latest time (of the settled ones, with
+ * `settled`: the open ones' are in the listing's `open`), highest rowid, count, part highest rowid, count.
+ */
 export type SessionFigures = [id: string, parent: string | null, su: number, mu: number, mr: number, mn: number, pr: number, pn: number];
 
 interface TableMarks {
@@ -70,19 +83,28 @@ function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
  */
 const SETTLED = `(CASE WHEN json_valid(data) AND json_type(data) = 'object' THEN coalesce(json_extract(data, '$.role') = 'user' OR (json_extract(data, '$.role') = 'assistant' AND json_type(data, '$.time.completed') IN ('integer', 'real')), 0) ELSE 0 END)`;
 
+/** SQL: the time a settled message counts with, one that no later write changes; NULL for a message not settled. */
+const SETTLED_TIME = `(CASE WHEN ${SETTLED} THEN (CASE WHEN json_extract(data, '$.role') = 'user' THEN time_created ELSE json_extract(data, '$.time.completed') END) END)`;
+
+/** SQL: a message's time in its session's, as the listing counts it (see the header). */
+const timeOf = (settled: boolean): string => (settled ? SETTLED_TIME : 'time_updated');
+
 function openOf(rows: readonly [string, unknown, unknown][]): Record<string, OpenMessage> {
   const open: Record<string, OpenMessage> = {};
   for (const [id, session, updated] of rows) open[id] = [String(session), num(updated)];
   return open;
 }
 
-/** The listing, from every row (see db.ts `listDatabaseSessions` for why these passes); `file`: `fileId` of the database. */
-export function fullListing(db: SqliteDatabase, file: string): ListingState {
+/**
+ * The listing, from every row (see db.ts `listDatabaseSessions` for why these passes); `file`: `fileId` of the
+ * database; `settled`: trust that settled messages are never rewritten (see the header).
+ */
+export function fullListing(db: SqliteDatabase, file: string, settled = true): ListingState {
   const rows = db
     .prepare(
       `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.r AS mr, m.n AS mn, p.r AS pr, p.n AS pn
        FROM session s
-       LEFT JOIN (SELECT session_id, max(time_updated) AS u, max(rowid) AS r, count(*) AS n FROM message NOT INDEXED GROUP BY session_id) m ON m.session_id = s.id
+       LEFT JOIN (SELECT session_id, max(${timeOf(settled)}) AS u, max(rowid) AS r, count(*) AS n FROM message NOT INDEXED GROUP BY session_id) m ON m.session_id = s.id
        LEFT JOIN (SELECT session_id, max(rowid) AS r, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
        ORDER BY s.time_created, s.id`,
     )
@@ -90,7 +112,7 @@ export function fullListing(db: SqliteDatabase, file: string): ListingState {
     .all() as [string, string | null, unknown, unknown, unknown, unknown, unknown, unknown][];
   const sessions = rows.map(([id, parent, ...n]) => [id, parent ?? null, ...n.map(num)] as SessionFigures);
   const u = sessions.reduce((a, s) => Math.max(a, s[3]), 0);
-  const open = openOf(db.prepare(`SELECT id, session_id, time_updated FROM message NOT INDEXED WHERE NOT ${SETTLED}`).raw().all() as [string, unknown, unknown][]);
+  const open = settled ? openOf(db.prepare(`SELECT id, session_id, time_updated FROM message NOT INDEXED WHERE NOT ${SETTLED}`).raw().all() as [string, unknown, unknown][]) : {};
   return { file, message: { ...marksOf(db, 'message'), u, open }, part: marksOf(db, 'part'), sessions };
 }
 
@@ -103,17 +125,17 @@ function onlyAdded(db: SqliteDatabase, table: 'message' | 'part', old: TableMark
 }
 
 /** The listing of the database now, from `old` when the same file lost no row since (see the header). */
-export function nextListing(db: SqliteDatabase, file: string, old: ListingState): ListingState {
-  if (file !== old.file || file === '-') return fullListing(db, file);
+export function nextListing(db: SqliteDatabase, file: string, old: ListingState, settled = true): ListingState {
+  if (file !== old.file || file === '-') return fullListing(db, file, settled);
   const messageMarks = onlyAdded(db, 'message', old.message);
   const partMarks = messageMarks === undefined ? undefined : onlyAdded(db, 'part', old.part);
-  if (messageMarks === undefined || partMarks === undefined) return fullListing(db, file);
-  const { msgs, open } = messagesSince(db, old.message);
+  if (messageMarks === undefined || partMarks === undefined) return fullListing(db, file, settled);
+  const { msgs, open } = settled ? messagesSince(db, old.message) : messagesWalked(db, old.message);
   const parts = new Map(
     (db.prepare('SELECT session_id, max(rowid), count(*) FROM part NOT INDEXED WHERE rowid > ? GROUP BY session_id').raw().all(old.part.r) as [string, unknown, unknown][]).map(([s, ...n]) => [s, n.map(num)]),
   );
   const before = new Map(old.sessions.map((s) => [s[0], s]));
-  const ownMessages = db.prepare('SELECT max(time_updated), max(rowid), count(*) FROM message WHERE session_id = ?').raw();
+  const ownMessages = db.prepare(`SELECT max(${timeOf(settled)}), max(rowid), count(*) FROM message WHERE session_id = ?`).raw();
   const ownParts = db.prepare('SELECT max(rowid), count(*) FROM part WHERE session_id = ?').raw();
   const rows = db.prepare('SELECT id, parent_id, time_updated FROM session ORDER BY time_created, id').raw().all() as [string, string | null, unknown][];
   const sessions = rows.map(([id, parent, su]): SessionFigures => {
@@ -133,38 +155,52 @@ export function nextListing(db: SqliteDatabase, file: string, old: ListingState)
 }
 
 /**
- * Per session, the messages added (rowid above the old watermark) or updated since `old`: [latest update, highest
- * rowid, rows added]; and the messages not settled now. A settled message is never rewritten in a way a read
- * sees (db.ts `settledMessage`; README.md, "Messages that have settled"), so an update is looked for only among
- * the messages open when last listed, by id, and no row is walked.
+ * Per session, the messages added (rowid above the old watermark) or settled since `old`: [latest settled time,
+ * highest rowid, rows added]; and the messages not settled now, with their update times. A settled message is
+ * never rewritten in a way a read sees (db.ts `settledMessage`; README.md, "Messages that have settled"), so an
+ * update is looked for only among the messages open when last listed, by id, and no row is walked.
  */
 function messagesSince(db: SqliteDatabase, old: ListingState['message']): { msgs: Map<string, number[]>; open: Record<string, OpenMessage> } {
-  const added = db.prepare(`SELECT rowid, id, session_id, time_updated, ${SETTLED} FROM message WHERE rowid > ?`).raw().all(old.r) as [number, string, string, unknown, number][];
+  const columns = `rowid, id, session_id, time_updated, ${SETTLED}, ${SETTLED_TIME}`;
+  const added = db.prepare(`SELECT ${columns} FROM message WHERE rowid > ?`).raw().all(old.r) as [number, string, string, unknown, number, unknown][];
   const ids = Object.keys(old.open);
-  const again = ids.length === 0 ? [] : (db.prepare(`SELECT rowid, id, session_id, time_updated, ${SETTLED} FROM message WHERE id IN (SELECT value FROM json_each(?)) AND rowid <= ?`).raw().all(JSON.stringify(ids), old.r) as [number, string, string, unknown, number][]);
+  const again = ids.length === 0 ? [] : (db.prepare(`SELECT ${columns} FROM message WHERE id IN (SELECT value FROM json_each(?)) AND rowid <= ?`).raw().all(JSON.stringify(ids), old.r) as [number, string, string, unknown, number, unknown][]);
   const open = { ...old.open };
   const msgs = new Map<string, number[]>();
-  const take = (rowid: number, session: string, updated: number, isNew: boolean) => {
+  const take = (rowid: number, session: string, time: number, isNew: boolean) => {
     const [mu, mr, n] = msgs.get(session) ?? [0, 0, 0];
-    msgs.set(session, [Math.max(mu as number, updated), isNew ? Math.max(mr as number, rowid) : (mr as number), (n as number) + (isNew ? 1 : 0)]);
+    msgs.set(session, [Math.max(mu as number, time), isNew ? Math.max(mr as number, rowid) : (mr as number), (n as number) + (isNew ? 1 : 0)]);
   };
-  for (const [rowid, id, session, updated, settled] of again) {
+  for (const [rowid, id, session, updated, settled, time] of again) {
     if (num(updated) === open[id]?.[1]) continue;
-    take(rowid, session, num(updated), false);
-    if (settled === 1) delete open[id];
-    else open[id] = [session, num(updated)];
+    if (settled === 1) {
+      take(rowid, session, num(time), false);
+      delete open[id];
+    } else open[id] = [session, num(updated)];
   }
-  for (const [rowid, id, session, updated, settled] of added) {
-    take(rowid, session, num(updated), true);
+  for (const [rowid, id, session, updated, settled, time] of added) {
+    take(rowid, session, settled === 1 ? num(time) : 0, true);
     if (settled !== 1) open[id] = [session, num(updated)];
   }
   return { msgs, open };
 }
 
+/** `messagesSince` without trust in settled messages: one walk for the rows added or updated since `old` (none open). */
+function messagesWalked(db: SqliteDatabase, old: ListingState['message']): { msgs: Map<string, number[]>; open: Record<string, OpenMessage> } {
+  const rows = db
+    .prepare('SELECT session_id, max(time_updated), max(rowid), sum(rowid > ?) FROM message NOT INDEXED WHERE rowid > ? OR time_updated > ? GROUP BY session_id')
+    .raw()
+    .all(old.r, old.r, old.u) as [string, unknown, unknown, unknown][];
+  return { msgs: new Map(rows.map(([s, ...n]) => [s, n.map(num)])), open: {} };
+}
+
 /** The sessions of a listing with their fingerprints (db.ts `DbSession`). */
 export function sessionsOf(state: ListingState): { id: string; parentId: string | undefined; size: number; mtimeMs: number }[] {
+  // the open messages' update times, by session (none without trust in settled messages)
+  const open = new Map<string, number>();
+  for (const [session, updated] of Object.values(state.message.open)) open.set(session, Math.max(open.get(session) ?? 0, updated));
   // the counts move with a row deleted, the highest rowids with every row added
-  return state.sessions.map(([id, parent, su, mu, mr, mn, pr, pn]) => ({ id, parentId: parent ?? undefined, size: mn + mr + pn + pr, mtimeMs: Math.max(su, mu) }));
+  return state.sessions.map(([id, parent, su, mu, mr, mn, pr, pn]) => ({ id, parentId: parent ?? undefined, size: mn + mr + pn + pr, mtimeMs: Math.max(su, mu, open.get(id) ?? 0) }));
 }
 
 const isFigures = (s: unknown): s is SessionFigures =>

@@ -12,9 +12,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { memoizedListing } from '../../cursors/listing-memo.js';
-import { openSqliteSnapshot, recordPath, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
-import { holdListing } from './held.js';
-import { fileId, fullListing, isListingState, nextListing, sessionsOf, type ListingState } from './listing.js';
+import { recordPath, withSqliteSnapshot } from '../../cursors/sqlite.js';
+import { fileId, fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
 import { CODEC_ID, PARSER_VERSION } from './descriptor.js';
 import { followEntry } from '../../cursors/list-dir.js';
 
@@ -30,9 +29,15 @@ export function isDatabaseName(name: string): boolean {
 export interface OpencodeFlavor {
   agent: string;
   isDatabaseName: (name: string) => boolean;
+  /**
+   * The agent never rewrites a settled message in a way a read for `session` and `usage` sees (README.md,
+   * "Messages that have settled", cited from OpenCode's source), so such reads and discovery's listing take
+   * messages by rowid and read again only the open ones; false: they walk every message for one updated.
+   */
+  settledMessages: boolean;
 }
 
-export const OPENCODE_FLAVOR: OpencodeFlavor = { agent: CODEC_ID, isDatabaseName };
+export const OPENCODE_FLAVOR: OpencodeFlavor = { agent: CODEC_ID, isDatabaseName, settledMessages: true };
 
 /** What is at `p`; undefined for nothing, something else, or what cannot be stat'ed (a locked folder). */
 const kindOf = (p: string): 'file' | 'dir' | undefined => {
@@ -51,38 +56,19 @@ function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
 }
 
 /** Goes up whenever the listing (listing.ts) of an unchanged database would differ, or its shape does. */
-const LISTING_VERSION = 3;
-
-/** `list` in a snapshot left open and kept for the batch read (held.ts); undefined when it could not be. */
-function listHeld(db: string, list: (d: SqliteDatabase) => ListingState): ListingState | undefined {
-  const snap = openSqliteSnapshot(db);
-  if (snap === undefined) return undefined;
-  try {
-    const state = list(snap.db);
-    if (snap.current()) {
-      holdListing(db, snap, state);
-      return state;
-    }
-  } catch {
-    // read again through withSqliteSnapshot, which says what is wrong
-  }
-  snap.close();
-  return undefined;
-}
+const LISTING_VERSION = 4;
 
 /**
  * The sessions of one database, as record paths; a database that cannot be read gives none. Their listing is
  * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged and
  * brought up to date from there when they changed (listing.ts `nextListing`).
  */
-export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions): Generator<SessionFile> {
+export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions, settled = true): Generator<SessionFile> {
   let sessions;
   try {
     const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) => {
       const file = fileId(db);
-      const list = (d: SqliteDatabase) => (previous === undefined ? fullListing(d, file) : nextListing(d, file, previous));
-      // with an event cache, the snapshot stays open for its batch read of the sessions that changed (held.ts)
-      return (options?.listingMemo !== undefined && listHeld(db, list)) || withSqliteSnapshot(db, list);
+      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file, settled) : nextListing(d, file, previous, settled)));
     });
     sessions = sessionsOf(state);
   } catch {
@@ -108,16 +94,16 @@ function* treeFiles(storage: string, root: string, agent: string): Generator<Ses
 
 /** Every session under the roots: databases first (by name), then the storage tree. */
 export function* discoverOpencode(roots: readonly string[], flavor: OpencodeFlavor = OPENCODE_FLAVOR, options?: DiscoverOptions): Generator<SessionFile> {
-  const { agent } = flavor;
+  const { agent, settledMessages } = flavor;
   for (const root of roots) {
     const kind = kindOf(root);
     if (kind === 'file') {
       if (root.endsWith('.json')) yield { agent, path: root, root };
-      else yield* databaseFiles(root, root, agent, options);
+      else yield* databaseFiles(root, root, agent, options, settledMessages);
       continue;
     }
     if (kind !== 'dir') continue;
-    for (const e of names(root)) if (e.file && flavor.isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root, agent, options);
+    for (const e of names(root)) if (e.file && flavor.isDatabaseName(e.name)) yield* databaseFiles(join(root, e.name), root, agent, options, settledMessages);
     const storage = kindOf(join(root, 'storage', 'session')) === 'dir' ? join(root, 'storage') : kindOf(join(root, 'session')) === 'dir' ? root : undefined;
     if (storage !== undefined) yield* treeFiles(storage, root, agent);
   }
