@@ -5,15 +5,20 @@
  * thing taken on trust, as the event cache takes a session file's size and mtime.
  *
  * Timestamps have a granularity (the kernel's clock tick; seconds on some file systems): a write within the
- * same tick as the listing could leave the stamps as they were. So a listing is only stored when every mtime
- * in its stamps is older than RACY_MS before the listing began (git's "racily clean" rule): a later write then
- * has a later mtime. A file written in the last two seconds is listed afresh each time.
+ * same tick as the listing could leave the stamps as they were. So a listing is only taken back as it is when
+ * every mtime in its stamps was older than RACY_MS before the listing began (git's "racily clean" rule): a
+ * later write then has a later mtime. A listing of files written in the last two seconds (a database an agent
+ * is writing) is stored under a stamp no file has (`RACY_STAMP`): never taken as it is, only handed to the
+ * next listing as the earlier state to bring up to date, which checks the files' contents itself.
  */
 import { statSync } from 'node:fs';
 import type { ListingMemo } from './protocol/codec.js';
 
 /** How old every mtime of the files must be for a listing of them to be stored (see the header). */
 export const RACY_MS = 2_000;
+
+/** The stamp of a listing of files written within RACY_MS: equal to no file's stamps (theirs hold `:` or `-`). */
+const RACY_STAMP = 'racy';
 
 /** A file's stamp (see the header) and its mtime in ms; `-` and -Infinity when there is no file. */
 export function fileStamp(path: string): { id: string; mtimeMs: number } {
@@ -30,7 +35,7 @@ interface Entry {
 /**
  * The listing of `files` (the first is the one listed; the others are what its contents also depend on, a
  * `-wal`): from `memo` when what it stored under `key` has the same stamps and `version` and `valid` holds for
- * it; else `list(previous)`, stored when old enough (see the header). `previous` is the listing stored of an
+ * it; else `list(previous)`, stored (to be taken back as it is only when old enough: see the header). `previous` is the listing stored of an
  * earlier state of the files under the same version, for a codec that can bring it up to date cheaper than it
  * lists afresh; undefined when there is none. Without a memo, `list(undefined)`.
  */
@@ -50,6 +55,6 @@ export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, v
   if (stored !== undefined && got?.stamp === stamp) return stored;
   const started = Date.now();
   const value = list(stored);
-  if (newest <= started - RACY_MS) memo.set(key, { stamp, value } satisfies Entry);
+  memo.set(key, { stamp: newest <= started - RACY_MS ? stamp : `${version}|${RACY_STAMP}`, value } satisfies Entry);
   return value;
 }

@@ -2,7 +2,7 @@
  * OpenCode's database listing kept between runs (cursors/listing-memo.ts, src/cache/listing-memo.ts): while
  * the database and its `-wal` are unchanged a listing is taken from the memo and equals a fresh one; every
  * kind of change (rows added, updated, deleted; a new session; a vacuum; a database replaced; a `-wal`
- * appearing) lists afresh; a database written in the last two seconds is never stored; through the CLI the
+ * appearing) lists afresh; a database written in the last two seconds is stored only to be brought up to date; through the CLI the
  * memo sits in the cache folder, a `--no-cache` run neither reads nor writes it, the answers equal
  * `--no-cache`'s, and the agent's folder is untouched. Real WAL databases (test/helpers/opencode-db.ts).
  */
@@ -248,14 +248,26 @@ describe('OpenCode listing memo', () => {
     expect(await list(true, on)).toEqual(['ses_child', 'ses_main']);
   });
 
-  it('stores no listing of a database written in the last two seconds', () => {
+  it('keeps a listing of a database written in the last two seconds only to bring it up to date', () => {
     buildOpencodeDb(db, 2);
     const memo = new CountingMemo();
     expect(listed(memo)).toEqual(listed());
-    expect(memo.sets).toBe(0);
+    expect(memo.sets).toBe(1);
+    const racy = memo.map.get(`opencode-db:${db}`) as { stamp: string };
+    expect(racy.stamp).toMatch(/\|racy$/);
+    // never taken as it is: listed again (and stored again), brought up to date through the rows written since
+    expect(listed(memo)).toEqual(listed());
+    expect(memo.sets).toBe(2);
+    write((d) => insertExchange(d, 'ses_main', 3));
+    expect(listed(memo)).toEqual(listed());
+    write((d) => d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_main_0001a'));
+    expect(listed(memo)).toEqual(listed());
     age();
     expect(listed(memo)).toEqual(listed());
-    expect(memo.sets).toBe(1);
+    const sets = memo.sets;
+    expect((memo.map.get(`opencode-db:${db}`) as { stamp: string }).stamp).not.toMatch(/\|racy$/);
+    expect(listed(memo)).toEqual(listed());
+    expect(memo.sets).toBe(sets); // old enough: taken back as it is
   });
 
   it('keeps listings in one sealed file, written whole; a damaged one holds nothing', () => {
