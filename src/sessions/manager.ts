@@ -18,7 +18,7 @@ import { invalidOption } from '../../cursors/protocol/errors.js';
 import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';
-import { checkExportFormat, exportPieces, wholeSource } from './export.js';
+import { checkExportFormat, renderExport, renderJsonl } from './export.js';
 import { getSession, getSessionWithUsage, streamSession, type SessionStream, type StreamOptions } from './get.js';
 import { resolveNativeId, resolveUnifiedId } from './ids.js';
 import { listSessions } from './list.js';
@@ -62,7 +62,7 @@ export interface SessionManager {
   stream(agent: AgentName, sessionId: string, options?: StreamOptions): Promise<SessionStream>;
   /**
    * The session as `json`, `jsonl` (readable back by the sessionfold-jsonl codec) or `markdown`, as one
-   * string: `exportPieces`' pieces joined, from one read of the file.
+   * string: the same layout `exportPieces` streams (renderExport, renderJsonl), from one read of the file.
    */
   export(agent: AgentName, sessionId: string, format: ExportFormat): Promise<string>;
   /**
@@ -121,9 +121,7 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
       const f = checkExportFormat(format);
       // one read: the JSONL lines' own usage keys are the fold's usage events
       const { session, usageEvents } = await getSessionWithUsage(ctx, agent, id, f === 'jsonl');
-      const parts: string[] = [];
-      for await (const piece of exportPieces(wholeSource(session, usageEvents), f)) parts.push(piece);
-      return parts.join('');
+      return f === 'jsonl' ? renderJsonl(session, usageEvents ?? []) : renderExport(session, f);
     },
     async diff(...args: [SessionRef, SessionRef] | [AgentName, string, AgentName, string]) {
       const [a, b] = diffRefs(args);
