@@ -8,8 +8,8 @@ export const EVENT_CHUNKS: unique symbol = Symbol.for('sessionfold.eventChunks')
  * A read's events that can also be taken by chunk: `[EVENT_CHUNKS]()` starts the same read and yields its
  * events as arrays (each the consumer's to keep, never empty), in the same order, with the same `resume`
  * callbacks at the same points; the events themselves are then never iterated one by one. `read()` of a JSONL
- * codec (cursors/read-jsonl.ts) returns one: a per-event `for await` costs a promise and a turn per event,
- * about 2% of a cold report (bench/RESULTS.md). A codec that transforms another read's events returns its own
+ * codec (cursors/read-jsonl.ts) returns one: a per-event `for await` costs a promise and a turn per event
+ * (50,000 events in a script: 70-95 ms against 27-60 ms in arrays; bench/RESULTS.md, "Per-event async"). A codec that transforms another read's events returns its own
  * iterable, without the method, and is taken event by event.
  */
 export interface EventChunks extends AsyncIterable<SessionfoldEvent> {
