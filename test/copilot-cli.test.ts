@@ -13,10 +13,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import type { CostSummary } from '../src/cost/types.js';
-import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { makeHistory, sink } from './cost-history.js';
 import { copilot } from '../codecs/copilot/index.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
+import { codecSplitTotals } from './helpers/usage-totals.js';
 import { writeCopilotSession } from '../fixtures/generate/copilot.js';
 import { appendFileSync } from 'node:fs';
 import { newScanStats, scanUsage, type UsageRecord } from '../src/scan/index.js';
@@ -57,20 +58,14 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 
 /** Token totals of every golden file, as a cost record counts them. */
 function goldenTotals(): { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; requestCount: number } {
-  const t = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, requestCount: 0 };
-  for (const f of readdirSync(EXPECTED_DIR)) {
-    for (const l of readFileSync(join(EXPECTED_DIR, f), 'utf8').split('\n').filter(Boolean)) {
-      const e = JSON.parse(l) as SessionfoldEvent;
-      if (e.type !== 'usage') continue;
-      const u = e as UsageEvent;
-      t.inputTokens += u.inputTokens;
-      t.outputTokens += u.outputTokens;
-      t.cacheReadTokens += u.cacheReadTokens;
-      t.cacheWriteTokens += u.cacheWriteTokens;
-      t.requestCount++;
-    }
-  }
-  return t;
+  const events = readdirSync(EXPECTED_DIR).flatMap((f) =>
+    readFileSync(join(EXPECTED_DIR, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as SessionfoldEvent),
+  );
+  const t = codecSplitTotals(events);
+  return { inputTokens: t.input, outputTokens: t.output, cacheReadTokens: t.cacheRead, cacheWriteTokens: t.cacheWrite, requestCount: t.calls };
 }
 
 interface Row {
