@@ -41,6 +41,9 @@ export const reqTokens = (r: Req): number => r.inp + r.out + r.cr + r.cw;
 /** Sum of `f` over responses. */
 export const sumOf = (rs: readonly Req[], f: (r: Req) => number): number => rs.reduce((a, r) => a + f(r), 0);
 
+/** A response's prompt: its input, cache read and cache write tokens (what a status line's context counts). */
+export const promptOf = (r: Req): number => r.inp + r.cr + r.cw;
+
 /** A report record's request count, tokens and USD equal the plain sums over the responses `rs`. */
 export function expectReqSums(row: CostRecord | undefined, rs: readonly Req[]): void {
   expect(row).toMatchObject({

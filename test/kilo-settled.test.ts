@@ -5,10 +5,9 @@
  * completed reply rewritten with another cost, where OpenCode's codec (which trusts settled messages) reads
  * no row for the same write. The databases are the test's own (test/helpers/opencode-db.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kilo } from '../codecs/kilo/index.js';
 import { fileId, fullListing, nextListing, sessionsOf } from '../codecs/opencode/listing.js';
 import { opencode } from '../codecs/opencode/index.js';
@@ -16,16 +15,14 @@ import { newReadInfo, type Codec, type ReadCursor } from '../cursors/protocol/co
 import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
 import { buildOpencodeDb, writeDb } from './helpers/opencode-db.js';
+import { tempDirPerTest } from './helpers/sqlite-db.js';
 
 const USAGE: EventKind[] = ['session', 'usage'];
 const PARENT_REPLY = 'msg_ses_main_0002b';
 
 let dir: string;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-kilo-settled-'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+tempDirPerTest('sf-kilo-settled-', (d) => (dir = d));
 
 interface Read {
   events: SessionfoldEvent[];

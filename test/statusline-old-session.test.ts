@@ -22,7 +22,7 @@ import { statusLine, type StatusLineData } from '../src/cost/statusline.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { newScanStats, scanUsage, type KeepFiles } from '../src/scan/index.js';
 import { isServed } from '../src/serve/protocol.js';
-import { sumOf, writeClaudeSession, type Req } from './claude-lines.js';
+import { promptOf, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { cliWithStdin } from './helpers/cli-stdin.js';
 import { serveDuringBlock } from './helpers/serve-process.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
@@ -51,8 +51,6 @@ const SKEW: Req[] = [
   { id: 'sk1', ms: TODAY + 9 * 60 * MIN, inp: 31, out: 11, cr: 600, cw: 0, usd: 4 },
 ];
 
-/** Input + cache reads + cache writes: the prompt a response's context holds. */
-const prompt = (r: Req): number => r.inp + r.cr + r.cw;
 
 let home: Home;
 const fileOf = (sid: string): string => join(home.claude, 'projects', '-w', `${sid}.jsonl`);
@@ -103,7 +101,7 @@ async function expectStatus(d: StatusLineData, sid: string, reqs: readonly Req[]
   expect(d.session, label).toEqual({ costUsd: sumOf(reqs, (r) => r.usd), requests: reqs.length, unpricedCount: 0 });
   expect(d.session?.requests, label).toBe(show.requests);
   expect(d.session?.costUsd, label).toBeCloseTo(show.costUsd, 9);
-  expect(d.context?.usedTokens, label).toBe(prompt(reqs[reqs.length - 1] as Req));
+  expect(d.context?.usedTokens, label).toBe(promptOf(reqs[reqs.length - 1] as Req));
   expect(d.context?.usedTokens, label).toBe(show.lastPrompt);
   // Today and the window hold FRESH alone: neither OLD's responses nor SKEW's line stamped today.
   expect(d.today, label).toEqual({ date: '2026-03-10', costUsd: sumOf(FRESH, (r) => r.usd), requests: FRESH.length, unpricedCount: 0 });
@@ -122,7 +120,7 @@ describe.skipIf(!HAS_CLAUDE)('the status line of a session last written before i
       expect(json.stderr, label).toBe('');
       const d = JSON.parse(json.stdout) as StatusLineData;
       await expectStatus(d, OLD_SID, OLD, label);
-      const used = prompt(OLD[1] as Req);
+      const used = promptOf(OLD[1] as Req);
       expect(d.context, label).toMatchObject({ usedTokens: used, windowSource: 'genai-prices' });
       const window = d.context?.windowTokens as number;
       const line = (await cli(['statusline', '--now', NOW, '--tz', 'UTC', ...args], stdinFor(OLD_SID))).stdout;

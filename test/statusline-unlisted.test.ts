@@ -11,14 +11,15 @@
  * today, through the built CLI fed Claude Code's JSON (cached cold and warm, and `--no-cache`), `--file`,
  * the library, and `serve`; the scan option under it on its own. The folders outside are never written.
  */
-import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusLine, type StatusLineData } from '../src/cost/statusline.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { newScanStats, scanUsage, type KeepFiles } from '../src/scan/index.js';
-import { sumOf, writeClaudeSession, type Req } from './claude-lines.js';
+import { promptOf, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { cliWithStdin } from './helpers/cli-stdin.js';
+import { treeListing } from './helpers/files.js';
 import { serveDuringBlock } from './helpers/serve-process.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
@@ -40,8 +41,6 @@ const OUT: Req[] = [
 ];
 const PI_SID = 'pi-outside-1';
 
-/** Input + cache reads + cache writes: the prompt a response's context holds. */
-const prompt = (r: Req): number => r.inp + r.cr + r.cw;
 
 let home: Home;
 let outside: string;
@@ -50,15 +49,6 @@ const outFile = (): string => join(outside, 'other-config', 'projects', '-w', `$
 const copyFile = (): string => join(outside, 'copies', 'fresh-copy.jsonl');
 const piFile = (): string => join(outside, 'copies', `2026-03-10T08-00-00-000Z_${PI_SID}.jsonl`);
 const notesFile = (): string => join(outside, 'copies', 'notes.jsonl');
-
-/** Every file and folder under `dir` with its size and mtime: equal before and after, nothing was written. */
-async function treeOf(dir: string): Promise<string[]> {
-  const names = (await readdir(dir, { recursive: true })).sort();
-  return Promise.all(names.map(async (n) => {
-    const s = await stat(join(dir, n));
-    return `${n} ${s.size} ${s.mtimeMs}`;
-  }));
-}
 
 beforeAll(async () => {
   home = await makeHome();
@@ -106,7 +96,7 @@ async function expectRootsOnly(d: StatusLineData, label: string): Promise<void> 
 async function expectStatus(d: StatusLineData, sid: string, reqs: readonly Req[], label: string): Promise<void> {
   expect(d.sessionId, label).toBe(sid);
   expect(d.session, label).toEqual({ costUsd: sumOf(reqs, (r) => r.usd), requests: reqs.length, unpricedCount: 0 });
-  expect(d.context, label).toMatchObject({ usedTokens: prompt(reqs[reqs.length - 1] as Req), windowSource: 'genai-prices' });
+  expect(d.context, label).toMatchObject({ usedTokens: promptOf(reqs[reqs.length - 1] as Req), windowSource: 'genai-prices' });
   await expectRootsOnly(d, label);
 }
 
@@ -114,7 +104,7 @@ const statusArgs = ['statusline', '--json', '--now', NOW, '--tz', 'UTC'];
 
 describe.skipIf(!HAS_CLAUDE)('the status line of a transcript outside the agent\'s roots', () => {
   it('shows its cost and context through the CLI, cached cold and warm and --no-cache, without writing there', async () => {
-    const before = await treeOf(outside);
+    const before = await treeListing(outside);
     const cache = join(home.dir, 'cli.db');
     for (const args of [['--cache', cache], ['--cache', cache], ['--no-cache']]) {
       const label = args.join(' ');
@@ -123,18 +113,18 @@ describe.skipIf(!HAS_CLAUDE)('the status line of a transcript outside the agent\
       await expectStatus(JSON.parse(json.stdout) as StatusLineData, OUT_SID, OUT, label);
       const line = (await cli(['statusline', '--now', NOW, '--tz', 'UTC', ...args], stdinFor(OUT_SID, outFile()))).stdout;
       expect(line, label).toContain(` · session $${sumOf(OUT, (r) => r.usd).toFixed(2)} · today $${sumOf(FRESH, (r) => r.usd).toFixed(2)} · `);
-      expect(line, label).toContain(` · ctx ${prompt(OUT[1] as Req).toLocaleString('en-US')}/`);
+      expect(line, label).toContain(` · ctx ${promptOf(OUT[1] as Req).toLocaleString('en-US')}/`);
       // --file alone: the agent told from the file, the same session
       const byFile = JSON.parse((await cli([...statusArgs, '--file', outFile(), ...args], undefined)).stdout) as StatusLineData;
       await expectStatus(byFile, OUT_SID, OUT, `--file ${label}`);
       // A copy of a session under the roots: each response once, today unchanged.
       await expectStatus(JSON.parse((await cli([...statusArgs, ...args], stdinFor(FRESH_SID, copyFile()))).stdout) as StatusLineData, FRESH_SID, FRESH, `copy ${label}`);
     }
-    expect(await treeOf(outside)).toEqual(before);
+    expect(await treeListing(outside)).toEqual(before);
   }, 120_000);
 
   it('reads a file only as a codec that claims it', async () => {
-    const before = await treeOf(outside);
+    const before = await treeListing(outside);
     for (const args of [['--no-cache'], ['--cache', join(home.dir, 'claims.db')]]) {
       // Claude Code names a pi file or a file no agent wrote: claude claims neither, so no session figures.
       for (const file of [piFile(), notesFile()]) {
@@ -151,7 +141,7 @@ describe.skipIf(!HAS_CLAUDE)('the status line of a transcript outside the agent\
       expect(d.context?.usedTokens).toBe(7 + 90 + 5);
       expect(d.today.requests, 'pi has no roots here: its today is empty').toBe(0);
     }
-    expect(await treeOf(outside)).toEqual(before);
+    expect(await treeListing(outside)).toEqual(before);
   }, 60_000);
 
   it('the library says the same, with and without the cache', async () => {
@@ -191,7 +181,7 @@ describe.skipIf(!HAS_CLAUDE)('the status line of a transcript outside the agent\
     const server = serveDuringBlock(CLI, () => home.dir, () => home.env);
 
     it('a running serve answers it with the local run\'s output', async () => {
-      const before = await treeOf(outside);
+      const before = await treeListing(outside);
       for (const [sid, file] of [[OUT_SID, outFile()], [FRESH_SID, copyFile()]] as const) {
         for (const extra of [['--json'], []]) {
           const args = ['statusline', '--now', NOW, '--tz', 'UTC', ...extra];
@@ -208,7 +198,7 @@ describe.skipIf(!HAS_CLAUDE)('the status line of a transcript outside the agent\
       await expectStatus(JSON.parse(byFile.stdout) as StatusLineData, OUT_SID, OUT, 'served --file');
       const status = JSON.parse((await cli(['serve', '--status', '--socket', server.socket()], undefined)).stdout) as { served: number };
       expect(status.served).toBe(6);
-      expect(await treeOf(outside)).toEqual(before);
+      expect(await treeListing(outside)).toEqual(before);
     }, 90_000);
   });
 });
