@@ -48,8 +48,8 @@ export interface RowSource {
   tail?: string;
   /**
    * For a source read by rowid alone (`tail`) whose rows are rewritten in place only until they settle (a reply
-   * streaming until it completes): `key` names a row and `updated` gives its update time (SQL), `settled(row)`
-   * says a row read will not change again in any way the reader reads. The mark keeps the key and update time
+   * streaming until it completes): `key` names a row and `updated` gives its update time, `settled` is true (1)
+   * for a row that will not change again in any way the reader reads (all three SQL, selected with the row). The mark keeps the key and update time
    * of every row read that has not settled; a warm read reads those rows again by key (an index probe each),
    * and each whose update time moved comes back as a changed row (at or below the watermark), as `updated`
    * would find it, without a walk of every row. What this takes on trust: a settled row is never rewritten
@@ -62,7 +62,7 @@ export interface RowSource {
 export interface OpenRows {
   key: string;
   updated: string;
-  settled: (row: Row) => boolean;
+  settled: string;
 }
 
 export interface RowReadOptions {
@@ -116,10 +116,13 @@ function whereOf(s: RowSource, extra?: string): string {
   return parts.length === 0 ? '' : ` WHERE ${parts.map((p) => `(${p})`).join(' AND ')}`;
 }
 
-/** The columns a row carries besides `s.columns`: its update time (`_updated`), its open key and time (`_okey`, `_oupd`). */
+/**
+ * The columns a row carries besides `s.columns`: its update time (`_updated`), its open key, time and whether it
+ * settled (`_okey`, `_oupd`, `_osettled`).
+ */
 function marksColumns(s: Pick<RowSource, 'updated' | 'open'>): string {
   const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
-  return s.open === undefined ? updated : `${updated}, ${s.open.key} AS _okey, ${s.open.updated} AS _oupd`;
+  return s.open === undefined ? updated : `${updated}, ${s.open.key} AS _okey, ${s.open.updated} AS _oupd, ${s.open.settled} AS _osettled`;
 }
 
 function allRows(db: SqliteDatabase, s: RowSource): Row[] {
@@ -132,7 +135,7 @@ function openAfter(s: RowSource, rows: readonly Row[], prev: Record<string, unkn
   const open = { ...prev };
   for (const r of rows) {
     const key = String(r._okey);
-    if (s.open.settled(r)) delete open[key];
+    if (r._osettled === 1) delete open[key];
     else open[key] = r._oupd;
   }
   return open;

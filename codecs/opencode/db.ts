@@ -25,7 +25,7 @@ import {
   type RowSource,
 } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
-import { fileId, fullListing, sessionsOf } from './listing.js';
+import { fileId, fullListing, sessionsOf, SETTLED } from './listing.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
@@ -84,29 +84,16 @@ const PART_COLUMNS = 'id, message_id, session_id, data';
 const PARTITIONED: readonly PartitionedSource[] = [MESSAGE_SOURCE, { name: 'part', table: 'part', columns: PART_COLUMNS, updated: 'time_updated', partition: 'session_id' }];
 
 /**
- * A message row OpenCode no longer rewrites in any way a read for `session` and `usage` sees: a user message
- * (its later writes add a `summary` of diffs, which no event reads), or an assistant message once its
- * `time.completed` is set (the processor's last write of its tokens, cost and model; what OpenCode writes to it
- * afterwards, a structured output or an error, changes no usage). README.md, "Messages that have settled".
- */
-function settledMessage(r: Row): boolean {
-  const data = jsonObject(r.data);
-  if (data === undefined) return false;
-  if (data.role === 'user') return true;
-  return data.role === 'assistant' && typeof (data.time as { completed?: unknown } | undefined)?.completed === 'number';
-}
-
-/**
  * The rows a read whose kinds take nothing from parts but their steps takes (`stepsOnly`): parts by rowid
  * alone. The parts OpenCode rewrites in place (tool states, text and reasoning as they stream, a pruned tool
  * output) change no usage; a step part is written once, under a new id, and its message is written in the
  * same step (README.md, "Reads that need no parts but steps"). So a new part is found by a range on the
  * rowid, not by a walk of every row's update time; a deletion by the count, as before. Messages likewise: new
- * ones by rowid, and those not settled when read (`settledMessage`: a reply still streaming) again by id.
+ * ones by rowid, and those not settled when read (listing.ts `SETTLED`: a reply still streaming) again by id.
  */
 const STEP_PARTS: PartitionedSource = { name: 'part', table: 'part', columns: PART_COLUMNS, tail: 'id', partition: 'session_id' };
 const PARTITIONED_STEPS: readonly PartitionedSource[] = [
-  { name: 'message', table: 'message', columns: MESSAGE_SOURCE.columns, tail: 'id', open: { key: 'id', updated: 'time_updated', settled: settledMessage }, partition: 'session_id' },
+  { name: 'message', table: 'message', columns: MESSAGE_SOURCE.columns, tail: 'id', open: { key: 'id', updated: 'time_updated', settled: SETTLED }, partition: 'session_id' },
   STEP_PARTS,
 ];
 

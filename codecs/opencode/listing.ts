@@ -10,7 +10,7 @@
  * - `count(*)` of each table equal to the old count plus the rows above the old highest rowid, and the row
  *   at the old highest rowid still there with its id: no row was deleted (else the full passes);
  * - messages added: a rowid range; messages updated: only those not settled when last listed can be (a reply
- *   streaming; db.ts `settledMessage`), so the listing keeps their ids and update times and reads them again
+ *   streaming; `SETTLED`), so the listing keeps their ids and update times and reads them again
  *   by id, and walks no row (`time_updated` has no index); parts added: a rowid range;
  * - sessions read whole (a small table): those added get their figures from the `session_id` indexes.
  * What this takes on trust, as OpenCode writes: a row keeps its `session_id`, a message updated gets a
@@ -46,7 +46,7 @@ interface TableMarks {
   id: string | null;
 }
 
-/** A message not settled when listed (db.ts `settledMessage`): its session and update time. */
+/** A message not settled when listed (`SETTLED`): its session and update time. */
 export type OpenMessage = [session: string, updated: number];
 
 export interface ListingState {
@@ -78,10 +78,14 @@ function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
 }
 
 /**
- * SQL true for a settled message row: as db.ts `settledMessage` judges its data (a user message, or an assistant
- * message with a numeric `time.completed`; data that is not a JSON object never settles).
+ * SQL 1 for a message row OpenCode no longer rewrites in any way a read for `session` and `usage` sees, else 0:
+ * a user message (its later writes add a `summary` of diffs, which no event reads), or an assistant message once
+ * its `time.completed` is set (the processor's last write of its tokens, cost and model; what OpenCode writes to
+ * it afterwards, a structured output or an error, changes no usage). Data that is not a JSON object never
+ * settles. README.md, "Messages that have settled". The reads' open rows (db.ts) and the listing's use this one
+ * expression.
  */
-const SETTLED = `(CASE WHEN json_valid(data) AND json_type(data) = 'object' THEN coalesce(json_extract(data, '$.role') = 'user' OR (json_extract(data, '$.role') = 'assistant' AND json_type(data, '$.time.completed') IN ('integer', 'real')), 0) ELSE 0 END)`;
+export const SETTLED = `(CASE WHEN json_valid(data) AND json_type(data) = 'object' THEN coalesce(json_extract(data, '$.role') = 'user' OR (json_extract(data, '$.role') = 'assistant' AND json_type(data, '$.time.completed') IN ('integer', 'real')), 0) ELSE 0 END)`;
 
 /** SQL: the time a settled message counts with, one that no later write changes; NULL for a message not settled. */
 const SETTLED_TIME = `(CASE WHEN ${SETTLED} THEN (CASE WHEN json_extract(data, '$.role') = 'user' THEN time_created ELSE json_extract(data, '$.time.completed') END) END)`;
@@ -157,7 +161,7 @@ export function nextListing(db: SqliteDatabase, file: string, old: ListingState,
 /**
  * Per session, the messages added (rowid above the old watermark) or settled since `old`: [latest settled time,
  * highest rowid, rows added]; and the messages not settled now, with their update times. A settled message is
- * never rewritten in a way a read sees (db.ts `settledMessage`; README.md, "Messages that have settled"), so an
+ * never rewritten in a way a read sees (`SETTLED`; README.md, "Messages that have settled"), so an
  * update is looked for only among the messages open when last listed, by id, and no row is walked.
  */
 function messagesSince(db: SqliteDatabase, old: ListingState['message']): { msgs: Map<string, number[]>; open: Record<string, OpenMessage> } {
