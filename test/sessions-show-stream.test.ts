@@ -334,6 +334,11 @@ describe('through the manager', () => {
         const withOrphans = () => sm.stream(agent, s.sessionId, { orphanUsage: true });
         expect((await withOrphans()).session).toEqual({ ...full, messages: [] });
         expect(await joined(exportPieces({ ...(await withOrphans()), usageEvents: [] }, 'jsonl'))).toBe(renderExport(full, 'jsonl'));
+        // show's stream: get()'s header, no usage events kept
+        const lean = await sm.stream(agent, s.sessionId, { orphanUsage: true, usageEvents: false });
+        expect(lean.session).toEqual({ ...full, messages: [] });
+        expect(lean.usageEvents).toBeUndefined();
+        expect((await withOrphans()).usageEvents).toBeDefined();
         // the usage events the first pass keeps are the ones a separate usage read finds
         const events = await usageRead(agent, full.raw?.file as string);
         const jsonl = await sm.export(agent, s.sessionId, 'jsonl');

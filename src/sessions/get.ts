@@ -159,7 +159,7 @@ export async function streamSession(ctx: ManagerContext, agent: string, id: stri
   const o = await openSession(ctx, agent, id);
   const info = newReadInfo();
   const keep = options.orphanUsage === true;
-  const first = new SessionFold({ content: false, price: o.price, track: true, orphans: keep, usageEvents: keep });
+  const first = new SessionFold({ content: false, price: o.price, track: true, orphans: keep, usageEvents: keep && options.usageEvents !== false });
   let count = 0;
   await readAll(o, info, (e) => {
     count++;
@@ -202,6 +202,12 @@ export interface StreamOptions {
    * event until its end): what `exportPieces` needs for JSON and JSONL.
    */
   orphanUsage?: boolean;
+  /**
+   * Keep the usage events (`SessionStream.usageEvents`) with `orphanUsage`; default true. False for a caller
+   * that writes usage with the messages only (`sessions show --format jsonl`): the first pass then holds no
+   * event past its use, which on a very large session is memory.
+   */
+  usageEvents?: boolean;
 }
 
 /** `SessionManager.stream`'s answer: one session's header, then its messages one by one (an `ExportSource`). */
@@ -210,7 +216,7 @@ export interface SessionStream extends ExportSource {
   messageCount: number;
   /** Each message's calls' durations by call id, a later call of the same id over an earlier one (the JSONL export's). */
   callDurations: ReadonlyMap<string, number>;
-  /** With `orphanUsage`: the session's usage events, each dedup key once, as the fold kept them. */
+  /** With `orphanUsage` (and `usageEvents` not false): the session's usage events, each dedup key once, as the fold kept them. */
   usageEvents?: readonly UsageEvent[];
   messages(): AsyncGenerator<SessionMessage>;
 }

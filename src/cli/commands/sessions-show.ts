@@ -35,7 +35,7 @@ export default defineCommand({
     const cut: MarkdownOptions = bool(ctx, 'full') ? {} : { maxBlockLines: SHOW_BLOCK_LINES };
     tuneHeapForStream(ctx.env);
     const markdown = format === 'markdown';
-    const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: !markdown }));
+    const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: !markdown, usageEvents: false }));
     // show's JSONL is `renderExport(get(…), 'jsonl')`: usage lines with the messages' joined keys
     const pieces = exportPieces(markdown ? stream : { ...stream, usageEvents: [] }, format, cut);
     await writePieces(await openSink(ctx, markdown), pieces);
