@@ -19,7 +19,7 @@
  *
  * Every answer is checked before its figure counts: the report's daily tokens against expected.json, the
  * list's rows against the corpus's sessions, the shown session's id and request count against the manifest
- * (the JSON's too, and its messages the JSON of a session holds: one object per message, in order).
+ * (the JSON's too, with at least one message object per request, and the document closed).
  * A wrong answer or a peak over the limit fails the run (exit 1).
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
@@ -132,13 +132,16 @@ function checkJson(_stdout: string, c: Corpus, file?: string): string | undefine
   let messages = 0;
   let inCost = false;
   let requests: number | undefined;
+  let last = '';
   for (const line of fileLines(file)) {
+    if (line !== '') last = line;
     if (line === '    {') messages++;
     else if (id === undefined && line.startsWith('  "unifiedId": ')) id = JSON.parse(line.slice(15).replace(/,$/, '')) as string;
     else if (line === '  "cost": {') inCost = true;
     else if (inCost && line.startsWith('    "requestCount": ')) requests = Number(line.slice(20).replace(/,$/, ''));
     else if (inCost && line.startsWith('  }')) inCost = false;
   }
+  if (last !== '}') return 'JSON cut off: its last line is not the root\'s closing brace';
   if (id !== `${s.agent}:${s.sessionId}`) return `JSON of session ${id ?? 'none'}, want ${s.agent}:${s.sessionId}`;
   if (requests !== s.requests) return `JSON with ${requests ?? 'no'} requests, want ${s.requests}`;
   return messages >= s.requests ? undefined : `JSON with ${messages} messages for ${s.requests} requests`;
