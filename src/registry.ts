@@ -84,6 +84,25 @@ function under(file: string, root: string): boolean {
 }
 
 /**
+ * Of `candidates` (each with its loaded codec at the same index of `loaded`), the one whose codec is most sure
+ * that it wrote `path` from its first bytes: `Codec.detect`'s score, plus `bonus` for a codec that claims it at
+ * all, the first on a tie; undefined when none claims it. `detectCodec`'s rule, and the scan's for a file
+ * outside every root (src/scan/discover.ts).
+ */
+export function mostSure<C>(candidates: readonly C[], loaded: readonly Codec[], path: string, head: Buffer, bonus: (c: Codec) => number = () => 0): C | undefined {
+  let best: C | undefined;
+  let bestScore = 0;
+  candidates.forEach((c, i) => {
+    const codec = loaded[i] as Codec;
+    const score = codec.detect?.(path, head) ?? 0;
+    if (score === 0) return;
+    const total = score + bonus(codec);
+    if (total > bestScore) [best, bestScore] = [c, total];
+  });
+  return best;
+}
+
+/**
  * The codec that wrote `file`, from its path and first bytes: a file under a codec's default roots is that
  * codec's when the codec does not refuse its head; otherwise the codec most sure of the head (`Codec.detect`)
  * wins, the first registered on a tie. AGENT_NOT_FOUND when no codec claims it.
@@ -103,16 +122,8 @@ export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process
   } finally {
     await fh.close();
   }
-  let best: Codec | undefined;
-  let bestScore = 0;
-  for (const codec of await loadCodecs()) {
-    if (codec.detect === undefined) continue;
-    const score = codec.detect(path, head);
-    if (score === 0) continue;
-    const rooted = codec.defaultRoots(env).some((r) => under(path, r));
-    const total = score + (rooted ? 2 : 0);
-    if (total > bestScore) [best, bestScore] = [codec, total];
-  }
+  const codecs = await loadCodecs();
+  const best = mostSure(codecs, codecs, path, head, (codec) => (codec.defaultRoots(env).some((r) => under(path, r)) ? 2 : 0));
   if (best === undefined) {
     throw new SessionfoldError('AGENT_NOT_FOUND', `Cannot tell which agent wrote ${file}; pass --agent <id> (known: ${ordered.map((x) => x.id).join(', ')})`, { file });
   }
