@@ -23,6 +23,7 @@ import { loadPriceTable, lookupPrice, tableOf, TABLE_FORMAT, type Clause, type P
 import { FIRST_PARTY_PROVIDERS, modelCandidates } from '../src/cost/models.js';
 import { entryFromModelInfo, type PriceEntry } from '../src/cost/price-table.js';
 import { priceDataVersion, resolveBundled, resolvePriceEntry } from '../src/cost/pricing.js';
+import { unitRng } from './helpers/rng.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('@pydantic/genai-prices') as typeof import('@pydantic/genai-prices');
@@ -61,15 +62,8 @@ function viaTable(name: string, providerId: string | undefined): Found {
   return r === null || r === 'package' ? null : { id: `${r.providerId}/${r.model.id}`, entry: entryFromModelInfo(r.model, r.providerId) };
 }
 
-/** A tiny seeded generator (mulberry32) for the sample. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The sample's seeded generator. */
+const rng = unitRng;
 
 describe('the compact price table', () => {
   it('is built from the installed package, every provider and model in it', () => {

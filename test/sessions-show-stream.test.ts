@@ -21,6 +21,7 @@ import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.
 import { runCli } from '../src/cli/run.js';
 import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink, writeExportSession } from './sessions-helpers.js';
 import { fixtureManager } from './helpers/fixture-manager.js';
+import { unitRng } from './helpers/rng.js';
 
 const PRICE = bindPricer(FAKE_PRICER, 'auto');
 const CUTS = [{}, { maxBlockLines: 40 }, { maxBlockLines: 1 }];
@@ -230,17 +231,7 @@ describe('event orders that change a message after later ones', () => {
 });
 
 describe('seeded random event sequences', () => {
-  /** mulberry32: the same sequences on every run. */
-  function rng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  const rng = unitRng; // the same sequences on every run
   // text a JSON, JSONL or Markdown layout could trip on: newlines, fences, quotes, escapes, non-ASCII, a root key
   const TEXTS = ['', 'plain', 'two\nlines', '```js\ncode\n```', '"messages": []', '\n  "messages": []\n', 'tab\tand \\ backslash', 'é → 日本 🙂', '    indented\n\n\nblank', '\u2028sep\u2029', '}\n]'];
   const INPUTS: unknown[] = [{}, [], { command: 'ls\n-la' }, { nested: { deep: [1, [2, {}], { x: null }] } }, null, 'a string', 42];

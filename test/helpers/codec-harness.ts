@@ -13,6 +13,7 @@ import { expect } from 'vitest';
 import type { Codec, ReadCursor, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
 import { EVENT_KINDS, type EventKind, type SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { parseSync } from '../../cursors/sync.js';
+import { unitRng } from './rng.js';
 
 export const CHUNK_SIZES = [1, 2, 3, 7, 64] as const;
 
@@ -39,14 +40,7 @@ export function lineBoundaries(content: Buffer): number[] {
 
 /** Deterministic pseudo-random cut points (mulberry32), mid-line and mid-character included. */
 export function randomCuts(length: number, count: number, seed = 1): number[] {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rnd = unitRng(seed);
   const cuts = new Set<number>();
   for (let i = 0; i < count; i++) cuts.add(Math.floor(rnd() * (length + 1)));
   return [...cuts].sort((x, y) => x - y);

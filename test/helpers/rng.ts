@@ -11,6 +11,18 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** mulberry32, for seeded samples: numbers in [0, 1), the same sequence for a seed on every run. */
+export function unitRng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** Mutate bytes 1–4 times: drop a byte, insert one of `pieces`, flip a bit, cut the rest, or insert two random bytes. */
 export function mutator(next: () => number, pieces: readonly Buffer[]): (b: Buffer) => Buffer {
   return (b) => {
