@@ -27,6 +27,11 @@ export function fileStamp(path: string): { id: string; mtimeMs: number } {
   return { id: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, mtimeMs: Number(s.mtimeNs / 1_000_000n) };
 }
 
+/** The `dev:ino` of a stamp's file (listing.ts `fileId`'s form), `-` for no file. */
+function fileIdOfStamp(id: string): string {
+  return id === '-' ? '-' : id.split(':', 2).join(':');
+}
+
 interface Entry {
   stamp: string;
   value: unknown;
@@ -35,16 +40,18 @@ interface Entry {
 /**
  * The listing of `files` (the first is the one listed; the others are what its contents also depend on, a
  * `-wal`): from `memo` when what it stored under `key` has the same stamps and `version` and `valid` holds for
- * it; else `list(previous)`, stored (to be taken back as it is only when old enough: see the header). `previous` is the listing stored of an
- * earlier state of the files under the same version, for a codec that can bring it up to date cheaper than it
- * lists afresh; undefined when there is none. Without a memo, `list(undefined)`.
+ * it; else `list(previous, ids)`, stored (taken back as it is only when old enough: see the header).
+ * `previous` is the listing stored of an earlier state of the files under the same version, for a codec that
+ * can bring it up to date cheaper than it lists afresh; undefined when there is none. `ids` is each file's
+ * `dev:ino` as stat'ed for its stamp, so the list need not stat it again. Without a memo, `list(undefined)`.
  */
-export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, version: string, files: readonly string[], valid: (v: unknown) => v is T, list: (previous: T | undefined) => T): T {
+export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, version: string, files: readonly string[], valid: (v: unknown) => v is T, list: (previous: T | undefined, ids?: readonly string[]) => T): T {
   if (memo === undefined) return list(undefined);
   let stamp: string;
   let newest = -Infinity;
+  let stamps: { id: string; mtimeMs: number }[];
   try {
-    const stamps = files.map(fileStamp);
+    stamps = files.map(fileStamp);
     newest = Math.max(...stamps.map((s) => s.mtimeMs));
     stamp = `${version}|${stamps.map((s) => s.id).join('|')}`;
   } catch {
@@ -54,7 +61,7 @@ export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, v
   const stored = got !== undefined && got !== null && typeof got === 'object' && typeof got.stamp === 'string' && got.stamp.startsWith(`${version}|`) && valid(got.value) ? got.value : undefined;
   if (stored !== undefined && got?.stamp === stamp) return stored;
   const started = Date.now();
-  const value = list(stored);
+  const value = list(stored, stamps.map((x) => fileIdOfStamp(x.id)));
   memo.set(key, { stamp: newest <= started - RACY_MS ? stamp : `${version}|${RACY_STAMP}`, value } satisfies Entry);
   return value;
 }

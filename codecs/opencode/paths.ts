@@ -66,8 +66,8 @@ const LISTING_VERSION = 4;
 export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions, settled = true): Generator<SessionFile> {
   let sessions;
   try {
-    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous) => {
-      const file = fileId(db);
+    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous, ids) => {
+      const file = ids?.[0] ?? fileId(db);
       return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file, settled) : nextListing(d, file, previous, settled)));
     });
     sessions = sessionsOf(state);
