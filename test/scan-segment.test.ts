@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { UsageEvent } from '../cursors/protocol/events.js';
+import { blankUsageEvent, type UsageEvent } from '../cursors/protocol/events.js';
 import { decodeSegment, pushRecords, segmentCount, segmentKey, SegmentWriter } from '../src/scan/segment.js';
 import type { UsageRecord } from '../src/scan/types.js';
 
@@ -55,7 +55,16 @@ describe('usage segments', () => {
     const { modelFallback: _drop, ...without } = e;
     const out = roundTrip([{ ...e, modelFallback: false }, without as UsageEvent]);
     expect(out[0]).toHaveProperty('modelFallback', false);
-    expect(out[1]).not.toHaveProperty('modelFallback');
+    expect(out[1]!.modelFallback).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(out[1]))).not.toHaveProperty('modelFallback');
+  });
+
+  it('decodes every record on the shape of a record read from its file', () => {
+    // asRecords: an event built on blankUsageEvent(), then file, then cwd when known.
+    const read = Object.assign(blankUsageEvent(), { file: '/f', cwd: '/c' });
+    const [e] = fc.sample(eventArb, { numRuns: 1, seed: 11 }) as [UsageEvent];
+    const { provider: _p, costUsd: _c, messageId: _m, modelFallback: _f, ...bare } = e;
+    for (const r of roundTrip([e, bare as UsageEvent], '/f', '/c')) expect(Object.keys(r)).toEqual(Object.keys(read));
   });
 
   it('round-trips a lone surrogate in a segment that also holds multi-byte text', () => {

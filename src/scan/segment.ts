@@ -249,12 +249,18 @@ export function pushRecords(
   const { nums, idx, strings, flags } = seg;
   for (let i = from; i < to; i++) {
     const f = flags[i] as number;
-    const r: UsageRecord = {
+    const cost = nums[7 * n + i] as number;
+    const searches = seg.numCols > 8 ? (nums[8 * n + i] as number) : Number.NaN;
+    // Every field in blankUsageEvent()'s order, absent ones undefined, then file: the shape of a record read
+    // from its file (asRecords), so the fold's reads stay monomorphic whichever way a record came.
+    const r = {
       type: 'usage',
       agent: strings[idx[i] as number] as string,
       sessionId: strings[idx[n + i] as number] as string,
       offset: nums[i] as number,
       model: strings[idx[2 * n + i] as number] as string,
+      modelFallback: f & F_FALLBACK_TRUE ? true : f & F_FALLBACK_FALSE ? false : undefined,
+      provider: strings[idx[3 * n + i] as number],
       timestamp: strings[idx[4 * n + i] as number] as string,
       inputTokens: nums[n + i] as number,
       outputTokens: nums[2 * n + i] as number,
@@ -262,26 +268,14 @@ export function pushRecords(
       cacheReadTokens: nums[4 * n + i] as number,
       cacheWriteTokens: nums[5 * n + i] as number,
       cacheWrite1hTokens: nums[6 * n + i] as number,
+      costUsd: Number.isNaN(cost) ? undefined : cost,
+      speed: seg.strCols > 7 ? strings[idx[7 * n + i] as number] : undefined,
+      webSearchRequests: Number.isNaN(searches) ? undefined : searches,
       singleRequest: (f & F_SINGLE) !== 0,
       dedupKey: strings[idx[5 * n + i] as number] as string,
+      messageId: strings[idx[6 * n + i] as number],
       file,
-    };
-    if (f & F_FALLBACK_TRUE) r.modelFallback = true;
-    else if (f & F_FALLBACK_FALSE) r.modelFallback = false;
-    const provider = strings[idx[3 * n + i] as number];
-    if (provider !== undefined) r.provider = provider;
-    const cost = nums[7 * n + i] as number;
-    if (!Number.isNaN(cost)) r.costUsd = cost;
-    const messageId = strings[idx[6 * n + i] as number];
-    if (messageId !== undefined) r.messageId = messageId;
-    if (seg.numCols > 8) {
-      const searches = nums[8 * n + i] as number;
-      if (!Number.isNaN(searches)) r.webSearchRequests = searches;
-    }
-    if (seg.strCols > 7) {
-      const speed = strings[idx[7 * n + i] as number];
-      if (speed !== undefined) r.speed = speed;
-    }
+    } as UsageRecord;
     if (cwd !== undefined) r.cwd = cwd;
     if (retained) r.retained = true;
     out.push(r);
