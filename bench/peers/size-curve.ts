@@ -6,7 +6,8 @@
  *    (`cost report --json --no-cache`) and sessionfold warm with nothing changed, `--runs` times round-robin;
  *    every run has an empty HOME, but the warm cases (here, after +1 MB, and served) keep the CLI's V8 code
  *    cache from one run to the next, starting from the priming run's, as a user's runs after the first find
- *    it (src/cli/code-cache.cts); a cold run compiles afresh;
+ *    it (src/cli/code-cache.cts); a cold run compiles afresh (a first run ever), and a second cold case keeps
+ *    the code cache as the warm ones do (a user's `--no-cache` run after any earlier run);
  * 2. 1 MB appended to the largest Claude session: sessionfold warm (its cache restored to the pre-append
  *    snapshot before each run) round-robin with ccusage on the grown history;
  * 3. the report through `sessionfold serve` with nothing changed (served.ts, its first case only).
@@ -52,6 +53,8 @@ interface Row {
   files: number;
   ccusage: Cell;
   cold: Cell;
+  /** Cold with the V8 code cache a user's earlier runs left (`--no-cache` skips the event cache, not that). */
+  coldKept: Cell;
   /** Cold without the N-API addon (`SESSIONFOLD_NATIVE=0`: the WebAssembly kernel), what a user without a C compiler gets. */
   coldWasm: Cell;
   warm: Cell;
@@ -95,8 +98,8 @@ async function measureScale(scale: number, o: { base: string; seed: string; runs
   if (primed.code !== 0) throw new Error(`priming the warm cache: exit ${primed.code}: ${primed.stderr}`);
 
   // 1. ccusage, cold, warm (nothing changed), interleaved.
-  const main = await runTools(corpus, [o.ccusage, oursTool(MAIN_JS, 'sessionfold cold', 'no-cache', ''), oursTool(MAIN_JS, 'sessionfold warm', 'cache', warmDb, undefined, home), withoutAddon(oursTool(MAIN_JS, 'sessionfold cold, no addon', 'no-cache', ''))], o.runs, log);
-  const [cc, cold, warm, coldWasm] = main as [ToolResult, ToolResult, ToolResult, ToolResult];
+  const main = await runTools(corpus, [o.ccusage, oursTool(MAIN_JS, 'sessionfold cold', 'no-cache', ''), oursTool(MAIN_JS, 'sessionfold warm', 'cache', warmDb, undefined, home), withoutAddon(oursTool(MAIN_JS, 'sessionfold cold, no addon', 'no-cache', '')), oursTool(MAIN_JS, 'sessionfold cold, code cache kept', 'no-cache', '', undefined, home)], o.runs, log);
+  const [cc, cold, warm, coldWasm, coldKept] = main as [ToolResult, ToolResult, ToolResult, ToolResult, ToolResult];
   for (const r of main) agreeAll(r, corpus.expected, r === cc ? cold.report : undefined);
 
   // 2. +1 MB to the largest Claude session, warm from the pre-append cache, interleaved with ccusage.
@@ -131,6 +134,7 @@ async function measureScale(scale: number, o: { base: string; seed: string; runs
     files: corpus.manifest.files.length,
     ccusage: cell(cc, cc),
     cold: cell(cold, cc),
+    coldKept: cell(coldKept, cc),
     coldWasm: cell(coldWasm, cc),
     warm: cell(warm, cc),
     appended: cell(appended, cc2),
@@ -150,12 +154,12 @@ function fig(c: Cell, what: 'cpu' | 'wall', withRatio = true): string {
 }
 
 export function curveTables(rows: readonly Row[]): string {
-  const head = ['scale', 'history', 'ccusage', 'cold (--no-cache)', 'cold without the addon', 'warm, nothing changed', 'warm after +1 MB', 'served, nothing changed'];
+  const head = ['scale', 'history', 'ccusage', 'cold (--no-cache)', 'cold, code cache kept', 'cold without the addon', 'warm, nothing changed', 'warm after +1 MB', 'served, nothing changed'];
   const body = (what: 'cpu' | 'wall') =>
-    table([head, ...rows.map((r) => [String(r.scale), `${r.mb.toFixed(0)} MB, ${r.files} files`, fig(r.ccusage, what, false), fig(r.cold, what), fig(r.coldWasm, what), fig(r.warm, what), fig(r.appended, what), fig(r.served, what)])]);
+    table([head, ...rows.map((r) => [String(r.scale), `${r.mb.toFixed(0)} MB, ${r.files} files`, fig(r.ccusage, what, false), fig(r.cold, what), fig(r.coldKept, what), fig(r.coldWasm, what), fig(r.warm, what), fig(r.appended, what), fig(r.served, what)])]);
   const rss = table([
-    ['scale', 'ccusage', 'cold', 'cold without the addon', 'warm', 'warm after +1 MB', 'server (serve)'],
-    ...rows.map((r) => [String(r.scale), mb(r.ccusage.peakRssMb), mb(r.cold.peakRssMb), mb(r.coldWasm.peakRssMb), mb(r.warm.peakRssMb), mb(r.appended.peakRssMb), mb(r.serverPeakRssMb)]),
+    ['scale', 'ccusage', 'cold', 'cold, code cache kept', 'cold without the addon', 'warm', 'warm after +1 MB', 'server (serve)'],
+    ...rows.map((r) => [String(r.scale), mb(r.ccusage.peakRssMb), mb(r.cold.peakRssMb), mb(r.coldKept.peakRssMb), mb(r.coldWasm.peakRssMb), mb(r.warm.peakRssMb), mb(r.appended.peakRssMb), mb(r.serverPeakRssMb)]),
   ]);
   return [
     '### CPU, user+sys of the child (median; ratio = sessionfold / ccusage, below 1 is faster)',
