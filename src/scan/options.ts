@@ -18,16 +18,17 @@ import { scanSources, type ScanSource } from './select.js';
  */
 export const MAX_DEFAULT_WORKERS = 4;
 /**
- * With the default pool size, less than this much to parse runs on the main thread. Measured on 2 cores
- * (usage-only scan of generated Claude + Codex histories, page cache warm): 167 MB — main thread 0.27 s, two
- * workers 0.40 s; 511 MB — 0.94 s vs 0.90 s; 1.81 GB — 2.8 s vs 2.1 s. Workers pay off only past ~½ GB in
- * wall time, and never in CPU time: a worker loads its bundle and warms up its own JIT for the same read path
- * the main thread runs too. Without the addon (the WebAssembly kernel on the workers) a cold report of the
- * peers' 858 MB history took 1.96–2.38 s of user CPU on the main thread alone against 2.78–3.03 s with a
- * worker, and of 1.81 GB 3.91–4.02 s against 4.40–5.10 s (bench/RESULTS.md, "The walking pass"); the
- * threshold sits between the two, where a worker's wall time is worth its CPU.
+ * With the default pool size, less than this much to parse runs on the main thread. A worker loads its bundle
+ * and warms up its own JIT for the same read path the main thread runs too (about 160 ms of CPU to start), so
+ * it never pays in CPU time; in wall time it pays once the main thread's share of the parse outweighs that.
+ * Measured without the addon (the WebAssembly kernel on both threads; cold reports of the peers' histories,
+ * the worker started while the main thread lists and the main thread taking at most MAIN_THREAD_SHARE of the
+ * bytes, bench/RESULTS.md "The walking pass"): at 200 MB the worker took 0.4–0.5 s of CPU to save the main
+ * thread 0.1–0.3 s; at 426 MB, 0.5 s to save 0.25 s; at 858 MB the busier thread went from 1.8–2.4 s to
+ * 1.2–1.3 s for about a tenth more CPU.
+ * With the addon, Claude's and Codex's files go to its engines and count nothing here.
  */
-export const AUTO_WORKER_MIN_BYTES = 1 << 30;
+export const AUTO_WORKER_MIN_BYTES = 512 << 20;
 
 export type { ScanSource } from './select.js';
 
