@@ -30,9 +30,9 @@ const PREFETCH = 2;
  * The share of the bytes queued for workers that the main thread may take (the smallest files, one at a time,
  * while it has nothing of its own to parse). The main thread also lists the files, decodes every worker's
  * segments, folds and prints; taking files whenever it was free, it parsed the 1,651 smallest of the 1,961
- * files of an 858 MB history and stayed the busier thread (about 1.4–1.9 s of CPU against the worker's
- * 1.0–1.4 s) while the worker idled at the end. Capped at a tenth, the two threads came out level (1.2–1.3 s
- * against 1.1–1.2 s; bench/RESULTS.md, "The walking pass").
+ * files of an 858 MB history (one worker forced, 2 cores, no addon) and stayed the busier thread (about
+ * 1.4–1.9 s of CPU against the worker's 1.0–1.4 s) while the worker idled at the end. Capped at a tenth, the
+ * two threads came out level (1.2–1.3 s against 1.1–1.2 s; bench/RESULTS.md, "The walking pass").
  */
 export const MAIN_THREAD_SHARE = 0.1;
 /**
