@@ -31,6 +31,16 @@ export const MAX_DEFAULT_WORKERS = 4;
  */
 export const AUTO_WORKER_MIN_BYTES = 1 << 30;
 
+/**
+ * The threshold a scan uses: `SESSIONFOLD_WORKER_MIN_BYTES` of the scan's environment (a non-negative integer,
+ * bytes) where set, so the trade above can be measured on another machine without a build; else
+ * AUTO_WORKER_MIN_BYTES.
+ */
+export function workerMinBytes(env: NodeJS.ProcessEnv): number {
+  const v = env.SESSIONFOLD_WORKER_MIN_BYTES;
+  return v !== undefined && /^\d{1,15}$/.test(v) ? Number(v) : AUTO_WORKER_MIN_BYTES;
+}
+
 export type { ScanSource } from './select.js';
 
 export interface NormalizedScanOptions {
@@ -43,6 +53,8 @@ export interface NormalizedScanOptions {
   cachePath: string;
   /** Requested pool size; undefined = automatic. */
   workers: number | undefined;
+  /** With an automatic pool size, less than this much to parse runs on the main thread (`workerMinBytes`). */
+  workerMinBytes: number;
   env: NodeJS.ProcessEnv;
   onProgress: ((done: number, total: number) => void) | undefined;
   onWarning: (message: string) => void;
@@ -87,6 +99,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     cachePath,
     discover: { listingMemo: cache ? openListingMemo(cachePath) : undefined },
     workers: user.workers,
+    workerMinBytes: workerMinBytes(env),
     env,
     onProgress: user.onProgress,
     onWarning: user.onWarning ?? defaultWarning,
@@ -97,9 +110,9 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
   };
 }
 
-/** The pool size for `tasks` tasks totalling `bytes` to read. */
-export function resolveWorkers(requested: number | undefined, tasks: number, bytes: number): number {
+/** The pool size for `tasks` tasks totalling `bytes` to read (an automatic one starts at `minBytes`). */
+export function resolveWorkers(requested: number | undefined, tasks: number, bytes: number, minBytes = AUTO_WORKER_MIN_BYTES): number {
   if (requested !== undefined) return Math.min(requested, tasks);
-  if (tasks <= 1 || bytes < AUTO_WORKER_MIN_BYTES) return 0;
+  if (tasks <= 1 || bytes < minBytes) return 0;
   return Math.max(0, Math.min(availableParallelism() - 1, MAX_DEFAULT_WORKERS, tasks));
 }

@@ -56,7 +56,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
   const startJs = (final: boolean): void => {
     if (stopped || sized) return;
     const back = runner.deferred;
-    const count = opts.workers !== undefined ? Math.min(opts.workers, all.length) : resolveWorkers(undefined, js.length + back.count, jsBytes + back.bytes);
+    const count = opts.workers !== undefined ? Math.min(opts.workers, all.length) : resolveWorkers(undefined, js.length + back.count, jsBytes + back.bytes, opts.workerMinBytes);
     if (!final && count === 0) return;
     sized = true;
     runner.setWorkers(count);
