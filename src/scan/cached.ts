@@ -221,7 +221,7 @@ class CachedScan {
     const codecOf = (t: ParseTask): Codec => (this.#states.get(t.id) as TaskState).file.codec;
     const tasks = batchTasks([...this.#states.values()].map((s) => s.task), codecOf);
     const js = tasks.filter((t) => !takesNativeLane(codecOf(t), t));
-    const runner = new TaskRunner(this.#opts, resolveWorkers(this.#opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0)));
+    const runner = new TaskRunner(this.#opts, resolveWorkers(this.#opts.workers, js.length, js.reduce((n, t) => n + t.weight, 0), this.#opts.workerMinBytes));
     this.#runner = runner;
     runner.add(tasks);
     this.#opts.stats.workers = runner.workers;

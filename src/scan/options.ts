@@ -18,16 +18,28 @@ import { scanSources, type ScanSource } from './select.js';
  */
 export const MAX_DEFAULT_WORKERS = 4;
 /**
- * With the default pool size, less than this much to parse runs on the main thread. Measured on 2 cores
- * (usage-only scan of generated Claude + Codex histories, page cache warm): 167 MB — main thread 0.27 s, two
- * workers 0.40 s; 511 MB — 0.94 s vs 0.90 s; 1.81 GB — 2.8 s vs 2.1 s. Workers pay off only past ~½ GB in
- * wall time, and never in CPU time: a worker loads its bundle and warms up its own JIT for the same read path
- * the main thread runs too. Without the addon (the WebAssembly kernel on the workers) a cold report of the
- * peers' 858 MB history took 1.96–2.38 s of user CPU on the main thread alone against 2.78–3.03 s with a
- * worker, and of 1.81 GB 3.91–4.02 s against 4.40–5.10 s (bench/RESULTS.md, "The walking pass"); the
- * threshold sits between the two, where a worker's wall time is worth its CPU.
+ * With the default pool size, less than this much to parse runs on the main thread. A worker loads its bundle
+ * and warms up its own JIT for the same read path the main thread runs too (about 160 ms of CPU to start, and
+ * its own compiles on V8's threads), so it never pays in CPU time; in wall time it pays only where the CPU it
+ * adds still fits beside the main thread. Measured without the addon on 2 cores (cold reports of the peers'
+ * histories, per-thread CPU, the worker started while the main thread lists and the main thread taking at
+ * most MAIN_THREAD_SHARE of the bytes; bench/RESULTS.md "The walking pass"): at 200 MB a worker took
+ * 0.4–0.5 s of CPU to save the main thread 0.1–0.3 s, at 426 MB 0.5 s to save 0.25 s; at 858 MB the busier
+ * thread went from 1.8–2.6 s to 1.3–1.9 s but the process's CPU rose by about 40%, more than two cores can
+ * overlap: its wall time was longer in every interleaved pair. Earlier, at 1.81 GB, a worker shortened it.
+ * With the addon, Claude's and Codex's files go to its engines and count nothing here.
  */
 export const AUTO_WORKER_MIN_BYTES = 1 << 30;
+
+/**
+ * The threshold a scan uses: `SESSIONFOLD_WORKER_MIN_BYTES` of the scan's environment (a non-negative integer,
+ * bytes) where set, so the trade above can be measured on another machine without a build; else
+ * AUTO_WORKER_MIN_BYTES.
+ */
+export function workerMinBytes(env: NodeJS.ProcessEnv): number {
+  const v = env.SESSIONFOLD_WORKER_MIN_BYTES;
+  return v !== undefined && /^\d{1,15}$/.test(v) ? Number(v) : AUTO_WORKER_MIN_BYTES;
+}
 
 export type { ScanSource } from './select.js';
 
@@ -41,6 +53,8 @@ export interface NormalizedScanOptions {
   cachePath: string;
   /** Requested pool size; undefined = automatic. */
   workers: number | undefined;
+  /** With an automatic pool size, less than this much to parse runs on the main thread (`workerMinBytes`). */
+  workerMinBytes: number;
   env: NodeJS.ProcessEnv;
   onProgress: ((done: number, total: number) => void) | undefined;
   onWarning: (message: string) => void;
@@ -85,6 +99,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     cachePath,
     discover: { listingMemo: cache ? openListingMemo(cachePath) : undefined },
     workers: user.workers,
+    workerMinBytes: workerMinBytes(env),
     env,
     onProgress: user.onProgress,
     onWarning: user.onWarning ?? defaultWarning,
@@ -95,9 +110,9 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
   };
 }
 
-/** The pool size for `tasks` tasks totalling `bytes` to read. */
-export function resolveWorkers(requested: number | undefined, tasks: number, bytes: number): number {
+/** The pool size for `tasks` tasks totalling `bytes` to read (an automatic one starts at `minBytes`). */
+export function resolveWorkers(requested: number | undefined, tasks: number, bytes: number, minBytes = AUTO_WORKER_MIN_BYTES): number {
   if (requested !== undefined) return Math.min(requested, tasks);
-  if (tasks <= 1 || bytes < AUTO_WORKER_MIN_BYTES) return 0;
+  if (tasks <= 1 || bytes < minBytes) return 0;
   return Math.max(0, Math.min(availableParallelism() - 1, MAX_DEFAULT_WORKERS, tasks));
 }

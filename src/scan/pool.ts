@@ -27,6 +27,15 @@ import { LazyCodec } from '../lazy-codec.js';
 
 const PREFETCH = 2;
 /**
+ * The share of the bytes queued for workers that the main thread may take (the smallest files, one at a time,
+ * while it has nothing of its own to parse). The main thread also lists the files, decodes every worker's
+ * segments, folds and prints; taking files whenever it was free, it parsed the 1,651 smallest of the 1,961
+ * files of an 858 MB history (one worker forced, 2 cores, no addon) and stayed the busier thread (about
+ * 1.4–1.9 s of CPU against the worker's 1.0–1.4 s) while the worker idled at the end. Capped at a tenth, the
+ * two threads came out level (1.2–1.3 s against 1.1–1.2 s; bench/RESULTS.md, "The walking pass").
+ */
+export const MAIN_THREAD_SHARE = 0.1;
+/**
  * Jobs the native lane has queued at once: twice the engines' threads (native/pool.c), so that a thread
  * finishing a job finds the next one queued without waiting for the main thread to take the result. A job
  * reads a large file alone, or small files of one codec together (up to NATIVE_BATCH_BYTES or
@@ -129,6 +138,9 @@ export class ParsePool {
   readonly #opts: PoolOptions;
   readonly #slots: Slot[] = [];
   #queue: ParseTask[] = [];
+  /** Bytes ever queued for workers, and those the main thread took from that queue (`#steal`). */
+  #queuedBytes = 0;
+  #stolenBytes = 0;
   #inline: ParseTask[] = [];
   #inlineRunning = false;
   #closed = false;
@@ -189,8 +201,10 @@ export class ParsePool {
       return;
     }
     for (const t of tasks) {
-      if (this.#size > 0 && this.#opts.codecOf(t).onWorker) this.#queue.push(t);
-      else this.#inline.push(t);
+      if (this.#size > 0 && this.#opts.codecOf(t).onWorker) {
+        this.#queue.push(t);
+        this.#queuedBytes += t.weight;
+      } else this.#inline.push(t);
     }
     this.#queue.sort((a, b) => b.weight - a.weight);
     this.#inline.sort((a, b) => b.weight - a.weight);
@@ -301,13 +315,17 @@ export class ParsePool {
 
   /**
    * The main thread helps: when it has nothing of its own to parse, it takes the smallest queued task (workers
-   * take from the largest end), as long as the workers still have more than their prefetch waiting. Workers
-   * need ~100–150 ms each to start (module loading); without this, a history of a few hundred MB parsed on
-   * two workers took 1.6x the main thread alone (bench/RESULTS.md).
+   * take from the largest end), as long as the workers still have more than their prefetch waiting and the
+   * main thread's take stays within MAIN_THREAD_SHARE of the queued bytes. Workers need ~100–150 ms each to
+   * start (module loading); without this, a history of a few hundred MB parsed on two workers took 1.6x the
+   * main thread alone (bench/RESULTS.md).
    */
   #steal(fromRunner = false): void {
     if (this.#inline.length > 0 || (this.#inlineRunning && !fromRunner) || this.#closed) return;
     if (this.#queue.length <= this.#slots.length * PREFETCH || !this.#opts.canDispatch()) return;
+    const task = this.#queue[this.#queue.length - 1] as ParseTask;
+    if (this.#stolenBytes + task.weight > MAIN_THREAD_SHARE * this.#queuedBytes) return;
+    this.#stolenBytes += task.weight;
     this.#inline.push(this.#queue.pop() as ParseTask);
   }
 

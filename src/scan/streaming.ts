@@ -3,7 +3,8 @@
  * them, nothing held beyond the consumer's queue. The reference the cached path is tested against.
  *
  * Files a codec's native engine reads (the pool's native lane) start reading as discovery finds them; files
- * for `parseFile` wait for the end of discovery, which sizes the worker pool by their bytes.
+ * for `parseFile` wait until their bytes call for workers (then each is queued as it is found) or discovery
+ * ends, whichever comes first: the pool is sized by their bytes.
  */
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
@@ -24,27 +25,41 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
   // Set when the consumer stops early (or the scan fails): discovery, which may still be listing, then adds
   // nothing to a closed runner and stops at its next chunk.
   let stopped = false;
+  // Bytes of the files for `parseFile` found so far; whether the runner has its workers' count (then each file
+  // found is queued as it is found).
+  let jsBytes = 0;
+  let sized = false;
   const take = (found: readonly ScanFile[]): boolean => {
     if (stopped) return false;
     const native: ParseTask[] = [];
+    const fresh = js.length;
     for (const f of found) {
       const t: ParseTask = { id: all.length, agent: f.codec.id, path: f.path, weight: f.size, resume: false, native: true };
       all.push(f);
       if (takesNativeLane(f.codec, t)) native.push(t);
-      else js.push(t);
+      else {
+        js.push(t);
+        jsBytes += f.size;
+      }
     }
     runner.add(native);
+    if (sized) runner.add(js.slice(fresh));
+    else if (opts.workers === undefined) startJs(false);
     return true;
   };
   // Workers for what the native lane will not read (it reads on the engines' own threads, not on workers):
   // the files it never took, and those its engines handed back so far. An explicit `workers` is a cap over
   // every file, as the engines may hand any back later; workers start only when there is work for them.
-  const startJs = (): void => {
-    if (stopped) return;
+  // Without an explicit count they start as soon as the files found so far call for them (`final` false),
+  // not at the end of discovery: a worker then loads its bundle and reads the largest files found while the
+  // main thread is still listing.
+  const startJs = (final: boolean): void => {
+    if (stopped || sized) return;
     const back = runner.deferred;
-    runner.setWorkers(
-      opts.workers !== undefined ? Math.min(opts.workers, all.length) : resolveWorkers(undefined, js.length + back.count, js.reduce((n, t) => n + t.weight, back.bytes)),
-    );
+    const count = opts.workers !== undefined ? Math.min(opts.workers, all.length) : resolveWorkers(undefined, js.length + back.count, jsBytes + back.bytes, opts.workerMinBytes);
+    if (!final && count === 0) return;
+    sized = true;
+    runner.setWorkers(count);
     runner.add(js);
     stats.workers = runner.workers;
   };
@@ -52,19 +67,19 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
   let failed: unknown;
   if (files !== undefined) {
     take(files);
-    startJs();
+    startJs(true);
   } else if (canDiscoverStreaming()) {
     runner.expectMore();
     discovery = discoverStreaming(opts, take).then(
       () => {
-        startJs();
+        startJs(true);
         runner.noMore();
       },
       (e: unknown) => {
         failed = e;
         // The files the engines handed back wait for the workers' count: without it the runner would wait
         // for them forever and the error would never surface.
-        startJs();
+        startJs(true);
         runner.noMore();
       },
     );
@@ -97,6 +112,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
       }
     }
     await discovery;
+    stats.workers = runner.workers;
     if (failed !== undefined) throw failed;
     const w = skipped.warning();
     if (w !== undefined) opts.onWarning(w);
