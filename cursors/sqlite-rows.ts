@@ -18,7 +18,7 @@
  */
 import type { RowCursor } from './protocol/codec.js';
 import type { Statement } from 'better-sqlite3';
-import type { DatabaseIdentity, SqliteDatabase } from './sqlite.js';
+import { withScanCache, type DatabaseIdentity, type SqliteDatabase } from './sqlite.js';
 
 /** One source of rows: a table or view, optionally restricted by a condition. */
 export interface RowSource {
@@ -402,9 +402,13 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
   }
   const byUpdate = s.updated !== undefined && minUpdated !== null;
   const since = byUpdate ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
-  const head = db
-    .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
-    .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[];
+  const head = withScanCache(
+    db,
+    () =>
+      db
+        .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
+        .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[],
+  );
   const partOf = new Map<number, string>();
   for (const h of head) {
     if (typeof h._part !== 'string') continue;
@@ -428,7 +432,8 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
  */
 function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number> {
   const out = new Map<string, number>();
-  for (const r of db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]) {
+  const grouped = withScanCache(db, () => db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]);
+  for (const r of grouped) {
     // as `partition = ?` compares a key given as text (a partition missing here is counted on its own)
     if (r[0] !== null && r[0] !== undefined) out.set(String(r[0]), r[1]);
   }
@@ -440,7 +445,7 @@ const MAX_TABLE_MARKS = 4;
 
 /** The `TableMark` of `s`'s table now (`top`: its highest rowid). */
 function tableMarkOf(db: SqliteDatabase, s: PartitionedSource & { tail: string }, top: number): TableMark {
-  const n = (stmt(db, `SELECT count(*) AS n FROM ${s.table}`).get() as { n: number }).n;
+  const n = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table}`).get() as { n: number }).n);
   const t = (stmt(db, `SELECT ${s.tail} AS t FROM ${s.table} WHERE rowid = ?`).get(top) as { t: unknown } | undefined)?.t;
   return { n, r: top, t: typeof t === 'string' || typeof t === 'number' ? t : null };
 }
@@ -468,7 +473,7 @@ function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, 
   const out = new Set<string>();
   for (const { m, keys } of [...byMark.values()].sort((a, b) => b.m.r - a.m.r).slice(0, MAX_TABLE_MARKS)) {
     if (m.r > 0 && topOf(db, { ...s, where: undefined, params: undefined }, m.r) !== m.t) continue;
-    const above = (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(m.r) as { n: number }).n;
+    const above = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(m.r) as { n: number }).n);
     if (now.n === m.n + above) for (const k of keys) out.add(k);
   }
   return out;
