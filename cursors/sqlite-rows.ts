@@ -102,6 +102,8 @@ interface SourceMark {
  * the row at `r` still has that tail and the table holds `n` rows plus those above `r` lost no row at or below
  * `r` and gained none there (new rows take rowids above the highest, which is at least `r`): every partition
  * marked in that snapshot then holds its old count plus its rows above its own watermark, with no count of it.
+ * What this takes on trust besides: a row keeps its partition (a row moved to another session by an update
+ * would leave both counts unseen; OpenCode never moves one, and its listing takes the same on trust).
  */
 interface TableMark {
   n: number;
