@@ -9,13 +9,16 @@
  * `rowid > watermark` (or an update time above the stored one, for tables whose rows are updated in place)
  * and counts the source's rows: a returned row at or below the watermark is a changed row, and a count
  * other than the old count plus the new rows means a row was deleted (or replaced under a new rowid). The
- * work is the count (an index walk over the source's rows, no row data) plus the new rows.
+ * work is the count (an index walk over the source's rows, no row data) plus the new rows; a batch that walks
+ * a table keeps the table's own marks in its cursors, and the next batch takes the counts from there while
+ * the table lost no row below them (`TableMark`).
  *
  * Update times come from the agent's clock: a row updated with a time at or below the stored one (a clock
  * set back) is not seen as changed until something else restarts the read.
  */
 import type { RowCursor } from './protocol/codec.js';
-import type { DatabaseIdentity, SqliteDatabase } from './sqlite.js';
+import type { Statement } from 'better-sqlite3';
+import { withScanCache, type DatabaseIdentity, type SqliteDatabase } from './sqlite.js';
 
 /** One source of rows: a table or view, optionally restricted by a condition. */
 export interface RowSource {
@@ -90,6 +93,22 @@ interface SourceMark {
   top?: string | number | null;
   /** `RowSource.open`: the key and update time of each row read that has not settled. */
   open?: Record<string, unknown>;
+  /** The whole table's marks in the snapshot this mark was taken in (a batch's only: `readPartitionsSince`). */
+  table?: TableMark;
+}
+
+/**
+ * A table's row count, highest rowid and `tail` of the row there, in one snapshot. A later snapshot in which
+ * the row at `r` still has that tail and the table holds `n` rows plus those above `r` lost no row at or below
+ * `r` and gained none there (new rows take rowids above the highest, which is at least `r`): every partition
+ * marked in that snapshot then holds its old count plus its rows above its own watermark, with no count of it.
+ * What this takes on trust besides: a row keeps its partition (a row moved to another session by an update
+ * would leave both counts unseen; OpenCode never moves one, and its listing takes the same on trust).
+ */
+interface TableMark {
+  n: number;
+  r: number;
+  t: string | number | null;
 }
 
 /** The `state` of a RowCursor written here. */
@@ -111,6 +130,17 @@ export interface RowReadResult {
   cursor: RowCursor;
 }
 
+/** Statements prepared once per connection: a batch of many partitions asks the same few queries of each. */
+const statements = new WeakMap<SqliteDatabase, Map<string, Statement>>();
+
+function stmt(db: SqliteDatabase, sql: string): Statement {
+  let byText = statements.get(db);
+  if (byText === undefined) statements.set(db, (byText = new Map()));
+  let st = byText.get(sql);
+  if (st === undefined) byText.set(sql, (st = db.prepare(sql)));
+  return st;
+}
+
 function whereOf(s: RowSource, extra?: string): string {
   const parts = [s.where, extra].filter((p): p is string => p !== undefined && p !== '');
   return parts.length === 0 ? '' : ` WHERE ${parts.map((p) => `(${p})`).join(' AND ')}`;
@@ -126,7 +156,7 @@ function marksColumns(s: Pick<RowSource, 'updated' | 'open'>): string {
 }
 
 function allRows(db: SqliteDatabase, s: RowSource): Row[] {
-  return db.prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
+  return stmt(db, `SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
 }
 
 /** `prev` (the open rows of a mark) after `rows` were read: a row settled leaves it, one still open enters it with its update time. */
@@ -149,8 +179,7 @@ function reopened(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
   const open = prev.open ?? {};
   const keys = Object.keys(open);
   if (s.open === undefined || keys.length === 0) return [];
-  const rows = db
-    .prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, `${s.open.key} IN (SELECT value FROM json_each(?)) AND rowid <= ?`)}`)
+  const rows = stmt(db, `SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, `${s.open.key} IN (SELECT value FROM json_each(?)) AND rowid <= ?`)}`)
     .all(...(s.params ?? []), JSON.stringify(keys), prev.rowid) as Row[];
   return rows.filter((r) => r._oupd !== open[String(r._okey)]);
 }
@@ -162,13 +191,13 @@ function reopened(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
 function printOf(db: SqliteDatabase, s: RowSource, lo: number, hi: number): [number, number] | undefined {
   if (s.fingerprint === undefined) return undefined;
   const sql = `SELECT count(*) AS n, coalesce(sum(((ifnull(${s.fingerprint}, 0) + 1) * ((rowid % 65521) + 1)) % 1000003), 0) AS h FROM ${s.table}${whereOf(s, 'rowid > ? AND rowid <= ?')}`;
-  const r = db.prepare(sql).get(...(s.params ?? []), lo, hi) as { n: number; h: number };
+  const r = stmt(db, sql).get(...(s.params ?? []), lo, hi) as { n: number; h: number };
   return [r.n, r.h];
 }
 
 /** `s.tail` of the source's row at `rowid` (null when there is none). */
 function topOf(db: SqliteDatabase, s: RowSource, rowid: number): string | number | null {
-  const r = db.prepare(`SELECT ${s.tail} AS t FROM ${s.table}${whereOf(s, 'rowid = ?')}`).get(...(s.params ?? []), rowid) as { t: unknown } | undefined;
+  const r = stmt(db, `SELECT ${s.tail} AS t FROM ${s.table}${whereOf(s, 'rowid = ?')}`).get(...(s.params ?? []), rowid) as { t: unknown } | undefined;
   return typeof r?.t === 'string' || typeof r?.t === 'number' ? r.t : null;
 }
 
@@ -233,16 +262,19 @@ function resumable(from: RowCursor | undefined, parser: string, identity: Databa
 function freshRows(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
   const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
   const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
-  return db.prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
+  return stmt(db, `SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
 }
 
 /** Where a resumed read gets a source's new or updated rows (`freshRows`, or a walk shared by several reads). */
 type FreshRows = (s: RowSource, prev: SourceMark) => Row[];
 
-/** Where it gets a source's row count (its own `count(*)`, or one grouped count shared by several reads). */
-type CountRows = (s: RowSource) => number;
+/**
+ * Where it gets a source's row count now, given its mark and the rows above the mark this read found (its own
+ * `count(*)`, one grouped count shared by several reads, or the mark's count plus those rows: `TableMark`).
+ */
+type CountRows = (s: RowSource, prev: SourceMark, added: number) => number;
 
-const countRows = (db: SqliteDatabase, s: RowSource): number => (db.prepare(`SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+const countRows = (db: SqliteDatabase, s: RowSource): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
 
 function resumeFrom(
   db: SqliteDatabase,
@@ -271,11 +303,11 @@ function resumeFrom(
       if (prev.rowid > 0 && topOf(db, s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
     }
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-    const count = countOf(s);
     const again = reopened(db, s, prev);
     const fresh = again.length === 0 ? freshOf(s, prev) : [...again, ...freshOf(s, prev)].sort((a, b) => a._rowid - b._rowid);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
+    const count = countOf(s, prev, added);
     if (count !== prev.count + added) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
@@ -372,9 +404,13 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
   }
   const byUpdate = s.updated !== undefined && minUpdated !== null;
   const since = byUpdate ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
-  const head = db
-    .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
-    .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[];
+  const head = withScanCache(
+    db,
+    () =>
+      db
+        .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
+        .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[],
+  );
   const partOf = new Map<number, string>();
   for (const h of head) {
     if (typeof h._part !== 'string') continue;
@@ -398,11 +434,63 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
  */
 function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number> {
   const out = new Map<string, number>();
-  for (const r of db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]) {
+  const grouped = withScanCache(db, () => db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]);
+  for (const r of grouped) {
     // as `partition = ?` compares a key given as text (a partition missing here is counted on its own)
     if (r[0] !== null && r[0] !== undefined) out.set(String(r[0]), r[1]);
   }
   return out;
+}
+
+/** Distinct `TableMark`s of one batch checked at most (each costs a range count); partitions under others are counted. */
+const MAX_TABLE_MARKS = 4;
+
+/** The `TableMark` of `s`'s table now (`top`: its highest rowid). */
+function tableMarkOf(db: SqliteDatabase, s: PartitionedSource & { tail: string }, top: number): TableMark {
+  const n = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table}`).get() as { n: number }).n);
+  const t = (stmt(db, `SELECT ${s.tail} AS t FROM ${s.table} WHERE rowid = ?`).get(top) as { t: unknown } | undefined)?.t;
+  return { n, r: top, t: typeof t === 'string' || typeof t === 'number' ? t : null };
+}
+
+const isTableMark = (m: unknown): m is TableMark => {
+  const t = m as TableMark | null | undefined;
+  return typeof t === 'object' && t !== null && Number.isSafeInteger(t.n) && Number.isSafeInteger(t.r) && (t.t === null || typeof t.t === 'string' || typeof t.t === 'number');
+};
+
+/**
+ * The partitions of `marks` whose table lost no row at or below their `TableMark` since it was taken (see
+ * `TableMark`), given the table's mark now: their counts need no count. A mark far below the highest rowid is
+ * not checked (its range count would cost about what the grouped count does).
+ */
+function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, marks: ReadonlyMap<string, SourceMark>, now: TableMark): Set<string> {
+  const byMark = new Map<string, { m: TableMark; keys: string[] }>();
+  for (const [key, mark] of marks) {
+    const m = mark.table;
+    if (!isTableMark(m) || m.r > now.r || now.r - m.r > 1024 + now.n / 64) continue;
+    const id = JSON.stringify([m.n, m.r, m.t]);
+    const group = byMark.get(id) ?? { m, keys: [] };
+    group.keys.push(key);
+    byMark.set(id, group);
+  }
+  const out = new Set<string>();
+  for (const { m, keys } of [...byMark.values()].sort((a, b) => b.m.r - a.m.r).slice(0, MAX_TABLE_MARKS)) {
+    if (m.r > 0 && topOf(db, { ...s, where: undefined, params: undefined }, m.r) !== m.t) continue;
+    const above = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(m.r) as { n: number }).n);
+    if (now.n === m.n + above) for (const k of keys) out.add(k);
+  }
+  return out;
+}
+
+/** `result` with the table marks of this snapshot in its cursor's marks (a result of this snapshot, every count exact). */
+function withTableMarks(result: RowReadResult, tables: ReadonlyMap<string, TableMark>): RowReadResult {
+  if (tables.size === 0) return result;
+  const state = result.cursor.state as RowCursorState;
+  const sources = { ...state.sources };
+  for (const [name, table] of tables) {
+    const m = sources[name];
+    if (m !== undefined) sources[name] = { ...m, table };
+  }
+  return { ...result, cursor: { ...result.cursor, state: { ...state, sources } } };
 }
 
 /**
@@ -412,6 +500,10 @@ function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number>
  * the cursors' own counts and the table's highest rowid) is walked once for all of them (`walkFresh`); the
  * others, and every partition that starts over, are read through the partition's index as alone.
  * `options.walkShare` sets that share (tests: 0 always walks, Infinity never does).
+ *
+ * A walked source with a `tail` also takes the table's `TableMark` (one `count(*)` of the table) and keeps it
+ * in each of this batch's cursors: the next batch's partitions whose mark still holds skip the grouped count of
+ * every partition (the rows, events and counts are the same; only the cursors carry the table marks besides).
  */
 export function readPartitionsSince(
   db: SqliteDatabase,
@@ -425,6 +517,8 @@ export function readPartitionsSince(
   const states = reads.map((r) => resumable(r.from, parser, identity));
   const walked = new Map<string, Map<string, Row[]>>();
   const counted = new Map<string, Map<string, number>>();
+  const trusted = new Map<string, Set<string>>();
+  const tables = new Map<string, TableMark>();
   for (const s of sources) {
     const marks = new Map<string, SourceMark>();
     let rows = 0;
@@ -436,16 +530,24 @@ export function readPartitionsSince(
       rows += m.count;
     });
     if (marks.size < 2) continue;
-    const top = (db.prepare(`SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
+    const top = (stmt(db, `SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
     if (rows < top * share) continue;
     walked.set(s.name, walkFresh(db, s, marks));
-    counted.set(s.name, countsOf(db, s));
+    const tailed = s.tail === undefined ? undefined : { ...s, tail: s.tail };
+    const now = tailed === undefined ? undefined : tableMarkOf(db, tailed, top);
+    const sure = tailed === undefined || now === undefined ? new Set<string>() : untouched(db, tailed, marks, now);
+    if (now !== undefined) tables.set(s.name, now);
+    trusted.set(s.name, sure);
+    // the partitions left to count: one grouped count, or each its own when they hold few of the rows
+    let left = 0;
+    for (const [key, m] of marks) if (!sure.has(key)) left += m.count;
+    if (left >= top * share && left > 0) counted.set(s.name, countsOf(db, s));
   }
   return reads.map((r, i) => {
     const own = partitionSources(sources, r.key);
     const st = states[i] as RowRestartReason | RowCursorState;
-    if (typeof st === 'string') return fullRead(db, own, parser, identity, st);
-    return resumeFrom(
+    if (typeof st === 'string') return withTableMarks(fullRead(db, own, parser, identity, st), tables);
+    const read = resumeFrom(
       db,
       own,
       st,
@@ -453,8 +555,9 @@ export function readPartitionsSince(
       identity,
       options.rows ?? {},
       (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev),
-      (s) => counted.get(s.name)?.get(r.key) ?? countRows(db, s),
+      (s, prev, added) => (trusted.get(s.name)?.has(r.key) === true ? prev.count + added : (counted.get(s.name)?.get(r.key) ?? countRows(db, s))),
     );
+    return withTableMarks(read, tables);
   });
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { databaseIdentity, recordPath, splitRecordPath, sqliteDependencies, sqliteUriSupport, withSqliteSnapshot, type SnapshotStrategy } from '../cursors/sqlite.js';
+import { databaseIdentity, recordPath, SCAN_CACHE_KIB, splitRecordPath, sqliteDependencies, sqliteUriSupport, withScanCache, withSqliteSnapshot, type SnapshotStrategy } from '../cursors/sqlite.js';
 import { readRowsSince, withCodecState, type RowSource } from '../cursors/sqlite-rows.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { startWriter, tempDirPerTest, type Writer } from './helpers/sqlite-db.js';
@@ -133,6 +133,23 @@ describe('withSqliteSnapshot', () => {
     const before = await snapshotTree(dir);
     expect(withSqliteSnapshot(db, countA)).toBe(result.commits);
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it('opens with the page cache asked for, by every strategy; a scan runs with the small cache and leaves it as it was', async () => {
+    const cacheOf = (d: Database.Database): number => d.pragma('cache_size', { simple: true }) as number;
+    await closedDatabase(3);
+    const asked = { cacheKiB: SCAN_CACHE_KIB };
+    expect(withSqliteSnapshot(db, cacheOf)).toBe(-16000); // better-sqlite3's own, unless asked
+    expect(withSqliteSnapshot(db, cacheOf, asked)).toBe(-SCAN_CACHE_KIB);
+    expect(withSqliteSnapshot(db, cacheOf, { ...asked, prefer: 'copy' })).toBe(-SCAN_CACHE_KIB);
+    const w = await writer();
+    await w.run('INSERT INTO a (v) VALUES (?)', [['live']]);
+    const s = strategies();
+    expect(withSqliteSnapshot(db, cacheOf, { ...asked, onStrategy: s.onStrategy })).toBe(-SCAN_CACHE_KIB);
+    expect(s.list).toEqual(['shared']);
+    const during = withSqliteSnapshot(db, (d) => [withScanCache(d, () => [cacheOf(d), countA(d)]), cacheOf(d)]);
+    expect(during).toEqual([[-SCAN_CACHE_KIB, 4], -16000]);
+    expect(() => withSqliteSnapshot(db, (d) => withScanCache(d, () => d.prepare('SELECT nope FROM a').get()))).toThrow(/nope/);
   });
 
   it('throws SESSION_NOT_FOUND for a missing database and creates nothing', () => {

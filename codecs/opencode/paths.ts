@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { memoizedListing } from '../../cursors/listing-memo.js';
-import { recordPath, withSqliteSnapshot } from '../../cursors/sqlite.js';
+import { recordPath, SCAN_CACHE_KIB, withSqliteSnapshot } from '../../cursors/sqlite.js';
 import { fileId, fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
 import { CODEC_ID, PARSER_VERSION } from './descriptor.js';
 import { followEntry } from '../../cursors/list-dir.js';
@@ -68,7 +68,8 @@ export function* databaseFiles(db: string, root: string, agent: string = CODEC_I
   try {
     const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous, ids) => {
       const file = ids?.[0] ?? fileId(db);
-      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file, settled) : nextListing(d, file, previous, settled)));
+      // every query of a listing visits each page once (counts, ranges, grouped passes): a small page cache
+      return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file, settled) : nextListing(d, file, previous, settled)), { cacheKiB: SCAN_CACHE_KIB });
     });
     sessions = sessionsOf(state);
   } catch {

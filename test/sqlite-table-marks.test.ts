@@ -1,0 +1,183 @@
+/**
+ * A batch read of a database's partitions (cursors/sqlite-rows.ts `readPartitionsSince`) that walks a table
+ * keeps the table's marks (`TableMark`: its count, highest rowid and the id there) in each cursor, and the
+ * next batch takes the counts of the partitions under a mark that still holds from their cursors instead of
+ * counting every partition (the grouped `count(*)` over the `session_id` index). The rows, restarts and
+ * counts are those of each partition read alone; a row deleted below the marks, or the row at the highest
+ * rowid deleted (a new row may then take its rowid), sends the batch back to counting, and the partition
+ * that lost a row starts over. And OpenCode's usage reads through the batch, round after round, equal cold
+ * reads. Real databases with OpenCode's tables.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { opencode } from '../codecs/opencode/index.js';
+import { getParserString, type ReadCursor, type ResumeStart, type RowCursor } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
+import { partitionSources, readPartitionsSince, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
+import { buildOpencodeDb, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
+import { asAlone } from './helpers/row-cursor.js';
+import { tempDirPerTest } from './helpers/sqlite-db.js';
+
+let ocDb: string;
+const SESSIONS = ['ses_main', 'ses_child', 'ses_3', 'ses_4', 'ses_5', 'ses_6'];
+tempDirPerTest('sf-table-marks-', (d) => {
+  mkdirSync(join(d, 'opencode'));
+  ocDb = join(d, 'opencode', 'opencode.db');
+  buildOpencodeDb(ocDb, 3);
+  writeDb(ocDb, (db) => {
+    for (const [k, s] of SESSIONS.slice(2).entries()) insertSession(db, s, k + 3, 3);
+  });
+});
+
+/** Sources read by rowid, with the row at the watermark checked by its id (as OpenCode's usage reads). */
+const SOURCES: PartitionedSource[] = [
+  { name: 'message', table: 'message', columns: 'id, session_id, data', tail: 'id', partition: 'session_id' },
+  { name: 'part', table: 'part', columns: 'id, message_id, data', tail: 'id', partition: 'session_id' },
+];
+
+interface Batch {
+  results: RowReadResult[];
+  alone: RowReadResult[];
+  /** The SQL the batch prepared. */
+  sql: string[];
+}
+
+
+const tableMarkOf = (c: RowCursor | undefined, source: string): unknown => (c?.state as { sources: Record<string, { table?: unknown }> }).sources[source]?.table;
+
+/** One batch of every session from `cursors` (walking every table), and each session read alone from the same cursors, in one snapshot. */
+function batch(cursors: ReadonlyMap<string, RowCursor | undefined>): Batch {
+  const parser = getParserString(opencode);
+  const identity = databaseIdentity(ocDb) as NonNullable<ReturnType<typeof databaseIdentity>>;
+  return withSqliteSnapshot(ocDb, (db: Database.Database) => {
+    const sql: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((text: string) => (sql.push(text), prepare(text))) as typeof db.prepare;
+    const reads = SESSIONS.map((key) => ({ key, from: cursors.get(key) }));
+    const results = readPartitionsSince(db, SOURCES, reads, parser, identity, { walkShare: 0 });
+    db.prepare = prepare;
+    const alone = reads.map((r) => readRowsSince(db, partitionSources(SOURCES, r.key), r.from, parser, identity));
+    return { results, alone, sql };
+  });
+}
+
+const grouped = (b: Batch): number => b.sql.filter((s) => /GROUP BY session_id/.test(s)).length;
+
+/** The batch's reads equal the reads alone but for the marks; every cursor of it carries the table marks. */
+function expectAsAlone(b: Batch): void {
+  expect(b.results.map(asAlone)).toEqual(b.alone);
+  for (const r of b.results) for (const s of ['message', 'part']) expect(tableMarkOf(r.cursor, s)).toMatchObject({ n: expect.any(Number), r: expect.any(Number), t: expect.any(String) });
+}
+
+describe('a batch takes the counts of partitions under a table mark that holds', () => {
+  it('counts no partition after appends; counts again after a row deleted below the marks or at the highest rowid', () => {
+    const cursors = new Map<string, RowCursor | undefined>();
+    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
+    // no cursors: every session read whole, no mark taken (nothing was walked)
+    let b = batch(cursors);
+    expect(b.results.map((r) => r.reason)).toEqual(SESSIONS.map(() => 'no-cursor'));
+    expect(b.results.map(asAlone)).toEqual(b.alone);
+    take(b);
+    // resumed, walked: counted (no marks yet), and the marks taken
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBe(2);
+    expect(b.results.every((r) => !r.restarted)).toBe(true);
+    take(b);
+
+    // appends into most sessions: no count of any partition, the same rows as alone
+    writeDb(ocDb, (d) => {
+      for (const s of SESSIONS.slice(0, 4)) insertExchange(d, s, 40);
+    });
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBe(0);
+    expect(b.results.map((r) => [r.restarted, r.rows.message?.length, r.rows.part?.length])).toEqual(SESSIONS.map((_, i) => (i < 4 ? [false, 2, 6] : [false, 0, 0])));
+    take(b);
+
+    // a part of ses_5 deleted (below every mark), one exchange added elsewhere: counted, ses_5 starts over
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM part WHERE id = ?').run('prt_msg_ses_5_0001a_1');
+      insertExchange(d, 'ses_6', 41);
+    });
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBeGreaterThan(0);
+    expect(b.results.map((r) => r.reason)).toEqual([undefined, undefined, undefined, undefined, 'row-deleted', undefined]);
+    take(b);
+
+    // the table's last part deleted and a new one added: it takes the freed rowid, which only the id at the
+    // mark tells apart; counted, and the session that lost its part starts over
+    const [lastPart, owner] = withSqliteSnapshot(ocDb, (d) => d.prepare('SELECT id, session_id FROM part ORDER BY rowid DESC LIMIT 1').raw().get() as [string, string]);
+    const lastRowid = withSqliteSnapshot(ocDb, (d) => (d.prepare('SELECT max(rowid) AS r FROM part').get() as { r: number }).r);
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM part WHERE id = ?').run(lastPart);
+      d.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('prt_late', 'msg_ses_4_0040b', 'ses_4', 1, 1, '{"type":"text","text":"late"}');
+    });
+    expect(withSqliteSnapshot(ocDb, (d) => (d.prepare("SELECT rowid AS r FROM part WHERE id = 'prt_late'").get() as { r: number }).r)).toBe(lastRowid);
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBeGreaterThan(0);
+    expect(b.results[SESSIONS.indexOf(owner)]?.reason).toBe('row-deleted');
+    take(b);
+
+    // a session read alone meanwhile has no table mark: it is counted, the others are not
+    const parser = getParserString(opencode);
+    const identity = databaseIdentity(ocDb) as NonNullable<ReturnType<typeof databaseIdentity>>;
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_main', 50));
+    cursors.set('ses_main', withSqliteSnapshot(ocDb, (d) => readRowsSince(d, partitionSources(SOURCES, 'ses_main'), cursors.get('ses_main'), parser, identity).cursor));
+    expect(tableMarkOf(cursors.get('ses_main'), 'part')).toBeUndefined();
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_child', 50));
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(b.results.every((r) => !r.restarted)).toBe(true);
+  });
+
+  it('OpenCode usage reads through batches equal cold reads, round after round, a deletion among them', async () => {
+    const cursors = new Map<string, ReadCursor | undefined>();
+    const stored = new Map<string, SessionfoldEvent[]>();
+    const kinds: SessionfoldEvent['type'][] = ['session', 'usage'];
+    const cold = async (s: string): Promise<SessionfoldEvent[]> => {
+      const out: SessionfoldEvent[] = [];
+      for await (const e of opencode.read(recordPath(ocDb, s), { kinds })) out.push(e);
+      return out;
+    };
+    const round = async (): Promise<ResumeStart[]> => {
+      const starts: ResumeStart[] = [];
+      const events = SESSIONS.map((): SessionfoldEvent[] => []);
+      const its = await (opencode.readBatch as NonNullable<typeof opencode.readBatch>)(
+        SESSIONS.map((s, i) => ({
+          file: recordPath(ocDb, s),
+          options: { kinds, resume: { from: cursors.get(s), onStart: (st: ResumeStart) => (starts[i] = st), onCursor: (u: { cursor: ReadCursor }) => cursors.set(s, u.cursor) } },
+        })),
+      );
+      for (const [i, it] of its.entries()) for await (const e of it) events[i]?.push(e);
+      for (const [i, s] of SESSIONS.entries()) {
+        const start = starts[i] as ResumeStart;
+        const kept = [...(stored.get(s) ?? [])];
+        for (let k = kept.length - 1, n = start.replaced.usage ?? 0; k >= 0 && n > 0; k--) if (kept[k]?.type === 'usage' && n-- > 0) kept.splice(k, 1);
+        stored.set(s, start.restarted ? (events[i] as SessionfoldEvent[]) : [...kept, ...(events[i] as SessionfoldEvent[])]);
+        expect(stored.get(s)).toEqual(await cold(s));
+      }
+      return starts;
+    };
+    await round();
+    for (let n = 60; n < 64; n++) {
+      writeDb(ocDb, (d) => {
+        for (const s of SESSIONS) insertExchange(d, s, n);
+      });
+      expect((await round()).every((s) => !s.restarted)).toBe(true);
+    }
+    expect(SESSIONS.every((s) => tableMarkOf(cursors.get(s) as RowCursor, 'part') !== undefined)).toBe(true);
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM part WHERE id = ?').run('prt_msg_ses_4_0060b_4');
+      for (const s of SESSIONS) insertExchange(d, s, 70);
+    });
+    const starts = await round();
+    expect(starts.map((s) => s.restarted)).toEqual(SESSIONS.map((s) => s === 'ses_4'));
+  });
+});
