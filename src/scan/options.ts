@@ -26,7 +26,8 @@ export const MAX_DEFAULT_WORKERS = 4;
  * most MAIN_THREAD_SHARE of the bytes; bench/RESULTS.md "The walking pass"): at 200 MB a worker took
  * 0.4–0.5 s of CPU to save the main thread 0.1–0.3 s, at 426 MB 0.5 s to save 0.25 s; at 858 MB the busier
  * thread went from 1.8–2.6 s to 1.3–1.9 s but the process's CPU rose by about 40%, more than two cores can
- * overlap: its wall time was longer in every interleaved pair. Earlier, at 1.81 GB, a worker shortened it.
+ * overlap: its wall time was longer in 20 of 22 interleaved pairs (and in 3 of 3 at 1.81 GB, all under a load
+ * of 6-10). The 1 GiB threshold stands until a quiet machine measures where a worker's wall time pays.
  * With the addon, Claude's and Codex's files go to its engines and count nothing here.
  */
 export const AUTO_WORKER_MIN_BYTES = 1 << 30;

@@ -56,12 +56,14 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
   const startJs = (final: boolean): void => {
     if (stopped || sized) return;
     const back = runner.deferred;
-    const count = opts.workers !== undefined ? Math.min(opts.workers, all.length) : resolveWorkers(undefined, js.length + back.count, jsBytes + back.bytes, opts.workerMinBytes);
+    // Sized before the listing ends, the pool must not be capped at the files found so far (more come;
+    // workers spawn only for queued work anyway).
+    const tasks = final ? js.length + back.count : Number.MAX_SAFE_INTEGER;
+    const count = opts.workers !== undefined ? Math.min(opts.workers, all.length) : resolveWorkers(undefined, tasks, jsBytes + back.bytes, opts.workerMinBytes);
     if (!final && count === 0) return;
     sized = true;
     runner.setWorkers(count);
     runner.add(js);
-    stats.workers = runner.workers;
   };
   let discovery: Promise<void> | undefined;
   let failed: unknown;
