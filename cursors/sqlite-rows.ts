@@ -111,7 +111,7 @@ export interface RowReadResult {
   cursor: RowCursor;
 }
 
-function whereOf(s: RowSource, extra?: string): string {
+function whereOf(s: Pick<RowSource, 'where'>, extra?: string): string {
   const parts = [s.where, extra].filter((p): p is string => p !== undefined && p !== '');
   return parts.length === 0 ? '' : ` WHERE ${parts.map((p) => `(${p})`).join(' AND ')}`;
 }
@@ -167,9 +167,28 @@ function printOf(db: SqliteDatabase, s: RowSource, lo: number, hi: number): [num
 }
 
 /** `s.tail` of the source's row at `rowid` (null when there is none). */
-function topOf(db: SqliteDatabase, s: RowSource, rowid: number): string | number | null {
+function topOf(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, rowid: number): string | number | null {
   const r = db.prepare(`SELECT ${s.tail} AS t FROM ${s.table}${whereOf(s, 'rowid = ?')}`).get(...(s.params ?? []), rowid) as { t: unknown } | undefined;
   return typeof r?.t === 'string' || typeof r?.t === 'number' ? r.t : null;
+}
+
+/** What a source's rows were at a mark: how many, the highest rowid, and `RowSource.tail` of the row there. */
+export interface AppendMark {
+  count: number;
+  rowid: number;
+  top?: string | number | null;
+}
+
+/**
+ * Whether source `s` lost no row since `mark`, now that it holds `count` rows of which `added` lie above the
+ * mark's rowid: the count is the mark's plus those, and (for a source read by rowid alone, `RowSource.tail`) the
+ * row at the mark's rowid is still there under the same key. While it is, SQLite gives every row added a rowid
+ * above it, so a row deleted and another added in its place cannot balance the count unseen. The one rule of
+ * a resumed read and of a listing brought up to date (codecs/opencode/listing.ts).
+ */
+export function appendedOnly(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: AppendMark, count: number, added: number): boolean {
+  if (count !== mark.count + added) return false;
+  return s.tail === undefined || mark.rowid <= 0 || topOf(db, s, mark.rowid) === mark.top;
 }
 
 const samePrint = (a: [number, number] | undefined, b: unknown): boolean => Array.isArray(b) && a !== undefined && a[0] === b[0] && a[1] === b[1];
@@ -266,17 +285,14 @@ function resumeFrom(
     }
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
-    if (s.tail !== undefined) {
-      if (prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-      if (prev.rowid > 0 && topOf(db, s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
-    }
+    if (s.tail !== undefined && prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     const count = countOf(s);
     const again = reopened(db, s, prev);
     const fresh = again.length === 0 ? freshOf(s, prev) : [...again, ...freshOf(s, prev)].sort((a, b) => a._rowid - b._rowid);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
-    if (count !== prev.count + added) return fullRead(db, sources, parser, identity, 'row-deleted');
+    if (!appendedOnly(db, s, prev, count, added)) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
   }

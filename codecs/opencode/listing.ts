@@ -8,7 +8,8 @@
  * the id of the row there, and for messages the latest `time_updated`. From those, a later state of the
  * same database file (same device and inode) is listed by
  * - `count(*)` of each table equal to the old count plus the rows above the old highest rowid, and the row
- *   at the old highest rowid still there with its id: no row was deleted (else the full passes);
+ *   at the old highest rowid still there with its id: no row was deleted (else the full passes; the rule of
+ *   a resumed read, cursors/sqlite-rows.ts `appendedOnly`);
  * - messages added: a rowid range; messages updated: only those not settled when last listed can be (a reply
  *   streaming; `SETTLED`), so the listing keeps their ids and update times and reads them again
  *   by id, and walks no row (`time_updated` has no index); parts added: a rowid range;
@@ -29,6 +30,7 @@
  * message's time.
  */
 import { statSync } from 'node:fs';
+import { appendedOnly } from '../../cursors/sqlite-rows.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 
 /**
@@ -123,9 +125,8 @@ export function fullListing(db: SqliteDatabase, file: string, settled = true): L
 /** The marks of `table` now when it lost no row since `old` (see the header), else undefined. */
 function onlyAdded(db: SqliteDatabase, table: 'message' | 'part', old: TableMarks): TableMarks | undefined {
   const now = marksOf(db, table);
-  if (old.r > 0 && (db.prepare(`SELECT id FROM ${table} WHERE rowid = ?`).get(old.r) as { id: string } | undefined)?.id !== old.id) return undefined;
   const above = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE rowid > ?`).get(old.r) as { n: number }).n;
-  return now.n === old.n + above ? now : undefined;
+  return appendedOnly(db, { table, tail: 'id' }, { count: old.n, rowid: old.r, top: old.id }, now.n, above) ? now : undefined;
 }
 
 /** The listing of the database now, from `old` when the same file lost no row since (see the header). */
