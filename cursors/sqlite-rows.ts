@@ -92,6 +92,9 @@ interface SourceMark {
   open?: Record<string, unknown>;
 }
 
+/** Where a source's resumed read starts (`rowsSince`): a mark's highest rowid, update time and open rows. */
+export type RowsMark = Pick<SourceMark, 'rowid' | 'updated' | 'open'>;
+
 /** The `state` of a RowCursor written here. */
 export interface RowCursorState {
   db: DatabaseIdentity;
@@ -129,14 +132,16 @@ function allRows(db: SqliteDatabase, s: RowSource): Row[] {
   return db.prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
 }
 
-/** `prev` (the open rows of a mark) after `rows` were read: a row settled leaves it, one still open enters it with its update time. */
-function openAfter(s: RowSource, rows: readonly Row[], prev: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (s.open === undefined) return undefined;
+/**
+ * `prev` (the open rows of a mark, by key: `RowSource.open`) after `rows` were read: a row settled leaves it, one
+ * still open enters it as `valueOf` gives it (a mark keeps its update time; a caller may keep more beside).
+ */
+export function openAfter<V>(rows: readonly Row[], prev: Readonly<Record<string, V>> | undefined, valueOf: (r: Row) => V): Record<string, V> {
   const open = { ...prev };
   for (const r of rows) {
     const key = String(r._okey);
     if (r._osettled === 1) delete open[key];
-    else open[key] = r._oupd;
+    else open[key] = valueOf(r);
   }
   return open;
 }
@@ -145,7 +150,7 @@ function openAfter(s: RowSource, rows: readonly Row[], prev: Record<string, unkn
  * The rows of `s` at or below the mark that were open (not settled) and whose update time moved since: read
  * again by key. A row gone is not among them: the count sees it.
  */
-function reopened(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
+function reopened(db: SqliteDatabase, s: RowSource, prev: RowsMark): Row[] {
   const open = prev.open ?? {};
   const keys = Object.keys(open);
   if (s.open === undefined || keys.length === 0) return [];
@@ -206,7 +211,7 @@ function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: n
   const had = prev?.print ?? (s.fingerprint === undefined ? undefined : ([0, 0] as [number, number]));
   const print = added === undefined || had === undefined ? had : ([had[0] + added[0], had[1] + added[1]] as [number, number]);
   const top = s.tail === undefined ? undefined : prev?.top !== undefined && rowid === before ? prev.top : topOf(db, s, rowid);
-  const open = openAfter(s, rows, prev?.open);
+  const open = s.open === undefined ? undefined : openAfter(rows, prev?.open, (r) => r._oupd);
   return { rowid, updated, count, ...(print !== undefined && { print }), ...(top !== undefined && { top }), ...(open !== undefined && { open }) };
 }
 
@@ -249,14 +254,24 @@ function resumable(from: RowCursor | undefined, parser: string, identity: Databa
 }
 
 /** The rows of `s` added (rowid above the mark) or updated (update time above it) since `prev`, by rowid. */
-function freshRows(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
+function freshRows(db: SqliteDatabase, s: RowSource, prev: RowsMark): Row[] {
   const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
   const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
   return db.prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
 }
 
 /** Where a resumed read gets a source's new or updated rows (`freshRows`, or a walk shared by several reads). */
-type FreshRows = (s: RowSource, prev: SourceMark) => Row[];
+type FreshRows = (s: RowSource, prev: RowsMark) => Row[];
+
+/**
+ * The rows of `s` a read resumed from `mark` takes, by rowid: those added or updated since (`freshOf`: by
+ * default `rowid > ?`, or an update time above the mark's, `RowSource.updated`), and the open rows whose update
+ * time moved, read again by key (`RowSource.open`). Those at or below the mark's rowid are rows changed.
+ */
+export function rowsSince(db: SqliteDatabase, s: RowSource, mark: RowsMark, freshOf: FreshRows = (x, m) => freshRows(db, x, m)): Row[] {
+  const again = reopened(db, s, mark);
+  return again.length === 0 ? freshOf(s, mark) : [...again, ...freshOf(s, mark)].sort((a, b) => a._rowid - b._rowid);
+}
 
 /** Where it gets a source's row count (its own `count(*)`, or one grouped count shared by several reads). */
 type CountRows = (s: RowSource) => number;
@@ -288,8 +303,7 @@ function resumeFrom(
     if (s.tail !== undefined && prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     const count = countOf(s);
-    const again = reopened(db, s, prev);
-    const fresh = again.length === 0 ? freshOf(s, prev) : [...again, ...freshOf(s, prev)].sort((a, b) => a._rowid - b._rowid);
+    const fresh = rowsSince(db, s, prev, freshOf);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
     if (!appendedOnly(db, s, prev, count, added)) return fullRead(db, sources, parser, identity, 'row-deleted');
