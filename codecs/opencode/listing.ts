@@ -167,7 +167,6 @@ const OPEN_MESSAGES: RowSource = {
   name: 'message',
   table: 'message',
   columns: `session_id, ${SETTLED_TIME} AS _time`,
-  tail: 'id',
   open: { key: 'id', updated: 'time_updated', settled: SETTLED },
 };
 
