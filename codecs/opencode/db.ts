@@ -429,8 +429,7 @@ export function readDatabase(file: string, sessionId: string | undefined, from: 
  * `readDatabase` of several sessions of one database, in one snapshot and one read of its rows
  * (`readPartitionsSince`, each read then settled as alone): each result (or the error of that session alone:
  * one gone since discovery) is what `readDatabase(file, sessionId, from, parser, out)` would give in the same
- * snapshot. Throws when the database
- * itself cannot be read.
+ * snapshot. Throws when the database itself cannot be read.
  */
 export function readDatabaseSessions(file: string, reads: readonly SessionRead[], parser: string, agent: string = CODEC_ID, settled = true): (DbReadResult | Error)[] {
   const kinds = reads.map((r) => kindsKey(r.out));
