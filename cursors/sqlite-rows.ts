@@ -111,6 +111,9 @@ interface TableMark {
   t: string | number | null;
 }
 
+/** Where a source's resumed read starts (`rowsSince`): a mark's highest rowid, update time and open rows. */
+export type RowsMark = Pick<SourceMark, 'rowid' | 'updated' | 'open'>;
+
 /** The `state` of a RowCursor written here. */
 export interface RowCursorState {
   db: DatabaseIdentity;
@@ -141,7 +144,7 @@ function stmt(db: SqliteDatabase, sql: string): Statement {
   return st;
 }
 
-function whereOf(s: RowSource, extra?: string): string {
+function whereOf(s: Pick<RowSource, 'where'>, extra?: string): string {
   const parts = [s.where, extra].filter((p): p is string => p !== undefined && p !== '');
   return parts.length === 0 ? '' : ` WHERE ${parts.map((p) => `(${p})`).join(' AND ')}`;
 }
@@ -159,14 +162,16 @@ function allRows(db: SqliteDatabase, s: RowSource): Row[] {
   return stmt(db, `SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s)} ORDER BY rowid`).all(...(s.params ?? [])) as Row[];
 }
 
-/** `prev` (the open rows of a mark) after `rows` were read: a row settled leaves it, one still open enters it with its update time. */
-function openAfter(s: RowSource, rows: readonly Row[], prev: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (s.open === undefined) return undefined;
+/**
+ * `prev` (the open rows of a mark, by key: `RowSource.open`) after `rows` were read: a row settled leaves it, one
+ * still open enters it as `valueOf` gives it (a mark keeps its update time; a caller may keep more beside).
+ */
+export function openAfter<V>(rows: readonly Row[], prev: Readonly<Record<string, V>> | undefined, valueOf: (r: Row) => V): Record<string, V> {
   const open = { ...prev };
   for (const r of rows) {
     const key = String(r._okey);
     if (r._osettled === 1) delete open[key];
-    else open[key] = r._oupd;
+    else open[key] = valueOf(r);
   }
   return open;
 }
@@ -175,7 +180,7 @@ function openAfter(s: RowSource, rows: readonly Row[], prev: Record<string, unkn
  * The rows of `s` at or below the mark that were open (not settled) and whose update time moved since: read
  * again by key. A row gone is not among them: the count sees it.
  */
-function reopened(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
+function reopened(db: SqliteDatabase, s: RowSource, prev: RowsMark): Row[] {
   const open = prev.open ?? {};
   const keys = Object.keys(open);
   if (s.open === undefined || keys.length === 0) return [];
@@ -196,9 +201,28 @@ function printOf(db: SqliteDatabase, s: RowSource, lo: number, hi: number): [num
 }
 
 /** `s.tail` of the source's row at `rowid` (null when there is none). */
-function topOf(db: SqliteDatabase, s: RowSource, rowid: number): string | number | null {
+function topOf(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, rowid: number): string | number | null {
   const r = stmt(db, `SELECT ${s.tail} AS t FROM ${s.table}${whereOf(s, 'rowid = ?')}`).get(...(s.params ?? []), rowid) as { t: unknown } | undefined;
   return typeof r?.t === 'string' || typeof r?.t === 'number' ? r.t : null;
+}
+
+/** What a source's rows were at a mark: how many, the highest rowid, and `RowSource.tail` of the row there. */
+export interface AppendMark {
+  count: number;
+  rowid: number;
+  top?: string | number | null;
+}
+
+/**
+ * Whether source `s` lost no row since `mark`, now that it holds `count` rows of which `added` lie above the
+ * mark's rowid: the count is the mark's plus those, and (for a source read by rowid alone, `RowSource.tail`) the
+ * row at the mark's rowid is still there under the same key. While it is, SQLite gives every row added a rowid
+ * above it, so a row deleted and another added in its place cannot balance the count unseen. The one rule of
+ * a resumed read and of a listing brought up to date (codecs/opencode/listing.ts).
+ */
+export function appendedOnly(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: AppendMark, count: number, added: number): boolean {
+  if (count !== mark.count + added) return false;
+  return s.tail === undefined || mark.rowid <= 0 || topOf(db, s, mark.rowid) === mark.top;
 }
 
 const samePrint = (a: [number, number] | undefined, b: unknown): boolean => Array.isArray(b) && a !== undefined && a[0] === b[0] && a[1] === b[1];
@@ -216,7 +240,7 @@ function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: n
   const had = prev?.print ?? (s.fingerprint === undefined ? undefined : ([0, 0] as [number, number]));
   const print = added === undefined || had === undefined ? had : ([had[0] + added[0], had[1] + added[1]] as [number, number]);
   const top = s.tail === undefined ? undefined : prev?.top !== undefined && rowid === before ? prev.top : topOf(db, s, rowid);
-  const open = openAfter(s, rows, prev?.open);
+  const open = s.open === undefined ? undefined : openAfter(rows, prev?.open, (r) => r._oupd);
   return { rowid, updated, count, ...(print !== undefined && { print }), ...(top !== undefined && { top }), ...(open !== undefined && { open }) };
 }
 
@@ -259,14 +283,24 @@ function resumable(from: RowCursor | undefined, parser: string, identity: Databa
 }
 
 /** The rows of `s` added (rowid above the mark) or updated (update time above it) since `prev`, by rowid. */
-function freshRows(db: SqliteDatabase, s: RowSource, prev: SourceMark): Row[] {
+function freshRows(db: SqliteDatabase, s: RowSource, prev: RowsMark): Row[] {
   const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
   const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
   return stmt(db, `SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
 }
 
 /** Where a resumed read gets a source's new or updated rows (`freshRows`, or a walk shared by several reads). */
-type FreshRows = (s: RowSource, prev: SourceMark) => Row[];
+type FreshRows = (s: RowSource, prev: RowsMark) => Row[];
+
+/**
+ * The rows of `s` a read resumed from `mark` takes, by rowid: those added or updated since (`freshOf`: by
+ * default `rowid > ?`, or an update time above the mark's, `RowSource.updated`), and the open rows whose update
+ * time moved, read again by key (`RowSource.open`). Those at or below the mark's rowid are rows changed.
+ */
+export function rowsSince(db: SqliteDatabase, s: RowSource, mark: RowsMark, freshOf: FreshRows = (x, m) => freshRows(db, x, m)): Row[] {
+  const again = reopened(db, s, mark);
+  return again.length === 0 ? freshOf(s, mark) : [...again, ...freshOf(s, mark)].sort((a, b) => a._rowid - b._rowid);
+}
 
 /**
  * Where it gets a source's row count now, given its mark and the rows above the mark this read found (its own
@@ -298,17 +332,13 @@ function resumeFrom(
     }
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
-    if (s.tail !== undefined) {
-      if (prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-      if (prev.rowid > 0 && topOf(db, s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
-    }
+    if (s.tail !== undefined && prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-    const again = reopened(db, s, prev);
-    const fresh = again.length === 0 ? freshOf(s, prev) : [...again, ...freshOf(s, prev)].sort((a, b) => a._rowid - b._rowid);
+    const fresh = rowsSince(db, s, prev, freshOf);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
     const count = countOf(s, prev, added);
-    if (count !== prev.count + added) return fullRead(db, sources, parser, identity, 'row-deleted');
+    if (!appendedOnly(db, s, prev, count, added)) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
   }

@@ -8,7 +8,8 @@
  * the id of the row there, and for messages the latest `time_updated`. From those, a later state of the
  * same database file (same device and inode) is listed by
  * - `count(*)` of each table equal to the old count plus the rows above the old highest rowid, and the row
- *   at the old highest rowid still there with its id: no row was deleted (else the full passes);
+ *   at the old highest rowid still there with its id: no row was deleted (else the full passes; the rule of
+ *   a resumed read, cursors/sqlite-rows.ts `appendedOnly`);
  * - messages added: a rowid range; messages updated: only those not settled when last listed can be (a reply
  *   streaming; `SETTLED`), so the listing keeps their ids and update times and reads them again
  *   by id, and walks no row (`time_updated` has no index); parts added: a rowid range;
@@ -29,6 +30,7 @@
  * message's time.
  */
 import { statSync } from 'node:fs';
+import { appendedOnly, openAfter, rowsSince, type RowSource } from '../../cursors/sqlite-rows.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 
 /**
@@ -123,9 +125,8 @@ export function fullListing(db: SqliteDatabase, file: string, settled = true): L
 /** The marks of `table` now when it lost no row since `old` (see the header), else undefined. */
 function onlyAdded(db: SqliteDatabase, table: 'message' | 'part', old: TableMarks): TableMarks | undefined {
   const now = marksOf(db, table);
-  if (old.r > 0 && (db.prepare(`SELECT id FROM ${table} WHERE rowid = ?`).get(old.r) as { id: string } | undefined)?.id !== old.id) return undefined;
   const above = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE rowid > ?`).get(old.r) as { n: number }).n;
-  return now.n === old.n + above ? now : undefined;
+  return appendedOnly(db, { table, tail: 'id' }, { count: old.n, rowid: old.r, top: old.id }, now.n, above) ? now : undefined;
 }
 
 /** The listing of the database now, from `old` when the same file lost no row since (see the header). */
@@ -159,34 +160,38 @@ export function nextListing(db: SqliteDatabase, file: string, old: ListingState,
 }
 
 /**
+ * `message` as the listing brings it up to date: by rowid alone, the messages not settled when listed read
+ * again by id (cursors/sqlite-rows.ts `RowSource.open`, `rowsSince`), each with its session and settled time.
+ */
+const OPEN_MESSAGES: RowSource = {
+  name: 'message',
+  table: 'message',
+  columns: `session_id, ${SETTLED_TIME} AS _time`,
+  open: { key: 'id', updated: 'time_updated', settled: SETTLED },
+};
+
+/**
  * Per session, the messages added (rowid above the old watermark) or settled since `old`: [latest settled time,
  * highest rowid, rows added]; and the messages not settled now, with their update times. A settled message is
  * never rewritten in a way a read sees (`SETTLED`; README.md, "Messages that have settled"), so an
- * update is looked for only among the messages open when last listed, by id, and no row is walked.
+ * update is looked for only among the messages open when last listed, by id, as a resumed read looks for
+ * them (`rowsSince`), and no row is walked.
  */
 function messagesSince(db: SqliteDatabase, old: ListingState['message']): { msgs: Map<string, number[]>; open: Record<string, OpenMessage> } {
-  const columns = `rowid, id, session_id, time_updated, ${SETTLED}, ${SETTLED_TIME}`;
-  const added = db.prepare(`SELECT ${columns} FROM message WHERE rowid > ?`).raw().all(old.r) as [number, string, string, unknown, number, unknown][];
-  const ids = Object.keys(old.open);
-  const again = ids.length === 0 ? [] : (db.prepare(`SELECT ${columns} FROM message WHERE id IN (SELECT value FROM json_each(?)) AND rowid <= ?`).raw().all(JSON.stringify(ids), old.r) as [number, string, string, unknown, number, unknown][]);
-  const open = { ...old.open };
+  const updated: Record<string, number> = {};
+  for (const [id, [, u]] of Object.entries(old.open)) updated[id] = u;
+  const rows = rowsSince(db, OPEN_MESSAGES, { rowid: old.r, updated: null, open: updated });
   const msgs = new Map<string, number[]>();
-  const take = (rowid: number, session: string, time: number, isNew: boolean) => {
+  for (const r of rows) {
+    const isNew = r._rowid > old.r;
+    const settled = r._osettled === 1;
+    // a message open before and open still: only its update time moved (in `open`)
+    if (!isNew && !settled) continue;
+    const session = String(r.session_id);
     const [mu, mr, n] = msgs.get(session) ?? [0, 0, 0];
-    msgs.set(session, [Math.max(mu as number, time), isNew ? Math.max(mr as number, rowid) : (mr as number), (n as number) + (isNew ? 1 : 0)]);
-  };
-  for (const [rowid, id, session, updated, settled, time] of again) {
-    if (num(updated) === open[id]?.[1]) continue;
-    if (settled === 1) {
-      take(rowid, session, num(time), false);
-      delete open[id];
-    } else open[id] = [session, num(updated)];
+    msgs.set(session, [Math.max(mu as number, settled ? num(r._time) : 0), isNew ? Math.max(mr as number, r._rowid) : (mr as number), (n as number) + (isNew ? 1 : 0)]);
   }
-  for (const [rowid, id, session, updated, settled, time] of added) {
-    take(rowid, session, settled === 1 ? num(time) : 0, true);
-    if (settled !== 1) open[id] = [session, num(updated)];
-  }
-  return { msgs, open };
+  return { msgs, open: openAfter(rows, old.open, (r): OpenMessage => [String(r.session_id), num(r._oupd)]) };
 }
 
 /** `messagesSince` without trust in settled messages: one walk for the rows added or updated since `old` (none open). */
