@@ -1,6 +1,7 @@
 /**
  * The executable raises V8's tier-up budget for its scans (src/cli/jit.ts) only on the V8 it was measured on,
- * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report).
+ * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report). A
+ * cost report raises it before it lists the history, a warm one that reads no file too; an empty one never.
  */
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -58,4 +59,51 @@ describe('the budget in a server', () => {
     p.stop();
     expect(flags).toHaveBeenCalledWith(expect.stringMatching(/^--interrupt-budget=\d+$/));
   });
+});
+
+describe('the budget in a one-shot cost report', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+  const tunes = process.versions.v8.startsWith('11.3.') && !`${process.execArgv.join(' ')}`.includes('interrupt');
+  const sink = () => {
+    const chunks: string[] = [];
+    return { chunks, stream: { write: (c: string) => (chunks.push(c), true) } as unknown as NodeJS.WritableStream };
+  };
+
+  /** `cost report --json` as a new process runs it (jit.ts's state fresh); whether it tuned V8, and its requests. */
+  async function report(env: NodeJS.ProcessEnv): Promise<{ tuned: boolean; requests: number }> {
+    const flags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+    vi.resetModules();
+    const { runCli } = await import('../src/cli/run.js');
+    const out = sink();
+    expect(await runCli(['cost', 'report', '--json'], { stdout: out.stream, stderr: quiet, env })).toBe(0);
+    const tuned = flags.mock.calls.some(([f]) => /^--interrupt-budget=\d+$/.test(String(f)));
+    flags.mockRestore();
+    return { tuned, requests: (JSON.parse(out.chunks.join('')) as { requestCount: number }).requestCount };
+  }
+
+  it.runIf(tunes)('is raised before a warm report lists the history, though it reads no file', async () => {
+    const home = await makeHome();
+    try {
+      await writeClaudeSession(home.claude, '77777777-7777-4777-8777-777777777778', [{ id: 'j2', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+      const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' };
+      expect(await report(env)).toEqual({ tuned: true, requests: 1 }); // builds the cache
+      // Nothing changed: the stored answer, no file read (no progress with a size), and still tuned first.
+      expect(await report(env)).toEqual({ tuned: true, requests: 1 });
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it.runIf(tunes)('is not raised by an empty report (no history)', async () => {
+    const home = await makeHome();
+    try {
+      await rm(home.exports, { recursive: true }); // a root that exists is a history to list
+      expect(await report({ ...home.env, SESSIONFOLD_SOCKET: 'off' })).toEqual({ tuned: false, requests: 0 });
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
