@@ -1,7 +1,8 @@
 /**
  * The executable raises V8's tier-up budget for its scans (src/cli/jit.ts) only on the V8 it was measured on,
  * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report). A
- * cost report raises it before it lists the history, a warm one that reads no file too; an empty one never.
+ * cost report or a local status line raises it before it lists the history, a warm one that reads no file
+ * too; an empty report never.
  */
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -72,17 +73,37 @@ describe('the budget in a one-shot cost report', () => {
     return { chunks, stream: { write: (c: string) => (chunks.push(c), true) } as unknown as NodeJS.WritableStream };
   };
 
-  /** `cost report --json` as a new process runs it (jit.ts's state fresh); whether it tuned V8, and its requests. */
-  async function report(env: NodeJS.ProcessEnv): Promise<{ tuned: boolean; requests: number }> {
+  /** `argv` as a new process runs it (jit.ts's state fresh): whether it tuned V8, and its JSON output. */
+  async function oneShot(argv: string[], env: NodeJS.ProcessEnv): Promise<{ tuned: boolean; out: unknown }> {
     const flags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
     vi.resetModules();
     const { runCli } = await import('../src/cli/run.js');
     const out = sink();
-    expect(await runCli(['cost', 'report', '--json'], { stdout: out.stream, stderr: quiet, env })).toBe(0);
+    expect(await runCli(argv, { stdout: out.stream, stderr: quiet, env })).toBe(0);
     const tuned = flags.mock.calls.some(([f]) => /^--interrupt-budget=\d+$/.test(String(f)));
     flags.mockRestore();
-    return { tuned, requests: (JSON.parse(out.chunks.join('')) as { requestCount: number }).requestCount };
+    return { tuned, out: JSON.parse(out.chunks.join('')) as unknown };
   }
+
+  /** `cost report --json` as a new process runs it: whether it tuned V8, and its requests. */
+  async function report(env: NodeJS.ProcessEnv): Promise<{ tuned: boolean; requests: number }> {
+    const r = await oneShot(['cost', 'report', '--json'], env);
+    return { tuned: r.tuned, requests: (r.out as { requestCount: number }).requestCount };
+  }
+
+  it.runIf(tunes)('is raised by a local status line, which lists the history too', async () => {
+    const home = await makeHome();
+    try {
+      const sid = '77777777-7777-4777-8777-777777777779';
+      await writeClaudeSession(home.claude, sid, [{ id: 'j3', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+      const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' };
+      const r = await oneShot(['statusline', '--agent', 'claude', '--session', sid, '--json'], env);
+      expect(r.tuned).toBe(true);
+      expect(r.out).toMatchObject({ session: { costUsd: 0.5 } });
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it.runIf(tunes)('is raised before a warm report lists the history, though it reads no file', async () => {
     const home = await makeHome();
