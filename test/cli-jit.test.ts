@@ -1,8 +1,8 @@
 /**
  * The executable raises V8's tier-up budget for its scans (src/cli/jit.ts) only on the V8 it was measured on,
  * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report). A
- * cost report or a local status line raises it before it lists the history, a warm one that reads no file
- * too; an empty report never.
+ * cost report, a local status line or a sessions list raises it before it lists the history, a warm one
+ * that reads no file too; an empty report never.
  */
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -100,6 +100,20 @@ describe('the budget in a one-shot cost report', () => {
       const r = await oneShot(['statusline', '--agent', 'claude', '--session', sid, '--json'], env);
       expect(r.tuned).toBe(true);
       expect(r.out).toMatchObject({ session: { costUsd: 0.5 } });
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it.runIf(tunes)('is raised by a sessions list, which stats every file', async () => {
+    const home = await makeHome();
+    try {
+      const sid = '77777777-7777-4777-8777-77777777777a';
+      await writeClaudeSession(home.claude, sid, [{ id: 'j4', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+      const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' };
+      const r = await oneShot(['sessions', 'list', '--json'], env);
+      expect(r.tuned).toBe(true);
+      expect(JSON.stringify(r.out)).toContain(sid);
     } finally {
       await rm(home.dir, { recursive: true, force: true });
     }
