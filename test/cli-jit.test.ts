@@ -91,45 +91,41 @@ describe('the budget in a one-shot cost report', () => {
     return { tuned: r.tuned, requests: (r.out as { requestCount: number }).requestCount };
   }
 
-  it.runIf(tunes)('is raised by a local status line, which lists the history too', async () => {
+  /** A home with one Claude session `sid` ($0.50), its cache and no server: `test(env)`, then the home removed. */
+  async function withSession(sid: string, test: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
     const home = await makeHome();
     try {
-      const sid = '77777777-7777-4777-8777-777777777779';
-      await writeClaudeSession(home.claude, sid, [{ id: 'j3', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
-      const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' };
+      await writeClaudeSession(home.claude, sid, [{ id: `r-${sid.slice(-4)}`, ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+      await test({ ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' });
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }
+
+  it.runIf(tunes)('is raised by a local status line, which lists the history too', async () => {
+    const sid = '77777777-7777-4777-8777-777777777779';
+    await withSession(sid, async (env) => {
       const r = await oneShot(['statusline', '--agent', 'claude', '--session', sid, '--json'], env);
       expect(r.tuned).toBe(true);
       expect(r.out).toMatchObject({ session: { costUsd: 0.5 } });
-    } finally {
-      await rm(home.dir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 
   it.runIf(tunes)('is raised by a sessions list, which stats every file', async () => {
-    const home = await makeHome();
-    try {
-      const sid = '77777777-7777-4777-8777-77777777777a';
-      await writeClaudeSession(home.claude, sid, [{ id: 'j4', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
-      const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' };
+    const sid = '77777777-7777-4777-8777-77777777777a';
+    await withSession(sid, async (env) => {
       const r = await oneShot(['sessions', 'list', '--json'], env);
       expect(r.tuned).toBe(true);
       expect(JSON.stringify(r.out)).toContain(sid);
-    } finally {
-      await rm(home.dir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 
   it.runIf(tunes)('is raised before a warm report lists the history, though it reads no file', async () => {
-    const home = await makeHome();
-    try {
-      await writeClaudeSession(home.claude, '77777777-7777-4777-8777-777777777778', [{ id: 'j2', ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
-      const env = { ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' };
+    await withSession('77777777-7777-4777-8777-777777777778', async (env) => {
       expect(await report(env)).toEqual({ tuned: true, requests: 1 }); // builds the cache
       // Nothing changed: the stored answer, no file read (no progress with a size), and still tuned first.
       expect(await report(env)).toEqual({ tuned: true, requests: 1 });
-    } finally {
-      await rm(home.dir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 
   it.runIf(tunes)('is not raised by an empty report (no history)', async () => {
