@@ -10,8 +10,8 @@
  *
  * Every append grows the corpus (expected.json follows), and every timed report must match expected.json to
  * the token and be the server's (its count of answered commands grows by each case's runs: a client the
- * server does not answer runs the report itself, with the same output); afterwards the grown files are cut back and the corpus documents restored, so the next run
- * measures the same corpus. The server's peak RSS is read from /proc when there is one. `onlyUnchanged` (the
+ * server does not answer runs the report itself, with the same output); afterwards the grown files are cut
+ * back and the corpus documents restored, so the next run measures the same corpus. The server's peak RSS is read from /proc when there is one. `onlyUnchanged` (the
  * size curve) times the first case alone.
  */
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
