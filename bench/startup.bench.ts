@@ -5,7 +5,9 @@
  * Side by side, interleaved (one run of each command per round, so the machine's load hits them alike),
  * medians over the rounds: `node -e 0`; `cost report --json` over a HOME without agent history (which
  * makes no cache); `statusline` fed Claude Code's JSON for a small session, its cache warm, run
- * locally; the same answered by a running `serve`. Each command's output is checked before timing. Peak RSS
+ * locally; the same answered by a running `serve`. Each command's output is checked before timing, and the
+ * server's own count of answered commands must grow by the served row's every run (a client nobody answers
+ * runs the command itself and prints the same line, so the output alone cannot tell). Peak RSS
  * and CPU time (user + system, which a loaded machine moves less than wall time) come from separate,
  * untimed runs that print `process.resourceUsage()` at exit (a `-r` preload). The commands run the package's
  * `bin` (dist/src/cli/main.cjs), as an installed `sessionfold` does.
@@ -37,6 +39,8 @@ interface Command {
   args: string[];
   env: NodeJS.ProcessEnv;
   stdin?: string;
+  /** Whether the server must answer it. */
+  served?: true;
   check(stdout: string): void;
 }
 
@@ -111,13 +115,16 @@ export const topic: Topic = {
               },
             },
             { name: 'statusline (warm, local)', args: [MAIN, 'statusline'], env: homeEnv(busy), stdin: input, check: statusCheck },
-            { name: 'statusline (served)', args: [MAIN, 'statusline'], env: homeEnv(busy, { SESSIONFOLD_SOCKET: socket }), stdin: input, check: statusCheck },
+            { name: 'statusline (served)', args: [MAIN, 'statusline'], env: homeEnv(busy, { SESSIONFOLD_SOCKET: socket }), stdin: input, served: true, check: statusCheck },
           ];
           // Warm every cache, and check every answer before anything is timed.
+          const before = await server.status();
           for (const c of commands) for (let i = 0; i < 2; i++) c.check(runOnce(c).stdout);
+          await server.expectServed(before, 2 * commands.filter((c) => c.served).length, 'startup, warming');
           return { dir, commands, server };
         },
-        run: (s: State) => {
+        run: async (s: State) => {
+          const before = await s.server.status();
           const times = s.commands.map(() => [] as number[]);
           for (let r = 0; r < ROUNDS; r++) s.commands.forEach((c, i) => (times[i] as number[]).push(runOnce(c).ms));
           // Untimed runs that print their own peak RSS and CPU time (user + system) at exit: CPU time moves
@@ -130,6 +137,7 @@ export const topic: Topic = {
               (rss[i] as number[]).push(m ? Number(m[1]) / 1024 : NaN);
               (cpu[i] as number[]).push(m ? Number(m[2]) / 1000 : NaN);
             });
+          await s.server.expectServed(before, (ROUNDS + HOOK_ROUNDS) * s.commands.filter((c) => c.served).length, 'startup, the served rows');
           const base = median(times[0] as number[]);
           const baseCpu = median(cpu[0] as number[]);
           const figures = s.commands.map((c, i) => ({

@@ -1,6 +1,8 @@
 /**
  * The executable raises V8's tier-up budget for its scans (src/cli/jit.ts) only on the V8 it was measured on,
- * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report).
+ * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report). A
+ * cost report, a local status line or a sessions list raises it before it lists the history, a warm one
+ * that reads no file too; an empty report never.
  */
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -58,4 +60,81 @@ describe('the budget in a server', () => {
     p.stop();
     expect(flags).toHaveBeenCalledWith(expect.stringMatching(/^--interrupt-budget=\d+$/));
   });
+});
+
+describe('the budget in a one-shot cost report', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+  const tunes = process.versions.v8.startsWith('11.3.') && !`${process.execArgv.join(' ')}`.includes('interrupt');
+  const sink = () => {
+    const chunks: string[] = [];
+    return { chunks, stream: { write: (c: string) => (chunks.push(c), true) } as unknown as NodeJS.WritableStream };
+  };
+
+  /** `argv` as a new process runs it (jit.ts's state fresh): whether it tuned V8, and its JSON output. */
+  async function oneShot(argv: string[], env: NodeJS.ProcessEnv): Promise<{ tuned: boolean; out: unknown }> {
+    const flags = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+    vi.resetModules();
+    const { runCli } = await import('../src/cli/run.js');
+    const out = sink();
+    expect(await runCli(argv, { stdout: out.stream, stderr: quiet, env })).toBe(0);
+    const tuned = flags.mock.calls.some(([f]) => /^--interrupt-budget=\d+$/.test(String(f)));
+    flags.mockRestore();
+    return { tuned, out: JSON.parse(out.chunks.join('')) as unknown };
+  }
+
+  /** `cost report --json` as a new process runs it: whether it tuned V8, and its requests. */
+  async function report(env: NodeJS.ProcessEnv): Promise<{ tuned: boolean; requests: number }> {
+    const r = await oneShot(['cost', 'report', '--json'], env);
+    return { tuned: r.tuned, requests: (r.out as { requestCount: number }).requestCount };
+  }
+
+  /** A home with one Claude session `sid` ($0.50), its cache and no server: `test(env)`, then the home removed. */
+  async function withSession(sid: string, test: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
+    const home = await makeHome();
+    try {
+      await writeClaudeSession(home.claude, sid, [{ id: `r-${sid.slice(-4)}`, ms: Date.parse('2026-01-05T10:00:00Z'), inp: 10, out: 20, cr: 0, cw: 0, usd: 0.5 }]);
+      await test({ ...home.env, SESSIONFOLD_CACHE: join(home.dir, 'c.db'), SESSIONFOLD_SOCKET: 'off' });
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }
+
+  it.runIf(tunes)('is raised by a local status line, which lists the history too', async () => {
+    const sid = '77777777-7777-4777-8777-777777777779';
+    await withSession(sid, async (env) => {
+      const r = await oneShot(['statusline', '--agent', 'claude', '--session', sid, '--json'], env);
+      expect(r.tuned).toBe(true);
+      expect(r.out).toMatchObject({ session: { costUsd: 0.5 } });
+    });
+  }, 60_000);
+
+  it.runIf(tunes)('is raised by a sessions list, which stats every file', async () => {
+    const sid = '77777777-7777-4777-8777-77777777777a';
+    await withSession(sid, async (env) => {
+      const r = await oneShot(['sessions', 'list', '--json'], env);
+      expect(r.tuned).toBe(true);
+      expect(JSON.stringify(r.out)).toContain(sid);
+    });
+  }, 60_000);
+
+  it.runIf(tunes)('is raised before a warm report lists the history, though it reads no file', async () => {
+    await withSession('77777777-7777-4777-8777-777777777778', async (env) => {
+      expect(await report(env)).toEqual({ tuned: true, requests: 1 }); // builds the cache
+      // Nothing changed: the stored answer, no file read (no progress with a size), and still tuned first.
+      expect(await report(env)).toEqual({ tuned: true, requests: 1 });
+    });
+  }, 60_000);
+
+  it.runIf(tunes)('is not raised by an empty report (no history)', async () => {
+    const home = await makeHome();
+    try {
+      await rm(home.exports, { recursive: true }); // a root that exists is a history to list
+      expect(await report({ ...home.env, SESSIONFOLD_SOCKET: 'off' })).toEqual({ tuned: false, requests: 0 });
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -353,9 +353,10 @@ describe('the executable (package.json bin, CommonJS) starts no ESM loader', () 
     expect(esm.modules.filter((m) => ESM.test(m)).length).toBeGreaterThan(0);
   }, 60_000);
 
-  it('loads node:v8 (the scan budget, src/cli/jit.ts) only for a report that reads files', async () => {
+  it('loads node:v8 (the scan budget, src/cli/jit.ts) only for a report that lists a history', async () => {
     const V8 = 'NativeModule v8';
-    const nobody = { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex') };
+    // No root of any agent (the exports folder is one) and no cache: the empty report, which lists nothing.
+    const nobody = { HOME: join(own.dir, 'nobody'), CLAUDE_CONFIG_DIR: join(own.dir, 'nobody', '.claude'), CODEX_HOME: join(own.dir, 'nobody', '.codex'), SESSIONFOLD_EXPORT_DIR: join(own.dir, 'nobody', 'exports'), SESSIONFOLD_CACHE: join(own.dir, 'nobody', 'events.db') };
     expect((await internals(['cost', 'report', '--json'], nobody)).modules).not.toContain(V8);
     const read = await internals(['cost', 'report', '--json', '--no-cache'], {});
     expect(JSON.parse(read.stdout)).toMatchObject({ totalUsd: 0.25 });

@@ -1,13 +1,23 @@
 /**
  * `sessionfold serve` as a child process for the benchmarks: started on a socket, resolved once it listens,
- * stopped with SIGTERM (its socket removed). `peakRssMb` reads the server's VmHWM from /proc where there is one.
+ * stopped with SIGTERM (its socket removed). `peakRssMb` reads the server's VmHWM from /proc where there is one;
+ * `expectServed` checks, by the server's own count, that a bench's served runs were the server's.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { ServerStatus } from '../../src/serve/protocol.js';
 
 export interface ServeChild {
   child: ChildProcess;
   peakRssMb(): number | undefined;
+  /** The server's own counts (`serve --status`): what it answered, refused and failed so far. */
+  status(): Promise<ServerStatus>;
+  /**
+   * Resolves when the server answered exactly `n` commands since `before` (a `status()`) and refused or
+   * failed none; throws otherwise. A client that gets no answer runs the command itself and prints the same
+   * output, so only the server's count tells a served run from a local one.
+   */
+  expectServed(before: ServerStatus, n: number, what: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -21,8 +31,24 @@ export async function startServe(mainJs: string, socket: string, env: NodeJS.Pro
     });
     child.once('exit', (code) => reject(new Error(`sessionfold serve exited ${code}: ${err}`)));
   });
+  // Asked by the server's own CLI (`serve --status`): a server answers only a client of its build.
+  const status = async (): Promise<ServerStatus> => {
+    const r = spawnSync(process.execPath, [mainJs, 'serve', '--status', '--socket', socket], { env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`sessionfold serve --status exited ${r.status}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as ServerStatus;
+  };
   return {
     child,
+    status,
+    async expectServed(before, n, what) {
+      const after = await status();
+      const served = after.served - before.served;
+      const refused = after.refused - before.refused;
+      const failed = after.failed - before.failed;
+      if (served !== n || refused !== 0 || failed !== 0) {
+        throw new Error(`${what}: the server answered ${served} of ${n} runs (refused ${refused}, failed ${failed}); the rest ran locally`);
+      }
+    },
     peakRssMb() {
       try {
         const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));

@@ -9,8 +9,9 @@
  * - 0.3 s after such an append (the server has done that work by then, as it does between status-line polls).
  *
  * Every append grows the corpus (expected.json follows), and every timed report must match expected.json to
- * the token; afterwards the grown files are cut back and the corpus documents restored, so the next run
- * measures the same corpus. The server's peak RSS is read from /proc when there is one. `onlyUnchanged` (the
+ * the token and be the server's (its count of answered commands grows by each case's runs: a client the
+ * server does not answer runs the report itself, with the same output); afterwards the grown files are cut
+ * back and the corpus documents restored, so the next run measures the same corpus. The server's peak RSS is read from /proc when there is one. `onlyUnchanged` (the
  * size curve) times the first case alone.
  */
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -63,6 +64,7 @@ export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDi
     const timed = async (name: string, before: () => Promise<void>) => {
       const runs: Measurement[] = [];
       const agreements = new Set<string>();
+      const counts = await server.status();
       for (let i = 0; i < o.runs; i++) {
         await before();
         const m = await client();
@@ -70,6 +72,7 @@ export async function measureServed(o: { mainJs: string; corpus: Corpus; cacheDi
         agreements.add(check(m));
         o.log(`  run ${i + 1}/${o.runs} ${name}: ${(m.wallMs / 1000).toFixed(3)} s wall`);
       }
+      await server.expectServed(counts, o.runs, name);
       const cpu = runs.map((m) => m.cpuMs).filter((x): x is number => x !== undefined);
       cases.push({ name, runs, wallMs: median(runs.map((m) => m.wallMs)), ...(cpu.length > 0 && { cpuMs: median(cpu) }), agreement: [...agreements].join('; ') });
     };

@@ -8,6 +8,7 @@ import { checkTimeZone, localTimeZone, parseDateInZone, ZoneCalendar } from '../
 import { COST_MODES, checkCostMode, type CostAggregationOptions } from '../../cost/types.js';
 import { bool, list, str, type CommandContext, type OptionDef } from '../command.js';
 import { createProgress } from '../progress.js';
+import { tuneJitForScan } from '../jit.js';
 
 /** CLI options of the usage selection, shared by `cost report` and `events export`. */
 export const SELECTION_OPTIONS: Record<string, OptionDef> = {
@@ -75,6 +76,7 @@ export function selectionFromArgs(ctx: CommandContext): CostAggregationOptions &
  */
 export async function withScanProgress<T>(ctx: CommandContext, scan: (extra: { onProgress(done: number, total: number): void; onWarning(message: string): void }) => Promise<T>): Promise<T> {
   const progress = createProgress(ctx.stderr, ctx.env, 'Reading usage');
+  tuneJitForScan(ctx.env); // discovery lists and stats every file, even when nothing changed (jit.ts)
   const warned = new Set<string>();
   try {
     return await scan({

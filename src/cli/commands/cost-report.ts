@@ -16,6 +16,7 @@ import { CliError, bool, defineCommand, str, type CommandContext } from '../comm
 import { SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
 import { selectedAgents } from '../../cost/agents.js';
 import { createProgress } from '../progress.js';
+import { tuneJitForScan } from '../jit.js';
 
 export default defineCommand({
   name: 'report',
@@ -56,7 +57,10 @@ export default defineCommand({
     try {
       const options: CostReportOptions = { ...selection, ...(groupBy !== undefined && { groupBy }), ...(bool(ctx, 'breakdown') && { breakdown: true }), ...(order !== undefined && { order }), onProgress: progress.onProgress };
       // No history and no cache: the empty report from the roots' stats, without loading the scan and the fold.
-      const report = emptyHistoryReport(options) ?? (await (await import('../../cost/report.js')).costReport(options));
+      const empty = emptyHistoryReport(options);
+      // Else discovery lists and stats every file, a warm run with nothing changed too: V8's budget first (jit.ts).
+      if (empty === undefined) tuneJitForScan(ctx.env);
+      const report = empty ?? (await (await import('../../cost/report.js')).costReport(options));
       const asked = selectedAgents(selection);
       const view: CostReportView = {
         format,

@@ -14,6 +14,7 @@ import { compareSummaries } from '../../sessions/list.js';
 import { makeManager, parseChoice, parseDateOption, parseIntOption } from './sessions-common.js';
 import { renderSessionList, type SessionListView } from '../render/sessions-list.js';
 import { withProgress } from '../progress.js';
+import { tuneJitForScan } from '../jit.js';
 import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
 /** Listed sessions whose files add up to this many MiB are read whole, so the table is exact in the usual case. */
@@ -66,6 +67,7 @@ export default defineCommand({
       subagents: bool(ctx, 'subagents'),
     };
     const manager = makeManager(ctx);
+    tuneJitForScan(ctx.env); // the list stats every file of the history, warm or not (jit.ts)
     const { rows, out } = await withProgress(ctx, 'Reading sessions', async () => {
       let rows: SessionSummary[];
       if (agent !== undefined) rows = await manager.list(agent, options);

@@ -15,6 +15,7 @@ import { checkCostMode } from '../../cost/types.js';
 import { statusLine, type StatusLineQuery } from '../../cost/statusline.js';
 import { detectCodec } from '../../registry.js';
 import { renderStatusLineAnswer, type StatusLineAnswer } from '../render/statusline.js';
+import { tuneJitForScan } from '../jit.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
 import { checkTimeZone } from '../../cost/calendar.js';
 
@@ -95,6 +96,7 @@ export default defineCommand({
     try {
       const query = await queryOf(ctx);
       const pricer = createPricer({ env: ctx.env, ...(query.mode !== undefined && { mode: query.mode }), ...(query.pricesFile !== undefined && { pricesFile: query.pricesFile }) });
+      tuneJitForScan(ctx.env); // discovery lists and stats every file of the history, warm or not (jit.ts)
       const data = await statusLine({ ...query, pricer }, { onWarning: (m) => void warnings.push(m) });
       return { json, warnings, data };
     } catch (e) {
