@@ -1,5 +1,5 @@
 /**
- * A batch read of a database's partitions (cursors/sqlite-rows.ts `readPartitionsSince`) that walks a table
+ * A batch read of a database's partitions (cursors/sqlite-batch.ts `readPartitionsSince`) that walks a table
  * keeps the table's marks (`TableMark`: its count, highest rowid and the id there) in each cursor, and the
  * next batch takes the counts of the partitions under a mark that still holds from their cursors instead of
  * counting every partition (the grouped `count(*)` over the `session_id` index). The rows, restarts and
@@ -16,7 +16,8 @@ import { opencode } from '../codecs/opencode/index.js';
 import { getParserString, type ReadCursor, type ResumeStart, type RowCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
-import { partitionSources, readPartitionsSince, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
+import { readPartitionsSince } from '../cursors/sqlite-batch.js';
+import { partitionSources, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
 import { buildOpencodeDb, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
 import { asAlone } from './helpers/row-cursor.js';
 import { tempDirPerTest } from './helpers/sqlite-db.js';
