@@ -107,9 +107,8 @@ const MAX_TABLE_MARKS = 4;
 
 /** The `TableMark` of `s`'s table now (`top`: its highest rowid). */
 function tableMarkOf(db: SqliteDatabase, s: PartitionedSource & { tail: string }, top: number): TableMark {
-  const n = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table}`).get() as { n: number }).n);
-  const t = (stmt(db, `SELECT ${s.tail} AS t FROM ${s.table} WHERE rowid = ?`).get(top) as { t: unknown } | undefined)?.t;
-  return { n, r: top, t: typeof t === 'string' || typeof t === 'number' ? t : null };
+  const table = { table: s.table, tail: s.tail };
+  return { n: withScanCache(db, () => countRows(db, table)), r: top, t: topOf(db, table, top) };
 }
 
 const isTableMark = (m: unknown): m is TableMark => {
@@ -134,7 +133,7 @@ function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, 
   }
   const out = new Set<string>();
   for (const { m, keys } of [...byMark.values()].sort((a, b) => b.m.r - a.m.r).slice(0, MAX_TABLE_MARKS)) {
-    if (m.r > 0 && topOf(db, { ...s, where: undefined, params: undefined }, m.r) !== m.t) continue;
+    if (m.r > 0 && topOf(db, { table: s.table, tail: s.tail }, m.r) !== m.t) continue;
     const above = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(m.r) as { n: number }).n);
     if (now.n === m.n + above) for (const k of keys) out.add(k);
   }

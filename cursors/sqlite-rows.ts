@@ -308,7 +308,7 @@ export function rowsSince(db: SqliteDatabase, s: RowSource, mark: RowsMark, fres
  */
 type CountRows = (s: RowSource, prev: SourceMark, added: number) => number;
 
-export const countRows = (db: SqliteDatabase, s: RowSource): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+export const countRows = (db: SqliteDatabase, s: Pick<RowSource, 'table' | 'where' | 'params'>): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
 
 export function resumeFrom(
   db: SqliteDatabase,
