@@ -163,6 +163,10 @@ function withTableMarks(result: RowReadResult, tables: ReadonlyMap<string, Table
  * A walked source with a `tail` also takes the table's `TableMark` (one `count(*)` of the table) and keeps it
  * in each of this batch's cursors: the next batch's partitions whose mark still holds skip the grouped count of
  * every partition (the rows, events and counts are the same; only the cursors carry the table marks besides).
+ *
+ * A key read more than once (one session from several cursors): the walk and the trust in a table mark are
+ * by key, so only its first read takes them; the others find their rows and counts as a read alone does (a
+ * grouped count is the partition's count now, whatever the cursor, and is shared).
  */
 export function readPartitionsSince(
   db: SqliteDatabase,
@@ -174,6 +178,9 @@ export function readPartitionsSince(
 ): RowReadResult[] {
   const share = options.walkShare ?? WALK_SHARE;
   const states = reads.map((r) => resumable(r.from, parser, identity));
+  // the walk's rows and the trust in a table mark follow one cursor per key: a key's first read takes them
+  const lead = new Map<string, number>();
+  reads.forEach((r, i) => lead.has(r.key) || lead.set(r.key, i));
   const walked = new Map<string, Map<string, Row[]>>();
   const counted = new Map<string, Map<string, number>>();
   const trusted = new Map<string, Set<string>>();
@@ -184,7 +191,7 @@ export function readPartitionsSince(
     reads.forEach((r, i) => {
       const st = states[i];
       const m = typeof st === 'string' ? undefined : st?.sources[s.name];
-      if (!isMark(m)) return;
+      if (!isMark(m) || lead.get(r.key) !== i) return;
       marks.set(r.key, m);
       rows += m.count;
     });
@@ -213,8 +220,8 @@ export function readPartitionsSince(
       parser,
       identity,
       options.rows ?? {},
-      (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev),
-      (s, prev, added) => (trusted.get(s.name)?.has(r.key) === true ? prev.count + added : (counted.get(s.name)?.get(r.key) ?? countRows(db, s))),
+      (s, prev) => (lead.get(r.key) === i ? walked.get(s.name)?.get(r.key) : undefined) ?? freshRows(db, s, prev),
+      (s, prev, added) => (lead.get(r.key) === i && trusted.get(s.name)?.has(r.key) === true ? prev.count + added : (counted.get(s.name)?.get(r.key) ?? countRows(db, s))),
     );
     return withTableMarks(read, tables);
   });

@@ -16,7 +16,7 @@ import { opencode } from '../codecs/opencode/index.js';
 import { getParserString, type ReadCursor, type ResumeStart, type RowCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
-import { readPartitionsSince } from '../cursors/sqlite-batch.js';
+import { readPartitionsSince, type PartitionRead } from '../cursors/sqlite-batch.js';
 import { partitionSources, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
 import { buildOpencodeDb, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
 import { asAlone } from './helpers/row-cursor.js';
@@ -51,13 +51,17 @@ const tableMarkOf = (c: RowCursor | undefined, source: string): unknown => (c?.s
 
 /** One batch of every session from `cursors` (walking every table), and each session read alone from the same cursors, in one snapshot. */
 function batch(cursors: ReadonlyMap<string, RowCursor | undefined>): Batch {
+  return batchOf(SESSIONS.map((key) => ({ key, from: cursors.get(key) })));
+}
+
+/** One batch of `reads` (walking every table), and each read alone from the same cursor, in one snapshot. */
+function batchOf(reads: readonly PartitionRead[]): Batch {
   const parser = getParserString(opencode);
   const identity = databaseIdentity(ocDb) as NonNullable<ReturnType<typeof databaseIdentity>>;
   return withSqliteSnapshot(ocDb, (db: Database.Database) => {
     const sql: string[] = [];
     const prepare = db.prepare.bind(db);
     db.prepare = ((text: string) => (sql.push(text), prepare(text))) as typeof db.prepare;
-    const reads = SESSIONS.map((key) => ({ key, from: cursors.get(key) }));
     const results = readPartitionsSince(db, SOURCES, reads, parser, identity, { walkShare: 0 });
     db.prepare = prepare;
     const alone = reads.map((r) => readRowsSince(db, partitionSources(SOURCES, r.key), r.from, parser, identity));
@@ -136,6 +140,34 @@ describe('a batch takes the counts of partitions under a table mark that holds',
     b = batch(cursors);
     expectAsAlone(b);
     expect(b.results.every((r) => !r.restarted)).toBe(true);
+  });
+
+  it('reads a session twice in one batch, from different cursors, each as alone', () => {
+    const cursors = new Map<string, RowCursor | undefined>();
+    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
+    take(batch(cursors));
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
+    take(batch(cursors));
+    const older = cursors.get('ses_3');
+    // ses_3 loses a part and gains an exchange: its newer cursor restarts here and holds the table marks after
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM part WHERE id = ?').run('prt_msg_ses_3_0001a_1');
+      insertExchange(d, 'ses_3', 31);
+    });
+    let b = batch(cursors);
+    expect(b.results[SESSIONS.indexOf('ses_3')]?.reason).toBe('row-deleted');
+    take(b);
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 32));
+    // the older cursor first, the newer second, and the other way round: neither read takes the other's marks
+    for (const twice of [
+      [older, cursors.get('ses_3')],
+      [cursors.get('ses_3'), older],
+    ]) {
+      b = batchOf([...SESSIONS.map((key) => ({ key, from: cursors.get(key) })), ...twice.map((from) => ({ key: 'ses_3', from }))]);
+      expectAsAlone(b);
+      const [first, second] = b.results.slice(SESSIONS.length);
+      expect([first?.reason, second?.reason]).toEqual(twice[0] === older ? ['row-deleted', undefined] : [undefined, 'row-deleted']);
+    }
   });
 
   it('OpenCode usage reads through batches equal cold reads, round after round, a deletion among them', async () => {
