@@ -102,7 +102,12 @@ export interface SourceMark {
  * the row at `r` still has that tail and the table holds `n` rows plus those above `r` lost no row at or below
  * `r` and gained none there (new rows take rowids above the highest, which is at least `r`): every partition
  * marked in that snapshot then holds its old count plus its rows above its own watermark, with no count of it.
- * What this takes on trust besides: a row keeps its partition (a row moved to another session by an update
+ * What this takes on trust, as `appendedOnly` does: an id once deleted never comes back. If the rows at `r`
+ * and below are deleted and new rows fill their rowids, the last of them under the id that was at `r`, the
+ * count and the id at `r` balance and a new row at or below `r` goes unseen (test/sqlite-table-marks.test.ts
+ * holds such a sequence). No cheap check sees it: the rowids below `r` are the same set again, so their count
+ * and sum are too, and only the id of every row there would tell (a walk of the table's id index, about what the
+ * grouped count it saves costs). And a row keeps its partition (a row moved to another session by an update
  * would leave both counts unseen; OpenCode never moves one, and its listing takes the same on trust).
  */
 export interface TableMark {
@@ -218,7 +223,9 @@ export interface AppendMark {
  * mark's rowid: the count is the mark's plus those, and (for a source read by rowid alone, `RowSource.tail`) the
  * row at the mark's rowid is still there under the same key. While it is, SQLite gives every row added a rowid
  * above it, so a row deleted and another added in its place cannot balance the count unseen. The one rule of
- * a resumed read and of a listing brought up to date (codecs/opencode/listing.ts).
+ * a resumed read and of a listing brought up to date (codecs/opencode/listing.ts). What it takes on trust: an
+ * id once deleted never comes back (the row at the mark deleted, new rows in its rowid and below, the last
+ * under its old id, would balance both checks).
  */
 export function appendedOnly(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: AppendMark, count: number, added: number): boolean {
   if (count !== mark.count + added) return false;

@@ -7,6 +7,11 @@
  * rowid deleted (a new row may then take its rowid), sends the batch back to counting, and the partition
  * that lost a row starts over. And OpenCode's usage reads through the batch, round after round, equal cold
  * reads. Real databases with OpenCode's tables.
+ *
+ * Where the trust ends: a mark takes on trust that an id once deleted never comes back. The last two parts
+ * deleted, a new part inserted (into the rowid below the mark) and the last part's id inserted again (at the
+ * mark) leave the count and the id at the mark as they were: the batch trusts that session's count and misses
+ * the new part, which its read alone sees.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +23,7 @@ import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
 import { readPartitionsSince, type PartitionRead } from '../cursors/sqlite-batch.js';
 import { partitionSources, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
-import { buildOpencodeDb, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
+import { buildOpencodeDb, INSERT_PART, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
 import { asAlone } from './helpers/row-cursor.js';
 import { tempDirPerTest } from './helpers/sqlite-db.js';
 
@@ -140,6 +145,40 @@ describe('a batch takes the counts of partitions under a table mark that holds',
     b = batch(cursors);
     expectAsAlone(b);
     expect(b.results.every((r) => !r.restarted)).toBe(true);
+  });
+
+  it('takes on trust that a deleted id never comes back: the last rows deleted and the last id inserted again', () => {
+    const cursors = new Map<string, RowCursor | undefined>();
+    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
+    take(batch(cursors));
+    // the marks taken with ses_5 owning part r-1 and ses_6 owning part r (prt_q)
+    const part = (d: Database.Database, id: string, session: string) =>
+      d.prepare(INSERT_PART).run(id, `msg_${session}_0001b`, session, 1, 1, '{"type":"text","text":"q"}');
+    writeDb(ocDb, (d) => {
+      part(d, 'prt_a', 'ses_5');
+      part(d, 'prt_q', 'ses_6');
+    });
+    take(batch(cursors));
+    const partsOf = (session: string) => withSqliteSnapshot(ocDb, (d) => (d.prepare('SELECT count(*) AS n FROM part WHERE session_id = ?').get(session) as { n: number }).n);
+    const before = partsOf('ses_6');
+    // both deleted; prt_x for ses_6 takes rowid r-1, prt_q comes back at r
+    writeDb(ocDb, (d) => {
+      d.prepare("DELETE FROM part WHERE id IN ('prt_a', 'prt_q')").run();
+      part(d, 'prt_x', 'ses_6');
+      part(d, 'prt_q', 'ses_6');
+    });
+    expect(partsOf('ses_6')).toBe(before + 1);
+    const b = batch(cursors);
+    const inBatch = b.results[SESSIONS.indexOf('ses_6')] as RowReadResult;
+    const alone = b.alone[SESSIONS.indexOf('ses_6')] as RowReadResult;
+    // read alone, ses_6's own count sees prt_x and starts over; ses_5 lost its row at its watermark in both
+    expect(alone.reason).toBe('row-deleted');
+    expect(b.results[SESSIONS.indexOf('ses_5')]?.reason).toBe('row-deleted');
+    // in the batch the table mark holds (same count, prt_q at r): ses_6 is trusted, its count stays, prt_x unseen
+    expect(grouped(b)).toBe(0);
+    expect(inBatch.restarted).toBe(false);
+    expect(inBatch.rows.part).toEqual([]);
+    expect((inBatch.cursor.state as { sources: Record<string, { count: number }> }).sources.part?.count).toBe(before);
   });
 
   it('reads a session twice in one batch, from different cursors, each as alone', () => {
