@@ -345,6 +345,8 @@ export function resumeFrom(
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
     const count = countOf(s, prev, added);
+    // a partition a batch trusts gets count = prev.count + added, so the count check below holds by itself: the
+    // table mark (cursors/sqlite-batch.ts `untouched`) is its only guard; the row at the watermark is still checked
     if (!appendedOnly(db, s, prev, count, added)) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
