@@ -6,7 +6,8 @@
  * counts are those of each partition read alone; a row deleted below the marks, or the row at the highest
  * rowid deleted (a new row may then take its rowid), sends the batch back to counting, and the partition
  * that lost a row starts over. And OpenCode's usage reads through the batch, round after round, equal cold
- * reads. Real databases with OpenCode's tables.
+ * reads. A message deleted (its parts with it) and a whole session deleted send the batch back to counting
+ * too. Real databases with OpenCode's tables.
  *
  * Where the trust ends: a mark takes on trust that an id once deleted never comes back. The last two parts
  * deleted, a new part inserted (into the rowid below the mark) and the last part's id inserted again (at the
@@ -145,6 +146,42 @@ describe('a batch takes the counts of partitions under a table mark that holds',
     b = batch(cursors);
     expectAsAlone(b);
     expect(b.results.every((r) => !r.restarted)).toBe(true);
+  });
+
+  it('counts again after a message deleted, and after a whole session deleted', () => {
+    const cursors = new Map<string, RowCursor | undefined>();
+    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
+    take(batch(cursors));
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
+    take(batch(cursors));
+    // a message of ses_4 deleted (its parts with it, by OpenCode's foreign key), appends elsewhere
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_4_0002b');
+      insertExchange(d, 'ses_3', 31);
+    });
+    expect(withSqliteSnapshot(ocDb, (d) => d.prepare("SELECT count(*) AS n FROM part WHERE message_id = 'msg_ses_4_0002b'").get())).toEqual({ n: 0 });
+    let b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBeGreaterThan(0);
+    expect(b.results.map((r) => r.reason)).toEqual(SESSIONS.map((s) => (s === 'ses_4' ? 'row-deleted' : undefined)));
+    take(b);
+    // the marks hold again after appends alone
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 32));
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBe(0);
+    take(b);
+    // ses_5 deleted whole (its messages and parts with it): counted, ses_5 starts over with no rows
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM session WHERE id = ?').run('ses_5');
+      insertExchange(d, 'ses_6', 33);
+    });
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBeGreaterThan(0);
+    const gone = b.results[SESSIONS.indexOf('ses_5')] as RowReadResult;
+    expect([gone.reason, gone.rows.message, gone.rows.part]).toEqual(['row-deleted', [], []]);
+    expect(b.results.filter((r) => r.restarted)).toHaveLength(1);
   });
 
   it('takes on trust that a deleted id never comes back: the last rows deleted and the last id inserted again', () => {
