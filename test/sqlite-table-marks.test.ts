@@ -83,10 +83,24 @@ function expectAsAlone(b: Batch): void {
   for (const r of b.results) for (const s of ['message', 'part']) expect(tableMarkOf(r.cursor, s)).toMatchObject({ n: expect.any(Number), r: expect.any(Number), t: expect.any(String) });
 }
 
+/** Cursors kept from round to round: `take` keeps a batch's. */
+function rounds(): { cursors: Map<string, RowCursor | undefined>; take: (b: Batch) => void } {
+  const cursors = new Map<string, RowCursor | undefined>();
+  return { cursors, take: (b) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor)) };
+}
+
+/** Cursors that carry table marks: a batch from none, an exchange added to ses_3, a batch from those. */
+function marked(): ReturnType<typeof rounds> {
+  const r = rounds();
+  r.take(batch(r.cursors));
+  writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
+  r.take(batch(r.cursors));
+  return r;
+}
+
 describe('a batch takes the counts of partitions under a table mark that holds', () => {
   it('counts no partition after appends; counts again after a row deleted below the marks or at the highest rowid', () => {
-    const cursors = new Map<string, RowCursor | undefined>();
-    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
+    const { cursors, take } = rounds();
     // no cursors: every session read whole, no mark taken (nothing was walked)
     let b = batch(cursors);
     expect(b.results.map((r) => r.reason)).toEqual(SESSIONS.map(() => 'no-cursor'));
@@ -149,11 +163,7 @@ describe('a batch takes the counts of partitions under a table mark that holds',
   });
 
   it('counts again after a message deleted, and after a whole session deleted', () => {
-    const cursors = new Map<string, RowCursor | undefined>();
-    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
-    take(batch(cursors));
-    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
-    take(batch(cursors));
+    const { cursors, take } = marked();
     // a message of ses_4 deleted (its parts with it, by OpenCode's foreign key), appends elsewhere
     writeDb(ocDb, (d) => {
       d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_4_0002b');
@@ -185,8 +195,7 @@ describe('a batch takes the counts of partitions under a table mark that holds',
   });
 
   it('takes on trust that a deleted id never comes back: the last rows deleted and the last id inserted again', () => {
-    const cursors = new Map<string, RowCursor | undefined>();
-    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
+    const { cursors, take } = rounds();
     take(batch(cursors));
     // the marks taken with ses_5 owning part r-1 and ses_6 owning part r (prt_q)
     const part = (d: Database.Database, id: string, session: string) =>
@@ -219,11 +228,7 @@ describe('a batch takes the counts of partitions under a table mark that holds',
   });
 
   it('reads a session twice in one batch, from different cursors, each as alone', () => {
-    const cursors = new Map<string, RowCursor | undefined>();
-    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
-    take(batch(cursors));
-    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
-    take(batch(cursors));
+    const { cursors, take } = marked();
     const older = cursors.get('ses_3');
     // ses_3 loses a part and gains an exchange: its newer cursor restarts here and holds the table marks after
     writeDb(ocDb, (d) => {
