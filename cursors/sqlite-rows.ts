@@ -9,16 +9,16 @@
  * `rowid > watermark` (or an update time above the stored one, for tables whose rows are updated in place)
  * and counts the source's rows: a returned row at or below the watermark is a changed row, and a count
  * other than the old count plus the new rows means a row was deleted (or replaced under a new rowid). The
- * work is the count (an index walk over the source's rows, no row data) plus the new rows; a batch that walks
- * a table keeps the table's own marks in its cursors, and the next batch takes the counts from there while
- * the table lost no row below them (`TableMark`).
+ * work is the count (an index walk over the source's rows, no row data) plus the new rows; a batch of
+ * partitions (cursors/sqlite-batch.ts) that walks a table keeps the table's own marks in its cursors, and the
+ * next batch takes the counts from there while the table lost no row below them (`TableMark`).
  *
  * Update times come from the agent's clock: a row updated with a time at or below the stored one (a clock
  * set back) is not seen as changed until something else restarts the read.
  */
 import type { RowCursor } from './protocol/codec.js';
 import type { Statement } from 'better-sqlite3';
-import { withScanCache, type DatabaseIdentity, type SqliteDatabase } from './sqlite.js';
+import type { DatabaseIdentity, SqliteDatabase } from './sqlite.js';
 
 /** One source of rows: a table or view, optionally restricted by a condition. */
 export interface RowSource {
@@ -83,7 +83,7 @@ export type Row = Record<string, unknown> & { _rowid: number };
 
 export type RowRestartReason = 'no-cursor' | 'cursor-invalid' | 'parser-changed' | 'kinds-changed' | 'database-replaced' | 'row-changed' | 'row-deleted';
 
-interface SourceMark {
+export interface SourceMark {
   rowid: number;
   updated: number | null;
   count: number;
@@ -102,10 +102,15 @@ interface SourceMark {
  * the row at `r` still has that tail and the table holds `n` rows plus those above `r` lost no row at or below
  * `r` and gained none there (new rows take rowids above the highest, which is at least `r`): every partition
  * marked in that snapshot then holds its old count plus its rows above its own watermark, with no count of it.
- * What this takes on trust besides: a row keeps its partition (a row moved to another session by an update
+ * What this takes on trust, as `appendedOnly` does: an id once deleted never comes back. If the rows at `r`
+ * and below are deleted and new rows fill their rowids, the last of them under the id that was at `r`, the
+ * count and the id at `r` balance and a new row at or below `r` goes unseen (test/sqlite-table-marks.test.ts
+ * holds such a sequence). No cheap check sees it: the rowids below `r` are the same set again, so their count
+ * and sum are too, and only the id of every row there would tell (a walk of the table's id index, about what the
+ * grouped count it saves costs). And a row keeps its partition (a row moved to another session by an update
  * would leave both counts unseen; OpenCode never moves one, and its listing takes the same on trust).
  */
-interface TableMark {
+export interface TableMark {
   n: number;
   r: number;
   t: string | number | null;
@@ -136,7 +141,7 @@ export interface RowReadResult {
 /** Statements prepared once per connection: a batch of many partitions asks the same few queries of each. */
 const statements = new WeakMap<SqliteDatabase, Map<string, Statement>>();
 
-function stmt(db: SqliteDatabase, sql: string): Statement {
+export function stmt(db: SqliteDatabase, sql: string): Statement {
   let byText = statements.get(db);
   if (byText === undefined) statements.set(db, (byText = new Map()));
   let st = byText.get(sql);
@@ -153,7 +158,7 @@ function whereOf(s: Pick<RowSource, 'where'>, extra?: string): string {
  * The columns a row carries besides `s.columns`: its update time (`_updated`), its open key, time and whether it
  * settled (`_okey`, `_oupd`, `_osettled`).
  */
-function marksColumns(s: Pick<RowSource, 'updated' | 'open'>): string {
+export function marksColumns(s: Pick<RowSource, 'updated' | 'open'>): string {
   const updated = s.updated === undefined ? '' : `, ${s.updated} AS _updated`;
   return s.open === undefined ? updated : `${updated}, ${s.open.key} AS _okey, ${s.open.updated} AS _oupd, ${s.open.settled} AS _osettled`;
 }
@@ -201,7 +206,7 @@ function printOf(db: SqliteDatabase, s: RowSource, lo: number, hi: number): [num
 }
 
 /** `s.tail` of the source's row at `rowid` (null when there is none). */
-function topOf(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, rowid: number): string | number | null {
+export function topOf(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, rowid: number): string | number | null {
   const r = stmt(db, `SELECT ${s.tail} AS t FROM ${s.table}${whereOf(s, 'rowid = ?')}`).get(...(s.params ?? []), rowid) as { t: unknown } | undefined;
   return typeof r?.t === 'string' || typeof r?.t === 'number' ? r.t : null;
 }
@@ -218,7 +223,9 @@ export interface AppendMark {
  * mark's rowid: the count is the mark's plus those, and (for a source read by rowid alone, `RowSource.tail`) the
  * row at the mark's rowid is still there under the same key. While it is, SQLite gives every row added a rowid
  * above it, so a row deleted and another added in its place cannot balance the count unseen. The one rule of
- * a resumed read and of a listing brought up to date (codecs/opencode/listing.ts).
+ * a resumed read and of a listing brought up to date (codecs/opencode/listing.ts). What it takes on trust: an
+ * id once deleted never comes back (the row at the mark deleted, new rows in its rowid and below, the last
+ * under its old id, would balance both checks).
  */
 export function appendedOnly(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: AppendMark, count: number, added: number): boolean {
   if (count !== mark.count + added) return false;
@@ -261,7 +268,7 @@ export function withCodecState(cursor: RowCursor, codec: unknown): RowCursor {
   return { ...cursor, state: { ...(cursor.state as RowCursorState), codec } };
 }
 
-function fullRead(db: SqliteDatabase, sources: readonly RowSource[], parser: string, identity: DatabaseIdentity, reason: RowRestartReason): RowReadResult {
+export function fullRead(db: SqliteDatabase, sources: readonly RowSource[], parser: string, identity: DatabaseIdentity, reason: RowRestartReason): RowReadResult {
   const rows: Record<string, Row[]> = {};
   const marks: Record<string, SourceMark> = {};
   for (const s of sources) {
@@ -273,7 +280,7 @@ function fullRead(db: SqliteDatabase, sources: readonly RowSource[], parser: str
 }
 
 /** Why a cursor cannot be resumed from, or its row state. */
-function resumable(from: RowCursor | undefined, parser: string, identity: DatabaseIdentity): RowRestartReason | RowCursorState {
+export function resumable(from: RowCursor | undefined, parser: string, identity: DatabaseIdentity): RowRestartReason | RowCursorState {
   if (from === undefined || from.format !== 'sqlite') return 'no-cursor';
   if (!isState(from.state)) return 'cursor-invalid';
   if (from.parser !== parser) return 'parser-changed';
@@ -283,7 +290,7 @@ function resumable(from: RowCursor | undefined, parser: string, identity: Databa
 }
 
 /** The rows of `s` added (rowid above the mark) or updated (update time above it) since `prev`, by rowid. */
-function freshRows(db: SqliteDatabase, s: RowSource, prev: RowsMark): Row[] {
+export function freshRows(db: SqliteDatabase, s: RowSource, prev: RowsMark): Row[] {
   const since = s.updated !== undefined && prev.updated !== null ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
   const sinceParams = s.updated !== undefined && prev.updated !== null ? [prev.rowid, prev.updated] : [prev.rowid];
   return stmt(db, `SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table}${whereOf(s, since)} ORDER BY rowid`).all(...(s.params ?? []), ...sinceParams) as Row[];
@@ -308,9 +315,9 @@ export function rowsSince(db: SqliteDatabase, s: RowSource, mark: RowsMark, fres
  */
 type CountRows = (s: RowSource, prev: SourceMark, added: number) => number;
 
-const countRows = (db: SqliteDatabase, s: RowSource): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+export const countRows = (db: SqliteDatabase, s: Pick<RowSource, 'table' | 'where' | 'params'>): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
 
-function resumeFrom(
+export function resumeFrom(
   db: SqliteDatabase,
   sources: readonly RowSource[],
   state: RowCursorState,
@@ -338,6 +345,8 @@ function resumeFrom(
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
     const count = countOf(s, prev, added);
+    // a partition a batch trusts gets count = prev.count + added, so the count check below holds by itself: the
+    // table mark (cursors/sqlite-batch.ts `untouched`) is its only guard; the row at the watermark is still checked
     if (!appendedOnly(db, s, prev, count, added)) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
@@ -345,7 +354,7 @@ function resumeFrom(
   return { restarted: false, reason: undefined, rows, codecState: state.codec, cursor: cursorOf(parser, identity, marks) };
 }
 
-const isMark = (m: SourceMark | undefined): m is SourceMark => m !== undefined && typeof m.rowid === 'number' && typeof m.count === 'number';
+export const isMark = (m: SourceMark | undefined): m is SourceMark => m !== undefined && typeof m.rowid === 'number' && typeof m.count === 'number';
 
 /**
  * The rows of `sources` since `from` (all of them when it cannot resume), inside the caller's read
@@ -386,17 +395,6 @@ export function partitionSources(sources: readonly PartitionedSource[], key: str
   return sources.map(({ partition, ...s }) => ({ ...s, where: `${partition} = ?`, params: [key] }));
 }
 
-/** One partition to read, from its own cursor. */
-export interface PartitionRead {
-  key: string;
-  from: RowCursor | undefined;
-}
-
-/** One partition of a codec's batch (a session of a database), with where its events go. */
-export interface PartitionReadTo<Out> extends PartitionRead {
-  out: Out;
-}
-
 /** `fn` of each item, or the error it threw (one session of a batch failing alone). */
 export function eachOrError<T, R>(items: readonly T[], fn: (item: T, i: number) => R): (R | Error)[] {
   return items.map((item, i) => {
@@ -406,208 +404,4 @@ export function eachOrError<T, R>(items: readonly T[], fn: (item: T, i: number) 
       return e instanceof Error ? e : new Error(String(e));
     }
   });
-}
-
-/**
- * A walk of the table (one sequential pass) takes over from the partitions' index walks (random access, about
- * three times the cost per row) when the partitions resumed together hold at least this share of its rows.
- */
-const WALK_SHARE = 0.25;
-
-/** SQLite's `value > bound` for a numeric bound (integers come as numbers): text and blobs sort above numbers, NULL is never greater. */
-function above(value: unknown, bound: number): boolean {
-  if (typeof value === 'number') return value > bound;
-  return value !== null && value !== undefined;
-}
-
-/**
- * The new or updated rows of source `s` for each partition in `marks`, from one walk of the table: the walk
- * selects the rowid and partition of the rows past the lowest marks (no row data), each partition keeps those
- * past its own mark (the same test `freshRows` asks SQLite for), and only those rows are then read whole.
- */
-function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<string, SourceMark>): Map<string, Row[]> {
-  let minRowid = Number.POSITIVE_INFINITY;
-  let minUpdated: number | null = null;
-  for (const m of marks.values()) {
-    minRowid = Math.min(minRowid, m.rowid);
-    if (s.updated !== undefined && m.updated !== null) minUpdated = minUpdated === null ? m.updated : Math.min(minUpdated, m.updated);
-  }
-  const byUpdate = s.updated !== undefined && minUpdated !== null;
-  const since = byUpdate ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
-  const head = withScanCache(
-    db,
-    () =>
-      db
-        .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
-        .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[],
-  );
-  const partOf = new Map<number, string>();
-  for (const h of head) {
-    if (typeof h._part !== 'string') continue;
-    const m = marks.get(h._part);
-    if (m === undefined) continue;
-    if (h._rowid > m.rowid || (s.updated !== undefined && m.updated !== null && above(h._updated, m.updated))) partOf.set(h._rowid, h._part);
-  }
-  const out = new Map<string, Row[]>();
-  for (const key of marks.keys()) out.set(key, []);
-  if (partOf.size === 0) return out;
-  const rows = db
-    .prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`)
-    .all(JSON.stringify([...partOf.keys()])) as Row[];
-  for (const r of rows) out.get(partOf.get(r._rowid) as string)?.push(r);
-  return out;
-}
-
-/**
- * The row count of every partition of `s`, from one pass over the partition's index (in its order: no
- * sorter); what `count(*)` of each partition gives, without one index search and page walk per partition.
- */
-function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number> {
-  const out = new Map<string, number>();
-  const grouped = withScanCache(db, () => db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]);
-  for (const r of grouped) {
-    // as `partition = ?` compares a key given as text (a partition missing here is counted on its own)
-    if (r[0] !== null && r[0] !== undefined) out.set(String(r[0]), r[1]);
-  }
-  return out;
-}
-
-/** Distinct `TableMark`s of one batch checked at most (each costs a range count); partitions under others are counted. */
-const MAX_TABLE_MARKS = 4;
-
-/** The `TableMark` of `s`'s table now (`top`: its highest rowid). */
-function tableMarkOf(db: SqliteDatabase, s: PartitionedSource & { tail: string }, top: number): TableMark {
-  const n = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table}`).get() as { n: number }).n);
-  const t = (stmt(db, `SELECT ${s.tail} AS t FROM ${s.table} WHERE rowid = ?`).get(top) as { t: unknown } | undefined)?.t;
-  return { n, r: top, t: typeof t === 'string' || typeof t === 'number' ? t : null };
-}
-
-const isTableMark = (m: unknown): m is TableMark => {
-  const t = m as TableMark | null | undefined;
-  return typeof t === 'object' && t !== null && Number.isSafeInteger(t.n) && Number.isSafeInteger(t.r) && (t.t === null || typeof t.t === 'string' || typeof t.t === 'number');
-};
-
-/**
- * The partitions of `marks` whose table lost no row at or below their `TableMark` since it was taken (see
- * `TableMark`), given the table's mark now: their counts need no count. A mark far below the highest rowid is
- * not checked (its range count would cost about what the grouped count does).
- */
-function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, marks: ReadonlyMap<string, SourceMark>, now: TableMark): Set<string> {
-  const byMark = new Map<string, { m: TableMark; keys: string[] }>();
-  for (const [key, mark] of marks) {
-    const m = mark.table;
-    if (!isTableMark(m) || m.r > now.r || now.r - m.r > 1024 + now.n / 64) continue;
-    const id = JSON.stringify([m.n, m.r, m.t]);
-    const group = byMark.get(id) ?? { m, keys: [] };
-    group.keys.push(key);
-    byMark.set(id, group);
-  }
-  const out = new Set<string>();
-  for (const { m, keys } of [...byMark.values()].sort((a, b) => b.m.r - a.m.r).slice(0, MAX_TABLE_MARKS)) {
-    if (m.r > 0 && topOf(db, { ...s, where: undefined, params: undefined }, m.r) !== m.t) continue;
-    const above = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(m.r) as { n: number }).n);
-    if (now.n === m.n + above) for (const k of keys) out.add(k);
-  }
-  return out;
-}
-
-/** `result` with the table marks of this snapshot in its cursor's marks (a result of this snapshot, every count exact). */
-function withTableMarks(result: RowReadResult, tables: ReadonlyMap<string, TableMark>): RowReadResult {
-  if (tables.size === 0) return result;
-  const state = result.cursor.state as RowCursorState;
-  const sources = { ...state.sources };
-  for (const [name, table] of tables) {
-    const m = sources[name];
-    if (m !== undefined) sources[name] = { ...m, table };
-  }
-  return { ...result, cursor: { ...result.cursor, state: { ...state, sources } } };
-}
-
-/**
- * For each of `reads`, what `readRowsSince(db, partitionSources(sources, key), from, parser, identity)`
- * returns, read together in the caller's snapshot: one database whose sessions changed is read once instead
- * of once per session. A table whose resumed partitions hold a large share of its rows (`WALK_SHARE`, from
- * the cursors' own counts and the table's highest rowid) is walked once for all of them (`walkFresh`); the
- * others, and every partition that starts over, are read through the partition's index as alone.
- * `options.walkShare` sets that share (tests: 0 always walks, Infinity never does).
- *
- * A walked source with a `tail` also takes the table's `TableMark` (one `count(*)` of the table) and keeps it
- * in each of this batch's cursors: the next batch's partitions whose mark still holds skip the grouped count of
- * every partition (the rows, events and counts are the same; only the cursors carry the table marks besides).
- */
-export function readPartitionsSince(
-  db: SqliteDatabase,
-  sources: readonly PartitionedSource[],
-  reads: readonly PartitionRead[],
-  parser: string,
-  identity: DatabaseIdentity,
-  options: { walkShare?: number; rows?: RowReadOptions } = {},
-): RowReadResult[] {
-  const share = options.walkShare ?? WALK_SHARE;
-  const states = reads.map((r) => resumable(r.from, parser, identity));
-  const walked = new Map<string, Map<string, Row[]>>();
-  const counted = new Map<string, Map<string, number>>();
-  const trusted = new Map<string, Set<string>>();
-  const tables = new Map<string, TableMark>();
-  for (const s of sources) {
-    const marks = new Map<string, SourceMark>();
-    let rows = 0;
-    reads.forEach((r, i) => {
-      const st = states[i];
-      const m = typeof st === 'string' ? undefined : st?.sources[s.name];
-      if (!isMark(m)) return;
-      marks.set(r.key, m);
-      rows += m.count;
-    });
-    if (marks.size < 2) continue;
-    const top = (stmt(db, `SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
-    if (rows < top * share) continue;
-    walked.set(s.name, walkFresh(db, s, marks));
-    const tailed = s.tail === undefined ? undefined : { ...s, tail: s.tail };
-    const now = tailed === undefined ? undefined : tableMarkOf(db, tailed, top);
-    const sure = tailed === undefined || now === undefined ? new Set<string>() : untouched(db, tailed, marks, now);
-    if (now !== undefined) tables.set(s.name, now);
-    trusted.set(s.name, sure);
-    // the partitions left to count: one grouped count, or each its own when they hold few of the rows
-    let left = 0;
-    for (const [key, m] of marks) if (!sure.has(key)) left += m.count;
-    if (left >= top * share && left > 0) counted.set(s.name, countsOf(db, s));
-  }
-  return reads.map((r, i) => {
-    const own = partitionSources(sources, r.key);
-    const st = states[i] as RowRestartReason | RowCursorState;
-    if (typeof st === 'string') return withTableMarks(fullRead(db, own, parser, identity, st), tables);
-    const read = resumeFrom(
-      db,
-      own,
-      st,
-      parser,
-      identity,
-      options.rows ?? {},
-      (s, prev) => walked.get(s.name)?.get(r.key) ?? freshRows(db, s, prev),
-      (s, prev, added) => (trusted.get(s.name)?.has(r.key) === true ? prev.count + added : (counted.get(s.name)?.get(r.key) ?? countRows(db, s))),
-    );
-    return withTableMarks(read, tables);
-  });
-}
-
-/**
- * `readPartitionsSince`, then the partitions the codec says must start over after all (`restartOf`: its own
- * state in the cursor does not fit, say) read again from the start in the same snapshot, with its reason.
- */
-export function readPartitionsSettled(
-  db: SqliteDatabase,
-  sources: readonly PartitionedSource[],
-  reads: readonly PartitionRead[],
-  parser: string,
-  identity: DatabaseIdentity,
-  restartOf: (read: RowReadResult, i: number) => RowRestartReason | undefined,
-  rows: RowReadOptions = {},
-): RowReadResult[] {
-  const first = readPartitionsSince(db, sources, reads, parser, identity, { rows });
-  const reasons = first.map((read, i) => (read.restarted ? undefined : restartOf(read, i)));
-  const again = reads.flatMap((r, i) => (reasons[i] === undefined ? [] : [{ key: r.key, from: undefined, i }]));
-  const redone = readPartitionsSince(db, sources, again, parser, identity);
-  again.forEach((a, k) => (first[a.i] = { ...(redone[k] as RowReadResult), reason: reasons[a.i] }));
-  return first;
 }

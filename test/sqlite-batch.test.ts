@@ -19,7 +19,8 @@ import type { Codec, ReadCursor, ResumeStart, RowCursor } from '../cursors/proto
 import { getParserString, newReadInfo, type ReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
-import { partitionSources, readPartitionsSince, readRowsSince, type PartitionedSource } from '../cursors/sqlite-rows.js';
+import { readPartitionsSince } from '../cursors/sqlite-batch.js';
+import { partitionSources, readRowsSince, type PartitionedSource } from '../cursors/sqlite-rows.js';
 import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
 import { S_BAD, S_EMPTY, S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';

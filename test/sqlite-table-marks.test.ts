@@ -1,12 +1,18 @@
 /**
- * A batch read of a database's partitions (cursors/sqlite-rows.ts `readPartitionsSince`) that walks a table
+ * A batch read of a database's partitions (cursors/sqlite-batch.ts `readPartitionsSince`) that walks a table
  * keeps the table's marks (`TableMark`: its count, highest rowid and the id there) in each cursor, and the
  * next batch takes the counts of the partitions under a mark that still holds from their cursors instead of
  * counting every partition (the grouped `count(*)` over the `session_id` index). The rows, restarts and
  * counts are those of each partition read alone; a row deleted below the marks, or the row at the highest
  * rowid deleted (a new row may then take its rowid), sends the batch back to counting, and the partition
  * that lost a row starts over. And OpenCode's usage reads through the batch, round after round, equal cold
- * reads. Real databases with OpenCode's tables.
+ * reads. A message deleted (its parts with it) and a whole session deleted send the batch back to counting
+ * too. Real databases with OpenCode's tables.
+ *
+ * Where the trust ends: a mark takes on trust that an id once deleted never comes back. The last two parts
+ * deleted, a new part inserted (into the rowid below the mark) and the last part's id inserted again (at the
+ * mark) leave the count and the id at the mark as they were: the batch trusts that session's count and misses
+ * the new part, which its read alone sees.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,8 +22,9 @@ import { opencode } from '../codecs/opencode/index.js';
 import { getParserString, type ReadCursor, type ResumeStart, type RowCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
-import { partitionSources, readPartitionsSince, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
-import { buildOpencodeDb, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
+import { readPartitionsSince, type PartitionRead } from '../cursors/sqlite-batch.js';
+import { partitionSources, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
+import { buildOpencodeDb, INSERT_PART, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
 import { asAlone } from './helpers/row-cursor.js';
 import { tempDirPerTest } from './helpers/sqlite-db.js';
 
@@ -50,13 +57,17 @@ const tableMarkOf = (c: RowCursor | undefined, source: string): unknown => (c?.s
 
 /** One batch of every session from `cursors` (walking every table), and each session read alone from the same cursors, in one snapshot. */
 function batch(cursors: ReadonlyMap<string, RowCursor | undefined>): Batch {
+  return batchOf(SESSIONS.map((key) => ({ key, from: cursors.get(key) })));
+}
+
+/** One batch of `reads` (walking every table), and each read alone from the same cursor, in one snapshot. */
+function batchOf(reads: readonly PartitionRead[]): Batch {
   const parser = getParserString(opencode);
   const identity = databaseIdentity(ocDb) as NonNullable<ReturnType<typeof databaseIdentity>>;
   return withSqliteSnapshot(ocDb, (db: Database.Database) => {
     const sql: string[] = [];
     const prepare = db.prepare.bind(db);
     db.prepare = ((text: string) => (sql.push(text), prepare(text))) as typeof db.prepare;
-    const reads = SESSIONS.map((key) => ({ key, from: cursors.get(key) }));
     const results = readPartitionsSince(db, SOURCES, reads, parser, identity, { walkShare: 0 });
     db.prepare = prepare;
     const alone = reads.map((r) => readRowsSince(db, partitionSources(SOURCES, r.key), r.from, parser, identity));
@@ -72,10 +83,24 @@ function expectAsAlone(b: Batch): void {
   for (const r of b.results) for (const s of ['message', 'part']) expect(tableMarkOf(r.cursor, s)).toMatchObject({ n: expect.any(Number), r: expect.any(Number), t: expect.any(String) });
 }
 
+/** Cursors kept from round to round: `take` keeps a batch's. */
+function rounds(): { cursors: Map<string, RowCursor | undefined>; take: (b: Batch) => void } {
+  const cursors = new Map<string, RowCursor | undefined>();
+  return { cursors, take: (b) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor)) };
+}
+
+/** Cursors that carry table marks: a batch from none, an exchange added to ses_3, a batch from those. */
+function marked(): ReturnType<typeof rounds> {
+  const r = rounds();
+  r.take(batch(r.cursors));
+  writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 30));
+  r.take(batch(r.cursors));
+  return r;
+}
+
 describe('a batch takes the counts of partitions under a table mark that holds', () => {
   it('counts no partition after appends; counts again after a row deleted below the marks or at the highest rowid', () => {
-    const cursors = new Map<string, RowCursor | undefined>();
-    const take = (b: Batch) => SESSIONS.forEach((s, i) => cursors.set(s, b.results[i]?.cursor));
+    const { cursors, take } = rounds();
     // no cursors: every session read whole, no mark taken (nothing was walked)
     let b = batch(cursors);
     expect(b.results.map((r) => r.reason)).toEqual(SESSIONS.map(() => 'no-cursor'));
@@ -135,6 +160,95 @@ describe('a batch takes the counts of partitions under a table mark that holds',
     b = batch(cursors);
     expectAsAlone(b);
     expect(b.results.every((r) => !r.restarted)).toBe(true);
+  });
+
+  it('counts again after a message deleted, and after a whole session deleted', () => {
+    const { cursors, take } = marked();
+    // a message of ses_4 deleted (its parts with it, by OpenCode's foreign key), appends elsewhere
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_4_0002b');
+      insertExchange(d, 'ses_3', 31);
+    });
+    expect(withSqliteSnapshot(ocDb, (d) => d.prepare("SELECT count(*) AS n FROM part WHERE message_id = 'msg_ses_4_0002b'").get())).toEqual({ n: 0 });
+    let b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBeGreaterThan(0);
+    expect(b.results.map((r) => r.reason)).toEqual(SESSIONS.map((s) => (s === 'ses_4' ? 'row-deleted' : undefined)));
+    take(b);
+    // the marks hold again after appends alone
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 32));
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBe(0);
+    take(b);
+    // ses_5 deleted whole (its messages and parts with it): counted, ses_5 starts over with no rows
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM session WHERE id = ?').run('ses_5');
+      insertExchange(d, 'ses_6', 33);
+    });
+    b = batch(cursors);
+    expectAsAlone(b);
+    expect(grouped(b)).toBeGreaterThan(0);
+    const gone = b.results[SESSIONS.indexOf('ses_5')] as RowReadResult;
+    expect([gone.reason, gone.rows.message, gone.rows.part]).toEqual(['row-deleted', [], []]);
+    expect(b.results.filter((r) => r.restarted)).toHaveLength(1);
+  });
+
+  it('takes on trust that a deleted id never comes back: the last rows deleted and the last id inserted again', () => {
+    const { cursors, take } = rounds();
+    take(batch(cursors));
+    // the marks taken with ses_5 owning part r-1 and ses_6 owning part r (prt_q)
+    const part = (d: Database.Database, id: string, session: string) =>
+      d.prepare(INSERT_PART).run(id, `msg_${session}_0001b`, session, 1, 1, '{"type":"text","text":"q"}');
+    writeDb(ocDb, (d) => {
+      part(d, 'prt_a', 'ses_5');
+      part(d, 'prt_q', 'ses_6');
+    });
+    take(batch(cursors));
+    const partsOf = (session: string) => withSqliteSnapshot(ocDb, (d) => (d.prepare('SELECT count(*) AS n FROM part WHERE session_id = ?').get(session) as { n: number }).n);
+    const before = partsOf('ses_6');
+    // both deleted; prt_x for ses_6 takes rowid r-1, prt_q comes back at r
+    writeDb(ocDb, (d) => {
+      d.prepare("DELETE FROM part WHERE id IN ('prt_a', 'prt_q')").run();
+      part(d, 'prt_x', 'ses_6');
+      part(d, 'prt_q', 'ses_6');
+    });
+    expect(partsOf('ses_6')).toBe(before + 1);
+    const b = batch(cursors);
+    const inBatch = b.results[SESSIONS.indexOf('ses_6')] as RowReadResult;
+    const alone = b.alone[SESSIONS.indexOf('ses_6')] as RowReadResult;
+    // read alone, ses_6's own count sees prt_x and starts over; ses_5 lost its row at its watermark in both
+    expect(alone.reason).toBe('row-deleted');
+    expect(b.results[SESSIONS.indexOf('ses_5')]?.reason).toBe('row-deleted');
+    // in the batch the table mark holds (same count, prt_q at r): ses_6 is trusted, its count stays, prt_x unseen
+    expect(grouped(b)).toBe(0);
+    expect(inBatch.restarted).toBe(false);
+    expect(inBatch.rows.part).toEqual([]);
+    expect((inBatch.cursor.state as { sources: Record<string, { count: number }> }).sources.part?.count).toBe(before);
+  });
+
+  it('reads a session twice in one batch, from different cursors, each as alone', () => {
+    const { cursors, take } = marked();
+    const older = cursors.get('ses_3');
+    // ses_3 loses a part and gains an exchange: its newer cursor restarts here and holds the table marks after
+    writeDb(ocDb, (d) => {
+      d.prepare('DELETE FROM part WHERE id = ?').run('prt_msg_ses_3_0001a_1');
+      insertExchange(d, 'ses_3', 31);
+    });
+    let b = batch(cursors);
+    expect(b.results[SESSIONS.indexOf('ses_3')]?.reason).toBe('row-deleted');
+    take(b);
+    writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 32));
+    // the older cursor first, the newer second, and the other way round: neither read takes the other's marks
+    for (const twice of [
+      [older, cursors.get('ses_3')],
+      [cursors.get('ses_3'), older],
+    ]) {
+      b = batchOf([...SESSIONS.map((key) => ({ key, from: cursors.get(key) })), ...twice.map((from) => ({ key: 'ses_3', from }))]);
+      expectAsAlone(b);
+      const [first, second] = b.results.slice(SESSIONS.length);
+      expect([first?.reason, second?.reason]).toEqual(twice[0] === older ? ['row-deleted', undefined] : [undefined, 'row-deleted']);
+    }
   });
 
   it('OpenCode usage reads through batches equal cold reads, round after round, a deletion among them', async () => {

@@ -7,8 +7,9 @@
  */
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { eachOrError, partitionSources, readPartitionsSettled, readRowsSince, withCodecState } from '../../cursors/sqlite-rows.js';
-import type { PartitionedSource, PartitionReadTo, RowReadResult, RowSource } from '../../cursors/sqlite-rows.js';
+import { readPartitionsSettled, type PartitionReadTo } from '../../cursors/sqlite-batch.js';
+import { eachOrError, partitionSources, readRowsSince, withCodecState } from '../../cursors/sqlite-rows.js';
+import type { PartitionedSource, RowReadResult, RowSource } from '../../cursors/sqlite-rows.js';
 import { databaseIdentity, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import {
   emitMessage,

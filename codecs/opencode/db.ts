@@ -15,15 +15,14 @@ import type { EventKind, KindCounts, SessionEvent } from '../../cursors/protocol
 import {
   eachOrError,
   partitionSources,
-  readPartitionsSince,
   readRowsSince,
   withCodecState,
   type PartitionedSource,
-  type PartitionReadTo,
   type Row,
   type RowReadResult,
   type RowSource,
 } from '../../cursors/sqlite-rows.js';
+import { readPartitionsSince, type PartitionReadTo } from '../../cursors/sqlite-batch.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { fileId, fullListing, sessionsOf, SETTLED } from './listing.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
