@@ -125,7 +125,8 @@ function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, 
   const byMark = new Map<string, { m: TableMark; keys: string[] }>();
   for (const [key, mark] of marks) {
     const m = mark.table;
-    if (!isTableMark(m) || m.r > now.r || now.r - m.r > 1024 + now.n / 64) continue;
+    // a null id at the mark (a NULL or blob tail) cannot tell the row there from none: no trust on it
+    if (!isTableMark(m) || m.t === null || m.r > now.r || now.r - m.r > 1024 + now.n / 64) continue;
     const id = JSON.stringify([m.n, m.r, m.t]);
     const group = byMark.get(id) ?? { m, keys: [] };
     group.keys.push(key);
@@ -154,7 +155,7 @@ function withTableMarks(result: RowReadResult, tables: ReadonlyMap<string, Table
 
 /**
  * For each of `reads`, what `readRowsSince(db, partitionSources(sources, key), from, parser, identity)`
- * returns, read together in the caller's snapshot: one database whose sessions changed is read once instead
+ * returns (but for a table mark's trust, below), read together in the caller's snapshot: one database whose sessions changed is read once instead
  * of once per session. A table whose resumed partitions hold a large share of its rows (`WALK_SHARE`, from
  * the cursors' own counts and the table's highest rowid) is walked once for all of them (`walkFresh`); the
  * others, and every partition that starts over, are read through the partition's index as alone.
@@ -162,7 +163,8 @@ function withTableMarks(result: RowReadResult, tables: ReadonlyMap<string, Table
  *
  * A walked source with a `tail` also takes the table's `TableMark` (one `count(*)` of the table) and keeps it
  * in each of this batch's cursors: the next batch's partitions whose mark still holds skip the grouped count of
- * every partition (the rows, events and counts are the same; only the cursors carry the table marks besides).
+ * every partition (the rows, events and counts are a read alone's, except under the mark's trust, `TableMark`:
+ * only the cursors carry the table marks besides).
  *
  * A key read more than once (one session from several cursors): the walk and the trust in a table mark are
  * by key, so only its first read takes them; the others find their rows and counts as a read alone does (a
@@ -178,9 +180,10 @@ export function readPartitionsSince(
 ): RowReadResult[] {
   const share = options.walkShare ?? WALK_SHARE;
   const states = reads.map((r) => resumable(r.from, parser, identity));
-  // the walk's rows and the trust in a table mark follow one cursor per key: a key's first read takes them
+  // the walk's rows and the trust in a table mark follow one cursor per key: a key's first read that can
+  // resume takes them (one that starts over reads alone anyway)
   const lead = new Map<string, number>();
-  reads.forEach((r, i) => lead.has(r.key) || lead.set(r.key, i));
+  reads.forEach((r, i) => lead.has(r.key) || typeof states[i] === 'string' || lead.set(r.key, i));
   const walked = new Map<string, Map<string, Row[]>>();
   const counted = new Map<string, Map<string, number>>();
   const trusted = new Map<string, Set<string>>();

@@ -102,7 +102,8 @@ export interface SourceMark {
  * the row at `r` still has that tail and the table holds `n` rows plus those above `r` lost no row at or below
  * `r` and gained none there (new rows take rowids above the highest, which is at least `r`): every partition
  * marked in that snapshot then holds its old count plus its rows above its own watermark, with no count of it.
- * What this takes on trust, as `appendedOnly` does: an id once deleted never comes back. If the rows at `r`
+ * What this takes on trust, as `appendedOnly` does for one partition's watermark: an id once deleted never
+ * comes back, here for the one id at the table's highest rowid, on behalf of every partition marked with it. If the rows at `r`
  * and below are deleted and new rows fill their rowids, the last of them under the id that was at `r`, the
  * count and the id at `r` balance and a new row at or below `r` goes unseen (test/sqlite-table-marks.test.ts
  * holds such a sequence). No cheap check sees it: the rowids below `r` are the same set again, so their count
