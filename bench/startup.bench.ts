@@ -9,8 +9,11 @@
  * server's own count of answered commands must grow by the served row's every run (a client nobody answers
  * runs the command itself and prints the same line, so the output alone cannot tell). Peak RSS
  * and CPU time (user + system, which a loaded machine moves less than wall time) come from separate,
- * untimed runs that print `process.resourceUsage()` at exit (a `-r` preload). The commands run the package's
- * `bin` (dist/src/cli/main.cjs), as an installed `sessionfold` does.
+ * untimed runs that print `process.resourceUsage()` at exit (a `-r` preload); the preload also says whether
+ * the process loaded the CLI (code-cache.cjs, what main.cjs loads to run a command itself), which the served
+ * row's runs must not and the local status line's must (the check's control), so each of those runs is
+ * checked on the client's side too. The commands run the package's `bin` (dist/src/cli/main.cjs), as an
+ * installed `sessionfold` does.
  *
  * The case's own time is one round; the figures go to stderr and in the result (`figures`).
  */
@@ -31,7 +34,9 @@ const HOOK_ROUNDS = 5;
  * bench's folder), not an `--import` of a data URL, which would start Node's ESM loader in every process and
  * run the CommonJS executable through it.
  */
-const RSS_HOOK = "process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('MAXRSS '+u.maxRSS+' CPU '+(u.userCPUTime+u.systemCPUTime)+'\\n')});\n";
+const RSS_HOOK =
+  "process.on('exit',()=>{const u=process.resourceUsage();const cli=Object.keys(require.cache).some((k)=>/[\\\\/]code-cache\\.cjs$/.test(k));" +
+  "process.stderr.write('MAXRSS '+u.maxRSS+' CPU '+(u.userCPUTime+u.systemCPUTime)+' CLI '+(cli?1:0)+'\\n')});\n";
 let rssHook = '';
 
 interface Command {
@@ -39,8 +44,10 @@ interface Command {
   args: string[];
   env: NodeJS.ProcessEnv;
   stdin?: string;
-  /** Whether the server must answer it. */
+  /** Whether the server must answer it (its process never loads the CLI). */
   served?: true;
+  /** Whether it runs the command itself (its process loads the CLI): the client-side check's control. */
+  local?: true;
   check(stdout: string): void;
 }
 
@@ -114,7 +121,7 @@ export const topic: Topic = {
                 check(s.totalUsd === 0 && s.requestCount === 0, `empty report counted ${s.requestCount} requests`);
               },
             },
-            { name: 'statusline (warm, local)', args: [MAIN, 'statusline'], env: homeEnv(busy), stdin: input, check: statusCheck },
+            { name: 'statusline (warm, local)', args: [MAIN, 'statusline'], env: homeEnv(busy), stdin: input, local: true, check: statusCheck },
             { name: 'statusline (served)', args: [MAIN, 'statusline'], env: homeEnv(busy, { SESSIONFOLD_SOCKET: socket }), stdin: input, served: true, check: statusCheck },
           ];
           // Warm every cache, and check every answer before anything is timed.
@@ -133,9 +140,11 @@ export const topic: Topic = {
           const cpu = s.commands.map(() => [] as number[]);
           for (let r = 0; r < HOOK_ROUNDS; r++)
             s.commands.forEach((c, i) => {
-              const m = /MAXRSS (\d+) CPU (\d+)/.exec(runOnce(c, true).stderr);
+              const m = /MAXRSS (\d+) CPU (\d+) CLI ([01])/.exec(runOnce(c, true).stderr);
               (rss[i] as number[]).push(m ? Number(m[1]) / 1024 : NaN);
               (cpu[i] as number[]).push(m ? Number(m[2]) / 1000 : NaN);
+              if (c.served) check(m?.[3] === '0', `${c.name}: the client loaded the CLI (it ran the command itself)`);
+              if (c.local) check(m?.[3] === '1', `${c.name}: no CLI load seen, so the served row's client-side check cannot tell either`);
             });
           await s.server.expectServed(before, (ROUNDS + HOOK_ROUNDS) * s.commands.filter((c) => c.served).length, 'startup, the served rows');
           const base = median(times[0] as number[]);

@@ -1,10 +1,10 @@
 /**
  * The executable raises V8's tier-up budget for its scans (src/cli/jit.ts) only on the V8 it was measured on,
  * never over a budget the user set, and not with SESSIONFOLD_JIT=0; never in a server (a served report). A
- * cost report, a local status line or a sessions list raises it before it lists the history, a warm one
- * that reads no file too; an empty report never.
+ * cost report, cost blocks, a local status line or a sessions list raises it before it lists the history, a
+ * warm one that reads no file too; a cost report or cost blocks over no history never.
  */
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -126,6 +126,29 @@ describe('the budget in a one-shot cost report', () => {
       // Nothing changed: the stored answer, no file read (no progress with a size), and still tuned first.
       expect(await report(env)).toEqual({ tuned: true, requests: 1 });
     });
+  }, 60_000);
+
+  it.runIf(tunes)('is raised by cost blocks over a history, cold and warm, and not over none (the empty report\'s rule)', async () => {
+    const blocks = async (env: NodeJS.ProcessEnv) => {
+      const r = await oneShot(['cost', 'blocks', '--json'], env);
+      const costs = (r.out as { blocks: { isGap?: boolean; costUSD: number }[] }).blocks.filter((b) => b.isGap !== true).map((b) => b.costUSD);
+      return { tuned: r.tuned, costs };
+    };
+    await withSession('77777777-7777-4777-8777-77777777777b', async (env) => {
+      expect(await blocks(env)).toEqual({ tuned: true, costs: [0.5] }); // builds the cache
+      expect(await blocks(env)).toEqual({ tuned: true, costs: [0.5] });
+    });
+    const home = await makeHome();
+    try {
+      await rm(home.exports, { recursive: true }); // a root that exists is a history to list
+      expect(await blocks({ ...home.env, SESSIONFOLD_SOCKET: 'off' })).toEqual({ tuned: false, costs: [] });
+      // The same history with a cache that may hold deleted files' records: a history to scan.
+      const cached = { ...home.env, SESSIONFOLD_SOCKET: 'off', SESSIONFOLD_CACHE: join(home.dir, 'c.db') };
+      await writeFile(cached.SESSIONFOLD_CACHE, '');
+      expect((await blocks(cached)).tuned).toBe(true);
+    } finally {
+      await rm(home.dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it.runIf(tunes)('is not raised by an empty report (no history)', async () => {

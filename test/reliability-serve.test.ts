@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runServed } from '../src/serve/client.js';
+import { runServed, serverStatus } from '../src/serve/client.js';
 import { buildId, encodeFrame, FRAME, FrameReader, PROTOCOL_VERSION, type ServeRequest } from '../src/serve/protocol.js';
 import { startServer, type ServerHandle } from '../src/serve/server.js';
 import { tempDirs } from './helpers/child.js';
@@ -174,6 +174,51 @@ describe('a command that blocks', () => {
     expect(err).toContain('boom');
     expect(code).not.toBe(0);
     expect(existsSync(socket)).toBe(false);
+  }, 30_000);
+});
+
+describe('a client that gave up is not counted as served', () => {
+  it('counts a client whose connection closed while its command computed as neither served nor failed', async () => {
+    const socket = join(await dir(), 's.sock');
+    let release = (): void => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const compute = async (argv: string[]) => {
+      if (argv.includes('--gate')) await gate;
+      return { ran: argv.join(' ') };
+    };
+    const server = await startServer({ socket, compute, watch: false, sweepMs: 0 });
+    try {
+      // STARTED arrives, then the client leaves (as one past its deadline does) before the data is written.
+      expect(await rawExchange(socket, `${JSON.stringify(request(['cost', 'report', '--gate']))}\n`, 300)).toEqual({ kinds: [FRAME.started], closed: false });
+      release();
+      expect((await served(socket, ['sessions', 'list'])).answer).toEqual({ data: { ran: 'sessions list' } });
+      expect(server.stats).toMatchObject({ served: 1, failed: 0 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts none of the clients that timed out on a stopped server and ran locally (child process)', async () => {
+    const socket = join(await dir(), 's.sock');
+    const child = spawn(process.execPath, ['--import', './src/scan/dev-register.mjs', 'test/helpers/serve-child.ts', socket], { cwd: new URL('../', import.meta.url).pathname });
+    let log = '';
+    child.stderr.on('data', (b) => (log += b));
+    try {
+      for (let i = 0; i < 200 && !log.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(log).toContain('listening on');
+      child.kill('SIGSTOP');
+      // Each client waits 300 ms for STARTED, gives up and would run its command itself.
+      const gaveUp = await Promise.all([1, 2, 3].map((i) => served(socket, ['cost', 'report', `--n=${i}`], 300)));
+      expect(gaveUp.map((g) => g.answer)).toEqual([undefined, undefined, undefined]);
+      child.kill('SIGCONT');
+      // A client that waits gets its answer (queued after the three, so they are settled by then), and is counted.
+      expect((await served(socket, ['cost', 'report'], 5000)).answer).toEqual({ data: { ran: 'cost report' } });
+      expect(await serverStatus(socket)).toMatchObject({ status: { served: 1, failed: 0 } });
+    } finally {
+      child.kill('SIGCONT');
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode === null && child.signalCode === null ? child.once('exit', r) : r(undefined)));
+    }
   }, 30_000);
 });
 

@@ -8,13 +8,15 @@
  * scale 0.12 and 0.89–0.96x at 0.5 of the peers profile without the addon, 0.92–0.95x with it.
  *
  * The executable decides for its own process (as with the malloc arenas, cursors/native.ts): a program that
- * imports the library keeps V8's defaults. Only once a scan has files to read (the first progress report), or
- * before a cost report (`cost blocks`, a local `statusline`, `sessions list`) lists the history: a warm run
- * with nothing changed lists and stats every file, and at the default budget TurboFan compiled discovery's
- * per-file functions (the listing's generators, the stat and fingerprint of each file) on every such run,
- * about a third of its CPU time at 1,961 files (bench/RESULTS.md, "The warm path"). An empty report (no
- * history) never loads `node:v8`. Only on the V8 it was measured on, and not when the user set the budget
- * (`NODE_OPTIONS`, node's own flags) or turned this off (`SESSIONFOLD_JIT=0`).
+ * imports the library keeps V8's defaults. It raises the budget once a scan has files to read (the first
+ * progress report), and before any of `cost report`, `cost blocks`, a local `statusline` and `sessions list`
+ * lists the history: a warm run with nothing changed still lists and stats every file, and at the default
+ * budget TurboFan compiled discovery's per-file functions (the listing's generators, the stat and
+ * fingerprint of each file) on every such run, about a third of its CPU time at 1,961 files
+ * (bench/RESULTS.md, "The warm path"). A `cost report` or `cost blocks` over no history (the empty report's
+ * test, `absentHistory` in src/cost/empty-report.ts) never loads `node:v8`. Only on the V8 it was measured
+ * on, and not when the user set the budget (`NODE_OPTIONS`, node's own flags) or turned this off
+ * (`SESSIONFOLD_JIT=0`).
  *
  * Only a one-shot run is tuned: `serve` runs the commands' compute (progress included) for its whole life,
  * so its first request that read files would set the budget of a long-lived process, judged on one client's

@@ -23,7 +23,7 @@
 import { existsSync } from 'node:fs';
 import { getCachePath } from '../cache/paths.js';
 import { scanSources } from '../scan/select.js';
-import { SourceTally } from '../scan/sources.js';
+import { SourceTally, type SourceReport } from '../scan/sources.js';
 import { loadTags } from '../tags.js';
 import { selectedAgents } from './agents.js';
 import { loadPriceOverrides } from './overrides.js';
@@ -39,11 +39,25 @@ export function emptyHistoryReport(options: CostReportOptions): CostReport | und
   loadPriceOverrides(env, options.pricesFile);
   const agents = selectedAgents(options);
   if ((options.tags !== undefined && options.tags.length > 0) || options.groupBy === 'tag') loadTags(env);
+  const report = absentHistory(agents, options, env);
+  if (report === undefined) return undefined;
+  return { summary: emptyCostSummary(options.groupBy !== undefined), mode, warnings: [], unknownUsage: [], sources: report };
+}
+
+/**
+ * The one test of an empty history: the source report (every root `missing`) when none of the selected
+ * `agents`' roots exists and no event cache can hold the records of deleted files (none at its path, or
+ * `cache: false`); undefined when there may be a history (roots of the caller's own, a cache path the scan
+ * refuses, or any of the above). The empty report above is made on it, and the CLI raises V8's budget
+ * (src/cli/jit.ts) only where it says undefined, so a run over no history never loads `node:v8`.
+ */
+export function absentHistory(agents: string[] | undefined, options: Pick<CostReportOptions, 'roots' | 'cache' | 'cachePath'>, env: NodeJS.ProcessEnv): SourceReport[] | undefined {
+  if (options.roots !== undefined || options.cachePath === '') return undefined;
   const sources = scanSources({ agents }, env);
   // every root missing: the narrowest test of an empty history, the only one that needs no listing (a scan
   // whose discovery finds no file is the wider one); the report states each root once for both
   const report = new SourceTally().report(sources, env);
   if (!report.every((s) => s.status === 'missing')) return undefined;
   if (options.cache !== false && existsSync(options.cachePath ?? getCachePath(env))) return undefined;
-  return { summary: emptyCostSummary(options.groupBy !== undefined), mode, warnings: [], unknownUsage: [], sources: report };
+  return report;
 }

@@ -35,8 +35,12 @@ export interface Waiter {
   phases: Phases;
 }
 
-/** Who a command was answered for (clients still connected when it started), and `failed` when its compute step threw. */
-export type Answered = { answered: Waiter[]; failed?: string };
+/**
+ * A command's answer on its way: `delivered` resolves to the clients its last frame (DATA, or REFUSED when
+ * the compute step threw: `failed`) was written to. A client that left meanwhile (past its deadline it runs
+ * the command itself) is not among them. Settles apart from the queue: a client slow to read holds no job.
+ */
+export type Answered = { delivered: Promise<Waiter[]>; failed?: string };
 
 /**
  * When each phase of one served command ended (performance.now(), ms), for the server's trace
@@ -58,10 +62,20 @@ export function phaseText(p: Phases): string {
 }
 
 /**
+ * Write `frame` as the last thing on `socket`: true once written. False when the client is gone: its socket
+ * destroyed, or the write failing (EPIPE: it closed before this process, busy or stopped, saw it). A client
+ * that leaves after the bytes reached its side, unread, still counts: only an acknowledgement could tell.
+ */
+function endWith(socket: Socket, frame: Buffer): Promise<boolean> {
+  if (socket.destroyed || !socket.writable) return Promise.resolve(false);
+  return new Promise((resolve) => socket.end(frame, (err?: Error | null) => resolve(err == null)));
+}
+
+/**
  * Answer one command for every client in `waiters` (identical requests, see server.ts): STARTED to each, one
  * `compute`, then the same DATA frame to each, or REFUSED when it throws (the client runs the command locally,
  * and a local run reports the error as it always does). Undefined, nothing computed and nothing sent, when
- * every client gave up waiting (they ran locally).
+ * every client gave up waiting (they ran locally); `delivered` says which clients the answer reached.
  */
 export async function answerCommand(waiters: readonly Waiter[], compute: Compute): Promise<Answered | undefined> {
   const live = waiters.filter((w) => !w.socket.destroyed);
@@ -84,8 +98,9 @@ export async function answerCommand(waiters: readonly Waiter[], compute: Compute
     failed = (e as Error)?.message ?? String(e);
     frame = encodeFrame(FRAME.refused, JSON.stringify({ reason: `the command failed on the server (${failed})` }));
   }
-  for (const w of live) if (!w.socket.destroyed) w.socket.end(frame);
-  return failed === undefined ? { answered: live } : { answered: live, failed };
+  const sent = live.map(async (w) => ((await endWith(w.socket, frame)) ? [w] : []));
+  const delivered = Promise.all(sent).then((reached) => reached.flat());
+  return failed === undefined ? { delivered } : { delivered, failed };
 }
 
 /** What the server does with a valid request. */

@@ -163,19 +163,24 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       const t = performance.now();
       const result = await answerCommand(batch, () => compute(req));
       if (result === undefined) return; // every client gave up waiting (they ran locally)
+      if (result.failed === undefined) ahead.remember(key, req);
       const what = req.argv.slice(0, 2).join(' ');
       const ms = (performance.now() - t).toFixed(0);
-      const shared = result.answered.length > 1 ? `, one compute for ${result.answered.length} clients` : '';
-      for (const w of result.answered) {
-        if (result.failed !== undefined) {
-          stats.failed++;
-          log(`failed ${what} in ${ms} ms, the client runs it (${result.failed})`);
-          continue;
+      // Counted once the answer is written: a client that left first ran the command itself (not served).
+      void result.delivered.then((answered) => {
+        const gone = batch.length - answered.length;
+        if (gone > 0) log(`${what}: ${gone} of ${batch.length} clients left before the answer (they ran it themselves)`);
+        const shared = answered.length > 1 ? `, one compute for ${answered.length} clients` : '';
+        for (const w of answered) {
+          if (result.failed !== undefined) {
+            stats.failed++;
+            log(`failed ${what} in ${ms} ms, the client runs it (${result.failed})`);
+            continue;
+          }
+          stats.served++;
+          log(`served ${what} in ${ms} ms${shared}${options.trace ? ` (${phaseText(w.phases)})` : ''}`);
         }
-        stats.served++;
-        log(`served ${what} in ${ms} ms${shared}${options.trace ? ` (${phaseText(w.phases)})` : ''}`);
-      }
-      if (result.failed === undefined) ahead.remember(key, req);
+      });
     });
   };
   const connections = new Connections({ status, command }, stats, log);

@@ -7,7 +7,7 @@ import { usageBlocks } from '../../cost/total.js';
 import { createPricer } from '../../cost/pricing.js';
 import { BLOCK_FORMATS, renderBlocks, type BlockFormat } from '../render/blocks.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
-import { SELECTION_OPTIONS, selectionFromArgs, withScanProgress } from './cost-options.js';
+import { SELECTION_OPTIONS, selectionFromArgs, tuneJitForHistory, withScanProgress } from './cost-options.js';
 
 export default defineCommand({
   name: 'blocks',
@@ -26,6 +26,7 @@ export default defineCommand({
     const selection = selectionFromArgs(ctx);
     const pricer = createPricer({ env: ctx.env, ...(selection.mode !== undefined && { mode: selection.mode }), ...(selection.pricesFile !== undefined && { pricesFile: selection.pricesFile }) });
     const now = new Date();
+    tuneJitForHistory(ctx, selection);
     let report = await withScanProgress(ctx, (scan) => usageBlocks({ ...selection, pricer, now }, scan));
     if (bool(ctx, 'active')) report = { ...report, blocks: report.blocks.filter((b) => b.isActive) };
     ctx.stdout.write(renderBlocks(report, f as BlockFormat, selection.timeZone, now.getTime()));

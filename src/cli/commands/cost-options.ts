@@ -9,6 +9,8 @@ import { COST_MODES, checkCostMode, type CostAggregationOptions } from '../../co
 import { bool, list, str, type CommandContext, type OptionDef } from '../command.js';
 import { createProgress } from '../progress.js';
 import { tuneJitForScan } from '../jit.js';
+import { absentHistory } from '../../cost/empty-report.js';
+import { selectedAgents } from '../../cost/agents.js';
 
 /** CLI options of the usage selection, shared by `cost report` and `events export`. */
 export const SELECTION_OPTIONS: Record<string, OptionDef> = {
@@ -71,12 +73,26 @@ export function selectionFromArgs(ctx: CommandContext): CostAggregationOptions &
 }
 
 /**
+ * V8's budget before a scan lists the history of `selection` (jit.ts: a warm run with nothing changed still
+ * lists and stats every file), unless it has none by the empty report's own test (`absentHistory`): the one
+ * rule of `cost report` and `cost blocks`.
+ */
+export function tuneJitForHistory(ctx: CommandContext, selection: CostAggregationOptions): void {
+  let agents: string[] | undefined;
+  try {
+    agents = selectedAgents(selection);
+  } catch {
+    return; // an unknown agent: the command reports it, in its own order of checks, and lists nothing
+  }
+  if (absentHistory(agents, selection, ctx.env) === undefined) tuneJitForScan(ctx.env);
+}
+
+/**
  * Run a scan with the stderr progress bar and warnings (`warning: …` lines, the bar cleared first): `scan`
  * gets the scan options to pass on.
  */
 export async function withScanProgress<T>(ctx: CommandContext, scan: (extra: { onProgress(done: number, total: number): void; onWarning(message: string): void }) => Promise<T>): Promise<T> {
   const progress = createProgress(ctx.stderr, ctx.env, 'Reading usage');
-  tuneJitForScan(ctx.env); // discovery lists and stats every file, even when nothing changed (jit.ts)
   const warned = new Set<string>();
   try {
     return await scan({
