@@ -280,6 +280,12 @@ const coldRead = (c: ReadContext, plan: ReadPlan): RowReadResult => readRowsSinc
  * `got`, the rows read for `plan` from its cursor, as the read takes them: started over when `judge` says so;
  * with its session's last message taken again when that is all that changed (`withTail`), or started over when
  * that message went away.
+ *
+ * The rule is `readPartitionsSettled`'s (cursors/sqlite-batch.ts: start over in the same snapshot, with a
+ * reason), but OpenCode needs a third outcome that one has no room for: neither resumed as read nor started
+ * over, but resumed with a row read below the watermark added (`withTail`), and a start over only when that
+ * row is gone, which `withTail` learns by reading it. Its start over also takes each plan's own sources (steps
+ * only or not, `sources`), where `readPartitionsSettled` takes one set for the whole batch.
  */
 function settle(c: ReadContext, got: RowReadResult, plan: ReadPlan): { read: RowReadResult; replaced?: KindCounts } {
   const read = plan.reason === undefined ? got : { ...got, reason: plan.reason };
