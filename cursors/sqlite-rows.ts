@@ -229,7 +229,15 @@ export interface AppendMark {
  * under its old id, would balance both checks).
  */
 export function appendedOnly(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: AppendMark, count: number, added: number): boolean {
-  if (count !== mark.count + added) return false;
+  return count === mark.count + added && topHolds(db, s, mark);
+}
+
+/**
+ * Whether the row at the mark's rowid is still there under the same `RowSource.tail` (true for a source without
+ * one, or a mark of no row). Asked on its own first by a resumed read, before any count or new row is read, so
+ * a read whose top row went starts over at once (`row-deleted`).
+ */
+export function topHolds(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: Pick<AppendMark, 'rowid' | 'top'>): boolean {
   return s.tail === undefined || mark.rowid <= 0 || topOf(db, s, mark.rowid) === mark.top;
 }
 
@@ -341,14 +349,16 @@ export function resumeFrom(
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
     if (s.tail !== undefined && prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
+    if (!topHolds(db, s, prev)) return fullRead(db, sources, parser, identity, 'row-deleted');
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     const fresh = rowsSince(db, s, prev, freshOf);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
     if (added < fresh.length && options.keepChanged !== true) return fullRead(db, sources, parser, identity, 'row-changed');
     const count = countOf(s, prev, added);
     // a partition a batch trusts gets count = prev.count + added, so the count check below holds by itself: the
-    // table mark (cursors/sqlite-batch.ts `untouched`) is its only guard; the row at the watermark is still checked
-    if (!appendedOnly(db, s, prev, count, added)) return fullRead(db, sources, parser, identity, 'row-deleted');
+    // table mark (cursors/sqlite-batch.ts `untouched`) is its only guard; the row at the watermark was checked above
+    // (`topHolds`: with the count, `appendedOnly`'s rule)
+    if (count !== prev.count + added) return fullRead(db, sources, parser, identity, 'row-deleted');
     rows[s.name] = fresh;
     marks[s.name] = markOf(db, fresh, s, count, prev);
   }

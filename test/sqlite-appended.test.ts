@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendedOnly, type AppendMark } from '../cursors/sqlite-rows.js';
+import { appendedOnly, readRowsSince, type AppendMark, type RowSource } from '../cursors/sqlite-rows.js';
 
 let db: Database.Database;
 const count = (where = ''): number => (db.prepare(`SELECT count(*) AS n FROM t ${where}`).get() as { n: number }).n;
@@ -55,5 +55,28 @@ describe('appendedOnly', () => {
     // rowid 3 holds 'c', of another part: within the source there is no row there, so 'c' is not its top
     expect(appendedOnly(db, q, { count: 0, rowid: 3, top: 'c' }, count("WHERE part = 'q'"), above(3, "AND part = 'q'"))).toBe(false);
     expect(appendedOnly(db, q, { count: 0, rowid: 3, top: null }, count("WHERE part = 'q'"), above(3, "AND part = 'q'"))).toBe(true);
+  });
+});
+
+describe('a resumed read whose top row went', () => {
+  // rows read by rowid alone, rewritten in place until they settle (`open`): a changed row comes back by key
+  const OPEN: RowSource = { name: 't', table: 't', columns: 'id', tail: 'id', open: { key: 'id', updated: 'upd', settled: 'done' } };
+  const ID = { dev: 1, ino: 1 };
+
+  it('starts over for the row deleted before it looks at rows changed or added (`row-deleted`)', () => {
+    db.exec('ALTER TABLE t ADD COLUMN upd integer DEFAULT 0; ALTER TABLE t ADD COLUMN done integer DEFAULT 0');
+    const first = readRowsSince(db, [OPEN], undefined, 'p', ID);
+    expect(first.rows.t?.map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    db.prepare("UPDATE t SET upd = 1 WHERE id = 'b'").run();
+    db.prepare("DELETE FROM t WHERE id = 'c'").run();
+    add('d');
+    const next = readRowsSince(db, [OPEN], first.cursor, 'p', ID);
+    expect(next.restarted).toBe(true);
+    expect(next.reason).toBe('row-deleted');
+    expect(next.rows.t?.map((r) => r.id)).toEqual(['a', 'b', 'd']);
+    // the row changed alone, the top row still there: the changed row is what starts it over
+    const again = readRowsSince(db, [OPEN], next.cursor, 'p', ID);
+    db.prepare("UPDATE t SET upd = 2 WHERE id = 'a'").run();
+    expect(readRowsSince(db, [OPEN], again.cursor, 'p', ID).reason).toBe('row-changed');
   });
 });

@@ -166,16 +166,19 @@ const messageMark = (from: RowCursor | undefined): number => from?.watermark.mes
 /**
  * A message row's `data` as a JSON object (undefined when it is not one), parsed once however often it is asked
  * for: a resumed read places its rows in the order (`rowKey`) before `records` takes them, so `rowKey` keeps
- * the parse on the row (`keep`), which lives as long as the read. A cold read, which never asks before
- * `records`, keeps nothing. (Selecting the creation time with the row instead, by SQLite's JSON functions,
- * cost every cold read more than the parses it saves warm: +6% on the message select of a 1 GiB database.)
+ * the parse by the row (`keep`), for as long as the row lives. A cold read, which never asks before
+ * `records`, keeps nothing. (The creation time could be selected with the row instead, by SQLite's JSON
+ * functions, but that is work on every row of every cold read, to save parses on a warm read's few rows.)
  */
 function dataOf(r: Row, keep: boolean): Record<string, unknown> | undefined {
-  if ('_data' in r) return r._data as Record<string, unknown> | undefined;
+  if (parsed.has(r)) return parsed.get(r);
   const data = jsonObject(r.data);
-  if (keep) r._data = data;
+  if (keep) parsed.set(r, data);
   return data;
 }
+
+/** `dataOf`'s parses, beside the rows rather than on them (a `Row` is the shared type of every row read). */
+const parsed = new WeakMap<Row, Record<string, unknown> | undefined>();
 
 /** A message row's place in OpenCode's order, as `records` and `keyOf` give it. */
 function rowKey(r: Row): [number, string] {
@@ -280,6 +283,12 @@ const coldRead = (c: ReadContext, plan: ReadPlan): RowReadResult => readRowsSinc
  * `got`, the rows read for `plan` from its cursor, as the read takes them: started over when `judge` says so;
  * with its session's last message taken again when that is all that changed (`withTail`), or started over when
  * that message went away.
+ *
+ * The rule is `readPartitionsSettled`'s (cursors/sqlite-batch.ts: start over in the same snapshot, with a
+ * reason), but OpenCode needs a third outcome that one has no room for: neither resumed as read nor started
+ * over, but resumed with a row read below the watermark added (`withTail`), and a start over only when that
+ * row is gone, which `withTail` learns by reading it. Its start over also takes each plan's own sources (steps
+ * only or not, `sources`), where `readPartitionsSettled` takes one set for the whole batch.
  */
 function settle(c: ReadContext, got: RowReadResult, plan: ReadPlan): { read: RowReadResult; replaced?: KindCounts } {
   const read = plan.reason === undefined ? got : { ...got, reason: plan.reason };
