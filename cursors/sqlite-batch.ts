@@ -16,6 +16,7 @@ import {
   resumable,
   resumeFrom,
   stmt,
+  topHolds,
   topOf,
   type PartitionedSource,
   type Row,
@@ -134,9 +135,12 @@ function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, 
   }
   const out = new Set<string>();
   for (const { m, keys } of [...byMark.values()].sort((a, b) => b.m.r - a.m.r).slice(0, MAX_TABLE_MARKS)) {
-    if (m.r > 0 && topOf(db, { table: s.table, tail: s.tail }, m.r) !== m.t) continue;
+    // a resumed read's rule over the whole table, in its order (`topHolds`, then the count: `appendedOnly`)
+    const table = { table: s.table, tail: s.tail };
+    const mark = { count: m.n, rowid: m.r, top: m.t };
+    if (!topHolds(db, table, mark)) continue;
     const above = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(m.r) as { n: number }).n);
-    if (now.n === m.n + above) for (const k of keys) out.add(k);
+    if (now.n === mark.count + above) for (const k of keys) out.add(k);
   }
   return out;
 }
