@@ -223,8 +223,9 @@ export interface AppendMark {
  * Whether source `s` lost no row since `mark`, now that it holds `count` rows of which `added` lie above the
  * mark's rowid: the count is the mark's plus those, and (for a source read by rowid alone, `RowSource.tail`) the
  * row at the mark's rowid is still there under the same key. While it is, SQLite gives every row added a rowid
- * above it, so a row deleted and another added in its place cannot balance the count unseen. The one rule of
- * a resumed read and of a listing brought up to date (codecs/opencode/listing.ts). What it takes on trust: an
+ * above it, so a row deleted and another added in its place cannot balance the count unseen. The rule of a
+ * resumed read (which asks `topHolds` first, then the count), of a batch's table mark (sqlite-batch.ts
+ * `untouched`, likewise) and of a listing brought up to date (codecs/opencode/listing.ts). What it takes on trust: an
  * id once deleted never comes back (the row at the mark deleted, new rows in its rowid and below, the last
  * under its old id, would balance both checks).
  */

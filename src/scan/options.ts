@@ -21,13 +21,8 @@ export const MAX_DEFAULT_WORKERS = 4;
  * With the default pool size, less than this much to parse runs on the main thread. A worker loads its bundle
  * and warms up its own JIT for the same read path the main thread runs too (about 160 ms of CPU to start, and
  * its own compiles on V8's threads), so it never pays in CPU time; in wall time it pays only where the CPU it
- * adds still fits beside the main thread. Measured without the addon on 2 cores (cold reports of the peers'
- * histories, per-thread CPU, the worker started while the main thread lists and the main thread taking at
- * most MAIN_THREAD_SHARE of the bytes; bench/RESULTS.md "The walking pass"): at 200 MB a worker took
- * 0.4–0.5 s of CPU to save the main thread 0.1–0.3 s, at 426 MB 0.5 s to save 0.25 s; at 858 MB the busier
- * thread went from 1.8–2.6 s to 1.3–1.9 s but the process's CPU rose by about 40%, more than two cores can
- * overlap: its wall time was longer in 20 of 22 interleaved pairs (and in 3 of 3 at 1.81 GB, all under a load
- * of 6-10). The 1 GiB threshold stands until a quiet machine measures where a worker's wall time pays.
+ * adds still fits beside the main thread, which on two cores it did not at any size measured (bench/RESULTS.md,
+ * "Both cores for the wasm path"). The threshold stands until a machine with more cores measures where it pays.
  * With the addon, Claude's and Codex's files go to its engines and count nothing here.
  */
 export const AUTO_WORKER_MIN_BYTES = 1 << 30;
