@@ -4,7 +4,7 @@
  * clients (they run locally after a deadline) nor the queue for long, SIGTERM stops the server within a
  * second even then (a child process blocked on a FIFO), and the socket goes on every exit path.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -19,6 +19,16 @@ afterAll(() => temps.remove());
 const dir = (): Promise<string> => temps.make();
 
 /** Send raw bytes; the frames the server answers with until it closes (or `ms` passes). */
+/** `test/helpers/serve-child.ts` on `socket`, once it listens; `log()` is its stderr so far. */
+async function serveChild(socket: string): Promise<{ child: ChildProcess; log: () => string }> {
+  const child = spawn(process.execPath, ['--import', './src/scan/dev-register.mjs', 'test/helpers/serve-child.ts', socket], { cwd: new URL('../', import.meta.url).pathname });
+  let text = '';
+  child.stderr.on('data', (b) => (text += b));
+  for (let i = 0; i < 200 && !text.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(text).toContain('listening on');
+  return { child, log: () => text };
+}
+
 function rawExchange(path: string, bytes: string | Buffer, ms = 3000): Promise<{ kinds: number[]; closed: boolean }> {
   return new Promise((resolve) => {
     const s: Socket = connect(path);
@@ -141,14 +151,10 @@ describe('a command that blocks', () => {
     const socket = join(d, 's.sock');
     const fifo = join(d, 'block.fifo');
     execFileSync('mkfifo', [fifo]);
-    const child = spawn(process.execPath, ['--import', './src/scan/dev-register.mjs', 'test/helpers/serve-child.ts', socket], { cwd: new URL('../', import.meta.url).pathname });
-    let log = '';
-    child.stderr.on('data', (b) => (log += b));
+    const { child, log } = await serveChild(socket);
     try {
-      for (let i = 0; i < 200 && !log.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(log).toContain('listening on');
       void served(socket, ['cost', 'report', '--block', fifo], 60_000);
-      for (let i = 0; i < 100 && !log.includes('refused') && !existsSync(fifo); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && !log().includes('refused') && !existsSync(fifo); i++) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 300)); // the command is now blocked opening the FIFO
       const t0 = Date.now();
       const exited = new Promise<[number | null, string | null]>((r) => child.once('exit', (c, sig) => r([c, sig])));
@@ -157,7 +163,7 @@ describe('a command that blocks', () => {
       expect(await exited).toEqual([null, 'SIGTERM']);
       expect(Date.now() - t0).toBeLessThan(1000 + 500);
       expect(existsSync(socket)).toBe(false);
-      expect(log).toMatch(/a command still running was dropped/);
+      expect(log()).toMatch(/a command still running was dropped/);
     } finally {
       child.kill('SIGKILL');
     }
@@ -200,12 +206,8 @@ describe('a client that gave up is not counted as served', () => {
 
   it('counts none of the clients that timed out on a stopped server and ran locally (child process)', async () => {
     const socket = join(await dir(), 's.sock');
-    const child = spawn(process.execPath, ['--import', './src/scan/dev-register.mjs', 'test/helpers/serve-child.ts', socket], { cwd: new URL('../', import.meta.url).pathname });
-    let log = '';
-    child.stderr.on('data', (b) => (log += b));
+    const { child } = await serveChild(socket);
     try {
-      for (let i = 0; i < 200 && !log.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(log).toContain('listening on');
       child.kill('SIGSTOP');
       // Each client waits 300 ms for STARTED, gives up and would run its command itself.
       const gaveUp = await Promise.all([1, 2, 3].map((i) => served(socket, ['cost', 'report', `--n=${i}`], 300)));
