@@ -16,7 +16,7 @@ import {
   resumable,
   resumeFrom,
   stmt,
-  topHolds,
+  tableHolds,
   topOf,
   type PartitionedSource,
   type Row,
@@ -135,12 +135,8 @@ function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, 
   }
   const out = new Set<string>();
   for (const { m, keys } of [...byMark.values()].sort((a, b) => b.m.r - a.m.r).slice(0, MAX_TABLE_MARKS)) {
-    // a resumed read's rule over the whole table, in its order (`topHolds`, then the count: `appendedOnly`)
-    const table = { table: s.table, tail: s.tail };
     const mark = { count: m.n, rowid: m.r, top: m.t };
-    if (!topHolds(db, table, mark)) continue;
-    const above = withScanCache(db, () => (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(m.r) as { n: number }).n);
-    if (now.n === mark.count + above) for (const k of keys) out.add(k);
+    if (withScanCache(db, () => tableHolds(db, { table: s.table, tail: s.tail }, mark, () => now.n))) for (const k of keys) out.add(k);
   }
   return out;
 }

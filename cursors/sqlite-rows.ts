@@ -242,6 +242,18 @@ export function topHolds(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail'
   return s.tail === undefined || mark.rowid <= 0 || topOf(db, s, mark.rowid) === mark.top;
 }
 
+/**
+ * `appendedOnly` for a whole table: the id at the mark first (a table whose top row went costs no count), then
+ * the rows above the mark counted and `count()` (the table's count now) compared with the mark's plus those.
+ * A batch's table mark (sqlite-batch.ts `untouched`) and a listing brought up to date (codecs/opencode/listing.ts)
+ * ask it.
+ */
+export function tableHolds(db: SqliteDatabase, s: { table: string; tail: string }, mark: AppendMark, count: () => number): boolean {
+  if (!topHolds(db, s, mark)) return false;
+  const above = (stmt(db, `SELECT count(*) AS n FROM ${s.table} WHERE rowid > ?`).get(mark.rowid) as { n: number }).n;
+  return count() === mark.count + above;
+}
+
 const samePrint = (a: [number, number] | undefined, b: unknown): boolean => Array.isArray(b) && a !== undefined && a[0] === b[0] && a[1] === b[1];
 
 function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: number, prev?: SourceMark): SourceMark {

@@ -9,7 +9,7 @@
  * same database file (same device and inode) is listed by
  * - `count(*)` of each table equal to the old count plus the rows above the old highest rowid, and the row
  *   at the old highest rowid still there with its id: no row was deleted (else the full passes; the rule of
- *   a resumed read, cursors/sqlite-rows.ts `appendedOnly`);
+ *   a resumed read, cursors/sqlite-rows.ts `appendedOnly`, for a whole table `tableHolds`);
  * - messages added: a rowid range; messages updated: only those not settled when last listed can be (a reply
  *   streaming; `SETTLED`), so the listing keeps their ids and update times and reads them again
  *   by id, and walks no row (`time_updated` has no index); parts added: a rowid range;
@@ -30,7 +30,7 @@
  * message's time.
  */
 import { statSync } from 'node:fs';
-import { appendedOnly, openAfter, rowsSince, type RowSource } from '../../cursors/sqlite-rows.js';
+import { openAfter, rowsSince, tableHolds, type RowSource } from '../../cursors/sqlite-rows.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 
 /**
@@ -124,9 +124,8 @@ export function fullListing(db: SqliteDatabase, file: string, settled = true): L
 
 /** The marks of `table` now when it lost no row since `old` (see the header), else undefined. */
 function onlyAdded(db: SqliteDatabase, table: 'message' | 'part', old: TableMarks): TableMarks | undefined {
-  const now = marksOf(db, table);
-  const above = (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE rowid > ?`).get(old.r) as { n: number }).n;
-  return appendedOnly(db, { table, tail: 'id' }, { count: old.n, rowid: old.r, top: old.id }, now.n, above) ? now : undefined;
+  let now: TableMarks | undefined;
+  return tableHolds(db, { table, tail: 'id' }, { count: old.n, rowid: old.r, top: old.id }, () => (now = marksOf(db, table)).n) ? now : undefined;
 }
 
 /** The listing of the database now, from `old` when the same file lost no row since (see the header). */
