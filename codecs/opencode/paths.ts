@@ -66,7 +66,7 @@ const LISTING_VERSION = 4;
 export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions, settled = true): Generator<SessionFile> {
   let sessions;
   try {
-    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}`, [db, `${db}-wal`], isListingState, (previous, ids) => {
+    const state = memoizedListing(options?.listingMemo, `opencode-db:${db}`, `${CODEC_ID}@${PARSER_VERSION}.l${LISTING_VERSION}${settled ? '' : 'w'}`, [db, `${db}-wal`], isListingState, (previous, ids) => {
       const file = ids?.[0] ?? fileId(db);
       // every query of a listing visits each page once (counts, ranges, grouped passes): a small page cache
       return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file, settled) : nextListing(d, file, previous, settled)), { cacheKiB: SCAN_CACHE_KIB });
