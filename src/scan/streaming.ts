@@ -63,6 +63,7 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
     if (!final && count === 0) return;
     sized = true;
     runner.setWorkers(count);
+    stats.workers = runner.workers; // again at the end; here too for a consumer that stops early
     runner.add(js);
   };
   let discovery: Promise<void> | undefined;
