@@ -85,7 +85,16 @@ export async function runTools(c: Corpus, tools: Tool[], n: number, log: (s: str
       const home = mkdtempSync(join(c.dir, '.home-'));
       const kept = t.keepCodeCache === undefined ? undefined : join(c.dir, `.code-cache-${k}`);
       const from = kept === undefined ? undefined : existsSync(kept) ? kept : codeCacheDir({ HOME: t.keepCodeCache });
-      if (from !== undefined && existsSync(from)) cpSync(from, codeCacheDir({ HOME: home }), { recursive: true });
+      if (from !== undefined) {
+        // a case named for its kept code cache must have one to keep, or it times a first run under that name
+        if (!existsSync(from)) {
+          res.error = `no code cache to keep at ${from}`;
+          log(`  ${t.name}: ${res.error}`);
+          rmSync(home, { recursive: true, force: true });
+          continue;
+        }
+        cpSync(from, codeCacheDir({ HOME: home }), { recursive: true });
+      }
       const m = await measure(t.invoke(c, home), home);
       if (kept !== undefined && existsSync(codeCacheDir({ HOME: home }))) {
         rmSync(kept, { recursive: true, force: true });
