@@ -230,10 +230,11 @@ export class EventCache {
    */
   forget(rows: readonly FileRow[]): void {
     this.#writeRows(rows, () => {
+      const deleteFile = this.#db.prepare('DELETE FROM files WHERE id = ?');
       for (const r of rows) {
         this.#s.deleteSegments.run(r.id);
-        this.#db.prepare('DELETE FROM file_changes WHERE file_id = ?').run(r.id);
-        this.#db.prepare('DELETE FROM files WHERE id = ?').run(r.id);
+        this.#s.clearChanges.run(r.id);
+        deleteFile.run(r.id);
       }
     });
   }
