@@ -59,17 +59,10 @@ describe('OpenCode message order and events from one parse', () => {
         writeDb(db, (w) => insertRows(w, x));
         const datas = new Set(x.messages.map((m) => m[4] as string));
         expect(datas.size).toBe(2);
-        const parses = new Map<string, number>();
-        const parse = JSON.parse;
-        vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
-          if (datas.has(text)) parses.set(text, (parses.get(text) ?? 0) + 1);
-          return parse(text, reviver);
-        });
-        const warm = await read(path, kinds, first.cursor);
-        vi.restoreAllMocks();
+        const { got: warm, parses } = await parsesOf([...datas], () => read(path, kinds, first.cursor));
         expect(warm.start).toMatchObject({ restarted: false });
         // the new messages were parsed (for their events), each once
-        expect([...parses.values()]).toEqual([1, 1]);
+        expect(parses).toEqual([1, 1]);
       }
     }
   });
