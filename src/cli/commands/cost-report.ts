@@ -13,7 +13,8 @@ import { COST_GROUP_BYS, type CostGroupBy } from '../../cost/types.js';
 import { COST_FORMATS, type CostFormat } from '../render/cost.js';
 import { renderCostReport, type CostReportView } from '../render/cost-report.js';
 import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
-import { SELECTION_OPTIONS, selectionFromArgs, tuneJitForHistory } from './cost-options.js';
+import { SELECTION_OPTIONS, selectionFromArgs } from './cost-options.js';
+import { tuneJitForScan } from '../jit.js';
 import { selectedAgents } from '../../cost/agents.js';
 import { createProgress } from '../progress.js';
 
@@ -57,8 +58,9 @@ export default defineCommand({
       const options: CostReportOptions = { ...selection, ...(groupBy !== undefined && { groupBy }), ...(bool(ctx, 'breakdown') && { breakdown: true }), ...(order !== undefined && { order }), onProgress: progress.onProgress };
       // No history and no cache: the empty report from the roots' stats, without loading the scan and the fold.
       const empty = emptyHistoryReport(options);
-      // Else a scan lists the history: V8's budget first, by the rule `cost blocks` follows too (jit.ts).
-      if (empty === undefined) tuneJitForHistory(ctx, options);
+      // Else a scan lists the history: V8's budget first (jit.ts). emptyHistoryReport already asked
+      // absentHistory, the rule `cost blocks` asks through tuneJitForHistory, so it is not asked again here.
+      if (empty === undefined) tuneJitForScan(ctx.env);
       const report = empty ?? (await (await import('../../cost/report.js')).costReport(options));
       const asked = selectedAgents(selection);
       const view: CostReportView = {
