@@ -11,7 +11,7 @@
  * is writing) is stored under a stamp no file has (`RACY_STAMP`): never taken as it is, only handed to the
  * next listing as the earlier state to bring up to date, which checks the files' contents itself.
  */
-import { statSync } from 'node:fs';
+import { statSync, type BigIntStats } from 'node:fs';
 import type { ListingMemo } from './protocol/codec.js';
 
 /** How old every mtime of the files must be for a listing of them to be stored (see the header). */
@@ -20,16 +20,16 @@ export const RACY_MS = 2_000;
 /** The stamp of a listing of files written within RACY_MS: equal to no file's stamps (theirs hold `:` or `-`). */
 const RACY_STAMP = 'racy';
 
-/** A file's stamp (see the header) and its mtime in ms; `-` and -Infinity when there is no file. */
-export function fileStamp(path: string): { id: string; mtimeMs: number } {
-  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-  if (s === undefined) return { id: '-', mtimeMs: -Infinity };
-  return { id: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, mtimeMs: Number(s.mtimeNs / 1_000_000n) };
+/** A file's identity, `dev:ino` (a replaced file has another): what a listing records as its file. */
+export function fileIdOf(s: BigIntStats): string {
+  return `${s.dev}:${s.ino}`;
 }
 
-/** The `dev:ino` of a stamp's file (listing.ts `fileId`'s form), `-` for no file. */
-function fileIdOfStamp(id: string): string {
-  return id === '-' ? '-' : id.split(':', 2).join(':');
+/** A file's stamp (see the header), its identity (`fileIdOf`) and its mtime in ms; `-` and -Infinity when there is no file. */
+export function fileStamp(path: string): { id: string; fileId: string; mtimeMs: number } {
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (s === undefined) return { id: '-', fileId: '-', mtimeMs: -Infinity };
+  return { id: `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
 }
 
 interface Entry {
@@ -49,7 +49,7 @@ export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, v
   if (memo === undefined) return list(undefined);
   let stamp: string;
   let newest = -Infinity;
-  let stamps: { id: string; mtimeMs: number }[];
+  let stamps: ReturnType<typeof fileStamp>[];
   try {
     stamps = files.map(fileStamp);
     newest = Math.max(...stamps.map((s) => s.mtimeMs));
@@ -61,7 +61,7 @@ export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, v
   const stored = got !== undefined && got !== null && typeof got === 'object' && typeof got.stamp === 'string' && got.stamp.startsWith(`${version}|`) && valid(got.value) ? got.value : undefined;
   if (stored !== undefined && got?.stamp === stamp) return stored;
   const started = Date.now();
-  const value = list(stored, stamps.map((x) => fileIdOfStamp(x.id)));
+  const value = list(stored, stamps.map((x) => x.fileId));
   memo.set(key, { stamp: newest <= started - RACY_MS ? stamp : `${version}|${RACY_STAMP}`, value } satisfies Entry);
   return value;
 }

@@ -30,6 +30,7 @@
  * message's time.
  */
 import { statSync } from 'node:fs';
+import { fileIdOf } from '../../cursors/listing-memo.js';
 import { openAfter, rowsSince, tableHolds, type RowSource } from '../../cursors/sqlite-rows.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 
@@ -67,7 +68,7 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 export function fileId(path: string): string {
   // none: the snapshot's open says why (a listing of '-' never stands for a file)
   const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return s === undefined ? '-' : `${s.dev}:${s.ino}`;
+  return s === undefined ? '-' : fileIdOf(s);
 }
 
 function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
