@@ -83,22 +83,26 @@ function under(file: string, root: string): boolean {
   return file === r || file.startsWith(r.endsWith(sep) ? r : r + sep);
 }
 
+/** A codec `mostSure` may pick (`codec`, what it answers with) and that codec loaded (`loaded`, what it asks). */
+export interface DetectCandidate<C> {
+  readonly codec: C;
+  readonly loaded: Codec;
+}
+
 /**
- * Of `candidates` (each with its loaded codec at the same index of `loaded`), the one whose codec is most sure
- * that it wrote `path` from its first bytes: `Codec.detect`'s score, plus `bonus` for a codec that claims it at
- * all, the first on a tie; undefined when none claims it. `detectCodec`'s rule, and the scan's for a file
- * outside every root (src/scan/discover.ts).
+ * Of `candidates`, the one whose loaded codec is most sure that it wrote `path` from its first bytes:
+ * `Codec.detect`'s score, plus `bonus` for a codec that claims it at all, the first on a tie; undefined when
+ * none claims it. `detectCodec`'s rule, and the scan's for a file outside every root (src/scan/discover.ts).
  */
-export function mostSure<C>(candidates: readonly C[], loaded: readonly Codec[], path: string, head: Buffer, bonus: (c: Codec) => number = () => 0): C | undefined {
+export function mostSure<C>(candidates: readonly DetectCandidate<C>[], path: string, head: Buffer, bonus: (c: Codec) => number = () => 0): C | undefined {
   let best: C | undefined;
   let bestScore = 0;
-  candidates.forEach((c, i) => {
-    const codec = loaded[i] as Codec;
-    const score = codec.detect?.(path, head) ?? 0;
-    if (score === 0) return;
-    const total = score + bonus(codec);
-    if (total > bestScore) [best, bestScore] = [c, total];
-  });
+  for (const { codec, loaded } of candidates) {
+    const score = loaded.detect?.(path, head) ?? 0;
+    if (score === 0) continue;
+    const total = score + bonus(loaded);
+    if (total > bestScore) [best, bestScore] = [codec, total];
+  }
   return best;
 }
 
@@ -123,7 +127,8 @@ export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process
     await fh.close();
   }
   const codecs = await loadCodecs();
-  const best = mostSure(codecs, codecs, path, head, (codec) => (codec.defaultRoots(env).some((r) => under(path, r)) ? 2 : 0));
+  const candidates = codecs.map((codec) => ({ codec, loaded: codec }));
+  const best = mostSure(candidates, path, head, (codec) => (codec.defaultRoots(env).some((r) => under(path, r)) ? 2 : 0));
   if (best === undefined) {
     throw new SessionfoldError('AGENT_NOT_FOUND', `Cannot tell which agent wrote ${file}; pass --agent <id> (known: ${ordered.map((x) => x.id).join(', ')})`, { file });
   }

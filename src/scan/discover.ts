@@ -10,7 +10,7 @@ import { basename, dirname, isAbsolute } from 'node:path';
 import type { Codec, CodecListing, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
 import { takeUnreadable } from '../../cursors/list-dir.js';
-import { DETECT_HEAD_BYTES, loadCodec, mostSure } from '../registry.js';
+import { DETECT_HEAD_BYTES, type DetectCandidate, loadCodec, mostSure } from '../registry.js';
 
 export interface ScanFile {
   codec: Codec;
@@ -258,14 +258,14 @@ async function unlistedKept(opts: NormalizedScanOptions, kept: KeptPaths | undef
   if (opts.keep === undefined || unlisted === undefined || kept === undefined) return [];
   const out: ScanFile[] = [];
   const candidates = opts.sources.map((s) => s.codec);
-  let loaded: Codec[] | undefined;
+  let loaded: DetectCandidate<Codec>[] | undefined;
   for (const path of opts.keep.paths) {
     if (kept.listed.has(path)) continue;
     const st = regularFile(path);
     const head = st === undefined ? undefined : headOf(path, st.size);
     if (st === undefined || head === undefined) continue;
-    loaded ??= await Promise.all(candidates.map((c) => loadCodec(c)));
-    const best = mostSure(candidates, loaded, path, head);
+    loaded ??= await Promise.all(candidates.map(async (codec) => ({ codec, loaded: await loadCodec(codec) })));
+    const best = mostSure(loaded, path, head);
     if (best === undefined) continue;
     unlisted.add(path);
     opts.stats.files++;
