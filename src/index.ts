@@ -81,6 +81,7 @@ export type {
   DiffOperation,
   ExportFormat,
   SessionManagerOptions,
+  SessionWithUsage,
 } from './sessions/types.js';
 export type { ResumeCommand } from './sessions/resume.js';
 

@@ -8,6 +8,7 @@
  * const sessions = createSessionManager();
  * const recent = await sessions.list('claude', { limit: 5 });
  * const full = await sessions.get('claude', recent[0].sessionId);
+ * const { usageEvents } = await sessions.getWithUsage('claude', full.sessionId);
  * const hits = await sessions.search({ text: 'refactor auth', limit: 10 });
  * const md = await sessions.export('claude', full.sessionId, 'markdown');
  */
@@ -24,7 +25,7 @@ import { resolveNativeId, resolveUnifiedId } from './ids.js';
 import { listSessions } from './list.js';
 import { getResumeCommand, type ResumeCommand } from './resume.js';
 import { searchSessions } from './search.js';
-import type { AgentName, ExportFormat, Session, SessionDiff, SessionListOptions, SessionManagerOptions, SessionQuery, SessionRef, SessionSummary, UsagePricer } from './types.js';
+import type { AgentName, ExportFormat, Session, SessionDiff, SessionListOptions, SessionManagerOptions, SessionQuery, SessionRef, SessionSummary, SessionWithUsage, UsagePricer } from './types.js';
 
 function isRef(v: unknown): v is SessionRef {
   const r = v as Partial<SessionRef> | null;
@@ -50,6 +51,12 @@ export interface SessionManager {
   list(agent: AgentName, options?: SessionListOptions): Promise<SessionSummary[]>;
   /** One session, whole. AGENT_NOT_FOUND, SESSION_NOT_FOUND, PARSE_ERROR. */
   get(agent: AgentName, sessionId: string): Promise<Session>;
+  /**
+   * `get()`'s session and, from the same read of its file, the session's own usage events, each `dedupKey`
+   * once (sessionfold extension): what `export(…, 'jsonl')` and the store's `importSession` write, so a copy
+   * keeps its origin's keys and re-reads to the same cost. AGENT_NOT_FOUND, SESSION_NOT_FOUND, PARSE_ERROR.
+   */
+  getWithUsage(agent: AgentName, sessionId: string): Promise<SessionWithUsage>;
   /** Full-text search over one agent or all with storage; never AGENT_NOT_FOUND. */
   search(query: SessionQuery): Promise<SessionSummary[]>;
   /** The cost module's totals, with this manager's env, roots and cost mode as defaults. */
@@ -102,6 +109,10 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
   return {
     list: (agent, opts) => listSessions(ctx, agent, opts),
     get: (agent, id) => getSession(ctx, agent, id),
+    async getWithUsage(agent, id) {
+      const { session, usageEvents } = await getSessionWithUsage(ctx, agent, id, true);
+      return { session, usageEvents: usageEvents ?? [] };
+    },
     stream: (agent, id, opts) => streamSession(ctx, agent, id, opts),
     search: (query) => searchSessions(ctx, query),
     totalCost: (opts = {}) =>

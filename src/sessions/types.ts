@@ -155,6 +155,17 @@ export interface Session {
   raw?: SessionRaw;
 }
 
+/** `SessionManager.getWithUsage`'s answer: `get()`'s session and the usage events its fold kept, from one read. */
+export interface SessionWithUsage {
+  session: Session;
+  /**
+   * The session's own usage events as its codec yielded them, in the order read, each `dedupKey` once (its
+   * first), with their origin's keys and times: what is written from them re-reads to the same cost
+   * (`export(…, 'jsonl')`).
+   */
+  usageEvents: UsageEvent[];
+}
+
 /** Filters, sort and limit of `SessionManager.list`. */
 export interface SessionListOptions {
   /** Sessions created on or after. */

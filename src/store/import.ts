@@ -1,8 +1,9 @@
 /**
  * Sessions of any agent into the store: `importSession` (the CLI's `store save`) and `forkAgentSession`
- * (`sessions fork`). The session is read through the registry like any fold reads it, once (get() with the
- * usage events its fold keeps, as `SessionManager.export` reads it), and written as one family: transcript,
- * meta, usage log, model changes, git metadata, and the subagents it spawned, each with its lineage.
+ * (`sessions fork`). The session is read through the registry like any fold reads it, once (the manager's
+ * `getWithUsage`: get() with the usage events its fold keeps, as `SessionManager.export` reads it), and
+ * written as one family: transcript, meta, usage log, model changes, git metadata, and the subagents it
+ * spawned, each with its lineage.
  *
  * Cost is never counted twice beside the source: the transcript is `renderJsonl` with the session's usage
  * events, so every event keeps its origin's dedup key and time. Those events, and the usage log, are the
@@ -14,10 +15,10 @@ import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
-import { fileSessionId, ManagerContext, normalizeManagerOptions } from '../sessions/context.js';
+import { fileSessionId } from '../sessions/context.js';
 import { renderJsonl } from '../sessions/export.js';
-import { getSessionWithUsage } from '../sessions/get.js';
 import { resolveUnifiedId } from '../sessions/ids.js';
+import { createSessionManager } from '../sessions/manager.js';
 import type { Session, SessionManagerOptions } from '../sessions/types.js';
 import { isValidName, validateName } from './names.js';
 import type { SessionStore } from './store.js';
@@ -77,12 +78,12 @@ interface Read {
   events: UsageEvent[];
 }
 
-/** Read one session of `agent` with its usage events, through the manager's options (`getSessionWithUsage`). */
+/** Read one session of `agent` with its usage events, through a manager with the caller's options. */
 function sessionReader(agent: string, options: SessionManagerOptions): (id: string) => Promise<Read> {
-  const ctx = new ManagerContext(normalizeManagerOptions(options));
+  const manager = createSessionManager(options);
   return async (id) => {
-    const { session, usageEvents } = await getSessionWithUsage(ctx, agent, id, true);
-    return { session, events: usageEvents ?? [] };
+    const { session, usageEvents } = await manager.getWithUsage(agent, id);
+    return { session, events: usageEvents };
   };
 }
 
