@@ -98,9 +98,28 @@ function marked(): ReturnType<typeof rounds> {
   return r;
 }
 
+/**
+ * A round after the row `id` of `table` (of `session`, or the session itself) is deleted and an exchange `n`
+ * is added to `other`, from `r`'s cursors: the batch reads as alone, counts the partitions again, and `session`
+ * alone starts over, for the row deleted; `r` keeps the batch's cursors.
+ */
+function deletedRound(r: ReturnType<typeof rounds>, deleted: { table: 'part' | 'message' | 'session'; id: string; session: string }, other: string, n: number): Batch {
+  writeDb(ocDb, (d) => {
+    d.prepare(`DELETE FROM ${deleted.table} WHERE id = ?`).run(deleted.id);
+    insertExchange(d, other, n);
+  });
+  const b = batch(r.cursors);
+  expectAsAlone(b);
+  expect(grouped(b)).toBeGreaterThan(0);
+  expect(b.results.map((x) => [x.restarted, x.reason])).toEqual(SESSIONS.map((s) => (s === deleted.session ? [true, 'row-deleted'] : [false, undefined])));
+  r.take(b);
+  return b;
+}
+
 describe('a batch takes the counts of partitions under a table mark that holds', () => {
   it('counts no partition after appends; counts again after a row deleted below the marks or at the highest rowid', () => {
-    const { cursors, take } = rounds();
+    const r = rounds();
+    const { cursors, take } = r;
     // no cursors: every session read whole, no mark taken (nothing was walked)
     let b = batch(cursors);
     expect(b.results.map((r) => r.reason)).toEqual(SESSIONS.map(() => 'no-cursor'));
@@ -125,15 +144,7 @@ describe('a batch takes the counts of partitions under a table mark that holds',
     take(b);
 
     // a part of ses_5 deleted (below every mark), one exchange added elsewhere: counted, ses_5 starts over
-    writeDb(ocDb, (d) => {
-      d.prepare('DELETE FROM part WHERE id = ?').run('prt_msg_ses_5_0001a_1');
-      insertExchange(d, 'ses_6', 41);
-    });
-    b = batch(cursors);
-    expectAsAlone(b);
-    expect(grouped(b)).toBeGreaterThan(0);
-    expect(b.results.map((r) => r.reason)).toEqual([undefined, undefined, undefined, undefined, 'row-deleted', undefined]);
-    take(b);
+    deletedRound(r, { table: 'part', id: 'prt_msg_ses_5_0001a_1', session: 'ses_5' }, 'ses_6', 41);
 
     // the table's last part deleted and a new one added: it takes the freed rowid, which only the id at the
     // mark tells apart; counted, and the session that lost its part starts over
@@ -163,35 +174,19 @@ describe('a batch takes the counts of partitions under a table mark that holds',
   });
 
   it('counts again after a message deleted, and after a whole session deleted', () => {
-    const { cursors, take } = marked();
+    const r = marked();
     // a message of ses_4 deleted (its parts with it, by OpenCode's foreign key), appends elsewhere
-    writeDb(ocDb, (d) => {
-      d.prepare('DELETE FROM message WHERE id = ?').run('msg_ses_4_0002b');
-      insertExchange(d, 'ses_3', 31);
-    });
+    deletedRound(r, { table: 'message', id: 'msg_ses_4_0002b', session: 'ses_4' }, 'ses_3', 31);
     expect(withSqliteSnapshot(ocDb, (d) => d.prepare("SELECT count(*) AS n FROM part WHERE message_id = 'msg_ses_4_0002b'").get())).toEqual({ n: 0 });
-    let b = batch(cursors);
-    expectAsAlone(b);
-    expect(grouped(b)).toBeGreaterThan(0);
-    expect(b.results.map((r) => r.reason)).toEqual(SESSIONS.map((s) => (s === 'ses_4' ? 'row-deleted' : undefined)));
-    take(b);
     // the marks hold again after appends alone
     writeDb(ocDb, (d) => insertExchange(d, 'ses_3', 32));
-    b = batch(cursors);
+    const b = batch(r.cursors);
     expectAsAlone(b);
     expect(grouped(b)).toBe(0);
-    take(b);
+    r.take(b);
     // ses_5 deleted whole (its messages and parts with it): counted, ses_5 starts over with no rows
-    writeDb(ocDb, (d) => {
-      d.prepare('DELETE FROM session WHERE id = ?').run('ses_5');
-      insertExchange(d, 'ses_6', 33);
-    });
-    b = batch(cursors);
-    expectAsAlone(b);
-    expect(grouped(b)).toBeGreaterThan(0);
-    const gone = b.results[SESSIONS.indexOf('ses_5')] as RowReadResult;
-    expect([gone.reason, gone.rows.message, gone.rows.part]).toEqual(['row-deleted', [], []]);
-    expect(b.results.filter((r) => r.restarted)).toHaveLength(1);
+    const gone = deletedRound(r, { table: 'session', id: 'ses_5', session: 'ses_5' }, 'ses_6', 33).results[SESSIONS.indexOf('ses_5')] as RowReadResult;
+    expect([gone.rows.message, gone.rows.part]).toEqual([[], []]);
   });
 
   it('takes on trust that a deleted id never comes back: the last rows deleted and the last id inserted again', () => {
