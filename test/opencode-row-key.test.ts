@@ -3,23 +3,17 @@
  * takes its events (`records`): both from one parse of the message's `data` (db.ts `dataOf`), never two or three;
  * a read that starts over after all parses its rows once more, as new rows.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { opencode } from '../codecs/opencode/index.js';
-import { newReadInfo, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
+import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { EventKind } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { buildOpencodeDb, exchange, insertRows, writeDb } from './helpers/opencode-db.js';
+import { readCounted } from './helpers/row-resume.js';
+import { tempDirPerTest } from './helpers/sqlite-db.js';
 
-const read = async (path: string, kinds: EventKind[], from?: ReadCursor) => {
-  let cursor: ReadCursor | undefined;
-  let start: ResumeStart | undefined;
-  const resume = { ...(from && { from }), onStart: (s: ResumeStart) => (start = s), onCursor: (u: { cursor: ReadCursor }) => (cursor = u.cursor) };
-  for await (const _ of opencode.read(path, { kinds, info: newReadInfo(), resume }));
-  return { cursor, start };
-};
+const read = (path: string, kinds: EventKind[], from?: ReadCursor) => readCounted(opencode, path, from, kinds);
 
 /** The reads `fn` makes, with how often each of `texts` went through JSON.parse meanwhile. */
 async function parsesOf<T>(texts: readonly string[], fn: () => Promise<T>): Promise<{ got: T; parses: number[] }> {
@@ -36,18 +30,12 @@ async function parsesOf<T>(texts: readonly string[], fn: () => Promise<T>): Prom
   }
 }
 
-let dir: string;
 let db: string;
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-oc-rowkey-'));
+tempDirPerTest('sf-oc-rowkey-', (dir) => {
   db = join(dir, 'opencode.db');
   buildOpencodeDb(db, 3);
 });
-afterEach(() => {
-  vi.restoreAllMocks();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => vi.restoreAllMocks());
 
 describe('OpenCode message order and events from one parse', () => {
   it('parses each message’s data once at most in a resumed read, of one session and of the whole database', async () => {

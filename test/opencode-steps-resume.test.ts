@@ -10,61 +10,39 @@
  * its message, and while a reply streams and completes. The rows each warm read takes show that a part
  * updated in place is never read, nor a completed reply written again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { opencode } from '../codecs/opencode/index.js';
-import { newReadInfo, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
+import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { buildOpencodeDb, exchange, INSERT_MESSAGE, INSERT_PART, insertExchange, insertRows, writeDb, type ExchangeOptions } from './helpers/opencode-db.js';
 import { asAlone } from './helpers/row-cursor.js';
+import { emptyRead, readCounted, resumeOptions, type Read } from './helpers/row-resume.js';
+import { tempDirPerTest } from './helpers/sqlite-db.js';
 
 const USAGE: EventKind[] = ['session', 'usage'];
 const FULL: EventKind[] = ['session', 'message', 'usage', 'tool_call', 'tool_result'];
 const SESSIONS = ['ses_main', 'ses_child'];
+/** The cases a change is read for both ways: the cost report's kinds and every kind. */
+const BOTH_KINDS: [name: string, kinds: EventKind[]][] = [
+  ['usage', USAGE],
+  ['full', FULL],
+];
 
-let dir: string;
 let db: string;
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-oc-steps-'));
+tempDirPerTest('sf-oc-steps-', (dir) => {
   db = join(dir, 'opencode.db');
   buildOpencodeDb(db, 3);
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Read {
-  events: SessionfoldEvent[];
-  start: ResumeStart | undefined;
-  cursor: ReadCursor | undefined;
-  rows: number;
-}
-
-const blank = (): Read => ({ events: [], start: undefined, cursor: undefined, rows: 0 });
-
-function optionsOf(r: Read, kinds: EventKind[], from: ReadCursor | undefined) {
-  const info = newReadInfo();
-  return {
-    info,
-    options: { kinds, info, resume: { ...(from && { from }), onStart: (s: ResumeStart) => (r.start = s), onCursor: (u: { cursor: ReadCursor }) => (r.cursor = u.cursor) } },
-  };
-}
-
-async function readOne(path: string, kinds: EventKind[], from?: ReadCursor): Promise<Read> {
-  const r = blank();
-  const { info, options } = optionsOf(r, kinds, from);
-  for await (const e of opencode.read(path, options)) r.events.push(e);
-  r.rows = info.lines;
-  return r;
-}
+const readOne = (path: string, kinds: EventKind[], from?: ReadCursor): Promise<Read> => readCounted(opencode, path, from, kinds);
 
 /** One `readBatch` of both sessions, each for its kinds and from its cursor. */
 async function readBatch(kinds: readonly EventKind[][], froms: readonly (ReadCursor | undefined)[]): Promise<Read[]> {
-  const reads = SESSIONS.map(blank);
-  const infos = reads.map((r, i) => optionsOf(r, kinds[i] ?? [], froms[i]));
+  const reads = SESSIONS.map(emptyRead);
+  const infos = reads.map((r, i) => resumeOptions(r, froms[i], kinds[i] ?? []));
   const its = await (opencode.readBatch as NonNullable<typeof opencode.readBatch>)(SESSIONS.map((s, i) => ({ file: recordPath(db, s), options: infos[i]?.options ?? {} })));
   for (const [i, it] of its.entries()) for await (const e of it) reads[i]?.events.push(e);
   reads.forEach((r, i) => (r.rows = infos[i]?.info.lines ?? 0));
@@ -307,10 +285,7 @@ describe('opencode usage reads resume without walking part', () => {
     expect(usageOf(r.whole.held, 'msg_ses_child_0003b')).toBeUndefined();
   });
 
-  it.each([
-    ['usage', USAGE],
-    ['full', FULL],
-  ])('%s: a part written before its message: read with the message, through the message index', async (_name, kinds) => {
+  it.each(BOTH_KINDS)('%s: a part written before its message: read with the message, through the message index', async (_name, kinds) => {
     const r = new Readers(kinds);
     await r.prime();
     const x = exchange('ses_main', 4);
@@ -404,10 +379,7 @@ describe('opencode usage reads resume without walking part', () => {
     expect(got.alone.start).toMatchObject({ restarted: true, reason: 'row-changed' });
   });
 
-  it.each([
-    ['usage', USAGE],
-    ['full', FULL],
-  ])('%s: a new message whose own creation time sorts before the last one (its column does not) starts over', async (_name, kinds) => {
+  it.each(BOTH_KINDS)('%s: a new message whose own creation time sorts before the last one (its column does not) starts over', async (_name, kinds) => {
     const r = new Readers(kinds);
     await r.prime();
     const x = exchange('ses_main', 4);

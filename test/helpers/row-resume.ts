@@ -3,7 +3,7 @@
  * `info.lines`), and the events held after a read (the `replaced` last events of each kind dropped, the
  * rest appended; everything replaced when the read restarted).
  */
-import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
 import { newReadInfo } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 
@@ -15,10 +15,25 @@ export interface Read {
   rows: number;
 }
 
-export async function readCounted(codec: Codec, path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Read> {
+/** A read before it starts: no events, start, cursor or rows yet. */
+export const emptyRead = (): Read => ({ events: [], start: undefined, cursor: undefined, rows: 0 });
+
+/**
+ * The read options that resume from `from` (from the start without one) and note the start and the cursor in
+ * `r`; `info` counts the rows, for `r.rows` once the read is done. For a caller that reads some other way
+ * than `readCounted` (a batch).
+ */
+export function resumeOptions(r: Read, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): { info: ReadInfo; options: ReadOptions } {
   const info = newReadInfo();
-  const r: Read = { events: [], start: undefined, cursor: undefined, rows: 0 };
-  for await (const e of codec.read(path, { ...(kinds && { kinds }), info, resume: { ...(from && { from }), onStart: (s) => (r.start = s), onCursor: (u) => (r.cursor = u.cursor) } })) r.events.push(e);
+  const resume = { ...(from && { from }), onStart: (s: ResumeStart) => (r.start = s), onCursor: (u: { cursor: ReadCursor }) => (r.cursor = u.cursor) };
+  return { info, options: { ...(kinds && { kinds }), info, resume } };
+}
+
+/** Read `path` with `codec` from `from` (a full read without one): its events, start, cursor and rows taken. */
+export async function readCounted(codec: Codec, path: string, from?: ReadCursor, kinds?: SessionfoldEvent['type'][]): Promise<Read> {
+  const r = emptyRead();
+  const { info, options } = resumeOptions(r, from, kinds);
+  for await (const e of codec.read(path, options)) r.events.push(e);
   r.rows = info.lines;
   return r;
 }
