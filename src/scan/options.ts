@@ -9,8 +9,9 @@ import { SourceTally, type SourceReport } from './sources.js';
 import { scanSources, type ScanSource } from './select.js';
 
 /**
- * Default pool size: min(cores − 1, MAX_DEFAULT_WORKERS). The main thread parses too (the pool's inline
- * runner takes the smallest tasks), so cores − 1 workers keep every core busy without a thread too many.
+ * Default pool size: min(cores − 1, MAX_DEFAULT_WORKERS), where there is a worker at all (`workerMinBytes`).
+ * The main thread parses too (the pool's inline runner takes the smallest tasks), so cores − 1 workers keep
+ * every core busy without a thread too many.
  * Measured once on 2 cores with a script, not a benchmark (cold `--no-cache` report over the 1.82 GB peers
  * history, 3 interleaved runs each):
  * 1 worker 2.03–2.06 s, 2 workers 2.18–2.26 s, 3 workers 2.40–2.47 s; building the cache, 1 and 2 workers
@@ -21,20 +22,30 @@ export const MAX_DEFAULT_WORKERS = 4;
  * With the default pool size, less than this much to parse runs on the main thread. A worker loads its bundle
  * and warms up its own JIT for the same read path the main thread runs too (about 160 ms of CPU to start, and
  * its own compiles on V8's threads), so it never pays in CPU time; in wall time it pays only where the CPU it
- * adds still fits beside the main thread, which on two cores it did not at any size measured (bench/RESULTS.md,
- * "Both cores for the wasm path"). The threshold stands until a machine with more cores measures where it pays.
- * With the addon, Claude's and Codex's files go to its engines and count nothing here.
+ * adds still fits beside the main thread. With the addon, Claude's and Codex's files go to its engines and
+ * count nothing here.
  */
 export const AUTO_WORKER_MIN_BYTES = 1 << 30;
 
 /**
- * The threshold a scan uses: `SESSIONFOLD_WORKER_MIN_BYTES` of the scan's environment (a non-negative integer,
- * bytes) where set, so the trade above can be measured on another machine without a build; else
- * AUTO_WORKER_MIN_BYTES.
+ * With fewer available cores than this (`os.availableParallelism()`), the default pool starts no worker at
+ * any size: on two cores a worker lost by wall in 20 of 22 pairs at 858 MB and in every pair at 1.81 GB
+ * (bench/RESULTS.md, "Both cores for the wasm path"), the main thread and the worker taking turns on the
+ * cores V8's compiler and the garbage collector also want. AUTO_WORKER_MIN_BYTES holds from three cores on
+ * until a machine with more cores measures where a worker pays.
  */
-export function workerMinBytes(env: NodeJS.ProcessEnv): number {
+export const MIN_WORKER_CORES = 3;
+
+/**
+ * The threshold a scan uses on a machine with `cores` available: `SESSIONFOLD_WORKER_MIN_BYTES` of the scan's
+ * environment (a non-negative integer, bytes) where set, on any number of cores, so the trade above can be
+ * measured on another machine without a build; else AUTO_WORKER_MIN_BYTES from MIN_WORKER_CORES cores, and
+ * Infinity (no worker) below. Pure: the scan passes `os.availableParallelism()`.
+ */
+export function workerMinBytes(env: NodeJS.ProcessEnv, cores: number): number {
   const v = env.SESSIONFOLD_WORKER_MIN_BYTES;
-  return v !== undefined && /^\d{1,15}$/.test(v) ? Number(v) : AUTO_WORKER_MIN_BYTES;
+  if (v !== undefined && /^\d{1,15}$/.test(v)) return Number(v);
+  return cores < MIN_WORKER_CORES ? Infinity : AUTO_WORKER_MIN_BYTES;
 }
 
 export type { ScanSource } from './select.js';
@@ -49,7 +60,10 @@ export interface NormalizedScanOptions {
   cachePath: string;
   /** Requested pool size; undefined = automatic. */
   workers: number | undefined;
-  /** With an automatic pool size, less than this much to parse runs on the main thread (`workerMinBytes`). */
+  /**
+   * With an automatic pool size, less than this much to parse runs on the main thread (`workerMinBytes` of the
+   * env and this machine's cores; Infinity: no worker).
+   */
   workerMinBytes: number;
   env: NodeJS.ProcessEnv;
   onProgress: ((done: number, total: number) => void) | undefined;
@@ -95,7 +109,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     cachePath,
     discover: { listingMemo: cache ? openListingMemo(cachePath) : undefined },
     workers: user.workers,
-    workerMinBytes: workerMinBytes(env),
+    workerMinBytes: workerMinBytes(env, availableParallelism()),
     env,
     onProgress: user.onProgress,
     onWarning: user.onWarning ?? defaultWarning,
@@ -106,9 +120,13 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
   };
 }
 
-/** The pool size for `tasks` tasks totalling `bytes` to read (an automatic one starts at `minBytes`). */
-export function resolveWorkers(requested: number | undefined, tasks: number, bytes: number, minBytes = AUTO_WORKER_MIN_BYTES): number {
+/**
+ * The pool size for `tasks` tasks totalling `bytes` to read on a machine with `cores` available: `requested`
+ * up to the tasks, else automatic, from `minBytes` (`workerMinBytes`) and for more than one task, a worker per
+ * spare core up to MAX_DEFAULT_WORKERS. Pure but for the default of `cores`.
+ */
+export function resolveWorkers(requested: number | undefined, tasks: number, bytes: number, minBytes: number, cores = availableParallelism()): number {
   if (requested !== undefined) return Math.min(requested, tasks);
   if (tasks <= 1 || bytes < minBytes) return 0;
-  return Math.max(0, Math.min(availableParallelism() - 1, MAX_DEFAULT_WORKERS, tasks));
+  return Math.max(0, Math.min(cores - 1, MAX_DEFAULT_WORKERS, tasks));
 }
