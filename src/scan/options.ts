@@ -38,7 +38,7 @@ export const MIN_WORKER_CORES = 3;
 
 /**
  * The threshold a scan uses on a machine with `cores` available: `SESSIONFOLD_WORKER_MIN_BYTES` of the scan's
- * environment (a non-negative integer, bytes) where set, on any number of cores, so the trade above can be
+ * environment (a non-negative integer, bytes) where set (a worker still needs a spare core), so the trade above can be
  * measured on another machine without a build; else AUTO_WORKER_MIN_BYTES from MIN_WORKER_CORES cores, and
  * Infinity (no worker) below. Pure: the scan passes `os.availableParallelism()`.
  */
