@@ -32,16 +32,25 @@ function n(v: unknown, field: string): number {
 export function readTok(v: unknown): Tok | undefined {
   const o = asObject(v);
   if (o === undefined) return undefined;
-  if (o.input_tokens === undefined && o.output_tokens === undefined && o.total_tokens === undefined) return undefined;
-  const input = n(o.input_tokens, 'input_tokens');
-  const output = n(o.output_tokens, 'output_tokens');
-  const total = n(o.total_tokens, 'total_tokens');
+  return tokOf(o.input_tokens, o.output_tokens, o.total_tokens, o.cached_input_tokens ?? o.cache_read_input_tokens, o.cache_write_input_tokens, o.reasoning_output_tokens);
+}
+
+/**
+ * `readTok` of an object's field values, as JSON.parse gives them (`cached` already the cached-input count or,
+ * without one, the cache-read count): a parsed object's, or a walked line's read from its slots (parse.ts), so
+ * the rules are written once.
+ */
+export function tokOf(inputV: unknown, outputV: unknown, totalV: unknown, cachedV: unknown, cacheWriteV: unknown, reasoningV: unknown): Tok | undefined {
+  if (inputV === undefined && outputV === undefined && totalV === undefined) return undefined;
+  const input = n(inputV, 'input_tokens');
+  const output = n(outputV, 'output_tokens');
+  const total = n(totalV, 'total_tokens');
   return {
     input,
-    cached: n(o.cached_input_tokens ?? o.cache_read_input_tokens, 'cached_input_tokens'),
-    cacheWrite: n(o.cache_write_input_tokens, 'cache_write_input_tokens'),
+    cached: n(cachedV, 'cached_input_tokens'),
+    cacheWrite: n(cacheWriteV, 'cache_write_input_tokens'),
     output,
-    reasoning: n(o.reasoning_output_tokens, 'reasoning_output_tokens'),
+    reasoning: n(reasoningV, 'reasoning_output_tokens'),
     total: total > 0 ? total : input + output,
   };
 }
