@@ -441,8 +441,10 @@ function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
   if (!f.usage) return f;
   f.model = walkedValue(w, at.model);
   f.messageId = walkedValue(w, at.id);
-  f.requestId = walkedValue(w, at.requestId);
-  f.uuid = walkedValue(w, at.uuid);
+  // `usageOf` reads the request id only for a line without a message id, and the uuid only for one without
+  // either (the response key, `getResponseKey`, and the key of a line without one): decoded only then.
+  f.requestId = str(f.messageId) === undefined ? walkedValue(w, at.requestId) : undefined;
+  f.uuid = str(f.messageId) === undefined && str(f.requestId) === undefined ? walkedValue(w, at.uuid) : undefined;
   const time = walkedValue(w, at.timestamp);
   f.timestamp = time === undefined ? fallbackTime : time;
   f.costUSD = walkedValue(w, at.costUSD);
