@@ -18,8 +18,6 @@ export interface Tok {
   total: number;
 }
 
-const FIELDS = ['input', 'cached', 'cacheWrite', 'output', 'reasoning', 'total'] as const;
-
 /** A count (cursors/sane.ts): 0 when absent, MALFORMED_LINE (the line is refused) when absurd. */
 function n(v: unknown, field: string): number {
   return saneCount(v, field);
@@ -67,26 +65,26 @@ export function subTok(a: Tok, b: Tok): Tok {
   };
 }
 
+// The four tests below run on every token_count line of a history: each of Tok's fields spelled out, not
+// looped over by name (a keyed load per field, and an array iterator, in the interpreter and baseline code
+// that run a cold report's first thousands of lines).
+
 /** True when any counter of `cur` is below `prev`: the cumulative counter was reset. */
 export function anyDecrease(cur: Tok, prev: Tok): boolean {
-  for (const f of FIELDS) if (cur[f] < prev[f]) return true;
-  return false;
+  return cur.input < prev.input || cur.cached < prev.cached || cur.cacheWrite < prev.cacheWrite || cur.output < prev.output || cur.reasoning < prev.reasoning || cur.total < prev.total;
 }
 
 /** True when no counter of `a` exceeds `b`. */
 export function fitsWithin(a: Tok, b: Tok): boolean {
-  for (const f of FIELDS) if (a[f] > b[f]) return false;
-  return true;
+  return !(a.input > b.input || a.cached > b.cached || a.cacheWrite > b.cacheWrite || a.output > b.output || a.reasoning > b.reasoning || a.total > b.total);
 }
 
 export function isZeroTok(t: Tok): boolean {
-  for (const f of FIELDS) if (t[f] !== 0) return false;
-  return true;
+  return t.input === 0 && t.cached === 0 && t.cacheWrite === 0 && t.output === 0 && t.reasoning === 0 && t.total === 0;
 }
 
 export function eqTok(a: Tok, b: Tok): boolean {
-  for (const f of FIELDS) if (a[f] !== b[f]) return false;
-  return true;
+  return a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output && a.reasoning === b.reasoning && a.total === b.total;
 }
 
 /** `input/cached/cacheWrite/output/reasoning/total`, used in dedup keys. */
