@@ -338,7 +338,8 @@ export const MAX_OPEN_RESPONSES = 8;
 function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
   const pending = s.pending;
   if (u.key !== undefined) {
-    for (const p of pending) {
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i] as (typeof pending)[number];
       if (p.key === u.key) {
         if (isLargerUsage(u.event, p.event)) p.event = u.event;
         return;
