@@ -205,8 +205,8 @@ __attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *
 #ifdef SF_WASM
 /*
  * find_any_avx2 in SIMD128, 32 positions at a time, for a fixed count of needles (1 to SF_MAX_NEEDLES): each
- * needle's three bytes (its two rarest and its last) are compared, and one any_true of the whole block decides
- * whether a candidate is confirmed at all. The count is a constant at each call site (always inlined), so the
+ * needle's two rarest bytes are compared, and one any_true of the whole block decides whether it holds a
+ * candidate; only then is each needle's last byte compared too, and the candidates left confirmed. The count is a constant at each call site (always inlined), so the
  * needles' splats and offsets stay in registers instead of being loaded from the stack per block, which a
  * loop over `nd->n` cost: the search of a usage read's only marker ran at a third of this speed.
  */
@@ -226,7 +226,7 @@ static inline __attribute__((always_inline)) int64_t find_any_wasm_n(const uint8
   size_t i = from;
   for (; i + reach + 31 <= n; i += 32) {
     /* The two rarest bytes of each needle decide whether the block holds a candidate at all (most do not):
-     * a third of the loads and compares a block of the three-byte test; its last byte is compared only then. */
+     * two thirds of the three-byte test's loads and compares; the last byte is compared only then. */
     v128_t lo = wasm_i64x2_splat(0), hi = wasm_i64x2_splat(0);
     for (int k = 0; k < count; k++) {
       const uint8_t *x = h + i + p1[k], *y = h + i + p2[k];
