@@ -205,8 +205,8 @@ __attribute__((target("avx2,bmi"))) static int64_t find_any_avx2(const uint8_t *
 #ifdef SF_WASM
 /*
  * find_any_avx2 in SIMD128, 32 positions at a time, for a fixed count of needles (1 to SF_MAX_NEEDLES): each
- * needle's three bytes (its two rarest and its last) are compared, and one any_true of the whole block decides
- * whether a candidate is confirmed at all. The count is a constant at each call site (always inlined), so the
+ * needle's two rarest bytes are compared, and one any_true of the whole block decides whether it holds a
+ * candidate; only then is each needle's last byte compared too, and the candidates left confirmed. The count is a constant at each call site (always inlined), so the
  * needles' splats and offsets stay in registers instead of being loaded from the stack per block, which a
  * loop over `nd->n` cost: the search of a usage read's only marker ran at a third of this speed.
  */
@@ -225,7 +225,16 @@ static inline __attribute__((always_inline)) int64_t find_any_wasm_n(const uint8
   }
   size_t i = from;
   for (; i + reach + 31 <= n; i += 32) {
+    /* The two rarest bytes of each needle decide whether the block holds a candidate at all (most do not):
+     * two thirds of the three-byte test's loads and compares; the last byte is compared only then. */
     v128_t lo = wasm_i64x2_splat(0), hi = wasm_i64x2_splat(0);
+    for (int k = 0; k < count; k++) {
+      const uint8_t *x = h + i + p1[k], *y = h + i + p2[k];
+      lo = wasm_v128_or(lo, wasm_v128_and(wasm_i8x16_eq(wasm_v128_load(x), a[k]), wasm_i8x16_eq(wasm_v128_load(y), b[k])));
+      hi = wasm_v128_or(hi, wasm_v128_and(wasm_i8x16_eq(wasm_v128_load(x + 16), a[k]), wasm_i8x16_eq(wasm_v128_load(y + 16), b[k])));
+    }
+    if (!wasm_v128_any_true(wasm_v128_or(lo, hi))) continue;
+    lo = hi = wasm_i64x2_splat(0);
     for (int k = 0; k < count; k++) {
       const uint8_t *x = h + i + p1[k], *y = h + i + p2[k], *w = h + i + pz[k];
       lo = wasm_v128_or(lo, wasm_v128_and(wasm_v128_and(wasm_i8x16_eq(wasm_v128_load(x), a[k]), wasm_i8x16_eq(wasm_v128_load(y), b[k])),
@@ -233,8 +242,8 @@ static inline __attribute__((always_inline)) int64_t find_any_wasm_n(const uint8
       hi = wasm_v128_or(hi, wasm_v128_and(wasm_v128_and(wasm_i8x16_eq(wasm_v128_load(x + 16), a[k]), wasm_i8x16_eq(wasm_v128_load(y + 16), b[k])),
                                           wasm_i8x16_eq(wasm_v128_load(w + 16), z[k])));
     }
-    if (!wasm_v128_any_true(wasm_v128_or(lo, hi))) continue;
     const uint32_t m = (uint32_t)wasm_i8x16_bitmask(lo) | ((uint32_t)wasm_i8x16_bitmask(hi) << 16);
+    if (m == 0) continue;
     const int64_t at = find_any_confirm(h, i, m, nd);
     if (at >= 0) return at;
   }

@@ -21,15 +21,15 @@ import { TITLE_MARKER, USAGE_MARKER } from '../codecs/claude/schema.js';
 import { createClaudeCore } from '../codecs/claude/parse.js';
 import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
 import { createCodexCore } from '../codecs/codex/parse.js';
-import { meta } from './codex-helpers.js';
-import { codexLine } from './helpers/codex-model.js';
+import { count, meta } from './codex-helpers.js';
+import { codexHeader, codexLine } from './helpers/codex-model.js';
 import { compileProjection, scanFieldsJs, walkedFields, type CompiledProjection } from '../cursors/scan-fields.js';
 import { LineSplitter } from '../cursors/line-splitter.js';
 import { createLineFeed } from '../cursors/line-feed.js';
 import { newReadInfo, normalizeReadOptions, type LineCore } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { instantiateWasmKernel, WASM_READ_BYTES, type WasmKernel } from '../cursors/wasm.js';
-import { applyDamage, damage, noLf, serialize, style, TRICKY } from './helpers/json-model.js';
+import { applyDamage, damage, type J, noLf, serialize, style, type Style, TRICKY } from './helpers/json-model.js';
 import { claudeLine, CLAUDE_SID } from './helpers/claude-model.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -289,5 +289,53 @@ describe('the Codex core through the walk', () => {
     );
     expect(walked).toBeGreaterThan(100);
     expect(usage).toBeGreaterThan(15);
+  });
+
+  // A walked token_count line is read from its slots (parse.ts `onWalkedTokenCount`), where the inherited
+  // rules need the header's fields: a copied history's start ordinal, a fork's birth time; and adversarial headers.
+  it('gives the JSON.parse path\'s events on generated rollouts of forks and copied histories (property)', () => {
+    let walked = 0;
+    let usage = 0;
+    let heldBack = 0;
+    const plainHeader = Buffer.from(JSON.stringify(meta('0199a000-0000-7000-8000-000000000099', 0)));
+    const entries = (v: J): [string, J][] => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v.entries : []);
+    const isOwnerHeader = (h: J): boolean => entries(h).some(([k, v]) => k === 'type' && v === 'session_meta') && entries(h).some(([k, v]) => k === 'payload' && entries(v).length > 0);
+    const flat = (st: Style): Style => ({ ...st, spaces: st.spaces.filter((x) => x !== '\n') });
+    const header = fc.oneof(
+      fc.record({ second: fc.integer({ min: 0, max: 3600 }), start: fc.option(fc.nat({ max: 40 })), forked: fc.boolean() }).map(({ second, start, forked }) =>
+        Buffer.from(JSON.stringify(meta('0199a000-0000-7000-8000-000000000099', second, { ...(start !== null && { subagent_history_start_ordinal: start }), ...(forked && { forked_from_id: '0199a000-0000-7000-8000-000000000002' }) }))),
+      ),
+      fc.tuple(codexHeader.filter(isOwnerHeader), style).map(([h, st]) => Buffer.from(serialize(h, flat(st)))),
+    );
+    // Mostly as Codex writes them (so most token_count lines are walked), some in any style.
+    const plain = fc.constant<Style>({ spaces: [''], escapeKeys: new Set(), escapeValues: false, seed: [0] });
+    const adversarial = fc.tuple(codexLine, fc.oneof({ weight: 4, arbitrary: plain }, { weight: 1, arbitrary: style })).map(([l, st]) => Buffer.from(serialize(l, flat(st))));
+    // Sane cumulative counters (mostly growing) with an ordinal, so most lines count unless inherited.
+    // The cached count under either name, or a null cached_input_tokens beside cache_read_input_tokens (readTok's `??`).
+    const cachedAs = fc.constantFrom<(n: number) => Record<string, number | null>>((n) => ({ cached_input_tokens: n }), (n) => ({ cache_read_input_tokens: n }), (n) => ({ cached_input_tokens: null, cache_read_input_tokens: n }));
+    const tok = fc
+      .record({ input: fc.nat({ max: 9000 }), cached: fc.nat({ max: 3000 }), as: cachedAs, output: fc.nat({ max: 2000 }), reasoning: fc.nat({ max: 500 }) })
+      .map(({ input, cached, as, output, reasoning }) => ({ input_tokens: input, ...as(cached), output_tokens: output, reasoning_output_tokens: reasoning }) as Record<string, number>);
+    const counter = fc.record({ second: fc.integer({ min: 0, max: 3600 }), ordinal: fc.nat({ max: 40 }), total: tok, last: fc.option(tok) }).map(({ second, ordinal, total, last }) => {
+      const c = count(second, total, last ?? undefined);
+      return Buffer.from(JSON.stringify({ ...c, ordinal }));
+    });
+    const line = fc.oneof({ weight: 3, arbitrary: counter }, { weight: 1, arbitrary: adversarial });
+    fc.assert(
+      fc.property(header, fc.array(line, { minLength: 1, maxLength: 14 }), fc.integer({ min: 50, max: 8192 }), (head, lines, size) => {
+        const body = Buffer.concat([head, ...lines].flatMap((b) => [b, Buffer.from('\n')]));
+        const got = expectSameCore(walking, parsing, FILE, body, size);
+        walked += got.walked;
+        const counted = got.events.filter((e) => e.type === 'usage').length;
+        usage += counted;
+        // Runs where the header's rules held usage back: fewer events than after a plain header.
+        const unforked = Buffer.concat([plainHeader, ...lines].flatMap((b) => [b, Buffer.from('\n')]));
+        if (counted < readCore(parsing, FILE, unforked, size, false).events.filter((e) => e.type === 'usage').length) heldBack++;
+      }),
+      { numRuns: 300, seed: 61 },
+    );
+    expect(walked).toBeGreaterThan(600);
+    expect(usage).toBeGreaterThan(400);
+    expect(heldBack).toBeGreaterThan(80);
   });
 });

@@ -338,7 +338,8 @@ export const MAX_OPEN_RESPONSES = 8;
 function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
   const pending = s.pending;
   if (u.key !== undefined) {
-    for (const p of pending) {
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i] as (typeof pending)[number];
       if (p.key === u.key) {
         if (isLargerUsage(u.event, p.event)) p.event = u.event;
         return;
@@ -441,8 +442,10 @@ function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
   if (!f.usage) return f;
   f.model = walkedValue(w, at.model);
   f.messageId = walkedValue(w, at.id);
-  f.requestId = walkedValue(w, at.requestId);
-  f.uuid = walkedValue(w, at.uuid);
+  // `usageOf` reads the request id only for a line without a message id, and the uuid only for one without
+  // either (the response key, `getResponseKey`, and the key of a line without one): decoded only then.
+  f.requestId = str(f.messageId) === undefined ? walkedValue(w, at.requestId) : undefined;
+  f.uuid = str(f.messageId) === undefined && str(f.requestId) === undefined ? walkedValue(w, at.uuid) : undefined;
   const time = walkedValue(w, at.timestamp);
   f.timestamp = time === undefined ? fallbackTime : time;
   f.costUSD = walkedValue(w, at.costUSD);

@@ -23,10 +23,10 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
 import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
-import { scanFields, walkedFields } from '../../cursors/scan-fields.js';
+import { scanFields, slotOf, walkedFields, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
-import type { Tok } from './tokens.js';
-import { onTokenCount, onUsageRecord } from './usage.js';
+import { tokOf, type Tok } from './tokens.js';
+import { onTokenCount, onTokenCounts, onUsageRecord } from './usage.js';
 import { CODEC_ID } from './descriptor.js';
 import type { CodexState, Source } from './state.js';
 
@@ -173,9 +173,10 @@ export function takeOwner(s: CodexState, p: Json, ts: string | undefined, start:
   emit(sessionEventOf(CODEC_ID, id, start, { cwd, startedAt, forkedFrom, version, gitBranch, subagent: subagent || undefined, provider: s.metaProvider ?? undefined }));
 }
 
-function isInherited(s: CodexState, rec: Json, ts: string | undefined): boolean {
+/** Whether a line (its `ordinal` value and its time) is a copied parent's history, counted there. */
+function isInherited(s: CodexState, ordinalV: unknown, ts: string | undefined): boolean {
   if (s.historyStart !== null) {
-    const ordinal = asNumber(rec.ordinal);
+    const ordinal = asNumber(ordinalV);
     if (ordinal !== undefined && ordinal < s.historyStart) return true;
   }
   return s.forked && s.bornAt !== null && ts !== undefined && Date.parse(ts) < s.bornAt;
@@ -267,7 +268,64 @@ function lineWalked(s: CodexState, w: WalkedLine, start: number, emit: Emit): Li
     s.info.filteredLines++;
     return;
   }
+  if (walkedValue(w, WALKED.type) === RECORD.eventMsg && walkedObject(w, WALKED.payload) && walkedValue(w, WALKED.payloadType) === EVENT.tokenCount) {
+    onWalkedTokenCount(s, w, start, emit);
+    return;
+  }
   return onRecord(s, walkedFields(w, CODEX_USAGE_FIELDS), start, emit);
+}
+
+/** The slots of CODEX_USAGE_FIELDS a walked token_count line is read from. */
+const WALKED = {
+  type: slotOf(CODEX_USAGE_FIELDS, ['type']),
+  timestamp: slotOf(CODEX_USAGE_FIELDS, ['timestamp']),
+  ordinal: slotOf(CODEX_USAGE_FIELDS, ['ordinal']),
+  payload: slotOf(CODEX_USAGE_FIELDS, ['payload']),
+  payloadType: slotOf(CODEX_USAGE_FIELDS, ['payload', 'type']),
+  info: slotOf(CODEX_USAGE_FIELDS, ['payload', 'info']),
+};
+
+/** The slots of a TokenUsage object under `payload.info` (`readTok`'s fields). */
+function tokSlots(name: string) {
+  const at = (field: string) => slotOf(CODEX_USAGE_FIELDS, ['payload', 'info', name, field]);
+  return {
+    object: slotOf(CODEX_USAGE_FIELDS, ['payload', 'info', name]),
+    input: at('input_tokens'),
+    output: at('output_tokens'),
+    total: at('total_tokens'),
+    cachedInput: at('cached_input_tokens'),
+    cacheRead: at('cache_read_input_tokens'),
+    cacheWrite: at('cache_write_input_tokens'),
+    reasoning: at('reasoning_output_tokens'),
+  };
+}
+const TOTAL_TOK = tokSlots('total_token_usage');
+const LAST_TOK = tokSlots('last_token_usage');
+
+/** `readTok` of a walked TokenUsage object, read from its slots (no object per collected object). */
+function walkedTok(w: WalkedLine, t: ReturnType<typeof tokSlots>): Tok | undefined {
+  if (!walkedObject(w, t.object)) return undefined;
+  const input = walkedValue(w, t.input);
+  const output = walkedValue(w, t.output);
+  const total = walkedValue(w, t.total);
+  const cached = walkedValue(w, t.cachedInput) ?? walkedValue(w, t.cacheRead);
+  return tokOf(input, output, total, cached, walkedValue(w, t.cacheWrite), walkedValue(w, t.reasoning));
+}
+
+/**
+ * A walked `event_msg` line whose payload is a `token_count` (most of a usage-only read's lines): what
+ * `onRecord` does with `walkedFields`'s record of it, read from the slots, so no object is built for each of
+ * its collected objects. The header is taken (the walk runs only then), so only the record's time, its
+ * ordinal and the payload's two counters matter.
+ */
+function onWalkedTokenCount(s: CodexState, w: WalkedLine, start: number, emit: Emit): void {
+  const ts = asTimestamp(walkedValue(w, WALKED.timestamp));
+  const inherited = isInherited(s, s.historyStart === null ? undefined : walkedValue(w, WALKED.ordinal), ts);
+  if (walkedObject(w, WALKED.info)) {
+    const total = walkedTok(w, TOTAL_TOK);
+    onTokenCounts(s, total, walkedTok(w, LAST_TOK), ts, inherited, start, emit);
+  }
+  if (ts !== undefined) s.lastTs = ts;
 }
 
 /** A line's record (parsed, or the fields a usage-only read projects) through the state. */
@@ -298,7 +356,7 @@ function onRecord(s: CodexState, rec: Json, start: number, emit: Emit): LineResu
     emit(sessionEventOf(CODEC_ID, s.sessionId, start, { startedAt: ts }));
   }
   if (payload === undefined) return;
-  const inherited = isInherited(s, rec, ts);
+  const inherited = isInherited(s, rec.ordinal, ts);
   switch (type) {
     case RECORD.sessionMeta: {
       // Another thread's header (a copied parent): its counter starts here, without a baseline. The same

@@ -18,8 +18,6 @@ export interface Tok {
   total: number;
 }
 
-const FIELDS = ['input', 'cached', 'cacheWrite', 'output', 'reasoning', 'total'] as const;
-
 /** A count (cursors/sane.ts): 0 when absent, MALFORMED_LINE (the line is refused) when absurd. */
 function n(v: unknown, field: string): number {
   return saneCount(v, field);
@@ -32,16 +30,25 @@ function n(v: unknown, field: string): number {
 export function readTok(v: unknown): Tok | undefined {
   const o = asObject(v);
   if (o === undefined) return undefined;
-  if (o.input_tokens === undefined && o.output_tokens === undefined && o.total_tokens === undefined) return undefined;
-  const input = n(o.input_tokens, 'input_tokens');
-  const output = n(o.output_tokens, 'output_tokens');
-  const total = n(o.total_tokens, 'total_tokens');
+  return tokOf(o.input_tokens, o.output_tokens, o.total_tokens, o.cached_input_tokens ?? o.cache_read_input_tokens, o.cache_write_input_tokens, o.reasoning_output_tokens);
+}
+
+/**
+ * `readTok` of an object's field values, as JSON.parse gives them (`cached` already the cached-input count or,
+ * without one, the cache-read count): a parsed object's, or a walked line's read from its slots (parse.ts), so
+ * the rules are written once.
+ */
+export function tokOf(inputV: unknown, outputV: unknown, totalV: unknown, cachedV: unknown, cacheWriteV: unknown, reasoningV: unknown): Tok | undefined {
+  if (inputV === undefined && outputV === undefined && totalV === undefined) return undefined;
+  const input = n(inputV, 'input_tokens');
+  const output = n(outputV, 'output_tokens');
+  const total = n(totalV, 'total_tokens');
   return {
     input,
-    cached: n(o.cached_input_tokens ?? o.cache_read_input_tokens, 'cached_input_tokens'),
-    cacheWrite: n(o.cache_write_input_tokens, 'cache_write_input_tokens'),
+    cached: n(cachedV, 'cached_input_tokens'),
+    cacheWrite: n(cacheWriteV, 'cache_write_input_tokens'),
     output,
-    reasoning: n(o.reasoning_output_tokens, 'reasoning_output_tokens'),
+    reasoning: n(reasoningV, 'reasoning_output_tokens'),
     total: total > 0 ? total : input + output,
   };
 }
@@ -58,26 +65,26 @@ export function subTok(a: Tok, b: Tok): Tok {
   };
 }
 
+// The four tests below run on every token_count line of a history: each of Tok's fields spelled out, not
+// looped over by name (a keyed load per field, and an array iterator, in the interpreter and baseline code
+// that run a cold report's first thousands of lines).
+
 /** True when any counter of `cur` is below `prev`: the cumulative counter was reset. */
 export function anyDecrease(cur: Tok, prev: Tok): boolean {
-  for (const f of FIELDS) if (cur[f] < prev[f]) return true;
-  return false;
+  return cur.input < prev.input || cur.cached < prev.cached || cur.cacheWrite < prev.cacheWrite || cur.output < prev.output || cur.reasoning < prev.reasoning || cur.total < prev.total;
 }
 
 /** True when no counter of `a` exceeds `b`. */
 export function fitsWithin(a: Tok, b: Tok): boolean {
-  for (const f of FIELDS) if (a[f] > b[f]) return false;
-  return true;
+  return !(a.input > b.input || a.cached > b.cached || a.cacheWrite > b.cacheWrite || a.output > b.output || a.reasoning > b.reasoning || a.total > b.total);
 }
 
 export function isZeroTok(t: Tok): boolean {
-  for (const f of FIELDS) if (t[f] !== 0) return false;
-  return true;
+  return t.input === 0 && t.cached === 0 && t.cacheWrite === 0 && t.output === 0 && t.reasoning === 0 && t.total === 0;
 }
 
 export function eqTok(a: Tok, b: Tok): boolean {
-  for (const f of FIELDS) if (a[f] !== b[f]) return false;
-  return true;
+  return a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output && a.reasoning === b.reasoning && a.total === b.total;
 }
 
 /** `input/cached/cacheWrite/output/reasoning/total`, used in dedup keys. */

@@ -101,7 +101,14 @@ export function onTokenCount(s: CodexState, p: Json, ts: string | undefined, inh
   const info = asObject(p.info);
   if (info === undefined) return;
   const total = readTok(info.total_token_usage);
-  const last = readTok(info.last_token_usage);
+  onTokenCounts(s, total, readTok(info.last_token_usage), ts, inherited, start, emit);
+}
+
+/**
+ * `onTokenCount` once its `info` object's two counters are read (`readTok`): of a parsed payload, or of a
+ * walked line's slots (parse.ts `onWalkedTokenCount`).
+ */
+export function onTokenCounts(s: CodexState, total: Tok | undefined, last: Tok | undefined, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
   const when = ts ?? s.lastTs ?? EPOCH_TS;
   if (total === undefined) {
     if (last === undefined || inherited || s.recordsSeen || isZeroTok(last)) return;
