@@ -103,6 +103,31 @@ function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number>
   return out;
 }
 
+/**
+ * The `tail` and partition of the rows of `s` at `rowids` (the resumed partitions' watermarks), in one lookup:
+ * what each partition's `topOf` at its watermark asks for alone (one query per partition).
+ */
+function tailsAt(db: SqliteDatabase, s: PartitionedSource & { tail: string }, rowids: readonly number[]): Map<number, { p: unknown; t: unknown }> {
+  const rows = db
+    .prepare(`SELECT rowid AS r, ${s.partition} AS p, ${s.tail} AS t FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?))`)
+    .raw()
+    .all(JSON.stringify(rowids)) as [number, unknown, unknown][];
+  return new Map(rows.map(([r, p, t]) => [r, { p, t }]));
+}
+
+/**
+ * `topOf(db, partition's source, rowid)` from `tailsAt`'s lookup when it can tell: no row there (null), or a
+ * row of this partition (its partition value the key as text, as `partition = ?` matches it); else undefined,
+ * and the partition asks on its own.
+ */
+function tailFrom(found: ReadonlyMap<number, { p: unknown; t: unknown }> | undefined, key: string, rowid: number): string | number | null | undefined {
+  if (found === undefined) return undefined;
+  const row = found.get(rowid);
+  if (row === undefined) return null;
+  if (row.p !== key) return undefined;
+  return typeof row.t === 'string' || typeof row.t === 'number' ? row.t : null;
+}
+
 /** Distinct `TableMark`s of one batch checked at most (each costs a range count); partitions under others are counted. */
 const MAX_TABLE_MARKS = 4;
 
@@ -188,6 +213,18 @@ export function readPartitionsSince(
   const counted = new Map<string, Map<string, number>>();
   const trusted = new Map<string, Set<string>>();
   const tables = new Map<string, TableMark>();
+  // the rows at the resumed partitions' watermarks, per source with a tail: one lookup instead of one per partition
+  const tails = new Map<string, Map<number, { p: unknown; t: unknown }>>();
+  for (const s of sources) {
+    if (s.tail === undefined) continue;
+    const rowids = new Set<number>();
+    reads.forEach((r, i) => {
+      const st = states[i];
+      const m = typeof st === 'string' ? undefined : st?.sources[s.name];
+      if (isMark(m) && m.rowid > 0 && lead.get(r.key) === i) rowids.add(m.rowid);
+    });
+    if (rowids.size >= 2) tails.set(s.name, tailsAt(db, { ...s, tail: s.tail }, [...rowids]));
+  }
   for (const s of sources) {
     const marks = new Map<string, SourceMark>();
     let rows = 0;
@@ -225,6 +262,7 @@ export function readPartitionsSince(
       options.rows ?? {},
       (s, prev) => (lead.get(r.key) === i ? walked.get(s.name)?.get(r.key) : undefined) ?? freshRows(db, s, prev),
       (s, prev, added) => (lead.get(r.key) === i && trusted.get(s.name)?.has(r.key) === true ? prev.count + added : (counted.get(s.name)?.get(r.key) ?? countRows(db, s))),
+      (s, rowid) => (lead.get(r.key) === i ? tailFrom(tails.get(s.name), r.key, rowid) : undefined) ?? topOf(db, s, rowid),
     );
     return withTableMarks(read, tables);
   });

@@ -315,7 +315,6 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
  */
 function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[], settledTrust: boolean): Snapshot[] {
   const c: ReadContext = { db, identity: identityOf(file), parser, settledTrust };
-  const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
   const plans = reads.map((r, i) => planOf(r.key, r.from, kinds[i] as string, stepsOnly(r.out.kinds)));
   const settled: { read: RowReadResult; replaced?: KindCounts }[] = [];
   // the reads that need parts updated in place and those that need steps only, each group from its own sources
@@ -334,7 +333,23 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
   }
   // the parts read late, for every read at once (one probe of the index for all their new messages)
   const done = withLateParts(db, settled.map((x, i) => ({ read: x.read, sessionId: reads[i]?.key })));
-  return reads.map((r, i) => ({ read: done[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[], ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) }));
+  const rowsOf = sessionRows(db, reads.map((r) => r.key));
+  return reads.map((r, i) => ({ read: done[i] as RowReadResult, sessions: rowsOf(r.key), ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) }));
+}
+
+/**
+ * The session rows of `ids`, by id, in one query (a batch of 200 sessions asked one each): what
+ * `SELECT ... WHERE id = ?` gives for each. An id matches as text, as that parameter does.
+ */
+function sessionRows(db: SqliteDatabase, ids: readonly string[]): (id: string) => SessionRow[] {
+  const rows = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id IN (SELECT value FROM json_each(?)) ORDER BY rowid').all(JSON.stringify([...new Set(ids)])) as SessionRow[];
+  const byId = new Map<unknown, SessionRow[]>();
+  for (const r of rows) {
+    const list = byId.get(r.id);
+    if (list === undefined) byId.set(r.id, [r]);
+    else list.push(r);
+  }
+  return (id) => byId.get(id) ?? [];
 }
 
 /**
