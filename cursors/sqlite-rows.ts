@@ -18,7 +18,7 @@
  */
 import type { RowCursor } from './protocol/codec.js';
 import type { Statement } from 'better-sqlite3';
-import type { DatabaseIdentity, SqliteDatabase } from './sqlite.js';
+import { snapshotMemo, type DatabaseIdentity, type SqliteDatabase } from './sqlite.js';
 
 /** One source of rows: a table or view, optionally restricted by a condition. */
 export interface RowSource {
@@ -360,7 +360,14 @@ type CountRows = (s: RowSource, prev: SourceMark, added: number) => number;
 /** Where it gets `topOf` of a source at a rowid (its own query, or one lookup shared by several reads). */
 type TopAt = (s: RowSource, rowid: number) => string | number | null;
 
-export const countRows = (db: SqliteDatabase, s: Pick<RowSource, 'table' | 'where' | 'params'>): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+/**
+ * The source's row count now. A whole table's count is kept for the next snapshot of the same file state
+ * (`snapshotMemo`: a warm run's discovery and batch read count the same tables).
+ */
+export function countRows(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'where' | 'params'>): number {
+  const count = (): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+  return s.where === undefined || s.where === '' ? snapshotMemo(db, `count(*) ${s.table}`, count) : count();
+}
 
 export function resumeFrom(
   db: SqliteDatabase,
