@@ -152,15 +152,26 @@ function openReadOnly(name: string, busyTimeoutMs: number, cacheKiB?: number): S
   return setCache(new (sqliteDriver())(name, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs }), cacheKiB);
 }
 
-/** `fn()` with the page cache of `db` at `SCAN_CACHE_KIB` (see there), then as it was: for a query that visits each page once. */
+/** `fn()` with the page cache of `db` at `SCAN_CACHE_KIB` (see there), then as it was: for queries that visit each page once. */
 export function withScanCache<T>(db: SqliteDatabase, fn: () => T): T {
-  const before = db.pragma('cache_size', { simple: true }) as number;
-  setCache(db, SCAN_CACHE_KIB);
+  const before = enterScanCache(db);
   try {
     return fn();
   } finally {
-    db.pragma(`cache_size = ${before}`);
+    leaveScanCache(db, before);
   }
+}
+
+/** The page cache of `db` at `SCAN_CACHE_KIB`; returns its size before, for `leaveScanCache` (`withScanCache` in two halves). */
+export function enterScanCache(db: SqliteDatabase): number {
+  const before = db.pragma('cache_size', { simple: true }) as number;
+  setCache(db, SCAN_CACHE_KIB);
+  return before;
+}
+
+/** The page cache of `db` back to `before` (`enterScanCache`'s answer). */
+export function leaveScanCache(db: SqliteDatabase, before: number): void {
+  db.pragma(`cache_size = ${before}`);
 }
 
 /**

@@ -113,3 +113,29 @@ describe('a batch checks and takes its partitions’ watermark rows together', (
     expect(b.results.filter((r) => r.restarted)).toHaveLength(1);
   });
 });
+
+describe('a batch that walks sets the small page cache once', () => {
+  it('one read and one set of cache_size before the first walk, one restore after the last, the same rows', () => {
+    const first = batch(new Map());
+    writeDb(ocDb, (d) => {
+      for (const s of SESSIONS) insertExchange(d, s, 50);
+    });
+    const parser = getParserString(opencode);
+    const identity = databaseIdentity(ocDb) as NonNullable<ReturnType<typeof databaseIdentity>>;
+    const reads: PartitionRead[] = SESSIONS.map((key) => ({ key, from: cursorsOf(first).get(key) }));
+    const { pragmas, results, after, alone } = withSqliteSnapshot(ocDb, (db: Database.Database) => {
+      const pragmas: string[] = [];
+      const pragma = db.pragma.bind(db);
+      db.pragma = ((text: string, o?: Database.PragmaOptions) => (pragmas.push(text), pragma(text, o))) as typeof db.pragma;
+      const results = readPartitionsSince(db, STEP_SOURCES, reads, parser, identity, { walkShare: 0 });
+      db.pragma = pragma;
+      const after = pragma('cache_size', { simple: true });
+      return { pragmas, results, after, alone: reads.map((r) => readRowsSince(db, partitionSources(STEP_SOURCES, r.key), r.from, parser, identity)) };
+    });
+    // both tables walked: the cache set once around both walks (read, set, restore)
+    expect(pragmas).toEqual(['cache_size', 'cache_size = -2000', 'cache_size = -16000']);
+    expect(after).toBe(-16000);
+    expect(results.map(asAlone)).toEqual(alone);
+    expect(results.every((r) => !r.restarted && r.rows.part?.length === 6)).toBe(true);
+  });
+});
