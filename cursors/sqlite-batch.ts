@@ -5,7 +5,7 @@
  * the table marks (`TableMark`) by which the next batch skips that count.
  */
 import type { RowCursor } from './protocol/codec.js';
-import { withScanCache, type DatabaseIdentity, type SqliteDatabase } from './sqlite.js';
+import { enterScanCache, leaveScanCache, type DatabaseIdentity, type SqliteDatabase } from './sqlite.js';
 import {
   countRows,
   freshRows,
@@ -65,13 +65,9 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
   }
   const byUpdate = s.updated !== undefined && minUpdated !== null;
   const since = byUpdate ? `rowid > ? OR ${s.updated} > ?` : 'rowid > ?';
-  const head = withScanCache(
-    db,
-    () =>
-      db
-        .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
-        .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[],
-  );
+  const head = db
+    .prepare(`SELECT rowid AS _rowid, ${s.partition} AS _part${byUpdate ? `, ${s.updated} AS _updated` : ''} FROM ${s.table} WHERE ${since}`)
+    .all(...(byUpdate ? [minRowid, minUpdated] : [minRowid])) as { _rowid: number; _part: unknown; _updated?: unknown }[];
   const partOf = new Map<number, string>();
   for (const h of head) {
     if (typeof h._part !== 'string') continue;
@@ -95,12 +91,37 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
  */
 function countsOf(db: SqliteDatabase, s: PartitionedSource): Map<string, number> {
   const out = new Map<string, number>();
-  const grouped = withScanCache(db, () => db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][]);
+  const grouped = db.prepare(`SELECT ${s.partition} AS k, count(*) AS n FROM ${s.table} GROUP BY ${s.partition}`).raw().all() as [unknown, number][];
   for (const r of grouped) {
     // as `partition = ?` compares a key given as text (a partition missing here is counted on its own)
     if (r[0] !== null && r[0] !== undefined) out.set(String(r[0]), r[1]);
   }
   return out;
+}
+
+/**
+ * The `tail` and partition of the rows of `s` at `rowids` (the resumed partitions' watermarks), in one lookup:
+ * what each partition's `topOf` at its watermark asks for alone (one query per partition).
+ */
+function tailsAt(db: SqliteDatabase, s: PartitionedSource & { tail: string }, rowids: readonly number[]): Map<number, { p: unknown; t: unknown }> {
+  const rows = db
+    .prepare(`SELECT rowid AS r, ${s.partition} AS p, ${s.tail} AS t FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?))`)
+    .raw()
+    .all(JSON.stringify(rowids)) as [number, unknown, unknown][];
+  return new Map(rows.map(([r, p, t]) => [r, { p, t }]));
+}
+
+/**
+ * `topOf(db, partition's source, rowid)` from `tailsAt`'s lookup when it can tell: no row there (null), or a
+ * row of this partition (its partition value the key as text, as `partition = ?` matches it); else undefined,
+ * and the partition asks on its own.
+ */
+function tailFrom(found: ReadonlyMap<number, { p: unknown; t: unknown }> | undefined, key: string, rowid: number): string | number | null | undefined {
+  if (found === undefined) return undefined;
+  const row = found.get(rowid);
+  if (row === undefined) return null;
+  if (row.p !== key) return undefined;
+  return typeof row.t === 'string' || typeof row.t === 'number' ? row.t : null;
 }
 
 /** Distinct `TableMark`s of one batch checked at most (each costs a range count); partitions under others are counted. */
@@ -109,7 +130,7 @@ const MAX_TABLE_MARKS = 4;
 /** The `TableMark` of `s`'s table now (`top`: its highest rowid). */
 function tableMarkOf(db: SqliteDatabase, s: PartitionedSource & { tail: string }, top: number): TableMark {
   const table = { table: s.table, tail: s.tail };
-  return { n: withScanCache(db, () => countRows(db, table)), r: top, t: topOf(db, table, top) };
+  return { n: countRows(db, table), r: top, t: topOf(db, table, top) };
 }
 
 const isTableMark = (m: unknown): m is TableMark => {
@@ -136,7 +157,7 @@ function untouched(db: SqliteDatabase, s: PartitionedSource & { tail: string }, 
   const out = new Set<string>();
   for (const { m, keys } of [...byMark.values()].sort((a, b) => b.m.r - a.m.r).slice(0, MAX_TABLE_MARKS)) {
     const mark = { count: m.n, rowid: m.r, top: m.t };
-    if (withScanCache(db, () => tableHolds(db, { table: s.table, tail: s.tail }, mark, () => now.n))) for (const k of keys) out.add(k);
+    if (tableHolds(db, { table: s.table, tail: s.tail }, mark, () => now.n)) for (const k of keys) out.add(k);
   }
   return out;
 }
@@ -188,29 +209,49 @@ export function readPartitionsSince(
   const counted = new Map<string, Map<string, number>>();
   const trusted = new Map<string, Set<string>>();
   const tables = new Map<string, TableMark>();
+  // the rows at the resumed partitions' watermarks, per source with a tail: one lookup instead of one per partition
+  const tails = new Map<string, Map<number, { p: unknown; t: unknown }>>();
   for (const s of sources) {
-    const marks = new Map<string, SourceMark>();
-    let rows = 0;
+    if (s.tail === undefined) continue;
+    const rowids = new Set<number>();
     reads.forEach((r, i) => {
       const st = states[i];
       const m = typeof st === 'string' ? undefined : st?.sources[s.name];
-      if (!isMark(m) || lead.get(r.key) !== i) return;
-      marks.set(r.key, m);
-      rows += m.count;
+      if (isMark(m) && m.rowid > 0 && lead.get(r.key) === i) rowids.add(m.rowid);
     });
-    if (marks.size < 2) continue;
-    const top = (stmt(db, `SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
-    if (rows < top * share) continue;
-    walked.set(s.name, walkFresh(db, s, marks));
-    const tailed = s.tail === undefined ? undefined : { ...s, tail: s.tail };
-    const now = tailed === undefined ? undefined : tableMarkOf(db, tailed, top);
-    const sure = tailed === undefined || now === undefined ? new Set<string>() : untouched(db, tailed, marks, now);
-    if (now !== undefined) tables.set(s.name, now);
-    trusted.set(s.name, sure);
-    // the partitions left to count: one grouped count, or each its own when they hold few of the rows
-    let left = 0;
-    for (const [key, m] of marks) if (!sure.has(key)) left += m.count;
-    if (left >= top * share && left > 0) counted.set(s.name, countsOf(db, s));
+    if (rowids.size >= 2) tails.set(s.name, tailsAt(db, { ...s, tail: s.tail }, [...rowids]));
+  }
+  // the walks, counts and checks below visit each page once: the small page cache, set once for all of them
+  // (at the first walk) and restored after the last
+  let cacheBefore: number | undefined;
+  try {
+    for (const s of sources) {
+      const marks = new Map<string, SourceMark>();
+      let rows = 0;
+      reads.forEach((r, i) => {
+        const st = states[i];
+        const m = typeof st === 'string' ? undefined : st?.sources[s.name];
+        if (!isMark(m) || lead.get(r.key) !== i) return;
+        marks.set(r.key, m);
+        rows += m.count;
+      });
+      if (marks.size < 2) continue;
+      const top = (stmt(db, `SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
+      if (rows < top * share) continue;
+      cacheBefore ??= enterScanCache(db);
+      walked.set(s.name, walkFresh(db, s, marks));
+      const tailed = s.tail === undefined ? undefined : { ...s, tail: s.tail };
+      const now = tailed === undefined ? undefined : tableMarkOf(db, tailed, top);
+      const sure = tailed === undefined || now === undefined ? new Set<string>() : untouched(db, tailed, marks, now);
+      if (now !== undefined) tables.set(s.name, now);
+      trusted.set(s.name, sure);
+      // the partitions left to count: one grouped count, or each its own when they hold few of the rows
+      let left = 0;
+      for (const [key, m] of marks) if (!sure.has(key)) left += m.count;
+      if (left >= top * share && left > 0) counted.set(s.name, countsOf(db, s));
+    }
+  } finally {
+    if (cacheBefore !== undefined) leaveScanCache(db, cacheBefore);
   }
   return reads.map((r, i) => {
     const own = partitionSources(sources, r.key);
@@ -225,6 +266,7 @@ export function readPartitionsSince(
       options.rows ?? {},
       (s, prev) => (lead.get(r.key) === i ? walked.get(s.name)?.get(r.key) : undefined) ?? freshRows(db, s, prev),
       (s, prev, added) => (lead.get(r.key) === i && trusted.get(s.name)?.has(r.key) === true ? prev.count + added : (counted.get(s.name)?.get(r.key) ?? countRows(db, s))),
+      (s, rowid) => (lead.get(r.key) === i ? tailFrom(tails.get(s.name), r.key, rowid) : undefined) ?? topOf(db, s, rowid),
     );
     return withTableMarks(read, tables);
   });

@@ -18,7 +18,7 @@
  */
 import type { RowCursor } from './protocol/codec.js';
 import type { Statement } from 'better-sqlite3';
-import type { DatabaseIdentity, SqliteDatabase } from './sqlite.js';
+import { snapshotMemo, type DatabaseIdentity, type SqliteDatabase } from './sqlite.js';
 
 /** One source of rows: a table or view, optionally restricted by a condition. */
 export interface RowSource {
@@ -212,6 +212,26 @@ export function topOf(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 
   return typeof r?.t === 'string' || typeof r?.t === 'number' ? r.t : null;
 }
 
+/**
+ * `topOf` from the rows a read took, when the row at `rowid` is among them and the tail is a plain column that
+ * `s.columns` selects as it is (no alias, no expression): the same row of the same snapshot, so the same
+ * value, without a query per source (a batch of 200 sessions asked 200 per table). Undefined when it cannot
+ * tell: `topOf` asks.
+ */
+function tailInRows(rows: readonly Row[], s: Pick<RowSource, 'tail' | 'columns'>, rowid: number): string | number | null | undefined {
+  const tail = s.tail;
+  if (tail === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tail) || !s.columns.split(',').some((c) => c.trim() === tail)) return undefined;
+  // the rows come by rowid, so the highest is usually last
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i] as Row;
+    if (r._rowid !== rowid) continue;
+    if (!Object.hasOwn(r, tail)) return undefined;
+    const t = r[tail];
+    return typeof t === 'string' || typeof t === 'number' ? t : null;
+  }
+  return undefined;
+}
+
 /** What a source's rows were at a mark: how many, the highest rowid, and `RowSource.tail` of the row there. */
 export interface AppendMark {
   count: number;
@@ -268,7 +288,7 @@ function markOf(db: SqliteDatabase, rows: readonly Row[], s: RowSource, count: n
   const added = rowid > before ? printOf(db, s, before, rowid) : undefined;
   const had = prev?.print ?? (s.fingerprint === undefined ? undefined : ([0, 0] as [number, number]));
   const print = added === undefined || had === undefined ? had : ([had[0] + added[0], had[1] + added[1]] as [number, number]);
-  const top = s.tail === undefined ? undefined : prev?.top !== undefined && rowid === before ? prev.top : topOf(db, s, rowid);
+  const top = s.tail === undefined ? undefined : prev?.top !== undefined && rowid === before ? prev.top : (tailInRows(rows, s, rowid) ?? topOf(db, s, rowid));
   const open = s.open === undefined ? undefined : openAfter(rows, prev?.open, (r) => r._oupd);
   return { rowid, updated, count, ...(print !== undefined && { print }), ...(top !== undefined && { top }), ...(open !== undefined && { open }) };
 }
@@ -337,7 +357,17 @@ export function rowsSince(db: SqliteDatabase, s: RowSource, mark: RowsMark, fres
  */
 type CountRows = (s: RowSource, prev: SourceMark, added: number) => number;
 
-export const countRows = (db: SqliteDatabase, s: Pick<RowSource, 'table' | 'where' | 'params'>): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+/** Where it gets `topOf` of a source at a rowid (its own query, or one lookup shared by several reads). */
+type TopAt = (s: RowSource, rowid: number) => string | number | null;
+
+/**
+ * The source's row count now. A whole table's count is kept for the next snapshot of the same file state
+ * (`snapshotMemo`: a warm run's discovery and batch read count the same tables).
+ */
+export function countRows(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'where' | 'params'>): number {
+  const count = (): number => (stmt(db, `SELECT count(*) AS n FROM ${s.table}${whereOf(s)}`).get(...(s.params ?? [])) as { n: number }).n;
+  return s.where === undefined || s.where === '' ? snapshotMemo(db, `count(*) ${s.table}`, count) : count();
+}
 
 export function resumeFrom(
   db: SqliteDatabase,
@@ -348,6 +378,7 @@ export function resumeFrom(
   options: RowReadOptions,
   freshOf: FreshRows,
   countOf: CountRows = (s) => countRows(db, s),
+  topAt: TopAt = (s, rowid) => topOf(db, s, rowid),
 ): RowReadResult {
   const rows: Record<string, Row[]> = {};
   const marks: Record<string, SourceMark> = {};
@@ -362,7 +393,8 @@ export function resumeFrom(
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
     if (s.tail !== undefined && prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-    if (!topHolds(db, s, prev)) return fullRead(db, sources, parser, identity, 'row-deleted');
+    // `topHolds`, through `topAt`
+    if (s.tail !== undefined && prev.rowid > 0 && topAt(s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     const fresh = rowsSince(db, s, prev, freshOf);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;

@@ -14,7 +14,6 @@
  * mark) leave the count and the id at the mark as they were: the batch trusts that session's count and misses
  * the new part, which its read alone sees.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -23,27 +22,19 @@ import { getParserString, type ReadCursor, type ResumeStart, type RowCursor } fr
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { databaseIdentity, recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
 import { readPartitionsSince, type PartitionRead } from '../cursors/sqlite-batch.js';
-import { partitionSources, readRowsSince, type PartitionedSource, type RowReadResult } from '../cursors/sqlite-rows.js';
-import { buildOpencodeDb, INSERT_PART, insertExchange, insertSession, writeDb } from './helpers/opencode-db.js';
+import { partitionSources, readRowsSince, type RowReadResult } from '../cursors/sqlite-rows.js';
+import { buildSessionsDb, INSERT_PART, insertExchange, STEP_SOURCES, writeDb } from './helpers/opencode-db.js';
 import { asAlone } from './helpers/row-cursor.js';
 import { tempDirPerTest } from './helpers/sqlite-db.js';
 
 let ocDb: string;
 const SESSIONS = ['ses_main', 'ses_child', 'ses_3', 'ses_4', 'ses_5', 'ses_6'];
 tempDirPerTest('sf-table-marks-', (d) => {
-  mkdirSync(join(d, 'opencode'));
   ocDb = join(d, 'opencode', 'opencode.db');
-  buildOpencodeDb(ocDb, 3);
-  writeDb(ocDb, (db) => {
-    for (const [k, s] of SESSIONS.slice(2).entries()) insertSession(db, s, k + 3, 3);
-  });
+  buildSessionsDb(ocDb, SESSIONS);
 });
 
-/** Sources read by rowid, with the row at the watermark checked by its id (as OpenCode's usage reads). */
-const SOURCES: PartitionedSource[] = [
-  { name: 'message', table: 'message', columns: 'id, session_id, data', tail: 'id', partition: 'session_id' },
-  { name: 'part', table: 'part', columns: 'id, message_id, data', tail: 'id', partition: 'session_id' },
-];
+const SOURCES = STEP_SOURCES;
 
 interface Batch {
   results: RowReadResult[];

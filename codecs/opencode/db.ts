@@ -25,6 +25,7 @@ import {
 import { readPartitionsSince, type PartitionReadTo } from '../../cursors/sqlite-batch.js';
 import { databaseIdentity, jsonObject, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { fileId, fullListing, sessionsOf, SETTLED } from './listing.js';
+import { orphansIn, withLateParts, type LateRead } from './late-parts.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 
@@ -48,6 +49,12 @@ interface OpencodeCursorState {
   last: Record<string, [number, string]>;
   /** The kinds the read yielded: a read for other kinds cannot resume from it. */
   kinds: string;
+  /**
+   * Whether a part without its message was among the rows when the rows were last read whole (a part written
+   * before its message): false lets a resumed read skip looking for late parts of its new messages
+   * (`withLateParts`); absent (a cursor from before it was kept): as true.
+   */
+  orphans?: boolean;
   /** Per session: the usage events its last message yielded (a steps-only read that takes it again replaces them). */
   lastUsage?: Record<string, number>;
 }
@@ -113,36 +120,13 @@ function sources(sessionId: string | undefined, steps: boolean, settled: boolean
 }
 
 /**
- * A read that resumed, of any kinds: the parts of the messages it takes that it did not take as rows of its
- * own (at or below the part watermarks: a part written before its message, which an earlier read found with
- * no message and started over on, or the earlier parts of a last message taken again, `withTail`), found
- * through `part_message_id_id_idx` (rowids only, from the index), then read whole. One index probe per
- * message taken.
+ * `read` for `withLateParts`: its new messages may have late parts unless its cursor says the rows last read
+ * whole left no part without its message, and it read parts by rowid with their tail checked (`steps`: a read
+ * of parts by update time has no tail check, so a part added below the watermark is not ruled out).
  */
-function withLateParts(db: SqliteDatabase, reads: readonly { read: RowReadResult; sessionId: string | undefined }[]): RowReadResult[] {
-  const open = reads.filter((r) => !r.read.restarted && (r.read.rows.message?.length ?? 0) > 0);
-  if (open.length === 0) return reads.map((r) => r.read);
-  // one probe of the index for the new messages of every read; rowids only (the index covers them)
-  const ids = open.flatMap((r) => (r.read.rows.message ?? []).map((m) => m.id));
-  const found = db.prepare('SELECT rowid AS r, message_id AS m FROM part WHERE message_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids)) as [number, unknown][];
-  const byMessage = new Map<unknown, number[]>();
-  for (const [r, m] of found) {
-    const list = byMessage.get(m);
-    if (list === undefined) byMessage.set(m, [r]);
-    else list.push(r);
-  }
-  const opened = new Set(open.map((r) => r.read));
-  return reads.map(({ read, sessionId }) => {
-    if (!opened.has(read)) return read;
-    const have = new Set((read.rows.part ?? []).map((p) => p._rowid));
-    const missing = (read.rows.message ?? []).flatMap((m) => byMessage.get(m.id) ?? []).filter((r) => !have.has(r));
-    if (missing.length === 0) return read;
-    const where = sessionId === undefined ? '' : ' AND session_id = ?';
-    const late = db
-      .prepare(`SELECT rowid AS _rowid, ${PART_COLUMNS} FROM part WHERE rowid IN (SELECT value FROM json_each(?))${where} ORDER BY rowid`)
-      .all(JSON.stringify(missing), ...(sessionId === undefined ? [] : [sessionId])) as Row[];
-    return { ...read, rows: { ...read.rows, part: [...(read.rows.part ?? []), ...late] } };
-  });
+function lateRead(read: RowReadResult, sessionId: string | undefined, plan: Pick<ReadPlan, 'from' | 'steps'>): LateRead {
+  const state = read.codecState;
+  return { read, sessionId, mark: messageMark(plan.from), orphansLeft: !plan.steps || !isState(state) || state.orphans !== false };
 }
 
 function isState(v: unknown): v is OpencodeCursorState {
@@ -306,7 +290,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   const plan = planOf(sessionId, from, kinds, steps);
   const got = readRowsSince(db, sources(sessionId, steps, settledTrust), plan.from, parser, c.identity, { keepChanged: plan.tail !== undefined });
   const settled = settle(c, got, plan);
-  return { read: withLateParts(db, [{ read: settled.read, sessionId }])[0] as RowReadResult, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
+  return { read: withLateParts(db, [lateRead(settled.read, sessionId, plan)], PART_COLUMNS)[0] as RowReadResult, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -315,7 +299,6 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
  */
 function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[], settledTrust: boolean): Snapshot[] {
   const c: ReadContext = { db, identity: identityOf(file), parser, settledTrust };
-  const byId = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?');
   const plans = reads.map((r, i) => planOf(r.key, r.from, kinds[i] as string, stepsOnly(r.out.kinds)));
   const settled: { read: RowReadResult; replaced?: KindCounts }[] = [];
   // the reads that need parts updated in place and those that need steps only, each group from its own sources
@@ -333,8 +316,24 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
     group.forEach((g, k) => (settled[g.i] = settle(c, got[k] as RowReadResult, g.plan)));
   }
   // the parts read late, for every read at once (one probe of the index for all their new messages)
-  const done = withLateParts(db, settled.map((x, i) => ({ read: x.read, sessionId: reads[i]?.key })));
-  return reads.map((r, i) => ({ read: done[i] as RowReadResult, sessions: byId.all(r.key) as SessionRow[], ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) }));
+  const done = withLateParts(db, settled.map((x, i) => lateRead(x.read, reads[i]?.key, plans[i] as ReadPlan)), PART_COLUMNS);
+  const rowsOf = sessionRows(db, reads.map((r) => r.key));
+  return reads.map((r, i) => ({ read: done[i] as RowReadResult, sessions: rowsOf(r.key), ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) }));
+}
+
+/**
+ * The session rows of `ids`, by id, in one query (a batch of 200 sessions asked one each): what
+ * `SELECT ... WHERE id = ?` gives for each. An id matches as text, as that parameter does.
+ */
+function sessionRows(db: SqliteDatabase, ids: readonly string[]): (id: string) => SessionRow[] {
+  const rows = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id IN (SELECT value FROM json_each(?)) ORDER BY rowid').all(JSON.stringify([...new Set(ids)])) as SessionRow[];
+  const byId = new Map<unknown, SessionRow[]>();
+  for (const r of rows) {
+    const list = byId.get(r.id);
+    if (list === undefined) byId.set(r.id, [r]);
+    else list.push(r);
+  }
+  return (id) => byId.get(id) ?? [];
 }
 
 /**
@@ -396,7 +395,8 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   if (sessionId !== undefined && snap.sessions.length === 0) throw new SessionfoldError('SESSION_NOT_FOUND', `No session ${sessionId} in ${file}`, { agent, file });
   const { read } = snap;
   const prev: Partial<OpencodeCursorState> = !read.restarted && isState(read.codecState) ? read.codecState : {};
-  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage } };
+  const orphans = read.restarted ? orphansIn(read.rows) : prev.orphans;
+  const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage }, ...(orphans !== undefined && { orphans }) };
   const lastUsage = state.lastUsage as Record<string, number>;
   const { bySession, skipped, bytes } = records(read.rows);
   // one target for every message: it counts the usage events each message emits (`lastUsage`)

@@ -31,7 +31,7 @@
  */
 import { statSync } from 'node:fs';
 import { fileIdOf } from '../../cursors/listing-memo.js';
-import { openAfter, rowsSince, tableHolds, type RowSource } from '../../cursors/sqlite-rows.js';
+import { countRows, openAfter, rowsSince, tableHolds, type RowSource } from '../../cursors/sqlite-rows.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 
 /**
@@ -74,7 +74,7 @@ export function fileId(path: string): string {
 function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
   // two queries: `count(*)` alone counts the cells of each page of the smallest index (no row decoded), which
   // `count(*), max(rowid)` together cannot (a scan stepping every row: about twice the CPU on a 1 GiB database)
-  const n = (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const n = countRows(db, { table });
   const r = (db.prepare(`SELECT max(rowid) AS r FROM ${table}`).get() as { r: number | null }).r ?? 0;
   const id = r === 0 ? null : ((db.prepare(`SELECT id FROM ${table} WHERE rowid = ?`).get(r) as { id: string } | undefined)?.id ?? null);
   return { n, r, id };

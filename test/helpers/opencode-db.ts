@@ -3,7 +3,10 @@
  * @ 063e8306, translated from Drizzle in ../shared/formats/sqlite-schemas.md section 3; `project` reduced to the
  * columns a session's foreign key needs), in WAL mode as OpenCode runs it.
  */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { PartitionedSource } from '../../cursors/sqlite-rows.js';
 import type { Writer } from './sqlite-db.js';
 
 export const OPENCODE_DDL = `
@@ -164,3 +167,21 @@ export function buildOpencodeDb(path: string, exchanges = 3): { sessions: string
   db.close();
   return { sessions };
 }
+
+/**
+ * `buildOpencodeDb(path, 3)` with `sessions` beyond its first two (each of three exchanges): a database whose
+ * sessions a batch read takes together (test/sqlite-table-marks.test.ts, test/sqlite-batch-lookups.test.ts).
+ */
+export function buildSessionsDb(path: string, sessions: readonly string[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  buildOpencodeDb(path, 3);
+  writeDb(path, (db) => {
+    for (const [k, s] of sessions.slice(2).entries()) insertSession(db, s, k + 3, 3);
+  });
+}
+
+/** OpenCode's tables read by rowid, with the row at the watermark checked by its id (as its usage reads), per session. */
+export const STEP_SOURCES: PartitionedSource[] = [
+  { name: 'message', table: 'message', columns: 'id, session_id, data', tail: 'id', partition: 'session_id' },
+  { name: 'part', table: 'part', columns: 'id, message_id, data', tail: 'id', partition: 'session_id' },
+];
