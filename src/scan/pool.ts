@@ -274,7 +274,10 @@ export class ParsePool {
   #deliver(task: ParseTask, r: UsageScanResult): void {
     const post = this.#opts.onMessage;
     post({ type: 'start', id: task.id, start: { restarted: true, reason: 'no-cursor', replaced: {} } });
-    if (r.events.length > 0) post({ type: 'events', id: task.id, events: r.events, cwd: r.cwd, bytes: r.info.bytes });
+    // The block as the engine handed it over: the consumer decodes it (the cost fold onto one object).
+    if (r.block !== undefined) {
+      if (r.block.count > 0) post({ type: 'block', id: task.id, block: r.block, cwd: r.cwd, bytes: r.info.bytes });
+    } else if (r.events.length > 0) post({ type: 'events', id: task.id, events: r.events, cwd: r.cwd, bytes: r.info.bytes });
     const track = r.cwd === undefined ? newSessionTrack() : { events: 1, cwdIndex: 0, cwd: r.cwd };
     post({ type: 'done', id: task.id, cursor: undefined, prefixHash: undefined, partialLine: r.info.bytes > r.info.bytesCommitted, info: r.info, track, bytesVerified: 0, native: true });
   }
