@@ -19,7 +19,7 @@
 import { blankBlockRecord, blockRecords, type UsageRecord, type UsageRecordBlock } from '../scan/types.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import { GroupSets, groupSetFor, MODEL_SEP } from './fold-groups.js';
-import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapacity, NF, NI } from './fold-ledger.js';
+import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapacity, MIN_SLOTS, NF, NI } from './fold-ledger.js';
 import { FOLD_STATE_VERSION, decodeHeaderAndHashes, type ExportedFoldState, type FoldStateHeader, type StoredFoldState } from './fold-state.js';
 import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
 import { HASH, KeyTable } from './key-table.js';
@@ -140,7 +140,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   let keyTable: KeyTable | undefined;
   const table = (): KeyTable => {
     if (keyTable === undefined) {
-      keyTable = new KeyTable(Math.max(1 << 12, ledger.slots));
+      keyTable = new KeyTable(Math.max(MIN_SLOTS, ledger.slots));
       const hashes = ledger.hashes;
       for (let i = 0; i < ledger.slots; i++) keyTable.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
     }
