@@ -98,9 +98,10 @@ export class Ledger {
   /** A new slot with the key hash (hi, lo); its columns are the caller's to write. */
   append(hi: number, lo: number): number {
     if (this.slots * NF >= this.f.length) {
-      this.f = grown(this.f, new Float64Array(this.f.length * 2));
-      this.ints = grown(this.ints, new Int32Array(this.ints.length * 2));
-      this.hashes = grown(this.hashes, new Uint32Array(this.hashes.length * 2));
+      // Four times the room (see MIN_SLOTS): fewer copies; the room not written yet is not resident.
+      this.f = grown(this.f, new Float64Array(this.f.length * 4));
+      this.ints = grown(this.ints, new Int32Array(this.ints.length * 4));
+      this.hashes = grown(this.hashes, new Uint32Array(this.hashes.length * 4));
     }
     const slot = this.slots++;
     this.hashes[2 * slot] = hi;
