@@ -75,8 +75,9 @@ function decodeEvent(b: Block, sessionId: string, k: number, into: UsageEvent): 
   try {
     v.model = text(valueAt(b, str));
     v.messageId = text(valueAt(b, str + 3));
-    v.requestId = text(valueAt(b, str + 6));
-    // Only a usage without ids keys on its line's uuid (`buildUsage`): no string for the others.
+    // The request id only keys a usage without a message id, and the line's uuid one without either
+    // (`getResponseKey`, `fillUsage`): no string for the others.
+    v.requestId = v.messageId === undefined ? text(valueAt(b, str + 6)) : undefined;
     v.uuid = v.messageId === undefined && v.requestId === undefined ? text(valueAt(b, str + 9)) : undefined;
     v.timestamp = valueAt(b, str + 12);
     v.timestampValid = b.strs[str + 14] === TIME;
