@@ -6,8 +6,8 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { DEFAULT_MAX_LINE_BYTES, newReadInfo, type ReadInfo, type UsageScanResult } from './protocol/codec.js';
-import type { UsageEvent } from './protocol/events.js';
+import { DEFAULT_MAX_LINE_BYTES, newReadInfo, type ReadInfo, type UsageBlock, type UsageScanResult } from './protocol/codec.js';
+import { blankUsageEvent, type UsageEvent } from './protocol/events.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from './protocol/hints.js';
 import { aligned8, nativeKernel, type NativeKernel } from './native.js';
 import { compileProjection, slotOf, type FieldProjection } from './scan-fields.js';
@@ -61,6 +61,11 @@ export function blockValue(text: Buffer, ascii: string | undefined, strs: Int32A
   throw new Error(`native engine: string kind ${kind}`);
 }
 
+/** `blockValue` of the string at `strs[at…]` of a block (whose `ascii` is made: see EngineBlock). */
+export function valueAt(b: Block, at: number): unknown {
+  return blockValue(b.text, b.ascii, b.strs, at);
+}
+
 /**
  * The fold hints an engine computed for an event (src/scan/types.ts FoldHints), from its nums at `at`: key hash
  * hi, lo, then the time (NaN where the engine left them to JavaScript). Set on every event of an engine, in
@@ -94,7 +99,10 @@ export interface Block {
   cwd: string | undefined;
   /** The bytes the strings' starts count from. */
   text: Buffer;
-  /** `text` as a string when all its bytes are ASCII (its offsets are then byte offsets), else undefined. */
+  /**
+   * `text` as a string when all its bytes are ASCII (its offsets are then byte offsets), else undefined; made
+   * when the block's first event is decoded (`EngineBlock`), not while the block waits in the scan's queue.
+   */
   ascii: string | undefined;
 }
 
@@ -122,7 +130,7 @@ export function readBlock(raw: Buffer, numsPer: number, strsPer: number): Block 
     at += cwdLen;
   }
   const text = bytes.subarray(at, at + (head[7] as number));
-  return { head, count, nums, strs, id, cwd, text, ascii: isAscii(text) ? text.toString('latin1') : undefined };
+  return { head, count, nums, strs, id, cwd, text, ascii: undefined };
 }
 
 /** A block's read counts (head[1..4] and head[6]). */
@@ -137,11 +145,71 @@ export function blockInfo(b: Block): ReadInfo {
   return info;
 }
 
+/** How a codec builds the k-th event of a block onto `into` (UsageBlock.decode), given the file's context. */
+export type DecodeEvent<T> = (b: Block, context: T, k: number, into: UsageEvent) => UsageEvent;
+
+/**
+ * A result block as a UsageBlock: decoded event by event, by the codec's `decode`, when its consumer asks. Its
+ * text is made a string (`Block.ascii`) at the first decode: a block waiting in the scan's queue holds bytes
+ * outside the JavaScript heap, not strings a scavenge copies.
+ */
+class EngineBlock<T> implements UsageBlock {
+  readonly count: number;
+  #ready = false;
+  readonly #b: Block;
+  readonly #context: T;
+  readonly #decode: DecodeEvent<T>;
+
+  constructor(b: Block, context: T, decode: DecodeEvent<T>) {
+    this.count = b.count;
+    this.#b = b;
+    this.#context = context;
+    this.#decode = decode;
+  }
+
+  decode(k: number, into: UsageEvent): UsageEvent {
+    if (!this.#ready) {
+      this.#ready = true;
+      const text = this.#b.text;
+      this.#b.ascii = isAscii(text) ? text.toString('latin1') : undefined;
+    }
+    return this.#decode(this.#b, this.#context, k, into);
+  }
+}
+
+/** A file's answer from an engine: its block, and its events built one object each only when asked for. */
+class BlockResult implements UsageScanResult {
+  readonly block: UsageBlock;
+  readonly cwd: string | undefined;
+  readonly info: ReadInfo;
+  #events: UsageEvent[] | undefined;
+
+  constructor(block: UsageBlock, cwd: string | undefined, info: ReadInfo) {
+    this.block = block;
+    this.cwd = cwd;
+    this.info = info;
+  }
+
+  get events(): UsageEvent[] {
+    this.#events ??= blockEvents(this.block);
+    return this.#events;
+  }
+}
+
+/** Every event of a block, each on a blank of its own (what a consumer that keeps them gets). */
+export function blockEvents(block: UsageBlock): UsageEvent[] {
+  const n = block.count;
+  const events: UsageEvent[] = new Array(n);
+  for (let k = 0; k < n; k++) events[k] = block.decode(k, blankUsageEvent());
+  return events;
+}
+
 /**
  * A codec's `scanUsage` over its engine (0 Claude, 1 Codex; native/binding.c `scanFiles`): the engine compiled
- * on first use (undefined without the kernel), `files` read on the engines' threads, each result block
- * decoded with the codec's `events` (given the file's `context`: Claude's session id from the path), or
- * false where the engine leaves the file to `read()`. `fileIds`: per file the id C takes ('' for none).
+ * on first use (undefined without the kernel), `files` read on the engines' threads, each result block handed
+ * over as a UsageBlock that the codec's `decode` builds events from (given the file's `context`: Claude's
+ * session id from the path), or false where the engine leaves the file to `read()`. `fileIds`: per file the id
+ * C takes ('' for none).
  */
 export function createUsageScanner<T>(o: {
   engine: 0 | 1;
@@ -149,8 +217,12 @@ export function createUsageScanner<T>(o: {
   paths: readonly (readonly string[])[];
   nums: number;
   strs: number;
-  /** The block's events; false leaves the file to `read()` (a value only it can refuse, line by line). */
-  events: (block: Block, context: T) => UsageEvent[] | false;
+  decode: DecodeEvent<T>;
+  /**
+   * False leaves the file to `read()`: a block holding a value only it can refuse, line by line (checked when
+   * the block arrives, as its events are built later, if at all).
+   */
+  accepts?: (block: Block) => boolean;
 }): (files: readonly string[], fileIds: readonly string[], context: readonly T[]) => Promise<(UsageScanResult | false)[]> | undefined {
   let e: NativeEngine | undefined | null = null;
   return (files, fileIds, context) => {
@@ -164,8 +236,8 @@ export function createUsageScanner<T>(o: {
         const info = blockInfo(b);
         // Text after the last LF holding a CR may be lines with CR-only ends: read() reports them (LINE_ENDING).
         if (info.bytes > info.bytesCommitted && holdsCr(files[i] as string, info.bytesCommitted, info.bytes)) return false;
-        const events = o.events(b, context[i] as T);
-        return events === false ? false : { events, cwd: b.cwd, info };
+        if (o.accepts !== undefined && !o.accepts(b)) return false;
+        return new BlockResult(new EngineBlock(b, context[i] as T, o.decode), b.cwd, info);
       }),
     );
   };

@@ -17,14 +17,14 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claude } from '../codecs/claude/index.js';
 import { codex } from '../codecs/codex/index.js';
-import type { Codec, ReadInfo, UsageScanResult } from '../cursors/protocol/codec.js';
+import type { Codec, ReadInfo, UsageBlock, UsageScanResult } from '../cursors/protocol/codec.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { nativeKernel } from '../cursors/native.js';
 import { ABSENT, blockValue, JSON_TEXT, PLAIN as PLAIN_TEXT, TIME } from '../cursors/native-engine.js';
 import { eventTime } from '../src/cost/filter.js';
 import { hashKey } from '../src/cost/key-table.js';
-import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
+import { blankBlockRecord, KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
 import { CLAUDE_SID, claudeLine } from './helpers/claude-model.js';
 import { codexLine } from './helpers/codex-model.js';
 import { applyDamage, damage, noLf, PLAIN, serialize, style } from './helpers/json-model.js';
@@ -94,6 +94,25 @@ function expectHints(events: readonly UsageEvent[]): void {
   }
 }
 
+/** Every own key and value of `x` (symbols too), but a record's `file` and `cwd`. */
+function fields(x: object): Map<PropertyKey, unknown> {
+  return new Map(Reflect.ownKeys(x).filter((k) => k !== 'file' && k !== 'cwd').map((k) => [k, (x as Record<PropertyKey, unknown>)[k]]));
+}
+
+/**
+ * The engine's block decoded onto one object, event after event (as the cost fold decodes it), is each event as
+ * `events` has it, hints and absent fields included: nothing of the event before stays.
+ */
+function expectBlockDecodes(got: UsageScanResult): void {
+  const block = got.block as UsageBlock;
+  expect(block.count).toBe(got.events.length);
+  const onto = blankBlockRecord();
+  got.events.forEach((e, k) => {
+    expect(block.decode(k, onto)).toBe(onto);
+    expect(fields(onto)).toStrictEqual(fields(e));
+  });
+}
+
 /** Usage events the engines answered with in expectSame (what a test checks the engine itself on). */
 let engineEvents = 0;
 
@@ -110,6 +129,7 @@ async function expectSame(codec: Codec, file: string): Promise<boolean> {
   if (got === false || got === undefined) return false;
   expect(got.events.map(withoutHints)).toEqual(want.usage);
   expectHints(got.events);
+  expectBlockDecodes(got);
   expect(got.cwd).toBe(want.cwd);
   const { lines, bytes: read, bytesCommitted, skippedLines, filteredLines } = want.info;
   expect({ lines: got.info.lines, bytes: got.info.bytes, bytesCommitted: got.info.bytesCommitted, skippedLines: got.info.skippedLines, filteredLines: got.info.filteredLines }).toEqual({

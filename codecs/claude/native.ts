@@ -13,11 +13,12 @@
  */
 import type { UsageScanResult } from '../../cursors/protocol/codec.js';
 import { isSessionfoldError } from '../../cursors/protocol/errors.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { resetUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
-import { blockValue, createUsageScanner, setFoldHints, TIME } from '../../cursors/native-engine.js';
+import { saneCost } from '../../cursors/sane.js';
+import { ABSENT, blockValue, createUsageScanner, setFoldHints, TIME, valueAt, type Block } from '../../cursors/native-engine.js';
 import { getClaudeSessionId } from './paths.js';
-import { buildUsage, USAGE_LINE_FIELDS } from './usage.js';
+import { blankUsageValues, fillUsage, releaseValues, USAGE_LINE_FIELDS } from './usage.js';
 
 /** What the engine walks: the usage fields, and where the session ran (its cwd, or 1.x's project). */
 const NATIVE_PROJECTION = { ...USAGE_LINE_FIELDS, cwd: true, project: true } as const satisfies FieldProjection;
@@ -59,38 +60,59 @@ function text(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-/** The events of a block (a function of its own: see codecs/codex/native.ts `eventsOf`). */
-function eventsOf(t: Buffer, a: string | undefined, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
-  const events: UsageEvent[] = new Array(n);
-  for (let k = 0; k < n; k++) {
-    const num = NUMS * k;
-    const str = 3 * STRS * k;
-    const messageId = text(blockValue(t, a, strs, str + 3));
-    const requestId = text(blockValue(t, a, strs, str + 6));
-    events[k] = setFoldHints(buildUsage(
-      {
-        model: text(blockValue(t, a, strs, str)),
-        messageId,
-        requestId,
-        // Only a usage without ids keys on its line's uuid (`buildUsage`): no string for the others.
-        uuid: messageId === undefined && requestId === undefined ? text(blockValue(t, a, strs, str + 9)) : undefined,
-        timestamp: blockValue(t, a, strs, str + 12),
-        timestampValid: strs[str + 14] === TIME,
-        cost: blockValue(t, a, strs, str + 15),
-        speed: text(blockValue(t, a, strs, str + 18)),
-        inputTokens: nums[num + 1] as number,
-        outputTokens: nums[num + 2] as number,
-        reasoningTokens: nums[num + 3] as number,
-        cacheReadTokens: nums[num + 4] as number,
-        cacheWriteTokens: nums[num + 5] as number,
-        cacheWrite1hTokens: nums[num + 6] as number,
-        webSearchRequests: nums[num + 7] as number,
-      },
-      sessionId,
-      nums[num] as number,
-    ).event, nums, num + 8);
+/**
+ * The one values record `decodeEvent` fills and empties again (as usage.ts `usageOf` does): `fillUsage` copies
+ * what the event needs, so no record's strings stay reachable through it.
+ */
+const values = blankUsageValues();
+
+/** The k-th event of a block onto `into` (UsageBlock.decode): the values C found, through `fillUsage`. */
+function decodeEvent(b: Block, sessionId: string, k: number, into: UsageEvent): UsageEvent {
+  const nums = b.nums;
+  const num = NUMS * k;
+  const str = 3 * STRS * k;
+  const v = values;
+  try {
+    v.model = text(valueAt(b, str));
+    v.messageId = text(valueAt(b, str + 3));
+    // The request id only keys a usage without a message id, and the line's uuid one without either
+    // (`getResponseKey`, `fillUsage`): no string for the others.
+    v.requestId = v.messageId === undefined ? text(valueAt(b, str + 6)) : undefined;
+    v.uuid = v.messageId === undefined && v.requestId === undefined ? text(valueAt(b, str + 9)) : undefined;
+    v.timestamp = valueAt(b, str + 12);
+    v.timestampValid = b.strs[str + 14] === TIME;
+    v.cost = valueAt(b, str + 15);
+    v.speed = text(valueAt(b, str + 18));
+    v.inputTokens = nums[num + 1] as number;
+    v.outputTokens = nums[num + 2] as number;
+    v.reasoningTokens = nums[num + 3] as number;
+    v.cacheReadTokens = nums[num + 4] as number;
+    v.cacheWriteTokens = nums[num + 5] as number;
+    v.cacheWrite1hTokens = nums[num + 6] as number;
+    v.webSearchRequests = nums[num + 7] as number;
+    fillUsage(v, sessionId, nums[num] as number, resetUsageEvent(into));
+  } finally {
+    releaseValues(v);
   }
-  return events;
+  return setFoldHints(into, nums, num + 8);
+}
+
+/**
+ * False when a recorded cost of the block is not sane: `fillUsage` would refuse its line, which only `read()`
+ * can do, so the file goes to it. Checked when the block arrives, as its events are decoded later.
+ */
+function costsSane(b: Block): boolean {
+  for (let k = 0; k < b.count; k++) {
+    const at = 3 * STRS * k + 15;
+    if (b.strs[at + 2] === ABSENT) continue;
+    try {
+      saneCost(blockValue(b.text, undefined, b.strs, at), 'costUSD');
+    } catch (e) {
+      if (isSessionfoldError(e, 'MALFORMED_LINE')) return false;
+      throw e;
+    }
+  }
+  return true;
 }
 
 const scan = createUsageScanner<string>({
@@ -99,15 +121,8 @@ const scan = createUsageScanner<string>({
   paths: FIELD_PATHS,
   nums: NUMS,
   strs: STRS,
-  // A recorded cost that is not sane refuses its line, which only `read()` can do: the file goes to it.
-  events: (b, sessionId) => {
-    try {
-      return eventsOf(b.text, b.ascii, b.nums, b.strs, b.count, sessionId);
-    } catch (e) {
-      if (isSessionfoldError(e, 'MALFORMED_LINE')) return false;
-      throw e;
-    }
-  },
+  decode: decodeEvent,
+  accepts: costsSane,
 });
 
 /**

@@ -17,7 +17,7 @@
  * exactly these from a line, so a field read here and missing there would silently read as absent. The
  * property tests in test/claude-usage-scan.test.ts compare both paths; keep the two in step.
  */
-import { blankUsageEvent, TOKEN_FIELDS, type TokenCounts, type UsageEvent } from '../../cursors/protocol/events.js';
+import { blankUsageEvent, zeroTokens, type TokenCounts, type UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
@@ -297,11 +297,17 @@ export interface UsageValues extends TokenCounts {
  * can fill it in between) and keeps nothing past its call: `buildUsage` copies what the event needs, and
  * `releaseValues` then empties it, so no line's strings or parsed values stay reachable until the next usage line.
  */
-const values = { model: undefined, messageId: undefined, requestId: undefined, uuid: undefined, timestamp: undefined, timestampValid: undefined, cost: undefined, speed: undefined, webSearchRequests: 0 } as UsageValues;
-releaseValues(values);
+const values = blankUsageValues();
+
+/** A UsageValues to fill and release (`releaseValues`) again, for a reader that reuses one. */
+export function blankUsageValues(): UsageValues {
+  const v = { model: undefined, messageId: undefined, requestId: undefined, uuid: undefined, timestamp: undefined, timestampValid: undefined, cost: undefined, speed: undefined, webSearchRequests: 0 } as UsageValues;
+  releaseValues(v);
+  return v;
+}
 
 /** `v` back to its empty state: no strings or line values, every count 0. */
-function releaseValues(v: UsageValues): void {
+export function releaseValues(v: UsageValues): void {
   v.model = undefined;
   v.messageId = undefined;
   v.requestId = undefined;
@@ -311,7 +317,7 @@ function releaseValues(v: UsageValues): void {
   v.cost = undefined;
   v.speed = undefined;
   v.webSearchRequests = 0;
-  for (const f of TOKEN_FIELDS) v[f] = 0;
+  zeroTokens(v);
 }
 
 /**
@@ -320,6 +326,15 @@ function releaseValues(v: UsageValues): void {
  * they were read (extractUsage; the native engine leaves a file with an absurd count to `read()`).
  */
 export function buildUsage(v: UsageValues, sessionId: string, start: number, event = blankUsageEvent()): UsageCandidate {
+  const key = fillUsage(v, sessionId, start, event);
+  return { key, event };
+}
+
+/**
+ * `buildUsage` onto `event` (a blank, or one `resetUsageEvent` cleared), without the candidate object: the
+ * response key it returns. The native engine's blocks (native.ts) decode each event with it.
+ */
+export function fillUsage(v: UsageValues, sessionId: string, start: number, event: UsageEvent): string | undefined {
   const { model, messageId, cost, speed } = v;
   const key = getResponseKey(messageId, v.requestId);
   // Field by field onto the blank (every field present: each event has the one shape), in its order.
@@ -348,7 +363,7 @@ export function buildUsage(v: UsageValues, sessionId: string, start: number, eve
   // Without any id the line cannot be matched to another: its key is unique to the line.
   event.dedupKey = key ?? `${CODEC_ID}:line:${sessionId}:${v.uuid ?? `@${start}`}`;
   if (messageId !== undefined) event.messageId = messageId;
-  return { key, event };
+  return key;
 }
 
 function totalTokens(e: UsageEvent): number {

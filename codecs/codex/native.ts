@@ -2,7 +2,7 @@
  * The Codex codec's `scanUsage`: a full usage read of one rollout by the native engine (native/codex.c) on
  * one of its threads (native/pool.c), for the cost scan's cold reads. C walks the lines and applies parse.ts's usage rules;
  * this module decodes its result block and builds each event with `buildCodexUsage` (the token split is
- * tokens.ts `toUsageFields`), as the JavaScript core does.
+ * tokens.ts `toUsageFields`), as the JavaScript core does, when the block's consumer asks (a UsageBlock).
  *
  * C leaves a file to `read()` (`false`) wherever only JavaScript can decide it: fork and subagent rollouts
  * (their inherited lines are found with Date.parse), non-canonical timestamps, escaped ids or models, odd
@@ -10,11 +10,12 @@
  * both engines to the same events on every fixture and on generated edge cases.
  */
 import type { UsageScanResult } from '../../cursors/protocol/codec.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { resetUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
-import { blockValue, createUsageScanner, setFoldHints } from '../../cursors/native-engine.js';
+import { createUsageScanner, setFoldHints, valueAt, type Block } from '../../cursors/native-engine.js';
 import { fileIdOf } from './parse.js';
-import { buildCodexUsage } from './usage.js';
+import type { Tok } from './tokens.js';
+import { buildCodexUsage, type CodexUsageValues } from './usage.js';
 import { CODEX_USAGE_PROJECTION } from './prefilter.js';
 
 /** A header's fields, in native/kernel.h's order (CX_ID …). */
@@ -66,39 +67,35 @@ const FIELD_PATHS: readonly (readonly string[])[] = [
 const NUMS = 11;
 const STRS = 5;
 
-/**
- * The events of a block. A function of its own: a loop that V8 optimizes in the middle of a call (on-stack
- * replacement) deoptimizes at the first code after it that has not run yet, here on every file.
- */
-function eventsOf(text: Buffer, ascii: string | undefined, nums: Float64Array, strs: Int32Array, n: number, sessionId: string): UsageEvent[] {
-  const events: UsageEvent[] = new Array(n);
-  for (let k = 0; k < n; k++) {
-    const num = NUMS * k;
-    const str = 3 * STRS * k;
-    const flags = nums[num + 7] as number;
-    const messageId = blockValue(text, ascii, strs, str + 12) as string | undefined;
-    events[k] = setFoldHints(buildCodexUsage(
-      {
-        sessionId,
-        model: (blockValue(text, ascii, strs, str) as string | undefined) ?? null,
-        provider: (blockValue(text, ascii, strs, str + 3) as string | undefined) ?? null,
-        timestamp: blockValue(text, ascii, strs, str + 6) as string,
-        tok: {
-          input: nums[num + 1] as number,
-          cached: nums[num + 2] as number,
-          cacheWrite: nums[num + 3] as number,
-          output: nums[num + 4] as number,
-          reasoning: nums[num + 5] as number,
-          total: nums[num + 6] as number,
-        },
-        singleRequest: (flags & 1) !== 0,
-        dedupKey: blockValue(text, ascii, strs, str + 9) as string,
-        messageId,
-      },
-      nums[num] as number,
-    ), nums, num + 8);
-  }
-  return events;
+/** The counts and the values record `decodeEvent` fills (one each: `buildCodexUsage` copies what it needs). */
+const counts: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0, total: 0 };
+const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: counts, singleRequest: false, dedupKey: '', messageId: undefined };
+
+/** The k-th event of a block onto `into` (UsageBlock.decode); a block's id is its session id. */
+function decodeEvent(b: Block, _context: undefined, k: number, into: UsageEvent): UsageEvent {
+  const nums = b.nums;
+  const num = NUMS * k;
+  const str = 3 * STRS * k;
+  const v = values;
+  v.sessionId = b.id;
+  v.model = (valueAt(b, str) as string | undefined) ?? null;
+  v.provider = (valueAt(b, str + 3) as string | undefined) ?? null;
+  v.timestamp = valueAt(b, str + 6) as string;
+  counts.input = nums[num + 1] as number;
+  counts.cached = nums[num + 2] as number;
+  counts.cacheWrite = nums[num + 3] as number;
+  counts.output = nums[num + 4] as number;
+  counts.reasoning = nums[num + 5] as number;
+  counts.total = nums[num + 6] as number;
+  v.singleRequest = ((nums[num + 7] as number) & 1) !== 0;
+  v.dedupKey = valueAt(b, str + 9) as string;
+  v.messageId = valueAt(b, str + 12) as string | undefined;
+  buildCodexUsage(v, nums[num] as number, resetUsageEvent(into));
+  // Empty again: no record's strings stay reachable through it.
+  v.sessionId = v.timestamp = v.dedupKey = '';
+  v.model = v.provider = null;
+  v.messageId = undefined;
+  return setFoldHints(into, nums, num + 8);
 }
 
 /** The engine's result blocks (native/codex.c, `cx_scan_file`): a block's id is the session id. */
@@ -108,7 +105,7 @@ const scan = createUsageScanner<undefined>({
   paths: FIELD_PATHS,
   nums: NUMS,
   strs: STRS,
-  events: (b) => eventsOf(b.text, b.ascii, b.nums, b.strs, b.count, b.id),
+  decode: decodeEvent,
 });
 
 /**

@@ -159,9 +159,24 @@ export interface BatchRead {
   options?: ReadOptions | undefined;
 }
 
+/**
+ * A file's usage events as an engine handed them over, not yet built (see `UsageScanResult.block`).
+ * `decode(k, into)` builds the k-th event (0 ≤ k < count) onto `into`, a usage event on `blankUsageEvent()`'s
+ * shape whose every field it overwrites (and its fold hints, cursors/protocol/hints.ts), and returns it. A
+ * consumer that keeps nothing of an event past its use (the cost fold) decodes every event of a block onto
+ * one object: no object, and no array of them, per event.
+ */
+export interface UsageBlock {
+  readonly count: number;
+  decode(k: number, into: UsageEvent): UsageEvent;
+}
+
 /** See `Codec.scanUsage`. */
 export interface UsageScanResult {
-  events: UsageEvent[];
+  /** The usage events, each an object of its own (built from `block` when first asked for, where it is given). */
+  readonly events: UsageEvent[];
+  /** The same events undecoded: what a consumer decodes itself when it wants no object per event. */
+  readonly block?: UsageBlock;
   cwd: string | undefined;
   info: ReadInfo;
 }

@@ -192,6 +192,43 @@ export function blankUsageEvent(): UsageEvent {
 }
 
 /**
+ * Every count of `t` to 0, field by field: this runs once per usage record, mostly before the JIT has compiled
+ * it, where a for-of over TOKEN_FIELDS makes an iterator result per step.
+ */
+export function zeroTokens(t: TokenCounts): void {
+  t.inputTokens = 0;
+  t.outputTokens = 0;
+  t.reasoningTokens = 0;
+  t.cacheReadTokens = 0;
+  t.cacheWriteTokens = 0;
+  t.cacheWrite1hTokens = 0;
+}
+
+/**
+ * `e` (a usage event on `blankUsageEvent()`'s shape) back to the blank's values, field by field, keeping its
+ * shape: a consumer that decodes many events onto one object (a native engine's block, `UsageBlock`) builds
+ * each on a clean blank without allocating one.
+ */
+export function resetUsageEvent(e: UsageEvent): UsageEvent {
+  e.type = 'usage';
+  e.agent = '';
+  e.sessionId = '';
+  e.offset = 0;
+  e.model = '';
+  e.modelFallback = undefined;
+  e.provider = undefined;
+  e.timestamp = '';
+  zeroTokens(e);
+  e.costUsd = undefined;
+  e.speed = undefined;
+  e.webSearchRequests = undefined;
+  e.singleRequest = false;
+  e.dedupKey = '';
+  e.messageId = undefined;
+  return e;
+}
+
+/**
  * A usage event back from JSON (a cursor's state holding an event not yet emitted), which left its undefined
  * fields out: on `blankUsageEvent()`'s shape again, as every usage event read is.
  */

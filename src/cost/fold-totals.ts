@@ -116,7 +116,9 @@ export class FoldTotals {
       u[4] = (u[4] as number) + sign * (f[at + T_CACHE_WRITE] as number);
       if (u[0] === 0) this.unpriced.delete(unpriced);
     }
-    for (const g of groups) {
+    // Indexed: once per counted copy, mostly before the JIT compiles it, where a for-of allocates per step.
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i] as number;
       let e = this.groups.get(g);
       if (e === undefined) this.groups.set(g, (e = { t: new Float64Array(NT), sessions: new Map() }));
       addTo(e.t, f, at, unpriced, sign);

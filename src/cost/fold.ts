@@ -16,10 +16,10 @@
  *
  * `createCostFold()` is the pure, synchronous core; `foldCost()` is its async wrapper.
  */
-import type { UsageRecord } from '../scan/types.js';
+import { blankBlockRecord, blockRecords, type UsageRecord, type UsageRecordBlock } from '../scan/types.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import { GroupSets, groupSetFor, MODEL_SEP } from './fold-groups.js';
-import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapacity, NF, NI } from './fold-ledger.js';
+import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapacity, MIN_SLOTS, NF, NI } from './fold-ledger.js';
 import { FOLD_STATE_VERSION, decodeHeaderAndHashes, type ExportedFoldState, type FoldStateHeader, type StoredFoldState } from './fold-state.js';
 import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
 import { HASH, KeyTable } from './key-table.js';
@@ -37,6 +37,12 @@ export interface CostFold {
   readonly options: NormalizedCostOptions;
   /** Fold one record (records the selection rejects are ignored). */
   add(record: UsageRecord): void;
+  /**
+   * Fold every record of a block (`add` of each, in order), decoded onto one object the fold reuses: no
+   * object per record (a fold keeps nothing of a record past its `add`, but a restored one's held-back records,
+   * which get objects of their own).
+   */
+  addBlock(block: UsageRecordBlock): void;
   /** Records folded so far (before dedup), and how many distinct dedup keys. */
   readonly counts: { records: number; selected: number; keys: number };
   /** The summary of everything added so far. */
@@ -134,7 +140,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   let keyTable: KeyTable | undefined;
   const table = (): KeyTable => {
     if (keyTable === undefined) {
-      keyTable = new KeyTable(Math.max(1 << 12, ledger.slots));
+      keyTable = new KeyTable(Math.max(MIN_SLOTS, ledger.slots));
       const hashes = ledger.hashes;
       for (let i = 0; i < ledger.slots; i++) keyTable.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
     }
@@ -174,27 +180,45 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     for (const p of pending.splice(0)) addHashed(want, p.r, p.ms, p.hi, p.lo);
   };
 
+  const add = (r: UsageRecord): void => {
+    counts.records++;
+    const ms = needsTime ? recordTime(r) : NaN;
+    if (!sel.accepts(r, ms)) return;
+    counts.selected++;
+    hashRecordKey(r);
+    const hi = HASH[0] as number;
+    const lo = HASH[1] as number;
+    if (keyTable === undefined && ledger.restoredSlots > 0) {
+      // A restored fold given a few records (a warm run after an append): hold them, and find their
+      // slots in one pass over the slots' hashes instead of rebuilding the whole dedup table.
+      if (pending.length < MAX_PENDING) {
+        pending.push({ r, ms, hi, lo });
+        return;
+      }
+      flushPending();
+    }
+    addHashed(table(), r, ms, hi, lo);
+  };
+
+  // What `addBlock` decodes onto: nothing of it outlives an `add` (the interned file, session and group keys
+  // are its strings, not it), but for the held-back records of a restored fold.
+  const scratch = blankBlockRecord();
+
   return {
     options: n,
     counts,
-    add(r: UsageRecord): void {
-      counts.records++;
-      const ms = needsTime ? recordTime(r) : NaN;
-      if (!sel.accepts(r, ms)) return;
-      counts.selected++;
-      hashRecordKey(r);
-      const hi = HASH[0] as number;
-      const lo = HASH[1] as number;
+    add,
+    addBlock(u: UsageRecordBlock): void {
       if (keyTable === undefined && ledger.restoredSlots > 0) {
-        // A restored fold given a few records (a warm run after an append): hold them, and find their
-        // slots in one pass over the slots' hashes instead of rebuilding the whole dedup table.
-        if (pending.length < MAX_PENDING) {
-          pending.push({ r, ms, hi, lo });
-          return;
-        }
-        flushPending();
+        for (const r of blockRecords(u)) add(r);
+        return;
       }
-      addHashed(table(), r, ms, hi, lo);
+      const r = scratch;
+      r.file = u.file;
+      r.cwd = u.cwd;
+      const block = u.block;
+      const count = block.count;
+      for (let k = 0; k < count; k++) add(block.decode(k, r) as UsageRecord);
     },
     holds(r: UsageRecord): boolean {
       flushPending();
@@ -293,6 +317,17 @@ export async function foldCost(records: AsyncIterable<UsageRecord | readonly Usa
   const fold = createCostFold(options);
   await drainRecords(records, fold.add);
   return fold.result();
+}
+
+/**
+ * Fold a stream of record batches and blocks (`scanUsageBlocks`): each batch's records through `add`, each
+ * block through `addBlock`.
+ */
+export async function drainBlocks(units: AsyncIterable<UsageRecord[] | UsageRecordBlock>, fold: CostFold): Promise<void> {
+  for await (const u of units) {
+    if (Array.isArray(u)) for (const r of u) fold.add(r);
+    else fold.addBlock(u as UsageRecordBlock);
+  }
 }
 
 /** Hand every record of a stream of records or record batches to `add`, in order. */

@@ -26,10 +26,10 @@ import { sessionfoldVersion } from '../../cursors/versions.js';
 import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
 import { cacheIdentity, findAnswer, recordAnswer } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
-import { discoverUsageFiles, discoveryStats, scanUsageBatches } from '../scan/index.js';
+import { discoverUsageFiles, discoveryStats, scanUsageBatches, scanUsageBlocks } from '../scan/index.js';
 import type { Discovery } from '../scan/discover.js';
 import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
-import { createCostFold, drainRecords, foldCost, type CostFold } from './fold.js';
+import { createCostFold, drainBlocks, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
 import type { CostSummary } from './types.js';
@@ -165,7 +165,8 @@ export async function totalCostIncremental(
 /** A fold of the whole scan, without snapshots. */
 async function foldFresh(scan: ScanOptions, foldOptions: CostFoldOptions, ns: ReturnType<typeof normalizeScanOptions>): Promise<CostSummary> {
   const fold = createCostFold(foldOptions);
-  await drainRecords(scanUsageBatches(scan), fold.add);
+  // Blocks undecoded: the fold decodes a native engine's records onto one object, none of its own each.
+  await drainBlocks(scanUsageBlocks(scan), fold);
   const summary = fold.result();
   await withRetained(summary, fold, ns); // a fold of its own: it cannot stop reading
   return summary;

@@ -160,7 +160,12 @@ export function ratesFor(variant: PriceVariant, u: TokenCounts, tiered: boolean)
   let rates = variant.base;
   if (tiered && variant.levels.length > 0) {
     const prompt = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
-    for (const l of variant.levels) if (prompt > l.above) rates = l.rates;
+    const levels = variant.levels;
+    // Indexed: once per priced event (see fold-totals.ts `account`).
+    for (let i = 0; i < levels.length; i++) {
+      const l = levels[i] as PriceVariant['levels'][number];
+      if (prompt > l.above) rates = l.rates;
+    }
   }
   return rates;
 }

@@ -31,7 +31,7 @@ import { BATCH_EVENTS } from './parse-file.js';
 import { batchTasks, takesNativeLane } from './pool.js';
 import { scanStreaming } from './streaming.js';
 import { SkipTally, type ScanDelta, type UsageRecord } from './types.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
+import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 
 /**
  * Unchanged files served per read transaction: at most this many files, and no more files once the chunk
@@ -431,6 +431,17 @@ class CachedScan {
         state.segments.push(w.finish());
       }
       state.events += m.events.length;
+    } else if (m.type === 'block') {
+      // A native engine's events undecoded (none come here now: the lane reads for scans without the cache),
+      // stored as segments too: each decoded onto one event, which the writer copies.
+      const n = m.block.count;
+      const e = blankUsageEvent();
+      for (let i = 0; i < n; i += BATCH_EVENTS) {
+        const w = new SegmentWriter();
+        for (let k = i; k < Math.min(i + BATCH_EVENTS, n); k++) w.add(m.block.decode(k, e));
+        state.segments.push(w.finish());
+      }
+      state.events += n;
     } else {
       this.#states.delete(m.id);
       yield* this.#onError(state, m.error);

@@ -26,9 +26,9 @@ import { hashText128 } from '../../cursors/ids.js';
 import { canDiscoverStreaming, discoverFiles, loadListedCodecs, type Discovery } from './discover.js';
 import { normalizeScanOptions } from './options.js';
 import { scanStreaming } from './streaming.js';
-import type { ScanOptions, UsageRecord } from './types.js';
+import type { ScanOptions, UsageRecord, UsageRecordBlock } from './types.js';
 
-export type { KeepFiles, ScanDelta, ScanOptions, ScanStats, UsageRecord } from './types.js';
+export type { KeepFiles, ScanDelta, ScanOptions, ScanStats, UsageRecord, UsageRecordBlock } from './types.js';
 export { newScanDelta, newScanStats } from './types.js';
 export { getCachePath } from '../cache/paths.js';
 
@@ -36,16 +36,31 @@ export { getCachePath } from '../cache/paths.js';
  * The usage records of the selection, in batches (arrays of records: part of one file's records from a
  * parse, many files' from the cache). The fast path for folds: one await per batch instead of one per record.
  */
-export async function* scanUsageBatches(options: ScanOptions = {}, discovered?: Discovery): AsyncGenerator<UsageRecord[]> {
+export function scanUsageBatches(options: ScanOptions = {}, discovered?: Discovery): AsyncGenerator<UsageRecord[]> {
+  return scanUnits(options, discovered, false);
+}
+
+/**
+ * `scanUsageBatches`, but a file a native engine read comes as its block, undecoded (UsageRecordBlock): for a
+ * consumer that keeps no record past its use and decodes a block onto one object (the cost fold's
+ * `addBlock`), so a cold scan makes no object per record. Scans with the cache yield batches only.
+ */
+export function scanUsageBlocks(options: ScanOptions = {}, discovered?: Discovery): AsyncGenerator<UsageRecord[] | UsageRecordBlock> {
+  return scanUnits(options, discovered, true);
+}
+
+function scanUnits(options: ScanOptions, discovered: Discovery | undefined, blocks: false): AsyncGenerator<UsageRecord[]>;
+function scanUnits(options: ScanOptions, discovered: Discovery | undefined, blocks: boolean): AsyncGenerator<UsageRecord[] | UsageRecordBlock>;
+async function* scanUnits(options: ScanOptions, discovered: Discovery | undefined, blocks: boolean): AsyncGenerator<UsageRecord[] | UsageRecordBlock> {
   const opts = normalizeScanOptions(options);
   if (!opts.cache) {
     if (opts.delta) opts.delta.exact = false;
     // Without the cache, reading starts as discovery finds files (unless a discovery cache answers for it).
-    if (discovered === undefined && canDiscoverStreaming()) yield* scanStreaming(opts);
+    if (discovered === undefined && canDiscoverStreaming()) yield* scanStreaming(opts, undefined, blocks);
     else {
       const d = discovered ?? (await discoverFiles(opts));
       await loadListedCodecs(opts); // a discovery made without the parsers loaded none
-      yield* scanStreaming(opts, d.files);
+      yield* scanStreaming(opts, d.files, blocks);
     }
     return;
   }

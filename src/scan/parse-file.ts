@@ -12,7 +12,7 @@
  *   vs sha256 77–98 ms per 100 MB on this machine: `npm run bench -- prefix`; see docs/cache.md).
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart, UsageBlock } from '../../cursors/protocol/codec.js';
 import { newReadInfo } from '../../cursors/protocol/codec.js';
 import { eventChunks } from '../../cursors/protocol/chunks.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
@@ -59,7 +59,7 @@ export interface ParseTask {
   track?: SessionTrack | undefined;
   /**
    * A full read the pool may hand to the codec's native engine (`Codec.scanUsage`): it posts one `events`
-   * message instead of segments, and its `done` has no cursor.
+   * message (or `block`, the engine's events undecoded) instead of segments, and its `done` has no cursor.
    */
   native?: boolean | undefined;
   /**
@@ -81,6 +81,8 @@ export type TaskMessage =
   | { type: 'batch'; id: number; data: Uint8Array; cwd: string | undefined; bytes: number }
   /** Usage as the events themselves: the native lane's (`Codec.scanUsage`), and a parse on the main thread's. */
   | { type: 'events'; id: number; events: readonly UsageEvent[]; cwd: string | undefined; bytes: number }
+  /** Usage a native engine handed over undecoded (`UsageScanResult.block`): the native lane's, on the main thread. */
+  | { type: 'block'; id: number; block: UsageBlock; cwd: string | undefined; bytes: number }
   | {
       type: 'done';
       id: number;

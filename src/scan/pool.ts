@@ -144,7 +144,13 @@ export class ParsePool {
   #inline: ParseTask[] = [];
   #inlineRunning = false;
   #closed = false;
-  #native: ParseTask[] = [];
+  /**
+   * The native lane's tasks by agent, each largest first: a batch is a run of one agent's (see `#pumpNative`),
+   * taken from the front of its list, where one list of every agent's tasks was searched and copied whole for
+   * each batch (quadratic in the files, and a third of the main thread's garbage in a cold scan's lane).
+   */
+  readonly #native = new Map<string, ParseTask[]>();
+  #nativeCount = 0;
   #nativeInflight = 0;
   #size: number;
   /** Tasks for `parseFile` held until `setSize` (a pool made without a size): files the engines handed back. */
@@ -183,12 +189,20 @@ export class ParsePool {
   add(tasks: readonly ParseTask[]): void {
     if (this.#closed) return;
     const js: ParseTask[] = [];
-    const before = this.#native.length;
+    const grown = new Set<ParseTask[]>();
     for (const t of tasks) {
-      if (takesNativeLane(this.#opts.codecOf(t).codec, t)) this.#native.push(t);
-      else js.push(t);
+      if (!takesNativeLane(this.#opts.codecOf(t).codec, t)) {
+        js.push(t);
+        continue;
+      }
+      let list = this.#native.get(t.agent);
+      if (list === undefined) this.#native.set(t.agent, (list = []));
+      list.push(t);
+      grown.add(list);
+      this.#nativeCount++;
     }
-    if (this.#native.length > before) this.#native.sort((a, b) => b.weight - a.weight);
+    // Largest first; among equals, as added (ids go up as discovery finds files).
+    for (const list of grown) list.sort((a, b) => b.weight - a.weight || a.id - b.id);
     this.#addJs(js);
   }
 
@@ -213,28 +227,33 @@ export class ParsePool {
     this.pump();
   }
 
+  /** The agent's list whose first task is the largest queued (the first added among equals); some task is queued. */
+  #largestNative(): ParseTask[] {
+    let list: ParseTask[] = [];
+    for (const l of this.#native.values()) {
+      const head = l[0];
+      const best = list[0];
+      if (head !== undefined && (best === undefined || head.weight > best.weight || (head.weight === best.weight && head.id < best.id))) list = l;
+    }
+    return list;
+  }
+
   /**
    * Start native reads while there is room: a batch of files of one codec per pool thread job (a large file
    * alone; small ones together, up to NATIVE_BATCH_BYTES or NATIVE_BATCH_FILES), each file's messages posted
    * when C is done with the batch.
    */
   #pumpNative(): void {
-    while (this.#nativeInflight < nativeInflight() && this.#native.length > 0 && this.#opts.canDispatch() && !this.#closed) {
-      const first = this.#native.shift() as ParseTask;
-      const codec = this.#opts.codecOf(first).codec;
-      const batch = [first];
+    while (this.#nativeInflight < nativeInflight() && this.#nativeCount > 0 && this.#opts.canDispatch() && !this.#closed) {
+      // The largest task queued, and the next ones of its codec, in order, up to the batch's limits.
+      const list = this.#largestNative();
+      const first = list[0] as ParseTask;
+      let n = 1;
       let bytes = first.weight;
-      if (bytes < NATIVE_BATCH_BYTES) {
-        // The next tasks of the same codec, in order, up to the batch's limits; the others keep their places.
-        const rest: ParseTask[] = [];
-        for (const t of this.#native) {
-          if (bytes < NATIVE_BATCH_BYTES && batch.length < NATIVE_BATCH_FILES && t.agent === first.agent) {
-            batch.push(t);
-            bytes += t.weight;
-          } else rest.push(t);
-        }
-        this.#native = rest;
-      }
+      while (n < list.length && bytes < NATIVE_BATCH_BYTES && n < NATIVE_BATCH_FILES) bytes += (list[n++] as ParseTask).weight;
+      const batch = list.splice(0, n);
+      this.#nativeCount -= n;
+      const codec = this.#opts.codecOf(first).codec;
       let read: Promise<(UsageScanResult | false | undefined)[]> | undefined;
       try {
         read = codec.scanUsage?.(batch.map((t) => t.path));
@@ -274,7 +293,10 @@ export class ParsePool {
   #deliver(task: ParseTask, r: UsageScanResult): void {
     const post = this.#opts.onMessage;
     post({ type: 'start', id: task.id, start: { restarted: true, reason: 'no-cursor', replaced: {} } });
-    if (r.events.length > 0) post({ type: 'events', id: task.id, events: r.events, cwd: r.cwd, bytes: r.info.bytes });
+    // The block as the engine handed it over: the consumer decodes it (the cost fold onto one object).
+    if (r.block !== undefined) {
+      if (r.block.count > 0) post({ type: 'block', id: task.id, block: r.block, cwd: r.cwd, bytes: r.info.bytes });
+    } else if (r.events.length > 0) post({ type: 'events', id: task.id, events: r.events, cwd: r.cwd, bytes: r.info.bytes });
     const track = r.cwd === undefined ? newSessionTrack() : { events: 1, cwdIndex: 0, cwd: r.cwd };
     post({ type: 'done', id: task.id, cursor: undefined, prefixHash: undefined, partialLine: r.info.bytes > r.info.bytesCommitted, info: r.info, track, bytesVerified: 0, native: true });
   }
@@ -351,7 +373,8 @@ export class ParsePool {
     this.#closed = true;
     this.#queue = [];
     this.#inline = [];
-    this.#native = [];
+    this.#native.clear();
+    this.#nativeCount = 0;
     await Promise.all(this.#slots.map((s) => s.worker.terminate()));
     this.#slots.length = 0;
   }

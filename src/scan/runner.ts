@@ -83,7 +83,7 @@ export class TaskRunner {
     }
     this.#pool.pump();
     if (m.type === 'fatal') throw m.error;
-    if (m.type === 'batch' || m.type === 'events') this.#setPartial(m.id, m.bytes);
+    if (m.type === 'batch' || m.type === 'events' || m.type === 'block') this.#setPartial(m.id, m.bytes);
     else if (m.type === 'done' || m.type === 'error') {
       this.#remaining--;
       this.#setPartial(m.id, 0);

@@ -13,11 +13,17 @@ import type { ParseTask } from './parse-file.js';
 import { isMissingFileError } from './parse-file.js';
 import { TaskRunner } from './runner.js';
 import { decodeSegment, pushRecords } from './segment.js';
-import { asRecords, SkipTally, type UsageRecord } from './types.js';
+import { asRecords, blockRecords, SkipTally, type UsageRecord, type UsageRecordBlock } from './types.js';
 import { takesNativeLane } from './pool.js';
 
-/** Scan `files`, or, when undefined, discover them as the scan goes (see the module header). */
-export async function* scanStreaming(opts: NormalizedScanOptions, files?: readonly ScanFile[]): AsyncGenerator<UsageRecord[]> {
+/**
+ * Scan `files`, or, when undefined, discover them as the scan goes (see the module header). `blocks`: a file the
+ * native lane read comes as its block, undecoded (UsageRecordBlock), for a consumer that decodes it itself;
+ * otherwise as its records.
+ */
+export function scanStreaming(opts: NormalizedScanOptions, files?: readonly ScanFile[], blocks?: false): AsyncGenerator<UsageRecord[]>;
+export function scanStreaming(opts: NormalizedScanOptions, files: readonly ScanFile[] | undefined, blocks: boolean): AsyncGenerator<UsageRecord[] | UsageRecordBlock>;
+export async function* scanStreaming(opts: NormalizedScanOptions, files?: readonly ScanFile[], blocks = false): AsyncGenerator<UsageRecord[] | UsageRecordBlock> {
   const stats = opts.stats;
   const all: ScanFile[] = [];
   const js: ParseTask[] = [];
@@ -101,6 +107,10 @@ export async function* scanStreaming(opts: NormalizedScanOptions, files?: readon
         const out = asRecords(m.events, (all[m.id] as ScanFile).path, m.cwd);
         stats.records += out.length;
         yield out;
+      } else if (m.type === 'block') {
+        const u: UsageRecordBlock = { block: m.block, file: (all[m.id] as ScanFile).path, cwd: m.cwd };
+        stats.records += m.block.count;
+        yield blocks ? u : blockRecords(u);
       } else if (m.type === 'done') {
         stats.fullReads++;
         if (m.native === true) stats.nativeReads++;

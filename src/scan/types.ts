@@ -3,8 +3,9 @@
  * usage (totals, export). `scanUsage()` yields usage records of every selected file; the same response can
  * appear in several files (resumed / forked sessions), so consumers count each `dedupKey` once.
  */
-import type { UsageEvent } from '../../cursors/protocol/events.js';
-import type { FoldHints } from '../../cursors/protocol/hints.js';
+import type { UsageBlock } from '../../cursors/protocol/codec.js';
+import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
+import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../../cursors/protocol/hints.js';
 import type { Db } from '../cache/db.js';
 import type { SourceReport } from './sources.js';
 
@@ -37,6 +38,43 @@ export function asRecords(events: readonly UsageEvent[], file: string, cwd: stri
     if (cwd !== undefined) r.cwd = cwd;
   }
   return out;
+}
+
+/**
+ * A file's usage records not yet decoded: a native engine's block (UsageBlock), with the file and cwd every
+ * record of it gets. What a scan that opted in (`scanUsageBlocks`) yields for a file the native lane read; a
+ * consumer that keeps no record past its use decodes them onto one object (the cost fold's `addBlock`),
+ * any other takes `blockRecords`.
+ */
+export interface UsageRecordBlock {
+  readonly block: UsageBlock;
+  readonly file: string;
+  readonly cwd: string | undefined;
+}
+
+/** The records of a block, each an object of its own (as `asRecords` makes them of a file's events). */
+export function blockRecords(u: UsageRecordBlock): UsageRecord[] {
+  const n = u.block.count;
+  const out: UsageRecord[] = new Array(n);
+  for (let k = 0; k < n; k++) out[k] = u.block.decode(k, blankUsageEvent()) as UsageRecord;
+  return asRecords(out, u.file, u.cwd);
+}
+
+/**
+ * The one record a consumer decodes a block's records onto (`UsageBlock.decode`), made with every field a
+ * decoded record has (the blank's, the fold hints, `file`, `cwd`) in the order they get them: the same shape as
+ * the records of `blockRecords`, so a fold's reads stay monomorphic whichever it is given.
+ */
+export function blankBlockRecord(): UsageRecord {
+  const r = blankUsageEvent() as UsageRecord;
+  r[KEY_HI] = NaN;
+  r[KEY_LO] = NaN;
+  r[KEY_OF] = '';
+  r[TIME_MS] = NaN;
+  r[TIME_OF] = '';
+  r.file = '';
+  r.cwd = undefined;
+  return r;
 }
 
 /** `ScanOptions.keep`: files read whatever their mtime, and (out) those of them `since` would have skipped. */
