@@ -17,7 +17,7 @@ import type { UsageEvent } from '../../cursors/protocol/events.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { blockValue, createUsageScanner, setFoldHints, TIME } from '../../cursors/native-engine.js';
 import { getClaudeSessionId } from './paths.js';
-import { buildUsage, USAGE_LINE_FIELDS } from './usage.js';
+import { buildUsage, keysOnLineUuid, USAGE_LINE_FIELDS } from './usage.js';
 
 /** What the engine walks: the usage fields, and where the session ran (its cwd, or 1.x's project). */
 const NATIVE_PROJECTION = { ...USAGE_LINE_FIELDS, cwd: true, project: true } as const satisfies FieldProjection;
@@ -72,8 +72,8 @@ function eventsOf(t: Buffer, a: string | undefined, nums: Float64Array, strs: In
         model: text(blockValue(t, a, strs, str)),
         messageId,
         requestId,
-        // Only a usage without ids keys on its line's uuid (`buildUsage`): no string for the others.
-        uuid: messageId === undefined && requestId === undefined ? text(blockValue(t, a, strs, str + 9)) : undefined,
+        // Only a usage keyed on its line's uuid reads it (`keysOnLineUuid`): no string for the others.
+        uuid: keysOnLineUuid(messageId, requestId) ? text(blockValue(t, a, strs, str + 9)) : undefined,
         timestamp: blockValue(t, a, strs, str + 12),
         timestampValid: strs[str + 14] === TIME,
         cost: blockValue(t, a, strs, str + 15),

@@ -40,7 +40,7 @@ import {
   takeCall,
   type ClaudeState,
 } from './state.js';
-import { blankUsageFields, extractUsage, isLargerUsage, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type UsageCandidate } from './usage.js';
+import { blankUsageFields, extractUsage, isLargerUsage, keysOnLineUuid, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type UsageCandidate } from './usage.js';
 import { compileProjection, scanFields, slotOf, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { indexOfIn } from '../../cursors/native.js';
 
@@ -442,10 +442,10 @@ function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
   if (!f.usage) return f;
   f.model = walkedValue(w, at.model);
   f.messageId = walkedValue(w, at.id);
-  // `usageOf` reads the request id only for a line without a message id, and the uuid only for one without
-  // either (the response key, `getResponseKey`, and the key of a line without one): decoded only then.
+  // `usageOf` reads the request id only for a line without a message id (the response key, `getResponseKey`),
+  // and the uuid only for one keyed on it (`keysOnLineUuid`): decoded only then.
   f.requestId = str(f.messageId) === undefined ? walkedValue(w, at.requestId) : undefined;
-  f.uuid = str(f.messageId) === undefined && str(f.requestId) === undefined ? walkedValue(w, at.uuid) : undefined;
+  f.uuid = keysOnLineUuid(str(f.messageId), str(f.requestId)) ? walkedValue(w, at.uuid) : undefined;
   const time = walkedValue(w, at.timestamp);
   f.timestamp = time === undefined ? fallbackTime : time;
   f.costUSD = walkedValue(w, at.costUSD);
