@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claude, claudeCore } from '../codecs/claude/index.js';
+import { getResponseKey, keysOnLineUuid } from '../codecs/claude/usage.js';
 import { parseSync } from '../cursors/sync.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { UsageEvent } from '../cursors/protocol/events.js';
@@ -168,6 +169,15 @@ describe('claude usage: one event per API response', () => {
     const u = usageOf([assistant({ out: 3 }), assistant({ out: 3 })]);
     expect(u).toHaveLength(2);
     expect(u[0]!.dedupKey).not.toBe(u[1]!.dedupKey);
+  });
+
+  it('keys a line on its uuid (keysOnLineUuid) exactly when it has no response key', () => {
+    const ids = [undefined, 'x'] as const;
+    for (const messageId of ids) {
+      for (const requestId of ids) expect(keysOnLineUuid(messageId, requestId)).toBe(getResponseKey(messageId, requestId) === undefined);
+    }
+    expect(getResponseKey(undefined, undefined)).toBeUndefined();
+    expect([getResponseKey('m', 'r'), getResponseKey(undefined, 'r')]).toEqual(['claude:m', 'claude::r']);
   });
 
   it('counts a response repeated later in the same file once', () => {

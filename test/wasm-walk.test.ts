@@ -291,6 +291,34 @@ describe('the Codex core through the walk', () => {
     expect(usage).toBeGreaterThan(15);
   });
 
+  // A later duplicate key that is not an object leaves the walk's slots under the earlier object set, where
+  // JSON.parse keeps only the later value: the walked path must check that payload and info are objects.
+  it('counts nothing of a token_count payload or info object that a later non-object duplicate overrides (every line walked)', () => {
+    const tok = (input: number, output: number) => ({ input_tokens: input, cached_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output });
+    const line = (o: Record<string, unknown>) => JSON.stringify(o);
+    const lines = [
+      line(meta('0199a000-0000-7000-8000-000000000099', 0)),
+      line(count(10, tok(100, 10))),
+      line(count(20, tok(5000, 500))).replace(/}$/, ',"payload":"x"}'),
+      line(count(30, tok(7000, 700))).replace(/}}$/, ',"info":null}}'),
+      line(count(40, tok(300, 30))),
+    ];
+    // Each decoy holds the counters, and JSON.parse keeps the later value.
+    expect(JSON.parse(lines[2] as string).payload).toBe('x');
+    expect(JSON.parse(lines[3] as string).payload).toEqual({ type: 'token_count', info: null });
+    expect(lines.filter((l) => l.includes('"total_token_usage":{"input_tokens"'))).toHaveLength(4);
+    const body = Buffer.from(`${lines.join('\n')}\n`);
+    for (const size of [WASM_READ_BYTES, 4096]) {
+      const got = expectSameCore(walking, parsing, FILE, body, size);
+      expect(got.walked).toBe(4);
+      const usage = got.events.filter((e) => e.type === 'usage');
+      expect(usage.map((e) => [e.inputTokens, e.outputTokens])).toEqual([
+        [100, 10],
+        [200, 20],
+      ]);
+    }
+  });
+
   // A walked token_count line is read from its slots (parse.ts `onWalkedTokenCount`), where the inherited
   // rules need the header's fields: a copied history's start ordinal, a fork's birth time; and adversarial headers.
   it('gives the JSON.parse path\'s events on generated rollouts of forks and copied histories (property)', () => {

@@ -40,14 +40,13 @@ import {
   takeCall,
   type ClaudeState,
 } from './state.js';
-import { blankUsageFields, extractUsage, isLargerUsage, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type UsageCandidate } from './usage.js';
-import { compileProjection, scanFields, slotOf, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
+import { extractUsage, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
+import { USAGE_FIELDS, walkedSessionId, walkedUsage } from './walked.js';
+import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
 import { indexOfIn } from '../../cursors/native.js';
 
 type Rec = Record<string, unknown>;
 
-/** What the fast path reads: extractUsage's fields (their `type` also sends a title record to the full parse). */
-const USAGE_FIELDS = compileProjection(USAGE_LINE_FIELDS);
 
 /**
  * What `onLine` reads of a line of a usage/session-only read before the session event is out: the usage
@@ -385,85 +384,6 @@ function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult
   if (usage !== undefined) onUsage(s, usage, emit);
 }
 
-/** The slots of USAGE_FIELDS a walked line's usage is read from: its own (`line` = []) or a progress copy's. */
-function usageSlots(p: typeof USAGE_FIELDS, line: string[]) {
-  const at = (...path: string[]) => slotOf(p, [...line, ...path]);
-  return {
-    requestId: at('requestId'),
-    costUSD: at('costUSD'),
-    uuid: at('uuid'),
-    timestamp: at('timestamp'),
-    message: at('message'),
-    id: at('message', 'id'),
-    model: at('message', 'model'),
-    usage: at('message', 'usage'),
-    input: at('message', 'usage', 'input_tokens'),
-    output: at('message', 'usage', 'output_tokens'),
-    cacheWrite: at('message', 'usage', 'cache_creation_input_tokens'),
-    cacheRead: at('message', 'usage', 'cache_read_input_tokens'),
-    breakdown: at('message', 'usage', 'cache_creation'),
-    write5m: at('message', 'usage', 'cache_creation', 'ephemeral_5m_input_tokens'),
-    write1h: at('message', 'usage', 'cache_creation', 'ephemeral_1h_input_tokens'),
-    details: at('message', 'usage', 'output_tokens_details'),
-    thinking: at('message', 'usage', 'output_tokens_details', 'thinking_tokens'),
-    serverToolUse: at('message', 'usage', 'server_tool_use'),
-    webSearch: at('message', 'usage', 'server_tool_use', 'web_search_requests'),
-    speed: at('message', 'usage', 'speed'),
-  };
-}
-type UsageSlots = ReturnType<typeof usageSlots>;
-
-const SLOT = usageSlots(USAGE_FIELDS, []);
-/** A progress line's copy of a subagent line (usage.ts `extractUsage`). */
-const COPY_SLOT = usageSlots(USAGE_FIELDS, ['data', 'message']);
-const LINE_SLOT = {
-  sessionId: slotOf(USAGE_FIELDS, ['sessionId']),
-  type: slotOf(USAGE_FIELDS, ['type']),
-  data: slotOf(USAGE_FIELDS, ['data']),
-  copy: slotOf(USAGE_FIELDS, ['data', 'message']),
-  agentId: slotOf(USAGE_FIELDS, ['data', 'agentId']),
-};
-
-const walkedFields = blankUsageFields();
-
-/** The usage of a walked line: its fields read where the walk left them, then `usageOf`, as `extractUsage` of the parsed line. */
-function walkedUsage(w: WalkedLine, sessionId: string, start: number): UsageCandidate | undefined {
-  if (walkedObject(w, SLOT.message)) return usageOf(walkedFieldsAt(w, SLOT, undefined), sessionId, start);
-  if (walkedValue(w, LINE_SLOT.type) !== 'progress' || !walkedObject(w, LINE_SLOT.data) || !walkedObject(w, LINE_SLOT.copy) || !walkedObject(w, COPY_SLOT.message)) return undefined;
-  const fields = walkedFieldsAt(w, COPY_SLOT, walkedValue(w, SLOT.timestamp));
-  return usageOf(fields, relayedSessionId(walkedValue(w, LINE_SLOT.agentId), sessionId), start);
-}
-
-/** `walkedFields` filled from the slots `at` (fillFields in usage.ts, for a walked line). */
-function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
-  const f = walkedFields;
-  f.message = true;
-  f.usage = walkedObject(w, at.usage);
-  if (!f.usage) return f;
-  f.model = walkedValue(w, at.model);
-  f.messageId = walkedValue(w, at.id);
-  // `usageOf` reads the request id only for a line without a message id, and the uuid only for one without
-  // either (the response key, `getResponseKey`, and the key of a line without one): decoded only then.
-  f.requestId = str(f.messageId) === undefined ? walkedValue(w, at.requestId) : undefined;
-  f.uuid = str(f.messageId) === undefined && str(f.requestId) === undefined ? walkedValue(w, at.uuid) : undefined;
-  const time = walkedValue(w, at.timestamp);
-  f.timestamp = time === undefined ? fallbackTime : time;
-  f.costUSD = walkedValue(w, at.costUSD);
-  f.speed = walkedValue(w, at.speed);
-  f.input = walkedValue(w, at.input);
-  f.output = walkedValue(w, at.output);
-  f.cacheWrite = walkedValue(w, at.cacheWrite);
-  f.cacheRead = walkedValue(w, at.cacheRead);
-  f.breakdown = walkedObject(w, at.breakdown);
-  f.write5m = f.breakdown ? walkedValue(w, at.write5m) : undefined;
-  f.write1h = f.breakdown ? walkedValue(w, at.write1h) : undefined;
-  f.details = walkedObject(w, at.details);
-  f.thinking = f.details ? walkedValue(w, at.thinking) : undefined;
-  f.serverToolUse = walkedObject(w, at.serverToolUse);
-  f.webSearch = f.serverToolUse ? walkedValue(w, at.webSearch) : undefined;
-  return f;
-}
-
 /**
  * A usage line the WebAssembly pass walked (the core's `walk` names USAGE_FIELDS only while the markers are
  * the usage marker alone): what `line()` does with `scanFields`'s answer for it, read from the walk's spans.
@@ -472,7 +392,7 @@ function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
  */
 function onWalked(s: ClaudeState, w: WalkedLine, start: number, emit: Emit): LineResult {
   s.scanned.fast++;
-  const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(walkedValue(w, LINE_SLOT.sessionId)) : undefined;
+  const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? walkedSessionId(w) : undefined;
   const usage = walkedUsage(w, lock ?? currentSessionId(s), start);
   if (collides(s, usage)) return RESTART;
   if (lock !== undefined) s.lineSessionId = lock;

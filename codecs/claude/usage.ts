@@ -105,9 +105,17 @@ export const EPOCH = '1970-01-01T00:00:00.000Z';
  * holding it would count such a copy twice (README.md, Dedup rules). native/claude.c builds the same key.
  */
 export function getResponseKey(messageId: string | undefined, requestId: string | undefined): string | undefined {
-  if (messageId !== undefined) return `${CODEC_ID}:${messageId}`;
-  if (requestId !== undefined) return `${CODEC_ID}::${requestId}`;
-  return undefined;
+  if (keysOnLineUuid(messageId, requestId)) return undefined;
+  return messageId !== undefined ? `${CODEC_ID}:${messageId}` : `${CODEC_ID}::${requestId}`;
+}
+
+/**
+ * Whether a usage line is keyed on its own uuid: exactly when it has no response key (`getResponseKey`),
+ * having neither a message id nor a request id. Only then does `buildUsage` read the uuid, so the engines
+ * that decode fields lazily (the walked path, the native blocks) decode it only then.
+ */
+export function keysOnLineUuid(messageId: string | undefined, requestId: string | undefined): boolean {
+  return messageId === undefined && requestId === undefined;
 }
 
 /** A subagent id that names its transcript `agent-<id>.jsonl` (Claude Code's are hex, 7 or 17 characters). */
@@ -360,7 +368,7 @@ export function fillUsage(v: UsageValues, sessionId: string, start: number, even
   if (speed !== undefined && speed !== 'standard') event.speed = speed;
   if (v.webSearchRequests > 0) event.webSearchRequests = v.webSearchRequests;
   event.singleRequest = true;
-  // Without any id the line cannot be matched to another: its key is unique to the line.
+  // Without any id (no key: `keysOnLineUuid`) the line cannot be matched to another: its key is unique to the line.
   event.dedupKey = key ?? `${CODEC_ID}:line:${sessionId}:${v.uuid ?? `@${start}`}`;
   if (messageId !== undefined) event.messageId = messageId;
   return key;

@@ -26,7 +26,7 @@ import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUs
 import { scanFields, slotOf, walkedFields, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { tokOf, type Tok } from './tokens.js';
-import { onTokenCount, onTokenCounts, onUsageRecord } from './usage.js';
+import { isTokenCount, onTokenCount, onUsageRecord, PARSED_TOKEN_COUNT, type TokenCountReader } from './usage.js';
 import { CODEC_ID } from './descriptor.js';
 import type { CodexState, Source } from './state.js';
 
@@ -268,7 +268,7 @@ function lineWalked(s: CodexState, w: WalkedLine, start: number, emit: Emit): Li
     s.info.filteredLines++;
     return;
   }
-  if (walkedValue(w, WALKED.type) === RECORD.eventMsg && walkedObject(w, WALKED.payload) && walkedValue(w, WALKED.payloadType) === EVENT.tokenCount) {
+  if (isTokenCount(walkedValue(w, WALKED.type), walkedObject(w, WALKED.payload), walkedValue(w, WALKED.payloadType))) {
     onWalkedTokenCount(s, w, start, emit);
     return;
   }
@@ -312,6 +312,13 @@ function walkedTok(w: WalkedLine, t: ReturnType<typeof tokSlots>): Tok | undefin
   return tokOf(input, output, total, cached, walkedValue(w, t.cacheWrite), walkedValue(w, t.reasoning));
 }
 
+/** A walked token_count line's reader: `readTok` of `payload.info`'s counters, from the slots. */
+const WALKED_TOKEN_COUNT: TokenCountReader<WalkedLine> = {
+  hasInfo: (w) => walkedObject(w, WALKED.info),
+  total: (w) => walkedTok(w, TOTAL_TOK),
+  last: (w) => walkedTok(w, LAST_TOK),
+};
+
 /**
  * A walked `event_msg` line whose payload is a `token_count` (most of a usage-only read's lines): what
  * `onRecord` does with `walkedFields`'s record of it, read from the slots, so no object is built for each of
@@ -321,11 +328,7 @@ function walkedTok(w: WalkedLine, t: ReturnType<typeof tokSlots>): Tok | undefin
 function onWalkedTokenCount(s: CodexState, w: WalkedLine, start: number, emit: Emit): void {
   const ts = asTimestamp(walkedValue(w, WALKED.timestamp));
   const inherited = isInherited(s, s.historyStart === null ? undefined : walkedValue(w, WALKED.ordinal), ts);
-  if (walkedObject(w, WALKED.info)) {
-    const total = walkedTok(w, TOTAL_TOK);
-    onTokenCounts(s, total, walkedTok(w, LAST_TOK), ts, inherited, start, emit);
-  }
-  if (ts !== undefined) s.lastTs = ts;
+  onTokenCount(s, WALKED_TOKEN_COUNT, w, ts, inherited, start, emit);
 }
 
 /** A line's record (parsed, or the fields a usage-only read projects) through the state. */
@@ -357,6 +360,10 @@ function onRecord(s: CodexState, rec: Json, start: number, emit: Emit): LineResu
   }
   if (payload === undefined) return;
   const inherited = isInherited(s, rec.ordinal, ts);
+  if (isTokenCount(type, true, payload.type)) {
+    onTokenCount(s, PARSED_TOKEN_COUNT, payload, ts, inherited, start, emit);
+    return;
+  }
   switch (type) {
     case RECORD.sessionMeta: {
       // Another thread's header (a copied parent): its counter starts here, without a baseline. The same
@@ -380,11 +387,8 @@ function onRecord(s: CodexState, rec: Json, start: number, emit: Emit): LineResu
       if (ts !== undefined) s.lastTs = ts;
       return r;
     }
-    case RECORD.eventMsg:
-      if (payload.type === EVENT.tokenCount) {
-        onTokenCount(s, payload, ts, inherited, start, emit);
-        if (ts !== undefined) s.lastTs = ts;
-      } else if (!s.usageOnly && !inherited) onEventMsg(s, payload, ts, start, emit);
+    case RECORD.eventMsg: // a token_count is taken above
+      if (!s.usageOnly && !inherited) onEventMsg(s, payload, ts, start, emit);
       return;
     case RECORD.responseItem:
       if (!s.usageOnly && !inherited) onResponseItem(s, payload, ts, start, emit);

@@ -14,7 +14,7 @@ import { RESTART } from '../../cursors/core.js';
 import { hashId32 } from '../../cursors/ids.js';
 import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import type { CodexState } from './state.js';
-import { asObject, asString, type Json } from './schema.js';
+import { asObject, asString, EVENT, type Json, RECORD } from './schema.js';
 import { anyDecrease, eqTok, fitsWithin, isZeroTok, readTok, sameUsage, subTok, type Tok, tokKey, toUsageFields } from './tokens.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -96,19 +96,48 @@ function regionKey(s: CodexState, ts: string | undefined): string {
   return s.epoch > 0 ? `${r}#${s.epoch}` : r;
 }
 
-/** An `event_msg` `token_count` payload: the delta of its cumulative counter since the last, held pending. */
-export function onTokenCount(s: CodexState, p: Json, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
-  const info = asObject(p.info);
-  if (info === undefined) return;
-  const total = readTok(info.total_token_usage);
-  onTokenCounts(s, total, readTok(info.last_token_usage), ts, inherited, start, emit);
+/**
+ * Whether a record is a `token_count` event: an `event_msg` whose payload is an object of that type. The one
+ * routing rule of the parsed path (parse.ts `onRecord`) and the walked one (`lineWalked`): a walked payload must
+ * be checked to be an object, because a later duplicate `"payload"` that is not one leaves the earlier
+ * object's inner slots set, where JSON.parse keeps only the later value.
+ */
+export function isTokenCount(type: unknown, payloadIsObject: boolean, payloadType: unknown): boolean {
+  return type === RECORD.eventMsg && payloadIsObject && payloadType === EVENT.tokenCount;
+}
+
+/** How a token_count line's `info` is read: from a parsed payload (`PARSED_TOKEN_COUNT`) or a walked line's slots. */
+export interface TokenCountReader<L> {
+  /** Whether `payload.info` is an object (only then are its counters read: see `isTokenCount` on duplicates). */
+  hasInfo(line: L): boolean;
+  total(line: L): Tok | undefined;
+  last(line: L): Tok | undefined;
+}
+
+/** A parsed `token_count` payload's reader. */
+export const PARSED_TOKEN_COUNT: TokenCountReader<Json> = {
+  hasInfo: (p) => asObject(p.info) !== undefined,
+  total: (p) => readTok((p.info as Json).total_token_usage),
+  last: (p) => readTok((p.info as Json).last_token_usage),
+};
+
+/**
+ * A `token_count` line (`isTokenCount`), parsed or walked: the delta of its cumulative counter since the last,
+ * held pending, when its `info` is an object; its time becomes the last seen either way.
+ */
+export function onTokenCount<L>(s: CodexState, r: TokenCountReader<L>, line: L, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
+  if (r.hasInfo(line)) {
+    const total = r.total(line);
+    onTokenCounts(s, total, r.last(line), ts, inherited, start, emit);
+  }
+  if (ts !== undefined) s.lastTs = ts;
 }
 
 /**
- * `onTokenCount` once its `info` object's two counters are read (`readTok`): of a parsed payload, or of a
- * walked line's slots (parse.ts `onWalkedTokenCount`).
+ * `onTokenCount` once its `info` object's two counters are read: of a parsed payload, or of a walked line's
+ * slots.
  */
-export function onTokenCounts(s: CodexState, total: Tok | undefined, last: Tok | undefined, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
+function onTokenCounts(s: CodexState, total: Tok | undefined, last: Tok | undefined, ts: string | undefined, inherited: boolean, start: number, emit: Emit): void {
   const when = ts ?? s.lastTs ?? EPOCH_TS;
   if (total === undefined) {
     if (last === undefined || inherited || s.recordsSeen || isZeroTok(last)) return;

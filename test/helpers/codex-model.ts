@@ -1,7 +1,8 @@
 /**
  * Adversarial Codex rollout lines over the shared JSON model (json-model.ts): token_count, turn_context,
  * token_usage_record and copied session_meta records in any key order, with odd values, and decoys that
- * mention usage. Shared by the scanner's tests (codex-fast-scan) and the native engine's (native-engines).
+ * mention usage (among them a token_count's payload or info object overridden by a later duplicate that is
+ * not an object). Shared by the scanner's tests (codex-fast-scan) and the native engine's (native-engines).
  */
 import fc from 'fast-check';
 import { anyValue, type J, num, obj, shuffled, text } from './json-model.js';
@@ -19,17 +20,45 @@ const recordType = (t: string): fc.Arbitrary<J> => fc.oneof({ weight: 9, arbitra
 const rollout = (type: string, payload: fc.Arbitrary<J>): fc.Arbitrary<J> =>
   shuffled([fc.tuple(fc.constant('timestamp'), stamp), fc.tuple(fc.constant('type'), recordType(type)), fc.tuple(fc.constant('payload'), payload), ordinal], anyValue).map(obj);
 
-const tokenCount = rollout(
-  'event_msg',
-  shuffled(
-    [
-      fc.tuple(fc.constant('type'), fc.constantFrom<J>('token_count', 'token_count', 'agent_message')),
-      fc.tuple(fc.constant('info'), fc.oneof(fc.constant<J>(null), shuffled([fc.tuple(fc.constant('total_token_usage'), tokenUsage), fc.tuple(fc.constant('last_token_usage'), tokenUsage), fc.tuple(fc.constant('model_context_window'), tokenValue)], tokenUsage).map(obj))),
-      fc.tuple(fc.constant('rate_limits'), fc.oneof(anyValue, tokenUsage)),
-    ],
-    anyValue,
-  ).map(obj),
+/** A value that is not an object (a later duplicate of a key whose earlier value was one). */
+const nonObject: fc.Arbitrary<J> = fc.oneof(fc.constantFrom<J>(null, 'x', 0, true, ''), fc.array(anyValue, { maxLength: 2 }));
+/**
+ * Sometimes `key` once more at the end of the object, with a value that is not an object: JSON.parse keeps
+ * that later value, so an earlier object of the same shape (every slot the walk collects under it) is a
+ * decoy whose inner fields must not be read.
+ */
+const thenNonObject = (key: string, a: fc.Arbitrary<J>): fc.Arbitrary<J> =>
+  fc.tuple(a, fc.nat({ max: 7 }), nonObject).map(([v, roll, later]) => (roll === 0 && v !== null && typeof v === 'object' && !Array.isArray(v) ? obj([...v.entries, [key, later]]) : v));
+
+const tokenCount = thenNonObject(
+  'payload',
+  rollout(
+    'event_msg',
+    thenNonObject(
+      'info',
+      shuffled(
+        [
+          fc.tuple(fc.constant('type'), fc.constantFrom<J>('token_count', 'token_count', 'agent_message')),
+          fc.tuple(fc.constant('info'), fc.oneof(fc.constant<J>(null), shuffled([fc.tuple(fc.constant('total_token_usage'), tokenUsage), fc.tuple(fc.constant('last_token_usage'), tokenUsage), fc.tuple(fc.constant('model_context_window'), tokenValue)], tokenUsage).map(obj))),
+          fc.tuple(fc.constant('rate_limits'), fc.oneof(anyValue, tokenUsage)),
+        ],
+        anyValue,
+      ).map(obj),
+    ),
+  ),
 );
+/**
+ * A token_count as Codex writes it (every counter a sane count) whose payload or info object is then
+ * overridden by a later duplicate that is not an object: JSON.parse counts nothing of it.
+ */
+const saneUsage: fc.Arbitrary<J> = fc.tuple(...TOKEN_KEYS.map(() => fc.nat({ max: 500_000 }))).map((ns) => obj(TOKEN_KEYS.map((k, i) => [k, ns[i] as number])));
+const overriddenTokenCount: fc.Arbitrary<J> = fc
+  .tuple(stamp, saneUsage, saneUsage, fc.constantFrom('payload', 'info'), nonObject)
+  .map(([ts, total, last, key, later]) => {
+    const info: [string, J][] = [['total_token_usage', total], ['last_token_usage', last]];
+    const payload: [string, J][] = [['type', 'token_count'], ['info', obj(info)], ...(key === 'info' ? [['info', later] as [string, J]] : [])];
+    return obj([['timestamp', ts], ['type', 'event_msg'], ['payload', obj(payload)], ...(key === 'payload' ? [['payload', later] as [string, J]] : [])]);
+  });
 const turnContext = rollout(
   'turn_context',
   shuffled([fc.tuple(fc.constant('cwd'), fc.constantFrom<J>('/w', 'C:\\w', '/a "b"', '')), fc.tuple(fc.constant('model'), fc.constantFrom<J>('gpt-5', 'gpt-5-codex', 'o3', '', 4)), fc.tuple(fc.constant('model_provider'), fc.constantFrom<J>('openai', 'azure', null))], anyValue).map(obj),
@@ -70,4 +99,4 @@ export const codexHeader: fc.Arbitrary<J> = rollout(
   ).map(obj),
 );
 /** An adversarial rollout line past the header. */
-export const codexLine: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: tokenCount }, { weight: 2, arbitrary: turnContext }, { weight: 2, arbitrary: usageRecord }, { weight: 1, arbitrary: copiedHeader }, { weight: 2, arbitrary: decoy });
+export const codexLine: fc.Arbitrary<J> = fc.oneof({ weight: 8, arbitrary: tokenCount }, { weight: 1, arbitrary: overriddenTokenCount }, { weight: 2, arbitrary: turnContext }, { weight: 2, arbitrary: usageRecord }, { weight: 1, arbitrary: copiedHeader }, { weight: 2, arbitrary: decoy });
