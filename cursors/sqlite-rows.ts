@@ -256,10 +256,16 @@ export function appendedOnly(db: SqliteDatabase, s: Pick<RowSource, 'table' | 't
 /**
  * Whether the row at the mark's rowid is still there under the same `RowSource.tail` (true for a source without
  * one, or a mark of no row). Asked on its own first by a resumed read, before any count or new row is read, so
- * a read whose top row went starts over at once (`row-deleted`).
+ * a read whose top row went starts over at once (`row-deleted`). `topAt` is where the row's tail comes from (a
+ * batch's shared lookup); by default its own query.
  */
-export function topHolds(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: Pick<AppendMark, 'rowid' | 'top'>): boolean {
-  return s.tail === undefined || mark.rowid <= 0 || topOf(db, s, mark.rowid) === mark.top;
+export function topHolds(
+  db: SqliteDatabase,
+  s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>,
+  mark: Pick<AppendMark, 'rowid' | 'top'>,
+  topAt: (rowid: number) => string | number | null = (rowid) => topOf(db, s, rowid),
+): boolean {
+  return s.tail === undefined || mark.rowid <= 0 || topAt(mark.rowid) === mark.top;
 }
 
 /**
@@ -393,8 +399,7 @@ export function resumeFrom(
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
     if (s.tail !== undefined && prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-    // `topHolds`, through `topAt`
-    if (s.tail !== undefined && prev.rowid > 0 && topAt(s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
+    if (!topHolds(db, s, prev, (rowid) => topAt(s, rowid))) return fullRead(db, sources, parser, identity, 'row-deleted');
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     const fresh = rowsSince(db, s, prev, freshOf);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
