@@ -152,17 +152,7 @@ function openReadOnly(name: string, busyTimeoutMs: number, cacheKiB?: number): S
   return setCache(new (sqliteDriver())(name, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs }), cacheKiB);
 }
 
-/** `fn()` with the page cache of `db` at `SCAN_CACHE_KIB` (see there), then as it was: for queries that visit each page once. */
-export function withScanCache<T>(db: SqliteDatabase, fn: () => T): T {
-  const before = enterScanCache(db);
-  try {
-    return fn();
-  } finally {
-    leaveScanCache(db, before);
-  }
-}
-
-/** The page cache of `db` at `SCAN_CACHE_KIB`; returns its size before, for `leaveScanCache` (`withScanCache` in two halves). */
+/** The page cache of `db` at `SCAN_CACHE_KIB` (see there), for queries that visit each page once; returns its size before, for `leaveScanCache`. */
 export function enterScanCache(db: SqliteDatabase): number {
   const before = db.pragma('cache_size', { simple: true }) as number;
   setCache(db, SCAN_CACHE_KIB);
