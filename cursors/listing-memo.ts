@@ -17,6 +17,15 @@ import type { ListingMemo } from './protocol/codec.js';
 /** How old every mtime of the files must be for a listing of them to be stored (see the header). */
 export const RACY_MS = 2_000;
 
+/**
+ * Whether files whose newest mtime (or ctime) is `newestMs` were still enough, at `startedMs` (before they were
+ * stat'ed and read), for what was read of them to be kept under their stamps: git's "racily clean" rule (see
+ * the header). cursors/sqlite.ts keeps a snapshot's counts by the same rule.
+ */
+export function settledBefore(newestMs: number, startedMs: number): boolean {
+  return newestMs <= startedMs - RACY_MS;
+}
+
 /** The stamp of a listing of files written within RACY_MS: equal to no file's stamps (theirs hold `:` or `-`). */
 const RACY_STAMP = 'racy';
 
@@ -62,6 +71,6 @@ export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, v
   if (stored !== undefined && got?.stamp === stamp) return stored;
   const started = Date.now();
   const value = list(stored, stamps.map((x) => x.fileId));
-  memo.set(key, { stamp: newest <= started - RACY_MS ? stamp : `${version}|${RACY_STAMP}`, value } satisfies Entry);
+  memo.set(key, { stamp: settledBefore(newest, started) ? stamp : `${version}|${RACY_STAMP}`, value } satisfies Entry);
   return value;
 }

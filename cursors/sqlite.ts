@@ -47,6 +47,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
+import { settledBefore } from './listing-memo.js';
 import { packageFile } from './package-file.js';
 import { SessionfoldError } from './protocol/errors.js';
 import { withFileSync } from './read-file.js';
@@ -172,6 +173,12 @@ export function leaveScanCache(db: SqliteDatabase, before: number): void {
  * and ctime (a write changes mtime and ctime, and ctime cannot be set back), the same stat the snapshot already
  * holds equal before and after its read to trust what it read. A value enters the memo only once its snapshot
  * was found valid that way; a `shared` or `copy` snapshot computes every time.
+ *
+ * A timestamp moves once per clock tick (whole seconds on some file systems), and a WAL writer's checkpoint
+ * moves neither the size nor the header's change counter: a row deleted in the same tick as a snapshot's
+ * stat would leave the stamp as it was. So a snapshot keeps nothing when the file's mtime or ctime is within
+ * RACY_MS of its start (cursors/listing-memo.ts `settledBefore`, git's "racily clean" rule): a later write
+ * then has a later mtime.
  */
 const memo = new Map<string, unknown>();
 /** Entries kept at most (a process reading many databases, `serve`): the oldest go first. */
@@ -298,6 +305,7 @@ function isRecoverable(e: unknown): boolean {
 export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => T, options: SnapshotOptions = {}): T {
   const busy = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   for (let attempt = 0; attempt < IMMUTABLE_TRIES; attempt++) {
+    const started = Date.now();
     const before = statOrUndefined(path);
     if (before === undefined || !before.isFile()) throw notFound(path);
     const strategy = chooseStrategy(path, options.prefer);
@@ -311,7 +319,7 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
       options.onStrategy?.('copy');
       return readCopy(path, fn, busy, options.cacheKiB);
     }
-    const stamp = strategy === 'immutable' ? stampOf(path) : undefined;
+    const stamp = strategy === 'immutable' && settledBefore(Math.max(before.mtimeMs, before.ctimeMs), started) ? stampOf(path) : undefined;
     if (stamp !== undefined) pendingMemo.set(db, { stamp, values: new Map() });
     let value: T;
     try {
