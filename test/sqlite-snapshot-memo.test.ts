@@ -8,7 +8,7 @@
  * written within RACY_MS of the snapshot (git's "racily clean" rule); the tests that keep something run with
  * the clock moved past that (`later`).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
@@ -110,13 +110,29 @@ describe('a snapshot keeps what it computed for the next snapshot of the same fi
   });
 
   it('a WAL writer that deleted a row and closed (its checkpoint into the file): computed again', () => {
+    // A checkpoint leaves the size and the header's change counter as they were: only mtime and ctime move, and
+    // a delete within the clock tick of the count would leave them too. Nothing of the file is kept while it
+    // is that fresh, so the count after the delete is new whether the clock ticked between them or not.
     const path = makeDb('checkpoint.db', 50, 'wal');
-    expect(counted(path).computed).toBe(1);
+    const header = (): string => readFileSync(path).subarray(24, 32).toString('hex');
+    const { size } = statSync(path);
+    const counter = header();
+    expect([counted(path).computed, counted(path).computed]).toEqual([1, 1]);
     const w = new Database(path);
     w.prepare("DELETE FROM t WHERE id = 'r8'").run();
     w.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
+    expect([statSync(path).size, header()]).toEqual([size, counter]);
     expect(counted(path)).toEqual({ n: 49, computed: 1, strategy: 'immutable' });
+    // settled, the count is kept; a checkpoint after that has a later mtime than the kept stamp: computed again
+    expect(later(() => [counted(path).computed, counted(path).computed])).toEqual([1, 0]);
+    utimesSync(path, new Date(Date.now() - 10 * RACY_MS), new Date(Date.now() - 10 * RACY_MS));
+    expect(later(() => [counted(path).computed, counted(path).computed])).toEqual([1, 0]);
+    const w2 = new Database(path);
+    w2.prepare("DELETE FROM t WHERE id = 'r9'").run();
+    w2.close();
+    expect([statSync(path).size, header()]).toEqual([size, counter]);
+    expect(later(() => counted(path))).toEqual({ n: 48, computed: 1, strategy: 'immutable' });
   });
 
   it('a live WAL database (shared) and a call outside a snapshot compute every time', async () => {
