@@ -34,11 +34,16 @@ export function fileIdOf(s: BigIntStats): string {
   return `${s.dev}:${s.ino}`;
 }
 
+/** A file's stamp (see the header) from its stat: `dev:ino:size:mtimeNs:ctimeNs`. */
+export function statsStamp(s: BigIntStats): string {
+  return `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
 /** A file's stamp (see the header), its identity (`fileIdOf`) and its mtime in ms; `-` and -Infinity when there is no file. */
 export function fileStamp(path: string): { id: string; fileId: string; mtimeMs: number } {
   const s = statSync(path, { bigint: true, throwIfNoEntry: false });
   if (s === undefined) return { id: '-', fileId: '-', mtimeMs: -Infinity };
-  return { id: `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
+  return { id: statsStamp(s), fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
 }
 
 interface Entry {

@@ -42,12 +42,12 @@
  * Everything a caller reads runs inside one read transaction (`withSqliteSnapshot`), synchronously, so it
  * sees one committed state of the database.
  */
-import { copyFileSync, existsSync, mkdtempSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readSync, rmSync, statSync, type BigIntStats, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { settledBefore } from './listing-memo.js';
+import { settledBefore, statsStamp } from './listing-memo.js';
 import { packageFile } from './package-file.js';
 import { SessionfoldError } from './protocol/errors.js';
 import { withFileSync } from './read-file.js';
@@ -126,7 +126,7 @@ function statOrUndefined(path: string): Stats | undefined {
   return statSync(path, { throwIfNoEntry: false });
 }
 
-function sameFile(a: Stats | undefined, b: Stats | undefined): boolean {
+function sameFile<S extends Stats | BigIntStats>(a: S | undefined, b: S | undefined): boolean {
   return a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
@@ -183,22 +183,31 @@ export function leaveScanCache(db: SqliteDatabase, before: number): void {
 const memo = new Map<string, unknown>();
 /** Entries kept at most (a process reading many databases, `serve`): the oldest go first. */
 const MEMO_MAX = 256;
-/** Per open snapshot: the stat that names its file's state, and what it computed so far. */
-const pendingMemo = new WeakMap<SqliteDatabase, { stamp: string; values: Map<string, unknown> }>();
+/**
+ * Per open snapshot: its file, the stamp of the stat taken before the read (`statsStamp`), that stamp with the
+ * header (`withHeader`, read when first asked), and what it computed so far.
+ */
+interface PendingMemo {
+  path: string;
+  stamp: string;
+  named?: string;
+  values: Map<string, unknown>;
+}
+const pendingMemo = new WeakMap<SqliteDatabase, PendingMemo>();
 
 /**
- * The stat that names the file's state, to the nanosecond, and its SQLite header's change counter and page
- * count (a rollback-journal writer bumps the counter with every transaction, whatever the clock); undefined
- * when the file cannot be read.
+ * The stamp with the file's SQLite header's change counter and page count (a rollback-journal writer bumps the
+ * counter with every transaction, whatever the clock); undefined when the file cannot be read. Read once per
+ * snapshot, when it first memoizes: a write after the stat moves the stat (the file was settled: see `memo`),
+ * which `keepMemo` checks, so the header need not be read again after the read.
  */
-function stampOf(path: string): string | undefined {
+function withHeader(p: PendingMemo): string | undefined {
   try {
-    const st = statSync(path, { bigint: true });
-    const header = withFileSync(path, undefined, (fd) => {
+    const header = withFileSync(p.path, undefined, (fd) => {
       const b = Buffer.alloc(8);
       return readSync(fd, b, 0, 8, 24) === 8 ? b.toString('hex') : undefined;
     });
-    return header === undefined ? undefined : `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${header}`;
+    return header === undefined ? undefined : `${p.stamp}:${header}`;
   } catch {
     return undefined;
   }
@@ -211,21 +220,26 @@ function stampOf(path: string): string | undefined {
 export function snapshotMemo<T>(db: SqliteDatabase, key: string, compute: () => T): T {
   const p = pendingMemo.get(db);
   if (p === undefined) return compute();
-  const k = `${p.stamp}|${key}`;
   if (p.values.has(key)) return p.values.get(key) as T;
+  p.named ??= withHeader(p);
+  if (p.named === undefined) {
+    pendingMemo.delete(db);
+    return compute();
+  }
+  const k = `${p.named}|${key}`;
   if (memo.has(k)) return memo.get(k) as T;
   const v = compute();
   p.values.set(key, v);
   return v;
 }
 
-/** The values a snapshot of the file at `path` computed, when the file's state is still the one it started in. */
-function keepMemo(db: SqliteDatabase, path: string): void {
+/** The values a snapshot computed, when the file's stat `after` the read still names the state it started in. */
+function keepMemo(db: SqliteDatabase, after: BigIntStats): void {
   const p = pendingMemo.get(db);
-  if (p === undefined || p.values.size === 0 || stampOf(path) !== p.stamp) return;
+  if (p?.named === undefined || p.values.size === 0 || statsStamp(after) !== p.stamp) return;
   for (const [key, v] of p.values) {
-    memo.delete(`${p.stamp}|${key}`);
-    memo.set(`${p.stamp}|${key}`, v);
+    memo.delete(`${p.named}|${key}`);
+    memo.set(`${p.named}|${key}`, v);
   }
   while (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value as string);
 }
@@ -306,7 +320,7 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
   const busy = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   for (let attempt = 0; attempt < IMMUTABLE_TRIES; attempt++) {
     const started = Date.now();
-    const before = statOrUndefined(path);
+    const before = statSync(path, { bigint: true, throwIfNoEntry: false });
     if (before === undefined || !before.isFile()) throw notFound(path);
     const strategy = chooseStrategy(path, options.prefer);
     options.onStrategy?.(strategy);
@@ -319,8 +333,9 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
       options.onStrategy?.('copy');
       return readCopy(path, fn, busy, options.cacheKiB);
     }
-    const stamp = strategy === 'immutable' && settledBefore(Math.max(before.mtimeMs, before.ctimeMs), started) ? stampOf(path) : undefined;
-    if (stamp !== undefined) pendingMemo.set(db, { stamp, values: new Map() });
+    if (strategy === 'immutable' && settledBefore(Math.max(Number(before.mtimeMs), Number(before.ctimeMs)), started)) {
+      pendingMemo.set(db, { path, stamp: statsStamp(before), values: new Map() });
+    }
     let value: T;
     try {
       value = inReadTransaction(db, fn);
@@ -333,9 +348,9 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
     db.close();
     // An immutable read is only as good as the file was still: a checkpoint may have written into it.
     if (strategy === 'shared') return value;
-    const after = statOrUndefined(path);
-    if (sameFile(before, after)) {
-      keepMemo(db, path);
+    const after = statSync(path, { bigint: true, throwIfNoEntry: false });
+    if (after !== undefined && sameFile(before, after)) {
+      keepMemo(db, after);
       return value;
     }
   }
