@@ -167,12 +167,13 @@ export function leaveScanCache(db: SqliteDatabase, before: number): void {
 
 /**
  * What a snapshot of an unchanging file computed, kept for the next snapshot of the same file state: a warm
- * run's discovery and its batch read each count the same tables (`count(*)` of OpenCode's `part` and `message`,
- * 20-30 ms each on a 1 GiB database) in snapshots of their own. Only an `immutable` snapshot (no `-wal`: every
- * committed transaction is in the file) has a state that a stat names: the file's device, inode, size, mtime
- * and ctime (a write changes mtime and ctime, and ctime cannot be set back), the same stat the snapshot already
- * holds equal before and after its read to trust what it read. A value enters the memo only once its snapshot
- * was found valid that way; a `shared` or `copy` snapshot computes every time.
+ * run's discovery and its batch read each count the same tables (`count(*)` of OpenCode's `part` and `message`;
+ * their cost on a 1 GiB database: bench/RESULTS.md, "Fewer statements per changed session") in snapshots of
+ * their own. Only an `immutable` snapshot (no `-wal`: every committed transaction is in the file) has a
+ * state that a stat names: the file's device, inode, size, mtime and ctime (a write changes mtime and ctime,
+ * and ctime cannot be set back), the same stat the snapshot already holds equal before and after its read to
+ * trust what it read. A value enters the memo only once its snapshot was found valid that way; a `shared` or
+ * `copy` snapshot computes every time.
  *
  * A timestamp moves once per clock tick (whole seconds on some file systems), and a WAL writer's checkpoint
  * moves neither the size nor the header's change counter: a row deleted in the same tick as a snapshot's
