@@ -415,6 +415,21 @@ export function resumeFrom(
   return { restarted: false, reason: undefined, rows, codecState: state.codec, cursor: cursorOf(parser, identity, marks) };
 }
 
+/**
+ * `items` grouped by `keyOf(item)`, each group in the order given: the rows of one query over many keys (an
+ * `IN (SELECT value FROM json_each(?))`) handed back per key.
+ */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return groups;
+}
+
 export const isMark = (m: SourceMark | undefined): m is SourceMark => m !== undefined && typeof m.rowid === 'number' && typeof m.count === 'number';
 
 /**
