@@ -17,6 +17,15 @@ import type { ListingMemo } from './protocol/codec.js';
 /** How old every mtime of the files must be for a listing of them to be stored (see the header). */
 export const RACY_MS = 2_000;
 
+/**
+ * Whether files whose newest mtime (or ctime) is `newestMs` were still enough, at `startedMs` (before they were
+ * stat'ed and read), for what was read of them to be kept under their stamps: git's "racily clean" rule (see
+ * the header). cursors/sqlite.ts keeps a snapshot's counts by the same rule.
+ */
+export function settledBefore(newestMs: number, startedMs: number): boolean {
+  return newestMs <= startedMs - RACY_MS;
+}
+
 /** The stamp of a listing of files written within RACY_MS: equal to no file's stamps (theirs hold `:` or `-`). */
 const RACY_STAMP = 'racy';
 
@@ -25,11 +34,16 @@ export function fileIdOf(s: BigIntStats): string {
   return `${s.dev}:${s.ino}`;
 }
 
+/** A file's stamp (see the header) from its stat: `dev:ino:size:mtimeNs:ctimeNs`. */
+export function statsStamp(s: BigIntStats): string {
+  return `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
 /** A file's stamp (see the header), its identity (`fileIdOf`) and its mtime in ms; `-` and -Infinity when there is no file. */
 export function fileStamp(path: string): { id: string; fileId: string; mtimeMs: number } {
   const s = statSync(path, { bigint: true, throwIfNoEntry: false });
   if (s === undefined) return { id: '-', fileId: '-', mtimeMs: -Infinity };
-  return { id: `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
+  return { id: statsStamp(s), fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
 }
 
 interface Entry {
@@ -62,6 +76,6 @@ export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, v
   if (stored !== undefined && got?.stamp === stamp) return stored;
   const started = Date.now();
   const value = list(stored, stamps.map((x) => x.fileId));
-  memo.set(key, { stamp: newest <= started - RACY_MS ? stamp : `${version}|${RACY_STAMP}`, value } satisfies Entry);
+  memo.set(key, { stamp: settledBefore(newest, started) ? stamp : `${version}|${RACY_STAMP}`, value } satisfies Entry);
   return value;
 }

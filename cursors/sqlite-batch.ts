@@ -54,9 +54,10 @@ function above(value: unknown, bound: number): boolean {
 /**
  * The new or updated rows of source `s` for each partition in `marks`, from one walk of the table: the walk
  * selects the rowid and partition of the rows past the lowest marks (no row data), each partition keeps those
- * past its own mark (the same test `freshRows` asks SQLite for), and only those rows are then read whole.
+ * past its own mark (the same test `freshRows` asks SQLite for), and only those rows are then read whole,
+ * inside `wholeRows` (the caller's page cache for them: see `readPartitionsSince`).
  */
-function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<string, SourceMark>): Map<string, Row[]> {
+function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<string, SourceMark>, wholeRows: <T>(read: () => T) => T): Map<string, Row[]> {
   let minRowid = Number.POSITIVE_INFINITY;
   let minUpdated: number | null = null;
   for (const m of marks.values()) {
@@ -78,9 +79,12 @@ function walkFresh(db: SqliteDatabase, s: PartitionedSource, marks: ReadonlyMap<
   const out = new Map<string, Row[]>();
   for (const key of marks.keys()) out.set(key, []);
   if (partOf.size === 0) return out;
-  const rows = db
-    .prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`)
-    .all(JSON.stringify([...partOf.keys()])) as Row[];
+  const rows = wholeRows(
+    () =>
+      db
+        .prepare(`SELECT rowid AS _rowid${marksColumns(s)}, ${s.columns} FROM ${s.table} WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`)
+        .all(JSON.stringify([...partOf.keys()])) as Row[],
+  );
   for (const r of rows) out.get(partOf.get(r._rowid) as string)?.push(r);
   return out;
 }
@@ -222,8 +226,19 @@ export function readPartitionsSince(
     if (rowids.size >= 2) tails.set(s.name, tailsAt(db, { ...s, tail: s.tail }, [...rowids]));
   }
   // the walks, counts and checks below visit each page once: the small page cache, set once for all of them
-  // (at the first walk) and restored after the last
+  // (at the first walk) and restored after the last. Not for a walk's whole rows by rowid: each is a search from
+  // the table's root, which comes back to the same pages, and the small cache for them is unmeasured (before,
+  // they ran with the connection's own cache): that cache is back while they are read.
   let cacheBefore: number | undefined;
+  const ownCache = <T>(read: () => T): T => {
+    if (cacheBefore === undefined) return read();
+    leaveScanCache(db, cacheBefore);
+    try {
+      return read();
+    } finally {
+      enterScanCache(db);
+    }
+  };
   try {
     for (const s of sources) {
       const marks = new Map<string, SourceMark>();
@@ -239,7 +254,7 @@ export function readPartitionsSince(
       const top = (stmt(db, `SELECT max(rowid) AS n FROM ${s.table}`).get() as { n: number | null }).n ?? 0;
       if (rows < top * share) continue;
       cacheBefore ??= enterScanCache(db);
-      walked.set(s.name, walkFresh(db, s, marks));
+      walked.set(s.name, walkFresh(db, s, marks, ownCache));
       const tailed = s.tail === undefined ? undefined : { ...s, tail: s.tail };
       const now = tailed === undefined ? undefined : tableMarkOf(db, tailed, top);
       const sure = tailed === undefined || now === undefined ? new Set<string>() : untouched(db, tailed, marks, now);

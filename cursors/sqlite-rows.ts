@@ -256,10 +256,16 @@ export function appendedOnly(db: SqliteDatabase, s: Pick<RowSource, 'table' | 't
 /**
  * Whether the row at the mark's rowid is still there under the same `RowSource.tail` (true for a source without
  * one, or a mark of no row). Asked on its own first by a resumed read, before any count or new row is read, so
- * a read whose top row went starts over at once (`row-deleted`).
+ * a read whose top row went starts over at once (`row-deleted`). `topAt` is where the row's tail comes from (a
+ * batch's shared lookup); by default its own query.
  */
-export function topHolds(db: SqliteDatabase, s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>, mark: Pick<AppendMark, 'rowid' | 'top'>): boolean {
-  return s.tail === undefined || mark.rowid <= 0 || topOf(db, s, mark.rowid) === mark.top;
+export function topHolds(
+  db: SqliteDatabase,
+  s: Pick<RowSource, 'table' | 'tail' | 'where' | 'params'>,
+  mark: Pick<AppendMark, 'rowid' | 'top'>,
+  topAt: (rowid: number) => string | number | null = (rowid) => topOf(db, s, rowid),
+): boolean {
+  return s.tail === undefined || mark.rowid <= 0 || topAt(mark.rowid) === mark.top;
 }
 
 /**
@@ -393,8 +399,7 @@ export function resumeFrom(
     if (!isMark(prev)) return fullRead(db, sources, parser, identity, 'no-cursor');
     if (s.fingerprint !== undefined && !samePrint(printOf(db, s, 0, prev.rowid), prev.print)) return fullRead(db, sources, parser, identity, 'row-changed');
     if (s.tail !== undefined && prev.top === undefined) return fullRead(db, sources, parser, identity, 'cursor-invalid');
-    // `topHolds`, through `topAt`
-    if (s.tail !== undefined && prev.rowid > 0 && topAt(s, prev.rowid) !== prev.top) return fullRead(db, sources, parser, identity, 'row-deleted');
+    if (!topHolds(db, s, prev, (rowid) => topAt(s, rowid))) return fullRead(db, sources, parser, identity, 'row-deleted');
     if (s.open !== undefined && (prev.open === null || typeof prev.open !== 'object')) return fullRead(db, sources, parser, identity, 'cursor-invalid');
     const fresh = rowsSince(db, s, prev, freshOf);
     const added = fresh.filter((r) => r._rowid > prev.rowid).length;
@@ -408,6 +413,21 @@ export function resumeFrom(
     marks[s.name] = markOf(db, fresh, s, count, prev);
   }
   return { restarted: false, reason: undefined, rows, codecState: state.codec, cursor: cursorOf(parser, identity, marks) };
+}
+
+/**
+ * `items` grouped by `keyOf(item)`, each group in the order given: the rows of one query over many keys (an
+ * `IN (SELECT value FROM json_each(?))`) handed back per key.
+ */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return groups;
 }
 
 export const isMark = (m: SourceMark | undefined): m is SourceMark => m !== undefined && typeof m.rowid === 'number' && typeof m.count === 'number';

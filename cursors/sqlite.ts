@@ -42,11 +42,12 @@
  * Everything a caller reads runs inside one read transaction (`withSqliteSnapshot`), synchronously, so it
  * sees one committed state of the database.
  */
-import { copyFileSync, existsSync, mkdtempSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readSync, rmSync, statSync, type BigIntStats, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
+import { settledBefore, statsStamp } from './listing-memo.js';
 import { packageFile } from './package-file.js';
 import { SessionfoldError } from './protocol/errors.js';
 import { withFileSync } from './read-file.js';
@@ -125,7 +126,7 @@ function statOrUndefined(path: string): Stats | undefined {
   return statSync(path, { throwIfNoEntry: false });
 }
 
-function sameFile(a: Stats | undefined, b: Stats | undefined): boolean {
+function sameFile<S extends Stats | BigIntStats>(a: S | undefined, b: S | undefined): boolean {
   return a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
@@ -152,17 +153,7 @@ function openReadOnly(name: string, busyTimeoutMs: number, cacheKiB?: number): S
   return setCache(new (sqliteDriver())(name, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs }), cacheKiB);
 }
 
-/** `fn()` with the page cache of `db` at `SCAN_CACHE_KIB` (see there), then as it was: for queries that visit each page once. */
-export function withScanCache<T>(db: SqliteDatabase, fn: () => T): T {
-  const before = enterScanCache(db);
-  try {
-    return fn();
-  } finally {
-    leaveScanCache(db, before);
-  }
-}
-
-/** The page cache of `db` at `SCAN_CACHE_KIB`; returns its size before, for `leaveScanCache` (`withScanCache` in two halves). */
+/** The page cache of `db` at `SCAN_CACHE_KIB` (see there), for queries that visit each page once; returns its size before, for `leaveScanCache`. */
 export function enterScanCache(db: SqliteDatabase): number {
   const before = db.pragma('cache_size', { simple: true }) as number;
   setCache(db, SCAN_CACHE_KIB);
@@ -176,32 +167,48 @@ export function leaveScanCache(db: SqliteDatabase, before: number): void {
 
 /**
  * What a snapshot of an unchanging file computed, kept for the next snapshot of the same file state: a warm
- * run's discovery and its batch read each count the same tables (`count(*)` of OpenCode's `part` and `message`,
- * 20-30 ms each on a 1 GiB database) in snapshots of their own. Only an `immutable` snapshot (no `-wal`: every
- * committed transaction is in the file) has a state that a stat names: the file's device, inode, size, mtime
- * and ctime (a write changes mtime and ctime, and ctime cannot be set back), the same stat the snapshot already
- * holds equal before and after its read to trust what it read. A value enters the memo only once its snapshot
- * was found valid that way; a `shared` or `copy` snapshot computes every time.
+ * run's discovery and its batch read each count the same tables (`count(*)` of OpenCode's `part` and `message`;
+ * their cost on a 1 GiB database: bench/RESULTS.md, "Fewer statements per changed session") in snapshots of
+ * their own. Only an `immutable` snapshot (no `-wal`: every committed transaction is in the file) has a
+ * state that a stat names: the file's device, inode, size, mtime and ctime (a write changes mtime and ctime,
+ * and ctime cannot be set back), the same stat the snapshot already holds equal before and after its read to
+ * trust what it read. A value enters the memo only once its snapshot was found valid that way; a `shared` or
+ * `copy` snapshot computes every time.
+ *
+ * A timestamp moves once per clock tick (whole seconds on some file systems), and a WAL writer's checkpoint
+ * moves neither the size nor the header's change counter: a row deleted in the same tick as a snapshot's
+ * stat would leave the stamp as it was. So a snapshot keeps nothing when the file's mtime or ctime is within
+ * RACY_MS of its start (cursors/listing-memo.ts `settledBefore`, git's "racily clean" rule): a later write
+ * then has a later mtime.
  */
 const memo = new Map<string, unknown>();
 /** Entries kept at most (a process reading many databases, `serve`): the oldest go first. */
 const MEMO_MAX = 256;
-/** Per open snapshot: the stat that names its file's state, and what it computed so far. */
-const pendingMemo = new WeakMap<SqliteDatabase, { stamp: string; values: Map<string, unknown> }>();
+/**
+ * Per open snapshot: its file, the stamp of the stat taken before the read (`statsStamp`), that stamp with the
+ * header (`withHeader`, read when first asked), and what it computed so far.
+ */
+interface PendingMemo {
+  path: string;
+  stamp: string;
+  named?: string;
+  values: Map<string, unknown>;
+}
+const pendingMemo = new WeakMap<SqliteDatabase, PendingMemo>();
 
 /**
- * The stat that names the file's state, to the nanosecond, and its SQLite header's change counter and page
- * count (a rollback-journal writer bumps the counter with every transaction, whatever the clock); undefined
- * when the file cannot be read.
+ * The stamp with the file's SQLite header's change counter and page count (a rollback-journal writer bumps the
+ * counter with every transaction, whatever the clock); undefined when the file cannot be read. Read once per
+ * snapshot, when it first memoizes: a write after the stat moves the stat (the file was settled: see `memo`),
+ * which `keepMemo` checks, so the header need not be read again after the read.
  */
-function stampOf(path: string): string | undefined {
+function withHeader(p: PendingMemo): string | undefined {
   try {
-    const st = statSync(path, { bigint: true });
-    const header = withFileSync(path, undefined, (fd) => {
+    const header = withFileSync(p.path, undefined, (fd) => {
       const b = Buffer.alloc(8);
       return readSync(fd, b, 0, 8, 24) === 8 ? b.toString('hex') : undefined;
     });
-    return header === undefined ? undefined : `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${header}`;
+    return header === undefined ? undefined : `${p.stamp}:${header}`;
   } catch {
     return undefined;
   }
@@ -214,21 +221,26 @@ function stampOf(path: string): string | undefined {
 export function snapshotMemo<T>(db: SqliteDatabase, key: string, compute: () => T): T {
   const p = pendingMemo.get(db);
   if (p === undefined) return compute();
-  const k = `${p.stamp}|${key}`;
   if (p.values.has(key)) return p.values.get(key) as T;
+  p.named ??= withHeader(p);
+  if (p.named === undefined) {
+    pendingMemo.delete(db);
+    return compute();
+  }
+  const k = `${p.named}|${key}`;
   if (memo.has(k)) return memo.get(k) as T;
   const v = compute();
   p.values.set(key, v);
   return v;
 }
 
-/** The values a snapshot of the file at `path` computed, when the file's state is still the one it started in. */
-function keepMemo(db: SqliteDatabase, path: string): void {
+/** The values a snapshot computed, when the file's stat `after` the read still names the state it started in. */
+function keepMemo(db: SqliteDatabase, after: BigIntStats): void {
   const p = pendingMemo.get(db);
-  if (p === undefined || p.values.size === 0 || stampOf(path) !== p.stamp) return;
+  if (p?.named === undefined || p.values.size === 0 || statsStamp(after) !== p.stamp) return;
   for (const [key, v] of p.values) {
-    memo.delete(`${p.stamp}|${key}`);
-    memo.set(`${p.stamp}|${key}`, v);
+    memo.delete(`${p.named}|${key}`);
+    memo.set(`${p.named}|${key}`, v);
   }
   while (memo.size > MEMO_MAX) memo.delete(memo.keys().next().value as string);
 }
@@ -308,7 +320,8 @@ function isRecoverable(e: unknown): boolean {
 export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => T, options: SnapshotOptions = {}): T {
   const busy = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   for (let attempt = 0; attempt < IMMUTABLE_TRIES; attempt++) {
-    const before = statOrUndefined(path);
+    const started = Date.now();
+    const before = statSync(path, { bigint: true, throwIfNoEntry: false });
     if (before === undefined || !before.isFile()) throw notFound(path);
     const strategy = chooseStrategy(path, options.prefer);
     options.onStrategy?.(strategy);
@@ -321,8 +334,9 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
       options.onStrategy?.('copy');
       return readCopy(path, fn, busy, options.cacheKiB);
     }
-    const stamp = strategy === 'immutable' ? stampOf(path) : undefined;
-    if (stamp !== undefined) pendingMemo.set(db, { stamp, values: new Map() });
+    if (strategy === 'immutable' && settledBefore(Math.max(Number(before.mtimeMs), Number(before.ctimeMs)), started)) {
+      pendingMemo.set(db, { path, stamp: statsStamp(before), values: new Map() });
+    }
     let value: T;
     try {
       value = inReadTransaction(db, fn);
@@ -335,9 +349,9 @@ export function withSqliteSnapshot<T>(path: string, fn: (db: SqliteDatabase) => 
     db.close();
     // An immutable read is only as good as the file was still: a checkpoint may have written into it.
     if (strategy === 'shared') return value;
-    const after = statOrUndefined(path);
-    if (sameFile(before, after)) {
-      keepMemo(db, path);
+    const after = statSync(path, { bigint: true, throwIfNoEntry: false });
+    if (after !== undefined && sameFile(before, after)) {
+      keepMemo(db, after);
       return value;
     }
   }

@@ -115,7 +115,7 @@ describe('a batch checks and takes its partitions’ watermark rows together', (
 });
 
 describe('a batch that walks sets the small page cache once', () => {
-  it('one read and one set of cache_size before the first walk, one restore after the last, the same rows', () => {
+  it('one read and one set of cache_size before the first walk, one restore after the last, the same rows; whole rows with the own cache', () => {
     const first = batch(new Map());
     writeDb(ocDb, (d) => {
       for (const s of SESSIONS) insertExchange(d, s, 50);
@@ -127,13 +127,19 @@ describe('a batch that walks sets the small page cache once', () => {
       const pragmas: string[] = [];
       const pragma = db.pragma.bind(db);
       db.pragma = ((text: string, o?: Database.PragmaOptions) => (pragmas.push(text), pragma(text, o))) as typeof db.pragma;
+      // the cache each walk's whole rows by rowid are read with
+      const prepare = db.prepare.bind(db);
+      db.prepare = ((sql: string) => (/WHERE rowid IN \(SELECT value FROM json_each\(\?\)\) ORDER BY rowid/.test(sql) && pragmas.push(`rows at ${String(pragma('cache_size', { simple: true }))}`), prepare(sql))) as typeof db.prepare;
       const results = readPartitionsSince(db, STEP_SOURCES, reads, parser, identity, { walkShare: 0 });
       db.pragma = pragma;
+      db.prepare = prepare;
       const after = pragma('cache_size', { simple: true });
       return { pragmas, results, after, alone: reads.map((r) => readRowsSince(db, partitionSources(STEP_SOURCES, r.key), r.from, parser, identity)) };
     });
-    // both tables walked: the cache set once around both walks (read, set, restore)
-    expect(pragmas).toEqual(['cache_size', 'cache_size = -2000', 'cache_size = -16000']);
+    // both tables walked: the cache set once around both walks (read, set, restore), and each walk's whole rows
+    // read with the connection's own cache (restore, then read and set again)
+    const own = ['cache_size = -16000', 'rows at -16000', 'cache_size', 'cache_size = -2000'];
+    expect(pragmas).toEqual(['cache_size', 'cache_size = -2000', ...own, ...own, 'cache_size = -16000']);
     expect(after).toBe(-16000);
     expect(results.map(asAlone)).toEqual(alone);
     expect(results.every((r) => !r.restarted && r.rows.part?.length === 6)).toBe(true);

@@ -4,12 +4,15 @@
  * only for an `immutable` snapshot (no `-wal`), named by the file's stat to the nanosecond and its header's
  * change counter, and only once the file held still through the read. A write between two snapshots (a
  * rollback-journal delete that leaves the file's size as it was, a WAL writer's checkpoint) is seen; a live
- * WAL database (`shared`) and a call outside a snapshot compute every time.
+ * WAL database (`shared`) and a call outside a snapshot compute every time. Nothing is kept of a file
+ * written within RACY_MS of the snapshot (git's "racily clean" rule); the tests that keep something run with
+ * the clock moved past that (`later`).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { RACY_MS } from '../cursors/listing-memo.js';
 import { snapshotMemo, withSqliteSnapshot, type SnapshotStrategy } from '../cursors/sqlite.js';
 import { countRows } from '../cursors/sqlite-rows.js';
 import { startWriter, tempDirPerTest } from './helpers/sqlite-db.js';
@@ -47,26 +50,38 @@ function counted(path: string, key = 'test'): { n: number; computed: number; str
   return { n, computed, strategy };
 }
 
+/** `fn()` with the clock 2 × RACY_MS ahead (`Date` only): files written just now then look settled. */
+function later<T>(fn: () => T): T {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 2 * RACY_MS });
+  try {
+    return fn();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('a snapshot keeps what it computed for the next snapshot of the same file state', () => {
   it('an unchanged file: computed once over several snapshots; countRows of a whole table likewise', () => {
     const path = makeDb('still.db', 50, 'wal');
     expect(existsSync(`${path}-wal`)).toBe(false);
-    expect(counted(path)).toEqual({ n: 50, computed: 1, strategy: 'immutable' });
-    expect(counted(path)).toEqual({ n: 50, computed: 0, strategy: 'immutable' });
-    expect(counted(path)).toEqual({ n: 50, computed: 0, strategy: 'immutable' });
+    expect(later(() => [counted(path), counted(path), counted(path)])).toEqual([
+      { n: 50, computed: 1, strategy: 'immutable' },
+      { n: 50, computed: 0, strategy: 'immutable' },
+      { n: 50, computed: 0, strategy: 'immutable' },
+    ]);
     // countRows of a whole table is memoized under its own key (the counts above were too): on another file,
     // the second snapshot runs no count(*)
     const other = makeDb('still-2.db', 40, 'wal');
     const runs: number[] = [];
     for (let i = 0; i < 2; i++) {
-      withSqliteSnapshot(other, (db) => {
+      later(() => withSqliteSnapshot(other, (db) => {
         let n = 0;
         const prepare = db.prepare.bind(db);
         db.prepare = ((sql: string) => (/count\(\*\)/.test(sql) && n++, prepare(sql))) as typeof db.prepare;
         expect(countRows(db, { table: 't' })).toBe(40);
         db.prepare = prepare;
         runs.push(n);
-      });
+      }));
     }
     expect(runs).toEqual([1, 0]);
   });
@@ -74,23 +89,50 @@ describe('a snapshot keeps what it computed for the next snapshot of the same fi
   it('a rollback-journal delete that keeps the file size: computed again, the new count', () => {
     const path = makeDb('journal.db', 50, 'delete');
     const size = statSync(path).size;
-    expect(counted(path).computed).toBe(1);
+    expect(later(() => [counted(path).computed, counted(path).computed])).toEqual([1, 0]);
     const w = new Database(path);
     w.prepare("DELETE FROM t WHERE id = 'r7'").run();
     w.close();
     expect(statSync(path).size).toBe(size);
-    expect(counted(path)).toEqual({ n: 49, computed: 1, strategy: 'immutable' });
-    expect(counted(path).computed).toBe(0);
+    expect(later(() => [counted(path), counted(path).computed])).toEqual([{ n: 49, computed: 1, strategy: 'immutable' }, 0]);
+  });
+
+  it('a file written within RACY_MS of the snapshot: nothing kept, each snapshot computes', () => {
+    const path = makeDb('fresh.db', 50, 'wal');
+    const st = statSync(path);
+    expect(Math.max(st.mtimeMs, st.ctimeMs)).toBeGreaterThan(Date.now() - RACY_MS);
+    expect([counted(path), counted(path)]).toEqual([
+      { n: 50, computed: 1, strategy: 'immutable' },
+      { n: 50, computed: 1, strategy: 'immutable' },
+    ]);
+    // the same file once its stamp is older than RACY_MS: kept
+    expect(later(() => [counted(path).computed, counted(path).computed])).toEqual([1, 0]);
   });
 
   it('a WAL writer that deleted a row and closed (its checkpoint into the file): computed again', () => {
+    // A checkpoint leaves the size and the header's change counter as they were: only mtime and ctime move, and
+    // a delete within the clock tick of the count would leave them too. Nothing of the file is kept while it
+    // is that fresh, so the count after the delete is new whether the clock ticked between them or not.
     const path = makeDb('checkpoint.db', 50, 'wal');
-    expect(counted(path).computed).toBe(1);
+    const header = (): string => readFileSync(path).subarray(24, 32).toString('hex');
+    const { size } = statSync(path);
+    const counter = header();
+    expect([counted(path).computed, counted(path).computed]).toEqual([1, 1]);
     const w = new Database(path);
     w.prepare("DELETE FROM t WHERE id = 'r8'").run();
     w.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
+    expect([statSync(path).size, header()]).toEqual([size, counter]);
     expect(counted(path)).toEqual({ n: 49, computed: 1, strategy: 'immutable' });
+    // settled, the count is kept; a checkpoint after that has a later mtime than the kept stamp: computed again
+    expect(later(() => [counted(path).computed, counted(path).computed])).toEqual([1, 0]);
+    utimesSync(path, new Date(Date.now() - 10 * RACY_MS), new Date(Date.now() - 10 * RACY_MS));
+    expect(later(() => [counted(path).computed, counted(path).computed])).toEqual([1, 0]);
+    const w2 = new Database(path);
+    w2.prepare("DELETE FROM t WHERE id = 'r9'").run();
+    w2.close();
+    expect([statSync(path).size, header()]).toEqual([size, counter]);
+    expect(later(() => counted(path))).toEqual({ n: 48, computed: 1, strategy: 'immutable' });
   });
 
   it('a live WAL database (shared) and a call outside a snapshot compute every time', async () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { databaseIdentity, recordPath, SCAN_CACHE_KIB, splitRecordPath, sqliteDependencies, sqliteUriSupport, withScanCache, withSqliteSnapshot, type SnapshotStrategy } from '../cursors/sqlite.js';
+import { databaseIdentity, enterScanCache, leaveScanCache, recordPath, SCAN_CACHE_KIB, splitRecordPath, sqliteDependencies, sqliteUriSupport, withSqliteSnapshot, type SnapshotStrategy } from '../cursors/sqlite.js';
 import { readRowsSince, withCodecState, type RowSource } from '../cursors/sqlite-rows.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
 import { startWriter, tempDirPerTest, type Writer } from './helpers/sqlite-db.js';
@@ -147,9 +147,13 @@ describe('withSqliteSnapshot', () => {
     const s = strategies();
     expect(withSqliteSnapshot(db, cacheOf, { ...asked, onStrategy: s.onStrategy })).toBe(-SCAN_CACHE_KIB);
     expect(s.list).toEqual(['shared']);
-    const during = withSqliteSnapshot(db, (d) => [withScanCache(d, () => [cacheOf(d), countA(d)]), cacheOf(d)]);
-    expect(during).toEqual([[-SCAN_CACHE_KIB, 4], -16000]);
-    expect(() => withSqliteSnapshot(db, (d) => withScanCache(d, () => d.prepare('SELECT nope FROM a').get()))).toThrow(/nope/);
+    const during = withSqliteSnapshot(db, (d) => {
+      const before = enterScanCache(d);
+      const inside = [cacheOf(d), countA(d)];
+      leaveScanCache(d, before);
+      return [before, inside, cacheOf(d)];
+    });
+    expect(during).toEqual([-16000, [-SCAN_CACHE_KIB, 4], -16000]);
   });
 
   it('throws SESSION_NOT_FOUND for a missing database and creates nothing', () => {

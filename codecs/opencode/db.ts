@@ -14,6 +14,7 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { EventKind, KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
 import {
   eachOrError,
+  groupBy,
   partitionSources,
   readRowsSince,
   withCodecState,
@@ -327,12 +328,7 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
  */
 function sessionRows(db: SqliteDatabase, ids: readonly string[]): (id: string) => SessionRow[] {
   const rows = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id IN (SELECT value FROM json_each(?)) ORDER BY rowid').all(JSON.stringify([...new Set(ids)])) as SessionRow[];
-  const byId = new Map<unknown, SessionRow[]>();
-  for (const r of rows) {
-    const list = byId.get(r.id);
-    if (list === undefined) byId.set(r.id, [r]);
-    else list.push(r);
-  }
+  const byId = groupBy(rows, (r) => r.id);
   return (id) => byId.get(id) ?? [];
 }
 

@@ -2,7 +2,7 @@
  * The parts of a resumed OpenCode read's messages that are not rows of the read itself (db.ts calls it after
  * every resumed read): a part written before its message, or the earlier parts of a message taken again.
  */
-import type { Row, RowReadResult } from '../../cursors/sqlite-rows.js';
+import { groupBy, type Row, type RowReadResult } from '../../cursors/sqlite-rows.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 
 /**
@@ -51,17 +51,12 @@ export function withLateParts(db: SqliteDatabase, reads: readonly LateRead[], pa
   const ids = open.flatMap((r) => mayHaveLateParts(r).map((m) => m.id));
   if (ids.length === 0) return reads.map((r) => r.read);
   const found = db.prepare('SELECT rowid AS r, message_id AS m FROM part WHERE message_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids)) as [number, unknown][];
-  const byMessage = new Map<unknown, number[]>();
-  for (const [r, m] of found) {
-    const list = byMessage.get(m);
-    if (list === undefined) byMessage.set(m, [r]);
-    else list.push(r);
-  }
+  const byMessage = groupBy(found, ([, m]) => m);
   const opened = new Set(open.map((r) => r.read));
   return reads.map(({ read, sessionId }) => {
     if (!opened.has(read)) return read;
     const have = new Set((read.rows.part ?? []).map((p) => p._rowid));
-    const missing = (read.rows.message ?? []).flatMap((m) => byMessage.get(m.id) ?? []).filter((r) => !have.has(r));
+    const missing = (read.rows.message ?? []).flatMap((m) => (byMessage.get(m.id) ?? []).map(([r]) => r)).filter((r) => !have.has(r));
     if (missing.length === 0) return read;
     const where = sessionId === undefined ? '' : ' AND session_id = ?';
     const late = db

@@ -22,7 +22,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashId64 } from '../../cursors/ids.js';
-import { fileStamp, RACY_MS } from '../../cursors/listing-memo.js';
+import { fileStamp, RACY_MS, settledBefore } from '../../cursors/listing-memo.js';
 
 /** Answers kept (each is one query's summary), the most recently recorded. */
 export const MAX_MEMO_ANSWERS = 8;
@@ -104,7 +104,7 @@ export function findAnswer(cachePath: string, key: string, identity: CacheIdenti
  * keeps no answers. Returns whether it wrote.
  */
 export function recordAnswer(cachePath: string, before: CacheIdentity, startedMs: number, answer: Omit<MemoAnswer, 'cache' | 'summary'> & { summary: string }): boolean {
-  if (before.newestMtimeMs > startedMs - RACY_MS) return false;
+  if (!settledBefore(before.newestMtimeMs, startedMs)) return false;
   const now = cacheIdentity(cachePath);
   if (now === undefined || now.id !== before.id) return false;
   if (!/^[0-9a-f]+$/.test(answer.key)) return false;
