@@ -99,7 +99,28 @@ describe('export lines', () => {
       ['d', '/h/b.jsonl'],
       ['d', '/h/a.jsonl'],
       ['e', '/h/s1.jsonl'],
+      ['e', '/h/e2.jsonl'],
     ]);
+  });
+
+  it('keep the fold’s copy of tied copies (same output, same sum, another split) in either arrival order', async () => {
+    // The copies tie on output tokens and tokens in all; the fold keeps the smallest (file, offset): a.jsonl.
+    const a = rec({ dedupKey: 'tie', file: '/h/a.jsonl', offset: 500, inputTokens: 1_000, cacheReadTokens: 0 });
+    const b = rec({ dedupKey: 'tie', file: '/h/b.jsonl', offset: 100, inputTokens: 0, cacheReadTokens: 1_000 });
+    const lastLine = async (rs: UsageRecord[]): Promise<UsageExportLine | undefined> => (await all(rs)).filter((l) => l.dedupKey === 'tie').at(-1);
+    const ab = await lastLine([a, b]);
+    const ba = await lastLine([b, a]);
+    expect(ab).toEqual(ba);
+    expect([ab?.file, ab?.offset]).toEqual(['/h/a.jsonl', 500]);
+    for (const order of [[a, b], [b, a]]) {
+      const fold = await foldCost(order, { pricer });
+      expect([ab?.inputTokens, ab?.cacheReadTokens]).toEqual([fold.inputTokens, fold.cacheReadTokens]);
+      expect(ab?.usd).toBeCloseTo(fold.totalUsd, 12);
+    }
+    // The same copy in the same file at a smaller offset beats it too.
+    const c = rec({ ...a, offset: 400 });
+    expect((await lastLine([a, c]))?.offset).toBe(400);
+    expect((await lastLine([c, a]))?.offset).toBe(400);
   });
 
   it('keeping the last line per dedupKey gives the totals fold’s tokens and cost, in any record order', async () => {

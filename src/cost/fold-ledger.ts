@@ -34,6 +34,24 @@ export const MIN_SLOTS = 16_384;
 /** Slots the columns hold room for before they grow. */
 export const ledgerCapacity = (slots: number): number => Math.max(MIN_SLOTS, slots * 2);
 
+/** A copy's tokens in all: the second criterion of `beatsCopy`. */
+export const copyTotal = (r: UsageRecord): number => r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
+
+/**
+ * True when the copy `r` of a response should replace the kept one (its output tokens, tokens in all, file id
+ * and offset): most output tokens, then most tokens, then the smallest (file, offset), a total order, so the
+ * copy kept never depends on the order records arrive in. The one rule of the totals fold and the export.
+ * The file name is looked up only on a tie of tokens.
+ */
+export function beatsCopy(r: UsageRecord, out: number, total: number, fileId: number, offset: number, fileName: (fileId: number) => string): boolean {
+  if (r.outputTokens !== out) return r.outputTokens > out;
+  const t = copyTotal(r);
+  if (t !== total) return t > total;
+  const file = fileName(fileId);
+  if (r.file !== file) return r.file < file;
+  return r.offset < offset;
+}
+
 /** Interns strings to dense ints. */
 export class Interner {
   readonly values: string[] = [];
@@ -123,22 +141,14 @@ export class Ledger {
     f[b + F_OFFSET] = r.offset;
   }
 
-  /**
-   * True when `r` should replace the copy in `slot`: most output tokens, then most tokens, then the smallest
-   * (file, offset), so the answer never depends on the order records arrive in.
-   */
+  /** True when `r` should replace the copy in `slot` (`beatsCopy`). */
   beats(r: UsageRecord, slot: number, slotFile: (fileId: number) => string): boolean {
     this.ensure(slot);
     const f = this.f;
     const b = slot * NF;
     const out = f[b + F_OUT] as number;
-    if (r.outputTokens !== out) return r.outputTokens > out;
-    const total = r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
-    const old = (f[b + F_IN] as number) + out + (f[b + F_CACHE_READ] as number) + (f[b + F_CACHE_WRITE] as number);
-    if (total !== old) return total > old;
-    const oldFile = slotFile(this.ints[slot * NI + I_FILE] as number);
-    if (r.file !== oldFile) return r.file < oldFile;
-    return r.offset < (f[b + F_OFFSET] as number);
+    const total = (f[b + F_IN] as number) + out + (f[b + F_CACHE_READ] as number) + (f[b + F_CACHE_WRITE] as number);
+    return beatsCopy(r, out, total, this.ints[slot * NI + I_FILE] as number, f[b + F_OFFSET] as number, slotFile);
   }
 
   /** True when `slot` holds exactly `r`'s copy: the same file, offset and tokens. */
