@@ -229,4 +229,15 @@ describe('KeyTable', () => {
     expect(back.has('new')).toBe(true);
     expect(back.has('key-5000')).toBe(false);
   });
+
+  it('grows twofold by default and fourfold when asked, keeping every key', () => {
+    const slotsAfter = (growth: 2 | 4 | undefined, keys: number): number => {
+      const t = new KeyTable(16, growth);
+      for (let i = 0; i < keys; i++) t.set(`key-${i}`, i);
+      for (let i = 0; i < keys; i++) expect(t.get(`key-${i}`)).toBe(i);
+      return t.raw().data.length / 4;
+    };
+    // 32 slots hold 16 keys at a load of 1/2; the 17th grows the table.
+    expect([slotsAfter(undefined, 16), slotsAfter(undefined, 17), slotsAfter(4, 17), slotsAfter(4, 65)]).toEqual([32, 64, 128, 512]);
+  });
 });
