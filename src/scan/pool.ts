@@ -132,6 +132,11 @@ export interface PoolOptions {
   /** Fatal: a worker died. The scan fails with this error. */
   onFatal: (error: Error) => void;
   canDispatch: () => boolean;
+  /**
+   * Whether a task goes to the native lane (default `takesNativeLane`: the kernel loaded, the engines on).
+   * Tests of the lane's batching give their fake engines one that needs no kernel.
+   */
+  takesNative?: (codec: Codec, task: ParseTask) => boolean;
 }
 
 /** Largest first; among equals, as added (ids go up as discovery finds files). */
@@ -208,7 +213,7 @@ export class ParsePool {
     const js: ParseTask[] = [];
     const fresh = new Map<string, ParseTask[]>();
     for (const t of tasks) {
-      if (!takesNativeLane(this.#opts.codecOf(t).codec, t)) {
+      if (!(this.#opts.takesNative ?? takesNativeLane)(this.#opts.codecOf(t).codec, t)) {
         js.push(t);
         continue;
       }
