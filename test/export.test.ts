@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createBlocksFold } from '../src/cost/blocks.js';
 import { foldCost } from '../src/cost/fold.js';
 import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, exportUsage, exportUsageBatches, type UsageExportLine } from '../src/cost/export.js';
 import { KeyTable } from '../src/cost/key-table.js';
@@ -116,6 +117,11 @@ describe('export lines', () => {
       const fold = await foldCost(order, { pricer });
       expect([ab?.inputTokens, ab?.cacheReadTokens]).toEqual([fold.inputTokens, fold.cacheReadTokens]);
       expect(ab?.usd).toBeCloseTo(fold.totalUsd, 12);
+      // The blocks fold counts the same copy.
+      const blocks = createBlocksFold({ pricer, now: new Date('2026-01-10T13:00:00Z') });
+      for (const r of order) blocks.add(r);
+      const [w] = blocks.result().blocks;
+      expect([w?.tokenCounts.inputTokens, w?.tokenCounts.cacheReadInputTokens]).toEqual([1_000, 0]);
     }
     // The same copy in the same file at a smaller offset beats it too.
     const c = rec({ ...a, offset: 400 });
