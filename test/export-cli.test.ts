@@ -71,6 +71,28 @@ describe('events export', () => {
     for (const a of ['claude', 'codex']) if (ids.includes(a)) expect(agents.has(a)).toBe(true);
   });
 
+  it('exports the copy `cost report` counts when two files hold tied copies of a response', async () => {
+    // Equal output and equal tokens in all, another input/cache-read split: the fold keeps the smallest
+    // (file, offset), a.jsonl. b.jsonl is the larger file, so it is likely read first.
+    const session = (id: string, usage: Record<string, number>, pad: number) =>
+      [
+        JSON.stringify({ type: 'sessionfold.session', version: 1, agent: 'claude', sessionId: id, cwd: '/work/tie' }),
+        ...Array.from({ length: pad }, (_, i) => JSON.stringify({ type: 'sessionfold.message', index: i, role: 'user', content: 'x'.repeat(200), timestamp: '2026-01-20T09:00:00.000Z' })),
+        JSON.stringify({ type: 'sessionfold.message', index: pad, role: 'assistant', content: 'tied', timestamp: '2026-01-20T09:00:10.000Z', id: 'r1', usage: { singleRequest: true, model: 'claude-sonnet-4-20250514', outputTokens: 50, dedupKey: 'tie:r1', ...usage } }),
+      ].join('\n') + '\n';
+    writeFileSync(join(h.exportsDir, 'proj-a', 'a.jsonl'), session('tie-a', { inputTokens: 1_000, cacheReadTokens: 0 }, 0));
+    writeFileSync(join(h.exportsDir, 'proj-a', 'b.jsonl'), session('tie-b', { inputTokens: 0, cacheReadTokens: 1_000 }, 40));
+    const tie = ['--cwd', '/work/tie', '--no-cache'];
+    const s = JSON.parse((await cli(['cost', 'report', ...JSONL, ...tie, '--json', '--group-by', 'none'])).stdout) as CostSummary;
+    expect([s.requestCount, s.inputTokens, s.cacheReadTokens]).toEqual([1, 1_000, 0]);
+    for (let run = 0; run < 3; run++) {
+      const ls = lines((await cli(['events', 'export', ...JSONL, ...tie])).stdout);
+      const last = ls.filter((l) => l.dedupKey === 'tie:r1').at(-1);
+      expect([last?.sessionId, last?.inputTokens, last?.cacheReadTokens]).toEqual(['tie-a', s.inputTokens, s.cacheReadTokens]);
+      expect(last?.usd).toBeCloseTo(s.totalUsd, 9);
+    }
+  });
+
   it('rejects an unknown format', async () => {
     const r = await cli(['events', 'export', '--format', 'xml']);
     expect(r.code).toBe(1);

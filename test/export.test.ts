@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createBlocksFold } from '../src/cost/blocks.js';
 import { foldCost } from '../src/cost/fold.js';
 import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, exportUsage, exportUsageBatches, type UsageExportLine } from '../src/cost/export.js';
 import { KeyTable } from '../src/cost/key-table.js';
@@ -99,7 +100,33 @@ describe('export lines', () => {
       ['d', '/h/b.jsonl'],
       ['d', '/h/a.jsonl'],
       ['e', '/h/s1.jsonl'],
+      ['e', '/h/e2.jsonl'],
     ]);
+  });
+
+  it('keep the fold’s copy of tied copies (same output, same sum, another split) in either arrival order', async () => {
+    // The copies tie on output tokens and tokens in all; the fold keeps the smallest (file, offset): a.jsonl.
+    const a = rec({ dedupKey: 'tie', file: '/h/a.jsonl', offset: 500, inputTokens: 1_000, cacheReadTokens: 0 });
+    const b = rec({ dedupKey: 'tie', file: '/h/b.jsonl', offset: 100, inputTokens: 0, cacheReadTokens: 1_000 });
+    const lastLine = async (rs: UsageRecord[]): Promise<UsageExportLine | undefined> => (await all(rs)).filter((l) => l.dedupKey === 'tie').at(-1);
+    const ab = await lastLine([a, b]);
+    const ba = await lastLine([b, a]);
+    expect(ab).toEqual(ba);
+    expect([ab?.file, ab?.offset]).toEqual(['/h/a.jsonl', 500]);
+    for (const order of [[a, b], [b, a]]) {
+      const fold = await foldCost(order, { pricer });
+      expect([ab?.inputTokens, ab?.cacheReadTokens]).toEqual([fold.inputTokens, fold.cacheReadTokens]);
+      expect(ab?.usd).toBeCloseTo(fold.totalUsd, 12);
+      // The blocks fold counts the same copy.
+      const blocks = createBlocksFold({ pricer, now: new Date('2026-01-10T13:00:00Z') });
+      for (const r of order) blocks.add(r);
+      const [w] = blocks.result().blocks;
+      expect([w?.tokenCounts.inputTokens, w?.tokenCounts.cacheReadInputTokens]).toEqual([1_000, 0]);
+    }
+    // The same copy in the same file at a smaller offset beats it too.
+    const c = rec({ ...a, offset: 400 });
+    expect((await lastLine([a, c]))?.offset).toBe(400);
+    expect((await lastLine([c, a]))?.offset).toBe(400);
   });
 
   it('keeping the last line per dedupKey gives the totals fold’s tokens and cost, in any record order', async () => {
@@ -207,5 +234,16 @@ describe('KeyTable', () => {
     expect(back.has('key-4999')).toBe(true);
     expect(back.has('new')).toBe(true);
     expect(back.has('key-5000')).toBe(false);
+  });
+
+  it('grows twofold by default and fourfold when asked, keeping every key', () => {
+    const slotsAfter = (growth: 2 | 4 | undefined, keys: number): number => {
+      const t = new KeyTable(16, growth);
+      for (let i = 0; i < keys; i++) t.set(`key-${i}`, i);
+      for (let i = 0; i < keys; i++) expect(t.get(`key-${i}`)).toBe(i);
+      return t.raw().data.length / 4;
+    };
+    // 32 slots hold 16 keys at a load of 1/2; the 17th grows the table.
+    expect([slotsAfter(undefined, 16), slotsAfter(undefined, 17), slotsAfter(4, 17), slotsAfter(4, 65)]).toEqual([32, 64, 128, 512]);
   });
 });

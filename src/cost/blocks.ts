@@ -14,6 +14,7 @@
  */
 import type { UsageRecord } from '../scan/types.js';
 import { drainRecords } from './fold.js';
+import { beatsCopy, Interner } from './fold-ledger.js';
 import { createRecordSelector, normalizeCostOptions, recordTime, type CostFoldOptions } from './filter.js';
 
 /** Length of a billing window (and the silence that closes one). */
@@ -89,6 +90,8 @@ interface Entry {
   ms: number;
   model: string;
   file: string;
+  /** `file` interned: what `beatsCopy` takes. */
+  fileId: number;
   offset: number;
   input: number;
   output: number;
@@ -99,14 +102,6 @@ interface Entry {
 }
 
 const tokensOf = (e: Pick<Entry, 'input' | 'output' | 'cacheRead' | 'cacheWrite'>): number => e.input + e.output + e.cacheRead + e.cacheWrite;
-
-/** The totals fold's choice between two copies of one response (fold-ledger.ts `beats`). */
-function beats(a: Entry, b: Entry): boolean {
-  if (a.output !== b.output) return a.output > b.output;
-  if (tokensOf(a) !== tokensOf(b)) return tokensOf(a) > tokensOf(b);
-  if (a.file !== b.file) return a.file < b.file;
-  return a.offset < b.offset;
-}
 
 /** The synchronous blocks fold. */
 export interface BlocksFold {
@@ -125,6 +120,8 @@ export function createBlocksFold(options: BlocksFoldOptions = {}): BlocksFold {
   const n = normalizeCostOptions(options);
   const sel = createRecordSelector(n);
   const byKey = new Map<string, Entry>();
+  const files = new Interner();
+  const fileName = (id: number): string => files.values[id] as string;
   let untimed = 0;
   return {
     add(r) {
@@ -140,6 +137,7 @@ export function createBlocksFold(options: BlocksFoldOptions = {}): BlocksFold {
         ms,
         model: r.model,
         file: r.file,
+        fileId: files.id(r.file),
         offset: r.offset,
         input: r.inputTokens,
         output: r.outputTokens,
@@ -148,8 +146,9 @@ export function createBlocksFold(options: BlocksFoldOptions = {}): BlocksFold {
         nanoUsd: Number.isNaN(usd) ? 0 : Math.round(usd * 1e9),
         unpriced: Number.isNaN(usd),
       };
+      // The totals fold's choice between two copies of one response.
       const old = byKey.get(r.dedupKey);
-      if (old === undefined || beats(e, old)) byKey.set(r.dedupKey, e);
+      if (old === undefined || beatsCopy(r, old.output, tokensOf(old), old.fileId, old.offset, fileName)) byKey.set(r.dedupKey, e);
     },
     result(now) {
       const nowMs = (now ?? options.now ?? new Date()).getTime();

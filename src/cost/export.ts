@@ -2,10 +2,12 @@
  * Bulk export of usage events (`sessionfold events export`): every selected usage event once, as one flat
  * line with its computed cost, in constant memory. The line shape is `schema/usage-event.schema.json`.
  *
- * Dedup is streaming: a dedup key is exported once, and again (a correction) whenever a later copy has more
- * output tokens, so that keeping the last line per dedupKey gives the copy the totals fold counts (which can
- * wait for the end and keeps the largest). Copies across files are normally the same response re-recorded,
- * so corrections are rare. The seen-set is a KeyTable of 64-bit hashes with each exported copy's size.
+ * Dedup is streaming: a dedup key is exported once, and again (a correction) whenever a later copy beats the
+ * exported one by the totals fold's rule (`beatsCopy`: more output tokens, then more tokens in all, then the
+ * smallest (file, offset)), so that keeping the last line per dedupKey gives the copy the totals fold counts
+ * (which can wait for the end), in any arrival order. Copies across files are normally the same response
+ * re-recorded, so corrections are rare. The seen-set is a KeyTable of 64-bit hashes, each naming a row of
+ * the exported copy's output tokens, tokens in all, file and offset.
  *
  * Incremental export (`--after <cursor-file>`): the cursor file keeps the hashes of every key ever exported
  * (the authority: a resumed session that copies old responses into a NEW file does not re-export them, and
@@ -22,6 +24,7 @@ import { writeFileAtomic } from '../../cursors/store.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
 import { csvField } from './csv.js';
 import { HASH, KeyTable } from './key-table.js';
+import { beatsCopy, copyTotal, Interner } from './fold-ledger.js';
 import type { PriceSource } from './pricing.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 
@@ -206,7 +209,7 @@ type RecordSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterab
  */
 export async function* exportUsageBatches(records: RecordSource, options: UsageExportOptions = {}): AsyncGenerator<UsageExportLine[]> {
   const n = normalizeCostOptions(options);
-  const st: ExportState = { n, sel: createRecordSelector(n), seen: new KeyTable(), totals: new KeyTable(), cursor: options.cursor };
+  const st: ExportState = { n, sel: createRecordSelector(n), copies: new ExportedCopies(), cursor: options.cursor };
   for await (const batch of records) {
     const lines = toExportLines(Array.isArray(batch) ? (batch as readonly UsageRecord[]) : [batch as UsageRecord], st);
     if (lines.length > 0) yield lines;
@@ -225,41 +228,73 @@ export async function* exportUsage(records: RecordSource, options: UsageExportOp
 interface ExportState {
   n: NormalizedCostOptions;
   sel: RecordSelector;
-  /** Keys exported by this run, with 1 + the output tokens of the copy exported last … */
-  seen: KeyTable;
-  /** … and its tokens in all. */
-  totals: KeyTable;
+  /** The copy this run exported last per key. */
+  copies: ExportedCopies;
   cursor: ExportCursor | undefined;
+}
+
+/** Per key exported by this run, the copy exported last: what a later copy must beat to be exported again. */
+class ExportedCopies {
+  /** Key hash → row. */
+  readonly #rows = new KeyTable();
+  readonly #files = new Interner();
+  readonly #fileName = (id: number): string => this.#files.values[id] as string;
+  /** Per row: output tokens, tokens in all, offset. */
+  #f = new Float64Array(3 * 1024);
+  /** Per row: the interned file. */
+  #file = new Int32Array(1024);
+
+  /**
+   * Keep `r` as the key's copy when the key is new or `r` beats its copy (`beatsCopy`, the totals fold's
+   * rule); -1 when `r` is kept over an earlier copy, 1 when the key is new, 0 when `r` is not kept.
+   */
+  offer(hi: number, lo: number, r: UsageRecord): -1 | 0 | 1 {
+    let row = this.#rows.getHash(hi, lo);
+    const isNew = row < 0;
+    if (isNew) {
+      row = this.#rows.size;
+      if (row >= this.#file.length) this.#grow();
+      this.#rows.setHash(hi, lo, row);
+    } else if (!beatsCopy(r, this.#f[3 * row] as number, this.#f[3 * row + 1] as number, this.#file[row] as number, this.#f[3 * row + 2] as number, this.#fileName)) return 0;
+    this.#f[3 * row] = r.outputTokens;
+    this.#f[3 * row + 1] = copyTotal(r);
+    this.#f[3 * row + 2] = r.offset;
+    this.#file[row] = this.#files.id(r.file);
+    return isNew ? 1 : -1;
+  }
+
+  #grow(): void {
+    const f = new Float64Array(this.#f.length * 2);
+    f.set(this.#f);
+    this.#f = f;
+    const file = new Int32Array(this.#file.length * 2);
+    file.set(this.#file);
+    this.#file = file;
+  }
 }
 
 /** The cursor's value of an exported copy: 1 + its output tokens (0 is a key of an old cursor). */
 const exportedSize = (r: UsageRecord): number => Math.min(r.outputTokens, 0x7ffffffe) + 1;
-/** A copy's tokens in all, the fold's second criterion. */
-const exportedTotal = (r: UsageRecord): number => Math.min(r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens, 0x7ffffffe);
 
 /** The export lines of a batch of records (selected, not seen before, priced); marks them seen. */
-function toExportLines(records: readonly UsageRecord[], { n, sel, seen, totals, cursor }: ExportState): UsageExportLine[] {
+function toExportLines(records: readonly UsageRecord[], { n, sel, copies, cursor }: ExportState): UsageExportLine[] {
   const out: UsageExportLine[] = [];
   for (const r of records) {
     if (!sel.accepts(r, sel.needsTime ? recordTime(r) : NaN)) continue;
     hashRecordKey(r);
     const hi = HASH[0] as number;
     const lo = HASH[1] as number;
-    const size = exportedSize(r);
-    const total = exportedTotal(r);
-    // Exported by this run: skip it, unless this copy beats it as the totals fold decides (more output
-    // tokens, then more tokens in all): then it is exported again, a correction, so that keeping the last
-    // line per key gives the fold's copy.
-    const inRun = seen.getHash(hi, lo);
-    if (inRun >= 0 && !(size > inRun || (size === inRun && total > totals.getHash(hi, lo)))) continue;
-    seen.setHash(hi, lo, size);
-    totals.setHash(hi, lo, total);
+    // Exported by this run: skip it, unless this copy beats it as the totals fold decides: then it is
+    // exported again, a correction, so that keeping the last line per key gives the fold's copy.
+    const kept = copies.offer(hi, lo, r);
+    if (kept === 0) continue;
     if (cursor !== undefined) {
       // Exported by an earlier run: skip it, unless this copy is larger. The last response of a file an
       // agent is still writing can be exported while it streams (Claude Code writes one response over
       // several lines, output tokens growing); its final copy is then exported again, as a correction.
+      const size = exportedSize(r);
       const prev = cursor.seen.getHash(hi, lo);
-      if (inRun < 0 && prev >= 0 && (prev === 0 || !(size > prev))) continue;
+      if (kept === 1 && prev >= 0 && (prev === 0 || !(size > prev))) continue;
       cursor.seen.setHash(hi, lo, size);
     }
     const p = n.pricer.price(r, n.mode);

@@ -140,7 +140,8 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   let keyTable: KeyTable | undefined;
   const table = (): KeyTable => {
     if (keyTable === undefined) {
-      keyTable = new KeyTable(Math.max(MIN_SLOTS, ledger.slots));
+      // Grows fourfold, as the ledger's columns do (fold-ledger.ts `append`).
+      keyTable = new KeyTable(Math.max(MIN_SLOTS, ledger.slots), 4);
       const hashes = ledger.hashes;
       for (let i = 0; i < ledger.slots; i++) keyTable.setHash(hashes[2 * i] as number, hashes[2 * i + 1] as number, i);
     }

@@ -2,7 +2,8 @@
  * A compact map from dedup keys to small integers (or a set of them), for folds and exports over millions of
  * usage events. A `Map<string, …>` would keep every key string alive (~100 bytes each with its entry);
  * this table keeps only a 64-bit xxhash of each key in one open-addressed typed array: 16 bytes per slot,
- * load factor ≤ 0.5, so ~32 bytes per key. Two different keys collide with probability ~n²/2^65 (3·10^-8 for a
+ * load factor ≤ 0.5. Growing twofold (the default) keeps the load between 1/4 and 1/2, so 32–64 bytes per key;
+ * the cost fold's dedup table grows fourfold (fewer rehashes), its load between 1/8 and 1/2: 32–128 bytes. Two different keys collide with probability ~n²/2^65 (3·10^-8 for a
  * million keys), an accepted, documented risk. The table serializes to bytes so an export cursor can keep
  * the set of keys it has already shipped.
  */
@@ -39,8 +40,11 @@ export class KeyTable {
   #data: Uint32Array;
   #size = 0;
   #mask: number;
+  /** How many times the slots a full table grows to: 2, or 4 (see `#grow`). */
+  readonly #growth: 2 | 4;
 
-  constructor(capacity = 1024) {
+  constructor(capacity = 1024, growth: 2 | 4 = 2) {
+    this.#growth = growth;
     let cap = 16;
     while (cap < capacity * 2) cap *= 2;
     this.#data = new Uint32Array(cap * 4);
@@ -66,14 +70,14 @@ export class KeyTable {
   }
 
   /**
-   * Four times the slots: a rehash runs over every key, mostly in code the JIT has not compiled yet, so fewer
-   * and larger steps (the keys rehashed in all, about a third of the last size instead of all of it) for a
-   * load factor between 1/8 and 1/2.
+   * `growth` times the slots. A rehash runs over every key, mostly in code the JIT has not compiled yet:
+   * fourfold takes fewer and larger steps (the keys rehashed in all, about a third of the last size instead of
+   * all of it) for a load factor between 1/8 and 1/2 instead of 1/4 and 1/2.
    */
   #grow(): void {
     const old = this.#data;
-    this.#data = new Uint32Array(old.length * 4);
-    this.#mask = old.length - 1;
+    this.#data = new Uint32Array(old.length * this.#growth);
+    this.#mask = (old.length / 4) * this.#growth - 1;
     for (let o = 0; o < old.length; o += 4) {
       const hi = old[o] as number;
       const lo = old[o + 1] as number;

@@ -423,22 +423,15 @@ class CachedScan {
       state.segments.push(m.data);
       state.events += segmentCount(m.data);
     } else if (m.type === 'done') yield* this.#onDone(state, m);
-    else if (m.type === 'events') {
-      // The native lane's events, stored as the segments a parse would have posted.
-      for (let i = 0; i < m.events.length; i += BATCH_EVENTS) {
-        const w = new SegmentWriter();
-        for (let k = i; k < Math.min(i + BATCH_EVENTS, m.events.length); k++) w.add(m.events[k] as UsageEvent);
-        state.segments.push(w.finish());
-      }
-      state.events += m.events.length;
-    } else if (m.type === 'block') {
-      // A native engine's events undecoded (none come here now: the lane reads for scans without the cache),
-      // stored as segments too: each decoded onto one event, which the writer copies.
-      const n = m.block.count;
+    else if (m.type === 'events' || m.type === 'block') {
+      // The native lane's events (a block's decoded onto one event, which the writer copies), stored as the
+      // segments a parse would have posted.
+      const n = m.type === 'events' ? m.events.length : m.block.count;
       const e = blankUsageEvent();
+      const at = m.type === 'events' ? (k: number): UsageEvent => m.events[k] as UsageEvent : (k: number): UsageEvent => m.block.decode(k, e);
       for (let i = 0; i < n; i += BATCH_EVENTS) {
         const w = new SegmentWriter();
-        for (let k = i; k < Math.min(i + BATCH_EVENTS, n); k++) w.add(m.block.decode(k, e));
+        for (let k = i; k < Math.min(i + BATCH_EVENTS, n); k++) w.add(at(k));
         state.segments.push(w.finish());
       }
       state.events += n;

@@ -132,6 +132,27 @@ export interface PoolOptions {
   /** Fatal: a worker died. The scan fails with this error. */
   onFatal: (error: Error) => void;
   canDispatch: () => boolean;
+  /**
+   * Whether a task goes to the native lane (default `takesNativeLane`: the kernel loaded, the engines on).
+   * Tests of the lane's batching give their fake engines one that needs no kernel.
+   */
+  takesNative?: (codec: Codec, task: ParseTask) => boolean;
+}
+
+/** Largest first; among equals, as added (ids go up as discovery finds files). */
+const largestFirst = (a: ParseTask, b: ParseTask): number => b.weight - a.weight || a.id - b.id;
+
+/** Two lists sorted by `largestFirst`, merged into one. */
+function mergeLargestFirst(a: readonly ParseTask[], b: readonly ParseTask[]): ParseTask[] {
+  if (a.length === 0) return b as ParseTask[];
+  const out: ParseTask[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = largestFirst(a[i] as ParseTask, b[j] as ParseTask) <= 0 ? (a[i++] as ParseTask) : (b[j++] as ParseTask);
+  while (i < a.length) out[k++] = a[i++] as ParseTask;
+  while (j < b.length) out[k++] = b[j++] as ParseTask;
+  return out;
 }
 
 export class ParsePool {
@@ -147,7 +168,8 @@ export class ParsePool {
   /**
    * The native lane's tasks by agent, each largest first: a batch is a run of one agent's (see `#pumpNative`),
    * taken from the front of its list, where one list of every agent's tasks was searched and copied whole for
-   * each batch (quadratic in the files, and a third of the main thread's garbage in a cold scan's lane).
+   * each batch (quadratic in the files, and a third of the main thread's garbage in a cold scan's lane). Tasks
+   * added later are sorted alone and merged in (`add`), not the whole list sorted again.
    */
   readonly #native = new Map<string, ParseTask[]>();
   #nativeCount = 0;
@@ -189,20 +211,19 @@ export class ParsePool {
   add(tasks: readonly ParseTask[]): void {
     if (this.#closed) return;
     const js: ParseTask[] = [];
-    const grown = new Set<ParseTask[]>();
+    const fresh = new Map<string, ParseTask[]>();
     for (const t of tasks) {
-      if (!takesNativeLane(this.#opts.codecOf(t).codec, t)) {
+      if (!(this.#opts.takesNative ?? takesNativeLane)(this.#opts.codecOf(t).codec, t)) {
         js.push(t);
         continue;
       }
-      let list = this.#native.get(t.agent);
-      if (list === undefined) this.#native.set(t.agent, (list = []));
+      let list = fresh.get(t.agent);
+      if (list === undefined) fresh.set(t.agent, (list = []));
       list.push(t);
-      grown.add(list);
       this.#nativeCount++;
     }
-    // Largest first; among equals, as added (ids go up as discovery finds files).
-    for (const list of grown) list.sort((a, b) => b.weight - a.weight || a.id - b.id);
+    // Only the new tasks are sorted, then merged into the agent's sorted list in one pass.
+    for (const [agent, list] of fresh) this.#native.set(agent, mergeLargestFirst(this.#native.get(agent) ?? [], list.sort(largestFirst)));
     this.#addJs(js);
   }
 

@@ -4,6 +4,7 @@
  * appear in several files (resumed / forked sessions), so consumers count each `dedupKey` once.
  */
 import type { UsageBlock } from '../../cursors/protocol/codec.js';
+import { blockEvents } from '../../cursors/native-engine.js';
 import { blankUsageEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../../cursors/protocol/hints.js';
 import type { Db } from '../cache/db.js';
@@ -54,10 +55,7 @@ export interface UsageRecordBlock {
 
 /** The records of a block, each an object of its own (as `asRecords` makes them of a file's events). */
 export function blockRecords(u: UsageRecordBlock): UsageRecord[] {
-  const n = u.block.count;
-  const out: UsageRecord[] = new Array(n);
-  for (let k = 0; k < n; k++) out[k] = u.block.decode(k, blankUsageEvent()) as UsageRecord;
-  return asRecords(out, u.file, u.cwd);
+  return asRecords(blockEvents(u.block), u.file, u.cwd);
 }
 
 /**
