@@ -1,7 +1,8 @@
 /**
  * `sessionfold cost blocks` end to end: the built CLI spawned over an isolated HOME holding generated Claude
  * and Codex sessions, with windows, gaps, a duplicated response and an active window placed by hand; each
- * window's requests, tokens and cost are checked against a plain sum over the lines the test wrote.
+ * window's requests, tokens and cost are checked against a plain sum over the lines the test wrote; a second
+ * home holds copies of responses without a usable timestamp.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlocksReport, UsageBlock } from '../src/cost/blocks.js';
 import type { CostSummary } from '../src/cost/types.js';
-import { reqTokens, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
+import { claudeLine, reqTokens, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { HAS_CLAUDE, HAS_CODEX, makeHome, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
@@ -149,5 +150,39 @@ describe.skipIf(!HAS_CLAUDE || !HAS_CODEX)('cost blocks (built CLI)', () => {
     const e = await cli(['cost', 'blocks', '--format', 'xml']).catch((x: { code: number; stderr: string }) => x);
     expect(e).toMatchObject({ code: 1 });
     expect((e as { stderr: string }).stderr.split('\n')[0]).toMatch(/^error INVALID_OPTION: Invalid option --format/);
+  });
+});
+
+describe.skipIf(!HAS_CLAUDE)('cost blocks (built CLI): copies without a timestamp', () => {
+  const x: Req = { id: 'x', ms: T0, inp: 100, out: 10, cr: 0, cw: 0, usd: 0.5 };
+  const y: Req = { id: 'y', ms: T0, inp: 30, out: 3, cr: 0, cw: 0, usd: 0.25 };
+  const z: Req = { id: 'z', ms: T0 + 30 * M, inp: 7, out: 7, cr: 0, cw: 0, usd: 1 };
+  /** A copy of `r`'s response whose line has `timestamp` (undefined: none). */
+  const untimedLine = (sid: string, r: Req, timestamp: string | undefined): string => JSON.stringify({ ...(JSON.parse(claudeLine(sid, r)) as object), timestamp });
+  let untimedHome: Home;
+  beforeAll(async () => {
+    untimedHome = await makeHome();
+    await writeClaudeSession(untimedHome.claude, '33333333-3333-4333-8333-333333333333', [x, z]);
+    const dir = join(untimedHome.claude, 'projects', '-w');
+    // A larger copy of x without a usable timestamp: the copy the totals count.
+    const s4 = '44444444-4444-4444-8444-444444444444';
+    await writeFile(join(dir, `${s4}.jsonl`), [untimedLine(s4, { ...x, out: 20, usd: 0.75 }, 'garbage'), untimedLine(s4, y, 'garbage')].join('\n') + '\n');
+    const s5 = '55555555-5555-4555-8555-555555555555';
+    await writeFile(join(dir, `${s5}.jsonl`), untimedLine(s5, y, undefined) + '\n');
+  });
+  afterAll(async () => {
+    await rm(untimedHome.dir, { recursive: true, force: true });
+  });
+
+  it('counts the copy `cost report` counts: an untimed winner leaves the windows, once per response', async () => {
+    const b = await run(process.execPath, [CLI, 'cost', 'blocks', '--json'], { env: untimedHome.env });
+    expect(b.stderr).toBe('');
+    const report = JSON.parse(b.stdout) as BlocksReport;
+    expect(report.blocks.map((w) => [w.entries, w.tokenCounts.outputTokens])).toEqual([[1, z.out]]);
+    expect(report.untimedCount).toBe(2);
+    const r = await run(process.execPath, [CLI, 'cost', 'report', '--json'], { env: untimedHome.env });
+    const s = JSON.parse(r.stdout) as CostSummary;
+    expect(s.requestCount).toBe((report.blocks[0]?.entries ?? NaN) + report.untimedCount);
+    expect(s.outputTokens).toBe(z.out + 20 + y.out);
   });
 });

@@ -10,6 +10,8 @@
  *   rate over the whole minutes left to the window's end (other windows have neither).
  * Records are deduplicated like the totals fold (fold.ts): per dedup key the copy with most output tokens,
  * then most tokens, then the smallest (file, offset) counts, so blocks and `cost report` add up to the same.
+ * Copies without a usable timestamp take part in that choice, as they do there; a response whose counted
+ * copy is one of them belongs to no window and is counted once in `untimedCount`.
  * Money is summed in integer nano-dollars, as there.
  */
 import type { UsageRecord } from '../scan/types.js';
@@ -74,7 +76,7 @@ export interface UsageBlock {
 /** What `blocks()` returns: the windows in time order, per agent (agents by name). */
 export interface BlocksReport {
   blocks: UsageBlock[];
-  /** Selected records without a usable timestamp: they belong to no window. */
+  /** Responses whose counted copy (after dedup) has no usable timestamp: they belong to no window. */
   untimedCount: number;
 }
 
@@ -87,6 +89,7 @@ export interface BlocksFoldOptions extends CostFoldOptions {
 /** The copy of a response that counts (one per dedup key). */
 interface Entry {
   agent: string;
+  /** NaN when the copy has no usable timestamp. */
   ms: number;
   model: string;
   file: string;
@@ -122,15 +125,11 @@ export function createBlocksFold(options: BlocksFoldOptions = {}): BlocksFold {
   const byKey = new Map<string, Entry>();
   const files = new Interner();
   const fileName = (id: number): string => files.values[id] as string;
-  let untimed = 0;
   return {
     add(r) {
       const ms = recordTime(r);
       if (!sel.accepts(r, ms)) return;
-      if (!(ms === ms)) {
-        untimed++;
-        return;
-      }
+      // An untimed copy takes part in the dedup as the totals fold counts it; `result()` drops it if it wins.
       const usd = n.pricer.priceUsd(r, n.mode);
       const e: Entry = {
         agent: r.agent,
@@ -153,7 +152,12 @@ export function createBlocksFold(options: BlocksFoldOptions = {}): BlocksFold {
     result(now) {
       const nowMs = (now ?? options.now ?? new Date()).getTime();
       const perAgent = new Map<string, Entry[]>();
+      let untimed = 0;
       for (const e of byKey.values()) {
+        if (!(e.ms === e.ms)) {
+          untimed++;
+          continue;
+        }
         let list = perAgent.get(e.agent);
         if (list === undefined) perAgent.set(e.agent, (list = []));
         list.push(e);
