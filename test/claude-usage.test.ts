@@ -3,18 +3,23 @@
  * snapshot, dedup keys, spacing-proof pre-filter, synthetic messages, native cost, cache-write split,
  * singleRequest, malformed lines.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claude, claudeCore } from '../codecs/claude/index.js';
-import { getResponseKey, keysOnLineUuid } from '../codecs/claude/usage.js';
+import { createClaudeCore } from '../codecs/claude/parse.js';
+import { nativeKernel } from '../cursors/native.js';
+import { instantiateWasmKernel } from '../cursors/wasm.js';
+import { hashKey } from '../src/cost/key-table.js';
+import { KEY_HI, KEY_LO, type FoldHints } from '../src/scan/types.js';
 import { parseSync } from '../cursors/sync.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectResumeEqualsFull, lineBoundaries, readEvents, resumeAcrossCuts } from './helpers/codec-harness.js';
+import { readCore } from './helpers/walk-read.js';
 
 const SID = '0f0f0f0f-1111-4222-8333-444444444444';
 const FILE = `/home/u/.claude/projects/-w/${SID}.jsonl`;
@@ -171,13 +176,37 @@ describe('claude usage: one event per API response', () => {
     expect(u[0]!.dedupKey).not.toBe(u[1]!.dedupKey);
   });
 
-  it('keys a line on its uuid (keysOnLineUuid) exactly when it has no response key', () => {
-    const ids = [undefined, 'x'] as const;
-    for (const messageId of ids) {
-      for (const requestId of ids) expect(keysOnLineUuid(messageId, requestId)).toBe(getResponseKey(messageId, requestId) === undefined);
+  it('keys a line without a message id alike on every path: walked, native engine, fast scan and JSON.parse', async () => {
+    // Only the request id, then neither id (keyed on the uuid), then neither id nor uuid (keyed on the offset).
+    const withUuid = (line: string, uuid: string): string => JSON.stringify({ ...(JSON.parse(line) as object), uuid });
+    const lines = [
+      JSON.stringify({ type: 'user', sessionId: SID, cwd: '/w', uuid: 'u-0', message: { role: 'user', content: 'hi' } }),
+      withUuid(assistant({ req: 'req_only', out: 4 }), 'u-1'),
+      withUuid(assistant({ out: 3 }), 'u-2'),
+      assistant({ out: 5 }),
+    ];
+    const body = Buffer.from(lines.join('\n') + '\n');
+    const last = body.length - Buffer.byteLength(lines[3]! + '\n');
+    const want = ['claude::req_only', `claude:line:${SID}:u-2`, `claude:line:${SID}:@${last}`];
+    const keys = (events: readonly { type: string }[]) => (events.filter((e) => e.type === 'usage') as UsageEvent[]).map((u) => u.dedupKey);
+    const walked = readCore(claudeCore, FILE, body, body.length, instantiateWasmKernel());
+    expect(walked.walked).toBe(3);
+    expect(keys(walked.events)).toEqual(want);
+    expect(keys(readCore(claudeCore, FILE, body, body.length, undefined).events)).toEqual(want);
+    expect(keys(readCore(createClaudeCore({ fastScan: false }), FILE, body, body.length, undefined).events)).toEqual(want);
+    if (nativeKernel() === undefined) return;
+    const f = await tmpSession(body);
+    try {
+      const got = (await claude.scanUsage?.([f]))?.[0];
+      if (got === undefined || got === false) throw new Error('the native engine left the file to read()');
+      expect(got.events.map((u) => u.dedupKey)).toEqual(want);
+      // The key C hashes for the fold is the one decoded (a line's own key is left to the fold).
+      const hints = got.events.map((u) => [(u as UsageEvent & FoldHints)[KEY_HI], (u as UsageEvent & FoldHints)[KEY_LO]]);
+      expect(hints[0]).toEqual(hashKey(want[0]!));
+      expect(hints.slice(1).map(([hi]) => hi)).toEqual([NaN, NaN]);
+    } finally {
+      await rm(dirname(f), { recursive: true, force: true });
     }
-    expect(getResponseKey(undefined, undefined)).toBeUndefined();
-    expect([getResponseKey('m', 'r'), getResponseKey(undefined, 'r')]).toEqual(['claude:m', 'claude::r']);
   });
 
   it('counts a response repeated later in the same file once', () => {

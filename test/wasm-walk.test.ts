@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { mutator, rng } from './helpers/rng.js';
 import { mergeFiltered } from './helpers/split-log.js';
 import { jsonlFilesSync } from './helpers/files.js';
+import { cut, inMemory, readCore } from './helpers/walk-read.js';
 import { describe, expect, it } from 'vitest';
 import { USAGE_LINE_FIELDS } from '../codecs/claude/usage.js';
 import { TITLE_MARKER, USAGE_MARKER } from '../codecs/claude/schema.js';
@@ -25,8 +26,7 @@ import { count, meta } from './codex-helpers.js';
 import { codexHeader, codexLine } from './helpers/codex-model.js';
 import { compileProjection, scanFieldsJs, walkedFields, type CompiledProjection } from '../cursors/scan-fields.js';
 import { LineSplitter } from '../cursors/line-splitter.js';
-import { createLineFeed } from '../cursors/line-feed.js';
-import { newReadInfo, normalizeReadOptions, type LineCore } from '../cursors/protocol/codec.js';
+import type { LineCore } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { instantiateWasmKernel, WASM_READ_BYTES, type WasmKernel } from '../cursors/wasm.js';
 import { applyDamage, damage, type J, noLf, serialize, style, type Style, TRICKY } from './helpers/json-model.js';
@@ -42,19 +42,6 @@ const CODEX_FILES = [...jsonlFilesSync(join(REAL, 'codex')), ...jsonlFilesSync(j
 
 const CLAUDE = compileProjection(USAGE_LINE_FIELDS, undefined, w);
 const CODEX = compileProjection(CODEX_USAGE_PROJECTION, undefined, w);
-
-
-/** Copy `bytes` into one of the module's read buffers at `pad`, run `f` on it there, give the buffer back. */
-function inMemory<T>(bytes: Uint8Array, pad: number, f: (b: Buffer) => T): T {
-  const buf = w.takeReadBuffer(WASM_READ_BYTES);
-  if (buf === undefined) throw new Error('no read buffer free');
-  try {
-    buf.set(bytes, pad);
-    return f(buf.subarray(pad, pad + bytes.length));
-  } finally {
-    w.giveReadBuffer(buf);
-  }
-}
 
 /**
  * What the splitter hands over for `chunks` with the markers `sets` (taken in turn after each line), every
@@ -93,7 +80,7 @@ function splitLog(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[
     wasm: walk ? w : undefined,
   });
   for (const c of chunks) {
-    if (walk) inMemory(c, c.length % 16, (b) => splitter.push(b, c.length));
+    if (walk) inMemory(w, c, c.length % 16, (b) => splitter.push(b, c.length));
     else splitter.push(Buffer.from(c), c.length);
   }
   log.push(['end', splitter.lines, splitter.committed, splitter.pendingBytes]);
@@ -106,12 +93,6 @@ function expectSameSplit(chunks: readonly Buffer[], sets: readonly (readonly Buf
   expect(got.log).toEqual(want.log);
   return got.walked;
 }
-
-const cut = (b: Buffer, size: number): Buffer[] => {
-  const out: Buffer[] = [];
-  for (let at = 0; at < b.length; at += size) out.push(b.subarray(at, at + size));
-  return out;
-};
 
 const CODEX_MARKERS = [Buffer.from('"token_count"'), Buffer.from('"token_usage_record"')];
 
@@ -161,7 +142,6 @@ describe('the walking pass', () => {
   });
 });
 
-
 describe('fuzz (fixed seed, bounded time)', () => {
   it('random and mutated fixture bytes through the walking pass give the JavaScript walk\'s lines and fields', () => {
     const next = rng(0x16e9);
@@ -185,40 +165,10 @@ describe('fuzz (fixed seed, bounded time)', () => {
   });
 });
 
-/** A core's events and counts for `body` read as the file `file`, in chunks of `size`: through the walk, or all by line(). */
-function readCore<S>(core: LineCore<S>, file: string, body: Buffer, size: number, walk: boolean): { events: SessionfoldEvent[]; info: unknown; walked: number } {
-  const info = newReadInfo();
-  const options = normalizeReadOptions({ kinds: ['session', 'usage'], titles: false, info });
-  const state = core.init({ file, options });
-  const events: SessionfoldEvent[] = [];
-  let walked = 0;
-  const lineWalked = core.lineWalked;
-  const counting: LineCore<S> = lineWalked === undefined ? core : { ...core, lineWalked: (s, wl, start, emit) => (walked++, lineWalked(s, wl, start, emit)) };
-  const markers = core.markers as NonNullable<typeof core.markers>;
-  const feed = createLineFeed(counting, state, options, file, (e) => events.push(e), {
-    filter: {
-      markers: () => markers(state),
-      onFiltered: () => void info.filteredLines++,
-      filteredLines: (n) => void (info.filteredLines += n),
-      readAt: (b, position) => body.copy(b, 0, position, position + b.length),
-      ...(walk && core.walk !== undefined && { walk: () => (core.walk as NonNullable<typeof core.walk>)(state) }),
-    },
-    wasm: walk ? w : undefined,
-  });
-  for (const c of cut(body, size)) {
-    info.bytes += c.length;
-    if (walk) inMemory(c, 0, (b) => feed.push(b, c.length));
-    else feed.push(Buffer.from(c), c.length);
-  }
-  feed.end();
-  return { events, info, walked };
-}
-
-
 /** `walking` through the walk and `parsing` by JSON.parse give the same events and counts for `body`; the lines walked. */
 function expectSameCore<S>(walking: LineCore<S>, parsing: LineCore<S>, file: string, body: Buffer, size: number): { walked: number; events: SessionfoldEvent[] } {
-  const got = readCore(walking, file, body, size, true);
-  const want = readCore(parsing, file, body, size, false);
+  const got = readCore(walking, file, body, size, w);
+  const want = readCore(parsing, file, body, size, undefined);
   expect(got.events).toEqual(want.events);
   expect(got.info).toEqual(want.info);
   return got;
@@ -358,7 +308,7 @@ describe('the Codex core through the walk', () => {
         usage += counted;
         // Runs where the header's rules held usage back: fewer events than after a plain header.
         const unforked = Buffer.concat([plainHeader, ...lines].flatMap((b) => [b, Buffer.from('\n')]));
-        if (counted < readCore(parsing, FILE, unforked, size, false).events.filter((e) => e.type === 'usage').length) heldBack++;
+        if (counted < readCore(parsing, FILE, unforked, size, undefined).events.filter((e) => e.type === 'usage').length) heldBack++;
       }),
       { numRuns: 300, seed: 61 },
     );
