@@ -13,6 +13,7 @@ import { hermes } from '../codecs/hermes/index.js';
 import { ftsQuery, relevanceOf } from '../codecs/hermes/db.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import type { SearchStats } from '../src/sessions/types.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { createSessionManager } from '../src/sessions/manager.js';
 import { readEvents } from './helpers/codec-harness.js';
@@ -197,6 +198,53 @@ describe('search through messages_fts', () => {
     for (const s of scores) expect(s > 0 && s < 1).toBe(true);
     expect(answers[0]?.turnCount).toBeGreaterThan(0);
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  /** Plain SQL over messages_fts: each session's sum of its matching messages' -bm25 (FTS5's own ranking). */
+  function bm25Sums(match: string): Map<string, number> {
+    const d = new Database(db, { readonly: true });
+    try {
+      const rows = d.prepare('SELECT m.session_id AS sid, -bm25(messages_fts) AS r FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ?').all(match) as { sid: string; r: number }[];
+      const out = new Map<string, number>();
+      for (const { sid, r } of rows) out.set(sid, (out.get(sid) ?? 0) + r);
+      return out;
+    } finally {
+      d.close();
+    }
+  }
+  /** The README's mapping, written out again: s / (s + 10). */
+  const mapped = (s: number) => s / (s + 10);
+
+  async function searchWithStats(text: string): Promise<{ hits: Awaited<ReturnType<ReturnType<typeof createSessionManager>['search']>>; stats: SearchStats }> {
+    const m = createSessionManager({ roots: { hermes: [dir] }, cache: false, env: { HOME: dir } });
+    let stats: SearchStats | undefined;
+    const hits = await m.search({ text, agent: 'hermes', onStats: (s) => (stats = s) });
+    return { hits, stats: stats as SearchStats };
+  }
+
+  it('the relevance is FTS5\u2019s bm25 as plain SQL computes it, and only the index\u2019s hits are read', async () => {
+    buildHermesDb(db);
+    const { hits, stats } = await searchWithStats('answer');
+    const sums = bm25Sums('"answer"*');
+    sums.delete('s_task'); // a subagent: not searched without `subagents`
+    expect(hits.map((h) => h.sessionId).sort()).toEqual([...sums.keys()].sort());
+    for (const h of hits) expect(h.relevanceScore, h.sessionId).toBeCloseTo(mapped(sums.get(h.sessionId) as number), 3);
+    expect(new Set(hits.map((h) => h.relevanceScore)).size).toBe(3); // three different sums, three scores
+    expect(stats).toMatchObject({ files: 3, read: 3 });
+    // one session holds the word: it alone is a candidate, and it alone is read
+    const one = await searchWithStats('tokenizer');
+    expect(one.hits.map((h) => h.sessionId)).toEqual(['s_cont']);
+    expect(one.stats).toMatchObject({ files: 1, read: 1 });
+  });
+
+  it('without messages_fts every session is read and scored by sessionfold\u2019s own matching', async () => {
+    buildHermesDb(db);
+    const d = new Database(db);
+    d.exec('DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_delete; DROP TABLE messages_fts;');
+    d.close();
+    const { hits, stats } = await searchWithStats('tokenizer');
+    expect(hits.map((h) => h.sessionId)).toEqual(['s_cont']);
+    expect(stats).toMatchObject({ files: 3, read: 3 });
   });
 
   it('several agents: the FTS5 hits merge with the other agents\u2019 results', async () => {
