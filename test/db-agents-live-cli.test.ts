@@ -158,13 +158,15 @@ describe('sessions list, show, search', () => {
     expect(cu.cost).toBeUndefined();
   }, 60_000);
 
-  it('searches message text across the agents, the -wal rows included', async () => {
+  it('searches message text and titles across the agents, the -wal rows included', async () => {
     const ids = async (text: string) => (await json<Summary[]>('sessions', 'search', text, '--json')).map((s) => `${s.agent}:${s.sessionId}`).sort();
     // "answer N" (OpenCode), "Answer N." (Hermes), "Only the answer survived." (a Cursor composer); no subagent
     expect(await ids('answer')).toEqual([`cursor:${COMPOSER_MISSING}`, 'hermes:s_branch', 'hermes:s_cont', 'hermes:s_root', 'opencode:ses_main']);
     expect(await ids('flaky')).toEqual([`goose:${GOOSE_LIVE}`]);
     expect(await ids('semicolon')).toEqual([`cursor:${CHAT_ID}`]);
     expect(await ids('tokenizer')).toEqual(['hermes:s_cont']);
+    // titles too: Goose's "Fix the parser" says it in a message, Hermes's two sessions in their titles only
+    expect(await ids('parser')).toEqual([`goose:${S_MAIN}`, 'hermes:s_cont', 'hermes:s_root']);
   }, 60_000);
 });
 

@@ -2,7 +2,7 @@
  * The Hermes codec over every real fixture (the per-session JSON logs in ../shared/fixtures/real/hermes) and
  * over a generated `state.db` with the real schema in WAL mode (its relations: compression continuation,
  * branch, delegate): golden events, totals from a deliberately simple second reader (JSON / plain SQL),
- * RowCursor resume, a live writer, and search through Hermes's own FTS5 index, alone and merged with
+ * RowCursor resume, a live writer, and search through Hermes's own FTS5 index and its titles, alone and merged with
  * another agent's hits. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run test/hermes.test.ts`.
  */
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { hermes } from '../codecs/hermes/index.js';
-import { ftsQuery, relevanceOf } from '../codecs/hermes/db.js';
+import { ftsQuery, hitRelevance, relevanceOf, TITLE_WEIGHT } from '../codecs/hermes/db.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import type { SearchStats } from '../src/sessions/types.js';
@@ -212,8 +212,8 @@ describe('search through messages_fts', () => {
       d.close();
     }
   }
-  /** The README's mapping, written out again: s / (s + 10). */
-  const mapped = (s: number) => s / (s + 10);
+  /** The README's mapping, written out again: s / (s + 10), plus 0.25 per share of the terms in the title. */
+  const mapped = (s: number, titleShare = 0) => s / (s + 10) + 0.25 * titleShare;
 
   async function searchWithStats(text: string): Promise<{ hits: Awaited<ReturnType<ReturnType<typeof createSessionManager>['search']>>; stats: SearchStats }> {
     const m = createSessionManager({ roots: { hermes: [dir] }, cache: false, env: { HOME: dir } });
@@ -245,6 +245,30 @@ describe('search through messages_fts', () => {
     const { hits, stats } = await searchWithStats('tokenizer');
     expect(hits.map((h) => h.sessionId)).toEqual(['s_cont']);
     expect(stats).toMatchObject({ files: 3, read: 3 });
+  });
+
+  it('matches titles too: a title alone, and a title holding one term with a message holding the other', async () => {
+    buildHermesDb(db);
+    // "Fix the parser", "Fix the parser (continued)": no message says "parser"
+    const parser = await searchWithStats('parser');
+    expect(parser.hits.map((h) => [h.sessionId, h.relevanceScore, h.snippet])).toEqual([
+      ['s_cont', hitRelevance(0, 1), 'Fix the parser (continued)'],
+      ['s_root', hitRelevance(0, 1), 'Fix the parser'],
+    ]);
+    expect(hitRelevance(0, 1)).toBe(TITLE_WEIGHT);
+    // "parser" in s_cont's title, "tokenizer" in one of its messages: half the terms from the title
+    const both = await searchWithStats('parser tokenizer');
+    const tok = bm25Sums('"tokenizer"*');
+    expect(both.hits.map((h) => h.sessionId)).toEqual(['s_cont']);
+    expect(both.hits[0]?.relevanceScore).toBeCloseTo(mapped(tok.get('s_cont') as number, 0.5), 3);
+    expect(both.hits[0]?.snippet).toContain('tokenizer');
+    // "fix" in two titles, "answer" in the messages of three sessions: the two whose titles say "fix"
+    const fix = await searchWithStats('fix answer');
+    const answers = bm25Sums('"answer"*');
+    expect(fix.hits.map((h) => h.sessionId).sort()).toEqual(['s_cont', 's_root']);
+    for (const h of fix.hits) expect(h.relevanceScore, h.sessionId).toBeCloseTo(mapped(answers.get(h.sessionId) as number, 0.5), 3);
+    // a term neither a title nor a message holds matches nothing
+    expect((await searchWithStats('parser zebra')).hits).toEqual([]);
   });
 
   it('several agents: the FTS5 hits merge with the other agents\u2019 results', async () => {
