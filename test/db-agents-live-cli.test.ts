@@ -112,7 +112,7 @@ afterAll(async () => {
 
 const EVERY_SESSION = [
   'opencode:ses_main', 'opencode:ses_child',
-  'hermes:s_root', 'hermes:s_cont', 'hermes:s_branch', 'hermes:s_task',
+  'hermes:s_root', 'hermes:s_cont', 'hermes:s_branch', 'hermes:s_task', 'hermes:s_reset',
   `goose:${S_MAIN}`, `goose:${S_SUB}`, `goose:${S_BAD}`, `goose:${GOOSE_LIVE}`,
   `cursor:${CHAT_ID}`, `cursor:${COMPOSER_A}`, `cursor:${COMPOSER_B}`, `cursor:${COMPOSER_MISSING}`,
 ].sort();
@@ -124,20 +124,23 @@ describe('sessions list, show, search', () => {
     const by = new Map(rows.map((r) => [`${r.agent}:${r.sessionId}`, r]));
     expect([...by].filter(([, r]) => r.subagent === true).map(([k]) => k).sort()).toEqual(['goose:' + S_SUB, 'hermes:s_task', 'opencode:ses_child'].sort());
     expect(by.get('hermes:s_cont')).toMatchObject({ title: 'Fix the parser (continued)', forkedFrom: 's_root' });
+    // a reset of the continuation: the chain s_reset → s_cont → s_root, no subagent
+    expect(by.get('hermes:s_reset')).toMatchObject({ title: 'Start over', forkedFrom: 's_cont' });
+    expect(by.get('hermes:s_reset')?.subagent).toBeUndefined();
     expect(by.get('opencode:ses_child')).toMatchObject({ title: 'Task 2 (@general subagent)', forkedFrom: 'ses_main' });
     expect(by.get(`goose:${GOOSE_LIVE}`)?.title).toBe('Flaky tests');
     expect(by.get(`cursor:${CHAT_ID}`)?.title).toBe('Build failure');
     expect(by.get(`cursor:${COMPOSER_A}`)?.title).toBe('Rate limiter');
-    expect(usage.size).toBe(10);
+    expect(usage.size).toBe(11); // every session the builders gave tokens: 2 OpenCode, 5 Hermes, 4 Goose
     for (const [id, u] of usage) {
       const c = by.get(id)?.cost;
       expect(c, id).toMatchObject({ inputTokens: u.input, outputTokens: u.output, cacheReadTokens: u.cacheRead, cacheWriteTokens: u.cacheWrite });
       if (u.usd !== undefined) expect(c?.totalUsd, id).toBeCloseTo(u.usd, 9);
     }
     for (const id of EVERY_SESSION.filter((s) => s.startsWith('cursor:'))) expect(by.get(id)?.cost, id).toBeUndefined();
-    // the table: subagents left out, each title once
+    // the table: subagents left out
     const table = await out('sessions', 'list');
-    for (const t of ['Session 1', 'Fix the parser (continued)', 'Try another way', 'Flaky tests', 'Build failure', 'Rate limiter']) expect(table).toContain(t);
+    for (const t of ['Session 1', 'Fix the parser (continued)', 'Try another way', 'Start over', 'Flaky tests', 'Build failure', 'Rate limiter']) expect(table).toContain(t);
     expect(table).not.toContain('Task 2 (@general subagent)');
   }, 60_000);
 
@@ -161,7 +164,7 @@ describe('sessions list, show, search', () => {
   it('searches message text and titles across the agents, the -wal rows included', async () => {
     const ids = async (text: string) => (await json<Summary[]>('sessions', 'search', text, '--json')).map((s) => `${s.agent}:${s.sessionId}`).sort();
     // "answer N" (OpenCode), "Answer N." (Hermes), "Only the answer survived." (a Cursor composer); no subagent
-    expect(await ids('answer')).toEqual([`cursor:${COMPOSER_MISSING}`, 'hermes:s_branch', 'hermes:s_cont', 'hermes:s_root', 'opencode:ses_main']);
+    expect(await ids('answer')).toEqual([`cursor:${COMPOSER_MISSING}`, 'hermes:s_branch', 'hermes:s_cont', 'hermes:s_reset', 'hermes:s_root', 'opencode:ses_main']);
     expect(await ids('flaky')).toEqual([`goose:${GOOSE_LIVE}`]);
     expect(await ids('semicolon')).toEqual([`cursor:${CHAT_ID}`]);
     expect(await ids('tokenizer')).toEqual(['hermes:s_cont']);
@@ -259,10 +262,10 @@ describe('cost report, events export, start, agents', () => {
   it('start: the recent sessions and the cost by day over the live databases', async () => {
     const r = await cli(['start']);
     expect(r.code, r.stderr).toBe(0);
-    for (const t of ['Recent sessions', 'Flaky tests', 'Fix the parser (continued)', 'Session 1', 'Build failure']) expect(r.stdout).toContain(t);
+    for (const t of ['Recent sessions', 'Flaky tests', 'Fix the parser (continued)', 'Start over']) expect(r.stdout).toContain(t);
     const all = ['goose', 'hermes', 'opencode'].map(agentUsage).reduce((a, b) => a + b.input, 0);
     expect(r.stdout).toMatch(new RegExp(`^Total +\\d+ +\\d+ +${all.toLocaleString('en-US')} `, 'm'));
-    expect(r.stderr).toContain('opencode ~/data/opencode (2 files), hermes ~/.hermes (4 files)');
+    expect(r.stderr).toContain('opencode ~/data/opencode (2 files), hermes ~/.hermes (5 files)');
   }, 60_000);
 
   it('agents: the four database agents and the roots this home gives them', async () => {

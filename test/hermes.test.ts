@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { hermes } from '../codecs/hermes/index.js';
+import { hermes, relationOf, type HermesSessionRow } from '../codecs/hermes/index.js';
 import { ftsQuery, hitRelevance, relevanceOf, TITLE_WEIGHT } from '../codecs/hermes/db.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
@@ -173,6 +173,33 @@ describe('state.db', () => {
     users += last.events.filter((e) => e.type === 'message' && e.role === 'user').length;
     expect(users).toBe(1 + result.commits);
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+});
+
+describe('a reset session (model_config._reset_from)', () => {
+  it('is a session of its own: listed without --subagents, forked from the session it reset, only its own rows', async () => {
+    buildHermesDb(db, { reset: true });
+    const files = [...hermes.discoverSync!([dir])];
+    expect(files.map((f) => [f.sessionId, f.subagent === true])).toEqual([['s_root', false], ['s_cont', false], ['s_branch', false], ['s_task', true], ['s_reset', false]]);
+    const d = new Database(db, { readonly: true });
+    const rows = d.prepare('SELECT id, source, model_config, parent_session_id FROM sessions ORDER BY started_at').all() as HermesSessionRow[];
+    d.close();
+    expect(rows.map((r) => [r.id, relationOf(r) ?? null])).toEqual([['s_root', null], ['s_cont', 'continuation'], ['s_branch', 'branch'], ['s_task', 'delegate'], ['s_reset', 'reset']]);
+    const events = await readEvents(hermes, recordPath(db, 's_reset'));
+    expect(events[0]).toMatchObject({ type: 'session', sessionId: 's_reset', forkedFrom: 's_cont', title: 'Start over' });
+    expect(events[0]).not.toHaveProperty('subagent');
+    expect(codecTotals(events)).toEqual(sqlTotals('s_reset'));
+    // the chain, as the SessionManager lists it: s_reset → s_cont → s_root
+    const m = createSessionManager({ roots: { hermes: [dir] }, cache: false, env: { HOME: dir } });
+    const listed = new Map((await m.list('hermes')).map((s) => [s.sessionId, s]));
+    expect([...listed.keys()].sort()).toEqual(['s_branch', 's_cont', 's_reset', 's_root']);
+    const chain: string[] = [];
+    for (let id: string | undefined = 's_reset'; id !== undefined; id = listed.get(id)?.forkedFrom) chain.push(id);
+    expect(chain).toEqual(['s_reset', 's_cont', 's_root']);
+    // its messages are its own turn only: nothing of the session it reset is repeated
+    const session = await m.get('hermes', 's_reset');
+    expect(session.messages.map((x) => x.content)).toEqual(turn('s_reset', 8).map((r) => r[2]));
+    expect((await m.get('hermes', 's_cont')).messages.map((x) => x.content)).not.toContain('question 8');
   });
 });
 

@@ -40,7 +40,7 @@ async function liveWriter(path: string): Promise<Writer> {
 }
 
 /**
- * The builders' databases under a new home, then a writer per database: OpenCode's ses_main gains exchange 4,
+ * The builders' databases under a new home (Hermes's with its reset session), then a writer per database: OpenCode's ses_main gains exchange 4,
  * Hermes's s_cont turn 9 and a usage row, Goose a session (GOOSE_LIVE), the Cursor stores a header change.
  */
 export async function buildLiveDbs(): Promise<LiveDbs> {
@@ -55,7 +55,7 @@ export async function buildLiveDbs(): Promise<LiveDbs> {
   mkdirSync(join(data, 'opencode'), { recursive: true });
   mkdirSync(join(home, '.hermes'));
   buildOpencodeDb(opencode, 3);
-  buildHermesDb(hermes);
+  buildHermesDb(hermes, { reset: true });
   writeGooseDb(goose);
   writeChatStore(chatStore).close();
   writeStateDb(ideState).close();
