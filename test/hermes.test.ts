@@ -2,17 +2,18 @@
  * The Hermes codec over every real fixture (the per-session JSON logs in ../shared/fixtures/real/hermes) and
  * over a generated `state.db` with the real schema in WAL mode (its relations: compression continuation,
  * branch, delegate): golden events, totals from a deliberately simple second reader (JSON / plain SQL),
- * RowCursor resume, a live writer, and search through Hermes's own FTS5 index, alone and merged with
+ * RowCursor resume, a live writer, and search through Hermes's own FTS5 index and its titles, alone and merged with
  * another agent's hits. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run test/hermes.test.ts`.
  */
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { hermes } from '../codecs/hermes/index.js';
-import { ftsQuery, relevanceOf } from '../codecs/hermes/db.js';
+import { hermes, relationOf, type HermesSessionRow } from '../codecs/hermes/index.js';
+import { ftsQuery, hitRelevance, relevanceOf, TITLE_WEIGHT } from '../codecs/hermes/db.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import type { SearchStats } from '../src/sessions/types.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { createSessionManager } from '../src/sessions/manager.js';
 import { readEvents } from './helpers/codec-harness.js';
@@ -175,6 +176,33 @@ describe('state.db', () => {
   });
 });
 
+describe('a reset session (model_config._reset_from)', () => {
+  it('is a session of its own: listed without --subagents, forked from the session it reset, only its own rows', async () => {
+    buildHermesDb(db, { reset: true });
+    const files = [...hermes.discoverSync!([dir])];
+    expect(files.map((f) => [f.sessionId, f.subagent === true])).toEqual([['s_root', false], ['s_cont', false], ['s_branch', false], ['s_task', true], ['s_reset', false]]);
+    const d = new Database(db, { readonly: true });
+    const rows = d.prepare('SELECT id, source, model_config, parent_session_id FROM sessions ORDER BY started_at').all() as HermesSessionRow[];
+    d.close();
+    expect(rows.map((r) => [r.id, relationOf(r) ?? null])).toEqual([['s_root', null], ['s_cont', 'continuation'], ['s_branch', 'branch'], ['s_task', 'delegate'], ['s_reset', 'reset']]);
+    const events = await readEvents(hermes, recordPath(db, 's_reset'));
+    expect(events[0]).toMatchObject({ type: 'session', sessionId: 's_reset', forkedFrom: 's_cont', title: 'Start over' });
+    expect(events[0]).not.toHaveProperty('subagent');
+    expect(codecTotals(events)).toEqual(sqlTotals('s_reset'));
+    // the chain, as the SessionManager lists it: s_reset → s_cont → s_root
+    const m = createSessionManager({ roots: { hermes: [dir] }, cache: false, env: { HOME: dir } });
+    const listed = new Map((await m.list('hermes')).map((s) => [s.sessionId, s]));
+    expect([...listed.keys()].sort()).toEqual(['s_branch', 's_cont', 's_reset', 's_root']);
+    const chain: string[] = [];
+    for (let id: string | undefined = 's_reset'; id !== undefined; id = listed.get(id)?.forkedFrom) chain.push(id);
+    expect(chain).toEqual(['s_reset', 's_cont', 's_root']);
+    // its messages are its own turn only: nothing of the session it reset is repeated
+    const session = await m.get('hermes', 's_reset');
+    expect(session.messages.map((x) => x.content)).toEqual(turn('s_reset', 8).map((r) => r[2]));
+    expect((await m.get('hermes', 's_cont')).messages.map((x) => x.content)).not.toContain('question 8');
+  });
+});
+
 describe('search through messages_fts', () => {
   it('quotes every term as an FTS5 prefix phrase and maps bm25 into [0, 1)', () => {
     expect(ftsQuery(['tokenizer', 'say "hi" now'])).toBe('"tokenizer"* "say ""hi"" now"*');
@@ -197,6 +225,77 @@ describe('search through messages_fts', () => {
     for (const s of scores) expect(s > 0 && s < 1).toBe(true);
     expect(answers[0]?.turnCount).toBeGreaterThan(0);
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  /** Plain SQL over messages_fts: each session's sum of its matching messages' -bm25 (FTS5's own ranking). */
+  function bm25Sums(match: string): Map<string, number> {
+    const d = new Database(db, { readonly: true });
+    try {
+      const rows = d.prepare('SELECT m.session_id AS sid, -bm25(messages_fts) AS r FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ?').all(match) as { sid: string; r: number }[];
+      const out = new Map<string, number>();
+      for (const { sid, r } of rows) out.set(sid, (out.get(sid) ?? 0) + r);
+      return out;
+    } finally {
+      d.close();
+    }
+  }
+  /** The README's mapping, written out again: s / (s + 10), plus 0.25 per share of the terms in the title. */
+  const mapped = (s: number, titleShare = 0) => s / (s + 10) + 0.25 * titleShare;
+
+  async function searchWithStats(text: string): Promise<{ hits: Awaited<ReturnType<ReturnType<typeof createSessionManager>['search']>>; stats: SearchStats }> {
+    const m = createSessionManager({ roots: { hermes: [dir] }, cache: false, env: { HOME: dir } });
+    let stats: SearchStats | undefined;
+    const hits = await m.search({ text, agent: 'hermes', onStats: (s) => (stats = s) });
+    return { hits, stats: stats as SearchStats };
+  }
+
+  it('the relevance is FTS5\u2019s bm25 as plain SQL computes it, and only the index\u2019s hits are read', async () => {
+    buildHermesDb(db);
+    const { hits, stats } = await searchWithStats('answer');
+    const sums = bm25Sums('"answer"*');
+    sums.delete('s_task'); // a subagent: not searched without `subagents`
+    expect(hits.map((h) => h.sessionId).sort()).toEqual([...sums.keys()].sort());
+    for (const h of hits) expect(h.relevanceScore, h.sessionId).toBeCloseTo(mapped(sums.get(h.sessionId) as number), 3);
+    expect(new Set(hits.map((h) => h.relevanceScore)).size).toBe(3); // three different sums, three scores
+    expect(stats).toMatchObject({ files: 3, read: 3 });
+    // one session holds the word: it alone is a candidate, and it alone is read
+    const one = await searchWithStats('tokenizer');
+    expect(one.hits.map((h) => h.sessionId)).toEqual(['s_cont']);
+    expect(one.stats).toMatchObject({ files: 1, read: 1 });
+  });
+
+  it('without messages_fts every session is read and scored by sessionfold\u2019s own matching', async () => {
+    buildHermesDb(db);
+    const d = new Database(db);
+    d.exec('DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_delete; DROP TABLE messages_fts;');
+    d.close();
+    const { hits, stats } = await searchWithStats('tokenizer');
+    expect(hits.map((h) => h.sessionId)).toEqual(['s_cont']);
+    expect(stats).toMatchObject({ files: 3, read: 3 });
+  });
+
+  it('matches titles too: a title alone, and a title holding one term with a message holding the other', async () => {
+    buildHermesDb(db);
+    // "Fix the parser", "Fix the parser (continued)": no message says "parser"
+    const parser = await searchWithStats('parser');
+    expect(parser.hits.map((h) => [h.sessionId, h.relevanceScore, h.snippet])).toEqual([
+      ['s_cont', hitRelevance(0, 1), 'Fix the parser (continued)'],
+      ['s_root', hitRelevance(0, 1), 'Fix the parser'],
+    ]);
+    expect(hitRelevance(0, 1)).toBe(TITLE_WEIGHT);
+    // "parser" in s_cont's title, "tokenizer" in one of its messages: half the terms from the title
+    const both = await searchWithStats('parser tokenizer');
+    const tok = bm25Sums('"tokenizer"*');
+    expect(both.hits.map((h) => h.sessionId)).toEqual(['s_cont']);
+    expect(both.hits[0]?.relevanceScore).toBeCloseTo(mapped(tok.get('s_cont') as number, 0.5), 3);
+    expect(both.hits[0]?.snippet).toContain('tokenizer');
+    // "fix" in two titles, "answer" in the messages of three sessions: the two whose titles say "fix"
+    const fix = await searchWithStats('fix answer');
+    const answers = bm25Sums('"answer"*');
+    expect(fix.hits.map((h) => h.sessionId).sort()).toEqual(['s_cont', 's_root']);
+    for (const h of fix.hits) expect(h.relevanceScore, h.sessionId).toBeCloseTo(mapped(answers.get(h.sessionId) as number, 0.5), 3);
+    // a term neither a title nor a message holds matches nothing
+    expect((await searchWithStats('parser zebra')).hits).toEqual([]);
   });
 
   it('several agents: the FTS5 hits merge with the other agents\u2019 results', async () => {

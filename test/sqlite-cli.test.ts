@@ -97,6 +97,8 @@ describe('database agents through the CLI', () => {
 
     const cold = reportTotals(await cli('cost', 'report', '--json', '--group-by', 'agent'));
     expect(cold).toEqual(sqlTotals());
+    expect(before.size).toBeGreaterThan(0);
+    expect(await snapshot()).toEqual(before);
 
     // both agents write more: a warm report reads the changed sessions from their cursors
     writeDb(ocDb, (oc) => insertExchange(oc, 'ses_main', 4));
@@ -109,7 +111,6 @@ describe('database agents through the CLI', () => {
     expect(warm).toEqual(sqlTotals());
     expect(warm.opencode?.input).toBeGreaterThan(cold.opencode?.input as number);
     expect(await snapshot()).toEqual(afterWrites);
-    expect(before.size).toBeGreaterThan(0);
   });
 
   it('reads a database session, a whole database, and an export', async () => {

@@ -224,7 +224,7 @@ export function listStateDbSessions(file: string): StateDbSession[] {
 
 export interface FtsHit {
   sessionId: string;
-  /** bm25 mapped into [0, 1] (README.md "Search"). */
+  /** bm25 mapped into [0, 1], plus the title's share (README.md "Search"). */
   relevance: number;
   snippet: string;
 }
@@ -238,26 +238,83 @@ export function ftsQuery(terms: readonly string[]): string {
 export const relevanceOf = (bm25Sum: number): number => Math.round((bm25Sum / (bm25Sum + 10)) * 10000) / 10000;
 
 /**
- * Sessions whose messages match every term through Hermes's own FTS5 index (`messages_fts`), best first by
- * the sum of their matching messages' bm25, with a snippet of the best message. Undefined when the
- * database has no index.
+ * What a title adds to a session's relevance: the weight sessionfold's own scorer gives the share of the
+ * terms found in the title (src/sessions/search-match.ts, `0.25 · titleShare`), so a title hit counts alike
+ * for every agent.
+ */
+export const TITLE_WEIGHT = 0.25;
+
+/** Text relevance and title share merged into [0, 1]. */
+export const hitRelevance = (bm25Sum: number, titleShare: number): number => Math.min(1, Math.round((relevanceOf(bm25Sum) + TITLE_WEIGHT * titleShare) * 10000) / 10000);
+
+/** Per session whose title holds any term (case-insensitive, whitespace collapsed): which terms it holds. */
+function titleTerms(db: SqliteDatabase, terms: readonly string[]): Map<string, { title: string; has: boolean[] }> {
+  const out = new Map<string, { title: string; has: boolean[] }>();
+  if (!columnsOf(db, 'sessions').has('title')) return out;
+  for (const r of db.prepare("SELECT id, title FROM sessions WHERE title IS NOT NULL AND title != ''").iterate() as Iterable<{ id: string; title: string }>) {
+    const t = r.title.replace(/\s+/g, ' ').toLowerCase();
+    const has = terms.map((term) => t.includes(term));
+    if (has.some(Boolean)) out.set(r.id, { title: r.title, has });
+  }
+  return out;
+}
+
+/**
+ * Sessions whose messages match `terms` through Hermes's own FTS5 index (`messages_fts`) and, for each, the sum of
+ * its matching messages' `-bm25`: only `sessions` when given, else the best `limit`.
+ */
+function ftsScores(db: SqliteDatabase, terms: readonly string[], limit: number, sessions?: readonly string[]): Map<string, number> {
+  const only = sessions === undefined ? '' : 'WHERE m.session_id IN (SELECT value FROM json_each(?))';
+  const rows = db
+    .prepare(
+      // bm25() only runs inside the full-text query itself, so it is materialized before the grouping
+      `WITH f AS MATERIALIZED (SELECT rowid AS id, -bm25(messages_fts) AS r FROM messages_fts WHERE messages_fts MATCH ?)
+       SELECT m.session_id AS sid, sum(f.r) AS score FROM f JOIN messages m ON m.id = f.id ${only}
+       GROUP BY m.session_id ORDER BY score DESC, sid LIMIT ?`,
+    )
+    .all(...[ftsQuery(terms), ...(sessions === undefined ? [] : [JSON.stringify(sessions)]), limit]) as { sid: string; score: number }[];
+  return new Map(rows.map((r) => [r.sid, Math.max(0, r.score)]));
+}
+
+/**
+ * Sessions that hold every term in their messages or their title, through Hermes's own FTS5 index
+ * (`messages_fts`): best first by the sum of their matching messages' bm25 plus the title's share
+ * (`hitRelevance`), with a snippet of the best message (else the title). A session whose title holds some
+ * terms matches when one of its messages holds the others. Undefined when the database has no index.
  */
 export function searchStateDb(file: string, terms: readonly string[], limit: number): FtsHit[] | undefined {
   return withSqliteSnapshot(file, (db) => {
     if (!hasTable(db, 'messages_fts')) return undefined;
-    const q = ftsQuery(terms);
-    const rows = db
-      .prepare(
-        // bm25() only runs inside the full-text query itself, so it is materialized before the grouping
-        `WITH f AS MATERIALIZED (SELECT rowid AS id, -bm25(messages_fts) AS r FROM messages_fts WHERE messages_fts MATCH ?)
-         SELECT m.session_id AS sid, sum(f.r) AS score FROM f JOIN messages m ON m.id = f.id
-         GROUP BY m.session_id ORDER BY score DESC, sid LIMIT ?`,
-      )
-      .all(q, limit) as { sid: string; score: number }[];
+    const titled = titleTerms(db, terms);
+    // per session: the terms its messages were matched on, and their bm25 sum
+    const text = new Map<string, { terms: readonly string[]; score: number }>();
+    const put = (found: Map<string, number>, on: readonly string[]) => {
+      for (const [sid, score] of found) if (!text.has(sid)) text.set(sid, { terms: on, score });
+    };
+    put(ftsScores(db, terms, limit), terms);
+    if (titled.size > 0) put(ftsScores(db, terms, titled.size, [...titled.keys()]), terms);
+    // a title holding some of the terms: its messages must hold the rest
+    const byRest = new Map<string, { rest: string[]; sids: string[] }>();
+    for (const [sid, t] of titled) {
+      const rest = terms.filter((_, i) => !t.has[i]);
+      if (rest.length === 0 || text.has(sid)) continue;
+      const k = JSON.stringify(rest);
+      const group = byRest.get(k) ?? byRest.set(k, { rest, sids: [] }).get(k);
+      group?.sids.push(sid);
+    }
+    for (const { rest, sids } of byRest.values()) put(ftsScores(db, rest, sids.length, sids), rest);
+    const hits: { sid: string; relevance: number; on?: readonly string[] }[] = [];
+    for (const [sid, t] of text) hits.push({ sid, relevance: hitRelevance(t.score, (titled.get(sid)?.has.filter(Boolean).length ?? 0) / terms.length), on: t.terms });
+    for (const [sid, t] of titled) if (!text.has(sid) && t.has.every(Boolean)) hits.push({ sid, relevance: hitRelevance(0, 1) });
+    hits.sort((a, b) => b.relevance - a.relevance || (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0));
     const snippet = db.prepare(
       `SELECT snippet(messages_fts, 0, '', '', '…', 24) AS s FROM messages_fts
        WHERE messages_fts MATCH ? AND rowid IN (SELECT id FROM messages WHERE session_id = ?) ORDER BY bm25(messages_fts) LIMIT 1`,
     );
-    return rows.map((r) => ({ sessionId: r.sid, relevance: relevanceOf(Math.max(0, r.score)), snippet: ((snippet.get(q, r.sid) as { s?: string } | undefined)?.s ?? '').replace(/\s+/g, ' ').trim() }));
+    return hits.slice(0, limit).map((h) => ({
+      sessionId: h.sid,
+      relevance: h.relevance,
+      snippet: h.on === undefined ? (titled.get(h.sid)?.title ?? '') : ((snippet.get(ftsQuery(h.on), h.sid) as { s?: string } | undefined)?.s ?? '').replace(/\s+/g, ' ').trim(),
+    }));
   });
 }

@@ -92,11 +92,19 @@ export function usage(session: string, model: string, n: number): unknown[] {
   return [session, model, model.startsWith('claude') ? 'anthropic' : 'openrouter', 1, 1000 + n, 200 + n, 5000 + n, 100, 30, 0.01 * n, 0, T0 + n * 60, T0 + n * 60 + 3];
 }
 
+export interface HermesDbOptions {
+  /**
+   * Add `s_reset`, a reset of the continuation `s_cont` (`model_config._reset_from`, `parent_session_id`
+   * s_cont): the chain s_root → s_cont → s_reset, with a turn (8) and usage of its own.
+   */
+  reset?: boolean;
+}
+
 /**
  * A closed WAL database with a root session, its compression continuation, a branch and a delegate (a
- * subagent), each with turns and per-model usage.
+ * subagent), each with turns and per-model usage; with `reset`, a reset of the continuation too.
  */
-export function buildHermesDb(path: string): void {
+export function buildHermesDb(path: string, o: HermesDbOptions = {}): void {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.exec(HERMES_DDL);
@@ -105,6 +113,7 @@ export function buildHermesDb(path: string): void {
   s.run('s_cont', 'cli', 'claude-sonnet-4-6', '{}', 's_root', T0 + 500, null, null, '/work/app', 'main', 'anthropic', 'Fix the parser (continued)');
   s.run('s_branch', 'cli', 'gpt-5.2', JSON.stringify({ _branched_from: 's_root' }), 's_root', T0 + 600, null, null, '/work/app', 'main', 'openrouter', 'Try another way');
   s.run('s_task', 'subagent', 'claude-haiku-4-5', JSON.stringify({ _delegate_from: 's_root' }), 's_root', T0 + 700, T0 + 800, 'done', '/work/app', null, 'anthropic', null);
+  if (o.reset === true) s.run('s_reset', 'cli', 'claude-sonnet-4-6', JSON.stringify({ _reset_from: 's_cont' }), 's_cont', T0 + 900, null, null, '/work/app', 'main', 'anthropic', 'Start over');
   const m = db.prepare(INSERT_MESSAGE);
   const u = db.prepare(UPSERT_USAGE);
   const plan: [string, number[], string[]][] = [
@@ -112,6 +121,7 @@ export function buildHermesDb(path: string): void {
     ['s_cont', [4, 5], ['claude-sonnet-4-6', 'claude-sonnet-4-6']],
     ['s_branch', [6], ['gpt-5.2']],
     ['s_task', [7], ['claude-haiku-4-5']],
+    ...(o.reset === true ? [['s_reset', [8], ['claude-sonnet-4-6']] as [string, number[], string[]]] : []),
   ];
   for (const [id, turns, models] of plan) {
     for (const n of turns) for (const r of turn(id, n, n === 5 ? 'where is the tokenizer bug' : undefined)) m.run(...r);
