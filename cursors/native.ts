@@ -1,7 +1,7 @@
 /**
- * The optional native kernel (native/: the loops in kernel.c, the Node binding in binding.c; built by
- * scripts/build-native.mjs into build/kernel.node): the line filter's substring search and the exact field
- * scanner's walk (cursors/scan-fields.ts), in C with AVX2. Nothing depends on it: when it is not built (no C
+ * The optional native kernel (native/: the loops in kernel.c and the files it lists, the Node binding in
+ * binding.c; built by scripts/build-native.mjs into build/kernel.node): the line filter's substring search
+ * and the exact field scanner's walk (cursors/scan-fields.ts), in C with AVX2. Nothing depends on it: when it is not built (no C
  * compiler or no Node headers at install), cannot load, or is turned off with `SESSIONFOLD_NATIVE=0`, the
  * JavaScript loops run instead, and both answer the same (test/native-kernel.test.ts holds the kernel's
  * answers to the JavaScript loops'). Where it is absent or off, the WebAssembly kernel (cursors/wasm.ts) runs

@@ -39,7 +39,7 @@
  * over the index) ran at ~360 MB/s on the real lines (the per-byte work twice); jumping from quote to quote
  * with Buffer#indexOf costs a native call per string, which loses on short strings.
  *
- * The native kernel (cursors/native.ts, native/kernel.c) runs the same walk in C when it is built: it locates the
+ * The native kernel (cursors/native.ts, native/scan-fields.c) runs the same walk in C when it is built: it locates the
  * projected values and leaves their decoding to `parseSlice` here, so both paths decode alike.
  * test/native-kernel.test.ts holds the two walks to the same answers. Without it, the WebAssembly kernel
  * (cursors/wasm.ts: the same C) walks instead; test/wasm-kernel.test.ts holds it to this walk.
@@ -156,7 +156,7 @@ for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
  * big-endian machine strings are checked byte by byte.
  */
 const NO_WORDS = new Int32Array(0);
-/** Output slot flags of the native walk (native/kernel.c). */
+/** Output slot flags of the native walk (native/scan-fields.c, native/kernel.h). */
 const SLOT_ESCAPED = 2;
 const SLOT_OBJECT = 4;
 let words: Int32Array<ArrayBufferLike> = NO_WORDS;

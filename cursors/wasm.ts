@@ -1,6 +1,6 @@
 /**
- * The WebAssembly kernel: the native kernel's byte loops (native/kernel.c with its SIMD128 branches, and
- * native/xxh64.h) compiled to wasm32 (native/wasm/kernel.wasm, committed; scripts/build-wasm.mjs), so a
+ * The WebAssembly kernel: the native kernel's byte loops (native/kernel.c and the files it lists, with their
+ * SIMD128 branches, and native/xxh64.h) compiled to wasm32 (native/wasm/kernel.wasm, committed; scripts/build-wasm.mjs), so a
  * machine without a C compiler, or an install that ran no install script, still gets them. cursors/native.ts
  * takes it where the N-API addon is absent or off (`SESSIONFOLD_NATIVE=0`); `SESSIONFOLD_WASM=0` turns it off
  * too, and the JavaScript loops run (the reference: test/wasm-kernel.test.ts holds the two equal).

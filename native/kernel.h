@@ -1,5 +1,6 @@
 /*
- * The interface between the native kernel's pure loops (kernel.c) and its Node binding (binding.c).
+ * The interface between the native kernel's pure loops (kernel.c, scan-fields.c, timestamps.c) and its Node
+ * binding (binding.c).
  */
 #ifndef SESSIONFOLD_KERNEL_H
 #define SESSIONFOLD_KERNEL_H

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Build the WebAssembly kernel (native/kernel.c with its SIMD128 branches + native/wasm/exports.c →
- * native/wasm/kernel.wasm) with clang for wasm32 and wasi-libc (only its string functions are linked: the
- * module imports nothing). The .wasm is committed, so installing sessionfold needs no compiler; this script
+ * Build the WebAssembly kernel (native/kernel.c, scan-fields.c and timestamps.c with their SIMD128 branches
+ * + native/wasm/exports.c → native/wasm/kernel.wasm) with clang for wasm32 and wasi-libc (only its string
+ * functions are linked: the module imports nothing). The .wasm is committed, so installing sessionfold needs no compiler; this script
  * is for whoever changes the C. `--check` builds to a temporary file and fails when its bytes differ from the
  * committed ones (.ci/run runs it: the committed module must be what its source builds to).
  *
@@ -22,7 +22,8 @@ const check = process.argv.includes('--check');
 const clang = process.env.CLANG ?? 'clang';
 const sysroot = process.env.WASI_SYSROOT ?? '/usr';
 
-const sources = ['native/kernel.c', 'native/wasm/exports.c'];
+// The kernel's pure files (native/kernel.c lists them), not the rest of native/: those are the N-API addon's.
+const sources = ['native/kernel.c', 'native/scan-fields.c', 'native/timestamps.c', 'native/wasm/exports.c'];
 const flags = [
   '--target=wasm32-wasi',
   `--sysroot=${sysroot}`,

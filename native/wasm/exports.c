@@ -1,7 +1,7 @@
 /*
- * The WebAssembly kernel's entry points (scripts/build-wasm.mjs compiles this with ../kernel.c to
- * native/wasm/kernel.wasm; cursors/wasm.ts loads it). The same loops as the N-API kernel (kernel.c, with its
- * SIMD128 branches, and xxh64.h), so both answer alike; no agent is known here.
+ * The WebAssembly kernel's entry points (scripts/build-wasm.mjs compiles this with ../kernel.c and the
+ * kernel's other pure files to native/wasm/kernel.wasm; cursors/wasm.ts loads it). The same loops as the N-API
+ * kernel (kernel.c and the files it lists, with their SIMD128 branches, and xxh64.h), so both answer alike; no agent is known here.
  *
  * The module imports nothing and its memory never grows (initial = maximum, set by the build): JavaScript keeps
  * views of it (read buffers, the spans' output) that a grow would detach. JavaScript lays out the memory above

@@ -12,43 +12,31 @@
  * Concurrency: each batch of files is applied in one IMMEDIATE transaction, and a file's row is updated only
  * when its `gen` is still the one the scan started from; otherwise another process got there first and the
  * caller re-classifies the file against the new row (optimistic concurrency, no lock held while parsing).
+ *
+ * This file holds the rules (which rows a batch touches, when the ledger takes usage, when the log restarts);
+ * the SQL is statements.ts and the work on one file's segments, ledger and log is file-segments.ts, so that
+ * each of the three reads on its own.
  */
-import type { Segment } from '../scan/segment.js';
 import { decodeSegment, pushRecords, SegmentWriter, segmentCount, segmentKey } from '../scan/segment.js';
 import type { UsageRecord } from '../scan/types.js';
 import { diffRecords } from '../scan/record-diff.js';
 import { borrowCacheDb, isPooled, openCacheDb, releaseCacheDb, type Db } from './db.js';
 import { bulkRow, currentMemo, dropMemo, memoAtStart, patchMemo, type BulkRow, type RowMemo } from './row-memo.js';
 import { cacheInstance } from './folds.js';
+import { compact, dropTail, encodeRecords, ledgerAfterRestart, logChange, changesSince, pushFile, toBuffer } from './file-segments.js';
 import { fileKey, type ApplyOutcome, type FileResult, type FileRow } from './rows.js';
+import { prepareStatements, type Statements } from './statements.js';
+
+export { MAX_CHANGES_PER_FILE } from './file-segments.js';
 
 /** A file's segments are merged into one when an append takes them past this. */
 export const MAX_SEGMENTS_PER_FILE = 32;
-/** Updates of a file kept in its change log (file_changes). */
-export const MAX_CHANGES_PER_FILE = 64;
 /**
  * A rewrite whose diff changes more records than this is not logged (the log restarts): a compacted long
  * session shifts every offset, and 64 such diffs would store the file's usage many times over. A snapshot
  * that held the file before then folds from scratch once.
  */
 export const MAX_LOGGED_RECORDS = 20_000;
-
-const ROW_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped';
-const BULK_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped';
-
-/** Records as one segment (null for none). */
-function encodeRecords(records: readonly UsageRecord[]): Buffer | null {
-  if (records.length === 0) return null;
-  const w = new SegmentWriter();
-  for (const r of records) w.add(r);
-  return toBuffer(w.finish());
-}
-
-function toBuffer(u: Uint8Array): Buffer {
-  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-}
 
 export class EventCache {
   readonly path: string;
@@ -57,7 +45,7 @@ export class EventCache {
   readonly #db: Db;
   /** The connection is another store's of the same run (`borrowCacheDb`): that store closes it. */
   readonly #borrowed: boolean;
-  readonly #s;
+  readonly #s: Statements;
   readonly #readTx: (ids: string) => { records: UsageRecord[]; retained: number };
   readonly #applyTx: { immediate: (results: readonly FileResult[]) => ApplyOutcome[] };
   readonly #deleteTx: { immediate: (rows: readonly FileRow[], now: number) => void };
@@ -81,50 +69,11 @@ export class EventCache {
       for (const r of rows) {
         // A deletion changes no record (they stay, retained): an empty step in the file's log.
         const gen = this.#s.markDeleted.get(now, r.id) as number | undefined;
-        if (gen !== undefined) this.#logChange(r.id, gen, null, []);
+        if (gen !== undefined) logChange(this.#s, r.id, gen, null, []);
       }
       this.#memoPatch(memo, rows);
     });
-    this.#s = {
-      // Raw rows, without the cursor test: a warm run loads every row, and better-sqlite3 builds objects
-      // from named columns about twice as slowly as arrays (3,922 rows: 24 ms vs 14 ms).
-      byAgent: db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ?`).raw(),
-      byPath: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE agent = ? AND path = ?`),
-      bulkByPath: db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ? AND path = ?`).raw(),
-      changesCount: db.prepare("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changes'").pluck(),
-      byId: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE id = ?`),
-      ledger: db.prepare('SELECT ledger FROM files WHERE id = ?').pluck(),
-      cursor: db.prepare('SELECT cursor FROM files WHERE id = ?').pluck(),
-      bulkRows: db.prepare(`SELECT id, path, cwd, deleted, ledger_count, ledger FROM files WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`),
-      bulkSegments: db.prepare('SELECT file_id, data FROM segments WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, seq').raw(),
-      segments: db.prepare('SELECT data FROM segments WHERE file_id = ? ORDER BY seq').pluck(),
-      segmentCountsDesc: db.prepare('SELECT seq, count FROM segments WHERE file_id = ? ORDER BY seq DESC'),
-      segmentData: db.prepare('SELECT data FROM segments WHERE file_id = ? AND seq = ?').pluck(),
-      maxSeq: db.prepare('SELECT max(seq) FROM segments WHERE file_id = ?').pluck(),
-      deleteSegments: db.prepare('DELETE FROM segments WHERE file_id = ?'),
-      deleteSegment: db.prepare('DELETE FROM segments WHERE file_id = ? AND seq = ?'),
-      insertSegment: db.prepare('INSERT INTO segments (file_id, seq, count, data) VALUES (?, ?, ?, ?)'),
-      replaceSegment: db.prepare('UPDATE segments SET count = ?, data = ? WHERE file_id = ? AND seq = ?'),
-      insertFile: db.prepare(
-        `INSERT INTO files (agent, path, root, parser, size, mtime_ms, deps, cursor, prefix_hash, session_events, cwd_index, cwd,
-           live_count, segment_count, ledger, ledger_count, deleted, gen, updated_at, skipped)
-         VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @deps, @cursor, @prefix_hash, @session_events, @cwd_index, @cwd,
-           @live_count, @segment_count, @ledger, @ledger_count, 0, 1, @updated_at, @skipped) RETURNING id`,
-      ),
-      updateFile: db.prepare(
-        `UPDATE files SET root = @root, parser = @parser, size = @size, mtime_ms = @mtime_ms, deps = @deps, cursor = @cursor,
-           prefix_hash = @prefix_hash, session_events = @session_events, cwd_index = @cwd_index, cwd = @cwd, live_count = @live_count,
-           segment_count = @segment_count, ledger = @ledger, ledger_count = @ledger_count, deleted = 0, gen = gen + 1,
-           updated_at = @updated_at, skipped = @skipped
-         WHERE id = @id`,
-      ),
-      markDeleted: db.prepare('UPDATE files SET deleted = 1, gen = gen + 1, updated_at = ? WHERE id = ? AND deleted = 0 RETURNING gen').pluck(),
-      insertChange: db.prepare('INSERT OR REPLACE INTO file_changes (file_id, gen, removed, added) VALUES (?, ?, ?, ?)'),
-      pruneChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ? AND gen <= ?'),
-      clearChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ?'),
-      countChange: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'changes'"),
-      changes: db.prepare('SELECT gen, removed, added FROM file_changes WHERE file_id = ? AND gen > ? AND gen <= ? ORDER BY gen'),
-    };
+    this.#s = prepareStatements(db);
   }
 
   /** Open (or create, or rebuild) the cache at `path`; through `borrow`, a connection open on it already, when it still is. */
@@ -305,8 +254,8 @@ export class EventCache {
       let ledgerCount = 0;
       const before: UsageRecord[] = [];
       if (row !== undefined) {
-        this.#pushFile(row, before);
-        ({ ledger, ledgerCount } = this.#ledgerAfterRestart(row, r, decoded));
+        pushFile(this.#s, row, before);
+        ({ ledger, ledgerCount } = ledgerAfterRestart(this.#s, row, r, decoded));
         this.#s.deleteSegments.run(row.id);
       }
       const fields = { ...values, live_count: newCount, segment_count: r.segments.length, ledger: ledger && toBuffer(ledger), ledger_count: ledgerCount };
@@ -324,7 +273,7 @@ export class EventCache {
       // the session cwd changed: the log's records take the cwd of the row, so the log restarts here.
       const d = diffRecords(before, out);
       if ((row.cwd ?? null) === (r.track.cwd ?? null) && d.added.length + d.removed.length <= MAX_LOGGED_RECORDS) {
-        this.#logChange(id, row.gen + 1, encodeRecords(d.removed), d.added.length > 0 ? [encodeRecords(d.added) as Buffer] : []);
+        logChange(this.#s, id, row.gen + 1, encodeRecords(d.removed), d.added.length > 0 ? [encodeRecords(d.added) as Buffer] : []);
       } else this.#s.clearChanges.run(id);
       if (delta) return { ok: true, records: d.added, retained: 0, removed: d.removed, id, gen: row.gen + 1 };
       return { ok: true, records: out, retained: ledgerCount, id, gen: row.gen + 1 };
@@ -336,15 +285,15 @@ export class EventCache {
     const newGen = row.gen + 1;
     const whole = (row.cwd ?? null) !== (r.track.cwd ?? null);
     const before: UsageRecord[] = [];
-    if (whole) this.#pushFile(row, before);
+    if (whole) pushFile(this.#s, row, before);
     const gone = whole ? undefined : new SegmentWriter();
     const dropped = Math.min(r.start.replaced.usage ?? 0, row.live_count);
-    let segCount = row.segment_count - this.#dropTail(row.id, dropped, gone);
+    let segCount = row.segment_count - dropTail(this.#s, row.id, dropped, gone);
     let seq = ((this.#s.maxSeq.get(row.id) as number | null) ?? -1) + 1;
     for (const s of r.segments) this.#s.insertSegment.run(row.id, seq++, segmentCount(s), toBuffer(s));
     segCount += r.segments.length;
     if (segCount > MAX_SEGMENTS_PER_FILE) {
-      segCount = this.#compact(row.id);
+      segCount = compact(this.#s, row.id);
     }
     let ledger = row.ledger_count > 0 ? (this.#s.ledger.get(row.id) as Buffer | null) : null;
     let ledgerCount = row.ledger_count;
@@ -368,7 +317,7 @@ export class EventCache {
     this.#s.updateFile.run({ ...values, id: row.id, live_count: live, segment_count: segCount, ledger, ledger_count: ledgerCount });
     if (gone !== undefined) {
       const goneSeg = gone.count > 0 ? toBuffer(gone.finish()) : null;
-      this.#logChange(row.id, newGen, goneSeg, r.segments);
+      logChange(this.#s, row.id, newGen, goneSeg, r.segments);
       if (delta) {
         if (goneSeg !== null) pushRecords(decodeSegment(goneSeg), r.path, row.cwd ?? undefined, false, removed);
         for (const s of r.segments) pushRecords(decodeSegment(s), r.path, cwd, false, out);
@@ -387,116 +336,11 @@ export class EventCache {
     return { ok: true, records: out, retained: ledgerCount, id: row.id, gen: newGen };
   }
 
-  /** Log what an update to `gen` did to a file's records (file_changes), keeping the last MAX_CHANGES_PER_FILE. */
-  #logChange(fileId: number, gen: number, removed: Buffer | null, added: readonly Uint8Array[]): void {
-    let addedBlob: Buffer | null = null;
-    if (added.length > 0) {
-      addedBlob = Buffer.allocUnsafe(added.reduce((n, a) => n + 4 + a.byteLength, 0));
-      let o = 0;
-      for (const a of added) {
-        addedBlob.writeUInt32LE(a.byteLength, o);
-        addedBlob.set(a, o + 4);
-        o += 4 + a.byteLength;
-      }
-    }
-    this.#s.insertChange.run(fileId, gen, removed, addedBlob);
-    this.#s.pruneChanges.run(fileId, gen - MAX_CHANGES_PER_FILE);
-  }
-
   /**
    * What the updates of a file after `fromGen` up to its current gen did to its records, oldest first, from
    * the log; undefined when the log does not reach back that far (a rewrite, pruned entries).
    */
   changesSince(row: FileRow, fromGen: number): { added: UsageRecord[]; removed: UsageRecord[] }[] | undefined {
-    if (fromGen >= row.gen || row.gen - fromGen > MAX_CHANGES_PER_FILE) return undefined;
-    const rows = this.#s.changes.all(row.id, fromGen, row.gen) as { gen: number; removed: Buffer | null; added: Buffer | null }[];
-    if (rows.length !== row.gen - fromGen) return undefined;
-    const cwd = row.cwd ?? undefined;
-    return rows.map((c) => {
-      const removed: UsageRecord[] = [];
-      const added: UsageRecord[] = [];
-      if (c.removed !== null) pushRecords(decodeSegment(c.removed), row.path, cwd, false, removed);
-      if (c.added !== null) {
-        for (let o = 0; o + 4 <= c.added.length; ) {
-          const n = c.added.readUInt32LE(o);
-          pushRecords(decodeSegment(c.added.subarray(o + 4, o + 4 + n)), row.path, cwd, false, added);
-          o += 4 + n;
-        }
-      }
-      return { added, removed };
-    });
-  }
-
-  /** Every record a row holds now (live, then ledger), as read by `readFiles`. */
-  #pushFile(row: FileRow, out: UsageRecord[]): void {
-    const cwd = row.cwd ?? undefined;
-    for (const data of this.#s.segments.all(row.id) as Buffer[]) pushRecords(decodeSegment(data), row.path, cwd, row.deleted !== 0, out);
-    const ledger = row.ledger_count > 0 ? (this.#s.ledger.get(row.id) as Buffer | null) : null;
-    if (ledger !== null) pushRecords(decodeSegment(ledger), row.path, cwd, true, out);
-  }
-
-  /** The ledger after a read from byte 0: old ledger and (same parser) old live usage whose key is gone. */
-  #ledgerAfterRestart(row: FileRow, r: FileResult, decoded: Segment[]): { ledger: Uint8Array | null; ledgerCount: number } {
-    const sameParser = row.parser === r.parser;
-    const carry = sameParser && row.live_count > 0;
-    if (!carry && row.ledger_count === 0) return { ledger: null, ledgerCount: 0 };
-    const newKeys = new Set<string>();
-    for (const seg of decoded) for (let i = 0; i < seg.count; i++) newKeys.add(segmentKey(seg, i));
-    // Per key, the latest version: old ledger first, old live usage over it.
-    const pick = new Map<string, [Segment, number]>();
-    const ledger = row.ledger_count > 0 ? (this.#s.ledger.get(row.id) as Buffer | null) : null;
-    if (ledger !== null) {
-      const seg = decodeSegment(ledger);
-      for (let i = 0; i < seg.count; i++) pick.set(segmentKey(seg, i), [seg, i]);
-    }
-    if (carry) {
-      for (const data of this.#s.segments.all(row.id) as Buffer[]) {
-        const seg = decodeSegment(data);
-        for (let i = 0; i < seg.count; i++) pick.set(segmentKey(seg, i), [seg, i]);
-      }
-    }
-    const w = new SegmentWriter();
-    for (const [key, [seg, i]] of pick) if (!newKeys.has(key)) w.addFrom(seg, i);
-    const count = w.count;
-    return count === 0 ? { ledger: null, ledgerCount: 0 } : { ledger: w.finish(), ledgerCount: count };
-  }
-
-  /** Remove the last `n` live events of a file (copying them to `collect`); returns how many segments were deleted. */
-  #dropTail(fileId: number, n: number, collect?: SegmentWriter): number {
-    let left = n;
-    let removed = 0;
-    if (left <= 0) return 0;
-    // Segment sizes first (a long session has dozens of segments; only the last one or two are read).
-    for (const s of this.#s.segmentCountsDesc.all(fileId) as { seq: number; count: number }[]) {
-      if (left <= 0) break;
-      const seg = s.count <= left && !collect ? undefined : decodeSegment(this.#s.segmentData.get(fileId, s.seq) as Buffer);
-      if (s.count <= left) {
-        if (collect && seg) for (let i = 0; i < seg.count; i++) collect.addFrom(seg, i);
-        this.#s.deleteSegment.run(fileId, s.seq);
-        left -= s.count;
-        removed++;
-      } else {
-        const full = seg as Segment;
-        const w = new SegmentWriter();
-        for (let i = 0; i < full.count - left; i++) w.addFrom(full, i);
-        if (collect) for (let i = full.count - left; i < full.count; i++) collect.addFrom(full, i);
-        this.#s.replaceSegment.run(w.count, toBuffer(w.finish()), fileId, s.seq);
-        left = 0;
-      }
-    }
-    return removed;
-  }
-
-  /** Merge a file's segments into one; returns the segment count (0 or 1). */
-  #compact(fileId: number): number {
-    const w = new SegmentWriter();
-    for (const data of this.#s.segments.all(fileId) as Buffer[]) {
-      const seg = decodeSegment(data);
-      for (let i = 0; i < seg.count; i++) w.addFrom(seg, i);
-    }
-    this.#s.deleteSegments.run(fileId);
-    if (w.count === 0) return 0;
-    this.#s.insertSegment.run(fileId, 0, w.count, toBuffer(w.finish()));
-    return 1;
+    return changesSince(this.#s, row, fromGen);
   }
 }
