@@ -17,6 +17,7 @@ export const TOPIC_MODULES: Record<string, string> = {
   codecs: '../codecs.bench.js',
   resume: '../resume.bench.js',
   cost: '../cost.bench.js',
+  'marker-search': '../marker-search.bench.js',
   'opencode-warm': '../opencode-warm.bench.js',
   sessions: '../sessions.bench.js',
   gemini: '../gemini.bench.js',
