@@ -16,68 +16,19 @@
  * (the CLI level needs a build: `npx tsc -p . && node scripts/bundle-cli.mjs`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import { opencode } from '../codecs/opencode/index.js';
 import { newReadInfo, type ReadCursor } from '../cursors/protocol/codec.js';
-import { exchange, INSERT_MESSAGE, INSERT_PART, INSERT_SESSION, OPENCODE_DDL, sessionRow } from '../test/helpers/opencode-db.js';
+import { appendExchanges, exchangesIn, generateOpencodeDb } from './lib/opencode-db.js';
 
 const { values } = parseArgs({ options: { mb: { type: 'string', default: '1024' }, dir: { type: 'string', default: '/tmp/sf-sqlite-bench' }, keep: { type: 'boolean', default: false }, 'cli-only': { type: 'boolean', default: false }, reuse: { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' } } });
 const targetBytes = Number(values.mb) * 1024 * 1024;
 const SESSIONS = Number(values.sessions);
-const PAD = 'x'.repeat(3000); // a part's text: a large tool output, as OpenCode stores them
 const dir = values.dir as string;
 const dataHome = join(dir, 'data');
 const db = join(dataHome, 'opencode', 'opencode.db');
-
-/** Insert exchanges round robin over the sessions until the database holds `bytes`; the exchanges made. */
-function generate(bytes: number): number {
-  mkdirSync(join(dataHome, 'opencode'), { recursive: true });
-  const d = new Database(db);
-  d.pragma('journal_mode = WAL');
-  d.exec(OPENCODE_DDL);
-  d.prepare('INSERT INTO project (id, worktree, time_created, time_updated) VALUES (?, ?, ?, ?)').run('prj_1', '/work/proj', 1, 1);
-  for (let s = 0; s < SESSIONS; s++) d.prepare(INSERT_SESSION).run(...sessionRow(`ses_${s}`, s));
-  const m = d.prepare(INSERT_MESSAGE);
-  const p = d.prepare(INSERT_PART);
-  let n = 0;
-  const batch = d.transaction((from: number, count: number) => {
-    for (let i = from; i < from + count; i++) {
-      const x = exchange(`ses_${i % SESSIONS}`, Math.floor(i / SESSIONS) + 1);
-      for (const r of x.messages) m.run(...r);
-      for (const r of x.parts) {
-        const row = [...r];
-        const data = JSON.parse(row[5] as string) as { type: string; text?: string };
-        if (data.type === 'text') row[5] = JSON.stringify({ ...data, text: `${data.text} ${PAD}` });
-        p.run(...row);
-      }
-    }
-  });
-  while (statSync(db).size + (statSync(`${db}-wal`, { throwIfNoEntry: false })?.size ?? 0) < bytes) {
-    batch(n, 2000);
-    n += 2000;
-    d.pragma('wal_checkpoint(TRUNCATE)');
-  }
-  d.close();
-  return n;
-}
-
-/** 500 more exchanges (1,000 messages, 3,000 parts): into one session, or round robin over all of them. */
-function append(from: number, spread: 'one' | 'all'): void {
-  const d = new Database(db);
-  const m = d.prepare(INSERT_MESSAGE);
-  const p = d.prepare(INSERT_PART);
-  d.transaction(() => {
-    for (let i = from; i < from + 500; i++) {
-      const x = exchange(spread === 'all' ? `ses_${i % SESSIONS}` : 'ses_0', i + 1); // later than every message before, in every session
-      for (const r of x.messages) m.run(...r);
-      for (const r of x.parts) p.run(...r);
-    }
-  })();
-  d.close();
-}
 
 async function codecRead(from?: ReadCursor): Promise<{ ms: number; rows: number; events: number; output: number; cursor: ReadCursor | undefined; restarted: string | undefined }> {
   const info = newReadInfo();
@@ -119,19 +70,11 @@ function cliReport(cache: boolean): { ms: number; cpu: number | undefined; outpu
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-/** The exchanges already in a kept database (two messages each): the next one's number. */
-function exchangesIn(): number {
-  const d = new Database(db, { readonly: true });
-  const n = (d.prepare('SELECT count(*) AS n FROM message').get() as { n: number }).n / 2;
-  d.close();
-  return n;
-}
-
 const reuse = values.reuse === true && statSync(db, { throwIfNoEntry: false }) !== undefined;
 if (!reuse) rmSync(dir, { recursive: true, force: true });
 try {
   const t = performance.now();
-  const made = reuse ? exchangesIn() : generate(targetBytes);
+  const made = reuse ? exchangesIn(db) : generateOpencodeDb(db, targetBytes, SESSIONS);
   const size = statSync(db).size;
   console.log(`${reuse ? 'kept' : 'generated'} ${(size / 1048576).toFixed(0)} MiB: ${SESSIONS} sessions, ${made} exchanges (${made * 2} messages, ${made * 6} parts) in ${fmt(performance.now() - t)}`);
 
@@ -145,7 +88,7 @@ try {
   let output = cold?.output ?? 0;
   let next = made;
   for (const spread of ['one', 'all'] as const) {
-    append(next, spread);
+    appendExchanges(db, next, spread, SESSIONS);
     next += 500;
     const where = spread === 'one' ? 'into one session' : `over all ${SESSIONS} sessions`;
     if (!cliOnly) {

@@ -28,6 +28,15 @@ async function cli(args: string[], history: History = h): Promise<{ code: number
 }
 
 const JSONL = ['--agent', 'sessionfold-jsonl', '--tz', 'UTC'];
+const TIE = ['--cwd', '/work/tie', '--no-cache'];
+
+/** A session in /work/tie holding one copy of response r1, after `pad` user lines. */
+const session = (id: string, usage: Record<string, number>, pad: number): string =>
+  [
+    JSON.stringify({ type: 'sessionfold.session', version: 1, agent: 'claude', sessionId: id, cwd: '/work/tie' }),
+    ...Array.from({ length: pad }, (_, i) => JSON.stringify({ type: 'sessionfold.message', index: i, role: 'user', content: 'x'.repeat(200), timestamp: '2026-01-20T09:00:00.000Z' })),
+    JSON.stringify({ type: 'sessionfold.message', index: pad, role: 'assistant', content: 'tied', timestamp: '2026-01-20T09:00:10.000Z', id: 'r1', usage: { singleRequest: true, model: 'claude-sonnet-4-20250514', outputTokens: 50, dedupKey: 'tie:r1', ...usage } }),
+  ].join('\n') + '\n';
 const lines = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as UsageExportLine);
 
 describe('events export', () => {
@@ -74,19 +83,12 @@ describe('events export', () => {
   it('exports the copy `cost report` counts when two files hold tied copies of a response', async () => {
     // Equal output and equal tokens in all, another input/cache-read split: the fold keeps the smallest
     // (file, offset), a.jsonl. b.jsonl is the larger file, so it is likely read first.
-    const session = (id: string, usage: Record<string, number>, pad: number) =>
-      [
-        JSON.stringify({ type: 'sessionfold.session', version: 1, agent: 'claude', sessionId: id, cwd: '/work/tie' }),
-        ...Array.from({ length: pad }, (_, i) => JSON.stringify({ type: 'sessionfold.message', index: i, role: 'user', content: 'x'.repeat(200), timestamp: '2026-01-20T09:00:00.000Z' })),
-        JSON.stringify({ type: 'sessionfold.message', index: pad, role: 'assistant', content: 'tied', timestamp: '2026-01-20T09:00:10.000Z', id: 'r1', usage: { singleRequest: true, model: 'claude-sonnet-4-20250514', outputTokens: 50, dedupKey: 'tie:r1', ...usage } }),
-      ].join('\n') + '\n';
     writeFileSync(join(h.exportsDir, 'proj-a', 'a.jsonl'), session('tie-a', { inputTokens: 1_000, cacheReadTokens: 0 }, 0));
     writeFileSync(join(h.exportsDir, 'proj-a', 'b.jsonl'), session('tie-b', { inputTokens: 0, cacheReadTokens: 1_000 }, 40));
-    const tie = ['--cwd', '/work/tie', '--no-cache'];
-    const s = JSON.parse((await cli(['cost', 'report', ...JSONL, ...tie, '--json', '--group-by', 'none'])).stdout) as CostSummary;
+    const s = JSON.parse((await cli(['cost', 'report', ...JSONL, ...TIE, '--json', '--group-by', 'none'])).stdout) as CostSummary;
     expect([s.requestCount, s.inputTokens, s.cacheReadTokens]).toEqual([1, 1_000, 0]);
     for (let run = 0; run < 3; run++) {
-      const ls = lines((await cli(['events', 'export', ...JSONL, ...tie])).stdout);
+      const ls = lines((await cli(['events', 'export', ...JSONL, ...TIE])).stdout);
       const last = ls.filter((l) => l.dedupKey === 'tie:r1').at(-1);
       expect([last?.sessionId, last?.inputTokens, last?.cacheReadTokens]).toEqual(['tie-a', s.inputTokens, s.cacheReadTokens]);
       expect(last?.usd).toBeCloseTo(s.totalUsd, 9);
@@ -131,6 +133,23 @@ describe('events export --after (incremental)', () => {
     writeFileSync(join(h.exportsDir, 'proj-a', 'alpha2.jsonl'), `${resumed.join('\n')}\n`);
     const next = lines((await cli(['events', 'export', ...JSONL, '--after', cursor])).stdout);
     expect(next.map((l) => [l.sessionId, l.messageId])).toEqual([['alpha2', 'r1']]);
+  });
+
+  it('a tied copy in a file that sorts first, written after the export, is exported as the copy `cost report` counts', async () => {
+    const cursor = join(h.home, 'cursor.json');
+    writeFileSync(join(h.exportsDir, 'proj-a', 'b.jsonl'), session('tie-b', { inputTokens: 0, cacheReadTokens: 1_000 }, 0));
+    const first = lines((await cli(['events', 'export', ...JSONL, ...TIE, '--after', cursor])).stdout);
+    expect(first.map((l) => l.sessionId)).toEqual(['tie-b']);
+    // The same response, copied into a.jsonl (tokens tied, another split): the fold now counts a.jsonl's copy.
+    writeFileSync(join(h.exportsDir, 'proj-a', 'a.jsonl'), session('tie-a', { inputTokens: 1_000, cacheReadTokens: 0 }, 0));
+    const s = JSON.parse((await cli(['cost', 'report', ...JSONL, ...TIE, '--json', '--group-by', 'none'])).stdout) as CostSummary;
+    expect([s.requestCount, s.inputTokens, s.cacheReadTokens]).toEqual([1, 1_000, 0]);
+    const second = await cli(['events', 'export', ...JSONL, ...TIE, '--after', cursor]);
+    const last = [...first, ...lines(second.stdout)].filter((l) => l.dedupKey === 'tie:r1').at(-1);
+    expect([last?.sessionId, last?.inputTokens, last?.cacheReadTokens]).toEqual(['tie-a', s.inputTokens, s.cacheReadTokens]);
+    expect(last?.usd).toBeCloseTo(s.totalUsd, 9);
+    expect(second.stderr).toBe(`exported 1 new event; cursor ${cursor} (2 in all)\n`);
+    expect(lines((await cli(['events', 'export', ...JSONL, ...TIE, '--after', cursor])).stdout)).toEqual([]);
   });
 
   it('the cursor follows the selection: events filtered out before are exported when selected later', async () => {

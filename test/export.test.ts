@@ -2,11 +2,11 @@
  * The export library: lines match schema/usage-event.schema.json, dedup keeps the first copy, filters,
  * prices, CSV quoting, and the export cursor (round trip, foreign files rejected, atomic save).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createBlocksFold } from '../src/cost/blocks.js';
 import { foldCost } from '../src/cost/fold.js';
 import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, exportUsage, exportUsageBatches, type UsageExportLine } from '../src/cost/export.js';
@@ -186,7 +186,15 @@ describe('CSV', () => {
 });
 
 describe('export cursor', () => {
-  const dir = () => mkdtempSync(join(tmpdir(), 'sf-export-cursor-'));
+  const made: string[] = [];
+  const dir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'sf-export-cursor-'));
+    made.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
 
   it('a missing file starts empty; a saved cursor loads back with its keys and watermarks', async () => {
     const path = join(dir(), 'sub', 'cursor.json');
@@ -201,10 +209,99 @@ describe('export cursor', () => {
     expect(doc.files).toEqual({ '/h/s1.jsonl': { agent: 'claude', offset: 70, events: 2 }, '/h/t.jsonl': { agent: 'claude', offset: 50, events: 1 } });
 
     const again = await ExportCursor.load(path);
-    const second = await all([rec({ dedupKey: 'a' }), rec({ dedupKey: 'b', file: '/h/other.jsonl' }), rec({ dedupKey: 'd', offset: 90 })], { cursor: again });
+    // Copies of a and b that the fold does not prefer (a later offset, a file that sorts after) are not exported.
+    const second = await all([rec({ dedupKey: 'a' }), rec({ dedupKey: 'b', file: '/h/u.jsonl' }), rec({ dedupKey: 'd', offset: 90 })], { cursor: again });
     expect(second.map((l) => l.dedupKey)).toEqual(['d']);
     expect(again.exported).toBe(4);
     expect(again.files.get('/h/s1.jsonl')).toEqual({ agent: 'claude', offset: 90, events: 3 });
+  });
+
+  /** One incremental run over `rs` with the cursor at `path` (loaded, then saved). */
+  const run = async (path: string, rs: UsageRecord[]): Promise<UsageExportLine[]> => {
+    const c = await ExportCursor.load(path);
+    const out = await all(rs, { cursor: c });
+    await c.save();
+    return out;
+  };
+  /** The last line per dedupKey over the runs' outputs: what a warehouse keeps. */
+  const lastPerKey = (...outputs: UsageExportLine[][]): Map<string, UsageExportLine> => new Map(outputs.flat().map((l) => [l.dedupKey, l]));
+
+  it('a later run exports the copy the fold prefers over the one an earlier run exported (a tie on tokens, or more tokens in all)', async () => {
+    // a and b tie on output and tokens in all (another split): the fold keeps the smaller file, a.jsonl.
+    // c has the output of both and more tokens in all: the fold keeps c over either.
+    const b = rec({ dedupKey: 'tie', file: '/h/b.jsonl', offset: 100, inputTokens: 0, cacheReadTokens: 1_000 });
+    const a = rec({ dedupKey: 'tie', file: '/h/a.jsonl', offset: 500, inputTokens: 1_000, cacheReadTokens: 0 });
+    const c = rec({ dedupKey: 'tie', file: '/h/c.jsonl', offset: 50, inputTokens: 1_000, cacheReadTokens: 500 });
+    for (const [earlier, later] of [
+      [[b], [a, b]],
+      [[b], [b, a]],
+      [[a], [a, c]],
+      [[b], [c, b, a]],
+    ] as const) {
+      const path = join(dir(), 'cursor.json');
+      const first = await run(path, [...earlier]);
+      const second = await run(path, [...later]);
+      const fold = await foldCost([...later], { pricer });
+      const kept = lastPerKey(first, second).get('tie');
+      expect([kept?.inputTokens, kept?.cacheReadTokens, kept?.outputTokens]).toEqual([fold.inputTokens, fold.cacheReadTokens, fold.outputTokens]);
+      expect(second).toHaveLength(1);
+      // The correction is exported once: a third run over the same records exports nothing.
+      expect(await run(path, [...later])).toEqual([]);
+    }
+  });
+
+  it('a copy that loses to the earlier run’s copy does not lower what a later copy must beat', async () => {
+    const path = join(dir(), 'cursor.json');
+    const x = rec({ dedupKey: 'grow', outputTokens: 100 });
+    const first = await run(path, [x]);
+    // y and z are smaller than x: the fold counts x; neither is exported, though z beats y.
+    const y = rec({ dedupKey: 'grow', file: '/h/y.jsonl', outputTokens: 50 });
+    const z = rec({ dedupKey: 'grow', file: '/h/z.jsonl', outputTokens: 60 });
+    const second = await run(path, [y, z, x]);
+    expect(second).toEqual([]);
+    expect(lastPerKey(first, second).get('grow')?.outputTokens).toBe((await foldCost([x, y, z], { pricer })).outputTokens);
+  });
+
+  it('the last line per dedupKey over two incremental runs gives the totals fold’s tokens and cost', async () => {
+    const root = dir();
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({ key: fc.integer({ min: 0, max: 5 }), out: fc.integer({ min: 0, max: 4 }), inp: fc.integer({ min: 0, max: 3 }), file: fc.constantFrom('/h/a.jsonl', '/h/b.jsonl', '/h/c.jsonl') }),
+          { maxLength: 24 },
+        ),
+        fc.nat(),
+        fc.boolean(),
+        async (spec, cut, reverse) => {
+          // The first run sees some of the history; the second all of it (in either order), as --after does.
+          const rs = spec.map((x, i) => rec({ dedupKey: `k${x.key}`, outputTokens: x.out, inputTokens: x.inp * 1000, file: x.file, offset: i }));
+          const path = join(root, `c${++n}.json`);
+          const first = await run(path, rs.slice(0, rs.length === 0 ? 0 : cut % (rs.length + 1)));
+          const second = await run(path, reverse ? [...rs].reverse() : rs);
+          const last = lastPerKey(first, second);
+          const fold = await foldCost(rs, { pricer });
+          const sum = (f: (l: UsageExportLine) => number) => [...last.values()].reduce((s, l) => s + f(l), 0);
+          expect(last.size).toBe(fold.requestCount);
+          expect([sum((l) => l.outputTokens), sum((l) => l.inputTokens)]).toEqual([fold.outputTokens, fold.inputTokens]);
+          expect(sum((l) => l.usd ?? 0)).toBeCloseTo(fold.totalUsd, 9);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a cursor written before copies were recorded still loads, and compares its keys by output tokens alone', async () => {
+    const path = join(dir(), 'cursor.json');
+    await run(path, [rec({ dedupKey: 'old', file: '/h/b.jsonl', outputTokens: 100 })]);
+    const doc = JSON.parse(readFileSync(path, 'utf8'));
+    delete doc.keys.copies;
+    writeFileSync(path, JSON.stringify(doc));
+    // A tied copy in a smaller file cannot be told from the exported one: not exported; a larger copy is.
+    expect(await run(path, [rec({ dedupKey: 'old', file: '/h/a.jsonl', outputTokens: 100 })])).toEqual([]);
+    expect((await run(path, [rec({ dedupKey: 'old', file: '/h/c.jsonl', outputTokens: 101 })])).map((l) => l.file)).toEqual(['/h/c.jsonl']);
+    // The run recorded the exported copy: from now on the fold's rule applies to it.
+    expect((await run(path, [rec({ dedupKey: 'old', file: '/h/a.jsonl', outputTokens: 101 })])).map((l) => l.file)).toEqual(['/h/a.jsonl']);
   });
 
   it.each([

@@ -48,6 +48,13 @@ export const FAST_CASE_ITERATIONS = 25;
 export interface IterationResult {
   /** Events produced (for events/s). */
   events?: number;
+  /**
+   * Peak RSS (MB) of the process that did the work when it is not the case's own (a CLI run as a child,
+   * measured by a preload): the report gives the largest over the iterations instead of its own process's.
+   */
+  workPeakRssMb?: number;
+  /** Counts the case measures besides time (statements run, lines found): the report carries the last iteration's. */
+  counts?: Record<string, number>;
   [k: string]: unknown;
 }
 
@@ -98,8 +105,10 @@ export interface CaseReport {
   eventsPerSec?: number;
   /** CPU time (user + system) over wall time during the timed iterations (>1 means several threads). */
   cpuPerWall?: number;
-  /** Peak resident set size of the child process, MB. */
+  /** Peak resident set size of the child process (or of the process that did the work: `workPeakRssMb`), MB. */
   peakRssMb?: number;
+  /** The case's own counts (`IterationResult.counts`). */
+  counts?: Record<string, number>;
   baseline?: string;
   note?: string;
 }
@@ -116,6 +125,8 @@ export async function runCase(topic: string, c: BenchCase, env: BenchEnv): Promi
     const firstMs = performance.now() - t0;
     c.verify(first, state);
     let events = first.events;
+    let workRss = first.workPeakRssMb;
+    let counts = first.counts;
     // Cases of a few ms are noisy on a shared machine: give them more samples.
     const iterations = firstMs < 100 ? Math.max(env.iterations, FAST_CASE_ITERATIONS) : env.iterations;
     const bench = new Bench({ iterations, time: 0, warmup: false, throws: true });
@@ -124,6 +135,8 @@ export async function runCase(topic: string, c: BenchCase, env: BenchEnv): Promi
       async () => {
         const r = await c.run(state);
         events = r.events;
+        if (r.workPeakRssMb !== undefined) workRss = Math.max(workRss ?? 0, r.workPeakRssMb);
+        if (r.counts !== undefined) counts = r.counts;
       },
       { beforeEach: async () => c.beforeEach?.(state) },
     );
@@ -146,7 +159,8 @@ export async function runCase(topic: string, c: BenchCase, env: BenchEnv): Promi
       ...(c.bytes !== undefined && { bytes: c.bytes, mbPerSec: c.bytes / 1e6 / (median / 1000) }),
       ...(events !== undefined && { events, eventsPerSec: events / (median / 1000) }),
       cpuPerWall: (cpu.user + cpu.system) / 1000 / wall,
-      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      peakRssMb: workRss ?? process.resourceUsage().maxRSS / 1024,
+      ...(counts !== undefined && { counts }),
     };
   } finally {
     await c.teardown?.(state);

@@ -17,6 +17,8 @@ export const TOPIC_MODULES: Record<string, string> = {
   codecs: '../codecs.bench.js',
   resume: '../resume.bench.js',
   cost: '../cost.bench.js',
+  'marker-search': '../marker-search.bench.js',
+  'opencode-warm': '../opencode-warm.bench.js',
   sessions: '../sessions.bench.js',
   gemini: '../gemini.bench.js',
   copilot: '../copilot.bench.js',
@@ -93,7 +95,8 @@ export async function runTopics(options: RunOptions): Promise<CaseReport[]> {
           r = { topic: topic.name, case: c.name, status: 'failed', message: (e as Error).message };
         }
       } else r = await spawnCase(topic.name, c.name);
-      log(`  ${r.status === 'ok' ? `${fmt(r.medianMs)} ms` : r.status}  ${c.name}${r.message ? `: ${r.message.split('\n')[0]}` : ''}`);
+      const counts = r.counts === undefined ? '' : ` (${Object.entries(r.counts).map(([k, v]) => `${k} ${v}`).join(', ')})`;
+      log(`  ${r.status === 'ok' ? `${fmt(r.medianMs)} ms` : r.status}  ${c.name}${counts}${r.message ? `: ${r.message.split('\n')[0]}` : ''}`);
       reports.push(r);
     }
   }

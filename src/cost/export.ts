@@ -10,12 +10,15 @@
  * the exported copy's output tokens, tokens in all, file and offset.
  *
  * Incremental export (`--after <cursor-file>`): the cursor file keeps the hashes of every key ever exported
- * (the authority: a resumed session that copies old responses into a NEW file does not re-export them, and
- * a file Claude Code rewrote in place is safe too) plus a per-file watermark (highest line offset exported
+ * (the authority: a resumed session that copies old responses into a NEW file does not re-export them, but
+ * for the copies the fold prefers, below, and a file Claude Code rewrote in place is safe too) plus a per-file watermark (highest line offset exported
  * and event count) that records where each file's export stands. It is written atomically (temp, fsync,
- * rename) only after the export's output was flushed. Per key it also keeps the output tokens of the exported
- * copy: a response exported while the agent was still writing it is exported again, once, when a later run
- * sees a larger copy (a correction; consumers keep the last line per dedupKey).
+ * rename) only after the export's output was flushed. Per key it also keeps the exported copy (its output
+ * tokens, tokens in all, file and offset), and a later run weighs each copy against it by the same rule as
+ * within a run: a response exported while the agent was still writing it is exported again, once, when a
+ * later run sees its final copy, and so is a copy the fold prefers that appears in another file later (a
+ * correction; consumers keep the last line per dedupKey). Cursors that kept only the output tokens (or
+ * nothing) per key weigh those keys by output tokens alone (or never export them again).
  */
 import { readFile } from 'node:fs/promises';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
@@ -129,6 +132,13 @@ export interface ExportCursorDocument {
      * base64; 0 for keys of cursors written before it existed (never re-exported).
      */
     values?: string;
+    /**
+     * Per key, in the order of `data`, the rest of the exported copy that `beatsCopy` weighs: its tokens in all
+     * and offset (float64 each) and the index of its file in `files` (uint32, 0xffffffff when not recorded),
+     * 20 bytes, big-endian, base64. Absent in cursors written before it existed: their keys are weighed by
+     * `values` alone.
+     */
+    copies?: { files: string[]; data: string };
   };
 }
 
@@ -152,7 +162,7 @@ export class ExportCursor {
     try {
       text = await readFile(path, 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new ExportCursor(path, new KeyTable(), new Map(), 0);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return ExportCursor.#withCopies(new ExportCursor(path, new KeyTable(), new Map(), 0), new ExportedCopies());
       throw new SessionfoldError('IO_ERROR', `Cannot read export cursor ${path}: ${(e as Error).message}`, { file: path, cause: e });
     }
     let doc: ExportCursorDocument;
@@ -164,9 +174,17 @@ export class ExportCursor {
     if (doc === null || typeof doc !== 'object' || doc.type !== EXPORT_CURSOR_TYPE || doc.version !== EXPORT_CURSOR_VERSION || typeof doc.keys?.data !== 'string') {
       throw new SessionfoldError('CURSOR_INVALID', `${path} is not a sessionfold export cursor (version ${EXPORT_CURSOR_VERSION})`, { file: path });
     }
-    const seen = KeyTable.fromBytes(Buffer.from(doc.keys.data, 'base64'), typeof doc.keys.values === 'string' ? Buffer.from(doc.keys.values, 'base64') : undefined);
+    const hashes = Buffer.from(doc.keys.data, 'base64');
+    const values = typeof doc.keys.values === 'string' ? Buffer.from(doc.keys.values, 'base64') : undefined;
+    const seen = KeyTable.fromBytes(hashes, values);
     const files = new Map(Object.entries(doc.files ?? {}));
-    return new ExportCursor(path, seen, files, typeof doc.exported === 'number' ? doc.exported : seen.size);
+    const cursor = new ExportCursor(path, seen, files, typeof doc.exported === 'number' ? doc.exported : seen.size);
+    return ExportCursor.#withCopies(cursor, ExportedCopies.fromCursor(seen, hashes, doc.keys.copies));
+  }
+
+  static #withCopies(cursor: ExportCursor, copies: ExportedCopies): ExportCursor {
+    CURSOR_COPIES.set(cursor, copies);
+    return cursor;
   }
 
   /** Record an exported line. */
@@ -183,17 +201,30 @@ export class ExportCursor {
   async save(now: Date = new Date()): Promise<void> {
     const files: Record<string, ExportFileMark> = {};
     for (const k of [...this.files.keys()].sort()) files[k] = this.files.get(k) as ExportFileMark;
+    const hashes = this.seen.toBytes();
+    const copies = CURSOR_COPIES.get(this);
     const doc: ExportCursorDocument = {
       version: EXPORT_CURSOR_VERSION,
       type: EXPORT_CURSOR_TYPE,
       updatedAt: now.toISOString(),
       exported: this.exported,
       files,
-      keys: { hash: 'xxh64', count: this.seen.size, data: this.seen.toBytes().toString('base64'), values: this.seen.valuesToBytes().toString('base64') },
+      keys: {
+        hash: 'xxh64',
+        count: this.seen.size,
+        data: hashes.toString('base64'),
+        values: this.seen.valuesToBytes().toString('base64'),
+        ...(copies !== undefined && { copies: copies.toCursor(hashes) }),
+      },
     };
     await writeFileAtomic(this.path, JSON.stringify(doc) + '\n');
   }
 }
+
+/** Per cursor, the copy exported last per key (kept off the public class). */
+const CURSOR_COPIES = new WeakMap<ExportCursor, ExportedCopies>();
+/** `copies.data`: no file recorded for the key. */
+const NO_FILE = 0xffffffff;
 
 /** Options of `exportUsage`: the fold's selection (no grouping), plus an incremental cursor. */
 export interface UsageExportOptions extends Omit<CostFoldOptions, 'groupBy'> {
@@ -209,7 +240,8 @@ type RecordSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterab
  */
 export async function* exportUsageBatches(records: RecordSource, options: UsageExportOptions = {}): AsyncGenerator<UsageExportLine[]> {
   const n = normalizeCostOptions(options);
-  const st: ExportState = { n, sel: createRecordSelector(n), copies: new ExportedCopies(), cursor: options.cursor };
+  const cursor = options.cursor;
+  const st: ExportState = { n, sel: createRecordSelector(n), copies: (cursor !== undefined ? CURSOR_COPIES.get(cursor) : undefined) ?? new ExportedCopies(), cursor };
   for await (const batch of records) {
     const lines = toExportLines(Array.isArray(batch) ? (batch as readonly UsageRecord[]) : [batch as UsageRecord], st);
     if (lines.length > 0) yield lines;
@@ -228,39 +260,98 @@ export async function* exportUsage(records: RecordSource, options: UsageExportOp
 interface ExportState {
   n: NormalizedCostOptions;
   sel: RecordSelector;
-  /** The copy this run exported last per key. */
+  /** The copy exported last per key, by this run or (with a cursor) an earlier one. */
   copies: ExportedCopies;
   cursor: ExportCursor | undefined;
 }
 
-/** Per key exported by this run, the copy exported last: what a later copy must beat to be exported again. */
+/**
+ * Per key exported (by this run, or by the earlier runs of a cursor), the copy exported last: what a later
+ * copy must beat to be exported again.
+ */
 class ExportedCopies {
   /** Key hash → row. */
   readonly #rows = new KeyTable();
   readonly #files = new Interner();
+  /** Keys of a cursor that did not record their copy: 1 + its output tokens, or 0 (never exported again). */
+  readonly #unrecorded: KeyTable | undefined;
   readonly #fileName = (id: number): string => this.#files.values[id] as string;
   /** Per row: output tokens, tokens in all, offset. */
   #f = new Float64Array(3 * 1024);
   /** Per row: the interned file. */
   #file = new Int32Array(1024);
 
+  constructor(unrecorded?: KeyTable) {
+    this.#unrecorded = unrecorded;
+  }
+
   /**
    * Keep `r` as the key's copy when the key is new or `r` beats its copy (`beatsCopy`, the totals fold's
-   * rule); -1 when `r` is kept over an earlier copy, 1 when the key is new, 0 when `r` is not kept.
+   * rule): then it is to be exported. A key whose copy a cursor did not record is beaten only by more output
+   * tokens (if it recorded those).
    */
-  offer(hi: number, lo: number, r: UsageRecord): -1 | 0 | 1 {
+  offer(hi: number, lo: number, r: UsageRecord): boolean {
     let row = this.#rows.getHash(hi, lo);
-    const isNew = row < 0;
-    if (isNew) {
-      row = this.#rows.size;
-      if (row >= this.#file.length) this.#grow();
-      this.#rows.setHash(hi, lo, row);
-    } else if (!beatsCopy(r, this.#f[3 * row] as number, this.#f[3 * row + 1] as number, this.#file[row] as number, this.#f[3 * row + 2] as number, this.#fileName)) return 0;
-    this.#f[3 * row] = r.outputTokens;
-    this.#f[3 * row + 1] = copyTotal(r);
-    this.#f[3 * row + 2] = r.offset;
-    this.#file[row] = this.#files.id(r.file);
-    return isNew ? 1 : -1;
+    if (row < 0) {
+      const prev = this.#unrecorded?.getHash(hi, lo) ?? -1;
+      if (prev >= 0 && (prev === 0 || !(exportedSize(r) > prev))) return false;
+      row = this.#append(hi, lo);
+    } else if (!beatsCopy(r, this.#f[3 * row] as number, this.#f[3 * row + 1] as number, this.#file[row] as number, this.#f[3 * row + 2] as number, this.#fileName)) return false;
+    this.#set(row, r.outputTokens, copyTotal(r), this.#files.id(r.file), r.offset);
+    return true;
+  }
+
+  #append(hi: number, lo: number): number {
+    const row = this.#rows.size;
+    if (row >= this.#file.length) this.#grow();
+    this.#rows.setHash(hi, lo, row);
+    return row;
+  }
+
+  #set(row: number, out: number, total: number, file: number, offset: number): void {
+    this.#f[3 * row] = out;
+    this.#f[3 * row + 1] = total;
+    this.#f[3 * row + 2] = offset;
+    this.#file[row] = file;
+  }
+
+  /** The copies a cursor recorded: per key of `hashes` (`seen`'s order), the `copies` entry, if any. */
+  static fromCursor(seen: KeyTable, hashes: Buffer, recorded: ExportCursorDocument['keys']['copies']): ExportedCopies {
+    const n = Math.floor(hashes.length / 8);
+    const bytes = typeof recorded?.data === 'string' && Array.isArray(recorded.files) ? Buffer.from(recorded.data, 'base64') : undefined;
+    // A damaged entry (not 20 bytes per key) records nothing: its keys are weighed as an old cursor's.
+    const data = bytes?.length === n * 20 ? bytes : undefined;
+    const files = recorded?.files ?? [];
+    const unrecorded = new KeyTable();
+    const copies = new ExportedCopies(unrecorded);
+    for (let i = 0; i < n; i++) {
+      const hi = hashes.readUInt32BE(8 * i);
+      const lo = hashes.readUInt32BE(8 * i + 4);
+      const size = seen.getHash(hi, lo);
+      if (size < 0) continue;
+      const name = data === undefined ? undefined : files[data.readUInt32BE(20 * i + 16)];
+      if (data === undefined || size === 0 || typeof name !== 'string') unrecorded.setHash(hi, lo, size);
+      else copies.#set(copies.#append(hi, lo), size - 1, data.readDoubleBE(20 * i), copies.#files.id(name), data.readDoubleBE(20 * i + 8));
+    }
+    return copies;
+  }
+
+  /** The `copies` entry of a cursor: per key of `hashes` (`seen.toBytes()`), its copy, if recorded. */
+  toCursor(hashes: Buffer): NonNullable<ExportCursorDocument['keys']['copies']> {
+    const files = new Interner();
+    const n = hashes.length / 8;
+    const data = Buffer.alloc(n * 20);
+    for (let i = 0; i < n; i++) {
+      const row = this.#rows.getHash(hashes.readUInt32BE(8 * i), hashes.readUInt32BE(8 * i + 4));
+      if (row < 0) {
+        data.writeUInt32BE(NO_FILE, 20 * i + 16);
+        continue;
+      }
+      data.writeDoubleBE(this.#f[3 * row + 1] as number, 20 * i);
+      data.writeDoubleBE(this.#f[3 * row + 2] as number, 20 * i + 8);
+      data.writeUInt32BE(files.id(this.#fileName(this.#file[row] as number)), 20 * i + 16);
+    }
+    return { files: files.values, data: data.toString('base64') };
   }
 
   #grow(): void {
@@ -284,19 +375,13 @@ function toExportLines(records: readonly UsageRecord[], { n, sel, copies, cursor
     hashRecordKey(r);
     const hi = HASH[0] as number;
     const lo = HASH[1] as number;
-    // Exported by this run: skip it, unless this copy beats it as the totals fold decides: then it is
-    // exported again, a correction, so that keeping the last line per key gives the fold's copy.
-    const kept = copies.offer(hi, lo, r);
-    if (kept === 0) continue;
-    if (cursor !== undefined) {
-      // Exported by an earlier run: skip it, unless this copy is larger. The last response of a file an
-      // agent is still writing can be exported while it streams (Claude Code writes one response over
-      // several lines, output tokens growing); its final copy is then exported again, as a correction.
-      const size = exportedSize(r);
-      const prev = cursor.seen.getHash(hi, lo);
-      if (kept === 1 && prev >= 0 && (prev === 0 || !(size > prev))) continue;
-      cursor.seen.setHash(hi, lo, size);
-    }
+    // Exported before (by this run or an earlier one of the cursor): skip it, unless this copy beats the
+    // one exported as the totals fold decides: then it is exported again, a correction, so that keeping the
+    // last line per key gives the fold's copy. The last response of a file an agent is still writing can be
+    // exported while it streams (Claude Code writes one response over several lines, output tokens growing);
+    // its final copy is such a correction.
+    if (!copies.offer(hi, lo, r)) continue;
+    cursor?.seen.setHash(hi, lo, exportedSize(r));
     const p = n.pricer.price(r, n.mode);
     const line: UsageExportLine = {
       type: 'usage',
