@@ -10,9 +10,19 @@
  * later write then has a later mtime. A listing of files written in the last two seconds (a database an agent
  * is writing) is stored under a stamp no file has (`RACY_STAMP`): never taken as it is, only handed to the
  * next listing as the earlier state to bring up to date, which checks the files' contents itself.
+ *
+ * A SQLite `-wal` is stamped without its ctime (`walStamp`): every open of it as root changes its ctime and
+ * nothing else (SQLite re-owns a `-wal` and `-shm` to the database's owner when root opens them, unix VFS
+ * `robustFchown`), so with the ctime in its stamp a read by sessionfold itself, as root, would void the stamp
+ * it was made under, and a listing of a database the agent keeps open would never be taken back. A commit
+ * writes the `-wal` (its size, or its mtime when it rewrites frames after a restart, which also draws new
+ * salts), so its stamp is its identity, size, mtime and the header's checkpoint sequence and salts. The
+ * database file keeps the ctime in its stamp (no reader touches it), as every other file does: a file
+ * rewritten with its mtime restored is still a change.
  */
-import { statSync, type BigIntStats } from 'node:fs';
+import { readSync, statSync, type BigIntStats } from 'node:fs';
 import type { ListingMemo } from './protocol/codec.js';
+import { withFileSync } from './read-file.js';
 
 /** How old every mtime of the files must be for a listing of them to be stored (see the header). */
 export const RACY_MS = 2_000;
@@ -39,11 +49,42 @@ export function statsStamp(s: BigIntStats): string {
   return `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 }
 
-/** A file's stamp (see the header), its identity (`fileIdOf`) and its mtime in ms; `-` and -Infinity when there is no file. */
-export function fileStamp(path: string): { id: string; fileId: string; mtimeMs: number } {
+/** A file's stamp (see the header), its identity (`fileIdOf`) and its mtime in ms. */
+export interface FileStamp {
+  /** `-` when there is no file. */
+  id: string;
+  fileId: string;
+  /** -Infinity when there is no file. */
+  mtimeMs: number;
+}
+
+const NO_FILE: FileStamp = { id: '-', fileId: '-', mtimeMs: -Infinity };
+
+/** A file's stamp (see the header): `dev:ino:size:mtimeNs:ctimeNs`. */
+export function fileStamp(path: string): FileStamp {
   const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-  if (s === undefined) return { id: '-', fileId: '-', mtimeMs: -Infinity };
+  if (s === undefined) return NO_FILE;
   return { id: statsStamp(s), fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
+}
+
+/** The WAL header's checkpoint sequence and salts (bytes 12–24, which a restart of the log draws anew), in hex; `-` when shorter. */
+function walHeaderSalt(path: string): string {
+  return withFileSync(path, '-', (fd) => {
+    const b = Buffer.alloc(12);
+    return readSync(fd, b, 0, 12, 12) === 12 ? b.toString('hex') : '-';
+  });
+}
+
+/** A SQLite `-wal`'s stamp (see the header): `dev:ino:size:mtimeNs:w<checkpoint sequence and salts>`, no ctime. */
+export function walStamp(path: string): FileStamp {
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (s === undefined) return NO_FILE;
+  return { id: `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:w${walHeaderSalt(path)}`, fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
+}
+
+/** The stamp of a SQLite database's file (`fileStamp`) or of its `-wal` (`walStamp`), by its name. */
+export function sqliteFileStamp(path: string): FileStamp {
+  return path.endsWith('-wal') ? walStamp(path) : fileStamp(path);
 }
 
 interface Entry {
@@ -58,14 +99,23 @@ interface Entry {
  * `previous` is the listing stored of an earlier state of the files under the same version, for a codec that
  * can bring it up to date cheaper than it lists afresh; undefined when there is none. `ids` is each file's
  * `dev:ino` as stat'ed for its stamp, so the list need not stat it again. Without a memo, `list(undefined)`.
+ * `stampOf` stamps each file: `fileStamp`, or `sqliteFileStamp` for a database and its `-wal`.
  */
-export function memoizedListing<T>(memo: ListingMemo | undefined, key: string, version: string, files: readonly string[], valid: (v: unknown) => v is T, list: (previous: T | undefined, ids?: readonly string[]) => T): T {
+export function memoizedListing<T>(
+  memo: ListingMemo | undefined,
+  key: string,
+  version: string,
+  files: readonly string[],
+  valid: (v: unknown) => v is T,
+  list: (previous: T | undefined, ids?: readonly string[]) => T,
+  stampOf: (path: string) => FileStamp = fileStamp,
+): T {
   if (memo === undefined) return list(undefined);
   let stamp: string;
   let newest = -Infinity;
-  let stamps: ReturnType<typeof fileStamp>[];
+  let stamps: FileStamp[];
   try {
-    stamps = files.map(fileStamp);
+    stamps = files.map(stampOf);
     newest = Math.max(...stamps.map((s) => s.mtimeMs));
     stamp = `${version}|${stamps.map((s) => s.id).join('|')}`;
   } catch {

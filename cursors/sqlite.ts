@@ -171,7 +171,7 @@ export function leaveScanCache(db: SqliteDatabase, before: number): void {
  * their cost on a 1 GiB database: bench/RESULTS.md, "Fewer statements per changed session") in snapshots of
  * their own. Only an `immutable` snapshot (no `-wal`: every committed transaction is in the file) has a
  * state that a stat names: the file's device, inode, size, mtime and ctime (a write changes mtime and ctime,
- * and ctime cannot be set back), the same stat the snapshot already holds equal before and after its read to
+ * and ctime cannot be set back; no read moves it, as reads as root move a `-wal`'s), the same stat the snapshot already holds equal before and after its read to
  * trust what it read. A value enters the memo only once its snapshot was found valid that way; a `shared` or
  * `copy` snapshot computes every time.
  *

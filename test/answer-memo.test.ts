@@ -1,12 +1,13 @@
 /**
  * The warm report's answers beside the cache (src/cache/answer-memo.ts): a query that found nothing changed
  * is answered next time without opening SQLite, and only while neither the session files nor the cache's
- * files moved. Also the start-up pieces of a warm report that no longer load modules: the xxh64 digests that
+ * files moved (the `-wal`'s ctime alone, which each open as root moves, is no move). Also the start-up pieces of a warm report that no longer load modules: the xxh64 digests that
  * replaced sha256 (`hashText128`) and the price data's version found without `require.resolve`.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { answerMemoDir, cacheIdentity, findAnswer, MAX_MEMO_ANSWERS, RACY_MS, recordAnswer } from '../src/cache/answer-memo.js';
 import { FoldSnapshots } from '../src/cache/folds.js';
@@ -157,6 +158,35 @@ describe('answers kept beside the cache', () => {
     const viaMemo = await report();
     expect(open).not.toHaveBeenCalled();
     expect(viaMemo.warnings).toEqual(viaSqlite.warnings);
+  });
+
+  it('answers while another connection holds the cache open, whatever its -wal’s ctime', async () => {
+    await report();
+    await report();
+    const holder = new Database(cachePath); // a `serve`, say: the -wal and -shm stay while it is open
+    try {
+      holder.prepare('SELECT count(*) FROM sqlite_master').get();
+      const wal = `${cachePath}-wal`;
+      expect(existsSync(wal)).toBe(true);
+      settle();
+      // as root this run's own open re-owns the -wal (its ctime moves): still the cache it began with
+      await report();
+      expect(answers()).toHaveLength(1);
+      // for any user, the same mode again moves the ctime alone
+      chmodSync(wal, statSync(wal).mode & 0o7777);
+      const open = vi.spyOn(FoldSnapshots, 'open');
+      const memo = await report();
+      expect(open).not.toHaveBeenCalled();
+      expect(memo.summary).toEqual(memo.fresh);
+      // a write to the -wal is a change
+      holder.exec('CREATE TABLE IF NOT EXISTS sf_test_touch (x)');
+      settle();
+      open.mockClear();
+      await report();
+      expect(open).toHaveBeenCalledTimes(1);
+    } finally {
+      holder.close();
+    }
   });
 
   it('records nothing for a cache written during the run or within RACY_MS of its start', async () => {

@@ -1,7 +1,9 @@
 /**
  * The cursor and goose codecs through the built CLI (a subprocess, isolated HOME): `sessions list`,
  * `sessions show` and `cost report --json --group-by agent` over real fixtures and databases built with the
- * agents' schemas, and the agents' folders unchanged by every command. Build first: `npx tsc -p .` and
+ * agents' schemas, and the agents' folders unchanged by every command. Cursor records no token usage: its
+ * sessions say so (`usageRecorded: false`, the Markdown's "unknown"), and a report of Cursor alone prints no
+ * zero total as if tokens were counted. Build first: `npx tsc -p .` and
  * `node scripts/bundle-cli.mjs`.
  */
 import { execFile } from 'node:child_process';
@@ -53,8 +55,11 @@ const env = {
 };
 
 async function cli(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [CLI, ...args], { env, maxBuffer: 64 << 20 });
-  return stdout;
+  return (await cliBoth(args)).stdout;
+}
+
+async function cliBoth(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [CLI, ...args], { env, maxBuffer: 64 << 20 });
 }
 
 let before: Awaited<ReturnType<typeof snapshotTree>>[];
@@ -82,6 +87,7 @@ interface Summary {
   sessionId: string;
   messageCount: number;
   cost?: { inputTokens: number; outputTokens: number; requestCount: number };
+  usageRecorded?: false;
   file: string;
 }
 
@@ -90,6 +96,8 @@ describe('sessions list', () => {
     const rows = JSON.parse(await cli(['sessions', 'list', 'cursor', '--json'])) as Summary[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual(['p1', REAL_CHAT, COMPOSER_A, COMPOSER_B, COMPOSER_MISSING].sort());
     for (const r of rows) expect(r.cost).toBeUndefined();
+    // said, not only left out: the agent records no usage, so the cost is unknown (not a session without any)
+    for (const r of rows) expect(r.usageRecorded).toBe(false);
     // a user, two assistants (one only a tool call) and the two tool results
     expect(rows.find((r) => r.sessionId === COMPOSER_A)?.messageCount).toBe(5);
   });
@@ -103,6 +111,7 @@ describe('sessions list', () => {
     const main = rows.find((r) => r.sessionId === S_MAIN)!;
     expect(main.cost).toMatchObject({ inputTokens: sql.i, outputTokens: sql.o, requestCount: 1 });
     expect(main.file).toBe(`${gooseDb}#${S_MAIN}`);
+    for (const r of withSubs) expect(r).not.toHaveProperty('usageRecorded');
   });
 });
 
@@ -128,6 +137,21 @@ describe('sessions show', () => {
     expect(c.cost).toBeUndefined();
     const md = await cli(['sessions', 'show', 'cursor', 'p1', '--no-pager']);
     expect(md).toContain('run ls command');
+  });
+
+  it('cursor: the Markdown says the usage is unknown because the agent records none', async () => {
+    for (const id of [COMPOSER_A, 'p1']) {
+      const md = await cli(['sessions', 'show', `cursor:${id}`, '--no-pager']);
+      const lines = md.split('\n');
+      expect(lines).toContain('- **Cost:** unknown (the agent records no token usage)');
+      const summary = lines.slice(lines.indexOf('## Cost summary'));
+      expect(summary.filter((l) => l !== '')).toEqual(['## Cost summary', 'Token usage unknown: the agent records no token usage.']);
+      expect(md).not.toContain('No token usage recorded');
+    }
+    // an agent that records usage keeps its cost lines
+    const goose = await cli(['sessions', 'show', `goose:${S_MAIN}`, '--no-pager']);
+    expect(goose).toMatch(/^- \*\*Cost:\*\* \$/m);
+    expect(goose).not.toContain('records no token usage');
   });
 });
 
@@ -155,6 +179,28 @@ describe('the SQLite driver in a CLI process', () => {
     ].join('\n');
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { PATH: process.env.PATH } });
     expect(JSON.parse(stdout)).toEqual(['immutable']);
+  });
+});
+
+describe('cost report of Cursor alone', () => {
+  it('prints no zero total as if tokens were counted: one line says none are, in the table and in Markdown', async () => {
+    for (const format of ['table', 'markdown']) {
+      const { stdout, stderr } = await cliBoth(['cost', 'report', '--agent', 'cursor', '--format', format]);
+      expect(stdout, format).not.toMatch(/Total|\$0\.00/);
+      expect(stdout.trimEnd().split('\n').at(-1), format).toBe('(no token usage counted: cursor records none)');
+      expect(stderr).toMatch(/note: cursor: \d+ session files?; the agent records no token usage/);
+    }
+    // the JSON keeps its shape: totals of the usage counted (none), and the sources say why
+    const json = JSON.parse(await cli(['cost', 'report', '--agent', 'cursor', '--json'])) as { requestCount: number; totalUsd: number; breakdowns: object; sources: { files: number; usageRecorded?: false }[] };
+    expect([json.requestCount, json.totalUsd, json.breakdowns]).toEqual([0, 0, {}]);
+    const found = json.sources.filter((x) => x.files > 0);
+    expect(found.length).toBeGreaterThan(0);
+    for (const x of json.sources) expect(x.usageRecorded).toBe(false);
+    // beside an agent that records usage, its table as ever (the note names Cursor)
+    const both = await cli(['cost', 'report', '--agent', 'cursor,goose', '--group-by', 'agent']);
+    expect(both).toMatch(/^goose\s/m);
+    expect(both).toMatch(/^Total\s/m);
+    expect(both).not.toContain('no token usage counted');
   });
 });
 

@@ -4,10 +4,12 @@
  * kind of change (rows added, updated, deleted; a new session; a vacuum; a database replaced; a `-wal`
  * appearing) lists afresh; a database written in the last two seconds is stored only to be brought up to date; through the CLI the
  * memo sits in the cache folder, a `--no-cache` run neither reads nor writes it, the answers equal
- * `--no-cache`'s, and the agent's folder is untouched. Real WAL databases (test/helpers/opencode-db.ts).
+ * `--no-cache`'s, and the agent's folder is untouched. A database the agent keeps open is taken back too: its
+ * `-wal`'s ctime, which every read as root moves, is not part of its stamp. Real WAL databases
+ * (test/helpers/opencode-db.ts).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +19,7 @@ import type { ListingMemo, SessionFile } from '../cursors/protocol/codec.js';
 import { kilo } from '../codecs/kilo/index.js';
 import { discoverOpencode, OPENCODE_FLAVOR } from '../codecs/opencode/paths.js';
 import { fileId, fullListing, nextListing, sessionsOf, type ListingState } from '../codecs/opencode/listing.js';
+import { walStamp } from '../cursors/listing-memo.js';
 import { withSqliteSnapshot } from '../cursors/sqlite.js';
 import { listingMemoFile, openListingMemo } from '../src/cache/listing-memo.js';
 import { getCachePath } from '../src/cache/paths.js';
@@ -217,6 +220,62 @@ describe('OpenCode listing memo', () => {
     // a row deleted: the full passes
     write((d) => d.prepare('DELETE FROM part WHERE rowid = 1').run());
     expect(next(edited)).toEqual(full());
+  });
+
+  it('takes back the listing of a database the agent keeps open, whatever its -wal’s ctime', () => {
+    buildOpencodeDb(db, 2);
+    const agent = new Database(db); // never checkpoints: its commits stay in the -wal, which stays
+    agent.pragma('wal_autocheckpoint = 0');
+    try {
+      insertExchange(agent, 'ses_main', 3);
+      expect(existsSync(`${db}-wal`) && existsSync(`${db}-shm`)).toBe(true);
+      age();
+      const memo = new CountingMemo();
+      const fresh = listed();
+      expect(listed(memo)).toEqual(fresh);
+      expect(memo.sets).toBe(1);
+      // as root, each read above re-owned the -wal (its ctime moved); for any user, the same mode again does
+      for (const f of [`${db}-wal`, `${db}-shm`]) chmodSync(f, statSync(f).mode & 0o7777);
+      expect(listed(memo)).toEqual(fresh);
+      expect(listed(memo)).toEqual(fresh);
+      expect(memo.sets).toBe(1);
+      // a commit of the agent's is a change
+      insertExchange(agent, 'ses_main', 4);
+      age();
+      const next = listed();
+      expect(next).not.toEqual(fresh);
+      expect(listed(memo)).toEqual(next);
+      expect(memo.sets).toBe(2);
+    } finally {
+      agent.close();
+    }
+  });
+
+  it('stamps a -wal rewritten from its start, at its size and mtime, as changed: its salts', () => {
+    buildOpencodeDb(db, 2);
+    const agent = new Database(db);
+    agent.pragma('wal_autocheckpoint = 0');
+    try {
+      insertExchange(agent, 'ses_main', 3);
+      insertExchange(agent, 'ses_main', 4);
+      const wal = `${db}-wal`;
+      const t = (Date.now() - 60_000) / 1000;
+      utimesSync(wal, t, t);
+      const before = walStamp(wal);
+      const { size, mtimeMs } = statSync(wal);
+      // a checkpoint, then a commit smaller than the log: written over its first frames, the file as long
+      agent.pragma('wal_checkpoint(RESTART)');
+      agent.prepare('UPDATE session SET title = ? WHERE id = ?').run('renamed', 'ses_main');
+      utimesSync(wal, t, t);
+      expect([statSync(wal).size, statSync(wal).mtimeMs]).toEqual([size, mtimeMs]);
+      expect(walStamp(wal).id).not.toBe(before.id);
+      // and nothing but the ctime moved: the same stamp
+      const now = walStamp(wal);
+      chmodSync(wal, statSync(wal).mode & 0o7777);
+      expect(walStamp(wal)).toEqual(now);
+    } finally {
+      agent.close();
+    }
   });
 
   it('keeps Kilo CLI’s kilo.db listing the same way', () => {

@@ -2,9 +2,12 @@
  * `serve` and databases: a session that an agent adds to a database it already has (opencode.db, Hermes's
  * state.db) shows in the next served `sessions list` and `cost report`, with no sweep: a change of the database
  * or its `-wal` re-lists that database's sessions (src/serve/watch.ts). The writers keep their connections open,
- * so the new rows live in the `-wal` only, as while the agent runs.
+ * so the new rows live in the `-wal` only, as while the agent runs. A change of the `-wal`'s or `-shm`'s ctime
+ * alone (what every read as root does: SQLite re-owns them to the database's owner) is no change: the server
+ * does not refresh on it, so it does not refresh on its own reads; the same for a Cursor chat store, a session
+ * file that is a database itself.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,10 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeServed } from '../src/cli/served-compute.js';
 import { runServedCommand } from '../src/cli/served.js';
 import { runCli } from '../src/cli/run.js';
+import { RACY_MS } from '../cursors/listing-memo.js';
 import { startServer, type ServerHandle } from '../src/serve/server.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, INSERT_SESSION as HERMES_SESSION, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
 import { buildOpencodeDb, emptyOpencodeDb, INSERT_SESSION, insertExchange, sessionRow } from './helpers/opencode-db.js';
 import { sink } from './sessions-helpers.js';
+import { appendChatTurn, CHAT_ID, WORKSPACE_HASH, writeChatStore } from './cursor-helpers.js';
 
 let home: string;
 let env: NodeJS.ProcessEnv;
@@ -117,5 +122,80 @@ describe('serve sees sessions added inside a database', () => {
     }
     // nothing fell back to a sweep: every later discovery of these sources came from the notifications
     expect(server.stats.discovery.relisted).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Wait until the server has refreshed nothing for `quietMs`; false when it still refreshes after `maxMs`. */
+async function quiet(quietMs: number, maxMs: number): Promise<boolean> {
+  const end = Date.now() + maxMs;
+  let seen = server.stats.refreshes;
+  let since = Date.now();
+  while (Date.now() < end) {
+    await sleep(50);
+    if (server.stats.refreshes !== seen) {
+      seen = server.stats.refreshes;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return true;
+  }
+  return false;
+}
+
+/**
+ * Serve beside an agent that keeps its database `db` open (its -wal and -shm stay): idle, the server does not
+ * refresh, even when the -wal's and -shm's ctime moves; `write` (a commit) starts refreshes, and `listed`
+ * (a served command) then shows `written`.
+ */
+async function idleBeside(db: string, listed: () => Promise<string[]>, write: () => void, written: string): Promise<void> {
+  expect(existsSync(`${db}-wal`) && existsSync(`${db}-shm`)).toBe(true);
+  // written long ago: only a stamp old enough is trusted to say "unchanged" (git's racily clean rule)
+  const t = (Date.now() - 60_000) / 1000;
+  for (const f of [db, `${db}-wal`]) utimesSync(f, t, t);
+  expect(await listed()).not.toContain(written);
+  // as root, each read re-owns the -wal: a server that took that for a change would refresh forever
+  expect(await quiet(500, 3 * RACY_MS)).toBe(true);
+  const refreshes = server.stats.refreshes;
+  // their ctime alone moves, for any user: the same mode again
+  const stats = [`${db}-wal`, `${db}-shm`].map((f) => [f, statSync(f)] as const);
+  for (const [f, st] of stats) chmodSync(f, st.mode & 0o7777);
+  for (const [f, st] of stats) expect([statSync(f).size, statSync(f).mtimeMs]).toEqual([st.size, st.mtimeMs]);
+  await sleep(500);
+  expect(server.stats.refreshes).toBe(refreshes);
+  // a commit still counts: the server works ahead on it, and serves it
+  write();
+  expect(await quiet(500, 3 * RACY_MS)).toBe(true);
+  expect(server.stats.refreshes).toBeGreaterThan(refreshes);
+  expect(await listed()).toContain(written);
+}
+
+describe('serve and a database the agent keeps open', () => {
+  it('opencode: refreshes on a write, not on a change of the -wal’s or -shm’s ctime alone', async () => {
+    const db = new Database(ocDb); // the agent: a writer that never checkpoints
+    db.pragma('wal_autocheckpoint = 0');
+    try {
+      db.prepare(INSERT_SESSION).run(...sessionRow('ses_idle', 11));
+      await idleBeside(ocDb, () => costed('opencode'), () => insertExchange(db, 'ses_idle', 1), 'ses_idle');
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('cursor: the same for a CLI chat store, a session file that is itself a database', async () => {
+    const store = join(home, '.cursor', 'chats', WORKSPACE_HASH, CHAT_ID, 'store.db');
+    const db = writeChatStore(store); // cursor-agent, still running
+    db.pragma('wal_autocheckpoint = 0');
+    try {
+      // the report's scan discovers through the server's watcher (Cursor records no usage: its sources say so)
+      const titles = async (): Promise<string[]> => {
+        const report = JSON.parse(await both(['cost', 'report', '--agent', 'cursor', '--json'])) as { sources: { files: number }[] };
+        expect(report.sources.reduce((n, x) => n + x.files, 0)).toBe(1);
+        return (JSON.parse(await both(['sessions', 'list', 'cursor', '--json'])) as { title: string }[]).map((r) => r.title);
+      };
+      expect(await titles()).toEqual(['Build failure']);
+      await idleBeside(store, titles, () => appendChatTurn(db, [{ role: 'user', content: '<user_query>Thanks.</user_query>' }], 'Build fixed'), 'Build fixed');
+    } finally {
+      db.close();
+    }
   }, 60_000);
 });

@@ -11,7 +11,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import { memoizedListing } from '../../cursors/listing-memo.js';
+import { memoizedListing, sqliteFileStamp } from '../../cursors/listing-memo.js';
 import { recordPath, SCAN_CACHE_KIB, withSqliteSnapshot } from '../../cursors/sqlite.js';
 import { fileId, fullListing, isListingState, nextListing, sessionsOf } from './listing.js';
 import { CODEC_ID, PARSER_VERSION } from './descriptor.js';
@@ -60,8 +60,9 @@ const LISTING_VERSION = 4;
 
 /**
  * The sessions of one database, as record paths; a database that cannot be read gives none. Their listing is
- * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged and
- * brought up to date from there when they changed (listing.ts `nextListing`).
+ * a pass over every row, kept in `options.listingMemo` while the database and its `-wal` are unchanged (the
+ * `-wal` stamped without its ctime, which a read as root moves: cursors/listing-memo.ts) and brought up to
+ * date from there when they changed (listing.ts `nextListing`).
  */
 export function* databaseFiles(db: string, root: string, agent: string = CODEC_ID, options?: DiscoverOptions, settled = true): Generator<SessionFile> {
   let sessions;
@@ -70,7 +71,7 @@ export function* databaseFiles(db: string, root: string, agent: string = CODEC_I
       const file = ids?.[0] ?? fileId(db);
       // every query of a listing visits each page once (counts, ranges, grouped passes): a small page cache
       return withSqliteSnapshot(db, (d) => (previous === undefined ? fullListing(d, file, settled) : nextListing(d, file, previous, settled)), { cacheKiB: SCAN_CACHE_KIB });
-    });
+    }, sqliteFileStamp);
     sessions = sessionsOf(state);
   } catch {
     return;

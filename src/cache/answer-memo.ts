@@ -8,7 +8,10 @@
  * An entry is what a fold snapshot answered (src/cost/incremental.ts: its summary, sealed as the snapshot's,
  * and the skipped-lines warning the rows gave), under the snapshot key of the query, the digest of the files
  * it saw and their stats, and the identity of the cache's files at the time: device, inode, size, mtime and
- * ctime in nanoseconds of the database and of its `-wal` (or that there was none). Equal identity, no byte of
+ * ctime in nanoseconds of the database, and of its `-wal` (or that there was none) the same but its header's
+ * salts for its ctime (cursors/listing-memo.ts `walStamp`: each open of a `-wal` as root moves its ctime and
+ * nothing else, so with it a run's own open, while another connection holds the cache and its `-wal`
+ * open, would void the identity the run began with, and no answer would be kept). Equal identity, no byte of
  * the cache was written since, so the snapshot would answer the same (its change count and rows are as they
  * were); equal stats digest, no session file changed. Any write by any process (a sessionfold of any version,
  * SQLite's checkpoint) changes the mtime of the file it writes, the one thing taken on trust, as the event
@@ -22,7 +25,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashId64 } from '../../cursors/ids.js';
-import { fileStamp, RACY_MS, settledBefore } from '../../cursors/listing-memo.js';
+import { fileStamp, RACY_MS, settledBefore, walStamp } from '../../cursors/listing-memo.js';
 
 /** Answers kept (each is one query's summary), the most recently recorded. */
 export const MAX_MEMO_ANSWERS = 8;
@@ -51,7 +54,7 @@ export function cacheIdentity(cachePath: string): CacheIdentity | undefined {
   try {
     const db = fileStamp(cachePath);
     if (db.id === '-') return undefined;
-    const wal = fileStamp(`${cachePath}-wal`);
+    const wal = walStamp(`${cachePath}-wal`);
     return { id: `${db.id}|${wal.id}`, newestMtimeMs: Math.max(db.mtimeMs, wal.mtimeMs) };
   } catch {
     return undefined;

@@ -13,6 +13,15 @@
  *   for a new listing: the codec fingerprints its sessions again (a session inside a database has no stat),
  *   so a session added to a database shows at the next query; a database that had no session yet is known
  *   by its SQLite header, so its first session shows too;
+ * - a change of a known database's file or `-wal` whose stamp is the one recorded at the last event
+ *   (cursors/listing-memo.ts `sqliteFileStamp`: the `-wal`'s without its ctime) is no change, nor is a change
+ *   of its `-shm` (the wal-index, rebuilt from the `-wal`, which every commit writes): every read as root
+ *   re-owns the `-wal` and `-shm` (their ctime moves, nothing else), so the server's own reads would
+ *   otherwise start the refresh that reads again, forever. A recorded stamp vouches only when its mtime was
+ *   RACY_MS old when it was taken (git's "racily clean" rule: a later write then has a later mtime); an
+ *   equal stamp that does not vouch (a write in the same clock tick as the last one could hide behind it)
+ *   marks the database's sessions as any change does, so the next query lists them again, but starts no
+ *   refresh: a refresh's own read would be the next such event;
  * - what cannot be followed (a watch error, an event without a name, a root's own folder moved or deleted, a
  *   missing root that appears) marks the source stale: listed and stat'ed from scratch, watches renewed;
  * - a root that does not exist (Claude's `~/.config/claude/projects` often) is stat'ed at each discovery; a
@@ -26,6 +35,7 @@
  */
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
+import { settledBefore, sqliteFileStamp } from '../../cursors/listing-memo.js';
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { isSqliteFile } from '../../cursors/sqlite.js';
 import { discoverSource, statFound, type DiscoveryCache, type FoundFile } from '../scan/discover.js';
@@ -41,6 +51,8 @@ interface Source {
   records: Map<string, string[]>;
   /** Other files an event named that are SQLite databases (one with no session listed yet). */
   databases: Set<string>;
+  /** A database's file or `-wal` → its stamp at the last event naming it, and whether that stamp vouches (see the header). */
+  stamps: Map<string, { id: string; settled: boolean }>;
   /** Files to re-stat at the next discovery. */
   dirty: Set<string>;
   /** List the roots again at the next discovery (files came or went). */
@@ -93,7 +105,7 @@ export class WatchedDiscovery implements DiscoveryCache {
     const key = `${codec.id}\0${roots.join('\0')}`;
     let s = this.#sources.get(key);
     if (s === undefined) {
-      s = { codec, roots, files: [], byPath: new Map(), dependents: new Map(), records: new Map(), databases: new Set(), dirty: new Set(), relist: false, stale: true, watchers: new Map(), missing: [] };
+      s = { codec, roots, files: [], byPath: new Map(), dependents: new Map(), records: new Map(), databases: new Set(), stamps: new Map(), dirty: new Set(), relist: false, stale: true, watchers: new Map(), missing: [] };
       this.#sources.set(key, s);
     }
     if (!s.stale && s.missing.some((r) => statSync(r, { throwIfNoEntry: false }) !== undefined)) s.stale = true;
@@ -224,6 +236,8 @@ export class WatchedDiscovery implements DiscoveryCache {
       return this.#onChange();
     }
     const path = join(dir, n);
+    const change = event === 'rename' ? 'changed' : this.#databaseChange(s, path);
+    if (change === 'unchanged') return;
     if (s.byPath.has(path)) s.dirty.add(path);
     for (const f of s.dependents.get(path) ?? []) s.dirty.add(f);
     // A commit to a database (its file or its -wal) may change any of its sessions, and new ones may appear:
@@ -241,7 +255,26 @@ export class WatchedDiscovery implements DiscoveryCache {
         for (const d of foldersUnder(path)) if (!this.#watchOne(s, d)) s.stale = true;
       } else this.#unwatch(s, path, true);
     }
-    this.#onChange();
+    if (change === 'changed') this.#onChange();
+  }
+
+  /**
+   * What a `change` event naming `path` says of a known database's contents (see the header): `unchanged`
+   * for its `-shm`, or its file or `-wal` with the stamp recorded at the last event when that stamp vouches;
+   * `maybe` when it is that stamp but the stamp does not vouch; else `changed` (so for any other file).
+   * Records the stamp it finds.
+   */
+  #databaseChange(s: Source, path: string): 'unchanged' | 'maybe' | 'changed' {
+    const m = /^(.+)-(wal|shm)$/.exec(path);
+    const db = m?.[1] ?? path;
+    if (!s.records.has(db) && !s.databases.has(db)) return 'changed';
+    if (m?.[2] === 'shm') return 'unchanged';
+    const started = Date.now();
+    const now = sqliteFileStamp(path);
+    const had = s.stamps.get(path);
+    s.stamps.set(path, { id: now.id, settled: settledBefore(now.mtimeMs, started) });
+    if (had === undefined || had.id !== now.id) return 'changed';
+    return had.settled ? 'unchanged' : 'maybe';
   }
 
   /**

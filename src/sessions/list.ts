@@ -156,6 +156,7 @@ export function fromData(sf: StatFile, d: SummaryData, tags: TagIndex): SessionS
   if (d.forkedFrom !== undefined) s.forkedFrom = d.forkedFrom;
   if (d.subagent === true) s.subagent = true;
   if (d.usageUnknown === true) s.usageUnknown = true;
+  if (sf.codec.capabilities.recordsUsage === false) s.usageRecorded = false;
   return s;
 }
 

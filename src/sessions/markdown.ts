@@ -56,6 +56,8 @@ function valueText(v: unknown): { text: string; lang: string } {
 
 /** What a session with `usageUnknown` lacks (SessionEvent.usageUnknown). */
 export const UNKNOWN_NOTE = 'the agent has not recorded all of its tokens';
+/** Why a session with `usageRecorded: false` has no cost (Cursor). */
+export const UNRECORDED_NOTE = 'the agent records no token usage';
 
 function costLine(c: CostRecord): string {
   const req = `${formatInt(c.requestCount)} request${c.requestCount === 1 ? '' : 's'}`;
@@ -76,7 +78,8 @@ function markdownHeader(s: Session, messageCount = s.messages.length): string[] 
   if (s.cwd !== undefined) item('Working directory', `\`${s.cwd}\``);
   if (s.forkedFrom !== undefined) item('Forked from', `\`${s.forkedFrom}\``);
   item('Messages', `${formatInt(messageCount)} (${formatInt(s.turnCount)} turn${s.turnCount === 1 ? '' : 's'})`);
-  if (s.usageUnknown === true) item('Cost', s.cost === undefined ? `unknown (${UNKNOWN_NOTE})` : `at least ${costLine(s.cost)}; ${UNKNOWN_NOTE}`);
+  if (s.usageRecorded === false && s.cost === undefined) item('Cost', `unknown (${UNRECORDED_NOTE})`);
+  else if (s.usageUnknown === true) item('Cost', s.cost === undefined ? `unknown (${UNKNOWN_NOTE})` : `at least ${costLine(s.cost)}; ${UNKNOWN_NOTE}`);
   else item('Cost', s.cost === undefined ? 'no usage recorded' : costLine(s.cost));
   if (s.tags.length > 0) item('Tags', s.tags.join(', '));
   lines.push('', '---', '');
@@ -114,7 +117,10 @@ function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[] {
 function markdownCostSummary(s: Session): string[] {
   const lines = ['---', '', '## Cost summary', ''];
   const models = Object.entries(s.costByModel ?? {});
-  if (s.cost === undefined || models.length === 0) return [...lines, s.usageUnknown === true ? `Token usage unknown: ${UNKNOWN_NOTE}.` : 'No token usage recorded.', ''];
+  if (s.cost === undefined || models.length === 0) {
+    const why = s.usageRecorded === false ? UNRECORDED_NOTE : s.usageUnknown === true ? UNKNOWN_NOTE : undefined;
+    return [...lines, why !== undefined ? `Token usage unknown: ${why}.` : 'No token usage recorded.', ''];
+  }
   lines.push('| Model | Requests | Input | Output | Reasoning | Cache read | Cache write | Cost |', '|---|---:|---:|---:|---:|---:|---:|---:|');
   const row = (name: string, c: CostRecord) =>
     `| ${name} | ${formatInt(c.requestCount)} | ${formatInt(c.inputTokens)} | ${formatInt(c.outputTokens)} | ${formatInt(c.thinkingTokens)} | ${formatInt(c.cacheReadTokens)} | ${formatInt(c.cacheWriteTokens)} | ${formatUsd(c)} |`;

@@ -18,6 +18,7 @@ export interface SessionSummaryJson {
   model?: string;
   cost?: SessionSummary['cost'];
   usageUnknown?: true;
+  usageRecorded?: false;
   tags: string[];
   cwd?: string;
   forkedFrom?: string;
@@ -43,6 +44,7 @@ export function summaryJson(s: SessionSummary): SessionSummaryJson {
     ...(s.model !== undefined && { model: s.model }),
     ...(s.cost !== undefined && { cost: s.cost }),
     ...(s.usageUnknown === true && { usageUnknown: true }),
+    ...(s.usageRecorded === false && { usageRecorded: false }),
     tags: s.tags,
     ...(s.cwd !== undefined && { cwd: s.cwd }),
     ...(s.forkedFrom !== undefined && { forkedFrom: s.forkedFrom }),

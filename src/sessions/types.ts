@@ -36,6 +36,11 @@ export interface SessionSummary {
    * when a run of the process ends): `cost` is a lower bound, or absent when nothing was recorded, never zero.
    */
   usageUnknown?: true;
+  /**
+   * `false` when the agent records no token usage at all (Cursor: `Codec.capabilities.recordsUsage`): the session
+   * has no `cost` because its usage is unknown, not because it used none.
+   */
+  usageRecorded?: false;
   tags: string[];
   cwd?: string;
   forkedFrom?: string;
@@ -148,6 +153,11 @@ export interface Session {
    * when a run of the process ends): `cost` is a lower bound, or absent when nothing was recorded, never zero.
    */
   usageUnknown?: true;
+  /**
+   * `false` when the agent records no token usage at all (Cursor: `Codec.capabilities.recordsUsage`): the session
+   * has no `cost` because its usage is unknown, not because it used none.
+   */
+  usageRecorded?: false;
   tags: string[];
   cwd?: string;
   forkedFrom?: string;

@@ -24,6 +24,12 @@ export interface RenderOptions {
   noCost?: boolean;
   /** The report was read without the event cache: the footer says what that leaves out. */
   noCache?: boolean;
+  /**
+   * The agents whose sessions were all that was found, when none of them records token usage (Cursor) and
+   * nothing was counted: the table and the Markdown say so in a line instead of a zero total, which would
+   * read as tokens counted. CSV and JSON keep their shape (the JSON's `sources` say `usageRecorded: false`).
+   */
+  unrecorded?: readonly string[];
 }
 
 const GROUP_LABELS: Record<CostGroupBy, string> = {
@@ -126,8 +132,19 @@ export function retainedLines(s: CostSummary, o: Pick<RenderOptions, 'noCost' | 
   return out;
 }
 
+/** The line said instead of a table when nothing could be counted (`RenderOptions.unrecorded`), else undefined. */
+function unrecordedLine(o: RenderOptions): string | undefined {
+  const a = o.unrecorded;
+  if (a === undefined || a.length === 0) return undefined;
+  const names = a.length === 1 ? a[0] : `${a.slice(0, -1).join(', ')} and ${a.at(-1)}`;
+  return `(no token usage counted: ${names} record${a.length === 1 ? 's' : ''} none)`;
+}
+
 /** The terminal table. */
 export function renderTable(s: CostSummary, o: RenderOptions): string {
+  const title = [`Cost${o.groupBy ? ` by ${o.groupBy}` : ''}`, ...(o.timeZone ? [`time zone ${o.timeZone}`] : []), ...(o.mode ? [`mode ${o.mode}`] : [])].join(' · ');
+  const none = unrecordedLine(o);
+  if (none !== undefined) return `${title}\n\n${none}\n`;
   const label = o.groupBy ? GROUP_LABELS[o.groupBy] : '';
   const head = [label, ...headers(o)];
   const body = withModels(s, '  ').map(({ label: l, r }) => [l, ...cells(r, o)]);
@@ -142,7 +159,6 @@ export function renderTable(s: CostSummary, o: RenderOptions): string {
   }
   const line = (row: string[]) => row.map((x, c) => (c === 0 ? x.padEnd(widths[c] as number) : x.padStart(widths[c] as number))).join('  ').trimEnd();
   const rule = widths.map((w) => '─'.repeat(w)).join('  ');
-  const title = [`Cost${o.groupBy ? ` by ${o.groupBy}` : ''}`, ...(o.timeZone ? [`time zone ${o.timeZone}`] : []), ...(o.mode ? [`mode ${o.mode}`] : [])].join(' · ');
   const out = [title, '', line(head), rule, ...body.map(line), ...(body.length > 0 ? [rule] : []), line(total)];
   const unpriced = o.noCost ? [] : unpricedLines(s);
   if (unpriced.length > 0) out.push('', ...unpriced);
@@ -153,6 +169,8 @@ export function renderTable(s: CostSummary, o: RenderOptions): string {
 
 /** A GitHub-flavoured Markdown table. */
 export function renderMarkdown(s: CostSummary, o: RenderOptions): string {
+  const none = unrecordedLine(o);
+  if (none !== undefined) return `${none}\n`;
   const esc = (x: string) => x.replace(/\|/g, '\\|');
   const head = [o.groupBy ? GROUP_LABELS[o.groupBy] : '', ...headers(o)];
   const out = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' :--- ' : ' ---: ')).join('|')}|`];
