@@ -22,7 +22,7 @@ import { sessionEventOf, usageEventFromJson } from '../../cursors/protocol/event
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
-import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
+import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage, mayHoldUsageAt } from './prefilter.js';
 import { scanFields, slotOf, walkedFields, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { tokOf, type Tok } from './tokens.js';
@@ -264,7 +264,7 @@ function headerFields(buf: Buffer): Json | undefined {
  */
 function lineWalked(s: CodexState, w: WalkedLine, start: number, emit: Emit): LineResult | typeof UNWALKED {
   if (!(s.usageOnly && s.decided)) return UNWALKED;
-  if (!mayHoldUsage(w.bytes.subarray(w.lineAt, w.lineEnd))) {
+  if (!mayHoldUsageAt(w.bytes, w.lineAt, w.lineEnd)) {
     s.info.filteredLines++;
     return;
   }
