@@ -8,7 +8,7 @@
 import { readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type xxhashInit from 'xxhash-wasm';
-import { nativeKernel, wasmKernel } from './native.js';
+import { loadedWasmKernel, nativeKernel, wasmKernel } from './native.js';
 import { packageFile } from './package-file.js';
 import type { WasmKernel } from './wasm.js';
 import { Xxh64, xxh32, xxh64 } from './xxhash-js.js';
@@ -87,8 +87,23 @@ function api(): Api {
   return jsApi;
 }
 
-/** 64-bit xxhash (seed 0) of a string as a bigint: the fold's key table (src/cost/key-table.ts). */
+/** 64-bit xxhash (seed 0) of a string as a bigint. */
 export const hashString64: (s: string) => bigint = (s) => api().h64(s);
+
+const MASK32 = 0xffffffffn;
+
+/**
+ * `hashString64` of `s` as two uint32 halves into `out` ([high, low]): the fold's key table
+ * (src/cost/key-table.ts), once per usage record. Where the WebAssembly kernel is loaded (the reads without
+ * the addon), by its one-call XXH64 with no bigint made (the bigint and its two shifts cost about as much as
+ * the hash); else by `hashString64`.
+ */
+export function hashString64Into(s: string, out: Uint32Array): void {
+  if (loadedWasmKernel()?.hashStringInto(s, out) === true) return;
+  const h = hashString64(s);
+  out[0] = Number(h >> 32n);
+  out[1] = Number(h & MASK32);
+}
 
 /** 32-bit xxhash of a string id, as stored in cursor state. */
 export function hashId32(id: string): number {

@@ -133,6 +133,11 @@ export function wasmKernel(): WasmKernel | undefined {
 let wasmTried = false;
 let wasm: WasmKernel | undefined;
 
+/** The WebAssembly kernel when this thread has already loaded it (never loads it: for work that also runs without files read). */
+export function loadedWasmKernel(): WasmKernel | undefined {
+  return wasm;
+}
+
 /**
  * The executable's malloc arenas (src/cli/main.cts calls this; a program that imports sessionfold decides for
  * its own process). glibc gives each thread that allocates its own arena, up to 8 per core, and an arena keeps

@@ -428,6 +428,25 @@ export function walkedValue(w: WalkedLine, slot: number): unknown {
   return parseSlice(w.bytes, w.spans[k] as number, w.spans[k + 1] as number, (flags & SLOT_ESCAPED) !== 0);
 }
 
+/**
+ * Whether a walked line's value at `slot` is the string `text` (`bytes`, its UTF-8), as `walkedValue(w, slot)
+ * === text` answers for a `text` without U+FFFD (what an invalid byte decodes to): compared as bytes where the
+ * value lies, decoded only when it has escapes. For a reader that routes on a type it never keeps (no string
+ * made per line).
+ */
+export function walkedIs(w: WalkedLine, slot: number, text: string, bytes: Uint8Array): boolean {
+  const k = w.at + 3 * slot;
+  const flags = w.spans[k + 2] as number;
+  if (flags === 0) return false;
+  if ((flags & SLOT_ESCAPED) !== 0) return walkedValue(w, slot) === text;
+  const from = w.spans[k] as number;
+  const n = bytes.length;
+  const b = w.bytes;
+  if (b[from] !== QUOTE || (w.spans[k + 1] as number) - from !== n + 2) return false;
+  for (let i = 0; i < n; i++) if (b[from + 1 + i] !== bytes[i]) return false;
+  return true;
+}
+
 /** A walked line's fields as `scanFields` gives them (an object per collected object: for readers that want the record whole). */
 export function walkedFields(w: WalkedLine, p: CompiledProjection): Record<string, unknown> {
   const o: Record<string, unknown> = {};

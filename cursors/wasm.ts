@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { packageRoot } from './versions.js';
 
 /** The exports' interface version (native/wasm/exports.c `abi`); another module is not used. */
-export const WASM_ABI = 2;
+export const WASM_ABI = 3;
 
 /** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
 interface WasmModule {
@@ -43,6 +43,7 @@ interface Exports {
   h64_init(state: number): void;
   h64_update(state: number, p: number, n: number): void;
   h64_digest(state: number, out: number): void;
+  h64(p: number, n: number, out: number): void;
   pass(b: number, n: number, from: number, needles: number, lens: number, count: number, maxLine: number, recs: number, cap: number, stats: number): number;
   walk(
     b: number,
@@ -343,6 +344,20 @@ export class WasmKernel {
     }
     state.set(this.bytes.subarray(this.#hash, this.#hash + this.#hashSize));
     return pos - from;
+  }
+
+  /**
+   * XXH64 (seed 0) of `s`'s UTF-8 bytes as two uint32 halves into `out` ([high, low]): written into the scratch
+   * area and hashed in one call, with no bigint made. False (nothing written) for a string that might not fit.
+   */
+  hashStringInto(s: string, out: Uint32Array): boolean {
+    if (s.length > WASM_SCRATCH_BYTES / 3) return false;
+    const n = this.bytes.write(s, this.#scratch, WASM_SCRATCH_BYTES, 'utf8');
+    const at = this.#hash + this.#hashSize;
+    this.#x.h64(this.#scratch, n, at);
+    out[0] = this.#view.getUint32(at + 4, true);
+    out[1] = this.#view.getUint32(at, true);
+    return true;
   }
 
   /** The digest so far, 16 hex digits (the state goes on). */

@@ -15,6 +15,7 @@ import { nativeKernel } from '../cursors/native.js';
 import { instantiateWasmKernel } from '../cursors/wasm.js';
 import { hashKey } from '../src/cost/key-table.js';
 import { KEY_HI, KEY_LO, type FoldHints } from '../src/scan/types.js';
+import { blankUsageFields, REPEATED, usageOf as usageOfFields, type UsageCandidate, type UsageFields } from '../codecs/claude/usage.js';
 import { parseSync } from '../cursors/sync.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { UsageEvent } from '../cursors/protocol/events.js';
@@ -324,5 +325,42 @@ describe('claude usage: what a record holds', () => {
     await writeFile(f, `${good}\n${later}\n`);
     expect(((await readEvents(claude, f, { kinds: ['usage'] })) as UsageEvent[]).map((u) => u.outputTokens)).toEqual([5, 6]);
     expect((await readFile(f, 'utf8')).endsWith('\n')).toBe(true);
+  });
+});
+
+describe('claude usage: a line that repeats a held response (usageOf with held responses)', () => {
+  const fields = (id: string | undefined, output: number, input: number, extra: Partial<UsageFields> = {}): UsageFields => ({
+    ...blankUsageFields(),
+    message: true,
+    usage: true,
+    model: 'claude-sonnet-4-5-20250929',
+    messageId: id,
+    requestId: 'req_1',
+    timestamp: '2026-03-01T00:00:00.000Z',
+    input,
+    output,
+    ...extra,
+  });
+  const candidate = (f: UsageFields) => usageOfFields(f, 's', 0) as UsageCandidate;
+
+  it('is REPEATED when the response was counted, or is open with a record at least as large', () => {
+    const open = candidate(fields('m1', 10, 100));
+    const held = { pending: [{ key: open.key as string, event: open.event }], seen: new Set(['claude:m0']) };
+    expect(usageOfFields(fields('m0', 999, 999), 's', 0, held)).toBe(REPEATED);
+    expect(usageOfFields(fields('m1', 9, 999), 's', 0, held)).toBe(REPEATED);
+    expect(usageOfFields(fields('m1', 10, 100), 's', 0, held)).toBe(REPEATED);
+    // What `onUsage` would keep is built: a larger record of an open response, another response, no key at all.
+    for (const f of [fields('m1', 11, 0), fields('m1', 10, 101), fields('m2', 1, 1), fields(undefined, 1, 1, { requestId: undefined })]) {
+      const u = usageOfFields(f, 's', 0, held);
+      expect(u).not.toBe(REPEATED);
+      expect(u).toEqual(candidate(f));
+    }
+  });
+
+  it('refuses a repeated line as the full build would: an absurd cost or count throws, a synthetic model is no usage', () => {
+    const held = { pending: [], seen: new Set(['claude:m0']) };
+    expect(() => usageOfFields(fields('m0', 1, 1, { costUSD: -1 }), 's', 0, held)).toThrow(expect.objectContaining({ code: 'MALFORMED_LINE' }));
+    expect(() => usageOfFields(fields('m0', 1, 1.5), 's', 0, held)).toThrow(expect.objectContaining({ code: 'MALFORMED_LINE' }));
+    expect(usageOfFields(fields('m0', 1, 1, { model: '<synthetic>' }), 's', 0, held)).toBeUndefined();
   });
 });

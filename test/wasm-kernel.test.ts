@@ -341,6 +341,19 @@ describe('on generated adversarial input', () => {
     );
   });
 
+  it('hashStringInto: xxhash-wasm\'s h64 of any string, as [high, low] halves, leaving no trace in the next', () => {
+    const out = new Uint32Array(2);
+    const check = (s: string) => {
+      expect(w.hashStringInto(s, out), s.slice(0, 40)).toBe(true);
+      const h = api.h64(s);
+      expect([out[0], out[1]]).toEqual([Number(h >> 32n), Number(h & 0xffffffffn)]);
+    };
+    for (const s of ['', 'a', 'claude:msg_01ABC', 'codex:r0:e0:1:2:3', 'é', '日本語', '\ud800 lone', 'x'.repeat(31), 'x'.repeat(32), 'x'.repeat(33), 'y'.repeat(70000)]) check(s);
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => check(s)), { numRuns: 500, seed: 18 });
+    // Longer than the scratch area could take in UTF-8: refused, for the caller's own hash.
+    expect(w.hashStringInto('z'.repeat(WASM_SCRATCH_BYTES), out)).toBe(false);
+  });
+
   it('hash64: states interleaved step by step stay apart', () => {
     const parts = ['a', 'bb', 'sessionfold '.repeat(9), 'c'].map((t) => Buffer.from(t));
     const hashers = [0, 1, 2].map(() => createHash64Wasm(w));

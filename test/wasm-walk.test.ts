@@ -24,9 +24,9 @@ import { CODEX_USAGE_PROJECTION } from '../codecs/codex/prefilter.js';
 import { createCodexCore } from '../codecs/codex/parse.js';
 import { count, meta } from './codex-helpers.js';
 import { codexHeader, codexLine } from './helpers/codex-model.js';
-import { compileProjection, scanFieldsJs, walkedFields, type CompiledProjection } from '../cursors/scan-fields.js';
+import { compileProjection, scanFieldsJs, walkedFields, walkedIs, walkedObject, walkedValue, type CompiledProjection } from '../cursors/scan-fields.js';
 import { LineSplitter } from '../cursors/line-splitter.js';
-import type { LineCore } from '../cursors/protocol/codec.js';
+import type { LineCore, WalkedLine } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { instantiateWasmKernel, WASM_READ_BYTES, type WasmKernel } from '../cursors/wasm.js';
 import { applyDamage, damage, type J, noLf, serialize, style, type Style, TRICKY } from './helpers/json-model.js';
@@ -66,6 +66,7 @@ function splitLog(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[
           const fields = walkedFields(wl, p);
           // the walk took exactly the lines the JavaScript walk takes, with its fields
           expect(fields).toEqual(scanFieldsJs(w.bytes.subarray(wl.lineAt, wl.lineEnd), p));
+          expectWalkedIs(wl, p);
           log.push(['line', start, next, fields]);
           k++;
         }
@@ -85,6 +86,21 @@ function splitLog(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[
   }
   log.push(['end', splitter.lines, splitter.committed, splitter.pendingBytes]);
   return { log: mergeFiltered(log), walked };
+}
+
+/** Texts a walked value is compared with as bytes (`walkedIs`): the routing types and a near miss. */
+const IS_TEXTS = ['event_msg', 'token_count', 'assistant', 'progress', 'event_ms', ''];
+
+/** `walkedIs` answers as `walkedValue(…) === text` for every field of `p` (collected objects' own slots too). */
+function expectWalkedIs(wl: WalkedLine, p: CompiledProjection): void {
+  for (const f of p.fields) {
+    if (f.sub !== undefined) expectWalkedIs(wl, f.sub);
+    const v = walkedObject(wl, f.slot) ? undefined : walkedValue(wl, f.slot);
+    // A text without U+FFFD (which an invalid byte decodes to): the line's own value, when it is one, and the routing types.
+    for (const text of typeof v === 'string' && !v.includes('\ufffd') ? [v, ...IS_TEXTS] : IS_TEXTS) {
+      expect(walkedIs(wl, f.slot, text, Buffer.from(text)), `${f.name} ${text}`).toBe(v === text);
+    }
+  }
 }
 
 function expectSameSplit(chunks: readonly Buffer[], sets: readonly (readonly Buffer[])[], maxLine: number, p: CompiledProjection): number {

@@ -40,7 +40,7 @@ import {
   takeCall,
   type ClaudeState,
 } from './state.js';
-import { extractUsage, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
+import { extractUsage, isLargerUsage, REPEATED, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
 import { USAGE_FIELDS, walkedSessionId, walkedUsage } from './walked.js';
 import { compileProjection, scanFields } from '../../cursors/scan-fields.js';
 import { indexOfIn } from '../../cursors/native.js';
@@ -393,10 +393,10 @@ function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult
 function onWalked(s: ClaudeState, w: WalkedLine, start: number, emit: Emit): LineResult {
   s.scanned.fast++;
   const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? walkedSessionId(w) : undefined;
-  const usage = walkedUsage(w, lock ?? currentSessionId(s), start);
+  const usage = walkedUsage(w, lock ?? currentSessionId(s), start, s);
   if (collides(s, usage)) return RESTART;
   if (lock !== undefined) s.lineSessionId = lock;
-  if (usage !== undefined) onUsage(s, usage, emit);
+  if (usage !== undefined && usage !== REPEATED) onUsage(s, usage, emit);
 }
 
 /** Options of `createClaudeCore`. */

@@ -68,15 +68,23 @@ const VERTEX_MODEL_RE = /^claude-[^@/]*@\d{8}$/;
  * else (Claude Code pointed at another vendor's Anthropic-compatible endpoint records that vendor's model).
  */
 export function getModelProvider(model: string): string | undefined {
-  // Once per model id: a history holds a handful of models and a usage event per response.
-  if (PROVIDERS.has(model)) return PROVIDERS.get(model);
-  if (PROVIDERS.size >= 1024) PROVIDERS.clear();
-  const p = providerOf(model);
-  PROVIDERS.set(model, p);
+  // Once per model id: a history holds a handful of models and a usage event per response, mostly a run of
+  // the same one (the last is compared first: a model string is decoded afresh per line, so a lookup hashes it).
+  if (model === last.model) return last.provider;
+  let p: string | undefined;
+  if (PROVIDERS.has(model)) p = PROVIDERS.get(model);
+  else {
+    if (PROVIDERS.size >= 1024) PROVIDERS.clear();
+    p = providerOf(model);
+    PROVIDERS.set(model, p);
+  }
+  last.model = model;
+  last.provider = p;
   return p;
 }
 
 const PROVIDERS = new Map<string, string | undefined>();
+const last: { model: string | undefined; provider: string | undefined } = { model: undefined, provider: undefined };
 
 function providerOf(model: string): string | undefined {
   const slash = model.indexOf('/');
@@ -242,8 +250,26 @@ function fillFields(f: UsageFields, line: Record<string, unknown>, msg: Record<s
   return f;
 }
 
-/** The usage candidate of a line's fields (see `extractUsage`). */
-export function usageOf(f: UsageFields, sessionId: string, start: number): UsageCandidate | undefined {
+/**
+ * The responses a reader holds already (parse.ts's state): those still open, and the keys of those counted.
+ * Given to `usageOf`, a line that repeats one without replacing it is answered `REPEATED`.
+ */
+export interface HeldResponses {
+  readonly pending: readonly { readonly key: string; readonly event: UsageEvent }[];
+  readonly seen: ReadonlySet<string>;
+}
+
+/**
+ * `usageOf`'s answer for a line of a response already counted, or open with a record at least as large: the
+ * candidate `onUsage` would drop, not built (most usage lines repeat their response's: a line per content block).
+ */
+export const REPEATED: UsageCandidate = Object.freeze({ key: undefined, event: blankUsageEvent() });
+
+/**
+ * The usage candidate of a line's fields (see `extractUsage`). With `held`: `REPEATED` for a line that cannot
+ * change what is held (after the same checks of its values, so it refuses the same lines).
+ */
+export function usageOf(f: UsageFields, sessionId: string, start: number, held?: HeldResponses): UsageCandidate | undefined {
   if (!f.message || !f.usage) return undefined;
   const model = str(f.model);
   if (model === SYNTHETIC_MODEL) return undefined;
@@ -274,6 +300,10 @@ export function usageOf(f: UsageFields, sessionId: string, start: number): Usage
     v.cacheWriteTokens = cacheWrite;
     v.cacheWrite1hTokens = Math.min(write1h, cacheWrite);
     v.webSearchRequests = saneCount(f.serverToolUse ? f.webSearch : undefined, 'web_search_requests');
+    if (held !== undefined && repeats(v, held)) {
+      saneCost(v.cost, 'costUSD'); // `fillUsage`'s one check: the line is refused as it would be
+      return REPEATED;
+    }
     return buildUsage(v, sessionId, start);
   } finally {
     releaseValues(v);
@@ -372,6 +402,22 @@ export function fillUsage(v: UsageValues, sessionId: string, start: number, even
   event.dedupKey = key ?? `${CODEC_ID}:line:${sessionId}:${v.uuid ?? `@${start}`}`;
   if (messageId !== undefined) event.messageId = messageId;
   return key;
+}
+
+/** Whether the line of values `v` repeats a response `held` holds without replacing it (parse.ts `onUsage`'s rule). */
+function repeats(v: UsageValues, held: HeldResponses): boolean {
+  const key = getResponseKey(v.messageId, v.requestId);
+  if (key === undefined) return false;
+  const pending = held.pending;
+  for (let i = 0; i < pending.length; i++) {
+    const p = pending[i] as (typeof pending)[number];
+    if (p.key === key) {
+      const e = p.event;
+      if (v.outputTokens !== e.outputTokens) return v.outputTokens < e.outputTokens;
+      return v.inputTokens + v.outputTokens + v.cacheReadTokens + v.cacheWriteTokens <= totalTokens(e);
+    }
+  }
+  return held.seen.has(key);
 }
 
 function totalTokens(e: UsageEvent): number {

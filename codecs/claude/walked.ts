@@ -6,7 +6,7 @@
 import type { WalkedLine } from '../../cursors/core.js';
 import { compileProjection, slotOf, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { str } from './schema.js';
-import { blankUsageFields, keysOnLineUuid, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type UsageCandidate } from './usage.js';
+import { blankUsageFields, keysOnLineUuid, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type HeldResponses, type UsageCandidate } from './usage.js';
 
 /** What the fast path reads: extractUsage's fields (their `type` also sends a title record to the full parse). */
 export const USAGE_FIELDS = compileProjection(USAGE_LINE_FIELDS);
@@ -58,12 +58,15 @@ export function walkedSessionId(w: WalkedLine): string | undefined {
   return str(walkedValue(w, LINE_SLOT.sessionId));
 }
 
-/** The usage of a walked line: its fields read where the walk left them, then `usageOf`, as `extractUsage` of the parsed line. */
-export function walkedUsage(w: WalkedLine, sessionId: string, start: number): UsageCandidate | undefined {
-  if (walkedObject(w, SLOT.message)) return usageOf(walkedFieldsAt(w, SLOT, undefined), sessionId, start);
+/**
+ * The usage of a walked line: its fields read where the walk left them, then `usageOf`, as `extractUsage` of
+ * the parsed line; `REPEATED` (usage.ts) for a line that repeats a response `held` holds without replacing it.
+ */
+export function walkedUsage(w: WalkedLine, sessionId: string, start: number, held: HeldResponses): UsageCandidate | undefined {
+  if (walkedObject(w, SLOT.message)) return usageOf(walkedFieldsAt(w, SLOT, undefined), sessionId, start, held);
   if (walkedValue(w, LINE_SLOT.type) !== 'progress' || !walkedObject(w, LINE_SLOT.data) || !walkedObject(w, LINE_SLOT.copy) || !walkedObject(w, COPY_SLOT.message)) return undefined;
   const fields = walkedFieldsAt(w, COPY_SLOT, walkedValue(w, SLOT.timestamp));
-  return usageOf(fields, relayedSessionId(walkedValue(w, LINE_SLOT.agentId), sessionId), start);
+  return usageOf(fields, relayedSessionId(walkedValue(w, LINE_SLOT.agentId), sessionId), start, held);
 }
 
 /** `walkedFields` filled from the slots `at` (fillFields in usage.ts, for a walked line). */

@@ -22,8 +22,8 @@ import { sessionEventOf, usageEventFromJson } from '../../cursors/protocol/event
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { classifyMessage, contentText, extractCall, extractOutput, reasoningText } from './items.js';
 import { parseRolloutFileName } from './paths.js';
-import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage } from './prefilter.js';
-import { scanFields, slotOf, walkedFields, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
+import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUsage, mayHoldUsageAt } from './prefilter.js';
+import { scanFields, slotOf, walkedFields, walkedIs, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { tokOf, type Tok } from './tokens.js';
 import { isTokenCount, onTokenCount, onUsageRecord, PARSED_TOKEN_COUNT, type TokenCountReader } from './usage.js';
@@ -264,16 +264,20 @@ function headerFields(buf: Buffer): Json | undefined {
  */
 function lineWalked(s: CodexState, w: WalkedLine, start: number, emit: Emit): LineResult | typeof UNWALKED {
   if (!(s.usageOnly && s.decided)) return UNWALKED;
-  if (!mayHoldUsage(w.bytes.subarray(w.lineAt, w.lineEnd))) {
+  if (!mayHoldUsageAt(w.bytes, w.lineAt, w.lineEnd)) {
     s.info.filteredLines++;
     return;
   }
-  if (isTokenCount(walkedValue(w, WALKED.type), walkedObject(w, WALKED.payload), walkedValue(w, WALKED.payloadType))) {
+  // `isTokenCount`'s rule, the two types compared as bytes where they lie (`walkedIs`: no string per line).
+  if (walkedIs(w, WALKED.type, RECORD.eventMsg, EVENT_MSG) && walkedObject(w, WALKED.payload) && walkedIs(w, WALKED.payloadType, EVENT.tokenCount, TOKEN_COUNT)) {
     onWalkedTokenCount(s, w, start, emit);
     return;
   }
   return onRecord(s, walkedFields(w, CODEX_USAGE_FIELDS), start, emit);
 }
+
+const EVENT_MSG = Buffer.from(RECORD.eventMsg);
+const TOKEN_COUNT = Buffer.from(EVENT.tokenCount);
 
 /** The slots of CODEX_USAGE_FIELDS a walked token_count line is read from. */
 const WALKED = {

@@ -16,7 +16,11 @@ import { EVENT, RECORD } from './schema.js';
 const HEAD_BYTES = 256;
 const TYPE_KEY = Buffer.from('"type":"');
 const PAYLOAD_TYPE = Buffer.from('","payload":{"type":"');
-const USAGE_RECORDS: ReadonlySet<string> = new Set([RECORD.sessionMeta, RECORD.turnContext, RECORD.tokenUsageRecord]);
+/** The record types that may change usage, and the one whose payload type decides (`event_msg`). */
+const USAGE_RECORDS: readonly Buffer[] = [RECORD.sessionMeta, RECORD.turnContext, RECORD.tokenUsageRecord].map((t) => Buffer.from(t));
+const EVENT_MSG = Buffer.from(RECORD.eventMsg);
+const TOKEN_COUNT = Buffer.from(EVENT.tokenCount);
+const QUOTE = 0x22;
 
 /** Lines without any of these bytes cannot change usage. */
 export const CODEX_USAGE_MARKERS: readonly Buffer[] = ['token_', 'turn_context', 'session_meta'].map((m) => Buffer.from(m));
@@ -26,25 +30,52 @@ export const CODEX_USAGE_MARKERS: readonly Buffer[] = ['token_', 'turn_context',
  * token_count), false when it cannot; lines whose head has another shape are decided by the markers.
  */
 export function mayHoldUsage(line: Buffer): boolean {
-  if (line[0] !== 0x7b) return hasAnyMarker(line, CODEX_USAGE_MARKERS);
-  const head = line.subarray(0, Math.min(line.length, HEAD_BYTES));
-  const i = head.indexOf(TYPE_KEY);
-  if (i < 0) return hasAnyMarker(line, CODEX_USAGE_MARKERS);
-  for (let j = 1; j < i; j++) {
-    const c = head[j];
-    if (c === 0x7b || c === 0x5b) return hasAnyMarker(line, CODEX_USAGE_MARKERS);
+  return mayHoldUsageAt(line, 0, line.length);
+}
+
+/**
+ * `mayHoldUsage` of the line `b[from, to)`, read where it lies: a walked line (parse.ts `lineWalked`) is
+ * decided in its read buffer with no Buffer view, no string and no search call per line.
+ */
+export function mayHoldUsageAt(b: Buffer, from: number, to: number): boolean {
+  if (from >= to || b[from] !== 0x7b) return hasAnyMarker(b.subarray(from, to), CODEX_USAGE_MARKERS);
+  const head = Math.min(to, from + HEAD_BYTES);
+  // The first `"type":"` of the head, with no `{` or `[` before it but the opening one.
+  let i = from + 1;
+  for (; i < head; i++) {
+    if (bytesAt(b, i, head, TYPE_KEY)) break;
+    const c = b[i];
+    if (c === 0x7b || c === 0x5b) return hasAnyMarker(b.subarray(from, to), CODEX_USAGE_MARKERS);
   }
+  if (i === head) return hasAnyMarker(b.subarray(from, to), CODEX_USAGE_MARKERS);
   const start = i + TYPE_KEY.length;
-  const end = head.indexOf(0x22, start);
-  if (end < 0) return hasAnyMarker(line, CODEX_USAGE_MARKERS);
-  const type = head.toString('latin1', start, end);
-  if (USAGE_RECORDS.has(type)) return true;
-  if (type !== RECORD.eventMsg) return false;
-  if (head.indexOf(PAYLOAD_TYPE, end) !== end) return hasAnyMarker(line, CODEX_USAGE_MARKERS);
+  const end = quoteAt(b, start, head);
+  if (end < 0) return hasAnyMarker(b.subarray(from, to), CODEX_USAGE_MARKERS);
+  for (const t of USAGE_RECORDS) if (spells(b, start, end, t)) return true;
+  if (!spells(b, start, end, EVENT_MSG)) return false;
+  if (!bytesAt(b, end, head, PAYLOAD_TYPE)) return hasAnyMarker(b.subarray(from, to), CODEX_USAGE_MARKERS);
   const pStart = end + PAYLOAD_TYPE.length;
-  const pEnd = head.indexOf(0x22, pStart);
-  if (pEnd < 0) return hasAnyMarker(line, CODEX_USAGE_MARKERS);
-  return head.toString('latin1', pStart, pEnd) === EVENT.tokenCount;
+  const pEnd = quoteAt(b, pStart, head);
+  if (pEnd < 0) return hasAnyMarker(b.subarray(from, to), CODEX_USAGE_MARKERS);
+  return spells(b, pStart, pEnd, TOKEN_COUNT);
+}
+
+/** Whether `b[at, limit)` starts with `word`. */
+function bytesAt(b: Buffer, at: number, limit: number, word: Buffer): boolean {
+  if (at + word.length > limit) return false;
+  for (let k = 0; k < word.length; k++) if (b[at + k] !== word[k]) return false;
+  return true;
+}
+
+/** Whether `b[from, to)` is exactly `word`. */
+function spells(b: Buffer, from: number, to: number, word: Buffer): boolean {
+  return to - from === word.length && bytesAt(b, from, to, word);
+}
+
+/** The first `"` in `b[from, limit)`, or -1. */
+function quoteAt(b: Buffer, from: number, limit: number): number {
+  for (let k = from; k < limit; k++) if (b[k] === QUOTE) return k;
+  return -1;
 }
 
 /** Every field of a raw TokenUsage object that `readTok` (tokens.ts) reads. */

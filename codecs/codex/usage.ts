@@ -98,7 +98,8 @@ function regionKey(s: CodexState, ts: string | undefined): string {
 
 /**
  * Whether a record is a `token_count` event: an `event_msg` whose payload is an object of that type. The one
- * routing rule of the parsed path (parse.ts `onRecord`) and the walked one (`lineWalked`): a walked payload must
+ * routing rule of the parsed path (parse.ts `onRecord`) and the walked one (`lineWalked`, which compares the two
+ * types as bytes where they lie, `walkedIs`, and must keep to this rule): a walked payload must
  * be checked to be an object, because a later duplicate `"payload"` that is not one leaves the earlier
  * object's inner slots set, where JSON.parse keeps only the later value.
  */

@@ -11,6 +11,7 @@
  *   scan(line, n, proj, out, slots)    sf_scan: 1 with the spans in out, 0 when JSON.parse decides
  *   h64_init(state) / h64_update(state, p, n) / h64_digest(state, out)   streaming XXH64 (out: 8 bytes, LE)
  *   h64_size()                         the state's size in bytes
+ *   h64(p, n, out)                     XXH64 of p[0, n) in one call (out: 8 bytes, LE)
  *   pass(b, n, from, needles, lens, count, max_line, recs, cap, stats)   the lines that can matter (below)
  *   walk(b, n, from, needles, lens, count, max_line, proj, slots, recs, nums, cap, stats)   and each walked
  */
@@ -28,7 +29,7 @@ _Static_assert(sizeof(Field) == 20 && offsetof(Field, len) == 4 && offsetof(Fiel
                "cursors/wasm.ts FIELD_BYTES");
 _Static_assert(sizeof(Proj) == 8 && offsetof(Proj, f) == 4, "cursors/wasm.ts PROJ_BYTES");
 
-EXPORT(abi) int32_t w_abi(void) { return 2; }
+EXPORT(abi) int32_t w_abi(void) { return 3; }
 
 EXPORT(find) int32_t w_find(const uint8_t *hay, uint32_t n, const uint8_t *needle, uint32_t k, uint32_t from) {
   return (int32_t)sf_find(hay, n, needle, k, from);
@@ -46,6 +47,15 @@ EXPORT(h64_update) void w_h64_update(H64 *h, const uint8_t *p, uint32_t n) { h64
 
 EXPORT(h64_digest) void w_h64_digest(const H64 *h, uint8_t *out) {
   const uint64_t d = h64_digest(h);
+  memcpy(out, &d, 8);
+}
+
+/* XXH64 (seed 0) of p[0, n) in one call, out as h64_digest's: a short key's hash costs one crossing, not three. */
+EXPORT(h64) void w_h64(const uint8_t *p, uint32_t n, uint8_t *out) {
+  H64 h;
+  h64_init(&h);
+  h64_update(&h, p, n);
+  const uint64_t d = h64_digest(&h);
   memcpy(out, &d, 8);
 }
 

@@ -7,9 +7,7 @@
  * million keys), an accepted, documented risk. The table serializes to bytes so an export cursor can keep
  * the set of keys it has already shipped.
  */
-import { hashString64 } from '../../cursors/ids.js';
-
-const MASK32 = 0xffffffffn;
+import { hashString64Into } from '../../cursors/ids.js';
 
 /** 64-bit xxhash of a key as two uint32 halves; never (0, 0), which marks an empty slot. */
 export function hashKey(key: string): [number, number] {
@@ -22,11 +20,8 @@ export const HASH = new Uint32Array(2);
 
 /** Hash a key into `HASH` (hot paths: no array per call). */
 export function hashInto(key: string): void {
-  const h = hashString64(key);
-  const hi = Number(h >> 32n);
-  const lo = Number(h & MASK32);
-  HASH[0] = hi;
-  HASH[1] = hi === 0 && lo === 0 ? 1 : lo;
+  hashString64Into(key, HASH);
+  if (HASH[0] === 0 && HASH[1] === 0) HASH[1] = 1;
 }
 
 /**
