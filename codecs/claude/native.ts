@@ -18,7 +18,7 @@ import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { saneCost } from '../../cursors/sane.js';
 import { ABSENT, blockValue, createUsageScanner, setFoldHints, TIME, valueAt, type Block } from '../../cursors/native-engine.js';
 import { getClaudeSessionId } from './paths.js';
-import { blankUsageValues, fillUsage, keysOnLineUuid, releaseValues, USAGE_LINE_FIELDS } from './usage.js';
+import { blankUsageValues, fillUsage, keysOnLineUuid, keysOnRequestId, releaseValues, USAGE_LINE_FIELDS } from './usage.js';
 
 /** What the engine walks: the usage fields, and where the session ran (its cwd, or 1.x's project). */
 const NATIVE_PROJECTION = { ...USAGE_LINE_FIELDS, cwd: true, project: true } as const satisfies FieldProjection;
@@ -76,8 +76,8 @@ function decodeEvent(b: Block, sessionId: string, k: number, into: UsageEvent): 
     v.model = text(valueAt(b, str));
     v.messageId = text(valueAt(b, str + 3));
     // The request id only keys a usage without a message id, and the line's uuid one without either
-    // (`getResponseKey`, `keysOnLineUuid`): no string for the others.
-    v.requestId = v.messageId === undefined ? text(valueAt(b, str + 6)) : undefined;
+    // (`keysOnRequestId`, `keysOnLineUuid`): no string for the others.
+    v.requestId = keysOnRequestId(v.messageId) ? text(valueAt(b, str + 6)) : undefined;
     v.uuid = keysOnLineUuid(v.messageId, v.requestId) ? text(valueAt(b, str + 9)) : undefined;
     v.timestamp = valueAt(b, str + 12);
     v.timestampValid = b.strs[str + 14] === TIME;

@@ -114,7 +114,15 @@ export const EPOCH = '1970-01-01T00:00:00.000Z';
  */
 export function getResponseKey(messageId: string | undefined, requestId: string | undefined): string | undefined {
   if (keysOnLineUuid(messageId, requestId)) return undefined;
-  return messageId !== undefined ? `${CODEC_ID}:${messageId}` : `${CODEC_ID}::${requestId}`;
+  return keysOnRequestId(messageId) ? `${CODEC_ID}::${requestId}` : `${CODEC_ID}:${messageId}`;
+}
+
+/**
+ * Whether a usage line's request id can key it: only when it has no message id (`getResponseKey`). The
+ * engines that decode fields lazily (the walked path, the native blocks) decode the request id only then.
+ */
+export function keysOnRequestId(messageId: string | undefined): boolean {
+  return messageId === undefined;
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { WalkedLine } from '../../cursors/core.js';
 import { compileProjection, slotOf, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { str } from './schema.js';
-import { blankUsageFields, keysOnLineUuid, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type HeldResponses, type UsageCandidate } from './usage.js';
+import { blankUsageFields, keysOnLineUuid, keysOnRequestId, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type HeldResponses, type UsageCandidate } from './usage.js';
 
 /** What the fast path reads: extractUsage's fields (their `type` also sends a title record to the full parse). */
 export const USAGE_FIELDS = compileProjection(USAGE_LINE_FIELDS);
@@ -77,9 +77,9 @@ function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
   if (!f.usage) return f;
   f.model = walkedValue(w, at.model);
   f.messageId = walkedValue(w, at.id);
-  // `usageOf` reads the request id only for a line without a message id (the response key, `getResponseKey`),
+  // `usageOf` reads the request id only for a line without a message id (the response key, `keysOnRequestId`),
   // and the uuid only for one keyed on it (`keysOnLineUuid`): decoded only then.
-  f.requestId = str(f.messageId) === undefined ? walkedValue(w, at.requestId) : undefined;
+  f.requestId = keysOnRequestId(str(f.messageId)) ? walkedValue(w, at.requestId) : undefined;
   f.uuid = keysOnLineUuid(str(f.messageId), str(f.requestId)) ? walkedValue(w, at.uuid) : undefined;
   const time = walkedValue(w, at.timestamp);
   f.timestamp = time === undefined ? fallbackTime : time;
