@@ -39,6 +39,12 @@ async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: numb
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
+/** This process's choice of kernel (cursors/native.ts), for a child whose kernel must be the one this process loaded. */
+function kernelEnv(): NodeJS.ProcessEnv {
+  const { SESSIONFOLD_NATIVE, SESSIONFOLD_WASM } = process.env;
+  return { ...(SESSIONFOLD_NATIVE !== undefined && { SESSIONFOLD_NATIVE }), ...(SESSIONFOLD_WASM !== undefined && { SESSIONFOLD_WASM }) };
+}
+
 function demoDocs(): { expected: ExpectedDocument; manifest: Manifest } {
   const dir = join(root, 'fixtures', 'demo');
   return {
@@ -51,7 +57,7 @@ describe('sessionfold bench', () => {
   it('measures the bundled demo history when the user has none, and says so (built CLI, subprocess)', async () => {
     const home = mkdtempSync(join(scratch, 'home-'));
     const r = await promisify(execFile)(process.execPath, [join(root, 'dist/src/cli/main.cjs'), 'bench', '--json'], {
-      env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
+      env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200', ...kernelEnv() },
       cwd: home,
     });
     expect(r.stderr).toContain('bundled demo history');

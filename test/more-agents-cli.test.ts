@@ -1,8 +1,8 @@
 /**
  * The Kimi Code, Amp and Antigravity CLI codecs through the built CLI, as a subprocess, over a
  * temporary HOME holding every shared fixture laid out as the agent lays it out: `sessions list`, `sessions
- * show`, `cost report --json --group-by agent` (tokens equal to the golden files) and `read`. The agents'
- * trees are the same after every command.
+ * show`, `cost report --json --group-by agent` (tokens equal to the golden files; Antigravity records none, which
+ * its sessions and the report say) and `read`. The agents' trees are the same after every command.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -77,7 +77,7 @@ function expectTotals(row: Record<string, number> | undefined, usage: readonly U
   });
 }
 
-let report: undefined | { breakdowns: Record<string, Record<string, number>> };
+let report: undefined | { breakdowns: Record<string, Record<string, number>>; sources: { agent: string; files: number; usageRecorded?: false }[] };
 
 describe('sessionfold CLI over Kimi Code sessions', () => {
   it('sessions list kimi lists both sessions with their state.json titles, and the subagent with --subagents', async () => {
@@ -126,20 +126,32 @@ describe('sessionfold CLI over Amp threads', () => {
 
 describe('sessionfold CLI over Antigravity CLI step logs', () => {
   it('sessions list antigravity lists every conversation, its cost not recorded', async () => {
-    const rows = JSON.parse(await cli(['sessions', 'list', 'antigravity', '--json'])) as { sessionId: string; title?: string }[];
+    const rows = JSON.parse(await cli(['sessions', 'list', 'antigravity', '--json'])) as { sessionId: string; title?: string; cost?: number; usageRecorded?: false }[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual(Object.values(ANTIGRAVITY_LAYOUT).sort());
+    for (const r of rows) expect(r, r.sessionId).toMatchObject({ usageRecorded: false });
+    expect(rows.map((r) => r.cost)).toEqual(rows.map(() => undefined)); // not recorded, never a measured $0
   });
 
   it('sessions show prints the conversation with its tool calls', async () => {
     const out = await cli(['sessions', 'show', 'antigravity', ANTIGRAVITY_LAYOUT['agent-sessions-cli-small.jsonl']!]);
     expect(out).toContain('List the files.');
     expect(out).toContain('list_dir');
+    expect(out.split('\n')).toContain('- **Cost:** unknown (the agent records no token usage)');
   });
 
-  it('cost report --json --group-by agent has no measured tokens for it', async () => {
+  it('cost report --json --group-by agent has no row for it, and its sources say its usage is not recorded', async () => {
     report ??= JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent']));
-    expect(report!.breakdowns.antigravity?.inputTokens ?? 0).toBe(0);
+    expect(report!.breakdowns.antigravity).toBeUndefined();
     expect(Object.keys(report!.breakdowns)).toEqual(expect.arrayContaining(['kimi', 'amp']));
+    const mine = report!.sources.filter((s) => s.agent === 'antigravity');
+    expect(mine.map((s) => [s.files, s.usageRecorded])).toEqual([[Object.keys(ANTIGRAVITY_LAYOUT).length, false]]);
+  });
+
+  it('cost report of it alone says no token usage was counted, not a zero total', async () => {
+    for (const format of ['table', 'markdown']) {
+      const out = await cli(['cost', 'report', '--agent', 'antigravity', '--format', format]);
+      expect(out.trimEnd().split('\n').at(-1), format).toBe('(no token usage counted: antigravity records none)');
+    }
   });
 
   it('read --agent antigravity streams the library events', async () => {

@@ -31,6 +31,13 @@ function assistantLine(sessionId: string): string {
   return claudeAssistant(sessionId, '/tmp/proj', `serve_${seq}`, 7 + seq, `2026-08-03T12:00:${String(seq % 60).padStart(2, '0')}.000Z`);
 }
 
+/**
+ * How long a test waits for the server's count of answers to reach what it asserts. The server counts (and
+ * logs) an answer once its last bytes are written, which can be after the client has read them and exited;
+ * a child server's log line reaches this process later still.
+ */
+const COUNTED = { timeout: 10_000, interval: 20 };
+
 /** A collecting stream (sessions-helpers' sink), shaped as a terminal 140 columns wide when `tty`. */
 function shapedSink(tty: boolean): ReturnType<typeof sink> {
   const s = sink();
@@ -63,11 +70,18 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     return { stdout: r.stdout, stderr: r.stderr };
   };
   const servedCount = () => (log.match(/^served /gm) ?? []).length;
+  const failedCount = () => (log.match(/^failed sessions list/gm) ?? []).length;
+  let answered = 0; // the served runs so far, each of which the server must have answered once
+  /** A served run, answered by the server: its count reaches one more, and stays there until the next. */
+  const servedRun = async (args: string[]) => {
+    const r = await run(args, true);
+    answered++;
+    await expect.poll(servedCount, COUNTED).toBe(answered);
+    return r;
+  };
   /** The served run answers, and equals the local run. */
   const expectSame = async (args: string[]) => {
-    const before = servedCount();
-    const served = await run(args, true);
-    expect(servedCount()).toBe(before + 1);
+    const served = await servedRun(args);
     const local = await run(args, false);
     expect(served).toEqual(local);
     return local.stdout;
@@ -112,11 +126,12 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
     // An unknown agent: the server's compute step throws, it refuses, and the client runs the command
     // locally, which fails exactly as a local run does.
     const failing = (served: boolean) => run(['sessions', 'list', 'nobody-agent'], served).catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
-    const before = (log.match(/^failed sessions list/gm) ?? []).length;
+    const before = failedCount();
     const served = await failing(true);
     expect(served).toEqual(await failing(false));
     expect(served).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error AGENT_NOT_FOUND/) as unknown });
-    expect((log.match(/^failed sessions list/gm) ?? []).length).toBe(before + 1);
+    await expect.poll(failedCount, COUNTED).toBe(before + 1);
+    expect(servedCount()).toBe(answered);
   }, 120_000);
 
   it('sees an append the moment the write returns, every time', async () => {
@@ -166,8 +181,8 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
   it('never writes to agent files', async () => {
     const before = await snapshotTree(home.claude);
     const codexBefore = await snapshotTree(home.codex);
-    await run(REPORT, true);
-    await run(['sessions', 'list', '--json'], true);
+    await servedRun(REPORT);
+    await servedRun(['sessions', 'list', '--json']);
     expect(await snapshotTree(home.claude)).toEqual(before);
     expect(await snapshotTree(home.codex)).toEqual(codexBefore);
   }, 60_000);
@@ -190,21 +205,21 @@ describe('sessionfold serve (built CLI, a server child process)', () => {
   it('says how it is doing (serve --status)', async () => {
     const r = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', socket], { env: home.env });
     const st = JSON.parse(r.stdout) as { served: number; watching: boolean; recent: string[]; discovery: { watched: number }; socket: string };
-    expect(st.served).toBe(servedCount());
+    expect(st.served).toBe(answered); // every served run's count was seen in the log before this request
     expect(st).toMatchObject({ socket, watching: true });
     expect(st.recent).toContain(REPORT.join(' '));
     expect(st.discovery.watched).toBeGreaterThan(0);
   }, 30_000);
 
   it('stops on SIGTERM and removes its socket; clients then run locally', async () => {
-    const exited = new Promise((r) => server.once('exit', r));
+    // 'close', not 'exit': only then has its stderr (the "stopped" line) all arrived
+    const closed = new Promise((r) => server.once('close', r));
     server.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await closed).toBe(0);
     expect(log).toMatch(/stopped \(\d+ served/);
     expect(existsSync(socket)).toBe(false);
-    const before = servedCount();
     expect(await run(REPORT, true)).toEqual(await run(REPORT, false));
-    expect(servedCount()).toBe(before);
+    expect(servedCount()).toBe(answered);
     const none = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', socket], { env: home.env }).catch((e: { code: number; stderr: string }) => e);
     expect(none).toMatchObject({ code: 1 });
     expect((none as { stderr: string }).stderr).toMatch(/^error IO_ERROR: no sessionfold server listens on /);
@@ -281,7 +296,8 @@ describe('serve without notifications (as on systems other than Linux)', () => {
       const after = await served();
       expect(after).toEqual(await local());
       expect(after.code).toBe(0);
-      expect(server.stats).toMatchObject({ served: 2, refreshes: 0, discovery: { cached: 0, full: 0 } });
+      await expect.poll(() => server.stats.served, COUNTED).toBe(2);
+      expect(server.stats).toMatchObject({ refreshes: 0, discovery: { cached: 0, full: 0 } });
     } finally {
       await server.close();
     }
@@ -317,7 +333,7 @@ describe('served output follows the client, not the server', () => {
           }
         }
       }
-      expect(server.stats.served).toBe(8);
+      await expect.poll(() => server.stats.served, COUNTED).toBe(8);
       // The terminal's width (140 columns, against 120 off a terminal) and the zone both show in the table.
       expect(tables.get('true America/Santiago')).not.toBe(tables.get('false America/Santiago'));
       expect(tables.get('true America/Santiago')).not.toBe(tables.get('true undefined'));

@@ -12,7 +12,7 @@ export const antigravityDescriptor: CodecDescriptor = {
   aliases: ['agy', 'antigravity-cli'],
   displayName: 'Antigravity CLI',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true },
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, recordsUsage: false },
   defaultRoots: getAntigravityRoots,
   rootVariables: ['SESSIONFOLD_ANTIGRAVITY_DIR'],
 };

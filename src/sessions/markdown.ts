@@ -56,7 +56,7 @@ function valueText(v: unknown): { text: string; lang: string } {
 
 /** What a session with `usageUnknown` lacks (SessionEvent.usageUnknown). */
 export const UNKNOWN_NOTE = 'the agent has not recorded all of its tokens';
-/** Why a session with `usageRecorded: false` has no cost (Cursor). */
+/** Why a session with `usageRecorded: false` has no cost (Cursor, Antigravity CLI). */
 export const UNRECORDED_NOTE = 'the agent records no token usage';
 
 function costLine(c: CostRecord): string {

@@ -37,7 +37,7 @@ export interface SessionSummary {
    */
   usageUnknown?: true;
   /**
-   * `false` when the agent records no token usage at all (Cursor: `Codec.capabilities.recordsUsage`): the session
+   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`): the session
    * has no `cost` because its usage is unknown, not because it used none.
    */
   usageRecorded?: false;
@@ -154,7 +154,7 @@ export interface Session {
    */
   usageUnknown?: true;
   /**
-   * `false` when the agent records no token usage at all (Cursor: `Codec.capabilities.recordsUsage`): the session
+   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`): the session
    * has no `cost` because its usage is unknown, not because it used none.
    */
   usageRecorded?: false;

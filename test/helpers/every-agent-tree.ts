@@ -306,7 +306,7 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     },
     goldens: ['agent-sessions-cli-small.jsonl', 'agent-sessions-cli-schema-drift.jsonl'],
     sessions: 2,
-    usage: 'none', // the real Antigravity CLI step logs carry no token counts
+    usage: 'unrecorded', // the step log has no place for token counts (codecs/antigravity/README.md)
     titles: true,
     cwd: false,
   },
