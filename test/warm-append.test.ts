@@ -32,7 +32,7 @@ beforeAll(async () => {
     probe,
     "const fs = require('node:fs'); const vm = require('node:vm'); const S = vm.Script;\n" +
       "vm.Script = new Proxy(S, { construct(t, a) { if (a[1] && a[1].filename) fs.writeSync(2, 'CHUNK ' + a[1].filename + '\\n'); return Reflect.construct(t, a); } });\n" +
-      "process.on('exit', () => fs.writeSync(2, 'MODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n",
+      "process.on('exit', () => fs.writeSync(2, 'MODULES ' + JSON.stringify(process.moduleLoadList) + '\\nREQUIRED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n",
   );
 });
 afterAll(async () => {
@@ -43,6 +43,9 @@ interface Run {
   out: unknown;
   /** The modules of ours the run's chunks held (`// dist/…` lines rolldown writes). */
   modules: string[];
+  /** The chunks compiled, and the files Node's CommonJS loader loaded (packages, addons). */
+  chunks: string[];
+  required: string[];
   nodeModules: string[];
 }
 
@@ -53,7 +56,8 @@ async function report(extra: string[], preload = false): Promise<Run> {
   const chunks = [...r.stderr.matchAll(/^CHUNK (\S+)$/gm)].map((m) => m[1]!);
   const modules = chunks.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!));
   const list = /^MODULES (.*)$/m.exec(r.stderr)?.[1];
-  return { out: JSON.parse(r.stdout) as unknown, modules, nodeModules: list === undefined ? [] : (JSON.parse(list) as string[]) };
+  const required = /^REQUIRED (.*)$/m.exec(r.stderr)?.[1];
+  return { out: JSON.parse(r.stdout) as unknown, modules, chunks, required: required === undefined ? [] : (JSON.parse(required) as string[]), nodeModules: list === undefined ? [] : (JSON.parse(list) as string[]) };
 }
 
 const parserOf = (agent: string) => (m: string) => m.startsWith(`dist/codecs/${agent}/`) && !/\/(descriptor|paths)\.js$/.test(m);
@@ -76,6 +80,11 @@ describe('a warm report after an append (built CLI)', () => {
     expect(warm.modules).toContain('dist/src/scan/cached.js'); // it did go through the cache
     expect(warm.nodeModules.length).toBeGreaterThan(20);
     expect(warm.nodeModules.filter((m) => /internal\/modules\/esm\/(resolve|package_config)$/.test(m))).toEqual([]);
+    // better-sqlite3's JavaScript from the bundle, for the version installed; its addon from the package
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as { version: string };
+    expect(warm.chunks.filter((f) => f.endsWith(`better-sqlite3-${version}.cjs`))).toHaveLength(1);
+    expect(warm.required.filter((f) => /better-sqlite3[\\/]lib[\\/]/.test(f))).toEqual([]);
+    expect(warm.required.filter((f) => f.endsWith('better_sqlite3.node'))).toHaveLength(1);
   }, 120_000);
 
   it('reads a changed Codex session with Codex parser loaded, the answer of a fresh fold', async () => {

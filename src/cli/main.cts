@@ -247,11 +247,27 @@ function fromCjsBundle(): Cli | undefined {
     saveCodeCache = bundle.save;
     // jit.ts (in the bundle) changes V8's flags: the code caches pending are written before that (code-cache.cts).
     (globalThis as Record<symbol, unknown>)[Symbol.for('sessionfold.beforeV8Flags')] = bundle.beforeFlagsChange;
+    // A package the build put in the bundle (better-sqlite3's JavaScript: cursors/sqlite.ts), by its version.
+    (globalThis as Record<symbol, unknown>)[Symbol.for('sessionfold.bundledPackage')] = (name: string, version: string): unknown => bundledPackage(bundle, name, version);
     return cli;
   } catch (e) {
     // Past the guards above nothing should fail here: say so, so a bug in the bundle is not hidden behind the
     // ESM bundle's answer (which is the same), then run that.
     process.stderr.write(`sessionfold: the CommonJS bundle did not load (${(e as Error).message}); running the ES module bundle\n`);
+    return undefined;
+  }
+}
+
+/**
+ * `bundle-cjs/<name>-<version>.cjs`, a package's JavaScript the build bundled (scripts/bundle-cli.mjs), run
+ * through the bundle's loader; undefined when the bundle holds no such version (or it fails to load: the
+ * caller then requires the package).
+ */
+function bundledPackage(bundle: { load(name: string): unknown }, name: string, version: string): unknown {
+  if (!/^[a-z0-9-]+$/.test(name) || !/^[0-9A-Za-z.+-]+$/.test(version)) return undefined;
+  try {
+    return bundle.load(`${name}-${version}.cjs`);
+  } catch {
     return undefined;
   }
 }
