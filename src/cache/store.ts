@@ -21,6 +21,7 @@ import { borrowCacheDb, isPooled, openCacheDb, releaseCacheDb, type Db } from '.
 import { bulkRow, currentMemo, dropMemo, memoAtStart, patchMemo, type BulkRow, type RowMemo } from './row-memo.js';
 import { cacheInstance } from './folds.js';
 import { fileKey, type ApplyOutcome, type FileResult, type FileRow } from './rows.js';
+import { lazyStatements } from './statements.js';
 
 /** A file's segments are merged into one when an append takes them past this. */
 export const MAX_SEGMENTS_PER_FILE = 32;
@@ -85,46 +86,47 @@ export class EventCache {
       }
       this.#memoPatch(memo, rows);
     });
-    this.#s = {
+    this.#s = lazyStatements({
       // Raw rows, without the cursor test: a warm run loads every row, and better-sqlite3 builds objects
       // from named columns about twice as slowly as arrays (3,922 rows: 24 ms vs 14 ms).
-      byAgent: db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ?`).raw(),
-      byPath: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE agent = ? AND path = ?`),
-      bulkByPath: db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ? AND path = ?`).raw(),
-      changesCount: db.prepare("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changes'").pluck(),
-      byId: db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE id = ?`),
-      ledger: db.prepare('SELECT ledger FROM files WHERE id = ?').pluck(),
-      cursor: db.prepare('SELECT cursor FROM files WHERE id = ?').pluck(),
-      bulkRows: db.prepare(`SELECT id, path, cwd, deleted, ledger_count, ledger FROM files WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`),
-      bulkSegments: db.prepare('SELECT file_id, data FROM segments WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, seq').raw(),
-      segments: db.prepare('SELECT data FROM segments WHERE file_id = ? ORDER BY seq').pluck(),
-      segmentCountsDesc: db.prepare('SELECT seq, count FROM segments WHERE file_id = ? ORDER BY seq DESC'),
-      segmentData: db.prepare('SELECT data FROM segments WHERE file_id = ? AND seq = ?').pluck(),
-      maxSeq: db.prepare('SELECT max(seq) FROM segments WHERE file_id = ?').pluck(),
-      deleteSegments: db.prepare('DELETE FROM segments WHERE file_id = ?'),
-      deleteSegment: db.prepare('DELETE FROM segments WHERE file_id = ? AND seq = ?'),
-      insertSegment: db.prepare('INSERT INTO segments (file_id, seq, count, data) VALUES (?, ?, ?, ?)'),
-      replaceSegment: db.prepare('UPDATE segments SET count = ?, data = ? WHERE file_id = ? AND seq = ?'),
-      insertFile: db.prepare(
+      byAgent: () => db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ?`).raw(),
+      byPath: () => db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE agent = ? AND path = ?`),
+      bulkByPath: () => db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ? AND path = ?`).raw(),
+      retaining: () => db.prepare(`SELECT ${BULK_COLUMNS} FROM files WHERE agent = ? AND (ledger_count > 0 OR deleted != 0)`).raw(),
+      changesCount: () => db.prepare("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changes'").pluck(),
+      byId: () => db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE id = ?`),
+      ledger: () => db.prepare('SELECT ledger FROM files WHERE id = ?').pluck(),
+      cursor: () => db.prepare('SELECT cursor FROM files WHERE id = ?').pluck(),
+      bulkRows: () => db.prepare(`SELECT id, path, cwd, deleted, ledger_count, ledger FROM files WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`),
+      bulkSegments: () => db.prepare('SELECT file_id, data FROM segments WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, seq').raw(),
+      segments: () => db.prepare('SELECT data FROM segments WHERE file_id = ? ORDER BY seq').pluck(),
+      segmentCountsDesc: () => db.prepare('SELECT seq, count FROM segments WHERE file_id = ? ORDER BY seq DESC'),
+      segmentData: () => db.prepare('SELECT data FROM segments WHERE file_id = ? AND seq = ?').pluck(),
+      maxSeq: () => db.prepare('SELECT max(seq) FROM segments WHERE file_id = ?').pluck(),
+      deleteSegments: () => db.prepare('DELETE FROM segments WHERE file_id = ?'),
+      deleteSegment: () => db.prepare('DELETE FROM segments WHERE file_id = ? AND seq = ?'),
+      insertSegment: () => db.prepare('INSERT INTO segments (file_id, seq, count, data) VALUES (?, ?, ?, ?)'),
+      replaceSegment: () => db.prepare('UPDATE segments SET count = ?, data = ? WHERE file_id = ? AND seq = ?'),
+      insertFile: () => db.prepare(
         `INSERT INTO files (agent, path, root, parser, size, mtime_ms, deps, cursor, prefix_hash, session_events, cwd_index, cwd,
            live_count, segment_count, ledger, ledger_count, deleted, gen, updated_at, skipped)
          VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @deps, @cursor, @prefix_hash, @session_events, @cwd_index, @cwd,
            @live_count, @segment_count, @ledger, @ledger_count, 0, 1, @updated_at, @skipped) RETURNING id`,
       ),
-      updateFile: db.prepare(
+      updateFile: () => db.prepare(
         `UPDATE files SET root = @root, parser = @parser, size = @size, mtime_ms = @mtime_ms, deps = @deps, cursor = @cursor,
            prefix_hash = @prefix_hash, session_events = @session_events, cwd_index = @cwd_index, cwd = @cwd, live_count = @live_count,
            segment_count = @segment_count, ledger = @ledger, ledger_count = @ledger_count, deleted = 0, gen = gen + 1,
            updated_at = @updated_at, skipped = @skipped
          WHERE id = @id`,
       ),
-      markDeleted: db.prepare('UPDATE files SET deleted = 1, gen = gen + 1, updated_at = ? WHERE id = ? AND deleted = 0 RETURNING gen').pluck(),
-      insertChange: db.prepare('INSERT OR REPLACE INTO file_changes (file_id, gen, removed, added) VALUES (?, ?, ?, ?)'),
-      pruneChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ? AND gen <= ?'),
-      clearChanges: db.prepare('DELETE FROM file_changes WHERE file_id = ?'),
-      countChange: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'changes'"),
-      changes: db.prepare('SELECT gen, removed, added FROM file_changes WHERE file_id = ? AND gen > ? AND gen <= ? ORDER BY gen'),
-    };
+      markDeleted: () => db.prepare('UPDATE files SET deleted = 1, gen = gen + 1, updated_at = ? WHERE id = ? AND deleted = 0 RETURNING gen').pluck(),
+      insertChange: () => db.prepare('INSERT OR REPLACE INTO file_changes (file_id, gen, removed, added) VALUES (?, ?, ?, ?)'),
+      pruneChanges: () => db.prepare('DELETE FROM file_changes WHERE file_id = ? AND gen <= ?'),
+      clearChanges: () => db.prepare('DELETE FROM file_changes WHERE file_id = ?'),
+      countChange: () => db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'changes'"),
+      changes: () => db.prepare('SELECT gen, removed, added FROM file_changes WHERE file_id = ? AND gen > ? AND gen <= ? ORDER BY gen'),
+    });
   }
 
   /** Open (or create, or rebuild) the cache at `path`; through `borrow`, a connection open on it already, when it still is. */
@@ -165,6 +167,13 @@ export class EventCache {
       }
       for (const [k, r] of rows) out.set(k, r);
     }
+    return out;
+  }
+
+  /** The cached files of these agents that hold retained usage (a ledger, or their file deleted from disk). */
+  retainingFiles(agents: readonly string[]): FileRow[] {
+    const out: FileRow[] = [];
+    for (const a of agents) for (const raw of this.#s.retaining.all(a) as BulkRow[]) out.push(bulkRow(raw));
     return out;
   }
 
