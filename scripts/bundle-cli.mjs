@@ -5,7 +5,8 @@
  * executable (dist/src/cli/main.cjs) loads instead of about seventy modules. Node 20's ESM loader resolves,
  * reads, compiles and links them one after another along the import chain: ~60 ms of a cold `cost report`
  * before any file is read (a `--cpu-prof` profile), most of it gone with the bundle. Packages
- * (node_modules) and Node's builtins stay imports, made by the chunk that needs them: one file for everything
+ * (node_modules) and Node's builtins stay imports, made by the chunk that needs them (but for the few the
+ * CommonJS bundle holds, below: stream-json, stream-chain, better-sqlite3's JavaScript): one file for everything
  * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.cjs
  * (a served command) is bundled on its own: `bundle/front.js` and `bundle-cjs/front.cjs`, which main.cjs
  * requires (dist/src/cli/front.js: the status-line input and the served client, with the render steps as
