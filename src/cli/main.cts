@@ -62,12 +62,13 @@ function nothingBuffered(): boolean {
 }
 
 /**
- * Commands whose work is done when `runCli` returns (every file written and closed, the cache's connection
- * closed), so the process may end at once: a process that ends by itself then still tears down V8's heap,
- * page by page, and its environment (about 15 ms of CPU of a cold `cost report` at scale 0.02, a `perf`
+ * Commands whose work is done when `runCli` returns (every file written and closed, every transaction of the
+ * cache committed), so the process may end at once: a process that ends by itself then still tears down V8's
+ * heap, page by page, and its environment (about 15 ms of CPU of a cold `cost report` at scale 0.02, a `perf`
  * profile: bench/RESULTS.md "Start-up of a cold report"). Only when nothing written is still buffered in a
  * Node stream, ours or one anything else wrote to (`nothingBuffered`; on Linux they write files, terminals
- * and pipes synchronously, unless a pipe would block).
+ * and pipes synchronously, unless a pipe would block). Their cache connections are left to that exit, not
+ * closed (`LEAVE_OPEN_AT_EXIT`, src/cache/db.ts: SQLite's close checkpoints the WAL, with fsyncs).
  */
 const EXIT_WHEN_DONE: ReadonlySet<string> = new Set(['cost']);
 
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
   if (served === undefined) {
     const cli = await loadCli();
     cli.limitMallocArenasOnLoad();
+    if (EXIT_WHEN_DONE.has(argv[0] as string)) (globalThis as Record<symbol, unknown>)[Symbol.for('sessionfold.cacheLeftOpenAtExit')] = true;
     process.exitCode = await cli.runCli(argv, { stdout, stderr, env: process.env });
     saveCodeCache?.();
     if (EXIT_WHEN_DONE.has(argv[0] as string) && nothingBuffered()) process.exit();
