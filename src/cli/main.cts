@@ -67,8 +67,8 @@ function nothingBuffered(): boolean {
  * heap, page by page, and its environment (about 15 ms of CPU of a cold `cost report` at scale 0.02, a `perf`
  * profile: bench/RESULTS.md "Start-up of a cold report"). Only when nothing written is still buffered in a
  * Node stream, ours or one anything else wrote to (`nothingBuffered`; on Linux they write files, terminals
- * and pipes synchronously, unless a pipe would block). Their cache connections are left to that exit, not
- * closed (`LEAVE_OPEN_AT_EXIT`, src/cache/db.ts: SQLite's close checkpoints the WAL, with fsyncs).
+ * and pipes synchronously, unless a pipe would block). A cache connection of theirs that wrote is left to
+ * that exit, not closed (`LEAVE_OPEN_AT_EXIT`, src/cache/db.ts: SQLite's close checkpoints the WAL, with fsyncs).
  */
 const EXIT_WHEN_DONE: ReadonlySet<string> = new Set(['cost']);
 
