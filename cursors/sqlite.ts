@@ -42,7 +42,7 @@
  * Everything a caller reads runs inside one read transaction (`withSqliteSnapshot`), synchronously, so it
  * sees one committed state of the database.
  */
-import { copyFileSync, existsSync, mkdtempSync, readSync, rmSync, statSync, type BigIntStats, type Stats } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readSync, rmSync, statSync, type BigIntStats, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -61,12 +61,14 @@ let driver: typeof Database | undefined;
  * Its addon is named to it where its build put it (`nativeBinding`): otherwise better-sqlite3 asks the
  * `bindings` package, which loads and tries a dozen candidate paths (~4 ms of CPU of the first open, the
  * event cache's on a warm report). Not there (a prebuilt binary elsewhere), `bindings` finds it as before.
+ * With the addon named, its JavaScript comes from the executable's CommonJS bundle when that holds the
+ * installed version (`bundledBetterSqlite3`), else from the package.
  */
 export function sqliteDriver(): typeof Database {
   if (driver !== undefined) return driver;
   const req = createRequire(import.meta.url);
-  const loaded = req('better-sqlite3') as typeof Database;
   const nativeBinding = packageFile(req, 'better-sqlite3', 'build/Release/better_sqlite3.node');
+  const loaded = (nativeBinding === undefined ? undefined : bundledBetterSqlite3(req)) ?? (req('better-sqlite3') as typeof Database);
   driver =
     nativeBinding === undefined
       ? loaded
@@ -76,6 +78,39 @@ export function sqliteDriver(): typeof Database {
           }
         } as typeof Database);
   return driver;
+}
+
+/**
+ * Where the executable (src/cli/main.cts) runs its CommonJS bundle, it sets this global to a loader of the
+ * packages the bundle holds, `(name, version) => exports | undefined`: scripts/bundle-cli.mjs puts
+ * better-sqlite3's JavaScript (its thirteen modules, one file) there as `better-sqlite3-<version>.cjs`, which the
+ * bundle's loader compiles with V8's code cache (src/cli/code-cache.cts). Required from the package instead,
+ * Node's loader resolved and compiled each module afresh: about 3 ms of the first open on every run that
+ * opens the event cache (a warm report after an append, bench/RESULTS.md).
+ */
+export const BUNDLED_PACKAGE = Symbol.for('sessionfold.bundledPackage');
+
+/**
+ * better-sqlite3's JavaScript from the executable's bundle (`BUNDLED_PACKAGE`), when the bundle holds the
+ * version installed beside the addon `req` finds (the package.json of the copy `require` would load): a
+ * bundle built before an upgrade of the package holds another version, and the package's own then loads.
+ * Only with the addon named (`nativeBinding`): the bundled copy cannot ask `bindings`, which looks for the
+ * addon beside the module that calls it.
+ */
+export function bundledBetterSqlite3(req: NodeJS.Require): typeof Database | undefined {
+  const load = (globalThis as Record<symbol, unknown>)[BUNDLED_PACKAGE];
+  if (typeof load !== 'function') return undefined;
+  const pkg = packageFile(req, 'better-sqlite3', 'package.json');
+  if (pkg === undefined) return undefined;
+  let version: unknown;
+  try {
+    version = (JSON.parse(readFileSync(pkg, 'utf8')) as { version?: unknown }).version;
+  } catch {
+    return undefined;
+  }
+  if (typeof version !== 'string') return undefined;
+  const exports = (load as (name: string, version: string) => unknown)('better-sqlite3', version);
+  return typeof exports === 'function' ? (exports as typeof Database) : undefined;
 }
 export type SnapshotStrategy = 'shared' | 'immutable' | 'copy';
 

@@ -5,7 +5,8 @@
  * executable (dist/src/cli/main.cjs) loads instead of about seventy modules. Node 20's ESM loader resolves,
  * reads, compiles and links them one after another along the import chain: ~60 ms of a cold `cost report`
  * before any file is read (a `--cpu-prof` profile), most of it gone with the bundle. Packages
- * (node_modules) and Node's builtins stay imports, made by the chunk that needs them: one file for everything
+ * (node_modules) and Node's builtins stay imports, made by the chunk that needs them (but for the few the
+ * CommonJS bundle holds, below: stream-json, stream-chain, better-sqlite3's JavaScript): one file for everything
  * imported better-sqlite3 and the rest at every start, 25 ms more for `--version`. The client path of main.cjs
  * (a served command) is bundled on its own: `bundle/front.js` and `bundle-cjs/front.cjs`, which main.cjs
  * requires (dist/src/cli/front.js: the status-line input and the served client, with the render steps as
@@ -19,7 +20,8 @@
  * never from their own URL, which in the bundle is the bundle's. Without rolldown (an install without the dev
  * dependencies) there is no bundle and main.cjs loads run.js, as it does when the bundle is older than run.js.
  */
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildPriceData } from './build-price-data.mjs';
@@ -63,10 +65,29 @@ async function main() {
   // module (cursors/native.ts), shared with the CLI's chunks: main.cjs caps the malloc arenas with it before
   // run.cjs compiles.
   const native = join(root, 'dist', 'cursors', 'native.js');
-  await bundleTo(rolldown, { run: input, native }, '[name]-[hash].cjs', descriptorsApart, { ...cjsOutput, entryFileNames: '[name].cjs' });
+  await bundleTo(rolldown, { run: input, native, ...betterSqlite3Entry() }, '[name]-[hash].cjs', descriptorsApart, { ...cjsOutput, entryFileNames: '[name].cjs' });
   await bundleTo(rolldown, { 'scan-worker': join(root, 'dist', 'src', 'scan', 'worker.js') }, 'scan-worker-[name]-[hash].js');
   if (statSync(output).mtimeMs < statSync(input).mtimeMs) throw new Error('bundle-cli: the bundle is older than run.js');
   if (statSync(join(cjsDir, 'front.cjs')).mtimeMs < statSync(front).mtimeMs) throw new Error('bundle-cli: the front\'s CommonJS bundle is older than front.js');
+}
+
+/**
+ * better-sqlite3's JavaScript as an entry of the CommonJS bundle, `better-sqlite3-<version>.cjs`: run by the
+ * bundle's loader with V8's code cache, where Node's loader resolved and compiled its thirteen modules on every
+ * run that opens the event cache (cursors/sqlite.ts `bundledBetterSqlite3`, which takes it only for the
+ * version installed). Its addon stays the package's, named to it at run time; `bindings` stays a package.
+ * None when the package is not installed.
+ */
+function betterSqlite3Entry() {
+  const req = createRequire(join(root, 'package.json'));
+  let main;
+  try {
+    main = req.resolve('better-sqlite3');
+  } catch {
+    return {};
+  }
+  const { version } = JSON.parse(readFileSync(join(dirname(dirname(main)), 'package.json'), 'utf8'));
+  return typeof version === 'string' ? { [`better-sqlite3-${version}`]: main } : {};
 }
 
 /**

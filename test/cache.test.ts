@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { Codec } from '../cursors/protocol/codec.js';
 import { registerCodec } from '../src/registry.js';
 import { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
-import { newScanStats, type ScanOptions, type UsageRecord } from '../src/scan/types.js';
-import { scanUsage } from '../src/scan/index.js';
+import { newScanDelta, newScanStats, type ScanOptions, type UsageRecord } from '../src/scan/types.js';
+import { scanUsage, scanUsageBatches } from '../src/scan/index.js';
 import { getCachePath } from '../src/cache/paths.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
 import { AGENT, collect, dedup, makeTree, opts, put, sessionBody, tempDir, usageLine, userLine } from './scan-helpers.js';
@@ -46,6 +46,27 @@ describe('event cache: cold, warm, append, rewrite', () => {
     expect(r.stats.bytesRead).toBe(Buffer.byteLength(added));
     expect(r.stats.bytesVerified).toBe(before);
     expect(r.cached.filter((x) => x.dedupKey.endsWith('s2-new-2'))).toHaveLength(1);
+  });
+
+  it("calls a delta's whileReading once while files are read, before their records, and not when none is", async () => {
+    const dir = await tempDir();
+    const { root, paths } = await makeTree(dir, 3);
+    const run = async (): Promise<string[]> => {
+      const seen: string[] = [];
+      const delta = { ...newScanDelta(), whileReading: () => void seen.push('reading') };
+      for await (const batch of scanUsageBatches(opts(dir, root, { delta, workers: 0 }))) if (batch.length > 0) seen.push('records');
+      return seen;
+    };
+    const cold = await run();
+    expect(cold.filter((e) => e === 'reading')).toHaveLength(1);
+    expect(cold[0]).toBe('reading');
+    const warm = await run();
+    expect(warm).not.toContain('reading');
+    expect(warm).toContain('records');
+    await appendFile(paths[1] as string, `${usageLine('s1', 's1-late', 9)}\n`);
+    const grown = await run();
+    expect(grown.filter((e) => e === 'reading')).toHaveLength(1);
+    expect(grown.lastIndexOf('records')).toBeGreaterThan(grown.indexOf('reading'));
   });
 
   it('picks up a final line once its line feed is written, across several appends', async () => {

@@ -3,7 +3,7 @@
  * addon found where `require` finds their packages, so a warm report starts no part of Node's ESM resolver
  * (an `exports` map) and never asks `bindings` (test/warm-append.test.ts checks the CLI's own process).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { packageFile } from '../cursors/package-file.js';
-import { sqliteDriver } from '../cursors/sqlite.js';
+import { BUNDLED_PACKAGE, bundledBetterSqlite3, sqliteDriver } from '../cursors/sqlite.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -64,5 +64,24 @@ describe('packages taken by their files', () => {
       await rm(dir, { recursive: true, force: true });
     }
     expect(Object.keys(req.cache).some((k) => /node_modules\/bindings\//.test(k))).toBe(false);
+  });
+
+  it("asks the executable's bundle for better-sqlite3 by the installed version, and takes only a constructor from it", () => {
+    const g = globalThis as Record<symbol, unknown>;
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as { version: string };
+    const asked: string[] = [];
+    const bundled = function BundledDatabase(): void {};
+    try {
+      expect(bundledBetterSqlite3(req)).toBeUndefined(); // no executable, no bundle
+      g[BUNDLED_PACKAGE] = (name: string, v: string) => (asked.push(`${name}@${v}`), v === version ? bundled : undefined);
+      expect(bundledBetterSqlite3(req)).toBe(bundled);
+      expect(asked).toEqual([`better-sqlite3@${version}`]);
+      g[BUNDLED_PACKAGE] = () => undefined; // a bundle built for another version
+      expect(bundledBetterSqlite3(req)).toBeUndefined();
+      g[BUNDLED_PACKAGE] = () => ({ partly: 'loaded' });
+      expect(bundledBetterSqlite3(req)).toBeUndefined();
+    } finally {
+      delete g[BUNDLED_PACKAGE];
+    }
   });
 });

@@ -7,13 +7,14 @@
  */
 import { execFile } from 'node:child_process';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeLine, writeClaudeSession } from './claude-lines.js';
 import { copyCodexFixtures, makeHome, type Home } from './sessions-helpers.js';
+import { totalCost } from '../src/cost/total.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -32,7 +33,7 @@ beforeAll(async () => {
     probe,
     "const fs = require('node:fs'); const vm = require('node:vm'); const S = vm.Script;\n" +
       "vm.Script = new Proxy(S, { construct(t, a) { if (a[1] && a[1].filename) fs.writeSync(2, 'CHUNK ' + a[1].filename + '\\n'); return Reflect.construct(t, a); } });\n" +
-      "process.on('exit', () => fs.writeSync(2, 'MODULES ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n",
+      "process.on('exit', () => fs.writeSync(2, 'MODULES ' + JSON.stringify(process.moduleLoadList) + '\\nREQUIRED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n",
   );
 });
 afterAll(async () => {
@@ -43,6 +44,9 @@ interface Run {
   out: unknown;
   /** The modules of ours the run's chunks held (`// dist/…` lines rolldown writes). */
   modules: string[];
+  /** The chunks compiled, and the files Node's CommonJS loader loaded (packages, addons). */
+  chunks: string[];
+  required: string[];
   nodeModules: string[];
 }
 
@@ -53,7 +57,8 @@ async function report(extra: string[], preload = false): Promise<Run> {
   const chunks = [...r.stderr.matchAll(/^CHUNK (\S+)$/gm)].map((m) => m[1]!);
   const modules = chunks.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!));
   const list = /^MODULES (.*)$/m.exec(r.stderr)?.[1];
-  return { out: JSON.parse(r.stdout) as unknown, modules, nodeModules: list === undefined ? [] : (JSON.parse(list) as string[]) };
+  const required = /^REQUIRED (.*)$/m.exec(r.stderr)?.[1];
+  return { out: JSON.parse(r.stdout) as unknown, modules, chunks, required: required === undefined ? [] : (JSON.parse(required) as string[]), nodeModules: list === undefined ? [] : (JSON.parse(list) as string[]) };
 }
 
 const parserOf = (agent: string) => (m: string) => m.startsWith(`dist/codecs/${agent}/`) && !/\/(descriptor|paths)\.js$/.test(m);
@@ -76,6 +81,38 @@ describe('a warm report after an append (built CLI)', () => {
     expect(warm.modules).toContain('dist/src/scan/cached.js'); // it did go through the cache
     expect(warm.nodeModules.length).toBeGreaterThan(20);
     expect(warm.nodeModules.filter((m) => /internal\/modules\/esm\/(resolve|package_config)$/.test(m))).toEqual([]);
+    // better-sqlite3's JavaScript from the bundle, for the version installed; its addon from the package
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')) as { version: string };
+    expect(warm.chunks.filter((f) => f.endsWith(`better-sqlite3-${version}.cjs`))).toHaveLength(1);
+    expect(warm.required.filter((f) => /better-sqlite3[\\/]lib[\\/]/.test(f))).toEqual([]);
+    expect(warm.required.filter((f) => f.endsWith('better_sqlite3.node'))).toHaveLength(1);
+  }, 120_000);
+
+  it("leaves a cache connection that wrote to the process's exit (the WAL stays), and the next runs read it; the library closes its own", async () => {
+    const cache = join(home.dir, 'cache', 'events.db');
+    const file = join(home.claude, 'projects', '-w', `${SID}.jsonl`);
+    for (const i of [5, 6]) {
+      await appendFile(file, claudeLine(SID, { id: `a${i}`, ms: T0 + 2 * 86_400_000 + i, inp: 3, out: 4, cr: 0, cw: 0, usd: 0.5 }) + '\n');
+      const warm = await report([]);
+      // SQLite's last close would have checkpointed the WAL into the database and deleted it
+      expect(existsSync(`${cache}-wal`)).toBe(true);
+      expect(warm.out).toEqual((await report(['--no-cache'])).out);
+    }
+    // A run that changed nothing closes its connection (the WAL checkpointed and gone), so the one after it
+    // records its answer beside the cache and the next answers from there, without SQLite.
+    const unchanged = await report([]);
+    expect(existsSync(`${cache}-wal`)).toBe(false);
+    const past = new Date(Date.now() - 60_000); // written a while ago (src/cache/answer-memo.ts, RACY_MS)
+    utimesSync(cache, past, past);
+    expect((await report([])).out).toEqual(unchanged.out);
+    const memo = await report([], true);
+    expect(memo.out).toEqual(unchanged.out);
+    expect(memo.chunks.filter((f) => /better-sqlite3-[^/]*\.cjs$/.test(f))).toEqual([]);
+    await appendFile(file, claudeLine(SID, { id: 'a7', ms: T0 + 3 * 86_400_000, inp: 2, out: 2, cr: 0, cw: 0, usd: 0.25 }) + '\n');
+    const env = { ...home.env, TZ: 'UTC' };
+    const inProcess = await totalCost({ groupBy: 'day', timeZone: 'UTC', env, cachePath: cache }, { workers: 0 });
+    expect(existsSync(`${cache}-wal`)).toBe(false); // closed: checkpointed, the WAL removed
+    expect(inProcess).toEqual(await totalCost({ groupBy: 'day', timeZone: 'UTC', env }, { workers: 0, cache: false }));
   }, 120_000);
 
   it('reads a changed Codex session with Codex parser loaded, the answer of a fresh fold', async () => {

@@ -371,9 +371,36 @@ export function isPooled(db: Db): boolean {
   return false;
 }
 
-/** The end of a store's use of `db`: closed, unless it is kept for reuse. */
+/**
+ * Set by the executable (src/cli/main.cts) for a command it ends with `process.exit()` once the command
+ * returns (`cost`): a connection that wrote, released then, is left open, and the exit drops it without
+ * SQLite's close. The last close of a WAL database checkpoints it (an fsync of the WAL, the pages copied, an
+ * fsync of the database) and deletes the WAL, which the next run's first write creates again (an fsync of its
+ * header and one of the folder): four fsyncs on every run that writes, a few ms of wall time on an idle disk
+ * and tens of ms on a busy one (bench/RESULTS.md, "After +1 MB"). Left open, the WAL stays, later commits
+ * append to it, and SQLite checkpoints it when it passes `wal_autocheckpoint` (1,000 pages); the next process
+ * to open the cache rebuilds the WAL's index from it. To SQLite such an exit is a crash, which WAL mode
+ * recovers from (docs/cache.md, "Concurrency"). A connection that changed nothing is closed: a run that
+ * answers without writing is the one that records the answer beside the cache (src/cache/answer-memo.ts),
+ * and an open of an existing WAL can move its ctime (SQLite running as root gives it the database's owner
+ * again), which that record takes for a write. A program that imports the library closes as before.
+ */
+export const LEAVE_OPEN_AT_EXIT = Symbol.for('sessionfold.cacheLeftOpenAtExit');
+
+/** The end of a store's use of `db`: closed, unless it is kept for reuse or, having written, left to the exit. */
 export function releaseCacheDb(db: Db): void {
-  if (db.open && !isPooled(db)) db.close();
+  if (!db.open || isPooled(db)) return;
+  if ((globalThis as Record<symbol, unknown>)[LEAVE_OPEN_AT_EXIT] === true && wrote(db)) return;
+  db.close();
+}
+
+/** Whether this connection inserted, updated or deleted any row since it was opened. */
+function wrote(db: Db): boolean {
+  try {
+    return (db.prepare('SELECT total_changes()').pluck().get() as number) > 0;
+  } catch {
+    return false; // closed under us, or busy: close it
+  }
 }
 
 /** The inode of the file each connection `openFresh` made opened (a file moved aside has another, or none). */

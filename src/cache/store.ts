@@ -117,6 +117,13 @@ export class EventCache {
     return out;
   }
 
+  /** The cached files of these agents that hold retained usage (a ledger, or their file deleted from disk). */
+  retainingFiles(agents: readonly string[]): FileRow[] {
+    const out: FileRow[] = [];
+    for (const a of agents) for (const raw of this.#s.retaining.all(a) as BulkRow[]) out.push(bulkRow(raw));
+    return out;
+  }
+
   getFile(agent: string, path: string): FileRow | undefined {
     return this.#s.byPath.get(agent, path) as FileRow | undefined;
   }

@@ -62,12 +62,13 @@ function nothingBuffered(): boolean {
 }
 
 /**
- * Commands whose work is done when `runCli` returns (every file written and closed, the cache's connection
- * closed), so the process may end at once: a process that ends by itself then still tears down V8's heap,
- * page by page, and its environment (about 15 ms of CPU of a cold `cost report` at scale 0.02, a `perf`
+ * Commands whose work is done when `runCli` returns (every file written and closed, every transaction of the
+ * cache committed), so the process may end at once: a process that ends by itself then still tears down V8's
+ * heap, page by page, and its environment (about 15 ms of CPU of a cold `cost report` at scale 0.02, a `perf`
  * profile: bench/RESULTS.md "Start-up of a cold report"). Only when nothing written is still buffered in a
  * Node stream, ours or one anything else wrote to (`nothingBuffered`; on Linux they write files, terminals
- * and pipes synchronously, unless a pipe would block).
+ * and pipes synchronously, unless a pipe would block). A cache connection of theirs that wrote is left to
+ * that exit, not closed (`LEAVE_OPEN_AT_EXIT`, src/cache/db.ts: SQLite's close checkpoints the WAL, with fsyncs).
  */
 const EXIT_WHEN_DONE: ReadonlySet<string> = new Set(['cost']);
 
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
   if (served === undefined) {
     const cli = await loadCli();
     cli.limitMallocArenasOnLoad();
+    if (EXIT_WHEN_DONE.has(argv[0] as string)) (globalThis as Record<symbol, unknown>)[Symbol.for('sessionfold.cacheLeftOpenAtExit')] = true;
     process.exitCode = await cli.runCli(argv, { stdout, stderr, env: process.env });
     saveCodeCache?.();
     if (EXIT_WHEN_DONE.has(argv[0] as string) && nothingBuffered()) process.exit();
@@ -247,11 +249,27 @@ function fromCjsBundle(): Cli | undefined {
     saveCodeCache = bundle.save;
     // jit.ts (in the bundle) changes V8's flags: the code caches pending are written before that (code-cache.cts).
     (globalThis as Record<symbol, unknown>)[Symbol.for('sessionfold.beforeV8Flags')] = bundle.beforeFlagsChange;
+    // A package the build put in the bundle (better-sqlite3's JavaScript: cursors/sqlite.ts), by its version.
+    (globalThis as Record<symbol, unknown>)[Symbol.for('sessionfold.bundledPackage')] = (name: string, version: string): unknown => bundledPackage(bundle, name, version);
     return cli;
   } catch (e) {
     // Past the guards above nothing should fail here: say so, so a bug in the bundle is not hidden behind the
     // ESM bundle's answer (which is the same), then run that.
     process.stderr.write(`sessionfold: the CommonJS bundle did not load (${(e as Error).message}); running the ES module bundle\n`);
+    return undefined;
+  }
+}
+
+/**
+ * `bundle-cjs/<name>-<version>.cjs`, a package's JavaScript the build bundled (scripts/bundle-cli.mjs), run
+ * through the bundle's loader; undefined when the bundle holds no such version (or it fails to load: the
+ * caller then requires the package).
+ */
+function bundledPackage(bundle: { load(name: string): unknown }, name: string, version: string): unknown {
+  if (!/^[a-z0-9-]+$/.test(name) || !/^[0-9A-Za-z.+-]+$/.test(version)) return undefined;
+  try {
+    return bundle.load(`${name}-${version}.cjs`);
+  } catch {
     return undefined;
   }
 }

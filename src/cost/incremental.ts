@@ -193,6 +193,10 @@ async function foldWithSnapshot(
   if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) return answerStored(run, snap, answered);
   const sf = new SnapshotFold(snaps, key, snap, foldOptions, info);
   const delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance, snaps.connection);
+  // Files changed: the stored state is restored while they are read (the native engine reads on its own
+  // thread), not once their records arrive. A run whose reads yield nothing then restored it for nothing, off
+  // the wall time.
+  if (snap !== undefined) delta.whileReading = () => void sf.restore();
   info.snapshot = snap === undefined ? 'miss' : 'hit';
   for await (const batch of scanUsageBatches({ ...scan, delta }, discovery)) {
     sf.apply((f) => {

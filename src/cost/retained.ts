@@ -31,9 +31,10 @@ export async function retainedRecords(ns: NormalizedScanOptions, connection?: Db
     return []; // the scan said what is wrong with the cache
   }
   try {
-    const rows = cache.loadFiles(ns.sources.map((s) => s.codec.id));
+    // Only the rows that hold any (every row of a long history, loaded again, was most of this pass).
+    const rows = cache.retainingFiles(ns.sources.map((s) => s.codec.id));
     const roots = new Map(ns.sources.map((s) => [s.codec.id, new Set(s.roots)]));
-    const holding = [...rows.values()].filter((r) => (r.ledger_count > 0 || r.deleted !== 0) && roots.get(r.agent)?.has(r.root) === true);
+    const holding = rows.filter((r) => roots.get(r.agent)?.has(r.root) === true);
     if (holding.length === 0) return [];
     return cache.readFiles(holding).records.filter((r) => r.retained === true);
   } finally {

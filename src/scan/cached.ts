@@ -189,8 +189,9 @@ class CachedScan {
     await loadListedCodecs(this.#opts, files.readers);
     const serve = this.#classify(discovery, files);
     const runner = this.#startRunner();
-    // Serve cached files while the pool parses.
+    // Serve cached files while the pool parses; then the consumer's own preparation, while it still does.
     yield* this.#serveCached(serve, discovery);
+    if (this.#states.size > 0) this.#delta?.whileReading?.();
     for (;;) {
       // Finished files are applied in batches, not as soon as the queue is momentarily empty: every commit
       // rewrites the B-tree pages it touched, and one commit per file or two wrote ~4x the cache's size to

@@ -171,6 +171,12 @@ export interface ScanDelta {
    * opening its own while it is open on the same file (src/cache/db.ts `borrowCacheDb`); the consumer closes it.
    */
   readonly connection?: Db;
+  /**
+   * In: called once, when files are being read (the native engine's thread, the workers) and the scan has
+   * nothing else to do until the first of them is done: the consumer readies what it will fold into (a
+   * restored fold) meanwhile, instead of after the first records arrive.
+   */
+  whileReading?: () => void;
 }
 
 /** A fresh ScanDelta over a state built from `covered` (empty: the scan yields everything, and fills `gens`). */
