@@ -15,6 +15,7 @@ import { CHAT_ID, COMPOSER_A, COMPOSER_B, COMPOSER_MISSING } from './cursor-help
 import { S_BAD, S_MAIN, S_SUB } from './goose-helpers.js';
 import { buildLiveDbs, GOOSE_LIVE, GOOSE_LIVE_TEXT, snapshotDbFiles, sqlOnLiveCopy, type LiveDbs } from './helpers/live-dbs.js';
 import { startServeProcess } from './helpers/serve-process.js';
+import { COUNTED } from './helpers/served-count.js';
 
 const exec = promisify(execFile);
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
@@ -288,7 +289,7 @@ describe('served', () => {
     try {
       const args = ['sessions', 'list', '--json', '--subagents'];
       const served = await cli(args, { SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CACHE: join(live.home, 'served.db') });
-      expect(server.log()).toMatch(/^served /m);
+      await expect.poll(() => (server.log().match(/^served /gm) ?? []).length, COUNTED).toBe(1);
       const local = await cli(args, { SESSIONFOLD_CACHE: join(live.home, 'local.db') });
       expect(served).toEqual(local);
       expect((JSON.parse(served.stdout) as Summary[]).map((r) => `${r.agent}:${r.sessionId}`).sort()).toEqual(EVERY_SESSION);

@@ -13,6 +13,7 @@ import { runServed, serverStatus } from '../src/serve/client.js';
 import { buildId, encodeFrame, FRAME, FrameReader, PROTOCOL_VERSION, type ServeRequest } from '../src/serve/protocol.js';
 import { startServer, type ServerHandle } from '../src/serve/server.js';
 import { tempDirs } from './helpers/child.js';
+import { COUNTED } from './helpers/served-count.js';
 
 const temps = tempDirs('sf-serve-');
 afterAll(() => temps.remove());
@@ -92,7 +93,7 @@ describe('serve validates and bounds every request', () => {
       expect(await rawExchange(socket, `${JSON.stringify(request(['cost', 'report', '--fail']))}\n`)).toEqual({ kinds: [FRAME.started, FRAME.refused], closed: true });
       expect((await served(socket, ['cost', 'report', '--fail'])).answer).toBeUndefined();
       expect((await served(socket, ['sessions', 'list'])).answer).toEqual({ data: { ran: 'sessions list' } });
-      expect(server.stats).toMatchObject({ served: 1, failed: 2, refused: 0 });
+      await expect.poll(() => server.stats, COUNTED).toMatchObject({ served: 1, failed: 2, refused: 0 });
     } finally {
       await server.close();
     }
@@ -198,7 +199,7 @@ describe('a client that gave up is not counted as served', () => {
       expect(await rawExchange(socket, `${JSON.stringify(request(['cost', 'report', '--gate']))}\n`, 300)).toEqual({ kinds: [FRAME.started], closed: false });
       release();
       expect((await served(socket, ['sessions', 'list'])).answer).toEqual({ data: { ran: 'sessions list' } });
-      expect(server.stats).toMatchObject({ served: 1, failed: 0 });
+      await expect.poll(() => server.stats, COUNTED).toMatchObject({ served: 1, failed: 0 });
     } finally {
       await server.close();
     }
@@ -215,7 +216,7 @@ describe('a client that gave up is not counted as served', () => {
       child.kill('SIGCONT');
       // A client that waits gets its answer (queued after the three, so they are settled by then), and is counted.
       expect((await served(socket, ['cost', 'report'], 5000)).answer).toEqual({ data: { ran: 'cost report' } });
-      expect(await serverStatus(socket)).toMatchObject({ status: { served: 1, failed: 0 } });
+      await expect.poll(() => serverStatus(socket), COUNTED).toMatchObject({ status: { served: 1, failed: 0 } });
     } finally {
       child.kill('SIGCONT');
       child.kill('SIGTERM');

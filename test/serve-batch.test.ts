@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runServed } from '../src/serve/client.js';
 import { startServer } from '../src/serve/server.js';
 import { tempDirs } from './helpers/child.js';
+import { COUNTED } from './helpers/served-count.js';
 
 const temps = tempDirs('sf-batch-');
 afterAll(() => temps.remove());
@@ -54,7 +55,7 @@ describe('serve batches identical queued requests', () => {
       expect(await otherArgs).toEqual({ data: { n: 3, ran: 'cost report --json' } });
       expect(await otherEnv).toEqual({ data: { n: 4, ran: 'cost report' } });
       expect(g.calls).toEqual(['sessions list', 'cost report', 'cost report --json', 'cost report X=1']);
-      expect(server.stats).toMatchObject({ served: 9, failed: 0 });
+      await expect.poll(() => server.stats, COUNTED).toMatchObject({ served: 9, failed: 0 });
     } finally {
       await server.close();
     }
@@ -95,8 +96,9 @@ describe('serve batches identical queued requests', () => {
       await g.release();
       await g.release();
       await Promise.all([first, ...twins]);
-      const served = lines.filter((l) => l.startsWith('served '));
-      expect(served).toHaveLength(3);
+      const servedLines = () => lines.filter((l) => l.startsWith('served '));
+      await expect.poll(servedLines, COUNTED).toHaveLength(3);
+      const served = servedLines();
       for (const l of served) expect(l).toMatch(/\(read \d+\.\d, queued \d+\.\d, compute \d+\.\d, encode \d+\.\d ms\)$/);
       expect(served.filter((l) => l.includes('one compute for 2 clients'))).toHaveLength(2);
       // the twins waited in the queue while the first was held

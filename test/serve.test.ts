@@ -20,6 +20,7 @@ import { runServedCommand } from '../src/cli/served.js';
 import { startServer } from '../src/serve/server.js';
 import { claudeAssistant } from './helpers/claude-lines.js';
 import { startServeProcess } from './helpers/serve-process.js';
+import { COUNTED } from './helpers/served-count.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const exec = promisify(execFile);
@@ -30,13 +31,6 @@ function assistantLine(sessionId: string): string {
   seq++;
   return claudeAssistant(sessionId, '/tmp/proj', `serve_${seq}`, 7 + seq, `2026-08-03T12:00:${String(seq % 60).padStart(2, '0')}.000Z`);
 }
-
-/**
- * How long a test waits for the server's count of answers to reach what it asserts. The server counts (and
- * logs) an answer once its last bytes are written, which can be after the client has read them and exited;
- * a child server's log line reaches this process later still.
- */
-const COUNTED = { timeout: 10_000, interval: 20 };
 
 /** A collecting stream (sessions-helpers' sink), shaped as a terminal 140 columns wide when `tty`. */
 function shapedSink(tty: boolean): ReturnType<typeof sink> {

@@ -15,6 +15,7 @@ import { localTimeZone } from '../src/cost/calendar.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { claudeLine, writeClaudeSession } from './claude-lines.js';
 import { startServeProcess, type ServeProcess } from './helpers/serve-process.js';
+import { COUNTED } from './helpers/served-count.js';
 import { makeHome, type Home } from './sessions-helpers.js';
 import { priceMemoPath } from '../src/cost/price-memo.js';
 import { getCachePath } from '../src/cache/paths.js';
@@ -345,8 +346,7 @@ describe('the executable (package.json bin, CommonJS) starts no ESM loader', () 
     expect(JSON.parse(served.stdout)).toMatchObject({ session: { costUsd: 0.25 } });
     expect(served.stdout).toBe(local.stdout);
     expect(served.modules.filter((m) => ESM.test(m))).toEqual([]);
-    const status = await exec(process.execPath, [BIN, 'serve', '--status', '--socket', socket], { env: own.env });
-    expect((JSON.parse(status.stdout) as { served: number }).served).toBe(1); // the server answered it
+    await expect.poll(server.served, COUNTED).toBe(1); // the server answered it
     // the probe tells the ESM loader apart: the same status line through the ES-module front does start it
     const esm = await internals(args, { SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CJS: '0' });
     expect(esm.stdout).toBe(local.stdout);

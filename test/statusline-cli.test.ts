@@ -17,6 +17,7 @@ import type { CostSummary } from '../src/cost/types.js';
 import { sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { isServed } from '../src/serve/protocol.js';
 import { serveDuringBlock } from './helpers/serve-process.js';
+import { COUNTED } from './helpers/served-count.js';
 import { HAS_CLAUDE, HAS_CODEX, makeHome, REAL, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
@@ -215,6 +216,7 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
       expect(served).toEqual(local);
       // The front from its ESM bundle (SESSIONFOLD_CJS=0, as where the CommonJS one is missing): the same answer
       expect(await cli(args, input, { SESSIONFOLD_SOCKET: server.socket(), SESSIONFOLD_CJS: '0' })).toEqual(local);
+      await expect.poll(server.served, COUNTED).toBe(2);
       const status = await exec(process.execPath, [CLI, 'serve', '--status', '--socket', server.socket()], { env: home.env });
       const s = JSON.parse(status.stdout) as { served: number; recent: string[] };
       expect(s.served).toBe(2);

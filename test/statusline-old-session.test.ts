@@ -13,10 +13,8 @@
  * the built CLI fed Claude Code's JSON (cached cold and warm, and `--no-cache`), the library, and `serve`;
  * the scan's `keep` option under it is checked on its own.
  */
-import { execFile } from 'node:child_process';
 import { rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusLine, type StatusLineData } from '../src/cost/statusline.js';
 import type { CostSummary } from '../src/cost/types.js';
@@ -25,10 +23,10 @@ import { isServed } from '../src/serve/protocol.js';
 import { promptOf, sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { cliWithStdin } from './helpers/cli-stdin.js';
 import { serveDuringBlock } from './helpers/serve-process.js';
+import { COUNTED } from './helpers/served-count.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
-const run = promisify(execFile);
 
 const NOW = '2026-03-10T12:00:00.000Z';
 const TWO_DAYS_AGO = Date.parse('2026-03-08T09:00:00Z');
@@ -195,8 +193,7 @@ describe.skipIf(!HAS_CLAUDE)('the status line of a session last written before i
           if (sid === OLD_SID && extra.length > 0) await expectStatus(JSON.parse(served.stdout) as StatusLineData, OLD_SID, OLD, 'served');
         }
       }
-      const status = JSON.parse((await run(process.execPath, [CLI, 'serve', '--status', '--socket', server.socket()], { env: home.env })).stdout) as { served: number };
-      expect(status.served).toBe(4);
+      await expect.poll(server.served, COUNTED).toBe(4);
     }, 60_000);
   });
 });

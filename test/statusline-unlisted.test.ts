@@ -21,6 +21,7 @@ import { promptOf, sumOf, writeClaudeSession, type Req } from './claude-lines.js
 import { cliWithStdin } from './helpers/cli-stdin.js';
 import { treeListing } from './helpers/files.js';
 import { serveDuringBlock } from './helpers/serve-process.js';
+import { COUNTED } from './helpers/served-count.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
@@ -196,8 +197,7 @@ describe.skipIf(!HAS_CLAUDE)('the status line of a transcript outside the agent\
       await expectStatus(JSON.parse(again.stdout) as StatusLineData, OUT_SID, OUT, 'served again');
       const byFile = await cli([...statusArgs, '--file', outFile()], undefined, { SESSIONFOLD_SOCKET: server.socket() });
       await expectStatus(JSON.parse(byFile.stdout) as StatusLineData, OUT_SID, OUT, 'served --file');
-      const status = JSON.parse((await cli(['serve', '--status', '--socket', server.socket()], undefined)).stdout) as { served: number };
-      expect(status.served).toBe(6);
+      await expect.poll(server.served, COUNTED).toBe(6);
       expect(await treeListing(outside)).toEqual(before);
     }, 90_000);
   });

@@ -2,11 +2,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { statusServed } from './served-count.js';
 
 /** A running server: its process and everything it has logged on stderr so far. */
 export interface ServeProcess {
   child: ChildProcess;
   log(): string;
+  /** What its `serve --status` says it has served (poll it: see served-count.ts). */
+  served(): Promise<number>;
   /** SIGTERM, and wait until it has exited. */
   stop(): Promise<void>;
 }
@@ -26,6 +29,7 @@ export async function startServeProcess(cli: string, socket: string, env: NodeJS
   return {
     child,
     log: () => log,
+    served: () => statusServed(cli, socket, env),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
@@ -37,9 +41,10 @@ export async function startServeProcess(cli: string, socket: string, env: NodeJS
 
 /**
  * A server for the tests of the calling `describe` block: started before them on `<dir()>/run/sf.sock` with
- * `env()` (read when it starts: a HOME the file's `beforeAll` builds), stopped after them; `socket()` is its path.
+ * `env()` (read when it starts: a HOME the file's `beforeAll` builds), stopped after them; `socket()` is its path,
+ * `served()` what its `serve --status` says it has served.
  */
-export function serveDuringBlock(cli: string, dir: () => string, env: () => NodeJS.ProcessEnv): { socket(): string } {
+export function serveDuringBlock(cli: string, dir: () => string, env: () => NodeJS.ProcessEnv): { socket(): string; served(): Promise<number> } {
   let server: ServeProcess | undefined;
   let socket = '';
   beforeAll(async () => {
@@ -47,5 +52,5 @@ export function serveDuringBlock(cli: string, dir: () => string, env: () => Node
     server = await startServeProcess(cli, socket, env());
   }, 30_000);
   afterAll(() => server?.stop());
-  return { socket: () => socket };
+  return { socket: () => socket, served: () => statusServed(cli, socket, env()) };
 }
