@@ -226,6 +226,18 @@ describe('export cursor', () => {
   /** The last line per dedupKey over the runs' outputs: what a warehouse keeps. */
   const lastPerKey = (...outputs: UsageExportLine[][]): Map<string, UsageExportLine> => new Map(outputs.flat().map((l) => [l.dedupKey, l]));
 
+  it('an output count over the cursor\'s cap is exported once, then not again in later runs', async () => {
+    // The cursor keeps output tokens capped at 2^31 - 2; a count above it (sane counts go to 1e10) must tie with
+    // its own recorded copy, not beat it on every run.
+    const path = join(dir(), 'cursor.json');
+    const huge = (): UsageRecord => rec({ dedupKey: 'huge', file: '/h/h.jsonl', offset: 10, outputTokens: 2 ** 32 });
+    const counts: number[] = [];
+    for (let i = 0; i < 3; i++) counts.push((await run(path, [huge()])).length);
+    expect(counts).toEqual([1, 0, 0]);
+    // A copy with more tokens in all still beats it (the rest of the rule decides at the cap).
+    expect((await run(path, [rec({ dedupKey: 'huge', file: '/h/h.jsonl', offset: 10, outputTokens: 2 ** 32, inputTokens: 5_000 })])).length).toBe(1);
+  });
+
   it('a later run exports the copy the fold prefers over the one an earlier run exported (a tie on tokens, or more tokens in all)', async () => {
     // a and b tie on output and tokens in all (another split): the fold keeps the smaller file, a.jsonl.
     // c has the output of both and more tokens in all: the fold keeps c over either.

@@ -296,7 +296,15 @@ class ExportedCopies {
       const prev = this.#unrecorded?.getHash(hi, lo) ?? -1;
       if (prev >= 0 && (prev === 0 || !(exportedSize(r) > prev))) return false;
       row = this.#append(hi, lo);
-    } else if (!beatsCopy(r, this.#f[3 * row] as number, this.#f[3 * row + 1] as number, this.#file[row] as number, this.#f[3 * row + 2] as number, this.#fileName)) return false;
+    } else {
+      // A cursor keeps output tokens capped (`exportedSize`), so both sides are capped before they are
+      // compared; on a tie there the rest of `beatsCopy` decides. Else a count over the cap would beat its own
+      // recorded copy on every run.
+      const mine = Math.min(r.outputTokens, OUTPUT_CAP);
+      const theirs = Math.min(this.#f[3 * row] as number, OUTPUT_CAP);
+      const beats = mine !== theirs ? mine > theirs : beatsCopy(r, r.outputTokens, this.#f[3 * row + 1] as number, this.#file[row] as number, this.#f[3 * row + 2] as number, this.#fileName);
+      if (!beats) return false;
+    }
     this.#set(row, r.outputTokens, copyTotal(r), this.#files.id(r.file), r.offset);
     return true;
   }
@@ -364,8 +372,11 @@ class ExportedCopies {
   }
 }
 
-/** The cursor's value of an exported copy: 1 + its output tokens (0 is a key of an old cursor). */
-const exportedSize = (r: UsageRecord): number => Math.min(r.outputTokens, 0x7ffffffe) + 1;
+/** The largest output count a cursor keeps (its values are int32, 0 marking an old cursor's key). */
+const OUTPUT_CAP = 0x7ffffffe;
+
+/** The cursor's value of an exported copy: 1 + its output tokens, capped (0 is a key of an old cursor). */
+const exportedSize = (r: UsageRecord): number => Math.min(r.outputTokens, OUTPUT_CAP) + 1;
 
 /** The export lines of a batch of records (selected, not seen before, priced); marks them seen. */
 function toExportLines(records: readonly UsageRecord[], { n, sel, copies, cursor }: ExportState): UsageExportLine[] {
