@@ -115,6 +115,11 @@ export function str(ctx: CommandContext, name: string): string | undefined {
 export function bool(ctx: CommandContext, name: string): boolean {
   return ctx.values[name] === true;
 }
+
+/** `--no-cache` was given: the argument parser reads it as the negation of `cache` (or as itself). */
+export function noCache(ctx: CommandContext): boolean {
+  return ctx.values.cache === false || bool(ctx, 'no-cache');
+}
 /** Read a comma-separated (or repeated) list option. */
 export function list(ctx: CommandContext, name: string): string[] | undefined {
   const v = ctx.values[name];

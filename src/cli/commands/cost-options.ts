@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { checkTimeZone, localTimeZone, parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
 import { COST_MODES, checkCostMode, type CostAggregationOptions } from '../../cost/types.js';
-import { bool, list, str, type CommandContext, type OptionDef } from '../command.js';
+import { list, noCache as noCacheGiven, str, type CommandContext, type OptionDef } from '../command.js';
 import { createProgress } from '../progress.js';
 import { tuneJitForScan } from '../jit.js';
 import { absentHistory } from '../../cost/empty-report.js';
@@ -55,7 +55,7 @@ export function selectionFromArgs(ctx: CommandContext): CostAggregationOptions &
   const mode = str(ctx, 'mode');
   const prices = str(ctx, 'prices');
   const cachePath = typeof ctx.values.cache === 'string' ? ctx.values.cache : undefined;
-  const noCache = ctx.values.cache === false || bool(ctx, 'no-cache');
+  const noCache = noCacheGiven(ctx);
   return {
     timeZone,
     env: ctx.env,

@@ -14,7 +14,7 @@ import { renderCostSummary } from '../render/cost.js';
 import type { CostGroupBy } from '../../cost/types.js';
 import { createSessionManager } from '../../sessions/manager.js';
 import type { SessionSummary } from '../../sessions/types.js';
-import { bool, defineCommand, type CommandContext } from '../command.js';
+import { bool, defineCommand, noCache, type CommandContext } from '../command.js';
 import { ellipsize, renderTable, summaryCells, terminalWidth } from './sessions-common.js';
 import { timeZoneOf } from './cost-options.js';
 import { withProgress } from '../progress.js';
@@ -85,7 +85,7 @@ export default defineCommand({
           : `sessionfold: no agent history found (looked in ${looked.join(', ')}),\nso this is the bundled demo history (fixtures/demo). Set an agent's own variable\n(CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, …) to read its folder elsewhere.\n\n`,
       );
     }
-    const cache = !bool(ctx, 'no-cache');
+    const cache = !noCache(ctx);
     const width = terminalWidth(ctx);
 
     // Recent sessions, all agents together.

@@ -16,7 +16,7 @@ import { statusLine, type StatusLineQuery } from '../../cost/statusline.js';
 import { detectCodec } from '../../registry.js';
 import { renderStatusLineAnswer, type StatusLineAnswer } from '../render/statusline.js';
 import { tuneJitForScan } from '../jit.js';
-import { CliError, bool, defineCommand, str, type CommandContext } from '../command.js';
+import { CliError, bool, defineCommand, noCache, str, type CommandContext } from '../command.js';
 import { checkTimeZone } from '../../cost/calendar.js';
 
 function positiveInt(ctx: CommandContext, name: string): number | undefined {
@@ -66,7 +66,7 @@ async function queryOf(ctx: CommandContext): Promise<StatusLineQuery> {
     ...(mode !== undefined && { mode: checkCostMode(mode, '--mode') }),
     ...(prices !== undefined && { pricesFile: prices }),
     ...(cachePath !== undefined && { cachePath }),
-    ...((ctx.values.cache === false || bool(ctx, 'no-cache')) && { cache: false }),
+    ...(noCache(ctx) && { cache: false }),
   };
 }
 
