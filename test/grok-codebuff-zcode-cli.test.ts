@@ -99,6 +99,26 @@ describe('sessionfold CLI over Grok Build, grok-cli, Codebuff and Z Code trees',
     expect(c).toContain('find_files');
   });
 
+  it.each(AGENTS)('cost report %s says how many sessions have usage the agent did not record', async (agent) => {
+    const rows = JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { usageUnknown?: true }[];
+    const n = rows.filter((r) => r.usageUnknown === true).length;
+    const h = home;
+    const r = await run(process.execPath, [CLI, 'cost', 'report', '--agent', agent, '--json'], {
+      maxBuffer: 64 << 20,
+      env: { PATH: process.env.PATH, HOME: h, XDG_CACHE_HOME: join(h, '.cache'), XDG_DATA_HOME: join(h, '.local', 'share'), TZ: 'UTC' },
+    });
+    const note = r.stderr.split('\n').filter((l) => l.startsWith(`note: ${agent}: `) && l.includes('not recorded'));
+    if (n === 0) expect(note).toEqual([]);
+    else expect(note).toEqual([`note: ${agent}: ${n} session${n === 1 ? ' has' : 's have'} tokens the agent has not recorded, counted as none here (\`sessions list ${agent}\` marks them)`]);
+    expect(await trees()).toEqual(before);
+  });
+
+  it('some of these sessions have usage the agent did not record', async () => {
+    let n = 0;
+    for (const agent of AGENTS) n += (JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { usageUnknown?: true }[]).filter((r) => r.usageUnknown === true).length;
+    expect(n).toBeGreaterThan(0);
+  });
+
   it('cost report --json --group-by agent has a row per agent with the golden tokens', async () => {
     const report = JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, AgentRow> };
     for (const agent of AGENTS) expectGoldenRow(report.breakdowns[agent], agent, await agentUsage(agent));

@@ -13,6 +13,6 @@ export const codebuffDescriptor: CodecDescriptor = {
   aliases: ['manicode'],
   displayName: 'Codebuff',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
+  capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true, usageMayBeUnknown: true },
   defaultRoots: getCodebuffRoots,
 };

@@ -13,6 +13,6 @@ export const grokCliDescriptor: CodecDescriptor = {
   aliases: ['superagent-grok'],
   displayName: 'grok-cli (community)',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false, usageMayBeUnknown: true },
   defaultRoots: getGrokCliRoots,
 };

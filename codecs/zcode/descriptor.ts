@@ -13,7 +13,7 @@ export const zcodeDescriptor: CodecDescriptor = {
   aliases: ['z-code', 'zai'],
   displayName: 'Z Code',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false },
+  capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false, usageMayBeUnknown: true },
   defaultRoots: getZcodeRoots,
   rootVariables: ['ZCODE_HOME'],
 };

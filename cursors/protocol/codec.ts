@@ -53,6 +53,13 @@ export interface CodecCapabilities {
    */
   usageRecordedAtEnd?: boolean;
   /**
+   * Some sessions may hold no usage, or only part of it, because the agent did not record it (a Grok or Z Code
+   * session without usage records): their session events say `SessionEvent.usageUnknown`, and a cost report
+   * counts them apart as for `usageRecordedAtEnd`, which implies this. test/capabilities.test.ts holds every
+   * codec's golden events to its capabilities.
+   */
+  usageMayBeUnknown?: boolean;
+  /**
    * `false` when the agent records no token usage at all (Cursor, Antigravity CLI): its sessions have no usage events, and a
    * cost report says their usage is unknown instead of counting them as $0.
    */

@@ -1,6 +1,7 @@
 /**
  * `cost report` as data: the CostSummary of the selection, the cost mode it was priced in, the scan's warnings
- * and, per agent that records tokens only when a run ends, how many sessions have usage not recorded yet.
+ * and, per agent that may leave tokens unrecorded (a run not ended yet, a session without usage records), how
+ * many sessions have usage the agent has not recorded.
  * What the CLI prints and what `serve` sends are made from this; turning it into text is the CLI's
  * (src/cli/render/cost-report.ts).
  */
@@ -22,10 +23,12 @@ export interface CostReportOptions extends CostAggregationOptions {
   onProgress?(done: number, total: number): void;
 }
 
-/** Sessions of an agent whose tokens the agent has not recorded yet (counted as none in the summary). */
+/** Sessions of an agent whose tokens the agent has not recorded (counted as none in the summary). */
 export interface UnknownUsage {
   agent: string;
   sessions: number;
+  /** The agent records tokens when a run ends (`usageRecordedAtEnd`): they may still come. */
+  pending?: true;
 }
 
 /** What `cost report` answers: plain JSON data. */
@@ -62,13 +65,13 @@ async function hasFiles(codec: Codec, roots: readonly string[]): Promise<boolean
 }
 
 /**
- * Per agent that records tokens only when a run ends (`usageRecordedAtEnd`), how many of its sessions
- * (created in the report's dates) have usage it has not recorded yet. The sessions' lazy summaries tell
+ * Per agent that may leave tokens unrecorded (`usageMayBeUnknown`, or `usageRecordedAtEnd`), how many of its
+ * sessions (created in the report's dates) have usage it has not recorded. The sessions' lazy summaries tell
  * (summary cache: a stat per file when warm).
  */
 async function unknownUsage(selection: CostAggregationOptions): Promise<UnknownUsage[]> {
   const selected = (id: string) => selection.agents === undefined || selection.agents.some((a) => findCodec(a)?.id === id);
-  const codecs = listCodecs().filter((c) => c.capabilities.usageRecordedAtEnd === true && selected(c.id));
+  const codecs = listCodecs().filter((c) => (c.capabilities.usageRecordedAtEnd === true || c.capabilities.usageMayBeUnknown === true) && selected(c.id));
   if (codecs.length === 0) return [];
   const env = selection.env ?? process.env;
   let manager: SessionManager | undefined;
@@ -80,7 +83,7 @@ async function unknownUsage(selection: CostAggregationOptions): Promise<UnknownU
     try {
       const rows = await manager.list(codec.id, { limit: Number.MAX_SAFE_INTEGER, exactBytes: 0, ...(selection.since && { since: selection.since }), ...(selection.until && { until: selection.until }) });
       const n = rows.filter((r) => r.usageUnknown === true).length;
-      if (n > 0) out.push({ agent: codec.id, sessions: n });
+      if (n > 0) out.push({ agent: codec.id, sessions: n, ...(codec.capabilities.usageRecordedAtEnd === true && { pending: true as const }) });
     } catch {
       // the report stands without the note; `sessions list` reports what failed
     }

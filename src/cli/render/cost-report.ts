@@ -38,8 +38,8 @@ export function renderCostReport(data: { report: CostReport; view: CostReportVie
   const notes = format === 'csv' ? retainedLines(report.summary, options) : [];
   if (notes.length > 0) io.stderr.write(`note: ${notes.map((l) => l.trim()).join(' ')}\n`);
   writeSourceNotes(io.stderr, report.sources, { env: io.env, asked, verbose: format !== 'json' && stderrIsTerminal(io.stderr), scanWarned: true, usageNotes: true });
-  for (const { agent, sessions: n } of report.unknownUsage) {
-    io.stderr.write(`note: ${agent}: ${n} session${n === 1 ? ' has' : 's have'} tokens the agent has not recorded yet, counted as none here (\`sessions list ${agent}\` marks them)\n`);
+  for (const { agent, sessions: n, pending } of report.unknownUsage) {
+    io.stderr.write(`note: ${agent}: ${n} session${n === 1 ? ' has' : 's have'} tokens the agent has not recorded${pending === true ? ' yet' : ''}, counted as none here (\`sessions list ${agent}\` marks them)\n`);
   }
   return 0;
 }
