@@ -7,14 +7,15 @@ import { getExportRoots, getStoreRoots } from './paths.js';
 
 export const CODEC_ID = 'sessionfold-jsonl';
 
-export const PARSER_VERSION = 3;
+export const PARSER_VERSION = 4;
 
 export const sessionfoldJsonlDescriptor: CodecDescriptor = {
   id: CODEC_ID,
   aliases: ['sessionfold', 'export'],
   displayName: 'sessionfold JSONL export',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false },
+  // An export says what its source agent did not record (its header's usageUnknown), so this may too.
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: false, usageMayBeUnknown: true },
   defaultRoots: getExportRoots,
   rootVariables: ['SESSIONFOLD_EXPORT_DIR'],
 };

@@ -92,6 +92,7 @@ export function createSessionfoldJsonlCore(options: CoreOptions): LineCore<Sessi
             subagent: fromPath?.parent !== undefined || undefined,
             model: str(rec.model),
             usageUnknown: rec.usageUnknown === true || undefined,
+            usageRecorded: rec.usageRecorded === false ? false : undefined,
             version: `${rec.agent}`,
           }),
         );

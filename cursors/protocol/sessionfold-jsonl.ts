@@ -27,6 +27,8 @@ export interface ExportHeader {
   cost?: { totalUsd: number; [k: string]: unknown };
   /** The source agent had not recorded all of the session's tokens (SessionEvent.usageUnknown). */
   usageUnknown?: true;
+  /** The source agent records no token usage (SessionEvent.usageRecorded: Cursor, Antigravity CLI). */
+  usageRecorded?: false;
 }
 
 export interface ExportToolCall {

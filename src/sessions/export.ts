@@ -55,6 +55,7 @@ export function toExportHeader(s: Session, messageCount = s.messages.length): Ex
   h.messageCount = messageCount;
   if (s.cost !== undefined) h.cost = { ...s.cost };
   if (s.usageUnknown === true) h.usageUnknown = true;
+  if (s.usageRecorded === false) h.usageRecorded = false;
   return h;
 }
 

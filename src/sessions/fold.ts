@@ -81,6 +81,8 @@ export interface FoldResult {
   subagent?: boolean;
   /** The last session event said `usageUnknown: true`: the usage folded is a lower bound (SessionEvent.usageUnknown). */
   usageUnknown?: true;
+  /** A session event said `usageRecorded: false` (an export of a Cursor session): no cost, and not $0. */
+  usageRecorded?: false;
   /** Earliest timestamp (session start, else first event), ms. */
   firstMs?: number;
   /** Latest event timestamp, ms. */
@@ -161,6 +163,7 @@ export class SessionFold {
   #forkedFrom: string | undefined;
   #subagent: boolean | undefined;
   #usageUnknown: boolean | undefined;
+  #usageRecorded: boolean | undefined;
   #declaredModel: string | undefined;
   #startMs: number | undefined;
   #firstMs: number | undefined;
@@ -241,6 +244,7 @@ export class SessionFold {
     this.#declaredModel ??= e.model;
     if (e.subagent !== undefined) this.#subagent ??= e.subagent;
     if (typeof e.usageUnknown === 'boolean') this.#usageUnknown = e.usageUnknown;
+    if (typeof e.usageRecorded === 'boolean') this.#usageRecorded = e.usageRecorded;
     if (typeof e.title === 'string' && e.title.trim() !== '') this.#agentTitle = e.title;
     const ms = tsMs(e.startedAt);
     if (ms !== undefined && this.#startMs === undefined) this.#startMs = ms;
@@ -379,6 +383,7 @@ export class SessionFold {
       ...(this.#forkedFrom !== undefined && { forkedFrom: this.#forkedFrom }),
       ...(this.#subagent !== undefined && { subagent: this.#subagent }),
       ...(this.#usageUnknown === true && { usageUnknown: true as const }),
+      ...(this.#usageRecorded === false && { usageRecorded: false as const }),
       ...(firstMs !== undefined && { firstMs }),
       ...(this.#lastMs !== undefined && { lastMs: this.#lastMs }),
       ...(model !== undefined && { model }),

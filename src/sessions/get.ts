@@ -111,7 +111,7 @@ async function toSession(ctx: ManagerContext, o: Opened, id: string, info: ReadI
     session.costByModel = r.costByModel;
   }
   if (r.usageUnknown === true) session.usageUnknown = true;
-  if (codec.capabilities.recordsUsage === false) session.usageRecorded = false;
+  if (r.usageRecorded === false || codec.capabilities.recordsUsage === false) session.usageRecorded = false;
   if (r.cwd !== undefined) session.cwd = r.cwd;
   if (r.forkedFrom !== undefined) session.forkedFrom = r.forkedFrom;
   session.raw = {

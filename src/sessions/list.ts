@@ -130,6 +130,8 @@ export function summaryData(sf: StatFile, fold: FoldResult, exact: boolean, mode
   if (fold.subagent === true || sf.file.subagent === true) d.subagent = true;
   // A head window's fold ends mid-file, where a run is always still open: only the tail (or the whole file) can tell.
   if ((exact ? fold.usageUnknown : tail?.usageUnknown) === true) d.usageUnknown = true;
+  // said by the session event at the head: an export of a Cursor session (its source records no usage)
+  if (fold.usageRecorded === false) d.usageRecorded = false;
   return d;
 }
 
@@ -156,7 +158,7 @@ export function fromData(sf: StatFile, d: SummaryData, tags: TagIndex): SessionS
   if (d.forkedFrom !== undefined) s.forkedFrom = d.forkedFrom;
   if (d.subagent === true) s.subagent = true;
   if (d.usageUnknown === true) s.usageUnknown = true;
-  if (sf.codec.capabilities.recordsUsage === false) s.usageRecorded = false;
+  if (d.usageRecorded === false || sf.codec.capabilities.recordsUsage === false) s.usageRecorded = false;
   return s;
 }
 

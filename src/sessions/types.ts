@@ -37,8 +37,8 @@ export interface SessionSummary {
    */
   usageUnknown?: true;
   /**
-   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`): the session
-   * has no `cost` because its usage is unknown, not because it used none.
+   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`;
+   * or an export of such a session, whose header says so): no `cost` because the usage is unknown, not because it was none.
    */
   usageRecorded?: false;
   tags: string[];
@@ -154,8 +154,8 @@ export interface Session {
    */
   usageUnknown?: true;
   /**
-   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`): the session
-   * has no `cost` because its usage is unknown, not because it used none.
+   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`;
+   * or an export of such a session, whose header says so): no `cost` because the usage is unknown, not because it was none.
    */
   usageRecorded?: false;
   tags: string[];
@@ -302,6 +302,7 @@ export interface SummaryData {
   forkedFrom?: string;
   subagent?: true;
   usageUnknown?: true;
+  usageRecorded?: false;
   /** Every model the reads saw (the `model` filter matches any). */
   models: string[];
 }

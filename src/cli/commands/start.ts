@@ -11,6 +11,7 @@ import { packageRoot } from '../../../cursors/versions.js';
 import { createPricer } from '../../cost/pricing.js';
 import { totalCost } from '../../cost/total.js';
 import { renderCostSummary } from '../render/cost.js';
+import { onlyUnrecorded } from '../render/cost-report.js';
 import type { CostGroupBy } from '../../cost/types.js';
 import { createSessionManager } from '../../sessions/manager.js';
 import type { SessionSummary } from '../../sessions/types.js';
@@ -115,7 +116,9 @@ export default defineCommand({
       return totalCost({ ...base, groupBy }, scan);
     });
     out.write('\n');
-    out.write(renderCostSummary(summary, 'table', { groupBy, timeZone, mode: pricer.mode }));
+    // Only agents that record no usage (Cursor): the report says so instead of a $0.00 total.
+    const unrecorded = onlyUnrecorded(detected.sources, summary);
+    out.write(renderCostSummary(summary, 'table', { groupBy, timeZone, mode: pricer.mode, unrecorded, noCache: !cache }));
     out.write(`\nMore: sessionfold sessions list <agent> · sessionfold cost report --group-by model · sessionfold --help\n`);
     return 0;
   },

@@ -4,6 +4,8 @@
  * process or by `serve`.
  */
 import type { CostReport } from '../../cost/report.js';
+import type { CostSummary } from '../../cost/types.js';
+import type { SourceReport } from '../../scan/sources.js';
 import { stderrIsTerminal, unreadableCount, writeSourceNotes } from '../sources.js';
 import { renderCostSummary, retainedLines, type CostFormat, type RenderOptions } from './cost.js';
 import type { RenderIo } from './io.js';
@@ -19,10 +21,10 @@ export interface CostReportView extends Omit<RenderOptions, 'mode'> {
  * The agents found, when every root with session files belongs to an agent that records no token usage and
  * nothing was counted (RenderOptions.unrecorded); undefined otherwise.
  */
-function onlyUnrecorded(report: CostReport): string[] | undefined {
-  const found = report.sources.filter((x) => x.status === 'found' && x.files > 0);
+export function onlyUnrecorded(sources: readonly SourceReport[], summary: CostSummary): string[] | undefined {
+  const found = sources.filter((x) => x.status === 'found' && x.files > 0);
   if (found.length === 0 || found.some((x) => x.usageRecorded !== false)) return undefined;
-  if (report.summary.requestCount > 0 || Object.keys(report.summary.breakdowns ?? {}).length > 0) return undefined;
+  if (summary.requestCount > 0 || Object.keys(summary.breakdowns ?? {}).length > 0) return undefined;
   return [...new Set(found.map((x) => x.agent))];
 }
 
@@ -33,7 +35,7 @@ export function renderCostReport(data: { report: CostReport; view: CostReportVie
   const { format, asked, ...options } = view;
   // In JSON, where the usage came from and how much could not be read; on stderr, the same for humans.
   const shown = format === 'json' ? { ...report.summary, sources: report.sources, unreadable: unreadableCount(report.sources) } : report.summary;
-  io.stdout.write(renderCostSummary(shown, format, { ...options, mode: report.mode, unrecorded: onlyUnrecorded(report) }));
+  io.stdout.write(renderCostSummary(shown, format, { ...options, mode: report.mode, unrecorded: onlyUnrecorded(report.sources, report.summary) }));
   // CSV has no place under its rows: what the table says under it goes to stderr.
   const notes = format === 'csv' ? retainedLines(report.summary, options) : [];
   if (notes.length > 0) io.stderr.write(`note: ${notes.map((l) => l.trim()).join(' ')}\n`);

@@ -132,6 +132,9 @@ export function retainedLines(s: CostSummary, o: Pick<RenderOptions, 'noCost' | 
   return out;
 }
 
+/** `lines` after a blank line, or nothing when there are none. */
+const withGap = (lines: string[]): string[] => (lines.length > 0 ? ['', ...lines] : []);
+
 /** The line said instead of a table when nothing could be counted (`RenderOptions.unrecorded`), else undefined. */
 function unrecordedLine(o: RenderOptions): string | undefined {
   const a = o.unrecorded;
@@ -144,7 +147,7 @@ function unrecordedLine(o: RenderOptions): string | undefined {
 export function renderTable(s: CostSummary, o: RenderOptions): string {
   const title = [`Cost${o.groupBy ? ` by ${o.groupBy}` : ''}`, ...(o.timeZone ? [`time zone ${o.timeZone}`] : []), ...(o.mode ? [`mode ${o.mode}`] : [])].join(' · ');
   const none = unrecordedLine(o);
-  if (none !== undefined) return `${title}\n\n${none}\n`;
+  if (none !== undefined) return [title, '', none, ...withGap(retainedLines(s, o))].join('\n') + '\n';
   const label = o.groupBy ? GROUP_LABELS[o.groupBy] : '';
   const head = [label, ...headers(o)];
   const body = withModels(s, '  ').map(({ label: l, r }) => [l, ...cells(r, o)]);
@@ -170,7 +173,7 @@ export function renderTable(s: CostSummary, o: RenderOptions): string {
 /** A GitHub-flavoured Markdown table. */
 export function renderMarkdown(s: CostSummary, o: RenderOptions): string {
   const none = unrecordedLine(o);
-  if (none !== undefined) return `${none}\n`;
+  if (none !== undefined) return [none, ...withGap([retainedLines(s, o).map((l) => l.trim()).join(' ')].filter((l) => l !== ''))].join('\n') + '\n';
   const esc = (x: string) => x.replace(/\|/g, '\\|');
   const head = [o.groupBy ? GROUP_LABELS[o.groupBy] : '', ...headers(o)];
   const out = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' :--- ' : ' ---: ')).join('|')}|`];

@@ -7,7 +7,10 @@ import type { SessionSummary } from '../../sessions/types.js';
 import { formatUsd } from '../../sessions/usd.js';
 
 /** What a row's cells are made of: a summary, or a served one with its dates revived. */
-export type SummaryCellsInput = Pick<SessionSummary, 'updatedAt' | 'exact' | 'turnCount' | 'messageCount' | 'cost' | 'usageUnknown' | 'model'>;
+export type SummaryCellsInput = Pick<SessionSummary, 'updatedAt' | 'exact' | 'turnCount' | 'messageCount' | 'cost' | 'usageUnknown' | 'usageRecorded' | 'model'>;
+
+/** The COST (or TOKENS) cell of a session whose agent records no usage (`usageRecorded: false`): never `-` or $0. */
+export const UNRECORDED_CELL = 'not recorded';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -51,8 +54,12 @@ export function renderTable(header: string[], rows: string[][], width: number, r
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
-/** The COST cell: `unknown` when the agent recorded no tokens yet, `$x+` when only some (SessionEvent.usageUnknown). */
+/**
+ * The COST cell: `unknown` when the agent recorded no tokens yet, `$x+` when only some (SessionEvent.usageUnknown),
+ * UNRECORDED_CELL when it records none.
+ */
 function costCell(s: SummaryCellsInput): string {
+  if (s.usageRecorded === false && (s.cost === undefined || s.cost.requestCount === 0)) return UNRECORDED_CELL;
   if (s.usageUnknown !== true) return formatUsd(s.cost);
   return s.cost === undefined || s.cost.requestCount === 0 ? 'unknown' : `${formatUsd(s.cost)}+`;
 }

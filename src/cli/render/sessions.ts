@@ -10,7 +10,7 @@ import type { CostRecord } from '../../cost/types.js';
 import { formatUsd } from '../../sessions/usd.js';
 import type { SessionSummary } from '../../sessions/types.js';
 import { summaryJson } from '../../sessions/summary-json.js';
-import { ellipsize, renderTable, summaryCells } from './session-table.js';
+import { ellipsize, renderTable, summaryCells, UNRECORDED_CELL } from './session-table.js';
 import { int, type CostFormat } from './cost.js';
 
 /** One model's usage inside a session (from the session's own fold, `Session.costByModel`). */
@@ -44,6 +44,7 @@ const totalTokens = (c: CostRecord): number => c.inputTokens + c.outputTokens + 
 /** The usage cell of a row: its cost, or with `noCost` its total tokens (`-` when nothing was read). */
 function usageCell(s: SessionSummary, cost: string, o: SessionRenderOptions): string {
   if (!o.noCost) return cost;
+  if (s.usageRecorded === false && s.cost === undefined) return UNRECORDED_CELL;
   return s.cost === undefined ? '-' : `${int(totalTokens(s.cost))}${s.usageUnknown === true ? '+' : ''}`;
 }
 
@@ -174,6 +175,7 @@ function renderSessionCsv(rows: SessionRow[], o: SessionRenderOptions): string {
     ...TOKEN_COLUMNS,
     ...(o.noCost ? [] : ['cost_usd', 'unpriced_requests']),
     'usage_unknown',
+    'usage_recorded',
     'file',
   ];
   const line = (s: SessionSummary, m: ModelUsage | undefined): string => {
@@ -194,6 +196,7 @@ function renderSessionCsv(rows: SessionRow[], o: SessionRenderOptions): string {
       ...tokenFields(c),
       ...(o.noCost ? [] : [c?.totalUsd, c?.unpricedCount]),
       s.usageUnknown === true,
+      s.usageRecorded !== false,
       s.file,
     ]
       .map(csvField)
