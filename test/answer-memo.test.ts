@@ -83,14 +83,22 @@ describe('answers kept beside the cache', () => {
     const third = await report();
     expect(third.info).toMatchObject({ snapshot: 'hit', scanned: false });
     expect(answers()).toHaveLength(1);
-    const memo = readFileSync(answers()[0] as string, 'utf8');
+    const file = answers()[0] as string;
+    const memo = readFileSync(file, 'utf8');
+    // an mtime no write keeps: a run that wrote the same bytes again would still move it (or the inode)
+    const past = new Date(Date.now() - 3_600_000);
+    utimesSync(file, past, past);
+    const kept = statSync(file);
 
     const open = vi.spyOn(FoldSnapshots, 'open');
     const fourth = await report();
     expect(open).not.toHaveBeenCalled();
     expect(fourth.info).toMatchObject({ snapshot: 'hit', scanned: false });
     expect(fourth.summary).toEqual(fourth.fresh);
-    expect(readFileSync(answers()[0] as string, 'utf8')).toBe(memo); // a run that found it writes nothing
+    // a run that found it writes nothing
+    expect(answers()).toEqual([file]);
+    expect(readFileSync(file, 'utf8')).toBe(memo);
+    expect([statSync(file).ino, statSync(file).mtimeMs]).toEqual([kept.ino, kept.mtimeMs]);
   });
 
   it('is not the answer once a session file or the cache changed, or when it does not check out', async () => {
