@@ -5,7 +5,7 @@
  * The last cases spawn the built CLI (`npx tsc -p .` first).
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -150,6 +150,29 @@ describe('events export --after (incremental)', () => {
     expect(last?.usd).toBeCloseTo(s.totalUsd, 9);
     expect(second.stderr).toBe(`exported 1 new event; cursor ${cursor} (2 in all)\n`);
     expect(lines((await cli(['events', 'export', ...JSONL, ...TIE, '--after', cursor])).stdout)).toEqual([]);
+  });
+
+  it('a whole-file chat rewritten with its messages moved exports only its new response', async () => {
+    // Gemini CLI's whole-file chats give each message its index as offset: dropping a message shifts every
+    // later one to a smaller offset in the same file, tokens unchanged. Those are the responses exported
+    // before, moved, not corrections.
+    const chats = join(h.home, '.gemini', 'tmp', 'proj-m', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const file = join(chats, 'session-2026-01-16T18-34-3739ef95.json');
+    const user = (id: string) => ({ id, timestamp: '2026-01-16T18:34:01.000Z', type: 'user', content: 'hi' });
+    const reply = (id: string, output: number) => ({ id, timestamp: '2026-01-16T18:34:02.000Z', type: 'gemini', model: 'gemini-2.5-flash', content: 'ok', tokens: { input: 100, output, total: 100 + output, thoughts: 0, tool: 0, cached: 0 } });
+    const chat = (messages: object[]) => JSON.stringify({ sessionId: 'session-m', projectHash: 'x', startTime: '2026-01-16T18:34:00.000Z', lastUpdated: '2026-01-16T18:35:00.000Z', messages });
+    const GEMINI = ['--agent', 'gemini', '--no-cache'];
+    const cursor = join(h.home, 'cursor.json');
+    writeFileSync(file, chat([user('u1'), reply('g1', 5), user('u2'), reply('g2', 7)]));
+    const first = lines((await cli(['events', 'export', ...GEMINI, '--after', cursor])).stdout);
+    expect(first.map((l) => [l.offset, l.outputTokens])).toEqual([[1, 5], [3, 7]]);
+    writeFileSync(file, chat([reply('g1', 5), user('u2'), reply('g2', 7), user('u3'), reply('g3', 9)]));
+    const second = lines((await cli(['events', 'export', ...GEMINI, '--after', cursor])).stdout);
+    expect(second.map((l) => [l.offset, l.outputTokens])).toEqual([[4, 9]]);
+    // A copy that grew is still a correction, moved or not.
+    writeFileSync(file, chat([reply('g1', 6), user('u2'), reply('g2', 7), user('u3'), reply('g3', 9)]));
+    expect(lines((await cli(['events', 'export', ...GEMINI, '--after', cursor])).stdout).map((l) => [l.offset, l.outputTokens])).toEqual([[0, 6]]);
   });
 
   it('the cursor follows the selection: events filtered out before are exported when selected later', async () => {

@@ -199,7 +199,7 @@ describe('export cursor', () => {
   it('a missing file starts empty; a saved cursor loads back with its keys and watermarks', async () => {
     const path = join(dir(), 'sub', 'cursor.json');
     const c = await ExportCursor.load(path);
-    expect(c.seen.size).toBe(0);
+    expect(c.keyCount).toBe(0);
     const first = await all([rec({ dedupKey: 'a', offset: 5 }), rec({ dedupKey: 'b', offset: 50, file: '/h/t.jsonl' }), rec({ dedupKey: 'c', offset: 70 })], { cursor: c });
     expect(first).toHaveLength(3);
     await c.save(new Date('2026-01-01T00:00:00Z'));
@@ -259,6 +259,35 @@ describe('export cursor', () => {
       expect(second).toHaveLength(1);
       // The correction is exported once: a third run over the same records exports nothing.
       expect(await run(path, [...later])).toEqual([]);
+    }
+  });
+
+  it('a copy an earlier run exported, moved within its file with its tokens, is not exported again', async () => {
+    const path = join(dir(), 'cursor.json');
+    const at = (offset: number, outputTokens = 50): UsageRecord => rec({ dedupKey: 'moved', file: '/h/a.jsonl', offset, outputTokens });
+    expect(await run(path, [at(500)])).toHaveLength(1);
+    // The file was rewritten (or its messages renumbered): the response now sits earlier in the same file.
+    expect(await run(path, [at(400)])).toEqual([]);
+    expect(await run(path, [at(400), at(300)])).toEqual([]);
+    // Within one run the fold's order still decides between copies of the same file.
+    expect((await all([at(400), at(300)])).map((l) => l.offset)).toEqual([400, 300]);
+    // More output tokens are a correction wherever the copy sits; so is a tie in a file that sorts first.
+    expect((await run(path, [at(200, 51)])).map((l) => l.offset)).toEqual([200]);
+    expect((await run(path, [rec({ dedupKey: 'moved', file: '/h/0.jsonl', offset: 900, outputTokens: 51 })])).map((l) => l.file)).toEqual(['/h/0.jsonl']);
+  });
+
+  it('a key an old cursor recorded no tokens for is never exported again, across saves', async () => {
+    const path = join(dir(), 'cursor.json');
+    await run(path, [rec({ dedupKey: 'old', outputTokens: 10 }), rec({ dedupKey: 'kept', outputTokens: 10 })]);
+    const doc = JSON.parse(readFileSync(path, 'utf8'));
+    delete doc.keys.values;
+    delete doc.keys.copies;
+    writeFileSync(path, JSON.stringify(doc));
+    for (let i = 0; i < 2; i++) {
+      expect(await run(path, [rec({ dedupKey: 'old', file: '/h/0.jsonl', outputTokens: 999 }), rec({ dedupKey: 'new' })])).toHaveLength(i === 0 ? 1 : 0);
+      const saved = JSON.parse(readFileSync(path, 'utf8'));
+      expect(saved.keys.count).toBe(3);
+      expect((await ExportCursor.load(path)).keyCount).toBe(3);
     }
   });
 

@@ -10,15 +10,17 @@
  * the exported copy's output tokens, tokens in all, file and offset.
  *
  * Incremental export (`--after <cursor-file>`): the cursor file keeps the hashes of every key ever exported
- * (the authority: a resumed session that copies old responses into a NEW file does not re-export them, but
- * for the copies the fold prefers, below, and a file Claude Code rewrote in place is safe too) plus a per-file watermark (highest line offset exported
- * and event count) that records where each file's export stands. It is written atomically (temp, fsync,
- * rename) only after the export's output was flushed. Per key it also keeps the exported copy (its output
- * tokens, tokens in all, file and offset), and a later run weighs each copy against it by the same rule as
- * within a run: a response exported while the agent was still writing it is exported again, once, when a
- * later run sees its final copy, and so is a copy the fold prefers that appears in another file later (a
- * correction; consumers keep the last line per dedupKey). Cursors that kept only the output tokens (or
- * nothing) per key weigh those keys by output tokens alone (or never export them again).
+ * (the authority: a resumed session that copies old responses into a new file re-exports only the copies the
+ * fold prefers) plus a per-file watermark (highest line offset exported and event count) that records where
+ * each file's export stands. It is written atomically (temp, fsync, rename) only after the export's output
+ * was flushed. Per key it also keeps the exported copy (its output tokens, tokens in all, file and offset),
+ * and a later run weighs each copy against it by the same rule as within a run: a response exported while
+ * the agent was still writing it is exported again, once, when a later run sees its final copy, and so is a
+ * copy the fold prefers that appears in another file later (a correction; consumers keep the last line per
+ * dedupKey). A tied copy in the exported copy's own file is that response moved (a rewrite, renumbered
+ * messages), not a correction: else every rewrite of a whole-document chat would export it all again.
+ * Cursors that kept only the output tokens (or nothing) per key weigh those keys by output tokens alone (or
+ * never export them again).
  */
 import { readFile } from 'node:fs/promises';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
@@ -145,15 +147,19 @@ export interface ExportCursorDocument {
 /** The state of an incremental export, loaded from and saved to its cursor file. */
 export class ExportCursor {
   readonly path: string;
-  readonly seen: KeyTable;
   readonly files: Map<string, ExportFileMark>;
   exported: number;
 
-  private constructor(path: string, seen: KeyTable, files: Map<string, ExportFileMark>, exported: number) {
+  private constructor(path: string, files: Map<string, ExportFileMark>, exported: number, copies: ExportedCopies) {
     this.path = path;
-    this.seen = seen;
     this.files = files;
     this.exported = exported;
+    CURSOR_COPIES.set(this, copies);
+  }
+
+  /** Dedup keys exported, all runs together. */
+  get keyCount(): number {
+    return copiesOf(this).size;
   }
 
   /** Load a cursor file; a missing one starts empty; an unreadable or foreign one is CURSOR_INVALID. */
@@ -162,7 +168,7 @@ export class ExportCursor {
     try {
       text = await readFile(path, 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return ExportCursor.#withCopies(new ExportCursor(path, new KeyTable(), new Map(), 0), new ExportedCopies());
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new ExportCursor(path, new Map(), 0, new ExportedCopies());
       throw new SessionfoldError('IO_ERROR', `Cannot read export cursor ${path}: ${(e as Error).message}`, { file: path, cause: e });
     }
     let doc: ExportCursorDocument;
@@ -174,17 +180,8 @@ export class ExportCursor {
     if (doc === null || typeof doc !== 'object' || doc.type !== EXPORT_CURSOR_TYPE || doc.version !== EXPORT_CURSOR_VERSION || typeof doc.keys?.data !== 'string') {
       throw new SessionfoldError('CURSOR_INVALID', `${path} is not a sessionfold export cursor (version ${EXPORT_CURSOR_VERSION})`, { file: path });
     }
-    const hashes = Buffer.from(doc.keys.data, 'base64');
-    const values = typeof doc.keys.values === 'string' ? Buffer.from(doc.keys.values, 'base64') : undefined;
-    const seen = KeyTable.fromBytes(hashes, values);
-    const files = new Map(Object.entries(doc.files ?? {}));
-    const cursor = new ExportCursor(path, seen, files, typeof doc.exported === 'number' ? doc.exported : seen.size);
-    return ExportCursor.#withCopies(cursor, ExportedCopies.fromCursor(seen, hashes, doc.keys.copies));
-  }
-
-  static #withCopies(cursor: ExportCursor, copies: ExportedCopies): ExportCursor {
-    CURSOR_COPIES.set(cursor, copies);
-    return cursor;
+    const copies = ExportedCopies.fromCursor(doc.keys);
+    return new ExportCursor(path, new Map(Object.entries(doc.files ?? {})), typeof doc.exported === 'number' ? doc.exported : copies.size, copies);
   }
 
   /** Record an exported line. */
@@ -201,30 +198,25 @@ export class ExportCursor {
   async save(now: Date = new Date()): Promise<void> {
     const files: Record<string, ExportFileMark> = {};
     for (const k of [...this.files.keys()].sort()) files[k] = this.files.get(k) as ExportFileMark;
-    const hashes = this.seen.toBytes();
-    const copies = CURSOR_COPIES.get(this);
     const doc: ExportCursorDocument = {
       version: EXPORT_CURSOR_VERSION,
       type: EXPORT_CURSOR_TYPE,
       updatedAt: now.toISOString(),
       exported: this.exported,
       files,
-      keys: {
-        hash: 'xxh64',
-        count: this.seen.size,
-        data: hashes.toString('base64'),
-        values: this.seen.valuesToBytes().toString('base64'),
-        ...(copies !== undefined && { copies: copies.toCursor(hashes) }),
-      },
+      keys: copiesOf(this).toCursor(),
     };
     await writeFileAtomic(this.path, JSON.stringify(doc) + '\n');
   }
 }
 
-/** Per cursor, the copy exported last per key (kept off the public class). */
+/** Per cursor, the keys it exported and their copies (kept off the public class). */
 const CURSOR_COPIES = new WeakMap<ExportCursor, ExportedCopies>();
+const copiesOf = (cursor: ExportCursor): ExportedCopies => CURSOR_COPIES.get(cursor) as ExportedCopies;
 /** `copies.data`: no file recorded for the key. */
 const NO_FILE = 0xffffffff;
+/** A row's file id when the cursor recorded only the copy's output tokens (or nothing) for its key. */
+const UNRECORDED = -1;
 
 /** Options of `exportUsage`: the fold's selection (no grouping), plus an incremental cursor. */
 export interface UsageExportOptions extends Omit<CostFoldOptions, 'groupBy'> {
@@ -241,7 +233,7 @@ type RecordSource = AsyncIterable<UsageRecord | readonly UsageRecord[]> | Iterab
 export async function* exportUsageBatches(records: RecordSource, options: UsageExportOptions = {}): AsyncGenerator<UsageExportLine[]> {
   const n = normalizeCostOptions(options);
   const cursor = options.cursor;
-  const st: ExportState = { n, sel: createRecordSelector(n), copies: (cursor !== undefined ? CURSOR_COPIES.get(cursor) : undefined) ?? new ExportedCopies(), cursor };
+  const st: ExportState = { n, sel: createRecordSelector(n), copies: cursor !== undefined ? copiesOf(cursor) : new ExportedCopies(), cursor };
   for await (const batch of records) {
     const lines = toExportLines(Array.isArray(batch) ? (batch as readonly UsageRecord[]) : [batch as UsageRecord], st);
     if (lines.length > 0) yield lines;
@@ -267,46 +259,57 @@ interface ExportState {
 
 /**
  * Per key exported (by this run, or by the earlier runs of a cursor), the copy exported last: what a later
- * copy must beat to be exported again.
+ * copy must beat to be exported again. One table serves the run and the cursor: a key's hash names a row of
+ * typed-array columns, about 60-120 bytes per key (the hash table at a load of 1/4 to 1/2, columns grown
+ * twofold).
  */
 class ExportedCopies {
   /** Key hash → row. */
   readonly #rows = new KeyTable();
   readonly #files = new Interner();
-  /** Keys of a cursor that did not record their copy: 1 + its output tokens, or 0 (never exported again). */
-  readonly #unrecorded: KeyTable | undefined;
   readonly #fileName = (id: number): string => this.#files.values[id] as string;
-  /** Per row: output tokens, tokens in all, offset. */
+  /**
+   * Per row: output tokens, tokens in all, offset. A key whose copy a cursor did not record (`UNRECORDED`)
+   * keeps its recorded output tokens, or -1 when it recorded none.
+   */
   #f = new Float64Array(3 * 1024);
-  /** Per row: the interned file. */
+  /** Per row: the interned file, or `UNRECORDED`. */
   #file = new Int32Array(1024);
+  /** Per row: 1 when its copy was exported by an earlier run (loaded from a cursor). */
+  #earlier = new Uint8Array(1024);
 
-  constructor(unrecorded?: KeyTable) {
-    this.#unrecorded = unrecorded;
+  get size(): number {
+    return this.#rows.size;
   }
 
   /**
    * Keep `r` as the key's copy when the key is new or `r` beats its copy (`beatsCopy`, the totals fold's
-   * rule): then it is to be exported. A key whose copy a cursor did not record is beaten only by more output
-   * tokens (if it recorded those).
+   * rule): then it is to be exported. Two exceptions, for copies an earlier run exported: a key whose copy the
+   * cursor did not record is beaten only by more output tokens (if it recorded those); and a copy tied on
+   * tokens in the same file is the same response moved (a file rewritten in place, or a format whose offsets
+   * are row or message indexes), not a correction.
    */
   offer(hi: number, lo: number, r: UsageRecord): boolean {
     let row = this.#rows.getHash(hi, lo);
-    if (row < 0) {
-      const prev = this.#unrecorded?.getHash(hi, lo) ?? -1;
-      if (prev >= 0 && (prev === 0 || !(exportedSize(r) > prev))) return false;
-      row = this.#append(hi, lo);
-    } else {
-      // A cursor keeps output tokens capped (`exportedSize`), so both sides are capped before they are
-      // compared; on a tie there the rest of `beatsCopy` decides. Else a count over the cap would beat its own
-      // recorded copy on every run.
-      const mine = Math.min(r.outputTokens, OUTPUT_CAP);
-      const theirs = Math.min(this.#f[3 * row] as number, OUTPUT_CAP);
-      const beats = mine !== theirs ? mine > theirs : beatsCopy(r, r.outputTokens, this.#f[3 * row + 1] as number, this.#file[row] as number, this.#f[3 * row + 2] as number, this.#fileName);
-      if (!beats) return false;
-    }
+    if (row < 0) row = this.#append(hi, lo);
+    else if (!this.#beats(row, r)) return false;
     this.#set(row, r.outputTokens, copyTotal(r), this.#files.id(r.file), r.offset);
+    this.#earlier[row] = 0;
     return true;
+  }
+
+  #beats(row: number, r: UsageRecord): boolean {
+    // A cursor keeps output tokens capped (`OUTPUT_CAP`), so both sides are capped before they are
+    // compared; on a tie there the rest of `beatsCopy` decides. Else a count over the cap would beat its own
+    // recorded copy on every run.
+    const mine = Math.min(r.outputTokens, OUTPUT_CAP);
+    const theirs = Math.min(this.#f[3 * row] as number, OUTPUT_CAP);
+    const file = this.#file[row] as number;
+    if (file === UNRECORDED) return theirs >= 0 && mine > theirs;
+    if (mine !== theirs) return mine > theirs;
+    const total = this.#f[3 * row + 1] as number;
+    if (this.#earlier[row] === 1 && copyTotal(r) === total && r.file === this.#fileName(file)) return false;
+    return beatsCopy(r, r.outputTokens, total, file, this.#f[3 * row + 2] as number, this.#fileName);
   }
 
   #append(hi: number, lo: number): number {
@@ -323,43 +326,54 @@ class ExportedCopies {
     this.#file[row] = file;
   }
 
-  /** The copies a cursor recorded: per key of `hashes` (`seen`'s order), the `copies` entry, if any. */
-  static fromCursor(seen: KeyTable, hashes: Buffer, recorded: ExportCursorDocument['keys']['copies']): ExportedCopies {
+  /** The keys a cursor recorded, each with its copy (`keys.copies`) or its output tokens (`keys.values`). */
+  static fromCursor(keys: ExportCursorDocument['keys']): ExportedCopies {
+    const hashes = Buffer.from(keys.data, 'base64');
     const n = Math.floor(hashes.length / 8);
+    const recorded = keys.copies;
+    const values = typeof keys.values === 'string' ? Buffer.from(keys.values, 'base64') : undefined;
+    const sizes = values?.length === n * 4 ? values : undefined;
     const bytes = typeof recorded?.data === 'string' && Array.isArray(recorded.files) ? Buffer.from(recorded.data, 'base64') : undefined;
     // A damaged entry (not 20 bytes per key) records nothing: its keys are weighed as an old cursor's.
     const data = bytes?.length === n * 20 ? bytes : undefined;
     const files = recorded?.files ?? [];
-    const unrecorded = new KeyTable();
-    const copies = new ExportedCopies(unrecorded);
+    const copies = new ExportedCopies();
     for (let i = 0; i < n; i++) {
       const hi = hashes.readUInt32BE(8 * i);
       const lo = hashes.readUInt32BE(8 * i + 4);
-      const size = seen.getHash(hi, lo);
-      if (size < 0) continue;
+      if ((hi === 0 && lo === 0) || copies.#rows.getHash(hi, lo) >= 0) continue;
+      const size = sizes === undefined ? 0 : sizes.readUInt32BE(4 * i);
       const name = data === undefined ? undefined : files[data.readUInt32BE(20 * i + 16)];
-      if (data === undefined || size === 0 || typeof name !== 'string') unrecorded.setHash(hi, lo, size);
-      else copies.#set(copies.#append(hi, lo), size - 1, data.readDoubleBE(20 * i), copies.#files.id(name), data.readDoubleBE(20 * i + 8));
+      const row = copies.#append(hi, lo);
+      copies.#earlier[row] = 1;
+      if (size === 0 || typeof name !== 'string') copies.#set(row, size - 1, 0, UNRECORDED, 0);
+      else copies.#set(row, size - 1, data?.readDoubleBE(20 * i) as number, copies.#files.id(name), data?.readDoubleBE(20 * i + 8) as number);
     }
     return copies;
   }
 
-  /** The `copies` entry of a cursor: per key of `hashes` (`seen.toBytes()`), its copy, if recorded. */
-  toCursor(hashes: Buffer): NonNullable<ExportCursorDocument['keys']['copies']> {
-    const files = new Interner();
+  /** The `keys` entry of a cursor document: every key, its copy's output tokens, and its copy when recorded. */
+  toCursor(): ExportCursorDocument['keys'] {
+    const hashes = this.#rows.toBytes();
+    const rows = this.#rows.valuesToBytes();
     const n = hashes.length / 8;
+    const files = new Interner();
+    const values = Buffer.alloc(n * 4);
     const data = Buffer.alloc(n * 20);
     for (let i = 0; i < n; i++) {
-      const row = this.#rows.getHash(hashes.readUInt32BE(8 * i), hashes.readUInt32BE(8 * i + 4));
-      if (row < 0) {
+      const row = rows.readUInt32BE(4 * i);
+      const out = this.#f[3 * row] as number;
+      const file = this.#file[row] as number;
+      values.writeUInt32BE(out < 0 ? 0 : Math.min(out, OUTPUT_CAP) + 1, 4 * i);
+      if (file === UNRECORDED) {
         data.writeUInt32BE(NO_FILE, 20 * i + 16);
         continue;
       }
       data.writeDoubleBE(this.#f[3 * row + 1] as number, 20 * i);
       data.writeDoubleBE(this.#f[3 * row + 2] as number, 20 * i + 8);
-      data.writeUInt32BE(files.id(this.#fileName(this.#file[row] as number)), 20 * i + 16);
+      data.writeUInt32BE(files.id(this.#fileName(file)), 20 * i + 16);
     }
-    return { files: files.values, data: data.toString('base64') };
+    return { hash: 'xxh64', count: n, data: hashes.toString('base64'), values: values.toString('base64'), copies: { files: files.values, data: data.toString('base64') } };
   }
 
   #grow(): void {
@@ -369,14 +383,14 @@ class ExportedCopies {
     const file = new Int32Array(this.#file.length * 2);
     file.set(this.#file);
     this.#file = file;
+    const earlier = new Uint8Array(this.#earlier.length * 2);
+    earlier.set(this.#earlier);
+    this.#earlier = earlier;
   }
 }
 
 /** The largest output count a cursor keeps (its values are int32, 0 marking an old cursor's key). */
 const OUTPUT_CAP = 0x7ffffffe;
-
-/** The cursor's value of an exported copy: 1 + its output tokens, capped (0 is a key of an old cursor). */
-const exportedSize = (r: UsageRecord): number => Math.min(r.outputTokens, OUTPUT_CAP) + 1;
 
 /** The export lines of a batch of records (selected, not seen before, priced); marks them seen. */
 function toExportLines(records: readonly UsageRecord[], { n, sel, copies, cursor }: ExportState): UsageExportLine[] {
@@ -392,7 +406,6 @@ function toExportLines(records: readonly UsageRecord[], { n, sel, copies, cursor
     // exported while it streams (Claude Code writes one response over several lines, output tokens growing);
     // its final copy is such a correction.
     if (!copies.offer(hi, lo, r)) continue;
-    cursor?.seen.setHash(hi, lo, exportedSize(r));
     const p = n.pricer.price(r, n.mode);
     const line: UsageExportLine = {
       type: 'usage',
