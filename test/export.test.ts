@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBlocksFold } from '../src/cost/blocks.js';
 import { foldCost } from '../src/cost/fold.js';
 import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, exportUsage, exportUsageBatches, type UsageExportLine } from '../src/cost/export.js';
-import { KeyTable } from '../src/cost/key-table.js';
+import { hashKey, KeyTable } from '../src/cost/key-table.js';
 import { parseOverrides } from '../src/cost/overrides.js';
 import { createPricer } from '../src/cost/pricing.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
@@ -367,11 +367,21 @@ describe('KeyTable', () => {
     expect(t.get('absent')).toBe(-1);
     expect(t.add('key-1')).toBe(false);
     expect(t.add('new')).toBe(true);
-    const back = KeyTable.fromBytes(t.toBytes());
-    expect(back.size).toBe(5001);
-    expect(back.has('key-4999')).toBe(true);
-    expect(back.has('new')).toBe(true);
-    expect(back.has('key-5000')).toBe(false);
+    // The bytes list each hash once, its value at the same index (an export cursor's keys and their rows).
+    const hashes = t.toBytes();
+    const values = t.valuesToBytes();
+    expect([hashes.length, values.length]).toEqual([8 * 5001, 4 * 5001]);
+    const byHash = new Map<string, number>();
+    for (let i = 0; i < 5001; i++) byHash.set(hashes.subarray(8 * i, 8 * i + 8).toString('hex'), values.readUInt32BE(4 * i));
+    const hex = (key: string): string => {
+      const [hi, lo] = hashKey(key);
+      const b = Buffer.alloc(8);
+      b.writeUInt32BE(hi, 0);
+      b.writeUInt32BE(lo, 4);
+      return b.toString('hex');
+    };
+    expect(byHash.size).toBe(5001);
+    expect([byHash.get(hex('key-4999')), byHash.get(hex('key-7')), byHash.get(hex('new')), byHash.get(hex('key-5000'))]).toEqual([4999, 7, 0, undefined]);
   });
 
   it('grows twofold by default and fourfold when asked, keeping every key', () => {

@@ -260,8 +260,8 @@ interface ExportState {
 /**
  * Per key exported (by this run, or by the earlier runs of a cursor), the copy exported last: what a later
  * copy must beat to be exported again. One table serves the run and the cursor: a key's hash names a row of
- * typed-array columns, about 60-120 bytes per key (the hash table at a load of 1/4 to 1/2, columns grown
- * twofold).
+ * typed-array columns. Per key, by the layout: the hash table's 16-byte slots at a load of 1/4 to 1/2
+ * (32-64 bytes) and a row of 29 bytes in columns grown twofold (29-58), so 61-122 bytes.
  */
 class ExportedCopies {
   /** Key hash → row. */

@@ -172,18 +172,4 @@ export class KeyTable {
     }
     return out;
   }
-
-  /** The table `toBytes()` (and optionally `valuesToBytes()`) wrote; values 0 without `values`. */
-  static fromBytes(bytes: Uint8Array, values?: Uint8Array): KeyTable {
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const vals = values !== undefined && values.byteLength * 2 === buf.length ? Buffer.from(values.buffer, values.byteOffset, values.byteLength) : undefined;
-    const n = Math.floor(buf.length / 8);
-    const t = new KeyTable(Math.max(n, 1024));
-    for (let o = 0; o + 8 <= buf.length; o += 8) {
-      const hi = buf.readUInt32BE(o);
-      const lo = buf.readUInt32BE(o + 4);
-      if (hi !== 0 || lo !== 0) t.setHash(hi, lo, vals === undefined ? 0 : vals.readUInt32BE(o / 2));
-    }
-    return t;
-  }
 }
