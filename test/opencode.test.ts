@@ -251,6 +251,20 @@ describe('opencode.db', () => {
     expect(info.skippedLines).toBe(1);
     expect(events.filter((e) => e.type === 'message')).toHaveLength(2);
   });
+  it('a reply left at its placeholder `cost: 0` and zero tokens takes its steps\u2019 tokens and their cost', async () => {
+    buildOpencodeDb(db, 1);
+    writeDb(db, (d) => {
+      const asst = 'msg_ses_main_0001b';
+      const row = d.prepare('SELECT data FROM message WHERE id = ?').get(asst) as { data: string };
+      const zeroed = { ...JSON.parse(row.data), cost: 0, tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } };
+      d.prepare('UPDATE message SET data = ? WHERE id = ?').run(JSON.stringify(zeroed), asst);
+      const step = { type: 'step-finish', reason: 'stop', cost: 0.01, tokens: { input: 1000, output: 200, reasoning: 0, cache: { read: 0, write: 0 } } };
+      d.prepare(`UPDATE part SET data = ? WHERE id = 'prt_${asst}_5'`).run(JSON.stringify(step));
+    });
+    const usage = (await readEvents(opencode, recordPath(db, 'ses_main'))).filter((e): e is UsageEvent => e.type === 'usage');
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).toMatchObject({ inputTokens: 1000, outputTokens: 200, costUsd: 0.01 });
+  });
 });
 
 describe('opencode export JSON', () => {

@@ -98,7 +98,9 @@ function usageOf(rec: OpencodeMessageRecord, sessionId: string, outputHasReasoni
       const c = usd(s.cost);
       if (c !== undefined) stepCost = (stepCost ?? 0) + c;
     }
-    cost ??= stepCost;
+    // OpenCode creates each reply with `cost: 0` and zero tokens: when the tokens come from the steps, the
+    // reply's zero is that placeholder, not a price, so the steps' cost goes with their tokens.
+    if (stepCost !== undefined && !cost) cost = stepCost;
   }
   if (isZero(t)) return undefined; // a response still streaming, or one that never started
   const model = str(m.modelID) ?? str(m.model?.modelID);
