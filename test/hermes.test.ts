@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { hermes, relationOf, type HermesSessionRow } from '../codecs/hermes/index.js';
 import { ftsQuery, hitRelevance, relevanceOf, TITLE_WEIGHT } from '../codecs/hermes/db.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
-import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import type { SearchStats } from '../src/sessions/types.js';
 import { recordPath } from '../cursors/sqlite.js';
 import { createSessionManager } from '../src/sessions/manager.js';
@@ -173,6 +173,64 @@ describe('state.db', () => {
     users += last.events.filter((e) => e.type === 'message' && e.role === 'user').length;
     expect(users).toBe(1 + result.commits);
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+});
+
+describe('the session row\u2019s totals beside its per-model rows', () => {
+  const AUX = `INSERT INTO session_model_usage (session_id, model, billing_provider, task, api_call_count, input_tokens, output_tokens, estimated_cost_usd, first_seen, last_seen)
+    VALUES (?, 'gemini-2.5-flash', 'openrouter', ?, 1, ?, ?, ?, 1777000100, 1777000100)`;
+  const SET_TOTALS = `UPDATE sessions SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?, reasoning_tokens = ?, estimated_cost_usd = ?, api_call_count = ? WHERE id = ?`;
+  const usageOf = async (id: string) => (await readEvents(hermes, recordPath(db, id))).filter((e): e is UsageEvent => e.type === 'usage');
+
+  it('a gateway session (totals set on its row alone) with an auxiliary row counts both', async () => {
+    buildHermesDb(db);
+    const d = new Database(db);
+    d.prepare('DELETE FROM session_model_usage WHERE session_id = ?').run('s_branch');
+    // the gateway's absolute path sets the row; a title generation writes only its own usage row
+    d.prepare(SET_TOTALS).run(50_000, 2000, 10_000, 500, 100, 0.25, 7, 's_branch');
+    d.prepare(AUX).run('s_branch', 'title_generation', 300, 20, 0.0001);
+    d.close();
+    const events = await usageOf('s_branch');
+    expect(events.map((e) => [e.model, e.inputTokens, e.outputTokens, e.cacheReadTokens, e.cacheWriteTokens, e.reasoningTokens, e.costUsd])).toEqual([
+      ['gpt-5.2', 50_000, 2000, 10_000, 500, 100, 0.25],
+      ['gemini-2.5-flash', 300, 20, 0, 0, 0, 0.0001],
+    ]);
+    expect(new Set(events.map((e) => e.dedupKey)).size).toBe(2);
+  });
+
+  it('a CLI session (every call in both) counts its rows once; a gateway update after them adds the rest', async () => {
+    buildHermesDb(db);
+    const d = new Database(db);
+    // the per-call path: the row's totals are the sum of its main-loop rows
+    d.exec(`UPDATE sessions SET (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd) =
+      (SELECT sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), sum(reasoning_tokens), sum(estimated_cost_usd)
+       FROM session_model_usage u WHERE u.session_id = sessions.id)`);
+    d.prepare(AUX).run('s_root', 'compression', 4000, 300, 0.002);
+    d.close();
+    const rows = await usageOf('s_root');
+    expect(rows).toHaveLength(3); // two models and the compression: no residual
+    expect(codecTotals(rows)).toEqual({ ...sqlTotals('s_root') });
+    const root = new Database(db);
+    root.prepare('UPDATE sessions SET input_tokens = input_tokens + 777, output_tokens = output_tokens + 33 WHERE id = ?').run('s_root');
+    // a row below its main-loop rows (a reset of the gateway's counters) leaves no negative residual
+    root.prepare('UPDATE sessions SET input_tokens = 1, output_tokens = 1, cache_read_tokens = 0 WHERE id = ?').run('s_cont');
+    root.close();
+    const after = await usageOf('s_root');
+    expect(after[0]).toMatchObject({ inputTokens: 777, outputTokens: 33, cacheReadTokens: 0, dedupKey: 'hermes:s_root:residual' });
+    expect(after.slice(1)).toEqual(rows);
+    expect(codecTotals(await usageOf('s_cont'))).toEqual(sqlTotals('s_cont'));
+  });
+
+  it('a resumed read starts over when only the row\u2019s totals changed', async () => {
+    buildHermesDb(db);
+    const path = recordPath(db, 's_task');
+    const first = await readFrom(path);
+    const w = await startWriter(db);
+    writers.push(w);
+    await w.exec("UPDATE sessions SET input_tokens = 90000 WHERE id = 's_task'");
+    const next = await readFrom(path, first.cursor);
+    expect(next.start).toMatchObject({ restarted: true, reason: 'row-changed' });
+    expect(next.events).toEqual(await readEvents(hermes, path));
   });
 });
 

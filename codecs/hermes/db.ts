@@ -15,9 +15,9 @@ import {
   emitMessage,
   relationOf,
   sessionEvent,
-  sessionUsageRow,
   toolCallsOf,
   usageEvent,
+  usageRowsOf,
   type EmitTarget,
   type HermesMessageRow,
   type HermesSessionRow,
@@ -90,8 +90,8 @@ function sessionsOf(db: SqliteDatabase, sessionId: string | undefined): Omit<Sna
       : db.prepare('SELECT rowid AS _rowid, * FROM session_model_usage WHERE session_id = ? ORDER BY rowid').all(sessionId)) as (HermesUsageRow & { session_id: string })[];
     for (const r of rows) usage.set(r.session_id, [...(usage.get(r.session_id) ?? []), r]);
   }
-  // what the usage events come from: the usage rows, else the session's own token columns
-  const usageKey = JSON.stringify(sessions.map((s) => [s.id, usage.get(s.id) ?? [sessionUsageRow(s)]]));
+  // what the usage events come from: the usage rows and the session's own token columns
+  const usageKey = JSON.stringify(sessions.map((s) => [s.id, usageRowsOf(s, usage.get(s.id))]));
   return { sessions, usage, usageKey };
 }
 
@@ -157,7 +157,7 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     if (state.sessions[s.id] !== key && out.kinds.has('session')) out.emit(ev);
     state.sessions[s.id] = key;
     if (read.restarted && out.kinds.has('usage')) {
-      for (const u of snap.usage.get(s.id) ?? [sessionUsageRow(s)]) {
+      for (const u of usageRowsOf(s, snap.usage.get(s.id))) {
         const e = usageEvent(u, s.id);
         if (e !== undefined) out.emit(e);
       }

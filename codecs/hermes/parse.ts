@@ -70,6 +70,8 @@ export interface HermesUsageRow extends HermesCounts {
   api_call_count?: number | null;
   first_seen?: number | null;
   last_seen?: number | null;
+  /** The session's totals less its main-loop rows (`usageRowsOf`), not a row of the table. */
+  residual?: boolean;
 }
 
 export const count = countOrZero;
@@ -183,7 +185,8 @@ export function usageEvent(u: HermesUsageRow, sessionId: string): UsageEvent | u
     cacheWriteTokens: cacheWrite,
     costUsd: cost,
     singleRequest: count(u.api_call_count) === 1,
-    dedupKey: `${CODEC_ID}:${sessionId}:${key}`,
+    // the residual's key has no NUL, so no row's key can equal it
+    dedupKey: u.residual === true ? `${CODEC_ID}:${sessionId}:residual` : `${CODEC_ID}:${sessionId}:${key}`,
   });
 }
 
@@ -202,4 +205,35 @@ export function sessionUsageRow(s: HermesSessionRow): HermesUsageRow {
     actual_cost_usd: s.actual_cost_usd,
     last_seen: s.last_activity_at ?? s.ended_at ?? s.started_at,
   };
+}
+
+const TOKEN_COLUMNS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
+const COST_COLUMNS = ['estimated_cost_usd', 'actual_cost_usd'] as const;
+/** A cost left over by float sums (0.1 + 0.2 − 0.3) is no spend. */
+const COST_EPSILON = 1e-9;
+const money = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 1e6 ? v : 0);
+
+/**
+ * The usage rows a session's events come from (README.md "Tokens and cost"). Without `session_model_usage`
+ * rows: the session's own columns. With them: every row, and before them the residual, the `sessions` totals
+ * less the main loop's rows (`task` empty) per column, never below zero. Hermes adds each main-loop call to
+ * both, sets the `sessions` totals alone on its absolute (gateway) path, and records auxiliary calls (`task`
+ * set: titles, compression, vision) in `session_model_usage` alone (`hermes_state_usage.py`).
+ */
+export function usageRowsOf(s: HermesSessionRow, rows: readonly HermesUsageRow[] | undefined): HermesUsageRow[] {
+  if (rows === undefined || rows.length === 0) return [sessionUsageRow(s)];
+  const main = rows.filter((r) => (r.task ?? '') === '');
+  const residual: HermesUsageRow = { ...sessionUsageRow(s), residual: true };
+  let any = false;
+  for (const c of TOKEN_COLUMNS) {
+    const left = Math.max(0, count(s[c]) - main.reduce((n, r) => n + count(r[c]), 0));
+    residual[c] = left;
+    if (left > 0) any = true;
+  }
+  for (const c of COST_COLUMNS) {
+    const left = money(s[c]) - main.reduce((n, r) => n + money(r[c]), 0);
+    residual[c] = left > COST_EPSILON ? left : 0;
+    if (left > COST_EPSILON) any = true;
+  }
+  return any ? [residual, ...rows] : [...rows];
 }
