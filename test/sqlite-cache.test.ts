@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hermes } from '../codecs/hermes/index.js';
 import { getCodec, registerCodec } from '../src/registry.js';
+import { createSessionManager } from '../src/sessions/manager.js';
 import { discoverSource } from '../src/scan/discover.js';
 import { WatchedDiscovery } from '../src/serve/watch.js';
 import { scanUsage } from '../src/scan/index.js';
@@ -102,6 +103,29 @@ describe('the event cache over database sessions', () => {
     expect(await step("UPDATE message SET time_updated = time_updated + 60000, data = '{\"role\":' WHERE id = ?")).toHaveLength(valid - 1);
     const data = JSON.stringify({ ...(JSON.parse(exchange('ses_main', 3).messages[1]?.[4] as string) as object), finish: 'stop' });
     expect(await step(`UPDATE message SET time_updated = time_updated + 60000, data = '${data}' WHERE id = ?`)).toHaveLength(valid);
+  });
+
+  it('Hermes: a change to a session\u2019s row alone (a rename, the gateway\u2019s totals) reaches a warm list and report', async () => {
+    const home = join(dir, 'hermes');
+    mkdirSync(home);
+    const db = join(home, 'state.db');
+    buildHermesDb(db);
+    const cachePath = join(dir, 'cache.db');
+    const list = async () => new Map((await createSessionManager({ env: { HOME: dir }, roots: { hermes: [home] }, cachePath }).list('hermes', { subagents: true })).map((s) => [s.sessionId, s.title]));
+    expect((await list()).get('s_branch')).toBe('Try another way');
+    const cold = await scan('hermes', [home]);
+    expect((await scan('hermes', [home])).stats).toMatchObject({ unchanged: 4, resumed: 0, fullReads: 0 });
+    const w = await startWriter(db);
+    writers.push(w);
+    await w.exec("UPDATE sessions SET title = 'Renamed by hand' WHERE id = 's_branch'");
+    expect((await list()).get('s_branch')).toBe('Renamed by hand');
+    await w.exec("UPDATE sessions SET input_tokens = 80000 WHERE id = 's_task'");
+    const warm = await scan('hermes', [home]);
+    // the usage kinds' entries of s_branch (renamed) and s_task are read again; the other two stand
+    expect(warm.stats).toMatchObject({ unchanged: 2 });
+    expect(total(warm.records)).toBe(total((await scan('hermes', [home], false)).records));
+    // s_task's row had no totals: its per-model row (1,001 input) stands, and the rest of the row's 80,000 comes on top
+    expect(total(warm.records)).toBe(total(cold.records) + 80_000 - 1001);
   });
 
   it('a database read as one path: its -wal changed (the file did not), the read resumes from the RowCursor', async () => {

@@ -5,6 +5,7 @@
  * Resumed by RowCursor over `messages` (append-only, autoincrement ids): a warm read takes the new messages;
  * a change in the usage rows, a deleted message (a rewind) or a replaced database starts the session over.
  */
+import { hashId32 } from '../../cursors/ids.js';
 import type { RowCursor } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { readPartitionsSettled, type PartitionReadTo } from '../../cursors/sqlite-batch.js';
@@ -188,6 +189,9 @@ export function readStateDbSessions(file: string, reads: readonly SessionRead[],
   });
 }
 
+/** The `sessions` columns a session's events show that Hermes updates without a new message or usage row. */
+const OWN_COLUMNS = ['title', 'model', 'billing_provider', 'cwd', 'git_branch', 'source', 'model_config', 'parent_session_id', 'started_at', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'api_call_count'];
+
 export interface StateDbSession {
   id: string;
   subagent: boolean;
@@ -198,11 +202,14 @@ export interface StateDbSession {
 /**
  * The sessions of `state.db` with a fingerprint each, as a stat stands for a file: of its messages (append-
  * only) the count, highest id and latest timestamp, from Hermes's `(session_id, timestamp)` index without
- * touching the rows; of its usage rows the API calls and latest `last_seen`; and the session's own times.
+ * touching the rows; of its usage rows the API calls and latest `last_seen`; and of the session's own row,
+ * its times and a hash of what its events show (`OWN_COLUMNS`), which Hermes may change alone: a rename, or
+ * the gateway setting the token totals.
  */
 export function listStateDbSessions(file: string): StateDbSession[] {
   return withSqliteSnapshot(file, (db) => {
     const cols = columnsOf(db, 'sessions');
+    const own = OWN_COLUMNS.filter((c) => cols.has(c)).map((c) => `s.${c}`);
     const activity = ['ended_at', 'last_activity_at'].filter((c) => cols.has(c));
     const usage = hasTable(db, 'session_model_usage')
       ? 'LEFT JOIN (SELECT session_id, max(last_seen) AS last, sum(api_call_count) AS calls FROM session_model_usage GROUP BY session_id) u ON u.session_id = s.id'
@@ -211,14 +218,15 @@ export function listStateDbSessions(file: string): StateDbSession[] {
       .prepare(
         `SELECT s.id AS id, s.source AS source, s.model_config AS model_config, s.parent_session_id AS parent_session_id,
            max(s.started_at, ${[...activity.map((c) => `coalesce(s.${c}, 0)`), 'coalesce(m.t, 0)', 'coalesce(u.last, 0)'].join(', ')}) AS t,
-           coalesce(m.mx, 0) + coalesce(m.n, 0) + coalesce(u.calls, 0) AS size
+           coalesce(m.mx, 0) + coalesce(m.n, 0) + coalesce(u.calls, 0) AS size, json_array(${own.join(', ')}) AS own
          FROM sessions s
          LEFT JOIN (SELECT session_id, count(*) AS n, max(id) AS mx, max(timestamp) AS t FROM messages GROUP BY session_id) m ON m.session_id = s.id
          ${usage}
          ORDER BY s.started_at, s.id`,
       )
-      .all() as { id: string; source: string | null; model_config: string | null; parent_session_id: string | null; t: number; size: number }[];
-    return rows.map((r) => ({ id: r.id, subagent: relationOf(r) === 'delegate', size: r.size, mtimeMs: r.t * 1000 }));
+      .all() as { id: string; source: string | null; model_config: string | null; parent_session_id: string | null; t: number; size: number; own: string }[];
+    // the row's hash is folded in below 2^20, so the size stays near the rows' count as a weight
+    return rows.map((r) => ({ id: r.id, subagent: relationOf(r) === 'delegate', size: r.size + (hashId32(r.own) & 0xfffff), mtimeMs: r.t * 1000 }));
   });
 }
 
