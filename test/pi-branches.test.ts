@@ -154,6 +154,22 @@ describe('usage', () => {
     expect(texts(events)).toEqual(['A', 'X', 'X', 'X', 'X', 'X']);
   });
 
+  it('a prompt served wholly from cache through Kimi\u2019s Anthropic API (input -1 beside cache reads) keeps its other counts and cost', async () => {
+    const kimi = (id: string, parentId: string | null, usage: object) => {
+      const e = assistant(id, parentId, 'K');
+      return { ...e, message: { ...(e.message as object), provider: 'kimi-coding', api: 'anthropic-messages', usage } };
+    };
+    const events = await eventsOf([
+      HEADER,
+      kimi('a', null, { input: -1, output: 50, cacheRead: 33_000, cacheWrite: 0, cost: { total: 0.005 } }),
+      // without cache reads a negative input is damage still: the usage is dropped whole
+      kimi('b', 'a', { input: -1, output: 60, cacheRead: 0, cacheWrite: 0 }),
+    ]);
+    const u = usages(events);
+    expect(u).toHaveLength(1);
+    expect(u[0]).toMatchObject({ inputTokens: 0, outputTokens: 50, cacheReadTokens: 33_000, cacheWriteTokens: 0, costUsd: 0.005 });
+  });
+
   it('a v1 file: entries without ids link one after another; a response without a model takes the header model', async () => {
     const v1 = [
       { type: 'session', id: 'old', timestamp: '2025-01-01T00:00:00.000Z', cwd: '/w', provider: 'anthropic', modelId: 'claude-sonnet-4-5' },

@@ -141,10 +141,20 @@ export function conversationEvents(ctx: EntryContext, entry: PiEntry, all: boole
   return out;
 }
 
+/**
+ * Kimi's and Moonshot's Anthropic-compatible APIs answer a prompt served wholly from their cache with
+ * `input_tokens: -1` and the whole prompt in `cache_read_input_tokens`, and pi stores the -1 as given: a
+ * negative integer input beside cache reads is no uncached input, not a damaged usage (README.md).
+ */
+function fullCacheHit(u: Json): boolean {
+  return typeof u.input === 'number' && Number.isInteger(u.input) && u.input < 0 && tokenCount(u.cacheRead) > 0;
+}
+
 /** The usage fields of a pi `Usage`, or undefined when it holds an insane count or no tokens at all. */
 function usageTokens(u: Json): [number, number, number, number] | undefined {
-  if (isBadCount(u.input) || isBadCount(u.output) || isBadCount(u.cacheRead) || isBadCount(u.cacheWrite)) return undefined;
-  const t: [number, number, number, number] = [tokenCount(u.input), tokenCount(u.output), tokenCount(u.cacheRead), tokenCount(u.cacheWrite)];
+  const input = fullCacheHit(u) ? 0 : u.input;
+  if (isBadCount(input) || isBadCount(u.output) || isBadCount(u.cacheRead) || isBadCount(u.cacheWrite)) return undefined;
+  const t: [number, number, number, number] = [tokenCount(input), tokenCount(u.output), tokenCount(u.cacheRead), tokenCount(u.cacheWrite)];
   return t[0] + t[1] + t[2] + t[3] === 0 ? undefined : t;
 }
 
