@@ -4,12 +4,13 @@
  */
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'amp';
 
 export function getAmpRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.SESSIONFOLD_AMP_DIR?.trim();
-  if (explicit) return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  const explicit = envPathList(env.SESSIONFOLD_AMP_DIR);
+  if (explicit.length > 0) return explicit;
   const data = env.XDG_DATA_HOME?.trim() || join(env.HOME || homedir(), '.local', 'share');
   return [join(data, 'amp', 'threads')];
 }

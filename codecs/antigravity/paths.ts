@@ -5,13 +5,14 @@
  */
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'antigravity';
 export const TRANSCRIPT = ['.system_generated', 'logs', 'transcript.jsonl'] as const;
 
 export function getAntigravityRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.SESSIONFOLD_ANTIGRAVITY_DIR?.trim();
-  if (explicit) return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  const explicit = envPathList(env.SESSIONFOLD_ANTIGRAVITY_DIR);
+  if (explicit.length > 0) return explicit;
   return [join(env.HOME || homedir(), '.gemini', 'antigravity-cli', 'brain')];
 }
 

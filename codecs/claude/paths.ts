@@ -17,6 +17,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, OTHER, followEntry, listDir, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'claude';
 
@@ -37,12 +38,10 @@ function expandHome(p: string, home: string): string {
  */
 export function getClaudeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
-  const explicit = env.CLAUDE_CONFIG_DIR?.trim();
+  const explicit = envPathList(env.CLAUDE_CONFIG_DIR, (p) => expandHome(p, home));
   const roots: string[] = [];
-  if (explicit) {
-    for (const raw of explicit.split(',')) {
-      const entry = raw.trim();
-      if (!entry) continue;
+  if (explicit.length > 0) {
+    for (const entry of explicit) {
       const p = expandHome(entry, home).replace(/[\\/]+$/, '') || '/';
       roots.push(basename(p) === 'projects' ? p : join(p, 'projects'));
     }

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
+import { envPathList } from '../../cursors/env-paths.js';
 
 /** The editors whose user folder holds a `User/globalStorage`: VS Code, its Insiders build and its forks. */
 export const EDITORS: readonly string[] = ['Code', 'Code - Insiders', 'Cursor', 'Windsurf', 'VSCodium'];
@@ -39,8 +40,8 @@ function folderPrefix(dir: string): string {
 
 /** A comma-separated folder list from the environment, or undefined when the variable is unset or blank. */
 export function envDirs(value: string | undefined): string[] | undefined {
-  const v = value?.trim();
-  return v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  const list = envPathList(value);
+  return list.length > 0 ? list : undefined;
 }
 
 /**

@@ -10,6 +10,7 @@ import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { DIR, OTHER, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -18,8 +19,8 @@ const ROLLOUT_NAME = /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-fA-F
 
 /** Every Codex home to scan, honouring `$CODEX_HOME` (comma-separated). */
 export function getCodexRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.CODEX_HOME;
-  if (explicit !== undefined && explicit.trim() !== '') return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  const explicit = envPathList(env.CODEX_HOME);
+  if (explicit.length > 0) return explicit;
   return [join(env.HOME || homedir(), '.codex')];
 }
 

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { DIR, FILE, followEntry, listTree, type FileStat } from '../../cursors/list-dir.js';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'copilot';
 export const SESSION_STATE_DIR = 'session-state';
@@ -18,8 +19,8 @@ export const WORKSPACE_FILE = 'workspace.yaml';
 
 /** Every Copilot home to scan, honouring `$COPILOT_HOME` (comma-separated) and `$XDG_CONFIG_HOME`. */
 export function getCopilotRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.COPILOT_HOME;
-  if (explicit !== undefined && explicit.trim() !== '') return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  const explicit = envPathList(env.COPILOT_HOME);
+  if (explicit.length > 0) return explicit;
   const home = join(env.HOME || homedir(), '.copilot');
   const xdg = env.XDG_CONFIG_HOME?.trim();
   const older = xdg ? join(xdg, '.copilot') : undefined;

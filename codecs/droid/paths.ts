@@ -7,12 +7,13 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir, type DirEntry } from '../../cursors/list-dir.js';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'droid';
 
 /** `$DROID_SESSIONS_DIR` (comma-separated), else `~/.factory/sessions`. */
 export function getDroidRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.DROID_SESSIONS_DIR?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const explicit = envPathList(env.DROID_SESSIONS_DIR);
   if (explicit.length > 0) return explicit;
   return [join(env.HOME || homedir(), '.factory', 'sessions')];
 }

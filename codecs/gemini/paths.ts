@@ -18,13 +18,14 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'gemini';
 
 /** `$GEMINI_CLI_HOME` (a comma-separated list is accepted) else the home directory, each with `.gemini/tmp`. */
 export function getGeminiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.GEMINI_CLI_HOME?.trim();
-  const homes = explicit ? explicit.split(',').map((s) => s.trim()).filter(Boolean) : [env.HOME || homedir()];
+  const explicit = envPathList(env.GEMINI_CLI_HOME);
+  const homes = explicit.length > 0 ? explicit : [env.HOME || homedir()];
   return [...new Set(homes.map((h) => join(h, '.gemini', 'tmp')))];
 }
 

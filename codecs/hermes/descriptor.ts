@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'hermes';
 
@@ -12,8 +13,8 @@ export const CODEC_ID = 'hermes';
 export const PARSER_VERSION = 3;
 
 export function getHermesRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.HERMES_HOME?.trim();
-  if (explicit) return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  const explicit = envPathList(env.HERMES_HOME);
+  if (explicit.length > 0) return explicit;
   return [join(env.HOME || homedir(), '.hermes')];
 }
 

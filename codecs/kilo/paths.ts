@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { extensionStorageRoots } from '../cline/paths.js';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'kilo';
 export const KILO_EXTENSION_ID = 'kilocode.kilo-code';
@@ -20,8 +21,8 @@ export function getKiloRoots(env: NodeJS.ProcessEnv = process.env): string[] {
  * (comma-separated) replaces it.
  */
 export function getKiloCliRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const own = env.SESSIONFOLD_KILO_CLI_DIR?.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (own !== undefined && own.length > 0) return own;
+  const own = envPathList(env.SESSIONFOLD_KILO_CLI_DIR);
+  if (own.length > 0) return own;
   const data = env.XDG_DATA_HOME?.trim() || join(env.HOME || homedir(), '.local', 'share');
   return [join(data, 'kilo')];
 }

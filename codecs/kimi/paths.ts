@@ -5,10 +5,11 @@
  */
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export function getKimiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.SESSIONFOLD_KIMI_DIR?.trim();
-  if (explicit) return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  const explicit = envPathList(env.SESSIONFOLD_KIMI_DIR);
+  if (explicit.length > 0) return explicit;
   const home = env.HOME || homedir();
   const current = env.KIMI_CODE_HOME?.trim() || join(home, '.kimi-code');
   const legacy = env.KIMI_SHARE_DIR?.trim() || join(home, '.kimi');

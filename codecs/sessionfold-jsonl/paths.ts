@@ -1,10 +1,11 @@
 /** Where sessionfold keeps JSONL exports by default: `$SESSIONFOLD_EXPORT_DIR`, else `$XDG_DATA_HOME/sessionfold/exports`. */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { envPathList } from '../../cursors/env-paths.js';
 
 export function getExportRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  const explicit = env.SESSIONFOLD_EXPORT_DIR;
-  if (explicit) return explicit.split(',').map((s) => s.trim()).filter(Boolean);
+  const explicit = envPathList(env.SESSIONFOLD_EXPORT_DIR);
+  if (explicit.length > 0) return explicit;
   const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return [join(data, 'sessionfold', 'exports')];
 }

@@ -1,0 +1,29 @@
+/**
+ * The folders an agent's environment variable names. Sessionfold accepts a comma-separated list where an
+ * agent takes one folder (`CODEX_HOME=/a,/b`), but a comma is a legal character in a path: a value that
+ * names an existing entry whole is that one path, and only a value that does not is split on commas.
+ */
+import { statSync } from 'node:fs';
+
+/** True when something is at `p` (a stat that follows links; imports nothing more, as descriptors load at start). */
+function exists(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false; // a folder on the way that cannot be searched: nothing to read there either
+  }
+}
+
+/**
+ * `value` as a list of paths: [] when unset or blank; the whole value (trimmed) when it exists, as
+ * `resolve` maps it (`~` expanded, say); else its comma-separated entries, trimmed, blanks left out.
+ */
+export function envPathList(value: string | undefined, resolve: (p: string) => string = (p) => p): string[] {
+  const v = value?.trim();
+  if (!v) return [];
+  if (v.includes(',') && exists(resolve(v))) return [v];
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
