@@ -36,6 +36,18 @@ export function countOrZero(v: unknown): number {
   return typeof n === 'number' && isSaneCount(n) ? n : 0;
 }
 
+/**
+ * The uncached input count a record gives, as the provider meant it. Kimi's and Moonshot's Anthropic-compatible
+ * APIs answer a prompt served wholly from their cache with `input_tokens: -1` and the prompt in the cache reads
+ * (kolega-ai/kolega-code #473 measured it on live calls, always -1), and the agents store it as given: -1
+ * beside a positive sane cache-read count is no uncached input, 0. Any other value, another negative
+ * included, is returned as it is, for the codec's own check to refuse.
+ */
+export function uncachedInput(input: unknown, cacheRead: unknown): unknown {
+  const fullHit = input === -1 && typeof cacheRead === 'number' && cacheRead > 0 && isSaneCount(cacheRead);
+  return fullHit ? 0 : input;
+}
+
 /** A token count: 0 when `v` is not a number; `v` when sane; MALFORMED_LINE (the record is refused) when absurd. */
 export function saneCount(v: unknown, field: string): number {
   if (typeof v !== 'number') return 0;

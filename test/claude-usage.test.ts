@@ -79,6 +79,27 @@ async function tmpSession(content: string | Buffer): Promise<string> {
   return f;
 }
 
+describe('claude usage through Kimi\u2019s Anthropic-compatible API', () => {
+  it('input_tokens -1 beside cache reads (a full cache hit) is 0 uncached input, on every path; another negative is refused', async () => {
+    const lines = [assistant({ id: 'msg_k', req: 'r_k', in: -1, out: 50, cr: 33_000 }), assistant({ id: 'msg_bad', req: 'r_b', in: -5, out: 9, cr: 100 }), assistant({ id: 'msg_nocache', req: 'r_n', in: -1, out: 7, cr: 0 })];
+    const want = [{ messageId: 'msg_k', inputTokens: 0, outputTokens: 50, cacheReadTokens: 33_000 }];
+    const info = newReadInfo();
+    expect(usageOf(lines, { info })).toMatchObject(want);
+    expect(info.skippedLines).toBe(2);
+    const body = Buffer.from(lines.join('\n') + '\n');
+    const pick = (events: readonly { type: string }[]) => (events.filter((e) => e.type === 'usage') as UsageEvent[]).map(({ messageId, inputTokens, outputTokens, cacheReadTokens }) => ({ messageId, inputTokens, outputTokens, cacheReadTokens }));
+    expect(pick(readCore(claudeCore, FILE, body, body.length, instantiateWasmKernel()).events)).toEqual(want);
+    expect(pick(readCore(claudeCore, FILE, body, body.length, undefined).events)).toEqual(want);
+    const file = await tmpSession(body);
+    try {
+      // the reader as this process runs it: the native engine bails on the -1 and read() decides
+      expect(pick(await readEvents(claude, file, { kinds: ['usage'] }))).toEqual(want);
+    } finally {
+      await rm(dirname(file), { recursive: true, force: true });
+    }
+  });
+});
+
 describe('claude usage: one event per API response', () => {
   it('counts a response written over several lines (one per content block) once', () => {
     const lines = ['thinking', 'text', 'tool'].map((text) => assistant({ id: 'msg_1', req: 'req_1', in: 5, out: 40, cw: 100, cr: 900, text }));

@@ -162,8 +162,9 @@ describe('usage', () => {
     const events = await eventsOf([
       HEADER,
       kimi('a', null, { input: -1, output: 50, cacheRead: 33_000, cacheWrite: 0, cost: { total: 0.005 } }),
-      // without cache reads a negative input is damage still: the usage is dropped whole
+      // without cache reads, or another negative, is damage still: the usage is dropped whole
       kimi('b', 'a', { input: -1, output: 60, cacheRead: 0, cacheWrite: 0 }),
+      kimi('c', 'b', { input: -5, output: 70, cacheRead: 100, cacheWrite: 0 }),
     ]);
     const u = usages(events);
     expect(u).toHaveLength(1);

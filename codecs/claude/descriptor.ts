@@ -11,9 +11,11 @@ import { CODEC_ID, claudeParseDependencies, discoverClaudeFilesSync, getClaudeRo
  * absurd token count or cost (cursors/sane.ts) is refused, where it was clamped or kept (a cache of an older
  * version may hold its record). 5: a response is keyed on its message id alone (a cache of an older version
  * may count a copy without `requestId` twice). 6: a `progress` line's copy of a subagent response counts, in
- * the subagent's session (a cache of an older version lacks the responses only a parent holds).
+ * the subagent's session (a cache of an older version lacks the responses only a parent holds). 7: an
+ * `input_tokens` of -1 beside cache reads (Kimi's full cache hit, cursors/sane.ts `uncachedInput`) counts 0,
+ * where the line was refused.
  */
-export const PARSER_VERSION = 6;
+export const PARSER_VERSION = 7;
 
 export const claudeDescriptor: CodecDescriptor = {
   id: CODEC_ID,

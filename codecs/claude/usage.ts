@@ -20,7 +20,7 @@
 import { blankUsageEvent, zeroTokens, type TokenCounts, type UsageEvent } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { extractTimestamp, isRecord, str, SYNTHETIC_MODEL } from './schema.js';
-import { saneCost, saneCount } from '../../cursors/sane.js';
+import { saneCost, saneCount, uncachedInput } from '../../cursors/sane.js';
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 
 const MESSAGE_FIELDS = {
@@ -301,7 +301,7 @@ export function usageOf(f: UsageFields, sessionId: string, start: number, held?:
     v.timestampValid = undefined;
     v.cost = f.costUSD;
     v.speed = str(f.speed);
-    v.inputTokens = saneCount(f.input, 'input_tokens');
+    v.inputTokens = saneCount(uncachedInput(f.input, f.cacheRead), 'input_tokens');
     v.outputTokens = outputTokens;
     v.reasoningTokens = Math.min(saneCount(f.details ? f.thinking : undefined, 'thinking_tokens'), outputTokens);
     v.cacheReadTokens = saneCount(f.cacheRead, 'cache_read_input_tokens');

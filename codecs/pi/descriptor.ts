@@ -10,7 +10,7 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
  * Goes up whenever the pi engine would parse an unchanged file differently; omp and OpenClaw read with the
  * same engine and carry the same number.
  */
-export const PI_PARSER_VERSION = 1;
+export const PI_PARSER_VERSION = 2;
 
 export function expandHome(p: string, home: string): string {
   if (p === '~') return home;

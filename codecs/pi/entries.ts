@@ -6,6 +6,7 @@
 import type { MessageEvent, MessageRole, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { usageEventOf } from '../../cursors/protocol/events.js';
 import { asObject, asString, isBadCount, isoTimestamp, msTimestamp, tokenCount, usdAmount, type Json, type PiEntry } from './schema.js';
+import { uncachedInput } from '../../cursors/sane.js';
 
 /** What an entry's events carry besides the entry itself. */
 export interface EntryContext {
@@ -141,18 +142,9 @@ export function conversationEvents(ctx: EntryContext, entry: PiEntry, all: boole
   return out;
 }
 
-/**
- * Kimi's and Moonshot's Anthropic-compatible APIs answer a prompt served wholly from their cache with
- * `input_tokens: -1` and the whole prompt in `cache_read_input_tokens`, and pi stores the -1 as given: a
- * negative integer input beside cache reads is no uncached input, not a damaged usage (README.md).
- */
-function fullCacheHit(u: Json): boolean {
-  return typeof u.input === 'number' && Number.isInteger(u.input) && u.input < 0 && tokenCount(u.cacheRead) > 0;
-}
-
 /** The usage fields of a pi `Usage`, or undefined when it holds an insane count or no tokens at all. */
 function usageTokens(u: Json): [number, number, number, number] | undefined {
-  const input = fullCacheHit(u) ? 0 : u.input;
+  const input = uncachedInput(u.input, u.cacheRead); // Kimi's -1 for a full cache hit (cursors/sane.ts)
   if (isBadCount(input) || isBadCount(u.output) || isBadCount(u.cacheRead) || isBadCount(u.cacheWrite)) return undefined;
   const t: [number, number, number, number] = [tokenCount(input), tokenCount(u.output), tokenCount(u.cacheRead), tokenCount(u.cacheWrite)];
   return t[0] + t[1] + t[2] + t[3] === 0 ? undefined : t;
