@@ -24,7 +24,8 @@ const GLUED = 'agent-sessions-glued-objects-019f0000-0000-7000-8000-000000000005
 /**
  * The simple second reader: cut every line at each `}{` outside nothing clever (the fixtures hold no such
  * pair inside strings), JSON.parse each piece, and sum the `usageMetadata` of assistant records once per
- * uuid: billed input = promptTokenCount + toolUsePromptTokenCount, output = candidates + thoughts.
+ * uuid: billed input = promptTokenCount + toolUsePromptTokenCount, output = candidates, plus the thoughts when
+ * the total counts them apart.
  */
 function naiveTotals(text: string): UsageTotals {
   const sum = emptyTotals();
@@ -40,7 +41,9 @@ function naiveTotals(text: string): UsageTotals {
       const u = r?.usageMetadata;
       if (r?.type !== 'assistant' || typeof u !== 'object' || u === null || seen.has(r.uuid)) continue;
       const input = (u.promptTokenCount ?? 0) + (u.toolUsePromptTokenCount ?? 0);
-      const output = (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
+      // the thoughts are inside the candidates when the total has no room for them (OpenAI-compatible providers)
+      const inside = u.totalTokenCount === (u.promptTokenCount ?? 0) + (u.toolUsePromptTokenCount ?? 0) + (u.candidatesTokenCount ?? 0);
+      const output = (u.candidatesTokenCount ?? 0) + (inside ? 0 : (u.thoughtsTokenCount ?? 0));
       if (input + output === 0) continue;
       seen.add(r.uuid);
       sum.input += input;
@@ -101,19 +104,51 @@ describe('qwen roots', () => {
   });
 });
 
+/** An assistant record of session `sessionId` with `usageMetadata`, and any other fields. */
+const record = (uuid: string, usageMetadata: unknown, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ uuid, sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', model: 'qwen3-coder-plus', message: { role: 'model', parts: [{ text: 'hi' }] }, usageMetadata, ...extra });
+
+/** `fn` given a temp folder, removed after. */
+async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'sf-qwen-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The usage events of a session file holding `lines`. */
+const usageOfLines = (lines: string[], info?: Parameters<typeof readEvents>[2]) =>
+  inTempDir(async (dir) => {
+    const file = join(dir, 's.jsonl');
+    await writeFile(file, lines.join('\n') + '\n');
+    return (await readEvents(qwen, file, info)).filter((e): e is UsageEvent => e.type === 'usage');
+  });
+
+describe('qwen thoughts', () => {
+  it('counts reasoning once: inside the candidates when the total says so (OpenAI-compatible), beside them otherwise (Gemini)', async () => {
+    const usage = await usageOfLines([
+      record('openai', { promptTokenCount: 1000, candidatesTokenCount: 300, thoughtsTokenCount: 200, totalTokenCount: 1300, cachedContentTokenCount: 400 }),
+      record('gemini', { promptTokenCount: 1000, candidatesTokenCount: 300, thoughtsTokenCount: 200, totalTokenCount: 1500 }),
+      record('no-total', { promptTokenCount: 10, candidatesTokenCount: 3, thoughtsTokenCount: 2 }),
+    ]);
+    expect(usage.map((u) => [u.messageId, u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([
+      ['openai', 600, 400, 300, 200],
+      ['gemini', 1000, 0, 500, 200],
+      ['no-total', 10, 0, 5, 2],
+    ]);
+  });
+});
+
 describe('qwen bad input', () => {
   it('skips and counts a malformed line, and no insane count reaches a total', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sf-qwen-bad-'));
-    try {
-      const rec = (uuid: string, usageMetadata: unknown) => JSON.stringify({ uuid, sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z', type: 'assistant', model: 'qwen3-coder-plus', message: { role: 'model', parts: [{ text: 'hi' }] }, usageMetadata });
-      const file = join(dir, 's.jsonl');
-      await writeFile(file, [rec('a', { promptTokenCount: -5, candidatesTokenCount: 1.5, cachedContentTokenCount: 'x' }), '{"uuid": broken', rec('b', { promptTokenCount: 100, candidatesTokenCount: 7, cachedContentTokenCount: 1e300, thoughtsTokenCount: Number.MAX_SAFE_INTEGER + 2 })].join('\n') + '\n');
-      const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
-      const usage = (await readEvents(qwen, file, { info })).filter((e): e is UsageEvent => e.type === 'usage');
-      expect(info.skippedLines).toBe(1);
-      expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([[100, 0, 7, 0]]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const usage = await usageOfLines(
+      [record('a', { promptTokenCount: -5, candidatesTokenCount: 1.5, cachedContentTokenCount: 'x' }), '{"uuid": broken', record('b', { promptTokenCount: 100, candidatesTokenCount: 7, cachedContentTokenCount: 1e300, thoughtsTokenCount: Number.MAX_SAFE_INTEGER + 2 })],
+      { info },
+    );
+    expect(info.skippedLines).toBe(1);
+    expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([[100, 0, 7, 0]]);
   });
 });

@@ -103,9 +103,14 @@ export function qwenUsage(s: QwenState, rec: Rec, offset: number): UsageEvent | 
   if (!isRec(u) || uuid === undefined) return undefined;
   const prompt = tokenCount(u.promptTokenCount);
   const cached = Math.min(tokenCount(u.cachedContentTokenCount), prompt);
+  const candidates = tokenCount(u.candidatesTokenCount);
+  const toolUse = tokenCount(u.toolUsePromptTokenCount);
   const thoughts = tokenCount(u.thoughtsTokenCount);
-  const output = tokenCount(u.candidatesTokenCount) + thoughts;
-  const input = prompt - cached + tokenCount(u.toolUsePromptTokenCount);
+  // Gemini's candidates leave the thoughts out; Qwen Code's OpenAI-compatible converter copies
+  // `completion_tokens`, which holds them, and sets the total to prompt + completion (README "Tokens")
+  const inside = thoughts > 0 && tokenCount(u.totalTokenCount) === prompt + toolUse + candidates;
+  const output = inside ? candidates : candidates + thoughts;
+  const input = prompt - cached + toolUse;
   if (input + cached + output === 0) return undefined;
   const own = str(rec.model);
   const model = own ?? s.model;
@@ -115,7 +120,7 @@ export function qwenUsage(s: QwenState, rec: Rec, offset: number): UsageEvent | 
     timestamp: dateString(rec.timestamp) ?? s.startedAt,
     inputTokens: input,
     outputTokens: output,
-    reasoningTokens: thoughts,
+    reasoningTokens: Math.min(thoughts, output),
     cacheReadTokens: cached,
     singleRequest: true,
     dedupKey: `${CODEC_ID}:${s.sessionId}:${uuid}`,
