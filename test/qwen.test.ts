@@ -4,7 +4,7 @@
  * every line boundary and random cuts, and the roots' env overrides. Regenerate the golden files with
  * `UPDATE_GOLDEN=1 npx vitest run test/qwen.test.ts` (the totals check then still holds them to the simple reader).
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { describeChunkingAndResume } from './helpers/fixture-suite.js';
 import { expectGolden } from './helpers/golden.js';
+import { runCli } from '../src/cli/run.js';
+import { sink } from './cost-history.js';
 import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
 
 const REAL_DIR = new URL('../../shared/fixtures/real/qwen/', import.meta.url).pathname;
@@ -138,6 +140,23 @@ describe('qwen thoughts', () => {
       ['gemini', 1000, 0, 500, 200],
       ['no-total', 10, 0, 5, 2],
     ]);
+  });
+});
+
+describe('qwen /branch', () => {
+  it('a fork\u2019s copies of the parent\u2019s records (same uuid, new sessionId, forkedFrom) count once in a report', async () => {
+    await inTempDir(async (dir) => {
+      const chats = join(dir, 'projects', '-w', 'chats');
+      await mkdir(chats, { recursive: true });
+      const usage = { promptTokenCount: 1000, candidatesTokenCount: 100, totalTokenCount: 1100 };
+      await writeFile(join(chats, 'parent.jsonl'), record('a1', usage, { sessionId: 'parent' }) + '\n');
+      const copy = record('a1', usage, { sessionId: 'fork', forkedFrom: { sessionId: 'parent', messageUuid: 'a1' } });
+      await writeFile(join(chats, 'fork.jsonl'), [copy, record('a2', { promptTokenCount: 50, candidatesTokenCount: 5 }, { sessionId: 'fork' })].join('\n') + '\n');
+      const out = sink();
+      const code = await runCli(['cost', 'report', '--json', '--agent', 'qwen', '--no-cache'], { stdout: out, stderr: sink(), env: { HOME: dir, QWEN_HOME: dir } });
+      expect(code).toBe(0);
+      expect(JSON.parse(out.text())).toMatchObject({ inputTokens: 1050, outputTokens: 105, requestCount: 2 });
+    });
   });
 });
 

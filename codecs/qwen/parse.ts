@@ -123,7 +123,8 @@ export function qwenUsage(s: QwenState, rec: Rec, offset: number): UsageEvent | 
     reasoningTokens: Math.min(thoughts, output),
     cacheReadTokens: cached,
     singleRequest: true,
-    dedupKey: `${CODEC_ID}:${s.sessionId}:${uuid}`,
+    // the uuid alone: `/branch` copies a record into the new session under its uuid (README "Tokens")
+    dedupKey: `${CODEC_ID}:${uuid}`,
     messageId: uuid,
   });
 }
