@@ -84,6 +84,9 @@ describe('kimi golden files (real fixtures in their session folders)', () => {
     expect(main).not.toHaveProperty('subagent');
     const sub = (await readEvents(kimi, join(root, KIMI_LAYOUT['agent-sessions-wire-subagent-agent-0.jsonl']!.wire)))[0];
     expect(sub).toMatchObject({ sessionId: '1bcbe023-4f7e-4971-9dc9-43b8756045b0/agent-0', forkedFrom: '1bcbe023-4f7e-4971-9dc9-43b8756045b0', subagent: true });
+    // its own start (its wire's metadata.created_at, 42 minutes after the session's) and no borrowed title
+    expect(sub).toMatchObject({ startedAt: '2026-08-01T20:15:59.837Z', cwd: '/private/tmp/as-agent-lab/kimi/project' });
+    expect(sub).not.toHaveProperty('title');
     expect(kimi.getParseDependencies(join(root, KIMI_LAYOUT['agent-sessions-wire-subagent-agent-0.jsonl']!.wire))).toEqual([join(root, S2, 'state.json')]);
   });
 

@@ -28,15 +28,20 @@ function readSmallJson(path: string): Record<string, unknown> | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
-/** What state.json says about one agent's wire (a missing or broken state.json says nothing). */
+/**
+ * What state.json says about one agent's wire (a missing or broken state.json says nothing). Its title and
+ * `createdAt` are the session's, so they are the main agent's: a subagent starts later, and its own wire's
+ * `metadata.created_at` says when; the work folder is the whole session's.
+ */
 export function readKimiMeta(statePath: string, agentId: string): KimiMeta {
   const st = readSmallJson(statePath);
   if (st === undefined) return {};
   const agents = st.agents as Record<string, { parentAgentId?: unknown }> | undefined;
   const parent = agents?.[agentId]?.parentAgentId;
-  const created = typeof st.createdAt === 'string' && !Number.isNaN(Date.parse(st.createdAt)) ? new Date(st.createdAt).toISOString() : isoTime(st.createdAt);
+  const main = agentId === 'main';
+  const created = !main ? undefined : typeof st.createdAt === 'string' && !Number.isNaN(Date.parse(st.createdAt)) ? new Date(st.createdAt).toISOString() : isoTime(st.createdAt);
   return {
-    ...(typeof st.title === 'string' && st.title !== '' && { title: st.title }),
+    ...(main && typeof st.title === 'string' && st.title !== '' && { title: st.title }),
     ...(typeof st.workDir === 'string' && st.workDir !== '' && { cwd: st.workDir }),
     ...(created !== undefined && { startedAt: created }),
     ...(typeof parent === 'string' && { parentAgentId: parent }),
