@@ -164,3 +164,27 @@ describe('droid from a stream', () => {
     expect(parseSync(droid.lineCore!, stored, { file: '-' })[0]).toMatchObject({ type: 'session', sessionId: 'droid_s1' });
   });
 });
+
+describe('droid stream-json replies', () => {
+  it('the last reply said as a message and again as completion.finalText is one message; reasoning is thinking', async () => {
+    const { parseSync } = await import('../cursors/sync.js');
+    const line = (o: object) => JSON.stringify({ session_id: 'sid', timestamp: '2026-01-01T00:00:00.000Z', ...o });
+    const run = (prompt: string, said: boolean) => [
+      line({ type: 'message', role: 'user', id: `u-${prompt}`, text: prompt }),
+      line({ type: 'reasoning', id: `r-${prompt}`, text: `Thinking about ${prompt}.` }),
+      ...(said ? [line({ type: 'message', role: 'assistant', id: `a-${prompt}`, text: `Done ${prompt}.` })] : []),
+      line({ type: 'completion', finalText: `Done ${prompt}.`, usage: { input_tokens: 10, output_tokens: 5 } }),
+    ];
+    // a run whose reply came as a message, then one whose reply only finalText holds
+    const text = [line({ type: 'system', subtype: 'init', model: 'claude-opus-4-7' }), ...run('one', true), ...run('two', false)].join('\n') + '\n';
+    const messages = parseSync(droid.lineCore!, Buffer.from(text), { file: '-' }).filter((e) => e.type === 'message');
+    expect(messages.map((m) => (m.type === 'message' ? [m.role, m.text, m.thinking ?? ''] : []))).toEqual([
+      ['user', 'one', ''],
+      ['assistant', '', 'Thinking about one.'],
+      ['assistant', 'Done one.', ''],
+      ['user', 'two', ''],
+      ['assistant', '', 'Thinking about two.'],
+      ['assistant', 'Done two.', ''],
+    ]);
+  });
+});

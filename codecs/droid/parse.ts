@@ -30,6 +30,11 @@ export interface DroidState {
   lastTimestamp: string | undefined;
   /** Tool names of calls not answered yet, by call id (a result names its call only by id). */
   openCalls: Record<string, string>;
+  /**
+   * Whether a stream-json run has said its reply as an assistant `message` since its prompt: Droid says the
+   * last reply again as `completion.finalText`, which is then no message of its own (README "Records").
+   */
+  replied: boolean;
 }
 
 const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -124,7 +129,10 @@ function streamRecord(s: DroidState, rec: Rec, offset: number, ts: string | unde
   if (rec.type === 'message' && typeof rec.text === 'string') {
     const role = rec.role === 'assistant' ? 'assistant' : 'user';
     const text = role === 'user' ? userText(rec.text) : rec.text;
+    s.replied = role === 'assistant';
     emit({ type: 'message', ...base, role, text, ...(str(rec.id) !== undefined && { nativeId: rec.id as string }) });
+  } else if (rec.type === 'reasoning' && typeof rec.text === 'string' && rec.text !== '') {
+    emit({ type: 'message', ...base, role: 'assistant', text: '', thinking: rec.text, ...(str(rec.id) !== undefined && { nativeId: rec.id as string }) });
   } else if (rec.type === 'tool_call' && callId !== undefined) {
     const name = str(rec.toolName) ?? str(rec.toolId) ?? '';
     s.openCalls[callId] = name;
@@ -145,7 +153,9 @@ function record(s: DroidState, rec: Rec, offset: number, emit: Emit): void {
   if (rec.type === 'message' && isRec(rec.message)) storedMessage(s, rec, offset, ts, emit);
   else if (rec.type === 'system' && str(rec.model) !== undefined) s.model = rec.model as string;
   else if (rec.type === 'completion') {
-    if (typeof rec.finalText === 'string' && rec.finalText !== '') emit({ type: 'message', agent: CODEC_ID, sessionId: s.sessionId, offset, role: 'assistant', text: rec.finalText, ...(ts !== undefined && { timestamp: ts }), ...(s.model !== undefined && { model: s.model }) });
+    const said = s.replied;
+    s.replied = false;
+    if (!said && typeof rec.finalText === 'string' && rec.finalText !== '') emit({ type: 'message', agent: CODEC_ID, sessionId: s.sessionId, offset, role: 'assistant', text: rec.finalText, ...(ts !== undefined && { timestamp: ts }), ...(s.model !== undefined && { model: s.model }) });
     const usage = completionUsage(s, rec, offset, ts);
     if (usage !== undefined) emit(usage);
   } else streamRecord(s, rec, offset, ts, emit);
@@ -169,7 +179,7 @@ export function settingsUsage(s: DroidState, settings: DroidSettings | undefined
 export function createDroidCore(settings?: DroidSettings): LineCore<DroidState> {
   return {
     init(ctx: CoreContext): DroidState {
-      return { file: ctx.file, sessionId: ctx.file === '-' ? '' : droidStem(ctx.file), sessionEmitted: false, model: undefined, lastTimestamp: undefined, openCalls: {} };
+      return { file: ctx.file, sessionId: ctx.file === '-' ? '' : droidStem(ctx.file), sessionEmitted: false, model: undefined, lastTimestamp: undefined, openCalls: {}, replied: false };
     },
     restore(snapshot, ctx) {
       const s = this.init(ctx);
@@ -177,6 +187,7 @@ export function createDroidCore(settings?: DroidSettings): LineCore<DroidState> 
       restoreStrings(s, o, ['sessionId', 'model', 'lastTimestamp']);
       if (isRec(o.openCalls)) for (const [k, v] of Object.entries(o.openCalls)) if (typeof v === 'string') s.openCalls[k] = v;
       s.sessionEmitted = o.sessionEmitted === true;
+      s.replied = o.replied === true;
       return s;
     },
     snapshot: snapshotWithoutFile,
