@@ -211,6 +211,24 @@ describe.skipIf(!HAS_CLAUDE)('sessions list/search formats (built CLI)', () => {
     expect(await ids(['search', 'zebras', '--last', '1'])).toEqual(['33333333-3333-4333-8333-333333333333']);
   });
 
+  it('--tz sets the zone of the table\u2019s dates (list and search); a bad zone is refused whatever else is asked', async () => {
+    const updated = new Date((SESSIONS[2]!.reqs.at(-1) as Req).ms);
+    // the UPDATED cell as the zone's wall clock, computed apart from the renderer (Intl)
+    const wall = (zone: string) => {
+      const p = Object.fromEntries(new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(updated).map((x) => [x.type, x.value]));
+      return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
+    };
+    for (const zone of ['Pacific/Kiritimati', 'America/Adak']) {
+      const row = (text: string) => text.split('\n').find((l) => l.includes('33333333'));
+      expect(row(await cli(['list', 'claude', '--tz', zone]))).toContain(wall(zone));
+      expect(row(await cli(['search', 'zebras', '--tz', zone]))).toContain(wall(zone));
+    }
+    expect(wall('Pacific/Kiritimati')).not.toBe(wall('America/Adak'));
+    const r = await run(process.execPath, [CLI, 'sessions', 'list', 'claude', '--tz', 'Nowhere/Bogus'], { env: home.env }).catch((e: { code: number; stderr: string }) => e);
+    expect((r as { code: number }).code).toBe(1);
+    expect((r as { stderr: string }).stderr).toMatch(/INVALID_OPTION/);
+  });
+
   it('search: CSV with score and snippet parses back; bad option values are refused', async () => {
     const recs = csvRecords(await cli(['search', 'zebras', '--format', 'csv', '--breakdown']));
     const sessionRows = recs.filter((r) => r.usage_model === '');

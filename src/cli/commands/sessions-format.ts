@@ -31,6 +31,8 @@ export interface SessionFormat {
   breakdown: boolean;
   /** From `--last n`: the start of the day n-1 days before today. */
   lastSince: Date | undefined;
+  /** The zone of the dates (`--tz`, else TZ, else local): checked here, so a bad `--tz` fails whatever else is asked. */
+  timeZone: string;
 }
 
 /** Parse the shared output options (INVALID_OPTION for a bad value). */
@@ -40,10 +42,11 @@ export function sessionFormatFromArgs(ctx: CommandContext): SessionFormat {
   const order = str(ctx, 'order');
   if (order !== undefined && order !== 'asc' && order !== 'desc') throw new CliError('INVALID_OPTION', `Invalid option --order: expected asc|desc, got "${order}"`);
   const last = str(ctx, 'last');
+  const timeZone = timeZoneOf(ctx);
   let lastSince: Date | undefined;
   if (last !== undefined) {
     if (!/^[1-9]\d{0,5}$/.test(last)) throw new CliError('INVALID_OPTION', `Invalid option --last: expected a whole number of days (1 or more), got "${last}"`);
-    lastSince = new Date(periodStart(new ZoneCalendar(timeZoneOf(ctx)), 'day', Number(last) - 1, Date.now()));
+    lastSince = new Date(periodStart(new ZoneCalendar(timeZone), 'day', Number(last) - 1, Date.now()));
   }
   return {
     format: f as CostFormat,
@@ -52,6 +55,7 @@ export function sessionFormatFromArgs(ctx: CommandContext): SessionFormat {
     noCost: bool(ctx, 'no-cost') || ctx.values.cost === false,
     breakdown: bool(ctx, 'breakdown'),
     lastSince,
+    timeZone,
   };
 }
 

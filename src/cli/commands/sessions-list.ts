@@ -88,6 +88,7 @@ export default defineCommand({
       compact: fmt.compact,
       noCost: fmt.noCost,
       inexact: rows.some((s) => !s.exact),
+      timeZone: fmt.timeZone,
       ...(agent !== undefined && { agent, asked: [getCodec(agent).id] }),
     };
     return { rows: out, sources: await surveySources(codecs, ctx.env), view };

@@ -55,7 +55,7 @@ export default defineCommand({
       // The sort's own order is descending (best match, newest, dearest first); --order asc turns the found rows round.
       return withBreakdown(manager, fmt.order === 'asc' ? found.reverse() : found, fmt);
     });
-    ctx.stdout.write(renderSessions(out, fmt.format, { search: true, withAgent: false, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost }, `No sessions match "${text}".`));
+    ctx.stdout.write(renderSessions(out, fmt.format, { search: true, withAgent: false, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost, timeZone: fmt.timeZone }, `No sessions match "${text}".`));
     return 0;
   },
 });

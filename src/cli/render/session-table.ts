@@ -3,6 +3,7 @@
  * that fits the terminal, and its width. Kept light (no registry, no scan): a served `sessions list` is
  * rendered with it in the client process.
  */
+import { ZoneCalendar } from '../../cost/calendar.js';
 import type { SessionSummary } from '../../sessions/types.js';
 import { formatUsd } from '../../sessions/usd.js';
 
@@ -14,8 +15,16 @@ export const UNRECORDED_CELL = 'not recorded';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
-/** `YYYY-MM-DD HH:MM` in the local time zone (TZ). */
-export function formatLocal(d: Date): string {
+/** One calendar per zone: its formatter costs more than a row. */
+const calendars = new Map<string, ZoneCalendar>();
+const calendarOf = (zone: string): ZoneCalendar => calendars.get(zone) ?? calendars.set(zone, new ZoneCalendar(zone)).get(zone)!;
+
+/** `YYYY-MM-DD HH:MM` in `timeZone` (an IANA name), else in the process's local time zone (TZ). */
+export function formatLocal(d: Date, timeZone?: string): string {
+  if (timeZone !== undefined) {
+    const ms = d.getTime();
+    return new Date(ms + calendarOf(timeZone).offsetAt(ms)).toISOString().slice(0, 16).replace('T', ' ');
+  }
   return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
@@ -64,11 +73,11 @@ function costCell(s: SummaryCellsInput): string {
   return s.cost === undefined || s.cost.requestCount === 0 ? 'unknown' : `${formatUsd(s.cost)}+`;
 }
 
-/** The table row cells of a summary (count cells marked `+` when they are lower bounds). */
-export function summaryCells(s: SummaryCellsInput): { updated: string; turns: string; messages: string; cost: string; model: string } {
+/** The table row cells of a summary (count cells marked `+` when they are lower bounds), dates in `timeZone`. */
+export function summaryCells(s: SummaryCellsInput, timeZone?: string): { updated: string; turns: string; messages: string; cost: string; model: string } {
   const mark = s.exact ? '' : '+';
   return {
-    updated: formatLocal(s.updatedAt),
+    updated: formatLocal(s.updatedAt, timeZone),
     turns: `${s.turnCount}${mark}`,
     messages: `${s.messageCount}${mark}`,
     cost: costCell(s),

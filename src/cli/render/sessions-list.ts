@@ -20,6 +20,8 @@ export interface SessionListView {
   /** The agent asked for, as given (absent: every agent), and its codec id. */
   agent?: string;
   asked?: readonly string[];
+  /** The zone of the table's dates (`--tz`, else TZ, else local), as the command resolved it. */
+  timeZone?: string;
 }
 
 const revive = (d: Date | string): Date => (d instanceof Date ? d : new Date(d));
@@ -30,7 +32,7 @@ export function renderSessionList(data: { rows: SessionRow[]; sources: SourceRep
   const rows = data.rows.map((r) => ({ ...r, summary: { ...r.summary, createdAt: revive(r.summary.createdAt), updatedAt: revive(r.summary.updatedAt) } }));
   writeSourceNotes(io.stderr, data.sources, { env: io.env, asked: view.asked, verbose: view.format !== 'json' && stderrIsTerminal(io.stderr) });
   const empty = `No sessions${view.agent !== undefined ? ` for ${view.agent}` : ''}.`;
-  io.stdout.write(renderSessions(rows, view.format, { search: false, withAgent: view.agent === undefined, width: terminalWidth(io), compact: view.compact, noCost: view.noCost }, empty));
+  io.stdout.write(renderSessions(rows, view.format, { search: false, withAgent: view.agent === undefined, width: terminalWidth(io), compact: view.compact, noCost: view.noCost, timeZone: view.timeZone }, empty));
   if (view.format === 'table' && view.inexact) io.stdout.write('+ counts from the head and tail of the file only (lower bounds); --full reads every listed session whole\n');
   return 0;
 }

@@ -34,6 +34,8 @@ export interface SessionRenderOptions {
   width: number;
   compact?: boolean;
   noCost?: boolean;
+  /** The zone of the dates shown (`--tz`); absent: the process's local zone. */
+  timeZone?: string;
 }
 
 /** The widest a compact table may be. */
@@ -58,7 +60,7 @@ interface Column {
 
 /** The columns of the table and the Markdown table; the title is always last. */
 function columns(o: SessionRenderOptions): Column[] {
-  const c = (s: SessionSummary) => summaryCells(s);
+  const c = (s: SessionSummary) => summaryCells(s, o.timeZone);
   const usage: Column = { head: o.noCost ? 'TOKENS' : 'COST', right: true, cell: (s) => usageCell(s, c(s).cost, o) };
   const title: Column = { head: 'TITLE', cell: (s) => (s.title === '' ? '(untitled)' : s.title) };
   const score: Column = { head: 'SCORE', right: true, cell: (s) => (s.relevanceScore ?? 0).toFixed(2) };
