@@ -18,6 +18,7 @@ import type { Codec } from '../cursors/protocol/codec.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import { EVENT_KINDS, type SessionfoldEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/sqlite.js';
+import { createSessionManager } from '../src/sessions/manager.js';
 import { expectGolden } from './helpers/golden.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { startWriter } from './helpers/sqlite-db.js';
@@ -322,6 +323,22 @@ describe('cursor paths', () => {
     expect(await cwdOf(store)).toEqual(['/Users/dev/app']);
     expect(await cwdOf(join(root, 'projects', 'Users-dev-app', 'agent-transcripts', 'Users-dev-app.jsonl'))).toEqual(['/Users/dev/app']);
     expect(await cwdOf(join(root, 'projects', 'Users-dev-other', 'agent-transcripts', 'Users-dev-other.jsonl'))).toEqual([undefined]);
+  });
+
+  it('a cached list sees a transcript\u2019s cwd once the CLI\u2019s chat folder of its workspace appears (a parse dependency)', async () => {
+    const home = join(TMP, 'dep-home');
+    const root = join(home, '.cursor');
+    const transcript = join(root, 'projects', 'tmp-proj', 'agent-transcripts', 't1.jsonl');
+    await mkdir(dirname(transcript), { recursive: true });
+    await writeFile(transcript, readFileSync(join(REAL, 'agent-sessions-agent-transcript.jsonl')));
+    const chats = join(root, 'chats', createHash('md5').update('/tmp/proj').digest('hex'));
+    expect(cursor.getParseDependencies(transcript)).toEqual([chats]);
+    const listed = async (cache: boolean) =>
+      (await createSessionManager({ env: { HOME: home }, roots: { cursor: [root] }, cache, cachePath: join(home, 'cache.db') }).list('cursor', { cwd: '/tmp/proj' })).map((x) => x.sessionId);
+    expect(await listed(true)).toEqual([]);
+    await mkdir(chats, { recursive: true });
+    expect(await listed(false)).toEqual(['t1']);
+    expect(await listed(true)).toEqual(['t1']);
   });
 
   it('discovers transcripts and subagent transcripts under projects/<ws>/agent-transcripts', async () => {

@@ -22,7 +22,7 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import { COMPOSER_PREFIX } from './ide.js';
 import { CODEC_ID, createTranscriptCore } from './parse.js';
-import { chatStoreCwd, cursorFileKind, discoverCursorFiles, transcriptCwd } from './paths.js';
+import { chatStoreCwd, cursorFileKind, discoverCursorFiles, transcriptCwd, transcriptWorkspace } from './paths.js';
 import { cursorDescriptor } from './descriptor.js';
 
 export { CODEC_ID, createTranscriptCore, transcriptCore, transcriptIds, userQueryText, type TranscriptState } from './parse.js';
@@ -103,7 +103,10 @@ export const cursor: Codec = {
     return undefined;
   },
   getParseDependencies(file: string): string[] {
-    return cursorFileKind(splitRecordPath(file).db) === 'transcript' ? [] : recordDependencies(file);
+    if (cursorFileKind(splitRecordPath(file).db) !== 'transcript') return recordDependencies(file);
+    // a transcript's cwd is known once the CLI's chat folder of its workspace exists (paths.ts transcriptCwd)
+    const w = transcriptWorkspace(file);
+    return w === undefined ? [] : [w.chats];
   },
   read: readCursor,
   /** cursor-agent's own resume; an IDE composer has no command-line resume (USAGE_ERROR). */

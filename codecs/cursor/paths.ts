@@ -129,12 +129,21 @@ export function chatStoreCwd(storePath: string): string | undefined {
   return undefined;
 }
 
-/** The workspace folder of `<home>/projects/<name>/agent-transcripts/…`, when `<home>/chats/<md5>` exists. */
-export function transcriptCwd(transcriptPath: string): string | undefined {
+/**
+ * The workspace folder a transcript's project folder may name, and the `<home>/chats/<md5>` folder that
+ * confirms it (a project folder's name is the path with `/` as `-`, so only the CLI's chat folder tells).
+ */
+export function transcriptWorkspace(transcriptPath: string): { cwd: string; chats: string } | undefined {
   const parts = transcriptPath.split(sep);
   const at = parts.lastIndexOf('agent-transcripts');
   if (at < 3 || parts[at - 2] !== 'projects') return undefined;
   const cwd = projectPath(parts[at - 1] as string);
   const home = parts.slice(0, at - 2).join(sep);
-  return existsSync(join(home, 'chats', md5(cwd))) ? cwd : undefined;
+  return { cwd, chats: join(home, 'chats', md5(cwd)) };
+}
+
+/** The workspace folder of `<home>/projects/<name>/agent-transcripts/…`, when `<home>/chats/<md5>` exists. */
+export function transcriptCwd(transcriptPath: string): string | undefined {
+  const w = transcriptWorkspace(transcriptPath);
+  return w !== undefined && existsSync(w.chats) ? w.cwd : undefined;
 }
