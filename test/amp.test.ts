@@ -4,7 +4,7 @@
  * read; plus key orders and content blocks the fixtures do not show. Regenerate the golden files with
  * `UPDATE_GOLDEN=1 npx vitest run test/amp.test.ts` (the totals check still holds them to the simple reader).
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import { amp } from '../codecs/amp/index.js';
 import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
+import { runCli } from '../src/cli/run.js';
+import { sink } from './cost-history.js';
 import { codecSplitTotals, type SplitTotals } from './helpers/usage-totals.js';
 
 const REAL = new URL('../../shared/fixtures/real/amp/', import.meta.url).pathname;
@@ -136,6 +138,24 @@ describe('amp key orders and content blocks', () => {
     await writeFile(f, thread({ ...ledger, id: 'T-led', messages: MESSAGES }));
     const usage = byKind(await readEvents(amp, f)).usage;
     expect(usage).toMatchObject([{ model: 'm', inputTokens: 9, outputTokens: 1, cacheReadTokens: 7, cacheWriteTokens: 8, timestamp: '2026-01-02T00:00:00.000Z' }]);
+  });
+
+  it('a thread that gains its ledger after a cached report: the ledger\u2019s copy replaces the message\u2019s, not adds to it', async () => {
+    const threads = join(dir, 'gains-ledger');
+    await mkdir(threads, { recursive: true });
+    const f = join(threads, 'T-gain.json');
+    await writeFile(f, thread({ id: 'T-gain', messages: MESSAGES }));
+    const env = { HOME: dir, SESSIONFOLD_AMP_DIR: threads, SESSIONFOLD_SOCKET: 'off' };
+    const report = async (...extra: string[]) => {
+      const out = sink();
+      expect(await runCli(['cost', 'report', '--json', '--agent', 'amp', '--cache', join(dir, 'gain-cache.db'), ...extra], { stdout: out, stderr: sink(), env })).toBe(0);
+      const j = JSON.parse(out.text()) as { inputTokens: number; outputTokens: number; cacheReadTokens: number; requestCount: number };
+      return [j.inputTokens, j.outputTokens, j.cacheReadTokens, j.requestCount];
+    };
+    expect(await report()).toEqual([5, 6, 7, 1]);
+    await writeFile(f, thread({ id: 'T-gain', messages: MESSAGES, usageLedger: { events: [{ id: 'ev1', model: 'claude-sonnet-4', toMessageId: 1, tokens: { input: 5, output: 6 } }] } }));
+    expect(await report('--no-cache')).toEqual([5, 6, 7, 1]);
+    expect(await report()).toEqual([5, 6, 7, 1]);
   });
 
   it('a broken document is one skipped record, and insane counts count 0', async () => {

@@ -110,9 +110,15 @@ function* messageEvents(acc: Acc, m: Rec, offset: number): Generator<Sessionfold
   }
 }
 
-/** One usage event per distinct ledger event id. */
+/**
+ * One usage event per distinct ledger event id. The first event naming a message is keyed as that message's
+ * usage was (`message:<id>`): a thread read before its ledger was written counted the message, and the
+ * cache keeps a rewritten file's vanished keys, so the ledger's copy must replace that count, not add to it.
+ * A further event naming the same message keeps its ledger key.
+ */
 function* ledgerUsage(acc: Acc, events: readonly unknown[]): Generator<UsageEvent> {
   const seen = new Set<string>();
+  const named = new Set<string>();
   for (const [i, raw] of events.entries()) {
     const e = rec(raw);
     if (e === undefined) continue;
@@ -125,7 +131,9 @@ function* ledgerUsage(acc: Acc, events: readonly unknown[]): Generator<UsageEven
     const to = idText(e.toMessageId);
     const cache = to === undefined ? undefined : acc.byId.get(to);
     const counts = { inputTokens: ampCount(tokens?.input), outputTokens: ampCount(tokens?.output), cacheReadTokens: cache?.cacheRead ?? 0, cacheWriteTokens: cache?.cacheWrite ?? 0 };
-    yield usageEvent(acc, i, str(e.model), isoOf(e.timestamp) ?? cache?.timestamp, counts, `ledger:${id ?? i}`, to);
+    const asMessage = to !== undefined && !named.has(to);
+    if (asMessage) named.add(to);
+    yield usageEvent(acc, i, str(e.model), isoOf(e.timestamp) ?? cache?.timestamp, counts, asMessage ? `message:${to}` : `ledger:${id ?? i}`, to);
   }
 }
 
