@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createPricer, priceDataVersion, resolvePriceEntry, type PriceableUsage } from '../src/cost/pricing.js';
 import { parseOverrides, NO_OVERRIDES } from '../src/cost/overrides.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';
+import { withSupplements } from '../src/cost/price-supplements.js';
 
 function usage(over: Partial<PriceableUsage> & { model: string }): PriceableUsage {
   return {
@@ -24,6 +25,15 @@ function usage(over: Partial<PriceableUsage> & { model: string }): PriceableUsag
 
 /** genai-prices' own answer for the same usage (its input_tokens is the whole prompt). */
 function reference(u: PriceableUsage, providerId?: string, provider?: Provider): number | undefined {
+  // the data's entry with what src/cost/price-supplements.ts adds to it, as a provider of its own
+  if (provider === undefined) {
+    const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, u.model, providerId !== undefined ? { providerId } : {});
+    const prices = found?.model.prices;
+    if (found && prices !== undefined && !Array.isArray(prices)) {
+      const patched = withSupplements(found.provider.id, found.model.id, prices);
+      if (patched !== prices) provider = { ...found.provider, models: [{ ...found.model, match: { equals: u.model }, prices: patched }] };
+    }
+  }
   const r = calcPrice(
     {
       input_tokens: u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens,
@@ -142,10 +152,24 @@ describe('pricing arithmetic', () => {
     closeTo(pricer.calculate(single), (500_000 * 2.5 + 10_000 * 15) / 1e6);
   });
 
+  it('bills Claude Sonnet 4 above 200k at its long-context rates, which the price data lacks (price-supplements.ts)', () => {
+    // Anthropic: input 3 → 6, output 15 → 22.5, cache read 0.3 → 0.6, cache writes 3.75 → 7.5 and 6 → 12.
+    const big = usage({ model: 'claude-sonnet-4-20250514', inputTokens: 250_000, outputTokens: 1_000 });
+    closeTo(pricer.calculate(big), (250_000 * 6 + 1_000 * 22.5) / 1e6);
+    closeTo(pricer.calculate(big), pricer.calculate(usage({ ...big, model: 'claude-sonnet-4-5-20250929' })));
+    const cached = usage({ model: 'claude-sonnet-4-20250514', inputTokens: 10, cacheReadTokens: 150_000, cacheWriteTokens: 60_000, cacheWrite1hTokens: 20_000, outputTokens: 100 });
+    closeTo(pricer.calculate(cached), (10 * 6 + 150_000 * 0.6 + 40_000 * 7.5 + 20_000 * 12 + 100 * 22.5) / 1e6);
+    const small = usage({ model: 'claude-sonnet-4-20250514', inputTokens: 200_000, outputTokens: 1_000 });
+    closeTo(pricer.calculate(small), (200_000 * 3 + 1_000 * 15) / 1e6);
+    // an entry the data already tiers is left as it is
+    const tiered = { input_mtok: { base: 3, tiers: [{ start: 200_000, price: 6 }] }, output_mtok: 15 };
+    expect(withSupplements('anthropic', 'claude-sonnet-4-0', tiered)).toBe(tiered);
+  });
+
   it('bills 1-hour cache writes at their own rate', () => {
-    // claude-sonnet-4: cache write 3.75 (5 min), 6 (1 h).
-    const u = usage({ model: 'claude-sonnet-4-20250514', cacheWriteTokens: 1_000_000, cacheWrite1hTokens: 400_000 });
-    closeTo(pricer.calculate(u), 600_000 * 3.75e-6 + 400_000 * 6e-6);
+    // claude-sonnet-4: cache write 3.75 (5 min), 6 (1 h); a prompt under its 200k long-context threshold.
+    const u = usage({ model: 'claude-sonnet-4-20250514', cacheWriteTokens: 100_000, cacheWrite1hTokens: 40_000 });
+    closeTo(pricer.calculate(u), 60_000 * 3.75e-6 + 40_000 * 6e-6);
     closeTo(pricer.calculate(u), reference(u));
   });
 

@@ -22,6 +22,7 @@
  */
 import type { ModelInfo, ModelPrice, TieredPrices } from '@pydantic/genai-prices';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
+import { withSupplements } from './price-supplements.js';
 
 /** Per-token USD rates of one price level (already divided by 1e6; `request` is USD per request). */
 export interface RateSet {
@@ -130,7 +131,7 @@ export function entryFromModelInfo(model: ModelInfo, providerId: string): PriceE
     let constraint: PriceConstraint = { kind: 'always' };
     if (k && k.type === 'start_date') constraint = { kind: 'since', ms: Date.parse(`${k.start_date}T00:00:00Z`) };
     else if (k && k.type === 'time_of_date') constraint = { kind: 'timeOfDay', start: secondsOfDay(k.start_time), end: secondsOfDay(k.end_time) };
-    return buildVariant(c.prices, constraint);
+    return buildVariant(withSupplements(providerId, model.id, c.prices), constraint);
   });
   return { modelId: model.id, providerId, source: 'genai-prices', variants, ...(typeof model.context_window === 'number' && { contextWindow: model.context_window }) };
 }

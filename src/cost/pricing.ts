@@ -29,7 +29,7 @@ import { loadPriceTable, lookupPrice, type PriceTable, type TableMatch } from '.
  * Goes up whenever our price arithmetic changes (tiers, surcharges, model-name candidates): it is part of
  * every pricer's fingerprint, so fold snapshots priced by older rules are not reused.
  */
-export const PRICING_RULES_VERSION = 1;
+export const PRICING_RULES_VERSION = 2;
 
 const require = createRequire(import.meta.url);
 type GenaiPrices = typeof import('@pydantic/genai-prices');
