@@ -216,12 +216,12 @@ function windowOf(agent: string, start: number, entries: Entry[], nowMs: number)
     isActive && minutes > 0 ? { tokensPerMinute: totalTokens / minutes, tokensPerMinuteForIndicator: (tokenCounts.inputTokens + tokenCounts.outputTokens) / minutes, costPerHour: (costUSD / minutes) * 60 } : null;
   let projection: BlockProjection | null = null;
   if (burnRate !== null) {
-    // Whole minutes, as ccusage counts them (its projection is rate × the minutes it prints).
-    const remaining = Math.max(0, Math.floor((end - nowMs) / 60_000));
+    // As ccusage's projectBlockUsage: the rate over the exact minutes left, the minutes printed rounded.
+    const remaining = Math.max(0, (end - nowMs) / 60_000);
     projection = {
       totalTokens: Math.round(totalTokens + burnRate.tokensPerMinute * remaining),
       totalCost: Math.round((costUSD + (burnRate.costPerHour / 60) * remaining) * 100) / 100,
-      remainingMinutes: remaining,
+      remainingMinutes: Math.round(remaining),
     };
   }
   return {
