@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageBlocks } from '../src/cost/total.js';
 import { statusLine, type StatusLineData } from '../src/cost/statusline.js';
+import { renderStatusLine } from '../src/cli/render/statusline.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { sumOf, writeClaudeSession, type Req } from './claude-lines.js';
 import { isServed } from '../src/serve/protocol.js';
@@ -117,6 +118,8 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
       startTime: '2025-08-28T12:00:00.000Z',
       endTime: '2025-08-28T17:00:00.000Z',
       costUsd: active?.costUSD,
+      requests: active?.entries,
+      unpricedCount: 0,
       totalTokens: active?.totalTokens,
       remainingMinutes: 210,
       burnRate: { costPerHour: active?.burnRate?.costPerHour, tokensPerMinute: active?.burnRate?.tokensPerMinute },
@@ -181,6 +184,32 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
     expect(d.today.costUsd).toBe(report.totalUsd);
     expect(d.block?.costUsd).toBeCloseTo(report.totalUsd, 9);
   }, 60_000);
+
+  it('a window of one request counts its time left from now; an unpriced window is n/a*; a past --now leaves later usage out; [1m] is a 1M window', async () => {
+    const h = await makeHome();
+    try {
+      const sid = '55555555-5555-4555-8555-555555555555';
+      const model = 'mystery-model-x';
+      await writeClaudeSession(h.claude, sid, [
+        { id: 'm1', ms: Date.parse('2026-11-21T10:10:00Z'), inp: 1000, out: 100, cr: 0, cw: 0, usd: 0, model },
+        { id: 'm2', ms: Date.parse('2026-11-21T20:00:00Z'), inp: 5, out: 5, cr: 0, cw: 0, usd: 0, model },
+      ]);
+      const at = (now: string, extra: Partial<Parameters<typeof statusLine>[0]> = {}) =>
+        statusLine({ agent: 'claude', sessionId: sid, env: h.env, cache: false, now: new Date(now), timeZone: 'UTC', mode: 'calculate', ...extra });
+      const late = await at('2026-11-21T14:59:00Z');
+      // the window 10:00–15:00, one minute from its end, not 4h 50m (its last request to its end)
+      expect(late.block).toMatchObject({ startTime: '2026-11-21T10:00:00.000Z', remainingMinutes: 1, requests: 1, unpricedCount: 1, costUsd: 0 });
+      expect(renderStatusLine(late)).toContain('block n/a*, 0h 01m left');
+      // the 20:00 response is written after that instant: in neither the session nor the day
+      expect(late.session).toEqual({ costUsd: 0, requests: 1, unpricedCount: 1 });
+      expect(late.today.requests).toBe(1);
+      expect((await at('2026-11-21T20:30:00Z')).session?.requests).toBe(2);
+      const wide = await at('2026-11-21T10:30:00Z', { model: 'claude-sonnet-4-5-20250929[1m]' });
+      expect(wide.context).toMatchObject({ usedTokens: 1000, windowTokens: 1_000_000, windowSource: 'model-id' });
+    } finally {
+      await rm(h.dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('finds the window a chain of windows with no 5-hour silence leads to, past the first look-back', async () => {
     const h = await makeHome();

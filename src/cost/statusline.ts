@@ -71,13 +71,12 @@ export interface StatusLineCost {
   unpricedCount: number;
 }
 
-/** The active 5-hour window of the session's agent. */
-export interface StatusLineBlock {
+/** The active 5-hour window of the session's agent: its cost as StatusLineCost, `requests` its responses. */
+export interface StatusLineBlock extends StatusLineCost {
   startTime: string;
   endTime: string;
-  costUsd: number;
   totalTokens: number;
-  /** Whole minutes to the window's end. */
+  /** Minutes from now to the window's end, rounded (as ccusage prints them). */
   remainingMinutes: number;
   /** USD per hour and tokens per minute between the window's first and last request; null after one request. */
   burnRate: { costPerHour: number; tokensPerMinute: number } | null;
@@ -91,8 +90,11 @@ export interface StatusLineContext {
   usedTokens: number;
   /** The model's context window; null when neither the agent nor the price data states one. */
   windowTokens: number | null;
-  /** Where `windowTokens` comes from: the agent's own report, or genai-prices' model data. */
-  windowSource: 'agent' | 'genai-prices' | null;
+  /**
+   * Where `windowTokens` comes from: the agent's own report, the model id's `[1m]` (Claude Code's name for a
+   * model run with the 1M-token context), or genai-prices' model data.
+   */
+  windowSource: 'agent' | 'model-id' | 'genai-prices' | null;
   /** usedTokens / windowTokens × 100, or null. */
   percent: number | null;
 }
@@ -134,14 +136,16 @@ function windowsSettled(blocks: readonly UsageBlock[], bound: number): boolean {
   return Date.parse(first.startTime) - bound > BLOCK_MS;
 }
 
-function blockOf(b: UsageBlock | undefined): StatusLineBlock | null {
+function blockOf(b: UsageBlock | undefined, nowMs: number): StatusLineBlock | null {
   if (b === undefined) return null;
   return {
     startTime: b.startTime,
     endTime: b.endTime,
     costUsd: b.costUSD,
+    requests: b.entries,
+    unpricedCount: b.unpricedCount,
     totalTokens: b.totalTokens,
-    remainingMinutes: b.projection?.remainingMinutes ?? Math.max(0, Math.floor((Date.parse(b.endTime) - Date.parse(b.actualEndTime ?? b.endTime)) / 60_000)),
+    remainingMinutes: b.projection?.remainingMinutes ?? Math.max(0, Math.round((Date.parse(b.endTime) - nowMs) / 60_000)),
     burnRate: b.burnRate === null ? null : { costPerHour: b.burnRate.costPerHour, tokensPerMinute: b.burnRate.tokensPerMinute },
     projectedCostUsd: b.projection?.totalCost ?? null,
   };
@@ -194,6 +198,8 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
       const sessionOnly = keep !== undefined && (keep.beforeSince.has(file as string) || keep.unlisted?.has(file as string) === true);
       fileAt = keep?.listedAs?.get(file as string) ?? file;
       for (const r of batch) {
+        // what is written after the instant asked for (`--now` in the past) is not yet spent at it
+        if (recordTime(r) > nowMs) continue;
         if (!sessionOnly || r.file !== fileAt) {
           today.add(r);
           blocks.add(r);
@@ -222,7 +228,7 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
       model: { id: modelId, displayName: query.modelName ?? null },
       session: s.requestCount === 0 ? null : { costUsd: s.totalUsd, requests: s.requestCount, unpricedCount: s.unpricedCount },
       today: { date: day.date, costUsd: t.totalUsd, requests: t.requestCount, unpricedCount: t.unpricedCount },
-      block: blockOf(windows.find((b) => b.isActive)),
+      block: blockOf(windows.find((b) => b.isActive), nowMs),
       context,
       now: new Date(nowMs).toISOString(),
     };
@@ -235,6 +241,7 @@ function contextOf(last: UsageRecord, model: string | null, stated: number | und
   let windowTokens: number | null = null;
   let windowSource: StatusLineContext['windowSource'] = null;
   if (stated !== undefined && Number.isSafeInteger(stated) && stated > 0) [windowTokens, windowSource] = [stated, 'agent'];
+  else if ((model ?? last.model).endsWith('[1m]')) [windowTokens, windowSource] = [1_000_000, 'model-id'];
   else {
     const w = pricer.resolve(model ?? last.model, last.provider)?.contextWindow;
     if (w !== undefined) [windowTokens, windowSource] = [w, 'genai-prices'];

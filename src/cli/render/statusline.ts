@@ -24,7 +24,7 @@ export function renderStatusLine(d: StatusLineData): string {
   parts.push(`session ${d.session === null ? '$0.00' : cost(d.session)}`);
   parts.push(`today ${cost(d.today)}`);
   if (d.block !== null) {
-    const b = [`block ${usd(d.block.costUsd)}`, left(d.block.remainingMinutes)];
+    const b = [`block ${cost(d.block)}`, left(d.block.remainingMinutes)];
     if (d.block.burnRate !== null) b.push(`${usd(d.block.burnRate.costPerHour)}/h`);
     parts.push(b.join(', '));
   }
