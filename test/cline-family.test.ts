@@ -40,15 +40,15 @@ interface Totals {
 }
 
 /**
- * The simple second reader: JSON.parse the whole `ui_messages.json`; every `say` `api_req_started` or
- * `deleted_api_reqs` whose text parses and whose four counts are whole non-negative numbers and not all zero;
+ * The simple second reader: JSON.parse the whole `ui_messages.json`; every `say` `api_req_started`,
+ * `deleted_api_reqs` or `api_req_deleted` whose text parses and whose four counts are whole non-negative numbers and not all zero;
  * for Roo Code and Kilo Code, `tokensIn` less the cache when it is at least the cache and the request is an
  * OpenAI-protocol one or dated from the release on.
  */
 function naiveTotals(text: string, since: number | undefined): Totals {
   const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, calls: 0 };
   for (const m of JSON.parse(text) as any[]) {
-    if (m.type !== 'say' || (m.say !== 'api_req_started' && m.say !== 'deleted_api_reqs')) continue;
+    if (m.type !== 'say' || !['api_req_started', 'deleted_api_reqs', 'api_req_deleted'].includes(m.say)) continue;
     let r: any;
     try {
       r = JSON.parse(m.text);
@@ -163,6 +163,15 @@ describe('Cline family edge cases', () => {
     ]);
     const s = byKind(await readEvents(roo, uiOf('roo', '0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f'))).session[0];
     expect(s).toMatchObject({ title: 'Make the header sticky', cwd: '/home/dev/site' });
+  });
+
+  it('roo: a checkpoint restore\'s api_req_deleted counts once, as a span of the requests it deleted', async () => {
+    const usage = byKind(await readEvents(roo, uiOf('roo', '019af3c0-0000-7000-8000-0000000000d1'))).usage as UsageEvent[];
+    expect(usage.map((u) => [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.costUsd, u.singleRequest, u.dedupKey])).toEqual([
+      [40, 220, 0, 9000, 0.0371, true, 'roo:019af3c0-0000-7000-8000-0000000000d1:1765000001000'],
+      [100, 540, 17900, 600, 0.0165, false, 'roo:019af3c0-0000-7000-8000-0000000000d1:1765000009000'],
+      [30, 300, 9000, 350, 0.009, true, 'roo:019af3c0-0000-7000-8000-0000000000d1:1765000011000'],
+    ]);
   });
 
   it('kilo: an absurd count refuses its record; the rule of each flavor', async () => {

@@ -71,7 +71,10 @@ export function uncachedInput(flavor: ClineFlavor, ts: number, tokensIn: number,
   return tokensIn - cache;
 }
 
-/** The usage of one `api_req_started` (or `deleted_api_reqs`) message; undefined when it carries none. */
+/**
+ * The usage of one `api_req_started` message, or of the summary a checkpoint restore leaves of the requests it
+ * deleted (Cline's `deleted_api_reqs`, Roo Code's and Kilo Code's `api_req_deleted`); undefined when it carries none.
+ */
 function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boolean): UsageEvent | undefined {
   // A request message without text has nothing to count; a text that is no JSON object is a broken record.
   if (typeof m.text !== 'string' || m.text.trim() === '') return undefined;
@@ -169,7 +172,7 @@ function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldE
   if (own !== undefined) acc.lastModel = own;
   const base = { agent: acc.flavor.id, sessionId: acc.taskId, offset: index };
   const timestamp = new Date(ts).toISOString();
-  if (m.type === 'say' && (kind === 'api_req_started' || kind === 'deleted_api_reqs')) {
+  if (m.type === 'say' && (kind === 'api_req_started' || kind === 'deleted_api_reqs' || kind === 'api_req_deleted')) {
     const event = requestUsage(acc, m, ts, index, kind === 'api_req_started');
     acc.requests.push({ ts, event, ...(own !== undefined && { own }), ...(acc.lastModel !== undefined && { seen: acc.lastModel }) });
     return;
