@@ -18,6 +18,10 @@ import { detectCodec } from '../src/registry.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
+import { foldCost } from '../src/cost/fold.js';
+import { NO_OVERRIDES } from '../src/cost/overrides.js';
+import { createPricer } from '../src/cost/pricing.js';
+import { asRecords } from '../src/scan/types.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 const CODECS: Record<'cline' | 'roo' | 'kilo', { codec: Codec; since: number | undefined }> = {
@@ -43,11 +47,17 @@ interface Totals {
  * The simple second reader: JSON.parse the whole `ui_messages.json`; every `say` `api_req_started`,
  * `deleted_api_reqs` or `api_req_deleted` whose text parses and whose four counts are whole non-negative numbers and not all zero;
  * for Roo Code and Kilo Code, `tokensIn` less the cache when it is at least the cache and the request is an
- * OpenAI-protocol one or dated from the release on.
+ * OpenAI-protocol one or dated from the release on; a `condense_context` with a cost above 0 is a call of that
+ * cost and no tokens.
  */
 function naiveTotals(text: string, since: number | undefined): Totals {
   const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, calls: 0 };
   for (const m of JSON.parse(text) as any[]) {
+    if (m.type === 'say' && m.say === 'condense_context' && m.contextCondense?.cost > 0) {
+      t.cost += m.contextCondense.cost;
+      t.calls++;
+      continue;
+    }
     if (m.type !== 'say' || !['api_req_started', 'deleted_api_reqs', 'api_req_deleted'].includes(m.say)) continue;
     let r: any;
     try {
@@ -166,12 +176,24 @@ describe('Cline family edge cases', () => {
   });
 
   it('roo: a checkpoint restore\'s api_req_deleted counts once, as a span of the requests it deleted', async () => {
-    const usage = byKind(await readEvents(roo, uiOf('roo', '019af3c0-0000-7000-8000-0000000000d1'))).usage as UsageEvent[];
+    const usage = (byKind(await readEvents(roo, uiOf('roo', '019af3c0-0000-7000-8000-0000000000d1'))).usage as UsageEvent[]).filter((u) => !u.dedupKey.endsWith(':condense'));
     expect(usage.map((u) => [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.costUsd, u.singleRequest, u.dedupKey])).toEqual([
       [40, 220, 0, 9000, 0.0371, true, 'roo:019af3c0-0000-7000-8000-0000000000d1:1765000001000'],
       [100, 540, 17900, 600, 0.0165, false, 'roo:019af3c0-0000-7000-8000-0000000000d1:1765000009000'],
       [30, 300, 9000, 350, 0.009, true, 'roo:019af3c0-0000-7000-8000-0000000000d1:1765000011000'],
     ]);
+  });
+
+  it('roo: a context condensation is a usage of its own with its cost and no tokens, and the cost fold counts it', async () => {
+    const file = uiOf('roo', '019af3c0-0000-7000-8000-0000000000d1');
+    const usage = byKind(await readEvents(roo, file)).usage as UsageEvent[];
+    const condense = usage.filter((u) => u.dedupKey.endsWith(':condense'));
+    expect(condense).toEqual([
+      expect.objectContaining({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0123, model: 'unknown', modelFallback: true, timestamp: '2025-12-06T05:46:50.500Z', dedupKey: 'roo:019af3c0-0000-7000-8000-0000000000d1:1765000010500:condense' }),
+    ]);
+    const summary = await foldCost(asRecords(usage, file, undefined), { pricer: createPricer({ mode: 'auto', overrides: NO_OVERRIDES }), timeZone: 'UTC' });
+    expect(summary.requestCount).toBe(4);
+    expect(summary.totalUsd).toBeCloseTo(0.0371 + 0.0165 + 0.0123 + 0.009, 9);
   });
 
   it('kilo: an absurd count refuses its record; the rule of each flavor', async () => {

@@ -107,6 +107,35 @@ function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boole
   });
 }
 
+/**
+ * A usage event of a call that is no `api_req_started` request, under a dedup key of its own (`<agent>:<task>:
+ * <ts>:<what>`): no request's model stands for its own (undefined: `unknown`), so it is emitted as it is read,
+ * not held for `finish`.
+ */
+function sideUsage(acc: Acc, ts: number, index: number, what: string, counts: { input: number; output: number; cost: number | undefined }, model?: string): UsageEvent {
+  return usageEventOf(acc.flavor.id, acc.taskId, index, {
+    model,
+    timestamp: new Date(ts).toISOString(),
+    inputTokens: counts.input,
+    outputTokens: counts.output,
+    costUsd: counts.cost !== undefined && counts.cost > 0 ? counts.cost : undefined,
+    singleRequest: true,
+    dedupKey: `${acc.flavor.id}:${acc.taskId}:${ts}:${what}`,
+  });
+}
+
+/** The cost of a context condensation (`contextCondense.cost`, the summarising call), as a usage without tokens. */
+function condenseUsage(acc: Acc, m: Rec, ts: number, index: number): UsageEvent | undefined {
+  let cost: number | undefined;
+  try {
+    cost = saneCost(rec(m.contextCondense)?.cost, 'contextCondense.cost');
+  } catch (e) {
+    skip(acc, `${acc.taskId}: ${(e as Error).message}`);
+    return undefined;
+  }
+  return cost !== undefined && cost > 0 ? sideUsage(acc, ts, index, 'condense', { input: 0, output: 0, cost }) : undefined;
+}
+
 /** The tool call a message stands for, if any: [kind, name, input]. */
 function toolOf(kind: string, m: Rec): [('command' | 'mcp' | 'browser') | undefined, string, unknown] | undefined {
   switch (kind) {
@@ -175,6 +204,11 @@ function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldE
   if (m.type === 'say' && (kind === 'api_req_started' || kind === 'deleted_api_reqs' || kind === 'api_req_deleted')) {
     const event = requestUsage(acc, m, ts, index, kind === 'api_req_started');
     acc.requests.push({ ts, event, ...(own !== undefined && { own }), ...(acc.lastModel !== undefined && { seen: acc.lastModel }) });
+    return;
+  }
+  if (m.type === 'say' && kind === 'condense_context') {
+    const usage = condenseUsage(acc, m, ts, index);
+    if (usage !== undefined) yield usage;
     return;
   }
   const msg = messageOf(kind, m);
