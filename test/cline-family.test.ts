@@ -48,11 +48,19 @@ interface Totals {
  * `deleted_api_reqs` or `api_req_deleted` whose text parses and whose four counts are whole non-negative numbers and not all zero;
  * for Roo Code and Kilo Code, `tokensIn` less the cache when it is at least the cache and the request is an
  * OpenAI-protocol one or dated from the release on; a `condense_context` with a cost above 0 is a call of that
- * cost and no tokens.
+ * cost and no tokens; for Kilo Code, an `ask` `tool` with a `fastApplyResult` is a call of its counts.
  */
-function naiveTotals(text: string, since: number | undefined): Totals {
+function naiveTotals(text: string, since: number | undefined, fastApply: boolean): Totals {
   const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, calls: 0 };
   for (const m of JSON.parse(text) as any[]) {
+    const fa = fastApply && m.type === 'ask' && m.ask === 'tool' ? JSON.parse(m.text).fastApplyResult : undefined;
+    if (fa !== undefined) {
+      t.input += fa.tokensIn ?? 0;
+      t.output += fa.tokensOut ?? 0;
+      t.cost += fa.cost > 0 ? fa.cost : 0;
+      t.calls++;
+      continue;
+    }
     if (m.type === 'say' && m.say === 'condense_context' && m.contextCondense?.cost > 0) {
       t.cost += m.contextCondense.cost;
       t.calls++;
@@ -114,7 +122,7 @@ describe('Cline family golden files', () => {
   it.each(TASKS)('%s %s: golden token totals agree with a deliberately simple second reader', async (agent, id) => {
     const golden = (await readFile(join(FIXTURES, 'expected', agent, `${id}.events.jsonl`), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
     const mine = codecTotals(golden);
-    const simple = naiveTotals(await readFile(uiOf(agent, id), 'utf8'), CODECS[agent].since);
+    const simple = naiveTotals(await readFile(uiOf(agent, id), 'utf8'), CODECS[agent].since, agent === 'kilo');
     expect({ ...mine, cost: mine.cost.toFixed(6) }).toEqual({ ...simple, cost: simple.cost.toFixed(6) });
   });
 });
@@ -194,6 +202,19 @@ describe('Cline family edge cases', () => {
     const summary = await foldCost(asRecords(usage, file, undefined), { pricer: createPricer({ mode: 'auto', overrides: NO_OVERRIDES }), timeZone: 'UTC' });
     expect(summary.requestCount).toBe(4);
     expect(summary.totalUsd).toBeCloseTo(0.0371 + 0.0165 + 0.0123 + 0.009, 9);
+  });
+
+  it('kilo: a fast apply is a usage of its own, keyed by its message; only Kilo Code reads it', async () => {
+    const file = uiOf('kilo', '019af9d0-0000-7000-8000-0000000000fa');
+    const usage = byKind(await readEvents(kilo, file)).usage as UsageEvent[];
+    expect(usage.map((u) => [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.costUsd, u.model, u.dedupKey])).toEqual([
+      [1830, 1650, 0, 0.004782, 'morph/morph-v3-large', 'kilo:019af9d0-0000-7000-8000-0000000000fa:1765100004000:fastApply'],
+      [400, 310, 4800, 0.0041, 'anthropic/claude-sonnet-4.5', 'kilo:019af9d0-0000-7000-8000-0000000000fa:1765100001000'],
+      [400, 120, 5200, 0.0019, 'anthropic/claude-sonnet-4.5', 'kilo:019af9d0-0000-7000-8000-0000000000fa:1765100006000'],
+    ]);
+    // Read again (a rewrite of the task), the fast apply keeps its key: the folds count it once.
+    expect((byKind(await readEvents(kilo, file)).usage as UsageEvent[]).map((u) => u.dedupKey)).toEqual(usage.map((u) => u.dedupKey));
+    expect((byKind(await readEvents(roo, file)).usage as UsageEvent[]).map((u) => u.dedupKey).filter((k) => k.endsWith(':fastApply'))).toEqual([]);
   });
 
   it('kilo: an absurd count refuses its record; the rule of each flavor', async () => {

@@ -2,7 +2,8 @@
  * The document parser of a Cline-family task (cursors/read-document.ts `DocumentParser`): `ui_messages.json`,
  * the task's `ClineMessage[]`, walked one element at a time (walk.ts) into a session event, messages and tool
  * events as they come, and one usage event per `say: "api_req_started"` whose `text` (JSON) carries tokens,
- * emitted last (each request's model is known only once the next request's time is). The task's sibling
+ * emitted last (each request's model is known only once the next request's time is); the calls no request
+ * records (a context condensation, Kilo Code's fast apply) give their usage as they are read. The task's sibling
  * files give the model and the work dir (history.ts). README.md has the format, the token semantics and the
  * sources.
  */
@@ -27,6 +28,8 @@ export interface ClineFlavor {
   inclusiveSince?: number;
   /** Whether `task_metadata.json` `model_usage` names models (Cline). */
   metadataModels: boolean;
+  /** Whether an `ask: "tool"` may carry the usage of its fast apply call, `fastApplyResult` (Kilo Code). */
+  fastApply?: boolean;
 }
 
 /** A parsed JSON text, or undefined when it is not JSON. */
@@ -136,6 +139,25 @@ function condenseUsage(acc: Acc, m: Rec, ts: number, index: number): UsageEvent 
   return cost !== undefined && cost > 0 ? sideUsage(acc, ts, index, 'condense', { input: 0, output: 0, cost }) : undefined;
 }
 
+/** The model a fast apply's `description` names on its first line, `Fast Apply Edit (<model>)`. */
+const FAST_APPLY_MODEL = /^Fast Apply Edit \(([^()\n]+)\)/;
+
+/** The usage of a Kilo Code fast apply call (`fastApplyResult` in an `ask: "tool"` text); undefined when none. */
+function fastApplyUsage(acc: Acc, body: unknown, ts: number, index: number): UsageEvent | undefined {
+  const fa = rec(rec(body)?.fastApplyResult);
+  if (fa === undefined) return undefined;
+  let counts: { input: number; output: number; cost: number | undefined };
+  try {
+    counts = { input: saneCount(fa.tokensIn, 'fastApplyResult.tokensIn'), output: saneCount(fa.tokensOut, 'fastApplyResult.tokensOut'), cost: saneCost(fa.cost, 'fastApplyResult.cost') };
+  } catch (e) {
+    skip(acc, `${acc.taskId}: ${(e as Error).message}`);
+    return undefined;
+  }
+  if (counts.input + counts.output === 0 && !(counts.cost! > 0)) return undefined;
+  const model = FAST_APPLY_MODEL.exec(str(fa.description) ?? '')?.[1];
+  return sideUsage(acc, ts, index, 'fastApply', counts, model);
+}
+
 /** The tool call a message stands for, if any: [kind, name, input]. */
 function toolOf(kind: string, m: Rec): [('command' | 'mcp' | 'browser') | undefined, string, unknown] | undefined {
   switch (kind) {
@@ -219,6 +241,10 @@ function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldE
     const callId = `${acc.taskId}:${ts}`;
     if (slot !== undefined) acc.open[slot] = { id: callId, name };
     yield { type: 'tool_call', ...base, callId, name, input, timestamp };
+    if (acc.flavor.fastApply && m.type === 'ask' && kind === 'tool') {
+      const usage = fastApplyUsage(acc, input, ts, index);
+      if (usage !== undefined) yield usage;
+    }
   }
   const resultOf = RESULTS[kind];
   const call = resultOf === undefined ? undefined : acc.open[resultOf];

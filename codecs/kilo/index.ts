@@ -21,7 +21,7 @@ export const KILO_INCLUSIVE_SINCE = Date.UTC(2025, 10, 12);
 const extension = defineClineFamilyCodec({
   descriptor: kiloExtensionDescriptor,
   extensionId: KILO_EXTENSION_ID,
-  flavor: { inclusiveSince: KILO_INCLUSIVE_SINCE, metadataModels: false },
+  flavor: { inclusiveSince: KILO_INCLUSIVE_SINCE, metadataModels: false, fastApply: true },
 });
 
 const cli = defineOpencodeCodec({
