@@ -44,7 +44,8 @@ interface Totals {
 }
 
 /**
- * The simple second reader: JSON.parse the whole `ui_messages.json`; every `say` `api_req_started`,
+ * The simple second reader: JSON.parse the whole `ui_messages.json`; each `api_req_finished` merged over the
+ * `api_req_started` before it (Claude Dev); every `say` `api_req_started`,
  * `deleted_api_reqs` or `api_req_deleted` whose text parses and whose four counts are whole non-negative numbers and not all zero;
  * for Roo Code and Kilo Code, `tokensIn` less the cache when it is at least the cache and the request is an
  * OpenAI-protocol one or dated from the release on; a `condense_context` with a cost above 0 is a call of that
@@ -52,7 +53,16 @@ interface Totals {
  */
 function naiveTotals(text: string, since: number | undefined, fastApply: boolean): Totals {
   const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, calls: 0 };
-  for (const m of JSON.parse(text) as any[]) {
+  const messages = JSON.parse(text) as any[];
+  let started: any;
+  for (const m of messages) {
+    if (m.type === 'say' && m.say === 'api_req_started') started = m;
+    else if (m.type === 'say' && m.say === 'api_req_finished' && started !== undefined) {
+      started.text = JSON.stringify({ ...JSON.parse(started.text || '{}'), ...JSON.parse(m.text || '{}') });
+      started = undefined;
+    }
+  }
+  for (const m of messages) {
     const fa = fastApply && m.type === 'ask' && m.ask === 'tool' ? JSON.parse(m.text).fastApplyResult : undefined;
     if (fa !== undefined) {
       t.input += fa.tokensIn ?? 0;
@@ -159,6 +169,24 @@ describe('Cline family edge cases', () => {
       ['claude-sonnet-4-5-20250929', false, 40],
       ['claude-haiku-4-5-20251001', true, 11],
     ]);
+  });
+
+  it('cline: Claude Dev\'s api_req_finished completes the request before it; a finished without one is dropped', async () => {
+    const file = uiOf('cline', '1722000000000');
+    const usage = byKind(await readEvents(cline, file)).usage as UsageEvent[];
+    expect(usage.map((u) => [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.costUsd, u.singleRequest, u.timestamp, u.dedupKey])).toEqual([
+      [2310, 412, 0, 0, 0.01311, true, '2024-07-26T13:20:01.000Z', 'cline:1722000000000:1722000001000'],
+      [3120, 655, 0, 0, 0.019185, true, '2024-07-26T13:20:09.000Z', 'cline:1722000000000:1722000009000'],
+    ]);
+    const task = join(dir, 'finished', 'tasks', 'stray');
+    await mkdir(task, { recursive: true });
+    const ui = JSON.parse(await readFile(file, 'utf8')) as any[];
+    // A second finished for one request, and one before any request: Cline's combineApiRequests merges neither.
+    ui.splice(3, 0, { ...ui[2], ts: ui[2].ts + 50 });
+    ui.splice(1, 0, { ...ui[2], ts: ui[0].ts + 10 });
+    await writeFile(join(task, 'ui_messages.json'), JSON.stringify(ui));
+    const again = byKind(await readEvents(cline, join(task, 'ui_messages.json'))).usage as UsageEvent[];
+    expect(again.map((u) => [u.inputTokens, u.outputTokens])).toEqual([[2310, 412], [3120, 655]]);
   });
 
   it('a task without usage has a session and messages but no usage', async () => {

@@ -53,8 +53,11 @@ interface Acc {
   side: TaskSide;
   options: NormalizedReadOptions;
   started: string | undefined;
-  /** Every request (those without tokens too: their times bound the others'), waiting for the next one's time. */
-  requests: { ts: number; event: UsageEvent | undefined; own?: ModelName; seen?: ModelName }[];
+  /**
+   * Every request (those without tokens too: their times bound the others'), waiting for the next one's time;
+   * `open`: the text of an `api_req_started` that no `api_req_finished` has completed yet.
+   */
+  requests: { ts: number; index: number; event: UsageEvent | undefined; own?: ModelName; seen?: ModelName; open?: { info: Rec; protocol: string | undefined } }[];
   lastModel: ModelName | undefined;
   /** The call ids of the last command, MCP and browser tool calls, for the results that follow them. */
   open: Partial<Record<'command' | 'mcp' | 'browser', { id: string; name: string }>>;
@@ -74,18 +77,19 @@ export function uncachedInput(flavor: ClineFlavor, ts: number, tokensIn: number,
   return tokensIn - cache;
 }
 
+/** The JSON object of a request message's text: `{}` without text; undefined (one skipped record) when broken. */
+function requestInfo(acc: Acc, m: Rec, ts: number): Rec | undefined {
+  if (typeof m.text !== 'string' || m.text.trim() === '') return {};
+  const info = rec(parseJson(m.text));
+  if (info === undefined) skip(acc, `${acc.taskId}: ${String(m.say)} at ${ts} has no JSON object in its text`);
+  return info;
+}
+
 /**
  * The usage of one `api_req_started` message, or of the summary a checkpoint restore leaves of the requests it
  * deleted (Cline's `deleted_api_reqs`, Roo Code's and Kilo Code's `api_req_deleted`); undefined when it carries none.
  */
-function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boolean): UsageEvent | undefined {
-  // A request message without text has nothing to count; a text that is no JSON object is a broken record.
-  if (typeof m.text !== 'string' || m.text.trim() === '') return undefined;
-  const info = rec(parseJson(m.text));
-  if (info === undefined) {
-    skip(acc, `${acc.taskId}: ${String(m.say)} at ${ts} has no JSON object in its text`);
-    return undefined;
-  }
+function requestUsage(acc: Acc, info: Rec, protocol: string | undefined, ts: number, index: number, single: boolean): UsageEvent | undefined {
   let counts: { tokensIn: number; out: number; read: number; write: number; cost: number | undefined };
   try {
     counts = { tokensIn: saneCount(info.tokensIn, 'tokensIn'), out: saneCount(info.tokensOut, 'tokensOut'), read: saneCount(info.cacheReads, 'cacheReads'), write: saneCount(info.cacheWrites, 'cacheWrites'), cost: saneCost(info.cost, 'cost') };
@@ -95,7 +99,6 @@ function requestUsage(acc: Acc, m: Rec, ts: number, index: number, single: boole
   }
   // A request is written first as a placeholder without counts and filled in when its stream ends.
   if (counts.tokensIn + counts.out + counts.read + counts.write === 0 && !(counts.cost! > 0)) return undefined;
-  const protocol = str(info.apiProtocol) ?? str(m.apiProtocol);
   // The model is known only once the task is read (`finish`): 'unknown' stands in, not as a fallback.
   return usageEventOf(acc.flavor.id, acc.taskId, index, {
     model: 'unknown',
@@ -156,6 +159,23 @@ function fastApplyUsage(acc: Acc, body: unknown, ts: number, index: number): Usa
   if (counts.input + counts.output === 0 && !(counts.cost! > 0)) return undefined;
   const model = FAST_APPLY_MODEL.exec(str(fa.description) ?? '')?.[1];
   return sideUsage(acc, ts, index, 'fastApply', counts, model);
+}
+
+/**
+ * Claude Dev (Cline 1.x) wrote a request's counts in a separate `say: "api_req_finished"` after its
+ * `api_req_started`; Cline's `combineApiRequests` merges the finished text over the started one. So does this,
+ * into the last request when it is a started one not yet finished; a finished message with no such request is
+ * dropped, as Cline drops it.
+ */
+function finishRequest(acc: Acc, m: Rec, ts: number): void {
+  const r = acc.requests[acc.requests.length - 1];
+  const open = r?.open;
+  if (r === undefined || open === undefined) return;
+  const done = requestInfo(acc, m, ts);
+  if (done === undefined) return;
+  const info = { ...open.info, ...done };
+  r.open = undefined;
+  r.event = requestUsage(acc, info, str(info.apiProtocol) ?? open.protocol, r.ts, r.index, true) ?? r.event;
 }
 
 /** The tool call a message stands for, if any: [kind, name, input]. */
@@ -224,8 +244,16 @@ function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldE
   const base = { agent: acc.flavor.id, sessionId: acc.taskId, offset: index };
   const timestamp = new Date(ts).toISOString();
   if (m.type === 'say' && (kind === 'api_req_started' || kind === 'deleted_api_reqs' || kind === 'api_req_deleted')) {
-    const event = requestUsage(acc, m, ts, index, kind === 'api_req_started');
-    acc.requests.push({ ts, event, ...(own !== undefined && { own }), ...(acc.lastModel !== undefined && { seen: acc.lastModel }) });
+    const single = kind === 'api_req_started';
+    const info = requestInfo(acc, m, ts);
+    const protocol = str(info?.apiProtocol) ?? str(m.apiProtocol);
+    const event = info === undefined ? undefined : requestUsage(acc, info, protocol, ts, index, single);
+    const open = single && info !== undefined ? { open: { info, protocol } } : undefined;
+    acc.requests.push({ ts, index, event, ...(own !== undefined && { own }), ...(acc.lastModel !== undefined && { seen: acc.lastModel }), ...open });
+    return;
+  }
+  if (m.type === 'say' && kind === 'api_req_finished') {
+    finishRequest(acc, m, ts);
     return;
   }
   if (m.type === 'say' && kind === 'condense_context') {
