@@ -293,6 +293,24 @@ describe('Cline family shapes the fixtures do not show', () => {
   });
 });
 
+describe('Cline family documents cut short', () => {
+  it('a ui_messages.json cut mid-write keeps the usage of the requests read before the cut, whatever the buffer', async () => {
+    const source = uiOf('roo', '019af3c0-0000-7000-8000-0000000000d1');
+    const whole = byKind(await readEvents(roo, source)).usage as UsageEvent[];
+    const text = await readFile(source, 'utf8');
+    const task = join(dir, 'cut', 'tasks', '019af3c0-0000-7000-8000-0000000000d1');
+    await mkdir(task, { recursive: true });
+    const file = join(task, 'ui_messages.json');
+    await writeFile(file, text.slice(0, text.lastIndexOf('"completion_result"')));
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const usage = byKind(await expectChunkInvariant(roo, file)).usage as UsageEvent[];
+    await readEvents(roo, file, { info });
+    expect(info.skippedLines).toBe(1);
+    expect(usage.map((u) => [u.dedupKey, u.inputTokens, u.outputTokens, u.costUsd])).toEqual(whole.map((u) => [u.dedupKey, u.inputTokens, u.outputTokens, u.costUsd]));
+    await expect(readEvents(roo, file, { strict: true })).rejects.toThrow(/Malformed JSON document/);
+  });
+});
+
 describe('Cline family buffers and resume', () => {
   it.each(TASKS)('%s %s: same events (all kinds, and usage only) whatever the read buffer', async (agent, id) => {
     const events = await expectChunkInvariant(CODECS[agent].codec, uiOf(agent, id));

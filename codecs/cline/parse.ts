@@ -316,18 +316,25 @@ export function createClineParser(flavor: ClineFlavor) {
     const out: unknown[] = [];
     let index = 0;
     let opened = false;
-    for (const _ of walkElements(chunks(), undefined, out)) {
-      for (const raw of out.splice(0)) {
-        const m = rec(raw);
-        if (!opened && m !== undefined) {
-          const ts = tsOf(m.ts);
-          acc.started = ts === undefined ? undefined : new Date(ts).toISOString();
-          opened = true;
-          yield sessionOf(acc, index === 0 ? titleOf(m) : undefined);
+    try {
+      for (const _ of walkElements(chunks(), undefined, out)) {
+        for (const raw of out.splice(0)) {
+          const m = rec(raw);
+          if (!opened && m !== undefined) {
+            const ts = tsOf(m.ts);
+            acc.started = ts === undefined ? undefined : new Date(ts).toISOString();
+            opened = true;
+            yield sessionOf(acc, index === 0 ? titleOf(m) : undefined);
+          }
+          if (m !== undefined) yield* elementEvents(acc, m, index);
+          index++;
         }
-        if (m !== undefined) yield* elementEvents(acc, m, index);
-        index++;
       }
+    } catch (err) {
+      // A document cut short (the extension died mid-write) keeps its messages; the usage of the requests read
+      // before the break comes out too, before the error (cursors/read-document.ts).
+      yield* finish(acc);
+      throw err;
     }
     if (!opened) yield sessionOf(acc, undefined);
     yield* finish(acc);
