@@ -348,7 +348,8 @@ describe('Cline family roots and discovery', () => {
     const byJoin = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform, leaf: string[]) => {
       const home = env.HOME || homedir();
       const base = platform === 'darwin' ? join(home, 'Library', 'Application Support') : platform === 'win32' ? env.APPDATA?.trim() || join(env.USERPROFILE || home, 'AppData', 'Roaming') : env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
-      return [...EDITORS.map((e) => join(base, e, 'User', 'globalStorage', ...leaf)), join(home, '.vscode-server', 'data', 'User', 'globalStorage', ...leaf)];
+      const servers = ['.vscode-server', '.vscode-server-insiders', '.cursor-server', '.windsurf-server', '.vscodium-server'];
+      return [...EDITORS.map((e) => join(base, e, 'User', 'globalStorage', ...leaf)), ...servers.map((d) => join(home, d, 'data', 'User', 'globalStorage', ...leaf))];
     };
     let cases = 0;
     for (const HOME of ['/h', '/h/', '/', '//h//x/', 'rel/h', '', '/a/./b/../c', '/h/.', '.'])
@@ -369,6 +370,10 @@ describe('Cline family roots and discovery', () => {
     expect(globalStorageDirs(env, 'darwin')).toContain('/h/Library/Application Support/Cursor/User/globalStorage');
     expect(globalStorageDirs({ ...env, APPDATA: 'C:/Users/u/AppData/Roaming' }, 'win32')[0]).toBe(join('C:/Users/u/AppData/Roaming', 'Code', 'User', 'globalStorage'));
     expect(globalStorageDirs(env, 'linux')).toContain('/h/.vscode-server/data/User/globalStorage');
+    // Every editor's remote server keeps its user data under its own folder in the remote home.
+    for (const server of ['.vscode-server-insiders', '.cursor-server', '.windsurf-server', '.vscodium-server']) {
+      for (const platform of ['linux', 'darwin', 'win32'] as const) expect(globalStorageDirs(env, platform), `${server} ${platform}`).toContain(join('/h', server, 'data', 'User', 'globalStorage'));
+    }
     // No editor holds the extension: VS Code's folder, where it would be.
     expect(getClineRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/saoudrizwan.claude-dev', '/h/.cline/data']);
     expect(getClineRoots({ ...env, CLINE_DIR: '/c' })).toContain('/c/data');
@@ -377,8 +382,8 @@ describe('Cline family roots and discovery', () => {
     expect(getKiloRoots(env)).toEqual(['/h/.config/Code/User/globalStorage/kilocode.kilo-code']);
     // The editors that hold it, whichever they are.
     const home = join(dir, 'home');
-    for (const d of ['.config/Cursor/User/globalStorage/kilocode.kilo-code', '.config/Code - Insiders/User/globalStorage/kilocode.kilo-code', '.vscode-server/data/User/globalStorage/kilocode.kilo-code']) await mkdir(join(home, d), { recursive: true });
-    expect(getKiloRoots({ HOME: home })).toEqual(['Code - Insiders', 'Cursor'].map((e) => join(home, '.config', e, 'User/globalStorage/kilocode.kilo-code')).concat(join(home, '.vscode-server/data/User/globalStorage/kilocode.kilo-code')));
+    for (const d of ['.config/Cursor/User/globalStorage/kilocode.kilo-code', '.config/Code - Insiders/User/globalStorage/kilocode.kilo-code', '.vscode-server/data/User/globalStorage/kilocode.kilo-code', '.cursor-server/data/User/globalStorage/kilocode.kilo-code']) await mkdir(join(home, d), { recursive: true });
+    expect(getKiloRoots({ HOME: home })).toEqual(['Code - Insiders', 'Cursor'].map((e) => join(home, '.config', e, 'User/globalStorage/kilocode.kilo-code')).concat(['.vscode-server', '.cursor-server'].map((d) => join(home, d, 'data/User/globalStorage/kilocode.kilo-code'))));
     expect(getClineRoots({ ...env, SESSIONFOLD_CLINE_DIR: '/a, /b' })).toEqual(['/a', '/b']);
     expect(getRooRoots({ ...env, SESSIONFOLD_ROO_DIR: '/r' })).toEqual(['/r']);
     expect(getKiloRoots({ ...env, SESSIONFOLD_KILO_DIR: '/k' })).toEqual(['/k']);

@@ -16,7 +16,7 @@ import { API_HISTORY, TASK_METADATA, UI_MESSAGES, siblingOf } from './paths.js';
 import { clineDescriptor } from './descriptor.js';
 
 export { createClineParser, uncachedInput, type ClineFlavor } from './parse.js';
-export { EDITORS, envDirs, extensionStorageRoots, getClineRoots, globalStorageDirs, taskIdOf } from './paths.js';
+export { EDITORS, SERVER_DATA_FOLDERS, envDirs, extensionStorageRoots, getClineRoots, globalStorageDirs, taskIdOf } from './paths.js';
 export { clineFamilyDescriptor } from './descriptor.js';
 
 /** Every task's `ui_messages.json` under `<root>/tasks/<taskId>/`, with the stat its listing took. */

@@ -1,8 +1,8 @@
 /**
  * Where the VS Code family keeps an extension's data: `<editor user dir>/User/globalStorage/<publisher.extension>`
- * (VS Code's `ExtensionContext.globalStorageUri`), one folder per editor that can host the extension, and the
- * remote server's `~/.vscode-server/data/User/globalStorage`. Cline, Roo Code and Kilo Code keep each task
- * under `<that folder>/tasks/<taskId>/`. See README.md for the sources.
+ * (VS Code's `ExtensionContext.globalStorageUri`), one folder per editor that can host the extension, and each
+ * editor's remote server's `~/<server data folder>/data/User/globalStorage`. Cline, Roo Code and Kilo Code keep
+ * each task under `<that folder>/tasks/<taskId>/`. See README.md for the sources.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -13,7 +13,14 @@ import { envPathList } from '../../cursors/env-paths.js';
 export const EDITORS: readonly string[] = ['Code', 'Code - Insiders', 'Cursor', 'Windsurf', 'VSCodium'];
 
 /**
- * Every editor's `User/globalStorage` folder on `platform`, then the remote server's; with `leaf` (plain
+ * The folders in the remote home where each editor's remote server keeps its data (`serverDataFolderName` of
+ * the editor's `product.json`), in the order of `EDITORS`: an extension run over SSH, in a container or WSL
+ * keeps its globalStorage in `<that folder>/data/User/globalStorage`.
+ */
+export const SERVER_DATA_FOLDERS: readonly string[] = ['.vscode-server', '.vscode-server-insiders', '.cursor-server', '.windsurf-server', '.vscodium-server'];
+
+/**
+ * Every editor's `User/globalStorage` folder on `platform`, then every remote server's; with `leaf` (plain
  * names: no separator, not `.` or `..`), that path under each.
  */
 export function globalStorageDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, ...leaf: string[]): string[] {
@@ -24,12 +31,13 @@ export function globalStorageDirs(env: NodeJS.ProcessEnv = process.env, platform
   else base = env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
   const tail = ['User', 'globalStorage', ...leaf].join(sep);
   const editors = folderPrefix(base);
-  return [...EDITORS.map((e) => `${editors}${e}${sep}${tail}`), `${folderPrefix(home)}.vscode-server${sep}data${sep}${tail}`];
+  const servers = folderPrefix(home);
+  return [...EDITORS.map((e) => `${editors}${e}${sep}${tail}`), ...SERVER_DATA_FOLDERS.map((d) => `${servers}${d}${sep}data${sep}${tail}`)];
 }
 
 /**
  * `dir` normalized, as the start of a path below it: then `prefix + names.join(sep)` is `join(dir, ...names)`
- * for plain names. Every report computes these roots for three agents, each under six folders: through
+ * for plain names. Every report computes these roots for three agents, each under ten folders: through
  * `join` they were most of the characters Node's path normalization walked at start, which made V8 compile
  * it with TurboFan (bench/RESULTS.md, startup).
  */
