@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
-import { SessionFold, cutTitle, outputText } from '../src/sessions/fold.js';
+import { SessionFold } from '../src/sessions/fold.js';
+import { cutTitle, outputText } from '../src/sessions/fold-text.js';
 import { resolveNativeId, resolveUnifiedId } from '../src/sessions/ids.js';
 
 const base = { agent: 't', sessionId: 's1' };
@@ -118,6 +119,27 @@ describe('session fold', () => {
     expect(r.orphanUsage).toHaveLength(1);
     expect(r.orphanUsage[0]).toMatchObject({ dedupKey: 'k1', requests: 1, timestamp: '2026-01-01T00:00:09.000Z' });
     expect(r.cost?.requestCount).toBe(1);
+  });
+
+  it('attaches usage to the message it names when that message comes later, and falls back only at the end', () => {
+    const r = fold([
+      msg('user', 'q1'),
+      msg('assistant', 'a1', { nativeId: 'a1' }),
+      usage({ messageId: 'a2', dedupKey: 'k2' }), // its message comes after: not a1's
+      usage({ messageId: 'gone', dedupKey: 'k3', inputTokens: 7 }), // never comes: a1, the last reply when it came
+      msg('user', 'q2'),
+      msg('assistant', 'a2', { nativeId: 'a2' }),
+      msg('assistant', 'a3', { nativeId: 'a3' }),
+    ]);
+    expect(r.messages.map((m) => [m.content, m.usage?.dedupKey])).toEqual([
+      ['q1', undefined],
+      ['a1', 'k3'],
+      ['q2', undefined],
+      ['a2', 'k2'],
+      ['a3', undefined],
+    ]);
+    expect(r.orphanUsage).toEqual([]);
+    expect(r.cost).toMatchObject({ requestCount: 2, inputTokens: 107 });
   });
 
   it("skips usage naming another session than the file's: its session event's, else its first event's", () => {

@@ -4,7 +4,7 @@
  * without its usage events) and JSON, over every real fixture file of every agent (the fold's two passes on
  * the codec's events), over every session the fixture home lists (through the manager), over event orders
  * built to make a message change after later ones (a call naming an earlier message, usage naming an earlier
- * message, a second result for a call), and over seeded random event sequences.
+ * or a later message, a second result for a call), and over seeded random event sequences.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -215,6 +215,28 @@ describe('event orders that change a message after later ones', () => {
     expect(r.early).toBeLessThan(r.total);
   });
 
+  it('usage naming a message still to come (Gemini writes a turn out when it closes), or one that never comes', async () => {
+    const events = [
+      msg(0, 'user', 'go'),
+      msg(1, 'assistant', 'first', 'm1'),
+      usage(2, 'u2', 'm3'), // m3 comes two lines on
+      usage(3, 'u3', 'ghost'), // never comes: m1, the last assistant message when it came
+      msg(4, 'user', 'next'),
+      msg(5, 'assistant', 'second', 'm3'),
+      msg(6, 'user', 'more'),
+      msg(7, 'assistant', 'third', 'm4'),
+    ];
+    await expectSameExports(events);
+    expect(whole(events).messages.map((m) => [m.content, m.usage?.dedupKey])).toEqual([
+      ['go', undefined],
+      ['first', 'u3'],
+      ['next', undefined],
+      ['second', 'u2'],
+      ['more', undefined],
+      ['third', undefined],
+    ]);
+  });
+
   it('no kept message: usage alone, an empty user line (JSON writes an empty messages array)', async () => {
     const events = [usage(0, 'u1'), msg(1, 'user', ''), usage(2, 'u2', 'nope')];
     expect(await expectSameExports(events)).toEqual({ early: 0, total: 0 });
@@ -272,7 +294,7 @@ describe('seeded random event sequences', () => {
           cacheWrite1hTokens: 0,
           singleRequest: r() < 0.5,
           dedupKey: r() < 0.15 ? 'k0' : `k${i}`,
-          ...(r() < 0.6 && ids.length > 0 && { messageId: r() < 0.1 ? 'nope' : pick(ids) }),
+          ...(r() < 0.6 && ids.length > 0 && { messageId: r() < 0.1 ? pick(['nope', `m${i + 1 + Math.floor(r() * 6)}`]) : pick(ids) }), // 'nope' never comes, m<i+k> may
         } as SessionfoldEvent);
       }
     }

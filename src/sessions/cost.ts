@@ -4,8 +4,8 @@
  * `unpricedCount`, never a silent $0.
  */
 import { emptyCostRecord, type CostMode, type CostRecord } from '../cost/types.js';
-import type { UsageEvent } from '../../cursors/protocol/events.js';
-import type { UsagePricer } from './types.js';
+import { TOKEN_FIELDS, type UsageEvent } from '../../cursors/protocol/events.js';
+import type { SessionMessageUsage, UsagePricer } from './types.js';
 
 /** A zero CostRecord. */
 export const emptyCost = emptyCostRecord;
@@ -40,3 +40,18 @@ export async function loadDefaultPricer(options: { env: NodeJS.ProcessEnv; price
   return createPricer({ env: options.env, ...(options.pricesFile !== undefined && { pricesFile: options.pricesFile }) }) as UsagePricer;
 }
 
+/** One message's usage events as one usage: tokens summed, dedup keys `+`-joined, the first event's model. */
+export function sumUsage(events: UsageEvent[]): SessionMessageUsage {
+  const first = events[0] as UsageEvent;
+  const out = { model: first.model } as SessionMessageUsage;
+  for (const f of TOKEN_FIELDS) out[f] = events.reduce((n, e) => n + e[f], 0);
+  out.singleRequest = events.length === 1 && first.singleRequest;
+  out.dedupKey = events.map((e) => e.dedupKey).join('+');
+  out.requests = events.length;
+  if (first.provider !== undefined) out.provider = first.provider;
+  if (events.every((e) => e.modelFallback === true)) out.modelFallback = true;
+  if (first.speed !== undefined && events.every((e) => e.speed === first.speed)) out.speed = first.speed;
+  if (events.some((e) => e.webSearchRequests !== undefined)) out.webSearchRequests = events.reduce((a, e) => a + (e.webSearchRequests ?? 0), 0);
+  if (events.every((e) => e.costUsd !== undefined)) out.costUsd = events.reduce((n, e) => n + (e.costUsd as number), 0);
+  return out;
+}

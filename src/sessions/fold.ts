@@ -11,6 +11,9 @@
  * - A tool_result fills its call's output and becomes a `tool` message, or completes a `tool` message
  *   the same line already produced (sessionfold-jsonl writes both).
  * - Usage counts once per dedupKey and attaches to the message it names, else to the last assistant message.
+ *   Usage may come before the message it names (Gemini's codec yields a turn's usage as it reads it and the
+ *   turn's messages when the turn closes): it waits for that message, and only when the events end without
+ *   it goes to the last assistant message of when it came.
  *   A usage event naming another session than the file's (its first session event's, else its first event's)
  *   is that session's (a Claude parent's copy of a subagent response, codecs/claude/README.md): skipped.
  * - Messages with no text, thinking, tool call or result are dropped (Claude's tool-result-only user lines).
@@ -19,10 +22,9 @@
 import type { CostRecord } from '../cost/types.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { OwnSession } from '../cost/own-session.js';
-import { addUsage, emptyCost, type PriceFn } from './cost.js';
-import type { OrphanUsage, SessionMessage, SessionMessageUsage, SessionToolCall } from './types.js';
-
-export const TITLE_MAX_CHARS = 100;
+import { addUsage, emptyCost, sumUsage, type PriceFn } from './cost.js';
+import { cutTitle, outputText } from './fold-text.js';
+import type { OrphanUsage, SessionMessage, SessionToolCall } from './types.js';
 
 interface Draft {
   role: SessionMessage['role'];
@@ -45,6 +47,13 @@ interface Draft {
   usage?: UsageEvent[];
   usd?: number | undefined;
   unpriced?: number;
+}
+
+/** Usage naming a message not folded yet, and where it goes if that message never comes. */
+interface PendingUsage {
+  e: UsageEvent;
+  usd: number | undefined;
+  fallback: Draft | undefined;
 }
 
 export interface FoldOptions {
@@ -118,32 +127,6 @@ function tsMs(ts: string | undefined): number | undefined {
   return Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
-/** Text of a tool output: strings as they are, text blocks joined, anything else as JSON. */
-export function outputText(output: unknown): string {
-  if (output === undefined || output === null) return '';
-  if (typeof output === 'string') return output;
-  if (Array.isArray(output)) {
-    const texts = output.map((b) => (b !== null && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : undefined));
-    if (texts.every((t) => t !== undefined)) return texts.join('\n');
-  }
-  if (typeof output === 'object') {
-    const c = (output as { content?: unknown }).content;
-    if (typeof c === 'string' || Array.isArray(c)) return outputText(c);
-  }
-  try {
-    return JSON.stringify(output) ?? String(output);
-  } catch {
-    return String(output);
-  }
-}
-
-/** Whitespace collapsed, cut to `max` characters (code points), trailing space dropped: idempotent. */
-export function cutTitle(text: string, max = TITLE_MAX_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const cps = Array.from(flat);
-  return cps.length <= max ? flat : cps.slice(0, max).join('').trimEnd();
-}
-
 export class SessionFold {
   readonly #content: boolean;
   readonly #price: PriceFn | undefined;
@@ -170,6 +153,8 @@ export class SessionFold {
   #lastMs: number | undefined;
   #sessionId: string | undefined;
   readonly #orphans: UsageEvent[] = [];
+  /** Usage by the message id it names, until a message of that id is folded (or the events end). */
+  readonly #pending = new Map<string, PendingUsage[]>();
   #unmatched = 0;
   #events = 0;
   /** The session this fold counts usage for: its first session event's `sessionId`, else its first event's. */
@@ -255,7 +240,14 @@ export class SessionFold {
     const d: Draft = { role, parts: [], thinkingParts: [], hasText: false, hasThinking: false, keep: this.#content, offset, seq: this.#nextSeq++, ...fields };
     this.#drafts.push(d);
     this.#touch(d);
-    if (d.id !== undefined) this.#byId.set(d.id, d);
+    if (d.id !== undefined) {
+      this.#byId.set(d.id, d);
+      const waiting = this.#pending.get(d.id);
+      if (waiting !== undefined) {
+        this.#pending.delete(d.id);
+        for (const p of waiting) this.#attach(d, p.e, p.usd);
+      }
+    }
     return d;
   }
 
@@ -338,8 +330,23 @@ export class SessionFold {
     addUsage((this.#costByModel[e.model] ??= emptyCost()), e, usd);
     if (e.modelFallback !== true) this.#models.set(e.model, (this.#models.get(e.model) ?? 0) + 1);
     if (!this.#content && this.#touches === undefined && !this.#keepOrphans) return;
-    let d = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
-    if (d === undefined) for (let i = this.#drafts.length - 1; i >= 0 && d === undefined; i--) if (this.#drafts[i]?.role === 'assistant') d = this.#drafts[i];
+    const named = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
+    if (e.messageId !== undefined && named === undefined) {
+      const waiting = this.#pending.get(e.messageId);
+      const p = { e, usd, fallback: this.#lastAssistant() };
+      if (waiting === undefined) this.#pending.set(e.messageId, [p]);
+      else waiting.push(p);
+      return;
+    }
+    this.#attach(named ?? this.#lastAssistant(), e, usd);
+  }
+
+  #lastAssistant(): Draft | undefined {
+    for (let i = this.#drafts.length - 1; i >= 0; i--) if (this.#drafts[i]?.role === 'assistant') return this.#drafts[i];
+    return undefined;
+  }
+
+  #attach(d: Draft | undefined, e: UsageEvent, usd: number | undefined): void {
     if (d !== undefined) this.#touch(d);
     if (!this.#content && !this.#keepOrphans) return;
     if (d === undefined) {
@@ -351,7 +358,20 @@ export class SessionFold {
     else d.usd = (d.usd ?? 0) + usd;
   }
 
+  /** Usage whose message never came goes where it would have gone naming none. */
+  #flushPending(): void {
+    for (const waiting of this.#pending.values()) {
+      for (const p of waiting) {
+        this.#attach(p.fallback, p.e, p.usd);
+        // the second pass flushes only after its last event: it must still hold this message then
+        if (p.fallback !== undefined && this.#touches !== undefined) this.#touches[p.fallback.seq] = this.#pushed;
+      }
+    }
+    this.#pending.clear();
+  }
+
   finish(): FoldResult {
+    this.#flushPending();
     const kept: Draft[] = [];
     const orphans = [...this.#orphans];
     for (const d of this.#drafts) {
@@ -408,6 +428,7 @@ export class SessionFold {
   takeSettled(all = false): SessionMessage[] {
     const settle = this.#settle;
     if (settle === undefined) return [];
+    if (all) this.#flushPending();
     const now = this.#pushed - 1;
     let n = 0;
     while (n < this.#drafts.length) {
@@ -463,36 +484,4 @@ export function topModel(models: ReadonlyMap<string, number>): string | undefine
   let best = 0;
   for (const [m, n] of models) if (n > best) [model, best] = [m, n];
   return model;
-}
-
-function sumUsage(events: UsageEvent[]): SessionMessageUsage {
-  const first = events[0] as UsageEvent;
-  const out: SessionMessageUsage = {
-    model: first.model,
-    inputTokens: 0,
-    outputTokens: 0,
-    reasoningTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    singleRequest: events.length === 1 && first.singleRequest,
-    dedupKey: events.map((e) => e.dedupKey).join('+'),
-    requests: events.length,
-  };
-  if (first.provider !== undefined) out.provider = first.provider;
-  if (events.every((e) => e.modelFallback === true)) out.modelFallback = true;
-  if (first.speed !== undefined && events.every((e) => e.speed === first.speed)) out.speed = first.speed;
-  if (events.some((e) => e.webSearchRequests !== undefined)) out.webSearchRequests = events.reduce((a, e) => a + (e.webSearchRequests ?? 0), 0);
-  let native: number | undefined = 0;
-  for (const e of events) {
-    out.inputTokens += e.inputTokens;
-    out.outputTokens += e.outputTokens;
-    out.reasoningTokens += e.reasoningTokens;
-    out.cacheReadTokens += e.cacheReadTokens;
-    out.cacheWriteTokens += e.cacheWriteTokens;
-    out.cacheWrite1hTokens += e.cacheWrite1hTokens;
-    native = native !== undefined && e.costUsd !== undefined ? native + e.costUsd : undefined;
-  }
-  if (native !== undefined) out.costUsd = native;
-  return out;
 }
