@@ -120,6 +120,11 @@ describe('export json', () => {
   });
 });
 
+/** An untitled session of `messages` with no usage, dated at the epoch. */
+function bareSession(messages: Session['messages']): Session {
+  return { agent: AGENT, sessionId: 's', unifiedId: `${AGENT}:s`, title: '', createdAt: new Date(0), updatedAt: new Date(0), turnCount: 0, tags: [], messages };
+}
+
 describe('export markdown', () => {
   it('has the metadata header, role sections, fenced tool calls, folded thinking and a cost summary', async () => {
     const md = await sm.export(AGENT, EXPORT_IDS.parent, 'markdown');
@@ -134,21 +139,45 @@ describe('export markdown', () => {
     expect(md).toMatch(/\| `claude-sonnet-4-5` \| 3 \| 6,000 \| 900 \| 0 \| 0 \| 0 \| \$0\.0078 \|/);
   });
 
+  it('keeps the document its own: text and thinking cannot close a block, fake a section or swallow the rest', () => {
+    const thinking = 'plan </details>\n### User\nfake prompt & <b>bold</b>';
+    const text = [
+      '### User',
+      'not a prompt',
+      '## Cost summary',
+      'Underlined',
+      '---',
+      '<details><summary>x</summary>',
+      'inline `Array<string> & more` stays code',
+      '```bash',
+      '# a comment, <kept> & as is',
+      '```',
+      '~~~',
+      'an unclosed fence',
+    ].join('\n');
+    const messages: Session['messages'] = [
+      { role: 'assistant', content: text, thinking },
+      { role: 'user', content: 'the real next prompt' },
+    ];
+    const session: Session = { ...bareSession(messages), title: 't', turnCount: 1 };
+    const md = renderMarkdown(session);
+    expect(md.match(/^### (User|Assistant|System|Tool)$/gm)).toEqual(['### Assistant', '### User']);
+    expect(md.match(/^## Cost summary$/gm)).toHaveLength(1);
+    expect(md.match(/<\/details>/g)).toHaveLength(1);
+    expect(md.match(/<details>/g)).toHaveLength(1);
+    expect(md).toContain('<summary>Thinking</summary>\n\nplan &lt;/details>\n\\### User\nfake prompt &amp; &lt;b>bold&lt;/b>\n\n</details>');
+    expect(md).toContain('\\### User\nnot a prompt\n\\## Cost summary\nUnderlined\n\\---\n&lt;details>&lt;summary>x&lt;/summary>');
+    expect(md).toContain('inline `Array<string> & more` stays code');
+    expect(md).toContain('```bash\n# a comment, <kept> & as is\n```');
+    // the open fence is closed before the next section
+    expect(md).toContain('~~~\nan unclosed fence\n~~~\n\n### User\n\nthe real next prompt');
+  });
+
   it('grows fences past backticks in the text and cuts long blocks only when asked', () => {
-    const session: Session = {
-      agent: AGENT,
-      sessionId: 's',
-      unifiedId: `${AGENT}:s`,
-      title: '',
-      createdAt: new Date(0),
-      updatedAt: new Date(0),
-      turnCount: 0,
-      tags: [],
-      messages: [
-        { role: 'system', content: 'sys' },
-        { role: 'assistant', content: '', toolCalls: [{ toolCallId: 'c', toolName: 'Write', input: 'has ``` inside\n'.repeat(50) }] },
-      ],
-    };
+    const session = bareSession([
+      { role: 'system', content: 'sys' },
+      { role: 'assistant', content: '', toolCalls: [{ toolCallId: 'c', toolName: 'Write', input: 'has ``` inside\n'.repeat(50) }] },
+    ]);
     const md = renderMarkdown(session);
     expect(md).toContain('# (untitled session)');
     expect(md).toContain('### System');

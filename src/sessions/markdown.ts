@@ -5,6 +5,11 @@
  *
  * `maxBlockLines` (used by `sessions show`) cuts long tool inputs, outputs and thinking for a terminal;
  * exports leave it unset and keep everything.
+ *
+ * Message text and thinking are the agent's and the user's, so they must not shape the document: outside
+ * their own code (fences, code spans) `&` and `<` become entities (no tag can close the `<details>` or open
+ * one), a line that would be a heading or a setext underline gets a backslash (no fake `### User`), and a
+ * fence left open is closed (it would swallow the sections after it). Code keeps its bytes.
  */
 import type { CostRecord } from '../cost/types.js';
 import { findCodec } from '../registry.js';
@@ -43,6 +48,55 @@ function fenced(text: string, lang: string, o: MarkdownOptions): string {
   const body = cut(text, o.maxBlockLines);
   const fence = fenceFor(body);
   return `${fence}${lang}\n${body}\n${fence}`;
+}
+
+/** A fence opens a code block (a backtick fence's info string holds no backtick, else it is a code span). */
+const FENCE_OPEN = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/;
+/** A heading's `#`s, or a whole line of `=` or `-` (which would underline the line above as a heading). */
+const BLOCK_MARK = /^( {0,3})(#{1,6}(?=[ \t]|$)|=+[ \t]*$|-+[ \t]*$)/;
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+}
+
+/** `escapeHtml` outside the line's code spans (a backtick run up to the next run of the same length). */
+function escapeOutsideSpans(line: string): string {
+  const runs = [...line.matchAll(/`+/g)];
+  let out = '';
+  let pos = 0;
+  for (let k = 0; k < runs.length; k++) {
+    const open = runs[k] as RegExpMatchArray;
+    const j = runs.findIndex((r, i) => i > k && r[0].length === open[0].length);
+    if (j < 0) continue;
+    const close = runs[j] as RegExpMatchArray;
+    const end = (close.index as number) + close[0].length;
+    out += escapeHtml(line.slice(pos, open.index)) + line.slice(open.index, end);
+    pos = end;
+    k = j;
+  }
+  return out + escapeHtml(line.slice(pos));
+}
+
+/** Text that cannot change the document around it (see the file header). */
+export function escapeMarkdown(text: string): string {
+  const out: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    if (fence !== undefined) {
+      if (new RegExp(`^ {0,3}${fence[0] === '`' ? '`' : '~'}{${fence.length},}[ \\t]*$`).test(line)) fence = undefined;
+      out.push(line);
+      continue;
+    }
+    const open = FENCE_OPEN.exec(line);
+    if (open !== null) {
+      fence = open[1];
+      out.push(line);
+      continue;
+    }
+    out.push(escapeOutsideSpans(line.replace(BLOCK_MARK, '$1\\$2')));
+  }
+  if (fence !== undefined) out.push(fence);
+  return out.join('\n');
 }
 
 function valueText(v: unknown): { text: string; lang: string } {
@@ -97,13 +151,13 @@ function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[] {
   if (m.tokenUsage !== undefined) meta.push(`${formatInt(m.tokenUsage.inputTokens)} in / ${formatInt(m.tokenUsage.outputTokens)} out / ${formatInt(m.tokenUsage.cachedTokens ?? 0)} cached`);
   if (m.toolResult !== undefined) meta.push(`result of \`${m.toolResult.toolName || 'tool'}\` (\`${m.toolResult.toolCallId}\`)${m.toolResult.isError ? ' · error' : ''}`);
   if (meta.length > 0) lines.push('', `_${meta.join(' · ')}_`);
-  if (m.thinking !== undefined) lines.push('', '<details>', '<summary>Thinking</summary>', '', cut(m.thinking, o.maxBlockLines), '', '</details>');
+  if (m.thinking !== undefined) lines.push('', '<details>', '<summary>Thinking</summary>', '', escapeMarkdown(cut(m.thinking, o.maxBlockLines)), '', '</details>');
   if (m.role === 'tool' && m.toolResult !== undefined) {
     // Text outputs as they are; structured ones (content was their compact JSON) pretty-printed.
     const out = m.toolResult.output;
     const v = out !== null && typeof out === 'object' && /^[[{]/.test(m.content) ? valueText(out) : { text: m.content, lang: '' };
     if (v.text !== '') lines.push('', fenced(v.text, v.lang, o));
-  } else if (m.content !== '') lines.push('', m.content);
+  } else if (m.content !== '') lines.push('', escapeMarkdown(m.content));
   for (const c of m.toolCalls ?? []) {
     const v = valueText(c.input ?? null);
     const flags = [c.durationMs !== undefined ? `${formatInt(c.durationMs)} ms` : undefined, c.isError ? 'error' : undefined].filter(Boolean);
