@@ -19,7 +19,7 @@ import { createSessionManager, type SessionManager } from '../src/sessions/manag
 import { renderMarkdown } from '../src/sessions/markdown.js';
 import type { Session, SessionMessage, SessionRaw } from '../src/sessions/types.js';
 import { runCli } from '../src/cli/run.js';
-import { CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink, writeExportSession } from './sessions-helpers.js';
+import { CLAUDE_COPIES, CLAUDE_SUBAGENT_PARENT, EXPORT_IDS, FAKE_PRICER, type Home, REAL, sink, writeExportSession } from './sessions-helpers.js';
 import { fixtureManager } from './helpers/fixture-manager.js';
 import { unitRng } from './helpers/rng.js';
 
@@ -365,6 +365,24 @@ describe('through the manager', () => {
       expect(compared).toBeGreaterThan(0);
     }, 60_000);
   }
+
+  it('show --format jsonl|json prints what export prints, over every real Claude fixture', async () => {
+    const cli = async (args: string[]) => {
+      const out = sink();
+      expect(await runCli(['sessions', ...args], { stdout: out, stderr: sink(), env: { ...home.env, SESSIONFOLD_SOCKET: 'off' } })).toBe(0);
+      return out.text();
+    };
+    let timed = 0;
+    for (const id of [...Object.values(CLAUDE_COPIES), CLAUDE_SUBAGENT_PARENT]) {
+      for (const format of ['jsonl', 'json']) {
+        const exported = await cli(['export', 'claude', id, '--format', format]);
+        expect(await cli(['show', 'claude', id, '--format', format, '--no-pager']), `${id} ${format}`).toBe(exported);
+        if (format === 'jsonl') timed += exported.split('\n').filter((l) => l !== '' && (JSON.parse(l) as { usage?: { timestamp?: string } }).usage?.timestamp !== undefined).length;
+      }
+    }
+    // usage written with its own time, which show's JSONL used to drop
+    expect(timed).toBeGreaterThan(0);
+  });
 
   it('pages on a terminal: the pager reads the same bytes; --no-pager writes them straight out', async () => {
     const full = await sm.get('claude', CLAUDE_SUBAGENT_PARENT);

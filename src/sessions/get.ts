@@ -205,7 +205,7 @@ export interface StreamOptions {
   orphanUsage?: boolean;
   /**
    * Keep the usage events (`SessionStream.usageEvents`) with `orphanUsage`; default true. False for a caller
-   * that writes usage with the messages only (`sessions show --format jsonl`): the first pass then holds no
+   * that writes usage with the messages only (`sessions show --format json`): the first pass then holds no
    * event past its use, which on a very large session is memory.
    */
   usageEvents?: boolean;

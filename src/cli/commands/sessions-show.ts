@@ -6,8 +6,8 @@
  *
  * Every format is written as the session is read (the manager's `stream` and the library's `exportPieces`):
  * the header from a first, text-free pass, then each message as soon as it is settled, so a show holds
- * about one message, not the session (bench/RESULTS.md, peak RSS). The bytes are
- * `renderExport(get(…), format)`'s.
+ * about one message, not the session (bench/RESULTS.md, peak RSS). JSON and JSONL are `sessions export`'s
+ * bytes: JSONL writes each usage event with its own key and time, so its stream keeps the usage events.
  */
 import { exportPieces } from '../../sessions/export.js';
 import type { MarkdownOptions } from '../../sessions/markdown.js';
@@ -35,9 +35,10 @@ export default defineCommand({
     const cut: MarkdownOptions = bool(ctx, 'full') ? {} : { maxBlockLines: SHOW_BLOCK_LINES };
     tuneHeapForStream(ctx.env);
     const markdown = format === 'markdown';
-    const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: !markdown, usageEvents: false }));
-    // show's JSONL is `renderExport(get(…), 'jsonl')`: usage lines with the messages' joined keys
-    const pieces = exportPieces(markdown ? stream : { ...stream, usageEvents: [] }, format, cut);
+    const jsonl = format === 'jsonl';
+    const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: !markdown, usageEvents: jsonl }));
+    // JSON writes no usage event of its own: its first pass need not hold them
+    const pieces = exportPieces(markdown || jsonl ? stream : { ...stream, usageEvents: [] }, format, cut);
     await writePieces(await openSink(ctx, markdown), pieces);
     return 0;
   },
