@@ -50,6 +50,20 @@ describe('claude session event', () => {
     expect(s).not.toHaveProperty('subagent');
   });
 
+  it('names the origin of a /branch copy, whose lines carry its own session id and forkedFrom, in every kind of read', () => {
+    const B = 'bbbbbbbb-1111-4222-8333-444444444444';
+    const line = (o: object) => JSON.stringify({ sessionId: B, cwd: '/w', version: '2.1.0', timestamp: '2026-05-01T00:00:00.000Z', forkedFrom: { sessionId: P, messageUuid: 'u1' }, ...o });
+    const text = [
+      line({ type: 'user', uuid: 'u1', message: { role: 'user', content: 'hello' } }),
+      line({ type: 'assistant', uuid: 'a1', requestId: 'r1', message: { id: 'msg_b1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 3, output_tokens: 4 } } }),
+    ].join('\n') + '\n';
+    const file = `/home/u/.claude/projects/-w/${B}.jsonl`;
+    for (const kinds of [undefined, ['session', 'usage'] as const, ['session'] as const]) {
+      const [s] = parseSync(claudeCore, text, { file, ...(kinds !== undefined && { kinds: [...kinds] }) }).filter((e): e is SessionEvent => e.type === 'session');
+      expect(s).toMatchObject({ sessionId: B, forkedFrom: P, cwd: '/w' });
+    }
+  });
+
   it('marks a subagent transcript, with its parent session from the folder', async () => {
     const [s] = byKind(await readEvents(claude, SUBAGENT)).session as SessionEvent[];
     expect(s).toMatchObject({ sessionId: 'agent-abc123', nativeId: 'agent-abc123', forkedFrom: P, subagent: true, cwd: '/Users/dev/app' });

@@ -13,9 +13,9 @@ import { CODEC_ID, claudeParseDependencies, discoverClaudeFilesSync, getClaudeRo
  * may count a copy without `requestId` twice). 6: a `progress` line's copy of a subagent response counts, in
  * the subagent's session (a cache of an older version lacks the responses only a parent holds). 7: an
  * `input_tokens` of -1 beside cache reads (Kimi's full cache hit, cursors/sane.ts `uncachedInput`) counts 0,
- * where the line was refused.
+ * where the line was refused. 8: a `/branch` copy's session names its origin from the lines' `forkedFrom`.
  */
-export const PARSER_VERSION = 7;
+export const PARSER_VERSION = 8;
 
 export const claudeDescriptor: CodecDescriptor = {
   id: CODEC_ID,

@@ -65,6 +65,7 @@ const OPENING_FIELDS = compileProjection({
   gitBranch: true,
   customTitle: true,
   aiTitle: true,
+  forkedFrom: { sessionId: true },
 });
 
 /**
@@ -99,7 +100,9 @@ function emitSession(s: ClaudeState, rec: Rec, start: number, emit: Emit): void 
   // A subagent's parent is the subagent that spawned it (meta, depth ≥ 2), else its folder's session; a
   // copied (resumed, forked) transcript names its origin in the lines; so does a legacy agent-<id>.jsonl.
   const parentAgent = meta?.parentAgentId === undefined ? undefined : meta.parentAgentId.startsWith('agent-') ? meta.parentAgentId : `agent-${meta.parentAgentId}`;
-  const forkedFrom = parentAgent ?? s.path.parentSessionId ?? (recSession !== undefined && recSession !== sessionId ? recSession : undefined);
+  // `/branch` and `--fork-session` rewrite every copied line's sessionId and stamp `forkedFrom {sessionId, messageUuid}`
+  const branchedFrom = str((rec.forkedFrom as Rec | null | undefined)?.sessionId);
+  const forkedFrom = parentAgent ?? s.path.parentSessionId ?? branchedFrom ?? (recSession !== undefined && recSession !== sessionId ? recSession : undefined);
   const title = effectiveTitle(s);
   const event = sessionEventOf(CODEC_ID, sessionId, start, {
     cwd,
