@@ -101,14 +101,32 @@ export class StoreFolder {
     return [...Object.values(MEMBERS).map((s) => this.path(name, s, archived)), this.path(name, SUBAGENTS, archived), this.path(name, TRANSCRIPT, archived)];
   }
 
-  /** Run a mutation under the store's lock (lock.ts), creating the root first. */
+  /**
+   * Run a mutation under the store's lock (lock.ts), creating the root first. A write that throws (a full
+   * disk, an I/O error) is cleaned up as a crash would be, so no member outlives it for the next family of
+   * that name to adopt.
+   */
   protected mutate<T>(intent: LockIntent, fn: () => T): T {
     try {
       mkdirSync(this.root, { recursive: true });
     } catch (cause) {
       throw new SessionfoldError('IO_ERROR', `Cannot create the session store ${this.root}`, { file: this.root, cause });
     }
-    return withLock(this.root, intent, fn, {
+    const run = (): T => {
+      try {
+        return fn();
+      } catch (e) {
+        if (intent.op === 'write') {
+          try {
+            this.recover(intent, process.pid);
+          } catch {
+            // the disk refuses even the cleanup: the next mutation of this name clears what is left
+          }
+        }
+        throw e;
+      }
+    };
+    return withLock(this.root, intent, run, {
       ...(this.options.lockTimeoutMs !== undefined && { timeoutMs: this.options.lockTimeoutMs }),
       recover: (i, pid) => this.recover(i, pid),
     });
@@ -121,9 +139,14 @@ export class StoreFolder {
       if ('name' in intent && isValidName(intent.name)) sweepTemps(this.path(intent.name, SUBAGENTS, archived), pid);
     }
     if (intent.op === 'other' || !isValidName(intent.name)) return;
-    if (intent.op === 'write' && !exists(this.path(intent.name, TRANSCRIPT, false))) for (const p of this.family(intent.name, false)) removeIfPresent(p);
+    if (intent.op === 'write') this.clearUncommitted(intent.name);
     if (intent.op === 'archive') this.archiveMembers(intent.name);
     if (intent.op === 'delete') for (const archived of [false, true]) for (const p of this.family(intent.name, archived)) removeIfPresent(p);
+  }
+
+  /** Remove the active members of `name` when it has no transcript: a family that never committed. */
+  protected clearUncommitted(name: string): void {
+    if (!exists(this.path(name, TRANSCRIPT, false))) for (const p of this.family(name, false)) removeIfPresent(p);
   }
 
   protected archiveMembers(name: string): void {

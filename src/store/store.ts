@@ -15,8 +15,9 @@
  * A family exists when its transcript does; it lives wholly in the root or wholly in `archived/`. Every
  * name is checked (names.ts) before any I/O. Every write is atomic (fs.ts); every mutation holds the store's
  * lock (lock.ts) and names its intent there, so the next process to take the lock after a crash finishes
- * an archive or a delete, or removes a half-written new family. Reads take no lock: each file they read is
- * whole, old or new.
+ * an archive or a delete, or removes a half-written new family; a write that throws is cleaned up the same
+ * way at once, and a new family clears what its name held without a transcript. Reads take no lock: each
+ * file they read is whole, old or new.
  *
  * `at(root)` touches nothing (a lookup never creates an empty store); `open(root)` creates the folder;
  * mutations create what they need. The folder's mechanics (paths, the locked mutation, recovery, single
@@ -114,6 +115,8 @@ export class SessionStore extends StoreFolder {
     this.mutate({ op: 'write', name }, () => {
       if (this.where(name) === true) throw invalidOption('name', `a name no archived session has (delete or rename "${name}" first)`, name);
       let createdAtMs = now;
+      // a new family starts clean: members a failed write of this name left must not join it
+      this.clearUncommitted(name);
       if (exists(this.path(name, TRANSCRIPT, false))) {
         if (options.overwrite !== true) throw invalidOption('name', `a name not in use ("${name}" is stored already)`, name);
         createdAtMs = this.readMeta(name, false)?.createdAtMs ?? now;
@@ -336,6 +339,7 @@ export class SessionStore extends StoreFolder {
         sourceMessages: cut.total,
         forkedAtMs: timestampMs,
       };
+      this.clearUncommitted(to);
       writeAtomic(this.path(to, MEMBERS.fork, false), JSON.stringify(prov, null, 2) + '\n');
       const meta: StoreMeta = { version: STORE_RECORD_VERSION, title, createdAtMs: now, updatedAtMs: now, ...(origin !== undefined && { origin }), messageCount: cut.kept };
       writeAtomic(this.path(to, MEMBERS.meta, false), JSON.stringify(meta, null, 2) + '\n');
