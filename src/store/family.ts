@@ -4,10 +4,10 @@
  * members. Names reaching here are validated already.
  */
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { STORE_ARCHIVE_DIR, STORE_CHILD_MEMBERS, STORE_MEMBERS, STORE_SUBAGENTS, STORE_TRANSCRIPT } from '../../cursors/protocol/session-store.js';
-import { exists, moveIfPresent, readIfPresent, removeIfPresent, sweepTemps, writeAtomic } from './fs.js';
+import { exists, moveIfPresent, readIfPresent, removeIfPresent, sweepTemps, syncDir, writeAtomic } from './fs.js';
 import { withLock, type LockIntent } from './lock.js';
 import { isValidName, validateName } from './names.js';
 import type { StoreMeta } from './types.js';
@@ -19,6 +19,18 @@ export type Member = keyof typeof MEMBERS;
 export const SUBAGENTS = STORE_SUBAGENTS;
 export const CHILD = STORE_CHILD_MEMBERS;
 export const DAY_MS = 86_400_000;
+/** The file in a staged family that commits it: the members it holds, and whether it replaces the old ones. */
+const STAGE_READY = '.ready';
+
+/** One file of a family to write: its suffix after the name (`.meta.json`, `.subagents/<child>.jsonl`) and its text. */
+export type FamilyFile = readonly [suffix: string, data: string];
+
+interface StagePlan {
+  /** The suffixes of the staged members (the subagents folder as one). */
+  members: string[];
+  /** True: members outside `members` are removed (a whole family); false: they are kept. */
+  replace: boolean;
+}
 
 /** Options of a SessionStore: how long a change waits for another process's lock. */
 export interface SessionStoreOptions {
@@ -114,6 +126,7 @@ export class StoreFolder {
     }
     const run = (): T => {
       try {
+        if ('name' in intent && isValidName(intent.name)) this.settleStage(intent.name);
         return fn();
       } catch (e) {
         if (intent.op === 'write') {
@@ -139,9 +152,75 @@ export class StoreFolder {
       if ('name' in intent && isValidName(intent.name)) sweepTemps(this.path(intent.name, SUBAGENTS, archived), pid);
     }
     if (intent.op === 'other' || !isValidName(intent.name)) return;
-    if (intent.op === 'write') this.clearUncommitted(intent.name);
+    if (intent.op === 'write') {
+      this.settleStage(intent.name);
+      this.clearUncommitted(intent.name);
+    }
     if (intent.op === 'archive') this.archiveMembers(intent.name);
     if (intent.op === 'delete') for (const archived of [false, true]) for (const p of this.family(intent.name, archived)) removeIfPresent(p);
+  }
+
+  /** Where a family of `name` is staged before it is swapped in (a leading dot: no name, never listed). */
+  protected stagePath(name: string): string {
+    return join(this.root, `.${name}.staged`);
+  }
+
+  /**
+   * Write the active family of `name` whole: every file into its stage folder, then the plan (`.ready`,
+   * the commit point), then each member renamed into place, the transcript last. `replace` removes the
+   * members `files` leaves out; otherwise they stay. A crash before the plan leaves the old family as it
+   * was (recovery drops the stage); after it, recovery finishes the swap: the family is old or new.
+   */
+  protected writeFamily(name: string, files: readonly FamilyFile[], replace: boolean): void {
+    const stage = this.stagePath(name);
+    removeIfPresent(stage);
+    mkdirSync(stage);
+    syncDir(this.root);
+    const members = new Set<string>();
+    for (const [suffix, data] of files) {
+      const path = join(stage, name + suffix);
+      if (suffix.startsWith(`${SUBAGENTS}/`)) {
+        members.add(SUBAGENTS);
+        mkdirSync(dirname(path), { recursive: true });
+      } else members.add(suffix);
+      writeAtomic(path, data);
+    }
+    const plan: StagePlan = { members: [...members], replace };
+    writeAtomic(join(stage, STAGE_READY), JSON.stringify(plan));
+    this.settleStage(name);
+  }
+
+  /**
+   * Finish a staged write of `name`, or drop it: with its plan, move each staged member into place (the
+   * transcript last, the subagents folder swapped whole) and remove the members a replacing plan leaves
+   * out; without one, the write never committed and the old family stands. Each step can run again.
+   */
+  protected settleStage(name: string): void {
+    const stage = this.stagePath(name);
+    if (!exists(stage)) return;
+    let plan: StagePlan | undefined;
+    try {
+      plan = parseJson<StagePlan>(readIfPresent(join(stage, STAGE_READY)), STAGE_READY);
+    } catch {
+      // torn (the atomic write rules that out) or unreadable: taken as never committed, so a broken stage
+      // cannot keep every later mutation (and the breaking of a dead holder's lock) failing
+      plan = undefined;
+    }
+    if (plan !== undefined && Array.isArray(plan.members)) {
+      for (const suffix of [...Object.values(MEMBERS), SUBAGENTS, TRANSCRIPT]) {
+        const target = this.path(name, suffix, false);
+        if (!plan.members.includes(suffix)) {
+          if (plan.replace) removeIfPresent(target);
+          continue;
+        }
+        const staged = join(stage, name + suffix);
+        if (!exists(staged)) continue; // moved before a crash
+        if (suffix === SUBAGENTS) removeIfPresent(target);
+        moveIfPresent(staged, target);
+      }
+      syncDir(this.root);
+    }
+    removeIfPresent(stage);
   }
 
   /** Remove the active members of `name` when it has no transcript: a family that never committed. */

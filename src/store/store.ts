@@ -15,9 +15,9 @@
  * A family exists when its transcript does; it lives wholly in the root or wholly in `archived/`. Every
  * name is checked (names.ts) before any I/O. Every write is atomic (fs.ts); every mutation holds the store's
  * lock (lock.ts) and names its intent there, so the next process to take the lock after a crash finishes
- * an archive or a delete, or removes a half-written new family; a write that throws is cleaned up the same
- * way at once, and a new family clears what its name held without a transcript. Reads take no lock: each
- * file they read is whole, old or new.
+ * an archive or a delete; a write is staged whole and swapped in (family.ts `writeFamily`), so recovery
+ * leaves its family entirely old or entirely new. A write that throws is recovered the same way at once.
+ * Reads take no lock: each file they read is whole, old or new.
  *
  * `at(root)` touches nothing (a lookup never creates an empty store); `open(root)` creates the folder;
  * mutations create what they need. The folder's mechanics (paths, the locked mutation, recovery, single
@@ -25,7 +25,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
-import { CHILD, DAY_MS, jsonLines, MEMBERS, notFound, parseJson, parseJsonLines, StoreFolder, SUBAGENTS, TRANSCRIPT, type Member, type SessionStoreOptions } from './family.js';
+import { CHILD, DAY_MS, jsonLines, MEMBERS, notFound, parseJson, parseJsonLines, StoreFolder, SUBAGENTS, TRANSCRIPT, type FamilyFile, type Member, type SessionStoreOptions } from './family.js';
 import { exists, listNames, probeFile, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
 import { isValidName, validateName } from './names.js';
 import { countMessages, headerOf, readHead, setHeader, truncateMessages } from './transcript.js';
@@ -96,7 +96,7 @@ export class SessionStore extends StoreFolder {
   }
 
   /**
-   * Write a whole family in one locked step, the transcript last (its appearance is the commit). Every
+   * Write a whole family in one locked step, staged and swapped in (old or new after any crash). Every
    * name and subagent id is checked, and duplicates refused, before the first write. INVALID_OPTION when
    * the name is taken by an archived family, or by an active one without `overwrite` (which replaces it
    * whole).
@@ -115,29 +115,23 @@ export class SessionStore extends StoreFolder {
     this.mutate({ op: 'write', name }, () => {
       if (this.where(name) === true) throw invalidOption('name', `a name no archived session has (delete or rename "${name}" first)`, name);
       let createdAtMs = now;
-      // a new family starts clean: members a failed write of this name left must not join it
-      this.clearUncommitted(name);
       if (exists(this.path(name, TRANSCRIPT, false))) {
         if (options.overwrite !== true) throw invalidOption('name', `a name not in use ("${name}" is stored already)`, name);
         createdAtMs = this.readMeta(name, false)?.createdAtMs ?? now;
-        // members the new write leaves out go; the rest are replaced, each atomically
-        for (const [m, suffix] of Object.entries(MEMBERS)) if (m !== 'meta' && family[m as Exclude<Member, 'meta'>] === undefined) removeIfPresent(this.path(name, suffix, false));
-        removeIfPresent(this.path(name, SUBAGENTS, false));
       }
-      const w = (m: Member, data: string) => writeAtomic(this.path(name, MEMBERS[m], false), data);
-      if (family.sidecar !== undefined) w('sidecar', family.sidecar);
-      if (family.usage !== undefined) w('usage', jsonLines(family.usage));
-      if (family.modelChanges !== undefined) w('modelChanges', jsonLines(family.modelChanges));
-      if (family.git !== undefined) w('git', JSON.stringify(family.git, null, 2) + '\n');
-      if (family.tree !== undefined) w('tree', JSON.stringify(family.tree) + '\n');
-      if (family.fork !== undefined) w('fork', JSON.stringify(family.fork, null, 2) + '\n');
-      if (family.subagents !== undefined && family.subagents.length > 0) {
-        mkdirSync(this.path(name, SUBAGENTS, false), { recursive: true });
-        for (const c of family.subagents) {
-          if (c.lineage !== undefined) writeAtomic(this.childPath(name, c.id, CHILD.lineage, false), JSON.stringify(c.lineage, null, 2) + '\n');
-          if (c.sidecar !== undefined) writeAtomic(this.childPath(name, c.id, CHILD.sidecar, false), c.sidecar);
-          writeAtomic(this.childPath(name, c.id, CHILD.transcript, false), c.transcript);
-        }
+      const files: FamilyFile[] = [];
+      const put = (m: Member, data: string) => files.push([MEMBERS[m], data]);
+      if (family.sidecar !== undefined) put('sidecar', family.sidecar);
+      if (family.usage !== undefined) put('usage', jsonLines(family.usage));
+      if (family.modelChanges !== undefined) put('modelChanges', jsonLines(family.modelChanges));
+      if (family.git !== undefined) put('git', JSON.stringify(family.git, null, 2) + '\n');
+      if (family.tree !== undefined) put('tree', JSON.stringify(family.tree) + '\n');
+      if (family.fork !== undefined) put('fork', JSON.stringify(family.fork, null, 2) + '\n');
+      for (const c of family.subagents ?? []) {
+        const child = (suffix: string, data: string) => files.push([`${SUBAGENTS}/${c.id}${suffix}`, data]);
+        if (c.lineage !== undefined) child(CHILD.lineage, JSON.stringify(c.lineage, null, 2) + '\n');
+        if (c.sidecar !== undefined) child(CHILD.sidecar, c.sidecar);
+        child(CHILD.transcript, c.transcript);
       }
       const meta: StoreMeta = {
         version: STORE_RECORD_VERSION,
@@ -148,8 +142,9 @@ export class SessionStore extends StoreFolder {
         messageCount: countMessages(family.transcript),
         ...(family.stats !== undefined && { stats: family.stats }),
       };
-      w('meta', JSON.stringify(meta, null, 2) + '\n');
-      writeAtomic(this.path(name, TRANSCRIPT, false), setHeader(family.transcript, { title: family.title }));
+      put('meta', JSON.stringify(meta, null, 2) + '\n');
+      files.push([TRANSCRIPT, setHeader(family.transcript, { title: family.title })]);
+      this.writeFamily(name, files, true);
     });
   }
 
@@ -339,11 +334,16 @@ export class SessionStore extends StoreFolder {
         sourceMessages: cut.total,
         forkedAtMs: timestampMs,
       };
-      this.clearUncommitted(to);
-      writeAtomic(this.path(to, MEMBERS.fork, false), JSON.stringify(prov, null, 2) + '\n');
       const meta: StoreMeta = { version: STORE_RECORD_VERSION, title, createdAtMs: now, updatedAtMs: now, ...(origin !== undefined && { origin }), messageCount: cut.kept };
-      writeAtomic(this.path(to, MEMBERS.meta, false), JSON.stringify(meta, null, 2) + '\n');
-      writeAtomic(this.path(to, TRANSCRIPT, false), setHeader(cut.text, { title, forkedFrom: from }));
+      this.writeFamily(
+        to,
+        [
+          [MEMBERS.fork, JSON.stringify(prov, null, 2) + '\n'],
+          [MEMBERS.meta, JSON.stringify(meta, null, 2) + '\n'],
+          [TRANSCRIPT, setHeader(cut.text, { title, forkedFrom: from })],
+        ],
+        true,
+      );
     });
     return prov as ForkProvenance;
   }

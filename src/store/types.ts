@@ -100,7 +100,7 @@ export interface SubagentLineage {
   spawnDepth?: number;
 }
 
-/** Everything of one family that `saveFamily` writes in one locked step (the transcript last). */
+/** Everything of one family that `saveFamily` writes in one locked step (staged, then swapped in whole). */
 export interface FamilyWrite {
   title: string;
   transcript: string;
