@@ -101,6 +101,23 @@ describe('save, load, list', () => {
     expect((await s.loadMeta('one'))?.messageCount).toBe(2);
   });
 
+  it('save over a family rewrites its transcript and meta only; saveFamily with overwrite replaces it whole', async () => {
+    const s = await SessionStore.open(root);
+    await fullFamily(s, 'src');
+    await s.fork('src', 'kept', 'Forked', 2, 7);
+    await s.saveSidecar('kept', 'side\n');
+    await s.saveGitMetadata('kept', { branch: 'b' });
+    await s.saveSubagentTranscript('kept', 'agent-1', transcript('agent-1', 1));
+    const members = tree(root).filter((p) => p.startsWith('kept'));
+    await s.save('kept', 'Saved', transcript('kept', 3));
+    expect(tree(root).filter((p) => p.startsWith('kept'))).toEqual(members);
+    expect([(await s.loadMeta('kept'))?.title, (await s.loadMeta('kept'))?.messageCount]).toEqual(['Saved', 3]);
+    expect((await s.list()).find((i) => i.name === 'kept')?.forkedFrom).toBe('src');
+    expect([await s.loadSidecar('kept'), await s.loadGitMetadata('kept'), await s.listSubagentIds('kept')]).toEqual(['side\n', { branch: 'b' }, ['agent-1']]);
+    await s.saveFamily('kept', { title: 'Whole', transcript: transcript('kept', 1) }, { overwrite: true });
+    expect(tree(root).filter((p) => p.startsWith('kept'))).toEqual(['kept.jsonl', 'kept.meta.json']);
+  });
+
   it('loadIfPresent tells absence from a dangling symlink, a folder in the transcript\'s place and a permission failure', async () => {
     const s = await SessionStore.open(root);
     expect(await s.loadIfPresent('none')).toBeUndefined();

@@ -89,19 +89,26 @@ export class SessionStore extends StoreFolder {
 
   /**
    * Save (or overwrite) a session's transcript and title. A transcript in the sessionfold-jsonl format gets
-   * `title` in its header too, so every reader of the store agent shows it.
+   * `title` in its header too, so every reader of the store agent shows it. Over an existing family only
+   * the transcript and the meta (rewritten, keeping `createdAtMs`) change, with any member `extra` gives;
+   * its sidecar, fork record, subagents and other members stay (only `delete` removes them).
    */
   async save(name: string, title: string, transcript: string, extra: Omit<FamilyWrite, 'title' | 'transcript'> = {}): Promise<void> {
-    await this.saveFamily(name, { ...extra, title, transcript }, { overwrite: true });
+    this.#write(name, { ...extra, title, transcript }, true, false);
   }
 
   /**
    * Write a whole family in one locked step, staged and swapped in (old or new after any crash). Every
    * name and subagent id is checked, and duplicates refused, before the first write. INVALID_OPTION when
    * the name is taken by an archived family, or by an active one without `overwrite` (which replaces it
-   * whole).
+   * whole: the members `family` leaves out go).
    */
   async saveFamily(name: string, family: FamilyWrite, options: { overwrite?: boolean } = {}): Promise<void> {
+    this.#write(name, family, options.overwrite === true, true);
+  }
+
+  /** `family` over `name`: over an existing one only with `overwrite`, and keeping the members it leaves out unless `replace`. */
+  #write(name: string, family: FamilyWrite, overwrite: boolean, replace: boolean): void {
     validateName(name);
     if (typeof family.title !== 'string') throw invalidOption('title', 'a string', family.title);
     if (typeof family.transcript !== 'string') throw invalidOption('transcript', 'a string', family.transcript);
@@ -115,8 +122,9 @@ export class SessionStore extends StoreFolder {
     this.mutate({ op: 'write', name }, () => {
       if (this.where(name) === true) throw invalidOption('name', `a name no archived session has (delete or rename "${name}" first)`, name);
       let createdAtMs = now;
-      if (exists(this.path(name, TRANSCRIPT, false))) {
-        if (options.overwrite !== true) throw invalidOption('name', `a name not in use ("${name}" is stored already)`, name);
+      const existed = exists(this.path(name, TRANSCRIPT, false));
+      if (existed) {
+        if (!overwrite) throw invalidOption('name', `a name not in use ("${name}" is stored already)`, name);
         createdAtMs = this.readMeta(name, false)?.createdAtMs ?? now;
       }
       const files: FamilyFile[] = [];
@@ -144,7 +152,8 @@ export class SessionStore extends StoreFolder {
       };
       put('meta', JSON.stringify(meta, null, 2) + '\n');
       files.push([TRANSCRIPT, setHeader(family.transcript, { title: family.title })]);
-      this.writeFamily(name, files, true);
+      // a new family replaces whatever its name held: members a failed write left are not its own
+      this.writeFamily(name, files, replace || !existed);
     });
   }
 

@@ -14,7 +14,7 @@ export default defineCommand({
   options: {
     name: { type: 'string', description: 'Name in the store (default: the session id)', valueName: '<name>' },
     title: { type: 'string', description: "Title (default: the session's own)", valueName: '<title>' },
-    force: { type: 'boolean', description: 'Replace a stored session of the same name' },
+    force: { type: 'boolean', description: 'Replace a stored session of the same name, its whole family' },
     subagents: { type: 'boolean', description: 'Store the subagents it spawned (default; --no-subagents leaves them out)' },
     ...STORE_OPTION,
     ...JSON_OPTION,
