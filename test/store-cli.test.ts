@@ -4,6 +4,7 @@
  * once, the store agent through `sessions list|show`, `read` and `events export`, and `store
  * list|show|fork|rename|archive|prune|delete` and `sessions fork`, which never change an agent's folder.
  */
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,10 +119,16 @@ describe('store CLI', () => {
     expect((await cli(['store', 'prune'])).stderr).toMatch(/^error USAGE_ERROR: /);
   });
 
-  it('--store names another store; a read of a missing one creates nothing', async () => {
+  it('--store names another store; a read of a missing one, or a change of a missing session, creates nothing', async () => {
     const other = join(home.dir, 'other-store');
     expect(await json(['store', 'list', '--store', other, '--json'])).toEqual([]);
     expect((await snapshotTree(other)).size).toBe(0);
+    const typo = join(home.dir, 'typo', 'deep', 'dir');
+    for (const args of [['delete', 'nosuch'], ['archive', 'nosuch'], ['rename', 'nosuch', 'T'], ['fork', 'nosuch', 'b'], ['save', 'codex:nosuch']]) {
+      expect((await cli(['store', ...args, '--store', typo])).stderr, args.join(' ')).toMatch(/^error SESSION_NOT_FOUND: /);
+    }
+    expect((await cli(['sessions', 'fork', 'store:nosuch', '--name', 'b', '--store', typo])).stderr).toMatch(/^error SESSION_NOT_FOUND: /);
+    expect(existsSync(join(home.dir, 'typo'))).toBe(false);
     expect((await cli(['store', 'save', `codex:${codexIds[0]}`, '--store', other])).code).toBe(0);
     expect((await json<{ name: string }[]>(['store', 'list', '--store', other, '--json'])).map((r) => r.name)).toEqual([codexIds[0]]);
   });

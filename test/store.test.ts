@@ -83,6 +83,10 @@ describe('at and open', () => {
     expect(await s.loadSidecar('a')).toBeUndefined();
     expect(await s.listSubagentIds('a')).toEqual([]);
     expect(await code(s.load('a'))).toBe('SESSION_NOT_FOUND');
+    // a change of a session that is not there fails its lookup without creating the store either
+    for (const change of [s.delete('a'), s.archive('a'), s.setTitle('a', 't'), s.setStats('a', {}), s.saveSidecar('a', ''), s.saveSubagentTranscript('a', 'c', ''), s.fork('a', 'b', 't', undefined, 1)]) {
+      expect(await code(change)).toBe('SESSION_NOT_FOUND');
+    }
     expect(existsSync(root)).toBe(false);
     await SessionStore.open(root);
     expect(statSync(root).isDirectory()).toBe(true);

@@ -114,11 +114,13 @@ export class StoreFolder {
   }
 
   /**
-   * Run a mutation under the store's lock (lock.ts), creating the root first. A write that throws (a full
-   * disk, an I/O error) is cleaned up as a crash would be, so no member outlives it for the next family of
-   * that name to adopt.
+   * Run a mutation under the store's lock (lock.ts), creating the root first, unless the mutation `needs`
+   * a family: without the root that family cannot be there, and it is SESSION_NOT_FOUND with nothing
+   * created (a mistyped `--store` stays absent). A write that throws (a full disk, an I/O error) is
+   * cleaned up as a crash would be, so no member outlives it for the next family of that name to adopt.
    */
-  protected mutate<T>(intent: LockIntent, fn: () => T): T {
+  protected mutate<T>(intent: LockIntent, fn: () => T, needs?: string): T {
+    if (needs !== undefined && !exists(this.root)) throw notFound(needs, this.root);
     try {
       mkdirSync(this.root, { recursive: true });
     } catch (cause) {
@@ -247,7 +249,7 @@ export class StoreFolder {
   /** Write one member of an existing family, where the family is (so it is never split). */
   protected saveMember(name: string, member: Member, data: string): void {
     validateName(name);
-    this.mutate({ op: 'other' }, () => writeAtomic(this.path(name, MEMBERS[member], this.whereOrThrow(name)), data));
+    this.mutate({ op: 'other' }, () => writeAtomic(this.path(name, MEMBERS[member], this.whereOrThrow(name)), data), name);
   }
 
   /** One member's text (active, else archived, or exactly one with `archived`); undefined when absent. */
@@ -264,7 +266,7 @@ export class StoreFolder {
       const archived = this.whereOrThrow(parent);
       mkdirSync(this.path(parent, SUBAGENTS, archived), { recursive: true });
       writeAtomic(this.childPath(parent, child, suffix, archived), data);
-    });
+    }, parent);
   }
 
   protected loadChild(parent: string, child: string, suffix: string, archived?: boolean): string | undefined {

@@ -19,9 +19,9 @@
  * leaves its family entirely old or entirely new. A write that throws is recovered the same way at once.
  * Reads take no lock: each file they read is whole, old or new.
  *
- * `at(root)` touches nothing (a lookup never creates an empty store); `open(root)` creates the folder;
- * mutations create what they need. The folder's mechanics (paths, the locked mutation, recovery, single
- * members) are in family.ts.
+ * `at(root)` touches nothing (a lookup never creates an empty store, nor does a change of a session that
+ * is not there); `open(root)` creates the folder; a write of a family creates what it needs. The folder's
+ * mechanics (paths, the locked mutation, recovery, staged writes, single members) are in family.ts.
  */
 import { mkdirSync } from 'node:fs';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
@@ -266,7 +266,7 @@ export class SessionStore extends StoreFolder {
     this.mutate({ op: 'archive', name }, () => {
       if (this.whereOrThrow(name)) return;
       this.archiveMembers(name);
-    });
+    }, name);
   }
 
   /** Delete the whole family (active and archived), tolerating absent members. SESSION_NOT_FOUND when none. */
@@ -276,7 +276,7 @@ export class SessionStore extends StoreFolder {
       const any = [false, true].some((a) => this.family(name, a).some(exists));
       if (!any) throw notFound(name, this.root);
       for (const archived of [false, true]) for (const p of this.family(name, archived)) removeIfPresent(p);
-    });
+    }, name);
   }
 
   /**
@@ -291,7 +291,7 @@ export class SessionStore extends StoreFolder {
       const now = Date.now();
       const meta: StoreMeta = this.readMeta(name, archived) ?? { version: STORE_RECORD_VERSION, title: '', createdAtMs: now, updatedAtMs: now };
       writeAtomic(this.path(name, MEMBERS.meta, archived), JSON.stringify({ ...meta, stats: { ...meta.stats, ...stats } }, null, 2) + '\n');
-    });
+    }, name);
   }
 
   /** Change the title, keeping every other recorded stat (and the transcript's mtime). */
@@ -310,7 +310,7 @@ export class SessionStore extends StoreFolder {
         const retitled = setHeader(text, { title });
         if (retitled !== text) writeAtomic(path, retitled, p.mtimeMs);
       }
-    });
+    }, name);
   }
 
   /**
@@ -353,7 +353,7 @@ export class SessionStore extends StoreFolder {
         ],
         true,
       );
-    });
+    }, from);
     return prov as ForkProvenance;
   }
 

@@ -6,7 +6,7 @@
 import { forkAgentSession } from '../../store/import.js';
 import { bool, defineCommand, str, type CommandContext } from '../command.js';
 import { sessionArgs } from './sessions-common.js';
-import { countOption, JSON_OPTION, managerOptions, openStore, STORE_OPTION, writeJson } from './store-common.js';
+import { countOption, JSON_OPTION, managerOptions, STORE_OPTION, storeAt, writeJson } from './store-common.js';
 
 export default defineCommand({
   name: 'fork',
@@ -24,7 +24,7 @@ export default defineCommand({
     const at = countOption(ctx, 'at');
     const name = str(ctx, 'name');
     const title = str(ctx, 'title');
-    const store = await openStore(ctx);
+    const store = storeAt(ctx);
     const p = await forkAgentSession(store, agent, id, {
       ...(at !== undefined && { at }),
       ...(name !== undefined && { name }),

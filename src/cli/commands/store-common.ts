@@ -20,14 +20,12 @@ export function storeRoot(ctx: CommandContext): string {
   return str(ctx, 'store') ?? defaultStoreRoot(ctx.env);
 }
 
-/** The store, addressed without touching the disk (a read never creates it). */
+/**
+ * The store, addressed without touching the disk: a read never creates it, and a change creates it only
+ * when it writes a family (a mistyped `--store` with a missing session stays absent).
+ */
 export function storeAt(ctx: CommandContext): SessionStore {
   return SessionStore.at(storeRoot(ctx));
-}
-
-/** The store, created when missing (for commands that write). */
-export function openStore(ctx: CommandContext): Promise<SessionStore> {
-  return SessionStore.open(storeRoot(ctx));
 }
 
 /** Manager options of the command's env, with the store agent reading this command's store. */

@@ -4,7 +4,7 @@
  * (src/store/store.ts).
  */
 import { bool, CliError, defineCommand, str, type CommandContext } from '../command.js';
-import { countOption, JSON_OPTION, openStore, positional, STORE_OPTION, storeAt, writeJson } from './store-common.js';
+import { countOption, JSON_OPTION, positional, STORE_OPTION, storeAt, writeJson } from './store-common.js';
 
 const nameArg = (ctx: CommandContext, i: number, what: string) => positional(ctx, i, what).replace(/^store:/, '');
 
@@ -59,7 +59,7 @@ export const fork = defineCommand({
   async run(ctx) {
     const from = nameArg(ctx, 0, '<from> <to>');
     const to = nameArg(ctx, 1, '<from> <to>');
-    const store = await openStore(ctx);
+    const store = storeAt(ctx);
     const title = str(ctx, 'title') ?? `${(await store.loadMeta(from))?.title || from} (fork)`;
     const p = await store.fork(from, to, title, countOption(ctx, 'at'), Date.now());
     if (bool(ctx, 'json')) writeJson(ctx, p);

@@ -5,7 +5,7 @@
 import { importSession } from '../../store/import.js';
 import { bool, defineCommand, str, type CommandContext } from '../command.js';
 import { sessionArgs } from './sessions-common.js';
-import { JSON_OPTION, managerOptions, openStore, STORE_OPTION, writeJson } from './store-common.js';
+import { JSON_OPTION, managerOptions, STORE_OPTION, storeAt, writeJson } from './store-common.js';
 
 export default defineCommand({
   name: 'save',
@@ -23,7 +23,7 @@ export default defineCommand({
     const { agent, id } = sessionArgs(ctx);
     const name = str(ctx, 'name');
     const title = str(ctx, 'title');
-    const store = await openStore(ctx);
+    const store = storeAt(ctx);
     const r = await importSession(store, agent, id, {
       ...(name !== undefined && { name }),
       ...(title !== undefined && { title }),
