@@ -145,3 +145,42 @@ describe('store names', () => {
     expect(existsSync(join(box, 'deep', 'sibling', 'x.jsonl'))).toBe(true);
   });
 });
+
+describe('names that are written', () => {
+  const t = (id: string) => `${JSON.stringify({ type: 'sessionfold.session', version: 1, agent: 'x', sessionId: id })}\n`;
+  const codeOf = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => (isSessionfoldError(e) ? e.code : String(e)));
+
+  it('refuses Windows-forbidden characters, device names, format characters, and names that are another family\'s but for case or Unicode form', async () => {
+    const s = SessionStore.at(join(box, 'written'));
+    await s.save('Café', 'c', t('c')); // NFC
+    await s.save('src', 's', t('s'));
+    const inside = snapshot(s.root);
+    const bad = [
+      'a:b', 'a*b', 'a?b', 'a<b', 'a>b', 'a|b', 'a"b', 'CON', 'con.txt', 'Nul', 'aux.tar.gz', 'COM1', 'lpt9.x', 'com\u00b9', 'CONIN$', 'prn .x',
+      'a\u200bb', 'a\u200db', '\ufeffa', 'a\u202eb', 'a\u2066b', 'a\u061cb', 'a\u00adb',
+    ];
+    const lookalikes = ['Cafe\u0301', 'café', 'CAFÉ', 'CAFE\u0301'];
+    for (const name of [...bad, ...lookalikes]) {
+      for (const call of [() => s.save(name, 'x', t('x')), () => s.saveFamily(name, { title: 'x', transcript: t('x') }), () => s.fork('src', name, 'x', undefined, 1)]) {
+        expect(await codeOf(call()), JSON.stringify(name)).toBe('INVALID_OPTION');
+      }
+    }
+    for (const id of bad) expect(await codeOf(s.saveSubagentTranscript('src', id, t(id))), JSON.stringify(id)).toBe('INVALID_OPTION');
+    expect(snapshot(s.root)).toEqual(inside);
+    for (const ok of ['console', 'com10', 'nul-session', 'a.con', 'Cafe']) await s.save(ok, ok, t(ok));
+    await s.saveSubagentTranscript('src', 'Agent', t('Agent'));
+    expect(await codeOf(s.saveSubagentTranscript('src', 'agent', t('agent')))).toBe('INVALID_OPTION');
+    const twins = [{ id: 'kid', transcript: t('kid') }, { id: 'KID', transcript: t('KID') }];
+    expect(await codeOf(s.saveFamily('twins', { title: 'x', transcript: t('x'), subagents: twins }))).toBe('INVALID_OPTION');
+  });
+
+  it('a family stored earlier under a name now refused is still listed, read and deleted', async () => {
+    const s = SessionStore.at(join(box, 'earlier'));
+    mkdirSync(s.root, { recursive: true });
+    writeFileSync(join(s.root, 'a:b.jsonl'), t('a:b'));
+    expect((await s.list()).map((i) => i.name)).toEqual(['a:b']);
+    expect(await s.load('a:b')).toBe(t('a:b'));
+    await s.delete('a:b');
+    expect(await s.list()).toEqual([]);
+  });
+});

@@ -62,3 +62,33 @@ export function storeNameProblem(name: unknown): string | undefined {
   if (dot >= 0 && MEMBER_KINDS.has(name.slice(dot + 1).toLowerCase())) return `ends with ".${name.slice(dot + 1)}", the suffix of a family member`;
   return undefined;
 }
+
+/** Characters Windows refuses in a file name (the path separators and the controls are refused already). */
+const WINDOWS_FORBIDDEN = /[:*?<>|"]/;
+/** Format characters (`\p{Cf}`): zero-width ones and bidi controls make two names look alike, or one read backwards. */
+const FORMAT = /\p{Cf}/u;
+/** The device names Windows reserves, with or without an extension (`nul.jsonl` opens the device too). */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$) *(\.|$)/i;
+
+/**
+ * Why `name` cannot be written as a session name or subagent id, or undefined when it can: a valid name
+ * (`storeNameProblem`) that every common file system can also hold as itself, and no one can mistake for
+ * another. The store refuses the rest when it writes a name; a family stored earlier under one stays
+ * readable, and can be archived and deleted.
+ */
+export function storeWriteNameProblem(name: unknown): string | undefined {
+  const problem = storeNameProblem(name);
+  if (problem !== undefined || typeof name !== 'string') return problem;
+  if (WINDOWS_FORBIDDEN.test(name)) return 'holds one of :*?<>|", which Windows refuses in a file name';
+  if (FORMAT.test(name)) return 'holds an invisible format character (zero-width or bidi control)';
+  if (WINDOWS_RESERVED.test(name)) return 'is a device name Windows reserves';
+  return undefined;
+}
+
+/**
+ * What two names share when a case-insensitive or normalising file system (macOS, Windows) would take them
+ * for one file: their NFC form, lowercased. The store refuses to write a name whose key another family's has.
+ */
+export function storeNameKey(name: string): string {
+  return name.normalize('NFC').toLowerCase().normalize('NFC');
+}

@@ -6,10 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
-import { STORE_ARCHIVE_DIR, STORE_CHILD_MEMBERS, STORE_MEMBERS, STORE_SUBAGENTS, STORE_TRANSCRIPT } from '../../cursors/protocol/session-store.js';
-import { exists, moveIfPresent, readIfPresent, removeIfPresent, sweepTemps, syncDir, writeAtomic } from './fs.js';
+import { STORE_ARCHIVE_DIR, STORE_CHILD_MEMBERS, STORE_MEMBERS, STORE_SUBAGENTS, STORE_TRANSCRIPT, storeNameKey } from '../../cursors/protocol/session-store.js';
+import { exists, listNames, moveIfPresent, readIfPresent, removeIfPresent, sweepTemps, syncDir, writeAtomic } from './fs.js';
 import { withLock, type LockIntent } from './lock.js';
-import { isValidName, validateName } from './names.js';
+import { isValidName, validateName, validateWriteName } from './names.js';
 import type { StoreMeta } from './types.js';
 
 export const ARCHIVE_DIR = STORE_ARCHIVE_DIR;
@@ -106,6 +106,21 @@ export class StoreFolder {
     const w = this.where(name);
     if (w === undefined) throw notFound(name, this.root);
     return w;
+  }
+
+  /**
+   * INVALID_OPTION when a transcript in `dirs` is `name` but for case or Unicode form: on a case-insensitive
+   * or normalising file system (macOS, Windows) the two would be one family, elsewhere two that look alike.
+   */
+  protected refuseLookalike(name: string, what: string, dirs: readonly string[]): void {
+    const key = storeNameKey(name);
+    for (const dir of dirs) {
+      for (const n of listNames(dir)) {
+        const stem = n.slice(0, -TRANSCRIPT.length);
+        if (!n.endsWith(TRANSCRIPT) || stem === name || !isValidName(stem) || storeNameKey(stem) !== key) continue;
+        throw invalidOption(what, `a name no stored session has in another case or Unicode form ("${stem}" is stored)`, name);
+      }
+    }
   }
 
   /** Every member path of a family, the transcript last. */
@@ -261,9 +276,10 @@ export class StoreFolder {
 
   protected saveChild(parent: string, child: string, suffix: string, data: string): void {
     validateName(parent);
-    validateName(child, 'subagent id');
+    validateWriteName(child, 'subagent id');
     this.mutate({ op: 'other' }, () => {
       const archived = this.whereOrThrow(parent);
+      this.refuseLookalike(child, 'subagent id', [this.path(parent, SUBAGENTS, archived)]);
       mkdirSync(this.path(parent, SUBAGENTS, archived), { recursive: true });
       writeAtomic(this.childPath(parent, child, suffix, archived), data);
     }, parent);

@@ -20,7 +20,7 @@ import { renderJsonl } from '../sessions/export.js';
 import { resolveUnifiedId } from '../sessions/ids.js';
 import { createSessionManager } from '../sessions/manager.js';
 import type { Session, SessionManagerOptions } from '../sessions/types.js';
-import { isValidName, validateName } from './names.js';
+import { isWritableName, validateWriteName } from './names.js';
 import type { SessionStore } from './store.js';
 import { setHeader, truncateMessages } from './transcript.js';
 import { STORE_RECORD_VERSION, type FamilyWrite, type ForkProvenance, type GitMetadataRecord, type ModelChangeRecord, type SubagentLineage } from './types.js';
@@ -129,8 +129,8 @@ export async function importSession(store: SessionStore, agent: string, id: stri
   const codec = getCodec(agent);
   if (codec.id === 'store') throw invalidOption('agent', 'an agent other than the store (fork a stored session instead)', agent);
   const name = options.name ?? id;
-  if (options.name === undefined && !isValidName(name)) throw invalidOption('name', `a store name (session id "${id}" cannot be one; pass --name)`, id);
-  validateName(name);
+  if (options.name === undefined && !isWritableName(name)) throw invalidOption('name', `a store name (session id "${id}" cannot be one; pass --name)`, id);
+  validateWriteName(name);
   const mo = options.manager ?? {};
   const read = sessionReader(codec.id, mo);
   const parent = await read(id);
@@ -139,7 +139,7 @@ export async function importSession(store: SessionStore, agent: string, id: stri
   const subagents: NonNullable<FamilyWrite['subagents']>[number][] = [];
   if (options.subagents !== false) {
     for (const { session: child, events } of await findSubagents(read, codec.id, session, mo)) {
-      if (!isValidName(child.sessionId)) throw new SessionfoldError('INVALID_OPTION', `Subagent id "${child.sessionId}" of ${codec.id}:${id} cannot be a store name`);
+      if (!isWritableName(child.sessionId)) throw new SessionfoldError('INVALID_OPTION', `Subagent id "${child.sessionId}" of ${codec.id}:${id} cannot be a store name`);
       const lineage: SubagentLineage = {
         version: STORE_RECORD_VERSION,
         parent: name,
@@ -191,7 +191,7 @@ export async function forkAgentSession(store: SessionStore, agent: string, id: s
   const timestampMs = options.timestampMs ?? Date.now();
   if (options.at !== undefined && (!Number.isSafeInteger(options.at) || options.at < 0)) throw invalidOption('at', 'a non-negative integer', options.at);
   const name = options.name ?? `${id}-fork-${timestampMs}`;
-  validateName(name, 'fork name');
+  validateWriteName(name, 'fork name');
   if (codec.id === 'store') {
     const from = id;
     return store.fork(from, name, options.title ?? `${(await store.loadMeta(from))?.title ?? from} (fork)`, options.at, timestampMs);

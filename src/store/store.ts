@@ -24,10 +24,11 @@
  * mechanics (paths, the locked mutation, recovery, staged writes, single members) are in family.ts.
  */
 import { mkdirSync } from 'node:fs';
+import { storeNameKey } from '../../cursors/protocol/session-store.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { CHILD, DAY_MS, jsonLines, MEMBERS, notFound, parseJson, parseJsonLines, StoreFolder, SUBAGENTS, TRANSCRIPT, type FamilyFile, type Member, type SessionStoreOptions } from './family.js';
 import { exists, listNames, probeFile, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
-import { isValidName, validateName } from './names.js';
+import { isValidName, validateName, validateWriteName } from './names.js';
 import { countMessages, headerOf, readHead, setHeader, truncateMessages } from './transcript.js';
 import {
   STORE_RECORD_VERSION,
@@ -109,18 +110,19 @@ export class SessionStore extends StoreFolder {
 
   /** `family` over `name`: over an existing one only with `overwrite`, and keeping the members it leaves out unless `replace`. */
   #write(name: string, family: FamilyWrite, overwrite: boolean, replace: boolean): void {
-    validateName(name);
+    validateWriteName(name);
     if (typeof family.title !== 'string') throw invalidOption('title', 'a string', family.title);
     if (typeof family.transcript !== 'string') throw invalidOption('transcript', 'a string', family.transcript);
-    const ids = new Set<string>();
+    const keys = new Set<string>();
     for (const c of family.subagents ?? []) {
-      validateName(c.id, 'subagent id');
-      if (ids.has(c.id)) throw invalidOption('subagents', 'distinct ids', c.id);
-      ids.add(c.id);
+      validateWriteName(c.id, 'subagent id');
+      if (keys.has(storeNameKey(c.id))) throw invalidOption('subagents', 'ids distinct in case and Unicode form', c.id);
+      keys.add(storeNameKey(c.id));
     }
     const now = Date.now();
     this.mutate({ op: 'write', name }, () => {
       if (this.where(name) === true) throw invalidOption('name', `a name no archived session has (delete or rename "${name}" first)`, name);
+      this.refuseLookalike(name, 'name', [this.dir(false), this.dir(true)]);
       let createdAtMs = now;
       const existed = exists(this.path(name, TRANSCRIPT, false));
       if (existed) {
@@ -320,7 +322,7 @@ export class SessionStore extends StoreFolder {
    */
   async fork(from: string, to: string, title: string, truncateAtMessage: number | undefined, timestampMs: number): Promise<ForkProvenance> {
     validateName(from);
-    validateName(to, 'fork name');
+    validateWriteName(to, 'fork name');
     if (truncateAtMessage !== undefined && (!Number.isSafeInteger(truncateAtMessage) || truncateAtMessage < 0)) throw invalidOption('truncateAtMessage', 'a non-negative integer', truncateAtMessage);
     if (!Number.isFinite(timestampMs)) throw invalidOption('timestampMs', 'a finite number', timestampMs);
     let prov: ForkProvenance | undefined;
@@ -328,6 +330,7 @@ export class SessionStore extends StoreFolder {
     this.mutate({ op: 'write', name: to }, () => {
       const archived = this.whereOrThrow(from);
       if (this.where(to) !== undefined) throw invalidOption('to', `a name not in use ("${to}" is stored already)`, to);
+      this.refuseLookalike(to, 'to', [this.dir(false), this.dir(true)]);
       const source = readIfPresent(this.path(from, TRANSCRIPT, archived));
       if (source === undefined) throw notFound(from, this.root);
       const cut = truncateMessages(source, truncateAtMessage);
