@@ -57,7 +57,8 @@ int tok_any_decrease(const Tok *a, const Tok *b) {
 int tok_fits_within(const Tok *a, const Tok *b) {
   return a->in <= b->in && a->cached <= b->cached && a->cw <= b->cw && a->out <= b->out && a->reas <= b->reas && a->total <= b->total;
 }
-int tok_is_zero(const Tok *t) { return t->in == 0 && t->cached == 0 && t->cw == 0 && t->out == 0 && t->reas == 0 && t->total == 0; }
+/* No token counted; total is left out (tokens.ts isZeroTok: Codex's fill_to_context_window row). */
+int tok_is_zero(const Tok *t) { return t->in == 0 && t->cached == 0 && t->cw == 0 && t->out == 0 && t->reas == 0; }
 int tok_eq_tok(const Tok *a, const Tok *b) {
   return a->in == b->in && a->cached == b->cached && a->cw == b->cw && a->out == b->out && a->reas == b->reas && a->total == b->total;
 }

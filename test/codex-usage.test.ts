@@ -103,6 +103,12 @@ describe('codex usage: token_count deltas', () => {
     expect(u.map((e) => e.dedupKey)).toEqual(['codex:s1:2500/1200/0/80/30/2580', 'codex:s1#1:1000/200/0/50/10/1050', 'codex:s1#1:1400/300/0/60/15/1460']);
   });
 
+  it('counts no request for the row an older Codex writes after a context-window error (every counter 0 but total_tokens)', async () => {
+    const fill = { ...tu(0, 0, 0, 0), total_tokens: 272_000 };
+    const u = await usageOf([meta('s1', 0), count(1, T1, T1), count(2, T2, STEP), count(3, fill, fill), count(4, tu(5000, 0, 100, 0), tu(5000, 0, 100, 0))]);
+    expect(u.map((e) => [e.inputTokens + e.cacheReadTokens, e.outputTokens])).toEqual([[1000, 50], [1500, 30], [5000, 100]]);
+  });
+
   it('counts a reset row without last_token_usage by its totals', async () => {
     const u = await usageOf([meta('s1', 0), count(1, T2), count(2, T1)]);
     expect(u.map((e) => tokens(e))).toEqual([2580, 1050]);

@@ -317,6 +317,8 @@ describeNative('native engines: adversarial transcripts (property)', () => {
       { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.constantFrom(CODEX_ID, 'parent-1')).map(([s, id]) => meta(id, s)) },
       { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => count(s, undefined, tu(5, 1, 2, 0))) },
       { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => ({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: tu(s, 0, s, 0) } } })) },
+      // an older Codex's row after a context-window error: every counter 0 but total_tokens
+      { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => count(s, { ...tu(0, 0, 0, 0), total_tokens: 272_000 }, { ...tu(0, 0, 0, 0), total_tokens: 272_000 })) },
     );
     let answered = 0;
     await fc.assert(

@@ -7,8 +7,12 @@ import { CODEC_ID, discoverCodexFilesSync, getCodexRoots } from './paths.js';
 
 export { CODEC_ID };
 
-/** Goes up whenever this codec would parse an unchanged file differently. 2: a line with an absurd token count (cursors/sane.ts) is refused, where a negative one was taken as 0. */
-export const PARSER_VERSION = 2;
+/**
+ * Goes up whenever this codec would parse an unchanged file differently. 2: a line with an absurd token count
+ * (cursors/sane.ts) is refused, where a negative one was taken as 0. 3: a row counting no token but
+ * `total_tokens` (fill_to_context_window) is no request.
+ */
+export const PARSER_VERSION = 3;
 
 export const codexDescriptor: CodecDescriptor = {
   id: CODEC_ID,

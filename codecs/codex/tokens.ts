@@ -79,8 +79,13 @@ export function fitsWithin(a: Tok, b: Tok): boolean {
   return !(a.input > b.input || a.cached > b.cached || a.cacheWrite > b.cacheWrite || a.output > b.output || a.reasoning > b.reasoning || a.total > b.total);
 }
 
+/**
+ * True when `t` counts no token. `total` is left out: Codex's `fill_to_context_window` (older builds, after a
+ * context-window error) writes a row whose counters are all 0 but `total_tokens`, the window's size, which is
+ * no response's usage (codecs/codex/README.md).
+ */
 export function isZeroTok(t: Tok): boolean {
-  return t.input === 0 && t.cached === 0 && t.cacheWrite === 0 && t.output === 0 && t.reasoning === 0 && t.total === 0;
+  return t.input === 0 && t.cached === 0 && t.cacheWrite === 0 && t.output === 0 && t.reasoning === 0;
 }
 
 export function eqTok(a: Tok, b: Tok): boolean {
