@@ -116,8 +116,9 @@ export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process
   let head: Buffer;
   // fs.promises at the call, not an import of node:fs/promises: that loads it (and the ten internal modules
   // it takes) on every start of the CLI's CommonJS bundle, where the registry is in the first chunks.
+  // a missing file is what a codec's read() says it is (SESSION_NOT_FOUND); any other failure to open, IO_ERROR
   const fh = await promises.open(path, 'r').catch((e: NodeJS.ErrnoException) => {
-    throw new SessionfoldError('IO_ERROR', `cannot read ${file}: ${e.message}`, { file });
+    throw new SessionfoldError(e.code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${e.code ?? e.message}`, { file });
   });
   try {
     const buf = Buffer.alloc(DETECT_HEAD_BYTES);

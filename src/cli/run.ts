@@ -63,7 +63,8 @@ export async function runCli(
     const code = await def.run(ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
-    return reportError(e, io.stderr, e instanceof CliError ? usage : undefined);
+    // The usage helps with a mistake in the command line only; a server not running or a session not found is no such mistake.
+    return reportError(e, io.stderr, e instanceof CliError && (e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION') ? usage : undefined);
   }
 }
 

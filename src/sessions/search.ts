@@ -60,7 +60,8 @@ function normalizeQuery(q: SessionQuery): NormalizedQuery {
   };
 }
 
-const bySearchOrder = (sort: NormalizedQuery['sort']) => {
+/** The order of search results for a sort: best match (then newest), newest, or dearest first. */
+export const bySearchOrder = (sort: NormalizedQuery['sort']) => {
   if (sort !== 'relevance') return compareSummaries(sort, 'desc');
   const byDate = compareSummaries('date', 'desc');
   return (a: SessionSummary, b: SessionSummary) => (b.relevanceScore ?? 0) - (a.relevanceScore ?? 0) || byDate(a, b);

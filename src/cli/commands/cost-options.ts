@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { checkTimeZone, localTimeZone, parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
 import { COST_MODES, checkCostMode, type CostAggregationOptions } from '../../cost/types.js';
-import { list, noCache as noCacheGiven, str, type CommandContext, type OptionDef } from '../command.js';
+import { CliError, list, noCache as noCacheGiven, str, type CommandContext, type OptionDef } from '../command.js';
 import { createProgress } from '../progress.js';
 import { tuneJitForScan } from '../jit.js';
 import { absentHistory } from '../../cost/empty-report.js';
@@ -42,12 +42,22 @@ export function timeZoneOf(ctx: CommandContext): string {
   return localTimeZone();
 }
 
+/** INVALID_OPTION when `--since` is after `--until`: such a range selects nothing, which is never what was meant. */
+export function checkDateRange(since: Date | undefined, until: Date | undefined): void {
+  if (since !== undefined && until !== undefined && since.getTime() > until.getTime()) {
+    throw new CliError('INVALID_OPTION', `--since ${since.toISOString()} is after --until ${until.toISOString()}: the range holds nothing`);
+  }
+}
+
 /** Parse the selection options of a command into aggregation options. */
 export function selectionFromArgs(ctx: CommandContext): CostAggregationOptions & { timeZone: string } {
   const timeZone = timeZoneOf(ctx);
   const cal = new ZoneCalendar(timeZone);
-  const since = str(ctx, 'since');
-  const until = str(ctx, 'until');
+  const sinceText = str(ctx, 'since');
+  const untilText = str(ctx, 'until');
+  const since = sinceText === undefined ? undefined : parseDateInZone(sinceText, cal, false, '--since');
+  const until = untilText === undefined ? undefined : parseDateInZone(untilText, cal, true, '--until');
+  checkDateRange(since, until);
   const agents = list(ctx, 'agent');
   const tags = list(ctx, 'tag');
   const model = str(ctx, 'model');
@@ -60,8 +70,8 @@ export function selectionFromArgs(ctx: CommandContext): CostAggregationOptions &
     timeZone,
     env: ctx.env,
     ...(agents !== undefined && agents.length > 0 && { agents }),
-    ...(since !== undefined && { since: parseDateInZone(since, cal, false, '--since') }),
-    ...(until !== undefined && { until: parseDateInZone(until, cal, true, '--until') }),
+    ...(since !== undefined && { since }),
+    ...(until !== undefined && { until }),
     ...(model !== undefined && { model }),
     ...(tags !== undefined && tags.length > 0 && { tags }),
     ...(cwd !== undefined && { cwd: resolve(cwd) }),

@@ -12,6 +12,7 @@ import type { SessionListOptions, SessionSummary } from '../../sessions/types.js
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { compareSummaries } from '../../sessions/list.js';
 import { makeManager, parseChoice, parseDateOption, parseIntOption } from './sessions-common.js';
+import { checkDateRange } from './cost-options.js';
 import { renderSessionList, type SessionListView } from '../render/sessions-list.js';
 import { withProgress } from '../progress.js';
 import { tuneJitForScan } from '../jit.js';
@@ -49,6 +50,7 @@ export default defineCommand({
     const direction = dir ?? fmt.order;
     const since = laterSince(parseDateOption(ctx, 'since', false), fmt);
     const until = parseDateOption(ctx, 'until', true);
+    checkDateRange(since, until);
     const limit = parseIntOption(ctx, 'limit');
     const model = str(ctx, 'model');
     const tags = list(ctx, 'tag');

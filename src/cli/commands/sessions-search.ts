@@ -5,19 +5,30 @@
  * output options (`--format`, `--last`, `--order`, `--compact`, `--no-cost`, `--breakdown`) are cost report's
  * (sessions-format.ts).
  */
-import type { SessionQuery } from '../../sessions/types.js';
+import { getCodec } from '../../registry.js';
+import { bySearchOrder, DEFAULT_SEARCH_LIMIT } from '../../sessions/search.js';
+import type { SessionManager } from '../../sessions/manager.js';
+import type { SessionQuery, SessionSummary } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { makeManager, parseChoice, parseDateOption, parseIntOption, terminalWidth } from './sessions-common.js';
+import { checkDateRange } from './cost-options.js';
 import { renderSessions } from '../render/sessions.js';
 import { withProgress } from '../progress.js';
 import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
+/** `query` over each of `agents` (every agent with storage when undefined), merged in the search's order. */
+async function searchAgents(manager: SessionManager, query: SessionQuery, agents: readonly string[] | undefined): Promise<SessionSummary[]> {
+  if (agents === undefined || agents.length <= 1) return manager.search({ ...query, ...(agents?.[0] !== undefined && { agent: agents[0] }) });
+  const found = (await Promise.all([...new Set(agents)].map((agent) => manager.search({ ...query, agent })))).flat();
+  return found.sort(bySearchOrder(query.sort ?? 'relevance')).slice(0, query.limit ?? DEFAULT_SEARCH_LIMIT);
+}
+
 export default defineCommand({
   name: 'search',
   description: 'Search message text and titles across agents (all terms must match, case-insensitive).',
-  usage: '<text…> [--agent <a>] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--limit <n>] [--sort relevance|date|cost] [--format table|json|csv|markdown] [--last <n>] [--order asc|desc] [--compact] [--no-cost] [--breakdown]',
+  usage: '<text…> [--agent <a,b>] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--limit <n>] [--sort relevance|date|cost] [--format table|json|csv|markdown] [--last <n>] [--order asc|desc] [--compact] [--no-cost] [--breakdown]',
   options: {
-    agent: { type: 'string', short: 'a', description: 'Only this agent (default: every agent with storage)', valueName: '<agent>' },
+    agent: { type: 'string', short: 'a', description: 'Only these agents (comma-separated; default: every agent with storage)', valueName: '<a,b>' },
     since: { type: 'string', description: 'Created on or after (YYYY-MM-DD or ISO 8601)', valueName: '<date>' },
     until: { type: 'string', description: 'Created on or before (a date includes its whole day)', valueName: '<date>' },
     model: { type: 'string', description: 'Used a model whose id contains this', valueName: '<model>' },
@@ -33,14 +44,15 @@ export default defineCommand({
     const fmt = sessionFormatFromArgs(ctx);
     const since = laterSince(parseDateOption(ctx, 'since', false), fmt);
     const until = parseDateOption(ctx, 'until', true);
+    checkDateRange(since, until);
     const limit = parseIntOption(ctx, 'limit');
     const sort = parseChoice(ctx, 'sort', ['relevance', 'date', 'cost'] as const);
     const tags = list(ctx, 'tag');
-    const agent = str(ctx, 'agent');
+    // every name checked (AGENT_NOT_FOUND), as `cost report --agent` does: the library answers [] for an unknown one
+    const agents = list(ctx, 'agent')?.map((a) => getCodec(a).id);
     const model = str(ctx, 'model');
     const query: SessionQuery = {
       text,
-      ...(agent !== undefined && { agent }),
       ...(since && { since }),
       ...(until && { until }),
       ...(model !== undefined && { model }),
@@ -51,7 +63,7 @@ export default defineCommand({
     };
     const manager = makeManager(ctx);
     const out = await withProgress(ctx, 'Searching sessions', async () => {
-      const found = await manager.search(query);
+      const found = await searchAgents(manager, query, agents);
       // The sort's own order is descending (best match, newest, dearest first); --order asc turns the found rows round.
       return withBreakdown(manager, fmt.order === 'asc' ? found.reverse() : found, fmt);
     });
