@@ -129,14 +129,14 @@ describe('export markdown', () => {
   it('has the metadata header, role sections, fenced tool calls, folded thinking and a cost summary', async () => {
     const md = await sm.export(AGENT, EXPORT_IDS.parent, 'markdown');
     expect(md).toMatch(/^# Refactor the auth middleware\n/);
-    for (const s of ['- **Agent:** sessionfold JSONL export (`sessionfold-jsonl`)', '- **Model:** `claude-sonnet-4-5`', '- **Created:** 2026-01-01T10:00:00.000Z', '- **Cost:** $0.0078 (3 requests)']) expect(md).toContain(s);
+    for (const s of ['- **Agent:** sessionfold JSONL export (`sessionfold-jsonl`)', '- **Model:** `claude-sonnet-4-5`', '- **Created:** 2026-01-01T10:00:00.000Z', '- **Cost:** $0.01 (3 requests)']) expect(md).toContain(s);
     expect(md.match(/^### User$/gm)).toHaveLength(2);
     expect(md.match(/^### Assistant$/gm)).toHaveLength(3);
     expect(md.match(/^### Tool$/gm)).toHaveLength(1);
     expect(md).toContain('**Tool call:** `Bash` (`call_1`)\n\n```json\n{\n  "command": "ls src/auth"\n}\n```');
     expect(md).toContain('<details>\n<summary>Thinking</summary>\n\nLook at verifyToken first.\n\n</details>');
     expect(md).toContain('## Cost summary');
-    expect(md).toMatch(/\| `claude-sonnet-4-5` \| 3 \| 6,000 \| 900 \| 0 \| 0 \| 0 \| \$0\.0078 \|/);
+    expect(md).toMatch(/\| `claude-sonnet-4-5` \| 3 \| 6,000 \| 900 \| 0 \| 0 \| 0 \| \$0\.01 \|/);
   });
 
   it('keeps the document its own: text and thinking cannot close a block, fake a section or swallow the rest', () => {

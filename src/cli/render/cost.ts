@@ -6,6 +6,7 @@
  */
 import { csvField } from '../../cost/csv.js';
 import type { CostBreakdown, CostGroupBy, CostRecord, CostSummary } from '../../cost/types.js';
+import { formatUsdAmount } from '../../sessions/usd.js';
 
 /** Output formats of `cost report`. */
 export const COST_FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
@@ -49,12 +50,8 @@ export const int = (n: number): string => {
   return s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 };
 
-/** USD rounded to cents: `$1,234.56`. */
-export const usd = (n: number): string => {
-  const cents = Math.round(n * 100);
-  const s = (Math.abs(cents) / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${cents < 0 ? '-' : ''}$${s}`;
-};
+/** USD for a cell: the one human-text formatter (src/sessions/usd.ts), `$1,234.56`. */
+export const usd = formatUsdAmount;
 
 /** The cost cell: `$1.23`, `$1.23*` when some usage of the row is unpriced, `n/a*` when all of it is. */
 function costCell(r: CostRecord): string {
