@@ -6,6 +6,7 @@
 import { ZoneCalendar } from '../../cost/calendar.js';
 import type { SessionSummary } from '../../sessions/types.js';
 import { formatUsd } from '../../sessions/usd.js';
+import { displayWidth, fitWidth, padEndWidth, padStartWidth } from './width.js';
 
 /** What a row's cells are made of: a summary, or a served one with its dates revived. */
 export type SummaryCellsInput = Pick<SessionSummary, 'updatedAt' | 'exact' | 'turnCount' | 'messageCount' | 'cost' | 'usageUnknown' | 'usageRecorded' | 'model'>;
@@ -36,18 +37,15 @@ export function terminalWidth(io: { env: NodeJS.ProcessEnv; stdout: NodeJS.Writa
   return typeof cols === 'number' && cols > 20 ? cols : 120;
 }
 
-/** Cut to `max` code points with `…`. */
+/** Whitespace runs folded to one space, then cut to `max` terminal columns with `…` (render/width.ts). */
 export function ellipsize(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const cps = Array.from(flat);
-  if (cps.length <= max) return flat;
-  return max <= 1 ? '…' : `${cps.slice(0, max - 1).join('')}…`;
+  return fitWidth(text.replace(/\s+/g, ' ').trim(), Math.max(1, max));
 }
 
-/** Left-aligned columns; the last column takes what width remains. */
+/** Left-aligned columns, measured in terminal columns (render/width.ts); the last column takes what width remains. */
 export function renderTable(header: string[], rows: string[][], width: number, rightAligned: ReadonlySet<number> = new Set()): string {
   const n = header.length;
-  const widths = header.map((h, i) => (i === n - 1 ? 0 : Math.max(Array.from(h).length, ...rows.map((r) => Array.from(r[i] ?? '').length))));
+  const widths = header.map((h, i) => (i === n - 1 ? 0 : Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? '')))));
   const used = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
   const last = Math.max(10, width - used);
   const line = (r: string[]) =>
@@ -55,8 +53,7 @@ export function renderTable(header: string[], rows: string[][], width: number, r
       .map((c, i) => {
         if (i === n - 1) return ellipsize(c, last);
         const w = widths[i] as number;
-        const padding = ' '.repeat(Math.max(0, w - Array.from(c).length));
-        return rightAligned.has(i) ? padding + c : c + padding;
+        return rightAligned.has(i) ? padStartWidth(c, w) : padEndWidth(c, w);
       })
       .join('  ')
       .trimEnd();
