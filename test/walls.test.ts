@@ -177,10 +177,10 @@ describe('the walls', () => {
     bad.set('src/serve/evil.ts', ['src/cli/render/cost.ts']);
     bad.set('src/serve/evil2.ts', ['src/cost/evil-fold.ts']);
     bad.set('src/cost/evil-fold.ts', ['src/cli/evil-render.ts']);
-    expect(serveReachesText(bad).filter((c) => c.includes('evil'))).toEqual([
-      'src/serve/evil.ts -> src/cli/render/cost.ts',
-      'src/serve/evil2.ts -> src/cli/evil-render.ts',
-    ]);
+    // (with whatever the renderer itself imports, which changes as it does)
+    expect(serveReachesText(bad).filter((c) => c.includes('evil'))).toEqual(
+      expect.arrayContaining(['src/serve/evil.ts -> src/cli/render/cost.ts', 'src/serve/evil2.ts -> src/cli/evil-render.ts']),
+    );
   });
 
   it('no circle among files', () => {

@@ -7,6 +7,7 @@
 import { csvField } from '../../cost/csv.js';
 import type { CostBreakdown, CostGroupBy, CostRecord, CostSummary } from '../../cost/types.js';
 import { formatUsdAmount } from '../../sessions/usd.js';
+import { displayWidth, fitWidth, padEndWidth, padStartWidth } from './width.js';
 
 /** Output formats of `cost report`. */
 export const COST_FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
@@ -86,19 +87,14 @@ function withModels(s: CostSummary, mark: string): { label: string; r: CostBreak
   return rowsOf(s).flatMap((r) => [{ label: r.key, r }, ...(r.modelBreakdowns ?? []).map((m) => ({ label: `${mark}${m.key}`, r: m }))]);
 }
 
-/** Cut a label to `w` characters, an ellipsis marking the cut. */
-function fit(label: string, w: number): string {
-  return label.length <= w ? label : `${label.slice(0, Math.max(0, w - 1))}…`;
-}
-
 function unpricedLines(s: CostSummary): string[] {
   if (s.unpriced.length === 0) return [];
   const out = [`* Unpriced usage, not included in the cost (${int(s.unpricedCount)} request${s.unpricedCount === 1 ? '' : 's'}):`];
   const names = s.unpriced.map((u) => (u.provider ? `${u.model} (${u.provider})` : u.model));
-  const w = Math.max(...names.map((x) => x.length));
+  const w = Math.max(...names.map(displayWidth));
   s.unpriced.forEach((u, i) => {
     out.push(
-      `  ${(names[i] as string).padEnd(w)}  ${int(u.count).padStart(7)} req  ${int(u.inputTokens)} input, ${int(u.outputTokens)} output, ${int(u.cacheReadTokens)} cache read, ${int(u.cacheWriteTokens)} cache write tokens`,
+      `  ${padEndWidth(names[i] as string, w)}  ${int(u.count).padStart(7)} req  ${int(u.inputTokens)} input, ${int(u.outputTokens)} output, ${int(u.cacheReadTokens)} cache read, ${int(u.cacheWriteTokens)} cache write tokens`,
     );
   });
   out.push('  Price them in a prices file (--prices, $SESSIONFOLD_PRICES or ~/.config/sessionfold/prices.json).');
@@ -150,14 +146,15 @@ export function renderTable(s: CostSummary, o: RenderOptions): string {
   const body = withModels(s, '  ').map(({ label: l, r }) => [l, ...cells(r, o)]);
   const total = ['Total', ...cells(s, o)];
   const all = [head, ...body, total];
-  const widths = head.map((_, c) => Math.max(...all.map((row) => (row[c] as string).length)));
+  const widths = head.map((_, c) => Math.max(...all.map((row) => displayWidth(row[c] as string))));
   if (o.compact) {
-    // The number columns keep their width; the label gets what is left of 80 columns.
+    // The number columns keep their width; the label gets what is left of 80 columns, cut between whole
+    // characters (a cut inside a surrogate pair printed U+FFFD).
     const room = 80 - widths.slice(1).reduce((a, w) => a + w + 2, 0);
     widths[0] = Math.max(5, Math.min(widths[0] as number, room));
-    for (const row of all) row[0] = fit(row[0] as string, widths[0]);
+    for (const row of all) row[0] = fitWidth(row[0] as string, widths[0]);
   }
-  const line = (row: string[]) => row.map((x, c) => (c === 0 ? x.padEnd(widths[c] as number) : x.padStart(widths[c] as number))).join('  ').trimEnd();
+  const line = (row: string[]) => row.map((x, c) => (c === 0 ? padEndWidth(x, widths[c] as number) : padStartWidth(x, widths[c] as number))).join('  ').trimEnd();
   const rule = widths.map((w) => '─'.repeat(w)).join('  ');
   const out = [title, '', line(head), rule, ...body.map(line), ...(body.length > 0 ? [rule] : []), line(total)];
   const unpriced = o.noCost ? [] : unpricedLines(s);
