@@ -17,6 +17,12 @@ export interface OptionDef {
   default?: string | boolean;
   /** Shown in usage, e.g. `<file>`. */
   valueName?: string;
+  /** Shown without brackets in the usage line; the command checks that it was given. */
+  required?: boolean;
+  /** Options of one `oneOf` name share a bracket in the usage line: `[--full | --lazy]`. */
+  oneOf?: string;
+  /** A boolean whose `--no-<name>` means something: shown as `--<name>|--no-<name>`. */
+  negatable?: boolean;
 }
 
 export interface CommandContext {
@@ -30,7 +36,10 @@ export interface CommandContext {
 export interface CommandDef {
   name: string;
   description: string;
-  /** Usage line after the command name, e.g. `<file> --agent <id>`. */
+  /**
+   * The operands after the command name, e.g. `<file|->` (`''` for none). The options follow in the usage line,
+   * made from `options` (usageOptions), so the line cannot leave one out.
+   */
   usage: string;
   options: Record<string, OptionDef>;
   /** Sub-commands (e.g. `sessions list`), lazily loaded. */
@@ -59,8 +68,44 @@ export function defineCommand(def: CommandDef): CommandDef {
   return def;
 }
 
+/** Usage lines wrap before this many columns, continued under the first operand. */
+const USAGE_WIDTH = 100;
+
+/** The usage line's option words, one per option of the table (see OptionDef's `required`, `oneOf`, `negatable`). */
+export function usageOptions(def: CommandDef): string[] {
+  const words: { flags: string[]; required: boolean }[] = [];
+  const groups = new Map<string, string[]>();
+  for (const [name, o] of Object.entries(def.options)) {
+    const flag = `--${name}${o.negatable ? `|--no-${name}` : ''}${o.type === 'string' ? ` ${o.valueName ?? '<value>'}` : ''}`;
+    const group = o.oneOf === undefined ? undefined : groups.get(o.oneOf);
+    if (group !== undefined) {
+      group.push(flag);
+      continue;
+    }
+    const flags = [flag];
+    if (o.oneOf !== undefined) groups.set(o.oneOf, flags);
+    words.push({ flags, required: o.required === true });
+  }
+  return words.map((w) => (w.required ? w.flags.join(' | ') : `[${w.flags.join(' | ')}]`));
+}
+
+/** `Usage: <prefix> <operands> <options>`, wrapped at USAGE_WIDTH. */
+function usageLine(def: CommandDef, prefix: string): string {
+  const head = `Usage: ${prefix}`;
+  const indent = ' '.repeat(head.length + 1);
+  const lines: string[] = [];
+  let line = head;
+  for (const word of [...(def.usage === '' ? [] : [def.usage]), ...usageOptions(def)]) {
+    if (line !== head && line.length + 1 + word.length > USAGE_WIDTH) {
+      lines.push(line);
+      line = indent + word;
+    } else line += ` ${word}`;
+  }
+  return [...lines, line].join('\n');
+}
+
 export function formatUsage(def: CommandDef, prefix: string): string {
-  const lines = [`Usage: ${prefix} ${def.usage}`.trimEnd(), '', def.description];
+  const lines = [usageLine(def, prefix), '', def.description];
   if (def.subCommands) {
     lines.push('', 'Commands:');
     for (const name of Object.keys(def.subCommands)) lines.push(`  ${name}`);

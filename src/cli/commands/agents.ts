@@ -5,7 +5,7 @@ import { bool, defineCommand } from '../command.js';
 export default defineCommand({
   name: 'agents',
   description: 'List the registered agents (codecs), their capabilities and default roots.',
-  usage: '[--json]',
+  usage: '',
   options: { json: { type: 'boolean', description: 'Print JSON' } },
   async run(ctx) {
     const rows = listCodecs().map((c) => ({

@@ -184,7 +184,7 @@ function parseRoots(entries: string[] | undefined, selected: Codec[]): Map<Codec
 export default defineCommand({
   name: 'bench',
   description: 'Measure how fast sessionfold reads your own history: full and usage-only reads, cold and warm, per agent.',
-  usage: '[--agent <id,id>] [--roots <path|agent=path,…>] [--json]',
+  usage: '',
   options: {
     agent: { type: 'string', short: 'a', description: 'Agents to measure (default: every agent with data)', valueName: '<id,id>', multiple: true },
     roots: { type: 'string', description: 'Roots to read instead of the defaults: agent=path, or a path with one --agent', valueName: '<paths>', multiple: true },

@@ -12,7 +12,7 @@ import { SELECTION_OPTIONS, selectionFromArgs, tuneJitForHistory, withScanProgre
 export default defineCommand({
   name: 'blocks',
   description: '5-hour billing windows per agent: tokens and cost of each, the active one with its burn rate and projection',
-  usage: '[--agent a,b] [--since <date>] [--until <date>] [--active] [--json] [options]',
+  usage: '',
   options: {
     ...SELECTION_OPTIONS,
     active: { type: 'boolean', description: 'Only the active window(s): the ones containing now' },

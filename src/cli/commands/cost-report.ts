@@ -21,7 +21,7 @@ import { createProgress } from '../progress.js';
 export default defineCommand({
   name: 'report',
   description: 'Total cost and tokens of the selected usage, grouped (default: by day)',
-  usage: '[--agent a,b] [--since <date>] [--until <date>] [--group-by <dim>] [--format table|json|csv|markdown] [options]',
+  usage: '',
   options: {
     ...SELECTION_OPTIONS,
     'group-by': { type: 'string', short: 'g', description: `Group rows by ${COST_GROUP_BYS.join('|')}|none (default day)`, valueName: '<dim>' },

@@ -16,7 +16,7 @@ const FORMATS = ['ndjson', 'csv'] as const;
 export default defineCommand({
   name: 'export',
   description: 'Stream every selected usage event once, with its cost (schema/usage-event.schema.json)',
-  usage: '[--format ndjson|csv] [--after <export-cursor.json>] [--agent a,b] [--since <date>] [options]',
+  usage: '',
   options: {
     ...SELECTION_OPTIONS,
     format: { type: 'string', short: 'f', description: 'ndjson (default) or csv', valueName: '<fmt>' },

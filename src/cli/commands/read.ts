@@ -26,7 +26,7 @@ async function loadCursor(path: string): Promise<ReadCursor | undefined> {
 export default defineCommand({
   name: 'read',
   description: 'Stream the events of one session file as NDJSON on stdout. `-` reads standard input.',
-  usage: '<file|-> [--agent <id>] [--cursor <cursor.json>] [--kinds usage,message,tool_call,tool_result,session]',
+  usage: '<file|->',
   options: {
     agent: { type: 'string', short: 'a', description: 'Codec id or alias (claude, codex, …); detected from the file when absent', valueName: '<id>' },
     cursor: { type: 'string', description: 'Resume from / save the cursor in this file', valueName: '<cursor.json>' },

@@ -11,9 +11,9 @@ import { computeServed } from '../served-compute.js';
 export default defineCommand({
   name: 'serve',
   description: 'Answer `cost report` and `sessions list` from a resident process that watches your agent folders',
-  usage: '[--socket <path>] [--sweep <seconds>] [--quiet] [--status]',
+  usage: '',
   options: {
-    socket: { type: 'string', description: 'Socket path (default $SESSIONFOLD_SOCKET, else $XDG_RUNTIME_DIR/sessionfold.sock, else ~/.cache/sessionfold/server.sock)', valueName: '<path>' },
+    socket: { type: 'string', description: 'Socket path (default $SESSIONFOLD_SOCKET, else $XDG_RUNTIME_DIR/sessionfold.sock, else $XDG_CACHE_HOME/sessionfold/server.sock, XDG_CACHE_HOME defaulting to ~/.cache)', valueName: '<path>' },
     sweep: { type: 'string', description: 'List every folder again this often, for changes notifications missed (default 30; 0: never)', valueName: '<seconds>' },
     quiet: { type: 'boolean', description: 'Print nothing after start-up' },
     status: { type: 'boolean', description: 'Print the running server\'s state as JSON (exit 1 when none answers) and exit' },

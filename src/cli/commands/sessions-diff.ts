@@ -72,11 +72,11 @@ function sessionArgs(p: readonly string[]): [{ agent: string; id: string }, { ag
 export default defineCommand({
   name: 'diff',
   description: 'Compare two sessions message by message (longest common subsequence on role and text).',
-  usage: '<agent>:<id> <agent>:<id> | <agentA> <idA> <agentB> <idB> [--json] [--context <n>] [--color|--no-color]',
+  usage: '<agent>:<id> <agent>:<id> | <agentA> <idA> <agentB> <idB>',
   options: {
     json: { type: 'boolean', description: 'Print the SessionDiff as JSON' },
     context: { type: 'string', description: `Unchanged messages shown around each change (default ${DEFAULT_CONTEXT}; 0 hides them)`, valueName: '<n>' },
-    color: { type: 'boolean', description: 'Force colors (default: on a terminal unless NO_COLOR)' },
+    color: { type: 'boolean', negatable: true, description: 'Force colors (default: on a terminal unless NO_COLOR)' },
   },
   async run(ctx: CommandContext) {
     const [a, b] = sessionArgs(ctx.positionals);

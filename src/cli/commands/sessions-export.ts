@@ -17,7 +17,7 @@ import { openSink, writePieces } from '../stream-out.js';
 export default defineCommand({
   name: 'export',
   description: 'Write one whole session to stdout as jsonl (default, re-importable), json or markdown.',
-  usage: '<agent> <session-id> | <agent>:<session-id> [--format jsonl|json|markdown]',
+  usage: '<agent> <session-id> | <agent>:<session-id>',
   options: {
     format: { type: 'string', short: 'f', description: 'jsonl (default) | json | markdown', valueName: '<format>' },
   },

@@ -11,7 +11,7 @@ import { countOption, JSON_OPTION, managerOptions, STORE_OPTION, storeAt, writeJ
 export default defineCommand({
   name: 'fork',
   description: 'Fork a session of any agent at message n into the session store.',
-  usage: '<agent>:<session-id> | <agent> <session-id> [--at <n>] [--name <name>] [--title <title>]',
+  usage: '<agent>:<session-id> | <agent> <session-id>',
   options: {
     at: { type: 'string', description: 'Keep the first n messages (default: all)', valueName: '<n>' },
     name: { type: 'string', description: 'Name of the fork in the store (default <id>-fork-<ms>)', valueName: '<name>' },

@@ -24,7 +24,7 @@ export const EXACT_BUDGET_MB = 64;
 export default defineCommand({
   name: 'list',
   description: 'List sessions of an agent (all agents with storage when omitted), newest first.',
-  usage: '[agent] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--cwd <dir>] [--limit <n>] [--sort date|cost|turns] [--direction asc|desc] [--full|--lazy] [--subagents] [--format table|json|csv|markdown] [--last <n>] [--order asc|desc] [--compact] [--no-cost] [--breakdown]',
+  usage: '[agent]',
   options: {
     since: { type: 'string', description: 'Created on or after (YYYY-MM-DD or ISO 8601)', valueName: '<date>' },
     until: { type: 'string', description: 'Created on or before (a date includes its whole day)', valueName: '<date>' },
@@ -34,8 +34,8 @@ export default defineCommand({
     limit: { type: 'string', description: 'At most this many (default 100)', valueName: '<n>' },
     sort: { type: 'string', description: 'date (default) | cost | turns', valueName: '<key>' },
     direction: { type: 'string', description: 'desc (default) | asc (--order says the same)', valueName: '<dir>' },
-    full: { type: 'boolean', description: 'Read every listed session whole: exact counts and cost' },
-    lazy: { type: 'boolean', description: `Only heads and tails (default: listed sessions up to ${EXACT_BUDGET_MB} MB in all are read whole)` },
+    full: { type: 'boolean', oneOf: 'read', description: 'Read every listed session whole: exact counts and cost' },
+    lazy: { type: 'boolean', oneOf: 'read', description: `Only heads and tails (default: listed sessions up to ${EXACT_BUDGET_MB} MB in all are read whole)` },
     subagents: { type: 'boolean', description: 'Include subagent transcripts' },
     ...SESSION_FORMAT_OPTIONS,
   },

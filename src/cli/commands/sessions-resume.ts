@@ -11,7 +11,7 @@ import { makeManager, sessionArgs, shellQuote } from './sessions-common.js';
 export default defineCommand({
   name: 'resume',
   description: "Print the agent's own command to resume a session; --exec runs it.",
-  usage: '<agent> <session-id> | <agent>:<session-id> [--exec]',
+  usage: '<agent> <session-id> | <agent>:<session-id>',
   options: {
     exec: { type: 'boolean', description: 'Run the command (in the session directory, inherited stdio)' },
   },

@@ -26,7 +26,7 @@ async function searchAgents(manager: SessionManager, query: SessionQuery, agents
 export default defineCommand({
   name: 'search',
   description: 'Search message text and titles across agents (all terms must match, case-insensitive).',
-  usage: '<text…> [--agent <a,b>] [--since <date>] [--until <date>] [--model <m>] [--tag <t>] [--limit <n>] [--sort relevance|date|cost] [--format table|json|csv|markdown] [--last <n>] [--order asc|desc] [--compact] [--no-cost] [--breakdown]',
+  usage: '<text…>',
   options: {
     agent: { type: 'string', short: 'a', description: 'Only these agents (comma-separated; default: every agent with storage)', valueName: '<a,b>' },
     since: { type: 'string', description: 'Created on or after (YYYY-MM-DD or ISO 8601)', valueName: '<date>' },

@@ -23,11 +23,11 @@ export const SHOW_BLOCK_LINES = 40;
 export default defineCommand({
   name: 'show',
   description: 'Show one session: Markdown (default, paged on a terminal), or --format json|jsonl.',
-  usage: '<agent> <session-id> | <agent>:<session-id> [--format markdown|json|jsonl] [--full]',
+  usage: '<agent> <session-id> | <agent>:<session-id>',
   options: {
     format: { type: 'string', short: 'f', description: 'markdown (default) | json | jsonl', valueName: '<format>' },
     full: { type: 'boolean', description: `Do not cut tool blocks and thinking at ${SHOW_BLOCK_LINES} lines` },
-    pager: { type: 'boolean', description: 'Page on a terminal (default; --no-pager writes straight out)' },
+    pager: { type: 'boolean', negatable: true, description: 'Page on a terminal (default; --no-pager writes straight out)' },
   },
   async run(ctx: CommandContext) {
     const { agent, id } = sessionArgs(ctx);

@@ -57,7 +57,7 @@ async function detectAgents(env: NodeJS.ProcessEnv): Promise<{ sources: SourceRe
 export default defineCommand({
   name: 'start',
   description: 'The main job: recent sessions and the cost report over your agent folders (or the bundled demo history when there are none).',
-  usage: '[--demo] [--no-cache]',
+  usage: '',
   options: {
     demo: { type: 'boolean', description: 'Use the bundled demo history even when agent folders exist' },
     'no-cache': { type: 'boolean', description: 'Read every file, without the event cache' },

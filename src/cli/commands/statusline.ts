@@ -73,7 +73,7 @@ async function queryOf(ctx: CommandContext): Promise<StatusLineQuery> {
 export default defineCommand({
   name: 'statusline',
   description: "One status-bar line for a running session: model, session cost, today's cost, the active 5-hour window and its burn rate, context used",
-  usage: '[< claude-statusline.json] [--agent <id> --session <id> | --file <path>] [options]',
+  usage: '[< claude-statusline.json]',
   options: {
     agent: { type: 'string', short: 'a', description: 'The session\'s agent (default claude with stdin JSON; told from the file with --file)', valueName: '<id>' },
     session: { type: 'string', description: 'The session id (instead of stdin JSON)', valueName: '<id>' },

@@ -49,7 +49,7 @@ export const rename = defineCommand({
 export const fork = defineCommand({
   name: 'fork',
   description: 'Copy a stored session (its first --at messages) into a new one, recording where it came from.',
-  usage: '<from> <to> [--at <n>] [--title <title>]',
+  usage: '<from> <to>',
   options: {
     at: { type: 'string', description: 'Keep the first n messages (default: all)', valueName: '<n>' },
     title: { type: 'string', description: 'Title (default: "<source title> (fork)")', valueName: '<title>' },
@@ -70,9 +70,9 @@ export const fork = defineCommand({
 export const prune = defineCommand({
   name: 'prune',
   description: 'Delete archived sessions older than --days days (never an active one; 0 prunes nothing).',
-  usage: '--days <n>',
+  usage: '',
   options: {
-    days: { type: 'string', description: 'Retention in days', valueName: '<n>' },
+    days: { type: 'string', required: true, description: 'Retention in days', valueName: '<n>' },
     ...STORE_OPTION,
     ...JSON_OPTION,
   },

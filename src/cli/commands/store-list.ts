@@ -6,10 +6,10 @@ import { JSON_OPTION, STORE_OPTION, storeAt, writeJson } from './store-common.js
 export default defineCommand({
   name: 'list',
   description: 'List the stored sessions (active and archived).',
-  usage: '[--archived | --active] [--json]',
+  usage: '',
   options: {
-    archived: { type: 'boolean', description: 'Only archived sessions' },
-    active: { type: 'boolean', description: 'Only active sessions' },
+    archived: { type: 'boolean', oneOf: 'state', description: 'Only archived sessions' },
+    active: { type: 'boolean', oneOf: 'state', description: 'Only active sessions' },
     ...STORE_OPTION,
     ...JSON_OPTION,
   },

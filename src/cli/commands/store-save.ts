@@ -10,7 +10,7 @@ import { JSON_OPTION, managerOptions, STORE_OPTION, storeAt, writeJson } from '.
 export default defineCommand({
   name: 'save',
   description: 'Save a session of any agent (with its subagents) into the store.',
-  usage: '<agent>:<session-id> | <agent> <session-id> [--name <name>] [--title <title>] [--force]',
+  usage: '<agent>:<session-id> | <agent> <session-id>',
   options: {
     name: { type: 'string', description: 'Name in the store (default: the session id)', valueName: '<name>' },
     title: { type: 'string', description: "Title (default: the session's own)", valueName: '<title>' },

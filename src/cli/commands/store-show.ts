@@ -10,7 +10,7 @@ import { JSON_OPTION, positional, STORE_OPTION, storeAt, writeJson } from './sto
 export default defineCommand({
   name: 'show',
   description: 'Show one stored session family: title, origin, fork provenance, members and subagents.',
-  usage: '<name> [--json]',
+  usage: '<name>',
   options: { ...STORE_OPTION, ...JSON_OPTION },
   async run(ctx: CommandContext) {
     const name = positional(ctx, 0, '<name>').replace(/^store:/, '');
