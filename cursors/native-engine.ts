@@ -11,6 +11,7 @@ import { blankUsageEvent, type UsageEvent } from './protocol/events.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from './protocol/hints.js';
 import { aligned8, nativeKernel, type NativeKernel } from './native.js';
 import { compileProjection, slotOf, type FieldProjection } from './scan-fields.js';
+import { isZstdPath } from './zstd-name.js';
 
 /**
  * The engines' first read buffer: small enough that a chunk is still in the core's cache (1 MiB L2 here) when
@@ -225,10 +226,21 @@ export function createUsageScanner<T>(o: {
   accepts?: (block: Block) => boolean;
 }): (files: readonly string[], fileIds: readonly string[], context: readonly T[]) => Promise<(UsageScanResult | false)[]> | undefined {
   let e: NativeEngine | undefined | null = null;
-  return (files, fileIds, context) => {
+  const scan = (files: readonly string[], fileIds: readonly string[], context: readonly T[]): Promise<(UsageScanResult | false)[]> | undefined => {
     if (e === null) e = nativeEngine(o.projection, o.paths);
     if (e === undefined) return undefined;
     if (files.length === 0) return Promise.resolve([]);
+    // C reads raw bytes: a compressed file is read()'s (read-zstd.ts), never the engine's.
+    if (files.some(isZstdPath)) {
+      const plain = files.flatMap((f, i) => (isZstdPath(f) ? [] : [i]));
+      const scanned = scan(plain.map((i) => files[i] as string), plain.map((i) => fileIds[i] as string), plain.map((i) => context[i] as T));
+      if (scanned === undefined) return undefined;
+      return scanned.then((r) => {
+        const out: (UsageScanResult | false)[] = files.map(() => false);
+        plain.forEach((i, k) => (out[i] = r[k] as UsageScanResult | false));
+        return out;
+      });
+    }
     return e.kernel.scanFiles(o.engine, files, fileIds, DEFAULT_MAX_LINE_BYTES, ENGINE_BUFFER_SIZE, e.handle, e.map).then((blocks) =>
       blocks.map((raw, i) => {
         if (raw === false) return false;
@@ -240,7 +252,7 @@ export function createUsageScanner<T>(o: {
         return new BlockResult(new EngineBlock(b, context[i] as T, o.decode), b.cwd, info);
       }),
     );
-  };
+  };  return scan;
 }
 
 /** True when bytes [from, to) of `file` hold a CR (or cannot be read: read() then says why). */

@@ -30,6 +30,8 @@ import { createLineFeed, keepWanted, LoneCrCounter, reportLoneCrs, type FeedEnd,
 import { canReadNatively, scanNativeLines, type NativeScanEnd } from './native-lines.js';
 import { hashesAreReady, hashesReady } from './ids.js';
 import { wasmKernel } from './native.js';
+import { readZstdJsonl } from './read-zstd.js';
+import { isZstdPath } from './zstd-name.js';
 
 /**
  * Read buffers are reused across reads (a free list, one buffer per read in flight): allocating 1 MiB per file
@@ -135,7 +137,8 @@ function restoreState<S>(core: LineCore<S>, stored: unknown, ctx: CoreContext): 
 
 /**
  * Build a codec's `read()` from its LineCore. The read yields events one by one, and offers them by chunk
- * (`EventChunks`: the events of each chunk of the file, as the read hands them over anyway).
+ * (`EventChunks`: the events of each chunk of the file, as the read hands them over anyway). A `.zst` file
+ * is decompressed on the way (read-zstd.ts), never read as raw lines.
  */
 export function createJsonlRead<S>(
   codec: Pick<Codec, 'id' | 'parserVersion'>,
@@ -143,7 +146,8 @@ export function createJsonlRead<S>(
 ): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> & EventChunks {
   return (file, options) => {
     const o = normalizeReadOptions(options);
-    return withEventChunks(oneByOne(() => readJsonl(codec, core, file, o)), () => readJsonl(codec, core, file, o));
+    const read = isZstdPath(file) ? readZstdJsonl : readJsonl;
+    return withEventChunks(oneByOne(() => read(codec, core, file, o)), () => read(codec, core, file, o));
   };
 }
 

@@ -57,8 +57,9 @@ export interface ResumeStart {
   restarted: boolean;
   /**
    * Why it restarted (absent when it did not). `cursor-invalid`: the cursor (or the state it holds) has a
-   * shape this read cannot use. The last three are a database's (RowCursor): the file was replaced, a row
-   * the cursor had read changed, or one went away.
+   * shape this read cannot use. `compressed`: the file is compressed (`.zst`, cursors/read-zstd.ts), so a
+   * read cannot start in its middle. The last three are a database's (RowCursor): the file was replaced, a
+   * row the cursor had read changed, or one went away.
    */
   reason?:
     | 'no-cursor'
@@ -68,6 +69,7 @@ export interface ResumeStart {
     | 'prefix-changed'
     | 'kinds-changed'
     | 'id-collision'
+    | 'compressed'
     | 'database-replaced'
     | 'row-changed'
     | 'row-deleted';

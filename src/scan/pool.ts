@@ -22,6 +22,7 @@ import { nodeWorkerThreads } from '../../cursors/builtins.js';
 import { FROM_SOURCES, packageRoot } from '../../cursors/versions.js';
 import type { Codec, UsageScanResult } from '../../cursors/protocol/codec.js';
 import { nativeKernel } from '../../cursors/native.js';
+import { isZstdPath } from '../../cursors/zstd-name.js';
 import { newSessionTrack, parseTask, type ParseTask, type TaskMessage } from './parse-file.js';
 import { LazyCodec } from '../lazy-codec.js';
 
@@ -47,9 +48,12 @@ export function nativeInflight(): number {
 export const NATIVE_BATCH_BYTES = 4 << 20;
 export const NATIVE_BATCH_FILES = 64;
 
-/** True when the pool will hand `task` to the codec's native engine first (`SESSIONFOLD_NATIVE_ENGINES=0`: never). */
+/**
+ * True when the pool will hand `task` to the codec's native engine first (`SESSIONFOLD_NATIVE_ENGINES=0`: never).
+ * Not a compressed file: the engine would leave it to `read()` anyway (cursors/native-engine.ts).
+ */
 export function takesNativeLane(codec: Codec, task: ParseTask): boolean {
-  return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && nativeKernel() !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
+  return task.native === true && task.cursor === undefined && codec.scanUsage !== undefined && !isZstdPath(task.path) && nativeKernel() !== undefined && process.env.SESSIONFOLD_NATIVE_ENGINES !== '0';
 }
 /** How many files a task reads: a batch's, or one. */
 export const filesOf = (task: ParseTask): number => task.batch?.length ?? 1;

@@ -1,0 +1,125 @@
+/**
+ * A zstd-compressed JSONL file (`<name>.jsonl.zst`): Codex CLI compresses archived rollouts so, removing the
+ * plain file (codecs/codex/README.md, "Compressed rollouts"). Its decompressed text goes through the same line
+ * feed (line-feed.ts) and the same LineCore as a plain file, so it yields the same events, with byte offsets
+ * into the decompressed text. `createJsonlRead` (read-jsonl.ts) hands every `.zst` path here: the native and
+ * WebAssembly line sources and engines read raw file bytes, and never see one.
+ *
+ * - Decompression is fzstd's streaming `Decompress` (pure JavaScript: Node 20's zlib has no zstd), fed the
+ *   file in `bufferSize` chunks, so a read holds the compressed chunk and zstd's window, never the whole text.
+ * - A file that does not decompress (truncated, corrupt, not zstd) is a PARSE_ERROR for that file, as a file
+ *   that is not a database is for a SQLite codec. The read holds its events until the file has decompressed
+ *   whole, so such a file yields none: a broken archive counts nothing rather than the part before the damage.
+ *   fzstd does not check a frame's optional content checksum (Codex's encoder, at libzstd's defaults, writes
+ *   none), so damage that still decodes reads as malformed lines, skipped and counted like any.
+ * - No resume: a stream cannot be entered in the middle, and Codex never appends to a compressed rollout (it
+ *   writes a plain file again first). A read from any cursor starts from byte 0 with reason `compressed`; its
+ *   cursor holds the committed offset and, when verified, the sha256 of the decompressed bytes before it.
+ *   `info.bytes` and `onBytes` count the file's own (compressed) bytes, as progress and fingerprints take them.
+ * - The core is never asked for two passes (`LineCore.twoPass`): its events are held until the end anyway.
+ * - fzstd is required by the first compressed read, not imported at the top: every JSONL read loads this
+ *   module, and a history with no compressed file never loads the package (its CommonJS build, which the
+ *   CLI's CommonJS bundle can take as well; cursors/ids.ts does the same for xxhash-wasm).
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Decompress as ZstdStream } from 'fzstd';
+import { nodeCrypto } from './builtins.js';
+import { packageFile } from './package-file.js';
+import type { Codec, JsonlCursor, NormalizedReadOptions, ResumeStart } from './protocol/codec.js';
+import { getParserString } from './protocol/codec.js';
+import type { SessionfoldEvent } from './protocol/events.js';
+import { SessionfoldError } from './protocol/errors.js';
+import type { LineCore } from './core.js';
+import { createLineFeed } from './line-feed.js';
+import { hashesAreReady, hashesReady } from './ids.js';
+
+/** fzstd's CommonJS build in its package (its package.json's `main` and `exports.require`). */
+const FZSTD_CJS = 'lib/index.js';
+let zstd: typeof ZstdStream | undefined;
+
+/** fzstd's streaming decompressor, the package loaded on first use. */
+function zstdStream(): typeof ZstdStream {
+  if (zstd !== undefined) return zstd;
+  const req = createRequire(import.meta.url);
+  return (zstd = (req(packageFile(req, 'fzstd', FZSTD_CJS) ?? 'fzstd') as typeof import('fzstd')).Decompress);
+}
+
+/** The file's descriptor and size, opened for reading, with the errors a plain read gives. */
+function openFile(file: string, agent: string): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new SessionfoldError(code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${code ?? cause}`, { agent, file, cause });
+  }
+  const st = fstatSync(fd);
+  if (!st.isDirectory()) return { fd, size: st.size };
+  closeSync(fd);
+  throw new SessionfoldError('IO_ERROR', `Cannot read ${file}: it is a directory`, { agent, file });
+}
+
+/**
+ * The decompressed bytes of the open file's [0, size), chunk by chunk to `out`. Each compressed chunk is a
+ * fresh buffer: fzstd keeps views of the input it has not decoded yet (a block cut by the chunk's end).
+ */
+function decompressFile(fd: number, size: number, options: NormalizedReadOptions, out: (chunk: Uint8Array) => void): void {
+  const d = new (zstdStream())((data) => {
+    if (data.length > 0) out(data);
+  });
+  const onBytes = options.resume?.onBytes;
+  let pos = 0;
+  for (;;) {
+    const want = Math.min(options.bufferSize, size - pos);
+    const chunk = Buffer.allocUnsafe(want);
+    const n = want === 0 ? 0 : readSync(fd, chunk, 0, want, pos);
+    options.info.bytes += n;
+    if (n > 0) onBytes?.(chunk.subarray(0, n), pos);
+    pos += n;
+    // The last push says so: a stream cut inside a frame then fails (fzstd's "unexpected EOF").
+    d.push(chunk.subarray(0, n), n === 0 || pos >= size);
+    if (n === 0 || pos >= size) return;
+  }
+}
+
+/** A read's events by chunk, as `readJsonl` gives them, from a zstd-compressed JSONL file (see the header). */
+export async function* readZstdJsonl<S>(codec: Pick<Codec, 'id' | 'parserVersion'>, core: LineCore<S>, file: string, options: NormalizedReadOptions): AsyncGenerator<SessionfoldEvent[]> {
+  if (!hashesAreReady()) await hashesReady(); // a whole file's ids are not hashed by the JavaScript XXH64
+  const resume = options.resume;
+  const from = resume?.from;
+  const start: ResumeStart = { restarted: true, reason: from === undefined || from === null ? 'no-cursor' : 'compressed', replaced: {} };
+  const hash = resume !== undefined && resume.verifyPrefix !== false ? nodeCrypto().createHash('sha256') : undefined;
+  const held: SessionfoldEvent[] = [];
+  const state = core.init({ file, options });
+  // A fresh state has no hashed ids to collide with: the feed never asks to restart.
+  const feed = createLineFeed(core, state, options, file, (e) => held.push(e), { hash });
+  const { fd, size } = openFile(file, codec.id);
+  // What the feed throws (a strict read's malformed line) is the read's error as it is; the rest is zstd's.
+  let feeding = false;
+  try {
+    decompressFile(fd, size, options, (chunk) => {
+      feeding = true;
+      feed.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), chunk.byteLength);
+      feeding = false;
+    });
+  } catch (cause) {
+    if (feeding) throw cause;
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new SessionfoldError('PARSE_ERROR', `Cannot decompress ${file} (zstd: ${why}): the file is truncated or corrupt`, { agent: codec.id, file, cause });
+  } finally {
+    closeSync(fd);
+  }
+  const end = feed.end();
+  resume?.onStart?.(start);
+  if (held.length > 0) yield held;
+  if (!resume?.onCursor) return;
+  const cursor: JsonlCursor = {
+    format: 'jsonl',
+    version: 1,
+    parser: getParserString(codec),
+    offset: end.committed,
+    prefixHash: end.hash === undefined ? '' : end.hash.digest('hex'),
+  };
+  resume.onCursor({ cursor, partialLine: end.partialLine, info: { ...options.info } });
+}
