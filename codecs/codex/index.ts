@@ -8,9 +8,10 @@ import { promises } from 'node:fs';
 import type { Codec, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { isZstdPath } from '../../cursors/zstd-name.js';
 import { codexCore } from './parse.js';
 import { scanCodexUsage } from './native.js';
-import { candidateDayDirs, discoverCodexFilesSync as discoverSync, parseRolloutFileName, rolloutFile as sessionFile } from './paths.js';
+import { candidateDayDirs, discoverCodexFilesSync as discoverSync, parseRolloutFileName, plainRolloutName, rolloutFile as sessionFile } from './paths.js';
 import { codexDescriptor } from './descriptor.js';
 
 export { codexCore, CODEC_ID, FALLBACK_MODEL, CODEX_USAGE_MARKERS } from './parse.js';
@@ -34,7 +35,8 @@ async function findIn(dir: string, suffix: string): Promise<string | undefined> 
   } catch {
     return undefined;
   }
-  const hit = names.filter((n) => n.startsWith('rollout-') && n.toLowerCase().endsWith(suffix)).sort()[0];
+  // A plain rollout sorts before its compressed sibling (`….jsonl.zst`), and wins as in discovery.
+  const hit = names.filter((n) => n.startsWith('rollout-') && plainRolloutName(n).toLowerCase().endsWith(suffix)).sort()[0];
   return hit === undefined ? undefined : join(dir, hit);
 }
 
@@ -57,7 +59,8 @@ async function locate(roots: readonly string[], nativeId: string): Promise<Sessi
 
 /**
  * A rollout line is `{timestamp, type, payload}`; a first line longer than the head
- * (0.137+ session_meta with its base instructions) is told by how it opens; a rollout file name alone is 1.
+ * (0.137+ session_meta with its base instructions) is told by how it opens; a rollout file name alone
+ * (a compressed rollout's head is zstd) is 1.
  */
 function detect(file: string, head: Buffer): DetectScore {
   const r = firstJsonLine(head);
@@ -75,6 +78,8 @@ export const codex: Codec = {
   locate,
   getParseDependencies: () => [],
   lineCore: codexCore,
+  // A compressed rollout's bytes are no lines: a session list's head and tail windows read it whole through read().
+  lineCoreFor: (file: string) => (isZstdPath(file) ? undefined : codexCore),
   read: createJsonlRead(codexDescriptor, codexCore),
   scanUsage: scanCodexUsage,
   resumeCommand: (nativeId: string) => ['codex', 'resume', nativeId],

@@ -48,7 +48,7 @@ type Snapshot = Pick<CodexState, 'decided' | 'sessionId' | 'forked' | 'bornAt' |
 /** The id a rollout without a header takes: its file name's (see paths.ts). */
 export function fileIdOf(file: string): string {
   const name = basename(file);
-  return parseRolloutFileName(name)?.id ?? name.replace(/\.jsonl$/i, '');
+  return parseRolloutFileName(name)?.id ?? name.replace(/\.jsonl(\.zst)?$/i, '');
 }
 
 function isUsageOnly(ctx: CoreContext): boolean {

@@ -3,7 +3,9 @@
  * live threads under `sessions/YYYY/MM/DD/rollout-<local time>-<thread uuid>.jsonl`, archived ones under
  * `archived_sessions/` (flat in current builds; walked recursively to be safe). The day directory and the
  * time in the name are LOCAL time (`OffsetDateTime::now_local()` in `codex-rs/core/src/rollout/recorder.rs`),
- * so they are never compared with the UTC timestamps inside the file.
+ * so they are never compared with the UTC timestamps inside the file. Codex compresses archived rollouts to
+ * `rollout-….jsonl.zst` (codex-rs/rollout/src/compression.rs): such a file is a rollout too, named by its plain
+ * name, and skipped where its plain sibling exists (Codex's `should_skip_compressed_sibling`).
  */
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -11,6 +13,7 @@ import { statSync } from 'node:fs';
 import { DIR, OTHER, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { envPathList } from '../../cursors/env-paths.js';
+import { ZSTD_SUFFIX } from '../../cursors/zstd-name.js';
 
 export const SESSIONS_SUBDIR = 'sessions';
 export const ARCHIVED_SESSIONS_SUBDIR = 'archived_sessions';
@@ -45,21 +48,34 @@ export function rolloutDirs(root: string): { live: string; archived: string | un
   return { live: root, archived: undefined };
 }
 
-/** `rollout-2025-05-07T17-24-21-<uuid>.jsonl` → its local timestamp text and thread id; undefined otherwise. */
+/** A compressed rollout's ending (`.jsonl` and ZSTD_SUFFIX; a literal: nothing imported runs at this module's load). */
+const COMPRESSED_ROLLOUT = '.jsonl.zst';
+
+/** The plain name of a rollout's file name: `….jsonl.zst` → `….jsonl`; any other name as it is. */
+export function plainRolloutName(name: string): string {
+  return name.endsWith(COMPRESSED_ROLLOUT) ? name.slice(0, -ZSTD_SUFFIX.length) : name;
+}
+
+/**
+ * `rollout-2025-05-07T17-24-21-<uuid>.jsonl` (or its compressed `….jsonl.zst`) → its local timestamp text and
+ * thread id; undefined otherwise.
+ */
 export function parseRolloutFileName(name: string): { localTime: string; id: string } | undefined {
-  const m = ROLLOUT_NAME.exec(name);
+  const m = ROLLOUT_NAME.exec(plainRolloutName(name));
   return m ? { localTime: m[1] as string, id: (m[2] as string).toLowerCase() } : undefined;
 }
 
-/** True for a file name Codex gives a rollout (`rollout-*.jsonl`). */
+/** True for a file name Codex gives a rollout: `rollout-*.jsonl`, or `rollout-*.jsonl.zst` compressed. */
 export function isRolloutFileName(name: string): boolean {
-  return name.startsWith('rollout-') && name.endsWith('.jsonl');
+  return name.startsWith('rollout-') && (name.endsWith('.jsonl') || name.endsWith(COMPRESSED_ROLLOUT));
 }
 
 /**
  * Rollout files under `dir`, recursively (up to MAX_ROLLOUT_DEPTH levels), in name order (a missing
- * directory yields nothing; a file gone before its stat is left out). A plain generator: an async one would
- * cost a microtask per level per file (~10 ms over 780 rollouts in one profile).
+ * directory yields nothing; a file gone before its stat is left out). A compressed rollout whose plain
+ * sibling is listed is left out: Codex reads the plain one (it writes it back before it appends, and removes
+ * the plain one only once the compressed one is whole). A plain generator: an async one would cost a
+ * microtask per level per file (~10 ms over 780 rollouts in one profile).
  */
 export function* walkRollouts(dir: string): Generator<Rollout> {
   // One listing of the tree (cursors/list-dir.ts: a native call where the kernel is built, with the stats),
@@ -68,6 +84,8 @@ export function* walkRollouts(dir: string): Generator<Rollout> {
   const t = listTreeColumns(dir, [], MAX_ROLLOUT_DEPTH);
   const nums = t.nums;
   const path: string[] = [dir];
+  // A folder's entries come sorted, so `X.jsonl` comes before `X.jsonl.zst`: the plain paths seen say which to skip.
+  const plain = new Set<string>();
   for (let i = 0; i < t.n; i++) {
     const depth = nums[4 * i] as number;
     const kind = nums[4 * i + 1] as number;
@@ -76,7 +94,11 @@ export function* walkRollouts(dir: string): Generator<Rollout> {
     // join's answer: the root as given may end in a separator or hold `.` segments; the folders below are joined.
     const p = depth === 0 ? join(dir, name) : parent + sep + name;
     if (kind === DIR) path[depth + 1] = p;
-    else if (kind !== OTHER && isRolloutFileName(name) && statEntry(t, i, parent)) yield { path: p, name, stat: { size: nums[4 * i + 2] as number, mtimeMs: nums[4 * i + 3] as number } };
+    else if (kind !== OTHER && isRolloutFileName(name) && statEntry(t, i, parent)) {
+      if (!name.endsWith(ZSTD_SUFFIX)) plain.add(p);
+      else if (plain.has(p.slice(0, -ZSTD_SUFFIX.length))) continue;
+      yield { path: p, name, stat: { size: nums[4 * i + 2] as number, mtimeMs: nums[4 * i + 3] as number } };
+    }
   }
 }
 
@@ -91,20 +113,20 @@ export function rolloutFile(path: string, root: string, name: string, stat?: Fil
 
 /**
  * Every rollout under each root: `sessions/` first, then `archived_sessions/`, skipping an archived file whose
- * name is already live under `sessions/` of the same root (the live copy wins). A root that is not a Codex
- * home is walked as a folder of rollouts (`rolloutDirs`). The codec's `discoverSync`.
+ * plain name (compressed or not) is already live under `sessions/` of the same root (the live copy wins). A
+ * root that is not a Codex home is walked as a folder of rollouts (`rolloutDirs`). The codec's `discoverSync`.
  */
 export function* discoverCodexFilesSync(roots: readonly string[]): Generator<SessionFile> {
   for (const root of roots) {
     const dirs = rolloutDirs(root);
     const live = new Set<string>();
     for (const r of walkRollouts(dirs.live)) {
-      live.add(r.name);
+      live.add(plainRolloutName(r.name));
       yield rolloutFile(r.path, root, r.name, r.stat);
     }
     if (dirs.archived === undefined) continue;
     for (const r of walkRollouts(dirs.archived)) {
-      if (!live.has(r.name)) yield rolloutFile(r.path, root, r.name, r.stat);
+      if (!live.has(plainRolloutName(r.name))) yield rolloutFile(r.path, root, r.name, r.stat);
     }
   }
 }

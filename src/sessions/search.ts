@@ -18,6 +18,7 @@
 import type { Codec, NativeSearchHit } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { splitRecordPath } from '../../cursors/record-path.js';
+import { isZstdPath } from '../../cursors/zstd-name.js';
 import { findCodec, listCodecs, loadCodec } from '../registry.js';
 import type { ManagerContext, StatFile } from './context.js';
 import type { PriceFn } from './cost.js';
@@ -165,8 +166,9 @@ async function searchFile(
 ): Promise<SessionSummary | undefined> {
   const persistence = sf.codec.capabilities.persistence;
   try {
-    // A record path (`<db>#<key>`: Kilo's CLI sessions under a codec that also reads files) has no bytes to scan.
-    const plainFile = splitRecordPath(sf.file.path).key === undefined;
+    // A record path (`<db>#<key>`: Kilo's CLI sessions under a codec that also reads files) has no bytes to
+    // scan, and a compressed file's bytes hold no words.
+    const plainFile = splitRecordPath(sf.file.path).key === undefined && !isZstdPath(sf.file.path);
     if (hit === undefined && plainFile && (persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
       stats.prefiltered++;
       return undefined;
