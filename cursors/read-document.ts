@@ -15,7 +15,8 @@
  * - A document that does not parse is one skipped record (`skippedLines`, PARSE_ERROR when strict): the
  *   events before the error have been yielded, and the next change of the file reads it again from 0.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openSessionFile } from './open-file.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
 import type { Codec, FingerprintCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
@@ -75,17 +76,9 @@ async function* readDocument(codec: Pick<Codec, 'id' | 'parserVersion'>, parse: 
   const parser = getParserString(codec);
   const resume = options.resume;
   const info = options.info;
-  let fd: number;
+  const st = openSessionFile(file, codec.id);
+  const { fd, size } = st;
   try {
-    fd = openSync(file, 'r');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new SessionfoldError(code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${code ?? cause}`, { agent: codec.id, file, cause });
-  }
-  try {
-    const st = fstatSync(fd);
-    if (st.isDirectory()) throw new SessionfoldError('IO_ERROR', `Cannot read ${file}: it is a directory`, { agent: codec.id, file });
-    const size = st.size;
     const buf = Buffer.allocUnsafe(Math.max(1, Math.min(options.bufferSize, size + 1)));
     const verify = resume?.verifyPrefix !== false;
     const cursorOf = (hash: string): FingerprintCursor => ({

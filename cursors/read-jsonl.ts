@@ -16,7 +16,8 @@
  *   first event. A tail larger than RESUME_BUFFER_LIMIT restarts directly (its cost is then close to a full
  *   read anyway).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openSessionFile } from './open-file.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
 import type { Codec, JsonlCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
@@ -166,23 +167,9 @@ async function* readJsonl<S>(
   if (!hashesAreReady()) await hashesReady(); // a whole file's ids are not hashed by the JavaScript XXH64
   const parser = getParserString(codec);
   const resume = options.resume;
-  let fh: number;
   let buf: Buffer | undefined;
+  const { fd: fh, size } = openSessionFile(file, codec.id);
   try {
-    fh = openSync(file, 'r');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new SessionfoldError(code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${code ?? cause}`, {
-      agent: codec.id,
-      file,
-      cause,
-    });
-  }
-  try {
-    const stat = fstatSync(fh);
-    // open() succeeds on a directory; the first read would throw a bare EISDIR.
-    if (stat.isDirectory()) throw new SessionfoldError('IO_ERROR', `Cannot read ${file}: it is a directory`, { agent: codec.id, file });
-    const size = stat.size;
     const readBuf = takeBuffer(options.bufferSize, size);
     buf = readBuf;
     const ctx = { file, options };

@@ -21,7 +21,7 @@
  *   module, and a history with no compressed file never loads the package (its CommonJS build, which the
  *   CLI's CommonJS bundle can take as well; cursors/ids.ts does the same for xxhash-wasm).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Decompress as ZstdStream } from 'fzstd';
 import { nodeCrypto } from './builtins.js';
@@ -32,6 +32,7 @@ import type { SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
 import type { LineCore } from './core.js';
 import { createLineFeed } from './line-feed.js';
+import { openSessionFile } from './open-file.js';
 import { hashesAreReady, hashesReady } from './ids.js';
 
 /** fzstd's CommonJS build in its package (its package.json's `main` and `exports.require`). */
@@ -43,21 +44,6 @@ function zstdStream(): typeof ZstdStream {
   if (zstd !== undefined) return zstd;
   const req = createRequire(import.meta.url);
   return (zstd = (req(packageFile(req, 'fzstd', FZSTD_CJS) ?? 'fzstd') as typeof import('fzstd')).Decompress);
-}
-
-/** The file's descriptor and size, opened for reading, with the errors a plain read gives. */
-function openFile(file: string, agent: string): { fd: number; size: number } {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new SessionfoldError(code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${code ?? cause}`, { agent, file, cause });
-  }
-  const st = fstatSync(fd);
-  if (!st.isDirectory()) return { fd, size: st.size };
-  closeSync(fd);
-  throw new SessionfoldError('IO_ERROR', `Cannot read ${file}: it is a directory`, { agent, file });
 }
 
 /**
@@ -94,7 +80,7 @@ export async function* readZstdJsonl<S>(codec: Pick<Codec, 'id' | 'parserVersion
   const state = core.init({ file, options });
   // A fresh state has no hashed ids to collide with: the feed never asks to restart.
   const feed = createLineFeed(core, state, options, file, (e) => held.push(e), { hash });
-  const { fd, size } = openFile(file, codec.id);
+  const { fd, size } = openSessionFile(file, codec.id);
   // What the feed throws (a strict read's malformed line) is the read's error as it is; the rest is zstd's.
   let feeding = false;
   try {

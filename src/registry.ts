@@ -8,6 +8,7 @@ import { promises } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import type { Codec } from '../cursors/protocol/codec.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
+import { openError } from '../cursors/open-file.js';
 import { BUILTIN_CODECS } from './builtin-codecs.js';
 import { LazyCodec } from './lazy-codec.js';
 
@@ -118,7 +119,7 @@ export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process
   // it takes) on every start of the CLI's CommonJS bundle, where the registry is in the first chunks.
   // a missing file is what a codec's read() says it is (SESSION_NOT_FOUND); any other failure to open, IO_ERROR
   const fh = await promises.open(path, 'r').catch((e: NodeJS.ErrnoException) => {
-    throw new SessionfoldError(e.code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${e.code ?? e.message}`, { file });
+    throw openError(file, e);
   });
   try {
     const buf = Buffer.alloc(DETECT_HEAD_BYTES);

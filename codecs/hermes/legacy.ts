@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import { openError } from '../../cursors/open-file.js';
 import type { CollectedRead } from '../../cursors/read-collected.js';
 import { CODEC_ID, emitMessage, sessionEvent, type EmitTarget, type HermesMessageRow } from './parse.js';
 
@@ -27,8 +28,7 @@ export function readLegacyLog(file: string, out: EmitTarget): CollectedRead {
   try {
     raw = readFileSync(file, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new SessionfoldError(code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${code ?? e}`, { agent: CODEC_ID, file, cause: e });
+    throw openError(file, e, CODEC_ID);
   }
   let doc: unknown;
   try {
