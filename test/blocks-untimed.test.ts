@@ -86,3 +86,18 @@ describe('blocks fold: copies without a timestamp', () => {
     );
   });
 });
+
+describe('blocks fold: the active window\u2019s projection', () => {
+  it('extends the burn rate over the exact time left and rounds only the minutes shown (ccusage projectBlockUsage)', () => {
+    const now = new Date('2026-01-10T11:47:15.900Z'); // the window 10:00–15:00 has 192.735 minutes left
+    const fold = createBlocksFold({ pricer, now });
+    fold.add(usageRecord(1, { dedupKey: 'a', timestamp: '2026-01-10T10:00:00.000Z' }));
+    fold.add(usageRecord(2, { dedupKey: 'b', timestamp: '2026-01-10T11:00:00.000Z' }));
+    const active = fold.result(now).blocks.find((b) => b.isActive);
+    const left = (Date.parse('2026-01-10T15:00:00Z') - now.getTime()) / 60_000;
+    const perMinute = (active?.totalTokens as number) / 60;
+    expect(active?.projection).toMatchObject({ remainingMinutes: 193, totalTokens: Math.round((active?.totalTokens as number) + perMinute * left) });
+    // whole minutes (192) would project a different count
+    expect(active?.projection?.totalTokens).not.toBe(Math.round((active?.totalTokens as number) + perMinute * 192));
+  });
+});
