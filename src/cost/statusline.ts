@@ -199,7 +199,8 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
       fileAt = keep?.listedAs?.get(file as string) ?? file;
       for (const r of batch) {
         // what is written after the instant asked for (`--now` in the past) is not yet spent at it
-        if (recordTime(r) > nowMs) continue;
+        const ms = recordTime(r);
+        if (ms > nowMs) continue;
         if (!sessionOnly || r.file !== fileAt) {
           today.add(r);
           blocks.add(r);
@@ -208,7 +209,6 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
         session.add(r);
         // A response with no prompt (a synthetic stop line) says nothing of the context.
         if (r.inputTokens + r.cacheReadTokens + r.cacheWriteTokens === 0) continue;
-        const ms = recordTime(r);
         if (last === undefined || ms > lastMs || (ms === lastMs && r.file === last.file && r.offset > last.offset)) [last, lastMs] = [r, ms];
       }
     }
