@@ -4,7 +4,7 @@
  * once, the store agent through `sessions list|show`, `read` and `events export`, and `store
  * list|show|fork|rename|archive|prune|delete` and `sessions fork`, which never change an agent's folder.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,8 @@ describe('store CLI', () => {
     expect(viaSessions).toMatchObject({ from: 'early', to: 'first', messagesKept: 1 });
     const f2 = await json<{ from: string; messagesKept: number }>(['store', 'fork', 'early', 'earlier', '--at', '2', '--json']);
     expect(f2).toMatchObject({ from: 'early', messagesKept: 2 });
+    expect((await cli(['store', 'fork', 'early', 'whole'])).code).toBe(0); // without --at: the seed's byte-identical copy
+    expect(readFileSync(join(store, 'whole.jsonl')).equals(readFileSync(join(store, 'early.jsonl')))).toBe(true);
     expect((await cli(['store', 'rename', 'earlier', 'Two', 'messages'])).code).toBe(0);
     const shown = await json<{ meta: { title: string }; fork: { from: string }; archived: boolean }>(['store', 'show', 'earlier', '--json']);
     expect([shown.meta.title, shown.fork.from, shown.archived]).toEqual(['Two messages', 'early', false]);

@@ -254,13 +254,26 @@ describe('setTitle, fork, prune', () => {
     expect(await s.loadForkProvenance('dst')).toEqual(p);
     const text = await s.load('dst');
     expect(text.trimEnd().split('\n').length).toBe(4);
-    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ title: 'Forked', forkedFrom: 'src' });
+    expect([text.split('\n')[0], (await s.loadMeta('dst'))?.title]).toEqual([(await s.load('src')).split('\n')[0], 'Forked']);
     const whole = await s.fork('src', 'all', 'All', undefined, 1);
     expect([whole.messagesKept, whole.truncatedAtMessage]).toEqual([6, undefined]);
     expect(await code(s.fork('src', 'dst', 'again', 1, 1))).toBe('INVALID_OPTION');
     expect(await code(s.fork('missing', 'x', 'x', 1, 1))).toBe('SESSION_NOT_FOUND');
     await s.archive('src');
     expect((await s.fork('src', 'from-archive', 'F', 1, 1)).fromArchived).toBe(true);
+  });
+
+  it('fork without a cut is a byte-exact copy of the transcript, and with one its exact byte prefix', async () => {
+    const s = await SessionStore.open(root);
+    // CRLF line ends and a byte that is no UTF-8 survive only a copy of bytes, not of decoded text
+    const body = Buffer.concat([Buffer.from(`${header('src', 'Source')}\r\n${msg(0, 'user', 'q')}\r\n${msg(1, 'assistant', 'a')}\n`), Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), Buffer.from(`${msg(2, 'user', 'r')}\n`)]);
+    writeFileSync(join(root, 'src.jsonl'), body);
+    const whole = await s.fork('src', 'copy', 'Copy', undefined, 1);
+    expect(readFileSync(join(root, 'copy.jsonl')).equals(body)).toBe(true);
+    expect([whole.messagesKept, whole.sourceMessages, (await s.loadMeta('copy'))?.title, (await s.list()).find((i) => i.name === 'copy')?.forkedFrom]).toEqual([3, 3, 'Copy', 'src']);
+    await s.fork('src', 'cut', 'Cut', 2, 1);
+    const cut = readFileSync(join(root, 'cut.jsonl'));
+    expect(cut.equals(body.subarray(0, body.indexOf(msg(2, 'user', 'r'))))).toBe(true);
   });
 
   it('pruneExpired deletes only archived sessions older than the retention; 0 prunes nothing', async () => {

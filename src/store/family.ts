@@ -23,7 +23,7 @@ export const DAY_MS = 86_400_000;
 const STAGE_READY = '.ready';
 
 /** One file of a family to write: its suffix after the name (`.meta.json`, `.subagents/<child>.jsonl`) and its text. */
-export type FamilyFile = readonly [suffix: string, data: string];
+export type FamilyFile = readonly [suffix: string, data: string | Uint8Array];
 
 interface StagePlan {
   /** The suffixes of the staged members (the subagents folder as one). */

@@ -100,11 +100,16 @@ export function probeFile(path: string): Probe {
 
 /** The file's text when it is there; undefined when absent; IO_ERROR when present but unreadable. */
 export function readIfPresent(path: string): string | undefined {
+  return readBytesIfPresent(path)?.toString('utf8');
+}
+
+/** `readIfPresent`'s bytes, for a copy that must keep them all. */
+export function readBytesIfPresent(path: string): Buffer | undefined {
   const p = probeFile(path);
   if (p.kind === 'absent') return undefined;
   if (p.kind === 'unreadable') throw p.error;
   try {
-    return readFileSync(path, 'utf8');
+    return readFileSync(path);
   } catch (e) {
     if (errno(e) === 'ENOENT') return undefined; // removed between the probe and the read
     throw ioError('Cannot read', path, e);

@@ -27,9 +27,9 @@ import { mkdirSync } from 'node:fs';
 import { storeNameKey } from '../../cursors/protocol/session-store.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { CHILD, DAY_MS, jsonLines, MEMBERS, notFound, parseJson, parseJsonLines, StoreFolder, SUBAGENTS, TRANSCRIPT, type FamilyFile, type Member, type SessionStoreOptions } from './family.js';
-import { exists, listNames, probeFile, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
+import { exists, listNames, probeFile, readBytesIfPresent, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
 import { isValidName, validateName, validateWriteName } from './names.js';
-import { countMessages, headerOf, readHead, setHeader, truncateMessages } from './transcript.js';
+import { countMessages, cutMessages, headerOf, readHead, setHeader } from './transcript.js';
 import {
   STORE_RECORD_VERSION,
   type FamilyInfo,
@@ -318,6 +318,9 @@ export class SessionStore extends StoreFolder {
   /**
    * Copy `from` (active or archived) into a new active session `to`, keeping its first `truncateAtMessage`
    * messages (all when undefined), and record where it came from in `<to>.fork.json`. `from` is only read.
+   * The copy is the source's bytes, as the seed has it: byte-identical without a cut, else the exact prefix
+   * before message n. So the header keeps the source's title (until `setTitle`); the fork's title is in its
+   * meta, its provenance in the fork record, and a fork can be checked against its source byte for byte.
    * SESSION_NOT_FOUND without `from`; INVALID_OPTION when `to` is taken.
    */
   async fork(from: string, to: string, title: string, truncateAtMessage: number | undefined, timestampMs: number): Promise<ForkProvenance> {
@@ -331,9 +334,9 @@ export class SessionStore extends StoreFolder {
       const archived = this.whereOrThrow(from);
       if (this.where(to) !== undefined) throw invalidOption('to', `a name not in use ("${to}" is stored already)`, to);
       this.refuseLookalike(to, 'to', [this.dir(false), this.dir(true)]);
-      const source = readIfPresent(this.path(from, TRANSCRIPT, archived));
+      const source = readBytesIfPresent(this.path(from, TRANSCRIPT, archived));
       if (source === undefined) throw notFound(from, this.root);
-      const cut = truncateMessages(source, truncateAtMessage);
+      const cut = cutMessages(source, truncateAtMessage);
       const origin = this.readMeta(from, archived)?.origin;
       prov = {
         version: STORE_RECORD_VERSION,
@@ -352,7 +355,7 @@ export class SessionStore extends StoreFolder {
         [
           [MEMBERS.fork, JSON.stringify(prov, null, 2) + '\n'],
           [MEMBERS.meta, JSON.stringify(meta, null, 2) + '\n'],
-          [TRANSCRIPT, setHeader(cut.text, { title, forkedFrom: from })],
+          [TRANSCRIPT, cut.bytes],
         ],
         true,
       );

@@ -51,17 +51,29 @@ export function countMessages(text: string): number {
  * undefined; with how many messages it kept and held.
  */
 export function truncateMessages(text: string, keep: number | undefined): { text: string; kept: number; total: number } {
-  const lines = text.split('\n');
+  const cut = cutMessages(Buffer.from(text, 'utf8'), keep);
+  return { text: cut.kept === cut.total ? text : cut.bytes.toString('utf8'), kept: cut.kept, total: cut.total };
+}
+
+/**
+ * `truncateMessages` over bytes: the exact byte prefix before message line `keep` (the whole buffer when
+ * `keep` is undefined or past the end), so a fork is the source's bytes, line ends and any byte that is no
+ * UTF-8 included.
+ */
+export function cutMessages(bytes: Buffer, keep: number | undefined): { bytes: Buffer; kept: number; total: number } {
   let total = 0;
   let cutAt = -1;
-  lines.forEach((line, i) => {
-    if (!isMessageLine(line)) return;
-    if (keep !== undefined && total === keep && cutAt < 0) cutAt = i;
-    total++;
-  });
-  if (cutAt < 0) return { text, kept: total, total };
-  const head = lines.slice(0, cutAt).join('\n');
-  return { text: head === '' ? '' : `${head}\n`, kept: keep as number, total };
+  for (let start = 0; start < bytes.length; ) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl + 1;
+    if (isMessageLine(bytes.toString('utf8', start, end))) {
+      if (keep !== undefined && total === keep && cutAt < 0) cutAt = start;
+      total++;
+    }
+    start = end;
+  }
+  if (cutAt < 0) return { bytes, kept: total, total };
+  return { bytes: bytes.subarray(0, cutAt), kept: keep as number, total };
 }
 
 /** The first 64 KiB of a file (enough for its header line), '' when it cannot be read. */
