@@ -138,21 +138,21 @@ describe('a write that fails', () => {
     for (const old of [OLD, undefined]) expect(await oldOrNewAtEveryRename(old, (at) => failingAt(at, () => s.saveFamily('fam', NEW, { overwrite: true })))).toBeGreaterThan(8);
   });
 
-  it('a new family clears the stray members a name has without a transcript', async () => {
+  it('a new family clears the stray members a name has without a transcript, but a sidecar recorded ahead of it', async () => {
     const s = await SessionStore.open(root);
     await s.save('c1', 'C1', transcript('c1', 4));
     writeFileSync(join(root, 'c1b.fork.json'), JSON.stringify({ version: 1, from: 'c1', to: 'c1b' }));
-    writeFileSync(join(root, 'c1b.sidecar.jsonl'), 'stale\n');
+    writeFileSync(join(root, 'c1b.usage.jsonl'), '{}\n');
     mkdirSync(join(root, 'c1b.subagents'));
     writeFileSync(join(root, 'c1b.subagents', 'old.jsonl'), transcript('old', 1));
     await s.save('c1b', 'Fresh', transcript('c1b', 2));
     expect(Object.keys(snapshot('c1b')).sort()).toEqual(['c1b.jsonl', 'c1b.meta.json']);
     expect((await s.list()).find((i) => i.name === 'c1b')?.forkedFrom).toBeUndefined();
     writeFileSync(join(root, 'c2.fork.json'), JSON.stringify({ version: 1, from: 'c1', to: 'c2' }));
-    writeFileSync(join(root, 'c2.sidecar.jsonl'), 'stale\n');
+    await s.saveSidecar('c2', 'ahead\n'); // the seed's reduced-mode resume: its sidecar before any transcript
     await s.fork('c1', 'c2', 'C2', 1, 1);
     expect((await s.loadForkProvenance('c2'))?.messagesKept).toBe(1);
-    expect(existsSync(join(root, 'c2.sidecar.jsonl'))).toBe(false);
+    expect(Object.keys(snapshot('c2')).sort()).toEqual(['c2.fork.json', 'c2.jsonl', 'c2.meta.json', 'c2.sidecar.jsonl']);
   });
 });
 

@@ -84,7 +84,7 @@ describe('at and open', () => {
     expect(await s.listSubagentIds('a')).toEqual([]);
     expect(await code(s.load('a'))).toBe('SESSION_NOT_FOUND');
     // a change of a session that is not there fails its lookup without creating the store either
-    for (const change of [s.delete('a'), s.archive('a'), s.setTitle('a', 't'), s.setStats('a', {}), s.saveSidecar('a', ''), s.saveSubagentTranscript('a', 'c', ''), s.fork('a', 'b', 't', undefined, 1)]) {
+    for (const change of [s.delete('a'), s.archive('a'), s.setTitle('a', 't'), s.setStats('a', {}), s.saveGitMetadata('a', {}), s.saveSubagentTranscript('a', 'c', ''), s.fork('a', 'b', 't', undefined, 1)]) {
       expect(await code(change)).toBe('SESSION_NOT_FOUND');
     }
     expect(existsSync(root)).toBe(false);
@@ -120,6 +120,24 @@ describe('save, load, list', () => {
     expect([await s.loadSidecar('kept'), await s.loadGitMetadata('kept'), await s.listSubagentIds('kept')]).toEqual(['side\n', { branch: 'b' }, ['agent-1']]);
     await s.saveFamily('kept', { title: 'Whole', transcript: transcript('kept', 1) }, { overwrite: true });
     expect(tree(root).filter((p) => p.startsWith('kept'))).toEqual(['kept.jsonl', 'kept.meta.json']);
+  });
+
+  it('saveSidecar records a sidecar before any transcript; the family saved later keeps it, recovery and delete too', async () => {
+    const s = SessionStore.at(root);
+    await s.saveSidecar('early', '{"v":2}\n');
+    expect([await s.loadSidecar('early'), await s.list(), tree(root)]).toEqual(['{"v":2}\n', [], ['early.sidecar.jsonl']]);
+    expect(await code(s.saveSidecar('CON', ''))).toBe('INVALID_OPTION');
+    // a dead writer of the name (its stage never committed) takes nothing the name held before it
+    mkdirSync(join(root, '.early.staged'));
+    writeFileSync(join(root, '.lock'), JSON.stringify({ pid: 2 ** 22 + 7, host: hostname(), nonce: 'n', intent: { op: 'write', name: 'early' } }));
+    await s.save('early', 'Early', transcript('early', 2));
+    expect([await s.loadSidecar('early'), tree(root)]).toEqual(['{"v":2}\n', ['early.jsonl', 'early.meta.json', 'early.sidecar.jsonl']]);
+    await s.saveSidecar('forked', 'f\n');
+    await s.fork('early', 'forked', 'F', 1, 1);
+    expect(await s.loadSidecar('forked')).toBe('f\n');
+    await s.saveSidecar('gone', 'g\n');
+    await s.delete('gone');
+    expect(await s.loadSidecar('gone')).toBeUndefined();
   });
 
   it('loadIfPresent tells absence from a dangling symlink, a folder in the transcript\'s place and a permission failure', async () => {

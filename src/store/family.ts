@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { STORE_ARCHIVE_DIR, STORE_CHILD_MEMBERS, STORE_MEMBERS, STORE_SUBAGENTS, STORE_TRANSCRIPT, storeNameKey } from '../../cursors/protocol/session-store.js';
-import { exists, listNames, moveIfPresent, readIfPresent, removeIfPresent, sweepTemps, syncDir, writeAtomic } from './fs.js';
+import { exists, listNames, moveIfPresent, readBytesIfPresent, readIfPresent, removeIfPresent, sweepTemps, syncDir, writeAtomic } from './fs.js';
 import { withLock, type LockIntent } from './lock.js';
 import { isValidName, validateName, validateWriteName } from './names.js';
 import type { StoreMeta } from './types.js';
@@ -240,9 +240,20 @@ export class StoreFolder {
     removeIfPresent(stage);
   }
 
-  /** Remove the active members of `name` when it has no transcript: a family that never committed. */
+  /**
+   * Remove the active members of `name` when it has no transcript: a family that never committed. A sidecar
+   * stays: `saveSidecar` records one ahead of its family, and a write that never committed must not take it.
+   */
   protected clearUncommitted(name: string): void {
-    if (!exists(this.path(name, TRANSCRIPT, false))) for (const p of this.family(name, false)) removeIfPresent(p);
+    if (exists(this.path(name, TRANSCRIPT, false))) return;
+    const sidecar = this.path(name, MEMBERS.sidecar, false);
+    for (const p of this.family(name, false)) if (p !== sidecar) removeIfPresent(p);
+  }
+
+  /** The sidecar `saveSidecar` recorded for `name` ahead of its family, as a file of the new family ([] when none). */
+  protected pendingSidecar(name: string): FamilyFile[] {
+    const bytes = readBytesIfPresent(this.path(name, MEMBERS.sidecar, false));
+    return bytes === undefined ? [] : [[MEMBERS.sidecar, bytes]];
   }
 
   protected archiveMembers(name: string): void {

@@ -12,12 +12,13 @@
  *   <root>/<name>.subagents/<child>.jsonl, .sidecar.jsonl, .lineage.json   stored subagents with their lineage
  *   <root>/archived/…                  the same layout, for archived families
  *
- * A family exists when its transcript does; it lives wholly in the root or wholly in `archived/`. Every
- * name is checked (names.ts) before any I/O. Every write is atomic (fs.ts); every mutation holds the store's
- * lock (lock.ts) and names its intent there, so the next process to take the lock after a crash finishes
- * an archive or a delete; a write is staged whole and swapped in (family.ts `writeFamily`), so recovery
- * leaves its family entirely old or entirely new. A write that throws is recovered the same way at once.
- * Reads take no lock: each file they read is whole, old or new.
+ * A family exists when its transcript does (a sidecar may be recorded ahead of it: `saveSidecar`); it
+ * lives wholly in the root or wholly in `archived/`. Every name is checked (names.ts) before any I/O.
+ * Every write is atomic (fs.ts); every mutation holds the store's lock (lock.ts) and names its intent
+ * there, so the next process to take the lock after a crash finishes an archive or a delete; a write is
+ * staged whole and swapped in (family.ts `writeFamily`), so recovery leaves its family entirely old or
+ * entirely new. A write that throws is recovered the same way at once. Reads take no lock: each file they
+ * read is whole, old or new.
  *
  * `at(root)` touches nothing (a lookup never creates an empty store, nor does a change of a session that
  * is not there); `open(root)` creates the folder; a write of a family creates what it needs. The folder's
@@ -28,7 +29,7 @@ import { storeNameKey } from '../../cursors/protocol/session-store.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { CHILD, DAY_MS, jsonLines, MEMBERS, notFound, parseJson, parseJsonLines, StoreFolder, SUBAGENTS, TRANSCRIPT, type FamilyFile, type Member, type SessionStoreOptions } from './family.js';
 import { exists, listNames, probeFile, readBytesIfPresent, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
-import { isValidName, validateName, validateWriteName } from './names.js';
+import { isValidName, isWritableName, validateName, validateWriteName } from './names.js';
 import { countMessages, cutMessages, headerOf, readHead, setHeader } from './transcript.js';
 import {
   STORE_RECORD_VERSION,
@@ -132,6 +133,7 @@ export class SessionStore extends StoreFolder {
       const files: FamilyFile[] = [];
       const put = (m: Member, data: string) => files.push([MEMBERS[m], data]);
       if (family.sidecar !== undefined) put('sidecar', family.sidecar);
+      else if (!existed) files.push(...this.pendingSidecar(name));
       if (family.usage !== undefined) put('usage', jsonLines(family.usage));
       if (family.modelChanges !== undefined) put('modelChanges', jsonLines(family.modelChanges));
       if (family.git !== undefined) put('git', JSON.stringify(family.git, null, 2) + '\n');
@@ -154,7 +156,8 @@ export class SessionStore extends StoreFolder {
       };
       put('meta', JSON.stringify(meta, null, 2) + '\n');
       files.push([TRANSCRIPT, setHeader(family.transcript, { title: family.title })]);
-      // a new family replaces whatever its name held: members a failed write left are not its own
+      // a new family replaces whatever its name held (members a failed write left are not its own), but
+      // keeps a sidecar recorded ahead of it
       this.writeFamily(name, files, replace || !existed);
     });
   }
@@ -355,6 +358,7 @@ export class SessionStore extends StoreFolder {
         [
           [MEMBERS.fork, JSON.stringify(prov, null, 2) + '\n'],
           [MEMBERS.meta, JSON.stringify(meta, null, 2) + '\n'],
+          ...this.pendingSidecar(to),
           [TRANSCRIPT, cut.bytes],
         ],
         true,
@@ -389,8 +393,25 @@ export class SessionStore extends StoreFolder {
 
   /* ---- the other members ---- */
 
+  /**
+   * Overwrite (or create) `name`'s sidecar with `sidecarJsonl` verbatim, where its family is. With no family
+   * it is recorded ahead of one, in the root: the seed's reduced-mode resume records a sidecar before any
+   * transcript is saved under the name. It is not a session (no transcript: not listed, not archivable);
+   * the family saved or forked to the name later keeps it, and `delete` removes it.
+   */
   async saveSidecar(name: string, sidecarJsonl: string): Promise<void> {
-    this.saveMember(name, 'sidecar', sidecarJsonl);
+    validateName(name);
+    if (typeof sidecarJsonl !== 'string') throw invalidOption('sidecarJsonl', 'a string', sidecarJsonl);
+    if (!isWritableName(name) && this.where(name) === undefined) validateWriteName(name); // before any write
+    this.mutate({ op: 'other' }, () => {
+      let archived = this.where(name);
+      if (archived === undefined) {
+        validateWriteName(name);
+        this.refuseLookalike(name, 'name', [this.dir(false), this.dir(true)]);
+        archived = false;
+      }
+      writeAtomic(this.path(name, MEMBERS.sidecar, archived), sidecarJsonl);
+    });
   }
   async loadSidecar(name: string, archived?: boolean): Promise<string | undefined> {
     return this.loadMember(name, 'sidecar', archived);
