@@ -16,6 +16,7 @@ import { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';
 import { createSessionManager } from '../src/sessions/manager.js';
 import { importSession } from '../src/store/import.js';
 import { SessionStore } from '../src/store/store.js';
+import type { FamilyWrite } from '../src/store/types.js';
 import { FAKE_PRICER, makeHome, writeExportSession } from './sessions-helpers.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -138,6 +139,17 @@ describe('save, load, list', () => {
     await s.saveSidecar('gone', 'g\n');
     await s.delete('gone');
     expect(await s.loadSidecar('gone')).toBeUndefined();
+  });
+
+  it('a usage or model-change log with a line that is no JSON object is PARSE_ERROR, not fewer records', async () => {
+    const s = await SessionStore.open(root);
+    await s.saveFamily('logs', { title: 'L', transcript: transcript('logs', 2), usage: [usage('k1')] as unknown as FamilyWrite['usage'], modelChanges: [{ messageIndex: 1, to: 'b' }] });
+    expect([(await s.loadUsageLog('logs')).length, (await s.loadModelChangeLog('logs')).length, await s.loadUsageLog('none')]).toEqual([1, 1, []]);
+    writeFileSync(join(root, 'logs.usage.jsonl'), `${JSON.stringify(usage('k1'))}\n{"model":\n`);
+    writeFileSync(join(root, 'logs.model-changes.jsonl'), '[1]\n');
+    const bad = await errorOf(s.loadUsageLog('logs'));
+    expect([bad.code, bad.line, bad.file]).toEqual(['PARSE_ERROR', 2, join(root, 'logs.usage.jsonl')]);
+    expect(await code(s.loadModelChangeLog('logs'))).toBe('PARSE_ERROR');
   });
 
   it('loadIfPresent tells absence from a dangling symlink, a folder in the transcript\'s place and a permission failure', async () => {

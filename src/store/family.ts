@@ -51,18 +51,28 @@ export function parseJson<T>(text: string | undefined, file: string): T | undefi
   }
 }
 
-/** The JSON object lines of a log; malformed lines are skipped (a log is advisory, its transcript is not). */
-export function parseJsonLines<T>(text: string | undefined): T[] {
+/**
+ * The records of a log member, one JSON object a line ([] when there is none). A line that is not one is
+ * PARSE_ERROR naming the file and line: the store writes its logs whole, so such a line is damage, and
+ * fewer records than were saved would pass for the log.
+ */
+export function parseJsonLines<T>(member: { path: string; text: string } | undefined): T[] {
   const out: T[] = [];
-  for (const line of (text ?? '').split('\n')) {
-    if (line.trim() === '') continue;
+  (member?.text ?? '').split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let v: unknown;
+    let cause: unknown;
     try {
-      const v = JSON.parse(line) as unknown;
-      if (v !== null && typeof v === 'object' && !Array.isArray(v)) out.push(v as T);
-    } catch {
-      // skipped
+      v = JSON.parse(line);
+    } catch (e) {
+      cause = e;
     }
-  }
+    if (cause !== undefined || v === null || typeof v !== 'object' || Array.isArray(v)) {
+      const file = (member as { path: string }).path;
+      throw new SessionfoldError('PARSE_ERROR', `${file} line ${i + 1} is not a JSON object`, { file, line: i + 1, raw: line, cause });
+    }
+    out.push(v as T);
+  });
   return out;
 }
 
@@ -280,9 +290,18 @@ export class StoreFolder {
 
   /** One member's text (active, else archived, or exactly one with `archived`); undefined when absent. */
   protected loadMember(name: string, member: Member, archived?: boolean): string | undefined {
+    return this.readMember(name, member, archived)?.text;
+  }
+
+  /** `loadMember` with the path it read. */
+  protected readMember(name: string, member: Member, archived?: boolean): { path: string; text: string } | undefined {
     validateName(name);
-    if (archived !== undefined) return readIfPresent(this.path(name, MEMBERS[member], archived));
-    return readIfPresent(this.path(name, MEMBERS[member], false)) ?? readIfPresent(this.path(name, MEMBERS[member], true));
+    for (const a of archived === undefined ? [false, true] : [archived]) {
+      const path = this.path(name, MEMBERS[member], a);
+      const text = readIfPresent(path);
+      if (text !== undefined) return { path, text };
+    }
+    return undefined;
   }
 
   protected saveChild(parent: string, child: string, suffix: string, data: string): void {

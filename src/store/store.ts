@@ -419,16 +419,16 @@ export class SessionStore extends StoreFolder {
   async saveUsageLog(name: string, records: readonly UsageLogRecord[]): Promise<void> {
     this.saveMember(name, 'usage', jsonLines(records));
   }
-  /** `[]` when no usage log was saved. */
+  /** `[]` when no usage log was saved; PARSE_ERROR on a line that is no JSON object. */
   async loadUsageLog(name: string, archived?: boolean): Promise<UsageLogRecord[]> {
-    return parseJsonLines<UsageLogRecord>(this.loadMember(name, 'usage', archived));
+    return parseJsonLines<UsageLogRecord>(this.readMember(name, 'usage', archived));
   }
   async saveModelChangeLog(name: string, records: readonly ModelChangeRecord[]): Promise<void> {
     this.saveMember(name, 'modelChanges', jsonLines(records));
   }
-  /** `[]` when no model-change log was saved. */
+  /** `[]` when no model-change log was saved; PARSE_ERROR on a line that is no JSON object. */
   async loadModelChangeLog(name: string, archived?: boolean): Promise<ModelChangeRecord[]> {
-    return parseJsonLines<ModelChangeRecord>(this.loadMember(name, 'modelChanges', archived));
+    return parseJsonLines<ModelChangeRecord>(this.readMember(name, 'modelChanges', archived));
   }
   async saveGitMetadata(name: string, record: GitMetadataRecord): Promise<void> {
     this.saveMember(name, 'git', JSON.stringify(record, null, 2) + '\n');
