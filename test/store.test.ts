@@ -152,6 +152,15 @@ describe('save, load, list', () => {
     expect(await code(s.loadModelChangeLog('logs'))).toBe('PARSE_ERROR');
   });
 
+  it('listSubagentIds: a missing subagents folder is none, an entry that is no folder is IO_ERROR', async () => {
+    const s = await SessionStore.open(root);
+    await s.save('p', 'P', transcript('p', 1));
+    expect(await s.listSubagentIds('p')).toEqual([]);
+    writeFileSync(join(root, 'p.subagents'), 'not a folder');
+    const e = await errorOf(s.listSubagentIds('p'));
+    expect([e.code, (e.cause as NodeJS.ErrnoException).code]).toEqual(['IO_ERROR', 'ENOTDIR']);
+  });
+
   it('loadIfPresent tells absence from a dangling symlink, a folder in the transcript\'s place and a permission failure', async () => {
     const s = await SessionStore.open(root);
     expect(await s.loadIfPresent('none')).toBeUndefined();

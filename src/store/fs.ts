@@ -157,6 +157,16 @@ export function listNames(dir: string): string[] {
   }
 }
 
+/** The names in a folder; [] when nothing is there; IO_ERROR when something is but cannot be listed. */
+export function listNamesIfPresent(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if (!exists(dir)) return []; // a dangling link or a file in the folder's place is there: no absence
+    throw ioError('Cannot list', dir, e);
+  }
+}
+
 /** Remove the temp files process `pid` left in `dir` (it died between writing and renaming them). */
 export function sweepTemps(dir: string, pid: number): void {
   const mine = new RegExp(`^\\..+\\.${pid}\\.[0-9a-f]{8}\\.tmp$`);

@@ -28,7 +28,7 @@ import { mkdirSync } from 'node:fs';
 import { storeNameKey } from '../../cursors/protocol/session-store.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { CHILD, DAY_MS, jsonLines, MEMBERS, notFound, parseJson, parseJsonLines, StoreFolder, SUBAGENTS, TRANSCRIPT, type FamilyFile, type Member, type SessionStoreOptions } from './family.js';
-import { exists, listNames, probeFile, readBytesIfPresent, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
+import { exists, listNames, listNamesIfPresent, probeFile, readBytesIfPresent, readIfPresent, removeIfPresent, writeAtomic } from './fs.js';
 import { isValidName, isWritableName, validateName, validateWriteName } from './names.js';
 import { countMessages, cutMessages, headerOf, readHead, setHeader } from './transcript.js';
 import {
@@ -472,12 +472,15 @@ export class SessionStore extends StoreFolder {
     return parseJson<SubagentLineage>(this.loadChild(parent, child, CHILD.lineage, archived), `${parent}${SUBAGENTS}/${child}${CHILD.lineage}`);
   }
 
-  /** The ids of the stored subagents of `parent` (active and archived, deduplicated, sorted). */
+  /**
+   * The ids of the stored subagents of `parent` (active and archived, deduplicated, sorted); [] without any.
+   * IO_ERROR when a subagents folder is there but cannot be listed (no folder, no permission).
+   */
   async listSubagentIds(parent: string, archived?: boolean): Promise<string[]> {
     validateName(parent);
     const ids = new Set<string>();
     for (const a of archived === undefined ? [false, true] : [archived]) {
-      for (const n of listNames(this.path(parent, SUBAGENTS, a))) {
+      for (const n of listNamesIfPresent(this.path(parent, SUBAGENTS, a))) {
         if (!n.endsWith(CHILD.transcript) || n.endsWith(CHILD.sidecar)) continue;
         const id = n.slice(0, -CHILD.transcript.length);
         if (isValidName(id)) ids.add(id);
