@@ -21,8 +21,10 @@
  * read is whole, old or new.
  *
  * `at(root)` touches nothing (a lookup never creates an empty store, nor does a change of a session that
- * is not there); `open(root)` creates the folder; a write of a family creates what it needs. The folder's
- * mechanics (paths, the locked mutation, recovery, staged writes, single members) are in family.ts.
+ * is not there, `saveSidecar` aside); `open(root)` creates the folder; a write of a family creates what it
+ * needs. The folder's mechanics (paths, the locked mutation, recovery, staged writes, single members) are
+ * in family.ts. Where it differs from its seed (session-store.md), and why: ARCHITECTURE.md, "Against its
+ * seed".
  */
 import { mkdirSync } from 'node:fs';
 import { storeNameKey } from '../../cursors/protocol/session-store.js';
