@@ -1,6 +1,7 @@
 /**
  * `runCli(argv, io)`: the whole CLI as a function (tests call it with fake streams; main.cts calls it with the
- * process's). `sessionfold <command> [...]`; `sessionfold --help` lists commands.
+ * process's). `sessionfold <command> [...]`; `sessionfold --help` lists commands; `sessionfold help <command…>`
+ * prints what `<command…> --help` prints.
  */
 import { COMMANDS } from './commands.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
@@ -9,46 +10,76 @@ import { sessionfoldVersion } from '../../cursors/versions.js';
 export { limitMallocArenasOnLoad } from '../../cursors/native.js';
 import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef } from './command.js';
 
-export async function runCli(
-  argv: string[],
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv } = {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-  },
-): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(topUsage());
-    return name === undefined ? 1 : 0;
-  }
-  if (name === '--version' || name === '-v') {
-    io.stdout.write(`${sessionfoldVersion()}\n`);
-    return 0;
-  }
-  const entry = COMMANDS[name];
-  if (!entry) {
-    io.stderr.write(`error USAGE_ERROR: unknown command "${name}"\n\n${topUsage()}`);
-    return 1;
-  }
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv };
+
+/** What the first words of a command line name: a command to run with the words after it, or a group's usage. */
+type Resolved = { def: CommandDef; prefix: string; args: string[] } | { group: string; sub: string | undefined } | { unknown: string; usage: string };
+
+/** The command `words` start with: a top-level command, then its sub-commands while it has them. */
+async function resolve(words: string[]): Promise<Resolved> {
+  const [name, ...rest] = words;
+  const entry = name === undefined ? undefined : COMMANDS[name];
+  if (entry === undefined) return { unknown: name ?? '', usage: topUsage() };
   let def: CommandDef = (await entry.load()).default;
   let prefix = `sessionfold ${name}`;
   let args = rest;
   while (def.subCommands) {
     const [sub, ...more] = args;
-    if (sub === undefined || sub === '--help' || sub === '-h') {
-      io.stdout.write(formatUsage(def, prefix));
-      return sub === undefined ? 1 : 0;
-    }
+    if (sub === undefined || sub === '--help' || sub === '-h') return { group: formatUsage(def, prefix), sub };
     const load = def.subCommands[sub];
-    if (!load) {
-      io.stderr.write(`error USAGE_ERROR: unknown command "${name} ${sub}"\n\n${formatUsage(def, prefix)}`);
-      return 1;
-    }
+    if (!load) return { unknown: `${prefix.slice('sessionfold '.length)} ${sub}`, usage: formatUsage(def, prefix) };
     def = (await load()).default;
     prefix = `${prefix} ${sub}`;
     args = more;
   }
+  return { def, prefix, args };
+}
+
+const unknownCommand = (r: { unknown: string; usage: string }, io: Io): number => {
+  io.stderr.write(`error USAGE_ERROR: unknown command "${r.unknown}"\n\n${r.usage}`);
+  return 1;
+};
+
+/** `help [command…]`: the usage `command… --help` prints, or the command list without one. */
+async function help(words: string[], io: Io): Promise<number> {
+  if (words.length === 0 || (words.length === 1 && (words[0] === 'help' || words[0] === '--help' || words[0] === '-h'))) {
+    io.stdout.write(topUsage());
+    return 0;
+  }
+  const r = await resolve(words);
+  if ('unknown' in r) return unknownCommand(r, io);
+  if ('group' in r) {
+    if (r.sub !== undefined) return unknownCommand({ unknown: words.join(' '), usage: r.group }, io);
+    io.stdout.write(r.group);
+    return 0;
+  }
+  if (r.args.length > 0) return unknownCommand({ unknown: words.join(' '), usage: formatUsage(r.def, r.prefix) }, io);
+  io.stdout.write(formatUsage(r.def, r.prefix));
+  return 0;
+}
+
+export async function runCli(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    io.stdout.write(topUsage());
+    return name === undefined ? 1 : 0;
+  }
+  if (name === 'help') return help(rest, io);
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${sessionfoldVersion()}\n`);
+    return 0;
+  }
+  const r = await resolve(argv);
+  if ('unknown' in r) return unknownCommand(r, io);
+  if ('group' in r) {
+    io.stdout.write(r.group);
+    return r.sub === undefined ? 1 : 0;
+  }
+  return runCommand(r.def, r.prefix, r.args, io);
+}
+
+/** Run one (leaf) command with its arguments; its exit code. */
+async function runCommand(def: CommandDef, prefix: string, args: string[], io: Io): Promise<number> {
   const usage = formatUsage(def, prefix);
   try {
     const { positionals, values } = parseCommandArgs(def, args);
@@ -71,7 +102,6 @@ export async function runCli(
 function topUsage(): string {
   const lines = ['Usage: sessionfold <command> [options]', '', 'Commands:'];
   for (const [n, c] of Object.entries(COMMANDS)) lines.push(`  ${n.padEnd(10)} ${c.description}`);
-  lines.push('', 'Run `sessionfold <command> --help` for a command\'s options.');
+  lines.push('', 'Run `sessionfold <command> --help` (or `sessionfold help <command>`) for a command\'s options.');
   return lines.join('\n') + '\n';
 }
-
