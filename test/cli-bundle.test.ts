@@ -80,7 +80,7 @@ describe('the CLI bundle', () => {
 
   it('runs start on the demo history it finds from the package folder', async () => {
     const r = await run(process.execPath, [CLI, 'start'], { env: { PATH: process.env.PATH, HOME: '/nonexistent', TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', SESSIONFOLD_SOCKET: 'off' } });
-    expect(r.stdout).toMatch(/bundled demo history/);
+    expect(r.stderr).toMatch(/bundled demo history/);
     expect(r.stdout.split('\n').find((l) => l.startsWith('Total'))).toMatch(/\$\d+\.\d\d/);
   }, 60_000);
 

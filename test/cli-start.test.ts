@@ -1,18 +1,25 @@
 /** `sessionfold start` (npm start): real folders when they exist, the bundled demo history otherwise. */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDirs } from './helpers/child.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 const REAL = new URL('../../shared/fixtures/real/', import.meta.url).pathname;
 
+const temps = tempDirs('sf-start-');
+afterAll(temps.remove);
+
+async function startStreams(env: Record<string, string>, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const home = await temps.make();
+  return run(process.execPath, [CLI, 'start', ...args], { env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', ...env } });
+}
+
 async function start(env: Record<string, string>): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'sf-start-'));
-  const r = await run(process.execPath, [CLI, 'start'], { env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', ...env } });
+  const r = await startStreams(env);
   return r.stderr + r.stdout; // as a terminal shows them: the folders read (stderr) first
 }
 
@@ -29,11 +36,20 @@ describe('sessionfold start', () => {
   });
 
   it('reads the real agent folders when they exist', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sf-start-real-'));
+    const dir = await temps.make();
     await cp(join(REAL, 'claude', 'vibecodingtracker-real-session-v1.0.95-zh.jsonl'), join(dir, 'projects', '-w', '9f0c3b55-2a61-4d2e-9a43-3c1f00000001.jsonl'));
     const out = await start({ CLAUDE_CONFIG_DIR: dir });
     expect(out).toMatch(/^sessionfold: reading your agent history: claude \S+\/projects \(1 file\)\n/);
     expect(out).not.toMatch(/demo/);
     expect(out).toMatch(/claude-sonnet-4-20250514/);
+  });
+
+  it.each([[[]], [['--demo']]])('start %j: stdout is the report alone, the notices are on stderr', async (args) => {
+    const r = await startStreams({}, ...args);
+    expect(r.stdout).toMatch(/^Recent sessions\n/);
+    expect(r.stdout).not.toMatch(/demo|sessionfold:|More:/);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Total /);
+    expect(r.stderr).toMatch(args.length === 0 ? /^sessionfold: no agent history found/ : /^sessionfold: showing the bundled demo history/);
+    expect(r.stderr).toMatch(/More: sessionfold sessions list/);
   });
 });

@@ -3,7 +3,7 @@
  * README's `npm start` transcript is what `sessionfold start` prints on a machine with no agent history.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -63,12 +63,18 @@ describe('README', () => {
     mkdirSync(join(home, 'work'));
     const shown = blocks('text')[0]!;
     expect(shown).toContain('Recent sessions');
-    // The README shows both streams as a terminal does: stderr's note first.
-    const printed = spawnSync(process.execPath, [CLI, 'start'], {
-      env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '100', SESSIONFOLD_SOCKET: 'off' },
-      cwd: join(home, 'work'),
-      encoding: 'utf8',
-    });
-    expect(`${printed.stderr}${printed.stdout}`).toBe(shown);
+    // The README shows both streams as a terminal does, interleaved: one file open as stdout and stderr.
+    const both = join(home, 'shown.txt');
+    const fd = openSync(both, 'w');
+    try {
+      spawnSync(process.execPath, [CLI, 'start'], {
+        env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '100', SESSIONFOLD_SOCKET: 'off' },
+        cwd: join(home, 'work'),
+        stdio: ['ignore', fd, fd],
+      });
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(both, 'utf8')).toBe(shown);
   });
 });

@@ -80,7 +80,8 @@ export default defineCommand({
       const looked = listCodecs()
         .filter((c) => c.id !== 'sessionfold-jsonl' && c.id !== 'store')
         .flatMap((c) => c.defaultRoots(env).map((r) => tilde(r, env)));
-      out.write(
+      // On stderr like the folders read above: stdout is the report alone, whatever reads it.
+      ctx.stderr.write(
         bool(ctx, 'demo')
           ? 'sessionfold: showing the bundled demo history (fixtures/demo), as asked.\n\n'
           : `sessionfold: no agent history found (looked in ${looked.join(', ')}),\nso this is the bundled demo history (fixtures/demo). Set an agent's own variable\n(CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, …) to read its folder elsewhere.\n\n`,
@@ -119,7 +120,7 @@ export default defineCommand({
     // Only agents that record no usage (Cursor): the report says so instead of a $0.00 total.
     const unrecorded = onlyUnrecorded(detected.sources, summary);
     out.write(renderCostSummary(summary, 'table', { groupBy, timeZone, mode: pricer.mode, unrecorded, noCache: !cache }));
-    out.write(`\nMore: sessionfold sessions list <agent> · sessionfold cost report --group-by model · sessionfold --help\n`);
+    ctx.stderr.write(`\nMore: sessionfold sessions list <agent> · sessionfold cost report --group-by model · sessionfold --help\n`);
     return 0;
   },
 });
