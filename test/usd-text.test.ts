@@ -31,6 +31,7 @@ const statusCost = (costUsd: number): string =>
     sessionId: 's',
     model: { id: 'm', displayName: 'M' },
     session: { costUsd, requests: 1, unpricedCount: 0 },
+    sessionFound: true,
     today: { costUsd, requests: 1, unpricedCount: 0, date: '2026-01-01' },
     block: null,
     context: null,

@@ -25,7 +25,8 @@
  * Only the local zone's day start is computed with Date's local time (no Intl: loading ICU's zone data costs
  * tens of ms at start-up); an explicit zone goes through ZoneCalendar.
  */
-import { getCodec } from '../registry.js';
+import { getCodec, loadCodec } from '../registry.js';
+import { fileSessionId } from '../sessions/context.js';
 import type { KeepFiles, ScanOptions, UsageRecord } from '../scan/types.js';
 import { BLOCK_MS, createBlocksFold, type UsageBlock } from './blocks.js';
 import { civilFromDays, periodStart, ZoneCalendar } from './calendar.js';
@@ -104,8 +105,14 @@ export interface StatusLineData {
   agent: string;
   sessionId: string | null;
   model: { id: string | null; displayName: string | null };
-  /** The session's usage; null when none of its responses is recorded yet. */
+  /** The session's usage; null when none of its responses is recorded yet (or no transcript holds it). */
   session: StatusLineCost | null;
+  /**
+   * False when the query names the session by id only and no transcript of the agent holds that id: a null
+   * `session` then says nothing of its spend. A session named by its file counts as found even before the
+   * file exists: Claude Code names the transcript before it writes the first line.
+   */
+  sessionFound: boolean;
   /** Today's usage of the agent, in the query's zone. */
   today: StatusLineCost & { date: string };
   /** null when no window of the agent is active. */
@@ -222,17 +229,30 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
     const modelId = query.model ?? last?.model ?? null;
     const context = last === undefined ? null : contextOf(last, modelId, query.contextWindow, pricer);
     if (memo !== undefined) saveMemo(pricer, memo, seeded);
+    // Looked up only when there is no usage to show: a session with usage was found by the scan.
+    const found = s.requestCount > 0 || file !== undefined || query.sessionId === undefined || (await holdsSession(agent, query, query.sessionId));
     return {
       agent,
       sessionId: query.sessionId ?? last?.sessionId ?? null,
       model: { id: modelId, displayName: query.modelName ?? null },
       session: s.requestCount === 0 ? null : { costUsd: s.totalUsd, requests: s.requestCount, unpricedCount: s.unpricedCount },
+      sessionFound: found,
       today: { date: day.date, costUsd: t.totalUsd, requests: t.requestCount, unpricedCount: t.unpricedCount },
       block: blockOf(windows.find((b) => b.isActive), nowMs),
       context,
       now: new Date(nowMs).toISOString(),
     };
   }
+}
+
+/** Whether a transcript of `agent` under the query's roots holds session `id` (the codec's own lookup). */
+async function holdsSession(agent: string, query: StatusLineQuery, id: string): Promise<boolean> {
+  const codec = getCodec(agent);
+  const roots = query.roots?.[codec.id] ?? codec.defaultRoots(query.env ?? process.env);
+  await loadCodec(codec);
+  if (codec.locate !== undefined) return (await codec.locate(roots, id)) !== undefined;
+  for await (const f of codec.discover(roots)) if (fileSessionId(f) === id) return true;
+  return false;
 }
 
 /** The context in use after `last`, against the agent's stated window, else the price data's for the model. */

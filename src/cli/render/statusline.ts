@@ -21,7 +21,8 @@ function left(minutes: number): string {
 /** The status line (no newline). */
 export function renderStatusLine(d: StatusLineData): string {
   const parts: string[] = [d.model.displayName ?? d.model.id ?? d.agent];
-  parts.push(`session ${d.session === null ? '$0.00' : cost(d.session)}`);
+  // No transcript holds the session: its spend is unknown, not zero (a session not started yet is $0.00).
+  parts.push(`session ${d.session !== null ? cost(d.session) : d.sessionFound === false ? 'n/a' : '$0.00'}`);
   parts.push(`today ${cost(d.today)}`);
   if (d.block !== null) {
     const b = [`block ${cost(d.block)}`, left(d.block.remainingMinutes)];
@@ -55,6 +56,7 @@ export function renderStatusLineAnswer(a: StatusLineAnswer, io: RenderIo): numbe
     io.stderr.write(`error ${code}: ${a.error?.message ?? 'no status'}\n`);
     return 0;
   }
+  if (a.data.sessionFound === false) io.stderr.write(`note: no ${a.data.agent} session "${a.data.sessionId}" found under the agent's folders; its cost shows as n/a\n`);
   io.stdout.write(a.json ? `${JSON.stringify(a.data, null, 2)}\n` : `${renderStatusLine(a.data)}\n`);
   return 0;
 }
