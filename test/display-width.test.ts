@@ -51,9 +51,12 @@ describe('ellipsize', () => {
 
 describe('renderTable', () => {
   it('lines up the columns after CJK and emoji cells', () => {
-    const out = renderTable(['NAME', 'STATE', 'TITLE'], [['store:會話記錄', 'active', 'a'], [`store:${FAMILY}`, 'archived', 'b'], ['store:plain', 'active', 'c']], 80);
-    const starts = out.trimEnd().split('\n').map((l) => displayWidth(l.slice(0, l.search(/  (STATE|active|archived)/) + 2)));
+    const out = renderTable(['Name', 'State', 'Title'], [['store:會話記錄', 'active', 'a'], [`store:${FAMILY}`, 'archived', 'b'], ['store:plain', 'active', 'c']], 80);
+    const [head, rule, ...rows] = out.trimEnd().split('\n');
+    const starts = [head as string, ...rows].map((l) => displayWidth(l.slice(0, l.search(/  (State|active|archived)/) + 2)));
     expect(new Set(starts).size).toBe(1);
+    // the rule's second run starts where the second column does
+    expect(displayWidth((rule as string).slice(0, (rule as string).indexOf('  ─') + 2))).toBe(starts[0]);
   });
 
   it('keeps every line of a CJK title within the width', () => {
@@ -92,8 +95,8 @@ describe.runIf(HAS_CLAUDE)('the CLI', () => {
     expect((await cli(['store', 'save', `claude:${id}`, '--name', '會話記錄'])).code).toBe(0);
     expect((await cli(['store', 'save', `claude:${id}`, '--name', 'plain'])).code).toBe(0);
     const r = await cli(['store', 'list']);
-    const lines = r.stdout.trimEnd().split('\n');
-    const stateAt = lines.map((l) => displayWidth(l.slice(0, l.search(/ (STATE|active|archived) /) + 1)));
+    const lines = r.stdout.trimEnd().split('\n').filter((l) => !l.startsWith('─'));
+    const stateAt = lines.map((l) => displayWidth(l.slice(0, l.search(/ (State|active|archived) /) + 1)));
     expect(lines.length).toBe(3);
     expect(new Set(stateAt).size).toBe(1);
   });

@@ -53,7 +53,7 @@ describe('sessions CLI golden output (subprocess)', () => {
   it('list: a table, newest first, the listed sessions read whole', async () => {
     const r = await spawnCli(['list', J]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^UPDATED +SESSION +MODEL +TURNS +MSGS +COST +TITLE\n/);
+    expect(r.stdout).toMatch(/^Updated +Session +Model +Turns +Msgs +Cost +Title\n─+ +─/);
     expect(r.stdout).toMatch(/ big-1 +model-early +300 +600 /);
     expect(r.stdout).not.toContain('lower bounds');
     await expect(r.stdout).toMatchFileSnapshot(SNAP('list-table'));
@@ -77,7 +77,7 @@ describe('sessions CLI golden output (subprocess)', () => {
 
   it('list without an agent: every agent with storage', async () => {
     const r = await spawnCli(['list', '--limit', '50']);
-    expect(r.stdout).toMatch(/^UPDATED +AGENT +SESSION/);
+    expect(r.stdout).toMatch(/^Updated +Agent +Session/);
     expect(r.stdout).toContain(`  ${J}  `);
     if (HAS_CLAUDE) expect(r.stdout).toContain('  claude  ');
     await expect(r.stdout).toMatchFileSnapshot(SNAP('list-all-table'));
@@ -102,7 +102,7 @@ describe('sessions CLI golden output (subprocess)', () => {
 
   it('search: score, date, id, title and the snippet; --json with relevanceScore and snippet', async () => {
     const r = await spawnCli(['search', 'verifyToken', '--agent', J]);
-    expect(r.stdout).toMatch(/^SCORE +UPDATED +SESSION +COST +TITLE\n/);
+    expect(r.stdout).toMatch(/^Score +Updated +Session +Cost +Title\n─+ +─/);
     expect(r.stdout).toContain('Done: extracted verifyToken().');
     await expect(r.stdout).toMatchFileSnapshot(SNAP('search-table'));
     const j = await spawnCli(['search', 'auth', 'tests', '--json']);

@@ -53,8 +53,8 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-/** The data rows of a table (under its header line). */
-const rowsOf = (table: string): string[] => table.trimEnd().split('\n').slice(1);
+/** The data rows of a table (under its header line and the rule under it). */
+const rowsOf = (table: string): string[] => table.trimEnd().split('\n').slice(2);
 
 describe('an agent that records no token usage', () => {
   it('start: rows say `not recorded`, and the report says none was counted instead of a $0.00 total', async () => {
@@ -71,7 +71,7 @@ describe('an agent that records no token usage', () => {
     }
   });
 
-  it('sessions list: the COST and TOKENS cells and CSV say so', async () => {
+  it('sessions list: the Cost and Tokens cells and CSV say so', async () => {
     for (const args of [[], ['--no-cost']]) {
       const rows = rowsOf(await cli(['sessions', 'list', 'cursor', ...args]));
       expect(rows).toHaveLength(1);

@@ -1,6 +1,7 @@
 /** `sessionfold agents`: the registered codecs, their capabilities and default roots. */
 import { listCodecs } from '../../registry.js';
 import { bool, defineCommand } from '../command.js';
+import { renderTable } from '../render/session-table.js';
 
 export default defineCommand({
   name: 'agents',
@@ -17,7 +18,11 @@ export default defineCommand({
       roots: c.defaultRoots(ctx.env),
     }));
     if (bool(ctx, 'json')) ctx.stdout.write(JSON.stringify(rows, null, 2) + '\n');
-    else for (const r of rows) ctx.stdout.write(`${r.id.padEnd(18)} ${r.persistence.padEnd(9)} ${r.incremental ? 'resumable' : '         '}  ${r.roots.join(', ')}\n`);
+    else {
+      const cells = rows.map((r) => [r.id, r.persistence, r.incremental ? 'resumable' : '', r.roots.join(', ')]);
+      // every root whole, however wide: they are what a user copies from here
+      ctx.stdout.write(renderTable(['Agent', 'Storage', 'Reads', 'Roots'], cells, Infinity));
+    }
     return 0;
   },
 });

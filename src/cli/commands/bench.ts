@@ -20,6 +20,7 @@ import { getCodec, listCodecs } from '../../registry.js';
 import { newScanStats, scanUsageBatches } from '../../scan/index.js';
 import { nativeKernel, wasmKernel } from '../../../cursors/native.js';
 import { demoRoot } from './start.js';
+import { ruleLine } from '../render/width.js';
 import { bool, CliError, defineCommand, list, type CommandContext } from '../command.js';
 
 export interface BenchRead {
@@ -150,7 +151,7 @@ function fmt(n: number, digits = 1): string {
 }
 
 export function formatBenchTable(report: BenchReport): string {
-  const rows = [['agent', 'files', 'MB', 'read', 'pass', 'seconds', 'MB/s', 'events', 'events/s']];
+  const rows = [['Agent', 'Files', 'MB', 'Read', 'Pass', 'Seconds', 'MB/s', 'Events', 'Events/s']];
   for (const a of report.agents) {
     for (const r of a.reads) {
       rows.push([a.agent, String(a.files), (a.bytes / 1e6).toFixed(1), r.mode === 'full' ? 'full' : 'usage-only', `${r.phase} (${r.via})`, r.seconds.toFixed(3), fmt(r.mbPerSec, 0), String(r.events), fmt(r.eventsPerSec, 0)]);
@@ -158,7 +159,8 @@ export function formatBenchTable(report: BenchReport): string {
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
   const right = new Set([1, 2, 5, 6, 7, 8]);
-  return rows.map((row) => row.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+  const lines = rows.map((row) => row.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd());
+  return [lines[0], ruleLine(widths), ...lines.slice(1)].join('\n') + '\n';
 }
 
 /** `--roots` entries: `agent=path` for one agent, a bare path for every selected agent. */

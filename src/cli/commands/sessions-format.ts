@@ -18,7 +18,7 @@ export const SESSION_FORMAT_OPTIONS: Record<string, OptionDef> = {
   last: { type: 'string', description: 'Only sessions created in the last n days, today included (in --tz)', valueName: '<n>' },
   order: { type: 'string', description: 'Row order: asc|desc (default desc)', valueName: '<dir>' },
   compact: { type: 'boolean', description: 'Fewer columns, so the table fits 80 columns' },
-  'no-cost': { type: 'boolean', description: 'Tokens only: a TOKENS column instead of COST (no money fields in JSON/CSV)' },
+  'no-cost': { type: 'boolean', description: 'Tokens only: a Tokens column instead of Cost (no money fields in JSON/CSV)' },
   breakdown: { type: 'boolean', short: 'b', description: 'Each session\'s usage per model under its row (reads each listed session whole)' },
   tz: { type: 'string', description: 'IANA time zone for dates and --last (default: local)', valueName: '<zone>' },
 };

@@ -102,7 +102,7 @@ export default defineCommand({
       const c = summaryCells(s);
       return [c.updated, s.agent, c.turns, c.cost, c.model, ellipsize(s.title || '(untitled)', 80)];
     });
-    out.write(renderTable(['updated', 'agent', 'turns', 'cost', 'model', 'title'], rows, width, new Set([2, 3])));
+    out.write(renderTable(['Updated', 'Agent', 'Turns', 'Cost', 'Model', 'Title'], rows, width, new Set([2, 3])));
 
     // The cost report: by day for a short history, by month for a long one.
     const timeZone = timeZoneOf(ctx);

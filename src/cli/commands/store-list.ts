@@ -32,7 +32,7 @@ export default defineCommand({
       s.origin !== undefined ? `${s.origin.agent}:${s.origin.sessionId}` : s.forkedFrom !== undefined ? `fork of ${s.forkedFrom}` : '-',
       s.title,
     ]);
-    ctx.stdout.write(renderTable(['SESSION', 'STATE', 'SAVED', 'MSGS', 'FROM', 'TITLE'], cells, terminalWidth(ctx), new Set([3])));
+    ctx.stdout.write(renderTable(['Session', 'State', 'Saved', 'Msgs', 'From', 'Title'], cells, terminalWidth(ctx), new Set([3])));
     return 0;
   },
 });

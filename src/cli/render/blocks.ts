@@ -6,7 +6,7 @@
 import type { BlocksReport, UsageBlock } from '../../cost/blocks.js';
 import { ZoneCalendar } from '../../cost/calendar.js';
 import { int, usd } from './cost.js';
-import { displayWidth, padEndWidth, padStartWidth } from './width.js';
+import { displayWidth, padEndWidth, padStartWidth, ruleLine } from './width.js';
 
 /** Output formats of `cost blocks`. */
 export const BLOCK_FORMATS = ['table', 'json'] as const;
@@ -53,7 +53,7 @@ export function renderBlocksTable(r: BlocksReport, timeZone: string, nowMs: numb
   const all = [HEADERS, ...body];
   const widths = HEADERS.map((_, c) => Math.max(...all.map((row) => displayWidth(row[c] as string))));
   const line = (row: string[]) => row.map((x, c) => (c < 4 ? padEndWidth(x, widths[c] as number) : padStartWidth(x, widths[c] as number))).join('  ').trimEnd();
-  const rule = widths.map((w) => '─'.repeat(w)).join('  ');
+  const rule = ruleLine(widths);
   const out = [`Billing windows (5 h) · time zone ${timeZone}`, '', line(HEADERS), rule, ...body.map(line)];
   if (r.blocks.length === 0) out.push('(no usage in the selection)');
   for (const b of r.blocks.filter((x) => x.isActive)) {

@@ -7,7 +7,7 @@
 import { csvField } from '../../cost/csv.js';
 import type { CostBreakdown, CostGroupBy, CostRecord, CostSummary } from '../../cost/types.js';
 import { formatUsdAmount } from '../../sessions/usd.js';
-import { displayWidth, fitWidth, padEndWidth, padStartWidth } from './width.js';
+import { displayWidth, fitWidth, padEndWidth, padStartWidth, ruleLine } from './width.js';
 
 /** Output formats of `cost report`. */
 export const COST_FORMATS = ['table', 'json', 'csv', 'markdown'] as const;
@@ -155,7 +155,7 @@ export function renderTable(s: CostSummary, o: RenderOptions): string {
     for (const row of all) row[0] = fitWidth(row[0] as string, widths[0]);
   }
   const line = (row: string[]) => row.map((x, c) => (c === 0 ? padEndWidth(x, widths[c] as number) : padStartWidth(x, widths[c] as number))).join('  ').trimEnd();
-  const rule = widths.map((w) => '─'.repeat(w)).join('  ');
+  const rule = ruleLine(widths);
   const out = [title, '', line(head), rule, ...body.map(line), ...(body.length > 0 ? [rule] : []), line(total)];
   const unpriced = o.noCost ? [] : unpricedLines(s);
   if (unpriced.length > 0) out.push('', ...unpriced);

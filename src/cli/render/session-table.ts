@@ -6,12 +6,12 @@
 import { ZoneCalendar } from '../../cost/calendar.js';
 import type { SessionSummary } from '../../sessions/types.js';
 import { formatUsd } from '../../sessions/usd.js';
-import { displayWidth, fitWidth, padEndWidth, padStartWidth } from './width.js';
+import { displayWidth, fitWidth, padEndWidth, padStartWidth, ruleLine } from './width.js';
 
 /** What a row's cells are made of: a summary, or a served one with its dates revived. */
 export type SummaryCellsInput = Pick<SessionSummary, 'updatedAt' | 'exact' | 'turnCount' | 'messageCount' | 'cost' | 'usageUnknown' | 'usageRecorded' | 'model'>;
 
-/** The COST (or TOKENS) cell of a session whose agent records no usage (`usageRecorded: false`): never `-` or $0. */
+/** The Cost (or Tokens) cell of a session whose agent records no usage (`usageRecorded: false`): never `-` or $0. */
 export const UNRECORDED_CELL = 'not recorded';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -42,12 +42,17 @@ export function ellipsize(text: string, max: number): string {
   return fitWidth(text.replace(/\s+/g, ' ').trim(), Math.max(1, max));
 }
 
-/** Left-aligned columns, measured in terminal columns (render/width.ts); the last column takes what width remains. */
+/**
+ * Left-aligned columns (`rightAligned` ones and their headers right-aligned), measured in terminal columns
+ * (render/width.ts), with a rule under the header as the cost tables have; the last column takes what width
+ * remains.
+ */
 export function renderTable(header: string[], rows: string[][], width: number, rightAligned: ReadonlySet<number> = new Set()): string {
   const n = header.length;
   const widths = header.map((h, i) => (i === n - 1 ? 0 : Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? '')))));
   const used = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
   const last = Math.max(10, width - used);
+  widths[n - 1] = Math.max(...[header, ...rows].map((r) => displayWidth(ellipsize(r[n - 1] ?? '', last))));
   const line = (r: string[]) =>
     r
       .map((c, i) => {
@@ -57,7 +62,7 @@ export function renderTable(header: string[], rows: string[][], width: number, r
       })
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return [line(header), ruleLine(widths), ...rows.map(line)].join('\n') + '\n';
 }
 
 /**

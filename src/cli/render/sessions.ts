@@ -1,7 +1,7 @@
 /**
  * Renderings of `sessions list` and `sessions search` rows in the cost report's formats (COST_FORMATS:
- * table, json, csv, markdown) with its options: `compact` (the table fits 80 columns), `noCost` (a TOKENS
- * column instead of COST, no money fields in JSON/CSV) and a per-model breakdown under each row. The table is
+ * table, json, csv, markdown) with its options: `compact` (the table fits 80 columns), `noCost` (a Tokens
+ * column instead of Cost, no money fields in JSON/CSV) and a per-model breakdown under each row. The table is
  * the one `sessions` always printed (sessions-common.ts `renderTable`); CSV is RFC 4180 (csvField) with raw,
  * unrounded numbers and ISO times; Markdown escapes `|` and folds line breaks so every row keeps its columns.
  */
@@ -26,9 +26,9 @@ export interface SessionRow {
 }
 
 export interface SessionRenderOptions {
-  /** `search`: a SCORE column and the snippet under each row. */
+  /** `search`: a Score column and the snippet under each row. */
   search: boolean;
-  /** An AGENT column (rows of several agents). */
+  /** An Agent column (rows of several agents). */
   withAgent: boolean;
   /** The terminal's width (the table's last column takes what remains). */
   width: number;
@@ -61,24 +61,24 @@ interface Column {
 /** The columns of the table and the Markdown table; the title is always last. */
 function columns(o: SessionRenderOptions): Column[] {
   const c = (s: SessionSummary) => summaryCells(s, o.timeZone);
-  const usage: Column = { head: o.noCost ? 'TOKENS' : 'COST', right: true, cell: (s) => usageCell(s, c(s).cost, o) };
-  const title: Column = { head: 'TITLE', cell: (s) => (s.title === '' ? '(untitled)' : s.title) };
-  const score: Column = { head: 'SCORE', right: true, cell: (s) => (s.relevanceScore ?? 0).toFixed(2) };
-  const agent: Column[] = o.withAgent ? [{ head: 'AGENT', max: 10, cell: (s) => s.agent }] : [];
+  const usage: Column = { head: o.noCost ? 'Tokens' : 'Cost', right: true, cell: (s) => usageCell(s, c(s).cost, o) };
+  const title: Column = { head: 'Title', cell: (s) => (s.title === '' ? '(untitled)' : s.title) };
+  const score: Column = { head: 'Score', right: true, cell: (s) => (s.relevanceScore ?? 0).toFixed(2) };
+  const agent: Column[] = o.withAgent ? [{ head: 'Agent', max: 10, cell: (s) => s.agent }] : [];
   if (o.compact) {
-    const session: Column = { head: 'SESSION', max: 13, cell: (s) => (o.search ? s.unifiedId : s.sessionId) };
-    const updated: Column = { head: 'UPDATED', cell: (s) => c(s).updated.slice(0, 10) };
-    return o.search ? [score, updated, session, usage, title] : [updated, ...agent, session, { head: 'TURNS', right: true, cell: (s) => c(s).turns }, usage, title];
+    const session: Column = { head: 'Session', max: 13, cell: (s) => (o.search ? s.unifiedId : s.sessionId) };
+    const updated: Column = { head: 'Updated', cell: (s) => c(s).updated.slice(0, 10) };
+    return o.search ? [score, updated, session, usage, title] : [updated, ...agent, session, { head: 'Turns', right: true, cell: (s) => c(s).turns }, usage, title];
   }
-  const updated: Column = { head: 'UPDATED', cell: (s) => c(s).updated };
-  if (o.search) return [score, updated, { head: 'SESSION', cell: (s) => s.unifiedId }, usage, title];
+  const updated: Column = { head: 'Updated', cell: (s) => c(s).updated };
+  if (o.search) return [score, updated, { head: 'Session', cell: (s) => s.unifiedId }, usage, title];
   return [
     updated,
     ...agent,
-    { head: 'SESSION', cell: (s) => s.sessionId },
-    { head: 'MODEL', cell: (s) => c(s).model },
-    { head: 'TURNS', right: true, cell: (s) => c(s).turns },
-    { head: 'MSGS', right: true, cell: (s) => c(s).messages },
+    { head: 'Session', cell: (s) => s.sessionId },
+    { head: 'Model', cell: (s) => c(s).model },
+    { head: 'Turns', right: true, cell: (s) => c(s).turns },
+    { head: 'Msgs', right: true, cell: (s) => c(s).messages },
     usage,
     title,
   ];
@@ -89,8 +89,8 @@ function modelCells(cols: Column[], m: ModelUsage, o: SessionRenderOptions): str
   const tokens = `${int(m.cost.requestCount)} req · ${int(totalTokens(m.cost))} tokens`;
   return cols.map((col, i) => {
     if (i === cols.length - 1) return `  ↳ ${m.model} · ${tokens}`;
-    if (col.head === 'COST') return formatUsd(m.cost);
-    if (col.head === 'TOKENS') return int(totalTokens(m.cost));
+    if (col.head === 'Cost') return formatUsd(m.cost);
+    if (col.head === 'Tokens') return int(totalTokens(m.cost));
     return '';
   });
 }
@@ -118,10 +118,10 @@ function renderSessionTable(rows: SessionRow[], o: SessionRenderOptions): string
   }
   const right = new Set(cols.flatMap((c, i) => (c.right ? [i] : [])));
   const lines = renderTable(cols.map((c) => c.head), body, width, right).split('\n');
-  const out = [lines[0] as string];
+  const out = lines.slice(0, 2); // the header and its rule
   let row = 0;
   body.forEach((_, i) => {
-    out.push(lines[i + 1] as string);
+    out.push(lines[i + 2] as string);
     if (kinds[i] !== 'row') return;
     const s = (rows[row++] as SessionRow).summary;
     if (o.search && s.snippet !== undefined && s.snippet !== '') out.push(`      ${ellipsize(s.snippet, width - 6)}`);
@@ -136,7 +136,7 @@ const mdCell = (x: string): string => x.replace(/\\/g, '\\\\').replace(/\|/g, '\
 function renderSessionMarkdown(rows: SessionRow[], o: SessionRenderOptions): string {
   const cols = columns(o);
   const withSnippet = o.search && !o.compact;
-  const head = [...cols.map((c) => c.head), ...(withSnippet ? ['SNIPPET'] : [])];
+  const head = [...cols.map((c) => c.head), ...(withSnippet ? ['Snippet'] : [])];
   const out = [`| ${head.join(' | ')} |`, `|${head.map((h, i) => (cols[i]?.right ? ' ---: ' : ' :--- ')).join('|')}|`];
   for (const r of rows) {
     const cells = cellsOf(cols, r.summary, o);

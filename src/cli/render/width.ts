@@ -91,6 +91,12 @@ export function fitWidth(text: string, max: number): string {
   return `${out}…`;
 }
 
+/**
+ * The rule under a table's header (and above its totals row): one `─` run per column, two spaces apart as the
+ * cells are, so every human table of the CLI is set the same way.
+ */
+export const ruleLine = (widths: readonly number[]): string => widths.map((w) => '─'.repeat(w)).join('  ');
+
 /** `text` padded with spaces on the right to `width` columns. */
 export const padEndWidth = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 /** `text` padded with spaces on the left to `width` columns. */
