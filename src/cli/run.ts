@@ -13,7 +13,7 @@ import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef }
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv };
 
 /** What the first words of a command line name: a command to run with the words after it, or a group's usage. */
-type Resolved = { def: CommandDef; prefix: string; args: string[] } | { group: string; sub: string | undefined } | { unknown: string; usage: string };
+type Resolved = { def: CommandDef; prefix: string; args: string[] } | { group: string; sub: string | undefined; prefix: string; subs: string[] } | { unknown: string; usage: string };
 
 /** The command `words` start with: a top-level command, then its sub-commands while it has them. */
 async function resolve(words: string[]): Promise<Resolved> {
@@ -25,7 +25,7 @@ async function resolve(words: string[]): Promise<Resolved> {
   let args = rest;
   while (def.subCommands) {
     const [sub, ...more] = args;
-    if (sub === undefined || sub === '--help' || sub === '-h') return { group: formatUsage(def, prefix), sub };
+    if (sub === undefined || sub === '--help' || sub === '-h') return { group: formatUsage(def, prefix), sub, prefix, subs: Object.keys(def.subCommands) };
     const load = def.subCommands[sub];
     if (!load) return { unknown: `${prefix.slice('sessionfold '.length)} ${sub}`, usage: formatUsage(def, prefix) };
     def = (await load()).default;
@@ -49,7 +49,6 @@ async function help(words: string[], io: Io): Promise<number> {
   const r = await resolve(words);
   if ('unknown' in r) return unknownCommand(r, io);
   if ('group' in r) {
-    if (r.sub !== undefined) return unknownCommand({ unknown: words.join(' '), usage: r.group }, io);
     io.stdout.write(r.group);
     return 0;
   }
@@ -60,9 +59,13 @@ async function help(words: string[], io: Io): Promise<number> {
 
 export async function runCli(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h') {
+  if (name === undefined) {
+    io.stderr.write(`error USAGE_ERROR: no command given\n\n${topUsage()}`);
+    return 1;
+  }
+  if (name === '--help' || name === '-h') {
     io.stdout.write(topUsage());
-    return name === undefined ? 1 : 0;
+    return 0;
   }
   if (name === 'help') return help(rest, io);
   if (name === '--version' || name === '-v') {
@@ -72,8 +75,12 @@ export async function runCli(argv: string[], io: Io = { stdout: process.stdout, 
   const r = await resolve(argv);
   if ('unknown' in r) return unknownCommand(r, io);
   if ('group' in r) {
-    io.stdout.write(r.group);
-    return r.sub === undefined ? 1 : 0;
+    if (r.sub !== undefined) {
+      io.stdout.write(r.group);
+      return 0;
+    }
+    io.stderr.write(`error USAGE_ERROR: "${r.prefix}" needs a command: ${r.subs.join(', ')}\n\n${r.group}`);
+    return 1;
   }
   return runCommand(r.def, r.prefix, r.args, io);
 }
