@@ -46,4 +46,10 @@ describe('the command line', () => {
     expect(r.stderr).toMatch(new RegExp(`^error USAGE_ERROR: "sessionfold ${group}" needs a command: ${subs}\\n\\nUsage: sessionfold ${group} `));
   });
 
+  it.each([['agents'], ['store', 'list'], ['start'], ['bench'], ['events', 'export']])('%s refuses an argument it does not take', async (...words) => {
+    const r = await cli(...words, 'extra');
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toMatch(/^error USAGE_ERROR: unexpected argument "extra"\n\nUsage: /);
+  });
+
 });

@@ -94,6 +94,8 @@ async function runCommand(def: CommandDef, prefix: string, args: string[], io: I
       io.stdout.write(usage);
       return 0;
     }
+    // A command with no operands takes none: a stray word is a mistake, not a filter silently ignored.
+    if (def.usage === '' && positionals.length > 0) throw new CliError('USAGE_ERROR', `unexpected argument "${positionals[0]}"`);
     const ctx = { positionals, values, stdout: io.stdout, stderr: io.stderr, env: io.env };
     // A served command computes its data, then renders it here, as its serve client does (served.ts).
     if (def.compute !== undefined && def.render !== undefined) return def.render((await def.compute(ctx)) as never, io);
