@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../src/cli/commands.js';
 import { runCli } from '../src/cli/run.js';
 import { sink } from './sessions-helpers.js';
 
@@ -50,6 +51,17 @@ describe('the command line', () => {
     const r = await cli(...words, 'extra');
     expect(r).toMatchObject({ code: 1, stdout: '' });
     expect(r.stderr).toMatch(/^error USAGE_ERROR: unexpected argument "extra"\n\nUsage: /);
+  });
+
+  it('a group help says what each sub-command does', async () => {
+    for (const group of ['cost', 'sessions', 'store', 'events']) {
+      const def = (await (COMMANDS[group] as (typeof COMMANDS)[string]).load()).default;
+      const help = (await cli(group, '--help')).stdout;
+      for (const [name, load] of Object.entries(def.subCommands ?? {})) {
+        const description = (await load()).default.description;
+        expect(help).toMatch(new RegExp(`^  ${name} +${description.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+      }
+    }
   });
 
 });

@@ -104,11 +104,14 @@ function usageLine(def: CommandDef, prefix: string): string {
   return [...lines, line].join('\n');
 }
 
-export function formatUsage(def: CommandDef, prefix: string): string {
+/** The help text: the usage line, the description, the sub-commands (with `subDescriptions`, what each does), the options. */
+export function formatUsage(def: CommandDef, prefix: string, subDescriptions: Record<string, string> = {}): string {
   const lines = [usageLine(def, prefix), '', def.description];
   if (def.subCommands) {
     lines.push('', 'Commands:');
-    for (const name of Object.keys(def.subCommands)) lines.push(`  ${name}`);
+    const names = Object.keys(def.subCommands);
+    const width = Math.max(...names.map((n) => n.length));
+    for (const name of names) lines.push(`  ${name.padEnd(width)}  ${subDescriptions[name] ?? ''}`.trimEnd());
   }
   const opts = Object.entries(def.options);
   if (opts.length > 0) {

@@ -15,6 +15,13 @@ type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: N
 /** What the first words of a command line name: a command to run with the words after it, or a group's usage. */
 type Resolved = { def: CommandDef; prefix: string; args: string[] } | { group: string; sub: string | undefined; prefix: string; subs: string[] } | { unknown: string; usage: string };
 
+/** A group's help, with what each of its sub-commands does (each loaded for its description: help only). */
+async function groupUsage(def: CommandDef, prefix: string): Promise<string> {
+  const subs = Object.entries(def.subCommands ?? {});
+  const descriptions = await Promise.all(subs.map(async ([name, load]) => [name, (await load()).default.description] as const));
+  return formatUsage(def, prefix, Object.fromEntries(descriptions));
+}
+
 /** The command `words` start with: a top-level command, then its sub-commands while it has them. */
 async function resolve(words: string[]): Promise<Resolved> {
   const [name, ...rest] = words;
@@ -25,9 +32,9 @@ async function resolve(words: string[]): Promise<Resolved> {
   let args = rest;
   while (def.subCommands) {
     const [sub, ...more] = args;
-    if (sub === undefined || sub === '--help' || sub === '-h') return { group: formatUsage(def, prefix), sub, prefix, subs: Object.keys(def.subCommands) };
+    if (sub === undefined || sub === '--help' || sub === '-h') return { group: await groupUsage(def, prefix), sub, prefix, subs: Object.keys(def.subCommands) };
     const load = def.subCommands[sub];
-    if (!load) return { unknown: `${prefix.slice('sessionfold '.length)} ${sub}`, usage: formatUsage(def, prefix) };
+    if (!load) return { unknown: `${prefix.slice('sessionfold '.length)} ${sub}`, usage: await groupUsage(def, prefix) };
     def = (await load()).default;
     prefix = `${prefix} ${sub}`;
     args = more;
