@@ -64,4 +64,8 @@ describe('the command line', () => {
     }
   });
 
+  it('serve says it answers the status line too', async () => {
+    expect((await cli('serve', '--help')).stdout).toMatch(/^Answer `cost report`, `sessions list` and `statusline`/m);
+    expect((await cli('--help')).stdout).toMatch(/^ {2}serve +Answer `cost report`, `sessions list` and `statusline`/m);
+  });
 });

@@ -10,6 +10,6 @@ export const COMMANDS: Record<string, { description: string; load: () => Promise
   sessions: { description: 'List, show, search, export, diff, resume and fork sessions', load: () => import('./commands/sessions.js') },
   store: { description: "Keep sessions of any agent in sessionfold's own store: save, archive, fork, prune", load: () => import('./commands/store.js') },
   statusline: { description: "One status-bar line: model, session and today's cost, the active 5-hour window, context used", load: () => import('./commands/statusline.js') },
-  serve: { description: 'Answer `cost report` and `sessions list` from a resident, watching process (faster repeat runs)', load: () => import('./commands/serve.js') },
+  serve: { description: 'Answer `cost report`, `sessions list` and `statusline` from a resident, watching process (faster repeat runs)', load: () => import('./commands/serve.js') },
   bench: { description: 'Measure how fast sessionfold reads your own history (full and usage-only, cold and warm)', load: () => import('./commands/bench.js') },
 };

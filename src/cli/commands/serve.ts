@@ -10,7 +10,7 @@ import { computeServed } from '../served-compute.js';
 
 export default defineCommand({
   name: 'serve',
-  description: 'Answer `cost report` and `sessions list` from a resident process that watches your agent folders',
+  description: 'Answer `cost report`, `sessions list` and `statusline` from a resident process that watches your agent folders',
   usage: '',
   options: {
     socket: { type: 'string', description: 'Socket path (default $SESSIONFOLD_SOCKET, else $XDG_RUNTIME_DIR/sessionfold.sock, else $XDG_CACHE_HOME/sessionfold/server.sock, XDG_CACHE_HOME defaulting to ~/.cache)', valueName: '<path>' },
