@@ -12,6 +12,11 @@ export function openError(file: string, cause: unknown, agent?: string): Session
   return new SessionfoldError(code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'IO_ERROR', `Cannot open ${file}: ${code ?? cause}`, { ...(agent !== undefined && { agent }), file, cause });
 }
 
+/** The coded error of a read of `file` that met a directory (open() accepts one; its first read says EISDIR). */
+export function directoryError(file: string, agent?: string): SessionfoldError {
+  return new SessionfoldError('IO_ERROR', `Cannot read ${file}: it is a directory`, { ...(agent !== undefined && { agent }), file });
+}
+
 /** `file` opened for reading, its descriptor and stat; the caller closes it. */
 export function openSessionFile(file: string, agent: string): { fd: number; size: number; mtimeMs: number } {
   let fd: number;
@@ -23,5 +28,5 @@ export function openSessionFile(file: string, agent: string): { fd: number; size
   const st = fstatSync(fd);
   if (!st.isDirectory()) return { fd, size: st.size, mtimeMs: st.mtimeMs };
   closeSync(fd);
-  throw new SessionfoldError('IO_ERROR', `Cannot read ${file}: it is a directory`, { agent, file });
+  throw directoryError(file, agent);
 }

@@ -8,7 +8,7 @@ import { promises } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import type { Codec } from '../cursors/protocol/codec.js';
 import { SessionfoldError } from '../cursors/protocol/errors.js';
-import { openError } from '../cursors/open-file.js';
+import { directoryError, openError } from '../cursors/open-file.js';
 import { BUILTIN_CODECS } from './builtin-codecs.js';
 import { LazyCodec } from './lazy-codec.js';
 
@@ -123,7 +123,11 @@ export async function detectCodec(file: string, env: NodeJS.ProcessEnv = process
   });
   try {
     const buf = Buffer.alloc(DETECT_HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0).catch(() => ({ bytesRead: 0 }));
+    // a directory opens and then refuses its first read: said so, not as a file no agent claims
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'EISDIR') throw directoryError(file);
+      return { bytesRead: 0 };
+    });
     head = buf.subarray(0, bytesRead);
   } finally {
     await fh.close();

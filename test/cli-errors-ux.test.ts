@@ -1,6 +1,6 @@
 /**
  * What a user sees when a command cannot answer: the usage text only for a mistake in the command line, the
- * same code for a missing file however `read` finds its agent, every `--agent` name of a search checked (and
+ * same code for a missing file (or a directory) however `read` finds its agent, every `--agent` name of a search checked (and
  * a list of them searched), and a date range that selects nothing refused by every command that takes one.
  */
 import { rm } from 'node:fs/promises';
@@ -51,6 +51,14 @@ describe('errors as a user sees them', () => {
       const r = await cli(...args);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^error SESSION_NOT_FOUND: Cannot open .*missing\.jsonl: ENOENT/);
+    }
+  });
+
+  it('read: a directory is IO_ERROR, not an agent it cannot tell, with --agent and without', async () => {
+    for (const args of [['read', home.dir, '--agent', 'claude'], ['read', home.dir]]) {
+      const r = await cli(...args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^error IO_ERROR: Cannot read .*: it is a directory\n$/);
     }
   });
 
