@@ -64,6 +64,10 @@ describe('the command line', () => {
     }
   });
 
+  it('the command list names both of cost\'s sub-commands', async () => {
+    expect((await cli('--help')).stdout).toMatch(/^ {2}cost +.*`cost report`.*`cost blocks`/m);
+  });
+
   it('serve says it answers the status line too', async () => {
     expect((await cli('serve', '--help')).stdout).toMatch(/^Answer `cost report`, `sessions list` and `statusline`/m);
     expect((await cli('--help')).stdout).toMatch(/^ {2}serve +Answer `cost report`, `sessions list` and `statusline`/m);
