@@ -1,12 +1,12 @@
 /**
- * One directory's entries for discovery, sorted by name, with each regular file's size and mtime. With the
+ * One directory's entries for discovery, sorted by name, with each regular file's stat (`FileStat`). With the
  * native kernel a directory is one call (native/walk.c: getdents and fstatat, no Dirent or Stats object per
  * entry); without it, `readdirSync` and a `statSync` per file when a codec asks for its stat. Both answer
- * alike: the kinds of a Dirent (a symlink is neither a file nor a directory), Node's mtimeMs, an unreadable
- * directory as empty, and a file gone between the listing and its stat as gone.
+ * alike: the kinds of a Dirent (a symlink is neither a file nor a directory), Node's mtimeMs, ctimeMs and ino,
+ * an unreadable directory as empty, and a file gone between the listing and its stat as gone.
  */
 import { isUtf8 } from 'node:buffer';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { aligned8, nativeKernel } from './native.js';
 
@@ -25,23 +25,46 @@ export interface DirEntry {
   stat: FileStat | undefined | null;
 }
 
-/** What discovery keeps of a file's stat. */
+/**
+ * What discovery keeps of a file's stat: the event cache's identity of the file (src/scan/classify.ts). The
+ * size and mtime say a write; the ctime and inode, which no user sets, say a rewrite whose mtime was put back
+ * (`cp -p`, `rsync -t`, `touch -d`) or a file renamed over it. `ino` is Node's number (exact below 2^53; 0 where
+ * the file system has none, as on some Windows volumes: then the ctime alone says it).
+ */
 export interface FileStat {
   size: number;
   mtimeMs: number;
+  ino: number;
+  ctimeMs: number;
 }
+
+/** A Node stat's FileStat. */
+export function fileStatOf(s: Pick<Stats, 'size' | 'mtimeMs' | 'ino' | 'ctimeMs'>): FileStat {
+  return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
+}
+
+/** Doubles per entry of a listing block (native/walk.c LD_PER): kind, then a FILE's size, mtimeMs, ino, ctimeMs. */
+const PER_ENTRY = 5;
+/** Doubles per entry of a tree listing (`TreeListing.nums`): its depth, then PER_ENTRY. */
+export const TREE_STRIDE = 1 + PER_ENTRY;
 
 const byName = (a: DirEntry, b: DirEntry): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** An entry from a kernel block's kind, size and mtime. */
-function entryOf(name: string, kind: number, size: number, mtimeMs: number): DirEntry {
-  if (kind === FILE) return { name, kind, stat: { size, mtimeMs } };
+/** An entry from a kernel block's doubles from `at` (kind, then a file's stat). */
+function entryOf(name: string, nums: Float64Array, at: number): DirEntry {
+  const kind = nums[at] as number;
+  if (kind === FILE) return { name, kind, stat: statAt(nums, at) };
   if (kind === GONE) return { name, kind: FILE, stat: null };
   if (kind === STAT_FAILED) return { name, kind: FILE, stat: undefined };
   return { name, kind, stat: null };
 }
 
-/** A kernel listing block (native/walk.c): `per` doubles per entry, its last three kind, size, mtimeMs. */
+/** The FileStat of a block's entry whose kind is at `at` (its stat follows it). */
+function statAt(nums: Float64Array, at: number): FileStat {
+  return { size: nums[at + 1] as number, mtimeMs: nums[at + 2] as number, ino: nums[at + 3] as number, ctimeMs: nums[at + 4] as number };
+}
+
+/** A kernel listing block (native/walk.c): `per` doubles per entry, its last PER_ENTRY the kind and a file's stat. */
 function readListing(raw: Buffer, per: number): { n: number; nums: Float64Array; names: string[] } {
   const b = aligned8(raw);
   const head = new Float64Array(b.buffer, b.byteOffset, 2);
@@ -52,9 +75,9 @@ function readListing(raw: Buffer, per: number): { n: number; nums: Float64Array;
 
 /** The kernel's listing block as entries. */
 function fromBlock(raw: Buffer): DirEntry[] {
-  const { n, nums, names } = readListing(raw, 3);
+  const { n, nums, names } = readListing(raw, PER_ENTRY);
   const out: DirEntry[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = entryOf(names[i] as string, nums[3 * i] as number, nums[3 * i + 1] as number, nums[3 * i + 2] as number);
+  for (let i = 0; i < n; i++) out[i] = entryOf(names[i] as string, nums, PER_ENTRY * i);
   return out;
 }
 
@@ -119,7 +142,7 @@ export function followEntry(path: string): FileStat | 'dir' | undefined {
   try {
     const s = statSync(path);
     if (s.isDirectory()) return 'dir';
-    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : undefined;
+    return s.isFile() ? fileStatOf(s) : undefined;
   } catch {
     return undefined;
   }
@@ -187,7 +210,7 @@ export function escapeName(b: Uint8Array): string {
 export function fileStat(dir: string, e: DirEntry): FileStat | undefined {
   if (e.stat === undefined) {
     const s = statSync(join(dir, e.name), { throwIfNoEntry: false });
-    e.stat = s === undefined ? null : { size: s.size, mtimeMs: s.mtimeMs };
+    e.stat = s === undefined ? null : fileStatOf(s);
   }
   return e.stat ?? undefined;
 }
@@ -198,8 +221,8 @@ export interface TreeEntry extends DirEntry {
 }
 
 /**
- * A tree listing by columns, read without an object per entry: entry i's depth, kind, size and mtimeMs are
- * `nums[4i…4i+3]`, its name `names[i]`. The kernel's block as it is; the JavaScript walk fills it alike, its
+ * A tree listing by columns, read without an object per entry: entry i's depth and kind are
+ * `nums[TREE_STRIDE * i]` and the next, a FILE's stat the following ones (`treeStat`), its name `names[i]`. The kernel's block as it is; the JavaScript walk fills it alike, its
  * files with kind NEEDS_STAT (their stats left to `statEntry`).
  */
 export interface TreeListing {
@@ -216,15 +239,20 @@ export const NEEDS_STAT = STAT_FAILED;
  * (a `statSync`, whose errors other than a missing file it throws, as Node does); false when it is gone.
  */
 export function statEntry(t: TreeListing, i: number, dir: string): boolean {
-  const kind = t.nums[4 * i + 1] as number;
+  const at = TREE_STRIDE * i + 1;
+  const kind = t.nums[at] as number;
   if (kind === FILE) return true;
   if (kind === GONE) return false;
   const s = statSync(dir + sep + (t.names[i] as string), { throwIfNoEntry: false });
-  t.nums[4 * i + 1] = s === undefined ? GONE : FILE;
+  t.nums[at] = s === undefined ? GONE : FILE;
   if (s === undefined) return false;
-  t.nums[4 * i + 2] = s.size;
-  t.nums[4 * i + 3] = s.mtimeMs;
+  t.nums.set([s.size, s.mtimeMs, s.ino, s.ctimeMs], at + 1);
   return true;
+}
+
+/** The stat of entry `i` of `t`, a FILE (`statEntry` said so). */
+export function treeStat(t: TreeListing, i: number): FileStat {
+  return statAt(t.nums, TREE_STRIDE * i + 1);
 }
 
 function walkJs(dir: string, depth: number, only: readonly string[], maxDepth: number, out: { depth: number; kind: number; name: string }[]): void {
@@ -248,14 +276,14 @@ export function listTreeColumns(root: string, only: readonly string[], maxDepth:
   if (k !== undefined) {
     const raw = k.listTree(root, only, maxDepth);
     if (raw === null) noteUnreadable(root);
-    return raw === null ? { n: 0, nums: new Float64Array(0), names: [] } : withoutUnnamable(root, readListing(raw, 4));
+    return raw === null ? { n: 0, nums: new Float64Array(0), names: [] } : withoutUnnamable(root, readListing(raw, TREE_STRIDE));
   }
   const out: { depth: number; kind: number; name: string }[] = [];
   walkJs(root, 0, only, maxDepth, out);
-  const nums = new Float64Array(4 * out.length).fill(Number.NaN);
+  const nums = new Float64Array(TREE_STRIDE * out.length).fill(Number.NaN);
   out.forEach((e, i) => {
-    nums[4 * i] = e.depth;
-    nums[4 * i + 1] = e.kind;
+    nums[TREE_STRIDE * i] = e.depth;
+    nums[TREE_STRIDE * i + 1] = e.kind;
   });
   return { n: out.length, nums, names: out.map((e) => e.name) };
 }
@@ -269,12 +297,12 @@ function withoutUnnamable(root: string, t: TreeListing): TreeListing {
   const dirs: string[] = [root];
   let below = Infinity;
   for (let i = 0; i < t.n; i++) {
-    const depth = t.nums[4 * i] as number;
+    const depth = t.nums[TREE_STRIDE * i] as number;
     const name = t.names[i] as string;
     dirs[depth + 1] = (dirs[depth] as string) + sep + name;
     if (depth <= below) below = Infinity;
     if (depth > below || isUnnamable(dirs[depth] as string, name)) {
-      t.nums[4 * i + 1] = OTHER;
+      t.nums[TREE_STRIDE * i + 1] = OTHER;
       if (depth < below) below = depth;
     }
   }
@@ -287,12 +315,12 @@ export function listTree(root: string, only: readonly string[], maxDepth: number
   const out: TreeEntry[] = new Array(t.n);
   const dirs: string[] = [root];
   for (let i = 0; i < t.n; i++) {
-    const depth = t.nums[4 * i] as number;
+    const depth = t.nums[TREE_STRIDE * i] as number;
     const name = t.names[i] as string;
-    const kind = t.nums[4 * i + 1] as number;
+    const kind = t.nums[TREE_STRIDE * i + 1] as number;
     dirs[depth + 1] = (dirs[depth] as string) + sep + name; // a link entered by name (`only`) is a folder too
     const file = kind === FILE || kind === GONE || kind === NEEDS_STAT;
-    const stat = file && statEntry(t, i, dirs[depth] as string) ? { size: t.nums[4 * i + 2] as number, mtimeMs: t.nums[4 * i + 3] as number } : null;
+    const stat = file && statEntry(t, i, dirs[depth] as string) ? treeStat(t, i) : null;
     out[i] = { depth, name, kind: file ? FILE : kind, stat };
   }
   return out;

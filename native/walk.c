@@ -4,15 +4,18 @@
  * Dirent object per entry and a Stats object per file, on the thread that also folds. Here it is getdents and
  * fstatat, and one Buffer per directory:
  *
- *   Float64 head [count, names' byte length], then per entry 3 doubles: kind, size, mtimeMs, then the names,
- *   each followed by a NUL byte (a name cannot hold one).
+ *   Float64 head [count, names' byte length], then per entry 5 doubles: kind, size, mtimeMs, ino, ctimeMs,
+ *   then the names, each followed by a NUL byte (a name cannot hold one).
  *
- * Kinds: LD_FILE (a regular file: its size and mtimeMs), LD_DIR, LD_OTHER (symlinks, sockets, …: what a
+ * Kinds: LD_FILE (a regular file: its size, mtimeMs, inode and ctimeMs), LD_DIR, LD_OTHER (symlinks, sockets, …: what a
  * Dirent's isFile() and isDirectory() both refuse), LD_GONE (listed, then gone before its stat: discovery
  * leaves it out, as a statSync without an entry does), LD_STAT_FAILED (any other stat error: JavaScript stats
  * it again and reports the error as Node does). The type comes from d_type, or lstat where the file system
- * leaves it unknown, as libuv's scandir and Node's Dirent do. mtimeMs is Node's arithmetic
- * (sec * 1e3 + nsec / 1e6 in doubles), so it equals `statSync(p).mtimeMs` bit for bit.
+ * leaves it unknown, as libuv's scandir and Node's Dirent do. mtimeMs and ctimeMs are Node's arithmetic
+ * (sec * 1e3 + nsec / 1e6 in doubles), so they equal `statSync(p).mtimeMs` and `.ctimeMs` bit for bit, and the
+ * inode is converted to a double as Node's Stats converts it (exact below 2^53, the nearest double above): the
+ * event cache compares them with a JavaScript stat's, so both must give the same numbers. The inode and ctime
+ * come with the fstatat the listing makes anyway: the cache's identity of a file costs no syscall more.
  *
  * Returns null when the directory cannot be opened (missing, not a directory, no permission): discovery takes
  * that as empty, as it does readdirSync's error.
@@ -47,30 +50,34 @@ static int grow(Listing *l, size_t name_len) {
          sf_reserve((uint8_t **)&l->names, &l->names_cap, l->names_len + name_len + 1);
 }
 
-static double mtime_ms(const struct stat *st) {
+static double ms_of(struct timespec t) { return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6; }
+
+/* A regular file's size, mtimeMs, inode and ctimeMs into out[1..4]. */
+static void file_stat(const struct stat *st, double *out) {
+  out[1] = (double)st->st_size;
 #ifdef __APPLE__
-  return (double)st->st_mtimespec.tv_sec * 1e3 + (double)st->st_mtimespec.tv_nsec / 1e6;
+  out[2] = ms_of(st->st_mtimespec);
+  out[4] = ms_of(st->st_ctimespec);
 #else
-  return (double)st->st_mtim.tv_sec * 1e3 + (double)st->st_mtim.tv_nsec / 1e6;
+  out[2] = ms_of(st->st_mtim);
+  out[4] = ms_of(st->st_ctim);
 #endif
+  out[3] = (double)st->st_ino;
 }
 
-/* One entry's kind, size and mtime (`type`: its d_type). */
+/* One entry's kind, and a file's stat (`type`: its d_type): LD_PER doubles. */
+#define LD_PER 5
 static void describe(int dfd, const char *name, unsigned char type, double *out) {
   struct stat st;
   int kind;
-  out[1] = 0;
-  out[2] = 0;
+  for (int i = 1; i < LD_PER; i++) out[i] = 0;
   if (type == DT_UNKNOWN) {
     if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       out[0] = errno == ENOENT ? LD_GONE : LD_STAT_FAILED;
       return;
     }
     kind = S_ISREG(st.st_mode) ? LD_FILE : S_ISDIR(st.st_mode) ? LD_DIR : LD_OTHER;
-    if (kind == LD_FILE) {
-      out[1] = (double)st.st_size;
-      out[2] = mtime_ms(&st);
-    }
+    if (kind == LD_FILE) file_stat(&st, out);
     out[0] = kind;
     return;
   }
@@ -87,8 +94,7 @@ static void describe(int dfd, const char *name, unsigned char type, double *out)
     return;
   }
   out[0] = LD_FILE;
-  out[1] = (double)st.st_size;
-  out[2] = mtime_ms(&st);
+  file_stat(&st, out);
 }
 
 /* The listing of `path`, or 0 when it cannot be opened (errno says why); -1 when out of memory. */
@@ -109,7 +115,7 @@ static int list_dir(const char *path, Listing *l) {
       ok = -1;
       break;
     }
-    describe(dfd, e->d_name, e->d_type, l->nums + 3 * l->n);
+    describe(dfd, e->d_name, e->d_type, l->nums + LD_PER * l->n);
     memcpy(l->names + l->names_len, e->d_name, len + 1);
     l->names_len += len + 1;
     l->n++;
@@ -156,7 +162,7 @@ static napi_value js_list_dir(napi_env env, napi_callback_info info) {
   char *path = argc < 1 ? NULL : path_arg(env, argv[0]);
   if (path == NULL) return throw_type(env, "listDir(dir: string)");
   Listing l = {0};
-  l.per = 3;
+  l.per = LD_PER;
   const int r = path[0] == 0 ? 0 : list_dir(path, &l);
   free(path);
   return block_of(env, &l, r, "listDir: out of memory");
@@ -172,8 +178,9 @@ napi_value sf_walk_function(napi_env env) {
 /*
  * listTree(root, only, maxDepth): a whole tree in one call, for discovery (cursors/list-dir.ts `listTree`).
  * Entries in depth-first order, each directory's children sorted as JavaScript's `<` sorts their names (UTF-16
- * code units: below, `utf16_order`), a directory's entries right after it. Per entry 4 doubles: depth (0 for
- * the root's entries), kind (as listDir's), size, mtimeMs; then the names, each followed by a NUL byte.
+ * code units: below, `utf16_order`), a directory's entries right after it. Per entry 1 + LD_PER doubles: depth
+ * (0 for the root's entries), then listDir's kind, size, mtimeMs, ino, ctimeMs; then the names, each followed
+ * by a NUL byte.
  * A directory at depth d < maxDepth is entered when only[d] is empty or its name (so Claude's layout enters
  * only `subagents` at depth 2, following it if it is a link, as a listing of its path would); one that cannot
  * be opened has no entries. Other symlinks are not followed (they are LD_OTHER), and maxDepth bounds a named
@@ -238,13 +245,9 @@ static void walk_dir(Tree *t, int dfd, int depth) {
       t->oom = 1;
       break;
     }
-    double *rec = t->out.nums + 4 * t->out.n;
-    double three[3];
-    describe(fd, kids[i].name, kids[i].type, three);
+    double *rec = t->out.nums + (1 + LD_PER) * t->out.n;
     rec[0] = depth;
-    rec[1] = three[0];
-    rec[2] = three[1];
-    rec[3] = three[2];
+    describe(fd, kids[i].name, kids[i].type, rec + 1);
     memcpy(t->out.names + t->out.names_len, kids[i].name, kids[i].len + 1);
     t->out.names_len += kids[i].len + 1;
     t->out.n++;
@@ -252,7 +255,7 @@ static void walk_dir(Tree *t, int dfd, int depth) {
     /* Any directory where `only` names none; where it names one, that name, followed if it is a link (as a
      * listing of its path would). */
     const char *want = depth < t->nonly ? t->only[depth] : "";
-    const int enter = want[0] == 0 ? three[0] == LD_DIR : strcmp(want, kids[i].name) == 0;
+    const int enter = want[0] == 0 ? rec[1] == LD_DIR : strcmp(want, kids[i].name) == 0;
     if (!enter) continue;
     const int sub = openat(fd, kids[i].name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (sub >= 0) walk_dir(t, sub, depth + 1);
@@ -287,7 +290,7 @@ static napi_value js_list_tree(napi_env env, napi_callback_info info) {
     return throw_type(env, "listTree: root and only must be strings (without NUL)");
   }
   Tree t = {(const char *const *)only, (int)nonly, max_depth, {0}, 0};
-  t.out.per = 4;
+  t.out.per = 1 + LD_PER;
   const int dfd = root[0] == 0 ? -1 : open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   free(root);
   if (dfd >= 0) walk_dir(&t, dfd, 0);

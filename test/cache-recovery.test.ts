@@ -84,6 +84,8 @@ describe('event cache: optimistic concurrency', () => {
       parser: 'a@n1.p1',
       size: outputs.length,
       mtimeMs: 1,
+      ino: 1,
+      ctimeMs: 1,
       deps: '[]',
       baseGen,
       start: { restarted: true, replaced: {} },

@@ -97,7 +97,7 @@ describe('claude locate', () => {
   it('finds a session by id in any project folder', async () => {
     const path = join(PROJECTS, '-Users-dev-app', `${F}.jsonl`);
     const s = statSync(path);
-    expect(await claude.locate!([join(PROJECTS, 'nope'), PROJECTS], F)).toEqual({ agent: 'claude', path, root: PROJECTS, sessionId: F, size: s.size, mtimeMs: s.mtimeMs });
+    expect(await claude.locate!([join(PROJECTS, 'nope'), PROJECTS], F)).toEqual({ agent: 'claude', path, root: PROJECTS, sessionId: F, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs });
   });
 
   it('finds subagent transcripts in subagents/ folders and next to sessions', async () => {

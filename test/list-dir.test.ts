@@ -52,8 +52,14 @@ function tree(): string {
   return root;
 }
 
+/** The stat a listing gives of a file (cursors/list-dir.ts `FileStat`), as statSync sees it. */
+const statOf = (path: string): number[] => {
+  const s = statSync(path);
+  return [s.size, s.mtimeMs, s.ino, s.ctimeMs];
+};
+
 describe('listDir', () => {
-  it.runIf(nativeKernel() !== undefined)('the kernel lists what readdirSync and statSync see: names, kinds, sizes, mtimes', () => {
+  it.runIf(nativeKernel() !== undefined)('the kernel lists what readdirSync and statSync see: names, kinds, sizes, mtimes, inodes, ctimes', () => {
     const root = tree();
     const native = listDirNative(root);
     expect(native).not.toBeNull();
@@ -65,7 +71,7 @@ describe('listDir', () => {
     expect(byName.get('dangling')?.kind).toBe(OTHER);
     expect(byName.get('with\nnewline')?.kind).toBe(FILE);
     const a = statSync(join(root, 'a.jsonl'));
-    expect(byName.get('a.jsonl')?.stat).toEqual({ size: a.size, mtimeMs: a.mtimeMs });
+    expect(byName.get('a.jsonl')?.stat).toEqual({ size: a.size, mtimeMs: a.mtimeMs, ino: a.ino, ctimeMs: a.ctimeMs });
     expect(byName.get('big')?.stat?.size).toBe(1 << 20);
     expect(native?.map((e) => e.name).sort()).toEqual(readdirSync(root).sort());
   });
@@ -187,7 +193,7 @@ describe('discovery with the kernel and without', () => {
     expect(native).toEqual(js);
     for (const f of native) {
       const s = statSync(f.path);
-      expect([f.size, f.mtimeMs]).toEqual([s.size, s.mtimeMs]);
+      expect([f.size, f.mtimeMs, f.ino, f.ctimeMs]).toEqual([s.size, s.mtimeMs, s.ino, s.ctimeMs]);
     }
   });
 });
@@ -273,7 +279,7 @@ describe('discovery against a plain readdir walk', () => {
       const files = await discovered(claude, [r]);
       expect(files.map((f) => f.path)).toEqual(referenceClaude(root).map((p) => join(r, p.slice(root.length))));
       expect([...(claude.discoverSync?.([r]) ?? [])]).toEqual(files); // what a scan iterates
-      for (const f of files) expect([f.size, f.mtimeMs]).toEqual([statSync(f.path).size, statSync(f.path).mtimeMs]);
+      for (const f of files) expect([f.size, f.mtimeMs, f.ino, f.ctimeMs]).toEqual(statOf(f.path));
       expect(files.find((f) => f.path.endsWith('subagents/agent-q.jsonl'))?.sessionId).toBe('agent-q');
       expect(files.filter((f) => f.path.includes('-linked')).length).toBe(2); // agent-a, agent-b through the link
     }
@@ -288,7 +294,7 @@ describe('discovery against a plain readdir walk', () => {
     const liveNames = new Set(live.map((p) => p.split('/').pop()));
     const archived = referenceRollouts(join(root, 'archived_sessions')).filter((p) => !liveNames.has(p.split('/').pop()));
     expect(files.map((f) => f.path)).toEqual([...live, ...archived]);
-    for (const f of files) expect([f.size, f.mtimeMs]).toEqual([statSync(f.path).size, statSync(f.path).mtimeMs]);
+    for (const f of files) expect([f.size, f.mtimeMs, f.ino, f.ctimeMs]).toEqual(statOf(f.path));
     expect(await discovered(codex, [join(root, 'sessions', '2025', '.', '10/')])).toEqual(
       referenceRollouts(join(root, 'sessions/2025/10')).map((p) => expect.objectContaining({ path: p })),
     );

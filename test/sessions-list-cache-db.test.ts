@@ -124,7 +124,7 @@ describe('the summaries store', () => {
     const dir = await tempDir('sf-listcache-');
     const store = SummaryStore.open(join(dir, 'events.db'), () => undefined);
     try {
-      const k1: SummaryKey = { parser: 'p@1', size: 10, mtimeMs: 1.5, deps: '[]', foldKey: 'f' };
+      const k1: SummaryKey = { parser: 'p@1', size: 10, mtimeMs: 1.5, ino: 7, ctimeMs: 2.5, deps: '[]', foldKey: 'f' };
       const k2: SummaryKey = { ...k1, size: 11 };
       store.write([{ agent: 'a', path: '/x', key: k1, levels: { peek: '"p1"' } }]);
       store.write([{ agent: 'a', path: '/x', key: k1, levels: { whole: '"w1"' } }]);
@@ -138,6 +138,13 @@ describe('the summaries store', () => {
       expect(store.level('whole', new Map([[id, k1]]))).toEqual(new Map());
       expect(store.level('usage', new Map([[id, k2]]))).toEqual(new Map([[id, '"u2"']]));
       expect(store.load('a', 'p@1', 'f').get('/x')).toMatchObject({ size: 11, peek: null });
+      // Rewritten with its size and mtime put back: its ctime (or, renamed over, its inode) makes it another key.
+      for (const k3 of [{ ...k2, ctimeMs: 3.5 }, { ...k2, ino: 8 }]) {
+        store.write([{ agent: 'a', path: '/x', key: k3, levels: { peek: '"p3"' } }]);
+        expect(store.level('usage', new Map([[id, k2]]))).toEqual(new Map());
+        store.write([{ agent: 'a', path: '/x', key: k2, levels: { usage: '"u2"' } }]);
+        expect(store.level('usage', new Map([[id, k2]]))).toEqual(new Map([[id, '"u2"']]));
+      }
       expect(store.load('a', 'p@1', 'other-fold-key').size).toBe(0);
       store.write([], [['a', '/x']]);
       expect(store.load('a', 'p@1', 'f').size).toBe(0);

@@ -24,7 +24,7 @@ function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
       const entry = listDir(logs).find((e) => e.kind === FILE && e.name === TRANSCRIPT[2]);
       const st = entry === undefined ? undefined : fileStat(logs, entry);
       if (st === undefined) continue;
-      yield { agent: CODEC_ID, path: join(logs, TRANSCRIPT[2]), root, sessionId: conv.name, size: st.size, mtimeMs: st.mtimeMs };
+      yield { agent: CODEC_ID, path: join(logs, TRANSCRIPT[2]), root, sessionId: conv.name, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
     }
   }
 }

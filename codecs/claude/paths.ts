@@ -16,7 +16,7 @@ import { promises, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { DIR, OTHER, followEntry, listDir, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
+import { DIR, OTHER, TREE_STRIDE, fileStatOf, followEntry, listDir, listTreeColumns, statEntry, treeStat, type FileStat } from '../../cursors/list-dir.js';
 import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'claude';
@@ -131,8 +131,8 @@ export function projectsDir(root: string): string {
  * copied) has no id here, and its id is the first `sessionId` of its lines, as `read()` and every fold take it.
  * Every field is set, in one order (one object shape for the thousands of them a history has).
  */
-function sessionFile(path: string, root: string, stem: string, inSubagents: boolean, subagent: boolean, size: number, mtimeMs: number): SessionFile {
-  return { agent: CODEC_ID, path, root, sessionId: sessionIdOf(stem, inSubagents), subagent: subagent ? true : undefined, size, mtimeMs };
+function sessionFile(path: string, root: string, stem: string, inSubagents: boolean, subagent: boolean, st: FileStat): SessionFile {
+  return { agent: CODEC_ID, path, root, sessionId: sessionIdOf(stem, inSubagents), subagent: subagent ? true : undefined, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
 }
 
 const JSONL = '.jsonl';
@@ -150,8 +150,8 @@ function* projectFiles(project: string, projectName: string, root: string): Gene
   let subagents = '';
   const nested: SessionFile[] = [];
   for (let i = 0; i < t.n; i++) {
-    const depth = nums[4 * i] as number;
-    const kind = nums[4 * i + 1] as number;
+    const depth = nums[TREE_STRIDE * i] as number;
+    const kind = nums[TREE_STRIDE * i + 1] as number;
     const name = t.names[i] as string;
     if (depth === 0) {
       entryPath = project + sep + name;
@@ -161,15 +161,15 @@ function* projectFiles(project: string, projectName: string, root: string): Gene
       if (kind === OTHER) {
         // A linked transcript is read through its link (a FIFO or a dangling link is not a transcript).
         const target = followEntry(entryPath);
-        if (target !== undefined && target !== 'dir') yield sessionFile(entryPath, root, stem, inSubagents, name.startsWith('agent-'), target.size, target.mtimeMs);
+        if (target !== undefined && target !== 'dir') yield sessionFile(entryPath, root, stem, inSubagents, name.startsWith('agent-'), target);
         continue;
       }
       if (!statEntry(t, i, project)) continue;
-      yield sessionFile(entryPath, root, stem, inSubagents, name.startsWith('agent-'), nums[4 * i + 2] as number, nums[4 * i + 3] as number);
+      yield sessionFile(entryPath, root, stem, inSubagents, name.startsWith('agent-'), treeStat(t, i));
     } else if (depth === 1) {
       if (name === 'subagents') subagents = entryPath + sep + name; // the only folder listTree enters here
     } else if (kind !== DIR && kind !== OTHER && name.startsWith('agent-') && name.endsWith(JSONL) && statEntry(t, i, subagents)) {
-      nested.push(sessionFile(subagents + sep + name, root, name.slice(0, -JSONL.length), true, true, nums[4 * i + 2] as number, nums[4 * i + 3] as number));
+      nested.push(sessionFile(subagents + sep + name, root, name.slice(0, -JSONL.length), true, true, treeStat(t, i)));
     }
   }
   yield* nested;
@@ -216,7 +216,7 @@ async function fileStatAt(p: string): Promise<FileStat | undefined> {
   // readline's among them) on every start of the CLI's CommonJS bundle, where this module is in the chunk the
   // registry loads at once.
   return promises.stat(p).then(
-    (s) => (s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : undefined),
+    (s) => (s.isFile() ? fileStatOf(s) : undefined),
     () => undefined,
   );
 }
@@ -236,13 +236,13 @@ export async function locateClaudeFile(roots: readonly string[], nativeId: strin
       const dir = join(base, project.name);
       const direct = join(dir, name);
       const s = await fileStatAt(direct);
-      if (s !== undefined) return sessionFile(direct, root, nativeId, project.name === 'subagents' && agent, agent, s.size, s.mtimeMs);
+      if (s !== undefined) return sessionFile(direct, root, nativeId, project.name === 'subagents' && agent, agent, s);
       if (!agent) continue;
       for (const e of listDir(dir)) {
         if (e.kind !== DIR) continue;
         const p = join(dir, e.name, 'subagents', name);
         const sub = await fileStatAt(p);
-        if (sub !== undefined) return sessionFile(p, root, nativeId, agent, true, sub.size, sub.mtimeMs);
+        if (sub !== undefined) return sessionFile(p, root, nativeId, agent, true, sub);
       }
     }
   }

@@ -29,7 +29,7 @@ export function discoverTasks(agent: string, roots: readonly string[]): Iterable
         const dir = join(tasks, t.name);
         const e = listDir(dir).find((x) => x.kind === FILE && x.name === UI_MESSAGES);
         const st = e === undefined ? undefined : fileStat(dir, e);
-        if (st !== undefined) yield { agent, path: join(dir, UI_MESSAGES), root, sessionId: t.name, size: st.size, mtimeMs: st.mtimeMs };
+        if (st !== undefined) yield { agent, path: join(dir, UI_MESSAGES), root, sessionId: t.name, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
       }
     }
   })();

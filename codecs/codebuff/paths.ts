@@ -52,7 +52,7 @@ export function* discoverCodebuffSync(roots: readonly string[]): Generator<Sessi
         const e = listDir(dir).find((x) => x.kind === FILE && x.name === CHAT_FILE);
         const s = e === undefined ? undefined : fileStat(dir, e);
         if (s === undefined) continue;
-        yield { agent: CODEC_ID, path: join(dir, CHAT_FILE), root, sessionId: chat.name, size: s.size, mtimeMs: s.mtimeMs };
+        yield { agent: CODEC_ID, path: join(dir, CHAT_FILE), root, sessionId: chat.name, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
       }
     }
   }

@@ -10,7 +10,7 @@
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
-import { DIR, OTHER, listTreeColumns, statEntry, type FileStat } from '../../cursors/list-dir.js';
+import { DIR, OTHER, TREE_STRIDE, listTreeColumns, statEntry, treeStat, type FileStat } from '../../cursors/list-dir.js';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { envPathList } from '../../cursors/env-paths.js';
 import { ZSTD_SUFFIX } from '../../cursors/zstd-name.js';
@@ -87,8 +87,8 @@ export function* walkRollouts(dir: string): Generator<Rollout> {
   // A folder's entries come sorted, so `X.jsonl` comes before `X.jsonl.zst`: the plain paths seen say which to skip.
   const plain = new Set<string>();
   for (let i = 0; i < t.n; i++) {
-    const depth = nums[4 * i] as number;
-    const kind = nums[4 * i + 1] as number;
+    const depth = nums[TREE_STRIDE * i] as number;
+    const kind = nums[TREE_STRIDE * i + 1] as number;
     const name = t.names[i] as string;
     const parent = path[depth] as string;
     // join's answer: the root as given may end in a separator or hold `.` segments; the folders below are joined.
@@ -97,7 +97,7 @@ export function* walkRollouts(dir: string): Generator<Rollout> {
     else if (kind !== OTHER && isRolloutFileName(name) && statEntry(t, i, parent)) {
       if (!name.endsWith(ZSTD_SUFFIX)) plain.add(p);
       else if (plain.has(p.slice(0, -ZSTD_SUFFIX.length))) continue;
-      yield { path: p, name, stat: { size: nums[4 * i + 2] as number, mtimeMs: nums[4 * i + 3] as number } };
+      yield { path: p, name, stat: treeStat(t, i) };
     }
   }
 }
@@ -108,7 +108,7 @@ export const CODEC_ID = 'codex';
 /** A rollout as discovery hands it over. */
 export function rolloutFile(path: string, root: string, name: string, stat?: FileStat): SessionFile {
   // Every field set, in the Claude codec's order: one object shape for every file discovery hands over.
-  return { agent: CODEC_ID, path, root, sessionId: parseRolloutFileName(name)?.id, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
+  return { agent: CODEC_ID, path, root, sessionId: parseRolloutFileName(name)?.id, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs, ino: stat?.ino, ctimeMs: stat?.ctimeMs };
 }
 
 /**

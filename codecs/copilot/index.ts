@@ -28,7 +28,7 @@ export { PARSER_VERSION } from './descriptor.js';
 
 function sessionFile(path: string, root: string, sessionId: string, stat?: FileStat): SessionFile {
   // Every field set, in the other codecs' order: one object shape for every file discovery hands over.
-  return { agent: CODEC_ID, path, root, sessionId, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs };
+  return { agent: CODEC_ID, path, root, sessionId, subagent: undefined, size: stat?.size, mtimeMs: stat?.mtimeMs, ino: stat?.ino, ctimeMs: stat?.ctimeMs };
 }
 
 /** `discover`, synchronously (`Codec.discoverSync`): each root's `session-state` folder, in name order. */

@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import { statSync } from 'node:fs';
-import { DIR, FILE, followEntry, listTree, type FileStat } from '../../cursors/list-dir.js';
+import { DIR, FILE, fileStatOf, followEntry, listTree, type FileStat } from '../../cursors/list-dir.js';
 import { envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'copilot';
@@ -80,7 +80,7 @@ export function locateSession(root: string, id: string): FoundSession | undefine
   const dir = sessionStateDir(root);
   for (const path of [join(dir, id, EVENTS_FILE), join(dir, `${id}.jsonl`)]) {
     const s = statSync(path, { throwIfNoEntry: false });
-    if (s?.isFile() === true) return { path, sessionId: id, stat: { size: s.size, mtimeMs: s.mtimeMs } };
+    if (s?.isFile() === true) return { path, sessionId: id, stat: fileStatOf(s) };
   }
   return undefined;
 }

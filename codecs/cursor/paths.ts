@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { DIR, FILE, fileStat, listDir, type FileStat } from '../../cursors/list-dir.js';
 import { transcriptIds } from './parse.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -32,8 +32,8 @@ export function cursorFileKind(path: string): CursorFileKind {
   return 'chat-store';
 }
 
-function file(root: string, dir: string, name: string, size: number, mtimeMs: number, extra: Partial<SessionFile> = {}): SessionFile {
-  return { agent: CODEC_ID, path: join(dir, name), root, ...extra, size, mtimeMs };
+function file(root: string, dir: string, name: string, st: FileStat, extra: Partial<SessionFile> = {}): SessionFile {
+  return { agent: CODEC_ID, path: join(dir, name), root, ...extra, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
 }
 
 /** `chats/<hash>/<chatId>/store.db`. */
@@ -46,7 +46,7 @@ function* chatStores(root: string, chats: string): Generator<SessionFile> {
       const chatDir = join(hashDir, c.name);
       const db = listDir(chatDir).find((e) => e.kind === FILE && e.name === STORE_DB);
       const st = db === undefined ? undefined : fileStat(chatDir, db);
-      if (st !== undefined) yield file(root, chatDir, STORE_DB, st.size, st.mtimeMs, { sessionId: c.name });
+      if (st !== undefined) yield file(root, chatDir, STORE_DB, st, { sessionId: c.name });
     }
   }
 }
@@ -59,7 +59,7 @@ function* transcripts(root: string, dir: string, depth = 0): Generator<SessionFi
       const st = fileStat(dir, e);
       if (st === undefined) continue;
       const ids = transcriptIds(join(dir, e.name));
-      yield file(root, dir, e.name, st.size, st.mtimeMs, { sessionId: ids.sessionId, ...(ids.subagent && { subagent: true }) });
+      yield file(root, dir, e.name, st, { sessionId: ids.sessionId, ...(ids.subagent && { subagent: true }) });
     }
   }
 }
@@ -72,7 +72,7 @@ function* projectTranscripts(root: string, projects: string): Generator<SessionF
 function* ideState(root: string, globalStorage: string): Generator<SessionFile> {
   const db = listDir(globalStorage).find((e) => e.kind === FILE && e.name === STATE_DB);
   const st = db === undefined ? undefined : fileStat(globalStorage, db);
-  if (st !== undefined) yield file(root, globalStorage, STATE_DB, st.size, st.mtimeMs);
+  if (st !== undefined) yield file(root, globalStorage, STATE_DB, st);
 }
 
 /** Every Cursor session file under the roots, each path once, in a stable order. */

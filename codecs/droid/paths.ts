@@ -33,7 +33,7 @@ function* sessionsIn(dir: string, root: string, entries: readonly DirEntry[]): G
     if (e.kind !== FILE || !e.name.endsWith('.jsonl')) continue;
     const s = fileStat(dir, e);
     if (s === undefined) continue;
-    yield { agent: CODEC_ID, path: join(dir, e.name), root, sessionId: e.name.slice(0, -'.jsonl'.length), size: s.size, mtimeMs: s.mtimeMs };
+    yield { agent: CODEC_ID, path: join(dir, e.name), root, sessionId: e.name.slice(0, -'.jsonl'.length), size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
   }
 }
 

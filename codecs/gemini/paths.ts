@@ -124,14 +124,14 @@ export function* discoverGeminiFilesSync(roots: readonly string[]): Generator<Se
           if (e.name.endsWith('.json') && names.has(`${e.name}l`)) continue;
           const s = fileStat(chats, e);
           if (s === undefined) continue;
-          yield { agent: CODEC_ID, path: join(chats, e.name), root, size: s.size, mtimeMs: s.mtimeMs };
+          yield { agent: CODEC_ID, path: join(chats, e.name), root, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
         } else if (e.kind === DIR) {
           const sub = join(chats, e.name);
           for (const c of listDir(sub)) {
             if (c.kind !== FILE || !c.name.endsWith('.jsonl')) continue;
             const s = fileStat(sub, c);
             if (s === undefined) continue;
-            yield { agent: CODEC_ID, path: join(sub, c.name), root, sessionId: c.name.slice(0, -'.jsonl'.length), subagent: true, size: s.size, mtimeMs: s.mtimeMs };
+            yield { agent: CODEC_ID, path: join(sub, c.name), root, sessionId: c.name.slice(0, -'.jsonl'.length), subagent: true, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
           }
         }
       }

@@ -29,7 +29,7 @@ export function getGooseRoots(env: NodeJS.ProcessEnv = process.env): string[] {
 function dbIn(root: string, dir: string): SessionFile | undefined {
   const e = listDir(dir).find((x) => x.kind === FILE && x.name === SESSIONS_DB);
   const st = e === undefined ? undefined : fileStat(dir, e);
-  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, SESSIONS_DB), root, size: st.size, mtimeMs: st.mtimeMs };
+  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, SESSIONS_DB), root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
 }
 
 /** The `sessions.db` of each root (one database holds every session). */

@@ -26,6 +26,6 @@ export function* discoverGrokCliFiles(roots: readonly string[]): Generator<Sessi
     const path = join(dir, DB_FILE);
     if (st === undefined || seen.has(path)) continue;
     seen.add(path);
-    yield { agent: CODEC_ID, path, root, size: st.size, mtimeMs: st.mtimeMs };
+    yield { agent: CODEC_ID, path, root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
   }
 }

@@ -53,7 +53,7 @@ export function* discoverGrokSync(roots: readonly string[]): Generator<SessionFi
         const e = listDir(dir).find((x) => x.kind === FILE && x.name === UPDATES_FILE);
         const s = e === undefined ? undefined : fileStat(dir, e);
         if (s === undefined) continue;
-        yield { agent: CODEC_ID, path: join(dir, UPDATES_FILE), root, sessionId: session.name, size: s.size, mtimeMs: s.mtimeMs };
+        yield { agent: CODEC_ID, path: join(dir, UPDATES_FILE), root, sessionId: session.name, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
       }
     }
   }

@@ -63,7 +63,7 @@ function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
       if (e.kind !== FILE || e.name !== 'wire.jsonl' || e.stat === null || e.stat === undefined) continue;
       const path = dirs[e.depth + 1] as string;
       const p = parseWirePath(path);
-      yield { agent: CODEC_ID, path, root, sessionId: wireSessionId(p), ...(p.agentId !== 'main' && { subagent: true }), size: e.stat.size, mtimeMs: e.stat.mtimeMs };
+      yield { agent: CODEC_ID, path, root, sessionId: wireSessionId(p), ...(p.agentId !== 'main' && { subagent: true }), size: e.stat.size, mtimeMs: e.stat.mtimeMs, ino: e.stat.ino, ctimeMs: e.stat.ctimeMs };
     }
   }
 }

@@ -20,7 +20,7 @@ export function listedFile(agent: string, dir: string, e: DirEntry, root: string
     return undefined;
   }
   if (s === undefined) return undefined;
-  return { agent, path: join(dir, e.name), root, sessionId, subagent: undefined, size: s.size, mtimeMs: s.mtimeMs };
+  return { agent, path: join(dir, e.name), root, sessionId, subagent: undefined, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
 }
 
 /** Every `*.jsonl` directly in the root and one folder down (the per-cwd folders), sorted by name. */

@@ -36,7 +36,7 @@ export function* discoverQwenSync(roots: readonly string[]): Generator<SessionFi
         if (e.kind !== FILE || !e.name.endsWith('.jsonl')) continue;
         const s = fileStat(chats, e);
         if (s === undefined) continue;
-        yield { agent: CODEC_ID, path: join(chats, e.name), root, sessionId: e.name.slice(0, -'.jsonl'.length), size: s.size, mtimeMs: s.mtimeMs };
+        yield { agent: CODEC_ID, path: join(chats, e.name), root, sessionId: e.name.slice(0, -'.jsonl'.length), size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
       }
     }
   }

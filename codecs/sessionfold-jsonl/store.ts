@@ -41,7 +41,7 @@ function* listFolder(root: string, dir: string): Generator<SessionFile> {
     if (e.kind === FILE) {
       const stem = stemOf(e.name);
       const st = stem === undefined ? undefined : fileStat(dir, e);
-      if (stem !== undefined && st !== undefined) yield { agent: STORE_CODEC_ID, path: join(dir, e.name), root, sessionId: stem, size: st.size, mtimeMs: st.mtimeMs };
+      if (stem !== undefined && st !== undefined) yield { agent: STORE_CODEC_ID, path: join(dir, e.name), root, sessionId: stem, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
       continue;
     }
     if (!e.name.endsWith(STORE_SUBAGENTS)) continue;
@@ -51,7 +51,7 @@ function* listFolder(root: string, dir: string): Generator<SessionFile> {
     for (const c of listDir(sub)) {
       const child = c.kind === FILE ? stemOf(c.name) : undefined;
       const st = child === undefined ? undefined : fileStat(sub, c);
-      if (child !== undefined && st !== undefined) nested.push({ agent: STORE_CODEC_ID, path: join(sub, c.name), root, sessionId: `${parent}/${child}`, subagent: true, size: st.size, mtimeMs: st.mtimeMs });
+      if (child !== undefined && st !== undefined) nested.push({ agent: STORE_CODEC_ID, path: join(sub, c.name), root, sessionId: `${parent}/${child}`, subagent: true, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs });
     }
   }
   yield* nested;
@@ -81,7 +81,7 @@ export const sessionfoldStore: Codec = {
     for (const r of roots) {
       for (const path of [join(r, rel), join(r, STORE_ARCHIVE_DIR, rel)]) {
         const st = statSync(path, { throwIfNoEntry: false });
-        if (st?.isFile()) return { agent: STORE_CODEC_ID, path, root: r, sessionId: nativeId, ...(child !== undefined && { subagent: true }), size: st.size, mtimeMs: st.mtimeMs };
+        if (st?.isFile()) return { agent: STORE_CODEC_ID, path, root: r, sessionId: nativeId, ...(child !== undefined && { subagent: true }), size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
       }
     }
     return undefined;

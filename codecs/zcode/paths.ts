@@ -25,7 +25,7 @@ export function getZcodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
 function dbIn(root: string, dir: string): SessionFile | undefined {
   const e = listDir(dir).find((x) => x.kind === FILE && x.name === DB_FILE);
   const st = e === undefined ? undefined : fileStat(dir, e);
-  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, DB_FILE), root, size: st.size, mtimeMs: st.mtimeMs };
+  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, DB_FILE), root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
 }
 
 /** The database of each root: `<root>/cli/db/db.sqlite`, or `<root>/db.sqlite`. */

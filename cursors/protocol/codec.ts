@@ -82,6 +82,13 @@ export interface SessionFile {
    */
   size?: number;
   mtimeMs?: number;
+  /**
+   * With `size` and `mtimeMs`, the same stat's inode and ctimeMs (cursors/list-dir.ts `FileStat`), which the
+   * event cache's identity of the file holds too. A listing that gives size and mtime without them (the
+   * records of a database, which have no inode) leaves them out, and they count as 0.
+   */
+  ino?: number;
+  ctimeMs?: number;
 }
 /** One read of `Codec.readBatch`: the arguments `read()` would take. */
 export interface BatchRead {

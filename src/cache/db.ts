@@ -28,9 +28,12 @@ export const CACHE_APPLICATION_ID = 0x53466576;
  * rebuilt file), and `meta.changes`, a count of the writes to `files` (a snapshot taken at that count, whose
  * files are all as it saw them, is the answer without the rows being read). 4: `files.skipped`, the lines of
  * the file its reads skipped (malformed, absurd usage values, too long), so every report warns about them,
- * not only the run that read them.
+ * not only the run that read them. 5: `files.ino` and `ctime_ms`, `summaries.ino` and `ctime_ms`: a row is the
+ * file's while its inode and ctime are too (src/scan/classify.ts `isUnchanged`); a migrated row holds -1,
+ * which no file has, so each file is checked once (a resume verifies its prefix; a file without a cursor is
+ * read again) and its row takes the file's identity.
  */
-export const CACHE_SCHEMA_VERSION = 4;
+export const CACHE_SCHEMA_VERSION = 5;
 /**
  * SQLite page cache per connection (KiB). better-sqlite3 builds SQLite with a 16 MB default; the cache's
  * reads are sequential BLOB scans the OS page cache serves as well, so a smaller one costs no time and
@@ -42,7 +45,7 @@ export const BUSY_TIMEOUT_MS = 15_000;
 
 /**
  * `list()`'s per-file session summaries (src/cache/summaries.ts), valid while `parser`, `size`, `mtime_ms`,
- * `deps` and `fold_key` (summary rules + price data) match. Independent of `files`: a file can be listed
+ * `ino`, `ctime_ms`, `deps` and `fold_key` (summary rules + price data) match. Independent of `files`: a file can be listed
  * without ever being scanned, and the reverse.
  */
 const SUMMARIES_SCHEMA = `
@@ -55,6 +58,8 @@ CREATE TABLE IF NOT EXISTS summaries (
   mtime_ms REAL NOT NULL,
   deps TEXT NOT NULL,
   fold_key TEXT NOT NULL,
+  ino INTEGER NOT NULL DEFAULT -1,
+  ctime_ms REAL NOT NULL DEFAULT -1,
   updated_at INTEGER NOT NULL,
   peek TEXT,
   usage TEXT,
@@ -106,11 +111,18 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('changes', '0');
 const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
   1: SUMMARIES_SCHEMA,
   2: FOLDS_SCHEMA,
-  3: (db) => {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('files')").pluck().all() as string[];
-    if (!columns.includes('skipped')) db.exec('ALTER TABLE files ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0');
+  3: (db) => addColumns(db, 'files', ['skipped INTEGER NOT NULL DEFAULT 0']),
+  4: (db) => {
+    // -1: no file's identity, so every migrated row is checked once against its file.
+    for (const table of ['files', 'summaries']) addColumns(db, table, ['ino INTEGER NOT NULL DEFAULT -1', 'ctime_ms REAL NOT NULL DEFAULT -1']);
   },
 };
+
+/** Add the columns `table` lacks (each given as its definition, name first). */
+function addColumns(db: Db, table: string, definitions: readonly string[]): void {
+  const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
+  for (const d of definitions) if (!columns.includes(d.split(' ')[0] as string)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${d}`);
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -137,6 +149,8 @@ CREATE TABLE IF NOT EXISTS files (
   gen INTEGER NOT NULL DEFAULT 1,
   updated_at INTEGER NOT NULL,
   skipped INTEGER NOT NULL DEFAULT 0,
+  ino INTEGER NOT NULL DEFAULT -1,
+  ctime_ms REAL NOT NULL DEFAULT -1,
   -- Large values last: a row scan that does not ask for them never reads their overflow pages.
   cursor TEXT,
   ledger BLOB,

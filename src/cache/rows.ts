@@ -16,6 +16,9 @@ export interface FileRow {
   parser: string;
   size: number;
   mtime_ms: number;
+  /** The file's inode and ctime when it was read (-1: a row of an older cache, not yet checked). */
+  ino: number;
+  ctime_ms: number;
   deps: string;
   /**
    * 1 when the row holds a cursor (fetched with `getCursor`, it is not loaded with every row), 0 when not,
@@ -43,6 +46,8 @@ export interface FileResult {
   parser: string;
   size: number;
   mtimeMs: number;
+  ino: number;
+  ctimeMs: number;
   deps: string;
   /** The `gen` of the row the task was built from (null: no row). */
   baseGen: number | null;

@@ -10,9 +10,9 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
 const ROW_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped';
+  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms';
 const BULK_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped';
+  'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms';
 
 /**
  * The prepared statements of one connection, by the names store.ts and file-segments.ts run them by. Spelled
@@ -71,13 +71,13 @@ export function prepareStatements(db: Db): Statements {
     insertSegment: () => db.prepare('INSERT INTO segments (file_id, seq, count, data) VALUES (?, ?, ?, ?)'),
     replaceSegment: () => db.prepare('UPDATE segments SET count = ?, data = ? WHERE file_id = ? AND seq = ?'),
     insertFile: () => db.prepare(
-      `INSERT INTO files (agent, path, root, parser, size, mtime_ms, deps, cursor, prefix_hash, session_events, cwd_index, cwd,
+      `INSERT INTO files (agent, path, root, parser, size, mtime_ms, ino, ctime_ms, deps, cursor, prefix_hash, session_events, cwd_index, cwd,
            live_count, segment_count, ledger, ledger_count, deleted, gen, updated_at, skipped)
-         VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @deps, @cursor, @prefix_hash, @session_events, @cwd_index, @cwd,
+         VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @ino, @ctime_ms, @deps, @cursor, @prefix_hash, @session_events, @cwd_index, @cwd,
            @live_count, @segment_count, @ledger, @ledger_count, 0, 1, @updated_at, @skipped) RETURNING id`,
     ),
     updateFile: () => db.prepare(
-      `UPDATE files SET root = @root, parser = @parser, size = @size, mtime_ms = @mtime_ms, deps = @deps, cursor = @cursor,
+      `UPDATE files SET root = @root, parser = @parser, size = @size, mtime_ms = @mtime_ms, ino = @ino, ctime_ms = @ctime_ms, deps = @deps, cursor = @cursor,
            prefix_hash = @prefix_hash, session_events = @session_events, cwd_index = @cwd_index, cwd = @cwd, live_count = @live_count,
            segment_count = @segment_count, ledger = @ledger, ledger_count = @ledger_count, deleted = 0, gen = gen + 1,
            updated_at = @updated_at, skipped = @skipped

@@ -243,6 +243,8 @@ export class EventCache {
       parser: r.parser,
       size: r.size,
       mtime_ms: r.mtimeMs,
+      ino: r.ino,
+      ctime_ms: r.ctimeMs,
       deps: r.deps,
       cursor: r.cursor,
       prefix_hash: r.prefixHash,

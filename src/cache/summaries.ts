@@ -6,7 +6,7 @@
  * - `peek`: the lazy summary (head + tail windows, or the whole file when small);
  * - `usage`: cost and models from a usage-only read of the whole file (`sort: 'cost'`, `model`);
  * - `whole`: the exact summary of a full fold (`sort: 'turns'`, `full`, `exactBytes`).
- * A row is valid for a file while its `parser`, `size`, `mtime_ms`, `deps` and `fold_key` match (the same
+ * A row is valid for a file while its `parser`, `size`, `mtime_ms`, `ino`, `ctime_ms`, `deps` and `fold_key` match (the same
  * rules as the usage rows of `files`, plus the fold key: summary rules and price data). The JSON is opaque here.
  *
  * Concurrency: nothing is locked while files are read. All of a run's rows are written at the end in one
@@ -25,6 +25,8 @@ export interface SummaryKey {
   parser: string;
   size: number;
   mtimeMs: number;
+  ino: number;
+  ctimeMs: number;
   deps: string;
   foldKey: string;
 }
@@ -38,6 +40,8 @@ export interface SummaryRow {
   path: string;
   size: number;
   mtimeMs: number;
+  ino: number;
+  ctimeMs: number;
   deps: string;
   peek: string | null;
 }
@@ -52,11 +56,16 @@ export interface SummaryWrite {
 
 /** True when a row loaded by `load(agent, parser, foldKey)` was written for exactly this file state. */
 export function isCurrentRow(row: SummaryRow, key: SummaryKey): boolean {
-  return row.size === key.size && row.mtimeMs === key.mtimeMs && row.deps === key.deps;
+  return sameFile(row, key) && row.deps === key.deps;
+}
+
+/** Equal size, mtime, ctime and inode. */
+function sameFile(a: Pick<SummaryKey, 'size' | 'mtimeMs' | 'ino' | 'ctimeMs'>, b: Pick<SummaryKey, 'size' | 'mtimeMs' | 'ino' | 'ctimeMs'>): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 
 const SAME_KEY =
-  'summaries.parser = excluded.parser AND summaries.size = excluded.size AND summaries.mtime_ms = excluded.mtime_ms AND summaries.deps = excluded.deps AND summaries.fold_key = excluded.fold_key';
+  'summaries.parser = excluded.parser AND summaries.size = excluded.size AND summaries.mtime_ms = excluded.mtime_ms AND summaries.ino = excluded.ino AND summaries.ctime_ms = excluded.ctime_ms AND summaries.deps = excluded.deps AND summaries.fold_key = excluded.fold_key';
 
 /**
  * The `summaries` table over one connection (opened, migrated or rebuilt by db.ts's `openCacheDb`).
@@ -77,19 +86,19 @@ export class SummaryStore {
     this.#db = db;
     this.#s = {
       // Rows of another parser or fold key are stale for this caller: filtered here, never turned into objects.
-      byAgent: db.prepare('SELECT id, path, size, mtime_ms, deps, peek FROM summaries WHERE agent = ? AND parser = ? AND fold_key = ?').raw(),
+      byAgent: db.prepare('SELECT id, path, size, mtime_ms, ino, ctime_ms, deps, peek FROM summaries WHERE agent = ? AND parser = ? AND fold_key = ?').raw(),
       // With the key: another process may have re-keyed a row (the file changed) since it was loaded.
-      usage: db.prepare('SELECT id, parser, size, mtime_ms, deps, fold_key, usage FROM summaries WHERE id IN (SELECT value FROM json_each(?))').raw(),
-      whole: db.prepare('SELECT id, parser, size, mtime_ms, deps, fold_key, whole FROM summaries WHERE id IN (SELECT value FROM json_each(?))').raw(),
+      usage: db.prepare('SELECT id, parser, size, mtime_ms, ino, ctime_ms, deps, fold_key, usage FROM summaries WHERE id IN (SELECT value FROM json_each(?))').raw(),
+      whole: db.prepare('SELECT id, parser, size, mtime_ms, ino, ctime_ms, deps, fold_key, whole FROM summaries WHERE id IN (SELECT value FROM json_each(?))').raw(),
       // In an UPDATE every right-hand side sees the old row, so SAME_KEY compares the stored key throughout.
       upsert: db.prepare(
-        `INSERT INTO summaries (agent, path, parser, size, mtime_ms, deps, fold_key, updated_at, peek, usage, whole)
-         VALUES (@agent, @path, @parser, @size, @mtime_ms, @deps, @fold_key, @updated_at, @peek, @usage, @whole)
+        `INSERT INTO summaries (agent, path, parser, size, mtime_ms, ino, ctime_ms, deps, fold_key, updated_at, peek, usage, whole)
+         VALUES (@agent, @path, @parser, @size, @mtime_ms, @ino, @ctime_ms, @deps, @fold_key, @updated_at, @peek, @usage, @whole)
          ON CONFLICT (agent, path) DO UPDATE SET
            peek = CASE WHEN ${SAME_KEY} THEN coalesce(excluded.peek, summaries.peek) ELSE excluded.peek END,
            usage = CASE WHEN ${SAME_KEY} THEN coalesce(excluded.usage, summaries.usage) ELSE excluded.usage END,
            whole = CASE WHEN ${SAME_KEY} THEN coalesce(excluded.whole, summaries.whole) ELSE excluded.whole END,
-           parser = excluded.parser, size = excluded.size, mtime_ms = excluded.mtime_ms, deps = excluded.deps,
+           parser = excluded.parser, size = excluded.size, mtime_ms = excluded.mtime_ms, ino = excluded.ino, ctime_ms = excluded.ctime_ms, deps = excluded.deps,
            fold_key = excluded.fold_key, updated_at = excluded.updated_at`,
       ),
       remove: db.prepare('DELETE FROM summaries WHERE agent = ? AND path = ?'),
@@ -102,6 +111,8 @@ export class SummaryStore {
           parser: r.key.parser,
           size: r.key.size,
           mtime_ms: r.key.mtimeMs,
+          ino: r.key.ino,
+          ctime_ms: r.key.ctimeMs,
           deps: r.key.deps,
           fold_key: r.key.foldKey,
           updated_at: now,
@@ -126,8 +137,8 @@ export class SummaryStore {
   /** The rows of an agent written under this parser string and fold key, keyed by path, with their `peek` level. */
   load(agent: string, parser: string, foldKey: string): Map<string, SummaryRow> {
     const out = new Map<string, SummaryRow>();
-    for (const [id, path, size, mtimeMs, deps, peek] of this.#s.byAgent.all(agent, parser, foldKey) as [number, string, number, number, string, string | null][]) {
-      out.set(path, { id, path, size, mtimeMs, deps, peek });
+    for (const [id, path, size, mtimeMs, ino, ctimeMs, deps, peek] of this.#s.byAgent.all(agent, parser, foldKey) as [number, string, number, number, number, number, string, string | null][]) {
+      out.set(path, { id, path, size, mtimeMs, ino, ctimeMs, deps, peek });
     }
     return out;
   }
@@ -139,9 +150,9 @@ export class SummaryStore {
   level(level: 'usage' | 'whole', keys: ReadonlyMap<number, SummaryKey>): Map<number, string | null> {
     const out = new Map<number, string | null>();
     if (keys.size === 0) return out;
-    for (const [id, parser, size, mtimeMs, deps, foldKey, v] of this.#s[level].all(JSON.stringify([...keys.keys()])) as [number, string, number, number, string, string, string | null][]) {
+    for (const [id, parser, size, mtimeMs, ino, ctimeMs, deps, foldKey, v] of this.#s[level].all(JSON.stringify([...keys.keys()])) as [number, string, number, number, number, number, string, string, string | null][]) {
       const k = keys.get(id);
-      if (k !== undefined && k.parser === parser && k.foldKey === foldKey && k.size === size && k.mtimeMs === mtimeMs && k.deps === deps) out.set(id, v);
+      if (k !== undefined && k.parser === parser && k.foldKey === foldKey && sameFile(k, { size, mtimeMs, ino, ctimeMs }) && k.deps === deps) out.set(id, v);
     }
     return out;
   }

@@ -1,8 +1,8 @@
 /**
  * The cached scan. Each discovered file is classified once against its cached row (src/scan/classify.ts):
  *
- * - unchanged (same size, mtimeMs, dependency fingerprints and parser string): its usage comes from the
- *   cache, the file is not opened;
+ * - unchanged (same size, mtimeMs, inode, ctimeMs, dependency fingerprints and parser string:
+ *   classify.ts `isUnchanged`): its usage comes from the cache, the file is not opened;
  * - grown or touched, same parser and dependencies, with a cursor: a task resumes from the cursor (only the
  *   appended bytes are parsed, after the cache's own prefix fingerprint is verified); a database's RowCursor
  *   (cursors/sqlite-rows.ts) resumes even when a dependency (its -wal) changed: it checks the rows itself;
@@ -119,6 +119,8 @@ function fileResult(state: TaskState, done: DoneMessage, parser: string, delta: 
     parser,
     size: file.size,
     mtimeMs: file.mtimeMs,
+    ino: file.ino,
+    ctimeMs: file.ctimeMs,
     deps: file.deps,
     baseGen: row?.gen ?? null,
     start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },

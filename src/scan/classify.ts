@@ -33,9 +33,27 @@ export interface TaskState {
   skipped?: number;
 }
 
-/** Same size, mtime, dependencies and parser as the row that is not marked deleted: served from the cache. */
+/**
+ * Same size, mtime, inode, ctime, dependencies and parser as the row that is not marked deleted: served from
+ * the cache. The mtime alone is the user's to set (`cp -p`, `rsync -t`, `touch -d` put it back over other
+ * content of the same size); the ctime is not (any write or `utimes` moves it), and a file renamed over the
+ * old one has another inode. All four come from the stat discovery takes anyway (the native listing's fstatat,
+ * else one statSync): no syscall more per file. The inode is compared as Node's number, which the native
+ * listing gives alike (native/walk.c); where a file system has none it is 0 on both sides, and the ctime says
+ * a rewrite. A chmod or a hard link also moves the ctime: the file is then checked once (a resume verifies
+ * its prefix and parses nothing new).
+ */
 export function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row is FileRow {
-  return row !== undefined && row.deleted === 0 && row.parser === parser && row.size === f.size && row.mtime_ms === f.mtimeMs && row.deps === f.deps;
+  return (
+    row !== undefined &&
+    row.deleted === 0 &&
+    row.parser === parser &&
+    row.size === f.size &&
+    row.mtime_ms === f.mtimeMs &&
+    row.ctime_ms === f.ctimeMs &&
+    row.ino === f.ino &&
+    row.deps === f.deps
+  );
 }
 
 /**
@@ -97,8 +115,10 @@ export function makeTask(cache: EventCache, id: number, f: ScanFile, row: FileRo
     if (cursor === null || typeof cursor !== 'object') cursor = undefined;
     if (cursor?.format === 'jsonl' && (row.prefix_hash === null || row.deps !== f.deps)) cursor = undefined;
     // A fingerprint cursor vouches for its own document only: a changed dependency (a Cline-family task's
-    // prompt history) reads the document again.
-    if (cursor?.format === 'json' && row.deps !== f.deps) cursor = undefined;
+    // prompt history) reads the document again. Read with `verifyPrefix: false`, its size and mtime decide
+    // (cursors/read-document.ts), so a document whose ctime or inode moved (rewritten, its mtime put back) is
+    // read again too.
+    if (cursor?.format === 'json' && (row.deps !== f.deps || row.ctime_ms !== f.ctimeMs || row.ino !== f.ino)) cursor = undefined;
     // A database's RowCursor checks the rows themselves (replaced file, changed or deleted rows), so a
     // changed dependency (its -wal, which every commit moves) resumes from it instead of reading all again.
   }

@@ -1,5 +1,6 @@
 /**
- * Discovery: every selected codec's files under its roots, each stat'ed once (size, mtimeMs) with its parse
+ * Discovery: every selected codec's files under its roots, each stat'ed once (`FileStat`: size, mtimeMs, ino,
+ * ctimeMs, the event cache's identity of the file; src/scan/classify.ts `isUnchanged`) with its parse
  * dependencies' fingerprints, then the `since` filter. The Claude and Codex codecs stat their files as they
  * list them (cursors/list-dir.ts: one native call per directory); other files are stat'ed here. Stats are
  * synchronous: for thousands of small files a tight loop is several times faster than as many promises
@@ -9,27 +10,38 @@ import { closeSync, openSync, readSync, realpathSync, statSync, type Stats } fro
 import { basename, dirname, isAbsolute } from 'node:path';
 import type { Codec, CodecListing, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
-import { takeUnreadable } from '../../cursors/list-dir.js';
+import { fileStatOf, takeUnreadable, type FileStat } from '../../cursors/list-dir.js';
 import { DETECT_HEAD_BYTES, type DetectCandidate, loadCodec, mostSure } from '../registry.js';
 
-export interface ScanFile {
+export interface ScanFile extends FileStat {
   codec: Codec;
   path: string;
   root: string;
-  size: number;
-  mtimeMs: number;
-  /** JSON of the dependencies' fingerprints: `[[path, size, mtimeMs] | [path, null], …]`. */
+  /** JSON of the dependencies' fingerprints (`fingerprintDependencies`). */
   deps: string;
 }
 
-/** `[[path, size, mtimeMs] | [path, null]]` as JSON: a missing dependency is recorded as missing. */
+/**
+ * A SQLite journal beside a database (`-wal`, `-journal`, `-shm`): SQLite as root re-owns it on every open
+ * (unix VFS `robustFchown`), which moves its ctime and nothing else, so a read by sessionfold itself would
+ * change a ctime in its fingerprint (cursors/listing-memo.ts `walStamp` says the same of a listing's stamp).
+ * A commit writes it, moving its size or mtime.
+ */
+const SQLITE_SIDECAR = /-(wal|journal|shm)$/;
+
+/**
+ * `[[path, size, mtimeMs, ino, ctimeMs] | [path, null]]` as JSON: a missing dependency is recorded as missing.
+ * A dependency is keyed as a session file is (`FileStat`: a rewrite with its mtime put back is a change), but
+ * a SQLite journal without its ctime (SQLITE_SIDECAR). The stat is the one the fingerprint always took.
+ */
 export function fingerprintDependencies(codec: Pick<Codec, 'getParseDependencies'>, path: string): string {
   const deps = codec.getParseDependencies(path);
   if (deps.length === 0) return '[]';
   return JSON.stringify(
     deps.map((d) => {
       const s = statSync(d, { throwIfNoEntry: false });
-      return s === undefined ? [d, null] : [d, s.size, s.mtimeMs];
+      if (s === undefined) return [d, null];
+      return SQLITE_SIDECAR.test(d) ? [d, s.size, s.mtimeMs, s.ino] : [d, s.size, s.mtimeMs, s.ino, s.ctimeMs];
     }),
   );
 }
@@ -42,28 +54,27 @@ export interface Discovery {
 }
 
 /** One file of a source, stat'ed: what discovery knows before the `since` filter. */
-export interface FoundFile {
+export interface FoundFile extends FileStat {
   path: string;
   root: string;
-  size: number;
-  mtimeMs: number;
   deps: string;
 }
 
 /**
- * A discovered file's size and mtimeMs: the stat discovery took as it listed the file (`SessionFile.size` and
- * `mtimeMs`: the file itself is returned, no object made), else one taken now; undefined when it is gone.
+ * A discovered file's stat: the one discovery took as it listed the file (`SessionFile.size`, `mtimeMs`, `ino`,
+ * `ctimeMs`; a listing of database records gives no inode or ctime, which count as 0), else one taken now;
+ * undefined when it is gone.
  */
-function statOf(f: SessionFile): { size: number; mtimeMs: number } | undefined {
-  if (f.size !== undefined && f.mtimeMs !== undefined) return f as { size: number; mtimeMs: number };
+function statOf(f: SessionFile): FileStat | undefined {
+  if (f.size !== undefined && f.mtimeMs !== undefined) return { size: f.size, mtimeMs: f.mtimeMs, ino: f.ino ?? 0, ctimeMs: f.ctimeMs ?? 0 };
   const s = statSync(f.path, { throwIfNoEntry: false });
-  return s === undefined ? undefined : { size: s.size, mtimeMs: s.mtimeMs };
+  return s === undefined ? undefined : fileStatOf(s);
 }
 
 /** One file with its stat (`statOf`) and its dependencies' fingerprints; undefined when it is gone. */
 export function statFound(codec: Pick<Codec, 'getParseDependencies'>, f: SessionFile): FoundFile | undefined {
   const s = statOf(f);
-  return s === undefined ? undefined : { path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, f.path) };
+  return s === undefined ? undefined : { path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, deps: fingerprintDependencies(codec, f.path) };
 }
 
 /**
@@ -269,7 +280,7 @@ async function unlistedKept(opts: NormalizedScanOptions, kept: KeptPaths | undef
     if (best === undefined) continue;
     unlisted.add(path);
     opts.stats.files++;
-    out.push({ codec: best, path, root: unlistedRoot(path), size: st.size, mtimeMs: st.mtimeMs, deps: fingerprintDependencies(best, path) });
+    out.push({ codec: best, path, root: unlistedRoot(path), ...fileStatOf(st), deps: fingerprintDependencies(best, path) });
   }
   return out;
 }
@@ -319,7 +330,7 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
       stats.files++;
       tally?.file(codec.id, f.root);
       if (skippedBySince(opts, skipByMtime, kept?.of(f.path), f.mtimeMs)) continue;
-      files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, deps: f.deps });
+      files.push({ codec, path: f.path, root: f.root, size: f.size, mtimeMs: f.mtimeMs, ino: f.ino, ctimeMs: f.ctimeMs, deps: f.deps });
     }
   }
   for (const f of await unlistedKept(opts, kept)) {
@@ -373,7 +384,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
       stats.files++;
       tally?.file(codec.id, d.root);
       if (skippedBySince(opts, skipByMtime, kept?.of(d.path), s.mtimeMs)) return false;
-      pending.push({ codec, path: d.path, root: d.root, size: s.size, mtimeMs: s.mtimeMs, deps: fingerprintDependencies(codec, d.path) });
+      pending.push({ codec, path: d.path, root: d.root, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, deps: fingerprintDependencies(codec, d.path) });
       return true;
     };
     // A codec that lists synchronously is iterated without a promise per file.

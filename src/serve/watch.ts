@@ -142,6 +142,8 @@ export class WatchedDiscovery implements DiscoveryCache {
         }
         known.size = now.size;
         known.mtimeMs = now.mtimeMs;
+        known.ino = now.ino;
+        known.ctimeMs = now.ctimeMs;
         known.deps = now.deps;
       }
       s.dirty.clear();

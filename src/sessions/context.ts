@@ -6,6 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Codec, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { fileStatOf, type FileStat } from '../../cursors/list-dir.js';
 import { openListingMemo } from '../cache/listing-memo.js';
 import { getCachePath } from '../cache/paths.js';
 import { checkCostMode, type CostMode } from '../cost/types.js';
@@ -42,12 +43,21 @@ export function normalizeManagerOptions(user: SessionManagerOptions = {}): Norma
   };
 }
 
-/** A discovered session file with its stats. */
-export interface StatFile {
+/** A discovered session file with its stat (the summary cache's identity of it, as the event cache's). */
+export interface StatFile extends FileStat {
   codec: Codec;
   file: SessionFile;
-  size: number;
-  mtimeMs: number;
+}
+
+/** The StatFile of `file` with the stat discovery took as it listed it (a database's records: no inode, no ctime, 0); undefined when it took none. */
+export function listedStatFile(codec: Codec, file: SessionFile): StatFile | undefined {
+  if (file.size === undefined || file.mtimeMs === undefined) return undefined;
+  return { codec, file, size: file.size, mtimeMs: file.mtimeMs, ino: file.ino ?? 0, ctimeMs: file.ctimeMs ?? 0 };
+}
+
+/** The StatFile of `file` with a stat taken now. */
+export function statFileOf(codec: Codec, file: SessionFile, s: FileStat): StatFile {
+  return { codec, file, ...fileStatOf(s) };
 }
 
 export class ManagerContext {
@@ -97,10 +107,10 @@ export class ManagerContext {
     for await (const f of codec.discover(this.rootsFor(codec), this.discoverOptions())) if (includeSubagents || f.subagent !== true) files.push(f);
     const out = await mapLimit(files, this.options.concurrency * 4, async (file) => {
       // the stat discovery took as it listed the file, when it took one
-      if (file.size !== undefined && file.mtimeMs !== undefined) return { codec, file, size: file.size, mtimeMs: file.mtimeMs } satisfies StatFile;
+      const listed = listedStatFile(codec, file);
+      if (listed !== undefined) return listed;
       try {
-        const s = await stat(file.path);
-        return { codec, file, size: s.size, mtimeMs: s.mtimeMs } satisfies StatFile;
+        return statFileOf(codec, file, await stat(file.path));
       } catch {
         return undefined;
       }

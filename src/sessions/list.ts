@@ -29,7 +29,7 @@ import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import type { TagIndex } from '../tags.js';
-import { fileSessionId, mapLimit, type ManagerContext, type StatFile } from './context.js';
+import { fileSessionId, listedStatFile, mapLimit, statFileOf, type ManagerContext, type StatFile } from './context.js';
 import type { PriceFn } from './cost.js';
 import { topModel, type FoldResult } from './fold.js';
 import { resolveUnifiedId } from './ids.js';
@@ -227,13 +227,14 @@ interface Run {
 function statFiles(codec: Codec, files: readonly SessionFile[]): StatFile[] {
   const out: StatFile[] = [];
   for (const file of files) {
-    if (file.size !== undefined && file.mtimeMs !== undefined) {
-      out.push({ codec, file, size: file.size, mtimeMs: file.mtimeMs });
+    const listed = listedStatFile(codec, file);
+    if (listed !== undefined) {
+      out.push(listed);
       continue;
     }
     try {
       const s = statSync(file.path, { throwIfNoEntry: false });
-      if (s !== undefined) out.push({ codec, file, size: s.size, mtimeMs: s.mtimeMs });
+      if (s !== undefined) out.push(statFileOf(codec, file, s));
     } catch {
       // unreadable: skipped, as a vanished file is
     }

@@ -12,7 +12,8 @@
  *
  * Loaded by list.ts with a dynamic import (it pulls in better-sqlite3), as the scan engine is.
  *
- * Validity, as for the usage rows: the parser string, size, mtimeMs and dependency fingerprints of the file,
+ * Validity, as for the usage rows: the parser string, size, mtimeMs, inode, ctimeMs and dependency
+ * fingerprints of the file (src/scan/classify.ts `isUnchanged` says why the inode and ctime),
  * plus the fold key (`getFoldKey`): SUMMARY_VERSION (the rules of fold.ts / peek.ts / list.ts), the versions
  * of sessionfold and of the bundled price data, the cost mode and the bytes of the price-override file in
  * effect. Costs are priced when a row is written, so any change to what prices them makes the rows stale
@@ -110,7 +111,7 @@ export class ListCache {
   #key(sf: StatFile): SummaryKey {
     let k = this.#keys.get(sf.file.path);
     if (k === undefined) {
-      k = { parser: this.#parser, size: sf.size, mtimeMs: sf.mtimeMs, deps: fingerprintDependencies(this.#codec, sf.file.path), foldKey: this.#foldKey };
+      k = { parser: this.#parser, size: sf.size, mtimeMs: sf.mtimeMs, ino: sf.ino, ctimeMs: sf.ctimeMs, deps: fingerprintDependencies(this.#codec, sf.file.path), foldKey: this.#foldKey };
       this.#keys.set(sf.file.path, k);
     }
     return k;
