@@ -202,7 +202,7 @@ describe('answers kept beside the cache', () => {
     await hashesReady();
     const before = cacheIdentity(cachePath);
     expect(before).toBeDefined();
-    const answer = { key: 'ab12', stats: 's', summary: '{"totalUsd":1}', warning: null };
+    const answer = { key: 'ab12', stats: 's', summary: '{"totalUsd":1}', notes: { warnings: [], failed: [] } };
     // Written just now: racy.
     expect(recordAnswer(cachePath, before!, Date.now(), answer)).toBe(false);
     settle();
@@ -213,7 +213,7 @@ describe('answers kept beside the cache', () => {
     expect(recordAnswer(cachePath, settled, Date.now(), answer)).toBe(false);
     const now = cacheIdentity(cachePath)!;
     expect(recordAnswer(cachePath, now, Date.now(), answer)).toBe(true);
-    expect(findAnswer(cachePath, 'ab12', now, 's')).toEqual({ summary: '{"totalUsd":1}', warning: undefined });
+    expect(findAnswer(cachePath, 'ab12', now, 's')).toEqual({ summary: '{"totalUsd":1}', notes: { warnings: [], failed: [] } });
     expect(findAnswer(cachePath, 'ab12', now, 'other stats')).toBeUndefined();
     expect(findAnswer(cachePath, 'cd34', now, 's')).toBeUndefined();
     expect(findAnswer(cachePath, 'ab12', { ...now, id: `${now.id}x` }, 's')).toBeUndefined();

@@ -6,7 +6,7 @@
  * on a small history, bench/RESULTS.md "Size curve").
  *
  * An entry is what a fold snapshot answered (src/cost/incremental.ts: its summary, sealed as the snapshot's,
- * and the skipped-lines warning the rows gave), under the snapshot key of the query, the digest of the files
+ * and what the rows warned about: the failed reads and the skipped lines), under the snapshot key of the query, the digest of the files
  * it saw and their stats, and the identity of the cache's files at the time: device, inode, size, mtime and
  * ctime in nanoseconds of the database, and of its `-wal` (or that there was none) the same but its header's
  * salts for its ctime (cursors/listing-memo.ts `walStamp`: each open of a `-wal` as root moves its ctime and
@@ -31,7 +31,8 @@ import { fileStamp, RACY_MS, settledBefore, walStamp } from '../../cursors/listi
 export const MAX_MEMO_ANSWERS = 8;
 /** How old every mtime of the cache must be for its identity to be recorded (see the header). */
 export { RACY_MS };
-const VERSION = 1;
+/** 2: `notes` (the failed reads and every warning) for `warning` (the skipped lines' only). */
+const VERSION = 2;
 
 /** The folder where the answers of the cache at `cachePath` are kept. */
 export function answerMemoDir(cachePath: string): string {
@@ -61,6 +62,14 @@ export function cacheIdentity(cachePath: string): CacheIdentity | undefined {
   }
 }
 
+/** What an answer given without a scan warned about, as the scan would have (src/cost/incremental.ts). */
+export interface AnswerNotes {
+  /** The warnings, in order: the failed reads', then the skipped lines'. */
+  warnings: string[];
+  /** The agent and root of each file whose read failed (the source report counts them unreadable). */
+  failed: [agent: string, root: string][];
+}
+
 /** One stored answer. */
 export interface MemoAnswer {
   key: string;
@@ -70,8 +79,8 @@ export interface MemoAnswer {
   stats: string;
   /** The summary, sealed (`sealSummary`). */
   summary: string;
-  /** The skipped-lines warning the run gave, if any. */
-  warning: string | null;
+  /** What the run warned about. */
+  notes: AnswerNotes;
 }
 
 interface Stored extends MemoAnswer {
@@ -90,14 +99,26 @@ function readStored(cachePath: string, key: string): MemoAnswer | undefined {
 
 /**
  * The stored answer of `key` when the cache is still as it was recorded (`identity`) and the files' digest is
- * `stats`: its summary (JSON) and warning. Undefined otherwise, or when its seal does not hold (damaged or edited).
+ * `stats`: its summary (JSON) and notes. Undefined otherwise, or when its seal does not hold (damaged or edited).
  */
-export function findAnswer(cachePath: string, key: string, identity: CacheIdentity, stats: string): { summary: string; warning: string | undefined } | undefined {
+export function findAnswer(cachePath: string, key: string, identity: CacheIdentity, stats: string): { summary: string; notes: AnswerNotes } | undefined {
   const a = readStored(cachePath, key);
-  if (a === undefined || a.cache !== identity.id || a.stats !== stats || typeof a.summary !== 'string') return undefined;
+  if (a === undefined || a.cache !== identity.id || a.stats !== stats || typeof a.summary !== 'string' || !isNotes(a.notes)) return undefined;
   const json = openSummary(a.summary);
   if (json === undefined || json === 'legacy') return undefined;
-  return { summary: json, warning: typeof a.warning === 'string' ? a.warning : undefined };
+  return { summary: json, notes: a.notes };
+}
+
+function isNotes(n: unknown): n is AnswerNotes {
+  const o = n as AnswerNotes | null;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    Array.isArray(o.warnings) &&
+    o.warnings.every((w) => typeof w === 'string') &&
+    Array.isArray(o.failed) &&
+    o.failed.every((f) => Array.isArray(f) && f.length === 2 && typeof f[0] === 'string' && typeof f[1] === 'string')
+  );
 }
 
 /**

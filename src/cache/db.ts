@@ -31,9 +31,11 @@ export const CACHE_APPLICATION_ID = 0x53466576;
  * not only the run that read them. 5: `files.ino` and `ctime_ms`, `summaries.ino` and `ctime_ms`: a row is the
  * file's while its inode and ctime are too (src/scan/classify.ts `isUnchanged`); a migrated row holds -1,
  * which no file has, so each file is checked once (a resume verifies its prefix; a file without a cursor is
- * read again) and its row takes the file's identity.
+ * read again) and its row takes the file's identity. 6: `files.error` and `retry`: the warning the last read of
+ * the file gave when it failed (a corrupt `.zst`, an I/O error), so a warm report gives it again, and whether
+ * the file is read again by every run (the failure was not of its bytes).
  */
-export const CACHE_SCHEMA_VERSION = 5;
+export const CACHE_SCHEMA_VERSION = 6;
 /**
  * SQLite page cache per connection (KiB). better-sqlite3 builds SQLite with a 16 MB default; the cache's
  * reads are sequential BLOB scans the OS page cache serves as well, so a smaller one costs no time and
@@ -116,6 +118,7 @@ const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
     // -1: no file's identity, so every migrated row is checked once against its file.
     for (const table of ['files', 'summaries']) addColumns(db, table, ['ino INTEGER NOT NULL DEFAULT -1', 'ctime_ms REAL NOT NULL DEFAULT -1']);
   },
+  5: (db) => addColumns(db, 'files', ['error TEXT', 'retry INTEGER NOT NULL DEFAULT 0']),
 };
 
 /** Add the columns `table` lacks (each given as its definition, name first). */
@@ -151,6 +154,8 @@ CREATE TABLE IF NOT EXISTS files (
   skipped INTEGER NOT NULL DEFAULT 0,
   ino INTEGER NOT NULL DEFAULT -1,
   ctime_ms REAL NOT NULL DEFAULT -1,
+  error TEXT,
+  retry INTEGER NOT NULL DEFAULT 0,
   -- Large values last: a row scan that does not ask for them never reads their overflow pages.
   cursor TEXT,
   ledger BLOB,

@@ -14,6 +14,16 @@ export const MAX_FOLD_SNAPSHOTS = 8;
 const USED_AT_GRAIN_MS = 60_000;
 
 /** A stored snapshot, without its state (`state()` reads that, only when the fold has something to do). */
+/** What the cached files of a report's sources warn about (`FoldSnapshots.notes`). */
+export interface FileNotes {
+  /** Lines skipped: how many, in how many files, the first file by path. */
+  skipped: { lines: number; files: number; first: string | undefined };
+  /** Files whose last read failed, by path, with the warning it gave. */
+  failed: { agent: string; root: string; path: string; warning: string }[];
+  /** A failure a scan would try again (not of the file's bytes). */
+  retry: boolean;
+}
+
 export interface FoldSnapshot {
   gens: Map<number, number>;
   /** The fold's pricer resolutions (JSON of `Pricer.exportResolved()`). */
@@ -124,20 +134,26 @@ export class FoldSnapshots {
   }
 
   /**
-   * The lines skipped in the cached files of `sources` (live rows under their roots): what the scan's
-   * SkipTally would count, for a run answered from a snapshot without a scan.
+   * What a scan of `sources` would warn about from the cached files (live rows under their roots), for a run
+   * answered from a snapshot without a scan: the lines skipped (as its SkipTally counts them), the failed
+   * reads (each row's warning, by path), and whether any failure is one a scan would try again (`retry`: then
+   * the snapshot must not answer alone).
    */
-  skipped(sources: readonly { agent: string; roots: readonly string[] }[]): { lines: number; files: number; first: string | undefined } {
-    const q = this.#db.prepare('SELECT path, root, skipped FROM files WHERE agent = ? AND skipped > 0 AND deleted = 0');
-    const out = { lines: 0, files: 0, first: undefined as string | undefined };
+  notes(sources: readonly { agent: string; roots: readonly string[] }[]): FileNotes {
+    const q = this.#db.prepare('SELECT path, root, skipped, error, retry FROM files WHERE agent = ? AND deleted = 0 AND (skipped > 0 OR error IS NOT NULL)');
+    const out: FileNotes = { skipped: { lines: 0, files: 0, first: undefined }, failed: [], retry: false };
     for (const s of sources) {
-      for (const r of q.all(s.agent) as { path: string; root: string; skipped: number }[]) {
+      for (const r of q.all(s.agent) as { path: string; root: string; skipped: number; error: string | null; retry: number }[]) {
         if (!s.roots.includes(r.root)) continue;
-        out.lines += r.skipped;
-        out.files++;
-        if (out.first === undefined || r.path < out.first) out.first = r.path;
+        if (r.error !== null) out.failed.push({ agent: s.agent, root: r.root, path: r.path, warning: r.error });
+        out.retry ||= r.retry !== 0;
+        if (r.skipped === 0) continue;
+        out.skipped.lines += r.skipped;
+        out.skipped.files++;
+        if (out.skipped.first === undefined || r.path < out.skipped.first) out.skipped.first = r.path;
       }
     }
+    out.failed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return out;
   }
 

@@ -36,6 +36,10 @@ export interface FileRow {
   gen: number;
   /** Lines of the file its reads skipped (their usage is not in the cache). */
   skipped: number;
+  /** The warning the last read of the file gave when it failed (null: it read); its records are the earlier reads'. */
+  error: string | null;
+  /** 1: that failure was not of the file's bytes (an I/O error): the file is read again by every run. */
+  retry: number;
 }
 
 /** What a finished parse of one file brings to the cache. */
@@ -66,6 +70,14 @@ export interface FileResult {
    */
   delta?: boolean;
 }
+
+/** A failed read of one file, as the cache records it (`EventCache.recordFailures`). */
+export type FileFailure = Pick<FileResult, 'agent' | 'path' | 'root' | 'parser' | 'size' | 'mtimeMs' | 'ino' | 'ctimeMs' | 'deps' | 'baseGen'> & {
+  /** The warning the failure gave. */
+  warning: string;
+  /** The failure was not of the file's bytes (see `FileRow.retry`). */
+  retry: boolean;
+};
 
 export type ApplyOutcome =
   | {

@@ -24,7 +24,7 @@ import { borrowCacheDb, isPooled, openCacheDb, releaseCacheDb, type Db } from '.
 import { bulkRow, currentMemo, dropMemo, memoAtStart, patchMemo, type BulkRow, type RowMemo } from './row-memo.js';
 import { cacheInstance } from './folds.js';
 import { compact, dropTail, encodeRecords, ledgerAfterRestart, logChange, changesSince, pushFile, toBuffer } from './file-segments.js';
-import { fileKey, type ApplyOutcome, type FileResult, type FileRow } from './rows.js';
+import { fileKey, type ApplyOutcome, type FileFailure, type FileResult, type FileRow } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 
 export { MAX_CHANGES_PER_FILE } from './file-segments.js';
@@ -213,6 +213,49 @@ export class EventCache {
   /** Apply finished parses in one IMMEDIATE transaction; returns, per result, the file's records or a conflict. */
   apply(results: readonly FileResult[]): ApplyOutcome[] {
     return this.#memoGuard(() => this.#applyTx.immediate(results));
+  }
+
+  /**
+   * Record failed reads, in one IMMEDIATE transaction: the warning each gave, so that a warm run gives it
+   * again. A failure of the file's bytes (not `retry`: a corrupt `.zst`) takes the file's identity, so the row
+   * is served with its warning until the file changes; any other (an I/O error) keeps the row's identity and
+   * is read again by the next run. A row's records stay (a new file's row has none). Per failure, the row's id
+   * and gen (a failure changes no record: the gen stays), or undefined when another process changed the row.
+   */
+  recordFailures(failures: readonly FileFailure[]): ({ id: number; gen: number } | undefined)[] {
+    if (failures.length === 0) return [];
+    return this.#memoGuard(() =>
+      this.#db
+        .transaction(() => {
+          const memo = memoAtStart(this.#db, this.#s.changesCount.get() as number);
+          let wrote = false;
+          const out = failures.map((f) => this.#failOne(f, () => (wrote = true)));
+          if (wrote) this.#countChange();
+          this.#memoPatch(memo, failures);
+          return out;
+        })
+        .immediate(),
+    );
+  }
+
+  #failOne(f: FileFailure, wrote: () => void): { id: number; gen: number } | undefined {
+    const row = this.#s.byPath.get(f.agent, f.path) as FileRow | undefined;
+    if ((row?.gen ?? null) !== f.baseGen) return undefined;
+    const retry = f.retry ? 1 : 0;
+    const now = { size: f.size, mtime_ms: f.mtimeMs, ino: f.ino, ctime_ms: f.ctimeMs, deps: f.deps };
+    const note = { error: f.warning, retry, updated_at: Date.now() };
+    if (row === undefined) {
+      wrote();
+      const { id } = this.#s.insertFailed.get({ agent: f.agent, path: f.path, root: f.root, parser: f.parser, ...now, ...note }) as { id: number };
+      return { id, gen: 1 };
+    }
+    const at = f.retry ? { size: row.size, mtime_ms: row.mtime_ms, ino: row.ino, ctime_ms: row.ctime_ms, deps: row.deps } : now;
+    const same = row.error === f.warning && row.retry === retry && row.size === at.size && row.mtime_ms === at.mtime_ms && row.ino === at.ino && row.ctime_ms === at.ctime_ms && row.deps === at.deps;
+    if (!same) {
+      wrote();
+      this.#s.noteFailure.run({ id: row.id, ...at, ...note });
+    }
+    return { id: row.id, gen: row.gen };
   }
 
   /** A write that fails (rolled back) drops the row memo its transaction may have patched. */

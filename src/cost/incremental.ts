@@ -24,7 +24,7 @@ import { getParserString } from '../../cursors/protocol/codec.js';
 import { CORE_EVENT_VERSION } from '../../cursors/protocol/events.js';
 import { sessionfoldVersion } from '../../cursors/versions.js';
 import type { FoldSnapshots, FoldSnapshot } from '../cache/folds.js';
-import { cacheIdentity, findAnswer, recordAnswer } from '../cache/answer-memo.js';
+import { cacheIdentity, findAnswer, recordAnswer, type AnswerNotes } from '../cache/answer-memo.js';
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches, scanUsageBlocks } from '../scan/index.js';
 import type { Discovery } from '../scan/discover.js';
@@ -133,7 +133,7 @@ export async function totalCostIncremental(
     if (memo !== undefined) {
       info.snapshot = 'hit';
       info.scanned = false;
-      if (memo.warning !== undefined) ns.onWarning(memo.warning);
+      replayNotes(ns, memo.notes);
       return JSON.parse(memo.summary) as CostSummary;
     }
   }
@@ -147,7 +147,7 @@ export async function totalCostIncremental(
     // The scan opens the cache too, and says what is wrong with it.
     return foldFresh(scan, foldOptions, ns);
   }
-  const answered: { warning?: string | undefined } = {};
+  const answered: AnswerNotes = { warnings: [], failed: [] };
   let summary: CostSummary;
   try {
     summary = await foldWithSnapshot(snaps, key, n, ns, foldOptions, scan, info, isConnectionReused, discovery, stats, answered);
@@ -157,7 +157,7 @@ export async function totalCostIncremental(
   // A stored summary answered without a scan: kept for the next run (not by a resident process, whose
   // connection stays open and which keeps its folds in memory).
   if (identity !== undefined && info.snapshot === 'hit' && !info.scanned && !isConnectionReused()) {
-    recordAnswer(ns.cachePath, identity, startedMs, { key, stats, summary: JSON.stringify(summary), warning: answered.warning ?? null });
+    recordAnswer(ns.cachePath, identity, startedMs, { key, stats, summary: JSON.stringify(summary), notes: answered });
   }
   return summary;
 }
@@ -184,13 +184,16 @@ async function foldWithSnapshot(
   reused: () => boolean,
   discovery: Discovery,
   stats: string,
-  answered: { warning?: string | undefined },
+  answered: AnswerNotes,
 ): Promise<CostSummary> {
   const { snap, changesAtStart } = readSnapshot(snaps, key, n);
   const run: RunContext = { key, snaps, ns, n, stats, info, reused };
   // Not one write to the cache's files since the snapshot, and every file as it saw them: its summary is
   // the answer, without reading a row.
-  if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) return answerStored(run, snap, answered);
+  if (snap !== undefined && snap.changesThen === changesAtStart && changesAtStart >= 0 && snap.stats === run.stats) {
+    const stored = answerStored(run, snap, answered);
+    if (stored !== undefined) return stored;
+  }
   const sf = new SnapshotFold(snaps, key, snap, foldOptions, info);
   const delta: ScanDelta = newScanDelta(snap?.gens ?? new Map(), snaps.instance, snaps.connection);
   // Files changed: the stored state is restored while they are read (the native engine reads on its own
@@ -228,17 +231,32 @@ async function foldWithSnapshot(
   return freshSummary;
 }
 
-/** The stored summary, as the answer of a run that found nothing changed; with the warning a scan would give. */
-function answerStored(run: RunContext, snap: FoldSnapshot, answered: { warning?: string | undefined }): CostSummary {
+/**
+ * The stored summary, as the answer of a run that found nothing changed; with the warnings a scan would give,
+ * from the rows (a served run equals a local one): the failed reads, then the skipped lines. Undefined when a
+ * failed read is one a scan would try again (an I/O error): the file may read now.
+ */
+function answerStored(run: RunContext, snap: FoldSnapshot, answered: AnswerNotes): CostSummary | undefined {
   const { info, snaps, ns } = run;
+  const notes = snaps.notes(ns.sources.map((s) => ({ agent: s.codec.id, roots: s.roots })));
+  if (notes.retry) return undefined;
   info.snapshot = 'hit';
   info.scanned = false;
-  // The warning a scan would give about skipped lines, from the rows (a served run equals a local one).
-  const skipped = Object.assign(new SkipTally(), snaps.skipped(ns.sources.map((s) => ({ agent: s.codec.id, roots: s.roots }))));
-  const w = skipped.warning();
-  if (w !== undefined) ns.onWarning(w);
-  answered.warning = w;
+  answered.failed = notes.failed.map((f) => [f.agent, f.root]);
+  answered.warnings = notes.failed.map((f) => f.warning);
+  const w = Object.assign(new SkipTally(), notes.skipped).warning();
+  if (w !== undefined) answered.warnings.push(w);
+  replayNotes(ns, answered);
   return JSON.parse(snap.summary) as CostSummary;
+}
+
+/** The warnings and failed files of an answer given without a scan, as the scan would have given them. */
+function replayNotes(ns: ReturnType<typeof normalizeScanOptions>, notes: AnswerNotes): void {
+  for (const [agent, root] of notes.failed) {
+    ns.stats.failed++;
+    ns.sourceReport?.tally.failed(agent, root);
+  }
+  for (const w of notes.warnings) ns.onWarning(w);
 }
 
 /**

@@ -17,13 +17,13 @@
 import { getParserString, type Codec } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { EventCache } from '../cache/store.js';
-import type { FileResult, FileRow } from '../cache/rows.js';
+import type { FileRow } from '../cache/rows.js';
 import { isCorruptionError, isForeignCacheError, moveAside } from '../cache/db.js';
-import { isUnchanged, makeTask, rowRoot, stillThere, triage, type TaskState, type Triage } from './classify.js';
+import { fileFailure, fileResult, isUnchanged, makeTask, stillThere, triage, type TaskState, type Triage } from './classify.js';
 import { isUnlistedRoot, loadListedCodecs, type Discovery, type ScanFile } from './discover.js';
 import type { NormalizedScanOptions } from './options.js';
 import { resolveWorkers } from './options.js';
-import { isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
+import { isFileError, isMissingFileError, type ParseTask, type TaskMessage } from './parse-file.js';
 import { netChange, type RecordChange } from './record-diff.js';
 import { TaskRunner } from './runner.js';
 import { decodeSegment, pushRecords, SegmentError, segmentCount, SegmentWriter } from './segment.js';
@@ -108,30 +108,6 @@ export async function* scanCached(opts: NormalizedScanOptions, discovery: Discov
 }
 
 type DoneMessage = Extract<TaskMessage, { type: 'done' }>;
-
-/** What the cache stores of a finished parse; `delta`: the consumer holds the file, so its changes are logged. */
-function fileResult(state: TaskState, done: DoneMessage, parser: string, delta: boolean): FileResult {
-  const { file, row } = state;
-  return {
-    agent: file.codec.id,
-    path: file.path,
-    root: rowRoot(file, row),
-    parser,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    ctimeMs: file.ctimeMs,
-    deps: file.deps,
-    baseGen: row?.gen ?? null,
-    start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },
-    segments: state.segments,
-    cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
-    prefixHash: done.prefixHash ?? null,
-    track: done.track,
-    skipped: state.skipped ?? 0,
-    delta,
-  };
-}
 
 /**
  * One scan through the event cache: the cache connection and its loaded rows, the consumer's delta (an
@@ -247,6 +223,8 @@ class CachedScan {
     for (const row of unchanged) {
       this.#serveRow(row, serve);
       this.#skipped.add(row.path, row.skipped);
+      // The file is as it was when its read failed: the same warning, as a cold run gives it.
+      if (row.error !== null) this.#failed(row.agent, row.root, row.error);
     }
     this.#opts.stats.unchanged += unchanged.length;
     for (const { file, row } of changed) this.#addTask(file, row, 0, false);
@@ -466,6 +444,26 @@ class CachedScan {
     yield* this.#emit(out, 0);
   }
 
+  /** A file that could not be read, counted and warned about. */
+  #failed(agent: string, root: string, warning: string): void {
+    this.#opts.stats.failed++;
+    this.#opts.sourceReport?.tally.failed(agent, root);
+    this.#opts.onWarning(warning);
+  }
+
+  /**
+   * Keep a failed read's warning in the file's row (a new file gets one, without records), so that a warm run
+   * warns as this one did (`#classify`; a snapshot's answer reads the rows). `retry`: read again next run.
+   */
+  #recordFailure(state: TaskState, warning: string, retry: boolean): void {
+    if (state.noWrite) return;
+    const failure = fileFailure(state, this.#parsers.get(state.file.codec) as string, warning, retry);
+    const [o] = this.#guard(() => this.#cache.recordFailures([failure]));
+    if (o === undefined) {
+      if (this.#delta) this.#delta.exact = false;
+    } else if (state.row === undefined) this.#delta?.gens.set(o.id, o.gen);
+  }
+
   /** A read that failed: a file deleted since discovery keeps its cached usage as deleted; others are warned about. */
   *#onError(state: TaskState, error: Error): Generator<UsageRecord[]> {
     const row = state.row;
@@ -488,9 +486,10 @@ class CachedScan {
       }
       return;
     }
-    this.#opts.stats.failed++;
-    this.#opts.sourceReport?.tally.failed(state.file.codec.id, state.file.root);
-    this.#opts.onWarning(`Cannot read ${state.file.path}: ${error.message}${row !== undefined ? ' (using its cached usage)' : ''}`);
+    const cached = row !== undefined && row.live_count + row.ledger_count > 0;
+    const warning = `Cannot read ${state.file.path}: ${error.message}${cached ? ' (using its cached usage)' : ''}`;
+    this.#failed(state.file.codec.id, state.file.root, warning);
+    this.#recordFailure(state, warning, !isFileError(error));
     if (row === undefined) return;
     this.#skipped.add(row.path, row.skipped);
     const served: FileRow[] = [];

@@ -6,9 +6,9 @@
 import { statSync } from 'node:fs';
 import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
 import type { EventCache } from '../cache/store.js';
-import { fileKey, type FileRow } from '../cache/rows.js';
+import { fileKey, type FileFailure, type FileResult, type FileRow } from '../cache/rows.js';
 import { isUnlistedRoot, type ScanFile } from './discover.js';
-import type { ParseTask } from './parse-file.js';
+import type { ParseTask, TaskMessage } from './parse-file.js';
 
 /**
  * A file the cache never read goes to the native engine (no cursor) when it is at most this large or was last
@@ -41,7 +41,8 @@ export interface TaskState {
  * else one statSync): no syscall more per file. The inode is compared as Node's number, which the native
  * listing gives alike (native/walk.c); where a file system has none it is 0 on both sides, and the ctime says
  * a rewrite. A chmod or a hard link also moves the ctime: the file is then checked once (a resume verifies
- * its prefix and parses nothing new).
+ * its prefix and parses nothing new). A row whose last read failed for another reason than the file's bytes
+ * (`retry`: an I/O error) is never unchanged: the file is read again.
  */
 export function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row is FileRow {
   return (
@@ -52,7 +53,8 @@ export function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: strin
     row.mtime_ms === f.mtimeMs &&
     row.ctime_ms === f.ctimeMs &&
     row.ino === f.ino &&
-    row.deps === f.deps
+    row.deps === f.deps &&
+    row.retry === 0
   );
 }
 
@@ -63,6 +65,32 @@ export function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: strin
  */
 export function rowRoot(f: ScanFile, row: FileRow | undefined): string {
   return row !== undefined && isUnlistedRoot(f.root) && !isUnlistedRoot(row.root) ? row.root : f.root;
+}
+
+/** The file's part of what the cache stores of a read of it, finished or failed: its row's key and identity. */
+function rowFields(state: TaskState, parser: string): Omit<FileFailure, 'warning' | 'retry'> {
+  const { file, row } = state;
+  const { size, mtimeMs, ino, ctimeMs, deps } = file;
+  return { agent: file.codec.id, path: file.path, root: rowRoot(file, row), parser, size, mtimeMs, ino, ctimeMs, deps, baseGen: row?.gen ?? null };
+}
+
+/** What the cache stores of a finished parse; `delta`: the consumer holds the file, so its changes are logged. */
+export function fileResult(state: TaskState, done: Extract<TaskMessage, { type: 'done' }>, parser: string, delta: boolean): FileResult {
+  return {
+    ...rowFields(state, parser),
+    start: state.start ?? { restarted: true, reason: 'no-cursor', replaced: {} },
+    segments: state.segments,
+    cursor: done.cursor === undefined ? null : JSON.stringify(done.cursor),
+    prefixHash: done.prefixHash ?? null,
+    track: done.track,
+    skipped: state.skipped ?? 0,
+    delta,
+  };
+}
+
+/** What the cache records of a failed read (`EventCache.recordFailures`). */
+export function fileFailure(state: TaskState, parser: string, warning: string, retry: boolean): FileFailure {
+  return { ...rowFields(state, parser), warning, retry };
 }
 
 /** The discovered files split by their rows: those served from the cache, and those read. */

@@ -325,3 +325,11 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
 export function isMissingFileError(e: SerializedError): boolean {
   return e.code === 'SESSION_NOT_FOUND' || e.code === 'ENOENT';
 }
+
+/** Codes of a failed read that the file's bytes decide (a corrupt `.zst`): the same bytes fail the same way. */
+const FILE_ERROR_CODES: ReadonlySet<string | undefined> = new Set(['PARSE_ERROR', 'FORMAT_MISMATCH', 'MALFORMED_LINE', 'LINE_TOO_LONG', 'LINE_ENDING']);
+
+/** Whether a failed read is one of the file's bytes (`FILE_ERROR_CODES`), not of the system (I/O, permissions). */
+export function isFileError(e: SerializedError): boolean {
+  return FILE_ERROR_CODES.has(e.code);
+}
