@@ -447,6 +447,17 @@ export function walkedIs(w: WalkedLine, slot: number, text: string, bytes: Uint8
   return true;
 }
 
+/**
+ * Whether a walked line's value at `slot` is a non-empty string (what `str(walkedValue(w, slot))` keeps), told
+ * from its span without decoding it.
+ */
+export function walkedIsText(w: WalkedLine, slot: number): boolean {
+  const k = w.at + 3 * slot;
+  if (w.spans[k + 2] === 0) return false;
+  const from = w.spans[k] as number;
+  return w.bytes[from] === QUOTE && (w.spans[k + 1] as number) - from > 2;
+}
+
 /** A walked line's fields as `scanFields` gives them (an object per collected object: for readers that want the record whole). */
 export function walkedFields(w: WalkedLine, p: CompiledProjection): Record<string, unknown> {
   const o: Record<string, unknown> = {};

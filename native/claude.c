@@ -16,7 +16,9 @@
  * - candidates of one response (same key: the message id, else the request id, as the JavaScript key string) keep the
  *   largest (most output, then most tokens); up to 8 responses are open at once, the oldest is emitted first
  *   (parse.ts `onUsage`, MAX_OPEN_RESPONSES); a response already emitted is not counted again; a candidate
- *   without ids closes every open response and is emitted at once.
+ *   without ids closes every open response and is emitted at once;
+ * - a usage line of a main transcript (JavaScript passes its own session id) whose `sessionId` or
+ *   `forkedFrom.sessionId` names another session was copied from it (usage.ts `isCopiedLine`).
  *
  * A line that is not a JSON object is skipped and counted, as read() skips it. Where C cannot be sure to
  * decide as JavaScript would, it answers CS_BAIL and the caller reads the file with the JavaScript codec
@@ -65,6 +67,9 @@ struct ClaudeScan {
   int ended;
   /* CS_NEED_TEXT: the text room the next event needs */
   size_t need_text;
+  /* the session the file's own lines name; own_len 0: none (no line is judged a copy) */
+  uint8_t *own;
+  size_t own_len;
 };
 
 static void ev_free(void *p) {
@@ -75,13 +80,23 @@ static void ev_free(void *p) {
   free(e);
 }
 
-ClaudeScan *cs_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map) {
+ClaudeScan *cs_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *own,
+                    size_t own_len) {
   ClaudeScan *c = calloc(1, sizeof(ClaudeScan));
   if (c == NULL) return NULL;
+  if (own_len > 0) {
+    if ((c->own = malloc(own_len)) == NULL) {
+      free(c);
+      return NULL;
+    }
+    memcpy(c->own, own, own_len);
+    c->own_len = own_len;
+  }
   static const uint8_t usage[] = "\"usage\"";
   const uint8_t *m[1] = {usage};
   const size_t ml[1] = {7};
   if (!walker_open(&c->walk, fd, size, max_line, 0, cap, proj, slots, m, ml, 1)) {
+    free(c->own);
     free(c);
     return NULL;
   }
@@ -92,6 +107,7 @@ ClaudeScan *cs_open(int fd, int64_t size, int64_t max_line, size_t cap, const Pr
 void cs_close(ClaudeScan *c) {
   if (c == NULL) return;
   walker_close(&c->walk);
+  free(c->own);
   free(c->cwd);
   for (int i = 0; i < c->npending; i++) ev_free(c->pending[i]);
   q_free(&c->queue, ev_free);
@@ -129,6 +145,22 @@ static void put(Ev *e, uint8_t *text, int which, const Fields *f, const int32_t 
 
 static void put_string(Ev *e, uint8_t *text, int which, const Fields *f, const int32_t *s) {
   put(e, text, which, f, s, (s[2] & SLOT_ESCAPED) ? CS_STR_JSON : CS_STR_PLAIN);
+}
+
+/* usage.ts `isCopiedLine` of one of a line's session fields: 1 when it names a session other than the file's
+ * own, 0 when not, CS_BAIL when only its decoded value can tell (escapes: JavaScript compares decoded strings;
+ * raw bytes other than an ASCII id's decode to another string). */
+static int names_other(const ClaudeScan *c, const Fields *f, const int32_t *s) {
+  if (!is_str(f, s)) return 0;
+  if (!no_escapes(s)) return CS_BAIL;
+  return content_len(s) != c->own_len || memcmp(content(f, s), c->own, c->own_len) != 0;
+}
+
+/* Whether a usage line was copied from another session (usage.ts `isCopiedLine`): 1, 0 or CS_BAIL. */
+static int copied_line(const ClaudeScan *c, const Fields *f) {
+  if (c->own_len == 0) return 0;
+  const int by_id = names_other(c, f, slot(f, CF_SESSION_ID));
+  return by_id != 0 ? by_id : names_other(c, f, slot(f, CF_FORKED_FROM));
 }
 
 /* Emit an open response and remember its key; out of memory, the response is freed (the caller holds it no more). */
@@ -228,6 +260,8 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
       !count_of(&f, is_object(stu) ? slot(&f, CF_WEB_SEARCHES) : NULL, &searches))
     return CS_BAIL;
   const double write = is_number(&f, total_slot) ? total : w5 + w1;
+  const copied = copied_line(c, &f);
+  if (copied == CS_BAIL) return CS_BAIL;
 
   Ev *e = calloc(1, sizeof(Ev));
   if (e == NULL) return 0;
@@ -239,6 +273,7 @@ static int on_line(ClaudeScan *c, const uint8_t *b, int64_t start) {
   e->n[CS_N_CACHE_WRITE] = write;
   e->n[CS_N_CACHE_WRITE_1H] = w1 < write ? w1 : write;
   e->n[CS_N_WEB_SEARCHES] = searches;
+  e->n[CS_N_COPIED] = copied;
   /* the key: usage.ts getResponseKey without its `claude:` prefix (the message id, else ':' request id) */
   if (has_mid || has_rid) {
     const size_t ml = has_mid ? (size_t)(mid[1] - mid[0] - 2) : 0, rl = has_rid ? (size_t)(rid[1] - rid[0] - 2) : 0;
@@ -351,7 +386,8 @@ int cs_next(ClaudeScan *c, uint8_t *text, size_t text_cap, double *nums, int32_t
  */
 #define BATCH 1024
 
-uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, int *status, size_t *len) {
+uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *own,
+                      size_t own_len, int *status, size_t *len) {
   *status = CS_FILE_BAIL;
   *len = 0;
   int fd;
@@ -364,7 +400,7 @@ uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
   sf_scratch_take(0, &nums, &nums_cap);
   sf_scratch_take(1, &strs, &strs_cap);
   sf_scratch_take(2, &text, &text_cap);
-  c = cs_open(fd, size, max_line, cap, proj, slots, map);
+  c = cs_open(fd, size, max_line, cap, proj, slots, map, own, own_len);
   if (c == NULL) goto done;
   size_t room = 4096;
   for (;;) {

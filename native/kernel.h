@@ -128,10 +128,12 @@ enum {
   CF_SPEED,
   /* data.message.message.usage: a progress line's copy of a subagent response, which only JavaScript counts */
   CF_RELAYED_USAGE,
+  /* forkedFrom.sessionId: the origin `/branch` and `--fork-session` stamp on a copied line */
+  CF_FORKED_FROM,
   CS_FIELDS
 };
-/* An event's numbers, in this order. */
-enum { CS_N_OFFSET, CS_N_INPUT, CS_N_OUTPUT, CS_N_REASONING, CS_N_CACHE_READ, CS_N_CACHE_WRITE, CS_N_CACHE_WRITE_1H, CS_N_WEB_SEARCHES, CS_N_KEY_HI, CS_N_KEY_LO, CS_N_TIME, CS_NUMS };
+/* An event's numbers, in this order (CS_N_COPIED: 1 for a line copied from another session, else 0). */
+enum { CS_N_OFFSET, CS_N_INPUT, CS_N_OUTPUT, CS_N_REASONING, CS_N_CACHE_READ, CS_N_CACHE_WRITE, CS_N_CACHE_WRITE_1H, CS_N_WEB_SEARCHES, CS_N_KEY_HI, CS_N_KEY_LO, CS_N_TIME, CS_N_COPIED, CS_NUMS };
 /* An event's strings (3 int32 each: start in text, length, kind), in this order. */
 enum { CS_S_MODEL, CS_S_MESSAGE_ID, CS_S_REQUEST_ID, CS_S_UUID, CS_S_TIMESTAMP, CS_S_COST, CS_S_SPEED, CS_STRS };
 /* String kinds: absent, a string's content without escapes, a string's JSON (escaped), a number's JSON, a
@@ -145,13 +147,16 @@ enum { CS_ABSENT, CS_STR_PLAIN, CS_STR_JSON, CS_NUMBER, CS_STR_TIME };
 #define CS_NEED_TEXT (-6)
 
 typedef struct ClaudeScan ClaudeScan;
-ClaudeScan *cs_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map);
+/* own: the session the file's own lines name (codecs/claude/paths.ts getOwnSessionId), own_len 0 for none */
+ClaudeScan *cs_open(int fd, int64_t size, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *own,
+                    size_t own_len);
 void cs_close(ClaudeScan *c);
 /* Events into text / nums (CS_NUMS each) / strs (3 * CS_STRS each), at most cap: the count (> 0), or CS_END,
  * CS_IO_ERROR, CS_BAIL (the caller reads the file with JavaScript), CS_NO_MEMORY; *text_used the text written. */
 int cs_next(ClaudeScan *c, uint8_t *text, size_t text_cap, double *nums, int32_t *strs, int cap, size_t *text_used);
 /* A whole file, for a thread of its own: engine.h's result block. */
-uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, int *status, size_t *len);
+uint8_t *cs_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *own,
+                      size_t own_len, int *status, size_t *len);
 #define CS_FILE_OK 0
 #define CS_FILE_BAIL 1
 

@@ -63,7 +63,8 @@ static void scan_job_run(void *data) {
       f->out = cx_scan_file(f->path, j->max_line, (size_t)j->cap, j->proj->root, j->proj->slots, j->map, f->file_id, f->file_id_len, &f->status,
                             &f->out_len);
     else
-      f->out = cs_scan_file(f->path, j->max_line, (size_t)j->cap, j->proj->root, j->proj->slots, j->map, &f->status, &f->out_len);
+      f->out = cs_scan_file(f->path, j->max_line, (size_t)j->cap, j->proj->root, j->proj->slots, j->map, f->file_id, f->file_id_len, &f->status,
+                            &f->out_len);
   }
   pthread_mutex_lock(&j->gate);
   if (j->dead) {

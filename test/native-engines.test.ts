@@ -273,6 +273,38 @@ describeNative('native engines: adversarial transcripts (property)', () => {
   });
 
   const header = JSON.stringify(meta(CODEX_ID, 0));
+  it('Claude: lines copied from another session (resumed, branched) are marked copied in both engines', async () => {
+    const line = (id: string, fields: object) =>
+      JSON.stringify({ type: 'assistant', ...fields, timestamp: ts(1), message: { id, model: 'claude-opus-4-1-20250805', content: [], usage: { input_tokens: 1, output_tokens: 2 } } });
+    const origin = '11111111-2222-4333-8444-555555555555';
+    const lines = [
+      opening,
+      line('msg_resumed', { sessionId: origin }),
+      line('msg_branched', { sessionId: CLAUDE_SID, forkedFrom: { sessionId: origin, messageUuid: 'u-1' } }),
+      line('msg_own', { sessionId: CLAUDE_SID }),
+      line('msg_stamped_own', { sessionId: CLAUDE_SID, forkedFrom: { sessionId: CLAUDE_SID } }),
+      line('msg_no_session', {}),
+    ];
+    const file = await claudeFile(lines.join('\n') + '\n');
+    expect(await expectSame(claude, file)).toBe(true);
+    const got = await engine(claude, file);
+    expect(got && got.events.map((e) => [e.messageId, e.copied])).toEqual([
+      ['msg_resumed', true],
+      ['msg_branched', true],
+      ['msg_own', undefined],
+      ['msg_stamped_own', undefined],
+      ['msg_no_session', undefined],
+    ]);
+    // An escaped session id is compared decoded: the engine leaves the file to read().
+    const escaped = await claudeFile([opening, line('msg_e', { sessionId: origin }).replace(origin, `\\u0031${origin.slice(1)}`)].join('\n') + '\n');
+    expect(await engine(claude, escaped)).toBe(false);
+    // A subagent's transcript names its parent's session in every line: none of them is a copy.
+    const sub = join(dirname(file), CLAUDE_SID, 'subagents', 'agent-a1.jsonl');
+    await mkdir(dirname(sub), { recursive: true });
+    await writeFile(sub, lines.join('\n') + '\n');
+    expect((await reference(claude, sub)).usage.map((e) => e.copied)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
   it('Claude: a response copied with and without requestId is one event in both engines', async () => {
     const line = (req: string | undefined, out: number) =>
       JSON.stringify({ type: 'assistant', sessionId: CLAUDE_SID, timestamp: ts(1), ...(req !== undefined && { requestId: req }), message: { id: 'msg_copy', model: 'claude-opus-4-1-20250805', content: [], usage: { input_tokens: 1, output_tokens: out } } });

@@ -25,6 +25,7 @@ const eventArb: fc.Arbitrary<UsageEvent> = fc
       // Full Unicode, lone surrogates included: the encoding must round-trip every JS string.
       dedupKey: fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 30 }),
       messageId: fc.string({ unit: 'grapheme', maxLength: 20 }),
+      copied: fc.constant(true),
     },
     { requiredKeys: ['agent', 'sessionId', 'offset', 'model', 'timestamp', 'inputTokens', 'outputTokens', 'reasoningTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheWrite1hTokens', 'singleRequest', 'dedupKey'] },
   )

@@ -37,15 +37,15 @@ describe('usageEventOf', () => {
 
   it('builds every event on blankUsageEvent\'s shape: all of its keys, in its order, whichever are set', () => {
     const keys = Object.keys(blankUsageEvent());
-    expect(keys).toEqual(['type', 'agent', 'sessionId', 'offset', 'model', 'modelFallback', 'provider', 'timestamp', ...TOKEN_FIELDS, 'costUsd', 'speed', 'webSearchRequests', 'singleRequest', 'dedupKey', 'messageId']);
-    const full = usageEventOf('goose', 's4', 3, { model: 'm', provider: 'p', timestamp: 't', inputTokens: 1, costUsd: 0.5, speed: 'fast', webSearchRequests: 2, singleRequest: false, dedupKey: 'd', messageId: 'x' });
+    expect(keys).toEqual(['type', 'agent', 'sessionId', 'offset', 'model', 'modelFallback', 'provider', 'timestamp', ...TOKEN_FIELDS, 'costUsd', 'speed', 'webSearchRequests', 'singleRequest', 'dedupKey', 'messageId', 'copied']);
+    const full = usageEventOf('goose', 's4', 3, { model: 'm', provider: 'p', timestamp: 't', inputTokens: 1, costUsd: 0.5, speed: 'fast', webSearchRequests: 2, singleRequest: false, dedupKey: 'd', messageId: 'x', copied: true });
     const bare = usageEventOf('droid', 's5', 0, { model: undefined, timestamp: undefined, singleRequest: false, dedupKey: 'k' });
     expect(Object.keys(full)).toEqual(keys);
     expect(Object.keys(bare)).toEqual(keys);
     expect(JSON.parse(JSON.stringify(full))).toEqual({
       type: 'usage', agent: 'goose', sessionId: 's4', offset: 3, model: 'm', provider: 'p', timestamp: 't',
       inputTokens: 1, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0,
-      costUsd: 0.5, speed: 'fast', webSearchRequests: 2, singleRequest: false, dedupKey: 'd', messageId: 'x',
+      costUsd: 0.5, speed: 'fast', webSearchRequests: 2, singleRequest: false, dedupKey: 'd', messageId: 'x', copied: true,
     });
   });
 });

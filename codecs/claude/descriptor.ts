@@ -14,8 +14,10 @@ import { CODEC_ID, claudeParseDependencies, discoverClaudeFilesSync, getClaudeRo
  * the subagent's session (a cache of an older version lacks the responses only a parent holds). 7: an
  * `input_tokens` of -1 beside cache reads (Kimi's full cache hit, cursors/sane.ts `uncachedInput`) counts 0,
  * where the line was refused. 8: a `/branch` copy's session names its origin from the lines' `forkedFrom`.
+ * 9: a usage line copied from another session (`--resume`, `/branch`) is marked `copied` (usage.ts
+ * `isCopiedLine`), so the fold keeps its origin's copy on a tie.
  */
-export const PARSER_VERSION = 8;
+export const PARSER_VERSION = 9;
 
 export const claudeDescriptor: CodecDescriptor = {
   id: CODEC_ID,

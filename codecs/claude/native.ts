@@ -17,7 +17,7 @@ import { resetUsageEvent, type UsageEvent } from '../../cursors/protocol/events.
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { saneCost } from '../../cursors/sane.js';
 import { ABSENT, blockValue, createUsageScanner, setFoldHints, TIME, valueAt, type Block } from '../../cursors/native-engine.js';
-import { getClaudeSessionId } from './paths.js';
+import { getClaudeSessionId, getOwnSessionId } from './paths.js';
 import { blankUsageValues, fillUsage, keysOnLineUuid, keysOnRequestId, releaseValues, USAGE_LINE_FIELDS } from './usage.js';
 
 /** What the engine walks: the usage fields, and where the session ran (its cwd, or 1.x's project). */
@@ -49,10 +49,11 @@ const FIELD_PATHS = [
   ['message', 'usage', 'server_tool_use', 'web_search_requests'],
   ['message', 'usage', 'speed'],
   ['data', 'message', 'message', 'usage'],
+  ['forkedFrom', 'sessionId'],
 ] as const;
 
-/** native/kernel.h CS_N_*: offset, seven counts, then the fold hints (key hash hi, lo, time). */
-const NUMS = 11;
+/** native/kernel.h CS_N_*: offset, seven counts, the fold hints (key hash hi, lo, time), then 1 for a copied line. */
+const NUMS = 12;
 const STRS = 7;
 
 /** A non-empty string, as `str()` (the engine hands over only those for these fields). */
@@ -90,6 +91,7 @@ function decodeEvent(b: Block, sessionId: string, k: number, into: UsageEvent): 
     v.cacheWriteTokens = nums[num + 5] as number;
     v.cacheWrite1hTokens = nums[num + 6] as number;
     v.webSearchRequests = nums[num + 7] as number;
+    v.copied = nums[num + 11] === 1;
     fillUsage(v, sessionId, nums[num] as number, resetUsageEvent(into));
   } finally {
     releaseValues(v);
@@ -135,7 +137,8 @@ export function scanClaudeUsage(files: readonly string[]): Promise<(UsageScanRes
   const ids = files.map(getClaudeSessionId);
   const take = files.filter((_, i) => ids[i] !== undefined);
   const takeIds = ids.filter((id): id is string => id !== undefined);
-  const read = scan(take, take.map(() => ''), takeIds);
+  // C judges a line copied against the file's own session (usage.ts `isCopiedLine`), '' for none.
+  const read = scan(take, take.map((f) => getOwnSessionId(f) ?? ''), takeIds);
   if (read === undefined) return undefined;
   return read.then((results) => {
     let k = 0;

@@ -377,7 +377,7 @@ function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult
   // The first sessionId of the lines names the session when the path does not.
   const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? str(rec.sessionId) : undefined;
   const sessionId = lock ?? currentSessionId(s);
-  const usage = extractUsage(rec, sessionId, start);
+  const usage = extractUsage(rec, sessionId, start, s.ownSessionId);
   // Before any change to the state.
   if (collides(s, usage)) return RESTART;
   if (lock !== undefined) s.lineSessionId = lock;
@@ -396,7 +396,7 @@ function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult
 function onWalked(s: ClaudeState, w: WalkedLine, start: number, emit: Emit): LineResult {
   s.scanned.fast++;
   const lock = s.path.sessionId === undefined && s.lineSessionId === undefined ? walkedSessionId(w) : undefined;
-  const usage = walkedUsage(w, lock ?? currentSessionId(s), start, s);
+  const usage = walkedUsage(w, lock ?? currentSessionId(s), start, s, s.ownSessionId);
   if (collides(s, usage)) return RESTART;
   if (lock !== undefined) s.lineSessionId = lock;
   if (usage !== undefined && usage !== REPEATED) onUsage(s, usage, emit);

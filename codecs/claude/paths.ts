@@ -86,6 +86,16 @@ export function getClaudeSessionId(file: string): string | undefined {
   return getClaudePathInfo(file).sessionId;
 }
 
+/**
+ * The session a main transcript's own lines name: its UUID file name. A line of it naming another session
+ * was copied from that one (usage.ts `isCopiedLine`). Undefined for a subagent's transcript, whose lines name
+ * the parent's session, and for a file named otherwise, whose session is taken from its lines.
+ */
+export function getOwnSessionId(file: string): string | undefined {
+  const id = getClaudeSessionId(file);
+  return id !== undefined && UUID_RE.test(id) ? id : undefined;
+}
+
 /** The session id a file name's stem gives (`getClaudePathInfo`), `inSubagents` when it is an `agent-` stem in a `subagents/` folder. */
 function sessionIdOf(stem: string, inSubagents: boolean): string | undefined {
   return UUID_RE.test(stem) || AGENT_RE.test(stem) || inSubagents ? stem : undefined;

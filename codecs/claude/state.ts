@@ -16,7 +16,7 @@ import { hashId32 } from '../../cursors/ids.js';
 import type { ReadInfo } from '../../cursors/protocol/codec.js';
 import { usageEventFromJson, type SessionEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { getClaudePathInfo, type ClaudePathInfo } from './paths.js';
+import { getClaudePathInfo, getOwnSessionId, type ClaudePathInfo } from './paths.js';
 import { isRecord, type SubagentMeta } from './schema.js';
 
 /** Open tool calls kept for matching results; the oldest is dropped beyond this. */
@@ -59,6 +59,8 @@ export interface ClaudeTitles {
 export interface ClaudeState {
   file: string;
   path: ClaudePathInfo;
+  /** The session the file's own lines name (paths.ts `getOwnSessionId`): a line naming another is a copy. */
+  ownSessionId: string | undefined;
   info: ReadInfo;
   /** Usage/session-only reads: after the session event, only lines the filter names are parsed. */
   filter: ClaudeFilter | undefined;
@@ -98,6 +100,7 @@ export function initClaudeState(ctx: CoreContext, meta?: SubagentMeta): ClaudeSt
   return {
     file: ctx.file,
     path: getClaudePathInfo(ctx.file),
+    ownSessionId: getOwnSessionId(ctx.file),
     info: ctx.options.info,
     filter: onlySessionUsage ? { usage: kinds.has('usage'), titles: kinds.has('session') && ctx.options.titles } : undefined,
     meta,

@@ -50,6 +50,7 @@ export const USAGE_LINE_FIELDS = {
   costUSD: true,
   uuid: true,
   timestamp: true,
+  forkedFrom: { sessionId: true },
   message: MESSAGE_FIELDS,
   data: {
     agentId: true,
@@ -149,6 +150,20 @@ export function relayedSessionId(agentId: unknown, sessionId: string): string {
 }
 
 /**
+ * Whether a line of the transcript whose own session is `own` (paths.ts `getOwnSessionId`) was copied from
+ * another session: its `sessionId` (a `--resume` copy keeps the origin's) or its `forkedFrom.sessionId`
+ * (`/branch` and `--fork-session` stamp the origin there) names one. Such a response counts in the origin's
+ * session on a tie (src/cost/fold-ledger.ts `beatsCopy`), as ccusage, reading files oldest first, counts it.
+ */
+export function isCopiedLine(own: string | undefined, sessionId: unknown, forkedFrom: unknown): boolean {
+  if (own === undefined) return false;
+  const line = str(sessionId);
+  if (line !== undefined && line !== own) return true;
+  const origin = str(forkedFrom);
+  return origin !== undefined && origin !== own;
+}
+
+/**
  * What `usageOf` reads of a line, as JSON.parse gives it (an object only as whether it is one): filled from a
  * parsed line (`extractUsage`) or from one the WebAssembly kernel walked (parse.ts), so the rules are written
  * once, in `usageOf`.
@@ -178,6 +193,8 @@ export interface UsageFields {
   /** `usage.server_tool_use` is an object, and its search count. */
   serverToolUse: boolean;
   webSearch: unknown;
+  /** The line was copied from another session (`isCopiedLine`). */
+  copied: boolean;
 }
 
 /** A blank UsageFields (readers reuse one: this runs once per usage line of a history). */
@@ -203,6 +220,7 @@ export function blankUsageFields(): UsageFields {
     thinking: undefined,
     serverToolUse: false,
     webSearch: undefined,
+    copied: false,
   };
 }
 
@@ -215,12 +233,21 @@ const parsed = blankUsageFields();
  * subagent's own line, under the same key, in the subagent's session (README.md, "`progress` /
  * `agent_progress` lines and subagent files").
  */
-export function extractUsage(rec: Record<string, unknown>, sessionId: string, start: number): UsageCandidate | undefined {
-  if (isRecord(rec.message)) return usageOf(fillFields(parsed, rec, rec.message, undefined), sessionId, start);
+export function extractUsage(rec: Record<string, unknown>, sessionId: string, start: number, own?: string): UsageCandidate | undefined {
+  if (isRecord(rec.message)) return usageOf(fillFields(parsed, rec, rec.message, undefined, own), sessionId, start);
   if (rec.type !== 'progress' || !isRecord(rec.data)) return undefined;
   const copy = rec.data.message;
   if (!isRecord(copy) || !isRecord(copy.message)) return undefined;
-  return usageOf(fillFields(parsed, copy, copy.message, rec.timestamp), relayedSessionId(rec.data.agentId, sessionId), start);
+  // Copied or not as the progress line is: a resumed parent copies its origin's progress lines.
+  const fields = fillFields(parsed, copy, copy.message, rec.timestamp, undefined);
+  fields.copied = isCopiedLine(own, rec.sessionId, forkOrigin(rec));
+  return usageOf(fields, relayedSessionId(rec.data.agentId, sessionId), start);
+}
+
+/** A parsed line's `forkedFrom.sessionId` value. */
+function forkOrigin(line: Record<string, unknown>): unknown {
+  const f = line.forkedFrom;
+  return isRecord(f) ? f.sessionId : undefined;
 }
 
 /**
@@ -228,8 +255,9 @@ export function extractUsage(rec: Record<string, unknown>, sessionId: string, st
  * copy's own time is the subagent line's; `fallbackTime` (the progress line's, when the parent wrote it)
  * stands in only when the copy has none.
  */
-function fillFields(f: UsageFields, line: Record<string, unknown>, msg: Record<string, unknown>, fallbackTime: unknown): UsageFields {
+function fillFields(f: UsageFields, line: Record<string, unknown>, msg: Record<string, unknown>, fallbackTime: unknown, own: string | undefined): UsageFields {
   f.message = true;
+  f.copied = isCopiedLine(own, line.sessionId, forkOrigin(line));
   const u = msg.usage;
   f.usage = isRecord(u);
   if (!f.usage) return f;
@@ -308,6 +336,7 @@ export function usageOf(f: UsageFields, sessionId: string, start: number, held?:
     v.cacheWriteTokens = cacheWrite;
     v.cacheWrite1hTokens = Math.min(write1h, cacheWrite);
     v.webSearchRequests = saneCount(f.serverToolUse ? f.webSearch : undefined, 'web_search_requests');
+    v.copied = f.copied;
     if (held !== undefined && repeats(v, held)) {
       saneCost(v.cost, 'costUSD'); // `fillUsage`'s one check: the line is refused as it would be
       return REPEATED;
@@ -335,6 +364,8 @@ export interface UsageValues extends TokenCounts {
   cost: unknown;
   speed: string | undefined;
   webSearchRequests: number;
+  /** The line was copied from another session (`isCopiedLine`). */
+  copied: boolean;
 }
 
 /**
@@ -347,7 +378,7 @@ const values = blankUsageValues();
 
 /** A UsageValues to fill and release (`releaseValues`) again, for a reader that reuses one. */
 export function blankUsageValues(): UsageValues {
-  const v = { model: undefined, messageId: undefined, requestId: undefined, uuid: undefined, timestamp: undefined, timestampValid: undefined, cost: undefined, speed: undefined, webSearchRequests: 0 } as UsageValues;
+  const v = { model: undefined, messageId: undefined, requestId: undefined, uuid: undefined, timestamp: undefined, timestampValid: undefined, cost: undefined, speed: undefined, webSearchRequests: 0, copied: false } as UsageValues;
   releaseValues(v);
   return v;
 }
@@ -363,6 +394,7 @@ export function releaseValues(v: UsageValues): void {
   v.cost = undefined;
   v.speed = undefined;
   v.webSearchRequests = 0;
+  v.copied = false;
   zeroTokens(v);
 }
 
@@ -409,6 +441,7 @@ export function fillUsage(v: UsageValues, sessionId: string, start: number, even
   // Without any id (no key: `keysOnLineUuid`) the line cannot be matched to another: its key is unique to the line.
   event.dedupKey = key ?? `${CODEC_ID}:line:${sessionId}:${v.uuid ?? `@${start}`}`;
   if (messageId !== undefined) event.messageId = messageId;
+  if (v.copied) event.copied = true;
   return key;
 }
 

@@ -4,7 +4,7 @@
  * it, then `usageOf`, so both paths give the same candidate (test/wasm-walk.test.ts).
  */
 import type { WalkedLine } from '../../cursors/core.js';
-import { compileProjection, slotOf, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
+import { compileProjection, slotOf, walkedIs, walkedIsText, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { str } from './schema.js';
 import { blankUsageFields, keysOnLineUuid, keysOnRequestId, relayedSessionId, USAGE_LINE_FIELDS, usageOf, type HeldResponses, type UsageCandidate } from './usage.js';
 
@@ -49,6 +49,7 @@ const LINE_SLOT = {
   data: slotOf(USAGE_FIELDS, ['data']),
   copy: slotOf(USAGE_FIELDS, ['data', 'message']),
   agentId: slotOf(USAGE_FIELDS, ['data', 'agentId']),
+  forkedFrom: slotOf(USAGE_FIELDS, ['forkedFrom', 'sessionId']),
 };
 
 const walkedFields = blankUsageFields();
@@ -62,17 +63,39 @@ export function walkedSessionId(w: WalkedLine): string | undefined {
  * The usage of a walked line: its fields read where the walk left them, then `usageOf`, as `extractUsage` of
  * the parsed line; `REPEATED` (usage.ts) for a line that repeats a response `held` holds without replacing it.
  */
-export function walkedUsage(w: WalkedLine, sessionId: string, start: number, held: HeldResponses): UsageCandidate | undefined {
-  if (walkedObject(w, SLOT.message)) return usageOf(walkedFieldsAt(w, SLOT, undefined), sessionId, start, held);
+export function walkedUsage(w: WalkedLine, sessionId: string, start: number, held: HeldResponses, own: string | undefined): UsageCandidate | undefined {
+  if (walkedObject(w, SLOT.message)) return usageOf(walkedFieldsAt(w, SLOT, undefined, own), sessionId, start, held);
   if (walkedValue(w, LINE_SLOT.type) !== 'progress' || !walkedObject(w, LINE_SLOT.data) || !walkedObject(w, LINE_SLOT.copy) || !walkedObject(w, COPY_SLOT.message)) return undefined;
-  const fields = walkedFieldsAt(w, COPY_SLOT, walkedValue(w, SLOT.timestamp));
+  const fields = walkedFieldsAt(w, COPY_SLOT, walkedValue(w, SLOT.timestamp), own);
   return usageOf(fields, relayedSessionId(walkedValue(w, LINE_SLOT.agentId), sessionId), start, held);
 }
 
+/** The UTF-8 of the last own session id `walkedCopied` compared with (a read asks with one id throughout). */
+let ownText: string | undefined;
+let ownBytes: Uint8Array = new Uint8Array(0);
+
+/**
+ * `isCopiedLine` (usage.ts) of a walked line, its session fields compared with `own` as bytes: no string made
+ * per line. The line's own fields decide for a progress line's copy too, as `extractUsage` has it.
+ */
+function walkedCopied(w: WalkedLine, own: string | undefined): boolean {
+  if (own === undefined) return false;
+  if (own !== ownText) {
+    ownText = own;
+    ownBytes = Buffer.from(own, 'utf8');
+  }
+  return namesOther(w, LINE_SLOT.sessionId, own) || namesOther(w, LINE_SLOT.forkedFrom, own);
+}
+
+function namesOther(w: WalkedLine, slot: number, own: string): boolean {
+  return walkedIsText(w, slot) && !walkedIs(w, slot, own, ownBytes);
+}
+
 /** `walkedFields` filled from the slots `at` (fillFields in usage.ts, for a walked line). */
-function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown) {
+function walkedFieldsAt(w: WalkedLine, at: UsageSlots, fallbackTime: unknown, own: string | undefined) {
   const f = walkedFields;
   f.message = true;
+  f.copied = walkedCopied(w, own);
   f.usage = walkedObject(w, at.usage);
   if (!f.usage) return f;
   f.model = walkedValue(w, at.model);

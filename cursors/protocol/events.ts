@@ -154,6 +154,12 @@ export interface UsageEvent extends EventBase, TokenCounts {
   dedupKey: string;
   /** Agent's message / response id, when there is one. */
   messageId?: string;
+  /**
+   * True when the record is a copy of a response made in another session, which this file copied (Claude
+   * Code's `--resume` copy, `/branch`, `--fork-session`): folds keep the origin's own copy on a tie. Absent
+   * for a copy the file's own session made.
+   */
+  copied?: boolean;
 }
 
 /**
@@ -188,6 +194,7 @@ export function blankUsageEvent(): UsageEvent {
     singleRequest: false,
     dedupKey: '',
     messageId: undefined,
+    copied: undefined,
   } as UsageEvent;
 }
 
@@ -225,6 +232,7 @@ export function resetUsageEvent(e: UsageEvent): UsageEvent {
   e.singleRequest = false;
   e.dedupKey = '';
   e.messageId = undefined;
+  e.copied = undefined;
   return e;
 }
 
@@ -251,6 +259,8 @@ export interface UsageRecord extends Partial<TokenCounts> {
   singleRequest: boolean;
   dedupKey: string;
   messageId?: string;
+  /** The record is a copy another session made (UsageEvent.copied). */
+  copied?: boolean;
 }
 
 /**
@@ -281,6 +291,7 @@ export function usageEventOf(agent: string, sessionId: string, offset: number, r
     singleRequest: r.singleRequest,
     dedupKey: r.dedupKey,
     messageId: r.messageId,
+    copied: r.copied || undefined,
   } as UsageEvent;
 }
 

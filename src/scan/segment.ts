@@ -20,7 +20,8 @@
  * `SEG2` is written; `SEG1` (8 number and 7 string columns, before `webSearchRequests` and `speed`) is still
  * decoded, so an existing cache stays valid.
  *   strLen   u32[nStrings]  UTF-16 length of each dictionary entry
- *   flags    u8[n]     1 singleRequest, 2 modelFallback true, 4 modelFallback false
+ *   flags    u8[n]     1 singleRequest, 2 modelFallback true, 4 modelFallback false, 8 copied (a segment
+ *                      written before the flag has 0 there: its codec's parser version has moved on since)
  *   text     the dictionary entries concatenated
  *
  * Text is UTF-8 unless some string is not well-formed UTF-16 (a lone surrogate from a `\ud800` escape), in
@@ -52,6 +53,7 @@ const ENC_UTF16 = 2;
 const F_SINGLE = 1;
 const F_FALLBACK_TRUE = 2;
 const F_FALLBACK_FALSE = 4;
+const F_COPIED = 8;
 
 /** A decoded segment: typed-array views and the string dictionary (index 0 = absent). */
 export interface Segment {
@@ -115,6 +117,7 @@ export class SegmentWriter {
     let f = e.singleRequest ? F_SINGLE : 0;
     if (e.modelFallback === true) f |= F_FALLBACK_TRUE;
     else if (e.modelFallback === false) f |= F_FALLBACK_FALSE;
+    if (e.copied === true) f |= F_COPIED;
     this.#flags.push(f);
     this.#n++;
   }
@@ -274,6 +277,7 @@ export function pushRecords(
       singleRequest: (f & F_SINGLE) !== 0,
       dedupKey: strings[idx[5 * n + i] as number] as string,
       messageId: strings[idx[6 * n + i] as number],
+      copied: f & F_COPIED ? true : undefined,
       file,
     } as UsageRecord;
     if (cwd !== undefined) r.cwd = cwd;

@@ -51,6 +51,8 @@ export const claudeLine: fc.Arbitrary<J> = shuffled(
     fc.tuple(fc.constant('isSidechain'), fc.boolean()),
     fc.tuple(fc.constant('cwd'), fc.constantFrom<J>('/w', 'C:\\w', '/a "b"', '')),
     fc.tuple(fc.constant('sessionId'), fc.constantFrom<J>(SID, 'other', 7)),
+    // a `/branch` copy's stamp: a line naming another session this way was copied from it
+    fc.tuple(fc.constant('forkedFrom'), fc.oneof(fc.constantFrom<J>(SID, 'origin', '', 7).map((id) => obj([['sessionId', id], ['messageUuid', 'u-1']])), anyValue)),
     fc.tuple(fc.constant('message'), fc.oneof({ weight: 9, arbitrary: messageObj }, { weight: 1, arbitrary: anyValue })),
     fc.tuple(fc.constant('requestId'), fc.oneof(fc.constant<J>('req_1'), text)),
     fc.tuple(fc.constant('type'), fc.constantFrom<J>('assistant', 'user')),
