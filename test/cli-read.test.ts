@@ -68,7 +68,7 @@ describe('sessionfold read', () => {
         kept[e.type as EventKind].push(e);
       }
       const saved = JSON.parse(await readFile(cursor, 'utf8'));
-      expect(saved).toMatchObject({ format: 'jsonl', version: 1, parser: 'sessionfold-jsonl@n1.p4' });
+      expect(saved).toMatchObject({ format: 'jsonl', version: 1, parser: 'sessionfold-jsonl@n1.p5' });
     }
     const full = await cli(['read', file, '--agent', 'sessionfold-jsonl']);
     const all = full.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));

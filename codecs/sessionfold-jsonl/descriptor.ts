@@ -7,7 +7,8 @@ import { getExportRoots, getStoreRoots } from './paths.js';
 
 export const CODEC_ID = 'sessionfold-jsonl';
 
-export const PARSER_VERSION = 4;
+/** Goes up whenever this codec would parse an unchanged file differently. 5: usage keeps `copied`. */
+export const PARSER_VERSION = 5;
 
 export const sessionfoldJsonlDescriptor: CodecDescriptor = {
   id: CODEC_ID,

@@ -147,6 +147,7 @@ export function createSessionfoldJsonlCore(options: CoreOptions): LineCore<Sessi
             singleRequest: u.singleRequest === true,
             dedupKey: str(u.dedupKey) ?? `${id}:${s.sessionId}:${nativeId}`,
             messageId: nativeId,
+            copied: u.copied === true,
           }),
         );
       }

@@ -57,6 +57,8 @@ export interface ExportUsage {
   /** Non-standard inference speed (e.g. Anthropic fast mode). */
   speed?: string;
   webSearchRequests?: number;
+  /** The origin copied the response from another session (UsageEvent.copied): a fold keeps another copy on a tie. */
+  copied?: boolean;
   /** ISO-8601: the response's own time, when it is not the message line's (the session store writes it). */
   timestamp?: string;
 }

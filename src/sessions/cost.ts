@@ -52,6 +52,7 @@ export function sumUsage(events: UsageEvent[]): SessionMessageUsage {
   if (events.every((e) => e.modelFallback === true)) out.modelFallback = true;
   if (first.speed !== undefined && events.every((e) => e.speed === first.speed)) out.speed = first.speed;
   if (events.some((e) => e.webSearchRequests !== undefined)) out.webSearchRequests = events.reduce((a, e) => a + (e.webSearchRequests ?? 0), 0);
+  if (events.every((e) => e.copied === true)) out.copied = true;
   if (events.every((e) => e.costUsd !== undefined)) out.costUsd = events.reduce((n, e) => n + (e.costUsd as number), 0);
   return out;
 }

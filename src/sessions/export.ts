@@ -87,8 +87,9 @@ export function toExportMessage(m: SessionMessage, index: number): ExportMessage
 type ExportUsageExtra = { modelFallback?: true; speed?: string; webSearchRequests?: number };
 
 /**
- * ExportUsage, plus `modelFallback`, `speed` and `webSearchRequests`, of a message's usage or of one usage
- * event (`renderJsonl` writes each event of a message on its own line, so each keeps its dedup key).
+ * ExportUsage (`copied` when set), plus `modelFallback`, `speed` and `webSearchRequests`, of a message's
+ * usage or of one usage event (`renderJsonl` writes each event of a message on its own line, so each keeps
+ * its dedup key).
  */
 function exportUsage(u: Omit<SessionMessageUsage, 'requests' | 'modelFallback'> & { modelFallback?: boolean }): ExportUsage & ExportUsageExtra {
   const usage: ExportUsage & ExportUsageExtra = {
@@ -107,6 +108,7 @@ function exportUsage(u: Omit<SessionMessageUsage, 'requests' | 'modelFallback'> 
   if (u.costUsd !== undefined) usage.costUsd = u.costUsd;
   if (u.speed !== undefined) usage.speed = u.speed;
   if (u.webSearchRequests !== undefined) usage.webSearchRequests = u.webSearchRequests;
+  if (u.copied === true) usage.copied = true;
   return usage;
 }
 

@@ -89,6 +89,8 @@ export interface SessionMessageUsage extends TokenCounts {
   dedupKey: string;
   /** How many usage events were attached. */
   requests: number;
+  /** Every attached event was copied from another session (UsageEvent.copied). */
+  copied?: boolean;
 }
 
 /** One message of a whole session, with its tool calls and usage. */
