@@ -61,6 +61,25 @@ function rec(over: Partial<UsageRecord> = {}): UsageRecord {
   return usageRecord(++seq, over);
 }
 
+/** A copy of response `k<key>` at offset `i`: its file's session's own, or (`copied`) one copied from another session. */
+function copyRec(x: { key: number; out: number; inp: number; file: string; copied: boolean }, i: number): UsageRecord {
+  const sessionId = `${x.copied ? 'copy' : 'own'}${x.file}`;
+  return rec({ dedupKey: `k${x.key}`, outputTokens: x.out, inputTokens: x.inp * 1000, file: x.file, offset: i, sessionId, copied: x.copied || undefined });
+}
+
+/** Responses per session among export lines (the last per key). */
+function bySession(lines: Iterable<UsageExportLine>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of lines) out[`${l.agent}:${l.sessionId}`] = (out[`${l.agent}:${l.sessionId}`] ?? 0) + 1;
+  return out;
+}
+
+/** Responses per session as the totals fold counts them. */
+async function sessionCounts(rs: UsageRecord[]): Promise<Record<string, number>> {
+  const s = await foldCost(rs, { pricer, groupBy: 'session' });
+  return Object.fromEntries(Object.values(s.breakdowns ?? {}).map((b) => [b.key, b.requestCount]));
+}
+
 async function all(records: UsageRecord[] | UsageRecord[][], o: Parameters<typeof exportUsage>[1] = {}): Promise<UsageExportLine[]> {
   const out: UsageExportLine[] = [];
   for await (const l of exportUsage(records, { pricer, timeZone: 'UTC', ...o })) out.push(l);
@@ -133,11 +152,11 @@ describe('export lines', () => {
     fc.assert(
       fc.asyncProperty(
         fc.array(
-          fc.record({ key: fc.integer({ min: 0, max: 6 }), out: fc.integer({ min: 0, max: 5 }), inp: fc.integer({ min: 0, max: 5 }), file: fc.constantFrom('/h/a.jsonl', '/h/b.jsonl') }),
+          fc.record({ key: fc.integer({ min: 0, max: 6 }), out: fc.integer({ min: 0, max: 5 }), inp: fc.integer({ min: 0, max: 5 }), file: fc.constantFrom('/h/a.jsonl', '/h/b.jsonl'), copied: fc.boolean() }),
           { maxLength: 30 },
         ),
         async (spec) => {
-          const rs = spec.map((x, i) => rec({ dedupKey: `k${x.key}`, outputTokens: x.out, inputTokens: x.inp * 1000, file: x.file, offset: i }));
+          const rs = spec.map((x, i) => copyRec(x, i));
           const last = new Map<string, UsageExportLine>();
           for (const l of await all(rs)) last.set(l.dedupKey, l);
           const fold = await foldCost(rs, { pricer });
@@ -152,6 +171,7 @@ describe('export lines', () => {
           expect(last.size).toBe(fold.requestCount);
           expect([output, input]).toEqual([fold.outputTokens, fold.inputTokens]);
           expect(usd).toBeCloseTo(fold.totalUsd, 9);
+          expect(bySession(last.values())).toEqual(await sessionCounts(rs));
         },
       ),
       { numRuns: 200 },
@@ -309,14 +329,14 @@ describe('export cursor', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(
-          fc.record({ key: fc.integer({ min: 0, max: 5 }), out: fc.integer({ min: 0, max: 4 }), inp: fc.integer({ min: 0, max: 3 }), file: fc.constantFrom('/h/a.jsonl', '/h/b.jsonl', '/h/c.jsonl') }),
+          fc.record({ key: fc.integer({ min: 0, max: 5 }), out: fc.integer({ min: 0, max: 4 }), inp: fc.integer({ min: 0, max: 3 }), file: fc.constantFrom('/h/a.jsonl', '/h/b.jsonl', '/h/c.jsonl'), copied: fc.boolean() }),
           { maxLength: 24 },
         ),
         fc.nat(),
         fc.boolean(),
         async (spec, cut, reverse) => {
           // The first run sees some of the history; the second all of it (in either order), as --after does.
-          const rs = spec.map((x, i) => rec({ dedupKey: `k${x.key}`, outputTokens: x.out, inputTokens: x.inp * 1000, file: x.file, offset: i }));
+          const rs = spec.map((x, i) => copyRec(x, i));
           const path = join(root, `c${++n}.json`);
           const first = await run(path, rs.slice(0, rs.length === 0 ? 0 : cut % (rs.length + 1)));
           const second = await run(path, reverse ? [...rs].reverse() : rs);
@@ -326,6 +346,7 @@ describe('export cursor', () => {
           expect(last.size).toBe(fold.requestCount);
           expect([sum((l) => l.outputTokens), sum((l) => l.inputTokens)]).toEqual([fold.outputTokens, fold.inputTokens]);
           expect(sum((l) => l.usd ?? 0)).toBeCloseTo(fold.totalUsd, 9);
+          expect(bySession(last.values())).toEqual(await sessionCounts(rs));
         },
       ),
       { numRuns: 150 },

@@ -14,6 +14,7 @@ import type { CostAggregationOptions, CostSummary } from '../src/cost/types.js';
 import { MAX_FOLD_SNAPSHOTS } from '../src/cache/folds.js';
 import { CACHE_SCHEMA_VERSION } from '../src/cache/db.js';
 import { createCostFold } from '../src/cost/fold.js';
+import { FOLD_STATE_VERSION } from '../src/cost/fold-state.js';
 import { CHUNK_SLOTS, type StoredFoldState } from '../src/cost/fold-state.js';
 import { usageRecord } from './helpers/usage-record.js';
 import type { UsageRecord } from '../src/scan/types.js';
@@ -427,7 +428,7 @@ describe('fold state chunks', () => {
     f.add(usageRecord(1));
     const s = f.exportState();
     const st = stored(s);
-    expect(() => createCostFold({}, { ...st, header: s.header.replace('"version":3', '"version":2') })).toThrow(RangeError);
+    expect(() => createCostFold({}, { ...st, header: s.header.replace(`"version":${FOLD_STATE_VERSION}`, `"version":${FOLD_STATE_VERSION - 1}`) })).toThrow(RangeError);
     expect(() => createCostFold({}, { ...st, hashes: [] })).toThrow(RangeError);
     const broken = createCostFold({}, { ...st, columns: () => Buffer.from('garbage') });
     expect(() => broken.add(usageRecord(2, { dedupKey: 'k1', outputTokens: 1e6 }))).not.toThrow(); // held back

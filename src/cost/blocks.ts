@@ -9,14 +9,15 @@
  *   its burn rate is tokens/min and $/h between its first and last request, and the projection extends that
  *   rate over the whole minutes left to the window's end (other windows have neither).
  * Records are deduplicated like the totals fold (fold.ts): per dedup key the copy with most output tokens,
- * then most tokens, then the smallest (file, offset) counts, so blocks and `cost report` add up to the same.
+ * then most tokens, then the lowest rank (`copyRank`), then the smallest (file, offset) counts, so blocks and
+ * `cost report` add up to the same.
  * Copies without a usable timestamp take part in that choice, as they do there; a response whose counted
  * copy is one of them belongs to no window and is counted once in `untimedCount`.
  * Money is summed in integer nano-dollars, as there.
  */
 import type { UsageRecord } from '../scan/types.js';
 import { drainRecords } from './fold.js';
-import { beatsCopy, Interner } from './fold-ledger.js';
+import { beatsCopy, copyRank, Interner } from './fold-ledger.js';
 import { createRecordSelector, normalizeCostOptions, recordTime, type CostFoldOptions } from './filter.js';
 
 /** Length of a billing window (and the silence that closes one). */
@@ -96,6 +97,8 @@ interface Entry {
   /** `file` interned: what `beatsCopy` takes. */
   fileId: number;
   offset: number;
+  /** `copyRank` of the copy. */
+  rank: number;
   input: number;
   output: number;
   cacheRead: number;
@@ -138,6 +141,7 @@ export function createBlocksFold(options: BlocksFoldOptions = {}): BlocksFold {
         file: r.file,
         fileId: files.id(r.file),
         offset: r.offset,
+        rank: copyRank(r),
         input: r.inputTokens,
         output: r.outputTokens,
         cacheRead: r.cacheReadTokens,
@@ -147,7 +151,7 @@ export function createBlocksFold(options: BlocksFoldOptions = {}): BlocksFold {
       };
       // The totals fold's choice between two copies of one response.
       const old = byKey.get(r.dedupKey);
-      if (old === undefined || beatsCopy(r, old.output, tokensOf(old), old.fileId, old.offset, fileName)) byKey.set(r.dedupKey, e);
+      if (old === undefined || beatsCopy(r, old.output, tokensOf(old), old.rank, old.fileId, old.offset, fileName)) byKey.set(r.dedupKey, e);
     },
     result(now) {
       const nowMs = (now ?? options.now ?? new Date()).getTime();

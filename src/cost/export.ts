@@ -4,8 +4,9 @@
  *
  * Dedup is streaming: a dedup key is exported once, and again (a correction) whenever a later copy beats the
  * exported one by the totals fold's rule (`beatsCopy`: more output tokens, then more tokens in all, then the
- * smallest (file, offset)), so that keeping the last line per dedupKey gives the copy the totals fold counts
- * (which can wait for the end), in any arrival order. Copies across files are normally the same response
+ * lowest rank (a session's own copy before one copied from it), then the smallest (file, offset)), so that
+ * keeping the last line per dedupKey gives the copy the totals fold counts (which can wait for the end), in
+ * any arrival order. Copies across files are normally the same response
  * re-recorded, so corrections are rare. The seen-set is a KeyTable of 64-bit hashes, each naming a row of
  * the exported copy's output tokens, tokens in all, file and offset.
  *
@@ -29,7 +30,7 @@ import { writeFileAtomic } from '../../cursors/store.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
 import { csvField } from './csv.js';
 import { HASH, KeyTable } from './key-table.js';
-import { beatsCopy, copyTotal, Interner } from './fold-ledger.js';
+import { beatsCopy, copyRank, copyTotal, Interner } from './fold-ledger.js';
 import type { PriceSource } from './pricing.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 
@@ -138,9 +139,9 @@ export interface ExportCursorDocument {
      * Per key, in the order of `data`, the rest of the exported copy that `beatsCopy` weighs: its tokens in all
      * and offset (float64 each) and the index of its file in `files` (uint32, 0xffffffff when not recorded),
      * 20 bytes, big-endian, base64. Absent in cursors written before it existed: their keys are weighed by
-     * `values` alone.
+     * `values` alone. `ranks`: per key its copy's `copyRank`, a byte each, base64 (absent: 0 for every key).
      */
-    copies?: { files: string[]; data: string };
+    copies?: { files: string[]; data: string; ranks?: string };
   };
 }
 
@@ -261,7 +262,7 @@ interface ExportState {
  * Per key exported (by this run, or by the earlier runs of a cursor), the copy exported last: what a later
  * copy must beat to be exported again. One table serves the run and the cursor: a key's hash names a row of
  * typed-array columns. Per key, by the layout: the hash table's 16-byte slots at a load of 1/4 to 1/2
- * (32-64 bytes) and a row of 29 bytes in columns grown twofold (29-58), so 61-122 bytes.
+ * (32-64 bytes) and a row of 30 bytes in columns grown twofold (30-60), so 62-124 bytes.
  */
 class ExportedCopies {
   /** Key hash → row. */
@@ -277,6 +278,8 @@ class ExportedCopies {
   #file = new Int32Array(1024);
   /** Per row: 1 when its copy was exported by an earlier run (loaded from a cursor). */
   #earlier = new Uint8Array(1024);
+  /** Per row: its copy's `copyRank`. */
+  #rank = new Uint8Array(1024);
 
   get size(): number {
     return this.#rows.size;
@@ -286,7 +289,7 @@ class ExportedCopies {
    * Keep `r` as the key's copy when the key is new or `r` beats its copy (`beatsCopy`, the totals fold's
    * rule): then it is to be exported. Two exceptions, for copies an earlier run exported: a key whose copy the
    * cursor did not record is beaten only by more output tokens (if it recorded those); and a copy tied on
-   * tokens in the same file is the same response moved (a file rewritten in place, or a format whose offsets
+   * tokens and rank in the same file is the same response moved (a file rewritten in place, or a format whose offsets
    * are row or message indexes), not a correction.
    */
   offer(hi: number, lo: number, r: UsageRecord): boolean {
@@ -294,6 +297,7 @@ class ExportedCopies {
     if (row < 0) row = this.#append(hi, lo);
     else if (!this.#beats(row, r)) return false;
     this.#set(row, r.outputTokens, copyTotal(r), this.#files.id(r.file), r.offset);
+    this.#rank[row] = copyRank(r);
     this.#earlier[row] = 0;
     return true;
   }
@@ -308,8 +312,9 @@ class ExportedCopies {
     if (file === UNRECORDED) return theirs >= 0 && mine > theirs;
     if (mine !== theirs) return mine > theirs;
     const total = this.#f[3 * row + 1] as number;
-    if (this.#earlier[row] === 1 && copyTotal(r) === total && r.file === this.#fileName(file)) return false;
-    return beatsCopy(r, r.outputTokens, total, file, this.#f[3 * row + 2] as number, this.#fileName);
+    const rank = this.#rank[row] as number;
+    if (this.#earlier[row] === 1 && copyTotal(r) === total && copyRank(r) === rank && r.file === this.#fileName(file)) return false;
+    return beatsCopy(r, r.outputTokens, total, rank, file, this.#f[3 * row + 2] as number, this.#fileName);
   }
 
   #append(hi: number, lo: number): number {
@@ -337,6 +342,8 @@ class ExportedCopies {
     // A damaged entry (not 20 bytes per key) records nothing: its keys are weighed as an old cursor's.
     const data = bytes?.length === n * 20 ? bytes : undefined;
     const files = recorded?.files ?? [];
+    const ranked = typeof recorded?.ranks === 'string' ? Buffer.from(recorded.ranks, 'base64') : undefined;
+    const ranks = ranked?.length === n ? ranked : undefined;
     const copies = new ExportedCopies();
     for (let i = 0; i < n; i++) {
       const hi = hashes.readUInt32BE(8 * i);
@@ -346,6 +353,7 @@ class ExportedCopies {
       const name = data === undefined ? undefined : files[data.readUInt32BE(20 * i + 16)];
       const row = copies.#append(hi, lo);
       copies.#earlier[row] = 1;
+      copies.#rank[row] = ranks?.[i] ?? 0;
       if (size === 0 || typeof name !== 'string') copies.#set(row, size - 1, 0, UNRECORDED, 0);
       else copies.#set(row, size - 1, data?.readDoubleBE(20 * i) as number, copies.#files.id(name), data?.readDoubleBE(20 * i + 8) as number);
     }
@@ -360,8 +368,10 @@ class ExportedCopies {
     const files = new Interner();
     const values = Buffer.alloc(n * 4);
     const data = Buffer.alloc(n * 20);
+    const ranks = Buffer.alloc(n);
     for (let i = 0; i < n; i++) {
       const row = rows.readUInt32BE(4 * i);
+      ranks[i] = this.#rank[row] as number;
       const out = this.#f[3 * row] as number;
       const file = this.#file[row] as number;
       values.writeUInt32BE(out < 0 ? 0 : Math.min(out, OUTPUT_CAP) + 1, 4 * i);
@@ -373,7 +383,7 @@ class ExportedCopies {
       data.writeDoubleBE(this.#f[3 * row + 2] as number, 20 * i + 8);
       data.writeUInt32BE(files.id(this.#fileName(file)), 20 * i + 16);
     }
-    return { hash: 'xxh64', count: n, data: hashes.toString('base64'), values: values.toString('base64'), copies: { files: files.values, data: data.toString('base64') } };
+    return { hash: 'xxh64', count: n, data: hashes.toString('base64'), values: values.toString('base64'), copies: { files: files.values, data: data.toString('base64'), ranks: ranks.toString('base64') } };
   }
 
   #grow(): void {
@@ -386,6 +396,9 @@ class ExportedCopies {
     const earlier = new Uint8Array(this.#earlier.length * 2);
     earlier.set(this.#earlier);
     this.#earlier = earlier;
+    const rank = new Uint8Array(this.#rank.length * 2);
+    rank.set(this.#rank);
+    this.#rank = rank;
   }
 }
 

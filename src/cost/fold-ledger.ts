@@ -21,7 +21,12 @@ export const I_SESSION = 1;
 export const I_FILE = 2;
 /** Interned unpriced (model, provider), or -1 when priced. */
 export const I_UNPRICED = 3;
-export const NI = 4;
+/** The copy's rank (`copyRank`). */
+export const I_RANK = 4;
+export const NI = 5;
+
+/** In `copyRank`: the copy was made in another session (UsageEvent.copied). */
+export const RANK_COPIED = 1;
 
 /**
  * The fewest slots a ledger has room for. Growing copies every column (and the fold's dedup table rehashes
@@ -39,15 +44,24 @@ export const ledgerCapacity = (slots: number): number => Math.max(MIN_SLOTS, slo
 export const copyTotal = (r: UsageRecord): number => r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
 
 /**
- * True when the copy `r` of a response should replace the kept one (its output tokens, tokens in all, file id
- * and offset): most output tokens, then most tokens, then the smallest (file, offset), a total order, so the
- * copy kept never depends on the order records arrive in. The one rule of the totals fold and the export.
- * The file name is looked up only on a tie of tokens.
+ * A copy's rank, the third criterion of `beatsCopy` (lower wins): the copy its own session made, then one a
+ * file copied from another session (a resumed or forked copy: the response counts in its origin's session, as
+ * ccusage, reading files oldest first, counts it).
  */
-export function beatsCopy(r: UsageRecord, out: number, total: number, fileId: number, offset: number, fileName: (fileId: number) => string): boolean {
+export const copyRank = (r: UsageRecord): number => (r.copied === true ? RANK_COPIED : 0);
+
+/**
+ * True when the copy `r` of a response should replace the kept one (its output tokens, tokens in all, rank,
+ * file id and offset): most output tokens, then most tokens, then the lowest rank (`copyRank`), then the
+ * smallest (file, offset), a total order, so the copy kept never depends on the order records arrive in. The
+ * one rule of the totals fold and the export. The file name is looked up only on a tie of tokens and rank.
+ */
+export function beatsCopy(r: UsageRecord, out: number, total: number, rank: number, fileId: number, offset: number, fileName: (fileId: number) => string): boolean {
   if (r.outputTokens !== out) return r.outputTokens > out;
   const t = copyTotal(r);
   if (t !== total) return t > total;
+  const k = copyRank(r);
+  if (k !== rank) return k < rank;
   const file = fileName(fileId);
   if (r.file !== file) return r.file < file;
   return r.offset < offset;
@@ -128,10 +142,11 @@ export class Ledger {
     return slot;
   }
 
-  /** The token, offset and price columns of `slot` from `r`. */
+  /** The token, offset, price and rank columns of `slot` from `r`. */
   writeRecord(slot: number, r: UsageRecord, nanoUsd: number): void {
     const f = this.f;
     const b = slot * NF;
+    this.ints[slot * NI + I_RANK] = copyRank(r);
     f[b + F_IN] = r.inputTokens;
     f[b + F_OUT] = r.outputTokens;
     f[b + F_REASONING] = r.reasoningTokens;
@@ -149,7 +164,8 @@ export class Ledger {
     const b = slot * NF;
     const out = f[b + F_OUT] as number;
     const total = (f[b + F_IN] as number) + out + (f[b + F_CACHE_READ] as number) + (f[b + F_CACHE_WRITE] as number);
-    return beatsCopy(r, out, total, this.ints[slot * NI + I_FILE] as number, f[b + F_OFFSET] as number, slotFile);
+    const ints = this.ints;
+    return beatsCopy(r, out, total, ints[slot * NI + I_RANK] as number, ints[slot * NI + I_FILE] as number, f[b + F_OFFSET] as number, slotFile);
   }
 
   /** True when `slot` holds exactly `r`'s copy: the same file, offset and tokens. */

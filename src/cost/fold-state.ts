@@ -16,7 +16,7 @@
  */
 
 /** Goes up with any change of the fold's columns, of what a slot means, or of this layout. */
-export const FOLD_STATE_VERSION = 3;
+export const FOLD_STATE_VERSION = 4;
 /** Slots per stored chunk (~96 bytes each: ~770 KB a chunk). */
 export const CHUNK_SLOTS = 8192;
 

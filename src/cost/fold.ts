@@ -3,8 +3,9 @@
  * request and unpriced counts, and `unpriced` usage listed by model).
  *
  * Why a columnar ledger: the same response appears in several files (resumed and forked sessions copy
- * history), and which copy counts (the one with most output tokens, then most tokens, then the smallest
- * (file, offset), so the answer never depends on scan order) is known only when the stream ends. So each
+ * history), and which copy counts (the one with most output tokens, then most tokens, then the copy its own
+ * session made before one copied from another session, then the smallest (file, offset), so the answer
+ * never depends on scan order) is known only when the stream ends. So each
  * dedup key gets a slot of typed-array columns (~90 bytes, no per-event object kept alive) that a larger
  * copy overwrites, and the running totals (fold-totals.ts) take the old copy away and add the new one.
  * Money is summed in integer nano-dollars, so totals are exact sums of the rounded event prices, independent
