@@ -4,9 +4,9 @@
  *
  * Dedup is streaming: a dedup key is exported once, and again (a correction) whenever a later copy beats the
  * exported one by the totals fold's rule (`beatsCopy`: more output tokens, then more tokens in all, then the
- * lowest rank (a session's own copy before one copied from it), then the smallest (file, offset)), so that
- * keeping the last line per dedupKey gives the copy the totals fold counts (which can wait for the end), in
- * any arrival order. Copies across files are normally the same response
+ * lowest rank (a live copy before a retained one, a session's own copy before one copied from it), then the
+ * smallest (file, offset)), so that keeping the last line per dedupKey gives the copy the totals fold counts
+ * (which can wait for the end), in any arrival order. Copies across files are normally the same response
  * re-recorded, so corrections are rare. The seen-set is a KeyTable of 64-bit hashes, each naming a row of
  * the exported copy's output tokens, tokens in all, file and offset.
  *

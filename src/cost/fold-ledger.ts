@@ -21,12 +21,19 @@ export const I_SESSION = 1;
 export const I_FILE = 2;
 /** Interned unpriced (model, provider), or -1 when priced. */
 export const I_UNPRICED = 3;
-/** The copy's rank (`copyRank`). */
+/** The copy's rank (`copyRank`), with TIED when another copy seen ties it in tokens. */
 export const I_RANK = 4;
 export const NI = 5;
 
 /** In `copyRank`: the copy was made in another session (UsageEvent.copied). */
 export const RANK_COPIED = 1;
+/** In `copyRank`: the copy is no longer in its file (UsageRecord.retained): any live copy beats it first. */
+export const RANK_RETAINED = 2;
+/**
+ * In the rank column: another copy seen ties the kept one in tokens, so a change of what the kept one is
+ * (retained since) could change which copy counts (`retain`).
+ */
+export const TIED = 4;
 
 /**
  * The fewest slots a ledger has room for. Growing copies every column (and the fold's dedup table rehashes
@@ -44,11 +51,13 @@ export const ledgerCapacity = (slots: number): number => Math.max(MIN_SLOTS, slo
 export const copyTotal = (r: UsageRecord): number => r.inputTokens + r.outputTokens + r.cacheReadTokens + r.cacheWriteTokens;
 
 /**
- * A copy's rank, the third criterion of `beatsCopy` (lower wins): the copy its own session made, then one a
- * file copied from another session (a resumed or forked copy: the response counts in its origin's session, as
- * ccusage, reading files oldest first, counts it).
+ * A copy's rank, the third criterion of `beatsCopy` (lower wins). A copy still in its file before one the
+ * event cache retained from a file that was truncated, deleted or moved (a `cache: false` run, which sees only
+ * the live one, counts that one too); then the copy its own session made before one a file copied from another
+ * session (a resumed or forked copy: the response counts in its origin's session, as ccusage, reading files
+ * oldest first, counts it).
  */
-export const copyRank = (r: UsageRecord): number => (r.copied === true ? RANK_COPIED : 0);
+export const copyRank = (r: UsageRecord): number => (r.retained === true ? RANK_RETAINED : 0) | (r.copied === true ? RANK_COPIED : 0);
 
 /**
  * True when the copy `r` of a response should replace the kept one (its output tokens, tokens in all, rank,
@@ -142,11 +151,16 @@ export class Ledger {
     return slot;
   }
 
-  /** The token, offset, price and rank columns of `slot` from `r`. */
-  writeRecord(slot: number, r: UsageRecord, nanoUsd: number): void {
+  /**
+   * The token, offset, price and rank columns of `slot` from `r`; `replace`: in place of the copy there, whose
+   * TIED mark `r` keeps when it ties that copy in tokens (the copies that tied it tie `r`).
+   */
+  writeRecord(slot: number, r: UsageRecord, nanoUsd: number, replace: boolean): void {
     const f = this.f;
     const b = slot * NF;
-    this.ints[slot * NI + I_RANK] = copyRank(r);
+    const at = slot * NI + I_RANK;
+    const tied = replace && f[b + F_OUT] === r.outputTokens && this.#total(b) === copyTotal(r) ? (this.ints[at] as number) & TIED : 0;
+    this.ints[at] = copyRank(r) | tied;
     f[b + F_IN] = r.inputTokens;
     f[b + F_OUT] = r.outputTokens;
     f[b + F_REASONING] = r.reasoningTokens;
@@ -157,15 +171,46 @@ export class Ledger {
     f[b + F_OFFSET] = r.offset;
   }
 
-  /** True when `r` should replace the copy in `slot` (`beatsCopy`). */
+  /**
+   * True when `r` should replace the copy in `slot` (`beatsCopy`). Another copy that ties it in tokens marks
+   * the slot TIED (see `retain`).
+   */
   beats(r: UsageRecord, slot: number, slotFile: (fileId: number) => string): boolean {
     this.ensure(slot);
     const f = this.f;
     const b = slot * NF;
     const out = f[b + F_OUT] as number;
-    const total = (f[b + F_IN] as number) + out + (f[b + F_CACHE_READ] as number) + (f[b + F_CACHE_WRITE] as number);
+    const total = this.#total(b);
     const ints = this.ints;
-    return beatsCopy(r, out, total, ints[slot * NI + I_RANK] as number, ints[slot * NI + I_FILE] as number, f[b + F_OFFSET] as number, slotFile);
+    const file = ints[slot * NI + I_FILE] as number;
+    const at = slot * NI + I_RANK;
+    const rank = ints[at] as number;
+    if (r.outputTokens === out && copyTotal(r) === total && (rank & TIED) === 0 && (r.offset !== f[b + F_OFFSET] || r.file !== slotFile(file))) {
+      this.touch(slot);
+      ints[at] = rank | TIED;
+    }
+    return beatsCopy(r, out, total, rank & ~TIED, file, f[b + F_OFFSET] as number, slotFile);
+  }
+
+  /**
+   * The copy in `slot` left its file (the event cache retained it): its rank says so. 0 when it said so
+   * already, 1 when marked now, -1 when another copy tied it in tokens (nothing marked): a live one may beat
+   * it now, which only a fold of every copy can tell.
+   */
+  retain(slot: number): -1 | 0 | 1 {
+    this.ensure(slot);
+    const at = slot * NI + I_RANK;
+    const rank = this.ints[at] as number;
+    if ((rank & RANK_RETAINED) !== 0) return 0;
+    if ((rank & TIED) !== 0) return -1;
+    this.touch(slot);
+    this.ints[at] = rank | RANK_RETAINED;
+    return 1;
+  }
+
+  #total(b: number): number {
+    const f = this.f;
+    return (f[b + F_IN] as number) + (f[b + F_OUT] as number) + (f[b + F_CACHE_READ] as number) + (f[b + F_CACHE_WRITE] as number);
   }
 
   /** True when `slot` holds exactly `r`'s copy: the same file, offset and tokens. */

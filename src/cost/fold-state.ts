@@ -27,6 +27,8 @@ export interface FoldStateHeader {
   counts: { records: number; selected: number; keys: number };
   files: string[];
   sessions: string[];
+  /** The retained records folded: their count and two sums (fold.ts `noteRetained`). */
+  retained: number[];
   groups: string[];
   unpriced: string[];
   groupSets: number[][];

@@ -3,9 +3,9 @@
  * request and unpriced counts, and `unpriced` usage listed by model).
  *
  * Why a columnar ledger: the same response appears in several files (resumed and forked sessions copy
- * history), and which copy counts (the one with most output tokens, then most tokens, then the copy its own
- * session made before one copied from another session, then the smallest (file, offset), so the answer
- * never depends on scan order) is known only when the stream ends. So each
+ * history), and which copy counts (the one with most output tokens, then most tokens, then the lowest rank:
+ * a live copy before a retained one, the copy its own session made before one copied from another session,
+ * then the smallest (file, offset), so the answer never depends on scan order) is known only when the stream ends. So each
  * dedup key gets a slot of typed-array columns (~90 bytes, no per-event object kept alive) that a larger
  * copy overwrites, and the running totals (fold-totals.ts) take the old copy away and add the new one.
  * Money is summed in integer nano-dollars, so totals are exact sums of the rounded event prices, independent
@@ -54,6 +54,16 @@ export interface CostFold {
    */
   holds(r: UsageRecord): boolean;
   /**
+   * Take `records`, the event cache's retained records now (src/cost/retained.ts), for the retained ones. A
+   * copy's being retained weighs in which copy counts (`copyRank`), and a restored fold never sees a record
+   * turn retained, or live again (the scan's deltas compare records without the flag). A copy the fold counts
+   * that turned retained is marked so, unless another copy tied it; then, or when `records` differ from the
+   * retained ones the fold was given in any other way, the fold weighed copies by what they were: false, and
+   * it must start over. `adopt`: a fold of the whole scan, exact whatever the answer, just takes them (the
+   * scan and the cache's rows could disagree on the edges of a selection, and every later run start over).
+   */
+  retain(records: readonly UsageRecord[], adopt: boolean): boolean;
+  /**
    * The fold's state: `createCostFold(sameOptions, stored)` goes on from here. `changedOnly`: only the pieces
    * that changed since this fold was restored (every piece for a fresh fold).
    */
@@ -89,6 +99,8 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
   const totals = h === undefined ? new FoldTotals() : FoldTotals.fromJSON(h.totals, { sessions: h.sessions.length, files: h.files.length });
   const ledger = new Ledger(h?.slots ?? 0, restored?.hashes, state);
   const counts = h?.counts ?? { records: 0, selected: 0, keys: 0 };
+  /** The retained records folded, as `noteRetained` sums them. */
+  const retained = h?.retained ?? [0, 0, 0];
   const needsTime = sel.needsTime || n.groupBy === 'day' || n.groupBy === 'week' || n.groupBy === 'month';
   const fileName = (id: number): string => files.values[id] as string;
 
@@ -127,7 +139,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     ledger.touch(slot);
     if (replace) account(slot, -1);
     const usd = n.pricer.priceUsd(r, n.mode);
-    ledger.writeRecord(slot, r, Number.isNaN(usd) ? 0 : Math.round(usd * 1e9));
+    ledger.writeRecord(slot, r, Number.isNaN(usd) ? 0 : Math.round(usd * 1e9), replace);
     const ints = ledger.ints;
     const i = slot * NI;
     ints[i + I_GROUPS] = groupSetOf(r, ms);
@@ -190,6 +202,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
     hashRecordKey(r);
     const hi = HASH[0] as number;
     const lo = HASH[1] as number;
+    if (r.retained === true) noteRetained(retained, r, hi, lo);
     if (keyTable === undefined && ledger.restoredSlots > 0) {
       // A restored fold given a few records (a warm run after an append): hold them, and find their
       // slots in one pass over the slots' hashes instead of rebuilding the whole dedup table.
@@ -230,6 +243,26 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
       const slot = table().getHash(HASH[0] as number, HASH[1] as number);
       return slot >= 0 && ledger.holdsCopy(slot, r, fileName);
     },
+    retain(records: readonly UsageRecord[], adopt: boolean): boolean {
+      flushPending();
+      const now = [0, 0, 0];
+      let exact = true;
+      for (const r of records) {
+        if (!sel.accepts(r, needsTime ? recordTime(r) : NaN)) continue;
+        hashRecordKey(r);
+        const hi = HASH[0] as number;
+        const lo = HASH[1] as number;
+        noteRetained(now, r, hi, lo);
+        if (adopt || !exact) continue;
+        const slot = table().getHash(hi, lo);
+        if (slot < 0 || !ledger.holdsCopy(slot, r, fileName)) continue;
+        const marked = ledger.retain(slot);
+        if (marked === -1) exact = false;
+        else if (marked === 1) noteRetained(retained, r, hi, lo);
+      }
+      if (adopt) retained.splice(0, 3, ...now);
+      return adopt || (exact && now[0] === retained[0] && now[1] === retained[1] && now[2] === retained[2]);
+    },
     exportState(changedOnly = false): ExportedFoldState {
       flushPending();
       const header: FoldStateHeader = {
@@ -238,6 +271,7 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
         counts,
         files: files.values,
         sessions: sessions.values,
+        retained,
         ...sets.toHeader(unpricedModels.values),
         totals: totals.toJSON(),
       };
@@ -252,6 +286,17 @@ export function createCostFold(options: CostFoldOptions = {}, state?: StoredFold
       return summarize(n, totals, sets, unpricedModels);
     },
   };
+}
+
+/**
+ * Add the retained record `r` (its key hashed to `hi`, `lo`) to `sum`: a count and two 32-bit sums of the key
+ * hash mixed with the offset and the output tokens, which tell one set of retained records from another
+ * without a string kept per record (`CostFold.sameRetained`).
+ */
+function noteRetained(sum: number[], r: UsageRecord, hi: number, lo: number): void {
+  sum[0] = (sum[0] as number) + 1;
+  sum[1] = ((sum[1] as number) + ((hi ^ r.offset) >>> 0)) >>> 0;
+  sum[2] = ((sum[2] as number) + ((lo ^ r.outputTokens) >>> 0)) >>> 0;
 }
 
 /** A CostRecord's fields from a totals row (fold-totals.ts). */

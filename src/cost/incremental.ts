@@ -168,7 +168,7 @@ async function foldFresh(scan: ScanOptions, foldOptions: CostFoldOptions, ns: Re
   // Blocks undecoded: the fold decodes a native engine's records onto one object, none of its own each.
   await drainBlocks(scanUsageBlocks(scan), fold);
   const summary = fold.result();
-  await withRetained(summary, fold, ns); // a fold of its own: it cannot stop reading
+  await withRetained(summary, fold, ns, false); // a fold of the whole scan: it stands for every record
   return summary;
 }
 
@@ -226,7 +226,7 @@ async function foldWithSnapshot(
   info.folded = await foldInto(fresh, { ...scan, delta: again }, discovery);
   const freshSummary = fresh.result();
   const freshChanges = changesSeen(snaps, changes, again);
-  await withRetained(freshSummary, fresh, ns, snaps.connection); // a fold of its own: it cannot stop reading
+  await withRetained(freshSummary, fresh, ns, false, snaps.connection); // a fold of the whole scan: it stands for every record
   storeFold(run, fresh, sf.at, freshSummary, again, freshChanges, undefined);
   return freshSummary;
 }
@@ -274,7 +274,7 @@ async function exactSummary(run: RunContext, sf: SnapshotFold, delta: ScanDelta)
   if (!held && sf.fold !== undefined) sf.apply((f) => (summary = f.result()));
   const fold = sf.fold;
   if (!delta.exact || sf.lost || fold === undefined || held || summary === undefined) return undefined;
-  if (!(await withRetained(summary, fold, run.ns, run.snaps.connection))) {
+  if (!(await withRetained(summary, fold, run.ns, sf.restored, run.snaps.connection))) {
     sf.lost = true;
     return undefined;
   }

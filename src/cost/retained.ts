@@ -6,7 +6,8 @@
  *
  * The fold is the judge: a retained record is retained spend when it is the copy the fold counts for its
  * dedup key (`CostFold.holds`), so a selection that leaves it out, or a live copy of the same response in
- * another file, counts nothing here. The incremental fold never sees a record turn retained (the cache's
+ * another file, counts nothing here; a live copy wins a tie of tokens (`copyRank`: a moved folder, a
+ * compressed rollout), so spend still in a file is never called retained. The incremental fold never sees a record turn retained (the cache's
  * deltas compare records without the flag), which is why the records come from the cache's rows, not the
  * stream the fold read.
  */

@@ -95,6 +95,11 @@ export class SnapshotFold {
     liveFolds.delete(key);
   }
 
+  /** Whether the fold goes on from a stored state (else it folds the whole scan). */
+  get restored(): boolean {
+    return this.#snap !== undefined;
+  }
+
   get live(): LiveFold | undefined {
     return this.#live;
   }
@@ -147,19 +152,23 @@ export class SnapshotFold {
 /**
  * Sets the summary's `retained` spend (stored with the snapshot's summary, so a run that folds nothing
  * answers with it too: no file changed, so neither did what the files no longer hold). False when `fold` is a
- * restored state that stopped reading meanwhile (see `retainedOf`).
+ * restored state that no longer stands for the records (see `retainedOf`). `restored`: the fold went on from
+ * a stored state (else it folded the whole scan).
  */
-export async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>, connection?: Db): Promise<boolean> {
+export async function withRetained(summary: CostSummary, fold: CostFold, ns: ReturnType<typeof normalizeScanOptions>, restored: boolean, connection?: Db): Promise<boolean> {
   const records = await retainedRecords(ns, connection);
-  return records.length === 0 || retainedOf(summary, fold, records);
+  return retainedOf(summary, fold, records, restored);
 }
 
 /**
  * `summary.retained` from `fold`; false (and nothing set) when the fold is a restored state that stopped
- * reading: the figure cannot be had from it, and a report without it would be wrong, so the caller folds again.
+ * reading, or that weighed copies as retained or live that are no longer so (`CostFold.sameRetained`): the
+ * figure cannot be had from it, or its copies may not be the ones that count, so the caller folds again.
  */
-export function retainedOf(summary: CostSummary, fold: CostFold, records: readonly UsageRecord[]): boolean {
+export function retainedOf(summary: CostSummary, fold: CostFold, records: readonly UsageRecord[], restored: boolean): boolean {
   try {
+    if (!fold.retain(records, !restored)) return false;
+    if (records.length === 0) return true;
     const r = retainedSpend(fold, records);
     if (r !== undefined) summary.retained = r;
     return true;

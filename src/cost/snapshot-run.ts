@@ -73,14 +73,12 @@ export async function answerUnchanged(run: RunContext, snap: FoldSnapshot, delta
   if (moved) {
     const before = JSON.stringify(summary.retained ?? null);
     const records = await retainedRecords(ns, snaps.connection);
-    // The stored state is restored only when there is something retained to check against it.
-    const fold = records.length > 0 ? sf.restore() : undefined;
-    if (records.length === 0) delete summary.retained;
-    else if (fold !== undefined) {
-      delete summary.retained;
-      // Another process replaced the state while it was read: no answer here; the caller folds again.
-      if (!retainedOf(summary, fold, records)) return undefined;
-    }
+    // Restored to check what is retained against it (records may have turned retained, or live again).
+    const fold = sf.restore();
+    delete summary.retained;
+    // Another process replaced the state while it was read, or copies it weighed changed what they are: no
+    // answer here; the caller folds again.
+    if (fold === undefined || !retainedOf(summary, fold, records, true)) return undefined;
     if (JSON.stringify(summary.retained ?? null) !== before) newSummary = JSON.stringify(summary);
   }
   if ((moved || snap.changesThen !== changes || snap.stats !== run.stats) && delta.usedInstance === snaps.instance) {
