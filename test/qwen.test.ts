@@ -156,6 +156,11 @@ describe('qwen /branch', () => {
       const code = await runCli(['cost', 'report', '--json', '--agent', 'qwen', '--no-cache'], { stdout: out, stderr: sink(), env: { HOME: dir, QWEN_HOME: dir } });
       expect(code).toBe(0);
       expect(JSON.parse(out.text())).toMatchObject({ inputTokens: 1050, outputTokens: 105, requestCount: 2 });
+      // `fork.jsonl` sorts before `parent.jsonl`: the copied response still counts in the parent's session.
+      const bySession = sink();
+      await runCli(['cost', 'report', '--json', '--agent', 'qwen', '--no-cache', '--group-by', 'session'], { stdout: bySession, stderr: sink(), env: { HOME: dir, QWEN_HOME: dir } });
+      const rows = (JSON.parse(bySession.text()) as { breakdowns: Record<string, { requestCount: number; inputTokens: number }> }).breakdowns;
+      expect(Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, [v.requestCount, v.inputTokens]]))).toEqual({ 'qwen:parent': [1, 1000], 'qwen:fork': [1, 50] });
     });
   });
 });

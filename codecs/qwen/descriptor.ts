@@ -5,8 +5,11 @@
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getQwenRoots } from './paths.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 4;
+/**
+ * Goes up whenever this codec would parse an unchanged file differently. 5: a `/branch` copy's usage is marked
+ * `copied` (its records' `forkedFrom` names another session).
+ */
+export const PARSER_VERSION = 5;
 
 export const qwenDescriptor: CodecDescriptor = {
   id: CODEC_ID,

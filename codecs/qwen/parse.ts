@@ -114,6 +114,8 @@ export function qwenUsage(s: QwenState, rec: Rec, offset: number): UsageEvent | 
   if (input + cached + output === 0) return undefined;
   const own = str(rec.model);
   const model = own ?? s.model;
+  // A `/branch` copy stamps its origin on every record it copied (README "Tokens"): folds keep the origin's on a tie.
+  const origin = isRec(rec.forkedFrom) ? str(rec.forkedFrom.sessionId) : undefined;
   return usageEventOf(CODEC_ID, s.sessionId, offset, {
     model,
     modelFallback: own === undefined,
@@ -126,6 +128,7 @@ export function qwenUsage(s: QwenState, rec: Rec, offset: number): UsageEvent | 
     // the uuid alone: `/branch` copies a record into the new session under its uuid (README "Tokens")
     dedupKey: `${CODEC_ID}:${uuid}`,
     messageId: uuid,
+    copied: origin !== undefined && origin !== s.sessionId,
   });
 }
 
