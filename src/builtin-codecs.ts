@@ -11,6 +11,7 @@ import { geminiDescriptor } from '../codecs/gemini/descriptor.js';
 import { copilotDescriptor } from '../codecs/copilot/descriptor.js';
 import { piDescriptor } from '../codecs/pi/descriptor.js';
 import { ompDescriptor } from '../codecs/omp/descriptor.js';
+import { senpiDescriptor } from '../codecs/senpi/descriptor.js';
 import { openclawDescriptor } from '../codecs/openclaw/descriptor.js';
 import { opencodeDescriptor } from '../codecs/opencode/descriptor.js';
 import { hermesDescriptor } from '../codecs/hermes/descriptor.js';
@@ -38,6 +39,7 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: copilotDescriptor, load: async () => (await import('../codecs/copilot/index.js')).copilot },
   { descriptor: piDescriptor, load: async () => (await import('../codecs/pi/index.js')).pi },
   { descriptor: ompDescriptor, load: async () => (await import('../codecs/omp/index.js')).omp },
+  { descriptor: senpiDescriptor, load: async () => (await import('../codecs/senpi/index.js')).senpi },
   { descriptor: openclawDescriptor, load: async () => (await import('../codecs/openclaw/index.js')).openclaw },
   { descriptor: opencodeDescriptor, load: async () => (await import('../codecs/opencode/index.js')).opencode },
   { descriptor: hermesDescriptor, load: async () => (await import('../codecs/hermes/index.js')).hermes },

@@ -9,6 +9,8 @@ export { gemini } from '../codecs/gemini/index.js';
 export { copilot } from '../codecs/copilot/index.js';
 export { pi } from '../codecs/pi/index.js';
 export { omp } from '../codecs/omp/index.js';
+/** Senpi sessions (`~/.senpi/agent/sessions`), pi's format read by pi's engine. */
+export { senpi } from '../codecs/senpi/index.js';
 export { openclaw } from '../codecs/openclaw/index.js';
 export { opencode } from '../codecs/opencode/index.js';
 export { hermes } from '../codecs/hermes/index.js';

@@ -194,6 +194,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  senpi: {
+    // Senpi keeps pi's format under ~/.senpi/agent: the repo's constructed session (no real one is public)
+    async layOut({ home, own }) {
+      await cp(own, join(home, '.senpi'), { recursive: true });
+    },
+    goldens: ['2026-06-02T09-15-00-000Z_019e2a10-7c3b-7d4e-9a01-5e6f7a8b9c0d'],
+    sessions: 1,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   openclaw: {
     async layOut({ home, real }) {
       const oc = join(home, '.openclaw', 'agents', 'main', 'sessions');

@@ -1,0 +1,139 @@
+/**
+ * Agents that keep pi's session files under their own roots, read by pi's engine (codecs/pi/): each one's
+ * roots and its own environment variables, its fixture (fixtures/<agent>/, written in the agent's format as
+ * its source writes it: no real session of these agents is public) read to golden events, chunk invariance
+ * and resume, which codec claims each file of a HOME holding every pi-format agent (exactly one), and
+ * `sessions list` / `cost report --agent` through the built CLI under that isolated HOME. Regenerate the
+ * golden files with `UPDATE_GOLDEN=1 npx vitest run test/pi-forks.test.ts`.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pi } from '../codecs/pi/index.js';
+import { senpi } from '../codecs/senpi/index.js';
+import type { Codec } from '../cursors/protocol/codec.js';
+import { BUILTIN_CODECS } from '../src/builtin-codecs.js';
+import { detectCodec } from '../src/registry.js';
+import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
+import { expectGolden } from './helpers/golden.js';
+import { EXPECTED_DIR, PI_V3, usages } from './pi-helpers.js';
+
+const run = promisify(execFile);
+const OWN = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
+
+interface Fork {
+  codec: Codec;
+  /** The fixture session, relative to fixtures/<agent>/. */
+  file: string;
+  /** Where fixtures/<agent>/ goes under HOME for the agent's default roots. */
+  home: string;
+  /** `defaultRoots` under an environment (HOME is `/h`), and what it gives. */
+  roots: [NodeJS.ProcessEnv, string[]][];
+  sessionId: string;
+  title: string;
+  cwd: string;
+}
+
+const FORKS: Fork[] = [
+  {
+    codec: senpi,
+    file: 'agent/sessions/--home-dev-shop--/2026-06-02T09-15-00-000Z_019e2a10-7c3b-7d4e-9a01-5e6f7a8b9c0d.jsonl',
+    home: '.senpi',
+    roots: [
+      [{}, ['/h/.senpi/agent/sessions']],
+      [{ SENPI_CODING_AGENT_DIR: '~/s' }, ['/h/s/sessions']],
+      [{ SENPI_CODING_AGENT_SESSION_DIR: '/x/sessions', SENPI_CODING_AGENT_DIR: '/a' }, ['/x/sessions', '/a/sessions']],
+      [{ PI_CODING_AGENT_DIR: '/p' }, ['/h/.senpi/agent/sessions']],
+    ],
+    sessionId: '019e2a10-7c3b-7d4e-9a01-5e6f7a8b9c0d',
+    title: 'Cart total test',
+    cwd: '/home/dev/shop',
+  },
+];
+const EACH = FORKS.map((f) => [f.codec.id, f] as const);
+const fixture = (f: Fork) => join(OWN, f.codec.id, f.file);
+
+describe('pi-format agents: roots, fixtures, golden events', () => {
+  it.each(EACH)('%s: default roots and the agent\'s own variables', (_id, f) => {
+    for (const [env, roots] of f.roots) expect(f.codec.defaultRoots({ HOME: '/h', ...env }), JSON.stringify(env)).toEqual(roots);
+  });
+
+  it.each(EACH)('%s: discovers its fixture by file name and reads it to the golden events', async (_id, f) => {
+    const root = join(OWN, f.codec.id, f.file.split('/').slice(0, -2).join('/'));
+    const found = [];
+    for await (const s of f.codec.discover([root])) found.push([s.agent, s.sessionId]);
+    expect(found).toEqual([[f.codec.id, f.sessionId]]);
+    const events = await expectChunkInvariant(f.codec, fixture(f));
+    await expectGolden(join(EXPECTED_DIR, f.codec.id), f.file.split('/').pop()!.replace(/\.jsonl$/, ''), events);
+    const kinds = byKind(events);
+    expect(kinds.session.at(-1)).toMatchObject({ agent: f.codec.id, nativeId: f.sessionId, cwd: f.cwd, title: f.title });
+    const us = usages(events);
+    expect(us.length).toBeGreaterThan(0);
+    expect(us.every((u) => u.agent === f.codec.id && u.dedupKey.startsWith(`${f.codec.id}:`) && (u.costUsd ?? 0) > 0)).toBe(true);
+  });
+
+  it.each(EACH)('%s: a read resumed at every line boundary equals one full read', async (_id, f) => {
+    const content = await readFile(fixture(f));
+    await expectResumeEqualsFull(f.codec, content, lineBoundaries(content), {}, f.file.split('/').pop());
+  });
+});
+
+describe('pi-format agents in one HOME, through the CLI', () => {
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  const PI_FILE = join('.pi', 'agent', 'sessions', '--tmp-as-agent-fixture-project--', '2026-05-12T01-02-27-657Z_019e19b4-eb48-746a-aa6b-8dfcfa37954b.jsonl');
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'sf-pi-forks-'));
+    for (const f of FORKS) await cp(join(OWN, f.codec.id), join(home, f.home), { recursive: true });
+    await mkdir(join(home, PI_FILE, '..'), { recursive: true });
+    await cp(PI_V3, join(home, PI_FILE));
+    env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' };
+  });
+
+  afterAll(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const cli = async (args: string[]) => JSON.parse((await run(process.execPath, [CLI, ...args], { env, maxBuffer: 16 << 20 })).stdout) as unknown;
+
+  it('each session file is under the default roots of exactly one codec, the one detection picks', async () => {
+    const files = (await readdir(home, { recursive: true })).filter((n) => n.endsWith('.jsonl')).map((n) => join(home, n));
+    expect(files).toHaveLength(FORKS.length + 1);
+    const under = (file: string, root: string) => file.startsWith(resolve(root) + sep);
+    for (const file of files) {
+      const owners = BUILTIN_CODECS.filter((c) => c.descriptor.defaultRoots(env).some((r) => under(file, r))).map((c) => c.descriptor.id);
+      const expected = relative(home, file).startsWith('.pi') ? 'pi' : FORKS.find((f) => relative(home, file).startsWith(f.home))!.codec.id;
+      expect(owners, file).toEqual([expected]);
+      expect((await detectCodec(file, env)).id).toBe(expected);
+    }
+  });
+
+  it.each(EACH)('%s: sessions list and cost report --agent count its session alone', async (_id, f) => {
+    const list = (await cli(['sessions', 'list', f.codec.id, '--json'])) as { agent: string; sessionId: string; title: string; cwd: string }[];
+    expect(list.map((s) => [s.agent, s.sessionId, s.title, s.cwd])).toEqual([[f.codec.id, f.sessionId, f.title, f.cwd]]);
+    const us = usages(await readEvents(f.codec, join(home, f.home, f.file)));
+    const report = (await cli(['cost', 'report', '--agent', f.codec.id, '--json', '--group-by', 'agent', '--no-cache'])) as { breakdowns: Record<string, { requestCount: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalUsd: number }> };
+    expect(Object.keys(report.breakdowns)).toEqual([f.codec.id]);
+    expect(report.breakdowns[f.codec.id]).toMatchObject({
+      requestCount: us.length,
+      inputTokens: us.reduce((n, u) => n + u.inputTokens, 0),
+      outputTokens: us.reduce((n, u) => n + u.outputTokens, 0),
+      cacheReadTokens: us.reduce((n, u) => n + u.cacheReadTokens, 0),
+      cacheWriteTokens: us.reduce((n, u) => n + u.cacheWriteTokens, 0),
+    });
+    expect(report.breakdowns[f.codec.id]!.totalUsd).toBeCloseTo(us.reduce((n, u) => n + (u.costUsd ?? 0), 0), 9);
+  });
+
+  it('a report over every agent counts pi\'s session once and each fork\'s under its own name', async () => {
+    const report = (await cli(['cost', 'report', '--json', '--group-by', 'agent', '--no-cache'])) as { breakdowns: Record<string, { requestCount: number }> };
+    const piCount = usages(await readEvents(pi, join(home, PI_FILE))).length;
+    expect(report.breakdowns.pi?.requestCount).toBe(piCount);
+    for (const f of FORKS) expect(report.breakdowns[f.codec.id]?.requestCount, f.codec.id).toBe(usages(await readEvents(f.codec, fixture(f))).length);
+  });
+});
