@@ -11,6 +11,8 @@ export { pi } from '../codecs/pi/index.js';
 export { omp } from '../codecs/omp/index.js';
 /** Senpi sessions (`~/.senpi/agent/sessions`), pi's format read by pi's engine. */
 export { senpi } from '../codecs/senpi/index.js';
+/** Kimchi sessions (`~/.config/kimchi/harness/sessions`), pi's format read by pi's engine. */
+export { kimchi } from '../codecs/kimchi/index.js';
 export { openclaw } from '../codecs/openclaw/index.js';
 export { opencode } from '../codecs/opencode/index.js';
 export { hermes } from '../codecs/hermes/index.js';

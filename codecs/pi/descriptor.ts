@@ -20,12 +20,12 @@ export function expandHome(p: string, home: string): string {
 
 /**
  * The `sessions/` folder of a pi-style agent dir: `$<envVar>` when set (the agent dir), else
- * `~/<dotDir>/agent`. Missing roots are kept: discovery skips them.
+ * `~/<dotDir>/<agentDirName>` (`agent` for pi's own layout). Missing roots are kept: discovery skips them.
  */
-export function agentSessionRoots(env: NodeJS.ProcessEnv, envVar: string, dotDir: string): string[] {
+export function agentSessionRoots(env: NodeJS.ProcessEnv, envVar: string, dotDir: string, agentDirName = 'agent'): string[] {
   const home = env.HOME || homedir();
   const explicit = env[envVar]?.trim();
-  const agentDir = explicit ? expandHome(explicit, home) : join(home, dotDir, 'agent');
+  const agentDir = explicit ? expandHome(explicit, home) : join(home, dotDir, agentDirName);
   return [join(agentDir, 'sessions')];
 }
 

@@ -205,6 +205,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  kimchi: {
+    // Kimchi runs pi's agent with ~/.config/kimchi/harness as its agent dir: the repo's constructed session
+    async layOut({ home, own }) {
+      await cp(own, join(home, '.config', 'kimchi'), { recursive: true });
+    },
+    goldens: ['2026-06-09T14-02-10-000Z_019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43'],
+    sessions: 1,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   openclaw: {
     async layOut({ home, real }) {
       const oc = join(home, '.openclaw', 'agents', 'main', 'sessions');
