@@ -13,6 +13,8 @@ export { omp } from '../codecs/omp/index.js';
 export { senpi } from '../codecs/senpi/index.js';
 /** Kimchi sessions (`~/.config/kimchi/harness/sessions`), pi's format read by pi's engine. */
 export { kimchi } from '../codecs/kimchi/index.js';
+/** gajae-code sessions (`~/.gjc/agent/sessions`), omp's format read by pi's engine. */
+export { gjc } from '../codecs/gjc/index.js';
 export { openclaw } from '../codecs/openclaw/index.js';
 export { opencode } from '../codecs/opencode/index.js';
 export { hermes } from '../codecs/hermes/index.js';

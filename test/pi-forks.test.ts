@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pi } from '../codecs/pi/index.js';
+import { gjc } from '../codecs/gjc/index.js';
 import { kimchi } from '../codecs/kimchi/index.js';
 import { senpi } from '../codecs/senpi/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
@@ -69,6 +70,22 @@ const FORKS: Fork[] = [
     sessionId: '019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43',
     title: 'Why does the health check return 503 after deploy?',
     cwd: '/home/dev/api',
+  },
+  {
+    codec: gjc,
+    file: 'agent/sessions/-web/2026-06-11T08-40-00-000Z_019e55d0-3f2a-7b81-a4c6-0d9e8f7a6b5c.jsonl',
+    home: '.gjc',
+    roots: [
+      [{}, ['/h/.gjc/agent/sessions']],
+      [{ XDG_DATA_HOME: '/d' }, process.platform === 'win32' ? ['/h/.gjc/agent/sessions'] : ['/h/.gjc/agent/sessions', '/d/gjc/sessions']],
+      [{ GJC_CODING_AGENT_DIR: '~/g', XDG_DATA_HOME: '/d' }, ['/h/g/sessions']],
+      [{ GJC_CONFIG_DIR: '.gajae' }, ['/h/.gajae/agent/sessions']],
+      [{ GJC_CONFIG_DIR: '../escape' }, ['/h/.gjc/agent/sessions']],
+      [{ PI_CODING_AGENT_DIR: '/p', PI_CONFIG_DIR: '.p' }, ['/h/.gjc/agent/sessions']],
+    ],
+    sessionId: '019e55d0-3f2a-7b81-a4c6-0d9e8f7a6b5c',
+    title: 'Fix flaky login test',
+    cwd: '/home/dev/web',
   },
 ];
 const EACH = FORKS.map((f) => [f.codec.id, f] as const);

@@ -48,13 +48,14 @@ interface Wall {
 const top = (p: string) => p.split('/')[0]!;
 /**
  * Codecs of agents that write another agent's format, and the one public file of that agent's codec they
- * read it through (ARCHITECTURE.md, "The walls"): omp and Senpi are forks of pi, and Kimchi and OpenClaw
+ * read it through (ARCHITECTURE.md, "The walls"): omp, Senpi and gajae-code are forks of pi, and Kimchi and OpenClaw
  * write their transcripts with pi's SessionManager.
  */
 const FORMAT_FAMILIES: Record<string, readonly string[]> = {
   omp: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   senpi: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   kimchi: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
+  gjc: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   openclaw: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   roo: ['codecs/cline/index.ts', 'codecs/cline/descriptor.ts', 'codecs/cline/paths.ts'],
   // Kilo Code's extension keeps Cline's tasks; Kilo CLI is OpenCode's engine.

@@ -95,6 +95,23 @@ function vscodeTasks(editor: string, extension: string, tasks: readonly string[]
 }
 
 /**
+ * An agent keeping pi's files under its own folder (Senpi, Kimchi, gajae-code): the repo's constructed session
+ * (fixtures/<agent>/, no real one is public) copied to `~/<folder>`, one session with a title and a cwd.
+ */
+function piFork(folder: readonly string[], golden: string): AgentTreeEntry {
+  return {
+    async layOut({ home, own }) {
+      await cp(own, join(home, ...folder), { recursive: true });
+    },
+    goldens: [golden],
+    sessions: 1,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  };
+}
+
+/**
  * Every agent of the registry, by id. `sessionfold-jsonl` (sessionfold's own exports) and `store` (its session
  * store) are not agents' histories: they have no entry; the test names them as its only exclusions.
  */
@@ -194,28 +211,9 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
-  senpi: {
-    // Senpi keeps pi's format under ~/.senpi/agent: the repo's constructed session (no real one is public)
-    async layOut({ home, own }) {
-      await cp(own, join(home, '.senpi'), { recursive: true });
-    },
-    goldens: ['2026-06-02T09-15-00-000Z_019e2a10-7c3b-7d4e-9a01-5e6f7a8b9c0d'],
-    sessions: 1,
-    usage: 'tokens',
-    titles: true,
-    cwd: true,
-  },
-  kimchi: {
-    // Kimchi runs pi's agent with ~/.config/kimchi/harness as its agent dir: the repo's constructed session
-    async layOut({ home, own }) {
-      await cp(own, join(home, '.config', 'kimchi'), { recursive: true });
-    },
-    goldens: ['2026-06-09T14-02-10-000Z_019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43'],
-    sessions: 1,
-    usage: 'tokens',
-    titles: true,
-    cwd: true,
-  },
+  senpi: piFork(['.senpi'], '2026-06-02T09-15-00-000Z_019e2a10-7c3b-7d4e-9a01-5e6f7a8b9c0d'),
+  kimchi: piFork(['.config', 'kimchi'], '2026-06-09T14-02-10-000Z_019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43'),
+  gjc: piFork(['.gjc'], '2026-06-11T08-40-00-000Z_019e55d0-3f2a-7b81-a4c6-0d9e8f7a6b5c'),
   openclaw: {
     async layOut({ home, real }) {
       const oc = join(home, '.openclaw', 'agents', 'main', 'sessions');
