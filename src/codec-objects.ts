@@ -4,6 +4,8 @@
  */
 export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
+/** Cherry Studio's agent transcripts (Claude Code's, under `<userData>/CherryStudio`), read by Claude's engine. */
+export { cherryStudio } from '../codecs/cherry-studio/index.js';
 export { codex } from '../codecs/codex/index.js';
 export { gemini } from '../codecs/gemini/index.js';
 export { copilot } from '../codecs/copilot/index.js';

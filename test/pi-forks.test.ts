@@ -6,27 +6,21 @@
  * `sessions list` / `cost report --agent` through the built CLI under that isolated HOME. Regenerate the
  * golden files with `UPDATE_GOLDEN=1 npx vitest run test/pi-forks.test.ts`.
  */
-import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { cp, mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pi } from '../codecs/pi/index.js';
+import { describe, expect, it } from 'vitest';
 import { gjc } from '../codecs/gjc/index.js';
 import { kimchi } from '../codecs/kimchi/index.js';
+import { pi } from '../codecs/pi/index.js';
 import { senpi } from '../codecs/senpi/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
-import { BUILTIN_CODECS } from '../src/builtin-codecs.js';
-import { detectCodec } from '../src/registry.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
+import { cliJson, expectOneOwnerEach, isolatedHome } from './helpers/isolated-home.js';
 import { EXPECTED_DIR, PI_V3, usages } from './pi-helpers.js';
 
-const run = promisify(execFile);
 const OWN = fileURLToPath(new URL('../fixtures/', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 
 interface Fork {
   codec: Codec;
@@ -117,40 +111,23 @@ describe('pi-format agents: roots, fixtures, golden events', () => {
 });
 
 describe('pi-format agents in one HOME, through the CLI', () => {
-  let home: string;
-  let env: NodeJS.ProcessEnv;
   const PI_FILE = join('.pi', 'agent', 'sessions', '--tmp-as-agent-fixture-project--', '2026-05-12T01-02-27-657Z_019e19b4-eb48-746a-aa6b-8dfcfa37954b.jsonl');
-
-  beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'sf-pi-forks-'));
+  const h = isolatedHome('sf-pi-forks-', async (home) => {
     for (const f of FORKS) await cp(join(OWN, f.codec.id), join(home, f.home), { recursive: true });
     await mkdir(join(home, PI_FILE, '..'), { recursive: true });
     await cp(PI_V3, join(home, PI_FILE));
-    env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, '.cache'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' };
   });
-
-  afterAll(async () => {
-    await rm(home, { recursive: true, force: true });
-  });
-
-  const cli = async (args: string[]) => JSON.parse((await run(process.execPath, [CLI, ...args], { env, maxBuffer: 16 << 20 })).stdout) as unknown;
+  const cli = (args: string[]) => cliJson(h.env, args);
 
   it('each session file is under the default roots of exactly one codec, the one detection picks', async () => {
-    const files = (await readdir(home, { recursive: true })).filter((n) => n.endsWith('.jsonl')).map((n) => join(home, n));
-    expect(files).toHaveLength(FORKS.length + 1);
-    const under = (file: string, root: string) => file.startsWith(resolve(root) + sep);
-    for (const file of files) {
-      const owners = BUILTIN_CODECS.filter((c) => c.descriptor.defaultRoots(env).some((r) => under(file, r))).map((c) => c.descriptor.id);
-      const expected = relative(home, file).startsWith('.pi') ? 'pi' : FORKS.find((f) => relative(home, file).startsWith(f.home))!.codec.id;
-      expect(owners, file).toEqual([expected]);
-      expect((await detectCodec(file, env)).id).toBe(expected);
-    }
+    const ownerOf = (inHome: string) => (inHome.startsWith('.pi') ? 'pi' : FORKS.find((f) => inHome.startsWith(f.home))!.codec.id);
+    expect(await expectOneOwnerEach(h, ownerOf)).toBe(FORKS.length + 1);
   });
 
   it.each(EACH)('%s: sessions list and cost report --agent count its session alone', async (_id, f) => {
     const list = (await cli(['sessions', 'list', f.codec.id, '--json'])) as { agent: string; sessionId: string; title: string; cwd: string }[];
     expect(list.map((s) => [s.agent, s.sessionId, s.title, s.cwd])).toEqual([[f.codec.id, f.sessionId, f.title, f.cwd]]);
-    const us = usages(await readEvents(f.codec, join(home, f.home, f.file)));
+    const us = usages(await readEvents(f.codec, join(h.home, f.home, f.file)));
     const report = (await cli(['cost', 'report', '--agent', f.codec.id, '--json', '--group-by', 'agent', '--no-cache'])) as { breakdowns: Record<string, { requestCount: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalUsd: number }> };
     expect(Object.keys(report.breakdowns)).toEqual([f.codec.id]);
     expect(report.breakdowns[f.codec.id]).toMatchObject({
@@ -165,7 +142,7 @@ describe('pi-format agents in one HOME, through the CLI', () => {
 
   it('a report over every agent counts pi\'s session once and each fork\'s under its own name', async () => {
     const report = (await cli(['cost', 'report', '--json', '--group-by', 'agent', '--no-cache'])) as { breakdowns: Record<string, { requestCount: number }> };
-    const piCount = usages(await readEvents(pi, join(home, PI_FILE))).length;
+    const piCount = usages(await readEvents(pi, join(h.home, PI_FILE))).length;
     expect(report.breakdowns.pi?.requestCount).toBe(piCount);
     for (const f of FORKS) expect(report.breakdowns[f.codec.id]?.requestCount, f.codec.id).toBe(usages(await readEvents(f.codec, fixture(f))).length);
   });

@@ -138,6 +138,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  'cherry-studio': {
+    // Cherry Studio's userData on Linux: the v2 folder and a v1 copy of one transcript (counted once)
+    async layOut({ home, own }) {
+      await cp(own, join(home, '.config', 'CherryStudio'), { recursive: true });
+    },
+    goldens: ['7d3f1c2a-8b4e-4f6a-9c0d-1e2f3a4b5c6d', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   codex: {
     // the real rollouts on one day of ~/.codex/sessions, and the repo's constructed live and archived ones
     async layOut({ home, real, own }) {
