@@ -18,7 +18,8 @@ import type { Codec } from '../cursors/protocol/codec.js';
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
 import { cliJson, expectOneOwnerEach, isolatedHome } from './helpers/isolated-home.js';
-import { EXPECTED_DIR, PI_V3, usages } from './pi-helpers.js';
+import { parseSync } from '../cursors/sync.js';
+import { assistant, EXPECTED_DIR, HEADER, jsonl, PI_V3, usages } from './pi-helpers.js';
 
 const OWN = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
@@ -107,6 +108,30 @@ describe('pi-format agents: roots, fixtures, golden events', () => {
   it.each(EACH)('%s: a read resumed at every line boundary equals one full read', async (_id, f) => {
     const content = await readFile(fixture(f));
     await expectResumeEqualsFull(f.codec, content, lineBoundaries(content), {}, f.file.split('/').pop());
+  });
+});
+
+describe('the parts of a usage gajae-code records (its Usage, from omp)', () => {
+  /** An assistant entry whose usage carries `extra` beside pi's four counts (1200 input, 300 output, 500 written). */
+  const withParts = (id: string, extra: Record<string, unknown>) => {
+    const e = assistant(id, null, 'done', 1200, 300, 0.02) as { message: { usage: Record<string, unknown> } };
+    Object.assign(e.message.usage, { cacheWrite: 500, totalTokens: 2000 }, extra);
+    return e;
+  };
+
+  it('reads reasoning, one-hour cache writes and web searches as parts of the counts they belong to', () => {
+    const lines = jsonl([
+      HEADER,
+      withParts('a0000001', { reasoningTokens: 120, cttl: { ephemeral5m: 200, ephemeral1h: 300 }, server: { webSearch: 2, webFetch: 1 } }),
+      withParts('a0000002', { reasoningTokens: 301, cttl: { ephemeral1h: 501 }, server: { webSearch: 0 } }),
+      withParts('a0000003', {}),
+    ]);
+    const us = usages(parseSync(gjc.lineCore!, lines, { file: 'x.jsonl' }));
+    expect(us.map((u) => [u.outputTokens, u.reasoningTokens, u.cacheWriteTokens, u.cacheWrite1hTokens, u.webSearchRequests])).toEqual([
+      [300, 120, 500, 300, 2],
+      [300, 0, 500, 0, undefined], // parts larger than their whole are not parts of it
+      [300, 0, 500, 0, undefined],
+    ]);
   });
 });
 

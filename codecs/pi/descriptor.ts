@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 
 /**
- * Goes up whenever the pi engine would parse an unchanged file differently; omp and OpenClaw read with the
- * same engine and carry the same number.
+ * Goes up whenever the pi engine would parse an unchanged file differently; the codecs of the family (omp,
+ * Senpi, Kimchi, gajae-code, OpenClaw) read with the same engine and carry the same number. 3: a `Usage`'s
+ * `reasoningTokens`, `cttl.ephemeral1h` and `server.webSearch` (gajae-code's) are read.
  */
-export const PI_PARSER_VERSION = 2;
+export const PI_PARSER_VERSION = 3;
 
 export function expandHome(p: string, home: string): string {
   if (p === '~') return home;

@@ -150,6 +150,18 @@ function usageTokens(u: Json): [number, number, number, number] | undefined {
   return t[0] + t[1] + t[2] + t[3] === 0 ? undefined : t;
 }
 
+/**
+ * The parts some of the family record inside the four counts (gajae-code's `Usage`, from omp): reasoning of
+ * `output` (`reasoningTokens`), one-hour cache writes of `cacheWrite` (`cttl.ephemeral1h`) and web searches
+ * (`server.webSearch`). A part larger than its whole is not a part of it, and counts 0.
+ */
+function usageParts(u: Json, output: number, cacheWrite: number): { reasoning: number; write1h: number; searches: number | undefined } {
+  const reasoning = tokenCount(u.reasoningTokens);
+  const write1h = tokenCount(asObject(u.cttl)?.ephemeral1h);
+  const searches = tokenCount(asObject(u.server)?.webSearch);
+  return { reasoning: reasoning <= output ? reasoning : 0, write1h: write1h <= cacheWrite ? write1h : 0, searches: searches > 0 ? searches : undefined };
+}
+
 /** Where an entry's usage is: an assistant message's, or (omp) a `model_usage` entry's own. */
 function usageSource(entry: PiEntry): { u: Json; holder: Json; stamp: unknown } | undefined {
   if (entry.type === 'model_usage') {
@@ -181,6 +193,7 @@ export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFal
   const provider = asString(holder.provider) ?? (named === undefined ? fallback.provider : undefined);
   const stamp = typeof src.stamp === 'number' || typeof src.stamp === 'string' ? String(src.stamp) : String(ctx.offset);
   const cost = usdAmount(asObject(u.cost)?.total);
+  const parts = usageParts(u, tokens[1], tokens[3]);
   const e = usageEventOf(ctx.agent, ctx.sessionId, ctx.offset, {
     model,
     modelFallback: named === undefined,
@@ -188,9 +201,12 @@ export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFal
     timestamp: entryTime(entry, holder),
     inputTokens: tokens[0],
     outputTokens: tokens[1],
+    reasoningTokens: parts.reasoning,
     cacheReadTokens: tokens[2],
     cacheWriteTokens: tokens[3],
+    cacheWrite1hTokens: parts.write1h,
     costUsd: cost !== undefined && cost > 0 ? cost : undefined,
+    webSearchRequests: parts.searches,
     singleRequest: true,
     dedupKey: ctx.id !== undefined ? `${ctx.agent}:${ctx.id}:${stamp}` : `${ctx.agent}:v1:${stamp}:${model}`,
     messageId: ctx.id,

@@ -41,6 +41,12 @@ export interface PiUsage {
   cacheWrite?: number;
   totalTokens?: number;
   cost?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; total?: number };
+  /** gajae-code (from omp): reasoning tokens, part of `output`. */
+  reasoningTokens?: number;
+  /** gajae-code: Anthropic's cache writes by lifetime, parts of `cacheWrite`. */
+  cttl?: { ephemeral5m?: number; ephemeral1h?: number };
+  /** gajae-code: server-side tool calls (requests, not tokens). */
+  server?: { webSearch?: number; webFetch?: number };
 }
 
 /** A plain JSON object (not null, not an array), or undefined. */
