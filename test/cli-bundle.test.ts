@@ -12,11 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const DIST_CLI = new URL('../dist/src/cli/', import.meta.url);
 const CLI = fileURLToPath(new URL('main.cjs', DIST_CLI));
 const run = promisify(execFile);
+/** An empty HOME of the tests' own: a made-up path can exist (and be written) where the suite runs as root. */
+const EMPTY_HOME = mkdtempSync(join(tmpdir(), 'sf-bundle-home-'));
+afterAll(() => rmSync(EMPTY_HOME, { recursive: true, force: true }));
 
 describe('the CLI bundle', () => {
   it('is built after run.js, and is what the executable loads (main.js exports main.cjs\'s loadCli)', async () => {
@@ -45,7 +48,7 @@ describe('the CLI bundle', () => {
     const socket = [...readFileSync(new URL('bundle-cjs/socket-path.cjs', DIST_CLI), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!);
     expect(socket.filter((f) => !f.startsWith('node:'))).toEqual([]);
     // the ES-module executable (main.js) runs the CommonJS one's code: the same answers
-    const env = { PATH: process.env.PATH, HOME: '/nonexistent', SESSIONFOLD_SOCKET: 'off' };
+    const env = { PATH: process.env.PATH, HOME: EMPTY_HOME, SESSIONFOLD_SOCKET: 'off' };
     const esm = await run(process.execPath, [fileURLToPath(new URL('main.js', DIST_CLI)), 'cost', 'report', '--json'], { env });
     expect(JSON.parse(esm.stdout)).toMatchObject({ totalUsd: 0, requestCount: 0 });
     expect((await run(process.execPath, [CLI, 'cost', 'report', '--json'], { env })).stdout).toBe(esm.stdout);
@@ -61,7 +64,7 @@ describe('the CLI bundle', () => {
 
   it('reports alike from the bundle (with and without the native kernel) and from the modules', async () => {
     const demo = fileURLToPath(new URL('../fixtures/demo/', import.meta.url));
-    const env = { PATH: process.env.PATH, HOME: '/nonexistent', TZ: 'UTC', NO_COLOR: '1', SESSIONFOLD_SOCKET: 'off', CLAUDE_CONFIG_DIR: `${demo}claude`, CODEX_HOME: `${demo}codex` };
+    const env = { PATH: process.env.PATH, HOME: EMPTY_HOME, TZ: 'UTC', NO_COLOR: '1', SESSIONFOLD_SOCKET: 'off', CLAUDE_CONFIG_DIR: `${demo}claude`, CODEX_HOME: `${demo}codex` };
     const args = ['cost', 'report', '--json', '--group-by', 'day', '--no-cache'];
     const bundled = (await run(process.execPath, [CLI, ...args], { env })).stdout;
     const noKernel = (await run(process.execPath, [CLI, ...args], { env: { ...env, SESSIONFOLD_NATIVE: '0' } })).stdout;
@@ -79,7 +82,7 @@ describe('the CLI bundle', () => {
   }, 120_000);
 
   it('runs start on the demo history it finds from the package folder', async () => {
-    const r = await run(process.execPath, [CLI, 'start'], { env: { PATH: process.env.PATH, HOME: '/nonexistent', TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', SESSIONFOLD_SOCKET: 'off' } });
+    const r = await run(process.execPath, [CLI, 'start'], { env: { PATH: process.env.PATH, HOME: EMPTY_HOME, TZ: 'UTC', NO_COLOR: '1', COLUMNS: '200', SESSIONFOLD_SOCKET: 'off' } });
     expect(r.stderr).toMatch(/bundled demo history/);
     expect(r.stdout.split('\n').find((l) => l.startsWith('Total'))).toMatch(/\$\d+\.\d\d/);
   }, 60_000);
@@ -98,7 +101,7 @@ describe('the CLI bundle', () => {
     // a file, not `-e`: Workers inherit the process's flags, and `--input-type` is refused for a file
     const file = join(mkdtempSync(join(tmpdir(), 'sf-bundle-')), 'scan.mjs');
     writeFileSync(file, script);
-    const r = await run(process.execPath, [file], { env: { PATH: process.env.PATH, HOME: '/nonexistent', SESSIONFOLD_NATIVE_ENGINES: '0' } });
+    const r = await run(process.execPath, [file], { env: { PATH: process.env.PATH, HOME: EMPTY_HOME, SESSIONFOLD_NATIVE_ENGINES: '0' } });
     const [[onWorkers, workers], [onMain, none]] = JSON.parse(r.stdout) as [[number, number], [number, number]];
     expect(workers).toBe(2); // the records came from two Workers, started from dist/src/cli/bundle/scan-worker.js
     expect(none).toBe(0);
