@@ -6,10 +6,11 @@
  * (then check the token totals still agree with the simple reader, which this test does).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { codex } from '../codecs/codex/index.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import { EVENT_KINDS, type SessionfoldEvent } from '../cursors/protocol/events.js';
@@ -177,7 +178,10 @@ describe('sessionfold read --agent codex (subprocess)', () => {
   const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
 
   it('streams the events of a rollout as NDJSON, and --kinds usage the same usage events', async () => {
-    const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', CODEX_HOME: new URL('../fixtures/codex', import.meta.url).pathname, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' };
+    // An empty HOME of the test's own: a made-up path can be created (and the cache written there) as root.
+    const home = await mkdtemp(join(tmpdir(), 'sf-codex-home-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const env = { PATH: process.env.PATH, HOME: home, CODEX_HOME: new URL('../fixtures/codex', import.meta.url).pathname, NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' };
     const all = await run(process.execPath, [CLI, 'read', FILE_A, '--agent', 'codex'], { env });
     const lines = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as SessionfoldEvent);
     expect(lines).toEqual(await readEvents(codex, FILE_A));
