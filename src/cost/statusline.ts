@@ -25,8 +25,7 @@
  * Only the local zone's day start is computed with Date's local time (no Intl: loading ICU's zone data costs
  * tens of ms at start-up); an explicit zone goes through ZoneCalendar.
  */
-import { getCodec, loadCodec } from '../registry.js';
-import { fileSessionId } from '../sessions/context.js';
+import { getCodec } from '../registry.js';
 import type { KeepFiles, ScanOptions, UsageRecord } from '../scan/types.js';
 import { BLOCK_MS, createBlocksFold, type UsageBlock } from './blocks.js';
 import { civilFromDays, periodStart, ZoneCalendar } from './calendar.js';
@@ -245,14 +244,12 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
   }
 }
 
-/** Whether a transcript of `agent` under the query's roots holds session `id` (the codec's own lookup). */
+/** Whether a transcript of `agent` under the query's roots holds session `id` (the sessions' own lookup). */
 async function holdsSession(agent: string, query: StatusLineQuery, id: string): Promise<boolean> {
   const codec = getCodec(agent);
-  const roots = query.roots?.[codec.id] ?? codec.defaultRoots(query.env ?? process.env);
-  await loadCodec(codec);
-  if (codec.locate !== undefined) return (await codec.locate(roots, id)) !== undefined;
-  for await (const f of codec.discover(roots)) if (fileSessionId(f) === id) return true;
-  return false;
+  // Loaded only here: a status line with usage to show never needs the sessions' modules.
+  const { findSessionFile } = await import('../sessions/get.js');
+  return (await findSessionFile(codec, query.roots?.[codec.id] ?? codec.defaultRoots(query.env ?? process.env), id)) !== undefined;
 }
 
 /** The context in use after `last`, against the agent's stated window, else the price data's for the model. */

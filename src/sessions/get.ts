@@ -18,17 +18,19 @@ import { resolveUnifiedId } from './ids.js';
 import type { Session, SessionMessage } from './types.js';
 import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 
+/** The file under `roots` that holds session `id` (the codec's `locate`, else the ids of its listing); undefined when none. */
+export async function findSessionFile(codec: Codec, roots: readonly string[], id: string): Promise<SessionFile | undefined> {
+  await loadCodec(codec);
+  if (codec.locate !== undefined) return codec.locate(roots, id);
+  for await (const f of codec.discover(roots)) if (fileSessionId(f) === id) return f;
+  return undefined;
+}
+
 /** The file of session `id`, or SESSION_NOT_FOUND. */
 export async function locateSession(ctx: ManagerContext, codec: Codec, id: string): Promise<SessionFile> {
   if (typeof id !== 'string' || id === '') throw new SessionfoldError('SESSION_NOT_FOUND', `No ${codec.id} session with an empty id`, { agent: codec.id });
   const roots = ctx.rootsFor(codec);
-  let found: SessionFile | undefined;
-  await loadCodec(codec);
-  if (codec.locate !== undefined) found = await codec.locate(roots, id);
-  else for await (const f of codec.discover(roots)) if (fileSessionId(f) === id) {
-    found = f;
-    break;
-  }
+  const found = await findSessionFile(codec, roots, id);
   if (found === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `No ${codec.id} session "${id}" under ${roots.join(', ') || '(no roots)'}`, { agent: codec.id });
   return found;
 }
