@@ -6,19 +6,16 @@
  * origin's responses. Library and built CLI, with the cache and without, with the native addon and
  * without it (`SESSIONFOLD_NATIVE=0`: the JavaScript and WebAssembly paths).
  */
-import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CostSummary } from '../src/cost/types.js';
 import { totalCost } from '../src/cost/total.js';
 import { createPricer } from '../src/cost/pricing.js';
 import { claudeLine, expectReqSums, type Req } from './claude-lines.js';
+import { itReportsBySession } from './helpers/copy-tie.js';
 import { HAS_CLAUDE, makeHome, type Home } from './sessions-helpers.js';
 
-const CLI = new URL('../dist/src/cli/main.cjs', import.meta.url).pathname;
-const run = promisify(execFile);
 /** The origin sorts after both of its copies. */
 const ORIGIN = 'cccccccc-0000-4000-8000-000000000000';
 const RESUMED = 'aaaaaaaa-0000-4000-8000-000000000000';
@@ -64,12 +61,6 @@ function expectBySession(s: CostSummary): void {
   expectReqSums(s, [...OLD, ...RESUMED_OWN, ...BRANCHED_OWN, ...SUB]);
 }
 
-async function report(env: NodeJS.ProcessEnv, args: string[]): Promise<CostSummary> {
-  const r = await run(process.execPath, [CLI, 'cost', 'report', '--agent', 'claude', '--tz', 'UTC', '--group-by', 'session', '--json', ...args], { env });
-  expect(r.stderr).toBe('');
-  return JSON.parse(r.stdout) as CostSummary;
-}
-
 describe.skipIf(!HAS_CLAUDE)('a tie between copies of a response (resumed and branched copies sorting first)', () => {
   it('the library credits the origin', async () => {
     const pricer = createPricer({ env: home.env });
@@ -77,12 +68,5 @@ describe.skipIf(!HAS_CLAUDE)('a tie between copies of a response (resumed and br
     expectBySession(await totalCost({ agents: ['claude'], env: home.env, pricer, timeZone: 'UTC', groupBy: 'session', cachePath: join(home.dir, 'lib.db') }));
   });
 
-  for (const native of ['on', 'off'] as const) {
-    it(`the CLI credits the origin, cold, warm and without the cache (native addon ${native})`, async () => {
-      const env = { ...home.env, ...(native === 'off' && { SESSIONFOLD_NATIVE: '0' }), SESSIONFOLD_CACHE: join(home.dir, `cli-${native}.db`) };
-      expectBySession(await report(env, ['--no-cache']));
-      expectBySession(await report(env, []));
-      expectBySession(await report(env, []));
-    });
-  }
+  itReportsBySession('credits the origin', () => home, 'claude', expectBySession);
 });
