@@ -8,7 +8,7 @@
  */
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import type { Codec, ReadCursor, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
 import { EVENT_KINDS, type EventKind, type SessionfoldEvent } from '../../cursors/protocol/events.js';
@@ -46,14 +46,15 @@ export function randomCuts(length: number, count: number, seed = 1): number[] {
   return [...cuts].sort((x, y) => x - y);
 }
 
-/** Same events whatever the chunking, through the pure core and through the file reader. */
+/** Same events whatever the chunking, through the file's own pure core (`lineCoreFor`) and through the file reader. */
 export async function expectChunkInvariant(codec: Codec, file: string, options: ReadOptions = {}): Promise<SessionfoldEvent[]> {
   const { resume: _r, bufferSize: _b, ...rest } = options;
   const whole = await readEvents(codec, file, rest);
   const content = await readFile(file);
-  if (codec.lineCore) {
+  const core = codec.lineCoreFor !== undefined ? codec.lineCoreFor(file) : codec.lineCore;
+  if (core) {
     for (const chunkSize of CHUNK_SIZES) {
-      const events = parseSync(codec.lineCore, content, { ...rest, chunkSize, file });
+      const events = parseSync(core, content, { ...rest, chunkSize, file });
       expect(events, `parseSync chunkSize ${chunkSize}`).toEqual(whole);
     }
   }
@@ -88,10 +89,11 @@ export async function resumeAcrossCuts(
   const dir = await mkdtemp(join(tmpdir(), 'sessionfold-resume-'));
   try {
     // Same file name in two folders: codecs that take the session id from the name see the same id.
-    await mkdir(join(dir, 'growing'));
-    await mkdir(join(dir, 'whole'));
     const growing = join(dir, 'growing', fileName);
     const whole = join(dir, 'whole', fileName);
+    // fileName may hold folders: codecs that tell their formats apart by the path see the same path
+    await mkdir(dirname(growing), { recursive: true });
+    await mkdir(dirname(whole), { recursive: true });
     await writeFile(whole, content);
     const full = byKind(await readEvents(codec, whole, options));
     const kept = byKind([]);
