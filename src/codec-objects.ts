@@ -4,7 +4,7 @@
  */
 export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
-/** Cherry Studio's agent transcripts (Claude Code's, under `<userData>/CherryStudio`), read by Claude's engine. */
+/** Cherry Studio's agent sessions under `<userData>/CherryStudio`: Claude Code's and pi's files, read by their engines. */
 export { cherryStudio } from '../codecs/cherry-studio/index.js';
 export { codex } from '../codecs/codex/index.js';
 export { gemini } from '../codecs/gemini/index.js';

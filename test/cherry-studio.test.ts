@@ -27,14 +27,15 @@ const SESSIONS = [MIGRATED, NEW];
 const v2File = (id: string) => join(V2, '-home-dev-notes', `${id}.jsonl`);
 
 describe('cherry-studio: roots, discovery, golden events', () => {
-  it('looks in Electron\'s userData for CherryStudio on each platform, the v2 folder first', () => {
-    const both = (base: string) => [join(base, 'CherryStudio', 'Data', 'Agents', '.claude', 'projects'), join(base, 'CherryStudio', '.claude', 'projects')];
-    expect(getCherryStudioRoots({ HOME: '/h' }, 'linux')).toEqual(both('/h/.config'));
-    expect(getCherryStudioRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x' }, 'linux')).toEqual(both('/x'));
-    expect(getCherryStudioRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x' }, 'darwin')).toEqual(both('/h/Library/Application Support'));
-    expect(getCherryStudioRoots({ HOME: '/h', APPDATA: '/a' }, 'win32')).toEqual(both('/a'));
-    expect(getCherryStudioRoots({ HOME: '/h' }, 'win32')).toEqual(both(join('/h', 'AppData', 'Roaming')));
-    expect(getCherryStudioRoots({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }, 'linux')).toEqual(both('/h/.config'));
+  it('looks in Electron\'s userData for CherryStudio on each platform, the v2 folder first, then pi\'s sessions', () => {
+    const agents = (base: string) => join(base, 'CherryStudio', 'Data', 'Agents');
+    const all = (base: string) => [join(agents(base), '.claude', 'projects'), join(base, 'CherryStudio', '.claude', 'projects'), join(agents(base), '.pi', 'sessions')];
+    expect(getCherryStudioRoots({ HOME: '/h' }, 'linux')).toEqual(all('/h/.config'));
+    expect(getCherryStudioRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x' }, 'linux')).toEqual(all('/x'));
+    expect(getCherryStudioRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x' }, 'darwin')).toEqual(all('/h/Library/Application Support'));
+    expect(getCherryStudioRoots({ HOME: '/h', APPDATA: '/a' }, 'win32')).toEqual(all('/a'));
+    expect(getCherryStudioRoots({ HOME: '/h' }, 'win32')).toEqual(all(join('/h', 'AppData', 'Roaming')));
+    expect(getCherryStudioRoots({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }, 'linux')).toEqual(all('/h/.config'));
   });
 
   it('lists a transcript both folders hold once, from the v2 folder', async () => {
@@ -61,8 +62,9 @@ describe('cherry-studio: roots, discovery, golden events', () => {
 });
 
 describe('cherry-studio beside Claude Code in one HOME, through the CLI', () => {
+  // Cherry's Claude Code folders alone: its pi sessions have their own test (test/cherry-studio-pi.test.ts)
   const h = isolatedHome('sf-cherry-', async (home) => {
-    await cp(OWN, join(home, '.config', 'CherryStudio'), { recursive: true });
+    for (const dir of [join('Data', 'Agents', '.claude'), '.claude']) await cp(join(OWN, dir), join(home, '.config', 'CherryStudio', dir), { recursive: true });
     await cp(join(CLAUDE_OWN, 'projects'), join(home, '.claude', 'projects'), { recursive: true });
   });
   const cli = (args: string[]) => cliJson(h.env, args);

@@ -1,45 +1,39 @@
 /**
- * `cherry-studio`: the transcripts Claude Code writes for Cherry Studio's agents, under Cherry's own config
- * folder. The files are Claude Code's (README.md), so the codec is Claude's engine and discovery under
- * Cherry's roots, its events named `cherry-studio`. Dedup keys stay Claude's (the response's message id): a
- * transcript both Cherry folders hold, or one a `CLAUDE_CONFIG_DIR` also points the `claude` codec at,
- * counts once.
+ * `cherry-studio`: the session files Cherry Studio's agent runtimes write under its userData (README.md).
+ * Its Claude Code runtime's transcripts are Claude Code's files, read by Claude's engine and discovery; its
+ * pi runtime's sessions are pi's, read by pi's (pi.ts). Events are named `cherry-studio`; dedup keys stay
+ * the engine's (Claude's message id, pi's entry id and time), so a transcript both Cherry folders hold, or
+ * one the runtime's own folder also holds, counts once.
  */
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { Emit, LineCore } from '../../cursors/protocol/line-core.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { claude, claudeCore, createClaudeCore, getSubagentMetaPath, readSubagentMeta, readSubagentMetaSync, type SubagentMeta } from '../claude/index.js';
 import { cherryStudioDescriptor } from './descriptor.js';
-import { CODEC_ID } from './paths.js';
+import { isPiFile, isPiRoot } from './paths.js';
+import { detectCherryPi, discoverPi, locatePi, piCore, readPi } from './pi.js';
+import { renamedCore } from './rename.js';
 
 export { CODEC_ID, getCherryStudioRoots } from './paths.js';
-
-/** `emit` with each event copied under Cherry's name (the core keeps its own events for later lines). */
-function renamed(emit: Emit): Emit {
-  return (e) => emit({ ...e, agent: CODEC_ID } as SessionfoldEvent);
-}
-
-/** Claude's core with every event it emits named `cherry-studio`; its state and cursor are Claude's. */
-function renamedCore<S>(core: LineCore<S>): LineCore<S> {
-  const { lineWalked } = core;
-  return {
-    ...core,
-    line: (s, line, start, emit) => core.line(s, line, start, renamed(emit)),
-    end: (s, emit) => core.end(s, renamed(emit)),
-    ...(lineWalked !== undefined && { lineWalked: (s, w, start, emit) => lineWalked(s, w, start, renamed(emit)) }),
-  };
-}
 
 const plainCore = renamedCore(claudeCore);
 const coreWith = (meta: SubagentMeta | undefined) => (meta === undefined ? plainCore : renamedCore(createClaudeCore({ meta })));
 const plainRead = createJsonlRead(cherryStudioDescriptor, plainCore);
 
-/** `read()`: a subagent transcript's sidecar is read first and handed to the core, as Claude's read does. */
-async function* readCherry(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+/** `read()` of a Claude Code transcript: a subagent's sidecar is read first and handed to the core, as Claude's read does. */
+async function* readClaude(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const metaPath = typeof file === 'string' ? getSubagentMetaPath(file) : undefined;
   const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
   yield* meta === undefined ? plainRead(file, options) : createJsonlRead(cherryStudioDescriptor, coreWith(meta))(file, options);
+}
+
+function readCherry(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {
+  return typeof file === 'string' && isPiFile(file) ? readPi(file, options) : readClaude(file, options);
+}
+
+/** The roots handed to the codec, told apart: pi's session folder, and the Claude Code folders. */
+function split(roots: readonly string[]): { claudeRoots: string[]; piRoots: string[] } {
+  return { claudeRoots: roots.filter((r) => !isPiRoot(r)), piRoots: roots.filter(isPiRoot) };
 }
 
 /** Claude's listing, named Cherry's; a transcript an earlier root already gave (the v1 copy) is left out. */
@@ -49,29 +43,39 @@ function* ownFiles(files: Iterable<SessionFile>): Generator<SessionFile> {
     const inRoot = f.path.slice(f.root.length);
     if (seen.has(inRoot)) continue;
     seen.add(inRoot);
-    yield { ...f, agent: CODEC_ID };
+    yield { ...f, agent: cherryStudioDescriptor.id };
   }
 }
 
 async function* discoverCherry(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  const { claudeRoots, piRoots } = split(roots);
   const files: SessionFile[] = [];
-  for await (const f of claude.discover(roots)) files.push(f);
+  for await (const f of claude.discover(claudeRoots)) files.push(f);
   yield* ownFiles(files);
+  yield* discoverPi(piRoots);
+}
+
+function* discoverCherrySync(roots: readonly string[]): Generator<SessionFile> {
+  const { claudeRoots, piRoots } = split(roots);
+  yield* ownFiles(claude.discoverSync!(claudeRoots));
+  yield* discoverPi(piRoots);
 }
 
 /** The Cherry Studio codec. */
 export const cherryStudio: Codec = {
   ...cherryStudioDescriptor,
-  detect: (file, head) => claude.detect!(file, head),
+  detect: (file, head) => claude.detect!(file, head) || detectCherryPi(file, head),
   discover: discoverCherry,
-  discoverSync: (roots) => ownFiles(claude.discoverSync!(roots)),
+  discoverSync: discoverCherrySync,
   async locate(roots, nativeId) {
-    const f = await claude.locate!(roots, nativeId);
-    return f === undefined ? undefined : { ...f, agent: CODEC_ID };
+    const { claudeRoots, piRoots } = split(roots);
+    const f = await claude.locate!(claudeRoots, nativeId);
+    return f === undefined ? locatePi(piRoots, nativeId) : { ...f, agent: cherryStudioDescriptor.id };
   },
-  getParseDependencies: (file) => claude.getParseDependencies!(file),
+  getParseDependencies: (file) => (isPiFile(file) ? [] : claude.getParseDependencies!(file)),
   lineCore: plainCore,
   lineCoreFor(file: string) {
+    if (isPiFile(file)) return piCore;
     const metaPath = getSubagentMetaPath(file);
     return coreWith(metaPath === undefined ? undefined : readSubagentMetaSync(metaPath));
   },

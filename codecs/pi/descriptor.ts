@@ -8,8 +8,9 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 
 /**
  * Goes up whenever the pi engine would parse an unchanged file differently; the codecs of the family (omp,
- * Senpi, Kimchi, gajae-code, OpenClaw) read with the same engine and carry the same number. 3: a `Usage`'s
- * `reasoningTokens`, `cttl.ephemeral1h` and `server.webSearch` (gajae-code's) are read.
+ * Senpi, Kimchi, gajae-code, OpenClaw) read with the same engine and carry the same number (Cherry Studio,
+ * which reads pi's files and Claude Code's, adds it to Claude's). 3: a `Usage`'s `reasoningTokens`,
+ * `cttl.ephemeral1h` and `server.webSearch` (gajae-code's) are read.
  */
 export const PI_PARSER_VERSION = 3;
 

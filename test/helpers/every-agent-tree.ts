@@ -139,12 +139,13 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     cwd: true,
   },
   'cherry-studio': {
-    // Cherry Studio's userData on Linux: the v2 folder and a v1 copy of one transcript (counted once)
+    // Cherry Studio's userData on Linux: the v2 folder and a v1 copy of one transcript (counted once), and
+    // its pi runtime's sessions (one imported with no usage)
     async layOut({ home, own }) {
       await cp(own, join(home, '.config', 'CherryStudio'), { recursive: true });
     },
-    goldens: ['7d3f1c2a-8b4e-4f6a-9c0d-1e2f3a4b5c6d', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d'],
-    sessions: 2,
+    goldens: ['7d3f1c2a-8b4e-4f6a-9c0d-1e2f3a4b5c6d', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', '019f1c2d-3e4a-7b5c-8d6e-7f8091a2b3c4', '019f0a00-1b2c-7d3e-8f40-5a6b7c8d9e0f'],
+    sessions: 2 + 2,
     usage: 'tokens',
     titles: true,
     cwd: true,
