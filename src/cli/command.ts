@@ -1,8 +1,8 @@
 /**
  * A small declarative command model (citty-like): each command is a lazily imported module under
  * src/cli/commands/ that exports `default` as a CommandDef. Arguments are parsed with node:util parseArgs.
- * A CliError is a user error: one clear line with its code, the usage, exit 1. Any other exception is a bug
- * and prints its stack.
+ * A CliError or a SessionfoldError is a user error: one clear line with its code, the usage after a mistake in
+ * the command line (isCommandLineMistake), exit 1. Any other exception is a bug and prints its stack.
  */
 import { parseArgs } from 'node:util';
 import type { ErrorCode } from '../../cursors/protocol/errors.js';
@@ -54,7 +54,7 @@ export interface CommandDef {
   render?(data: never, io: RenderIo): number;
 }
 
-/** A user error: printed as one line with its code, then the usage; exit 1. */
+/** A user error: printed as one line with its code, then the usage when it is a mistake in the command line (isCommandLineMistake); exit 1. */
 export class CliError extends Error {
   override readonly name = 'CliError';
   readonly code: ErrorCode;
@@ -139,15 +139,26 @@ export function parseCommandArgs(def: CommandDef, argv: string[]): { positionals
   }
 }
 
-/** Map a thrown error to the CLI's output and exit code. */
+/**
+ * Whether `e` is a mistake in the command line, which the command's usage follows: a USAGE_ERROR or an
+ * INVALID_OPTION, whichever step found it (the argument parser, the command's own checks, or the library
+ * checking what the command passed on, such as `--tz` or `--since`), so an option checked late reads as one
+ * checked early. An INVALID_OPTION about a file's content (a tags file: its `file` is set) is no such mistake.
+ */
+export function isCommandLineMistake(e: unknown): boolean {
+  if (e instanceof CliError) return e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION';
+  return e instanceof SessionfoldError && (e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION') && e.file === undefined;
+}
+
+/**
+ * Map a thrown error to the CLI's output and exit code: a coded error is one line `error <CODE>: <message>`
+ * (the first line of stderr, for scripts), then `usage` after a mistake in the command line
+ * (isCommandLineMistake), exit 1; anything else is a bug: its stack, exit 2.
+ */
 export function reportError(e: unknown, stderr: NodeJS.WritableStream, usage?: string): number {
-  if (e instanceof CliError) {
+  if (e instanceof CliError || e instanceof SessionfoldError) {
     stderr.write(`error ${e.code}: ${e.message}\n`);
-    if (usage) stderr.write(`\n${usage}`);
-    return 1;
-  }
-  if (e instanceof SessionfoldError) {
-    stderr.write(`error ${e.code}: ${e.message}\n`);
+    if (usage !== undefined && isCommandLineMistake(e)) stderr.write(`\n${usage}`);
     return 1;
   }
   stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);

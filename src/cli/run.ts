@@ -110,8 +110,8 @@ async function runCommand(def: CommandDef, prefix: string, args: string[], io: I
     const code = await def.run(ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
-    // The usage helps with a mistake in the command line only; a server not running or a session not found is no such mistake.
-    return reportError(e, io.stderr, e instanceof CliError && (e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION') ? usage : undefined);
+    // The usage helps with a mistake in the command line only (reportError tells); a server not running or a session not found is no such mistake.
+    return reportError(e, io.stderr, usage);
   }
 }
 

@@ -6,7 +6,8 @@
  * other agents' hooks pass the flags themselves (`--agent codex --session <id>`, or `--file <path>`).
  *
  * A status bar must never go blank nor show a stack: a coded error prints the fallback line on stdout, the
- * error on stderr, and exits 0 (an agent hides the output of a command that fails).
+ * error on stderr (with the usage after a mistake in the command line, as every command), and exits 0 (an
+ * agent hides the output of a command that fails).
  */
 import { resolve } from 'node:path';
 import { SessionfoldError } from '../../../cursors/protocol/errors.js';
@@ -16,7 +17,7 @@ import { statusLine, type StatusLineQuery } from '../../cost/statusline.js';
 import { detectCodec } from '../../registry.js';
 import { renderStatusLineAnswer, type StatusLineAnswer } from '../render/statusline.js';
 import { tuneJitForScan } from '../jit.js';
-import { CliError, bool, defineCommand, noCache, str, type CommandContext } from '../command.js';
+import { CliError, bool, defineCommand, formatUsage, isCommandLineMistake, noCache, str, type CommandContext } from '../command.js';
 import { checkTimeZone } from '../../cost/calendar.js';
 
 function positiveInt(ctx: CommandContext, name: string): number | undefined {
@@ -70,7 +71,7 @@ async function queryOf(ctx: CommandContext): Promise<StatusLineQuery> {
   };
 }
 
-export default defineCommand({
+const statusline = defineCommand({
   name: 'statusline',
   description: "One status-bar line for a running session: model, session cost, today's cost, the active 5-hour window and its burn rate, context used",
   usage: '[< claude-statusline.json]',
@@ -102,8 +103,11 @@ export default defineCommand({
     } catch (e) {
       const code = e instanceof CliError || e instanceof SessionfoldError ? e.code : undefined;
       if (code === undefined) throw e;
-      return { json, warnings, error: { code, message: (e as Error).message } };
+      // The usage after a mistake in the command line, as every command prints it (command.ts); sent as data, so a served run prints it too.
+      return { json, warnings, error: { code, message: (e as Error).message, ...(isCommandLineMistake(e) && { usage: formatUsage(statusline, 'sessionfold statusline') }) } };
     }
   },
   render: renderStatusLineAnswer,
 });
+
+export default statusline;

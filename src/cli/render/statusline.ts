@@ -41,12 +41,14 @@ export interface StatusLineAnswer {
   json: boolean;
   warnings: string[];
   data?: StatusLineData;
-  error?: { code: string; message: string };
+  /** `usage`: the command's usage, after a mistake in the command line (src/cli/command.ts isCommandLineMistake). */
+  error?: { code: string; message: string; usage?: string };
 }
 
 /**
  * Write the answer: the line (or the data with `--json`) on stdout, warnings on stderr; without data, the
- * fallback line and the error, exit 0 all the same (a status bar hides a failing command's output).
+ * fallback line and the error (then the usage, when it came with one), exit 0 all the same (a status bar hides
+ * a failing command's output).
  */
 export function renderStatusLineAnswer(a: StatusLineAnswer, io: RenderIo): number {
   for (const w of a.warnings) io.stderr.write(`warning: ${w}\n`);
@@ -54,6 +56,7 @@ export function renderStatusLineAnswer(a: StatusLineAnswer, io: RenderIo): numbe
     const code = a.error?.code ?? 'IO_ERROR';
     io.stdout.write(`${fallbackStatusLine(code)}\n`);
     io.stderr.write(`error ${code}: ${a.error?.message ?? 'no status'}\n`);
+    if (a.error?.usage !== undefined) io.stderr.write(`\n${a.error.usage}`);
     return 0;
   }
   if (a.data.sessionFound === false) io.stderr.write(`note: no ${a.data.agent} session "${a.data.sessionId}" found under the agent's folders; its cost shows as n/a\n`);
