@@ -94,7 +94,7 @@ const MASK32 = 0xffffffffn;
 
 /**
  * `hashString64` of `s` as two uint32 halves into `out` ([high, low]): the fold's key table
- * (src/cost/key-table.ts), once per usage record. Where the WebAssembly kernel is loaded (the reads without
+ * (src/key-table.ts), once per usage record. Where the WebAssembly kernel is loaded (the reads without
  * the addon), by its one-call XXH64 with no bigint made (the bigint and its two shifts cost about as much as
  * the hash); else by `hashString64`.
  */

@@ -52,7 +52,7 @@ int sf_canonical_time(const uint8_t *t, size_t n);
 /* The milliseconds src/cost/filter.ts `eventTime` reads from a canonical time (sf_canonical_time), or NaN where
  * it would not take its own arithmetic (a year below 100, or a time not after 1970). */
 double sf_time_ms(const uint8_t *t, size_t n);
-/* XXH64 of prefix + key, as src/cost/key-table.ts `hashInto` halves it: out[0] hi, out[1] lo (never both 0). */
+/* XXH64 of prefix + key, as src/key-table.ts `hashInto` halves it: out[0] hi, out[1] lo (never both 0). */
 void sf_key_hash(const uint8_t *prefix, size_t pn, const uint8_t *key, size_t kn, double *out);
 int sf_scan_why(const uint8_t *b, int64_t n, const Proj *root, int32_t *out, int32_t slots, int *unsure);
 

@@ -13,7 +13,7 @@ import { claude, claudeCore } from '../codecs/claude/index.js';
 import { createClaudeCore } from '../codecs/claude/parse.js';
 import { nativeKernel } from '../cursors/native.js';
 import { instantiateWasmKernel } from '../cursors/wasm.js';
-import { hashKey } from '../src/cost/key-table.js';
+import { hashKey } from '../src/key-table.js';
 import { KEY_HI, KEY_LO, type FoldHints } from '../src/scan/types.js';
 import { blankUsageFields, REPEATED, usageOf as usageOfFields, type UsageCandidate, type UsageFields } from '../codecs/claude/usage.js';
 import { parseSync } from '../cursors/sync.js';

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBlocksFold } from '../src/cost/blocks.js';
 import { foldCost } from '../src/cost/fold.js';
 import { EXPORT_CSV_COLUMNS, exportCsvHeader, exportCsvRow, ExportCursor, exportUsage, exportUsageBatches, type UsageExportLine } from '../src/cost/export.js';
-import { hashKey, KeyTable } from '../src/cost/key-table.js';
+import { hashKey, KeyTable } from '../src/key-table.js';
 import { parseOverrides } from '../src/cost/overrides.js';
 import { createPricer } from '../src/cost/pricing.js';
 import { isSessionfoldError } from '../cursors/protocol/errors.js';

@@ -11,7 +11,7 @@ import { resetUsageEvent, type UsageEvent } from '../cursors/protocol/events.js'
 import { createCostFold, drainBlocks } from '../src/cost/fold.js';
 import { eventTime, type CostFoldOptions } from '../src/cost/filter.js';
 import type { StoredFoldState } from '../src/cost/fold.js';
-import { hashKey } from '../src/cost/key-table.js';
+import { hashKey } from '../src/key-table.js';
 import { parseOverrides } from '../src/cost/overrides.js';
 import { createPricer } from '../src/cost/pricing.js';
 import { blankBlockRecord, blockRecords, KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type UsageRecord, type UsageRecordBlock } from '../src/scan/types.js';

@@ -23,7 +23,7 @@ import type { SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { nativeKernel } from '../cursors/native.js';
 import { ABSENT, blockValue, JSON_TEXT, PLAIN as PLAIN_TEXT, TIME } from '../cursors/native-engine.js';
 import { eventTime } from '../src/cost/filter.js';
-import { hashKey } from '../src/cost/key-table.js';
+import { hashKey } from '../src/key-table.js';
 import { blankBlockRecord, KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type FoldHints } from '../src/scan/types.js';
 import { CLAUDE_SID, claudeLine } from './helpers/claude-model.js';
 import { codexLine } from './helpers/codex-model.js';

@@ -19,7 +19,7 @@ import { nativeKernel } from '../cursors/native.js';
 import { TaskRunner } from '../src/scan/runner.js';
 import { normalizeScanOptions } from '../src/scan/options.js';
 import { eventTime } from '../src/cost/filter.js';
-import { hashKey } from '../src/cost/key-table.js';
+import { hashKey } from '../src/key-table.js';
 
 let dir: string;
 let roots: ScanOptions['roots'];

@@ -1,10 +1,10 @@
 /**
- * OwnSession (src/cost/own-session.ts): the one rule for which session a file's usage belongs to, shared by
+ * OwnSession (src/own-session.ts): the one rule for which session a file's usage belongs to, shared by
  * the session fold, the usage scan and the status line. Its edge cases, then the session fold held to it.
  */
 import { describe, expect, it } from 'vitest';
 import { sessionEventOf, usageEventOf } from '../cursors/protocol/events.js';
-import { OwnSession } from '../src/cost/own-session.js';
+import { OwnSession } from '../src/own-session.js';
 import { SessionFold } from '../src/sessions/fold.js';
 
 describe('OwnSession', () => {

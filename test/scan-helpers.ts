@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { scanUsage } from '../src/scan/index.js';
 import { expect } from 'vitest';
 import { eventTime } from '../src/cost/filter.js';
-import { hashKey } from '../src/cost/key-table.js';
+import { hashKey } from '../src/key-table.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type ScanOptions, type UsageRecord } from '../src/scan/types.js';
 
 export const AGENT = 'sessionfold-jsonl';

@@ -64,6 +64,41 @@ const FORMAT_FAMILIES: Record<string, readonly string[]> = {
   kilo: ['codecs/cline/index.ts', 'codecs/cline/descriptor.ts', 'codecs/cline/paths.ts', 'codecs/opencode/index.ts', 'codecs/opencode/descriptor.ts'],
 };
 const inCli = (p: string) => p.startsWith('src/cli/');
+/** The fold a file of src/ is in (`cost` for src/cost/fold.ts); undefined for the CLI, which sits above them all, and for src/*.ts. */
+const foldOf = (p: string): string | undefined => {
+  const [root, dir, file] = p.split('/');
+  return root === 'src' && file !== undefined && dir !== 'cli' ? dir : undefined;
+};
+/** The modules of src/ below every fold (src/*.ts: the registry, the shared helpers), the package barrels left out. */
+const isShared = (p: string) => /^src\/[^/]+\.ts$/.test(p) && p !== 'src/index.ts' && p !== 'src/codec-objects.ts';
+/**
+ * Every file of another fold that a fold may import (ARCHITECTURE.md, "The walls"); anything else of another
+ * fold is its internals, and a helper two folds share lives below both, in src/*.ts (src/session-file.ts,
+ * src/own-session.ts, src/key-table.ts). Into cost, sessions and store, only modules their index.ts
+ * re-exports (their public surface); the scan engine and its event cache are one engine in two folders.
+ */
+export const FOLD_IMPORTS: Record<string, readonly string[]> = {
+  // The cache stores what the scan reads (its records, segments and diffs); the scan asks the cache first.
+  cache: ['src/scan/parse-file.ts', 'src/scan/record-diff.ts', 'src/scan/segment.ts', 'src/scan/types.ts'],
+  scan: ['src/cache/db.ts', 'src/cache/listing-memo.ts', 'src/cache/paths.ts', 'src/cache/rows.ts', 'src/cache/store.ts'],
+  // The totals fold runs over the scan and keeps its snapshots and answers in the cache; the report asks the
+  // SessionManager which sessions have usage their agent has not recorded yet (src/cost/report.ts).
+  cost: [
+    'src/cache/answer-memo.ts', 'src/cache/db.ts', 'src/cache/folds.ts', 'src/cache/paths.ts', 'src/cache/store.ts',
+    'src/scan/discover.ts', 'src/scan/index.ts', 'src/scan/options.ts', 'src/scan/select.ts', 'src/scan/sources.ts', 'src/scan/types.ts',
+    'src/sessions/manager.ts',
+  ],
+  // The server watches what discovery lists and shares the cache's connection.
+  serve: ['src/cache/db.ts', 'src/scan/discover.ts'],
+  // A session's cost is the cost fold's (its pricer, types and totals); lists go through the scan and the cache.
+  sessions: [
+    'src/cache/listing-memo.ts', 'src/cache/paths.ts', 'src/cache/summaries.ts',
+    'src/cost/overrides.ts', 'src/cost/pricing.ts', 'src/cost/total.ts', 'src/cost/types.ts',
+    'src/scan/discover.ts', 'src/scan/index.ts',
+  ],
+  // The store imports a session of any agent through the SessionManager and writes it as sessionfold JSONL.
+  store: ['src/sessions/export.ts', 'src/sessions/ids.ts', 'src/sessions/manager.ts', 'src/sessions/types.ts'],
+};
 const isRenderer = (p: string) => p.startsWith('src/cli/render/') || p === 'src/cli/output.ts';
 
 export const WALLS: Wall[] = [
@@ -82,6 +117,14 @@ export const WALLS: Wall[] = [
     name: 'folds reach codecs only through the registry (src/builtin-codecs.ts)',
     allows: (f, t) => top(f) !== 'src' || top(t) !== 'codecs' || f === 'src/builtin-codecs.ts' || f === 'src/index.ts' || f === 'src/codec-objects.ts',
   },
+  {
+    name: "a fold imports another fold's file only where FOLD_IMPORTS allows it",
+    allows: (f, t) => {
+      const [from, to] = [foldOf(f), foldOf(t)];
+      return from === undefined || to === undefined || from === to || (FOLD_IMPORTS[from] ?? []).includes(t);
+    },
+  },
+  { name: 'the shared modules of src/ (src/*.ts) import no fold', allows: (f, t) => !isShared(f) || foldOf(t) === undefined },
   { name: 'only src/cli/ imports the renderers', allows: (f, t) => !isRenderer(t) || inCli(f) },
   { name: 'nothing outside src/cli/ imports the CLI', allows: (f, t) => !inCli(t) || inCli(f) },
 ];
@@ -207,6 +250,32 @@ describe('the walls', () => {
       'src/sessions/evil.ts -> src/cli/output.ts: nothing outside src/cli/ imports the CLI',
       'cursors/protocol/evil.ts -> cursors/core.ts: the protocol (cursors/protocol/) imports nothing but itself',
     ]);
+  });
+
+  it("fails on a fold reaching into another fold's internals, or a shared module into a fold", () => {
+    const bad = new Map(graph);
+    bad.set('src/cost/evil.ts', ['src/sessions/get.ts', 'src/sessions/manager.ts', 'src/session-file.ts']);
+    bad.set('src/sessions/evil.ts', ['src/cost/fold-ledger.ts', 'src/cost/pricing.ts', 'src/cli/run.ts']);
+    bad.set('src/serve/evil.ts', ['src/sessions/manager.ts']);
+    bad.set('src/evil.ts', ['src/cost/types.ts', 'src/registry.ts']);
+    expect(crossings(bad).filter((c) => c.includes('evil') && !c.includes('src/cli/'))).toEqual([
+      "src/cost/evil.ts -> src/sessions/get.ts: a fold imports another fold's file only where FOLD_IMPORTS allows it",
+      "src/sessions/evil.ts -> src/cost/fold-ledger.ts: a fold imports another fold's file only where FOLD_IMPORTS allows it",
+      "src/serve/evil.ts -> src/sessions/manager.ts: a fold imports another fold's file only where FOLD_IMPORTS allows it",
+      'src/evil.ts -> src/cost/types.ts: the shared modules of src/ (src/*.ts) import no fold',
+    ]);
+  });
+
+  it('allows exactly the cross-fold imports the tree makes, each into a public module where the fold has an index.ts', () => {
+    const used = new Set<string>();
+    for (const [from, deps] of graph) for (const to of deps) if (foldOf(from) !== undefined && foldOf(to) !== undefined && foldOf(from) !== foldOf(to)) used.add(`${foldOf(from)} -> ${to}`);
+    const allowed = Object.entries(FOLD_IMPORTS).flatMap(([fold, files]) => files.map((t) => `${fold} -> ${t}`));
+    expect([...used].sort()).toEqual([...allowed].sort());
+    for (const to of new Set(Object.values(FOLD_IMPORTS).flat())) {
+      const index = join(ROOT, 'src', foldOf(to)!, 'index.ts');
+      if (!['cost', 'sessions', 'store'].includes(foldOf(to)!)) continue;
+      expect([to, readFileSync(index, 'utf8').includes(`from './${to.split('/')[2]!.replace(/\.ts$/, '.js')}'`)]).toEqual([to, true]);
+    }
   });
 
   it('lets a format family reach only the family codec\'s index.ts', () => {

@@ -12,7 +12,7 @@ export const TIME_OF: unique symbol = Symbol('sessionfold.timeOf');
 
 /**
  * What a producer may compute for the folds when it has the bytes at hand (the native engines do, in C): the
- * xxh64 of `dedupKey` as src/cost/key-table.ts `hashInto` halves it, and src/cost/filter.ts `eventTime` of
+ * xxh64 of `dedupKey` as src/key-table.ts `hashInto` halves it, and src/cost/filter.ts `eventTime` of
  * `timestamp`, each with the string it was computed from. A fold takes a hint only while the record still
  * holds that string (a copy with another key or time computes its own), and computes its own where a hint
  * is absent or NaN. test/native-engines.test.ts holds the engines' hints to what the fold computes.

@@ -29,7 +29,7 @@ import type { UsageRecord } from '../scan/types.js';
 import { writeFileAtomic } from '../../cursors/store.js';
 import { createRecordSelector, hashRecordKey, normalizeCostOptions, recordTime, type CostFoldOptions, type NormalizedCostOptions, type RecordSelector } from './filter.js';
 import { csvField } from './csv.js';
-import { HASH, KeyTable } from './key-table.js';
+import { HASH, KeyTable } from '../key-table.js';
 import { beatsCopy, copyRank, copyTotal, Interner } from './fold-ledger.js';
 import type { PriceSource } from './pricing.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';

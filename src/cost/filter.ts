@@ -9,7 +9,7 @@ import { findCodec } from '../registry.js';
 import { KEY_HI, KEY_LO, KEY_OF, TIME_MS, TIME_OF, type UsageRecord } from '../scan/types.js';
 import { loadTags, type TagIndex } from '../tags.js';
 import { ZoneCalendar, daysFromCivil, localTimeZone } from './calendar.js';
-import { HASH, hashInto } from './key-table.js';
+import { HASH, hashInto } from '../key-table.js';
 import { createPricer, type Pricer } from './pricing.js';
 import { checkCostMode, COST_GROUP_BYS, type CostAggregationOptions, type CostGroupBy, type CostMode } from './types.js';
 

@@ -23,7 +23,7 @@ import { GroupSets, groupSetFor, MODEL_SEP } from './fold-groups.js';
 import { Interner, Ledger, I_FILE, I_GROUPS, I_SESSION, I_UNPRICED, ledgerCapacity, MIN_SLOTS, NF, NI } from './fold-ledger.js';
 import { FOLD_STATE_VERSION, decodeHeaderAndHashes, type ExportedFoldState, type FoldStateHeader, type StoredFoldState } from './fold-state.js';
 import { FoldTotals, T_CACHE_READ, T_CACHE_WRITE, T_CACHE_WRITE_1H, T_IN, T_NANO_USD, T_OUT, T_REASONING, T_REQUESTS, T_UNPRICED } from './fold-totals.js';
-import { HASH, KeyTable } from './key-table.js';
+import { HASH, KeyTable } from '../key-table.js';
 import { emptyCostRecord, emptyCostSummary, type CostBreakdown, type CostRecord, type CostSummary, type UnpricedUsage } from './types.js';
 
 export { UNKNOWN_GROUP, UNTAGGED_GROUP } from './fold-groups.js';

@@ -26,11 +26,12 @@
  * tens of ms at start-up); an explicit zone goes through ZoneCalendar.
  */
 import { getCodec } from '../registry.js';
+import { findSessionFile } from '../session-file.js';
 import type { KeepFiles, ScanOptions, UsageRecord } from '../scan/types.js';
 import { BLOCK_MS, createBlocksFold, type UsageBlock } from './blocks.js';
 import { civilFromDays, periodStart, ZoneCalendar } from './calendar.js';
 import { createCostFold } from './fold.js';
-import { OwnSession } from './own-session.js';
+import { OwnSession } from '../own-session.js';
 import { recordTime } from './filter.js';
 import { createPricer, type Pricer } from './pricing.js';
 import { priceMemoPath, saveMemo, seedFromMemo } from './price-memo.js';
@@ -244,11 +245,9 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
   }
 }
 
-/** Whether a transcript of `agent` under the query's roots holds session `id` (the sessions' own lookup). */
+/** Whether a transcript of `agent` under the query's roots holds session `id` (the lookup the sessions' `get` makes: src/session-file.ts). */
 async function holdsSession(agent: string, query: StatusLineQuery, id: string): Promise<boolean> {
   const codec = getCodec(agent);
-  // Loaded only here: a status line with usage to show never needs the sessions' modules.
-  const { findSessionFile } = await import('../sessions/get.js');
   return (await findSessionFile(codec, query.roots?.[codec.id] ?? codec.defaultRoots(query.env ?? process.env), id)) !== undefined;
 }
 

@@ -4,7 +4,6 @@
  * file: discovery is the codec's `discover()`, stats are `fs.stat`.
  */
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { Codec, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { fileStatOf, type FileStat } from '../../cursors/list-dir.js';
 import { openListingMemo } from '../cache/listing-memo.js';
@@ -117,11 +116,6 @@ export class ManagerContext {
     });
     return out.filter((x): x is StatFile => x !== undefined);
   }
-}
-
-/** The native id a file's path tells, else its name without extension. */
-export function fileSessionId(file: SessionFile): string {
-  return file.sessionId ?? basename(file.path).replace(/\.[^.]+$/, '');
 }
 
 /** Map with at most `limit` calls in flight; results in input order. */

@@ -21,7 +21,7 @@
  */
 import type { CostRecord } from '../cost/types.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { OwnSession } from '../cost/own-session.js';
+import { OwnSession } from '../own-session.js';
 import { addUsage, emptyCost, sumUsage, type PriceFn } from './cost.js';
 import { cutTitle, outputText } from './fold-text.js';
 import type { OrphanUsage, SessionMessage, SessionToolCall } from './types.js';

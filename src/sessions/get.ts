@@ -10,21 +10,14 @@ import { open, stat } from 'node:fs/promises';
 import type { Codec, ReadInfo, SessionFile } from '../../cursors/protocol/codec.js';
 import { getParserString, newReadInfo } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { getCodec, loadCodec } from '../registry.js';
-import { fileSessionId, type ManagerContext } from './context.js';
+import { getCodec } from '../registry.js';
+import type { ManagerContext } from './context.js';
+import { findSessionFile } from '../session-file.js';
 import type { ExportSource } from './export.js';
 import { SessionFold, type FoldResult } from './fold.js';
 import { resolveUnifiedId } from './ids.js';
 import type { Session, SessionMessage } from './types.js';
 import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
-
-/** The file under `roots` that holds session `id` (the codec's `locate`, else the ids of its listing); undefined when none. */
-export async function findSessionFile(codec: Codec, roots: readonly string[], id: string): Promise<SessionFile | undefined> {
-  await loadCodec(codec);
-  if (codec.locate !== undefined) return codec.locate(roots, id);
-  for await (const f of codec.discover(roots)) if (fileSessionId(f) === id) return f;
-  return undefined;
-}
 
 /** The file of session `id`, or SESSION_NOT_FOUND. */
 export async function locateSession(ctx: ManagerContext, codec: Codec, id: string): Promise<SessionFile> {

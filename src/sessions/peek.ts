@@ -13,7 +13,7 @@
  * The tail's core starts mid-file, so events whose meaning depends on earlier lines (cumulative usage deltas,
  * streaming dedup) are not trusted there: only timestamps, models and titles are taken from it. Nor can the
  * tail tell the file's own session (a running Claude parent's last lines are its subagents' agent_progress
- * copies): its usage counts for the session the head named (src/cost/own-session.ts), as in the whole fold.
+ * copies): its usage counts for the session the head named (src/own-session.ts), as in the whole fold.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
@@ -23,7 +23,7 @@ import type { LineCore } from '../../cursors/core.js';
 import { feedWindow, openWindowFeed } from '../../cursors/window.js';
 import { SessionFold, type FoldResult } from './fold.js';
 import type { PriceFn } from './cost.js';
-import { OwnSession } from '../cost/own-session.js';
+import { OwnSession } from '../own-session.js';
 
 export const HEAD_BYTES = 64 * 1024;
 /**

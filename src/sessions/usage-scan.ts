@@ -17,8 +17,8 @@
 import type { Codec } from '../../cursors/protocol/codec.js';
 import type { CostRecord } from '../cost/types.js';
 import type { ManagerContext } from './context.js';
-import { KeyTable } from '../cost/key-table.js';
-import { OwnSession } from '../cost/own-session.js';
+import { KeyTable } from '../key-table.js';
+import { OwnSession } from '../own-session.js';
 import { addUsage, emptyCost, type PriceFn } from './cost.js';
 
 export const SCAN_MIN_FILES = 32;

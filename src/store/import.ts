@@ -15,7 +15,7 @@ import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { SessionfoldError, invalidOption } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import type { UsageEvent } from '../../cursors/protocol/events.js';
-import { fileSessionId } from '../sessions/context.js';
+import { fileSessionId } from '../session-file.js';
 import { renderJsonl } from '../sessions/export.js';
 import { resolveUnifiedId } from '../sessions/ids.js';
 import { createSessionManager } from '../sessions/manager.js';

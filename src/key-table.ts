@@ -7,7 +7,7 @@
  * million keys), an accepted, documented risk. The table serializes to bytes so an export cursor can keep
  * the set of keys it has already shipped.
  */
-import { hashString64Into } from '../../cursors/ids.js';
+import { hashString64Into } from '../cursors/ids.js';
 
 /** 64-bit xxhash of a key as two uint32 halves; never (0, 0), which marks an empty slot. */
 export function hashKey(key: string): [number, number] {
