@@ -11,5 +11,5 @@ export const kimchiDescriptor: CodecDescriptor = piFamilyDescriptor({
   aliases: ['kimchi-code', 'kimchi-dev'],
   displayName: 'Kimchi',
   defaultRoots: getKimchiRoots,
-  rootVariables: ['KIMCHI_CODING_AGENT_DIR'],
+  rootVariables: ['KIMCHI_CODING_AGENT_DIR', 'KIMCHI_CODING_AGENT_SESSION_DIR'],
 });

@@ -2,8 +2,9 @@
  * What the registry knows of this codec before it reads a file: names, version, capabilities and roots
  * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 
 /**
@@ -31,9 +32,39 @@ export function agentSessionRoots(env: NodeJS.ProcessEnv, envVar: string, dotDir
   return [join(agentDir, 'sessions')];
 }
 
-/** pi's roots: `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`. */
+/**
+ * The `sessionDir` of `<agent dir>/settings.json` (pi's `SettingsManager.getSessionDir`), `~` expanded.
+ * Undefined when the file is missing or unreadable, or the value is not an absolute path: pi resolves a
+ * relative one against the cwd it was started in, which a reader cannot know.
+ */
+export function settingsSessionDir(agentDir: string, home: string): string | undefined {
+  let v: unknown;
+  try {
+    v = (JSON.parse(readFileSync(join(agentDir, 'settings.json'), 'utf8')) as { sessionDir?: unknown } | null)?.sessionDir;
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  const dir = expandHome(v.trim(), home);
+  return isAbsolute(dir) ? dir : undefined;
+}
+
+/**
+ * The roots of a pi-style agent whose sessions folder can be moved: the folder pi writes new sessions to,
+ * `$<sessionVar>` else the global settings' `sessionDir` (pi's `main.ts`: `--session-dir`, then the
+ * variable, then the setting), and the agent dir's `sessions/`, which keeps what was written before.
+ */
+export function movableSessionRoots(env: NodeJS.ProcessEnv, agentVar: string, sessionVar: string, dotDir: string, agentDirName = 'agent'): string[] {
+  const home = env.HOME || homedir();
+  const roots = agentSessionRoots(env, agentVar, dotDir, agentDirName);
+  const fromEnv = env[sessionVar]?.trim();
+  const moved = fromEnv ? expandHome(fromEnv, home) : settingsSessionDir(dirname(roots[0] as string), home);
+  return [...new Set([...(moved === undefined ? [] : [moved]), ...roots])];
+}
+
+/** pi's roots: `$PI_CODING_AGENT_SESSION_DIR` else the settings' `sessionDir`, and `$PI_CODING_AGENT_DIR/sessions` (else `~/.pi/agent/sessions`). */
 export function getPiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  return agentSessionRoots(env, 'PI_CODING_AGENT_DIR', '.pi');
+  return movableSessionRoots(env, 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', '.pi');
 }
 
 /** A codec read by the pi engine (pi, omp, OpenClaw) under its own names and roots. */
@@ -41,4 +72,4 @@ export function piFamilyDescriptor(d: Pick<CodecDescriptor, 'id' | 'aliases' | '
   return { ...d, parserVersion: PI_PARSER_VERSION, capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true } };
 }
 
-export const piDescriptor: CodecDescriptor = piFamilyDescriptor({ id: 'pi', aliases: ['pi-agent', 'pi-coding-agent'], displayName: 'pi', defaultRoots: getPiRoots, rootVariables: ['PI_CODING_AGENT_DIR'] });
+export const piDescriptor: CodecDescriptor = piFamilyDescriptor({ id: 'pi', aliases: ['pi-agent', 'pi-coding-agent'], displayName: 'pi', defaultRoots: getPiRoots, rootVariables: ['PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR'] });

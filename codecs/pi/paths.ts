@@ -2,7 +2,8 @@
  * Where pi keeps sessions, and the layout omp shares:
  *   <agent dir>/sessions/--<cwd, '/' '\' ':' as '-'>--/<ISO time, ':' '.' as '-'>_<session id>.jsonl
  * `<agent dir>` is `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (`packages/coding-agent/src/config.ts`
- * `getAgentDir`). The encoded cwd loses its separators, so the cwd comes from the header, never the folder.
+ * `getAgentDir`). A moved folder (`$PI_CODING_AGENT_SESSION_DIR`, else `sessionDir` in the agent dir's
+ * `settings.json`: descriptor.ts `movableSessionRoots`) holds the files directly. The encoded cwd loses its separators, so the cwd comes from the header, never the folder.
  */
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';

@@ -1,0 +1,94 @@
+/**
+ * pi's moved sessions folder: `$PI_CODING_AGENT_SESSION_DIR`, else `sessionDir` in the agent dir's
+ * `settings.json` (pi's `main.ts` order), read beside `<agent dir>/sessions`; the same for Senpi and Kimchi
+ * under their own names. Roots under each variable, which codec owns the moved files (pi alone), and
+ * `sessions list` / `cost report --agent pi` through the built CLI in a temporary HOME.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kimchi } from '../codecs/kimchi/index.js';
+import { pi } from '../codecs/pi/index.js';
+import { senpi } from '../codecs/senpi/index.js';
+import { cliJson, expectOneOwnerEach, isolatedHome } from './helpers/isolated-home.js';
+import { assistant, jsonl, user } from './pi-helpers.js';
+
+describe('the roots of a moved sessions folder', () => {
+  let home = '';
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'sf-pi-session-dir-'));
+    const settings: [string, string][] = [[join('.pi', 'agent'), '~/from-settings'], [join('.senpi', 'agent'), '/abs/senpi'], [join('.config', 'kimchi', 'harness'), '~/k'], [join('custom', 'agent'), 'relative/dir']];
+    for (const [dir, sessionDir] of settings) {
+      await mkdir(join(home, dir), { recursive: true });
+      await writeFile(join(home, dir, 'settings.json'), JSON.stringify({ sessionDir }));
+    }
+  });
+  afterAll(async () => {
+    if (home !== '') await rm(home, { recursive: true, force: true });
+  });
+
+  it('pi: the variable, else the settings, beside the agent dir\'s sessions', () => {
+    const cases: [NodeJS.ProcessEnv, string[]][] = [
+      [{}, [join(home, 'from-settings'), join(home, '.pi/agent/sessions')]],
+      [{ PI_CODING_AGENT_SESSION_DIR: '~/env' }, [join(home, 'env'), join(home, '.pi/agent/sessions')]],
+      [{ PI_CODING_AGENT_SESSION_DIR: '/x' }, ['/x', join(home, '.pi/agent/sessions')]],
+      [{ PI_CODING_AGENT_SESSION_DIR: ' ' }, [join(home, 'from-settings'), join(home, '.pi/agent/sessions')]],
+      // the settings file is the agent dir's: one without a settings.json has no moved folder
+      [{ PI_CODING_AGENT_DIR: join(home, 'nowhere') }, [join(home, 'nowhere/sessions')]],
+      // a relative sessionDir is pi's cwd's, which a reader cannot know
+      [{ PI_CODING_AGENT_DIR: join(home, 'custom/agent') }, [join(home, 'custom/agent/sessions')]],
+      [{ PI_CODING_AGENT_SESSION_DIR: join(home, '.pi/agent/sessions') }, [join(home, '.pi/agent/sessions')]],
+    ];
+    for (const [env, roots] of cases) expect(pi.defaultRoots({ HOME: home, ...env }), JSON.stringify(env)).toEqual(roots);
+  });
+
+  it('Senpi and Kimchi: their own variable and settings, never pi\'s', () => {
+    const piVars = { PI_CODING_AGENT_SESSION_DIR: '/p', PI_CODING_AGENT_DIR: '/pa' };
+    expect(senpi.defaultRoots({ HOME: home, ...piVars })).toEqual(['/abs/senpi', join(home, '.senpi/agent/sessions')]);
+    expect(senpi.defaultRoots({ HOME: home, SENPI_CODING_AGENT_SESSION_DIR: '/s' })).toEqual(['/s', join(home, '.senpi/agent/sessions')]);
+    expect(kimchi.defaultRoots({ HOME: home, ...piVars })).toEqual([join(home, 'k'), join(home, '.config/kimchi/harness/sessions')]);
+    expect(kimchi.defaultRoots({ HOME: home, KIMCHI_CODING_AGENT_SESSION_DIR: '~/kv' })).toEqual([join(home, 'kv'), join(home, '.config/kimchi/harness/sessions')]);
+  });
+});
+
+/** A session of one prompt and `n` priced responses, in pi's flat layout of a moved folder. */
+function session(id: string, day: string, n: number): Buffer {
+  const records: unknown[] = [{ type: 'session', version: 3, id, timestamp: `2026-03-${day}T10:00:00.000Z`, cwd: `/w/${id}` }, user(`${id.slice(0, 4)}0000`, null, `task of ${id}`)];
+  for (let k = 1; k <= n; k++) records.push(assistant(`${id.slice(0, 4)}000${k}`, k === 1 ? `${id.slice(0, 4)}0000` : `${id.slice(0, 4)}000${k - 1}`, 'ok', 100, 10, 0.01));
+  return jsonl(records);
+}
+
+describe('pi sessions in a moved folder, through the CLI', () => {
+  const SESSIONS = { env: ['envs', '02', 2], settings: ['sets', '03', 3], plain: ['dflt', '01', 1] } as const;
+  const fileOf = (key: keyof typeof SESSIONS) => `2026-03-${SESSIONS[key][1]}T10-00-00-000Z_${SESSIONS[key][0]}.jsonl`;
+  const h = isolatedHome('sf-pi-moved-', async (home) => {
+    const place = async (dir: string, key: keyof typeof SESSIONS) => {
+      await mkdir(join(home, dir), { recursive: true });
+      await writeFile(join(home, dir, fileOf(key)), session(SESSIONS[key][0], SESSIONS[key][1], SESSIONS[key][2]));
+    };
+    await place('pi-env', 'env');
+    await place('pi-settings', 'settings');
+    await place(join('.pi', 'agent', 'sessions', '--w-dflt--'), 'plain');
+    await writeFile(join(home, '.pi', 'agent', 'settings.json'), JSON.stringify({ sessionDir: '~/pi-settings' }));
+  });
+  const withVar = () => ({ ...h.env, PI_CODING_AGENT_SESSION_DIR: '~/pi-env' });
+
+  it('each moved file has one owner, pi, under the variable and under the setting', async () => {
+    expect(await expectOneOwnerEach({ home: join(h.home, 'pi-env'), env: withVar() }, () => 'pi')).toBe(1);
+    expect(await expectOneOwnerEach({ home: join(h.home, 'pi-settings'), env: h.env }, () => 'pi')).toBe(1);
+  });
+
+  it.each([
+    ['the variable', true, ['envs', 'dflt'], 3],
+    ['the settings', false, ['sets', 'dflt'], 4],
+  ])('under %s: sessions list and cost report --agent pi count the moved folder and the agent dir\'s', async (_name, byVar, ids, requests) => {
+    const env = byVar ? withVar() : h.env;
+    const list = (await cliJson(env, ['sessions', 'list', 'pi', '--json'])) as { agent: string; sessionId: string }[];
+    expect(list.map((s) => s.sessionId).sort()).toEqual([...ids].sort());
+    const report = (await cliJson(env, ['cost', 'report', '--agent', 'pi', '--json', '--group-by', 'agent', '--no-cache'])) as { breakdowns: Record<string, { requestCount: number; totalUsd: number }> };
+    expect(Object.keys(report.breakdowns)).toEqual(['pi']);
+    expect(report.breakdowns.pi?.requestCount).toBe(requests);
+    expect(report.breakdowns.pi?.totalUsd).toBeCloseTo(requests * 0.01, 9);
+  });
+});
