@@ -4,15 +4,19 @@
  * under their own names. Roots under each variable, which codec owns the moved files (pi alone), and
  * `sessions list` / `cost report --agent pi` through the built CLI in a temporary HOME.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kimchi } from '../codecs/kimchi/index.js';
 import { pi } from '../codecs/pi/index.js';
 import { senpi } from '../codecs/senpi/index.js';
 import { cliJson, expectOneOwnerEach, isolatedHome } from './helpers/isolated-home.js';
-import { assistant, jsonl, user } from './pi-helpers.js';
+import { readEvents } from './helpers/codec-harness.js';
+import { assistant, jsonl, usages, user } from './pi-helpers.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 describe('the roots of a moved sessions folder', () => {
   let home = '';
@@ -90,5 +94,33 @@ describe('pi sessions in a moved folder, through the CLI', () => {
     expect(Object.keys(report.breakdowns)).toEqual(['pi']);
     expect(report.breakdowns.pi?.requestCount).toBe(requests);
     expect(report.breakdowns.pi?.totalUsd).toBeCloseTo(requests * 0.01, 9);
+  });
+});
+
+describe('Kimchi subagent sessions (its agents extension, manager/session-file.ts)', () => {
+  const CWD = '--home-dev-api--';
+  const PARENT = '2026-06-09T14-02-10-000Z_019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43.jsonl';
+  const CHILD_ID = '019e4b30-0000-7000-8000-000000000001';
+  const h = isolatedHome('sf-kimchi-sub-', async (home) => {
+    const dir = join(home, '.config', 'kimchi', 'harness', 'sessions', CWD);
+    await mkdir(dir, { recursive: true });
+    await cp(join(FIXTURES, 'kimchi', 'harness', 'sessions', CWD, PARENT), join(dir, PARENT));
+    // As `prepareAgentSessionFile` writes it: pi's header with the parent's file as `parentSession`, a
+    // `kimchi:subagent-session` custom entry, then pi's own entries, in the parent's folder.
+    const ts = '2026-06-09T14:05:00.000Z';
+    const head = [
+      { type: 'session', version: 3, id: CHILD_ID, timestamp: ts, cwd: '/home/dev/api', parentSession: join(dir, PARENT) },
+      { type: 'custom', id: '019e4b30-0000-7000-8000-000000000002', parentId: null, timestamp: ts, customType: 'kimchi:subagent-session', data: { type: 'explore' } },
+    ];
+    const u = { ...user('c0000001', '019e4b30-0000-7000-8000-000000000002', 'find the health check'), timestamp: ts };
+    await writeFile(join(dir, `${ts.replace(/[:.]/g, '-')}_${CHILD_ID}.jsonl`), jsonl([...head, u, assistant('c0000002', 'c0000001', 'found', 200, 20, 0.02)]));
+  });
+
+  it('are pi sessions in the parent\'s folder: listed with the parent as forkedFrom, and costed', async () => {
+    const list = (await cliJson(h.env, ['sessions', 'list', 'kimchi', '--json'])) as { sessionId: string; forkedFrom?: string }[];
+    expect(list.map((s) => [s.sessionId, s.forkedFrom]).sort()).toEqual([['019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43', undefined], [CHILD_ID, '019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43']]);
+    const parentUsages = usages(await readEvents(kimchi, join(FIXTURES, 'kimchi', 'harness', 'sessions', CWD, PARENT))).length;
+    const report = (await cliJson(h.env, ['cost', 'report', '--agent', 'kimchi', '--json', '--group-by', 'agent', '--no-cache'])) as { breakdowns: Record<string, { requestCount: number }> };
+    expect(report.breakdowns.kimchi?.requestCount).toBe(parentUsages + 1);
   });
 });
