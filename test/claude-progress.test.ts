@@ -214,7 +214,11 @@ describe.skipIf(!HAS_CLAUDE)('the constructed agent_progress fixtures through th
     const home = await homeWith(async (p) => {
       await rm(join(p, '-Users-dev-progress'), { recursive: true });
       await mkdir(join(p, '-big'), { recursive: true });
-      for (let i = 0; i < SCAN_MIN_FILES + 2; i++) await writeFile(join(p, '-big', `aaaaaaaa-1111-4222-8333-${String(i).padStart(12, '0')}.jsonl`), big);
+      // Each copy is a session of its own: its lines name it (lines naming another session are copies of that one's).
+      for (let i = 0; i < SCAN_MIN_FILES + 2; i++) {
+        const id = `aaaaaaaa-1111-4222-8333-${String(i).padStart(12, '0')}`;
+        await writeFile(join(p, '-big', `${id}.jsonl`), big.replaceAll(PARENT_ID, id));
+      }
     });
     const sm = createSessionManager({ env: home.env, pricer: FAKE_PRICER });
     for (const pass of ['cold', 'warm']) {

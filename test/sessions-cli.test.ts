@@ -71,7 +71,7 @@ describe('sessions CLI golden output (subprocess)', () => {
     const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
     expect(rows).toHaveLength(3);
     const fork = rows.find((x) => x.sessionId === EXPORT_IDS.fork) ?? {};
-    expect(Object.keys(fork)).toEqual(['agent', 'sessionId', 'unifiedId', 'title', 'createdAt', 'updatedAt', 'turnCount', 'messageCount', 'exact', 'model', 'cost', 'tags', 'cwd', 'forkedFrom', 'file', 'sizeBytes']);
+    expect(Object.keys(fork)).toEqual(['agent', 'sessionId', 'unifiedId', 'title', 'createdAt', 'updatedAt', 'turnCount', 'messageCount', 'exact', 'model', 'cost', 'copiedCost', 'tags', 'cwd', 'forkedFrom', 'file', 'sizeBytes']);
     await expect(r.stdout).toMatchFileSnapshot(SNAP('list-json'));
   });
 

@@ -169,6 +169,9 @@ const SHARED = [
   { role: 'assistant' as const, content: 'Done: extracted verifyToken().', timestamp: '2026-01-01T10:00:09.000Z', model: 'claude-sonnet-4-5', id: 'msg_a2', usage: U('claude-sonnet-4-5', 2000, 300, 'k:a2') },
 ];
 
+/** The shared messages as the fork holds them: its copies of the parent's responses are marked `copied`, as an export of a Claude `/branch` fork writes them. */
+const SHARED_COPIED: Msg[] = SHARED.map((m: Msg) => (m.usage !== undefined ? { ...m, usage: { ...m.usage, copied: true } } : m));
+
 /** Ids of the sessionfold-jsonl fixtures `buildExportFixtures` writes. */
 export const EXPORT_IDS = { parent: 'parent-1', fork: 'fork-1', big: 'big-1', escaped: 'escaped-1', broken: 'broken-1', other: 'other-1' } as const;
 
@@ -187,7 +190,7 @@ export async function buildExportFixtures(root: string): Promise<void> {
     root,
     { agent: 'claude', sessionId: EXPORT_IDS.fork, title: 'Refactor the auth middleware', createdAt: '2026-01-02T09:00:00.000Z', cwd: '/work/app/sub', forkedFrom: EXPORT_IDS.parent },
     [
-      ...SHARED,
+      ...SHARED_COPIED,
       { role: 'user', content: 'Now add docs', timestamp: '2026-01-02T09:01:00.000Z' },
       { role: 'assistant', content: 'Wrote docs/auth.md.', timestamp: '2026-01-02T09:01:20.000Z', model: 'claude-opus-4-1', id: 'msg_b3', usage: U('claude-opus-4-1', 5000, 900, 'k:b3') },
       { role: 'user', content: 'thanks', timestamp: '2026-01-02T09:02:00.000Z' },

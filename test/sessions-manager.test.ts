@@ -49,8 +49,12 @@ describe('list', () => {
     });
     expect(rows[3]?.createdAt.toISOString()).toBe('2026-01-02T09:00:00.000Z');
     expect(rows[3]?.updatedAt.toISOString()).toBe('2026-01-02T09:02:05.000Z');
-    // $1/M input + $2/M output over the four responses of the fork.
-    expect(rows[3]?.cost?.totalUsd).toBeCloseTo((1000 + 2000 + 5000 + 6000 + 2 * (500 + 300 + 900 + 20)) / 1e6, 12);
+    // $1/M input + $2/M output over the fork's own two responses; its two copies of the parent's apart.
+    expect(rows[3]?.cost).toMatchObject({ requestCount: 2, inputTokens: 5000 + 6000, outputTokens: 900 + 20 });
+    expect(rows[3]?.cost?.totalUsd).toBeCloseTo((5000 + 6000 + 2 * (900 + 20)) / 1e6, 12);
+    expect(rows[3]?.copiedCost).toMatchObject({ requestCount: 2, inputTokens: 1000 + 2000, outputTokens: 500 + 300 });
+    expect(rows[3]?.copiedCost?.totalUsd).toBeCloseTo((1000 + 2000 + 2 * (500 + 300)) / 1e6, 12);
+    expect(rows[4]?.copiedCost).toBeUndefined();
   });
 
   it('summarizes a large file from its head and tail only, and exactly with full', async () => {

@@ -75,16 +75,20 @@ function cli(args: string[], stdin?: string, env: NodeJS.ProcessEnv = {}): Promi
   });
 }
 
-/** The fixture's responses as a plain reader sees them: one per message id and request id, the last line's copy. */
-async function fixtureResponses(): Promise<{ prompt: number; ms: number }[]> {
-  const byKey = new Map<string, { prompt: number; ms: number }>();
+/**
+ * The fixture's responses as a plain reader sees them: one per message id and request id, the last line's copy;
+ * `copied` when the line names another session (the fixture is a resumed session: its first responses are
+ * copies of session b162b1ae…, which counts them).
+ */
+async function fixtureResponses(): Promise<{ prompt: number; ms: number; copied: boolean }[]> {
+  const byKey = new Map<string, { prompt: number; ms: number; copied: boolean }>();
   for (const line of (await readFile(FIXTURE, 'utf8')).split('\n')) {
     if (line.trim() === '') continue;
-    const j = JSON.parse(line) as { type?: string; timestamp?: string; requestId?: string; message?: { id?: string; usage?: Record<string, number> } };
+    const j = JSON.parse(line) as { type?: string; sessionId?: string; timestamp?: string; requestId?: string; message?: { id?: string; usage?: Record<string, number> } };
     const u = j.message?.usage;
     if (j.type !== 'assistant' || u === undefined) continue;
     const prompt = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
-    byKey.set(`${j.message?.id}:${j.requestId}`, { prompt, ms: Date.parse(j.timestamp as string) });
+    byKey.set(`${j.message?.id}:${j.requestId}`, { prompt, ms: Date.parse(j.timestamp as string), copied: j.sessionId !== SID });
   }
   return [...byKey.values()];
 }
@@ -100,10 +104,15 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
     const day = JSON.parse((await cli(['cost', 'report', '--json', '--agent', 'claude', '--since', '2025-08-28', '--until', '2025-08-28', '--tz', 'UTC'])).stdout) as CostSummary;
     expect(d.today).toEqual({ date: '2025-08-28', costUsd: day.totalUsd, requests: day.requestCount, unpricedCount: day.unpricedCount });
     expect(d.today.costUsd).toBeGreaterThan(sumOf(OTHER, (r) => r.usd));
-    // the session: the fixture file alone (OTHER's recorded $0.75 is today's, not the session's)
+    // the session: the fixture file's own responses (OTHER's recorded $0.75 is today's, not the session's;
+    // the copies of the session it resumed are that session's spend, though `cost report` credits them here,
+    // their origin's file being absent), as `sessions show` counts them
     const responses = await fixtureResponses();
-    expect(d.session?.requests).toBe(responses.length);
-    expect(d.session?.costUsd).toBeCloseTo(d.today.costUsd - sumOf(OTHER, (r) => r.usd), 9);
+    expect(responses.filter((r) => r.copied).length).toBe(14);
+    expect(d.session?.requests).toBe(responses.filter((r) => !r.copied).length);
+    const shown = JSON.parse((await cli(['sessions', 'show', 'claude', SID, '--format', 'json'])).stdout) as { cost: CostSummary; copiedCost: CostSummary };
+    expect(d.session?.costUsd).toBeCloseTo(shown.cost.totalUsd, 9);
+    expect(d.session?.costUsd).toBeCloseTo(d.today.costUsd - sumOf(OTHER, (r) => r.usd) - shown.copiedCost.totalUsd, 9);
 
     // context: the last response with a prompt, against the window Claude Code states
     const withPrompt = responses.filter((r) => r.prompt > 0).sort((a, b) => a.ms - b.ms);
@@ -142,7 +151,7 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
     const d = JSON.parse((await cli(['statusline', '--now', '2025-08-29T20:00:00Z', '--tz', 'UTC', '--json'], input)).stdout) as StatusLineData;
     expect(d.block).toBeNull();
     expect(d.today).toEqual({ date: '2025-08-29', costUsd: 0, requests: 0, unpricedCount: 0 });
-    expect(d.session?.requests).toBe((await fixtureResponses()).length);
+    expect(d.session?.requests).toBe((await fixtureResponses()).filter((r) => !r.copied).length);
   }, 30_000);
 
   it('bad input: the fallback line on stdout, a coded error on stderr, never a stack', async () => {

@@ -24,7 +24,10 @@ export interface ExportHeader {
   tags?: string[];
   turnCount?: number;
   messageCount?: number;
+  /** The session's own spend (informative: a reader prices the usage lines itself). */
   cost?: { totalUsd: number; [k: string]: unknown };
+  /** Usage the session copied from another session (lines marked `copied`), not in `cost`. */
+  copiedCost?: { totalUsd: number; [k: string]: unknown };
   /** The source agent had not recorded all of the session's tokens (SessionEvent.usageUnknown). */
   usageUnknown?: true;
   /** The source agent records no token usage (SessionEvent.usageRecorded: Cursor, Antigravity CLI). */

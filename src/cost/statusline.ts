@@ -11,7 +11,8 @@
  *   the last silence of more than 5 hours, so the look-back widens (×4, then no bound) until the result shows
  *   such a silence or starts more than 5 hours after the bound: then it equals `cost blocks`' active window;
  * - the session: the records of the session's file or id (subagent files carry their parent's id), each
- *   response once; its last response's prompt (input + cache reads + cache writes) is the context in use
+ *   response once, but for those marked `copied` (a resumed or forked history: the spend of the session that
+ *   made them, as `cost report --group-by session` and `sessions list` count it); its last response's prompt (input + cache reads + cache writes) is the context in use
  *   (responses with no prompt at all, such as the synthetic line Claude Code writes when a task stops, skipped).
  *   The session's file (`file`) is read in the same scan whatever its mtime (`ScanOptions.keep`): a resumed
  *   old session's transcript is last written before the look-back until its first new line lands. When the
@@ -213,7 +214,9 @@ export async function statusLine(query: StatusLineQuery, scan: Partial<ScanOptio
           blocks.add(r);
         }
         if (!mine(r)) continue;
-        session.add(r);
+        // A response the file copied from another session (a resumed or forked history) is that session's
+        // spend, as in `cost report` and the session views; it still shows the context the session carries.
+        if (r.copied !== true) session.add(r);
         // A response with no prompt (a synthetic stop line) says nothing of the context.
         if (r.inputTokens + r.cacheReadTokens + r.cacheWriteTokens === 0) continue;
         if (last === undefined || ms > lastMs || (ms === lastMs && r.file === last.file && r.offset > last.offset)) [last, lastMs] = [r, ms];

@@ -54,6 +54,7 @@ export function toExportHeader(s: Session, messageCount = s.messages.length): Ex
   h.turnCount = s.turnCount;
   h.messageCount = messageCount;
   if (s.cost !== undefined) h.cost = { ...s.cost };
+  if (s.copiedCost !== undefined) h.copiedCost = { ...s.copiedCost };
   if (s.usageUnknown === true) h.usageUnknown = true;
   if (s.usageRecorded === false) h.usageRecorded = false;
   return h;

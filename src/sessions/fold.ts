@@ -16,6 +16,9 @@
  *   it goes to the last assistant message of when it came.
  *   A usage event naming another session than the file's (its first session event's, else its first event's)
  *   is that session's (a Claude parent's copy of a subagent response, codecs/claude/README.md): skipped.
+ * - Usage marked `copied` (the file copied the response from another session: a resumed, branched or forked
+ *   history) is that session's spend: it stays on its message, but the session's `cost` and `costByModel`
+ *   leave it out and `copiedCost` holds it, so the costs of a parent and its forks add up to `totalCost`'s.
  * - Messages with no text, thinking, tool call or result are dropped (Claude's tool-result-only user lines).
  * - Unknown event kinds are ignored.
  */
@@ -100,8 +103,11 @@ export interface FoldResult {
   model?: string;
   /** Every model used, by requests. */
   models: Map<string, number>;
-  /** Undefined when no usage event was seen. */
+  /** The session's own spend; undefined when no usage event was seen (a zero record when all were copied). */
   cost?: CostRecord;
+  /** Usage marked `copied` (another session's spend, in this file's copy of its history); undefined without any. */
+  copiedCost?: CostRecord;
+  /** The own spend per model. */
   costByModel: Record<string, CostRecord>;
   sessionEvents: SessionEvent[];
   /** The first session id seen on an event (session events first). */
@@ -140,6 +146,7 @@ export class SessionFold {
   readonly #costByModel: Record<string, CostRecord> = {};
   readonly #sessionEvents: SessionEvent[] = [];
   #cost: CostRecord | undefined;
+  #copiedCost: CostRecord | undefined;
   #titleDraft: Draft | undefined;
   #agentTitle: string | undefined;
   #cwd: string | undefined;
@@ -326,8 +333,12 @@ export class SessionFold {
     this.#dedup.add(e.dedupKey);
     this.#usageLog?.push(e);
     const usd = this.#price?.(e);
-    addUsage((this.#cost ??= emptyCost()), e, usd);
-    addUsage((this.#costByModel[e.model] ??= emptyCost()), e, usd);
+    this.#cost ??= emptyCost();
+    if (e.copied === true) addUsage((this.#copiedCost ??= emptyCost()), e, usd);
+    else {
+      addUsage(this.#cost, e, usd);
+      addUsage((this.#costByModel[e.model] ??= emptyCost()), e, usd);
+    }
     if (e.modelFallback !== true) this.#models.set(e.model, (this.#models.get(e.model) ?? 0) + 1);
     if (!this.#content && this.#touches === undefined && !this.#keepOrphans) return;
     const named = e.messageId !== undefined ? this.#byId.get(e.messageId) : undefined;
@@ -409,6 +420,7 @@ export class SessionFold {
       ...(model !== undefined && { model }),
       models: this.#models,
       ...(this.#cost !== undefined && { cost: this.#cost }),
+      ...(this.#copiedCost !== undefined && { copiedCost: this.#copiedCost }),
       costByModel: this.#costByModel,
       sessionEvents: this.#sessionEvents,
       ...(this.#sessionId !== undefined && { sessionId: this.#sessionId }),

@@ -103,6 +103,7 @@ async function toSession(ctx: ManagerContext, o: Opened, id: string, info: ReadI
   if (r.model !== undefined) session.model = r.model;
   if (r.cost !== undefined) {
     session.cost = r.cost;
+    if (r.copiedCost !== undefined) session.copiedCost = r.copiedCost;
     session.costByModel = r.costByModel;
   }
   if (r.usageUnknown === true) session.usageUnknown = true;

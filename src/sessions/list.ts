@@ -126,6 +126,7 @@ export function summaryData(sf: StatFile, fold: FoldResult, exact: boolean, mode
   };
   if (model !== undefined) d.model = model;
   if (exact && fold.cost !== undefined) d.cost = fold.cost;
+  if (exact && fold.copiedCost !== undefined) d.copiedCost = fold.copiedCost;
   if (fold.cwd !== undefined) d.cwd = fold.cwd;
   if (fold.forkedFrom !== undefined) d.forkedFrom = fold.forkedFrom;
   if (fold.subagent === true || sf.file.subagent === true) d.subagent = true;
@@ -155,6 +156,7 @@ export function fromData(sf: StatFile, d: SummaryData, tags: TagIndex): SessionS
   };
   if (d.model !== undefined) s.model = d.model;
   if (d.cost !== undefined) s.cost = d.cost;
+  if (d.copiedCost !== undefined) s.copiedCost = d.copiedCost;
   if (d.cwd !== undefined) s.cwd = d.cwd;
   if (d.forkedFrom !== undefined) s.forkedFrom = d.forkedFrom;
   if (d.subagent === true) s.subagent = true;
@@ -167,6 +169,7 @@ export function fromData(sf: StatFile, d: SummaryData, tags: TagIndex): SessionS
 export function withUsage(s: SessionSummary, u: UsageData): SessionSummary {
   const out = { ...s };
   if (u.cost !== undefined) out.cost = u.cost;
+  if (u.copiedCost !== undefined) out.copiedCost = u.copiedCost;
   if (u.model !== undefined) out.model = u.model;
   return out;
 }
@@ -359,7 +362,7 @@ async function mergeUsage(run: Run, cands: Candidate[], since: number | undefine
     for (const c of missing) {
       const u = scanned.get(c.sf.file.path);
       // No records: the file has no usage (or the scan could not read it): the lazy summary stands.
-      const data: UsageData = u === undefined ? { models: [] } : { cost: u.cost, ...(topModel(u.models) !== undefined && { model: topModel(u.models) }), models: [...u.models.keys()] };
+      const data: UsageData = u === undefined ? { models: [] } : { cost: u.cost, ...(u.copiedCost !== undefined && { copiedCost: u.copiedCost }), ...(topModel(u.models) !== undefined && { model: topModel(u.models) }), models: [...u.models.keys()] };
       usage.set(c.sf.file.path, data);
       run.cache?.put(c.sf, 'usage', data);
     }
@@ -369,7 +372,7 @@ async function mergeUsage(run: Run, cands: Candidate[], since: number | undefine
       let data: UsageData;
       try {
         const fold = await foldWholeFile(c.sf.codec, c.sf.file, price, ['usage']);
-        data = { ...(fold.cost !== undefined && { cost: fold.cost }), ...(fold.model !== undefined && { model: fold.model }), models: [...fold.models.keys()] };
+        data = { ...(fold.cost !== undefined && { cost: fold.cost }), ...(fold.copiedCost !== undefined && { copiedCost: fold.copiedCost }), ...(fold.model !== undefined && { model: fold.model }), models: [...fold.models.keys()] };
       } catch {
         return;
       }

@@ -110,6 +110,8 @@ function valueText(v: unknown): { text: string; lang: string } {
 
 /** What a session with `usageUnknown` lacks (SessionEvent.usageUnknown). */
 export const UNKNOWN_NOTE = 'the agent has not recorded all of its tokens';
+/** Why a session's copies of another session's responses are not in its cost (SessionSummary.copiedCost). */
+export const COPIED_NOTE = 'not in the cost: the session that made them counts them';
 /** Why a session with `usageRecorded: false` has no cost (Cursor, Antigravity CLI). */
 export const UNRECORDED_NOTE = 'the agent records no token usage';
 
@@ -135,6 +137,7 @@ function markdownHeader(s: Session, messageCount = s.messages.length): string[] 
   if (s.usageRecorded === false && s.cost === undefined) item('Cost', `unknown (${UNRECORDED_NOTE})`);
   else if (s.usageUnknown === true) item('Cost', s.cost === undefined ? `unknown (${UNKNOWN_NOTE})` : `at least ${costLine(s.cost)}; ${UNKNOWN_NOTE}`);
   else item('Cost', s.cost === undefined ? 'no usage recorded' : costLine(s.cost));
+  if (s.copiedCost !== undefined) item('Copied from another session', `${costLine(s.copiedCost)}, ${COPIED_NOTE}`);
   if (s.tags.length > 0) item('Tags', s.tags.join(', '));
   lines.push('', '---', '');
   return lines;
@@ -148,6 +151,7 @@ function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[] {
   if (m.subtype !== undefined) meta.push(m.subtype);
   if (m.role === 'assistant' && m.model !== undefined) meta.push(`\`${m.model}\``);
   if (m.cost !== undefined) meta.push(formatUsd(m.cost));
+  if (m.usage?.copied === true) meta.push('copied');
   if (m.tokenUsage !== undefined) meta.push(`${formatInt(m.tokenUsage.inputTokens)} in / ${formatInt(m.tokenUsage.outputTokens)} out / ${formatInt(m.tokenUsage.cachedTokens ?? 0)} cached`);
   if (m.toolResult !== undefined) meta.push(`result of \`${m.toolResult.toolName || 'tool'}\` (\`${m.toolResult.toolCallId}\`)${m.toolResult.isError ? ' · error' : ''}`);
   if (meta.length > 0) lines.push('', `_${meta.join(' · ')}_`);
@@ -171,6 +175,8 @@ function markdownMessage(m: SessionMessage, o: MarkdownOptions): string[] {
 function markdownCostSummary(s: Session): string[] {
   const lines = ['---', '', '## Cost summary', ''];
   const models = Object.entries(s.costByModel ?? {});
+  const copied = s.copiedCost === undefined ? [] : [`Copied from another session: ${costLine(s.copiedCost)}, ${COPIED_NOTE}.`, ''];
+  if (s.cost !== undefined && models.length === 0 && copied.length > 0) return [...lines, 'No usage of its own.', '', ...copied];
   if (s.cost === undefined || models.length === 0) {
     const why = s.usageRecorded === false ? UNRECORDED_NOTE : s.usageUnknown === true ? UNKNOWN_NOTE : undefined;
     return [...lines, why !== undefined ? `Token usage unknown: ${why}.` : 'No token usage recorded.', ''];
@@ -182,6 +188,7 @@ function markdownCostSummary(s: Session): string[] {
   lines.push(row('**Total**', s.cost), '');
   if (s.usageUnknown === true) lines.push(`A lower bound: ${UNKNOWN_NOTE}.`, '');
   if (s.cost.unpricedCount > 0) lines.push(`${formatInt(s.cost.unpricedCount)} request(s) had no known price and are not in the total (marked \`+?\`).`, '');
+  lines.push(...copied);
   return lines;
 }
 

@@ -17,6 +17,7 @@ export interface SessionSummaryJson {
   exact: boolean;
   model?: string;
   cost?: SessionSummary['cost'];
+  copiedCost?: SessionSummary['copiedCost'];
   usageUnknown?: true;
   usageRecorded?: false;
   tags: string[];
@@ -43,6 +44,7 @@ export function summaryJson(s: SessionSummary): SessionSummaryJson {
     exact: s.exact,
     ...(s.model !== undefined && { model: s.model }),
     ...(s.cost !== undefined && { cost: s.cost }),
+    ...(s.copiedCost !== undefined && { copiedCost: s.copiedCost }),
     ...(s.usageUnknown === true && { usageUnknown: true }),
     ...(s.usageRecorded === false && { usageRecorded: false }),
     tags: s.tags,

@@ -29,8 +29,18 @@ export interface SessionSummary {
   messageCount: number;
   /** The most-used model (by requests); from the file's tail when the summary is not exact. */
   model?: string;
-  /** Whole-session cost. Present only when every usage event of the session was read. */
+  /**
+   * Whole-session cost: the session's own spend, its copies of another session's responses left out (usage
+   * marked `copied`: a resumed, branched or forked history), so the costs of a parent and its forks add up to
+   * `totalCost()`'s. Present only when every usage event of the session was read ($0 for a fork that has
+   * only copied usage yet).
+   */
   cost?: CostRecord;
+  /**
+   * The responses the session's file copied from another session (UsageEvent.copied), priced as they are;
+   * not in `cost`, as they count in the session that made them. Present only with `cost` and such usage.
+   */
+  copiedCost?: CostRecord;
   /**
    * The agent has not recorded all of this session's tokens (SessionEvent.usageUnknown: Copilot CLI writes them
    * when a run of the process ends): `cost` is a lower bound, or absent when nothing was recorded, never zero.
@@ -147,8 +157,11 @@ export interface Session {
   updatedAt: Date;
   turnCount: number;
   model?: string;
+  /** The session's own spend, as SessionSummary.cost (usage marked `copied` left out). */
   cost?: CostRecord;
-  /** Cost per model (every usage event, attached to a message or not). */
+  /** Usage copied from another session, as SessionSummary.copiedCost (each message keeps its own cost). */
+  copiedCost?: CostRecord;
+  /** Own cost per model (every usage event not marked `copied`, attached to a message or not). */
   costByModel?: Record<string, CostRecord>;
   /**
    * The agent has not recorded all of this session's tokens (SessionEvent.usageUnknown: Copilot CLI writes them
@@ -300,6 +313,7 @@ export interface SummaryData {
   exact: boolean;
   model?: string;
   cost?: CostRecord;
+  copiedCost?: CostRecord;
   cwd?: string;
   forkedFrom?: string;
   subagent?: true;
@@ -312,6 +326,7 @@ export interface SummaryData {
 /** What a usage-only read of the whole file adds to a lazy summary. */
 export interface UsageData {
   cost?: CostRecord;
+  copiedCost?: CostRecord;
   model?: string;
   models: string[];
 }

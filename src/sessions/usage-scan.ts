@@ -6,7 +6,7 @@
  * Per file, usage is counted once per dedupKey and only for the session of the file's first record, as the
  * session fold does (another session's usage is relayed from it: a Claude parent's copies of a subagent's
  * responses), and the cache's ledger records (`retained`: usage a rewritten file no longer holds) are left
- * out, so a summary's cost equals `get()`'s.
+ * out, so a summary's cost equals `get()`'s; usage marked `copied` goes to `copiedCost`, as there.
  * `list()` uses it when at least SCAN_MIN_FILES candidates need usage; fewer are read directly.
  *
  * What it keeps per file is small and its own: the keys seen as 64-bit hashes (KeyTable, the cost fold's
@@ -24,7 +24,10 @@ import { addUsage, emptyCost, type PriceFn } from './cost.js';
 export const SCAN_MIN_FILES = 32;
 
 export interface FileUsage {
+  /** The file's own spend (usage marked `copied` left out, as in the session fold). */
   cost: CostRecord;
+  /** Usage marked `copied`: another session's spend, in this file's copy of its history. */
+  copiedCost?: CostRecord;
   /** Requests per model (fallback models left out). */
   models: Map<string, number>;
 }
@@ -66,8 +69,9 @@ export async function usageByFile(ctx: ManagerContext, codec: Codec, paths: Read
       if (f === undefined) files.set(r.file, (f = { own: new OwnSession(ownString), keys: new KeyTable(1), usage: undefined }));
       if (!f.own.claim(r.sessionId)) continue;
       if (!f.keys.add(r.dedupKey)) continue;
-      const u = (f.usage ??= { cost: emptyCost(), models: new Map() });
-      addUsage(u.cost, r, price(r));
+      const u: FileUsage = (f.usage ??= { cost: emptyCost(), models: new Map() });
+      if (r.copied === true) addUsage((u.copiedCost ??= emptyCost()), r, price(r));
+      else addUsage(u.cost, r, price(r));
       if (r.modelFallback === true) continue;
       const n = u.models.get(r.model);
       if (n === undefined) u.models.set(ownString(r.model), 1);

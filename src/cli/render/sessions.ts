@@ -221,6 +221,7 @@ const stripMoney = (c: CostRecord): Omit<CostRecord, 'totalUsd' | 'unpricedCount
 function sessionJson(r: SessionRow, o: SessionRenderOptions): Record<string, unknown> {
   const j: Record<string, unknown> = { ...summaryJson(r.summary) };
   if (o.noCost && r.summary.cost !== undefined) j.cost = stripMoney(r.summary.cost);
+  if (o.noCost && r.summary.copiedCost !== undefined) j.copiedCost = stripMoney(r.summary.copiedCost);
   if (r.models !== undefined) j.modelBreakdowns = r.models.map((m) => ({ model: m.model, ...(o.noCost ? stripMoney(m.cost) : m.cost) }));
   return j;
 }
