@@ -13,7 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
+import { computeServed } from '../src/cli/served-compute.js';
+import { runServedCommand } from '../src/cli/served.js';
 import { FoldSnapshots } from '../src/cache/folds.js';
+import type { SourceReport } from '../src/scan/sources.js';
+import { startServer } from '../src/serve/server.js';
 import { EventCache } from '../src/cache/store.js';
 import { isUnchanged } from '../src/scan/classify.js';
 import type { ScanFile } from '../src/scan/discover.js';
@@ -67,11 +71,21 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 
 const REPORT = ['cost', 'report', '--json', '--agent', 'codex', '--tz', 'UTC'];
 
+/** What a `cost report --json` says could not be read: the top-level count and the codex source's. */
+function unreadableOf(stdout: string): { unreadable: number; sources: { agent: string; files: number; unreadable: number }[] } {
+  const j = JSON.parse(stdout) as { unreadable: number; sources: { agent: string; status: string; files: number; unreadable: number }[] };
+  return { unreadable: j.unreadable, sources: j.sources.filter((s) => s.status === 'found').map(({ agent, files, unreadable }) => ({ agent, files, unreadable })) };
+}
+const ONE_UNREADABLE = { unreadable: 1, sources: [{ agent: 'codex', files: 2, unreadable: 1 }] };
+
 describe('a corrupt .zst rollout', () => {
   it('the CLI: every warm report, whatever answers it, gives the cold report\'s warning and output', async () => {
+    expect(unreadableOf((await cli([...REPORT, '--no-cache'])).stdout)).toEqual(ONE_UNREADABLE);
     const cold = await cli(REPORT);
     expect(cold.code).toBe(0);
     expect(cold.stderr).toContain(`Cannot read ${broken}: Cannot decompress`);
+    // The source report counts the file, cold as without the cache (and so every warm report equal to it).
+    expect(unreadableOf(cold.stdout)).toEqual(ONE_UNREADABLE);
     expect(await cli(REPORT)).toEqual(cold); // the rows (and the fold snapshot)
     await settleCache();
     expect(await cli(REPORT)).toEqual(cold); // records its answer beside the cache
@@ -80,23 +94,33 @@ describe('a corrupt .zst rollout', () => {
     // A report of other options (no snapshot of its own yet): the rows say it too.
     const daily = await cli([...REPORT, '--group-by', 'day']);
     expect(daily.stderr).toBe(cold.stderr);
+    expect(unreadableOf(daily.stdout)).toEqual(ONE_UNREADABLE);
   });
 
   it('the library: the warm result and its warnings equal the cold ones; a repaired file counts again', async () => {
-    const report = async () => {
+    const report = async (cache = true) => {
       const warnings: string[] = [];
       const info = {} as FoldRunInfo;
-      const summary = await totalCost({ agents: ['codex'] }, { env: home.env, cachePath: cachePath(), onWarning: (w) => warnings.push(w) }, info);
-      return { summary, warnings, info };
+      const sources: SourceReport[] = [];
+      const summary = await totalCost({ agents: ['codex'] }, { env: home.env, cachePath: cachePath(), cache, sources, onWarning: (w) => warnings.push(w) }, info);
+      return { summary, warnings, info, unreadable: sources.map((s) => s.unreadable) };
     };
+    expect((await report(false)).unreadable).toEqual([1]);
     const cold = await report();
     expect(cold.warnings).toEqual([expect.stringContaining(`Cannot read ${broken}: Cannot decompress`)]);
+    expect(cold.unreadable).toEqual([1]);
     const warm = await report();
     expect(warm.info.snapshot).toBe('hit');
-    expect([warm.summary, warm.warnings]).toEqual([cold.summary, cold.warnings]);
+    expect([warm.summary, warm.warnings, warm.unreadable]).toEqual([cold.summary, cold.warnings, [1]]);
+    // Answered beside the cache (the answer memo), without SQLite: counted still.
+    await settleCache();
+    await report();
+    const memo = await report();
+    expect([memo.info.scanned, memo.warnings, memo.unreadable]).toEqual([false, cold.warnings, [1]]);
     await copyFile(ZST_FIXTURE, broken);
     const repaired = await report();
     expect(repaired.warnings).toEqual([]);
+    expect(repaired.unreadable).toEqual([0]);
     expect(repaired.summary.requestCount).toBeGreaterThan(cold.summary.requestCount);
     expect((await report()).warnings).toEqual([]);
   });
@@ -106,9 +130,31 @@ describe('a corrupt .zst rollout', () => {
     const once = () => run(process.execPath, [CLI, ...REPORT], { cwd: ROOT, env });
     const cold = await once();
     expect(cold.stderr).toContain(`Cannot read ${broken}: Cannot decompress`);
+    expect(unreadableOf(cold.stdout)).toEqual(ONE_UNREADABLE);
     const warm = await once();
     expect([warm.stdout, warm.stderr]).toEqual([cold.stdout, cold.stderr]);
   }, 30_000);
+
+  it('serve: its reports count the file as a local run does', async () => {
+    const socket = join(home.dir, 'unreadable.sock');
+    const server = await startServer({ socket, compute: computeServed, sweepMs: 0 });
+    const served = async () => {
+      const out = sink();
+      const err = sink();
+      const code = await runServedCommand(REPORT, { stdout: out, stderr: err, env: { ...home.env, SESSIONFOLD_SOCKET: socket, SESSIONFOLD_CACHE: cachePath() }, cwd: home.dir });
+      return { code, stdout: out.text(), stderr: err.text() };
+    };
+    try {
+      const first = await served();
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain(`Cannot read ${broken}: Cannot decompress`);
+      expect(unreadableOf(first.stdout)).toEqual(ONE_UNREADABLE);
+      expect(await served()).toEqual(first); // kept current by the server
+      expect(first.stdout).toBe((await cli(REPORT)).stdout);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('a malformed JSON document (a Cline task): one skipped record, not a failed read', () => {

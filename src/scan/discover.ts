@@ -311,6 +311,7 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
   const files: ScanFile[] = [];
   const stats = opts.stats;
   const tally = opts.sourceReport?.tally;
+  tally?.begin();
   const unreadable: [string, string][] = [];
   const kept = keptPaths(opts);
   for (const { codec, roots } of opts.sources) {
@@ -356,6 +357,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
   takeUnreadable();
   const stats = opts.stats;
   const tally = opts.sourceReport?.tally;
+  tally?.begin();
   const unreadable: [string, string][] = [];
   let pending: ScanFile[] = [];
   // The first chunks are small, so that reading starts as soon as a few files are known.

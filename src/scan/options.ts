@@ -5,7 +5,7 @@ import { invalidOption } from '../../cursors/protocol/errors.js';
 import { getCachePath } from '../cache/paths.js';
 import { openListingMemo } from '../cache/listing-memo.js';
 import { newScanStats, type ScanDelta, type ScanOptions, type ScanStats } from './types.js';
-import { SourceTally, type SourceReport } from './sources.js';
+import { tallyOf, type SourceReport, type SourceTally } from './sources.js';
 import { scanSources, type ScanSource } from './select.js';
 
 /**
@@ -116,7 +116,7 @@ export function normalizeScanOptions(user: ScanOptions = {}): NormalizedScanOpti
     retainDeleted: user.retainDeleted ?? true,
     stats,
     delta: user.delta,
-    sourceReport: user.sources === undefined ? undefined : { out: user.sources, tally: new SourceTally() },
+    sourceReport: user.sources === undefined ? undefined : { out: user.sources, tally: tallyOf(user.sources) },
   };
 }
 

@@ -62,12 +62,22 @@ function under(path: string, root: string): boolean {
  * The counts behind a source report, taken as discovery goes: files per root, the folders it could not
  * list (per codec, from cursors/list-dir.ts), and files a read could not open. `report()` may come before
  * the last failed read (a scan reads while it discovers): a later failure counts in the report it gave.
+ * One per report (`tallyOf`): a cached report discovers, reads and answers from the cache through separate
+ * normalizations of its options, and a failure any of them counts belongs in the one report.
  */
 export class SourceTally {
   readonly #files = new Map<string, number>();
   readonly #failed = new Map<string, number>();
   readonly #folders = new Map<string, string[]>();
   #out: SourceReport[] | undefined;
+
+  /** A discovery starts: what an earlier one of the same report counted is not this one's. */
+  begin(): void {
+    this.#files.clear();
+    this.#failed.clear();
+    this.#folders.clear();
+    this.#out = undefined;
+  }
 
   /** One session file found under `root`. */
   file(agent: string, root: string): void {
@@ -118,6 +128,15 @@ export class SourceTally {
     this.#out = out;
     return out;
   }
+}
+
+const tallies = new WeakMap<SourceReport[], SourceTally>();
+
+/** The tally that fills `out`: the same for every scan given that array (`ScanOptions.sources`). */
+export function tallyOf(out: SourceReport[]): SourceTally {
+  let t = tallies.get(out);
+  if (t === undefined) tallies.set(out, (t = new SourceTally()));
+  return t;
 }
 
 /** The source report of `codecs` under their default roots, from a discovery of its own (no file is read). */
