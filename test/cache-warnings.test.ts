@@ -18,7 +18,10 @@ import { runServedCommand } from '../src/cli/served.js';
 import { FoldSnapshots } from '../src/cache/folds.js';
 import type { SourceReport } from '../src/scan/sources.js';
 import { startServer } from '../src/serve/server.js';
+import { failureStamp, IO_RETRY_MS } from '../src/cache/rows.js';
 import { EventCache } from '../src/cache/store.js';
+import { CACHE_SCHEMA_VERSION } from '../src/cache/db.js';
+import Database from 'better-sqlite3';
 import { isUnchanged } from '../src/scan/classify.js';
 import type { ScanFile } from '../src/scan/discover.js';
 import { totalCost } from '../src/cost/total.js';
@@ -180,41 +183,81 @@ describe('the rows of failed reads (src/cache/store.ts recordFailures)', () => {
   const file = { agent: 'codex', path: '/r.jsonl.zst', root: '/', parser: 'codex@n1.p1', size: 10, mtimeMs: 1, ino: 2, ctimeMs: 3, deps: '[]' };
   const scanFile = { ...file, codec: { id: 'codex' } } as unknown as ScanFile;
 
-  it("a failure of the file's bytes is served with its warning while the file is as it was; any other is read again", () => {
+  it("a failure of the file's bytes is served with its warning while the file is as it was; an I/O one for IO_RETRY_MS", () => {
     const cache = EventCache.open(cachePath(), () => undefined);
     try {
       expect(cache.recordFailures([{ ...file, baseGen: null, warning: 'Cannot read /r.jsonl.zst: corrupt', retry: false }])).toEqual([{ id: expect.any(Number), gen: 1 }]);
       const row = cache.getFile('codex', '/r.jsonl.zst');
-      expect(row).toMatchObject({ error: 'Cannot read /r.jsonl.zst: corrupt', retry: 0, live_count: 0, size: 10, ctime_ms: 3 });
+      expect(row).toMatchObject({ error: 'Cannot read /r.jsonl.zst: corrupt', retry: 0, failed_as: null, live_count: 0, size: 10, ctime_ms: 3 });
       expect(isUnchanged(scanFile, row, file.parser)).toBe(true);
       expect(isUnchanged({ ...scanFile, ctimeMs: 4 }, row, file.parser)).toBe(false);
       // Recorded again as it is: no write (a warm run that re-reads a failing file does not count a change).
       const writes = cache.writes;
       cache.recordFailures([{ ...file, baseGen: 1, warning: 'Cannot read /r.jsonl.zst: corrupt', retry: false }]);
       expect(cache.writes).toBe(writes);
-      // An I/O error: the row keeps its identity and is never taken as unchanged.
+      // An I/O error: the row keeps its identity (its records'), notes the file's, and is served while the
+      // file stays so, until its retry time.
+      const before = Date.now();
       cache.recordFailures([{ ...file, size: 99, baseGen: 1, warning: 'Cannot read /r.jsonl.zst: EIO', retry: true }]);
       const again = cache.getFile('codex', '/r.jsonl.zst');
-      expect(again).toMatchObject({ error: 'Cannot read /r.jsonl.zst: EIO', retry: 1, size: 10, gen: 1 });
+      expect(again).toMatchObject({ error: 'Cannot read /r.jsonl.zst: EIO', size: 10, gen: 1, failed_as: failureStamp({ ...file, size: 99 }) });
+      expect(again?.retry).toBeGreaterThanOrEqual(before + IO_RETRY_MS);
+      expect(isUnchanged({ ...scanFile, size: 99 }, again, file.parser)).toBe(true);
+      expect(isUnchanged({ ...scanFile, size: 99, ctimeMs: 4 }, again, file.parser)).toBe(false);
       expect(isUnchanged(scanFile, again, file.parser)).toBe(false);
+      const now = Date.now;
+      Date.now = () => (again?.retry ?? 0) + 1;
+      try {
+        expect(isUnchanged({ ...scanFile, size: 99 }, again, file.parser)).toBe(false);
+      } finally {
+        Date.now = now;
+      }
       // A read that succeeds clears it.
       cache.apply([{ ...file, baseGen: 1, start: { restarted: true, reason: 'no-cursor', replaced: {} }, segments: [], cursor: null, prefixHash: null, track: { events: 0, cwdIndex: null, cwd: null } }]);
-      expect(cache.getFile('codex', '/r.jsonl.zst')).toMatchObject({ error: null, retry: 0, gen: 2 });
+      expect(cache.getFile('codex', '/r.jsonl.zst')).toMatchObject({ error: null, retry: 0, failed_as: null, gen: 2 });
     } finally {
       cache.close();
     }
   });
 
-  it('a snapshot does not answer alone while a failure would be tried again', () => {
+  it('a snapshot does not answer alone once an I/O failure is to be tried again', () => {
+    const cache = EventCache.open(cachePath(), () => undefined);
+    cache.recordFailures([{ ...file, baseGen: null, warning: 'w', retry: true }]);
+    const retryAt = cache.getFile('codex', '/r.jsonl.zst')?.retry as number;
+    cache.close();
+    const snaps = FoldSnapshots.open(cachePath(), () => undefined);
+    const now = Date.now;
+    try {
+      const failed = [{ agent: 'codex', root: '/', path: '/r.jsonl.zst', warning: 'w' }];
+      expect(snaps.notes([{ agent: 'codex', roots: ['/'] }])).toEqual({ skipped: { lines: 0, files: 0, first: undefined }, failed, retry: false, retryAt });
+      Date.now = () => retryAt;
+      expect(snaps.notes([{ agent: 'codex', roots: ['/'] }])).toEqual({ skipped: { lines: 0, files: 0, first: undefined }, failed, retry: true });
+      expect(snaps.notes([{ agent: 'codex', roots: ['/other'] }]).retry).toBe(false);
+    } finally {
+      Date.now = now;
+      snaps.close();
+    }
+  });
+
+  it('a version-6 cache is migrated: its I/O failures (retry 1) are read again once', () => {
     const cache = EventCache.open(cachePath(), () => undefined);
     cache.recordFailures([{ ...file, baseGen: null, warning: 'w', retry: true }]);
     cache.close();
-    const snaps = FoldSnapshots.open(cachePath(), () => undefined);
+    // What a version-6 build left: no failed_as, retry 1.
+    const w = new Database(cachePath());
+    w.exec('ALTER TABLE files DROP COLUMN failed_as; UPDATE files SET retry = 1');
+    w.pragma('user_version = 6');
+    w.close();
+    const again = EventCache.open(cachePath(), () => undefined);
     try {
-      expect(snaps.notes([{ agent: 'codex', roots: ['/'] }])).toEqual({ skipped: { lines: 0, files: 0, first: undefined }, failed: [{ agent: 'codex', root: '/', path: '/r.jsonl.zst', warning: 'w' }], retry: true });
-      expect(snaps.notes([{ agent: 'codex', roots: ['/other'] }]).retry).toBe(false);
+      const row = again.getFile('codex', '/r.jsonl.zst');
+      expect(row).toMatchObject({ error: 'w', retry: 1, failed_as: null });
+      expect(isUnchanged(scanFile, row, file.parser)).toBe(false);
     } finally {
-      snaps.close();
+      again.close();
     }
+    const r = new Database(cachePath(), { readonly: true });
+    expect(r.pragma('user_version', { simple: true })).toBe(CACHE_SCHEMA_VERSION);
+    r.close();
   });
 });

@@ -31,8 +31,11 @@ import { fileStamp, RACY_MS, settledBefore, walStamp } from '../../cursors/listi
 export const MAX_MEMO_ANSWERS = 8;
 /** How old every mtime of the cache must be for its identity to be recorded (see the header). */
 export { RACY_MS };
-/** 2: `notes` (the failed reads and every warning) for `warning` (the skipped lines' only). */
-const VERSION = 2;
+/**
+ * 2: `notes` (the failed reads and every warning) for `warning` (the skipped lines' only). 3: `notes.retryAt`
+ * (an answer over an I/O failure stands until the failure is to be tried again).
+ */
+const VERSION = 3;
 
 /** The folder where the answers of the cache at `cachePath` are kept. */
 export function answerMemoDir(cachePath: string): string {
@@ -68,6 +71,8 @@ export interface AnswerNotes {
   warnings: string[];
   /** The agent and root of each file whose read failed (the source report counts them unreadable). */
   failed: [agent: string, root: string][];
+  /** When one of the failures is to be tried again (epoch ms, src/cache/rows.ts `IO_RETRY_MS`): no answer from then. */
+  retryAt?: number;
 }
 
 /** One stored answer. */
@@ -104,6 +109,7 @@ function readStored(cachePath: string, key: string): MemoAnswer | undefined {
 export function findAnswer(cachePath: string, key: string, identity: CacheIdentity, stats: string): { summary: string; notes: AnswerNotes } | undefined {
   const a = readStored(cachePath, key);
   if (a === undefined || a.cache !== identity.id || a.stats !== stats || typeof a.summary !== 'string' || !isNotes(a.notes)) return undefined;
+  if (a.notes.retryAt !== undefined && Date.now() >= a.notes.retryAt) return undefined; // the scan reads the file again
   const json = openSummary(a.summary);
   if (json === undefined || json === 'legacy') return undefined;
   return { summary: json, notes: a.notes };
@@ -116,6 +122,7 @@ function isNotes(n: unknown): n is AnswerNotes {
     o !== null &&
     Array.isArray(o.warnings) &&
     o.warnings.every((w) => typeof w === 'string') &&
+    (o.retryAt === undefined || typeof o.retryAt === 'number') &&
     Array.isArray(o.failed) &&
     o.failed.every((f) => Array.isArray(f) && f.length === 2 && typeof f[0] === 'string' && typeof f[1] === 'string')
   );

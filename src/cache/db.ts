@@ -33,9 +33,11 @@ export const CACHE_APPLICATION_ID = 0x53466576;
  * which no file has, so each file is checked once (a resume verifies its prefix; a file without a cursor is
  * read again) and its row takes the file's identity. 6: `files.error` and `retry`: the warning the last read of
  * the file gave when it failed (a corrupt `.zst`, an I/O error), so a warm report gives it again, and whether
- * the file is read again by every run (the failure was not of its bytes).
+ * the file is read again by the next run (the failure was not of its bytes). 7: `files.failed_as`, and `retry`
+ * the time from which such a failure is tried again: until then, and while the file is as the failure saw it,
+ * its row is served with the warning (rows.ts `IO_RETRY_MS`); a migrated row's `retry` (1) is long past.
  */
-export const CACHE_SCHEMA_VERSION = 6;
+export const CACHE_SCHEMA_VERSION = 7;
 /**
  * SQLite page cache per connection (KiB). better-sqlite3 builds SQLite with a 16 MB default; the cache's
  * reads are sequential BLOB scans the OS page cache serves as well, so a smaller one costs no time and
@@ -119,6 +121,7 @@ const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
     for (const table of ['files', 'summaries']) addColumns(db, table, ['ino INTEGER NOT NULL DEFAULT -1', 'ctime_ms REAL NOT NULL DEFAULT -1']);
   },
   5: (db) => addColumns(db, 'files', ['error TEXT', 'retry INTEGER NOT NULL DEFAULT 0']),
+  6: (db) => addColumns(db, 'files', ['failed_as TEXT']),
 };
 
 /** Add the columns `table` lacks (each given as its definition, name first). */
@@ -156,6 +159,7 @@ CREATE TABLE IF NOT EXISTS files (
   ctime_ms REAL NOT NULL DEFAULT -1,
   error TEXT,
   retry INTEGER NOT NULL DEFAULT 0,
+  failed_as TEXT,
   -- Large values last: a row scan that does not ask for them never reads their overflow pages.
   cursor TEXT,
   ledger BLOB,

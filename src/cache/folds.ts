@@ -22,6 +22,8 @@ export interface FileNotes {
   failed: { agent: string; root: string; path: string; warning: string }[];
   /** A failure a scan would try again (not of the file's bytes). */
   retry: boolean;
+  /** The earliest time (epoch ms) a failure of these files is to be tried again, when one is. */
+  retryAt?: number;
 }
 
 export interface FoldSnapshot {
@@ -136,17 +138,20 @@ export class FoldSnapshots {
   /**
    * What a scan of `sources` would warn about from the cached files (live rows under their roots), for a run
    * answered from a snapshot without a scan: the lines skipped (as its SkipTally counts them), the failed
-   * reads (each row's warning, by path), and whether any failure is one a scan would try again (`retry`: then
-   * the snapshot must not answer alone).
+   * reads (each row's warning, by path), whether any failure is one a scan would try again now (`retry`: an
+   * I/O failure whose time came, src/cache/rows.ts; then the snapshot must not answer alone), and else the
+   * earliest time one will be (`retryAt`).
    */
   notes(sources: readonly { agent: string; roots: readonly string[] }[]): FileNotes {
     const q = this.#db.prepare('SELECT path, root, skipped, error, retry FROM files WHERE agent = ? AND deleted = 0 AND (skipped > 0 OR error IS NOT NULL)');
     const out: FileNotes = { skipped: { lines: 0, files: 0, first: undefined }, failed: [], retry: false };
+    const now = Date.now();
     for (const s of sources) {
       for (const r of q.all(s.agent) as { path: string; root: string; skipped: number; error: string | null; retry: number }[]) {
         if (!s.roots.includes(r.root)) continue;
         if (r.error !== null) out.failed.push({ agent: s.agent, root: r.root, path: r.path, warning: r.error });
-        out.retry ||= r.retry !== 0;
+        if (r.retry !== 0 && r.retry <= now) out.retry = true;
+        else if (r.retry !== 0) out.retryAt = Math.min(out.retryAt ?? r.retry, r.retry);
         if (r.skipped === 0) continue;
         out.skipped.lines += r.skipped;
         out.skipped.files++;

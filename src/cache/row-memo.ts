@@ -10,7 +10,7 @@ import type { Db } from './db.js';
 import { fileKey, type FileRow } from './rows.js';
 
 /** A row as `SELECT ${BULK_COLUMNS}` returns it in raw mode. */
-export type BulkRow = [number, string, string, string, string, number, number, string, string | null, number, number | null, string | null, number, number, number, number, number, number, number, number, string | null, number];
+export type BulkRow = [number, string, string, string, string, number, number, string, string | null, number, number | null, string | null, number, number, number, number, number, number, number, number, string | null, number, string | null];
 
 export interface RowMemo {
   instance: string;
@@ -21,8 +21,8 @@ export interface RowMemo {
 const memos = new WeakMap<Db, RowMemo>();
 
 export function bulkRow(raw: BulkRow): FileRow {
-  const [id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms, error, retry] = raw;
-  return { id, agent, path, root, parser, size, mtime_ms, ino, ctime_ms, deps, has_cursor: -1, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, error, retry };
+  const [id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms, error, retry, failed_as] = raw;
+  return { id, agent, path, root, parser, size, mtime_ms, ino, ctime_ms, deps, has_cursor: -1, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, error, retry, failed_as };
 }
 
 /** The connection's memo, emptied when the cache's instance or change count moved since it was filled. */

@@ -38,8 +38,27 @@ export interface FileRow {
   skipped: number;
   /** The warning the last read of the file gave when it failed (null: it read); its records are the earlier reads'. */
   error: string | null;
-  /** 1: that failure was not of the file's bytes (an I/O error): the file is read again by every run. */
+  /**
+   * 0: no failure, or one of the file's bytes (served with its warning while the row's identity is the
+   * file's). Else the failure was not of the file's bytes (an I/O error): the time (epoch ms) from which it
+   * is read again (`IO_RETRY_MS` after the failure); before it, while the file is as `failed_as` says, the
+   * row is served with its warning (src/scan/classify.ts `isUnchanged`).
+   */
   retry: number;
+  /** With `retry`: the identity of the file the failure was seen on (`failureStamp`); the row keeps its records'. */
+  failed_as: string | null;
+}
+
+/**
+ * How long an I/O failure (`FileRow.retry`) stands for a file that did not change: a warm report within it
+ * answers as the failing read did, from the stored answers, and the first one after it reads the file again
+ * (a failure that passed, such as a network file system back, shows without the file changing).
+ */
+export const IO_RETRY_MS = 60_000;
+
+/** The identity of a file as a failed read saw it: its size, mtime, inode, ctime and dependencies. */
+export function failureStamp(f: { size: number; mtimeMs: number; ino: number; ctimeMs: number; deps: string }): string {
+  return `${f.size}|${f.mtimeMs}|${f.ino}|${f.ctimeMs}|${f.deps}`;
 }
 
 /** What a finished parse of one file brings to the cache. */

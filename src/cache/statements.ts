@@ -10,9 +10,9 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
 const ROW_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms, error, retry';
+  'id, agent, path, root, parser, size, mtime_ms, deps, cursor IS NOT NULL AS has_cursor, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms, error, retry, failed_as';
 const BULK_COLUMNS =
-  'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms, error, retry';
+  'id, agent, path, root, parser, size, mtime_ms, deps, prefix_hash, session_events, cwd_index, cwd, live_count, segment_count, ledger_count, deleted, gen, skipped, ino, ctime_ms, error, retry, failed_as';
 
 /**
  * The prepared statements of one connection, by the names store.ts and file-segments.ts run them by. Spelled
@@ -82,15 +82,15 @@ export function prepareStatements(db: Db): Statements {
       `UPDATE files SET root = @root, parser = @parser, size = @size, mtime_ms = @mtime_ms, ino = @ino, ctime_ms = @ctime_ms, deps = @deps, cursor = @cursor,
            prefix_hash = @prefix_hash, session_events = @session_events, cwd_index = @cwd_index, cwd = @cwd, live_count = @live_count,
            segment_count = @segment_count, ledger = @ledger, ledger_count = @ledger_count, deleted = 0, gen = gen + 1,
-           updated_at = @updated_at, skipped = @skipped, error = NULL, retry = 0
+           updated_at = @updated_at, skipped = @skipped, error = NULL, retry = 0, failed_as = NULL
          WHERE id = @id`,
     ),
     insertFailed: () => db.prepare(
-      `INSERT INTO files (agent, path, root, parser, size, mtime_ms, ino, ctime_ms, deps, updated_at, error, retry)
-         VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @ino, @ctime_ms, @deps, @updated_at, @error, @retry) RETURNING id`,
+      `INSERT INTO files (agent, path, root, parser, size, mtime_ms, ino, ctime_ms, deps, updated_at, error, retry, failed_as)
+         VALUES (@agent, @path, @root, @parser, @size, @mtime_ms, @ino, @ctime_ms, @deps, @updated_at, @error, @retry, @failed_as) RETURNING id`,
     ),
     noteFailure: () => db.prepare(
-      `UPDATE files SET size = @size, mtime_ms = @mtime_ms, ino = @ino, ctime_ms = @ctime_ms, deps = @deps, error = @error, retry = @retry,
+      `UPDATE files SET size = @size, mtime_ms = @mtime_ms, ino = @ino, ctime_ms = @ctime_ms, deps = @deps, error = @error, retry = @retry, failed_as = @failed_as,
            updated_at = @updated_at
          WHERE id = @id`,
     ),

@@ -24,7 +24,7 @@ import { borrowCacheDb, isPooled, openCacheDb, releaseCacheDb, type Db } from '.
 import { bulkRow, currentMemo, dropMemo, memoAtStart, patchMemo, type BulkRow, type RowMemo } from './row-memo.js';
 import { cacheInstance } from './folds.js';
 import { compact, dropTail, encodeRecords, ledgerAfterRestart, logChange, changesSince, pushFile, toBuffer } from './file-segments.js';
-import { fileKey, type ApplyOutcome, type FileFailure, type FileResult, type FileRow } from './rows.js';
+import { failureStamp, fileKey, IO_RETRY_MS, type ApplyOutcome, type FileFailure, type FileResult, type FileRow } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 
 export { MAX_CHANGES_PER_FILE } from './file-segments.js';
@@ -218,8 +218,10 @@ export class EventCache {
   /**
    * Record failed reads, in one IMMEDIATE transaction: the warning each gave, so that a warm run gives it
    * again. A failure of the file's bytes (not `retry`: a corrupt `.zst`) takes the file's identity, so the row
-   * is served with its warning until the file changes; any other (an I/O error) keeps the row's identity and
-   * is read again by the next run. A row's records stay (a new file's row has none). Per failure, the row's id
+   * is served with its warning until the file changes; any other (an I/O error) keeps the row's identity (its
+   * records are of the file as it was), notes the file's in `failed_as`, and is served with its warning while
+   * the file stays so, for `IO_RETRY_MS`: the run after reads it again. A row's records stay (a new file's row
+   * has none). Per failure, the row's id
    * and gen (a failure changes no record: the gen stays), or undefined when another process changed the row.
    */
   recordFailures(failures: readonly FileFailure[]): ({ id: number; gen: number } | undefined)[] {
@@ -241,9 +243,10 @@ export class EventCache {
   #failOne(f: FileFailure, wrote: () => void): { id: number; gen: number } | undefined {
     const row = this.#s.byPath.get(f.agent, f.path) as FileRow | undefined;
     if ((row?.gen ?? null) !== f.baseGen) return undefined;
-    const retry = f.retry ? 1 : 0;
+    const time = Date.now();
+    const retry = f.retry ? time + IO_RETRY_MS : 0;
     const now = { size: f.size, mtime_ms: f.mtimeMs, ino: f.ino, ctime_ms: f.ctimeMs, deps: f.deps };
-    const note = { error: f.warning, retry, updated_at: Date.now() };
+    const note = { error: f.warning, retry, failed_as: f.retry ? failureStamp(f) : null, updated_at: time };
     if (row === undefined) {
       wrote();
       const { id } = this.#s.insertFailed.get({ agent: f.agent, path: f.path, root: f.root, parser: f.parser, ...now, ...note }) as { id: number };

@@ -234,7 +234,7 @@ async function foldWithSnapshot(
 /**
  * The stored summary, as the answer of a run that found nothing changed; with the warnings a scan would give,
  * from the rows (a served run equals a local one): the failed reads, then the skipped lines. Undefined when a
- * failed read is one a scan would try again (an I/O error): the file may read now.
+ * failed read is one a scan would try again now (an I/O error whose retry time came): the file may read now.
  */
 function answerStored(run: RunContext, snap: FoldSnapshot, answered: AnswerNotes): CostSummary | undefined {
   const { info, snaps, ns } = run;
@@ -244,6 +244,7 @@ function answerStored(run: RunContext, snap: FoldSnapshot, answered: AnswerNotes
   info.scanned = false;
   answered.failed = notes.failed.map((f) => [f.agent, f.root]);
   answered.warnings = notes.failed.map((f) => f.warning);
+  if (notes.retryAt !== undefined) answered.retryAt = notes.retryAt;
   const w = Object.assign(new SkipTally(), notes.skipped).warning();
   if (w !== undefined) answered.warnings.push(w);
   replayNotes(ns, answered);

@@ -453,7 +453,7 @@ class CachedScan {
 
   /**
    * Keep a failed read's warning in the file's row (a new file gets one, without records), so that a warm run
-   * warns as this one did (`#classify`; a snapshot's answer reads the rows). `retry`: read again next run.
+   * warns as this one did (`#classify`; a snapshot's answer reads the rows). `retry`: a failure of the system, read again in a while (src/cache/rows.ts `IO_RETRY_MS`) or once the file changes.
    */
   #recordFailure(state: TaskState, warning: string, retry: boolean): void {
     if (state.noWrite) return;

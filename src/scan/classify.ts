@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
 import type { EventCache } from '../cache/store.js';
-import { fileKey, type FileFailure, type FileResult, type FileRow } from '../cache/rows.js';
+import { failureStamp, fileKey, type FileFailure, type FileResult, type FileRow } from '../cache/rows.js';
 import { isUnlistedRoot, type ScanFile } from './discover.js';
 import type { ParseTask, TaskMessage } from './parse-file.js';
 
@@ -42,20 +42,13 @@ export interface TaskState {
  * listing gives alike (native/walk.c); where a file system has none it is 0 on both sides, and the ctime says
  * a rewrite. A chmod or a hard link also moves the ctime: the file is then checked once (a resume verifies
  * its prefix and parses nothing new). A row whose last read failed for another reason than the file's bytes
- * (`retry`: an I/O error) is never unchanged: the file is read again.
+ * (`retry`: an I/O error) keeps the identity of its records: it is unchanged while the file is as the failure
+ * saw it (`failed_as`), until its `retry` time; then, or once the file changes, the file is read again.
  */
 export function isUnchanged(f: ScanFile, row: FileRow | undefined, parser: string): row is FileRow {
-  return (
-    row !== undefined &&
-    row.deleted === 0 &&
-    row.parser === parser &&
-    row.size === f.size &&
-    row.mtime_ms === f.mtimeMs &&
-    row.ctime_ms === f.ctimeMs &&
-    row.ino === f.ino &&
-    row.deps === f.deps &&
-    row.retry === 0
-  );
+  if (row === undefined || row.deleted !== 0 || row.parser !== parser) return false;
+  if (row.retry !== 0) return row.failed_as === failureStamp(f) && Date.now() < row.retry;
+  return row.size === f.size && row.mtime_ms === f.mtimeMs && row.ctime_ms === f.ctimeMs && row.ino === f.ino && row.deps === f.deps;
 }
 
 /**
