@@ -7,6 +7,7 @@ import type { BuiltinCodec } from './lazy-codec.js';
 import { sessionfoldJsonlDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 import { claudeDescriptor } from '../codecs/claude/descriptor.js';
 import { cherryStudioDescriptor } from '../codecs/cherry-studio/descriptor.js';
+import { coworkDescriptor } from '../codecs/cowork/descriptor.js';
 import { codexDescriptor } from '../codecs/codex/descriptor.js';
 import { geminiDescriptor } from '../codecs/gemini/descriptor.js';
 import { copilotDescriptor } from '../codecs/copilot/descriptor.js';
@@ -38,6 +39,7 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: sessionfoldJsonlDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/index.js')).sessionfoldJsonl },
   { descriptor: claudeDescriptor, load: async () => (await import('../codecs/claude/index.js')).claude },
   { descriptor: cherryStudioDescriptor, load: async () => (await import('../codecs/cherry-studio/index.js')).cherryStudio },
+  { descriptor: coworkDescriptor, load: async () => (await import('../codecs/cowork/index.js')).cowork },
   { descriptor: codexDescriptor, load: async () => (await import('../codecs/codex/index.js')).codex },
   { descriptor: geminiDescriptor, load: async () => (await import('../codecs/gemini/index.js')).gemini },
   { descriptor: copilotDescriptor, load: async () => (await import('../codecs/copilot/index.js')).copilot },

@@ -6,6 +6,8 @@ export { sessionfoldJsonl } from '../codecs/sessionfold-jsonl/index.js';
 export { claude } from '../codecs/claude/index.js';
 /** Cherry Studio's agent sessions under `<userData>/CherryStudio`: Claude Code's and pi's files, read by their engines. */
 export { cherryStudio } from '../codecs/cherry-studio/index.js';
+/** Claude Desktop's Cowork transcripts (Claude Code's, one config folder per task), read by Claude's engine. */
+export { cowork } from '../codecs/cowork/index.js';
 export { codex } from '../codecs/codex/index.js';
 export { gemini } from '../codecs/gemini/index.js';
 export { copilot } from '../codecs/copilot/index.js';

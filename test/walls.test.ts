@@ -54,6 +54,8 @@ const top = (p: string) => p.split('/')[0]!;
 const FORMAT_FAMILIES: Record<string, readonly string[]> = {
   // Cherry Studio runs Claude Code and pi, which write their own files.
   'cherry-studio': ['codecs/claude/index.ts', 'codecs/claude/descriptor.ts', 'codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
+  // Claude Desktop's Cowork runs Claude Code, which writes its transcripts.
+  cowork: ['codecs/claude/index.ts', 'codecs/claude/descriptor.ts'],
   omp: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   senpi: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   kimchi: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],

@@ -150,6 +150,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  cowork: {
+    // Claude Desktop's data folder on Linux: a task's transcript and an agent-type task's
+    async layOut({ home, own }) {
+      await cp(own, join(home, '.config', 'Claude'), { recursive: true });
+    },
+    goldens: ['c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b', 'e1f2a3b4-c5d6-4e7f-9081-a2b3c4d5e6f7'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   codex: {
     // the real rollouts on one day of ~/.codex/sessions, and the repo's constructed live and archived ones
     async layOut({ home, real, own }) {

@@ -1,0 +1,80 @@
+/**
+ * Where Claude Desktop's Cowork (its local agent mode) keeps its sessions (README.md). The app runs Claude
+ * Code through the Agent SDK with a private `CLAUDE_CONFIG_DIR` per task, under its data folder:
+ *   <appData>/Claude/local-agent-mode-sessions/<org>/<account>/local_<id>/.claude/projects/<encoded cwd>/<session>.jsonl
+ *   <appData>/Claude/local-agent-mode-sessions/<org>/<account>/agent/local_ditto_<id>/.claude/projects/…
+ * Inside each `projects` folder the layout is Claude Code's, so Claude's discovery lists it.
+ */
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import { DIR, followEntry, listDir } from '../../cursors/list-dir.js';
+import { envPathList } from '../../cursors/env-paths.js';
+
+export const CODEC_ID = 'cowork';
+export const COWORK_ENV = 'COWORK_CONFIG_DIR';
+const SESSIONS_DIR = 'local-agent-mode-sessions';
+/**
+ * How deep below a sessions folder a session's `local_*` folder may be: the layout puts it at 3
+ * (`<org>/<account>/local_<id>`) or 4 (`…/agent/local_ditto_<id>`); one level more for a change of layout.
+ * The app keeps other state there (`skills-plugin/`, `rpm/`), which the walk need not enter further.
+ */
+const MAX_DEPTH = 5;
+
+function expandHome(p: string, home: string): string {
+  if (p === '~') return home;
+  return p.startsWith('~/') ? join(home, p.slice(2)) : p;
+}
+
+/** Electron's `app.getPath('appData')`: `%APPDATA%`, `~/Library/Application Support`, else `$XDG_CONFIG_HOME` or `~/.config`. */
+function appData(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  const home = env.HOME || homedir();
+  if (platform === 'win32') return env.APPDATA?.trim() || join(home, 'AppData', 'Roaming');
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support');
+  return env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
+}
+
+/**
+ * Cowork's roots: each comma-separated entry of `$COWORK_CONFIG_DIR` (a sessions folder, a task's `.claude`
+ * folder or its `projects/`), else the app's sessions folder. Missing roots are kept: discovery skips them.
+ */
+export function getCoworkRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const home = env.HOME || homedir();
+  const explicit = envPathList(env[COWORK_ENV], (p) => expandHome(p, home));
+  if (explicit.length > 0) return [...new Set(explicit.map((p) => expandHome(p, home).replace(/[\\/]+$/, '') || '/'))];
+  return [join(appData(env, platform), 'Claude', SESSIONS_DIR)];
+}
+
+/** A Claude Code config or projects folder: `projects` itself, or a folder holding one. */
+function isClaudeConfig(root: string): boolean {
+  return basename(root) === 'projects' || followEntry(join(root, 'projects')) === 'dir';
+}
+
+/** The `projects` folder of a task's `.claude` under a `local_*` session folder, when there is one. */
+function taskProjects(sessionDir: string): string | undefined {
+  const p = join(sessionDir, '.claude', 'projects');
+  return followEntry(p) === 'dir' ? p : undefined;
+}
+
+/**
+ * The Claude Code `projects` folders under a sessions folder, sorted: every `local_*` folder's
+ * `.claude/projects`. A `local_*` folder is a session's storage (the user's uploads and outputs beside its
+ * `.claude`), so the walk never enters it.
+ */
+function* walkSessions(dir: string, depth: number): Generator<string> {
+  const entries = listDir(dir)
+    .filter((e) => e.kind === DIR)
+    .map((e) => e.name)
+    .sort();
+  for (const name of entries) {
+    const sub = join(dir, name);
+    if (name.startsWith('local_')) {
+      const p = taskProjects(sub);
+      if (p !== undefined) yield p;
+    } else if (depth < MAX_DEPTH) yield* walkSessions(sub, depth + 1);
+  }
+}
+
+/** The Claude Code folders a root holds: the root itself when it is one, else those of its sessions. */
+export function getCoworkProjectDirs(root: string): string[] {
+  return isClaudeConfig(root) ? [root] : [...walkSessions(root, 1)];
+}

@@ -1,0 +1,19 @@
+/**
+ * An engine's events under another agent's name: for an agent whose files another agent's engine writes
+ * (Claude Desktop's Cowork runs Claude Code). The engine keeps its own state, cursor and dedup keys, so a
+ * response that the engine's own agent also holds counts once.
+ */
+import type { SessionfoldEvent } from './protocol/events.js';
+import type { Emit, LineCore } from './protocol/line-core.js';
+
+/** `core` with every event it emits named `agent`; its state and cursor are the engine's. */
+export function renamedCore<S>(core: LineCore<S>, agent: string): LineCore<S> {
+  const { lineWalked } = core;
+  const renamed = (emit: Emit): Emit => (e) => emit({ ...e, agent } as SessionfoldEvent);
+  return {
+    ...core,
+    line: (s, line, start, emit) => core.line(s, line, start, renamed(emit)),
+    end: (s, emit) => core.end(s, renamed(emit)),
+    ...(lineWalked !== undefined && { lineWalked: (s, w, start, emit) => lineWalked(s, w, start, renamed(emit)) }),
+  };
+}
