@@ -4,6 +4,8 @@
  * names an existing entry whole is that one path, and only a value that does not is split on commas.
  */
 import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 /** True when something is at `p` (a stat that follows links; imports nothing more, as descriptors load at start). */
 function exists(p: string): boolean {
@@ -26,4 +28,12 @@ export function envPathList(value: string | undefined, resolve: (p: string) => s
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** Electron's `app.getPath('appData')`: `%APPDATA%`, `~/Library/Application Support`, else `$XDG_CONFIG_HOME` or `~/.config`. */
+export function electronAppData(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  const home = env.HOME || homedir();
+  if (platform === 'win32') return env.APPDATA?.trim() || join(home, 'AppData', 'Roaming');
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support');
+  return env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
 }

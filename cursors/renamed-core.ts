@@ -1,7 +1,7 @@
 /**
  * An engine's events under another agent's name: for an agent whose files another agent's engine writes
- * (Claude Desktop's Cowork runs Claude Code). The engine keeps its own state, cursor and dedup keys, so a
- * response that the engine's own agent also holds counts once.
+ * (Claude Desktop's Cowork runs Claude Code; Cherry Studio runs Claude Code and pi). The engine keeps its
+ * own state, cursor and dedup keys, so a response that the engine's own agent also holds counts once.
  */
 import type { SessionfoldEvent } from './protocol/events.js';
 import type { Emit, LineCore } from './protocol/line-core.js';

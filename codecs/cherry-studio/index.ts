@@ -8,16 +8,16 @@
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { renamedCore } from '../../cursors/renamed-core.js';
 import { claude, claudeCore, createClaudeCore, getSubagentMetaPath, readSubagentMeta, readSubagentMetaSync, type SubagentMeta } from '../claude/index.js';
 import { cherryStudioDescriptor } from './descriptor.js';
-import { isPiFile, isPiRoot } from './paths.js';
+import { CODEC_ID, isPiFile, isPiRoot } from './paths.js';
 import { detectCherryPi, discoverPi, locatePi, piCore, readPi } from './pi.js';
-import { renamedCore } from './rename.js';
 
 export { CODEC_ID, getCherryStudioRoots } from './paths.js';
 
-const plainCore = renamedCore(claudeCore);
-const coreWith = (meta: SubagentMeta | undefined) => (meta === undefined ? plainCore : renamedCore(createClaudeCore({ meta })));
+const plainCore = renamedCore(claudeCore, CODEC_ID);
+const coreWith = (meta: SubagentMeta | undefined) => (meta === undefined ? plainCore : renamedCore(createClaudeCore({ meta }), CODEC_ID));
 const plainRead = createJsonlRead(cherryStudioDescriptor, plainCore);
 
 /** `read()` of a Claude Code transcript: a subagent's sidecar is read first and handed to the core, as Claude's read does. */

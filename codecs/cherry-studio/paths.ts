@@ -7,18 +7,10 @@
  * (`feature.agents.claude.root`, `v1.agents.claude`, `feature.agents.pi.sessions`). Inside each folder the
  * layout is the runtime's own, so discovery is Claude's or pi's.
  */
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { electronAppData } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'cherry-studio';
-
-/** Electron's `app.getPath('appData')`: `%APPDATA%`, `~/Library/Application Support`, else `$XDG_CONFIG_HOME` or `~/.config`. */
-function appData(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
-  const home = env.HOME || homedir();
-  if (platform === 'win32') return env.APPDATA?.trim() || join(home, 'AppData', 'Roaming');
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support');
-  return env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
-}
 
 /**
  * Cherry Studio's roots: the Claude Code folders, v2 first (discovery keeps the first root's copy of a
@@ -26,7 +18,7 @@ function appData(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
  * behind is read), then pi's session folder.
  */
 export function getCherryStudioRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
-  const userData = join(appData(env, platform), 'CherryStudio');
+  const userData = join(electronAppData(env, platform), 'CherryStudio');
   const agents = join(userData, 'Data', 'Agents');
   return [join(agents, '.claude', 'projects'), join(userData, '.claude', 'projects'), join(agents, '.pi', 'sessions')];
 }

@@ -6,12 +6,12 @@
  */
 import type { DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { renamedCore } from '../../cursors/renamed-core.js';
 import { createPiCore, detectPi, discoverPiLayout, locatePiLayout } from '../pi/index.js';
 import { cherryStudioDescriptor } from './descriptor.js';
 import { CODEC_ID, isPiFile } from './paths.js';
-import { renamedCore } from './rename.js';
 
-export const piCore = renamedCore(createPiCore({ agent: 'pi' }));
+export const piCore = renamedCore(createPiCore({ agent: 'pi' }), CODEC_ID);
 export const readPi = createJsonlRead(cherryStudioDescriptor, piCore);
 
 /** pi's listing of Cherry's pi folder, the files named Cherry's. */

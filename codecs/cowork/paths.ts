@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { DIR, followEntry, listDir } from '../../cursors/list-dir.js';
-import { envPathList } from '../../cursors/env-paths.js';
+import { electronAppData, envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'cowork';
 export const COWORK_ENV = 'COWORK_CONFIG_DIR';
@@ -25,14 +25,6 @@ function expandHome(p: string, home: string): string {
   return p.startsWith('~/') ? join(home, p.slice(2)) : p;
 }
 
-/** Electron's `app.getPath('appData')`: `%APPDATA%`, `~/Library/Application Support`, else `$XDG_CONFIG_HOME` or `~/.config`. */
-function appData(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
-  const home = env.HOME || homedir();
-  if (platform === 'win32') return env.APPDATA?.trim() || join(home, 'AppData', 'Roaming');
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support');
-  return env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
-}
-
 /**
  * Cowork's roots: each comma-separated entry of `$COWORK_CONFIG_DIR` (a sessions folder, a task's `.claude`
  * folder or its `projects/`), else the app's sessions folder. Missing roots are kept: discovery skips them.
@@ -41,7 +33,7 @@ export function getCoworkRoots(env: NodeJS.ProcessEnv = process.env, platform: N
   const home = env.HOME || homedir();
   const explicit = envPathList(env[COWORK_ENV], (p) => expandHome(p, home));
   if (explicit.length > 0) return [...new Set(explicit.map((p) => expandHome(p, home).replace(/[\\/]+$/, '') || '/'))];
-  return [join(appData(env, platform), 'Claude', SESSIONS_DIR)];
+  return [join(electronAppData(env, platform), 'Claude', SESSIONS_DIR)];
 }
 
 /** A Claude Code config or projects folder: `projects` itself, or a folder holding one. */
