@@ -44,7 +44,7 @@ async function place(codec: Codec, dir: string, name: string, from: string | Buf
 /** Every file under the agents' folders with its size and mtime: the CLI must change none of them. */
 async function agentTree(): Promise<string[]> {
   const out: string[] = [];
-  for (const top of ['pi-agent', 'omp-agent', 'openclaw']) {
+  for (const top of ['pi-agent', join('home', '.omp'), 'openclaw']) {
     for (const rel of await readdir(join(tmp, top), { recursive: true })) {
       const s = statSync(join(tmp, top, rel));
       out.push(`${top}/${rel} ${s.isFile() ? `${s.size} ${s.mtimeMs}` : 'dir'}`);
@@ -76,7 +76,7 @@ beforeAll(async () => {
   const header = { type: 'session', version: 3, id: 'fork-1', timestamp: '2026-05-13T00:00:00.000Z', cwd: '/tmp/as-agent-fixture/project', parentSession: v3 };
   const extra = JSON.stringify(assistant('f0rk0001', '2c19d326', 'forked answer', 1200, 300, 0.0081));
   await place(pi, join(piSessions, '--tmp-as-agent-fixture-project--'), '2026-05-13T00-00-00-000Z_fork-1.jsonl', Buffer.from([JSON.stringify(header), ...lines.slice(1), extra].join('\n') + '\n'));
-  await place(omp, join(tmp, 'omp-agent', 'sessions', '--tmp-as-agent-fixture-project--'), `2026-05-12T01-02-27-657Z_${V3_ID}.jsonl`, PI_V3);
+  await place(omp, join(tmp, 'home', '.omp', 'agent', 'sessions', '--tmp-as-agent-fixture-project--'), `2026-05-12T01-02-27-657Z_${V3_ID}.jsonl`, PI_V3);
   const oc = join(tmp, 'openclaw', 'agents', 'main', 'sessions');
   await place(openclaw, oc, 'openclaw-stage0-large.jsonl', `${REAL_OPENCLAW}agent-sessions-large.jsonl`);
   await place(openclaw, oc, 'openclaw-stage0-small.jsonl', `${REAL_OPENCLAW}agent-sessions-small.jsonl`);
@@ -86,7 +86,6 @@ beforeAll(async () => {
     PATH: process.env.PATH,
     HOME: join(tmp, 'home'),
     PI_CODING_AGENT_DIR: join(tmp, 'pi-agent'),
-    OMP_CODING_AGENT_DIR: join(tmp, 'omp-agent'),
     OPENCLAW_STATE_DIR: join(tmp, 'openclaw'),
     NO_COLOR: '1',
     TZ: 'UTC',

@@ -6,4 +6,4 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { piFamilyDescriptor } from '../pi/descriptor.js';
 import { CODEC_ID, getOmpRoots } from './paths.js';
 
-export const ompDescriptor: CodecDescriptor = piFamilyDescriptor({ id: CODEC_ID, aliases: ['oh-my-pi', 'ohmypi'], displayName: 'omp (oh-my-pi)', defaultRoots: getOmpRoots, rootVariables: ['OMP_CODING_AGENT_DIR'] });
+export const ompDescriptor: CodecDescriptor = piFamilyDescriptor({ id: CODEC_ID, aliases: ['oh-my-pi', 'ohmypi'], displayName: 'omp (oh-my-pi)', defaultRoots: getOmpRoots, rootVariables: ['XDG_DATA_HOME'] });
