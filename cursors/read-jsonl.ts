@@ -230,10 +230,17 @@ async function* readJsonl<S>(
     state = core.init(ctx);
     const queue: SessionfoldEvent[] = [];
     const it = scanStreaming(fh, readBuf, core, state, size, hash, options, file, queue);
-    let r = await it.next();
-    while (!r.done) {
-      if (queue.length > 0) yield queue.splice(0); // the consumer keeps the chunk
+    let r: IteratorResult<void, ScanResult>;
+    try {
       r = await it.next();
+      while (!r.done) {
+        if (queue.length > 0) yield queue.splice(0); // the consumer keeps the chunk
+        r = await it.next();
+      }
+    } catch (e) {
+      // A strict read's malformed line: the events of the lines before it come first, on every path.
+      if (queue.length > 0) yield queue.splice(0);
+      throw e;
     }
     if (queue.length > 0) yield queue.splice(0);
     finish(r.value);
