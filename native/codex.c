@@ -10,8 +10,7 @@
  * - the header (`session_meta`, or a pre-RolloutLine `{id, …}` line) names the session, its cwd and provider,
  *   and where its own history starts (`subagent_history_start_ordinal`: lines below it are inherited);
  * - `turn_context` sets the model and provider; a later `session_meta` of another thread starts a new region
- *   (its counter without a baseline), whose usage is marked copied (a record: when its `thread_id`, else its
- *   region, is not the owner's);
+ *   (its counter without a baseline);
  * - `token_usage_record` rows (one per response, deduplicated by response id) win; otherwise the delta of
  *   `total_token_usage` between `token_count` events (a decrease starts a new epoch, whose first row counts its
  *   own `last_token_usage` when that fits); a token_count event waits until the next usage line, where a record
@@ -39,7 +38,7 @@ typedef struct {
 typedef struct {
   double offset;
   Tok t;
-  int single, fallback, copied;
+  int single, fallback;
   /* model, provider, timestamp, dedup key, response id; NULL b: absent */
   Bytes s[CX_STRS];
 } XEv;
@@ -131,15 +130,10 @@ static void put_region(CodexScan *c, Buf *k, const Bytes *ts) {
   }
 }
 
-/* usage.ts `isCopiedRegion`: the region names a thread other than the file's owner (a copied parent's). */
-static int copied_region(const CodexScan *c) {
-  return c->has_region && (c->region.n != c->session_id.n || memcmp(c->region.b, c->session_id.b, c->region.n) != 0);
-}
-
 /* ------------------------------------------------------------------ events */
 
 /* parse.ts `usageEvent`: the model, provider and time now; the key built by the caller (taken over). */
-static XEv *make_event(CodexScan *c, const Tok *t, const Bytes *when, double start, int single, int copied, Buf *key, const Fields *f, const int32_t *rid) {
+static XEv *make_event(CodexScan *c, const Tok *t, const Bytes *when, double start, int single, Buf *key, const Fields *f, const int32_t *rid) {
   XEv *e = calloc(1, sizeof(XEv));
   if (e == NULL || key->oom) {
     free(key->b);
@@ -149,7 +143,6 @@ static XEv *make_event(CodexScan *c, const Tok *t, const Bytes *when, double sta
   e->offset = start;
   e->t = *t;
   e->single = single;
-  e->copied = copied;
   e->fallback = !c->has_model;
   int ok = 1;
   if (c->has_model) ok &= bytes_copy(&e->s[CX_S_MODEL], &c->model);
@@ -201,7 +194,7 @@ static int on_token_count(CodexScan *c, const Fields *f, const Bytes *ts, int in
     put_bytes(&k, when.b, when.n);
     put_str(&k, ":");
     put_tok(&k, &last);
-    return hold(c, make_event(c, &last, &when, start, 1, copied_region(c), &k, f, NULL));
+    return hold(c, make_event(c, &last, &when, start, 1, &k, f, NULL));
   }
   Tok delta;
   if (c->has_totals && !tok_any_decrease(&total, &c->totals)) {
@@ -219,7 +212,7 @@ static int on_token_count(CodexScan *c, const Fields *f, const Bytes *ts, int in
   put_region(c, &k, ts);
   put_str(&k, ":");
   put_tok(&k, &total);
-  return hold(c, make_event(c, &delta, &when, start, single, copied_region(c), &k, f, NULL));
+  return hold(c, make_event(c, &delta, &when, start, single, &k, f, NULL));
 }
 
 /* parse.ts `onUsageRecord`. */
@@ -237,15 +230,12 @@ static int on_usage_record(CodexScan *c, const Fields *f, const Bytes *ts, int i
     if (r == 2) return 1;
   }
   const int32_t *thread = slot(f, CX_P_THREAD_ID);
-  /* usage.ts `isCopiedRecord`: the record's thread, else its region, is another thread than the owner */
-  int copied = copied_region(c);
   if (is_str(f, thread)) {
     if (!comparable(f, thread)) return BAIL;
     const size_t n = content_len(thread);
     const int is_session = n == c->session_id.n && memcmp(content(f, thread), c->session_id.b, n) == 0;
     const int is_region = c->has_region && n == c->region.n && memcmp(content(f, thread), c->region.b, n) == 0;
     if (c->has_region && !is_session && !is_region) return 1;
-    copied = !is_session;
   }
   if (inherited || tok_is_zero(&usage)) return 1;
   c->records_seen = 1;
@@ -262,7 +252,7 @@ static int on_usage_record(CodexScan *c, const Fields *f, const Bytes *ts, int i
     put_str(&k, ":");
     put_tok(&k, &usage);
   }
-  XEv *e = make_event(c, &usage, &when, start, 1, copied, &k, f, rid);
+  XEv *e = make_event(c, &usage, &when, start, 1, &k, f, rid);
   if (e == NULL) return 0;
   if (c->pending != NULL) {
     if (!tok_same_usage(&c->pending->t, &e->t)) {
@@ -432,7 +422,7 @@ static int advance(CodexScan *c) {
 
 /*
  * cx_scan_file: engine.h's block, with the session id as its id; nums are offset, input, cached, cache write,
- * output, reasoning, total, flags (1 single request, 2 model fallback, 4 copied from another thread); strs are CX_S_* (kind 1: present).
+ * output, reasoning, total, flags (1 single request, 2 model fallback); strs are CX_S_* (kind 1: present).
  */
 uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,
                       size_t file_id_len, int *status, size_t *len) {
@@ -470,7 +460,7 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
       nv[4] = e->t.out;
       nv[5] = e->t.reas;
       nv[6] = e->t.total;
-      nv[7] = (e->single ? 1 : 0) | (e->fallback ? 2 : 0) | (e->copied ? 4 : 0);
+      nv[7] = (e->single ? 1 : 0) | (e->fallback ? 2 : 0);
       /* the fold's dedup hash and the time (src/scan/types.ts UsageRecord); every time here is canonical */
       sf_key_hash((const uint8_t *)"", 0, e->s[CX_S_KEY].b, e->s[CX_S_KEY].n, nv + 8);
       nv[10] = sf_time_ms(e->s[CX_S_TIMESTAMP].b, e->s[CX_S_TIMESTAMP].n);

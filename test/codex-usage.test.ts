@@ -53,18 +53,6 @@ describe('codex usage: token_usage_record rows', () => {
     const u = await usageOf([meta('s1', 0), record(1, 'r1', T1, { thread_id: 'someone-else' }), record(2, 'r2', T1, { thread_id: 's1' }), { timestamp: 'x', type: 'token_usage_record', payload: { response_id: 'r3', thread_token_usage: T1 } }]);
     expect(u.map((e) => e.messageId)).toEqual(['r2']);
   });
-
-  it('marks a record copied when its thread_id, else its region, is another thread than the owner', async () => {
-    const parentHeader = { ...meta('parent', 0), timestamp: '2025-11-05T12:00:21.000Z' };
-    const u = await usageOf([meta('s1', 20), record(21, 'own', T1), record(21, 'own-named', T1, { thread_id: 's1' }), parentHeader, record(22, 'copy', T1), record(22, 'copy-named', T1, { thread_id: 'parent' }), record(22, 'own-after', T1, { thread_id: 's1' })]);
-    expect(u.map((e) => [e.messageId, e.copied])).toEqual([
-      ['own', undefined],
-      ['own-named', undefined],
-      ['copy', true],
-      ['copy-named', true],
-      ['own-after', undefined],
-    ]);
-  });
 });
 
 describe('codex usage: token_count deltas', () => {
@@ -161,16 +149,12 @@ describe('codex usage: replayed parent history', () => {
     const child = await usageOf([meta('child', 20, { forked_from_id: 'parent' }), ...parentRows.map((r) => ({ ...r, timestamp: '2025-11-05T12:00:21.000Z' })), count(22, tu(3000, 1500, 100, 40), tu(500, 300, 20, 10))]);
     expect(child.map((e) => e.dedupKey).slice(0, 2)).toEqual(parent.map((e) => e.dedupKey));
     expect(foldTotal([...parent, ...child]).tokens).toBe(3100);
-    // Held under the parent's region: copies (a fold keeps the parent's own on a tie), the parent's own are not.
-    expect(child.map((e) => e.copied)).toEqual([true, true, true]);
-    expect(parent.map((e) => e.copied)).toEqual([undefined, undefined]);
   });
 
   it('starts a fresh baseline at every session_meta, so a copied row counts exactly as in its own file', async () => {
     const parent = await usageOf([meta('parent', 0), count(1, tu(5000, 1000, 100, 0), tu(5000, 1000, 100, 0))]);
     const child = await usageOf([meta('child', 20, { parent_thread_id: 'parent' }), count(21, tu(1000, 0, 10, 0), tu(1000, 0, 10, 0)), { ...meta('parent', 0), timestamp: '2025-11-05T12:00:22.000Z' }, { ...count(1, tu(5000, 1000, 100, 0), tu(5000, 1000, 100, 0)), timestamp: '2025-11-05T12:00:22.000Z' }]);
-    expect(child[1]).toEqual({ ...parent[0], sessionId: 'child', offset: child[1]!.offset, timestamp: child[1]!.timestamp, copied: true });
-    expect(child[0]!.copied).toBeUndefined();
+    expect(child[1]).toEqual({ ...parent[0], sessionId: 'child', offset: child[1]!.offset, timestamp: child[1]!.timestamp });
   });
 
   it('keeps the baseline across a repeated header of the same thread (a resumed process re-announcing its totals)', async () => {

@@ -10,10 +10,9 @@ export { CODEC_ID };
 /**
  * Goes up whenever this codec would parse an unchanged file differently. 2: a line with an absurd token count
  * (cursors/sane.ts) is refused, where a negative one was taken as 0. 3: a row counting no token but
- * `total_tokens` (fill_to_context_window) is no request. 4: usage held under another thread's region (a
- * parent's history an older fork copied) is marked `copied`, and so is a record of another `thread_id`.
+ * `total_tokens` (fill_to_context_window) is no request.
  */
-export const PARSER_VERSION = 4;
+export const PARSER_VERSION = 3;
 
 export const codexDescriptor: CodecDescriptor = {
   id: CODEC_ID,

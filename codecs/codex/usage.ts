@@ -32,8 +32,6 @@ export interface CodexUsageValues {
   singleRequest: boolean;
   dedupKey: string;
   messageId?: string | undefined;
-  /** Another thread's response that this rollout copied (`isCopiedRegion`, `isCopiedRecord`). */
-  copied: boolean;
 }
 
 /** A Codex usage event (one builder for both engines), on `e`: by default a fresh `blankUsageEvent()`. */
@@ -51,7 +49,6 @@ export function buildCodexUsage(v: CodexUsageValues, start: number, e = blankUsa
   e.singleRequest = v.singleRequest;
   e.dedupKey = v.dedupKey;
   if (v.messageId !== undefined) e.messageId = v.messageId;
-  if (v.copied) e.copied = true;
   return e;
 }
 
@@ -62,7 +59,7 @@ const ZERO: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0,
  * event can fill it in between) and keeps nothing past its call: `buildCodexUsage` copies what the event needs,
  * and `releaseValues` then empties it, so no line's counts or strings stay reachable until the next event.
  */
-const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: ZERO, singleRequest: false, dedupKey: '', messageId: undefined, copied: false };
+const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: ZERO, singleRequest: false, dedupKey: '', messageId: undefined };
 
 /** `v` back to its empty state: no line's counts or strings. */
 function releaseValues(v: CodexUsageValues): void {
@@ -74,10 +71,9 @@ function releaseValues(v: CodexUsageValues): void {
   v.singleRequest = false;
   v.dedupKey = '';
   v.messageId = undefined;
-  v.copied = false;
 }
 
-function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, copied: boolean, messageId?: string): UsageEvent {
+function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
   const v = values;
   v.sessionId = s.sessionId;
   v.model = s.model;
@@ -87,27 +83,11 @@ function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequ
   v.singleRequest = singleRequest;
   v.dedupKey = dedupKey;
   v.messageId = messageId;
-  v.copied = copied;
   try {
     return buildCodexUsage(v, start);
   } finally {
     releaseValues(v);
   }
-}
-
-/**
- * Whether the counter read now is another thread's: the last `session_meta` (the region) names a thread that
- * is not the file's owner, so what follows is a parent's history copied after the owner's header, which no
- * inherited rule caught (an older fork's copies carry the write time and no ordinal). Its usage keeps the
- * parent's keys and is marked copied, so a fold keeps the parent's own copy on a tie of tokens.
- */
-function isCopiedRegion(s: CodexState): boolean {
-  return s.region !== null && s.region !== s.sessionId;
-}
-
-/** Whether a `token_usage_record` is another thread's copy: its `thread_id`, else its region, names another. */
-function isCopiedRecord(s: CodexState, thread: string | undefined): boolean {
-  return thread !== undefined ? thread !== s.sessionId : isCopiedRegion(s);
 }
 
 /** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */
@@ -162,7 +142,7 @@ function onTokenCounts(s: CodexState, total: Tok | undefined, last: Tok | undefi
   const when = ts ?? s.lastTs ?? EPOCH_TS;
   if (total === undefined) {
     if (last === undefined || inherited || s.recordsSeen || isZeroTok(last)) return;
-    queue(s, usageEvent(s, last, when, start, true, `codex:${regionKey(s, ts)}:last:${when}:${tokKey(last)}`, isCopiedRegion(s)), emit);
+    queue(s, usageEvent(s, last, when, start, true, `codex:${regionKey(s, ts)}:last:${when}:${tokKey(last)}`), emit);
     return;
   }
   const prev = s.totals;
@@ -177,7 +157,7 @@ function onTokenCounts(s: CodexState, total: Tok | undefined, last: Tok | undefi
   s.totals = total;
   if (inherited || s.recordsSeen || isZeroTok(delta)) return;
   const single = last !== undefined && eqTok(delta, last);
-  queue(s, usageEvent(s, delta, when, start, single, `codex:${regionKey(s, ts)}:${tokKey(total)}`, isCopiedRegion(s)), emit);
+  queue(s, usageEvent(s, delta, when, start, single, `codex:${regionKey(s, ts)}:${tokKey(total)}`), emit);
 }
 
 /** Hold a token_count usage until the next usage line: a token_usage_record for the same response replaces it. */
@@ -202,7 +182,7 @@ export function onUsageRecord(s: CodexState, p: Json, ts: string | undefined, in
   if (inherited || (thread !== undefined && s.region !== null && thread !== s.sessionId && thread !== s.region) || isZeroTok(usage)) return;
   s.recordsSeen = true;
   const when = ts ?? s.lastTs ?? EPOCH_TS;
-  const e = usageEvent(s, usage, when, start, true, rid !== undefined ? `codex:resp:${rid}` : `codex:${regionKey(s, ts)}:rec:${when}:${tokKey(usage)}`, isCopiedRecord(s, thread), rid);
+  const e = usageEvent(s, usage, when, start, true, rid !== undefined ? `codex:resp:${rid}` : `codex:${regionKey(s, ts)}:rec:${when}:${tokKey(usage)}`, rid);
   if (s.pending !== null) {
     if (!sameUsage(s.pending, e)) emit(s.pending);
     s.pending = null;

@@ -1,5 +1,5 @@
 /**
- * The built CLI's side of the copy-tie suites (test/cost-copy-tie.test.ts, test/codex-copy-tie.test.ts): which
+ * The built CLI's side of the copy-tie suite (test/cost-copy-tie.test.ts): which
  * copy of a response counts must not depend on the read path, so each suite checks `cost report --group-by
  * session` cold, warm and without the cache, with the native addon and without it.
  */
