@@ -2,18 +2,53 @@
  * What the registry knows of this codec before it reads a file: names, version, capabilities and roots
  * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
  */
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { expandHome, piFamilyDescriptor } from '../pi/descriptor.js';
 
 export const CODEC_ID = 'openclaw';
 
-/** OpenClaw's roots: `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. */
-export function getOpenclawRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+/**
+ * The state dirs OpenClaw resolves, in its order (openclaw/openclaw `src/config/paths.ts`
+ * `NEW_STATE_DIRNAME`, `LEGACY_STATE_DIRNAMES`): its own, then those of Clawdbot, Moldbot and Moltbot, the
+ * names it had before.
+ */
+export const OPENCLAW_STATE_DIRNAMES = ['.openclaw', '.clawdbot', '.moldbot', '.moltbot'] as const;
+
+/** The home OpenClaw puts its state dirs in: `$OPENCLAW_HOME` (a leading `~` expanded), else HOME. */
+function openclawHome(env: NodeJS.ProcessEnv): string {
   const home = env.HOME || homedir();
-  const explicit = env.OPENCLAW_STATE_DIR?.trim();
-  return [explicit ? expandHome(explicit, home) : join(home, '.openclaw')];
+  const explicit = env.OPENCLAW_HOME?.trim();
+  return explicit ? expandHome(explicit, home) : home;
 }
 
-export const openclawDescriptor: CodecDescriptor = piFamilyDescriptor({ id: CODEC_ID, aliases: ['clawdbot', 'moltbot'], displayName: 'OpenClaw', defaultRoots: getOpenclawRoots, rootVariables: ['OPENCLAW_STATE_DIR'] });
+/** A folder's identity: its real path when it exists, else its resolved spelling. */
+function folderKey(dir: string): string {
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+/**
+ * OpenClaw's roots: `$OPENCLAW_STATE_DIR`, else `$CLAWDBOT_STATE_DIR`, else every state dir under its home
+ * (`OPENCLAW_STATE_DIRNAMES`), one root per folder: OpenClaw's migration moves a legacy dir to `~/.openclaw`
+ * and leaves a link in its place, which is that folder again. Missing roots are kept (discovery skips them).
+ */
+export function getOpenclawRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = openclawHome(env);
+  const explicit = env.OPENCLAW_STATE_DIR?.trim() || env.CLAWDBOT_STATE_DIR?.trim();
+  if (explicit) return [expandHome(explicit, home)];
+  const seen = new Set<string>();
+  return OPENCLAW_STATE_DIRNAMES.map((name) => join(home, name)).filter((dir) => {
+    const key = folderKey(dir);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export const openclawDescriptor: CodecDescriptor = piFamilyDescriptor({ id: CODEC_ID, aliases: ['clawdbot', 'moltbot'], displayName: 'OpenClaw', defaultRoots: getOpenclawRoots, rootVariables: ['OPENCLAW_STATE_DIR', 'CLAWDBOT_STATE_DIR'] });

@@ -4,8 +4,10 @@
  *   <state dir>/agents/<agentId>/sessions/<sessionId>.jsonl            a transcript (pi's format)
  *   <state dir>/agents/<agentId>/sessions/<sessionId>-topic-<id>.jsonl a Telegram topic's transcript
  *   …/<transcript>.jsonl.reset.<ISO time, ':' as '-'>                  a transcript archived by a reset
- * `<state dir>` is `$OPENCLAW_STATE_DIR`, else `~/.openclaw`. Archives of deleted sessions (`.deleted.`)
- * and backups (`.bak.`) are not read: a backup repeats a live transcript, and a deletion was the user's.
+ * `<state dir>` is `$OPENCLAW_STATE_DIR` (or `$CLAWDBOT_STATE_DIR`), else each of `~/.openclaw` and the
+ * legacy `~/.clawdbot`, `~/.moldbot`, `~/.moltbot` (descriptor.ts). Archives of deleted sessions
+ * (`.deleted.`) and backups (`.bak.`) are not read: a backup repeats a live transcript, and a deletion was
+ * the user's.
  */
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
@@ -41,9 +43,13 @@ export function indexPathFor(file: string): string {
 
 /**
  * Every transcript under `<root>/agents/*\/sessions/`, agent by agent, sorted by name; `isSubagent` (the
- * index's answer, meta.ts) marks subagent sessions, which lists leave out unless asked.
+ * index's answer, meta.ts) marks subagent sessions, which lists leave out unless asked. A transcript an
+ * earlier root already gave at the same `agents/<agentId>/sessions/<name>` is left out: a legacy state dir
+ * that mirrors `~/.openclaw` through links, or a copy of it made by hand, holds the same session, and the
+ * first root is the one OpenClaw writes to while it exists (`resolveStateDir`).
  */
 export function* discoverOpenclaw(roots: readonly string[], isSubagent?: (file: string) => boolean): Generator<SessionFile> {
+  const seen = new Set<string>();
   for (const root of roots) {
     const agents = join(root, 'agents');
     for (const a of listDir(agents)) {
@@ -51,8 +57,11 @@ export function* discoverOpenclaw(roots: readonly string[], isSubagent?: (file: 
       const dir = join(agents, a.name, 'sessions');
       for (const e of listDir(dir)) {
         if (e.kind !== FILE || !isTranscriptName(e.name)) continue;
+        const inRoot = `${a.name}/${e.name}`;
+        if (seen.has(inRoot)) continue;
         const f = listedFile(CODEC_ID, dir, e, root, openclawSessionId(e.name));
         if (f === undefined) continue;
+        seen.add(inRoot);
         if (isSubagent?.(f.path) === true) f.subagent = true;
         yield f;
       }
