@@ -3,7 +3,9 @@
  * then the usage of that command, whichever step checked the value (the command itself, such as `--group-by`,
  * or the library it hands the value to, such as `--since`, `--tz` or `--mode`), with the exit code each
  * command had: 1, and 0 for `statusline`, whose bar must not go blank. stdout stays as it was, `--json` or
- * not. A file's bad content (the tags file) is no mistake in the command line: no usage after it.
+ * not. An unknown agent (AGENT_NOT_FOUND) and a `--prices` path that names nothing (PRICE_ERROR) are mistakes
+ * too. A file's bad content (the tags file, a prices file), a prices file named by SESSIONFOLD_PRICES, or a
+ * file no agent claims is no mistake in the command line: no usage after it.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -22,11 +24,16 @@ const h = isolatedHome('sf-option-errors-', async (home) => {
   await mkdir(join(home, '.config', 'sessionfold'), { recursive: true });
   await writeFile(join(home, '.config', 'sessionfold', 'tags.json'), '{ not json');
   await writeFile(join(home, 'x.jsonl'), '{}\n');
+  await writeFile(join(home, 'bad-prices.json'), '{ not json');
 });
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliWith({}, ...args);
+}
+
+async function cliWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, [CLI, ...args], { env: { ...h.env, SESSIONFOLD_SOCKET: 'off' }, cwd: h.home });
+    const r = await run(process.execPath, [CLI, ...args], { env: { ...h.env, SESSIONFOLD_SOCKET: 'off', ...env }, cwd: h.home });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -99,13 +106,66 @@ describe('an invalid option value', () => {
     expect(a.error?.usage).toMatch(/^Usage: sessionfold statusline /);
     const n = (await computeServed(['statusline', '--agent', 'nope', '--session', 'x'], h.env)) as StatusLineAnswer;
     expect(n.error).toMatchObject({ code: 'AGENT_NOT_FOUND' });
-    expect(n.error?.usage).toBeUndefined();
+    expect(n.error?.usage).toMatch(/^Usage: sessionfold statusline /);
+    const p = (await computeServed(['statusline', ...SESSION, '--prices', 'no-such-prices.json'], h.env)) as StatusLineAnswer;
+    expect(p.error).toMatchObject({ code: 'PRICE_ERROR' });
+    expect(p.error?.usage).toMatch(/^Usage: sessionfold statusline /);
+    const b = (await computeServed(['statusline', ...SESSION, '--prices', join(h.home, 'bad-prices.json')], h.env)) as StatusLineAnswer;
+    expect(b.error).toMatchObject({ code: 'PRICE_ERROR' });
+    expect(b.error?.usage).toBeUndefined();
   });
 
   it('a tags file that is not JSON is INVALID_OPTION about the file: no usage after it', async () => {
     const r = await cli('cost', 'report', '--tag', 'x');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error INVALID_OPTION: Invalid tags file .*tags\.json/);
+    expect(r.stderr).not.toContain('Usage:');
+  });
+});
+
+/** [command, its operands before the option, the option and its value]: a name or a path that names nothing. */
+const NAMES_NOTHING: [string, string[], string[], string][] = [
+  ...(['cost report', 'cost blocks', 'events export', 'sessions search'] as const).map((c): [string, string[], string[], string] => [c, c === 'sessions search' ? ['text'] : [], ['--agent', 'nope'], 'AGENT_NOT_FOUND']),
+  ['sessions list', [], ['nope'], 'AGENT_NOT_FOUND'],
+  ['sessions show', [], ['nope', 'x'], 'AGENT_NOT_FOUND'],
+  ['read', ['x.jsonl'], ['--agent', 'nope'], 'AGENT_NOT_FOUND'],
+  ...(['cost report', 'cost blocks', 'events export'] as const).flatMap((c) =>
+    ['no-such-prices.json', 'x.jsonl/prices.json'].map((file): [string, string[], string[], string] => [c, [], ['--prices', file], 'PRICE_ERROR']),
+  ),
+];
+
+describe('an unknown agent or a --prices file that is not there', () => {
+  it.each(NAMES_NOTHING.map(([command, operands, opt, code]) => [`${command} ${opt.join(' ')}`, command, operands, opt, code] as const))('%s: the error, then the usage, exit 1', async (_, command, operands, opt, code) => {
+    for (const json of ['sessions show', 'read', 'events export'].includes(command) ? [[]] : [[], ['--json']]) {
+      const r = await cli(...command.split(' '), ...operands, ...opt, ...json);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toMatch(new RegExp(`^error ${code}: [^\\n]*\\n\\nUsage: sessionfold ${command} `));
+    }
+  });
+
+  it('statusline: the fallback line on stdout, the error and the usage on stderr, exit 0', async () => {
+    for (const opt of [['--agent', 'nope', '--session', 'x'], [...SESSION, '--prices', 'no-such-prices.json']]) {
+      const r = await cli('statusline', ...opt);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^sessionfold: no status \((AGENT_NOT_FOUND|PRICE_ERROR)\)\n$/);
+      expect(r.stderr).toMatch(/^error (AGENT_NOT_FOUND|PRICE_ERROR): [^\n]*\n\nUsage: sessionfold statusline /);
+    }
+  });
+
+  it('a prices file that is there but bad, or one named by SESSIONFOLD_PRICES: the error alone', async () => {
+    const bad = await cli('cost', 'report', '--prices', 'bad-prices.json');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error PRICE_ERROR: Invalid prices file /);
+    const missing = await cliWith({ SESSIONFOLD_PRICES: join(h.home, 'no-such-prices.json') }, 'cost', 'report');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error PRICE_ERROR: Cannot read prices file /);
+    for (const r of [bad, missing]) expect(r.stderr).not.toContain('Usage:');
+  });
+
+  it('a file no agent claims is about the file: AGENT_NOT_FOUND without the usage', async () => {
+    const r = await cli('read', 'x.jsonl');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error AGENT_NOT_FOUND: Cannot tell which agent wrote /);
     expect(r.stderr).not.toContain('Usage:');
   });
 });

@@ -143,22 +143,32 @@ export function parseCommandArgs(def: CommandDef, argv: string[]): { positionals
  * Whether `e` is a mistake in the command line, which the command's usage follows: a USAGE_ERROR or an
  * INVALID_OPTION, whichever step found it (the argument parser, the command's own checks, or the library
  * checking what the command passed on, such as `--tz` or `--since`), so an option checked late reads as one
- * checked early. An INVALID_OPTION about a file's content (a tags file: its `file` is set) is no such mistake.
+ * checked early; an agent name that names none (AGENT_NOT_FOUND); a `--prices` file (in `given`, the
+ * command's option values) that does not exist. An error about a file's content is no such mistake: an
+ * INVALID_OPTION whose `file` is set (a tags file), a prices file that is there but bad, a file no agent claims.
  */
-export function isCommandLineMistake(e: unknown): boolean {
-  if (e instanceof CliError) return e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION';
-  return e instanceof SessionfoldError && (e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION') && e.file === undefined;
+export function isCommandLineMistake(e: unknown, given?: CommandContext['values']): boolean {
+  if (e instanceof CliError) return e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION' || e.code === 'AGENT_NOT_FOUND';
+  if (!(e instanceof SessionfoldError)) return false;
+  if (e.code === 'PRICE_ERROR') return typeof given?.prices === 'string' && isMissingPath(e.cause);
+  return (e.code === 'USAGE_ERROR' || e.code === 'INVALID_OPTION' || e.code === 'AGENT_NOT_FOUND') && e.file === undefined;
+}
+
+/** An error of opening a path that names nothing (no such file, or a file where a folder should be). */
+function isMissingPath(cause: unknown): boolean {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 /**
  * Map a thrown error to the CLI's output and exit code: a coded error is one line `error <CODE>: <message>`
  * (the first line of stderr, for scripts), then `usage` after a mistake in the command line
- * (isCommandLineMistake), exit 1; anything else is a bug: its stack, exit 2.
+ * (isCommandLineMistake, of the option values `given`), exit 1; anything else is a bug: its stack, exit 2.
  */
-export function reportError(e: unknown, stderr: NodeJS.WritableStream, usage?: string): number {
+export function reportError(e: unknown, stderr: NodeJS.WritableStream, usage?: string, given?: CommandContext['values']): number {
   if (e instanceof CliError || e instanceof SessionfoldError) {
     stderr.write(`error ${e.code}: ${e.message}\n`);
-    if (usage !== undefined && isCommandLineMistake(e)) stderr.write(`\n${usage}`);
+    if (usage !== undefined && isCommandLineMistake(e, given)) stderr.write(`\n${usage}`);
     return 1;
   }
   stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);

@@ -8,7 +8,7 @@ import { sessionfoldVersion } from '../../cursors/versions.js';
 
 /** The executable caps malloc arenas before the engines start (cursors/native.ts); re-exported so it comes from the same modules as the CLI. */
 export { limitMallocArenasOnLoad } from '../../cursors/native.js';
-import { CliError, formatUsage, parseCommandArgs, reportError, type CommandDef } from './command.js';
+import { CliError, formatUsage, parseCommandArgs, reportError, type CommandContext, type CommandDef } from './command.js';
 
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv };
 
@@ -95,8 +95,10 @@ export async function runCli(argv: string[], io: Io = { stdout: process.stdout, 
 /** Run one (leaf) command with its arguments; its exit code. */
 async function runCommand(def: CommandDef, prefix: string, args: string[], io: Io): Promise<number> {
   const usage = formatUsage(def, prefix);
+  let given: CommandContext['values'] | undefined;
   try {
     const { positionals, values } = parseCommandArgs(def, args);
+    given = values;
     if (values.help === true) {
       io.stdout.write(usage);
       return 0;
@@ -111,7 +113,7 @@ async function runCommand(def: CommandDef, prefix: string, args: string[], io: I
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     // The usage helps with a mistake in the command line only (reportError tells); a server not running or a session not found is no such mistake.
-    return reportError(e, io.stderr, usage);
+    return reportError(e, io.stderr, usage, given);
   }
 }
 

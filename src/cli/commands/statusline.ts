@@ -104,7 +104,7 @@ const statusline = defineCommand({
       const code = e instanceof CliError || e instanceof SessionfoldError ? e.code : undefined;
       if (code === undefined) throw e;
       // The usage after a mistake in the command line, as every command prints it (command.ts); sent as data, so a served run prints it too.
-      return { json, warnings, error: { code, message: (e as Error).message, ...(isCommandLineMistake(e) && { usage: formatUsage(statusline, 'sessionfold statusline') }) } };
+      return { json, warnings, error: { code, message: (e as Error).message, ...(isCommandLineMistake(e, ctx.values) && { usage: formatUsage(statusline, 'sessionfold statusline') }) } };
     }
   },
   render: renderStatusLineAnswer,
