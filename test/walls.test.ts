@@ -96,7 +96,7 @@ export const FOLD_IMPORTS: Record<string, readonly string[]> = {
   sessions: [
     'src/cache/listing-memo.ts', 'src/cache/paths.ts', 'src/cache/summaries.ts',
     'src/cost/overrides.ts', 'src/cost/pricing.ts', 'src/cost/total.ts', 'src/cost/types.ts',
-    'src/scan/discover.ts', 'src/scan/index.ts',
+    'src/scan/discover.ts', 'src/scan/index.ts', 'src/scan/sources.ts',
   ],
   // The store imports a session of any agent through the SessionManager and writes it as sessionfold JSONL.
   store: ['src/sessions/export.ts', 'src/sessions/ids.ts', 'src/sessions/manager.ts', 'src/sessions/types.ts'],

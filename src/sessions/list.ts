@@ -14,7 +14,9 @@
  *      as many returned sessions as fit in n bytes of files (the CLI's default budget).
  * 4. Sort (date = updatedAt), direction, limit.
  * A file that cannot be read, or yields no event of the codec's format (empty, foreign, all lines
- * malformed), is left out: list never fails on one bad file; `get()` reports it.
+ * malformed), is left out: list never fails on one bad file; `get()` reports it. One that cannot be read
+ * (a permission, an I/O error, bytes that do not decompress) is counted in `options.sources`, with the
+ * folders discovery could not list, so the caller can say what was left out.
  *
  * Every read of steps 2 and 3 is kept in the event cache database (summary-cache.ts: per file, the peek, the
  * usage-only result and the whole fold, valid while the file's stat, parser, dependencies and price data are
@@ -28,6 +30,7 @@ import { resolve as resolvePath, sep } from 'node:path';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
+import { SourceTally } from '../scan/sources.js';
 import type { TagIndex } from '../tags.js';
 import { listedStatFile, mapLimit, statFileOf, type ManagerContext, type StatFile } from './context.js';
 import { fileSessionId } from '../session-file.js';
@@ -222,6 +225,8 @@ interface Run {
   cache: ListCache | undefined;
   /** The pricer, loaded on the first read of a file (a warm run served from the cache never loads it). */
   price: () => Promise<PriceFn>;
+  /** The files under each root, and those a read could not open (left out). */
+  tally: SourceTally;
 }
 
 /**
@@ -258,20 +263,41 @@ function exists(path: string): boolean {
 export async function listSessions(ctx: ManagerContext, agent: string, options?: SessionListOptions): Promise<SessionSummary[]> {
   const codec = getCodec(agent);
   const o = normalizeListOptions(options);
-  const all: SessionFile[] = [];
-  for await (const f of codec.discover(ctx.rootsFor(codec), ctx.discoverOptions())) all.push(f);
+  const tally = new SourceTally();
+  const roots = [...new Set(ctx.rootsFor(codec))];
+  const all = await discoverAll(codec, roots, ctx, tally);
   let files = statFiles(codec, o.subagents ? all : all.filter((f) => f.subagent !== true));
   if (o.since !== undefined && codec.capabilities.eventsPrecedeMtime === true) files = files.filter((f) => f.mtimeMs >= (o.since as number));
-  if (files.length === 0) return [];
-  let price: Promise<PriceFn> | undefined;
-  // Loaded on demand, as the scan engine is: better-sqlite3 is not needed by processes that never list.
-  const cache = ctx.options.cache ? (await import('./summary-cache.js')).ListCache.open(ctx.options, codec) : undefined;
-  const run: Run = { ctx, codec, tags: ctx.tags(), cache, price: () => (price ??= ctx.price()) };
-  try {
-    return await listFiles(run, files, o);
-  } finally {
-    run.cache?.finish(new Set(all.map((f) => f.path)), exists);
+  let out: SessionSummary[] = [];
+  if (files.length > 0) {
+    let price: Promise<PriceFn> | undefined;
+    // Loaded on demand, as the scan engine is: better-sqlite3 is not needed by processes that never list.
+    const cache = ctx.options.cache ? (await import('./summary-cache.js')).ListCache.open(ctx.options, codec) : undefined;
+    const run: Run = { ctx, codec, tags: ctx.tags(), cache, price: () => (price ??= ctx.price()), tally };
+    try {
+      out = await listFiles(run, files, o);
+    } finally {
+      run.cache?.finish(new Set(all.map((f) => f.path)), exists);
+    }
   }
+  if (options?.sources !== undefined) tally.report([{ codec, roots }], ctx.options.env, options.sources);
+  return out;
+}
+
+/** The codec's files under `roots` (each path once), counted in `tally` with the folders that could not be listed. */
+async function discoverAll(codec: Codec, roots: readonly string[], ctx: ManagerContext, tally: SourceTally): Promise<SessionFile[]> {
+  tally.takeUnreadable(codec.id); // only this discovery's
+  tally.begin();
+  const all: SessionFile[] = [];
+  const seen = new Set<string>();
+  for await (const f of codec.discover(roots, ctx.discoverOptions())) {
+    all.push(f);
+    if (seen.has(f.path)) continue;
+    seen.add(f.path);
+    tally.file(codec.id, f.root);
+  }
+  tally.takeUnreadable(codec.id);
+  return all;
 }
 
 async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions): Promise<SessionSummary[]> {
@@ -297,7 +323,8 @@ async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions):
         data = summaryData(sf, p.fold, p.exact, models, p.tail);
       }
     } catch {
-      return; // unreadable now: left out, and not cached
+      run.tally.failed(run.codec.id, sf.file.root); // unreadable now: left out, counted, and not cached
+      return;
     }
     cache?.put(sf, 'peek', data);
     if (data !== null) peeked[i] = { sf, summary: fromData(sf, data, tags), models: data.models };

@@ -7,6 +7,7 @@
  */
 import type { CostMode, CostRecord } from '../cost/types.js';
 import type { TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
+import type { SourceReport } from '../scan/sources.js';
 
 /** A registered codec id (`claude`, `codex`, `sessionfold-jsonl`, or a plugin's). */
 export type AgentName = string;
@@ -218,6 +219,12 @@ export interface SessionListOptions {
   exactBytes?: number;
   /** Include subagent / sidechain transcripts. Default false. */
   subagents?: boolean;
+  /**
+   * Filled in (its old entries replaced): the agent's roots, each found (with its session files, and the
+   * folders and files that could not be read, left out of the list), unreadable (and why) or missing, as
+   * `ScanOptions.sources` is for a cost report.
+   */
+  sources?: SourceReport[];
 }
 
 /** A full-text query of `SessionManager.search`, with its filters. */

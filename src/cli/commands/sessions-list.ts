@@ -7,7 +7,7 @@
  * `--compact`, `--no-cost`, `--breakdown`) are cost report's (sessions-format.ts).
  */
 import { getCodec, listCodecs } from '../../registry.js';
-import { surveySources } from '../../scan/sources.js';
+import type { SourceReport } from '../../scan/sources.js';
 import type { SessionListOptions, SessionSummary } from '../../sessions/types.js';
 import { bool, CliError, defineCommand, list, str, type CommandContext } from '../command.js';
 import { compareSummaries } from '../../sessions/list.js';
@@ -70,21 +70,27 @@ export default defineCommand({
     };
     const manager = makeManager(ctx);
     tuneJitForScan(ctx.env); // the list stats every file of the history, warm or not (jit.ts)
+    // The roots looked in, each list's (with the files it could not read), said on stderr (the JSON stays the array of sessions).
+    const sources: SourceReport[] = [];
+    const listOf = async (name: string): Promise<SessionSummary[]> => {
+      const mine: SourceReport[] = [];
+      const rows = await manager.list(name, { ...options, sources: mine });
+      sources.push(...mine);
+      return rows;
+    };
     const { rows, out } = await withProgress(ctx, 'Reading sessions', async () => {
       let rows: SessionSummary[];
-      if (agent !== undefined) rows = await manager.list(agent, options);
+      if (agent !== undefined) rows = await listOf(agent);
       else {
         // One agent after another, in the registry's order: each list's reads (peeks, the usage scan's
         // workers, whole reads) peak on their own instead of on top of another agent's. Claude first measured
         // lower than Codex first (bench/RESULTS.md, "Peak RSS on the largest inputs").
         const all: SessionSummary[] = [];
-        for (const c of listCodecs()) all.push(...(await manager.list(c.id, options)));
+        for (const c of listCodecs()) all.push(...(await listOf(c.id)));
         rows = all.sort(compareSummaries(sort ?? 'date', direction ?? 'desc')).slice(0, limit ?? 100);
       }
       return { rows, out: await withBreakdown(manager, rows, fmt) };
     });
-    // The roots looked in, said on stderr (the JSON stays the array of sessions).
-    const codecs = agent !== undefined ? [getCodec(agent)] : listCodecs();
     const view: SessionListView = {
       format: fmt.format,
       compact: fmt.compact,
@@ -93,7 +99,7 @@ export default defineCommand({
       timeZone: fmt.timeZone,
       ...(agent !== undefined && { agent, asked: [getCodec(agent).id] }),
     };
-    return { rows: out, sources: await surveySources(codecs, ctx.env), view };
+    return { rows: out, sources, view };
   },
   render: renderSessionList,
 });
