@@ -1,7 +1,8 @@
 /**
  * An engine's events under another agent's name: for an agent whose files another agent's engine writes
- * (Claude Desktop's Cowork runs Claude Code; Cherry Studio runs Claude Code and pi). The engine keeps its
- * own state, cursor and dedup keys, so a response that the engine's own agent also holds counts once.
+ * (Cherry Studio runs pi). The engine keeps its own state, cursor and dedup keys, so a response that the
+ * engine's own agent also holds counts once. A wrapper of the core, so an engine whose read has paths beyond
+ * its core (Claude's native usage engine) gives a host its read instead (codecs/claude/read-as.ts).
  */
 import type { SessionfoldEvent } from './protocol/events.js';
 import type { Emit, LineCore } from './protocol/line-core.js';

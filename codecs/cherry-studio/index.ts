@@ -5,30 +5,33 @@
  * the engine's (Claude's message id, pi's entry id and time), so a transcript both Cherry folders hold, or
  * one the runtime's own folder also holds, counts once.
  */
-import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadOptions, SessionFile, UsageScanResult } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { renamedCore } from '../../cursors/renamed-core.js';
-import { claude, claudeCore, createClaudeCore, getSubagentMetaPath, readSubagentMeta, readSubagentMetaSync, type SubagentMeta } from '../claude/index.js';
+import { claude, claudeReadAs } from '../claude/index.js';
 import { cherryStudioDescriptor } from './descriptor.js';
-import { CODEC_ID, isPiFile, isPiRoot } from './paths.js';
+import { isPiFile, isPiRoot } from './paths.js';
 import { detectCherryPi, discoverPi, locatePi, piCore, readPi } from './pi.js';
 
 export { CODEC_ID, getCherryStudioRoots } from './paths.js';
 
-const plainCore = renamedCore(claudeCore, CODEC_ID);
-const coreWith = (meta: SubagentMeta | undefined) => (meta === undefined ? plainCore : renamedCore(createClaudeCore({ meta }), CODEC_ID));
-const plainRead = createJsonlRead(cherryStudioDescriptor, plainCore);
+/** Claude's read under Cherry's name: its fast paths (native engine, walk, events by chunk) are Claude's. */
+const own = claudeReadAs(cherryStudioDescriptor);
 
-/** `read()` of a Claude Code transcript: a subagent's sidecar is read first and handed to the core, as Claude's read does. */
-async function* readClaude(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const metaPath = typeof file === 'string' ? getSubagentMetaPath(file) : undefined;
-  const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
-  yield* meta === undefined ? plainRead(file, options) : createJsonlRead(cherryStudioDescriptor, coreWith(meta))(file, options);
+/** Each read is the engine's own (returned, not wrapped), so it keeps its events by chunk. */
+function readCherry(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {
+  return typeof file === 'string' && isPiFile(file) ? readPi(file, options) : own.read(file, options);
 }
 
-function readCherry(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {
-  return typeof file === 'string' && isPiFile(file) ? readPi(file, options) : readClaude(file, options);
+/** Claude's native engine for the Claude Code transcripts; a pi session is left to `read()` (undefined). */
+function scanCherryUsage(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined {
+  const claudeFiles = files.filter((f) => !isPiFile(f));
+  if (claudeFiles.length === files.length) return own.scanUsage(files);
+  const read = own.scanUsage(claudeFiles);
+  if (read === undefined) return undefined;
+  return read.then((results) => {
+    let k = 0;
+    return files.map((f) => (isPiFile(f) ? undefined : results[k++]));
+  });
 }
 
 /** The roots handed to the codec, told apart: pi's session folder, and the Claude Code folders. */
@@ -73,12 +76,9 @@ export const cherryStudio: Codec = {
     return f === undefined ? locatePi(piRoots, nativeId) : { ...f, agent: cherryStudioDescriptor.id };
   },
   getParseDependencies: (file) => (isPiFile(file) ? [] : claude.getParseDependencies!(file)),
-  lineCore: plainCore,
-  lineCoreFor(file: string) {
-    if (isPiFile(file)) return piCore;
-    const metaPath = getSubagentMetaPath(file);
-    return coreWith(metaPath === undefined ? undefined : readSubagentMetaSync(metaPath));
-  },
+  lineCore: own.lineCore,
+  lineCoreFor: (file) => (isPiFile(file) ? piCore : own.lineCoreFor(file)),
   read: readCherry,
+  scanUsage: scanCherryUsage,
 };
 export default cherryStudio;

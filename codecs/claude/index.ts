@@ -1,25 +1,23 @@
 /**
  * `claude`: Claude Code transcripts (`~/.claude/projects/<encoded-cwd>/<session>.jsonl` and subagent
  * transcripts). A JSONL codec: the pure engine is `claudeCore` (parse.ts), and `read()` with byte-exact
- * resume comes from `createJsonlRead`. Formats, token semantics and dedup rules: README.md.
+ * resume comes from `createJsonlRead`, through `claudeReadAs` (read-as.ts), which also gives an agent that
+ * runs Claude Code (Cowork, Cherry Studio) the same read under its name. Formats, token semantics and dedup
+ * rules: README.md.
  *
  * @example
  * import { claude } from 'sessionfold/codecs/claude';
  * for await (const f of claude.discover(claude.defaultRoots()))
  *   for await (const e of claude.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.outputTokens);
  */
-import type { Codec, ReadOptions, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
-import { eventChunks, withEventChunks } from '../../cursors/protocol/chunks.js';
+import type { Codec, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
-import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
-import { claudeCore, createClaudeCore } from './parse.js';
-import { scanClaudeUsage } from './native.js';
-import { claudeParseDependencies, discoverClaudeFiles, discoverClaudeFilesSync, getSubagentMetaPath, locateClaudeFile } from './paths.js';
+import { claudeParseDependencies, discoverClaudeFiles, discoverClaudeFilesSync, locateClaudeFile } from './paths.js';
 import { claudeDescriptor } from './descriptor.js';
+import { claudeReadAs } from './read-as.js';
 
 export { claudeCore, createClaudeCore, extractToolOutput, type ClaudeCoreOptions } from './parse.js';
+export { claudeReadAs, type ClaudeRead } from './read-as.js';
 export { extractSubagentMeta, readSubagentMeta, readSubagentMetaSync } from './meta.js';
 export { CODEC_ID, getClaudePathInfo, getClaudeRoots, getSubagentMetaPath, type ClaudePathInfo } from './paths.js';
 export { extractUsage, getModelProvider, getResponseKey, isLargerUsage, USAGE_LINE_FIELDS, type UsageCandidate } from './usage.js';
@@ -44,33 +42,8 @@ export {
 
 export { PARSER_VERSION } from './descriptor.js';
 
-const readWithoutMeta = createJsonlRead(claudeDescriptor, claudeCore);
-
-/** `read()`: a subagent transcript's sidecar is read first and handed to the pure core (see meta.ts). */
-/**
- * A transcript with no subagent meta file (the many) is read by the plain read's own generator: delegating to
- * it with `yield*` from another async generator cost a promise and a turn per event.
- */
-function readClaude(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  if (typeof file === 'string' && getSubagentMetaPath(file) === undefined) return readWithoutMeta(file, options);
-  // A subagent transcript's read, by chunk too (`EventChunks`): the scan takes its events as the others'.
-  return withEventChunks(readWithMeta(file, options), () => chunksWithMeta(file, options));
-}
-
-/** The plain read of a subagent transcript, on a core given its sidecar when it has one. */
-async function readerWithMeta(file: string, options?: ReadOptions): Promise<ReturnType<typeof readWithoutMeta>> {
-  const metaPath = getSubagentMetaPath(file);
-  const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
-  return meta === undefined ? readWithoutMeta(file, options) : createJsonlRead(claudeDescriptor, createClaudeCore({ meta }))(file, options);
-}
-
-async function* readWithMeta(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  yield* await readerWithMeta(file, options);
-}
-
-async function* chunksWithMeta(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent[]> {
-  yield* eventChunks(await readerWithMeta(file, options)) as AsyncIterable<SessionfoldEvent[]>;
-}
+/** Claude's read is the one a host that runs Claude Code gets (read-as.ts), under Claude's own name. */
+const own = claudeReadAs(claudeDescriptor);
 
 /**
  * `locate()`: by file name first (one stat per project folder); then, for the rare transcript whose name is
@@ -81,7 +54,7 @@ async function locateClaude(roots: readonly string[], nativeId: string): Promise
   if (named !== undefined) return named;
   for await (const f of discoverClaudeFiles(roots)) {
     if (f.sessionId !== undefined) continue;
-    for await (const e of readClaude(f.path, { kinds: ['session'] })) {
+    for await (const e of own.read(f.path, { kinds: ['session'] })) {
       if (e.type === 'session' && e.sessionId === nativeId) return f;
       break;
     }
@@ -111,14 +84,10 @@ export const claude: Codec = {
   discoverSync: discoverClaudeFilesSync,
   locate: locateClaude,
   getParseDependencies: claudeParseDependencies,
-  lineCore: claudeCore,
-  lineCoreFor(file: string) {
-    const metaPath = getSubagentMetaPath(file);
-    const meta = metaPath === undefined ? undefined : readSubagentMetaSync(metaPath);
-    return meta === undefined ? claudeCore : createClaudeCore({ meta });
-  },
-  read: readClaude,
-  scanUsage: scanClaudeUsage,
+  lineCore: own.lineCore,
+  lineCoreFor: own.lineCoreFor,
+  read: own.read,
+  scanUsage: own.scanUsage,
   resumeCommand(nativeId: string, _file?: SessionFile): string[] {
     return ['claude', '--resume', nativeId];
   },

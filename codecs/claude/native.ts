@@ -17,7 +17,7 @@ import { resetUsageEvent, type UsageEvent } from '../../cursors/protocol/events.
 import type { FieldProjection } from '../../cursors/scan-fields.js';
 import { saneCost } from '../../cursors/sane.js';
 import { ABSENT, blockValue, createUsageScanner, setFoldHints, TIME, valueAt, type Block } from '../../cursors/native-engine.js';
-import { getClaudeSessionId, getOwnSessionId } from './paths.js';
+import { CODEC_ID, getClaudeSessionId, getOwnSessionId } from './paths.js';
 import { blankUsageValues, fillUsage, keysOnLineUuid, keysOnRequestId, releaseValues, USAGE_LINE_FIELDS } from './usage.js';
 
 /** What the engine walks: the usage fields, and where the session ran (its cwd, or 1.x's project). */
@@ -67,8 +67,14 @@ function text(v: unknown): string | undefined {
  */
 const values = blankUsageValues();
 
+/** What a block's events take of their file: its session id (from the path), and the name they carry. */
+interface FileContext {
+  sessionId: string;
+  agent: string;
+}
+
 /** The k-th event of a block onto `into` (UsageBlock.decode): the values C found, through `fillUsage`. */
-function decodeEvent(b: Block, sessionId: string, k: number, into: UsageEvent): UsageEvent {
+function decodeEvent(b: Block, file: FileContext, k: number, into: UsageEvent): UsageEvent {
   const nums = b.nums;
   const num = NUMS * k;
   const str = 3 * STRS * k;
@@ -92,7 +98,8 @@ function decodeEvent(b: Block, sessionId: string, k: number, into: UsageEvent): 
     v.cacheWrite1hTokens = nums[num + 6] as number;
     v.webSearchRequests = nums[num + 7] as number;
     v.copied = nums[num + 11] === 1;
-    fillUsage(v, sessionId, nums[num] as number, resetUsageEvent(into));
+    fillUsage(v, file.sessionId, nums[num] as number, resetUsageEvent(into));
+    into.agent = file.agent;
   } finally {
     releaseValues(v);
   }
@@ -117,7 +124,7 @@ function costsSane(b: Block): boolean {
   return true;
 }
 
-const scan = createUsageScanner<string>({
+const scan = createUsageScanner<FileContext>({
   engine: 0,
   projection: NATIVE_PROJECTION,
   paths: FIELD_PATHS,
@@ -131,14 +138,14 @@ const scan = createUsageScanner<string>({
  * The usage events of full reads of `files` (as `read(file, { kinds: ['session', 'usage'], titles: false })`
  * yields them) and the cwd of their first session events, read by the engine on one of its threads (native/pool.c); see `Codec.scanUsage`. A
  * file whose path gives no session id is left to `read()` (undefined): its events take the first
- * `sessionId` of its lines.
+ * `sessionId` of its lines. The events are named `agent` (Claude's, or a host's: read-as.ts).
  */
-export function scanClaudeUsage(files: readonly string[]): Promise<(UsageScanResult | false | undefined)[]> | undefined {
+export function scanClaudeUsage(files: readonly string[], agent: string = CODEC_ID): Promise<(UsageScanResult | false | undefined)[]> | undefined {
   const ids = files.map(getClaudeSessionId);
   const take = files.filter((_, i) => ids[i] !== undefined);
-  const takeIds = ids.filter((id): id is string => id !== undefined);
+  const context = ids.flatMap((sessionId) => (sessionId === undefined ? [] : [{ sessionId, agent }]));
   // C judges a line copied against the file's own session (usage.ts `isCopiedLine`), '' for none.
-  const read = scan(take, take.map((f) => getOwnSessionId(f) ?? ''), takeIds);
+  const read = scan(take, take.map((f) => getOwnSessionId(f) ?? ''), context);
   if (read === undefined) return undefined;
   return read.then((results) => {
     let k = 0;

@@ -104,7 +104,7 @@ function emitSession(s: ClaudeState, rec: Rec, start: number, emit: Emit): void 
   const branchedFrom = str((rec.forkedFrom as Rec | null | undefined)?.sessionId);
   const forkedFrom = parentAgent ?? s.path.parentSessionId ?? branchedFrom ?? (recSession !== undefined && recSession !== sessionId ? recSession : undefined);
   const title = effectiveTitle(s);
-  const event = sessionEventOf(CODEC_ID, sessionId, start, {
+  const event = sessionEventOf(s.agent, sessionId, start, {
     cwd,
     startedAt,
     title,
@@ -338,6 +338,8 @@ function onRecord(s: ClaudeState, rec: Rec, base: LineBase, emit: Emit): void {
 export const MAX_OPEN_RESPONSES = 8;
 
 function onUsage(s: ClaudeState, u: UsageCandidate, emit: Emit): void {
+  // usage.ts builds Claude's events (the native engine's decode too): the reader's name goes on here.
+  u.event.agent = s.agent;
   const pending = s.pending;
   if (u.key !== undefined) {
     for (let i = 0; i < pending.length; i++) {
@@ -382,7 +384,7 @@ function onLine(s: ClaudeState, rec: Rec, start: number, emit: Emit): LineResult
   if (collides(s, usage)) return RESTART;
   if (lock !== undefined) s.lineSessionId = lock;
   if (!s.sessionEmitted && opensSession(rec)) emitSession(s, rec, start, emit);
-  if (s.filter === undefined) onRecord(s, rec, { agent: CODEC_ID, sessionId, offset: start }, emit);
+  if (s.filter === undefined) onRecord(s, rec, { agent: s.agent, sessionId, offset: start }, emit);
   else if (rec.type === 'custom-title' || rec.type === 'ai-title') onTitle(s, rec, start, emit);
   if (usage !== undefined) onUsage(s, usage, emit);
 }
@@ -408,17 +410,23 @@ export interface ClaudeCoreOptions {
   meta?: SubagentMeta | undefined;
   /** Read usage lines with the fast scanner (default true); false parses them whole, for comparison. */
   fastScan?: boolean | undefined;
+  /**
+   * The name the events carry (default `claude`): an agent that runs Claude Code reads its transcripts under
+   * its own (read-as.ts). Dedup keys stay Claude's, so a response both agents' folders hold counts once.
+   */
+  agent?: string | undefined;
 }
 
 /** A Claude Code LineCore; `claudeCore` is the one without a sidecar. */
 export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<ClaudeState> {
   const meta = options.meta;
   const fast = options.fastScan ?? true;
+  const agent = options.agent ?? CODEC_ID;
   /** Whether the WebAssembly pass walks this read's usage lines: for the usage marker alone, once the session is out. */
   const walking = (s: ClaudeState): boolean => fast && s.sessionEmitted && s.filter?.usage === true && !s.filter.titles;
   return {
-    init: (ctx) => initClaudeState(ctx, meta),
-    restore: (snapshot, ctx) => restoreClaudeState(snapshot, ctx, meta),
+    init: (ctx) => initClaudeState(ctx, meta, agent),
+    restore: (snapshot, ctx) => restoreClaudeState(snapshot, ctx, meta, agent),
     snapshot: snapshotClaudeState,
     line(s, line, start, emit): LineResult {
       const f = s.filter;
@@ -441,7 +449,7 @@ export function createClaudeCore(options: ClaudeCoreOptions = {}): LineCore<Clau
         const fields = scanFields(line, OPENING_FIELDS);
         if (fields !== undefined) return onLine(s, fields, start, emit);
       }
-      return onLine(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
+      return onLine(s, parseJsonObject(line, start, s.agent, s.file), start, emit);
     },
     // Usage lines walked by the WebAssembly pass: only for the usage marker alone (a title marker's line takes
     // the full parse), once the session is out, as `line()` would walk them.

@@ -16,7 +16,7 @@ import { hashId32 } from '../../cursors/ids.js';
 import type { ReadInfo } from '../../cursors/protocol/codec.js';
 import { usageEventFromJson, type SessionEvent, type UsageEvent } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { getClaudePathInfo, getOwnSessionId, type ClaudePathInfo } from './paths.js';
+import { CODEC_ID, getClaudePathInfo, getOwnSessionId, type ClaudePathInfo } from './paths.js';
 import { isRecord, type SubagentMeta } from './schema.js';
 
 /** Open tool calls kept for matching results; the oldest is dropped beyond this. */
@@ -57,6 +57,8 @@ export interface ClaudeTitles {
 
 /** All mutable state of one read (csv-parse `init_state`); `snapshotClaudeState` turns it into cursor JSON. */
 export interface ClaudeState {
+  /** The name the events carry: Claude's, or that of an agent that runs Claude Code (read-as.ts). */
+  agent: string;
   file: string;
   path: ClaudePathInfo;
   /** The session the file's own lines name (paths.ts `getOwnSessionId`): a line naming another is a copy. */
@@ -94,10 +96,11 @@ export function currentSessionId(s: ClaudeState): string {
 }
 
 /** Fresh state for a read from byte 0; kinds ⊆ {usage, session} turn the byte pre-filter on (titles: unless `titles` is false). */
-export function initClaudeState(ctx: CoreContext, meta?: SubagentMeta): ClaudeState {
+export function initClaudeState(ctx: CoreContext, meta?: SubagentMeta, agent: string = CODEC_ID): ClaudeState {
   const kinds = ctx.options.kinds;
   const onlySessionUsage = [...kinds].every((k) => k === 'usage' || k === 'session');
   return {
+    agent,
     file: ctx.file,
     path: getClaudePathInfo(ctx.file),
     ownSessionId: getOwnSessionId(ctx.file),
@@ -220,9 +223,9 @@ function invalid(field: string): SessionfoldError {
 }
 
 /** State from a cursor's snapshot; CURSOR_INVALID for a shape it cannot use. */
-export function restoreClaudeState(snapshot: unknown, ctx: CoreContext, meta?: SubagentMeta): ClaudeState {
+export function restoreClaudeState(snapshot: unknown, ctx: CoreContext, meta?: SubagentMeta, agent: string = CODEC_ID): ClaudeState {
   if (!isRecord(snapshot) || snapshot.v !== STATE_VERSION) throw invalid('version');
-  const s = initClaudeState(ctx, meta);
+  const s = initClaudeState(ctx, meta, agent);
   const { lineSessionId, sessionEmitted, session, titles, pending, calls, closed, seen } = snapshot;
   if (lineSessionId !== null && typeof lineSessionId !== 'string') throw invalid('lineSessionId');
   if (typeof sessionEmitted !== 'boolean') throw invalid('sessionEmitted');
@@ -234,9 +237,10 @@ export function restoreClaudeState(snapshot: unknown, ctx: CoreContext, meta?: S
   if (typeof seen !== 'string') throw invalid('seen');
   s.lineSessionId = lineSessionId ?? undefined;
   s.sessionEmitted = sessionEmitted;
-  s.session = session === null ? undefined : (session as unknown as SessionEvent);
+  // The events a cursor holds take the reader's name: one a host wrote when it renamed Claude's at the emit holds `claude`.
+  s.session = session === null ? undefined : { ...(session as unknown as SessionEvent), agent };
   s.titles = { ...(typeof titles.custom === 'string' && { custom: titles.custom }), ...(typeof titles.ai === 'string' && { ai: titles.ai }) };
-  s.pending = (pending as unknown as PendingUsage[]).map((p) => ({ key: p.key, event: usageEventFromJson(p.event) }));
+  s.pending = (pending as unknown as PendingUsage[]).map((p) => ({ key: p.key, event: usageEventFromJson({ ...p.event, agent }) }));
   for (const c of calls) {
     if (!Array.isArray(c) || typeof c[0] !== 'string' || typeof c[1] !== 'string' || (c[2] !== undefined && typeof c[2] !== 'string')) throw invalid('calls');
     openCall(s, c[0], { name: c[1], from: c[2] as string | undefined });

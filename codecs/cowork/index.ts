@@ -4,26 +4,15 @@
  * named `cowork`; dedup keys stay Claude's (its message id), so a transcript that `~/.claude` (or a
  * `CLAUDE_CONFIG_DIR` pointed at a task's folder) also holds counts once.
  */
-import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { createJsonlRead } from '../../cursors/read-jsonl.js';
-import { renamedCore } from '../../cursors/renamed-core.js';
-import { claude, claudeCore, createClaudeCore, getSubagentMetaPath, readSubagentMeta, readSubagentMetaSync, type SubagentMeta } from '../claude/index.js';
+import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
+import { claude, claudeReadAs } from '../claude/index.js';
 import { coworkDescriptor } from './descriptor.js';
 import { CODEC_ID, getCoworkProjectDirs } from './paths.js';
 
 export { CODEC_ID, COWORK_ENV, getCoworkProjectDirs, getCoworkRoots } from './paths.js';
 
-const plainCore = renamedCore(claudeCore, CODEC_ID);
-const coreWith = (meta: SubagentMeta | undefined) => (meta === undefined ? plainCore : renamedCore(createClaudeCore({ meta }), CODEC_ID));
-const plainRead = createJsonlRead(coworkDescriptor, plainCore);
-
-/** `read()`: a subagent's sidecar is read first and handed to the core, as Claude's read does. */
-async function* readCowork(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const metaPath = typeof file === 'string' ? getSubagentMetaPath(file) : undefined;
-  const meta = metaPath === undefined ? undefined : await readSubagentMeta(metaPath);
-  yield* meta === undefined ? plainRead(file, options) : createJsonlRead(coworkDescriptor, coreWith(meta))(file, options);
-}
+/** Claude's read under Cowork's name: its fast paths (native engine, walk, events by chunk) are Claude's. */
+const own = claudeReadAs(coworkDescriptor);
 
 /**
  * Claude's listing of each root's task folders, named Cowork's and under the root handed in (the folds match
@@ -58,11 +47,9 @@ export const cowork: Codec = {
     return undefined;
   },
   getParseDependencies: (file) => claude.getParseDependencies!(file),
-  lineCore: plainCore,
-  lineCoreFor(file: string) {
-    const metaPath = getSubagentMetaPath(file);
-    return coreWith(metaPath === undefined ? undefined : readSubagentMetaSync(metaPath));
-  },
-  read: readCowork,
+  lineCore: own.lineCore,
+  lineCoreFor: own.lineCoreFor,
+  read: own.read,
+  scanUsage: own.scanUsage,
 };
 export default cowork;
