@@ -18,8 +18,8 @@ import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSubagentMeta, readSubagentMetaSync } from './meta.js';
 import { scanClaudeUsage } from './native.js';
-import { createClaudeCore } from './parse.js';
-import { getSubagentMetaPath } from './paths.js';
+import { claudeCore, createClaudeCore } from './parse.js';
+import { CODEC_ID, getSubagentMetaPath } from './paths.js';
 import type { SubagentMeta } from './schema.js';
 import type { ClaudeState } from './state.js';
 
@@ -44,7 +44,8 @@ export interface ClaudeRead {
  */
 export function claudeReadAs(host: Pick<CodecDescriptor, 'id' | 'parserVersion'>): ClaudeRead {
   const agent = host.id;
-  const lineCore = createClaudeCore({ agent });
+  // Claude's own read keeps the one exported core (`claudeCore`), which callers may compare against.
+  const lineCore = agent === CODEC_ID ? claudeCore : createClaudeCore({ agent });
   const coreWith = (meta: SubagentMeta | undefined) => (meta === undefined ? lineCore : createClaudeCore({ meta, agent }));
   const readWithoutMeta = createJsonlRead(host, lineCore);
 
