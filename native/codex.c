@@ -9,8 +9,9 @@
  *   sf_scan_why validates the whole line as JSON; a line that is not a JSON object is skipped and counted);
  * - the header (`session_meta`, or a pre-RolloutLine `{id, …}` line) names the session, its cwd and provider,
  *   and where its own history starts (`subagent_history_start_ordinal`: lines below it are inherited);
- * - `turn_context` sets the model and provider; a later `session_meta` of another thread starts a new region
- *   (its counter without a baseline);
+ * - `turn_context` sets the model and provider, and whether its turn is a copied one (`copied_turn`: under
+ *   another thread's region, a UUIDv7 turn id minted before the owner's), whose usage is marked copied; a later
+ *   `session_meta` of another thread starts a new region (its counter without a baseline);
  * - `token_usage_record` rows (one per response, deduplicated by response id) win; otherwise the delta of
  *   `total_token_usage` between `token_count` events (a decrease starts a new epoch, whose first row counts its
  *   own `last_token_usage` when that fits); a token_count event waits until the next usage line, where a record
@@ -38,7 +39,7 @@ typedef struct {
 typedef struct {
   double offset;
   Tok t;
-  int single, fallback;
+  int single, fallback, copied;
   /* model, provider, timestamp, dedup key, response id; NULL b: absent */
   Bytes s[CX_STRS];
 } XEv;
@@ -49,6 +50,8 @@ struct CodexScan {
   Bytes file_id;
   int decided;
   Bytes session_id, cwd, region, model, meta_provider, ctx_provider, last_ts;
+  /* usage.ts `isCopiedTurn` of the last turn_context since the last session_meta */
+  int copied_turn;
   int has_region, has_model, has_meta_provider, has_ctx_provider, has_last_ts, has_cwd;
   int cwd_escaped;
   int has_history_start;
@@ -130,6 +133,26 @@ static void put_region(CodexScan *c, Buf *k, const Bytes *ts) {
   }
 }
 
+/* A UUID of version 7 as Codex writes one: lowercase hex, hyphens at 8, 13, 18 and 23, variant 8 to b. */
+static int uuid_v7(const uint8_t *b, size_t n) {
+  if (n != 36) return 0;
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t ch = b[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (ch != '-') return 0;
+    } else if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
+      return 0;
+  }
+  return b[14] == '7' && (b[19] == '8' || b[19] == '9' || b[19] == 'a' || b[19] == 'b');
+}
+
+/* usage.ts `isCopiedTurn`: under another thread's region, a UUIDv7 turn minted before the owner's UUIDv7 id
+ * (their first 13 characters compare as the milliseconds of minting). */
+static int copied_turn(const CodexScan *c, const uint8_t *turn, size_t n) {
+  const int foreign = c->has_region && (c->region.n != c->session_id.n || memcmp(c->region.b, c->session_id.b, c->region.n) != 0);
+  return foreign && uuid_v7(turn, n) && uuid_v7(c->session_id.b, c->session_id.n) && memcmp(turn, c->session_id.b, 13) < 0;
+}
+
 /* ------------------------------------------------------------------ events */
 
 /* parse.ts `usageEvent`: the model, provider and time now; the key built by the caller (taken over). */
@@ -143,6 +166,7 @@ static XEv *make_event(CodexScan *c, const Tok *t, const Bytes *when, double sta
   e->offset = start;
   e->t = *t;
   e->single = single;
+  e->copied = c->copied_turn;
   e->fallback = !c->has_model;
   int ok = 1;
   if (c->has_model) ok &= bytes_copy(&e->s[CX_S_MODEL], &c->model);
@@ -367,7 +391,11 @@ static int on_line(CodexScan *c, const uint8_t *b, double start) {
       c->epoch = 0;
       c->has_totals = 0;
     }
+    c->copied_turn = 0; /* a turn_context decides again */
   } else if (type_is(&f, type, "turn_context")) {
+    const int32_t *turn = slot(&f, CX_P_TURN_ID);
+    if (is_str(&f, turn) && !comparable(&f, turn)) return BAIL;
+    c->copied_turn = is_str(&f, turn) && copied_turn(c, content(&f, turn), content_len(turn));
     int has = 0;
     Bytes m = {0};
     if ((r = take_string(&f, slot(&f, CX_P_MODEL), &m, &has, NULL, TAKE_COPIED)) != 1) return r;
@@ -422,7 +450,7 @@ static int advance(CodexScan *c) {
 
 /*
  * cx_scan_file: engine.h's block, with the session id as its id; nums are offset, input, cached, cache write,
- * output, reasoning, total, flags (1 single request, 2 model fallback); strs are CX_S_* (kind 1: present).
+ * output, reasoning, total, flags (1 single request, 2 model fallback, 4 copied from another thread); strs are CX_S_* (kind 1: present).
  */
 uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj *proj, int32_t slots, const int32_t *map, const uint8_t *file_id,
                       size_t file_id_len, int *status, size_t *len) {
@@ -460,7 +488,7 @@ uint8_t *cx_scan_file(const char *path, int64_t max_line, size_t cap, const Proj
       nv[4] = e->t.out;
       nv[5] = e->t.reas;
       nv[6] = e->t.total;
-      nv[7] = (e->single ? 1 : 0) | (e->fallback ? 2 : 0);
+      nv[7] = (e->single ? 1 : 0) | (e->fallback ? 2 : 0) | (e->copied ? 4 : 0);
       /* the fold's dedup hash and the time (src/scan/types.ts UsageRecord); every time here is canonical */
       sf_key_hash((const uint8_t *)"", 0, e->s[CX_S_KEY].b, e->s[CX_S_KEY].n, nv + 8);
       nv[10] = sf_time_ms(e->s[CX_S_TIMESTAMP].b, e->s[CX_S_TIMESTAMP].n);

@@ -183,6 +183,7 @@ enum {
   CX_P_MODEL_PROVIDER,
   CX_P_RESPONSE_ID,
   CX_P_THREAD_ID,
+  CX_P_TURN_ID,
   CX_P_USAGE,
   CX_P_INFO = CX_P_USAGE + 1 + CX_TOK_FIELDS,
   CX_P_TOTAL,
@@ -192,8 +193,9 @@ enum {
 #define CX_P_OFFSET (CX_P_ID - CX_ID)
 /* An event's strings, in this order. */
 enum { CX_S_MODEL, CX_S_PROVIDER, CX_S_TIMESTAMP, CX_S_KEY, CX_S_RESPONSE_ID, CX_STRS };
-/* An event's numbers: offset, input, cached, cache write, output, reasoning, total, flags, then the key hash
- * (hi, lo) and the time (sf_key_hash, sf_time_ms). */
+/* An event's numbers: offset, input, cached, cache write, output, reasoning, total, flags (1 single request,
+ * 2 model fallback, 4 copied from another thread), then the key hash (hi, lo) and the time (sf_key_hash,
+ * sf_time_ms). */
 #define CX_NUMS 11
 
 typedef struct CodexScan CodexScan;

@@ -242,7 +242,7 @@ describe('codex cursor state', () => {
     const state = cursor.state as { core: CodexState };
     expect(JSON.stringify(state).length).toBeLessThan(2048);
     expect(Object.keys(state.core).sort()).toEqual(
-      ['bornAt', 'ctxProvider', 'decided', 'epoch', 'forked', 'historyStart', 'lastTs', 'metaProvider', 'model', 'openCalls', 'pending', 'recent', 'recordsSeen', 'region', 'seen', 'sessionId', 'totals', 'v'].sort(),
+      ['bornAt', 'copiedTurn', 'ctxProvider', 'decided', 'epoch', 'forked', 'historyStart', 'lastTs', 'metaProvider', 'model', 'openCalls', 'pending', 'recent', 'recordsSeen', 'region', 'seen', 'sessionId', 'totals', 'v'].sort(),
     );
   });
 

@@ -35,6 +35,10 @@ const REAL_CLAUDE = fileURLToPath(new URL('../../shared/fixtures/real/claude/', 
 const LOCAL_CLAUDE = fileURLToPath(new URL('../fixtures/claude/projects/', import.meta.url));
 const PROGRESS_CLAUDE = fileURLToPath(new URL('../fixtures/claude/progress/projects/-Users-dev-progress/', import.meta.url));
 const CODEX_ID = '0199a000-0000-7000-8000-000000000099';
+/** Turn ids minted before and after CODEX_ID (UUIDv7), and ids that are not a lowercase UUIDv7. */
+const TURN_BEFORE = '01999fff-ffff-7fff-bfff-000000000001';
+const TURN_AFTER = '0199a000-0001-7000-8000-000000000002';
+const TURN_IDS = [undefined, TURN_BEFORE, TURN_AFTER, TURN_BEFORE.toUpperCase(), '01999fff-ffff-4fff-bfff-000000000001', 'turn-1'] as const;
 
 interface Reference {
   usage: UsageEvent[];
@@ -345,22 +349,53 @@ describeNative('native engines: adversarial transcripts (property)', () => {
     const row = fc.oneof(
       { weight: 5, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.nat({ max: 6 }), fc.nat({ max: 3 }), fc.boolean()).map(([s, t, l, hasLast]) => count(s, tu(t * 100, t * 10, t * 7, t), hasLast ? tu(l * 100, l * 10, l * 7, l) : undefined)) },
       { weight: 2, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.nat({ max: 3 }), fc.nat({ max: 3 })).map(([s, r, l]) => record(s, r === 0 ? undefined : `resp_${r}`, tu(l * 100, l * 10, l * 7, l), r === 3 ? { thread_id: 'other' } : {})) },
-      { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.constantFrom('gpt-5', 'gpt-5-codex', 'o3')).map(([s, m]) => turn(s, m, { model_provider: 'openai' })) },
+      // a turn minted before the owner (copied when under another thread's region), after it, or not a UUIDv7 one
+      { weight: 2, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.constantFrom('gpt-5', 'gpt-5-codex', 'o3'), fc.constantFrom(...TURN_IDS)).map(([s, m, t]) => turn(s, m, { model_provider: 'openai', ...(t !== undefined && { turn_id: t }) })) },
       { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.constantFrom(CODEX_ID, 'parent-1')).map(([s, id]) => meta(id, s)) },
+      // a copied parent's header and the turn after it, as a fork copies them
+      { weight: 1, arbitrary: fc.tuple(fc.nat({ max: 59 }), fc.constantFrom(TURN_BEFORE, TURN_AFTER)).map(([s, t]) => [meta('parent-1', s), turn(s, 'gpt-5', { turn_id: t })]) },
       { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => count(s, undefined, tu(5, 1, 2, 0))) },
       { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => ({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: tu(s, 0, s, 0) } } })) },
       // an older Codex's row after a context-window error: every counter 0 but total_tokens
       { weight: 1, arbitrary: fc.nat({ max: 59 }).map((s) => count(s, { ...tu(0, 0, 0, 0), total_tokens: 272_000 }, { ...tu(0, 0, 0, 0), total_tokens: 272_000 })) },
     );
     let answered = 0;
+    const copied = [0, 0];
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 30 }), async (rows) => {
-        const file = await codexFile([header, ...rows.map((r) => JSON.stringify(r))].join('\n') + '\n');
+        const file = await codexFile([header, ...rows.flat().map((r) => JSON.stringify(r))].join('\n') + '\n');
         if (await expectSame(codex, file)) answered++;
+        // expectSame held the engine's `copied` to read()'s: both marks, copied and own, must come up.
+        for (const e of (await reference(codex, file)).usage) copied[e.copied === true ? 1 : 0]!++;
       }),
       { numRuns: 150 },
     );
     expect(answered).toBe(150);
+    expect(copied, "copied and own usage events").toSatisfy((c: number[]) => c.every((n) => n > 20));
+  });
+
+  it('Codex: a fork\'s copied turns (minted before it) are marked copied, its own turns after them are not, as read() marks them', async () => {
+    // The fork names no parent, so the engine reads it; its copies carry the write time, as older forks wrote them.
+    const copy = (r: Record<string, unknown>) => JSON.stringify({ ...r, timestamp: ts(21) });
+    const rows = [
+      JSON.stringify(meta(CODEX_ID, 20)),
+      JSON.stringify(count(20, tu(50, 0, 5, 0), tu(50, 0, 5, 0))),
+      copy(meta('parent-1', 0)),
+      copy(turn(1, 'gpt-5', { turn_id: TURN_BEFORE })),
+      copy(count(2, tu(100, 10, 7, 1), tu(100, 10, 7, 1))),
+      copy(record(3, 'resp_p', tu(40, 0, 4, 0), { thread_id: 'parent-1' })),
+      JSON.stringify(turn(22, 'gpt-5', { turn_id: TURN_AFTER })),
+      JSON.stringify(record(22, 'resp_own', tu(30, 0, 3, 0), { thread_id: CODEX_ID })),
+    ];
+    const file = await codexFile(rows.join('\n') + '\n');
+    expect(await expectSame(codex, file)).toBe(true);
+    const got = await engine(codex, file);
+    expect(got && got.events.map((e) => [e.outputTokens, e.copied])).toEqual([
+      [5, undefined],
+      [7, true],
+      [4, true],
+      [3, undefined],
+    ]);
   });
 });
 

@@ -332,4 +332,34 @@ describe('the Codex core through the walk', () => {
     expect(usage).toBeGreaterThan(400);
     expect(heldBack).toBeGreaterThan(80);
   });
+
+  // The walked turn_context lines are read through `onRecord` with the projection's `turn_id`, the token_count
+  // lines from their slots: a fork's copied turns are marked copied on both paths, its own turns are not.
+  it('marks a fork\'s copied turns copied and its own turns after them not, as the JSON.parse path does (every line walked)', () => {
+    const tok = (input: number, output: number) => ({ input_tokens: input, cached_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output });
+    const copy = (o: Record<string, unknown>) => JSON.stringify({ ...o, timestamp: '2025-11-05T12:00:21.000Z' });
+    const turn = (turnId: string) => ({ timestamp: '2025-11-05T12:00:22.000Z', type: 'turn_context', payload: { cwd: '/w', model: 'gpt-5', turn_id: turnId } });
+    const lines = [
+      JSON.stringify(meta('0199a000-0000-7000-8000-000000000099', 20)),
+      JSON.stringify(count(20, tok(50, 5), tok(50, 5))),
+      copy(meta('0199a000-0000-7000-8000-000000000002', 0)),
+      copy(turn('01999fff-ffff-7fff-bfff-000000000001')),
+      copy(count(1, tok(100, 10), tok(100, 10))),
+      copy(count(2, tok(300, 30), tok(200, 20))),
+      JSON.stringify(turn('0199a000-0001-7000-8000-000000000002')),
+      JSON.stringify(count(22, tok(400, 40), tok(100, 10))),
+    ];
+    const body = Buffer.from(`${lines.join('\n')}\n`);
+    for (const size of [WASM_READ_BYTES, 4096]) {
+      const got = expectSameCore(walking, parsing, FILE, body, size);
+      expect(got.walked).toBe(7);
+      const usage = got.events.filter((e) => e.type === 'usage');
+      expect(usage.map((e) => [e.outputTokens, e.copied])).toEqual([
+        [5, undefined],
+        [10, true],
+        [20, true],
+        [10, undefined],
+      ]);
+    }
+  });
 });

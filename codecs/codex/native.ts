@@ -57,19 +57,23 @@ const FIELD_PATHS: readonly (readonly string[])[] = [
   ['payload', 'model_provider'],
   ['payload', 'response_id'],
   ['payload', 'thread_id'],
+  ['payload', 'turn_id'],
   ...tok(['payload', 'usage']),
   ['payload', 'info'],
   ...tok(['payload', 'info', 'total_token_usage']),
   ...tok(['payload', 'info', 'last_token_usage']),
 ];
 
-/** native/kernel.h CX_NUMS: offset, six counts, flags, then the fold hints (key hash hi, lo, time). */
+/**
+ * native/kernel.h CX_NUMS: offset, six counts, flags (1 single request, 2 model fallback, 4 copied from another
+ * thread), then the fold hints (key hash hi, lo, time).
+ */
 const NUMS = 11;
 const STRS = 5;
 
 /** The counts and the values record `decodeEvent` fills (one each: `buildCodexUsage` copies what it needs). */
 const counts: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0, total: 0 };
-const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: counts, singleRequest: false, dedupKey: '', messageId: undefined };
+const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: counts, singleRequest: false, dedupKey: '', messageId: undefined, copied: false };
 
 /** The k-th event of a block onto `into` (UsageBlock.decode); a block's id is its session id. */
 function decodeEvent(b: Block, _context: undefined, k: number, into: UsageEvent): UsageEvent {
@@ -87,7 +91,9 @@ function decodeEvent(b: Block, _context: undefined, k: number, into: UsageEvent)
   counts.output = nums[num + 4] as number;
   counts.reasoning = nums[num + 5] as number;
   counts.total = nums[num + 6] as number;
-  v.singleRequest = ((nums[num + 7] as number) & 1) !== 0;
+  const flags = nums[num + 7] as number;
+  v.singleRequest = (flags & 1) !== 0;
+  v.copied = (flags & 4) !== 0;
   v.dedupKey = valueAt(b, str + 9) as string;
   v.messageId = valueAt(b, str + 12) as string | undefined;
   buildCodexUsage(v, nums[num] as number, resetUsageEvent(into));
@@ -95,6 +101,7 @@ function decodeEvent(b: Block, _context: undefined, k: number, into: UsageEvent)
   v.sessionId = v.timestamp = v.dedupKey = '';
   v.model = v.provider = null;
   v.messageId = undefined;
+  v.copied = false;
   return setFoldHints(into, nums, num + 8);
 }
 

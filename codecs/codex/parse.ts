@@ -26,7 +26,7 @@ import { CODEX_HEADER_FIELDS, CODEX_USAGE_FIELDS, CODEX_USAGE_MARKERS, mayHoldUs
 import { scanFields, slotOf, walkedFields, walkedIs, walkedObject, walkedValue } from '../../cursors/scan-fields.js';
 import { asNumber, asObject, asString, asTimestamp, EVENT, getSpawnParent, isSubagentSource, ITEM, type Json, LEGACY_ITEM_TYPES, RECORD } from './schema.js';
 import { tokOf, type Tok } from './tokens.js';
-import { isTokenCount, onTokenCount, onUsageRecord, PARSED_TOKEN_COUNT, type TokenCountReader } from './usage.js';
+import { isCopiedTurn, isTokenCount, onTokenCount, onUsageRecord, PARSED_TOKEN_COUNT, type TokenCountReader } from './usage.js';
 import { CODEC_ID } from './descriptor.js';
 import type { CodexState, Source } from './state.js';
 
@@ -39,7 +39,7 @@ export const MAX_RECENT_MESSAGES = 16;
 const STATE_VERSION = 1;
 
 /** The cursor's JSON of a state: its plain fields as they are, the hash set and the call map as arrays. */
-type Snapshot = Pick<CodexState, 'decided' | 'sessionId' | 'forked' | 'bornAt' | 'historyStart' | 'region' | 'epoch' | 'totals' | 'model' | 'metaProvider' | 'ctxProvider' | 'lastTs' | 'recordsSeen' | 'pending' | 'recent'> & {
+type Snapshot = Pick<CodexState, 'decided' | 'sessionId' | 'forked' | 'bornAt' | 'historyStart' | 'region' | 'copiedTurn' | 'epoch' | 'totals' | 'model' | 'metaProvider' | 'ctxProvider' | 'lastTs' | 'recordsSeen' | 'pending' | 'recent'> & {
   v: number;
   seen: number[];
   openCalls: [string, string][];
@@ -75,6 +75,7 @@ function init(ctx: CoreContext): CodexState {
     bornAt: null,
     historyStart: null,
     region: null,
+    copiedTurn: false,
     epoch: 0,
     totals: null,
     model: null,
@@ -113,6 +114,7 @@ function restore(snapshot: unknown, ctx: CoreContext): CodexState {
   s.bornAt = asNumber(o.bornAt) ?? null;
   s.historyStart = asNumber(o.historyStart) ?? null;
   s.region = asString(o.region) ?? null;
+  s.copiedTurn = o.copiedTurn === true;
   s.epoch = asNumber(o.epoch) ?? 0;
   s.totals = tokFromSnapshot(o.totals);
   s.model = asString(o.model) ?? null;
@@ -136,6 +138,7 @@ function snapshot(s: CodexState): Snapshot {
     bornAt: s.bornAt,
     historyStart: s.historyStart,
     region: s.region,
+    copiedTurn: s.copiedTurn,
     epoch: s.epoch,
     totals: s.totals,
     model: s.model,
@@ -378,10 +381,12 @@ function onRecord(s: CodexState, rec: Json, start: number, emit: Emit): LineResu
         s.epoch = 0;
         s.totals = null;
       }
+      s.copiedTurn = false; // a turn_context decides again (usage.ts `isCopiedTurn`)
       if (ts !== undefined) s.lastTs = ts;
       return;
     }
     case RECORD.turnContext:
+      s.copiedTurn = isCopiedTurn(s, payload.turn_id);
       s.model = asString(payload.model) ?? s.model;
       s.ctxProvider = asString(payload.model_provider) ?? s.ctxProvider;
       if (ts !== undefined) s.lastTs = ts;

@@ -92,7 +92,7 @@ export const TOKEN_USAGE = {
 /**
  * Every field that `line()` (parse.ts) reads from a line of a usage-only read once the file's first line has
  * been taken: the record's type, time and ordinal, and the payload fields of session_meta (its id),
- * turn_context (model, provider), token_usage_record and token_count. Such a line goes through the exact
+ * turn_context (model, provider, turn id), token_usage_record and token_count. Such a line goes through the exact
  * field scanner (cursors/scan-fields.ts) instead of JSON.parse, so a field read there and missing here would
  * silently read as absent: test/codex-fast-scan.test.ts compares both paths; keep the two in step. The first
  * line (the owner's header) has its own projection, CODEX_HEADER_PROJECTION.
@@ -110,6 +110,7 @@ export const CODEX_USAGE_PROJECTION = {
     usage: TOKEN_USAGE,
     response_id: true,
     thread_id: true,
+    turn_id: true,
     info: { total_token_usage: TOKEN_USAGE, last_token_usage: TOKEN_USAGE },
   },
 } as const satisfies FieldProjection;

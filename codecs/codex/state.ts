@@ -25,6 +25,11 @@ export interface CodexState {
   historyStart: number | null;
   /** Id of the last `session_meta` seen: the thread whose counters the next token_count continues. */
   region: string | null;
+  /**
+   * The current turn is another thread's, copied: its `turn_context` (under another thread's region) names a
+   * UUIDv7 turn minted before the owner thread was (usage.ts `isCopiedTurn`). Its usage is marked `copied`.
+   */
+  copiedTurn: boolean;
   /** Resets of the cumulative counter within the region. */
   epoch: number;
   /** Last cumulative totals (the delta baseline); null when unknown. */

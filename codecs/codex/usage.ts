@@ -32,6 +32,8 @@ export interface CodexUsageValues {
   singleRequest: boolean;
   dedupKey: string;
   messageId?: string | undefined;
+  /** Another thread's response that this rollout copied (`isCopiedTurn`). */
+  copied: boolean;
 }
 
 /** A Codex usage event (one builder for both engines), on `e`: by default a fresh `blankUsageEvent()`. */
@@ -49,6 +51,7 @@ export function buildCodexUsage(v: CodexUsageValues, start: number, e = blankUsa
   e.singleRequest = v.singleRequest;
   e.dedupKey = v.dedupKey;
   if (v.messageId !== undefined) e.messageId = v.messageId;
+  if (v.copied) e.copied = true;
   return e;
 }
 
@@ -59,7 +62,7 @@ const ZERO: Tok = { input: 0, cached: 0, cacheWrite: 0, output: 0, reasoning: 0,
  * event can fill it in between) and keeps nothing past its call: `buildCodexUsage` copies what the event needs,
  * and `releaseValues` then empties it, so no line's counts or strings stay reachable until the next event.
  */
-const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: ZERO, singleRequest: false, dedupKey: '', messageId: undefined };
+const values: CodexUsageValues = { sessionId: '', model: null, provider: null, timestamp: '', tok: ZERO, singleRequest: false, dedupKey: '', messageId: undefined, copied: false };
 
 /** `v` back to its empty state: no line's counts or strings. */
 function releaseValues(v: CodexUsageValues): void {
@@ -71,6 +74,7 @@ function releaseValues(v: CodexUsageValues): void {
   v.singleRequest = false;
   v.dedupKey = '';
   v.messageId = undefined;
+  v.copied = false;
 }
 
 function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequest: boolean, dedupKey: string, messageId?: string): UsageEvent {
@@ -83,11 +87,31 @@ function usageEvent(s: CodexState, t: Tok, ts: string, start: number, singleRequ
   v.singleRequest = singleRequest;
   v.dedupKey = dedupKey;
   v.messageId = messageId;
+  v.copied = s.copiedTurn;
   try {
     return buildCodexUsage(v, start);
   } finally {
     releaseValues(v);
   }
+}
+
+/**
+ * Whether a `turn_context` opens a turn another thread ran, which this rollout copied: it sits under another
+ * thread's region (after a copied `session_meta`), and its `turn_id` is a UUIDv7 minted before the owner's id
+ * (the first 48 bits are the milliseconds of minting, so the first 13 characters of two lowercase UUIDv7s
+ * compare as their times). A fork copies its parent's turns, minted when they ran, before the fork was; its own
+ * turns are minted after it, though they continue the parent's counter region. Without two UUIDv7s nothing is
+ * known: the turn is not marked. native/codex.c `copied_turn` applies the same rule to the same bytes.
+ */
+export function isCopiedTurn(s: CodexState, turnId: unknown): boolean {
+  return s.region !== null && s.region !== s.sessionId && typeof turnId === 'string' && isUuidV7(turnId) && isUuidV7(s.sessionId) && turnId.slice(0, 13) < s.sessionId.slice(0, 13);
+}
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A UUID of version 7 as Codex writes one (lowercase hex). */
+function isUuidV7(id: string): boolean {
+  return UUID_V7.test(id);
 }
 
 /** Dedup-key prefix of cumulative counters: the thread whose counter it is (or the line time without one). */

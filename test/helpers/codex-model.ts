@@ -59,9 +59,11 @@ const overriddenTokenCount: fc.Arbitrary<J> = fc
     const payload: [string, J][] = [['type', 'token_count'], ['info', obj(info)], ...(key === 'info' ? [['info', later] as [string, J]] : [])];
     return obj([['timestamp', ts], ['type', 'event_msg'], ['payload', obj(payload)], ...(key === 'payload' ? [['payload', later] as [string, J]] : [])]);
   });
+// A turn minted before the owner thread (0199a000-…-099) or after it, and ids that are no lowercase UUIDv7.
+const turnId = fc.constantFrom<J>('01999fff-ffff-7fff-bfff-000000000001', '0199a000-0001-7000-8000-000000000002', '01999FFF-FFFF-7FFF-BFFF-000000000001', 'turn-1', null, 7);
 const turnContext = rollout(
   'turn_context',
-  shuffled([fc.tuple(fc.constant('cwd'), fc.constantFrom<J>('/w', 'C:\\w', '/a "b"', '')), fc.tuple(fc.constant('model'), fc.constantFrom<J>('gpt-5', 'gpt-5-codex', 'o3', '', 4)), fc.tuple(fc.constant('model_provider'), fc.constantFrom<J>('openai', 'azure', null))], anyValue).map(obj),
+  shuffled([fc.tuple(fc.constant('cwd'), fc.constantFrom<J>('/w', 'C:\\w', '/a "b"', '')), fc.tuple(fc.constant('model'), fc.constantFrom<J>('gpt-5', 'gpt-5-codex', 'o3', '', 4)), fc.tuple(fc.constant('model_provider'), fc.constantFrom<J>('openai', 'azure', null)), fc.tuple(fc.constant('turn_id'), turnId)], anyValue).map(obj),
 );
 const usageRecord = rollout(
   'token_usage_record',
