@@ -1,7 +1,8 @@
 /**
  * `copilot`: GitHub Copilot CLI session logs (`~/.copilot/session-state/<id>/events.jsonl`, and the flat
  * `<id>.jsonl` of older builds). A JSONL codec: the pure line engine is in parse.ts, `read()` with byte-exact
- * resume comes from `createJsonlRead`. Format, token semantics ("usage unknown" included) and sources: README.md.
+ * resume comes from `createJsonlRead`; the calls the home's `session-store.db` recorded (store.ts) are handed
+ * to the core, and the database is a parse dependency of every session beside it. Format, token semantics ("usage unknown" included) and sources: README.md.
  *
  * @example
  * import { copilot } from 'sessionfold/codecs/copilot';
@@ -15,12 +16,14 @@ import type { FileStat } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { copilotCore, createCopilotCore } from './parse.js';
 import { readWorkspace } from './workspace.js';
-import { CODEC_ID, locateSession, sessionStateDir, walkSessionState } from './paths.js';
+import { CODEC_ID, locateSession, sessionIdOfPath, sessionStateDir, walkSessionState } from './paths.js';
+import { sessionCalls, storeDependencies } from './store.js';
 import { copilotDescriptor } from './descriptor.js';
 
 export { copilotCore, createCopilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';
 export { parseWorkspace, readWorkspace, workspacePathOf, type Workspace } from './workspace.js';
-export { shutdownUsage, tokensOfDetails, tokensOfMetric, UNKNOWN_MODEL, type Tokens } from './usage.js';
+export { callUsage, shutdownUsage, tokensOfDetails, tokensOfMetric, UNKNOWN_MODEL, type PerCall, type Tokens } from './usage.js';
+export { callOf, createdAtMs, sessionCalls, SESSION_STORE_DB, storeDependencies, storePathOf, USAGE_TABLE, type SessionCalls } from './store.js';
 export { CODEC_ID, EVENTS_FILE, getCopilotRoots, sessionIdOfPath, SESSION_STATE_DIR } from './paths.js';
 export { TYPE, type CopilotContext, type CopilotEnvelope, type CopilotModelMetric, type CopilotTokenDetail } from './schema.js';
 
@@ -53,16 +56,21 @@ async function locate(roots: readonly string[], nativeId: string): Promise<Sessi
 
 const readPlain = createJsonlRead(copilotDescriptor, copilotCore);
 
-/** The core for a file: with its workspace.yaml's title when it has one. */
-function coreFor(file: string) {
-  const ws = readWorkspace(file);
-  return ws?.title === undefined ? undefined : createCopilotCore(ws);
+/**
+ * The core for a file: with its workspace.yaml's title (when `titles`) and the calls its home's
+ * session-store.db recorded for it, when there are; undefined when neither adds anything.
+ */
+function coreFor(file: string, titles = true) {
+  const ws = titles ? readWorkspace(file) : undefined;
+  const { calls } = sessionCalls(file, sessionIdOfPath(file));
+  if (ws?.title === undefined && calls.length === 0) return undefined;
+  return createCopilotCore(ws?.title === undefined ? undefined : ws, calls);
 }
 
-/** `read()`: a folder session's workspace.yaml is read first and its title handed to the pure core. */
+/** `read()`: a folder session's workspace.yaml and the home's session-store.db are read first, for the pure core. */
 async function* readCopilot(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const wantsTitle = options?.titles !== false && (options?.kinds === undefined || options.kinds.includes('session'));
-  const core = wantsTitle ? coreFor(file) : undefined;
+  const core = coreFor(file, wantsTitle);
   yield* core === undefined ? readPlain(file, options) : createJsonlRead(copilotDescriptor, core)(file, options);
 }
 
@@ -79,7 +87,7 @@ export const copilot: Codec = {
   discover,
   discoverSync,
   locate,
-  getParseDependencies: () => [],
+  getParseDependencies: storeDependencies,
   lineCore: copilotCore,
   lineCoreFor: (file: string) => coreFor(file) ?? copilotCore,
   read: readCopilot,

@@ -7,7 +7,8 @@
  *   `assistant.reasoning`, `session.compaction_complete` (subtype `compaction`) → `message`;
  * - `assistant.message` `toolRequests` → `tool_call`; `tool.execution_complete` → `tool_result`, its duration
  *   the tool's own `toolTelemetry.metrics.durationMs`, else the time since its `tool.execution_start`;
- * - `session.shutdown` → `usage` (usage.ts).
+ * - `session.shutdown` → `usage` (usage.ts), unless `session-store.db` recorded the run's calls one by one
+ *   (store.ts): then one `usage` per call, in place of the run's totals.
  * Usage the file does not hold: a run of the process that called a model and has no shutdown after it (still
  * running, crashed, left with `/new`) has no tokens on disk. Then `end()` emits a `session` event with
  * `usageUnknown: true`, still open (a later shutdown takes it back), so a fold can tell "unknown" from zero.
@@ -19,7 +20,7 @@ import { sessionEventOf, type SessionFields } from '../../cursors/protocol/event
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID, sessionIdOfPath } from './paths.js';
 import { asObject, str, timestampOf, TYPE, type Json } from './schema.js';
-import { shutdownUsage } from './usage.js';
+import { callUsage, shutdownUsage, type PerCall } from './usage.js';
 import type { Workspace } from './workspace.js';
 import { emitAssistant, emitMessage, toolComplete, toolStart, type OpenCall } from './messages.js';
 
@@ -50,6 +51,14 @@ export interface CopilotState {
   /** The session's title from its workspace.yaml (read with titles only). */
   title: string | undefined;
   markers: Buffer[] | undefined;
+  /** The session's calls from `session-store.db` in time order (handed to the core, not in the cursor). */
+  perCall: readonly PerCall[];
+  /** The first call no shutdown has taken yet. */
+  perCallAt: number;
+  /** The time of the latest start or resume (ms), -1 when unknown: the calls after it are the open run's. */
+  runStartMs: number;
+  /** Offset of the last shutdown (0 before one): where the calls after it are reported until one comes. */
+  shutdownAt: number;
 }
 
 /**
@@ -60,7 +69,7 @@ export interface CopilotState {
 const USAGE_MARKERS = ['"session.shutdown"', '"session.start"'];
 const SESSION_MARKERS = ['"session.', '"assistant.turn_start"', '"assistant.message"'];
 
-function init(ctx: CoreContext, ws?: Workspace): CopilotState {
+function init(ctx: CoreContext, ws?: Workspace, perCall: readonly PerCall[] = []): CopilotState {
   const k = ctx.options.kinds;
   const full = k.has('message') || k.has('tool_call') || k.has('tool_result');
   const wantSession = k.has('session');
@@ -81,6 +90,10 @@ function init(ctx: CoreContext, ws?: Workspace): CopilotState {
     titles,
     title: titles ? ws?.title : undefined,
     markers: markers?.map((m) => Buffer.from(m)),
+    perCall,
+    perCallAt: 0,
+    runStartMs: -1,
+    shutdownAt: 0,
   };
 }
 
@@ -88,11 +101,16 @@ function invalidState(detail: string): SessionfoldError {
   return new SessionfoldError('CURSOR_INVALID', `Invalid copilot cursor state: ${detail}`, { agent: CODEC_ID });
 }
 
-function restore(snapshot: unknown, ctx: CoreContext, ws?: Workspace): CopilotState {
+function restore(snapshot: unknown, ctx: CoreContext, ws?: Workspace, perCall?: readonly PerCall[]): CopilotState {
   const o = asObject(snapshot);
   if (o === undefined || o.v !== STATE_VERSION) throw invalidState(`expected {v:${STATE_VERSION}}`);
   if (typeof o.sessionId !== 'string' || !Number.isSafeInteger(o.open) || !Number.isSafeInteger(o.lost) || !Array.isArray(o.calls)) throw invalidState('missing fields');
-  const s = init(ctx, ws);
+  const s = init(ctx, ws, perCall);
+  const at = o.perCallAt ?? 0;
+  if (!Number.isSafeInteger(at) || (at as number) < 0 || (at as number) > s.perCall.length) throw invalidState('bad per-call position');
+  s.perCallAt = at as number;
+  s.runStartMs = typeof o.runStartMs === 'number' ? o.runStartMs : -1;
+  s.shutdownAt = typeof o.shutdownAt === 'number' ? o.shutdownAt : 0;
   s.sessionId = o.sessionId;
   s.named = o.named === true;
   s.model = str(o.model);
@@ -108,7 +126,7 @@ function restore(snapshot: unknown, ctx: CoreContext, ws?: Workspace): CopilotSt
 
 function snapshot(s: CopilotState): unknown {
   const calls = [...s.calls].map(([id, c]) => [id, c.name ?? null, c.startMs ?? null]);
-  return { v: STATE_VERSION, sessionId: s.sessionId, named: s.named, model: s.model ?? null, startTs: s.startTs ?? null, open: s.open, lost: s.lost, calls };
+  return { v: STATE_VERSION, sessionId: s.sessionId, named: s.named, model: s.model ?? null, startTs: s.startTs ?? null, open: s.open, lost: s.lost, calls, perCallAt: s.perCallAt, runStartMs: s.runStartMs, shutdownAt: s.shutdownAt };
 }
 
 const HEAD = Buffer.from('{"type":"');
@@ -158,10 +176,22 @@ function activity(s: CopilotState, start: number): void {
   if (s.open === -1) s.open = start;
 }
 
-/** A new run of the process: a previous run that called a model without a shutdown has lost its usage. */
-function newRun(s: CopilotState): void {
-  if (s.open !== -1 && s.lost === -1) s.lost = s.open;
+/**
+ * A new run of the process: a previous run that called a model without a shutdown has lost its usage, unless
+ * `session-store.db` recorded its calls (calls no shutdown took, before this run began).
+ */
+function newRun(s: CopilotState, rec: Json): void {
+  const ms = timeMs(rec.timestamp);
+  const next = s.perCall[s.perCallAt];
+  const recorded = next !== undefined && ms !== -1 && next.ms < ms;
+  if (s.open !== -1 && s.lost === -1 && !recorded) s.lost = s.open;
   s.open = -1;
+  s.runStartMs = ms;
+}
+
+function timeMs(v: unknown): number {
+  const t = timestampOf(v);
+  return t === undefined ? -1 : Date.parse(t);
 }
 
 function record(s: CopilotState, type: string, rec: Json, start: number, emit: Emit): void {
@@ -171,7 +201,7 @@ function record(s: CopilotState, type: string, rec: Json, start: number, emit: E
     case TYPE.start:
       return sessionStart(s, d, rec, start, emit);
     case TYPE.resume:
-      newRun(s);
+      newRun(s, rec);
       s.model = str(d.selectedModel) ?? s.model;
       return sessionMeta(s, d, start, emit, {});
     case TYPE.modelChange: {
@@ -182,10 +212,7 @@ function record(s: CopilotState, type: string, rec: Json, start: number, emit: E
       return;
     }
     case TYPE.shutdown:
-      s.open = -1;
-      if (!s.wantUsage) return;
-      for (const u of shutdownUsage(d, { sessionId: s.sessionId, offset: start, timestamp: shutdownTime(s, d, rec), key: str(rec.id) ?? `@${start}` })) emit(u);
-      return;
+      return shutdown(s, d, rec, start, emit);
     case TYPE.turnStart:
       return activity(s, start);
     case TYPE.assistantMessage:
@@ -202,7 +229,7 @@ function record(s: CopilotState, type: string, rec: Json, start: number, emit: E
 }
 
 function sessionStart(s: CopilotState, d: Json, rec: Json, start: number, emit: Emit): void {
-  newRun(s);
+  newRun(s, rec);
   const id = str(d.sessionId);
   if (id !== undefined && !s.named) {
     s.sessionId = id;
@@ -234,22 +261,56 @@ function shutdownTime(s: CopilotState, d: Json, rec: Json): string {
   return s.startTs ?? '1970-01-01T00:00:00.000Z';
 }
 
-function end(s: CopilotState, emit: Emit): KindCounts {
-  if (!s.wantSession) return {};
-  const at = s.lost !== -1 ? s.lost : s.open;
-  if (at === -1) return {};
-  emit(sessionEventOf(CODEC_ID, s.sessionId, at, { usageUnknown: true }));
-  return { session: 1 };
+/**
+ * A run's end. Its usage is the calls `session-store.db` recorded up to the shutdown's time when there are any
+ * (runs before them without a shutdown included), else the shutdown's totals: each token counts once.
+ */
+function shutdown(s: CopilotState, d: Json, rec: Json, start: number, emit: Emit): void {
+  s.open = -1;
+  s.shutdownAt = start;
+  const timestamp = shutdownTime(s, d, rec);
+  const until = Date.parse(timestamp);
+  let to = s.perCallAt;
+  while (to < s.perCall.length && (s.perCall[to] as PerCall).ms <= until) to++;
+  const from = s.perCallAt;
+  s.perCallAt = to;
+  if (!s.wantUsage) return;
+  if (to > from) {
+    for (let i = from; i < to; i++) emit(callUsage(s.sessionId, start, s.perCall[i] as PerCall));
+    return;
+  }
+  for (const u of shutdownUsage(d, { sessionId: s.sessionId, offset: start, timestamp, key: str(rec.id) ?? `@${start}` })) emit(u);
 }
 
 /**
- * The core, with the title of the session's workspace.yaml when there is one: read beside the file by
- * `read()` and `lineCoreFor()` (index.ts), so this core stays free of I/O.
+ * The calls no shutdown has taken yet are still open (a shutdown may come and take them), and so is the
+ * `usageUnknown` mark of a run that called a model with neither a shutdown nor a recorded call.
  */
-export function createCopilotCore(ws?: Workspace): LineCore<CopilotState> {
+function end(s: CopilotState, emit: Emit): KindCounts {
+  const out: KindCounts = {};
+  const pending = s.perCall.length - s.perCallAt;
+  if (s.wantUsage && pending > 0) {
+    for (let i = s.perCallAt; i < s.perCall.length; i++) emit(callUsage(s.sessionId, s.shutdownAt, s.perCall[i] as PerCall));
+    out.usage = pending;
+  }
+  if (!s.wantSession) return out;
+  const last = s.perCall[s.perCall.length - 1];
+  const openRecorded = pending > 0 && last !== undefined && last.ms >= s.runStartMs;
+  const at = s.lost !== -1 ? s.lost : openRecorded ? -1 : s.open;
+  if (at === -1) return out;
+  emit(sessionEventOf(CODEC_ID, s.sessionId, at, { usageUnknown: true }));
+  out.session = 1;
+  return out;
+}
+
+/**
+ * The core, with the title of the session's workspace.yaml and the calls `session-store.db` recorded for it,
+ * when there are: read beside the file by `read()` and `lineCoreFor()` (index.ts), so this core stays free of I/O.
+ */
+export function createCopilotCore(ws?: Workspace, perCall?: readonly PerCall[]): LineCore<CopilotState> {
   return {
-    init: (ctx) => init(ctx, ws),
-    restore: (snap, ctx) => restore(snap, ctx, ws),
+    init: (ctx) => init(ctx, ws, perCall),
+    restore: (snap, ctx) => restore(snap, ctx, ws, perCall),
     snapshot,
     line,
     end,

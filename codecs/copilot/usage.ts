@@ -1,7 +1,8 @@
 /**
  * Token usage of a Copilot session: the CLI keeps per-call usage in memory only (`assistant.usage` is
  * ephemeral) and writes the totals of each run of the process into `session.shutdown.modelMetrics`, per
- * model. So one usage event per model per shutdown, `singleRequest: false`. Semantics and sources: README.md.
+ * model. So one usage event per model per shutdown, `singleRequest: false`; or, where `session-store.db`
+ * recorded the run's calls, one per call (`callUsage`). Semantics and sources: README.md.
  */
 import type { UsageEvent } from '../../cursors/protocol/events.js';
 import { usageEventOf } from '../../cursors/protocol/events.js';
@@ -38,6 +39,17 @@ export function tokensOfDetails(td: Json): Tokens | undefined {
   const at = (k: string) => count(asObject(td[k])?.tokenCount);
   const t: Tokens = { input: at('input'), output: at('output'), reasoning: 0, cacheRead: at('cache_read'), cacheWrite: at('cache_write') };
   return t.input + t.output + t.cacheRead + t.cacheWrite > 0 ? t : undefined;
+}
+
+/** One model call (a row of `session-store.db`, store.ts) of a session, as the core needs it (plain data: the core stays free of I/O). */
+export interface PerCall {
+  /** The row's `id` (INTEGER PRIMARY KEY): with the session id, the call's dedup key. */
+  id: number;
+  /** `created_at` in ms since the epoch (UTC), the order of the calls and their place among the runs. */
+  ms: number;
+  timestamp: string;
+  model: string;
+  tokens: Tokens;
 }
 
 /** What a shutdown's usage events share. */
@@ -83,4 +95,22 @@ export function shutdownUsage(d: Json, c: ShutdownContext): UsageEvent[] {
   if (t === undefined) return out;
   if (models.length === 1) return [usageEvent(c, models[0] as string, false, t)];
   return [usageEvent(c, str(d.currentModel) ?? UNKNOWN_MODEL, true, t)];
+}
+
+/**
+ * One call `session-store.db` recorded (store.ts): a single request, keyed by its row id, so a call read again
+ * (another read of the session, a resumed one) counts once.
+ */
+export function callUsage(sessionId: string, offset: number, c: PerCall): UsageEvent {
+  return usageEventOf(CODEC_ID, sessionId, offset, {
+    model: c.model,
+    timestamp: c.timestamp,
+    inputTokens: c.tokens.input,
+    outputTokens: c.tokens.output,
+    reasoningTokens: c.tokens.reasoning,
+    cacheReadTokens: c.tokens.cacheRead,
+    cacheWriteTokens: c.tokens.cacheWrite,
+    singleRequest: true,
+    dedupKey: `${CODEC_ID}:${sessionId}:call:${c.id}`,
+  });
 }

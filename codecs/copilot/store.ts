@@ -1,0 +1,136 @@
+/**
+ * Per-call token usage from Copilot CLI's `session-store.db` (beside `session-state/` in a Copilot home),
+ * table `assistant_usage_events`: one row per model call, written as the call ends, so it holds the tokens of
+ * runs that never wrote a `session.shutdown` too. Read through `withSqliteSnapshot` (one consistent snapshot,
+ * nothing written beside the database). The rows of every session are grouped once per snapshot state
+ * (`snapshotMemo`), so reading many sessions of one database costs one walk of the table. Format, token
+ * semantics, the precedence against shutdown totals and sources: README.md ("Per-call usage").
+ */
+import { basename, dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { snapshotMemo, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { SESSION_STATE_DIR, EVENTS_FILE } from './paths.js';
+import { str } from './schema.js';
+import { tokensOfMetric, type PerCall } from './usage.js';
+
+/** The database file of a Copilot home. */
+export const SESSION_STORE_DB = 'session-store.db';
+/** The table of per-call usage. */
+export const USAGE_TABLE = 'assistant_usage_events';
+
+/** What a session's rows gave: its calls in time order, and the rows left out (no usable `created_at` or id). */
+export interface SessionCalls {
+  calls: PerCall[];
+  skipped: number;
+}
+
+/**
+ * The `session-store.db` of the home a session file lies in: `<home>/session-state/<id>/events.jsonl` or
+ * `<home>/session-state/<id>.jsonl` → `<home>/session-store.db`; undefined for a file outside a
+ * `session-state` folder (a copy read elsewhere has no store beside it).
+ */
+export function storePathOf(file: string): string | undefined {
+  let dir = dirname(file);
+  if (basename(file) === EVENTS_FILE) dir = dirname(dir);
+  return basename(dir) === SESSION_STATE_DIR ? join(dirname(dir), SESSION_STORE_DB) : undefined;
+}
+
+/** The database and its `-wal`: a change to either changes the session's usage. */
+export function storeDependencies(file: string): string[] {
+  const db = storePathOf(file);
+  return db === undefined ? [] : [db, ...sqliteDependencies(db)];
+}
+
+/**
+ * `created_at` → ms. The CLI writes UTC (`YYYY-MM-DD HH:MM:SS`, SQLite's `datetime()` form, or ISO 8601 with
+ * `Z`); a form without a zone is taken as UTC, not local time.
+ */
+export function createdAtMs(v: unknown): number | undefined {
+  const s = str(v)?.trim();
+  if (s === undefined) return undefined;
+  const plain = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(s);
+  const ms = Date.parse(plain ? `${s.replace(' ', 'T')}Z` : s);
+  return Number.isFinite(ms) && ms > 0 && ms < 8.64e15 ? ms : undefined;
+}
+
+type Row = Record<string, unknown>;
+
+/** A row → a call; undefined when it has no id or no usable time (it cannot be keyed or placed in a run). */
+export function callOf(r: Row): PerCall | undefined {
+  const id = typeof r.id === 'bigint' ? Number(r.id) : r.id;
+  const ms = createdAtMs(r.created_at);
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || ms === undefined) return undefined;
+  const tokens = tokensOfMetric({
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens,
+    cacheReadTokens: r.cache_read_tokens,
+    cacheWriteTokens: r.cache_write_tokens,
+    reasoningTokens: r.reasoning_tokens,
+  });
+  const model = str(r.copilot_usage_model) ?? str(r.model) ?? 'unknown';
+  return { id, ms, timestamp: new Date(ms).toISOString(), model, tokens };
+}
+
+function hasTable(db: SqliteDatabase): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(USAGE_TABLE) !== undefined;
+}
+
+/** Every session's calls in one walk of the table, in (`created_at`, `id`) order. */
+function allCalls(db: SqliteDatabase): Map<string, SessionCalls> {
+  const out = new Map<string, SessionCalls>();
+  if (!hasTable(db)) return out;
+  for (const r of db.prepare(`SELECT * FROM ${USAGE_TABLE}`).iterate() as IterableIterator<Row>) {
+    const session = str(r.session_id);
+    if (session === undefined) continue;
+    let s = out.get(session);
+    if (s === undefined) out.set(session, (s = { calls: [], skipped: 0 }));
+    const c = callOf(r);
+    if (c === undefined) s.skipped++;
+    else s.calls.push(c);
+  }
+  for (const s of out.values()) s.calls.sort((a, b) => a.ms - b.ms || a.id - b.id);
+  return out;
+}
+
+const NONE: SessionCalls = { calls: [], skipped: 0 };
+
+/** The stat of the database and its `-wal` (size, mtime in ns, inode): a commit moves one of them. */
+function stampOf(db: string): string | undefined {
+  const parts: string[] = [];
+  for (const p of [db, ...sqliteDependencies(db)]) {
+    const st = statSync(p, { bigint: true, throwIfNoEntry: false });
+    if (p === db && st?.isFile() !== true) return undefined;
+    parts.push(st === undefined ? '-' : `${st.ino}:${st.size}:${st.mtimeNs}`);
+  }
+  return parts.join('/');
+}
+
+/**
+ * The last database walked, by its stamp. A scan reads every session of a home in turn: the table is walked
+ * once while the database stays as it was, instead of once per session (a live database's snapshot, opened
+ * beside its WAL, has no memo of its own: cursors/sqlite.ts `snapshotMemo`).
+ */
+let last: { db: string; stamp: string; sessions: Map<string, SessionCalls> } | undefined;
+
+/**
+ * The calls `session-store.db` recorded for one session of the file's home; none when the file has no store
+ * beside it or the database lacks the table. A database that cannot be read (being created, or another
+ * program's file of that name) gives none either: the session's log still reads, with its shutdown totals.
+ */
+export function sessionCalls(file: string, sessionId: string): SessionCalls {
+  const db = storePathOf(file);
+  const stamp = db === undefined ? undefined : stampOf(db);
+  if (db === undefined || stamp === undefined) return NONE;
+  if (last?.db !== db || last.stamp !== stamp) {
+    let sessions: Map<string, SessionCalls>;
+    try {
+      sessions = withSqliteSnapshot(db, (d) => snapshotMemo(d, 'copilot:calls', () => allCalls(d)));
+    } catch {
+      return NONE;
+    }
+    // a commit during the walk moved the stamp: keep the walk for this read only
+    if (stampOf(db) !== stamp) return sessions.get(sessionId) ?? NONE;
+    last = { db, stamp, sessions };
+  }
+  return last.sessions.get(sessionId) ?? NONE;
+}
