@@ -67,7 +67,7 @@ describe('antigravity golden files (real fixtures in their conversation folders)
 
   it.each(LOGS)('%s: a fresh read equals the checked-in events', async (name) => {
     const events = await readEvents(antigravity, transcriptOf(brain, ANTIGRAVITY_LAYOUT[name]!));
-    expect(events[0]).toMatchObject({ type: 'session', sessionId: ANTIGRAVITY_LAYOUT[name], usageRecorded: false });
+    expect(events[0]).toMatchObject({ type: 'session', sessionId: ANTIGRAVITY_LAYOUT[name], usageRecorded: false, usageUnknown: true });
     await expectGolden(EXPECTED, name, events);
   });
 
@@ -107,7 +107,11 @@ describe('antigravity discovery, roots and bad input', () => {
     const found = [];
     for await (const f of antigravity.discover([brain, join(dir, 'missing')])) found.push(f.sessionId);
     expect(found.sort()).toEqual(Object.values(ANTIGRAVITY_LAYOUT).sort());
-    expect(antigravity.defaultRoots({ HOME: '/h' })).toEqual(['/h/.gemini/antigravity-cli/brain']);
+    // a data folder (the brain folder's parent) finds the same conversations
+    const viaData = [];
+    for await (const f of antigravity.discover([dir])) viaData.push(f.sessionId);
+    expect(viaData.sort()).toEqual(Object.values(ANTIGRAVITY_LAYOUT).sort());
+    expect(antigravity.defaultRoots({ HOME: '/h' })[0]).toBe('/h/.gemini/antigravity-cli');
     expect(antigravity.defaultRoots({ HOME: '/h', SESSIONFOLD_ANTIGRAVITY_DIR: '/a' })).toEqual(['/a']);
   });
 

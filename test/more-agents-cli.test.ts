@@ -139,19 +139,21 @@ describe('sessionfold CLI over Antigravity CLI step logs', () => {
     expect(out.split('\n')).toContain('- **Cost:** unknown (the agent records no token usage)');
   });
 
-  it('cost report --json --group-by agent has no row for it, and its sources say its usage is not recorded', async () => {
+  it('cost report --json --group-by agent has no row for it: step logs without their databases hold no tokens', async () => {
     report ??= JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent']));
     expect(report!.breakdowns.antigravity).toBeUndefined();
     expect(Object.keys(report!.breakdowns)).toEqual(expect.arrayContaining(['kimi', 'amp']));
-    const mine = report!.sources.filter((s) => s.agent === 'antigravity');
-    expect(mine.map((s) => [s.files, s.usageRecorded])).toEqual([[Object.keys(ANTIGRAVITY_LAYOUT).length, false]]);
+    const mine = report!.sources.filter((s) => s.agent === 'antigravity' && s.files > 0);
+    expect(mine.map((s) => [s.files, s.usageRecorded])).toEqual([[Object.keys(ANTIGRAVITY_LAYOUT).length, undefined]]);
   });
 
-  it('cost report of it alone says no token usage was counted, not a zero total', async () => {
-    for (const format of ['table', 'markdown']) {
-      const out = await cli(['cost', 'report', '--agent', 'antigravity', '--format', format]);
-      expect(out.trimEnd().split('\n').at(-1), format).toBe('(no token usage counted: antigravity records none)');
-    }
+  it('cost report of it alone notes that their usage is unknown, not a measured zero', async () => {
+    const r = await run(process.execPath, [CLI, 'cost', 'report', '--agent', 'antigravity', '--no-cache'], {
+      cwd: home,
+      env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
+    });
+    const n = Object.keys(ANTIGRAVITY_LAYOUT).length;
+    expect(r.stderr).toContain(`note: antigravity: ${n} sessions have tokens the agent has not recorded`);
   });
 
   it('read --agent antigravity streams the library events', async () => {

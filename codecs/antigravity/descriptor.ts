@@ -5,14 +5,14 @@
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getAntigravityRoots } from './paths.js';
 
-export const PARSER_VERSION = 1;
+export const PARSER_VERSION = 2; // 2: tokens from the conversation databases; a step log with one is read with its usage
 
 export const antigravityDescriptor: CodecDescriptor = {
   id: CODEC_ID,
   aliases: ['agy', 'antigravity-cli'],
   displayName: 'Antigravity CLI',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, recordsUsage: false },
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, recordsUsage: true, usageMayBeUnknown: true },
   defaultRoots: getAntigravityRoots,
-  rootVariables: ['SESSIONFOLD_ANTIGRAVITY_DIR'],
+  rootVariables: ['SESSIONFOLD_ANTIGRAVITY_DIR', 'ANTIGRAVITY_DATA_DIR'],
 };

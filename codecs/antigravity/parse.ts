@@ -6,7 +6,9 @@
  *   any other MODEL step (RUN_COMMAND, VIEW_FILE, LIST_DIRECTORY, CODE_ACTION, SEARCH_WEB, …) → a tool result,
  *   paired with the oldest call still open (else standing alone, named by its type);
  *   SYSTEM steps (SYSTEM_MESSAGE, CHECKPOINT, CONVERSATION_HISTORY) → system messages.
- * The log records no tokens: no usage events, and the session event says `usageRecorded: false`.
+ * The log records no tokens: no usage events here. Its session event says `usageRecorded: false` unless the
+ * conversation's database holds tokens (db.ts reads them after the log); without, its usage is unknown too
+ * (`usageUnknown`), so a cost report counts it apart rather than as $0.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject, parseJsonText } from '../../cursors/core.js';
@@ -43,7 +45,8 @@ function argsOf(v: unknown): unknown {
   return Object.fromEntries(Object.entries(v as Rec).map(([k, x]) => [k, parseJsonText(x)]));
 }
 
-export function createAntigravityCore(sessionId: string): LineCore<AntigravityState> {
+/** `usageRecorded`: the conversation's database holds tokens (db.ts), which its session event then says. */
+export function createAntigravityCore(sessionId: string, usageRecorded = false): LineCore<AntigravityState> {
   const base = (offset: number) => ({ agent: CODEC_ID, sessionId, offset });
   return {
     init(ctx: CoreContext): AntigravityState {
@@ -65,7 +68,7 @@ export function createAntigravityCore(sessionId: string): LineCore<AntigravitySt
       const at = ts !== undefined ? { timestamp: ts } : {};
       if (!s.sessionSeen) {
         s.sessionSeen = true;
-        emit(sessionEventOf(CODEC_ID, sessionId, start, { startedAt: ts, usageRecorded: false }));
+        emit(sessionEventOf(CODEC_ID, sessionId, start, { startedAt: ts, usageRecorded, usageUnknown: !usageRecorded || undefined }));
       }
       const type = str(r.type) ?? 'UNKNOWN';
       const content = typeof r.content === 'string' ? r.content : '';

@@ -60,7 +60,7 @@ export interface CodecCapabilities {
    */
   usageMayBeUnknown?: boolean;
   /**
-   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI): its sessions have no usage events, and a
+   * `false` when the agent records no token usage at all (Cursor): its sessions have no usage events, and a
    * cost report says their usage is unknown instead of counting them as $0.
    */
   recordsUsage?: boolean;

@@ -112,7 +112,7 @@ function valueText(v: unknown): { text: string; lang: string } {
 export const UNKNOWN_NOTE = 'the agent has not recorded all of its tokens';
 /** Why a session's copies of another session's responses are not in its cost (SessionSummary.copiedCost). */
 export const COPIED_NOTE = 'not in the cost: the session that made them counts them';
-/** Why a session with `usageRecorded: false` has no cost (Cursor, Antigravity CLI). */
+/** Why a session with `usageRecorded: false` has no cost (Cursor; an Antigravity step log without its database). */
 export const UNRECORDED_NOTE = 'the agent records no token usage';
 
 function costLine(c: CostRecord): string {

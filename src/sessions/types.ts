@@ -48,7 +48,7 @@ export interface SessionSummary {
    */
   usageUnknown?: true;
   /**
-   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`;
+   * `false` when the agent records no token usage at all (Cursor: `Codec.capabilities.recordsUsage`; an Antigravity step log without its database;
    * or an export of such a session, whose header says so): no `cost` because the usage is unknown, not because it was none.
    */
   usageRecorded?: false;
@@ -170,7 +170,7 @@ export interface Session {
    */
   usageUnknown?: true;
   /**
-   * `false` when the agent records no token usage at all (Cursor, Antigravity CLI: `Codec.capabilities.recordsUsage`;
+   * `false` when the agent records no token usage at all (Cursor: `Codec.capabilities.recordsUsage`; an Antigravity step log without its database;
    * or an export of such a session, whose header says so): no `cost` because the usage is unknown, not because it was none.
    */
   usageRecorded?: false;

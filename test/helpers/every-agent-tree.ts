@@ -349,7 +349,7 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     },
     goldens: ['agent-sessions-cli-small.jsonl', 'agent-sessions-cli-schema-drift.jsonl'],
     sessions: 2,
-    usage: 'unrecorded', // the step log has no place for token counts (codecs/antigravity/README.md)
+    usage: 'none', // a step log without its conversation database: no tokens, usage unknown (codecs/antigravity/README.md)
     titles: true,
     cwd: false,
   },

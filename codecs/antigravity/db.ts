@@ -1,0 +1,205 @@
+/**
+ * Reading Antigravity's conversation databases (`conversations/<id>.db`): the token attempts of every
+ * `gen_metadata` row as usage events, through a read-only snapshot (cursors/sqlite.ts: nothing in the agent's
+ * folder is created or changed). A conversation read from its database alone is a session event and its usage;
+ * a step log whose conversation has a database is read whole, its steps then the database's usage (README.md).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import type { CollectedRead } from '../../cursors/read-collected.js';
+import { feedLine, kindFilter } from '../../cursors/core.js';
+import type { NormalizedReadOptions, RowCursor } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { agentSnapshot } from '../../cursors/sqlite-events.js';
+import { databaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { readRowsSince, withCodecState, type RowSource } from '../../cursors/sqlite-rows.js';
+import { decodeGenRow, decodeTrajectory, enumName, priceModelName } from './gen-metadata.js';
+import { createAntigravityCore } from './parse.js';
+import { CODEC_ID } from './paths.js';
+
+/** The model of a generation that names none, before any row of the conversation named one (ccusage's name). */
+export const FALLBACK_MODEL = 'gemini-internal-model';
+
+/** What one database holds for its conversation. */
+export interface ConversationUsage {
+  /** Usage events, offsets from 0 in row order (the caller shifts them). */
+  usage: UsageEvent[];
+  /** `gen_metadata` rows whose blob did not decode. */
+  skipped: number;
+  rows: number;
+  bytes: number;
+  startMs: number | undefined;
+  cwd: string | undefined;
+}
+
+function hasTable(db: SqliteDatabase, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+function trajectoryOf(db: SqliteDatabase): { startMs: number | undefined; cwd: string | undefined } {
+  if (!hasTable(db, 'trajectory_metadata_blob')) return { startMs: undefined, cwd: undefined };
+  for (const r of db.prepare('SELECT data FROM trajectory_metadata_blob ORDER BY rowid').iterate() as Iterable<{ data: unknown }>) {
+    if (!(r.data instanceof Uint8Array)) continue;
+    try {
+      const t = decodeTrajectory(r.data);
+      if (t.startMs !== undefined || t.cwd !== undefined) return t;
+    } catch {
+      // a blob of another shape: the start falls back to the first generation's time
+    }
+  }
+  return { startMs: undefined, cwd: undefined };
+}
+
+/** What a read of a database carries from one generation row to the next (and, resumed, from one read to the next). */
+export interface UsageFold {
+  /** Attempt ids counted so far. */
+  seen: string[];
+  /** The last model a row named. */
+  model: string | undefined;
+  /** The last generation time (epoch ms). */
+  lastMs: number;
+  /** Usage events so far (the next one's offset from 0). */
+  count: number;
+}
+
+/**
+ * Fold generation rows (`{idx, data}`, in `idx` order) into `out.usage`, from `fold` on. An attempt whose id an
+ * earlier one had (a retry the final usage repeats) counts once. The model: the attempt's enum, else the row's
+ * name, else the last one an earlier row named.
+ */
+function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string, fold: UsageFold, out: ConversationUsage): void {
+  const seen = new Set(fold.seen);
+  for (const r of rows) {
+    out.rows++;
+    if (!(r.data instanceof Uint8Array)) {
+      out.skipped++;
+      continue;
+    }
+    out.bytes += r.data.length;
+    let row;
+    try {
+      row = decodeGenRow(r.data);
+    } catch {
+      out.skipped++;
+      continue;
+    }
+    const named = row.model === undefined ? undefined : priceModelName(row.model);
+    if (named !== undefined) fold.model = named;
+    if (row.timeMs !== undefined) fold.lastMs = row.timeMs;
+    for (const a of row.attempts) {
+      if (a.id !== undefined && seen.has(a.id)) continue;
+      if (a.id !== undefined) seen.add(a.id);
+      // the attempt's own model enum first: a retry may have gone to another model than the row names
+      const m = (a.modelEnum === undefined ? undefined : priceModelName(enumName(a.modelEnum))) ?? fold.model;
+      out.usage.push(
+        usageEventOf(CODEC_ID, conversation, fold.count++, {
+          model: m ?? FALLBACK_MODEL,
+          modelFallback: m === undefined,
+          provider: undefined,
+          timestamp: new Date(fold.lastMs).toISOString(),
+          inputTokens: a.input,
+          outputTokens: a.output,
+          reasoningTokens: a.thinking,
+          cacheReadTokens: a.cacheRead,
+          cacheWriteTokens: a.cacheWrite,
+          singleRequest: true,
+          dedupKey: a.id !== undefined ? `${CODEC_ID}:${a.id}` : `${CODEC_ID}:${conversation}:${String(r.idx)}:${a.attempt}`,
+          messageId: a.id,
+        }),
+      );
+    }
+  }
+  fold.seen = [...seen];
+}
+
+/** A fresh fold: no model yet, times from the conversation's start, else the database's mtime. */
+const newFold = (startMs: number | undefined, mtimeMs: number): UsageFold => ({ seen: [], model: undefined, lastMs: startMs ?? mtimeMs, count: 0 });
+
+/** Every token-bearing attempt of `conversation`'s generations, read whole (`foldRows`). */
+export function conversationUsage(db: SqliteDatabase, conversation: string, mtimeMs: number): ConversationUsage {
+  const out: ConversationUsage = { usage: [], skipped: 0, rows: 0, bytes: 0, ...trajectoryOf(db) };
+  if (!hasTable(db, 'gen_metadata')) return out;
+  foldRows(db.prepare('SELECT idx, data FROM gen_metadata ORDER BY idx').iterate() as Iterable<{ idx: unknown; data: unknown }>, conversation, newFold(out.startMs, mtimeMs), out);
+  return out;
+}
+
+function mtimeOf(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+}
+
+/** `gen_metadata` as a row source: read past its watermark; a row deleted or rewritten to another length below it restarts the read. */
+const GEN_SOURCE: RowSource = { name: 'gen_metadata', table: 'gen_metadata', columns: 'idx, data', fingerprint: 'length(data)' };
+
+/** The codec's part of a database's cursor: the fold after the last row read, the last model and the kinds read. */
+interface DbCursorState {
+  fold: UsageFold;
+  kinds: string;
+}
+
+function isDbState(v: unknown): v is DbCursorState {
+  const s = v as DbCursorState | null;
+  return s !== null && typeof s === 'object' && typeof s.kinds === 'string' && typeof s.fold === 'object' && s.fold !== null && Array.isArray(s.fold.seen) && typeof s.fold.count === 'number' && typeof s.fold.lastMs === 'number';
+}
+
+/**
+ * A conversation's database as `read()` gives it: a session event, then its usage (offsets 1, 2, …). Resumed
+ * from its RowCursor, it reads only the generation rows past the watermark, and yields the session event again
+ * (it replaces the last one: the model and `usageRecorded` move with new rows).
+ */
+export function readDbSession(file: string, conversation: string, parser: string, o: NormalizedReadOptions, emitAll: (e: SessionfoldEvent) => void): CollectedRead {
+  const emit = kindFilter(o, emitAll);
+  const kinds = [...o.kinds].sort().join(',');
+  const from = o.resume?.from?.format === 'sqlite' ? (o.resume.from as RowCursor) : undefined;
+  const got = agentSnapshot(CODEC_ID, file, (d) => {
+    const out: ConversationUsage = { usage: [], skipped: 0, rows: 0, bytes: 0, ...trajectoryOf(d) };
+    if (!hasTable(d, 'gen_metadata')) return { out, read: undefined, fold: undefined };
+    const identity = databaseIdentity(file) ?? { dev: 0, ino: 0 };
+    let read = readRowsSince(d, [GEN_SOURCE], from, parser, identity);
+    if (!read.restarted && (!isDbState(read.codecState) || read.codecState.kinds !== kinds)) read = { ...readRowsSince(d, [GEN_SOURCE], undefined, parser, identity), reason: 'kinds-changed' };
+    const fold = !read.restarted && isDbState(read.codecState) ? read.codecState.fold : newFold(out.startMs, mtimeOf(file));
+    foldRows(read.rows.gen_metadata ?? [], conversation, fold, out);
+    return { out, read, fold };
+  });
+  const { out, read, fold } = got;
+  const resumed = read !== undefined && !read.restarted;
+  const first = out.usage[0];
+  const startedAt = out.startMs !== undefined ? new Date(out.startMs).toISOString() : resumed ? undefined : first?.timestamp;
+  const recorded = (fold?.count ?? 0) > 0;
+  emit(sessionEventOf(CODEC_ID, conversation, 0, { startedAt, cwd: out.cwd, model: fold?.model ?? out.usage.at(-1)?.model, usageRecorded: recorded, usageUnknown: !recorded || undefined }));
+  for (const u of out.usage) emit({ ...u, offset: u.offset + 1 });
+  const base = { records: out.rows, bytes: out.bytes, skipped: out.skipped };
+  if (read === undefined || fold === undefined) return base;
+  return {
+    ...base,
+    start: { restarted: read.restarted, reason: read.reason, ...(resumed && { replaced: { session: 1 } }) },
+    cursor: withCodecState(read.cursor, { fold, kinds } satisfies DbCursorState),
+  };
+}
+
+/**
+ * A step log whose conversation has a database, read whole: its steps (the session event says whether the
+ * database recorded tokens), then the database's usage at offsets past the log's end. A database that cannot
+ * be read counts as one skipped record, and the steps still come.
+ */
+export function readStepLogWithDb(file: string, dbFile: string, conversation: string, o: NormalizedReadOptions, emitAll: (e: SessionfoldEvent) => void): CollectedRead {
+  const emit = kindFilter(o, emitAll);
+  let got: ConversationUsage | undefined;
+  try {
+    got = agentSnapshot(CODEC_ID, dbFile, (d) => conversationUsage(d, conversation, mtimeOf(dbFile)));
+  } catch {
+    got = undefined;
+  }
+  const bytes = readFileSync(file);
+  const core = createAntigravityCore(conversation, (got?.usage.length ?? 0) > 0);
+  const state = core.init({ file, options: o });
+  let skipped = got === undefined ? 1 : got.skipped;
+  let records = got?.rows ?? 0;
+  for (let start = 0, lf = bytes.indexOf(10); lf !== -1; start = lf + 1, lf = bytes.indexOf(10, start)) {
+    const end = lf > start && bytes[lf - 1] === 13 ? lf - 1 : lf;
+    records++;
+    if (end > start) feedLine(core, state, bytes.subarray(start, end), start, emit, () => skipped++);
+  }
+  core.end(state, emit);
+  for (const u of got?.usage ?? []) emit({ ...u, offset: bytes.length + u.offset });
+  return { records, bytes: bytes.length + (got?.bytes ?? 0), skipped };
+}
