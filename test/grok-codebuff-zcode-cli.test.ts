@@ -6,7 +6,6 @@
  * agents' trees are the same after every command.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +22,7 @@ import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js
 import { readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
 import { buildZcodeDb } from './helpers/zcode-db.js';
-import { agentCli, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
+import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -39,12 +38,7 @@ let before: string[];
 const files = {} as Record<Agent, SessionFile[]>;
 
 beforeAll(async () => {
-  const stale = (agent: string) => {
-    const built = join(ROOT, 'dist', 'codecs', agent, 'index.js');
-    const src = join(ROOT, 'codecs', agent);
-    return !existsSync(built) || statSync(built).mtimeMs < Math.max(...['index.ts', 'parse.ts', 'paths.ts'].map((f) => statSync(join(src, f)).mtimeMs));
-  };
-  if (!existsSync(CLI) || AGENTS.some(stale)) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
+  await buildIfStale(AGENTS);
   home = await mkdtemp(join(tmpdir(), 'sf-grok-codebuff-zcode-cli-'));
   await cp(join(FIXTURES, 'grok', 'sessions'), join(home, '.grok', 'sessions'), { recursive: true });
   files.grok = [...discoverGrokSync([join(home, '.grok', 'sessions')])];

@@ -4,24 +4,18 @@
  * `~/.factory/sessions/<p>/` with the sidecar): `sessions list`, `cost report --json --group-by agent` (tokens
  * equal to the golden files) and `read`. The agents' trees are the same after every command.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { droid } from '../codecs/droid/index.js';
 import { qwen } from '../codecs/qwen/index.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
-import { agentCli, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
+import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const SHARED = fileURLToPath(new URL('../../shared/fixtures/real/', import.meta.url));
 const OWN_DROID = fileURLToPath(new URL('../fixtures/droid/sessions/-home-someone-proj/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/', import.meta.url));
@@ -37,12 +31,7 @@ async function place(from: string, dir: string, name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const stale = (agent: string) => {
-    const built = join(ROOT, 'dist', 'codecs', agent, 'index.js');
-    const src = join(ROOT, 'codecs', agent);
-    return !existsSync(built) || statSync(built).mtimeMs < Math.max(...['index.ts', 'parse.ts', 'paths.ts'].map((f) => statSync(join(src, f)).mtimeMs));
-  };
-  if (!existsSync(CLI) || stale('qwen') || stale('droid')) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
+  await buildIfStale(['qwen', 'droid']);
   home = await mkdtemp(join(tmpdir(), 'sf-qwen-droid-cli-'));
   const chats = join(home, '.qwen', 'projects', '-tmp-proj', 'chats');
   for (const n of (await readdir(join(SHARED, 'qwen'))).filter((n) => n.endsWith('.jsonl'))) files.qwen.push(await place(join(SHARED, 'qwen'), chats, n));

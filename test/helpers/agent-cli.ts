@@ -4,6 +4,7 @@
  * added together share it.
  */
 import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,11 +16,22 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 
+/** Compiles the repo into dist/ when the CLI or one of `agents`' codecs there is older than its source. */
+export async function buildIfStale(agents: readonly string[]): Promise<void> {
+  const stale = (agent: string) => {
+    const built = join(ROOT, 'dist', 'codecs', agent, 'index.js');
+    const src = join(ROOT, 'codecs', agent);
+    return !existsSync(built) || statSync(built).mtimeMs < Math.max(...['index.ts', 'parse.ts', 'paths.ts'].map((f) => statSync(join(src, f)).mtimeMs));
+  };
+  if (!existsSync(CLI) || agents.some(stale)) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
+}
+
 /**
- * A `cli(args)` for the HOME `home()` returns: stdout of the built CLI, after checking that `trees()` (a
- * listing of the agents' folders) still equals `before()`, the listing taken when the suite set them up.
+ * A `cli(args)` for the HOME `home()` returns: stdout and stderr of the built CLI, after checking that
+ * `trees()` (a listing of the agents' folders) still equals `before()`, the listing taken when the suite set
+ * them up.
  */
-export function agentCli(home: () => string, trees: () => Promise<string[]>, before: () => string[]): (args: string[]) => Promise<string> {
+export function agentCliOutput(home: () => string, trees: () => Promise<string[]>, before: () => string[]): (args: string[]) => Promise<{ out: string; err: string }> {
   return async (args) => {
     const h = home();
     const r = await run(process.execPath, [CLI, ...args], {
@@ -28,8 +40,14 @@ export function agentCli(home: () => string, trees: () => Promise<string[]>, bef
       env: { PATH: process.env.PATH, HOME: h, XDG_CACHE_HOME: join(h, '.cache'), XDG_DATA_HOME: join(h, '.local', 'share'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
     });
     expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before());
-    return r.stdout;
+    return { out: r.stdout, err: r.stderr };
   };
+}
+
+/** `agentCliOutput`'s stdout alone. */
+export function agentCli(home: () => string, trees: () => Promise<string[]>, before: () => string[]): (args: string[]) => Promise<string> {
+  const both = agentCliOutput(home, trees, before);
+  return async (args) => (await both(args)).out;
 }
 
 /** The usage events of golden event files (`<name>.events.jsonl`), each dedup key once, in file order. */
