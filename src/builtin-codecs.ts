@@ -33,6 +33,7 @@ import { grokDescriptor } from '../codecs/grok/descriptor.js';
 import { grokCliDescriptor } from '../codecs/grok-cli/descriptor.js';
 import { codebuffDescriptor } from '../codecs/codebuff/descriptor.js';
 import { zcodeDescriptor } from '../codecs/zcode/descriptor.js';
+import { crushDescriptor } from '../codecs/crush/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -65,5 +66,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: grokCliDescriptor, load: async () => (await import('../codecs/grok-cli/index.js')).grokCli },
   { descriptor: codebuffDescriptor, load: async () => (await import('../codecs/codebuff/index.js')).codebuff },
   { descriptor: zcodeDescriptor, load: async () => (await import('../codecs/zcode/index.js')).zcode },
+  { descriptor: crushDescriptor, load: async () => (await import('../codecs/crush/index.js')).crush },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

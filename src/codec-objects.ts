@@ -45,4 +45,6 @@ export { grokCli } from '../codecs/grok-cli/index.js';
 export { codebuff } from '../codecs/codebuff/index.js';
 /** Z Code's usage database (`~/.zcode/cli/db/db.sqlite`): one usage event per model request, no messages. */
 export { zcode } from '../codecs/zcode/index.js';
+/** Crush's per-project `crush.db` databases, found through its `projects.json`: conversations, and each session's recorded cost. */
+export { crush } from '../codecs/crush/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

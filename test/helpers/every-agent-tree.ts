@@ -17,6 +17,7 @@ import { layOutKimi } from './kimi-layout.js';
 import { writeGooseDb } from '../goose-helpers.js';
 import { buildHermesDb } from './hermes-db.js';
 import { buildZcodeDb } from './zcode-db.js';
+import { layOutCrush } from './crush-db.js';
 import Database from 'better-sqlite3';
 import { CLAUDE_COPIES } from '../sessions-helpers.js';
 
@@ -402,6 +403,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     sessions: 3, // two with requests, and a `session` row without any
     usage: 'tokens',
     titles: false, // Z Code's usage table holds no conversation
+    cwd: true,
+  },
+  crush: {
+    // a project's database built from Crush's DDL, registered in ~/.local/share/crush/projects.json
+    async layOut({ home }) {
+      layOutCrush(home);
+    },
+    goldens: ['crush'],
+    sessions: 4, // the sub-agent's task session is not listed
+    usage: 'tokens', // the recorded cost, with no token counts
+    titles: true,
     cwd: true,
   },
 };

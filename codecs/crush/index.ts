@@ -1,0 +1,100 @@
+/**
+ * `crush`: Charm's Crush, which keeps each project's sessions in one SQLite database, `<project>/.crush/crush.db`,
+ * found through the projects Crush registers in its global data folder (paths.ts; README.md has the schema).
+ * Each session is a record path `<crush.db>#<session id>` (cursors/record-path.ts); the database's own path
+ * reads every session. Reads are whole, through `withSqliteSnapshot` (nothing beside the database is created,
+ * changed or removed). Per session: a session event, its messages in order with their tool calls and results,
+ * and, for a top-level session with a cost, one usage event carrying that cost.
+ *
+ * @example
+ * import { crush } from 'sessionfold/codecs/crush';
+ * for await (const f of crush.discover(crush.defaultRoots()))
+ *   for await (const e of crush.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.costUsd);
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
+import { CODEC_ID, discoverCrushFiles, projectOf } from './paths.js';
+import { crushDescriptor } from './descriptor.js';
+
+export { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
+export { discoverCrushFiles, getCrushRoots, projectDataDirs, type CrushProject } from './paths.js';
+
+export { PARSER_VERSION } from './descriptor.js';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** The sessions (all, or the one `only` names) with their messages, in the order Crush created them. */
+function sessionsOf(db: SqliteDatabase, file: string, only: string | undefined): SnapshotEvents {
+  const sessions = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
+  const messages = db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid');
+  const cwd = projectOf(file);
+  const events: SessionfoldEvent[] = [];
+  const emit = (e: SessionfoldEvent): void => {
+    events.push(e);
+  };
+  let skipped = 0;
+  for (const s of sessions) {
+    const rows = messages.all(s.id) as Row[];
+    // the model and provider of the session's last answer
+    let last: Row | undefined;
+    for (const m of rows) if (m.role === 'assistant' && str(m.model) !== undefined) last = m;
+    const model = str(last?.model);
+    const provider = str(last?.provider);
+    const session = sessionEvent(s, cwd, model, provider);
+    if (session === undefined) {
+      skipped++;
+      continue;
+    }
+    emit(session);
+    rows.forEach((m, i) => {
+      if (!messageEvents(session.sessionId, m, i + 1, emit)) skipped++;
+    });
+    const end = rows.at(-1);
+    const usage = usageEvent(s, rows.length, epochIso(end?.finished_at) ?? epochIso(end?.created_at), model, provider);
+    if (usage === 'bad') skipped++;
+    else if (usage !== undefined) emit(usage);
+  }
+  return { events, skipped };
+}
+
+async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const { db, key } = splitRecordPath(file);
+  const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, db, key)), o);
+}
+
+/** Every session of every registered database, as record paths; the SQLite driver loads only for one. */
+async function* discoverCrush(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  for (const f of discoverCrushFiles(roots)) {
+    let rows: { id: unknown; parent: unknown }[] = [];
+    try {
+      const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
+      rows = agentSnapshot(CODEC_ID, f.path, (d) => d.prepare('SELECT id, parent_session_id AS parent FROM sessions ORDER BY created_at, rowid').all() as { id: unknown; parent: unknown }[]);
+    } catch {
+      // not a Crush database (or one being replaced): no sessions from it this time
+    }
+    for (const r of rows) {
+      const id = str(r.id);
+      if (id !== undefined) yield { ...f, path: recordPath(f.path, id), sessionId: id, ...(str(r.parent) !== undefined && { subagent: true }) };
+    }
+  }
+}
+
+/** Crush: `.crush/crush.db` of each project Crush registered; see its README. */
+export const crush: Codec = {
+  ...crushDescriptor,
+  discover: discoverCrush,
+  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+    for await (const f of discoverCrush(roots)) if (f.sessionId === nativeId) return f;
+    return undefined;
+  },
+  getParseDependencies: recordDependencies,
+  read: readCrush,
+};
+export default crush;

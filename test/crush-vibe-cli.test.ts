@@ -1,0 +1,75 @@
+/**
+ * The crush and vibe codecs through the built CLI (dist/), as a subprocess, over a temporary HOME holding
+ * each agent's sample where the agent keeps it (Crush: `~/work/shop/.crush/crush.db` registered in
+ * `~/.local/share/crush/projects.json`): `sessions list <agent>`, `cost report --agent <agent>` (the recorded
+ * cost, and the note that the tokens are not recorded) and `read`. The agents' trees are the same after every
+ * command.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crush } from '../codecs/crush/index.js';
+import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { readEvents } from './helpers/codec-harness.js';
+import { layOutCrush } from './helpers/crush-db.js';
+import { treeListing } from './helpers/files.js';
+import { agentCli, agentCliOutput, buildIfStale } from './helpers/agent-cli.js';
+
+const AGENTS = ['crush'] as const;
+type Agent = (typeof AGENTS)[number];
+const CODECS: Record<Agent, Codec> = { crush };
+
+let home: string;
+let before: string[];
+const files = {} as Record<Agent, SessionFile[]>;
+
+beforeAll(async () => {
+  await buildIfStale(AGENTS);
+  home = await mkdtemp(join(tmpdir(), 'sf-crush-vibe-cli-'));
+  layOutCrush(home);
+  files.crush = [];
+  for await (const f of crush.discover(crush.defaultRoots({ HOME: home }))) files.crush.push(f);
+  before = await trees();
+}, 300_000);
+
+async function trees(): Promise<string[]> {
+  return [...(await treeListing(join(home, 'work'))), ...(await treeListing(join(home, '.local', 'share', 'crush')))];
+}
+
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+const cli = agentCli(() => home, trees, () => before);
+
+const cliBoth = agentCliOutput(() => home, trees, () => before);
+
+describe('sessionfold CLI over Crush and Mistral Vibe trees', () => {
+  it.each(AGENTS)('sessions list %s lists every top-level session', async (agent) => {
+    const rows = JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { sessionId: string; agent: string }[];
+    expect(rows.map((r) => r.sessionId).sort()).toEqual(files[agent].filter((f) => f.subagent !== true).map((f) => f.sessionId!).sort());
+    expect(rows.every((r) => r.agent === agent)).toBe(true);
+    const text = await cli(['sessions', 'list', agent]);
+    expect(text).toContain(agent === 'crush' ? 'Fix the checkout total' : '');
+  });
+
+  it('cost report --agent crush reports the cost Crush recorded, and that its tokens are not recorded', async () => {
+    const { out, err } = await cliBoth(['cost', 'report', '--agent', 'crush', '--json']);
+    const report = JSON.parse(out) as { totalUsd: number; requestCount: number; inputTokens: number; outputTokens: number; unpricedCount: number };
+    expect(report).toMatchObject({ requestCount: 2, inputTokens: 0, outputTokens: 0, unpricedCount: 0 });
+    expect(report.totalUsd).toBeCloseTo(0.4213 + 0.1875, 10);
+    // the top-level sessions; the sub-agent's task session is folded into its parent
+    expect(err).toContain('note: crush: 4 sessions have tokens the agent has not recorded');
+    const table = await cli(['cost', 'report', '--agent', 'crush']);
+    expect(table).toContain('$0.61');
+  });
+
+  it.each(AGENTS)('read --agent %s streams the library events', async (agent) => {
+    const path = files[agent][0]!.path;
+    const events = (await cli(['read', path, '--agent', agent])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
+    expect(events).toEqual(await readEvents(CODECS[agent], path));
+    expect(events.some((e) => e.type === 'message')).toBe(true);
+  });
+});
