@@ -34,6 +34,7 @@ import { grokCliDescriptor } from '../codecs/grok-cli/descriptor.js';
 import { codebuffDescriptor } from '../codecs/codebuff/descriptor.js';
 import { zcodeDescriptor } from '../codecs/zcode/descriptor.js';
 import { crushDescriptor } from '../codecs/crush/descriptor.js';
+import { vibeDescriptor } from '../codecs/vibe/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -67,5 +68,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: codebuffDescriptor, load: async () => (await import('../codecs/codebuff/index.js')).codebuff },
   { descriptor: zcodeDescriptor, load: async () => (await import('../codecs/zcode/index.js')).zcode },
   { descriptor: crushDescriptor, load: async () => (await import('../codecs/crush/index.js')).crush },
+  { descriptor: vibeDescriptor, load: async () => (await import('../codecs/vibe/index.js')).vibe },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -47,4 +47,6 @@ export { codebuff } from '../codecs/codebuff/index.js';
 export { zcode } from '../codecs/zcode/index.js';
 /** Crush's per-project `crush.db` databases, found through its `projects.json`: conversations, and each session's recorded cost. */
 export { crush } from '../codecs/crush/index.js';
+/** Mistral Vibe's session folders (a `meta.json` and a `messages.jsonl` per folder under `~/.vibe/logs/session`): one usage event per session from its stats. */
+export { vibe } from '../codecs/vibe/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -1,15 +1,16 @@
 /**
  * The crush and vibe codecs through the built CLI (dist/), as a subprocess, over a temporary HOME holding
  * each agent's sample where the agent keeps it (Crush: `~/work/shop/.crush/crush.db` registered in
- * `~/.local/share/crush/projects.json`): `sessions list <agent>`, `cost report --agent <agent>` (the recorded
+ * `~/.local/share/crush/projects.json`; Vibe: fixtures/vibe at `~/.vibe/logs/session/`): `sessions list <agent>`, `cost report --agent <agent>` (the recorded
  * cost, and the note that the tokens are not recorded) and `read`. The agents' trees are the same after every
  * command.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crush } from '../codecs/crush/index.js';
+import { vibe } from '../codecs/vibe/index.js';
 import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
@@ -17,9 +18,10 @@ import { layOutCrush } from './helpers/crush-db.js';
 import { treeListing } from './helpers/files.js';
 import { agentCli, agentCliOutput, buildIfStale } from './helpers/agent-cli.js';
 
-const AGENTS = ['crush'] as const;
+const AGENTS = ['crush', 'vibe'] as const;
 type Agent = (typeof AGENTS)[number];
-const CODECS: Record<Agent, Codec> = { crush };
+const CODECS: Record<Agent, Codec> = { crush, vibe };
+const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
 let home: string;
 let before: string[];
@@ -31,11 +33,14 @@ beforeAll(async () => {
   layOutCrush(home);
   files.crush = [];
   for await (const f of crush.discover(crush.defaultRoots({ HOME: home }))) files.crush.push(f);
+  await cp(join(FIXTURES, 'vibe', 'logs'), join(home, '.vibe', 'logs'), { recursive: true });
+  files.vibe = [];
+  for await (const f of vibe.discover(vibe.defaultRoots({ HOME: home }))) files.vibe.push(f);
   before = await trees();
 }, 300_000);
 
 async function trees(): Promise<string[]> {
-  return [...(await treeListing(join(home, 'work'))), ...(await treeListing(join(home, '.local', 'share', 'crush')))];
+  return [...(await treeListing(join(home, 'work'))), ...(await treeListing(join(home, '.local', 'share', 'crush'))), ...(await treeListing(join(home, '.vibe')))];
 }
 
 afterAll(async () => {
@@ -49,10 +54,12 @@ const cliBoth = agentCliOutput(() => home, trees, () => before);
 describe('sessionfold CLI over Crush and Mistral Vibe trees', () => {
   it.each(AGENTS)('sessions list %s lists every top-level session', async (agent) => {
     const rows = JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { sessionId: string; agent: string }[];
-    expect(rows.map((r) => r.sessionId).sort()).toEqual(files[agent].filter((f) => f.subagent !== true).map((f) => f.sessionId!).sort());
+    const ids = await Promise.all(files[agent].filter((f) => f.subagent !== true).map(async (f) => (await readEvents(CODECS[agent], f.path, { kinds: ['session'] }))[0]!.sessionId));
+    expect(rows.map((r) => r.sessionId).sort()).toEqual(ids.sort());
+    expect(rows.length).toBe(agent === 'crush' ? 4 : 3);
     expect(rows.every((r) => r.agent === agent)).toBe(true);
     const text = await cli(['sessions', 'list', agent]);
-    expect(text).toContain(agent === 'crush' ? 'Fix the checkout total' : '');
+    expect(text).toContain(agent === 'crush' ? 'Fix the checkout total' : 'Add pagination to /users');
   });
 
   it('cost report --agent crush reports the cost Crush recorded, and that its tokens are not recorded', async () => {
@@ -64,6 +71,18 @@ describe('sessionfold CLI over Crush and Mistral Vibe trees', () => {
     expect(err).toContain('note: crush: 4 sessions have tokens the agent has not recorded');
     const table = await cli(['cost', 'report', '--agent', 'crush']);
     expect(table).toContain('$0.61');
+  });
+
+  it('cost report --agent vibe reports the session stats, cached prompt tokens apart, at the cost Vibe estimated', async () => {
+    const { out, err } = await cliBoth(['cost', 'report', '--agent', 'vibe', '--json']);
+    const report = JSON.parse(out) as { totalUsd: number; requestCount: number; inputTokens: number; cacheReadTokens: number; outputTokens: number };
+    expect(report).toMatchObject({ requestCount: 2, inputTokens: 34500, cacheReadTokens: 30000, outputTokens: 2220 });
+    expect(report.totalUsd).toBeCloseTo(0.01244 + 0.00157, 10);
+    expect(err).not.toContain('not recorded');
+    const calculated = JSON.parse((await cliBoth(['cost', 'report', '--agent', 'vibe', '--json', '--mode', 'calculate'])).out) as { totalUsd: number; inputTokens: number };
+    expect(calculated.inputTokens).toBe(34500);
+    const table = await cli(['cost', 'report', '--agent', 'vibe']);
+    expect(table).toContain('2026-01-06');
   });
 
   it.each(AGENTS)('read --agent %s streams the library events', async (agent) => {

@@ -416,6 +416,16 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  vibe: {
+    async layOut({ home, own }) {
+      await cp(join(own, 'logs'), join(home, '.vibe', 'logs'), { recursive: true });
+    },
+    goldens: ['session_20260105_090000_019e1e27', 'session_20260106_141500_7a3b9c2d', 'session_20260107_080000_5c5c5c5c'],
+    sessions: 3,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */

@@ -1,0 +1,75 @@
+/**
+ * `vibe`: Mistral Vibe, which logs each session in a folder of its own under `~/.vibe/logs/session/`
+ * (`$VIBE_HOME` moves the home; README.md has the format and its sources): `meta.json`, rewritten whole at
+ * every save with the session's running token stats, and `messages.jsonl`, one message per line. A session's
+ * file is its `meta.json`, with `messages.jsonl` as a parse dependency; reads are whole (both files are
+ * small and change together). Per session: a session event, the messages with their tool calls and
+ * results, and one usage event from the stats.
+ *
+ * @example
+ * import { vibe } from 'sessionfold/codecs/vibe';
+ * for await (const f of vibe.discover(vibe.defaultRoots()))
+ *   for await (const e of vibe.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
+ */
+import { basename, dirname, join } from 'node:path';
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { kindFilter } from '../../cursors/core.js';
+import { readRegularFileSync } from '../../cursors/read-file.js';
+import { parseVibeSession } from './parse.js';
+import { CODEC_ID, discoverVibeFiles, MESSAGES_FILE, shortIdOf } from './paths.js';
+import { vibeDescriptor } from './descriptor.js';
+
+export { activeModel, isoTime, messageEvents, parseVibeSession, sessionEvent, usageEvent } from './parse.js';
+export { discoverVibeFiles, getVibeRoots } from './paths.js';
+
+export { PARSER_VERSION } from './descriptor.js';
+
+const messagesOf = (file: string): string => join(dirname(file), MESSAGES_FILE);
+
+function readText(file: string, optional: boolean): string | undefined {
+  try {
+    return readRegularFileSync(file);
+  } catch (cause) {
+    if (optional && (cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'PARSE_ERROR';
+    throw new SessionfoldError(code, `Cannot read ${file}: ${(cause as Error).message}`, { agent: CODEC_ID, file, cause });
+  }
+}
+
+async function* readVibe(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const o = normalizeReadOptions(options);
+  const meta = readText(file, false) as string;
+  const messages = readText(messagesOf(file), true);
+  const got = parseVibeSession(meta, messages, basename(dirname(file)));
+  o.info.skippedLines += got.skipped;
+  const out: SessionfoldEvent[] = [];
+  const emit = kindFilter(o, (e) => out.push(e));
+  for (const e of got.events) emit(e);
+  yield* out;
+}
+
+/** A session by its id: only the folders whose short id begins it have their `meta.json` read. */
+async function locateVibe(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+  for (const f of discoverVibeFiles(roots)) {
+    const short = shortIdOf(basename(dirname(f.path)));
+    if (short === undefined || !nativeId.toLowerCase().startsWith(short)) continue;
+    for await (const e of readVibe(f.path, { kinds: ['session'] })) if (e.sessionId === nativeId) return f;
+  }
+  return undefined;
+}
+
+/** Mistral Vibe: session folders under `~/.vibe/logs/session`; see its README. */
+export const vibe: Codec = {
+  ...vibeDescriptor,
+  discoverSync: discoverVibeFiles,
+  async *discover(roots: readonly string[]) {
+    yield* discoverVibeFiles(roots);
+  },
+  locate: locateVibe,
+  getParseDependencies: (file: string) => [messagesOf(file)],
+  read: readVibe,
+};
+export default vibe;
