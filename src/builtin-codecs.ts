@@ -11,6 +11,7 @@ import { coworkDescriptor } from '../codecs/cowork/descriptor.js';
 import { codexDescriptor } from '../codecs/codex/descriptor.js';
 import { geminiDescriptor } from '../codecs/gemini/descriptor.js';
 import { copilotDescriptor } from '../codecs/copilot/descriptor.js';
+import { copilotVscodeDescriptor } from '../codecs/copilot-vscode/descriptor.js';
 import { piDescriptor } from '../codecs/pi/descriptor.js';
 import { ompDescriptor } from '../codecs/omp/descriptor.js';
 import { senpiDescriptor } from '../codecs/senpi/descriptor.js';
@@ -45,6 +46,7 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: codexDescriptor, load: async () => (await import('../codecs/codex/index.js')).codex },
   { descriptor: geminiDescriptor, load: async () => (await import('../codecs/gemini/index.js')).gemini },
   { descriptor: copilotDescriptor, load: async () => (await import('../codecs/copilot/index.js')).copilot },
+  { descriptor: copilotVscodeDescriptor, load: async () => (await import('../codecs/copilot-vscode/index.js')).copilotVscode },
   { descriptor: piDescriptor, load: async () => (await import('../codecs/pi/index.js')).pi },
   { descriptor: ompDescriptor, load: async () => (await import('../codecs/omp/index.js')).omp },
   { descriptor: senpiDescriptor, load: async () => (await import('../codecs/senpi/index.js')).senpi },

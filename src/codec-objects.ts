@@ -11,6 +11,8 @@ export { cowork } from '../codecs/cowork/index.js';
 export { codex } from '../codecs/codex/index.js';
 export { gemini } from '../codecs/gemini/index.js';
 export { copilot } from '../codecs/copilot/index.js';
+/** GitHub Copilot Chat in VS Code (`<user dir>/workspaceStorage/<id>/chatSessions/*.jsonl|.json`), incremental. */
+export { copilotVscode } from '../codecs/copilot-vscode/index.js';
 export { pi } from '../codecs/pi/index.js';
 export { omp } from '../codecs/omp/index.js';
 /** Senpi sessions (`~/.senpi/agent/sessions`), pi's format read by pi's engine. */

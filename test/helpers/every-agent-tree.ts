@@ -344,6 +344,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: false, // the usage-ledger samples hold no message text or title
     cwd: false,
   },
+  'copilot-vscode': {
+    // no real sample is public: the repo's sessions, built from VS Code's serialization types (codecs/copilot-vscode/README.md)
+    async layOut({ home, own }) {
+      await cp(join(own, 'User'), join(home, '.config', 'Code', 'User'), { recursive: true });
+    },
+    goldens: ['6f9619ff-8b86-4d11-b42d-00c04fc964ff', '0e4c2a18-7d3b-4f5e-9a6c-1b2d3e4f5a60', 'b7e5d3c1-a9f8-4e6d-8c2b-0a1f2e3d4c5b'],
+    sessions: 3,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   antigravity: {
     async layOut({ home }) {
       await layOutAntigravity(join(home, '.gemini', 'antigravity-cli'));
