@@ -3,9 +3,9 @@
  * agent takes one folder (`CODEX_HOME=/a,/b`), but a comma is a legal character in a path: a value that
  * names an existing entry whole is that one path, and only a value that does not is split on commas.
  */
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** True when something is at `p` (a stat that follows links; imports nothing more, as descriptors load at start). */
 function exists(p: string): boolean {
@@ -36,4 +36,24 @@ export function electronAppData(env: NodeJS.ProcessEnv, platform: NodeJS.Platfor
   if (platform === 'win32') return env.APPDATA?.trim() || join(home, 'AppData', 'Roaming');
   if (platform === 'darwin') return join(home, 'Library', 'Application Support');
   return env.XDG_CONFIG_HOME?.trim() || join(home, '.config');
+}
+
+/**
+ * `dirs` with each folder kept once, in order: two spellings of one folder (a link left by a migration, a
+ * profile that points at another) are one root, so its files have one owner. A folder's identity is its real
+ * path when it exists, else its resolved spelling (a missing root is kept; discovery skips it).
+ */
+export function distinctFolders(dirs: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return dirs.filter((dir) => {
+    let key: string;
+    try {
+      key = realpathSync.native(dir);
+    } catch {
+      key = resolve(dir);
+    }
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

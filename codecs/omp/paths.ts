@@ -4,9 +4,10 @@
  * profile's, and the legacy agent dir. `PI_CODING_AGENT_DIR` and `PI_CONFIG_DIR` are pi's names, which omp
  * also reads; pi's codec owns the folders they name, so each file has one reader.
  */
-import { readdirSync, realpathSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { distinctFolders } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'omp';
 
@@ -25,14 +26,6 @@ function profileNames(dir: string): string[] {
   }
 }
 
-/** A folder's identity: its real path when it exists, else its resolved spelling. */
-function folderKey(dir: string): string {
-  try {
-    return realpathSync.native(dir);
-  } catch {
-    return resolve(dir);
-  }
-}
 
 /**
  * omp's roots, the newest place first: on Linux and macOS `<data>/omp/sessions` and
@@ -49,11 +42,5 @@ export function getOmpRoots(env: NodeJS.ProcessEnv = process.env, platform: Node
     roots.push(join(data, 'sessions'), ...profileNames(join(data, 'profiles')).map((p) => join(data, 'profiles', p, 'sessions')));
   }
   roots.push(...profileNames(join(legacy, 'profiles')).map((p) => join(legacy, 'profiles', p, 'agent', 'sessions')), join(legacy, 'agent', 'sessions'));
-  const seen = new Set<string>();
-  return roots.filter((r) => {
-    const key = folderKey(r);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return distinctFolders(roots);
 }

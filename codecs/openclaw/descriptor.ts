@@ -2,9 +2,9 @@
  * What the registry knows of this codec before it reads a file: names, version, capabilities and roots
  * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
  */
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { distinctFolders } from '../../cursors/env-paths.js';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { expandHome, piFamilyDescriptor } from '../pi/descriptor.js';
 
@@ -24,14 +24,6 @@ function openclawHome(env: NodeJS.ProcessEnv): string {
   return explicit ? expandHome(explicit, home) : home;
 }
 
-/** A folder's identity: its real path when it exists, else its resolved spelling. */
-function folderKey(dir: string): string {
-  try {
-    return realpathSync.native(dir);
-  } catch {
-    return resolve(dir);
-  }
-}
 
 /**
  * OpenClaw's roots: `$OPENCLAW_STATE_DIR`, else `$CLAWDBOT_STATE_DIR`, else every state dir under its home
@@ -42,13 +34,7 @@ export function getOpenclawRoots(env: NodeJS.ProcessEnv = process.env): string[]
   const home = openclawHome(env);
   const explicit = env.OPENCLAW_STATE_DIR?.trim() || env.CLAWDBOT_STATE_DIR?.trim();
   if (explicit) return [expandHome(explicit, home)];
-  const seen = new Set<string>();
-  return OPENCLAW_STATE_DIRNAMES.map((name) => join(home, name)).filter((dir) => {
-    const key = folderKey(dir);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return distinctFolders(OPENCLAW_STATE_DIRNAMES.map((name) => join(home, name)));
 }
 
 export const openclawDescriptor: CodecDescriptor = piFamilyDescriptor({ id: CODEC_ID, aliases: ['clawdbot', 'moltbot'], displayName: 'OpenClaw', defaultRoots: getOpenclawRoots, rootVariables: ['OPENCLAW_STATE_DIR', 'CLAWDBOT_STATE_DIR'] });
