@@ -7,58 +7,28 @@
  * Runs the built library and CLI in child processes (with the clock moved on where the test says so).
  */
 import { execFile } from 'node:child_process';
-import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { chmod, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { IO_RETRY_MS } from '../src/cache/rows.js';
-import { REAL_DIR } from './codex-helpers.js';
+import { lockedCodexHome, removeLockedCodexHomes, type LockedCodexHome } from './helpers/locked-codex.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const LIB = join(ROOT, 'dist', 'src', 'index.js');
-const OTHER = join(REAL_DIR, 'agent-sessions-codex_053_rate_limit.jsonl');
-const OTHER_REL = 'sessions/2025/10/31/rollout-2025-10-31T17-00-00-0199a000-0000-7000-8000-000000000053.jsonl';
-const LOCKED_REL = 'sessions/2025/11/01/rollout-2025-11-01T09-00-00-0199a000-0000-7000-8000-0000000000e1.jsonl';
-const LOCKED_SOURCE = join(REAL_DIR, 'agent-sessions-v0.146-sanitized.jsonl');
 
-/** As root a mode of 000 stops no read: the children run as nobody, in folders open to them. */
-const asRoot = process.getuid?.() === 0;
-const user = asRoot ? { uid: 65534, gid: 65534 } : {};
-
-const dirs: string[] = [];
 let dir: string;
 let locked: string;
 let env: NodeJS.ProcessEnv;
+let user: LockedCodexHome['user'];
 beforeEach(async () => {
-  // As root, beside the run's temp folder (private to root) rather than in it.
-  dir = await mkdtemp(join(asRoot ? dirname(tmpdir()) : tmpdir(), 'sf-io-failure-'));
-  dirs.push(dir);
-  const codex = join(dir, '.codex');
-  await mkdir(join(codex, OTHER_REL, '..'), { recursive: true });
-  await copyFile(OTHER, join(codex, OTHER_REL));
-  locked = join(codex, LOCKED_REL);
-  await mkdir(join(locked, '..'), { recursive: true });
-  await copyFile(LOCKED_SOURCE, locked);
-  await mkdir(join(dir, '.cache'), { recursive: true });
-  if (asRoot) for (const d of [dir, codex, join(codex, 'sessions'), join(dir, '.cache')]) await openUp(d);
-  await chmod(join(codex, OTHER_REL), 0o644);
-  await chmod(locked, 0o000);
-  env = { HOME: dir, PATH: process.env.PATH, CODEX_HOME: codex, XDG_CACHE_HOME: join(dir, '.cache'), XDG_CONFIG_HOME: join(dir, '.config'), SESSIONFOLD_SOCKET: 'off', SESSIONFOLD_CACHE: join(dir, '.cache', 'events.db'), NO_COLOR: '1', TZ: 'UTC', ...(process.env.SESSIONFOLD_NATIVE !== undefined && { SESSIONFOLD_NATIVE: process.env.SESSIONFOLD_NATIVE }) };
+  ({ dir, locked, env, user } = await lockedCodexHome('sf-io-failure-'));
 });
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-
-/** `d` and every folder under it open to any user. */
-async function openUp(d: string): Promise<void> {
-  await chmod(d, 0o777);
-  for (const e of await readdir(d, { withFileTypes: true })) if (e.isDirectory()) await openUp(join(d, e.name));
-}
+afterAll(removeLockedCodexHomes);
 
 const cachePath = () => env.SESSIONFOLD_CACHE as string;
 

@@ -6,54 +6,26 @@
  * stderr, in every format. Runs the built library and CLI in child processes.
  */
 import { execFile } from 'node:child_process';
-import { chmod, copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { chmod } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { REAL_DIR } from './codex-helpers.js';
+import { lockedCodexHome, OTHER_ID, removeLockedCodexHomes, type LockedCodexHome } from './helpers/locked-codex.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const LIB = join(ROOT, 'dist', 'src', 'index.js');
-const OTHER_REL = 'sessions/2025/10/31/rollout-2025-10-31T17-00-00-0199a000-0000-7000-8000-000000000053.jsonl';
-const LOCKED_REL = 'sessions/2025/11/01/rollout-2025-11-01T09-00-00-0199a000-0000-7000-8000-0000000000e1.jsonl';
 
-/** As root a mode of 000 stops no read: the children run as nobody, in folders open to them. */
-const asRoot = process.getuid?.() === 0;
-const user = asRoot ? { uid: 65534, gid: 65534 } : {};
-
-const dirs: string[] = [];
 let dir: string;
-let codex: string;
 let locked: string;
 let env: NodeJS.ProcessEnv;
+let user: LockedCodexHome['user'];
 beforeEach(async () => {
-  dir = await mkdtemp(join(asRoot ? dirname(tmpdir()) : tmpdir(), 'sf-list-unreadable-'));
-  dirs.push(dir);
-  codex = join(dir, '.codex');
-  await mkdir(join(codex, OTHER_REL, '..'), { recursive: true });
-  await copyFile(join(REAL_DIR, 'agent-sessions-codex_053_rate_limit.jsonl'), join(codex, OTHER_REL));
-  locked = join(codex, LOCKED_REL);
-  await mkdir(join(locked, '..'), { recursive: true });
-  await copyFile(join(REAL_DIR, 'agent-sessions-v0.146-sanitized.jsonl'), locked);
-  await mkdir(join(dir, '.cache'), { recursive: true });
-  if (asRoot) await openUp(dir);
-  await chmod(join(codex, OTHER_REL), 0o644);
-  await chmod(locked, 0o000);
-  env = { HOME: dir, PATH: process.env.PATH, CODEX_HOME: codex, XDG_CACHE_HOME: join(dir, '.cache'), XDG_CONFIG_HOME: join(dir, '.config'), XDG_DATA_HOME: join(dir, '.local', 'share'), SESSIONFOLD_SOCKET: 'off', NO_COLOR: '1', TZ: 'UTC', ...(process.env.SESSIONFOLD_NATIVE !== undefined && { SESSIONFOLD_NATIVE: process.env.SESSIONFOLD_NATIVE }) };
+  ({ dir, locked, env, user } = await lockedCodexHome('sf-list-unreadable-'));
 });
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-
-/** `d` and every folder under it open to any user. */
-async function openUp(d: string): Promise<void> {
-  await chmod(d, 0o777);
-  for (const e of await readdir(d, { withFileTypes: true })) if (e.isDirectory()) await openUp(join(d, e.name));
-}
+afterAll(removeLockedCodexHomes);
 
 interface ListRun {
   ids: string[];
@@ -77,7 +49,7 @@ const WARNING = 'warning: codex: 1 folder or file under ~/.codex could not be re
 
 describe('sessions list: a session file that cannot be read', () => {
   it('the library: left out and counted in sources, cold, warm and without the cache; counted no more once readable', async () => {
-    const expected = { ids: ['0199a000-0000-7000-8000-000000000053'], sources: [{ agent: 'codex', status: 'found', files: 2, unreadable: 1 }] };
+    const expected = { ids: [OTHER_ID], sources: [{ agent: 'codex', status: 'found', files: 2, unreadable: 1 }] };
     expect(await library(false)).toEqual(expected);
     expect(await library(true)).toEqual(expected); // cold
     expect(await library(true)).toEqual(expected); // warm: the other file from the cache
@@ -95,6 +67,6 @@ describe('sessions list: a session file that cannot be read', () => {
       expect([warm.stdout, warm.stderr]).toEqual([cold.stdout, cold.stderr]);
     }
     const json = JSON.parse((await cli('sessions', 'list', 'codex', '--json')).stdout) as { sessionId: string }[];
-    expect(json.map((s) => s.sessionId)).toEqual(['0199a000-0000-7000-8000-000000000053']);
+    expect(json.map((s) => s.sessionId)).toEqual([OTHER_ID]);
   }, 60_000);
 });
