@@ -24,6 +24,7 @@ import { CACHE_SCHEMA_VERSION } from '../src/cache/db.js';
 import Database from 'better-sqlite3';
 import { isUnchanged } from '../src/scan/classify.js';
 import type { ScanFile } from '../src/scan/discover.js';
+import { newScanStats } from '../src/scan/types.js';
 import { totalCost } from '../src/cost/total.js';
 import type { FoldRunInfo } from '../src/cost/incremental.js';
 import { REAL_DIR } from './codex-helpers.js';
@@ -126,6 +127,24 @@ describe('a corrupt .zst rollout', () => {
     expect(repaired.unreadable).toEqual([0]);
     expect(repaired.summary.requestCount).toBeGreaterThan(cold.summary.requestCount);
     expect((await report()).warnings).toEqual([]);
+  });
+
+  it("the library's scan stats count each file once, the failed one as failed, on every path", async () => {
+    const statsOf = async (cache: boolean) => {
+      const stats = newScanStats();
+      const info = {} as FoldRunInfo;
+      await totalCost({ agents: ['codex'] }, { env: home.env, cachePath: cachePath(), cache, stats, onWarning: () => undefined }, info);
+      return { files: stats.files, failed: stats.failed, snapshot: info.snapshot ?? 'off' };
+    };
+    const counts = { files: 2, failed: 1 };
+    expect(await statsOf(false)).toMatchObject(counts);
+    // The first report with the cache: no cache file yet, so it first asks whether there is anything to read.
+    expect(await statsOf(true)).toMatchObject(counts);
+    expect(await statsOf(true)).toEqual({ ...counts, snapshot: 'hit' });
+    await settleCache();
+    await statsOf(true);
+    expect(existsSync(`${cachePath()}.answers`)).toBe(true);
+    expect(await statsOf(true)).toEqual({ ...counts, snapshot: 'hit' }); // the answer memo
   });
 
   it('the built CLI: cold and warm stderr are the same', async () => {

@@ -28,7 +28,7 @@ import { cacheIdentity, findAnswer, recordAnswer, type AnswerNotes } from '../ca
 import { normalizeScanOptions } from '../scan/options.js';
 import { discoverUsageFiles, discoveryStats, scanUsageBatches, scanUsageBlocks } from '../scan/index.js';
 import type { Discovery } from '../scan/discover.js';
-import { newScanDelta, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
+import { newScanDelta, newScanStats, SkipTally, type ScanDelta, type ScanOptions, type UsageRecord } from '../scan/types.js';
 import { createCostFold, drainBlocks, foldCost, type CostFold } from './fold.js';
 import { FOLD_STATE_VERSION } from './fold-state.js';
 import { normalizeCostOptions, type CostFoldOptions, type NormalizedCostOptions } from './filter.js';
@@ -88,8 +88,15 @@ async function foldInto(fold: CostFold, scan: ScanOptions, discovery: Discovery)
  * writes the scan's source report (`ScanOptions.sources`).
  */
 async function nothingToRead(scan: ScanOptions): Promise<boolean> {
-  const d = await discoverUsageFiles(scan);
-  return d.files.length === 0 && [...d.seen.values()].every((paths) => paths.size === 0);
+  // Counted apart: when there is something to read, the scan's own discovery counts the same files again.
+  const stats = newScanStats();
+  const d = await discoverUsageFiles({ ...scan, stats });
+  const nothing = d.files.length === 0 && [...d.seen.values()].every((paths) => paths.size === 0);
+  if (nothing && scan.stats !== undefined) {
+    scan.stats.skippedSince += stats.skippedSince;
+    scan.stats.unreadableFolders += stats.unreadableFolders;
+  }
+  return nothing;
 }
 
 /**
