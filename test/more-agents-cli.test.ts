@@ -136,7 +136,8 @@ describe('sessionfold CLI over Antigravity CLI step logs', () => {
     const out = await cli(['sessions', 'show', 'antigravity', ANTIGRAVITY_LAYOUT['agent-sessions-cli-small.jsonl']!]);
     expect(out).toContain('List the files.');
     expect(out).toContain('list_dir');
-    expect(out.split('\n')).toContain('- **Cost:** unknown (the agent records no token usage)');
+    // the agent records tokens (in the conversation database this layout lacks): not Cursor's note
+    expect(out.split('\n')).toContain('- **Cost:** unknown (the agent has not recorded all of its tokens)');
   });
 
   it('cost report --json --group-by agent has no row for it: step logs without their databases hold no tokens', async () => {

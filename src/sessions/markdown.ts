@@ -112,7 +112,7 @@ function valueText(v: unknown): { text: string; lang: string } {
 export const UNKNOWN_NOTE = 'the agent has not recorded all of its tokens';
 /** Why a session's copies of another session's responses are not in its cost (SessionSummary.copiedCost). */
 export const COPIED_NOTE = 'not in the cost: the session that made them counts them';
-/** Why a session with `usageRecorded: false` has no cost (Cursor; an Antigravity step log without its database). */
+/** Why a session with `usageRecorded: false` and no `usageUnknown` has no cost (Cursor). */
 export const UNRECORDED_NOTE = 'the agent records no token usage';
 
 function costLine(c: CostRecord): string {
@@ -134,7 +134,8 @@ function markdownHeader(s: Session, messageCount = s.messages.length): string[] 
   if (s.cwd !== undefined) item('Working directory', `\`${s.cwd}\``);
   if (s.forkedFrom !== undefined) item('Forked from', `\`${s.forkedFrom}\``);
   item('Messages', `${formatInt(messageCount)} (${formatInt(s.turnCount)} turn${s.turnCount === 1 ? '' : 's'})`);
-  if (s.usageRecorded === false && s.cost === undefined) item('Cost', `unknown (${UNRECORDED_NOTE})`);
+  // usageUnknown first: the agent records tokens, but not where this session's are (an Antigravity step log without its database)
+  if (s.usageRecorded === false && s.usageUnknown !== true && s.cost === undefined) item('Cost', `unknown (${UNRECORDED_NOTE})`);
   else if (s.usageUnknown === true) item('Cost', s.cost === undefined ? `unknown (${UNKNOWN_NOTE})` : `at least ${costLine(s.cost)}; ${UNKNOWN_NOTE}`);
   else item('Cost', s.cost === undefined ? 'no usage recorded' : costLine(s.cost));
   if (s.copiedCost !== undefined) item('Copied from another session', `${costLine(s.copiedCost)}, ${COPIED_NOTE}`);
@@ -178,7 +179,7 @@ function markdownCostSummary(s: Session): string[] {
   const copied = s.copiedCost === undefined ? [] : [`Copied from another session: ${costLine(s.copiedCost)}, ${COPIED_NOTE}.`, ''];
   if (s.cost !== undefined && models.length === 0 && copied.length > 0) return [...lines, 'No usage of its own.', '', ...copied];
   if (s.cost === undefined || models.length === 0) {
-    const why = s.usageRecorded === false ? UNRECORDED_NOTE : s.usageUnknown === true ? UNKNOWN_NOTE : undefined;
+    const why = s.usageUnknown === true ? UNKNOWN_NOTE : s.usageRecorded === false ? UNRECORDED_NOTE : undefined;
     return [...lines, why !== undefined ? `Token usage unknown: ${why}.` : 'No token usage recorded.', ''];
   }
   lines.push('| Model | Requests | Input | Output | Reasoning | Cache read | Cache write | Cost |', '|---|---:|---:|---:|---:|---:|---:|---:|');
