@@ -10,7 +10,7 @@ export const PARSER_VERSION = 2; // 2: tokens from the conversation databases; a
 export const antigravityDescriptor: CodecDescriptor = {
   id: CODEC_ID,
   aliases: ['agy', 'antigravity-cli'],
-  displayName: 'Antigravity CLI',
+  displayName: 'Antigravity',
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, recordsUsage: true, usageMayBeUnknown: true },
   defaultRoots: getAntigravityRoots,
