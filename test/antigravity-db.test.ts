@@ -152,6 +152,8 @@ describe('antigravity conversation databases', () => {
       const again = await read(s2);
       expect(s2[0]).toEqual({ restarted: false, replaced: { session: 1 } });
       expect(again.map((e) => e.type)).toEqual(['session', 'usage']);
+      // the session event replaces the first read's: its start (the first generation's, no trajectory here) stays
+      expect(again[0]).toMatchObject({ type: 'session', startedAt: new Date(T0 * 1000).toISOString() });
       expect(usageOf(again).map((u) => [u.offset, u.model, u.inputTokens])).toEqual([[2, 'gemini-2.5-pro', 20]]);
       const d = new Database(db);
       d.prepare('DELETE FROM gen_metadata WHERE idx = 1').run();

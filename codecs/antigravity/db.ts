@@ -60,6 +60,8 @@ export interface UsageFold {
   lastMs: number;
   /** Usage events so far (the next one's offset from 0). */
   count: number;
+  /** The first usage event's time (epoch ms): a resumed read's session start when no trajectory gives one. */
+  firstMs?: number;
 }
 
 /**
@@ -91,6 +93,7 @@ function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string,
       if (a.id !== undefined) seen.add(a.id);
       // the attempt's own model enum first: a retry may have gone to another model than the row names
       const m = (a.modelEnum === undefined ? undefined : priceModelName(enumName(a.modelEnum))) ?? fold.model;
+      fold.firstMs ??= fold.lastMs;
       out.usage.push(
         usageEventOf(CODEC_ID, conversation, fold.count++, {
           model: m ?? FALLBACK_MODEL,
@@ -138,7 +141,7 @@ interface DbCursorState {
 
 function isDbState(v: unknown): v is DbCursorState {
   const s = v as DbCursorState | null;
-  return s !== null && typeof s === 'object' && typeof s.kinds === 'string' && typeof s.fold === 'object' && s.fold !== null && Array.isArray(s.fold.seen) && typeof s.fold.count === 'number' && typeof s.fold.lastMs === 'number';
+  return s !== null && typeof s === 'object' && typeof s.kinds === 'string' && typeof s.fold === 'object' && s.fold !== null && Array.isArray(s.fold.seen) && typeof s.fold.count === 'number' && typeof s.fold.lastMs === 'number' && (s.fold.firstMs === undefined || typeof s.fold.firstMs === 'number');
 }
 
 /**
@@ -162,8 +165,8 @@ export function readDbSession(file: string, conversation: string, parser: string
   });
   const { out, read, fold } = got;
   const resumed = read !== undefined && !read.restarted;
-  const first = out.usage[0];
-  const startedAt = out.startMs !== undefined ? new Date(out.startMs).toISOString() : resumed ? undefined : first?.timestamp;
+  const startMs = out.startMs ?? fold?.firstMs;
+  const startedAt = startMs !== undefined ? new Date(startMs).toISOString() : undefined;
   const recorded = (fold?.count ?? 0) > 0;
   emit(sessionEventOf(CODEC_ID, conversation, 0, { startedAt, cwd: out.cwd, model: fold?.model ?? out.usage.at(-1)?.model, usageRecorded: recorded, usageUnknown: !recorded || undefined }));
   for (const u of out.usage) emit({ ...u, offset: u.offset + 1 });
