@@ -158,6 +158,25 @@ describe('copilot-vscode log semantics', () => {
     await expect(readEvents(copilotVscode, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
   });
 
+  it('the cursor keeps what the events need: not the input box, attachments, request context, nor an emitted prompt', async () => {
+    const file = join(await tempDir(), 's-1.jsonl');
+    const big = 'x'.repeat(50_000);
+    const done = request('r1', { message: { text: big }, modelState: { value: 1, completedAt: 1767225620000 }, response: [{ value: 'ok' }], promptTokens: 100, completionTokens: 10 });
+    const noise = [
+      { kind: 1, k: ['inputState', 'attachments'], v: [{ id: 'img', value: big }] },
+      { kind: 1, k: ['inputState'], v: { inputText: big } },
+      { kind: 2, k: ['pendingRequests'], v: [{ id: 'p', request: { message: { text: big } } }] },
+      { kind: 1, k: ['requests', 0, 'usedContext'], v: { documents: [big] } },
+      { kind: 2, k: ['requests', 0, 'variableData', 'variables'], v: [{ value: big }] },
+    ];
+    await writeFile(file, line(INITIAL) + line({ kind: 2, k: ['requests'], v: [done] }) + noise.map(line).join('') + line({ kind: 1, k: ['customTitle'], v: 'T' }));
+    const { events, cursor } = await readFrom(file, undefined);
+    const k = byKind(events);
+    expect((k.message as MessageEvent[]).map((m) => [m.role, m.text.length])).toEqual([['user', 50_000], ['assistant', 2]]);
+    expect((k.usage as UsageEvent[]).map((u) => u.inputTokens)).toEqual([100]);
+    expect(JSON.stringify(cursor).length).toBeLessThan(2_000);
+  });
+
   it('entries before the first whole-session line, and paths that are no path, change nothing', async () => {
     const file = join(await tempDir(), 's-1.jsonl');
     await writeFile(file, line({ kind: 1, k: ['customTitle'], v: 'early' }) + line(INITIAL) + line({ kind: 1, k: 'requests', v: 1 }) + line({ kind: 1, k: ['requests', 1e9, 'x'], v: 1 }) + line({ kind: 9, k: ['x'] }));

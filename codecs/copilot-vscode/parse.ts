@@ -92,6 +92,31 @@ function requestIndexOf(e: Rec): number | undefined {
   return path !== undefined && path.length > 2 && path[0] === 'requests' && typeof path[1] === 'number' ? path[1] : undefined;
 }
 
+/** The session's keys the projection keeps; an entry at any other key (`inputState`, `pendingRequests`, …) changes nothing. */
+const SESSION_KEYS = new Set(['sessionId', 'creationDate', 'customTitle', 'requests']);
+/** A request's keys `pruneRequest` reads; an entry at any other key of a request changes none of its events. */
+const REQUEST_KEYS = new Set(['requestId', 'responseId', 'modelId', 'timestamp', 'promptTokens', 'completionTokens', 'message', 'isCanceled', 'modelState', 'result', 'modelTotals', 'response']);
+
+/**
+ * The head of a `Set` / `Push` / `Delete` entry as VS Code writes it (`{"kind":1,"k":["requests",3,"usedContext"]`):
+ * its session key, and its request index and key when it goes into a request.
+ */
+const ENTRY_HEAD = /^\{"kind":[123],"k":\["([^"\\]*)"(?:,(\d{1,9}),"([^"\\]*)")?/;
+
+/**
+ * An entry the projection drops, told from its head without parsing it (a save writes the input box, its
+ * attachments and each request's references and context beside the fields read): the request index it goes
+ * into (which stays pending, as for any entry into it), null for none; undefined for an entry to parse.
+ */
+function droppedEntry(buf: Buffer): number | null | undefined {
+  const m = ENTRY_HEAD.exec(buf.toString('latin1', 0, Math.min(buf.length, 96)));
+  if (m === null) return undefined;
+  if (!SESSION_KEYS.has(m[1] as string)) return null;
+  if (m[1] !== 'requests' || m[3] === undefined || REQUEST_KEYS.has(m[3])) return undefined;
+  const i = Number(m[2]);
+  return i <= MAX_INDEX ? i : null;
+}
+
 /** Apply one entry to the projection; the request indices whose events may have changed. */
 function apply(s: VscodeChatState, e: Rec): number[] | 'all' {
   if (e.kind === 0) {
@@ -100,7 +125,7 @@ function apply(s: VscodeChatState, e: Rec): number[] | 'all' {
     return 'all';
   }
   const path = pathOf(e.k);
-  if (path === undefined || path.length === 0 || s.doc === undefined) return [];
+  if (path === undefined || path.length === 0 || s.doc === undefined || !SESSION_KEYS.has(path[0] as string)) return [];
   const doc = s.doc;
   const last = path[path.length - 1] as string | number;
   const parent = parentAt(doc, path);
@@ -189,6 +214,8 @@ function requestEvents(s: VscodeChatState, r: Rec, start: number, emit: Emit): v
       emit(u);
     }
   }
+  // the prompt is emitted once: its text, however long, leaves the state (and the cursor)
+  if (done.u === 1) delete r.message;
   if (!isFinal(r)) return;
   if (done.f === undefined) {
     if (!s.pending.includes(id)) s.pending.push(id);
@@ -206,6 +233,8 @@ function requestEvents(s: VscodeChatState, r: Rec, start: number, emit: Emit): v
 }
 
 function line(s: VscodeChatState, buf: Buffer, start: number, emit: Emit): void {
+  const dropped = droppedEntry(buf);
+  if (dropped !== undefined) return settlePending(s, dropped ?? undefined, start, emit);
   const e = parseJsonObject(buf, start, CODEC_ID, s.file);
   settlePending(s, e.kind === 0 ? undefined : requestIndexOf(e), start, emit);
   const hit = apply(s, e);
