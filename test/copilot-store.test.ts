@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { copilot } from '../codecs/copilot/index.js';
 import { createdAtMs, sessionCalls } from '../codecs/copilot/store.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
@@ -22,6 +22,13 @@ import type { EventKind, SessionfoldEvent, UsageEvent } from '../cursors/protoco
 import { byKind, expectChunkInvariant, readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
 import { homeEnv } from './helpers/isolated-home.js';
+import { withSqliteSnapshot } from '../cursors/sqlite.js';
+
+// The snapshots the codec opens, counted (each one reads the table): the real function, observed.
+vi.mock('../cursors/sqlite.js', async (original) => {
+  const m = await original<typeof import('../cursors/sqlite.js')>();
+  return { ...m, withSqliteSnapshot: vi.fn(m.withSqliteSnapshot) };
+});
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
@@ -258,6 +265,17 @@ describe('copilot: per-call usage from session-store.db', () => {
     expect(await treeListing(copilotHome), 'no file added, changed or touched').toEqual(before);
     expect(readFileSync(join(copilotHome, 'session-store.db')).equals(dbBytes)).toBe(true);
   });
+  it('reads the database once per state, not once per session', async () => {
+    const snapshots = vi.mocked(withSqliteSnapshot);
+    insert(writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 1, 1, 0, 0, 0, '2026-03-05 09:00:00']]);
+    snapshots.mockClear();
+    for (const id of [A, B, C, G, A]) await readEvents(copilot, sessionFile(id));
+    expect(snapshots).toHaveBeenCalledTimes(1);
+    insert(writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 1, 1, 0, 0, 0, '2026-03-05 09:01:00']]);
+    for (const id of [A, B]) await readEvents(copilot, sessionFile(id));
+    expect(snapshots, 'a commit is a new state').toHaveBeenCalledTimes(2);
+  });
+
   it('a call recorded while the process runs reaches the next read of a session with no shutdown', async () => {
     expect((await readEvents(copilot, sessionFile(C))).some((e) => e.type === 'session' && e.usageUnknown === true)).toBe(true);
     insert(writer, [[C, 'gpt-4.1', null, 300, 30, 200, 0, 0, '2026-03-04 12:00:04']]);
