@@ -97,6 +97,25 @@ describe('copilot-vscode chunking and resume over every log', () => {
     const cuts = [...new Set([...lineBoundaries(content), ...randomCuts(content.length, 40, content.length)])].sort((a, b) => a - b);
     const run = await expectResumeEqualsFull(copilotVscode, content, cuts, {}, `${id}.jsonl`);
     expect(run.starts.slice(1).every((s) => !s.restarted)).toBe(true);
+    const usage = await expectResumeEqualsFull(copilotVscode, content, lineBoundaries(content), { kinds: ['usage', 'session'] }, `${id}.jsonl`);
+    expect(usage.starts.slice(1).every((s) => !s.restarted)).toBe(true);
+  });
+
+  it('a read without messages does not parse the response pushes: their bytes cannot change its events', async () => {
+    const file = join(await tempDir(), 's-1.jsonl');
+    const push = line({ kind: 2, k: ['requests', 0, 'response'], v: [{ value: 'streamed' }] });
+    const damaged = push.slice(0, push.length - 4) + '\n';
+    const end = { kind: 1, k: ['requests', 0, 'modelState'], v: { value: 1, completedAt: 1767225620000 } };
+    await writeFile(file, line(INITIAL) + line({ kind: 2, k: ['requests'], v: [request('r1', { promptTokens: 30, completionTokens: 3 })] }) + damaged + line(end) + line({ kind: 1, k: ['customTitle'], v: 'T' }));
+    const info = () => ({ bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 });
+    const full = info();
+    const all = await readEvents(copilotVscode, file, { info: full });
+    expect(full.skippedLines).toBe(1);
+    const some = info();
+    const usage = await readEvents(copilotVscode, file, { kinds: ['usage', 'session'], info: some });
+    expect(some.skippedLines).toBe(0);
+    expect(usage).toEqual(all.filter((e) => e.type === 'usage' || e.type === 'session'));
+    expect((byKind(usage).usage as UsageEvent[]).map((u) => u.inputTokens)).toEqual([30]);
   });
 });
 

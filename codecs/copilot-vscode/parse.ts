@@ -27,6 +27,8 @@ interface Done {
 
 export interface VscodeChatState {
   file: string;
+  /** The read wants the responses (messages, tool calls): else an entry into a `response` is not parsed. */
+  responses: boolean;
   sessionId: string;
   cwd: string | undefined;
   /** The session's projection: `creationDate`, `customTitle`, `requests` (pruned). */
@@ -106,13 +108,15 @@ const ENTRY_HEAD = /^\{"kind":[123],"k":\["([^"\\]*)"(?:,(\d{1,9}),"([^"\\]*)")?
 /**
  * An entry the projection drops, told from its head without parsing it (a save writes the input box, its
  * attachments and each request's references and context beside the fields read): the request index it goes
- * into (which stays pending, as for any entry into it), null for none; undefined for an entry to parse.
+ * into (which stays pending, as for any entry into it), null for none; undefined for an entry to parse. A
+ * read without messages or tool calls drops the `response` pushes too, most of a log's bytes (each save
+ * during a stream writes the parts from the first that changed).
  */
-function droppedEntry(buf: Buffer): number | null | undefined {
+function droppedEntry(s: VscodeChatState, buf: Buffer): number | null | undefined {
   const m = ENTRY_HEAD.exec(buf.toString('latin1', 0, Math.min(buf.length, 96)));
   if (m === null) return undefined;
   if (!SESSION_KEYS.has(m[1] as string)) return null;
-  if (m[1] !== 'requests' || m[3] === undefined || REQUEST_KEYS.has(m[3])) return undefined;
+  if (m[1] !== 'requests' || m[3] === undefined || (REQUEST_KEYS.has(m[3]) && (s.responses || m[3] !== 'response'))) return undefined;
   const i = Number(m[2]);
   return i <= MAX_INDEX ? i : null;
 }
@@ -233,7 +237,7 @@ function requestEvents(s: VscodeChatState, r: Rec, start: number, emit: Emit): v
 }
 
 function line(s: VscodeChatState, buf: Buffer, start: number, emit: Emit): void {
-  const dropped = droppedEntry(buf);
+  const dropped = droppedEntry(s, buf);
   if (dropped !== undefined) return settlePending(s, dropped ?? undefined, start, emit);
   const e = parseJsonObject(buf, start, CODEC_ID, s.file);
   settlePending(s, e.kind === 0 ? undefined : requestIndexOf(e), start, emit);
@@ -290,6 +294,7 @@ function restoreDone(v: unknown): Record<string, Done> {
 export function createVscodeChatCore(options: VscodeChatCoreOptions = {}): LineCore<VscodeChatState> {
   const init = (ctx: CoreContext): VscodeChatState => ({
     file: ctx.file,
+    responses: ctx.options.kinds.has('message') || ctx.options.kinds.has('tool_call') || ctx.options.kinds.has('tool_result'),
     sessionId: sessionIdOfPath(ctx.file),
     cwd: options.cwd,
     doc: undefined,
