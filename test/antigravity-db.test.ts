@@ -148,6 +148,7 @@ describe('antigravity conversation databases', () => {
       const w = new Database(db);
       w.prepare('INSERT INTO gen_metadata (idx, data) VALUES (?, ?)').run(2, genBlob({ seconds: T0 + 5, usage: usageBlob({ 2: 20, 3: 2, 11: 'b' }) }));
       w.close();
+      const resumedFrom = cursor;
       const s2: ResumeStart[] = [];
       const again = await read(s2);
       expect(s2[0]).toEqual({ restarted: false, replaced: { session: 1 } });
@@ -155,6 +156,11 @@ describe('antigravity conversation databases', () => {
       // the session event replaces the first read's: its start (the first generation's, no trajectory here) stays
       expect(again[0]).toMatchObject({ type: 'session', startedAt: new Date(T0 * 1000).toISOString() });
       expect(usageOf(again).map((u) => [u.offset, u.model, u.inputTokens])).toEqual([[2, 'gemini-2.5-pro', 20]]);
+      // the read leaves the cursor it resumed from as it was: resumed from it again, it gives the same usage
+      const after = cursor;
+      cursor = resumedFrom;
+      expect(usageOf(await read([])).map((u) => [u.offset, u.model, u.inputTokens])).toEqual([[2, 'gemini-2.5-pro', 20]]);
+      cursor = after;
       const d = new Database(db);
       d.prepare('DELETE FROM gen_metadata WHERE idx = 1').run();
       d.close();

@@ -159,7 +159,8 @@ export function readDbSession(file: string, conversation: string, parser: string
     const identity = databaseIdentity(file) ?? { dev: 0, ino: 0 };
     let read = readRowsSince(d, [GEN_SOURCE], from, parser, identity);
     if (!read.restarted && (!isDbState(read.codecState) || read.codecState.kinds !== kinds)) read = { ...readRowsSince(d, [GEN_SOURCE], undefined, parser, identity), reason: 'kinds-changed' };
-    const fold = !read.restarted && isDbState(read.codecState) ? read.codecState.fold : newFold(out.startMs, mtimeOf(file));
+    // a copy: the fold moves as rows are read, and the cursor resumed from (the caller's) must stay as it was
+    const fold = !read.restarted && isDbState(read.codecState) ? { ...read.codecState.fold } : newFold(out.startMs, mtimeOf(file));
     foldRows(read.rows.gen_metadata ?? [], conversation, fold, out);
     return { out, read, fold };
   });
