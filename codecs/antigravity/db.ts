@@ -71,6 +71,12 @@ export interface UsageFold {
  */
 function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string, fold: UsageFold, out: ConversationUsage): void {
   const seen = new Set(fold.seen);
+  // a conversation names a few models over many rows: each raw name is mapped once per read
+  const names = new Map<string | number, string | undefined>();
+  const nameOf = (raw: string | number): string | undefined => {
+    if (!names.has(raw)) names.set(raw, priceModelName(typeof raw === 'number' ? enumName(raw) : raw));
+    return names.get(raw);
+  };
   for (const r of rows) {
     out.rows++;
     if (!(r.data instanceof Uint8Array)) {
@@ -85,14 +91,14 @@ function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string,
       out.skipped++;
       continue;
     }
-    const named = row.model === undefined ? undefined : priceModelName(row.model);
+    const named = row.model === undefined ? undefined : nameOf(row.model);
     if (named !== undefined) fold.model = named;
     if (row.timeMs !== undefined) fold.lastMs = row.timeMs;
     for (const a of row.attempts) {
       if (a.id !== undefined && seen.has(a.id)) continue;
       if (a.id !== undefined) seen.add(a.id);
       // the attempt's own model enum first: a retry may have gone to another model than the row names
-      const m = (a.modelEnum === undefined ? undefined : priceModelName(enumName(a.modelEnum))) ?? fold.model;
+      const m = (a.modelEnum === undefined ? undefined : nameOf(a.modelEnum)) ?? fold.model;
       fold.firstMs ??= fold.lastMs;
       out.usage.push(
         usageEventOf(CODEC_ID, conversation, fold.count++, {
