@@ -118,7 +118,8 @@ describe('antigravity conversation databases', () => {
     expect(found.map((f) => f.sessionId).sort()).toEqual([DRIFT, SMALL].sort());
     const info = newReadInfo();
     const es = await events(transcriptOf(join(cliRoot, 'brain'), SMALL), info);
-    expect(es[0]).toMatchObject({ type: 'session', sessionId: SMALL, usageRecorded: true });
+    // the workspace folder the database's trajectory names: the step log records none
+    expect(es[0]).toMatchObject({ type: 'session', sessionId: SMALL, usageRecorded: true, cwd: '/home/dev/project' });
     expect(es.filter((e) => e.type === 'message').length).toBeGreaterThan(0);
     expect(info.skippedLines).toBe(1);
     const us = usageOf(es);

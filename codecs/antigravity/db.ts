@@ -200,7 +200,7 @@ export function readStepLogWithDb(file: string, dbFile: string, conversation: st
     got = undefined;
   }
   const bytes = readFileSync(file);
-  const core = createAntigravityCore(conversation, (got?.usage.length ?? 0) > 0);
+  const core = createAntigravityCore(conversation, (got?.usage.length ?? 0) > 0, got?.cwd);
   const state = core.init({ file, options: o });
   let skipped = got === undefined ? 1 : got.skipped;
   let records = got?.rows ?? 0;

@@ -45,8 +45,11 @@ function argsOf(v: unknown): unknown {
   return Object.fromEntries(Object.entries(v as Rec).map(([k, x]) => [k, parseJsonText(x)]));
 }
 
-/** `usageRecorded`: the conversation's database holds tokens (db.ts), which its session event then says. */
-export function createAntigravityCore(sessionId: string, usageRecorded = false): LineCore<AntigravityState> {
+/**
+ * `usageRecorded`: the conversation's database holds tokens (db.ts), which its session event then says; `cwd`:
+ * the workspace folder the database names (the step log names none).
+ */
+export function createAntigravityCore(sessionId: string, usageRecorded = false, cwd?: string): LineCore<AntigravityState> {
   const base = (offset: number) => ({ agent: CODEC_ID, sessionId, offset });
   return {
     init(ctx: CoreContext): AntigravityState {
@@ -68,7 +71,7 @@ export function createAntigravityCore(sessionId: string, usageRecorded = false):
       const at = ts !== undefined ? { timestamp: ts } : {};
       if (!s.sessionSeen) {
         s.sessionSeen = true;
-        emit(sessionEventOf(CODEC_ID, sessionId, start, { startedAt: ts, usageRecorded, usageUnknown: !usageRecorded || undefined }));
+        emit(sessionEventOf(CODEC_ID, sessionId, start, { startedAt: ts, cwd, usageRecorded, usageUnknown: !usageRecorded || undefined }));
       }
       const type = str(r.type) ?? 'UNKNOWN';
       const content = typeof r.content === 'string' ? r.content : '';
