@@ -6,7 +6,7 @@
  * counted, discovery and roots, and the folders left as they were.
  * Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run test/vibe.test.ts`.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +108,22 @@ describe('vibe golden events', () => {
     const torn = parseVibeSession('{"session_id": "s", "sta', '{"role":"user","content":"hi"}\n', 'session_x');
     expect(torn.skipped).toBe(1);
     expect(torn.events.map((e) => [e.type, e.sessionId])).toEqual([['session', 'session_x'], ['message', 'session_x']]);
+  });
+
+  it('a usage or session read takes meta.json alone: messages.jsonl is neither parsed nor needed', async () => {
+    const b = join(root, 'session_20260106_141500_7a3b9c2d', 'meta.json');
+    const full = (await readEvents(vibe, b)).filter((e) => e.type !== 'message' && e.type !== 'tool_call' && e.type !== 'tool_result');
+    const info = newInfo();
+    const only = await readEvents(vibe, b, { kinds: ['session', 'usage'], info });
+    expect(only).toEqual(full);
+    expect(only.map((e) => e.type)).toEqual(['session', 'usage']);
+    expect(info.skippedLines, 'the torn messages line is not read').toBe(0);
+    // a messages.jsonl that cannot be read at all does not stop the cost scan
+    const dir = join(home, 'unreadable', 'session_20260106_141500_7a3b9c2d');
+    cpSync(dirname(b), dir, { recursive: true });
+    rmSync(join(dir, 'messages.jsonl'));
+    mkdirSync(join(dir, 'messages.jsonl'));
+    expect(await readEvents(vibe, join(dir, 'meta.json'), { kinds: ['usage'] })).toEqual(full.filter((e) => e.type === 'usage'));
   });
 });
 

@@ -3,8 +3,8 @@
  * (`$VIBE_HOME` moves the home; README.md has the format and its sources): `meta.json`, rewritten whole at
  * every save with the session's running token stats, and `messages.jsonl`, one message per line. A session's
  * file is its `meta.json`, with `messages.jsonl` as a parse dependency; reads are whole (both files are
- * small and change together). Per session: a session event, the messages with their tool calls and
- * results, and one usage event from the stats.
+ * small and change together); a read of only session or usage events reads `meta.json` alone. Per session: a
+ * session event, the messages with their tool calls and results, and one usage event from the stats.
  *
  * @example
  * import { vibe } from 'sessionfold/codecs/vibe';
@@ -42,7 +42,9 @@ function readText(file: string, optional: boolean): string | undefined {
 async function* readVibe(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const o = normalizeReadOptions(options);
   const meta = readText(file, false) as string;
-  const messages = readText(messagesOf(file), true);
+  // the session and usage events are meta.json's alone: a cost scan or a locate leaves messages.jsonl unread
+  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
+  const messages = conversation ? readText(messagesOf(file), true) : undefined;
   const got = parseVibeSession(meta, messages, basename(dirname(file)));
   o.info.skippedLines += got.skipped;
   const out: SessionfoldEvent[] = [];

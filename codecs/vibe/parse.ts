@@ -107,9 +107,11 @@ export function messageEvents(sessionId: string, line: string, offset: number, m
 /**
  * The session's one usage event from the running `stats`: `session_prompt_tokens` holds the cached prompt
  * tokens, booked apart as cache reads; `session_cost`, Vibe's own estimate, as `costUsd` when above 0.
- * Undefined without tokens; 'bad' when a count or the cost is not a sane value (the whole event is refused).
+ * At offset 0, as the session event: both are `meta.json`'s, so a read that skips `messages.jsonl` gives the
+ * same event. Undefined without tokens; 'bad' when a count or the cost is not a sane value (the whole event
+ * is refused).
  */
-export function usageEvent(meta: Rec, sessionId: string, offset: number): UsageEvent | 'bad' | undefined {
+export function usageEvent(meta: Rec, sessionId: string): UsageEvent | 'bad' | undefined {
   const stats = rec(meta.stats);
   if (stats === undefined) return undefined;
   let prompt: number, output: number, cached: number;
@@ -125,7 +127,7 @@ export function usageEvent(meta: Rec, sessionId: string, offset: number): UsageE
   const cost = stats.session_cost;
   if (cost !== undefined && cost !== null && (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0 || cost > MAX_RECORD_USD)) return 'bad';
   const { model, provider } = activeModel(meta);
-  return usageEventOf(CODEC_ID, sessionId, offset, {
+  return usageEventOf(CODEC_ID, sessionId, 0, {
     model,
     provider,
     timestamp: isoTime(meta.end_time) ?? isoTime(meta.start_time),
@@ -158,7 +160,7 @@ export function parseVibeSession(metaText: string, messagesText: string | undefi
     n++;
     if (!messageEvents(session.sessionId, line, n, model, emit)) skipped++;
   }
-  const usage = usageEvent(meta, session.sessionId, n);
+  const usage = usageEvent(meta, session.sessionId);
   if (usage === 'bad') skipped++;
   else if (usage !== undefined) emit(usage);
   return { events, skipped };
