@@ -73,6 +73,15 @@ describe('sessionfold CLI over Crush and Mistral Vibe trees', () => {
     expect(table).toContain('$0.61');
   });
 
+  it('cost report --agent crush: display reports the recorded cost too; calculate has no tokens to price', async () => {
+    const display = JSON.parse((await cliBoth(['cost', 'report', '--agent', 'crush', '--json', '--mode', 'display'])).out) as { totalUsd: number; unpricedCount: number };
+    expect(display.totalUsd).toBeCloseTo(0.4213 + 0.1875, 10);
+    expect(display.unpricedCount).toBe(0);
+    const { out, err } = await cliBoth(['cost', 'report', '--agent', 'crush', '--json', '--mode', 'calculate']);
+    expect(JSON.parse(out)).toMatchObject({ totalUsd: 0, requestCount: 2, unpricedCount: 0 });
+    expect(err, 'the $0 comes with the note').toContain('note: crush: 4 sessions have tokens the agent has not recorded');
+  });
+
   it('cost report --agent vibe reports the session stats, cached prompt tokens apart, at the cost Vibe estimated', async () => {
     const { out, err } = await cliBoth(['cost', 'report', '--agent', 'vibe', '--json']);
     const report = JSON.parse(out) as { totalUsd: number; requestCount: number; inputTokens: number; cacheReadTokens: number; outputTokens: number };
