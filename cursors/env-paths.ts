@@ -16,6 +16,11 @@ function exists(p: string): boolean {
   }
 }
 
+/** `p` with a leading `~` (alone, or `~/`) as `home`, as a shell would expand an agent's home variable. */
+export function expandHome(p: string, home: string): string {
+  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
+}
+
 /**
  * `value` as a list of paths: [] when unset or blank; the whole value (trimmed) when it exists, as
  * `resolve` maps it (`~` expanded, say); else its comma-separated entries, trimmed, blanks left out.

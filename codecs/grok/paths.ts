@@ -8,14 +8,11 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { expandHome } from '../../cursors/env-paths.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'grok';
 export const UPDATES_FILE = 'updates.jsonl';
-
-function expandHome(p: string, home: string): string {
-  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
-}
 
 /** `<home>/sessions`, home = `$GROK_HOME`, else `~/.grok`. */
 export function getGrokRoots(env: NodeJS.ProcessEnv = process.env): string[] {

@@ -8,15 +8,12 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { expandHome } from '../../cursors/env-paths.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'vibe';
 export const META_FILE = 'meta.json';
 export const MESSAGES_FILE = 'messages.jsonl';
-
-function expandHome(p: string, home: string): string {
-  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
-}
 
 /** `$VIBE_HOME/logs/session`, else `~/.vibe/logs/session` and the XDG home's (`$XDG_CONFIG_HOME/vibe`, `~/.config/vibe`). */
 export function getVibeRoots(env: NodeJS.ProcessEnv = process.env): string[] {

@@ -6,14 +6,11 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
+import { expandHome } from '../../cursors/env-paths.js';
 import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'zcode';
 export const DB_FILE = 'db.sqlite';
-
-function expandHome(p: string, home: string): string {
-  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
-}
 
 /** `$ZCODE_HOME`, else `~/.zcode`. */
 export function getZcodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
