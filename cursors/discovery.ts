@@ -1,8 +1,11 @@
 /**
- * A codec's `discover`, `discoverSync` and `locate` from one synchronous listing, for a codec whose listing
- * names every session by its native id: `locate` walks the listing until it meets the id.
+ * A codec's `discover`, `discoverSync` and `locate` from its listing, for a codec whose listing names every
+ * session by its native id: `locate` walks the listing until it meets the id. A database codec lists its
+ * sessions as record paths with `databaseRecords`.
  */
 import type { Codec, SessionFile } from './protocol/codec.js';
+import { recordPath } from './record-path.js';
+import type { SqliteDatabase } from './sqlite.js';
 
 export function fromSyncListing(list: (roots: readonly string[]) => Iterable<SessionFile>): Pick<Codec, 'discover' | 'discoverSync' | 'locate'> {
   return {
@@ -15,4 +18,38 @@ export function fromSyncListing(list: (roots: readonly string[]) => Iterable<Ses
       return undefined;
     },
   };
+}
+
+export function fromListing(discover: (roots: readonly string[]) => AsyncIterable<SessionFile>): Pick<Codec, 'discover' | 'locate'> {
+  return {
+    discover,
+    async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+      for await (const f of discover(roots)) if (f.sessionId === nativeId) return f;
+      return undefined;
+    },
+  };
+}
+
+/** A session a database lists: its id, and whether it is a sub-agent's. */
+export interface DatabaseRecord {
+  id: string;
+  subagent?: boolean;
+}
+
+/**
+ * The sessions of each database in `files` as record paths (cursors/record-path.ts), `list` run on a read-only
+ * snapshot of each. The SQLite driver loads at the first database; one that cannot be read as the agent's
+ * (another program's file, or one being replaced) gives no session this time.
+ */
+export async function* databaseRecords(agent: string, files: Iterable<SessionFile>, list: (d: SqliteDatabase) => DatabaseRecord[]): AsyncGenerator<SessionFile> {
+  for (const f of files) {
+    let records: DatabaseRecord[] = [];
+    try {
+      const { agentSnapshot } = await import('./sqlite-events.js');
+      records = agentSnapshot(agent, f.path, list);
+    } catch {
+      // not the agent's database this time: no sessions from it
+    }
+    for (const r of records) yield { ...f, path: recordPath(f.path, r.id), sessionId: r.id, ...(r.subagent === true && { subagent: true }) };
+  }
 }

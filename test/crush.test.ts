@@ -155,6 +155,20 @@ describe('crush sessions', () => {
     writeFileSync(join(bad, 'projects.json'), 'not json');
     return expect(discovered([bad])).resolves.toEqual([]);
   });
+
+  it('a crush.db that is not Crush\'s gives no session in discovery, and a PARSE_ERROR when read', async () => {
+    const dir = join(home, 'foreign', '.crush');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'crush.db'), 'not a database');
+    const other = join(home, 'other-app', '.crush');
+    mkdirSync(other, { recursive: true });
+    new Database(join(other, 'crush.db')).exec('CREATE TABLE notes (id TEXT)').close();
+    for (const d of [dir, other]) {
+      expect(await discovered([d]), d).toEqual([]);
+      await expect(readEvents(crush, join(d, 'crush.db'))).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+    }
+    expect((await discovered([join(home, 'work', 'shop'), dir])).length, 'the good database beside it still lists').toBe(5);
+  });
 });
 
 describe('crush roots', () => {

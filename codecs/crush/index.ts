@@ -15,7 +15,8 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
-import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
+import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
+import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverCrushFiles, projectOf } from './paths.js';
@@ -69,31 +70,22 @@ async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<S
   yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, db, key)), o);
 }
 
-/** Every session of every registered database, as record paths; the SQLite driver loads only for one. */
-async function* discoverCrush(roots: readonly string[]): AsyncGenerator<SessionFile> {
-  for (const f of discoverCrushFiles(roots)) {
-    let rows: { id: unknown; parent: unknown }[] = [];
-    try {
-      const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
-      rows = agentSnapshot(CODEC_ID, f.path, (d) => d.prepare('SELECT id, parent_session_id AS parent FROM sessions ORDER BY created_at, rowid').all() as { id: unknown; parent: unknown }[]);
-    } catch {
-      // not a Crush database (or one being replaced): no sessions from it this time
-    }
-    for (const r of rows) {
-      const id = str(r.id);
-      if (id !== undefined) yield { ...f, path: recordPath(f.path, id), sessionId: id, ...(str(r.parent) !== undefined && { subagent: true }) };
-    }
-  }
+/** A database's sessions in creation order, a task session marked a sub-agent's. */
+function sessionList(d: SqliteDatabase): DatabaseRecord[] {
+  const rows = d.prepare('SELECT id, parent_session_id AS parent FROM sessions ORDER BY created_at, rowid').all() as { id: unknown; parent: unknown }[];
+  return rows.flatMap((r) => {
+    const id = str(r.id);
+    return id === undefined ? [] : [{ id, subagent: str(r.parent) !== undefined }];
+  });
 }
+
+/** Every session of every registered database, as record paths; the SQLite driver loads only for one. */
+const discoverCrush = (roots: readonly string[]): AsyncGenerator<SessionFile> => databaseRecords(CODEC_ID, discoverCrushFiles(roots), sessionList);
 
 /** Crush: `.crush/crush.db` of each project Crush registered; see its README. */
 export const crush: Codec = {
   ...crushDescriptor,
-  discover: discoverCrush,
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for await (const f of discoverCrush(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromListing(discoverCrush),
   getParseDependencies: recordDependencies,
   read: readCrush,
 };

@@ -9,7 +9,8 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
-import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
+import { databaseRecords, fromListing } from '../../cursors/discovery.js';
+import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverGrokCliFiles } from './paths.js';
@@ -51,27 +52,16 @@ async function* readGrokCli(file: string, options?: ReadOptions): AsyncGenerator
   yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key)), o);
 }
 
-async function* discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {
-  for (const f of discoverGrokCliFiles(roots)) {
-    let ids: unknown[] = [];
-    try {
-      const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
-      ids = agentSnapshot(CODEC_ID, f.path, (d) => (d.prepare('SELECT id FROM sessions ORDER BY created_at, rowid').all() as { id: unknown }[]).map((r) => r.id));
-    } catch {
-      // not a grok-cli database (or one being replaced): no sessions from it this time
-    }
-    for (const id of ids) if (typeof id === 'string' && id !== '') yield { ...f, path: recordPath(f.path, id), sessionId: id };
-  }
+function discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  return databaseRecords(CODEC_ID, discoverGrokCliFiles(roots), (d) =>
+    (d.prepare('SELECT id FROM sessions ORDER BY created_at, rowid').all() as { id: unknown }[]).flatMap((r) => (typeof r.id === 'string' && r.id !== '' ? [{ id: r.id }] : [])),
+  );
 }
 
 /** The community grok-cli: `~/.grok/grok.db`; see its README. */
 export const grokCli: Codec = {
   ...grokCliDescriptor,
-  discover: discoverGrokCli,
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for await (const f of discoverGrokCli(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromListing(discoverGrokCli),
   getParseDependencies: recordDependencies,
   read: readGrokCli,
 };

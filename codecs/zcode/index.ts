@@ -10,7 +10,8 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
-import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
+import { databaseRecords, fromListing } from '../../cursors/discovery.js';
+import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { msIso, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverZcodeFiles } from './paths.js';
@@ -67,27 +68,14 @@ async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<S
 }
 
 /** Every session of every database under the roots, as record paths; the SQLite driver loads only for one. */
-async function* discoverZcode(roots: readonly string[]): AsyncGenerator<SessionFile> {
-  for (const f of discoverZcodeFiles(roots)) {
-    let ids: string[] = [];
-    try {
-      const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
-      ids = agentSnapshot(CODEC_ID, f.path, (d) => (hasTable(d, 'model_usage') ? sessionIds(d) : []));
-    } catch {
-      // not a Z Code database (or one being replaced): no sessions from it this time
-    }
-    for (const id of ids) yield { ...f, path: recordPath(f.path, id), sessionId: id };
-  }
+function discoverZcode(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  return databaseRecords(CODEC_ID, discoverZcodeFiles(roots), (d) => (hasTable(d, 'model_usage') ? sessionIds(d).map((id) => ({ id })) : []));
 }
 
 /** Z Code: `cli/db/db.sqlite` under its home; see its README. */
 export const zcode: Codec = {
   ...zcodeDescriptor,
-  discover: discoverZcode,
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for await (const f of discoverZcode(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromListing(discoverZcode),
   getParseDependencies: recordDependencies,
   read: readZcode,
 };
