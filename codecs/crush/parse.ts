@@ -8,7 +8,7 @@
  * …) are the conversation. Crush keeps no per-request usage: `prompt_tokens` / `completion_tokens` are
  * overwritten with each step's context size, so they are not a total and are not read as one.
  */
-import type { Emit } from '../../cursors/core.js';
+import { parseJsonText, type Emit } from '../../cursors/core.js';
 import type { MessageRole, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { MAX_RECORD_USD } from '../../cursors/sane.js';
@@ -49,15 +49,6 @@ function partsOf(v: unknown): { type: string; data: Rec }[] | undefined {
   return parts.map(rec).flatMap((p) => (p !== undefined && typeof p.type === 'string' ? [{ type: p.type, data: rec(p.data) ?? {} }] : []));
 }
 
-function toolInput(v: unknown): unknown {
-  if (typeof v !== 'string') return v ?? null;
-  try {
-    return JSON.parse(v) as unknown;
-  } catch {
-    return v;
-  }
-}
-
 const ROLES: readonly string[] = ['user', 'assistant', 'system'];
 
 /**
@@ -78,7 +69,7 @@ export function messageEvents(sessionId: string, row: Row, offset: number, emit:
     emit({ type: 'message', ...base, role: role as MessageRole, text, ...(thinking !== '' && { thinking }), ...(model !== undefined && { model }), ...(str(row.id) !== undefined && { nativeId: str(row.id) }), ...(summary && { subtype: 'summary' }) });
   }
   for (const p of parts) {
-    if (p.type === 'tool_call') emit({ type: 'tool_call', ...base, callId: str(p.data.id) ?? '', name: str(p.data.name) ?? '', input: toolInput(p.data.input) });
+    if (p.type === 'tool_call') emit({ type: 'tool_call', ...base, callId: str(p.data.id) ?? '', name: str(p.data.name) ?? '', input: parseJsonText(p.data.input) });
     else if (p.type === 'tool_result') emit({ type: 'tool_result', ...base, callId: str(p.data.tool_call_id) ?? '', toolName: str(p.data.name) ?? '', output: p.data.content ?? null, isError: p.data.is_error === true });
   }
   return true;

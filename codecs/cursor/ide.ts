@@ -8,7 +8,7 @@
  * `text`, `thinking.text`, `createdAt` (ISO, often absent), and at most one tool call in `toolFormerData`
  * (`toolCallId`, `name`, `rawArgs` / `params` as JSON text, `result` as JSON text, `status`).
  */
-import type { Emit } from '../../cursors/core.js';
+import { parseJsonText, type Emit } from '../../cursors/core.js';
 import type { SessionEvent } from '../../cursors/protocol/events.js';
 import { cursorSession, CODEC_ID, isObject, isoOrUndefined, msToIso, str, toolOutput } from './parse.js';
 
@@ -24,16 +24,6 @@ export function parseKvValue(value: unknown): Record<string, unknown> | undefine
     return isObject(v) ? v : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** JSON text parsed when it is JSON, else kept as the text. */
-function jsonText(v: unknown): unknown {
-  if (typeof v !== 'string') return v ?? null;
-  try {
-    return JSON.parse(v) as unknown;
-  } catch {
-    return v;
   }
 }
 
@@ -124,11 +114,11 @@ export function bubbleEvents(sessionId: string, b: Record<string, unknown>, offs
   const callId = str(tool.toolCallId) ?? id;
   const name = str(tool.name) ?? (typeof tool.tool === 'string' || typeof tool.tool === 'number' ? String(tool.tool) : '');
   const ts = timestamp !== undefined ? { timestamp } : {};
-  emit({ type: 'tool_call', ...base, callId, name, input: jsonText(tool.rawArgs ?? tool.params), ...ts, messageId: id });
+  emit({ type: 'tool_call', ...base, callId, name, input: parseJsonText(tool.rawArgs ?? tool.params), ...ts, messageId: id });
   const status = str(tool.status);
   const additional = isObject(tool.additionalData) ? str(tool.additionalData.status) : undefined;
   if (tool.result !== undefined || status === 'error') {
     const isError = status === 'error' || additional === 'error';
-    emit({ type: 'tool_result', ...base, callId, toolName: name, output: toolOutput(jsonText(tool.result)), isError, ...ts });
+    emit({ type: 'tool_result', ...base, callId, toolName: name, output: toolOutput(parseJsonText(tool.result)), isError, ...ts });
   }
 }

@@ -7,6 +7,7 @@
 import { jsonObject } from '../../cursors/sqlite.js';
 import type { EventKind, MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { parseJsonText } from '../../cursors/core.js';
 import { countOrZero } from '../../cursors/sane.js';
 import { CODEC_ID } from './descriptor.js';
 
@@ -112,15 +113,6 @@ interface ToolCallJson {
   function?: { name?: unknown; arguments?: unknown };
 }
 
-function parseArguments(a: unknown): unknown {
-  if (typeof a !== 'string') return a ?? null;
-  try {
-    return JSON.parse(a) as unknown;
-  } catch {
-    return a;
-  }
-}
-
 /** The events of one message: a message (user/assistant/system), its tool calls, or a tool result. */
 export function emitMessage(m: HermesMessageRow, sessionId: string, calls: unknown, out: EmitTarget): void {
   const ts = isoOfSeconds(m.timestamp);
@@ -147,7 +139,7 @@ export function emitMessage(m: HermesMessageRow, sessionId: string, calls: unkno
     if (c === null || typeof c !== 'object') continue;
     const callId = str(c.id) ?? str(c.call_id);
     if (callId === undefined) continue;
-    const e: ToolCallEvent = { type: 'tool_call', agent: CODEC_ID, sessionId, offset: m.id, callId, name: str(c.function?.name) ?? 'unknown', input: parseArguments(c.function?.arguments) };
+    const e: ToolCallEvent = { type: 'tool_call', agent: CODEC_ID, sessionId, offset: m.id, callId, name: str(c.function?.name) ?? 'unknown', input: parseJsonText(c.function?.arguments) };
     if (ts !== undefined) e.timestamp = ts;
     out.emit(e);
   }

@@ -8,7 +8,7 @@
  * `session_cached_tokens` (newer releases) and Vibe's own `session_cost` estimate. `messages.jsonl` holds one
  * `LLMMessage` per line (`role`, `content`, `reasoning_content`, `tool_calls`, `tool_call_id`, `name`).
  */
-import type { Emit } from '../../cursors/core.js';
+import { jsonObject, parseJsonText, type Emit } from '../../cursors/core.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { MAX_RECORD_USD, saneCount } from '../../cursors/sane.js';
@@ -18,14 +18,6 @@ type Rec = Record<string, unknown>;
 
 const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 /** An ISO-8601 time (Python's `isoformat()`, a naive one read as UTC); undefined when it is not one. */
 export function isoTime(v: unknown): string | undefined {
@@ -63,17 +55,11 @@ export function sessionEvent(meta: Rec, fallbackId: string): SessionEvent {
   });
 }
 
-function toolInput(v: unknown): unknown {
-  if (typeof v !== 'string') return v ?? null;
-  const parsed = parseJson(v);
-  return parsed === undefined ? v : parsed;
-}
-
 const ROLES: readonly string[] = ['user', 'assistant', 'system'];
 
 /** The events of one `messages.jsonl` line at `offset` (its line number); false when it is not a JSON object. */
 export function messageEvents(sessionId: string, line: string, offset: number, model: string | undefined, emit: Emit): boolean {
-  const m = rec(parseJson(line));
+  const m = jsonObject(line);
   if (m === undefined) return false;
   const base = { agent: CODEC_ID, sessionId, offset };
   const role = String(m.role ?? 'assistant');
@@ -98,7 +84,7 @@ export function messageEvents(sessionId: string, line: string, offset: number, m
   if (role === 'assistant' && Array.isArray(m.tool_calls)) {
     for (const c of m.tool_calls.map(rec)) {
       const fn = rec(c?.function);
-      emit({ type: 'tool_call', ...base, callId: str(c?.id) ?? '', name: str(fn?.name) ?? '', input: toolInput(fn?.arguments) });
+      emit({ type: 'tool_call', ...base, callId: str(c?.id) ?? '', name: str(fn?.name) ?? '', input: parseJsonText(fn?.arguments) });
     }
   }
   return true;
@@ -147,7 +133,7 @@ export function parseVibeSession(metaText: string, messagesText: string | undefi
     events.push(e);
   };
   let skipped = 0;
-  const parsed = rec(parseJson(metaText));
+  const parsed = jsonObject(metaText);
   if (parsed === undefined) skipped++;
   const meta = parsed ?? {};
   const session = sessionEvent(meta, folder);
