@@ -13,7 +13,7 @@ import { crush } from '../codecs/crush/index.js';
 import { vibe } from '../codecs/vibe/index.js';
 import type { Codec, SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
-import { readEvents } from './helpers/codec-harness.js';
+import { discoverAll, readEvents } from './helpers/codec-harness.js';
 import { layOutCrush } from './helpers/crush-db.js';
 import { treeListing } from './helpers/files.js';
 import { agentCli, agentCliOutput, buildIfStale } from './helpers/agent-cli.js';
@@ -31,11 +31,9 @@ beforeAll(async () => {
   await buildIfStale(AGENTS);
   home = await mkdtemp(join(tmpdir(), 'sf-crush-vibe-cli-'));
   layOutCrush(home);
-  files.crush = [];
-  for await (const f of crush.discover(crush.defaultRoots({ HOME: home }))) files.crush.push(f);
+  files.crush = await discoverAll(crush, crush.defaultRoots({ HOME: home }));
   await cp(join(FIXTURES, 'vibe', 'logs'), join(home, '.vibe', 'logs'), { recursive: true });
-  files.vibe = [];
-  for await (const f of vibe.discover(vibe.defaultRoots({ HOME: home }))) files.vibe.push(f);
+  files.vibe = await discoverAll(vibe, vibe.defaultRoots({ HOME: home }));
   before = await trees();
 }, 300_000);
 

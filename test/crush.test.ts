@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crush, getCrushRoots, projectDataDirs } from '../codecs/crush/index.js';
-import type { SessionFile } from '../cursors/protocol/codec.js';
+import { newReadInfo, type SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
-import { byKind, readEvents } from './helpers/codec-harness.js';
+import { byKind, discoverAll, readEvents } from './helpers/codec-harness.js';
 import { buildCrushDb, CRUSH_LATER, CRUSH_ROWS, CRUSH_SCHEMA, layOutCrush, writeCrushProjects } from './helpers/crush-db.js';
 import { treeListing } from './helpers/files.js';
 import { expectGolden } from './helpers/golden.js';
@@ -31,7 +31,6 @@ function naiveCost(): { cost: number; sessions: number; messages: number } {
   return row;
 }
 
-const newInfo = () => ({ bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 });
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 let home: string;
@@ -46,18 +45,14 @@ afterAll(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-async function discovered(roots: readonly string[]): Promise<SessionFile[]> {
-  const out: SessionFile[] = [];
-  for await (const f of crush.discover(roots)) out.push(f);
-  return out;
-}
+const discovered = (roots: readonly string[]): Promise<SessionFile[]> => discoverAll(crush, roots);
 
 describe('crush golden events', () => {
   it('a read of the database equals the checked-in events; its cost is the simple reader\'s; nothing changes on disk', async () => {
     const dir = join(home, 'work', 'shop', '.crush');
     const before = await treeListing(dir);
     const bytes = sha(dbPath);
-    const info = newInfo();
+    const info = newReadInfo();
     const events = await readEvents(crush, dbPath, { info });
     await expectGolden(EXPECTED_DIR, 'crush', events.map((e) => (e.type === 'session' && e.cwd !== undefined ? { ...e, cwd: '<project>' } : e)));
     const usage = byKind(events).usage as UsageEvent[];
@@ -91,7 +86,7 @@ describe('crush golden events', () => {
     const db = new Database(path);
     db.prepare("UPDATE sessions SET cost = 1e9 WHERE id = 'b2b2b2b2-3c3c-4d4d-8e8e-5f5f5f5f5f5f'").run();
     db.close();
-    const info = newInfo();
+    const info = newReadInfo();
     const events = await readEvents(crush, path, { info });
     expect((byKind(events).usage as UsageEvent[]).map((u) => u.costUsd)).toEqual([0.4213]);
     expect(info.skippedLines).toBe(2);

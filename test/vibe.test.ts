@@ -11,16 +11,15 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getVibeRoots, parseVibeSession, vibe } from '../codecs/vibe/index.js';
-import type { SessionFile } from '../cursors/protocol/codec.js';
+import { newReadInfo, type SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
-import { byKind, readEvents } from './helpers/codec-harness.js';
+import { byKind, discoverAll, readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
 import { expectGolden } from './helpers/golden.js';
 import { codecUsageTotals, type UsageTotals } from './helpers/usage-totals.js';
 
 const FIXTURE = new URL('../fixtures/vibe/logs/session/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/vibe/', import.meta.url).pathname;
-const newInfo = () => ({ bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 });
 
 /** The simple second reader: every `meta.json`'s stats summed; prompt tokens hold the cached ones. */
 function naiveTotals(): UsageTotals {
@@ -57,11 +56,7 @@ afterAll(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-async function discovered(roots: readonly string[]): Promise<SessionFile[]> {
-  const out: SessionFile[] = [];
-  for await (const f of vibe.discover(roots)) out.push(f);
-  return out;
-}
+const discovered = (roots: readonly string[]): Promise<SessionFile[]> => discoverAll(vibe, roots);
 
 describe('vibe golden events', () => {
   it('each session folder reads to the checked-in events, with the totals of the simple reader; nothing changes on disk', async () => {
@@ -90,7 +85,7 @@ describe('vibe golden events', () => {
   });
 
   it('skips and counts a torn messages line and absurd stats, and reads the rest', async () => {
-    const info = newInfo();
+    const info = newReadInfo();
     const b = join(root, 'session_20260106_141500_7a3b9c2d', 'meta.json');
     const events = await readEvents(vibe, b, { info });
     expect(info.skippedLines, 'the torn last line').toBe(1);
@@ -113,7 +108,7 @@ describe('vibe golden events', () => {
   it('a usage or session read takes meta.json alone: messages.jsonl is neither parsed nor needed', async () => {
     const b = join(root, 'session_20260106_141500_7a3b9c2d', 'meta.json');
     const full = (await readEvents(vibe, b)).filter((e) => e.type !== 'message' && e.type !== 'tool_call' && e.type !== 'tool_result');
-    const info = newInfo();
+    const info = newReadInfo();
     const only = await readEvents(vibe, b, { kinds: ['session', 'usage'], info });
     expect(only).toEqual(full);
     expect(only.map((e) => e.type)).toEqual(['session', 'usage']);

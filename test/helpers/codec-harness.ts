@@ -10,12 +10,19 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import type { Codec, ReadCursor, ReadOptions, ResumeStart } from '../../cursors/protocol/codec.js';
+import type { Codec, ReadCursor, ReadOptions, ResumeStart, SessionFile } from '../../cursors/protocol/codec.js';
 import { EVENT_KINDS, type EventKind, type SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { parseSync } from '../../cursors/sync.js';
 import { unitRng } from './rng.js';
 
 export const CHUNK_SIZES = [1, 2, 3, 7, 64] as const;
+
+/** Every session file `codec.discover(roots)` finds, in its order. */
+export async function discoverAll(codec: Codec, roots: readonly string[]): Promise<SessionFile[]> {
+  const out: SessionFile[] = [];
+  for await (const f of codec.discover(roots)) out.push(f);
+  return out;
+}
 
 export async function readEvents(codec: Codec, file: string, options?: ReadOptions): Promise<SessionfoldEvent[]> {
   const out: SessionfoldEvent[] = [];
