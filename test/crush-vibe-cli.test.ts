@@ -5,7 +5,8 @@
  * cost, and the note that the tokens are not recorded) and `read`. The agents' trees are the same after every
  * command.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,5 +98,33 @@ describe('sessionfold CLI over Crush and Mistral Vibe trees', () => {
     const events = (await cli(['read', path, '--agent', agent])).split('\n').filter(Boolean).map((l) => JSON.parse(l) as SessionfoldEvent);
     expect(events).toEqual(await readEvents(CODECS[agent], path));
     expect(events.some((e) => e.type === 'message')).toBe(true);
+  });
+});
+
+describe('a Vibe session saved again, through the event cache', () => {
+  it('its running stats replace the ones counted before: the session counts once, at its latest totals', async () => {
+    const h = await mkdtemp(join(tmpdir(), 'sf-vibe-resave-'));
+    try {
+      await cp(join(FIXTURES, 'vibe', 'logs'), join(h, '.vibe', 'logs'), { recursive: true });
+      const run = agentCliOutput(() => h, async () => [], () => []);
+      const report = async () => JSON.parse((await run(['cost', 'report', '--agent', 'vibe', '--json'])).out) as { requestCount: number; inputTokens: number; outputTokens: number; totalUsd: number };
+      const first = await report();
+      expect(first).toMatchObject({ requestCount: 2, inputTokens: 34500, outputTokens: 2220 });
+      expect(existsSync(join(h, '.cache', 'sessionfold', 'events.db')), 'the second report is a warm one').toBe(true);
+      // Vibe's next save: more tokens in the same session's meta.json, rewritten whole
+      const meta = join(h, '.vibe', 'logs', 'session', 'session_20260105_090000_019e1e27', 'meta.json');
+      const doc = JSON.parse(await readFile(meta, 'utf8')) as { stats: Record<string, number> };
+      doc.stats.session_prompt_tokens = (doc.stats.session_prompt_tokens ?? 0) + 1000;
+      doc.stats.session_completion_tokens = (doc.stats.session_completion_tokens ?? 0) + 80;
+      doc.stats.session_cost = 0.02;
+      await writeFile(meta, JSON.stringify(doc));
+      const later = new Date(Date.now() + 5000);
+      await utimes(meta, later, later);
+      const second = await report();
+      expect(second).toMatchObject({ requestCount: 2, inputTokens: 34500 + 1000, outputTokens: 2220 + 80 });
+      expect(second.totalUsd).toBeCloseTo(0.02 + 0.00157, 10);
+    } finally {
+      await rm(h, { recursive: true, force: true });
+    }
   });
 });
