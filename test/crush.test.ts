@@ -64,6 +64,15 @@ describe('crush golden events', () => {
     expect(sha(dbPath), 'the database bytes').toBe(bytes);
   });
 
+  it('a usage or session read parses no message parts: same events, no parts counted as skipped', async () => {
+    const full = (await readEvents(crush, dbPath)).filter((e) => e.type === 'session' || e.type === 'usage');
+    const info = newReadInfo();
+    const only = await readEvents(crush, dbPath, { kinds: ['session', 'usage'], info });
+    expect(only).toEqual(full);
+    expect(byKind(only).usage.length).toBeGreaterThan(0);
+    expect(info.skippedLines, 'the message whose parts are not JSON is not parsed').toBe(0);
+  });
+
   it('the simple reader sees real cost (the comparison is not vacuous)', () => {
     expect(naiveCost()).toEqual({ cost: 0.4213 + 0.1875, sessions: 2, messages: 13 });
   });

@@ -29,8 +29,12 @@ export { PARSER_VERSION } from './descriptor.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** The sessions (all, or the one `only` names) with their messages, in the order Crush created them. */
-function sessionsOf(db: SqliteDatabase, file: string, only: string | undefined): SnapshotEvents {
+/**
+ * The sessions (all, or the one `only` names) with their messages, in the order Crush created them. Without
+ * `conversation` (a read of session or usage events only: the cost scan) no message's `parts` is parsed: the
+ * usage event needs only the rows' columns.
+ */
+function sessionsOf(db: SqliteDatabase, file: string, only: string | undefined, conversation: boolean): SnapshotEvents {
   const sessions = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
   const messages = db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid');
   const cwd = projectOf(file);
@@ -52,9 +56,11 @@ function sessionsOf(db: SqliteDatabase, file: string, only: string | undefined):
       continue;
     }
     emit(session);
-    rows.forEach((m, i) => {
-      if (!messageEvents(session.sessionId, m, i + 1, emit)) skipped++;
-    });
+    if (conversation) {
+      rows.forEach((m, i) => {
+        if (!messageEvents(session.sessionId, m, i + 1, emit)) skipped++;
+      });
+    }
     const end = rows.at(-1);
     const usage = usageEvent(s, rows.length, epochIso(end?.finished_at) ?? epochIso(end?.created_at), model, provider);
     if (usage === 'bad') skipped++;
@@ -67,7 +73,8 @@ async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<S
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, db, key)), o);
+  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
+  yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, db, key, conversation)), o);
 }
 
 /** A database's sessions in creation order, a task session marked a sub-agent's. */
