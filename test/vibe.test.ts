@@ -89,6 +89,10 @@ describe('vibe golden events', () => {
     const b = join(root, 'session_20260106_141500_7a3b9c2d', 'meta.json');
     const events = await readEvents(vibe, b, { info });
     expect(info.skippedLines, 'the torn last line').toBe(1);
+    const skips: unknown[] = [];
+    await readEvents(vibe, b, { onSkip: (e) => skips.push(e) });
+    expect(skips, 'onSkip hears of it').toHaveLength(1);
+    await expect(readEvents(vibe, b, { strict: true }), 'a strict read refuses it').rejects.toMatchObject({ code: 'PARSE_ERROR' });
     expect(byKind(events).message).toHaveLength(3);
     expect(byKind(events).message[2]).toMatchObject({ role: 'user', subtype: 'injected' });
     const meta = JSON.parse(readFileSync(b, 'utf8')) as { stats: Record<string, unknown> };

@@ -13,10 +13,9 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { kindFilter } from '../../cursors/core.js';
+import { readCollected } from '../../cursors/read-collected.js';
 import { readRegularFileSync } from '../../cursors/read-file.js';
 import { parseVibeSession } from './parse.js';
 import { CODEC_ID, discoverVibeFiles, MESSAGES_FILE, shortIdOf } from './paths.js';
@@ -39,18 +38,17 @@ function readText(file: string, optional: boolean): string | undefined {
   }
 }
 
-async function* readVibe(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const o = normalizeReadOptions(options);
-  const meta = readText(file, false) as string;
-  // the session and usage events are meta.json's alone: a cost scan or a locate leaves messages.jsonl unread
-  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  const messages = conversation ? readText(messagesOf(file), true) : undefined;
-  const got = parseVibeSession(meta, messages, basename(dirname(file)));
-  o.info.skippedLines += got.skipped;
-  const out: SessionfoldEvent[] = [];
-  const emit = kindFilter(o, (e) => out.push(e));
-  for (const e of got.events) emit(e);
-  yield* out;
+/** The session's events through `readCollected` (its counts, skips, `strict` and `onSkip`, as every whole read). */
+function readVibe(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  return readCollected(CODEC_ID, file, options, (o, emit) => {
+    const meta = readText(file, false) as string;
+    // the session and usage events are meta.json's alone: a cost scan or a locate leaves messages.jsonl unread
+    const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
+    const messages = conversation ? readText(messagesOf(file), true) : undefined;
+    const got = parseVibeSession(meta, messages, basename(dirname(file)));
+    for (const e of got.events) if (o.kinds.has(e.type)) emit(e);
+    return { records: 1 + got.lines, bytes: Buffer.byteLength(meta) + (messages === undefined ? 0 : Buffer.byteLength(messages)), skipped: got.skipped };
+  });
 }
 
 /** A session by its id: only the folders whose short id begins it have their `meta.json` read. */

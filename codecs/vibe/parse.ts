@@ -126,8 +126,8 @@ export function usageEvent(meta: Rec, sessionId: string): UsageEvent | 'bad' | u
   });
 }
 
-/** The events of a session folder, and how many of its records were skipped as unreadable. */
-export function parseVibeSession(metaText: string, messagesText: string | undefined, folder: string): { events: SessionfoldEvent[]; skipped: number } {
+/** The events of a session folder, how many message lines it read, and how many records were skipped as unreadable. */
+export function parseVibeSession(metaText: string, messagesText: string | undefined, folder: string): { events: SessionfoldEvent[]; lines: number; skipped: number } {
   const events: SessionfoldEvent[] = [];
   const emit = (e: SessionfoldEvent): void => {
     events.push(e);
@@ -149,5 +149,5 @@ export function parseVibeSession(metaText: string, messagesText: string | undefi
   const usage = usageEvent(meta, session.sessionId);
   if (usage === 'bad') skipped++;
   else if (usage !== undefined) emit(usage);
-  return { events, skipped };
+  return { events, lines: n, skipped };
 }
