@@ -43,19 +43,23 @@ export async function* readCollected(
   yield* replay(agent, file, o, r, events);
 }
 
+/** `skipped` malformed records of a whole read: counted and told to `onSkip`, or a PARSE_ERROR when the read is strict. */
+export function reportSkipped(agent: string, file: string, o: NormalizedReadOptions, skipped: number): void {
+  if (skipped === 0) return;
+  const message = `${skipped} malformed record(s) in ${file}`;
+  if (o.strict) throw new SessionfoldError('PARSE_ERROR', message, { agent, file });
+  o.info.skippedLines += skipped;
+  const err = new SessionfoldError('MALFORMED_LINE', message, { agent, file });
+  for (let i = 0; i < skipped; i++) o.onSkip?.(err);
+}
+
 /** What one parse gave, as `read()` hands it over: `onStart`, the `info` counts and skips, the events, `onCursor`. */
 function* replay(agent: string, file: string, o: NormalizedReadOptions, r: CollectedRead, events: readonly SessionfoldEvent[]): Generator<SessionfoldEvent> {
   const start = r.start ?? { restarted: true, reason: 'no-cursor' as const };
   o.resume?.onStart?.({ restarted: start.restarted, ...(start.reason !== undefined && { reason: start.reason }), replaced: start.restarted ? {} : (start.replaced ?? {}) });
   o.info.bytes += r.bytes;
   o.info.lines += r.records;
-  if (r.skipped > 0) {
-    const message = `${r.skipped} malformed record(s) in ${file}`;
-    if (o.strict) throw new SessionfoldError('PARSE_ERROR', message, { agent, file });
-    o.info.skippedLines += r.skipped;
-    const err = new SessionfoldError('MALFORMED_LINE', message, { agent, file });
-    for (let i = 0; i < r.skipped; i++) o.onSkip?.(err);
-  }
+  reportSkipped(agent, file, o, r.skipped);
   for (const e of events) {
     o.info.events++;
     yield e;

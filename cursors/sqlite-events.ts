@@ -7,6 +7,7 @@ import type { NormalizedReadOptions } from './protocol/codec.js';
 import { SessionfoldError } from './protocol/errors.js';
 import type { SessionfoldEvent } from './protocol/events.js';
 import { kindFilter } from './core.js';
+import { reportSkipped } from './read-collected.js';
 import { withSqliteSnapshot, type SqliteDatabase } from './sqlite.js';
 
 /** What a codec makes of one snapshot: its events, and the records it skipped as unreadable. */
@@ -25,9 +26,12 @@ export function agentSnapshot<T>(agent: string, db: string, fn: (d: SqliteDataba
   }
 }
 
-/** The events of the kinds the read asked for (counted in `info.events`); skipped records in `skippedLines`. */
-export function eventsForRead(got: SnapshotEvents, options: NormalizedReadOptions): SessionfoldEvent[] {
-  options.info.skippedLines += got.skipped;
+/**
+ * The events of the kinds the read asked for (counted in `info.events`); skipped records as every whole read
+ * reports them (`reportSkipped`: counted, told to `onSkip`, a PARSE_ERROR when strict).
+ */
+export function eventsForRead(agent: string, file: string, got: SnapshotEvents, options: NormalizedReadOptions): SessionfoldEvent[] {
+  reportSkipped(agent, file, options, got.skipped);
   const out: SessionfoldEvent[] = [];
   const emit = kindFilter(options, (e) => out.push(e));
   for (const e of got.events) emit(e);

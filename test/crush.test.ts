@@ -60,6 +60,10 @@ describe('crush golden events', () => {
     expect(usage.reduce((a, u) => a + u.costUsd!, 0)).toBeCloseTo(want.cost, 10);
     expect(usage).toHaveLength(want.sessions);
     expect(info.skippedLines, 'the message whose parts are not JSON').toBe(1);
+    const skips: unknown[] = [];
+    await readEvents(crush, dbPath, { onSkip: (e) => skips.push(e) });
+    expect(skips, 'onSkip hears of it').toHaveLength(1);
+    await expect(readEvents(crush, dbPath, { strict: true }), 'a strict read refuses it').rejects.toMatchObject({ code: 'PARSE_ERROR' });
     expect(await treeListing(dir), 'the data folder: same files, sizes and mtimes, no -wal or -shm').toEqual(before);
     expect(sha(dbPath), 'the database bytes').toBe(bytes);
   });

@@ -74,7 +74,7 @@ async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<S
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, db, key, conversation)), o);
+  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, db, key, conversation)), o);
 }
 
 /** A database's sessions in creation order, a task session marked a sub-agent's. */

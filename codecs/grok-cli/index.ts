@@ -49,7 +49,7 @@ async function* readGrokCli(file: string, options?: ReadOptions): AsyncGenerator
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  yield* eventsForRead(agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key)), o);
+  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key)), o);
 }
 
 function discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {

@@ -64,7 +64,7 @@ async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<S
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const got = agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key));
-  yield* eventsForRead(got, o);
+  yield* eventsForRead(CODEC_ID, file, got, o);
 }
 
 /** Every session of every database under the roots, as record paths; the SQLite driver loads only for one. */
