@@ -14,6 +14,7 @@
 import type { BatchRead, Codec, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { fromListing } from '../../cursors/discovery.js';
 import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
 import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/record-path.js';
 import { CODEC_ID, discoverGooseFiles } from './paths.js';
@@ -87,11 +88,7 @@ async function* discoverGoose(roots: readonly string[]): AsyncGenerator<SessionF
 /** Goose: `sessions.db` under its data folder; see its README. */
 export const goose: Codec = {
   ...gooseDescriptor,
-  discover: discoverGoose,
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for await (const f of discoverGoose(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromListing(discoverGoose),
   getParseDependencies: recordDependencies,
   read: readGoose,
   batchKey: recordBatchKey,
