@@ -4,7 +4,7 @@
  * added together share it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,14 +16,21 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
 
-/** Compiles the repo into dist/ when the CLI or one of `agents`' codecs there is older than its source. */
+/**
+ * Builds dist/ (compile and CLI bundle) when the CLI bundle is older than any source it is built from: src/,
+ * cursors/ and `agents`' codec folders (a descriptor's or a shared reader's change counts as a codec's). `npm
+ * test` builds first; this serves a suite run by itself.
+ */
 export async function buildIfStale(agents: readonly string[]): Promise<void> {
-  const stale = (agent: string) => {
-    const built = join(ROOT, 'dist', 'codecs', agent, 'index.js');
-    const src = join(ROOT, 'codecs', agent);
-    return !existsSync(built) || statSync(built).mtimeMs < Math.max(...['index.ts', 'parse.ts', 'paths.ts'].map((f) => statSync(join(src, f)).mtimeMs));
-  };
-  if (!existsSync(CLI) || agents.some(stale)) await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+      const p = join(dir, e.name);
+      return Math.max(m, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0);
+    }, 0);
+  const sources = ['src', 'cursors', ...agents.map((a) => join('codecs', a))].map((d) => newest(join(ROOT, d)));
+  if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
+  await run('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT });
+  await run(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.mjs')], { cwd: ROOT });
 }
 
 /**
