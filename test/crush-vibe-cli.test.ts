@@ -87,8 +87,12 @@ describe('sessionfold CLI over Crush and Mistral Vibe trees', () => {
     expect(report).toMatchObject({ requestCount: 2, inputTokens: 34500, cacheReadTokens: 30000, outputTokens: 2220 });
     expect(report.totalUsd).toBeCloseTo(0.01244 + 0.00157, 10);
     expect(err).not.toContain('not recorded');
-    const calculated = JSON.parse((await cliBoth(['cost', 'report', '--agent', 'vibe', '--json', '--mode', 'calculate'])).out) as { totalUsd: number; inputTokens: number };
+    const calculated = JSON.parse((await cliBoth(['cost', 'report', '--agent', 'vibe', '--json', '--mode', 'calculate'])).out) as { totalUsd: number; inputTokens: number; unpricedCount: number };
     expect(calculated.inputTokens).toBe(34500);
+    // Priced from the tokens, not Vibe's estimate: one session's model has no price, the other's is no estimate.
+    expect(calculated.unpricedCount).toBe(1);
+    expect(calculated.totalUsd).toBeGreaterThan(0);
+    expect(Math.abs(calculated.totalUsd - report.totalUsd)).toBeGreaterThan(1e-4);
     const table = await cli(['cost', 'report', '--agent', 'vibe']);
     expect(table).toContain('2026-01-06');
   });
