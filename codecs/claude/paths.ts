@@ -17,7 +17,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, OTHER, TREE_STRIDE, fileStatOf, followEntry, listDir, listTreeColumns, statEntry, treeStat, type FileStat } from '../../cursors/list-dir.js';
-import { envPathList } from '../../cursors/env-paths.js';
+import { envPathList, expandHome } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'claude';
 
@@ -25,11 +25,6 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** `agent-<id>` with a single alphanumeric id (so `agent-sessions-v2.1-…` fixture names do not match). */
 const AGENT_RE = /^agent-[0-9a-z]+$/i;
 
-function expandHome(p: string, home: string): string {
-  if (p === '~') return home;
-  if (p.startsWith('~/')) return join(home, p.slice(2));
-  return p;
-}
 
 /**
  * Default roots, each a `projects/` directory: every comma-separated entry of `$CLAUDE_CONFIG_DIR` (an entry

@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { DIR, followEntry, listDir } from '../../cursors/list-dir.js';
-import { electronAppData, envPathList } from '../../cursors/env-paths.js';
+import { electronAppData, envPathList, expandHome } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'cowork';
 export const COWORK_ENV = 'COWORK_CONFIG_DIR';
@@ -20,10 +20,6 @@ const SESSIONS_DIR = 'local-agent-mode-sessions';
  */
 const MAX_DEPTH = 5;
 
-function expandHome(p: string, home: string): string {
-  if (p === '~') return home;
-  return p.startsWith('~/') ? join(home, p.slice(2)) : p;
-}
 
 /**
  * Cowork's roots: each comma-separated entry of `$COWORK_CONFIG_DIR` (a sessions folder, a task's `.claude`

@@ -4,9 +4,9 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { distinctFolders } from '../../cursors/env-paths.js';
+import { distinctFolders, expandHome } from '../../cursors/env-paths.js';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
-import { expandHome, piFamilyDescriptor } from '../pi/descriptor.js';
+import { piFamilyDescriptor } from '../pi/descriptor.js';
 
 export const CODEC_ID = 'openclaw';
 

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
+import { expandHome } from '../../cursors/env-paths.js';
 
 /**
  * Goes up whenever the pi engine would parse an unchanged file differently; the codecs of the family (omp,
@@ -15,11 +16,6 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
  */
 export const PI_PARSER_VERSION = 3;
 
-export function expandHome(p: string, home: string): string {
-  if (p === '~') return home;
-  if (p.startsWith('~/')) return join(home, p.slice(2));
-  return p;
-}
 
 /**
  * The `sessions/` folder of a pi-style agent dir: `$<envVar>` when set (the agent dir), else

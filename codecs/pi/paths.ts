@@ -10,7 +10,7 @@ import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir, type DirEntry } from '../../cursors/list-dir.js';
 import { piFileSessionId } from './parse.js';
 
-export { agentSessionRoots, expandHome, getPiRoots } from './descriptor.js';
+export { agentSessionRoots, getPiRoots } from './descriptor.js';
 
 /** A session file of a listing, with the stat the listing took (undefined when the file is gone). */
 export function listedFile(agent: string, dir: string, e: DirEntry, root: string, sessionId: string): SessionFile | undefined {

@@ -7,12 +7,10 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { expandHome } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'qwen';
 
-function expandHome(p: string, home: string): string {
-  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
-}
 
 /** `<base>/projects`, base = `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen` (Qwen Code's own order). */
 export function getQwenRoots(env: NodeJS.ProcessEnv = process.env): string[] {
