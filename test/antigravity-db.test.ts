@@ -131,6 +131,23 @@ describe('antigravity conversation databases', () => {
     expect((await events(transcriptOf(join(cliRoot, 'brain'), DRIFT)))[0]).toMatchObject({ usageRecorded: false });
   });
 
+  it('a step log with a database skips a line over maxLineBytes, as a step log alone does', async () => {
+    const log = transcriptOf(join(cliRoot, 'brain'), SMALL);
+    const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    const max = Math.max(...lines.map((l) => Buffer.byteLength(l)));
+    const over = lines.filter((l) => Buffer.byteLength(l) > max - 1).length;
+    const skips: string[] = [];
+    const info = newReadInfo();
+    const es: SessionfoldEvent[] = [];
+    for await (const e of antigravity.read(log, { info, maxLineBytes: max - 1, onSkip: (err) => skips.push(err.code) })) es.push(e);
+    // the malformed blob in the database, and the longest step(s) of the log
+    expect(info.skippedLines).toBe(1 + over);
+    expect(skips).toHaveLength(1 + over);
+    const whole = await events(log);
+    expect(es.filter((e) => e.type !== 'usage').length).toBeLessThan(whole.filter((e) => e.type !== 'usage').length);
+    expect(usageOf(es)).toEqual(usageOf(whole));
+  });
+
   it('a database resumes from its row cursor: only the new generations, the session event again; a deleted row restarts', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sf-antigravity-resume-'));
     try {

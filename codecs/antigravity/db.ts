@@ -207,7 +207,9 @@ export function readStepLogWithDb(file: string, dbFile: string, conversation: st
   for (let start = 0, lf = bytes.indexOf(10); lf !== -1; start = lf + 1, lf = bytes.indexOf(10, start)) {
     const end = lf > start && bytes[lf - 1] === 13 ? lf - 1 : lf;
     records++;
-    if (end > start) feedLine(core, state, bytes.subarray(start, end), start, emit, () => skipped++);
+    // over the read's limit: skipped and counted, as a step log read without its database skips it
+    if (end - start > o.maxLineBytes) skipped++;
+    else if (end > start) feedLine(core, state, bytes.subarray(start, end), start, emit, () => skipped++);
   }
   core.end(state, emit);
   for (const u of got?.usage ?? []) emit({ ...u, offset: bytes.length + u.offset });
