@@ -9,6 +9,7 @@ import { normalizeReadOptions } from './protocol/codec.js';
 import { SessionfoldError } from './protocol/errors.js';
 import type { KindCounts, SessionfoldEvent } from './protocol/events.js';
 import type { RowRestartReason } from './sqlite-rows.js';
+import { readRegularFileSync } from './read-file.js';
 import { splitRecordPath } from './record-path.js';
 
 /** What one parse reports. */
@@ -25,6 +26,20 @@ export interface CollectedRead {
   bytes: number;
   /** Records skipped as malformed. */
   skipped: number;
+}
+
+/**
+ * The text of a whole-read session file: `SESSION_NOT_FOUND` when it is missing, `PARSE_ERROR` when it cannot be
+ * read; an `optional` file (a log beside the session's metadata) that is missing is undefined instead.
+ */
+export function readSessionText(agent: string, file: string, optional: boolean): string | undefined {
+  try {
+    return readRegularFileSync(file);
+  } catch (cause) {
+    if (optional && (cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'PARSE_ERROR';
+    throw new SessionfoldError(code, `Cannot read ${file}: ${(cause as Error).message}`, { agent, file, cause });
+  }
 }
 
 /**

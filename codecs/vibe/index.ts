@@ -13,10 +13,8 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import { readCollected } from '../../cursors/read-collected.js';
-import { readRegularFileSync } from '../../cursors/read-file.js';
+import { readCollected, readSessionText } from '../../cursors/read-collected.js';
 import { parseVibeSession } from './parse.js';
 import { CODEC_ID, discoverVibeFiles, MESSAGES_FILE, shortIdOf } from './paths.js';
 import { vibeDescriptor } from './descriptor.js';
@@ -28,23 +26,13 @@ export { PARSER_VERSION } from './descriptor.js';
 
 const messagesOf = (file: string): string => join(dirname(file), MESSAGES_FILE);
 
-function readText(file: string, optional: boolean): string | undefined {
-  try {
-    return readRegularFileSync(file);
-  } catch (cause) {
-    if (optional && (cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    const code = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'SESSION_NOT_FOUND' : 'PARSE_ERROR';
-    throw new SessionfoldError(code, `Cannot read ${file}: ${(cause as Error).message}`, { agent: CODEC_ID, file, cause });
-  }
-}
-
 /** The session's events through `readCollected` (its counts, skips, `strict` and `onSkip`, as every whole read). */
 function readVibe(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   return readCollected(CODEC_ID, file, options, (o, emit) => {
-    const meta = readText(file, false) as string;
+    const meta = readSessionText(CODEC_ID, file, false) as string;
     // the session and usage events are meta.json's alone: a cost scan or a locate leaves messages.jsonl unread
     const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-    const messages = conversation ? readText(messagesOf(file), true) : undefined;
+    const messages = conversation ? readSessionText(CODEC_ID, messagesOf(file), true) : undefined;
     const got = parseVibeSession(meta, messages, basename(dirname(file)));
     for (const e of got.events) if (o.kinds.has(e.type)) emit(e);
     return { records: 1 + got.lines, bytes: Buffer.byteLength(meta) + (messages === undefined ? 0 : Buffer.byteLength(messages)), skipped: got.skipped };
