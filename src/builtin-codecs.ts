@@ -36,6 +36,7 @@ import { codebuffDescriptor } from '../codecs/codebuff/descriptor.js';
 import { zcodeDescriptor } from '../codecs/zcode/descriptor.js';
 import { crushDescriptor } from '../codecs/crush/descriptor.js';
 import { vibeDescriptor } from '../codecs/vibe/descriptor.js';
+import { kiroDescriptor } from '../codecs/kiro/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -71,5 +72,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: zcodeDescriptor, load: async () => (await import('../codecs/zcode/index.js')).zcode },
   { descriptor: crushDescriptor, load: async () => (await import('../codecs/crush/index.js')).crush },
   { descriptor: vibeDescriptor, load: async () => (await import('../codecs/vibe/index.js')).vibe },
+  { descriptor: kiroDescriptor, load: async () => (await import('../codecs/kiro/index.js')).kiro },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -51,4 +51,6 @@ export { zcode } from '../codecs/zcode/index.js';
 export { crush } from '../codecs/crush/index.js';
 /** Mistral Vibe's session folders (a `meta.json` and a `messages.jsonl` per folder under `~/.vibe/logs/session`): one usage event per session from its stats. */
 export { vibe } from '../codecs/vibe/index.js';
+/** Kiro CLI's sessions (`~/.kiro/sessions/cli/<id>.json` + `.jsonl`) and its `data.sqlite3` conversations; records no tokens. */
+export { kiro } from '../codecs/kiro/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -18,6 +18,7 @@ import { writeGooseDb } from '../goose-helpers.js';
 import { buildHermesDb } from './hermes-db.js';
 import { buildZcodeDb } from './zcode-db.js';
 import { layOutCrush } from './crush-db.js';
+import { layOutKiro } from './kiro-layout.js';
 import Database from 'better-sqlite3';
 import { CLAUDE_COPIES } from '../sessions-helpers.js';
 
@@ -434,6 +435,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     goldens: ['session_20260105_090000_019e1e27', 'session_20260106_141500_7a3b9c2d', 'session_20260107_080000_5c5c5c5c'],
     sessions: 3,
     usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  kiro: {
+    // kiro-cli's session files at ~/.kiro/sessions/cli, and its database built from the CLI's DDL
+    async layOut({ home }) {
+      layOutKiro(home);
+    },
+    goldens: ['sessions', 'data.sqlite3'],
+    sessions: 4,
+    usage: 'unrecorded',
     titles: true,
     cwd: true,
   },

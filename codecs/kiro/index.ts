@@ -1,0 +1,92 @@
+/**
+ * `kiro`: Kiro's CLI (`kiro-cli`, successor of Amazon Q Developer CLI; README.md has the formats and their
+ * sources). Two stores: a session's `<id>.json` metadata under `~/.kiro/sessions/cli/`, with its `<id>.jsonl`
+ * log beside it as a parse dependency, read whole (a read of session events alone leaves the log unread); and
+ * the `conversations_v2` table of the CLI's `data.sqlite3`, each conversation a record path
+ * `<data.sqlite3>#<conversation id>` read through `withSqliteSnapshot` (nothing beside the database is
+ * created, changed or removed). Kiro records no token counts: no usage events, and every session event says
+ * `usageRecorded: false`.
+ *
+ * @example
+ * import { kiro } from 'sessionfold/codecs/kiro';
+ * for await (const f of kiro.discover(kiro.defaultRoots()))
+ *   for await (const e of kiro.read(f.path, { kinds: ['session'] })) console.log(e.sessionId, e.cwd);
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
+import { readCollected, readSessionText } from '../../cursors/read-collected.js';
+import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { conversationEvents, parseKiroSession, type Row } from './parse.js';
+import { CODEC_ID, discoverKiroFiles, isKiroDb, logOf, stemOf } from './paths.js';
+import { kiroDescriptor } from './descriptor.js';
+
+export { cliSessionEvent, conversationEvents, isoTime, logLineEvents, parseKiroSession } from './parse.js';
+export { discoverKiroFiles, getKiroRoots } from './paths.js';
+
+export { PARSER_VERSION } from './descriptor.js';
+
+/** A CLI session's events through `readCollected` (its counts, skips, `strict` and `onSkip`, as every whole read). */
+function readSessionFile(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  return readCollected(CODEC_ID, file, options, (o, emit) => {
+    const meta = readSessionText(CODEC_ID, file, false) as string;
+    const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
+    const log = conversation ? readSessionText(CODEC_ID, logOf(file), true) : undefined;
+    const got = parseKiroSession(meta, log, stemOf(file));
+    for (const e of got.events) if (o.kinds.has(e.type)) emit(e);
+    return { records: 1 + got.lines, bytes: Buffer.byteLength(meta) + (log === undefined ? 0 : Buffer.byteLength(log)), skipped: got.skipped };
+  });
+}
+
+/**
+ * The conversations (all, or the one `only` names), oldest first. A conversation the table holds under two
+ * folders (its key is the pair) is read once, from its latest row.
+ */
+function conversationsOf(db: SqliteDatabase, only: string | undefined, conversation: boolean): SnapshotEvents {
+  const sql = 'SELECT key, conversation_id, value, created_at, updated_at FROM conversations_v2';
+  const rows = (only === undefined ? db.prepare(`${sql} ORDER BY updated_at DESC, rowid DESC`).all() : db.prepare(`${sql} WHERE conversation_id = ? ORDER BY updated_at DESC, rowid DESC`).all(only)) as Row[];
+  const latest = new Map<unknown, Row>();
+  for (const r of rows) if (!latest.has(r.conversation_id)) latest.set(r.conversation_id, r);
+  const events: SessionfoldEvent[] = [];
+  let skipped = 0;
+  for (const r of [...latest.values()].reverse()) if (!conversationEvents(r, conversation, (e) => events.push(e))) skipped++;
+  return { events, skipped };
+}
+
+async function* readKiro(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const { db, key } = splitRecordPath(file);
+  if (!isKiroDb(db)) {
+    yield* readSessionFile(file, options);
+    return;
+  }
+  const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
+  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => conversationsOf(d, key, conversation)), o);
+}
+
+/** A database's conversations, each once, by their latest update. */
+function conversationList(d: SqliteDatabase): DatabaseRecord[] {
+  const rows = d.prepare('SELECT conversation_id AS id FROM conversations_v2 GROUP BY conversation_id ORDER BY max(updated_at), conversation_id').all() as { id: unknown }[];
+  return rows.flatMap((r) => (typeof r.id === 'string' && r.id !== '' ? [{ id: r.id }] : []));
+}
+
+/** Every CLI session file, and every conversation of a database as a record path. */
+async function* discoverKiro(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  for (const f of discoverKiroFiles(roots)) {
+    if (isKiroDb(f.path)) yield* databaseRecords(CODEC_ID, [f], conversationList);
+    else yield { ...f, sessionId: stemOf(f.path) };
+  }
+}
+
+/** Kiro CLI: `~/.kiro/sessions/cli` and the `kiro-cli` database; records no tokens. See its README. */
+export const kiro: Codec = {
+  ...kiroDescriptor,
+  ...fromListing(discoverKiro),
+  getParseDependencies: (file: string) => (isKiroDb(splitRecordPath(file).db) ? recordDependencies(file) : [logOf(file)]),
+  read: readKiro,
+};
+export default kiro;
