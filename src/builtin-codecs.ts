@@ -37,6 +37,7 @@ import { zcodeDescriptor } from '../codecs/zcode/descriptor.js';
 import { crushDescriptor } from '../codecs/crush/descriptor.js';
 import { vibeDescriptor } from '../codecs/vibe/descriptor.js';
 import { kiroDescriptor } from '../codecs/kiro/descriptor.js';
+import { codebuddyDescriptor } from '../codecs/codebuddy/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -73,5 +74,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: crushDescriptor, load: async () => (await import('../codecs/crush/index.js')).crush },
   { descriptor: vibeDescriptor, load: async () => (await import('../codecs/vibe/index.js')).vibe },
   { descriptor: kiroDescriptor, load: async () => (await import('../codecs/kiro/index.js')).kiro },
+  { descriptor: codebuddyDescriptor, load: async () => (await import('../codecs/codebuddy/index.js')).codebuddy },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -53,4 +53,6 @@ export { crush } from '../codecs/crush/index.js';
 export { vibe } from '../codecs/vibe/index.js';
 /** Kiro CLI's sessions (`~/.kiro/sessions/cli/<id>.json` + `.jsonl`) and its `data.sqlite3` conversations; records no tokens. */
 export { kiro } from '../codecs/kiro/index.js';
+/** CodeBuddy Code transcripts (`~/.codebuddy/projects/<cwd slug>/<id>.jsonl`, its own format), incremental. */
+export { codebuddy } from '../codecs/codebuddy/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -449,6 +449,16 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  codebuddy: {
+    async layOut({ home, own }) {
+      await cp(join(own, 'projects'), join(home, '.codebuddy', 'projects'), { recursive: true });
+    },
+    goldens: ['5b0d1f5c-2f7e-4c8a-9d55-3c1e0a7b9e21.jsonl', '9c3e7a10-6b2d-4f0e-8a1c-2d4f6b8e0a13.jsonl'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */
