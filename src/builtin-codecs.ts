@@ -38,6 +38,7 @@ import { crushDescriptor } from '../codecs/crush/descriptor.js';
 import { vibeDescriptor } from '../codecs/vibe/descriptor.js';
 import { kiroDescriptor } from '../codecs/kiro/descriptor.js';
 import { codebuddyDescriptor } from '../codecs/codebuddy/descriptor.js';
+import { junieDescriptor } from '../codecs/junie/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -75,5 +76,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: vibeDescriptor, load: async () => (await import('../codecs/vibe/index.js')).vibe },
   { descriptor: kiroDescriptor, load: async () => (await import('../codecs/kiro/index.js')).kiro },
   { descriptor: codebuddyDescriptor, load: async () => (await import('../codecs/codebuddy/index.js')).codebuddy },
+  { descriptor: junieDescriptor, load: async () => (await import('../codecs/junie/index.js')).junie },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

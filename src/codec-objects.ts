@@ -55,4 +55,6 @@ export { vibe } from '../codecs/vibe/index.js';
 export { kiro } from '../codecs/kiro/index.js';
 /** CodeBuddy Code transcripts (`~/.codebuddy/projects/<cwd slug>/<id>.jsonl`, its own format), incremental. */
 export { codebuddy } from '../codecs/codebuddy/index.js';
+/** JetBrains Junie's session logs (`~/.junie/sessions/<id>/events.jsonl`): one usage event per LLM call. */
+export { junie } from '../codecs/junie/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -459,6 +459,16 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  junie: {
+    async layOut({ home, own }) {
+      await cp(join(own, 'sessions'), join(home, '.junie', 'sessions'), { recursive: true });
+    },
+    goldens: ['session-260824-172944-kgus', 'session-260824-174155-sm5c', 'session-260825-151015-1bxv'],
+    sessions: 3,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */

@@ -1,0 +1,35 @@
+/**
+ * `junie`: JetBrains Junie (the CLI), one `events.jsonl` per session folder under `~/.junie/sessions/`
+ * (`$JUNIE_HOME` moves the home). README.md has the format, the token semantics and the sources.
+ *
+ * @example
+ * import { junie } from 'sessionfold/codecs/junie';
+ * for await (const f of junie.discover(junie.defaultRoots()))
+ *   for await (const e of junie.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
+ */
+import type { Codec } from '../../cursors/protocol/codec.js';
+import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { junieCore } from './parse.js';
+import { discoverJunieSync } from './paths.js';
+import { junieDescriptor } from './descriptor.js';
+
+export { junieCore, junieUsage, msTime, type JunieState } from './parse.js';
+export { CODEC_ID as JUNIE_CODEC_ID, discoverJunieSync, getJunieRoots, junieSessionIdOf } from './paths.js';
+export { PARSER_VERSION } from './descriptor.js';
+
+/** The Junie codec. */
+export const junie: Codec = {
+  ...junieDescriptor,
+  async *discover(roots: readonly string[]) {
+    yield* discoverJunieSync(roots);
+  },
+  discoverSync: discoverJunieSync,
+  async locate(roots: readonly string[], nativeId: string) {
+    for (const f of discoverJunieSync(roots)) if (f.sessionId === nativeId) return f;
+    return undefined;
+  },
+  getParseDependencies: () => [],
+  lineCore: junieCore,
+  read: createJsonlRead(junieDescriptor, junieCore),
+};
+export default junie;
