@@ -6,8 +6,7 @@
  * at every cut, discovery and roots. Regenerate the golden files with
  * `UPDATE_GOLDEN=1 npx vitest run test/junie.test.ts`.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getJunieRoots, junie } from '../codecs/junie/index.js';
@@ -15,6 +14,7 @@ import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { MessageEvent, SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, discoverAll, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
 import { describeChunkingAndResume } from './helpers/fixture-suite.js';
+import { inTempDir as inTempDirOf } from './helpers/files.js';
 import { expectGolden } from './helpers/golden.js';
 import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
 
@@ -48,15 +48,7 @@ function naiveTotals(text: string): UsageTotals {
   return t;
 }
 
-/** `fn` given a temp folder, removed after. */
-async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'sf-junie-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const inTempDir = <T>(fn: (dir: string) => Promise<T>): Promise<T> => inTempDirOf('sf-junie-', fn);
 
 /** A session log holding `text` in a session folder of `dir`. */
 async function sessionFile(dir: string, text: string | Buffer, id = 'session-260901-120000-abcd'): Promise<string> {

@@ -1,6 +1,7 @@
 /** Every `.jsonl` file under a folder, sorted (fixture trees). */
 import { existsSync, readdirSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export async function jsonlFiles(dir: string): Promise<string[]> {
@@ -31,4 +32,14 @@ export async function treeListing(root: string): Promise<string[]> {
     out.push(`${p}:${s.size}:${s.mtimeMs}`);
   }
   return out.sort();
+}
+
+/** `fn` given a fresh temp folder (named from `prefix`), removed after whatever `fn` does. */
+export async function inTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
