@@ -39,6 +39,7 @@ import { vibeDescriptor } from '../codecs/vibe/descriptor.js';
 import { kiroDescriptor } from '../codecs/kiro/descriptor.js';
 import { codebuddyDescriptor } from '../codecs/codebuddy/descriptor.js';
 import { junieDescriptor } from '../codecs/junie/descriptor.js';
+import { auggieDescriptor } from '../codecs/auggie/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -77,5 +78,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: kiroDescriptor, load: async () => (await import('../codecs/kiro/index.js')).kiro },
   { descriptor: codebuddyDescriptor, load: async () => (await import('../codecs/codebuddy/index.js')).codebuddy },
   { descriptor: junieDescriptor, load: async () => (await import('../codecs/junie/index.js')).junie },
+  { descriptor: auggieDescriptor, load: async () => (await import('../codecs/auggie/index.js')).auggie },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -57,4 +57,6 @@ export { kiro } from '../codecs/kiro/index.js';
 export { codebuddy } from '../codecs/codebuddy/index.js';
 /** JetBrains Junie's session logs (`~/.junie/sessions/<id>/events.jsonl`): one usage event per LLM call. */
 export { junie } from '../codecs/junie/index.js';
+/** Auggie's session documents (`~/.augment/sessions/<id>.json`, Augment Code's CLI): one usage event per turn. */
+export { auggie } from '../codecs/auggie/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -469,6 +469,16 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  auggie: {
+    async layOut({ home, own }) {
+      await cp(join(own, 'sessions'), join(home, '.augment', 'sessions'), { recursive: true });
+    },
+    goldens: ['2f0c6b1e-8d4a-4c2e-9b7a-3c5d1e0f9a21', '9d3e5a70-1b2c-4d8e-8f90-a1b2c3d4e5f6'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */

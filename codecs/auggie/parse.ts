@@ -1,0 +1,145 @@
+/**
+ * The Auggie session parser (cursors/read-document.ts `DocumentParser`): a session document
+ * `{sessionId, created, modified, agentState: {modelId}, customTitle?, chatHistory: [turn…]}`, rewritten whole
+ * on every save (README "Format"). Top-level keys are assembled one by one and `chatHistory` one turn at a
+ * time (cursors/object-walk.ts); a turn's offset is its index in `chatHistory`.
+ *
+ * - `session` when `chatHistory` begins (id, start, title, model of the keys read so far), and again at the end
+ *   when what it says changed: keys after the turns, the working folder the turns named, a usage flag.
+ * - Per turn: `tool_result` per `tool_result_node` of its request nodes (results of the previous turn's calls),
+ *   `message` (user) for `request_message`, `message` (assistant) for `response_text`, `tool_call` per
+ *   `tool_use` response node, `usage` for its `token_usage` (README "Tokens").
+ */
+import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { parseJsonText } from '../../cursors/core.js';
+import { newObjectWalk, walkObject } from '../../cursors/object-walk.js';
+import { countOrZero } from '../../cursors/sane.js';
+import { auggieSessionIdOf, CODEC_ID } from './paths.js';
+
+type Rec = Record<string, unknown>;
+
+const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec).filter((x): x is Rec => x !== undefined) : []);
+
+/** An ISO-8601 time string as ISO, when it parses. */
+function isoOf(v: unknown): string | undefined {
+  const s = str(v);
+  const ms = s === undefined ? NaN : Date.parse(s);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+interface Session {
+  sessionId: string;
+  /** `agentState.modelId`: the session's model, for a turn that names none. */
+  model: string | undefined;
+  cwd: string | undefined;
+  withUsage: number;
+  withoutUsage: number;
+}
+
+/**
+ * The usage of one turn's exchange: the first response node whose `token_usage` holds a token (Auggie keeps
+ * one per turn; tokscale takes the first, README "Tokens"). Undefined without one.
+ */
+export function exchangeUsage(sessionId: string, ex: Rec, index: number, timestamp: string | undefined, sessionModel: string | undefined): UsageEvent | undefined {
+  for (const node of recs(ex.response_nodes)) {
+    const u = rec(node.token_usage);
+    if (u === undefined) continue;
+    const input = countOrZero(u.input_tokens);
+    const output = countOrZero(u.output_tokens);
+    const cacheRead = countOrZero(u.cache_read_input_tokens);
+    const cacheWrite = countOrZero(u.cache_creation_input_tokens);
+    if (input + output + cacheRead + cacheWrite === 0) continue;
+    const own = str(ex.model_id);
+    const requestId = str(ex.request_id);
+    return usageEventOf(CODEC_ID, sessionId, index, {
+      model: own ?? sessionModel,
+      modelFallback: own === undefined,
+      timestamp,
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+      singleRequest: true,
+      // the request id is Augment's own for the model request; a turn without one is keyed by its place
+      dedupKey: requestId !== undefined ? `${CODEC_ID}:req:${requestId}` : `${CODEC_ID}:${sessionId}:turn:${index}`,
+      messageId: requestId,
+    });
+  }
+  return undefined;
+}
+
+/** The working folder a request's IDE state node names (its terminal's, else the repository's or folder's root). */
+function cwdOf(ex: Rec): string | undefined {
+  let cwd: string | undefined;
+  for (const node of recs(ex.request_nodes)) {
+    const ide = rec(node.ide_state_node);
+    if (ide === undefined) continue;
+    cwd = str(rec(ide.current_terminal)?.current_working_directory) ?? str(ide.repository_root) ?? str(ide.folder_root) ?? cwd;
+  }
+  return cwd;
+}
+
+function* turnEvents(s: Session, turn: Rec, index: number): Generator<SessionfoldEvent> {
+  const ex = rec(turn.exchange);
+  if (ex === undefined) return;
+  const timestamp = isoOf(turn.finishedAt);
+  const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: index, ...(timestamp !== undefined && { timestamp }) };
+  s.cwd = cwdOf(ex) ?? s.cwd;
+  for (const node of recs(ex.request_nodes)) {
+    const r = rec(node.tool_result_node);
+    const callId = str(r?.tool_use_id);
+    if (r !== undefined && callId !== undefined) yield { type: 'tool_result', ...base, callId, output: r.content ?? null, isError: r.is_error === true };
+  }
+  const requestId = str(ex.request_id);
+  const prompt = str(ex.request_message);
+  if (prompt !== undefined) yield { type: 'message', ...base, role: 'user', text: prompt, ...(requestId !== undefined && { nativeId: requestId }) };
+  const answer = str(ex.response_text);
+  const model = str(ex.model_id) ?? s.model;
+  if (answer !== undefined) yield { type: 'message', ...base, role: 'assistant', text: answer, ...(model !== undefined && { model }), ...(requestId !== undefined && { nativeId: requestId }) };
+  for (const node of recs(ex.response_nodes)) {
+    const call = rec(node.tool_use);
+    const callId = str(call?.tool_use_id);
+    if (call !== undefined && callId !== undefined) yield { type: 'tool_call', ...base, callId, name: str(call.tool_name) ?? '', input: parseJsonText(call.input_json), ...(requestId !== undefined && { messageId: requestId }) };
+  }
+  const usage = exchangeUsage(s.sessionId, ex, index, timestamp, s.model);
+  if (usage !== undefined) {
+    s.withUsage++;
+    yield usage;
+  } else if (answer !== undefined || recs(ex.response_nodes).length > 0) s.withoutUsage++;
+}
+
+function fields(meta: Rec, s: Session, extra: SessionFields = {}): SessionFields {
+  return { cwd: s.cwd, startedAt: isoOf(meta.created), title: str(meta.customTitle), model: s.model, ...extra };
+}
+
+/** The document parser of an Auggie session file. */
+export function* parseAuggieSession(file: string, chunks: () => Generator<Buffer>, _options: NormalizedReadOptions): Generator<SessionfoldEvent> {
+  const w = newObjectWalk('chatHistory');
+  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0 };
+  let first: string | undefined;
+  let index = 0;
+  for (const _ of walkObject(chunks(), w)) {
+    if (first === undefined && (w.atArray !== undefined || w.done)) {
+      const meta = w.atArray ?? w.meta;
+      s.sessionId = str(meta.sessionId) ?? s.sessionId;
+      s.model = str(rec(meta.agentState)?.modelId);
+      const e = sessionEventOf(CODEC_ID, s.sessionId, 0, fields(meta, s));
+      first = JSON.stringify(e);
+      yield e;
+    }
+    for (const turn of w.items.splice(0)) {
+      const t = rec(turn);
+      if (t !== undefined) yield* turnEvents(s, t, index);
+      index++;
+    }
+  }
+  s.model ??= str(rec(w.meta.agentState)?.modelId);
+  // a turn that answered without its tokens leaves the session's usage a lower bound (none at all: unknown too)
+  const flag = s.withoutUsage > 0 ? { usageUnknown: true } : {};
+  const late = sessionEventOf(CODEC_ID, s.sessionId, 0, fields(w.meta, s, flag));
+  if (JSON.stringify(late) !== first) yield late;
+}

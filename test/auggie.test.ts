@@ -1,0 +1,127 @@
+/**
+ * Auggie, Augment Code's CLI (`~/.augment/sessions/<id>.json`), over the session documents of fixtures/auggie,
+ * built in the shape the readers cited in codecs/auggie/README.md read ("Fixtures"): golden events, token totals
+ * checked by a deliberately simple second reader (every turn's first `token_usage` summed in plain code), a
+ * session with an answer but no tokens saying its usage is unknown, a document that does not parse skipped and
+ * counted, the same events whatever the read buffer, resume with fingerprint cursors, discovery and roots.
+ * Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run test/auggie.test.ts`.
+ */
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { auggie, getAuggieRoots } from '../codecs/auggie/index.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
+import type { MessageEvent, SessionEvent, ToolResultEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { byKind, discoverAll, expectChunkInvariant, randomCuts, readEvents, resumeAcrossCuts } from './helpers/codec-harness.js';
+import { inTempDir as inTempDirOf } from './helpers/files.js';
+import { expectGolden } from './helpers/golden.js';
+import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
+
+const ROOT = new URL('../fixtures/auggie/sessions/', import.meta.url).pathname;
+const EXPECTED_DIR = new URL('../fixtures/expected/auggie/', import.meta.url).pathname;
+const IDS = (await readdir(ROOT)).map((n) => n.replace(/\.json$/, '')).sort();
+const MAIN = '2f0c6b1e-8d4a-4c2e-9b7a-3c5d1e0f9a21';
+const NO_TOKENS = '9d3e5a70-1b2c-4d8e-8f90-a1b2c3d4e5f6';
+
+/** The simple second reader: JSON.parse the document, each turn's first non-empty `token_usage`, summed. */
+function naiveTotals(text: string): UsageTotals {
+  const t = emptyTotals();
+  for (const turn of JSON.parse(text).chatHistory ?? []) {
+    const u = (turn.exchange?.response_nodes ?? []).map((n: any) => n.token_usage).find((x: any) => x && (x.input_tokens || x.output_tokens || x.cache_read_input_tokens || x.cache_creation_input_tokens));
+    if (u === undefined) continue;
+    t.input += (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    t.cached += u.cache_read_input_tokens ?? 0;
+    t.output += u.output_tokens ?? 0;
+    t.responses++;
+  }
+  return t;
+}
+
+const inTempDir = <T>(fn: (dir: string) => Promise<T>): Promise<T> => inTempDirOf('sf-auggie-', fn);
+
+describe('auggie golden files', () => {
+  it.each(IDS)('%s: a fresh read equals the checked-in events, with totals of the simple reader', async (id) => {
+    const file = `${ROOT}${id}.json`;
+    const events = await readEvents(auggie, file);
+    await expectGolden(EXPECTED_DIR, id, events);
+    expect(events[0]).toMatchObject({ type: 'session', sessionId: id });
+    expect(codecUsageTotals(events)).toEqual(naiveTotals(await readFile(file, 'utf8')));
+  });
+
+  it('books each turn\u2019s buckets apart, names the turn\u2019s model, and reads the conversation', async () => {
+    const events = await readEvents(auggie, `${ROOT}${MAIN}.json`);
+    const usage = byKind(events).usage as UsageEvent[];
+    expect(usage.map((u) => [u.model, u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.outputTokens, u.offset])).toEqual([
+      ['claude-sonnet-4-5', 1200, 0, 9000, 80, 0],
+      ['claude-sonnet-4-5', 300, 9000, 450, 150, 1],
+      ['gpt-5-4', 2000, 0, 0, 40, 2],
+    ]);
+    expect(usage.every((u) => u.singleRequest && u.costUsd === undefined && u.dedupKey.startsWith('auggie:req:'))).toBe(true);
+    const messages = byKind(events).message as MessageEvent[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant', 'assistant', 'user']);
+    expect(messages[0]!.text).toBe('Run the tests and fix what fails — naïve totals ✓');
+    expect((byKind(events).tool_call as { name: string; input: unknown }[]).map((c) => [c.name, c.input])).toEqual([
+      ['launch-process', { command: 'npm test' }],
+      ['str-replace-editor', { path: 'src/cart.ts', old_str_1: 'i < n - 1', new_str_1: 'i < n' }],
+    ]);
+    expect((byKind(events).tool_result as ToolResultEvent[]).map((r) => [r.callId, r.isError])).toEqual([
+      ['toolu_01', true],
+      ['toolu_02', false],
+    ]);
+    const last = (byKind(events).session as SessionEvent[]).at(-1);
+    expect(last).toMatchObject({ cwd: '/home/dev/shop', title: 'Fix the failing cart test', model: 'claude-sonnet-4-5', startedAt: '2026-07-20T13:30:00.000Z' });
+    expect(last?.usageUnknown).toBeUndefined();
+  });
+
+  it('a turn that answered without its tokens leaves the usage unknown, and a turn without a model takes the session\u2019s', async () => {
+    const events = await readEvents(auggie, `${ROOT}${NO_TOKENS}.json`);
+    const usage = byKind(events).usage as UsageEvent[];
+    expect(usage.map((u) => [u.model, u.modelFallback, u.dedupKey])).toEqual([['gpt-5-4', true, `auggie:${NO_TOKENS}:turn:0`]]);
+    expect((byKind(events).session as SessionEvent[]).at(-1)).toMatchObject({ usageUnknown: true });
+  });
+});
+
+describe('auggie buffers, resume and bad documents', () => {
+  it.each(IDS)('%s: same events (all kinds, and usage only) whatever the read buffer', async (id) => {
+    const events = await expectChunkInvariant(auggie, `${ROOT}${id}.json`);
+    expect(events.length).toBeGreaterThan(1);
+    expect(await expectChunkInvariant(auggie, `${ROOT}${id}.json`, { kinds: ['usage'] })).toEqual(byKind(events).usage);
+  });
+
+  it.each(IDS)('%s: resuming as the document is rewritten equals a full read, with fingerprint cursors', async (id) => {
+    const content = await readFile(`${ROOT}${id}.json`);
+    const run = await resumeAcrossCuts(auggie, content, randomCuts(content.length, 12, 7), {}, `${id}.json`);
+    expect(run.kept).toEqual(run.full);
+    expect(run.cursors.every((c) => c.format === 'json')).toBe(true);
+  });
+
+  it('a document cut short is one skipped record, with the turns read before the cut', async () => {
+    await inTempDir(async (dir) => {
+      const text = await readFile(`${ROOT}${MAIN}.json`, 'utf8');
+      const file = join(dir, `${MAIN}.json`);
+      await writeFile(file, text.slice(0, text.indexOf('"sequenceId": 3')));
+      const info = newReadInfo();
+      const events = await readEvents(auggie, file, { info });
+      expect(info.skippedLines).toBe(1);
+      expect(byKind(events).usage).toHaveLength(2);
+      await expect(readEvents(auggie, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+    });
+  });
+});
+
+describe('auggie discovery and roots', () => {
+  it('$AUGMENT_CACHE_DIR moves the folder; else ~/.augment', () => {
+    expect(getAuggieRoots({ HOME: '/h' })).toEqual(['/h/.augment/sessions']);
+    expect(getAuggieRoots({ HOME: '/h', AUGMENT_CACHE_DIR: '~/aug' })).toEqual(['/h/aug/sessions']);
+  });
+
+  it('finds the *.json directly in a root, by the id its name gives', async () => {
+    await inTempDir(async (dir) => {
+      await mkdir(join(dir, 'sub'));
+      await writeFile(join(dir, 'a.json'), '{}');
+      await writeFile(join(dir, 'sub', 'b.json'), '{}');
+      await writeFile(join(dir, 'notes.txt'), '');
+      expect((await discoverAll(auggie, [dir])).map((f) => f.sessionId)).toEqual(['a']);
+    });
+  });
+});
