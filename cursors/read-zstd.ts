@@ -69,6 +69,29 @@ function decompressFile(fd: number, size: number, options: NormalizedReadOptions
   }
 }
 
+/**
+ * The decompressed bytes of one zstd blob held in memory (a database column: Zed's `threads.data`), through
+ * the same fzstd stream as a file. Undefined when the blob does not decompress (truncated, corrupt, not zstd)
+ * or decompresses to more than `maxBytes`: a record too large is skipped like a line over `maxLineBytes`, and
+ * the cap stops a small blob from filling memory.
+ */
+export function decompressZstdBytes(blob: Uint8Array, maxBytes: number): Buffer | undefined {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const d = new (zstdStream())((data) => {
+    total += data.length;
+    // thrown out of fzstd's push, which stops decoding there
+    if (total > maxBytes) throw new RangeError('over maxBytes');
+    if (data.length > 0) parts.push(data.slice());
+  });
+  try {
+    d.push(blob, true);
+  } catch {
+    return undefined;
+  }
+  return Buffer.concat(parts, total);
+}
+
 /** A read's events by chunk, as `readJsonl` gives them, from a zstd-compressed JSONL file (see the header). */
 export async function* readZstdJsonl<S>(codec: Pick<Codec, 'id' | 'parserVersion'>, core: LineCore<S>, file: string, options: NormalizedReadOptions): AsyncGenerator<SessionfoldEvent[]> {
   if (!hashesAreReady()) await hashesReady(); // a whole file's ids are not hashed by the JavaScript XXH64

@@ -40,6 +40,7 @@ import { kiroDescriptor } from '../codecs/kiro/descriptor.js';
 import { codebuddyDescriptor } from '../codecs/codebuddy/descriptor.js';
 import { junieDescriptor } from '../codecs/junie/descriptor.js';
 import { auggieDescriptor } from '../codecs/auggie/descriptor.js';
+import { zedDescriptor } from '../codecs/zed/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -79,5 +80,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: codebuddyDescriptor, load: async () => (await import('../codecs/codebuddy/index.js')).codebuddy },
   { descriptor: junieDescriptor, load: async () => (await import('../codecs/junie/index.js')).junie },
   { descriptor: auggieDescriptor, load: async () => (await import('../codecs/auggie/index.js')).auggie },
+  { descriptor: zedDescriptor, load: async () => (await import('../codecs/zed/index.js')).zed },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -19,6 +19,7 @@ import { buildHermesDb } from './hermes-db.js';
 import { buildZcodeDb } from './zcode-db.js';
 import { layOutCrush } from './crush-db.js';
 import { layOutKiro } from './kiro-layout.js';
+import { layOutZed } from './zed-db.js';
 import Database from 'better-sqlite3';
 import { CLAUDE_COPIES } from '../sessions-helpers.js';
 
@@ -475,6 +476,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     },
     goldens: ['2f0c6b1e-8d4a-4c2e-9b7a-3c5d1e0f9a21', '9d3e5a70-1b2c-4d8e-8f90-a1b2c3d4e5f6'],
     sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
+  zed: {
+    // ~/.local/share/zed/threads/threads.db built from Zed's DDL, zstd-compressed thread blobs
+    async layOut({ home }) {
+      layOutZed(home);
+    },
+    goldens: ['zed'],
+    sessions: 4, // the subagent's thread is not listed; the row that does not decode gives no session
     usage: 'tokens',
     titles: true,
     cwd: true,

@@ -1,0 +1,100 @@
+/**
+ * `zed`: the Agent panel threads of the Zed editor, one SQLite database `<data dir>/threads/threads.db` whose
+ * `threads` table holds each thread whole, serde JSON in a zstd-compressed `data` blob (paths.ts, parse.ts;
+ * README.md has the schema and the format with their sources). Each thread is a record path
+ * `<threads.db>#<thread id>` (cursors/record-path.ts); the database's own path reads every thread. Reads are
+ * whole, through `withSqliteSnapshot` (nothing beside the database is created, changed or removed): Zed
+ * rewrites a thread's row whole on every save (`INSERT … ON CONFLICT(id) DO UPDATE`, which keeps its rowid),
+ * so no row watermark could tell a grown thread from an unchanged one.
+ *
+ * @example
+ * import { zed } from 'sessionfold/codecs/zed';
+ * for await (const f of zed.discover(zed.defaultRoots()))
+ *   for await (const e of zed.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
+ */
+import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
+import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { threadMessages } from './messages.js';
+import { decodeThread, isoOf, messageEvents, priceModel, sessionEvent, threadUsage, usageEvents, type Row } from './parse.js';
+import { CODEC_ID, discoverZedFiles } from './paths.js';
+import { zedDescriptor } from './descriptor.js';
+
+export { cwdOf, decodeThread, isoOf, priceModel, tokensOf, type Row, type ZedTokens } from './parse.js';
+export { threadMessages, type ThreadMessage } from './messages.js';
+export { discoverZedFiles, getZedRoots } from './paths.js';
+export { PARSER_VERSION } from './descriptor.js';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+/** The `threads` columns present: `parent_id`, `folder_paths` and `created_at` came with later Zed versions. */
+function columnsOf(db: SqliteDatabase): Set<string> {
+  return new Set((db.prepare('PRAGMA table_info(threads)').all() as { name: string }[]).map((c) => c.name));
+}
+
+/** The order threads are listed and read in: creation, where Zed records it, then rowid. */
+const orderBy = (cols: Set<string>): string => (cols.has('created_at') ? 'ORDER BY created_at, rowid' : 'ORDER BY updated_at, rowid');
+
+/** The events of one row; false when its thread does not decode (a skipped record). */
+function rowEvents(row: Row, maxBytes: number, conversation: boolean, events: SessionfoldEvent[]): boolean {
+  const thread = decodeThread(row, maxBytes);
+  if (thread === undefined) return false;
+  const messages = threadMessages(thread);
+  const usage = threadUsage(thread, messages);
+  const m = thread.model !== null && typeof thread.model === 'object' ? (thread.model as Record<string, unknown>) : undefined;
+  const rawModel = str(m?.model);
+  const model = rawModel === undefined ? undefined : priceModel(rawModel);
+  const provider = str(m?.provider);
+  const session = sessionEvent(row, thread, usage, messages, model, provider);
+  if (session === undefined) return false;
+  events.push(session);
+  if (conversation) messageEvents(session.sessionId, messages, model, (e) => events.push(e));
+  const at = isoOf(row.updated_at) ?? isoOf(thread.updated_at);
+  for (const u of usageEvents(session.sessionId, usage, messages.length, model, provider, at)) events.push(u);
+  return usage.bad === 0;
+}
+
+/** The threads (all, or the one `only` names) as events; a row whose blob does not decode is skipped. */
+function threadsOf(db: SqliteDatabase, only: string | undefined, maxBytes: number, conversation: boolean): SnapshotEvents {
+  const cols = columnsOf(db);
+  const rows = (only === undefined ? db.prepare(`SELECT * FROM threads ${orderBy(cols)}`).all() : db.prepare('SELECT * FROM threads WHERE id = ?').all(only)) as Row[];
+  const events: SessionfoldEvent[] = [];
+  let skipped = 0;
+  for (const row of rows) if (!rowEvents(row, maxBytes, conversation, events)) skipped++;
+  return { events, skipped };
+}
+
+async function* readZed(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const { db, key } = splitRecordPath(file);
+  const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
+  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => threadsOf(d, key, o.maxLineBytes, conversation)), o);
+}
+
+/** A database's threads in creation order, a subagent's thread (one with a `parent_id`) marked so. */
+function threadList(d: SqliteDatabase): DatabaseRecord[] {
+  const cols = columnsOf(d);
+  const parent = cols.has('parent_id') ? 'parent_id' : 'NULL';
+  const rows = d.prepare(`SELECT id, ${parent} AS parent FROM threads ${orderBy(cols)}`).all() as { id: unknown; parent: unknown }[];
+  return rows.flatMap((r) => {
+    const id = str(r.id);
+    return id === undefined ? [] : [{ id, subagent: str(r.parent) !== undefined }];
+  });
+}
+
+/** Every thread of every `threads.db`, as record paths; the SQLite driver loads only for one. */
+const discoverZed = (roots: readonly string[]): AsyncGenerator<SessionFile> => databaseRecords(CODEC_ID, discoverZedFiles(roots), threadList);
+
+/** Zed: `threads/threads.db` of Zed's data folder; see its README. */
+export const zed: Codec = {
+  ...zedDescriptor,
+  ...fromListing(discoverZed),
+  getParseDependencies: recordDependencies,
+  read: readZed,
+};
+export default zed;
