@@ -3,7 +3,9 @@
  * session by its native id: `locate` walks the listing until it meets the id. A database codec lists its
  * sessions as record paths with `databaseRecords`.
  */
+import { join } from 'node:path';
 import type { Codec, SessionFile } from './protocol/codec.js';
+import { FILE, fileStat, listDir } from './list-dir.js';
 import { recordPath } from './record-path.js';
 import type { SqliteDatabase } from './sqlite.js';
 
@@ -52,4 +54,14 @@ export async function* databaseRecords(agent: string, files: Iterable<SessionFil
     }
     for (const r of records) yield { ...f, path: recordPath(f.path, r.id), sessionId: r.id, ...(r.subagent === true && { subagent: true }) };
   }
+}
+
+/**
+ * The file `name` in `dir` as `agent`'s SessionFile under `root`, with the stats its listing took; undefined
+ * when `dir` holds no such file (a database codec's one database per folder: Crush, Goose, Z Code, Zed).
+ */
+export function namedFileIn(agent: string, root: string, dir: string, name: string): SessionFile | undefined {
+  const e = listDir(dir).find((x) => x.kind === FILE && x.name === name);
+  const st = e === undefined ? undefined : fileStat(dir, e);
+  return st === undefined ? undefined : { agent, path: join(dir, name), root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
 }

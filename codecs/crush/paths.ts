@@ -11,7 +11,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { namedFileIn } from '../../cursors/discovery.js';
 import { readRegularFileSync } from '../../cursors/read-file.js';
 
 export const CODEC_ID = 'crush';
@@ -59,11 +59,7 @@ export function getCrushRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return roots;
 }
 
-function dbIn(root: string, dir: string): SessionFile | undefined {
-  const e = listDir(dir).find((x) => x.kind === FILE && x.name === DB_FILE);
-  const st = e === undefined ? undefined : fileStat(dir, e);
-  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, DB_FILE), root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
-}
+const dbIn = (root: string, dir: string): SessionFile | undefined => namedFileIn(CODEC_ID, root, dir, DB_FILE);
 
 /** The data folders `projects.json` under `root` names (none when it is missing or unreadable). */
 function registered(root: string): string[] {

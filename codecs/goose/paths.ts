@@ -9,7 +9,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { namedFileIn } from '../../cursors/discovery.js';
 
 export const CODEC_ID = 'goose';
 export const SESSIONS_DB = 'sessions.db';
@@ -26,11 +26,7 @@ export function getGooseRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return roots;
 }
 
-function dbIn(root: string, dir: string): SessionFile | undefined {
-  const e = listDir(dir).find((x) => x.kind === FILE && x.name === SESSIONS_DB);
-  const st = e === undefined ? undefined : fileStat(dir, e);
-  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, SESSIONS_DB), root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
-}
+const dbIn = (root: string, dir: string): SessionFile | undefined => namedFileIn(CODEC_ID, root, dir, SESSIONS_DB);
 
 /** The `sessions.db` of each root (one database holds every session). */
 export function* discoverGooseFiles(roots: readonly string[]): Generator<SessionFile> {

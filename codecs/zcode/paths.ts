@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { expandHome } from '../../cursors/env-paths.js';
-import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { namedFileIn } from '../../cursors/discovery.js';
 
 export const CODEC_ID = 'zcode';
 export const DB_FILE = 'db.sqlite';
@@ -19,11 +19,7 @@ export function getZcodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [expandHome(base, home)];
 }
 
-function dbIn(root: string, dir: string): SessionFile | undefined {
-  const e = listDir(dir).find((x) => x.kind === FILE && x.name === DB_FILE);
-  const st = e === undefined ? undefined : fileStat(dir, e);
-  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, DB_FILE), root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
-}
+const dbIn = (root: string, dir: string): SessionFile | undefined => namedFileIn(CODEC_ID, root, dir, DB_FILE);
 
 /** The database of each root: `<root>/cli/db/db.sqlite`, or `<root>/db.sqlite`. */
 export function* discoverZcodeFiles(roots: readonly string[]): Generator<SessionFile> {

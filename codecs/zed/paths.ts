@@ -14,7 +14,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { namedFileIn } from '../../cursors/discovery.js';
 
 export const CODEC_ID = 'zed';
 export const DB_FILE = 'threads.db';
@@ -31,11 +31,7 @@ export function getZedRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return roots;
 }
 
-function dbIn(root: string, dir: string): SessionFile | undefined {
-  const e = listDir(dir).find((x) => x.kind === FILE && x.name === DB_FILE);
-  const st = e === undefined ? undefined : fileStat(dir, e);
-  return st === undefined ? undefined : { agent: CODEC_ID, path: join(dir, DB_FILE), root, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
-}
+const dbIn = (root: string, dir: string): SessionFile | undefined => namedFileIn(CODEC_ID, root, dir, DB_FILE);
 
 /** The `threads.db` of each root (one database holds every thread). */
 export function* discoverZedFiles(roots: readonly string[]): Generator<SessionFile> {
