@@ -74,6 +74,8 @@ describe('zed fixtures', () => {
       const text = Buffer.from(decompress(zedBlob(r) as Buffer)).toString('utf8');
       expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(join(ZED_FIXTURES, r.data!.replace(/\.zst$/, '')), 'utf8')));
     }
+    const later = join(ZED_FIXTURES, 'threads', `${A}.later.json`);
+    expect(JSON.parse(Buffer.from(decompress(readFileSync(`${later}.zst`))).toString('utf8'))).toEqual(JSON.parse(readFileSync(later, 'utf8')));
   });
 });
 
