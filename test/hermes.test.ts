@@ -261,6 +261,36 @@ describe('a reset session (model_config._reset_from)', () => {
   });
 });
 
+describe('named profiles (`profiles/<name>/state.db`, hermes_cli/profiles.py)', () => {
+  it('reads every live profile beside the home, its ids carrying the profile; resumes in it; writes nothing', async () => {
+    buildHermesDb(db);
+    for (const name of ['coder', 'gone', 'default', 'Bad.Name']) {
+      mkdirSync(join(dir, 'profiles', name), { recursive: true });
+      buildHermesDb(join(dir, 'profiles', name, 'state.db'));
+    }
+    // `hermes profile delete` leaves a tombstone beside the profiles (named_profile_is_deleted)
+    mkdirSync(join(dir, 'profiles', '.deleted', 'gone'), { recursive: true });
+    const before = await snapshotTree(dir);
+    const files = [...hermes.discoverSync!([dir])];
+    const ids = ['s_root', 's_cont', 's_branch', 's_task'];
+    expect(files.map((f) => f.sessionId)).toEqual([...ids, ...ids.map((id) => `coder:${id}`)]);
+    // the home listed again as a root, or the profile itself, reads each database once
+    expect([...hermes.discoverSync!([dir, join(dir, 'profiles', 'coder')])].map((f) => f.path)).toEqual(files.map((f) => f.path));
+    const coder = files.slice(4);
+    const events = (await Promise.all(coder.map((f) => readEvents(hermes, f.path)))).flat();
+    expect(events.every((e) => e.sessionId.startsWith('coder:'))).toBe(true);
+    expect(events.find((e) => e.type === 'session' && e.sessionId === 'coder:s_cont')).toMatchObject({ forkedFrom: 'coder:s_root', profile: 'coder' });
+    const keys = (evs: readonly SessionfoldEvent[]) => evs.flatMap((e) => (e.type === 'usage' ? [e.dedupKey] : []));
+    const home = (await Promise.all(files.slice(0, 4).map((f) => readEvents(hermes, f.path)))).flat();
+    expect(keys(events).filter((k) => keys(home).includes(k))).toEqual([]);
+    expect(codecTotals(events)).toEqual(codecTotals(home));
+    expect(hermes.resumeCommand!('coder:s_root')).toEqual(['hermes', '-p', 'coder', '--resume', 's_root']);
+    expect(hermes.resumeCommand!('s_root')).toEqual(['hermes', '--resume', 's_root']);
+    expect((await hermes.locate!([dir], 'coder:s_task'))?.path).toBe(recordPath(join(dir, 'profiles', 'coder', 'state.db'), 's_task'));
+    expect(await snapshotTree(dir)).toEqual(before);
+  });
+});
+
 describe('search through messages_fts', () => {
   it('quotes every term as an FTS5 prefix phrase and maps bm25 into [0, 1)', () => {
     expect(ftsQuery(['tokenizer', 'say "hi" now'])).toBe('"tokenizer"* "say ""hi"" now"*');

@@ -14,7 +14,9 @@ import type { PartitionedSource, RowReadResult, RowSource } from '../../cursors/
 import { databaseIdentity, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import {
   emitMessage,
+  profileOfDb,
   relationOf,
+  sessionIdIn,
   sessionEvent,
   toolCallsOf,
   usageEvent,
@@ -151,19 +153,21 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     messages.set(sid, [...(messages.get(sid) ?? []), r as unknown as HermesMessageRow]);
     bytes += typeof r.content === 'string' ? r.content.length : 0;
   }
+  const profile = profileOfDb(file);
   for (const [i, s] of snap.sessions.entries()) {
-    const ev = sessionEvent(s, (s as { _rowid?: number })._rowid ?? i);
+    const ev = sessionEvent(s, (s as { _rowid?: number })._rowid ?? i, profile);
+    const sid = sessionIdIn(profile, s.id);
     const { offset: _o, ...rest } = ev;
     const key = JSON.stringify(rest);
     if (state.sessions[s.id] !== key && out.kinds.has('session')) out.emit(ev);
     state.sessions[s.id] = key;
     if (read.restarted && out.kinds.has('usage')) {
       for (const u of usageRowsOf(s, snap.usage.get(s.id))) {
-        const e = usageEvent(u, s.id);
+        const e = usageEvent(u, sid);
         if (e !== undefined) out.emit(e);
       }
     }
-    for (const m of messages.get(s.id) ?? []) emitMessage(m, s.id, toolCallsOf(m), out);
+    for (const m of messages.get(s.id) ?? []) emitMessage(m, sid, toolCallsOf(m), out);
   }
   return { start: { restarted: read.restarted, reason: read.reason }, cursor: withCodecState(read.cursor, state), rowsRead: (read.rows.messages?.length ?? 0) + snap.sessions.length, bytesRead: bytes };
 }

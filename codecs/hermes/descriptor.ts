@@ -10,7 +10,7 @@ import { envPathList } from '../../cursors/env-paths.js';
 export const CODEC_ID = 'hermes';
 
 /** Goes up whenever this codec would parse an unchanged source differently. */
-export const PARSER_VERSION = 3;
+export const PARSER_VERSION = 4;
 
 export function getHermesRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = envPathList(env.HERMES_HOME);

@@ -17,14 +17,14 @@ import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/re
 import { isSqliteFile, recordPath, splitRecordPath, sqliteDependencies } from '../../cursors/sqlite.js';
 import { readStateDb, readStateDbSessions, searchStateDb } from './db.js';
 import { readLegacyLog } from './legacy.js';
-import { CODEC_ID } from './parse.js';
-import { discoverHermes, stateDbFiles } from './paths.js';
+import { CODEC_ID, splitSessionId } from './parse.js';
+import { discoverHermes, profileDatabases, stateDbFiles } from './paths.js';
 import { hermesDescriptor } from './descriptor.js';
 
-export { CODEC_ID, count, emitMessage, isoOfSeconds, relationOf, sessionEvent, usageEvent } from './parse.js';
+export { CODEC_ID, count, emitMessage, isoOfSeconds, profileOfDb, relationOf, sessionEvent, sessionIdIn, splitSessionId, usageEvent } from './parse.js';
 export type { HermesMessageRow, HermesSessionRow, HermesUsageRow } from './parse.js';
 export { ftsQuery, listStateDbSessions, readStateDb, readStateDbSessions, relevanceOf, searchStateDb } from './db.js';
-export { discoverHermes, getHermesRoots } from './paths.js';
+export { discoverHermes, getHermesRoots, profileDatabases } from './paths.js';
 
 export { PARSER_VERSION } from './descriptor.js';
 const PARSER = getParserString(hermesDescriptor);
@@ -51,12 +51,13 @@ function readHermesBatch(reads: readonly BatchRead[]): Promise<AsyncIterable<Ses
   );
 }
 
-/** The databases under the roots: a root's `state.db`, or a root that is a database. */
+/** The databases under the roots: a root's `state.db` and its profiles', or a root that is a database. */
 function databases(roots: readonly string[]): { db: string; root: string }[] {
   const out: { db: string; root: string }[] = [];
   for (const root of roots) {
     if (isSqliteFile(root)) out.push({ db: root, root });
     else if (isSqliteFile(join(root, 'state.db'))) out.push({ db: join(root, 'state.db'), root });
+    for (const db of profileDatabases(root)) out.push({ db, root });
   }
   return out;
 }
@@ -117,7 +118,9 @@ export const hermes: Codec = {
   readBatch: readHermesBatch,
   nativeSearch: searchHermes,
   resumeCommand(nativeId: string): string[] {
-    return ['hermes', '--resume', nativeId];
+    // a named profile's session resumes in that profile (`hermes -p <name>`, hermes_cli/profiles.py wrappers)
+    const { profile, id } = splitSessionId(nativeId);
+    return profile === undefined ? ['hermes', '--resume', id] : ['hermes', '-p', profile, '--resume', id];
   },
 };
 export default hermes;

@@ -94,17 +94,44 @@ export function relationOf(row: Pick<HermesSessionRow, 'source' | 'model_config'
   return str(row.parent_session_id) !== undefined ? 'continuation' : undefined;
 }
 
-export function sessionEvent(row: HermesSessionRow, offset: number): SessionEvent {
-  return sessionEventOf(CODEC_ID, row.id, offset, {
+/** Hermes's profile id grammar (`PROFILE_ID_RE` in `hermes_constants.py`). */
+export const PROFILE_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * The named profile a database belongs to: `<root>/profiles/<name>/state.db` gives `name`, as Hermes's
+ * `profile_name_for_home` reads a home's path; undefined for the default home (any other place).
+ */
+export function profileOfDb(db: string): string | undefined {
+  const parts = db.split(/[\\/]/);
+  const name = parts[parts.length - 2];
+  return parts[parts.length - 3] === 'profiles' && name !== undefined && name !== 'default' && PROFILE_ID_RE.test(name) ? name : undefined;
+}
+
+/** A session's id as sessionfold shows it: a named profile's sessions carry it, `<profile>:<id>`, so ids of two homes never meet. */
+export const sessionIdIn = (profile: string | undefined, id: string): string => (profile === undefined ? id : `${profile}:${id}`);
+
+/** `<profile>:<id>` split back, for `hermes -p <profile> --resume <id>`; no profile for a default-home id. */
+export function splitSessionId(id: string): { profile?: string; id: string } {
+  const at = id.indexOf(':');
+  const profile = at > 0 ? id.slice(0, at) : undefined;
+  return profile !== undefined && PROFILE_ID_RE.test(profile) ? { profile, id: id.slice(at + 1) } : { id };
+}
+
+export function sessionEvent(row: HermesSessionRow, offset: number, profile?: string): SessionEvent {
+  const parent = str(row.parent_session_id);
+  const e = sessionEventOf(CODEC_ID, sessionIdIn(profile, row.id), offset, {
     cwd: str(row.cwd) ?? str(jsonObject(row.model_config)?.cwd),
     startedAt: isoOfSeconds(row.started_at),
     title: str(row.title),
-    forkedFrom: str(row.parent_session_id),
+    forkedFrom: parent === undefined ? undefined : sessionIdIn(profile, parent),
     subagent: relationOf(row) === 'delegate' || undefined,
     gitBranch: str(row.git_branch),
     model: str(row.model),
     provider: str(row.billing_provider),
   });
+  // an extra field, as sessions keep it in raw.sessionEvents
+  if (profile !== undefined) (e as SessionEvent & { profile?: string }).profile = profile;
+  return e;
 }
 
 interface ToolCallJson {
