@@ -37,14 +37,20 @@ import { hashesAreReady, hashesReady } from './ids.js';
 
 /** fzstd's CommonJS build in its package (its package.json's `main` and `exports.require`). */
 const FZSTD_CJS = 'lib/index.js';
-let zstd: typeof ZstdStream | undefined;
+let fzstd: typeof import('fzstd') | undefined;
 
-/** fzstd's streaming decompressor, the package loaded on first use. */
-function zstdStream(): typeof ZstdStream {
-  if (zstd !== undefined) return zstd;
+/** The fzstd package, loaded on first use. */
+function fzstdPackage(): typeof import('fzstd') {
+  if (fzstd !== undefined) return fzstd;
   const req = createRequire(import.meta.url);
-  return (zstd = (req(packageFile(req, 'fzstd', FZSTD_CJS) ?? 'fzstd') as typeof import('fzstd')).Decompress);
+  return (fzstd = req(packageFile(req, 'fzstd', FZSTD_CJS) ?? 'fzstd') as typeof import('fzstd'));
 }
+
+/** fzstd's streaming decompressor. */
+const zstdStream = (): typeof ZstdStream => fzstdPackage().Decompress;
+
+/** One zstd frame held in memory, decompressed whole (a database's compressed cell); throws when it is not zstd. */
+export const zstdDecompress = (bytes: Uint8Array): Uint8Array => fzstdPackage().decompress(bytes);
 
 /**
  * The decompressed bytes of the open file's [0, size), chunk by chunk to `out`. Each compressed chunk is a

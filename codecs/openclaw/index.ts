@@ -4,12 +4,18 @@
  * transcripts a reset archived read as sessions of their own. README.md has the layout and the choices.
  */
 import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
+import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
+import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import { parseSync } from '../../cursors/sync.js';
 import { createPiCore, detectPi, type PiSessionMeta } from '../pi/index.js';
+import { listAgentDbSessions, readAgentDbTranscript } from './db.js';
 import { readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 import { CODEC_ID, discoverOpenclaw, indexPathFor } from './paths.js';
 import { openclawDescriptor } from './descriptor.js';
+
+export { listAgentDbSessions, readAgentDbTranscript } from './db.js';
 
 export { metaOf, parseSessionsIndex, readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 export { CODEC_ID, discoverOpenclaw, getOpenclawRoots, isResetArchive, isTranscriptName, openclawSessionId } from './paths.js';
@@ -22,9 +28,28 @@ const plainCore = coreFor(undefined);
 
 const isSubagent = (file: string): boolean => readOpenclawMetaSync(file)?.subagent === true;
 
-/** `read()`: the index entry is read first and handed to the pure core. */
+/**
+ * A session of an agent database (`<db>#<session id>`): its rows, by `seq`, read as its transcript's lines by
+ * the same pi core, whole (no resume), through a read-only snapshot.
+ */
+async function* readOpenclawDb(file: string, db: string, key: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  const o = normalizeReadOptions(options);
+  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const got = agentSnapshot(CODEC_ID, db, (d) => {
+    const t = readAgentDbTranscript(d, key);
+    let skipped = t.skipped;
+    const core = createPiCore({ agent: CODEC_ID, sessionId: key, ...(t.meta !== undefined && { meta: t.meta }) });
+    const events = parseSync(core, t.text, { file, maxLineBytes: o.maxLineBytes, raw: o.raw, onSkip: () => skipped++ });
+    return { events, skipped };
+  });
+  yield* eventsForRead(CODEC_ID, file, got, o);
+}
+
+/** `read()`: a database session, or a transcript whose index entry is read first and handed to the pure core. */
 async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  yield* createJsonlRead(openclawDescriptor, coreFor(await readOpenclawMeta(file)))(file, options);
+  const { db, key } = splitRecordPath(file);
+  if (key !== undefined) yield* readOpenclawDb(file, db, key, options);
+  else yield* createJsonlRead(openclawDescriptor, coreFor(await readOpenclawMeta(file)))(file, options);
 }
 
 /** The OpenClaw codec. */
@@ -32,16 +57,17 @@ export const openclaw: Codec = {
   ...openclawDescriptor,
   detect: detectPi,
   async *discover(roots: readonly string[]) {
-    yield* discoverOpenclaw(roots, isSubagent);
+    yield* discoverOpenclaw(roots, isSubagent, listAgentDbSessions);
   },
-  discoverSync: (roots: readonly string[]) => discoverOpenclaw(roots, isSubagent),
+  discoverSync: (roots: readonly string[]) => discoverOpenclaw(roots, isSubagent, listAgentDbSessions),
   async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverOpenclaw(roots, isSubagent)) if (f.sessionId === nativeId) return f;
+    for (const f of discoverOpenclaw(roots, isSubagent, listAgentDbSessions)) if (f.sessionId === nativeId) return f;
     return undefined;
   },
-  getParseDependencies: (file: string) => [indexPathFor(file)],
+  getParseDependencies: (file: string) => (splitRecordPath(file).key !== undefined ? recordDependencies(file) : [indexPathFor(file)]),
   lineCore: plainCore,
-  lineCoreFor: (file: string) => coreFor(readOpenclawMetaSync(file)),
+  // a database session is not a file of lines: folds read it whole through read()
+  lineCoreFor: (file: string) => (splitRecordPath(file).key !== undefined ? undefined : coreFor(readOpenclawMetaSync(file))),
   read: readOpenclaw,
 };
 export default openclaw;

@@ -39,6 +39,8 @@ export interface PiCoreOptions {
   meta?: PiSessionMeta;
   /** The session id the file name gives, preferred over the header's (OpenClaw names files by it). */
   preferFileId?: boolean;
+  /** The session id, when the source is not a file named by it (OpenClaw's database rows); implies preferFileId. */
+  sessionId?: string;
   /** Conversation reads of at least this many bytes take two passes (TWO_PASS_BYTES; tests set 0 or Infinity). */
   twoPassBytes?: number;
 }
@@ -204,7 +206,7 @@ function initState(ctx: CoreContext, opts: PiCoreOptions): PiState {
   return {
     agent: opts.agent,
     file: ctx.file,
-    sessionId: piFileSessionId(ctx.file),
+    sessionId: opts.sessionId ?? piFileSessionId(ctx.file),
     headerSeen: false,
     header: {},
     name: undefined,
@@ -222,7 +224,7 @@ function initState(ctx: CoreContext, opts: PiCoreOptions): PiState {
 
 function readHeader(s: PiState, h: PiHeader, start: number, opts: PiCoreOptions, emit: Emit): void {
   s.headerSeen = true;
-  if (!opts.preferFileId) s.sessionId = h.id;
+  if (!opts.preferFileId && opts.sessionId === undefined) s.sessionId = h.id;
   s.header = headerInfo(h, opts.meta);
   s.model = s.header.model;
   s.provider = s.header.provider;

@@ -1,0 +1,115 @@
+/**
+ * OpenClaw's per-agent database, `<state dir>/agents/<agentId>/agent/openclaw-agent.sqlite` (openclaw/openclaw
+ * `src/state/openclaw-agent-schema.sql`), where OpenClaw writes its transcripts since its SQLite switch
+ * (README.md "The agent database"). `transcript_events(session_id, seq, event_json, created_at)` holds each
+ * session's transcript, one row per entry, `event_json` being the JSONL record pi's SessionManager would have
+ * written; since 2026.9.6 a large entry is zstd-compressed in `event_zstd` (`event_utf8_bytes` its size) with
+ * `event_json` NULL. A session's rows, by `seq`, are read as the lines of its transcript by pi's engine.
+ * Read-only, through a snapshot (cursors/sqlite.ts): nothing beside the database is created or changed.
+ */
+import { parseSessionsIndex } from './meta.js';
+import type { AgentDbListed } from './paths.js';
+import type { PiSessionMeta } from '../pi/index.js';
+import { zstdDecompress } from '../../cursors/read-zstd.js';
+import { withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+
+/** One session's transcript: its rows as JSONL text, the rows that could not be read, and its index entry. */
+export interface AgentDbTranscript {
+  text: string;
+  skipped: number;
+  meta?: PiSessionMeta;
+}
+
+function hasTable(db: SqliteDatabase, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+function hasColumn(db: SqliteDatabase, table: string, column: string): boolean {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column);
+}
+
+/** `created_at`, epoch milliseconds as OpenClaw writes it (seconds taken for an older value that small). */
+const msOf = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? (v < 1e11 ? v * 1000 : v) : 0);
+
+/**
+ * The sessions of an agent database that have transcript rows, oldest first, with a fingerprint standing for
+ * a stat (count and highest `seq` of the rows, which OpenClaw appends, and the latest time); a subagent's
+ * (a `:subagent:` key or a `spawned_by`, as meta.ts reads an index entry) marked. None without the table.
+ */
+export function listAgentDbSessions(file: string): AgentDbListed[] {
+  return withSqliteSnapshot(file, (db) => {
+    if (!hasTable(db, 'transcript_events')) return [];
+    const windows = hasTable(db, 'session_windows');
+    const rows = db
+      .prepare(
+        `SELECT e.session_id AS id, count(*) AS n, max(e.seq) AS mx, max(e.created_at) AS t,
+           ${windows ? 'w.session_key AS key, w.spawned_by AS spawnedBy' : 'NULL AS key, NULL AS spawnedBy'}
+         FROM transcript_events e ${windows ? 'LEFT JOIN session_windows w ON w.session_id = e.session_id' : ''}
+         GROUP BY e.session_id ORDER BY min(e.created_at), e.session_id`,
+      )
+      .all() as { id: unknown; n: number; mx: number; t: unknown; key: unknown; spawnedBy: unknown }[];
+    return rows.flatMap((r) => {
+      if (typeof r.id !== 'string' || r.id === '') return [];
+      const sub = (typeof r.key === 'string' && r.key.includes(':subagent:')) || (typeof r.spawnedBy === 'string' && r.spawnedBy !== '');
+      return [{ id: r.id, size: r.n + r.mx, mtimeMs: msOf(r.t), ...(sub && { subagent: true }) }];
+    });
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One row's JSON text: `event_json`, else the decompressed `event_zstd`; undefined when neither reads. */
+function eventText(row: { event_json?: unknown; event_zstd?: unknown }): string | undefined {
+  if (typeof row.event_json === 'string') return row.event_json;
+  if (!(row.event_zstd instanceof Uint8Array) || row.event_zstd.byteLength === 0) return undefined;
+  try {
+    return utf8.decode(zstdDecompress(row.event_zstd));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The index entry of a session: its `session_nodes.entry_json` (the `SessionEntry` sessions.json held, keyed
+ * by session key) when the node's current session is this one, else what its `session_windows` row says.
+ */
+function metaOf(db: SqliteDatabase, sessionId: string): PiSessionMeta | undefined {
+  if (hasTable(db, 'session_nodes')) {
+    const nodes = db.prepare('SELECT session_key AS key, entry_json AS entry FROM session_nodes').all() as { key: string; entry: string }[];
+    const doc: Record<string, unknown> = {};
+    for (const n of nodes) {
+      try {
+        doc[n.key] = JSON.parse(n.entry) as unknown;
+      } catch {
+        // an entry OpenClaw has not validated yet: the window row below still names the session
+      }
+    }
+    const meta = parseSessionsIndex(JSON.stringify(doc)).get(`id:${sessionId}`);
+    if (meta !== undefined) return meta;
+  }
+  if (!hasTable(db, 'session_windows')) return undefined;
+  const w = db.prepare('SELECT session_key AS key, channel, display_name AS title, spawned_by AS spawnedBy FROM session_windows WHERE session_id = ?').get(sessionId) as
+    | { key: string; channel: string | null; title: string | null; spawnedBy: string | null }
+    | undefined;
+  if (w === undefined) return undefined;
+  const meta: PiSessionMeta = { sessionKey: w.key };
+  if (w.title) meta.title = w.title;
+  if (w.channel) meta.channel = w.channel;
+  if (w.key.includes(':subagent:') || w.spawnedBy) meta.subagent = true;
+  return meta;
+}
+
+/** A session's transcript rows by `seq`, as JSONL (a row is one line: raw line breaks cannot be inside valid JSON). */
+export function readAgentDbTranscript(db: SqliteDatabase, sessionId: string): AgentDbTranscript {
+  const zstd = hasColumn(db, 'transcript_events', 'event_zstd');
+  const rows = db.prepare(`SELECT event_json${zstd ? ', event_zstd' : ''} FROM transcript_events WHERE session_id = ? ORDER BY seq`).all(sessionId) as { event_json?: unknown; event_zstd?: unknown }[];
+  const lines: string[] = [];
+  let skipped = 0;
+  for (const r of rows) {
+    const text = eventText(r);
+    if (text === undefined) skipped++;
+    else lines.push(text.replace(/\r?\n/g, ' '));
+  }
+  const meta = metaOf(db, sessionId);
+  return { text: lines.length === 0 ? '' : `${lines.join('\n')}\n`, skipped, ...(meta !== undefined && { meta }) };
+}

@@ -1,0 +1,102 @@
+/**
+ * OpenClaw's per-agent database (`agents/<agentId>/agent/openclaw-agent.sqlite`, codecs/openclaw/README.md "The
+ * agent database"), made from OpenClaw's own DDL (helpers/openclaw-db.ts) and holding a real pi transcript
+ * (../shared/fixtures/real/pi/agent-sessions-v3-tree.jsonl) as rows: each session's rows read exactly as the
+ * same lines in a transcript file; compressed rows (2026.9.6) decode to the same; a transcript restored beside
+ * the rows imported from it counts once; nothing in the agent's folder changes.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openclaw } from '../codecs/openclaw/index.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { recordPath } from '../cursors/record-path.js';
+import { createSessionManager } from '../src/sessions/manager.js';
+import { readEvents } from './helpers/codec-harness.js';
+import { buildOpenclawAgentDb, zstdStored } from './helpers/openclaw-db.js';
+import { tempDirPerTest } from './helpers/sqlite-db.js';
+import { snapshotTree } from './sessions-helpers.js';
+
+const LINES = readFileSync(new URL('../../shared/fixtures/real/pi/agent-sessions-v3-tree.jsonl', import.meta.url), 'utf8').split('\n').filter((l) => l !== '');
+
+let root: string;
+tempDirPerTest('sf-openclaw-db-', (d) => {
+  root = d;
+});
+
+const agentDir = (): string => join(root, 'agents', 'main');
+const dbPath = (): string => join(agentDir(), 'agent', 'openclaw-agent.sqlite');
+
+function build(o: { compressed?: boolean; zstd?: number[] } = {}): void {
+  mkdirSync(join(agentDir(), 'agent'), { recursive: true });
+  mkdirSync(join(agentDir(), 'sessions'), { recursive: true });
+  buildOpenclawAgentDb(
+    dbPath(),
+    [
+      { id: 'sess-a', key: 'agent:main:main', entry: { sessionId: 'sess-a', label: 'Fixture greeting', channel: 'webchat', updatedAt: 1 }, lines: LINES, ...(o.zstd !== undefined && { zstd: o.zstd }) },
+      { id: 'sess-b', key: 'agent:main:subagent:x1', entry: { sessionId: 'sess-b', spawnedBy: 'agent:main:main', updatedAt: 1 }, lines: LINES.slice(0, 5) },
+    ],
+    o,
+  );
+}
+
+/** Events without what names their source (the file, its session id): what a row read and a file read share. */
+const bare = (events: readonly SessionfoldEvent[]) => events.map(({ sessionId: _s, ...rest }) => ({ ...rest, ...('nativeId' in rest && rest.type === 'session' && { nativeId: '-' }) }));
+
+/** The same lines as a transcript file `sessions/<id>.jsonl`, read by the file codec. */
+async function asFile(id: string, lines: readonly string[]): Promise<SessionfoldEvent[]> {
+  const dir = join(root, 'as-file', 'agents', 'main', 'sessions');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${id}.jsonl`), `${lines.join('\n')}\n`);
+  return readEvents(openclaw, join(dir, `${id}.jsonl`));
+}
+
+describe('openclaw-agent.sqlite', () => {
+  it('lists each session with rows as a record path and reads its rows as its transcript; writes nothing', async () => {
+    build();
+    const before = await snapshotTree(agentDir());
+    const files = [...openclaw.discoverSync!([root])];
+    expect(files.map((f) => [f.path, f.sessionId, f.subagent === true])).toEqual([
+      [recordPath(dbPath(), 'sess-a'), 'sess-a', false],
+      [recordPath(dbPath(), 'sess-b'), 'sess-b', true],
+    ]);
+    const events = await readEvents(openclaw, recordPath(dbPath(), 'sess-a'));
+    expect(events.every((e) => e.sessionId === 'sess-a')).toBe(true);
+    expect(events[0]).toMatchObject({ type: 'session', sessionKey: 'agent:main:main', title: 'Fixture greeting', channel: 'webchat' });
+    const usage = events.filter((e) => e.type === 'usage');
+    expect(usage.map((e) => [e.inputTokens, e.outputTokens])).toEqual([[12, 7], [12, 7]]);
+    const file = await asFile('sess-a', LINES);
+    expect(bare(events.filter((e) => e.type !== 'session'))).toEqual(bare(file.filter((e) => e.type !== 'session')));
+    expect((await readEvents(openclaw, recordPath(dbPath(), 'sess-b')))[0]).toMatchObject({ type: 'session', subagent: true, forkedFrom: 'sess-a' });
+    // a session list folds a database session whole (no line core for a record path)
+    const m = createSessionManager({ roots: { openclaw: [root] }, cache: false, env: { HOME: root } });
+    expect((await m.list('openclaw')).map((x) => [x.sessionId, x.title])).toEqual([['sess-a', 'Fixture greeting']]);
+    expect(await snapshotTree(agentDir())).toEqual(before);
+  });
+
+  it('a compressed row (event_zstd, OpenClaw 2026.9.6) reads as its text; one that does not decode is skipped and counted', async () => {
+    build({ compressed: true, zstd: [4, 6] });
+    const plain = await asFile('sess-a', LINES);
+    const skipped: unknown[] = [];
+    const events = await readEvents(openclaw, recordPath(dbPath(), 'sess-a'), { onSkip: (e) => skipped.push(e) });
+    expect(bare(events.filter((e) => e.type !== 'session'))).toEqual(bare(plain.filter((e) => e.type !== 'session')));
+    expect(skipped).toEqual([]);
+    const d = new Database(dbPath());
+    d.prepare('UPDATE transcript_events SET event_zstd = ? WHERE session_id = ? AND seq = 5').run(zstdStored('x').subarray(0, 6), 'sess-a');
+    d.close();
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const damaged = await readEvents(openclaw, recordPath(dbPath(), 'sess-a'), { info });
+    expect(info.skippedLines).toBe(1);
+    expect(damaged.filter((e) => e.type === 'usage')).toHaveLength(1);
+  });
+
+  it("a transcript file of a session the database holds (restored after OpenClaw imported it) counts once, from the rows", async () => {
+    build();
+    writeFileSync(join(agentDir(), 'sessions', 'sess-a.jsonl'), `${LINES.join('\n')}\n`);
+    writeFileSync(join(agentDir(), 'sessions', 'older.jsonl'), `${LINES.join('\n')}\n`);
+    const files = [...openclaw.discoverSync!([root])];
+    expect(files.map((f) => f.sessionId)).toEqual(['sess-a', 'sess-b', 'older']);
+    expect(files.some((f) => f.path.endsWith('sess-a.jsonl'))).toBe(false);
+  });
+});
