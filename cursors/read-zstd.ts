@@ -37,20 +37,14 @@ import { hashesAreReady, hashesReady } from './ids.js';
 
 /** fzstd's CommonJS build in its package (its package.json's `main` and `exports.require`). */
 const FZSTD_CJS = 'lib/index.js';
-let fzstd: typeof import('fzstd') | undefined;
+let zstd: typeof ZstdStream | undefined;
 
-/** The fzstd package, loaded on first use. */
-function fzstdPackage(): typeof import('fzstd') {
-  if (fzstd !== undefined) return fzstd;
+/** fzstd's streaming decompressor, the package loaded on first use. */
+function zstdStream(): typeof ZstdStream {
+  if (zstd !== undefined) return zstd;
   const req = createRequire(import.meta.url);
-  return (fzstd = req(packageFile(req, 'fzstd', FZSTD_CJS) ?? 'fzstd') as typeof import('fzstd'));
+  return (zstd = (req(packageFile(req, 'fzstd', FZSTD_CJS) ?? 'fzstd') as typeof import('fzstd')).Decompress);
 }
-
-/** fzstd's streaming decompressor. */
-const zstdStream = (): typeof ZstdStream => fzstdPackage().Decompress;
-
-/** One zstd frame held in memory, decompressed whole (a database's compressed cell); throws when it is not zstd. */
-export const zstdDecompress = (bytes: Uint8Array): Uint8Array => fzstdPackage().decompress(bytes);
 
 /**
  * The decompressed bytes of the open file's [0, size), chunk by chunk to `out`. Each compressed chunk is a
@@ -76,8 +70,8 @@ function decompressFile(fd: number, size: number, options: NormalizedReadOptions
 }
 
 /**
- * The decompressed bytes of one zstd blob held in memory (a database column: Zed's `threads.data`), through
- * the same fzstd stream as a file. Undefined when the blob does not decompress (truncated, corrupt, not zstd)
+ * The decompressed bytes of one zstd blob held in memory (a database column: Zed's `threads.data`, OpenClaw's
+ * `transcript_events.event_zstd`), through the same fzstd stream as a file. Undefined when the blob does not decompress (truncated, corrupt, not zstd)
  * or decompresses to more than `maxBytes`: a record too large is skipped like a line over `maxLineBytes`, and
  * the cap stops a small blob from filling memory.
  */

@@ -10,7 +10,7 @@
 import { parseSessionsIndex } from './meta.js';
 import type { AgentDbListed } from './paths.js';
 import type { PiSessionMeta } from '../pi/index.js';
-import { zstdDecompress } from '../../cursors/read-zstd.js';
+import { decompressZstdBytes } from '../../cursors/read-zstd.js';
 import { withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
 
 /** One session's transcript: its rows as JSONL text, the rows that could not be read, and its index entry. */
@@ -58,12 +58,17 @@ export function listAgentDbSessions(file: string): AgentDbListed[] {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** One row's JSON text: `event_json`, else the decompressed `event_zstd`; undefined when neither reads. */
-function eventText(row: { event_json?: unknown; event_zstd?: unknown }): string | undefined {
+/**
+ * One row's JSON text: `event_json`, else the decompressed `event_zstd`; undefined when neither reads, or when
+ * the row decompresses to more than `maxBytes` (skipped like a line over `maxLineBytes`).
+ */
+function eventText(row: { event_json?: unknown; event_zstd?: unknown }, maxBytes: number): string | undefined {
   if (typeof row.event_json === 'string') return row.event_json;
   if (!(row.event_zstd instanceof Uint8Array) || row.event_zstd.byteLength === 0) return undefined;
+  const bytes = decompressZstdBytes(row.event_zstd, maxBytes);
+  if (bytes === undefined) return undefined;
   try {
-    return utf8.decode(zstdDecompress(row.event_zstd));
+    return utf8.decode(bytes);
   } catch {
     return undefined;
   }
@@ -100,13 +105,13 @@ function metaOf(db: SqliteDatabase, sessionId: string): PiSessionMeta | undefine
 }
 
 /** A session's transcript rows by `seq`, as JSONL (a row is one line: raw line breaks cannot be inside valid JSON). */
-export function readAgentDbTranscript(db: SqliteDatabase, sessionId: string): AgentDbTranscript {
+export function readAgentDbTranscript(db: SqliteDatabase, sessionId: string, maxBytes: number): AgentDbTranscript {
   const zstd = hasColumn(db, 'transcript_events', 'event_zstd');
   const rows = db.prepare(`SELECT event_json${zstd ? ', event_zstd' : ''} FROM transcript_events WHERE session_id = ? ORDER BY seq`).all(sessionId) as { event_json?: unknown; event_zstd?: unknown }[];
   const lines: string[] = [];
   let skipped = 0;
   for (const r of rows) {
-    const text = eventText(r);
+    const text = eventText(r, maxBytes);
     if (text === undefined) skipped++;
     else lines.push(text.replace(/\r?\n/g, ' '));
   }

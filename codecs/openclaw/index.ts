@@ -36,7 +36,7 @@ async function* readOpenclawDb(file: string, db: string, key: string, options?: 
   const o = normalizeReadOptions(options);
   const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const got = agentSnapshot(CODEC_ID, db, (d) => {
-    const t = readAgentDbTranscript(d, key);
+    const t = readAgentDbTranscript(d, key, o.maxLineBytes);
     let skipped = t.skipped;
     const core = createPiCore({ agent: CODEC_ID, sessionId: key, ...(t.meta !== undefined && { meta: t.meta }) });
     const events = parseSync(core, t.text, { file, maxLineBytes: o.maxLineBytes, raw: o.raw, onSkip: () => skipped++ });
