@@ -1,6 +1,6 @@
 /**
  * OpenCode's database (`opencode.db`, `opencode-<channel>.db`): tables `session`, `message` and `part`
- * (`packages/opencode/src/session/session.sql.ts`). Read through cursors/sqlite.ts (a read-only snapshot,
+ * (`packages/opencode/src/session/session.sql.ts`), and 2.x's `session_v2` and `session_message` (v2.ts). Read through cursors/sqlite.ts (a read-only snapshot,
  * nothing written beside the database) and by RowCursor (cursors/sqlite-rows.ts): a warm read of a session
  * takes its new messages and parts only. A row already read that changed (a response finishing, a tool
  * finishing), a new part of a message already read, or a new message that sorts before one already read
@@ -29,6 +29,7 @@ import { fileId, fullListing, sessionsOf, SETTLED } from './listing.js';
 import { orphansIn, withLateParts, type LateRead } from './late-parts.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
+import { copiesOf, sessionSql, tablesOf, v2Records, V2_SOURCE, type Tables } from './v2.js';
 
 /** A session row as the database holds it (columns vary by version; the ones read here are in all). */
 interface SessionRow {
@@ -113,10 +114,14 @@ const PART_KINDS: readonly EventKind[] = ['message', 'tool_call', 'tool_result']
 /** A read for `kinds` needs no part but the step parts (usage's token fallback and step count). */
 const stepsOnly = (kinds: ReadonlySet<EventKind>): boolean => !PART_KINDS.some((k) => kinds.has(k));
 
-const partitionedFor = (steps: boolean, settled: boolean): readonly PartitionedSource[] => (!steps ? PARTITIONED : settled ? PARTITIONED_STEPS : PARTITIONED_STEPS_WALKED);
+/** The sources for a read, of the tables the database holds (v2.ts `tablesOf`): 2.x's messages beside 1.x's. */
+function partitionedFor(steps: boolean, settled: boolean, t: Tables): readonly PartitionedSource[] {
+  const v1 = (!steps ? PARTITIONED : settled ? PARTITIONED_STEPS : PARTITIONED_STEPS_WALKED).filter((s) => t[s.table as 'message' | 'part']);
+  return t.session_message ? [...v1, V2_SOURCE] : v1;
+}
 
-function sources(sessionId: string | undefined, steps: boolean, settled: boolean): RowSource[] {
-  const all = partitionedFor(steps, settled);
+function sources(sessionId: string | undefined, steps: boolean, settled: boolean, t: Tables): RowSource[] {
+  const all = partitionedFor(steps, settled, t);
   return sessionId === undefined ? all.map(({ partition: _p, ...s }) => s) : partitionSources(all, sessionId);
 }
 
@@ -141,6 +146,8 @@ const before = (a: [number, string], b: [number, string]): boolean => a[0] < b[0
 interface Snapshot {
   read: RowReadResult;
   sessions: SessionRow[];
+  /** The `session_message` rows read that copy a 1.x message (v2.ts `copiesOf`): not read. */
+  copies: Set<string>;
   /** A steps-only read that took the session's last message again: the events of it the last read yielded. */
   replaced?: KindCounts;
 }
@@ -212,9 +219,12 @@ interface Verdict {
 }
 
 /** A read judged once: `tailOf` (for a steps-only read of one session, `tail`) walks its rows a single time. */
-function judge(read: RowReadResult, kinds: string, tail?: { mark: number; sessionId: string }): Verdict {
+function judge(read: RowReadResult, kinds: string, from: RowCursor | undefined, tail?: { mark: number; sessionId: string }): Verdict {
   if (read.restarted) return {};
   if (!isState(read.codecState) || read.codecState.kinds !== kinds) return { reason: 'kinds-changed' };
+  // a 2.x row rewritten in place (a reply streaming) starts the session over, as a 1.x message rewritten does
+  const v2Mark = from?.watermark.session_message ?? Number.POSITIVE_INFINITY;
+  if ((read.rows.session_message ?? []).some((r) => r._rowid <= v2Mark)) return { reason: 'row-changed' };
   const t = tail === undefined ? undefined : tailOf(read, tail.mark, tail.sessionId);
   if (t === false) return { reason: 'row-changed' };
   if (t !== undefined) return { tail: t };
@@ -240,6 +250,7 @@ interface ReadContext {
   parser: string;
   /** `OpencodeFlavor.settledMessages`. */
   settledTrust: boolean;
+  tables: Tables;
 }
 
 /** One read to take: of one session (or of the whole database, `sessionId` undefined), for `kinds`, from `from`. */
@@ -262,7 +273,7 @@ function planOf(sessionId: string | undefined, from: RowCursor | undefined, kind
 }
 
 /** The plan's rows from the start: how every read here starts over. */
-const coldRead = (c: ReadContext, plan: ReadPlan): RowReadResult => readRowsSince(c.db, sources(plan.sessionId, plan.steps, c.settledTrust), undefined, c.parser, c.identity);
+const coldRead = (c: ReadContext, plan: ReadPlan): RowReadResult => readRowsSince(c.db, sources(plan.sessionId, plan.steps, c.settledTrust, c.tables), undefined, c.parser, c.identity);
 
 /**
  * `got`, the rows read for `plan` from its cursor, as the read takes them: started over when `judge` says so;
@@ -277,21 +288,23 @@ const coldRead = (c: ReadContext, plan: ReadPlan): RowReadResult => readRowsSinc
  */
 function settle(c: ReadContext, got: RowReadResult, plan: ReadPlan): { read: RowReadResult; replaced?: KindCounts } {
   const read = plan.reason === undefined ? got : { ...got, reason: plan.reason };
-  const verdict = judge(read, plan.kinds, plan.tail);
+  const verdict = judge(read, plan.kinds, plan.from, plan.tail);
   if (verdict.reason !== undefined) return { read: { ...coldRead(c, plan), reason: verdict.reason } };
   if (plan.tail === undefined || verdict.tail === undefined) return { read };
   return withTail(c.db, read, verdict.tail, plan.tail.sessionId) ?? { read: { ...coldRead(c, plan), reason: 'row-changed' } };
 }
 
 function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | undefined, from: RowCursor | undefined, parser: string, kinds: string, steps: boolean, settledTrust: boolean): Snapshot {
-  const c: ReadContext = { db, identity: identityOf(file), parser, settledTrust };
+  const tables = tablesOf(db);
+  const c: ReadContext = { db, identity: identityOf(file), parser, settledTrust, tables };
   const sessions = (sessionId === undefined
-    ? db.prepare('SELECT rowid AS _rowid, * FROM session ORDER BY time_created, id').all()
-    : db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id = ?').all(sessionId)) as SessionRow[];
+    ? db.prepare(`SELECT * FROM (${sessionSql(tables, '')}) ORDER BY time_created, id`).all()
+    : db.prepare(sessionSql(tables, ' WHERE id = ?')).all(...(tables.session && tables.session_v2 ? [sessionId, sessionId] : [sessionId]))) as SessionRow[];
   const plan = planOf(sessionId, from, kinds, steps);
-  const got = readRowsSince(db, sources(sessionId, steps, settledTrust), plan.from, parser, c.identity, { keepChanged: plan.tail !== undefined });
+  const got = readRowsSince(db, sources(sessionId, steps, settledTrust, tables), plan.from, parser, c.identity, { keepChanged: plan.tail !== undefined });
   const settled = settle(c, got, plan);
-  return { read: withLateParts(db, [lateRead(settled.read, sessionId, plan)], PART_COLUMNS)[0] as RowReadResult, sessions, ...(settled.replaced && { replaced: settled.replaced }) };
+  const read = withLateParts(db, [lateRead(settled.read, sessionId, plan)], PART_COLUMNS)[0] as RowReadResult;
+  return { read, sessions, copies: copiesOf(db, tables, read.rows), ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -299,7 +312,8 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
  * `readPartitionsSince`, each read then settled as alone.
  */
 function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead[], parser: string, kinds: readonly string[], settledTrust: boolean): Snapshot[] {
-  const c: ReadContext = { db, identity: identityOf(file), parser, settledTrust };
+  const tables = tablesOf(db);
+  const c: ReadContext = { db, identity: identityOf(file), parser, settledTrust, tables };
   const plans = reads.map((r, i) => planOf(r.key, r.from, kinds[i] as string, stepsOnly(r.out.kinds)));
   const settled: { read: RowReadResult; replaced?: KindCounts }[] = [];
   // the reads that need parts updated in place and those that need steps only, each group from its own sources
@@ -308,7 +322,7 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
     if (group.length === 0) continue;
     const got = readPartitionsSince(
       db,
-      partitionedFor(steps, settledTrust),
+      partitionedFor(steps, settledTrust, tables),
       group.map((g) => ({ key: g.plan.sessionId as string, from: g.plan.from })),
       parser,
       c.identity,
@@ -318,16 +332,20 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
   }
   // the parts read late, for every read at once (one probe of the index for all their new messages)
   const done = withLateParts(db, settled.map((x, i) => lateRead(x.read, reads[i]?.key, plans[i] as ReadPlan)), PART_COLUMNS);
-  const rowsOf = sessionRows(db, reads.map((r) => r.key));
-  return reads.map((r, i) => ({ read: done[i] as RowReadResult, sessions: rowsOf(r.key), ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) }));
+  const rowsOf = sessionRows(db, tables, reads.map((r) => r.key));
+  return reads.map((r, i) => {
+    const read = done[i] as RowReadResult;
+    return { read, sessions: rowsOf(r.key), copies: copiesOf(db, tables, read.rows), ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) };
+  });
 }
 
 /**
  * The session rows of `ids`, by id, in one query (a batch of 200 sessions asked one each): what
  * `SELECT ... WHERE id = ?` gives for each. An id matches as text, as that parameter does.
  */
-function sessionRows(db: SqliteDatabase, ids: readonly string[]): (id: string) => SessionRow[] {
-  const rows = db.prepare('SELECT rowid AS _rowid, * FROM session WHERE id IN (SELECT value FROM json_each(?)) ORDER BY rowid').all(JSON.stringify([...new Set(ids)])) as SessionRow[];
+function sessionRows(db: SqliteDatabase, t: Tables, ids: readonly string[]): (id: string) => SessionRow[] {
+  const list = JSON.stringify([...new Set(ids)]);
+  const rows = db.prepare(sessionSql(t, ' WHERE id IN (SELECT value FROM json_each(?))')).all(...(t.session && t.session_v2 ? [list, list] : [list])) as SessionRow[];
   const byId = groupBy(rows, (r) => r.id);
   return (id) => byId.get(id) ?? [];
 }
@@ -342,14 +360,14 @@ function appendsOnly(read: RowReadResult): boolean {
   if ((read.rows.part ?? []).some((p) => !fresh.has(p.message_id))) return false;
   const state = read.codecState;
   if (!isState(state)) return true;
-  return (read.rows.message ?? []).every((r) => {
+  return [...(read.rows.message ?? []), ...(read.rows.session_message ?? [])].every((r) => {
     const last = state.last[String(r.session_id)];
     return last === undefined || !before(rowKey(r), last);
   });
 }
 
 /** Message records of the rows, each with its parts, in OpenCode's order; malformed rows counted. */
-function records(rows: RowReadResult['rows']): { bySession: Map<string, OpencodeMessageRecord[]>; skipped: number; bytes: number } {
+function records(rows: RowReadResult['rows'], copies: ReadonlySet<string>): { bySession: Map<string, OpencodeMessageRecord[]>; skipped: number; bytes: number } {
   let skipped = 0;
   let bytes = 0;
   const partsOf = new Map<string, { part: OpencodePart; offset: number }[]>();
@@ -381,8 +399,9 @@ function records(rows: RowReadResult['rows']): { bySession: Map<string, Opencode
     list.push({ info, parts, offset: (r as Row)._rowid, partOffsets: offsets });
     bySession.set(sid, list);
   }
+  const v2 = v2Records(rows.session_message ?? [], copies, bySession);
   for (const list of bySession.values()) sortMessages(list);
-  return { bySession, skipped, bytes };
+  return { bySession, skipped: skipped + v2.skipped, bytes: bytes + v2.bytes };
 }
 
 /** The events of a snapshot, emitted to `out`; how the read started and the cursor after it. */
@@ -394,7 +413,7 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   const orphans = read.restarted ? orphansIn(read.rows) : prev.orphans;
   const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage }, ...(orphans !== undefined && { orphans }) };
   const lastUsage = state.lastUsage as Record<string, number>;
-  const { bySession, skipped, bytes } = records(read.rows);
+  const { bySession, skipped, bytes } = records(read.rows, snap.copies);
   // one target for every message: it counts the usage events each message emits (`lastUsage`)
   let usage = 0;
   const counted: EmitTarget = { ...out, emit: (e) => (e.type === 'usage' && usage++, out.emit(e)) };
@@ -418,7 +437,7 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
       }
     }
   }
-  const rowsRead = (read.rows.message?.length ?? 0) + (read.rows.part?.length ?? 0) + snap.sessions.length;
+  const rowsRead = (read.rows.message?.length ?? 0) + (read.rows.part?.length ?? 0) + (read.rows.session_message?.length ?? 0) + snap.sessions.length;
   const start = { restarted: read.restarted, reason: read.reason, ...(snap.replaced && !read.restarted && { replaced: snap.replaced }) };
   return { start, cursor: withCodecState(read.cursor, state), rowsRead, bytesRead: bytes, skipped };
 }

@@ -33,6 +33,7 @@ import { statSync } from 'node:fs';
 import { fileIdOf } from '../../cursors/listing-memo.js';
 import { countRows, openAfter, rowsSince, tableHolds, type RowSource } from '../../cursors/sqlite-rows.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { sessionSql, tablesOf, V1_ONLY, type Tables } from './v2.js';
 
 /**
  * One session's figures: id, parent, session time_updated, its messages' latest time (of the settled ones, with
@@ -71,7 +72,8 @@ export function fileId(path: string): string {
   return s === undefined ? '-' : fileIdOf(s);
 }
 
-function marksOf(db: SqliteDatabase, table: 'message' | 'part'): TableMarks {
+function marksOf(db: SqliteDatabase, table: 'message' | 'part', t: Tables): TableMarks {
+  if (!t[table]) return { n: 0, r: 0, id: null };
   // two queries: `count(*)` alone counts the cells of each page of the smallest index (no row decoded), which
   // `count(*), max(rowid)` together cannot (a scan stepping every row: about twice the CPU on a 1 GiB database)
   const n = countRows(db, { table });
@@ -107,31 +109,44 @@ function openOf(rows: readonly [string, unknown, unknown][]): Record<string, Ope
  * database; `settled`: trust that settled messages are never rewritten (see the header).
  */
 export function fullListing(db: SqliteDatabase, file: string, settled = true): ListingState {
+  const t = tablesOf(db);
+  // a table the database lacks (one generation only, v2.ts) joins as no rows
+  const none = 'SELECT NULL AS session_id, 0 AS u, 0 AS r, 0 AS n WHERE 0';
+  const messages = t.message ? `SELECT session_id, max(${timeOf(settled)}) AS u, max(rowid) AS r, count(*) AS n FROM message NOT INDEXED GROUP BY session_id` : none;
+  const parts = t.part ? 'SELECT session_id, max(rowid) AS r, count(*) AS n FROM part GROUP BY session_id' : none;
+  // 2.x's messages (rewritten in place as they stream, no settled ones): their latest update, and their highest
+  // rowid and count added to the messages' (the fingerprint moves with either)
+  const v2 = t.session_message ? 'SELECT session_id, max(time_updated) AS u, max(rowid) AS r, count(*) AS n FROM session_message NOT INDEXED GROUP BY session_id' : none;
   const rows = db
     .prepare(
-      `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, m.u AS mu, m.r AS mr, m.n AS mn, p.r AS pr, p.n AS pn
-       FROM session s
-       LEFT JOIN (SELECT session_id, max(${timeOf(settled)}) AS u, max(rowid) AS r, count(*) AS n FROM message NOT INDEXED GROUP BY session_id) m ON m.session_id = s.id
-       LEFT JOIN (SELECT session_id, max(rowid) AS r, count(*) AS n FROM part GROUP BY session_id) p ON p.session_id = s.id
+      `SELECT s.id AS id, s.parent_id AS parent, s.time_updated AS su, max(coalesce(m.u, 0), coalesce(v.u, 0)) AS mu, coalesce(m.r, 0) + coalesce(v.r, 0) AS mr,
+         coalesce(m.n, 0) + coalesce(v.n, 0) AS mn, p.r AS pr, p.n AS pn
+       FROM (${sessionSql(t, '')}) s
+       LEFT JOIN (${messages}) m ON m.session_id = s.id
+       LEFT JOIN (${parts}) p ON p.session_id = s.id
+       LEFT JOIN (${v2}) v ON v.session_id = s.id
        ORDER BY s.time_created, s.id`,
     )
     .raw()
     .all() as [string, string | null, unknown, unknown, unknown, unknown, unknown, unknown][];
   const sessions = rows.map(([id, parent, ...n]) => [id, parent ?? null, ...n.map(num)] as SessionFigures);
   const u = sessions.reduce((a, s) => Math.max(a, s[3]), 0);
-  const open = settled ? openOf(db.prepare(`SELECT id, session_id, time_updated FROM message NOT INDEXED WHERE NOT ${SETTLED}`).raw().all() as [string, unknown, unknown][]) : {};
-  return { file, message: { ...marksOf(db, 'message'), u, open }, part: marksOf(db, 'part'), sessions };
+  const open = settled && t.message ? openOf(db.prepare(`SELECT id, session_id, time_updated FROM message NOT INDEXED WHERE NOT ${SETTLED}`).raw().all() as [string, unknown, unknown][]) : {};
+  return { file, message: { ...marksOf(db, 'message', t), u, open }, part: marksOf(db, 'part', t), sessions };
 }
 
 /** The marks of `table` now when it lost no row since `old` (see the header), else undefined. */
 function onlyAdded(db: SqliteDatabase, table: 'message' | 'part', old: TableMarks): TableMarks | undefined {
   let now: TableMarks | undefined;
-  return tableHolds(db, { table, tail: 'id' }, { count: old.n, rowid: old.r, top: old.id }, () => (now = marksOf(db, table)).n) ? now : undefined;
+  return tableHolds(db, { table, tail: 'id' }, { count: old.n, rowid: old.r, top: old.id }, () => (now = marksOf(db, table, V1_ONLY)).n) ? now : undefined;
 }
 
 /** The listing of the database now, from `old` when the same file lost no row since (see the header). */
 export function nextListing(db: SqliteDatabase, file: string, old: ListingState, settled = true): ListingState {
   if (file !== old.file || file === '-') return fullListing(db, file, settled);
+  // 2.x's tables are listed in full: their rows are rewritten in place with no settled state to trust (v2.ts)
+  const t = tablesOf(db);
+  if (t.session_v2 || t.session_message || !t.session || !t.message || !t.part) return fullListing(db, file, settled);
   const messageMarks = onlyAdded(db, 'message', old.message);
   const partMarks = messageMarks === undefined ? undefined : onlyAdded(db, 'part', old.part);
   if (messageMarks === undefined || partMarks === undefined) return fullListing(db, file, settled);

@@ -56,7 +56,7 @@ function names(dir: string): { name: string; dir: boolean; file: boolean }[] {
 }
 
 /** Goes up whenever the listing (listing.ts) of an unchanged database would differ, or its shape does. */
-const LISTING_VERSION = 4;
+const LISTING_VERSION = 5;
 
 /**
  * The sessions of one database, as record paths; a database that cannot be read gives none. Their listing is

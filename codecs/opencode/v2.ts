@@ -1,0 +1,133 @@
+/**
+ * OpenCode 2.x's tables beside 1.x's (README.md, "OpenCode 2.x"): sessions in `session_v2`, messages in
+ * `session_message` (one row per message, its `type` a column and its content inside `data`, rewritten in
+ * place with a new `time_updated` as a reply streams). The first 2.x start copies every 1.x session into them
+ * (`packages/core/src/database/v1-migration.bun.ts`): the session under its id, each user and assistant message
+ * under its 1.x message id. So a `session_message` row whose id is a `message` id is such a copy, and is not
+ * read: the 1.x row stands for it (the copy drops the usage of compaction summaries and subtask replies, and
+ * 1.x may go on writing its own tables).
+ *
+ * A database may hold either generation or both, so the sources and the session rows read depend on the tables
+ * present (`tablesOf`).
+ */
+import type { PartitionedSource, Row, RowReadResult } from '../../cursors/sqlite-rows.js';
+import { jsonObject, type SqliteDatabase } from '../../cursors/sqlite.js';
+import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart } from './schema.js';
+
+/** The tables of OpenCode's two generations this codec reads, as present in one database. */
+export interface Tables {
+  session: boolean;
+  message: boolean;
+  part: boolean;
+  session_v2: boolean;
+  session_message: boolean;
+}
+
+export const V1_ONLY: Tables = { session: true, message: true, part: true, session_v2: false, session_message: false };
+
+export function tablesOf(db: SqliteDatabase): Tables {
+  const names = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").raw().all() as [string][]).map(([n]) => n));
+  return { session: names.has('session'), message: names.has('message'), part: names.has('part'), session_v2: names.has('session_v2'), session_message: names.has('session_message') };
+}
+
+/** `session_message` per session: every row added or rewritten (`time_updated` has no index, so a walk). */
+export const V2_SOURCE: PartitionedSource = { name: 'session_message', table: 'session_message', columns: 'id, session_id, type, time_created, data', updated: 'time_updated', partition: 'session_id' };
+
+/**
+ * SQL for the session rows (`where`: a condition on `id`, with its parameters): a session in both tables is
+ * `session_v2`'s (the row 2.x goes on writing), once.
+ */
+export function sessionSql(t: Tables, where: string): string {
+  const cols = 'rowid AS _rowid, id, parent_id, directory, title, version, time_created, time_updated, model';
+  // neither table: the query fails as it did before 2.x (not OpenCode's database)
+  if (!t.session_v2) return `SELECT ${cols} FROM session${where}`;
+  const v2 = `SELECT ${cols} FROM session_v2${where}`;
+  return t.session ? `${v2} UNION ALL SELECT ${cols} FROM session${where === '' ? ' WHERE' : `${where} AND`} id NOT IN (SELECT id FROM session_v2)` : v2;
+}
+
+/** The ids of the `session_message` rows read that copy a 1.x message (a `message` row of that id). */
+export function copiesOf(db: SqliteDatabase, t: Tables, rows: RowReadResult['rows']): Set<string> {
+  const ids = (rows.session_message ?? []).map((r) => r.id);
+  if (!t.message || ids.length === 0) return new Set();
+  const found = db.prepare('SELECT id FROM message WHERE id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids)) as [string][];
+  return new Set(found.map(([id]) => id));
+}
+
+const obj = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** The text of a tool's output content (`[{type: 'text', text}]`), joined. */
+function contentText(v: unknown): string | undefined {
+  if (!Array.isArray(v)) return typeof v === 'string' ? v : undefined;
+  const texts = v.flatMap((c) => (typeof obj(c)?.text === 'string' ? [obj(c)?.text as string] : []));
+  return texts.length === 0 ? undefined : texts.join('\n');
+}
+
+/** An assistant's `content` item as the 1.x part it stands for. */
+function partOf(c: unknown, id: string): OpencodePart | undefined {
+  const item = obj(c);
+  if (item === undefined) return undefined;
+  if (item.type === 'text' || item.type === 'reasoning') return { id, type: item.type, text: item.text };
+  if (item.type !== 'tool') return undefined;
+  const state = obj(item.state) ?? {};
+  const time = obj(item.time) ?? {};
+  const error = obj(state.error);
+  return {
+    id,
+    type: 'tool',
+    callID: item.callID ?? item.id,
+    tool: item.name,
+    state: { status: state.status, input: state.input, output: contentText(state.content ?? state.output), error: error?.message ?? state.error, time: { start: time.ran, end: time.completed } },
+  };
+}
+
+/**
+ * A `session_message` row as a 1.x message record: `user`, `synthetic` and `shell` rows as user messages,
+ * `assistant` and `compaction` rows (the ones with tokens) as assistant messages; other types (`system`,
+ * `idle`, `agent-switched`, ...) are no message. Undefined for those, and for data that is not a JSON object
+ * (`bad` then true).
+ */
+export function v2Record(r: Row): { rec?: OpencodeMessageRecord; bad?: true } {
+  const data = jsonObject(r.data);
+  if (data === undefined) return { bad: true };
+  const id = String(r.id);
+  const time = obj(data.time) ?? {};
+  const created = typeof time.created === 'number' ? time.created : r.time_created;
+  const completed = typeof time.completed === 'string' ? Date.parse(time.completed) : time.completed;
+  const base = { id, sessionID: String(r.session_id), time: { created, completed } };
+  const rec = (info: OpencodeMessageInfo, parts: OpencodePart[]): { rec: OpencodeMessageRecord } => ({ rec: { info, parts, offset: r._rowid, partOffsets: parts.map(() => r._rowid) } });
+  const text = (t: unknown, synthetic?: true): OpencodePart[] => (typeof t === 'string' ? [{ id: `${id}:0`, type: 'text', text: t, ...(synthetic && { synthetic }) }] : []);
+  switch (r.type) {
+    case 'user':
+      return rec({ ...base, role: 'user' }, text(data.text));
+    case 'synthetic':
+      return rec({ ...base, role: 'user' }, text(data.text, true));
+    case 'shell':
+      return rec({ ...base, role: 'user' }, text(typeof data.command === 'string' ? `! ${data.command}` : undefined));
+    case 'assistant': {
+      const model = obj(data.model) ?? {};
+      const content = Array.isArray(data.content) ? data.content : [];
+      const parts = content.flatMap((c, i) => partOf(c, `${id}:${String(i).padStart(4, '0')}`) ?? []);
+      return rec({ ...base, role: 'assistant', modelID: model.id, providerID: model.providerID, cost: data.cost, tokens: obj(data.tokens) ?? null }, parts);
+    }
+    case 'compaction':
+      return rec({ ...base, role: 'assistant', summary: true, modelID: obj(data.model)?.id, providerID: obj(data.model)?.providerID, cost: data.cost, tokens: obj(data.tokens) ?? null }, text(data.summary));
+    default:
+      return {};
+  }
+}
+
+/** The records of `session_message` rows into `bySession` (not yet sorted), copies left out; what was skipped and read. */
+export function v2Records(rows: readonly Row[], copies: ReadonlySet<string>, bySession: Map<string, OpencodeMessageRecord[]>): { skipped: number; bytes: number } {
+  let skipped = 0;
+  let bytes = 0;
+  for (const r of rows) {
+    if (copies.has(String(r.id))) continue;
+    bytes += typeof r.data === 'string' ? r.data.length : 0;
+    const { rec, bad } = v2Record(r);
+    if (bad === true) skipped++;
+    if (rec === undefined) continue;
+    const sid = String(r.session_id);
+    bySession.set(sid, [...(bySession.get(sid) ?? []), rec]);
+  }
+  return { skipped, bytes };
+}
