@@ -13,7 +13,8 @@ import { opencode } from '../codecs/opencode/index.js';
 import { kilo } from '../codecs/kilo/index.js';
 import type { Codec, ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
-import { recordPath } from '../cursors/sqlite.js';
+import { recordPath, withSqliteSnapshot } from '../cursors/sqlite.js';
+import { fileId, fullListing, nextListing, sessionsOf } from '../codecs/opencode/listing.js';
 import { treeListing } from './helpers/files.js';
 import { buildOpencodeDb, writeDb } from './helpers/opencode-db.js';
 import { assistantV2Data, copyMessages, copySession, INSERT_V2, insertSessionV2, opencode2Db, REWRITE_V2, userV2, V2_TOKENS } from './helpers/opencode2-db.js';
@@ -210,6 +211,18 @@ describe('OpenCode 2.x tables', () => {
     const before = await stat();
     writeDb(db, (d) => d.prepare(REWRITE_V2).run(JSON.stringify(assistantV2Data(T1 + 2100, 'rewritten', true)), T1 + 5000, 'msg_v2_a2'));
     expect(await stat()).not.toBe(before);
+  });
+
+  it("a stored listing of a 2.x database is brought up to date as a full listing gives it", async () => {
+    const dir = dirOf();
+    const db = join(dir, 'opencode.db');
+    migratedDb(db);
+    const full = () => withSqliteSnapshot(db, (d) => fullListing(d, fileId(db)));
+    const old = full();
+    writeDb(db, (d) => d.prepare(REWRITE_V2).run(JSON.stringify(assistantV2Data(T1 + 2100, 'rewritten', true)), T1 + 5000, 'msg_v2_a2'));
+    const next = withSqliteSnapshot(db, (d) => nextListing(d, fileId(db), old));
+    expect(sessionsOf(next)).toEqual(sessionsOf(full()));
+    expect(sessionsOf(next)).not.toEqual(sessionsOf(old));
   });
 
   it('Kilo CLI reads the 2.x tables of its own database the same way', async () => {
