@@ -36,8 +36,11 @@ describe('the package root', () => {
   it('exports a curated set of names, each with a doc comment', () => {
     const r = undocumented(join(ROOT, 'src/index.ts'));
     expect(r.exports).toBeGreaterThan(40);
-    // About a fifth of the names are the built-in codecs, one per agent.
-    expect(r.exports).toBeLessThan(150);
+    // A fifth or more of the names are the built-in codecs, one per agent, and grow with them; the rest
+    // (the folds, the protocol, the helpers) are the curated part.
+    const codecs = undocumented(join(ROOT, 'src/codec-objects.ts')).exports;
+    expect(codecs).toBeGreaterThan(30);
+    expect(r.exports - codecs).toBeLessThan(120);
     expect(r.missing).toEqual([]);
   });
 
