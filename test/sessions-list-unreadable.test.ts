@@ -5,27 +5,11 @@
  * roots, as a cost report's `sources`), with the event cache cold and warm and without it; the CLI warns on
  * stderr, in every format. Runs the built library and CLI in child processes.
  */
-import { execFile } from 'node:child_process';
 import { chmod } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { lockedCodexHome, OTHER_ID, removeLockedCodexHomes, type LockedCodexHome } from './helpers/locked-codex.js';
+import { describe, expect, it } from 'vitest';
+import { BUILT_CLI, BUILT_LIB, lockedCodexPerTest, nodeIn, OTHER_ID } from './helpers/locked-codex.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
-const LIB = join(ROOT, 'dist', 'src', 'index.js');
-
-let dir: string;
-let locked: string;
-let env: NodeJS.ProcessEnv;
-let user: LockedCodexHome['user'];
-beforeEach(async () => {
-  ({ dir, locked, env, user } = await lockedCodexHome('sf-list-unreadable-'));
-});
-afterAll(removeLockedCodexHomes);
+const home = lockedCodexPerTest('sf-list-unreadable-');
 
 interface ListRun {
   ids: string[];
@@ -35,15 +19,15 @@ interface ListRun {
 /** One `SessionManager.list('codex')` of the built library, in a process of its own. */
 async function library(cache: boolean): Promise<ListRun> {
   const script = `
-    const { createSessionManager } = await import(${JSON.stringify(LIB)});
+    const { createSessionManager } = await import(${JSON.stringify(BUILT_LIB)});
     const sources = [];
     const rows = await createSessionManager({ env: process.env, cache: ${cache} }).list('codex', { sources, full: true });
     process.stdout.write(JSON.stringify({ ids: rows.map((r) => r.sessionId), sources: sources.map(({ agent, status, files, unreadable }) => ({ agent, status, files, unreadable })) }));`;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, env, ...user });
+  const { stdout } = await nodeIn(home(), ['--input-type=module', '-e', script]);
   return JSON.parse(stdout) as ListRun;
 }
 
-const cli = (...args: string[]) => run(process.execPath, [CLI, ...args], { cwd: dir, env, ...user });
+const cli = (...args: string[]) => nodeIn(home(), [BUILT_CLI, ...args]);
 
 const WARNING = 'warning: codex: 1 folder or file under ~/.codex could not be read: their sessions are left out';
 
@@ -53,7 +37,7 @@ describe('sessions list: a session file that cannot be read', () => {
     expect(await library(false)).toEqual(expected);
     expect(await library(true)).toEqual(expected); // cold
     expect(await library(true)).toEqual(expected); // warm: the other file from the cache
-    await chmod(locked, 0o644);
+    await chmod(home().locked, 0o644);
     const readable = await library(true);
     expect(readable.sources).toEqual([{ ...expected.sources[0], unreadable: 0 }]);
     expect(readable.ids).toHaveLength(2);

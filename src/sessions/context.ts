@@ -5,11 +5,12 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Codec, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import { fileStatOf, type FileStat } from '../../cursors/list-dir.js';
+import { fileStatOf, takeUnreadable, type FileStat } from '../../cursors/list-dir.js';
 import { openListingMemo } from '../cache/listing-memo.js';
 import { getCachePath } from '../cache/paths.js';
 import { checkCostMode, type CostMode } from '../cost/types.js';
 import { invalidOption } from '../../cursors/protocol/errors.js';
+import type { SourceTally } from '../scan/sources.js';
 import { loadTags, type TagIndex } from '../tags.js';
 import { bindPricer, loadDefaultPricer, type PriceFn } from './cost.js';
 import type { SessionManagerOptions, UsagePricer } from './types.js';
@@ -100,10 +101,28 @@ export class ManagerContext {
     return this.#discover;
   }
 
-  /** Every session file of the codec with size and mtime; missing roots give nothing; vanished files are skipped. */
-  async discover(codec: Codec, includeSubagents: boolean): Promise<StatFile[]> {
-    const files: SessionFile[] = [];
-    for await (const f of codec.discover(this.rootsFor(codec), this.discoverOptions())) if (includeSubagents || f.subagent !== true) files.push(f);
+  /**
+   * The codec's files under `roots`, as discovery yields them. With a tally, each path is counted once under
+   * its root, and the folders this discovery could not list are counted as the codec's.
+   */
+  async discoverFiles(codec: Codec, roots: readonly string[], tally?: SourceTally): Promise<SessionFile[]> {
+    if (tally !== undefined) takeUnreadable(); // only this discovery's
+    const all: SessionFile[] = [];
+    const seen = new Set<string>();
+    for await (const f of codec.discover(roots, this.discoverOptions())) {
+      all.push(f);
+      if (tally === undefined || seen.has(f.path)) continue;
+      seen.add(f.path);
+      tally.file(codec.id, f.root);
+    }
+    tally?.takeUnreadable(codec.id);
+    return all;
+  }
+
+  /** Every session file of the codec with size and mtime (counted in `tally` as discoverFiles says); missing roots give nothing; vanished files are skipped. */
+  async discover(codec: Codec, includeSubagents: boolean, tally?: SourceTally): Promise<StatFile[]> {
+    const all = await this.discoverFiles(codec, this.rootsFor(codec), tally);
+    const files = includeSubagents ? all : all.filter((f) => f.subagent !== true);
     const out = await mapLimit(files, this.options.concurrency * 4, async (file) => {
       // the stat discovery took as it listed the file, when it took one
       const listed = listedStatFile(codec, file);

@@ -265,7 +265,8 @@ export async function listSessions(ctx: ManagerContext, agent: string, options?:
   const o = normalizeListOptions(options);
   const tally = new SourceTally();
   const roots = [...new Set(ctx.rootsFor(codec))];
-  const all = await discoverAll(codec, roots, ctx, tally);
+  tally.begin();
+  const all = await ctx.discoverFiles(codec, roots, tally);
   let files = statFiles(codec, o.subagents ? all : all.filter((f) => f.subagent !== true));
   if (o.since !== undefined && codec.capabilities.eventsPrecedeMtime === true) files = files.filter((f) => f.mtimeMs >= (o.since as number));
   let out: SessionSummary[] = [];
@@ -282,22 +283,6 @@ export async function listSessions(ctx: ManagerContext, agent: string, options?:
   }
   if (options?.sources !== undefined) tally.report([{ codec, roots }], ctx.options.env, options.sources);
   return out;
-}
-
-/** The codec's files under `roots` (each path once), counted in `tally` with the folders that could not be listed. */
-async function discoverAll(codec: Codec, roots: readonly string[], ctx: ManagerContext, tally: SourceTally): Promise<SessionFile[]> {
-  tally.takeUnreadable(codec.id); // only this discovery's
-  tally.begin();
-  const all: SessionFile[] = [];
-  const seen = new Set<string>();
-  for await (const f of codec.discover(roots, ctx.discoverOptions())) {
-    all.push(f);
-    if (seen.has(f.path)) continue;
-    seen.add(f.path);
-    tally.file(codec.id, f.root);
-  }
-  tally.takeUnreadable(codec.id);
-  return all;
 }
 
 async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions): Promise<SessionSummary[]> {

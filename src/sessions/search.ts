@@ -10,6 +10,9 @@
  * sessions it names are read, for their summaries, and its ranking (mapped into [0, 1]) is their relevance;
  * they merge with the other agents' results by the same sort.
  *
+ * A file that cannot be read (a permission, an I/O error, bytes that do not decompress) is left out and
+ * counted in `query.sources`, with the folders discovery could not list, as `list` counts them.
+ *
  * Early stop: with `sort: 'date'`, once `limit` results are held, a file whose codec guarantees
  * `updatedAt <= mtime` (`eventsPrecedeMtime`) and whose mtime is older than the limit-th result cannot
  * rank higher, so it is never opened, nor is any older one. Relevance and cost need every match scored,
@@ -20,6 +23,7 @@ import { invalidOption } from '../../cursors/protocol/errors.js';
 import { splitRecordPath } from '../../cursors/record-path.js';
 import { isZstdPath } from '../../cursors/zstd-name.js';
 import { findCodec, listCodecs, loadCodec } from '../registry.js';
+import { SourceTally } from '../scan/sources.js';
 import type { ManagerContext, StatFile } from './context.js';
 import type { PriceFn } from './cost.js';
 import { outputText } from './fold-text.js';
@@ -71,21 +75,32 @@ export const bySearchOrder = (sort: NormalizedQuery['sort']) => {
 /** `search(query)`: see the file header. Never throws AGENT_NOT_FOUND: an unknown agent gives `[]`. */
 export async function searchSessions(ctx: ManagerContext, query: SessionQuery): Promise<SessionSummary[]> {
   const q = normalizeQuery(query);
-  let codecs: Codec[];
+  let asked: readonly Codec[];
+  let codecs: readonly Codec[];
   if (q.agent !== undefined) {
     const c = findCodec(q.agent);
-    if (c === undefined) return [];
-    codecs = [c];
+    asked = c === undefined ? [] : [c];
+    codecs = asked;
   } else {
-    const all = listCodecs();
-    const has = await Promise.all(all.map((c) => ctx.hasStorage(c)));
-    codecs = all.filter((_, i) => has[i]);
+    asked = listCodecs();
+    const has = await Promise.all(asked.map((c) => ctx.hasStorage(c)));
+    codecs = asked.filter((_, i) => has[i]);
   }
+  const tally = new SourceTally();
+  tally.begin();
+  try {
+    return await searchCodecs(ctx, q, query, codecs, tally);
+  } finally {
+    if (query.sources !== undefined) tally.report(asked.map((codec) => ({ codec, roots: [...new Set(ctx.rootsFor(codec))] })), ctx.options.env, query.sources);
+  }
+}
+
+async function searchCodecs(ctx: ManagerContext, q: NormalizedQuery, query: SessionQuery, codecs: readonly Codec[], tally: SourceTally): Promise<SessionSummary[]> {
   const stats: SearchStats = { files: 0, prefiltered: 0, read: 0, skippedEarly: 0, stoppedEarly: false };
   const files: StatFile[] = [];
   const nativeHits = new Map<string, NativeSearchHit>();
   for (const c of codecs) {
-    const found = await ctx.discover(c, q.subagents);
+    const found = await ctx.discover(c, q.subagents, tally);
     // The agent's own index, when it has one: only its hits are read (for their summaries).
     const hits = await nativeSearch(ctx, c, q);
     for (const f of found) {
@@ -126,7 +141,13 @@ export async function searchSessions(ctx: ManagerContext, query: SessionQuery): 
         stats.stoppedEarly = true;
         continue;
       }
-      const r = await searchFile(sf, q, price, stats, tags, nativeHits.get(sf.file.path));
+      let r: SessionSummary | undefined;
+      try {
+        r = await searchFile(sf, q, price, stats, tags, nativeHits.get(sf.file.path));
+      } catch {
+        tally.failed(sf.codec.id, sf.file.root); // unreadable: left out, and counted
+        continue;
+      }
       if (r === undefined || seen.has(r.unifiedId)) continue;
       seen.add(r.unifiedId);
       results.push(r);
@@ -156,6 +177,7 @@ async function nativeSearch(ctx: ManagerContext, c: Codec, q: NormalizedQuery): 
   return hits === undefined ? undefined : new Map(hits.map((h) => [h.file.path, h]));
 }
 
+/** The summary of a file that matches (`undefined` when it does not); throws when the file cannot be read. */
 async function searchFile(
   sf: StatFile,
   q: NormalizedQuery,
@@ -165,39 +187,35 @@ async function searchFile(
   hit?: NativeSearchHit,
 ): Promise<SessionSummary | undefined> {
   const persistence = sf.codec.capabilities.persistence;
-  try {
-    // A record path (`<db>#<key>`: Kilo's CLI sessions under a codec that also reads files) has no bytes to
-    // scan, and a compressed file's bytes hold no words.
-    const plainFile = splitRecordPath(sf.file.path).key === undefined && !isZstdPath(sf.file.path);
-    if (hit === undefined && plainFile && (persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
-      stats.prefiltered++;
-      return undefined;
-    }
-    stats.read++;
-    const fold = new SessionFold({ content: false, price });
-    const scorer = new SearchScorer(q.terms);
-    // A tool message line that also yields its tool_result (sessionfold-jsonl) is one text, as in the fold.
-    let toolMessageAt = -1;
-    for await (const e of sf.codec.read(sf.file.path)) {
-      fold.push(e);
-      if (e.type === 'message') {
-        scorer.text(e.text);
-        toolMessageAt = e.role === 'tool' ? e.offset : -1;
-      } else if (e.type === 'tool_result' && e.offset !== toolMessageAt) scorer.text(outputText(e.output));
-    }
-    const r = fold.finish();
-    const match = hit === undefined ? scorer.result(r.title) : { score: hit.relevance, snippet: hit.snippet };
-    if (match === undefined) return undefined;
-    const s = toSummary(sf, r, true, tags);
-    const created = s.createdAt.getTime();
-    if (q.since !== undefined && created < q.since) return undefined;
-    if (q.until !== undefined && created > q.until) return undefined;
-    if (q.model !== undefined && !modelMatches([...r.models.keys(), ...(r.model !== undefined ? [r.model] : [])], q.model)) return undefined;
-    if (q.tags !== undefined && !s.tags.some((x) => q.tags?.includes(x))) return undefined;
-    s.relevanceScore = match.score;
-    s.snippet = match.snippet;
-    return s;
-  } catch {
-    return undefined; // an unreadable file is skipped, as list does
+  // A record path (`<db>#<key>`: Kilo's CLI sessions under a codec that also reads files) has no bytes to
+  // scan, and a compressed file's bytes hold no words.
+  const plainFile = splitRecordPath(sf.file.path).key === undefined && !isZstdPath(sf.file.path);
+  if (hit === undefined && plainFile && (persistence === 'jsonl' || persistence === 'json') && !(await mayContainAll(sf.file.path, q.terms.prefilterWords))) {
+    stats.prefiltered++;
+    return undefined;
   }
+  stats.read++;
+  const fold = new SessionFold({ content: false, price });
+  const scorer = new SearchScorer(q.terms);
+  // A tool message line that also yields its tool_result (sessionfold-jsonl) is one text, as in the fold.
+  let toolMessageAt = -1;
+  for await (const e of sf.codec.read(sf.file.path)) {
+    fold.push(e);
+    if (e.type === 'message') {
+      scorer.text(e.text);
+      toolMessageAt = e.role === 'tool' ? e.offset : -1;
+    } else if (e.type === 'tool_result' && e.offset !== toolMessageAt) scorer.text(outputText(e.output));
+  }
+  const r = fold.finish();
+  const match = hit === undefined ? scorer.result(r.title) : { score: hit.relevance, snippet: hit.snippet };
+  if (match === undefined) return undefined;
+  const s = toSummary(sf, r, true, tags);
+  const created = s.createdAt.getTime();
+  if (q.since !== undefined && created < q.since) return undefined;
+  if (q.until !== undefined && created > q.until) return undefined;
+  if (q.model !== undefined && !modelMatches([...r.models.keys(), ...(r.model !== undefined ? [r.model] : [])], q.model)) return undefined;
+  if (q.tags !== undefined && !s.tags.some((x) => q.tags?.includes(x))) return undefined;
+  s.relevanceScore = match.score;
+  s.snippet = match.snippet;
+  return s;
 }

@@ -242,6 +242,12 @@ export interface SessionQuery {
   /** Default `relevance`. */
   sort?: 'relevance' | 'date' | 'cost';
   subagents?: boolean;
+  /**
+   * Filled in (its old entries replaced): the roots of the agents searched (the one asked for, else every
+   * agent), each found (with its session files, and the folders and files that could not be read, left out
+   * of the results), unreadable (and why) or missing, as `SessionListOptions.sources` is for a list.
+   */
+  sources?: SourceReport[];
   /** Counters of the walk (files pre-filtered, read, early stop); for tools and tests. */
   onStats?: (stats: SearchStats) => void;
 }

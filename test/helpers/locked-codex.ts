@@ -2,17 +2,29 @@
  * A Codex history of two sessions, one of which cannot be read (mode 000): the home of the tests of a file
  * whose read fails for an I/O reason. Permissions do not bind root, so as root the children run as nobody
  * (`user`), in a home beside the run's temp folder (private to root) whose folders are open to them. The
- * children are the built library and CLI, run with `env` and `user`.
+ * children are the built library and CLI, run with `env` and `user` (`nodeIn`).
  */
+import { execFile } from 'node:child_process';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeEach } from 'vitest';
 import { REAL_DIR } from '../codex-helpers.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The built CLI and library, the children's. */
+export const BUILT_CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
+export const BUILT_LIB = join(ROOT, 'dist', 'src', 'index.js');
 
 const OTHER_REL = 'sessions/2025/10/31/rollout-2025-10-31T17-00-00-0199a000-0000-7000-8000-000000000053.jsonl';
 const LOCKED_REL = 'sessions/2025/11/01/rollout-2025-11-01T09-00-00-0199a000-0000-7000-8000-0000000000e1.jsonl';
 /** The session id of the readable file. */
 export const OTHER_ID = '0199a000-0000-7000-8000-000000000053';
+/** The session id of the unreadable file, and a text only it holds (its title). */
+export const LOCKED_ID = '0199a000-0000-7000-8000-0000000000e1';
+export const LOCKED_TEXT = 'List the files';
 
 const asRoot = process.getuid?.() === 0;
 
@@ -57,6 +69,23 @@ export async function lockedCodexHome(prefix: string): Promise<LockedCodexHome> 
     ...(process.env.SESSIONFOLD_NATIVE !== undefined && { SESSIONFOLD_NATIVE: process.env.SESSIONFOLD_NATIVE }),
   };
   return { dir, codex, locked, env, user: asRoot ? { uid: 65534, gid: 65534 } : {} };
+}
+
+/** A new home for each test of the file (beforeEach), all removed after it: the current test's. */
+export function lockedCodexPerTest(prefix: string): () => LockedCodexHome {
+  let home: LockedCodexHome | undefined;
+  beforeEach(async () => {
+    home = await lockedCodexHome(prefix);
+  });
+  afterAll(removeLockedCodexHomes);
+  return () => home as LockedCodexHome;
+}
+
+const run = promisify(execFile);
+
+/** Node with `args`, in `h`'s folder, with its env, as its user. */
+export function nodeIn(h: LockedCodexHome, args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, args, { cwd: h.dir, env: h.env, ...h.user });
 }
 
 /** Remove every home `lockedCodexHome` made (an afterAll's work). */

@@ -1,11 +1,12 @@
 /**
  * `sessionfold sessions search <text…>`: full-text search over every agent with storage (or `--agent`).
  * Terms are ANDed, `"quoted phrases"` kept together, case-insensitive. Prints score, date, unified id and
- * title, then the matching snippet; `--json` prints the summaries with `relevanceScore` and `snippet`. The
- * output options (`--format`, `--last`, `--order`, `--compact`, `--no-cost`, `--breakdown`) are cost report's
- * (sessions-format.ts).
+ * title, then the matching snippet; `--json` prints the summaries with `relevanceScore` and `snippet`. What
+ * could not be read is said on stderr, as `sessions list` says it. The output options (`--format`, `--last`,
+ * `--order`, `--compact`, `--no-cost`, `--breakdown`) are cost report's (sessions-format.ts).
  */
 import { getCodec } from '../../registry.js';
+import type { SourceReport } from '../../scan/sources.js';
 import { bySearchOrder, DEFAULT_SEARCH_LIMIT } from '../../sessions/search.js';
 import type { SessionManager } from '../../sessions/manager.js';
 import type { SessionQuery, SessionSummary } from '../../sessions/types.js';
@@ -14,12 +15,22 @@ import { makeManager, parseChoice, parseDateOption, parseIntOption, terminalWidt
 import { checkDateRange } from './cost-options.js';
 import { renderSessions } from '../render/sessions.js';
 import { withProgress } from '../progress.js';
+import { stderrIsTerminal, writeSourceNotes } from '../sources.js';
 import { laterSince, SESSION_FORMAT_OPTIONS, sessionFormatFromArgs, withBreakdown } from './sessions-format.js';
 
-/** `query` over each of `agents` (every agent with storage when undefined), merged in the search's order. */
-async function searchAgents(manager: SessionManager, query: SessionQuery, agents: readonly string[] | undefined): Promise<SessionSummary[]> {
-  if (agents === undefined || agents.length <= 1) return manager.search({ ...query, ...(agents?.[0] !== undefined && { agent: agents[0] }) });
-  const found = (await Promise.all([...new Set(agents)].map((agent) => manager.search({ ...query, agent })))).flat();
+/**
+ * `query` over each of `agents` (every agent with storage when undefined), merged in the search's order, with
+ * the roots looked in (and what could not be read) in `sources`. One agent after another: discovery notes the
+ * folders it could not list process-wide, so two at once would count each other's.
+ */
+async function searchAgents(manager: SessionManager, query: SessionQuery, agents: readonly string[] | undefined, sources: SourceReport[]): Promise<SessionSummary[]> {
+  if (agents === undefined || agents.length <= 1) return manager.search({ ...query, ...(agents?.[0] !== undefined && { agent: agents[0] }), sources });
+  const found: SessionSummary[] = [];
+  for (const agent of new Set(agents)) {
+    const mine: SourceReport[] = [];
+    found.push(...(await manager.search({ ...query, agent, sources: mine })));
+    sources.push(...mine);
+  }
   return found.sort(bySearchOrder(query.sort ?? 'relevance')).slice(0, query.limit ?? DEFAULT_SEARCH_LIMIT);
 }
 
@@ -62,11 +73,14 @@ export default defineCommand({
       subagents: bool(ctx, 'subagents'),
     };
     const manager = makeManager(ctx);
+    // The roots looked in (with the files that could not be read), said on stderr (the JSON stays the array of sessions).
+    const sources: SourceReport[] = [];
     const out = await withProgress(ctx, 'Searching sessions', async () => {
-      const found = await searchAgents(manager, query, agents);
+      const found = await searchAgents(manager, query, agents, sources);
       // The sort's own order is descending (best match, newest, dearest first); --order asc turns the found rows round.
       return withBreakdown(manager, fmt.order === 'asc' ? found.reverse() : found, fmt);
     });
+    writeSourceNotes(ctx.stderr, sources, { env: ctx.env, asked: agents, verbose: fmt.format !== 'json' && stderrIsTerminal(ctx.stderr) });
     ctx.stdout.write(renderSessions(out, fmt.format, { search: true, withAgent: false, width: terminalWidth(ctx), compact: fmt.compact, noCost: fmt.noCost, timeZone: fmt.timeZone }, `No sessions match "${text}".`));
     return 0;
   },
