@@ -232,21 +232,28 @@ interface PendingMemo {
 const pendingMemo = new WeakMap<SqliteDatabase, PendingMemo>();
 
 /**
- * The stamp with the file's SQLite header's change counter and page count (a rollback-journal writer bumps the
- * counter with every transaction, whatever the clock); undefined when the file cannot be read. Read once per
- * snapshot, when it first memoizes: a write after the stat moves the stat (the file was settled: see `memo`),
- * which `keepMemo` checks, so the header need not be read again after the read.
+ * The SQLite header's change counter and page count of the database at `path`, in hex (a rollback-journal
+ * writer bumps the counter with every transaction, whatever the clock); undefined when the file cannot be read.
  */
-function withHeader(p: PendingMemo): string | undefined {
+export function headerStamp(path: string): string | undefined {
   try {
-    const header = withFileSync(p.path, undefined, (fd) => {
+    return withFileSync(path, undefined, (fd) => {
       const b = Buffer.alloc(8);
       return readSync(fd, b, 0, 8, 24) === 8 ? b.toString('hex') : undefined;
     });
-    return header === undefined ? undefined : `${p.stamp}:${header}`;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The stamp with the header (`headerStamp`); undefined when the file cannot be read. Read once per snapshot,
+ * when it first memoizes: a write after the stat moves the stat (the file was settled: see `memo`), which
+ * `keepMemo` checks, so the header need not be read again after the read.
+ */
+function withHeader(p: PendingMemo): string | undefined {
+  const header = headerStamp(p.path);
+  return header === undefined ? undefined : `${p.stamp}:${header}`;
 }
 
 /**

@@ -3,7 +3,7 @@
  * found through the projects Crush registers in its global data folder (paths.ts; README.md has the schema).
  * Each session is a record path `<crush.db>#<session id>` (cursors/record-path.ts); the database's own path
  * reads every session. Reads are whole, through `withSqliteSnapshot` (nothing beside the database is created,
- * changed or removed). Per session: a session event, its messages in order with their tool calls and results,
+ * changed or removed), one snapshot for every session of the database while it stays as it was. Per session: a session event, its messages in order with their tool calls and results,
  * and, for a top-level session with a cost, one usage event carrying that cost.
  *
  * @example
@@ -14,7 +14,7 @@
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
@@ -29,20 +29,31 @@ export { PARSER_VERSION } from './descriptor.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
+/** The columns of `table` the database has (a database of Crush's first migration lacks later ones). */
+function columnsOf(db: SqliteDatabase, table: string): Set<string> {
+  return new Set((db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
+}
+
 /**
- * The sessions (all, or the one `only` names) with their messages, in the order Crush created them. Without
- * `conversation` (a read of session or usage events only: the cost scan) no message's `parts` is parsed: the
- * usage event needs only the rows' columns.
+ * The `messages` columns a read needs: a session's model and provider and its last message's time; with
+ * `conversation`, each message's `parts` and what its message event names.
  */
-function sessionsOf(db: SqliteDatabase, file: string, only: string | undefined, conversation: boolean): SnapshotEvents {
-  const sessions = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
-  const messages = db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid');
+function messageColumns(db: SqliteDatabase, conversation: boolean): string {
+  const has = columnsOf(db, 'messages');
+  const wanted = ['role', 'model', 'provider', 'created_at', 'finished_at', ...(conversation ? ['id', 'parts', 'is_summary_message'] : [])];
+  return wanted.filter((c) => has.has(c)).join(', ');
+}
+
+/**
+ * Every session with its messages, in the order Crush created them. Without `conversation` (a read of session
+ * or usage events only: the cost scan) no message's `parts` is selected or parsed: the usage event needs only
+ * the other columns.
+ */
+function sessionsOf(db: SqliteDatabase, file: string, conversation: boolean): DatabaseEvents {
+  const sessions = db.prepare('SELECT id, parent_session_id, title, cost, created_at FROM sessions ORDER BY created_at, rowid').all() as Row[];
+  const messages = db.prepare(`SELECT ${messageColumns(db, conversation)} FROM messages WHERE session_id = ? ORDER BY created_at, rowid`);
   const cwd = projectOf(file);
-  const events: SessionfoldEvent[] = [];
-  const emit = (e: SessionfoldEvent): void => {
-    events.push(e);
-  };
-  let skipped = 0;
+  const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
   for (const s of sessions) {
     const rows = messages.all(s.id) as Row[];
     // the model and provider of the session's last answer
@@ -52,10 +63,14 @@ function sessionsOf(db: SqliteDatabase, file: string, only: string | undefined, 
     const provider = str(last?.provider);
     const session = sessionEvent(s, cwd, model, provider);
     if (session === undefined) {
-      skipped++;
+      out.skipped++;
       continue;
     }
-    emit(session);
+    const events: SessionfoldEvent[] = [session];
+    const emit = (e: SessionfoldEvent): void => {
+      events.push(e);
+    };
+    let skipped = 0;
     if (conversation) {
       rows.forEach((m, i) => {
         if (!messageEvents(session.sessionId, m, i + 1, emit)) skipped++;
@@ -65,16 +80,19 @@ function sessionsOf(db: SqliteDatabase, file: string, only: string | undefined, 
     const usage = usageEvent(s, rows.length, epochIso(end?.finished_at) ?? epochIso(end?.created_at), model, provider);
     if (usage === 'bad') skipped++;
     else if (usage !== undefined) emit(usage);
+    out.sessions.set(session.sessionId, { events, skipped });
   }
-  return { events, skipped };
+  return out;
 }
 
+/** `read()`: the session's events from one read of its database per state (cursors/sqlite-events.ts `databaseEvents`). */
 async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const { databaseEvents, eventsForRead, NO_EVENTS, recordEvents } = await import('../../cursors/sqlite-events.js');
   const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, db, key, conversation)), o);
+  const all = databaseEvents(CODEC_ID, db, conversation ? 'conversation' : 'summary', (d) => sessionsOf(d, db, conversation));
+  yield* eventsForRead(CODEC_ID, file, recordEvents(all, key) ?? NO_EVENTS, o);
 }
 
 /** A database's sessions in creation order, a task session marked a sub-agent's. */

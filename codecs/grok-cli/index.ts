@@ -2,13 +2,14 @@
  * `grok-cli`: the community grok-cli (superagent-ai/grok-cli), which keeps every session in one SQLite database,
  * `~/.grok/grok.db` (README.md has the schema). Each session is a record path `<grok.db>#<session id>`
  * (cursors/record-path.ts); the database's own path reads every session. Reads are whole, through
- * `withSqliteSnapshot` (nothing beside the database is created, changed or removed). Per session: a session
- * event, the messages in `seq` order with their tool calls and results, and one usage event per usage row.
+ * `withSqliteSnapshot` (nothing beside the database is created, changed or removed), one snapshot for every
+ * session of the database while it stays as it was. Per session: a session event, the messages in `seq`
+ * order with their tool calls and results, and one usage event per usage row.
  */
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
 import { databaseRecords, fromListing } from '../../cursors/discovery.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
@@ -21,35 +22,39 @@ export { discoverGrokCliFiles, getGrokCliRoots } from './paths.js';
 
 export { PARSER_VERSION } from './descriptor.js';
 
-function sessionsOf(db: SqliteDatabase, only: string | undefined): SnapshotEvents {
-  const sessions = (only === undefined ? db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid').all() : db.prepare('SELECT * FROM sessions WHERE id = ?').all(only)) as Row[];
+/** Every session with its messages and usage rows, in the order grok-cli created them. */
+function sessionsOf(db: SqliteDatabase): DatabaseEvents {
+  const sessions = db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid').all() as Row[];
   const messages = db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY seq');
   const usage = db.prepare('SELECT * FROM usage_events WHERE session_id = ? ORDER BY id');
-  const events: SessionfoldEvent[] = [];
-  const emit = (e: SessionfoldEvent): void => {
-    events.push(e);
-  };
-  let skipped = 0;
+  const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
   for (const s of sessions) {
     const id = String(s.id);
     const used = (usage.all(id) as Row[]).map((u) => usageEvent(id, u)).filter((u) => u !== undefined);
     const session = sessionEvent(s, used.length === 0);
     if (session === undefined) {
-      skipped++;
+      out.skipped++;
       continue;
     }
-    emit(session);
+    const events: SessionfoldEvent[] = [session];
+    const emit = (e: SessionfoldEvent): void => {
+      events.push(e);
+    };
+    let skipped = 0;
     for (const m of messages.all(id) as Row[]) if (!messageEvents(id, m, emit)) skipped++;
     for (const u of used) emit(u);
+    out.sessions.set(id, { events, skipped });
   }
-  return { events, skipped };
+  return out;
 }
 
+/** `read()`: the session's events from one read of its database per state (cursors/sqlite-events.ts `databaseEvents`). */
 async function* readGrokCli(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key)), o);
+  const { databaseEvents, eventsForRead, NO_EVENTS, recordEvents } = await import('../../cursors/sqlite-events.js');
+  const all = databaseEvents(CODEC_ID, db, 'all', sessionsOf);
+  yield* eventsForRead(CODEC_ID, file, recordEvents(all, key) ?? NO_EVENTS, o);
 }
 
 function discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {

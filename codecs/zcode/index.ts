@@ -3,13 +3,14 @@
  * `~/.zcode/cli/db/db.sqlite` (`$ZCODE_HOME` moves the home; README.md has the schema and its sources). Each
  * session is a record path `<db.sqlite>#<session id>` (cursors/record-path.ts); the database's own path reads
  * every session. Reads go through `withSqliteSnapshot` (one consistent snapshot; nothing beside the database
- * is created, changed or removed) and are whole: a changed database, or its `-wal`, is read again. Per
+ * is created, changed or removed) and are whole: a changed database, or its `-wal`, is read again, once for
+ * all its sessions. Per
  * session: a session event and one usage event per `model_usage` row; no messages (README "Not read").
  */
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { DatabaseEvents, SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { databaseRecords, fromListing } from '../../cursors/discovery.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
@@ -39,32 +40,33 @@ function sessionIds(db: SqliteDatabase): string[] {
   return out;
 }
 
-/** The sessions (all, or the one `only` names) with their usage rows in request order. */
-function sessionsOf(db: SqliteDatabase, only: string | undefined): SnapshotEvents {
-  if (!hasTable(db, 'model_usage')) return { events: [], skipped: 0 };
+/** Every session with its usage rows in request order (none without the `model_usage` table). */
+function sessionsOf(db: SqliteDatabase): DatabaseEvents {
+  const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
+  if (!hasTable(db, 'model_usage')) return out;
   const sessionRow = hasTable(db, 'session') ? db.prepare('SELECT * FROM session WHERE id = ?') : undefined;
   const usage = db.prepare('SELECT rowid AS _rowid, * FROM model_usage WHERE session_id = ? ORDER BY COALESCE(started_at, completed_at), rowid');
+  for (const id of sessionIds(db)) out.sessions.set(id, sessionOf(id, usage.all(id) as Row[], sessionRow?.get(id) as Row | undefined));
+  return out;
+}
+
+/** A session's events: its session event, then one usage event per request row. */
+function sessionOf(id: string, rows: readonly Row[], sessionRow: Row | undefined): SnapshotEvents {
+  const first = rows.map((r) => msIso(r.started_at) ?? msIso(r.completed_at)).find((t) => t !== undefined);
   const events: SessionfoldEvent[] = [];
-  const emit = (e: SessionfoldEvent): void => {
-    events.push(e);
-  };
-  for (const id of only === undefined ? sessionIds(db) : [only]) {
-    const rows = usage.all(id) as Row[];
-    const first = rows.map((r) => msIso(r.started_at) ?? msIso(r.completed_at)).find((t) => t !== undefined);
-    const at = events.length;
-    let counted = 0;
-    for (const r of rows) if (usageEvent(id, r, emit) !== undefined) counted++;
-    events.splice(at, 0, sessionEvent(id, sessionRow?.get(id) as Row | undefined, first, counted === 0));
-  }
+  let counted = 0;
+  for (const r of rows) if (usageEvent(id, r, (e) => events.push(e)) !== undefined) counted++;
+  events.unshift(sessionEvent(id, sessionRow, first, counted === 0));
   return { events, skipped: 0 };
 }
 
+/** `read()`: the session's events from one read of its database per state (cursors/sqlite-events.ts `databaseEvents`). */
 async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const got = agentSnapshot(CODEC_ID, db, (d) => sessionsOf(d, key));
-  yield* eventsForRead(CODEC_ID, file, got, o);
+  const { databaseEvents, eventsForRead, NO_EVENTS, recordEvents } = await import('../../cursors/sqlite-events.js');
+  const all = databaseEvents(CODEC_ID, db, 'all', sessionsOf);
+  yield* eventsForRead(CODEC_ID, file, recordEvents(all, key) ?? NO_EVENTS, o);
 }
 
 /** Every session of every database under the roots, as record paths; the SQLite driver loads only for one. */
