@@ -5,7 +5,7 @@
  * RowCursor resume, a live writer, and search through Hermes's own FTS5 index and its titles, alone and merged with
  * another agent's hits. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run test/hermes.test.ts`.
  */
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -125,6 +125,17 @@ describe('state.db', () => {
       ['s_task', 's_root'],
     ]);
     expect(await readEvents(hermes, db)).toEqual(all);
+  });
+
+  it('locate: a database session by its id, a session log by the id inside it (its listing names none)', async () => {
+    buildHermesDb(db);
+    mkdirSync(join(dir, 'sessions'));
+    const log = join(dir, 'sessions', 'renamed.json');
+    writeFileSync(log, readFileSync(join(REAL, 'agent-sessions-session-small.json')));
+    expect([...hermes.discoverSync!([dir])].find((f) => f.path === log)?.sessionId).toBeUndefined();
+    expect(await hermes.locate!([dir], 's_task')).toMatchObject({ path: recordPath(db, 's_task'), sessionId: 's_task', subagent: true });
+    expect(await hermes.locate!([dir], '20260429_hermes_small')).toMatchObject({ path: log, root: dir });
+    expect(await hermes.locate!([dir], 'renamed')).toBeUndefined();
   });
 
   it('resumes by RowCursor: new messages only; a usage change or a deleted message restarts', async () => {

@@ -79,4 +79,15 @@ describe('sessionfold-jsonl locate', () => {
     expect(await sessionfoldJsonl.locate?.([root], '../outside')).toBeUndefined();
     expect((await sessionfoldJsonl.locate?.([root], 'inside'))?.path).toBe(join(root, 'inside.jsonl'));
   });
+
+  it('finds an export in a folder below a root, where no file of its name is at the top', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'sf-loc-'));
+    const { mkdir, rm } = await import('node:fs/promises');
+    await mkdir(join(root, 'group', 'deeper'), { recursive: true });
+    const nested = join(root, 'group', 'deeper', 'nested.jsonl');
+    await writeFile(nested, '{"type":"sessionfold.session","version":1,"agent":"x","sessionId":"nested"}\n');
+    expect(await sessionfoldJsonl.locate?.([join(root, 'missing'), root], 'nested')).toEqual({ agent: 'sessionfold-jsonl', path: nested, root, sessionId: 'nested' });
+    expect(await sessionfoldJsonl.locate?.([root], 'absent')).toBeUndefined();
+    await rm(root, { recursive: true, force: true });
+  });
 });

@@ -14,6 +14,7 @@
  */
 import type { Codec, NormalizedReadOptions, ReadOptions, RowCursor, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
+import { fromListing } from '../../cursors/discovery.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import { readCollected } from '../../cursors/read-collected.js';
@@ -97,11 +98,7 @@ function detect(_file: string, head: Buffer): DetectScore {
 export const cursor: Codec = {
   ...cursorDescriptor,
   detect,
-  discover: discoverCursor,
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    for await (const f of discoverCursor(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromListing(discoverCursor),
   getParseDependencies(file: string): string[] {
     if (cursorFileKind(splitRecordPath(file).db) !== 'transcript') return recordDependencies(file);
     // a transcript's cwd is known once the CLI's chat folder of its workspace exists (paths.ts transcriptCwd)

@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { BatchRead, Codec, NativeSearchHit, NativeSearchQuery, ReadOptions, RowCursor, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { headStrings } from '../../cursors/detect.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
@@ -80,6 +81,10 @@ async function searchHermes(roots: readonly string[], query: NativeSearchQuery):
   return asked ? hits.sort((a, b) => b.relevance - a.relevance).slice(0, query.limit) : undefined;
 }
 
+/**
+ * `locate` over the listing, as `fromSyncListing`'s, but a session log (whose listing names no id) is matched
+ * by the id its session event holds.
+ */
 async function locateHermes(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
   for (const f of discoverHermes(roots)) {
     if (f.sessionId === nativeId) return f;
@@ -102,10 +107,7 @@ function detect(_file: string, head: Buffer): DetectScore {
 export const hermes: Codec = {
   ...hermesDescriptor,
   detect,
-  async *discover(roots: readonly string[]) {
-    yield* discoverHermes(roots);
-  },
-  discoverSync: discoverHermes,
+  ...fromSyncListing(discoverHermes),
   locate: locateHermes,
   getParseDependencies(file: string): string[] {
     const { db, key } = splitRecordPath(file);

@@ -6,6 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Codec, SessionFile, DetectScore } from '../../cursors/protocol/codec.js';
 import { firstJsonLine } from '../../cursors/detect.js';
+import { fromListing } from '../../cursors/discovery.js';
 import { isUnnamable, noteLeftOut } from '../../cursors/list-dir.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { CODEC_ID, sessionfoldJsonlCore } from './parse.js';
@@ -60,6 +61,19 @@ async function* walk(root: string, dir: string, depth: number, budget: { folders
   }
 }
 
+const listing = fromListing(async function* (roots: readonly string[]) {
+  for (const r of roots) yield* walkRoot(r);
+});
+
+/** `<root>/<id>.jsonl`, where sessionfold writes an export (one stat per root), else the walk of the roots. */
+async function locateExport(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
+  if (nativeId === '' || nativeId.includes('/') || nativeId.includes('\\') || nativeId === '.' || nativeId === '..') return undefined;
+  for (const r of roots) {
+    const p = join(r, `${nativeId}.jsonl`);
+    if (await stat(p).then((s) => s.isFile(), () => false)) return { agent: CODEC_ID, path: p, root: r, sessionId: nativeId };
+  }
+  return listing.locate?.(roots, nativeId);
+}
 
 /** A sessionfold export opens with its header line. */
 function detect(_file: string, head: Buffer): DetectScore {
@@ -70,18 +84,8 @@ function detect(_file: string, head: Buffer): DetectScore {
 export const sessionfoldJsonl: Codec = {
   ...sessionfoldJsonlDescriptor,
   detect,
-  async *discover(roots: readonly string[]) {
-    for (const r of roots) yield* walkRoot(r);
-  },
-  async locate(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined> {
-    if (nativeId === '' || nativeId.includes('/') || nativeId.includes('\\') || nativeId === '.' || nativeId === '..') return undefined;
-    for (const r of roots) {
-      const p = join(r, `${nativeId}.jsonl`);
-      if (await stat(p).then((s) => s.isFile(), () => false)) return { agent: CODEC_ID, path: p, root: r, sessionId: nativeId };
-    }
-    for await (const f of sessionfoldJsonl.discover(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...listing,
+  locate: locateExport,
   getParseDependencies: () => [],
   lineCore: sessionfoldJsonlCore,
   read: createJsonlRead(sessionfoldJsonlDescriptor, sessionfoldJsonlCore),
