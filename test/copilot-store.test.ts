@@ -8,20 +8,18 @@
  * and the built CLI's `cost report` and `sessions list`.
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { copilot } from '../codecs/copilot/index.js';
 import { createdAtMs, sessionCalls } from '../codecs/copilot/store.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
-import { homeEnv } from './helpers/isolated-home.js';
+import { copilotHomeFixture, copilotLine as ev, insertCalls, oneRun, usage, type CallRow } from './helpers/copilot-store.js';
 import { withSqliteSnapshot } from '../cursors/sqlite.js';
 
 // The snapshots the codec opens, counted (each one reads the table): the real function, observed.
@@ -33,30 +31,12 @@ vi.mock('../cursors/sqlite.js', async (original) => {
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 
-/** The CLI's tables as public readers of real databases record them (README "Per-call usage"). */
-const SCHEMA = `
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE sessions (id TEXT PRIMARY KEY, cwd TEXT, repository TEXT, host_type TEXT, branch TEXT, summary TEXT, created_at TEXT, updated_at TEXT);
-CREATE TABLE turns (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT REFERENCES sessions(id), turn_index INTEGER, user_message TEXT, assistant_response TEXT, timestamp TEXT);
-CREATE TABLE assistant_usage_events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, turn_index INTEGER, agent_id TEXT, parent_tool_call_id TEXT,
-  model TEXT NOT NULL, copilot_usage_model TEXT, input_tokens INTEGER, output_tokens INTEGER, cache_read_tokens INTEGER,
-  cache_write_tokens INTEGER, reasoning_tokens INTEGER, total_nano_aiu INTEGER, request_multiplier REAL, duration_ms INTEGER,
-  time_to_first_token_ms INTEGER, output_ttft_ms REAL, inter_token_latency_ms INTEGER, initiator TEXT, api_endpoint TEXT,
-  reasoning_effort TEXT, finish_reason TEXT, content_filter_triggered INTEGER, token_details_json TEXT,
-  created_at TEXT DEFAULT (datetime('now'))
-);
-INSERT INTO schema_version (version) VALUES (8);`;
-
 const A = '11111111-aaaa-4aaa-8aaa-000000000001';
 const B = '22222222-bbbb-4bbb-8bbb-000000000002';
 const C = '33333333-cccc-4ccc-8ccc-000000000003';
 /** A's log again under another id, grown line by line for the resume test. */
 const G = '44444444-dddd-4ddd-8ddd-000000000004';
 
-type Line = Record<string, unknown>;
-const ev = (type: string, timestamp: string, data: Line, n: number): Line => ({ type, data, id: `e-${n}`, timestamp, parentId: n === 0 ? null : `e-${n - 1}` });
-const usage = (input: number, output: number, cacheRead: number, cacheWrite: number) => ({ requests: { count: 1, cost: 1 }, usage: { inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite } });
 
 /**
  * Three runs: the first before the database recorded calls (its shutdown totals count), the second with two
@@ -83,20 +63,8 @@ function threeRuns(id: string): string {
   return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
 }
 
-/** One run with a shutdown and no recorded call: its totals count, as before. */
-function oneRun(id: string, shutdown: boolean): string {
-  const lines = [
-    ev('session.start', '2026-03-04T12:00:00.000Z', { sessionId: id, copilotVersion: '1.0.80', startTime: '2026-03-04T12:00:00.000Z', selectedModel: 'gpt-4.1', context: { cwd: '/work/b' } }, 0),
-    ev('user.message', '2026-03-04T12:00:01.000Z', { content: 'hello' }, 1),
-    ev('assistant.message', '2026-03-04T12:00:05.000Z', { messageId: 'm1', content: 'hi', model: 'gpt-4.1' }, 2),
-  ];
-  if (shutdown) lines.push(ev('session.shutdown', '2026-03-04T12:30:00.000Z', { modelMetrics: { 'gpt-4.1': usage(500, 40, 100, 0) } }, 3));
-  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-}
-
-type Row = [session: string, model: string, usageModel: string | null, input: number | null, output: number | null, cacheRead: number | null, cacheWrite: number | null, reasoning: number | null, createdAt: string];
 /** A's calls: gross input (cache reads and writes included), as the CLI records it. */
-const rowsOf = (id: string): Row[] => [
+const rowsOf = (id: string): CallRow[] => [
   [id, 'claude-sonnet-4.5', null, 5000, 400, 3000, 1000, 100, '2026-03-02 09:05:00'],
   [id, 'claude-sonnet-4.5', null, 6000, 300, 4000, 500, 0, '2026-03-02 09:10:00'],
   [id, 'auto', 'gpt-5-mini', 2000, 50, null, null, null, '2026-03-03T08:05:00.000Z'],
@@ -111,38 +79,17 @@ const A_TOTALS = {
   cacheWriteTokens: 200 + 1000 + 500,
 };
 
-let home: string;
-let copilotHome: string;
-let writer: Database.Database;
-let env: NodeJS.ProcessEnv;
-const sessionFile = (id: string) => join(copilotHome, 'session-state', id, 'events.jsonl');
-
-function insert(db: Database.Database, rows: Row[]): void {
-  const st = db.prepare('INSERT INTO assistant_usage_events (session_id, turn_index, model, copilot_usage_model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, total_nano_aiu, request_multiplier, created_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?, 1000, 1.0, ?)');
-  for (const r of rows) st.run(...r);
-}
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'sf-copilot-store-'));
-  copilotHome = join(home, '.copilot');
-  for (const [id, text] of [[A, threeRuns(A)], [B, oneRun(B, true)], [C, oneRun(C, false)], [G, '']] as const) {
-    mkdirSync(join(copilotHome, 'session-state', id), { recursive: true });
-    writeFileSync(sessionFile(id), text);
-  }
-  writer = new Database(join(copilotHome, 'session-store.db'));
-  writer.pragma('journal_mode = WAL');
-  writer.exec(SCHEMA);
-  insert(writer, rowsOf(A));
-  insert(writer, rowsOf(G));
-  // Another session's call: never counted in A's.
-  insert(writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 10, 1, 0, 0, 0, '2026-03-02 09:06:00']]);
-  env = { ...homeEnv(home), COPILOT_HOME: copilotHome };
-});
-
-afterAll(() => {
-  writer.close();
-  rmSync(home, { recursive: true, force: true });
-});
+const h = copilotHomeFixture(
+  'sf-copilot-store-',
+  () => [[A, threeRuns(A)], [B, oneRun(B, true)], [C, oneRun(C, false)], [G, '']],
+  (writer) => {
+    insertCalls(writer, rowsOf(A));
+    insertCalls(writer, rowsOf(G));
+    // Another session's call: never counted in A's.
+    insertCalls(writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 10, 1, 0, 0, 0, '2026-03-02 09:06:00']]);
+  },
+);
+const sessionFile = (id: string) => h.sessionFile(id);
 
 function totals(events: readonly SessionfoldEvent[]) {
   const u = events.filter((e): e is UsageEvent => e.type === 'usage');
@@ -235,16 +182,16 @@ describe('copilot: per-call usage from session-store.db', () => {
   });
 
   it('names the database and its -wal as the parse dependencies of a session beside it', () => {
-    const db = join(copilotHome, 'session-store.db');
+    const db = join(h.copilotHome, 'session-store.db');
     expect(copilot.getParseDependencies(sessionFile(A))).toEqual([db, `${db}-wal`]);
-    expect(copilot.getParseDependencies(join(home, 'elsewhere.jsonl'))).toEqual([]);
+    expect(copilot.getParseDependencies(join(h.home, 'elsewhere.jsonl'))).toEqual([]);
   });
 
   it('the built CLI: cost report and sessions list count the calls once, and leave the agent\'s folder as it was', async () => {
     writeFileSync(sessionFile(G), threeRuns(G));
-    const before = await treeListing(copilotHome);
-    const dbBytes = readFileSync(join(copilotHome, 'session-store.db'));
-    const cli = async (args: string[]) => (await run(process.execPath, [CLI, ...args], { env })).stdout;
+    const before = await treeListing(h.copilotHome);
+    const dbBytes = readFileSync(join(h.copilotHome, 'session-store.db'));
+    const cli = async (args: string[]) => (await run(process.execPath, [CLI, ...args], { env: h.env })).stdout;
     const report = JSON.parse(await cli(['cost', 'report', '--agent', 'copilot', '--json', '--tz', 'UTC', '--no-cache'])) as Record<string, number>;
     // A and G (A's log and calls under another id: by hand above), B's shutdown, and nothing of C
     expect(report).toMatchObject({
@@ -262,23 +209,23 @@ describe('copilot: per-call usage from session-store.db', () => {
     expect(rows.find((r) => r.sessionId === C)?.usageUnknown).toBe(true);
     const text = await cli(['sessions', 'list', 'copilot']);
     expect(text.split('\n').find((l) => l.includes(A.slice(0, 8))) ?? '').toMatch(/\$\d+\.\d\d(?!\+)/);
-    expect(await treeListing(copilotHome), 'no file added, changed or touched').toEqual(before);
-    expect(readFileSync(join(copilotHome, 'session-store.db')).equals(dbBytes)).toBe(true);
+    expect(await treeListing(h.copilotHome), 'no file added, changed or touched').toEqual(before);
+    expect(readFileSync(join(h.copilotHome, 'session-store.db')).equals(dbBytes)).toBe(true);
   });
   it('reads the database once per state, not once per session', async () => {
     const snapshots = vi.mocked(withSqliteSnapshot);
-    insert(writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 1, 1, 0, 0, 0, '2026-03-05 09:00:00']]);
+    insertCalls(h.writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 1, 1, 0, 0, 0, '2026-03-05 09:00:00']]);
     snapshots.mockClear();
     for (const id of [A, B, C, G, A]) await readEvents(copilot, sessionFile(id));
     expect(snapshots).toHaveBeenCalledTimes(1);
-    insert(writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 1, 1, 0, 0, 0, '2026-03-05 09:01:00']]);
+    insertCalls(h.writer, [['99999999-eeee-4eee-8eee-000000000009', 'gpt-5', null, 1, 1, 0, 0, 0, '2026-03-05 09:01:00']]);
     for (const id of [A, B]) await readEvents(copilot, sessionFile(id));
     expect(snapshots, 'a commit is a new state').toHaveBeenCalledTimes(2);
   });
 
   it('a call recorded while the process runs reaches the next read of a session with no shutdown', async () => {
     expect((await readEvents(copilot, sessionFile(C))).some((e) => e.type === 'session' && e.usageUnknown === true)).toBe(true);
-    insert(writer, [[C, 'gpt-4.1', null, 300, 30, 200, 0, 0, '2026-03-04 12:00:04']]);
+    insertCalls(h.writer, [[C, 'gpt-4.1', null, 300, 30, 200, 0, 0, '2026-03-04 12:00:04']]);
     const c = await readEvents(copilot, sessionFile(C));
     expect(byKind(c).usage).toMatchObject([{ model: 'gpt-4.1', inputTokens: 100, cacheReadTokens: 200, outputTokens: 30, singleRequest: true }]);
     expect(c.some((e) => e.type === 'session' && e.usageUnknown === true)).toBe(false);
