@@ -33,7 +33,7 @@ function missing(root: string): boolean {
 }
 
 /** The optional methods a lazy codec forwards, bound to the loaded codec once. */
-const FORWARDED = ['discoverSync', 'locate', 'lineCoreFor', 'scanUsage', 'nativeSearch', 'resumeCommand', 'detect', 'batchKey', 'readBatch'] as const;
+const FORWARDED = ['discoverSync', 'dependencyStamp', 'locate', 'lineCoreFor', 'scanUsage', 'nativeSearch', 'resumeCommand', 'detect', 'batchKey', 'readBatch'] as const;
 type Forwarded = { [K in (typeof FORWARDED)[number]]?: Codec[K] };
 
 function bindForwarded(c: Codec): Forwarded {
@@ -150,6 +150,10 @@ export class LazyCodec implements Codec {
 
   getParseDependencies(file: string): string[] {
     return this.#need('getParseDependencies').getParseDependencies(file);
+  }
+
+  get dependencyStamp(): ((file: string, dependency: string, options?: DiscoverOptions) => string | undefined) | undefined {
+    return this.#forward('dependencyStamp');
   }
 
   get locate(): ((roots: readonly string[], nativeId: string) => Promise<SessionFile | undefined>) | undefined {

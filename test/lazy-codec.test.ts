@@ -24,7 +24,7 @@ describe('a lazy codec, loaded', () => {
 });
 
 describe('a lazy codec’s forwarded methods', () => {
-  const FORWARDED = ['discoverSync', 'locate', 'lineCoreFor', 'scanUsage', 'nativeSearch', 'resumeCommand', 'detect', 'batchKey', 'readBatch'];
+  const FORWARDED = ['discoverSync', 'dependencyStamp', 'locate', 'lineCoreFor', 'scanUsage', 'nativeSearch', 'resumeCommand', 'detect', 'batchKey', 'readBatch'];
 
   it('are the same function on every access, once loaded', async () => {
     let seen = 0;

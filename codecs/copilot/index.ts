@@ -2,7 +2,9 @@
  * `copilot`: GitHub Copilot CLI session logs (`~/.copilot/session-state/<id>/events.jsonl`, and the flat
  * `<id>.jsonl` of older builds). A JSONL codec: the pure line engine is in parse.ts, `read()` with byte-exact
  * resume comes from `createJsonlRead`; the calls the home's `session-store.db` recorded (store.ts) are handed
- * to the core, and the database is a parse dependency of every session beside it. Format, token semantics ("usage unknown" included) and sources: README.md.
+ * to the core, and the database is a parse dependency of every session beside it, stamped per session by the
+ * calls that session reads (`storeDependencyStamp`), so a row of one session makes only that one read again.
+ * Format, token semantics ("usage unknown" included) and sources: README.md.
  *
  * @example
  * import { copilot } from 'sessionfold/codecs/copilot';
@@ -17,13 +19,13 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { copilotCore, createCopilotCore } from './parse.js';
 import { readWorkspace } from './workspace.js';
 import { CODEC_ID, locateSession, sessionIdOfPath, sessionStateDir, walkSessionState } from './paths.js';
-import { sessionCalls, storeDependencies } from './store.js';
+import { sessionCalls, storeDependencies, storeDependencyStamp } from './store.js';
 import { copilotDescriptor } from './descriptor.js';
 
 export { copilotCore, createCopilotCore, MAX_OPEN_CALLS, type CopilotState } from './parse.js';
 export { parseWorkspace, readWorkspace, workspacePathOf, type Workspace } from './workspace.js';
 export { callUsage, shutdownUsage, tokensOfDetails, tokensOfMetric, UNKNOWN_MODEL, type PerCall, type Tokens } from './usage.js';
-export { callOf, createdAtMs, sessionCalls, SESSION_STORE_DB, storeDependencies, storePathOf, USAGE_TABLE, type SessionCalls } from './store.js';
+export { callOf, callsStamp, createdAtMs, sessionCalls, SESSION_STORE_DB, storeDependencies, storeDependencyStamp, storePathOf, USAGE_TABLE, type SessionCalls } from './store.js';
 export { CODEC_ID, EVENTS_FILE, getCopilotRoots, sessionIdOfPath, SESSION_STATE_DIR } from './paths.js';
 export { TYPE, type CopilotContext, type CopilotEnvelope, type CopilotModelMetric, type CopilotTokenDetail } from './schema.js';
 
@@ -88,6 +90,7 @@ export const copilot: Codec = {
   discoverSync,
   locate,
   getParseDependencies: storeDependencies,
+  dependencyStamp: storeDependencyStamp,
   lineCore: copilotCore,
   lineCoreFor: (file: string) => coreFor(file) ?? copilotCore,
   read: readCopilot,

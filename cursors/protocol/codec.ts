@@ -180,6 +180,17 @@ export interface Codec {
   locate?(roots: readonly string[], nativeId: string): Promise<SessionFile | undefined>;
   /** Files whose change changes this file's events: sidecars, a fork's parent, SQLite -wal/-journal. */
   getParseDependencies(file: string): string[];
+  /**
+   * Optional: a dependency stamped by what `file`'s events take from it, in place of its stat (size, mtime,
+   * inode, ctime), which any write moves. For a dependency shared by many files (a database of every session
+   * of a home, which the agent writes for one session at a time) the stat changes every file's fingerprint at
+   * each write; a stamp of the part one file reads changes only that file's. Undefined: the stat stamps it.
+   * Exact or nothing: equal stamps must mean `read(file)` gives the same events from the dependency. Called
+   * at discovery for every file with a dependency (src/scan/discover.ts `fingerprintDependencies`), so a
+   * codec computes the stamps of all files once per state of the dependency; `options.listingMemo`, when
+   * given, may keep them between runs (cursors/listing-memo.ts `memoizedListing`).
+   */
+  dependencyStamp?(file: string, dependency: string, options?: DiscoverOptions): string | undefined;
   /** Yield the file's events (the iterable may also offer them by chunk: protocol/chunks.ts). */
   read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent>;
   /**
@@ -250,6 +261,8 @@ export type CodecDescriptor = Pick<Codec, 'id' | 'aliases' | 'displayName' | 'pa
 export interface CodecListing {
   discoverSync(roots: readonly string[], options?: DiscoverOptions): Iterable<SessionFile>;
   getParseDependencies(file: string): string[];
+  /** The codec's `dependencyStamp`, when it has one: a listing's fingerprints must be the codec's. */
+  dependencyStamp?(file: string, dependency: string, options?: DiscoverOptions): string | undefined;
 }
 
 /** See `Codec.detect`. */

@@ -29,16 +29,24 @@ export interface ScanFile extends FileStat {
  */
 const SQLITE_SIDECAR = /-(wal|journal|shm)$/;
 
+/** The codec members a dependency fingerprint takes (a codec's, or its descriptor's listing's). */
+export type DependencyStamper = Pick<Codec, 'getParseDependencies' | 'dependencyStamp'>;
+
 /**
- * `[[path, size, mtimeMs, ino, ctimeMs] | [path, null]]` as JSON: a missing dependency is recorded as missing.
- * A dependency is keyed as a session file is (`FileStat`: a rewrite with its mtime put back is a change), but
- * a SQLite journal without its ctime (SQLITE_SIDECAR). The stat is the one the fingerprint always took.
+ * `[[path, size, mtimeMs, ino, ctimeMs] | [path, stamp] | [path, null]]` as JSON: a missing dependency is
+ * recorded as missing. A dependency the codec stamps by content (`Codec.dependencyStamp`) is its stamp, a
+ * string; any other is keyed as a session file is (`FileStat`: a rewrite with its mtime put back is a
+ * change), but a SQLite journal without its ctime (SQLITE_SIDECAR). `options`: the discovery's, whose
+ * listing memo may keep a codec's stamps between runs.
  */
-export function fingerprintDependencies(codec: Pick<Codec, 'getParseDependencies'>, path: string): string {
+export function fingerprintDependencies(codec: DependencyStamper, path: string, options?: DiscoverOptions): string {
   const deps = codec.getParseDependencies(path);
   if (deps.length === 0) return '[]';
+  const stampOf = codec.dependencyStamp;
   return JSON.stringify(
     deps.map((d) => {
+      const stamp = stampOf?.call(codec, path, d, options);
+      if (stamp !== undefined) return [d, stamp];
       const s = statSync(d, { throwIfNoEntry: false });
       if (s === undefined) return [d, null];
       return SQLITE_SIDECAR.test(d) ? [d, s.size, s.mtimeMs, s.ino] : [d, s.size, s.mtimeMs, s.ino, s.ctimeMs];
@@ -72,9 +80,9 @@ function statOf(f: SessionFile): FileStat | undefined {
 }
 
 /** One file with its stat (`statOf`) and its dependencies' fingerprints; undefined when it is gone. */
-export function statFound(codec: Pick<Codec, 'getParseDependencies'>, f: SessionFile): FoundFile | undefined {
+export function statFound(codec: DependencyStamper, f: SessionFile, options?: DiscoverOptions): FoundFile | undefined {
   const s = statOf(f);
-  return s === undefined ? undefined : { path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, deps: fingerprintDependencies(codec, f.path) };
+  return s === undefined ? undefined : { path: f.path, root: f.root, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, deps: fingerprintDependencies(codec, f.path, options) };
 }
 
 /**
@@ -83,9 +91,9 @@ export function statFound(codec: Pick<Codec, 'getParseDependencies'>, f: Session
  * for (gone between the listing and its stat) is left out: deleted.
  */
 export async function discoverSource(
-  codec: Pick<Codec, 'discoverSync' | 'getParseDependencies'> & { discover?: Codec['discover'] },
+  codec: Pick<Codec, 'discoverSync'> & DependencyStamper & { discover?: Codec['discover'] },
   roots: readonly string[],
-  found: (f: SessionFile) => FoundFile | undefined = (f) => statFound(codec, f),
+  found: (f: SessionFile) => FoundFile | undefined = (f) => statFound(codec, f, options),
   options?: DiscoverOptions,
 ): Promise<FoundFile[]> {
   const out: FoundFile[] = [];
@@ -280,7 +288,7 @@ async function unlistedKept(opts: NormalizedScanOptions, kept: KeptPaths | undef
     if (best === undefined) continue;
     unlisted.add(path);
     opts.stats.files++;
-    out.push({ codec: best, path, root: unlistedRoot(path), ...fileStatOf(st), deps: fingerprintDependencies(best, path) });
+    out.push({ codec: best, path, root: unlistedRoot(path), ...fileStatOf(st), deps: fingerprintDependencies(best, path, opts.discover) });
   }
   return out;
 }
@@ -386,7 +394,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
       stats.files++;
       tally?.file(codec.id, d.root);
       if (skippedBySince(opts, skipByMtime, kept?.of(d.path), s.mtimeMs)) return false;
-      pending.push({ codec, path: d.path, root: d.root, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, deps: fingerprintDependencies(codec, d.path) });
+      pending.push({ codec, path: d.path, root: d.root, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs, deps: fingerprintDependencies(codec, d.path, opts.discover) });
       return true;
     };
     // A codec that lists synchronously is iterated without a promise per file.

@@ -273,7 +273,7 @@ export async function listSessions(ctx: ManagerContext, agent: string, options?:
   if (files.length > 0) {
     let price: Promise<PriceFn> | undefined;
     // Loaded on demand, as the scan engine is: better-sqlite3 is not needed by processes that never list.
-    const cache = ctx.options.cache ? (await import('./summary-cache.js')).ListCache.open(ctx.options, codec) : undefined;
+    const cache = ctx.options.cache ? (await import('./summary-cache.js')).ListCache.open(ctx.options, codec, ctx.discoverOptions()) : undefined;
     const run: Run = { ctx, codec, tags: ctx.tags(), cache, price: () => (price ??= ctx.price()), tally };
     try {
       out = await listFiles(run, files, o);

@@ -21,7 +21,7 @@
  */
 import { nodeCrypto } from '../../cursors/builtins.js';
 import { readFileSync } from 'node:fs';
-import { getParserString, type Codec } from '../../cursors/protocol/codec.js';
+import { getParserString, type Codec, type DiscoverOptions } from '../../cursors/protocol/codec.js';
 import { getCachePath } from '../cache/paths.js';
 import { guardSummaries, isCurrentRow, SummaryStore, type SummaryKey, type SummaryRow, type SummaryWrite } from '../cache/summaries.js';
 import { getPricesPath } from '../cost/overrides.js';
@@ -79,9 +79,11 @@ export class ListCache {
   readonly #rows: Map<string, SummaryRow>;
   readonly #keys = new Map<string, SummaryKey>();
   readonly #writes = new Map<string, SummaryWrite>();
+  readonly #discover: DiscoverOptions | undefined;
 
-  private constructor(store: SummaryStore, codec: Codec, foldKey: string, rows: Map<string, SummaryRow>) {
+  private constructor(store: SummaryStore, codec: Codec, foldKey: string, rows: Map<string, SummaryRow>, discover: DiscoverOptions | undefined) {
     this.#store = store;
+    this.#discover = discover;
     this.#codec = codec;
     this.#agent = codec.id;
     this.#parser = getParserString(codec);
@@ -89,8 +91,11 @@ export class ListCache {
     this.#rows = rows;
   }
 
-  /** The cache for one list call, or undefined when it is off, has no fold key, or cannot be opened. */
-  static open(o: NormalizedManagerOptions, codec: Codec): ListCache | undefined {
+  /**
+   * The cache for one list call, or undefined when it is off, has no fold key, or cannot be opened.
+   * `discover`: the options the files were discovered with (a codec's dependency stamps may be kept in them).
+   */
+  static open(o: NormalizedManagerOptions, codec: Codec, discover?: DiscoverOptions): ListCache | undefined {
     if (!o.cache) return undefined;
     const foldKey = getFoldKey(o);
     if (foldKey === undefined) return undefined;
@@ -105,13 +110,13 @@ export class ListCache {
       store.close();
       return undefined;
     }
-    return new ListCache(store, codec, foldKey, rows);
+    return new ListCache(store, codec, foldKey, rows, discover);
   }
 
   #key(sf: StatFile): SummaryKey {
     let k = this.#keys.get(sf.file.path);
     if (k === undefined) {
-      k = { parser: this.#parser, size: sf.size, mtimeMs: sf.mtimeMs, ino: sf.ino, ctimeMs: sf.ctimeMs, deps: fingerprintDependencies(this.#codec, sf.file.path), foldKey: this.#foldKey };
+      k = { parser: this.#parser, size: sf.size, mtimeMs: sf.mtimeMs, ino: sf.ino, ctimeMs: sf.ctimeMs, deps: fingerprintDependencies(this.#codec, sf.file.path, this.#discover), foldKey: this.#foldKey };
       this.#keys.set(sf.file.path, k);
     }
     return k;

@@ -1,0 +1,178 @@
+/**
+ * Copilot CLI's `session-store.db` is a parse dependency of every session of its home, and the CLI writes it
+ * for one session at a time. The event cache stamps it per session by the calls that session reads
+ * (`Codec.dependencyStamp`, codecs/copilot/store.ts `storeDependencyStamp`), so a row added or changed for
+ * one session reads that session again, and no other (stamped by the database's stat, every session was read
+ * again from byte 0). Over a real WAL database with a writer connection open, as a running CLI keeps it, and
+ * three sessions: through the library (the scan's counters) and the built CLI (`cost report --json`; the
+ * cache's generation of each file's row says which were read again), the totals equal a read without the
+ * cache after every change.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { describe, expect, it, vi } from 'vitest';
+import { copilot } from '../codecs/copilot/index.js';
+import { totalCost } from '../src/cost/total.js';
+import { newScanStats, type ScanStats } from '../src/scan/types.js';
+import { copilotHomeFixture, insertCalls, oneRun, type CallRow } from './helpers/copilot-store.js';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
+
+// The snapshots the store module opens, counted (a new process's first stamp reads the table; one from the
+// listing memo does not): the real function, observed.
+vi.mock('../cursors/sqlite.js', async (original) => {
+  const m = await original<typeof import('../cursors/sqlite.js')>();
+  return { ...m, withSqliteSnapshot: vi.fn(m.withSqliteSnapshot) };
+});
+
+const A = '11111111-aaaa-4aaa-8aaa-00000000000a';
+const B = '22222222-bbbb-4bbb-8bbb-00000000000b';
+const C = '33333333-cccc-4ccc-8ccc-00000000000c';
+/** A session of the database with no log in this home: its rows are no session's here. */
+const ELSEWHERE = '99999999-eeee-4eee-8eee-000000000009';
+
+/** A call of a session: gross input (cache reads included), as the CLI records it. */
+const call = (session: string, input: number, output: number, cacheRead: number, at: string): CallRow => [session, 'gpt-4.1', null, input, output, cacheRead, 0, 0, at];
+
+const h = copilotHomeFixture(
+  'sf-copilot-stamp-',
+  // runs still going: their usage is their calls
+  () => [[A, oneRun(A, false, '2026-03-01')], [B, oneRun(B, false, '2026-03-02')], [C, oneRun(C, false, '2026-03-03')]],
+  (writer) => insertCalls(writer, [call(A, 1000, 100, 400, '2026-03-01 12:00:04'), call(A, 2000, 200, 1500, '2026-03-01 12:00:09'), call(B, 3000, 300, 1000, '2026-03-02 12:00:04'), call(ELSEWHERE, 5, 5, 0, '2026-03-01 08:00:00')]),
+);
+const sessionFile = (id: string) => h.sessionFile(id);
+
+/** The generation of each session's row in the event cache at `cachePath`: it goes up with each read of the file. */
+function gens(cachePath: string): Record<string, number> {
+  const db = new Database(cachePath, { readonly: true });
+  try {
+    const rows = db.prepare("SELECT path, gen FROM files WHERE agent = 'copilot' AND deleted = 0").all() as { path: string; gen: number }[];
+    return Object.fromEntries(rows.map((r) => [[A, B, C].find((id) => r.path === sessionFile(id)) ?? r.path, r.gen]));
+  } finally {
+    db.close();
+  }
+}
+
+const TOTALS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'requestCount'] as const;
+const pick = (r: Record<string, unknown>) => Object.fromEntries(TOTALS.map((k) => [k, r[k]]));
+
+/** The library's report through the cache at `cachePath`, with its scan's counters, and one without the cache. */
+async function library(cachePath: string): Promise<{ totals: Record<string, unknown>; stats: ScanStats; uncached: Record<string, unknown> }> {
+  const stats = newScanStats();
+  const totals = pick({ ...(await totalCost({ agents: ['copilot'] }, { env: h.env, cachePath, stats, onWarning: () => undefined })) });
+  const uncached = pick({ ...(await totalCost({ agents: ['copilot'] }, { env: h.env, cache: false, onWarning: () => undefined })) });
+  return { totals, stats, uncached };
+}
+
+describe('copilot: session-store.db stamped per session in the event cache', () => {
+  it('stamps the database by the calls each session reads, and its -wal by the database', () => {
+    const db = join(h.copilotHome, 'session-store.db');
+    const a = copilot.dependencyStamp?.(sessionFile(A), db);
+    expect(a).toMatch(/^2:2:[0-9a-f]{32}$/); // two calls, the last row id 2
+    expect(copilot.dependencyStamp?.(sessionFile(C), db)).toBe('none');
+    expect(copilot.dependencyStamp?.(sessionFile(A), `${db}-wal`)).toBe(copilot.dependencyStamp?.(sessionFile(C), `${db}-wal`));
+    expect(copilot.dependencyStamp?.(sessionFile(A), join(h.home, 'other.db'))).toBeUndefined();
+    insertCalls(h.writer, [call(ELSEWHERE, 1, 1, 0, '2026-03-01 08:00:01')]);
+    expect(copilot.dependencyStamp?.(sessionFile(A), db), 'another session\'s row').toBe(a);
+    h.writer.prepare('UPDATE assistant_usage_events SET output_tokens = 101 WHERE id = 1').run();
+    expect(copilot.dependencyStamp?.(sessionFile(A), db), 'a changed row').not.toBe(a);
+    h.writer.prepare('UPDATE assistant_usage_events SET output_tokens = 100 WHERE id = 1').run();
+    expect(copilot.dependencyStamp?.(sessionFile(A), db), 'changed back').toBe(a);
+  });
+
+  it('keeps the stamps in the listing memo: a new process takes them back without reading the database while it is as it was', async () => {
+    const db = join(h.copilotHome, 'session-store.db');
+    const stored = new Map<string, unknown>();
+    const options = { listingMemo: { get: (k: string) => stored.get(k), set: (k: string, v: unknown) => void stored.set(k, v) } };
+    const past = new Date(Date.now() - 60_000);
+    for (const f of [db, `${db}-wal`]) utimesSync(f, past, past);
+    /** The codec's store module as a new process has it (no walk in memory), and the snapshots it opens. */
+    const fresh = async () => {
+      vi.resetModules();
+      const sqlite = await import('../cursors/sqlite.js');
+      vi.mocked(sqlite.withSqliteSnapshot).mockClear();
+      return { store: await import('../codecs/copilot/store.js'), snapshots: vi.mocked(sqlite.withSqliteSnapshot) };
+    };
+    const first = await fresh();
+    const a = first.store.storeDependencyStamp(sessionFile(A), db, options);
+    expect(first.snapshots).toHaveBeenCalledTimes(1);
+    const second = await fresh();
+    expect(second.store.storeDependencyStamp(sessionFile(A), db, options)).toBe(a);
+    expect(second.store.storeDependencyStamp(sessionFile(B), db, options)).toBe(first.store.storeDependencyStamp(sessionFile(B), db, options));
+    expect(second.snapshots, 'taken back').toHaveBeenCalledTimes(0);
+    insertCalls(h.writer, [call(ELSEWHERE, 3, 3, 0, '2026-03-04 08:00:00')]);
+    const third = await fresh();
+    expect(third.store.storeDependencyStamp(sessionFile(A), db, options)).toBe(a);
+    expect(third.snapshots, 'the database changed: read again').toHaveBeenCalledTimes(1);
+  });
+
+  it('the library: a row for one session reads that session again, and no other; totals equal a read without the cache', async () => {
+    const cachePath = join(h.home, 'lib-cache', 'events.db');
+    const cold = await library(cachePath);
+    expect(cold.stats.fullReads).toBe(3);
+    // A's two calls, B's one; C has none recorded yet (a run still going: usage unknown)
+    expect(cold.totals).toEqual({ inputTokens: 600 + 500 + 2000, outputTokens: 600, cacheReadTokens: 2900, requestCount: 3 });
+    expect(cold.uncached).toEqual(cold.totals);
+    const g0 = gens(cachePath);
+
+    insertCalls(h.writer, [call(ELSEWHERE, 7, 7, 0, '2026-03-05 08:00:00')]);
+    const unrelated = await library(cachePath);
+    expect([unrelated.stats.fullReads, unrelated.stats.resumed], 'a row of a session not in this home').toEqual([0, 0]);
+    expect(unrelated.totals).toEqual(cold.totals);
+    expect(gens(cachePath)).toEqual(g0);
+
+    insertCalls(h.writer, [call(B, 4000, 40, 3000, '2026-03-02 12:00:08')]);
+    const added = await library(cachePath);
+    expect([added.stats.fullReads + added.stats.resumed, added.stats.unchanged], 'B alone is read again').toEqual([1, 2]);
+    expect(gens(cachePath)).toEqual({ ...g0, [B]: (g0[B] ?? 0) + 1 });
+    expect(added.totals).toEqual({ inputTokens: 3100 + 1000, outputTokens: 640, cacheReadTokens: 5900, requestCount: 4 });
+    expect(added.totals).toEqual(added.uncached);
+
+    h.writer.prepare('UPDATE assistant_usage_events SET output_tokens = 150 WHERE session_id = ? AND id = 1').run(A);
+    const changed = await library(cachePath);
+    expect([changed.stats.fullReads + changed.stats.resumed, changed.stats.unchanged], 'A alone, for its changed row').toEqual([1, 2]);
+    expect(gens(cachePath)).toEqual({ ...g0, [A]: (g0[A] ?? 0) + 1, [B]: (g0[B] ?? 0) + 1 });
+    expect(changed.totals).toEqual({ ...added.totals, outputTokens: 690 });
+    expect(changed.totals).toEqual(changed.uncached);
+
+    const again = await library(cachePath);
+    expect([again.stats.fullReads, again.stats.resumed]).toEqual([0, 0]);
+    expect(again.totals).toEqual(changed.totals);
+  });
+
+  it('the built CLI: cost report --json after a row for one session reads that session alone, with the totals of --no-cache', async () => {
+    const cachePath = join(h.home, 'cli-cache', 'events.db');
+    const cliEnv = { ...h.env, SESSIONFOLD_CACHE: cachePath };
+    const report = async (...extra: string[]) => pick(JSON.parse((await run(process.execPath, [CLI, 'cost', 'report', '--agent', 'copilot', '--json', '--tz', 'UTC', ...extra], { env: cliEnv })).stdout) as Record<string, unknown>);
+    // Written a minute ago: the stamps are kept beside the cache (cursors/listing-memo.ts takes back no state
+    // written within its racy window), and the next run takes them back without reading the database.
+    const db = join(h.copilotHome, 'session-store.db');
+    const past = new Date(Date.now() - 60_000);
+    for (const f of [db, `${db}-wal`]) utimesSync(f, past, past);
+    const cold = await report();
+    expect(cold).toEqual(await report('--no-cache'));
+    const g0 = gens(cachePath);
+    expect(Object.keys(g0).sort()).toEqual([A, B, C].sort());
+    const listings = JSON.parse(readFileSync(`${cachePath}.listings.json`, 'utf8').split('\n')[1] ?? '') as { entries: Record<string, { value: { stamp: string; value: unknown } }> };
+    const kept = listings.entries[`copilot-calls:${db}`]?.value;
+    expect(kept?.stamp, 'kept under the files\' stamps, not as racy').toMatch(/:w[0-9a-f]{24}$/);
+    expect(kept?.value, 'the stamps, kept').toEqual({ [A]: expect.stringMatching(/^2:2:/), [B]: expect.stringMatching(/^2:\d+:/), [ELSEWHERE]: expect.any(String) });
+    expect(await report(), 'the stamps taken back').toEqual(cold);
+    expect(gens(cachePath)).toEqual(g0);
+
+    insertCalls(h.writer, [call(ELSEWHERE, 9, 9, 0, '2026-03-06 08:00:00')]);
+    expect(await report()).toEqual(cold);
+    expect(gens(cachePath), 'a row of a session not in this home reads none').toEqual(g0);
+
+    insertCalls(h.writer, [call(C, 800, 80, 300, '2026-03-03 12:00:04')]);
+    const warm = await report();
+    expect(gens(cachePath), 'C alone is read again').toEqual({ ...g0, [C]: (g0[C] ?? 0) + 1 });
+    expect(warm).toEqual(await report('--no-cache'));
+    expect(warm).toEqual({ inputTokens: (cold.inputTokens as number) + 500, outputTokens: (cold.outputTokens as number) + 80, cacheReadTokens: (cold.cacheReadTokens as number) + 300, requestCount: (cold.requestCount as number) + 1 });
+  }, 60_000);
+});
