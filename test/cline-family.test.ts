@@ -46,7 +46,7 @@ interface Totals {
 /**
  * The simple second reader: JSON.parse the whole `ui_messages.json`; each `api_req_finished` merged over the
  * `api_req_started` before it (Claude Dev); every `say` `api_req_started`,
- * `deleted_api_reqs` or `api_req_deleted` whose text parses and whose four counts are whole non-negative numbers and not all zero;
+ * `deleted_api_reqs`, `api_req_deleted` or `subagent_usage` whose text parses and whose four counts are whole non-negative numbers and not all zero;
  * for Roo Code and Kilo Code, `tokensIn` less the cache when it is at least the cache and the request is an
  * OpenAI-protocol one or dated from the release on; a `condense_context` with a cost above 0 is a call of that
  * cost and no tokens; for Kilo Code, an `ask` `tool` with a `fastApplyResult` is a call of its counts.
@@ -76,7 +76,7 @@ function naiveTotals(text: string, since: number | undefined, fastApply: boolean
       t.calls++;
       continue;
     }
-    if (m.type !== 'say' || !['api_req_started', 'deleted_api_reqs', 'api_req_deleted'].includes(m.say)) continue;
+    if (m.type !== 'say' || !['api_req_started', 'deleted_api_reqs', 'api_req_deleted', 'subagent_usage'].includes(m.say)) continue;
     let r: any;
     try {
       r = JSON.parse(m.text);
@@ -163,12 +163,36 @@ describe('Cline family edge cases', () => {
   });
 
   it('cline: without modelInfo the model comes from task_metadata model_usage; deleted requests count once', async () => {
-    const usage = byKind(await readEvents(cline, uiOf('cline', '1767312000000'))).usage as UsageEvent[];
+    const usage = (byKind(await readEvents(cline, uiOf('cline', '1767312000000'))).usage as UsageEvent[]).filter((u) => !u.dedupKey.endsWith(':subagents'));
     expect(usage.map((u) => [u.model, u.singleRequest, u.inputTokens])).toEqual([
       ['claude-sonnet-4-5-20250929', true, 9],
       ['claude-sonnet-4-5-20250929', false, 40],
       ['claude-haiku-4-5-20251001', true, 11],
     ]);
+  });
+
+  it('cline: a subagent_usage counts once, as a span of its subagents\' requests, with no model; a zero or broken one does not', async () => {
+    const file = uiOf('cline', '1767312000000');
+    const usage = byKind(await readEvents(cline, file)).usage as UsageEvent[];
+    expect(usage.filter((u) => u.dedupKey.endsWith(':subagents'))).toEqual([
+      expect.objectContaining({ inputTokens: 1800, outputTokens: 620, cacheReadTokens: 20400, cacheWriteTokens: 5200, costUsd: 0.0312, model: 'unknown', modelFallback: true, singleRequest: false, timestamp: '2026-01-02T00:00:05.500Z', dedupKey: 'cline:1767312000000:1767312005500:subagents' }),
+    ]);
+    // The subagents' batch is neither a request of the parent nor its model's bound: the parent's requests are as before.
+    expect(usage.filter((u) => !u.dedupKey.endsWith(':subagents')).map((u) => u.dedupKey)).toEqual(['cline:1767312000000:1767312001000', 'cline:1767312000000:1767312006000', 'cline:1767312000000:1767312007000']);
+    const summary = await foldCost(asRecords(usage, file, undefined), { pricer: createPricer({ mode: 'auto', overrides: NO_OVERRIDES }), timeZone: 'UTC' });
+    expect(summary.totalUsd).toBeCloseTo(0.0285 + 0.0312 + 0.0231 + 0.0046, 9);
+    const task = join(dir, 'subagents', 'tasks', 'zero');
+    await mkdir(task, { recursive: true });
+    const ui = JSON.parse(await readFile(file, 'utf8')) as any[];
+    const at = ui.findIndex((m) => m.say === 'subagent_usage');
+    // Subagents that failed before any request sum to zero; a text cut off is one skipped record.
+    ui.splice(at, 1, { ...ui[at], text: JSON.stringify({ source: 'subagents', tokensIn: 0, tokensOut: 0, cacheWrites: 0, cacheReads: 0, cost: 0 }) }, { ...ui[at], ts: ui[at].ts + 1, text: '{"source":"subagents","tokensIn":18' });
+    await writeFile(join(task, 'ui_messages.json'), JSON.stringify(ui));
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const again = byKind(await readEvents(cline, join(task, 'ui_messages.json'), { info })).usage as UsageEvent[];
+    expect(again.filter((u) => u.dedupKey.endsWith(':subagents'))).toEqual([]);
+    expect(again).toHaveLength(3);
+    expect(info.skippedLines).toBe(1);
   });
 
   it('cline: Claude Dev\'s api_req_finished completes the request before it; a finished without one is dropped', async () => {

@@ -3,7 +3,8 @@
  * the task's `ClineMessage[]`, walked one element at a time (walk.ts) into a session event, messages and tool
  * events as they come, and one usage event per `say: "api_req_started"` whose `text` (JSON) carries tokens,
  * emitted last (each request's model is known only once the next request's time is); the calls no request
- * records (a context condensation, Kilo Code's fast apply) give their usage as they are read. The task's sibling
+ * records (a context condensation, Kilo Code's fast apply, a batch of Cline subagents) give their usage as they
+ * are read. The task's sibling
  * files give the model and the work dir (history.ts). README.md has the format, the token semantics and the
  * sources.
  */
@@ -142,6 +143,17 @@ function condenseUsage(acc: Acc, m: Rec, ts: number, index: number): UsageEvent 
   return cost !== undefined && cost > 0 ? sideUsage(acc, ts, index, 'condense', { input: 0, output: 0, cost }) : undefined;
 }
 
+/**
+ * The usage of a batch of Cline subagents (`say: "subagent_usage"`, `ClineSubagentUsageInfo`): the sums of their
+ * own requests, which run in their own conversation and leave no `api_req_started` in the task, so they count
+ * here once, as one span. It names no model (a subagent's config may set its own), so it is `unknown`.
+ */
+function subagentUsage(acc: Acc, m: Rec, ts: number, index: number): UsageEvent | undefined {
+  const info = requestInfo(acc, m, ts);
+  const event = info === undefined ? undefined : requestUsage(acc, info, undefined, ts, index, false);
+  return event === undefined ? undefined : { ...event, modelFallback: true, dedupKey: `${event.dedupKey}:subagents` };
+}
+
 /** The model a fast apply's `description` names on its first line, `Fast Apply Edit (<model>)`. */
 const FAST_APPLY_MODEL = /^Fast Apply Edit \(([^()\n]+)\)/;
 
@@ -254,6 +266,11 @@ function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldE
   }
   if (m.type === 'say' && kind === 'api_req_finished') {
     finishRequest(acc, m, ts);
+    return;
+  }
+  if (m.type === 'say' && kind === 'subagent_usage') {
+    const usage = subagentUsage(acc, m, ts, index);
+    if (usage !== undefined) yield usage;
     return;
   }
   if (m.type === 'say' && kind === 'condense_context') {
