@@ -30,6 +30,7 @@ import { antigravityDescriptor } from '../codecs/antigravity/descriptor.js';
 import { clineDescriptor } from '../codecs/cline/descriptor.js';
 import { rooDescriptor } from '../codecs/roo/descriptor.js';
 import { kiloDescriptor } from '../codecs/kilo/descriptor.js';
+import { mimoDescriptor } from '../codecs/mimo/descriptor.js';
 import { grokDescriptor } from '../codecs/grok/descriptor.js';
 import { grokCliDescriptor } from '../codecs/grok-cli/descriptor.js';
 import { codebuffDescriptor } from '../codecs/codebuff/descriptor.js';
@@ -81,5 +82,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: junieDescriptor, load: async () => (await import('../codecs/junie/index.js')).junie },
   { descriptor: auggieDescriptor, load: async () => (await import('../codecs/auggie/index.js')).auggie },
   { descriptor: zedDescriptor, load: async () => (await import('../codecs/zed/index.js')).zed },
+  { descriptor: mimoDescriptor, load: async () => (await import('../codecs/mimo/index.js')).mimo },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -59,6 +59,8 @@ export { codebuddy } from '../codecs/codebuddy/index.js';
 export { junie } from '../codecs/junie/index.js';
 /** Auggie's session documents (`~/.augment/sessions/<id>.json`, Augment Code's CLI): one usage event per turn. */
 export { auggie } from '../codecs/auggie/index.js';
+/** MiMo Code's `mimocode.db` (OpenCode's tables, read by OpenCode's engine); messages it imported from Claude Code and Codex left out. */
+export { mimo } from '../codecs/mimo/index.js';
 /** Zed's Agent panel threads (`threads/threads.db` of Zed's data folder, zstd-compressed JSON per thread): conversations, and per-thread token totals. */
 export { zed } from '../codecs/zed/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

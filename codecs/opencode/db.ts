@@ -30,6 +30,7 @@ import { orphansIn, withLateParts, type LateRead } from './late-parts.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 import { copiesOf, sessionSql, tablesOf, v2Records, V2_SOURCE, type Tables } from './v2.js';
+import { importedOf, isImported, type Imported } from './imports.js';
 
 /** A session row as the database holds it (columns vary by version; the ones read here are in all). */
 interface SessionRow {
@@ -148,6 +149,8 @@ interface Snapshot {
   sessions: SessionRow[];
   /** The `session_message` rows read that copy a 1.x message (v2.ts `copiesOf`): not read. */
   copies: Set<string>;
+  /** Messages another agent wrote, imported by a fork (imports.ts): read, but yield nothing. */
+  imported: Imported;
   /** A steps-only read that took the session's last message again: the events of it the last read yielded. */
   replaced?: KindCounts;
 }
@@ -304,7 +307,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   const got = readRowsSince(db, sources(sessionId, steps, settledTrust, tables), plan.from, parser, c.identity, { keepChanged: plan.tail !== undefined });
   const settled = settle(c, got, plan);
   const read = withLateParts(db, [lateRead(settled.read, sessionId, plan)], PART_COLUMNS)[0] as RowReadResult;
-  return { read, sessions, copies: copiesOf(db, tables, read.rows), ...(settled.replaced && { replaced: settled.replaced }) };
+  return { read, sessions, copies: copiesOf(db, tables, read.rows), imported: importedOf(db, sessionId === undefined ? undefined : [sessionId]), ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -333,9 +336,10 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
   // the parts read late, for every read at once (one probe of the index for all their new messages)
   const done = withLateParts(db, settled.map((x, i) => lateRead(x.read, reads[i]?.key, plans[i] as ReadPlan)), PART_COLUMNS);
   const rowsOf = sessionRows(db, tables, reads.map((r) => r.key));
+  const imported = importedOf(db, reads.map((r) => r.key));
   return reads.map((r, i) => {
     const read = done[i] as RowReadResult;
-    return { read, sessions: rowsOf(r.key), copies: copiesOf(db, tables, read.rows), ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) };
+    return { read, sessions: rowsOf(r.key), copies: copiesOf(db, tables, read.rows), imported, ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) };
   });
 }
 
@@ -417,6 +421,7 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   // one target for every message: it counts the usage events each message emits (`lastUsage`)
   let usage = 0;
   const counted: EmitTarget = { ...out, emit: (e) => (e.type === 'usage' && usage++, out.emit(e)) };
+  const silent: EmitTarget = { ...out, emit: () => undefined };
   // the last message taken again replaces its usage events: until it parses and emits, it holds none (a row
   // caught half-written is skipped, and a later read must not replace the events of the message before it)
   if (snap.replaced !== undefined && !read.restarted && sessionId !== undefined) lastUsage[sessionId] = 0;
@@ -428,7 +433,7 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     state.sessions[row.id] = key;
     for (const rec of bySession.get(row.id) ?? []) {
       usage = 0;
-      emitMessage(rec, row.id, counted);
+      emitMessage(rec, row.id, isImported(snap.imported, rec.info.id, row.id) ? silent : counted);
       const k = keyOf(rec);
       const last = state.last[row.id];
       if (last === undefined || !before(k, last)) {

@@ -21,13 +21,16 @@ export interface Tables {
   part: boolean;
   session_v2: boolean;
   session_message: boolean;
+  /** The `session` table has no `model` column: MiMo Code's (codecs/mimo/README.md) reads it as null. */
+  noSessionModel?: boolean;
 }
 
 export const V1_ONLY: Tables = { session: true, message: true, part: true, session_v2: false, session_message: false };
 
 export function tablesOf(db: SqliteDatabase): Tables {
   const names = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").raw().all() as [string][]).map(([n]) => n));
-  return { session: names.has('session'), message: names.has('message'), part: names.has('part'), session_v2: names.has('session_v2'), session_message: names.has('session_message') };
+  const noSessionModel = names.has('session') && db.prepare("SELECT 1 FROM pragma_table_info('session') WHERE name = 'model'").raw().get() === undefined;
+  return { session: names.has('session'), message: names.has('message'), part: names.has('part'), session_v2: names.has('session_v2'), session_message: names.has('session_message'), ...(noSessionModel && { noSessionModel }) };
 }
 
 /** `session_message` per session: every row added or rewritten (`time_updated` has no index, so a walk). */
@@ -38,11 +41,13 @@ export const V2_SOURCE: PartitionedSource = { name: 'session_message', table: 's
  * `session_v2`'s (the row 2.x goes on writing), once.
  */
 export function sessionSql(t: Tables, where: string): string {
-  const cols = 'rowid AS _rowid, id, parent_id, directory, title, version, time_created, time_updated, model';
+  const base = 'rowid AS _rowid, id, parent_id, directory, title, version, time_created, time_updated';
+  const cols = `${base}, model`;
+  const v1 = t.noSessionModel === true ? `${base}, NULL AS model` : cols;
   // neither table: the query fails as it did before 2.x (not OpenCode's database)
-  if (!t.session_v2) return `SELECT ${cols} FROM session${where}`;
+  if (!t.session_v2) return `SELECT ${v1} FROM session${where}`;
   const v2 = `SELECT ${cols} FROM session_v2${where}`;
-  return t.session ? `${v2} UNION ALL SELECT ${cols} FROM session${where === '' ? ' WHERE' : `${where} AND`} id NOT IN (SELECT id FROM session_v2)` : v2;
+  return t.session ? `${v2} UNION ALL SELECT ${v1} FROM session${where === '' ? ' WHERE' : `${where} AND`} id NOT IN (SELECT id FROM session_v2)` : v2;
 }
 
 /** The ids of the `session_message` rows read that copy a 1.x message (a `message` row of that id). */

@@ -18,6 +18,7 @@ import { writeGooseDb } from '../goose-helpers.js';
 import { buildHermesDb } from './hermes-db.js';
 import { buildZcodeDb } from './zcode-db.js';
 import { layOutCrush } from './crush-db.js';
+import { buildMimoDb } from './mimo-db.js';
 import { layOutKiro } from './kiro-layout.js';
 import { layOutZed } from './zed-db.js';
 import Database from 'better-sqlite3';
@@ -416,6 +417,19 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     sessions: 3, // two with requests, and a `session` row without any
     usage: 'tokens',
     titles: false, // Z Code's usage table holds no conversation
+    cwd: true,
+  },
+  mimo: {
+    // no real sample exists: a database built from MiMo Code's DDL, one session of it imported from Claude Code
+    async layOut({ home }) {
+      await mkdir(join(home, '.local', 'share', 'mimocode'), { recursive: true });
+      buildMimoDb(join(home, '.local', 'share', 'mimocode', 'mimocode.db'));
+    },
+    goldens: [],
+    unGolden: ['.local/share/mimocode/mimocode.db'],
+    sessions: 3,
+    usage: 'tokens',
+    titles: true,
     cwd: true,
   },
   crush: {

@@ -1,0 +1,100 @@
+/**
+ * MiMo Code's `mimocode.db` (OpenCode's tables under MiMo's names, codecs/mimo/README.md), through the library
+ * and the built CLI, on a database made with MiMo's real DDL (test/helpers/mimo-db.ts). The messages MiMo
+ * imported from Claude Code yield nothing (they are Claude Code's, counted by its codec), its own continuation
+ * of an imported session does, and the data folder is unchanged after every command.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getMimoRoots, mimo } from '../codecs/mimo/index.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import type { CostSummary } from '../src/cost/types.js';
+import { treeListing } from './helpers/files.js';
+import { buildMimoDb, MIMO_TOKENS } from './helpers/mimo-db.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.cjs');
+
+let home: string;
+let data: string;
+let db: string;
+let before: string[];
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'sf-mimo-db-'));
+  data = join(home, '.local', 'share');
+  mkdirSync(join(data, 'mimocode'), { recursive: true });
+  db = join(data, 'mimocode', 'mimocode.db');
+  buildMimoDb(db);
+  before = await treeListing(data);
+});
+
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+async function usageOf(path: string): Promise<UsageEvent[]> {
+  const out: SessionfoldEvent[] = [];
+  for await (const e of mimo.read(path, { kinds: ['session', 'usage'] })) out.push(e);
+  return out.filter((e): e is UsageEvent => e.type === 'usage');
+}
+
+describe('MiMo Code (mimocode.db)', () => {
+  it('finds the data folder as MiMo does: MIMOCODE_HOME/data when absolute, else XDG_DATA_HOME/mimocode', () => {
+    expect(getMimoRoots({ HOME: home, XDG_DATA_HOME: data })).toEqual([join(data, 'mimocode')]);
+    expect(getMimoRoots({ HOME: home, MIMOCODE_HOME: '/opt/mimo' })).toEqual(['/opt/mimo/data']);
+    expect(getMimoRoots({ HOME: home, MIMOCODE_HOME: 'relative' })).toEqual([join(home, '.local', 'share', 'mimocode')]);
+    expect(getMimoRoots({ HOME: home, SESSIONFOLD_MIMO_DIR: '/a,/b' })).toEqual(['/a', '/b']);
+  });
+
+  it('lists every session of mimocode.db and of a channel database, as mimo\'s', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-mimo-channel-'));
+    try {
+      copyFileSync(db, join(dir, 'mimocode-dev.db'));
+      writeFileSync(join(dir, 'mimocode.db-wal'), '');
+      const files = [...mimo.discoverSync!([dir])];
+      expect(files.map((f) => [f.agent, f.sessionId, f.path.includes('mimocode-dev.db#')])).toEqual([
+        ['mimo', 'ses_native', true],
+        ['mimo', 'ses_cc', true],
+        ['mimo', 'ses_legacy', true],
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads MiMo\'s own replies, and nothing of the messages it imported from Claude Code', async () => {
+    const [native, cc, legacy] = [...mimo.discoverSync!(mimo.defaultRoots({ HOME: home, XDG_DATA_HOME: data }))];
+    const own = await usageOf(native!.path);
+    expect(own.map((u) => [u.agent, u.model, u.inputTokens, u.dedupKey.startsWith('mimo:')])).toEqual([
+      ['mimo', 'mimo-v2.5-pro', 101, true],
+      ['mimo', 'mimo-v2.5-pro', 102, true],
+    ]);
+    // exchanges 1 and 2 are listed in external_import; exchange 3 is MiMo's continuation
+    expect((await usageOf(cc!.path)).map((u) => [u.model, u.inputTokens])).toEqual([['mimo-v2.5-pro', 103]]);
+    // imported before `message_ids` was recorded: the whole session is Claude Code's
+    expect(await usageOf(legacy!.path)).toEqual([]);
+    // the whole database read at once leaves out the same messages
+    expect((await usageOf(db)).map((u) => u.inputTokens)).toEqual([101, 102, 103]);
+  });
+
+  it('cost report counts MiMo\'s own usage once, cold and from the cache, and writes nothing beside the database', async () => {
+    for (const cache of [['--no-cache'], [], []]) {
+      const r = await run(process.execPath, [CLI, 'cost', 'report', '--json', '--group-by', 'agent', '--agent', 'mimo', ...cache], {
+        cwd: ROOT,
+        maxBuffer: 16 << 20,
+        env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: data, XDG_CACHE_HOME: join(home, '.cache'), XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', TZ: 'UTC' },
+      });
+      const row = (JSON.parse(r.stdout) as CostSummary).breakdowns?.mimo;
+      expect({ inputTokens: row?.inputTokens, outputTokens: row?.outputTokens, cacheReadTokens: row?.cacheReadTokens, cacheWriteTokens: row?.cacheWriteTokens }).toEqual(MIMO_TOKENS);
+      expect(await treeListing(data), 'the data folder as it was').toEqual(before);
+    }
+  });
+});
