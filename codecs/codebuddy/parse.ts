@@ -12,12 +12,13 @@
  *   id has the same dedupKey, so folds count it once.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { jsonObjectLine, parseJsonText, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
+import { hasAnyMarker, parseJsonObject, parseJsonText, restoreStrings } from '../../cursors/core.js';
 import { dateString } from '../../cursors/glued-json.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, codeBuddyStem } from './paths.js';
 import { codeBuddyTokens, usageObjects } from './usage.js';
+import { usageFilter } from './filter.js';
 
 type Rec = Record<string, unknown>;
 
@@ -30,6 +31,10 @@ export interface CodeBuddyState {
   title: string | undefined;
   /** The last model a record named (for a record without one). */
   model: string | undefined;
+  /** A usage-only read's byte markers (filter.ts), in force once the session has opened with its cwd; undefined otherwise. */
+  filter: readonly Buffer[] | undefined;
+  /** Title records are read (not in a read with `titles: false`). */
+  titles: boolean;
 }
 
 const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -155,8 +160,8 @@ function record(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
   else if (type === 'function_call') toolCall(s, rec, offset, emit);
   else if (type === 'function_call_result') toolResult(s, rec, offset, emit);
   else if (type === 'reasoning') reasoning(s, rec, offset, emit);
-  else if (type === 'ai-title') retitle(s, str(rec.aiTitle), offset, emit);
-  else if (type === 'topic') retitle(s, str(rec.topic), offset, emit);
+  else if (type === 'ai-title' && s.titles) retitle(s, str(rec.aiTitle), offset, emit);
+  else if (type === 'topic' && s.titles) retitle(s, str(rec.topic), offset, emit);
   if (type === 'function_call' || (type === 'message' && rec.role === 'assistant')) {
     const usage = codeBuddyUsage(s, rec, offset);
     const p = providerOf(rec);
@@ -169,7 +174,8 @@ function record(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
 /** The CodeBuddy Code line core. */
 export const codebuddyCore: LineCore<CodeBuddyState> = {
   init(ctx: CoreContext): CodeBuddyState {
-    return { file: ctx.file, sessionId: codeBuddyStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, title: undefined, model: undefined };
+    const titles = ctx.options.titles;
+    return { file: ctx.file, sessionId: codeBuddyStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, title: undefined, model: undefined, filter: usageFilter(ctx.options.kinds, titles), titles };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
@@ -178,8 +184,15 @@ export const codebuddyCore: LineCore<CodeBuddyState> = {
     s.sessionEmitted = o.sessionEmitted === true;
     return s;
   },
-  snapshot: snapshotWithoutFile,
-  line: jsonObjectLine(CODEC_ID, record),
+  snapshot({ file: _f, filter: _m, titles: _t, ...rest }) {
+    return rest;
+  },
+  // The markers hold once the session has opened with its cwd: until then every line may be the one that opens it.
+  markers: (s) => (s.sessionEmitted && s.cwd !== undefined ? s.filter : undefined),
+  line(s, line, start, emit) {
+    if (s.filter !== undefined && s.sessionEmitted && s.cwd !== undefined && !hasAnyMarker(line, s.filter)) return;
+    record(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
+  },
   end(): KindCounts {
     return {};
   },
