@@ -9,16 +9,17 @@
  * cache after every change.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
-import { copilot } from '../codecs/copilot/index.js';
+import { copilot, sessionCalls } from '../codecs/copilot/index.js';
 import { totalCost } from '../src/cost/total.js';
 import { newScanStats, type ScanStats } from '../src/scan/types.js';
-import { copilotHomeFixture, insertCalls, oneRun, type CallRow } from './helpers/copilot-store.js';
+import { COPILOT_STORE_SCHEMA, copilotHomeFixture, insertCalls, oneRun, type CallRow } from './helpers/copilot-store.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
@@ -175,4 +176,37 @@ describe('copilot: session-store.db stamped per session in the event cache', () 
     expect(warm).toEqual(await report('--no-cache'));
     expect(warm).toEqual({ inputTokens: (cold.inputTokens as number) + 500, outputTokens: (cold.outputTokens as number) + 80, cacheReadTokens: (cold.cacheReadTokens as number) + 300, requestCount: (cold.requestCount as number) + 1 });
   }, 60_000);
+});
+
+describe('copilot: a session-store.db in rollback-journal mode', () => {
+  it('a commit that leaves the file its size and mtime changes the calls read and the stamp', () => {
+    const home = mkdtempSync(join(tmpdir(), 'sf-copilot-journal-'));
+    try {
+      const file = join(home, 'session-state', A, 'events.jsonl');
+      mkdirSync(join(home, 'session-state', A), { recursive: true });
+      writeFileSync(file, oneRun(A, false, '2026-03-01'));
+      const path = join(home, 'session-store.db');
+      const writer = new Database(path);
+      try {
+        writer.pragma('journal_mode = DELETE');
+        writer.exec(COPILOT_STORE_SCHEMA);
+        insertCalls(writer, [call(A, 1000, 100, 400, '2026-03-01 12:00:04')]);
+        // the mtime set as a clock of coarse ticks leaves it: the commit below lands within the same tick
+        const tick = new Date('2026-03-01T12:00:10Z');
+        utimesSync(path, tick, tick);
+        const size = statSync(path).size;
+        const stamp = copilot.dependencyStamp?.(file, path);
+        expect(sessionCalls(file, A).calls.map((c) => c.tokens.output)).toEqual([100]);
+        writer.prepare('UPDATE assistant_usage_events SET output_tokens = 999 WHERE session_id = ?').run(A);
+        utimesSync(path, tick, tick);
+        expect(statSync(path).size, 'the same size').toBe(size);
+        expect(sessionCalls(file, A).calls.map((c) => c.tokens.output)).toEqual([999]);
+        expect(copilot.dependencyStamp?.(file, path)).not.toBe(stamp);
+      } finally {
+        writer.close();
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });

@@ -14,11 +14,11 @@
  * listing memo while the database's files are unchanged.
  */
 import { basename, dirname, join } from 'node:path';
-import { statSync } from 'node:fs';
 import type { DiscoverOptions } from '../../cursors/protocol/codec.js';
 import { hashText128 } from '../../cursors/ids.js';
 import { memoizedListing, sqliteFileStamp } from '../../cursors/listing-memo.js';
 import { snapshotMemo, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { databaseState } from '../../cursors/sqlite-events.js';
 import { CODEC_ID, SESSION_STATE_DIR, EVENTS_FILE, sessionIdOfPath } from './paths.js';
 import { PARSER_VERSION } from './descriptor.js';
 import { str } from './schema.js';
@@ -105,16 +105,12 @@ function allCalls(db: SqliteDatabase): Map<string, SessionCalls> {
 
 const NONE: SessionCalls = { calls: [], skipped: 0 };
 
-/** The stat of the database and its `-wal` (size, mtime in ns, inode): a commit moves one of them. */
-function stampOf(db: string): string | undefined {
-  const parts: string[] = [];
-  for (const p of [db, ...sqliteDependencies(db)]) {
-    const st = statSync(p, { bigint: true, throwIfNoEntry: false });
-    if (p === db && st?.isFile() !== true) return undefined;
-    parts.push(st === undefined ? '-' : `${st.ino}:${st.size}:${st.mtimeNs}`);
-  }
-  return parts.join('/');
-}
+/**
+ * The database's state (cursors/sqlite-events.ts `databaseState`): its stat with ctime and its header's change
+ * counter, which a rollback-journal commit moves even when it leaves the file its size and mtime, and its
+ * `-wal`'s stat and salts, which a restart of the log draws anew; undefined when it is not a readable file.
+ */
+const stampOf = databaseState;
 
 /** One walk of a database: every session's calls, by the database's stamp (`stampOf`) it was taken at. */
 interface Walk {
