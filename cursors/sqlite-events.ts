@@ -52,10 +52,10 @@ export interface DatabaseEvents {
 }
 
 /** A session's events when the database no longer holds it: none. */
-export const NO_EVENTS: SnapshotEvents = Object.freeze({ events: [], skipped: 0 });
+const NO_EVENTS: SnapshotEvents = Object.freeze({ events: [], skipped: 0 });
 
 /** The events of the session `key` names (undefined when the database has no such session), or of every session when `key` is undefined. */
-export function recordEvents(all: DatabaseEvents, key: string | undefined): SnapshotEvents | undefined {
+function recordEvents(all: DatabaseEvents, key: string | undefined): SnapshotEvents | undefined {
   if (key !== undefined) return all.sessions.get(key);
   const events: SessionfoldEvent[] = [];
   let skipped = all.skipped;
@@ -79,22 +79,48 @@ export function databaseState(db: string): string | undefined {
   return [file.id, header, ...sqliteDependencies(db).map((p) => walStamp(p).id)].join('/');
 }
 
-/** Per agent: the last database read whole, the state it was read in, the kind of read, and what it gave. */
-const lastRead = new Map<string, { db: string; state: string; variant: string; value: DatabaseEvents }>();
-
-/**
- * `read` over one snapshot of `db` (`agentSnapshot`), or what the agent's last call gave for the same
- * database, `variant` (the kind of read: which columns, which events) and state (`databaseState`). One value
- * is kept per agent: a scan reads a database's sessions one after another. A commit during the read leaves
- * the value to that read alone.
- */
-export function databaseEvents(agent: string, db: string, variant: string, read: (d: SqliteDatabase) => DatabaseEvents): DatabaseEvents {
-  const state = databaseState(db);
-  const last = lastRead.get(agent);
-  if (state !== undefined && last?.db === db && last.state === state && last.variant === variant) return last.value;
-  const value = agentSnapshot(agent, db, read);
-  if (state !== undefined && databaseState(db) === state) lastRead.set(agent, { db, state, variant, value });
-  else lastRead.delete(agent);
-  return value;
+/** A value read of a whole database, by the database, kind of read and state it was read in. */
+interface Kept<T> {
+  db: string;
+  state: string;
+  variant: string;
+  value: T;
 }
 
+/**
+ * `read` over one snapshot of `db` (`agentSnapshot`), or what `kept` holds under `slot` of the same database,
+ * `variant` (the kind of read) and state (`databaseState`); kept under `slot` when no commit moved the state
+ * during the read (else the value is that read's alone).
+ */
+function readKept<T>(kept: Map<string, Kept<T>>, slot: string, agent: string, db: string, variant: string, read: (d: SqliteDatabase) => T): Kept<T> {
+  const state = databaseState(db);
+  const last = kept.get(slot);
+  if (state !== undefined && last?.db === db && last.state === state && last.variant === variant) return last;
+  const entry: Kept<T> = { db, state: state ?? '', variant, value: agentSnapshot(agent, db, read) };
+  if (state !== undefined && databaseState(db) === state) kept.set(slot, entry);
+  else kept.delete(slot);
+  return entry;
+}
+
+/** Per agent: the last database read whole, with the sessions of it no read has taken yet (`left`). */
+const lastRead = new Map<string, Kept<{ all: DatabaseEvents; left: Set<string> }>>();
+
+/**
+ * The events of the session `key` names (of every session when `key` is undefined; none when the database
+ * has no such session) from one snapshot of `db`, or from what the agent's last call read of the same
+ * database, `variant` (the kind of read: which columns, which events) and state (`readKept`). One value is
+ * kept per agent: a scan reads a database's sessions one after another. It is let go once every session of
+ * it was taken (a whole read takes them all), as a pass over the database does: a long-lived process
+ * (`serve`) keeps no database's events in memory between passes, which read again through the event cache.
+ */
+export function databaseEvents(agent: string, db: string, variant: string, key: string | undefined, read: (d: SqliteDatabase) => DatabaseEvents): SnapshotEvents {
+  const entry = readKept(lastRead, agent, agent, db, variant, (d) => {
+    const all = read(d);
+    return { all, left: new Set(all.sessions.keys()) };
+  });
+  const { all, left } = entry.value;
+  if (key === undefined) left.clear();
+  else left.delete(key);
+  if (left.size === 0 && lastRead.get(agent) === entry) lastRead.delete(agent);
+  return recordEvents(all, key) ?? NO_EVENTS;
+}

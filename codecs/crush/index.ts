@@ -3,8 +3,9 @@
  * found through the projects Crush registers in its global data folder (paths.ts; README.md has the schema).
  * Each session is a record path `<crush.db>#<session id>` (cursors/record-path.ts); the database's own path
  * reads every session. Reads are whole, through `withSqliteSnapshot` (nothing beside the database is created,
- * changed or removed), one snapshot for every session of the database while it stays as it was. Per session: a session event, its messages in order with their tool calls and results,
- * and, for a top-level session with a cost, one usage event carrying that cost.
+ * changed or removed), one snapshot for every session of the database while it stays as it was. Per session:
+ * a session event, its messages in order with their tool calls and results, and, for a top-level session
+ * with a cost, one usage event carrying that cost.
  *
  * @example
  * import { crush } from 'sessionfold/codecs/crush';
@@ -89,10 +90,9 @@ function sessionsOf(db: SqliteDatabase, file: string, conversation: boolean): Da
 async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { databaseEvents, eventsForRead, NO_EVENTS, recordEvents } = await import('../../cursors/sqlite-events.js');
+  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  const all = databaseEvents(CODEC_ID, db, conversation ? 'conversation' : 'summary', (d) => sessionsOf(d, db, conversation));
-  yield* eventsForRead(CODEC_ID, file, recordEvents(all, key) ?? NO_EVENTS, o);
+  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, conversation ? 'conversation' : 'summary', key, (d) => sessionsOf(d, db, conversation)), o);
 }
 
 /** A database's sessions in creation order, a task session marked a sub-agent's. */

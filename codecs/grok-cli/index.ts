@@ -52,9 +52,8 @@ function sessionsOf(db: SqliteDatabase): DatabaseEvents {
 async function* readGrokCli(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { databaseEvents, eventsForRead, NO_EVENTS, recordEvents } = await import('../../cursors/sqlite-events.js');
-  const all = databaseEvents(CODEC_ID, db, 'all', sessionsOf);
-  yield* eventsForRead(CODEC_ID, file, recordEvents(all, key) ?? NO_EVENTS, o);
+  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, 'all', key, sessionsOf), o);
 }
 
 function discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {

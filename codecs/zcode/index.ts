@@ -4,8 +4,8 @@
  * session is a record path `<db.sqlite>#<session id>` (cursors/record-path.ts); the database's own path reads
  * every session. Reads go through `withSqliteSnapshot` (one consistent snapshot; nothing beside the database
  * is created, changed or removed) and are whole: a changed database, or its `-wal`, is read again, once for
- * all its sessions. Per
- * session: a session event and one usage event per `model_usage` row; no messages (README "Not read").
+ * all its sessions. Per session: a session event and one usage event per `model_usage` row; no messages
+ * (README "Not read").
  */
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
@@ -64,9 +64,8 @@ function sessionOf(id: string, rows: readonly Row[], sessionRow: Row | undefined
 async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { databaseEvents, eventsForRead, NO_EVENTS, recordEvents } = await import('../../cursors/sqlite-events.js');
-  const all = databaseEvents(CODEC_ID, db, 'all', sessionsOf);
-  yield* eventsForRead(CODEC_ID, file, recordEvents(all, key) ?? NO_EVENTS, o);
+  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, 'all', key, sessionsOf), o);
 }
 
 /** Every session of every database under the roots, as record paths; the SQLite driver loads only for one. */
