@@ -124,3 +124,15 @@ export function databaseEvents(agent: string, db: string, variant: string, key: 
   if (left.size === 0 && lastRead.get(agent) === entry) lastRead.delete(agent);
   return recordEvents(all, key) ?? NO_EVENTS;
 }
+
+/** Per agent and slot: the last value `databaseValue` read of a database. */
+const lastValue = new Map<string, Kept<unknown>>();
+
+/**
+ * `read` over one snapshot of `db`, or what the last call for the same agent and `slot` read of the same
+ * database in the same state (`readKept`): a value of the whole database (an index of its sessions) that the
+ * read of each of its sessions needs. One value is kept per slot.
+ */
+export function databaseValue<T>(agent: string, slot: string, db: string, read: (d: SqliteDatabase) => T): T {
+  return readKept(lastValue, `${agent}:${slot}`, agent, db, '', read).value as T;
+}

@@ -5,11 +5,12 @@
  * same lines in a transcript file; compressed rows (2026.9.6) decode to the same; a transcript restored beside
  * the rows imported from it counts once; nothing in the agent's folder changes.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openclaw } from '../codecs/openclaw/index.js';
+import { parseSessionsIndex } from '../codecs/openclaw/meta.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { recordPath } from '../cursors/record-path.js';
 import { createSessionManager } from '../src/sessions/manager.js';
@@ -17,6 +18,12 @@ import { readEvents } from './helpers/codec-harness.js';
 import { buildOpenclawAgentDb, zstdStored } from './helpers/openclaw-db.js';
 import { tempDirPerTest } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
+
+// The parses of an index (sessions.json, or the database's session_nodes), counted: the real function, observed.
+vi.mock('../codecs/openclaw/meta.js', async (original) => {
+  const m = await original<typeof import('../codecs/openclaw/meta.js')>();
+  return { ...m, parseSessionsIndex: vi.fn(m.parseSessionsIndex) };
+});
 
 const LINES = readFileSync(new URL('../../shared/fixtures/real/pi/agent-sessions-v3-tree.jsonl', import.meta.url), 'utf8').split('\n').filter((l) => l !== '');
 
@@ -98,5 +105,21 @@ describe('openclaw-agent.sqlite', () => {
     const files = [...openclaw.discoverSync!([root])];
     expect(files.map((f) => f.sessionId)).toEqual(['sess-a', 'sess-b', 'older']);
     expect(files.some((f) => f.path.endsWith('sess-a.jsonl'))).toBe(false);
+  });
+
+  it('parses session_nodes once per state of the database, not once per session read', async () => {
+    build();
+    vi.mocked(parseSessionsIndex).mockClear();
+    const a = await readEvents(openclaw, recordPath(dbPath(), 'sess-a'));
+    const b = await readEvents(openclaw, recordPath(dbPath(), 'sess-b'));
+    expect(a[0]).toMatchObject({ type: 'session', title: 'Fixture greeting' });
+    expect(b[0]).toMatchObject({ type: 'session', subagent: true, forkedFrom: 'sess-a' });
+    expect(vi.mocked(parseSessionsIndex)).toHaveBeenCalledTimes(1);
+    const d = new Database(dbPath());
+    d.prepare('UPDATE session_nodes SET entry_json = ? WHERE session_key = ?').run(JSON.stringify({ sessionId: 'sess-a', label: 'Renamed', updatedAt: 2 }), 'agent:main:main');
+    d.close();
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(dbPath(), past, past); // its mtime put back: the state still moved (ctime, change counter)
+    expect((await readEvents(openclaw, recordPath(dbPath(), 'sess-a')))[0], 'a changed entry is read').toMatchObject({ title: 'Renamed' });
   });
 });

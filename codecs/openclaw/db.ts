@@ -74,38 +74,52 @@ function eventText(row: { event_json?: unknown; event_zstd?: unknown }, maxBytes
   }
 }
 
+/** A parsed index (meta.ts `parseSessionsIndex`): by session id and by transcript file name. */
+export type SessionsIndex = ReturnType<typeof parseSessionsIndex>;
+
 /**
- * The index entry of a session: its `session_nodes.entry_json` (the `SessionEntry` sessions.json held, keyed
- * by session key) when the node's current session is this one, else what its `session_windows` row says.
+ * The index `session_nodes` holds: each node's `entry_json` (the `SessionEntry` sessions.json held, keyed by
+ * session key), parsed as sessions.json is; undefined without the table. A value of the whole database, which
+ * index.ts reads once per state of it (cursors/sqlite-events.ts `databaseValue`), not once per session.
  */
-function metaOf(db: SqliteDatabase, sessionId: string): PiSessionMeta | undefined {
-  if (hasTable(db, 'session_nodes')) {
-    const nodes = db.prepare('SELECT session_key AS key, entry_json AS entry FROM session_nodes').all() as { key: string; entry: string }[];
-    const doc: Record<string, unknown> = {};
-    for (const n of nodes) {
-      try {
-        doc[n.key] = JSON.parse(n.entry) as unknown;
-      } catch {
-        // an entry OpenClaw has not validated yet: the window row below still names the session
-      }
+export function sessionNodesIndex(db: SqliteDatabase): SessionsIndex | undefined {
+  if (!hasTable(db, 'session_nodes')) return undefined;
+  const nodes = db.prepare('SELECT session_key AS key, entry_json AS entry FROM session_nodes').all() as { key: string; entry: string }[];
+  const doc: Record<string, unknown> = {};
+  for (const n of nodes) {
+    try {
+      doc[n.key] = JSON.parse(n.entry) as unknown;
+    } catch {
+      // an entry OpenClaw has not validated yet: the window row still names the session (metaOf)
     }
-    const meta = parseSessionsIndex(JSON.stringify(doc)).get(`id:${sessionId}`);
-    if (meta !== undefined) return meta;
   }
+  return parseSessionsIndex(JSON.stringify(doc));
+}
+
+/**
+ * The index entry of a session: its `session_nodes.entry_json` (`index`, `sessionNodesIndex`) when the node's
+ * current session is this one, else what its `session_windows` row says.
+ */
+function metaOf(db: SqliteDatabase, sessionId: string, index: SessionsIndex | undefined): PiSessionMeta | undefined {
+  const meta = index?.get(`id:${sessionId}`);
+  if (meta !== undefined) return meta;
   if (!hasTable(db, 'session_windows')) return undefined;
   const w = db.prepare('SELECT session_key AS key, channel, display_name AS title, spawned_by AS spawnedBy FROM session_windows WHERE session_id = ?').get(sessionId) as
     | { key: string; channel: string | null; title: string | null; spawnedBy: string | null }
     | undefined;
   if (w === undefined) return undefined;
-  const meta: PiSessionMeta = { sessionKey: w.key };
-  if (w.title) meta.title = w.title;
-  if (w.channel) meta.channel = w.channel;
-  if (w.key.includes(':subagent:') || w.spawnedBy) meta.subagent = true;
-  return meta;
+  const m: PiSessionMeta = { sessionKey: w.key };
+  if (w.title) m.title = w.title;
+  if (w.channel) m.channel = w.channel;
+  if (w.key.includes(':subagent:') || w.spawnedBy) m.subagent = true;
+  return m;
 }
 
-/** A session's transcript rows by `seq`, as JSONL (a row is one line: raw line breaks cannot be inside valid JSON). */
-export function readAgentDbTranscript(db: SqliteDatabase, sessionId: string, maxBytes: number): AgentDbTranscript {
+/**
+ * A session's transcript rows by `seq`, as JSONL (a row is one line: raw line breaks cannot be inside valid
+ * JSON), with its entry of `index` (the database's `sessionNodesIndex`).
+ */
+export function readAgentDbTranscript(db: SqliteDatabase, sessionId: string, maxBytes: number, index: SessionsIndex | undefined): AgentDbTranscript {
   const zstd = hasColumn(db, 'transcript_events', 'event_zstd');
   const rows = db.prepare(`SELECT event_json${zstd ? ', event_zstd' : ''} FROM transcript_events WHERE session_id = ? ORDER BY seq`).all(sessionId) as { event_json?: unknown; event_zstd?: unknown }[];
   const lines: string[] = [];
@@ -115,6 +129,6 @@ export function readAgentDbTranscript(db: SqliteDatabase, sessionId: string, max
     if (text === undefined) skipped++;
     else lines.push(text.replace(/\r?\n/g, ' '));
   }
-  const meta = metaOf(db, sessionId);
+  const meta = metaOf(db, sessionId, index);
   return { text: lines.length === 0 ? '' : `${lines.join('\n')}\n`, skipped, ...(meta !== undefined && { meta }) };
 }

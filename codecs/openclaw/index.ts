@@ -10,12 +10,12 @@ import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import { parseSync } from '../../cursors/sync.js';
 import { createPiCore, detectPi, type PiSessionMeta } from '../pi/index.js';
-import { listAgentDbSessions, readAgentDbTranscript } from './db.js';
+import { listAgentDbSessions, readAgentDbTranscript, sessionNodesIndex } from './db.js';
 import { readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 import { CODEC_ID, discoverOpenclaw, indexPathFor } from './paths.js';
 import { openclawDescriptor } from './descriptor.js';
 
-export { listAgentDbSessions, readAgentDbTranscript } from './db.js';
+export { listAgentDbSessions, readAgentDbTranscript, sessionNodesIndex, type SessionsIndex } from './db.js';
 
 export { metaOf, parseSessionsIndex, readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 export { CODEC_ID, discoverOpenclaw, getOpenclawRoots, isResetArchive, isTranscriptName, openclawSessionId } from './paths.js';
@@ -30,13 +30,15 @@ const isSubagent = (file: string): boolean => readOpenclawMetaSync(file)?.subage
 
 /**
  * A session of an agent database (`<db>#<session id>`): its rows, by `seq`, read as its transcript's lines by
- * the same pi core, whole (no resume), through a read-only snapshot.
+ * the same pi core, whole (no resume), through a read-only snapshot; the database's index of sessions is read
+ * once per state of the database, for all its sessions.
  */
 async function* readOpenclawDb(file: string, db: string, key: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const { agentSnapshot, databaseValue, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const index = databaseValue(CODEC_ID, 'session-nodes', db, sessionNodesIndex);
   const got = agentSnapshot(CODEC_ID, db, (d) => {
-    const t = readAgentDbTranscript(d, key, o.maxLineBytes);
+    const t = readAgentDbTranscript(d, key, o.maxLineBytes, index);
     let skipped = t.skipped;
     const core = createPiCore({ agent: CODEC_ID, sessionId: key, ...(t.meta !== undefined && { meta: t.meta }) });
     const events = parseSync(core, t.text, { file, maxLineBytes: o.maxLineBytes, raw: o.raw, onSkip: () => skipped++ });
