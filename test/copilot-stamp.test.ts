@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { copilot, sessionCalls } from '../codecs/copilot/index.js';
+import { withSqliteSnapshot } from '../cursors/sqlite.js';
 import { totalCost } from '../src/cost/total.js';
 import { newScanStats, type ScanStats } from '../src/scan/types.js';
 import { COPILOT_STORE_SCHEMA, copilotHomeFixture, insertCalls, oneRun, type CallRow } from './helpers/copilot-store.js';
@@ -84,6 +85,17 @@ describe('copilot: session-store.db stamped per session in the event cache', () 
     expect(copilot.dependencyStamp?.(sessionFile(A), db), 'a changed row').not.toBe(a);
     h.writer.prepare('UPDATE assistant_usage_events SET output_tokens = 100 WHERE id = 1').run();
     expect(copilot.dependencyStamp?.(sessionFile(A), db), 'changed back').toBe(a);
+  });
+
+  it('a walk that fails (the database locked) is kept in no memo: the next stamp of the same state walks again', () => {
+    const db = join(h.copilotHome, 'session-store.db');
+    const a = copilot.dependencyStamp?.(sessionFile(A), db);
+    insertCalls(h.writer, [call(ELSEWHERE, 2, 2, 0, '2026-03-01 08:00:02')]); // a new state, not yet walked
+    vi.mocked(withSqliteSnapshot).mockImplementationOnce(() => {
+      throw new Error('SQLITE_BUSY: database is locked');
+    });
+    expect(copilot.dependencyStamp?.(sessionFile(A), db), 'unreadable: as its read, no calls').toBe('none');
+    expect(copilot.dependencyStamp?.(sessionFile(A), db), 'readable again, in the same state').toBe(a);
   });
 
   it('keeps the stamps in the listing memo: a new process takes them back without reading the database while it is as it was', async () => {

@@ -194,14 +194,26 @@ let stamped: { db: string; stamp: string; table: Record<string, string> } | unde
  * The stamps of every session of the database as of `stamp`: those of the state last stamped, else those
  * `memo` kept of the database's files as they are now (cursors/listing-memo.ts: a state written within its
  * racy window is never taken back), else a walk's (`walkOf`). A database that cannot be read has none, as
- * its reads find none.
+ * its reads find none, and that is kept nowhere.
  */
 function stampTable(db: string, stamp: string, memo: DiscoverOptions['listingMemo']): Record<string, string> {
   if (stamped?.db === db && stamped.stamp === stamp) return stamped.table;
   const version = `${CODEC_ID}@${PARSER_VERSION}.s${STAMP_VERSION}`;
-  const table = memoizedListing(memo, `copilot-calls:${db}`, version, [db, ...sqliteDependencies(db)], isStampTable, () => stampsOf(walkOf(db, stamp)), sqliteFileStamp);
+  let table: Record<string, string>;
+  try {
+    table = memoizedListing(memo, `copilot-calls:${db}`, version, [db, ...sqliteDependencies(db)], isStampTable, () => stampsOf(walkOrThrow(db, stamp)), sqliteFileStamp);
+  } catch {
+    return {}; // not kept: a walk that failed (a lock, a file being created) may succeed in the same state
+  }
   stamped = { db, stamp, table };
   return table;
+}
+
+/** `walkOf`, throwing when the database cannot be read: what failed is kept in no memo. */
+function walkOrThrow(db: string, stamp: string): Walk {
+  const walk = walkOf(db, stamp);
+  if (walk === undefined) throw new Error(`${db}: not readable`);
+  return walk;
 }
 
 /**
