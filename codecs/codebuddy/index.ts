@@ -9,6 +9,7 @@
  *   for await (const e of codebuddy.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { codebuddyCore } from './parse.js';
 import { discoverCodeBuddySync } from './paths.js';
@@ -22,14 +23,7 @@ export { PARSER_VERSION } from './descriptor.js';
 /** The CodeBuddy Code codec. */
 export const codebuddy: Codec = {
   ...codebuddyDescriptor,
-  async *discover(roots: readonly string[]) {
-    yield* discoverCodeBuddySync(roots);
-  },
-  discoverSync: discoverCodeBuddySync,
-  async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverCodeBuddySync(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromSyncListing(discoverCodeBuddySync),
   getParseDependencies: () => [],
   lineCore: codebuddyCore,
   read: createJsonlRead(codebuddyDescriptor, codebuddyCore),

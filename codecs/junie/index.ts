@@ -8,6 +8,7 @@
  *   for await (const e of junie.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { junieCore } from './parse.js';
 import { discoverJunieSync } from './paths.js';
@@ -20,14 +21,7 @@ export { PARSER_VERSION } from './descriptor.js';
 /** The Junie codec. */
 export const junie: Codec = {
   ...junieDescriptor,
-  async *discover(roots: readonly string[]) {
-    yield* discoverJunieSync(roots);
-  },
-  discoverSync: discoverJunieSync,
-  async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverJunieSync(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromSyncListing(discoverJunieSync),
   getParseDependencies: () => [],
   lineCore: junieCore,
   read: createJsonlRead(junieDescriptor, junieCore),

@@ -9,7 +9,8 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { expandHome } from '../../cursors/env-paths.js';
-import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { namedFileIn } from '../../cursors/discovery.js';
+import { DIR, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'junie';
 export const EVENTS_FILE = 'events.jsonl';
@@ -32,13 +33,10 @@ export function* discoverJunieSync(roots: readonly string[]): Generator<SessionF
   for (const root of roots) {
     for (const d of listDir(root)) {
       if (d.kind !== DIR) continue;
-      const dir = join(root, d.name);
-      const e = listDir(dir).find((x) => x.kind === FILE && x.name === EVENTS_FILE);
-      const st = e === undefined ? undefined : fileStat(dir, e);
-      const path = join(dir, EVENTS_FILE);
-      if (st === undefined || seen.has(path)) continue;
-      seen.add(path);
-      yield { agent: CODEC_ID, path, root, sessionId: d.name, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
+      const f = namedFileIn(CODEC_ID, root, join(root, d.name), EVENTS_FILE);
+      if (f === undefined || seen.has(f.path)) continue;
+      seen.add(f.path);
+      yield { ...f, sessionId: d.name };
     }
   }
 }
