@@ -4,8 +4,8 @@
  * log beside it as a parse dependency, read whole (a read of session events alone leaves the log unread); and
  * the `conversations_v2` table of the CLI's `data.sqlite3`, each conversation a record path
  * `<data.sqlite3>#<conversation id>` read through `withSqliteSnapshot` (nothing beside the database is
- * created, changed or removed). Kiro records no token counts: no usage events, and every session event says
- * `usageRecorded: false`.
+ * created, changed or removed), one snapshot for every conversation while the database stays as it was.
+ * Kiro records no token counts: no usage events, and every session event says `usageRecorded: false`.
  *
  * @example
  * import { kiro } from 'sessionfold/codecs/kiro';
@@ -15,7 +15,7 @@
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { readCollected, readSessionText } from '../../cursors/read-collected.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
@@ -42,20 +42,25 @@ function readSessionFile(file: string, options?: ReadOptions): AsyncGenerator<Se
 }
 
 /**
- * The conversations (all, or the one `only` names), oldest first. A conversation the table holds under two
- * folders (its key is the pair) is read once, from its latest row.
+ * Every conversation of the database, oldest first, by id. A conversation the table holds under two folders
+ * (its key is the pair) is read once, from its latest row. A row without an id is a skip of the whole read.
  */
-function conversationsOf(db: SqliteDatabase, only: string | undefined, conversation: boolean): SnapshotEvents {
-  const sql = 'SELECT key, conversation_id, value, created_at, updated_at FROM conversations_v2';
-  const rows = (only === undefined ? db.prepare(`${sql} ORDER BY updated_at DESC, rowid DESC`).all() : db.prepare(`${sql} WHERE conversation_id = ? ORDER BY updated_at DESC, rowid DESC`).all(only)) as Row[];
+function conversationsOf(db: SqliteDatabase, conversation: boolean): DatabaseEvents {
+  const rows = db.prepare('SELECT key, conversation_id, value, created_at, updated_at FROM conversations_v2 ORDER BY updated_at DESC, rowid DESC').all() as Row[];
   const latest = new Map<unknown, Row>();
   for (const r of rows) if (!latest.has(r.conversation_id)) latest.set(r.conversation_id, r);
-  const events: SessionfoldEvent[] = [];
-  let skipped = 0;
-  for (const r of [...latest.values()].reverse()) if (!conversationEvents(r, conversation, (e) => events.push(e))) skipped++;
-  return { events, skipped };
+  const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
+  for (const r of [...latest.values()].reverse()) {
+    const id = typeof r.conversation_id === 'string' && r.conversation_id.trim() !== '' ? r.conversation_id : undefined;
+    const events: SessionfoldEvent[] = [];
+    const ok = conversationEvents(r, conversation, (e) => events.push(e));
+    if (id === undefined) out.skipped++;
+    else out.sessions.set(id, { events, skipped: ok ? 0 : 1 });
+  }
+  return out;
 }
 
+/** `read()` of a session file, or of a conversation from one read of its database per state (`databaseEvents`). */
 async function* readKiro(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   if (!isKiroDb(db)) {
@@ -63,9 +68,9 @@ async function* readKiro(file: string, options?: ReadOptions): AsyncGenerator<Se
     return;
   }
   const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => conversationsOf(d, key, conversation)), o);
+  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, conversation ? 'conversation' : 'summary', key, (d) => conversationsOf(d, conversation)), o);
 }
 
 /** A database's conversations, each once, by their latest update. */
