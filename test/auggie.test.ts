@@ -8,7 +8,7 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { auggie, getAuggieRoots } from '../codecs/auggie/index.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { MessageEvent, SessionEvent, ToolResultEvent, UsageEvent } from '../cursors/protocol/events.js';
@@ -106,6 +106,31 @@ describe('auggie buffers, resume and bad documents', () => {
       expect(byKind(events).usage).toHaveLength(2);
       await expect(readEvents(auggie, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
     });
+  });
+});
+
+describe('auggie: a read of sessions and usage', () => {
+  it('builds no message or tool event and parses no tool input; its events are the full read\'s of those kinds', async () => {
+    const file = `${ROOT}${MAIN}.json`;
+    const inputs = new Set<string>();
+    for (const turn of JSON.parse(await readFile(file, 'utf8')).chatHistory) for (const n of turn.exchange?.response_nodes ?? []) if (typeof n.tool_use?.input_json === 'string') inputs.add(n.tool_use.input_json);
+    expect(inputs.size).toBeGreaterThan(0);
+    const parsed: unknown[] = [];
+    const parse = JSON.parse;
+    const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      parsed.push(text);
+      return parse(text, reviver);
+    });
+    try {
+      const full = await readEvents(auggie, file);
+      expect(parsed.filter((t) => inputs.has(t as string)), 'a full read parses the tool inputs').toHaveLength(inputs.size);
+      parsed.length = 0;
+      const cost = await readEvents(auggie, file, { kinds: ['session', 'usage'] });
+      expect(parsed.filter((t) => inputs.has(t as string))).toEqual([]);
+      expect(cost).toEqual(full.filter((e) => e.type === 'session' || e.type === 'usage'));
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

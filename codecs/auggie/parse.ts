@@ -8,7 +8,8 @@
  *   when what it says changed: keys after the turns, the working folder the turns named, a usage flag.
  * - Per turn: `tool_result` per `tool_result_node` of its request nodes (results of the previous turn's calls),
  *   `message` (user) for `request_message`, `message` (assistant) for `response_text`, `tool_call` per
- *   `tool_use` response node, `usage` for its `token_usage` (README "Tokens").
+ *   `tool_use` response node, `usage` for its `token_usage` (README "Tokens"). A read that wants none of
+ *   messages, tool calls and results (a cost scan) builds none, nor parses a tool call's `input_json`.
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
@@ -38,6 +39,8 @@ interface Session {
   cwd: string | undefined;
   withUsage: number;
   withoutUsage: number;
+  /** Whether the read wants messages, tool calls or results: a read of sessions and usage builds none of them. */
+  conversation: boolean;
 }
 
 /**
@@ -89,6 +92,16 @@ function* turnEvents(s: Session, turn: Rec, index: number): Generator<Sessionfol
   const timestamp = isoOf(turn.finishedAt);
   const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: index, ...(timestamp !== undefined && { timestamp }) };
   s.cwd = cwdOf(ex) ?? s.cwd;
+  if (s.conversation) yield* conversationEvents(s, ex, base);
+  const usage = exchangeUsage(s.sessionId, ex, index, timestamp, s.model);
+  if (usage !== undefined) {
+    s.withUsage++;
+    yield usage;
+  } else if (str(ex.response_text) !== undefined || recs(ex.response_nodes).length > 0) s.withoutUsage++;
+}
+
+/** A turn's tool results (its request's), prompt, answer and tool calls. */
+function* conversationEvents(s: Session, ex: Rec, base: { agent: string; sessionId: string; offset: number; timestamp?: string }): Generator<SessionfoldEvent> {
   for (const node of recs(ex.request_nodes)) {
     const r = rec(node.tool_result_node);
     const callId = str(r?.tool_use_id);
@@ -105,11 +118,6 @@ function* turnEvents(s: Session, turn: Rec, index: number): Generator<Sessionfol
     const callId = str(call?.tool_use_id);
     if (call !== undefined && callId !== undefined) yield { type: 'tool_call', ...base, callId, name: str(call.tool_name) ?? '', input: parseJsonText(call.input_json), ...(requestId !== undefined && { messageId: requestId }) };
   }
-  const usage = exchangeUsage(s.sessionId, ex, index, timestamp, s.model);
-  if (usage !== undefined) {
-    s.withUsage++;
-    yield usage;
-  } else if (answer !== undefined || recs(ex.response_nodes).length > 0) s.withoutUsage++;
 }
 
 function fields(meta: Rec, s: Session, extra: SessionFields = {}): SessionFields {
@@ -117,9 +125,10 @@ function fields(meta: Rec, s: Session, extra: SessionFields = {}): SessionFields
 }
 
 /** The document parser of an Auggie session file. */
-export function* parseAuggieSession(file: string, chunks: () => Generator<Buffer>, _options: NormalizedReadOptions): Generator<SessionfoldEvent> {
+export function* parseAuggieSession(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
   const w = newObjectWalk('chatHistory');
-  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0 };
+  const conversation = options.kinds.has('message') || options.kinds.has('tool_call') || options.kinds.has('tool_result');
+  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0, conversation };
   let first: string | undefined;
   let index = 0;
   for (const _ of walkObject(chunks(), w)) {
