@@ -42,6 +42,7 @@ import { codebuddyDescriptor } from '../codecs/codebuddy/descriptor.js';
 import { junieDescriptor } from '../codecs/junie/descriptor.js';
 import { auggieDescriptor } from '../codecs/auggie/descriptor.js';
 import { zedDescriptor } from '../codecs/zed/descriptor.js';
+import { commandCodeDescriptor } from '../codecs/commandcode/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -83,5 +84,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: auggieDescriptor, load: async () => (await import('../codecs/auggie/index.js')).auggie },
   { descriptor: zedDescriptor, load: async () => (await import('../codecs/zed/index.js')).zed },
   { descriptor: mimoDescriptor, load: async () => (await import('../codecs/mimo/index.js')).mimo },
+  { descriptor: commandCodeDescriptor, load: async () => (await import('../codecs/commandcode/index.js')).commandCode },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -63,4 +63,6 @@ export { auggie } from '../codecs/auggie/index.js';
 export { mimo } from '../codecs/mimo/index.js';
 /** Zed's Agent panel threads (`threads/threads.db` of Zed's data folder, zstd-compressed JSON per thread): conversations, and per-thread token totals. */
 export { zed } from '../codecs/zed/index.js';
+/** Command Code transcripts (`~/.commandcode/projects/<cwd slug>/<id>.jsonl`), incremental; usage per request where recorded. */
+export { commandCode } from '../codecs/commandcode/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

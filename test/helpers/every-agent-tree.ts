@@ -505,6 +505,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  commandcode: {
+    // no real sample is checked in: the repo's transcripts, shaped on captured ones (codecs/commandcode/README.md)
+    async layOut({ home, own }) {
+      await cp(join(own, 'projects'), join(home, '.commandcode', 'projects'), { recursive: true });
+    },
+    goldens: ['5d7c1e2a-8b34-4f61-9c0d-2a6e4b8f1c03', '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */
