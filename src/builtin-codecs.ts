@@ -43,6 +43,7 @@ import { junieDescriptor } from '../codecs/junie/descriptor.js';
 import { auggieDescriptor } from '../codecs/auggie/descriptor.js';
 import { zedDescriptor } from '../codecs/zed/descriptor.js';
 import { commandCodeDescriptor } from '../codecs/commandcode/descriptor.js';
+import { muxDescriptor } from '../codecs/mux/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -85,5 +86,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: zedDescriptor, load: async () => (await import('../codecs/zed/index.js')).zed },
   { descriptor: mimoDescriptor, load: async () => (await import('../codecs/mimo/index.js')).mimo },
   { descriptor: commandCodeDescriptor, load: async () => (await import('../codecs/commandcode/index.js')).commandCode },
+  { descriptor: muxDescriptor, load: async () => (await import('../codecs/mux/index.js')).mux },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -1,0 +1,39 @@
+/**
+ * `mux`: Mux (coder/mux), whose per-workspace usage ledger is `~/.mux/sessions/<workspace id>/session-usage.json`
+ * (`$MUX_ROOT` moves the root). README.md has the format, the token semantics and the sources. A read is whole:
+ * the ledger is rewritten at every stream's end.
+ *
+ * @example
+ * import { mux } from 'sessionfold/codecs/mux';
+ * for (const f of mux.discoverSync!(mux.defaultRoots()))
+ *   for await (const e of mux.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
+ */
+import { basename, dirname } from 'node:path';
+import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
+import { readCollected, readSessionText } from '../../cursors/read-collected.js';
+import { parseMuxUsage } from './parse.js';
+import { CODEC_ID, discoverMuxFiles } from './paths.js';
+import { muxDescriptor } from './descriptor.js';
+
+export { muxUsage, parseMuxUsage } from './parse.js';
+export { discoverMuxFiles, getMuxRoots } from './paths.js';
+
+function readMux(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
+  return readCollected(CODEC_ID, file, options, (o, emit) => {
+    const text = readSessionText(CODEC_ID, file, false) as string;
+    const got = parseMuxUsage(text, basename(dirname(file)));
+    for (const e of got.events) if (o.kinds.has(e.type)) emit(e);
+    return { records: 1, bytes: Buffer.byteLength(text), skipped: got.skipped };
+  });
+}
+
+/** Mux: workspace usage ledgers under `~/.mux/sessions`; see its README. */
+export const mux: Codec = {
+  ...muxDescriptor,
+  ...fromSyncListing(discoverMuxFiles),
+  getParseDependencies: () => [],
+  read: readMux,
+};
+export default mux;

@@ -1,0 +1,104 @@
+/**
+ * Mux (`~/.mux/sessions/<workspace>/session-usage.json`) over the fixtures in fixtures/mux, shaped on Mux's
+ * `SessionUsageFile` (codecs/mux/README.md cites it): golden events, token totals checked by a deliberately
+ * simple second reader, an all-zero ledger giving no usage, an absurd count skipped and counted, the roots,
+ * and the CLI's cost report over a temporary HOME (the tree unchanged).
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverMuxFiles, getMuxRoots, mux } from '../codecs/mux/index.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
+import { byKind, readEvents } from './helpers/codec-harness.js';
+import { expectGolden } from './helpers/golden.js';
+import { treeListing } from './helpers/files.js';
+import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
+import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
+
+const ROOT = new URL('../fixtures/mux/sessions/', import.meta.url).pathname;
+const EXPECTED_DIR = new URL('../fixtures/expected/mux/', import.meta.url).pathname;
+const FILES = [...discoverMuxFiles([ROOT])].sort((a, b) => a.sessionId!.localeCompare(b.sessionId!));
+
+/** The simple second reader: per model, input and caches as stored, output plus reasoning. */
+function naiveTotals(text: string): UsageTotals {
+  const sum = emptyTotals();
+  for (const u of Object.values(JSON.parse(text).byModel) as Record<string, { tokens: number }>[]) {
+    const t = (k: string) => u[k]?.tokens ?? 0;
+    if (['input', 'cached', 'cacheCreate', 'output', 'reasoning'].every((k) => t(k) === 0)) continue;
+    sum.input += t('input') + t('cached') + t('cacheCreate');
+    sum.cached += t('cached');
+    sum.output += t('output') + t('reasoning');
+    sum.reasoning += t('reasoning');
+    sum.responses++;
+  }
+  return sum;
+}
+
+describe('mux golden files', () => {
+  it('discovers each workspace folder holding a ledger', () => {
+    expect(FILES.map((f) => f.sessionId)).toEqual(['a1b2c3d4e5', 'f6e7d8c9b0']);
+  });
+
+  it.each(FILES.map((f) => [f.sessionId!, f.path]))('%s: a read equals the checked-in events, with totals of the simple reader', async (id, path) => {
+    const events = await readEvents(mux, path);
+    await expectGolden(EXPECTED_DIR, id, events);
+    expect(events[0]?.type).toBe('session');
+    expect(codecUsageTotals(events)).toEqual(naiveTotals(await readFile(path, 'utf8')));
+  });
+
+  it('one usage per model: buckets apart, reasoning added to output, bucket costs summed', async () => {
+    const usage = byKind(await readEvents(mux, FILES[0]!.path)).usage as UsageEvent[];
+    expect(usage.map((u) => [u.provider, u.model, u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.outputTokens, u.reasoningTokens, u.singleRequest])).toEqual([
+      ['anthropic', 'claude-sonnet-4-5', 1200, 48000, 6000, 2400, 300, false],
+      ['openai', 'gpt-5.1', 5000, 20000, 0, 1200, 400, false],
+    ]);
+    expect(usage[0]!.costUsd).toBeCloseTo(0.0765, 12);
+    expect(usage[0]).toMatchObject({ dedupKey: 'mux:a1b2c3d4e5:anthropic:claude-sonnet-4-5', timestamp: '2026-03-02T09:16:38.770Z' });
+    expect(byKind(await readEvents(mux, FILES[1]!.path)).usage).toEqual([]);
+  });
+
+  it('a model entry with an absurd count is skipped and counted, the others kept', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-mux-'));
+    try {
+      const path = join(dir, 'session-usage.json');
+      await writeFile(path, JSON.stringify({ byModel: { 'a:x': { input: { tokens: -5 } }, 'b:y': { output: { tokens: 7 } } }, version: 1 }));
+      const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+      const usage = byKind(await readEvents(mux, path, { info })).usage as UsageEvent[];
+      expect(usage.map((u) => [u.model, u.outputTokens])).toEqual([['y', 7]]);
+      expect(info.skippedLines).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is $MUX_ROOT/sessions, else ~/.mux/sessions', () => {
+    expect(getMuxRoots({ HOME: '/h' })).toEqual(['/h/.mux/sessions']);
+    expect(getMuxRoots({ HOME: '/h', MUX_ROOT: '~/m' })).toEqual(['/h/m/sessions']);
+  });
+});
+
+describe('sessionfold CLI over a Mux tree', () => {
+  let home: string;
+  let before: string[];
+  const trees = (): Promise<string[]> => treeListing(join(home, '.mux'));
+  const cli = agentCli(() => home, trees, () => before);
+
+  beforeAll(async () => {
+    await buildIfStale(['mux']);
+    home = await mkdtemp(join(tmpdir(), 'sf-mux-cli-'));
+    await cp(ROOT, join(home, '.mux', 'sessions'), { recursive: true });
+    before = await trees();
+  }, 300_000);
+
+  afterAll(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('cost report --json --agent mux has the golden tokens and Mux\u2019s recorded cost', async () => {
+    const report = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'mux'])) as AgentRow & { totalUsd: number };
+    expectGoldenRow(report, 'mux', await goldenUsage(FILES.map((f) => join(EXPECTED_DIR, `${f.sessionId}.events.jsonl`))));
+    expect(report).toMatchObject({ inputTokens: 6200, cacheReadTokens: 68000, cacheWriteTokens: 6000, outputTokens: 3600 });
+    expect(report.totalUsd).toBeCloseTo(0.0765 + 0.02075, 9);
+  });
+});
