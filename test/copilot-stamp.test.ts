@@ -35,7 +35,7 @@ vi.mock('../cursors/sqlite.js', async (original) => {
 const A = '11111111-aaaa-4aaa-8aaa-00000000000a';
 const B = '22222222-bbbb-4bbb-8bbb-00000000000b';
 const C = '33333333-cccc-4ccc-8ccc-00000000000c';
-/** A session of the database with no log in this home: its rows are no session's here. */
+/** A session of the database with no log in this home: read as a record of the database (records.ts). */
 const ELSEWHERE = '99999999-eeee-4eee-8eee-000000000009';
 
 /** A call of a session: gross input (cache reads included), as the CLI records it. */
@@ -54,7 +54,7 @@ function gens(cachePath: string): Record<string, number> {
   const db = new Database(cachePath, { readonly: true });
   try {
     const rows = db.prepare("SELECT path, gen FROM files WHERE agent = 'copilot' AND deleted = 0").all() as { path: string; gen: number }[];
-    return Object.fromEntries(rows.map((r) => [[A, B, C].find((id) => r.path === sessionFile(id)) ?? r.path, r.gen]));
+    return Object.fromEntries(rows.map((r) => [[A, B, C].find((id) => r.path === sessionFile(id)) ?? (r.path.endsWith(`#${ELSEWHERE}`) ? ELSEWHERE : r.path), r.gen]));
   } finally {
     db.close();
   }
@@ -127,30 +127,32 @@ describe('copilot: session-store.db stamped per session in the event cache', () 
   it('the library: a row for one session reads that session again, and no other; totals equal a read without the cache', async () => {
     const cachePath = join(h.home, 'lib-cache', 'events.db');
     const cold = await library(cachePath);
-    expect(cold.stats.fullReads).toBe(3);
-    // A's two calls, B's one; C has none recorded yet (a run still going: usage unknown)
-    expect(cold.totals).toEqual({ inputTokens: 600 + 500 + 2000, outputTokens: 600, cacheReadTokens: 2900, requestCount: 3 });
+    expect(cold.stats.fullReads).toBe(4);
+    // A's two calls, B's one, ELSEWHERE's four (5, 1, 2 and 3 input); C has none recorded yet (usage unknown)
+    expect(cold.totals).toEqual({ inputTokens: 600 + 500 + 2000 + 11, outputTokens: 611, cacheReadTokens: 2900, requestCount: 7 });
     expect(cold.uncached).toEqual(cold.totals);
     const g0 = gens(cachePath);
 
     insertCalls(h.writer, [call(ELSEWHERE, 7, 7, 0, '2026-03-05 08:00:00')]);
     const unrelated = await library(cachePath);
-    expect([unrelated.stats.fullReads, unrelated.stats.resumed], 'a row of a session not in this home').toEqual([0, 0]);
-    expect(unrelated.totals).toEqual(cold.totals);
-    expect(gens(cachePath)).toEqual(g0);
+    expect([unrelated.stats.fullReads + unrelated.stats.resumed, unrelated.stats.unchanged], 'a row of a session without a log: its record alone').toEqual([1, 3]);
+    expect(unrelated.totals).toEqual({ inputTokens: (cold.totals.inputTokens as number) + 7, outputTokens: (cold.totals.outputTokens as number) + 7, cacheReadTokens: 2900, requestCount: 8 });
+    expect(unrelated.totals).toEqual(unrelated.uncached);
+    const g1 = gens(cachePath);
+    expect(g1).toEqual({ ...g0, [ELSEWHERE]: (g0[ELSEWHERE] ?? 0) + 1 });
 
     insertCalls(h.writer, [call(B, 4000, 40, 3000, '2026-03-02 12:00:08')]);
     const added = await library(cachePath);
-    expect([added.stats.fullReads + added.stats.resumed, added.stats.unchanged], 'B alone is read again').toEqual([1, 2]);
-    expect(gens(cachePath)).toEqual({ ...g0, [B]: (g0[B] ?? 0) + 1 });
-    expect(added.totals).toEqual({ inputTokens: 3100 + 1000, outputTokens: 640, cacheReadTokens: 5900, requestCount: 4 });
+    expect([added.stats.fullReads + added.stats.resumed, added.stats.unchanged], 'B alone is read again').toEqual([1, 3]);
+    expect(gens(cachePath)).toEqual({ ...g1, [B]: (g1[B] ?? 0) + 1 });
+    expect(added.totals).toEqual({ inputTokens: (unrelated.totals.inputTokens as number) + 1000, outputTokens: (unrelated.totals.outputTokens as number) + 40, cacheReadTokens: 5900, requestCount: 9 });
     expect(added.totals).toEqual(added.uncached);
 
     h.writer.prepare('UPDATE assistant_usage_events SET output_tokens = 150 WHERE session_id = ? AND id = 1').run(A);
     const changed = await library(cachePath);
-    expect([changed.stats.fullReads + changed.stats.resumed, changed.stats.unchanged], 'A alone, for its changed row').toEqual([1, 2]);
-    expect(gens(cachePath)).toEqual({ ...g0, [A]: (g0[A] ?? 0) + 1, [B]: (g0[B] ?? 0) + 1 });
-    expect(changed.totals).toEqual({ ...added.totals, outputTokens: 690 });
+    expect([changed.stats.fullReads + changed.stats.resumed, changed.stats.unchanged], 'A alone, for its changed row').toEqual([1, 3]);
+    expect(gens(cachePath)).toEqual({ ...g1, [A]: (g1[A] ?? 0) + 1, [B]: (g1[B] ?? 0) + 1 });
+    expect(changed.totals).toEqual({ ...added.totals, outputTokens: (added.totals.outputTokens as number) + 50 });
     expect(changed.totals).toEqual(changed.uncached);
 
     const again = await library(cachePath);
@@ -170,23 +172,26 @@ describe('copilot: session-store.db stamped per session in the event cache', () 
     const cold = await report();
     expect(cold).toEqual(await report('--no-cache'));
     const g0 = gens(cachePath);
-    expect(Object.keys(g0).sort()).toEqual([A, B, C].sort());
+    expect(Object.keys(g0).sort()).toEqual([A, B, C, ELSEWHERE].sort());
     const listings = JSON.parse(readFileSync(`${cachePath}.listings.json`, 'utf8').split('\n')[1] ?? '') as { entries: Record<string, { value: { stamp: string; value: unknown } }> };
     const kept = listings.entries[`copilot-calls:${db}`]?.value;
     expect(kept?.stamp, 'kept under the files\' stamps, not as racy').toMatch(/:w[0-9a-f]{24}$/);
-    expect(kept?.value, 'the stamps, kept').toEqual({ [A]: expect.stringMatching(/^2:2:/), [B]: expect.stringMatching(/^2:\d+:/), [ELSEWHERE]: expect.any(String) });
+    expect(kept?.value, 'the stamps, kept').toEqual({ [`c:${A}`]: expect.stringMatching(/^2:2:/), [`c:${B}`]: expect.stringMatching(/^2:\d+:/), [`c:${ELSEWHERE}`]: expect.any(String), [`r:${A}`]: expect.any(String), [`r:${B}`]: expect.any(String), [`r:${ELSEWHERE}`]: expect.any(String) });
     expect(await report(), 'the stamps taken back').toEqual(cold);
     expect(gens(cachePath)).toEqual(g0);
 
     insertCalls(h.writer, [call(ELSEWHERE, 9, 9, 0, '2026-03-06 08:00:00')]);
-    expect(await report()).toEqual(cold);
-    expect(gens(cachePath), 'a row of a session not in this home reads none').toEqual(g0);
+    const elsewhere = await report();
+    expect(elsewhere).toEqual({ inputTokens: (cold.inputTokens as number) + 9, outputTokens: (cold.outputTokens as number) + 9, cacheReadTokens: cold.cacheReadTokens, requestCount: (cold.requestCount as number) + 1 });
+    expect(elsewhere).toEqual(await report('--no-cache'));
+    const g1 = gens(cachePath);
+    expect(g1, 'a row of a session without a log reads its record alone').toEqual({ ...g0, [ELSEWHERE]: (g0[ELSEWHERE] ?? 0) + 1 });
 
     insertCalls(h.writer, [call(C, 800, 80, 300, '2026-03-03 12:00:04')]);
     const warm = await report();
-    expect(gens(cachePath), 'C alone is read again').toEqual({ ...g0, [C]: (g0[C] ?? 0) + 1 });
+    expect(gens(cachePath), 'C alone is read again').toEqual({ ...g1, [C]: (g1[C] ?? 0) + 1 });
     expect(warm).toEqual(await report('--no-cache'));
-    expect(warm).toEqual({ inputTokens: (cold.inputTokens as number) + 500, outputTokens: (cold.outputTokens as number) + 80, cacheReadTokens: (cold.cacheReadTokens as number) + 300, requestCount: (cold.requestCount as number) + 1 });
+    expect(warm).toEqual({ inputTokens: (elsewhere.inputTokens as number) + 500, outputTokens: (elsewhere.outputTokens as number) + 80, cacheReadTokens: (elsewhere.cacheReadTokens as number) + 300, requestCount: (elsewhere.requestCount as number) + 1 });
   }, 60_000);
 });
 

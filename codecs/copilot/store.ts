@@ -19,6 +19,7 @@ import { hashText128 } from '../../cursors/ids.js';
 import { memoizedListing, sqliteFileStamp } from '../../cursors/listing-memo.js';
 import { snapshotMemo, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { databaseState } from '../../cursors/sqlite-events.js';
+import { splitRecordPath } from '../../cursors/record-path.js';
 import { CODEC_ID, SESSION_STATE_DIR, EVENTS_FILE, sessionIdOfPath } from './paths.js';
 import { PARSER_VERSION } from './descriptor.js';
 import { str } from './schema.js';
@@ -29,10 +30,21 @@ export const SESSION_STORE_DB = 'session-store.db';
 /** The table of per-call usage. */
 export const USAGE_TABLE = 'assistant_usage_events';
 
+/** The table of sessions: a session without a log is named, placed and titled from its row. */
+export const SESSIONS_TABLE = 'sessions';
+
 /** What a session's rows gave: its calls in time order, and the rows left out (no usable `created_at` or id). */
 export interface SessionCalls {
   calls: PerCall[];
   skipped: number;
+}
+
+/** A session's row of the `sessions` table, as a session read from the database alone (records.ts) takes it. */
+export interface StoreSession {
+  cwd?: string;
+  branch?: string;
+  summary?: string;
+  createdAt?: string;
 }
 
 /**
@@ -82,14 +94,31 @@ export function callOf(r: Row): PerCall | undefined {
   return { id, ms, timestamp: new Date(ms).toISOString(), model, tokens };
 }
 
-function hasTable(db: SqliteDatabase): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(USAGE_TABLE) !== undefined;
+function hasTable(db: SqliteDatabase, table: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+}
+
+/** The `sessions` rows of the sessions that have calls, by id (fields absent when not text). */
+function sessionRows(db: SqliteDatabase, calls: Map<string, SessionCalls>): Map<string, StoreSession> {
+  const out = new Map<string, StoreSession>();
+  if (calls.size === 0 || !hasTable(db, SESSIONS_TABLE)) return out;
+  for (const r of db.prepare(`SELECT * FROM ${SESSIONS_TABLE}`).iterate() as IterableIterator<Row>) {
+    const id = str(r.id);
+    if (id === undefined || !calls.has(id)) continue;
+    const s: StoreSession = {};
+    for (const [k, col] of [['cwd', 'cwd'], ['branch', 'branch'], ['summary', 'summary'], ['createdAt', 'created_at']] as const) {
+      const v = str(r[col])?.trim();
+      if (v !== undefined && v !== '') s[k] = v;
+    }
+    out.set(id, s);
+  }
+  return out;
 }
 
 /** Every session's calls in one walk of the table, in (`created_at`, `id`) order. */
 function allCalls(db: SqliteDatabase): Map<string, SessionCalls> {
   const out = new Map<string, SessionCalls>();
-  if (!hasTable(db)) return out;
+  if (!hasTable(db, USAGE_TABLE)) return out;
   for (const r of db.prepare(`SELECT * FROM ${USAGE_TABLE}`).iterate() as IterableIterator<Row>) {
     const session = str(r.session_id);
     if (session === undefined) continue;
@@ -112,11 +141,12 @@ const NONE: SessionCalls = { calls: [], skipped: 0 };
  */
 const stampOf = databaseState;
 
-/** One walk of a database: every session's calls, by the database's stamp (`stampOf`) it was taken at. */
-interface Walk {
+/** One walk of a database: every session's calls and `sessions` row, by the database's stamp (`stampOf`) it was taken at. */
+export interface Walk {
   db: string;
   stamp: string;
   sessions: Map<string, SessionCalls>;
+  rows: Map<string, StoreSession>;
 }
 
 /**
@@ -133,13 +163,18 @@ let last: Walk | undefined;
  */
 function walkOf(db: string, stamp: string): Walk | undefined {
   if (last?.db === db && last.stamp === stamp) return last;
-  let sessions: Map<string, SessionCalls>;
+  let read: Pick<Walk, 'sessions' | 'rows'>;
   try {
-    sessions = withSqliteSnapshot(db, (d) => snapshotMemo(d, 'copilot:calls', () => allCalls(d)));
+    read = withSqliteSnapshot(db, (d) =>
+      snapshotMemo(d, 'copilot:calls', () => {
+        const sessions = allCalls(d);
+        return { sessions, rows: sessionRows(d, sessions) };
+      }),
+    );
   } catch {
     return undefined;
   }
-  const walk: Walk = { db, stamp, sessions };
+  const walk: Walk = { db, stamp, ...read };
   // a commit during the walk moved the stamp: keep the walk for this read only
   if (stampOf(db) === stamp) last = walk;
   return walk;
@@ -152,9 +187,13 @@ function walkOf(db: string, stamp: string): Walk | undefined {
  */
 export function sessionCalls(file: string, sessionId: string): SessionCalls {
   const db = storePathOf(file);
-  const stamp = db === undefined ? undefined : stampOf(db);
-  if (db === undefined || stamp === undefined) return NONE;
-  return walkOf(db, stamp)?.sessions.get(sessionId) ?? NONE;
+  return db === undefined ? NONE : (storeWalk(db)?.sessions.get(sessionId) ?? NONE);
+}
+
+/** The database's sessions as it is now; undefined when it is missing or cannot be read. */
+export function storeWalk(db: string): Walk | undefined {
+  const stamp = stampOf(db);
+  return stamp === undefined ? undefined : walkOf(db, stamp);
 }
 
 /** The stamp of a session with no calls: what a session absent from the table, or any without a database, reads. */
@@ -162,7 +201,7 @@ const NO_CALLS = 'none';
 /** The stamp of the database's `-wal`: its committed pages are in the database's snapshot, so in its stamp. */
 const IN_DATABASE = 'in the database';
 /** Goes up whenever the stamps of the same calls would differ. */
-const STAMP_VERSION = 1;
+const STAMP_VERSION = 2;
 
 /**
  * What a session's read takes from the database, stamped: its calls' count, last row id and a 128-bit digest
@@ -176,15 +215,34 @@ export function callsStamp(calls: readonly PerCall[]): string {
   return `${calls.length}:${lastId}:${hashText128(JSON.stringify(calls))}`;
 }
 
+/**
+ * What a session read from the database alone (records.ts) takes from it, stamped: `<calls>:<last call ms>:<digest>`
+ * of its calls, skipped rows and `sessions` row. The count and time are its listing's size and mtime.
+ */
+export function recordStamp(calls: SessionCalls, row: StoreSession | undefined): string {
+  const lastMs = calls.calls.reduce((m, c) => Math.max(m, c.ms), 0);
+  return `${calls.calls.length}:${lastMs}:${hashText128(JSON.stringify([calls.calls, calls.skipped, row ?? null]))}`;
+}
+
+/** A key of the stamp table: a log's stamp (`callsStamp`) under `c:<id>`, a record's (`recordStamp`) under `r:<id>`. */
+export const LOG_KEY = 'c:';
+export const RECORD_KEY = 'r:';
+
 function isStampTable(v: unknown): v is Record<string, string> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 }
 
-/** Every session's stamp (`callsStamp`) of one walk; a session without calls is left out (NO_CALLS). */
+/**
+ * Every session's stamps of one walk: a session without calls is left out (NO_CALLS; no record). A log does
+ * not read the `sessions` row, so its stamp leaves it out: the CLI updates the row at each turn.
+ */
 function stampsOf(walk: Walk | undefined): Record<string, string> {
   const out: [string, string][] = [];
-  for (const [id, s] of walk?.sessions ?? []) if (s.calls.length > 0) out.push([id, callsStamp(s.calls)]);
-  return Object.fromEntries(out); // own properties, whatever the ids (`__proto__` included)
+  for (const [id, s] of walk?.sessions ?? []) {
+    if (s.calls.length === 0) continue;
+    out.push([LOG_KEY + id, callsStamp(s.calls)], [RECORD_KEY + id, recordStamp(s, walk?.rows.get(id))]);
+  }
+  return Object.fromEntries(out);
 }
 
 /** The stamps of the state last stamped, by the database's stamp (as `last`). */
@@ -196,7 +254,7 @@ let stamped: { db: string; stamp: string; table: Record<string, string> } | unde
  * racy window is never taken back), else a walk's (`walkOf`). A database that cannot be read has none, as
  * its reads find none, and that is kept nowhere.
  */
-function stampTable(db: string, stamp: string, memo: DiscoverOptions['listingMemo']): Record<string, string> {
+export function stampTable(db: string, stamp: string, memo: DiscoverOptions['listingMemo']): Record<string, string> {
   if (stamped?.db === db && stamped.stamp === stamp) return stamped.table;
   const version = `${CODEC_ID}@${PARSER_VERSION}.s${STAMP_VERSION}`;
   let table: Record<string, string>;
@@ -222,12 +280,19 @@ function walkOrThrow(db: string, stamp: string): Walk {
  * gives every session no calls, so its stamp is NO_CALLS, as its read is.
  */
 export function storeDependencyStamp(file: string, dependency: string, options?: DiscoverOptions): string | undefined {
-  const db = storePathOf(file);
+  const record = splitRecordPath(file);
+  const db = record.key === undefined ? storePathOf(file) : record.db;
   if (db === undefined) return undefined;
   if (dependency !== db) return sqliteDependencies(db).includes(dependency) ? IN_DATABASE : undefined;
   const stamp = stampOf(db);
   if (stamp === undefined) return NO_CALLS;
   const table = stampTable(db, stamp, options?.listingMemo);
-  const id = sessionIdOfPath(file);
-  return Object.hasOwn(table, id) ? (table[id] as string) : NO_CALLS;
+  const key = record.key === undefined ? LOG_KEY + sessionIdOfPath(file) : RECORD_KEY + record.key;
+  return table[key] ?? NO_CALLS;
+}
+
+/** The database's stamps as it is now (`stampTable`); none when it is missing. */
+export function currentStamps(db: string, options?: DiscoverOptions): Record<string, string> {
+  const stamp = stampOf(db);
+  return stamp === undefined ? {} : stampTable(db, stamp, options?.listingMemo);
 }
