@@ -1,12 +1,12 @@
 /**
- * The database codecs that read a session as one snapshot of its database (Crush, grok-cli, Z Code) open it
- * once per state of the database for all its sessions, as Copilot's store does (copilot-store.test.ts): a
+ * The database codecs that read a session as one snapshot of its database (Crush, grok-cli, Z Code, Zed) open
+ * it once per state of the database for all its sessions, as Copilot's store does (copilot-store.test.ts): a
  * scan or a list reads every session of a changed database, and a snapshot per session would open a live
  * database (and rebuild its WAL index) as many times. Each database is built from the agent's fixture DDL and
- * rows and kept live by a writer connection, as the agent keeps it; a commit is a new state, whose reads give
- * the same events when no row changed; what a snapshot read is let go once every session of it was taken.
- * Crush's usage-only read selects no `parts`, which it does not parse, and gives the full read's session and
- * usage events.
+ * rows (Zed's without the row whose blob is cut short, which has no events) and kept live by a writer
+ * connection, as the agent keeps it; a commit is a new state, whose reads give the same events when no row
+ * changed; what a snapshot read is let go once every session of it was taken. Crush's usage-only read selects
+ * no `parts`, which it does not parse, and gives the full read's session and usage events.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,11 +16,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { crush } from '../codecs/crush/index.js';
 import { grokCli } from '../codecs/grok-cli/index.js';
 import { zcode } from '../codecs/zcode/index.js';
+import { zed } from '../codecs/zed/index.js';
 import type { Codec, ReadOptions } from '../cursors/protocol/codec.js';
 import { withSqliteSnapshot, type SqliteDatabase } from '../cursors/sqlite.js';
 import { buildCrushDb } from './helpers/crush-db.js';
 import { discoverAll, readEvents } from './helpers/codec-harness.js';
 import { buildZcodeDb } from './helpers/zcode-db.js';
+import { buildZedDb, insertZedRows, ZED_ROWS } from './helpers/zed-db.js';
 
 /** The SQL each snapshot prepares, in order. */
 const prepared: string[] = [];
@@ -82,6 +84,17 @@ const CASES: [string, Codec, () => string][] = [
       mkdirSync(join(home, 'zcode'), { recursive: true });
       buildZcodeDb(join(home, 'zcode', 'db.sqlite'));
       return join(home, 'zcode', 'db.sqlite');
+    },
+  ],
+  [
+    'zed',
+    zed,
+    () => {
+      const path = buildZedDb(join(home, 'zed'), { rows: false });
+      const db = new Database(path);
+      insertZedRows(db, ZED_ROWS.filter((r) => r.hex === undefined));
+      db.close();
+      return path;
     },
   ],
 ];

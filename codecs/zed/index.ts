@@ -3,9 +3,10 @@
  * `threads` table holds each thread whole, serde JSON in a zstd-compressed `data` blob (paths.ts, parse.ts;
  * README.md has the schema and the format with their sources). Each thread is a record path
  * `<threads.db>#<thread id>` (cursors/record-path.ts); the database's own path reads every thread. Reads are
- * whole, through `withSqliteSnapshot` (nothing beside the database is created, changed or removed): Zed
- * rewrites a thread's row whole on every save (`INSERT … ON CONFLICT(id) DO UPDATE`, which keeps its rowid),
- * so no row watermark could tell a grown thread from an unchanged one.
+ * whole, through `withSqliteSnapshot` (nothing beside the database is created, changed or removed), one
+ * snapshot for every thread of the database while it stays as it was: Zed rewrites a thread's row whole on
+ * every save (`INSERT … ON CONFLICT(id) DO UPDATE`, which keeps its rowid), so no row watermark could tell a
+ * grown thread from an unchanged one.
  *
  * @example
  * import { zed } from 'sessionfold/codecs/zed';
@@ -15,7 +16,7 @@
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
+import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
@@ -58,22 +59,34 @@ function rowEvents(row: Row, maxBytes: number, conversation: boolean, events: Se
   return usage.bad === 0;
 }
 
-/** The threads (all, or the one `only` names) as events; a row whose blob does not decode is skipped. */
-function threadsOf(db: SqliteDatabase, only: string | undefined, maxBytes: number, conversation: boolean): SnapshotEvents {
-  const cols = columnsOf(db);
-  const rows = (only === undefined ? db.prepare(`SELECT * FROM threads ${orderBy(cols)}`).all() : db.prepare('SELECT * FROM threads WHERE id = ?').all(only)) as Row[];
-  const events: SessionfoldEvent[] = [];
-  let skipped = 0;
-  for (const row of rows) if (!rowEvents(row, maxBytes, conversation, events)) skipped++;
-  return { events, skipped };
+/**
+ * Every thread of the database as events, keyed by its id in creation order; a row whose blob does not
+ * decode is the skipped record of its thread (of none when it has no usable id).
+ */
+function threadsOf(db: SqliteDatabase, maxBytes: number, conversation: boolean): DatabaseEvents {
+  const rows = db.prepare(`SELECT * FROM threads ${orderBy(columnsOf(db))}`).all() as Row[];
+  const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
+  for (const row of rows) {
+    const events: SessionfoldEvent[] = [];
+    const ok = rowEvents(row, maxBytes, conversation, events);
+    const id = str(row.id);
+    if (id === undefined) out.skipped += ok ? 0 : 1;
+    else out.sessions.set(id, { events, skipped: ok ? 0 : 1 });
+  }
+  return out;
 }
 
+/**
+ * `read()`: the thread's events from one read of its database per state (cursors/sqlite-events.ts
+ * `databaseEvents`): a scan reads every thread, and each thread's blob decodes once, not once per thread read.
+ */
 async function* readZed(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { agentSnapshot, eventsForRead } = await import('../../cursors/sqlite-events.js');
+  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
   const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  yield* eventsForRead(CODEC_ID, file, agentSnapshot(CODEC_ID, db, (d) => threadsOf(d, key, o.maxLineBytes, conversation)), o);
+  const variant = `${conversation ? 'conversation' : 'summary'}:${o.maxLineBytes}`;
+  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, variant, key, (d) => threadsOf(d, o.maxLineBytes, conversation)), o);
 }
 
 /** A database's threads in creation order, a subagent's thread (one with a `parent_id`) marked so. */
