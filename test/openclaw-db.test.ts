@@ -82,6 +82,19 @@ describe('openclaw-agent.sqlite', () => {
     expect(await snapshotTree(agentDir())).toEqual(before);
   });
 
+  it('discover gives the sync listing, and locate finds a database session by its id as its record path', async () => {
+    build();
+    writeFileSync(join(agentDir(), 'sessions', 'sess-file.jsonl'), `${LINES.slice(0, 3).join('\n')}\n`);
+    const sync = [...openclaw.discoverSync!([root])];
+    const all = [];
+    for await (const f of openclaw.discover([root])) all.push(f);
+    expect(all).toEqual(sync);
+    expect(sync.map((f) => f.sessionId)).toEqual(expect.arrayContaining(['sess-a', 'sess-b', 'sess-file']));
+    expect((await openclaw.locate!([root], 'sess-b'))?.path).toBe(recordPath(dbPath(), 'sess-b'));
+    expect((await openclaw.locate!([root], 'sess-file'))?.path).toBe(join(agentDir(), 'sessions', 'sess-file.jsonl'));
+    expect(await openclaw.locate!([root], 'sess-none')).toBeUndefined();
+  });
+
   it('a compressed row (event_zstd, OpenClaw 2026.9.6) reads as its text; one that does not decode is skipped and counted', async () => {
     build({ compressed: true, zstd: [4, 6] });
     const plain = await asFile('sess-a', LINES);

@@ -4,6 +4,7 @@
  * format, the token semantics and the sources.
  */
 import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createDroidCore } from './parse.js';
@@ -25,14 +26,7 @@ async function* readDroid(file: string, options?: ReadOptions): AsyncGenerator<S
 /** The Factory Droid codec. */
 export const droid: Codec = {
   ...droidDescriptor,
-  async *discover(roots: readonly string[]) {
-    yield* discoverDroidSync(roots);
-  },
-  discoverSync: discoverDroidSync,
-  async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverDroidSync(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromSyncListing(discoverDroidSync),
   getParseDependencies: (file: string) => [settingsPathFor(file)],
   lineCore: plainCore,
   lineCoreFor: (file: string) => createDroidCore(readDroidSettingsSync(file)),

@@ -4,6 +4,7 @@
  * transcripts a reset archived read as sessions of their own. README.md has the layout and the choices.
  */
 import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
@@ -58,14 +59,8 @@ async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerato
 export const openclaw: Codec = {
   ...openclawDescriptor,
   detect: detectPi,
-  async *discover(roots: readonly string[]) {
-    yield* discoverOpenclaw(roots, isSubagent, listAgentDbSessions);
-  },
-  discoverSync: (roots: readonly string[]) => discoverOpenclaw(roots, isSubagent, listAgentDbSessions),
-  async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverOpenclaw(roots, isSubagent, listAgentDbSessions)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  // transcripts and each agent database's sessions as record paths, in one listing
+  ...fromSyncListing((roots) => discoverOpenclaw(roots, isSubagent, listAgentDbSessions)),
   getParseDependencies: (file: string) => (splitRecordPath(file).key !== undefined ? recordDependencies(file) : [indexPathFor(file)]),
   lineCore: plainCore,
   // a database session is not a file of lines: folds read it whole through read()

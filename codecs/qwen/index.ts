@@ -3,6 +3,7 @@
  * README.md has the format, the token semantics and the sources.
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { qwenCore } from './parse.js';
 import { discoverQwenSync } from './paths.js';
@@ -15,14 +16,7 @@ export { CODEC_ID as QWEN_CODEC_ID, discoverQwenSync, getQwenRoots } from './pat
 /** The Qwen Code codec. */
 export const qwen: Codec = {
   ...qwenDescriptor,
-  async *discover(roots: readonly string[]) {
-    yield* discoverQwenSync(roots);
-  },
-  discoverSync: discoverQwenSync,
-  async locate(roots: readonly string[], nativeId: string) {
-    for (const f of discoverQwenSync(roots)) if (f.sessionId === nativeId) return f;
-    return undefined;
-  },
+  ...fromSyncListing(discoverQwenSync),
   getParseDependencies: () => [],
   lineCore: qwenCore,
   read: createJsonlRead(qwenDescriptor, qwenCore),
