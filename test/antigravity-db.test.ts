@@ -127,8 +127,10 @@ describe('antigravity conversation databases', () => {
     expect(codecSplitTotals(us)).toEqual({ input: 1280, output: 345, cacheRead: 2700, cacheWrite: 0, calls: 3 });
     expect(reasoning(us)).toBe(120);
     expect(antigravity.lineCoreFor!(transcriptOf(join(cliRoot, 'brain'), SMALL))).toBeUndefined();
-    // the step log without a database still records none
-    expect((await events(transcriptOf(join(cliRoot, 'brain'), DRIFT)))[0]).toMatchObject({ usageRecorded: false });
+    // the step log without a database has no tokens: unknown, not an agent that records none
+    const drift = (await events(transcriptOf(join(cliRoot, 'brain'), DRIFT)))[0];
+    expect(drift).toMatchObject({ usageUnknown: true });
+    expect(drift).not.toHaveProperty('usageRecorded');
   });
 
   it('a step log with a database skips a line over maxLineBytes, as a step log alone does', async () => {
@@ -205,12 +207,13 @@ describe('antigravity conversation databases', () => {
     // row, at which it stops the whole report: the same input and cache; its output leaves thinking out.
     const ccusage = { input: 1780, cacheRead: 2700, cacheWrite: 10, output: 300 };
     expect([report.inputTokens, report.cacheReadTokens, report.cacheWriteTokens, report.outputTokens! - report.thinkingTokens!]).toEqual([ccusage.input, ccusage.cacheRead, ccusage.cacheWrite, ccusage.output]);
-    const list = JSON.parse(await cli(['sessions', 'list', 'antigravity', '--json', '--full'])) as { sessionId: string; usageRecorded?: boolean; cost?: { inputTokens: number; outputTokens: number } }[];
+    const list = JSON.parse(await cli(['sessions', 'list', 'antigravity', '--json', '--full'])) as { sessionId: string; usageRecorded?: boolean; usageUnknown?: boolean; cost?: { inputTokens: number; outputTokens: number } }[];
     const byId = new Map(list.map((s) => [s.sessionId, s]));
     expect(byId.get(SMALL)?.usageRecorded).toBeUndefined();
     expect(byId.get(SMALL)?.cost).toMatchObject({ inputTokens: 1280, outputTokens: 345 });
     expect(byId.get('conv-ide-1')?.cost).toMatchObject({ inputTokens: 500, outputTokens: 80 });
-    expect(byId.get(DRIFT)?.usageRecorded).toBe(false);
+    expect(byId.get(DRIFT)).toMatchObject({ usageUnknown: true });
+    expect(byId.get(DRIFT)?.usageRecorded).toBeUndefined();
     await events(ideDb);
     expect(tree(join(home, '.gemini'))).toEqual(before[0]);
     expect(readdirSync(join(home, '.gemini', 'antigravity', 'conversations'))).toEqual(['conv-ide-1.db']);

@@ -125,11 +125,15 @@ describe('sessionfold CLI over Amp threads', () => {
 });
 
 describe('sessionfold CLI over Antigravity CLI step logs', () => {
-  it('sessions list antigravity lists every conversation, its cost not recorded', async () => {
-    const rows = JSON.parse(await cli(['sessions', 'list', 'antigravity', '--json'])) as { sessionId: string; title?: string; cost?: number; usageRecorded?: false }[];
+  it('sessions list antigravity lists every conversation, its cost unknown (the agent records tokens, in a database not there)', async () => {
+    const rows = JSON.parse(await cli(['sessions', 'list', 'antigravity', '--json'])) as { sessionId: string; title?: string; cost?: number; usageRecorded?: false; usageUnknown?: true }[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual(Object.values(ANTIGRAVITY_LAYOUT).sort());
-    for (const r of rows) expect(r, r.sessionId).toMatchObject({ usageRecorded: false });
-    expect(rows.map((r) => r.cost)).toEqual(rows.map(() => undefined)); // not recorded, never a measured $0
+    for (const r of rows) expect(r, r.sessionId).toMatchObject({ usageUnknown: true });
+    for (const r of rows) expect(r, r.sessionId).not.toHaveProperty('usageRecorded');
+    expect(rows.map((r) => r.cost)).toEqual(rows.map(() => undefined)); // unknown, never a measured $0
+    const table = await cli(['sessions', 'list', 'antigravity']);
+    expect(table).toContain('unknown');
+    expect(table, "Cursor's cell: an agent that records no tokens").not.toContain('not recorded');
   });
 
   it('sessions show prints the conversation with its tool calls', async () => {

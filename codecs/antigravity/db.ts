@@ -175,7 +175,7 @@ export function readDbSession(file: string, conversation: string, parser: string
   const startMs = out.startMs ?? fold?.firstMs;
   const startedAt = startMs !== undefined ? new Date(startMs).toISOString() : undefined;
   const recorded = (fold?.count ?? 0) > 0;
-  emit(sessionEventOf(CODEC_ID, conversation, 0, { startedAt, cwd: out.cwd, model: fold?.model ?? out.usage.at(-1)?.model, usageRecorded: recorded, usageUnknown: !recorded || undefined }));
+  emit(sessionEventOf(CODEC_ID, conversation, 0, { startedAt, cwd: out.cwd, model: fold?.model ?? out.usage.at(-1)?.model, usageRecorded: recorded || undefined, usageUnknown: !recorded || undefined }));
   for (const u of out.usage) emit({ ...u, offset: u.offset + 1 });
   const base = { records: out.rows, bytes: out.bytes, skipped: out.skipped };
   if (read === undefined || fold === undefined) return base;

@@ -5,7 +5,7 @@
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getAntigravityRoots } from './paths.js';
 
-export const PARSER_VERSION = 4; // 4: a step log with its database takes its cwd; 3: a resumed database read keeps its session's start; 2: tokens from the conversation databases
+export const PARSER_VERSION = 5; // 5: never usageRecorded false (the agent records tokens, in its database); 4: a step log with its database takes its cwd; 3: a resumed database read keeps its session's start; 2: tokens from the conversation databases
 
 export const antigravityDescriptor: CodecDescriptor = {
   id: CODEC_ID,

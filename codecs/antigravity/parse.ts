@@ -6,9 +6,10 @@
  *   any other MODEL step (RUN_COMMAND, VIEW_FILE, LIST_DIRECTORY, CODE_ACTION, SEARCH_WEB, …) → a tool result,
  *   paired with the oldest call still open (else standing alone, named by its type);
  *   SYSTEM steps (SYSTEM_MESSAGE, CHECKPOINT, CONVERSATION_HISTORY) → system messages.
- * The log records no tokens: no usage events here. Its session event says `usageRecorded: false` unless the
- * conversation's database holds tokens (db.ts reads them after the log); without, its usage is unknown too
- * (`usageUnknown`), so a cost report counts it apart rather than as $0.
+ * The log records no tokens: no usage events here. Its session event says `usageRecorded: true` when the
+ * conversation's database holds tokens (db.ts reads them after the log); without, its usage is unknown
+ * (`usageUnknown`), so a cost report counts it apart rather than as $0. Never `usageRecorded: false`: that
+ * says the agent records no tokens at all (Cursor), and Antigravity records them, in the database.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject, parseJsonText } from '../../cursors/core.js';
@@ -71,7 +72,7 @@ export function createAntigravityCore(sessionId: string, usageRecorded = false, 
       const at = ts !== undefined ? { timestamp: ts } : {};
       if (!s.sessionSeen) {
         s.sessionSeen = true;
-        emit(sessionEventOf(CODEC_ID, sessionId, start, { startedAt: ts, cwd, usageRecorded, usageUnknown: !usageRecorded || undefined }));
+        emit(sessionEventOf(CODEC_ID, sessionId, start, { startedAt: ts, cwd, usageRecorded: usageRecorded || undefined, usageUnknown: !usageRecorded || undefined }));
       }
       const type = str(r.type) ?? 'UNKNOWN';
       const content = typeof r.content === 'string' ? r.content : '';

@@ -30,7 +30,7 @@ export interface ExportHeader {
   copiedCost?: { totalUsd: number; [k: string]: unknown };
   /** The source agent had not recorded all of the session's tokens (SessionEvent.usageUnknown). */
   usageUnknown?: true;
-  /** The source agent records no token usage (SessionEvent.usageRecorded: Cursor, Antigravity CLI). */
+  /** The source agent records no token usage (SessionEvent.usageRecorded: Cursor, Kiro). */
   usageRecorded?: false;
 }
 
