@@ -192,6 +192,35 @@ describe('antigravity conversation databases', () => {
     }
   });
 
+  it('a resumed database read equals the whole read, a response repeated across the resume counted once; its cursor keeps no ids', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-antigravity-seen-'));
+    try {
+      const db = join(dir, 'conv-s.db');
+      const ids = ['resp-a', 'resp-a-retry', 'resp-c'];
+      buildAntigravityDb(db, [genBlob({ name: 'gemini-2.5-pro', seconds: T0, usage: usageBlob({ 2: 10, 3: 1, 11: 'resp-a' }), retries: [usageBlob({ 2: 3, 3: 1, 11: 'resp-a-retry' })] })]);
+      let cursor: ReadCursor | undefined;
+      const read = async () => {
+        const out: SessionfoldEvent[] = [];
+        for await (const e of antigravity.read(db, { resume: { from: cursor, onCursor: (u: CursorUpdate) => (cursor = u.cursor) } })) out.push(e);
+        return usageOf(out);
+      };
+      const first = await read();
+      const w = new Database(db);
+      // the first row's response saved again, a new one, and that one's retry repeating it
+      w.prepare('INSERT INTO gen_metadata (idx, data) VALUES (?, ?)').run(2, genBlob({ seconds: T0 + 5, usage: usageBlob({ 2: 10, 3: 1, 11: 'resp-a' }) }));
+      w.prepare('INSERT INTO gen_metadata (idx, data) VALUES (?, ?)').run(3, genBlob({ seconds: T0 + 9, usage: usageBlob({ 2: 40, 3: 4, 11: 'resp-c' }), retries: [usageBlob({ 2: 40, 3: 4, 11: 'resp-a-retry' })] }));
+      w.close();
+      const resumed = await read();
+      const whole = usageOf(await events(db));
+      expect([...first, ...resumed]).toEqual(whole);
+      expect(whole.map((u) => u.messageId)).toEqual(ids);
+      const kept = JSON.stringify(cursor);
+      for (const id of ids) expect(kept, 'the cursor holds no response id').not.toContain(id);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('roots: ANTIGRAVITY_DATA_DIR as ccusage takes it, the CLI and IDE folders by default', () => {
     expect(antigravity.defaultRoots({ HOME: '/h', ANTIGRAVITY_DATA_DIR: '/a,/b' })).toEqual(['/a', '/b']);
     expect(antigravity.defaultRoots({ HOME: '/h', SESSIONFOLD_ANTIGRAVITY_DIR: '/s', ANTIGRAVITY_DATA_DIR: '/a' })).toEqual(['/s']);

@@ -52,8 +52,6 @@ function trajectoryOf(db: SqliteDatabase): { startMs: number | undefined; cwd: s
 
 /** What a read of a database carries from one generation row to the next (and, resumed, from one read to the next). */
 export interface UsageFold {
-  /** Attempt ids counted so far. */
-  seen: string[];
   /** The last model a row named. */
   model: string | undefined;
   /** The last generation time (epoch ms). */
@@ -64,13 +62,17 @@ export interface UsageFold {
   firstMs?: number;
 }
 
+/** Whether a row read before this read (a resumed one) had an attempt with this id; never, for a whole read. */
+type SeenBefore = (id: string) => boolean;
+
 /**
  * Fold generation rows (`{idx, data}`, in `idx` order) into `out.usage`, from `fold` on. An attempt whose id an
- * earlier one had (a retry the final usage repeats) counts once. The model: the attempt's enum, else the row's
- * name, else the last one an earlier row named.
+ * earlier one had (a retry the final usage repeats, a response saved again) counts once: the ids of this read's
+ * rows are kept while it lasts, the earlier rows' asked of the database (`seenBefore`), so no cursor holds them.
+ * The model: the attempt's enum, else the row's name, else the last one an earlier row named.
  */
-function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string, fold: UsageFold, out: ConversationUsage): void {
-  const seen = new Set(fold.seen);
+function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string, fold: UsageFold, out: ConversationUsage, seenBefore: SeenBefore = () => false): void {
+  const seen = new Set<string>();
   // a conversation names a few models over many rows: each raw name is mapped once per read
   const names = new Map<string | number, string | undefined>();
   const nameOf = (raw: string | number): string | undefined => {
@@ -95,7 +97,7 @@ function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string,
     if (named !== undefined) fold.model = named;
     if (row.timeMs !== undefined) fold.lastMs = row.timeMs;
     for (const a of row.attempts) {
-      if (a.id !== undefined && seen.has(a.id)) continue;
+      if (a.id !== undefined && (seen.has(a.id) || seenBefore(a.id))) continue;
       if (a.id !== undefined) seen.add(a.id);
       // the attempt's own model enum first: a retry may have gone to another model than the row names
       const m = (a.modelEnum === undefined ? undefined : nameOf(a.modelEnum)) ?? fold.model;
@@ -118,11 +120,30 @@ function foldRows(rows: Iterable<Record<string, unknown>>, conversation: string,
       );
     }
   }
-  fold.seen = [...seen];
 }
 
 /** A fresh fold: no model yet, times from the conversation's start, else the database's mtime. */
-const newFold = (startMs: number | undefined, mtimeMs: number): UsageFold => ({ seen: [], model: undefined, lastMs: startMs ?? mtimeMs, count: 0 });
+const newFold = (startMs: number | undefined, mtimeMs: number): UsageFold => ({ model: undefined, lastMs: startMs ?? mtimeMs, count: 0 });
+
+/**
+ * `SeenBefore` over the rows at or below `watermark` (those a resumed read read before): the rows whose blob
+ * holds the id's bytes, decoded, name it as an attempt's id. The same rows a whole read would have seen first.
+ */
+function seenAtOrBelow(db: SqliteDatabase, watermark: number): SeenBefore {
+  const candidates = db.prepare('SELECT data FROM gen_metadata WHERE rowid <= ? AND instr(data, ?) > 0');
+  return (id) =>
+    (candidates.all(watermark, Buffer.from(id, 'utf8')) as { data: unknown }[]).some((r) => {
+      if (!(r.data instanceof Uint8Array)) return false;
+      try {
+        return decodeGenRow(r.data).attempts.some((a) => a.id === id);
+      } catch {
+        return false; // a row a whole read skips
+      }
+    });
+}
+
+/** The fold a cursor carries, without what older cursors kept beside it (the ids seen). */
+const foldOf = (f: UsageFold): UsageFold => ({ model: f.model, lastMs: f.lastMs, count: f.count, ...(f.firstMs !== undefined && { firstMs: f.firstMs }) });
 
 /** Every token-bearing attempt of `conversation`'s generations, read whole (`foldRows`). */
 export function conversationUsage(db: SqliteDatabase, conversation: string, mtimeMs: number): ConversationUsage {
@@ -147,7 +168,7 @@ interface DbCursorState {
 
 function isDbState(v: unknown): v is DbCursorState {
   const s = v as DbCursorState | null;
-  return s !== null && typeof s === 'object' && typeof s.kinds === 'string' && typeof s.fold === 'object' && s.fold !== null && Array.isArray(s.fold.seen) && typeof s.fold.count === 'number' && typeof s.fold.lastMs === 'number' && (s.fold.firstMs === undefined || typeof s.fold.firstMs === 'number');
+  return s !== null && typeof s === 'object' && typeof s.kinds === 'string' && typeof s.fold === 'object' && s.fold !== null && typeof s.fold.count === 'number' && typeof s.fold.lastMs === 'number' && (s.fold.firstMs === undefined || typeof s.fold.firstMs === 'number');
 }
 
 /**
@@ -166,8 +187,10 @@ export function readDbSession(file: string, conversation: string, parser: string
     let read = readRowsSince(d, [GEN_SOURCE], from, parser, identity);
     if (!read.restarted && (!isDbState(read.codecState) || read.codecState.kinds !== kinds)) read = { ...readRowsSince(d, [GEN_SOURCE], undefined, parser, identity), reason: 'kinds-changed' };
     // a copy: the fold moves as rows are read, and the cursor resumed from (the caller's) must stay as it was
-    const fold = !read.restarted && isDbState(read.codecState) ? { ...read.codecState.fold } : newFold(out.startMs, mtimeOf(file));
-    foldRows(read.rows.gen_metadata ?? [], conversation, fold, out);
+    const resumed = !read.restarted && isDbState(read.codecState);
+    const fold = resumed ? foldOf((read.codecState as DbCursorState).fold) : newFold(out.startMs, mtimeOf(file));
+    const below = resumed ? from?.watermark[GEN_SOURCE.name] : undefined;
+    foldRows(read.rows.gen_metadata ?? [], conversation, fold, out, below === undefined ? undefined : seenAtOrBelow(d, below));
     return { out, read, fold };
   });
   const { out, read, fold } = got;
