@@ -167,6 +167,7 @@ describe('fuzz (fixed seed, bounded time)', () => {
     const deadline = Date.now() + 3000;
     let runs = 0;
     let walked = 0;
+    let walkedIn200 = 0;
     while (Date.now() < deadline || runs < 200) {
       const picked = Array.from({ length: 1 + (next() % 6) }, () => mutate(lines[next() % lines.length] as Buffer));
       const body = Buffer.concat(picked.flatMap((l) => [l, Buffer.from('\n')]));
@@ -175,9 +176,12 @@ describe('fuzz (fixed seed, bounded time)', () => {
       walked += expectSameSplit(cut(body, size), [[USAGE_MARKER]], maxLine, CLAUDE);
       walked += expectSameSplit(cut(body, size), [CODEX_MARKERS], maxLine, CODEX);
       runs++;
+      if (runs === 200) walkedIn200 = walked;
     }
     expect(runs).toBeGreaterThanOrEqual(200);
-    expect(walked).toBeGreaterThan(100);
+    // how many runs fit in the time follows the machine's load (a loaded CI host makes only the 200), so the
+    // floor is on the first 200, the same inputs on any host (the seed): 17 of their lines are walked
+    expect(walkedIn200).toBeGreaterThan(10);
   });
 });
 
