@@ -64,6 +64,8 @@ const FORMAT_FAMILIES: Record<string, readonly string[]> = {
   roo: ['codecs/cline/index.ts', 'codecs/cline/descriptor.ts', 'codecs/cline/paths.ts'],
   // Kilo Code's extension keeps Cline's tasks; Kilo CLI is OpenCode's engine.
   kilo: ['codecs/cline/index.ts', 'codecs/cline/descriptor.ts', 'codecs/cline/paths.ts', 'codecs/opencode/index.ts', 'codecs/opencode/descriptor.ts'],
+  // MiMo Code is a fork of OpenCode, its database OpenCode's tables.
+  mimo: ['codecs/opencode/index.ts', 'codecs/opencode/descriptor.ts'],
 };
 const inCli = (p: string) => p.startsWith('src/cli/');
 /** The fold a file of src/ is in (`cost` for src/cost/fold.ts); undefined for the CLI, which sits above them all, and for src/*.ts. */
