@@ -23,6 +23,7 @@ export const TOPIC_MODULES: Record<string, string> = {
   gemini: '../gemini.bench.js',
   copilot: '../copilot.bench.js',
   pi: '../pi.bench.js',
+  codebuddy: '../codebuddy.bench.js',
   history: '../history.bench.js',
   'serve-soak': '../serve-soak.bench.js',
   startup: '../startup.bench.js',
