@@ -127,8 +127,7 @@ function fields(meta: Rec, s: Session, extra: SessionFields = {}): SessionFields
 /** The document parser of an Auggie session file. */
 export function* parseAuggieSession(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
   const w = newObjectWalk('chatHistory');
-  const conversation = options.kinds.has('message') || options.kinds.has('tool_call') || options.kinds.has('tool_result');
-  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0, conversation };
+  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0, conversation: options.conversation };
   let first: string | undefined;
   let index = 0;
   for (const _ of walkObject(chunks(), w)) {

@@ -294,7 +294,7 @@ function restoreDone(v: unknown): Record<string, Done> {
 export function createVscodeChatCore(options: VscodeChatCoreOptions = {}): LineCore<VscodeChatState> {
   const init = (ctx: CoreContext): VscodeChatState => ({
     file: ctx.file,
-    responses: ctx.options.kinds.has('message') || ctx.options.kinds.has('tool_call') || ctx.options.kinds.has('tool_result'),
+    responses: ctx.options.conversation,
     sessionId: sessionIdOfPath(ctx.file),
     cwd: options.cwd,
     doc: undefined,

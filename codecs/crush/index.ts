@@ -16,6 +16,7 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
+import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
@@ -88,11 +89,9 @@ function sessionsOf(db: SqliteDatabase, file: string, conversation: boolean): Da
 
 /** `read()`: the session's events from one read of its database per state (cursors/sqlite-events.ts `databaseEvents`). */
 async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, conversation ? 'conversation' : 'summary', key, (d) => sessionsOf(d, db, conversation)), o);
+  const db = splitRecordPath(file).db;
+  yield* readDatabaseRecord(CODEC_ID, file, o, o.conversation ? 'conversation' : 'summary', (d) => sessionsOf(d, db, o.conversation));
 }
 
 /** A database's sessions in creation order, a task session marked a sub-agent's. */

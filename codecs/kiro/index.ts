@@ -16,6 +16,7 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
+import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { readCollected, readSessionText } from '../../cursors/read-collected.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
@@ -33,8 +34,7 @@ export { PARSER_VERSION } from './descriptor.js';
 function readSessionFile(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   return readCollected(CODEC_ID, file, options, (o, emit) => {
     const meta = readSessionText(CODEC_ID, file, false) as string;
-    const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-    const log = conversation ? readSessionText(CODEC_ID, logOf(file), true) : undefined;
+    const log = o.conversation ? readSessionText(CODEC_ID, logOf(file), true) : undefined;
     const got = parseKiroSession(meta, log, stemOf(file));
     for (const e of got.events) if (o.kinds.has(e.type)) emit(e);
     return { records: 1 + got.lines, bytes: Buffer.byteLength(meta) + (log === undefined ? 0 : Buffer.byteLength(log)), skipped: got.skipped };
@@ -62,15 +62,12 @@ function conversationsOf(db: SqliteDatabase, conversation: boolean): DatabaseEve
 
 /** `read()` of a session file, or of a conversation from one read of its database per state (`databaseEvents`). */
 async function* readKiro(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const { db, key } = splitRecordPath(file);
-  if (!isKiroDb(db)) {
+  if (!isKiroDb(splitRecordPath(file).db)) {
     yield* readSessionFile(file, options);
     return;
   }
   const o = normalizeReadOptions(options);
-  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, conversation ? 'conversation' : 'summary', key, (d) => conversationsOf(d, conversation)), o);
+  yield* readDatabaseRecord(CODEC_ID, file, o, o.conversation ? 'conversation' : 'summary', (d) => conversationsOf(d, o.conversation));
 }
 
 /** A database's conversations, each once, by their latest update. */

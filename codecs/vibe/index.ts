@@ -31,8 +31,7 @@ function readVibe(file: string, options?: ReadOptions): AsyncGenerator<Sessionfo
   return readCollected(CODEC_ID, file, options, (o, emit) => {
     const meta = readSessionText(CODEC_ID, file, false) as string;
     // the session and usage events are meta.json's alone: a cost scan or a locate leaves messages.jsonl unread
-    const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-    const messages = conversation ? readSessionText(CODEC_ID, messagesOf(file), true) : undefined;
+    const messages = o.conversation ? readSessionText(CODEC_ID, messagesOf(file), true) : undefined;
     const got = parseVibeSession(meta, messages, basename(dirname(file)));
     for (const e of got.events) if (o.kinds.has(e.type)) emit(e);
     return { records: 1 + got.lines, bytes: Buffer.byteLength(meta) + (messages === undefined ? 0 : Buffer.byteLength(messages)), skipped: got.skipped };

@@ -11,8 +11,9 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { DatabaseEvents, SnapshotEvents } from '../../cursors/sqlite-events.js';
+import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing } from '../../cursors/discovery.js';
-import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import { recordDependencies } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { msIso, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverZcodeFiles } from './paths.js';
@@ -62,10 +63,7 @@ function sessionOf(id: string, rows: readonly Row[], sessionRow: Row | undefined
 
 /** `read()`: the session's events from one read of its database per state (cursors/sqlite-events.ts `databaseEvents`). */
 async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const { db, key } = splitRecordPath(file);
-  const o = normalizeReadOptions(options);
-  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, 'all', key, sessionsOf), o);
+  yield* readDatabaseRecord(CODEC_ID, file, normalizeReadOptions(options), 'all', sessionsOf);
 }
 
 /** Every session of every database under the roots, as record paths; the SQLite driver loads only for one. */

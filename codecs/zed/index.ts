@@ -17,8 +17,9 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
+import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
-import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import { recordDependencies } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { threadMessages } from './messages.js';
 import { decodeThread, isoOf, messageEvents, priceModel, sessionEvent, threadUsage, usageEvents, type Row } from './parse.js';
@@ -81,12 +82,9 @@ function threadsOf(db: SqliteDatabase, maxBytes: number, conversation: boolean):
  * `databaseEvents`): a scan reads every thread, and each thread's blob decodes once, not once per thread read.
  */
 async function* readZed(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
-  const { db, key } = splitRecordPath(file);
   const o = normalizeReadOptions(options);
-  const { databaseEvents, eventsForRead } = await import('../../cursors/sqlite-events.js');
-  const conversation = o.kinds.has('message') || o.kinds.has('tool_call') || o.kinds.has('tool_result');
-  const variant = `${conversation ? 'conversation' : 'summary'}:${o.maxLineBytes}`;
-  yield* eventsForRead(CODEC_ID, file, databaseEvents(CODEC_ID, db, variant, key, (d) => threadsOf(d, o.maxLineBytes, conversation)), o);
+  const variant = `${o.conversation ? 'conversation' : 'summary'}:${o.maxLineBytes}`;
+  yield* readDatabaseRecord(CODEC_ID, file, o, variant, (d) => threadsOf(d, o.maxLineBytes, o.conversation));
 }
 
 /** A database's threads in creation order, a subagent's thread (one with a `parent_id`) marked so. */

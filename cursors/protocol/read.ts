@@ -156,6 +156,8 @@ export interface ReadOptions {
 export interface NormalizedReadOptions {
   kinds: ReadonlySet<EventKind>;
   allKinds: boolean;
+  /** The read asks for a conversation (`message`, `tool_call` or `tool_result`): a codec may leave a transcript unread without. */
+  conversation: boolean;
   resume: ResumeOptions | undefined;
   maxLineBytes: number;
   bufferSize: number;
@@ -189,6 +191,7 @@ export function normalizeReadOptions(user: ReadOptions = {}): NormalizedReadOpti
   return {
     kinds: new Set(kinds),
     allKinds: kinds.length === EVENT_KINDS.length,
+    conversation: kinds.includes('message') || kinds.includes('tool_call') || kinds.includes('tool_result'),
     resume: user.resume,
     maxLineBytes,
     bufferSize,
