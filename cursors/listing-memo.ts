@@ -16,7 +16,9 @@
  * `robustFchown`), so with the ctime in its stamp a read by sessionfold itself, as root, would void the stamp
  * it was made under, and a listing of a database the agent keeps open would never be taken back. A commit
  * writes the `-wal` (its size, or its mtime when it rewrites frames after a restart, which also draws new
- * salts), so its stamp is its identity, size, mtime and the header's checkpoint sequence and salts. The
+ * salts) and moves the change counter of the WAL index in its `-shm`, so its stamp is its identity, size,
+ * mtime, the header's checkpoint sequence and salts, and that counter (two commits in one mtime tick after a
+ * restart leave all but the counter as they were). The
  * database file keeps the ctime in its stamp (no reader touches it), as every other file does: a file
  * rewritten with its mtime restored is still a change.
  */
@@ -75,11 +77,26 @@ function walHeaderSalt(path: string): string {
   });
 }
 
-/** A SQLite `-wal`'s stamp (see the header): `dev:ino:size:mtimeNs:w<checkpoint sequence and salts>`, no ctime. */
+/**
+ * The change counter and last valid frame of the WAL index beside a `-wal` (its `-shm`; the first copy of the
+ * index header: `iChange` at bytes 8–12, then `isInit`, `bigEndCksum`, `szPage`, and `mxFrame` at 16–20;
+ * sqlite.org/walformat.html), in hex; `-` without one. Every commit moves both, also one that rewrites the frames
+ * of a restarted log at the log's old size within one mtime tick, which leaves the `-wal`'s size, salts and
+ * mtime as they were. Read, never mapped or locked: a torn read only reads as a change.
+ */
+function shmCounter(walPath: string): string {
+  return withFileSync(`${walPath.slice(0, -'-wal'.length)}-shm`, '-', (fd) => {
+    const b = Buffer.alloc(12);
+    return readSync(fd, b, 0, 12, 8) === 12 ? b.toString('hex') : '-';
+  });
+}
+
+/** A SQLite `-wal`'s stamp (see the header): `dev:ino:size:mtimeNs:w<checkpoint sequence and salts>:s<its index's counters>`, no ctime. */
 export function walStamp(path: string): FileStamp {
   const s = statSync(path, { bigint: true, throwIfNoEntry: false });
   if (s === undefined) return NO_FILE;
-  return { id: `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:w${walHeaderSalt(path)}`, fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
+  const id = `${fileIdOf(s)}:${s.size}:${s.mtimeNs}:w${walHeaderSalt(path)}:s${shmCounter(path)}`;
+  return { id, fileId: fileIdOf(s), mtimeMs: Number(s.mtimeNs / 1_000_000n) };
 }
 
 /** The stamp of a SQLite database's file (`fileStamp`) or of its `-wal` (`walStamp`), by its name. */
