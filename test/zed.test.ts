@@ -20,7 +20,7 @@ import { resolvePriceEntry } from '../src/cost/pricing.js';
 import { byKind, discoverAll, readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
 import { expectGolden } from './helpers/golden.js';
-import { buildZedDb, layOutZed, ZED_FIXTURES, ZED_ROWS, ZED_SCHEMA, zedBlob } from './helpers/zed-db.js';
+import { buildZedDb, insertZedRows, layOutZed, ZED_FIXTURES, ZED_ROWS, ZED_SCHEMA, zedBlob } from './helpers/zed-db.js';
 
 const EXPECTED_DIR = new URL('../fixtures/expected/zed/', import.meta.url).pathname;
 const A = '3f1c9a52-7b2e-4d8a-9c61-0a1b2c3d4e5f';
@@ -125,6 +125,26 @@ describe('zed golden events', () => {
     expect(by.get(E)?.usageUnknown).toBeUndefined();
     expect(by.get(C)).toMatchObject({ subagent: true, forkedFrom: A, cwd: '/home/dev/shop' });
     expect(by.get(A)).toMatchObject({ cwd: '/home/dev/shop', startedAt: '2026-10-03T09:01:05.000Z', title: 'Fix the cart total rounding', version: '0.3.0' });
+  });
+
+  it('a total short of its turns (counting began after a Zed upgrade mid-thread) is counted once, a lower bound', async () => {
+    // `request_token_usage` keeps one request of each turn, all in the total when the total is whole: a total
+    // below their sum missed requests (threads saved with `{}` count from the first save after the upgrade)
+    const b = JSON.parse(readFileSync(join(ZED_FIXTURES, 'threads', `${B}.json`), 'utf8')) as Record<string, unknown>;
+    const row = (id: string, cumulative: Tok) => ({ id, summary: 'Explain the retry helper', updated_at: '2025-09-12T16:40:03+00:00', data_type: 'json', hex: Buffer.from(JSON.stringify({ ...b, cumulative_token_usage: cumulative })).toString('hex') });
+    const path = buildZedDb(join(home, 'upgraded'), { rows: false });
+    const db = new Database(path);
+    insertZedRows(db, [row('short', { input_tokens: 5420, output_tokens: 12 }), row('whole', { input_tokens: 16000, output_tokens: 400, cache_read_input_tokens: 9000 })]);
+    db.close();
+    const events = await readEvents(zed, path);
+    const usage = byKind(events).usage as UsageEvent[];
+    expect(usage.map((u) => [u.sessionId, u.inputTokens, u.outputTokens, u.singleRequest])).toEqual([
+      ['short', 5420, 12, false],
+      ['whole', 16000, 400, false],
+    ]);
+    const sessions = new Map((byKind(events).session as SessionEvent[]).map((s) => [s.sessionId, s]));
+    expect(sessions.get('short')?.usageUnknown).toBe(true);
+    expect(sessions.get('whole')?.usageUnknown).toBeUndefined();
   });
 
   it('a usage or session read emits the same session and usage events', async () => {

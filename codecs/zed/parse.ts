@@ -145,11 +145,17 @@ function recordedTurns(thread: Rec): [string, unknown][] {
   return [...byTurn];
 }
 
-/** What a thread records of its tokens (see the header); `bad`: records refused as absurd. */
+/**
+ * What a thread records of its tokens (see the header); `bad`: records refused as absurd. `short`: the total
+ * is below its turns' sum, so it missed requests (a thread saved with a zero total before
+ * `accumulate_token_usage` counts only from its first save after it); each turn's entry is one of that turn's
+ * requests, all of them in a whole total.
+ */
 export interface ThreadUsage {
   cumulative: ZedTokens | undefined;
   turns: Turn[];
   bad: number;
+  short: boolean;
 }
 
 export function threadUsage(thread: Rec, messages: readonly ThreadMessage[]): ThreadUsage {
@@ -166,7 +172,9 @@ export function threadUsage(thread: Rec, messages: readonly ThreadMessage[]): Th
   const order = [...shapes.keys()];
   const rank = (id: string) => (order.indexOf(id) + order.length + 1) % (order.length + 1);
   turns.sort((a, b) => rank(a.id) - rank(b.id));
-  return { cumulative: cum === 'bad' || cum === undefined || total(cum) === 0 ? undefined : cum, turns, bad };
+  const cumulative = cum === 'bad' || cum === undefined || total(cum) === 0 ? undefined : cum;
+  const short = cumulative !== undefined && total(cumulative) < turns.reduce((n, t) => n + total(t.tokens), 0);
+  return { cumulative, turns, bad, short };
 }
 
 /** The usage events of a thread (never the total and the turns both), at the thread's last save, after its `after` messages. */
@@ -194,8 +202,9 @@ export function sessionEvent(row: Row, thread: Rec, usage: ThreadUsage, messages
   if (id === undefined) return undefined;
   const parent = str(row.parent_id) ?? str(rec(thread.subagent_context)?.parent_thread_id);
   const imported = thread.imported === true;
-  // No total, and a turn that ran tools, or answers without any usage: what is recorded is a lower bound.
-  const partial = usage.cumulative === undefined && (usage.turns.some((t) => t.ranTools) || (usage.turns.length === 0 && !imported && messages.some((m) => m.role === 'assistant')));
+  // No total, and a turn that ran tools, or answers without any usage; or a total short of its turns: what is
+  // recorded is a lower bound.
+  const partial = usage.short || (usage.cumulative === undefined && (usage.turns.some((t) => t.ranTools) || (usage.turns.length === 0 && !imported && messages.some((m) => m.role === 'assistant'))));
   return sessionEventOf(CODEC_ID, id, 0, {
     cwd: cwdOf(row.folder_paths, row.folder_paths_order),
     startedAt: isoOf(row.created_at) ?? isoOf(row.updated_at) ?? isoOf(thread.updated_at),
