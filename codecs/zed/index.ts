@@ -62,10 +62,11 @@ function rowEvents(row: Row, maxBytes: number, conversation: boolean, events: Se
 
 /**
  * Every thread of the database as events, keyed by its id in creation order; a row whose blob does not
- * decode is the skipped record of its thread (of none when it has no usable id).
+ * decode is the skipped record of its thread (of none when it has no usable id). Rows are taken one at a
+ * time: a read holds one thread's blob, not every blob of the database.
  */
 function threadsOf(db: SqliteDatabase, maxBytes: number, conversation: boolean): DatabaseEvents {
-  const rows = db.prepare(`SELECT * FROM threads ${orderBy(columnsOf(db))}`).all() as Row[];
+  const rows = db.prepare(`SELECT * FROM threads ${orderBy(columnsOf(db))}`).iterate() as IterableIterator<Row>;
   const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
   for (const row of rows) {
     const events: SessionfoldEvent[] = [];
