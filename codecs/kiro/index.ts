@@ -15,7 +15,7 @@
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
+import type { DatabaseEvents, SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { readCollected, readSessionText } from '../../cursors/read-collected.js';
@@ -44,18 +44,24 @@ function readSessionFile(file: string, options?: ReadOptions): AsyncGenerator<Se
 /**
  * Every conversation of the database, oldest first, by id. A conversation the table holds under two folders
  * (its key is the pair) is read once, from its latest row. A row without an id is a skip of the whole read.
+ * Rows are taken one at a time, newest first: a read holds one conversation's `value`, not every row's.
  */
 function conversationsOf(db: SqliteDatabase, conversation: boolean): DatabaseEvents {
-  const rows = db.prepare('SELECT key, conversation_id, value, created_at, updated_at FROM conversations_v2 ORDER BY updated_at DESC, rowid DESC').all() as Row[];
-  const latest = new Map<unknown, Row>();
-  for (const r of rows) if (!latest.has(r.conversation_id)) latest.set(r.conversation_id, r);
-  const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
-  for (const r of [...latest.values()].reverse()) {
+  const rows = db.prepare('SELECT key, conversation_id, value, created_at, updated_at FROM conversations_v2 ORDER BY updated_at DESC, rowid DESC').iterate() as IterableIterator<Row>;
+  const seen = new Set<unknown>();
+  const newestFirst: [string | undefined, SnapshotEvents][] = [];
+  for (const r of rows) {
+    if (seen.has(r.conversation_id)) continue;
+    seen.add(r.conversation_id);
     const id = typeof r.conversation_id === 'string' && r.conversation_id.trim() !== '' ? r.conversation_id : undefined;
     const events: SessionfoldEvent[] = [];
     const ok = conversationEvents(r, conversation, (e) => events.push(e));
+    newestFirst.push([id, { events, skipped: ok ? 0 : 1 }]);
+  }
+  const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
+  for (const [id, got] of newestFirst.reverse()) {
     if (id === undefined) out.skipped++;
-    else out.sessions.set(id, { events, skipped: ok ? 0 : 1 });
+    else out.sessions.set(id, got);
   }
   return out;
 }
