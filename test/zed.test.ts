@@ -147,6 +147,21 @@ describe('zed golden events', () => {
     expect(sessions.get('whole')?.usageUnknown).toBeUndefined();
   });
 
+  it("a first-agent thread without a total: its list's entries mapped to turns as Zed's upgrade maps them", async () => {
+    // `request_token_usage` indexed by message: a user message's entry is a placeholder copy, each assistant
+    // message's the request it answered; `upgrade_from_agent_1` keeps a turn's last assistant entry
+    const d = JSON.parse(readFileSync(join(ZED_FIXTURES, 'threads', `${D}.json`), 'utf8')) as Record<string, unknown>;
+    const hex = Buffer.from(JSON.stringify({ ...d, cumulative_token_usage: {} })).toString('hex');
+    const path = buildZedDb(join(home, 'legacy-no-total'), { rows: false });
+    const db = new Database(path);
+    insertZedRows(db, [{ id: D, summary: 'Add a README badge', updated_at: '2025-05-20T08:31:40.551+00:00', data_type: 'json', hex }]);
+    db.close();
+    const events = await readEvents(zed, path);
+    const usage = byKind(events).usage as UsageEvent[];
+    expect(usage.map((u) => [u.inputTokens, u.outputTokens, u.singleRequest, u.messageId, u.dedupKey])).toEqual([[2300, 220, true, '0', `zed:${D}:0`]]);
+    expect((byKind(events).session as SessionEvent[])[0]?.usageUnknown, 'the turn ran a tool: its first request is not in the list').toBe(true);
+  });
+
   it('a usage or session read emits the same session and usage events', async () => {
     const full = (await readEvents(zed, dbPath)).filter((e) => e.type === 'session' || e.type === 'usage');
     expect(await readEvents(zed, dbPath, { kinds: ['session', 'usage'] })).toEqual(full);
