@@ -169,8 +169,9 @@ export function threadUsage(thread: Rec, messages: readonly ThreadMessage[]): Th
     if (t === 'bad') bad++;
     else if (t !== undefined && total(t) > 0) turns.push({ id, tokens: t, ranTools: shapes.get(id) === true });
   }
-  const order = [...shapes.keys()];
-  const rank = (id: string) => (order.indexOf(id) + order.length + 1) % (order.length + 1);
+  // message order; a turn whose user message is gone goes last
+  const order = new Map([...shapes.keys()].map((id, i) => [id, i]));
+  const rank = (id: string) => order.get(id) ?? order.size;
   turns.sort((a, b) => rank(a.id) - rank(b.id));
   const cumulative = cum === 'bad' || cum === undefined || total(cum) === 0 ? undefined : cum;
   const short = cumulative !== undefined && total(cumulative) < turns.reduce((n, t) => n + total(t.tokens), 0);
