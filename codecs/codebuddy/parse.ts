@@ -15,7 +15,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, parseJsonText, restoreStrings } from '../../cursors/core.js';
 import { dateString } from '../../cursors/glued-json.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, codeBuddyStem } from './paths.js';
 import { codeBuddyTokens, usageObjects } from './usage.js';
 import { usageFilter } from './filter.js';
@@ -109,19 +109,7 @@ function message(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void 
   const p = providerOf(rec);
   const model = role === 'assistant' ? (str(p.model) ?? s.model) : undefined;
   const meta = role === 'user' && NOT_A_PROMPT.some((f) => p[f] === true);
-  emit({
-    type: 'message',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    role,
-    text,
-    ...(ts !== undefined && { timestamp: ts }),
-    ...(model !== undefined && { model }),
-    ...(str(rec.id) !== undefined && { nativeId: str(rec.id) }),
-    ...(str(rec.parentId) !== undefined && { parentId: str(rec.parentId) }),
-    ...(meta && { subtype: 'meta' }),
-  });
+  emit(messageEventOf(CODEC_ID, s.sessionId, offset, role, text, { timestamp: ts, model, nativeId: str(rec.id), parentId: str(rec.parentId), subtype: meta ? 'meta' : undefined }));
 }
 
 function reasoning(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {

@@ -14,7 +14,7 @@ import { hasAnyMarker, parseJsonObject, restoreStrings, snapshotWithoutFile } fr
 import { dateString } from '../../cursors/glued-json.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import type { KindCounts, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, commandCodeStem } from './paths.js';
 
 type Rec = Record<string, unknown>;
@@ -133,21 +133,9 @@ function message(s: CommandCodeState, rec: Rec, msg: Rec, offset: number, emit: 
   if ((role === 'user' || role === 'assistant') && (text !== '' || thinking !== '')) {
     const model = role === 'assistant' ? str(rec.model) : undefined;
     const parent = str(rec.parentId);
-    emit({
-      type: 'message',
-      agent: CODEC_ID,
-      sessionId: s.sessionId,
-      offset,
-      role,
-      text,
-      ...(thinking !== '' && { thinking }),
-      ...(ts !== undefined && { timestamp: ts }),
-      ...(model !== undefined && { model }),
-      ...(entryId !== undefined && { nativeId: entryId }),
-      ...(parent !== undefined && { parentId: parent }),
-      // steering and follow-up prompts are queued input, not typed at the prompt (README "Records")
-      ...(role === 'user' && source !== undefined && source !== 'user' && source !== 'tool' && { subtype: source }),
-    });
+    // steering and follow-up prompts are queued input, not typed at the prompt (README "Records")
+    const queued = role === 'user' && source !== undefined && source !== 'user' && source !== 'tool';
+    emit(messageEventOf(CODEC_ID, s.sessionId, offset, role, text, { thinking: thinking || undefined, timestamp: ts, model, nativeId: entryId, parentId: parent, subtype: queued ? source : undefined }));
   }
   toolEvents(s, msg.content, offset, ts, entryId, emit);
   if (role !== 'assistant') return;

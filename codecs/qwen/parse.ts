@@ -14,7 +14,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
 import { dateString, splitGluedJson, tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, MessageEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID, qwenStem } from './paths.js';
 
@@ -80,20 +80,7 @@ function messageEvent(s: QwenState, rec: Rec, offset: number, role: 'user' | 'as
   const model = str(rec.model);
   const uuid = str(rec.uuid);
   const parent = str(rec.parentUuid);
-  return {
-    type: 'message',
-    agent: CODEC_ID,
-    sessionId: s.sessionId,
-    offset,
-    role,
-    text,
-    ...(thinking !== '' && { thinking }),
-    ...(ts !== undefined && { timestamp: ts }),
-    ...(model !== undefined && { model }),
-    ...(uuid !== undefined && { nativeId: uuid }),
-    ...(parent !== undefined && { parentId: parent }),
-    ...(str(rec.subtype) !== undefined && { subtype: rec.subtype as string }),
-  };
+  return messageEventOf(CODEC_ID, s.sessionId, offset, role, text, { thinking: thinking || undefined, timestamp: ts, model, nativeId: uuid, parentId: parent, subtype: str(rec.subtype) });
 }
 
 /** `usageMetadata` as sessionfold counts (README "Tokens"); undefined when it holds no tokens. */

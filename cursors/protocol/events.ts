@@ -102,6 +102,22 @@ export interface MessageEvent extends EventBase {
   subtype?: string;
 }
 
+/** A message's optional fields; one left undefined is left out. */
+export type MessageFields = Partial<Pick<MessageEvent, 'thinking' | 'timestamp' | 'model' | 'nativeId' | 'parentId' | 'lineId' | 'subtype'>>;
+
+/**
+ * A message event with only the fields that are set, in the order `fields` names them (golden files compare
+ * the JSON text, so a codec keeps one order).
+ */
+export function messageEventOf(agent: string, sessionId: string, offset: number, role: MessageRole, text: string, fields: MessageFields = {}): MessageEvent {
+  const e: MessageEvent = { type: 'message', agent, sessionId, offset, role, text };
+  for (const key in fields) {
+    const value = (fields as Record<string, unknown>)[key];
+    if (value !== undefined) (e as unknown as Record<string, unknown>)[key] = value;
+  }
+  return e;
+}
+
 /** The six token counts, declared once; every other shape that carries tokens derives from `TokenCounts`. */
 export const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'reasoningTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheWrite1hTokens'] as const;
 export type TokenField = (typeof TOKEN_FIELDS)[number];
