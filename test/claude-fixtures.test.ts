@@ -15,6 +15,7 @@ import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, r
 import { codecWithSidecar } from './claude-helpers.js';
 import { jsonlFiles } from './helpers/files.js';
 import { expectUsageShape } from './helpers/golden.js';
+import { jsonLines } from './helpers/json-lines.js';
 
 const REAL = fileURLToPath(new URL('../../shared/fixtures/real/claude/', import.meta.url));
 const EXPECTED = fileURLToPath(new URL('../fixtures/expected/claude/', import.meta.url));
@@ -49,13 +50,7 @@ function simpleTotals(text: string): Totals {
   const groups = new Map<string, Row>();
   let anonymous = 0;
   const n = (v: unknown) => (typeof v === 'number' ? v : 0);
-  for (const line of text.split('\n')) {
-    let r: any;
-    try {
-      r = JSON.parse(line);
-    } catch {
-      continue;
-    }
+  for (const r of jsonLines(text)) {
     if (r === null || typeof r !== 'object' || Array.isArray(r)) continue;
     const m = r.message;
     if (m === null || typeof m !== 'object' || m.usage === null || typeof m.usage !== 'object') continue;

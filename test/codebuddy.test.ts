@@ -17,6 +17,7 @@ import { byKind, readEvents } from './helpers/codec-harness.js';
 import { describeChunkingAndResume } from './helpers/fixture-suite.js';
 import { expectGolden } from './helpers/golden.js';
 import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
+import { jsonLines } from './helpers/json-lines.js';
 
 const DIR = new URL('../fixtures/codebuddy/projects/home-alice-repo/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/codebuddy/', import.meta.url).pathname;
@@ -30,13 +31,7 @@ const FIXTURES = (await readdir(DIR)).filter((n) => n.endsWith('.jsonl')).sort()
 function naiveTotals(text: string): UsageTotals {
   const sum = emptyTotals();
   const seen = new Set<string>();
-  for (const line of text.split('\n')) {
-    let r: any;
-    try {
-      r = JSON.parse(line);
-    } catch {
-      continue;
-    }
+  for (const r of jsonLines(text)) {
     if (!(r.type === 'function_call' || (r.type === 'message' && r.role === 'assistant'))) continue;
     if (r.status !== undefined && r.status !== 'completed') continue;
     const u = r.message?.usage ?? r.providerData?.usage ?? r.providerData?.rawUsage;

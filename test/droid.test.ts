@@ -15,6 +15,7 @@ import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js
 import { readEvents } from './helpers/codec-harness.js';
 import { describeChunkingAndResume } from './helpers/fixture-suite.js';
 import { expectGolden } from './helpers/golden.js';
+import { jsonLines } from './helpers/json-lines.js';
 
 const REAL_DIR = new URL('../../shared/fixtures/real/droid/', import.meta.url).pathname;
 const OWN_DIR = new URL('../fixtures/droid/sessions/-home-someone-proj/', import.meta.url).pathname;
@@ -31,13 +32,7 @@ interface Totals {
 /** The simple second reader: every line's `completion.usage`, plus the sidecar's `tokenUsage` when there is one. */
 function naiveTotals(jsonl: string, settings: string | undefined): Totals {
   const sum: Totals = { input: 0, output: 0, reasoning: 0 };
-  for (const line of jsonl.split('\n')) {
-    let r: any;
-    try {
-      r = JSON.parse(line);
-    } catch {
-      continue;
-    }
+  for (const r of jsonLines(jsonl)) {
     if (r?.type !== 'completion' || typeof r.usage !== 'object') continue;
     sum.input += r.usage.input_tokens + r.usage.cache_read_input_tokens + r.usage.cache_creation_input_tokens;
     sum.output += r.usage.output_tokens;

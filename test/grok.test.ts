@@ -12,6 +12,7 @@ import type { MessageEvent, SessionEvent, UsageEvent } from '../cursors/protocol
 import { byKind, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
 import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
+import { jsonLines } from './helpers/json-lines.js';
 
 const ROOT = new URL('../fixtures/grok/sessions/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/grok/', import.meta.url).pathname;
@@ -28,13 +29,7 @@ function naiveTotals(text: string): UsageTotals {
   const sum = emptyTotals();
   const seen = new Set<string>();
   const n = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
-  for (const line of text.split('\n')) {
-    let r: any;
-    try {
-      r = JSON.parse(line);
-    } catch {
-      continue;
-    }
+  for (const r of jsonLines(text)) {
     const u = r?.params?.update?.usage;
     const id = r?.params?._meta?.eventId;
     if (typeof u !== 'object' || u === null || seen.has(id)) continue;

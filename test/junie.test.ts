@@ -17,6 +17,7 @@ import { describeChunkingAndResume } from './helpers/fixture-suite.js';
 import { inTempDir as inTempDirOf } from './helpers/files.js';
 import { expectGolden } from './helpers/golden.js';
 import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
+import { jsonLines } from './helpers/json-lines.js';
 
 const ROOT = new URL('../fixtures/junie/sessions/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/junie/', import.meta.url).pathname;
@@ -27,13 +28,7 @@ const METRICS = 'session-260825-151015-1bxv';
 /** The simple second reader: every `modelUsage` entry of every line, its four buckets summed as they stand. */
 function naiveTotals(text: string): UsageTotals {
   const t = emptyTotals();
-  for (const line of text.split('\n')) {
-    let r: any;
-    try {
-      r = JSON.parse(line);
-    } catch {
-      continue;
-    }
+  for (const r of jsonLines(text)) {
     const ae = r?.event?.agentEvent;
     if (ae?.kind !== 'LlmResponseMetadataEvent') continue;
     for (const u of ae.modelUsage ?? []) {
