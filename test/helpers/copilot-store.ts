@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { homeEnv } from './isolated-home.js';
 
 /** The CLI's tables (README "Per-call usage" cites them). */
@@ -80,11 +80,12 @@ export interface CopilotHome {
 /**
  * In the calling file or `describe`: a temp HOME whose Copilot home holds `logs` (session id, events.jsonl
  * text) and a `session-store.db` that `fill` writes the first rows of; the writer is closed and the HOME
- * removed after the tests.
+ * removed after the tests. `each`: a new HOME for every test, for tests that write rows of their own and
+ * must not see another test's.
  */
-export function copilotHomeFixture(prefix: string, logs: () => [string, string][], fill: (writer: Database.Database) => void): CopilotHome {
+export function copilotHomeFixture(prefix: string, logs: () => [string, string][], fill: (writer: Database.Database) => void, each = false): CopilotHome {
   const h = { sessionFile: (id: string) => join(h.copilotHome, 'session-state', id, 'events.jsonl') } as CopilotHome;
-  beforeAll(() => {
+  (each ? beforeEach : beforeAll)(() => {
     h.home = mkdtempSync(join(tmpdir(), prefix));
     h.copilotHome = join(h.home, '.copilot');
     for (const [id, text] of logs()) {
@@ -95,7 +96,7 @@ export function copilotHomeFixture(prefix: string, logs: () => [string, string][
     fill(h.writer);
     h.env = { ...homeEnv(h.home), COPILOT_HOME: h.copilotHome };
   });
-  afterAll(() => {
+  (each ? afterEach : afterAll)(() => {
     h.writer?.close();
     if (h.home !== undefined) rmSync(h.home, { recursive: true, force: true });
   });
