@@ -123,7 +123,8 @@ describe('opencode storage trees (every real fixture)', () => {
       d.exec(OPENCODE_DDL);
       d.prepare("INSERT INTO project VALUES ('prj_1', '/t', 1, 1)").run();
       d.prepare(INSERT_SESSION).run(...sessionRow('ses_d', 1));
-      d.prepare(INSERT_MESSAGE).run('msg_d', 'ses_d', 2, 2, JSON.stringify({ role: 'assistant', time: { created: 2 }, modelID: 'o3', tokens }));
+      // made after its session (sessionRow: created at 1767000000001), as a reply of its own is
+      d.prepare(INSERT_MESSAGE).run('msg_d', 'ses_d', 2, 2, JSON.stringify({ role: 'assistant', time: { created: 1767000000002 }, modelID: 'o3', tokens }));
       d.close();
       const [db] = (await readEvents(opencode, recordPath(join(tmp, 'opencode.db'), 'ses_d'))).filter((e) => e.type === 'usage');
       expect(db).toMatchObject({ outputTokens: 70, reasoningTokens: 20, inputTokens: 10 });

@@ -431,9 +431,10 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     const key = JSON.stringify(rest);
     if (state.sessions[row.id] !== key && out.kinds.has('session')) out.emit(ev);
     state.sessions[row.id] = key;
+    const own: EmitTarget = { ...counted, sessionCreated: typeof row.time_created === 'number' ? row.time_created : undefined };
     for (const rec of bySession.get(row.id) ?? []) {
       usage = 0;
-      emitMessage(rec, row.id, isImported(snap.imported, rec.info.id, row.id) ? silent : counted);
+      emitMessage(rec, row.id, isImported(snap.imported, rec.info.id, row.id) ? silent : own);
       const k = keyOf(rec);
       const last = state.last[row.id];
       if (last === undefined || !before(k, last)) {

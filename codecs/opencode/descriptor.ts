@@ -9,7 +9,7 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 export const CODEC_ID = 'opencode';
 
 /** Goes up whenever the OpenCode engine (OpenCode and Kilo CLI) would parse an unchanged file differently. */
-export const PARSER_VERSION = 5;
+export const PARSER_VERSION = 6;
 
 export function getOpencodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const data = env.XDG_DATA_HOME?.trim() || join(env.HOME || homedir(), '.local', 'share');

@@ -35,6 +35,17 @@ export interface EmitTarget {
    * OpenAI-style providers); the database's versions subtract the reasoning (README.md, "Tokens and cost").
    */
   outputHasReasoning?: boolean;
+  /**
+   * When the session was created (epoch ms). A reply made before it is a fork's copy (README "Forks of a
+   * session"): the session it was made in counts it, so its usage is not emitted here.
+   */
+  sessionCreated?: number;
+}
+
+/** A reply older than its session: copied in by a fork (see `EmitTarget.sessionCreated`). */
+function isForkCopy(rec: OpencodeMessageRecord, out: EmitTarget): boolean {
+  const created = rec.info.time?.created;
+  return out.sessionCreated !== undefined && typeof created === 'number' && created < out.sessionCreated;
 }
 
 export function sessionEvent(s: OpencodeSessionInfo, offset: number, agent: string = CODEC_ID): SessionEvent {
@@ -177,7 +188,7 @@ export function emitMessage(rec: OpencodeMessageRecord, sessionId: string, out: 
     const e = messageEvent(rec, sessionId, agent);
     if (e !== undefined) out.emit(e);
   }
-  if (out.kinds.has('usage') && rec.info.role === 'assistant') {
+  if (out.kinds.has('usage') && rec.info.role === 'assistant' && !isForkCopy(rec, out)) {
     const u = usageOf(rec, sessionId, out.outputHasReasoning === true, agent);
     if (u !== undefined) out.emit(u);
   }

@@ -79,10 +79,11 @@ type FileReadCounts = CollectedRead;
 function emitAll(info: OpencodeSessionInfo, messages: OpencodeMessageRecord[], out: EmitTarget): void {
   if (out.kinds.has('session')) out.emit(sessionEvent(info, 0, out.agent));
   let next = 1;
+  const own: EmitTarget = { ...out, sessionCreated: typeof info.time?.created === 'number' ? info.time.created : undefined };
   for (const rec of sortMessages(messages)) {
     rec.offset = next++;
     rec.partOffsets = rec.parts.map(() => next++);
-    emitMessage(rec, info.id, out);
+    emitMessage(rec, info.id, own);
   }
 }
 
