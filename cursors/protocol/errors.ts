@@ -105,3 +105,9 @@ export function invalidOption(name: string, expected: string, got: unknown): Ses
   }
   return new SessionfoldError('INVALID_OPTION', `Invalid option ${name}: expected ${expected}, got ${shown}`);
 }
+
+/** An error saying the file or session is gone (`SESSION_NOT_FOUND`, or a bare `ENOENT`): missing, not unreadable. */
+export function isGoneError(e: unknown): boolean {
+  const code = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
+  return code === 'SESSION_NOT_FOUND' || code === 'ENOENT';
+}

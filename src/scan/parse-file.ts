@@ -16,7 +16,7 @@ import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart, UsageBlock 
 import { newReadInfo } from '../../cursors/protocol/codec.js';
 import { eventChunks } from '../../cursors/protocol/chunks.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { isSessionfoldError } from '../../cursors/protocol/errors.js';
+import { isGoneError, isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, hashesAreReady, hashesReady, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
 
@@ -323,7 +323,7 @@ async function run(codec: Codec, task: ParseTask, post: Post, source: EventSourc
 
 /** True when a task error means the file is gone. */
 export function isMissingFileError(e: SerializedError): boolean {
-  return e.code === 'SESSION_NOT_FOUND' || e.code === 'ENOENT';
+  return isGoneError(e);
 }
 
 /** Codes of a failed read that the file's bytes decide (a corrupt `.zst`): the same bytes fail the same way. */

@@ -19,7 +19,7 @@
  * so they read every file that passes the pre-filter.
  */
 import type { Codec, NativeSearchHit } from '../../cursors/protocol/codec.js';
-import { invalidOption } from '../../cursors/protocol/errors.js';
+import { invalidOption, isGoneError } from '../../cursors/protocol/errors.js';
 import { splitRecordPath } from '../../cursors/record-path.js';
 import { isZstdPath } from '../../cursors/zstd-name.js';
 import { findCodec, listCodecs, loadCodec } from '../registry.js';
@@ -144,8 +144,9 @@ async function searchCodecs(ctx: ManagerContext, q: NormalizedQuery, query: Sess
       let r: SessionSummary | undefined;
       try {
         r = await searchFile(sf, q, price, stats, tags, nativeHits.get(sf.file.path));
-      } catch {
-        tally.failed(sf.codec.id, sf.file.root); // unreadable: left out, and counted
+      } catch (err) {
+        // unreadable: left out, and counted; gone since it was listed: left out, as a scan leaves it
+        if (!isGoneError(err)) tally.failed(sf.codec.id, sf.file.root);
         continue;
       }
       if (r === undefined || seen.has(r.unifiedId)) continue;
