@@ -1,7 +1,8 @@
 /**
  * A live WAL database whose log restarted: two commits in one mtime tick rewrite its first frames at the log's
  * old size, under the salts the restart drew. The `-wal`'s stamp and a session's dependency fingerprint must
- * still tell them apart (the WAL index's change counter in the `-shm`).
+ * still tell them apart (the WAL index's change counter in the `-shm`); a settled `-wal` is fingerprinted by its
+ * stat alone, since a later commit moves its mtime.
  */
 import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,8 @@ describe('walStamp', () => {
       for (let i = 0; i < 20; i++) agent.prepare('INSERT INTO t (v) VALUES (?)').run('x'.repeat(500));
       agent.pragma('wal_checkpoint(RESTART)');
       const wal = `${db}-wal`;
-      const t = (Date.now() - 60_000) / 1000;
+      // one mtime for both commits, as one clock tick gives them: a recent one, as a live database's is
+      const t = Date.now() / 1000;
       const commit = (v: string): void => {
         agent.prepare('UPDATE t SET v = ? WHERE id = 1').run(v);
         utimesSync(wal, t, t);
@@ -51,6 +53,11 @@ describe('walStamp', () => {
       expect(fingerprintDependencies(codec, `${db}#k`)).not.toBe(fingerprint);
       // and a read changes nothing: the same stamp twice
       expect(walStamp(wal)).toEqual(walStamp(wal));
+      // settled, its stat alone: the fingerprint of a session's database as it was before this change
+      const old = (Date.now() - 60_000) / 1000;
+      utimesSync(wal, old, old);
+      const wal0 = statSync(wal);
+      expect(JSON.parse(fingerprintDependencies(codec, `${db}#k`))[1]).toEqual([wal, wal0.size, wal0.mtimeMs, wal0.ino]);
     } finally {
       agent.close();
     }

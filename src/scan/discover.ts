@@ -11,7 +11,7 @@ import { basename, dirname, isAbsolute } from 'node:path';
 import type { Codec, CodecListing, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
 import { fileStatOf, takeUnreadable, type FileStat } from '../../cursors/list-dir.js';
-import { walStamp } from '../../cursors/listing-memo.js';
+import { settledBefore, walStamp } from '../../cursors/listing-memo.js';
 import { DETECT_HEAD_BYTES, type DetectCandidate, loadCodec, mostSure } from '../registry.js';
 
 export interface ScanFile extends FileStat {
@@ -26,8 +26,9 @@ export interface ScanFile extends FileStat {
  * A SQLite journal beside a database (`-wal`, `-journal`, `-shm`): SQLite as root re-owns it on every open
  * (unix VFS `robustFchown`), which moves its ctime and nothing else, so a read by sessionfold itself would
  * change a ctime in its fingerprint (cursors/listing-memo.ts `walStamp` says the same of a listing's stamp).
- * A commit writes it, moving its size or mtime; a `-wal` is fingerprinted by `walStamp`, whose salts and WAL
- * index counter also tell two commits apart that a restarted log wrote at one size within one mtime tick.
+ * A commit writes it, moving its size or mtime; a `-wal` written within RACY_MS is fingerprinted by `walStamp`,
+ * whose salts and WAL index counter also tell two commits apart that a restarted log wrote at one size within
+ * one mtime tick.
  */
 const SQLITE_SIDECAR = /-(wal|journal|shm)$/;
 
@@ -49,9 +50,13 @@ export function fingerprintDependencies(codec: DependencyStamper, path: string, 
     deps.map((d) => {
       const stamp = stampOf?.call(codec, path, d, options);
       if (stamp !== undefined) return [d, stamp];
+      const started = Date.now();
       const s = statSync(d, { throwIfNoEntry: false });
       if (s === undefined) return [d, null];
-      if (d.endsWith('-wal')) return [d, walStamp(d).id];
+      // A -wal written within RACY_MS is stamped by its header and WAL index too (walStamp): two commits in one
+      // mtime tick can leave its stat as it was. Once settled, a later commit moves its mtime, and the stat is
+      // enough (a fifth of the time: each session of a database fingerprints its -wal).
+      if (d.endsWith('-wal') && !settledBefore(s.mtimeMs, started)) return [d, walStamp(d).id];
       return SQLITE_SIDECAR.test(d) ? [d, s.size, s.mtimeMs, s.ino] : [d, s.size, s.mtimeMs, s.ino, s.ctimeMs];
     }),
   );
