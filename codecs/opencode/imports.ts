@@ -1,7 +1,8 @@
 /**
- * Messages a fork copied into its database from another agent's transcripts. MiMo Code imports Claude Code's
- * and Codex's sessions (`packages/opencode/src/session/claude-import.ts`, `codex-import.ts` in
- * XiaomiMiMo/MiMo-Code) as OpenCode messages, each assistant message with the tokens of its source, and lists
+ * Messages a fork copied into its database from another agent's transcripts. MiMo Code imports Claude Code's,
+ * Codex's and OpenCode's sessions (`packages/opencode/src/session/claude-import.ts`, `codex-import.ts`,
+ * `opencode-import.ts` in XiaomiMiMo/MiMo-Code) as OpenCode messages, each assistant message with the tokens of
+ * its source, and lists
  * them in `external_import` (`source`, `session_id`, `message_ids` JSON; `external-import.sql.ts`). Those
  * tokens are the source agent's, which its own codec counts: read here they would count twice. A row without
  * `message_ids` (imported before MiMo recorded them) stands for its whole session, as MiMo's re-sync takes it.
