@@ -19,10 +19,11 @@
  * so they read every file that passes the pre-filter.
  */
 import type { Codec, NativeSearchHit } from '../../cursors/protocol/codec.js';
-import { invalidOption, isGoneError } from '../../cursors/protocol/errors.js';
+import { invalidOption, isGoneError, isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { splitRecordPath } from '../../cursors/record-path.js';
 import { isZstdPath } from '../../cursors/zstd-name.js';
 import { findCodec, listCodecs, loadCodec } from '../registry.js';
+import { isFileError } from '../scan/parse-file.js';
 import { SourceTally } from '../scan/sources.js';
 import type { ManagerContext, StatFile } from './context.js';
 import type { PriceFn } from './cost.js';
@@ -145,8 +146,10 @@ async function searchCodecs(ctx: ManagerContext, q: NormalizedQuery, query: Sess
       try {
         r = await searchFile(sf, q, price, stats, tags, nativeHits.get(sf.file.path));
       } catch (err) {
-        // unreadable: left out, and counted; gone since it was listed: left out, as a scan leaves it
-        if (!isGoneError(err)) tally.failed(sf.codec.id, sf.file.root);
+        // gone since it was listed: left out, as a scan leaves it; unreadable: left out, and counted
+        if (isGoneError(err)) continue;
+        if (!isUnreadableError(err)) throw err;
+        tally.failed(sf.codec.id, sf.file.root);
         continue;
       }
       if (r === undefined || seen.has(r.unifiedId)) continue;
@@ -176,6 +179,17 @@ async function nativeSearch(ctx: ManagerContext, c: Codec, q: NormalizedQuery): 
     return undefined; // an index that cannot be asked: read the sessions instead
   }
   return hits === undefined ? undefined : new Map(hits.map((h) => [h.file.path, h]));
+}
+
+/**
+ * Whether a read's error says the file cannot be read: an errno of the system (a permission, an I/O error),
+ * IO_ERROR, or a code its bytes decide (`isFileError`: bytes that do not decompress). Any other (a bug, a cache
+ * or option error) is not the file's, and is thrown rather than counted as an unreadable file.
+ */
+function isUnreadableError(e: unknown): boolean {
+  if (isSessionfoldError(e)) return e.code === 'IO_ERROR' || isFileError(e);
+  const code = e instanceof Error ? (e as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code);
 }
 
 /** The summary of a file that matches (`undefined` when it does not); throws when the file cannot be read. */
