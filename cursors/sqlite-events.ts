@@ -68,9 +68,13 @@ function recordEvents(all: DatabaseEvents, key: string | undefined): SnapshotEve
 
 /**
  * The state of the database at `db` as its files name it: the file's stamp (identity, size, mtime, ctime) and
- * header (change counter, page count), and its `-wal`'s stamp (identity, size, mtime, salts): a commit moves
- * the counter (rollback journal) or the `-wal`'s size, or its salts when the log restarts. Undefined when the
- * database is not a readable file.
+ * header (change counter, page count), and its `-wal`'s stamp (identity, size, mtime, salts, the `-shm`'s
+ * counters: `walStamp`): a commit moves the counter (rollback journal) or the `-wal`'s size, or its salts when
+ * the log restarts. A commit into a restarted log that stays within the log's old size, in the mtime tick of
+ * the last stamp, leaves size, salts and mtime as they were: the `-shm`'s counters see it. The gap: a writer
+ * without a `-shm` (locking_mode EXCLUSIVE keeps the index in memory) makes such a commit unseen, and a kept
+ * read (`readKept`) is served until a later commit moves the state. Undefined when the database is not a
+ * readable file.
  */
 export function databaseState(db: string): string | undefined {
   const file = fileStamp(db);
