@@ -111,3 +111,11 @@ export function isGoneError(e: unknown): boolean {
   const code = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
   return code === 'SESSION_NOT_FOUND' || code === 'ENOENT';
 }
+
+/** Codes of a failed read that the file's bytes decide (a corrupt `.zst`): the same bytes fail the same way. */
+const FILE_BYTES_CODES: ReadonlySet<unknown> = new Set(['PARSE_ERROR', 'FORMAT_MISMATCH', 'MALFORMED_LINE', 'LINE_TOO_LONG', 'LINE_ENDING']);
+
+/** An error the file's bytes decide (`FILE_BYTES_CODES`), not the system (I/O, permissions). */
+export function isFileBytesError(e: unknown): boolean {
+  return e !== null && typeof e === 'object' && FILE_BYTES_CODES.has((e as { code?: unknown }).code);
+}

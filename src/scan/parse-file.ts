@@ -16,7 +16,7 @@ import type { Codec, ReadCursor, ReadInfo, ReadOptions, ResumeStart, UsageBlock 
 import { newReadInfo } from '../../cursors/protocol/codec.js';
 import { eventChunks } from '../../cursors/protocol/chunks.js';
 import type { KindCounts, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { isGoneError, isSessionfoldError } from '../../cursors/protocol/errors.js';
+import { isFileBytesError, isGoneError, isSessionfoldError } from '../../cursors/protocol/errors.js';
 import { createHash64, hashesAreReady, hashesReady, type Hash64 } from '../../cursors/ids.js';
 import { SegmentWriter } from './segment.js';
 
@@ -326,10 +326,7 @@ export function isMissingFileError(e: SerializedError): boolean {
   return isGoneError(e);
 }
 
-/** Codes of a failed read that the file's bytes decide (a corrupt `.zst`): the same bytes fail the same way. */
-const FILE_ERROR_CODES: ReadonlySet<string | undefined> = new Set(['PARSE_ERROR', 'FORMAT_MISMATCH', 'MALFORMED_LINE', 'LINE_TOO_LONG', 'LINE_ENDING']);
-
-/** Whether a failed read is one of the file's bytes (`FILE_ERROR_CODES`), not of the system (I/O, permissions). */
+/** Whether a failed read is one of the file's bytes, not of the system (I/O, permissions): `isFileBytesError`. */
 export function isFileError(e: SerializedError): boolean {
-  return FILE_ERROR_CODES.has(e.code);
+  return isFileBytesError(e);
 }
