@@ -3,9 +3,11 @@
  * cannot read (an errno such as EACCES, IO_ERROR) or whose bytes cannot be read (PARSE_ERROR: a corrupt `.zst`)
  * is left out and counted in `sources`, as a scan counts it (src/scan/streaming.ts); any other error (a bug, or
  * a code that is not the file's: CACHE_ERROR) is not the file's and is thrown, not hidden as an unreadable file.
- * A probe codec's read throws the error under test for one file of three.
+ * A file deleted between the listing that found it and its read (an agent pruning old sessions) is gone, not
+ * unreadable: left out and not counted, as a scan leaves it. A probe codec's read throws the error under test
+ * for one file of three, or deletes that file first.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Codec } from '../cursors/protocol/codec.js';
@@ -21,11 +23,15 @@ const AGENT = 'throw-probe';
 let home: Home;
 let root = '';
 let failing = '';
-let thrown: () => Error = () => new Error('unset');
+let thrown: (() => Error) | 'vanish' = () => new Error('unset');
 
-/** sessionfold-jsonl's read, but the failing file's read throws `thrown()`. */
+/** sessionfold-jsonl's read, but the failing file's read throws `thrown()`, or finds the file deleted. */
 async function* throwingRead(path: string, options?: Parameters<Codec['read']>[1]): AsyncGenerator<SessionfoldEvent> {
-  if (path === failing) throw thrown();
+  const fail = thrown;
+  if (path === failing) {
+    if (fail !== 'vanish') throw fail();
+    await unlink(path);
+  }
   yield* sessionfoldJsonl.read(path, options);
 }
 
@@ -76,6 +82,14 @@ describe('search: a read that throws', () => {
       expect(unreadable(sources)).toBe(1);
     });
   }
+
+  it('a file gone since its listing: left out, not counted unreadable', async () => {
+    thrown = 'vanish';
+    const sources: SourceReport[] = [];
+    const rows = await search(sources);
+    expect(rows.map((r) => r.sessionId).sort()).toEqual(['probe-0', 'probe-2']);
+    expect(unreadable(sources)).toBe(0);
+  });
 
   const surfaced: [string, () => Error, unknown][] = [
     ['a bug (TypeError)', () => new TypeError('x is undefined'), TypeError],
