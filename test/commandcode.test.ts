@@ -117,6 +117,31 @@ describe('commandcode token semantics', () => {
   });
 });
 
+describe('commandcode: a prompt left without its reply', () => {
+  // Command Code 1.40.1's capture three-turns-1401.jsonl ends so: a resumed `-p` run showed its reply, but only
+  // the prompt reached the file (README "Where"): that request's tokens are nowhere in the transcript.
+  const header = JSON.stringify({ type: 'session', version: 3, id: 's1', timestamp: '2026-03-02T09:15:00.000Z', cwd: '/w' });
+  const prompt = (id: string, text: string, source = 'user') => JSON.stringify({ type: 'message', id, parentId: null, timestamp: '2026-03-02T09:16:00.000Z', message: { role: 'user', content: [{ type: 'text', text }], meta: { source, createdAt: 1772442960000 } } });
+  const reply = (id: string) => JSON.stringify({ type: 'message', id, parentId: null, timestamp: '2026-03-02T09:16:05.000Z', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }], meta: { source: 'model', messageId: `m-${id}` } }, usage: { inputTokens: 900, outputTokens: 5, cacheReadTokens: 640, cacheWriteTokens: 0 }, model: 'deepseek/deepseek-v4-flash' });
+  const tool = (id: string) => JSON.stringify({ type: 'message', id, parentId: null, timestamp: '2026-03-02T09:16:03.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'x' }] }], meta: { source: 'tool' } } });
+  const unknown = (events: Awaited<ReturnType<typeof eventsOf>>) => (byKind(events).session as SessionEvent[]).some((s) => s.usageUnknown === true);
+
+  it('a transcript ending in a prompt (or a tool result) with no reply after it has unknown usage', async () => {
+    expect(unknown(await eventsOf(`${header}\n${prompt('a1', 'hi')}\n${reply('b1')}\n${prompt('c1', 'again')}\n`))).toBe(true);
+    expect(unknown(await eventsOf(`${header}\n${prompt('a1', 'hi')}\n${reply('b1')}\n${tool('c1')}\n`))).toBe(true);
+  });
+
+  it('one whose every prompt has its reply (a steering prompt before it included) has not', async () => {
+    expect(unknown(await eventsOf(`${header}\n${prompt('a1', 'hi')}\n${prompt('a2', 'use vitest', 'steering')}\n${reply('b1')}\n${tool('c1')}\n${reply('d1')}\n`))).toBe(false);
+  });
+
+  it('a read resumed once the reply is written drops the unknown the prompt alone gave', async () => {
+    const content = Buffer.from(`${header}\n${prompt('a1', 'hi')}\n${reply('b1')}\n${prompt('c1', 'again')}\n${reply('d1')}\n`);
+    const run = await expectResumeEqualsFull(commandCode, content, lineBoundaries(content), {}, 's1.jsonl');
+    expect((run.kept.session as SessionEvent[]).some((s) => s.usageUnknown === true)).toBe(false);
+  });
+});
+
 describe('commandcode chunking, resume and the usage-only markers', () => {
   it.each(FILES.map((f) => [f.sessionId!, f.path]))('%s: same events (all kinds, and usage only) whatever the chunks', async (_id, path) => {
     const events = await expectChunkInvariant(commandCode, path);

@@ -6,8 +6,9 @@
  * - `message` per `message` entry (legacy: per record): text and thinking blocks; `tool_call` per `tool_use`
  *   block, `tool_result` per `tool_result` block.
  * - `usage` from an entry's own `usage` block (README "Tokens"): one request each, `inputTokens` holding the
- *   cache reads. An assistant message without one (every legacy record) gives no usage, and the session's
- *   last event then says its usage is unknown: tokens are never estimated from text.
+ *   cache reads. An assistant message without one (every legacy record), or a transcript ending in a prompt
+ *   or tool result with no reply after it, gives no usage, and the session's last event then says its usage
+ *   is unknown: tokens are never estimated from text.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
@@ -30,6 +31,8 @@ export interface CommandCodeState {
   model: string | undefined;
   /** An assistant message came without a usage block (README "Tokens"). */
   unrecorded: boolean;
+  /** The last message is a prompt or a tool result: the request it started has no reply in the file yet. */
+  awaiting: boolean;
   /** A usage-only read: only lines holding a marker matter, and only their usage. */
   usageOnly: boolean;
 }
@@ -138,7 +141,10 @@ function message(s: CommandCodeState, rec: Rec, msg: Rec, offset: number, emit: 
     emit(messageEventOf(CODEC_ID, s.sessionId, offset, role, text, { thinking: thinking || undefined, timestamp: ts, model, nativeId: entryId, parentId: parent, subtype: queued ? source : undefined }));
   }
   toolEvents(s, msg.content, offset, ts, entryId, emit);
+  // a prompt or tool result asks for a reply; one the writer never flushed leaves it last (README "No usage")
+  if (role === 'user' && meta.isMeta !== true && meta.isSummary !== true && (text !== '' || blocks(msg.content).some((b) => b.type === 'tool_result'))) s.awaiting = true;
   if (role !== 'assistant') return;
+  s.awaiting = false;
   const usage = commandCodeUsage(s, rec, offset);
   if (usage === undefined) s.unrecorded = true;
   else emit(usage);
@@ -165,7 +171,7 @@ function usageLine(s: CommandCodeState, rec: Rec, offset: number, emit: Emit): v
 export const commandCodeCore: LineCore<CommandCodeState> = {
   init(ctx: CoreContext): CommandCodeState {
     const usageOnly = ctx.options.kinds.size === 1 && ctx.options.kinds.has('usage');
-    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : commandCodeStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, forkedFrom: undefined, model: undefined, unrecorded: false, usageOnly };
+    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : commandCodeStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, forkedFrom: undefined, model: undefined, unrecorded: false, awaiting: false, usageOnly };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
@@ -173,6 +179,7 @@ export const commandCodeCore: LineCore<CommandCodeState> = {
     restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'forkedFrom', 'model']);
     s.sessionEmitted = o.sessionEmitted === true;
     s.unrecorded = o.unrecorded === true;
+    s.awaiting = o.awaiting === true;
     return s;
   },
   snapshot: snapshotWithoutFile,
@@ -186,7 +193,8 @@ export const commandCodeCore: LineCore<CommandCodeState> = {
     else record(s, rec, start, emit);
   },
   end(s, emit): KindCounts {
-    if (!s.sessionEmitted || !s.unrecorded || s.usageOnly) return {};
+    // provisional: a resumed read replaces it, so a reply written since clears an `awaiting` one
+    if (!s.sessionEmitted || !(s.unrecorded || s.awaiting) || s.usageOnly) return {};
     emit(sessionEvent(s, 0, { usageUnknown: true }));
     return { session: 1 };
   },
