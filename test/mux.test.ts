@@ -2,7 +2,8 @@
  * Mux (`~/.mux/sessions/<workspace>/session-usage.json`) over the fixtures in fixtures/mux, shaped on Mux's
  * `SessionUsageFile` (codecs/mux/README.md cites it): golden events, token totals checked by a deliberately
  * simple second reader, an all-zero ledger giving no usage, an absurd count skipped and counted, the roots,
- * and the CLI's cost report over a temporary HOME (the tree unchanged).
+ * and the CLI's cost report over a temporary HOME (the tree unchanged), also after a ledger grows under a warm
+ * cache (its running totals replace the cached ones, never add to them).
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -100,5 +101,19 @@ describe('sessionfold CLI over a Mux tree', () => {
     expectGoldenRow(report, 'mux', await goldenUsage(FILES.map((f) => join(EXPECTED_DIR, `${f.sessionId}.events.jsonl`))));
     expect(report).toMatchObject({ inputTokens: 6200, cacheReadTokens: 68000, cacheWriteTokens: 6000, outputTokens: 3600 });
     expect(report.totalUsd).toBeCloseTo(0.0765 + 0.02075, 9);
+  });
+
+  it('a ledger rewritten with grown totals replaces the cached one: each model counted once, at its final total', async () => {
+    const path = join(home, '.mux', 'sessions', 'a1b2c3d4e5', 'session-usage.json');
+    const doc = JSON.parse(await readFile(path, 'utf8'));
+    for (const usage of Object.values(doc.byModel) as Record<string, { tokens: number; cost_usd: number }>[]) for (const b of Object.values(usage)) [b.tokens, b.cost_usd] = [b.tokens * 2, b.cost_usd * 2];
+    doc.lastRequest.timestamp += 86_400_000;
+    await writeFile(path, JSON.stringify(doc, null, 2));
+    before = await trees();
+    const warm = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'mux'])) as AgentRow & { totalUsd: number; breakdowns: Record<string, unknown> };
+    expect(warm).toMatchObject({ inputTokens: 12400, cacheReadTokens: 136000, cacheWriteTokens: 12000, outputTokens: 7200, requestCount: 2 });
+    expect(warm.totalUsd).toBeCloseTo(2 * (0.0765 + 0.02075), 9);
+    expect(Object.keys(warm.breakdowns)).toEqual(['2026-03-03']);
+    expect(JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'mux', '--no-cache']))).toEqual(warm);
   });
 });
