@@ -95,6 +95,22 @@ describe('auggie buffers, resume and bad documents', () => {
     expect(run.cursors.every((c) => c.format === 'json')).toBe(true);
   });
 
+  it('a turn with an absurd count is a skipped record: its usage refused, not read as 0, the rest read', async () => {
+    await inTempDir(async (dir) => {
+      const text = await readFile(`${ROOT}${MAIN}.json`, 'utf8');
+      const file = join(dir, `${MAIN}.json`);
+      await writeFile(file, text.replace('"input_tokens": 300,', '"input_tokens": -300,'));
+      const info = newReadInfo();
+      const events = await readEvents(auggie, file, { info });
+      const full = await readEvents(auggie, `${ROOT}${MAIN}.json`);
+      expect(info.skippedLines).toBe(1);
+      expect((byKind(events).usage as UsageEvent[]).map((u) => u.offset)).toEqual((byKind(full).usage as UsageEvent[]).map((u) => u.offset).filter((o) => o !== 1));
+      expect(byKind(events).message).toEqual(byKind(full).message);
+      expect((byKind(events).session as SessionEvent[]).at(-1)).toMatchObject({ usageUnknown: true });
+      await expect(readEvents(auggie, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+    });
+  });
+
   it('a document cut short is one skipped record, with the turns read before the cut', async () => {
     await inTempDir(async (dir) => {
       const text = await readFile(`${ROOT}${MAIN}.json`, 'utf8');

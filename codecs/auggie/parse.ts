@@ -14,9 +14,10 @@
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
-import { parseJsonText } from '../../cursors/core.js';
+import { lineSkipper, parseJsonText } from '../../cursors/core.js';
 import { newObjectWalk, walkObject } from '../../cursors/object-walk.js';
-import { countOrZero } from '../../cursors/sane.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
+import { saneCount } from '../../cursors/sane.js';
 import { auggieSessionIdOf, CODEC_ID } from './paths.js';
 
 type Rec = Record<string, unknown>;
@@ -41,20 +42,23 @@ interface Session {
   withoutUsage: number;
   /** Whether the read wants messages, tool calls or results: a read of sessions and usage builds none of them. */
   conversation: boolean;
+  /** Counts a turn whose usage was refused (an absurd count) as a skipped record. */
+  skip: (err: SessionfoldError) => void;
 }
 
 /**
  * The usage of one turn's exchange: the first response node whose `token_usage` holds a token (Auggie keeps
- * one per turn; tokscale takes the first, README "Tokens"). Undefined without one.
+ * one per turn; tokscale takes the first, README "Tokens"). Undefined without one; MALFORMED_LINE when a count
+ * is not a sane one (the turn's usage is refused, not read as 0).
  */
 export function exchangeUsage(sessionId: string, ex: Rec, index: number, timestamp: string | undefined, sessionModel: string | undefined): UsageEvent | undefined {
   for (const node of recs(ex.response_nodes)) {
     const u = rec(node.token_usage);
     if (u === undefined) continue;
-    const input = countOrZero(u.input_tokens);
-    const output = countOrZero(u.output_tokens);
-    const cacheRead = countOrZero(u.cache_read_input_tokens);
-    const cacheWrite = countOrZero(u.cache_creation_input_tokens);
+    const input = saneCount(u.input_tokens, 'input_tokens');
+    const output = saneCount(u.output_tokens, 'output_tokens');
+    const cacheRead = saneCount(u.cache_read_input_tokens, 'cache_read_input_tokens');
+    const cacheWrite = saneCount(u.cache_creation_input_tokens, 'cache_creation_input_tokens');
     if (input + output + cacheRead + cacheWrite === 0) continue;
     const own = str(ex.model_id);
     const requestId = str(ex.request_id);
@@ -93,11 +97,26 @@ function* turnEvents(s: Session, turn: Rec, index: number): Generator<Sessionfol
   const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: index, ...(timestamp !== undefined && { timestamp }) };
   s.cwd = cwdOf(ex) ?? s.cwd;
   if (s.conversation) yield* conversationEvents(s, ex, base);
-  const usage = exchangeUsage(s.sessionId, ex, index, timestamp, s.model);
-  if (usage !== undefined) {
+  const usage = turnUsage(s, ex, index, timestamp);
+  if (usage === 'refused') s.withoutUsage++;
+  else if (usage !== undefined) {
     s.withUsage++;
     yield usage;
   } else if (str(ex.response_text) !== undefined || recs(ex.response_nodes).length > 0) s.withoutUsage++;
+}
+
+/**
+ * A turn's usage, or 'refused' when a count is absurd: that turn is a skipped record (counted; PARSE_ERROR when
+ * strict), its text and tool calls still read, and the session's usage a lower bound.
+ */
+function turnUsage(s: Session, ex: Rec, index: number, timestamp: string | undefined): UsageEvent | 'refused' | undefined {
+  try {
+    return exchangeUsage(s.sessionId, ex, index, timestamp, s.model);
+  } catch (e) {
+    if (!(e instanceof SessionfoldError) || e.code !== 'MALFORMED_LINE') throw e;
+    s.skip(new SessionfoldError('MALFORMED_LINE', `${s.sessionId}: turn ${index}: ${e.message}`, { agent: CODEC_ID }));
+    return 'refused';
+  }
 }
 
 /** A turn's tool results (its request's), prompt, answer and tool calls. */
@@ -127,7 +146,7 @@ function fields(meta: Rec, s: Session, extra: SessionFields = {}): SessionFields
 /** The document parser of an Auggie session file. */
 export function* parseAuggieSession(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
   const w = newObjectWalk('chatHistory');
-  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0, conversation: options.conversation };
+  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0, conversation: options.conversation, skip: lineSkipper(options, file) };
   let first: string | undefined;
   let index = 0;
   for (const _ of walkObject(chunks(), w)) {
