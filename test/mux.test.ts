@@ -5,7 +5,7 @@
  * and the CLI's cost report over a temporary HOME (the tree unchanged), also after a ledger grows under a warm
  * cache (its running totals replace the cached ones, never add to them).
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { discoverMuxFiles, getMuxRoots, mux } from '../codecs/mux/index.js';
 import type { UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
-import { treeListing } from './helpers/files.js';
+import { inTempDir, treeListing } from './helpers/files.js';
 import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
 import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
 
@@ -60,17 +60,40 @@ describe('mux golden files', () => {
   });
 
   it('a model entry with an absurd count is skipped and counted, the others kept', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sf-mux-'));
-    try {
+    await inTempDir('sf-mux-', async (dir) => {
       const path = join(dir, 'session-usage.json');
       await writeFile(path, JSON.stringify({ byModel: { 'a:x': { input: { tokens: -5 } }, 'b:y': { output: { tokens: 7 } } }, version: 1 }));
       const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
       const usage = byKind(await readEvents(mux, path, { info })).usage as UsageEvent[];
       expect(usage.map((u) => [u.model, u.outputTokens])).toEqual([['y', 7]]);
       expect(info.skippedLines).toBe(1);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
+  });
+
+  it('an entry (or a whole byModel) that is not an object is skipped and counted, not dropped in silence', async () => {
+    await inTempDir('sf-mux-', async (dir) => {
+      const path = join(dir, 'session-usage.json');
+      const read = async (doc: unknown) => {
+        await writeFile(path, JSON.stringify(doc));
+        const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+        const usage = byKind(await readEvents(mux, path, { info })).usage as UsageEvent[];
+        return [usage.map((u) => u.model), info.skippedLines];
+      };
+      expect(await read({ byModel: { 'a:x': 42, 'b:y': { output: { tokens: 7 } } }, version: 1 })).toEqual([['y'], 1]);
+      expect(await read({ byModel: [{ output: { tokens: 7 } }], version: 1 })).toEqual([[], 1]);
+      expect(await read({ version: 1 })).toEqual([[], 0]);
+    });
+  });
+
+  it('a ledger without a lastRequest time is dated at its last rewrite (the file\u2019s mtime), not left undated', async () => {
+    await inTempDir('sf-mux-', async (dir) => {
+      const path = join(dir, 'session-usage.json');
+      await writeFile(path, JSON.stringify({ byModel: { 'b:y': { output: { tokens: 7 } } }, version: 1 }));
+      const when = new Date('2026-04-05T06:07:08.000Z');
+      await utimes(path, when, when);
+      const usage = byKind(await readEvents(mux, path)).usage as UsageEvent[];
+      expect(usage.map((u) => u.timestamp)).toEqual([when.toISOString()]);
+    });
   });
 
   it('is $MUX_ROOT/sessions, else ~/.mux/sessions', () => {

@@ -8,6 +8,7 @@
  * for (const f of mux.discoverSync!(mux.defaultRoots()))
  *   for await (const e of mux.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
+import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Codec, ReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
@@ -23,7 +24,9 @@ export { discoverMuxFiles, getMuxRoots } from './paths.js';
 function readMux(file: string, options?: ReadOptions): AsyncGenerator<SessionfoldEvent> {
   return readCollected(CODEC_ID, file, options, (o, emit) => {
     const text = readSessionText(CODEC_ID, file, false) as string;
-    const got = parseMuxUsage(text, basename(dirname(file)));
+    // the time of a ledger without `lastRequest`: its last rewrite (README "Tokens")
+    const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+    const got = parseMuxUsage(text, basename(dirname(file)), mtimeMs);
     for (const e of got.events) if (o.kinds.has(e.type)) emit(e);
     return { records: 1, bytes: Buffer.byteLength(text), skipped: got.skipped };
   });

@@ -51,18 +51,26 @@ export function muxUsage(workspace: string, key: string, usage: Rec, timestamp: 
   });
 }
 
-/** The events of one `session-usage.json` text; a model entry with an absurd count is skipped and counted. */
-export function parseMuxUsage(text: string, workspace: string): { events: SessionfoldEvent[]; skipped: number } {
+/**
+ * The events of one `session-usage.json` text; a model entry that is not an object or holds an absurd count
+ * is skipped and counted, as is a `byModel` that is not an object. `mtimeMs` (the file's) dates the usage of
+ * a ledger without a `lastRequest` time: Mux rewrites the file at each stream's end (README "Tokens").
+ */
+export function parseMuxUsage(text: string, workspace: string, mtimeMs?: number): { events: SessionfoldEvent[]; skipped: number } {
   const doc = jsonObject(text);
   if (doc === undefined) throw new SessionfoldError('MALFORMED_LINE', `session-usage.json of ${workspace} is not a JSON object`, { agent: CODEC_ID });
   const last = rec(doc.lastRequest);
-  const timestamp = msTime(last?.timestamp);
+  const timestamp = msTime(last?.timestamp) ?? msTime(mtimeMs);
   const model = typeof last?.model === 'string' ? last.model : undefined;
   const events: SessionfoldEvent[] = [sessionEventOf(CODEC_ID, workspace, 0, { model })];
-  let skipped = 0;
-  for (const [key, value] of Object.entries(rec(doc.byModel) ?? {})) {
+  const byModel = rec(doc.byModel);
+  let skipped = byModel === undefined && doc.byModel !== undefined ? 1 : 0;
+  for (const [key, value] of Object.entries(byModel ?? {})) {
     const usage = rec(value);
-    if (usage === undefined) continue;
+    if (usage === undefined) {
+      skipped++;
+      continue;
+    }
     try {
       const e = muxUsage(workspace, key, usage, timestamp);
       if (e !== undefined) events.push(e);
