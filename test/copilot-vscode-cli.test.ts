@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copilotVscode } from '../codecs/copilot-vscode/index.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { readEvents } from './helpers/codec-harness.js';
-import { agentCli, goldenUsage } from './helpers/agent-cli.js';
+import { agentCli, agentCliOutput, goldenUsage } from './helpers/agent-cli.js';
 import { treeListing } from './helpers/files.js';
 
 const run = promisify(execFile);
@@ -46,16 +46,18 @@ afterAll(async () => {
 });
 
 const cli = agentCli(() => home, () => treeListing(config()), () => before);
+const cliOutput = agentCliOutput(() => home, () => treeListing(config()), () => before);
 
 describe('sessionfold CLI over VS Code chat sessions', () => {
   it('sessions list copilot-vscode lists every session with its title and workspace folder', async () => {
-    const rows = JSON.parse(await cli(['sessions', 'list', 'copilot-vscode', '--json'])) as { sessionId: string; title?: string; cwd?: string; cost?: number; usageRecorded?: false }[];
+    const rows = JSON.parse(await cli(['sessions', 'list', 'copilot-vscode', '--json'])) as { sessionId: string; title?: string; cwd?: string; cost?: number; usageUnknown?: true; usageRecorded?: false }[];
     const by = new Map(rows.map((r) => [r.sessionId, r]));
     expect([...by.keys()].sort()).toEqual([DOC, AGENT, EMPTY].sort());
     expect(by.get(AGENT)).toMatchObject({ title: 'Build failure in strict mode', cwd: '/home/dev/app' });
     expect(by.get(DOC)).toMatchObject({ title: 'Daily notes', cwd: '/home/dev/notes' });
-    expect(by.get(EMPTY)).toMatchObject({ usageRecorded: false });
-    expect(by.get(EMPTY)!.cost).toBeUndefined(); // not recorded, never a measured $0
+    expect(by.get(EMPTY)).toMatchObject({ usageUnknown: true });
+    expect(by.get(EMPTY)!.usageRecorded).toBeUndefined(); // VS Code records tokens: these were not written
+    expect(by.get(EMPTY)!.cost).toBeUndefined(); // unknown, never a measured $0
   });
 
   it('sessions show prints the conversation with its tool calls', async () => {
@@ -75,6 +77,11 @@ describe('sessionfold CLI over VS Code chat sessions', () => {
       cacheReadTokens: sum((u) => u.cacheReadTokens),
       requestCount: usage.length,
     });
+  });
+
+  it('cost report names the sessions whose tokens were not written: one without any among them', async () => {
+    const { err } = await cliOutput(['cost', 'report', '--agent', 'copilot-vscode']);
+    expect(err).toContain('note: copilot-vscode: 2 sessions have tokens the agent has not recorded');
   });
 
   it('the aliases name the codec', async () => {

@@ -74,13 +74,14 @@ describe('copilot-vscode golden files', () => {
     expect(sessions(k.session).at(-1)).toMatchObject({ cwd: '/home/dev/app', title: 'Build failure in strict mode' });
   });
 
-  it('a request without tokens gets none: the session says its usage is unknown, or not recorded at all', async () => {
+  it('a request without tokens gets none: the session says its usage is unknown, when none has tokens too', async () => {
     const doc = await readEvents(copilotVscode, pathOf(DOC));
     expect((byKind(doc).usage as UsageEvent[]).map((u) => u.inputTokens)).toEqual([2400]);
     expect(sessions(doc).at(-1)).toMatchObject({ title: 'Daily notes', cwd: '/home/dev/notes', usageUnknown: true });
     const empty = await readEvents(copilotVscode, pathOf(EMPTY));
     expect(byKind(empty).usage).toEqual([]);
-    expect(sessions(empty).at(-1)).toMatchObject({ usageRecorded: false });
+    expect(sessions(empty).at(-1)).toMatchObject({ usageUnknown: true });
+    expect(sessions(empty).every((s) => s.usageRecorded === undefined)).toBe(true);
     expect(sessions(empty).every((s) => s.cwd === undefined)).toBe(true);
   });
 });

@@ -23,7 +23,6 @@ export function createDocumentParser(cwd?: string) {
     let sessionId = sessionIdOfPath(file);
     let first: string | undefined;
     let index = 0;
-    let withUsage = 0;
     let withoutUsage = 0;
     for (const _ of walkObject(chunks(), w)) {
       if (first === undefined && (w.items.length > 0 || w.done)) {
@@ -39,12 +38,11 @@ export function createDocumentParser(cwd?: string) {
         for (const e of events) if (e !== undefined) yield e;
         const usage = usageEvents(r, at);
         if (str(r.requestId) === undefined) continue;
-        if (usage.length > 0) withUsage++;
-        else withoutUsage++;
+        if (usage.length === 0) withoutUsage++;
         yield* usage;
       }
     }
-    const flag = withoutUsage === 0 ? {} : withUsage === 0 ? { usageRecorded: false } : { usageUnknown: true as const };
+    const flag = withoutUsage === 0 ? {} : { usageUnknown: true as const };
     const late = sessionEventOf(CODEC_ID, sessionId, 0, fields(w.meta, cwd, flag));
     if (JSON.stringify(late) !== first) yield late;
   };

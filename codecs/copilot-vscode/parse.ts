@@ -38,8 +38,7 @@ export interface VscodeChatState {
   done: Record<string, Done>;
   /** Ids of requests over but not yet settled, in the order they ended. */
   pending: string[];
-  /** Final requests with tokens recorded, and without. */
-  withUsage: number;
+  /** Final requests without tokens recorded. */
   withoutUsage: number;
 }
 
@@ -183,8 +182,7 @@ function settle(s: VscodeChatState, r: Rec, start: number, emit: Emit): void {
   done.f = 1;
   const at = atOf(s, start);
   done.s = usageSignature(usageEvents(r, at));
-  if (finalEvents(r, at, emit) > 0) s.withUsage++;
-  else s.withoutUsage++;
+  if (finalEvents(r, at, emit) === 0) s.withoutUsage++;
   delete r.response;
 }
 
@@ -228,10 +226,7 @@ function requestEvents(s: VscodeChatState, r: Rec, start: number, emit: Emit): v
   const usage = usageEvents(r, at);
   const sig = usageSignature(usage);
   if (sig === done.s || usage.length === 0) return;
-  if (done.s === '') {
-    s.withoutUsage--;
-    s.withUsage++;
-  }
+  if (done.s === '') s.withoutUsage--;
   done.s = sig;
   for (const u of usage) emit(u);
 }
@@ -260,22 +255,21 @@ function end(s: VscodeChatState, emit: Emit): KindCounts {
     open[e.type] = (open[e.type] ?? 0) + 1;
     emit(e);
   };
-  let withUsage = s.withUsage;
   let withoutUsage = s.withoutUsage;
   for (const r of requestsOf(s.doc)) {
     const id = isRec(r) ? str(r.requestId) : undefined;
     if (id === undefined || s.done[id]?.f === 1) continue;
     const at = atOf(s, 0);
     if (s.pending.includes(id)) {
-      if (finalEvents(r, at, counting) > 0) withUsage++;
-      else withoutUsage++;
+      if (finalEvents(r, at, counting) === 0) withoutUsage++;
       continue;
     }
     const a = assistantEvent(r, at);
     if (a !== undefined) counting(a);
     for (const u of usageEvents(r, at)) counting(u);
   }
-  const flag = withoutUsage === 0 ? undefined : withUsage === 0 ? { usageRecorded: false } : { usageUnknown: true as const };
+  // VS Code records tokens (README "Tokens"): a session without them is unknown, not an agent that records none
+  const flag = withoutUsage === 0 ? undefined : { usageUnknown: true as const };
   if (flag !== undefined) counting(sessionEventOf(CODEC_ID, s.sessionId, 0, sessionFields(s, flag)));
   return open;
 }
@@ -302,7 +296,6 @@ export function createVscodeChatCore(options: VscodeChatCoreOptions = {}): LineC
     title: undefined,
     done: {},
     pending: [],
-    withUsage: 0,
     withoutUsage: 0,
   });
   return {
@@ -316,12 +309,11 @@ export function createVscodeChatCore(options: VscodeChatCoreOptions = {}): LineC
       if (typeof snapshot.title === 'string') s.title = snapshot.title;
       s.done = restoreDone(snapshot.done);
       if (Array.isArray(snapshot.pending)) s.pending = snapshot.pending.filter((x): x is string => typeof x === 'string');
-      s.withUsage = typeof snapshot.withUsage === 'number' ? snapshot.withUsage : 0;
       s.withoutUsage = typeof snapshot.withoutUsage === 'number' ? snapshot.withoutUsage : 0;
       return s;
     },
     snapshot(s) {
-      return { sessionId: s.sessionId, doc: s.doc, sessionSent: s.sessionSent, title: s.title, done: s.done, pending: s.pending, withUsage: s.withUsage, withoutUsage: s.withoutUsage };
+      return { sessionId: s.sessionId, doc: s.doc, sessionSent: s.sessionSent, title: s.title, done: s.done, pending: s.pending, withoutUsage: s.withoutUsage };
     },
     line,
     end,
