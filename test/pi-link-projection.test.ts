@@ -35,7 +35,8 @@ function readsOf(records: readonly Obj[], first = true): Set<string> {
 }
 
 // Every kind of line the first pass treats apart: headers (v3, v1 with its model, omp's with a title), pi's
-// and omp's model changes, omp's session_init, titles of each kind, messages with and without ids.
+// and omp's model changes, omp's session_init, Kimchi's subagent entry, titles of each kind, messages with and
+// without ids.
 const SESSIONS: Obj[][] = [
   [HEADER, user('u1', null, 'q'), assistant('a1', 'u1', 'r')],
   [{ type: 'session', id: 'v1', timestamp: '2025-01-01T00:00:00.000Z', cwd: '/w', provider: 'anthropic', modelId: 'claude-sonnet-4-5' }, { type: 'message', timestamp: '2025-01-01T00:00:01.000Z', message: { role: 'user', content: 'hi' } }],
@@ -50,6 +51,7 @@ const SESSIONS: Obj[][] = [
     { type: 'title_change', id: 't1', parentId: 's1', title: 'renamed' },
     { type: 'compaction', id: 'c1', parentId: 't1', summary: 'x', firstKeptEntryId: 'm1', tokensBefore: 10 },
   ],
+  [HEADER, { type: 'custom', id: 'k1', parentId: null, customType: 'kimchi:subagent-session', data: { type: 'explore' } }, user('u1', 'k1', 'q')],
 ];
 
 describe('PI_LINK_PROJECTION lists every field the first pass reads', () => {

@@ -116,9 +116,14 @@ describe('Kimchi subagent sessions (its agents extension, manager/session-file.t
     await writeFile(join(dir, `${ts.replace(/[:.]/g, '-')}_${CHILD_ID}.jsonl`), jsonl([...head, u, assistant('c0000002', 'c0000001', 'found', 200, 20, 0.02)]));
   });
 
-  it('are pi sessions in the parent\'s folder: listed with the parent as forkedFrom, and costed', async () => {
-    const list = (await cliJson(h.env, ['sessions', 'list', 'kimchi', '--json'])) as { sessionId: string; forkedFrom?: string }[];
-    expect(list.map((s) => [s.sessionId, s.forkedFrom]).sort()).toEqual([['019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43', undefined], [CHILD_ID, '019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43']]);
+  it('are pi sessions in the parent\'s folder: listed as subagents with the parent as forkedFrom, and costed', async () => {
+    const list = (await cliJson(h.env, ['sessions', 'list', 'kimchi', '--json'])) as { sessionId: string; forkedFrom?: string; subagent?: true }[];
+    expect(list.map((s) => [s.sessionId, s.forkedFrom, s.subagent]).sort()).toEqual([
+      ['019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43', undefined, undefined],
+      [CHILD_ID, '019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43', true],
+    ]);
+    const child = join(h.home, '.config', 'kimchi', 'harness', 'sessions', CWD, `2026-06-09T14-05-00-000Z_${CHILD_ID}.jsonl`);
+    expect((await readEvents(kimchi, child)).filter((e) => e.type === 'session').at(-1)).toMatchObject({ subagent: true, agentType: 'explore' });
     const parentUsages = usages(await readEvents(kimchi, join(FIXTURES, 'kimchi', 'harness', 'sessions', CWD, PARENT))).length;
     const report = (await cliJson(h.env, ['cost', 'report', '--agent', 'kimchi', '--json', '--group-by', 'agent', '--no-cache'])) as { breakdowns: Record<string, { requestCount: number }> };
     expect(report.breakdowns.kimchi?.requestCount).toBe(parentUsages + 1);

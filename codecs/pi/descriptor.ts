@@ -12,9 +12,9 @@ import { expandHome } from '../../cursors/env-paths.js';
  * Goes up whenever the pi engine would parse an unchanged file differently; the codecs of the family (omp,
  * Senpi, Kimchi, gajae-code, OpenClaw) read with the same engine and carry the same number (Cherry Studio,
  * which reads pi's files and Claude Code's, adds it to Claude's). 3: a `Usage`'s `reasoningTokens`,
- * `cttl.ephemeral1h` and `server.webSearch` (gajae-code's) are read.
+ * `cttl.ephemeral1h` and `server.webSearch` (gajae-code's) are read; 4: Kimchi's subagent entry marks its session.
  */
-export const PI_PARSER_VERSION = 3;
+export const PI_PARSER_VERSION = 4;
 
 
 /**

@@ -111,10 +111,12 @@ const CONVERSATION = ['message', 'tool_call', 'tool_result'] as const;
  * titles (`title_change`, omp's title slot). Four at most: the native line source takes no more.
  */
 const USAGE_MARKERS = ['"usage"', '"session', 'model_change', '"title'].map((m) => Buffer.from(m));
+/** Kimchi's subagent entry (`src/session-visibility.ts` `SUBAGENT_SESSION_ENTRY`, README of codecs/kimchi). */
+const KIMCHI_SUBAGENT = 'kimchi:subagent-session';
 
 /**
  * Every field the first pass of a two-pass read takes from a line (`takeRecord` in pass 1): the header's
- * fields, an entry's type, id and parentId, and what model changes, `session_init` and titles carry. That
+ * fields, an entry's type, id and parentId, and what model changes, subagent entries and titles carry. That
  * pass links the entries and needs nothing of their messages, which are most of a file's bytes, so its lines
  * go through the exact field scanner (cursors/scan-fields.ts) instead of JSON.parse; a line the scanner
  * cannot answer for is parsed whole (a malformed one is then skipped as before). A field that pass reads
@@ -134,6 +136,8 @@ export const PI_LINK_PROJECTION = {
   model: true,
   agent: true,
   name: true,
+  customType: true,
+  data: { type: true },
 } as const satisfies FieldProjection;
 
 const PI_LINK_FIELDS = compileProjection(PI_LINK_PROJECTION);
@@ -231,12 +235,21 @@ function readHeader(s: PiState, h: PiHeader, start: number, opts: PiCoreOptions,
   emit(sessionEvent(s, start, opts.meta));
 }
 
+/**
+ * An entry that says its session is a subagent's: omp's `session_init`, or the `custom` entry Kimchi's agents
+ * extension writes after the header (`customType: "kimchi:subagent-session"`, `data.type` the agent type).
+ */
+function opensSubagent(entry: PiEntry): boolean {
+  if (entry.type === 'session_init') return true;
+  return entry.type === 'custom' && entry.customType === KIMCHI_SUBAGENT && entry.data !== null && typeof entry.data === 'object';
+}
+
 /** `emit` takes session events (quiet in a second pass: the first yielded them), `nodeEmit` an entry's events. */
 function readEntry(s: PiState, entry: PiEntry, start: number, length: number, opts: PiCoreOptions, emit: Emit, nodeEmit: Emit): typeof RESTART | void {
   if (entry.type === 'model_change') takeModelChange(s, entry);
-  else if (entry.type === 'session_init' && s.header.subagent !== true) {
+  else if (opensSubagent(entry) && s.header.subagent !== true) {
     s.header.subagent = true;
-    const agentType = asString(entry.agent);
+    const agentType = asString(entry.type === 'custom' ? (entry.data as PiEntry | undefined)?.type : entry.agent);
     if (agentType !== undefined) s.header.agentType = agentType;
     emit(sessionEvent(s, start, opts.meta));
   } else if (TITLE_TYPES.has(entry.type)) {
