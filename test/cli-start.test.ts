@@ -1,6 +1,6 @@
 /** `sessionfold start` (npm start): real folders when they exist, the bundled demo history otherwise. */
 import { execFile } from 'node:child_process';
-import { cp } from 'node:fs/promises';
+import { appendFile, cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,16 @@ describe('sessionfold start', () => {
     expect(out).toMatch(/^sessionfold: reading your agent history: claude \S+\/projects \(1 file\)\n/);
     expect(out).not.toMatch(/demo/);
     expect(out).toMatch(/claude-sonnet-4-20250514/);
+  });
+
+  it('says what it skipped as a warning of its own, once, not as a Node process warning', async () => {
+    const dir = await temps.make();
+    const file = join(dir, 'projects', '-w', '9f0c3b55-2a61-4d2e-9a43-3c1f00000001.jsonl');
+    await cp(join(REAL, 'claude', 'vibecodingtracker-real-session-v1.0.95-zh.jsonl'), file);
+    await appendFile(file, '{"type":"assistant","message":{"usage":\n');
+    const r = await startStreams({ CLAUDE_CONFIG_DIR: dir });
+    expect(r.stderr).not.toMatch(/SessionfoldWarning|trace-warnings/);
+    expect(r.stderr.match(/^warning: skipped 1 line of \S+\.jsonl/gm)).toHaveLength(1);
   });
 
   it.each([[[]], [['--demo']]])('start %j: stdout is the report alone, the notices are on stderr', async (args) => {

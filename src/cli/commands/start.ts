@@ -109,13 +109,17 @@ export default defineCommand({
     const pricer = createPricer({ env });
     const base = { env, agents, timeZone, pricer, cache, ...(roots && { roots }) };
     let groupBy: CostGroupBy = 'day';
+    // said once each, as `cost report` says them, not as Node process warnings
+    const warnings: string[] = [];
+    const onWarning = (m: string): void => void (warnings.includes(m) || warnings.push(m));
     const summary = await withProgress(ctx, 'Reading usage', async (p) => {
-      const scan = { onProgress: p.onProgress };
+      const scan = { onProgress: p.onProgress, onWarning };
       const byDay = await totalCost({ ...base, groupBy }, scan);
       if (Object.keys(byDay.breakdowns ?? {}).length <= 31) return byDay;
       groupBy = 'month';
       return totalCost({ ...base, groupBy }, scan);
     });
+    for (const w of warnings) ctx.stderr.write(`warning: ${w}\n`);
     out.write('\n');
     // Only agents that record no usage (Cursor): the report says so instead of a $0.00 total.
     const unrecorded = onlyUnrecorded(detected.sources, summary);
