@@ -119,3 +119,14 @@ const FILE_BYTES_CODES: ReadonlySet<unknown> = new Set(['PARSE_ERROR', 'FORMAT_M
 export function isFileBytesError(e: unknown): boolean {
   return e !== null && typeof e === 'object' && FILE_BYTES_CODES.has((e as { code?: unknown }).code);
 }
+
+/**
+ * Whether a read's error says the file cannot be read: an errno of the system (a permission, an I/O error),
+ * IO_ERROR, or a code its bytes decide (`isFileBytesError`). Any other (a bug, a cache or option error) is not
+ * the file's: a caller that leaves unreadable files out and counts them throws it instead of hiding it.
+ */
+export function isUnreadableError(e: unknown): boolean {
+  if (e instanceof SessionfoldError) return e.code === 'IO_ERROR' || isFileBytesError(e);
+  const code = e instanceof Error ? (e as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code);
+}

@@ -16,7 +16,8 @@
  * A file that cannot be read, or yields no event of the codec's format (empty, foreign, all lines
  * malformed), is left out: list never fails on one bad file; `get()` reports it. One that cannot be read
  * (a permission, an I/O error, bytes that do not decompress) is counted in `options.sources`, with the
- * folders discovery could not list, so the caller can say what was left out.
+ * folders discovery could not list, so the caller can say what was left out; one gone since it was listed
+ * is not. An error that is not the file's (a bug, the cache's) is thrown, not hidden as an unreadable file.
  *
  * Every read of steps 2 and 3 is kept in the event cache database (summary-cache.ts: per file, the peek, the
  * usage-only result and the whole fold, valid while the file's stat, parser, dependencies and price data are
@@ -28,7 +29,7 @@
 import { statSync } from 'node:fs';
 import { resolve as resolvePath, sep } from 'node:path';
 import type { Codec, SessionFile } from '../../cursors/protocol/codec.js';
-import { invalidOption } from '../../cursors/protocol/errors.js';
+import { invalidOption, isGoneError, isUnreadableError } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import { SourceTally } from '../scan/sources.js';
 import type { TagIndex } from '../tags.js';
@@ -307,8 +308,12 @@ async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions):
         if (p.fold.model !== undefined) models.push(p.fold.model);
         data = summaryData(sf, p.fold, p.exact, models, p.tail);
       }
-    } catch {
-      run.tally.failed(run.codec.id, sf.file.root); // unreadable now: left out, counted, and not cached
+    } catch (err) {
+      // gone since the listing: left out, as a scan leaves it; unreadable now: left out, counted, not cached;
+      // any other error (a bug, the cache's) is not the file's, and is not hidden as an unreadable file
+      if (isGoneError(err)) return;
+      if (!isUnreadableError(err)) throw err;
+      run.tally.failed(run.codec.id, sf.file.root);
       return;
     }
     cache?.put(sf, 'peek', data);
@@ -350,6 +355,14 @@ async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions):
   return out;
 }
 
+/**
+ * Whether a later read of a listed file failed for the file's sake (gone since, or unreadable now): it then
+ * keeps its lazy summary. Any other error is not the file's, and is thrown.
+ */
+function fileFailed(err: unknown): boolean {
+  return isGoneError(err) || isUnreadableError(err);
+}
+
 function wholeReadsInFlight(run: Run): number {
   return Math.min(run.ctx.options.concurrency, WHOLE_READS_IN_FLIGHT);
 }
@@ -385,8 +398,9 @@ async function mergeUsage(run: Run, cands: Candidate[], since: number | undefine
       try {
         const fold = await foldWholeFile(c.sf.codec, c.sf.file, price, ['usage']);
         data = { ...(fold.cost !== undefined && { cost: fold.cost }), ...(fold.copiedCost !== undefined && { copiedCost: fold.copiedCost }), ...(fold.model !== undefined && { model: fold.model }), models: [...fold.models.keys()] };
-      } catch {
-        return;
+      } catch (err) {
+        if (fileFailed(err)) return;
+        throw err;
       }
       usage.set(c.sf.file.path, data);
       run.cache?.put(c.sf, 'usage', data);
@@ -409,8 +423,9 @@ async function refoldWhole(run: Run, cands: Candidate[]): Promise<Candidate[]> {
       try {
         const fold = await foldWholeFile(c.sf.codec, c.sf.file, price);
         data = summaryData(c.sf, fold, true, union(c.models, fold.models.keys()));
-      } catch {
-        return c;
+      } catch (err) {
+        if (fileFailed(err)) return c;
+        throw err;
       }
       run.cache?.put(c.sf, 'whole', data);
     }

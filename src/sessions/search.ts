@@ -19,7 +19,7 @@
  * so they read every file that passes the pre-filter.
  */
 import type { Codec, NativeSearchHit } from '../../cursors/protocol/codec.js';
-import { invalidOption, isFileBytesError, isGoneError, isSessionfoldError } from '../../cursors/protocol/errors.js';
+import { invalidOption, isGoneError, isUnreadableError } from '../../cursors/protocol/errors.js';
 import { splitRecordPath } from '../../cursors/record-path.js';
 import { isZstdPath } from '../../cursors/zstd-name.js';
 import { findCodec, listCodecs, loadCodec } from '../registry.js';
@@ -178,17 +178,6 @@ async function nativeSearch(ctx: ManagerContext, c: Codec, q: NormalizedQuery): 
     return undefined; // an index that cannot be asked: read the sessions instead
   }
   return hits === undefined ? undefined : new Map(hits.map((h) => [h.file.path, h]));
-}
-
-/**
- * Whether a read's error says the file cannot be read: an errno of the system (a permission, an I/O error),
- * IO_ERROR, or a code its bytes decide (`isFileBytesError`: bytes that do not decompress). Any other (a bug, a cache
- * or option error) is not the file's, and is thrown rather than counted as an unreadable file.
- */
-function isUnreadableError(e: unknown): boolean {
-  if (isSessionfoldError(e)) return e.code === 'IO_ERROR' || isFileBytesError(e);
-  const code = e instanceof Error ? (e as NodeJS.ErrnoException).code : undefined;
-  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code);
 }
 
 /** The summary of a file that matches (`undefined` when it does not); throws when the file cannot be read. */

@@ -1,11 +1,13 @@
 /**
- * `sessions search` over a file whose read throws: what the error's code says decides. A file the system
- * cannot read (an errno such as EACCES, IO_ERROR) or whose bytes cannot be read (PARSE_ERROR: a corrupt `.zst`)
- * is left out and counted in `sources`, as a scan counts it (src/scan/streaming.ts); any other error (a bug, or
- * a code that is not the file's: CACHE_ERROR) is not the file's and is thrown, not hidden as an unreadable file.
- * A file deleted between the listing that found it and its read (an agent pruning old sessions) is gone, not
- * unreadable: left out and not counted, as a scan leaves it. A probe codec's read throws the error under test
- * for one file of three, or deletes that file first.
+ * `sessions search` and `sessions list` over a file whose read throws: what the error's code says decides. A
+ * file the system cannot read (an errno such as EACCES, IO_ERROR) or whose bytes cannot be read (PARSE_ERROR: a
+ * corrupt `.zst`) is left out and counted in `sources`, as a scan counts it (src/scan/streaming.ts); any other
+ * error (a bug, or a code that is not the file's: CACHE_ERROR) is not the file's and is thrown, not hidden as an
+ * unreadable file. A file deleted between the listing that found it and its read (an agent pruning old
+ * sessions) is gone, not unreadable: left out and not counted, as a scan leaves it. A probe codec's read throws
+ * the error under test for one file of three, or deletes that file first; the list's probe has no line core,
+ * so its peek is that read. A later whole read (`--sort turns`) that fails for the file's sake keeps the
+ * peek's summary.
  */
 import { mkdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,6 +22,8 @@ import { createSessionManager } from '../src/sessions/manager.js';
 import { FAKE_PRICER, makeHome, writeExportSession, type Home } from './sessions-helpers.js';
 
 const AGENT = 'throw-probe';
+/** The same probe without a line core: `list` peeks it through `read()`. */
+const WHOLE = 'throw-probe-whole';
 let home: Home;
 let root = '';
 let failing = '';
@@ -39,6 +43,7 @@ beforeAll(async () => {
   home = await makeHome();
   root = join(home.dir, 'probe');
   registerCodec({ ...sessionfoldJsonl, id: AGENT, aliases: [], displayName: 'Throw probe', defaultRoots: () => [root], read: throwingRead }, 'throw-probe-adapter');
+  registerCodec({ ...sessionfoldJsonl, id: WHOLE, aliases: [], displayName: 'Throw probe, read whole', defaultRoots: () => [root], lineCore: undefined, lineCoreFor: undefined, read: throwingRead }, 'throw-probe-whole-adapter');
 });
 
 beforeEach(async () => {
@@ -60,13 +65,15 @@ afterAll(async () => {
   await rm(home.dir, { recursive: true, force: true });
 });
 
-const unreadable = (sources: SourceReport[]) => sources.filter((s) => s.agent === AGENT).reduce((n, s) => n + s.unreadable, 0);
+const unreadable = (sources: SourceReport[]) => sources.filter((s) => s.agent === AGENT || s.agent === WHOLE).reduce((n, s) => n + s.unreadable, 0);
 const search = (sources: SourceReport[]) =>
   createSessionManager({ env: home.env, pricer: FAKE_PRICER, cache: false }).search({ text: 'needle', agent: AGENT, sources });
 
 const errno = (code: string) => Object.assign(new Error(`${code}: cannot open`), { code });
 
-describe('search: a read that throws', () => {
+const list = (sources: SourceReport[]) => createSessionManager({ env: home.env, pricer: FAKE_PRICER, cache: false }).list(WHOLE, { sources });
+
+for (const [op, ask] of [['search', search], ['list', list]] as const) describe(`${op}: a read that throws`, () => {
   const counted: [string, () => Error][] = [
     ['EACCES', () => errno('EACCES')],
     ['EIO', () => errno('EIO')],
@@ -77,7 +84,7 @@ describe('search: a read that throws', () => {
     it(`${name}: the file is left out and counted unreadable`, async () => {
       thrown = make;
       const sources: SourceReport[] = [];
-      const rows = await search(sources);
+      const rows = await ask(sources);
       expect(rows.map((r) => r.sessionId).sort()).toEqual(['probe-0', 'probe-2']);
       expect(unreadable(sources)).toBe(1);
     });
@@ -86,7 +93,7 @@ describe('search: a read that throws', () => {
   it('a file gone since its listing: left out, not counted unreadable', async () => {
     thrown = 'vanish';
     const sources: SourceReport[] = [];
-    const rows = await search(sources);
+    const rows = await ask(sources);
     expect(rows.map((r) => r.sessionId).sort()).toEqual(['probe-0', 'probe-2']);
     expect(unreadable(sources)).toBe(0);
   });
@@ -100,9 +107,37 @@ describe('search: a read that throws', () => {
     it(`${name}: thrown, not counted as an unreadable file`, async () => {
       thrown = make;
       const sources: SourceReport[] = [];
-      const run = search(sources);
+      const run = ask(sources);
       if (typeof expected === 'function') await expect(run).rejects.toThrow(expected as new () => Error);
       else await expect(run).rejects.toEqual(expected);
     });
   }
+});
+
+describe('list --sort turns: a whole read after the peek fails', () => {
+  /** The probe files made larger than a peek reads whole, so `--sort turns` reads them again through `read()`. */
+  async function bigFiles(): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+      await writeExportSession(root, { agent: 'x', sessionId: `probe-${i}` }, [
+        { role: 'user', content: `find the needle ${i} ${'hay '.repeat(50_000)}`, timestamp: new Date(Date.UTC(2026, 4, 1 + i)).toISOString() },
+        { role: 'assistant', content: `needle ${i} found`, id: `m${i}`, timestamp: new Date(Date.UTC(2026, 4, 1 + i, 0, 1)).toISOString() },
+      ]);
+    }
+  }
+  const byTurns = (sources: SourceReport[]) => createSessionManager({ env: home.env, pricer: FAKE_PRICER, cache: false }).list(AGENT, { sort: 'turns', sources });
+
+  for (const [name, make] of [['EACCES', () => errno('EACCES')], ['gone', 'vanish']] as const) {
+    it(`${name}: the file keeps its peeked summary (not exact), the others are read whole`, async () => {
+      await bigFiles();
+      thrown = make;
+      const rows = await byTurns([]);
+      expect(rows.map((r) => [r.sessionId, r.exact]).sort()).toEqual([['probe-0', true], ['probe-1', false], ['probe-2', true]]);
+    });
+  }
+
+  it('a bug: thrown, not a file kept with its peeked summary', async () => {
+    await bigFiles();
+    thrown = () => new TypeError('x is undefined');
+    await expect(byTurns([])).rejects.toThrow(TypeError);
+  });
 });
