@@ -82,36 +82,57 @@ function fromBlock(raw: Buffer): DirEntry[] {
 }
 
 /**
- * Folders that exist but could not be listed (permissions, I/O), with why, since the last `takeUnreadable`:
- * discovery reports them, so that the sessions inside are never left out without a word.
+ * Folders that exist but could not be listed (permissions, I/O), with why, each with its place in the order
+ * they were noted: discovery reports them, so that the sessions inside are never left out without a word. A
+ * discovery takes a mark before it lists and asks for the folders noted since under its roots
+ * (`unreadableSince`), so discoveries that interleave (two requests to `serve`) each get their own and none
+ * takes another's away. The last NOTES_KEPT notes are kept.
  */
-const unreadable = new Map<string, string>();
+const notes: { seq: number; dir: string; why: string }[] = [];
+let noted = 0;
+const NOTES_KEPT = 1000;
 
-/** The folders found unreadable since the last call (and forget them). */
-export function takeUnreadable(): [dir: string, why: string][] {
-  const out = [...unreadable];
-  unreadable.clear();
-  return out;
+/** The mark a discovery takes before it lists (see `unreadableSince`). */
+export function unreadableMark(): number {
+  return noted;
+}
+
+/** Whether `dir` is `root`, inside it, or a folder above it (a discovery may list a root's parent). */
+function related(dir: string, root: string): boolean {
+  const [a, b] = dir.length >= root.length ? [dir, root] : [root, dir];
+  return a === b || (a.startsWith(b) && (a[b.length] === sep || b.endsWith(sep)));
+}
+
+/** The folders noted unreadable since `mark` under one of `roots` (all, when none are given), each once. */
+export function unreadableSince(mark: number, roots?: readonly string[]): [dir: string, why: string][] {
+  const out = new Map<string, string>();
+  for (const n of notes) if (n.seq > mark && (roots === undefined || roots.some((r) => related(n.dir, r)))) out.set(n.dir, n.why);
+  return [...out];
+}
+
+function note(dir: string, why: string): void {
+  notes.push({ seq: ++noted, dir, why });
+  if (notes.length > NOTES_KEPT) notes.splice(0, notes.length - NOTES_KEPT);
 }
 
 /** Note `dir` as unreadable when it is there (a missing folder is no news); `why` an errno code, if known. */
 function noteUnreadable(dir: string, why?: string): void {
-  if (why === 'ENOENT' || why === 'ENOTDIR' || unreadable.size >= 1000) return;
+  if (why === 'ENOENT' || why === 'ENOTDIR') return;
   try {
     if (!statSync(dir).isDirectory()) return;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return;
   }
-  unreadable.set(dir, why ?? 'cannot be listed');
+  note(dir, why ?? 'cannot be listed');
 }
 
 /**
  * Note a folder (or a root that is not one) whose sessions discovery leaves out for a reason of its own (a
- * bound it will not walk past), reported as `takeUnreadable` reports the folders it could not list.
+ * bound it will not walk past), reported as `unreadableSince` reports the folders it could not list.
  */
 export function noteLeftOut(dir: string, why: string): void {
-  if (unreadable.size < 1000) unreadable.set(dir, why);
+  note(dir, why);
 }
 
 /** The kernel's listing of `dir` (unsorted), or null when it cannot be read; undefined without the kernel. */

@@ -10,7 +10,7 @@ import { closeSync, openSync, readSync, realpathSync, statSync, type Stats } fro
 import { basename, dirname, isAbsolute } from 'node:path';
 import type { Codec, CodecListing, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import type { NormalizedScanOptions } from './options.js';
-import { fileStatOf, takeUnreadable, type FileStat } from '../../cursors/list-dir.js';
+import { fileStatOf, unreadableMark, unreadableSince, type FileStat } from '../../cursors/list-dir.js';
 import { settledBefore, walStamp } from '../../cursors/listing-memo.js';
 import { DETECT_HEAD_BYTES, type DetectCandidate, loadCodec, mostSure } from '../registry.js';
 
@@ -150,9 +150,13 @@ function warnUnreadable(opts: NormalizedScanOptions, dirs: [string, string][]): 
   }
 }
 
-/** The folders `codec`'s discovery could not list, kept for the source report when one is asked for. */
-function takeUnreadableOf(opts: NormalizedScanOptions, codec: Codec): [string, string][] {
-  return opts.sourceReport?.tally.takeUnreadable(codec.id) ?? takeUnreadable();
+/**
+ * The folders `codec`'s discovery could not list since `mark` under its `roots` (cursors/list-dir.ts), kept for
+ * the source report when one is asked for.
+ */
+function unreadableOf(opts: NormalizedScanOptions, codec: Codec, mark: number, roots: readonly string[]): [string, string][] {
+  const found = unreadableSince(mark, roots);
+  return opts.sourceReport?.tally.unreadable(codec.id, found) ?? found;
 }
 
 /** Write the source report, when one is asked for (`ScanOptions.sources`). */
@@ -322,7 +326,6 @@ export async function loadListedCodecs(opts: NormalizedScanOptions, only?: Reado
  * only the stats (src/cost/incremental.ts); it calls `loadListedCodecs` before using the codecs for more.
  */
 export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers = false): Promise<Discovery> {
-  takeUnreadable(); // only this discovery's
   const seen = new Map<string, Set<string>>();
   const files: ScanFile[] = [];
   const stats = opts.stats;
@@ -331,6 +334,7 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
   const unreadable: [string, string][] = [];
   const kept = keptPaths(opts);
   for (const { codec, roots } of opts.sources) {
+    const mark = unreadableMark();
     const listing = withoutParsers && installed === undefined ? (codec as Unloaded).unloadedListing : undefined;
     const found =
       listing !== undefined
@@ -338,7 +342,7 @@ export async function discoverFiles(opts: NormalizedScanOptions, withoutParsers 
         : installed !== undefined
           ? await installed.source(codec, roots, () => discoverSource(codec, roots, undefined, opts.discover))
           : await discoverSource(codec, roots, undefined, opts.discover);
-    unreadable.push(...takeUnreadableOf(opts, codec));
+    unreadable.push(...unreadableOf(opts, codec, mark, roots));
     const paths = new Set<string>();
     seen.set(codec.id, paths);
     const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
@@ -370,7 +374,6 @@ export function canDiscoverStreaming(): boolean {
  * handed over complete and are folded meanwhile). Only without a DiscoveryCache (`canDiscoverStreaming`).
  */
 export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (files: ScanFile[]) => boolean, chunk = 64): Promise<void> {
-  takeUnreadable();
   const stats = opts.stats;
   const tally = opts.sourceReport?.tally;
   tally?.begin();
@@ -391,6 +394,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
   const kept = keptPaths(opts);
   for (const { codec, roots } of opts.sources) {
     if (roots.length === 0) continue;
+    const mark = unreadableMark();
     const paths = new Set<string>();
     const skipByMtime = opts.since !== undefined && codec.capabilities.eventsPrecedeMtime === true;
     /** Take one discovered file; true when it went to `pending`. */
@@ -410,7 +414,7 @@ export async function discoverStreaming(opts: NormalizedScanOptions, onFiles: (f
     if (listed !== undefined) {
       for (const d of listed) if (take(d) && pending.length >= size && !(await flush())) return;
     } else for await (const d of codec.discover(roots, opts.discover)) if (take(d) && pending.length >= size && !(await flush())) return;
-    unreadable.push(...takeUnreadableOf(opts, codec));
+    unreadable.push(...unreadableOf(opts, codec, mark, roots));
   }
   pending.push(...(await unlistedKept(opts, kept)));
   warnUnreadable(opts, unreadable);

@@ -8,7 +8,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Codec } from '../../cursors/protocol/codec.js';
-import { takeUnreadable } from '../../cursors/list-dir.js';
+import { unreadableMark, unreadableSince } from '../../cursors/list-dir.js';
 
 export type SourceStatus = 'found' | 'unreadable' | 'missing';
 
@@ -85,13 +85,12 @@ export class SourceTally {
     this.#files.set(k, (this.#files.get(k) ?? 0) + 1);
   }
 
-  /** The folders discovery could not list since the last call, as `agent`'s; returned for the caller to warn. */
-  takeUnreadable(agent: string): [dir: string, why: string][] {
-    const taken = takeUnreadable();
+  /** The folders `agent`'s discovery could not list (cursors/list-dir.ts `unreadableSince`); returned for the caller to warn. */
+  unreadable(agent: string, found: [dir: string, why: string][]): [dir: string, why: string][] {
     const dirs = this.#folders.get(agent) ?? [];
-    for (const [dir] of taken) dirs.push(dir);
+    for (const [dir] of found) dirs.push(dir);
     this.#folders.set(agent, dirs);
-    return taken;
+    return found;
   }
 
   /** A file of `agent` under `root` that a read could not open. */
@@ -142,16 +141,16 @@ export function tallyOf(out: SourceReport[]): SourceTally {
 /** The source report of `codecs` under their default roots, from a discovery of its own (no file is read). */
 export async function surveySources(codecs: readonly Codec[], env: NodeJS.ProcessEnv): Promise<SourceReport[]> {
   const tally = new SourceTally();
-  takeUnreadable(); // only this survey's
   const sources = codecs.map((codec) => ({ codec, roots: [...new Set(codec.defaultRoots(env))] }));
   for (const { codec, roots } of sources) {
+    const mark = unreadableMark();
     const seen = new Set<string>();
     for await (const f of codec.discoverSync?.(roots) ?? codec.discover(roots)) {
       if (seen.has(f.path)) continue;
       seen.add(f.path);
       tally.file(codec.id, f.root);
     }
-    tally.takeUnreadable(codec.id);
+    tally.unreadable(codec.id, unreadableSince(mark, roots));
   }
   return tally.report(sources, env);
 }

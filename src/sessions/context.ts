@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Codec, DiscoverOptions, SessionFile } from '../../cursors/protocol/codec.js';
-import { fileStatOf, takeUnreadable, type FileStat } from '../../cursors/list-dir.js';
+import { fileStatOf, unreadableMark, unreadableSince, type FileStat } from '../../cursors/list-dir.js';
 import { openListingMemo } from '../cache/listing-memo.js';
 import { getCachePath } from '../cache/paths.js';
 import { checkCostMode, type CostMode } from '../cost/types.js';
@@ -106,7 +106,7 @@ export class ManagerContext {
    * its root, and the folders this discovery could not list are counted as the codec's.
    */
   async discoverFiles(codec: Codec, roots: readonly string[], tally?: SourceTally): Promise<SessionFile[]> {
-    if (tally !== undefined) takeUnreadable(); // only this discovery's
+    const mark = unreadableMark();
     const all: SessionFile[] = [];
     const seen = new Set<string>();
     for await (const f of codec.discover(roots, this.discoverOptions())) {
@@ -115,7 +115,7 @@ export class ManagerContext {
       seen.add(f.path);
       tally.file(codec.id, f.root);
     }
-    tally?.takeUnreadable(codec.id);
+    tally?.unreadable(codec.id, unreadableSince(mark, roots));
     return all;
   }
 
