@@ -106,26 +106,49 @@ function readKept<T>(kept: Map<string, Kept<T>>, slot: string, agent: string, db
   return entry;
 }
 
-/** Per agent: the last database read whole, with the sessions of it no read has taken yet (`left`). */
+/**
+ * Per agent and database: the last read of it whole, with the sessions of it no read has taken yet (`left`),
+ * at most KEPT_PER_AGENT databases of one agent, the least recently asked for let go first.
+ */
 const lastRead = new Map<string, Kept<{ all: DatabaseEvents; left: Set<string> }>>();
 
 /**
+ * How many databases of one agent keep their read: a scan takes the sessions of an agent's databases in an
+ * order of its own (several files in flight), so two databases read in turn would each be read again at every
+ * turn with one; the bound keeps an agent with many databases (one per workspace) from holding them all.
+ */
+export const KEPT_PER_AGENT = 4;
+
+/** `slot` made the most recently used of `kept`, and the least recently used of `agent`'s beyond the bound let go. */
+function touch<T>(kept: Map<string, Kept<T>>, slot: string, agent: string): void {
+  const entry = kept.get(slot);
+  if (entry === undefined) return;
+  kept.delete(slot);
+  kept.set(slot, entry);
+  const prefix = `${agent}\0`;
+  const mine = [...kept.keys()].filter((k) => k.startsWith(prefix));
+  for (const k of mine.slice(0, Math.max(0, mine.length - KEPT_PER_AGENT))) kept.delete(k);
+}
+
+/**
  * The events of the session `key` names (of every session when `key` is undefined; none when the database
- * has no such session) from one snapshot of `db`, or from what the agent's last call read of the same
- * database, `variant` (the kind of read: which columns, which events) and state (`readKept`). One value is
- * kept per agent: a scan reads a database's sessions one after another. It is let go once every session of
- * it was taken (a whole read takes them all), as a pass over the database does: a long-lived process
- * (`serve`) keeps no database's events in memory between passes, which read again through the event cache.
+ * has no such session) from one snapshot of `db`, or from what an earlier call read of the same database,
+ * `variant` (the kind of read: which columns, which events) and state (`readKept`). A database's read is let
+ * go once every session of it was taken (a whole read takes them all), as a pass over the database does: a
+ * long-lived process (`serve`) keeps no database's events in memory between passes, which read again through
+ * the event cache.
  */
 export function databaseEvents(agent: string, db: string, variant: string, key: string | undefined, read: (d: SqliteDatabase) => DatabaseEvents): SnapshotEvents {
-  const entry = readKept(lastRead, agent, agent, db, variant, (d) => {
+  const slot = `${agent}\0${db}`;
+  const entry = readKept(lastRead, slot, agent, db, variant, (d) => {
     const all = read(d);
     return { all, left: new Set(all.sessions.keys()) };
   });
+  touch(lastRead, slot, agent);
   const { all, left } = entry.value;
   if (key === undefined) left.clear();
   else left.delete(key);
-  if (left.size === 0 && lastRead.get(agent) === entry) lastRead.delete(agent);
+  if (left.size === 0 && lastRead.get(slot) === entry) lastRead.delete(slot);
   return recordEvents(all, key) ?? NO_EVENTS;
 }
 
