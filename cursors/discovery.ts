@@ -32,10 +32,30 @@ export function fromListing(discover: (roots: readonly string[]) => AsyncIterabl
   };
 }
 
-/** A session a database lists: its id, and whether it is a sub-agent's. */
+/**
+ * A session a database lists: its id, and whether it is a sub-agent's; `size` and `mtimeMs` when the row says
+ * what of it changes (a length, a time of its last write), which then stand for the session's stat in place of
+ * the database file's: a write to another session leaves them as they were. A codec that gives them must make
+ * the database a dependency it stamps per session (`Codec.dependencyStamp`), for the change they cannot see.
+ */
 export interface DatabaseRecord {
   id: string;
   subagent?: boolean;
+  size?: number;
+  mtimeMs?: number;
+}
+
+/** A record's SessionFile: the database's, under the record path, with the record's own stat when it has one. */
+function recordFile(f: SessionFile, r: DatabaseRecord): SessionFile {
+  const out: SessionFile = { ...f, path: recordPath(f.path, r.id), sessionId: r.id };
+  if (r.subagent === true) out.subagent = true;
+  if (r.size !== undefined && r.mtimeMs !== undefined) {
+    out.size = r.size;
+    out.mtimeMs = r.mtimeMs;
+    delete out.ino;
+    delete out.ctimeMs;
+  }
+  return out;
 }
 
 /**
@@ -52,7 +72,7 @@ export async function* databaseRecords(agent: string, files: Iterable<SessionFil
     } catch {
       // not the agent's database this time: no sessions from it
     }
-    for (const r of records) yield { ...f, path: recordPath(f.path, r.id), sessionId: r.id, ...(r.subagent === true && { subagent: true }) };
+    for (const r of records) yield recordFile(f, r);
   }
 }
 

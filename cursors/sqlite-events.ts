@@ -44,9 +44,14 @@ export function eventsForRead(agent: string, file: string, got: SnapshotEvents, 
   return out;
 }
 
-/** Every session's events of one snapshot of a database, by session id in the database's order. */
+/**
+ * Every session's events of one snapshot of a database, by session id in the database's order: the events, or
+ * a function that makes them from what the snapshot read (a row kept undecoded), run when a read asks for that
+ * session. A codec whose rows cost most to decode (Zed's compressed threads) then decodes only the sessions
+ * read, not every session of the database for one read.
+ */
 export interface DatabaseEvents {
-  sessions: Map<string, SnapshotEvents>;
+  sessions: Map<string, SnapshotEvents | (() => SnapshotEvents)>;
   /** Records of no session (a row without a usable id): skipped by a read of the whole database. */
   skipped: number;
 }
@@ -56,14 +61,20 @@ const NO_EVENTS: SnapshotEvents = Object.freeze({ events: [], skipped: 0 });
 
 /** The events of the session `key` names (undefined when the database has no such session), or of every session when `key` is undefined. */
 function recordEvents(all: DatabaseEvents, key: string | undefined): SnapshotEvents | undefined {
-  if (key !== undefined) return all.sessions.get(key);
+  if (key !== undefined) return made(all.sessions.get(key));
   const events: SessionfoldEvent[] = [];
   let skipped = all.skipped;
-  for (const s of all.sessions.values()) {
+  for (const v of all.sessions.values()) {
+    const s = made(v) as SnapshotEvents;
     for (const e of s.events) events.push(e);
     skipped += s.skipped;
   }
   return { events, skipped };
+}
+
+/** A session's events, made now when the read kept a function for them. */
+function made(v: SnapshotEvents | (() => SnapshotEvents) | undefined): SnapshotEvents | undefined {
+  return typeof v === 'function' ? v() : v;
 }
 
 /**

@@ -16,7 +16,7 @@
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
-import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
+import type { DatabaseEvents, SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { recordDependencies } from '../../cursors/record-path.js';
@@ -25,6 +25,7 @@ import { threadMessages } from './messages.js';
 import { decodeThread, isoOf, messageEvents, priceModel, sessionEvent, threadUsage, usageEvents, type Row } from './parse.js';
 import { CODEC_ID, discoverZedFiles } from './paths.js';
 import { zedDescriptor } from './descriptor.js';
+import { zedDependencyStamp } from './stamps.js';
 
 export { cwdOf, decodeThread, isoOf, priceModel, tokensOf, type Row, type ZedTokens } from './parse.js';
 export { threadMessages, type ThreadMessage } from './messages.js';
@@ -60,20 +61,27 @@ function rowEvents(row: Row, maxBytes: number, conversation: boolean, events: Se
   return usage.bad === 0;
 }
 
+/** A row's events and whether it decoded (else one skipped record). */
+function rowSnapshot(row: Row, maxBytes: number, conversation: boolean): SnapshotEvents {
+  const events: SessionfoldEvent[] = [];
+  const ok = rowEvents(row, maxBytes, conversation, events);
+  return { events, skipped: ok ? 0 : 1 };
+}
+
 /**
- * Every thread of the database as events, keyed by its id in creation order; a row whose blob does not
- * decode is the skipped record of its thread (of none when it has no usable id). Rows are taken one at a
- * time: a read holds one thread's blob, not every blob of the database.
+ * Every thread of the database, keyed by its id in creation order, each row kept as it was read (its blob
+ * compressed) and decoded into events only when a read asks for that thread (cursors/sqlite-events.ts): after
+ * a save, the event cache reads the one thread whose row changed (`zedDependencyStamp`), and its read decodes
+ * that thread alone. A row whose blob does not decode is the skipped record of its thread (of none when it has
+ * no usable id: such a row is decoded here, to count it).
  */
 function threadsOf(db: SqliteDatabase, maxBytes: number, conversation: boolean): DatabaseEvents {
   const rows = db.prepare(`SELECT * FROM threads ${orderBy(columnsOf(db))}`).iterate() as IterableIterator<Row>;
   const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
   for (const row of rows) {
-    const events: SessionfoldEvent[] = [];
-    const ok = rowEvents(row, maxBytes, conversation, events);
     const id = str(row.id);
-    if (id === undefined) out.skipped += ok ? 0 : 1;
-    else out.sessions.set(id, { events, skipped: ok ? 0 : 1 });
+    if (id === undefined) out.skipped += rowSnapshot(row, maxBytes, conversation).skipped;
+    else out.sessions.set(id, () => rowSnapshot(row, maxBytes, conversation));
   }
   return out;
 }
@@ -88,14 +96,21 @@ async function* readZed(file: string, options?: ReadOptions): AsyncGenerator<Ses
   yield* readDatabaseRecord(CODEC_ID, file, o, variant, (d) => threadsOf(d, o.maxLineBytes, o.conversation));
 }
 
-/** A database's threads in creation order, a subagent's thread (one with a `parent_id`) marked so. */
+/**
+ * A database's threads in creation order, a subagent's thread (one with a `parent_id`) marked so, each with
+ * its blob's length and its `updated_at` as its stat (`DatabaseRecord`): a save of one thread leaves the
+ * others' as they were, and stamps.ts stamps the database per thread for a rewrite these do not show.
+ */
 function threadList(d: SqliteDatabase): DatabaseRecord[] {
   const cols = columnsOf(d);
   const parent = cols.has('parent_id') ? 'parent_id' : 'NULL';
-  const rows = d.prepare(`SELECT id, ${parent} AS parent FROM threads ${orderBy(cols)}`).all() as { id: unknown; parent: unknown }[];
+  const rows = d.prepare(`SELECT id, ${parent} AS parent, length(data) AS n, updated_at AS at FROM threads ${orderBy(cols)}`).all() as { id: unknown; parent: unknown; n: unknown; at: unknown }[];
   return rows.flatMap((r) => {
     const id = str(r.id);
-    return id === undefined ? [] : [{ id, subagent: str(r.parent) !== undefined }];
+    if (id === undefined) return [];
+    const ms = typeof r.at === 'string' ? Date.parse(r.at) : NaN;
+    const stat = typeof r.n === 'number' && Number.isFinite(ms) ? { size: r.n, mtimeMs: ms } : {};
+    return [{ id, subagent: str(r.parent) !== undefined, ...stat }];
   });
 }
 
@@ -107,6 +122,7 @@ export const zed: Codec = {
   ...zedDescriptor,
   ...fromListing(discoverZed),
   getParseDependencies: recordDependencies,
+  dependencyStamp: zedDependencyStamp,
   read: readZed,
 };
 export default zed;
