@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentReport, writeDb } from './helpers/warm-report.js';
 import { zed } from '../codecs/zed/index.js';
 import { rowStamp } from '../codecs/zed/stamps.js';
-import { totalCost } from '../src/cost/total.js';
-import { newScanStats, type ScanStats } from '../src/scan/types.js';
 import { discoverAll } from './helpers/codec-harness.js';
 import { buildZedDb, ZED_FIXTURES } from './helpers/zed-db.js';
 
@@ -31,20 +30,8 @@ beforeAll(() => {
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 /** A cost report of the Zed history, with the event cache or without; its scan's counts. */
-async function report(cache: boolean): Promise<{ summary: unknown; stats: ScanStats }> {
-  const stats = newScanStats();
-  const summary = await totalCost({ agents: ['zed'], env, cache, cachePath: join(home, 'cache', 'events.db'), timeZone: 'UTC' }, { env, stats, onWarning: () => undefined });
-  return { summary, stats };
-}
-
-function write(sql: string, ...args: unknown[]): void {
-  const d = new Database(db);
-  try {
-    d.prepare(sql).run(...args);
-  } finally {
-    d.close();
-  }
-}
+const report = (cache: boolean) => agentReport('zed', home, env, cache);
+const write = (sql: string, ...args: unknown[]): void => writeDb(db, sql, ...args);
 
 describe('zed: one saved thread read again, not every thread', () => {
   it('lists each thread with its own stat, not the database file\u2019s', async () => {
