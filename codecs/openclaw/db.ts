@@ -10,6 +10,7 @@
 import { parseSessionsIndex } from './meta.js';
 import type { AgentDbListed } from './paths.js';
 import type { PiSessionMeta } from '../pi/index.js';
+import { createHash64, hashText128, type Hash64 } from '../../cursors/ids.js';
 import { decompressZstdBytes } from '../../cursors/read-zstd.js';
 import { withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
 
@@ -113,6 +114,33 @@ function metaOf(db: SqliteDatabase, sessionId: string, index: SessionsIndex | un
   if (w.channel) m.channel = w.channel;
   if (w.key.includes(':subagent:') || w.spawnedBy) m.subagent = true;
   return m;
+}
+
+/**
+ * Every session's stamp (`Codec.dependencyStamp`, cursors/record-stamps.ts): what `readAgentDbTranscript` takes
+ * of the database for it, its rows by `seq` (each row's text or compressed bytes) and its index entry, digested.
+ * Equal stamps, equal reads: a row appended to one session changes that session's stamp alone.
+ */
+export function sessionStamps(db: SqliteDatabase): Record<string, string> {
+  if (!hasTable(db, 'transcript_events')) return {};
+  const zstd = hasColumn(db, 'transcript_events', 'event_zstd');
+  const rows = db.prepare(`SELECT session_id AS id, seq, event_json${zstd ? ', event_zstd' : ''} FROM transcript_events ORDER BY session_id, seq`).iterate() as IterableIterator<{ id: unknown; seq: unknown; event_json?: unknown; event_zstd?: unknown }>;
+  const digests = new Map<string, { h: Hash64; n: number }>();
+  for (const r of rows) {
+    if (typeof r.id !== 'string') continue;
+    let d = digests.get(r.id);
+    if (d === undefined) digests.set(r.id, (d = { h: createHash64(), n: 0 }));
+    const text = typeof r.event_json === 'string' ? Buffer.from(r.event_json, 'utf8') : undefined;
+    const packed = r.event_zstd instanceof Uint8Array ? r.event_zstd : undefined;
+    d.h.update(Buffer.from(`${String(r.seq)}:${text?.byteLength ?? -1}:${packed?.byteLength ?? -1};`));
+    if (text !== undefined) d.h.update(text);
+    if (packed !== undefined) d.h.update(packed);
+    d.n++;
+  }
+  const index = sessionNodesIndex(db);
+  const out: Record<string, string> = {};
+  for (const [id, d] of digests) out[id] = `${d.n}:${d.h.digest()}:${hashText128(JSON.stringify(metaOf(db, id, index) ?? null))}`;
+  return out;
 }
 
 /**

@@ -9,9 +9,10 @@ import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import { recordStamper } from '../../cursors/record-stamps.js';
 import { parseSync } from '../../cursors/sync.js';
 import { createPiCore, detectPi, type PiSessionMeta } from '../pi/index.js';
-import { listAgentDbSessions, readAgentDbTranscript, sessionNodesIndex } from './db.js';
+import { listAgentDbSessions, readAgentDbTranscript, sessionNodesIndex, sessionStamps } from './db.js';
 import { readOpenclawMeta, readOpenclawMetaSync } from './meta.js';
 import { CODEC_ID, discoverOpenclaw, indexPathFor } from './paths.js';
 import { openclawDescriptor } from './descriptor.js';
@@ -55,6 +56,16 @@ async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerato
   else yield* createJsonlRead(openclawDescriptor, coreFor(await readOpenclawMeta(file)))(file, options);
 }
 
+/** Goes up whenever the stamps of the same rows would differ. */
+const STAMP_VERSION = 1;
+
+/**
+ * An agent database stamped per session (cursors/record-stamps.ts, db.ts `sessionStamps`): OpenClaw appends
+ * one session's rows at a time, and each session's record has its own stat (its rows' count, last `seq` and
+ * time), so a row of one session makes only that one read again, not every session of the database.
+ */
+const openclawDependencyStamp = recordStamper('openclaw-sessions', `${CODEC_ID}@${openclawDescriptor.parserVersion}.s${STAMP_VERSION}`, sessionStamps);
+
 /** The OpenClaw codec. */
 export const openclaw: Codec = {
   ...openclawDescriptor,
@@ -62,6 +73,7 @@ export const openclaw: Codec = {
   // transcripts and each agent database's sessions as record paths, in one listing
   ...fromSyncListing((roots) => discoverOpenclaw(roots, isSubagent, listAgentDbSessions)),
   getParseDependencies: (file: string) => (splitRecordPath(file).key !== undefined ? recordDependencies(file) : [indexPathFor(file)]),
+  dependencyStamp: openclawDependencyStamp,
   lineCore: plainCore,
   // a database session is not a file of lines: folds read it whole through read()
   lineCoreFor: (file: string) => (splitRecordPath(file).key !== undefined ? undefined : coreFor(readOpenclawMetaSync(file))),
