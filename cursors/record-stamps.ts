@@ -12,10 +12,35 @@
  * reads none of it.
  */
 import type { DiscoverOptions } from './protocol/codec.js';
+import { createHash64, type Hash64 } from './ids.js';
 import { memoizedListing, sqliteFileStamp } from './listing-memo.js';
 import { splitRecordPath } from './record-path.js';
 import { databaseState } from './sqlite-events.js';
 import { sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from './sqlite.js';
+
+/**
+ * Add a row to a stamp's hash: its columns in order, each by name, kind and length, then their bytes (a blob's
+ * as they are, a text's in UTF-8). `createHash64` is the kernel's synchronous XXH64: stamps are taken during
+ * discovery, before xxhash-wasm may have started.
+ */
+export function hashRow(h: Hash64, row: Record<string, unknown>): void {
+  const shape: string[] = [];
+  const values: Uint8Array[] = [];
+  for (const [k, v] of Object.entries(row)) {
+    const bytes = v instanceof Uint8Array ? v : Buffer.from(typeof v === 'string' ? v : String(v), 'utf8');
+    shape.push(`${k}:${v instanceof Uint8Array ? 'b' : v === null ? 'z' : typeof v}:${bytes.byteLength}`);
+    values.push(bytes);
+  }
+  h.update(Buffer.from(`${shape.join(',')};`, 'utf8'));
+  for (const b of values) h.update(b);
+}
+
+/** The stamp of one row alone (`hashRow`). */
+export function rowStamp(row: Record<string, unknown>): string {
+  const h = createHash64();
+  hashRow(h, row);
+  return h.digest();
+}
 
 /** The stamp of a session the database does not hold (gone since its listing): its read finds none either. */
 const NO_RECORD = 'none';

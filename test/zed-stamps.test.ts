@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentReport, writeDb } from './helpers/warm-report.js';
 import { zed } from '../codecs/zed/index.js';
-import { rowStamp } from '../codecs/zed/stamps.js';
+import { rowStamp } from '../cursors/record-stamps.js';
 import { discoverAll } from './helpers/codec-harness.js';
 import { buildZedDb, ZED_FIXTURES } from './helpers/zed-db.js';
 

@@ -11,6 +11,7 @@ import { parseSessionsIndex } from './meta.js';
 import type { AgentDbListed } from './paths.js';
 import type { PiSessionMeta } from '../pi/index.js';
 import { createHash64, hashText128, type Hash64 } from '../../cursors/ids.js';
+import { hashRow } from '../../cursors/record-stamps.js';
 import { decompressZstdBytes } from '../../cursors/read-zstd.js';
 import { withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
 
@@ -126,15 +127,11 @@ export function sessionStamps(db: SqliteDatabase): Record<string, string> {
   const zstd = hasColumn(db, 'transcript_events', 'event_zstd');
   const rows = db.prepare(`SELECT session_id AS id, seq, event_json${zstd ? ', event_zstd' : ''} FROM transcript_events ORDER BY session_id, seq`).iterate() as IterableIterator<{ id: unknown; seq: unknown; event_json?: unknown; event_zstd?: unknown }>;
   const digests = new Map<string, { h: Hash64; n: number }>();
-  for (const r of rows) {
-    if (typeof r.id !== 'string') continue;
-    let d = digests.get(r.id);
-    if (d === undefined) digests.set(r.id, (d = { h: createHash64(), n: 0 }));
-    const text = typeof r.event_json === 'string' ? Buffer.from(r.event_json, 'utf8') : undefined;
-    const packed = r.event_zstd instanceof Uint8Array ? r.event_zstd : undefined;
-    d.h.update(Buffer.from(`${String(r.seq)}:${text?.byteLength ?? -1}:${packed?.byteLength ?? -1};`));
-    if (text !== undefined) d.h.update(text);
-    if (packed !== undefined) d.h.update(packed);
+  for (const { id, ...row } of rows) {
+    if (typeof id !== 'string') continue;
+    let d = digests.get(id);
+    if (d === undefined) digests.set(id, (d = { h: createHash64(), n: 0 }));
+    hashRow(d.h, row);
     d.n++;
   }
   const index = sessionNodesIndex(db);
