@@ -22,7 +22,9 @@ import { recordDependencies, splitRecordPath } from '../../cursors/record-path.j
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverCrushFiles, projectOf } from './paths.js';
-import { crushDescriptor } from './descriptor.js';
+import { crushDescriptor, PARSER_VERSION } from './descriptor.js';
+import { createHash64, type Hash64 } from '../../cursors/ids.js';
+import { hashRow, recordStamper } from '../../cursors/record-stamps.js';
 
 export { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 export { discoverCrushFiles, getCrushRoots, projectDataDirs, type CrushProject } from './paths.js';
@@ -94,14 +96,47 @@ async function* readCrush(file: string, options?: ReadOptions): AsyncGenerator<S
   yield* readDatabaseRecord(CODEC_ID, file, o, o.conversation ? 'conversation' : 'summary', (d) => sessionsOf(d, db, o.conversation));
 }
 
-/** A database's sessions in creation order, a task session marked a sub-agent's. */
+/**
+ * A database's sessions in creation order, a task session marked a sub-agent's, each with its message count
+ * and `updated_at` (which Crush's trigger moves at each update of the row) as its stat (`DatabaseRecord`): a
+ * write to one session leaves the others' as they were, and `crushDependencyStamp` sees what these do not.
+ */
 function sessionList(d: SqliteDatabase): DatabaseRecord[] {
-  const rows = d.prepare('SELECT id, parent_session_id AS parent FROM sessions ORDER BY created_at, rowid').all() as { id: unknown; parent: unknown }[];
+  const rows = d.prepare('SELECT id, parent_session_id AS parent, message_count AS n, updated_at AS at FROM sessions ORDER BY created_at, rowid').all() as { id: unknown; parent: unknown; n: unknown; at: unknown }[];
   return rows.flatMap((r) => {
     const id = str(r.id);
-    return id === undefined ? [] : [{ id, subagent: str(r.parent) !== undefined }];
+    if (id === undefined) return [];
+    const stat = typeof r.n === 'number' && typeof r.at === 'number' ? { size: r.n, mtimeMs: r.at * 1000 } : {};
+    return [{ id, subagent: str(r.parent) !== undefined, ...stat }];
   });
 }
+
+/** Goes up whenever the stamps of the same rows would differ. */
+const STAMP_VERSION = 1;
+
+/**
+ * Every session's stamp: its `sessions` row and its `messages` rows, every column (`hashRow`), what a read of
+ * the session takes of the database (`sessionsOf`). Crush writes one session at a time (a message streamed, the
+ * row's totals): such a write changes that session's stamp alone.
+ */
+function sessionStamps(d: SqliteDatabase): Record<string, string> {
+  const hashes = new Map<string, Hash64>();
+  for (const row of d.prepare('SELECT * FROM sessions').iterate() as IterableIterator<Row>) {
+    const id = str(row.id);
+    if (id === undefined) continue;
+    const h = createHash64();
+    hashRow(h, row);
+    hashes.set(id, h);
+  }
+  for (const row of d.prepare('SELECT * FROM messages ORDER BY session_id, created_at, rowid').iterate() as IterableIterator<Row>) {
+    const h = hashes.get(String(row.session_id));
+    if (h !== undefined) hashRow(h, row);
+  }
+  return Object.fromEntries([...hashes].map(([id, h]) => [id, h.digest()]));
+}
+
+/** `Codec.dependencyStamp`: a session's record path stamped by its rows (cursors/record-stamps.ts). */
+const crushDependencyStamp = recordStamper('crush-sessions', `${CODEC_ID}@${PARSER_VERSION}.s${STAMP_VERSION}`, sessionStamps);
 
 /** Every session of every registered database, as record paths; the SQLite driver loads only for one. */
 const discoverCrush = (roots: readonly string[]): AsyncGenerator<SessionFile> => databaseRecords(CODEC_ID, discoverCrushFiles(roots), sessionList);
@@ -111,6 +146,7 @@ export const crush: Codec = {
   ...crushDescriptor,
   ...fromListing(discoverCrush),
   getParseDependencies: recordDependencies,
+  dependencyStamp: crushDependencyStamp,
   read: readCrush,
 };
 export default crush;
