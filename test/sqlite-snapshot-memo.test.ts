@@ -11,11 +11,11 @@
 import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RACY_MS } from '../cursors/listing-memo.js';
 import { snapshotMemo, withSqliteSnapshot, type SnapshotStrategy } from '../cursors/sqlite.js';
 import { countRows } from '../cursors/sqlite-rows.js';
-import { startWriter, tempDirPerTest } from './helpers/sqlite-db.js';
+import { later, startWriter, tempDirPerTest } from './helpers/sqlite-db.js';
 
 let dir: string;
 const writers = tempDirPerTest('sf-snapshot-memo-', (d) => (dir = d));
@@ -48,16 +48,6 @@ function counted(path: string, key = 'test'): { n: number; computed: number; str
     { onStrategy: (s) => (strategy = s) },
   );
   return { n, computed, strategy };
-}
-
-/** `fn()` with the clock 2 × RACY_MS ahead (`Date` only): files written just now then look settled. */
-function later<T>(fn: () => T): T {
-  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 2 * RACY_MS });
-  try {
-    return fn();
-  } finally {
-    vi.useRealTimers();
-  }
 }
 
 describe('a snapshot keeps what it computed for the next snapshot of the same file state', () => {

@@ -307,7 +307,7 @@ function takeSnapshot(db: SqliteDatabase, file: string, sessionId: string | unde
   const got = readRowsSince(db, sources(sessionId, steps, settledTrust, tables), plan.from, parser, c.identity, { keepChanged: plan.tail !== undefined });
   const settled = settle(c, got, plan);
   const read = withLateParts(db, [lateRead(settled.read, sessionId, plan)], PART_COLUMNS)[0] as RowReadResult;
-  return { read, sessions, copies: copiesOf(db, tables, read.rows), imported: importedOf(db, sessionId === undefined ? undefined : [sessionId]), ...(settled.replaced && { replaced: settled.replaced }) };
+  return { read, sessions, copies: copiesOf(db, tables, [read.rows]), imported: importedOf(db, tables, sessionId === undefined ? undefined : [sessionId]), ...(settled.replaced && { replaced: settled.replaced }) };
 }
 
 /**
@@ -336,11 +336,9 @@ function takeBatch(db: SqliteDatabase, file: string, reads: readonly SessionRead
   // the parts read late, for every read at once (one probe of the index for all their new messages)
   const done = withLateParts(db, settled.map((x, i) => lateRead(x.read, reads[i]?.key, plans[i] as ReadPlan)), PART_COLUMNS);
   const rowsOf = sessionRows(db, tables, reads.map((r) => r.key));
-  const imported = importedOf(db, reads.map((r) => r.key));
-  return reads.map((r, i) => {
-    const read = done[i] as RowReadResult;
-    return { read, sessions: rowsOf(r.key), copies: copiesOf(db, tables, read.rows), imported, ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) };
-  });
+  const imported = importedOf(db, tables, reads.map((r) => r.key));
+  const copies = copiesOf(db, tables, done.map((d) => d.rows));
+  return reads.map((r, i) => ({ read: done[i] as RowReadResult, sessions: rowsOf(r.key), copies, imported, ...(settled[i]?.replaced && { replaced: settled[i]?.replaced }) }));
 }
 
 /**

@@ -9,6 +9,7 @@
  * OpenCode and Kilo CLI have no such table: nothing is left out of theirs.
  */
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import type { Tables } from './v2.js';
 
 export interface Imported {
   messages: ReadonlySet<string>;
@@ -17,13 +18,12 @@ export interface Imported {
 
 const NONE: Imported = { messages: new Set(), sessions: new Set() };
 
-function hasTable(db: SqliteDatabase): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'external_import'").raw().get() !== undefined;
-}
-
-/** What `external_import` lists for the sessions `ids` (every session when undefined). */
-export function importedOf(db: SqliteDatabase, ids?: readonly string[]): Imported {
-  if (!hasTable(db)) return NONE;
+/**
+ * What `external_import` lists for the sessions `ids` (every session when undefined); `t`: the tables of the
+ * database (v2.ts `tablesOf`, probed once per database state, not once per session read).
+ */
+export function importedOf(db: SqliteDatabase, t: Tables, ids?: readonly string[]): Imported {
+  if (t.external_import !== true) return NONE;
   const rows = (ids === undefined
     ? db.prepare('SELECT session_id, message_ids FROM external_import').raw().all()
     : db.prepare('SELECT session_id, message_ids FROM external_import WHERE session_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids))) as [unknown, unknown][];

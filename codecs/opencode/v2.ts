@@ -11,7 +11,7 @@
  * present (`tablesOf`).
  */
 import type { PartitionedSource, Row, RowReadResult } from '../../cursors/sqlite-rows.js';
-import { jsonObject, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { jsonObject, snapshotMemo, type SqliteDatabase } from '../../cursors/sqlite.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart } from './schema.js';
 
 /** The tables of OpenCode's two generations this codec reads, as present in one database. */
@@ -23,14 +23,34 @@ export interface Tables {
   session_message: boolean;
   /** The `session` table has no `model` column: MiMo Code's (codecs/mimo/README.md) reads it as null. */
   noSessionModel?: boolean;
+  /** MiMo Code's list of the messages it imported from other agents (imports.ts). */
+  external_import?: boolean;
 }
 
 export const V1_ONLY: Tables = { session: true, message: true, part: true, session_v2: false, session_message: false };
 
+/**
+ * The tables of the database in `db`'s snapshot, probed once per database state (cursors/sqlite.ts
+ * `snapshotMemo`): a cold report reads each session in a snapshot of its own, and every one of them, and the
+ * listing before them, asked the schema the same two questions.
+ */
 export function tablesOf(db: SqliteDatabase): Tables {
+  return snapshotMemo(db, 'opencode:tables', () => probeTables(db));
+}
+
+function probeTables(db: SqliteDatabase): Tables {
   const names = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").raw().all() as [string][]).map(([n]) => n));
   const noSessionModel = names.has('session') && db.prepare("SELECT 1 FROM pragma_table_info('session') WHERE name = 'model'").raw().get() === undefined;
-  return { session: names.has('session'), message: names.has('message'), part: names.has('part'), session_v2: names.has('session_v2'), session_message: names.has('session_message'), ...(noSessionModel && { noSessionModel }) };
+  const external_import = names.has('external_import');
+  return {
+    session: names.has('session'),
+    message: names.has('message'),
+    part: names.has('part'),
+    session_v2: names.has('session_v2'),
+    session_message: names.has('session_message'),
+    ...(noSessionModel && { noSessionModel }),
+    ...(external_import && { external_import }),
+  };
 }
 
 /** `session_message` per session: every row added or rewritten (`time_updated` has no index, so a walk). */
@@ -50,9 +70,13 @@ export function sessionSql(t: Tables, where: string): string {
   return t.session ? `${v2} UNION ALL SELECT ${v1} FROM session${where === '' ? ' WHERE' : `${where} AND`} id NOT IN (SELECT id FROM session_v2)` : v2;
 }
 
-/** The ids of the `session_message` rows read that copy a 1.x message (a `message` row of that id). */
-export function copiesOf(db: SqliteDatabase, t: Tables, rows: RowReadResult['rows']): Set<string> {
-  const ids = (rows.session_message ?? []).map((r) => r.id);
+/**
+ * The ids of the `session_message` rows of the reads that copy a 1.x message (a `message` row of that id), in
+ * one query for all of them: a batch's sessions asked one query each. An id is a primary key, so one set
+ * serves every read of the batch (each looks up its own rows' ids only).
+ */
+export function copiesOf(db: SqliteDatabase, t: Tables, reads: readonly RowReadResult['rows'][]): Set<string> {
+  const ids = reads.flatMap((rows) => (rows.session_message ?? []).map((r) => r.id));
   if (!t.message || ids.length === 0) return new Set();
   const found = db.prepare('SELECT id FROM message WHERE id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids)) as [string][];
   return new Set(found.map(([id]) => id));

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
+import { RACY_MS } from '../../cursors/listing-memo.js';
 import type { Codec, ReadCursor, ResumeStart } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { expectUsageShape } from './golden.js';
@@ -29,6 +30,19 @@ export interface Writer {
   close(): Promise<void>;
   /** End the process without closing the database: -wal and -shm stay, as after a crash. */
   kill(): Promise<void>;
+}
+
+/**
+ * `fn()` with the clock 2 x RACY_MS ahead (`Date` only): files written just now then look settled, so a
+ * snapshot keeps what it computed (cursors/sqlite.ts `snapshotMemo`).
+ */
+export function later<T>(fn: () => T): T {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 2 * RACY_MS });
+  try {
+    return fn();
+  } finally {
+    vi.useRealTimers();
+  }
 }
 
 /**
