@@ -2,7 +2,8 @@
  * MiMo Code's `mimocode.db` (OpenCode's tables under MiMo's names, codecs/mimo/README.md), through the library
  * and the built CLI, on a database made with MiMo's real DDL (test/helpers/mimo-db.ts). The messages MiMo
  * imported from Claude Code yield nothing (they are Claude Code's, counted by its codec), its own continuation
- * of an imported session does, and the data folder is unchanged after every command.
+ * of an imported session does, a session whose import row names no messages is read whole with that row
+ * counted as malformed, and the data folder is unchanged after every command.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { getMimoRoots, mimo } from '../codecs/mimo/index.js';
+import { newReadInfo, type ReadCursor, type SessionFile } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import type { CostSummary } from '../src/cost/types.js';
 import { treeListing } from './helpers/files.js';
@@ -40,10 +43,28 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function usageOf(path: string): Promise<UsageEvent[]> {
+async function usageOf(path: string, info = newReadInfo()): Promise<UsageEvent[]> {
   const out: SessionfoldEvent[] = [];
-  for await (const e of mimo.read(path, { kinds: ['session', 'usage'] })) out.push(e);
+  for await (const e of mimo.read(path, { kinds: ['session', 'usage'], info })) out.push(e);
   return out.filter((e): e is UsageEvent => e.type === 'usage');
+}
+
+/** Each session's usage (input tokens) and the records skipped, read alone and in one batch (`readBatch`). */
+async function readEach(files: readonly SessionFile[]): Promise<{ alone: [number[], number][]; batch: [number[], number][] }> {
+  const alone: [number[], number][] = [];
+  for (const f of files) {
+    const info = newReadInfo();
+    alone.push([(await usageOf(f.path, info)).map((u) => u.inputTokens), info.skippedLines]);
+  }
+  const infos = files.map(() => newReadInfo());
+  const iters = await mimo.readBatch!(files.map((f, i) => ({ file: f.path, options: { kinds: ['session', 'usage'], info: infos[i] } })));
+  const batch: [number[], number][] = [];
+  for (const [i, it] of iters.entries()) {
+    const got: number[] = [];
+    for await (const e of it) if (e.type === 'usage') got.push(e.inputTokens);
+    batch.push([got, infos[i]!.skippedLines]);
+  }
+  return { alone, batch };
 }
 
 describe('MiMo Code (mimocode.db)', () => {
@@ -79,10 +100,49 @@ describe('MiMo Code (mimocode.db)', () => {
     ]);
     // exchanges 1 and 2 are listed in external_import; exchange 3 is MiMo's continuation
     expect((await usageOf(cc!.path)).map((u) => [u.model, u.inputTokens])).toEqual([['mimo-v2.5-pro', 103]]);
-    // imported before `message_ids` was recorded: the whole session is Claude Code's
-    expect(await usageOf(legacy!.path)).toEqual([]);
-    // the whole database read at once leaves out the same messages
-    expect((await usageOf(db)).map((u) => u.inputTokens)).toEqual([101, 102, 103]);
+    // its import row names no messages: nothing of it is known to be imported, so all of it counts, and the
+    // row is a malformed record of the session
+    const info = newReadInfo();
+    expect((await usageOf(legacy!.path, info)).map((u) => [u.model, u.inputTokens])).toEqual([['claude-sonnet-4-5', 101], ['claude-sonnet-4-5', 102]]);
+    expect(info.skippedLines).toBe(1);
+    // the whole database read at once leaves out the same messages, and counts the same row
+    const whole = newReadInfo();
+    expect((await usageOf(db, whole)).map((u) => u.inputTokens)).toEqual([101, 102, 103, 101, 102]);
+    expect(whole.skippedLines).toBe(1);
+  });
+
+  it('a row whose message_ids is null or not a JSON array names no message: its session counts, each such row skipped once, alone and in a batch', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-mimo-malformed-'));
+    try {
+      const copy = join(dir, 'mimocode.db');
+      copyFileSync(db, copy);
+      const d = new Database(copy);
+      const add = d.prepare('INSERT INTO external_import (source, source_key, session_id, source_path, source_mtime, time_imported, message_ids) VALUES (?, ?, ?, ?, 0, 0, ?)');
+      add.run('codex', 'rollout-1', 'ses_native', '/home/u/.codex/sessions/rollout-1.jsonl', 'not json');
+      add.run('opencode', 'ses_x', 'ses_native', '/home/u/.local/share/opencode/opencode.db', '{"ids":[]}');
+      d.close();
+      const files = [...mimo.discoverSync!([dir])];
+      const { alone, batch } = await readEach(files);
+      expect(alone).toEqual([
+        [[101, 102], 2],
+        [[103], 0],
+        [[101, 102], 1],
+      ]);
+      expect(batch).toEqual(alone);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a resumed read does not count the row again', async () => {
+    const [, , legacy] = [...mimo.discoverSync!(mimo.defaultRoots({ HOME: home, XDG_DATA_HOME: data }))];
+    const first = newReadInfo();
+    let cursor: ReadCursor | undefined;
+    for await (const _ of mimo.read(legacy!.path, { kinds: ['usage'], info: first, resume: { onCursor: (c) => (cursor = c.cursor) } }));
+    const again = newReadInfo();
+    let restarted: boolean | undefined;
+    for await (const _ of mimo.read(legacy!.path, { kinds: ['usage'], info: again, resume: { from: cursor!, onStart: (s) => (restarted = s.restarted) } }));
+    expect([first.skippedLines, restarted, again.skippedLines]).toEqual([1, false, 0]);
   });
 
   it('cost report counts MiMo\'s own usage once, cold and from the cache, and writes nothing beside the database', async () => {
@@ -94,6 +154,8 @@ describe('MiMo Code (mimocode.db)', () => {
       });
       const row = (JSON.parse(r.stdout) as CostSummary).breakdowns?.mimo;
       expect({ inputTokens: row?.inputTokens, outputTokens: row?.outputTokens, cacheReadTokens: row?.cacheReadTokens, cacheWriteTokens: row?.cacheWriteTokens }).toEqual(MIMO_TOKENS);
+      // the import row that names no messages, warned about on every run (the cache keeps the count)
+      expect(r.stderr).toContain('warning: skipped 1 line of ' + join(data, 'mimocode', 'mimocode.db#ses_legacy'));
       expect(await treeListing(data), 'the data folder as it was').toEqual(before);
     }
   });

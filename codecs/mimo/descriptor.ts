@@ -3,14 +3,24 @@
  * (cursors/protocol/codec.ts `CodecDescriptor`). Nothing here imports the codec's parsers.
  */
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
-import { opencodeFamilyDescriptor } from '../opencode/descriptor.js';
+import { opencodeFamilyDescriptor, PARSER_VERSION } from '../opencode/descriptor.js';
 import { CODEC_ID, getMimoRoots } from './paths.js';
 
-/** MiMo Code: OpenCode's engine under MiMo's names. */
-export const mimoDescriptor: CodecDescriptor = opencodeFamilyDescriptor({
-  id: CODEC_ID,
-  aliases: ['mimocode', 'mimo-code', 'micode'],
-  displayName: 'MiMo Code',
-  defaultRoots: getMimoRoots,
-  rootVariables: ['SESSIONFOLD_MIMO_DIR'],
-});
+/**
+ * Goes up whenever MiMo's own rule (its imported messages, codecs/opencode/imports.ts) would read an unchanged
+ * database differently: a change OpenCode's and Kilo CLI's databases never show, so their cached events stay
+ * valid. 1: a row of `external_import` without `message_ids` no longer silences its whole session.
+ */
+export const MIMO_RULES_VERSION = 1;
+
+/** MiMo Code: OpenCode's engine under MiMo's names; its version the engine's plus its own rule's (both only go up, so the sum does). */
+export const mimoDescriptor: CodecDescriptor = {
+  ...opencodeFamilyDescriptor({
+    id: CODEC_ID,
+    aliases: ['mimocode', 'mimo-code', 'micode'],
+    displayName: 'MiMo Code',
+    defaultRoots: getMimoRoots,
+    rootVariables: ['SESSIONFOLD_MIMO_DIR'],
+  }),
+  parserVersion: PARSER_VERSION + MIMO_RULES_VERSION,
+};

@@ -30,7 +30,7 @@ import { orphansIn, withLateParts, type LateRead } from './late-parts.js';
 import { CODEC_ID, emitMessage, sessionEvent, sortMessages, sortParts, type EmitTarget } from './parse.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo } from './schema.js';
 import { copiesOf, sessionSql, tablesOf, v2Records, V2_SOURCE, type Tables } from './v2.js';
-import { importedOf, isImported, type Imported } from './imports.js';
+import { importedOf, isImported, malformedIn, type Imported } from './imports.js';
 
 /** A session row as the database holds it (columns vary by version; the ones read here are in all). */
 interface SessionRow {
@@ -415,7 +415,9 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
   const orphans = read.restarted ? orphansIn(read.rows) : prev.orphans;
   const state: OpencodeCursorState = { sessions: { ...prev.sessions }, last: { ...prev.last }, kinds, lastUsage: { ...prev.lastUsage }, ...(orphans !== undefined && { orphans }) };
   const lastUsage = state.lastUsage as Record<string, number>;
-  const { bySession, skipped, bytes } = records(read.rows, snap.copies);
+  const { bySession, bytes, skipped: rowsSkipped } = records(read.rows, snap.copies);
+  // a resumed read keeps the count of the read it resumed (src/scan/cached.ts adds the two)
+  const skipped = rowsSkipped + (read.restarted ? malformedIn(snap.imported, snap.sessions) : 0);
   // one target for every message: it counts the usage events each message emits (`lastUsage`)
   let usage = 0;
   const counted: EmitTarget = { ...out, emit: (e) => (e.type === 'usage' && usage++, out.emit(e)) };
@@ -432,7 +434,7 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     const own: EmitTarget = { ...counted, sessionCreated: typeof row.time_created === 'number' ? row.time_created : undefined };
     for (const rec of bySession.get(row.id) ?? []) {
       usage = 0;
-      emitMessage(rec, row.id, isImported(snap.imported, rec.info.id, row.id) ? silent : own);
+      emitMessage(rec, row.id, isImported(snap.imported, rec.info.id) ? silent : own);
       const k = keyOf(rec);
       const last = state.last[row.id];
       if (last === undefined || !before(k, last)) {

@@ -41,7 +41,8 @@ function session(db: Database.Database, id: string, n: number, version: string):
 /**
  * A closed WAL database of three sessions: `ses_native` (two exchanges of MiMo's own); `ses_cc`, whose
  * exchanges 1 and 2 MiMo imported from a Claude Code transcript (listed in `external_import`) and whose
- * exchange 3 is MiMo's own continuation; `ses_legacy`, imported whole before MiMo recorded `message_ids`.
+ * exchange 3 is MiMo's own continuation; `ses_legacy`, whose `external_import` row has no `message_ids` (null:
+ * MiMo's importers refuse such a row, its ownership missing), so nothing of it is known to be imported.
  */
 export function buildMimoDb(path: string): void {
   const db = new Database(path);
@@ -70,5 +71,5 @@ function insertExchange(db: Database.Database, id: string, n: number): string[] 
   return [x.ids.user, x.ids.asst];
 }
 
-/** What the `mimo` codec counts of `buildMimoDb`: exchanges 1 and 2 of `ses_native` and 3 of `ses_cc`. */
-export const MIMO_TOKENS = { inputTokens: 306, outputTokens: 147, cacheReadTokens: 6006, cacheWriteTokens: 900 };
+/** What the `mimo` codec counts of `buildMimoDb`: exchanges 1 and 2 of `ses_native` and of `ses_legacy`, and 3 of `ses_cc`. */
+export const MIMO_TOKENS = { inputTokens: 509, outputTokens: 244, cacheReadTokens: 10009, cacheWriteTokens: 1500 };
