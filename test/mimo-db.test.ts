@@ -100,18 +100,18 @@ describe('MiMo Code (mimocode.db)', () => {
     ]);
     // exchanges 1 and 2 are listed in external_import; exchange 3 is MiMo's continuation
     expect((await usageOf(cc!.path)).map((u) => [u.model, u.inputTokens])).toEqual([['mimo-v2.5-pro', 103]]);
-    // its import row names no messages: nothing of it is known to be imported, so all of it counts, and the
-    // row is a malformed record of the session
+    // its import row names no messages (the earlier importer's): what was created by its time_imported is
+    // the import, exchange 3 after it MiMo's own
     const info = newReadInfo();
-    expect((await usageOf(legacy!.path, info)).map((u) => [u.model, u.inputTokens])).toEqual([['claude-sonnet-4-5', 101], ['claude-sonnet-4-5', 102]]);
-    expect(info.skippedLines).toBe(1);
-    // the whole database read at once leaves out the same messages, and counts the same row
+    expect((await usageOf(legacy!.path, info)).map((u) => [u.model, u.inputTokens])).toEqual([['mimo-v2.5-pro', 103]]);
+    expect(info.skippedLines).toBe(0);
+    // the whole database read at once leaves out the same messages
     const whole = newReadInfo();
-    expect((await usageOf(db, whole)).map((u) => u.inputTokens)).toEqual([101, 102, 103, 101, 102]);
-    expect(whole.skippedLines).toBe(1);
+    expect((await usageOf(db, whole)).map((u) => u.inputTokens)).toEqual([101, 102, 103, 103]);
+    expect(whole.skippedLines).toBe(0);
   });
 
-  it('a row whose message_ids is null or not a JSON array names no message: its session counts, each such row skipped once, alone and in a batch', async () => {
+  it('a row whose message_ids is not a JSON array: what its session created by its time_imported is left out, the row skipped once, alone and in a batch', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sf-mimo-malformed-'));
     try {
       const copy = join(dir, 'mimocode.db');
@@ -126,7 +126,7 @@ describe('MiMo Code (mimocode.db)', () => {
       expect(alone).toEqual([
         [[101, 102], 2],
         [[103], 0],
-        [[101, 102], 1],
+        [[103], 0],
       ]);
       expect(batch).toEqual(alone);
     } finally {
@@ -134,15 +134,25 @@ describe('MiMo Code (mimocode.db)', () => {
     }
   });
 
-  it('a resumed read does not count the row again', async () => {
-    const [, , legacy] = [...mimo.discoverSync!(mimo.defaultRoots({ HOME: home, XDG_DATA_HOME: data }))];
-    const first = newReadInfo();
-    let cursor: ReadCursor | undefined;
-    for await (const _ of mimo.read(legacy!.path, { kinds: ['usage'], info: first, resume: { onCursor: (c) => (cursor = c.cursor) } }));
-    const again = newReadInfo();
-    let restarted: boolean | undefined;
-    for await (const _ of mimo.read(legacy!.path, { kinds: ['usage'], info: again, resume: { from: cursor!, onStart: (s) => (restarted = s.restarted) } }));
-    expect([first.skippedLines, restarted, again.skippedLines]).toEqual([1, false, 0]);
+  it('a resumed read does not count a malformed row again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-mimo-resume-'));
+    try {
+      const copy = join(dir, 'mimocode.db');
+      copyFileSync(db, copy);
+      const d = new Database(copy);
+      d.prepare("UPDATE external_import SET message_ids = 'not json' WHERE session_id = 'ses_legacy'").run();
+      d.close();
+      const legacy = [...mimo.discoverSync!([dir])].find((f) => f.sessionId === 'ses_legacy');
+      const first = newReadInfo();
+      let cursor: ReadCursor | undefined;
+      for await (const _ of mimo.read(legacy!.path, { kinds: ['usage'], info: first, resume: { onCursor: (c) => (cursor = c.cursor) } }));
+      const again = newReadInfo();
+      let restarted: boolean | undefined;
+      for await (const _ of mimo.read(legacy!.path, { kinds: ['usage'], info: again, resume: { from: cursor!, onStart: (s) => (restarted = s.restarted) } }));
+      expect([first.skippedLines, restarted, again.skippedLines]).toEqual([1, false, 0]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('cost report counts MiMo\'s own usage once, cold and from the cache, and writes nothing beside the database', async () => {
@@ -154,8 +164,8 @@ describe('MiMo Code (mimocode.db)', () => {
       });
       const row = (JSON.parse(r.stdout) as CostSummary).breakdowns?.mimo;
       expect({ inputTokens: row?.inputTokens, outputTokens: row?.outputTokens, cacheReadTokens: row?.cacheReadTokens, cacheWriteTokens: row?.cacheWriteTokens }).toEqual(MIMO_TOKENS);
-      // the import row that names no messages, warned about on every run (the cache keeps the count)
-      expect(r.stderr).toContain('warning: skipped 1 line of ' + join(data, 'mimocode', 'mimocode.db#ses_legacy'));
+      // the earlier importer's row without message_ids is understood, not a malformed record
+      expect(r.stderr).not.toContain('warning: skipped');
       expect(await treeListing(data), 'the data folder as it was').toEqual(before);
     }
   });

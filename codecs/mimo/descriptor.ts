@@ -9,7 +9,7 @@ import { CODEC_ID, getMimoRoots } from './paths.js';
 /**
  * Goes up whenever MiMo's own rule (its imported messages, codecs/opencode/imports.ts) would read an unchanged
  * database differently: a change OpenCode's and Kilo CLI's databases never show, so their cached events stay
- * valid. 1: a row of `external_import` without `message_ids` no longer silences its whole session.
+ * valid. 1: a row of `external_import` without `message_ids` silences only what its session created by its import.
  */
 export const MIMO_RULES_VERSION = 1;
 

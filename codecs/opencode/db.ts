@@ -434,7 +434,7 @@ function emitSnapshot(snap: Snapshot, file: string, sessionId: string | undefine
     const own: EmitTarget = { ...counted, sessionCreated: typeof row.time_created === 'number' ? row.time_created : undefined };
     for (const rec of bySession.get(row.id) ?? []) {
       usage = 0;
-      emitMessage(rec, row.id, isImported(snap.imported, rec.info.id) ? silent : own);
+      emitMessage(rec, row.id, isImported(snap.imported, rec.info.id, row.id, rec.info.time?.created) ? silent : own);
       const k = keyOf(rec);
       const last = state.last[row.id];
       if (last === undefined || !before(k, last)) {

@@ -6,12 +6,13 @@
  * them in `external_import` (`source`, `session_id`, `message_ids` JSON; `external-import.sql.ts`). Those
  * tokens are the source agent's, which its own codec counts: read here they would count twice.
  *
- * A row whose `message_ids` is null (or not a JSON array) names no message: MiMo's own importers refuse to
- * re-sync such a row ("Cannot resync: imported message ownership is missing", `codex-import.ts` and
- * `opencode-import.ts` @ `806f00bc`), since they cannot tell the messages they wrote from MiMo's own
- * continuation. So its session's messages are read as MiMo's (none left out), and the row is counted as a
- * malformed record of that session (a warning), rather than the whole session taken as imported and its
- * own replies silenced. codecs/mimo/README.md, "Imported sessions".
+ * A row whose `message_ids` is null names no message: MiMo's current importers refuse to re-sync such a row
+ * ("Cannot resync: imported message ownership is missing", `codex-import.ts` and `opencode-import.ts` @
+ * `806f00bc`); the only writer of one was the earlier `claude-import.ts` (@ `86da53ce`: "imported before
+ * message_ids tracking"), which took it for the whole session as imported then. So the messages of its session
+ * created at or before the row's `time_imported` are the imported ones, left out; those created after it are
+ * MiMo's own continuation, read. A `message_ids` that is not a JSON array is read the same way and counted as a
+ * malformed record of its session (a warning). codecs/mimo/README.md, "A row without `message_ids`".
  * OpenCode and Kilo CLI have no such table: nothing is left out of theirs.
  */
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
@@ -19,11 +20,13 @@ import type { Tables } from './v2.js';
 
 export interface Imported {
   messages: ReadonlySet<string>;
-  /** Per session: its rows that name no messages (`message_ids` null or not an array), counted as malformed. */
+  /** Per session with a row that names no messages: its latest `time_imported` (ms); its messages created until then are imported. */
+  importedUntil: ReadonlyMap<string, number>;
+  /** Per session: its rows whose `message_ids` is there but not a JSON array, counted as malformed. */
   malformed: ReadonlyMap<string, number>;
 }
 
-const NONE: Imported = { messages: new Set(), malformed: new Map() };
+const NONE: Imported = { messages: new Set(), importedUntil: new Map(), malformed: new Map() };
 
 /** `message_ids` as the list of ids it holds; undefined when it holds none (null, not JSON, not an array). */
 function idsOf(list: unknown): unknown[] | undefined {
@@ -43,19 +46,31 @@ function idsOf(list: unknown): unknown[] | undefined {
 export function importedOf(db: SqliteDatabase, t: Tables, ids?: readonly string[]): Imported {
   if (t.external_import !== true) return NONE;
   const rows = (ids === undefined
-    ? db.prepare('SELECT session_id, message_ids FROM external_import').raw().all()
-    : db.prepare('SELECT session_id, message_ids FROM external_import WHERE session_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids))) as [unknown, unknown][];
+    ? db.prepare('SELECT session_id, message_ids, time_imported FROM external_import').raw().all()
+    : db.prepare('SELECT session_id, message_ids, time_imported FROM external_import WHERE session_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids))) as [unknown, unknown, unknown][];
   const messages = new Set<string>();
+  const importedUntil = new Map<string, number>();
   const malformed = new Map<string, number>();
-  for (const [session, list] of rows) {
+  for (const [sessionValue, list, at] of rows) {
+    const session = String(sessionValue);
     const listed = idsOf(list);
-    if (listed !== undefined) for (const id of listed) messages.add(String(id));
-    else malformed.set(String(session), (malformed.get(String(session)) ?? 0) + 1);
+    if (listed !== undefined) {
+      for (const id of listed) messages.add(String(id));
+      continue;
+    }
+    if (list !== null && list !== undefined) malformed.set(session, (malformed.get(session) ?? 0) + 1);
+    const ms = typeof at === 'number' && Number.isFinite(at) ? at : 0;
+    importedUntil.set(session, Math.max(importedUntil.get(session) ?? -Infinity, ms));
   }
-  return messages.size === 0 && malformed.size === 0 ? NONE : { messages, malformed };
+  return messages.size === 0 && importedUntil.size === 0 ? NONE : { messages, importedUntil, malformed };
 }
 
-/** The rows of `external_import` that name no messages, of the sessions read: counted as malformed records. */
+/** The rows of `external_import` whose `message_ids` is not a list, of the sessions read: counted as malformed records. */
 export const malformedIn = (i: Imported, sessions: readonly { id: string }[]): number => sessions.reduce((n, s) => n + (i.malformed.get(s.id) ?? 0), 0);
 
-export const isImported = (i: Imported, messageId: string): boolean => i.messages.has(messageId);
+/** Whether a message is one MiMo imported: listed in `message_ids`, or of a session whose row names none, created by its import. */
+export function isImported(i: Imported, messageId: string, sessionId: string, createdMs: unknown): boolean {
+  if (i.messages.has(messageId)) return true;
+  const until = i.importedUntil.get(sessionId);
+  return until !== undefined && typeof createdMs === 'number' && createdMs <= until;
+}

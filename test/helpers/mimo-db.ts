@@ -41,8 +41,9 @@ function session(db: Database.Database, id: string, n: number, version: string):
 /**
  * A closed WAL database of three sessions: `ses_native` (two exchanges of MiMo's own); `ses_cc`, whose
  * exchanges 1 and 2 MiMo imported from a Claude Code transcript (listed in `external_import`) and whose
- * exchange 3 is MiMo's own continuation; `ses_legacy`, whose `external_import` row has no `message_ids` (null:
- * MiMo's importers refuse such a row, its ownership missing), so nothing of it is known to be imported.
+ * exchange 3 is MiMo's own continuation; `ses_legacy`, imported by MiMo's earlier Claude importer, whose
+ * `external_import` row has no `message_ids` (null) and a `time_imported` between exchange 2 and exchange 3:
+ * exchanges 1 and 2 are the imported ones, exchange 3 MiMo's own.
  */
 export function buildMimoDb(path: string): void {
   const db = new Database(path);
@@ -57,9 +58,11 @@ export function buildMimoDb(path: string): void {
     const imported = [1, 2].map((n) => insertExchange(db, 'ses_cc', n));
     insertRows(db, exchange('ses_cc', 3, { model: 'mimo-v2.5-pro' }));
     for (const n of [1, 2]) insertRows(db, exchange('ses_legacy', n));
+    insertRows(db, exchange('ses_legacy', 3, { model: 'mimo-v2.5-pro' }));
     const add = db.prepare('INSERT INTO external_import (source, source_key, session_id, source_path, source_mtime, time_imported, message_ids) VALUES (?, ?, ?, ?, ?, ?, ?)');
     add.run('cc', 'uuid-cc', 'ses_cc', '/home/u/.claude/projects/-work-proj/uuid-cc.jsonl', T0, T0, JSON.stringify(imported.flat()));
-    add.run('cc', 'uuid-legacy', 'ses_legacy', '/home/u/.claude/projects/-work-proj/uuid-legacy.jsonl', T0, T0, null);
+    // exchange n's messages are created at T0 + n * 10 s (+ 1 s for the reply): imported between 2 and 3
+    add.run('cc', 'uuid-legacy', 'ses_legacy', '/home/u/.claude/projects/-work-proj/uuid-legacy.jsonl', T0, T0 + 25_000, null);
   } finally {
     db.close();
   }
@@ -71,5 +74,5 @@ function insertExchange(db: Database.Database, id: string, n: number): string[] 
   return [x.ids.user, x.ids.asst];
 }
 
-/** What the `mimo` codec counts of `buildMimoDb`: exchanges 1 and 2 of `ses_native` and of `ses_legacy`, and 3 of `ses_cc`. */
-export const MIMO_TOKENS = { inputTokens: 509, outputTokens: 244, cacheReadTokens: 10009, cacheWriteTokens: 1500 };
+/** What the `mimo` codec counts of `buildMimoDb`: exchanges 1 and 2 of `ses_native`, and 3 of `ses_cc` and of `ses_legacy`. */
+export const MIMO_TOKENS = { inputTokens: 409, outputTokens: 197, cacheReadTokens: 8009, cacheWriteTokens: 1200 };
