@@ -42,6 +42,28 @@ export function rowStamp(row: Record<string, unknown>): string {
   return h.digest();
 }
 
+/**
+ * The stamps of sessions whose read takes their row of a sessions table (`sessionsSql`, rows with an `id`) and
+ * their rows of other tables (`childSql`, each giving rows with a `session_id`, in the order the read takes
+ * them): every column of every row (`hashRow`), by session id.
+ */
+export function sessionTableStamps(d: SqliteDatabase, sessionsSql: string, childSql: readonly string[]): Record<string, string> {
+  const hashes = new Map<string, Hash64>();
+  for (const row of d.prepare(sessionsSql).iterate() as IterableIterator<Record<string, unknown>>) {
+    if (typeof row.id !== 'string') continue;
+    const h = createHash64();
+    hashRow(h, row);
+    hashes.set(row.id, h);
+  }
+  for (const sql of childSql) {
+    for (const row of d.prepare(sql).iterate() as IterableIterator<Record<string, unknown>>) {
+      const h = hashes.get(String(row.session_id));
+      if (h !== undefined) hashRow(h, row);
+    }
+  }
+  return Object.fromEntries([...hashes].map(([id, h]) => [id, h.digest()]));
+}
+
 /** The stamp of a session the database does not hold (gone since its listing): its read finds none either. */
 const NO_RECORD = 'none';
 /** The stamp of the database's `-wal` (and `-shm`): in the sessions' stamps. */

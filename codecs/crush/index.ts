@@ -23,8 +23,7 @@ import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverCrushFiles, projectOf } from './paths.js';
 import { crushDescriptor, PARSER_VERSION } from './descriptor.js';
-import { createHash64, type Hash64 } from '../../cursors/ids.js';
-import { hashRow, recordStamper } from '../../cursors/record-stamps.js';
+import { recordStamper, sessionTableStamps } from '../../cursors/record-stamps.js';
 
 export { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 export { discoverCrushFiles, getCrushRoots, projectDataDirs, type CrushProject } from './paths.js';
@@ -115,24 +114,12 @@ function sessionList(d: SqliteDatabase): DatabaseRecord[] {
 const STAMP_VERSION = 1;
 
 /**
- * Every session's stamp: its `sessions` row and its `messages` rows, every column (`hashRow`), what a read of
+ * Every session's stamp: its `sessions` row and its `messages` rows, every column, what a read of
  * the session takes of the database (`sessionsOf`). Crush writes one session at a time (a message streamed, the
  * row's totals): such a write changes that session's stamp alone.
  */
 function sessionStamps(d: SqliteDatabase): Record<string, string> {
-  const hashes = new Map<string, Hash64>();
-  for (const row of d.prepare('SELECT * FROM sessions').iterate() as IterableIterator<Row>) {
-    const id = str(row.id);
-    if (id === undefined) continue;
-    const h = createHash64();
-    hashRow(h, row);
-    hashes.set(id, h);
-  }
-  for (const row of d.prepare('SELECT * FROM messages ORDER BY session_id, created_at, rowid').iterate() as IterableIterator<Row>) {
-    const h = hashes.get(String(row.session_id));
-    if (h !== undefined) hashRow(h, row);
-  }
-  return Object.fromEntries([...hashes].map(([id, h]) => [id, h.digest()]));
+  return sessionTableStamps(d, 'SELECT * FROM sessions', ['SELECT * FROM messages ORDER BY session_id, created_at, rowid']);
 }
 
 /** `Codec.dependencyStamp`: a session's record path stamped by its rows (cursors/record-stamps.ts). */
