@@ -1,46 +1,78 @@
 /**
- * Crush's project database read again one session at a time (codecs/crush/index.ts, cursors/record-stamps.ts):
- * each session's record has its message count and `updated_at` as its stat, and the database is stamped per
- * session by its `sessions` and `messages` rows, so a write to one session (its totals, a message) makes that
- * session alone read again. Every warm answer equals a cold one (Crush's DDL and rows, test/helpers/crush-db.ts).
+ * Crush's project database and grok-cli's `grok.db` read again one session at a time (cursors/record-stamps.ts):
+ * each session's record has its own stat (its rows' count and `updated_at`) and the database is stamped per
+ * session by the rows its read takes, so a write to one session (its totals, a message, a usage row) makes
+ * that session alone read again, and a rewrite that keeps the counts and times is seen by the digest. Every
+ * warm answer equals a cold one (each agent's own DDL and rows: test/helpers/crush-db.ts, fixtures/grok-cli).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentReport, writeDb } from './helpers/warm-report.js';
 import { layOutCrush } from './helpers/crush-db.js';
 
-const RENAME = '0d9f8e7c-6b5a-4c3d-9e2f-112233445566';
-
-let home = '';
-let db = '';
-let env: NodeJS.ProcessEnv = {};
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), 'sf-crush-stamps-'));
-  db = layOutCrush(home);
-  env = { HOME: home, XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CACHE_HOME: join(home, 'cache'), TZ: 'UTC' };
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-
-const report = (cache: boolean) => agentReport('crush', home, env, cache);
+/** A home for `agent` laid out by `layOut` (which returns its database), with its reports. */
+function stampedHome(agent: string, layOut: (home: string) => string) {
+  const h = { home: '', db: '', env: {} as NodeJS.ProcessEnv, report: (cache: boolean) => agentReport(agent, h.home, h.env, cache) };
+  beforeAll(() => {
+    h.home = mkdtempSync(join(tmpdir(), `sf-${agent}-stamps-`));
+    h.db = layOut(h.home);
+    h.env = { HOME: h.home, XDG_DATA_HOME: join(h.home, '.local', 'share'), XDG_CACHE_HOME: join(h.home, 'cache'), TZ: 'UTC' };
+  });
+  afterAll(() => rmSync(h.home, { recursive: true, force: true }));
+  return h;
+}
 
 describe('crush: one session of a project database read again, not every session', () => {
+  const h = stampedHome('crush', layOutCrush);
+
   it('a session\u2019s totals written: that session read again, the answer a cold one\u2019s', async () => {
-    const cold = await report(true);
+    const cold = await h.report(true);
     expect(cold.stats.fullReads).toBeGreaterThan(2);
-    writeDb(db, 'UPDATE sessions SET cost = 0.05, prompt_tokens = 12500 WHERE id = ?', RENAME);
-    const after = await report(true);
+    writeDb(h.db, 'UPDATE sessions SET cost = 0.05, prompt_tokens = 12500 WHERE id = ?', '0d9f8e7c-6b5a-4c3d-9e2f-112233445566');
+    const after = await h.report(true);
     expect([after.stats.fullReads, after.stats.unchanged]).toEqual([1, cold.stats.fullReads - 1]);
-    expect(after.summary).toEqual((await report(false)).summary);
+    expect(after.summary).toEqual((await h.report(false)).summary);
     expect(after.summary).not.toEqual(cold.summary);
   });
 
   it('a message rewritten without touching its session\u2019s row (m-06, of the checkout session): seen by the rows\u2019 digest', async () => {
-    await report(true);
-    writeDb(db, "UPDATE messages SET model = 'claude-opus-4-1' WHERE id = 'm-06'");
-    const after = await report(true);
+    await h.report(true);
+    writeDb(h.db, "UPDATE messages SET model = 'claude-opus-4-1' WHERE id = 'm-06'");
+    const after = await h.report(true);
     expect(after.stats.fullReads).toBe(1);
-    expect(after.summary).toEqual((await report(false)).summary);
+    expect(after.summary).toEqual((await h.report(false)).summary);
+  });
+});
+
+describe('grok-cli: one session of grok.db read again, not every session', () => {
+  const h = stampedHome('grok-cli', (home) => {
+    mkdirSync(join(home, '.grok'));
+    const path = join(home, '.grok', 'grok.db');
+    const d = new Database(path);
+    d.pragma('journal_mode = WAL');
+    d.exec(readFileSync(new URL('../fixtures/grok-cli/grok.sql', import.meta.url), 'utf8'));
+    d.close();
+    return path;
+  });
+
+  it('a usage row added to one session: that session read again, the answer a cold one\u2019s', async () => {
+    const cold = await h.report(true);
+    expect(cold.stats.fullReads).toBeGreaterThan(1);
+    writeDb(h.db, "INSERT INTO usage_events VALUES (99, 's_9b2c', 1, 'message', 'grok-4', 1000, 50, 1050, 0, '2026-01-08T12:00:04.000Z')");
+    const after = await h.report(true);
+    expect([after.stats.fullReads, after.stats.unchanged]).toEqual([1, cold.stats.fullReads - 1]);
+    expect(after.summary).toEqual((await h.report(false)).summary);
+    expect(after.summary).not.toEqual(cold.summary);
+  });
+
+  it('a usage row rewritten in place, counts and times kept: seen by the rows\u2019 digest', async () => {
+    await h.report(true);
+    writeDb(h.db, 'UPDATE usage_events SET output_tokens = 91 WHERE id = 2');
+    const after = await h.report(true);
+    expect(after.stats.fullReads).toBe(1);
+    expect(after.summary).toEqual((await h.report(false)).summary);
   });
 });

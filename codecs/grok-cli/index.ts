@@ -11,12 +11,13 @@ import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
 import { readDatabaseRecord } from '../../cursors/database-record.js';
-import { databaseRecords, fromListing } from '../../cursors/discovery.js';
+import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
+import { recordStamper, sessionTableStamps } from '../../cursors/record-stamps.js';
 import { recordDependencies } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverGrokCliFiles } from './paths.js';
-import { grokCliDescriptor } from './descriptor.js';
+import { grokCliDescriptor, PARSER_VERSION } from './descriptor.js';
 
 export { grokCliCount, messageEvents, sessionEvent, usageEvent } from './parse.js';
 export { discoverGrokCliFiles, getGrokCliRoots } from './paths.js';
@@ -54,17 +55,49 @@ async function* readGrokCli(file: string, options?: ReadOptions): AsyncGenerator
   yield* readDatabaseRecord(CODEC_ID, file, normalizeReadOptions(options), 'all', sessionsOf);
 }
 
-function discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {
-  return databaseRecords(CODEC_ID, discoverGrokCliFiles(roots), (d) =>
-    (d.prepare('SELECT id FROM sessions ORDER BY created_at, rowid').all() as { id: unknown }[]).flatMap((r) => (typeof r.id === 'string' && r.id !== '' ? [{ id: r.id }] : [])),
-  );
+/**
+ * A database's sessions in creation order, each with its rows' count (messages and usage) and `updated_at` as its
+ * stat (`DatabaseRecord`): a write to one session leaves the others' as they were, and `grokCliDependencyStamp`
+ * sees what these do not.
+ */
+function sessionList(d: SqliteDatabase): DatabaseRecord[] {
+  const rows = d
+    .prepare(
+      `SELECT s.id, s.updated_at AS at, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) + (SELECT count(*) FROM usage_events u WHERE u.session_id = s.id) AS n
+       FROM sessions s ORDER BY s.created_at, s.rowid`,
+    )
+    .all() as { id: unknown; at: unknown; n: unknown }[];
+  return rows.flatMap((r) => {
+    if (typeof r.id !== 'string' || r.id === '') return [];
+    const ms = typeof r.at === 'string' ? Date.parse(r.at) : NaN;
+    return [{ id: r.id, ...(typeof r.n === 'number' && Number.isFinite(ms) && { size: r.n, mtimeMs: ms }) }];
+  });
 }
+
+function discoverGrokCli(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  return databaseRecords(CODEC_ID, discoverGrokCliFiles(roots), sessionList);
+}
+
+/** Goes up whenever the stamps of the same rows would differ. */
+const STAMP_VERSION = 1;
+
+/**
+ * Every session's stamp: what `sessionsOf` reads of it, its `sessions` row, its `messages` by `seq` and its
+ * `usage_events` by `id`, every column. grok-cli writes one session at a time.
+ */
+function sessionStamps(d: SqliteDatabase): Record<string, string> {
+  return sessionTableStamps(d, 'SELECT * FROM sessions', ['SELECT * FROM messages ORDER BY session_id, seq', 'SELECT * FROM usage_events ORDER BY session_id, id']);
+}
+
+/** `Codec.dependencyStamp`: a session's record path stamped by its rows (cursors/record-stamps.ts). */
+const grokCliDependencyStamp = recordStamper('grok-cli-sessions', `${CODEC_ID}@${PARSER_VERSION}.s${STAMP_VERSION}`, sessionStamps);
 
 /** The community grok-cli: `~/.grok/grok.db`; see its README. */
 export const grokCli: Codec = {
   ...grokCliDescriptor,
   ...fromListing(discoverGrokCli),
   getParseDependencies: recordDependencies,
+  dependencyStamp: grokCliDependencyStamp,
   read: readGrokCli,
 };
 export default grokCli;
