@@ -1,9 +1,11 @@
 /**
- * Crush's project database and grok-cli's `grok.db` read again one session at a time (cursors/record-stamps.ts):
+ * Crush's project database, grok-cli's `grok.db` and Z Code's usage database read again one session at a time
+ * (cursors/record-stamps.ts):
  * each session's record has its own stat (its rows' count and `updated_at`) and the database is stamped per
  * session by the rows its read takes, so a write to one session (its totals, a message, a usage row) makes
  * that session alone read again, and a rewrite that keeps the counts and times is seen by the digest. Every
- * warm answer equals a cold one (each agent's own DDL and rows: test/helpers/crush-db.ts, fixtures/grok-cli).
+ * warm answer equals a cold one (each agent's own DDL and rows: test/helpers/crush-db.ts, fixtures/grok-cli,
+ * fixtures/zcode).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentReport, writeDb } from './helpers/warm-report.js';
 import { layOutCrush } from './helpers/crush-db.js';
+import { buildZcodeDb } from './helpers/zcode-db.js';
 
 /** A home for `agent` laid out by `layOut` (which returns its database), with its reports. */
 function stampedHome(agent: string, layOut: (home: string) => string) {
@@ -73,6 +76,34 @@ describe('grok-cli: one session of grok.db read again, not every session', () =>
     writeDb(h.db, 'UPDATE usage_events SET output_tokens = 91 WHERE id = 2');
     const after = await h.report(true);
     expect(after.stats.fullReads).toBe(1);
+    expect(after.summary).toEqual((await h.report(false)).summary);
+  });
+});
+
+describe('zcode: one session of the usage database read again, not every session', () => {
+  const h = stampedHome('zcode', (home) => {
+    mkdirSync(join(home, '.zcode', 'cli', 'db'), { recursive: true });
+    const path = join(home, '.zcode', 'cli', 'db', 'db.sqlite');
+    buildZcodeDb(path);
+    return path;
+  });
+
+  it('a request of one session: that session read again, the answer a cold one\u2019s', async () => {
+    const cold = await h.report(true);
+    expect(cold.stats.fullReads).toBeGreaterThan(1);
+    writeDb(h.db, "INSERT INTO model_usage (id, session_id, turn_id, attempt_index, provider_id, model_id, status, started_at, completed_at, input_tokens, output_tokens) VALUES ('mu_new', 'sess_02JAPI', 'turn_9', 0, 'builtin:glm-coding-plan', 'glm-4.6', 'completed', 1767700000000, 1767700010000, 2000, 100)");
+    const after = await h.report(true);
+    // and the session without requests (sess_03JIDLE), which keeps the database's stat for its dates
+    expect([after.stats.fullReads, after.stats.unchanged]).toEqual([2, cold.stats.fullReads - 2]);
+    expect(after.summary).toEqual((await h.report(false)).summary);
+    expect(after.summary).not.toEqual(cold.summary);
+  });
+
+  it('a request rewritten in place, its time kept: seen by the rows\u2019 digest', async () => {
+    await h.report(true);
+    writeDb(h.db, "UPDATE model_usage SET output_tokens = 901 WHERE id = 'mu_001'");
+    const after = await h.report(true);
+    expect(after.stats.fullReads).toBe(2);
     expect(after.summary).toEqual((await h.report(false)).summary);
   });
 });

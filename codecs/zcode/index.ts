@@ -12,12 +12,14 @@ import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { DatabaseEvents, SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { readDatabaseRecord } from '../../cursors/database-record.js';
-import { databaseRecords, fromListing } from '../../cursors/discovery.js';
+import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
+import { createHash64, type Hash64 } from '../../cursors/ids.js';
+import { hashRow, recordStamper } from '../../cursors/record-stamps.js';
 import { recordDependencies } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { msIso, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverZcodeFiles } from './paths.js';
-import { zcodeDescriptor } from './descriptor.js';
+import { PARSER_VERSION, zcodeDescriptor } from './descriptor.js';
 
 export { msIso, sessionEvent, usageEvent, zcodeCount, zcodeTokens, type Row, type ZcodeTokens } from './parse.js';
 export { CODEC_ID as ZCODE_CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';
@@ -67,15 +69,55 @@ async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<S
 }
 
 /** Every session of every database under the roots, as record paths; the SQLite driver loads only for one. */
-function discoverZcode(roots: readonly string[]): AsyncGenerator<SessionFile> {
-  return databaseRecords(CODEC_ID, discoverZcodeFiles(roots), (d) => (hasTable(d, 'model_usage') ? sessionIds(d).map((id) => ({ id })) : []));
+/**
+ * A database's sessions (`sessionIds`), each with its request rows' count and latest time as its stat
+ * (`DatabaseRecord`) when it has requests: a request of one session leaves the others' as they were, and
+ * `zcodeDependencyStamp` sees what these do not. A session without requests keeps the database's stat.
+ */
+function sessionList(d: SqliteDatabase): DatabaseRecord[] {
+  if (!hasTable(d, 'model_usage')) return [];
+  const rows = d.prepare("SELECT session_id AS id, count(*) AS n, max(COALESCE(completed_at, started_at)) AS at FROM model_usage WHERE session_id IS NOT NULL AND session_id <> '' GROUP BY session_id").all() as { id: unknown; n: unknown; at: unknown }[];
+  const stats = new Map(rows.map((r) => [String(r.id), r]));
+  return sessionIds(d).map((id) => {
+    const r = stats.get(id);
+    return typeof r?.n === 'number' && typeof r.at === 'number' && Number.isFinite(r.at) ? { id, size: r.n, mtimeMs: r.at } : { id };
+  });
 }
+
+function discoverZcode(roots: readonly string[]): AsyncGenerator<SessionFile> {
+  return databaseRecords(CODEC_ID, discoverZcodeFiles(roots), sessionList);
+}
+
+/** Goes up whenever the stamps of the same rows would differ. */
+const STAMP_VERSION = 1;
+
+/**
+ * Every session's stamp: what `sessionsOf` reads of it, its `session` row (when the table has one) and its
+ * `model_usage` rows in request order, every column (`hashRow`).
+ */
+function sessionStamps(d: SqliteDatabase): Record<string, string> {
+  if (!hasTable(d, 'model_usage')) return {};
+  const hashes = new Map<string, Hash64>();
+  const of = (id: string): Hash64 => {
+    let h = hashes.get(id);
+    if (h === undefined) hashes.set(id, (h = createHash64()));
+    return h;
+  };
+  if (hasTable(d, 'session')) for (const row of d.prepare('SELECT * FROM session').iterate() as IterableIterator<Row>) if (typeof row.id === 'string' && row.id !== '') hashRow(of(row.id), row);
+  const usage = d.prepare("SELECT rowid AS _rowid, * FROM model_usage WHERE session_id IS NOT NULL AND session_id <> '' ORDER BY session_id, COALESCE(started_at, completed_at), rowid");
+  for (const row of usage.iterate() as IterableIterator<Row>) hashRow(of(String(row.session_id)), row);
+  return Object.fromEntries([...hashes].map(([id, h]) => [id, h.digest()]));
+}
+
+/** `Codec.dependencyStamp`: a session's record path stamped by its rows (cursors/record-stamps.ts). */
+const zcodeDependencyStamp = recordStamper('zcode-sessions', `${CODEC_ID}@${PARSER_VERSION}.s${STAMP_VERSION}`, sessionStamps);
 
 /** Z Code: `cli/db/db.sqlite` under its home; see its README. */
 export const zcode: Codec = {
   ...zcodeDescriptor,
   ...fromListing(discoverZcode),
   getParseDependencies: recordDependencies,
+  dependencyStamp: zcodeDependencyStamp,
   read: readZcode,
 };
 export default zcode;
