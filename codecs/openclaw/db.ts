@@ -125,7 +125,7 @@ function metaOf(db: SqliteDatabase, sessionId: string, index: SessionsIndex | un
 export function sessionStamps(db: SqliteDatabase): Record<string, string> {
   if (!hasTable(db, 'transcript_events')) return {};
   const zstd = hasColumn(db, 'transcript_events', 'event_zstd');
-  const rows = db.prepare(`SELECT session_id AS id, seq, event_json${zstd ? ', event_zstd' : ''} FROM transcript_events ORDER BY session_id, seq`).iterate() as IterableIterator<{ id: unknown; seq: unknown; event_json?: unknown; event_zstd?: unknown }>;
+  const rows = db.prepare(`SELECT session_id AS id, seq, CAST(event_json AS BLOB) AS event_json${zstd ? ', event_zstd' : ''} FROM transcript_events ORDER BY session_id, seq`).iterate() as IterableIterator<{ id: unknown; seq: unknown; event_json?: unknown; event_zstd?: unknown }>;
   const digests = new Map<string, { h: Hash64; n: number }>();
   for (const { id, ...row } of rows) {
     if (typeof id !== 'string') continue;

@@ -57,7 +57,7 @@ async function* readOpenclaw(file: string, options?: ReadOptions): AsyncGenerato
 }
 
 /** Goes up whenever the stamps of the same rows would differ. */
-const STAMP_VERSION = 2;
+const STAMP_VERSION = 3;
 
 /**
  * An agent database stamped per session (cursors/record-stamps.ts, db.ts `sessionStamps`): OpenClaw appends
