@@ -45,6 +45,7 @@ describe('declared usage capabilities match the golden events', () => {
     it(agent, () => {
       const caps = capabilitiesOf.get(agent)!;
       const mayBeUnknown = caps.usageRecordedAtEnd === true || caps.usageMayBeUnknown === true;
+      if (caps.usageKnownAtEnd === true) expect(mayBeUnknown, 'usageKnownAtEnd goes with usageMayBeUnknown').toBe(true);
       let unknownSeen = false;
       for (const { file, events } of goldens(agent)) {
         const sessions = events.filter((e) => e.type === 'session');

@@ -14,7 +14,7 @@ export const commandCodeDescriptor: CodecDescriptor = {
   displayName: 'Command Code',
   parserVersion: PARSER_VERSION,
   // legacy transcripts (and assistant records a resumed `-p` run left without usage) record no tokens
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageMayBeUnknown: true },
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageMayBeUnknown: true, usageKnownAtEnd: true },
   defaultRoots: getCommandCodeRoots,
   rootVariables: [],
 };

@@ -13,7 +13,7 @@ export const copilotVscodeDescriptor: CodecDescriptor = {
   aliases: ['vscode-copilot', 'vscode-chat', 'copilot-chat'],
   displayName: 'GitHub Copilot Chat (VS Code)',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageMayBeUnknown: true },
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageMayBeUnknown: true, usageKnownAtEnd: true },
   defaultRoots: (env) => getVscodeChatRoots(env),
   rootVariables: ['SESSIONFOLD_VSCODE_USER_DIR'],
 };

@@ -13,7 +13,7 @@ export const grokDescriptor: CodecDescriptor = {
   aliases: ['grok-build'],
   displayName: 'Grok Build',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageMayBeUnknown: true },
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageMayBeUnknown: true, usageKnownAtEnd: true },
   defaultRoots: getGrokRoots,
   rootVariables: ['GROK_HOME'],
 };

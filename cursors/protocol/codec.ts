@@ -60,6 +60,12 @@ export interface CodecCapabilities {
    */
   usageMayBeUnknown?: boolean;
   /**
+   * With `usageMayBeUnknown`: whether a session's usage is known is said only where its whole read ends (the
+   * session event of its core's `end()`: a reply without tokens anywhere before, a prompt left unanswered), so
+   * the head and tail windows of a session list's peek cannot tell it, and the list folds such a session whole.
+   */
+  usageKnownAtEnd?: boolean;
+  /**
    * `false` when the agent records no token usage at all (Cursor): its sessions have no usage events, and a
    * cost report says their usage is unknown instead of counting them as $0.
    */

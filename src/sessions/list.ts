@@ -335,7 +335,10 @@ async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions):
   }
   let candidates = [...byId.values()];
 
-  if (o.sort === 'turns') candidates = await refoldWhole(run, candidates);
+  // A codec that says a session's usage is unknown only where its whole read ends (`usageKnownAtEnd`), which
+  // a peek's windows do not reach: its sessions are folded whole, so that a usage it could not read is never
+  // listed as known (the cost report's note of such sessions lists them too).
+  if (o.sort === 'turns' || run.codec.capabilities.usageKnownAtEnd === true) candidates = await refoldWhole(run, candidates);
   else if (o.sort === 'cost' || o.model !== undefined) candidates = await mergeUsage(run, candidates, o.since);
   if (o.model !== undefined) candidates = candidates.filter((c) => modelMatches(c.models, o.model as string));
 
