@@ -38,8 +38,26 @@ export async function loadTopic(name: string): Promise<Topic> {
 const RESULT_PREFIX = 'BENCH_RESULT ';
 const RUN_JS = fileURLToPath(new URL('../run.js', import.meta.url));
 
+/**
+ * sessionfold's warnings of a case, each said once (to stderr): the library's default `onWarning` emits a Node
+ * warning per run, and a case runs a report dozens of times over a corpus whose malformed lines are there on
+ * purpose, so the same "skipped N lines" buried the table under copies of itself. Node's other warnings print
+ * as they would.
+ */
+function sayWarningsOnce(): void {
+  const said = new Set<string>();
+  process.removeAllListeners('warning');
+  process.on('warning', (w) => {
+    const line = `(bench) ${w.name}: ${w.message}`;
+    if (w.name === 'SessionfoldWarning' && said.has(line)) return;
+    said.add(line);
+    process.stderr.write(`${line}\n`);
+  });
+}
+
 /** Child side: run one case and print its report. */
 export async function runChild(topicName: string, caseName: string): Promise<void> {
+  sayWarningsOnce();
   const env = readBenchEnv();
   const topic = await loadTopic(topicName);
   const c = (await topic.cases(env)).find((x) => x.name === caseName);
