@@ -1,11 +1,11 @@
 /**
- * Crush's project database, grok-cli's `grok.db` and Z Code's usage database read again one session at a time
- * (cursors/record-stamps.ts):
+ * Crush's project database, grok-cli's `grok.db`, Z Code's usage database and Kiro's `data.sqlite3` read again
+ * one session at a time (cursors/record-stamps.ts):
  * each session's record has its own stat (its rows' count and `updated_at`) and the database is stamped per
  * session by the rows its read takes, so a write to one session (its totals, a message, a usage row) makes
  * that session alone read again, and a rewrite that keeps the counts and times is seen by the digest. Every
  * warm answer equals a cold one (each agent's own DDL and rows: test/helpers/crush-db.ts, fixtures/grok-cli,
- * fixtures/zcode).
+ * fixtures/zcode, test/helpers/kiro-layout.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentReport, writeDb } from './helpers/warm-report.js';
 import { layOutCrush } from './helpers/crush-db.js';
 import { buildZcodeDb } from './helpers/zcode-db.js';
+import { layOutKiro } from './helpers/kiro-layout.js';
+import { kiro } from '../codecs/kiro/index.js';
+import { discoverAll } from './helpers/codec-harness.js';
 
 /** A home for `agent` laid out by `layOut` (which returns its database), with its reports. */
 function stampedHome(agent: string, layOut: (home: string) => string) {
@@ -105,5 +108,34 @@ describe('zcode: one session of the usage database read again, not every session
     const after = await h.report(true);
     expect(after.stats.fullReads).toBe(2);
     expect(after.summary).toEqual((await h.report(false)).summary);
+  });
+});
+
+describe('kiro: one conversation of data.sqlite3 stamped apart from the others', () => {
+  // Kiro records no tokens (no cost report reads it): what a warm list reads again is what the stamps say
+  const h = stampedHome('kiro', (home) => layOutKiro(home).db);
+  const stamps = async () => {
+    const files = (await discoverAll(kiro, kiro.defaultRoots(h.env))).filter((f) => f.path.includes('#'));
+    return new Map(files.map((f) => [f.sessionId, [f.size, f.mtimeMs, kiro.dependencyStamp?.(f.path, h.db)]]));
+  };
+
+  it('a turn saved to one conversation changes its stat and stamp alone', async () => {
+    const before = await stamps();
+    expect(before.size).toBeGreaterThan(1);
+    const [first, second] = [...before.keys()] as [string, string];
+    writeDb(h.db, 'UPDATE conversations_v2 SET value = value, updated_at = updated_at + 1000 WHERE conversation_id = ?', first);
+    const after = await stamps();
+    expect(after.get(second)).toEqual(before.get(second));
+    expect(after.get(first)?.[1]).not.toEqual(before.get(first)?.[1]);
+    expect(after.get(first)?.[2]).not.toEqual(before.get(first)?.[2]);
+  });
+
+  it('a row rewritten with its time kept: its stamp moves, the stat does not', async () => {
+    const before = await stamps();
+    const first = [...before.keys()][0] as string;
+    writeDb(h.db, "UPDATE conversations_v2 SET key = key || '/' WHERE conversation_id = ?", first);
+    const after = await stamps();
+    expect(after.get(first)?.slice(0, 2)).toEqual(before.get(first)?.slice(0, 2));
+    expect(after.get(first)?.[2]).not.toEqual(before.get(first)?.[2]);
   });
 });

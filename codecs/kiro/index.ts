@@ -20,10 +20,11 @@ import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { readCollected, readSessionText } from '../../cursors/read-collected.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import { recordStamper, rowStamp } from '../../cursors/record-stamps.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
 import { conversationEvents, parseKiroSession, type Row } from './parse.js';
 import { CODEC_ID, discoverKiroFiles, isKiroDb, logOf, stemOf } from './paths.js';
-import { kiroDescriptor } from './descriptor.js';
+import { kiroDescriptor, PARSER_VERSION } from './descriptor.js';
 
 export { cliSessionEvent, conversationEvents, isoTime, logLineEvents, parseKiroSession } from './parse.js';
 export { discoverKiroFiles, getKiroRoots } from './paths.js';
@@ -76,11 +77,30 @@ async function* readKiro(file: string, options?: ReadOptions): AsyncGenerator<Se
   yield* readDatabaseRecord(CODEC_ID, file, o, o.conversation ? 'conversation' : 'summary', (d) => conversationsOf(d, o.conversation));
 }
 
-/** A database's conversations, each once, by their latest update. */
+/**
+ * A database's conversations, each once, by their latest update, with its rows' count and latest `updated_at`
+ * as its stat (`DatabaseRecord`): a turn saved to one conversation leaves the others' as they were, and
+ * `kiroDependencyStamp` sees what these do not.
+ */
 function conversationList(d: SqliteDatabase): DatabaseRecord[] {
-  const rows = d.prepare('SELECT conversation_id AS id FROM conversations_v2 GROUP BY conversation_id ORDER BY max(updated_at), conversation_id').all() as { id: unknown }[];
-  return rows.flatMap((r) => (typeof r.id === 'string' && r.id !== '' ? [{ id: r.id }] : []));
+  const rows = d.prepare('SELECT conversation_id AS id, count(*) AS n, max(updated_at) AS at FROM conversations_v2 GROUP BY conversation_id ORDER BY max(updated_at), conversation_id').all() as { id: unknown; n: unknown; at: unknown }[];
+  return rows.flatMap((r) => (typeof r.id === 'string' && r.id !== '' ? [{ id: r.id, ...(typeof r.n === 'number' && typeof r.at === 'number' && Number.isFinite(r.at) && { size: r.n, mtimeMs: r.at }) }] : []));
 }
+
+/** Goes up whenever the stamps of the same rows would differ. */
+const STAMP_VERSION = 1;
+
+/** Every conversation's stamp: the row its read takes (`conversationsOf`: its latest), every column. */
+function conversationStamps(d: SqliteDatabase): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const row of d.prepare('SELECT * FROM conversations_v2 ORDER BY updated_at DESC, rowid DESC').iterate() as IterableIterator<Row>) {
+    if (typeof row.conversation_id === 'string' && !(row.conversation_id in out)) out[row.conversation_id] = rowStamp(row);
+  }
+  return out;
+}
+
+/** `Codec.dependencyStamp`: a conversation's record path stamped by its row (cursors/record-stamps.ts); a session file's log by its stat. */
+const kiroDependencyStamp = recordStamper('kiro-conversations', `${CODEC_ID}@${PARSER_VERSION}.s${STAMP_VERSION}`, conversationStamps);
 
 /** Every CLI session file, and every conversation of a database as a record path. */
 async function* discoverKiro(roots: readonly string[]): AsyncGenerator<SessionFile> {
@@ -95,6 +115,7 @@ export const kiro: Codec = {
   ...kiroDescriptor,
   ...fromListing(discoverKiro),
   getParseDependencies: (file: string) => (isKiroDb(splitRecordPath(file).db) ? recordDependencies(file) : [logOf(file)]),
+  dependencyStamp: kiroDependencyStamp,
   read: readKiro,
 };
 export default kiro;
