@@ -134,7 +134,7 @@ describe('sessionfold with Copilot CLI sessions', () => {
     expect(resume.stdout).toBe(`cd /tmp/project && copilot --resume ${DIR_ID}\n`);
   });
 
-  it('sessions list --lazy on large logs: usage unknown from the tail, not from a head window that ends mid-run', async () => {
+  it('sessions list --lazy on large logs: folded whole (usage known only at the end), not judged from a head window', async () => {
     const h = makeHistory();
     try {
       const state = join(h.home, '.copilot', 'session-state');
@@ -151,9 +151,9 @@ describe('sessionfold with Copilot CLI sessions', () => {
       await runCli(['sessions', 'list', 'copilot', '--lazy', '--json'], { stdout, stderr: sink(), env: { ...h.env, COPILOT_HOME: join(h.home, '.copilot') } });
       const rows = JSON.parse(stdout.text()) as (Row & { exact: boolean })[];
       expect(rows.map((r) => [r.sessionId, r.exact, r.usageUnknown === true]).sort()).toEqual([
-        ['done', false, false],
-        ['open', false, true],
-        ['quiet', false, false],
+        ['done', true, false],
+        ['open', true, true],
+        ['quiet', true, false],
       ]);
       expect(done.totals.usageEvents).toBeGreaterThan(1);
     } finally {

@@ -13,7 +13,7 @@ export const copilotDescriptor: CodecDescriptor = {
   aliases: ['copilot-cli', 'github-copilot', 'gh-copilot'],
   displayName: 'GitHub Copilot CLI',
   parserVersion: PARSER_VERSION,
-  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageRecordedAtEnd: true },
+  capabilities: { incremental: true, persistence: 'jsonl', eventsPrecedeMtime: true, usageRecordedAtEnd: true, usageKnownAtEnd: true },
   defaultRoots: getCopilotRoots,
   rootVariables: ['COPILOT_HOME'],
 };

@@ -60,9 +60,10 @@ export interface CodecCapabilities {
    */
   usageMayBeUnknown?: boolean;
   /**
-   * With `usageMayBeUnknown`: whether a session's usage is known is said only where its whole read ends (the
-   * session event of its core's `end()`: a reply without tokens anywhere before, a prompt left unanswered), so
-   * the head and tail windows of a session list's peek cannot tell it, and the list folds such a session whole.
+   * With `usageMayBeUnknown` (or `usageRecordedAtEnd`): whether a session's usage is known is said only where
+   * its whole read ends (the session event of its core's `end()`: a reply without tokens anywhere before, a
+   * prompt left unanswered, a Copilot CLI run that never shut down), so the head and tail windows of a session
+   * list's peek cannot tell it, and the list folds such a session whole.
    */
   usageKnownAtEnd?: boolean;
   /**

@@ -115,7 +115,7 @@ export function normalizeListOptions(o: SessionListOptions = {}): NormalizedList
 }
 
 /** The data of a summary from a fold (whole file when `exact`, else head + tail). */
-export function summaryData(sf: StatFile, fold: FoldResult, exact: boolean, models: Iterable<string>, tail?: PeekResult['tail']): SummaryData {
+export function summaryData(sf: StatFile, fold: FoldResult, exact: boolean, models: Iterable<string>, tail?: PeekResult['tail'], head?: PeekResult['head']): SummaryData {
   const last = Math.max(fold.lastMs ?? -Infinity, tail?.lastMs ?? -Infinity);
   const model = exact ? fold.model : (tail?.model ?? fold.model);
   const d: SummaryData = {
@@ -134,8 +134,9 @@ export function summaryData(sf: StatFile, fold: FoldResult, exact: boolean, mode
   if (fold.cwd !== undefined) d.cwd = fold.cwd;
   if (fold.forkedFrom !== undefined) d.forkedFrom = fold.forkedFrom;
   if (fold.subagent === true || sf.file.subagent === true) d.subagent = true;
-  // A head window's fold ends mid-file, where a run is always still open: only the tail (or the whole file) can tell.
-  if ((exact ? fold.usageUnknown : tail?.usageUnknown) === true) d.usageUnknown = true;
+  // A head window's fold ends mid-file, where a run is always still open: only what its lines said (an
+  // export's header), the tail, or the whole file can tell.
+  if ((exact ? fold.usageUnknown : (tail?.usageUnknown ?? head?.usageUnknown)) === true) d.usageUnknown = true;
   // said by the session event at the head: an export of a Cursor session (its source records no usage)
   if (fold.usageRecorded === false) d.usageRecorded = false;
   return d;
@@ -306,7 +307,7 @@ async function listFiles(run: Run, files: StatFile[], o: NormalizedListOptions):
         const models = [...p.fold.models.keys()];
         if (p.tail?.model !== undefined) models.push(p.tail.model);
         if (p.fold.model !== undefined) models.push(p.fold.model);
-        data = summaryData(sf, p.fold, p.exact, models, p.tail);
+        data = summaryData(sf, p.fold, p.exact, models, p.tail, p.head);
       }
     } catch (err) {
       // gone since the listing: left out, as a scan leaves it; unreadable now: left out, counted, not cached;

@@ -41,6 +41,11 @@ export interface PeekResult {
   fold: FoldResult;
   /** Latest timestamp / model / title from the tail window (large files only). */
   tail?: { lastMs?: number; model?: string; title?: string; usageUnknown?: true };
+  /**
+   * What the head window's lines said (large files only): a session event's `usageUnknown` written in the file
+   * (an export's header), not one its core's end emits mid-file, where a run is always still open.
+   */
+  head?: { usageUnknown?: true };
   /** True when the whole file was folded. */
   exact: boolean;
 }
@@ -107,12 +112,15 @@ export async function peekFile(codec: Codec, file: SessionFile, size: number, pr
     const fold = new SessionFold({ content: false, price: undefined });
     let haveUser = false;
     let haveTime = false;
+    let ended = false;
+    let said: boolean | undefined;
     const feed = openWindowFeed(
       core,
       file.path,
       0,
       (e) => {
         fold.push(e);
+        if (!ended && e.type === 'session' && typeof e.usageUnknown === 'boolean') said = e.usageUnknown;
         if (e.type === 'message' && e.role === 'user' && e.subtype === undefined && e.text !== '') haveUser = true;
         if ((e.type === 'session' && e.startedAt !== undefined) || ('timestamp' in e && typeof e.timestamp === 'string')) haveTime = true;
       },
@@ -124,13 +132,14 @@ export async function peekFile(codec: Codec, file: SessionFile, size: number, pr
       if (bytesRead === 0 || feed.push(head, bytesRead)) break;
       pos += bytesRead;
     }
+    ended = true;
     feed.end();
     let t: NonNullable<PeekResult['tail']> = {};
     for (const window of TAIL_WINDOWS) {
       t = await peekTail(fh, core, file.path, size, window, fold.ownSessionId);
       if (t.lastMs !== undefined && t.model !== undefined) break;
     }
-    return { fold: fold.finish(), tail: t, exact: false };
+    return { fold: fold.finish(), tail: t, head: said === true ? { usageUnknown: true } : {}, exact: false };
   } finally {
     await fh.close();
   }

@@ -32,7 +32,7 @@ import type { NormalizedManagerOptions, StatFile } from './context.js';
 import type { SummaryData, UsageData } from './types.js';
 
 /** Goes up whenever fold.ts, peek.ts or list.ts would summarize an unchanged file differently. */
-export const SUMMARY_VERSION = 8; // 2: subagent rows see their sidecar (Codec.lineCoreFor); 3: a Claude file named otherwise than its id takes its lines' id; 4: usageUnknown; 5: the head read goes past a preamble to the first prompt; 6: the tail window skips usage of another session than the head's; 7: usageRecorded from session events; 8: usage marked `copied` in copiedCost, not cost
+export const SUMMARY_VERSION = 9; // 2: subagent rows see their sidecar (Codec.lineCoreFor); 3: a Claude file named otherwise than its id takes its lines' id; 4: usageUnknown; 5: the head read goes past a preamble to the first prompt; 6: the tail window skips usage of another session than the head's; 7: usageRecorded from session events; 8: usage marked `copied` in copiedCost, not cost; 9: a head's own usageUnknown (an export's header), Copilot CLI sessions folded whole
 
 /** Stored JSON, or undefined (a miss: the file is read again) when it does not parse. */
 function parse<T>(json: string): T | undefined {
