@@ -65,6 +65,6 @@ export { mimo } from '../codecs/mimo/index.js';
 export { zed } from '../codecs/zed/index.js';
 /** Command Code transcripts (`~/.commandcode/projects/<cwd slug>/<id>.jsonl`), incremental; usage per request where recorded. */
 export { commandCode } from '../codecs/commandcode/index.js';
-/** Mux's per-workspace usage ledgers (`~/.mux/sessions/<workspace>/session-usage.json`): one cumulative usage event per model. */
+/** Mux's (Xum's) per-workspace usage ledgers (`~/.xum/sessions/<workspace>/session-usage.json`, and the Mux homes'): one cumulative usage event per model. */
 export { mux } from '../codecs/mux/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

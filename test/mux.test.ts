@@ -5,7 +5,7 @@
  * and the CLI's cost report over a temporary HOME (the tree unchanged), also after a ledger grows under a warm
  * cache (its running totals replace the cached ones, never add to them).
  */
-import { cp, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,9 +96,35 @@ describe('mux golden files', () => {
     });
   });
 
-  it('is $MUX_ROOT/sessions, else ~/.mux/sessions', () => {
-    expect(getMuxRoots({ HOME: '/h' })).toEqual(['/h/.mux/sessions']);
+  it('is $XUM_ROOT/sessions, else $MUX_ROOT/sessions, else the sessions of ~/.xum, ~/.mux and ~/.cmux', () => {
+    expect(getMuxRoots({ HOME: '/h' })).toEqual(['/h/.xum/sessions', '/h/.mux/sessions', '/h/.cmux/sessions']);
     expect(getMuxRoots({ HOME: '/h', MUX_ROOT: '~/m' })).toEqual(['/h/m/sessions']);
+    expect(getMuxRoots({ HOME: '/h', XUM_ROOT: '/x', MUX_ROOT: '/m' })).toEqual(['/x/sessions']);
+  });
+
+  it('reads the workspaces of every home once, the home Xum prefers first', async () => {
+    await inTempDir('sf-mux-homes-', async (home) => {
+      const ledger = (tokens: number) => JSON.stringify({ version: 1, byModel: { 'anthropic:claude-sonnet-4-5': { output: { tokens } } } });
+      const put = async (dir: string, workspace: string, tokens: number) => {
+        await mkdir(join(home, dir, 'sessions', workspace), { recursive: true });
+        await writeFile(join(home, dir, 'sessions', workspace, 'session-usage.json'), ledger(tokens));
+      };
+      await put('.xum', 'moved', 10);
+      await put('.xum', 'both', 20);
+      await put('.mux', 'both', 99); // the copy Xum does not read while ~/.xum holds it
+      await put('.mux', 'old', 30);
+      await put('.cmux', 'older', 40);
+      await mkdir(join(home, '.cmux', 'sessions', 'no-ledger'), { recursive: true });
+      const files = [...discoverMuxFiles(getMuxRoots({ HOME: home }))];
+      expect(files.map((f) => `${f.sessionId} ${f.root.slice(home.length)}`).sort()).toEqual(['both /.xum/sessions', 'moved /.xum/sessions', 'old /.mux/sessions', 'older /.cmux/sessions']);
+      const out: number[] = [];
+      for (const f of files) for (const u of byKind(await readEvents(mux, f.path)).usage as UsageEvent[]) out.push(u.outputTokens);
+      expect(out.sort((a, b) => a - b)).toEqual([10, 20, 30, 40]);
+      // a Mux home that Xum's move left as a link to ~/.xum gives nothing twice
+      await rm(join(home, '.mux'), { recursive: true });
+      await symlink(join(home, '.xum'), join(home, '.mux'));
+      expect([...discoverMuxFiles(getMuxRoots({ HOME: home }))].map((f) => f.sessionId).sort()).toEqual(['both', 'moved', 'older']);
+    });
   });
 });
 

@@ -10,10 +10,10 @@ export const PARSER_VERSION = 2;
 
 export const muxDescriptor: CodecDescriptor = {
   id: CODEC_ID,
-  aliases: ['coder-mux'],
+  aliases: ['coder-mux', 'xum'],
   displayName: 'Mux',
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'json', eventsPrecedeMtime: true },
   defaultRoots: getMuxRoots,
-  rootVariables: ['MUX_ROOT'],
+  rootVariables: ['XUM_ROOT', 'MUX_ROOT'],
 };

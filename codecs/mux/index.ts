@@ -1,6 +1,7 @@
 /**
- * `mux`: Mux (coder/mux), whose per-workspace usage ledger is `~/.mux/sessions/<workspace id>/session-usage.json`
- * (`$MUX_ROOT` moves the root). README.md has the format, the token semantics and the sources. A read is whole:
+ * `mux`: Mux (coder/mux, renamed Xum: coder/xum), whose per-workspace usage ledger is
+ * `~/.xum/sessions/<workspace id>/session-usage.json`, or the same under the Mux homes `~/.mux` and `~/.cmux`
+ * (`$XUM_ROOT`, else `$MUX_ROOT`, moves the home). README.md has the format, the token semantics and the sources. A read is whole:
  * the ledger is rewritten at every stream's end.
  *
  * @example
@@ -32,7 +33,7 @@ function readMux(file: string, options?: ReadOptions): AsyncGenerator<Sessionfol
   });
 }
 
-/** Mux: workspace usage ledgers under `~/.mux/sessions`; see its README. */
+/** Mux (Xum): workspace usage ledgers under `~/.xum/sessions` and the Mux homes; see its README. */
 export const mux: Codec = {
   ...muxDescriptor,
   ...fromSyncListing(discoverMuxFiles),

@@ -1,6 +1,7 @@
 /**
- * Where Mux (coder/mux) keeps a workspace's session data: `<mux root>/sessions/<workspace id>/` (README "Where"),
- * the root being `$MUX_ROOT`, else `~/.mux`. A session's file is its `session-usage.json`.
+ * Where Mux (coder/mux, renamed Xum: coder/xum) keeps a workspace's session data: `<home>/sessions/<workspace id>/`
+ * (README "Where"), the home being `$XUM_ROOT`, else `$MUX_ROOT`, else `~/.xum`, `~/.mux` and `~/.cmux`. A
+ * session's file is its `session-usage.json`.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -11,22 +12,33 @@ import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 export const CODEC_ID = 'mux';
 export const USAGE_FILE = 'session-usage.json';
 
-/** `$MUX_ROOT/sessions`, else `~/.mux/sessions`. */
+/**
+ * `<home>/sessions` for an explicit home (`$XUM_ROOT`, which wins, else `$MUX_ROOT`), else for each of the homes
+ * Xum chooses from when it starts, in its order of preference: `~/.xum`, then the Mux homes `~/.mux` and
+ * `~/.cmux` (README "Where").
+ */
 export function getMuxRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
-  const root = env.MUX_ROOT?.trim() ? expandHome(env.MUX_ROOT.trim(), home) : join(home, '.mux');
-  return [join(root, 'sessions')];
+  const explicit = env.XUM_ROOT?.trim() || env.MUX_ROOT?.trim();
+  if (explicit) return [join(expandHome(explicit, home), 'sessions')];
+  return ['.xum', '.mux', '.cmux'].map((dir) => join(home, dir, 'sessions'));
 }
 
-/** Every workspace folder's `session-usage.json` under the roots; the folder's name is the workspace id. */
+/**
+ * Every workspace folder's `session-usage.json` under the roots; the folder's name is the workspace id. A
+ * workspace an earlier root already gave is left out: a Mux home that Xum's move left behind as a link to
+ * `~/.xum`, or a copy, holds the same workspaces, and the earlier root is the one Xum prefers.
+ */
 export function* discoverMuxFiles(roots: readonly string[]): Generator<SessionFile> {
+  const seen = new Set<string>();
   for (const root of roots) {
     for (const d of listDir(root)) {
-      if (d.kind !== DIR) continue;
+      if (d.kind !== DIR || seen.has(d.name)) continue;
       const dir = join(root, d.name);
       const e = listDir(dir).find((x) => x.kind === FILE && x.name === USAGE_FILE);
       const st = e === undefined ? undefined : fileStat(dir, e);
       if (st === undefined) continue;
+      seen.add(d.name);
       yield { agent: CODEC_ID, path: join(dir, USAGE_FILE), root, sessionId: d.name, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
     }
   }
