@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverMuxFiles, getMuxRoots, mux } from '../codecs/mux/index.js';
-import type { UsageEvent } from '../cursors/protocol/events.js';
+import type { MessageEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { createSessionManager } from '../src/sessions/manager.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
 import { inTempDir, treeListing } from './helpers/files.js';
@@ -93,6 +94,51 @@ describe('mux golden files', () => {
       await utimes(path, when, when);
       const usage = byKind(await readEvents(mux, path)).usage as UsageEvent[];
       expect(usage.map((u) => u.timestamp)).toEqual([when.toISOString()]);
+    });
+  });
+
+  describe('the chat beside the ledger', () => {
+    const path = () => FILES[0]!.path;
+    it('is read as messages and tool events: archive first, a copy once, system rows and torn lines left out', async () => {
+      const skips: unknown[] = [];
+      const events = await readEvents(mux, path(), { onSkip: (e: unknown) => skips.push(e) });
+      const k = byKind(events);
+      expect((k.message as MessageEvent[]).map((m) => [m.role, m.nativeId, m.subtype ?? null])).toEqual([
+        ['user', 'msg-u1', null],
+        ['assistant', 'msg-a1', null],
+        ['assistant', 'msg-s1', 'compaction'],
+        ['user', 'msg-u2', null],
+        ['user', 'msg-c1', 'synthetic'],
+      ]);
+      expect((k.tool_call as ToolCallEvent[]).map((t) => [t.callId, t.name])).toEqual([
+        ['call-1', 'file_read'],
+        ['call-3', 'web_fetch'],
+        ['call-2', 'bash'],
+      ]);
+      // a call that never ran (Mux's `input-available`) has no result; a redacted one keeps no output
+      expect((k.tool_result as ToolResultEvent[]).map((t) => [t.callId, t.isError, t.output === null])).toEqual([
+        ['call-1', false, false],
+        ['call-3', true, true],
+      ]);
+      expect(skips).toHaveLength(1);
+      await expect(readEvents(mux, path(), { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+    });
+
+    it('a usage read leaves it unread: the same usage, no skip, with the chat or without it', async () => {
+      const skips: unknown[] = [];
+      const usage = await readEvents(mux, path(), { kinds: ['usage'], onSkip: (e: unknown) => skips.push(e) });
+      expect(skips).toEqual([]);
+      expect(usage).toEqual(byKind(await readEvents(mux, path())).usage);
+      expect(mux.getParseDependencies(path()).map((p) => p.slice(p.lastIndexOf('/') + 1))).toEqual(['chat-archive.jsonl', 'chat.jsonl']);
+    });
+
+    it('sessions show reads the workspace\u2019s conversation: its first prompt is the title', async () => {
+      await inTempDir('sf-mux-chat-', async (home) => {
+        await cp(ROOT, join(home, '.xum', 'sessions'), { recursive: true });
+        const s = await createSessionManager({ env: { HOME: home, XDG_CACHE_HOME: join(home, 'cache'), TZ: 'UTC' }, cache: false }).get('mux', 'a1b2c3d4e5');
+        expect(s.title).toBe('Add a retry to the upload client.');
+        expect(s.messages.filter((m) => m.role !== 'tool' && m.subtype === undefined).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      });
     });
   });
 

@@ -13,14 +13,11 @@ import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID } from './paths.js';
+import { msTime, splitModel } from './chat.js';
 
 type Rec = Record<string, unknown>;
 
 const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
-
-function msTime(v: unknown): string | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 946_684_800_000 && v < 7_258_118_400_000 ? new Date(Math.trunc(v)).toISOString() : undefined;
-}
 
 /** A bucket's tokens and recorded cost. */
 function bucket(u: Rec, name: string): { tokens: number; cost: number | undefined } {
@@ -34,10 +31,10 @@ export function muxUsage(workspace: string, key: string, usage: Rec, timestamp: 
   const all = [input, cached, create, output, reasoning];
   if (all.every((b) => b.tokens === 0)) return undefined;
   const costs = all.map((b) => b.cost).filter((c): c is number => c !== undefined);
-  const colon = key.indexOf(':');
+  const { model, provider } = splitModel(key);
   return usageEventOf(CODEC_ID, workspace, 0, {
-    model: colon > 0 ? key.slice(colon + 1) : key,
-    provider: colon > 0 ? key.slice(0, colon) : undefined,
+    model: model ?? key,
+    provider,
     timestamp,
     inputTokens: input.tokens,
     // Mux keeps the reasoning apart from the output (README "Tokens")
@@ -61,8 +58,8 @@ export function parseMuxUsage(text: string, workspace: string, mtimeMs?: number)
   if (doc === undefined) throw new SessionfoldError('MALFORMED_LINE', `session-usage.json of ${workspace} is not a JSON object`, { agent: CODEC_ID });
   const last = rec(doc.lastRequest);
   const timestamp = msTime(last?.timestamp) ?? msTime(mtimeMs);
-  const model = typeof last?.model === 'string' ? last.model : undefined;
-  const events: SessionfoldEvent[] = [sessionEventOf(CODEC_ID, workspace, 0, { model })];
+  const { model, provider } = splitModel(last?.model);
+  const events: SessionfoldEvent[] = [sessionEventOf(CODEC_ID, workspace, 0, { model, provider })];
   const byModel = rec(doc.byModel);
   let skipped = byModel === undefined && doc.byModel !== undefined ? 1 : 0;
   for (const [key, value] of Object.entries(byModel ?? {})) {

@@ -11,6 +11,9 @@ import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'mux';
 export const USAGE_FILE = 'session-usage.json';
+/** The conversation beside the ledger: the sealed history, then the active epoch (README "The chat"). */
+export const CHAT_ARCHIVE_FILE = 'chat-archive.jsonl';
+export const CHAT_FILE = 'chat.jsonl';
 
 /**
  * `<home>/sessions` for an explicit home (`$XUM_ROOT`, which wins, else `$MUX_ROOT`), else for each of the homes

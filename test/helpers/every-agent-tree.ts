@@ -517,14 +517,14 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     cwd: true,
   },
   mux: {
-    // no real sample exists: ledgers shaped on Mux's SessionUsageFile (codecs/mux/README.md)
+    // no real sample exists: ledgers and a chat shaped on Mux's types (codecs/mux/README.md)
     async layOut({ home, own }) {
       await cp(join(own, 'sessions'), join(home, '.mux', 'sessions'), { recursive: true });
     },
     goldens: ['a1b2c3d4e5', 'f6e7d8c9b0'],
     sessions: 2,
     usage: 'tokens',
-    titles: false,
+    titles: true,
     cwd: false,
   },
 };
