@@ -1,5 +1,5 @@
 /**
- * `pi`: sessions of the pi coding agent (badlogic/pi-mono), `~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`.
+ * `pi`: sessions of the pi coding agent (earendil-works/pi, formerly badlogic/pi-mono), `~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`.
  * A JSONL codec: the pure line engine is `createPiCore` (parse.ts, with entries.ts and tree.ts), `read()` with
  * byte-exact resume comes from `createJsonlRead`. Format, branches, token semantics: README.md.
  *
