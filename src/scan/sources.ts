@@ -107,7 +107,9 @@ export class SourceTally {
       const folders = this.#folders.get(codec.id) ?? [];
       roots.forEach((root, i) => {
         const k = `${codec.id}\0${root}`;
-        const state = rootState(root);
+        const files = this.#files.get(k) ?? 0;
+        // A root the codec listed sessions from is found, a file among them (a database `OPENCODE_DB` names).
+        const state = files > 0 ? ({ status: 'found' } as const) : rootState(root);
         // A folder outside every root (reached through a link) counts under the agent's first root.
         const inside = folders.filter((d) => (under(d, root) || (i === 0 && !roots.some((r) => d === r || under(d, r)))) && d !== root).length;
         const variable = variableOf(codec, root, env);
@@ -116,7 +118,7 @@ export class SourceTally {
           root,
           ...state,
           ...(variable !== undefined && { variable }),
-          files: this.#files.get(k) ?? 0,
+          files,
           // an unreadable root says it for everything under it
           unreadable: (state.status === 'unreadable' ? 0 : inside) + (this.#failed.get(k) ?? 0),
           ...(codec.capabilities.recordsUsage === false && { usageRecorded: false as const }),
