@@ -1,7 +1,15 @@
 /**
  * Where OpenCode keeps sessions: `Global.Path.data` = `$XDG_DATA_HOME/opencode` (default
- * `~/.local/share/opencode`), holding `opencode.db` (`opencode-<channel>.db` for other channels,
- * `packages/opencode/src/storage/db.ts`) and, from before the database, the `storage/` JSON tree.
+ * `~/.local/share/opencode`), holding its database and, from before the database, the `storage/` JSON tree.
+ * The database is `opencode.db` for the release channels and `opencode-<channel>.db` for any other build,
+ * the channel's characters outside `[A-Za-z0-9._-]` made `-` (anomalyco/opencode
+ * `packages/opencode/src/storage/db.ts` @ 89d1ccc3: `latest` and `beta`; `packages/core/src/database/database.ts`
+ * @ 4dba5c9f: `latest`, `beta` and `prod`, or with `OPENCODE_DISABLE_CHANNEL_DB` set). The build's channel is
+ * compiled in and unknown here, so every one of those names in the folder is read (`isDatabaseName`).
+ *
+ * `OPENCODE_DB` names the one database OpenCode opens instead (absolute, or relative to the data folder), or
+ * `:memory:` for none on disk: the default roots are then that database alone, or none (descriptor.ts
+ * `getDatabaseRoots`, which the registry calls without loading this module).
  *
  * A root may be that data folder, a `storage/` folder, a database file, or an `opencode export` JSON file.
  * Each session of a database is a record path `<db>#<session id>` (cursors/sqlite.ts `recordPath`) with a

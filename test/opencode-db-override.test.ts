@@ -1,0 +1,111 @@
+/**
+ * OpenCode's own database variable: `OPENCODE_DB` names the one database OpenCode opens (absolute, or relative
+ * to its data folder), or `:memory:` for none on disk (codecs/opencode/descriptor.ts `getDatabaseRoots`). The
+ * default roots follow it: the named database alone, the folder's other databases and its `storage/` tree left
+ * out, or nothing at all. Real databases with OpenCode's tables (test/helpers/opencode-db.ts), unchanged by
+ * every read, with nothing created beside them.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getOpencodeRoots, opencode } from '../codecs/opencode/index.js';
+import type { Codec } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { surveySources } from '../src/scan/sources.js';
+import { treeListing } from './helpers/files.js';
+import { emptyOpencodeDb, insertSession, writeDb } from './helpers/opencode-db.js';
+
+let home: string;
+let data: string;
+
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'sf-opencode-db-env-'));
+  data = join(home, '.local', 'share');
+});
+
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+/** A closed WAL database at `path` with OpenCode's tables and one session `id` of one exchange. */
+function dbWith(path: string, id: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  emptyOpencodeDb(path);
+  writeDb(path, (d) => insertSession(d, id, 1, 1));
+  return path;
+}
+
+/** A legacy `storage/` tree session beside the databases (`session/<project>/<id>.json`). */
+function treeSession(folder: string, id: string): void {
+  const dir = join(folder, 'storage', 'session', 'prj_1');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${id}.json`), JSON.stringify({ id, projectID: 'prj_1', directory: '/work', title: id, time: { created: 1, updated: 1 } }));
+}
+
+const envOf = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ HOME: home, XDG_DATA_HOME: data, ...extra });
+
+/** The sessions the codec finds under its default roots in `env`, as `<file name>#<session>`, sorted. */
+function listed(codec: Codec, env: NodeJS.ProcessEnv): string[] {
+  return [...codec.discoverSync!(codec.defaultRoots(env))].map((f) => `${basename(f.path).split('#')[0]}#${f.sessionId ?? basename(f.path)}`).sort();
+}
+
+async function usageOf(codec: Codec, path: string): Promise<number> {
+  let n = 0;
+  for await (const e of codec.read(path, { kinds: ['usage'] }) as AsyncIterable<SessionfoldEvent>) if (e.type === 'usage') n++;
+  return n;
+}
+
+describe('OPENCODE_DB', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = join(data, 'opencode');
+    dbWith(join(folder, 'opencode.db'), 'ses_default');
+    treeSession(folder, 'ses_tree');
+  });
+
+  it('unset or blank: the data folder, its database and its storage tree', () => {
+    for (const env of [envOf(), envOf({ OPENCODE_DB: '' }), envOf({ OPENCODE_DB: '  ' })]) {
+      expect(getOpencodeRoots(env)).toEqual([folder]);
+      expect(listed(opencode, env)).toEqual(['opencode.db#ses_default', 'ses_tree.json#ses_tree.json']);
+    }
+  });
+
+  it('an absolute path: that database alone, whatever its name, and read read-only', async () => {
+    const db = dbWith(join(home, 'elsewhere', 'work.sqlite'), 'ses_work');
+    const env = envOf({ OPENCODE_DB: db });
+    const before = await treeListing(home);
+    expect(getOpencodeRoots(env)).toEqual([db]);
+    expect(listed(opencode, env)).toEqual(['work.sqlite#ses_work']);
+    const [file] = [...opencode.discoverSync!(opencode.defaultRoots(env))];
+    expect(file?.root).toBe(db);
+    expect(await usageOf(opencode, file!.path)).toBe(1);
+    expect(await treeListing(home), 'no byte written, no -wal or -shm created').toEqual(before);
+  });
+
+  it('a relative name: joined to the data folder, and only that database read', () => {
+    const db = dbWith(join(folder, 'profiles', 'work.db'), 'ses_work');
+    const env = envOf({ OPENCODE_DB: join('profiles', 'work.db') });
+    expect(getOpencodeRoots(env)).toEqual([db]);
+    expect(listed(opencode, env)).toEqual(['work.db#ses_work']);
+    // a channel's name given as the variable: that one, not opencode.db beside it
+    dbWith(join(folder, 'opencode-dev.db'), 'ses_dev');
+    expect(listed(opencode, envOf({ OPENCODE_DB: 'opencode-dev.db' }))).toEqual(['opencode-dev.db#ses_dev']);
+  });
+
+  it(':memory: — nothing on disk is the agent\'s, so nothing is read', () => {
+    const env = envOf({ OPENCODE_DB: ':memory:' });
+    expect(getOpencodeRoots(env)).toEqual([]);
+    expect(listed(opencode, env)).toEqual([]);
+  });
+
+  it('the source report finds the named database, and names the variable when it is missing', async () => {
+    const db = dbWith(join(home, 'elsewhere', 'work.db'), 'ses_work');
+    const [found] = await surveySources([opencode], envOf({ OPENCODE_DB: db }));
+    expect(found).toMatchObject({ agent: 'opencode', root: db, status: 'found', variable: 'OPENCODE_DB', files: 1, unreadable: 0 });
+    const gone = join(home, 'gone.db');
+    const [missing] = await surveySources([opencode], envOf({ OPENCODE_DB: gone }));
+    expect(missing).toMatchObject({ root: gone, status: 'missing', variable: 'OPENCODE_DB', files: 0 });
+  });
+});
