@@ -2,15 +2,16 @@
  * OpenCode's own database variable: `OPENCODE_DB` names the one database OpenCode opens (absolute, or relative
  * to its data folder), or `:memory:` for none on disk (codecs/opencode/descriptor.ts `getDatabaseRoots`). The
  * default roots follow it: the named database alone, the folder's other databases and its `storage/` tree left
- * out, or nothing at all. Real databases with OpenCode's tables (test/helpers/opencode-db.ts), unchanged by
- * every read, with nothing created beside them.
+ * out, or nothing at all. And the names OpenCode gives a channel's database in its folder (`isDatabaseName`):
+ * those are read, other files are not. Real databases with OpenCode's tables (test/helpers/opencode-db.ts),
+ * unchanged by every read, with nothing created beside them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getOpencodeRoots, opencode } from '../codecs/opencode/index.js';
+import { getOpencodeRoots, isDatabaseName, opencode } from '../codecs/opencode/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { surveySources } from '../src/scan/sources.js';
@@ -107,5 +108,17 @@ describe('OPENCODE_DB', () => {
     const gone = join(home, 'gone.db');
     const [missing] = await surveySources([opencode], envOf({ OPENCODE_DB: gone }));
     expect(missing).toMatchObject({ root: gone, status: 'missing', variable: 'OPENCODE_DB', files: 0 });
+  });
+});
+
+describe('channel databases', () => {
+  it('OpenCode: opencode.db and opencode-<channel>.db, nothing else', () => {
+    const folder = join(data, 'opencode');
+    for (const [name, id] of [['opencode.db', 'ses_a'], ['opencode-local.db', 'ses_b'], ['opencode-next.db', 'ses_c'], ['opencode-v1.2_x.db', 'ses_d']] as const) dbWith(join(folder, name), id);
+    // names no OpenCode build gives its database: a space (made `-`), another suffix, Kilo's name
+    for (const [name, id] of [['opencode-my copy.db', 'ses_x'], ['opencode.db.bak', 'ses_y'], ['kilo.db', 'ses_z'], ['opencodex.db', 'ses_w']] as const) dbWith(join(folder, name), id);
+    expect(listed(opencode, envOf())).toEqual(['opencode-local.db#ses_b', 'opencode-next.db#ses_c', 'opencode-v1.2_x.db#ses_d', 'opencode.db#ses_a']);
+    expect(['opencode.db', 'opencode-dev.db', 'opencode-.db'].every(isDatabaseName)).toBe(true);
+    expect(['opencode-a b.db', 'opencode-dev.db-wal', 'xopencode.db', 'opencode.sqlite'].some(isDatabaseName)).toBe(false);
   });
 });

@@ -27,10 +27,11 @@ import { followEntry } from '../../cursors/list-dir.js';
 
 export { getOpencodeRoots } from './descriptor.js';
 
+const DATABASE_NAME = /^opencode(?:-[A-Za-z0-9._-]*)?\.db$/;
 
-/** `opencode.db` or `opencode-<channel>.db`. */
+/** `opencode.db`, or `opencode-<channel>.db` with the characters OpenCode leaves in a channel's name. */
 export function isDatabaseName(name: string): boolean {
-  return name === 'opencode.db' || (name.startsWith('opencode-') && name.endsWith('.db'));
+  return DATABASE_NAME.test(name);
 }
 
 /** Which agent's files these are: OpenCode's, or those of a fork that keeps them OpenCode's way (Kilo CLI). */
