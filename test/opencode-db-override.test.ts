@@ -1,16 +1,19 @@
 /**
- * OpenCode's own database variable: `OPENCODE_DB` names the one database OpenCode opens (absolute, or relative
- * to its data folder), or `:memory:` for none on disk (codecs/opencode/descriptor.ts `getDatabaseRoots`). The
- * default roots follow it: the named database alone, the folder's other databases and its `storage/` tree left
- * out, or nothing at all. And the names OpenCode gives a channel's database in its folder (`isDatabaseName`):
- * those are read, other files are not. Real databases with OpenCode's tables (test/helpers/opencode-db.ts),
- * unchanged by every read, with nothing created beside them.
+ * The agents' own database variables: OpenCode's `OPENCODE_DB` and Kilo CLI's `KILO_DB` name the one database
+ * the agent opens (absolute, or relative to its data folder), or `:memory:` for none on disk
+ * (codecs/opencode/descriptor.ts `getDatabaseRoots`). The default roots follow them: the named database alone,
+ * the folder's other databases and its `storage/` tree left out, or nothing at all. And the names OpenCode
+ * gives a channel's database in its folder (`isDatabaseName`): those are read, other files are not. Real
+ * databases with OpenCode's tables (test/helpers/opencode-db.ts), unchanged by every read, with nothing
+ * created beside them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { kilo } from '../codecs/kilo/index.js';
+import { getKiloCliRoots } from '../codecs/kilo/paths.js';
 import { getOpencodeRoots, isDatabaseName, opencode } from '../codecs/opencode/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
@@ -66,8 +69,8 @@ describe('OPENCODE_DB', () => {
     treeSession(folder, 'ses_tree');
   });
 
-  it('unset or blank: the data folder, its database and its storage tree', () => {
-    for (const env of [envOf(), envOf({ OPENCODE_DB: '' }), envOf({ OPENCODE_DB: '  ' })]) {
+  it('unset or blank: the data folder, its database and its storage tree; Kilo\'s variable is not OpenCode\'s', () => {
+    for (const env of [envOf(), envOf({ OPENCODE_DB: '' }), envOf({ OPENCODE_DB: '  ' }), envOf({ KILO_DB: ':memory:' })]) {
       expect(getOpencodeRoots(env)).toEqual([folder]);
       expect(listed(opencode, env)).toEqual(['opencode.db#ses_default', 'ses_tree.json#ses_tree.json']);
     }
@@ -108,6 +111,44 @@ describe('OPENCODE_DB', () => {
     const gone = join(home, 'gone.db');
     const [missing] = await surveySources([opencode], envOf({ OPENCODE_DB: gone }));
     expect(missing).toMatchObject({ root: gone, status: 'missing', variable: 'OPENCODE_DB', files: 0 });
+  });
+});
+
+describe('KILO_DB', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = join(data, 'kilo');
+    dbWith(join(folder, 'kilo.db'), 'ses_default');
+  });
+
+  it('unset: the data folder; OpenCode\'s variable is not Kilo\'s', () => {
+    for (const env of [envOf(), envOf({ OPENCODE_DB: ':memory:' })]) {
+      expect(getKiloCliRoots(env)).toEqual([folder]);
+      expect(listed(kilo, env)).toEqual(['kilo.db#ses_default']);
+    }
+  });
+
+  it('an absolute path or a relative name: that database alone, as kilo\'s', async () => {
+    const abs = dbWith(join(home, 'elsewhere', 'k.db'), 'ses_abs');
+    expect(getKiloCliRoots(envOf({ KILO_DB: abs }))).toEqual([abs]);
+    expect(listed(kilo, envOf({ KILO_DB: abs }))).toEqual(['k.db#ses_abs']);
+    const rel = dbWith(join(folder, 'sub', 'k.db'), 'ses_rel');
+    expect(getKiloCliRoots(envOf({ KILO_DB: 'sub/k.db' }))).toEqual([rel]);
+    const files = [...kilo.discoverSync!(kilo.defaultRoots(envOf({ KILO_DB: 'sub/k.db' })))];
+    expect(files.map((f) => [f.agent, f.sessionId])).toEqual([['kilo', 'ses_rel']]);
+    expect(await usageOf(kilo, files[0]!.path)).toBe(1);
+  });
+
+  it(':memory: — no CLI database; SESSIONFOLD_KILO_CLI_DIR still decides over KILO_DB', () => {
+    expect(getKiloCliRoots(envOf({ KILO_DB: ':memory:' }))).toEqual([]);
+    expect(listed(kilo, envOf({ KILO_DB: ':memory:' }))).toEqual([]);
+    expect(getKiloCliRoots(envOf({ KILO_DB: ':memory:', SESSIONFOLD_KILO_CLI_DIR: folder }))).toEqual([folder]);
+  });
+
+  it('the source report names KILO_DB for the database it named', async () => {
+    const db = dbWith(join(home, 'elsewhere', 'k.db'), 'ses_abs');
+    const reports = await surveySources([kilo], envOf({ KILO_DB: db }));
+    expect(reports.find((r) => r.root === db)).toMatchObject({ status: 'found', variable: 'KILO_DB', files: 1 });
   });
 });
 

@@ -13,7 +13,7 @@ const ALIASES = ['kilo-code', 'kilocode', 'kilo-cli'];
 export const kiloExtensionDescriptor: CodecDescriptor = clineFamilyDescriptor({ id: CODEC_ID, aliases: ALIASES, displayName: 'Kilo Code', defaultRoots: getKiloRoots, rootVariables: ['SESSIONFOLD_KILO_DIR'] });
 
 /** Kilo CLI: OpenCode's engine. */
-export const kiloCliDescriptor: CodecDescriptor = opencodeFamilyDescriptor({ id: CODEC_ID, aliases: ALIASES, displayName: 'Kilo Code', defaultRoots: getKiloCliRoots });
+export const kiloCliDescriptor: CodecDescriptor = opencodeFamilyDescriptor({ id: CODEC_ID, aliases: ALIASES, displayName: 'Kilo Code', defaultRoots: getKiloCliRoots, rootVariables: ['SESSIONFOLD_KILO_CLI_DIR', 'KILO_DB'] });
 
 export const kiloDescriptor: CodecDescriptor = {
   id: CODEC_ID,
@@ -23,5 +23,5 @@ export const kiloDescriptor: CodecDescriptor = {
   parserVersion: kiloExtensionDescriptor.parserVersion + kiloCliDescriptor.parserVersion - 1,
   capabilities: { incremental: true, persistence: 'json', eventsPrecedeMtime: true },
   defaultRoots: (env?: NodeJS.ProcessEnv) => [...getKiloRoots(env), ...getKiloCliRoots(env)],
-  rootVariables: ['SESSIONFOLD_KILO_DIR', 'SESSIONFOLD_KILO_CLI_DIR'],
+  rootVariables: ['SESSIONFOLD_KILO_DIR', 'SESSIONFOLD_KILO_CLI_DIR', 'KILO_DB'],
 };
