@@ -2,10 +2,10 @@
  * The agents' own database variables: OpenCode's `OPENCODE_DB` and Kilo CLI's `KILO_DB` name the one database
  * the agent opens (absolute, or relative to its data folder), or `:memory:` for none on disk
  * (codecs/opencode/descriptor.ts `getDatabaseRoots`). The default roots follow them: the named database alone,
- * the folder's other databases and its `storage/` tree left out, or nothing at all. And the names OpenCode
- * gives a channel's database in its folder (`isDatabaseName`): those are read, other files are not. Real
- * databases with OpenCode's tables (test/helpers/opencode-db.ts), unchanged by every read, with nothing
- * created beside them.
+ * the folder's other databases and its `storage/` tree left out, or nothing at all. And the names the agents
+ * give a channel's database in their folder (`isDatabaseName`, `isKiloDatabaseName`): those are read, other
+ * files are not. Real databases with OpenCode's tables (test/helpers/opencode-db.ts), unchanged by every read,
+ * with nothing created beside them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kilo } from '../codecs/kilo/index.js';
-import { getKiloCliRoots } from '../codecs/kilo/paths.js';
+import { getKiloCliRoots, isKiloDatabaseName } from '../codecs/kilo/paths.js';
 import { getOpencodeRoots, isDatabaseName, opencode } from '../codecs/opencode/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
@@ -161,5 +161,13 @@ describe('channel databases', () => {
     expect(listed(opencode, envOf())).toEqual(['opencode-local.db#ses_b', 'opencode-next.db#ses_c', 'opencode-v1.2_x.db#ses_d', 'opencode.db#ses_a']);
     expect(['opencode.db', 'opencode-dev.db', 'opencode-.db'].every(isDatabaseName)).toBe(true);
     expect(['opencode-a b.db', 'opencode-dev.db-wal', 'xopencode.db', 'opencode.sqlite'].some(isDatabaseName)).toBe(false);
+  });
+
+  it('Kilo CLI: kilo.db, kilo-<channel>.db and opencode-<channel>.db in its folder, not OpenCode\'s own name', () => {
+    const folder = join(data, 'kilo');
+    for (const [name, id] of [['kilo.db', 'ses_a'], ['kilo-dev.db', 'ses_b'], ['opencode-local.db', 'ses_c']] as const) dbWith(join(folder, name), id);
+    for (const [name, id] of [['opencode.db', 'ses_x'], ['kilocode.db', 'ses_y'], ['kilo-a b.db', 'ses_z']] as const) dbWith(join(folder, name), id);
+    expect(listed(kilo, envOf())).toEqual(['kilo-dev.db#ses_b', 'kilo.db#ses_a', 'opencode-local.db#ses_c']);
+    expect(isKiloDatabaseName('opencode.db')).toBe(false);
   });
 });

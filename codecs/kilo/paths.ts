@@ -31,7 +31,17 @@ export function getKiloCliRoots(env: NodeJS.ProcessEnv = process.env): string[] 
   return getDatabaseRoots(join(data, 'kilo'), env.KILO_DB);
 }
 
-/** `kilo.db`: Kilo-Org/kilocode `packages/opencode/src/storage/db.ts` names it so whatever the channel. */
+const KILO_DATABASE_NAME = /^(?:kilo(?:-[A-Za-z0-9._-]*)?|opencode-[A-Za-z0-9._-]*)\.db$/;
+
+/**
+ * The names Kilo CLI gives its database in its data folder. `kilo.db` for the release channels (`latest`,
+ * `beta`, `prod`) or with `KILO_DISABLE_CHANNEL_DB` set, and for any build whose database is
+ * `packages/opencode/src/storage/db.ts` @ f10b24fc (one name whatever the channel); another channel's build
+ * names it `opencode-<channel>.db` (`packages/core/src/database/database.ts` @ 2855ebbe and @ 27700289, the
+ * channel's characters outside `[A-Za-z0-9._-]` made `-`). Kilo forks that keep Kilo's folder name it
+ * `kilo-<channel>.db` and fall back to an `opencode-<channel>.db` already there (JorkeyLiu/kilocode, same path,
+ * @ 76b3eb85): read too, since only a Kilo build writes either name in Kilo's folder.
+ */
 export function isKiloDatabaseName(name: string): boolean {
-  return name === 'kilo.db';
+  return KILO_DATABASE_NAME.test(name);
 }
