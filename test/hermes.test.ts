@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { hermes, relationOf, type HermesSessionRow } from '../codecs/hermes/index.js';
+import { getHermesRoots, hermes, relationOf, type HermesSessionRow } from '../codecs/hermes/index.js';
 import { ftsQuery, hitRelevance, relevanceOf, TITLE_WEIGHT } from '../codecs/hermes/db.js';
 import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
@@ -299,6 +299,41 @@ describe('named profiles (`profiles/<name>/state.db`, hermes_cli/profiles.py)', 
     expect(hermes.resumeCommand!('s_root')).toEqual(['hermes', '--resume', 's_root']);
     expect((await hermes.locate!([dir], 'coder:s_task'))?.path).toBe(recordPath(join(dir, 'profiles', 'coder', 'state.db'), 's_task'));
     expect(await snapshotTree(dir)).toEqual(before);
+  });
+});
+
+describe('the default homes (hermes_constants.py `_get_platform_default_hermes_home`)', () => {
+  const H = '/home/u';
+  it('is ~/.hermes on Linux and macOS, whatever LOCALAPPDATA says', () => {
+    for (const platform of ['linux', 'darwin'] as const) expect(getHermesRoots({ HOME: H, LOCALAPPDATA: '/la' }, platform)).toEqual([join(H, '.hermes')]);
+  });
+
+  it('is %LOCALAPPDATA%\\hermes on Windows, then the ~/.hermes older releases wrote', () => {
+    expect(getHermesRoots({ HOME: H, LOCALAPPDATA: 'C:/Users/u/AppData/Local' }, 'win32')).toEqual([join('C:/Users/u/AppData/Local', 'hermes'), join(H, '.hermes')]);
+    // unset or blank LOCALAPPDATA: Path.home() / "AppData" / "Local"
+    for (const env of [{ HOME: H }, { HOME: H, LOCALAPPDATA: '  ' }]) expect(getHermesRoots(env, 'win32')).toEqual([join(H, 'AppData', 'Local', 'hermes'), join(H, '.hermes')]);
+    expect(getHermesRoots({ USERPROFILE: 'C:/Users/u' }, 'win32')).toEqual([join('C:/Users/u', 'AppData', 'Local', 'hermes'), join('C:/Users/u', '.hermes')]);
+  });
+
+  it('appends HERMES_DATA_DIR_SUFFIX to the default folder, and HERMES_HOME replaces both', () => {
+    expect(getHermesRoots({ HOME: H, HERMES_DATA_DIR_SUFFIX: '-dev' }, 'linux')).toEqual([join(H, '.hermes-dev')]);
+    expect(getHermesRoots({ HOME: H, LOCALAPPDATA: '/la', HERMES_DATA_DIR_SUFFIX: '-dev' }, 'win32')).toEqual([join('/la', 'hermes-dev'), join(H, '.hermes-dev')]);
+    for (const platform of ['linux', 'win32'] as const) expect(getHermesRoots({ HOME: H, LOCALAPPDATA: '/la', HERMES_HOME: '/custom', HERMES_DATA_DIR_SUFFIX: '-dev' }, platform)).toEqual(['/custom']);
+  });
+
+  it('on Windows lists the sessions of both homes, the new one first', () => {
+    const env = { HOME: join(dir, 'profile'), LOCALAPPDATA: join(dir, 'local') };
+    const roots = getHermesRoots(env, 'win32');
+    mkdirSync(join(dir, 'local', 'hermes'), { recursive: true });
+    mkdirSync(join(dir, 'profile', '.hermes'), { recursive: true });
+    buildHermesDb(join(dir, 'local', 'hermes', 'state.db'), { reset: true });
+    buildHermesDb(join(dir, 'profile', '.hermes', 'state.db'));
+    const files = [...hermes.discoverSync!(roots)];
+    const ids = ['s_root', 's_cont', 's_branch', 's_task'];
+    expect(files.map((f) => f.path)).toEqual([
+      ...[...ids, 's_reset'].map((id) => recordPath(join(dir, 'local', 'hermes', 'state.db'), id)),
+      ...ids.map((id) => recordPath(join(dir, 'profile', '.hermes', 'state.db'), id)),
+    ]);
   });
 });
 

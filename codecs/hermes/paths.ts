@@ -1,6 +1,9 @@
 /**
- * Where Hermes keeps sessions: `$HERMES_HOME` (default `~/.hermes`, `get_hermes_home()` in
- * `hermes_constants.py`): `state.db`, and the older per-session logs `sessions/session_<id>.json` beside the
+ * Where Hermes keeps sessions: `$HERMES_HOME`, else the platform's default home (`get_hermes_home()` →
+ * `_get_platform_default_hermes_home()` in `hermes_constants.py`, NousResearch/hermes-agent @ `00067189`):
+ * `~/.hermes`, and on Windows `%LOCALAPPDATA%\hermes` since PR #38592 (commit `40fbb0f3c`, issue #30081) with
+ * the old `~/.hermes` read after it, as nothing moves its sessions across (`getHermesRoots`, descriptor.ts).
+ * In each home: `state.db`, and the older per-session logs `sessions/session_<id>.json` beside the
  * gateway's routing map `sessions/sessions.json` (not a session); and each named profile's home,
  * `profiles/<name>/` with a `state.db` of its own (`hermes_cli/profiles.py`). A root may also be a database
  * file, a log file, or a folder of logs.
