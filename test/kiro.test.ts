@@ -175,6 +175,24 @@ describe('kiro roots and read-only reads', () => {
     expect(getKiroRoots({ HOME: '/h', XDG_DATA_HOME: 'relative' })[1]).toBe('/h/.local/share/kiro-cli');
   });
 
+  it('KIRO_HOME moves the sessions folder (each entry of a list, ~ expanded), not the kiro-cli data folders', () => {
+    const data = ['/h/.local/share/kiro-cli', '/h/Library/Application Support/kiro-cli'];
+    expect(getKiroRoots({ HOME: '/h', KIRO_HOME: '/k' })).toEqual(['/k/sessions/cli', ...data]);
+    expect(getKiroRoots({ HOME: '/h', KIRO_HOME: '~/profiles/work' })).toEqual(['/h/profiles/work/sessions/cli', ...data]);
+    expect(getKiroRoots({ HOME: '/h', KIRO_HOME: '/a, /b' })).toEqual(['/a/sessions/cli', '/b/sessions/cli', ...data]);
+    expect(getKiroRoots({ HOME: '/h', KIRO_HOME: '  ' })).toEqual(['/h/.kiro/sessions/cli', ...data]);
+  });
+
+  it('discovers the session files under KIRO_HOME and leaves ~/.kiro to a root named for it', async () => {
+    const dir = join(home, 'kiro-home');
+    cpSync(KIRO_SESSIONS, join(dir, 'sessions', 'cli'), { recursive: true });
+    const files = await discoverAll(kiro, kiro.defaultRoots({ HOME: join(home, 'nobody'), KIRO_HOME: dir }));
+    expect(files.map((f) => f.path).sort()).toEqual([A, B].map((id) => join(dir, 'sessions', 'cli', `${id}.json`)).sort());
+    expect(await discoverAll(kiro, kiro.defaultRoots({ HOME: home, KIRO_HOME: join(home, 'nowhere') }))).toEqual(
+      await discoverAll(kiro, [join(home, '.local', 'share', 'kiro-cli')]),
+    );
+  });
+
   it('a database in WAL mode is read without a byte, mtime or file changing in its folder', async () => {
     const dir = join(home, 'wal');
     const path = buildKiroDb(dir, { wal: true });

@@ -15,5 +15,5 @@ export const kiroDescriptor: CodecDescriptor = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'json', eventsPrecedeMtime: false, recordsUsage: false },
   defaultRoots: getKiroRoots,
-  rootVariables: ['XDG_DATA_HOME', 'LOCALAPPDATA'],
+  rootVariables: ['KIRO_HOME', 'XDG_DATA_HOME', 'LOCALAPPDATA'],
 };
