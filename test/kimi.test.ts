@@ -129,8 +129,8 @@ describe('kimi discovery, roots and bad input', () => {
   });
 
   it('honours KIMI_CODE_HOME, KIMI_SHARE_DIR and SESSIONFOLD_KIMI_DIR', () => {
-    expect(kimi.defaultRoots({ HOME: '/h' })).toEqual(['/h/.kimi-code/sessions', '/h/.kimi/sessions']);
-    expect(kimi.defaultRoots({ HOME: '/h', KIMI_CODE_HOME: '/c', KIMI_SHARE_DIR: '/s' })).toEqual(['/c/sessions', '/s/sessions']);
+    expect(kimi.defaultRoots({ HOME: '/h' })).toEqual(['/h/.kimi-code/sessions', '/h/.kimi/sessions', '/h/.kimi/imported_sessions']);
+    expect(kimi.defaultRoots({ HOME: '/h', KIMI_CODE_HOME: '/c', KIMI_SHARE_DIR: '/s' })).toEqual(['/c/sessions', '/s/sessions', '/s/imported_sessions']);
     expect(kimi.defaultRoots({ HOME: '/h', SESSIONFOLD_KIMI_DIR: '/a, /b' })).toEqual(['/a', '/b']);
   });
 

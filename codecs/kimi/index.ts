@@ -1,7 +1,9 @@
 /**
- * `kimi`: Kimi Code CLI (MoonshotAI/kimi-cli). Each session is a folder holding `state.json` (title, work
- * dir, the agents) and one `wire.jsonl` per agent: `agents/main/wire.jsonl`, and `agents/agent-<n>/wire.jsonl`
- * per subagent. The wire is append-only JSONL, read with byte-exact resume; state.json is a parse dependency.
+ * `kimi`: the two Kimi CLIs. Kimi Code (MoonshotAI/kimi-code): each session is a folder holding `state.json`
+ * (title, work dir, the agents) and one `wire.jsonl` per agent, `agents/main/wire.jsonl` and
+ * `agents/agent-<n>/wire.jsonl` per subagent. The Python kimi-cli (MoonshotAI/kimi-cli): a session folder holds
+ * `wire.jsonl` and `state.json`, each subagent `subagents/<id>/{wire.jsonl,meta.json}`. Every wire is
+ * append-only JSONL, read with byte-exact resume; the JSON file beside it is a parse dependency.
  */
 import { join } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
@@ -11,13 +13,15 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSmallJsonSync } from '../../cursors/read-file.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
-import { parseWirePath, wireSessionId } from './paths.js';
+import { parseWirePath, wireSessionId, type WirePath } from './paths.js';
+import type { CliSessionState, CliSubagentMeta } from './schema.js';
+import { isoSeconds } from './values.js';
 import { kimiDescriptor } from './descriptor.js';
 
 export { createKimiCore, type KimiMeta } from './parse.js';
 export { getKimiRoots, parseWirePath } from './paths.js';
 
-/** state.json is well under a kilobyte; anything larger than this is not one. */
+/** state.json and meta.json are a few kilobytes at most; anything larger than this is not one. */
 const MAX_STATE_BYTES = 256 * 1024;
 
 /** One buffer for every state.json read: the read is synchronous, so no two reads share it at once. */
@@ -48,11 +52,31 @@ export function readKimiMeta(statePath: string, agentId: string): KimiMeta {
   };
 }
 
-/** The line engine for one wire file, with its session's state.json. */
+/**
+ * What kimi-cli's file beside a wire says: a main agent's state.json its `custom_title`; a subagent's meta.json
+ * its type and when it was created (the session's work folder is only in the folder's name, an MD5 of it).
+ */
+export function readKimiCliMeta(path: string, agentId: string): KimiMeta {
+  const j = readSmallJson(path);
+  if (j === undefined) return {};
+  if (agentId === 'main') {
+    const title = (j as CliSessionState).custom_title;
+    return typeof title === 'string' && title !== '' ? { title } : {};
+  }
+  const m = j as CliSubagentMeta;
+  const startedAt = isoSeconds(m.created_at);
+  return { ...(typeof m.subagent_type === 'string' && m.subagent_type !== '' && { agentType: m.subagent_type }), ...(startedAt !== undefined && { startedAt }) };
+}
+
+function metaOf(p: WirePath): KimiMeta {
+  if (p.statePath === undefined) return {};
+  return p.layout === 'kimi-cli' ? readKimiCliMeta(p.statePath, p.agentId) : readKimiMeta(p.statePath, p.agentId);
+}
+
+/** The line engine for one wire file, with the JSON file beside it. */
 function coreFor(file: string) {
   const p = parseWirePath(file);
-  const meta = p.statePath === undefined ? {} : readKimiMeta(p.statePath, p.agentId);
-  return createKimiCore({ sessionId: wireSessionId(p), ...(p.agentId !== 'main' && { parentSessionId: p.sessionId }), meta });
+  return createKimiCore({ sessionId: wireSessionId(p), ...(p.agentId !== 'main' && { parentSessionId: p.sessionId }), meta: metaOf(p), imported: p.imported });
 }
 
 function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
@@ -68,7 +92,7 @@ function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
   }
 }
 
-/** Kimi Code CLI: `~/.kimi-code/sessions` and `~/.kimi/sessions` (`KIMI_CODE_HOME`, `KIMI_SHARE_DIR`); see its README. */
+/** Kimi Code and kimi-cli: `~/.kimi-code/sessions`, `~/.kimi/sessions` and `~/.kimi/imported_sessions` (`KIMI_CODE_HOME`, `KIMI_SHARE_DIR`); see its README. */
 export const kimi: Codec = {
   ...kimiDescriptor,
   ...fromSyncListing(discoverSync),

@@ -1,27 +1,38 @@
 /**
- * The Kimi Code wire engine: pure and synchronous. One wire.jsonl line is one record `{type, ..., time}`;
- * this core reads the ones that carry the conversation (see README.md for the table):
+ * The Kimi wire engine: pure and synchronous. It reads both CLIs' `wire.jsonl` (see README.md for the tables):
+ *
+ * Kimi Code, one record `{type, ..., time}` per line:
  *   metadata → the session event (with what the session's state.json says, given as `meta`);
  *   context.append_message → a user (or injected system) message; context.apply_compaction → a system one;
  *   context.append_loop_event: content.part → an assistant message, tool.call / tool.result → tool events;
  *   usage.record → usage (one per model call; `step.end` repeats the same counts and is not counted again).
+ *
+ * The Python kimi-cli, one record `{timestamp, message: {type, payload}}` per line after its metadata line:
+ * read by cli-wire.ts (StatusUpdate → usage, one per step's model call).
+ *
+ * A line is told apart by its shape, so a file needs no mode: a kimi-cli record has no `type` of its own.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
 import type { KindCounts, MessageRole } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { countOrZero } from '../../cursors/sane.js';
+import { cliRecordReader } from './cli-wire.js';
 import { CODEC_ID } from './descriptor.js';
+import { isoTime, rec, str, textOf, type Rec } from './values.js';
 
-export { CODEC_ID };
+export { CODEC_ID, isoTime };
 
-/** What the session folder's state.json adds to a wire's session event. */
+/** What the file beside a wire (state.json, a kimi-cli subagent's meta.json) adds to its session event. */
 export interface KimiMeta {
   title?: string;
   cwd?: string;
   startedAt?: string;
   /** The subagent's parent agent (`main`) when state.json lists this wire's agent as a subagent. */
   parentAgentId?: string;
+  /** A kimi-cli subagent's type (`coder`, `explore`, ...), from its meta.json. */
+  agentType?: string;
 }
 
 export interface KimiCoreOptions {
@@ -29,6 +40,8 @@ export interface KimiCoreOptions {
   /** The main session's id, for a subagent's wire. */
   parentSessionId?: string;
   meta?: KimiMeta;
+  /** A kimi-cli session imported from elsewhere (`imported_sessions/`): its usage is marked `copied`. */
+  imported?: boolean;
 }
 
 export interface KimiState {
@@ -39,33 +52,14 @@ export interface KimiState {
   markers: Buffer[] | undefined;
 }
 
-type Rec = Record<string, unknown>;
-
-/** Lines a usage-only read needs: usage, the session, and the records that name the model. */
-const USAGE_MARKERS = ['"usage.record"', '"metadata"', '"modelAlias"', '"llm.request"'].map((m) => Buffer.from(m));
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
+/**
+ * Lines a usage-only read needs: usage (Kimi Code's `usage.record`, kimi-cli's `StatusUpdate`, also inside a
+ * `SubagentEvent`), the session, and the records that name the model.
+ */
+const USAGE_MARKERS = ['"usage.record"', '"StatusUpdate"', '"metadata"', '"modelAlias"', '"llm.request"'].map((m) => Buffer.from(m));
 
 /** A token count, or 0 for anything that is not a sane one (negative, fractional, non-finite, absurd). */
 export const tokenCount = countOrZero;
-
-/** Epoch milliseconds as an ISO string; undefined for anything else. */
-export function isoTime(v: unknown): string | undefined {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 8.64e15) return undefined;
-  return new Date(v).toISOString();
-}
-
-/** The text parts of a content array, joined. */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((p) => rec(p))
-    .filter((p): p is Rec => p !== undefined && p.type === 'text' && typeof p.text === 'string')
-    .map((p) => p.text as string)
-    .join('\n');
-}
 
 /** A user message's role and subtype from its `origin`: the user's own, or injected by the CLI. */
 function originOf(origin: unknown): { role: MessageRole; subtype?: string } {
@@ -77,15 +71,16 @@ function originOf(origin: unknown): { role: MessageRole; subtype?: string } {
 }
 
 export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
-  const { sessionId, parentSessionId, meta = {} } = options;
+  const { sessionId, parentSessionId, meta = {}, imported = false } = options;
   const base = (offset: number) => ({ agent: CODEC_ID, sessionId, offset });
+  const cliRecord = cliRecordReader({ sessionId, rootSessionId: parentSessionId ?? sessionId, copied: imported });
 
   function session(s: KimiState, r: Rec, offset: number, emit: Emit): void {
     s.sessionSeen = true;
     const startedAt = meta.startedAt ?? isoTime(r.created_at);
     const version = str(r.protocol_version);
     const subagent = parentSessionId !== undefined || undefined;
-    emit(sessionEventOf(CODEC_ID, sessionId, offset, { cwd: meta.cwd, startedAt, title: meta.title, forkedFrom: parentSessionId, subagent, version: version !== undefined ? `wire ${version}` : undefined }));
+    emit(sessionEventOf(CODEC_ID, sessionId, offset, { cwd: meta.cwd, startedAt, title: meta.title, forkedFrom: parentSessionId, subagent, agentType: meta.agentType, version: version !== undefined ? `wire ${version}` : undefined }));
   }
 
   function loopEvent(s: KimiState, ev: Rec, ts: string | undefined, offset: number, emit: Emit): void {
@@ -146,6 +141,13 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
       if (s.markers !== undefined && !hasAnyMarker(line, s.markers)) return;
       const r = parseJsonObject(line, start, CODEC_ID, s.file);
       if (!s.sessionSeen) session(s, r, start, emit);
+      if (typeof r.type !== 'string' && r.message !== undefined) {
+        const m = rec(r.message);
+        const p = rec(m?.payload);
+        if (m === undefined || p === undefined) throw new SessionfoldError('MALFORMED_LINE', `kimi-cli wire record without a message payload at byte ${start} of ${s.file}`, { agent: CODEC_ID, file: s.file, byteOffset: start });
+        cliRecord(m.type, p, r.timestamp, start, emit);
+        return;
+      }
       const ts = isoTime(r.time);
       switch (r.type) {
         case 'config.update':

@@ -1,45 +1,67 @@
 /**
- * Where Kimi Code keeps its sessions: `$KIMI_CODE_HOME/sessions` (default `~/.kimi-code/sessions`, the
- * current CLI) and `$KIMI_SHARE_DIR/sessions` (default `~/.kimi/sessions`, the older Python kimi-cli).
- * `SESSIONFOLD_KIMI_DIR` (comma-separated sessions folders) replaces both. Sources in README.md.
+ * Where the two Kimi CLIs keep their sessions: Kimi Code in `$KIMI_CODE_HOME/sessions` (default
+ * `~/.kimi-code/sessions`), the Python kimi-cli in `$KIMI_SHARE_DIR/sessions` and `$KIMI_SHARE_DIR/imported_sessions`
+ * (default `~/.kimi`). `SESSIONFOLD_KIMI_DIR` (comma-separated sessions folders) replaces them all. Sources in
+ * README.md.
  */
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { envPathList } from '../../cursors/env-paths.js';
+import { envPathList, expandHome } from '../../cursors/env-paths.js';
 
 export function getKimiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = envPathList(env.SESSIONFOLD_KIMI_DIR);
   if (explicit.length > 0) return explicit;
   const home = env.HOME || homedir();
   const current = env.KIMI_CODE_HOME?.trim() || join(home, '.kimi-code');
-  const legacy = env.KIMI_SHARE_DIR?.trim() || join(home, '.kimi');
-  return [join(current, 'sessions'), join(legacy, 'sessions')];
+  // kimi-cli's share.py: `Path(KIMI_SHARE_DIR).expanduser()`, else `~/.kimi`
+  const share = expandHome(env.KIMI_SHARE_DIR?.trim() || join(home, '.kimi'), home);
+  return [join(current, 'sessions'), join(share, 'sessions'), join(share, IMPORTED_DIR)];
 }
 
-/** What a wire file's path says: its session, its agent, and the session's `state.json`. */
+/** kimi-cli's folder of sessions imported from a zip (`kimi vis`): one `<id>/` per import, as in `sessions/`. */
+export const IMPORTED_DIR = 'imported_sessions';
+
+/** Which CLI wrote a wire file, as its path says. */
+export type WireLayout = 'kimi-code' | 'kimi-cli' | 'lone';
+
+/** What a wire file's path says: its session, its agent, and the small JSON file beside it that describes them. */
 export interface WirePath {
+  /** The session's id: a subagent's wire names its parent session here. */
   sessionId: string;
-  /** `main` for the main agent; a subagent's id (`agent-0`) otherwise. */
+  /** `main` for the main agent; a subagent's id (`agent-0`, `a1b2c3d4`) otherwise. */
   agentId: string;
-  /** The session folder's `state.json` (a parse dependency); undefined for a file outside the layout. */
+  /**
+   * A parse dependency: the session's `state.json` (Kimi Code; kimi-cli's main agent), or a kimi-cli
+   * subagent's `meta.json`. Undefined for a file outside both layouts.
+   */
   statePath: string | undefined;
+  layout: WireLayout;
+  /** A kimi-cli session imported into `imported_sessions/`: a copy of a session made elsewhere. */
+  imported: boolean;
 }
 
 const stripSession = (name: string): string => (name.startsWith('session_') ? name.slice('session_'.length) : name);
 
 /**
- * `<root>/<wd>/session_<id>/agents/<agent>/wire.jsonl` (current), or `<root>/<wd-hash>/<id>/wire.jsonl`
- * (legacy). Any other file name is a lone wire file: its name (without `.jsonl`) is the session id.
+ * - Kimi Code: `<root>/<wd>/session_<id>/agents/<agent>/wire.jsonl`;
+ * - kimi-cli: `<root>/<md5 of cwd>/<id>/wire.jsonl`, its subagents at `<id>/subagents/<agent>/wire.jsonl`, and
+ *   imported sessions at `imported_sessions/<id>/wire.jsonl`.
+ *
+ * Any other file name is a lone wire file: its name (without `.jsonl`) is the session id.
  */
 export function parseWirePath(file: string): WirePath {
-  if (basename(file) !== 'wire.jsonl') return { sessionId: basename(file).replace(/\.jsonl$/, ''), agentId: 'main', statePath: undefined };
+  if (basename(file) !== 'wire.jsonl') return { sessionId: basename(file).replace(/\.jsonl$/, ''), agentId: 'main', statePath: undefined, layout: 'lone', imported: false };
   const dir = dirname(file);
   const parent = dirname(dir);
   if (basename(parent) === 'agents') {
     const sessionDir = dirname(parent);
-    return { sessionId: stripSession(basename(sessionDir)), agentId: basename(dir), statePath: join(sessionDir, 'state.json') };
+    return { sessionId: stripSession(basename(sessionDir)), agentId: basename(dir), statePath: join(sessionDir, 'state.json'), layout: 'kimi-code', imported: false };
   }
-  return { sessionId: stripSession(basename(dir)), agentId: 'main', statePath: join(dir, 'state.json') };
+  if (basename(parent) === 'subagents') {
+    const sessionDir = dirname(parent);
+    return { sessionId: basename(sessionDir), agentId: basename(dir), statePath: join(dir, 'meta.json'), layout: 'kimi-cli', imported: basename(dirname(sessionDir)) === IMPORTED_DIR };
+  }
+  return { sessionId: stripSession(basename(dir)), agentId: 'main', statePath: join(dir, 'state.json'), layout: 'kimi-cli', imported: basename(parent) === IMPORTED_DIR };
 }
 
 /** The session id events carry: the session's for its main agent, `<session>/<agent>` for a subagent. */

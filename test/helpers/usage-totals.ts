@@ -41,10 +41,15 @@ export interface SplitTotals {
   calls: number;
 }
 
-/** A codec's usage events summed as `SplitTotals`, every event (no dedup). */
-export function codecSplitTotals(events: readonly SessionfoldEvent[]): SplitTotals {
+/** A codec's usage events summed as `SplitTotals`: every event, or with `oncePerKey` each dedup key once (the first), as the folds count them. */
+export function codecSplitTotals(events: readonly SessionfoldEvent[], oncePerKey = false): SplitTotals {
   const t: SplitTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, calls: 0 };
+  const seen = new Set<string>();
   for (const u of events.filter((e): e is UsageEvent => e.type === 'usage')) {
+    if (oncePerKey) {
+      if (seen.has(u.dedupKey)) continue;
+      seen.add(u.dedupKey);
+    }
     t.input += u.inputTokens;
     t.output += u.outputTokens;
     t.cacheRead += u.cacheReadTokens;

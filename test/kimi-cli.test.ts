@@ -1,0 +1,326 @@
+/**
+ * The Python kimi-cli's wires (`~/.kimi/sessions/<md5 of cwd>/<session>/wire.jsonl`, its subagents'
+ * `subagents/<id>/wire.jsonl`, `~/.kimi/imported_sessions/<id>/wire.jsonl`) over fixtures/kimi/share, written in
+ * the shapes of kimi-cli's own types (fixtures/kimi/README.md): golden events, token totals checked by a
+ * deliberately simple second reader, each model call once across the parent's SubagentEvent copy, the
+ * subagent's own wire and an imported copy, chunk invariance, resume at every line boundary and random cuts (also
+ * over random wires, by property), bad lines skipped and counted, discovery and roots, and the built CLI's
+ * `cost report --agent kimi` over the tree. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run
+ * test/kimi-cli.test.ts`.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kimi } from '../codecs/kimi/index.js';
+import type { Codec } from '../cursors/protocol/codec.js';
+import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { parseSync } from '../cursors/sync.js';
+import { buildIfStale } from './helpers/agent-cli.js';
+import { byKind, discoverAll, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, randomCuts, readEvents } from './helpers/codec-harness.js';
+import { expectGolden } from './helpers/golden.js';
+import { jsonLines } from './helpers/json-lines.js';
+import { codecSplitTotals, type SplitTotals } from './helpers/usage-totals.js';
+
+type Totals = SplitTotals;
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SHARE = fileURLToPath(new URL('../fixtures/kimi/share/', import.meta.url));
+const EXPECTED = fileURLToPath(new URL('../fixtures/expected/kimi/', import.meta.url));
+
+const HASH = 'b1f0a357c8a5af986474de557223ffae'; // md5 of /home/dev/kimi-demo, kimi-cli's folder of that work dir
+const S = '3f2a9c1e-7b4d-4e8a-9c21-5d6e7f8a9b0c';
+const AGENT = 'a4f1c2d3';
+const OLD = '8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+const IMPORTED = '5e9b1c7a2d4f6083';
+
+/** Each fixture wire, by its golden name, with its path under the share folder. */
+const WIRES: Record<string, string> = {
+  'kimi-cli-main': `sessions/${HASH}/${S}/wire.jsonl`,
+  'kimi-cli-subagent': `sessions/${HASH}/${S}/subagents/${AGENT}/wire.jsonl`,
+  'kimi-cli-task-tool': `sessions/${HASH}/${OLD}/wire.jsonl`,
+  'kimi-cli-imported': `imported_sessions/${IMPORTED}/wire.jsonl`,
+};
+const NAMES = Object.keys(WIRES);
+const pathOf = (name: string): string => join(SHARE, WIRES[name]!);
+
+/**
+ * The simple second reader: JSON.parse every line, take each StatusUpdate's `token_usage`, also inside
+ * SubagentEvents, and count each `message_id` once across all the files it is given (a call without one each time).
+ */
+function naiveTotals(texts: readonly string[]): Totals {
+  const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, calls: 0 };
+  const seen = new Set<string>();
+  const add = (p: any): void => {
+    const u = p?.token_usage;
+    if (u === null || typeof u !== 'object') return;
+    if (typeof p.message_id === 'string') {
+      if (seen.has(p.message_id)) return;
+      seen.add(p.message_id);
+    }
+    t.input += u.input_other ?? 0;
+    t.output += u.output ?? 0;
+    t.cacheRead += u.input_cache_read ?? 0;
+    t.cacheWrite += u.input_cache_creation ?? 0;
+    t.calls++;
+  };
+  const visit = (m: any): void => {
+    if (m?.type === 'StatusUpdate') add(m.payload);
+    else if (m?.type === 'SubagentEvent') visit(m.payload?.event);
+  };
+  for (const text of texts) for (const r of jsonLines(text)) visit(r?.message);
+  return t;
+}
+
+/** Usage events summed once per dedup key, as the folds count them. */
+const codecTotals = (events: readonly SessionfoldEvent[]): Totals => codecSplitTotals(events, true);
+
+const usageOf = (events: readonly SessionfoldEvent[]): UsageEvent[] => events.filter((e): e is UsageEvent => e.type === 'usage');
+
+/** The codec whose `lineCore` is the one `read()` uses for this file. */
+const codecFor = (file: string): Codec => ({ ...kimi, lineCore: kimi.lineCoreFor!(file) });
+
+const events: Record<string, SessionfoldEvent[]> = {};
+beforeAll(async () => {
+  for (const name of NAMES) events[name] = await readEvents(kimi, pathOf(name));
+});
+
+describe('kimi-cli golden files (fixtures/kimi/share)', () => {
+  it.each(NAMES)('%s: a fresh read equals the checked-in events', async (name) => {
+    expect(events[name]![0]?.type).toBe('session');
+    await expectGolden(EXPECTED, name, events[name]!);
+  });
+
+  it('every model call counts once across the four wires, as a simple second reader counts them', async () => {
+    const texts = await Promise.all(NAMES.map((n) => readFile(pathOf(n), 'utf8')));
+    const want = naiveTotals(texts);
+    expect(want.calls).toBe(7); // 2 main + 2 subagent + 2 Task-tool session (one in its subagent) + 1 without an id
+    expect(codecTotals(NAMES.flatMap((n) => events[n]!))).toEqual(want);
+  });
+
+  it('reads the main session: its title from state.json, messages, tool calls, a usage event per step', () => {
+    const e = events['kimi-cli-main']!;
+    expect(e[0]).toMatchObject({ type: 'session', sessionId: S, title: 'Where is the config loaded?', version: 'wire 1.9' });
+    expect(e[0]).not.toHaveProperty('subagent');
+    const k = byKind(e);
+    expect(k.message.map((m: any) => [m.role, m.text, m.thinking])).toEqual([
+      ['user', 'Find where the config is loaded and summarize it — 設定', undefined],
+      ['assistant', '', 'I should look for config loading.'],
+      ['assistant', "I'll ask a subagent to search.", undefined],
+      ['assistant', 'The config is loaded in `config.py` by `load_config()`.', undefined],
+    ]);
+    expect(k.tool_call).toMatchObject([{ callId: 'Agent:0', name: 'Agent', input: { description: 'find config', subagent_type: 'explore' } }]);
+    expect(k.tool_result).toMatchObject([{ callId: 'Agent:0', isError: false }]);
+    // own steps, then the subagent's two calls in the subagent's session; the plan-mode update has no tokens
+    expect(usageOf(e).map((u) => [u.sessionId, u.messageId, u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([
+      [S, 'chatcmpl-main-01', 5120, 0, 240],
+      [`${S}/${AGENT}`, 'chatcmpl-sub-01', 2210, 0, 180],
+      [`${S}/${AGENT}`, 'chatcmpl-sub-02', 312, 2048, 95],
+      [S, 'chatcmpl-main-02', 640, 5120, 120],
+    ]);
+    for (const u of usageOf(e)) {
+      expect(u).toMatchObject({ model: 'unknown', modelFallback: true, singleRequest: true, dedupKey: `kimi:msg:${u.messageId}` });
+      expect(u.copied).toBeUndefined();
+    }
+    expect(usageOf(e)[0]!.timestamp).toBe('2026-02-13T11:50:02.425Z'); // the record's `timestamp`, seconds
+  });
+
+  it("a subagent's wire is its own session, a child of the main one, under the same keys as its parent's copies", () => {
+    const sub = events['kimi-cli-subagent']!;
+    expect(sub[0]).toMatchObject({ type: 'session', sessionId: `${S}/${AGENT}`, forkedFrom: S, subagent: true, agentType: 'explore', startedAt: '2026-02-13T11:50:03.025Z' });
+    expect(sub[0]).not.toHaveProperty('title');
+    const own = usageOf(sub).map((u) => [u.sessionId, u.dedupKey]);
+    const copies = usageOf(events['kimi-cli-main']!).filter((u) => u.sessionId !== S).map((u) => [u.sessionId, u.dedupKey]);
+    expect(own).toEqual(copies);
+    expect(kimi.getParseDependencies(pathOf('kimi-cli-subagent'))).toEqual([join(SHARE, 'sessions', HASH, S, 'subagents', AGENT, 'meta.json')]);
+    expect(kimi.getParseDependencies(pathOf('kimi-cli-main'))).toEqual([join(SHARE, 'sessions', HASH, S, 'state.json')]);
+  });
+
+  it("a Task-tool subagent, which wrote no wire of its own, counts in its parent's session; a call without an id keeps its line's key", () => {
+    const e = events['kimi-cli-task-tool']!;
+    expect(e[0]).toMatchObject({ type: 'session', sessionId: OLD, offset: 0 }); // no metadata line: the first record opens it
+    expect(e[0]).not.toHaveProperty('version');
+    const u = usageOf(e);
+    expect(u.map((x) => [x.sessionId, x.messageId, x.dedupKey])).toEqual([
+      [OLD, 'chatcmpl-leg-01', 'kimi:msg:chatcmpl-leg-01'],
+      [OLD, 'chatcmpl-leg-sub-01', 'kimi:msg:chatcmpl-leg-sub-01'],
+      [OLD, undefined, `kimi:${OLD}:${u[2]!.offset}`],
+    ]);
+    expect(byKind(e).message.map((m: any) => m.text)).toEqual(['Run the tests', 'Two tests fail.']); // the subagent's messages are not the session's
+    expect(byKind(e).tool_result).toMatchObject([{ callId: 'tool_Task1', isError: true, output: '2 failed' }]);
+  });
+
+  it("an imported session is a copy: its usage is marked copied, under the origin's keys", () => {
+    const e = events['kimi-cli-imported']!;
+    expect(e[0]).toMatchObject({ type: 'session', sessionId: IMPORTED });
+    expect(usageOf(e).every((u) => u.copied === true)).toBe(true);
+    expect(usageOf(e).map((u) => u.dedupKey)).toEqual(usageOf(events['kimi-cli-main']!).map((u) => u.dedupKey));
+  });
+});
+
+describe('kimi-cli chunking and resume', () => {
+  it.each(NAMES)('%s: same events (all kinds, and usage only) whatever the chunks', async (name) => {
+    const file = pathOf(name);
+    const all = await expectChunkInvariant(codecFor(file), file);
+    expect(all.length).toBeGreaterThan(1);
+    expect(await expectChunkInvariant(codecFor(file), file, { kinds: ['usage'] })).toEqual(byKind(all).usage);
+  });
+
+  it.each(NAMES)('%s: resuming at every line boundary and random cuts equals a full read', async (name) => {
+    const content = await readFile(pathOf(name));
+    const cuts = [...new Set([...lineBoundaries(content), ...randomCuts(content.length, 40, content.length)])].sort((a, b) => a - b);
+    const run = await expectResumeEqualsFull(kimi, content, cuts, {}, WIRES[name]);
+    await expectResumeEqualsFull(kimi, content, cuts, { kinds: ['usage'] }, WIRES[name]);
+    expect(run.starts.slice(1).every((s) => !s.restarted)).toBe(true);
+  });
+});
+
+/** A random kimi-cli wire line, and the call it holds as the simple reader counts it (key, tokens), if any. */
+interface Gen {
+  line: string;
+  call?: { key: string | null; t: Totals };
+}
+const rec = (type: string, payload: object, ts = 1770000000.5): string => JSON.stringify({ timestamp: ts, message: { type, payload } });
+const statusArb = fc.record({ id: fc.option(fc.constantFrom('m1', 'm2', 'm3', 'm4'), { nil: null }), i: fc.nat(9000), o: fc.nat(900), r: fc.nat(9000), c: fc.nat(90) });
+const tokens = (s: { i: number; o: number; r: number; c: number }): Totals => ({ input: s.i, output: s.o, cacheRead: s.r, cacheWrite: s.c, calls: 1 });
+const lineArb: fc.Arbitrary<Gen> = fc.oneof(
+  statusArb.map((s) => ({ line: rec('StatusUpdate', { context_usage: 0.1, token_usage: { input_other: s.i, output: s.o, input_cache_read: s.r, input_cache_creation: s.c }, message_id: s.id }), call: { key: s.id, t: tokens(s) } })),
+  fc.tuple(statusArb, fc.constantFrom(undefined, 'a1b2c3d4')).map(([s, agent]) => ({
+    line: rec('SubagentEvent', {
+      ...(agent === undefined ? { task_tool_call_id: 't1' } : { parent_tool_call_id: 't1', agent_id: agent }),
+      event: { type: 'StatusUpdate', payload: { token_usage: { input_other: s.i, output: s.o, input_cache_read: s.r, input_cache_creation: s.c }, message_id: s.id } },
+    }),
+    // a subagent's call without an id is left to the subagent's own wire
+    ...(agent === undefined || s.id !== null ? { call: { key: s.id, t: tokens(s) } } : {}),
+  })),
+  fc.constant({ line: rec('StatusUpdate', { context_usage: 0.2, token_usage: null, message_id: null }) }),
+  fc.constant({ line: rec('ContentPart', { type: 'text', text: 'StatusUpdate — ünïcödé' }) }),
+  fc.constant({ line: rec('TurnBegin', { user_input: 'go' }) }),
+  fc.constant({ line: '{"timestamp": 1770000001.0, "message": {"type": "Status' }),
+);
+
+/** The generated calls summed, each key once (the first), a call without a key each time. */
+function expectedTotals(gens: readonly Gen[]): Totals {
+  const t: Totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, calls: 0 };
+  const seen = new Set<string>();
+  for (const g of gens) {
+    if (g.call === undefined) continue;
+    if (g.call.key !== null) {
+      if (seen.has(g.call.key)) continue;
+      seen.add(g.call.key);
+    }
+    for (const k of Object.keys(t) as (keyof Totals)[]) t[k] += g.call.t[k];
+  }
+  return t;
+}
+
+describe('kimi-cli over random wires', () => {
+  it('usage reads agree with the generated calls, each key once, and resume at random cuts equals a full read', async () => {
+    const file = `sessions/${HASH}/${S}/wire.jsonl`;
+    await fc.assert(
+      fc.asyncProperty(fc.array(lineArb, { maxLength: 16 }), fc.array(fc.nat(5000), { maxLength: 4 }), async (gens, seeds) => {
+        const text = ['{"type": "metadata", "protocol_version": "1.9"}', ...gens.map((g) => g.line)].join('\n') + '\n';
+        for (const kinds of [undefined, ['usage' as const]]) {
+          const got = parseSync(kimi.lineCoreFor!(join(SHARE, file))!, text, { file, ...(kinds && { kinds }) });
+          expect(codecTotals(got)).toEqual(expectedTotals(gens));
+        }
+        const content = Buffer.from(text);
+        await expectResumeEqualsFull(kimi, content, seeds.map((c) => c % (content.length + 1)).sort((a, b) => a - b), { kinds: ['usage'] }, file);
+      }),
+      { numRuns: 60, seed: 7 },
+    );
+  });
+});
+
+describe('kimi-cli bad input, discovery and roots', () => {
+  it('skips and counts a malformed line, a record without a payload and one with an absurd count', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-kimi-cli-'));
+    try {
+      const file = join(dir, 'wire.jsonl');
+      await writeFile(
+        file,
+        [
+          '{"type": "metadata", "protocol_version": "1.9"}',
+          '{"timestamp": 1770000000.0, "message": {"type": "Stat',
+          '{"timestamp": 1770000000.0, "message": {"type": "StatusUpdate"}}',
+          rec('StatusUpdate', { token_usage: { input_other: 1e300, output: 5 }, message_id: 'huge' }),
+          rec('StatusUpdate', { token_usage: { input_other: -7, output: 1.5 }, message_id: 'neg' }),
+          rec('StatusUpdate', { token_usage: { input_other: -1, output: 3, input_cache_read: 400 }, message_id: 'full-hit' }),
+          rec('StatusUpdate', { token_usage: { input_other: 10, output: 2 }, message_id: 'ok' }),
+          '',
+        ].join('\n'),
+      );
+      const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+      const usage = usageOf(await readEvents(kimi, file, { info }));
+      expect(info.skippedLines).toBe(4);
+      // a cache hit the provider reports as input -1 is no uncached input (cursors/sane.ts uncachedInput)
+      expect(usage.map((u) => [u.messageId, u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([
+        ['full-hit', 0, 400, 3],
+        ['ok', 10, 0, 2],
+      ]);
+      await expect(readEvents(kimi, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('discovers every wire, subagents marked, imported sessions under their own ids', async () => {
+    const found = await discoverAll(kimi, [join(SHARE, 'sessions'), join(SHARE, 'imported_sessions'), join(SHARE, 'missing')]);
+    expect(found.map((f) => [relative(SHARE, f.path), f.sessionId, f.subagent === true]).sort()).toEqual(
+      [
+        [WIRES['kimi-cli-main'], S, false],
+        [WIRES['kimi-cli-subagent'], `${S}/${AGENT}`, true],
+        [WIRES['kimi-cli-task-tool'], OLD, false],
+        [WIRES['kimi-cli-imported'], IMPORTED, false],
+      ].sort(),
+    );
+  });
+
+  it("takes kimi-cli's share folder from KIMI_SHARE_DIR, `~` expanded as its share.py does", () => {
+    expect(kimi.defaultRoots({ HOME: '/h', KIMI_SHARE_DIR: '~/k' })).toEqual(['/h/.kimi-code/sessions', '/h/k/sessions', '/h/k/imported_sessions']);
+    expect(kimi.defaultRoots({ HOME: '/h', KIMI_SHARE_DIR: ' /s ' })).toEqual(['/h/.kimi-code/sessions', '/s/sessions', '/s/imported_sessions']);
+  });
+});
+
+describe('sessionfold CLI over a kimi-cli share folder', () => {
+  let home: string;
+  beforeAll(async () => {
+    await buildIfStale(['kimi']);
+    home = await mkdtemp(join(tmpdir(), 'sf-kimi-cli-home-'));
+    await cp(SHARE, join(home, 'kimi-share'), { recursive: true });
+  }, 300_000);
+  afterAll(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+  const cli = async (args: string[]): Promise<string> =>
+    (
+      await run(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.cjs'), ...args], {
+        cwd: home,
+        maxBuffer: 64 << 20,
+        env: { PATH: process.env.PATH, HOME: home, KIMI_SHARE_DIR: join(home, 'kimi-share'), XDG_CACHE_HOME: join(home, '.cache'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
+      })
+    ).stdout;
+
+  it('cost report --agent kimi counts each model call once, over the parent, subagent and imported copies', async () => {
+    const report = JSON.parse(await cli(['cost', 'report', '--agent', 'kimi', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, Record<string, number>> };
+    const want = codecTotals(NAMES.flatMap((n) => events[n]!));
+    expect(report.breakdowns.kimi).toMatchObject({ inputTokens: want.input, outputTokens: want.output, cacheReadTokens: want.cacheRead, cacheWriteTokens: want.cacheWrite, requestCount: want.calls });
+    // the wire names no model: the tokens are reported, unpriced, never a measured $0
+    const table = await cli(['cost', 'report', '--agent', 'kimi']);
+    expect(table).toMatch(/Total +3 +7 +13,482 +875 +0 +12,288 +26,645 +n\/a\*/);
+    expect(table).toContain('unknown        7 req');
+  });
+
+  it('sessions list kimi lists the sessions, the title from state.json, the subagent with --subagents', async () => {
+    const rows = JSON.parse(await cli(['sessions', 'list', 'kimi', '--json'])) as { sessionId: string; title?: string }[];
+    expect(rows.map((r) => r.sessionId).sort()).toEqual([IMPORTED, OLD, S].sort());
+    expect(rows.find((r) => r.sessionId === S)?.title).toBe('Where is the config loaded?');
+    const all = JSON.parse(await cli(['sessions', 'list', 'kimi', '--json', '--subagents'])) as { sessionId: string }[];
+    expect(all.map((r) => r.sessionId)).toContain(`${S}/${AGENT}`);
+  });
+});
