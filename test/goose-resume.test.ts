@@ -1,9 +1,10 @@
 /**
  * Goose by RowCursor (codecs/goose/db.ts): a warm read of a session, or of the whole database, reads only the
  * messages added since (the rows read are counted), and what it yields, applied as the event cache applies it
- * (the `replaced.usage` last usage events dropped, the rest appended), equals a full read; messages deleted
- * (Goose rewrites a conversation by deleting and inserting its messages), a replaced database and a kinds
- * change start over.
+ * (the `replaced.usage` last usage events dropped, the rest appended), equals a full read; so does one after
+ * Goose records a call (a `usage_ledger` row and the totals, schema 17), and a read with nothing new yields
+ * no usage event again; messages deleted (Goose rewrites a conversation by deleting and inserting its
+ * messages), a replaced database and a kinds change start over.
  */
 import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import type { ReadCursor } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { applyRead, readCounted, type Read } from './helpers/row-resume.js';
 import { recordPath } from '../cursors/sqlite.js';
-import { S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
+import { S_LEDGER, S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
 
 const TMP = mkdtempSync(join(tmpdir(), 'sf-goose-resume-'));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
@@ -35,6 +36,30 @@ function appendTurn(file: string, n: number, sessionId = S_MAIN): void {
     // a result for the first read's call toolu_01: its name comes from the cursor's state
     msg.run(sessionId, 'user', JSON.stringify([{ type: 'toolResponse', id: n === 1 ? 'toolu_01' : `toolu_n${n}`, toolResult: { status: 'success', value: [{ type: 'text', text: 'ok' }] } }]), 1779700001 + n, '{}', `m_${n}_u`);
     db.prepare('UPDATE sessions SET accumulated_input_tokens = accumulated_input_tokens + 100, accumulated_output_tokens = accumulated_output_tokens + 10 WHERE id = ?').run(sessionId);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A call as Goose's `record_usage_metrics` records it: a ledger row (input holding the cache reads) and the
+ * same counts added to the session's totals, with its reply.
+ */
+function recordCall(file: string, sessionId: string, n: number): void {
+  const db = new Database(file);
+  try {
+    db.prepare('INSERT INTO messages (session_id, role, content_json, created_timestamp, metadata_json, message_id) VALUES (?, ?, ?, ?, ?, ?)').run(
+      sessionId, 'assistant', JSON.stringify([{ type: 'text', text: `call ${n}` }]), 1779900000 + n, '{}', `m_call_${n}`,
+    );
+    db.prepare(
+      `INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cost, cost_source, is_compaction)
+       VALUES (?, ?, 'claude-sonnet-4-5-20250929', 1000, 50, 1050, 600, 100, 0.01, 'provider_reported', 0)`,
+    ).run(sessionId, 1779900000 + n);
+    db.prepare(
+      `UPDATE sessions SET accumulated_input_tokens = coalesce(accumulated_input_tokens, 0) + 1000, accumulated_output_tokens = coalesce(accumulated_output_tokens, 0) + 50,
+         accumulated_cache_read_tokens = coalesce(accumulated_cache_read_tokens, 0) + 600, accumulated_cache_write_tokens = coalesce(accumulated_cache_write_tokens, 0) + 100,
+         updated_at = datetime(1779900000 + ?, 'unixepoch') WHERE id = ?`,
+    ).run(n, sessionId);
   } finally {
     db.close();
   }
@@ -74,6 +99,33 @@ describe('goose RowCursor', () => {
     expect(other.start).toMatchObject({ restarted: false });
     expect(other.rows).toBe(path === db ? 2 + sessions : sessions);
     expect(sorted(apply(held, other))).toEqual(sorted((await readFrom(path)).events));
+  });
+
+  it.each([
+    ['one session (a record path)', (db: string) => recordPath(db, S_LEDGER)],
+    ['the whole database', (db: string) => db],
+  ])('schema 17, %s: after calls Goose recorded, resumed equals a full read; with nothing new, no usage again', async (name, pathOf) => {
+    const db = join(TMP, `v17-${name.replace(/\W+/g, '-')}`, 'sessions.db');
+    writeGooseDb(db, { version: 17 });
+    const path = pathOf(db);
+    for (const kinds of [undefined, ['usage']] as (SessionfoldEvent['type'][] | undefined)[]) {
+      const first = await readFrom(path, undefined, kinds);
+      let held = first.events;
+      let cursor = first.cursor;
+      expect(await readFrom(path, cursor, kinds)).toMatchObject({ events: [], start: { restarted: false, replaced: {} } });
+      for (const sessionId of [S_LEDGER, S_SUB, S_LEDGER]) {
+        recordCall(db, sessionId, held.length);
+        const warm = await readFrom(path, cursor, kinds);
+        expect(warm.start).toMatchObject({ restarted: false });
+        held = apply(held, warm);
+        cursor = warm.cursor;
+        expect(sorted(held)).toEqual(sorted((await readFrom(path, undefined, kinds)).events));
+        // another session's call leaves a record path's usage as it was
+        if (path !== db && sessionId !== S_LEDGER) expect(warm.events).toEqual([]);
+      }
+      const calls = (events: readonly SessionfoldEvent[]) => events.filter((e) => e.type === 'usage' && e.sessionId === S_LEDGER && e.singleRequest).length;
+      expect(calls(held)).toBe(calls(first.events) + 2);
+    }
   });
 
   it('starts over when messages went away (a rewritten conversation), the database was replaced, or the kinds changed', async () => {

@@ -23,7 +23,7 @@ import { readPartitionsSince } from '../cursors/sqlite-batch.js';
 import { partitionSources, readRowsSince, type PartitionedSource } from '../cursors/sqlite-rows.js';
 import { scanUsage } from '../src/scan/index.js';
 import { newScanStats, type ScanStats, type UsageRecord } from '../src/scan/types.js';
-import { S_BAD, S_EMPTY, S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
+import { S_BAD, S_EMPTY, S_LEDGER, S_MAIN, S_SUB, writeGooseDb } from './goose-helpers.js';
 import { buildHermesDb, INSERT_MESSAGE as HERMES_MESSAGE, turn, UPSERT_USAGE, usage } from './helpers/hermes-db.js';
 import { buildOpencodeDb, exchange, insertExchange, insertSession, writeDb, writeExchange } from './helpers/opencode-db.js';
 import { startWriter, tempDirPerTest } from './helpers/sqlite-db.js';
@@ -286,10 +286,10 @@ describe('Hermes: sessions of state.db read as a batch', () => {
 });
 
 describe('Goose: sessions of sessions.db read as a batch', () => {
-  it('equal reads of each session alone and cold reads, for usage and for the whole conversation, after new messages and a token count updated', async () => {
-    const db = join(dir, 'goose', 'sessions.db');
-    writeGooseDb(db);
-    const ids = [S_MAIN, S_SUB, S_EMPTY, S_BAD];
+  it.each([13, 17])('schema %i: equal reads of each session alone and cold reads, for usage and for the whole conversation, after new messages, a token count updated and calls recorded', async (version) => {
+    const db = join(dir, `goose-${version}`, 'sessions.db');
+    writeGooseDb(db, { version });
+    const ids = version >= 15 ? [S_MAIN, S_SUB, S_EMPTY, S_BAD, S_LEDGER] : [S_MAIN, S_SUB, S_EMPTY, S_BAD];
     const w = await startWriter(db);
     writers.push(w);
     for (const kindsAsked of [['session', 'usage'], kinds] as SessionfoldEvent['type'][][]) {
@@ -339,6 +339,14 @@ describe('Goose: sessions of sessions.db read as a batch', () => {
       await w.run('UPDATE sessions SET accumulated_input_tokens = accumulated_input_tokens + 100, accumulated_total_tokens = accumulated_total_tokens + 100 WHERE id = ?', [[S_MAIN]]);
       await w.run(msg, [[S_BAD, 'user', text('again'), 1779786100, '{"userVisible":true,"agentVisible":true}']]);
       await step();
+      if (version >= 15) {
+        // calls as Goose records them: a ledger row each, and the totals
+        const call = `INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cost, cost_source, is_compaction)
+                      VALUES (?, ?, 'claude-sonnet-4-5-20250929', 800, 40, 840, 500, 0, NULL, 'estimated', 0)`;
+        await w.run(call, [[S_LEDGER, 1779900000], [S_MAIN, 1779900001]]);
+        await w.run('UPDATE sessions SET accumulated_input_tokens = accumulated_input_tokens + 800, accumulated_output_tokens = accumulated_output_tokens + 40 WHERE id = ?', [[S_LEDGER]]);
+        await step();
+      }
       expect(replacedSeen).toBeGreaterThan(0);
     }
   });

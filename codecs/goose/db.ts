@@ -4,7 +4,9 @@
  * session's later messages need from its earlier ones (the names of its tool calls, its last time) rides in
  * the cursor. The `sessions` row (a handful per database) is read every time: a changed session event is
  * yielded again, and the usage events, whose counts Goose updates in place, are yielded again all together
- * when one changed (`replaced.usage`: the reader drops the ones it has). A message deleted (Goose rewrites a
+ * when one changed (`replaced.usage`: the reader drops the ones it has). Whether they changed is told by what
+ * they are made of (the row's usage columns, its `usage_ledger` rows' count and highest id, its last
+ * message), so a read whose usage did not change reads no ledger row. A message deleted (Goose rewrites a
  * conversation, `replace_conversation`, by deleting its messages and inserting them anew: new ids, and the
  * count no longer adds up), or a database replaced, starts the read over. `messages` has no update time, so
  * a row updated in place under the watermark is not seen until something else starts the read over; Goose's
@@ -19,14 +21,14 @@ import type { PartitionedSource, RowReadResult, RowSource } from '../../cursors/
 import { databaseIdentity, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { agentSnapshot } from '../../cursors/sqlite-events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { messageEvents, sessionEvent, sessionModel, usageEvent, type Row, type SessionState } from './parse.js';
+import { messageEvents, sessionEvent, sessionModel, usageEvents, type Row, type SessionState } from './parse.js';
 import { CODEC_ID } from './paths.js';
 
 const CONVERSATION: readonly EventKind[] = ['message', 'tool_call', 'tool_result'];
 
 /** Per session, what a resumed read needs of the previous one. */
 interface SessionMark {
-  /** The session event last yielded (offset left out), and the usage event. */
+  /** The session event last yielded (offset left out), and what its usage events are made of (its key, `usagePlan`). */
   event: string;
   usage: string;
   /** The session's tool call names by call id (a result names only its call), its last time, its last message id. */
@@ -57,8 +59,11 @@ function sources(kinds: ReadonlySet<EventKind>, only: string | undefined): RowSo
   return only === undefined ? partitioned(kinds).map(({ partition: _p, ...s }) => s) : partitionSources(partitioned(kinds), only);
 }
 
-/** The events of one session's rows since its mark (its whole history when `mark` is undefined). */
-function sessionEvents(row: Row, messages: readonly Row[], mark: SessionMark | undefined, conversation: boolean, counts: { skipped: number }): { events: SessionfoldEvent[]; usage: SessionfoldEvent | undefined; mark: SessionMark } | undefined {
+/**
+ * The events of one session's rows since its mark (its whole history when `mark` is undefined); its usage
+ * events only when `ledger` is given (the usage changed: its ledger rows, none before schema 15).
+ */
+function sessionEvents(row: Row, messages: readonly Row[], mark: SessionMark | undefined, conversation: boolean, usage: { key: string; ledger: readonly Row[] | undefined }, counts: { skipped: number }): { events: SessionfoldEvent[]; usage: SessionfoldEvent[]; mark: SessionMark } | undefined {
   const events: SessionfoldEvent[] = [];
   let session: SessionfoldEvent | undefined;
   const s: SessionState | undefined = sessionEvent(row, 0, (e) => (session = e));
@@ -76,15 +81,74 @@ function sessionEvents(row: Row, messages: readonly Row[], mark: SessionMark | u
     last = Number(m.id);
     if (conversation) messageEvents(s, m, last, model, (e) => events.push(e), counts);
   }
-  let usage: SessionfoldEvent | undefined;
-  usageEvent(s, row, last, (e) => (usage = e), counts);
-  return { events, usage, mark: { event, usage: JSON.stringify(usage ?? null), tools: Object.fromEntries(s.toolNames), ...(s.lastTime !== undefined && { lastTime: s.lastTime }), last } };
+  const usageOut: SessionfoldEvent[] = [];
+  if (usage.ledger !== undefined) usageEvents(s, row, usage.ledger, last, (e) => usageOut.push(e), counts);
+  return { events, usage: usageOut, mark: { event, usage: usage.key, tools: Object.fromEntries(s.toolNames), ...(s.lastTime !== undefined && { lastTime: s.lastTime }), last } };
 }
+
+/** The `sessions` columns a session's usage events are made of. */
+const USAGE_COLUMNS = [
+  'accumulated_input_tokens',
+  'input_tokens',
+  'accumulated_output_tokens',
+  'output_tokens',
+  'accumulated_cache_read_tokens',
+  'cache_read_tokens',
+  'accumulated_cache_write_tokens',
+  'cache_write_tokens',
+  'accumulated_cost',
+  'model_config_json',
+  'provider_name',
+  'updated_at',
+  'created_at',
+] as const;
+
+/**
+ * What the snapshot's usage events are made of, and the ledger rows when they must be made again: a session's
+ * `key` is its usage columns, the count and highest id of its `usage_ledger` rows (Goose inserts them and
+ * never updates one) and its last message id (the offset and, without `updated_at`, the time of its totals
+ * event). `ledger` holds each session's rows when a key changed, a session came or went, or the read starts
+ * over, and a read asks for usage; otherwise it is undefined and no usage event is made.
+ */
+interface UsagePlan {
+  keys: Map<string, string>;
+  ledger: Map<string, Row[]> | undefined;
+}
+
+function usagePlan(db: SqliteDatabase, rows: readonly Row[], read: RowReadResult, kinds: ReadonlySet<EventKind>): UsagePlan {
+  const stat = hasUsageLedger(db) ? db.prepare('SELECT count(*) AS n, max(id) AS last FROM usage_ledger WHERE session_id = ?') : undefined;
+  const prev = previousState(read);
+  const lastMessage = new Map<string, number>();
+  for (const m of read.rows.messages ?? []) lastMessage.set(String(m.session_id), Number(m.id));
+  const keys = new Map<string, string>();
+  const withRows: string[] = [];
+  let changed = prev === undefined;
+  for (const row of rows) {
+    if (typeof row.id !== 'string') continue;
+    const ledger = (stat?.get(row.id) as { n: number; last: number | null } | undefined) ?? { n: 0, last: null };
+    if (ledger.n > 0) withRows.push(row.id);
+    const last = lastMessage.get(row.id) ?? prev?.sessions[row.id]?.last ?? 0;
+    const key = JSON.stringify([USAGE_COLUMNS.map((c) => row[c] ?? null), ledger.n, ledger.last, last]);
+    keys.set(row.id, key);
+    if (prev?.sessions[row.id]?.usage !== key) changed = true;
+  }
+  if (prev !== undefined && Object.keys(prev.sessions).some((id) => !keys.has(id))) changed = true;
+  if (!changed || !kinds.has('usage')) return { keys, ledger: undefined };
+  const byId = withRows.length > 0 ? db.prepare('SELECT * FROM usage_ledger WHERE session_id = ? ORDER BY id') : undefined;
+  return { keys, ledger: new Map(withRows.map((id) => [id, (byId?.all(id) ?? []) as Row[]])) };
+}
+
+/** Whether the database has `usage_ledger` (schema 15 on): an older one is read as before, by its totals. */
+export function hasUsageLedger(db: SqliteDatabase): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_ledger'").get() !== undefined;
+}
+
+const previousState = (read: RowReadResult): GooseCursorState | undefined => (!read.restarted && isState(read.codecState) ? read.codecState : undefined);
 
 /**
  * The events of the sessions (all, or the one `only` names) since `from`, in the order Goose created them.
- * Offsets are row ids: a session event 0, a message (and its tool calls and results) its `messages.id`, the
- * usage event the id of the session's last message.
+ * Offsets are row ids: a session event 0, a message (and its tool calls and results) its `messages.id`, a
+ * ledger row's usage event its `usage_ledger.id`, the event of the session's totals the id of its last message.
  */
 export function readGooseDb(file: string, only: string | undefined, from: RowCursor | undefined, parser: string, kinds: ReadonlySet<EventKind>, emit: (e: SessionfoldEvent) => void): CollectedRead {
   const kindsKey = keyOf(kinds);
@@ -94,7 +158,7 @@ export function readGooseDb(file: string, only: string | undefined, from: RowCur
     let read = readRowsSince(db, sources(kinds, only), from, parser, identity);
     const reason = restartReason(read, kindsKey);
     if (reason !== undefined) read = { ...readRowsSince(db, sources(kinds, only), undefined, parser, identity), reason };
-    return { rows, read };
+    return { rows, read, usage: usagePlan(db, rows, read, kinds) };
   });
   return emitSnapshot(snap, kinds, kindsKey, emit);
 }
@@ -124,7 +188,7 @@ export function readGooseSessions(file: string, reads: readonly SessionRead[], p
   const snaps = agentSnapshot(CODEC_ID, file, (db: SqliteDatabase) => {
     const identity = identityOf(file);
     const byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
-    const out: { rows: Row[]; read: RowReadResult }[] = [];
+    const out: Snapshot[] = [];
     const groups = new Map<string, number[]>();
     reads.forEach((r, i) => {
       const columns = (partitioned(r.out.kinds)[0] as PartitionedSource).columns;
@@ -133,7 +197,12 @@ export function readGooseSessions(file: string, reads: readonly SessionRead[], p
     for (const group of groups.values()) {
       const first = reads[group[0] as number] as SessionRead;
       const got = readPartitionsSettled(db, partitioned(first.out.kinds), group.map((i) => reads[i] as SessionRead), parser, identity, (read, k) => restartReason(read, keys[group[k] as number] as string));
-      group.forEach((i, k) => (out[i] = { rows: byId.all((reads[i] as SessionRead).key) as Row[], read: got[k] as RowReadResult }));
+      group.forEach((i, k) => {
+        const r = reads[i] as SessionRead;
+        const rows = byId.all(r.key) as Row[];
+        const read = got[k] as RowReadResult;
+        out[i] = { rows, read, usage: usagePlan(db, rows, read, r.out.kinds) };
+      });
     }
     return out;
   });
@@ -143,10 +212,17 @@ export function readGooseSessions(file: string, reads: readonly SessionRead[], p
   });
 }
 
+/** What one read takes in its snapshot: the `sessions` rows, the messages since the cursor, the usage plan. */
+interface Snapshot {
+  rows: Row[];
+  read: RowReadResult;
+  usage: UsagePlan;
+}
+
 /** The events of a snapshot's sessions, emitted; how the read started and the cursor after it. */
-function emitSnapshot(snap: { rows: Row[]; read: RowReadResult }, kinds: ReadonlySet<EventKind>, kindsKey: string, emit: (e: SessionfoldEvent) => void): CollectedRead {
+function emitSnapshot(snap: Snapshot, kinds: ReadonlySet<EventKind>, kindsKey: string, emit: (e: SessionfoldEvent) => void): CollectedRead {
   const { read } = snap;
-  const prev = !read.restarted && isState(read.codecState) ? read.codecState : undefined;
+  const prev = previousState(read);
   const bySession = new Map<string, Row[]>();
   for (const m of read.rows.messages ?? []) {
     const sid = String(m.session_id);
@@ -157,29 +233,29 @@ function emitSnapshot(snap: { rows: Row[]; read: RowReadResult }, kinds: Readonl
   const counts = { skipped: 0 };
   const conversation = CONVERSATION.some((k) => kinds.has(k));
   const state: GooseCursorState = { kinds: kindsKey, sessions: {}, usage: 0 };
+  const ledger = snap.usage.ledger;
   const usages: SessionfoldEvent[] = [];
-  let usageChanged = prev === undefined;
   let bytes = 0;
   for (const row of snap.rows) {
     const id = typeof row.id === 'string' ? row.id : undefined;
     const mark = id === undefined ? undefined : prev?.sessions[id];
     const messages = id === undefined ? [] : (bySession.get(id) ?? []);
     for (const m of messages) bytes += typeof m.content_json === 'string' ? m.content_json.length : 0;
-    const got = sessionEvents(row, messages, mark, conversation, counts);
+    const usage = { key: (id !== undefined && snap.usage.keys.get(id)) || '', ledger: ledger === undefined || id === undefined ? undefined : (ledger.get(id) ?? []) };
+    const got = sessionEvents(row, messages, mark, conversation, usage, counts);
     if (got === undefined || id === undefined) {
       counts.skipped++;
       continue;
     }
     for (const e of got.events) if (kinds.has(e.type)) emit(e);
     state.sessions[id] = got.mark;
-    if (got.usage !== undefined && kinds.has('usage')) {
-      usages.push(got.usage);
-      // on a first read each usage event follows its session's messages, as Goose's order has it
-      if (prev === undefined) emit(got.usage);
+    if (kinds.has('usage')) {
+      usages.push(...got.usage);
+      // on a first read each session's usage events follow its messages, as Goose's order has it
+      if (prev === undefined) for (const u of got.usage) emit(u);
     }
-    if (mark?.usage !== got.mark.usage) usageChanged = true;
   }
-  if (prev !== undefined && Object.keys(prev.sessions).some((id) => state.sessions[id] === undefined)) usageChanged = true;
+  const usageChanged = ledger !== undefined;
   if (prev !== undefined && usageChanged) for (const u of usages) emit(u);
   state.usage = usageChanged ? usages.length : (prev?.usage ?? 0);
   const replaced = prev !== undefined && usageChanged && prev.usage > 0 ? { usage: prev.usage } : {};

@@ -4,7 +4,8 @@
  * the database's own path reads every session. Reads go through `withSqliteSnapshot` (one consistent
  * snapshot; nothing beside the database is created, changed or removed) and resume by RowCursor (db.ts): a
  * warm read takes the messages added since. Per session: a session event, the messages in id order with
- * their tool calls and results, and the session's one usage event.
+ * their tool calls and results, and its usage events: one per provider call from `usage_ledger` (schema 15),
+ * else one of the session's totals.
  *
  * @example
  * import { goose } from 'sessionfold/codecs/goose';
@@ -20,7 +21,7 @@ import { recordDependencies, recordPath, splitRecordPath } from '../../cursors/r
 import { CODEC_ID, discoverGooseFiles } from './paths.js';
 import { gooseDescriptor } from './descriptor.js';
 
-export { count, messageEvents, sessionEvent, sessionModel, sqlTime, usageEvent, type GooseCounts, type Row } from './parse.js';
+export { count, messageEvents, sessionEvent, sessionModel, sqlTime, usageEvents, type GooseCounts, type Row } from './parse.js';
 export { CODEC_ID, discoverGooseFiles, getGooseRoots, SESSIONS_DB } from './paths.js';
 
 export { PARSER_VERSION } from './descriptor.js';
@@ -51,19 +52,23 @@ function readGooseBatch(reads: readonly BatchRead[]): Promise<AsyncIterable<Sess
 
 /**
  * The sessions of a database as record paths, with the database's stat (a scan takes it): those with a
- * message or a token count (Goose lists only sessions with messages; an empty one is left out here too).
+ * message, a token count or a `usage_ledger` row (schema 15; Goose lists only sessions with messages, and an
+ * empty one is left out here too).
  */
 async function sessionFiles(f: SessionFile): Promise<SessionFile[]> {
   const { agentSnapshot } = await import('../../cursors/sqlite-events.js');
-  const rows = agentSnapshot(CODEC_ID, f.path, (d) =>
-    d
+  const { hasUsageLedger } = await import('./db.js');
+  const rows = agentSnapshot(CODEC_ID, f.path, (d) => {
+    const ledger = hasUsageLedger(d);
+    return d
       .prepare(
         `SELECT id, session_type FROM sessions s
          WHERE EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) OR s.accumulated_total_tokens IS NOT NULL OR s.total_tokens IS NOT NULL
+         ${ledger ? 'OR EXISTS (SELECT 1 FROM usage_ledger u WHERE u.session_id = s.id)' : ''}
          ORDER BY rowid`,
       )
-      .all(),
-  ) as { id: unknown; session_type: unknown }[];
+      .all();
+  }) as { id: unknown; session_type: unknown }[];
   const out: SessionFile[] = [];
   for (const r of rows) {
     if (typeof r.id !== 'string') continue;
