@@ -1,7 +1,8 @@
 /**
  * Cline, Roo Code and Kilo Code through the built CLI (dist/), as a subprocess, over a temporary HOME whose
  * `~/.config/<editor>/User/globalStorage/<extension id>/tasks/` holds every fixture task (Cline under VS Code,
- * Roo Code under Cursor, Kilo Code under VSCodium): `agents`, `sessions list|show`, `cost report --json
+ * Roo Code under Cursor, Kilo Code under VSCodium): `agents`, `sessions list|show` (Roo Code's work dir and title
+ * from `history_item.json`, again after it changes), `cost report --json
  * --group-by agent` (tokens equal to the golden files, again from the warm cache, and again after a task's
  * prompt history changes) and `read` with and without `--agent`. The agents' trees are the same after every
  * command.
@@ -58,7 +59,7 @@ async function cli(args: string[]): Promise<string> {
 }
 
 async function tasks(agent: Agent): Promise<string[]> {
-  return (await readdir(join(FIXTURES, agent, 'tasks'))).sort();
+  return (await readdir(join(FIXTURES, agent, 'tasks'), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
 }
 
 async function goldenUsage(agent: Agent): Promise<UsageEvent[]> {
@@ -87,6 +88,22 @@ describe('sessionfold CLI over Cline, Roo Code and Kilo Code storage', () => {
     const rows = JSON.parse(await cli(['sessions', 'list', agent, '--json'])) as { sessionId: string; agent: string }[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual(await tasks(agent));
     expect(rows.every((r) => r.agent === agent)).toBe(true);
+  });
+
+  it('sessions list roo takes the work dir and title from history_item.json, again when it alone changes', async () => {
+    const id = '019c5114-2280-7c3a-9e1f-4b6d2a8c0f35';
+    const row = async () => (JSON.parse(await cli(['sessions', 'list', 'roo', '--json'])) as { sessionId: string; cwd?: string; title?: string }[]).find((r) => r.sessionId === id);
+    expect(await row()).toMatchObject({ cwd: '/home/dev/shop', title: 'Add a CSV export to the orders page' });
+    const item = join(storage('roo'), 'tasks', id, 'history_item.json');
+    const original = await readFile(item, 'utf8');
+    try {
+      await writeFile(item, JSON.stringify({ ...JSON.parse(original), workspace: '/home/dev/shop-renamed', title: 'CSV export' }));
+      before = await trees();
+      expect(await row(), 'a parse dependency: the warm cache reads the task again').toMatchObject({ cwd: '/home/dev/shop-renamed', title: 'CSV export' });
+    } finally {
+      await writeFile(item, original);
+      before = await trees();
+    }
   });
 
   it('sessions show prints the task, its messages, tools and work dir', async () => {

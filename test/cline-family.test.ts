@@ -8,14 +8,14 @@
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cline, EDITORS, getClineRoots, globalStorageDirs, uncachedInput } from '../codecs/cline/index.js';
 import { getKiloRoots, kilo, KILO_INCLUSIVE_SINCE } from '../codecs/kilo/index.js';
 import { getRooRoots, roo, ROO_INCLUSIVE_SINCE } from '../codecs/roo/index.js';
 import type { Codec, ReadCursor } from '../cursors/protocol/codec.js';
 import { detectCodec } from '../src/registry.js';
-import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import type { SessionEvent, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { expectGolden } from './helpers/golden.js';
 import { foldCost } from '../src/cost/fold.js';
@@ -31,7 +31,8 @@ const CODECS: Record<'cline' | 'roo' | 'kilo', { codec: Codec; since: number | u
 };
 type Agent = keyof typeof CODECS;
 const TASKS: [Agent, string][] = [];
-for (const agent of Object.keys(CODECS) as Agent[]) for (const id of (await readdir(join(FIXTURES, agent, 'tasks'))).sort()) TASKS.push([agent, id]);
+// Task folders only: Roo Code keeps its history index, `_index.json`, beside them.
+for (const agent of Object.keys(CODECS) as Agent[]) for (const e of (await readdir(join(FIXTURES, agent, 'tasks'), { withFileTypes: true })).filter((e) => e.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) TASKS.push([agent, e.name]);
 const uiOf = (agent: Agent, id: string) => join(FIXTURES, agent, 'tasks', id, 'ui_messages.json');
 
 interface Totals {
@@ -286,6 +287,47 @@ describe('Cline family edge cases', () => {
   });
 });
 
+describe("Roo Code's history_item.json", () => {
+  const ID = '0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f';
+  /** A copy of a Roo Code task whose prompt names /home/dev/site, with `item` as its history_item.json (none: undefined). */
+  async function taskWith(name: string, item: string | undefined): Promise<string> {
+    const task = join(dir, 'history-item', name, 'tasks', ID);
+    await cp(join(FIXTURES, 'roo', 'tasks', ID), task, { recursive: true });
+    if (item !== undefined) await writeFile(join(task, 'history_item.json'), item);
+    return join(task, 'ui_messages.json');
+  }
+  // Shaped as Roo Code's taskMetadata() writes a HistoryItem; `title` as packages/types/src/history.ts declares it.
+  const item = (extra: object) => JSON.stringify({ id: ID, number: 1, ts: 1760000009000, task: 'Make the header sticky', tokensIn: 15020, tokensOut: 900, cacheWrites: 12000, cacheReads: 12000, totalCost: 0.06, size: 20480, workspace: '/home/dev/elsewhere', mode: 'code', ...extra });
+
+  it('roo: the work dir is its workspace and the title its title, before the prompt\'s; its token totals are not usage', async () => {
+    const plain = await readEvents(roo, await taskWith('none', undefined));
+    expect(byKind(plain).session[0]).toMatchObject({ cwd: '/home/dev/site', title: 'Make the header sticky' });
+    const withItem = await readEvents(roo, await taskWith('item', item({ title: 'Sticky header\nsecond line' })));
+    expect(byKind(withItem).session[0]).toMatchObject({ cwd: '/home/dev/elsewhere', title: 'Sticky header' });
+    // The item's totals are sums over ui_messages.json: the usage is the same event for event.
+    expect(byKind(withItem).usage).toEqual(byKind(plain).usage);
+    expect(byKind(await readEvents(roo, await taskWith('untitled', item({}))))).toMatchObject({ session: [{ cwd: '/home/dev/elsewhere', title: 'Make the header sticky' }] });
+  });
+
+  it('roo: a blank, broken or other history_item.json leaves the prompt\'s work dir, and is no skipped record', async () => {
+    for (const [name, text] of [['blank', item({ workspace: '  ' })], ['cut', item({}).slice(0, 60)], ['array', '[]'], ['empty', '']] as const) {
+      const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+      const k = byKind(await readEvents(roo, await taskWith(name, text), { info }));
+      expect([(k.session[0] as SessionEvent | undefined)?.cwd, info.skippedLines], name).toEqual(['/home/dev/site', 0]);
+    }
+    // Only the top level names the task: a nested workspace is not it.
+    const nested = byKind(await readEvents(roo, await taskWith('nested', JSON.stringify({ id: ID, meta: { workspace: '/nested' }, ts: 1 }))));
+    expect((nested.session[0] as SessionEvent | undefined)?.cwd).toBe('/home/dev/site');
+  });
+
+  it('only Roo Code reads it: Cline and Kilo Code write no history_item.json', async () => {
+    const file = await taskWith('others', item({ title: 'Sticky header' }));
+    for (const codec of [cline, kilo]) expect(byKind(await readEvents(codec, file)).session[0], codec.id).toMatchObject({ cwd: '/home/dev/site', title: 'Make the header sticky' });
+    expect(roo.getParseDependencies(file)).toContain(join(dirname(file), 'history_item.json'));
+    for (const codec of [cline, kilo]) expect(codec.getParseDependencies(file), codec.id).not.toContain(join(dirname(file), 'history_item.json'));
+  });
+});
+
 describe('Cline family shapes the fixtures do not show', () => {
   it('browser tools and their results, a request without text, an empty task, a broken document', async () => {
     const task = join(dir, 'shapes', 'tasks', 'browser-task');
@@ -427,6 +469,10 @@ describe('Cline family roots and discovery', () => {
   });
 
   it('discovers every task folder holding ui_messages.json, and locates one by id', async () => {
+    // Roo Code's history index sits among the task folders (TaskHistoryStore `_index.json`): a file, no task.
+    expect((await readdir(join(FIXTURES, 'roo', 'tasks'))).filter((n) => !TASKS.some(([a, id]) => a === 'roo' && id === n))).toEqual(['_index.json']);
+    expect(await roo.locate!([join(FIXTURES, 'roo')], '_index.json')).toBeUndefined();
+    await expect(detectCodec(join(FIXTURES, 'roo', 'tasks', '_index.json'), {})).rejects.toThrow(/Cannot tell/);
     for (const [agent, { codec }] of Object.entries(CODECS)) {
       const found = [];
       for await (const f of codec.discover([join(FIXTURES, agent), join(dir, 'missing')])) found.push(f.sessionId);

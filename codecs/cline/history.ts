@@ -1,6 +1,9 @@
 /**
- * What a task's sibling files tell about its requests: the model of each request and the task's work dir.
+ * What a task's sibling files tell about its requests: the model of each request, and the task's work dir and
+ * title.
  *
+ * - `history_item.json` (Roo Code): the task's `HistoryItem`, whose `workspace` is the task's work dir and whose
+ *   `title`, when set, names the task. Its token totals are sums over the task's `ui_messages.json`, not read.
  * - `api_conversation_history.json` (every flavor): the user message each request sends ends with
  *   `<environment_details>`, which names the work dir (`# Current Working Directory (<path>) Files` in Cline,
  *   `# Current Workspace Directory (<path>) Files` in Roo Code and Kilo Code) and, in Roo Code and Kilo Code,
@@ -8,8 +11,8 @@
  * - `task_metadata.json` (Cline): `model_usage[]` `{ts, model_id, model_provider_id}`, appended when the
  *   model changes.
  */
-import { API_HISTORY, TASK_METADATA, siblingOf } from './paths.js';
-import { siblingElements } from './walk.js';
+import { API_HISTORY, HISTORY_ITEM, TASK_METADATA, siblingOf } from './paths.js';
+import { siblingElements, siblingStrings } from './walk.js';
 
 export type Rec = Record<string, unknown>;
 /** `v` when it is a plain object. */
@@ -28,6 +31,8 @@ export interface ModelMark {
 
 export interface TaskSide {
   cwd: string | undefined;
+  /** The title `history_item.json` gives the task (Roo Code), if any. */
+  title: string | undefined;
   /** Models named in prompts, each stamped just after its request began (Roo Code, Kilo Code); by time. */
   promptModels: ModelMark[];
   /** `model_usage` marks, each stamped just before its request began (Cline); by time. */
@@ -54,9 +59,22 @@ export function environmentModel(text: string): string | undefined {
   return close === -1 ? undefined : str(text.slice(open + 7, close));
 }
 
+/** Which sibling files a flavor writes beyond `api_conversation_history.json`. */
+export interface SideFiles {
+  /** `task_metadata.json` `model_usage` (Cline). */
+  metadata: boolean;
+  /** `history_item.json` (Roo Code). */
+  historyItem: boolean;
+}
+
 /** Read the sibling files of the task whose `ui_messages.json` is `file`. */
-export function readTaskSide(file: string, bufferSize: number, withMetadata: boolean): TaskSide {
-  const side: TaskSide = { cwd: undefined, promptModels: [], metadataModels: [] };
+export function readTaskSide(file: string, bufferSize: number, files: SideFiles): TaskSide {
+  const side: TaskSide = { cwd: undefined, title: undefined, promptModels: [], metadataModels: [] };
+  if (files.historyItem) {
+    const item = siblingStrings(siblingOf(file, HISTORY_ITEM), ['workspace', 'title'], bufferSize);
+    side.cwd = str(item.workspace);
+    side.title = str(item.title);
+  }
   for (const raw of siblingElements(siblingOf(file, API_HISTORY), undefined, bufferSize)) {
     const m = rec(raw);
     if (m?.role !== 'user') continue;
@@ -67,7 +85,7 @@ export function readTaskSide(file: string, bufferSize: number, withMetadata: boo
     const ts = tsOf(m.ts);
     if (model !== undefined && ts !== undefined) side.promptModels.push({ ts, model });
   }
-  if (withMetadata) {
+  if (files.metadata) {
     for (const raw of siblingElements(siblingOf(file, TASK_METADATA), 'model_usage', bufferSize)) {
       const u = rec(raw);
       const ts = tsOf(u?.ts);

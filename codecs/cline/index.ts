@@ -12,7 +12,7 @@ import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { createClineParser, type ClineFlavor } from './parse.js';
-import { API_HISTORY, TASK_METADATA, UI_MESSAGES, siblingOf } from './paths.js';
+import { API_HISTORY, HISTORY_ITEM, TASK_METADATA, UI_MESSAGES, siblingOf } from './paths.js';
 import { clineDescriptor } from './descriptor.js';
 
 export { createClineParser, uncachedInput, type ClineFlavor } from './parse.js';
@@ -63,7 +63,7 @@ function detectFor(extensionId: string): (file: string, head: Buffer) => DetectS
 export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
   const { descriptor } = spec;
   const flavor: ClineFlavor = { id: descriptor.id, ...spec.flavor };
-  const deps = flavor.metadataModels ? [API_HISTORY, TASK_METADATA] : [API_HISTORY];
+  const deps = [API_HISTORY, ...(flavor.metadataModels ? [TASK_METADATA] : []), ...(flavor.historyItem ? [HISTORY_ITEM] : [])];
   return {
     ...descriptor,
     ...fromSyncListing((roots) => discoverTasks(descriptor.id, roots)),

@@ -5,8 +5,8 @@
  * emitted last (each request's model is known only once the next request's time is); the calls no request
  * records (a context condensation, Kilo Code's fast apply, a batch of Cline subagents) give their usage as they
  * are read. The task's sibling
- * files give the model and the work dir (history.ts). README.md has the format, the token semantics and the
- * sources.
+ * files give the model, the work dir and (Roo Code) the title (history.ts). README.md has the format, the token
+ * semantics and the sources.
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
@@ -31,6 +31,8 @@ export interface ClineFlavor {
   metadataModels: boolean;
   /** Whether an `ask: "tool"` may carry the usage of its fast apply call, `fastApplyResult` (Kilo Code). */
   fastApply?: boolean;
+  /** Whether the task folder's `history_item.json` gives the work dir and the title (Roo Code). */
+  historyItem?: boolean;
 }
 
 /** A parsed JSON text, or undefined when it is not JSON. */
@@ -315,21 +317,27 @@ function* finish(acc: Acc): Generator<UsageEvent> {
   }
 }
 
+/** The session event; a title `history_item.json` gives comes before the task's text. */
 function sessionOf(acc: Acc, title: string | undefined): SessionEvent {
-  return sessionEventOf(acc.flavor.id, acc.taskId, 0, { cwd: acc.side.cwd, startedAt: acc.started, title });
+  return sessionEventOf(acc.flavor.id, acc.taskId, 0, { cwd: acc.side.cwd, startedAt: acc.started, title: titleLine(acc.side.title) ?? title });
 }
 
-/** The first line of a task's text, at most 200 characters, as its title. */
+/** The first line of a text, at most 200 characters, as a title. */
+function titleLine(text: string | undefined): string | undefined {
+  const line = text?.trim().split('\n')[0]?.trim() ?? '';
+  return line === '' ? undefined : line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** The first line of a task's text as its title. */
 function titleOf(m: Rec): string | undefined {
   if (m.type !== 'say' || (m.say !== 'task' && m.say !== 'text') || typeof m.text !== 'string') return undefined;
-  const line = m.text.trim().split('\n')[0]?.trim() ?? '';
-  return line === '' ? undefined : line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return titleLine(m.text);
 }
 
 /** The document parser of one flavor's `ui_messages.json`. */
 export function createClineParser(flavor: ClineFlavor) {
   return function* parseClineTask(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
-    const acc: Acc = { flavor, taskId: taskIdOf(file), side: readTaskSide(file, options.bufferSize, flavor.metadataModels), options, started: undefined, requests: [], lastModel: undefined, open: {} };
+    const acc: Acc = { flavor, taskId: taskIdOf(file), side: readTaskSide(file, options.bufferSize, { metadata: flavor.metadataModels, historyItem: flavor.historyItem === true }), options, started: undefined, requests: [], lastModel: undefined, open: {} };
     const out: unknown[] = [];
     let index = 0;
     let opened = false;

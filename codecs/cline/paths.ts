@@ -68,6 +68,8 @@ export function extensionStorageRoots(extensionId: string, env: NodeJS.ProcessEn
 export const UI_MESSAGES = 'ui_messages.json';
 export const API_HISTORY = 'api_conversation_history.json';
 export const TASK_METADATA = 'task_metadata.json';
+/** Roo Code's `HistoryItem` of the task (README.md of codecs/roo/). */
+export const HISTORY_ITEM = 'history_item.json';
 
 /** A task's id: the name of its folder (the record path is the task's `ui_messages.json`). */
 export function taskIdOf(file: string): string {

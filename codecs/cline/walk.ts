@@ -2,7 +2,8 @@
  * A constant-memory walk over the elements of one JSON array with stream-json's tokenizer: the document itself
  * (`key` undefined: `ui_messages.json` and `api_conversation_history.json` are arrays) or the array under one
  * top-level key of an object (`task_metadata.json`'s `model_usage`). Each element is assembled on its own and
- * handed out; everything else is skipped token by token, so the document is never held whole.
+ * handed out; everything else is skipped token by token, so the document is never held whole. The top-level
+ * strings of an object (Roo Code's `history_item.json`) are read the same way, by `siblingStrings`.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Assembler } from 'stream-json/core/assembler.js';
@@ -96,6 +97,31 @@ export function* fileChunks(path: string, size: number): Generator<Buffer> {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The string values of `keys` at the top level of a sibling document that is a JSON object; a missing, broken or
+ * other document gives what was read before the break (side information, as `siblingElements`'). Nested values
+ * are skipped token by token, never assembled.
+ */
+export function siblingStrings(path: string, keys: readonly string[], bufferSize: number): Partial<Record<string, string>> {
+  const out: Partial<Record<string, string>> = {};
+  let depth = 0;
+  let key: string | undefined;
+  const onToken = (t: Token): void => {
+    if (isStart(t)) {
+      if (depth === 0 && t.name !== 'startObject') throw new Error('the document is not a JSON object');
+      depth++;
+    } else if (isEnd(t)) depth--;
+    else if (depth === 1 && t.name === 'keyValue') key = t.value;
+    else if (depth === 1 && t.name === 'stringValue' && key !== undefined && keys.includes(key)) out[key] = t.value;
+  };
+  try {
+    for (const _ of tokenizeChunks(fileChunks(path, bufferSize), onToken));
+  } catch {
+    // Side information: what was read before the break is kept.
+  }
+  return out;
 }
 
 /** Every element of a sibling document, one at a time; a missing or broken document ends the walk quietly. */
