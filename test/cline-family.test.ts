@@ -17,6 +17,7 @@ import type { Codec, ReadCursor } from '../cursors/protocol/codec.js';
 import { detectCodec } from '../src/registry.js';
 import type { SessionEvent, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, expectChunkInvariant, randomCuts, readEvents } from './helpers/codec-harness.js';
+import { walkElements } from '../codecs/cline/walk.js';
 import { expectGolden } from './helpers/golden.js';
 import { foldCost } from '../src/cost/fold.js';
 import { NO_OVERRIDES } from '../src/cost/overrides.js';
@@ -325,6 +326,52 @@ describe("Roo Code's history_item.json", () => {
     for (const codec of [cline, kilo]) expect(byKind(await readEvents(codec, file)).session[0], codec.id).toMatchObject({ cwd: '/home/dev/site', title: 'Make the header sticky' });
     expect(roo.getParseDependencies(file)).toContain(join(dirname(file), 'history_item.json'));
     for (const codec of [cline, kilo]) expect(codec.getParseDependencies(file), codec.id).not.toContain(join(dirname(file), 'history_item.json'));
+  });
+});
+
+describe("Roo Code's {version: 2, messages} prompt history", () => {
+  const ID = '019c5114-2280-7c3a-9e1f-4b6d2a8c0f35';
+  const models = (events: readonly SessionfoldEvent[]) => (byKind(events).usage as UsageEvent[]).map((u) => [u.model, u.modelFallback]);
+
+  it('roo: each request\'s model and the work dir come from the envelope\'s user messages, as from a bare array', async () => {
+    const envelope = await readEvents(roo, uiOf('roo', ID));
+    expect(models(envelope)).toEqual([['claude-sonnet-4-5', undefined], ['claude-sonnet-4-5', undefined], ['claude-haiku-4-5', undefined]]);
+    const task = join(dir, 'envelope', 'tasks', ID);
+    await cp(join(FIXTURES, 'roo', 'tasks', ID), task, { recursive: true });
+    const history = join(task, 'api_conversation_history.json');
+    const { version, messages } = JSON.parse(await readFile(history, 'utf8')) as { version: number; messages: unknown[] };
+    expect(version).toBe(2);
+    // Without the history item, the work dir is the envelope's first prompt's.
+    await rm(join(task, 'history_item.json'));
+    expect(byKind(await readEvents(roo, join(task, 'ui_messages.json'))).session[0]).toMatchObject({ cwd: '/home/dev/shop' });
+    // The same messages as a bare array (how Roo Code wrote them before and after the envelope) read the same.
+    await writeFile(history, JSON.stringify(messages));
+    expect(byKind(await readEvents(roo, join(task, 'ui_messages.json'))).usage).toEqual(byKind(envelope).usage);
+    // messages written after version, beside keys of other shapes, are found the same.
+    await writeFile(history, JSON.stringify({ note: { messages: [] }, tags: [['x']], messages, version: 2 }));
+    expect(byKind(await readEvents(roo, join(task, 'ui_messages.json'))).usage).toEqual(byKind(envelope).usage);
+  });
+
+  it('only Roo Code reads the envelope: Cline and Kilo Code write a bare array', async () => {
+    for (const codec of [cline, kilo]) expect(models(await readEvents(codec, uiOf('roo', ID))).map(([m]) => m), codec.id).toEqual(['unknown', 'unknown', 'unknown']);
+  });
+
+  it('walks an envelope\'s messages, or a bare array, the same whatever the chunk size; anything else gives none', () => {
+    const msgs = [{ role: 'user', content: [{ type: 'text', text: 'é\r\n<model>m</model>' }], ts: 1 }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'read_file', output: { type: 'text', value: '[1]' } }] }];
+    const walk = (text: string, size: number) => {
+      const bytes = Buffer.from(text);
+      const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      const out: unknown[] = [];
+      const got: unknown[] = [];
+      for (const _ of walkElements(chunks, 'messages', out, true)) got.push(...out.splice(0));
+      return got;
+    };
+    for (const size of [1, 2, 3, 7, 64, 1 << 20]) {
+      expect(walk(JSON.stringify({ version: 2, messages: msgs }), size), `envelope, ${size}`).toEqual(msgs);
+      expect(walk(JSON.stringify(msgs), size), `array, ${size}`).toEqual(msgs);
+      expect(walk(JSON.stringify({ version: 2, messages: 'none', other: msgs }), size), `no messages array, ${size}`).toEqual([]);
+    }
+    expect(() => walk('"text"', 4)).toThrow(/not a JSON object/);
   });
 });
 

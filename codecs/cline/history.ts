@@ -7,7 +7,9 @@
  * - `api_conversation_history.json` (every flavor): the user message each request sends ends with
  *   `<environment_details>`, which names the work dir (`# Current Working Directory (<path>) Files` in Cline,
  *   `# Current Workspace Directory (<path>) Files` in Roo Code and Kilo Code) and, in Roo Code and Kilo Code,
- *   the model (`<model>id</model>`). The message carries `ts` (epoch ms).
+ *   the model (`<model>id</model>`). The message carries `ts` (epoch ms). The document is an array of Anthropic
+ *   `MessageParam`s, or in Roo Code also `{version: 2, messages}` of AI SDK `ModelMessage`s, whose user messages
+ *   hold the same `{type: "text", text}` parts (tool results are `role: "tool"` messages, not read).
  * - `task_metadata.json` (Cline): `model_usage[]` `{ts, model_id, model_provider_id}`, appended when the
  *   model changes.
  */
@@ -65,6 +67,8 @@ export interface SideFiles {
   metadata: boolean;
   /** `history_item.json` (Roo Code). */
   historyItem: boolean;
+  /** `api_conversation_history.json` may be a `{version: 2, messages}` envelope (Roo Code). */
+  apiEnvelope: boolean;
 }
 
 /** Read the sibling files of the task whose `ui_messages.json` is `file`. */
@@ -75,7 +79,7 @@ export function readTaskSide(file: string, bufferSize: number, files: SideFiles)
     side.cwd = str(item.workspace);
     side.title = str(item.title);
   }
-  for (const raw of siblingElements(siblingOf(file, API_HISTORY), undefined, bufferSize)) {
+  for (const raw of siblingElements(siblingOf(file, API_HISTORY), files.apiEnvelope ? 'messages' : undefined, bufferSize, true)) {
     const m = rec(raw);
     if (m?.role !== 'user') continue;
     const text = textOf(m.content);

@@ -33,6 +33,8 @@ export interface ClineFlavor {
   fastApply?: boolean;
   /** Whether the task folder's `history_item.json` gives the work dir and the title (Roo Code). */
   historyItem?: boolean;
+  /** Whether `api_conversation_history.json` may be a `{version: 2, messages}` envelope (Roo Code). */
+  apiEnvelope?: boolean;
 }
 
 /** A parsed JSON text, or undefined when it is not JSON. */
@@ -337,7 +339,7 @@ function titleOf(m: Rec): string | undefined {
 /** The document parser of one flavor's `ui_messages.json`. */
 export function createClineParser(flavor: ClineFlavor) {
   return function* parseClineTask(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
-    const acc: Acc = { flavor, taskId: taskIdOf(file), side: readTaskSide(file, options.bufferSize, { metadata: flavor.metadataModels, historyItem: flavor.historyItem === true }), options, started: undefined, requests: [], lastModel: undefined, open: {} };
+    const acc: Acc = { flavor, taskId: taskIdOf(file), side: readTaskSide(file, options.bufferSize, { metadata: flavor.metadataModels, historyItem: flavor.historyItem === true, apiEnvelope: flavor.apiEnvelope === true }), options, started: undefined, requests: [], lastModel: undefined, open: {} };
     const out: unknown[] = [];
     let index = 0;
     let opened = false;

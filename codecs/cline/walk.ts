@@ -1,9 +1,11 @@
 /**
  * A constant-memory walk over the elements of one JSON array with stream-json's tokenizer: the document itself
  * (`key` undefined: `ui_messages.json` and `api_conversation_history.json` are arrays) or the array under one
- * top-level key of an object (`task_metadata.json`'s `model_usage`). Each element is assembled on its own and
- * handed out; everything else is skipped token by token, so the document is never held whole. The top-level
- * strings of an object (Roo Code's `history_item.json`) are read the same way, by `siblingStrings`.
+ * top-level key of an object (`task_metadata.json`'s `model_usage`), or either (`orArray`: Roo Code's
+ * `api_conversation_history.json`, a bare array or a `{version: 2, messages}` envelope). Each element is
+ * assembled on its own and handed out; everything else is skipped token by token, so the document is never held
+ * whole. The top-level strings of an object (Roo Code's `history_item.json`) are read the same way, by
+ * `siblingStrings`.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { Assembler } from 'stream-json/core/assembler.js';
@@ -11,6 +13,8 @@ import { tokenizeChunks, type Token } from '../../cursors/json-tokens.js';
 
 interface Walk {
   key: string | undefined;
+  /** Key mode only: a document that is a bare array is walked as the array. */
+  orArray: boolean;
   /** 0: before the document; 1: inside the root; 2: inside the target array (key mode only). */
   depth: number;
   /** Open containers of a value being skipped. */
@@ -46,6 +50,7 @@ function step(w: Walk, t: Token): void {
     return;
   }
   if (w.depth === 0) {
+    if (w.orArray && !w.done && t.name === 'startArray') w.key = undefined;
     const want = w.key === undefined ? 'startArray' : 'startObject';
     if (w.done || t.name !== want) throw new Error(`the document is not a JSON ${w.key === undefined ? 'array' : 'object'}`);
     w.depth = 1;
@@ -72,8 +77,8 @@ function step(w: Walk, t: Token): void {
  * Walk `chunks`, yielding after each chunk; `out` receives the elements assembled meanwhile (the caller
  * empties it). Throws for a document that is not the expected shape or does not end where it should.
  */
-export function* walkElements(chunks: Iterable<Buffer>, key: string | undefined, out: unknown[]): Generator<void> {
-  const w: Walk = { key, depth: 0, skip: 0, current: '', asm: undefined, done: false, out };
+export function* walkElements(chunks: Iterable<Buffer>, key: string | undefined, out: unknown[], orArray = false): Generator<void> {
+  const w: Walk = { key, orArray, depth: 0, skip: 0, current: '', asm: undefined, done: false, out };
   yield* tokenizeChunks(chunks, (t) => step(w, t), () => {
     if (!w.done) throw new Error('the document ended early');
   });
@@ -125,10 +130,10 @@ export function siblingStrings(path: string, keys: readonly string[], bufferSize
 }
 
 /** Every element of a sibling document, one at a time; a missing or broken document ends the walk quietly. */
-export function* siblingElements(path: string, key: string | undefined, bufferSize: number): Generator<unknown> {
+export function* siblingElements(path: string, key: string | undefined, bufferSize: number, orArray = false): Generator<unknown> {
   const out: unknown[] = [];
   try {
-    for (const _ of walkElements(fileChunks(path, bufferSize), key, out)) yield* out.splice(0);
+    for (const _ of walkElements(fileChunks(path, bufferSize), key, out, orArray)) yield* out.splice(0);
   } catch {
     // A sibling is side information: what was read before the break is kept.
   }

@@ -1,8 +1,9 @@
 /**
  * `roo`: Roo Code, a fork of Cline that keeps Cline's task layout and `ClineMessage` records (its
  * differences, all read by the Cline engine, are in README.md). The codec is Cline's, under Roo Code's roots
- * and name, with Roo Code's `tokensIn` (cache included since 3.29.5), its model taken from the prompts, and its
- * work dir and title from the task's `history_item.json` where Roo Code wrote one.
+ * and name, with Roo Code's `tokensIn` (cache included since 3.29.5), its model taken from the prompts (an array
+ * or Roo Code's `{version: 2, messages}` envelope), and its work dir and title from the task's
+ * `history_item.json` where Roo Code wrote one.
  */
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { defineClineFamilyCodec } from '../cline/index.js';
@@ -18,6 +19,6 @@ export const ROO_INCLUSIVE_SINCE = Date.UTC(2025, 10, 1);
 export const roo: Codec = defineClineFamilyCodec({
   descriptor: rooDescriptor,
   extensionId: ROO_EXTENSION_ID,
-  flavor: { inclusiveSince: ROO_INCLUSIVE_SINCE, metadataModels: false, historyItem: true },
+  flavor: { inclusiveSince: ROO_INCLUSIVE_SINCE, metadataModels: false, historyItem: true, apiEnvelope: true },
 });
 export default roo;
