@@ -54,9 +54,11 @@ export interface KimiState {
 
 /**
  * Lines a usage-only read needs: usage (Kimi Code's `usage.record`, kimi-cli's `StatusUpdate`, also inside a
- * `SubagentEvent`), the session, and the records that name the model.
+ * `SubagentEvent`), the session, and the records that name the model (`"model` finds both, `llm.request` with
+ * `model` or `modelAlias`, and `config.update`). Four at most: the native line source searches four markers in
+ * one pass (native/kernel.h LS_MAX_MARKERS).
  */
-const USAGE_MARKERS = ['"usage.record"', '"StatusUpdate"', '"metadata"', '"modelAlias"', '"llm.request"'].map((m) => Buffer.from(m));
+const USAGE_MARKERS = ['"usage.record"', '"StatusUpdate"', '"metadata"', '"model'].map((m) => Buffer.from(m));
 
 /** A token count, or 0 for anything that is not a sane one (negative, fractional, non-finite, absurd). */
 export const tokenCount = countOrZero;
