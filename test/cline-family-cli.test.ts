@@ -48,11 +48,11 @@ async function trees(): Promise<string[]> {
   return treeListing(join(home, '.config'));
 }
 
-async function cli(args: string[]): Promise<string> {
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
   const r = await run(process.execPath, [CLI, ...args], {
     cwd: ROOT,
     maxBuffer: 64 << 20,
-    env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
+    env: { PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200', ...env },
   });
   expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before);
   return r.stdout;
@@ -138,6 +138,26 @@ describe('sessionfold CLI over Cline, Roo Code and Kilo Code storage', () => {
       expect(changed.breakdowns['unknown-model-x']).toMatchObject({ requestCount: 1, inputTokens: 3000 });
     } finally {
       await writeFile(history, original);
+      before = await trees();
+    }
+  });
+
+  it("SESSIONFOLD_KILO_DIR names a fork's project dialogs folder (tasks without a tasks/ level) beside the storage folder", async () => {
+    const dialogs = join(home, 'project', '.kilo', 'dialogs');
+    const moved = '019af9d0-0000-7000-8000-0000000000fa';
+    await cp(join(FIXTURES, 'kilo', 'tasks', moved), join(dialogs, moved), { recursive: true });
+    await rm(join(storage('kilo'), 'tasks', moved), { recursive: true });
+    before = await trees();
+    try {
+      const env = { SESSIONFOLD_KILO_DIR: `${storage('kilo')},${dialogs}` };
+      const rows = JSON.parse(await cli(['sessions', 'list', 'kilo', '--json'], env)) as { sessionId: string }[];
+      expect(rows.map((r) => r.sessionId).sort()).toEqual(await tasks('kilo'));
+      const byAgent = (JSON.parse(await cli(['cost', 'report', '--json', '--group-by', 'agent'], env)) as { breakdowns: Record<string, Row> }).breakdowns;
+      const usage = await goldenUsage('kilo');
+      expect(byAgent.kilo).toMatchObject({ requestCount: usage.length, outputTokens: usage.reduce((a, u) => a + u.outputTokens, 0) });
+    } finally {
+      await cp(join(dialogs, moved), join(storage('kilo'), 'tasks', moved), { recursive: true });
+      await rm(join(home, 'project'), { recursive: true, force: true });
       before = await trees();
     }
   });

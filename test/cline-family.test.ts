@@ -529,4 +529,32 @@ describe('Cline family roots and discovery', () => {
       expect(codec.getParseDependencies(uiOf(agent as Agent, first))).toContain(join(FIXTURES, agent, 'tasks', first, 'api_conversation_history.json'));
     }
   });
+
+  it("kilo: a folder of tasks named as a root (a fork's project dialogs folder) is read; a storage folder only through tasks/", async () => {
+    const ids = TASKS.filter(([a]) => a === 'kilo').map(([, id]) => id);
+    // `<workspace>/<dialog_sessions_path>/<taskId>/`, no tasks/ level (stanta/kilocode-legacy getDialogSessionStoragePaths)
+    const dialogs = join(dir, 'project', '.kilo', 'dialogs');
+    for (const id of ids) await cp(join(FIXTURES, 'kilo', 'tasks', id), join(dialogs, id), { recursive: true });
+    const found = async (codec: Codec, roots: string[]) => {
+      const out: [string, string][] = [];
+      for await (const f of codec.discover(roots)) if (f.path.endsWith('ui_messages.json')) out.push([f.sessionId ?? '', f.path]);
+      return out.sort();
+    };
+    expect(await found(kilo, [dialogs])).toEqual(ids.map((id) => [id, join(dialogs, id, 'ui_messages.json')]));
+    expect((await kilo.locate!([dialogs], ids[0]!))?.path).toBe(join(dialogs, ids[0]!, 'ui_messages.json'));
+    expect(getKiloRoots({ HOME: '/h', SESSIONFOLD_KILO_DIR: `/h/.config/Code/User/globalStorage/kilocode.kilo-code,${dialogs}` })).toEqual(['/h/.config/Code/User/globalStorage/kilocode.kilo-code', dialogs]);
+    // The same task read from there is the same task: events as from the storage folder's copy.
+    expect(await readEvents(kilo, join(dialogs, ids[0]!, 'ui_messages.json'))).toEqual(await readEvents(kilo, uiOf('kilo', ids[0]!)));
+    // Only Kilo Code takes a root as a folder of tasks.
+    expect(await found(cline, [dialogs])).toEqual([]);
+    expect(await found(roo, [dialogs])).toEqual([]);
+    // A storage folder (one with tasks/, even an empty one) is read through tasks/ alone: a task folder beside it is not a task.
+    const storage = join(dir, 'kilo-storage');
+    await mkdir(join(storage, 'tasks'), { recursive: true });
+    await cp(join(FIXTURES, 'kilo', 'tasks', ids[0]!), join(storage, ids[0]!), { recursive: true });
+    expect(await found(kilo, [storage])).toEqual([]);
+    await cp(join(FIXTURES, 'kilo', 'tasks', ids[1]!), join(storage, 'tasks', ids[1]!), { recursive: true });
+    expect(await found(kilo, [storage])).toEqual([[ids[1]!, join(storage, 'tasks', ids[1]!, 'ui_messages.json')]]);
+    expect(await found(kilo, [join(dir, 'missing')])).toEqual([]);
+  });
 });

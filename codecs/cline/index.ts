@@ -8,7 +8,7 @@
  */
 import { basename, join, sep } from 'node:path';
 import type { Codec, CodecDescriptor, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
-import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { DIR, FILE, fileStat, listDir, type DirEntry } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { createClineParser, type ClineFlavor } from './parse.js';
@@ -19,12 +19,28 @@ export { createClineParser, uncachedInput, type ClineFlavor } from './parse.js';
 export { EDITORS, SERVER_DATA_FOLDERS, envDirs, extensionStorageRoots, getClineRoots, globalStorageDirs, taskIdOf } from './paths.js';
 export { clineFamilyDescriptor } from './descriptor.js';
 
-/** Every task's `ui_messages.json` under `<root>/tasks/<taskId>/`, with the stat its listing took. */
-export function discoverTasks(agent: string, roots: readonly string[]): Iterable<SessionFile> {
+/**
+ * The folder of a root whose subfolders are its tasks: `<root>/tasks`, or with `tasksFolderRoots` the root
+ * itself when it holds no `tasks/` folder (listed only then, so a storage folder costs no more listing).
+ */
+function tasksFolderOf(root: string, tasksFolderRoots: boolean): { dir: string; entries: DirEntry[] } {
+  const tasks = join(root, 'tasks');
+  const entries = listDir(tasks);
+  if (entries.length > 0 || !tasksFolderRoots) return { dir: tasks, entries };
+  const own = listDir(root);
+  return own.some((e) => e.kind === DIR && e.name === 'tasks') ? { dir: tasks, entries } : { dir: root, entries: own };
+}
+
+/**
+ * Every task's `ui_messages.json` under `<root>/tasks/<taskId>/`, with the stat its listing took; with
+ * `tasksFolderRoots`, also under `<root>/<taskId>/` for a root without `tasks/` (a folder of tasks named as a
+ * root: Kilo Code's, README.md of codecs/kilo/).
+ */
+export function discoverTasks(agent: string, roots: readonly string[], tasksFolderRoots = false): Iterable<SessionFile> {
   return (function* () {
     for (const root of roots) {
-      const tasks = join(root, 'tasks');
-      for (const t of listDir(tasks)) {
+      const { dir: tasks, entries } = tasksFolderOf(root, tasksFolderRoots);
+      for (const t of entries) {
         if (t.kind !== DIR) continue;
         const dir = join(tasks, t.name);
         const e = listDir(dir).find((x) => x.kind === FILE && x.name === UI_MESSAGES);
@@ -42,6 +58,8 @@ export interface ClineFamilySpec {
   /** The VS Code extension id (`publisher.name`), the name of its globalStorage folder. */
   extensionId: string;
   flavor: Omit<ClineFlavor, 'id'>;
+  /** A root without `tasks/` is itself a folder of tasks (`discoverTasks`). */
+  tasksFolderRoots?: boolean;
 }
 
 const UI_HEAD = /^\s*\[\s*(?:\]|\{)/;
@@ -66,7 +84,7 @@ export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
   const deps = [API_HISTORY, ...(flavor.metadataModels ? [TASK_METADATA] : []), ...(flavor.historyItem ? [HISTORY_ITEM] : [])];
   return {
     ...descriptor,
-    ...fromSyncListing((roots) => discoverTasks(descriptor.id, roots)),
+    ...fromSyncListing((roots) => discoverTasks(descriptor.id, roots, spec.tasksFolderRoots === true)),
     getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
     read: createDocumentRead(descriptor, createClineParser(flavor)),
     detect: detectFor(spec.extensionId),

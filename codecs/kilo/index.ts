@@ -22,6 +22,8 @@ const extension = defineClineFamilyCodec({
   descriptor: kiloExtensionDescriptor,
   extensionId: KILO_EXTENSION_ID,
   flavor: { inclusiveSince: KILO_INCLUSIVE_SINCE, metadataModels: false, fastApply: true },
+  // a fork keeps a project's tasks in a folder of its own, with no tasks/ level (README.md, "Project-local tasks")
+  tasksFolderRoots: true,
 });
 
 const cli = defineOpencodeCodec({

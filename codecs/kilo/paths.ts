@@ -1,7 +1,8 @@
 /**
  * Where Kilo Code keeps its tasks: `kilocode.kilo-code` in every editor's globalStorage (the Cline family's
- * layout, codecs/cline/). `SESSIONFOLD_KILO_DIR` (comma-separated folders, each holding `tasks/`) replaces
- * them; Kilo Code's `customStoragePath` setting is such a folder.
+ * layout, codecs/cline/). `SESSIONFOLD_KILO_DIR` (comma-separated folders, each holding `tasks/` or, without
+ * one, the task folders themselves) replaces them; Kilo Code's `customStoragePath` setting is such a folder, and
+ * so is a project's dialogs folder in the fork that has one (README.md, "Project-local tasks").
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
