@@ -3,7 +3,8 @@
  * agent database"), made from OpenClaw's own DDL (helpers/openclaw-db.ts) and holding a real pi transcript
  * (../shared/fixtures/real/pi/agent-sessions-v3-tree.jsonl) as rows: each session's rows read exactly as the
  * same lines in a transcript file; compressed rows (2026.9.6) decode to the same; a transcript restored beside
- * the rows imported from it counts once; nothing in the agent's folder changes.
+ * the rows imported from it counts once; the index read from the tables of either schema (session_nodes and
+ * session_windows, or before schema 14 session_entries and sessions); nothing in the agent's folder changes.
  */
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ import { recordPath } from '../cursors/record-path.js';
 import { createSessionManager } from '../src/sessions/manager.js';
 import { readEvents } from './helpers/codec-harness.js';
 import { buildOpenclawAgentDb, zstdStored } from './helpers/openclaw-db.js';
+import { sessionStamps } from '../codecs/openclaw/db.js';
+import type { SqliteDatabase } from '../cursors/sqlite.js';
 import { tempDirPerTest } from './helpers/sqlite-db.js';
 import { snapshotTree } from './sessions-helpers.js';
 
@@ -134,5 +137,80 @@ describe('openclaw-agent.sqlite', () => {
     const past = new Date(Date.now() - 60_000);
     utimesSync(dbPath(), past, past); // its mtime put back: the state still moved (ctime, change counter)
     expect((await readEvents(openclaw, recordPath(dbPath(), 'sess-a')))[0], 'a changed entry is read').toMatchObject({ title: 'Renamed' });
+  });
+});
+
+describe('openclaw-agent.sqlite before schema 14 (session_entries and sessions: openclaw 2026.7.2-beta.1 to beta.3)', () => {
+  function buildOld(schema: 'entries-v11' | 'entries-v1'): void {
+    mkdirSync(join(agentDir(), 'agent'), { recursive: true });
+    buildOpenclawAgentDb(
+      dbPath(),
+      [
+        { id: 'sess-a', key: 'agent:main:main', entry: { sessionId: 'sess-a', label: 'Fixture greeting', channel: 'webchat', updatedAt: 1 }, lines: LINES },
+        { id: 'sess-b', key: 'agent:main:subagent:x1', entry: { sessionId: 'sess-b', spawnedBy: 'agent:main:main', updatedAt: 1 }, lines: LINES.slice(0, 5) },
+        // older windows: no entry names them, their sessions row does
+        { id: 'sess-c', key: 'agent:main:worker', window: { spawnedBy: 'agent:main:main' }, lines: LINES.slice(0, 5) },
+        { id: 'sess-old', key: 'agent:main:main', window: { displayName: 'Older window' }, lines: LINES.slice(0, 5) },
+      ],
+      { schema },
+    );
+  }
+
+  it.each(['entries-v11', 'entries-v1'] as const)('%s: the key, title, channel and subagent flag of each session, its rows as its transcript; writes nothing', async (schema) => {
+    buildOld(schema);
+    const before = await snapshotTree(agentDir());
+    expect([...openclaw.discoverSync!([root])].map((f) => [f.sessionId, f.subagent === true])).toEqual([
+      ['sess-a', false],
+      ['sess-b', true],
+      ['sess-c', true],
+      ['sess-old', false],
+    ]);
+    const a = await readEvents(openclaw, recordPath(dbPath(), 'sess-a'));
+    expect(a[0]).toMatchObject({ type: 'session', sessionKey: 'agent:main:main', title: 'Fixture greeting', channel: 'webchat' });
+    expect(bare(a.filter((e) => e.type !== 'session'))).toEqual(bare((await asFile('sess-a', LINES)).filter((e) => e.type !== 'session')));
+    expect((await readEvents(openclaw, recordPath(dbPath(), 'sess-b')))[0]).toMatchObject({ type: 'session', sessionKey: 'agent:main:subagent:x1', subagent: true, forkedFrom: 'sess-a' });
+    expect((await readEvents(openclaw, recordPath(dbPath(), 'sess-c')))[0]).toMatchObject({ type: 'session', sessionKey: 'agent:main:worker', subagent: true, channel: 'webchat' });
+    expect((await readEvents(openclaw, recordPath(dbPath(), 'sess-old')))[0]).toMatchObject({ type: 'session', sessionKey: 'agent:main:main', title: 'Older window', channel: 'webchat' });
+    const m = createSessionManager({ roots: { openclaw: [root] }, cache: false, env: { HOME: root } });
+    expect((await m.list('openclaw')).map((x) => [x.sessionId, x.title]).sort()).toEqual([
+      ['sess-a', 'Fixture greeting'],
+      ['sess-old', 'Older window'],
+    ]);
+    expect(await snapshotTree(agentDir())).toEqual(before);
+  });
+
+  it("one session's entry changed: that session's stamp alone changes", () => {
+    buildOld('entries-v11');
+    const stamps = () => {
+      const d = new Database(dbPath(), { readonly: true });
+      try {
+        return sessionStamps(d as unknown as SqliteDatabase);
+      } finally {
+        d.close();
+      }
+    };
+    const first = stamps();
+    const d = new Database(dbPath());
+    d.prepare('UPDATE session_entries SET entry_json = ? WHERE session_key = ?').run(JSON.stringify({ sessionId: 'sess-a', label: 'Renamed', updatedAt: 2 }), 'agent:main:main');
+    d.close();
+    const second = stamps();
+    expect(Object.keys(second).filter((id) => second[id] !== first[id])).toEqual(['sess-a']);
+  });
+
+  it('tables of those names but another shape are not read as the index: the rows still read, with no metadata', async () => {
+    mkdirSync(join(agentDir(), 'agent'), { recursive: true });
+    const d = new Database(dbPath());
+    d.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT);
+      CREATE TABLE session_entries (session_key TEXT PRIMARY KEY, payload TEXT);
+      CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (session_id, seq));`);
+    d.prepare('INSERT INTO sessions VALUES (?, ?)').run('sess-a', 'not a title we read');
+    d.prepare('INSERT INTO session_entries VALUES (?, ?)').run('agent:main:main', JSON.stringify({ sessionId: 'sess-a', label: 'not an entry we read' }));
+    LINES.forEach((line, i) => d.prepare('INSERT INTO transcript_events VALUES (?, ?, ?, ?)').run('sess-a', i + 1, line, 1_778_547_747_000 + i));
+    d.close();
+    expect([...openclaw.discoverSync!([root])].map((f) => [f.sessionId, f.subagent === true])).toEqual([['sess-a', false]]);
+    const events = await readEvents(openclaw, recordPath(dbPath(), 'sess-a'));
+    expect(events[0]).toMatchObject({ type: 'session' });
+    expect(events[0]).not.toHaveProperty('sessionKey');
+    expect(events.filter((e) => e.type === 'usage')).toHaveLength(2);
   });
 });

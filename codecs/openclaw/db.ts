@@ -4,7 +4,8 @@
  * (README.md "The agent database"). `transcript_events(session_id, seq, event_json, created_at)` holds each
  * session's transcript, one row per entry, `event_json` being the JSONL record pi's SessionManager would have
  * written; since 2026.9.6 a large entry is zstd-compressed in `event_zstd` (`event_utf8_bytes` its size) with
- * `event_json` NULL. A session's rows, by `seq`, are read as the lines of its transcript by pi's engine.
+ * `event_json` NULL. A session's rows, by `seq`, are read as the lines of its transcript by pi's engine; its
+ * key, title, channel and parent come from the index tables, under either of their two names (`indexTables`).
  * Read-only, through a snapshot (cursors/sqlite.ts): nothing beside the database is created or changed.
  */
 import { parseSessionsIndex } from './meta.js';
@@ -27,7 +28,40 @@ function hasTable(db: SqliteDatabase, name: string): boolean {
 }
 
 function hasColumn(db: SqliteDatabase, table: string, column: string): boolean {
-  return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((c) => c.name === column);
+  return hasColumns(db, table, [column]);
+}
+
+function hasColumns(db: SqliteDatabase, table: string, columns: readonly string[]): boolean {
+  const names = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+  return columns.every((c) => names.has(c));
+}
+
+/** The index tables of a database, by their names in it; undefined where it has none of that shape. */
+interface IndexTables {
+  /** Session key -> `entry_json` (the `SessionEntry` sessions.json held): `session_nodes` or `session_entries`. */
+  entries: string | undefined;
+  /** One row per session id, with its key, channel, display name and `spawned_by`: `session_windows` or `sessions`. */
+  windows: string | undefined;
+}
+
+const ENTRY_COLUMNS = ['session_key', 'entry_json'] as const;
+const WINDOW_COLUMNS = ['session_id', 'session_key', 'channel', 'display_name', 'spawned_by'] as const;
+
+/** The first of `names` that is a table with `columns`. */
+function tableOf(db: SqliteDatabase, names: readonly string[], columns: readonly string[]): string | undefined {
+  return names.find((n) => hasTable(db, n) && hasColumns(db, n, columns));
+}
+
+/**
+ * Where a database keeps its index. Schema 14 on (openclaw 2026.7.2-beta.4 and every stable release that writes
+ * transcripts here) names the tables `session_nodes` and `session_windows`; the schema before it (the
+ * prereleases 2026.7.2-beta.1 to beta.3, schemas 8 to 11; `src/state/openclaw-agent-schema.sql` @ b8a4997 on
+ * the switch's branch) names the same rows `session_entries(session_key, session_id, entry_json)` and
+ * `sessions`, which schema 14's migration turns into the new ones (`src/state/openclaw-agent-db-session-nodes-
+ * migration.ts` @ 410b1a6). The new names win; an old name is read only with the columns read from it.
+ */
+function indexTables(db: SqliteDatabase): IndexTables {
+  return { entries: tableOf(db, ['session_nodes', 'session_entries'], ENTRY_COLUMNS), windows: tableOf(db, ['session_windows', 'sessions'], WINDOW_COLUMNS) };
 }
 
 /** `created_at`, epoch milliseconds as OpenClaw writes it (seconds taken for an older value that small). */
@@ -41,12 +75,12 @@ const msOf = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v
 export function listAgentDbSessions(file: string): AgentDbListed[] {
   return withSqliteSnapshot(file, (db) => {
     if (!hasTable(db, 'transcript_events')) return [];
-    const windows = hasTable(db, 'session_windows');
+    const { windows } = indexTables(db);
     const rows = db
       .prepare(
         `SELECT e.session_id AS id, count(*) AS n, max(e.seq) AS mx, max(e.created_at) AS t,
-           ${windows ? 'w.session_key AS key, w.spawned_by AS spawnedBy' : 'NULL AS key, NULL AS spawnedBy'}
-         FROM transcript_events e ${windows ? 'LEFT JOIN session_windows w ON w.session_id = e.session_id' : ''}
+           ${windows !== undefined ? 'w.session_key AS key, w.spawned_by AS spawnedBy' : 'NULL AS key, NULL AS spawnedBy'}
+         FROM transcript_events e ${windows !== undefined ? `LEFT JOIN ${windows} w ON w.session_id = e.session_id` : ''}
          GROUP BY e.session_id ORDER BY min(e.created_at), e.session_id`,
       )
       .all() as { id: unknown; n: number; mx: number; t: unknown; key: unknown; spawnedBy: unknown }[];
@@ -80,13 +114,15 @@ function eventText(row: { event_json?: unknown; event_zstd?: unknown }, maxBytes
 export type SessionsIndex = ReturnType<typeof parseSessionsIndex>;
 
 /**
- * The index `session_nodes` holds: each node's `entry_json` (the `SessionEntry` sessions.json held, keyed by
- * session key), parsed as sessions.json is; undefined without the table. A value of the whole database, which
- * index.ts reads once per state of it (cursors/sqlite-events.ts `databaseValue`), not once per session.
+ * The index `session_nodes` (or `session_entries`, `indexTables`) holds: each row's `entry_json` (the
+ * `SessionEntry` sessions.json held, keyed by session key), parsed as sessions.json is; undefined without the
+ * table. A value of the whole database, which index.ts reads once per state of it (cursors/sqlite-events.ts
+ * `databaseValue`), not once per session.
  */
 export function sessionNodesIndex(db: SqliteDatabase): SessionsIndex | undefined {
-  if (!hasTable(db, 'session_nodes')) return undefined;
-  const nodes = db.prepare('SELECT session_key AS key, entry_json AS entry FROM session_nodes').all() as { key: string; entry: string }[];
+  const { entries } = indexTables(db);
+  if (entries === undefined) return undefined;
+  const nodes = db.prepare(`SELECT session_key AS key, entry_json AS entry FROM ${entries}`).all() as { key: string; entry: string }[];
   const doc: Record<string, unknown> = {};
   for (const n of nodes) {
     try {
@@ -100,13 +136,14 @@ export function sessionNodesIndex(db: SqliteDatabase): SessionsIndex | undefined
 
 /**
  * The index entry of a session: its `session_nodes.entry_json` (`index`, `sessionNodesIndex`) when the node's
- * current session is this one, else what its `session_windows` row says.
+ * current session is this one, else what its `session_windows` row says (`session_entries` and `sessions` in
+ * the older schema, `indexTables`).
  */
-function metaOf(db: SqliteDatabase, sessionId: string, index: SessionsIndex | undefined): PiSessionMeta | undefined {
+function metaOf(db: SqliteDatabase, sessionId: string, index: SessionsIndex | undefined, windows: string | undefined): PiSessionMeta | undefined {
   const meta = index?.get(`id:${sessionId}`);
   if (meta !== undefined) return meta;
-  if (!hasTable(db, 'session_windows')) return undefined;
-  const w = db.prepare('SELECT session_key AS key, channel, display_name AS title, spawned_by AS spawnedBy FROM session_windows WHERE session_id = ?').get(sessionId) as
+  if (windows === undefined) return undefined;
+  const w = db.prepare(`SELECT session_key AS key, channel, display_name AS title, spawned_by AS spawnedBy FROM ${windows} WHERE session_id = ?`).get(sessionId) as
     | { key: string; channel: string | null; title: string | null; spawnedBy: string | null }
     | undefined;
   if (w === undefined) return undefined;
@@ -135,8 +172,9 @@ export function sessionStamps(db: SqliteDatabase): Record<string, string> {
     d.n++;
   }
   const index = sessionNodesIndex(db);
+  const { windows } = indexTables(db);
   const out: Record<string, string> = {};
-  for (const [id, d] of digests) out[id] = `${d.n}:${d.h.digest()}:${hashText128(JSON.stringify(metaOf(db, id, index) ?? null))}`;
+  for (const [id, d] of digests) out[id] = `${d.n}:${d.h.digest()}:${hashText128(JSON.stringify(metaOf(db, id, index, windows) ?? null))}`;
   return out;
 }
 
@@ -154,6 +192,6 @@ export function readAgentDbTranscript(db: SqliteDatabase, sessionId: string, max
     if (text === undefined) skipped++;
     else lines.push(text.replace(/\r?\n/g, ' '));
   }
-  const meta = metaOf(db, sessionId, index);
+  const meta = metaOf(db, sessionId, index, indexTables(db).windows);
   return { text: lines.length === 0 ? '' : `${lines.join('\n')}\n`, skipped, ...(meta !== undefined && { meta }) };
 }
