@@ -9,9 +9,9 @@
  * test/kimi-cli.test.ts`.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
@@ -123,8 +123,9 @@ describe('kimi-cli golden files (fixtures/kimi/share)', () => {
       [`${S}/${AGENT}`, 'chatcmpl-sub-02', 312, 2048, 95],
       [S, 'chatcmpl-main-02', 640, 5120, 120],
     ]);
+    // the wire names no model: each call takes config.toml's default, marked as a fallback
     for (const u of usageOf(e)) {
-      expect(u).toMatchObject({ model: 'unknown', modelFallback: true, singleRequest: true, dedupKey: `kimi:msg:${u.messageId}` });
+      expect(u).toMatchObject({ model: 'kimi-k2-thinking-turbo', modelFallback: true, singleRequest: true, dedupKey: `kimi:msg:${u.messageId}` });
       expect(u.copied).toBeUndefined();
     }
     expect(usageOf(e)[0]!.timestamp).toBe('2026-02-13T11:50:02.425Z'); // the record's `timestamp`, seconds
@@ -137,8 +138,8 @@ describe('kimi-cli golden files (fixtures/kimi/share)', () => {
     const own = usageOf(sub).map((u) => [u.sessionId, u.dedupKey]);
     const copies = usageOf(events['kimi-cli-main']!).filter((u) => u.sessionId !== S).map((u) => [u.sessionId, u.dedupKey]);
     expect(own).toEqual(copies);
-    expect(kimi.getParseDependencies(pathOf('kimi-cli-subagent'))).toEqual([join(SHARE, 'sessions', HASH, S, 'subagents', AGENT, 'meta.json')]);
-    expect(kimi.getParseDependencies(pathOf('kimi-cli-main'))).toEqual([join(SHARE, 'sessions', HASH, S, 'state.json')]);
+    expect(kimi.getParseDependencies(pathOf('kimi-cli-subagent'))).toEqual([join(SHARE, 'sessions', HASH, S, 'subagents', AGENT, 'meta.json'), join(SHARE, 'config.toml')]);
+    expect(kimi.getParseDependencies(pathOf('kimi-cli-main'))).toEqual([join(SHARE, 'sessions', HASH, S, 'state.json'), join(SHARE, 'config.toml')]);
   });
 
   it("a Task-tool subagent, which wrote no wire of its own, counts in its parent's session; a call without an id keeps its line's key", () => {
@@ -155,10 +156,11 @@ describe('kimi-cli golden files (fixtures/kimi/share)', () => {
     expect(byKind(e).tool_result).toMatchObject([{ callId: 'tool_Task1', isError: true, output: '2 failed' }]);
   });
 
-  it("an imported session is a copy: its usage is marked copied, under the origin's keys", () => {
+  it("an imported session is a copy: its usage is marked copied, under the origin's keys, with no model this machine's config could name", () => {
     const e = events['kimi-cli-imported']!;
     expect(e[0]).toMatchObject({ type: 'session', sessionId: IMPORTED });
-    expect(usageOf(e).every((u) => u.copied === true)).toBe(true);
+    expect(usageOf(e).every((u) => u.copied === true && u.model === 'unknown' && u.modelFallback === true)).toBe(true);
+    expect(kimi.getParseDependencies(pathOf('kimi-cli-imported'))).toEqual([join(SHARE, 'imported_sessions', IMPORTED, 'state.json')]);
     expect(usageOf(e).map((u) => u.dedupKey)).toEqual(usageOf(events['kimi-cli-main']!).map((u) => u.dedupKey));
   });
 });
@@ -287,6 +289,96 @@ describe('kimi-cli bad input, discovery and roots', () => {
   });
 });
 
+describe("kimi-cli's config.toml: the model of the calls its wires name none for", () => {
+  const MAIN = WIRES['kimi-cli-main']!;
+  const DEFAULT = 'default_model = "moonshot-ai/kimi-k2-thinking-turbo"';
+  let config: string;
+  beforeAll(async () => {
+    config = await readFile(join(SHARE, 'config.toml'), 'utf8');
+    expect(config).toContain(DEFAULT);
+  });
+
+  /** A temporary share folder holding the main fixture wire and `files` (paths relative to the share folder). */
+  async function withShare<T>(files: Record<string, string>, use: (share: string, wire: string) => Promise<T>): Promise<T> {
+    const share = await mkdtemp(join(tmpdir(), 'sf-kimi-share-'));
+    try {
+      const wire = join(share, MAIN);
+      await mkdir(dirname(wire), { recursive: true });
+      await cp(pathOf('kimi-cli-main'), wire);
+      for (const [rel, text] of Object.entries(files)) await writeFile(join(share, rel), text);
+      return await use(share, wire);
+    } finally {
+      await rm(share, { recursive: true, force: true });
+    }
+  }
+
+  it('takes models[default_model].model, the name the API took, not the entry key, marked as a fallback', async () => {
+    const usage = await withShare({ 'config.toml': config }, async (_share, wire) => usageOf(await readEvents(kimi, wire)));
+    expect(usage.map((u) => [u.model, u.modelFallback])).toEqual(Array(4).fill(['kimi-k2-thinking-turbo', true]));
+  });
+
+  it('reads a config written by hand: a dotted key for the default, the model as an inline table', async () => {
+    const text = "default_model = 'k2' # mine\nmodels.k2 = { provider = \"p\", model = \"kimi-k2-turbo-preview\", max_context_size = 131072 }\n";
+    const usage = await withShare({ 'config.toml': text }, async (_share, wire) => usageOf(await readEvents(kimi, wire)));
+    expect(new Set(usage.map((u) => u.model))).toEqual(new Set(['kimi-k2-turbo-preview']));
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['without a config.toml', {}],
+    ['with a malformed config.toml', { 'config.toml': DEFAULT + '\n[models\n' }],
+    ['with a default that names no models entry', { 'config.toml': 'default_model = "gone"\n[models.here]\nmodel = "kimi-k2.5"\n' }],
+    ["with kimi-cli's first config, no default", { 'config.toml': 'default_model = ""\n[models]\n[providers]\n' }],
+    ['with a default that is not a string', { 'config.toml': 'default_model = 3\n' }],
+  ])('names no model %s, and still reads every call', async (_name, files) => {
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const usage = await withShare(files, async (_share, wire) => usageOf(await readEvents(kimi, wire, { info })));
+    expect(usage.map((u) => [u.model, u.modelFallback])).toEqual(Array(4).fill(['unknown', true]));
+    expect(info.skippedLines).toBe(0);
+  });
+
+  it('names no model when config.toml is a folder, not a file', async () => {
+    const usage = await withShare({}, async (share, wire) => {
+      await mkdir(join(share, 'config.toml'));
+      return usageOf(await readEvents(kimi, wire));
+    });
+    expect(new Set(usage.map((u) => u.model))).toEqual(new Set(['unknown']));
+  });
+
+  it('stamps config.toml by the default model alone, and sees a rewrite its mtime was put back over', async () => {
+    await withShare({ 'config.toml': config }, async (share, wire) => {
+      const dep = join(share, 'config.toml');
+      expect(kimi.getParseDependencies(wire)).toEqual([join(dirname(wire), 'state.json'), dep]);
+      const stamp = (): string | undefined => kimi.dependencyStamp!(wire, dep);
+      expect(stamp()).toBe('model:kimi-k2-thinking-turbo');
+      expect(kimi.dependencyStamp!(wire, join(dirname(wire), 'state.json'))).toBeUndefined(); // by its stat
+      // settled (an hour old), so kept while its stat holds
+      const past = new Date(Date.now() - 3_600_000);
+      await utimes(dep, past, past);
+      expect(stamp()).toBe('model:kimi-k2-thinking-turbo');
+      await writeFile(dep, config + '\n# a comment, a new provider\n[providers.other]\ntype = "kimi"\n');
+      expect(stamp()).toBe('model:kimi-k2-thinking-turbo');
+      // the same size and mtime, another default: its ctime tells
+      const same = config.replace('"moonshot-ai/kimi-k2-thinking-turbo"', '"kimi-code/kimi-for-coding"' + ' '.repeat(9));
+      expect(Buffer.byteLength(same)).toBe(Buffer.byteLength(config));
+      await writeFile(dep, config);
+      await utimes(dep, past, past);
+      expect(stamp()).toBe('model:kimi-k2-thinking-turbo');
+      await writeFile(dep, same);
+      await utimes(dep, past, past);
+      expect(stamp()).toBe('model:kimi-for-coding');
+      await rm(dep);
+      expect(stamp()).toBe('model:');
+    });
+  });
+
+  it('resuming at every line boundary with the config beside equals a full read', async () => {
+    const content = await readFile(pathOf('kimi-cli-main'));
+    const run = await expectResumeEqualsFull(kimi, content, lineBoundaries(content), {}, MAIN, { 'config.toml': config });
+    await expectResumeEqualsFull(kimi, content, lineBoundaries(content), { kinds: ['usage'] }, MAIN, { 'config.toml': config });
+    expect(new Set(run.full.usage.map((u) => (u as UsageEvent).model))).toEqual(new Set(['kimi-k2-thinking-turbo']));
+  });
+});
+
 describe('sessionfold CLI over a kimi-cli share folder', () => {
   let home: string;
   beforeAll(async () => {
@@ -310,10 +402,28 @@ describe('sessionfold CLI over a kimi-cli share folder', () => {
     const report = JSON.parse(await cli(['cost', 'report', '--agent', 'kimi', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, Record<string, number>> };
     const want = codecTotals(NAMES.flatMap((n) => events[n]!));
     expect(report.breakdowns.kimi).toMatchObject({ inputTokens: want.input, outputTokens: want.output, cacheReadTokens: want.cacheRead, cacheWriteTokens: want.cacheWrite, requestCount: want.calls });
-    // the wire names no model: the tokens are reported, unpriced, never a measured $0
-    const table = await cli(['cost', 'report', '--agent', 'kimi']);
-    expect(table).toMatch(/Total +3 +7 +13,482 +875 +0 +12,288 +26,645 +n\/a\*/);
-    expect(table).toContain('unknown        7 req');
+    // the wire names no model: config.toml's default prices it (the imported copies, unknown, are not kept)
+    const byModel = JSON.parse(await cli(['cost', 'report', '--agent', 'kimi', '--json', '--group-by', 'model'])) as { unpricedCount: number; breakdowns: Record<string, { requestCount: number; totalUsd: number }> };
+    expect(Object.keys(byModel.breakdowns)).toEqual(['kimi-k2-thinking-turbo']);
+    expect(byModel.breakdowns['kimi-k2-thinking-turbo']).toMatchObject({ requestCount: 7, unpricedCount: 0 });
+    expect(byModel.breakdowns['kimi-k2-thinking-turbo']!.totalUsd).toBeGreaterThan(0);
+    expect(await cli(['cost', 'report', '--agent', 'kimi'])).toMatch(/Total +3 +7 +13,482 +875 +0 +12,288 +26,645 +\$0\.\d\d\n/);
+  });
+
+  it('takes the new default model after config.toml changes it, through the cache, and none without the file', async () => {
+    const models = async (): Promise<string[]> => Object.keys((JSON.parse(await cli(['cost', 'report', '--agent', 'kimi', '--json', '--group-by', 'model'])) as { breakdowns: object }).breakdowns);
+    const config = join(home, 'kimi-share', 'config.toml');
+    const text = await readFile(config, 'utf8');
+    try {
+      expect(await models()).toEqual(['kimi-k2-thinking-turbo']);
+      await writeFile(config, text.replace('default_model = "moonshot-ai/kimi-k2-thinking-turbo"', 'default_model = "kimi-code/kimi-for-coding"'));
+      expect(await models()).toEqual(['kimi-for-coding']);
+      await rm(config);
+      expect(await models()).toEqual(['unknown']);
+    } finally {
+      await writeFile(config, text);
+    }
+    expect(await models()).toEqual(['kimi-k2-thinking-turbo']);
   });
 
   it('sessions list kimi lists the sessions, the title from state.json, the subagent with --subagents', async () => {

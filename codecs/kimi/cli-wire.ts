@@ -20,6 +20,11 @@ export interface CliWireOptions {
   rootSessionId: string;
   /** The file is a copy of a session made elsewhere (`imported_sessions/`): its usage is marked `copied`. */
   copied: boolean;
+  /**
+   * The model of every call, which the wire never names: the share folder's config.toml default, marked
+   * `modelFallback` (README "kimi-cli's share folder"); undefined gives `unknown`.
+   */
+  fallbackModel?: string | undefined;
 }
 
 /** One record of a kimi-cli wire at byte `offset`: its message's `type` and `payload`, and its `timestamp`. */
@@ -49,7 +54,8 @@ export function cliRecordReader(o: CliWireOptions): CliRecordReader {
     const messageId = str(p.message_id);
     emit(
       usageEventOf(CODEC_ID, sessionId, offset, {
-        model: undefined, // the wire names no model (README "The kimi-cli wire")
+        model: o.fallbackModel, // the wire names no model (README "The kimi-cli wire")
+        modelFallback: true,
         timestamp: ts,
         inputTokens: saneCount(uncachedInput(tu.input_other, tu.input_cache_read), 'input_other'),
         outputTokens: saneCount(tu.output, 'output'),

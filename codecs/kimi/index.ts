@@ -2,8 +2,9 @@
  * `kimi`: the two Kimi CLIs. Kimi Code (MoonshotAI/kimi-code): each session is a folder holding `state.json`
  * (title, work dir, the agents) and one `wire.jsonl` per agent, `agents/main/wire.jsonl` and
  * `agents/agent-<n>/wire.jsonl` per subagent. The Python kimi-cli (MoonshotAI/kimi-cli): a session folder holds
- * `wire.jsonl` and `state.json`, each subagent `subagents/<id>/{wire.jsonl,meta.json}`. Every wire is
- * append-only JSONL, read with byte-exact resume; the JSON file beside it is a parse dependency.
+ * `wire.jsonl` and `state.json`, each subagent `subagents/<id>/{wire.jsonl,meta.json}`, and its share folder's
+ * `config.toml` names the model its wires do not. Every wire is append-only JSONL, read with byte-exact resume;
+ * the files that describe it are parse dependencies.
  */
 import { join } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
@@ -13,7 +14,8 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSmallJsonSync } from '../../cursors/read-file.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
-import { parseWirePath, wireSessionId, type WirePath } from './paths.js';
+import { cliDefaultModel } from './cli-share.js';
+import { CLI_CONFIG_FILE, parseWirePath, shareFilesOf, wireSessionId, type WirePath } from './paths.js';
 import type { CliSessionState, CliSubagentMeta } from './schema.js';
 import { isoSeconds } from './values.js';
 import { kimiDescriptor } from './descriptor.js';
@@ -73,10 +75,21 @@ function metaOf(p: WirePath): KimiMeta {
   return p.layout === 'kimi-cli' ? readKimiCliMeta(p.statePath, p.agentId) : readKimiMeta(p.statePath, p.agentId);
 }
 
-/** The line engine for one wire file, with the JSON file beside it. */
+/** The line engine for one wire file, with the JSON file beside it and, for kimi-cli, its config's default model. */
 function coreFor(file: string) {
   const p = parseWirePath(file);
-  return createKimiCore({ sessionId: wireSessionId(p), ...(p.agentId !== 'main' && { parentSessionId: p.sessionId }), meta: metaOf(p), imported: p.imported });
+  const fallbackModel = p.shareDir === undefined ? undefined : cliDefaultModel(join(p.shareDir, CLI_CONFIG_FILE));
+  return createKimiCore({ sessionId: wireSessionId(p), ...(p.agentId !== 'main' && { parentSessionId: p.sessionId }), meta: metaOf(p), imported: p.imported, fallbackModel });
+}
+
+/**
+ * `Codec.dependencyStamp`: kimi-cli's config.toml stamped by the default model it names, the one thing a wire
+ * takes from it; any other file by its stat.
+ */
+function dependencyStamp(file: string, dependency: string): string | undefined {
+  const p = parseWirePath(file);
+  if (p.shareDir === undefined || dependency !== join(p.shareDir, CLI_CONFIG_FILE)) return undefined;
+  return `model:${cliDefaultModel(dependency) ?? ''}`;
 }
 
 function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {
@@ -97,9 +110,10 @@ export const kimi: Codec = {
   ...kimiDescriptor,
   ...fromSyncListing(discoverSync),
   getParseDependencies(file: string): string[] {
-    const p = parseWirePath(file).statePath;
-    return p === undefined ? [] : [p];
+    const p = parseWirePath(file);
+    return p.statePath === undefined ? [] : [p.statePath, ...shareFilesOf(p)];
   },
+  dependencyStamp,
   lineCore: createKimiCore({ sessionId: 'stdin' }),
   lineCoreFor: coreFor,
   read(file: string, options?: ReadOptions): AsyncIterable<SessionfoldEvent> {

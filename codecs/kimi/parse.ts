@@ -42,6 +42,8 @@ export interface KimiCoreOptions {
   meta?: KimiMeta;
   /** A kimi-cli session imported from elsewhere (`imported_sessions/`): its usage is marked `copied`. */
   imported?: boolean;
+  /** kimi-cli's default model (its config.toml), for the calls its wire names no model for; marked `modelFallback`. */
+  fallbackModel?: string | undefined;
 }
 
 export interface KimiState {
@@ -73,9 +75,9 @@ function originOf(origin: unknown): { role: MessageRole; subtype?: string } {
 }
 
 export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
-  const { sessionId, parentSessionId, meta = {}, imported = false } = options;
+  const { sessionId, parentSessionId, meta = {}, imported = false, fallbackModel } = options;
   const base = (offset: number) => ({ agent: CODEC_ID, sessionId, offset });
-  const cliRecord = cliRecordReader({ sessionId, rootSessionId: parentSessionId ?? sessionId, copied: imported });
+  const cliRecord = cliRecordReader({ sessionId, rootSessionId: parentSessionId ?? sessionId, copied: imported, fallbackModel });
 
   function session(s: KimiState, r: Rec, offset: number, emit: Emit): void {
     s.sessionSeen = true;

@@ -38,6 +38,26 @@ export interface WirePath {
   layout: WireLayout;
   /** A kimi-cli session imported into `imported_sessions/`: a copy of a session made elsewhere. */
   imported: boolean;
+  /**
+   * The kimi-cli share folder (`~/.kimi`, `$KIMI_SHARE_DIR`) of a session under its `sessions/` folder, whose
+   * `config.toml` describes it; undefined for an imported session (made elsewhere, described by another
+   * machine's files) and outside the layout.
+   */
+  shareDir: string | undefined;
+}
+
+/** kimi-cli's config in its share folder (`config.py` `get_config_file`): the default model. */
+export const CLI_CONFIG_FILE = 'config.toml';
+
+/** The share folder of a kimi-cli session folder `<share>/sessions/<md5 of the work dir>/<id>`. */
+function shareOf(sessionDir: string, imported: boolean): Pick<WirePath, 'shareDir'> {
+  const sessions = dirname(dirname(sessionDir));
+  return { shareDir: imported || basename(sessions) !== 'sessions' ? undefined : dirname(sessions) };
+}
+
+/** kimi-cli's files in the share folder a wire's events take something from: parse dependencies. */
+export function shareFilesOf(p: WirePath): string[] {
+  return p.shareDir === undefined ? [] : [join(p.shareDir, CLI_CONFIG_FILE)];
 }
 
 const stripSession = (name: string): string => (name.startsWith('session_') ? name.slice('session_'.length) : name);
@@ -50,18 +70,21 @@ const stripSession = (name: string): string => (name.startsWith('session_') ? na
  * Any other file name is a lone wire file: its name (without `.jsonl`) is the session id.
  */
 export function parseWirePath(file: string): WirePath {
-  if (basename(file) !== 'wire.jsonl') return { sessionId: basename(file).replace(/\.jsonl$/, ''), agentId: 'main', statePath: undefined, layout: 'lone', imported: false };
+  const none = { shareDir: undefined };
+  if (basename(file) !== 'wire.jsonl') return { sessionId: basename(file).replace(/\.jsonl$/, ''), agentId: 'main', statePath: undefined, layout: 'lone', imported: false, ...none };
   const dir = dirname(file);
   const parent = dirname(dir);
   if (basename(parent) === 'agents') {
     const sessionDir = dirname(parent);
-    return { sessionId: stripSession(basename(sessionDir)), agentId: basename(dir), statePath: join(sessionDir, 'state.json'), layout: 'kimi-code', imported: false };
+    return { sessionId: stripSession(basename(sessionDir)), agentId: basename(dir), statePath: join(sessionDir, 'state.json'), layout: 'kimi-code', imported: false, ...none };
   }
   if (basename(parent) === 'subagents') {
     const sessionDir = dirname(parent);
-    return { sessionId: basename(sessionDir), agentId: basename(dir), statePath: join(dir, 'meta.json'), layout: 'kimi-cli', imported: basename(dirname(sessionDir)) === IMPORTED_DIR };
+    const imported = basename(dirname(sessionDir)) === IMPORTED_DIR;
+    return { sessionId: basename(sessionDir), agentId: basename(dir), statePath: join(dir, 'meta.json'), layout: 'kimi-cli', imported, ...shareOf(sessionDir, imported) };
   }
-  return { sessionId: stripSession(basename(dir)), agentId: 'main', statePath: join(dir, 'state.json'), layout: 'kimi-cli', imported: basename(parent) === IMPORTED_DIR };
+  const imported = basename(parent) === IMPORTED_DIR;
+  return { sessionId: stripSession(basename(dir)), agentId: 'main', statePath: join(dir, 'state.json'), layout: 'kimi-cli', imported, ...shareOf(dir, imported) };
 }
 
 /** The session id events carry: the session's for its main agent, `<session>/<agent>` for a subagent. */

@@ -96,3 +96,14 @@ export interface CliSubagentMeta {
   /** `time.time()` when the instance was created, seconds. */
   created_at?: number;
 }
+
+/**
+ * `config.py` `Config`, the fields read, from `<share>/config.toml` (TOML, as tomlkit writes it): the model
+ * kimi-cli runs with unless told otherwise is `models[default_model].model`, the name the provider's API takes
+ * (`default_model` is the key of a `models` entry, such as `kimi-code/kimi-for-coding`).
+ */
+export interface CliConfig {
+  default_model?: string;
+  models?: Record<string, { provider?: string; model?: string }>;
+}
+

@@ -84,7 +84,8 @@ export interface ResumeRun {
 
 /**
  * Grow a file cut by cut (each cut a byte length of `content`), resuming each read from the previous cursor
- * (round-tripped through JSON), and keep events as the contract says.
+ * (round-tripped through JSON), and keep events as the contract says. `beside`: files laid out around it in
+ * both copies (a sidecar, an agent's config), by their paths relative to the folder `fileName` is relative to.
  */
 export async function resumeAcrossCuts(
   codec: Codec,
@@ -92,6 +93,7 @@ export async function resumeAcrossCuts(
   cuts: readonly number[],
   options: ReadOptions = {},
   fileName = 'session.jsonl',
+  beside: Readonly<Record<string, string>> = {},
 ): Promise<ResumeRun> {
   const dir = await mkdtemp(join(tmpdir(), 'sessionfold-resume-'));
   try {
@@ -101,6 +103,12 @@ export async function resumeAcrossCuts(
     // fileName may hold folders: codecs that tell their formats apart by the path see the same path
     await mkdir(dirname(growing), { recursive: true });
     await mkdir(dirname(whole), { recursive: true });
+    for (const [rel, text] of Object.entries(beside)) {
+      for (const copy of ['growing', 'whole']) {
+        await mkdir(dirname(join(dir, copy, rel)), { recursive: true });
+        await writeFile(join(dir, copy, rel), text);
+      }
+    }
     await writeFile(whole, content);
     const full = byKind(await readEvents(codec, whole, options));
     const kept = byKind([]);
@@ -159,8 +167,9 @@ export async function expectResumeEqualsFull(
   cuts: readonly number[],
   options: ReadOptions = {},
   fileName?: string,
+  beside?: Readonly<Record<string, string>>,
 ): Promise<ResumeRun> {
-  const run = await resumeAcrossCuts(codec, content, cuts, options, fileName);
+  const run = await resumeAcrossCuts(codec, content, cuts, options, fileName, beside);
   for (const k of EVENT_KINDS) expect(run.kept[k], `kind ${k}`).toEqual(run.full[k]);
   return run;
 }
