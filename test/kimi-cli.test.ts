@@ -4,8 +4,9 @@
  * the shapes of kimi-cli's own types (fixtures/kimi/README.md): golden events, token totals checked by a
  * deliberately simple second reader, each model call once across the parent's SubagentEvent copy, the
  * subagent's own wire and an imported copy, chunk invariance, resume at every line boundary and random cuts (also
- * over random wires, by property), bad lines skipped and counted, discovery and roots, and the built CLI's
- * `cost report --agent kimi` over the tree. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run
+ * over random wires, by property), bad lines skipped and counted, discovery and roots, the share folder's
+ * config.toml (the default model, a fallback) and kimi.json (the work dir) with their dependency stamps, and the
+ * built CLI's `cost report --agent kimi` over the tree. Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run
  * test/kimi-cli.test.ts`.
  */
 import { execFile } from 'node:child_process';
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workDirsOf } from '../codecs/kimi/cli-share.js';
 import { kimi } from '../codecs/kimi/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
@@ -105,7 +107,8 @@ describe('kimi-cli golden files (fixtures/kimi/share)', () => {
 
   it('reads the main session: its title from state.json, messages, tool calls, a usage event per step', () => {
     const e = events['kimi-cli-main']!;
-    expect(e[0]).toMatchObject({ type: 'session', sessionId: S, title: 'Where is the config loaded?', version: 'wire 1.9' });
+    // the work dir from kimi.json, whose entry's MD5 names the session's folder
+    expect(e[0]).toMatchObject({ type: 'session', sessionId: S, title: 'Where is the config loaded?', cwd: '/home/dev/kimi-demo', version: 'wire 1.9' });
     expect(e[0]).not.toHaveProperty('subagent');
     const k = byKind(e);
     expect(k.message.map((m: any) => [m.role, m.text, m.thinking])).toEqual([
@@ -133,13 +136,14 @@ describe('kimi-cli golden files (fixtures/kimi/share)', () => {
 
   it("a subagent's wire is its own session, a child of the main one, under the same keys as its parent's copies", () => {
     const sub = events['kimi-cli-subagent']!;
-    expect(sub[0]).toMatchObject({ type: 'session', sessionId: `${S}/${AGENT}`, forkedFrom: S, subagent: true, agentType: 'explore', startedAt: '2026-02-13T11:50:03.025Z' });
+    expect(sub[0]).toMatchObject({ type: 'session', sessionId: `${S}/${AGENT}`, forkedFrom: S, subagent: true, agentType: 'explore', startedAt: '2026-02-13T11:50:03.025Z', cwd: '/home/dev/kimi-demo' });
     expect(sub[0]).not.toHaveProperty('title');
     const own = usageOf(sub).map((u) => [u.sessionId, u.dedupKey]);
     const copies = usageOf(events['kimi-cli-main']!).filter((u) => u.sessionId !== S).map((u) => [u.sessionId, u.dedupKey]);
     expect(own).toEqual(copies);
-    expect(kimi.getParseDependencies(pathOf('kimi-cli-subagent'))).toEqual([join(SHARE, 'sessions', HASH, S, 'subagents', AGENT, 'meta.json'), join(SHARE, 'config.toml')]);
-    expect(kimi.getParseDependencies(pathOf('kimi-cli-main'))).toEqual([join(SHARE, 'sessions', HASH, S, 'state.json'), join(SHARE, 'config.toml')]);
+    const shared = [join(SHARE, 'config.toml'), join(SHARE, 'kimi.json')];
+    expect(kimi.getParseDependencies(pathOf('kimi-cli-subagent'))).toEqual([join(SHARE, 'sessions', HASH, S, 'subagents', AGENT, 'meta.json'), ...shared]);
+    expect(kimi.getParseDependencies(pathOf('kimi-cli-main'))).toEqual([join(SHARE, 'sessions', HASH, S, 'state.json'), ...shared]);
   });
 
   it("a Task-tool subagent, which wrote no wire of its own, counts in its parent's session; a call without an id keeps its line's key", () => {
@@ -159,6 +163,7 @@ describe('kimi-cli golden files (fixtures/kimi/share)', () => {
   it("an imported session is a copy: its usage is marked copied, under the origin's keys, with no model this machine's config could name", () => {
     const e = events['kimi-cli-imported']!;
     expect(e[0]).toMatchObject({ type: 'session', sessionId: IMPORTED });
+    expect(e[0]).not.toHaveProperty('cwd');
     expect(usageOf(e).every((u) => u.copied === true && u.model === 'unknown' && u.modelFallback === true)).toBe(true);
     expect(kimi.getParseDependencies(pathOf('kimi-cli-imported'))).toEqual([join(SHARE, 'imported_sessions', IMPORTED, 'state.json')]);
     expect(usageOf(e).map((u) => u.dedupKey)).toEqual(usageOf(events['kimi-cli-main']!).map((u) => u.dedupKey));
@@ -347,7 +352,7 @@ describe("kimi-cli's config.toml: the model of the calls its wires name none for
   it('stamps config.toml by the default model alone, and sees a rewrite its mtime was put back over', async () => {
     await withShare({ 'config.toml': config }, async (share, wire) => {
       const dep = join(share, 'config.toml');
-      expect(kimi.getParseDependencies(wire)).toEqual([join(dirname(wire), 'state.json'), dep]);
+      expect(kimi.getParseDependencies(wire)).toEqual([join(dirname(wire), 'state.json'), dep, join(share, 'kimi.json')]);
       const stamp = (): string | undefined => kimi.dependencyStamp!(wire, dep);
       expect(stamp()).toBe('model:kimi-k2-thinking-turbo');
       expect(kimi.dependencyStamp!(wire, join(dirname(wire), 'state.json'))).toBeUndefined(); // by its stat
@@ -371,11 +376,100 @@ describe("kimi-cli's config.toml: the model of the calls its wires name none for
     });
   });
 
-  it('resuming at every line boundary with the config beside equals a full read', async () => {
+  it('resuming at every line boundary with the config and kimi.json beside equals a full read', async () => {
     const content = await readFile(pathOf('kimi-cli-main'));
-    const run = await expectResumeEqualsFull(kimi, content, lineBoundaries(content), {}, MAIN, { 'config.toml': config });
-    await expectResumeEqualsFull(kimi, content, lineBoundaries(content), { kinds: ['usage'] }, MAIN, { 'config.toml': config });
+    const beside = { 'config.toml': config, 'kimi.json': await readFile(join(SHARE, 'kimi.json'), 'utf8') };
+    const run = await expectResumeEqualsFull(kimi, content, lineBoundaries(content), {}, MAIN, beside);
+    await expectResumeEqualsFull(kimi, content, lineBoundaries(content), { kinds: ['usage'] }, MAIN, beside);
     expect(new Set(run.full.usage.map((u) => (u as UsageEvent).model))).toEqual(new Set(['kimi-k2-thinking-turbo']));
+    expect(run.full.session).toMatchObject([{ cwd: '/home/dev/kimi-demo' }]);
+  });
+});
+
+describe("kimi-cli's kimi.json: the work dir a session's folder is the MD5 of", () => {
+  let metadata: string;
+  beforeAll(async () => {
+    metadata = await readFile(join(SHARE, 'kimi.json'), 'utf8');
+  });
+
+  it("maps each work dir to its folder: the MD5 of the path's UTF-8 bytes, `<kaos>_<md5>` off the local KAOS", () => {
+    // the MD5s as Python's hashlib gives them for the paths' UTF-8 bytes
+    expect([...workDirsOf(metadata)]).toEqual([
+      [HASH, '/home/dev/kimi-demo'],
+      ['35e15e3db827239f9b9f5c90d0cffee0', '/home/dev/设定-notes'],
+      ['ssh_8d9fbf108f79c6229f0b59258b273b63', '/srv/app'],
+    ]);
+    // a missing kaos is the local one (`WorkDirMeta.kaos` defaults to it); an entry without a path is no work dir
+    expect([...workDirsOf('{"work_dirs": [{"path": "/srv/app"}, {"kaos": "local"}, 7, null]}')]).toEqual([['8d9fbf108f79c6229f0b59258b273b63', '/srv/app']]);
+  });
+
+  it.each([
+    ['not JSON', '{"work_dirs": ['],
+    ['no work_dirs', '{"thinking": false}'],
+    ['work_dirs not a list', '{"work_dirs": {"path": "/srv/app"}}'],
+    ['a list', '[]'],
+  ])('maps nothing from a kimi.json that is %s', (_name, text) => {
+    expect(workDirsOf(text).size).toBe(0);
+  });
+
+  /** The main and subagent fixture wires, with the subagent's meta.json as given, under a share folder holding `files`. */
+  async function sessionEvents(files: Record<string, string>, meta?: string): Promise<[SessionfoldEvent[], SessionfoldEvent[]]> {
+    const share = await mkdtemp(join(tmpdir(), 'sf-kimi-share-'));
+    try {
+      await cp(join(SHARE, 'sessions'), join(share, 'sessions'), { recursive: true });
+      if (meta !== undefined) await writeFile(join(share, WIRES['kimi-cli-subagent']!, '..', 'meta.json'), meta);
+      for (const [rel, text] of Object.entries(files)) await writeFile(join(share, rel), text);
+      return [await readEvents(kimi, join(share, WIRES['kimi-cli-main']!)), await readEvents(kimi, join(share, WIRES['kimi-cli-subagent']!))];
+    } finally {
+      await rm(share, { recursive: true, force: true });
+    }
+  }
+
+  it.each<[string, Record<string, string>]>([
+    ['without a kimi.json', {}],
+    ['with a malformed kimi.json', { 'kimi.json': '{"work_dirs": [{"path": ' }],
+    ['with a kimi.json that lacks its work dir', { 'kimi.json': '{"work_dirs": [{"path": "/elsewhere", "kaos": "local"}]}' }],
+    ['with its work dir on another KAOS (another folder)', { 'kimi.json': '{"work_dirs": [{"path": "/home/dev/kimi-demo", "kaos": "ssh"}]}' }],
+  ])('has no cwd %s, and reads the session all the same', async (_name, files) => {
+    const [main, sub] = await sessionEvents(files);
+    expect(main[0]).toMatchObject({ type: 'session', title: 'Where is the config loaded?' });
+    expect(main[0]).not.toHaveProperty('cwd');
+    expect(sub[0]).not.toHaveProperty('cwd');
+    expect(usageOf(main)).toHaveLength(4);
+  });
+
+  it("gives a subagent the work dir its launch spec names, its session's otherwise", async () => {
+    const meta = JSON.parse(await readFile(join(SHARE, WIRES['kimi-cli-subagent']!, '..', 'meta.json'), 'utf8')) as { launch_spec: { work_dir: string | null } };
+    meta.launch_spec.work_dir = '/home/dev/kimi-demo/packages/core';
+    const [main, sub] = await sessionEvents({ 'kimi.json': metadata }, JSON.stringify(meta, null, 2));
+    expect(main[0]).toMatchObject({ cwd: '/home/dev/kimi-demo' });
+    expect(sub[0]).toMatchObject({ cwd: '/home/dev/kimi-demo/packages/core', agentType: 'explore' });
+    const [, own] = await sessionEvents({}, JSON.stringify(meta, null, 2)); // no kimi.json: its own still
+    expect(own[0]).toMatchObject({ cwd: '/home/dev/kimi-demo/packages/core' });
+  });
+
+  it('stamps kimi.json by the work dir alone: a new session or work dir elsewhere keeps the stamp', async () => {
+    const share = await mkdtemp(join(tmpdir(), 'sf-kimi-share-'));
+    try {
+      const wire = join(share, WIRES['kimi-cli-main']!);
+      const dep = join(share, 'kimi.json');
+      await writeFile(dep, metadata);
+      const stamp = (): string | undefined => kimi.dependencyStamp!(wire, dep);
+      expect(stamp()).toBe('cwd:/home/dev/kimi-demo');
+      const more = JSON.parse(metadata) as { work_dirs: { path: string; kaos: string; last_session_id: string | null }[] };
+      more.work_dirs[0]!.last_session_id = OLD;
+      more.work_dirs.push({ path: '/tmp/other', kaos: 'local', last_session_id: null });
+      await writeFile(dep, JSON.stringify(more, null, 2));
+      expect(stamp()).toBe('cwd:/home/dev/kimi-demo');
+      await writeFile(dep, JSON.stringify({ work_dirs: more.work_dirs.slice(1) }));
+      expect(stamp()).toBe('cwd:');
+      await rm(dep);
+      expect(stamp()).toBe('cwd:');
+      // an imported session has no share folder's files: none is a dependency, none is stamped
+      expect(kimi.dependencyStamp!(pathOf('kimi-cli-imported'), join(SHARE, 'kimi.json'))).toBeUndefined();
+    } finally {
+      await rm(share, { recursive: true, force: true });
+    }
   });
 });
 
@@ -427,9 +521,11 @@ describe('sessionfold CLI over a kimi-cli share folder', () => {
   });
 
   it('sessions list kimi lists the sessions, the title from state.json, the subagent with --subagents', async () => {
-    const rows = JSON.parse(await cli(['sessions', 'list', 'kimi', '--json'])) as { sessionId: string; title?: string }[];
+    const rows = JSON.parse(await cli(['sessions', 'list', 'kimi', '--json'])) as { sessionId: string; title?: string; cwd?: string }[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual([IMPORTED, OLD, S].sort());
     expect(rows.find((r) => r.sessionId === S)?.title).toBe('Where is the config loaded?');
+    // the work dir from kimi.json; an imported session has none
+    expect(rows.map((r) => [r.sessionId, r.cwd]).sort()).toEqual([[IMPORTED, undefined], [OLD, '/home/dev/kimi-demo'], [S, '/home/dev/kimi-demo']].sort());
     const all = JSON.parse(await cli(['sessions', 'list', 'kimi', '--json', '--subagents'])) as { sessionId: string }[];
     expect(all.map((r) => r.sessionId)).toContain(`${S}/${AGENT}`);
   });

@@ -8,7 +8,7 @@ import { getKimiRoots } from './paths.js';
 export const CODEC_ID = 'kimi';
 
 /** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 5;
+export const PARSER_VERSION = 6;
 
 export const kimiDescriptor: CodecDescriptor = {
   id: CODEC_ID,

@@ -3,8 +3,8 @@
  * (title, work dir, the agents) and one `wire.jsonl` per agent, `agents/main/wire.jsonl` and
  * `agents/agent-<n>/wire.jsonl` per subagent. The Python kimi-cli (MoonshotAI/kimi-cli): a session folder holds
  * `wire.jsonl` and `state.json`, each subagent `subagents/<id>/{wire.jsonl,meta.json}`, and its share folder's
- * `config.toml` names the model its wires do not. Every wire is append-only JSONL, read with byte-exact resume;
- * the files that describe it are parse dependencies.
+ * `config.toml` names the model its wires do not, its `kimi.json` the work dir. Every wire is append-only JSONL,
+ * read with byte-exact resume; the files that describe it are parse dependencies.
  */
 import { join } from 'node:path';
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
@@ -14,8 +14,8 @@ import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSmallJsonSync } from '../../cursors/read-file.js';
 import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
-import { cliDefaultModel } from './cli-share.js';
-import { CLI_CONFIG_FILE, parseWirePath, shareFilesOf, wireSessionId, type WirePath } from './paths.js';
+import { cliDefaultModel, cliWorkDir } from './cli-share.js';
+import { CLI_CONFIG_FILE, CLI_METADATA_FILE, parseWirePath, shareFilesOf, wireSessionId, type WirePath } from './paths.js';
 import type { CliSessionState, CliSubagentMeta } from './schema.js';
 import { isoSeconds } from './values.js';
 import { kimiDescriptor } from './descriptor.js';
@@ -56,26 +56,35 @@ export function readKimiMeta(statePath: string, agentId: string): KimiMeta {
 
 /**
  * What kimi-cli's file beside a wire says: a main agent's state.json its `custom_title`; a subagent's meta.json
- * its type and when it was created (the session's work folder is only in the folder's name, an MD5 of it).
+ * its type, when it was created and the work dir it was given, if any. `workDir` is the session's (kimi.json's,
+ * by the MD5 in the folder's name): the cwd, but for a subagent given its own.
  */
-export function readKimiCliMeta(path: string, agentId: string): KimiMeta {
+export function readKimiCliMeta(path: string, agentId: string, workDir?: string): KimiMeta {
+  const cwd = workDir !== undefined ? { cwd: workDir } : {};
   const j = readSmallJson(path);
-  if (j === undefined) return {};
+  if (j === undefined) return cwd;
   if (agentId === 'main') {
     const title = (j as CliSessionState).custom_title;
-    return typeof title === 'string' && title !== '' ? { title } : {};
+    return { ...(typeof title === 'string' && title !== '' && { title }), ...cwd };
   }
   const m = j as CliSubagentMeta;
   const startedAt = isoSeconds(m.created_at);
-  return { ...(typeof m.subagent_type === 'string' && m.subagent_type !== '' && { agentType: m.subagent_type }), ...(startedAt !== undefined && { startedAt }) };
+  const own = m.launch_spec?.work_dir;
+  return {
+    ...(typeof m.subagent_type === 'string' && m.subagent_type !== '' && { agentType: m.subagent_type }),
+    ...(startedAt !== undefined && { startedAt }),
+    ...(typeof own === 'string' && own !== '' ? { cwd: own } : cwd),
+  };
 }
 
 function metaOf(p: WirePath): KimiMeta {
   if (p.statePath === undefined) return {};
-  return p.layout === 'kimi-cli' ? readKimiCliMeta(p.statePath, p.agentId) : readKimiMeta(p.statePath, p.agentId);
+  if (p.layout !== 'kimi-cli') return readKimiMeta(p.statePath, p.agentId);
+  const workDir = p.shareDir === undefined || p.workDirKey === undefined ? undefined : cliWorkDir(join(p.shareDir, CLI_METADATA_FILE), p.workDirKey);
+  return readKimiCliMeta(p.statePath, p.agentId, workDir);
 }
 
-/** The line engine for one wire file, with the JSON file beside it and, for kimi-cli, its config's default model. */
+/** The line engine for one wire file, with the JSON file beside it and, for kimi-cli, its share folder's files. */
 function coreFor(file: string) {
   const p = parseWirePath(file);
   const fallbackModel = p.shareDir === undefined ? undefined : cliDefaultModel(join(p.shareDir, CLI_CONFIG_FILE));
@@ -83,13 +92,15 @@ function coreFor(file: string) {
 }
 
 /**
- * `Codec.dependencyStamp`: kimi-cli's config.toml stamped by the default model it names, the one thing a wire
- * takes from it; any other file by its stat.
+ * `Codec.dependencyStamp`: kimi-cli's config.toml stamped by the default model it names, its kimi.json by the
+ * session's work dir, the two things a wire takes from them; any other file by its stat.
  */
 function dependencyStamp(file: string, dependency: string): string | undefined {
   const p = parseWirePath(file);
-  if (p.shareDir === undefined || dependency !== join(p.shareDir, CLI_CONFIG_FILE)) return undefined;
-  return `model:${cliDefaultModel(dependency) ?? ''}`;
+  if (p.shareDir === undefined) return undefined;
+  if (dependency === join(p.shareDir, CLI_CONFIG_FILE)) return `model:${cliDefaultModel(dependency) ?? ''}`;
+  if (dependency === join(p.shareDir, CLI_METADATA_FILE)) return `cwd:${(p.workDirKey !== undefined && cliWorkDir(dependency, p.workDirKey)) || ''}`;
+  return undefined;
 }
 
 function* discoverSync(roots: readonly string[]): Iterable<SessionFile> {

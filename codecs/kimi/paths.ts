@@ -40,24 +40,31 @@ export interface WirePath {
   imported: boolean;
   /**
    * The kimi-cli share folder (`~/.kimi`, `$KIMI_SHARE_DIR`) of a session under its `sessions/` folder, whose
-   * `config.toml` describes it; undefined for an imported session (made elsewhere, described by another
-   * machine's files) and outside the layout.
+   * `config.toml` and `kimi.json` describe it; undefined for an imported session (made elsewhere, described by
+   * another machine's files) and outside the layout.
    */
   shareDir: string | undefined;
+  /** The folder between `sessions/` and the session's: the MD5 of its work dir (`<kaos>_<md5>` off the local one). */
+  workDirKey: string | undefined;
 }
 
 /** kimi-cli's config in its share folder (`config.py` `get_config_file`): the default model. */
 export const CLI_CONFIG_FILE = 'config.toml';
 
-/** The share folder of a kimi-cli session folder `<share>/sessions/<md5 of the work dir>/<id>`. */
-function shareOf(sessionDir: string, imported: boolean): Pick<WirePath, 'shareDir'> {
-  const sessions = dirname(dirname(sessionDir));
-  return { shareDir: imported || basename(sessions) !== 'sessions' ? undefined : dirname(sessions) };
+/** kimi-cli's metadata in its share folder (`metadata.py` `get_metadata_file`): the work dirs. */
+export const CLI_METADATA_FILE = 'kimi.json';
+
+/** The share folder and work-dir key of a kimi-cli session folder `<share>/sessions/<key>/<id>`. */
+function shareOf(sessionDir: string, imported: boolean): Pick<WirePath, 'shareDir' | 'workDirKey'> {
+  const keyDir = dirname(sessionDir);
+  const sessions = dirname(keyDir);
+  if (imported || basename(sessions) !== 'sessions') return { shareDir: undefined, workDirKey: undefined };
+  return { shareDir: dirname(sessions), workDirKey: basename(keyDir) };
 }
 
 /** kimi-cli's files in the share folder a wire's events take something from: parse dependencies. */
 export function shareFilesOf(p: WirePath): string[] {
-  return p.shareDir === undefined ? [] : [join(p.shareDir, CLI_CONFIG_FILE)];
+  return p.shareDir === undefined ? [] : [join(p.shareDir, CLI_CONFIG_FILE), join(p.shareDir, CLI_METADATA_FILE)];
 }
 
 const stripSession = (name: string): string => (name.startsWith('session_') ? name.slice('session_'.length) : name);
@@ -70,7 +77,7 @@ const stripSession = (name: string): string => (name.startsWith('session_') ? na
  * Any other file name is a lone wire file: its name (without `.jsonl`) is the session id.
  */
 export function parseWirePath(file: string): WirePath {
-  const none = { shareDir: undefined };
+  const none = { shareDir: undefined, workDirKey: undefined };
   if (basename(file) !== 'wire.jsonl') return { sessionId: basename(file).replace(/\.jsonl$/, ''), agentId: 'main', statePath: undefined, layout: 'lone', imported: false, ...none };
   const dir = dirname(file);
   const parent = dirname(dir);

@@ -95,6 +95,8 @@ export interface CliSubagentMeta {
   subagent_type?: string;
   /** `time.time()` when the instance was created, seconds. */
   created_at?: number;
+  /** `subagents/models.py` `AgentLaunchSpec`: `work_dir`, the subagent's own work dir when it was given one. */
+  launch_spec?: { work_dir?: string | null };
 }
 
 /**
@@ -107,3 +109,13 @@ export interface CliConfig {
   models?: Record<string, { provider?: string; model?: string }>;
 }
 
+/** `metadata.py` `Metadata`, from `<share>/kimi.json`: the work dirs kimi-cli has run in. */
+export interface CliMetadata {
+  work_dirs?: {
+    /** The work dir; its sessions folder is named after the MD5 of its UTF-8 bytes. */
+    path: string;
+    /** The KAOS it is on (`local` by default); another one prefixes the folder's name, `<kaos>_<md5>`. */
+    kaos?: string;
+    last_session_id?: string | null;
+  }[];
+}
