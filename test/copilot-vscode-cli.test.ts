@@ -26,6 +26,7 @@ const EXPECTED = join(ROOT, 'fixtures', 'expected', 'copilot-vscode');
 const AGENT = '6f9619ff-8b86-4d11-b42d-00c04fc964ff';
 const DOC = '0e4c2a18-7d3b-4f5e-9a6c-1b2d3e4f5a60';
 const EMPTY = 'b7e5d3c1-a9f8-4e6d-8c2b-0a1f2e3d4c5b';
+const OLD_EMPTY = '5a3c9e71-2b4d-4f60-8e1a-7c9d0b2e4f36';
 
 let home: string;
 let before: string[];
@@ -52,12 +53,14 @@ describe('sessionfold CLI over VS Code chat sessions', () => {
   it('sessions list copilot-vscode lists every session with its title and workspace folder', async () => {
     const rows = JSON.parse(await cli(['sessions', 'list', 'copilot-vscode', '--json'])) as { sessionId: string; title?: string; cwd?: string; cost?: number; usageUnknown?: true; usageRecorded?: false }[];
     const by = new Map(rows.map((r) => [r.sessionId, r]));
-    expect([...by.keys()].sort()).toEqual([DOC, AGENT, EMPTY].sort());
+    expect([...by.keys()].sort()).toEqual([DOC, AGENT, EMPTY, OLD_EMPTY].sort());
     expect(by.get(AGENT)).toMatchObject({ title: 'Build failure in strict mode', cwd: '/home/dev/app' });
     expect(by.get(DOC)).toMatchObject({ title: 'Daily notes', cwd: '/home/dev/notes' });
     expect(by.get(EMPTY)).toMatchObject({ usageUnknown: true });
     expect(by.get(EMPTY)!.usageRecorded).toBeUndefined(); // VS Code records tokens: these were not written
     expect(by.get(EMPTY)!.cost).toBeUndefined(); // unknown, never a measured $0
+    expect(by.get(OLD_EMPTY)!.cwd).toBeUndefined(); // an older build's empty window: no workspace
+    expect(by.get(OLD_EMPTY)!.usageUnknown).toBeUndefined();
   });
 
   it('sessions show prints the conversation with its tool calls', async () => {
@@ -68,9 +71,9 @@ describe('sessionfold CLI over VS Code chat sessions', () => {
 
   it('cost report --agent copilot-vscode: the golden tokens of every session', async () => {
     const report = JSON.parse(await cli(['cost', 'report', '--agent', 'copilot-vscode', '--json', '--group-by', 'agent'])) as { breakdowns: Record<string, Record<string, number>> };
-    const usage = await goldenUsage([AGENT, DOC, EMPTY].map((id) => join(EXPECTED, `${id}.events.jsonl`)));
+    const usage = await goldenUsage([AGENT, DOC, EMPTY, OLD_EMPTY].map((id) => join(EXPECTED, `${id}.events.jsonl`)));
     const sum = (f: (u: (typeof usage)[number]) => number) => usage.reduce((a, u) => a + f(u), 0);
-    expect(usage.length).toBe(3);
+    expect(usage.length).toBe(4);
     expect(report.breakdowns['copilot-vscode']).toMatchObject({
       inputTokens: sum((u) => u.inputTokens),
       outputTokens: sum((u) => u.outputTokens),
@@ -86,7 +89,7 @@ describe('sessionfold CLI over VS Code chat sessions', () => {
 
   it('the aliases name the codec', async () => {
     const rows = JSON.parse(await cli(['sessions', 'list', 'vscode-copilot', '--json'])) as unknown[];
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(4);
   });
 
   it('read --agent copilot-vscode streams the library events', async () => {

@@ -22,6 +22,8 @@ const FILES = [...discoverVscodeChatFiles([ROOT])];
 const AGENT = '6f9619ff-8b86-4d11-b42d-00c04fc964ff';
 const DOC = '0e4c2a18-7d3b-4f5e-9a6c-1b2d3e4f5a60';
 const EMPTY = 'b7e5d3c1-a9f8-4e6d-8c2b-0a1f2e3d4c5b';
+/** An empty window's session as an older build kept it, in `workspaceStorage/no-workspace/chatSessions`. */
+const OLD_EMPTY = '5a3c9e71-2b4d-4f60-8e1a-7c9d0b2e4f36';
 const LOGS = FILES.filter((f) => f.path.endsWith('.jsonl'));
 const pathOf = (id: string): string => FILES.find((f) => f.sessionId === id)!.path;
 const sessions = (events: readonly SessionfoldEvent[]) => events.filter((e): e is SessionEvent => e.type === 'session');
@@ -41,8 +43,9 @@ const INITIAL = { kind: 0, v: { version: 3, creationDate: 1767225600000, session
 const request = (id: string, extra: Record<string, unknown> = {}) => ({ requestId: id, timestamp: 1767225610000, message: { text: `ask ${id}` }, modelId: 'copilot/gpt-4.1', response: [], modelState: { value: 0 }, ...extra });
 
 describe('copilot-vscode golden files', () => {
-  it('discovers the workspace logs, the workspace document and the empty window’s log', () => {
-    expect(FILES.map((f) => f.sessionId).sort()).toEqual([DOC, AGENT, EMPTY].sort());
+  it('discovers the workspace logs, the workspace document, the empty window’s log and an older build’s empty-window document', () => {
+    expect(FILES.map((f) => f.sessionId).sort()).toEqual([DOC, AGENT, EMPTY, OLD_EMPTY].sort());
+    expect(pathOf(OLD_EMPTY)).toBe(join(ROOT, 'workspaceStorage', 'no-workspace', 'chatSessions', `${OLD_EMPTY}.json`));
   });
 
   it.each(FILES.map((f) => [f.sessionId!, f.path]))('%s: a fresh read equals the checked-in events', async (id, path) => {
@@ -261,9 +264,30 @@ describe('copilot-vscode roots and discovery', () => {
     ]);
   });
 
-  it('a workspace session depends on its workspace.json; an empty window’s on nothing', () => {
+  it('a workspace session depends on its workspace.json; an empty window’s on nothing, in either of its folders', async () => {
     expect(copilotVscode.getParseDependencies(pathOf(AGENT))).toEqual([join(ROOT, 'workspaceStorage', '3c9e1f0a6b2d4e8f9a1b2c3d4e5f6a7b', 'workspace.json')]);
     expect(copilotVscode.getParseDependencies(pathOf(EMPTY))).toEqual([]);
+    expect(copilotVscode.getParseDependencies(pathOf(OLD_EMPTY))).toEqual([]);
+    expect(sessions(await readEvents(copilotVscode, pathOf(OLD_EMPTY))).every((s) => s.cwd === undefined)).toBe(true);
+  });
+
+  it('an older build’s empty-window folder is read, but not for an id the current one holds (VS Code reads it only then)', async () => {
+    const user = join(await tempDir(), 'User');
+    const previous = join(user, 'workspaceStorage', 'no-workspace', 'chatSessions');
+    const current = join(user, 'globalStorage', 'emptyWindowChatSessions');
+    const workspace = join(user, 'workspaceStorage', 'abc', 'chatSessions');
+    for (const d of [previous, current, workspace]) await mkdir(d, { recursive: true });
+    for (const [dir, name] of [[previous, 'moved.json'], [previous, 'old.json'], [current, 'moved.jsonl'], [current, 'new.json'], [workspace, 'old.json']] as const) await writeFile(join(dir, name), '{}');
+    const found = (roots: string[]) => [...discoverVscodeChatFiles(roots)].map((f) => f.path.slice(user.length + 1)).sort();
+    expect(found([user])).toEqual([
+      'globalStorage/emptyWindowChatSessions/moved.jsonl',
+      'globalStorage/emptyWindowChatSessions/new.json',
+      'workspaceStorage/abc/chatSessions/old.json', // a workspace's session of the same id is another session
+      'workspaceStorage/no-workspace/chatSessions/old.json',
+    ]);
+    // Named on their own, each folder is read whole: no user folder pairs them.
+    expect(found([previous])).toEqual(['workspaceStorage/no-workspace/chatSessions/moved.json', 'workspaceStorage/no-workspace/chatSessions/old.json']);
+    expect(copilotVscode.getParseDependencies(join(workspace, 'old.json'))).toEqual([join(user, 'workspaceStorage', 'abc', 'workspace.json')]);
   });
 
   it('detects a log by its first entry and a document by its keys', async () => {

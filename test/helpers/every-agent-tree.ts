@@ -352,8 +352,8 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     async layOut({ home, own }) {
       await cp(join(own, 'User'), join(home, '.config', 'Code', 'User'), { recursive: true });
     },
-    goldens: ['6f9619ff-8b86-4d11-b42d-00c04fc964ff', '0e4c2a18-7d3b-4f5e-9a6c-1b2d3e4f5a60', 'b7e5d3c1-a9f8-4e6d-8c2b-0a1f2e3d4c5b'],
-    sessions: 3,
+    goldens: ['6f9619ff-8b86-4d11-b42d-00c04fc964ff', '0e4c2a18-7d3b-4f5e-9a6c-1b2d3e4f5a60', 'b7e5d3c1-a9f8-4e6d-8c2b-0a1f2e3d4c5b', '5a3c9e71-2b4d-4f60-8e1a-7c9d0b2e4f36'],
+    sessions: 4,
     usage: 'tokens',
     titles: true,
     cwd: true,
