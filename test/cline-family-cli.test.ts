@@ -2,7 +2,7 @@
  * Cline, Roo Code and Kilo Code through the built CLI (dist/), as a subprocess, over a temporary HOME whose
  * `~/.config/<editor>/User/globalStorage/<extension id>/tasks/` holds every fixture task (Cline under VS Code,
  * Roo Code under Cursor, Kilo Code under VSCodium): `agents`, `sessions list|show` (Roo Code's work dir and title
- * from `history_item.json`, again after it changes), `cost report --json
+ * from `history_item.json`, again after it changes; a subtask marked as its parent's subagent), `cost report --json
  * --group-by agent` (tokens equal to the golden files, again from the warm cache, and again after a task's
  * prompt history changes) and `read` with and without `--agent`. The agents' trees are the same after every
  * command.
@@ -103,6 +103,20 @@ describe('sessionfold CLI over Cline, Roo Code and Kilo Code storage', () => {
     } finally {
       await writeFile(item, original);
       before = await trees();
+    }
+  });
+
+  it('sessions list roo marks a subtask as its parent\'s subagent; each row costs its own requests', async () => {
+    const rows = JSON.parse(await cli(['sessions', 'list', 'roo', '--json'])) as { sessionId: string; forkedFrom?: string; subagent?: true; cost?: { totalUsd: number } }[];
+    const by = new Map(rows.map((r) => [r.sessionId, r]));
+    const [parent, child] = ['019c5dc9-4f00-7a41-8b52-6c7d8e9f0a1b', '019c5dc9-5ea0-7c63-9d74-0e1f2a3b4c5d'];
+    expect(by.get(child)).toMatchObject({ forkedFrom: parent, subagent: true });
+    expect(by.get(parent)!.subagent).toBeUndefined();
+    expect(by.get(parent)!.forkedFrom).toBeUndefined();
+    // Roo Code's own figure for each task (history_item.json totalCost, its own requests only), not parent plus child.
+    for (const id of [parent, child]) {
+      const own = (JSON.parse(await readFile(join(FIXTURES, 'roo', 'tasks', id, 'history_item.json'), 'utf8')) as { totalCost: number }).totalCost;
+      expect(by.get(id)!.cost!.totalUsd, id).toBeCloseTo(own, 9);
     }
   });
 

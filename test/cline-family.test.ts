@@ -321,9 +321,53 @@ describe("Roo Code's history_item.json", () => {
     expect((nested.session[0] as SessionEvent | undefined)?.cwd).toBe('/home/dev/site');
   });
 
+  it('roo: a subtask (new_task) is a subagent of the parent its item names, one level down when that is the root', async () => {
+    const PARENT = '019c5dc9-4f00-7a41-8b52-6c7d8e9f0a1b';
+    const CHILD = '019c5dc9-5ea0-7c63-9d74-0e1f2a3b4c5d';
+    const [parent, child] = [byKind(await readEvents(roo, uiOf('roo', PARENT))), byKind(await readEvents(roo, uiOf('roo', CHILD)))];
+    expect(child.session[0]).toMatchObject({ forkedFrom: PARENT, subagent: true, spawnDepth: 1 });
+    for (const key of ['forkedFrom', 'subagent', 'spawnDepth']) expect(parent.session[0], key).not.toHaveProperty(key);
+    // Each task's usage is its own requests: the parent's newTask call and subtask_result carry none of the child's,
+    // so each equals the totals Roo Code's taskMetadata() wrote into its own history_item.json.
+    for (const [id, k] of [[PARENT, parent], [CHILD, child]] as const) {
+      const u = k.usage as UsageEvent[];
+      const own = JSON.parse(await readFile(join(FIXTURES, 'roo', 'tasks', id, 'history_item.json'), 'utf8')) as Record<string, number>;
+      const sum = (f: (e: UsageEvent) => number) => u.reduce((a, e) => a + f(e), 0);
+      expect(u.every((e) => e.dedupKey.startsWith(`roo:${id}:`)), id).toBe(true);
+      expect([sum((e) => e.inputTokens + e.cacheReadTokens + e.cacheWriteTokens), sum((e) => e.outputTokens), sum((e) => e.cacheWriteTokens), sum((e) => e.cacheReadTokens), Math.round(sum((e) => e.costUsd ?? 0) * 1e6) / 1e6], id).toEqual([own.tokensIn, own.tokensOut, own.cacheWrites, own.cacheReads, own.totalCost]);
+    }
+    // The delegation flow writes the child's tokens and cost into the parent's todo row (system_update_todos,
+    // ClineProvider.reopenParentFromDelegation.writeback.spec.ts): a copy for display, never usage.
+    const copy = join(dir, 'subtask-writeback', 'tasks', PARENT);
+    await cp(join(FIXTURES, 'roo', 'tasks', PARENT), copy, { recursive: true });
+    const ui = JSON.parse(await readFile(join(copy, 'ui_messages.json'), 'utf8')) as object[];
+    const todos = { tool: 'updateTodoList', todos: [{ id: 't1', content: 'Write the test', status: 'completed', subtaskId: CHILD, tokens: 26200, cost: 0.0573, added: 12, removed: 0 }] };
+    ui.splice(4, 0, { ts: 1771100009500, type: 'say', say: 'system_update_todos', text: JSON.stringify(todos) });
+    await writeFile(join(copy, 'ui_messages.json'), JSON.stringify(ui));
+    const unplaced = (u: readonly SessionfoldEvent[]) => u.map((e) => ({ ...e, offset: 0 })); // one message more moves the offsets
+    expect(unplaced(byKind(await readEvents(roo, join(copy, 'ui_messages.json'))).usage)).toEqual(unplaced(parent.usage));
+    // A subtask's own flag changes nothing the cost fold counts: the parent's usage read with and without it is the same.
+    const alone = await readEvents(roo, await taskWith('subtask-usage', item({ parentTaskId: 'p-1', rootTaskId: 'p-1' })));
+    expect(byKind(alone).usage).toEqual(byKind(await readEvents(roo, await taskWith('root-usage', item({})))).usage);
+  });
+
+  it('roo: a subtask deeper than one level says no depth; an item naming no parent, or the task itself, is no subtask', async () => {
+    const session = async (name: string, extra: object) => byKind(await readEvents(roo, await taskWith(name, item(extra)))).session[0] as SessionEvent;
+    expect(await session('grandchild', { rootTaskId: 'root-1', parentTaskId: 'mid-1' })).toMatchObject({ forkedFrom: 'mid-1', subagent: true });
+    expect((await session('grandchild-depth', { rootTaskId: 'root-1', parentTaskId: 'mid-1' })).spawnDepth).toBeUndefined();
+    // The delegation flow may leave rootTaskId unset: a child still, its depth unknown.
+    expect(await session('no-root', { parentTaskId: 'p-1' })).toMatchObject({ forkedFrom: 'p-1', subagent: true });
+    expect((await session('no-root-depth', { parentTaskId: 'p-1' })).spawnDepth).toBeUndefined();
+    for (const [name, extra] of [['own-id', { parentTaskId: ID, rootTaskId: ID }], ['blank', { parentTaskId: ' ' }], ['number', { parentTaskId: 7 }], ['root-only', { rootTaskId: 'root-1' }]] as const) {
+      const s = await session(name, extra);
+      expect([s.forkedFrom, s.subagent, s.spawnDepth], name).toEqual([undefined, undefined, undefined]);
+    }
+  });
+
   it('only Roo Code reads it: Cline and Kilo Code write no history_item.json', async () => {
-    const file = await taskWith('others', item({ title: 'Sticky header' }));
+    const file = await taskWith('others', item({ title: 'Sticky header', parentTaskId: 'p-1', rootTaskId: 'p-1' }));
     for (const codec of [cline, kilo]) expect(byKind(await readEvents(codec, file)).session[0], codec.id).toMatchObject({ cwd: '/home/dev/site', title: 'Make the header sticky' });
+    for (const codec of [cline, kilo]) expect(byKind(await readEvents(codec, file)).session[0], codec.id).not.toHaveProperty('forkedFrom');
     expect(roo.getParseDependencies(file)).toContain(join(dirname(file), 'history_item.json'));
     for (const codec of [cline, kilo]) expect(codec.getParseDependencies(file), codec.id).not.toContain(join(dirname(file), 'history_item.json'));
   });

@@ -2,8 +2,9 @@
  * What a task's sibling files tell about its requests: the model of each request, and the task's work dir and
  * title.
  *
- * - `history_item.json` (Roo Code): the task's `HistoryItem`, whose `workspace` is the task's work dir and whose
- *   `title`, when set, names the task. Its token totals are sums over the task's `ui_messages.json`, not read.
+ * - `history_item.json` (Roo Code): the task's `HistoryItem`, whose `workspace` is the task's work dir, whose
+ *   `title`, when set, names the task, and whose `parentTaskId` and `rootTaskId` name the task that started it
+ *   (`new_task`) and the first of its chain. Its token totals are sums over the task's `ui_messages.json`, not read.
  * - `api_conversation_history.json` (every flavor): the user message each request sends ends with
  *   `<environment_details>`, which names the work dir (`# Current Working Directory (<path>) Files` in Cline,
  *   `# Current Workspace Directory (<path>) Files` in Roo Code and Kilo Code) and, in Roo Code and Kilo Code,
@@ -35,6 +36,9 @@ export interface TaskSide {
   cwd: string | undefined;
   /** The title `history_item.json` gives the task (Roo Code), if any. */
   title: string | undefined;
+  /** The task that started this one as a subtask, and the root of its chain (Roo Code `history_item.json`). */
+  parentTaskId: string | undefined;
+  rootTaskId: string | undefined;
   /** Models named in prompts, each stamped just after its request began (Roo Code, Kilo Code); by time. */
   promptModels: ModelMark[];
   /** `model_usage` marks, each stamped just before its request began (Cline); by time. */
@@ -73,11 +77,13 @@ export interface SideFiles {
 
 /** Read the sibling files of the task whose `ui_messages.json` is `file`. */
 export function readTaskSide(file: string, bufferSize: number, files: SideFiles): TaskSide {
-  const side: TaskSide = { cwd: undefined, title: undefined, promptModels: [], metadataModels: [] };
+  const side: TaskSide = { cwd: undefined, title: undefined, parentTaskId: undefined, rootTaskId: undefined, promptModels: [], metadataModels: [] };
   if (files.historyItem) {
-    const item = siblingStrings(siblingOf(file, HISTORY_ITEM), ['workspace', 'title'], bufferSize);
+    const item = siblingStrings(siblingOf(file, HISTORY_ITEM), ['workspace', 'title', 'parentTaskId', 'rootTaskId'], bufferSize);
     side.cwd = str(item.workspace);
     side.title = str(item.title);
+    side.parentTaskId = str(item.parentTaskId);
+    side.rootTaskId = str(item.rootTaskId);
   }
   for (const raw of siblingElements(siblingOf(file, API_HISTORY), files.apiEnvelope ? 'messages' : undefined, bufferSize, true)) {
     const m = rec(raw);

@@ -319,9 +319,21 @@ function* finish(acc: Acc): Generator<UsageEvent> {
   }
 }
 
-/** The session event; a title `history_item.json` gives comes before the task's text. */
+/**
+ * The session event; a title `history_item.json` gives comes before the task's text. A subtask (Roo Code's
+ * `new_task`, whose `history_item.json` names its parent) is a subagent of its parent, one level down when its
+ * parent is the root of the chain; its requests are its own, in its own `ui_messages.json`, so its usage is too.
+ */
 function sessionOf(acc: Acc, title: string | undefined): SessionEvent {
-  return sessionEventOf(acc.flavor.id, acc.taskId, 0, { cwd: acc.side.cwd, startedAt: acc.started, title: titleLine(acc.side.title) ?? title });
+  const parent = acc.side.parentTaskId !== acc.taskId ? acc.side.parentTaskId : undefined;
+  return sessionEventOf(acc.flavor.id, acc.taskId, 0, {
+    cwd: acc.side.cwd,
+    startedAt: acc.started,
+    title: titleLine(acc.side.title) ?? title,
+    forkedFrom: parent,
+    subagent: parent !== undefined || undefined,
+    spawnDepth: parent !== undefined && acc.side.rootTaskId === parent ? 1 : undefined,
+  });
 }
 
 /** The first line of a text, at most 200 characters, as a title. */

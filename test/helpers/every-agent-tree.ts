@@ -370,7 +370,7 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
   },
   // The VS Code extensions: no real sample exists; the repo's own tasks, each under the editor's globalStorage.
   cline: vscodeTasks('Code', 'saoudrizwan.claude-dev', ['1722000000000', '1767225600000', '1767312000000', '1767398400000']),
-  roo: vscodeTasks('Cursor', 'rooveterinaryinc.roo-cline', ['0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f', '019ad6e0-1f00-7a00-8b00-0c0d0e0f1011', '019af3c0-0000-7000-8000-0000000000d1', '019c5114-2280-7c3a-9e1f-4b6d2a8c0f35']),
+  roo: vscodeTasks('Cursor', 'rooveterinaryinc.roo-cline', ['0199f2a0-7c1e-7b2a-9d3e-5a1b2c3d4e5f', '019ad6e0-1f00-7a00-8b00-0c0d0e0f1011', '019af3c0-0000-7000-8000-0000000000d1', '019c5114-2280-7c3a-9e1f-4b6d2a8c0f35', '019c5dc9-4f00-7a41-8b52-6c7d8e9f0a1b', '019c5dc9-5ea0-7c63-9d74-0e1f2a3b4c5d']),
   kilo: vscodeTasks('VSCodium', 'kilocode.kilo-code', ['019af0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b', '019af6a7-0000-7000-8000-000000000001', '019af9d0-0000-7000-8000-0000000000fa']),
   grok: {
     // no real sample exists: the repo's sessions, shaped from Grok Build's source (codecs/grok/README.md)
