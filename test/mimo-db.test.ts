@@ -2,14 +2,15 @@
  * MiMo Code's `mimocode.db` (OpenCode's tables under MiMo's names, codecs/mimo/README.md), through the library
  * and the built CLI, on a database made with MiMo's real DDL (test/helpers/mimo-db.ts). The messages MiMo
  * imported from Claude Code yield nothing (they are Claude Code's, counted by its codec), its own continuation
- * of an imported session does, a session whose import row names no messages is read whole with that row
- * counted as malformed, and the data folder is unchanged after every command.
+ * of an imported session does, a session whose import row names no messages yields what it created after the
+ * import, `MIMOCODE_DB` decides the database,
+ * and the data folder is unchanged after every command.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,44 @@ describe('MiMo Code (mimocode.db)', () => {
     expect(getMimoRoots({ HOME: home, MIMOCODE_HOME: '/opt/mimo' })).toEqual(['/opt/mimo/data']);
     expect(getMimoRoots({ HOME: home, MIMOCODE_HOME: 'relative' })).toEqual([join(home, '.local', 'share', 'mimocode')]);
     expect(getMimoRoots({ HOME: home, SESSIONFOLD_MIMO_DIR: '/a,/b' })).toEqual(['/a', '/b']);
+  });
+
+  it('MIMOCODE_DB names the one database MiMo opens: absolute, or in its data folder; :memory: none', async () => {
+    const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ HOME: home, XDG_DATA_HOME: data, ...extra });
+    expect(getMimoRoots(env({ MIMOCODE_DB: '/srv/m.db' }))).toEqual(['/srv/m.db']);
+    expect(getMimoRoots(env({ MIMOCODE_DB: 'work.db' }))).toEqual([join(data, 'mimocode', 'work.db')]);
+    expect(getMimoRoots(env({ MIMOCODE_DB: 'work.db', MIMOCODE_HOME: '/opt/mimo' }))).toEqual(['/opt/mimo/data/work.db']);
+    expect(getMimoRoots(env({ MIMOCODE_DB: ':memory:' }))).toEqual([]);
+    expect(getMimoRoots(env({ MIMOCODE_DB: ' ' }))).toEqual([join(data, 'mimocode')]);
+    expect(getMimoRoots(env({ MIMOCODE_DB: ':memory:', SESSIONFOLD_MIMO_DIR: '/a' }))).toEqual(['/a']);
+    // a name of the user's is read as MiMo's database, and then no other in the folder
+    const other = await mkdtemp(join(tmpdir(), 'sf-mimo-env-'));
+    const custom = join(other, 'mimocode', 'work.db');
+    mkdirSync(join(other, 'mimocode'));
+    copyFileSync(db, custom);
+    copyFileSync(db, join(other, 'mimocode', 'mimocode.db'));
+    try {
+      const files = [...mimo.discoverSync!(mimo.defaultRoots({ HOME: home, XDG_DATA_HOME: other, MIMOCODE_DB: 'work.db' }))];
+      expect(files.map((f) => [f.agent, f.sessionId, f.path.startsWith(`${custom}#`)])).toEqual([
+        ['mimo', 'ses_native', true],
+        ['mimo', 'ses_cc', true],
+        ['mimo', 'ses_legacy', true],
+      ]);
+      expect((await usageOf(files[0]!.path)).map((u) => u.inputTokens)).toEqual([101, 102]);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('a channel database is read only under a name MiMo gives one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-mimo-names-'));
+    try {
+      for (const name of ['mimocode-next.db', 'mimocode-v1.2_x.db', 'mimocode-my copy.db', 'mimocode.db.bak', 'mimocodex.db', 'opencode.db']) copyFileSync(db, join(dir, name));
+      const names = new Set([...mimo.discoverSync!([dir])].map((f) => basename(f.path.split('#')[0]!)));
+      expect([...names].sort()).toEqual(['mimocode-next.db', 'mimocode-v1.2_x.db']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('lists every session of mimocode.db and of a channel database, as mimo\'s', async () => {

@@ -20,7 +20,7 @@ export const mimoDescriptor: CodecDescriptor = {
     aliases: ['mimocode', 'mimo-code', 'micode'],
     displayName: 'MiMo Code',
     defaultRoots: getMimoRoots,
-    rootVariables: ['SESSIONFOLD_MIMO_DIR'],
+    rootVariables: ['SESSIONFOLD_MIMO_DIR', 'MIMOCODE_DB'],
   }),
   parserVersion: PARSER_VERSION + MIMO_RULES_VERSION,
 };
