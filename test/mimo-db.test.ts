@@ -3,7 +3,7 @@
  * and the built CLI, on a database made with MiMo's real DDL (test/helpers/mimo-db.ts). The messages MiMo
  * imported from Claude Code yield nothing (they are Claude Code's, counted by its codec), its own continuation
  * of an imported session does, a session whose import row names no messages yields what it created after the
- * import, `MIMOCODE_DB` decides the database,
+ * import, earlier releases' `claude_import` is read as `external_import`, `MIMOCODE_DB` decides the database,
  * and the data folder is unchanged after every command.
  */
 import { execFile } from 'node:child_process';
@@ -109,6 +109,27 @@ describe('MiMo Code (mimocode.db)', () => {
       for (const name of ['mimocode-next.db', 'mimocode-v1.2_x.db', 'mimocode-my copy.db', 'mimocode.db.bak', 'mimocodex.db', 'opencode.db']) copyFileSync(db, join(dir, name));
       const names = new Set([...mimo.discoverSync!([dir])].map((f) => basename(f.path.split('#')[0]!)));
       expect([...names].sort()).toEqual(['mimocode-next.db', 'mimocode-v1.2_x.db']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a database of a release before external_import: its claude_import, with message_ids or without, is the list of imports', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-mimo-claude-import-'));
+    try {
+      for (const shape of ['claude_import', 'claude_import+ids'] as const) {
+        const path = join(dir, `${shape}.db`);
+        buildMimoDb(path, shape);
+        const whole = newReadInfo();
+        expect((await usageOf(path, whole)).map((u) => u.inputTokens), shape).toEqual([101, 102, 103, 103]);
+        expect(whole.skippedLines, shape).toBe(0);
+        const dirOf = join(dir, shape);
+        mkdirSync(dirOf);
+        copyFileSync(path, join(dirOf, 'mimocode.db'));
+        const { alone, batch } = await readEach([...mimo.discoverSync!([dirOf])]);
+        expect(alone, shape).toEqual([[[101, 102], 0], [[103], 0], [[103], 0]]);
+        expect(batch, shape).toEqual(alone);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

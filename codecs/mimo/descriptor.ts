@@ -9,9 +9,10 @@ import { CODEC_ID, getMimoRoots } from './paths.js';
 /**
  * Goes up whenever MiMo's own rule (its imported messages, codecs/opencode/imports.ts) would read an unchanged
  * database differently: a change OpenCode's and Kilo CLI's databases never show, so their cached events stay
- * valid. 1: a row of `external_import` without `message_ids` silences only what its session created by its import.
+ * valid. 1: a row of `external_import` without `message_ids` silences only what its session created by its import;
+ * 2: earlier releases' `claude_import` lists imports too.
  */
-export const MIMO_RULES_VERSION = 1;
+export const MIMO_RULES_VERSION = 2;
 
 /** MiMo Code: OpenCode's engine under MiMo's names; its version the engine's plus its own rule's (both only go up, so the sum does). */
 export const mimoDescriptor: CodecDescriptor = {

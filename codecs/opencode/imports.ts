@@ -13,6 +13,10 @@
  * created at or before the row's `time_imported` are the imported ones, left out; those created after it are
  * MiMo's own continuation, read. A `message_ids` that is not a JSON array is read the same way and counted as a
  * malformed record of its session (a warning). codecs/mimo/README.md, "A row without `message_ids`".
+ * MiMo's releases before `external_import` kept Claude Code's imports alone in `claude_import` (`source_uuid`,
+ * `session_id`, `source_path`, `source_mtime`, `time_imported`, and in later ones `message_ids`); the migration
+ * that made `external_import` copied its rows in as source `cc` and dropped it. A database of such a release is
+ * read the same way: its rows are Claude Code's imports, a row without `message_ids` the earlier importer's.
  * OpenCode and Kilo CLI have no such table: nothing is left out of theirs.
  */
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
@@ -40,14 +44,26 @@ function idsOf(list: unknown): unknown[] | undefined {
 }
 
 /**
- * What `external_import` lists for the sessions `ids` (every session when undefined); `t`: the tables of the
+ * The import lists of a database's tables `t` (v2.ts `tablesOf`) as one `SELECT session_id, message_ids,
+ * time_imported`; undefined when it has none.
+ */
+function importRows(t: Tables): string | undefined {
+  const parts: string[] = [];
+  if (t.external_import === true) parts.push('SELECT session_id, message_ids, time_imported FROM external_import');
+  if (t.claude_import !== undefined) parts.push(`SELECT session_id, ${t.claude_import === 'ids' ? 'message_ids' : 'NULL'}, time_imported FROM claude_import`);
+  return parts.length === 0 ? undefined : parts.join(' UNION ALL ');
+}
+
+/**
+ * What the import lists hold for the sessions `ids` (every session when undefined); `t`: the tables of the
  * database (v2.ts `tablesOf`, probed once per database state, not once per session read).
  */
 export function importedOf(db: SqliteDatabase, t: Tables, ids?: readonly string[]): Imported {
-  if (t.external_import !== true) return NONE;
+  const select = importRows(t);
+  if (select === undefined) return NONE;
   const rows = (ids === undefined
-    ? db.prepare('SELECT session_id, message_ids, time_imported FROM external_import').raw().all()
-    : db.prepare('SELECT session_id, message_ids, time_imported FROM external_import WHERE session_id IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(ids))) as [unknown, unknown, unknown][];
+    ? db.prepare(select).raw().all()
+    : db.prepare(`SELECT * FROM (${select}) WHERE session_id IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(ids))) as [unknown, unknown, unknown][];
   const messages = new Set<string>();
   const importedUntil = new Map<string, number>();
   const malformed = new Map<string, number>();

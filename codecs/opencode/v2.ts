@@ -25,6 +25,8 @@ export interface Tables {
   noSessionModel?: boolean;
   /** MiMo Code's list of the messages it imported from other agents (imports.ts). */
   external_import?: boolean;
+  /** The list's name before MiMo renamed it (Claude Code's imports only): with its `message_ids` column or without. */
+  claude_import?: 'ids' | 'bare';
 }
 
 export const V1_ONLY: Tables = { session: true, message: true, part: true, session_v2: false, session_message: false };
@@ -42,6 +44,7 @@ function probeTables(db: SqliteDatabase): Tables {
   const names = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").raw().all() as [string][]).map(([n]) => n));
   const noSessionModel = names.has('session') && db.prepare("SELECT 1 FROM pragma_table_info('session') WHERE name = 'model'").raw().get() === undefined;
   const external_import = names.has('external_import');
+  const claude_import = names.has('claude_import') ? claudeImportShape(db) : undefined;
   return {
     session: names.has('session'),
     message: names.has('message'),
@@ -50,7 +53,13 @@ function probeTables(db: SqliteDatabase): Tables {
     session_message: names.has('session_message'),
     ...(noSessionModel && { noSessionModel }),
     ...(external_import && { external_import }),
+    ...(claude_import && { claude_import }),
   };
+}
+
+/** Whether MiMo's earlier `claude_import` has `message_ids` (added after the table; codecs/opencode/imports.ts). */
+function claudeImportShape(db: SqliteDatabase): 'ids' | 'bare' {
+  return db.prepare("SELECT 1 FROM pragma_table_info('claude_import') WHERE name = 'message_ids'").raw().get() === undefined ? 'bare' : 'ids';
 }
 
 /** `session_message` per session: every row added or rewritten (`time_updated` has no index, so a walk). */

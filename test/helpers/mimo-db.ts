@@ -8,6 +8,9 @@
 import Database from 'better-sqlite3';
 import { exchange, insertRows } from './opencode-db.js';
 
+const EXTERNAL_IMPORT_DDL = `CREATE TABLE external_import (source text NOT NULL, source_key text NOT NULL, session_id text NOT NULL, source_path text NOT NULL,
+  source_mtime integer NOT NULL, time_imported integer NOT NULL, message_ids text, PRIMARY KEY (source, source_key));`;
+
 export const MIMO_DDL = `
 CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL);
 CREATE TABLE session (
@@ -28,9 +31,19 @@ CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL REFERENCES mess
   time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
 CREATE INDEX part_message_id_id_idx ON part (message_id, id);
 CREATE INDEX part_session_idx ON part (session_id);
-CREATE TABLE external_import (source text NOT NULL, source_key text NOT NULL, session_id text NOT NULL, source_path text NOT NULL,
-  source_mtime integer NOT NULL, time_imported integer NOT NULL, message_ids text, PRIMARY KEY (source, source_key));
+${EXTERNAL_IMPORT_DDL}
 `;
+
+/**
+ * The list of imports in MiMo's releases before `external_import` (which a migration made of it, as source `cc`):
+ * Claude Code's imports only, at first without `message_ids`, then with it.
+ */
+const CLAUDE_IMPORT_DDL = {
+  claude_import: 'CREATE TABLE claude_import (source_uuid text PRIMARY KEY NOT NULL, session_id text NOT NULL, source_path text NOT NULL, source_mtime integer NOT NULL, time_imported integer NOT NULL);',
+  'claude_import+ids': 'CREATE TABLE claude_import (source_uuid text PRIMARY KEY, session_id text NOT NULL, source_path text NOT NULL, source_mtime integer NOT NULL, time_imported integer NOT NULL, message_ids text);',
+};
+
+export type ImportTable = 'external_import' | keyof typeof CLAUDE_IMPORT_DDL;
 
 const T0 = 1767000000000;
 
@@ -45,11 +58,11 @@ function session(db: Database.Database, id: string, n: number, version: string):
  * `external_import` row has no `message_ids` (null) and a `time_imported` between exchange 2 and exchange 3:
  * exchanges 1 and 2 are the imported ones, exchange 3 MiMo's own.
  */
-export function buildMimoDb(path: string): void {
+export function buildMimoDb(path: string, imports: ImportTable = 'external_import'): void {
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');
-    db.exec(MIMO_DDL);
+    db.exec(imports === 'external_import' ? MIMO_DDL : MIMO_DDL.replace(EXTERNAL_IMPORT_DDL, CLAUDE_IMPORT_DDL[imports]));
     db.prepare('INSERT INTO project (id, worktree, time_created, time_updated) VALUES (?, ?, ?, ?)').run('prj_1', '/work/proj', T0, T0);
     session(db, 'ses_native', 1, '0.9.2');
     session(db, 'ses_cc', 2, '2.1.3');
@@ -59,10 +72,17 @@ export function buildMimoDb(path: string): void {
     insertRows(db, exchange('ses_cc', 3, { model: 'mimo-v2.5-pro' }));
     for (const n of [1, 2]) insertRows(db, exchange('ses_legacy', n));
     insertRows(db, exchange('ses_legacy', 3, { model: 'mimo-v2.5-pro' }));
-    const add = db.prepare('INSERT INTO external_import (source, source_key, session_id, source_path, source_mtime, time_imported, message_ids) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    add.run('cc', 'uuid-cc', 'ses_cc', '/home/u/.claude/projects/-work-proj/uuid-cc.jsonl', T0, T0, JSON.stringify(imported.flat()));
     // exchange n's messages are created at T0 + n * 10 s (+ 1 s for the reply): imported between 2 and 3
-    add.run('cc', 'uuid-legacy', 'ses_legacy', '/home/u/.claude/projects/-work-proj/uuid-legacy.jsonl', T0, T0 + 25_000, null);
+    const rows: [string, string, number, string | null][] = [
+      ['uuid-cc', 'ses_cc', imports === 'claude_import' ? T0 + 25_000 : T0, JSON.stringify(imported.flat())],
+      ['uuid-legacy', 'ses_legacy', T0 + 25_000, null],
+    ];
+    for (const [key, session, at, ids] of rows) {
+      const file = `/home/u/.claude/projects/-work-proj/${key}.jsonl`;
+      if (imports === 'external_import') db.prepare('INSERT INTO external_import (source, source_key, session_id, source_path, source_mtime, time_imported, message_ids) VALUES (?, ?, ?, ?, ?, ?, ?)').run('cc', key, session, file, T0, at, ids);
+      else if (imports === 'claude_import') db.prepare('INSERT INTO claude_import (source_uuid, session_id, source_path, source_mtime, time_imported) VALUES (?, ?, ?, ?, ?)').run(key, session, file, T0, at);
+      else db.prepare('INSERT INTO claude_import (source_uuid, session_id, source_path, source_mtime, time_imported, message_ids) VALUES (?, ?, ?, ?, ?, ?)').run(key, session, file, T0, at, ids);
+    }
   } finally {
     db.close();
   }
