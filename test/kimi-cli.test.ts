@@ -529,4 +529,14 @@ describe('sessionfold CLI over a kimi-cli share folder', () => {
     const all = JSON.parse(await cli(['sessions', 'list', 'kimi', '--json', '--subagents'])) as { sessionId: string }[];
     expect(all.map((r) => r.sessionId)).toContain(`${S}/${AGENT}`);
   });
+
+  it('a session that compacted its context has usage kimi-cli did not record: listed so, and noted by cost report', async () => {
+    const rows = JSON.parse(await cli(['sessions', 'list', 'kimi', '--json'])) as { sessionId: string; usageUnknown?: boolean }[];
+    expect(rows.filter((r) => r.usageUnknown === true).map((r) => r.sessionId)).toEqual([OLD]);
+    const { stderr } = await run(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.cjs'), 'cost', 'report', '--agent', 'kimi'], {
+      cwd: home,
+      env: { PATH: process.env.PATH, HOME: home, KIMI_SHARE_DIR: join(home, 'kimi-share'), XDG_CACHE_HOME: join(home, '.cache'), NO_COLOR: '1', TZ: 'UTC' },
+    });
+    expect(stderr).toContain('note: kimi: 1 session has tokens the agent has not recorded');
+  });
 });

@@ -51,6 +51,11 @@ export interface KimiState {
   model: string | undefined;
   cwd: string | undefined;
   sessionSeen: boolean;
+  /**
+   * A kimi-cli wire has compacted its context (`CompactionBegin`): that summarizing model call sends no
+   * `StatusUpdate`, so the session's usage is a lower bound, said by a session event at the end (README "Tokens").
+   */
+  compacted: boolean;
   markers: Buffer[] | undefined;
 }
 
@@ -126,17 +131,18 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
   return {
     init(ctx: CoreContext): KimiState {
       const onlyUsage = ctx.options.kinds.size === 1 && ctx.options.kinds.has('usage');
-      return { file: ctx.file, model: undefined, cwd: undefined, sessionSeen: false, markers: onlyUsage ? USAGE_MARKERS : undefined };
+      return { file: ctx.file, model: undefined, cwd: undefined, sessionSeen: false, compacted: false, markers: onlyUsage ? USAGE_MARKERS : undefined };
     },
     restore(snapshot, ctx) {
       const s = this.init(ctx);
       const o = rec(snapshot) ?? {};
       s.model = str(o.model);
       s.sessionSeen = o.sessionSeen === true;
+      s.compacted = o.compacted === true;
       return s;
     },
     snapshot(s) {
-      return { model: s.model, sessionSeen: s.sessionSeen };
+      return { model: s.model, sessionSeen: s.sessionSeen, ...(s.compacted && { compacted: true }) };
     },
     markers(s) {
       return s.markers;
@@ -149,6 +155,7 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
         const m = rec(r.message);
         const p = rec(m?.payload);
         if (m === undefined || p === undefined) throw new SessionfoldError('MALFORMED_LINE', `kimi-cli wire record without a message payload at byte ${start} of ${s.file}`, { agent: CODEC_ID, file: s.file, byteOffset: start });
+        if (m.type === 'CompactionBegin') s.compacted = true;
         cliRecord(m.type, p, r.timestamp, start, emit);
         return;
       }
@@ -183,8 +190,10 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
           return; // every other record (config, permissions, plan mode, token counting) carries no event
       }
     },
-    end(): KindCounts {
-      return {};
+    end(s, emit): KindCounts {
+      if (!s.compacted || !s.sessionSeen) return {};
+      emit(sessionEventOf(CODEC_ID, sessionId, 0, { usageUnknown: true }));
+      return { session: 1 };
     },
   };
 }
