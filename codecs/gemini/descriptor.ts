@@ -5,8 +5,8 @@
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getGeminiRoots } from './paths.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 2;
+/** Goes up whenever this codec would parse an unchanged file differently. 3: `$patch` records change the open turn. */
+export const PARSER_VERSION = 3;
 
 export const geminiDescriptor: CodecDescriptor = {
   id: CODEC_ID,

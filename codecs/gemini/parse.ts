@@ -8,15 +8,15 @@
  * - `message`, `tool_call`, `tool_result`: the conversation. The current turn (from its user message on) is
  *   held open in the state: a copy of a message re-appended under its id replaces it in place (the last write
  *   wins), `$rewindTo` drops the message and everything after it, a `$set.messages` checkpoint replaces the
- *   turn. The turn's events go out when the next user message closes it, or from `end()` as still open (their
+ *   turn, a `$patch` changes, removes or reorders its messages. The turn's events go out when the next user message closes it, or from `end()` as still open (their
  *   counts are `replaced`, so a resumed read yields them again, changed or not). With the lookahead
  *   (`GeminiCoreOptions.rewinds`), a message a later line rewinds to keeps the turns open until that rewind;
  *   a resumed state that meets a rewind into a closed turn returns RESTART. Without it (a stream), a rewind
  *   into a closed turn drops only the open one. A closed turn's later copies or checkpoints change nothing.
  *
  * Usage-only reads parse the metadata line, then only lines holding `"tokens"` (and `"summary"` when titles
- * are wanted), those through the exact field scanner (USAGE_FIELDS); a checkpoint is never parsed for usage
- * (its messages are copies of appended ones).
+ * are wanted), those through the exact field scanner (USAGE_FIELDS); a checkpoint or a patch is never parsed
+ * for usage (a checkpoint's messages are copies of appended ones, a patch holds no tokens).
  */
 import type { CoreContext, Emit, LineCore, LineResult } from '../../cursors/core.js';
 import { parseJsonObject, RESTART } from '../../cursors/core.js';
@@ -92,7 +92,8 @@ export interface GeminiCoreOptions {
 
 const TOKENS_MARKER = Buffer.from('"tokens"');
 const SUMMARY_MARKER = Buffer.from('"summary"');
-const SET_PREFIX = Buffer.from('{"$set":');
+/** Lines that never carry usage (metadata, checkpoints, patches), told by their first bytes. */
+const NO_USAGE_PREFIXES: readonly Buffer[] = [Buffer.from('{"$set":'), Buffer.from('{"$patch":')];
 const USAGE_MARKERS: readonly Buffer[] = [TOKENS_MARKER];
 
 /**
@@ -187,6 +188,42 @@ function onRewind(s: GeminiState, target: string, offset: number): LineResult {
   s.turn = [];
 }
 
+/** One message's `$patch`: new content, or new results of its tool calls (by call id). */
+function patched(rec: Rec, patch: Rec): Rec {
+  const out: Rec = { ...rec };
+  if (patch.content !== undefined) out.content = patch.content;
+  if (Array.isArray(patch.toolCalls) && Array.isArray(rec.toolCalls)) {
+    const results = new Map<string, unknown>();
+    for (const tc of patch.toolCalls) if (isRecord(tc) && typeof tc.id === 'string' && 'result' in tc) results.set(tc.id, tc.result);
+    out.toolCalls = rec.toolCalls.map((tc: unknown) => (isRecord(tc) && typeof tc.id === 'string' && results.has(tc.id) ? { ...tc, result: results.get(tc.id) } : tc));
+  }
+  return out;
+}
+
+/**
+ * A `$patch` (Gemini CLI's history sync: masked content and tool results, messages removed, a new order)
+ * changes the open turn as Gemini CLI's loader changes its messages; closed turns keep their events.
+ */
+function onPatch(s: GeminiState, patch: Rec, offset: number): void {
+  if (s.usageOnly) return;
+  const updates = [patch, ...(Array.isArray(patch.updates) ? patch.updates : [])];
+  for (const u of updates) {
+    if (!isRecord(u) || typeof u.id !== 'string') continue;
+    const at = s.turn.findIndex((m) => m.id === u.id);
+    const m = s.turn[at];
+    if (m !== undefined) s.turn[at] = { ...m, rec: patched(m.rec, u), offset };
+  }
+  const removed = new Set(strings(patch.removeIds));
+  if (removed.size > 0) s.turn = s.turn.filter((m) => !removed.has(m.id));
+  const order = strings(patch.orderIds);
+  if (order.length > 0) {
+    const byId = new Map(s.turn.map((m) => [m.id, m]));
+    const ordered = order.flatMap((id) => byId.get(id) ?? []);
+    const placed = new Set(ordered.map((m) => m.id));
+    s.turn = [...s.turn.filter((m) => !placed.has(m.id)), ...ordered];
+  }
+}
+
 /** A checkpoint's list replaces the open turn: kept and new messages in its order; closed ones stay as they were. */
 function onCheckpoint(s: GeminiState, messages: unknown[], offset: number): void {
   const turn: OpenMessage[] = [];
@@ -210,6 +247,7 @@ function onSet(s: GeminiState, set: Rec, offset: number, emit: Emit): void {
 
 function onLine(s: GeminiState, rec: Rec, offset: number, emit: Emit, tokens: boolean): LineResult {
   if (typeof rec.$rewindTo === 'string') return onRewind(s, rec.$rewindTo, offset);
+  if (isRecord(rec.$patch)) return onPatch(s, rec.$patch, offset);
   const id = rec.id;
   if (typeof id === 'string') return onMessage(s, rec, id, offset, emit, tokens);
   if (isRecord(rec.$set)) return onSet(s, rec.$set, offset, emit);
@@ -280,7 +318,7 @@ export function createGeminiCore(options: GeminiCoreOptions = {}): LineCore<Gemi
       if (s.usageOnly && s.sessionEmitted) {
         const title = s.titles && line.indexOf(SUMMARY_MARKER) !== -1;
         if (!title) {
-          if (!tokens || line.subarray(0, SET_PREFIX.length).equals(SET_PREFIX)) {
+          if (!tokens || NO_USAGE_PREFIXES.some((p) => line.subarray(0, p.length).equals(p))) {
             s.info.filteredLines++;
             return;
           }
