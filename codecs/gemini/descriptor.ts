@@ -5,8 +5,12 @@
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getGeminiRoots } from './paths.js';
 
-/** Goes up whenever this codec would parse an unchanged file differently. 3: `$patch` records change the open turn. */
-export const PARSER_VERSION = 3;
+/**
+ * Goes up whenever this codec would parse an unchanged file differently. 3: `$patch` records change the open
+ * turn. 4: a response with a UUID id is keyed by it alone, and one timestamped before its session began is
+ * `copied` (imported sessions).
+ */
+export const PARSER_VERSION = 4;
 
 export const geminiDescriptor: CodecDescriptor = {
   id: CODEC_ID,

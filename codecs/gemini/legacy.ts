@@ -33,14 +33,15 @@ function sessionOf(meta: Rec, file: string, projects: ProjectPaths | undefined):
 }
 
 /** The events of one message; `offset` is its index in `messages` (a document has no line offsets). */
-function* messageEvents(rec: Rec, sessionId: string, index: number, state: { model: string | undefined; counted: Set<string> }): Generator<SessionfoldEvent> {
+function* messageEvents(rec: Rec, session: SessionEvent, index: number, state: { model: string | undefined; counted: Set<string> }): Generator<SessionfoldEvent> {
+  const sessionId = session.sessionId;
   const msg = messageEvent(rec, sessionId, index);
   if (msg !== undefined) yield msg;
   const tools: SessionfoldEvent[] = [];
   toolEvents(rec, sessionId, index, (e) => tools.push(e));
   yield* tools;
   const id = str(rec.id);
-  const u = id === undefined || state.counted.has(id) ? undefined : usageEvent(rec, sessionId, index, state.model);
+  const u = id === undefined || state.counted.has(id) ? undefined : usageEvent(rec, sessionId, index, state.model, session.startedAt);
   if (u !== undefined && id !== undefined) {
     state.counted.add(id);
     yield u;
@@ -64,7 +65,7 @@ export function createLegacyParser(projects?: ProjectPaths) {
         session = sessionOf(head, file, projects);
         yield session;
       }
-      for (const m of w.items.splice(0)) if (isRecord(m)) yield* messageEvents(m, session.sessionId, index++, state);
+      for (const m of w.items.splice(0)) if (isRecord(m)) yield* messageEvents(m, session, index++, state);
     }
     if (session !== undefined) {
       // Keys after the messages (Gemini CLI writes `summary` there: it is set later) come as a session event again.
@@ -78,7 +79,7 @@ export function createLegacyParser(projects?: ProjectPaths) {
       session = sessionOf(keys.meta, file, projects);
       yield session;
       w = newWalk(true);
-      for (const _ of walk(chunks, w)) for (const m of w.items.splice(0)) if (isRecord(m)) yield* messageEvents(m, session.sessionId, index++, state);
+      for (const _ of walk(chunks, w)) for (const m of w.items.splice(0)) if (isRecord(m)) yield* messageEvents(m, session, index++, state);
       return;
     }
     yield sessionOf(w.meta, file, projects);

@@ -147,7 +147,7 @@ function closeTurn(s: GeminiState, emit: Emit): void {
 function countUsage(s: GeminiState, rec: Rec, offset: number, emit: Emit): void {
   const model = str(rec.model);
   const id = str(rec.id);
-  const u = id === undefined || s.counted.has(id) ? undefined : usageEvent(rec, s.sessionId, offset, s.model);
+  const u = id === undefined || s.counted.has(id) ? undefined : usageEvent(rec, s.sessionId, offset, s.model, s.meta.startTime);
   if (model !== undefined) s.model = model;
   if (u === undefined || id === undefined) return;
   s.counted.add(id);

@@ -128,12 +128,30 @@ export function toolEvents(rec: Rec, sessionId: string, offset: number, emit: (e
   }
 }
 
+/** Gemini CLI names every message by `randomUUID()`; other writers use ids such as `m1` that repeat across sessions. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A response's key: its message id when that is a UUID, so the copy an imported session holds (same id, new
+ * session id) is the same response; else the id within its session.
+ */
+export function geminiDedupKey(sessionId: string, id: string): string {
+  return UUID.test(id) ? `${CODEC_ID}:${id}` : `${CODEC_ID}:${sessionId}:${id}`;
+}
+
+/** A message timestamped before its session began was copied into it (`gemini --session-file` imports). */
+function before(timestamp: string | undefined, startedAt: string | undefined): boolean {
+  if (timestamp === undefined || startedAt === undefined) return false;
+  return Date.parse(timestamp) < Date.parse(startedAt);
+}
+
 /**
  * The usage event of a gemini message's `tokens` (README "Tokens"): `input` includes `cached` and `output`
  * excludes `thoughts`, so inputTokens = input − cached + tool, cacheReadTokens = cached, outputTokens =
  * output + thoughts, reasoningTokens = thoughts. Undefined when the record has no tokens object.
+ * `startedAt`: the session's start, which tells copied messages (README "Imported sessions").
  */
-export function usageEvent(rec: Rec, sessionId: string, offset: number, fallbackModel: string | undefined): UsageEvent | undefined {
+export function usageEvent(rec: Rec, sessionId: string, offset: number, fallbackModel: string | undefined, startedAt?: string): UsageEvent | undefined {
   const t = rec.tokens;
   const id = str(rec.id);
   if (!isRecord(t) || id === undefined) return undefined;
@@ -142,17 +160,19 @@ export function usageEvent(rec: Rec, sessionId: string, offset: number, fallback
   const thoughts = count(t.thoughts);
   const own = str(rec.model);
   const model = own ?? fallbackModel ?? UNKNOWN_MODEL;
+  const timestamp = str(rec.timestamp);
   return usageEventOf(CODEC_ID, sessionId, offset, {
     model,
     modelFallback: own === undefined,
     provider: 'google',
-    timestamp: str(rec.timestamp),
+    timestamp,
     inputTokens: input - cached + count(t.tool),
     outputTokens: count(t.output) + thoughts,
     reasoningTokens: thoughts,
     cacheReadTokens: cached,
     singleRequest: true,
-    dedupKey: `${CODEC_ID}:${sessionId}:${id}`,
+    dedupKey: geminiDedupKey(sessionId, id),
     messageId: id,
+    copied: before(timestamp, startedAt),
   });
 }
