@@ -176,3 +176,51 @@ describe('qwen bad input', () => {
     expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([[100, 0, 7, 0]]);
   });
 });
+
+describe('qwen background subagents', () => {
+  /** A project whose session `parent` ran a background subagent, laid out as Qwen Code writes them. */
+  async function project(dir: string): Promise<{ root: string; parent: string; agent: string }> {
+    const root = join(dir, 'projects');
+    const chats = join(root, '-w', 'chats');
+    const agents = join(root, '-w', 'subagents', 'parent');
+    await mkdir(chats, { recursive: true });
+    await mkdir(agents, { recursive: true });
+    const parent = join(chats, 'parent.jsonl');
+    await writeFile(parent, record('p1', { promptTokenCount: 1000, candidatesTokenCount: 100, totalTokenCount: 1100 }, { sessionId: 'parent', cwd: '/w' }) + '\n');
+    const side = { sessionId: 'parent', cwd: '/w', agentId: 'explore-7f3c', agentName: 'Explore', isSidechain: true };
+    const agent = join(agents, 'agent-explore-7f3c.jsonl');
+    await writeFile(
+      agent,
+      [
+        JSON.stringify({ uuid: 'a0', parentUuid: null, timestamp: '2026-01-01T00:00:01.000Z', type: 'user', message: { role: 'user', parts: [{ text: 'look around' }] }, ...side }),
+        record('a1', { promptTokenCount: 300, candidatesTokenCount: 30, totalTokenCount: 330 }, side),
+      ].join('\n') + '\n',
+    );
+    await writeFile(join(agents, 'agent-explore-7f3c.meta.json'), JSON.stringify({ agentId: 'explore-7f3c', agentType: 'Explore', parentSessionId: 'parent' }));
+    await writeFile(join(agents, 'agent-explore-7f3c.jsonl.stream'), '{"v":1,"text":"partial"}\n');
+    return { root, parent, agent };
+  }
+
+  it('lists a subagent transcript as a subagent session of the one that launched it', async () => {
+    await inTempDir(async (dir) => {
+      const { root, parent, agent } = await project(dir);
+      const files = [];
+      for await (const f of qwen.discover([root])) files.push(f);
+      expect(files.map((f) => [f.path, f.sessionId, f.subagent === true])).toEqual([
+        [parent, 'parent', false],
+        [agent, 'agent-explore-7f3c', true],
+      ]);
+      expect((await readEvents(qwen, agent, { kinds: ['session'] }))[0]).toMatchObject({ nativeId: 'agent-explore-7f3c', cwd: '/w', subagent: true, forkedFrom: 'parent', spawnDepth: 1, agentType: 'Explore' });
+    });
+  });
+
+  it('counts the subagent\u2019s responses in a report', async () => {
+    await inTempDir(async (dir) => {
+      await project(dir);
+      const out = sink();
+      const code = await runCli(['cost', 'report', '--json', '--agent', 'qwen', '--no-cache'], { stdout: out, stderr: sink(), env: { HOME: dir, QWEN_HOME: dir } });
+      expect(code).toBe(0);
+      expect(JSON.parse(out.text())).toMatchObject({ inputTokens: 1300, outputTokens: 130, requestCount: 2 });
+    });
+  });
+});

@@ -16,7 +16,7 @@ import { dateString, splitGluedJson, tokenCount } from '../../cursors/glued-json
 import type { KindCounts, MessageEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
-import { CODEC_ID, qwenStem } from './paths.js';
+import { CODEC_ID, qwenParentSession, qwenStem } from './paths.js';
 
 type Rec = Record<string, unknown>;
 
@@ -30,6 +30,10 @@ export interface QwenState {
   title: string | undefined;
   /** The last model an assistant record named (for a record without one). */
   model: string | undefined;
+  /** A background subagent's transcript: the session that launched it (from the path). */
+  parentSessionId: string | undefined;
+  /** A subagent's type as its records name it (`agentName`). */
+  agentType: string | undefined;
 }
 
 const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -57,7 +61,8 @@ function records(line: Buffer, start: number, file: string): { rec: Rec; offset:
 }
 
 function sessionEvent(s: QwenState, offset: number) {
-  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, title: s.title, model: s.model, version: s.version });
+  const sub = s.parentSessionId !== undefined;
+  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, title: s.title, model: s.model, version: s.version, ...(sub && { subagent: true, forkedFrom: s.parentSessionId, spawnDepth: 1, agentType: s.agentType }) });
 }
 
 function openSession(s: QwenState, rec: Rec, offset: number, emit: Emit): void {
@@ -66,6 +71,7 @@ function openSession(s: QwenState, rec: Rec, offset: number, emit: Emit): void {
   s.cwd = str(rec.cwd);
   s.startedAt = dateString(rec.timestamp);
   s.version = str(rec.version);
+  s.agentType = str(rec.agentName);
   emit(sessionEvent(s, offset));
 }
 
@@ -171,12 +177,12 @@ function record(s: QwenState, rec: Rec, offset: number, emit: Emit): void {
 /** The Qwen Code line core. */
 export const qwenCore: LineCore<QwenState> = {
   init(ctx: CoreContext): QwenState {
-    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : qwenStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, version: undefined, title: undefined, model: undefined };
+    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : qwenStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, version: undefined, title: undefined, model: undefined, parentSessionId: qwenParentSession(ctx.file), agentType: undefined };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
     const o = (isRec(snapshot) ? snapshot : {}) as Partial<QwenState>;
-    restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'version', 'title', 'model']);
+    restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'version', 'title', 'model', 'agentType']);
     s.sessionEmitted = o.sessionEmitted === true;
     return s;
   },
