@@ -134,11 +134,14 @@ describe('qwen thoughts', () => {
       record('openai', { promptTokenCount: 1000, candidatesTokenCount: 300, thoughtsTokenCount: 200, totalTokenCount: 1300, cachedContentTokenCount: 400 }),
       record('gemini', { promptTokenCount: 1000, candidatesTokenCount: 300, thoughtsTokenCount: 200, totalTokenCount: 1500 }),
       record('no-total', { promptTokenCount: 10, candidatesTokenCount: 3, thoughtsTokenCount: 2 }),
+      // the converter writes `total_tokens || 0` and may estimate the thoughts from the reasoning text
+      record('zero-total', { promptTokenCount: 10, candidatesTokenCount: 3, thoughtsTokenCount: 2, totalTokenCount: 0 }),
     ]);
     expect(usage.map((u) => [u.messageId, u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([
       ['openai', 600, 400, 300, 200],
       ['gemini', 1000, 0, 500, 200],
       ['no-total', 10, 0, 5, 2],
+      ['zero-total', 10, 0, 3, 2],
     ]);
   });
 });

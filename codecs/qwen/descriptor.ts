@@ -7,9 +7,10 @@ import { CODEC_ID, getQwenRoots } from './paths.js';
 
 /**
  * Goes up whenever this codec would parse an unchanged file differently. 5: a `/branch` copy's usage is marked
- * `copied` (its records' `forkedFrom` names another session).
+ * `copied` (its records' `forkedFrom` names another session). 6: a total of 0 (the OpenAI-compatible converter
+ * without a provider total) holds the thoughts inside the candidates.
  */
-export const PARSER_VERSION = 5;
+export const PARSER_VERSION = 6;
 
 export const qwenDescriptor: CodecDescriptor = {
   id: CODEC_ID,

@@ -100,8 +100,10 @@ export function qwenUsage(s: QwenState, rec: Rec, offset: number): UsageEvent | 
   const toolUse = tokenCount(u.toolUsePromptTokenCount);
   const thoughts = tokenCount(u.thoughtsTokenCount);
   // Gemini's candidates leave the thoughts out; Qwen Code's OpenAI-compatible converter copies
-  // `completion_tokens`, which holds them, and sets the total to prompt + completion (README "Tokens")
-  const inside = thoughts > 0 && tokenCount(u.totalTokenCount) === prompt + toolUse + candidates;
+  // `completion_tokens`, which holds them, and sets the total to the provider's `total_tokens || 0`: prompt +
+  // completion, or a present 0, which Gemini never writes (README "Tokens")
+  const total = tokenCount(u.totalTokenCount);
+  const inside = thoughts > 0 && (total === prompt + toolUse + candidates || (u.totalTokenCount === 0 && prompt + candidates > 0));
   const output = inside ? candidates : candidates + thoughts;
   const input = prompt - cached + toolUse;
   if (input + cached + output === 0) return undefined;
