@@ -52,8 +52,8 @@ describe('sessionfold CLI over a CodeBuddy Code tree', () => {
     expect(usage.length).toBe(5);
     const report = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'codebuddy', '--group-by', 'agent'])) as { breakdowns: Record<string, Parameters<typeof expectGoldenRow>[0]> };
     expectGoldenRow(report.breakdowns.codebuddy, 'codebuddy', usage);
-    const total = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'codebuddy'])) as { inputTokens: number; cacheReadTokens: number; outputTokens: number; requestCount: number };
-    expect(total).toMatchObject({ inputTokens: 9766 + 252 + 24903 + 64700 + 700, cacheReadTokens: 14720 + 24448 + 76032 + 140800, outputTokens: 60 + 85 + 20 + 635 + 40, requestCount: 5 });
+    const total = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'codebuddy'])) as { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number; requestCount: number };
+    expect(total).toMatchObject({ inputTokens: 252 + 24903 + 64700 + 700, cacheReadTokens: 14720 + 24448 + 76032 + 140800, cacheWriteTokens: 9766, outputTokens: 60 + 85 + 20 + 635 + 40, requestCount: 5 });
     const warm = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'codebuddy'])) as typeof total;
     expect(warm, 'a second report from the warm cache').toEqual(total);
   });

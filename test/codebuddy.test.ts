@@ -87,7 +87,7 @@ describe('codebuddy golden files', () => {
     expect(k.tool_result.map((r) => (r as { isError: boolean }).isError)).toEqual([false, true]);
     expect(k.session.at(-1)).toMatchObject({ sessionId: '5b0d1f5c-2f7e-4c8a-9d55-3c1e0a7b9e21', cwd: '/home/alice/repo', title: '修复 add 测试', startedAt: '2026-05-28T20:26:40.000Z' });
     expect((k.usage as UsageEvent[]).map((u) => [u.messageId, u.model, u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([
-      ['msg-1', 'glm-5.1', 9766, 14720, 60],
+      ['msg-1', 'glm-5.1', 0, 14720, 60],
       ['msg-2', 'glm-5.1', 252, 24448, 85],
       ['msg-3', 'glm-5.1', 24903, 0, 20],
     ]);
@@ -101,13 +101,28 @@ describe('codebuddy tokens', () => {
     expect(codeBuddyTokens({ input_tokens: 24486, output_tokens: 3, total_tokens: 24489, cache_read_input_tokens: 14720 })).toMatchObject({ inputTokens: 9766, cacheReadTokens: 14720, outputTokens: 3 });
     expect(codeBuddyTokens({ input_tokens: 28923, output_tokens: 106, cache_read_input_tokens: 28672 })).toMatchObject({ inputTokens: 251, cacheReadTokens: 28672 });
     expect(codeBuddyTokens({ inputTokens: 100, outputTokens: 5, totalTokens: 105, inputTokensDetails: [{ cached_tokens: 60 }], outputTokensDetails: [{ reasoning_tokens: 2 }] })).toEqual({ inputTokens: 40, outputTokens: 5, reasoningTokens: 2, cacheReadTokens: 60, cacheWriteTokens: 0 });
-    expect(codeBuddyTokens({ prompt_tokens: 10, completion_tokens: 2, prompt_cache_hit_tokens: 3, prompt_cache_write_tokens: 4, completion_thinking_tokens: 5 })).toEqual({ inputTokens: 7, outputTokens: 2, reasoningTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 4 });
+    expect(codeBuddyTokens({ prompt_tokens: 10, completion_tokens: 2, prompt_cache_hit_tokens: 3, prompt_cache_write_tokens: 4, completion_thinking_tokens: 5 })).toEqual({ inputTokens: 3, outputTokens: 2, reasoningTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 4 });
   });
 
   it('takes the cache misses as the input when named, and keeps an input its own total shows without the cache', () => {
     expect(codeBuddyTokens({ inputTokens: 140732, outputTokens: 635, totalTokens: 141367, cacheTokens: 76032, cachedWriteTokens: 0, cachedMissTokens: 64700 })).toMatchObject({ inputTokens: 64700, cacheReadTokens: 76032 });
-    expect(codeBuddyTokens({ prompt_tokens: 27537, completion_tokens: 552, prompt_cache_hit_tokens: 27264, prompt_cache_miss_tokens: 273 })).toMatchObject({ inputTokens: 273, cacheReadTokens: 27264 });
     expect(codeBuddyTokens({ input_tokens: 20, output_tokens: 5, total_tokens: 125, cache_read_input_tokens: 100 })).toMatchObject({ inputTokens: 20, cacheReadTokens: 100 });
+  });
+
+  it('takes the cache writes out of the input too, a prompt_cache_miss_tokens being a write, as CodeBuddy\u2019s own cost does', () => {
+    expect(codeBuddyTokens({ prompt_tokens: 10, completion_tokens: 2, prompt_cache_hit_tokens: 3, prompt_cache_write_tokens: 4 })).toMatchObject({ inputTokens: 3, cacheReadTokens: 3, cacheWriteTokens: 4 });
+    expect(codeBuddyTokens({ prompt_tokens: 27537, completion_tokens: 552, prompt_cache_hit_tokens: 27264, prompt_cache_miss_tokens: 273 })).toMatchObject({ inputTokens: 0, cacheReadTokens: 27264, cacheWriteTokens: 273 });
+    expect(codeBuddyTokens({ prompt_tokens: 100, completion_tokens: 1, prompt_cache_hit_tokens: 10, prompt_cache_write_tokens: 30, prompt_cache_miss_tokens: 60 })).toMatchObject({ inputTokens: 60, cacheWriteTokens: 30 });
+    expect(codeBuddyTokens({ prompt_tokens: 5, completion_tokens: 1, prompt_cache_hit_tokens: 4, prompt_cache_write_tokens: 9 })).toMatchObject({ inputTokens: 0, cacheReadTokens: 4, cacheWriteTokens: 9 });
+  });
+
+  it('takes the cache counts from the provider\u2019s own object when the one read names none (the writer leaves the writes out of message.usage)', () => {
+    const message = { input_tokens: 24486, output_tokens: 60, total_tokens: 24546, cache_read_input_tokens: 14720 };
+    const provider = { inputTokens: 24486, outputTokens: 60, totalTokens: 24546, inputTokensDetails: [{ cached_tokens: 14720 }] };
+    const raw = { prompt_tokens: 24486, completion_tokens: 60, prompt_cache_hit_tokens: 14720, prompt_cache_miss_tokens: 9766 };
+    expect(codeBuddyTokens(message, [provider, raw])).toMatchObject({ inputTokens: 0, cacheReadTokens: 14720, cacheWriteTokens: 9766 });
+    expect(codeBuddyTokens({ input_tokens: 24486, output_tokens: 60 }, [provider, raw])).toMatchObject({ inputTokens: 0, cacheReadTokens: 14720, cacheWriteTokens: 9766 });
+    expect(codeBuddyTokens(message, [provider])).toMatchObject({ inputTokens: 9766, cacheReadTokens: 14720, cacheWriteTokens: 0 });
   });
 
   it('takes the reasoning from a copy when the object read names none, inside the output', () => {
