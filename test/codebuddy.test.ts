@@ -24,7 +24,7 @@ const EXPECTED_DIR = new URL('../fixtures/expected/codebuddy/', import.meta.url)
 const FIXTURES = (await readdir(DIR)).filter((n) => n.endsWith('.jsonl')).sort();
 
 /**
- * The simple second reader: JSON.parse every line; for completed assistant messages and tool calls, the first
+ * The simple second reader: JSON.parse every line; for completed assistant messages, tool calls and reasoning, the first
  * usage object (`message.usage`, `providerData.usage`, `providerData.rawUsage`), once per session and response
  * id. Billed input is the prompt as CodeBuddy counts it (cache reads inside); the cache reads are its hit.
  */
@@ -32,7 +32,7 @@ function naiveTotals(text: string): UsageTotals {
   const sum = emptyTotals();
   const seen = new Set<string>();
   for (const r of jsonLines(text)) {
-    if (!(r.type === 'function_call' || (r.type === 'message' && r.role === 'assistant'))) continue;
+    if (!(r.type === 'function_call' || r.type === 'reasoning' || (r.type === 'message' && r.role === 'assistant'))) continue;
     if (r.status !== undefined && r.status !== 'completed') continue;
     const u = r.message?.usage ?? r.providerData?.usage ?? r.providerData?.rawUsage;
     if (u === undefined) continue;
@@ -169,6 +169,25 @@ describe('codebuddy bad input and copies', () => {
       const code = await runCli(['cost', 'report', '--json', '--agent', 'codebuddy', '--no-cache'], { stdout: out, stderr: sink(), env: { HOME: dir } });
       expect(code).toBe(0);
       expect(JSON.parse(out.text())).toMatchObject({ inputTokens: 450, cacheReadTokens: 600, outputTokens: 105, requestCount: 2 });
+    });
+  });
+});
+
+describe('codebuddy responses of reasoning only', () => {
+  it('reads the usage a reasoning record carries when the response had nothing after it, once per response', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 's.jsonl');
+      const thought = (id: string, usage?: Record<string, unknown>) =>
+        line({ id: `r-${id}`, type: 'reasoning', rawContent: [{ type: 'reasoning_text', text: 'thinking' }], providerData: { model: 'glm-5.1', messageId: id, ...(usage !== undefined && { usage }) } });
+      const usage = { inputTokens: 300, outputTokens: 40, totalTokens: 340, inputTokensDetails: [{ cached_tokens: 100 }], outputTokensDetails: [{ reasoning_tokens: 40 }] };
+      // `a`: a response of reasoning only, its usage on the reasoning; `b`: reasoning then a tool call, the usage on the call
+      await writeFile(file, [thought('a', usage), thought('b'), call('b', { input_tokens: 50, output_tokens: 5 })].join('\n') + '\n');
+      const events = byKind(await readEvents(codebuddy, file)).usage as UsageEvent[];
+      expect(events.map((u) => [u.messageId, u.inputTokens, u.cacheReadTokens, u.outputTokens, u.reasoningTokens])).toEqual([
+        ['a', 200, 100, 40, 40],
+        ['b', 50, 0, 5, 0],
+      ]);
+      expect(byKind(await readEvents(codebuddy, file, { kinds: ['usage'] })).usage).toEqual(events);
     });
   });
 });

@@ -7,9 +7,10 @@
  *   `ai-title` / `topic` record names a title.
  * - `message` for `message` records (user and assistant) and `reasoning` records (thinking);
  *   `tool_call` for `function_call`, `tool_result` for `function_call_result`.
- * - `usage` for the usage of a completed assistant `message` or `function_call` (usage.ts): one model response
- *   is one `providerData.messageId`, and its usage rides on one of its records; a copy of it under the same
- *   id has the same dedupKey, so folds count it once.
+ * - `usage` for the usage of a completed assistant `message`, `function_call` or `reasoning` (usage.ts): one
+ *   model response is one `providerData.messageId`, and its usage rides on the last record it wrote (a
+ *   `reasoning` one when it answered with nothing else); a copy of it under the same id has the same dedupKey,
+ *   so folds count it once.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, parseJsonText, restoreStrings } from '../../cursors/core.js';
@@ -150,7 +151,7 @@ function record(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
   else if (type === 'reasoning') reasoning(s, rec, offset, emit);
   else if (type === 'ai-title' && s.titles) retitle(s, str(rec.aiTitle), offset, emit);
   else if (type === 'topic' && s.titles) retitle(s, str(rec.topic), offset, emit);
-  if (type === 'function_call' || (type === 'message' && rec.role === 'assistant')) {
+  if (type === 'function_call' || type === 'reasoning' || (type === 'message' && rec.role === 'assistant')) {
     const usage = codeBuddyUsage(s, rec, offset);
     const p = providerOf(rec);
     const model = str(p.model) ?? str(p.requestModelId);
