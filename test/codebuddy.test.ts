@@ -192,6 +192,24 @@ describe('codebuddy responses of reasoning only', () => {
   });
 });
 
+describe('codebuddy forks and sub-agents', () => {
+  it('counts a response a --fork-session copy holds once, and a sub-agent\u2019s own calls apart', async () => {
+    await inTempDir(async (dir) => {
+      const project = join(dir, '.codebuddy', 'projects', 'w');
+      await mkdir(join(project, 's', 'subagents'), { recursive: true });
+      const usage = { input_tokens: 1000, output_tokens: 100, total_tokens: 1100, cache_read_input_tokens: 600 };
+      // the fork's first records are the old session's, `sessionId` and all; its own record names the fork
+      await writeFile(join(project, 's.jsonl'), [call('a', usage), call('b', usage)].join('\n') + '\n');
+      await writeFile(join(project, 'f.jsonl'), [call('a', usage), call('b', usage), line({ ...JSON.parse(call('c', usage)), sessionId: 'f' })].join('\n') + '\n');
+      await writeFile(join(project, 's', 'subagents', 'agent-1.jsonl'), line({ ...JSON.parse(call('d', { input_tokens: 10, output_tokens: 1 })), sessionId: 'agent-1' }) + '\n');
+      const out = sink();
+      const code = await runCli(['cost', 'report', '--json', '--agent', 'codebuddy', '--no-cache'], { stdout: out, stderr: sink(), env: { HOME: dir } });
+      expect(code).toBe(0);
+      expect(JSON.parse(out.text())).toMatchObject({ inputTokens: 3 * 400 + 10, cacheReadTokens: 3 * 600, outputTokens: 3 * 100 + 1, requestCount: 4 });
+    });
+  });
+});
+
 describe('codebuddy roots', () => {
   it('reads $CODEBUDDY_CONFIG_DIR/projects, else ~/.codebuddy/projects', () => {
     expect(getCodeBuddyRoots({ HOME: '/h' })).toEqual(['/h/.codebuddy/projects']);
