@@ -22,18 +22,25 @@ const EXPECTED_DIR = new URL('../fixtures/expected/auggie/', import.meta.url).pa
 const IDS = (await readdir(ROOT)).map((n) => n.replace(/\.json$/, '')).sort();
 const MAIN = '2f0c6b1e-8d4a-4c2e-9b7a-3c5d1e0f9a21';
 const NO_TOKENS = '9d3e5a70-1b2c-4d8e-8f90-a1b2c3d4e5f6';
+const WRITER_ORDER = '5e7a9c1b-3d2f-4e8a-b6c4-0f1e2d3c4b5a';
 
-/** The simple second reader: JSON.parse the document, each turn's first non-empty `token_usage`, summed. */
+/**
+ * The simple second reader: JSON.parse the document; each turn's first non-empty `token_usage`, the session's
+ * and its sub-agents', and each summarization record, summed.
+ */
 function naiveTotals(text: string): UsageTotals {
   const t = emptyTotals();
-  for (const turn of JSON.parse(text).chatHistory ?? []) {
-    const u = (turn.exchange?.response_nodes ?? []).map((n: any) => n.token_usage).find((x: any) => x && (x.input_tokens || x.output_tokens || x.cache_read_input_tokens || x.cache_creation_input_tokens));
-    if (u === undefined) continue;
+  const add = (u: any) => {
+    if (!u || !(u.input_tokens || u.output_tokens || u.cache_read_input_tokens || u.cache_creation_input_tokens)) return;
     t.input += (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
     t.cached += u.cache_read_input_tokens ?? 0;
     t.output += u.output_tokens ?? 0;
     t.responses++;
-  }
+  };
+  const doc = JSON.parse(text);
+  const turns = [...(doc.chatHistory ?? []), ...(doc.subAgents ?? []).flatMap((a: any) => a.chatHistory ?? [])];
+  for (const turn of turns) add((turn.exchange?.response_nodes ?? []).map((n: any) => n.token_usage).find((x: any) => x && (x.input_tokens || x.output_tokens || x.cache_read_input_tokens || x.cache_creation_input_tokens)));
+  for (const s of doc.summarizations ?? []) add(s);
   return t;
 }
 
@@ -78,6 +85,65 @@ describe('auggie golden files', () => {
     const usage = byKind(events).usage as UsageEvent[];
     expect(usage.map((u) => [u.model, u.modelFallback, u.dedupKey])).toEqual([['gpt-5-4', true, `auggie:${NO_TOKENS}:turn:0`]]);
     expect((byKind(events).session as SessionEvent[]).at(-1)).toMatchObject({ usageUnknown: true });
+  });
+});
+
+/** A document in the key order Auggie 0.36.0 writes (`SessionManager.saveSession`): the turns first, then the state. */
+function writerOrder(turns: unknown[], rest: Record<string, unknown>): string {
+  return JSON.stringify({ sessionId: 's1', created: '2026-07-22T10:00:00.000Z', modified: '2026-07-22T10:05:00.000Z', chatHistory: turns, agentState: { modelId: 'claude-sonnet-4-5' }, ...rest });
+}
+const turn = (requestId: string, usage: Record<string, number>, model = 'claude-sonnet-4-5') => ({
+  exchange: { request_id: requestId, request_message: '', response_text: 'done', model_id: model, response_nodes: [{ type: 10, token_usage: usage }] },
+  completed: true,
+  sequenceId: 1,
+  finishedAt: '2026-07-22T10:01:00.000Z',
+});
+
+describe('auggie sub-agents and history summaries', () => {
+  it('reads the usage of the sub-agents\u2019 turns and of the summarization calls the document keeps after the turns', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 's1.json');
+      const subAgents = [
+        { name: 'explore', model: 'claude-haiku-4-5', finishedAt: '2026-07-22T10:02:00.000Z', chatHistory: [turn('sub-1', { input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 500, cache_creation_input_tokens: 0 }, 'claude-haiku-4-5'), { ...turn('sub-2', { input_tokens: 7, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 70 }), exchange: { request_id: 'sub-2', response_text: 'x', response_nodes: [{ type: 10, token_usage: { input_tokens: 7, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 70 } }] } }], tool_call_request_id: 'main-1' },
+      ];
+      const summarizations = [{ request_id: 'sum-1', model: 'claude-sonnet-4-5', finishedAt: '2026-07-22T10:04:00.000Z', input_tokens: 900, output_tokens: 300, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: '0.01' }];
+      await writeFile(file, writerOrder([turn('main-1', { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200 })], { subAgentCostUsd: 0.002, summarizations, subAgents }));
+      const events = await readEvents(auggie, file);
+      const usage = byKind(events).usage as UsageEvent[];
+      expect(usage.map((u) => [u.messageId, u.model, u.modelFallback ?? false, u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.outputTokens, u.timestamp])).toEqual([
+        ['main-1', 'claude-sonnet-4-5', false, 100, 1000, 200, 10, '2026-07-22T10:01:00.000Z'],
+        ['sub-1', 'claude-haiku-4-5', false, 50, 500, 0, 5, '2026-07-22T10:01:00.000Z'],
+        ['sub-2', 'claude-haiku-4-5', true, 7, 0, 70, 1, '2026-07-22T10:01:00.000Z'],
+        ['sum-1', 'claude-sonnet-4-5', false, 900, 0, 0, 300, '2026-07-22T10:04:00.000Z'],
+      ]);
+      expect(new Set(usage.map((u) => u.dedupKey)).size).toBe(4);
+      expect(new Set(usage.map((u) => u.offset)).size).toBe(4);
+      expect(usage.every((u) => u.sessionId === 's1' && u.singleRequest)).toBe(true);
+      expect(byKind(events).message).toHaveLength(1);
+      expect(await expectChunkInvariant(auggie, file)).toEqual(events);
+    });
+  });
+
+  it('reads a document in Auggie\u2019s own key order: the sub-agent\u2019s turns and the summary call after the session\u2019s', async () => {
+    const usage = byKind(await readEvents(auggie, `${ROOT}${WRITER_ORDER}.json`)).usage as UsageEvent[];
+    expect(usage.map((u) => [u.offset, u.model, u.cacheReadTokens])).toEqual([
+      [0, 'claude-sonnet-4-5', 0],
+      [1, 'claude-sonnet-4-5', 13400],
+      [2, 'claude-haiku-4-5', 0],
+      [3, 'claude-haiku-4-5', 4200],
+      [4, 'claude-sonnet-4-5', 0],
+    ]);
+    expect(usage.every((u) => u.costUsd === undefined)).toBe(true);
+  });
+
+  it('a sub-agent turn that answered without its tokens leaves the session\u2019s usage unknown', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 's1.json');
+      const bare = { exchange: { request_id: 'sub-9', response_text: 'no tokens here', response_nodes: [] }, completed: true, finishedAt: '2026-07-22T10:02:00.000Z' };
+      await writeFile(file, writerOrder([turn('main-1', { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })], { subAgents: [{ name: 'explore', chatHistory: [bare] }] }));
+      const sessions = byKind(await readEvents(auggie, file)).session as SessionEvent[];
+      expect(sessions.at(-1)).toMatchObject({ usageUnknown: true, model: 'claude-sonnet-4-5' });
+    });
   });
 });
 

@@ -10,6 +10,8 @@
  *   `message` (user) for `request_message`, `message` (assistant) for `response_text`, `tool_call` per
  *   `tool_use` response node, `usage` for its `token_usage` (README "Tokens"). A read that wants none of
  *   messages, tool calls and results (a cost scan) builds none, nor parses a tool call's `input_json`.
+ * - After the turns, the keys Auggie writes after them: `usage` per turn of each `subAgents[].chatHistory` and
+ *   per `summarizations[]` record (history summary calls), offsets counting on from the last turn's.
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
@@ -46,35 +48,38 @@ interface Session {
   skip: (err: SessionfoldError) => void;
 }
 
+/** The usage event of one `token_usage`-shaped object; undefined when it holds no token, MALFORMED_LINE for an absurd count. */
+function usageOf(sessionId: string, u: Rec, index: number, timestamp: string | undefined, own: string | undefined, fallback: string | undefined, requestId: string | undefined): UsageEvent | undefined {
+  const input = saneCount(u.input_tokens, 'input_tokens');
+  const output = saneCount(u.output_tokens, 'output_tokens');
+  const cacheRead = saneCount(u.cache_read_input_tokens, 'cache_read_input_tokens');
+  const cacheWrite = saneCount(u.cache_creation_input_tokens, 'cache_creation_input_tokens');
+  if (input + output + cacheRead + cacheWrite === 0) return undefined;
+  return usageEventOf(CODEC_ID, sessionId, index, {
+    model: own ?? fallback,
+    modelFallback: own === undefined,
+    timestamp,
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    singleRequest: true,
+    // the request id is Augment's own for the model request; a turn without one is keyed by its place
+    dedupKey: requestId !== undefined ? `${CODEC_ID}:req:${requestId}` : `${CODEC_ID}:${sessionId}:turn:${index}`,
+    messageId: requestId,
+  });
+}
+
 /**
- * The usage of one turn's exchange: the first response node whose `token_usage` holds a token (Auggie keeps
- * one per turn; tokscale takes the first, README "Tokens"). Undefined without one; MALFORMED_LINE when a count
- * is not a sane one (the turn's usage is refused, not read as 0).
+ * The usage of one turn's exchange: the first response node whose `token_usage` holds a token (Auggie itself
+ * reads the first usage node of a turn, README "Tokens"). Undefined without one; MALFORMED_LINE when a count is
+ * not a sane one (the turn's usage is refused, not read as 0).
  */
 export function exchangeUsage(sessionId: string, ex: Rec, index: number, timestamp: string | undefined, sessionModel: string | undefined): UsageEvent | undefined {
   for (const node of recs(ex.response_nodes)) {
     const u = rec(node.token_usage);
-    if (u === undefined) continue;
-    const input = saneCount(u.input_tokens, 'input_tokens');
-    const output = saneCount(u.output_tokens, 'output_tokens');
-    const cacheRead = saneCount(u.cache_read_input_tokens, 'cache_read_input_tokens');
-    const cacheWrite = saneCount(u.cache_creation_input_tokens, 'cache_creation_input_tokens');
-    if (input + output + cacheRead + cacheWrite === 0) continue;
-    const own = str(ex.model_id);
-    const requestId = str(ex.request_id);
-    return usageEventOf(CODEC_ID, sessionId, index, {
-      model: own ?? sessionModel,
-      modelFallback: own === undefined,
-      timestamp,
-      inputTokens: input,
-      outputTokens: output,
-      cacheReadTokens: cacheRead,
-      cacheWriteTokens: cacheWrite,
-      singleRequest: true,
-      // the request id is Augment's own for the model request; a turn without one is keyed by its place
-      dedupKey: requestId !== undefined ? `${CODEC_ID}:req:${requestId}` : `${CODEC_ID}:${sessionId}:turn:${index}`,
-      messageId: requestId,
-    });
+    const e = u === undefined ? undefined : usageOf(sessionId, u, index, timestamp, str(ex.model_id), sessionModel, str(ex.request_id));
+    if (e !== undefined) return e;
   }
   return undefined;
 }
@@ -97,7 +102,16 @@ function* turnEvents(s: Session, turn: Rec, index: number): Generator<Sessionfol
   const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: index, ...(timestamp !== undefined && { timestamp }) };
   s.cwd = cwdOf(ex) ?? s.cwd;
   if (s.conversation) yield* conversationEvents(s, ex, base);
-  const usage = turnUsage(s, ex, index, timestamp);
+  yield* turnUsage(s, ex, index, timestamp, s.model);
+}
+
+/**
+ * A turn's usage event, when it has one. An absurd count refuses it: that turn is a skipped record (counted;
+ * PARSE_ERROR when strict), its text and tool calls still read, and the session's usage a lower bound, as it is
+ * when a turn that answered has no tokens.
+ */
+function* turnUsage(s: Session, ex: Rec, index: number, timestamp: string | undefined, model: string | undefined): Generator<UsageEvent> {
+  const usage = counted(s, index, () => exchangeUsage(s.sessionId, ex, index, timestamp, model));
   if (usage === 'refused') s.withoutUsage++;
   else if (usage !== undefined) {
     s.withUsage++;
@@ -105,17 +119,37 @@ function* turnEvents(s: Session, turn: Rec, index: number): Generator<Sessionfol
   } else if (str(ex.response_text) !== undefined || recs(ex.response_nodes).length > 0) s.withoutUsage++;
 }
 
-/**
- * A turn's usage, or 'refused' when a count is absurd: that turn is a skipped record (counted; PARSE_ERROR when
- * strict), its text and tool calls still read, and the session's usage a lower bound.
- */
-function turnUsage(s: Session, ex: Rec, index: number, timestamp: string | undefined): UsageEvent | 'refused' | undefined {
+/** `read()`, or 'refused' when a count in it is absurd (skipped through the session's skipper). */
+function counted(s: Session, index: number, read: () => UsageEvent | undefined): UsageEvent | 'refused' | undefined {
   try {
-    return exchangeUsage(s.sessionId, ex, index, timestamp, s.model);
+    return read();
   } catch (e) {
     if (!(e instanceof SessionfoldError) || e.code !== 'MALFORMED_LINE') throw e;
     s.skip(new SessionfoldError('MALFORMED_LINE', `${s.sessionId}: turn ${index}: ${e.message}`, { agent: CODEC_ID }));
     return 'refused';
+  }
+}
+
+/**
+ * The usage Auggie keeps after the turns (written only where its `cliRecordSummarizationsAndSubagents` flag is
+ * on): each sub-agent's turns (`subAgents[].chatHistory`, the sub-agent's `model` for a turn that names none) and
+ * each history summary call (`summarizations[]`, one flat usage record with its `request_id`). Offsets count on
+ * from `index`, the first after the session's turns.
+ */
+function* trailingUsage(s: Session, meta: Rec, index: number): Generator<UsageEvent> {
+  for (const agent of recs(meta.subAgents)) {
+    const model = str(agent.model) ?? s.model;
+    for (const t of recs(agent.chatHistory)) {
+      const ex = rec(t.exchange);
+      if (ex !== undefined) yield* turnUsage(s, ex, index, isoOf(t.finishedAt), model);
+      index++;
+    }
+  }
+  for (const r of recs(meta.summarizations)) {
+    const i = index++;
+    const usage = counted(s, i, () => usageOf(s.sessionId, r, i, isoOf(r.finishedAt), str(r.model), s.model, str(r.request_id)));
+    if (usage === 'refused') s.withoutUsage++;
+    else if (usage !== undefined) yield usage;
   }
 }
 
@@ -165,6 +199,7 @@ export function* parseAuggieSession(file: string, chunks: () => Generator<Buffer
     }
   }
   s.model ??= str(rec(w.meta.agentState)?.modelId);
+  yield* trailingUsage(s, w.meta, index);
   // a turn that answered without its tokens leaves the session's usage a lower bound (none at all: unknown too)
   const flag = s.withoutUsage > 0 ? { usageUnknown: true } : {};
   const late = sessionEventOf(CODEC_ID, s.sessionId, 0, fields(w.meta, s, flag));

@@ -488,8 +488,8 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     async layOut({ home, own }) {
       await cp(join(own, 'sessions'), join(home, '.augment', 'sessions'), { recursive: true });
     },
-    goldens: ['2f0c6b1e-8d4a-4c2e-9b7a-3c5d1e0f9a21', '9d3e5a70-1b2c-4d8e-8f90-a1b2c3d4e5f6'],
-    sessions: 2,
+    goldens: ['2f0c6b1e-8d4a-4c2e-9b7a-3c5d1e0f9a21', '5e7a9c1b-3d2f-4e8a-b6c4-0f1e2d3c4b5a', '9d3e5a70-1b2c-4d8e-8f90-a1b2c3d4e5f6'],
+    sessions: 3,
     usage: 'tokens',
     titles: true,
     cwd: true,
