@@ -147,6 +147,20 @@ describe('auggie sub-agents and history summaries', () => {
   });
 });
 
+describe('auggie session fields where Auggie writes them', () => {
+  it('takes the working folder from the IDE state\u2019s workspace folders when no terminal names one, and the title from `title` without a `customTitle`', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 's1.json');
+      const t = turn('main-1', { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+      const ide = { id: 1, type: 4, ide_state_node: { workspace_folders: [{ repository_root: '/home/dev/api', folder_root: '/home/dev/api/pkg' }], workspace_folders_unchanged: false } };
+      await writeFile(file, writerOrder([{ ...t, exchange: { ...t.exchange, request_nodes: [ide] } }], { title: 'Synced title' }));
+      expect((byKind(await readEvents(auggie, file)).session as SessionEvent[]).at(-1)).toMatchObject({ cwd: '/home/dev/api', title: 'Synced title' });
+      await writeFile(file, writerOrder([t], { title: 'Synced title', customTitle: 'My title' }));
+      expect((byKind(await readEvents(auggie, file)).session as SessionEvent[]).at(-1)).toMatchObject({ title: 'My title' });
+    });
+  });
+});
+
 describe('auggie buffers, resume and bad documents', () => {
   it.each(IDS)('%s: same events (all kinds, and usage only) whatever the read buffer', async (id) => {
     const events = await expectChunkInvariant(auggie, `${ROOT}${id}.json`);

@@ -84,13 +84,18 @@ export function exchangeUsage(sessionId: string, ex: Rec, index: number, timesta
   return undefined;
 }
 
-/** The working folder a request's IDE state node names (its terminal's, else the repository's or folder's root). */
+/**
+ * The working folder a request's IDE state node names: its terminal's, else its first workspace folder's
+ * repository or folder root (where Auggie's own session listing looks), else those roots on the node itself
+ * (aitracker's reading).
+ */
 function cwdOf(ex: Rec): string | undefined {
   let cwd: string | undefined;
   for (const node of recs(ex.request_nodes)) {
     const ide = rec(node.ide_state_node);
     if (ide === undefined) continue;
-    cwd = str(rec(ide.current_terminal)?.current_working_directory) ?? str(ide.repository_root) ?? str(ide.folder_root) ?? cwd;
+    const folder = recs(ide.workspace_folders)[0] ?? ide;
+    cwd = str(rec(ide.current_terminal)?.current_working_directory) ?? str(folder.repository_root) ?? str(folder.folder_root) ?? cwd;
   }
   return cwd;
 }
@@ -174,7 +179,8 @@ function* conversationEvents(s: Session, ex: Rec, base: { agent: string; session
 }
 
 function fields(meta: Rec, s: Session, extra: SessionFields = {}): SessionFields {
-  return { cwd: s.cwd, startedAt: isoOf(meta.created), title: str(meta.customTitle), model: s.model, ...extra };
+  // `customTitle` is the user's or the generated one; `title` the one a sync to a workspace gave
+  return { cwd: s.cwd, startedAt: isoOf(meta.created), title: str(meta.customTitle) ?? str(meta.title), model: s.model, ...extra };
 }
 
 /** The document parser of an Auggie session file. */
