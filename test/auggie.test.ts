@@ -16,6 +16,8 @@ import { byKind, discoverAll, expectChunkInvariant, randomCuts, readEvents, resu
 import { inTempDir as inTempDirOf } from './helpers/files.js';
 import { expectGolden } from './helpers/golden.js';
 import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
+import { runCli } from '../src/cli/run.js';
+import { sink } from './cost-history.js';
 
 const ROOT = new URL('../fixtures/auggie/sessions/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/auggie/', import.meta.url).pathname;
@@ -227,6 +229,36 @@ describe('auggie: a read of sessions and usage', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe('auggie backups', () => {
+  it('a `<id>-backup<N>.json` Auggie left beside a session counts the turns it shares once, and lists one session', async () => {
+    await inTempDir(async (home) => {
+      const dir = join(home, '.augment', 'sessions');
+      await mkdir(dir, { recursive: true });
+      const text = await readFile(`${ROOT}${MAIN}.json`, 'utf8');
+      await writeFile(join(dir, `${MAIN}.json`), text);
+      // the local history a conflict with the remote one set aside: the same document, one turn short
+      const doc = JSON.parse(text);
+      await writeFile(join(dir, `${MAIN}-backup1.json`), JSON.stringify({ ...doc, modified: '2026-07-20T13:31:00.000Z', chatHistory: doc.chatHistory.slice(0, 2) }, null, 2));
+      const run = async (args: string[]) => {
+        const out = sink();
+        const err = sink();
+        expect(await runCli(args, { stdout: out, stderr: err, env: { HOME: home } }), err.text()).toBe(0);
+        return JSON.parse(out.text());
+      };
+      const report = await run(['cost', 'report', '--json', '--agent', 'auggie', '--no-cache']);
+      const alone = codecUsageTotals(await readEvents(auggie, `${ROOT}${MAIN}.json`));
+      expect(report).toMatchObject({ inputTokens: alone.input - alone.cached - 9000 - 450, cacheReadTokens: alone.cached, outputTokens: alone.output, requestCount: alone.responses });
+      const rows = (await run(['sessions', 'list', 'auggie', '--json'])) as { sessionId: string }[];
+      expect(rows.map((r) => r.sessionId)).toEqual([MAIN]);
+      expect([...auggie.discoverSync!([dir])].map((f) => [f.path.slice(dir.length + 1), f.sessionId])).toEqual([
+        [`${MAIN}.json`, MAIN],
+        [`${MAIN}-backup1.json`, MAIN],
+      ]);
+      expect((await auggie.locate!([dir], MAIN))?.path).toBe(join(dir, `${MAIN}.json`));
+    });
   });
 });
 

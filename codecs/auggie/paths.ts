@@ -1,7 +1,7 @@
 /**
  * Where Auggie, Augment Code's CLI, keeps its sessions (README.md, "Where"): one JSON document per session,
  * `<augment dir>/sessions/<session id>.json`, the folder being `$AUGMENT_CACHE_DIR`, else `~/.augment`. A root
- * is a `sessions` folder; the session id is the file's name.
+ * is a `sessions` folder; the session id is the file's name, a backup's (`<id>-backup<N>.json`) its session's.
  */
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -18,19 +18,30 @@ export function getAuggieRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [join(dir ? expandHome(dir, home) : join(home, '.augment'), 'sessions')];
 }
 
-/** The session id a session file's name gives (`<session id>.json`). */
+/** A backup Auggie writes beside a session (`SessionBackupStore.saveBackup`): `<session id>-backup<N>.json`. */
+const BACKUP = /^(.+)-backup\d+\.json$/;
+
+/** The session id a session file's name gives: `<session id>.json`, or a backup's `<session id>-backup<N>.json`. */
 export function auggieSessionIdOf(file: string): string {
-  return basename(file).replace(/\.json$/, '');
+  const name = basename(file);
+  return BACKUP.exec(name)?.[1] ?? name.replace(/\.json$/, '');
 }
 
-/** Every `*.json` directly in the roots, synchronously; missing roots are skipped. */
+/**
+ * Every `*.json` directly in the roots, synchronously; missing roots are skipped. A backup is listed under its
+ * session's id, after the root's sessions, so a look-up by id meets the session itself first.
+ */
 export function* discoverAuggieSync(roots: readonly string[]): Generator<SessionFile> {
   for (const root of roots) {
+    const backups: SessionFile[] = [];
     for (const e of listDir(root)) {
       if (e.kind !== FILE || !e.name.endsWith('.json')) continue;
       const st = fileStat(root, e);
       if (st === undefined) continue;
-      yield { agent: CODEC_ID, path: join(root, e.name), root, sessionId: auggieSessionIdOf(e.name), size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
+      const f: SessionFile = { agent: CODEC_ID, path: join(root, e.name), root, sessionId: auggieSessionIdOf(e.name), size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
+      if (BACKUP.test(e.name)) backups.push(f);
+      else yield f;
     }
+    yield* backups;
   }
 }
