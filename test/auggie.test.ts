@@ -262,6 +262,22 @@ describe('auggie backups', () => {
   });
 });
 
+describe('auggie forks', () => {
+  it('a /fork session holding copies of its origin\u2019s turns counts each request once', async () => {
+    await inTempDir(async (home) => {
+      const dir = join(home, '.augment', 'sessions');
+      await mkdir(dir, { recursive: true });
+      const usage = (n: number) => ({ input_tokens: n, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+      await writeFile(join(dir, 's1.json'), writerOrder([turn('r1', usage(100)), turn('r2', usage(200))], {}));
+      const fork = JSON.parse(writerOrder([turn('r1', usage(100)), turn('r2', usage(200)), turn('r3', usage(400))], { title: 'Map the handlers (fork)' }));
+      await writeFile(join(dir, 's2.json'), JSON.stringify({ ...fork, sessionId: 's2' }));
+      const out = sink();
+      expect(await runCli(['cost', 'report', '--json', '--agent', 'auggie', '--no-cache'], { stdout: out, stderr: sink(), env: { HOME: home } })).toBe(0);
+      expect(JSON.parse(out.text())).toMatchObject({ inputTokens: 700, outputTokens: 3, requestCount: 3 });
+    });
+  });
+});
+
 describe('auggie discovery and roots', () => {
   it('$AUGMENT_CACHE_DIR moves the folder; else ~/.augment', () => {
     expect(getAuggieRoots({ HOME: '/h' })).toEqual(['/h/.augment/sessions']);
