@@ -36,8 +36,10 @@ describe('cowork: roots, discovery, golden events', () => {
   it('looks in Claude Desktop\'s data folder on each platform, or in COWORK_CONFIG_DIR\'s entries', () => {
     const at = (base: string) => [join(base, 'Claude', 'local-agent-mode-sessions')];
     expect(getCoworkRoots({ HOME: '/h' }, 'darwin')).toEqual(at('/h/Library/Application Support'));
-    expect(getCoworkRoots({ HOME: '/h', APPDATA: '/a' }, 'win32')).toEqual(at('/a'));
-    expect(getCoworkRoots({ HOME: '/h' }, 'win32')).toEqual(at(join('/h', 'AppData', 'Roaming')));
+    // the Microsoft Store (MSIX) build writes its AppData into the package's own folder
+    const store = (local: string) => at(join(local, 'Packages', 'Claude_pzs8sxrjxfjjc', 'LocalCache', 'Roaming'));
+    expect(getCoworkRoots({ HOME: '/h', APPDATA: '/a', LOCALAPPDATA: '/l' }, 'win32')).toEqual([...at('/a'), ...store('/l')]);
+    expect(getCoworkRoots({ HOME: '/h' }, 'win32')).toEqual([...at(join('/h', 'AppData', 'Roaming')), ...store(join('/h', 'AppData', 'Local'))]);
     expect(getCoworkRoots({ HOME: '/h' }, 'linux')).toEqual(at('/h/.config'));
     expect(getCoworkRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x' }, 'linux')).toEqual(at('/x'));
     expect(getCoworkRoots({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }, 'linux'), 'Claude Code\'s variable is not Cowork\'s').toEqual(at('/h/.config'));

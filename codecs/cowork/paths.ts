@@ -14,6 +14,12 @@ export const CODEC_ID = 'cowork';
 export const COWORK_ENV = 'COWORK_CONFIG_DIR';
 const SESSIONS_DIR = 'local-agent-mode-sessions';
 /**
+ * The Microsoft Store (MSIX) build's package family name. Windows redirects a packaged app's writes to
+ * `%APPDATA%` into `%LOCALAPPDATA%\Packages\<family>\LocalCache\Roaming`, which other programs see only there;
+ * the family name is the package's name and its publisher's hash, the same on every machine.
+ */
+const STORE_PACKAGE = 'Claude_pzs8sxrjxfjjc';
+/**
  * How deep below a sessions folder a session's `local_*` folder may be: the layout puts it at 3
  * (`<org>/<account>/local_<id>`) or 4 (`…/agent/local_ditto_<id>`); one level more for a change of layout.
  * The app keeps other state there (`skills-plugin/`, `rpm/`), which the walk need not enter further.
@@ -23,13 +29,19 @@ const MAX_DEPTH = 5;
 
 /**
  * Cowork's roots: each comma-separated entry of `$COWORK_CONFIG_DIR` (a sessions folder, a task's `.claude`
- * folder or its `projects/`), else the app's sessions folder. Missing roots are kept: discovery skips them.
+ * folder or its `projects/`), else the app's sessions folder, and on Windows the Store build's as well.
+ * Missing roots are kept: discovery skips them.
  */
 export function getCoworkRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
   const home = env.HOME || homedir();
   const explicit = envPathList(env[COWORK_ENV], (p) => expandHome(p, home));
   if (explicit.length > 0) return [...new Set(explicit.map((p) => expandHome(p, home).replace(/[\\/]+$/, '') || '/'))];
-  return [join(electronAppData(env, platform), 'Claude', SESSIONS_DIR)];
+  const roots = [join(electronAppData(env, platform), 'Claude', SESSIONS_DIR)];
+  if (platform === 'win32') {
+    const local = env.LOCALAPPDATA?.trim() || join(home, 'AppData', 'Local');
+    roots.push(join(local, 'Packages', STORE_PACKAGE, 'LocalCache', 'Roaming', 'Claude', SESSIONS_DIR));
+  }
+  return roots;
 }
 
 /** A Claude Code config or projects folder: `projects` itself, or a folder holding one. */
