@@ -150,6 +150,30 @@ describe('auggie sub-agents and history summaries', () => {
 });
 
 describe('auggie session fields where Auggie writes them', () => {
+  it('a turn without a model takes agentState\u2019s, which Auggie writes after the turns', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 's1.json');
+      const t = turn('main-1', { input_tokens: 5, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+      const { model_id: _, ...bare } = t.exchange;
+      await writeFile(file, writerOrder([{ ...t, exchange: bare }, turn('main-2', { input_tokens: 6, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, 'gpt-5-4')], {}));
+      const usage = byKind(await readEvents(auggie, file)).usage as UsageEvent[];
+      expect(usage.map((u) => [u.messageId, u.model, u.modelFallback ?? false]).sort()).toEqual([
+        ['main-1', 'claude-sonnet-4-5', true],
+        ['main-2', 'gpt-5-4', false],
+      ]);
+      expect(await expectChunkInvariant(auggie, file, { kinds: ['usage'] })).toEqual(usage);
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, text.slice(0, text.indexOf('"agentState"')));
+      const info = newReadInfo();
+      const cut = byKind(await readEvents(auggie, file, { info })).usage as UsageEvent[];
+      expect(info.skippedLines).toBe(1);
+      expect(cut.map((u) => [u.messageId, u.model]).sort(), 'a document cut before agentState keeps the usage read').toEqual([
+        ['main-1', 'unknown'],
+        ['main-2', 'gpt-5-4'],
+      ]);
+    });
+  });
+
   it('takes the working folder from the IDE state\u2019s workspace folders when no terminal names one, and the title from `title` without a `customTitle`', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 's1.json');

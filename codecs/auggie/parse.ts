@@ -46,6 +46,11 @@ interface Session {
   conversation: boolean;
   /** Counts a turn whose usage was refused (an absurd count) as a skipped record. */
   skip: (err: SessionfoldError) => void;
+  /**
+   * Usage of turns that name no model, held while `agentState` (the session's model) is still to come: Auggie
+   * writes it after the turns. Undefined once the model is known, or where `agentState` came first.
+   */
+  awaitingModel: UsageEvent[] | undefined;
 }
 
 /** The usage event of one `token_usage`-shaped object; undefined when it holds no token, MALFORMED_LINE for an absurd count. */
@@ -120,7 +125,8 @@ function* turnUsage(s: Session, ex: Rec, index: number, timestamp: string | unde
   if (usage === 'refused') s.withoutUsage++;
   else if (usage !== undefined) {
     s.withUsage++;
-    yield usage;
+    if (model === undefined && usage.modelFallback === true && s.awaitingModel !== undefined) s.awaitingModel.push(usage);
+    else yield usage;
   } else if (str(ex.response_text) !== undefined || recs(ex.response_nodes).length > 0) s.withoutUsage++;
 }
 
@@ -186,25 +192,34 @@ function fields(meta: Rec, s: Session, extra: SessionFields = {}): SessionFields
 /** The document parser of an Auggie session file. */
 export function* parseAuggieSession(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
   const w = newObjectWalk('chatHistory');
-  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0, conversation: options.conversation, skip: lineSkipper(options, file) };
+  const s: Session = { sessionId: auggieSessionIdOf(file), model: undefined, cwd: undefined, withUsage: 0, withoutUsage: 0, conversation: options.conversation, skip: lineSkipper(options, file), awaitingModel: undefined };
   let first: string | undefined;
   let index = 0;
-  for (const _ of walkObject(chunks(), w)) {
-    if (first === undefined && (w.atArray !== undefined || w.done)) {
-      const meta = w.atArray ?? w.meta;
-      s.sessionId = str(meta.sessionId) ?? s.sessionId;
-      s.model = str(rec(meta.agentState)?.modelId);
-      const e = sessionEventOf(CODEC_ID, s.sessionId, 0, fields(meta, s));
-      first = JSON.stringify(e);
-      yield e;
+  try {
+    for (const _ of walkObject(chunks(), w)) {
+      if (first === undefined && (w.atArray !== undefined || w.done)) {
+        const meta = w.atArray ?? w.meta;
+        s.sessionId = str(meta.sessionId) ?? s.sessionId;
+        s.model = str(rec(meta.agentState)?.modelId);
+        if (meta.agentState === undefined) s.awaitingModel = [];
+        const e = sessionEventOf(CODEC_ID, s.sessionId, 0, fields(meta, s));
+        first = JSON.stringify(e);
+        yield e;
+      }
+      for (const turn of w.items.splice(0)) {
+        const t = rec(turn);
+        if (t !== undefined) yield* turnEvents(s, t, index);
+        index++;
+      }
     }
-    for (const turn of w.items.splice(0)) {
-      const t = rec(turn);
-      if (t !== undefined) yield* turnEvents(s, t, index);
-      index++;
-    }
+  } catch (e) {
+    // a document cut short never reaches its `agentState`: the turns read keep their usage, of no known model
+    yield* s.awaitingModel?.splice(0) ?? [];
+    throw e;
   }
   s.model ??= str(rec(w.meta.agentState)?.modelId);
+  for (const e of s.awaitingModel?.splice(0) ?? []) yield s.model === undefined ? e : { ...e, model: s.model };
+  s.awaitingModel = undefined;
   yield* trailingUsage(s, w.meta, index);
   // a turn that answered without its tokens leaves the session's usage a lower bound (none at all: unknown too)
   const flag = s.withoutUsage > 0 ? { usageUnknown: true } : {};
