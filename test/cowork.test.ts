@@ -33,17 +33,21 @@ const FILES: Record<string, string> = {
 const SESSIONS = [BUDGET, LANDLORD];
 
 describe('cowork: roots, discovery, golden events', () => {
-  it('looks in Claude Desktop\'s data folder on each platform, or in COWORK_CONFIG_DIR\'s entries', () => {
-    const at = (base: string) => [join(base, 'Claude', 'local-agent-mode-sessions')];
-    expect(getCoworkRoots({ HOME: '/h' }, 'darwin')).toEqual(at('/h/Library/Application Support'));
-    // the Microsoft Store (MSIX) build writes its AppData into the package's own folder
+  it('looks in Claude Desktop\'s data folders on each platform, the gateway (3P) profile\'s too, or where CLAUDE_USER_DATA_DIR or COWORK_CONFIG_DIR say', () => {
+    const at = (base: string, profile = 'Claude') => [join(base, profile, 'local-agent-mode-sessions')];
+    expect(getCoworkRoots({ HOME: '/h' }, 'darwin')).toEqual([...at('/h/Library/Application Support'), ...at('/h/Library/Application Support', 'Claude-3p')]);
+    // the Microsoft Store (MSIX) build writes its AppData into the package's own folder; the 3P profile lives in LOCALAPPDATA
     const store = (local: string) => at(join(local, 'Packages', 'Claude_pzs8sxrjxfjjc', 'LocalCache', 'Roaming'));
-    expect(getCoworkRoots({ HOME: '/h', APPDATA: '/a', LOCALAPPDATA: '/l' }, 'win32')).toEqual([...at('/a'), ...store('/l')]);
-    expect(getCoworkRoots({ HOME: '/h' }, 'win32')).toEqual([...at(join('/h', 'AppData', 'Roaming')), ...store(join('/h', 'AppData', 'Local'))]);
-    expect(getCoworkRoots({ HOME: '/h' }, 'linux')).toEqual(at('/h/.config'));
-    expect(getCoworkRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x' }, 'linux')).toEqual(at('/x'));
-    expect(getCoworkRoots({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }, 'linux'), 'Claude Code\'s variable is not Cowork\'s').toEqual(at('/h/.config'));
-    expect(getCoworkRoots({ HOME: '/h', COWORK_CONFIG_DIR: '/s/local-agent-mode-sessions, ~/t/.claude/ ,/u/.claude/projects' }, 'darwin')).toEqual([
+    expect(getCoworkRoots({ HOME: '/h', APPDATA: '/a', LOCALAPPDATA: '/l' }, 'win32')).toEqual([...at('/a'), ...store('/l'), ...at('/l', 'Claude-3p'), ...at('/a', 'Claude-3p')]);
+    const roaming = join('/h', 'AppData', 'Roaming');
+    const local = join('/h', 'AppData', 'Local');
+    expect(getCoworkRoots({ HOME: '/h' }, 'win32')).toEqual([...at(roaming), ...store(local), ...at(local, 'Claude-3p'), ...at(roaming, 'Claude-3p')]);
+    expect(getCoworkRoots({ HOME: '/h' }, 'linux')).toEqual([...at('/h/.config'), ...at('/h/.config', 'Claude-3p')]);
+    expect(getCoworkRoots({ HOME: '/h', XDG_CONFIG_HOME: '/x' }, 'linux')).toEqual([...at('/x'), ...at('/x', 'Claude-3p')]);
+    expect(getCoworkRoots({ HOME: '/h', CLAUDE_CONFIG_DIR: '/c' }, 'linux'), 'Claude Code\'s variable is not Cowork\'s').toEqual([...at('/h/.config'), ...at('/h/.config', 'Claude-3p')]);
+    // the app's own variable: its whole data folder (Electron's userData)
+    expect(getCoworkRoots({ HOME: '/h', CLAUDE_USER_DATA_DIR: '~/alt ' }, 'darwin')).toEqual(['/h/alt/local-agent-mode-sessions']);
+    expect(getCoworkRoots({ HOME: '/h', COWORK_CONFIG_DIR: '/s/local-agent-mode-sessions, ~/t/.claude/ ,/u/.claude/projects', CLAUDE_USER_DATA_DIR: '/alt' }, 'darwin')).toEqual([
       '/s/local-agent-mode-sessions',
       '/h/t/.claude',
       '/u/.claude/projects',

@@ -4,7 +4,7 @@
  */
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { claudeDescriptor } from '../claude/descriptor.js';
-import { CODEC_ID, COWORK_ENV, getCoworkRoots } from './paths.js';
+import { CODEC_ID, COWORK_ENV, getCoworkRoots, USER_DATA_ENV } from './paths.js';
 
 /** Claude's engine reads every file, so the version and capabilities are Claude's: they go up with it. */
 export const coworkDescriptor: CodecDescriptor = {
@@ -14,5 +14,5 @@ export const coworkDescriptor: CodecDescriptor = {
   parserVersion: claudeDescriptor.parserVersion,
   capabilities: claudeDescriptor.capabilities,
   defaultRoots: (env) => getCoworkRoots(env),
-  rootVariables: [COWORK_ENV],
+  rootVariables: [COWORK_ENV, USER_DATA_ENV],
 };

@@ -9,7 +9,7 @@ import { claude, claudeReadAs } from '../claude/index.js';
 import { coworkDescriptor } from './descriptor.js';
 import { CODEC_ID, getCoworkProjectDirs } from './paths.js';
 
-export { CODEC_ID, COWORK_ENV, getCoworkProjectDirs, getCoworkRoots } from './paths.js';
+export { CODEC_ID, COWORK_ENV, getCoworkProjectDirs, getCoworkRoots, USER_DATA_ENV } from './paths.js';
 
 /** Claude's read under Cowork's name: its fast paths (native engine, walk, events by chunk) are Claude's. */
 const own = claudeReadAs(coworkDescriptor);
