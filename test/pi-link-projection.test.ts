@@ -17,19 +17,19 @@ type Obj = Record<string, unknown>;
 const FILE = '/w/.pi/agent/sessions/--w--/2026-01-01T00-00-00-000Z_sess-1.jsonl';
 
 /** A pi core's state for a conversation read, in its first pass (`first`) or in a one-pass read. */
-function stateOf(first: boolean): PiState {
-  const core = createPiCore({ agent: 'pi', twoPassBytes: first ? 0 : Infinity });
+function stateOf(first: boolean, rlm = false): PiState {
+  const core = createPiCore({ agent: 'pi', twoPassBytes: first ? 0 : Infinity, rlm });
   const s = core.init({ file: FILE, options: normalizeReadOptions({}) });
   expect(core.twoPass?.(s, 1_000)).toBe(first);
   return s;
 }
 
 /** The keys `takeRecord` reads of each record, fed in order to one state. */
-function readsOf(records: readonly Obj[], first = true): Set<string> {
-  const s = stateOf(first);
+function readsOf(records: readonly Obj[], first = true, rlm = false): Set<string> {
+  const s = stateOf(first, rlm);
   const reads = new Set<string>();
   const events: SessionfoldEvent[] = [];
-  records.forEach((r, i) => takeRecord(s, recording(r, reads), i * 100, 100, { agent: 'pi' }, (e) => events.push(e)));
+  records.forEach((r, i) => takeRecord(s, recording(r, reads), i * 100, 100, { agent: 'pi', rlm }, (e) => events.push(e)));
   expect(events.filter((e) => e.type === 'session').length).toBeGreaterThan(0);
   return reads;
 }
@@ -54,6 +54,15 @@ const SESSIONS: Obj[][] = [
   [HEADER, { type: 'custom', id: 'k1', parentId: null, customType: 'kimchi:subagent-session', data: { type: 'explore' } }, user('u1', 'k1', 'q')],
 ];
 
+// Prime Agent's RLM reads (`rlm: true`): a child's header and the entry that restates its usage in the parent.
+const RLM_SESSIONS: Obj[][] = [
+  [
+    { ...HEADER, parentSession: '/w/.prime/agent/sessions/p.jsonl', rlmDepth: 1 },
+    assistant('a1', null, 'r'),
+    { type: 'child_usage_attributed', id: 'c1', parentId: 'a1', targetId: 'a1', childUsage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, aggregateUsage: { input: 11, output: 6, cacheRead: 0, cacheWrite: 0 } },
+  ],
+];
+
 describe('PI_LINK_PROJECTION lists every field the first pass reads', () => {
   it.each(SESSIONS.map((s, i) => [i, s]))('session %i', (_i, records) => {
     const reads = readsOf(records as Obj[]);
@@ -61,8 +70,13 @@ describe('PI_LINK_PROJECTION lists every field the first pass reads', () => {
     expect([...reads].filter((r) => !projected(PI_LINK_PROJECTION, r))).toEqual([]);
   });
 
+  it.each(RLM_SESSIONS.map((s, i) => [i, s]))('an RLM session %i', (_i, records) => {
+    const reads = readsOf(records as Obj[], true, true);
+    expect([...reads].filter((r) => !projected(PI_LINK_PROJECTION, r))).toEqual([]);
+  });
+
   it('lists no field the first pass never reads', () => {
-    const reads = new Set(SESSIONS.flatMap((s) => [...readsOf(s)]));
+    const reads = new Set([...SESSIONS.flatMap((s) => [...readsOf(s)]), ...RLM_SESSIONS.flatMap((s) => [...readsOf(s, true, true)])]);
     expect(listedFields(PI_LINK_PROJECTION).filter((f) => !reads.has(f))).toEqual([]);
   });
 

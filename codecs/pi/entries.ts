@@ -7,6 +7,7 @@ import type { MessageEvent, MessageRole, SessionfoldEvent, UsageEvent } from '..
 import { usageEventOf } from '../../cursors/protocol/events.js';
 import { asObject, asString, isBadCount, isoTimestamp, msTimestamp, tokenCount, usdAmount, type Json, type PiEntry } from './schema.js';
 import { uncachedInput } from '../../cursors/sane.js';
+import { summaryUsage } from './rlm.js';
 
 /** What an entry's events carry besides the entry itself. */
 export interface EntryContext {
@@ -17,6 +18,8 @@ export interface EntryContext {
   id: string | undefined;
   /** Attach the entry itself as `raw`. */
   raw: boolean;
+  /** Prime's summaries: a compaction's or branch summary's `usage` is a model call of its own (rlm.ts). */
+  summaries?: boolean;
 }
 
 /** The model in effect (last `model_change`, or a v1 header), for a response that names none. */
@@ -162,11 +165,18 @@ function usageParts(u: Json, output: number, cacheWrite: number): { reasoning: n
   return { reasoning: reasoning <= output ? reasoning : 0, write1h: write1h <= cacheWrite ? write1h : 0, searches: searches > 0 ? searches : undefined };
 }
 
-/** Where an entry's usage is: an assistant message's, or (omp) a `model_usage` entry's own. */
-function usageSource(entry: PiEntry): { u: Json; holder: Json; stamp: unknown } | undefined {
+/**
+ * Where an entry's usage is: an assistant message's, (omp) a `model_usage` entry's own, or (Prime, with
+ * `summaries`) a compaction's or branch summary's, which no message repeats.
+ */
+function usageSource(entry: PiEntry, summaries: boolean | undefined): { u: Json; holder: Json; stamp: unknown } | undefined {
   if (entry.type === 'model_usage') {
     const u = asObject(entry.usage);
     return u === undefined ? undefined : { u, holder: entry, stamp: entry.timestamp };
+  }
+  if (summaries === true) {
+    const u = summaryUsage(entry);
+    if (u !== undefined) return { u, holder: entry, stamp: entry.timestamp };
   }
   if (entry.type !== 'message') return undefined;
   const msg = asObject(entry.message);
@@ -183,7 +193,7 @@ function usageSource(entry: PiEntry): { u: Json; holder: Json; stamp: unknown } 
  * timestamp with the model.
  */
 export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFallback): UsageEvent | undefined {
-  const src = usageSource(entry);
+  const src = usageSource(entry, ctx.summaries);
   if (src === undefined) return undefined;
   const { u, holder } = src;
   const tokens = usageTokens(u);
@@ -207,7 +217,8 @@ export function usageEvent(ctx: EntryContext, entry: PiEntry, fallback: ModelFal
     cacheWrite1hTokens: parts.write1h,
     costUsd: cost !== undefined && cost > 0 ? cost : undefined,
     webSearchRequests: parts.searches,
-    singleRequest: true,
+    // A summary may take more than one call (a split turn is summarized apart) and records their sum.
+    singleRequest: entry.type !== 'compaction' && entry.type !== 'branch_summary',
     dedupKey: ctx.id !== undefined ? `${ctx.agent}:${ctx.id}:${stamp}` : `${ctx.agent}:v1:${stamp}:${model}`,
     messageId: ctx.id,
   });

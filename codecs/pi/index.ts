@@ -13,6 +13,7 @@
  *   for await (const e of pi.read(f.path, { kinds: ['usage'] })) console.log(e.model, e.costUsd);
  */
 import type { Codec, CodecDescriptor, DetectScore, SessionFile } from '../../cursors/protocol/codec.js';
+import type { PiCoreOptions } from './parse.js';
 import { firstJsonLine } from '../../cursors/detect.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { createPiCore } from './parse.js';
@@ -31,6 +32,13 @@ export interface PiCodecSpec {
   descriptor: CodecDescriptor;
   /** The agent's executable, for `resumeCommand` (`<command> --session <file>`). */
   command: string;
+  /** What the agent writes beyond pi (Prime Agent's `rlm`). */
+  core?: Omit<PiCoreOptions, 'agent'>;
+  /** Where its files lie, when not in pi's layout. */
+  layout?: {
+    discover(agent: string, roots: readonly string[]): Generator<SessionFile>;
+    locate(agent: string, roots: readonly string[], nativeId: string): SessionFile | undefined;
+  };
 }
 
 /** A codec for an agent that keeps pi's files in pi's layout under its own roots (pi, omp). */
@@ -42,15 +50,16 @@ export function detectPi(_file: string, head: Buffer): DetectScore {
 
 export function definePiCodec(spec: PiCodecSpec): Codec {
   const { descriptor } = spec;
-  const core = createPiCore({ agent: descriptor.id });
+  const core = createPiCore({ ...spec.core, agent: descriptor.id });
+  const layout = spec.layout ?? { discover: discoverPiLayout, locate: locatePiLayout };
   return {
     ...descriptor,
     detect: detectPi,
     async *discover(roots: readonly string[]) {
-      yield* discoverPiLayout(descriptor.id, roots);
+      yield* layout.discover(descriptor.id, roots);
     },
-    discoverSync: (roots: readonly string[]) => discoverPiLayout(descriptor.id, roots),
-    locate: async (roots: readonly string[], nativeId: string) => locatePiLayout(descriptor.id, roots, nativeId),
+    discoverSync: (roots: readonly string[]) => layout.discover(descriptor.id, roots),
+    locate: async (roots: readonly string[], nativeId: string) => layout.locate(descriptor.id, roots, nativeId),
     getParseDependencies: () => [],
     lineCore: core,
     read: createJsonlRead(descriptor, core),

@@ -13,12 +13,13 @@ import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, RESTART } from '../../cursors/core.js';
 import { compileProjection, scanFields, type FieldProjection } from '../../cursors/scan-fields.js';
-import type { KindCounts, SessionEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf } from '../../cursors/protocol/events.js';
+import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventFromJson } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { conversationEvents, usageEvent, type EntryContext } from './entries.js';
 import { asHeader, asObject, asString, isoTimestamp, type PiEntry, type PiHeader } from './schema.js';
-import { addNode, emitNode, emptyTree, flushTree, linkEntry, nodeId, restoreTree, settleTree, snapshotTree, type PiNode, type PiTree } from './tree.js';
+import { addNode, emitNode, emptyTree, flushTree, linkEntry, nodeId, OPEN_NODES, restoreTree, settleTree, snapshotTree, type PiNode, type PiTree } from './tree.js';
+import { ATTRIBUTION, attributionCap, capUsage, headerRlmDepth, rlmPlace, type UsageCap } from './rlm.js';
 
 /** What a session event says beyond the file: OpenClaw's `sessions.json` entry (codecs/openclaw). */
 export interface PiSessionMeta {
@@ -43,6 +44,12 @@ export interface PiCoreOptions {
   sessionId?: string;
   /** Conversation reads of at least this many bytes take two passes (TWO_PASS_BYTES; tests set 0 or Infinity). */
   twoPassBytes?: number;
+  /**
+   * RLM sessions (Prime Agent, rlm.ts): a child's header and folder make it a subagent, a
+   * `child_usage_attributed` entry takes its children's usage back out of the message it targets, and the
+   * usage of compactions and branch summaries counts.
+   */
+  rlm?: boolean;
 }
 
 /**
@@ -63,6 +70,7 @@ interface HeaderInfo {
   /** omp: a `session_init` entry opens a subagent's session. */
   subagent?: boolean;
   agentType?: string;
+  spawnDepth?: number;
 }
 
 export interface PiState {
@@ -85,6 +93,13 @@ export interface PiState {
   /** Two-pass reads: 1 in the first pass (links only), 2 in the second (events stream); 0 in a one-pass read. */
   pass: 0 | 1 | 2;
   plan: PiPlan | undefined;
+  /**
+   * RLM, usage-only reads: usage events held until the read ends, so that an attribution later in the file can
+   * still lower its target (rlm.ts); the last OPEN_NODES stay open in the cursor. Undefined otherwise.
+   */
+  pending: UsageEvent[] | undefined;
+  /** The pending events by entry id. */
+  pendingById: Map<string, UsageEvent> | undefined;
 }
 
 /** What the first pass of a two-pass read leaves the second. */
@@ -101,6 +116,8 @@ interface PiPlan {
   next: number;
   /** Restored nodes that settle in this read, yielded before the second pass's first line. */
   pending: PiNode[];
+  /** RLM: per target entry id, the caps of the attributions the first pass saw. */
+  caps: Map<string, UsageCap[]>;
 }
 
 const quiet: Emit = () => undefined;
@@ -111,6 +128,8 @@ const CONVERSATION = ['message', 'tool_call', 'tool_result'] as const;
  * titles (`title_change`, omp's title slot). Four at most: the native line source takes no more.
  */
 const USAGE_MARKERS = ['"usage"', '"session', 'model_change', '"title'].map((m) => Buffer.from(m));
+/** An RLM read's: its attributions instead of omp's titles (Prime names sessions with `session_info`). */
+const RLM_USAGE_MARKERS = ['"usage"', '"session', 'model_change', ATTRIBUTION].map((m) => Buffer.from(m));
 /** Kimchi's subagent entry (`src/session-visibility.ts` `SUBAGENT_SESSION_ENTRY`, README of codecs/kimchi). */
 const KIMCHI_SUBAGENT = 'kimchi:subagent-session';
 
@@ -138,6 +157,10 @@ export const PI_LINK_PROJECTION = {
   name: true,
   customType: true,
   data: { type: true },
+  rlmDepth: true,
+  targetId: true,
+  childUsage: true,
+  aggregateUsage: true,
 } as const satisfies FieldProjection;
 
 const PI_LINK_FIELDS = compileProjection(PI_LINK_PROJECTION);
@@ -220,16 +243,32 @@ function initState(ctx: CoreContext, opts: PiCoreOptions): PiState {
     raw: ctx.options.raw,
     titles: ctx.options.titles,
     tree: emptyTree(),
-    markers: held ? undefined : USAGE_MARKERS,
+    markers: held ? undefined : opts.rlm === true ? RLM_USAGE_MARKERS : USAGE_MARKERS,
     pass: 0,
     plan: undefined,
+    pending: opts.rlm === true && !held ? [] : undefined,
+    pendingById: opts.rlm === true && !held ? new Map() : undefined,
   };
+}
+
+/**
+ * An RLM child: one in a child's folder of its parent's artifacts (its depth from the path, relative to its root
+ * session), or one whose header says it was spawned (`rlmDepth` above 0 with a `parentSession`).
+ */
+function rlmHeader(info: HeaderInfo, h: PiHeader, file: string): void {
+  const place = rlmPlace(file);
+  const depth = headerRlmDepth(h.rlmDepth);
+  if (place === undefined && !(depth !== undefined && depth > 0 && info.forkedFrom !== undefined)) return;
+  info.subagent = true;
+  if (place !== undefined) info.spawnDepth = place.depth;
+  if (info.forkedFrom === undefined && place?.parentId !== undefined) info.forkedFrom = place.parentId;
 }
 
 function readHeader(s: PiState, h: PiHeader, start: number, opts: PiCoreOptions, emit: Emit): void {
   s.headerSeen = true;
   if (!opts.preferFileId && opts.sessionId === undefined) s.sessionId = h.id;
   s.header = headerInfo(h, opts.meta);
+  if (opts.rlm === true) rlmHeader(s.header, h, s.file);
   s.model = s.header.model;
   s.provider = s.header.provider;
   emit(sessionEvent(s, start, opts.meta));
@@ -257,11 +296,13 @@ function readEntry(s: PiState, entry: PiEntry, start: number, length: number, op
     if (entry.type === 'title') return;
   }
   const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
+  if (opts.rlm === true && entry.type === ATTRIBUTION) noteAttribution(s, entry);
   if (s.pass === 1) return linkNode(s, id, entry, start, length, []);
-  const ctx: EntryContext = { agent: s.agent, sessionId: s.sessionId, offset: start, id, raw: s.raw };
+  const ctx: EntryContext = { agent: s.agent, sessionId: s.sessionId, offset: start, id, raw: s.raw, summaries: opts.rlm };
   const usage = usageEvent(ctx, entry, s);
+  if (usage !== undefined && id !== undefined && s.plan !== undefined) for (const cap of s.plan.caps.get(id) ?? []) capUsage(usage, cap);
   if (!s.held) {
-    if (usage !== undefined) emit(usage);
+    if (usage !== undefined) holdOrEmit(s, usage, id, emit);
     return;
   }
   const events = conversationEvents(ctx, entry, s.raw);
@@ -271,6 +312,39 @@ function readEntry(s: PiState, entry: PiEntry, start: number, length: number, op
   const k = s.plan.next++;
   if (k < s.plan.open) emitNode(events, s.raw || s.plan.onBranch[k] === 1, nodeEmit);
   else (s.tree.nodes[k - s.plan.open] as PiNode).events = events;
+}
+
+/**
+ * A `child_usage_attributed` entry: its cap on the target's usage, which a first pass keeps for the second and
+ * any other read applies to the target's event while it is still held (in the tree, or pending).
+ */
+function noteAttribution(s: PiState, entry: PiEntry): void {
+  const a = attributionCap(entry);
+  if (a === undefined) return;
+  if (s.pass === 1) {
+    const caps = (s.plan as PiPlan).caps;
+    caps.set(a.target, [...(caps.get(a.target) ?? []), a.cap]);
+    return;
+  }
+  const target = s.held ? s.tree.byId.get(a.target)?.events.find((e): e is UsageEvent => e.type === 'usage') : s.pendingById?.get(a.target);
+  if (target !== undefined) capUsage(target, a.cap);
+}
+
+/** A usage-only read's usage event: out now, or (RLM) held until the read ends. */
+function holdOrEmit(s: PiState, usage: UsageEvent, id: string | undefined, emit: Emit): void {
+  if (s.pending === undefined) return emit(usage);
+  s.pending.push(usage);
+  if (id !== undefined) s.pendingById?.set(id, usage);
+}
+
+/** The held usage events out, in file order; the last OPEN_NODES stay held (and open) for the next read. */
+function flushHeldUsage(s: PiState, emit: Emit): KindCounts {
+  const pending = s.pending as UsageEvent[];
+  pending.forEach((e) => emit(e));
+  const open = pending.slice(Math.max(0, pending.length - OPEN_NODES));
+  s.pending = open;
+  s.pendingById = new Map(open.flatMap((e) => (e.messageId === undefined ? [] : [[e.messageId, e] as const])));
+  return open.length > 0 ? { usage: open.length } : {};
 }
 
 function linkNode(s: PiState, id: string | undefined, entry: PiEntry, start: number, length: number, events: PiNode['events']): typeof RESTART | void {
@@ -284,7 +358,7 @@ function linkNode(s: PiState, id: string | undefined, entry: PiEntry, start: num
 function beginTwoPass(s: PiState): void {
   const { headerSeen, sessionId, header, name, model, provider } = s;
   s.pass = 1;
-  s.plan = { start: { headerSeen, sessionId, header: structuredClone(header), name, model, provider }, restored: s.tree.nodes.length, onBranch: new Uint8Array(0), open: 0, next: 0, pending: [] };
+  s.plan = { start: { headerSeen, sessionId, header: structuredClone(header), name, model, provider }, restored: s.tree.nodes.length, onBranch: new Uint8Array(0), open: 0, next: 0, pending: [], caps: new Map() };
 }
 
 /** Between the passes: keep the branch and the open nodes, settle the rest, start the state over. */
@@ -292,6 +366,10 @@ function rewind(s: PiState): void {
   const plan = s.plan as PiPlan;
   const { onBranch, open, tree } = settleTree(s.tree);
   plan.pending = s.tree.nodes.slice(0, Math.min(open, plan.restored));
+  for (const n of s.tree.nodes.slice(0, plan.restored)) {
+    const usage = n.events.find((e): e is UsageEvent => e.type === 'usage');
+    if (usage !== undefined) for (const cap of plan.caps.get(n.id) ?? []) capUsage(usage, cap);
+  }
   plan.onBranch = onBranch;
   plan.open = open;
   plan.next = plan.restored;
@@ -323,6 +401,18 @@ export function takeRecord(s: PiState, rec: Record<string, unknown>, start: numb
   return readEntry(s, rec as PiEntry, start, length, opts, sessions, emit);
 }
 
+/** An RLM usage-only read's held events back from a cursor (none for a conversation read). */
+function restorePending(s: PiState, v: unknown): void {
+  if (s.held) {
+    s.pending = undefined;
+    s.pendingById = undefined;
+    return;
+  }
+  const events = Array.isArray(v) ? v.filter((e): e is UsageEvent => asObject(e)?.type === 'usage').map((e) => usageEventFromJson(e)) : [];
+  s.pending = events;
+  s.pendingById = new Map(events.flatMap((e) => (e.messageId === undefined ? [] : [[e.messageId, e] as const])));
+}
+
 /** The pi-family line core for one agent (and, for OpenClaw, one session's `sessions.json` entry). */
 export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
   return {
@@ -341,13 +431,14 @@ export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
       s.model = asString(o.model);
       s.provider = asString(o.provider);
       s.held = o.held === true;
-      s.markers = s.held ? undefined : USAGE_MARKERS;
+      s.markers = s.held ? undefined : opts.rlm === true ? RLM_USAGE_MARKERS : USAGE_MARKERS;
       s.tree = tree;
+      if (opts.rlm === true) restorePending(s, o.pending);
       return s;
     },
     snapshot(s) {
-      const { sessionId, headerSeen, header, name, model, provider, held, raw } = s;
-      return { sessionId, headerSeen, header, name, model, provider, held, raw, tree: snapshotTree(s.tree) };
+      const { sessionId, headerSeen, header, name, model, provider, held, raw, pending } = s;
+      return { sessionId, headerSeen, header, name, model, provider, held, raw, tree: snapshotTree(s.tree), ...(pending !== undefined && { pending }) };
     },
     markers: (s) => s.markers,
     twoPass(s, bytes) {
@@ -363,7 +454,7 @@ export function createPiCore(opts: PiCoreOptions): LineCore<PiState> {
       return takeRecord(s, rec, start, line.length, opts, emit);
     },
     end(s, emit): KindCounts {
-      if (!s.held) return {};
+      if (!s.held) return s.pending === undefined ? {} : flushHeldUsage(s, emit);
       flushPending(s, emit);
       s.pass = 0;
       s.plan = undefined;

@@ -19,6 +19,8 @@ export interface PiHeader {
   parentSession?: string;
   /** omp only. */
   title?: string;
+  /** Prime Agent: how deep in the RLM tree the session was spawned (0 for a root session). */
+  rlmDepth?: number;
   /** v1 only: the model the session started with. */
   provider?: string;
   modelId?: string;
