@@ -16,6 +16,7 @@ import { piDescriptor } from '../codecs/pi/descriptor.js';
 import { ompDescriptor } from '../codecs/omp/descriptor.js';
 import { senpiDescriptor } from '../codecs/senpi/descriptor.js';
 import { kimchiDescriptor } from '../codecs/kimchi/descriptor.js';
+import { primeAgentDescriptor } from '../codecs/prime-agent/descriptor.js';
 import { gjcDescriptor } from '../codecs/gjc/descriptor.js';
 import { openclawDescriptor } from '../codecs/openclaw/descriptor.js';
 import { opencodeDescriptor } from '../codecs/opencode/descriptor.js';
@@ -59,6 +60,7 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: ompDescriptor, load: async () => (await import('../codecs/omp/index.js')).omp },
   { descriptor: senpiDescriptor, load: async () => (await import('../codecs/senpi/index.js')).senpi },
   { descriptor: kimchiDescriptor, load: async () => (await import('../codecs/kimchi/index.js')).kimchi },
+  { descriptor: primeAgentDescriptor, load: async () => (await import('../codecs/prime-agent/index.js')).primeAgent },
   { descriptor: gjcDescriptor, load: async () => (await import('../codecs/gjc/index.js')).gjc },
   { descriptor: openclawDescriptor, load: async () => (await import('../codecs/openclaw/index.js')).openclaw },
   { descriptor: opencodeDescriptor, load: async () => (await import('../codecs/opencode/index.js')).opencode },

@@ -19,6 +19,8 @@ export { omp } from '../codecs/omp/index.js';
 export { senpi } from '../codecs/senpi/index.js';
 /** Kimchi sessions (`~/.config/kimchi/harness/sessions`), pi's format read by pi's engine. */
 export { kimchi } from '../codecs/kimchi/index.js';
+/** Prime Agent sessions (`~/.prime/agent/sessions`, RLM children in `session-artifacts`), pi's format read by pi's engine. */
+export { primeAgent } from '../codecs/prime-agent/index.js';
 /** gajae-code sessions (`~/.gjc/agent/sessions`), omp's format read by pi's engine. */
 export { gjc } from '../codecs/gjc/index.js';
 export { openclaw } from '../codecs/openclaw/index.js';

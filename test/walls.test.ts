@@ -58,6 +58,7 @@ const FORMAT_FAMILIES: Record<string, readonly string[]> = {
   cowork: ['codecs/claude/index.ts', 'codecs/claude/descriptor.ts'],
   omp: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   senpi: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
+  'prime-agent': ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   kimchi: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   gjc: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],
   openclaw: ['codecs/pi/index.ts', 'codecs/pi/descriptor.ts'],

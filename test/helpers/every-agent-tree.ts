@@ -241,6 +241,18 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
   senpi: piFork(['.senpi'], '2026-06-02T09-15-00-000Z_019e2a10-7c3b-7d4e-9a01-5e6f7a8b9c0d'),
   kimchi: piFork(['.config', 'kimchi'], '2026-06-09T14-02-10-000Z_019e4b22-91a0-7f3c-8b5d-2e7c1a9f0d43'),
   gjc: piFork(['.gjc'], '2026-06-11T08-40-00-000Z_019e55d0-3f2a-7b81-a4c6-0d9e8f7a6b5c'),
+  'prime-agent': {
+    // the constructed root session, its fork, an RLM child and an Act lane (fixtures/prime-agent/): the two
+    // subagents are not listed
+    async layOut({ home, own }) {
+      await cp(join(own, 'agent'), join(home, '.prime', 'agent'), { recursive: true });
+    },
+    goldens: ['root', 'fork', 'child', 'act-lane'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   openclaw: {
     async layOut({ home, real }) {
       const oc = join(home, '.openclaw', 'agents', 'main', 'sessions');
