@@ -82,9 +82,9 @@ describe('grok golden files', () => {
     expect(k.tool_result.map((t) => (t as { isError: boolean }).isError)).toEqual([false, true]);
     const usage = k.usage as UsageEvent[];
     expect(usage.map((u) => [u.model, u.dedupKey])).toEqual([
-      ['grok-code-fast-1', `grok:${MAIN}:evt-turn-1`],
-      ['grok-code-fast-1', `grok:${MAIN}:evt-turn-1`],
-      ['grok-4', `grok:${MAIN}:evt-turn-2`],
+      ['grok-code-fast-1', 'grok:evt-turn-1:grok-code-fast-1'],
+      ['grok-code-fast-1', 'grok:evt-turn-1:grok-code-fast-1'],
+      ['grok-4', 'grok:evt-turn-2'],
     ]);
     expect((k.session[0] as SessionEvent).cwd).toBe('/home/dev/app');
   });

@@ -1,28 +1,41 @@
 /**
- * The Grok Build engine: a pure, synchronous LineCore (no I/O) over `updates.jsonl`, one Agent Client
- * Protocol notification per line: `{"method":"session/update","params":{"sessionId","update":{"sessionUpdate",
- * …},"_meta":{"agentTimestampMs",…}}}` (README "Record").
+ * The Grok Build engine: a pure, synchronous LineCore (no I/O) over `updates.jsonl`, one update per line in
+ * Grok's envelope `{"timestamp","method","params":{"sessionId","update":{"sessionUpdate",…},"_meta":{…}}}`:
+ * `session/update` for the Agent Client Protocol's updates, `_x.ai/session/update` for Grok's own (README
+ * "Record").
  *
- * - `session` from the first record (the workspace from the folder name, the first timestamp and model).
+ * - `session` from the first record (the workspace from the folder name, the first timestamp and model); again
+ *   when a copied record names the session a fork was made from.
  * - `message`: the protocol streams a message as chunks (`user_message_chunk`, `agent_message_chunk`,
  *   `agent_thought_chunk`), one line each. Consecutive chunks of one speaker are one message: it is emitted
  *   at the offset of its first chunk when the speaker changes or a tool call, tool result or usage line
  *   comes, and from `end()` as still open (a later chunk can extend it).
  * - `tool_call` for a `tool_call` update, `tool_result` for a `tool_call_update` whose status is `completed`
  *   or `failed`.
- * - `usage` for an update carrying `usage` (`turn_completed`): `inputTokens` includes `cachedReadTokens`
- *   and `outputTokens` includes `reasoningTokens` (README "Tokens"). The cumulative `_meta.totalTokens`
- *   counter of older releases has no input/output split and is not counted: a file without any `usage`
- *   ends with a session event saying its usage is unknown.
+ * - `usage` for a `turn_completed` update's `usage`, one per model of the turn (usage.ts, README "Tokens"),
+ *   keyed by the update's `eventId`, which a fork's copy keeps: the copy is marked `copied`. A subagent's own
+ *   session counts none (its parent's turn holds them). The cumulative `_meta.totalTokens` counter has no
+ *   input/output split and is not counted: a file without any usage ends with a session event saying its usage
+ *   is unknown, as does one with a turn Grok marks `usageIsIncomplete`.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
-import { tokenCount } from '../../cursors/glued-json.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { CODEC_ID, grokSessionId, grokWorkspace } from './paths.js';
+import { isRec, turnSpends } from './usage.js';
 
 type Rec = Record<string, unknown>;
+
+/** What the files beside a session say of it (meta.ts): read by the adapter, handed to the pure core. */
+export interface GrokSessionMeta {
+  /** `summary.json` names the session a subagent's (`session_kind`): its spend is in its parent's turns. */
+  subagent?: boolean;
+  /** The parent session of a subagent (`parent_session_id`). */
+  parent?: string;
+  /** The working folder, when the workspace folder's name is a hash of it (its `.cwd`). */
+  cwd?: string;
+}
 
 interface Pending {
   role: 'user' | 'assistant';
@@ -42,11 +55,14 @@ export interface GrokState {
   model: string | undefined;
   /** Whether any update carried token usage. */
   sawUsage: boolean;
+  /** Whether a turn's usage was marked incomplete by Grok. */
+  incomplete: boolean;
+  /** The session a fork was copied from: the session its copied records' event ids name. */
+  origin: string | undefined;
   /** The message whose chunks are still arriving. */
   pending: Pending | undefined;
 }
 
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function msTime(v: unknown): string | undefined {
@@ -55,20 +71,42 @@ function msTime(v: unknown): string | undefined {
   return undefined;
 }
 
-function timestampOf(params: Rec, update: Rec): string | undefined {
+/** The envelope's own `timestamp`: whole seconds, and the time of a fork's copy for a copied record. */
+const secTime = (v: unknown): string | undefined => (typeof v === 'number' ? msTime(v * 1000) : undefined);
+
+function timestampOf(rec: Rec, params: Rec, update: Rec): string | undefined {
   const meta = isRec(params._meta) ? params._meta : {};
   const umeta = isRec(update._meta) ? update._meta : {};
-  return msTime(meta.agentTimestampMs) ?? msTime(umeta.agentTimestampMs) ?? msTime(params.timestamp);
+  return msTime(meta.agentTimestampMs) ?? msTime(umeta.agentTimestampMs) ?? msTime(params.timestamp) ?? secTime(rec.timestamp);
 }
 
 function modelOf(params: Rec, update: Rec): string | undefined {
   const umeta = isRec(update._meta) ? update._meta : {};
   const meta = isRec(params._meta) ? params._meta : {};
-  return str(umeta.modelId) ?? str(meta.modelId) ?? str(params.modelId);
+  const switched = update.sessionUpdate === 'model_changed' ? update.model_id : update.sessionUpdate === 'model_auto_switched' ? update.new_model_id : undefined;
+  return str(umeta.modelId) ?? str(meta.modelId) ?? str(params.modelId) ?? str(switched);
 }
 
-function sessionEvent(s: GrokState, offset: number, extra?: SessionFields): SessionEvent {
-  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: grokWorkspace(s.file), startedAt: s.startedAt, model: s.model, provider: 'xai', ...extra });
+/** Grok's event ids are `<session id>-<n>`; a fork's copy keeps its origin's. */
+const EVENT_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-\d+$/i;
+
+/** The session another session's event id names, when it is not this one's. */
+function copiedFrom(s: GrokState, eventId: string | undefined): string | undefined {
+  const from = eventId === undefined ? undefined : EVENT_ID.exec(eventId)?.[1];
+  return from !== undefined && from.toLowerCase() !== s.sessionId.toLowerCase() ? from : undefined;
+}
+
+function sessionEvent(s: GrokState, meta: GrokSessionMeta, offset: number, extra?: SessionFields): SessionEvent {
+  const subagent = meta.subagent === true;
+  return sessionEventOf(CODEC_ID, s.sessionId, offset, {
+    cwd: grokWorkspace(s.file) ?? meta.cwd,
+    startedAt: s.startedAt,
+    forkedFrom: subagent ? meta.parent : s.origin,
+    subagent: subagent || undefined,
+    model: s.model,
+    provider: 'xai',
+    ...extra,
+  });
 }
 
 function flush(s: GrokState, emit: Emit): void {
@@ -126,108 +164,109 @@ function toolEvents(s: GrokState, kind: string, update: Rec, offset: number, ts:
   }
 }
 
-const pick = (u: Rec, keys: readonly string[]): number => {
-  for (const k of keys) if (u[k] !== undefined) return tokenCount(u[k]);
-  return 0;
-};
-
-/** An update's `usage` as sessionfold counts it (README "Tokens"); undefined when it holds no tokens. */
-export function grokUsage(s: GrokState, params: Rec, update: Rec, offset: number, ts: string | undefined): UsageEvent | undefined {
+/** A `turn_completed` update's usage as sessionfold counts it (README "Tokens"): one event per model. */
+export function grokUsage(s: GrokState, params: Rec, update: Rec, offset: number, ts: string | undefined): UsageEvent[] {
   const u = update.usage;
-  if (!isRec(u)) return undefined;
-  const rawIn = pick(u, ['inputTokens', 'input_tokens']);
-  const rawOut = pick(u, ['outputTokens', 'output_tokens']);
-  const cacheRead = pick(u, ['cachedReadTokens', 'cacheReadTokens']);
-  const cacheWrite = pick(u, ['cachedWriteTokens', 'cacheWriteTokens']);
-  const reasoning = pick(u, ['reasoningTokens']);
-  // Grok's input includes the cache reads and its output the reasoning; a total other than input + output
-  // would say the buckets are already apart, and then they are taken as they are.
-  const total = u.totalTokens === undefined ? undefined : tokenCount(u.totalTokens);
-  const inclusive = total === undefined || total === rawIn + rawOut;
-  const cached = inclusive ? Math.min(cacheRead, rawIn) : cacheRead;
-  const input = inclusive ? rawIn - cached : rawIn;
-  const output = inclusive ? rawOut : rawOut + reasoning;
-  if (input + cached + cacheWrite + output === 0) return undefined;
-  const models = isRec(u.modelUsage) ? Object.keys(u.modelUsage) : [];
-  const model = s.model ?? (models.length === 1 ? models[0] : undefined);
+  if (update.sessionUpdate !== 'turn_completed' || !isRec(u)) return [];
   const meta = isRec(params._meta) ? params._meta : {};
   const eventId = str(meta.eventId);
-  return usageEventOf(CODEC_ID, s.sessionId, offset, {
-    model,
-    provider: 'xai',
-    timestamp: ts ?? s.startedAt,
-    inputTokens: input,
-    outputTokens: output,
-    reasoningTokens: Math.min(reasoning, output),
-    cacheReadTokens: cached,
-    cacheWriteTokens: cacheWrite,
-    singleRequest: false,
-    dedupKey: `${CODEC_ID}:${s.sessionId}:${eventId ?? `@${offset}`}`,
-    messageId: eventId,
-  });
+  const copied = copiedFrom(s, eventId) !== undefined;
+  const { byModel, spends } = turnSpends(u, s.model);
+  if (u.usageIsIncomplete === true) s.incomplete = true;
+  const base = eventId === undefined ? `${CODEC_ID}:${s.sessionId}:@${offset}` : `${CODEC_ID}:${eventId}`;
+  return spends.map((t) =>
+    usageEventOf(CODEC_ID, s.sessionId, offset, {
+      model: t.model,
+      provider: 'xai',
+      timestamp: ts ?? s.startedAt,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      reasoningTokens: t.reasoningTokens,
+      cacheReadTokens: t.cacheReadTokens,
+      cacheWriteTokens: t.cacheWriteTokens,
+      costUsd: t.costUsd,
+      singleRequest: false,
+      dedupKey: byModel ? `${base}:${t.model ?? ''}` : base,
+      messageId: eventId,
+      copied,
+    }),
+  );
 }
 
 const CHUNKS = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
+/** The method of Grok's own updates (grok-build `SessionUpdateEnvelope`): `turn_completed` rides it. */
+const XAI_METHOD = '_x.ai/session/update';
 
-function record(s: GrokState, rec: Rec, offset: number, emit: Emit): void {
-  if (rec.method !== 'session/update' || !isRec(rec.params)) return;
+function record(s: GrokState, meta: GrokSessionMeta, rec: Rec, offset: number, emit: Emit): void {
+  if ((rec.method !== 'session/update' && rec.method !== XAI_METHOD) || !isRec(rec.params)) return;
   const params = rec.params;
   const update = isRec(params.update) ? params.update : {};
   // The folder is named after the session and every record names it too; the records win (a copy elsewhere).
   if (!s.sessionEmitted && str(params.sessionId) !== undefined) s.sessionId = params.sessionId as string;
-  const ts = timestampOf(params, update);
+  const ts = timestampOf(rec, params, update);
   const model = modelOf(params, update);
   if (model !== undefined) s.model = model;
+  const origin = s.origin === undefined ? copiedFrom(s, str(isRec(params._meta) ? params._meta.eventId : undefined)) : undefined;
+  if (origin !== undefined) s.origin = origin;
   if (!s.sessionEmitted) {
     s.sessionEmitted = true;
     s.startedAt = ts;
-    emit(sessionEvent(s, offset));
+    emit(sessionEvent(s, meta, offset));
+  } else if (origin !== undefined) {
+    emit(sessionEvent(s, meta, offset));
   }
   const kind = str(update.sessionUpdate) ?? '';
   if (CHUNKS.has(kind)) {
     chunk(s, kind, update, offset, ts, emit);
     return;
   }
-  const usage = grokUsage(s, params, update, offset, ts);
+  // a subagent's own turns are counted in its parent's turn (README "Subagents")
+  const usage = meta.subagent === true ? [] : grokUsage(s, params, update, offset, ts);
   const isTool = kind === 'tool_call' || kind === 'tool_call_update';
-  if (!isTool && usage === undefined) return;
+  if (!isTool && usage.length === 0) return;
   flush(s, emit);
   if (isTool) toolEvents(s, kind, update, offset, ts, emit);
-  if (usage !== undefined) {
+  for (const e of usage) {
     s.sawUsage = true;
-    emit(usage);
+    emit(e);
   }
 }
 
-/** The Grok Build line core. */
-export const grokCore: LineCore<GrokState> = {
-  init(ctx: CoreContext): GrokState {
-    return { file: ctx.file, sessionId: grokSessionId(ctx.file), sessionEmitted: false, startedAt: undefined, model: undefined, sawUsage: false, pending: undefined };
-  },
-  restore(snapshot, ctx) {
-    const s = this.init(ctx);
-    const o = (isRec(snapshot) ? snapshot : {}) as Partial<GrokState>;
-    restoreStrings(s, o, ['sessionId', 'startedAt', 'model']);
-    s.sessionEmitted = o.sessionEmitted === true;
-    s.sawUsage = o.sawUsage === true;
-    const p = o.pending as Partial<Pending> | undefined;
-    if (isRec(p) && (p.role === 'user' || p.role === 'assistant') && typeof p.text === 'string' && typeof p.thinking === 'string' && typeof p.offset === 'number') {
-      s.pending = { role: p.role, text: p.text, thinking: p.thinking, offset: p.offset, timestamp: typeof p.timestamp === 'string' ? p.timestamp : undefined, model: typeof p.model === 'string' ? p.model : undefined };
-    }
-    return s;
-  },
-  snapshot: snapshotWithoutFile,
-  line: jsonObjectLine(CODEC_ID, record),
-  end(s, emit): KindCounts {
-    const open: KindCounts = {};
-    if (s.pending !== undefined && (s.pending.text !== '' || s.pending.thinking !== '')) {
-      emitPending(s, s.pending, emit);
-      open.message = 1;
-    }
-    if (s.sessionEmitted && !s.sawUsage) {
-      emit(sessionEvent(s, 0, { usageUnknown: true }));
-      open.session = 1;
-    }
-    return open;
-  },
-};
+/** The Grok Build line core of a session, with what the files beside it say (`GrokSessionMeta`). */
+export function createGrokCore(meta: GrokSessionMeta = {}): LineCore<GrokState> {
+  return {
+    init(ctx: CoreContext): GrokState {
+      return { file: ctx.file, sessionId: grokSessionId(ctx.file), sessionEmitted: false, startedAt: undefined, model: undefined, sawUsage: false, incomplete: false, origin: undefined, pending: undefined };
+    },
+    restore(snapshot, ctx) {
+      const s = this.init(ctx);
+      const o = (isRec(snapshot) ? snapshot : {}) as Partial<GrokState>;
+      restoreStrings(s, o, ['sessionId', 'startedAt', 'model', 'origin']);
+      s.sessionEmitted = o.sessionEmitted === true;
+      s.sawUsage = o.sawUsage === true;
+      s.incomplete = o.incomplete === true;
+      const p = o.pending as Partial<Pending> | undefined;
+      if (isRec(p) && (p.role === 'user' || p.role === 'assistant') && typeof p.text === 'string' && typeof p.thinking === 'string' && typeof p.offset === 'number') {
+        s.pending = { role: p.role, text: p.text, thinking: p.thinking, offset: p.offset, timestamp: typeof p.timestamp === 'string' ? p.timestamp : undefined, model: typeof p.model === 'string' ? p.model : undefined };
+      }
+      return s;
+    },
+    snapshot: snapshotWithoutFile,
+    line: jsonObjectLine(CODEC_ID, (s: GrokState, rec, offset, emit) => record(s, meta, rec, offset, emit)),
+    end(s, emit): KindCounts {
+      const open: KindCounts = {};
+      if (s.pending !== undefined && (s.pending.text !== '' || s.pending.thinking !== '')) {
+        emitPending(s, s.pending, emit);
+        open.message = 1;
+      }
+      if (s.sessionEmitted && meta.subagent !== true && (!s.sawUsage || s.incomplete)) {
+        emit(sessionEvent(s, meta, 0, { usageUnknown: true }));
+        open.session = 1;
+      }
+      return open;
+    },
+  };
+}
+
+/** The Grok Build line core of a session nothing beside it is known of (stdin, a file elsewhere). */
+export const grokCore: LineCore<GrokState> = createGrokCore();
