@@ -47,6 +47,18 @@ describe('the roots of a moved sessions folder', () => {
     for (const [env, roots] of cases) expect(pi.defaultRoots({ HOME: home, ...env }), JSON.stringify(env)).toEqual(roots);
   });
 
+  it('pi, run from inside Kimchi: not Kimchi\'s harness, which Kimchi puts in PI_CODING_AGENT_DIR, but pi\'s own', () => {
+    const harness = join(home, '.config/kimchi/harness');
+    const inKimchi = { HOME: home, KIMCHI_CODING_AGENT_DIR: harness, PI_CODING_AGENT_DIR: harness };
+    expect(pi.defaultRoots(inKimchi)).toEqual([join(home, 'from-settings'), join(home, '.pi/agent/sessions')]);
+    expect(pi.defaultRoots({ ...inKimchi, KIMCHI_ORIGINAL_PI_CODING_AGENT_DIR: join(home, 'custom/agent') })).toEqual([join(home, 'custom/agent/sessions')]);
+    // the harness named without Kimchi's own variable (a shell Kimchi did not start) is Kimchi's all the same
+    expect(pi.defaultRoots({ HOME: home, PI_CODING_AGENT_DIR: `${harness}/` })).toEqual([join(home, 'from-settings'), join(home, '.pi/agent/sessions')]);
+    // so no file is both a pi and a Kimchi session
+    const kimchiRoots = new Set(kimchi.defaultRoots(inKimchi));
+    expect(pi.defaultRoots(inKimchi).filter((r) => kimchiRoots.has(r))).toEqual([]);
+  });
+
   it('Senpi and Kimchi: their own variable and settings, never pi\'s', () => {
     const piVars = { PI_CODING_AGENT_SESSION_DIR: '/p', PI_CODING_AGENT_DIR: '/pa' };
     expect(senpi.defaultRoots({ HOME: home, ...piVars })).toEqual(['/abs/senpi', join(home, '.senpi/agent/sessions')]);

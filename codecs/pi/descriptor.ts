@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { expandHome } from '../../cursors/env-paths.js';
 
@@ -58,9 +58,29 @@ export function movableSessionRoots(env: NodeJS.ProcessEnv, agentVar: string, se
   return [...new Set([...(moved === undefined ? [] : [moved]), ...roots])];
 }
 
-/** pi's roots: `$PI_CODING_AGENT_SESSION_DIR` else the settings' `sessionDir`, and `$PI_CODING_AGENT_DIR/sessions` (else `~/.pi/agent/sessions`). */
+/**
+ * The environment with pi's agent dir as pi has it outside Kimchi. Kimchi runs pi's engine and, for everything
+ * it starts, sets `PI_CODING_AGENT_DIR` to its own harness (`~/.config/kimchi/harness`, also
+ * `$KIMCHI_CODING_AGENT_DIR`), keeping a value it inherited in `KIMCHI_ORIGINAL_PI_CODING_AGENT_DIR`
+ * (codecs/kimchi/README.md): read from such a shell, the variable names Kimchi's sessions, which the kimchi
+ * codec reads, and pi's are in the original dir, else the default.
+ */
+function outsideKimchi(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const piDir = env.PI_CODING_AGENT_DIR?.trim();
+  if (!piDir) return env;
+  const home = env.HOME || homedir();
+  const full = (p: string) => resolve(expandHome(p, home));
+  const kimchiDirs = [env.KIMCHI_CODING_AGENT_DIR?.trim(), join(home, '.config', 'kimchi', 'harness')].filter((d): d is string => !!d).map(full);
+  if (!kimchiDirs.includes(full(piDir))) return env;
+  return { ...env, PI_CODING_AGENT_DIR: env.KIMCHI_ORIGINAL_PI_CODING_AGENT_DIR };
+}
+
+/**
+ * pi's roots: `$PI_CODING_AGENT_SESSION_DIR` else the settings' `sessionDir`, and `$PI_CODING_AGENT_DIR/sessions`
+ * (else `~/.pi/agent/sessions`); a `PI_CODING_AGENT_DIR` that names Kimchi's harness is Kimchi's (`outsideKimchi`).
+ */
 export function getPiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  return movableSessionRoots(env, 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', '.pi');
+  return movableSessionRoots(outsideKimchi(env), 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', '.pi');
 }
 
 /** A codec read by the pi engine (pi, omp, OpenClaw) under its own names and roots. */
