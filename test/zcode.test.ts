@@ -104,6 +104,73 @@ describe('zcode sessions', () => {
   });
 });
 
+/**
+ * A database with the `session` columns Z Code writes (zai-org/ZCode migrations `0001_base_session_store`,
+ * `0007_workflow_script_runtime`): a main session, the subagent it started (`task_type` `subagent_child`,
+ * `parent_id` the main one), a fork of it (`parent_id` set, `interactive`) and an older session without
+ * `task_type` whose id names a subagent.
+ */
+function buildTreeDb(path: string): void {
+  const db = new Database(path);
+  db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, slug TEXT, directory TEXT, path TEXT,
+      title TEXT, version TEXT, time_created INTEGER, time_updated INTEGER, task_type TEXT);
+    CREATE TABLE model_usage (id TEXT PRIMARY KEY, session_id TEXT, query_source TEXT, model_id TEXT, started_at INTEGER,
+      completed_at INTEGER, input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER,
+      cache_creation_input_tokens INTEGER, cache_read_input_tokens INTEGER, computed_total_tokens INTEGER);
+    INSERT INTO session VALUES ('sess_main', 'p1', NULL, 's', '/w', '/w', 'Main', '0.16.9', 1767603500000, 1767603700000, 'interactive');
+    INSERT INTO session VALUES ('sess_subagent_agent_1', 'p1', 'sess_main', 's', '/w', '/w', 'Explore', '0.16.9', 1767603610000, 1767603650000, 'subagent_child');
+    INSERT INTO session VALUES ('sess_fork', 'p1', 'sess_main', 's', '/w', '/w', 'Fork', '0.16.9', 1767603800000, 1767603800000, 'interactive');
+    INSERT INTO model_usage VALUES ('r1', 'sess_main', 'main_turn', 'GLM-5.3', 1767603600000, 1767603601000, 1000, 100, 0, 0, 800, 1100);
+    INSERT INTO model_usage VALUES ('r2', 'sess_subagent_agent_1', 'subagent', 'GLM-5.3', 1767603620000, 1767603621000, 500, 50, 0, 0, 0, 550);`);
+  db.close();
+}
+
+describe('zcode subagents and forks', () => {
+  it('marks a subagent session and names the session a subagent or a fork came from', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-zcode-tree-'));
+    try {
+      mkdirSync(join(dir, 'cli', 'db'), { recursive: true });
+      const path = join(dir, 'cli', 'db', 'db.sqlite');
+      buildTreeDb(path);
+      const files = [];
+      for await (const f of zcode.discover([dir])) files.push(f);
+      expect(files.map((f) => [f.sessionId, f.subagent === true])).toEqual([
+        ['sess_main', false],
+        ['sess_subagent_agent_1', true],
+        ['sess_fork', false],
+      ]);
+      const sessions = byKind(await readEvents(zcode, path)).session as SessionEvent[];
+      expect(sessions.map((s) => [s.sessionId, s.subagent, s.forkedFrom, s.version, s.startedAt])).toEqual([
+        ['sess_main', undefined, undefined, '0.16.9', '2026-01-05T08:58:20.000Z'],
+        ['sess_subagent_agent_1', true, 'sess_main', '0.16.9', '2026-01-05T09:00:10.000Z'],
+        ['sess_fork', undefined, 'sess_main', '0.16.9', '2026-01-05T09:03:20.000Z'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a session id that names a subagent as one when the row has no task type', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-zcode-old-'));
+    try {
+      const path = join(dir, 'db.sqlite');
+      const db = new Database(path);
+      db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT);
+        CREATE TABLE model_usage (id TEXT PRIMARY KEY, session_id TEXT, started_at INTEGER, completed_at INTEGER, input_tokens INTEGER, output_tokens INTEGER);
+        INSERT INTO session VALUES ('sess_subagent_agent_2', 'sess_a', '/w');
+        INSERT INTO model_usage VALUES ('r1', 'sess_subagent_agent_2', 1767603600000, 1767603601000, 10, 5);`);
+      db.close();
+      const files = [];
+      for await (const f of zcode.discover([dir])) files.push(f);
+      expect(files.map((f) => f.subagent)).toEqual([true]);
+      const [session] = byKind(await readEvents(zcode, path)).session as SessionEvent[];
+      expect(session).toMatchObject({ subagent: true, forkedFrom: 'sess_a' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('zcode roots', () => {
   it('is $ZCODE_HOME, else ~/.zcode', () => {
     expect(getZcodeRoots({ HOME: '/h' })).toEqual(['/h/.zcode']);

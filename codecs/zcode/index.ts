@@ -4,8 +4,8 @@
  * session is a record path `<db.sqlite>#<session id>` (cursors/record-path.ts); the database's own path reads
  * every session. Reads go through `withSqliteSnapshot` (one consistent snapshot; nothing beside the database
  * is created, changed or removed) and are whole: a changed database, or its `-wal`, is read again, once for
- * all its sessions. Per session: a session event and one usage event per `model_usage` row; no messages
- * (README "Not read").
+ * all its sessions. Per session: a session event (a subagent's marked, with its parent) and one usage event
+ * per `model_usage` row; no messages (README "Events").
  */
 import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/codec.js';
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
@@ -17,7 +17,7 @@ import { createHash64, type Hash64 } from '../../cursors/ids.js';
 import { hashRow, recordStamper } from '../../cursors/record-stamps.js';
 import { recordDependencies } from '../../cursors/record-path.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
-import { msIso, sessionEvent, usageEvent, type Row } from './parse.js';
+import { isSubagentSession, msIso, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverZcodeFiles } from './paths.js';
 import { PARSER_VERSION, zcodeDescriptor } from './descriptor.js';
 
@@ -76,12 +76,25 @@ async function* readZcode(file: string, options?: ReadOptions): AsyncGenerator<S
  */
 function sessionList(d: SqliteDatabase): DatabaseRecord[] {
   if (!hasTable(d, 'model_usage')) return [];
+  const typed = taskTypes(d);
   const rows = d.prepare("SELECT session_id AS id, count(*) AS n, max(COALESCE(completed_at, started_at)) AS at FROM model_usage WHERE session_id IS NOT NULL AND session_id <> '' GROUP BY session_id").all() as { id: unknown; n: unknown; at: unknown }[];
   const stats = new Map(rows.map((r) => [String(r.id), r]));
   return sessionIds(d).map((id) => {
     const r = stats.get(id);
-    return typeof r?.n === 'number' && typeof r.at === 'number' && Number.isFinite(r.at) ? { id, size: r.n, mtimeMs: r.at } : { id };
+    const out: DatabaseRecord = typeof r?.n === 'number' && typeof r.at === 'number' && Number.isFinite(r.at) ? { id, size: r.n, mtimeMs: r.at } : { id };
+    if (isSubagentSession(id, typed.get(id))) out.subagent = true;
+    return out;
   });
+}
+
+/** Each session row's task type (`isSubagentSession` reads it), when the `session` table has the column. */
+function taskTypes(d: SqliteDatabase): Map<string, Row> {
+  const out = new Map<string, Row>();
+  if (!hasTable(d, 'session')) return out;
+  const columns = d.prepare("SELECT name FROM pragma_table_info('session')").all() as { name: unknown }[];
+  if (!columns.some((c) => c.name === 'task_type')) return out;
+  for (const r of d.prepare('SELECT id, task_type FROM session').all() as Row[]) if (typeof r.id === 'string') out.set(r.id, r);
+  return out;
 }
 
 function discoverZcode(roots: readonly string[]): AsyncGenerator<SessionFile> {

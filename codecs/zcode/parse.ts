@@ -4,8 +4,8 @@
  *
  * A `model_usage` row is one model request of a session (`session_id`, `turn_id`, `model_id`, `provider_id`,
  * `started_at`/`completed_at` in epoch ms, the token columns, `computed_total_tokens`); a `session` row names
- * the session's folder (`directory`, `path`). Z Code's transcripts are not in these tables: the codec gives a
- * session event and one usage event per request, no messages.
+ * the session's folder (`directory`, `path`), its parent (`parent_id`) and whether it is a subagent's
+ * (`task_type`). The codec gives a session event and one usage event per request, no messages.
  */
 import type { Emit } from '../../cursors/core.js';
 import type { SessionEvent, TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
@@ -60,11 +60,34 @@ export function zcodeTokens(row: Row): ZcodeTokens {
   };
 }
 
-/** The session event of a session id, with the folder its `session` row names, when there is one. */
+/** The id Z Code gives a subagent's session: `sess_subagent_<agentId>`. */
+export const SUBAGENT_ID_PREFIX = 'sess_subagent_';
+
+/**
+ * Whether a session is a subagent's: its `task_type` is `subagent_child`; a row without a task type (a
+ * database from before Z Code added it) is one when its id names a subagent. A fork or a side chat also has
+ * a `parent_id`, and is not a subagent.
+ */
+export function isSubagentSession(id: string, row: Row | undefined): boolean {
+  const taskType = str(row?.task_type);
+  return taskType === undefined ? id.startsWith(SUBAGENT_ID_PREFIX) : taskType === 'subagent_child';
+}
+
+/**
+ * The session event of a session id, from its `session` row when there is one: the folder, the title, the
+ * session it was forked from or whose subagent it is (`parent_id`), whether it is a subagent's, the CLI
+ * engine's version, and its creation time (else the first request's start).
+ */
 export function sessionEvent(id: string, row: Row | undefined, startedAt: string | undefined, usageless: boolean): SessionEvent {
-  const cwd = str(row?.directory) ?? str(row?.path);
-  const title = str(row?.title);
-  return sessionEventOf(CODEC_ID, id, 0, { cwd, startedAt, title, usageUnknown: usageless || undefined });
+  return sessionEventOf(CODEC_ID, id, 0, {
+    cwd: str(row?.directory) ?? str(row?.path),
+    startedAt: msIso(row?.time_created) ?? startedAt,
+    title: str(row?.title),
+    forkedFrom: str(row?.parent_id),
+    version: str(row?.version),
+    subagent: isSubagentSession(id, row) || undefined,
+    usageUnknown: usageless || undefined,
+  });
 }
 
 /** One `model_usage` row as a usage event (offset: its rowid); undefined when it holds no tokens. */
