@@ -177,4 +177,11 @@ describe('zcode roots', () => {
     expect(getZcodeRoots({ HOME: '/h', ZCODE_HOME: '/z' })).toEqual(['/z']);
     expect(getZcodeRoots({ HOME: '/h', ZCODE_HOME: '~/zc' })).toEqual(['/h/zc']);
   });
+
+  it("follows Z Code's data base directory, ZCODE_DATA_BASE_DIR, to its .zcode", () => {
+    expect(getZcodeRoots({ HOME: '/h', ZCODE_DATA_BASE_DIR: '/data' })).toEqual(['/data/.zcode']);
+    expect(getZcodeRoots({ HOME: '/h', ZCODE_DATA_BASE_DIR: ' ~/portable ' })).toEqual(['/h/portable/.zcode']);
+    expect(getZcodeRoots({ HOME: '/h', ZCODE_DATA_BASE_DIR: '/data', ZCODE_HOME: '/z' })).toEqual(['/z']);
+    expect(zcode.rootVariables).toContain('ZCODE_DATA_BASE_DIR');
+  });
 });

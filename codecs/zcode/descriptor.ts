@@ -15,5 +15,5 @@ export const zcodeDescriptor: CodecDescriptor = {
   parserVersion: PARSER_VERSION,
   capabilities: { incremental: false, persistence: 'sqlite', eventsPrecedeMtime: false, usageMayBeUnknown: true },
   defaultRoots: getZcodeRoots,
-  rootVariables: ['ZCODE_HOME'],
+  rootVariables: ['ZCODE_HOME', 'ZCODE_DATA_BASE_DIR'],
 };

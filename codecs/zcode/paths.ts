@@ -1,6 +1,7 @@
 /**
  * Where Z Code (Z.ai's coding agent, `zcode`) keeps its usage database: `<home>/cli/db/db.sqlite`, home being
- * `$ZCODE_HOME` when set, else `~/.zcode` (README.md, "Where", has the sources). One database holds every
+ * `$ZCODE_HOME` when set, else `.zcode` in `$ZCODE_DATA_BASE_DIR` or the home folder (README.md, "Where", has
+ * the sources). One database holds every
  * session; a root is the home (a root that is the `db` folder itself, or the database, is taken too).
  */
 import { homedir } from 'node:os';
@@ -12,11 +13,16 @@ import { namedFileIn } from '../../cursors/discovery.js';
 export const CODEC_ID = 'zcode';
 export const DB_FILE = 'db.sqlite';
 
-/** `$ZCODE_HOME`, else `~/.zcode`. */
+/**
+ * `$ZCODE_HOME` (the readers' name for Z Code's home), else `<$ZCODE_DATA_BASE_DIR>/.zcode` (Z Code's own
+ * data base directory), else `~/.zcode`.
+ */
 export function getZcodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const base = env.ZCODE_HOME?.trim() || join(home, '.zcode');
-  return [expandHome(base, home)];
+  const zcodeHome = env.ZCODE_HOME?.trim();
+  if (zcodeHome) return [expandHome(zcodeHome, home)];
+  const base = env.ZCODE_DATA_BASE_DIR?.trim();
+  return [join(base ? expandHome(base, home) : home, '.zcode')];
 }
 
 const dbIn = (root: string, dir: string): SessionFile | undefined => namedFileIn(CODEC_ID, root, dir, DB_FILE);
