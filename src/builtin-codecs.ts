@@ -45,6 +45,7 @@ import { auggieDescriptor } from '../codecs/auggie/descriptor.js';
 import { zedDescriptor } from '../codecs/zed/descriptor.js';
 import { commandCodeDescriptor } from '../codecs/commandcode/descriptor.js';
 import { muxDescriptor } from '../codecs/mux/descriptor.js';
+import { openHandsDescriptor } from '../codecs/openhands/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -89,5 +90,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: mimoDescriptor, load: async () => (await import('../codecs/mimo/index.js')).mimo },
   { descriptor: commandCodeDescriptor, load: async () => (await import('../codecs/commandcode/index.js')).commandCode },
   { descriptor: muxDescriptor, load: async () => (await import('../codecs/mux/index.js')).mux },
+  { descriptor: openHandsDescriptor, load: async () => (await import('../codecs/openhands/index.js')).openHands },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

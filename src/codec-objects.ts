@@ -69,4 +69,6 @@ export { zed } from '../codecs/zed/index.js';
 export { commandCode } from '../codecs/commandcode/index.js';
 /** Mux's (Xum's) per-workspace usage ledgers (`~/.xum/sessions/<workspace>/session-usage.json`, and the Mux homes'): one cumulative usage event per model. */
 export { mux } from '../codecs/mux/index.js';
+/** OpenHands CLI conversations (`~/.openhands/conversations/<id>/base_state.json` with `events/`): one usage event per LLM call the state records. */
+export { openHands } from '../codecs/openhands/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -539,6 +539,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: false,
   },
+  openhands: {
+    // no real sample exists: conversations written from the OpenHands SDK's types (fixtures/openhands/README.md)
+    async layOut({ home, own }) {
+      await cp(join(own, 'conversations'), join(home, '.openhands', 'conversations'), { recursive: true });
+    },
+    goldens: ['3f9a1c2b7d4e4f60a1b2c3d4e5f60718', '8b2e4d6f1a3c4e5f9071a2b3c4d5e6f7', 'c41d2e3f4a5b4c6d8e9f0a1b2c3d4e5f', 'd5e6f7a8b9c04d1e8f2a3b4c5d6e7f80'],
+    sessions: 4,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */
