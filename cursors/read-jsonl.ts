@@ -71,13 +71,14 @@ function giveBuffer(b: Buffer): void {
 /** Tails larger than this are not buffered: the read restarts from byte 0 instead. */
 export const RESUME_BUFFER_LIMIT = 256 * (1 << 20);
 
-interface StoredState {
+/** What a JSONL cursor's `state` holds: the core's snapshot, the events it left open, the kinds read. */
+export interface StoredState {
   core: unknown;
   replaced: KindCounts;
   kinds: EventKind[];
 }
 
-function isStoredState(v: unknown): v is StoredState {
+export function isStoredState(v: unknown): v is StoredState {
   if (v === null || typeof v !== 'object') return false;
   const s = v as Record<string, unknown>;
   return typeof s.replaced === 'object' && s.replaced !== null && Array.isArray(s.kinds);
@@ -107,7 +108,7 @@ export function assertJsonlCursor(c: unknown, allowEmptyHash = false): asserts c
 }
 
 /** sha256 of the first `length` bytes of an open file, as a live Hash (so it can be extended). */
-function hashPrefix(fd: number, length: number, buf: Buffer): Hash {
+export function hashPrefix(fd: number, length: number, buf: Buffer): Hash {
   const h = nodeCrypto().createHash('sha256');
   let pos = 0;
   while (pos < length) {
@@ -120,20 +121,65 @@ function hashPrefix(fd: number, length: number, buf: Buffer): Hash {
   return h;
 }
 
-function coversKinds(stored: readonly EventKind[], wanted: ReadonlySet<EventKind>): boolean {
+/** Whether a cursor stored for `stored` kinds serves a read of `wanted` ones. */
+export function coversKinds(stored: readonly EventKind[], wanted: ReadonlySet<EventKind>): boolean {
   const set = new Set(stored);
   for (const k of wanted) if (!set.has(k)) return false;
   return true;
 }
 
 /** The core's state from a cursor's, or undefined when the core cannot use it (CURSOR_INVALID). */
-function restoreState<S>(core: LineCore<S>, stored: unknown, ctx: CoreContext): S | undefined {
+export function restoreState<S>(core: LineCore<S>, stored: unknown, ctx: CoreContext): S | undefined {
   try {
     return core.restore(stored, ctx);
   } catch (e) {
     if (e instanceof SessionfoldError && e.code === 'CURSOR_INVALID') return undefined;
     throw e;
   }
+}
+
+/** Where a read starts: from its cursor, checked against the file (`resumePoint`), or from byte 0 and why. */
+export interface ResumePoint<S> {
+  start: ResumeStart;
+  /** The core's restored state; undefined when the read starts from byte 0. */
+  state: S | undefined;
+  offset: number;
+  /** The running sha256 of the bytes before `offset` (verified), or a fresh one; undefined when the read does not hash. */
+  hash: Hash | undefined;
+  /** The cursor's state, when the read resumes from it. */
+  stored: StoredState | undefined;
+}
+
+/**
+ * The cursor contract for a JSONL cursor over a file of `size` bytes open as `fd`: a cursor of another parser
+ * or shape, of other kinds, past the file's end, over a tail too large to hold, or whose prefix changed
+ * restarts the read, saying why; it never fails it. `buf` is a read buffer for the prefix's hash.
+ */
+export function resumePoint<S>(core: LineCore<S>, parser: string, fd: number, size: number, buf: Buffer, options: NormalizedReadOptions, ctx: CoreContext): ResumePoint<S> {
+  const resume = options.resume;
+  const verify = resume?.verifyPrefix !== false;
+  const fresh = (reason: ResumeStart['reason']): ResumePoint<S> => ({
+    start: { restarted: true, reason, replaced: {} },
+    state: undefined,
+    offset: 0,
+    hash: resume && verify ? nodeCrypto().createHash('sha256') : undefined,
+    stored: undefined,
+  });
+  const from = resume?.from;
+  // A stored "no cursor" may be JSON null: the same as none.
+  if (from === undefined || from === null) return fresh('no-cursor');
+  if (from.format !== 'jsonl') return fresh('parser-changed');
+  if (!isJsonlCursor(from, !verify)) return fresh('cursor-invalid');
+  const stored = from.state;
+  if (from.parser !== parser || !isStoredState(stored)) return fresh('parser-changed');
+  if (!coversKinds(stored.kinds, options.kinds)) return fresh('kinds-changed');
+  if (size < from.offset) return fresh('file-shrunk');
+  if (size - from.offset > RESUME_BUFFER_LIMIT) return fresh('prefix-changed');
+  const h = verify ? hashPrefix(fd, from.offset, buf) : undefined;
+  if (h !== undefined && h.copy().digest('hex') !== from.prefixHash) return fresh('prefix-changed');
+  const state = restoreState(core, stored.core, ctx);
+  if (state === undefined) return fresh('cursor-invalid');
+  return { start: { restarted: false, replaced: keepWanted(stored.replaced, options) }, state, offset: from.offset, hash: h, stored };
 }
 
 /**
@@ -145,9 +191,21 @@ export function createJsonlRead<S>(
   codec: Pick<Codec, 'id' | 'parserVersion'>,
   core: LineCore<S>,
 ): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> & EventChunks {
+  return readByChunks(codec, core, (file) => (isZstdPath(file) ? readZstdJsonl : readJsonl));
+}
+
+/** A read of a file by chunks of events, as `createJsonlRead` and the zstd frame reader (read-zstd-frames.ts) run one. */
+export type ChunkRead = <S>(codec: Pick<Codec, 'id' | 'parserVersion'>, core: LineCore<S>, file: string, options: NormalizedReadOptions) => AsyncGenerator<SessionfoldEvent[]>;
+
+/** A codec's `read()` over the chunk read `readFor(file)` picks: events one by one, and by chunk (`EventChunks`). */
+export function readByChunks<S>(
+  codec: Pick<Codec, 'id' | 'parserVersion'>,
+  core: LineCore<S>,
+  readFor: (file: string) => ChunkRead,
+): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> & EventChunks {
   return (file, options) => {
     const o = normalizeReadOptions(options);
-    const read = isZstdPath(file) ? readZstdJsonl : readJsonl;
+    const read = readFor(file);
     return withEventChunks(oneByOne(() => read(codec, core, file, o)), () => read(codec, core, file, o));
   };
 }
@@ -175,38 +233,12 @@ async function* readJsonl<S>(
     const ctx = { file, options };
     const info = options.info;
 
-    let start: ResumeStart = { restarted: true, reason: 'no-cursor', replaced: {} };
-    let state: S | undefined;
-    let offset = 0;
+    const point = resumePoint(core, parser, fh, size, readBuf, options, ctx);
+    let start = point.start;
+    let state = point.state;
+    const offset = point.offset;
     const verify = resume?.verifyPrefix !== false;
-  let hash: Hash | undefined = resume && verify ? nodeCrypto().createHash('sha256') : undefined;
-    // A stored "no cursor" may be JSON null: the same as none.
-    if (resume?.from !== undefined && resume.from !== null) {
-      const from = resume.from;
-      if (from.format !== 'jsonl') start = { restarted: true, reason: 'parser-changed', replaced: {} };
-      // A cursor that cannot be used restarts the read and says why (the cursor contract); it never fails it.
-      else if (!isJsonlCursor(from, !verify)) start = { restarted: true, reason: 'cursor-invalid', replaced: {} };
-      else {
-        const stored = from.state;
-        if (from.parser !== parser || !isStoredState(stored)) start = { restarted: true, reason: 'parser-changed', replaced: {} };
-        else if (!coversKinds(stored.kinds, options.kinds)) start = { restarted: true, reason: 'kinds-changed', replaced: {} };
-        else if (size < from.offset) start = { restarted: true, reason: 'file-shrunk', replaced: {} };
-        else if (size - from.offset > RESUME_BUFFER_LIMIT) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
-        else {
-          const h = verify ? hashPrefix(fh, from.offset, readBuf) : undefined;
-          if (h !== undefined && h.copy().digest('hex') !== from.prefixHash) start = { restarted: true, reason: 'prefix-changed', replaced: {} };
-          else {
-            state = restoreState(core, stored.core, ctx);
-            if (state === undefined) start = { restarted: true, reason: 'cursor-invalid', replaced: {} };
-            else {
-              offset = from.offset;
-              hash = h;
-              start = { restarted: false, replaced: keepWanted(stored.replaced, options) };
-            }
-          }
-        }
-      }
-    }
+    let hash = point.hash;
 
     // A resumed read runs to completion before anything is yielded (see header); a full read streams.
     if (state !== undefined) {
