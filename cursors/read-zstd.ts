@@ -76,20 +76,35 @@ function decompressFile(fd: number, size: number, options: NormalizedReadOptions
  * the cap stops a small blob from filling memory.
  */
 export function decompressZstdBytes(blob: Uint8Array, maxBytes: number): Buffer | undefined {
+  const out = inflate(blob, maxBytes, true);
+  return out.complete ? out.bytes : undefined;
+}
+
+/**
+ * What the first bytes of a zstd frame cut short (a frame still being written) decompress to: the content of
+ * its complete blocks, up to `maxBytes`. Empty when they hold no complete block or are not zstd.
+ */
+export function decompressZstdPrefix(blob: Uint8Array, maxBytes: number): Buffer {
+  return inflate(blob, maxBytes, false).bytes;
+}
+
+/** `blob` through fzstd's stream, `final` when it must end a frame: the output, and whether it went through without an error. */
+function inflate(blob: Uint8Array, maxBytes: number, final: boolean): { bytes: Buffer; complete: boolean } {
   const parts: Uint8Array[] = [];
   let total = 0;
   const d = new (zstdStream())((data) => {
-    total += data.length;
     // thrown out of fzstd's push, which stops decoding there
-    if (total > maxBytes) throw new RangeError('over maxBytes');
+    if (total + data.length > maxBytes) throw new RangeError('over maxBytes');
+    total += data.length;
     if (data.length > 0) parts.push(data.slice());
   });
+  let complete = true;
   try {
-    d.push(blob, true);
+    d.push(blob, final);
   } catch {
-    return undefined;
+    complete = false;
   }
-  return Buffer.concat(parts, total);
+  return { bytes: Buffer.concat(parts, total), complete };
 }
 
 /** A read's events by chunk, as `readJsonl` gives them, from a zstd-compressed JSONL file (see the header). */
