@@ -46,6 +46,7 @@ import { zedDescriptor } from '../codecs/zed/descriptor.js';
 import { commandCodeDescriptor } from '../codecs/commandcode/descriptor.js';
 import { muxDescriptor } from '../codecs/mux/descriptor.js';
 import { openHandsDescriptor } from '../codecs/openhands/descriptor.js';
+import { dshDescriptor } from '../codecs/dsh/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -91,5 +92,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: commandCodeDescriptor, load: async () => (await import('../codecs/commandcode/index.js')).commandCode },
   { descriptor: muxDescriptor, load: async () => (await import('../codecs/mux/index.js')).mux },
   { descriptor: openHandsDescriptor, load: async () => (await import('../codecs/openhands/index.js')).openHands },
+  { descriptor: dshDescriptor, load: async () => (await import('../codecs/dsh/index.js')).dsh },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -71,4 +71,6 @@ export { commandCode } from '../codecs/commandcode/index.js';
 export { mux } from '../codecs/mux/index.js';
 /** OpenHands CLI conversations (`~/.openhands/conversations/<id>/base_state.json` with `events/`): one usage event per LLM call the state records. */
 export { openHands } from '../codecs/openhands/index.js';
+/** DeepSeek Harness session logs (`~/.dsh/sessions/<project>/<session>/session[.vN].jsonl[.zstd]`), incremental, zstd frames resumed at frame boundaries. */
+export { dsh } from '../codecs/dsh/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -36,15 +36,20 @@ export async function buildIfStale(agents: readonly string[]): Promise<void> {
 /**
  * A `cli(args)` for the HOME `home()` returns: stdout and stderr of the built CLI, after checking that
  * `trees()` (a listing of the agents' folders) still equals `before()`, the listing taken when the suite set
- * them up.
+ * them up. `extraEnv()`: an agent's own variables, for a suite whose folders are not under HOME.
  */
-export function agentCliOutput(home: () => string, trees: () => Promise<string[]>, before: () => string[]): (args: string[]) => Promise<{ out: string; err: string }> {
+export function agentCliOutput(
+  home: () => string,
+  trees: () => Promise<string[]>,
+  before: () => string[],
+  extraEnv: () => Record<string, string> = () => ({}),
+): (args: string[]) => Promise<{ out: string; err: string }> {
   return async (args) => {
     const h = home();
     const r = await run(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       maxBuffer: 64 << 20,
-      env: { PATH: process.env.PATH, HOME: h, XDG_CACHE_HOME: join(h, '.cache'), XDG_DATA_HOME: join(h, '.local', 'share'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200' },
+      env: { PATH: process.env.PATH, HOME: h, XDG_CACHE_HOME: join(h, '.cache'), XDG_DATA_HOME: join(h, '.local', 'share'), NO_COLOR: '1', TZ: 'UTC', COLUMNS: '200', ...extraEnv() },
     });
     expect(await trees(), `${args.join(' ')} leaves the agents' trees as they were`).toEqual(before());
     return { out: r.stdout, err: r.stderr };
@@ -52,8 +57,8 @@ export function agentCliOutput(home: () => string, trees: () => Promise<string[]
 }
 
 /** `agentCliOutput`'s stdout alone. */
-export function agentCli(home: () => string, trees: () => Promise<string[]>, before: () => string[]): (args: string[]) => Promise<string> {
-  const both = agentCliOutput(home, trees, before);
+export function agentCli(home: () => string, trees: () => Promise<string[]>, before: () => string[], extraEnv?: () => Record<string, string>): (args: string[]) => Promise<string> {
+  const both = agentCliOutput(home, trees, before, extraEnv);
   return async (args) => (await both(args)).out;
 }
 

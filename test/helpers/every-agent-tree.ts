@@ -550,6 +550,20 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  dsh: {
+    // no real sample is public: logs written from dsh's types (codecs/dsh/README.md), in ~/.dsh and in Cherry
+    // Studio's dsh folder; the plain logs of fixtures/dsh/sdk-sessions need $DSH_SESSION_ROOT, not set here
+    async layOut({ home, own }) {
+      await cp(join(own, 'home', '.dsh'), join(home, '.dsh'), { recursive: true });
+      const cherry = join('.config', 'CherryStudio', 'Data', 'Agents', '.dsh');
+      await cp(join(own, 'home', cherry), join(home, cherry), { recursive: true });
+    },
+    goldens: ['session-6f1d2c3a-8b4e-4f5a-9c7d-1e2f3a4b5c6d', 'session-0a9b8c7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d', 'session-3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', 'cherry-agent-session-7d2e'],
+    sessions: 4,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */
