@@ -32,3 +32,17 @@ export function headStrings(head: Buffer, limit = 4096): Map<string, string> {
   for (const m of text.matchAll(/"([A-Za-z_][\w]*)"\s*:\s*"((?:[^"\\]|\\.)*)"/g)) if (!out.has(m[1] as string)) out.set(m[1] as string, m[2] as string);
   return out;
 }
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/**
+ * The tables an SQLite database's head declares: the names in the `CREATE TABLE` statements of its schema, which
+ * SQLite keeps as text in `sqlite_master`, on the first pages of a database that made its tables first. Empty
+ * for a head that is not an SQLite database's. Names may be quoted with backticks, double quotes or brackets.
+ */
+export function sqliteTablesIn(head: Buffer): Set<string> {
+  const out = new Set<string>();
+  if (head.length < 16 || head.toString('latin1', 0, 16) !== SQLITE_MAGIC) return out;
+  for (const m of head.toString('latin1').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?[`"[]?([A-Za-z_][\w]*)[`"\]]?\s*\(/gi)) out.add(m[1] as string);
+  return out;
+}

@@ -7,19 +7,25 @@
  * files are not. Real databases with OpenCode's tables (test/helpers/opencode-db.ts), unchanged by every read,
  * with nothing created beside them.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kilo } from '../codecs/kilo/index.js';
 import { getKiloCliRoots, isKiloDatabaseName } from '../codecs/kilo/paths.js';
 import { getOpencodeRoots, isDatabaseName, opencode } from '../codecs/opencode/index.js';
 import type { Codec } from '../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../cursors/protocol/events.js';
+import { detectCodec } from '../src/registry.js';
 import { surveySources } from '../src/scan/sources.js';
 import { treeListing } from './helpers/files.js';
 import { emptyOpencodeDb, insertSession, writeDb } from './helpers/opencode-db.js';
+
+const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 
 let home: string;
 let data: string;
@@ -169,5 +175,36 @@ describe('channel databases', () => {
     for (const [name, id] of [['opencode.db', 'ses_x'], ['kilocode.db', 'ses_y'], ['kilo-a b.db', 'ses_z']] as const) dbWith(join(folder, name), id);
     expect(listed(kilo, envOf())).toEqual(['kilo-dev.db#ses_b', 'kilo.db#ses_a', 'opencode-local.db#ses_c']);
     expect(isKiloDatabaseName('opencode.db')).toBe(false);
+  });
+});
+
+describe('a database of the user\'s naming, detected by its tables', () => {
+  it('is OpenCode\'s when it has session, message and part (quoted as drizzle writes them or not), and the CLI reads it without --agent', async () => {
+    const named = dbWith(join(home, 'elsewhere', 'work.sqlite'), 'ses_named');
+    expect((await detectCodec(named, {})).id).toBe('opencode');
+    const drizzle = join(home, 'elsewhere', 'drizzle.db3');
+    const d = new Database(drizzle);
+    d.exec('CREATE TABLE `session` (`id` text PRIMARY KEY); CREATE TABLE `message` (`id` text PRIMARY KEY); CREATE TABLE `part` (`id` text PRIMARY KEY);');
+    d.close();
+    expect((await detectCodec(drizzle, {})).id).toBe('opencode');
+    const before = await treeListing(join(home, 'elsewhere'));
+    const r = spawnSync(process.execPath, [CLI, 'read', named, '--kinds', 'usage'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home } });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as SessionfoldEvent);
+    expect(events.map((e) => [e.type, e.agent, e.sessionId])).toEqual([['usage', 'opencode', 'ses_named']]);
+    expect(await treeListing(join(home, 'elsewhere'))).toEqual(before);
+  });
+
+  it('is no one\'s without those tables, nor Z Code\'s database, which has them beside model_usage', async () => {
+    const other = join(home, 'other.sqlite');
+    const d = new Database(other);
+    d.exec('CREATE TABLE session (id text); CREATE TABLE message (id text);');
+    d.close();
+    await expect(detectCodec(other, {})).rejects.toMatchObject({ code: 'AGENT_NOT_FOUND' });
+    const zcodeLike = join(home, 'z.sqlite');
+    const z = new Database(zcodeLike);
+    z.exec('CREATE TABLE session (id text); CREATE TABLE message (id text); CREATE TABLE part (id text); CREATE TABLE model_usage (id text);');
+    z.close();
+    await expect(detectCodec(zcodeLike, {})).rejects.toMatchObject({ code: 'AGENT_NOT_FOUND' });
   });
 });

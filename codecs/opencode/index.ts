@@ -10,7 +10,7 @@
  */
 import type { BatchRead, Codec, CodecDescriptor, DetectScore, DiscoverOptions, ReadOptions, RowCursor, SessionFile } from '../../cursors/protocol/codec.js';
 import { basename } from 'node:path';
-import { headStrings } from '../../cursors/detect.js';
+import { headStrings, sqliteTablesIn } from '../../cursors/detect.js';
 import { getParserString } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { readCollected, readRecordBatch, recordBatchKey } from '../../cursors/read-collected.js';
@@ -68,13 +68,23 @@ function batchReaderFor(flavor: OpencodeFlavor, parser: string): (reads: readonl
     );
 }
 
-/** The agent's database by its name; a session of its storage tree by its place and its `projectID`. */
+/**
+ * The agent's database by its name; a session of its storage tree by its place and its `projectID`. A database
+ * of another name (`OPENCODE_DB` may give it any) is OpenCode's by its tables, `session`, `message` and `part`,
+ * less surely (1): Kilo CLI and MiMo Code keep the same tables, told apart only by their files' names, and Z Code
+ * keeps tables of those names beside its `model_usage`.
+ */
 function detectorFor(flavor: OpencodeFlavor): (file: string, head: Buffer) => DetectScore {
   return (file, head) => {
     const { db } = splitRecordPath(file);
     if (flavor.isDatabaseName(basename(db))) return 2;
-    return storageOf(file) !== undefined && headStrings(head).has('projectID') ? 2 : 0;
+    if (storageOf(file) !== undefined && headStrings(head).has('projectID')) return 2;
+    return flavor.agent === OPENCODE_FLAVOR.agent && db === file && hasOpencodeTables(sqliteTablesIn(head)) ? 1 : 0;
   };
+}
+
+function hasOpencodeTables(tables: ReadonlySet<string>): boolean {
+  return tables.has('session') && tables.has('message') && tables.has('part') && !tables.has('model_usage');
 }
 
 /** A codec for an agent that keeps OpenCode's database, storage tree and exports under its own roots. */
