@@ -19,7 +19,7 @@ import { closeSync, readSync } from 'node:fs';
 import { openSessionFile } from './open-file.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
-import type { Codec, FingerprintCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
+import type { Codec, CursorUpdate, FingerprintCursor, NormalizedReadOptions, ReadOptions, ResumeOptions, ResumeStart } from './protocol/codec.js';
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
@@ -148,4 +148,34 @@ async function* readDocument(codec: Pick<Codec, 'id' | 'parserVersion'>, parse: 
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A document read whose cursor also holds a stamp of something beside the file (a folder of events, a journal):
+ * the document's fingerprint alone misses a change there, so a cursor whose stamp (`state[key]`) differs from
+ * `stamp(file)` restarts the read (`prefix-changed`), and each cursor handed back carries the stamp taken before
+ * the read.
+ */
+export function stampedDocumentRead(
+  read: (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent>,
+  key: string,
+  stamp: (file: string) => string,
+): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
+  return (file, options = {}) => {
+    const resume = options.resume;
+    if (resume === undefined) return read(file, options);
+    const now = stamp(file);
+    const held = ((resume.from as FingerprintCursor | undefined)?.state as Record<string, unknown> | undefined)?.[key];
+    const stale = resume.from !== undefined && held !== now;
+    const wrapped: ResumeOptions = {
+      ...resume,
+      from: stale ? undefined : resume.from,
+      onStart: (s) => resume.onStart?.(stale ? { ...s, reason: 'prefix-changed' } : s),
+      onCursor: (u: CursorUpdate) => {
+        const state = { ...(u.cursor.state as object | undefined), [key]: now };
+        resume.onCursor?.({ ...u, cursor: { ...u.cursor, state } as FingerprintCursor });
+      },
+    };
+    return read(file, { ...options, resume: wrapped });
+  };
 }

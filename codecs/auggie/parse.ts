@@ -20,20 +20,10 @@ import { lineSkipper, parseJsonText } from '../../cursors/core.js';
 import { newObjectWalk, walkObject } from '../../cursors/object-walk.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { saneCount } from '../../cursors/sane.js';
+import { isoOf, rec, recs, str, type JsonRecord } from '../../cursors/json-value.js';
 import { auggieSessionIdOf, CODEC_ID } from './paths.js';
 
-type Rec = Record<string, unknown>;
-
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec).filter((x): x is Rec => x !== undefined) : []);
-
-/** An ISO-8601 time string as ISO, when it parses. */
-function isoOf(v: unknown): string | undefined {
-  const s = str(v);
-  const ms = s === undefined ? NaN : Date.parse(s);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-}
+type Rec = JsonRecord;
 
 interface Session {
   sessionId: string;

@@ -13,10 +13,9 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { Codec, CursorUpdate, DetectScore, FingerprintCursor, ReadOptions, ResumeOptions } from '../../cursors/protocol/codec.js';
-import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import type { Codec, DetectScore } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
-import { createDocumentRead } from '../../cursors/read-document.js';
+import { createDocumentRead, stampedDocumentRead } from '../../cursors/read-document.js';
 import { parseOpenHandsConversation } from './parse.js';
 import { BASE_STATE, discoverOpenHandsSync, eventsDirOf } from './paths.js';
 import { openHandsDescriptor } from './descriptor.js';
@@ -34,29 +33,8 @@ function eventsStamp(file: string): string {
   return JSON.stringify(s === undefined ? null : [s.size, s.mtimeMs, s.ino, s.ctimeMs]);
 }
 
-const stampOf = (c: unknown): unknown => ((c as FingerprintCursor | undefined)?.state as { events?: unknown } | undefined)?.events;
-
-/**
- * The document read with the `events/` folder in its cursor: the fingerprint of `base_state.json` alone misses an
- * event written between two saves of the state, so a cursor whose folder stamp differs restarts the read
- * (`prefix-changed`), and each cursor handed back carries the stamp taken before the read.
- */
-function readOpenHands(file: string, options: ReadOptions = {}): AsyncGenerator<SessionfoldEvent> {
-  const resume = options.resume;
-  if (resume === undefined) return readDocument(file, options);
-  const stamp = eventsStamp(file);
-  const stale = resume.from !== undefined && stampOf(resume.from) !== stamp;
-  const wrapped: ResumeOptions = {
-    ...resume,
-    from: stale ? undefined : resume.from,
-    onStart: (s) => resume.onStart?.(stale ? { ...s, reason: 'prefix-changed' } : s),
-    onCursor: (u: CursorUpdate) => {
-      const state = { ...(u.cursor.state as object | undefined), events: stamp };
-      resume.onCursor?.({ ...u, cursor: { ...u.cursor, state } as FingerprintCursor });
-    },
-  };
-  return readDocument(file, { ...options, resume: wrapped });
-}
+/** The document read with the `events/` folder's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
+const readOpenHands = stampedDocumentRead(readDocument, 'events', eventsStamp);
 
 const HEAD = /^\s*\{\s*"id"\s*:\s*"[0-9a-fA-F-]{32,36}"\s*,\s*"agent"\s*:/;
 
