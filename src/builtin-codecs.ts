@@ -47,6 +47,7 @@ import { commandCodeDescriptor } from '../codecs/commandcode/descriptor.js';
 import { muxDescriptor } from '../codecs/mux/descriptor.js';
 import { openHandsDescriptor } from '../codecs/openhands/descriptor.js';
 import { dshDescriptor } from '../codecs/dsh/descriptor.js';
+import { jcodeDescriptor } from '../codecs/jcode/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -93,5 +94,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: muxDescriptor, load: async () => (await import('../codecs/mux/index.js')).mux },
   { descriptor: openHandsDescriptor, load: async () => (await import('../codecs/openhands/index.js')).openHands },
   { descriptor: dshDescriptor, load: async () => (await import('../codecs/dsh/index.js')).dsh },
+  { descriptor: jcodeDescriptor, load: async () => (await import('../codecs/jcode/index.js')).jcode },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -73,4 +73,6 @@ export { mux } from '../codecs/mux/index.js';
 export { openHands } from '../codecs/openhands/index.js';
 /** DeepSeek Harness session logs (`~/.dsh/sessions/<project>/<session>/session[.vN].jsonl[.zstd]`), incremental, zstd frames resumed at frame boundaries. */
 export { dsh } from '../codecs/dsh/index.js';
+/** Jcode sessions (`~/.jcode/sessions/<id>.json` with its `.journal.jsonl`): one usage event per assistant message. */
+export { jcode } from '../codecs/jcode/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -1,0 +1,65 @@
+/**
+ * `jcode`: Jcode (1jehuang/jcode), which keeps each session as a snapshot, `~/.jcode/sessions/<id>.json`
+ * (`$JCODE_HOME` moves the folder), rewritten whole at a checkpoint, and a journal beside it,
+ * `<id>.journal.jsonl`, appended between checkpoints and removed by the next one. A session's file is its
+ * snapshot, read behind a fingerprint cursor (cursors/read-document.ts); the journal is a parse dependency, and
+ * its stat is kept in the cursor too, so a read resumed after an append reads the session again. README.md has
+ * the format, the token semantics and the sources.
+ *
+ * @example
+ * import { jcode } from 'sessionfold/codecs/jcode';
+ * for await (const f of jcode.discover(jcode.defaultRoots()))
+ *   for await (const e of jcode.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
+ */
+import { readFileSync, statSync } from 'node:fs';
+import type { Codec, NormalizedReadOptions } from '../../cursors/protocol/codec.js';
+import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
+import { lineSkipper } from '../../cursors/core.js';
+import { fromSyncListing } from '../../cursors/discovery.js';
+import { createDocumentRead, stampedDocumentRead } from '../../cursors/read-document.js';
+import { parseJcodeSession } from './parse.js';
+import { discoverJcodeSync, jcodeSessionIdOf, journalOf } from './paths.js';
+import { jcodeDescriptor } from './descriptor.js';
+
+export { bucketsOf, parseJcodeSession, type JcodeBuckets, type JcodeParseOptions } from './parse.js';
+export { discoverJcodeSync, getJcodeRoots, jcodeSessionIdOf, journalOf } from './paths.js';
+export { PARSER_VERSION } from './descriptor.js';
+
+/** The journal's text, or undefined when there is none (Jcode removes it at each checkpoint). */
+function readJournal(file: string): string | undefined {
+  try {
+    return readFileSync(journalOf(file), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** The document parser: the snapshot's chunks and the journal, into the pure core. */
+function* parseDocument(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
+  const parts: Buffer[] = [];
+  for (const c of chunks()) parts.push(Buffer.from(c));
+  const snapshot = Buffer.concat(parts).toString('utf8');
+  yield* parseJcodeSession(jcodeSessionIdOf(file), snapshot, readJournal(file), { conversation: options.conversation, skip: lineSkipper(options, file) });
+}
+
+const readDocument = createDocumentRead(jcodeDescriptor, parseDocument);
+
+/** The journal's stat (size, mtime, inode, ctime); null without one. */
+function journalStamp(file: string): string {
+  const s = statSync(journalOf(file), { throwIfNoEntry: false });
+  return JSON.stringify(s === undefined ? null : [s.size, s.mtimeMs, s.ino, s.ctimeMs]);
+}
+
+/** The document read with the journal's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
+const readJcode = stampedDocumentRead(readDocument, 'journal', journalStamp);
+
+/** Jcode: session snapshots and journals under `~/.jcode/sessions`; see its README. */
+export const jcode: Codec = {
+  ...jcodeDescriptor,
+  ...fromSyncListing(discoverJcodeSync),
+  getParseDependencies: (file: string) => [journalOf(file)],
+  read: readJcode,
+  resumeCommand: (nativeId: string) => ['jcode', '--resume', nativeId],
+};
+export default jcode;
