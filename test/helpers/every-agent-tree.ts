@@ -550,6 +550,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  jcode: {
+    // no real sample is public: snapshots and a journal written from Jcode's types (fixtures/jcode/README.md)
+    async layOut({ home, own }) {
+      await cp(join(own, 'sessions'), join(home, '.jcode', 'sessions'), { recursive: true });
+    },
+    goldens: ['session_elm_1772611200', 'session_fox_1772441999', 'session_oak_1772546400'],
+    sessions: 3,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   dsh: {
     // no real sample is public: logs written from dsh's types (codecs/dsh/README.md), in ~/.dsh and in Cherry
     // Studio's dsh folder; the plain logs of fixtures/dsh/sdk-sessions need $DSH_SESSION_ROOT, not set here
