@@ -48,6 +48,7 @@ import { muxDescriptor } from '../codecs/mux/descriptor.js';
 import { openHandsDescriptor } from '../codecs/openhands/descriptor.js';
 import { dshDescriptor } from '../codecs/dsh/descriptor.js';
 import { jcodeDescriptor } from '../codecs/jcode/descriptor.js';
+import { fxDescriptor } from '../codecs/fx/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -95,5 +96,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: openHandsDescriptor, load: async () => (await import('../codecs/openhands/index.js')).openHands },
   { descriptor: dshDescriptor, load: async () => (await import('../codecs/dsh/index.js')).dsh },
   { descriptor: jcodeDescriptor, load: async () => (await import('../codecs/jcode/index.js')).jcode },
+  { descriptor: fxDescriptor, load: async () => (await import('../codecs/fx/index.js')).fx },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

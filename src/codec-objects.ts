@@ -75,4 +75,6 @@ export { openHands } from '../codecs/openhands/index.js';
 export { dsh } from '../codecs/dsh/index.js';
 /** Jcode sessions (`~/.jcode/sessions/<id>.json` with its `.journal.jsonl`): one usage event per assistant message. */
 export { jcode } from '../codecs/jcode/index.js';
+/** Vercel Labs' fx session logs (`~/.fx/sessions/<id>/events.jsonl`): usage per model per cumulative checkpoint, as growth. */
+export { fx } from '../codecs/fx/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

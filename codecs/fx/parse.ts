@@ -1,0 +1,228 @@
+/**
+ * The fx engine: a pure, synchronous LineCore (no I/O) over a session's `events.jsonl`, one envelope per line
+ * (`schema_version`, `log_generation`, `seq`, `event_id`, `timestamp_ms`, `kind`, `payload`; README.md has the
+ * format and its sources).
+ *
+ * - `session` at `session_started` (id: the folder's name; cwd: `workspace_root`; start: `created_at_ms`;
+ *   model: the preferred one), again when `workspace_rebound` or `preferences_changed` changes one of those,
+ *   and when the usage becomes unknown or known again (below).
+ * - `usage` per model per `usage_checkpointed`: fx writes the session's whole cumulative ledger there each
+ *   time, so each event is what a model's totals grew by since the previous checkpoint (a span of calls,
+ *   dated by the checkpoint's `timestamp_ms`). A count that fell is taken as no growth, and the highest value
+ *   seen stays the baseline, so nothing is counted twice. `session_started.usage` (a session fx carried over)
+ *   is read the same way.
+ * - A session is `usageUnknown` while its last checkpoint's `billing` is not `complete`, and after a state
+ *   replacement (its ledger is inside the replaced state, which this reader does not decode) until the next
+ *   checkpoint brings the cumulative totals back.
+ *
+ * The conversation (`history_turn_committed`) is not read yet. Lines of other kinds are recognised by the
+ * `kind` near the line's start and never parsed.
+ */
+import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
+import { parseJsonObject } from '../../cursors/core.js';
+import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { saneCost, saneCount } from '../../cursors/sane.js';
+import { CODEC_ID, fxSessionIdOf } from './paths.js';
+
+type Rec = Record<string, unknown>;
+
+/** One model's cumulative ledger as last seen: the baseline the next checkpoint's growth is measured from. */
+interface Ledger {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  web: number;
+  cost: number;
+}
+
+export interface FxState {
+  file: string;
+  sessionId: string;
+  sessionEmitted: boolean;
+  startedAt: string | undefined;
+  cwd: string | undefined;
+  model: string | undefined;
+  /** Per model, the highest cumulative totals seen. */
+  ledgers: Record<string, Ledger>;
+  /** The state was replaced after the last checkpoint: the ledger lies where this reader does not look. */
+  replaced: boolean;
+  /** The last checkpoint's `billing` was not `complete`. */
+  billingOpen: boolean;
+}
+
+/** The kinds whose payload this reader needs; any other line is passed over unparsed. */
+const READ_KINDS = new Set(['session_started', 'preferences_changed', 'workspace_rebound', 'usage_checkpointed', 'state_replacement_committed']);
+/** fx writes `kind` after four fixed fields, well inside this many bytes. */
+const KIND_WINDOW = 384;
+const KIND_RE = /"kind":"([a-z_]+)"/;
+
+const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+/** An epoch-milliseconds time as ISO, when it is a sane date. */
+export function msTime(v: unknown): string | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 8.64e15 ? new Date(v).toISOString() : undefined;
+}
+
+/** The envelope's `kind`, read from the line's head without parsing it. */
+function kindOf(line: Buffer): string | undefined {
+  return KIND_RE.exec(line.subarray(0, KIND_WINDOW).toString('latin1'))?.[1];
+}
+
+function emitSession(s: FxState, offset: number, emit: Emit, extra: Partial<SessionEvent> = {}): void {
+  s.sessionEmitted = true;
+  emit(sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, model: s.model, ...extra }));
+}
+
+const unknownNow = (s: FxState): boolean => s.replaced || s.billingOpen;
+
+/** Emits a session event when the usage's known state changed (and the session's first one if none came yet). */
+function setUnknown(s: FxState, before: boolean, offset: number, emit: Emit): void {
+  const now = unknownNow(s);
+  if (!s.sessionEmitted || now !== before) emitSession(s, offset, emit, { usageUnknown: now });
+}
+
+/** One model's cumulative totals of a snapshot, every count checked before anything changes. */
+function ledgerOf(m: Rec): Ledger {
+  return {
+    input: saneCount(m.input_tokens, 'input_tokens'),
+    output: saneCount(m.output_tokens, 'output_tokens'),
+    cacheRead: saneCount(m.cache_read_tokens, 'cache_read_tokens'),
+    cacheWrite: saneCount(m.cache_write_tokens, 'cache_write_tokens'),
+    web: saneCount(m.billable_web_search_calls, 'billable_web_search_calls'),
+    cost: saneCost(m.total_cost, 'total_cost') ?? 0,
+  };
+}
+
+const ZERO: Ledger = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, web: 0, cost: 0 };
+const grown = (now: number, before: number): number => Math.max(0, now - before);
+
+/** The usage events of one cumulative snapshot: each model's growth over its baseline, which then moves up. */
+function checkpoint(s: FxState, usage: Rec, env: Rec, offset: number): UsageEvent[] {
+  const models = Array.isArray(usage.models) ? usage.models : [];
+  const read: [string, Ledger][] = [];
+  for (const v of models) {
+    const m = rec(v);
+    const name = str(m?.model);
+    if (m !== undefined && name !== undefined) read.push([name, ledgerOf(m)]);
+  }
+  const timestamp = msTime(env.timestamp_ms);
+  const id = str(env.event_id) ?? `@${offset}`;
+  const out: UsageEvent[] = [];
+  for (const [model, now] of read) {
+    const was = s.ledgers[model] ?? ZERO;
+    const d: Ledger = { input: grown(now.input, was.input), output: grown(now.output, was.output), cacheRead: grown(now.cacheRead, was.cacheRead), cacheWrite: grown(now.cacheWrite, was.cacheWrite), web: grown(now.web, was.web), cost: grown(now.cost, was.cost) };
+    s.ledgers[model] = { input: Math.max(now.input, was.input), output: Math.max(now.output, was.output), cacheRead: Math.max(now.cacheRead, was.cacheRead), cacheWrite: Math.max(now.cacheWrite, was.cacheWrite), web: Math.max(now.web, was.web), cost: Math.max(now.cost, was.cost) };
+    if (d.input + d.output + d.cacheRead + d.cacheWrite === 0 && d.cost === 0) continue;
+    out.push(
+      usageEventOf(CODEC_ID, s.sessionId, offset, {
+        model,
+        timestamp,
+        // fx's input counts cache reads and writes in (README "Tokens"): taken out, never below zero
+        inputTokens: Math.max(0, d.input - d.cacheRead - d.cacheWrite),
+        outputTokens: d.output,
+        cacheReadTokens: d.cacheRead,
+        cacheWriteTokens: d.cacheWrite,
+        costUsd: d.cost > 0 ? d.cost : undefined,
+        webSearchRequests: d.web > 0 ? d.web : undefined,
+        singleRequest: false,
+        // the checkpoint's own id: a verbatim copy of the folder keeps it, so folds count it once
+        dedupKey: `${CODEC_ID}:${id}:${model}`,
+      }),
+    );
+  }
+  return out;
+}
+
+function onUsage(s: FxState, usage: Rec | undefined, env: Rec, offset: number, emit: Emit): void {
+  if (usage === undefined) return;
+  const before = unknownNow(s);
+  const events = checkpoint(s, usage, env, offset);
+  if (!s.sessionEmitted) emitSession(s, offset, emit);
+  for (const e of events) emit(e);
+  s.replaced = false;
+  s.billingOpen = usage.billing !== 'complete';
+  setUnknown(s, before, offset, emit);
+}
+
+function record(s: FxState, kind: string, env: Rec, offset: number, emit: Emit): void {
+  const p = rec(env.payload) ?? {};
+  switch (kind) {
+    case 'session_started': {
+      s.cwd = str(p.workspace_root) ?? s.cwd;
+      s.startedAt = msTime(p.created_at_ms) ?? msTime(env.timestamp_ms);
+      s.model = str(rec(p.preferences)?.model) ?? s.model;
+      emitSession(s, offset, emit);
+      onUsage(s, rec(p.usage), env, offset, emit);
+      return;
+    }
+    case 'preferences_changed': {
+      const model = str(p.model_id) ?? str(p.model);
+      if (model === undefined || model === s.model) return;
+      s.model = model;
+      emitSession(s, offset, emit);
+      return;
+    }
+    case 'workspace_rebound': {
+      const cwd = str(p.workspace_root);
+      if (cwd === undefined || cwd === s.cwd) return;
+      s.cwd = cwd;
+      emitSession(s, offset, emit);
+      return;
+    }
+    case 'usage_checkpointed':
+      onUsage(s, rec(p.usage), env, offset, emit);
+      return;
+    default: {
+      // state_replacement_committed
+      const before = unknownNow(s);
+      s.replaced = true;
+      setUnknown(s, before, offset, emit);
+    }
+  }
+}
+
+function restoreLedgers(v: unknown): Record<string, Ledger> {
+  const out: Record<string, Ledger> = {};
+  for (const [model, l] of Object.entries(rec(v) ?? {})) {
+    const r = rec(l);
+    if (r === undefined) continue;
+    const n = (x: unknown): number => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+    out[model] = { input: n(r.input), output: n(r.output), cacheRead: n(r.cacheRead), cacheWrite: n(r.cacheWrite), web: n(r.web), cost: n(r.cost) };
+  }
+  return out;
+}
+
+/** The fx line core. */
+export const fxCore: LineCore<FxState> = {
+  init(ctx: CoreContext): FxState {
+    return { file: ctx.file, sessionId: fxSessionIdOf(ctx.file), sessionEmitted: false, startedAt: undefined, cwd: undefined, model: undefined, ledgers: {}, replaced: false, billingOpen: false };
+  },
+  restore(snapshot, ctx) {
+    const s = this.init(ctx);
+    const o = rec(snapshot) ?? {};
+    s.sessionEmitted = o.sessionEmitted === true;
+    s.startedAt = str(o.startedAt);
+    s.cwd = str(o.cwd);
+    s.model = str(o.model);
+    s.ledgers = restoreLedgers(o.ledgers);
+    s.replaced = o.replaced === true;
+    s.billingOpen = o.billingOpen === true;
+    return s;
+  },
+  snapshot(s) {
+    return { sessionEmitted: s.sessionEmitted, startedAt: s.startedAt, cwd: s.cwd, model: s.model, ledgers: s.ledgers, replaced: s.replaced, billingOpen: s.billingOpen };
+  },
+  line(s, line, start, emit) {
+    const kind = kindOf(line);
+    if (kind === undefined || !READ_KINDS.has(kind)) return;
+    const env = parseJsonObject(line, start, CODEC_ID, s.file);
+    if (env.kind !== kind) return;
+    record(s, kind, env, start, emit);
+  },
+  end(): KindCounts {
+    return {};
+  },
+};

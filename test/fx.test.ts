@@ -1,0 +1,157 @@
+/**
+ * fx (`~/.fx/sessions/<session id>/events.jsonl`) over the session folders of fixtures/fx, written in the byte
+ * order of fx's own encoder (fixtures/fx/README.md): golden events, token totals checked by a deliberately
+ * simple second reader (each model's last cumulative snapshot in the log), growth per checkpoint, usage
+ * unknown while billing is open or after a state replacement, bad lines skipped and counted, chunk invariance
+ * and resume at every cut, discovery and roots. Regenerate the golden files with
+ * `UPDATE_GOLDEN=1 npx vitest run test/fx.test.ts`.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fx, getFxRoots } from '../codecs/fx/index.js';
+import { newReadInfo } from '../cursors/protocol/codec.js';
+import type { SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { byKind, discoverAll, expectChunkInvariant, expectResumeEqualsFull, readEvents } from './helpers/codec-harness.js';
+import { describeChunkingAndResume } from './helpers/fixture-suite.js';
+import { inTempDir as inTempDirOf } from './helpers/files.js';
+import { expectGolden } from './helpers/golden.js';
+import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
+import { jsonLines } from './helpers/json-lines.js';
+
+const ROOT = new URL('../fixtures/fx/sessions/', import.meta.url).pathname;
+const EXPECTED_DIR = new URL('../fixtures/expected/fx/', import.meta.url).pathname;
+const SESSIONS = ['Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+const FIXTURES = SESSIONS.map((s) => `${s}/events.jsonl`);
+
+/** The simple second reader: each model's totals in the last usage snapshot the log holds (it counts no responses). */
+function naiveTotals(text: string): UsageTotals {
+  let last: { models: Record<string, number>[] } | undefined;
+  for (const r of jsonLines(text)) {
+    const usage = r?.payload?.usage;
+    if (usage !== undefined) last = usage;
+  }
+  const t = emptyTotals();
+  for (const m of last?.models ?? []) {
+    t.input += m.input_tokens!;
+    t.cached += m.cache_read_tokens!;
+    t.output += m.output_tokens!;
+  }
+  return t;
+}
+
+const inTempDir = <T>(fn: (dir: string) => Promise<T>): Promise<T> => inTempDirOf('sf-fx-', fn);
+
+async function sessionFile(dir: string, text: string | Buffer, id = 'AbCdEfGhIjKl'): Promise<string> {
+  await mkdir(join(dir, id), { recursive: true });
+  const file = join(dir, id, 'events.jsonl');
+  await writeFile(file, text);
+  return file;
+}
+
+let seq = 0;
+const envelope = (ts: number, kind: string, payload: unknown): string =>
+  `{"schema_version":1,"log_generation":"00112233445566778899aabbccddeeff","seq":${++seq},"event_id":"${seq.toString(16).padStart(32, '0')}","timestamp_ms":${ts},"kind":"${kind}","payload":${JSON.stringify(payload)}}`;
+const started = (ts: number): string =>
+  envelope(ts, 'session_started', { id: 'AbCdEfGhIjKl', created_at_ms: ts, origin_workspace_root: '/w', workspace_root: '/w', conversation_language: 'en', preferences: { model: 'openai/gpt-5', effort: 'auto', fast_mode: false, provider: 'gateway' } });
+const checkpoint = (ts: number, models: Record<string, unknown>[], billing = 'complete'): string =>
+  envelope(ts, 'usage_checkpointed', { usage: { billing, models, pending: [] } });
+const model = (input: number, output: number, cacheRead = 0, cost = 0): Record<string, unknown> => ({ model: 'openai/gpt-5', first_sequence: 1, total_cost: cost, input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: 0, billable_web_search_calls: 0 });
+
+describe('fx golden files', () => {
+  it.each(SESSIONS)('%s: a fresh read equals the checked-in events, with totals of the simple reader', async (id) => {
+    const file = `${ROOT}${id}/events.jsonl`;
+    const events = await readEvents(fx, file);
+    await expectGolden(EXPECTED_DIR, id, events);
+    expect(events[0]).toMatchObject({ type: 'session', sessionId: id });
+    const { responses: _, ...tokens } = codecUsageTotals(events);
+    const { responses: __, ...naive } = naiveTotals(await readFile(file, 'utf8'));
+    expect(tokens).toEqual(naive);
+  });
+
+  it('books each checkpoint\u2019s growth per model, dated by the checkpoint, input without its cache', async () => {
+    const events = await readEvents(fx, `${ROOT}Yk3_p2QxLm8a/events.jsonl`);
+    const usage = byKind(events).usage as UsageEvent[];
+    expect(usage.map((u) => [u.model, u.timestamp, u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.outputTokens, u.costUsd])).toEqual([
+      ['anthropic/claude-sonnet-4.5', new Date(1790000004000).toISOString(), 1000, 9000, 2000, 800, 0.0315],
+      ['anthropic/claude-sonnet-4.5', new Date(1790000009000).toISOString(), 1400, 12000, 600, 1100, 0.0624 - 0.0315],
+      ['openai/gpt-5', new Date(1790000031000).toISOString(), 2200, 3200, 0, 700, 0.0121],
+      ['openai/gpt-5', new Date(1790000040000).toISOString(), 900, 1800, 0, 400, 0.0188 - 0.0121],
+    ]);
+    expect(usage.every((u) => !u.singleRequest && u.reasoningTokens === 0)).toBe(true);
+    expect(usage[2]!.webSearchRequests).toBe(1);
+    const last = (byKind(events).session as SessionEvent[]).at(-1)!;
+    expect(last).toMatchObject({ cwd: '/home/dev/acme/pkg', model: 'openai/gpt-5', startedAt: new Date(1790000000000).toISOString(), usageUnknown: false });
+    // while the ledger still waited on a generation, the session's usage was a lower bound
+    expect((byKind(events).session as SessionEvent[]).some((s) => s.usageUnknown === true)).toBe(true);
+  });
+
+  it('a carried-over ledger counts at the start; a state replacement makes usage unknown until the next checkpoint, which adds only its growth', async () => {
+    const events = await readEvents(fx, `${ROOT}Qz1-R7wVb0Hn/events.jsonl`);
+    const usage = byKind(events).usage as UsageEvent[];
+    expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([[8000, 12000, 2500], [1500, 2000, 400]]);
+    const flags = (byKind(events).session as SessionEvent[]).map((s) => s.usageUnknown);
+    expect(flags.slice(-2)).toEqual([true, false]);
+  });
+});
+
+describeChunkingAndResume(fx, ROOT, FIXTURES);
+
+describe('fx bad input', () => {
+  it('skips and counts a torn checkpoint and one with an absurd count; the rest is read', async () => {
+    await inTempDir(async (dir) => {
+      const torn = checkpoint(1790000002000, [model(100, 10)]).slice(0, 220);
+      const absurd = checkpoint(1790000003000, [model(-5, 10)]);
+      const file = await sessionFile(dir, [started(1790000000000), torn, absurd, checkpoint(1790000004000, [model(300, 30, 100)])].join('\n') + '\n');
+      const info = newReadInfo();
+      const events = await readEvents(fx, file, { info });
+      expect(info.skippedLines).toBe(2);
+      expect((byKind(events).usage as UsageEvent[]).map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([[200, 100, 30]]);
+      await expect(readEvents(fx, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+    });
+  });
+
+  it('a ledger that falls back is no growth, and only what rises past the highest seen counts', async () => {
+    await inTempDir(async (dir) => {
+      const lines = [started(1), checkpoint(2, [model(100, 10)]), checkpoint(3, [model(40, 4)]), checkpoint(4, [model(150, 12)])];
+      const usage = byKind(await readEvents(fx, await sessionFile(dir, lines.join('\n') + '\n'))).usage as UsageEvent[];
+      expect(usage.map((u) => [u.inputTokens, u.outputTokens])).toEqual([[100, 10], [50, 2]]);
+    });
+  });
+
+  it('a copied session folder keeps its checkpoints\u2019 keys, so folds count them once', async () => {
+    await inTempDir(async (dir) => {
+      const text = [started(1), checkpoint(2, [model(100, 10)])].join('\n') + '\n';
+      const a = byKind(await readEvents(fx, await sessionFile(dir, text, 'one'))).usage as UsageEvent[];
+      const b = byKind(await readEvents(fx, await sessionFile(dir, text, 'two'))).usage as UsageEvent[];
+      expect(codecUsageTotals([...a, ...b]).responses).toBe(1);
+    });
+  });
+
+  it('CRLF line ends and multi-byte paths read the same in every chunking, and resumed at every cut', async () => {
+    await inTempDir(async (dir) => {
+      const rebound = envelope(5, 'workspace_rebound', { previous_workspace_root: '/w', workspace_root: '/home/dév/日本語 🚀' });
+      const content = Buffer.from([started(1), checkpoint(2, [model(100, 10)]), rebound, checkpoint(6, [model(180, 20, 50)])].join('\r\n') + '\r\n');
+      const file = await sessionFile(dir, content);
+      const events = await expectChunkInvariant(fx, file);
+      expect((byKind(events).session as SessionEvent[]).at(-1)!.cwd).toBe('/home/dév/日本語 🚀');
+      const cuts = Array.from({ length: content.length + 1 }, (_, i) => i);
+      await expectResumeEqualsFull(fx, content, cuts, {}, 'AbCdEfGhIjKl/events.jsonl');
+    });
+  });
+});
+
+describe('fx discovery and roots', () => {
+  it('~/.fx/sessions, or the folder $SESSIONFOLD_FX_DIR names', () => {
+    expect(getFxRoots({ HOME: '/h' })).toEqual(['/h/.fx/sessions']);
+    expect(getFxRoots({ HOME: '/h', SESSIONFOLD_FX_DIR: '/s' })).toEqual(['/s']);
+    expect(getFxRoots({ HOME: '/h', SESSIONFOLD_FX_DIR: '~/fs' })).toEqual(['/h/fs']);
+  });
+
+  it('finds each session folder\u2019s events.jsonl, and not fx\u2019s v2 store, a folder without a log or a sidecar', async () => {
+    const found = await discoverAll(fx, [ROOT, join(ROOT, 'missing')]);
+    expect(found.map((f) => f.sessionId).sort()).toEqual(SESSIONS);
+    expect(await fx.locate?.([ROOT], 'Yk3_p2QxLm8a')).toMatchObject({ sessionId: 'Yk3_p2QxLm8a' });
+    expect(await fx.locate?.([ROOT], 'v2')).toBeUndefined();
+  });
+});
