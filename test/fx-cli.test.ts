@@ -46,7 +46,7 @@ async function recordedCost(): Promise<number> {
 }
 
 describe('sessionfold CLI over an fx tree', () => {
-  it('sessions list fx lists every session folder with its folder, and not fx\u2019s v2 store', async () => {
+  it('sessions list fx lists every session folder with its folder, and not fx\u2019s v2 store or a staging folder', async () => {
     const rows = JSON.parse(await cli(['sessions', 'list', 'fx', '--json'])) as { sessionId: string; agent: string; cwd?: string }[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual(IDS);
     expect(rows.every((r) => r.agent === 'fx')).toBe(true);

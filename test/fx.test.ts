@@ -10,6 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fx, getFxRoots } from '../codecs/fx/index.js';
+import { isFxSessionId } from '../codecs/fx/paths.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, discoverAll, expectChunkInvariant, expectResumeEqualsFull, readEvents } from './helpers/codec-harness.js';
@@ -148,10 +149,16 @@ describe('fx discovery and roots', () => {
     expect(getFxRoots({ HOME: '/h', SESSIONFOLD_FX_DIR: '~/fs' })).toEqual(['/h/fs']);
   });
 
-  it('finds each session folder\u2019s events.jsonl, and not fx\u2019s v2 store, a folder without a log or a sidecar', async () => {
+  it('finds each session folder\u2019s events.jsonl, and not fx\u2019s v2 store, a staging folder, a folder without a log or a sidecar', async () => {
     const found = await discoverAll(fx, [ROOT, join(ROOT, 'missing')]);
     expect(found.map((f) => f.sessionId).sort()).toEqual(SESSIONS);
     expect(await fx.locate?.([ROOT], 'Yk3_p2QxLm8a')).toMatchObject({ sessionId: 'Yk3_p2QxLm8a' });
     expect(await fx.locate?.([ROOT], 'v2')).toBeUndefined();
+    expect(await fx.locate?.([ROOT], 'creating+5d41402abc4b2a76')).toBeUndefined();
+  });
+
+  it('takes a folder name as fx takes a v1 session id', () => {
+    for (const id of ['Yk3_p2QxLm8a', 'session.v3', 'shell-abc_DEF', 'v2x']) expect(isFxSessionId(id)).toBe(true);
+    for (const id of ['v2', 'V2', '.', '..', 'trash+v1', 'creating+00ff', 'a b', 'x'.repeat(256)]) expect(isFxSessionId(id)).toBe(false);
   });
 });

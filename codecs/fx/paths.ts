@@ -1,9 +1,10 @@
 /**
  * Where fx keeps its sessions (README.md, "Where"): `$HOME/.fx/sessions/<session id>/events.jsonl`, the home
  * being `$HOME` (fx reads no variable of its own for it), and `$SESSIONFOLD_FX_DIR` naming a sessions folder
- * instead. The sessions folder's `v2` entry is fx's newer store, not a session (fx never gives that name to
- * one); a session folder's `session.json`, `usage-v2.json` and sub-folders are not session logs. A session's
- * file is its `events.jsonl`, and its id is the folder's name.
+ * instead. Only a folder named as fx names a session (`session_layout.zig` `validateSessionId`) holds one:
+ * the `v2` store, v1's `creating+…` staging and the `trash+v1` folder a converted session leaves on its way
+ * out are not sessions. A session folder's `session.json`, `usage-v2.json` and sub-folders are not session
+ * logs. A session's file is its `events.jsonl`, and its id is the folder's name.
  */
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -14,8 +15,15 @@ import { DIR, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'fx';
 export const EVENTS_FILE = 'events.jsonl';
-/** fx's newer session root inside the sessions folder (`session_layout.zig` `sessions_v2_dir`): no session. */
+/** fx's sessions-v2 root inside the sessions folder (`session_layout.zig` `sessions_v2_dir`): no session. */
 const V2_DIR = 'v2';
+/** The bytes of a v1 session id (`validateSessionId`); `+` marks fx's staging and trash folders. */
+const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,255}$/;
+
+/** Whether fx would take `name` as a v1 session id. */
+export function isFxSessionId(name: string): boolean {
+  return SESSION_ID_RE.test(name) && name !== '.' && name !== '..' && name.toLowerCase() !== V2_DIR;
+}
 
 /** `$SESSIONFOLD_FX_DIR` when set, else `~/.fx/sessions`. */
 export function getFxRoots(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -35,7 +43,7 @@ export function* discoverFxSync(roots: readonly string[]): Generator<SessionFile
   const seen = new Set<string>();
   for (const root of roots) {
     for (const d of listDir(root)) {
-      if (d.kind !== DIR || d.name.toLowerCase() === V2_DIR) continue;
+      if (d.kind !== DIR || !isFxSessionId(d.name)) continue;
       const f = namedFileIn(CODEC_ID, root, join(root, d.name), EVENTS_FILE);
       if (f === undefined || seen.has(f.path)) continue;
       seen.add(f.path);
