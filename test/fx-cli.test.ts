@@ -1,6 +1,6 @@
 /**
  * The fx codec through the built CLI (dist/), as a subprocess, over a temporary HOME holding fixtures/fx at
- * `~/.fx/sessions/`: `sessions list fx`, `cost report --json --agent fx` (tokens equal to the golden files,
+ * `~/.fx/sessions/`: `sessions list fx` (with `--subagents`, the child marked), `cost report --json --agent fx` (tokens equal to the golden files,
  * fx's own recorded cost) and a checkpoint appended between two reports. The agent's tree is the same after
  * every command.
  */
@@ -13,7 +13,9 @@ import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } f
 
 const FIXTURES = new URL('../fixtures/fx/sessions/', import.meta.url).pathname;
 const EXPECTED = new URL('../fixtures/expected/fx/', import.meta.url).pathname;
-const IDS = ['Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+const IDS = ['Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+/** The subagent child its parent's registry names (fixtures/fx/README.md). */
+const CHILD = 'Ch1-child001';
 
 let home: string;
 let before: string[];
@@ -40,7 +42,7 @@ async function recordedCost(): Promise<number> {
   for (const id of IDS) {
     const lines = (await readFile(join(FIXTURES, id, 'events.jsonl'), 'utf8')).trim().split('\n');
     const last = lines.map((l) => JSON.parse(l).payload?.usage).filter(Boolean).at(-1);
-    for (const m of last.models) sum += m.total_cost;
+    for (const m of last?.models ?? []) sum += m.total_cost;
   }
   return sum;
 }
@@ -50,25 +52,27 @@ describe('sessionfold CLI over an fx tree', () => {
     const rows = JSON.parse(await cli(['sessions', 'list', 'fx', '--json'])) as { sessionId: string; agent: string; cwd?: string }[];
     expect(rows.map((r) => r.sessionId).sort()).toEqual(IDS);
     expect(rows.every((r) => r.agent === 'fx')).toBe(true);
-    expect(rows.find((r) => r.sessionId === IDS[1])!.cwd).toMatch(/^\/home\/dev\/acme/);
+    expect(rows.find((r) => r.sessionId === 'Yk3_p2QxLm8a')!.cwd).toMatch(/^\/home\/dev\/acme/);
+    const all = JSON.parse(await cli(['sessions', 'list', 'fx', '--subagents', '--json'])) as { sessionId: string; subagent?: boolean }[];
+    expect(all.filter((r) => r.subagent === true).map((r) => r.sessionId)).toEqual([CHILD]);
   });
 
   it('cost report --json --agent fx has the golden tokens and the cost fx recorded', async () => {
     const report = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'fx'])) as Report;
-    const usage = await goldenUsage(IDS.map((id) => join(EXPECTED, `${id}.events.jsonl`)));
+    const usage = await goldenUsage([...IDS, CHILD].map((id) => join(EXPECTED, `${id}.events.jsonl`)));
     expectGoldenRow(report, 'fx', usage);
-    expect(report).toMatchObject({ inputTokens: 15000, cacheReadTokens: 40000, cacheWriteTokens: 2600, outputTokens: 5900, unpricedCount: 0 });
+    expect(report).toMatchObject({ inputTokens: 20000, cacheReadTokens: 44000, cacheWriteTokens: 2600, outputTokens: 7100, unpricedCount: 0 });
     expect(report.totalUsd).toBeCloseTo(await recordedCost(), 9);
   });
 
   it('a checkpoint appended to a session log adds its growth to the next report, and the earlier ones once', async () => {
-    const file = join(home, '.fx', 'sessions', IDS[0]!, 'events.jsonl');
+    const file = join(home, '.fx', 'sessions', 'Qz1-R7wVb0Hn', 'events.jsonl');
     const models = [{ model: 'openai/gpt-5', first_sequence: 1, total_cost: 0.0567, input_tokens: 25500, output_tokens: 3000, cache_read_tokens: 15000, cache_write_tokens: 0, billable_web_search_calls: 0 }];
     const line = { schema_version: 1, log_generation: '9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b', seq: 6, event_id: 'b0000000000000000000000000000006', timestamp_ms: 1790100090000, kind: 'usage_checkpointed', payload: { usage: { billing: 'complete', models, pending: [] } } };
     await appendFile(file, JSON.stringify(line) + '\n');
     before = await trees();
     const report = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'fx'])) as Report;
-    expect(report).toMatchObject({ inputTokens: 16000, cacheReadTokens: 41000, outputTokens: 6000 });
+    expect(report).toMatchObject({ inputTokens: 21000, cacheReadTokens: 45000, outputTokens: 7200 });
     expect(report.totalUsd).toBeCloseTo((await recordedCost()) + 0.01, 9);
   });
 });

@@ -22,8 +22,9 @@ import { jsonLines } from './helpers/json-lines.js';
 
 const ROOT = new URL('../fixtures/fx/sessions/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/fx/', import.meta.url).pathname;
-const SESSIONS = ['Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
-const FIXTURES = SESSIONS.map((s) => `${s}/events.jsonl`);
+const SESSIONS = ['Ch1-child001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+/** The chunking suite wants logs of more than one event: the child's holds only its start. */
+const FIXTURES = SESSIONS.filter((s) => s !== 'Ch1-child001').map((s) => `${s}/events.jsonl`);
 
 /** The simple second reader: each model's totals in the last usage snapshot the log holds (it counts no responses). */
 function naiveTotals(text: string): UsageTotals {
@@ -93,6 +94,44 @@ describe('fx golden files', () => {
     expect(usage.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([[8000, 12000, 2500], [1500, 2000, 400]]);
     const flags = (byKind(events).session as SessionEvent[]).map((s) => s.usageUnknown);
     expect(flags.slice(-2)).toEqual([true, false]);
+  });
+});
+
+describe('fx subagents and later logs', () => {
+  it('lists a child its parent’s registry names as a subagent; the parent’s ledger holds only the parent’s calls', async () => {
+    const found = await discoverAll(fx, [ROOT]);
+    expect(found.filter((f) => f.subagent === true).map((f) => f.sessionId)).toEqual(['Ch1-child001']);
+    const child = await readEvents(fx, `${ROOT}Ch1-child001/events.jsonl`);
+    expect(byKind(child).usage ?? []).toEqual([]);
+    // its turn ran calls that no ledger of this log holds
+    expect((byKind(child).session as SessionEvent[]).at(-1)).toMatchObject({ usageUnknown: true });
+    const parent = byKind(await readEvents(fx, `${ROOT}Pa7_parent01/events.jsonl`)).usage as UsageEvent[];
+    expect(parent.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([[5000, 4000, 1200]]);
+  });
+
+  it('a later fx’s per-call usage_recorded lines make the session’s usage unknown, and count nothing', async () => {
+    const events = await readEvents(fx, `${ROOT}Nw2_later001/events.jsonl`);
+    expect(byKind(events).usage ?? []).toEqual([]);
+    const last = (byKind(events).session as SessionEvent[]).at(-1)!;
+    expect(last).toMatchObject({ cwd: '/home/dev/cli', startedAt: new Date(1790300000000).toISOString(), usageUnknown: true });
+  });
+
+  it('a turn committed before any ledger makes usage unknown for good; one after a checkpoint does not', async () => {
+    await inTempDir(async (dir) => {
+      const turn = (ts: number): string => envelope(ts, 'history_turn_committed', { conversation_language: 'en', total_input_tokens: 1, total_output_tokens: 1, turn: {} });
+      const late = await readEvents(fx, await sessionFile(dir, [started(1), turn(2), checkpoint(3, [model(100, 10)])].join('\n') + '\n', 'late'));
+      expect((byKind(late).session as SessionEvent[]).at(-1)).toMatchObject({ usageUnknown: true });
+      const booked = await readEvents(fx, await sessionFile(dir, [started(1), checkpoint(2, [model(100, 10)]), turn(3)].join('\n') + '\n', 'booked'));
+      expect((byKind(booked).session as SessionEvent[]).some((e) => e.usageUnknown === true)).toBe(false);
+    });
+  });
+
+  it('a later fx’s session_started.subagent_child marks the session a subagent', async () => {
+    await inTempDir(async (dir) => {
+      const line = `{"schema_version":1,"kind":"session_started","session_id":"AbCdEfGhIjKl","ts":5,"seq":1,"payload":{"id":"AbCdEfGhIjKl","created_at_ms":5,"workspace_root":"/w","subagent_child":true}}\n`;
+      const events = await readEvents(fx, await sessionFile(dir, line));
+      expect((byKind(events).session as SessionEvent[])[0]).toMatchObject({ subagent: true, cwd: '/w' });
+    });
   });
 });
 

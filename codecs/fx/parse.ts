@@ -13,7 +13,14 @@
  *   is read the same way.
  * - A session is `usageUnknown` while its last checkpoint's `billing` is not `complete`, and after a state
  *   replacement (its ledger is inside the replaced state, which this reader does not decode) until the next
- *   checkpoint brings the cumulative totals back.
+ *   checkpoint brings the cumulative totals back; and for good once a `usage_recorded` line shows the log is
+ *   of the later fx that books each call on a line of its own, which this reader does not read.
+ * - A session is `usageUnknown` for good once a turn is committed (`history_turn_committed`) before any ledger
+ *   came: its calls were booked in no checkpoint of this log. fx gives a subagent child's ledger no
+ *   checkpoint sink, so this is how a child's log looks (README.md "Subagents"); so does a session that
+ *   predates fx's usage ledger.
+ * - `subagent` when `session_started.subagent_child` says so (a later fx's log; discovery marks the children
+ *   of older logs from their parent's registry).
  *
  * The conversation (`history_turn_committed`) is not read yet. Lines of other kinds are recognised by the
  * `kind` near the line's start and never parsed.
@@ -50,11 +57,19 @@ export interface FxState {
   replaced: boolean;
   /** The last checkpoint's `billing` was not `complete`. */
   billingOpen: boolean;
+  /** A `usage_recorded` line came: the calls are booked where this reader does not count them. */
+  perCall: boolean;
+  /** A ledger came (a checkpoint, or one carried over at the start). */
+  booked: boolean;
+  /** A turn was committed before any ledger came: its calls are in no checkpoint here. */
+  unbooked: boolean;
+  /** `session_started.subagent_child` was true. */
+  subagent: boolean;
 }
 
 /** The kinds whose payload this reader needs; any other line is passed over unparsed. */
-const READ_KINDS = new Set(['session_started', 'preferences_changed', 'workspace_rebound', 'usage_checkpointed', 'state_replacement_committed']);
-/** fx writes `kind` after four fixed fields, well inside this many bytes. */
+const READ_KINDS = new Set(['session_started', 'preferences_changed', 'workspace_rebound', 'usage_checkpointed', 'usage_recorded', 'state_replacement_committed']);
+/** fx writes `kind` after four fixed fields (a later fx: second), well inside this many bytes. */
 const KIND_WINDOW = 384;
 const KIND_RE = /"kind":"([a-z_]+)"/;
 
@@ -73,10 +88,10 @@ function kindOf(line: Buffer): string | undefined {
 
 function emitSession(s: FxState, offset: number, emit: Emit, extra: Partial<SessionEvent> = {}): void {
   s.sessionEmitted = true;
-  emit(sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, model: s.model, ...extra }));
+  emit(sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, model: s.model, ...(s.subagent && { subagent: true }), ...extra }));
 }
 
-const unknownNow = (s: FxState): boolean => s.replaced || s.billingOpen;
+const unknownNow = (s: FxState): boolean => s.replaced || s.billingOpen || s.perCall || s.unbooked;
 
 /** Emits a session event when the usage's known state changed (and the session's first one if none came yet). */
 function setUnknown(s: FxState, before: boolean, offset: number, emit: Emit): void {
@@ -108,7 +123,7 @@ function checkpoint(s: FxState, usage: Rec, env: Rec, offset: number): UsageEven
     const name = str(m?.model);
     if (m !== undefined && name !== undefined) read.push([name, ledgerOf(m)]);
   }
-  const timestamp = msTime(env.timestamp_ms);
+  const timestamp = msTime(env.timestamp_ms) ?? msTime(env.ts);
   const id = str(env.event_id) ?? `@${offset}`;
   const out: UsageEvent[] = [];
   for (const [model, now] of read) {
@@ -139,6 +154,7 @@ function checkpoint(s: FxState, usage: Rec, env: Rec, offset: number): UsageEven
 function onUsage(s: FxState, usage: Rec | undefined, env: Rec, offset: number, emit: Emit): void {
   if (usage === undefined) return;
   const before = unknownNow(s);
+  s.booked = true;
   const events = checkpoint(s, usage, env, offset);
   if (!s.sessionEmitted) emitSession(s, offset, emit);
   for (const e of events) emit(e);
@@ -152,8 +168,9 @@ function record(s: FxState, kind: string, env: Rec, offset: number, emit: Emit):
   switch (kind) {
     case 'session_started': {
       s.cwd = str(p.workspace_root) ?? s.cwd;
-      s.startedAt = msTime(p.created_at_ms) ?? msTime(env.timestamp_ms);
+      s.startedAt = msTime(p.created_at_ms) ?? msTime(env.timestamp_ms) ?? msTime(env.ts);
       s.model = str(rec(p.preferences)?.model) ?? s.model;
+      s.subagent = p.subagent_child === true;
       emitSession(s, offset, emit);
       onUsage(s, rec(p.usage), env, offset, emit);
       return;
@@ -175,13 +192,28 @@ function record(s: FxState, kind: string, env: Rec, offset: number, emit: Emit):
     case 'usage_checkpointed':
       onUsage(s, rec(p.usage), env, offset, emit);
       return;
+    case 'usage_recorded': {
+      const before = unknownNow(s);
+      s.perCall = true;
+      setUnknown(s, before, offset, emit);
+      return;
+    }
     default: {
       // state_replacement_committed
       const before = unknownNow(s);
       s.replaced = true;
+      // the replaced state holds the session's ledger: its calls were booked, where this reader does not look
+      s.booked = true;
       setUnknown(s, before, offset, emit);
     }
   }
+}
+
+/** A committed turn, judged by its kind alone (its payload, the turn's whole content, is not parsed). */
+function onTurn(s: FxState, offset: number, emit: Emit): void {
+  if (s.booked || s.unbooked || !s.sessionEmitted) return;
+  s.unbooked = true;
+  emitSession(s, offset, emit, { usageUnknown: true });
 }
 
 function restoreLedgers(v: unknown): Record<string, Ledger> {
@@ -198,7 +230,7 @@ function restoreLedgers(v: unknown): Record<string, Ledger> {
 /** The fx line core. */
 export const fxCore: LineCore<FxState> = {
   init(ctx: CoreContext): FxState {
-    return { file: ctx.file, sessionId: fxSessionIdOf(ctx.file), sessionEmitted: false, startedAt: undefined, cwd: undefined, model: undefined, ledgers: {}, replaced: false, billingOpen: false };
+    return { file: ctx.file, sessionId: fxSessionIdOf(ctx.file), sessionEmitted: false, startedAt: undefined, cwd: undefined, model: undefined, ledgers: {}, replaced: false, billingOpen: false, perCall: false, booked: false, unbooked: false, subagent: false };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
@@ -210,13 +242,18 @@ export const fxCore: LineCore<FxState> = {
     s.ledgers = restoreLedgers(o.ledgers);
     s.replaced = o.replaced === true;
     s.billingOpen = o.billingOpen === true;
+    s.perCall = o.perCall === true;
+    s.booked = o.booked === true;
+    s.unbooked = o.unbooked === true;
+    s.subagent = o.subagent === true;
     return s;
   },
   snapshot(s) {
-    return { sessionEmitted: s.sessionEmitted, startedAt: s.startedAt, cwd: s.cwd, model: s.model, ledgers: s.ledgers, replaced: s.replaced, billingOpen: s.billingOpen };
+    return { sessionEmitted: s.sessionEmitted, startedAt: s.startedAt, cwd: s.cwd, model: s.model, ledgers: s.ledgers, replaced: s.replaced, billingOpen: s.billingOpen, perCall: s.perCall, booked: s.booked, unbooked: s.unbooked, subagent: s.subagent };
   },
   line(s, line, start, emit) {
     const kind = kindOf(line);
+    if (kind === 'history_turn_committed') return onTurn(s, start, emit);
     if (kind === undefined || !READ_KINDS.has(kind)) return;
     const env = parseJsonObject(line, start, CODEC_ID, s.file);
     if (env.kind !== kind) return;

@@ -4,8 +4,10 @@
  * instead. Only a folder named as fx names a session (`session_layout.zig` `validateSessionId`) holds one:
  * the `v2` store, v1's `creating+…` staging and the `trash+v1` folder a converted session leaves on its way
  * out are not sessions. A session folder's `session.json`, `usage-v2.json` and sub-folders are not session
- * logs. A session's file is its `events.jsonl`, and its id is the folder's name.
+ * logs. A session's file is its `events.jsonl`, and its id is the folder's name. A subagent child is a session
+ * folder of its own that its parent's `subagent/children.json` lists (`child_state.zig`): listed as a subagent.
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
@@ -38,16 +40,33 @@ export function fxSessionIdOf(file: string): string {
   return file === '-' ? '-' : basename(dirname(file));
 }
 
+/** fx's registry of a parent session's subagent children (`child_state.zig`), inside the parent's folder. */
+const CHILDREN_FILE = join('subagent', 'children.json');
+
+/** The ids of the children a session folder's registry lists; none when it is missing or not fx's shape. */
+export function fxChildIdsIn(sessionDir: string): string[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(join(sessionDir, CHILDREN_FILE), 'utf8'));
+  } catch {
+    return [];
+  }
+  const children = (doc as { children?: unknown } | null)?.children;
+  if (!Array.isArray(children)) return [];
+  return children.map((c) => (c as { id?: unknown } | null)?.id).filter((id): id is string => typeof id === 'string' && isFxSessionId(id));
+}
+
 /** Every session folder's `events.jsonl` under the roots, synchronously; missing roots are skipped. */
 export function* discoverFxSync(roots: readonly string[]): Generator<SessionFile> {
   const seen = new Set<string>();
   for (const root of roots) {
-    for (const d of listDir(root)) {
-      if (d.kind !== DIR || !isFxSessionId(d.name)) continue;
+    const dirs = listDir(root).filter((d) => d.kind === DIR && isFxSessionId(d.name));
+    const children = new Set(dirs.flatMap((d) => fxChildIdsIn(join(root, d.name))));
+    for (const d of dirs) {
       const f = namedFileIn(CODEC_ID, root, join(root, d.name), EVENTS_FILE);
       if (f === undefined || seen.has(f.path)) continue;
       seen.add(f.path);
-      yield { ...f, sessionId: d.name };
+      yield { ...f, sessionId: d.name, ...(children.has(d.name) && { subagent: true }) };
     }
   }
 }
