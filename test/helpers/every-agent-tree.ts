@@ -575,6 +575,19 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  fx: {
+    // no real sample is public: logs written in the byte order of fx's own encoder (fixtures/fx/README.md),
+    // with the v2 store's folder and a staging folder beside them (neither a session); the subagent child is
+    // not listed
+    async layOut({ home, own }) {
+      await cp(join(own, 'sessions'), join(home, '.fx', 'sessions'), { recursive: true });
+    },
+    goldens: ['Ch1-child001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'],
+    sessions: 4,
+    usage: 'tokens',
+    titles: false,
+    cwd: true,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */
