@@ -13,7 +13,7 @@ import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } f
 
 const FIXTURES = new URL('../fixtures/fx/sessions/', import.meta.url).pathname;
 const EXPECTED = new URL('../fixtures/expected/fx/', import.meta.url).pathname;
-const IDS = ['Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+const IDS = ['Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
 /** The subagent child its parent's registry names (fixtures/fx/README.md). */
 const CHILD = 'Ch1-child001';
 
@@ -36,13 +36,19 @@ const cli = agentCli(() => home, trees, () => before);
 
 type Report = AgentRow & { totalUsd: number; unpricedCount: number };
 
-/** Each model's `total_cost` in the last snapshot of each golden session: what fx recorded in all. */
+/**
+ * What fx recorded in all: each model's `total_cost` in the last snapshot of each golden session, plus each
+ * generation's last `usage_recorded` cost.
+ */
 async function recordedCost(): Promise<number> {
   let sum = 0;
   for (const id of IDS) {
-    const lines = (await readFile(join(FIXTURES, id, 'events.jsonl'), 'utf8')).trim().split('\n');
-    const last = lines.map((l) => JSON.parse(l).payload?.usage).filter(Boolean).at(-1);
+    const records = (await readFile(join(FIXTURES, id, 'events.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const last = records.map((r) => r.payload?.usage).filter(Boolean).at(-1);
     for (const m of last?.models ?? []) sum += m.total_cost;
+    const calls = new Map<string, number>();
+    for (const r of records) if (r.kind === 'usage_recorded') calls.set(r.payload.generation_id, r.payload.total_cost ?? 0);
+    for (const c of calls.values()) sum += c;
   }
   return sum;
 }
@@ -61,18 +67,32 @@ describe('sessionfold CLI over an fx tree', () => {
     const report = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'fx'])) as Report;
     const usage = await goldenUsage([...IDS, CHILD].map((id) => join(EXPECTED, `${id}.events.jsonl`)));
     expectGoldenRow(report, 'fx', usage);
-    expect(report).toMatchObject({ inputTokens: 20000, cacheReadTokens: 44000, cacheWriteTokens: 2600, outputTokens: 7100, unpricedCount: 0 });
+    // gen_02's first line has no cost yet; its replacing line's cost is the one reported
+    expect(report).toMatchObject({ unpricedCount: 0 });
     expect(report.totalUsd).toBeCloseTo(await recordedCost(), 9);
   });
 
   it('a checkpoint appended to a session log adds its growth to the next report, and the earlier ones once', async () => {
+    const first = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'fx'])) as Report;
     const file = join(home, '.fx', 'sessions', 'Qz1-R7wVb0Hn', 'events.jsonl');
     const models = [{ model: 'openai/gpt-5', first_sequence: 1, total_cost: 0.0567, input_tokens: 25500, output_tokens: 3000, cache_read_tokens: 15000, cache_write_tokens: 0, billable_web_search_calls: 0 }];
     const line = { schema_version: 1, log_generation: '9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b', seq: 6, event_id: 'b0000000000000000000000000000006', timestamp_ms: 1790100090000, kind: 'usage_checkpointed', payload: { usage: { billing: 'complete', models, pending: [] } } };
     await appendFile(file, JSON.stringify(line) + '\n');
     before = await trees();
     const report = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'fx'])) as Report;
-    expect(report).toMatchObject({ inputTokens: 21000, cacheReadTokens: 45000, outputTokens: 7200 });
+    // the growth over the last checkpoint (23500 in, 14000 of it cached, 2900 out): its uncached input apart
+    expect(report).toMatchObject({ inputTokens: first.inputTokens + 1000, cacheReadTokens: first.cacheReadTokens + 1000, outputTokens: first.outputTokens + 100 });
     expect(report.totalUsd).toBeCloseTo((await recordedCost()) + 0.01, 9);
+  });
+
+  it('a late-settled line appended for a call already reported replaces its cost, and adds no tokens', async () => {
+    const first = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'fx'])) as Report;
+    const file = join(home, '.fx', 'sessions', 'Nw2_later001', 'events.jsonl');
+    const payload = { generation_id: 'gen_03', model: 'anthropic/claude-sonnet-4.5', input_tokens: 12000, output_tokens: 900, cache_read_tokens: 8000, cache_write_tokens: 2500, reasoning_tokens: null, total_cost: 0.0401, billable_web_search_calls: 0 };
+    await appendFile(file, JSON.stringify({ schema_version: 1, kind: 'usage_recorded', session_id: 'Nw2_later001', ts: 1790300040000, seq: 9, payload }) + '\n');
+    before = await trees();
+    const report = JSON.parse(await cli(['cost', 'report', '--json', '--agent', 'fx'])) as Report;
+    expect(report).toMatchObject({ inputTokens: first.inputTokens, cacheReadTokens: first.cacheReadTokens, outputTokens: first.outputTokens });
+    expect(report.totalUsd).toBeCloseTo(first.totalUsd + 0.01, 9);
   });
 });

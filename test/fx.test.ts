@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fx, getFxRoots } from '../codecs/fx/index.js';
 import { isFxSessionId } from '../codecs/fx/paths.js';
+import { OPEN_GENERATIONS } from '../codecs/fx/recorded.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
 import type { SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, discoverAll, expectChunkInvariant, expectResumeEqualsFull, readEvents } from './helpers/codec-harness.js';
@@ -22,22 +23,28 @@ import { jsonLines } from './helpers/json-lines.js';
 
 const ROOT = new URL('../fixtures/fx/sessions/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/fx/', import.meta.url).pathname;
-const SESSIONS = ['Ch1-child001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+const SESSIONS = ['Ch1-child001', 'Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
 /** The chunking suite wants logs of more than one event: the child's holds only its start. */
 const FIXTURES = SESSIONS.filter((s) => s !== 'Ch1-child001').map((s) => `${s}/events.jsonl`);
 
-/** The simple second reader: each model's totals in the last usage snapshot the log holds (it counts no responses). */
+/**
+ * The simple second reader (it counts no responses): each model's totals in the last usage snapshot the log
+ * holds, plus each generation's last `usage_recorded` line.
+ */
 function naiveTotals(text: string): UsageTotals {
   let last: { models: Record<string, number>[] } | undefined;
+  const calls = new Map<string, Record<string, number | null>>();
   for (const r of jsonLines(text)) {
     const usage = r?.payload?.usage;
     if (usage !== undefined) last = usage;
+    if (r?.kind === 'usage_recorded') calls.set(r.payload.generation_id, r.payload);
   }
   const t = emptyTotals();
-  for (const m of last?.models ?? []) {
+  for (const m of [...(last?.models ?? []), ...calls.values()]) {
     t.input += m.input_tokens!;
     t.cached += m.cache_read_tokens!;
     t.output += m.output_tokens!;
+    t.reasoning += m.reasoning_tokens ?? 0;
   }
   return t;
 }
@@ -58,6 +65,8 @@ const started = (ts: number): string =>
   envelope(ts, 'session_started', { id: 'AbCdEfGhIjKl', created_at_ms: ts, origin_workspace_root: '/w', workspace_root: '/w', conversation_language: 'en', preferences: { model: 'openai/gpt-5', effort: 'auto', fast_mode: false, provider: 'gateway' } });
 const checkpoint = (ts: number, models: Record<string, unknown>[], billing = 'complete'): string =>
   envelope(ts, 'usage_checkpointed', { usage: { billing, models, pending: [] } });
+const recordedLine = (ts: number, gen: string, input: number, output: number, cacheRead = 0, cost: number | null = null): string =>
+  `{"schema_version":1,"kind":"usage_recorded","session_id":"AbCdEfGhIjKl","ts":${ts},"seq":${++seq},"payload":${JSON.stringify({ generation_id: gen, model: 'openai/gpt-5', input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: 0, reasoning_tokens: null, total_cost: cost, billable_web_search_calls: 0 })}}`;
 const model = (input: number, output: number, cacheRead = 0, cost = 0): Record<string, unknown> => ({ model: 'openai/gpt-5', first_sequence: 1, total_cost: cost, input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: 0, billable_web_search_calls: 0 });
 
 describe('fx golden files', () => {
@@ -109,11 +118,55 @@ describe('fx subagents and later logs', () => {
     expect(parent.map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([[5000, 4000, 1200]]);
   });
 
-  it('a later fx’s per-call usage_recorded lines make the session’s usage unknown, and count nothing', async () => {
+  it('a later fx’s usage_recorded lines: one event per generation, the late-settled line replacing the first', async () => {
     const events = await readEvents(fx, `${ROOT}Nw2_later001/events.jsonl`);
-    expect(byKind(events).usage ?? []).toEqual([]);
-    const last = (byKind(events).session as SessionEvent[]).at(-1)!;
-    expect(last).toMatchObject({ cwd: '/home/dev/cli', startedAt: new Date(1790300000000).toISOString(), usageUnknown: true });
+    const usage = byKind(events).usage as UsageEvent[];
+    expect(usage.map((u) => [u.dedupKey, u.model, u.timestamp, u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens, u.outputTokens, u.reasoningTokens, u.costUsd])).toEqual([
+      ['fx:gen_01', 'openai/gpt-5', new Date(1790300005000).toISOString(), 4000, 1000, 0, 300, 120, 0.009],
+      ['fx:gen_02', 'openai/gpt-5', new Date(1790300012000).toISOString(), 3000, 4000, 0, 500, 200, 0.0115],
+      ['fx:gen_03', 'anthropic/claude-sonnet-4.5', new Date(1790300030000).toISOString(), 1500, 8000, 2500, 900, 0, 0.0301],
+    ]);
+    expect(usage.every((u) => u.singleRequest)).toBe(true);
+    expect(usage[1]!.webSearchRequests).toBe(1);
+    const sessions = byKind(events).session as SessionEvent[];
+    expect(sessions.some((s) => s.usageUnknown === true)).toBe(false);
+    expect(sessions.at(-1)).toMatchObject({ cwd: '/home/dev/cli', model: 'anthropic/claude-sonnet-4.5', startedAt: new Date(1790300000000).toISOString() });
+  });
+
+  it('a log with both ledgers counts each call once: a checkpoint after per-call lines adds only what they lack', async () => {
+    const mixed = byKind(await readEvents(fx, `${ROOT}Mx4_mixed001/events.jsonl`)).usage as UsageEvent[];
+    expect(mixed.map((u) => [u.singleRequest, u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([[false, 4000, 2000, 900], [true, 1500, 1500, 200]]);
+    await inTempDir(async (dir) => {
+      const call = recordedLine(3, 'g1', 100, 10, 40);
+      const lines = [started(1), call, checkpoint(4, [model(150, 12, 60)])];
+      const usage = byKind(await readEvents(fx, await sessionFile(dir, lines.join('\n') + '\n'))).usage as UsageEvent[];
+      expect(codecUsageTotals(usage)).toMatchObject({ input: 150, cached: 60, output: 12 });
+    });
+  });
+
+  it('a replacing line resumed apart from its first counts once, with the last line’s figures, at every cut', async () => {
+    const content = await readFile(`${ROOT}Nw2_later001/events.jsonl`);
+    const cuts = Array.from({ length: content.length + 1 }, (_, i) => i);
+    await expectResumeEqualsFull(fx, content, cuts, {}, 'Nw2_later001/events.jsonl');
+  });
+
+  it('a generation replaced after OPEN_GENERATIONS newer ones comes again under the same key, so it counts once', async () => {
+    await inTempDir(async (dir) => {
+      const lines = [started(1), ...Array.from({ length: OPEN_GENERATIONS + 1 }, (_, i) => recordedLine(2 + i, `g${i}`, 100, 10)), recordedLine(999, 'g0', 100, 10, 0, 0.5)];
+      const usage = byKind(await readEvents(fx, await sessionFile(dir, lines.join('\n') + '\n'))).usage as UsageEvent[];
+      expect(usage).toHaveLength(OPEN_GENERATIONS + 2);
+      expect(usage.filter((u) => u.dedupKey === 'fx:g0')).toHaveLength(2);
+      expect(codecUsageTotals(usage).responses).toBe(OPEN_GENERATIONS + 1);
+    });
+  });
+
+  it('a turn completed before any usage line makes usage unknown', async () => {
+    await inTempDir(async (dir) => {
+      const done = `{"schema_version":1,"kind":"turn_completed","session_id":"AbCdEfGhIjKl","ts":2,"turn_id":"t1","seq":2,"payload":{"outcome":"completed"}}`;
+      const events = await readEvents(fx, await sessionFile(dir, [started(1), done, recordedLine(3, 'g1', 100, 10)].join('\n') + '\n'));
+      expect((byKind(events).session as SessionEvent[]).at(-1)).toMatchObject({ usageUnknown: true });
+      expect(byKind(events).usage).toHaveLength(1);
+    });
   });
 
   it('a turn committed before any ledger makes usage unknown for good; one after a checkpoint does not', async () => {
@@ -148,6 +201,18 @@ describe('fx bad input', () => {
       expect(info.skippedLines).toBe(2);
       expect((byKind(events).usage as UsageEvent[]).map((u) => [u.inputTokens, u.cacheReadTokens, u.outputTokens])).toEqual([[200, 100, 30]]);
       await expect(readEvents(fx, file, { strict: true })).rejects.toMatchObject({ code: 'PARSE_ERROR' });
+    });
+  });
+
+  it('skips and counts a usage_recorded line fx would refuse: cache above input, no generation id, reasoning above output', async () => {
+    await inTempDir(async (dir) => {
+      const noId = recordedLine(3, '', 100, 10);
+      const reasoning = recordedLine(4, 'g2', 100, 10).replace('"reasoning_tokens":null', '"reasoning_tokens":11');
+      const file = await sessionFile(dir, [started(1), recordedLine(2, 'g1', 100, 10, 101), noId, reasoning, recordedLine(5, 'g3', 100, 10, 50)].join('\n') + '\n');
+      const info = newReadInfo();
+      const usage = byKind(await readEvents(fx, file, { info })).usage as UsageEvent[];
+      expect(info.skippedLines).toBe(3);
+      expect(usage.map((u) => u.dedupKey)).toEqual(['fx:g3']);
     });
   });
 

@@ -13,10 +13,12 @@
  *   is read the same way.
  * - A session is `usageUnknown` while its last checkpoint's `billing` is not `complete`, and after a state
  *   replacement (its ledger is inside the replaced state, which this reader does not decode) until the next
- *   checkpoint brings the cumulative totals back; and for good once a `usage_recorded` line shows the log is
- *   of the later fx that books each call on a line of its own, which this reader does not read.
- * - A session is `usageUnknown` for good once a turn is committed (`history_turn_committed`) before any ledger
- *   came: its calls were booked in no checkpoint of this log. fx gives a subagent child's ledger no
+ *   checkpoint brings the cumulative totals back.
+ * - `usage` per call per `usage_recorded` (fx's per-call ledger, recorded.ts): one event per generation, the
+ *   last line of a generation winning; held open while a later line may still replace it. Each call also raises
+ *   its model's baseline, so a checkpoint after such lines counts only what they do not hold.
+ * - A session is `usageUnknown` for good once a turn is committed (`history_turn_committed`, or a later fx's
+ *   `turn_completed`) before any usage came: its calls were booked nowhere in this log. fx gives a subagent child's ledger no
  *   checkpoint sink, so this is how a child's log looks (README.md "Subagents"); so does a session that
  *   predates fx's usage ledger.
  * - `subagent` when `session_started.subagent_child` says so (a later fx's log; discovery marks the children
@@ -27,10 +29,12 @@
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
+import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, fxSessionIdOf } from './paths.js';
+import { flushRecorded, holdRecorded, rawOf, recordedCallOf, recordedEvent, restoreRecorded } from './recorded.js';
 
 type Rec = Record<string, unknown>;
 
@@ -57,9 +61,9 @@ export interface FxState {
   replaced: boolean;
   /** The last checkpoint's `billing` was not `complete`. */
   billingOpen: boolean;
-  /** A `usage_recorded` line came: the calls are booked where this reader does not count them. */
-  perCall: boolean;
-  /** A ledger came (a checkpoint, or one carried over at the start). */
+  /** The per-call events a later `usage_recorded` line may still replace, oldest first (recorded.ts). */
+  open: UsageEvent[];
+  /** Usage came (a checkpoint, a ledger carried over at the start, or a call's line). */
   booked: boolean;
   /** A turn was committed before any ledger came: its calls are in no checkpoint here. */
   unbooked: boolean;
@@ -69,6 +73,8 @@ export interface FxState {
 
 /** The kinds whose payload this reader needs; any other line is passed over unparsed. */
 const READ_KINDS = new Set(['session_started', 'preferences_changed', 'workspace_rebound', 'usage_checkpointed', 'usage_recorded', 'state_replacement_committed']);
+/** The kinds that close a turn: one before any usage means calls this log booked nowhere. */
+const TURN_KINDS = new Set(['history_turn_committed', 'turn_completed']);
 /** fx writes `kind` after four fixed fields (a later fx: second), well inside this many bytes. */
 const KIND_WINDOW = 384;
 const KIND_RE = /"kind":"([a-z_]+)"/;
@@ -91,7 +97,7 @@ function emitSession(s: FxState, offset: number, emit: Emit, extra: Partial<Sess
   emit(sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, model: s.model, ...(s.subagent && { subagent: true }), ...extra }));
 }
 
-const unknownNow = (s: FxState): boolean => s.replaced || s.billingOpen || s.perCall || s.unbooked;
+const unknownNow = (s: FxState): boolean => s.replaced || s.billingOpen || s.unbooked;
 
 /** Emits a session event when the usage's known state changed (and the session's first one if none came yet). */
 function setUnknown(s: FxState, before: boolean, offset: number, emit: Emit): void {
@@ -124,7 +130,8 @@ function checkpoint(s: FxState, usage: Rec, env: Rec, offset: number): UsageEven
     if (m !== undefined && name !== undefined) read.push([name, ledgerOf(m)]);
   }
   const timestamp = msTime(env.timestamp_ms) ?? msTime(env.ts);
-  const id = str(env.event_id) ?? `@${offset}`;
+  // the later envelope has no event id: its session id and sequence name the line as well
+  const id = str(env.event_id) ?? `${str(env.session_id) ?? s.sessionId}#${typeof env.seq === 'number' ? env.seq : `@${offset}`}`;
   const out: UsageEvent[] = [];
   for (const [model, now] of read) {
     const was = s.ledgers[model] ?? ZERO;
@@ -192,12 +199,9 @@ function record(s: FxState, kind: string, env: Rec, offset: number, emit: Emit):
     case 'usage_checkpointed':
       onUsage(s, rec(p.usage), env, offset, emit);
       return;
-    case 'usage_recorded': {
-      const before = unknownNow(s);
-      s.perCall = true;
-      setUnknown(s, before, offset, emit);
+    case 'usage_recorded':
+      onRecorded(s, p, env, offset, emit);
       return;
-    }
     default: {
       // state_replacement_committed
       const before = unknownNow(s);
@@ -207,6 +211,21 @@ function record(s: FxState, kind: string, env: Rec, offset: number, emit: Emit):
       setUnknown(s, before, offset, emit);
     }
   }
+}
+
+/** One call's line: its event held open, and its model's baseline raised by what it adds (or changes). */
+function onRecorded(s: FxState, p: Rec, env: Rec, offset: number, emit: Emit): void {
+  const call = recordedCallOf(p, s.file, offset);
+  const timestamp = msTime(env.ts) ?? msTime(env.timestamp_ms);
+  if (timestamp === undefined) throw new SessionfoldError('MALFORMED_LINE', `usage_recorded at byte ${offset} of ${s.file}: no time`, { agent: CODEC_ID, file: s.file, byteOffset: offset });
+  if (!s.sessionEmitted) emitSession(s, offset, emit);
+  s.booked = true;
+  const event = recordedEvent(s.sessionId, offset, timestamp, call);
+  const was = holdRecorded(s.open, event, emit);
+  const now = rawOf(event);
+  const before = was === undefined ? undefined : rawOf(was);
+  const l = (s.ledgers[call.model] ??= { ...ZERO });
+  for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'web', 'cost'] as const) l[k] = Math.max(0, l[k] + now[k] - (before?.[k] ?? 0));
 }
 
 /** A committed turn, judged by its kind alone (its payload, the turn's whole content, is not parsed). */
@@ -230,7 +249,7 @@ function restoreLedgers(v: unknown): Record<string, Ledger> {
 /** The fx line core. */
 export const fxCore: LineCore<FxState> = {
   init(ctx: CoreContext): FxState {
-    return { file: ctx.file, sessionId: fxSessionIdOf(ctx.file), sessionEmitted: false, startedAt: undefined, cwd: undefined, model: undefined, ledgers: {}, replaced: false, billingOpen: false, perCall: false, booked: false, unbooked: false, subagent: false };
+    return { file: ctx.file, sessionId: fxSessionIdOf(ctx.file), sessionEmitted: false, startedAt: undefined, cwd: undefined, model: undefined, ledgers: {}, replaced: false, billingOpen: false, open: [], booked: false, unbooked: false, subagent: false };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
@@ -242,24 +261,24 @@ export const fxCore: LineCore<FxState> = {
     s.ledgers = restoreLedgers(o.ledgers);
     s.replaced = o.replaced === true;
     s.billingOpen = o.billingOpen === true;
-    s.perCall = o.perCall === true;
+    s.open = restoreRecorded(o.open);
     s.booked = o.booked === true;
     s.unbooked = o.unbooked === true;
     s.subagent = o.subagent === true;
     return s;
   },
   snapshot(s) {
-    return { sessionEmitted: s.sessionEmitted, startedAt: s.startedAt, cwd: s.cwd, model: s.model, ledgers: s.ledgers, replaced: s.replaced, billingOpen: s.billingOpen, perCall: s.perCall, booked: s.booked, unbooked: s.unbooked, subagent: s.subagent };
+    return { sessionEmitted: s.sessionEmitted, startedAt: s.startedAt, cwd: s.cwd, model: s.model, ledgers: s.ledgers, replaced: s.replaced, billingOpen: s.billingOpen, open: s.open, booked: s.booked, unbooked: s.unbooked, subagent: s.subagent };
   },
   line(s, line, start, emit) {
     const kind = kindOf(line);
-    if (kind === 'history_turn_committed') return onTurn(s, start, emit);
+    if (kind !== undefined && TURN_KINDS.has(kind)) return onTurn(s, start, emit);
     if (kind === undefined || !READ_KINDS.has(kind)) return;
     const env = parseJsonObject(line, start, CODEC_ID, s.file);
     if (env.kind !== kind) return;
     record(s, kind, env, start, emit);
   },
-  end(): KindCounts {
-    return {};
+  end(s, emit): KindCounts {
+    return flushRecorded(s.open, emit);
   },
 };

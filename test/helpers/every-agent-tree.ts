@@ -582,8 +582,8 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     async layOut({ home, own }) {
       await cp(join(own, 'sessions'), join(home, '.fx', 'sessions'), { recursive: true });
     },
-    goldens: ['Ch1-child001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'],
-    sessions: 4,
+    goldens: ['Ch1-child001', 'Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'],
+    sessions: 5,
     usage: 'tokens',
     titles: false,
     cwd: true,
