@@ -275,9 +275,11 @@ describe('openhands bad records', () => {
 
 describe('openhands discovery and roots', () => {
   it('SESSIONFOLD_OPENHANDS_DIR, else $OPENHANDS_CONVERSATIONS_DIR, else $OPENHANDS_PERSISTENCE_DIR/conversations, else ~/.openhands/conversations', () => {
-    expect(getOpenHandsRoots({ HOME: '/h' })).toEqual(['/h/.openhands/conversations']);
-    expect(getOpenHandsRoots({ HOME: '/h', OPENHANDS_PERSISTENCE_DIR: '~/oh' })).toEqual(['/h/oh/conversations']);
-    expect(getOpenHandsRoots({ HOME: '/h', OPENHANDS_PERSISTENCE_DIR: '/p', OPENHANDS_CONVERSATIONS_DIR: '~/c' })).toEqual(['/h/c']);
+    // the web app's folder is the second root (test/openhands-app.test.ts)
+    const app = '/h/.openhands/v1/events';
+    expect(getOpenHandsRoots({ HOME: '/h' })).toEqual(['/h/.openhands/conversations', app]);
+    expect(getOpenHandsRoots({ HOME: '/h', OPENHANDS_PERSISTENCE_DIR: '~/oh' })).toEqual(['/h/oh/conversations', app]);
+    expect(getOpenHandsRoots({ HOME: '/h', OPENHANDS_PERSISTENCE_DIR: '/p', OPENHANDS_CONVERSATIONS_DIR: '~/c' })).toEqual(['/h/c', app]);
     expect(getOpenHandsRoots({ HOME: '/h', OPENHANDS_CONVERSATIONS_DIR: '/c', SESSIONFOLD_OPENHANDS_DIR: '/a,/b' })).toEqual(['/a', '/b']);
   });
 

@@ -4,7 +4,10 @@
  * (with the LLM usage of the conversation), and `events/`, one JSON file per event. A session's file is its
  * `base_state.json`, read in chunks behind a fingerprint cursor (cursors/read-document.ts); the `events/` folder
  * is a parse dependency, and its stat is kept in the cursor too, so a read resumed after an event was written
- * reads the conversation again. README.md has the format, the token semantics and the sources.
+ * reads the conversation again. The web app's V1 server keeps its own copy of each conversation's events,
+ * `<persistence>/v1/events/<uuid>/` (app.ts): there the session's file is the folder's first event file, and
+ * the folder and the app's database are its dependencies. README.md has the format, the token semantics and
+ * the sources.
  *
  * @example
  * import { openHands } from 'sessionfold/codecs/openhands';
@@ -12,42 +15,56 @@
  *   for await (const e of openHands.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
 import { statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Codec, DetectScore } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead, stampedDocumentRead } from '../../cursors/read-document.js';
 import { parseOpenHandsConversation } from './parse.js';
-import { BASE_STATE, discoverOpenHandsSync, eventsDirOf } from './paths.js';
+import { parseOpenHandsApp } from './app.js';
+import { BASE_STATE, appDbOf, discoverOpenHandsSync, eventsDirOf, isAppEventFile } from './paths.js';
 import { openHandsDescriptor } from './descriptor.js';
 
 export { parseOpenHandsConversation } from './parse.js';
+export { listAppEventFiles, parseOpenHandsApp } from './app.js';
 export { bucketsOf, readStats } from './stats.js';
-export { conversationIdOf, discoverOpenHandsSync, eventsDirOf, getOpenHandsRoots } from './paths.js';
+export { appConversationId, appDbOf, conversationIdOf, discoverOpenHandsSync, eventsDirOf, getOpenHandsRoots, isAppEventFile } from './paths.js';
 export { PARSER_VERSION } from './descriptor.js';
 
 const readDocument = createDocumentRead(openHandsDescriptor, parseOpenHandsConversation);
 
-/** The `events/` folder's stat, as discovery stamps a dependency (size, mtime, inode, ctime); null without one. */
-function eventsStamp(file: string): string {
-  const s = statSync(eventsDirOf(file), { throwIfNoEntry: false });
-  return JSON.stringify(s === undefined ? null : [s.size, s.mtimeMs, s.ino, s.ctimeMs]);
+/** A path's stat, as discovery stamps a dependency (size, mtime, inode, ctime); null without one. */
+function statStamp(path: string): unknown {
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s === undefined ? null : [s.size, s.mtimeMs, s.ino, s.ctimeMs];
 }
 
-/** The document read with the `events/` folder's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
-const readOpenHands = stampedDocumentRead(readDocument, 'events', eventsStamp);
+/** The CLI's document read with the `events/` folder's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
+const readCli = stampedDocumentRead(readDocument, 'events', (file) => JSON.stringify(statStamp(eventsDirOf(file))));
+
+/** An app conversation's parse dependencies: its folder (events are only added) and the app's database (its title). */
+const appDependencies = (file: string): string[] => [dirname(file), appDbOf(file), `${appDbOf(file)}-wal`];
+
+/** The app's read: its first event file as the document, the stamps of its dependencies in the cursor. */
+const readApp = stampedDocumentRead(createDocumentRead(openHandsDescriptor, parseOpenHandsApp), 'events', (file) => JSON.stringify(appDependencies(file).map(statStamp)));
+
+const readOpenHands: Codec['read'] = (file, options) => (isAppEventFile(file) ? readApp(file, options) : readCli(file, options));
 
 const HEAD = /^\s*\{\s*"id"\s*:\s*"[0-9a-fA-F-]{32,36}"\s*,\s*"agent"\s*:/;
+/** An SDK event as the app dumps it (`model_dump(mode='json')`, indented): `kind` first. */
+const APP_HEAD = /^\{\s*"kind"\s*:\s*"[A-Za-z.]+"\s*,/;
 
-/** A `base_state.json` that begins as the SDK's `ConversationState` dump does (`id`, then `agent`). */
+/** A `base_state.json` that begins as the SDK's `ConversationState` dump does (`id`, then `agent`), or an app event file. */
 function detect(file: string, head: Buffer): DetectScore {
-  return basename(file) === BASE_STATE && HEAD.test(head.subarray(0, 4096).toString('utf8')) ? 2 : 0;
+  const text = head.subarray(0, 4096).toString('utf8');
+  if (isAppEventFile(file)) return APP_HEAD.test(text) ? 2 : 0;
+  return basename(file) === BASE_STATE && HEAD.test(text) ? 2 : 0;
 }
 
-/** OpenHands CLI: conversation folders under `~/.openhands/conversations`; see its README. */
+/** OpenHands: the CLI's conversation folders under `~/.openhands/conversations` and the web app's `~/.openhands/v1/events`; see its README. */
 export const openHands: Codec = {
   ...openHandsDescriptor,
   ...fromSyncListing(discoverOpenHandsSync),
-  getParseDependencies: (file: string) => [eventsDirOf(file)],
+  getParseDependencies: (file: string) => (isAppEventFile(file) ? appDependencies(file) : [eventsDirOf(file)]),
   read: readOpenHands,
   detect,
   resumeCommand: (nativeId: string) => ['openhands', '--resume', nativeId],

@@ -19,9 +19,10 @@ export function kindOf(r: Rec): string | undefined {
 
 /**
  * Model names that name no model: `MetricsSnapshot.model_name`'s default (`default`), `TokenUsage.model`'s (``),
- * and the placeholder of an ACP-run conversation's LLM (`acp-managed`, `agent/acp_agent.py`).
+ * the placeholder of an ACP-run conversation's LLM (`acp-managed`, `agent/acp_agent.py`), and what the agent
+ * server puts in place of model names in the stats it streams (`<redacted>`, `conversation_stats.py`).
  */
-const NO_MODEL: ReadonlySet<string> = new Set(['default', 'acp-managed']);
+const NO_MODEL: ReadonlySet<string> = new Set(['default', 'acp-managed', '<redacted>']);
 
 /** `v` as a model name, undefined when it names none. */
 export function modelName(v: unknown): string | undefined {

@@ -64,16 +64,16 @@ export interface Stats {
 }
 
 /** A `TokenUsage` as counts; MALFORMED_LINE for an absurd one. */
-function tokensOf(t: Rec): Tokens {
+export function tokensOf(t: Rec): Tokens {
   const out = {} as Tokens;
   for (const k of KEYS) out[k] = saneCount(t[FIELDS[k]], FIELDS[k]);
   return out;
 }
 
-const isZero = (t: Tokens): boolean => KEYS.every((k) => t[k] === 0);
+export const isZero = (t: Tokens): boolean => KEYS.every((k) => t[k] === 0);
 
 /** `a - b` field by field, when no field of `a` is below `b`'s; undefined otherwise. */
-function beyond(a: Tokens, b: Tokens): Tokens | undefined {
+export function beyond(a: Tokens, b: Tokens): Tokens | undefined {
   const out = {} as Tokens;
   for (const k of KEYS) {
     if (a[k] < b[k]) return undefined;
