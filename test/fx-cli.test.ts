@@ -1,6 +1,7 @@
 /**
  * The fx codec through the built CLI (dist/), as a subprocess, over a temporary HOME holding fixtures/fx at
- * `~/.fx/sessions/`: `sessions list fx` (with `--subagents`, the child marked), `cost report --json --agent fx` (tokens equal to the golden files,
+ * `~/.fx/sessions/`: `sessions list fx` (with `--subagents`, the child marked), `sessions show` (the
+ * conversation, messages and tool calls), `cost report --json --agent fx` (tokens equal to the golden files,
  * fx's own recorded cost) and a checkpoint appended between two reports. The agent's tree is the same after
  * every command.
  */
@@ -13,7 +14,7 @@ import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } f
 
 const FIXTURES = new URL('../fixtures/fx/sessions/', import.meta.url).pathname;
 const EXPECTED = new URL('../fixtures/expected/fx/', import.meta.url).pathname;
-const IDS = ['Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+const IDS = ['Cv5_convo0001', 'Cv6_later0001', 'Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
 /** The subagent child its parent's registry names (fixtures/fx/README.md). */
 const CHILD = 'Ch1-child001';
 
@@ -61,6 +62,21 @@ describe('sessionfold CLI over an fx tree', () => {
     expect(rows.find((r) => r.sessionId === 'Yk3_p2QxLm8a')!.cwd).toMatch(/^\/home\/dev\/acme/);
     const all = JSON.parse(await cli(['sessions', 'list', 'fx', '--subagents', '--json'])) as { sessionId: string; subagent?: boolean }[];
     expect(all.filter((r) => r.subagent === true).map((r) => r.sessionId)).toEqual([CHILD]);
+  });
+
+  it('sessions show fx <id> has the conversation: messages, thinking, tool calls with their results', async () => {
+    const s = JSON.parse(await cli(['sessions', 'show', 'fx', 'Cv5_convo0001', '--format', 'json'])) as { title?: string; messages: { role: string; content: string; thinking?: string; toolCalls?: { toolCallId: string; output?: unknown; isError?: boolean }[] }[] };
+    expect(s.title).toBe('Why does the build fail?');
+    const golden = (await readFile(join(EXPECTED, 'Cv5_convo0001.events.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const texts = golden.filter((e) => e.type === 'message' && e.text !== '').map((e) => e.text);
+    for (const t of texts) expect(s.messages.some((m) => m.content === t)).toBe(true);
+    const calls = s.messages.flatMap((m) => m.toolCalls ?? []);
+    expect(calls.map((c) => c.toolCallId).sort()).toEqual(golden.filter((e) => e.type === 'tool_call').map((e) => e.callId).sort());
+    expect(calls.find((c) => c.toolCallId === 'call_b')).toMatchObject({ output: 'error: FileNotFound', isError: true });
+    expect(s.messages.some((m) => m.thinking === 'Read the build file first.')).toBe(true);
+    const later = await cli(['sessions', 'show', 'fx:Cv6_later0001', '--format', 'markdown', '--no-pager']);
+    expect(later).toContain('Rename the flag to --format');
+    expect(later).toContain('Renamed --json to --format in args.zig.');
   });
 
   it('cost report --json --agent fx has the golden tokens and the cost fx recorded', async () => {

@@ -13,7 +13,7 @@ import { fx, getFxRoots } from '../codecs/fx/index.js';
 import { isFxSessionId } from '../codecs/fx/paths.js';
 import { OPEN_GENERATIONS } from '../codecs/fx/recorded.js';
 import { newReadInfo } from '../cursors/protocol/codec.js';
-import type { SessionEvent, UsageEvent } from '../cursors/protocol/events.js';
+import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, discoverAll, expectChunkInvariant, expectResumeEqualsFull, readEvents } from './helpers/codec-harness.js';
 import { describeChunkingAndResume } from './helpers/fixture-suite.js';
 import { inTempDir as inTempDirOf } from './helpers/files.js';
@@ -23,7 +23,7 @@ import { jsonLines } from './helpers/json-lines.js';
 
 const ROOT = new URL('../fixtures/fx/sessions/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/fx/', import.meta.url).pathname;
-const SESSIONS = ['Ch1-child001', 'Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
+const SESSIONS = ['Ch1-child001', 'Cv5_convo0001', 'Cv6_later0001', 'Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'];
 /** The chunking suite wants logs of more than one event: the child's holds only its start. */
 const FIXTURES = SESSIONS.filter((s) => s !== 'Ch1-child001').map((s) => `${s}/events.jsonl`);
 
@@ -184,6 +184,51 @@ describe('fx subagents and later logs', () => {
       const line = `{"schema_version":1,"kind":"session_started","session_id":"AbCdEfGhIjKl","ts":5,"seq":1,"payload":{"id":"AbCdEfGhIjKl","created_at_ms":5,"workspace_root":"/w","subagent_child":true}}\n`;
       const events = await readEvents(fx, await sessionFile(dir, line));
       expect((byKind(events).session as SessionEvent[])[0]).toMatchObject({ subagent: true, cwd: '/w' });
+    });
+  });
+});
+
+describe('fx conversation', () => {
+  const file = (id: string): string => `${ROOT}${id}/events.jsonl`;
+  const messages = (events: SessionfoldEvent[]): MessageEvent[] => byKind(events).message as MessageEvent[];
+
+  it('an older fx’s committed turns: user, each step’s text and thinking, its calls and their results, the answer', async () => {
+    const events = await readEvents(fx, file('Cv5_convo0001'));
+    const turn = events.filter((e) => e.offset === events.find((x) => x.type === 'message')!.offset);
+    expect(turn.map((e) => (e.type === 'message' ? `${e.role}${e.subtype ? `/${e.subtype}` : ''}` : e.type))).toEqual(['user', 'assistant', 'tool_call', 'tool_call', 'tool_result', 'tool_result', 'assistant', 'tool_call', 'tool_result', 'user/steer', 'assistant']);
+    const calls = byKind(events).tool_call as ToolCallEvent[];
+    const results = byKind(events).tool_result as ToolResultEvent[];
+    // every result answers a call read before it; the interrupted turn's call in flight has none
+    for (const r of results) expect(calls.findIndex((c) => c.callId === r.callId)).toBeGreaterThanOrEqual(0);
+    expect(calls.filter((c) => !results.some((r) => r.callId === c.callId)).map((c) => c.callId)).toEqual(['call_d']);
+    expect(results.find((r) => r.callId === 'call_b')).toMatchObject({ isError: true, toolName: 'bash', output: 'error: FileNotFound' });
+    expect(calls.find((c) => c.callId === 'call_a')!.input).toEqual({ path: 'build.zig' });
+    expect(calls.find((c) => c.callId === 'call_c')!.input).toBe('not json');
+    const m = messages(events);
+    expect(m.at(-1)).toMatchObject({ role: 'system', subtype: 'compaction' });
+    // fx writes bytes that are not UTF-8 as base64: decoded, the stray byte replaced
+    expect(m.some((x) => x.role === 'user' && x.text === 'caf\uFFFD au lait')).toBe(true);
+    expect(m.find((x) => x.role === 'assistant' && x.text.startsWith('The import path'))).toMatchObject({ thinking: 'The error names build.zig line 12.', model: 'anthropic/claude-sonnet-4.5' });
+  });
+
+  it('a later fx’s items: the user’s turn, thinking once though fx repeats it for a retry, a failed message marked', async () => {
+    const m = messages(await readEvents(fx, file('Cv6_later0001')));
+    expect(m.map((x) => [x.role, x.nativeId, x.subtype])).toEqual([['user', 't1', undefined], ['assistant', 'rs_1', undefined], ['assistant', 'msg_1', 'error'], ['assistant', 'msg_2', undefined]]);
+    expect(m[1]).toMatchObject({ text: '', thinking: 'The flag lives in args.zig.' });
+  });
+
+  it('a usage-only read parses no conversation line: torn ones are skipped in a full read only, the usage the same', async () => {
+    await inTempDir(async (dir) => {
+      const tornTurn = envelope(3, 'history_turn_committed', { conversation_language: 'en', turn: { kind: 'assistant' } }).slice(0, 200);
+      const tornItem = `{"schema_version":1,"kind":"assistant_message_completed","session_id":"AbCdEfGhIjKl","ts":4,"turn_id":"t1","item_id":"m1","seq":9,"payload":{"text":"cut`;
+      const f = await sessionFile(dir, [started(1), checkpoint(2, [model(100, 10)]), tornTurn, tornItem, checkpoint(5, [model(300, 30)])].join('\n') + '\n');
+      const full = newReadInfo();
+      const all = await readEvents(fx, f, { info: full });
+      const usageOnly = newReadInfo();
+      const usage = await readEvents(fx, f, { kinds: ['usage'], info: usageOnly });
+      expect([full.skippedLines, usageOnly.skippedLines]).toEqual([2, 0]);
+      expect(usage).toEqual(byKind(all).usage);
+      expect(usage).toHaveLength(2);
     });
   });
 });

@@ -24,8 +24,10 @@
  * - `subagent` when `session_started.subagent_child` says so (a later fx's log; discovery marks the children
  *   of older logs from their parent's registry).
  *
- * The conversation (`history_turn_committed`) is not read yet. Lines of other kinds are recognised by the
- * `kind` near the line's start and never parsed.
+ * - `message`, `tool_call` and `tool_result` from the conversation's lines (conversation.ts), only when the
+ *   read wants one of those kinds: a usage-only read still judges a turn line by its kind alone.
+ *
+ * Lines of other kinds are recognised by the `kind` near the line's start and never parsed.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject } from '../../cursors/core.js';
@@ -34,6 +36,7 @@ import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protoco
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, fxSessionIdOf } from './paths.js';
+import { historyTurn, messageCompleted, reasoningCompleted, turnStarted, type TurnContext } from './conversation.js';
 import { flushRecorded, holdRecorded, rawOf, recordedCallOf, recordedEvent, restoreRecorded } from './recorded.js';
 
 type Rec = Record<string, unknown>;
@@ -69,12 +72,18 @@ export interface FxState {
   unbooked: boolean;
   /** `session_started.subagent_child` was true. */
   subagent: boolean;
+  /** The read wants the conversation (from the read's kinds; not part of the snapshot). */
+  conversation: boolean;
+  /** The reasoning items of the open turn already emitted: fx repeats a retried block under its id. */
+  reasoningIds: string[];
 }
 
 /** The kinds whose payload this reader needs; any other line is passed over unparsed. */
 const READ_KINDS = new Set(['session_started', 'preferences_changed', 'workspace_rebound', 'usage_checkpointed', 'usage_recorded', 'state_replacement_committed']);
 /** The kinds that close a turn: one before any usage means calls this log booked nowhere. */
 const TURN_KINDS = new Set(['history_turn_committed', 'turn_completed']);
+/** The kinds that hold the conversation, parsed only when a read wants it. */
+const CONVERSATION_KINDS = new Set(['history_turn_committed', 'turn_started', 'assistant_message_completed', 'reasoning_completed']);
 /** fx writes `kind` after four fixed fields (a later fx: second), well inside this many bytes. */
 const KIND_WINDOW = 384;
 const KIND_RE = /"kind":"([a-z_]+)"/;
@@ -228,6 +237,35 @@ function onRecorded(s: FxState, p: Rec, env: Rec, offset: number, emit: Emit): v
   for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'web', 'cost'] as const) l[k] = Math.max(0, l[k] + now[k] - (before?.[k] ?? 0));
 }
 
+/** A conversation line's events (conversation.ts); a turn line first counts as a turn for the usage. */
+function onConversation(s: FxState, kind: string, line: Buffer, start: number, emit: Emit): void {
+  if (TURN_KINDS.has(kind)) onTurn(s, start, emit);
+  const env = parseJsonObject(line, start, CODEC_ID, s.file);
+  if (env.kind !== kind) return;
+  const p = rec(env.payload) ?? {};
+  const c: TurnContext = { sessionId: s.sessionId, offset: start, timestamp: msTime(env.timestamp_ms) ?? msTime(env.ts), model: s.model, emit };
+  const itemId = str(env.item_id);
+  switch (kind) {
+    case 'history_turn_committed': {
+      const turn = rec(p.turn);
+      if (turn !== undefined) historyTurn(c, turn);
+      return;
+    }
+    case 'turn_started':
+      s.reasoningIds = [];
+      turnStarted(c, p, str(env.turn_id));
+      return;
+    case 'assistant_message_completed':
+      messageCompleted(c, p, itemId);
+      return;
+    default:
+      // reasoning_completed
+      if (itemId !== undefined && s.reasoningIds.includes(itemId)) return;
+      if (itemId !== undefined) s.reasoningIds.push(itemId);
+      reasoningCompleted(c, p, itemId);
+  }
+}
+
 /** A committed turn, judged by its kind alone (its payload, the turn's whole content, is not parsed). */
 function onTurn(s: FxState, offset: number, emit: Emit): void {
   if (s.booked || s.unbooked || !s.sessionEmitted) return;
@@ -249,7 +287,7 @@ function restoreLedgers(v: unknown): Record<string, Ledger> {
 /** The fx line core. */
 export const fxCore: LineCore<FxState> = {
   init(ctx: CoreContext): FxState {
-    return { file: ctx.file, sessionId: fxSessionIdOf(ctx.file), sessionEmitted: false, startedAt: undefined, cwd: undefined, model: undefined, ledgers: {}, replaced: false, billingOpen: false, open: [], booked: false, unbooked: false, subagent: false };
+    return { file: ctx.file, sessionId: fxSessionIdOf(ctx.file), sessionEmitted: false, startedAt: undefined, cwd: undefined, model: undefined, ledgers: {}, replaced: false, billingOpen: false, open: [], booked: false, unbooked: false, subagent: false, conversation: ctx.options.conversation, reasoningIds: [] };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
@@ -265,13 +303,15 @@ export const fxCore: LineCore<FxState> = {
     s.booked = o.booked === true;
     s.unbooked = o.unbooked === true;
     s.subagent = o.subagent === true;
+    s.reasoningIds = Array.isArray(o.reasoningIds) ? o.reasoningIds.filter((x): x is string => typeof x === 'string') : [];
     return s;
   },
   snapshot(s) {
-    return { sessionEmitted: s.sessionEmitted, startedAt: s.startedAt, cwd: s.cwd, model: s.model, ledgers: s.ledgers, replaced: s.replaced, billingOpen: s.billingOpen, open: s.open, booked: s.booked, unbooked: s.unbooked, subagent: s.subagent };
+    return { sessionEmitted: s.sessionEmitted, startedAt: s.startedAt, cwd: s.cwd, model: s.model, ledgers: s.ledgers, replaced: s.replaced, billingOpen: s.billingOpen, open: s.open, booked: s.booked, unbooked: s.unbooked, subagent: s.subagent, reasoningIds: s.reasoningIds };
   },
   line(s, line, start, emit) {
     const kind = kindOf(line);
+    if (kind !== undefined && s.conversation && CONVERSATION_KINDS.has(kind)) return onConversation(s, kind, line, start, emit);
     if (kind !== undefined && TURN_KINDS.has(kind)) return onTurn(s, start, emit);
     if (kind === undefined || !READ_KINDS.has(kind)) return;
     const env = parseJsonObject(line, start, CODEC_ID, s.file);
