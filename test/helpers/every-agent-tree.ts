@@ -582,10 +582,10 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     async layOut({ home, own }) {
       await cp(join(own, 'sessions'), join(home, '.fx', 'sessions'), { recursive: true });
     },
-    goldens: ['Ch1-child001', 'Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'],
-    sessions: 5,
+    goldens: ['Ch1-child001', 'Cv5_convo0001', 'Cv6_later0001', 'Mx4_mixed001', 'Nw2_later001', 'Pa7_parent01', 'Qz1-R7wVb0Hn', 'Yk3_p2QxLm8a'],
+    sessions: 7,
     usage: 'tokens',
-    titles: false,
+    titles: true,
     cwd: true,
   },
 };
