@@ -6,13 +6,12 @@
  * the golden files, a fork's inherited calls once) and a compressed log growing by a frame between two reports.
  * The agent's folders are the same, byte for byte, after every command.
  */
-import { createHash } from 'node:crypto';
-import { appendFile, cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashesReady } from '../cursors/ids.js';
-import { treeListing } from './helpers/files.js';
+import { treeDigests } from './helpers/files.js';
 import { agentCli, buildIfStale, expectGoldenRow, goldenUsage, type AgentRow } from './helpers/agent-cli.js';
 import { rawZstdFrame } from './helpers/zstd-raw.js';
 import { CHERRY, CURRENT, DSH_EXPECTED as EXPECTED, DSH_FIXTURES as FIXTURES, MAIN, N3 } from './helpers/dsh-fixtures.js';
@@ -23,16 +22,7 @@ let sdk: string;
 let before: string[];
 
 /** Every file and folder under the agent's folders, with a digest of each file's bytes. */
-async function trees(): Promise<string[]> {
-  const out: string[] = [];
-  for (const dir of [join(home, '.dsh'), join(home, '.config'), sdk]) {
-    for (const entry of await treeListing(dir)) out.push(entry);
-    for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-      if (e.isFile()) out.push(`${join(e.parentPath, e.name)}#${createHash('sha256').update(await readFile(join(e.parentPath, e.name))).digest('hex')}`);
-    }
-  }
-  return out.sort();
-}
+const trees = (): Promise<string[]> => treeDigests([join(home, '.dsh'), join(home, '.config'), sdk]);
 
 beforeAll(async () => {
   await buildIfStale(['dsh']);

@@ -1,6 +1,7 @@
 /** Every `.jsonl` file under a folder, sorted (fixture trees). */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,6 +31,18 @@ export async function treeListing(root: string): Promise<string[]> {
     const p = join(e.parentPath, e.name);
     const s = await stat(p);
     out.push(`${p}:${s.size}:${s.mtimeMs}`);
+  }
+  return out.sort();
+}
+
+/** `treeListing` of each folder with a SHA-256 of every file's bytes beside it, sorted: a byte-for-byte check of agents' folders. */
+export async function treeDigests(dirs: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    out.push(...(await treeListing(dir)));
+    for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+      if (e.isFile()) out.push(`${join(e.parentPath, e.name)}#${createHash('sha256').update(await readFile(join(e.parentPath, e.name))).digest('hex')}`);
+    }
   }
   return out.sort();
 }
