@@ -49,6 +49,7 @@ import { openHandsDescriptor } from '../codecs/openhands/descriptor.js';
 import { dshDescriptor } from '../codecs/dsh/descriptor.js';
 import { jcodeDescriptor } from '../codecs/jcode/descriptor.js';
 import { fxDescriptor } from '../codecs/fx/descriptor.js';
+import { reasonixDescriptor } from '../codecs/reasonix/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -97,5 +98,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: dshDescriptor, load: async () => (await import('../codecs/dsh/index.js')).dsh },
   { descriptor: jcodeDescriptor, load: async () => (await import('../codecs/jcode/index.js')).jcode },
   { descriptor: fxDescriptor, load: async () => (await import('../codecs/fx/index.js')).fx },
+  { descriptor: reasonixDescriptor, load: async () => (await import('../codecs/reasonix/index.js')).reasonix },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

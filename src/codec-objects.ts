@@ -77,4 +77,6 @@ export { dsh } from '../codecs/dsh/index.js';
 export { jcode } from '../codecs/jcode/index.js';
 /** Vercel Labs' fx session logs (`~/.fx/sessions/<id>/events.jsonl`): usage per model per cumulative checkpoint, as growth. */
 export { fx } from '../codecs/fx/index.js';
+/** Reasonix's daily usage statistics (`~/.reasonix/stats/YYYY-MM-DD.jsonl`), incremental: one usage event per provider usage report, a day per session. */
+export { reasonix } from '../codecs/reasonix/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -588,6 +588,17 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  reasonix: {
+    // no real sample is public: daily stats files written from Reasonix's record type (fixtures/reasonix/README.md)
+    async layOut({ home, own }) {
+      await cp(join(own, 'home', '.reasonix'), join(home, '.reasonix'), { recursive: true });
+    },
+    goldens: ['2026-08-02', '2026-08-03'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: false,
+  },
 };
 
 /** The ids that have no entry, and why: sessionfold's own formats, not an agent's history. */
