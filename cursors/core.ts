@@ -54,6 +54,11 @@ export function restoreStrings<S>(state: S, snapshot: Partial<S>, keys: readonly
   for (const k of keys) if (typeof snapshot[k] === 'string') state[k] = snapshot[k] as S[keyof S];
 }
 
+/** For `restore()`: set in a fresh state the fields of `keys` that the snapshot holds as `true` (a flag is false when absent). */
+export function restoreFlags<S>(state: S, snapshot: Partial<S>, keys: readonly (keyof S)[]): void {
+  for (const k of keys) if (snapshot[k] === true) state[k] = true as S[keyof S];
+}
+
 /** JSON text (a column's value, a sidecar file's text) as an object, or undefined (not text, not JSON, not an object). */
 export function jsonObject(text: unknown): Record<string, unknown> | undefined {
   if (typeof text !== 'string') return undefined;

@@ -30,7 +30,7 @@
  * Lines of other kinds are recognised by the `kind` near the line's start and never parsed.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonObject } from '../../cursors/core.js';
+import { parseJsonObject, restoreFlags, restoreStrings } from '../../cursors/core.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
@@ -292,17 +292,10 @@ export const fxCore: LineCore<FxState> = {
   restore(snapshot, ctx) {
     const s = this.init(ctx);
     const o = rec(snapshot) ?? {};
-    s.sessionEmitted = o.sessionEmitted === true;
-    s.startedAt = str(o.startedAt);
-    s.cwd = str(o.cwd);
-    s.model = str(o.model);
+    restoreStrings(s, o as Partial<FxState>, ['startedAt', 'cwd', 'model']);
+    restoreFlags(s, o as Partial<FxState>, ['sessionEmitted', 'replaced', 'billingOpen', 'booked', 'unbooked', 'subagent']);
     s.ledgers = restoreLedgers(o.ledgers);
-    s.replaced = o.replaced === true;
-    s.billingOpen = o.billingOpen === true;
     s.open = restoreRecorded(o.open);
-    s.booked = o.booked === true;
-    s.unbooked = o.unbooked === true;
-    s.subagent = o.subagent === true;
     s.reasoningIds = Array.isArray(o.reasoningIds) ? o.reasoningIds.filter((x): x is string => typeof x === 'string') : [];
     return s;
   },

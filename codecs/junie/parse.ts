@@ -12,7 +12,7 @@
  * Everything else (tool and thought blocks, context-window reports, task state) yields nothing.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { hasAnyMarker, parseJsonObject } from '../../cursors/core.js';
+import { hasAnyMarker, parseJsonObject, restoreFlags, restoreStrings } from '../../cursors/core.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
@@ -146,9 +146,8 @@ export const junieCore: LineCore<JunieState> = {
   restore(snapshot, ctx) {
     const s = this.init(ctx);
     const o = rec(snapshot) ?? {};
-    s.sessionEmitted = o.sessionEmitted === true;
-    s.startedAt = str(o.startedAt);
-    s.cwd = str(o.cwd);
+    restoreStrings(s, o as Partial<JunieState>, ['startedAt', 'cwd']);
+    restoreFlags(s, o as Partial<JunieState>, ['sessionEmitted']);
     s.results = Array.isArray(o.results) ? o.results.filter((x): x is string => typeof x === 'string').slice(-RESULTS_KEPT) : [];
     return s;
   },
