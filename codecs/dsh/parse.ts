@@ -13,7 +13,7 @@
  *   a call of its own. Usage a fork inherited from its parent is marked `copied`.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { hasAnyMarker, parseJsonObject, parseJsonText } from '../../cursors/core.js';
+import { hasAnyMarker, parseJsonObject, parseJsonText, restoreFlags, restoreStrings } from '../../cursors/core.js';
 import type { KindCounts, SessionFields, TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf, sessionEventOf, usageEventFromJson, usageEventOf } from '../../cursors/protocol/events.js';
 import { blockText, headerOf, int, isRec, isUnrecordedRequest, msTime, resultText, routeOf, str, streamHasOutput, streamUsage, tokensOf, type Rec } from './records.js';
@@ -288,12 +288,9 @@ export const dshCore: LineCore<DshState> = {
   restore(snapshot, ctx) {
     const s = this.init(ctx);
     const o = isRec(snapshot) ? snapshot : {};
-    for (const k of ['sessionId', 'cwd', 'startedAt', 'forkedFrom', 'title', 'model', 'provider'] as const) if (typeof o[k] === 'string') s[k] = o[k];
+    restoreStrings(s, o as Partial<DshState>, ['sessionId', 'cwd', 'startedAt', 'forkedFrom', 'title', 'model', 'provider']);
     for (const k of ['createdAt', 'spawnDepth', 'seedLength', 'cutSeq'] as const) s[k] = typeof o[k] === 'number' ? o[k] : undefined;
-    s.sessionEmitted = o.sessionEmitted === true;
-    s.subagent = o.subagent === true;
-    s.seeded = o.seeded === true;
-    s.unknown = o.unknown === true;
+    restoreFlags(s, o as Partial<DshState>, ['sessionEmitted', 'subagent', 'seeded', 'unknown']);
     s.slot = Array.isArray(o.slot) && o.slot.length === 2 && o.slot.every((n) => typeof n === 'number') ? [o.slot[0] as number, o.slot[1] as number] : undefined;
     s.held = isRec(o.held) ? usageEventFromJson(o.held as unknown as UsageEvent) : undefined;
     if (isRec(o.calls)) for (const [k, v] of Object.entries(o.calls)) if (typeof v === 'string') s.calls[k] = v;

@@ -6,10 +6,12 @@
 import { saneCount } from '../../cursors/sane.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
 
-export type Rec = Record<string, unknown>;
+import { str, type JsonRecord } from '../../cursors/json-value.js';
+
+export type Rec = JsonRecord;
+export { str };
 
 export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 export const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
 
 /** Epoch milliseconds (dsh's `time` and `createdAt`) as ISO, when a sane date. */

@@ -13,7 +13,8 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, jsonObjectLine } from '../../cursors/core.js';
 import type { KindCounts } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
-import { saneCount } from '../../cursors/sane.js';
+import { str, type JsonRecord } from '../../cursors/json-value.js';
+import { MAX_RECORD_USD, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, dayOf } from './paths.js';
 
 export interface ReasonixState {
@@ -25,12 +26,10 @@ export interface ReasonixState {
   usageOnly: boolean;
 }
 
-type Rec = Record<string, unknown>;
+type Rec = JsonRecord;
 
 /** What a usage row holds and a turn marker does not: a token field's name. */
 const USAGE_MARKERS: readonly Buffer[] = [Buffer.from('"prompt"'), Buffer.from('"completion"'), Buffer.from('"cache_hit"'), Buffer.from('"cache_miss"')];
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** A session id from a stats file's path: its day, else the name without `.jsonl` (stdin: `-`). */
 export function reasonixSessionIdOf(file: string): string {
@@ -58,7 +57,7 @@ function recordedUsd(r: Rec): number | undefined {
   const v = str(r.valuation_usd);
   if (v === undefined || r.cost_complete === false) return undefined;
   const n = Number(v);
-  return Number.isFinite(n) && n >= 0 && n <= 1e6 ? n : undefined;
+  return Number.isFinite(n) && n >= 0 && n <= MAX_RECORD_USD ? n : undefined;
 }
 
 function openSession(s: ReasonixState, r: Rec, offset: number, emit: Emit): void {
