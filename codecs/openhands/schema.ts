@@ -2,14 +2,8 @@
  * The records of an OpenHands conversation folder as this codec reads them (README.md, "Format"): plain JSON
  * objects, whose `kind` names the SDK class that wrote them (DiscriminatedUnionMixin, `openhands/sdk/utils/models.py`).
  */
-export type Rec = Record<string, unknown>;
-
-/** `v` when it is a plain object. */
-export const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
-/** `v` when it is a non-blank string. */
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-/** The elements of `v` that are plain objects ([] when `v` is no array). */
-export const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec).filter((x): x is Rec => x !== undefined) : []);
+export { rec, recs, str, type JsonRecord as Rec } from '../../cursors/json-value.js';
+import { recs, str, type JsonRecord as Rec } from '../../cursors/json-value.js';
 
 /** The class a record's `kind` names; some SDK releases wrote it module-qualified (`pkg.module.Class`). */
 export function kindOf(r: Rec): string | undefined {
