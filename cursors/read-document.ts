@@ -15,7 +15,7 @@
  * - A document that does not parse is one skipped record (`skippedLines`, PARSE_ERROR when strict): the
  *   events before the error have been yielded, and the next change of the file reads it again from 0.
  */
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, readSync, statSync } from 'node:fs';
 import { openSessionFile } from './open-file.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
@@ -178,4 +178,15 @@ export function stampedDocumentRead(
     };
     return read(file, { ...options, resume: wrapped });
   };
+}
+
+/**
+ * A `stampedDocumentRead` stamp of the paths beside a document: each one's size, mtime, inode and ctime (null
+ * when absent), as discovery stamps a dependency.
+ */
+export function statStamps(paths: readonly string[]): string {
+  return JSON.stringify(paths.map((p) => {
+    const s = statSync(p, { throwIfNoEntry: false });
+    return s === undefined ? null : [s.size, s.mtimeMs, s.ino, s.ctimeMs];
+  }));
 }

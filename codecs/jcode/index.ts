@@ -11,12 +11,12 @@
  * for await (const f of jcode.discover(jcode.defaultRoots()))
  *   for await (const e of jcode.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Codec, NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { lineSkipper } from '../../cursors/core.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
-import { createDocumentRead, stampedDocumentRead } from '../../cursors/read-document.js';
+import { createDocumentRead, stampedDocumentRead, statStamps } from '../../cursors/read-document.js';
 import { parseJcodeSession } from './parse.js';
 import { discoverJcodeSync, jcodeSessionIdOf, journalOf } from './paths.js';
 import { jcodeDescriptor } from './descriptor.js';
@@ -45,14 +45,8 @@ function* parseDocument(file: string, chunks: () => Generator<Buffer>, options: 
 
 const readDocument = createDocumentRead(jcodeDescriptor, parseDocument);
 
-/** The journal's stat (size, mtime, inode, ctime); null without one. */
-function journalStamp(file: string): string {
-  const s = statSync(journalOf(file), { throwIfNoEntry: false });
-  return JSON.stringify(s === undefined ? null : [s.size, s.mtimeMs, s.ino, s.ctimeMs]);
-}
-
 /** The document read with the journal's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
-const readJcode = stampedDocumentRead(readDocument, 'journal', journalStamp);
+const readJcode = stampedDocumentRead(readDocument, 'journal', (file) => statStamps([journalOf(file)]));
 
 /** Jcode: session snapshots and journals under `~/.jcode/sessions`; see its README. */
 export const jcode: Codec = {

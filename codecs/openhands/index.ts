@@ -14,11 +14,11 @@
  * for await (const f of openHands.discover(openHands.defaultRoots()))
  *   for await (const e of openHands.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
-import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Codec, DetectScore } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
-import { createDocumentRead, stampedDocumentRead } from '../../cursors/read-document.js';
+import { sqliteDependencies } from '../../cursors/record-path.js';
+import { createDocumentRead, stampedDocumentRead, statStamps } from '../../cursors/read-document.js';
 import { parseOpenHandsConversation } from './parse.js';
 import { parseOpenHandsApp } from './app.js';
 import { BASE_STATE, appDbOf, discoverOpenHandsSync, eventsDirOf, isAppEventFile } from './paths.js';
@@ -32,20 +32,14 @@ export { PARSER_VERSION } from './descriptor.js';
 
 const readDocument = createDocumentRead(openHandsDescriptor, parseOpenHandsConversation);
 
-/** A path's stat, as discovery stamps a dependency (size, mtime, inode, ctime); null without one. */
-function statStamp(path: string): unknown {
-  const s = statSync(path, { throwIfNoEntry: false });
-  return s === undefined ? null : [s.size, s.mtimeMs, s.ino, s.ctimeMs];
-}
-
 /** The CLI's document read with the `events/` folder's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
-const readCli = stampedDocumentRead(readDocument, 'events', (file) => JSON.stringify(statStamp(eventsDirOf(file))));
+const readCli = stampedDocumentRead(readDocument, 'events', (file) => statStamps([eventsDirOf(file)]));
 
 /** An app conversation's parse dependencies: its folder (events are only added) and the app's database (its title). */
-const appDependencies = (file: string): string[] => [dirname(file), appDbOf(file), `${appDbOf(file)}-wal`];
+const appDependencies = (file: string): string[] => [dirname(file), appDbOf(file), ...sqliteDependencies(appDbOf(file))];
 
 /** The app's read: its first event file as the document, the stamps of its dependencies in the cursor. */
-const readApp = stampedDocumentRead(createDocumentRead(openHandsDescriptor, parseOpenHandsApp), 'events', (file) => JSON.stringify(appDependencies(file).map(statStamp)));
+const readApp = stampedDocumentRead(createDocumentRead(openHandsDescriptor, parseOpenHandsApp), 'events', (file) => statStamps(appDependencies(file)));
 
 const readOpenHands: Codec['read'] = (file, options) => (isAppEventFile(file) ? readApp(file, options) : readCli(file, options));
 
