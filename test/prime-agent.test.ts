@@ -140,6 +140,28 @@ describe('prime-agent: fixture events', () => {
     await expectResumeEqualsFull(primeAgent, content, lineBoundaries(content), { kinds: ['session', 'usage'] }, rel.split('/').pop());
   });
 
+  it('an attribution more than OPEN_NODES calls after its target: a usage-only read resumed at any line equals a whole one', async () => {
+    const lines = text(FILES.root).split('\n').filter((l) => l !== '');
+    const at = (id: string) => lines.findIndex((l) => l.includes(`"id":"${id}"`));
+    const reply = lines[at('e000000c')] as string;
+    let parent = 'e0000006';
+    const calls = Array.from({ length: 70 }, (_, i) => {
+      const id = `f${String(i).padStart(7, '0')}`;
+      const line = reply.replace('"id":"e000000c"', `"id":"${id}"`).replace(/"parentId":"[^"]*"/, `"parentId":"${parent}"`);
+      parent = id;
+      return line;
+    });
+    const attributions = [lines[at('e0000007')], lines[at('e0000008')]].map((l) => (l as string).replace(/"parentId":"[^"]*"/, `"parentId":"${parent}"`));
+    // the target as a fork or rewrite saves it: its usage already the children's aggregate, which the caps undo
+    const target = JSON.parse(lines[at('e0000005')] as string) as { message: { usage: unknown } };
+    target.message.usage = (JSON.parse(attributions[1] as string) as { aggregateUsage: unknown }).aggregateUsage;
+    const head = lines.slice(0, at('e0000007'));
+    head[at('e0000005')] = JSON.stringify(target);
+    const content = Buffer.from([...head, ...calls, ...attributions].join('\n') + '\n');
+    const run = await expectResumeEqualsFull(primeAgent, content, lineBoundaries(content), { kinds: ['usage'] }, `${P}.jsonl`);
+    expect(run.starts.length).toBeGreaterThan(70);
+  });
+
   it('a child is a subagent of the session that spawned it, one level down; an Act lane of its root session', async () => {
     const child = sessionOf(await readEvents(primeAgent, path(FILES.child)));
     expect(child).toMatchObject({ nativeId: C, subagent: true, spawnDepth: 1, forkedFrom: P, title: 'csv-reader', cwd: '/home/dev/svc' });

@@ -330,11 +330,18 @@ function noteAttribution(s: PiState, entry: PiEntry): void {
   if (target !== undefined) capUsage(target, a.cap);
 }
 
-/** A usage-only read's usage event: out now, or (RLM) held until the read ends. */
+/**
+ * A usage-only read's usage event: out now, or (RLM) held while it is one of the last OPEN_NODES, the window a
+ * cursor carries, so a later attribution lowers it alike in a whole read and in one resumed at any line.
+ */
 function holdOrEmit(s: PiState, usage: UsageEvent, id: string | undefined, emit: Emit): void {
   if (s.pending === undefined) return emit(usage);
   s.pending.push(usage);
   if (id !== undefined) s.pendingById?.set(id, usage);
+  if (s.pending.length <= OPEN_NODES) return;
+  const out = s.pending.shift() as UsageEvent;
+  if (out.messageId !== undefined && s.pendingById?.get(out.messageId) === out) s.pendingById.delete(out.messageId);
+  emit(out);
 }
 
 /** The held usage events out, in file order; the last OPEN_NODES stay held (and open) for the next read. */
