@@ -25,9 +25,16 @@ async function start(env: Record<string, string>): Promise<string> {
 
 describe('sessionfold start', () => {
   it('uses the bundled demo history when no agent folder exists, and says so', async () => {
-    const out = await start({});
+    const streams = await startStreams({});
+    const out = streams.stderr + streams.stdout;
     expect(out).toMatch(/no agent history found/);
     expect(out).toMatch(/bundled demo history/);
+    // The folders looked in are counted, not listed (there are dozens): `agents` lists them.
+    const agents = await run(process.execPath, [CLI, 'agents', '--json'], { env: { PATH: process.env.PATH, HOME: await temps.make() } });
+    const listed = (JSON.parse(agents.stdout) as { id: string; roots: string[] }[]).filter((a) => a.id !== 'sessionfold-jsonl' && a.id !== 'store');
+    const folders = listed.reduce((n, a) => n + a.roots.length, 0);
+    expect(out).toContain(`in the ${folders} default folders of ${listed.length} agents`);
+    expect(streams.stderr.split('\n').filter((l) => !l.startsWith('More:')).every((l) => l.length <= 100)).toBe(true);
     expect(out).toMatch(/Recent sessions/);
     expect(out).toMatch(/claude/);
     expect(out).toMatch(/codex/);

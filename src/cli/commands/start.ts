@@ -20,7 +20,7 @@ import { ellipsize, renderTable, summaryCells, terminalWidth } from './sessions-
 import { timeZoneOf } from './cost-options.js';
 import { withProgress } from '../progress.js';
 import { surveySources, type SourceReport } from '../../scan/sources.js';
-import { sourceNotes, tilde } from '../sources.js';
+import { sourceNotes } from '../sources.js';
 
 /** The demo history shipped in the package: `<package>/fixtures/demo`. */
 export function demoRoot(): string {
@@ -76,15 +76,15 @@ export default defineCommand({
     else {
       roots = demoRoots();
       agents = Object.keys(roots);
-      // where an agent's history would be: not sessionfold's own exports or session store
-      const looked = listCodecs()
-        .filter((c) => c.id !== 'sessionfold-jsonl' && c.id !== 'store')
-        .flatMap((c) => c.defaultRoots(env).map((r) => tilde(r, env)));
+      // Where an agent's history would be (not sessionfold's own exports or session store): too many
+      // folders to print, so their count, and the command that lists them.
+      const looking = listCodecs().filter((c) => c.id !== 'sessionfold-jsonl' && c.id !== 'store');
+      const folders = looking.reduce((n, c) => n + c.defaultRoots(env).length, 0);
       // On stderr like the folders read above: stdout is the report alone, whatever reads it.
       ctx.stderr.write(
         bool(ctx, 'demo')
           ? 'sessionfold: showing the bundled demo history (fixtures/demo), as asked.\n\n'
-          : `sessionfold: no agent history found (looked in ${looked.join(', ')}),\nso this is the bundled demo history (fixtures/demo). Set an agent's own variable\n(CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, …) to read its folder elsewhere.\n\n`,
+          : `sessionfold: no agent history found in the ${folders} default folders of ${looking.length} agents (\`sessionfold agents\`\nlists them), so this is the bundled demo history (fixtures/demo). Set an agent's own variable\n(CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, COPILOT_HOME, …) to read its folder elsewhere.\n\n`,
       );
     }
     const cache = !noCache(ctx);
