@@ -19,3 +19,22 @@ export async function findSessionFile(codec: Codec, roots: readonly string[], id
   for await (const f of codec.discover(roots)) if (fileSessionId(f) === id) return f;
   return undefined;
 }
+
+/** The shortest id prefix `findSessionFiles` takes: shorter ones match too much to mean one session. */
+export const MIN_ID_PREFIX = 4;
+
+/**
+ * The files whose ids start with `prefix` (at most `limit`), for a user who typed the first characters of
+ * an id as git takes a commit's: callers take the file when exactly one matches.
+ */
+export async function findSessionsByPrefix(codec: Codec, roots: readonly string[], prefix: string, limit = 6): Promise<SessionFile[]> {
+  if (prefix.length < MIN_ID_PREFIX) return [];
+  await loadCodec(codec);
+  const found: SessionFile[] = [];
+  for await (const f of codec.discover(roots)) {
+    if (!fileSessionId(f).startsWith(prefix)) continue;
+    found.push(f);
+    if (found.length >= limit) break;
+  }
+  return found;
+}

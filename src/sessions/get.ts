@@ -12,7 +12,7 @@ import { getParserString, newReadInfo } from '../../cursors/protocol/codec.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { getCodec } from '../registry.js';
 import type { ManagerContext } from './context.js';
-import { findSessionFile } from '../session-file.js';
+import { fileSessionId, findSessionFile, findSessionsByPrefix } from '../session-file.js';
 import type { ExportSource } from './export.js';
 import { SessionFold, type FoldResult } from './fold.js';
 import { resolveUnifiedId } from './ids.js';
@@ -24,8 +24,35 @@ export async function locateSession(ctx: ManagerContext, codec: Codec, id: strin
   if (typeof id !== 'string' || id === '') throw new SessionfoldError('SESSION_NOT_FOUND', `No ${codec.id} session with an empty id`, { agent: codec.id });
   const roots = ctx.rootsFor(codec);
   const found = await findSessionFile(codec, roots, id);
-  if (found === undefined) throw new SessionfoldError('SESSION_NOT_FOUND', `No ${codec.id} session "${id}" under ${roots.join(', ') || '(no roots)'}`, { agent: codec.id });
+  if (found === undefined) throw notFound(codec, id, roots);
   return found;
+}
+
+function notFound(codec: Codec, id: string, roots: readonly string[]): SessionfoldError {
+  return new SessionfoldError('SESSION_NOT_FOUND', `No ${codec.id} session "${id}" under ${roots.join(', ') || '(no roots)'}`, { agent: codec.id });
+}
+
+/**
+ * `resolveId(agent, idOrPrefix)`: `id` when a session has it, else the whole id of the one session whose id
+ * starts with it (at least MIN_ID_PREFIX characters, as a commit is named by a prefix of its hash). Else
+ * SESSION_NOT_FOUND, naming the sessions a prefix matched when it matched more than one. `get` and the
+ * rest take whole ids only, as the spec has them; this is how a person's short id becomes one.
+ */
+export async function resolveSessionId(ctx: ManagerContext, agent: string, id: string): Promise<string> {
+  const codec = getCodec(agent);
+  const roots = ctx.rootsFor(codec);
+  if (id !== '' && (await findSessionFile(codec, roots, id)) !== undefined) return id;
+  const matches = await findSessionsByPrefix(codec, roots, id);
+  const only = matches.length === 1 ? matches[0] : undefined;
+  const whole = only === undefined ? undefined : fileSessionId(only);
+  // the whole id must find the file again: what the session is then called by is an id its codec knows
+  if (whole !== undefined && (await findSessionFile(codec, roots, whole)) !== undefined) return whole;
+  if (matches.length > 1) {
+    const ids = matches.slice(0, 5).map(fileSessionId);
+    const count = matches.length > 5 ? 'More than 5' : String(matches.length);
+    throw new SessionfoldError('SESSION_NOT_FOUND', `${count} ${codec.id} sessions start with "${id}": ${ids.join(', ')}${matches.length > 5 ? ', …' : ''}; give more of the id`, { agent: codec.id });
+  }
+  throw notFound(codec, id, roots);
 }
 
 async function isBlank(path: string): Promise<boolean> {

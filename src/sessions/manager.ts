@@ -20,7 +20,7 @@ import { totalCost } from '../cost/total.js';
 import { ManagerContext, normalizeManagerOptions } from './context.js';
 import { diffSessions } from './diff.js';
 import { checkExportFormat, renderExport, renderJsonl } from './export.js';
-import { getSession, getSessionWithUsage, streamSession, type SessionStream, type StreamOptions } from './get.js';
+import { getSession, getSessionWithUsage, resolveSessionId, streamSession, type SessionStream, type StreamOptions } from './get.js';
 import { resolveNativeId, resolveUnifiedId } from './ids.js';
 import { listSessions } from './list.js';
 import { getResumeCommand, type ResumeCommand } from './resume.js';
@@ -84,6 +84,11 @@ export interface SessionManager {
   resolveNativeId(unifiedId: string): { agent: AgentName; nativeSessionId: string } | null;
   /** The agent's own resume command for a session, and the cwd to run it in (sessionfold extension). */
   resumeCommand(agent: AgentName, sessionId: string): Promise<ResumeCommand>;
+  /**
+   * The whole id of a session named by its id or by a unique prefix of it (4 characters or more, as git
+   * takes a commit's). SESSION_NOT_FOUND when no session, or more than one, matches (the message names them).
+   */
+  resolveId(agent: AgentName, idOrPrefix: string): Promise<string>;
 }
 
 /** A caller's UsagePricer as the totals fold's Pricer. */
@@ -142,5 +147,6 @@ export function createSessionManager(options?: SessionManagerOptions): SessionMa
     resolveUnifiedId,
     resolveNativeId,
     resumeCommand: (agent, id) => getResumeCommand(ctx, agent, id),
+    resolveId: (agent, id) => resolveSessionId(ctx, agent, id),
   };
 }

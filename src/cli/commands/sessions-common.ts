@@ -7,6 +7,7 @@ import { parseDateInZone, ZoneCalendar } from '../../cost/calendar.js';
 import { timeZoneOf } from './cost-options.js';
 import { resolveNativeId } from '../../sessions/ids.js';
 import { createSessionManager, type SessionManager } from '../../sessions/manager.js';
+import type { SessionManagerOptions } from '../../sessions/types.js';
 import { SessionfoldError } from '../../../cursors/protocol/errors.js';
 import { findCodec } from '../../registry.js';
 import { CliError, str, type CommandContext } from '../command.js';
@@ -56,6 +57,15 @@ export function sessionArgs(ctx: CommandContext, from = 0): { agent: string; id:
   }
   if (a !== undefined) return unifiedArg(a);
   throw new CliError('USAGE_ERROR', 'expected <agent> <session-id> or <agent>:<session-id>');
+}
+
+/**
+ * `sessionArgs` with the id made whole: a person may name a session by the first characters of its id
+ * (`resolveId`: a unique prefix of 4 or more). `options` are the manager's the command reads with.
+ */
+export async function sessionTarget(ctx: CommandContext, options: SessionManagerOptions = { env: ctx.env }, from = 0): Promise<{ agent: string; id: string }> {
+  const { agent, id } = sessionArgs(ctx, from);
+  return { agent, id: await createSessionManager(options).resolveId(agent, id) };
 }
 
 /** `<agent>:<id>` → parts; USAGE_ERROR without a colon, AGENT_NOT_FOUND for an unknown agent. */

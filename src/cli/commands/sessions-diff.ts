@@ -79,10 +79,13 @@ export default defineCommand({
     color: { type: 'boolean', negatable: true, description: 'Force colors (default: on a terminal unless NO_COLOR)' },
   },
   async run(ctx: CommandContext) {
-    const [a, b] = sessionArgs(ctx.positionals);
+    const manager = makeManager(ctx);
+    const whole = async (r: { agent: string; id: string }) => ({ agent: r.agent, id: await manager.resolveId(r.agent, r.id) });
+    const [given, other] = sessionArgs(ctx.positionals);
+    const [a, b] = await Promise.all([whole(given), whole(other)]);
     const raw = ctx.values.context;
     const context = raw === '0' ? 0 : (parseIntOption(ctx, 'context') ?? DEFAULT_CONTEXT);
-    const d = await withProgress(ctx, 'Reading the sessions', () => makeManager(ctx).diff({ agent: a.agent, sessionId: a.id }, { agent: b.agent, sessionId: b.id }));
+    const d = await withProgress(ctx, 'Reading the sessions', () => manager.diff({ agent: a.agent, sessionId: a.id }, { agent: b.agent, sessionId: b.id }));
     if (bool(ctx, 'json')) ctx.stdout.write(`${JSON.stringify(d, null, 2)}\n`);
     else ctx.stdout.write(renderDiff(d, terminalWidth(ctx), context, palette(ctx)));
     return 0;

@@ -9,7 +9,7 @@
 import { exportPieces } from '../../sessions/export.js';
 import type { ExportFormat } from '../../sessions/types.js';
 import { defineCommand, type CommandContext } from '../command.js';
-import { makeManager, parseChoice, sessionArgs } from './sessions-common.js';
+import { makeManager, parseChoice, sessionTarget } from './sessions-common.js';
 import { tuneHeapForStream } from '../heap.js';
 import { withProgress } from '../progress.js';
 import { openSink, writePieces } from '../stream-out.js';
@@ -22,7 +22,7 @@ export default defineCommand({
     format: { type: 'string', short: 'f', description: 'jsonl (default) | json | markdown', valueName: '<format>' },
   },
   async run(ctx: CommandContext) {
-    const { agent, id } = sessionArgs(ctx);
+    const { agent, id } = await sessionTarget(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['jsonl', 'json', 'markdown'] as const) ?? 'jsonl';
     tuneHeapForStream(ctx.env);
     const stream = await withProgress(ctx, 'Reading the session', () => makeManager(ctx).stream(agent, id, { orphanUsage: format !== 'markdown' }));

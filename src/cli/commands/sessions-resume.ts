@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { bool, defineCommand, type CommandContext } from '../command.js';
 import { SessionfoldError } from '../../../cursors/protocol/errors.js';
-import { makeManager, sessionArgs, shellQuote } from './sessions-common.js';
+import { makeManager, sessionTarget, shellQuote } from './sessions-common.js';
 
 export default defineCommand({
   name: 'resume',
@@ -16,7 +16,7 @@ export default defineCommand({
     exec: { type: 'boolean', description: 'Run the command (in the session directory, inherited stdio)' },
   },
   async run(ctx: CommandContext) {
-    const { agent, id } = sessionArgs(ctx);
+    const { agent, id } = await sessionTarget(ctx);
     const r = await makeManager(ctx).resumeCommand(agent, id);
     const command = r.argv.map(shellQuote).join(' ');
     if (!bool(ctx, 'exec')) {

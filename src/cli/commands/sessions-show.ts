@@ -13,7 +13,7 @@ import { exportPieces } from '../../sessions/export.js';
 import type { MarkdownOptions } from '../../sessions/markdown.js';
 import type { ExportFormat } from '../../sessions/types.js';
 import { bool, defineCommand, type CommandContext } from '../command.js';
-import { makeManager, parseChoice, sessionArgs } from './sessions-common.js';
+import { makeManager, parseChoice, sessionTarget } from './sessions-common.js';
 import { tuneHeapForStream } from '../heap.js';
 import { openSink, writePieces } from '../stream-out.js';
 import { withProgress } from '../progress.js';
@@ -30,7 +30,7 @@ export default defineCommand({
     pager: { type: 'boolean', negatable: true, description: 'Page on a terminal (default; --no-pager writes straight out)' },
   },
   async run(ctx: CommandContext) {
-    const { agent, id } = sessionArgs(ctx);
+    const { agent, id } = await sessionTarget(ctx);
     const format: ExportFormat = parseChoice(ctx, 'format', ['markdown', 'json', 'jsonl'] as const) ?? 'markdown';
     const cut: MarkdownOptions = bool(ctx, 'full') ? {} : { maxBlockLines: SHOW_BLOCK_LINES };
     tuneHeapForStream(ctx.env);

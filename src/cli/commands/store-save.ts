@@ -4,7 +4,7 @@
  */
 import { importSession } from '../../store/import.js';
 import { bool, defineCommand, str, type CommandContext } from '../command.js';
-import { sessionArgs } from './sessions-common.js';
+import { sessionTarget } from './sessions-common.js';
 import { JSON_OPTION, managerOptions, STORE_OPTION, storeAt, writeJson } from './store-common.js';
 
 export default defineCommand({
@@ -20,7 +20,7 @@ export default defineCommand({
     ...JSON_OPTION,
   },
   async run(ctx: CommandContext) {
-    const { agent, id } = sessionArgs(ctx);
+    const { agent, id } = await sessionTarget(ctx, managerOptions(ctx));
     const name = str(ctx, 'name');
     const title = str(ctx, 'title');
     const store = storeAt(ctx);
