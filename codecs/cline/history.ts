@@ -14,7 +14,8 @@
  * - `task_metadata.json` (Cline): `model_usage[]` `{ts, model_id, model_provider_id}`, appended when the
  *   model changes.
  */
-import { API_HISTORY, HISTORY_ITEM, TASK_METADATA, siblingOf } from './paths.js';
+import { readFileSync, statSync } from 'node:fs';
+import { API_HISTORY, HISTORY_ITEM, SDK_WRITEBACK, TASK_METADATA, siblingOf } from './paths.js';
 import { siblingElements, siblingStrings } from './walk.js';
 
 export type Rec = Record<string, unknown>;
@@ -43,6 +44,11 @@ export interface TaskSide {
   promptModels: ModelMark[];
   /** `model_usage` marks, each stamped just before its request began (Cline); by time. */
   metadataModels: ModelMark[];
+  /**
+   * `sdk_writeback.json`'s `baseUiMessageCount` (Cline): the messages from this index on were written back from
+   * an SDK session of the same id, whose own file holds their usage.
+   */
+  writebackBase: number | undefined;
 }
 
 const ENV_OPEN = '<environment_details>';
@@ -73,11 +79,31 @@ export interface SideFiles {
   historyItem: boolean;
   /** `api_conversation_history.json` may be a `{version: 2, messages}` envelope (Roo Code). */
   apiEnvelope: boolean;
+  /** `sdk_writeback.json` (Cline ≥ 4.1's VS Code extension). */
+  writeback?: boolean;
+}
+
+/** A write-back record is five small numbers; one larger than this is not one. */
+const MAX_WRITEBACK_BYTES = 64 << 10;
+
+/**
+ * `baseUiMessageCount` of a task's `sdk_writeback.json` (cline/cline `apps/vscode/src/sdk/legacy-task-writeback.ts`,
+ * `LegacyWritebackState`, `version: 1`), when the file is there and says it; else undefined.
+ */
+export function readWritebackBase(path: string): number | undefined {
+  try {
+    if (statSync(path).size > MAX_WRITEBACK_BYTES) return undefined;
+    const state = rec(JSON.parse(readFileSync(path, 'utf8')));
+    const base = state?.baseUiMessageCount;
+    return state?.version === 1 && typeof base === 'number' && Number.isInteger(base) && base >= 0 ? base : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Read the sibling files of the task whose `ui_messages.json` is `file`. */
 export function readTaskSide(file: string, bufferSize: number, files: SideFiles): TaskSide {
-  const side: TaskSide = { cwd: undefined, title: undefined, parentTaskId: undefined, rootTaskId: undefined, promptModels: [], metadataModels: [] };
+  const side: TaskSide = { cwd: undefined, title: undefined, parentTaskId: undefined, rootTaskId: undefined, promptModels: [], metadataModels: [], writebackBase: files.writeback === true ? readWritebackBase(siblingOf(file, SDK_WRITEBACK)) : undefined };
   if (files.historyItem) {
     const item = siblingStrings(siblingOf(file, HISTORY_ITEM), ['workspace', 'title', 'parentTaskId', 'rootTaskId'], bufferSize);
     side.cwd = str(item.workspace);

@@ -12,10 +12,14 @@ import { DIR, FILE, fileStat, listDir, type DirEntry } from '../../cursors/list-
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createDocumentRead } from '../../cursors/read-document.js';
 import { createClineParser, type ClineFlavor } from './parse.js';
-import { API_HISTORY, HISTORY_ITEM, TASK_METADATA, UI_MESSAGES, siblingOf } from './paths.js';
+import { API_HISTORY, HISTORY_ITEM, SDK_WRITEBACK, TASK_METADATA, UI_MESSAGES, isSdkMessagesFile, siblingOf } from './paths.js';
 import { clineDescriptor } from './descriptor.js';
+import { createSdkParser } from './sdk-parse.js';
+import { discoverSdkSessions, sdkFileName } from './sdk-session.js';
 
 export { createClineParser, uncachedInput, type ClineFlavor } from './parse.js';
+export { HOST_HANDLER_PROVIDERS, LEGACY_RESUME_MARKER, createSdkParser } from './sdk-parse.js';
+export { discoverSdkSessions, readSdkManifest, sdkFileName } from './sdk-session.js';
 export { EDITORS, SERVER_DATA_FOLDERS, envDirs, extensionStorageRoots, getClineRoots, globalStorageDirs, taskIdOf } from './paths.js';
 export { clineFamilyDescriptor } from './descriptor.js';
 
@@ -60,6 +64,8 @@ export interface ClineFamilySpec {
   flavor: Omit<ClineFlavor, 'id'>;
   /** A root without `tasks/` is itself a folder of tasks (`discoverTasks`). */
   tasksFolderRoots?: boolean;
+  /** The extension also writes Cline ≥ 4.1 (SDK) sessions, `sessions/<id>/<id>.messages.json` (Cline). */
+  sdkSessions?: boolean;
 }
 
 const UI_HEAD = /^\s*\[\s*(?:\]|\{)/;
@@ -77,24 +83,48 @@ function detectFor(extensionId: string): (file: string, head: Buffer) => DetectS
   };
 }
 
+const SDK_HEAD = /^\s*\{\s*"(?:version|updated_at|agent|sessionId|messages)"\s*:/;
+
+/** An SDK session's messages file: its name, and a head that opens the payload object. */
+function detectSdk(file: string, head: Buffer): DetectScore {
+  return isSdkMessagesFile(file) && SDK_HEAD.test(head.subarray(0, 4096).toString('utf8')) ? 2 : 0;
+}
+
 /** A codec of the Cline family: the shared engine under one extension's roots and name. */
 export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
   const { descriptor } = spec;
   const flavor: ClineFlavor = { id: descriptor.id, ...spec.flavor };
-  const deps = [API_HISTORY, ...(flavor.metadataModels ? [TASK_METADATA] : []), ...(flavor.historyItem ? [HISTORY_ITEM] : [])];
+  const deps = [API_HISTORY, ...(flavor.metadataModels ? [TASK_METADATA] : []), ...(flavor.historyItem ? [HISTORY_ITEM] : []), ...(flavor.sdkWriteback ? [SDK_WRITEBACK] : [])];
+  const readTask = createDocumentRead(descriptor, createClineParser(flavor));
+  const detectTask = detectFor(spec.extensionId);
+  if (spec.sdkSessions !== true) {
+    return {
+      ...descriptor,
+      ...fromSyncListing((roots) => discoverTasks(descriptor.id, roots, spec.tasksFolderRoots === true)),
+      getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
+      read: readTask,
+      detect: detectTask,
+    };
+  }
+  const readSdk = createDocumentRead(descriptor, createSdkParser(descriptor.id));
+  // SDK sessions first: a resumed legacy task is both, and the SDK file holds its whole conversation.
   return {
     ...descriptor,
-    ...fromSyncListing((roots) => discoverTasks(descriptor.id, roots, spec.tasksFolderRoots === true)),
-    getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
-    read: createDocumentRead(descriptor, createClineParser(flavor)),
-    detect: detectFor(spec.extensionId),
+    ...fromSyncListing(function* (roots) {
+      yield* discoverSdkSessions(descriptor.id, roots);
+      yield* discoverTasks(descriptor.id, roots, spec.tasksFolderRoots === true);
+    }),
+    getParseDependencies: (file: string) => (isSdkMessagesFile(file) ? [sdkFileName(file).manifest] : deps.map((n) => siblingOf(file, n))),
+    read: (file, options) => (isSdkMessagesFile(file) ? readSdk(file, options) : readTask(file, options)),
+    detect: (file, head) => (isSdkMessagesFile(file) ? detectSdk(file, head) : detectTask(file, head)),
   };
 }
 
-/** Cline: tasks under the extension's globalStorage; see README.md. */
+/** Cline: tasks under the extension's globalStorage, and Cline ≥ 4.1's SDK sessions; see README.md. */
 export const cline: Codec = defineClineFamilyCodec({
   descriptor: clineDescriptor,
   extensionId: 'saoudrizwan.claude-dev',
-  flavor: { metadataModels: true },
+  flavor: { metadataModels: true, sdkWriteback: true },
+  sdkSessions: true,
 });
 export default cline;

@@ -35,6 +35,11 @@ export interface ClineFlavor {
   historyItem?: boolean;
   /** Whether `api_conversation_history.json` may be a `{version: 2, messages}` envelope (Roo Code). */
   apiEnvelope?: boolean;
+  /**
+   * Whether the task folder may hold `sdk_writeback.json`, whose `baseUiMessageCount` ends the task's own
+   * messages: the ones after it were written back from an SDK session, which counts their usage (Cline).
+   */
+  sdkWriteback?: boolean;
 }
 
 /** A parsed JSON text, or undefined when it is not JSON. */
@@ -246,6 +251,13 @@ function messageOf(kind: string, m: Rec): { role: MessageRole; text: string; thi
 
 /** The events of one UI message (the usage of a request is held back, see `finish`). */
 function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldEvent> {
+  for (const e of uiMessageEvents(acc, m, index)) {
+    // A message written back from an SDK session is shown; its usage is that session's (README.md).
+    if (e.type !== 'usage' || acc.side.writebackBase === undefined || index < acc.side.writebackBase) yield e;
+  }
+}
+
+function* uiMessageEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldEvent> {
   const ts = tsOf(m.ts);
   if (ts === undefined) return;
   const said = m.type === 'say' ? str(m.say) : m.type === 'ask' ? str(m.ask) : undefined;
@@ -310,7 +322,7 @@ function* finish(acc: Acc): Generator<UsageEvent> {
   const reqs = acc.requests;
   for (let i = 0; i < reqs.length; i++) {
     const r = reqs[i]!;
-    if (r.event === undefined) continue;
+    if (r.event === undefined || (acc.side.writebackBase !== undefined && r.index >= acc.side.writebackBase)) continue;
     const next = i + 1 < reqs.length ? reqs[i + 1]!.ts : Infinity;
     const mark = r.own ?? markBefore(acc.side.metadataModels, r.ts, true) ?? markBefore(acc.side.promptModels, next) ?? r.seen;
     const model = mark?.model;
@@ -351,7 +363,7 @@ function titleOf(m: Rec): string | undefined {
 /** The document parser of one flavor's `ui_messages.json`. */
 export function createClineParser(flavor: ClineFlavor) {
   return function* parseClineTask(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
-    const acc: Acc = { flavor, taskId: taskIdOf(file), side: readTaskSide(file, options.bufferSize, { metadata: flavor.metadataModels, historyItem: flavor.historyItem === true, apiEnvelope: flavor.apiEnvelope === true }), options, started: undefined, requests: [], lastModel: undefined, open: {} };
+    const acc: Acc = { flavor, taskId: taskIdOf(file), side: readTaskSide(file, options.bufferSize, { metadata: flavor.metadataModels, historyItem: flavor.historyItem === true, apiEnvelope: flavor.apiEnvelope === true, writeback: flavor.sdkWriteback === true }), options, started: undefined, requests: [], lastModel: undefined, open: {} };
     const out: unknown[] = [];
     let index = 0;
     let opened = false;

@@ -81,13 +81,25 @@ export function siblingOf(file: string, name: string): string {
   return join(dirname(file), name);
 }
 
+/** A resumed legacy task's write-back record (Cline ≥ 4.1's VS Code extension), in the task folder. */
+export const SDK_WRITEBACK = 'sdk_writeback.json';
+/** The suffix of a Cline ≥ 4.1 (SDK) session's messages file: `<id>.messages.json`, `<agentId>.messages.json`. */
+export const SDK_MESSAGES_SUFFIX = '.messages.json';
+
+/** Whether `file` is an SDK session's messages file rather than a task's `ui_messages.json`. */
+export const isSdkMessagesFile = (file: string): boolean => basename(file).endsWith(SDK_MESSAGES_SUFFIX);
+
 /**
- * Cline's storage folders: `SESSIONFOLD_CLINE_DIR` (comma-separated folders, each holding `tasks/`) replaces
- * the defaults, which are `saoudrizwan.claude-dev` in every editor's globalStorage and Cline's own data
- * folder outside VS Code (`CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else `~/.cline/data`).
+ * Cline's storage folders: `SESSIONFOLD_CLINE_DIR` (comma-separated folders, each holding `tasks/`, `sessions/`
+ * or SDK session folders) replaces the defaults, which are `saoudrizwan.claude-dev` in every editor's
+ * globalStorage, Cline's own data folder outside VS Code (`CLINE_DATA_DIR`, else `$CLINE_DIR/data`, else
+ * `~/.cline/data`), whose `sessions/` holds Cline ≥ 4.1's SDK sessions, and `CLINE_SESSION_DATA_DIR`, where
+ * the SDK keeps them instead when it is set (cline/cline `sdk/packages/shared/src/storage/paths.ts`,
+ * `resolveSessionDataDir`).
  */
 export function getClineRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
   const own = envDirs(env.CLINE_DATA_DIR)?.[0] ?? (env.CLINE_DIR?.trim() ? join(env.CLINE_DIR.trim(), 'data') : join(home, '.cline', 'data'));
-  return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, [own]);
+  const sessions = envDirs(env.CLINE_SESSION_DATA_DIR)?.[0];
+  return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, sessions === undefined ? [own] : [own, sessions]);
 }
