@@ -149,6 +149,17 @@ describe('Cline SDK sessions: counting', () => {
     expect(k.message).toHaveLength(6);
   });
 
+  it('a fork\'s subagent is not a fork: its calls count whatever their time', async () => {
+    await inTempDir('sf-cline-sdk-', async (dir) => {
+      const folder = join(dir, 'sessions', FORK);
+      await cp(join(DATA, 'sessions', FORK), folder, { recursive: true });
+      await cp(messagesOf(ROOT, 'agent_7f2a'), join(folder, 'agent_7f2a.messages.json'));
+      const k = byKind(await readEvents(cline, join(folder, 'agent_7f2a.messages.json')));
+      expect(k.session).toEqual([expect.objectContaining({ forkedFrom: FORK, subagent: true })]);
+      expect(k.usage).toHaveLength(2);
+    });
+  });
+
   it('a host-registered provider with cache counts, or an input below the cache, makes the usage a lower bound; never negative', async () => {
     const k = byKind(await readEvents(cline, messagesOf(HOST)));
     expect(k.session.map((s: any) => s.usageUnknown)).toEqual([undefined, true]);

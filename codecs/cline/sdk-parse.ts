@@ -49,7 +49,7 @@ interface Acc {
   runs: { assistants: number; last: number }[];
   /** The index of the last legacy-resume marker, -1 without one. */
   marker: number;
-  /** Why the session's usage is a lower bound, if it is. */
+  /** Whether the session's usage is a lower bound (README.md, "A session's usage as a lower bound"). */
   bound: boolean;
 }
 
@@ -163,7 +163,7 @@ function* messageEvents(acc: Acc, m: JsonRecord, index: number): Generator<Sessi
  * left no `metrics` has its total on its last assistant message (`withLatestAssistantTurnMetadata`), a span.
  */
 function* finish(acc: Acc): Generator<UsageEvent> {
-  const forkedAt = acc.manifest.forkedFrom !== undefined ? (acc.manifest.forkedAtMs ?? Infinity) : undefined;
+  const forkedAt = !acc.name.child && acc.manifest.forkedFrom !== undefined ? (acc.manifest.forkedAtMs ?? Infinity) : undefined;
   const withMetrics = new Map<number, number>();
   for (const c of acc.calls) withMetrics.set(c.run, (withMetrics.get(c.run) ?? 0) + 1);
   for (const c of acc.calls) {
@@ -197,6 +197,11 @@ function sessionEvent(acc: Acc, usageUnknown: boolean): SessionfoldEvent {
   });
 }
 
+/** Whether the usage is a bound is known once every call is read: said again then, when the read made it so. */
+function* lateSession(acc: Acc, boundAtStart: boolean): Generator<SessionfoldEvent> {
+  if (acc.bound && !boundAtStart) yield sessionEvent(acc, true);
+}
+
 /** The document parser of an SDK session's messages file for the codec `agent`. */
 export function createSdkParser(agent: string) {
   return function* parseSdkSession(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
@@ -206,10 +211,6 @@ export function createSdkParser(agent: string) {
     if (!name.child && acc.manifest.forkedFrom !== undefined) acc.bound = true;
     const boundAtStart = acc.bound;
     yield sessionEvent(acc, boundAtStart);
-    // Whether the usage is a bound is known once every call is read: said again then, when the read made it so.
-    const late = (): Generator<SessionfoldEvent> => (function* () {
-      if (acc.bound && !boundAtStart) yield sessionEvent(acc, true);
-    })();
     const out: unknown[] = [];
     let index = 0;
     try {
@@ -224,10 +225,10 @@ export function createSdkParser(agent: string) {
     } catch (err) {
       // A document cut short keeps what was read before the break, its usage too (cursors/read-document.ts).
       yield* finish(acc);
-      yield* late();
+      yield* lateSession(acc, boundAtStart);
       throw err;
     }
     yield* finish(acc);
-    yield* late();
+    yield* lateSession(acc, boundAtStart);
   };
 }
