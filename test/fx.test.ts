@@ -144,6 +144,37 @@ describe('fx subagents and later logs', () => {
     });
   });
 
+  /** A `usage_recorded` line with every count named, and a ledger model with its cache writes. */
+  const callOf = (ts: number, gen: string, m: string, c: { input: number; output: number; read?: number; write?: number }): string =>
+    `{"schema_version":1,"kind":"usage_recorded","session_id":"AbCdEfGhIjKl","ts":${ts},"seq":${++seq},"payload":${JSON.stringify({ generation_id: gen, model: m, input_tokens: c.input, output_tokens: c.output, cache_read_tokens: c.read ?? 0, cache_write_tokens: c.write ?? 0, reasoning_tokens: null, total_cost: null, billable_web_search_calls: 0 })}}`;
+  const ledgerOf = (m: string, c: { input: number; output: number; read?: number; write?: number }): Record<string, unknown> => ({ model: m, first_sequence: 1, total_cost: 0, input_tokens: c.input, output_tokens: c.output, cache_read_tokens: c.read ?? 0, cache_write_tokens: c.write ?? 0, billable_web_search_calls: 0 });
+  const CLAUDE = 'anthropic/claude-sonnet-4.5';
+  const GPT = 'openai/gpt-5';
+  const read = async (lines: string[]): Promise<UsageEvent[]> =>
+    inTempDir(async (dir) => byKind(await readEvents(fx, await sessionFile(dir, lines.join('\n') + '\n'))).usage as UsageEvent[]);
+  const nonNegative = (usage: UsageEvent[]): boolean => usage.every((u) => [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens].every((n) => n >= 0));
+
+  it('a replacement under another model takes its first line off that model: a later checkpoint of the call counts nothing more', async () => {
+    const usage = await read([started(1), callOf(2, 'g1', GPT, { input: 100, output: 10 }), callOf(3, 'g1', CLAUDE, { input: 100, output: 10 }), checkpoint(4, [ledgerOf(CLAUDE, { input: 100, output: 10 })]), checkpoint(5, [ledgerOf(CLAUDE, { input: 100, output: 10 }), ledgerOf(GPT, { input: 30, output: 3 })])]);
+    // the call once, under the model its last line names; the first line's model only counts its own later growth
+    expect(usage.map((u) => [u.model, u.inputTokens, u.outputTokens])).toEqual([[GPT, 30, 3], [CLAUDE, 100, 10]]);
+    expect(codecUsageTotals(usage)).toMatchObject({ input: 130, output: 13 });
+  });
+
+  it('a count clamped at zero (cache above the uncached input) moves the baseline by what was counted, never below zero', async () => {
+    // a call whose cache reads and writes together pass its input: 0 uncached, 16 cached; replaced late, then
+    // the whole ledger of it: the call counts once, its last line's figures
+    const replaced = await read([started(1), callOf(2, 'g1', GPT, { input: 10, output: 1, read: 8, write: 8 }), callOf(3, 'g1', GPT, { input: 20, output: 2, read: 5, write: 5 }), checkpoint(4, [ledgerOf(GPT, { input: 20, output: 2, read: 5, write: 5 })])]);
+    expect(codecUsageTotals(replaced)).toMatchObject({ input: 20, cached: 5, output: 2, responses: 1 });
+    // a clamped call left as it is, then a checkpoint of it and of 100 more: the ledger's 110, not 116
+    const kept = await read([started(1), callOf(2, 'g1', GPT, { input: 10, output: 1, read: 8, write: 8 }), checkpoint(3, [ledgerOf(GPT, { input: 10, output: 1, read: 8, write: 8 })]), checkpoint(4, [ledgerOf(GPT, { input: 110, output: 2, read: 8, write: 8 })])]);
+    expect(codecUsageTotals(kept)).toMatchObject({ input: 110, output: 2 });
+    // the same clamp in a checkpoint's growth, then a call, then the ledger of both: 110 again
+    const grown = await read([started(1), checkpoint(2, [ledgerOf(GPT, { input: 10, output: 1, read: 8, write: 8 })]), callOf(3, 'g2', GPT, { input: 100, output: 1 }), checkpoint(4, [ledgerOf(GPT, { input: 110, output: 2, read: 8, write: 8 })]), checkpoint(5, [ledgerOf(GPT, { input: 140, output: 3, read: 8, write: 8 })])]);
+    expect(codecUsageTotals(grown)).toMatchObject({ input: 140, output: 3 });
+    for (const u of [replaced, kept, grown]) expect(nonNegative(u)).toBe(true);
+  });
+
   it('a replacing line resumed apart from its first counts once, with the last line’s figures, at every cut', async () => {
     const content = await readFile(`${ROOT}Nw2_later001/events.jsonl`);
     const cuts = Array.from({ length: content.length + 1 }, (_, i) => i);

@@ -6,7 +6,7 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getFxRoots } from './paths.js';
 
 /** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 4;
+export const PARSER_VERSION = 5;
 
 export const fxDescriptor: CodecDescriptor = {
   id: CODEC_ID,

@@ -145,7 +145,11 @@ function checkpoint(s: FxState, usage: Rec, env: Rec, offset: number): UsageEven
   for (const [model, now] of read) {
     const was = s.ledgers[model] ?? ZERO;
     const d: Ledger = { input: grown(now.input, was.input), output: grown(now.output, was.output), cacheRead: grown(now.cacheRead, was.cacheRead), cacheWrite: grown(now.cacheWrite, was.cacheWrite), web: grown(now.web, was.web), cost: grown(now.cost, was.cost) };
-    s.ledgers[model] = { input: Math.max(now.input, was.input), output: Math.max(now.output, was.output), cacheRead: Math.max(now.cacheRead, was.cacheRead), cacheWrite: Math.max(now.cacheWrite, was.cacheWrite), web: Math.max(now.web, was.web), cost: Math.max(now.cost, was.cost) };
+    // the input baseline rises by what this event counts (input with its cache): where the cache grew past the
+    // input and the uncached part was clamped at zero, that is more than the input grew, and a later snapshot
+    // or call must not count the difference again (as a call's baseline is its counted figures, rawOf)
+    const counted = Math.max(d.input, d.cacheRead + d.cacheWrite);
+    s.ledgers[model] = { input: was.input + counted, output: Math.max(now.output, was.output), cacheRead: Math.max(now.cacheRead, was.cacheRead), cacheWrite: Math.max(now.cacheWrite, was.cacheWrite), web: Math.max(now.web, was.web), cost: Math.max(now.cost, was.cost) };
     if (d.input + d.output + d.cacheRead + d.cacheWrite === 0 && d.cost === 0) continue;
     out.push(
       usageEventOf(CODEC_ID, s.sessionId, offset, {
@@ -231,10 +235,17 @@ function onRecorded(s: FxState, p: Rec, env: Rec, offset: number, emit: Emit): v
   s.booked = true;
   const event = recordedEvent(s.sessionId, offset, timestamp, call);
   const was = holdRecorded(s.open, event, emit);
-  const now = rawOf(event);
-  const before = was === undefined ? undefined : rawOf(was);
-  const l = (s.ledgers[call.model] ??= { ...ZERO });
-  for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'web', 'cost'] as const) l[k] = Math.max(0, l[k] + now[k] - (before?.[k] ?? 0));
+  // a replacement may name another model than its first line: what that line booked comes off its own model
+  if (was !== undefined) bookCall(s, was.model, rawOf(was), -1);
+  bookCall(s, call.model, rawOf(event), 1);
+}
+
+const LEDGER_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'web', 'cost'] as const;
+
+/** A call's counted figures added to (1) or taken off (-1) its model's baseline, never below zero. */
+function bookCall(s: FxState, model: string, raw: Ledger, sign: 1 | -1): void {
+  const l = (s.ledgers[model] ??= { ...ZERO });
+  for (const k of LEDGER_KEYS) l[k] = Math.max(0, l[k] + sign * raw[k]);
 }
 
 /** A conversation line's events (conversation.ts); a turn line first counts as a turn for the usage. */
