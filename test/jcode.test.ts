@@ -95,6 +95,29 @@ describe('jcode golden files', () => {
   });
 });
 
+describe('jcode splits and the journal', () => {
+  /** The split session with its parent beside it, the parent named by the snapshot, the journal, or both. */
+  async function splitWith(dir: string, where: 'snapshot' | 'journal' | 'both'): Promise<SessionfoldEvent[]> {
+    for (const f of [snap(FOX), journal(FOX)]) await cp(f, join(dir, f.slice(ROOT.length)));
+    const doc = JSON.parse(await readFile(snap(ELM), 'utf8'));
+    const meta = { ...doc, messages: undefined, updated_at: '2026-03-04T08:00:10.000Z' };
+    if (where === 'journal') delete doc.parent_id;
+    await writeFile(snap(ELM, dir), JSON.stringify(doc));
+    if (where !== 'snapshot') await writeFile(journal(ELM, dir), JSON.stringify({ meta: { ...meta, parent_id: FOX } }) + '\n');
+    return readEvents(jcode, snap(ELM, dir));
+  }
+
+  it.each(['snapshot', 'journal', 'both'] as const)('a split whose parent the %s names marks the same copies, and counts each call once', async (where) => {
+    await inTempDir('sf-jcode-split-', async (dir) => {
+      const k = byKind(await splitWith(dir, where));
+      expect((k.usage as UsageEvent[]).map((u) => [u.messageId, u.copied === true])).toEqual([['message_03', true], ['message_05', true], ['message_22', false]]);
+      expect((k.session as SessionEvent[]).every((e) => e.forkedFrom === FOX)).toBe(true);
+      const all = [...(await readEvents(jcode, snap(FOX, dir))), ...k.usage!];
+      expect(codecUsageTotals(all)).toEqual(await naiveTotals([FOX, ELM], dir));
+    });
+  });
+});
+
 describe('jcode buffers, bad records and resume', () => {
   it.each(IDS)('%s: the same events whatever the read buffer', async (id) => {
     const events = await expectChunkInvariant(jcode, snap(id));

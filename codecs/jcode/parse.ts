@@ -199,6 +199,10 @@ export function* parseJcodeSession(fileSessionId: string, snapshot: string, jour
   if (doc === undefined) throw new SessionfoldError('PARSE_ERROR', `${fileSessionId}: the snapshot is not a JSON object`, { agent: CODEC_ID });
   const s: State = { sessionId: str(doc.id) ?? fileSessionId, createdAt: isoOf(doc.created_at), updatedAt: isoOf(doc.updated_at), meta: metaOf(doc, {}), seen: new Set(), index: 0, copies: 0, withoutUsage: 0, options };
   const entries = journal === undefined ? [] : [...journalEntries(journal, s)];
+  // Every journal entry's meta repeats the parent, and Jcode writes a whole snapshot whenever it changes
+  // (`metadata_requires_snapshot`), so the snapshot names it; a parent found only in the journal is still the
+  // session's from its first message on, for the copies and the start event alike.
+  s.meta.parentId ??= entries.map((e) => str(rec(e.meta)?.parent_id)).find((p) => p !== undefined);
   // the session's start event names its parent only once its copies are known: count them first
   s.copies = countCopies(doc, entries, s);
   const first = sessionEventOf(CODEC_ID, s.sessionId, 0, fields(s));
@@ -218,8 +222,7 @@ export function* parseJcodeSession(fileSessionId: string, snapshot: string, jour
 
 /** How many messages of the session were stored before it was created (a split's inherited copies). */
 function countCopies(doc: Rec, entries: Rec[], s: State): number {
-  const parent = s.meta.parentId ?? entries.map((e) => str(rec(e.meta)?.parent_id)).find((p) => p !== undefined);
-  if (parent === undefined || s.createdAt === undefined) return 0;
+  if (s.meta.parentId === undefined || s.createdAt === undefined) return 0;
   const all = [...recs(doc.messages), ...entries.flatMap((e) => recs(e.append_messages))];
   return all.filter((m) => {
     const t = isoOf(m.timestamp);
