@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJcodeRoots, jcode } from '../codecs/jcode/index.js';
+import { bucketsOf } from '../codecs/jcode/parse.js';
 import { newReadInfo, type ReadCursor, type ResumeStart } from '../cursors/protocol/codec.js';
 import type { MessageEvent, SessionEvent, SessionfoldEvent, ToolCallEvent, ToolResultEvent, UsageEvent } from '../cursors/protocol/events.js';
 import { byKind, discoverAll, expectChunkInvariant, readEvents } from './helpers/codec-harness.js';
@@ -115,6 +116,35 @@ describe('jcode splits and the journal', () => {
       const all = [...(await readEvents(jcode, snap(FOX, dir))), ...k.usage!];
       expect(codecUsageTotals(all)).toEqual(await naiveTotals([FOX, ELM], dir));
     });
+  });
+});
+
+describe('jcode buckets per provider', () => {
+  const u = (input: number, read = 0, write = 0, prompt?: number) => ({ input_tokens: input, output_tokens: 10, cache_read_input_tokens: read, cache_creation_input_tokens: write, ...(prompt !== undefined && { prompt_tokens: prompt }) });
+
+  it('takes the cache out of an input that holds it: OpenAI, OpenRouter, Gemini', () => {
+    // OpenAI's Responses usage: input_tokens holds input_tokens_details.cached_tokens (ResponseStats doc)
+    expect(bucketsOf(u(5000, 4000), 'openai')).toEqual({ input: 1000, output: 10, cacheRead: 4000, cacheWrite: 0 });
+    // OpenRouter (openrouter_sse_stream.rs): input is prompt_tokens, which holds cached_tokens and passed-through writes
+    expect(bucketsOf(u(10000, 6000, 1000), 'openrouter')).toEqual({ input: 3000, output: 10, cacheRead: 6000, cacheWrite: 1000 });
+    // Gemini (gemini.rs): input is promptTokenCount, which holds cachedContentTokenCount; no writes
+    expect(bucketsOf(u(10000, 7000), 'gemini')).toEqual({ input: 3000, output: 10, cacheRead: 7000, cacheWrite: 0 });
+    // and a provider jcode names otherwise (Copilot, Cursor, a namespace) the same way, the cautious reading
+    expect(bucketsOf(u(800, 300), 'copilot')).toMatchObject({ input: 500, cacheRead: 300 });
+    expect(bucketsOf(u(800, 300), undefined)).toMatchObject({ input: 500, cacheRead: 300 });
+  });
+
+  it('keeps an input apart from its cache: Anthropic\u2019s, a prompt_tokens that proves it, a cache larger than the input', () => {
+    expect(bucketsOf(u(5000, 300, 200), 'claude')).toMatchObject({ input: 5000, cacheRead: 300, cacheWrite: 200 });
+    expect(bucketsOf(u(5000, 300), 'anthropic')).toMatchObject({ input: 5000 });
+    expect(bucketsOf(u(500, 300, 0, 800), 'openrouter')).toMatchObject({ input: 500, cacheRead: 300 });
+    expect(bucketsOf(u(800, 300, 0, 800), 'openrouter')).toMatchObject({ input: 500, cacheRead: 300 });
+    expect(bucketsOf(u(50, 20000, 1500), 'openrouter')).toMatchObject({ input: 50, cacheRead: 20000, cacheWrite: 1500 });
+  });
+
+  it('has no buckets for a call stored without usage, and refuses an absurd count', () => {
+    expect(bucketsOf({ input_tokens: 0, output_tokens: 0 }, 'openai')).toBeUndefined();
+    expect(() => bucketsOf({ input_tokens: -5, output_tokens: 1 }, 'openai')).toThrow(/absurd/);
   });
 });
 
