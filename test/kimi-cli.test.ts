@@ -10,7 +10,7 @@
  * test/kimi-cli.test.ts`.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -373,6 +373,28 @@ describe("kimi-cli's config.toml: the model of the calls its wires name none for
       expect(stamp()).toBe('model:kimi-for-coding');
       await rm(dep);
       expect(stamp()).toBe('model:');
+    });
+  });
+
+  it('sees a copy put in place with the same size and mtime, and keeps nothing of a file written just now', async () => {
+    await withShare({ 'config.toml': config }, async (share, wire) => {
+      const dep = join(share, 'config.toml');
+      const stamp = (): string | undefined => kimi.dependencyStamp!(wire, dep);
+      const same = config.replace('"moonshot-ai/kimi-k2-thinking-turbo"', '"kimi-code/kimi-for-coding"' + ' '.repeat(9));
+      const past = new Date(Date.now() - 3_600_000);
+      await utimes(dep, past, past);
+      expect(stamp()).toBe('model:kimi-k2-thinking-turbo');
+      // `cp -p` and a rename over it: the same size and mtime, another file (its inode and ctime tell)
+      const copy = join(share, 'config.toml.copy');
+      await writeFile(copy, same);
+      await utimes(copy, past, past);
+      await rename(copy, dep);
+      expect(stamp()).toBe('model:kimi-for-coding');
+      // a file written now is not kept at all (it may change again within its mtime's tick): each read reads it
+      await writeFile(dep, config);
+      expect(stamp()).toBe('model:kimi-k2-thinking-turbo');
+      await writeFile(dep, same);
+      expect(stamp()).toBe('model:kimi-for-coding');
     });
   });
 
