@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { primeAgent } from '../codecs/prime-agent/index.js';
 import { createPiCore } from '../codecs/pi/index.js';
+import { capUsage, type UsageCap } from '../codecs/pi/rlm.js';
 import type { SessionEvent, SessionfoldEvent, UsageEvent } from '../cursors/protocol/events.js';
+import { usageEventOf } from '../cursors/protocol/events.js';
 import { parseSync } from '../cursors/sync.js';
 import { byKind, discoverAll, expectChunkInvariant, expectResumeEqualsFull, lineBoundaries, readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
@@ -276,4 +278,32 @@ describe('prime-agent through the built CLI, under an isolated HOME', () => {
     expect(report.breakdowns['prime-agent']!.totalUsd).toBeCloseTo(want.usd, 9);
     expect(await treeListing(folder)).toEqual(before);
   }, 120_000);
+});
+
+describe('prime-agent attribution caps', () => {
+  /** A target's usage as its line wrote it: its own calls plus every child call attributed to it (the aggregate). */
+  const written = (): UsageEvent =>
+    usageEventOf('prime-agent', 's', 0, { model: 'm', timestamp: '2026-01-01T00:00:00.000Z', inputTokens: 130, outputTokens: 60, reasoningTokens: 40, cacheReadTokens: 900, cacheWriteTokens: 70, cacheWrite1hTokens: 70, costUsd: 0.5, singleRequest: true, dedupKey: 'k' });
+  const cap = (input: number, output: number, cacheRead: number, cacheWrite: number, cost: number | undefined): UsageCap => ({ input, output, cacheRead, cacheWrite, cost });
+  // three attributions of one target, each aggregate the previous plus one child call; the first is the own usage
+  const caps = [cap(100, 30, 600, 50, 0.3), cap(110, 45, 800, 50, 0.4), cap(130, 55, 900, 70, undefined)];
+  const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+
+  it('lowers a target to the field-wise minimum of its caps in any order: its own usage, the children\u2019s taken out once', () => {
+    const results = orders.map((o) => {
+      const e = written();
+      for (const i of o) capUsage(e, caps[i]!);
+      return [e.inputTokens, e.outputTokens, e.reasoningTokens, e.cacheReadTokens, e.cacheWriteTokens, e.cacheWrite1hTokens, e.costUsd];
+    });
+    for (const r of results) expect(r).toEqual([100, 30, 30, 600, 50, 50, 0.3]);
+  });
+
+  it('takes each count from the smallest cap that bounds it, even when no one cap is smallest in all', () => {
+    const mixed = [cap(100, 45, 900, 70, 0.4), cap(130, 30, 600, 50, undefined)];
+    for (const o of [[0, 1], [1, 0]]) {
+      const e = written();
+      for (const i of o) capUsage(e, mixed[i]!);
+      expect([e.inputTokens, e.outputTokens, e.cacheReadTokens, e.cacheWriteTokens, e.costUsd]).toEqual([100, 30, 600, 50, 0.4]);
+    }
+  });
 });
