@@ -2,7 +2,8 @@
  * Z Code (`~/.zcode/cli/db/db.sqlite`) over a database built from fixtures/zcode/db.sql, shaped as
  * codecs/zcode/README.md documents it: golden events, token totals checked by a deliberately simple second
  * reader (SQL sums over an in-memory copy), per-session record paths, the database left byte-for-byte as it
- * was with no `-wal` or `-shm` beside it, and the roots.
+ * was with no `-wal` or `-shm` beside it, a session whose usage Z Code pruned after 30 days read as unknown, and
+ * the roots.
  * Regenerate the golden file with `UPDATE_GOLDEN=1 npx vitest run test/zcode.test.ts`.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,8 @@ import type { SessionEvent, SessionfoldEvent } from '../cursors/protocol/events.
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { treeListing } from './helpers/files.js';
 import { expectGolden } from './helpers/golden.js';
+import { runCli } from '../src/cli/run.js';
+import { sink } from './cost-history.js';
 import { codecUsageTotals, type UsageTotals } from './helpers/usage-totals.js';
 import { buildZcodeDb, ZCODE_SQL as SQL } from './helpers/zcode-db.js';
 
@@ -101,6 +104,52 @@ describe('zcode sessions', () => {
     expect(byKind(shop).usage).toHaveLength(4);
     const idle = await readEvents(zcode, files[2]!.path);
     expect(idle).toEqual([{ type: 'session', agent: 'zcode', sessionId: 'sess_03JIDLE', offset: 0, nativeId: 'sess_03JIDLE', cwd: '/home/wang/notes', usageUnknown: true } satisfies SessionEvent]);
+  });
+});
+
+describe('zcode usage older than its 30 days', () => {
+  const DAY = 86_400_000;
+
+  /** Z Code's database after `pruneUsage`: an old session's rows gone, its `session` row kept; a recent one's kept. */
+  function buildPrunedDb(path: string, now: number): void {
+    const db = new Database(path);
+    db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+      CREATE TABLE model_usage (id TEXT PRIMARY KEY, session_id TEXT, model_id TEXT, started_at INTEGER, completed_at INTEGER,
+        input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER, cache_creation_input_tokens INTEGER,
+        cache_read_input_tokens INTEGER, computed_total_tokens INTEGER);`);
+    const session = db.prepare('INSERT INTO session VALUES (?, ?, ?, ?, ?)');
+    const row = db.prepare('INSERT INTO model_usage VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)');
+    session.run('sess_old', '/w/old', 'Old', now - 60 * DAY, now - 59 * DAY);
+    session.run('sess_new', '/w/new', 'New', now - 2 * DAY, now - DAY);
+    row.run('r_old', 'sess_old', 'GLM-5.3', now - 60 * DAY, now - 60 * DAY + 1000, 1000, 100, 1100);
+    row.run('r_new', 'sess_new', 'GLM-5.3', now - DAY, now - DAY + 1000, 2000, 200, 2200);
+    // pruneUsage: the rows that started more than USAGE_RETENTION_DAYS ago
+    db.prepare('DELETE FROM model_usage WHERE started_at < ?').run(now - 30 * DAY);
+    db.close();
+  }
+
+  it('reads an older session as usage unknown, never as $0, and the recent one as counted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-zcode-pruned-'));
+    try {
+      mkdirSync(join(dir, '.zcode', 'cli', 'db'), { recursive: true });
+      buildPrunedDb(join(dir, '.zcode', 'cli', 'db', 'db.sqlite'), Date.now());
+      const files = [];
+      for await (const f of zcode.discover(zcode.defaultRoots({ HOME: dir }))) files.push(f);
+      const bySession = new Map(await Promise.all(files.map(async (f) => [f.sessionId, await readEvents(zcode, f.path)] as const)));
+      expect([...bySession.keys()].sort()).toEqual(['sess_new', 'sess_old']);
+      expect(bySession.get('sess_old')).toEqual([expect.objectContaining({ type: 'session', sessionId: 'sess_old', usageUnknown: true })]);
+      expect(byKind(bySession.get('sess_new')!).usage).toHaveLength(1);
+      expect(bySession.get('sess_new')!.some((e) => e.type === 'session' && e.usageUnknown === true)).toBe(false);
+      const out = sink();
+      expect(await runCli(['sessions', 'list', 'zcode', '--json'], { stdout: out, stderr: sink(), env: { HOME: dir } })).toBe(0);
+      const rows = JSON.parse(out.text()) as { sessionId: string; usageUnknown?: true; cost?: Record<string, number> }[];
+      expect(rows.map((r) => [r.sessionId, r.usageUnknown === true]).sort()).toEqual([['sess_new', false], ['sess_old', true]]);
+      // no cost at all for the old one (not a cost of $0); the recent one's priced
+      expect(rows.find((r) => r.sessionId === 'sess_old')!.cost).toBeUndefined();
+      expect(rows.find((r) => r.sessionId === 'sess_new')!.cost).toMatchObject({ inputTokens: 2000, outputTokens: 200, requestCount: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
