@@ -414,6 +414,25 @@ export function withAgentSnapshot<T>(agent: string, path: string, fn: (db: Sqlit
   }
 }
 
+// Schema probes: a database changes shape across its versions (tables added or renamed, columns
+// added), so a reader asks before it reads instead of letting a missing name fail the read. They read the
+// schema only (`sqlite_master`, `pragma_table_info`), in the caller's snapshot.
+/** Whether `name` is a table of the database (with `views`, a view of that name counts too). */
+export function hasTable(db: SqliteDatabase, name: string, options: { views?: boolean } = {}): boolean {
+  const types = options.views === true ? "('table', 'view')" : "('table')";
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type IN ${types} AND name = ?`).get(name) !== undefined;
+}
+
+/** The names of the database's tables. */
+export function tableNames(db: SqliteDatabase): Set<string> {
+  return new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+}
+
+/** The column names of `table` (empty when there is no such table). */
+export function columnsOf(db: SqliteDatabase, table: string): Set<string> {
+  return new Set(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
+}
+
 /** A JSON column's value as an object, or undefined (not text, not JSON, not an object). */
 export { jsonObject } from './core.js';
 

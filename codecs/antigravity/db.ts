@@ -11,7 +11,7 @@ import type { NormalizedReadOptions, RowCursor } from '../../cursors/protocol/co
 import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { agentSnapshot } from '../../cursors/sqlite-events.js';
-import { databaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { databaseIdentity, hasTable, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { readRowsSince, withCodecState, type RowSource } from '../../cursors/sqlite-rows.js';
 import { decodeGenRow, decodeTrajectory, enumName, priceModelName } from './gen-metadata.js';
 import { createAntigravityCore } from './parse.js';
@@ -30,10 +30,6 @@ export interface ConversationUsage {
   bytes: number;
   startMs: number | undefined;
   cwd: string | undefined;
-}
-
-function hasTable(db: SqliteDatabase, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
 function trajectoryOf(db: SqliteDatabase): { startMs: number | undefined; cwd: string | undefined } {

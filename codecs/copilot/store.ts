@@ -17,7 +17,7 @@ import { basename, dirname, join } from 'node:path';
 import type { DiscoverOptions } from '../../cursors/protocol/codec.js';
 import { hashText128 } from '../../cursors/ids.js';
 import { memoizedListing, sqliteFileStamp } from '../../cursors/listing-memo.js';
-import { snapshotMemo, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { hasTable, snapshotMemo, sqliteDependencies, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { databaseState } from '../../cursors/sqlite-events.js';
 import { splitRecordPath } from '../../cursors/record-path.js';
 import { CODEC_ID, SESSION_STATE_DIR, EVENTS_FILE, sessionIdOfPath } from './paths.js';
@@ -92,10 +92,6 @@ export function callOf(r: Row): PerCall | undefined {
   });
   const model = str(r.copilot_usage_model) ?? str(r.model) ?? 'unknown';
   return { id, ms, timestamp: new Date(ms).toISOString(), model, tokens };
-}
-
-function hasTable(db: SqliteDatabase, table: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
 }
 
 /** The `sessions` rows of the sessions that have calls, by id (fields absent when not text). */

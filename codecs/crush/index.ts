@@ -19,7 +19,7 @@ import type { DatabaseEvents } from '../../cursors/sqlite-events.js';
 import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
-import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { columnsOf, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { epochIso, messageEvents, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverCrushFiles, projectOf } from './paths.js';
 import { crushDescriptor, PARSER_VERSION } from './descriptor.js';
@@ -32,13 +32,8 @@ export { PARSER_VERSION } from './descriptor.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** The columns of `table` the database has (a database of Crush's first migration lacks later ones). */
-function columnsOf(db: SqliteDatabase, table: string): Set<string> {
-  return new Set((db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
-}
-
 /**
- * The `messages` columns a read needs: a session's model and provider and its last message's time; with
+ * The `messages` columns a read needs (a database of Crush's first migration lacks later ones): a session's model and provider and its last message's time; with
  * `conversation`, each message's `parts` and what its message event names.
  */
 function messageColumns(db: SqliteDatabase, conversation: boolean): string {

@@ -18,7 +18,7 @@ import type { CollectedRead } from '../../cursors/read-collected.js';
 import { readPartitionsSettled, type PartitionReadTo } from '../../cursors/sqlite-batch.js';
 import { eachOrError, partitionSources, readRowsSince, withCodecState } from '../../cursors/sqlite-rows.js';
 import type { PartitionedSource, RowReadResult, RowSource } from '../../cursors/sqlite-rows.js';
-import { databaseIdentity, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { databaseIdentity, hasTable, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { agentSnapshot } from '../../cursors/sqlite-events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { messageEvents, sessionEvent, sessionModel, usageEvents, type Row, type SessionState } from './parse.js';
@@ -140,7 +140,7 @@ function usagePlan(db: SqliteDatabase, rows: readonly Row[], read: RowReadResult
 
 /** Whether the database has `usage_ledger` (schema 15 on): an older one is read as before, by its totals. */
 export function hasUsageLedger(db: SqliteDatabase): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_ledger'").get() !== undefined;
+  return hasTable(db, 'usage_ledger');
 }
 
 const previousState = (read: RowReadResult): GooseCursorState | undefined => (!read.restarted && isState(read.codecState) ? read.codecState : undefined);

@@ -11,7 +11,7 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { readPartitionsSettled, type PartitionReadTo } from '../../cursors/sqlite-batch.js';
 import { eachOrError, partitionSources, readRowsSince, withCodecState } from '../../cursors/sqlite-rows.js';
 import type { PartitionedSource, RowReadResult, RowSource } from '../../cursors/sqlite-rows.js';
-import { databaseIdentity, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { columnsOf, databaseIdentity, hasTable, withAgentSnapshot, withSqliteSnapshot, type DatabaseIdentity, type SqliteDatabase } from '../../cursors/sqlite.js';
 import {
   emitMessage,
   profileOfDb,
@@ -33,14 +33,6 @@ interface HermesCursorState {
   sessions: Record<string, string>;
   usage: string;
   kinds: string;
-}
-
-function hasTable(db: SqliteDatabase, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?").get(name) !== undefined;
-}
-
-function columnsOf(db: SqliteDatabase, table: string): Set<string> {
-  return new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
 }
 
 /** The message columns this database has (older schemas lack some): NULL stands in for a missing one. */
@@ -87,7 +79,7 @@ function sessionsOf(db: SqliteDatabase, sessionId: string | undefined): Omit<Sna
     ? db.prepare('SELECT rowid AS _rowid, * FROM sessions ORDER BY started_at, id').all()
     : db.prepare('SELECT rowid AS _rowid, * FROM sessions WHERE id = ?').all(sessionId)) as HermesSessionRow[];
   const usage = new Map<string, HermesUsageRow[]>();
-  if (hasTable(db, 'session_model_usage')) {
+  if (hasTable(db, 'session_model_usage', { views: true })) {
     const rows = (sessionId === undefined
       ? db.prepare('SELECT rowid AS _rowid, * FROM session_model_usage ORDER BY rowid').all()
       : db.prepare('SELECT rowid AS _rowid, * FROM session_model_usage WHERE session_id = ? ORDER BY rowid').all(sessionId)) as (HermesUsageRow & { session_id: string })[];
@@ -215,7 +207,7 @@ export function listStateDbSessions(file: string): StateDbSession[] {
     const cols = columnsOf(db, 'sessions');
     const own = OWN_COLUMNS.filter((c) => cols.has(c)).map((c) => `s.${c}`);
     const activity = ['ended_at', 'last_activity_at'].filter((c) => cols.has(c));
-    const usage = hasTable(db, 'session_model_usage')
+    const usage = hasTable(db, 'session_model_usage', { views: true })
       ? 'LEFT JOIN (SELECT session_id, max(last_seen) AS last, sum(api_call_count) AS calls FROM session_model_usage GROUP BY session_id) u ON u.session_id = s.id'
       : 'LEFT JOIN (SELECT NULL AS session_id, NULL AS last, NULL AS calls) u ON 0';
     const rows = db
@@ -296,7 +288,7 @@ function ftsScores(db: SqliteDatabase, terms: readonly string[], limit: number, 
  */
 export function searchStateDb(file: string, terms: readonly string[], limit: number): FtsHit[] | undefined {
   return withSqliteSnapshot(file, (db) => {
-    if (!hasTable(db, 'messages_fts')) return undefined;
+    if (!hasTable(db, 'messages_fts', { views: true })) return undefined;
     const titled = titleTerms(db, terms);
     // per session: the terms its messages were matched on, and their bm25 sum
     const text = new Map<string, { terms: readonly string[]; score: number }>();

@@ -14,7 +14,7 @@ import type { PiSessionMeta } from '../pi/index.js';
 import { createHash64, hashText128, type Hash64 } from '../../cursors/ids.js';
 import { hashRow } from '../../cursors/record-stamps.js';
 import { decompressZstdBytes } from '../../cursors/read-zstd.js';
-import { withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { columnsOf, hasTable, withSqliteSnapshot, type SqliteDatabase } from '../../cursors/sqlite.js';
 
 /** One session's transcript: its rows as JSONL text, the rows that could not be read, and its index entry. */
 export interface AgentDbTranscript {
@@ -23,16 +23,12 @@ export interface AgentDbTranscript {
   meta?: PiSessionMeta;
 }
 
-function hasTable(db: SqliteDatabase, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-}
-
 function hasColumn(db: SqliteDatabase, table: string, column: string): boolean {
   return hasColumns(db, table, [column]);
 }
 
 function hasColumns(db: SqliteDatabase, table: string, columns: readonly string[]): boolean {
-  const names = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+  const names = columnsOf(db, table);
   return columns.every((c) => names.has(c));
 }
 

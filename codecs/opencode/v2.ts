@@ -11,7 +11,7 @@
  * present (`tablesOf`).
  */
 import type { PartitionedSource, Row, RowReadResult } from '../../cursors/sqlite-rows.js';
-import { jsonObject, snapshotMemo, type SqliteDatabase } from '../../cursors/sqlite.js';
+import { columnsOf, jsonObject, snapshotMemo, tableNames, type SqliteDatabase } from '../../cursors/sqlite.js';
 import type { OpencodeMessageInfo, OpencodeMessageRecord, OpencodePart } from './schema.js';
 
 /** The tables of OpenCode's two generations this codec reads, as present in one database. */
@@ -41,8 +41,8 @@ export function tablesOf(db: SqliteDatabase): Tables {
 }
 
 function probeTables(db: SqliteDatabase): Tables {
-  const names = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").raw().all() as [string][]).map(([n]) => n));
-  const noSessionModel = names.has('session') && db.prepare("SELECT 1 FROM pragma_table_info('session') WHERE name = 'model'").raw().get() === undefined;
+  const names = tableNames(db);
+  const noSessionModel = names.has('session') && !columnsOf(db, 'session').has('model');
   const external_import = names.has('external_import');
   const claude_import = names.has('claude_import') ? claudeImportShape(db) : undefined;
   return {
@@ -59,7 +59,7 @@ function probeTables(db: SqliteDatabase): Tables {
 
 /** Whether MiMo's earlier `claude_import` has `message_ids` (added after the table; codecs/opencode/imports.ts). */
 function claudeImportShape(db: SqliteDatabase): 'ids' | 'bare' {
-  return db.prepare("SELECT 1 FROM pragma_table_info('claude_import') WHERE name = 'message_ids'").raw().get() === undefined ? 'bare' : 'ids';
+  return columnsOf(db, 'claude_import').has('message_ids') ? 'ids' : 'bare';
 }
 
 /** `session_message` per session: every row added or rewritten (`time_updated` has no index, so a walk). */

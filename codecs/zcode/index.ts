@@ -16,7 +16,7 @@ import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors
 import { createHash64, type Hash64 } from '../../cursors/ids.js';
 import { hashRow, recordStamper } from '../../cursors/record-stamps.js';
 import { recordDependencies } from '../../cursors/record-path.js';
-import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { columnsOf, hasTable, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { isSubagentSession, msIso, sessionEvent, usageEvent, type Row } from './parse.js';
 import { CODEC_ID, discoverZcodeFiles } from './paths.js';
 import { PARSER_VERSION, zcodeDescriptor } from './descriptor.js';
@@ -25,10 +25,6 @@ export { msIso, sessionEvent, usageEvent, zcodeCount, zcodeTokens, type Row, typ
 export { CODEC_ID as ZCODE_CODEC_ID, discoverZcodeFiles, getZcodeRoots } from './paths.js';
 
 export { PARSER_VERSION } from './descriptor.js';
-
-function hasTable(db: SqliteDatabase, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-}
 
 /** Every session id of the database (requests first, then sessions without any), in first-use order. */
 function sessionIds(db: SqliteDatabase): string[] {
@@ -91,8 +87,7 @@ function sessionList(d: SqliteDatabase): DatabaseRecord[] {
 function taskTypes(d: SqliteDatabase): Map<string, Row> {
   const out = new Map<string, Row>();
   if (!hasTable(d, 'session')) return out;
-  const columns = d.prepare("SELECT name FROM pragma_table_info('session')").all() as { name: unknown }[];
-  if (!columns.some((c) => c.name === 'task_type')) return out;
+  if (!columnsOf(d, 'session').has('task_type')) return out;
   for (const r of d.prepare('SELECT id, task_type FROM session').all() as Row[]) if (typeof r.id === 'string') out.set(r.id, r);
   return out;
 }

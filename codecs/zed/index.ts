@@ -20,7 +20,7 @@ import type { DatabaseEvents, SnapshotEvents } from '../../cursors/sqlite-events
 import { readDatabaseRecord } from '../../cursors/database-record.js';
 import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
 import { recordDependencies } from '../../cursors/record-path.js';
-import type { SqliteDatabase } from '../../cursors/sqlite.js';
+import { columnsOf, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { threadMessages } from './messages.js';
 import { decodeThread, isoOf, messageEvents, priceModel, sessionEvent, threadUsage, usageEvents, type Row } from './parse.js';
 import { CODEC_ID, discoverZedFiles } from './paths.js';
@@ -35,9 +35,7 @@ export { PARSER_VERSION } from './descriptor.js';
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** The `threads` columns present: `parent_id`, `folder_paths` and `created_at` came with later Zed versions. */
-function columnsOf(db: SqliteDatabase): Set<string> {
-  return new Set((db.prepare('PRAGMA table_info(threads)').all() as { name: string }[]).map((c) => c.name));
-}
+const threadColumns = (db: SqliteDatabase): Set<string> => columnsOf(db, 'threads');
 
 /** The order threads are listed and read in: creation, where Zed records it, then rowid. */
 const orderBy = (cols: Set<string>): string => (cols.has('created_at') ? 'ORDER BY created_at, rowid' : 'ORDER BY updated_at, rowid');
@@ -76,7 +74,7 @@ function rowSnapshot(row: Row, maxBytes: number, conversation: boolean): Snapsho
  * no usable id: such a row is decoded here, to count it).
  */
 function threadsOf(db: SqliteDatabase, maxBytes: number, conversation: boolean): DatabaseEvents {
-  const rows = db.prepare(`SELECT * FROM threads ${orderBy(columnsOf(db))}`).iterate() as IterableIterator<Row>;
+  const rows = db.prepare(`SELECT * FROM threads ${orderBy(threadColumns(db))}`).iterate() as IterableIterator<Row>;
   const out: DatabaseEvents = { sessions: new Map(), skipped: 0 };
   for (const row of rows) {
     const id = str(row.id);
@@ -102,7 +100,7 @@ async function* readZed(file: string, options?: ReadOptions): AsyncGenerator<Ses
  * others' as they were, and stamps.ts stamps the database per thread for a rewrite these do not show.
  */
 function threadList(d: SqliteDatabase): DatabaseRecord[] {
-  const cols = columnsOf(d);
+  const cols = threadColumns(d);
   const parent = cols.has('parent_id') ? 'parent_id' : 'NULL';
   const rows = d.prepare(`SELECT id, ${parent} AS parent, length(data) AS n, updated_at AS at FROM threads ${orderBy(cols)}`).all() as { id: unknown; parent: unknown; n: unknown; at: unknown }[];
   return rows.flatMap((r) => {

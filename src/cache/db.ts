@@ -14,7 +14,7 @@
 import { closeSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { sqliteDriver } from '../../cursors/sqlite.js';
+import { columnsOf, sqliteDriver } from '../../cursors/sqlite.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 
 export type Db = Database.Database;
@@ -126,8 +126,8 @@ const MIGRATIONS: Record<number, string | ((db: Db) => void)> = {
 
 /** Add the columns `table` lacks (each given as its definition, name first). */
 function addColumns(db: Db, table: string, definitions: readonly string[]): void {
-  const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
-  for (const d of definitions) if (!columns.includes(d.split(' ')[0] as string)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${d}`);
+  const columns = columnsOf(db, table);
+  for (const d of definitions) if (!columns.has(d.split(' ')[0] as string)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${d}`);
 }
 
 const SCHEMA = `

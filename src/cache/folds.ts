@@ -6,6 +6,7 @@
  * transaction, so a reader never sees pieces of two versions (a column piece read later checks the version).
  */
 import { openSummary, sealSummary } from './answer-memo.js';
+import { columnsOf } from '../../cursors/sqlite.js';
 import { FOLDS_SCHEMA, openCacheDb, releaseCacheDb, type Db } from './db.js';
 
 /** Snapshots kept (each is ~90 bytes per distinct response of the history it folds). */
@@ -115,7 +116,7 @@ export class FoldSnapshots {
 
   /** Snapshots are disposable: fold tables of another shape are replaced (their snapshots lost, nothing else). */
   static #heal(db: Db): void {
-    const columns = () => (db.prepare("SELECT name FROM pragma_table_info('folds')").pluck().all() as string[]).join(',');
+    const columns = () => [...columnsOf(db, 'folds')].join(',');
     if (columns() === FoldSnapshots.#COLUMNS.join(',')) return;
     db.transaction(() => {
       if (columns() === FoldSnapshots.#COLUMNS.join(',')) return;
