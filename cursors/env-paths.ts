@@ -21,6 +21,24 @@ export function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
 }
 
+/** How `envDir` reads a variable: `home` expands a leading `~` against it; `absolute` resolves the result. */
+export interface EnvDirOptions {
+  home?: string;
+  absolute?: boolean;
+}
+
+/**
+ * The folder the variable `name` names, as most agents read their home variables: trimmed, undefined when
+ * unset or blank; with `home`, a leading `~` expanded; with `absolute`, resolved against the cwd. One reading
+ * for every codec, so a codec says which of these its agent does rather than writing the steps again.
+ */
+export function envDir(env: NodeJS.ProcessEnv, name: string, options: EnvDirOptions = {}): string | undefined {
+  const v = env[name]?.trim();
+  if (!v) return undefined;
+  const dir = options.home === undefined ? v : expandHome(v, options.home);
+  return options.absolute === true ? resolve(dir) : dir;
+}
+
 /**
  * `value` as a list of paths: [] when unset or blank; the whole value (trimmed) when it exists, as
  * `resolve` maps it (`~` expanded, say); else its comma-separated entries, trimmed, blanks left out.

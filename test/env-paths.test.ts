@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { getClaudeRoots } from '../codecs/claude/paths.js';
 import { getCodexRoots } from '../codecs/codex/paths.js';
 import { getCopilotRoots } from '../codecs/copilot/paths.js';
-import { envPathList } from '../cursors/env-paths.js';
+import { envDir, envPathList } from '../cursors/env-paths.js';
+import { getGrokRoots } from '../codecs/grok/paths.js';
+import { reasonixStateRoot } from '../codecs/reasonix/paths.js';
 import { runCli } from '../src/cli/run.js';
 import { sink } from './cost-history.js';
 import { tempDirPerTest } from './helpers/sqlite-db.js';
@@ -45,6 +47,24 @@ describe('envPathList', () => {
     expect(getClaudeRoots({ HOME: dir, CLAUDE_CONFIG_DIR: comma })).toEqual([join(comma, 'projects')]);
     expect(getClaudeRoots({ HOME: dir, CLAUDE_CONFIG_DIR: '~/a,b' })).toEqual([join(comma, 'projects')]);
     expect(getCopilotRoots({ HOME: dir, COPILOT_HOME: `${join(dir, 'x')},${join(dir, 'y')}` })).toEqual([join(dir, 'x'), join(dir, 'y')]);
+  });
+});
+
+describe('envDir', () => {
+  it('reads a folder variable trimmed, blank as unset, `~` expanded only with a home', () => {
+    const env = { A: '  ~/x  ', B: '   ', C: '/abs/~/y' };
+    expect(envDir(env, 'A')).toBe('~/x');
+    expect(envDir(env, 'A', { home: '/h' })).toBe('/h/x');
+    expect(envDir(env, 'B', { home: '/h' })).toBeUndefined();
+    expect(envDir(env, 'missing', { home: '/h' })).toBeUndefined();
+    expect(envDir(env, 'C', { home: '/h' })).toBe('/abs/~/y');
+    expect(envDir({ D: 'rel' }, 'D', { absolute: true })).toBe(join(process.cwd(), 'rel'));
+  });
+
+  it('is how the codecs read their home variables', () => {
+    expect(getGrokRoots({ HOME: '/h', GROK_HOME: ' ~/g ' })).toEqual(['/h/g/sessions']);
+    expect(getGrokRoots({ HOME: '/h', GROK_HOME: ' ' })).toEqual(['/h/.grok/sessions']);
+    expect(reasonixStateRoot({ HOME: '/h', REASONIX_STATE_HOME: ' ', REASONIX_HOME: '~/r' }, 'linux')).toBe('/h/r');
   });
 });
 

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'auggie';
@@ -14,8 +14,7 @@ export const CODEC_ID = 'auggie';
 /** `$AUGMENT_CACHE_DIR/sessions`, else `~/.augment/sessions`. */
 export function getAuggieRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const dir = env.AUGMENT_CACHE_DIR?.trim();
-  return [join(dir ? expandHome(dir, home) : join(home, '.augment'), 'sessions')];
+  return [join(envDir(env, 'AUGMENT_CACHE_DIR', { home }) ?? join(home, '.augment'), 'sessions')];
 }
 
 /** A backup Auggie writes beside a session (`SessionBackupStore.saveBackup`): `<session id>-backup<N>.json`. */

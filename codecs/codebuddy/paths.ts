@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'codebuddy';
 /** The variable that moves CodeBuddy Code's whole config folder. */
@@ -21,8 +21,7 @@ const MAX_DEPTH = 4;
 /** `$CODEBUDDY_CONFIG_DIR/projects`, else `~/.codebuddy/projects`. */
 export function getCodeBuddyRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const config = env[CODEBUDDY_ENV]?.trim();
-  return [join(config ? expandHome(config, home) : join(home, '.codebuddy'), 'projects')];
+  return [join(envDir(env, CODEBUDDY_ENV, { home }) ?? join(home, '.codebuddy'), 'projects')];
 }
 
 /** The session id a transcript's file name gives (`<sessionId>.jsonl`). */

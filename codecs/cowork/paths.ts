@@ -9,7 +9,7 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { DIR, followEntry, listDir } from '../../cursors/list-dir.js';
-import { electronAppData, envPathList, expandHome } from '../../cursors/env-paths.js';
+import { electronAppData, envDir, envPathList, expandHome } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'cowork';
 export const COWORK_ENV = 'COWORK_CONFIG_DIR';
@@ -46,8 +46,8 @@ export function getCoworkRoots(env: NodeJS.ProcessEnv = process.env, platform: N
   const home = env.HOME || homedir();
   const explicit = envPathList(env[COWORK_ENV], (p) => expandHome(p, home));
   if (explicit.length > 0) return [...new Set(explicit.map((p) => expandHome(p, home).replace(/[\\/]+$/, '') || '/'))];
-  const userData = env[USER_DATA_ENV]?.trim();
-  if (userData) return [join(expandHome(userData, home), SESSIONS_DIR)];
+  const userData = envDir(env, USER_DATA_ENV, { home });
+  if (userData !== undefined) return [join(userData, SESSIONS_DIR)];
   const appData = electronAppData(env, platform);
   const roots = [join(appData, 'Claude', SESSIONS_DIR)];
   if (platform === 'win32') {

@@ -14,7 +14,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { distinctFolders, electronAppData, envPathList, expandHome } from '../../cursors/env-paths.js';
+import { distinctFolders, electronAppData, envDir, envPathList, expandHome } from '../../cursors/env-paths.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'dsh';
@@ -39,7 +39,7 @@ export function generationOf(name: string): { version: number; compressed: boole
 /** dsh's home: `$DSH_HOME` (blank is unset, `~` expanded, resolved), else `~/.dsh` (`@deepseek-ai/dsh-home-paths`). */
 export function dshHome(env: NodeJS.ProcessEnv = process.env): string {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const own = env.DSH_HOME;
+  const own = env.DSH_HOME; // blank is unset; any other value is taken as written, spaces and all
   return own !== undefined && own.trim() !== '' ? resolve(expandHome(own, home)) : join(home, '.dsh');
 }
 
@@ -52,8 +52,8 @@ export function getDshRoots(env: NodeJS.ProcessEnv = process.env, platform: Node
   if (explicit.length > 0) return explicit;
   const home = env.HOME || env.USERPROFILE || homedir();
   const roots = [join(dshHome(env), 'sessions')];
-  const sdk = env.DSH_SESSION_ROOT?.trim();
-  if (sdk) roots.push(resolve(expandHome(sdk, home)));
+  const sdk = envDir(env, 'DSH_SESSION_ROOT', { home, absolute: true });
+  if (sdk !== undefined) roots.push(sdk);
   roots.push(join(electronAppData(env, platform), 'CherryStudio', 'Data', 'Agents', '.dsh', 'sessions'));
   return distinctFolders(roots);
 }

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 import { namedFileIn } from '../../cursors/discovery.js';
 import { DIR, listDir } from '../../cursors/list-dir.js';
 
@@ -30,8 +30,8 @@ export function isFxSessionId(name: string): boolean {
 /** `$SESSIONFOLD_FX_DIR` when set, else `~/.fx/sessions`. */
 export function getFxRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const own = env.SESSIONFOLD_FX_DIR?.trim();
-  if (own) return [expandHome(own, home)];
+  const own = envDir(env, 'SESSIONFOLD_FX_DIR', { home });
+  if (own !== undefined) return [own];
   return [join(home, '.fx', 'sessions')];
 }
 

@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'grok';
@@ -17,8 +17,7 @@ export const UPDATES_FILE = 'updates.jsonl';
 /** `<home>/sessions`, home = `$GROK_HOME`, else `~/.grok`. */
 export function getGrokRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const base = env.GROK_HOME?.trim() || join(home, '.grok');
-  return [join(expandHome(base, home), 'sessions')];
+  return [join(envDir(env, 'GROK_HOME', { home }) ?? join(home, '.grok'), 'sessions')];
 }
 
 /** The session id of an `updates.jsonl` path: its folder's name (`-` for stdin has none). */

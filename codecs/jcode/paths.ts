@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { envPathList, expandHome } from '../../cursors/env-paths.js';
+import { envDir, envPathList } from '../../cursors/env-paths.js';
 import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'jcode';
@@ -17,8 +17,7 @@ export function getJcodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = envPathList(env.SESSIONFOLD_JCODE_DIR);
   if (explicit.length > 0) return explicit;
   const home = env.HOME || env.USERPROFILE || homedir();
-  const dir = env.JCODE_HOME?.trim();
-  return [join(dir ? expandHome(dir, home) : join(home, '.jcode'), 'sessions')];
+  return [join(envDir(env, 'JCODE_HOME', { home }) ?? join(home, '.jcode'), 'sessions')];
 }
 
 /** The session id a snapshot's name gives: `<session id>.json`. */

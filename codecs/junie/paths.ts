@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 import { namedFileIn } from '../../cursors/discovery.js';
 import { DIR, listDir } from '../../cursors/list-dir.js';
 
@@ -18,7 +18,7 @@ export const EVENTS_FILE = 'events.jsonl';
 /** `$JUNIE_HOME/sessions`, else `~/.junie/sessions`. */
 export function getJunieRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const base = env.JUNIE_HOME?.trim() ? expandHome(env.JUNIE_HOME.trim(), home) : join(home, '.junie');
+  const base = envDir(env, 'JUNIE_HOME', { home }) ?? join(home, '.junie');
   return [join(base, 'sessions')];
 }
 

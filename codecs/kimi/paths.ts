@@ -6,7 +6,7 @@
  */
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { envPathList, expandHome } from '../../cursors/env-paths.js';
+import { envDir, envPathList } from '../../cursors/env-paths.js';
 
 export function getKimiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = envPathList(env.SESSIONFOLD_KIMI_DIR);
@@ -14,7 +14,7 @@ export function getKimiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
   const current = env.KIMI_CODE_HOME?.trim() || join(home, '.kimi-code');
   // kimi-cli's share.py: `Path(KIMI_SHARE_DIR).expanduser()`, else `~/.kimi`
-  const share = expandHome(env.KIMI_SHARE_DIR?.trim() || join(home, '.kimi'), home);
+  const share = envDir(env, 'KIMI_SHARE_DIR', { home }) ?? join(home, '.kimi');
   return [join(current, 'sessions'), join(share, 'sessions'), join(share, IMPORTED_DIR)];
 }
 

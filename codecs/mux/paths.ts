@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'mux';
@@ -22,8 +22,8 @@ export const CHAT_FILE = 'chat.jsonl';
  */
 export function getMuxRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
-  const explicit = env.XUM_ROOT?.trim() || env.MUX_ROOT?.trim();
-  if (explicit) return [join(expandHome(explicit, home), 'sessions')];
+  const explicit = envDir(env, 'XUM_ROOT', { home }) ?? envDir(env, 'MUX_ROOT', { home });
+  if (explicit !== undefined) return [join(explicit, 'sessions')];
   return ['.xum', '.mux', '.cmux'].map((dir) => join(home, dir, 'sessions'));
 }
 

@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { distinctFolders, expandHome } from '../../cursors/env-paths.js';
+import { distinctFolders, envDir } from '../../cursors/env-paths.js';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { piFamilyDescriptor } from '../pi/descriptor.js';
 
@@ -20,8 +20,7 @@ export const OPENCLAW_STATE_DIRNAMES = ['.openclaw', '.clawdbot', '.moldbot', '.
 /** The home OpenClaw puts its state dirs in: `$OPENCLAW_HOME` (a leading `~` expanded), else HOME. */
 function openclawHome(env: NodeJS.ProcessEnv): string {
   const home = env.HOME || homedir();
-  const explicit = env.OPENCLAW_HOME?.trim();
-  return explicit ? expandHome(explicit, home) : home;
+  return envDir(env, 'OPENCLAW_HOME', { home }) ?? home;
 }
 
 
@@ -32,8 +31,8 @@ function openclawHome(env: NodeJS.ProcessEnv): string {
  */
 export function getOpenclawRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = openclawHome(env);
-  const explicit = env.OPENCLAW_STATE_DIR?.trim() || env.CLAWDBOT_STATE_DIR?.trim();
-  if (explicit) return [expandHome(explicit, home)];
+  const explicit = envDir(env, 'OPENCLAW_STATE_DIR', { home }) ?? envDir(env, 'CLAWDBOT_STATE_DIR', { home });
+  if (explicit !== undefined) return [explicit];
   return distinctFolders(OPENCLAW_STATE_DIRNAMES.map((name) => join(home, name)));
 }
 

@@ -16,7 +16,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { envPathList, expandHome } from '../../cursors/env-paths.js';
+import { envDir, envPathList } from '../../cursors/env-paths.js';
 import { namedFileIn } from '../../cursors/discovery.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
@@ -39,12 +39,11 @@ export function getOpenHandsRoots(env: NodeJS.ProcessEnv = process.env): string[
   const explicit = envPathList(env.SESSIONFOLD_OPENHANDS_DIR);
   if (explicit.length > 0) return explicit;
   const home = env.HOME || env.USERPROFILE || homedir();
-  const conversations = env.OPENHANDS_CONVERSATIONS_DIR?.trim();
-  const persistence = env.OPENHANDS_PERSISTENCE_DIR?.trim();
-  const cli = conversations ? expandHome(conversations, home) : join(persistence ? expandHome(persistence, home) : join(home, '.openhands'), 'conversations');
+  const persistence = envDir(env, 'OPENHANDS_PERSISTENCE_DIR', { home }) ?? join(home, '.openhands');
+  const cli = envDir(env, 'OPENHANDS_CONVERSATIONS_DIR', { home }) ?? join(persistence, 'conversations');
   // `OH_PERSISTENCE_DIR`, else V0's `FILE_STORE_PATH` (read by later versions of config.py), else ~/.openhands
-  const app = env.OH_PERSISTENCE_DIR?.trim() || env.FILE_STORE_PATH?.trim();
-  return [cli, join(app ? expandHome(app, home) : join(home, '.openhands'), APP_EVENTS)];
+  const app = envDir(env, 'OH_PERSISTENCE_DIR', { home }) ?? envDir(env, 'FILE_STORE_PATH', { home }) ?? join(home, '.openhands');
+  return [cli, join(app, APP_EVENTS)];
 }
 
 /** The V1 app's event file name: `<YYYYMMDDHHMMSS>_<event class>_<event id hex>` (`_get_event_filename`). */

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir, expandHome } from '../../cursors/env-paths.js';
 
 /**
  * Goes up whenever the pi engine would parse an unchanged file differently; the codecs of the family (omp,
@@ -23,8 +23,7 @@ export const PI_PARSER_VERSION = 4;
  */
 export function agentSessionRoots(env: NodeJS.ProcessEnv, envVar: string, dotDir: string, agentDirName = 'agent'): string[] {
   const home = env.HOME || homedir();
-  const explicit = env[envVar]?.trim();
-  const agentDir = explicit ? expandHome(explicit, home) : join(home, dotDir, agentDirName);
+  const agentDir = envDir(env, envVar, { home }) ?? join(home, dotDir, agentDirName);
   return [join(agentDir, 'sessions')];
 }
 
@@ -53,8 +52,7 @@ export function settingsSessionDir(agentDir: string, home: string): string | und
 export function movableSessionRoots(env: NodeJS.ProcessEnv, agentVar: string, sessionVar: string, dotDir: string, agentDirName = 'agent'): string[] {
   const home = env.HOME || homedir();
   const roots = agentSessionRoots(env, agentVar, dotDir, agentDirName);
-  const fromEnv = env[sessionVar]?.trim();
-  const moved = fromEnv ? expandHome(fromEnv, home) : settingsSessionDir(dirname(roots[0] as string), home);
+  const moved = envDir(env, sessionVar, { home }) ?? settingsSessionDir(dirname(roots[0] as string), home);
   return [...new Set([...(moved === undefined ? [] : [moved]), ...roots])];
 }
 

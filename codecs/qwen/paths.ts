@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'qwen';
 
@@ -18,8 +18,8 @@ export const CODEC_ID = 'qwen';
 /** `<base>/projects`, base = `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen` (Qwen Code's own order). */
 export function getQwenRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
-  const base = env.QWEN_RUNTIME_DIR?.trim() || env.QWEN_HOME?.trim() || join(home, '.qwen');
-  return [join(expandHome(base, home), 'projects')];
+  const base = envDir(env, 'QWEN_RUNTIME_DIR', { home }) ?? envDir(env, 'QWEN_HOME', { home }) ?? join(home, '.qwen');
+  return [join(base, 'projects')];
 }
 
 /** The session id a chat's file name gives (`<sessionId>.jsonl`). */

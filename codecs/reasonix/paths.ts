@@ -10,9 +10,9 @@
  * `.append.lock`, a file of another shape) is not a day's log.
  */
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { distinctFolders, envPathList, expandHome } from '../../cursors/env-paths.js';
+import { distinctFolders, envDir, envPathList } from '../../cursors/env-paths.js';
 import { FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 
 export const CODEC_ID = 'reasonix';
@@ -25,16 +25,11 @@ export function dayOf(name: string): string | undefined {
   return DAY_FILE.exec(name)?.[1];
 }
 
-/** One of Reasonix's folder variables as Reasonix reads it: trimmed, blank as unset, `~` expanded, resolved. */
-function envDir(env: NodeJS.ProcessEnv, name: string, home: string): string | undefined {
-  const v = env[name]?.trim();
-  return v ? resolve(expandHome(v, home)) : undefined;
-}
-
 /** Reasonix's state root: `$REASONIX_STATE_HOME`, else `$REASONIX_HOME`, else the platform's default home. */
 export function reasonixStateRoot(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const own = envDir(env, 'REASONIX_STATE_HOME', home) ?? envDir(env, 'REASONIX_HOME', home);
+  // Reasonix reads its folder variables trimmed, blank as unset, `~` expanded, resolved
+  const own = envDir(env, 'REASONIX_STATE_HOME', { home, absolute: true }) ?? envDir(env, 'REASONIX_HOME', { home, absolute: true });
   if (own !== undefined) return own;
   if (platform === 'win32') return join(env.APPDATA?.trim() || join(home, 'AppData', 'Roaming'), 'reasonix');
   return join(home, '.reasonix');

@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
-import { expandHome } from '../../cursors/env-paths.js';
+import { envDir } from '../../cursors/env-paths.js';
 import { namedFileIn } from '../../cursors/discovery.js';
 
 export const CODEC_ID = 'zcode';
@@ -19,10 +19,9 @@ export const DB_FILE = 'db.sqlite';
  */
 export function getZcodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || env.USERPROFILE || homedir();
-  const zcodeHome = env.ZCODE_HOME?.trim();
-  if (zcodeHome) return [expandHome(zcodeHome, home)];
-  const base = env.ZCODE_DATA_BASE_DIR?.trim();
-  return [join(base ? expandHome(base, home) : home, '.zcode')];
+  const zcodeHome = envDir(env, 'ZCODE_HOME', { home });
+  if (zcodeHome !== undefined) return [zcodeHome];
+  return [join(envDir(env, 'ZCODE_DATA_BASE_DIR', { home }) ?? home, '.zcode')];
 }
 
 const dbIn = (root: string, dir: string): SessionFile | undefined => namedFileIn(CODEC_ID, root, dir, DB_FILE);
