@@ -22,3 +22,21 @@ export function isoOf(v: unknown): string | undefined {
   const ms = s === undefined ? NaN : Date.parse(s);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
+
+/** The latest time a Date holds, in milliseconds since the epoch. */
+const MAX_DATE_MS = 8.64e15;
+/** 2000-01-01 and 2200-01-01 in milliseconds since the epoch. */
+const MS_2000 = 946_684_800_000;
+const MS_2200 = 7_258_118_400_000;
+
+/**
+ * A count of milliseconds since the epoch as an ISO time; undefined for anything else. By default any
+ * positive count a Date holds; with `plausible`, only one strictly between 2000 and 2200, for a field an
+ * agent may also fill with seconds or with another number, which that window tells from milliseconds.
+ * A fraction of a millisecond is dropped.
+ */
+export function msTime(v: unknown, options: { plausible?: boolean } = {}): string | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return undefined;
+  const inRange = options.plausible === true ? v > MS_2000 && v < MS_2200 : v > 0 && v <= MAX_DATE_MS;
+  return inRange ? new Date(Math.trunc(v)).toISOString() : undefined;
+}

@@ -17,17 +17,15 @@ import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/
 import { tokenCount } from '../../cursors/glued-json.js';
 import { chatIdTime, codebuffChatId, codebuffProject, CODEC_ID } from './paths.js';
 import { newArrayWalk, walkArray } from './walk.js';
+import { isoOf, msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
 const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function isoOf(v: unknown): string | undefined {
-  if (typeof v === 'number' && Number.isFinite(v) && v > 946_684_800_000 && v < 7_258_118_400_000) return new Date(Math.trunc(v)).toISOString();
-  const s = str(v);
-  return s !== undefined && !Number.isNaN(Date.parse(s)) ? new Date(Date.parse(s)).toISOString() : undefined;
-}
+/** A time written as epoch milliseconds (from 2000 to 2200) or as a date string. */
+const timeOf = (v: unknown): string | undefined => msTime(v, { plausible: true }) ?? isoOf(v);
 
 interface Chat {
   sessionId: string;
@@ -132,7 +130,7 @@ function* messageEvents(chat: Chat, m: Rec, index: number): Generator<Sessionfol
   const tools: Rec[] = [];
   walkBlocks(m.blocks, text, thinking, tools);
   const content = str(m.content) ?? text.join('\n');
-  const timestamp = isoOf(m.timestamp);
+  const timestamp = timeOf(m.timestamp);
   const base = { agent: CODEC_ID, sessionId: chat.sessionId, offset: index };
   const id = str(m.id);
   if (content !== '' || thinking.length > 0) {

@@ -17,6 +17,7 @@ import { saneCost, saneCount } from '../../cursors/sane.js';
 import type { KindCounts, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, commandCodeStem } from './paths.js';
+import { msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -46,9 +47,7 @@ const blocks = (content: unknown): Rec[] => (Array.isArray(content) ? content.fi
 
 /** `meta.createdAt` (epoch ms: when the message was made) before the entry's append time (README "Records"). */
 function timeOf(rec: Rec, meta: Rec): string | undefined {
-  const ms = meta.createdAt;
-  if (typeof ms === 'number' && Number.isFinite(ms) && ms > 946_684_800_000 && ms < 7_258_118_400_000) return new Date(Math.trunc(ms)).toISOString();
-  return dateString(rec.timestamp);
+  return msTime(meta.createdAt, { plausible: true }) ?? dateString(rec.timestamp);
 }
 
 function sessionEvent(s: CommandCodeState, offset: number, extra?: SessionFields) {

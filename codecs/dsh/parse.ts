@@ -16,7 +16,8 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, parseJsonText, restoreFlags, restoreStrings } from '../../cursors/core.js';
 import type { KindCounts, SessionFields, TokenCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf, sessionEventOf, usageEventFromJson, usageEventOf } from '../../cursors/protocol/events.js';
-import { blockText, headerOf, int, isRec, isUnrecordedRequest, msTime, resultText, routeOf, str, streamHasOutput, streamUsage, tokensOf, type Rec } from './records.js';
+import { msTime } from '../../cursors/json-value.js';
+import { blockText, headerOf, int, isRec, isUnrecordedRequest, resultText, routeOf, str, streamHasOutput, streamUsage, tokensOf, type Rec } from './records.js';
 import { CODEC_ID, dshSessionIdOf } from './paths.js';
 
 export interface DshState {

@@ -14,11 +14,6 @@ export { str };
 export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
 
-/** Epoch milliseconds (dsh's `time` and `createdAt`) as ISO, when a sane date. */
-export function msTime(v: unknown): string | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 8.64e15 ? new Date(v).toISOString() : undefined;
-}
-
 /** What a session's header says: the first record of every generation (README.md, "Header"). */
 export interface Header {
   id: string | undefined;

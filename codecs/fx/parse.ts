@@ -38,6 +38,7 @@ import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, fxSessionIdOf } from './paths.js';
 import { historyTurn, messageCompleted, reasoningCompleted, turnStarted, type TurnContext } from './conversation.js';
 import { flushRecorded, holdRecorded, rawOf, recordedCallOf, recordedEvent, restoreRecorded } from './recorded.js';
+import { msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -90,11 +91,6 @@ const KIND_RE = /"kind":"([a-z_]+)"/;
 
 const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-
-/** An epoch-milliseconds time as ISO, when it is a sane date. */
-export function msTime(v: unknown): string | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 8.64e15 ? new Date(v).toISOString() : undefined;
-}
 
 /** The envelope's `kind`, read from the line's head without parsing it. */
 function kindOf(line: Buffer): string | undefined {

@@ -24,6 +24,7 @@ import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protoco
 import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { CODEC_ID, grokSessionId, grokWorkspace } from './paths.js';
 import { isRec, turnSpends } from './usage.js';
+import { isoOf, msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -65,19 +66,16 @@ export interface GrokState {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function msTime(v: unknown): string | undefined {
-  if (typeof v === 'number' && Number.isFinite(v) && v > 946_684_800_000 && v < 7_258_118_400_000) return new Date(Math.trunc(v)).toISOString();
-  if (typeof v === 'string' && v !== '' && !Number.isNaN(Date.parse(v))) return new Date(Date.parse(v)).toISOString();
-  return undefined;
-}
+/** A time written as epoch milliseconds (from 2000 to 2200) or as a date string. */
+const timeOf = (v: unknown): string | undefined => msTime(v, { plausible: true }) ?? isoOf(v);
 
 /** The envelope's own `timestamp`: whole seconds, and the time of a fork's copy for a copied record. */
-const secTime = (v: unknown): string | undefined => (typeof v === 'number' ? msTime(v * 1000) : undefined);
+const secTime = (v: unknown): string | undefined => (typeof v === 'number' ? timeOf(v * 1000) : undefined);
 
 function timestampOf(rec: Rec, params: Rec, update: Rec): string | undefined {
   const meta = isRec(params._meta) ? params._meta : {};
   const umeta = isRec(update._meta) ? update._meta : {};
-  return msTime(meta.agentTimestampMs) ?? msTime(umeta.agentTimestampMs) ?? msTime(params.timestamp) ?? secTime(rec.timestamp);
+  return timeOf(meta.agentTimestampMs) ?? timeOf(umeta.agentTimestampMs) ?? timeOf(params.timestamp) ?? secTime(rec.timestamp);
 }
 
 function modelOf(params: Rec, update: Rec): string | undefined {

@@ -14,7 +14,8 @@ import { junieCore } from './parse.js';
 import { discoverJunieSync } from './paths.js';
 import { junieDescriptor } from './descriptor.js';
 
-export { junieCore, junieUsage, msTime, type JunieState } from './parse.js';
+export { junieCore, junieUsage, type JunieState } from './parse.js';
+export { msTime } from '../../cursors/json-value.js';
 export { CODEC_ID as JUNIE_CODEC_ID, discoverJunieSync, getJunieRoots, junieSessionIdOf } from './paths.js';
 export { PARSER_VERSION } from './descriptor.js';
 

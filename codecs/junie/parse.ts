@@ -17,6 +17,7 @@ import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, junieSessionIdOf } from './paths.js';
+import { msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -39,11 +40,6 @@ const USAGE_MARKERS: readonly Buffer[] = [Buffer.from(`"${USAGE_KIND}"`)];
 
 const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
-
-/** An epoch-milliseconds `timestampMs` as ISO, when it is a sane date. */
-export function msTime(v: unknown): string | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 8.64e15 ? new Date(v).toISOString() : undefined;
-}
 
 function emitSession(s: JunieState, offset: number, emit: Emit): void {
   emit(sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt }));

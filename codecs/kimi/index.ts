@@ -13,7 +13,8 @@ import { FILE, listTree } from '../../cursors/list-dir.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { createJsonlRead } from '../../cursors/read-jsonl.js';
 import { readSmallJsonSync } from '../../cursors/read-file.js';
-import { CODEC_ID, createKimiCore, isoTime, type KimiMeta } from './parse.js';
+import { msTime } from '../../cursors/json-value.js';
+import { CODEC_ID, createKimiCore, type KimiMeta } from './parse.js';
 import { cliDefaultModel, cliWorkDir } from './cli-share.js';
 import { CLI_CONFIG_FILE, CLI_METADATA_FILE, parseWirePath, shareFilesOf, wireSessionId, type WirePath } from './paths.js';
 import type { CliSessionState, CliSubagentMeta } from './schema.js';
@@ -45,7 +46,7 @@ export function readKimiMeta(statePath: string, agentId: string): KimiMeta {
   const agents = st.agents as Record<string, { parentAgentId?: unknown }> | undefined;
   const parent = agents?.[agentId]?.parentAgentId;
   const main = agentId === 'main';
-  const created = !main ? undefined : typeof st.createdAt === 'string' && !Number.isNaN(Date.parse(st.createdAt)) ? new Date(st.createdAt).toISOString() : isoTime(st.createdAt);
+  const created = !main ? undefined : typeof st.createdAt === 'string' && !Number.isNaN(Date.parse(st.createdAt)) ? new Date(st.createdAt).toISOString() : msTime(st.createdAt);
   return {
     ...(main && typeof st.title === 'string' && st.title !== '' && { title: st.title }),
     ...(typeof st.workDir === 'string' && st.workDir !== '' && { cwd: st.workDir }),

@@ -20,9 +20,10 @@ import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { countOrZero } from '../../cursors/sane.js';
 import { cliRecordReader } from './cli-wire.js';
 import { CODEC_ID } from './descriptor.js';
-import { isoTime, rec, str, textOf, type Rec } from './values.js';
+import { msTime } from '../../cursors/json-value.js';
+import { rec, str, textOf, type Rec } from './values.js';
 
-export { CODEC_ID, isoTime };
+export { CODEC_ID };
 
 /** What the file beside a wire (state.json, a kimi-cli subagent's meta.json) adds to its session event. */
 export interface KimiMeta {
@@ -86,7 +87,7 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
 
   function session(s: KimiState, r: Rec, offset: number, emit: Emit): void {
     s.sessionSeen = true;
-    const startedAt = meta.startedAt ?? isoTime(r.created_at);
+    const startedAt = meta.startedAt ?? msTime(r.created_at);
     const version = str(r.protocol_version);
     const subagent = parentSessionId !== undefined || undefined;
     emit(sessionEventOf(CODEC_ID, sessionId, offset, { cwd: meta.cwd, startedAt, title: meta.title, forkedFrom: parentSessionId, subagent, agentType: meta.agentType, version: version !== undefined ? `wire ${version}` : undefined }));
@@ -159,7 +160,7 @@ export function createKimiCore(options: KimiCoreOptions): LineCore<KimiState> {
         cliRecord(m.type, p, r.timestamp, start, emit);
         return;
       }
-      const ts = isoTime(r.time);
+      const ts = msTime(r.time);
       switch (r.type) {
         case 'config.update':
         case 'profile.bind':

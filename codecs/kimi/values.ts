@@ -1,19 +1,15 @@
 /** Reading values out of parsed records, shared by both wires' readers (parse.ts, cli-wire.ts). */
 
+import { msTime } from '../../cursors/json-value.js';
+
 export type Rec = Record<string, unknown>;
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 export const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 
-/** Epoch milliseconds as an ISO string; undefined for anything else. */
-export function isoTime(v: unknown): string | undefined {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 8.64e15) return undefined;
-  return new Date(v).toISOString();
-}
-
 /** Epoch seconds (Python's `time.time()`) as an ISO string; undefined for anything else. */
 export function isoSeconds(v: unknown): string | undefined {
-  return typeof v === 'number' ? isoTime(v * 1000) : undefined;
+  return typeof v === 'number' ? msTime(v * 1000) : undefined;
 }
 
 /** The text parts of a content array (`{type: "text", text}`), joined; a string as it is. */

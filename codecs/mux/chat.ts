@@ -12,6 +12,7 @@ import { jsonObject } from '../../cursors/core.js';
 import type { MessageRole, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
+import { msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 type Emit = (e: SessionfoldEvent) => void;
@@ -20,9 +21,7 @@ const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Epoch milliseconds as ISO-8601, for times from 2000 to 2200 only. */
-export function msTime(v: unknown): string | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 946_684_800_000 && v < 7_258_118_400_000 ? new Date(Math.trunc(v)).toISOString() : undefined;
-}
+export const muxTime = (v: unknown): string | undefined => msTime(v, { plausible: true });
 
 /** Mux's canonical `provider:model` apart (a name without a provider is the model alone). */
 export function splitModel(v: unknown): { model?: string; provider?: string } {
@@ -54,7 +53,7 @@ function messageEvents(workspace: string, m: Rec, offset: number, emit: Emit): v
   if (role !== 'user' && role !== 'assistant') return;
   const meta = rec(m.metadata);
   const parts = (Array.isArray(m.parts) ? m.parts : []).map(rec).filter((p): p is Rec => p !== undefined);
-  const timestamp = msTime(meta?.timestamp);
+  const timestamp = muxTime(meta?.timestamp);
   const model = role === 'assistant' ? splitModel(meta?.model).model : undefined;
   const text = textOf(parts, 'text');
   const thinking = textOf(parts, 'reasoning');
@@ -73,7 +72,7 @@ function messageEvents(workspace: string, m: Rec, offset: number, emit: Emit): v
   for (const p of parts) {
     if (p.type !== 'dynamic-tool') continue;
     const callId = str(p.toolCallId) ?? '';
-    const at = msTime(p.timestamp) ?? timestamp;
+    const at = muxTime(p.timestamp) ?? timestamp;
     emit({ type: 'tool_call', ...base, callId, name: str(p.toolName) ?? '', input: p.input ?? null, ...(at !== undefined && { timestamp: at }), ...(str(m.id) !== undefined && { messageId: str(m.id) }) });
     // a call that ran has a result; one whose output Mux redacted keeps none of it (`failed` when it failed)
     const ran = p.state === 'output-available' || p.state === 'output-redacted';

@@ -13,7 +13,7 @@ import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID } from './paths.js';
-import { msTime, splitModel } from './chat.js';
+import { muxTime, splitModel } from './chat.js';
 
 type Rec = Record<string, unknown>;
 
@@ -57,7 +57,7 @@ export function parseMuxUsage(text: string, workspace: string, mtimeMs?: number)
   const doc = jsonObject(text);
   if (doc === undefined) throw new SessionfoldError('MALFORMED_LINE', `session-usage.json of ${workspace} is not a JSON object`, { agent: CODEC_ID });
   const last = rec(doc.lastRequest);
-  const timestamp = msTime(last?.timestamp) ?? msTime(mtimeMs);
+  const timestamp = muxTime(last?.timestamp) ?? muxTime(mtimeMs);
   const { model, provider } = splitModel(last?.model);
   const events: SessionfoldEvent[] = [sessionEventOf(CODEC_ID, workspace, 0, { model, provider })];
   const byModel = rec(doc.byModel);

@@ -10,6 +10,7 @@ import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './descriptor.js';
 import type { OpencodeMessageRecord, OpencodePart, OpencodeSessionInfo, OpencodeTokens } from './schema.js';
 import { countOrZero } from '../../cursors/sane.js';
+import { msTime } from '../../cursors/json-value.js';
 
 export { CODEC_ID };
 
@@ -17,11 +18,8 @@ export { CODEC_ID };
 /** A token count (cursors/sane.ts): negative, fractional, non-finite and absurd values count as 0. */
 export const count = countOrZero;
 
-/** An epoch-milliseconds value as ISO-8601, or undefined. */
-export function isoOf(ms: unknown): string | undefined {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0 || ms > 8.64e15) return undefined;
-  return new Date(ms).toISOString();
-}
+/** An epoch-milliseconds value as ISO-8601, or undefined (opencode's exported name for `msTime`). */
+export const isoOf = (ms: unknown): string | undefined => msTime(ms);
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 

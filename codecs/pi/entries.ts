@@ -5,9 +5,10 @@
  */
 import type { MessageEvent, MessageRole, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { usageEventOf } from '../../cursors/protocol/events.js';
-import { asObject, asString, isBadCount, isoTimestamp, msTimestamp, tokenCount, usdAmount, type Json, type PiEntry } from './schema.js';
+import { asObject, asString, isBadCount, isoTimestamp, tokenCount, usdAmount, type Json, type PiEntry } from './schema.js';
 import { uncachedInput } from '../../cursors/sane.js';
 import { summaryUsage } from './rlm.js';
+import { msTime } from '../../cursors/json-value.js';
 
 /** What an entry's events carry besides the entry itself. */
 export interface EntryContext {
@@ -52,7 +53,7 @@ function thinkingText(content: unknown): string | undefined {
 }
 
 function entryTime(entry: PiEntry, msg: Json | undefined): string | undefined {
-  return isoTimestamp(entry.timestamp) ?? msTimestamp(msg?.timestamp);
+  return isoTimestamp(entry.timestamp) ?? msTime(msg?.timestamp);
 }
 
 function withRaw<E extends SessionfoldEvent>(e: E, ctx: EntryContext, entry: PiEntry): E {

@@ -82,11 +82,6 @@ export function isoTimestamp(v: unknown): string | undefined {
   return typeof v === 'string' && v.length >= 10 && !Number.isNaN(Date.parse(v)) ? v : undefined;
 }
 
-/** A message's epoch-milliseconds `timestamp` as ISO, when it is a sane date. */
-export function msTimestamp(v: unknown): string | undefined {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 8.64e15) return undefined;
-  return new Date(v).toISOString();
-}
 
 /** The header record, when the line is one (`type:"session"` with a string id). */
 export function asHeader(rec: Json): PiHeader | undefined {
