@@ -5,7 +5,7 @@
  * every codec.
  */
 import { describe, expect, it } from 'vitest';
-import { blankUsageEvent, TOKEN_FIELDS, usageEventOf } from '../cursors/protocol/events.js';
+import { blankUsageEvent, TOKEN_FIELDS, usageEventOf, usageEventsFromJson } from '../cursors/protocol/events.js';
 
 describe('usageEventOf', () => {
   it('fills counts left out with 0 and leaves undefined optional fields out of the JSON', () => {
@@ -47,5 +47,16 @@ describe('usageEventOf', () => {
       inputTokens: 1, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0,
       costUsd: 0.5, speed: 'fast', webSearchRequests: 2, singleRequest: false, dedupKey: 'd', messageId: 'x', copied: true,
     });
+  });
+});
+
+describe('usageEventsFromJson', () => {
+  it('brings a cursor state\'s usage events back on the one shape and drops anything else', () => {
+    const e = usageEventOf('fx', 's1', 3, { model: 'm', timestamp: undefined, inputTokens: 2, singleRequest: true, dedupKey: 'k' });
+    const back = usageEventsFromJson(JSON.parse(JSON.stringify([e, null, 7, { type: 'session' }, e])));
+    expect(back).toEqual([e, e]);
+    expect(Object.keys(back[0]!)).toEqual(Object.keys(blankUsageEvent()));
+    expect(usageEventsFromJson({ type: 'usage' })).toEqual([]);
+    expect(usageEventsFromJson(undefined)).toEqual([]);
   });
 });

@@ -33,11 +33,11 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { parseJsonObject, restoreFlags, restoreStrings } from '../../cursors/core.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventOf, usageEventsFromJson } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, fxSessionIdOf } from './paths.js';
 import { historyTurn, messageCompleted, reasoningCompleted, turnStarted, type TurnContext } from './conversation.js';
-import { flushRecorded, holdRecorded, rawOf, recordedCallOf, recordedEvent, restoreRecorded } from './recorded.js';
+import { flushRecorded, holdRecorded, rawOf, recordedCallOf, recordedEvent } from './recorded.js';
 import { msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
@@ -302,7 +302,7 @@ export const fxCore: LineCore<FxState> = {
     restoreStrings(s, o as Partial<FxState>, ['startedAt', 'cwd', 'model']);
     restoreFlags(s, o as Partial<FxState>, ['sessionEmitted', 'replaced', 'billingOpen', 'booked', 'unbooked', 'subagent']);
     s.ledgers = restoreLedgers(o.ledgers);
-    s.open = restoreRecorded(o.open);
+    s.open = usageEventsFromJson(o.open);
     s.reasoningIds = Array.isArray(o.reasoningIds) ? o.reasoningIds.filter((x): x is string => typeof x === 'string') : [];
     return s;
   },

@@ -10,7 +10,7 @@
 import type { Emit } from '../../cursors/core.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
-import { usageEventFromJson, usageEventOf } from '../../cursors/protocol/events.js';
+import { usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID } from './paths.js';
 
@@ -105,6 +105,3 @@ export function flushRecorded(open: UsageEvent[], emit: Emit): KindCounts {
   return open.length > 0 ? { usage: open.length } : {};
 }
 
-export function restoreRecorded(v: unknown): UsageEvent[] {
-  return Array.isArray(v) ? v.filter((e): e is UsageEvent => e !== null && typeof e === 'object' && (e as Rec).type === 'usage').map((e) => usageEventFromJson(e)) : [];
-}

@@ -14,7 +14,7 @@ import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
 import { hasAnyMarker, parseJsonObject, RESTART } from '../../cursors/core.js';
 import { compileProjection, scanFields, type FieldProjection } from '../../cursors/scan-fields.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
-import { sessionEventOf, usageEventFromJson } from '../../cursors/protocol/events.js';
+import { sessionEventOf, usageEventsFromJson } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { conversationEvents, usageEvent, type EntryContext } from './entries.js';
 import { asHeader, asObject, asString, isoTimestamp, type PiEntry, type PiHeader } from './schema.js';
@@ -415,7 +415,7 @@ function restorePending(s: PiState, v: unknown): void {
     s.pendingById = undefined;
     return;
   }
-  const events = Array.isArray(v) ? v.filter((e): e is UsageEvent => asObject(e)?.type === 'usage').map((e) => usageEventFromJson(e)) : [];
+  const events = usageEventsFromJson(v);
   s.pending = events;
   s.pendingById = new Map(events.flatMap((e) => (e.messageId === undefined ? [] : [[e.messageId, e] as const])));
 }

@@ -260,6 +260,12 @@ export function usageEventFromJson(e: UsageEvent): UsageEvent {
   return Object.assign(blankUsageEvent(), e);
 }
 
+/** The usage events of a cursor state's list back from JSON (`usageEventFromJson`); anything else in it is dropped. */
+export function usageEventsFromJson(v: unknown): UsageEvent[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((e): e is UsageEvent => e !== null && typeof e === 'object' && (e as { type?: unknown }).type === 'usage').map((e) => usageEventFromJson(e));
+}
+
 /** What a codec reads of one usage record; `usageEventOf` makes the event of it. */
 export interface UsageRecord extends Partial<TokenCounts> {
   /** The model named for the record; undefined gives `unknown`, marked as a fallback. */
