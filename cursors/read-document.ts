@@ -14,12 +14,16 @@
  *   streams) calls `chunks()` again.
  * - A document that does not parse is one skipped record (`skippedLines`, PARSE_ERROR when strict): the
  *   events before the error have been yielded, and the next change of the file reads it again from 0.
+ * - A document whose events also come from files beside it (a journal, a folder of events) names them with
+ *   `dependencies`, the codec's parse dependencies: the fingerprint alone misses a change there, so the cursor
+ *   also holds their stamp (`statStamps`, taken before the read), and a cursor whose stamp differs restarts
+ *   the read (`prefix-changed`).
  */
 import { closeSync, readSync, statSync } from 'node:fs';
 import { openSessionFile } from './open-file.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
-import type { Codec, CursorUpdate, FingerprintCursor, NormalizedReadOptions, ReadOptions, ResumeOptions, ResumeStart } from './protocol/codec.js';
+import type { Codec, FingerprintCursor, NormalizedReadOptions, ReadOptions, ResumeStart } from './protocol/codec.js';
 import { getParserString, normalizeReadOptions } from './protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
@@ -29,6 +33,8 @@ export type DocumentParser = (file: string, chunks: () => Generator<Buffer>, opt
 
 interface FingerprintState {
   kinds: EventKind[];
+  /** `statStamps` of the document's dependencies, for a read that has them. */
+  dependencies?: string;
 }
 
 function isFingerprintCursor(c: unknown): c is FingerprintCursor {
@@ -47,15 +53,16 @@ function hashFile(fd: number, size: number, buf: Buffer): string {
   return h.digest('hex');
 }
 
-function storedKinds(c: FingerprintCursor): EventKind[] {
-  const s = c.state as Partial<FingerprintState> | undefined;
-  return Array.isArray(s?.kinds) ? s.kinds : [];
+function storedState(c: FingerprintCursor): Partial<FingerprintState> {
+  return (c.state as Partial<FingerprintState> | undefined) ?? {};
 }
 
-/** Why a cursor no longer holds, or undefined when the file is unchanged. */
-function checkCursor(from: unknown, parser: string, size: number, mtimeMs: number, fd: number, buf: Buffer, options: NormalizedReadOptions): ResumeStart['reason'] | undefined {
+/** Why a cursor no longer holds, or undefined when the file and its dependencies (`stamp`) are unchanged. */
+function checkCursor(from: unknown, parser: string, stamp: string | undefined, size: number, mtimeMs: number, fd: number, buf: Buffer, options: NormalizedReadOptions): ResumeStart['reason'] | undefined {
   if (!isFingerprintCursor(from) || from.parser !== parser) return 'parser-changed';
-  const kinds = new Set(storedKinds(from));
+  const state = storedState(from);
+  if (stamp !== undefined && state.dependencies !== stamp) return 'prefix-changed';
+  const kinds = new Set(Array.isArray(state.kinds) ? state.kinds : []);
   for (const k of options.kinds) if (!kinds.has(k)) return 'kinds-changed';
   if (size < from.size) return 'file-shrunk';
   if (size !== from.size) return 'prefix-changed';
@@ -64,18 +71,30 @@ function checkCursor(from: unknown, parser: string, size: number, mtimeMs: numbe
   return hashFile(fd, size, buf) === from.hash ? undefined : 'prefix-changed';
 }
 
-/** Build a codec's `read()` for whole-document files from its document parser. */
+/**
+ * Build a codec's `read()` for whole-document files from its document parser; `dependencies`, the files beside
+ * a document that its events also come from (the codec's `getParseDependencies`), are stamped into its cursor.
+ */
 export function createDocumentRead(
   codec: Pick<Codec, 'id' | 'parserVersion'>,
   parse: DocumentParser,
+  dependencies?: (file: string) => readonly string[],
 ): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
-  return (file, options) => readDocument(codec, parse, file, normalizeReadOptions(options));
+  return (file, options) => readDocument(codec, parse, dependencies, file, normalizeReadOptions(options));
 }
 
-async function* readDocument(codec: Pick<Codec, 'id' | 'parserVersion'>, parse: DocumentParser, file: string, options: NormalizedReadOptions): AsyncGenerator<SessionfoldEvent> {
+async function* readDocument(
+  codec: Pick<Codec, 'id' | 'parserVersion'>,
+  parse: DocumentParser,
+  dependencies: ((file: string) => readonly string[]) | undefined,
+  file: string,
+  options: NormalizedReadOptions,
+): AsyncGenerator<SessionfoldEvent> {
   const parser = getParserString(codec);
   const resume = options.resume;
   const info = options.info;
+  // taken before the document is opened: a dependency written during the read leaves a stamp the next read sees differ
+  const stamp = resume !== undefined && dependencies !== undefined ? statStamps(dependencies(file)) : undefined;
   const st = openSessionFile(file, codec.id);
   const { fd, size } = st;
   try {
@@ -88,11 +107,11 @@ async function* readDocument(codec: Pick<Codec, 'id' | 'parserVersion'>, parse: 
       size,
       mtimeMs: st.mtimeMs,
       hash,
-      state: { kinds: [...options.kinds] } satisfies FingerprintState,
+      state: { kinds: [...options.kinds], ...(stamp !== undefined && { dependencies: stamp }) } satisfies FingerprintState,
     });
     let reason: ResumeStart['reason'] = 'no-cursor';
     if (resume?.from !== undefined && resume.from !== null) {
-      reason = checkCursor(resume.from, parser, size, st.mtimeMs, fd, buf, options);
+      reason = checkCursor(resume.from, parser, stamp, size, st.mtimeMs, fd, buf, options);
       if (reason === undefined) {
         resume.onStart?.({ restarted: false, replaced: {} });
         info.bytesCommitted = size;
@@ -151,38 +170,8 @@ async function* readDocument(codec: Pick<Codec, 'id' | 'parserVersion'>, parse: 
 }
 
 /**
- * A document read whose cursor also holds a stamp of something beside the file (a folder of events, a journal):
- * the document's fingerprint alone misses a change there, so a cursor whose stamp (`state[key]`) differs from
- * `stamp(file)` restarts the read (`prefix-changed`), and each cursor handed back carries the stamp taken before
- * the read.
- */
-export function stampedDocumentRead(
-  read: (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent>,
-  key: string,
-  stamp: (file: string) => string,
-): (file: string, options?: ReadOptions) => AsyncGenerator<SessionfoldEvent> {
-  return (file, options = {}) => {
-    const resume = options.resume;
-    if (resume === undefined) return read(file, options);
-    const now = stamp(file);
-    const held = ((resume.from as FingerprintCursor | undefined)?.state as Record<string, unknown> | undefined)?.[key];
-    const stale = resume.from !== undefined && held !== now;
-    const wrapped: ResumeOptions = {
-      ...resume,
-      from: stale ? undefined : resume.from,
-      onStart: (s) => resume.onStart?.(stale ? { ...s, reason: 'prefix-changed' } : s),
-      onCursor: (u: CursorUpdate) => {
-        const state = { ...(u.cursor.state as object | undefined), [key]: now };
-        resume.onCursor?.({ ...u, cursor: { ...u.cursor, state } as FingerprintCursor });
-      },
-    };
-    return read(file, { ...options, resume: wrapped });
-  };
-}
-
-/**
- * A `stampedDocumentRead` stamp of the paths beside a document: each one's size, mtime, inode and ctime (null
- * when absent), as discovery stamps a dependency.
+ * The stamp of the paths beside a document (`createDocumentRead`'s `dependencies`): each one's size, mtime,
+ * inode and ctime (null when absent), as discovery stamps a dependency.
  */
 export function statStamps(paths: readonly string[]): string {
   return JSON.stringify(paths.map((p) => {

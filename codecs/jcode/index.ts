@@ -16,7 +16,7 @@ import type { Codec, NormalizedReadOptions } from '../../cursors/protocol/codec.
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { lineSkipper } from '../../cursors/core.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
-import { createDocumentRead, stampedDocumentRead, statStamps } from '../../cursors/read-document.js';
+import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseJcodeSession } from './parse.js';
 import { discoverJcodeSync, jcodeSessionIdOf, journalOf } from './paths.js';
 import { jcodeDescriptor } from './descriptor.js';
@@ -43,16 +43,16 @@ function* parseDocument(file: string, chunks: () => Generator<Buffer>, options: 
   yield* parseJcodeSession(jcodeSessionIdOf(file), snapshot, readJournal(file), { conversation: options.conversation, skip: lineSkipper(options, file) });
 }
 
-const readDocument = createDocumentRead(jcodeDescriptor, parseDocument);
+/** The journal beside a snapshot: a parse dependency, whose stamp the read's cursor holds. */
+const dependencies = (file: string): string[] => [journalOf(file)];
 
-/** The document read with the journal's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
-const readJcode = stampedDocumentRead(readDocument, 'journal', (file) => statStamps([journalOf(file)]));
+const readJcode = createDocumentRead(jcodeDescriptor, parseDocument, dependencies);
 
 /** Jcode: session snapshots and journals under `~/.jcode/sessions`; see its README. */
 export const jcode: Codec = {
   ...jcodeDescriptor,
   ...fromSyncListing(discoverJcodeSync),
-  getParseDependencies: (file: string) => [journalOf(file)],
+  getParseDependencies: dependencies,
   read: readJcode,
   resumeCommand: (nativeId: string) => ['jcode', '--resume', nativeId],
 };

@@ -18,7 +18,7 @@ import { basename, dirname } from 'node:path';
 import type { Codec, DetectScore } from '../../cursors/protocol/codec.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
 import { sqliteDependencies } from '../../cursors/record-path.js';
-import { createDocumentRead, stampedDocumentRead, statStamps } from '../../cursors/read-document.js';
+import { createDocumentRead } from '../../cursors/read-document.js';
 import { parseOpenHandsConversation } from './parse.js';
 import { parseOpenHandsApp } from './app.js';
 import { BASE_STATE, appDbOf, discoverOpenHandsSync, eventsDirOf, isAppEventFile } from './paths.js';
@@ -30,16 +30,15 @@ export { bucketsOf, readStats } from './stats.js';
 export { appConversationId, appDbOf, conversationIdOf, discoverOpenHandsSync, eventsDirOf, getOpenHandsRoots, isAppEventFile } from './paths.js';
 export { PARSER_VERSION } from './descriptor.js';
 
-const readDocument = createDocumentRead(openHandsDescriptor, parseOpenHandsConversation);
-
-/** The CLI's document read with the `events/` folder's stamp in its cursor (cursors/read-document.ts `stampedDocumentRead`). */
-const readCli = stampedDocumentRead(readDocument, 'events', (file) => statStamps([eventsDirOf(file)]));
+/** A CLI conversation's parse dependency: its `events/` folder. */
+const cliDependencies = (file: string): string[] => [eventsDirOf(file)];
 
 /** An app conversation's parse dependencies: its folder (events are only added) and the app's database (its title). */
 const appDependencies = (file: string): string[] => [dirname(file), appDbOf(file), ...sqliteDependencies(appDbOf(file))];
 
-/** The app's read: its first event file as the document, the stamps of its dependencies in the cursor. */
-const readApp = stampedDocumentRead(createDocumentRead(openHandsDescriptor, parseOpenHandsApp), 'events', (file) => statStamps(appDependencies(file)));
+/** Each read stamps its dependencies into its cursor; the app's document is its first event file. */
+const readCli = createDocumentRead(openHandsDescriptor, parseOpenHandsConversation, cliDependencies);
+const readApp = createDocumentRead(openHandsDescriptor, parseOpenHandsApp, appDependencies);
 
 const readOpenHands: Codec['read'] = (file, options) => (isAppEventFile(file) ? readApp(file, options) : readCli(file, options));
 
@@ -58,7 +57,7 @@ function detect(file: string, head: Buffer): DetectScore {
 export const openHands: Codec = {
   ...openHandsDescriptor,
   ...fromSyncListing(discoverOpenHandsSync),
-  getParseDependencies: (file: string) => (isAppEventFile(file) ? appDependencies(file) : [eventsDirOf(file)]),
+  getParseDependencies: (file: string) => (isAppEventFile(file) ? appDependencies(file) : cliDependencies(file)),
   read: readOpenHands,
   detect,
   resumeCommand: (nativeId: string) => ['openhands', '--resume', nativeId],
