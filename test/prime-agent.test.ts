@@ -94,6 +94,7 @@ describe('prime-agent: roots and the agent\'s own variables', () => {
     [{ PRIME_AGENT_SESSION_DIR: '/x/s', PRIME_AGENT_CODING_AGENT_DIR: '/a' }, ['/x/s', '/a/sessions']],
     [{ PRIME_AGENT_CODING_AGENT_SESSION_DIR: '~/old' }, ['/h/old', '/h/.prime/agent/sessions']],
     [{ PRIME_AGENT_SESSION_DIR: '/new', PRIME_AGENT_CODING_AGENT_SESSION_DIR: '/old' }, ['/new', '/h/.prime/agent/sessions']],
+    [{ PRIME_AGENT_SESSION_DIR: ' ', PRIME_AGENT_CODING_AGENT_SESSION_DIR: '/old' }, ['/old', '/h/.prime/agent/sessions']],
     [{ SESSIONFOLD_PRIME_AGENT_DIR: '/s1,~/s2', PRIME_AGENT_SESSION_DIR: '/new' }, ['/s1', '/h/s2']],
     [{ PI_CODING_AGENT_DIR: '/p', PI_CODING_AGENT_SESSION_DIR: '/q' }, ['/h/.prime/agent/sessions']],
   ] as [NodeJS.ProcessEnv, string[]][])('%j', (env, roots) => {

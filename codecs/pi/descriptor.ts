@@ -46,13 +46,15 @@ export function settingsSessionDir(agentDir: string, home: string): string | und
 
 /**
  * The roots of a pi-style agent whose sessions folder can be moved: the folder pi writes new sessions to,
- * `$<sessionVar>` else the global settings' `sessionDir` (pi's `main.ts`: `--session-dir`, then the
- * variable, then the setting), and the agent dir's `sessions/`, which keeps what was written before.
+ * `$<sessionVar>` (the first set of several names, for a fork that kept an older one) else the global
+ * settings' `sessionDir` (pi's `main.ts`: `--session-dir`, then the variable, then the setting), and the agent
+ * dir's `sessions/`, which keeps what was written before.
  */
-export function movableSessionRoots(env: NodeJS.ProcessEnv, agentVar: string, sessionVar: string, dotDir: string, agentDirName = 'agent'): string[] {
+export function movableSessionRoots(env: NodeJS.ProcessEnv, agentVar: string, sessionVar: string | readonly string[], dotDir: string, agentDirName = 'agent'): string[] {
   const home = env.HOME || homedir();
   const roots = agentSessionRoots(env, agentVar, dotDir, agentDirName);
-  const moved = envDir(env, sessionVar, { home }) ?? settingsSessionDir(dirname(roots[0] as string), home);
+  const fromEnv = (typeof sessionVar === 'string' ? [sessionVar] : sessionVar).map((name) => envDir(env, name, { home })).find((d) => d !== undefined);
+  const moved = fromEnv ?? settingsSessionDir(dirname(roots[0] as string), home);
   return [...new Set([...(moved === undefined ? [] : [moved]), ...roots])];
 }
 

@@ -21,7 +21,7 @@ import { discoverPiLayout, locatePiLayout } from './paths.js';
 import { piDescriptor } from './descriptor.js';
 
 export { createPiCore, piFileSessionId, TWO_PASS_BYTES, type PiCoreOptions, type PiSessionMeta, type PiState } from './parse.js';
-export { agentSessionRoots, discoverPiLayout, getPiRoots, listedFile, locatePiLayout } from './paths.js';
+export { agentSessionRoots, discoverPiLayout, getPiRoots, listedFile, listSessionsFolder, locateListed, locatePiLayout } from './paths.js';
 export { OPEN_BYTES, OPEN_NODES } from './tree.js';
 export type { PiEntry, PiHeader, PiUsage } from './schema.js';
 

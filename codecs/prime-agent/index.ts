@@ -8,9 +8,10 @@
 import type { Codec } from '../../cursors/protocol/codec.js';
 import { definePiCodec } from '../pi/index.js';
 import { primeAgentDescriptor } from './descriptor.js';
-import { discoverPrimeAgent, locatePrimeAgent } from './paths.js';
+import { discoverPrimeAgent, locatePrimeAgent } from './discover.js';
 
-export { CODEC_ID, artifactsRoot, discoverPrimeAgent, getPrimeAgentRoots, locatePrimeAgent } from './paths.js';
+export { CODEC_ID, artifactsRoot, getPrimeAgentRoots } from './paths.js';
+export { discoverPrimeAgent, locatePrimeAgent } from './discover.js';
 
 /** The Prime Agent codec. */
 export const primeAgent: Codec = definePiCodec({
