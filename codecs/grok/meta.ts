@@ -2,11 +2,12 @@
  * What the files beside a Grok Build session say of it (README "Where", "Subagents"), read by the adapter and
  * handed to the pure core: its `summary.json` (`session_kind`, `parent_session_id`), and for a workspace folder
  * named by a hash of a path too long for a name, the `.cwd` Grok writes in it. Both are a few bytes; a missing
- * or broken file says nothing.
+ * or broken file says nothing, and so does one that is not a regular file (a FIFO would block the read until a
+ * writer came) or is larger than `META_FILE_BYTES`.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { jsonObject } from '../../cursors/core.js';
+import { readRegularFileSync } from '../../cursors/read-file.js';
 import type { GrokSessionMeta } from './parse.js';
 import { grokWorkspace } from './paths.js';
 
@@ -15,9 +16,12 @@ const CWD_FILE = '.cwd';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
+/** Far above what Grok writes in either file: a larger one is not Grok's, and is not read into memory. */
+const META_FILE_BYTES = 1 << 20;
+
 function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFileSync(path, META_FILE_BYTES);
   } catch {
     return undefined;
   }
