@@ -7,8 +7,11 @@
 /** A JSON object. */
 export type JsonRecord = Record<string, unknown>;
 
+/** Whether `v` is a JSON object (not an array, not null). */
+export const isRec = (v: unknown): v is JsonRecord => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /** `v` when it is a JSON object (not an array, not null). */
-export const rec = (v: unknown): JsonRecord | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonRecord) : undefined);
+export const rec = (v: unknown): JsonRecord | undefined => (isRec(v) ? v : undefined);
 
 /** `v` when it is a string with a non-blank character. */
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);

@@ -1,10 +1,10 @@
 /**
- * The loose JSON readers every codec shares (cursors/json-value.ts); here the epoch-milliseconds time, whose
+ * The loose JSON readers every codec shares (cursors/json-value.ts): the object test, and the epoch-milliseconds time, whose
  * copies in the codecs came in two readings: any time a Date holds, and the 2000–2200 window of a field that
  * may hold seconds instead.
  */
 import { describe, expect, it } from 'vitest';
-import { msTime } from '../cursors/json-value.js';
+import { isRec, msTime, rec } from '../cursors/json-value.js';
 
 const MS_2000 = Date.UTC(2000, 0, 1);
 const MS_2200 = Date.UTC(2200, 0, 1);
@@ -28,5 +28,12 @@ describe('msTime', () => {
     expect(msTime(MS_2000 + 1, { plausible: true })).toBe('2000-01-01T00:00:00.001Z');
     expect(msTime(MS_2200 - 1, { plausible: true })).toBe(new Date(MS_2200 - 1).toISOString());
     expect(msTime(MS_2200, { plausible: true })).toBeUndefined();
+  });
+});
+
+describe('isRec and rec', () => {
+  it('take a JSON object, never an array or null', () => {
+    for (const v of [{}, { a: 1 }, Object.create(null)]) expect([isRec(v), rec(v)]).toEqual([true, v]);
+    for (const v of [null, undefined, [], [{}], 'x', 1, true]) expect([isRec(v), rec(v)]).toEqual([false, undefined]);
   });
 });

@@ -13,10 +13,10 @@ import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, threadIdOf } from './paths.js';
 import { newThreadWalk, walkThread } from './walk.js';
 import { countOrZero } from '../../cursors/sane.js';
+import { rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
 /** A token count from a number or a numeric string; 0 for anything that is not a sane count. */

@@ -17,10 +17,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { API_HISTORY, HISTORY_ITEM, SDK_WRITEBACK, TASK_METADATA, siblingOf } from './paths.js';
 import { siblingElements, siblingStrings } from './walk.js';
+import { rec } from '../../cursors/json-value.js';
+
+export { rec };
 
 export type Rec = Record<string, unknown>;
 /** `v` when it is a plain object. */
-export const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 /** `v` trimmed when it is a non-blank string. */
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 /** `v` when it is a plausible epoch-milliseconds time (the family's `ts`). */

@@ -20,6 +20,7 @@ import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/prot
 import { CODEC_ID, codeBuddyStem } from './paths.js';
 import { codeBuddyTokens, usageObjects } from './usage.js';
 import { usageFilter } from './filter.js';
+import { isRec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -38,7 +39,6 @@ export interface CodeBuddyState {
   titles: boolean;
 }
 
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const providerOf = (rec: Rec): Rec => (isRec(rec.providerData) ? rec.providerData : {});
 

@@ -10,10 +10,10 @@
  * from the others, as CodeBuddy's own cost takes them from `rawUsage` first.
  */
 import { tokenCount } from '../../cursors/glued-json.js';
+import { isRec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** What one record's usage object gives. */
 export interface CodeBuddyTokens {

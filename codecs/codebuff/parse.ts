@@ -17,11 +17,10 @@ import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/
 import { tokenCount } from '../../cursors/glued-json.js';
 import { chatIdTime, codebuffChatId, codebuffProject, CODEC_ID } from './paths.js';
 import { newArrayWalk, walkArray } from './walk.js';
-import { isoOf, msTime } from '../../cursors/json-value.js';
+import { isoOf, msTime, rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** A time written as epoch milliseconds (from 2000 to 2200) or as a date string. */

@@ -17,7 +17,7 @@ import { saneCost, saneCount } from '../../cursors/sane.js';
 import type { KindCounts, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, commandCodeStem } from './paths.js';
-import { msTime } from '../../cursors/json-value.js';
+import { isRec, msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -41,7 +41,6 @@ export interface CommandCodeState {
 /** A usage block, and the header that names a stream's session: what a usage-only read needs. */
 const USAGE_MARKERS: readonly Buffer[] = [Buffer.from('"usage"'), Buffer.from('"session"')];
 
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const blocks = (content: unknown): Rec[] => (Array.isArray(content) ? content.filter(isRec) : []);
 

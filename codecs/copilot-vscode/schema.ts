@@ -6,10 +6,12 @@
 import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
+import { isRec } from '../../cursors/json-value.js';
+
+export { isRec };
 
 export type Rec = Record<string, unknown>;
 
-export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const count = (v: unknown): number => {

@@ -13,11 +13,11 @@ import type { MessageRole, SessionEvent, UsageEvent } from '../../cursors/protoc
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { MAX_RECORD_USD } from '../../cursors/sane.js';
 import { CODEC_ID } from './paths.js';
+import { rec } from '../../cursors/json-value.js';
 
 export type Row = Record<string, unknown>;
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** An epoch time in seconds (Crush's columns) or milliseconds as ISO-8601; undefined when it is neither. */

@@ -13,14 +13,13 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { namedFileIn } from '../../cursors/discovery.js';
 import { readRegularFileSync } from '../../cursors/read-file.js';
+import { rec } from '../../cursors/json-value.js';
 
 export const CODEC_ID = 'crush';
 export const DB_FILE = 'crush.db';
 export const DATA_DIR = '.crush';
 export const PROJECTS_FILE = 'projects.json';
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** A project of `projects.json` (`internal/projects/projects.go`): its path and its data directory, if named. */

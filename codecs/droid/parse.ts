@@ -18,6 +18,7 @@ import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, droidStem } from './paths.js';
 import type { DroidSettings } from './settings.js';
+import { isRec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -37,7 +38,6 @@ export interface DroidState {
   replied: boolean;
 }
 
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** ISO-8601 of a record's time: a date string, or epoch milliseconds (stream-json drift). */

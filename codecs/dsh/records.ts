@@ -5,13 +5,11 @@
  */
 import { saneCount } from '../../cursors/sane.js';
 import type { TokenCounts } from '../../cursors/protocol/events.js';
-
-import { str, type JsonRecord } from '../../cursors/json-value.js';
+import { isRec, str, type JsonRecord } from '../../cursors/json-value.js';
 
 export type Rec = JsonRecord;
-export { str };
+export { isRec, str };
 
-export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined);
 
 /** What a session's header says: the first record of every generation (README.md, "Header"). */

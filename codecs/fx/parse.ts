@@ -38,7 +38,7 @@ import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, fxSessionIdOf } from './paths.js';
 import { historyTurn, messageCompleted, reasoningCompleted, turnStarted, type TurnContext } from './conversation.js';
 import { flushRecorded, holdRecorded, rawOf, recordedCallOf, recordedEvent } from './recorded.js';
-import { msTime } from '../../cursors/json-value.js';
+import { msTime, rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -89,7 +89,6 @@ const CONVERSATION_KINDS = new Set(['history_turn_committed', 'turn_started', 'a
 const KIND_WINDOW = 384;
 const KIND_RE = /"kind":"([a-z_]+)"/;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** The envelope's `kind`, read from the line's head without parsing it. */

@@ -11,11 +11,11 @@ import type { MessageRole, SessionEvent, UsageEvent } from '../../cursors/protoc
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
+import { rec } from '../../cursors/json-value.js';
 
 export type Row = Record<string, unknown>;
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** A token count that may reach a total (cursors/sane.ts); else 0. */

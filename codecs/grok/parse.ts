@@ -23,8 +23,8 @@ import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../curso
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { CODEC_ID, grokSessionId, grokWorkspace } from './paths.js';
-import { isRec, turnSpends } from './usage.js';
-import { isoOf, msTime } from '../../cursors/json-value.js';
+import { turnSpends } from './usage.js';
+import { isoOf, isRec, msTime } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 

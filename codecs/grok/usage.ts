@@ -9,6 +9,7 @@
  */
 import { tokenCount } from '../../cursors/glued-json.js';
 import { MAX_RECORD_USD } from '../../cursors/sane.js';
+import { isRec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -35,7 +36,6 @@ interface RawCounts {
   reasoning: number;
 }
 
-export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const pick = (u: Rec, keys: readonly string[]): number => {
   for (const k of keys) if (u[k] !== undefined) return tokenCount(u[k]);

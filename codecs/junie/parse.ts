@@ -17,7 +17,7 @@ import type { KindCounts, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID, junieSessionIdOf } from './paths.js';
-import { msTime } from '../../cursors/json-value.js';
+import { msTime, rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -38,7 +38,6 @@ const RESULTS_KEPT = 32;
 const USAGE_KIND = 'LlmResponseMetadataEvent';
 const USAGE_MARKERS: readonly Buffer[] = [Buffer.from(`"${USAGE_KIND}"`)];
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 function emitSession(s: JunieState, offset: number, emit: Emit): void {

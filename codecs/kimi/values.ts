@@ -1,11 +1,12 @@
 /** Reading values out of parsed records, shared by both wires' readers (parse.ts, cli-wire.ts). */
 
-import { msTime } from '../../cursors/json-value.js';
+import { msTime, rec } from '../../cursors/json-value.js';
+
+export { rec };
 
 export type Rec = Record<string, unknown>;
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-export const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 
 /** Epoch seconds (Python's `time.time()`) as an ISO string; undefined for anything else. */
 export function isoSeconds(v: unknown): string | undefined {

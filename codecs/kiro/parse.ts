@@ -17,11 +17,11 @@ import { jsonObject, type Emit } from '../../cursors/core.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
+import { rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 export type Row = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** 2000-01-01 and 2200-01-01: a time outside is not a session's. */

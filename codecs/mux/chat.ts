@@ -12,12 +12,11 @@ import { jsonObject } from '../../cursors/core.js';
 import type { MessageRole, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
-import { msTime } from '../../cursors/json-value.js';
+import { msTime, rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 type Emit = (e: SessionfoldEvent) => void;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Epoch milliseconds as ISO-8601, for times from 2000 to 2200 only. */

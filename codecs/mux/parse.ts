@@ -14,10 +14,10 @@ import { saneCost, saneCount } from '../../cursors/sane.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID } from './paths.js';
 import { muxTime, splitModel } from './chat.js';
+import { rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 
 /** A bucket's tokens and recorded cost. */
 function bucket(u: Rec, name: string): { tokens: number; cost: number | undefined } {

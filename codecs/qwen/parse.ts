@@ -17,6 +17,7 @@ import type { KindCounts, MessageEvent, UsageEvent } from '../../cursors/protoco
 import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { CODEC_ID, qwenParentSession, qwenStem } from './paths.js';
+import { isRec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
@@ -36,7 +37,6 @@ export interface QwenState {
   agentType: string | undefined;
 }
 
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const parts = (rec: Rec): Rec[] => (isRec(rec.message) && Array.isArray(rec.message.parts) ? rec.message.parts.filter(isRec) : []);
 

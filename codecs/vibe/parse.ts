@@ -13,10 +13,10 @@ import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '..
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { MAX_RECORD_USD, saneCount } from '../../cursors/sane.js';
 import { CODEC_ID } from './paths.js';
+import { rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** An ISO-8601 time (Python's `isoformat()`, a naive one read as UTC); undefined when it is not one. */

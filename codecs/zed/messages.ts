@@ -10,10 +10,10 @@
  *   and before it (no `version`) `{id, role, text, tool_uses, tool_results}`.
  * Pure: no SQLite, no decompression.
  */
+import { rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 export interface ToolUse {

@@ -20,11 +20,11 @@ import { decompressZstdBytes } from '../../cursors/read-zstd.js';
 import { isSaneCount } from '../../cursors/sane.js';
 import { isLegacyThread, type ThreadMessage } from './messages.js';
 import { CODEC_ID } from './paths.js';
+import { rec } from '../../cursors/json-value.js';
 
 export type Row = Record<string, unknown>;
 type Rec = Record<string, unknown>;
 
-const rec = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /** `language_model::TokenUsage`: four disjoint counts (its `total_tokens()` adds all four). */
