@@ -4,6 +4,7 @@
  * agent's own files are only read; the fork is `store:<name>` for every other command.
  */
 import { forkAgentSession } from '../../store/import.js';
+import { validateWriteName } from '../../store/names.js';
 import { bool, defineCommand, str, type CommandContext } from '../command.js';
 import { sessionTarget } from './sessions-common.js';
 import { countOption, JSON_OPTION, managerOptions, STORE_OPTION, storeAt, writeJson } from './store-common.js';
@@ -20,10 +21,11 @@ export default defineCommand({
     ...JSON_OPTION,
   },
   async run(ctx: CommandContext) {
-    const { agent, id } = await sessionTarget(ctx, managerOptions(ctx));
     const at = countOption(ctx, 'at');
     const name = str(ctx, 'name');
+    if (name !== undefined) validateWriteName(name); // options before the lookup, as every command checks them
     const title = str(ctx, 'title');
+    const { agent, id } = await sessionTarget(ctx, managerOptions(ctx));
     const store = storeAt(ctx);
     const p = await forkAgentSession(store, agent, id, {
       ...(at !== undefined && { at }),

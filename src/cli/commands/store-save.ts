@@ -3,6 +3,7 @@
  * session of any agent, with the subagents it spawned, into the store. The agent's files are only read.
  */
 import { importSession } from '../../store/import.js';
+import { validateWriteName } from '../../store/names.js';
 import { bool, defineCommand, str, type CommandContext } from '../command.js';
 import { sessionTarget } from './sessions-common.js';
 import { JSON_OPTION, managerOptions, STORE_OPTION, storeAt, writeJson } from './store-common.js';
@@ -20,9 +21,10 @@ export default defineCommand({
     ...JSON_OPTION,
   },
   async run(ctx: CommandContext) {
-    const { agent, id } = await sessionTarget(ctx, managerOptions(ctx));
     const name = str(ctx, 'name');
+    if (name !== undefined) validateWriteName(name); // options before the lookup, as every command checks them
     const title = str(ctx, 'title');
+    const { agent, id } = await sessionTarget(ctx, managerOptions(ctx));
     const store = storeAt(ctx);
     const r = await importSession(store, agent, id, {
       ...(name !== undefined && { name }),
