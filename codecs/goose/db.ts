@@ -115,8 +115,45 @@ interface UsagePlan {
   ledger: Map<string, Row[]> | undefined;
 }
 
-function usagePlan(db: SqliteDatabase, rows: readonly Row[], read: RowReadResult, kinds: ReadonlySet<EventKind>): UsagePlan {
-  const stat = hasUsageLedger(db) ? db.prepare('SELECT count(*) AS n, max(id) AS last FROM usage_ledger WHERE session_id = ?') : undefined;
+/** A plan's keys, whether its usage events must be made again, and the sessions with ledger rows. */
+interface PlanKeys {
+  keys: Map<string, string>;
+  changed: boolean;
+  withRows: string[];
+}
+
+interface LedgerStat {
+  n: number;
+  last: number | null;
+}
+
+const NO_LEDGER: LedgerStat = { n: 0, last: null };
+
+/**
+ * Session ids as one `json_each` parameter: a scan reads a database's sessions in one batch, and a statement per
+ * session (prepared again for each) cost more than the ledger rows themselves.
+ */
+const idsParam = (ids: Iterable<string>): string => JSON.stringify([...ids]);
+
+/** Each session's ledger row count and highest id, for the sessions named; undefined without `usage_ledger`. */
+function ledgerStats(db: SqliteDatabase, ids: readonly string[]): Map<string, LedgerStat> | undefined {
+  if (!hasUsageLedger(db)) return undefined;
+  const rows = db
+    .prepare('SELECT session_id AS s, count(*) AS n, max(id) AS last FROM usage_ledger WHERE session_id IN (SELECT value FROM json_each(?)) GROUP BY session_id')
+    .all(idsParam(ids)) as { s: unknown; n: number; last: number | null }[];
+  return new Map(rows.map((r) => [String(r.s), { n: r.n, last: r.last }]));
+}
+
+/** The ledger rows of the sessions named, each session's in id order (an empty list for one without rows). */
+function ledgerRows(db: SqliteDatabase, ids: readonly string[]): Map<string, Row[]> {
+  const out = new Map<string, Row[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return out;
+  const rows = db.prepare('SELECT * FROM usage_ledger WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY id').all(idsParam(ids)) as Row[];
+  for (const r of rows) out.get(String(r.session_id))?.push(r);
+  return out;
+}
+
+function planKeys(rows: readonly Row[], read: RowReadResult, kinds: ReadonlySet<EventKind>, stats: Map<string, LedgerStat> | undefined): PlanKeys {
   const prev = previousState(read);
   const lastMessage = new Map<string, number>();
   for (const m of read.rows.messages ?? []) lastMessage.set(String(m.session_id), Number(m.id));
@@ -125,7 +162,7 @@ function usagePlan(db: SqliteDatabase, rows: readonly Row[], read: RowReadResult
   let changed = prev === undefined;
   for (const row of rows) {
     if (typeof row.id !== 'string') continue;
-    const ledger = (stat?.get(row.id) as { n: number; last: number | null } | undefined) ?? { n: 0, last: null };
+    const ledger = stats?.get(row.id) ?? NO_LEDGER;
     if (ledger.n > 0) withRows.push(row.id);
     const last = lastMessage.get(row.id) ?? prev?.sessions[row.id]?.last ?? 0;
     const key = JSON.stringify([USAGE_COLUMNS.map((c) => row[c] ?? null), ledger.n, ledger.last, last]);
@@ -133,9 +170,23 @@ function usagePlan(db: SqliteDatabase, rows: readonly Row[], read: RowReadResult
     if (prev?.sessions[row.id]?.usage !== key) changed = true;
   }
   if (prev !== undefined && Object.keys(prev.sessions).some((id) => !keys.has(id))) changed = true;
-  if (!changed || !kinds.has('usage')) return { keys, ledger: undefined };
-  const byId = withRows.length > 0 ? db.prepare('SELECT * FROM usage_ledger WHERE session_id = ? ORDER BY id') : undefined;
-  return { keys, ledger: new Map(withRows.map((id) => [id, (byId?.all(id) ?? []) as Row[]])) };
+  return { keys, changed: changed && kinds.has('usage'), withRows };
+}
+
+/** The usage plans of several reads of one snapshot: the ledger asked about in one statement, its rows read in one more. */
+function usagePlans(db: SqliteDatabase, reads: readonly PlanInput[]): UsagePlan[] {
+  const ids = reads.flatMap((r) => r.rows.map((row) => row.id).filter((id): id is string => typeof id === 'string'));
+  const stats = ledgerStats(db, ids);
+  const planned = reads.map((r) => planKeys(r.rows, r.read, r.kinds, stats));
+  const ledger = ledgerRows(db, planned.flatMap((p) => (p.changed ? p.withRows : [])));
+  return planned.map((p) => ({ keys: p.keys, ledger: p.changed ? new Map(p.withRows.map((id) => [id, ledger.get(id) ?? []])) : undefined }));
+}
+
+/** What one read's usage plan is made from. */
+interface PlanInput {
+  rows: readonly Row[];
+  read: RowReadResult;
+  kinds: ReadonlySet<EventKind>;
 }
 
 /** Whether the database has `usage_ledger` (schema 15 on): an older one is read as before, by its totals. */
@@ -158,7 +209,7 @@ export function readGooseDb(file: string, only: string | undefined, from: RowCur
     let read = readRowsSince(db, sources(kinds, only), from, parser, identity);
     const reason = restartReason(read, kindsKey);
     if (reason !== undefined) read = { ...readRowsSince(db, sources(kinds, only), undefined, parser, identity), reason };
-    return { rows, read, usage: usagePlan(db, rows, read, kinds) };
+    return { rows, read, usage: usagePlans(db, [{ rows, read, kinds }])[0] as UsagePlan };
   });
   return emitSnapshot(snap, kinds, kindsKey, emit);
 }
@@ -188,7 +239,7 @@ export function readGooseSessions(file: string, reads: readonly SessionRead[], p
   const snaps = agentSnapshot(CODEC_ID, file, (db: SqliteDatabase) => {
     const identity = identityOf(file);
     const byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
-    const out: Snapshot[] = [];
+    const inputs: PlanInput[] = [];
     const groups = new Map<string, number[]>();
     reads.forEach((r, i) => {
       const columns = (partitioned(r.out.kinds)[0] as PartitionedSource).columns;
@@ -199,12 +250,11 @@ export function readGooseSessions(file: string, reads: readonly SessionRead[], p
       const got = readPartitionsSettled(db, partitioned(first.out.kinds), group.map((i) => reads[i] as SessionRead), parser, identity, (read, k) => restartReason(read, keys[group[k] as number] as string));
       group.forEach((i, k) => {
         const r = reads[i] as SessionRead;
-        const rows = byId.all(r.key) as Row[];
-        const read = got[k] as RowReadResult;
-        out[i] = { rows, read, usage: usagePlan(db, rows, read, r.out.kinds) };
+        inputs[i] = { rows: byId.all(r.key) as Row[], read: got[k] as RowReadResult, kinds: r.out.kinds };
       });
     }
-    return out;
+    const plans = usagePlans(db, inputs);
+    return inputs.map((x, i): Snapshot => ({ rows: x.rows as Row[], read: x.read, usage: plans[i] as UsagePlan }));
   });
   return eachOrError(snaps, (snap, i) => {
     const r = reads[i] as SessionRead;
