@@ -17,10 +17,12 @@
  *   session counts none (its parent's turn holds them). The cumulative `_meta.totalTokens` counter has no
  *   input/output split and is not counted: a file without any usage ends with a session event saying its usage
  *   is unknown, as does one with a turn Grok marks `usageIsIncomplete`.
+ * - A usage-only read (kinds ⊆ {usage, session}) parses only the lines with a usage or model marker (`markers`)
+ *   once the first record is out and the first event id has said whether the file is a fork's copy.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { jsonObjectLine, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
-import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import { hasAnyMarker, parseJsonObject, restoreFlags, restoreStrings } from '../../cursors/core.js';
+import type { EventKind, KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf, type SessionFields } from '../../cursors/protocol/events.js';
 import { CODEC_ID, grokSessionId, grokWorkspace } from './paths.js';
 import { turnSpends } from './usage.js';
@@ -62,6 +64,23 @@ export interface GrokState {
   origin: string | undefined;
   /** The message whose chunks are still arriving. */
   pending: Pending | undefined;
+  /** Whether an update has borne a `<session id>-<n>` event id: the first one tells a fork's copy (`origin`). */
+  settled: boolean;
+  /** A usage-only read's byte markers (`USAGE_MARKERS`); undefined when the read wants the conversation. */
+  filter: readonly Buffer[] | undefined;
+}
+
+/**
+ * What a usage-only read needs of a line once the session is out and settled: a turn's usage
+ * (`turn_completed`) or a model (`modelId`, `model_changed`'s `model_id`, `model_auto_switched`'s
+ * `new_model_id`), the model a later turn without its own falls back to. Quoted at their end: a quote inside a
+ * JSON string is escaped, so text that mentions them does not match.
+ */
+const USAGE_MARKERS: readonly Buffer[] = ['"turn_completed"', '"modelId"', 'model_id"'].map((m) => Buffer.from(m));
+
+function usageFilter(kinds: ReadonlySet<EventKind>): readonly Buffer[] | undefined {
+  for (const k of kinds) if (k !== 'usage' && k !== 'session') return undefined;
+  return USAGE_MARKERS;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -88,9 +107,12 @@ function modelOf(params: Rec, update: Rec): string | undefined {
 /** Grok's event ids are `<session id>-<n>`; a fork's copy keeps its origin's. */
 const EVENT_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-\d+$/i;
 
+/** The session an event id names, when it is Grok's `<session id>-<n>`. */
+const eventSession = (eventId: string | undefined): string | undefined => (eventId === undefined ? undefined : EVENT_ID.exec(eventId)?.[1]);
+
 /** The session another session's event id names, when it is not this one's. */
 function copiedFrom(s: GrokState, eventId: string | undefined): string | undefined {
-  const from = eventId === undefined ? undefined : EVENT_ID.exec(eventId)?.[1];
+  const from = eventSession(eventId);
   return from !== undefined && from.toLowerCase() !== s.sessionId.toLowerCase() ? from : undefined;
 }
 
@@ -204,8 +226,12 @@ function record(s: GrokState, meta: GrokSessionMeta, rec: Rec, offset: number, e
   const ts = timestampOf(rec, params, update);
   const model = modelOf(params, update);
   if (model !== undefined) s.model = model;
-  const origin = s.origin === undefined ? copiedFrom(s, str(isRec(params._meta) ? params._meta.eventId : undefined)) : undefined;
+  const eventId = str(isRec(params._meta) ? params._meta.eventId : undefined);
+  const origin = s.origin === undefined ? copiedFrom(s, eventId) : undefined;
   if (origin !== undefined) s.origin = origin;
+  // A fork copies its origin's lines before it writes its own (README "Forks and subagents"): the first event
+  // id names another session in a fork's copy and this one otherwise, and no later line changes `origin`.
+  s.settled ||= eventSession(eventId) !== undefined;
   if (!s.sessionEmitted) {
     s.sessionEmitted = true;
     s.startedAt = ts;
@@ -234,23 +260,37 @@ function record(s: GrokState, meta: GrokSessionMeta, rec: Rec, offset: number, e
 export function createGrokCore(meta: GrokSessionMeta = {}): LineCore<GrokState> {
   return {
     init(ctx: CoreContext): GrokState {
-      return { file: ctx.file, sessionId: grokSessionId(ctx.file), sessionEmitted: false, startedAt: undefined, model: undefined, sawUsage: false, incomplete: false, origin: undefined, pending: undefined };
+      return {
+        file: ctx.file,
+        sessionId: grokSessionId(ctx.file),
+        sessionEmitted: false,
+        startedAt: undefined,
+        model: undefined,
+        sawUsage: false,
+        incomplete: false,
+        origin: undefined,
+        pending: undefined,
+        settled: false,
+        filter: usageFilter(ctx.options.kinds),
+      };
     },
     restore(snapshot, ctx) {
       const s = this.init(ctx);
       const o = (isRec(snapshot) ? snapshot : {}) as Partial<GrokState>;
       restoreStrings(s, o, ['sessionId', 'startedAt', 'model', 'origin']);
-      s.sessionEmitted = o.sessionEmitted === true;
-      s.sawUsage = o.sawUsage === true;
-      s.incomplete = o.incomplete === true;
+      restoreFlags(s, o, ['sessionEmitted', 'sawUsage', 'incomplete', 'settled']);
       const p = o.pending as Partial<Pending> | undefined;
       if (isRec(p) && (p.role === 'user' || p.role === 'assistant') && typeof p.text === 'string' && typeof p.thinking === 'string' && typeof p.offset === 'number') {
         s.pending = { role: p.role, text: p.text, thinking: p.thinking, offset: p.offset, timestamp: typeof p.timestamp === 'string' ? p.timestamp : undefined, model: typeof p.model === 'string' ? p.model : undefined };
       }
       return s;
     },
-    snapshot: snapshotWithoutFile,
-    line: jsonObjectLine(CODEC_ID, (s: GrokState, rec, offset, emit) => record(s, meta, rec, offset, emit)),
+    snapshot: ({ file: _f, filter: _m, ...rest }) => rest,
+    markers: (s) => (s.sessionEmitted && s.settled ? s.filter : undefined),
+    line(s, line, start, emit) {
+      if (s.filter !== undefined && s.sessionEmitted && s.settled && !hasAnyMarker(line, s.filter)) return;
+      record(s, meta, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
+    },
     end(s, emit): KindCounts {
       const open: KindCounts = {};
       if (s.pending !== undefined && (s.pending.text !== '' || s.pending.thinking !== '')) {
