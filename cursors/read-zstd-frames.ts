@@ -127,7 +127,7 @@ async function* readZstdFrames<S>(codec: Pick<Codec, 'id' | 'parserVersion'>, co
     const state = core.init(ctx);
     const queue: SessionfoldEvent[] = [];
     const fresh = resume !== undefined && resume.verifyPrefix !== false ? nodeCrypto().createHash('sha256') : undefined;
-    const origin: Boundary = { offset: 0, plain: 0, snapshot: JSON.parse(JSON.stringify(core.snapshot(state))) };
+    const origin: Boundary = { offset: 0, plain: 0, snapshot: snapshotOf(core, state) };
     const scan = scanFrames(codec, core, state, origin, fresh, fd, size, buf, options, file, (e) => queue.push(e));
     let r: IteratorResult<void, ScanEnd | typeof RESTART>;
     try {
@@ -157,10 +157,15 @@ async function* readZstdFrames<S>(codec: Pick<Codec, 'id' | 'parserVersion'>, co
   }
 }
 
+/** The core's snapshot of `state`, copied: the state goes on changing after it. */
+const snapshotOf = <S>(core: LineCore<S>, state: S): unknown => JSON.parse(JSON.stringify(core.snapshot(state))) as unknown;
+
 /**
  * The frames of [from.offset, size) through the core, yielding after each chunk read. Each frame after which
- * the text ends with a line feed is a boundary (the core's snapshot taken there); RESTART when the core asks
- * for it (a resumed state's hashed id collides).
+ * the text ends with a line feed is a boundary; RESTART when the core asks for it (a resumed state's hashed id
+ * collides). A boundary's snapshot is the core's state as it is until a line past the boundary changes it: it
+ * is copied only then (a frame that does not end its text, a cut frame, the end of the read), not at every
+ * boundary, of which dsh writes one per append.
  */
 function* scanFrames<S>(
   codec: Pick<Codec, 'id'>,
@@ -184,6 +189,12 @@ function* scanFrames<S>(
   const feed = createLineFeed(core, state, options, file, counting, { offset: from.plain });
   const splitter = new ZstdFrameSplitter(from.offset);
   let boundary = from;
+  // the boundary's snapshot is the state as it is now, not yet copied
+  let live = false;
+  const hold = (): void => {
+    if (live) boundary = { ...boundary, snapshot: snapshotOf(core, state) };
+    live = false;
+  };
   let plain = from.plain;
   let clean = true;
   let restart = false;
@@ -195,18 +206,22 @@ function* scanFrames<S>(
     if (typeof content === 'string') {
       skip(new SessionfoldError('MALFORMED_LINE', `The zstd frame at byte ${frame.start} of ${file} ${content}: its lines are left out`, { agent: codec.id, file, byteOffset: frame.start }));
     } else if (content.length > 0) {
+      const ends = content[content.length - 1] === 0x0a;
+      // a frame that ends its text is the next boundary: the state before it is needed no more
+      if (!ends) hold();
       if (feed.push(content, content.length)) {
         restart = true;
         return;
       }
       plain += content.length;
-      clean = content[content.length - 1] === 0x0a;
+      clean = ends;
     }
     unhashed.push(frame);
     if (!clean) return;
     if (hash !== undefined) for (const f of unhashed) f.bytes !== undefined ? hash.update(f.bytes) : hashRange(hash, fd, f.start, f.end);
     unhashed = [];
-    boundary = { offset: frame.end, plain, snapshot: JSON.parse(JSON.stringify(core.snapshot(state))) };
+    boundary = { offset: frame.end, plain, snapshot: undefined };
+    live = true;
     since = {};
   };
   let broken = false;
@@ -228,6 +243,7 @@ function* scanFrames<S>(
     if (restart) return RESTART;
     yield;
   }
+  hold();
   let partial = broken || !clean;
   const tail = broken ? Buffer.alloc(0) : splitter.tail();
   if (tail === undefined || tail.length > 0) {

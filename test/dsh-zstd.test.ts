@@ -16,6 +16,7 @@ import type { SessionfoldEvent } from '../cursors/protocol/events.js';
 import { ZstdFrameError, ZstdFrameSplitter, type ZstdFrame } from '../cursors/zstd-frames.js';
 import { byKind, CHUNK_SIZES, expectChunkInvariant, expectResumeEqualsFull, randomCuts, readEvents } from './helpers/codec-harness.js';
 import { inTempDir as inTempDirOf } from './helpers/files.js';
+import { rawZstdFrame } from './helpers/zstd-raw.js';
 import { CHERRY, DSH_FIXTURES as FIXTURES, FORK, LOGS, MAIN, SUB } from './helpers/dsh-fixtures.js';
 
 /** Each compressed fixture and the folder of the batches it was made of (fixtures/dsh/frames, one frame each). */
@@ -125,6 +126,37 @@ describe('dsh compressed logs read as their lines', () => {
     expect(run.cursors.every((c) => c.format === 'jsonl' && [0, ...ends].includes((c as JsonlCursor).offset))).toBe(true);
     const usageOnly = await expectResumeEqualsFull(dsh, content, cuts, { kinds: ['usage'] }, `--home-dev-shop-api--/${MAIN}/session.v3.jsonl.zstd`);
     expect(usageOnly.kept.usage).toEqual(run.kept.usage);
+  });
+
+  it('frames that end inside a line: the cursor stays at the last frame that ended one, with the state there', async () => {
+    await hashesReady();
+    const text = Buffer.concat(await batches('main-v3'));
+    // frames cut at arbitrary bytes: most end inside a line, some at a line feed
+    const cuts = [...new Set([...randomCuts(text.length, 40, 11), ...[...text.keys()].filter((i) => text[i] === 0x0a).filter((_, k) => k % 4 === 0).map((i) => i + 1)])]
+      .filter((c) => c > 0 && c < text.length)
+      .sort((a, b) => a - b);
+    const frames = [0, ...cuts].map((from, k) => rawZstdFrame(text.subarray(from, cuts[k] ?? text.length)));
+    const content = Buffer.concat(frames);
+    const ends = frames.map((_, k) => frames.slice(0, k + 1).reduce((n, f) => n + f.length, 0));
+    const run = await expectResumeEqualsFull(dsh, content, ends, {}, `--home-dev-shop-api--/${MAIN}/session.v3.jsonl.zstd`);
+    expect(run.starts.slice(1).every((s) => !s.restarted)).toBe(true);
+    // a cursor stands only where the text read so far ends with a line feed
+    const clean = new Set([0, ...ends.filter((_, k) => text[(cuts[k] ?? text.length) - 1] === 0x0a)]);
+    expect(run.cursors.every((c) => clean.has((c as JsonlCursor).offset))).toBe(true);
+    expect(new Set(run.cursors.map((c) => (c as JsonlCursor).offset)).size).toBeGreaterThan(3);
+    expect(run.full.usage.length).toBeGreaterThan(0);
+    // each cursor holds the state at its offset: the state a read of the file up to there ends with
+    await inTempDir(async (dir) => {
+      for (const [k, end] of ends.entries()) {
+        const whole = await readWithCursor(await logIn(dir, content.subarray(0, end)));
+        const at = whole.update.cursor.offset;
+        const upTo = await readWithCursor(await logIn(dir, content.subarray(0, at)));
+        expect(upTo.update.cursor.offset, `frame ${k}`).toBe(at);
+        const [held, there] = [whole, upTo].map((r) => r.update.cursor.state as { core: unknown; plain: number });
+        expect(held?.core, `frame ${k}`).toEqual(there?.core);
+        expect(held?.plain, `frame ${k}`).toBe(there?.plain);
+      }
+    });
   });
 
   it('a grown log is read from its last frame: only the new frames are decompressed, with the cache\u2019s own fingerprint too', async () => {
