@@ -154,6 +154,20 @@ describe('jcode buffers, bad records and resume', () => {
     expect(events).toEqual(await readEvents(jcode, snap(id)));
   });
 
+  it('the same text whatever the read buffer, with characters of 2, 3 and 4 bytes cut between chunks', async () => {
+    await inTempDir('sf-jcode-', async (dir) => {
+      const doc = JSON.parse(await readFile(snap(ELM), 'utf8')) as { title: unknown; messages: { content: { type: string; text?: string }[] }[] };
+      doc.title = 'Überprüfung — 日本語 🚀';
+      for (const m of doc.messages) for (const b of m.content) if (typeof b.text === 'string') b.text = `${b.text} ÄÖü 漢字 🚀🧪`;
+      await writeFile(snap(ELM, dir), JSON.stringify(doc));
+      const events = await expectChunkInvariant(jcode, snap(ELM, dir));
+      const texts = events.filter((e): e is MessageEvent => e.type === 'message').map((e) => e.text);
+      expect(texts.length).toBeGreaterThan(0);
+      expect(texts.every((t) => t.includes('ÄÖü 漢字 🚀🧪'))).toBe(true);
+      expect((events[0] as SessionEvent).title).toBe('Überprüfung — 日本語 🚀');
+    });
+  });
+
   it('skips and counts a journal line that does not parse, reading the rest', async () => {
     await inTempDir('sf-jcode-', async (dir) => {
       await cp(snap(FOX), snap(FOX, dir));

@@ -12,6 +12,7 @@
  *   for await (const e of jcode.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
 import { readFileSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import type { Codec, NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { lineSkipper } from '../../cursors/core.js';
@@ -35,12 +36,17 @@ function readJournal(file: string): string | undefined {
   }
 }
 
-/** The document parser: the snapshot's chunks and the journal, into the pure core. */
+/**
+ * The document parser: the snapshot's chunks and the journal, into the pure core. Each chunk is decoded into
+ * the text as it comes (a character split between two chunks held over), not copied out of the reader's
+ * buffer and joined as bytes first: JSON.parse, which the core needs, takes the text whole anyway.
+ */
 function* parseDocument(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
-  const parts: Buffer[] = [];
-  for (const c of chunks()) parts.push(Buffer.from(c));
-  const snapshot = Buffer.concat(parts).toString('utf8');
-  yield* parseJcodeSession(jcodeSessionIdOf(file), snapshot, readJournal(file), { conversation: options.conversation, skip: lineSkipper(options, file) });
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
+  for (const c of chunks()) parts.push(decoder.write(c));
+  parts.push(decoder.end());
+  yield* parseJcodeSession(jcodeSessionIdOf(file), parts.join(''), readJournal(file), { conversation: options.conversation, skip: lineSkipper(options, file) });
 }
 
 /** The journal beside a snapshot: a parse dependency, whose stamp the read's cursor holds. */

@@ -146,8 +146,8 @@ function* messageEvents(s: State, m: Rec): Generator<SessionfoldEvent> {
   // a split session starts with its parent's messages, stored before it was created
   const copied = s.meta.parentId !== undefined && timestamp !== undefined && s.createdAt !== undefined && timestamp < s.createdAt;
   const base = { agent: CODEC_ID, sessionId: s.sessionId, offset: s.index, ...(timestamp !== undefined && { timestamp }) };
-  const blocks = recs(m.content);
-  if (s.options.conversation) yield* conversationEvents(s, m, blocks, base, id);
+  // a usage-only read (the cost scan's) builds no list of content blocks
+  if (s.options.conversation) yield* conversationEvents(s, m, recs(m.content), base, id);
   if (m.role === 'assistant') {
     try {
       const usage = usageOf(s, m, id, timestamp, copied);
