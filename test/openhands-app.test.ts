@@ -165,6 +165,27 @@ describe('openhands web app conversations', () => {
     });
   });
 
+  it('reads the database once while it stays as it was, and sees a commit to it at the next read', async () => {
+    await inTempDir('sf-openhands-app-db-', async (tmp) => {
+      await persistenceIn(tmp);
+      const title = async (uuid: string) => ((await readEvents(openHands, firstFile(tmp, uuid)))[0] as SessionEvent).title;
+      const first = await Promise.all(UUIDS.map(title));
+      expect(first[0]).toBe('Add a README');
+      const db = new Database(join(tmp, 'openhands.db'));
+      // a rollback journal, as the app's SQLAlchemy leaves SQLite: each commit moves the header's change counter
+      db.pragma('journal_mode = DELETE');
+      db.prepare('UPDATE conversation_metadata SET title = ? WHERE conversation_id = ?').run('Add a README and a licence', FRESH);
+      db.close();
+      expect(await title(FRESH)).toBe('Add a README and a licence');
+      expect(await Promise.all(UUIDS.slice(1).map(title))).toEqual(first.slice(1));
+      // a row gone: the conversation is read from its events alone, as without a database
+      const again = new Database(join(tmp, 'openhands.db'));
+      again.prepare('DELETE FROM conversation_metadata WHERE conversation_id = ?').run(FRESH);
+      again.close();
+      expect(await title(FRESH)).toBeUndefined();
+    });
+  });
+
   it('opens the database without creating a file beside it, and reads without one', async () => {
     const before = await treeBytes(dir);
     await readEvents(openHands, firstFile(dir, FRESH));
