@@ -110,17 +110,23 @@ interface Totals {
   unreadable: string[];
   /** The first full state: the conversation's workspace, tags and LLM. */
   fullState: Rec | undefined;
+  /** The records this pass parsed, by file index, for a later pass not to read them again: the first file's, and all when kept. */
+  parsed: Map<number, Rec | Error>;
 }
 
-/** The growth of the running totals of the folder's state updates, in file order (README.md, "The web app"). */
-function readTotals(files: readonly AppEventFile[]): Totals {
-  const out: Totals = { growth: [], unknown: false, read: false, refused: [], unreadable: [], fullState: undefined };
+/**
+ * The growth of the running totals of the folder's state updates, in file order (README.md, "The web app").
+ * `keep`: every record parsed is kept in `parsed` (a read of the conversation reads them all again).
+ */
+function readTotals(files: readonly AppEventFile[], keep: boolean): Totals {
+  const out: Totals = { growth: [], unknown: false, read: false, refused: [], unreadable: [], fullState: undefined, parsed: new Map() };
   const last = new Map<string, Reading>();
   for (const f of files) {
     if (f.kind !== STATE_UPDATE) continue;
     const text = readEventText(f);
     if (typeof text === 'string' && !TOTALS_MARKER.test(text)) continue;
     const r = parseEventText(text);
+    if (keep || f.idx === 0) out.parsed.set(f.idx, r);
     if (r instanceof Error) {
       out.unreadable.push(`${f.path}: ${r.message}`);
       out.unknown = true; // it may have been the last reading of some usage id
@@ -171,11 +177,14 @@ function usageOf(sessionId: string, g: Growth, agentModel: string | undefined): 
   });
 }
 
+/** An event file's record: the one the pass over the totals parsed, else read now. */
+const recordOf = (f: AppEventFile, parsed: ReadonlyMap<number, Rec | Error>): Rec | Error => parsed.get(f.idx) ?? parseEventText(readEventText(f));
+
 /** The time of the folder's first event, as UTC (a zone-less `datetime.now()` of the sandbox). */
-function firstTime(files: readonly AppEventFile[]): number | undefined {
+function firstTime(files: readonly AppEventFile[], parsed: ReadonlyMap<number, Rec | Error>): number | undefined {
   const first = files[0];
   if (first === undefined) return undefined;
-  const r = parseEventText(readEventText(first));
+  const r = recordOf(first, parsed);
   return r instanceof Error ? undefined : instantOf(r.timestamp, 0);
 }
 
@@ -186,14 +195,14 @@ export function* parseOpenHandsApp(file: string, _chunks: () => Generator<Buffer
   const sessionId = appConversationId(dir);
   const files = listAppEventFiles(dir);
   const meta: AppMetadata | undefined = readAppMetadata(appDbOf(file), basename(dir));
-  const totals = readTotals(files);
+  const totals = readTotals(files, options.conversation);
   const agentModel = meta?.model ?? modelName(rec(rec(totals.fullState?.agent)?.llm)?.model);
   for (const why of totals.refused) skip(new SessionfoldError('MALFORMED_LINE', `${file}: ${why}`, { agent: CODEC_ID, file }));
   if (!options.conversation) for (const why of totals.unreadable) skip(new SessionfoldError('MALFORMED_LINE', why, { agent: CODEC_ID, file }));
   const answered = files.some((f) => f.kind === 'ActionEvent');
   yield sessionEventOf(CODEC_ID, sessionId, 0, {
     cwd: str(rec(totals.fullState?.workspace)?.working_dir),
-    startedAt: isoOf(meta?.createdMs ?? firstTime(files)),
+    startedAt: isoOf(meta?.createdMs ?? firstTime(files, totals.parsed)),
     title: meta?.title ?? str(rec(totals.fullState?.tags)?.title),
     model: agentModel,
     usageUnknown: totals.unknown || (answered && !totals.read) || undefined,
@@ -205,7 +214,8 @@ export function* parseOpenHandsApp(file: string, _chunks: () => Generator<Buffer
     const acpResults = new Set<string>();
     const modelOf = () => undefined; // no event names the call its totals grew by
     for (const f of files) {
-      const r = parseEventText(readEventText(f));
+      const r = recordOf(f, totals.parsed);
+      totals.parsed.delete(f.idx);
       if (r instanceof Error) skip(new SessionfoldError('MALFORMED_LINE', `${f.path}: ${r.message}`, { agent: CODEC_ID, file }));
       else yield* eventEvents(r, { sessionId, idx: f.idx, timestamp: isoOf(instantOf(r.timestamp, 0)), modelOf, acpCalls, acpResults });
       while (u < usage.length && (usage[u] as UsageEvent).offset <= f.idx) yield usage[u++] as UsageEvent;
