@@ -20,6 +20,7 @@
  *   the read (`prefix-changed`).
  */
 import { closeSync, readSync, statSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { openSessionFile } from './open-file.js';
 import type { Hash } from 'node:crypto';
 import { nodeCrypto } from './builtins.js';
@@ -69,6 +70,20 @@ function checkCursor(from: unknown, parser: string, stamp: string | undefined, s
   // Without the hash (the caller fingerprints the bytes itself), the mtime decides.
   if (options.resume?.verifyPrefix === false || from.hash === '') return mtimeMs === from.mtimeMs ? undefined : 'prefix-changed';
   return hashFile(fd, size, buf) === from.hash ? undefined : 'prefix-changed';
+}
+
+/**
+ * The text of a pass over the document (`chunks()`), each chunk decoded as it comes (a character cut between
+ * two chunks held over), for a parser that takes the document whole with JSON.parse: no copy of the bytes is
+ * made first. JSON.parse is V8's own; stream-json's tokenizer (cursors/object-walk.ts), in JavaScript, took
+ * about three times its CPU over a 100 MB document, and is for documents that must not be held whole.
+ */
+export function documentText(chunks: Iterable<Buffer>): string {
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
+  for (const c of chunks) parts.push(decoder.write(c));
+  parts.push(decoder.end());
+  return parts.join('');
 }
 
 /**

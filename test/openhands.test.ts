@@ -173,6 +173,20 @@ describe('openhands buffers, kinds and resume', () => {
     expect(await expectChunkInvariant(openHands, stateOf(id), { kinds: ['usage'] })).toEqual(byKind(events).usage);
   });
 
+  it('a state written with a byte order mark, or as a JSON value that is no object: read as without it, or skipped and counted', async () => {
+    await inTempDir('sf-openhands-', async (dir) => {
+      const file = await copyOf(dir, NEW);
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, `\ufeff${text}`);
+      expect(await expectChunkInvariant(openHands, file)).toEqual(await readEvents(openHands, stateOf(NEW)));
+      await writeFile(file, '[1, 2]');
+      const info = newReadInfo();
+      const events = await readEvents(openHands, file, { info });
+      expect(info.skippedLines).toBe(1);
+      expect((events[0] as SessionEvent).usageUnknown).toBe(true);
+    });
+  });
+
   it('a read of sessions and usage parses no event file without a response id; its events are the full read\u2019s', async () => {
     await inTempDir('sf-openhands-', async (dir) => {
       const file = await copyOf(dir, NEW);

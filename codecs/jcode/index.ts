@@ -12,12 +12,11 @@
  *   for await (const e of jcode.read(f.path, { kinds: ['usage'] })) console.log(e.sessionId, e.inputTokens);
  */
 import { readFileSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import type { Codec, NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { lineSkipper } from '../../cursors/core.js';
 import { fromSyncListing } from '../../cursors/discovery.js';
-import { createDocumentRead } from '../../cursors/read-document.js';
+import { createDocumentRead, documentText } from '../../cursors/read-document.js';
 import { parseJcodeSession } from './parse.js';
 import { discoverJcodeSync, jcodeSessionIdOf, journalOf } from './paths.js';
 import { jcodeDescriptor } from './descriptor.js';
@@ -36,17 +35,9 @@ function readJournal(file: string): string | undefined {
   }
 }
 
-/**
- * The document parser: the snapshot's chunks and the journal, into the pure core. Each chunk is decoded into
- * the text as it comes (a character split between two chunks held over), not copied out of the reader's
- * buffer and joined as bytes first: JSON.parse, which the core needs, takes the text whole anyway.
- */
+/** The document parser: the snapshot's text (decoded as it is read) and the journal, into the pure core. */
 function* parseDocument(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
-  const decoder = new StringDecoder('utf8');
-  const parts: string[] = [];
-  for (const c of chunks()) parts.push(decoder.write(c));
-  parts.push(decoder.end());
-  yield* parseJcodeSession(jcodeSessionIdOf(file), parts.join(''), readJournal(file), { conversation: options.conversation, skip: lineSkipper(options, file) });
+  yield* parseJcodeSession(jcodeSessionIdOf(file), documentText(chunks()), readJournal(file), { conversation: options.conversation, skip: lineSkipper(options, file) });
 }
 
 /** The journal beside a snapshot: a parse dependency, whose stamp the read's cursor holds. */

@@ -2,7 +2,7 @@
  * The OpenHands conversation parser (cursors/read-document.ts `DocumentParser`) over a conversation's
  * `base_state.json`, the document read in chunks, and its `events/` folder beside it (README.md has the format).
  *
- * 1. The state: its top-level keys assembled one by one (cursors/object-walk.ts); the usage from its `stats`
+ * 1. The state: the document read whole (JSON.parse); the usage from its `stats`
  *    (stats.ts). A state that does not parse (rewritten while read) is one skipped record: the conversation is
  *    still read, its usage unknown.
  * 2. A pass over the event files for what the usage needs: the events that carry an `llm_response_id` (the call
@@ -17,7 +17,7 @@ import type { SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { lineSkipper } from '../../cursors/core.js';
-import { newObjectWalk, walkObject } from '../../cursors/object-walk.js';
+import { documentText } from '../../cursors/read-document.js';
 import { eventEvents } from './convert.js';
 import { listEventFiles, mtimeOf, parseEventText, readEventText, type EventFile } from './events.js';
 import { CODEC_ID, conversationIdOf, eventsDirOf } from './paths.js';
@@ -39,12 +39,17 @@ interface EventIndex {
   unreadable: string[];
 }
 
-/** The state object; undefined (one skipped record) when the document does not parse. */
+/**
+ * The state object; undefined (one skipped record) when the document does not parse or is not an object. Read
+ * whole with JSON.parse (cursors/read-document.ts `documentText`): every top-level key of it is needed, so a
+ * walk of it key by key held as much, at several times the CPU. A leading BOM is dropped, as the walk did.
+ */
 function readState(chunks: () => Generator<Buffer>, skip: (e: SessionfoldError) => void, file: string): Rec | undefined {
-  const w = newObjectWalk('\u0000', false); // no array key: every top-level key is assembled
   try {
-    for (const _ of walkObject(chunks(), w)) continue;
-    return w.meta;
+    const text = documentText(chunks());
+    const state = rec(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
+    if (state === undefined) throw new Error('the document is not a JSON object');
+    return state;
   } catch (e) {
     skip(new SessionfoldError('MALFORMED_LINE', `${file}: ${(e as Error).message}`, { agent: CODEC_ID, file }));
     return undefined;
