@@ -73,12 +73,15 @@ interface Acc {
   open: Partial<Record<'command' | 'mcp' | 'browser', { id: string; name: string }>>;
 }
 
-function skip(acc: Acc, message: string): void {
-  const err = new SessionfoldError('MALFORMED_LINE', message, { agent: acc.flavor.id });
-  if (acc.options.strict) throw err;
-  acc.options.info.skippedLines++;
-  acc.options.onSkip?.(err);
+/** One malformed record of `agent`'s: thrown when strict, else counted and reported (the SDK parser's too). */
+export function skipRecord(agent: string, options: NormalizedReadOptions, message: string): void {
+  const err = new SessionfoldError('MALFORMED_LINE', message, { agent });
+  if (options.strict) throw err;
+  options.info.skippedLines++;
+  options.onSkip?.(err);
 }
+
+const skip = (acc: Acc, message: string): void => skipRecord(acc.flavor.id, acc.options, message);
 
 /** `tokensIn` without the cache, as the flavor and the record's date and protocol say it was written. */
 export function uncachedInput(flavor: ClineFlavor, ts: number, tokensIn: number, cache: number, protocol: string | undefined): number {
@@ -349,7 +352,7 @@ function sessionOf(acc: Acc, title: string | undefined): SessionEvent {
 }
 
 /** The first line of a text, at most 200 characters, as a title. */
-function titleLine(text: string | undefined): string | undefined {
+export function titleLine(text: string | undefined): string | undefined {
   const line = text?.trim().split('\n')[0]?.trim() ?? '';
   return line === '' ? undefined : line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

@@ -11,9 +11,9 @@ import { rec, str, type JsonRecord } from '../../cursors/json-value.js';
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
 import type { MessageRole, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
-import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
 import { tsOf } from './history.js';
+import { skipRecord, titleLine } from './parse.js';
 import { readSdkManifest, sdkFileName, type SdkFileName, type SdkManifest } from './sdk-session.js';
 import { walkElements } from './walk.js';
 
@@ -53,12 +53,7 @@ interface Acc {
   bound: boolean;
 }
 
-function skip(acc: Acc, message: string): void {
-  const err = new SessionfoldError('MALFORMED_LINE', message, { agent: acc.agent });
-  if (acc.options.strict) throw err;
-  acc.options.info.skippedLines++;
-  acc.options.onSkip?.(err);
-}
+const skip = (acc: Acc, message: string): void => skipRecord(acc.agent, acc.options, message);
 
 interface Parts {
   text: string;
@@ -173,12 +168,6 @@ function* finish(acc: Acc): Generator<UsageEvent> {
     const total = run.assistants > 1 && withMetrics.get(c.run) === 1 && run.last === c.index;
     yield total ? { ...c.event, singleRequest: false } : c.event;
   }
-}
-
-/** The first line of a text, at most 200 characters. */
-function titleLine(text: string | undefined): string | undefined {
-  const line = text?.trim().split('\n')[0]?.trim() ?? '';
-  return line === '' ? undefined : line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
 function sessionEvent(acc: Acc, usageUnknown: boolean): SessionfoldEvent {
