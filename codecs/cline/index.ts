@@ -97,26 +97,18 @@ export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
   const deps = [API_HISTORY, ...(flavor.metadataModels ? [TASK_METADATA] : []), ...(flavor.historyItem ? [HISTORY_ITEM] : []), ...(flavor.sdkWriteback ? [SDK_WRITEBACK] : [])];
   const readTask = createDocumentRead(descriptor, createClineParser(flavor));
   const detectTask = detectFor(spec.extensionId);
-  if (spec.sdkSessions !== true) {
-    return {
-      ...descriptor,
-      ...fromSyncListing((roots) => discoverTasks(descriptor.id, roots, spec.tasksFolderRoots === true)),
-      getParseDependencies: (file: string) => deps.map((n) => siblingOf(file, n)),
-      read: readTask,
-      detect: detectTask,
-    };
-  }
-  const readSdk = createDocumentRead(descriptor, createSdkParser(descriptor.id));
-  // SDK sessions first: a resumed legacy task is both, and the SDK file holds its whole conversation.
+  const readSdk = spec.sdkSessions === true ? createDocumentRead(descriptor, createSdkParser(descriptor.id)) : undefined;
+  const isSdk = (file: string): boolean => readSdk !== undefined && isSdkMessagesFile(file);
   return {
     ...descriptor,
     ...fromSyncListing(function* (roots) {
-      yield* discoverSdkSessions(descriptor.id, roots);
+      // SDK sessions first: a resumed legacy task is both, and the SDK file holds its whole conversation.
+      if (readSdk !== undefined) yield* discoverSdkSessions(descriptor.id, roots);
       yield* discoverTasks(descriptor.id, roots, spec.tasksFolderRoots === true);
     }),
-    getParseDependencies: (file: string) => (isSdkMessagesFile(file) ? [sdkFileName(file).manifest] : deps.map((n) => siblingOf(file, n))),
-    read: (file, options) => (isSdkMessagesFile(file) ? readSdk(file, options) : readTask(file, options)),
-    detect: (file, head) => (isSdkMessagesFile(file) ? detectSdk(file, head) : detectTask(file, head)),
+    getParseDependencies: (file: string) => (isSdk(file) ? [sdkFileName(file).manifest] : deps.map((n) => siblingOf(file, n))),
+    read: (file, options) => (isSdk(file) ? readSdk!(file, options) : readTask(file, options)),
+    detect: (file, head) => (isSdk(file) ? detectSdk(file, head) : detectTask(file, head)),
   };
 }
 
