@@ -9,7 +9,7 @@
  * semantics and the sources.
  */
 import type { NormalizedReadOptions } from '../../cursors/protocol/codec.js';
-import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent } from '../../cursors/protocol/events.js';
+import type { MessageRole, SessionEvent, SessionfoldEvent, UsageEvent, UsageRecord } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { SessionfoldError } from '../../cursors/protocol/errors.js';
 import { saneCost, saneCount } from '../../cursors/sane.js';
@@ -90,6 +90,15 @@ export function uncachedInput(flavor: ClineFlavor, ts: number, tokensIn: number,
   return tokensIn - cache;
 }
 
+/**
+ * The usage event of the UI message at `index`, or none for a message written back from an SDK session (from
+ * `sdk_writeback.json`'s `baseUiMessageCount` on): it is shown, but its usage is that session's (README.md).
+ */
+function usageAt(acc: Acc, index: number, fields: UsageRecord): UsageEvent | undefined {
+  const base = acc.side.writebackBase;
+  return base !== undefined && index >= base ? undefined : usageEventOf(acc.flavor.id, acc.taskId, index, fields);
+}
+
 /** The JSON object of a request message's text: `{}` without text; undefined (one skipped record) when broken. */
 function requestInfo(acc: Acc, m: Rec, ts: number): Rec | undefined {
   if (typeof m.text !== 'string' || m.text.trim() === '') return {};
@@ -113,7 +122,7 @@ function requestUsage(acc: Acc, info: Rec, protocol: string | undefined, ts: num
   // A request is written first as a placeholder without counts and filled in when its stream ends.
   if (counts.tokensIn + counts.out + counts.read + counts.write === 0 && !(counts.cost! > 0)) return undefined;
   // The model is known only once the task is read (`finish`): 'unknown' stands in, not as a fallback.
-  return usageEventOf(acc.flavor.id, acc.taskId, index, {
+  return usageAt(acc, index, {
     model: 'unknown',
     timestamp: new Date(ts).toISOString(),
     inputTokens: uncachedInput(acc.flavor, ts, counts.tokensIn, counts.read + counts.write, protocol),
@@ -131,8 +140,8 @@ function requestUsage(acc: Acc, info: Rec, protocol: string | undefined, ts: num
  * <ts>:<what>`): no request's model stands for its own (undefined: `unknown`), so it is emitted as it is read,
  * not held for `finish`.
  */
-function sideUsage(acc: Acc, ts: number, index: number, what: string, counts: { input: number; output: number; cost: number | undefined }, model?: string): UsageEvent {
-  return usageEventOf(acc.flavor.id, acc.taskId, index, {
+function sideUsage(acc: Acc, ts: number, index: number, what: string, counts: { input: number; output: number; cost: number | undefined }, model?: string): UsageEvent | undefined {
+  return usageAt(acc, index, {
     model,
     timestamp: new Date(ts).toISOString(),
     inputTokens: counts.input,
@@ -254,13 +263,6 @@ function messageOf(kind: string, m: Rec): { role: MessageRole; text: string; thi
 
 /** The events of one UI message (the usage of a request is held back, see `finish`). */
 function* elementEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldEvent> {
-  for (const e of uiMessageEvents(acc, m, index)) {
-    // A message written back from an SDK session is shown; its usage is that session's (README.md).
-    if (e.type !== 'usage' || acc.side.writebackBase === undefined || index < acc.side.writebackBase) yield e;
-  }
-}
-
-function* uiMessageEvents(acc: Acc, m: Rec, index: number): Generator<SessionfoldEvent> {
   const ts = tsOf(m.ts);
   if (ts === undefined) return;
   const said = m.type === 'say' ? str(m.say) : m.type === 'ask' ? str(m.ask) : undefined;
@@ -325,7 +327,7 @@ function* finish(acc: Acc): Generator<UsageEvent> {
   const reqs = acc.requests;
   for (let i = 0; i < reqs.length; i++) {
     const r = reqs[i]!;
-    if (r.event === undefined || (acc.side.writebackBase !== undefined && r.index >= acc.side.writebackBase)) continue;
+    if (r.event === undefined) continue;
     const next = i + 1 < reqs.length ? reqs[i + 1]!.ts : Infinity;
     const mark = r.own ?? markBefore(acc.side.metadataModels, r.ts, true) ?? markBefore(acc.side.promptModels, next) ?? r.seen;
     const model = mark?.model;
