@@ -6,6 +6,7 @@
  * host-registered provider, a malformed file, and the roots. Regenerate the golden files with
  * `UPDATE_GOLDEN=1 npx vitest run test/cline-sdk.test.ts`.
  */
+import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -174,6 +175,25 @@ describe('Cline SDK sessions: counting', () => {
     expect((k.usage as UsageEvent[]).map((u) => [u.dedupKey, u.inputTokens, u.costUsd])).toEqual([[`cline:${BAD}:x4`, 500, 0.0015]]);
     await expect(readEvents(cline, messagesOf(BAD), { strict: true })).rejects.toThrow(/inputTokens/);
   });
+
+  it('a FIFO in place of the manifest or of sdk_writeback.json is not read (its open would wait for a writer)', async () => {
+    await inTempDir('sf-cline-sdk-', async (dir) => {
+      const folder = join(dir, 'sessions', ROOT);
+      const task = join(dir, 'tasks', LEGACY);
+      await cp(join(DATA, 'sessions', ROOT), folder, { recursive: true });
+      await cp(join(DATA, 'tasks', LEGACY), task, { recursive: true });
+      for (const f of [join(folder, `${ROOT}.json`), join(task, 'sdk_writeback.json')]) {
+        await rm(f);
+        execFileSync('mkfifo', [f]);
+      }
+      const k = byKind(await readEvents(cline, join(folder, `${ROOT}.messages.json`)));
+      expect(k.session[0]).toMatchObject({ sessionId: ROOT });
+      expect((k.session[0] as SessionEvent).cwd).toBeUndefined();
+      expect(k.usage).toHaveLength(4);
+      // Without a write-back record the task folder counts every request, as when the file is missing.
+      expect(byKind(await readEvents(cline, join(task, 'ui_messages.json'))).usage).toHaveLength(3);
+    });
+  }, 20_000);
 
   it('an unchanged file is not parsed again; a rewrite is read again from byte 0', async () => {
     await inTempDir('sf-cline-sdk-', async (dir) => {

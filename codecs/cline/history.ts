@@ -14,7 +14,7 @@
  * - `task_metadata.json` (Cline): `model_usage[]` `{ts, model_id, model_provider_id}`, appended when the
  *   model changes.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readRegularFileSync } from '../../cursors/read-file.js';
 import { API_HISTORY, HISTORY_ITEM, SDK_WRITEBACK, TASK_METADATA, siblingOf } from './paths.js';
 import { siblingElements, siblingStrings } from './walk.js';
 import { rec } from '../../cursors/json-value.js';
@@ -90,12 +90,12 @@ const MAX_WRITEBACK_BYTES = 64 << 10;
 
 /**
  * `baseUiMessageCount` of a task's `sdk_writeback.json` (cline/cline `apps/vscode/src/sdk/legacy-task-writeback.ts`,
- * `LegacyWritebackState`, `version: 1`), when the file is there and says it; else undefined.
+ * `LegacyWritebackState`, `version: 1`), when it is a regular file (a FIFO would block the read) that says it;
+ * else undefined.
  */
 export function readWritebackBase(path: string): number | undefined {
   try {
-    if (statSync(path).size > MAX_WRITEBACK_BYTES) return undefined;
-    const state = rec(JSON.parse(readFileSync(path, 'utf8')));
+    const state = rec(JSON.parse(readRegularFileSync(path, MAX_WRITEBACK_BYTES)));
     const base = state?.baseUiMessageCount;
     return state?.version === 1 && typeof base === 'number' && Number.isInteger(base) && base >= 0 ? base : undefined;
   } catch {

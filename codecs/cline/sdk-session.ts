@@ -4,10 +4,10 @@
  * messages are in the same folder as `<agentId>.messages.json` and `<agentId>__<teamTaskId>.messages.json`
  * (cline/cline `sdk/packages/core/src/services/session-artifacts.ts`). README.md has the sources.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isoOf, rec, str } from '../../cursors/json-value.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
+import { readRegularFileSync } from '../../cursors/read-file.js';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { SDK_MESSAGES_SUFFIX } from './paths.js';
 
@@ -56,14 +56,13 @@ export interface SdkManifest {
 const MAX_MANIFEST_BYTES = 4 << 20;
 
 /**
- * The manifest `path` names, or an empty one when it is missing, too large or not a JSON object: side
- * information, as the task folder's siblings are (history.ts).
+ * The manifest `path` names, or an empty one when it is missing, too large, no regular file (a FIFO would
+ * block the read) or not a JSON object: side information, as the task folder's siblings are (history.ts).
  */
 export function readSdkManifest(path: string): SdkManifest {
   let m: Record<string, unknown> | undefined;
   try {
-    if (statSync(path).size > MAX_MANIFEST_BYTES) return {};
-    m = rec(JSON.parse(readFileSync(path, 'utf8')));
+    m = rec(JSON.parse(readRegularFileSync(path, MAX_MANIFEST_BYTES)));
   } catch {
     return {};
   }
