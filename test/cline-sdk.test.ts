@@ -30,13 +30,16 @@ const messagesOf = (session: string, stem = session) => join(DATA, 'sessions', s
 
 /**
  * The simple second reader: JSON.parse the whole messages file and its manifest; every assistant message after
- * the last legacy-resume marker (and, in a fork, stamped after `forkedAt`) whose `metrics` counts are whole
+ * the first user message holding the legacy-resume warning when the assistant message before it has metrics and
+ * no provider but `unknown` (and, in a fork, stamped after `forkedAt`) whose `metrics` counts are whole
  * non-negative numbers and not all zero is one call, its input less both cache counts and never below 0.
  */
 function naiveTotals(text: string, manifest: any): SplitTotals & { cost: number } {
   const t = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, calls: 0, cost: 0 };
   const messages = JSON.parse(text).messages as any[];
-  const marker = messages.findLastIndex((m) => m?.role === 'user' && JSON.stringify(m.content).includes(LEGACY_RESUME_MARKER));
+  const first = messages.findIndex((m) => m?.role === 'user' && JSON.stringify(m.content).includes(LEGACY_RESUME_MARKER));
+  const seed = messages.slice(0, Math.max(first, 0)).findLast((m) => m?.role === 'assistant');
+  const marker = seed?.metrics !== undefined && [undefined, 'unknown'].includes(seed.modelInfo?.provider) ? first : -1;
   const fork = manifest?.metadata?.fork?.forkedAt;
   messages.forEach((m, i) => {
     if (m?.role !== 'assistant' || m.metrics === undefined || i < marker) return;
@@ -132,6 +135,29 @@ describe('Cline SDK sessions: counting', () => {
     const after = sdkMessages.slice(sdkMessages.findIndex((m) => typeof m.content === 'string' && m.content.includes(LEGACY_RESUME_MARKER)) + 1).filter((m) => m.metrics);
     expect(usage.map((u) => u.outputTokens)).toEqual([...own.map((r) => r.tokensOut), ...after.map((m) => m.metrics.outputTokens)]);
     expect(usage.map((u) => u.costUsd)).toEqual([...own.map((r) => r.cost), ...after.map((m) => m.metrics.cost)]);
+  });
+
+  it('only the first warning after a seed\'s total is the marker: a pasted one drops nothing', async () => {
+    await inTempDir('sf-cline-sdk-', async (dir) => {
+      const paste = (id: string) => ({ id, role: 'user', content: `Why did you say "${LEGACY_RESUME_MARKER}"?`, ts: 1767611000000 });
+      const later = { id: 'r4', role: 'assistant', content: 'I did not.', modelInfo: { id: 'anthropic/claude-sonnet-4.5', provider: 'cline' }, metrics: { inputTokens: 900, outputTokens: 40 }, ts: 1767611001000 };
+      // A session of the SDK's own: the warning pasted after its second call.
+      const own = JSON.parse(await readFile(messagesOf(ROOT), 'utf8'));
+      own.messages.splice(5, 0, paste('p1'));
+      await mkdir(join(dir, ROOT));
+      await writeFile(join(dir, ROOT, `${ROOT}.messages.json`), JSON.stringify(own));
+      const k = byKind(await readEvents(cline, join(dir, ROOT, `${ROOT}.messages.json`)));
+      expect((k.usage as UsageEvent[]).map((u) => u.dedupKey)).toEqual(['m2', 'm4', 'm6', 'm10'].map((m) => `cline:${ROOT}:${m}`));
+      expect(k.message.find((m: any) => m.nativeId === 'p1')).toMatchObject({ role: 'user' });
+      // A resumed task: the warning pasted after the real marker leaves the calls between them counted.
+      const resumed = JSON.parse(await readFile(messagesOf(LEGACY), 'utf8'));
+      resumed.messages.push(paste('r3'), later);
+      await mkdir(join(dir, LEGACY));
+      await writeFile(join(dir, LEGACY, `${LEGACY}.messages.json`), JSON.stringify(resumed));
+      const r = byKind(await readEvents(cline, join(dir, LEGACY, `${LEGACY}.messages.json`)));
+      expect((r.usage as UsageEvent[]).map((u) => [u.dedupKey, u.outputTokens])).toEqual([[`cline:${LEGACY}:r2`, 410], [`cline:${LEGACY}:r4`, 40]]);
+      expect(r.message.map((m: any) => m.role)).toEqual(['user', 'assistant', 'system', 'user', 'assistant', 'user', 'assistant']);
+    });
   });
 
   it('without sdk_writeback.json the task folder counts every request', async () => {

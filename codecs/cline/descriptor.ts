@@ -6,7 +6,7 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { getClineRoots } from './paths.js';
 
 /** Goes up whenever the Cline engine (Cline, Roo Code, Kilo Code's extension) would parse an unchanged file differently. */
-export const PARSER_VERSION = 11;
+export const PARSER_VERSION = 12;
 
 /** A codec read by the Cline engine under its own names and roots. */
 export function clineFamilyDescriptor(d: Pick<CodecDescriptor, 'id' | 'aliases' | 'displayName' | 'defaultRoots' | 'rootVariables'>, capabilities: Partial<CodecDescriptor['capabilities']> = {}): CodecDescriptor {

@@ -47,8 +47,12 @@ interface Acc {
   calls: Call[];
   /** Per run: how many assistant messages, and the index of the last. */
   runs: { assistants: number; last: number }[];
-  /** The index of the last legacy-resume marker, -1 without one. */
+  /** The index of the legacy-resume marker (`isResumeMarker`), -1 without one. */
   marker: number;
+  /** Whether a user message has held the warning yet: only the first can be the marker. */
+  warned: boolean;
+  /** Whether the last assistant message so far is shaped as a resume seed's last (`isSeedTotal`); undefined before one. */
+  seedTotal: boolean | undefined;
   /** Whether the session's usage is a lower bound (README.md, "A session's usage as a lower bound"). */
   bound: boolean;
 }
@@ -124,6 +128,28 @@ function callUsage(acc: Acc, m: JsonRecord, index: number, ts: number | undefine
   });
 }
 
+/**
+ * Whether an assistant message is shaped as the last of a resumed legacy task's seed: Cline gives it `metrics`
+ * holding the old task's totals and, when the task named a model, `modelInfo` with `provider: "unknown"`
+ * (cline/cline `apps/vscode/src/sdk/legacy-task-handling.ts` @ `2bf58a46`, `legacyApiHistoryToSdkMessages`);
+ * a call the SDK made names its provider.
+ */
+function isSeedTotal(m: JsonRecord): boolean {
+  const info = rec(m.modelInfo);
+  return rec(m.metrics) !== undefined && (info === undefined || info.provider === 'unknown');
+}
+
+/**
+ * Whether a user message's text is the legacy-resume marker: the first user message holding the warning (Cline
+ * appends one only when the seed holds none, and splits the resumed turns at the first, `findIndex`), after
+ * a seed's total. A user who pastes the warning later, or into a session of the SDK's own, writes no marker.
+ */
+function isResumeMarker(acc: Acc, text: string): boolean {
+  if (acc.warned || !text.includes(LEGACY_RESUME_MARKER)) return false;
+  acc.warned = true;
+  return acc.seedTotal === true;
+}
+
 /** The events of one stored message (its usage is held in `acc.calls`). */
 function* messageEvents(acc: Acc, m: JsonRecord, index: number): Generator<SessionfoldEvent> {
   const role = m.role === 'user' || m.role === 'assistant' ? m.role : undefined;
@@ -134,7 +160,7 @@ function* messageEvents(acc: Acc, m: JsonRecord, index: number): Generator<Sessi
   const base = { agent: acc.agent, sessionId: acc.name.sessionId, offset: index };
   const nativeId = str(m.id);
   if (role === 'user' && p.prompt) acc.runs.push({ assistants: 0, last: -1 });
-  const marker = role === 'user' && p.text.includes(LEGACY_RESUME_MARKER);
+  const marker = role === 'user' && isResumeMarker(acc, p.text);
   if (marker) acc.marker = index;
   for (const r of p.results) yield { type: 'tool_result', ...base, callId: r.id, ...(r.name !== undefined && { toolName: r.name }), output: r.output, isError: r.isError, ...(timestamp !== undefined && { timestamp }) };
   if (p.text.trim() !== '' || p.thinking !== '') {
@@ -144,6 +170,7 @@ function* messageEvents(acc: Acc, m: JsonRecord, index: number): Generator<Sessi
   }
   for (const c of p.calls) yield { type: 'tool_call', ...base, callId: c.id, name: c.name, input: c.input, ...(timestamp !== undefined && { timestamp }), ...(nativeId !== undefined && { messageId: nativeId }) };
   if (role !== 'assistant') return;
+  acc.seedTotal = isSeedTotal(m);
   if (acc.runs.length === 0) acc.runs.push({ assistants: 0, last: -1 });
   const run = acc.runs[acc.runs.length - 1]!;
   run.assistants++;
@@ -195,7 +222,7 @@ function* lateSession(acc: Acc, boundAtStart: boolean): Generator<SessionfoldEve
 export function createSdkParser(agent: string) {
   return function* parseSdkSession(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
     const name = sdkFileName(file);
-    const acc: Acc = { agent, name, manifest: readSdkManifest(name.manifest), options, calls: [], runs: [], marker: -1, bound: false };
+    const acc: Acc = { agent, name, manifest: readSdkManifest(name.manifest), options, calls: [], runs: [], marker: -1, warned: false, seedTotal: undefined, bound: false };
     // A fork's copied prefix is left to its source, so its usage is a lower bound whatever the messages say.
     if (!name.child && acc.manifest.forkedFrom !== undefined) acc.bound = true;
     const boundAtStart = acc.bound;
