@@ -122,6 +122,23 @@ describe('Cline SDK sessions: counting', () => {
     expect(team.usage).toEqual([]);
   });
 
+  it('a child\'s file does not depend on the manifest, and its call without modelInfo is not the lead\'s model', async () => {
+    expect(cline.getParseDependencies!(messagesOf(ROOT))).toEqual([join(DATA, 'sessions', ROOT, `${ROOT}.json`)]);
+    expect(cline.getParseDependencies!(messagesOf(ROOT, 'agent_7f2a'))).toEqual([]);
+    await inTempDir('sf-cline-sdk-', async (dir) => {
+      const folder = join(dir, 'sessions', ROOT);
+      await cp(join(DATA, 'sessions', ROOT), folder, { recursive: true });
+      const child = join(folder, 'agent_7f2a.messages.json');
+      const doc = JSON.parse(await readFile(child, 'utf8'));
+      for (const m of doc.messages) delete m.modelInfo;
+      await writeFile(child, JSON.stringify(doc));
+      const k = byKind(await readEvents(cline, child));
+      // The work dir still comes from the root's manifest.
+      expect(k.session[0]).toMatchObject({ cwd: '/home/dev/http-client' });
+      expect((k.usage as UsageEvent[]).map((u) => [u.model, u.modelFallback, u.provider])).toEqual([['unknown', true, undefined], ['unknown', true, undefined]]);
+    });
+  });
+
   it('a resumed legacy task counts each call once: the seed is dropped, the task folder stops at baseUiMessageCount', async () => {
     const sdk = byKind(await readEvents(cline, messagesOf(LEGACY)));
     const task = byKind(await readEvents(cline, join(DATA, 'tasks', LEGACY, 'ui_messages.json')));

@@ -15,11 +15,11 @@ import { createClineParser, type ClineFlavor } from './parse.js';
 import { API_HISTORY, HISTORY_ITEM, SDK_WRITEBACK, TASK_METADATA, UI_MESSAGES, isSdkMessagesFile, siblingOf } from './paths.js';
 import { clineDescriptor } from './descriptor.js';
 import { createSdkParser } from './sdk-parse.js';
-import { discoverSdkSessions, sdkFileName } from './sdk-session.js';
+import { discoverSdkSessions, sdkDependencies } from './sdk-session.js';
 
 export { createClineParser, uncachedInput, type ClineFlavor } from './parse.js';
 export { HOST_HANDLER_PROVIDERS, LEGACY_RESUME_MARKER, createSdkParser } from './sdk-parse.js';
-export { discoverSdkSessions, readSdkManifest, sdkFileName } from './sdk-session.js';
+export { discoverSdkSessions, readSdkManifest, sdkDependencies, sdkFileName } from './sdk-session.js';
 export { EDITORS, SERVER_DATA_FOLDERS, envDirs, extensionStorageRoots, getClineRoots, globalStorageDirs, taskIdOf } from './paths.js';
 export { clineFamilyDescriptor } from './descriptor.js';
 
@@ -106,7 +106,7 @@ export function defineClineFamilyCodec(spec: ClineFamilySpec): Codec {
       if (readSdk !== undefined) yield* discoverSdkSessions(descriptor.id, roots);
       yield* discoverTasks(descriptor.id, roots, spec.tasksFolderRoots === true);
     }),
-    getParseDependencies: (file: string) => (isSdk(file) ? [sdkFileName(file).manifest] : deps.map((n) => siblingOf(file, n))),
+    getParseDependencies: (file: string) => (isSdk(file) ? sdkDependencies(file) : deps.map((n) => siblingOf(file, n))),
     read: (file, options) => (isSdk(file) ? readSdk!(file, options) : readTask(file, options)),
     detect: (file, head) => (isSdk(file) ? detectSdk(file, head) : detectTask(file, head)),
   };

@@ -222,7 +222,11 @@ function* lateSession(acc: Acc, boundAtStart: boolean): Generator<SessionfoldEve
 export function createSdkParser(agent: string) {
   return function* parseSdkSession(file: string, chunks: () => Generator<Buffer>, options: NormalizedReadOptions): Generator<SessionfoldEvent> {
     const name = sdkFileName(file);
-    const acc: Acc = { agent, name, manifest: readSdkManifest(name.manifest), options, calls: [], runs: [], marker: -1, warned: false, seedTotal: undefined, bound: false };
+    const full = readSdkManifest(name.manifest);
+    // A child takes from its root's manifest only what Cline writes once, as the root starts (sdkDependencies):
+    // not the lead's model, which a child's call without `modelInfo` need not have used.
+    const manifest: SdkManifest = name.child ? { cwd: full.cwd, startedAt: full.startedAt } : full;
+    const acc: Acc = { agent, name, manifest, options, calls: [], runs: [], marker: -1, warned: false, seedTotal: undefined, bound: false };
     // A fork's copied prefix is left to its source, so its usage is a lower bound whatever the messages say.
     if (!name.child && acc.manifest.forkedFrom !== undefined) acc.bound = true;
     const boundAtStart = acc.bound;

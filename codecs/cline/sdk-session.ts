@@ -39,6 +39,18 @@ export function sdkFileName(file: string): SdkFileName {
   };
 }
 
+/**
+ * The files whose change changes what a messages file reads as: the root's manifest for the root's file (its
+ * title, model and fork change as the session goes), none for a child's. Cline rewrites the manifest every
+ * turn, so a child depending on it would be read again from byte 0 every turn. A child takes only the
+ * manifest's `cwd` and `started_at`, set as the root starts; were a rewrite to change them, a child would show
+ * the old ones until its own file changes.
+ */
+export function sdkDependencies(file: string): string[] {
+  const name = sdkFileName(file);
+  return name.child ? [] : [name.manifest];
+}
+
 /** The manifest's fields a session event takes; every one may be missing. */
 export interface SdkManifest {
   startedAt?: string;
