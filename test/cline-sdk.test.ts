@@ -7,7 +7,7 @@
  * `UPDATE_GOLDEN=1 npx vitest run test/cline-sdk.test.ts`.
  */
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cline, getClineRoots, LEGACY_RESUME_MARKER } from '../codecs/cline/index.js';
@@ -264,7 +264,21 @@ describe('Cline SDK sessions: roots', () => {
     expect(getClineRoots({ HOME: home, XDG_CONFIG_HOME: '/nonexistent-xdg' }).slice(-1)).toEqual([join(home, '.cline', 'data')]);
     expect(getClineRoots({ HOME: home, XDG_CONFIG_HOME: '/nonexistent-xdg', CLINE_DIR: '/opt/cline' }).slice(-1)).toEqual(['/opt/cline/data']);
     expect(getClineRoots({ HOME: home, XDG_CONFIG_HOME: '/nonexistent-xdg', CLINE_DATA_DIR: '/d', CLINE_SESSION_DATA_DIR: '/s' }).slice(-2)).toEqual(['/d', '/s']);
+    // The data folder named again is one root, its tasks listed once.
+    expect(getClineRoots({ HOME: home, XDG_CONFIG_HOME: '/nonexistent-xdg', CLINE_DATA_DIR: '/d', CLINE_SESSION_DATA_DIR: '/d/' })).toEqual(getClineRoots({ HOME: home, XDG_CONFIG_HOME: '/nonexistent-xdg', CLINE_DATA_DIR: '/d' }));
     expect(getClineRoots({ HOME: home, SESSIONFOLD_CLINE_DIR: '/a,/b', CLINE_SESSION_DATA_DIR: '/s' })).toEqual(['/a', '/b']);
+  });
+
+  it.each([['the same path', false], ['a link to it', true]])('CLINE_SESSION_DATA_DIR naming <data>/sessions beside <data> through %s lists each file once', async (_, link) => {
+    await inTempDir('sf-cline-sdk-', async (dir) => {
+      const data = join(dir, 'data');
+      await cp(join(DATA, 'sessions', ROOT), join(data, 'sessions', ROOT), { recursive: true });
+      const alias = join(dir, 'alias');
+      if (link) await symlink(join(data, 'sessions'), alias);
+      const env = { HOME: '/nonexistent-home', XDG_CONFIG_HOME: '/nonexistent-xdg', CLINE_DATA_DIR: data, CLINE_SESSION_DATA_DIR: link ? alias : join(data, 'sessions') };
+      const found = await discoverAll(cline, getClineRoots(env));
+      expect(found.map((f) => f.sessionId)).toEqual([ROOT, `${ROOT}/agent_7f2a`, `${ROOT}/agent_team1__task_2`]);
+    });
   });
 
   it('a root that is itself a folder of session folders (CLINE_SESSION_DATA_DIR) is read', async () => {

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
-import { envPathList } from '../../cursors/env-paths.js';
+import { distinctFolders, envPathList } from '../../cursors/env-paths.js';
 
 /** The editors whose user folder holds a `User/globalStorage`: VS Code, its Insiders build and its forks. */
 export const EDITORS: readonly string[] = ['Code', 'Code - Insiders', 'Cursor', 'Windsurf', 'VSCodium'];
@@ -101,5 +101,6 @@ export function getClineRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME || homedir();
   const own = envDirs(env.CLINE_DATA_DIR)?.[0] ?? (env.CLINE_DIR?.trim() ? join(env.CLINE_DIR.trim(), 'data') : join(home, '.cline', 'data'));
   const sessions = envDirs(env.CLINE_SESSION_DATA_DIR)?.[0];
-  return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, sessions === undefined ? [own] : [own, sessions]);
+  // The same folder named twice (`CLINE_SESSION_DATA_DIR` = the data folder, or a link to it) is one root.
+  return extensionStorageRoots('saoudrizwan.claude-dev', env, env.SESSIONFOLD_CLINE_DIR, sessions === undefined ? [own] : distinctFolders([own, sessions]));
 }

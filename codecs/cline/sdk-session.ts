@@ -5,6 +5,7 @@
  * (cline/cline `sdk/packages/core/src/services/session-artifacts.ts`). README.md has the sources.
  */
 import { basename, dirname, join } from 'node:path';
+import { distinctFolders } from '../../cursors/env-paths.js';
 import { isoOf, rec, str } from '../../cursors/json-value.js';
 import { DIR, FILE, fileStat, listDir } from '../../cursors/list-dir.js';
 import { readRegularFileSync } from '../../cursors/read-file.js';
@@ -113,8 +114,12 @@ function sessionsFolderOf(root: string): { dir: string; entries: ReturnType<type
  * its root file comes first, then its children's files (`subagent: true`), each with the stat its listing took.
  */
 export function* discoverSdkSessions(agent: string, roots: readonly string[]): Generator<SessionFile> {
-  for (const root of roots) {
-    const { dir: sessions, entries } = sessionsFolderOf(root);
+  const folders = roots.map((root) => ({ root, ...sessionsFolderOf(root) }));
+  // Two roots may hold one sessions folder (`CLINE_SESSION_DATA_DIR=<data>/sessions` beside `<data>`, or a
+  // link to it): its sessions are listed once, under the first.
+  const distinct = new Set(distinctFolders(folders.map((f) => f.dir)));
+  for (const { root, dir: sessions, entries } of folders) {
+    if (!distinct.delete(sessions)) continue;
     for (const s of entries) {
       if (s.kind !== DIR) continue;
       const dir = join(sessions, s.name);
