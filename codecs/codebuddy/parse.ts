@@ -25,6 +25,8 @@ import { isRec } from '../../cursors/json-value.js';
 type Rec = Record<string, unknown>;
 
 export interface CodeBuddyState {
+  /** The codec reading the file (`codebuddy`, or a product of the same CLI such as `workbuddy`): its events' agent. */
+  agent: string;
   file: string;
   sessionId: string;
   sessionEmitted: boolean;
@@ -38,6 +40,12 @@ export interface CodeBuddyState {
   /** Title records are read (not in a read with `titles: false`). */
   titles: boolean;
 }
+
+/**
+ * The prefix of every dedup key, whichever product's codec reads the file: a response is the CLI's, so a
+ * transcript two codecs can reach (a `CODEBUDDY_CONFIG_DIR` pointed at WorkBuddy's folder) counts once.
+ */
+const DEDUP_PREFIX = CODEC_ID;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const providerOf = (rec: Rec): Rec => (isRec(rec.providerData) ? rec.providerData : {});
@@ -64,7 +72,7 @@ function contentText(content: unknown): string {
 }
 
 function sessionEvent(s: CodeBuddyState, offset: number) {
-  return sessionEventOf(CODEC_ID, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, title: s.title, model: s.model });
+  return sessionEventOf(s.agent, s.sessionId, offset, { cwd: s.cwd, startedAt: s.startedAt, title: s.title, model: s.model });
 }
 
 function learnSession(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
@@ -91,13 +99,13 @@ export function codeBuddyUsage(s: CodeBuddyState, rec: Rec, offset: number): Usa
   const own = str(p.model) ?? str(p.requestModelId) ?? (isRec(rec.message) ? str(rec.message.model) : undefined);
   const responseId = str(p.messageId) ?? str(p.traceId) ?? str(rec.id);
   const session = str(rec.sessionId) ?? s.sessionId;
-  return usageEventOf(CODEC_ID, s.sessionId, offset, {
+  return usageEventOf(s.agent, s.sessionId, offset, {
     model: own ?? s.model,
     modelFallback: own === undefined,
     timestamp: codeBuddyTime(rec.timestamp) ?? s.startedAt,
     ...t,
     singleRequest: true,
-    dedupKey: `${CODEC_ID}:${session}:${responseId ?? `@${offset}`}`,
+    dedupKey: `${DEDUP_PREFIX}:${session}:${responseId ?? `@${offset}`}`,
     messageId: responseId,
   });
 }
@@ -110,7 +118,7 @@ function message(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void 
   const p = providerOf(rec);
   const model = role === 'assistant' ? (str(p.model) ?? s.model) : undefined;
   const meta = role === 'user' && NOT_A_PROMPT.some((f) => p[f] === true);
-  emit(messageEventOf(CODEC_ID, s.sessionId, offset, role, text, { timestamp: ts, model, nativeId: str(rec.id), parentId: str(rec.parentId), subtype: meta ? 'meta' : undefined }));
+  emit(messageEventOf(s.agent, s.sessionId, offset, role, text, { timestamp: ts, model, nativeId: str(rec.id), parentId: str(rec.parentId), subtype: meta ? 'meta' : undefined }));
 }
 
 function reasoning(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
@@ -118,14 +126,14 @@ function reasoning(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): voi
   const thinking = parts.filter(isRec).map((x) => (typeof x.text === 'string' ? x.text : '')).filter((x) => x !== '').join('\n');
   if (thinking === '') return;
   const ts = codeBuddyTime(rec.timestamp);
-  emit({ type: 'message', agent: CODEC_ID, sessionId: s.sessionId, offset, role: 'assistant', text: '', thinking, ...(ts !== undefined && { timestamp: ts }), ...(str(rec.id) !== undefined && { nativeId: str(rec.id) }) });
+  emit({ type: 'message', agent: s.agent, sessionId: s.sessionId, offset, role: 'assistant', text: '', thinking, ...(ts !== undefined && { timestamp: ts }), ...(str(rec.id) !== undefined && { nativeId: str(rec.id) }) });
 }
 
 function toolCall(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
   const ts = codeBuddyTime(rec.timestamp);
   const messageId = str(providerOf(rec).messageId);
   const input = typeof rec.arguments === 'string' ? parseJsonText(rec.arguments) : (rec.arguments ?? null);
-  emit({ type: 'tool_call', agent: CODEC_ID, sessionId: s.sessionId, offset, callId: str(rec.callId) ?? str(rec.id) ?? '', name: str(rec.name) ?? '', input, ...(ts !== undefined && { timestamp: ts }), ...(messageId !== undefined && { messageId }) });
+  emit({ type: 'tool_call', agent: s.agent, sessionId: s.sessionId, offset, callId: str(rec.callId) ?? str(rec.id) ?? '', name: str(rec.name) ?? '', input, ...(ts !== undefined && { timestamp: ts }), ...(messageId !== undefined && { messageId }) });
 }
 
 function toolResult(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
@@ -133,7 +141,7 @@ function toolResult(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): vo
   const out = rec.output;
   const output = isRec(out) && typeof out.text === 'string' ? out.text : (out ?? null);
   const isError = typeof rec.status === 'string' && rec.status !== 'completed';
-  emit({ type: 'tool_result', agent: CODEC_ID, sessionId: s.sessionId, offset, callId: str(rec.callId) ?? '', toolName: str(rec.name) ?? '', output, isError, ...(ts !== undefined && { timestamp: ts }) });
+  emit({ type: 'tool_result', agent: s.agent, sessionId: s.sessionId, offset, callId: str(rec.callId) ?? '', toolName: str(rec.name) ?? '', output, isError, ...(ts !== undefined && { timestamp: ts }) });
 }
 
 function retitle(s: CodeBuddyState, title: string | undefined, offset: number, emit: Emit): void {
@@ -160,29 +168,37 @@ function record(s: CodeBuddyState, rec: Rec, offset: number, emit: Emit): void {
   }
 }
 
+/**
+ * The CodeBuddy Code line core for `agent`: the codec whose events they are. WorkBuddy runs the same CLI, so its
+ * codec reads its transcripts with this core under its own id (codecs/workbuddy/README.md).
+ */
+export function createCodeBuddyCore(agent: string): LineCore<CodeBuddyState> {
+  return {
+    init(ctx: CoreContext): CodeBuddyState {
+      const titles = ctx.options.titles;
+      return { agent, file: ctx.file, sessionId: codeBuddyStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, title: undefined, model: undefined, filter: usageFilter(ctx.options.kinds, titles), titles };
+    },
+    restore(snapshot, ctx) {
+      const s = this.init(ctx);
+      const o = (isRec(snapshot) ? snapshot : {}) as Partial<CodeBuddyState>;
+      restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'title', 'model']);
+      s.sessionEmitted = o.sessionEmitted === true;
+      return s;
+    },
+    snapshot({ agent: _a, file: _f, filter: _m, titles: _t, ...rest }) {
+      return rest;
+    },
+    // The markers hold once the session has opened with its cwd: until then every line may be the one that opens it.
+    markers: (s) => (s.sessionEmitted && s.cwd !== undefined ? s.filter : undefined),
+    line(s, line, start, emit) {
+      if (s.filter !== undefined && s.sessionEmitted && s.cwd !== undefined && !hasAnyMarker(line, s.filter)) return;
+      record(s, parseJsonObject(line, start, s.agent, s.file), start, emit);
+    },
+    end(): KindCounts {
+      return {};
+    },
+  };
+}
+
 /** The CodeBuddy Code line core. */
-export const codebuddyCore: LineCore<CodeBuddyState> = {
-  init(ctx: CoreContext): CodeBuddyState {
-    const titles = ctx.options.titles;
-    return { file: ctx.file, sessionId: codeBuddyStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, title: undefined, model: undefined, filter: usageFilter(ctx.options.kinds, titles), titles };
-  },
-  restore(snapshot, ctx) {
-    const s = this.init(ctx);
-    const o = (isRec(snapshot) ? snapshot : {}) as Partial<CodeBuddyState>;
-    restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'title', 'model']);
-    s.sessionEmitted = o.sessionEmitted === true;
-    return s;
-  },
-  snapshot({ file: _f, filter: _m, titles: _t, ...rest }) {
-    return rest;
-  },
-  // The markers hold once the session has opened with its cwd: until then every line may be the one that opens it.
-  markers: (s) => (s.sessionEmitted && s.cwd !== undefined ? s.filter : undefined),
-  line(s, line, start, emit) {
-    if (s.filter !== undefined && s.sessionEmitted && s.cwd !== undefined && !hasAnyMarker(line, s.filter)) return;
-    record(s, parseJsonObject(line, start, CODEC_ID, s.file), start, emit);
-  },
-  end(): KindCounts {
-    return {};
-  },
-};
+export const codebuddyCore: LineCore<CodeBuddyState> = createCodeBuddyCore(CODEC_ID);

@@ -29,10 +29,10 @@ export function codeBuddyStem(file: string): string {
   return basename(file).replace(/\.jsonl$/, '');
 }
 
-function* walk(root: string, dir: string, depth: number, seen: Set<string>): Generator<SessionFile> {
+function* walk(agent: string, root: string, dir: string, depth: number, seen: Set<string>): Generator<SessionFile> {
   for (const e of listDir(dir)) {
     if (e.kind === DIR) {
-      if (depth < MAX_DEPTH) yield* walk(root, join(dir, e.name), depth + 1, seen);
+      if (depth < MAX_DEPTH) yield* walk(agent, root, join(dir, e.name), depth + 1, seen);
       continue;
     }
     // a transcript sits in a project's folder, never at the root itself
@@ -41,12 +41,17 @@ function* walk(root: string, dir: string, depth: number, seen: Set<string>): Gen
     const s = fileStat(dir, e);
     if (s === undefined || seen.has(path)) continue;
     seen.add(path);
-    yield { agent: CODEC_ID, path, root, sessionId: codeBuddyStem(path), size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
+    yield { agent, path, root, sessionId: codeBuddyStem(path), size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs };
   }
 }
 
-/** Every transcript under the roots, synchronously; missing roots are skipped. */
-export function* discoverCodeBuddySync(roots: readonly string[]): Generator<SessionFile> {
+/** Every transcript under `projects` roots laid out as the CLI writes them, listed for `agent`; missing roots are skipped. */
+export function* discoverCodeBuddyLayout(agent: string, roots: readonly string[]): Generator<SessionFile> {
   const seen = new Set<string>();
-  for (const root of roots) yield* walk(root, root, 0, seen);
+  for (const root of roots) yield* walk(agent, root, root, 0, seen);
+}
+
+/** Every transcript under the roots, synchronously; missing roots are skipped. */
+export function discoverCodeBuddySync(roots: readonly string[]): Generator<SessionFile> {
+  return discoverCodeBuddyLayout(CODEC_ID, roots);
 }
