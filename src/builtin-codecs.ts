@@ -40,6 +40,7 @@ import { crushDescriptor } from '../codecs/crush/descriptor.js';
 import { vibeDescriptor } from '../codecs/vibe/descriptor.js';
 import { kiroDescriptor } from '../codecs/kiro/descriptor.js';
 import { codebuddyDescriptor } from '../codecs/codebuddy/descriptor.js';
+import { workbuddyDescriptor } from '../codecs/workbuddy/descriptor.js';
 import { junieDescriptor } from '../codecs/junie/descriptor.js';
 import { auggieDescriptor } from '../codecs/auggie/descriptor.js';
 import { zedDescriptor } from '../codecs/zed/descriptor.js';
@@ -88,6 +89,7 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: vibeDescriptor, load: async () => (await import('../codecs/vibe/index.js')).vibe },
   { descriptor: kiroDescriptor, load: async () => (await import('../codecs/kiro/index.js')).kiro },
   { descriptor: codebuddyDescriptor, load: async () => (await import('../codecs/codebuddy/index.js')).codebuddy },
+  { descriptor: workbuddyDescriptor, load: async () => (await import('../codecs/workbuddy/index.js')).workbuddy },
   { descriptor: junieDescriptor, load: async () => (await import('../codecs/junie/index.js')).junie },
   { descriptor: auggieDescriptor, load: async () => (await import('../codecs/auggie/index.js')).auggie },
   { descriptor: zedDescriptor, load: async () => (await import('../codecs/zed/index.js')).zed },

@@ -57,6 +57,8 @@ export { vibe } from '../codecs/vibe/index.js';
 export { kiro } from '../codecs/kiro/index.js';
 /** CodeBuddy Code transcripts (`~/.codebuddy/projects/<cwd slug>/<id>.jsonl`, its own format), incremental. */
 export { codebuddy } from '../codecs/codebuddy/index.js';
+/** WorkBuddy transcripts (`~/.workbuddy/projects/<cwd slug>/<id>.jsonl`), CodeBuddy's format read by CodeBuddy's engine. */
+export { workbuddy } from '../codecs/workbuddy/index.js';
 /** JetBrains Junie's session logs (`~/.junie/sessions/<id>/events.jsonl`): one usage event per LLM call. */
 export { junie } from '../codecs/junie/index.js';
 /** Auggie's session documents (`~/.augment/sessions/<id>.json`, Augment Code's CLI): one usage event per turn. */

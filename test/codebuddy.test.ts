@@ -16,39 +16,12 @@ import { sink } from './cost-history.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { describeChunkingAndResume } from './helpers/fixture-suite.js';
 import { expectGolden } from './helpers/golden.js';
-import { codecUsageTotals, emptyTotals, type UsageTotals } from './helpers/usage-totals.js';
-import { jsonLines } from './helpers/json-lines.js';
+import { codecUsageTotals } from './helpers/usage-totals.js';
+import { naiveCodeBuddyTotals } from './helpers/codebuddy-naive.js';
 
 const DIR = new URL('../fixtures/codebuddy/projects/home-alice-repo/', import.meta.url).pathname;
 const EXPECTED_DIR = new URL('../fixtures/expected/codebuddy/', import.meta.url).pathname;
 const FIXTURES = (await readdir(DIR)).filter((n) => n.endsWith('.jsonl')).sort();
-
-/**
- * The simple second reader: JSON.parse every line; for completed assistant messages, tool calls and reasoning, the first
- * usage object (`message.usage`, `providerData.usage`, `providerData.rawUsage`), once per session and response
- * id. Billed input is the prompt as CodeBuddy counts it (cache reads inside); the cache reads are its hit.
- */
-function naiveTotals(text: string): UsageTotals {
-  const sum = emptyTotals();
-  const seen = new Set<string>();
-  for (const r of jsonLines(text)) {
-    if (!(r.type === 'function_call' || r.type === 'reasoning' || (r.type === 'message' && r.role === 'assistant'))) continue;
-    if (r.status !== undefined && r.status !== 'completed') continue;
-    const u = r.message?.usage ?? r.providerData?.usage ?? r.providerData?.rawUsage;
-    if (u === undefined) continue;
-    const key = `${r.sessionId}:${r.providerData?.messageId ?? r.providerData?.traceId ?? r.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    sum.input += u.input_tokens ?? u.prompt_tokens;
-    sum.cached += u.cache_read_input_tokens ?? u.prompt_cache_hit_tokens ?? 0;
-    sum.output += u.output_tokens ?? u.completion_tokens;
-    const copies = [r.message?.usage, r.providerData?.usage, r.providerData?.rawUsage].filter(Boolean);
-    const thinking = copies.map((c: any) => c.completion_thinking_tokens ?? c.outputTokensDetails?.[0]?.reasoning_tokens) as (number | undefined)[];
-    sum.reasoning += thinking.find((n) => n !== undefined) ?? 0;
-    sum.responses++;
-  }
-  return sum;
-}
 
 /** `fn` given a temp folder, removed after. */
 async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
@@ -65,11 +38,11 @@ describe('codebuddy golden files', () => {
     const events = await readEvents(codebuddy, `${DIR}${name}`);
     await expectGolden(EXPECTED_DIR, name, events);
     expect(events[0]?.type).toBe('session');
-    expect(codecUsageTotals(events)).toEqual(naiveTotals(await readFile(`${DIR}${name}`, 'utf8')));
+    expect(codecUsageTotals(events)).toEqual(naiveCodeBuddyTotals(await readFile(`${DIR}${name}`, 'utf8')));
   });
 
   it('the simple reader sees real usage (the comparison is not vacuous)', async () => {
-    const t = naiveTotals(await readFile(`${DIR}5b0d1f5c-2f7e-4c8a-9d55-3c1e0a7b9e21.jsonl`, 'utf8'));
+    const t = naiveCodeBuddyTotals(await readFile(`${DIR}5b0d1f5c-2f7e-4c8a-9d55-3c1e0a7b9e21.jsonl`, 'utf8'));
     expect(t).toEqual({ input: 24486 + 24700 + 24903, cached: 14720 + 24448, output: 165, reasoning: 12, responses: 3 });
   });
 

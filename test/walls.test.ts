@@ -67,6 +67,8 @@ const FORMAT_FAMILIES: Record<string, readonly string[]> = {
   kilo: ['codecs/cline/index.ts', 'codecs/cline/descriptor.ts', 'codecs/cline/paths.ts', 'codecs/opencode/index.ts', 'codecs/opencode/descriptor.ts'],
   // MiMo Code is a fork of OpenCode, its database OpenCode's tables.
   mimo: ['codecs/opencode/index.ts', 'codecs/opencode/descriptor.ts'],
+  // WorkBuddy runs the CodeBuddy CLI, which writes its transcripts.
+  workbuddy: ['codecs/codebuddy/index.ts', 'codecs/codebuddy/descriptor.ts'],
 };
 const inCli = (p: string) => p.startsWith('src/cli/');
 /** The fold a file of src/ is in (`cost` for src/cost/fold.ts); undefined for the CLI, which sits above them all, and for src/*.ts. */

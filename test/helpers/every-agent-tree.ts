@@ -486,6 +486,16 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     titles: true,
     cwd: true,
   },
+  workbuddy: {
+    async layOut({ home, own }) {
+      await cp(join(own, 'projects'), join(home, '.workbuddy', 'projects'), { recursive: true });
+    },
+    goldens: ['7d1e4b2a-3c5f-4a6e-9b8d-0f1a2c3e4d5b.jsonl', 'agent-3f9a21c0.jsonl'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
+  },
   junie: {
     async layOut({ home, own }) {
       await cp(join(own, 'sessions'), join(home, '.junie', 'sessions'), { recursive: true });
