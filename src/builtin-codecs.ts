@@ -51,6 +51,7 @@ import { dshDescriptor } from '../codecs/dsh/descriptor.js';
 import { jcodeDescriptor } from '../codecs/jcode/descriptor.js';
 import { fxDescriptor } from '../codecs/fx/descriptor.js';
 import { reasonixDescriptor } from '../codecs/reasonix/descriptor.js';
+import { devinDescriptor } from '../codecs/devin/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -101,5 +102,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: jcodeDescriptor, load: async () => (await import('../codecs/jcode/index.js')).jcode },
   { descriptor: fxDescriptor, load: async () => (await import('../codecs/fx/index.js')).fx },
   { descriptor: reasonixDescriptor, load: async () => (await import('../codecs/reasonix/index.js')).reasonix },
+  { descriptor: devinDescriptor, load: async () => (await import('../codecs/devin/index.js')).devin },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];
