@@ -81,4 +81,6 @@ export { jcode } from '../codecs/jcode/index.js';
 export { fx } from '../codecs/fx/index.js';
 /** Reasonix's daily usage statistics (`~/.reasonix/stats/YYYY-MM-DD.jsonl`), incremental: one usage event per provider usage report, a day per session. */
 export { reasonix } from '../codecs/reasonix/index.js';
+/** Devin CLI's `sessions.db` (`~/.local/share/devin/cli`): sessions, conversation, and one usage event per model request. */
+export { devin } from '../codecs/devin/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

@@ -17,6 +17,7 @@ import { layOutKimi } from './kimi-layout.js';
 import { writeGooseDb } from '../goose-helpers.js';
 import { buildHermesDb } from './hermes-db.js';
 import { buildZcodeDb } from './zcode-db.js';
+import { buildDevinDb } from './devin-db.js';
 import { layOutCrush } from './crush-db.js';
 import { buildMimoDb } from './mimo-db.js';
 import { layOutKiro } from './kiro-layout.js';
@@ -608,6 +609,18 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     usage: 'tokens',
     titles: true,
     cwd: false,
+  },
+  devin: {
+    // no real sample is public: a database built with the tables a published CLI creates (fixtures/devin/README.md)
+    async layOut({ home }) {
+      await mkdir(join(home, '.local', 'share', 'devin', 'cli'), { recursive: true });
+      buildDevinDb(join(home, '.local', 'share', 'devin', 'cli', 'sessions.db'));
+    },
+    goldens: ['sessions'],
+    sessions: 3, // a session, a fork of it, and one whose only reply has no metrics yet
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
   },
 };
 
