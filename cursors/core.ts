@@ -43,6 +43,25 @@ export function jsonObjectLine<S extends { file: string }>(agent: string, record
   return (state: S, line: Buffer, start: number, emit: Emit): void => record(state, parseJsonObject(line, start, agent, state.file), start, emit);
 }
 
+/** A JSON object line's handler: the state, the parsed record, its byte offset and the event sink. */
+type RecordHandler<S> = (state: S, rec: Record<string, unknown>, start: number, emit: Emit) => void;
+
+/**
+ * The `markers()` and `line()` of a core whose usage-only read (`state.usageOnly`) parses only the lines that
+ * hold one of `markers` and hands them to `usage`; every other read parses every line and hands it to `record`.
+ * A line that is not a JSON object is thrown as MALFORMED_LINE, as in `jsonObjectLine`.
+ */
+export function usageGatedJsonLines<S extends { file: string; usageOnly: boolean }>(agent: string, markers: readonly Buffer[], usage: RecordHandler<S>, record: RecordHandler<S>): Pick<LineCore<S>, 'markers' | 'line'> {
+  return {
+    markers: (s) => (s.usageOnly ? markers : undefined),
+    line(s, line, start, emit) {
+      if (s.usageOnly && !hasAnyMarker(line, markers)) return;
+      const rec = parseJsonObject(line, start, agent, s.file);
+      (s.usageOnly ? usage : record)(s, rec, start, emit);
+    },
+  };
+}
+
 /** The `snapshot()` of a core whose state is plain JSON but for `file`, which `restore()` takes from its context. */
 export function snapshotWithoutFile<S extends { file: string }>(state: S): Omit<S, 'file'> {
   const { file: _file, ...rest } = state;

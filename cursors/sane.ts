@@ -48,6 +48,15 @@ export function uncachedInput(input: unknown, cacheRead: unknown): unknown {
   return fullHit ? 0 : input;
 }
 
+/**
+ * The uncached part of an input count that holds its cache reads and writes (the agent's own record says so).
+ * A cache larger than the input cannot be inside it, so the input is then taken as uncached already: the
+ * cache is never taken out twice, nor the input made negative.
+ */
+export function inputLessCache(input: number, read: number, write: number): number {
+  return read + write <= input ? input - read - write : input;
+}
+
 /** A token count: 0 when `v` is not a number; `v` when sane; MALFORMED_LINE (the record is refused) when absurd. */
 export function saneCount(v: unknown, field: string): number {
   if (typeof v !== 'number') return 0;

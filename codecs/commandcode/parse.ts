@@ -11,9 +11,9 @@
  *   is unknown: tokens are never estimated from text.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { hasAnyMarker, parseJsonObject, restoreStrings, snapshotWithoutFile } from '../../cursors/core.js';
+import { restoreStrings, snapshotWithoutFile, usageGatedJsonLines } from '../../cursors/core.js';
 import { dateString } from '../../cursors/glued-json.js';
-import { saneCost, saneCount } from '../../cursors/sane.js';
+import { inputLessCache, saneCost, saneCount } from '../../cursors/sane.js';
 import type { KindCounts, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID, commandCodeStem } from './paths.js';
@@ -76,8 +76,7 @@ export function commandCodeUsage(s: CommandCodeState, rec: Rec, offset: number):
   const write = saneCount(u.cacheWriteTokens, 'usage.cacheWriteTokens');
   const cost = saneCost(u.costUsd, 'usage.costUsd');
   // the input holds the cache (README "Tokens"); a cache larger than it cannot be inside it, so is apart
-  const inside = read + write <= input;
-  const uncached = inside ? input - read - write : input;
+  const uncached = inputLessCache(input, read, write);
   if (uncached + read + write + output === 0) return undefined;
   const own = str(rec.model);
   if (own !== undefined) s.model = own;
@@ -181,15 +180,7 @@ export const commandCodeCore: LineCore<CommandCodeState> = {
     return s;
   },
   snapshot: snapshotWithoutFile,
-  markers(s) {
-    return s.usageOnly ? USAGE_MARKERS : undefined;
-  },
-  line(s, line, start, emit) {
-    if (s.usageOnly && !hasAnyMarker(line, USAGE_MARKERS)) return;
-    const rec = parseJsonObject(line, start, CODEC_ID, s.file);
-    if (s.usageOnly) usageLine(s, rec, start, emit);
-    else record(s, rec, start, emit);
-  },
+  ...usageGatedJsonLines(CODEC_ID, USAGE_MARKERS, usageLine, record),
   end(s, emit): KindCounts {
     // provisional: a resumed read replaces it, so a reply written since clears an `awaiting` one
     if (!s.sessionEmitted || !(s.unrecorded || s.awaiting) || s.usageOnly) return {};
