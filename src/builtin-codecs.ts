@@ -52,6 +52,7 @@ import { jcodeDescriptor } from '../codecs/jcode/descriptor.js';
 import { fxDescriptor } from '../codecs/fx/descriptor.js';
 import { reasonixDescriptor } from '../codecs/reasonix/descriptor.js';
 import { devinDescriptor } from '../codecs/devin/descriptor.js';
+import { openCodeReviewDescriptor } from '../codecs/opencodereview/descriptor.js';
 import { sessionfoldStoreDescriptor } from '../codecs/sessionfold-jsonl/descriptor.js';
 
 export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
@@ -103,5 +104,6 @@ export const BUILTIN_CODECS: readonly BuiltinCodec[] = [
   { descriptor: fxDescriptor, load: async () => (await import('../codecs/fx/index.js')).fx },
   { descriptor: reasonixDescriptor, load: async () => (await import('../codecs/reasonix/index.js')).reasonix },
   { descriptor: devinDescriptor, load: async () => (await import('../codecs/devin/index.js')).devin },
+  { descriptor: openCodeReviewDescriptor, load: async () => (await import('../codecs/opencodereview/index.js')).openCodeReview },
   { descriptor: sessionfoldStoreDescriptor, load: async () => (await import('../codecs/sessionfold-jsonl/store.js')).sessionfoldStore },
 ];

@@ -83,4 +83,6 @@ export { fx } from '../codecs/fx/index.js';
 export { reasonix } from '../codecs/reasonix/index.js';
 /** Devin CLI's `sessions.db` (`~/.local/share/devin/cli`): sessions, conversation, and one usage event per model request. */
 export { devin } from '../codecs/devin/index.js';
+/** Open Code Review's review sessions (`~/.opencodereview/sessions/<repo key>/<id>.jsonl`), incremental: one usage event per LLM response. */
+export { openCodeReview } from '../codecs/opencodereview/index.js';
 export { sessionfoldStore } from '../codecs/sessionfold-jsonl/store.js';

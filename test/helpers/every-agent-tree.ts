@@ -609,6 +609,16 @@ export const AGENT_TREE: Record<string, AgentTreeEntry> = {
     usage: 'tokens',
     titles: true,
     cwd: false,
+  },  opencodereview: {
+    // no real sample is public: review sessions written from OCR's session writer (fixtures/opencodereview/README.md)
+    async layOut({ home, own }) {
+      await cp(join(own, 'sessions'), join(home, '.opencodereview', 'sessions'), { recursive: true });
+    },
+    goldens: ['3f2c9a1e-7b4d-4e8a-9c51-0d6e2f8a4b17', '8d1e5f3a-2c6b-4a9e-b7d0-4f1a9c3e6b25'],
+    sessions: 2,
+    usage: 'tokens',
+    titles: true,
+    cwd: true,
   },
   devin: {
     // no real sample is public: a database built with the tables a published CLI creates (fixtures/devin/README.md)
