@@ -177,6 +177,10 @@ describe.skipIf(!HAS_CLAUDE)('statusline (built CLI)', () => {
     expect(viaFile.model.id).toBe('claude-sonnet-4-20250514');
     const other = JSON.parse((await cli(['statusline', '--agent', 'claude', '--session', '22222222-2222-4222-8222-222222222222', '--now', NOW, '--tz', 'UTC', '--json'])).stdout) as StatusLineData;
     expect(other.session).toEqual({ costUsd: sumOf(OTHER, (r) => r.usd), requests: 2, unpricedCount: 0 });
+    // a person's --session may be the first characters of the id, as `sessions` takes it
+    const byPrefix = await cli(['statusline', '--agent', 'claude', '--session', SID.slice(0, 8), '--now', NOW, '--tz', 'UTC', '--json']);
+    expect(JSON.parse(byPrefix.stdout)).toMatchObject({ sessionId: SID, sessionFound: true, session: viaFile.session });
+    expect(byPrefix.stderr).not.toMatch(/no claude session/);
     const noAgent = await cli(['statusline', '--session', SID]);
     expect(noAgent.stderr).toMatch(/^error USAGE_ERROR: statusline --session needs --agent/);
   }, 60_000);

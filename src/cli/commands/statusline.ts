@@ -15,6 +15,7 @@ import { createPricer } from '../../cost/pricing.js';
 import { checkCostMode } from '../../cost/types.js';
 import { statusLine, type StatusLineQuery } from '../../cost/statusline.js';
 import { detectCodec } from '../../registry.js';
+import { createSessionManager } from '../../sessions/manager.js';
 import { renderStatusLineAnswer, type StatusLineAnswer } from '../render/statusline.js';
 import { tuneJitForScan } from '../jit.js';
 import { CliError, bool, defineCommand, formatUsage, isCommandLineMistake, noCache, str, type CommandContext } from '../command.js';
@@ -71,6 +72,17 @@ async function queryOf(ctx: CommandContext): Promise<StatusLineQuery> {
   };
 }
 
+/** The whole id a `--session` prefix names (SessionManager `resolveId`), when it names one other than itself. */
+async function wholeSessionId(query: StatusLineQuery): Promise<string | undefined> {
+  if (query.sessionId === undefined || query.file !== undefined) return undefined;
+  try {
+    const whole = await createSessionManager({ ...(query.env !== undefined && { env: query.env }), ...(query.roots !== undefined && { roots: query.roots }) }).resolveId(query.agent, query.sessionId);
+    return whole === query.sessionId ? undefined : whole;
+  } catch {
+    return undefined; // no session, or several: the answer as it was says so
+  }
+}
+
 const statusline = defineCommand({
   name: 'statusline',
   description: "One status-bar line for a running session: model, session cost, today's cost, the active 5-hour window and its burn rate, context used",
@@ -98,7 +110,14 @@ const statusline = defineCommand({
       const query = await queryOf(ctx);
       const pricer = createPricer({ env: ctx.env, ...(query.mode !== undefined && { mode: query.mode }), ...(query.pricesFile !== undefined && { pricesFile: query.pricesFile }) });
       tuneJitForScan(ctx.env); // discovery lists and stats every file of the history, warm or not (jit.ts)
-      const data = await statusLine({ ...query, pricer }, { onWarning: (m) => void warnings.push(m) });
+      let data = await statusLine({ ...query, pricer }, { onWarning: (m) => void warnings.push(m) });
+      const whole = data.sessionFound ? undefined : await wholeSessionId(query);
+      // a person's --session may be the first characters of an id, as every `sessions` command takes it;
+      // looked up only when the id as given found nothing, so a status bar's whole ids cost nothing more
+      if (whole !== undefined) {
+        warnings.length = 0;
+        data = await statusLine({ ...query, sessionId: whole, pricer }, { onWarning: (m) => void warnings.push(m) });
+      }
       return { json, warnings, data };
     } catch (e) {
       const code = e instanceof CliError || e instanceof SessionfoldError ? e.code : undefined;
