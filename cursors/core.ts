@@ -4,6 +4,7 @@
  * object from `init()` (csv-parse `init_state`), which `snapshot()` turns into the JSON a cursor carries.
  */
 import type { NormalizedReadOptions } from './protocol/codec.js';
+import type { EventKind } from './protocol/events.js';
 import { SessionfoldError } from './protocol/errors.js';
 
 import { RESTART, UNWALKED, type Emit, type LineCore, type WalkedLine } from './protocol/codec.js';
@@ -46,18 +47,30 @@ export function jsonObjectLine<S extends { file: string }>(agent: string, record
 /** A JSON object line's handler: the state, the parsed record, its byte offset and the event sink. */
 type RecordHandler<S> = (state: S, rec: Record<string, unknown>, start: number, emit: Emit) => void;
 
+/** The kinds that carry the conversation: a read that wants none of them wants only a session's metadata and usage. */
+export const CONVERSATION_KINDS = ['message', 'tool_call', 'tool_result'] as const satisfies readonly EventKind[];
+
 /**
- * The `markers()` and `line()` of a core whose usage-only read (`state.usageOnly`) parses only the lines that
- * hold one of `markers` and hands them to `usage`; every other read parses every line and hands it to `record`.
- * A line that is not a JSON object is thrown as MALFORMED_LINE, as in `jsonObjectLine`.
+ * True when the read wants none of `needs` (by default the conversation) and no native records (`raw`): a
+ * codec whose session and usage come from a few record types may then skip every other line unparsed. A codec
+ * whose session or end state depends on every line adds `'session'` to `needs`.
  */
-export function usageGatedJsonLines<S extends { file: string; usageOnly: boolean }>(agent: string, markers: readonly Buffer[], usage: RecordHandler<S>, record: RecordHandler<S>): Pick<LineCore<S>, 'markers' | 'line'> {
+export function isLeanRead(options: NormalizedReadOptions, needs: readonly EventKind[] = CONVERSATION_KINDS): boolean {
+  return !options.raw && !needs.some((k) => options.kinds.has(k));
+}
+
+/**
+ * The `markers()` and `line()` of a core whose lean read (`state.lean`, from `isLeanRead`) parses only the lines
+ * that hold one of `markers` and hands them to `lean`; every other read parses every line and hands it to
+ * `record`. A line that is not a JSON object is thrown as MALFORMED_LINE, as in `jsonObjectLine`.
+ */
+export function usageGatedJsonLines<S extends { file: string; lean: boolean }>(agent: string, markers: readonly Buffer[], lean: RecordHandler<S>, record: RecordHandler<S>): Pick<LineCore<S>, 'markers' | 'line'> {
   return {
-    markers: (s) => (s.usageOnly ? markers : undefined),
+    markers: (s) => (s.lean ? markers : undefined),
     line(s, line, start, emit) {
-      if (s.usageOnly && !hasAnyMarker(line, markers)) return;
+      if (s.lean && !hasAnyMarker(line, markers)) return;
       const rec = parseJsonObject(line, start, agent, s.file);
-      (s.usageOnly ? usage : record)(s, rec, start, emit);
+      (s.lean ? lean : record)(s, rec, start, emit);
     },
   };
 }

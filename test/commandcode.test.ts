@@ -162,6 +162,15 @@ describe('commandcode chunking, resume and the usage-only markers', () => {
     // 8 lines: the header (a stream's session id) and the three assistant entries hold a marker
     expect([info.lines, info.filteredLines]).toEqual([8, 4]);
   });
+
+  it.each(FILES.map((f) => [f.sessionId!, f.path]))('%s: a session and usage read parses every line (the end state needs each prompt) and equals a full read', async (_id, path) => {
+    const full = byKind(await readEvents(commandCode, path));
+    const info = { bytes: 0, bytesCommitted: 0, lines: 0, events: 0, skippedLines: 0, filteredLines: 0 };
+    const read = await expectChunkInvariant(commandCode, path, { kinds: ['session', 'usage'], info });
+    expect(info.filteredLines).toBe(0);
+    expect(byKind(read).session).toEqual(full.session);
+    expect(byKind(read).usage).toEqual(full.usage);
+  });
 });
 
 describe('commandcode roots', () => {

@@ -171,8 +171,36 @@ describe('opencodereview chunking, resume and the usage-only markers', () => {
   it('a usage-only read parses only the lines holding a marker', async () => {
     const info = newInfo();
     await readEvents(openCodeReview, FILES[0]!.path, { kinds: ['usage'], info });
-    // 15 lines: only the start and the four responses hold a marker, so 10 are never parsed
-    expect([info.lines, info.filteredLines]).toEqual([15, 10]);
+    // 15 lines: only the start, the four responses and the end hold a marker, so 9 are never parsed
+    expect([info.lines, info.filteredLines]).toEqual([15, 9]);
+  });
+
+  it.each(FILES.map((f) => [f.sessionId!, f.path]))('%s: a session and usage read (a cost scan) skips the requests and tool results, same events whatever the chunks', async (_id, path) => {
+    const full = byKind(await readEvents(openCodeReview, path));
+    const info = newInfo();
+    const lean = await readEvents(openCodeReview, path, { kinds: ['session', 'usage'], info });
+    expect(info.filteredLines).toBeGreaterThan(0);
+    expect(byKind(lean).session).toEqual(full.session);
+    expect(byKind(lean).usage).toEqual(full.usage);
+    expect(await expectChunkInvariant(openCodeReview, path, { kinds: ['session', 'usage'] })).toEqual(lean);
+  });
+
+  it.each(FILES.map((f) => [f.sessionId!, f.path]))('%s: a session and usage read resumed at every line boundary and random cuts equals a full read', async (id, path) => {
+    const content = await readFile(path);
+    const cuts = [...new Set([...lineBoundaries(content), ...randomCuts(content.length, 40, content.length)])].sort((a, b) => a - b);
+    const run = await expectResumeEqualsFull(openCodeReview, content, cuts, { kinds: ['session', 'usage'] }, `${id}.jsonl`);
+    const full = byKind(await readEvents(openCodeReview, path));
+    expect(run.kept.session).toEqual(full.session);
+    expect(run.kept.usage).toEqual(full.usage);
+  });
+
+  it('a session and usage read still says a killed run or a response without tokens has unknown usage', async () => {
+    for (const text of [`${start}\n${response('r1', { prompt_tokens: 100, completion_tokens: 5 })}\n`, `${start}\n${response('r1', {})}\n${end}\n`]) {
+      const sessions = (await eventsOf(text, { kinds: ['session', 'usage'] })).filter((e): e is SessionEvent => e.type === 'session');
+      expect(sessions.at(-1)?.usageUnknown).toBe(true);
+    }
+    const done = await eventsOf(`${start}\n${response('r1', { prompt_tokens: 100, completion_tokens: 5 })}\n${end}\n`, { kinds: ['session', 'usage'] });
+    expect(done.some((e) => e.type === 'session' && e.usageUnknown === true)).toBe(false);
   });
 });
 

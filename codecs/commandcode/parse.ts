@@ -11,7 +11,7 @@
  *   is unknown: tokens are never estimated from text.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { restoreStrings, snapshotWithoutFile, usageGatedJsonLines } from '../../cursors/core.js';
+import { CONVERSATION_KINDS, isLeanRead, restoreStrings, snapshotWithoutFile, usageGatedJsonLines } from '../../cursors/core.js';
 import { dateString } from '../../cursors/glued-json.js';
 import { inputLessCache, saneCost, saneCount } from '../../cursors/sane.js';
 import type { KindCounts, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
@@ -34,8 +34,12 @@ export interface CommandCodeState {
   unrecorded: boolean;
   /** The last message is a prompt or a tool result: the request it started has no reply in the file yet. */
   awaiting: boolean;
-  /** A usage-only read: only lines holding a marker matter, and only their usage. */
-  usageOnly: boolean;
+  /**
+   * A read of usage without the session or the conversation: only lines holding a marker matter, and only their
+   * usage. A session read parses every line: a legacy session opens at its first record, whatever it is, and the
+   * unknown usage at the end depends on whether the last message is a prompt, which no marker tells.
+   */
+  lean: boolean;
 }
 
 /** A usage block, and the header that names a stream's session: what a usage-only read needs. */
@@ -155,7 +159,7 @@ function record(s: CommandCodeState, rec: Rec, offset: number, emit: Emit): void
   else if (rec.type === undefined && typeof rec.role === 'string') message(s, rec, rec, offset, emit);
 }
 
-/** A usage-only read's line: the session id a stream's header gives, and the line's own usage. */
+/** A lean read's line: the session id a stream's header gives, and the line's own usage. */
 function usageLine(s: CommandCodeState, rec: Rec, offset: number, emit: Emit): void {
   if (s.sessionId === '' && rec.type === 'session') s.sessionId = str(rec.id) ?? '';
   const msg = rec.type === 'message' && isRec(rec.message) ? rec.message : undefined;
@@ -167,8 +171,8 @@ function usageLine(s: CommandCodeState, rec: Rec, offset: number, emit: Emit): v
 /** The Command Code line core. */
 export const commandCodeCore: LineCore<CommandCodeState> = {
   init(ctx: CoreContext): CommandCodeState {
-    const usageOnly = ctx.options.kinds.size === 1 && ctx.options.kinds.has('usage');
-    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : commandCodeStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, forkedFrom: undefined, model: undefined, unrecorded: false, awaiting: false, usageOnly };
+    const lean = isLeanRead(ctx.options, [...CONVERSATION_KINDS, 'session']);
+    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : commandCodeStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, forkedFrom: undefined, model: undefined, unrecorded: false, awaiting: false, lean };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
@@ -183,7 +187,7 @@ export const commandCodeCore: LineCore<CommandCodeState> = {
   ...usageGatedJsonLines(CODEC_ID, USAGE_MARKERS, usageLine, record),
   end(s, emit): KindCounts {
     // provisional: a resumed read replaces it, so a reply written since clears an `awaiting` one
-    if (!s.sessionEmitted || !(s.unrecorded || s.awaiting) || s.usageOnly) return {};
+    if (!s.sessionEmitted || !(s.unrecorded || s.awaiting) || s.lean) return {};
     emit(sessionEvent(s, 0, { usageUnknown: true }));
     return { session: 1 };
   },

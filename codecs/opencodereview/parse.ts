@@ -11,7 +11,7 @@
  *   recorded no tokens.
  */
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { parseJsonText, restoreFlags, restoreStrings, snapshotWithoutFile, usageGatedJsonLines } from '../../cursors/core.js';
+import { isLeanRead, parseJsonText, restoreFlags, restoreStrings, snapshotWithoutFile, usageGatedJsonLines } from '../../cursors/core.js';
 import { inputLessCache, saneCount } from '../../cursors/sane.js';
 import type { KindCounts, SessionFields, UsageEvent } from '../../cursors/protocol/events.js';
 import { messageEventOf, sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
@@ -46,12 +46,19 @@ export interface OpenCodeReviewState {
    * records), the calls of its last response not yet answered, for the `tool_call` records that carry no call id.
    */
   pending: Record<string, PendingCall[]>;
-  /** A usage-only read: only lines holding a marker matter, and only their usage. */
-  usageOnly: boolean;
+  /**
+   * A read of the session and usage without the conversation (a cost scan): only lines holding a marker matter,
+   * and of them only the session, the usage and the end state. The requests, which repeat the whole conversation
+   * so far, are then never parsed.
+   */
+  lean: boolean;
 }
 
-/** The records a usage-only read parses: the responses, and the start that names the session's model. */
-const USAGE_MARKERS: readonly Buffer[] = [Buffer.from('"llm_response"'), Buffer.from('"session_start"')];
+/**
+ * The records a lean read parses: the start (the session and its model), the responses (usage, or none
+ * recorded) and the end (the run finished), all that the session event, the usage and `end()` depend on.
+ */
+const LEAN_MARKERS: readonly Buffer[] = ['"session_start"', '"llm_response"', '"session_end"'].map((m) => Buffer.from(m));
 
 /** The review range `session_start` records, as a title (README "Records"). */
 function titleOf(rec: Rec): string | undefined {
@@ -136,9 +143,7 @@ function response(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit):
   }
   if (calls.length > 0) s.pending[subtaskOf(rec)] = calls;
   else delete s.pending[subtaskOf(rec)];
-  const usage = openCodeReviewUsage(s, rec, offset);
-  if (usage === undefined) s.unrecorded = true;
-  else emit(usage);
+  responseUsage(s, rec, offset, emit);
 }
 
 /** A `tool_call` record: the result of the first open call of its subtask's last response with its tool's name. */
@@ -154,7 +159,8 @@ function toolResult(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit
   emit({ type: 'tool_result', agent: CODEC_ID, sessionId: s.sessionId, offset, callId, toolName: name, output: rec.result ?? null, isError: rec.ok === false, ...(ts !== undefined && { timestamp: ts }), ...(ms !== undefined && { durationMs: ms }) });
 }
 
-function record(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): void {
+/** What every record does first: name a stream's session, take the start's fields, open the session. */
+function opening(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): void {
   // the file is named after the session; a stream (`-`) has no name, so its records tell
   if (s.sessionId === '') s.sessionId = str(rec.sessionId) ?? '';
   if (rec.type === 'session_start') sessionStart(s, rec);
@@ -162,6 +168,17 @@ function record(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): v
     s.sessionEmitted = true;
     emit(sessionEvent(s, offset));
   }
+}
+
+/** A response's usage, or the note that it recorded none. */
+function responseUsage(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): void {
+  const usage = openCodeReviewUsage(s, rec, offset);
+  if (usage === undefined) s.unrecorded = true;
+  else emit(usage);
+}
+
+function record(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): void {
+  opening(s, rec, offset, emit);
   switch (rec.type) {
     case 'llm_request':
       return request(s, rec, offset, emit);
@@ -179,20 +196,22 @@ function record(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): v
   }
 }
 
-/** A usage-only read's line: the session's model from its start, and a response's usage. */
-function usageLine(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): void {
-  if (s.sessionId === '') s.sessionId = str(rec.sessionId) ?? '';
-  if (rec.type === 'session_start') sessionStart(s, rec);
-  if (rec.type !== 'llm_response') return;
-  const usage = openCodeReviewUsage(s, rec, offset);
-  if (usage !== undefined) emit(usage);
+/**
+ * A lean read's line (one holding a marker): what `record` does for the session, the usage and the end, and
+ * nothing of the conversation. OCR writes `session_start` first (`persist.go` `open`), so the session opens at
+ * the same line as in a full read.
+ */
+function leanLine(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): void {
+  opening(s, rec, offset, emit);
+  if (rec.type === 'llm_response') responseUsage(s, rec, offset, emit);
+  else if (rec.type === 'session_end') s.ended = true;
 }
 
 /** The Open Code Review line core. */
 export const openCodeReviewCore: LineCore<OpenCodeReviewState> = {
   init(ctx: CoreContext): OpenCodeReviewState {
-    const usageOnly = ctx.options.kinds.size === 1 && ctx.options.kinds.has('usage');
-    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : openCodeReviewStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, title: undefined, gitBranch: undefined, forkedFrom: undefined, model: undefined, unrecorded: false, ended: false, pending: {}, usageOnly };
+    const lean = isLeanRead(ctx.options);
+    return { file: ctx.file, sessionId: ctx.file === '-' ? '' : openCodeReviewStem(ctx.file), sessionEmitted: false, cwd: undefined, startedAt: undefined, title: undefined, gitBranch: undefined, forkedFrom: undefined, model: undefined, unrecorded: false, ended: false, pending: {}, lean };
   },
   restore(snapshot, ctx) {
     const s = this.init(ctx);
@@ -203,10 +222,11 @@ export const openCodeReviewCore: LineCore<OpenCodeReviewState> = {
     return s;
   },
   snapshot: snapshotWithoutFile,
-  ...usageGatedJsonLines(CODEC_ID, USAGE_MARKERS, usageLine, record),
+  ...usageGatedJsonLines(CODEC_ID, LEAN_MARKERS, leanLine, record),
   end(s, emit): KindCounts {
-    // provisional: a resumed read replaces it, so a session_end written since clears it
-    if (!s.sessionEmitted || (s.ended && !s.unrecorded) || s.usageOnly) return {};
+    // provisional: a resumed read replaces it, so a session_end written since clears it; a read that wants no
+    // session events drops it and its count
+    if (!s.sessionEmitted || (s.ended && !s.unrecorded)) return {};
     emit(sessionEvent(s, 0, { usageUnknown: true }));
     return { session: 1 };
   },

@@ -11,7 +11,7 @@
  */
 import { basename } from 'node:path';
 import type { CoreContext, Emit, LineCore } from '../../cursors/core.js';
-import { hasAnyMarker, parseJsonObject, RESTART } from '../../cursors/core.js';
+import { hasAnyMarker, isLeanRead, parseJsonObject, RESTART } from '../../cursors/core.js';
 import { compileProjection, scanFields, type FieldProjection } from '../../cursors/scan-fields.js';
 import type { KindCounts, SessionEvent, UsageEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventsFromJson } from '../../cursors/protocol/events.js';
@@ -122,7 +122,6 @@ interface PiPlan {
 
 const quiet: Emit = () => undefined;
 
-const CONVERSATION = ['message', 'tool_call', 'tool_result'] as const;
 /**
  * Lines a usage-only read parses: responses, the header (and `session_info`, `session_init`), model changes,
  * titles (`title_change`, omp's title slot). Four at most: the native line source takes no more.
@@ -228,8 +227,7 @@ function takeTitle(s: PiState, entry: PiEntry, start: number, meta: PiSessionMet
 const TITLE_TYPES = new Set(['session_info', 'title_change', 'title']);
 
 function initState(ctx: CoreContext, opts: PiCoreOptions): PiState {
-  const kinds = ctx.options.kinds;
-  const held = ctx.options.raw || CONVERSATION.some((k) => kinds.has(k));
+  const held = !isLeanRead(ctx.options);
   return {
     agent: opts.agent,
     file: ctx.file,
