@@ -126,6 +126,31 @@ describe('opencodereview golden files', () => {
   });
 });
 
+describe('opencodereview tool results, which name no call id', () => {
+  const rec = (o: object) => line({ sessionId: 's1', timestamp: '2026-03-10T08:00:05Z', filePath: 'a.go', taskType: 'main_task', ...o });
+  const read = (id: string, path: string) => ({ arguments: `{"path":"${path}"}`, id, name: 'read_file' });
+  const twoReads = rec({ type: 'llm_response', uuid: 'r1', model: 'glm-4.6', content: '', tool_calls: [read('call_a', 'a.go'), read('call_b', 'b.go')], usage: { prompt_tokens: 100, completion_tokens: 5 } });
+  const result = (uuid: string, path: string | undefined, extra: object = {}) => rec({ type: 'tool_call', uuid, tool_name: 'read_file', ...(path !== undefined && { arguments: `{"path":"${path}"}` }), result: `text of ${path}`, ok: true, ...extra });
+
+  it('two calls of one tool answered in reverse order: each result goes to the call with its arguments', async () => {
+    const text = `${start}\n${twoReads}\n${result('t1', 'b.go')}\n${result('t2', 'a.go')}\n${end}\n`;
+    const events = await eventsOf(text);
+    expect((byKind(events).tool_result as ToolResultEvent[]).map((r) => [r.callId, r.output])).toEqual([
+      ['call_b', 'text of b.go'],
+      ['call_a', 'text of a.go'],
+    ]);
+    await expectResumeEqualsFull(openCodeReview, Buffer.from(text), lineBoundaries(Buffer.from(text)), {}, 's1.jsonl');
+  });
+
+  it('arguments that match no open call fall back to the tool name; a result with no open call gets an id of its own', async () => {
+    const other = rec({ type: 'tool_call', uuid: 't3', tool_name: 'grep', arguments: '{}', result: '', ok: true });
+    const text = `${start}\n${twoReads}\n${result('t1', 'c.go')}\n${result('t2', undefined)}\n${other}\n${end}\n`;
+    const results = byKind(await eventsOf(text)).tool_result as ToolResultEvent[];
+    const otherAt = text.indexOf(other);
+    expect(results.map((r) => r.callId)).toEqual(['call_a', 'call_b', `s1:${otherAt}`]);
+  });
+});
+
 describe('opencodereview token semantics and bad records', () => {
   it('a cache larger than the prompt cannot be inside it, so is taken as apart', async () => {
     const [u] = (await eventsOf(`${start}\n${response('r1', { prompt_tokens: 12, completion_tokens: 5, cache_read_tokens: 9000, cache_write_tokens: 300 })}\n${end}\n`, { kinds: ['usage'] })) as UsageEvent[];

@@ -24,7 +24,12 @@ type Rec = Record<string, unknown>;
 interface PendingCall {
   id: string;
   name: string;
+  /** Its arguments as written (JSON text), which the `tool_call` record answering it repeats. */
+  args?: string | undefined;
 }
+
+/** Arguments as the text they were written as: OCR writes the model's JSON text in both records (README "Records"). */
+const argsText = (v: unknown): string | undefined => (typeof v === 'string' ? v : v === undefined || v === null ? undefined : JSON.stringify(v));
 
 export interface OpenCodeReviewState {
   file: string;
@@ -136,8 +141,9 @@ function response(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit):
   const text = typeof rec.content === 'string' ? rec.content : '';
   if (text !== '') emit(messageEventOf(CODEC_ID, s.sessionId, offset, 'assistant', text, { timestamp: ts, model: str(rec.model), nativeId: uuid, parentId: str(rec.parentUuid), subtype: str(rec.taskType) }));
   const calls: PendingCall[] = [];
-  for (const c of recs(rec.tool_calls)) {
-    const call = { id: str(c.id) ?? '', name: str(c.name) ?? '' };
+  for (const [i, c] of recs(rec.tool_calls).entries()) {
+    // a call without an id gets one from its place in the file, which its result then takes
+    const call = { id: str(c.id) ?? `${s.sessionId}:${offset}:${i}`, name: str(c.name) ?? '', args: argsText(c.arguments) };
     calls.push(call);
     emit({ type: 'tool_call', agent: CODEC_ID, sessionId: s.sessionId, offset, callId: call.id, name: call.name, input: parseJsonText(c.arguments), ...(ts !== undefined && { timestamp: ts }), ...(uuid !== undefined && { messageId: uuid }) });
   }
@@ -146,13 +152,19 @@ function response(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit):
   responseUsage(s, rec, offset, emit);
 }
 
-/** A `tool_call` record: the result of the first open call of its subtask's last response with its tool's name. */
+/**
+ * A `tool_call` record names no call id: it answers the first open call of its subtask's last response with its
+ * tool's name and the same arguments, else (arguments rewritten or missing) the first with its tool's name. A
+ * result that answers none gets an id from its place in the file, so it is never taken for another's.
+ */
 function toolResult(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit): void {
   const name = str(rec.tool_name) ?? '';
+  const args = argsText(rec.arguments);
   const key = subtaskOf(rec);
   const open = s.pending[key] ?? [];
-  const at = open.findIndex((c) => c.name === name);
-  const callId = at === -1 ? '' : open.splice(at, 1)[0]!.id;
+  let at = args === undefined ? -1 : open.findIndex((c) => c.name === name && c.args === args);
+  if (at === -1) at = open.findIndex((c) => c.name === name);
+  const callId = at === -1 ? `${s.sessionId}:${offset}` : open.splice(at, 1)[0]!.id;
   if (open.length === 0) delete s.pending[key];
   const ts = isoOf(rec.timestamp);
   const ms = typeof rec.duration_ms === 'number' && rec.duration_ms > 0 ? rec.duration_ms : undefined;
@@ -218,7 +230,7 @@ export const openCodeReviewCore: LineCore<OpenCodeReviewState> = {
     const o = (isRec(snapshot) ? snapshot : {}) as Partial<OpenCodeReviewState>;
     restoreStrings(s, o, ['sessionId', 'cwd', 'startedAt', 'title', 'gitBranch', 'forkedFrom', 'model']);
     restoreFlags(s, o, ['sessionEmitted', 'unrecorded', 'ended']);
-    if (isRec(o.pending)) for (const [k, v] of Object.entries(o.pending)) s.pending[k] = recs(v).map((c) => ({ id: str(c.id) ?? '', name: str(c.name) ?? '' }));
+    if (isRec(o.pending)) for (const [k, v] of Object.entries(o.pending)) s.pending[k] = recs(v).map((c) => ({ id: str(c.id) ?? '', name: str(c.name) ?? '', args: typeof c.args === 'string' ? c.args : undefined }));
     return s;
   },
   snapshot: snapshotWithoutFile,
