@@ -147,8 +147,9 @@ function response(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit):
     calls.push(call);
     emit({ type: 'tool_call', agent: CODEC_ID, sessionId: s.sessionId, offset, callId: call.id, name: call.name, input: parseJsonText(c.arguments), ...(ts !== undefined && { timestamp: ts }), ...(uuid !== undefined && { messageId: uuid }) });
   }
-  if (calls.length > 0) s.pending[subtaskOf(rec)] = calls;
-  else delete s.pending[subtaskOf(rec)];
+  const key = subtaskOf(rec);
+  if (calls.length > 0) s.pending[key] = calls;
+  else delete s.pending[key];
   responseUsage(s, rec, offset, emit);
 }
 
