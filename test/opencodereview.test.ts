@@ -126,7 +126,7 @@ describe('opencodereview golden files', () => {
   });
 });
 
-describe('opencodereview tool results, which name no call id', () => {
+describe('opencodereview replies: tool results, which name no call id, and reasoning', () => {
   const rec = (o: object) => line({ sessionId: 's1', timestamp: '2026-03-10T08:00:05Z', filePath: 'a.go', taskType: 'main_task', ...o });
   const read = (id: string, path: string) => ({ arguments: `{"path":"${path}"}`, id, name: 'read_file' });
   const twoReads = rec({ type: 'llm_response', uuid: 'r1', model: 'glm-4.6', content: '', tool_calls: [read('call_a', 'a.go'), read('call_b', 'b.go')], usage: { prompt_tokens: 100, completion_tokens: 5 } });
@@ -140,6 +140,12 @@ describe('opencodereview tool results, which name no call id', () => {
       ['call_a', 'text of a.go'],
     ]);
     await expectResumeEqualsFull(openCodeReview, Buffer.from(text), lineBoundaries(Buffer.from(text)), {}, 's1.jsonl');
+  });
+
+  it('a newer writer\'s reasoning is the reply\'s thinking, also when the reply has no text', async () => {
+    const reasoned = rec({ type: 'llm_response', uuid: 'r2', taskType: 'grouping_task', model: 'glm-4.6', content: '', reasoning_content: 'group by file', tool_calls: [], usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    const messages = byKind(await eventsOf(`${start}\n${twoReads}\n${reasoned}\n${end}\n`)).message as MessageEvent[];
+    expect(messages.map((m) => [m.role, m.text, m.thinking, m.subtype])).toEqual([['assistant', '', 'group by file', 'grouping_task']]);
   });
 
   it('arguments that match no open call fall back to the tool name; a result with no open call gets an id of its own', async () => {

@@ -3,8 +3,8 @@
  *
  * - `session` from `session_start` (`cwd`, `gitBranch`, `model`, the review range as the title, `resumedFrom`).
  * - `message`: an `llm_request`'s closing user prompt (the requests repeat the whole conversation, so only the
- *   prompt that ends one is new), each `llm_response`'s text with a `tool_call` per tool it asked for, and an
- *   `llm_error` as a system message; a `tool_call` record is the `tool_result` of the call it answers.
+ *   prompt that ends one is new), each `llm_response`'s text and reasoning with a `tool_call` per tool it asked
+ *   for, and an `llm_error` as a system message; a `tool_call` record is the `tool_result` of the call it answers.
  * - `usage` from each `llm_response`'s `usage`, one request each (README "Tokens"): `prompt_tokens` holds the
  *   cache reads and writes, which are taken out. The session's last event says its usage is unknown when the
  *   run wrote no `session_end` (OCR buffers these records, so a killed run loses its last ones) or a response
@@ -139,7 +139,9 @@ function response(s: OpenCodeReviewState, rec: Rec, offset: number, emit: Emit):
   const ts = isoOf(rec.timestamp);
   const uuid = str(rec.uuid);
   const text = typeof rec.content === 'string' ? rec.content : '';
-  if (text !== '') emit(messageEventOf(CODEC_ID, s.sessionId, offset, 'assistant', text, { timestamp: ts, model: str(rec.model), nativeId: uuid, parentId: str(rec.parentUuid), subtype: str(rec.taskType) }));
+  // newer writers add the model's reasoning, when the provider gave any (README "Records")
+  const thinking = str(rec.reasoning_content);
+  if (text !== '' || thinking !== undefined) emit(messageEventOf(CODEC_ID, s.sessionId, offset, 'assistant', text, { thinking, timestamp: ts, model: str(rec.model), nativeId: uuid, parentId: str(rec.parentUuid), subtype: str(rec.taskType) }));
   const calls: PendingCall[] = [];
   for (const [i, c] of recs(rec.tool_calls).entries()) {
     // a call without an id gets one from its place in the file, which its result then takes
