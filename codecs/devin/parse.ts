@@ -86,17 +86,12 @@ export function usageKeyOf(node: DevinNode): string | undefined {
 }
 
 /**
- * The first session of each usage key, sessions taken in the order given (oldest first): the session that
- * made the request, which a copy in another session was copied from.
+ * The first session of each usage key, sessions taken in the order given (oldest first), each with its keys:
+ * the session that made the request, which a copy in another session was copied from.
  */
-export function usageOwners(sessions: readonly DevinSession[]): Map<string, string> {
+export function usageOwners(sessions: Iterable<readonly [string, Iterable<string>]>): Map<string, string> {
   const owners = new Map<string, string>();
-  for (const s of sessions) {
-    for (const n of s.nodes) {
-      const key = usageKeyOf(n);
-      if (key !== undefined && !owners.has(key)) owners.set(key, s.id);
-    }
-  }
+  for (const [id, keys] of sessions) for (const key of keys) if (!owners.has(key)) owners.set(key, id);
   return owners;
 }
 
@@ -135,7 +130,7 @@ function sessionEvent(s: DevinSession, forkedFrom: string | undefined, usageUnkn
   const r = s.row;
   return sessionEventOf(CODEC_ID, s.id, 0, {
     cwd: str(r?.working_directory),
-    startedAt: secondsIso(r?.created_at) ?? s.nodes.find((n) => n.createdAt !== undefined)?.createdAt,
+    startedAt: secondsIso(r?.created_at) ?? s.firstAt ?? s.nodes.find((n) => n.createdAt !== undefined)?.createdAt,
     title: str(r?.title),
     forkedFrom,
     model: str(r?.model),

@@ -17,11 +17,13 @@ export interface DevinNode {
   msg: JsonRecord;
 }
 
-/** A session: its `sessions` row (none for nodes of a session the table does not list) and its nodes in row order. */
+/** A session: its `sessions` row (none for nodes of a session the table does not list) and its nodes in row order (all, or its replies alone). */
 export interface DevinSession {
   id: string;
   row: Row | undefined;
   nodes: DevinNode[];
   /** Rows of the session that are not a chat message this codec can read (README "Skipped"). */
   skipped: number;
+  /** The row time of its first chat message, when its nodes are not all of them (a usage read keeps replies only). */
+  firstAt?: string;
 }
