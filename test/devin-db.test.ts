@@ -1,6 +1,6 @@
 /**
  * Devin's database read by session: a read of one session decodes that session's rows alone, a usage read
- * selects no message whole.
+ * selects no message whole, and a fork's copy of a reply without ids counts once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { devin, devinIndex, sessionOf } from '../codecs/devin/index.js';
+import type { UsageEvent } from '../cursors/protocol/events.js';
 import type { SqliteDatabase } from '../cursors/sqlite.js';
 import { byKind, readEvents } from './helpers/codec-harness.js';
 import { buildDevinDb } from './helpers/devin-db.js';
@@ -86,5 +87,24 @@ describe('devin reads one session at a time', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('devin usage keys', () => {
+  it("counts a fork's copy of a reply with no request or message id once, whatever the copy's row time", async () => {
+    const copied = reply('done', '"created_at":"2026-01-05T08:00:20.000Z",');
+    const bare = reply('bare', '');
+    buildDevinDb(
+      path,
+      `${TABLES}
+      INSERT INTO sessions VALUES ('a', '/w', 'swe-1-5', 'normal', 1767600000, 1767600100), ('fork', '/w', 'swe-1-5', 'normal', 1767603600, 1767603700);
+      INSERT INTO message_nodes (session_id, node_id, parent_node_id, chat_message, created_at) VALUES
+        ('a', 1, NULL, '${copied}', 1767600020), ('a', 2, 1, '${bare}', 1767600030),
+        ('fork', 1, NULL, '${copied}', 1767603600), ('fork', 2, 1, '${bare}', 1767603600);`,
+    );
+    const fork = byKind(await readEvents(devin, recordOf('fork'))).usage as UsageEvent[];
+    expect(fork.map((u) => u.copied)).toEqual([true, true]);
+    const all = byKind(await readEvents(devin, path)).usage as UsageEvent[];
+    expect(all.filter((u) => u.copied !== true)).toHaveLength(2);
   });
 });

@@ -6,7 +6,7 @@ import type { CodecDescriptor } from '../../cursors/protocol/codec.js';
 import { CODEC_ID, getDevinRoots } from './paths.js';
 
 /** Goes up whenever this codec would parse an unchanged file differently. */
-export const PARSER_VERSION = 1;
+export const PARSER_VERSION = 2;
 
 export const devinDescriptor: CodecDescriptor = {
   id: CODEC_ID,

@@ -70,7 +70,8 @@ export function devinTokens(metrics: unknown): DevinTokens | undefined {
 
 /**
  * What names a reply's request across rows and sessions: `metadata.request_id`, else `message_id`, else its
- * generation time and counts (the twin rows of one reply share them all). Undefined for a node that is not a
+ * own time (`metadata.created_at`), model and counts, which its twin row and every copy of it share. Never the
+ * row's `created_at`: a `/fork` copy gets a new one, and would count again. Undefined for a node that is not a
  * reply with metrics.
  */
 export function usageKeyOf(node: DevinNode): string | undefined {
@@ -81,7 +82,7 @@ export function usageKeyOf(node: DevinNode): string | undefined {
   if (t === undefined) return undefined;
   const id = str(meta.request_id) ?? str(msg.message_id);
   if (id !== undefined) return `${CODEC_ID}:${id}`;
-  const at = isoOf(meta.created_at) ?? node.createdAt ?? '';
+  const at = isoOf(meta.created_at) ?? '';
   return `${CODEC_ID}:t:${at}:${str(meta.generation_model) ?? ''}:${t.inputTokens}:${t.outputTokens}:${t.cacheReadTokens}:${t.cacheWriteTokens}`;
 }
 
