@@ -1,6 +1,6 @@
 /**
  * Devin's database read by session: a read of one session decodes that session's rows alone, a usage read
- * selects no message whole, and a fork's copy of a reply without ids counts once.
+ * selects no message whole, each session has a stamp of its own, and a fork's copy of a reply without ids counts once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,5 +106,29 @@ describe('devin usage keys', () => {
     expect(fork.map((u) => u.copied)).toEqual([true, true]);
     const all = byKind(await readEvents(devin, path)).usage as UsageEvent[];
     expect(all.filter((u) => u.copied !== true)).toHaveLength(2);
+  });
+});
+
+describe('devin stamps each session', () => {
+  it("a write to one session leaves another's stamp as it was, unless it takes over that session's request", () => {
+    buildDevinDb(path, TWO_SESSIONS);
+    const stamps = () => ['a', 'b'].map((id) => devin.dependencyStamp!(recordOf(id), path));
+    const [a0, b0] = stamps();
+    expect(a0).toEqual(expect.any(String));
+    expect(a0).not.toBe(b0);
+    const writer = new Database(path);
+    try {
+      writer.prepare('INSERT INTO message_nodes (session_id, node_id, parent_node_id, chat_message, created_at) VALUES (?, ?, ?, ?, ?)').run('b', 3, 2, reply('more', '"request_id":"r3",'), 1767600203);
+      const [a1, b1] = stamps();
+      expect(a1).toBe(a0);
+      expect(b1).not.toBe(b0);
+      // the older session now holds b's request r2 too: b's copy of it is the copied one, so b's stamp moves
+      writer.prepare('INSERT INTO message_nodes (session_id, node_id, parent_node_id, chat_message, created_at) VALUES (?, ?, ?, ?, ?)').run('a', 3, 2, reply('MARKER_B answer', '"request_id":"r2",'), 1767600003);
+      const [a2, b2] = stamps();
+      expect(a2).not.toBe(a1);
+      expect(b2).not.toBe(b1);
+    } finally {
+      writer.close();
+    }
   });
 });

@@ -8,6 +8,9 @@
  * its rows carry no message text: `OK_ROW` is `nodeOf`'s test, and a usage read decodes assistant rows only.
  */
 import { jsonObject } from '../../cursors/core.js';
+import { createHash64, type Hash64 } from '../../cursors/ids.js';
+import { hashRow } from '../../cursors/record-stamps.js';
+import type { DatabaseRecord } from '../../cursors/discovery.js';
 import { columnsOf, hasTable, type SqliteDatabase } from '../../cursors/sqlite.js';
 import { nodeOf, usageKeyOf, usageOwners } from './parse.js';
 import type { DevinNode, DevinSession, Row } from './schema.js';
@@ -52,17 +55,23 @@ function listedSessions(db: SqliteDatabase): string[] {
   return (db.prepare(`SELECT id FROM sessions ${sessionOrder(db)}`).all() as Row[]).flatMap((r) => (typeof r.id === 'string' && r.id !== '' ? [r.id] : []));
 }
 
-/** Every session id in `DevinIndex.order`'s order, from the ids alone. */
-export function sessionIds(db: SqliteDatabase): string[] {
-  const ids = listedSessions(db);
-  const seen = new Set(ids);
-  if (!hasTable(db, 'message_nodes')) return ids;
-  for (const r of db.prepare('SELECT session_id AS id FROM message_nodes GROUP BY session_id ORDER BY min(rowid)').all() as Row[]) {
-    if (typeof r.id !== 'string' || r.id === '' || seen.has(r.id)) continue;
-    ids.push(r.id);
-    seen.add(r.id);
+/**
+ * Every session in `DevinIndex.order`'s order, with a stat of its own rows where it has any (their count, and
+ * the latest row time): a row written to one session leaves the others' as they were, and `sessionStamps`
+ * sees what these do not (a row rewritten in place).
+ */
+export function sessionList(db: SqliteDatabase): DatabaseRecord[] {
+  const out: DatabaseRecord[] = listedSessions(db).map((id) => ({ id }));
+  if (!hasTable(db, 'message_nodes')) return out;
+  const at = new Map(out.map((r, i) => [r.id, i]));
+  for (const r of db.prepare('SELECT session_id AS id, count(*) AS n, max(created_at) AS t FROM message_nodes GROUP BY session_id ORDER BY min(rowid)').all() as Row[]) {
+    if (typeof r.id !== 'string' || r.id === '') continue;
+    const stat = typeof r.n === 'number' && typeof r.t === 'number' ? { size: r.n, mtimeMs: r.t * 1000 } : {};
+    const i = at.get(r.id);
+    if (i === undefined) out.push({ id: r.id, ...stat });
+    else out[i] = { id: r.id, ...stat };
   }
-  return ids;
+  return out;
 }
 
 /** The database's index: one pass over `message_nodes` that selects no message text. */
@@ -133,4 +142,30 @@ function slimNode(r: Row, s: DevinSession): DevinNode | undefined {
   const node = nodeOf(r, msg ?? { role: 'user' }, null);
   if (s.firstAt === undefined && node?.createdAt !== undefined) s.firstAt = node.createdAt;
   return msg === undefined ? undefined : node;
+}
+
+/**
+ * Every session's stamp: its `sessions` row and its `message_nodes` rows, every column (what its read takes),
+ * then the owners of its usage keys (what of the other sessions its events depend on: which of its requests
+ * are copies, and of which session).
+ */
+export function sessionStamps(db: SqliteDatabase): Record<string, string> {
+  const index = devinIndex(db);
+  const hashes = new Map<string, Hash64>(index.order.map((id) => [id, createHash64()]));
+  if (hasTable(db, 'sessions')) {
+    for (const r of db.prepare('SELECT rowid AS _rowid, * FROM sessions').iterate() as IterableIterator<Row>) hashRowOf(hashes.get(String(r.id)), r);
+  }
+  if (hasTable(db, 'message_nodes')) {
+    for (const r of db.prepare('SELECT rowid AS _rowid, * FROM message_nodes ORDER BY rowid').iterate() as IterableIterator<Row>) hashRowOf(hashes.get(String(r.session_id)), r);
+  }
+  const out: Record<string, string> = {};
+  for (const [id, h] of hashes) {
+    h.update(Buffer.from(JSON.stringify([...(index.keys.get(id) ?? [])].map((k) => index.owners.get(k))), 'utf8'));
+    out[id] = h.digest();
+  }
+  return out;
+}
+
+function hashRowOf(h: Hash64 | undefined, r: Row): void {
+  if (h !== undefined) hashRow(h, r);
 }

@@ -17,16 +17,17 @@ import type { Codec, ReadOptions, SessionFile } from '../../cursors/protocol/cod
 import { normalizeReadOptions } from '../../cursors/protocol/codec.js';
 import type { EventKind, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
-import { databaseRecords, fromListing, type DatabaseRecord } from '../../cursors/discovery.js';
+import { databaseRecords, fromListing } from '../../cursors/discovery.js';
 import { recordDependencies, splitRecordPath } from '../../cursors/record-path.js';
+import { recordStamper } from '../../cursors/record-stamps.js';
 import type { SqliteDatabase } from '../../cursors/sqlite.js';
-import { devinIndex, sessionIds, sessionOf, type DevinIndex } from './db.js';
+import { devinIndex, sessionList, sessionOf, sessionStamps, type DevinIndex } from './db.js';
 import { sessionEvents } from './parse.js';
 import { CODEC_ID, discoverDevinFiles } from './paths.js';
-import { devinDescriptor } from './descriptor.js';
+import { devinDescriptor, PARSER_VERSION } from './descriptor.js';
 
 export { devinTokens, nodeOf, secondsIso, sessionEvents, usageKeyOf, usageOwners, type DevinNode, type DevinSession, type DevinTokens, type Row } from './parse.js';
-export { devinIndex, sessionOf, type DevinIndex } from './db.js';
+export { devinIndex, sessionList, sessionOf, sessionStamps, type DevinIndex } from './db.js';
 export { conversationNodes } from './conversation.js';
 export { CODEC_ID as DEVIN_CODEC_ID, discoverDevinFiles, getDevinRoots, LEGACY_DB, SESSIONS_DB } from './paths.js';
 export { PARSER_VERSION } from './descriptor.js';
@@ -70,8 +71,15 @@ async function* readDevin(file: string, options?: ReadOptions): AsyncGenerator<S
   yield* eventsForRead(CODEC_ID, file, got, o);
 }
 
-/** A database's sessions as records, in the order they are read; the database's stat stands for each. */
-const sessionList = (d: SqliteDatabase): DatabaseRecord[] => sessionIds(d).map((id) => ({ id }));
+/** Goes up whenever the stamps of the same rows would differ. */
+const STAMP_VERSION = 1;
+
+/**
+ * `sessions.db` stamped per session (cursors/record-stamps.ts, db.ts `sessionStamps`): Devin writes one
+ * session at a time, and a session's read takes its own rows and, of the others, only who owns its requests,
+ * so a write to one session makes only that one (and a session whose request it took) read again.
+ */
+const devinDependencyStamp = recordStamper('devin-sessions', `${CODEC_ID}@${PARSER_VERSION}.s${STAMP_VERSION}`, sessionStamps);
 
 function discoverDevin(roots: readonly string[]): AsyncGenerator<SessionFile> {
   return databaseRecords(CODEC_ID, discoverDevinFiles(roots), sessionList);
@@ -82,6 +90,7 @@ export const devin: Codec = {
   ...devinDescriptor,
   ...fromListing(discoverDevin),
   getParseDependencies: recordDependencies,
+  dependencyStamp: devinDependencyStamp,
   read: readDevin,
 };
 export default devin;
