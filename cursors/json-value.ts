@@ -43,3 +43,14 @@ export function msTime(v: unknown, options: { plausible?: boolean } = {}): strin
   const inRange = options.plausible === true ? v > MS_2000 && v < MS_2200 : v > 0 && v <= MAX_DATE_MS;
   return inRange ? new Date(Math.trunc(v)).toISOString() : undefined;
 }
+
+/**
+ * A count since the epoch in seconds or milliseconds (a number, or a bigint as SQLite may give a column) as an
+ * ISO time; undefined outside 2000-2200 (`msTime`'s `plausible`). A count below 1e11 is seconds: as
+ * milliseconds it would fall in 1973, as seconds it reaches 5138.
+ */
+export function epochTime(v: unknown): string | undefined {
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  if (typeof n !== 'number') return undefined;
+  return msTime(n < 1e11 ? n * 1000 : n, { plausible: true });
+}

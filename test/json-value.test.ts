@@ -4,7 +4,7 @@
  * may hold seconds instead.
  */
 import { describe, expect, it } from 'vitest';
-import { isRec, msTime, rec } from '../cursors/json-value.js';
+import { epochTime, isRec, msTime, rec } from '../cursors/json-value.js';
 
 const MS_2000 = Date.UTC(2000, 0, 1);
 const MS_2200 = Date.UTC(2200, 0, 1);
@@ -28,6 +28,15 @@ describe('msTime', () => {
     expect(msTime(MS_2000 + 1, { plausible: true })).toBe('2000-01-01T00:00:00.001Z');
     expect(msTime(MS_2200 - 1, { plausible: true })).toBe(new Date(MS_2200 - 1).toISOString());
     expect(msTime(MS_2200, { plausible: true })).toBeUndefined();
+  });
+});
+
+describe('epochTime', () => {
+  it('reads seconds below 1e11 and milliseconds above, a bigint as a number, within 2000-2200', () => {
+    expect(epochTime(1_700_000_000)).toBe('2023-11-14T22:13:20.000Z');
+    expect(epochTime(1_700_000_000_123)).toBe('2023-11-14T22:13:20.123Z');
+    expect(epochTime(1_700_000_000n)).toBe('2023-11-14T22:13:20.000Z');
+    for (const v of [0, -1, 900_000_000, MS_2200, 1e20, NaN, '1700000000', null, undefined]) expect(epochTime(v)).toBeUndefined();
   });
 });
 

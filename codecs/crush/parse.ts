@@ -13,21 +13,15 @@ import type { MessageRole, SessionEvent, UsageEvent } from '../../cursors/protoc
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { MAX_RECORD_USD } from '../../cursors/sane.js';
 import { CODEC_ID } from './paths.js';
-import { rec } from '../../cursors/json-value.js';
+import { epochTime, rec } from '../../cursors/json-value.js';
 
 export type Row = Record<string, unknown>;
 type Rec = Record<string, unknown>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
-/** An epoch time in seconds (Crush's columns) or milliseconds as ISO-8601; undefined when it is neither. */
-export function epochIso(v: unknown): string | undefined {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return undefined;
-  const ms = n < 1e11 ? n * 1000 : n;
-  // after 2000, before 2200
-  return ms >= 946_684_800_000 && ms <= 7_258_118_400_000 ? new Date(Math.trunc(ms)).toISOString() : undefined;
-}
+/** An epoch time in seconds (Crush's columns) or milliseconds as ISO-8601 (cursors/json-value.ts `epochTime`). */
+export const epochIso = epochTime;
 
 /** The session event of a `sessions` row: every Crush session's tokens are unrecorded (`usageUnknown`). */
 export function sessionEvent(row: Row, cwd: string | undefined, model: string | undefined, provider: string | undefined): SessionEvent | undefined {

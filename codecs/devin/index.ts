@@ -26,7 +26,7 @@ import { sessionEvents } from './parse.js';
 import { CODEC_ID, discoverDevinFiles } from './paths.js';
 import { devinDescriptor, PARSER_VERSION } from './descriptor.js';
 
-export { devinTokens, nodeOf, secondsIso, sessionEvents, usageKeyOf, usageOwners, type DevinNode, type DevinSession, type DevinTokens, type Row } from './parse.js';
+export { devinTokens, nodeOf, sessionEvents, usageKeyOf, usageOwners, type DevinNode, type DevinSession, type DevinTokens, type Row } from './parse.js';
 export { devinIndex, sessionList, sessionOf, sessionStamps, type DevinIndex } from './db.js';
 export { conversationNodes } from './conversation.js';
 export { CODEC_ID as DEVIN_CODEC_ID, discoverDevinFiles, getDevinRoots, LEGACY_DB, SESSIONS_DB } from './paths.js';

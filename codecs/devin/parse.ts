@@ -12,7 +12,7 @@
 import type { Emit } from '../../cursors/core.js';
 import type { SessionEvent, SessionfoldEvent, TokenCounts } from '../../cursors/protocol/events.js';
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
-import { isoOf, msTime, rec, str, type JsonRecord } from '../../cursors/json-value.js';
+import { epochTime, isoOf, rec, str, type JsonRecord } from '../../cursors/json-value.js';
 import { countOrZero } from '../../cursors/sane.js';
 import type { SnapshotEvents } from '../../cursors/sqlite-events.js';
 import { conversationEvents, conversationNodes } from './conversation.js';
@@ -23,13 +23,6 @@ export type { DevinNode, DevinSession, Row } from './schema.js';
 
 /** The roles Devin writes (README "Messages"); a node with another is skipped. */
 const ROLES = new Set(['user', 'assistant', 'system', 'tool']);
-
-/** Unix seconds (or milliseconds) as ISO-8601; undefined outside 2000-2200. */
-export function secondsIso(v: unknown): string | undefined {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n)) return undefined;
-  return msTime(n < 1e11 ? n * 1000 : n, { plausible: true });
-}
 
 const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'bigint' ? Number(v) : undefined);
 
@@ -43,7 +36,7 @@ export function nodeOf(row: Row, msg: JsonRecord | undefined, contentType?: unkn
   if (msg === undefined || typeof msg.role !== 'string' || !ROLES.has(msg.role)) return undefined;
   const type = contentType !== undefined ? contentType : jsonType(msg.content);
   if (type !== null && type !== 'null' && type !== 'text' && type !== 'array') return undefined;
-  return { row: int(row._rowid) ?? 0, nodeId: int(row.node_id), parentNodeId: int(row.parent_node_id), createdAt: secondsIso(row.created_at), msg };
+  return { row: int(row._rowid) ?? 0, nodeId: int(row.node_id), parentNodeId: int(row.parent_node_id), createdAt: epochTime(row.created_at), msg };
 }
 
 /** SQLite's `json_type` of a value, as far as `nodeOf` asks: text, array, or null for none. */
@@ -131,7 +124,7 @@ function sessionEvent(s: DevinSession, forkedFrom: string | undefined, usageUnkn
   const r = s.row;
   return sessionEventOf(CODEC_ID, s.id, 0, {
     cwd: str(r?.working_directory),
-    startedAt: secondsIso(r?.created_at) ?? s.firstAt ?? s.nodes.find((n) => n.createdAt !== undefined)?.createdAt,
+    startedAt: epochTime(r?.created_at) ?? s.firstAt ?? s.nodes.find((n) => n.createdAt !== undefined)?.createdAt,
     title: str(r?.title),
     forkedFrom,
     model: str(r?.model),

@@ -17,28 +17,20 @@ import { jsonObject, type Emit } from '../../cursors/core.js';
 import type { MessageRole, SessionEvent, SessionfoldEvent } from '../../cursors/protocol/events.js';
 import { sessionEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
-import { rec } from '../../cursors/json-value.js';
+import { epochTime, msTime, rec } from '../../cursors/json-value.js';
 
 type Rec = Record<string, unknown>;
 export type Row = Record<string, unknown>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
-/** 2000-01-01 and 2200-01-01: a time outside is not a session's. */
-const MIN_MS = 946_684_800_000;
-const MAX_MS = 7_258_118_400_000;
-
 /**
  * A time as ISO-8601: an RFC 3339 string (Rust's nanosecond fractions included) or an epoch number in seconds
  * (the log's fractional `meta.timestamp`) or milliseconds (the database's columns); undefined otherwise.
  */
 export function isoTime(v: unknown): string | undefined {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  let ms: number;
-  if (typeof n === 'number') ms = n < 1e11 ? n * 1000 : n;
-  else if (typeof n === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(n)) ms = Date.parse(n);
-  else return undefined;
-  return Number.isFinite(ms) && ms >= MIN_MS && ms <= MAX_MS ? new Date(Math.trunc(ms)).toISOString() : undefined;
+  if (typeof v !== 'string') return epochTime(v);
+  return /^\d{4}-\d{2}-\d{2}T/.test(v) ? msTime(Date.parse(v), { plausible: true }) : undefined;
 }
 
 /** The model of a `model_info` object: its `model_id`, else its `model_name`. */

@@ -12,6 +12,7 @@ import type { SessionEvent, TokenCounts, UsageEvent } from '../../cursors/protoc
 import { sessionEventOf, usageEventOf } from '../../cursors/protocol/events.js';
 import { CODEC_ID } from './paths.js';
 import { countOrZero } from '../../cursors/sane.js';
+import { epochTime } from '../../cursors/json-value.js';
 
 export type Row = Record<string, unknown>;
 
@@ -21,12 +22,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 export const zcodeCount = countOrZero;
 
 /** Epoch milliseconds (or seconds) as ISO-8601; undefined outside 2000-2200. */
-export function msIso(v: unknown): string | undefined {
-  const n0 = typeof v === 'bigint' ? Number(v) : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n0 !== 'number' || !Number.isFinite(n0)) return undefined;
-  const ms = n0 < 1e11 ? n0 * 1000 : n0;
-  return ms >= 946_684_800_000 && ms <= 7_258_118_400_000 ? new Date(Math.trunc(ms)).toISOString() : undefined;
-}
+export const msIso = (v: unknown): string | undefined => epochTime(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v);
 
 /** A row's tokens: Z Code records no 1-hour cache writes. */
 export type ZcodeTokens = Omit<TokenCounts, 'cacheWrite1hTokens'>;
