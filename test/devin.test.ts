@@ -216,6 +216,8 @@ describe('devin roots', () => {
     expect(getDevinRoots({ HOME: '/h' })).toEqual(['/h/.local/share/devin/cli']);
     expect(getDevinRoots({ HOME: '/h', XDG_DATA_HOME: '/x' })).toEqual(['/x/devin/cli']);
     expect(getDevinRoots({ HOME: '/h', APPDATA: 'C:\\Users\\a\\AppData\\Roaming' })).toEqual(['/h/.local/share/devin/cli', join('C:\\Users\\a\\AppData\\Roaming', 'devin', 'cli')]);
+    expect(getDevinRoots({ HOME: '/h', XDG_DATA_HOME: '  ' }), 'a blank variable is unset').toEqual(['/h/.local/share/devin/cli']);
+    expect(getDevinRoots({ HOME: '/h', XDG_DATA_HOME: '/x', APPDATA: '/x/' }), 'one folder is one root').toEqual(['/x/devin/cli']);
   });
 
   it('SESSIONFOLD_DEVIN_DIR replaces them, and a root may be the data folder or the database', async () => {

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SessionFile } from '../../cursors/protocol/codec.js';
 import { namedFileIn } from '../../cursors/discovery.js';
-import { envPathList } from '../../cursors/env-paths.js';
+import { distinctFolders, envDir, envPathList } from '../../cursors/env-paths.js';
 
 export const CODEC_ID = 'devin';
 export const SESSIONS_DB = 'sessions.db';
@@ -21,11 +21,12 @@ export const LEGACY_DB = 'cli_sessions.db';
 export function getDevinRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = envPathList(env.SESSIONFOLD_DEVIN_DIR);
   if (explicit.length > 0) return explicit;
-  const data = env.XDG_DATA_HOME?.trim() || join(env.HOME || env.USERPROFILE || homedir(), '.local', 'share');
+  const data = envDir(env, 'XDG_DATA_HOME') ?? join(env.HOME || env.USERPROFILE || homedir(), '.local', 'share');
   const roots = [join(data, 'devin', 'cli')];
-  const appData = env.APPDATA?.trim();
-  if (appData) roots.push(join(appData, 'devin', 'cli'));
-  return roots;
+  const appData = envDir(env, 'APPDATA');
+  if (appData !== undefined) roots.push(join(appData, 'devin', 'cli'));
+  // two spellings of one folder (APPDATA pointing where XDG does) are one root, so its database is listed once
+  return distinctFolders(roots);
 }
 
 /** The database of one folder: `sessions.db`, else the older `cli_sessions.db`. */
